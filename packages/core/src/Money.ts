@@ -1,0 +1,341 @@
+/**
+ * Money: integer minor units of an ISO 4217 currency. Parsing and formatting follow the
+ * currency's exponent (USD "30.00", JPY "3000", KWD "1.500"); arithmetic checks currencies and
+ * fails with a typed {@link CurrencyMismatch} instead of a thrown dinero error; the single
+ * rounding step is {@link round} (half-even to the currency exponent).
+ *
+ * dinero.js (bigint) supplies the currency table, `allocate` and conversion metadata.
+ *
+ * @since 0.1.0
+ */
+import { allocate as dineroAllocate, dinero, toSnapshot, type Dinero } from "dinero.js/bigint"
+import * as Currencies from "dinero.js/bigint/currencies"
+import { Either, Schema } from "effect"
+import * as Decimal from "./Decimal.js"
+
+/**
+ * An amount in a currency's minor units (cents for USD, yen for JPY, fils/1000 for KWD).
+ *
+ * @since 0.1.0
+ */
+export interface Money {
+  readonly amount: bigint
+  readonly currency: string
+}
+
+/**
+ * The currency code is not an ISO 4217 currency Recur knows.
+ *
+ * @since 0.1.0
+ */
+export class UnknownCurrency extends Schema.TaggedError<UnknownCurrency>()("UnknownCurrency", {
+  currency: Schema.String
+}) {
+  override get message() {
+    return `Unknown currency "${this.currency}"`
+  }
+}
+
+/**
+ * An amount string that is not valid for its currency.
+ *
+ * @since 0.1.0
+ */
+export class InvalidAmount extends Schema.TaggedError<InvalidAmount>()("InvalidAmount", {
+  input: Schema.String,
+  currency: Schema.String,
+  reason: Schema.Literal("not_a_number", "too_many_decimals", "negative", "out_of_range")
+}) {
+  override get message() {
+    return `Invalid amount "${this.input}" for ${this.currency}: ${this.reason.replace(/_/g, " ")}`
+  }
+}
+
+/**
+ * Two amounts of different currencies were combined.
+ *
+ * @since 0.1.0
+ */
+export class CurrencyMismatch extends Schema.TaggedError<CurrencyMismatch>()("CurrencyMismatch", {
+  left: Schema.String,
+  right: Schema.String
+}) {
+  override get message() {
+    return `Currency mismatch: ${this.left} and ${this.right}`
+  }
+}
+
+/**
+ * ISO 4217 metadata of one currency.
+ *
+ * @since 0.1.0
+ */
+export interface Currency {
+  readonly code: string
+  readonly exponent: number
+}
+
+const table: ReadonlyMap<string, Currency> = new Map(
+  Object.values(Currencies as unknown as Record<string, { code: string; exponent: bigint }>)
+    .filter((c) => typeof c === "object" && c !== null && typeof c.code === "string")
+    .map((c) => [c.code, { code: c.code, exponent: Number(c.exponent) }])
+)
+
+/**
+ * Looks a currency up by its code (upper case, as ISO 4217 writes it).
+ *
+ * @example
+ * Money.currency("KWD") // Either.right({ code: "KWD", exponent: 3 })
+ * @since 0.1.0
+ */
+export const currency = (code: string): Either.Either<Currency, UnknownCurrency> => {
+  const found = table.get(code)
+  return found ? Either.right(found) : Either.left(new UnknownCurrency({ currency: code }))
+}
+
+/**
+ * Every currency code known.
+ *
+ * @since 0.1.0
+ */
+export const currencyCodes = (): ReadonlyArray<string> => [...table.keys()]
+
+/**
+ * The number of minor-unit digits of a currency (2 for USD, 0 for JPY, 3 for KWD).
+ * Throws for an unknown code: validate with {@link currency} first at the edges.
+ *
+ * @since 0.1.0
+ */
+export const exponentOf = (code: string): number => {
+  const found = table.get(code)
+  if (!found) throw new Error(`Unknown currency ${code}`)
+  return found.exponent
+}
+
+/**
+ * Builds money from minor units.
+ *
+ * @since 0.1.0
+ */
+export const make = (amount: bigint, currencyCode: string): Money => ({ amount, currency: currencyCode })
+
+/**
+ * Zero of a currency.
+ *
+ * @since 0.1.0
+ */
+export const zero = (currencyCode: string): Money => make(0n, currencyCode)
+
+const AMOUNT = /^(-)?(\d+)(?:\.(\d*))?$/
+const MAX_MINOR = 10n ** 18n
+
+/**
+ * Parses a decimal amount string for a currency. Fewer digits than the exponent are accepted
+ * (`"30"`, `"30.5"`); more are rejected, as are negatives (unless allowed), non-numeric text
+ * and unknown currencies.
+ *
+ * @example
+ * Money.parse("30.00", "USD") // Either.right({ amount: 3000n, currency: "USD" })
+ * Money.parse("1.5000", "KWD") // Either.left(InvalidAmount too_many_decimals)
+ * @since 0.1.0
+ */
+export const parse = (
+  input: string,
+  currencyCode: string,
+  options?: { readonly allowNegative?: boolean }
+): Either.Either<Money, InvalidAmount | UnknownCurrency> =>
+  Either.flatMap(currency(currencyCode), (c) => {
+    const m = AMOUNT.exec(input)
+    if (!m) return Either.left(new InvalidAmount({ input, currency: c.code, reason: "not_a_number" }))
+    const frac = m[3] ?? ""
+    if (frac.length > c.exponent) {
+      return Either.left(new InvalidAmount({ input, currency: c.code, reason: "too_many_decimals" }))
+    }
+    const negative = m[1] === "-"
+    const minor = BigInt((m[2] ?? "0") + frac.padEnd(c.exponent, "0"))
+    if (negative && minor !== 0n && options?.allowNegative !== true) {
+      return Either.left(new InvalidAmount({ input, currency: c.code, reason: "negative" }))
+    }
+    if (minor >= MAX_MINOR) return Either.left(new InvalidAmount({ input, currency: c.code, reason: "out_of_range" }))
+    return Either.right(make(negative ? -minor : minor, c.code))
+  })
+
+/**
+ * Formats as a decimal string with exactly the currency's minor-unit digits.
+ *
+ * @example
+ * Money.format(Money.make(150n, "KWD")) // "0.150"
+ * @since 0.1.0
+ */
+export const format = (money: Money): string =>
+  Decimal.format({ value: money.amount, scale: exponentOf(money.currency) })
+
+const sameCurrency = (a: Money, b: Money): Either.Either<string, CurrencyMismatch> =>
+  a.currency === b.currency
+    ? Either.right(a.currency)
+    : Either.left(new CurrencyMismatch({ left: a.currency, right: b.currency }))
+
+/**
+ * `a + b`, or a `CurrencyMismatch`.
+ *
+ * @since 0.1.0
+ */
+export const add = (a: Money, b: Money): Either.Either<Money, CurrencyMismatch> =>
+  Either.map(sameCurrency(a, b), (c) => make(a.amount + b.amount, c))
+
+/**
+ * `a - b`, or a `CurrencyMismatch`.
+ *
+ * @since 0.1.0
+ */
+export const subtract = (a: Money, b: Money): Either.Either<Money, CurrencyMismatch> =>
+  Either.map(sameCurrency(a, b), (c) => make(a.amount - b.amount, c))
+
+/**
+ * `-1`, `0` or `1`, or a `CurrencyMismatch`.
+ *
+ * @since 0.1.0
+ */
+export const compare = (a: Money, b: Money): Either.Either<-1 | 0 | 1, CurrencyMismatch> =>
+  Either.map(sameCurrency(a, b), () => (a.amount < b.amount ? -1 : a.amount > b.amount ? 1 : 0))
+
+/**
+ * Sum of amounts that all share `currencyCode`.
+ *
+ * @since 0.1.0
+ */
+export const sum = (currencyCode: string, items: Iterable<Money>): Either.Either<Money, CurrencyMismatch> => {
+  let total = zero(currencyCode)
+  for (const item of items) {
+    if (item.currency !== currencyCode) {
+      return Either.left(new CurrencyMismatch({ left: currencyCode, right: item.currency }))
+    }
+    total = make(total.amount + item.amount, currencyCode)
+  }
+  return Either.right(total)
+}
+
+/**
+ * Multiplies by an integer (seats, units).
+ *
+ * @since 0.1.0
+ */
+export const times = (money: Money, factor: bigint): Money => make(money.amount * factor, money.currency)
+
+/**
+ * Negates.
+ *
+ * @since 0.1.0
+ */
+export const negate = (money: Money): Money => make(-money.amount, money.currency)
+
+/**
+ * An exact amount in minor units with extra scale, before the rounding step:
+ * `{ value: 45n, scale: 1 }` in USD is 4.5 cents.
+ *
+ * @since 0.1.0
+ */
+export interface Precise {
+  readonly minor: Decimal.Decimal
+  readonly currency: string
+}
+
+/**
+ * The exact minor-unit amount of a major-unit decimal: 0.0004 USD per call is 0.04 cents.
+ *
+ * @since 0.1.0
+ */
+export const precise = (major: Decimal.Decimal, currencyCode: string): Precise => {
+  const exponent = exponentOf(currencyCode)
+  return exponent >= major.scale
+    ? { minor: { value: major.value * 10n ** BigInt(exponent - major.scale), scale: 0 }, currency: currencyCode }
+    : { minor: { value: major.value, scale: major.scale - exponent }, currency: currencyCode }
+}
+
+/**
+ * THE rounding step: an exact amount to whole minor units, half to even.
+ *
+ * @example
+ * Money.round({ minor: { value: 25n, scale: 1 }, currency: "USD" }) // 2 cents
+ * Money.round({ minor: { value: 35n, scale: 1 }, currency: "USD" }) // 4 cents
+ * @since 0.1.0
+ */
+export const round = (p: Precise): Money =>
+  make(Decimal.divideHalfEven(p.minor.value, 10n ** BigInt(p.minor.scale)), p.currency)
+
+/**
+ * Rounds `amount × numerator / denominator` once, half-even. The shape of every proportional
+ * amount (proration, discounts by percentage).
+ *
+ * @since 0.1.0
+ */
+export const proportion = (money: Money, numerator: bigint, denominator: bigint): Money =>
+  make(Decimal.divideHalfEven(money.amount * numerator, denominator), money.currency)
+
+/**
+ * The equivalent dinero.js object (for formatting with locales and other dinero tooling).
+ *
+ * @since 0.1.0
+ */
+export const toDinero = (money: Money): Dinero<bigint> => {
+  const c = (Currencies as Record<string, Parameters<typeof dinero<string>>[0]["currency"]>)[money.currency]
+  if (!c) throw new Error(`Unknown currency ${money.currency}`)
+  return dinero({ amount: money.amount, currency: c })
+}
+
+/**
+ * Splits an amount by ratios so the parts always sum to the whole (dinero's allocate: the
+ * leftover minor units go to the largest shares first).
+ *
+ * @example
+ * Money.allocate(Money.make(1000n, "USD"), [1n, 1n, 1n]) // 334, 333, 333
+ * @since 0.1.0
+ */
+export const allocate = (money: Money, ratios: ReadonlyArray<bigint>): ReadonlyArray<Money> => {
+  if (ratios.length === 0 || ratios.some((r) => r < 0n) || ratios.every((r) => r === 0n)) {
+    throw new RangeError("allocate needs non-negative ratios with a positive sum")
+  }
+  return dineroAllocate(toDinero(money), [...ratios]).map((d) => make(toSnapshot(d).amount, money.currency))
+}
+
+/**
+ * Converts with a `merchant_rate`: 1 unit of the source (primary) currency = `rate` units of
+ * the target currency. Exact product, then the one half-even rounding to the target exponent.
+ *
+ * @example
+ * Money.convert(Money.make(3000n, "USD"), Decimal.make(1505n, 1), "JPY") // 4515 JPY
+ * @since 0.1.0
+ */
+export const convert = (
+  money: Money,
+  rate: Decimal.Decimal,
+  target: string
+): Either.Either<Money, UnknownCurrency> =>
+  Either.map(currency(target), (t) => {
+    const source = exponentOf(money.currency)
+    // minor_t = minor_s × rate × 10^(exp_t - exp_s)
+    const shift = t.exponent - source - rate.scale
+    const numerator = money.amount * rate.value * (shift > 0 ? 10n ** BigInt(shift) : 1n)
+    const denominator = shift < 0 ? 10n ** BigInt(-shift) : 1n
+    return make(Decimal.divideHalfEven(numerator, denominator), t.code)
+  })
+
+/**
+ * Schema of an ISO 4217 currency code known to Recur.
+ *
+ * @since 0.1.0
+ */
+export const CurrencyCode = Schema.String.pipe(
+  Schema.filter((s) => table.has(s) || `unknown currency "${s}"`),
+  Schema.annotations({ identifier: "CurrencyCode", description: "ISO 4217 currency code" })
+)
+
+/**
+ * Schema of an amount on the wire: a non-negative decimal string.
+ *
+ * @since 0.1.0
+ */
+export const AmountString = Schema.String.pipe(
+  Schema.pattern(/^-?\d+(\.\d+)?$/),
+  Schema.annotations({ identifier: "AmountString", description: "decimal amount string, e.g. \"30.00\"" })
+)
