@@ -125,9 +125,9 @@ export const period = (schedule: Schedule, index: number): Option.Option<Period>
  */
 export const periodAt = (schedule: Schedule, instant: number): Option.Option<Period> => {
   if (!isCalendar(schedule.unit) || instant < schedule.anchor) return Option.none()
-  const approxLength =
-    schedule.unit === "week" ? 7 * DAY_MS : (schedule.unit === "month" ? 28 : schedule.unit === "quarter" ? 89 : 365) * DAY_MS
-  let index = Math.max(0, Math.floor((instant - schedule.anchor) / (approxLength * schedule.count)) - 1)
+  // The longest a period can be, so the first guess never overshoots; then walk forward.
+  const longest = (schedule.unit === "week" ? 7 : schedule.unit === "month" ? 31 : schedule.unit === "quarter" ? 92 : 366) * DAY_MS
+  let index = Math.floor((instant - schedule.anchor) / (longest * schedule.count))
   for (;;) {
     const p = period(schedule, index)
     if (Option.isNone(p)) return p

@@ -126,7 +126,7 @@ export const make = (amount: bigint, currencyCode: string): Money => ({ amount, 
  */
 export const zero = (currencyCode: string): Money => make(0n, currencyCode)
 
-const AMOUNT = /^(-)?(\d+)(?:\.(\d*))?$/
+const AMOUNT = /^(-)?(\d+)(?:\.(\d+))?$/
 const MAX_MINOR = 10n ** 18n
 
 /**
