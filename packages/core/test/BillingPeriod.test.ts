@@ -62,7 +62,7 @@ describe("BillingPeriod", () => {
     "periods are contiguous and strictly increasing for any anchor and unit",
     [
       fc.integer({ min: Date.UTC(1990, 0, 1), max: Date.UTC(2090, 0, 1) }),
-      fc.constantFrom("week", "month", "quarter", "year"),
+      fc.constantFrom<BillingPeriod.BillingCycleUnit>("week", "month", "quarter", "year"),
       fc.integer({ min: 1, max: 12 }),
       fc.integer({ min: 0, max: 40 })
     ],
