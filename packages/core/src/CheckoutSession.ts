@@ -1,0 +1,70 @@
+/**
+ * Checkout sessions: a hosted or embedded page where a customer pays for one line item.
+ *
+ * @since 0.1.0
+ */
+import { Schema } from "effect"
+import { BillingAddress, Metadata, NullableString, NullableTimestamp, Timestamp } from "./Common.js"
+
+/** @since 0.1.0 */
+export const Locale = Schema.Literal(
+  "ar-SA", "de-DE", "en-US", "es-ES", "fr-FR", "id-ID", "it-IT", "ja-JP",
+  "ko-KR", "nl-NL", "pl-PL", "pt-PT", "ru-RU", "th-TH", "zh-CN", "zh-TW"
+)
+
+/** @since 0.1.0 */
+export const ProductType = Schema.Literal(
+  "saas", "software", "online_video_content", "information_service", "ebook",
+  "digital_graphic_template", "video_game", "blockchain_digital_product", "other_digital_product"
+)
+
+/** @since 0.1.0 */
+export class SessionLineItem extends Schema.Class<SessionLineItem>("SessionLineItem")({
+  price_id: Schema.String,
+  quantity: Schema.String,
+  quantity_editable: Schema.Boolean,
+  quantity_min: NullableString,
+  quantity_max: NullableString
+}) {}
+
+/**
+ * A checkout session record.
+ *
+ * @since 0.1.0
+ */
+export class CheckoutSession extends Schema.Class<CheckoutSession>("CheckoutSession")({
+  session_id: Schema.String,
+  session_url: Schema.String,
+  merchant_id: Schema.String,
+  status: Schema.Literal("open", "complete", "expired"),
+  mode: Schema.Literal("checkout", "payment"),
+  line_items: Schema.Array(SessionLineItem),
+  customer_id: NullableString,
+  payer_id: NullableString,
+  email: NullableString,
+  order_id: NullableString,
+  return_url: NullableString,
+  cancel_url: NullableString,
+  integration_method: Schema.Literal("hosted", "embedded"),
+  redirect_on_completion: Schema.Literal("always", "if_required"),
+  locale: Schema.NullOr(Locale),
+  payment_mode: Schema.Literal("onetime_payment", "subscription"),
+  trial_policy: Schema.Literal(1, 2, 3),
+  total_cycles: Schema.NullOr(Schema.Int),
+  convert_to_continuous: Schema.Boolean,
+  product_type: Schema.NullOr(ProductType),
+  terms_of_service_url: NullableString,
+  privacy_policy_url: NullableString,
+  first_source_channel: NullableString,
+  billing_address: Schema.NullOr(BillingAddress),
+  amount: NullableString,
+  currency: Schema.String,
+  target_currency: NullableString,
+  merchant_rate: NullableString,
+  metadata: Metadata,
+  trade_id: NullableString,
+  subscription_id: NullableString,
+  expires_at: Timestamp,
+  created_at: Timestamp,
+  completed_at: NullableTimestamp
+}) {}

@@ -1,0 +1,102 @@
+/**
+ * Trades (payments) as the REST API returns them.
+ *
+ * @since 0.1.0
+ */
+import { Schema } from "effect"
+import { BillingAddress, Discounts, Metadata, NullableString, NullableTimestamp, Timestamp } from "./Common.js"
+import { TradeRefundStatus, TradeStatus } from "./Lifecycle.js"
+
+/** @since 0.1.0 */
+export class LastPaymentError extends Schema.Class<LastPaymentError>("LastPaymentError")({
+  code: Schema.String,
+  message: Schema.String
+}) {}
+
+/** @since 0.1.0 */
+export class NextAction extends Schema.Class<NextAction>("NextAction")({
+  type: Schema.String,
+  redirect: Schema.Struct({ url: Schema.String }),
+  client: Schema.Struct({ confirm_url: Schema.String, apple_pay_session: Schema.String })
+}) {}
+
+/** @since 0.1.0 */
+export class ReferInfo extends Schema.Class<ReferInfo>("ReferInfo")({
+  country_code: Schema.String,
+  ip: Schema.String,
+  device: Schema.String,
+  user_agent: Schema.String
+}) {}
+
+/** @since 0.1.0 */
+export class LineItem extends Schema.Class<LineItem>("LineItem")({
+  id: Schema.String,
+  title: Schema.String,
+  price: Schema.String,
+  price_id: Schema.String,
+  quantity: Schema.String,
+  sku: Schema.String,
+  vendor: Schema.String,
+  cycle_unit: Schema.String
+}) {}
+
+/** @since 0.1.0 */
+export class PaymentInfo extends Schema.Class<PaymentInfo>("PaymentInfo")({
+  verification: Schema.Struct({
+    cvc_check: Schema.String,
+    avs: Schema.Struct({ line1_check: Schema.String, postal_code_check: Schema.String }),
+    three_d_secure: Schema.Struct({
+      authentication_flow: Schema.String,
+      result: Schema.String,
+      result_reason: Schema.String,
+      version: Schema.String,
+      eci: Schema.String
+    })
+  }),
+  authcode: Schema.String,
+  network_transaction_id: Schema.String
+}) {}
+
+/**
+ * A trade record.
+ *
+ * @since 0.1.0
+ */
+export class Trade extends Schema.Class<Trade>("Trade")({
+  trade_id: Schema.String,
+  access_no: NullableString,
+  merchant_id: Schema.String,
+  amount: Schema.String,
+  currency: Schema.String,
+  customer_id: Schema.String,
+  callback_url: NullableString,
+  order_id: NullableString,
+  last_trans_id: NullableString,
+  paid_at: NullableTimestamp,
+  payment_mode: Schema.Literal("onetime_payment", "subscription"),
+  payment_token: NullableString,
+  payment_method: NullableString,
+  payment_channel: NullableString,
+  return_url: NullableString,
+  trade_status: TradeStatus,
+  txn_time: NullableTimestamp,
+  created_at: Timestamp,
+  refund_status: TradeRefundStatus,
+  total_refunded_amount: Schema.String,
+  session_id: NullableString,
+  session_url: NullableString,
+  order_type: Schema.Literal("initial", "renewal", "upgrade", "one_time"),
+  closed_at: NullableTimestamp,
+  closed_reason: NullableString,
+  first_source_channel: NullableString,
+  last_source_channel: NullableString,
+  tax_amount: Schema.String,
+  metadata: Metadata,
+  last_payment_error: Schema.NullOr(LastPaymentError),
+  next_action: Schema.NullOr(NextAction),
+  refer_info: Schema.NullOr(ReferInfo),
+  line_items: Schema.Array(LineItem),
+  discounts: Discounts,
+  billing_address: Schema.NullOr(BillingAddress),
+  payment_info: Schema.NullOr(PaymentInfo)
+}) {}
