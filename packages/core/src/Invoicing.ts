@@ -1,0 +1,289 @@
+/**
+ * Invoice building as pure functions: what a cycle (initial, trial, renewal), a prorated
+ * change (upgrade) or a refund should bill, as new documents. Issued invoices are never
+ * edited; there is at most one invoice per (subscription, cycle, type), checked against the
+ * prior documents passed in.
+ *
+ * @since 0.1.0
+ */
+import { Data, Either, Option, Schema } from "effect"
+import type { InvoiceType } from "./Invoice.js"
+import * as Money from "./Money.js"
+import * as Price from "./Price.js"
+import * as Pricing from "./Pricing.js"
+import type * as Proration from "./Proration.js"
+
+/**
+ * One line of an invoice.
+ *
+ * @since 0.1.0
+ */
+export interface Line {
+  readonly kind: "subscription" | "trial" | "usage" | "proration_credit" | "proration_charge" | "refund"
+  readonly description: string
+  readonly quantity: bigint
+  /** Signed: credits are negative. */
+  readonly amount: Money.Money
+}
+
+/**
+ * A discount rule applied to the subtotal.
+ *
+ * @since 0.1.0
+ */
+export type DiscountRule = Data.TaggedEnum<{
+  /** `percent` of the subtotal (0..100, may carry decimals as a basis-point integer: 1250 = 12.50 %). */
+  Percentage: { readonly discount_id: string; readonly discount_code: string; readonly basisPoints: bigint }
+  /** A fixed amount off, never below zero. */
+  Amount: { readonly discount_id: string; readonly discount_code: string; readonly amount: Money.Money }
+}>
+
+/**
+ * Constructors of {@link DiscountRule}.
+ *
+ * @since 0.1.0
+ */
+export const DiscountRule = Data.taggedEnum<DiscountRule>()
+
+/**
+ * The applied discount as the seed writes it, with its amount as money.
+ *
+ * @since 0.1.0
+ */
+export interface AppliedDiscount {
+  readonly discount_id: string
+  readonly discount_code: string
+  readonly amount: Money.Money
+}
+
+/**
+ * The tax port's pure shape: tax due on a taxable amount. Zero by default.
+ *
+ * @since 0.1.0
+ */
+export type TaxFn = (taxable: Money.Money) => Money.Money
+
+/**
+ * No tax.
+ *
+ * @since 0.1.0
+ */
+export const noTax: TaxFn = (taxable) => Money.zero(taxable.currency)
+
+/**
+ * An invoice to be issued.
+ *
+ * @since 0.1.0
+ */
+export interface Draft {
+  readonly invoice_type: InvoiceType
+  readonly cycle_index: number
+  readonly currency: string
+  readonly lines: ReadonlyArray<Line>
+  readonly subtotal: Money.Money
+  readonly discounts: ReadonlyArray<AppliedDiscount>
+  readonly tax: Money.Money
+  /** Customer credit consumed by this invoice. */
+  readonly creditApplied: Money.Money
+  /** What is due: subtotal − discounts + tax − credit applied; never negative. */
+  readonly total: Money.Money
+  readonly original_invoice_id: Option.Option<string>
+}
+
+/**
+ * A document already exists for this (cycle, type).
+ *
+ * @since 0.1.0
+ */
+export class DuplicateInvoice extends Schema.TaggedError<DuplicateInvoice>()("DuplicateInvoice", {
+  cycle_index: Schema.Number,
+  invoice_type: Schema.String
+}) {
+  override get message() {
+    return `An invoice of type ${this.invoice_type} already exists for cycle ${this.cycle_index}`
+  }
+}
+
+/**
+ * A prior document, as far as building needs to know.
+ *
+ * @since 0.1.0
+ */
+export interface Prior {
+  readonly cycle_index: number
+  readonly invoice_type: InvoiceType
+}
+
+const once = (existing: ReadonlyArray<Prior>, cycle_index: number, invoice_type: InvoiceType) =>
+  existing.some((p) => p.cycle_index === cycle_index && p.invoice_type === invoice_type)
+    ? Either.left(new DuplicateInvoice({ cycle_index, invoice_type }))
+    : Either.right(undefined)
+
+const applyDiscounts = (subtotal: Money.Money, rules: ReadonlyArray<DiscountRule>): ReadonlyArray<AppliedDiscount> => {
+  let remaining = subtotal.amount
+  const out: Array<AppliedDiscount> = []
+  for (const rule of rules) {
+    const wanted = DiscountRule.$match(rule, {
+      Percentage: ({ basisPoints }) => Money.proportion(subtotal, basisPoints, 10_000n).amount,
+      Amount: ({ amount }) => (amount.currency === subtotal.currency ? amount.amount : 0n)
+    })
+    const applied = wanted > remaining ? remaining : wanted < 0n ? 0n : wanted
+    remaining -= applied
+    out.push({ discount_id: rule.discount_id, discount_code: rule.discount_code, amount: Money.make(applied, subtotal.currency) })
+  }
+  return out
+}
+
+/**
+ * Totals a set of lines: discounts, tax on the discounted amount, then customer credit.
+ *
+ * @since 0.1.0
+ */
+export const total = (input: {
+  readonly invoice_type: InvoiceType
+  readonly cycle_index: number
+  readonly currency: string
+  readonly lines: ReadonlyArray<Line>
+  readonly discounts?: ReadonlyArray<DiscountRule>
+  readonly tax?: TaxFn
+  readonly creditBalance?: Money.Money
+  readonly original_invoice_id?: string
+}): Draft => {
+  const currency = input.currency
+  const subtotal = Money.make(input.lines.reduce((a, l) => a + l.amount.amount, 0n), currency)
+  const positive = subtotal.amount > 0n ? subtotal : Money.zero(currency)
+  const discounts = applyDiscounts(positive, input.discounts ?? [])
+  const discounted = positive.amount - discounts.reduce((a, d) => a + d.amount.amount, 0n)
+  const tax = (input.tax ?? noTax)(Money.make(discounted, currency))
+  const due = discounted + tax.amount
+  const credit = input.creditBalance && input.creditBalance.currency === currency ? input.creditBalance.amount : 0n
+  const creditApplied = credit > 0n ? (credit < due ? credit : due) : 0n
+  return {
+    invoice_type: input.invoice_type,
+    cycle_index: input.cycle_index,
+    currency,
+    lines: input.lines,
+    subtotal,
+    discounts,
+    tax,
+    creditApplied: Money.make(creditApplied, currency),
+    total: Money.make(due - creditApplied, currency),
+    original_invoice_id: Option.fromNullable(input.original_invoice_id)
+  }
+}
+
+/**
+ * What the cycle invoice is built from.
+ *
+ * @since 0.1.0
+ */
+export interface CycleInput {
+  readonly invoice_type: "initial" | "trial" | "renewal"
+  readonly price: Price.PriceVersion
+  /** The subscription's cycle index this invoice is for. */
+  readonly cycle_index: number
+  /** Paid cycles before this one (selects the intro phase); defaults to `cycle_index`. */
+  readonly paidCycles?: number
+  /** Seats (prepaid quantity prices); a pending quantity change is already applied by the caller. */
+  readonly quantity: bigint
+  /** Usage to bill in arrears (postpaid usage prices), excluding trial usage. */
+  readonly usage?: bigint
+  readonly discounts?: ReadonlyArray<DiscountRule>
+  readonly tax?: TaxFn
+  readonly creditBalance?: Money.Money
+  readonly existing: ReadonlyArray<Prior>
+}
+
+/**
+ * Builds the invoice of a cycle: the trial charge, the prepaid price for the cycle (intro
+ * phase, seats or quantity tiers), or postpaid usage in arrears.
+ *
+ * @example
+ * Invoicing.cycle({ invoice_type: "renewal", price, cycle_index: 3, quantity: 2n, existing })
+ * @since 0.1.0
+ */
+export const cycle = (input: CycleInput): Either.Either<Draft, DuplicateInvoice> =>
+  Either.map(once(input.existing, input.cycle_index, input.invoice_type), () => {
+    const pv = input.price
+    const currency = pv.currency
+    const lines: Array<Line> = []
+    if (input.invoice_type === "trial") {
+      const trial = Price.trialOf(pv)
+      const amount = Option.match(trial, { onNone: () => Money.zero(currency), onSome: (t) => Pricing.trialCharge(t.trial, currency) })
+      lines.push({ kind: "trial", description: `${pv.price_name} (trial)`, quantity: 1n, amount })
+    } else if (pv.billing_dimension === "usage") {
+      const usage = input.usage ?? 0n
+      const rated = Pricing.rate(Price.modelOf(pv, input.paidCycles ?? input.cycle_index), usage, currency)
+      lines.push({ kind: "usage", description: `${pv.price_name} usage (${usage} ${pv.usage_unit ?? "units"})`, quantity: usage, amount: rated.amount })
+    } else {
+      const rated = Pricing.rate(Price.modelOf(pv, input.paidCycles ?? input.cycle_index), input.quantity, currency)
+      lines.push({ kind: "subscription", description: `${pv.price_name} × ${input.quantity}`, quantity: input.quantity, amount: rated.amount })
+    }
+    return total({
+      invoice_type: input.invoice_type,
+      cycle_index: input.cycle_index,
+      currency,
+      lines,
+      ...(input.discounts ? { discounts: input.discounts } : {}),
+      ...(input.tax ? { tax: input.tax } : {}),
+      ...(input.creditBalance ? { creditBalance: input.creditBalance } : {})
+    })
+  })
+
+/**
+ * The `upgrade` invoice of a prorated change with a positive net: a credit line for the
+ * unused part of the old price and a charge line for the new one.
+ *
+ * @since 0.1.0
+ */
+export const upgrade = (input: {
+  readonly proration: Proration.Proration
+  readonly cycle_index: number
+  readonly fromName: string
+  readonly toName: string
+  readonly tax?: TaxFn
+  readonly existing: ReadonlyArray<Prior>
+}): Either.Either<Draft, DuplicateInvoice> =>
+  Either.map(once(input.existing, input.cycle_index, "upgrade"), () =>
+    total({
+      invoice_type: "upgrade",
+      cycle_index: input.cycle_index,
+      currency: input.proration.net.currency,
+      lines: [
+        { kind: "proration_credit", description: `Unused time on ${input.fromName}`, quantity: 1n, amount: Money.negate(input.proration.credit) },
+        { kind: "proration_charge", description: `Remaining time on ${input.toName}`, quantity: 1n, amount: input.proration.charge }
+      ],
+      ...(input.tax ? { tax: input.tax } : {})
+    })
+  )
+
+/**
+ * A `refund` invoice for `amount` (positive) against an original invoice. Refunds may repeat
+ * per cycle (partial refunds), so no (cycle, type) uniqueness applies; the caller enforces
+ * refunded ≤ paid with {@link refundable}.
+ *
+ * @since 0.1.0
+ */
+export const refund = (input: {
+  readonly amount: Money.Money
+  readonly cycle_index: number
+  readonly original_invoice_id: string
+  readonly reason: string
+}): Draft =>
+  total({
+    invoice_type: "refund",
+    cycle_index: input.cycle_index,
+    currency: input.amount.currency,
+    lines: [{ kind: "refund", description: input.reason, quantity: 1n, amount: input.amount }],
+    original_invoice_id: input.original_invoice_id
+  })
+
+/**
+ * How much of a paid amount can still be refunded.
+ *
+ * @since 0.1.0
+ */
+export const refundable = (paid: Money.Money, refunded: Money.Money): Money.Money => {
+  const left = paid.amount - refunded.amount
+  return Money.make(left > 0n ? left : 0n, paid.currency)
+}
