@@ -1,8 +1,10 @@
 import { defineConfig } from "vitest/config"
 
 export default defineConfig({
-  resolve: { conditions: ["source"] },
   test: {
-    projects: ["packages/*/vitest.config.ts", "examples/*/vitest.config.ts"]
+    projects: ["packages/*/vitest.config.ts", "examples/*/vitest.config.ts"],
+    // In CI, also write a JSON report that .ci/run summarises as "N passed, N failed".
+    reporters: process.env.CI ? ["default", "json"] : ["default"],
+    outputFile: { json: ".ci/results.json" }
   }
 })

@@ -1,6 +1,10 @@
 import { defineProject } from "vitest/config"
 
+// "source" resolves workspace packages to their TypeScript sources: no build needed to test.
+const conditions = ["source", "module", "node", "development|production"]
+
 export default defineProject({
-  resolve: { conditions: ["source"] },
+  resolve: { conditions },
+  ssr: { resolve: { conditions } },
   test: { name: "core", include: ["test/**/*.test.ts"] }
 })
