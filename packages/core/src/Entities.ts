@@ -1,0 +1,453 @@
+/**
+ * The stored records of Recur and how each is stored (its {@link Store.Entity}): indexed
+ * columns for filters, and the unique constraints that make duplicates impossible.
+ *
+ * @since 0.1.0
+ */
+import { DateTime, Either, Schema } from "effect"
+import * as CheckoutSession from "./CheckoutSession.js"
+import { Feature, Metadata } from "./Common.js"
+import { Address, CustomerType } from "./Customer.js"
+import * as Invoice from "./Invoice.js"
+import { PriceVersionStatus, ProductStatus } from "./Lifecycle.js"
+import * as Merchant from "./Merchant.js"
+import * as Money from "./Money.js"
+import * as Price from "./Price.js"
+import * as Refund from "./Refund.js"
+import type * as Store from "./Store.js"
+import * as Subscription from "./Subscription.js"
+import * as Trade from "./Trade.js"
+import * as Usage from "./Usage.js"
+import * as Webhook from "./Webhook.js"
+
+const ms = (dt: DateTime.Utc) => DateTime.toEpochMillis(dt)
+const minor = (amount: string, currency: string): bigint =>
+  Either.getOrElse(Money.parse(amount, currency, { allowNegative: true }), () => 0n).amount
+
+/** @since 0.1.0 */
+export const merchant: Store.Entity<Merchant.Merchant, typeof Merchant.Merchant.Encoded> = {
+  name: "merchant",
+  table: "recur_merchants",
+  schema: Merchant.Merchant,
+  id: (m) => m.merchant_id,
+  merchantId: (m) => m.merchant_id,
+  createdAt: (m) => ms(m.created_at),
+  columns: { mode: (m) => m.mode },
+  unique: []
+}
+
+/**
+ * A stored API key: never the key itself. `lookup_hash` is the SHA-256 of the key (for
+ * authentication), `ciphertext` its AES-256-GCM encryption under the master key (webhook
+ * signing needs the raw key).
+ *
+ * @since 0.1.0
+ */
+export const ApiKeyRecord = Schema.Struct({
+  id: Schema.String,
+  merchant_id: Schema.String,
+  lookup_hash: Schema.String,
+  ciphertext: Schema.String,
+  last4: Schema.String,
+  mode: Schema.Literal("sandbox", "live"),
+  status: Schema.Literal("active", "expiring", "revoked"),
+  /** Set when rotated: the key is refused from this instant on. */
+  expires_at: Schema.NullOr(Schema.Number),
+  replaced_by: Schema.NullOr(Schema.String),
+  created_at: Schema.Number
+})
+/** @since 0.1.0 */
+export type ApiKeyRecord = typeof ApiKeyRecord.Type
+
+/** @since 0.1.0 */
+export const apiKey: Store.Entity<ApiKeyRecord, typeof ApiKeyRecord.Encoded> = {
+  name: "api_key",
+  table: "recur_api_keys",
+  schema: ApiKeyRecord,
+  id: (k) => k.id,
+  merchantId: (k) => k.merchant_id,
+  createdAt: (k) => k.created_at,
+  columns: { lookup_hash: (k) => k.lookup_hash, status: (k) => k.status },
+  unique: [{ name: "api_key_lookup_hash", columns: ["lookup_hash"] }]
+}
+
+/**
+ * A stored customer: the structured address, the member/guest type and soft deletion.
+ *
+ * @since 0.1.0
+ */
+export const CustomerRecord = Schema.Struct({
+  id: Schema.String,
+  merchant_id: Schema.String,
+  email: Schema.NullOr(Schema.String),
+  payer_id: Schema.NullOr(Schema.String),
+  name: Schema.NullOr(Schema.String),
+  phone: Schema.NullOr(Schema.String),
+  description: Schema.NullOr(Schema.String),
+  address: Schema.NullOr(Address),
+  metadata: Metadata,
+  email_subscription: Schema.NullOr(Schema.Literal(1, 2)),
+  type: CustomerType,
+  created_at: Schema.Number,
+  updated_at: Schema.Number,
+  deleted_at: Schema.NullOr(Schema.Number)
+})
+/** @since 0.1.0 */
+export type CustomerRecord = typeof CustomerRecord.Type
+
+/** @since 0.1.0 */
+export const customer: Store.Entity<CustomerRecord, typeof CustomerRecord.Encoded> = {
+  name: "customer",
+  table: "recur_customers",
+  schema: CustomerRecord,
+  id: (c) => c.id,
+  merchantId: (c) => c.merchant_id,
+  createdAt: (c) => c.created_at,
+  columns: {
+    email: (c) => c.email,
+    payer_id: (c) => c.payer_id,
+    type: (c) => c.type,
+    deleted: (c) => c.deleted_at !== null
+  },
+  unique: [{ name: "customer_payer_id", columns: ["payer_id"] }]
+}
+
+/** @since 0.1.0 */
+export const CategoryRecord = Schema.Struct({
+  id: Schema.String,
+  merchant_id: Schema.String,
+  name: Schema.String,
+  description: Schema.NullOr(Schema.String),
+  status: Schema.Literal("active", "disabled"),
+  chinese_name: Schema.NullOr(Schema.String),
+  chinese_description: Schema.NullOr(Schema.String),
+  is_default: Schema.Boolean,
+  created_at: Schema.Number
+})
+/** @since 0.1.0 */
+export type CategoryRecord = typeof CategoryRecord.Type
+
+/** @since 0.1.0 */
+export const category: Store.Entity<CategoryRecord, typeof CategoryRecord.Encoded> = {
+  name: "category",
+  table: "recur_categories",
+  schema: CategoryRecord,
+  id: (c) => c.id,
+  merchantId: (c) => c.merchant_id,
+  createdAt: (c) => c.created_at,
+  // `default_key` is "default" on the default category and null elsewhere: one default per merchant.
+  columns: { default_key: (c) => (c.is_default ? "default" : null), status: (c) => c.status },
+  unique: [{ name: "category_default", columns: ["default_key"] }]
+}
+
+/** @since 0.1.0 */
+export const ProductRecord = Schema.Struct({
+  id: Schema.String,
+  merchant_id: Schema.String,
+  name: Schema.String,
+  status: ProductStatus,
+  merchant_product_id: Schema.NullOr(Schema.String),
+  category_id: Schema.String,
+  description: Schema.NullOr(Schema.String),
+  image_url: Schema.NullOr(Schema.String),
+  created_by: Schema.NullOr(Schema.String),
+  quantity_unit: Schema.NullOr(Schema.String),
+  features: Schema.Array(Feature),
+  metadata: Metadata,
+  /** Prices of the product (the `price_ids` list filter). */
+  price_ids: Schema.Array(Schema.String),
+  created_at: Schema.Number,
+  updated_at: Schema.Number
+})
+/** @since 0.1.0 */
+export type ProductRecord = typeof ProductRecord.Type
+
+/** @since 0.1.0 */
+export const product: Store.Entity<ProductRecord, typeof ProductRecord.Encoded> = {
+  name: "product",
+  table: "recur_products",
+  schema: ProductRecord,
+  id: (p) => p.id,
+  merchantId: (p) => p.merchant_id,
+  createdAt: (p) => p.created_at,
+  columns: { status: (p) => p.status, category_id: (p) => p.category_id, price_ids: (p) => p.price_ids },
+  unique: []
+}
+
+/**
+ * A price: the stable id that versions hang off.
+ *
+ * @since 0.1.0
+ */
+export const PriceRecord = Schema.Struct({
+  id: Schema.String,
+  merchant_id: Schema.String,
+  product_id: Schema.String,
+  name: Schema.String,
+  merchant_price_id: Schema.NullOr(Schema.String),
+  current_version_id: Schema.String,
+  status: PriceVersionStatus,
+  versions: Schema.Number,
+  created_at: Schema.Number
+})
+/** @since 0.1.0 */
+export type PriceRecord = typeof PriceRecord.Type
+
+/** @since 0.1.0 */
+export const price: Store.Entity<PriceRecord, typeof PriceRecord.Encoded> = {
+  name: "price",
+  table: "recur_prices",
+  schema: PriceRecord,
+  id: (p) => p.id,
+  merchantId: (p) => p.merchant_id,
+  createdAt: (p) => p.created_at,
+  columns: { product_id: (p) => p.product_id, merchant_price_id: (p) => p.merchant_price_id, status: (p) => p.status },
+  unique: [{ name: "price_merchant_price_id", columns: ["merchant_price_id"] }]
+}
+
+/** @since 0.1.0 */
+export const priceVersion: Store.Entity<Price.PriceVersion, typeof Price.PriceVersion.Encoded> = {
+  name: "price_version",
+  table: "recur_price_versions",
+  schema: Price.PriceVersion,
+  id: (v) => v.price_version_id,
+  merchantId: (v) => v.merchant_id,
+  createdAt: (v) => ms(v.created_at),
+  columns: { price_id: (v) => v.id, product_id: (v) => v.product_id, biz_status: (v) => v.biz_status },
+  unique: []
+}
+
+/** @since 0.1.0 */
+export const checkoutSession: Store.Entity<CheckoutSession.CheckoutSession, typeof CheckoutSession.CheckoutSession.Encoded> = {
+  name: "checkout_session",
+  table: "recur_checkout_sessions",
+  schema: CheckoutSession.CheckoutSession,
+  id: (s) => s.session_id,
+  merchantId: (s) => s.merchant_id,
+  createdAt: (s) => ms(s.created_at),
+  columns: { status: (s) => s.status, customer_id: (s) => s.customer_id },
+  unique: []
+}
+
+/**
+ * A stored subscription: the record the API returns plus what the engine needs to bill it.
+ *
+ * @since 0.1.0
+ */
+export const SubscriptionRecord = Schema.Struct({
+  merchant_id: Schema.String,
+  subscription: Subscription.Subscription,
+  /** Start of paid cycle 0 (Unix ms): the anniversary anchor. */
+  anchor: Schema.NullOr(Schema.Number),
+  trial_end: Schema.NullOr(Schema.Number),
+  payment_token: Schema.NullOr(Schema.String),
+  scheduled_price_version_id: Schema.NullOr(Schema.String),
+  dunning_attempts: Schema.Number,
+  accrued_usage: Schema.String
+})
+/** @since 0.1.0 */
+export type SubscriptionRecord = typeof SubscriptionRecord.Type
+
+/** @since 0.1.0 */
+export const subscription: Store.Entity<SubscriptionRecord, typeof SubscriptionRecord.Encoded> = {
+  name: "subscription",
+  table: "recur_subscriptions",
+  schema: SubscriptionRecord,
+  id: (s) => s.subscription.id,
+  merchantId: (s) => s.merchant_id,
+  createdAt: (s) => ms(s.subscription.created_at),
+  columns: {
+    status: (s) => s.subscription.status,
+    customer_id: (s) => s.subscription.customer_id,
+    order_id: (s) => s.subscription.order_id,
+    source_trade_id: (s) => s.subscription.source_trade_id,
+    billing_cycle_unit: (s) => s.subscription.billing_cycle_unit,
+    price_id: (s) => s.subscription.price_id
+  },
+  unique: []
+}
+
+/** @since 0.1.0 */
+export const trade: Store.Entity<Trade.Trade, typeof Trade.Trade.Encoded> = {
+  name: "trade",
+  table: "recur_trades",
+  schema: Trade.Trade,
+  id: (t) => t.trade_id,
+  merchantId: (t) => t.merchant_id,
+  createdAt: (t) => ms(t.created_at),
+  columns: {
+    trade_status: (t) => t.trade_status,
+    order_id: (t) => t.order_id,
+    customer_id: (t) => t.customer_id,
+    amount_minor: (t) => minor(t.amount, t.currency),
+    currency: (t) => t.currency
+  },
+  unique: []
+}
+
+const CYCLE_TYPES: ReadonlyArray<string> = ["initial", "trial", "renewal"]
+
+/** @since 0.1.0 */
+export const invoice: Store.Entity<Invoice.Invoice, typeof Invoice.Invoice.Encoded> = {
+  name: "invoice",
+  table: "recur_invoices",
+  schema: Invoice.Invoice,
+  id: (i) => i.invoice_id,
+  merchantId: (i) => i.merchant_id,
+  createdAt: (i) => ms(i.created_at),
+  columns: {
+    trade_id: (i) => i.trade_id,
+    order_id: (i) => i.order_id,
+    subscription_id: (i) => i.subscription_id,
+    customer_id: (i) => i.customer_id,
+    biz_status: (i) => i.biz_status,
+    invoice_type: (i) => i.invoice_type,
+    cycle_index: (i) => i.cycle_index,
+    amount_minor: (i) => minor(i.amount, i.currency),
+    currency: (i) => i.currency,
+    // One cycle invoice per (subscription, cycle, type); refunds and upgrades may repeat.
+    cycle_key: (i) =>
+      i.subscription_id !== null && CYCLE_TYPES.includes(i.invoice_type) ? `${i.subscription_id}:${i.cycle_index}:${i.invoice_type}` : null
+  },
+  unique: [{ name: "invoice_cycle", columns: ["cycle_key"] }]
+}
+
+/** @since 0.1.0 */
+export const RefundRecord = Schema.Struct({ merchant_id: Schema.String, refund: Refund.Refund })
+/** @since 0.1.0 */
+export type RefundRecord = typeof RefundRecord.Type
+
+/** @since 0.1.0 */
+export const refund: Store.Entity<RefundRecord, typeof RefundRecord.Encoded> = {
+  name: "refund",
+  table: "recur_refunds",
+  schema: RefundRecord,
+  id: (r) => r.refund.refund_id,
+  merchantId: (r) => r.merchant_id,
+  createdAt: (r) => ms(r.refund.created_at),
+  columns: {
+    trade_id: (r) => r.refund.trade_id,
+    refund_status: (r) => r.refund.refund_status,
+    amount_minor: (r) => minor(r.refund.refund_amount, r.refund.currency),
+    currency: (r) => r.refund.currency
+  },
+  unique: []
+}
+
+/** @since 0.1.0 */
+export const UsageRecordRow = Schema.Struct({ merchant_id: Schema.String, usage: Usage.UsageRecord })
+/** @since 0.1.0 */
+export type UsageRecordRow = typeof UsageRecordRow.Type
+
+/** @since 0.1.0 */
+export const usageRecord: Store.Entity<UsageRecordRow, typeof UsageRecordRow.Encoded> = {
+  name: "usage_record",
+  table: "recur_usage_records",
+  schema: UsageRecordRow,
+  id: (u) => u.usage.id,
+  merchantId: (u) => u.merchant_id,
+  createdAt: (u) => ms(u.usage.created_at),
+  columns: {
+    subscription_id: (u) => u.usage.subscription_id,
+    event_id: (u) => u.usage.event_id,
+    cycle_index: (u) => u.usage.cycle_index
+  },
+  unique: [{ name: "usage_event", columns: ["subscription_id", "event_id"] }]
+}
+
+/**
+ * A stored webhook endpoint, with its `whsec_` secret encrypted.
+ *
+ * @since 0.1.0
+ */
+export const WebhookEndpointRecord = Schema.Struct({
+  merchant_id: Schema.String,
+  endpoint: Webhook.WebhookEndpoint,
+  secret_ciphertext: Schema.String,
+  created_at: Schema.Number
+})
+/** @since 0.1.0 */
+export type WebhookEndpointRecord = typeof WebhookEndpointRecord.Type
+
+/** @since 0.1.0 */
+export const webhookEndpoint: Store.Entity<WebhookEndpointRecord, typeof WebhookEndpointRecord.Encoded> = {
+  name: "webhook_endpoint",
+  table: "recur_webhook_endpoints",
+  schema: WebhookEndpointRecord,
+  id: (e) => e.endpoint.id,
+  merchantId: (e) => e.merchant_id,
+  createdAt: (e) => e.created_at,
+  columns: { status: (e) => e.endpoint.status },
+  unique: []
+}
+
+/**
+ * An outbox event as listed (`GET /api/v2/webhook/events`); written through `Outbox.append`.
+ *
+ * @since 0.1.0
+ */
+export const EventRecord = Schema.Struct({
+  id: Schema.String,
+  merchant_id: Schema.String,
+  type: Schema.String,
+  business_id: Schema.String,
+  content: Schema.String,
+  sequence: Schema.Number,
+  created_at: Schema.Number
+})
+/** @since 0.1.0 */
+export type EventRecord = typeof EventRecord.Type
+
+/** @since 0.1.0 */
+export const webhookEvent: Store.Entity<EventRecord, typeof EventRecord.Encoded> = {
+  name: "webhook_event",
+  table: "recur_events",
+  schema: EventRecord,
+  id: (e) => e.id,
+  merchantId: (e) => e.merchant_id,
+  createdAt: (e) => e.created_at,
+  columns: { business_id: (e) => e.business_id, type: (e) => e.type },
+  unique: []
+}
+
+/**
+ * One event's delivery to one endpoint.
+ *
+ * @since 0.1.0
+ */
+export const DeliveryRecord = Schema.Struct({
+  id: Schema.String,
+  merchant_id: Schema.String,
+  event_id: Schema.String,
+  endpoint_id: Schema.String,
+  status: Webhook.EndpointEvent.fields.event_status,
+  attempts: Schema.Number,
+  next_attempt_at: Schema.NullOr(Schema.Number),
+  last_status_code: Schema.NullOr(Schema.Number),
+  last_error: Schema.NullOr(Schema.String),
+  created_at: Schema.Number
+})
+/** @since 0.1.0 */
+export type DeliveryRecord = typeof DeliveryRecord.Type
+
+/** @since 0.1.0 */
+export const webhookDelivery: Store.Entity<DeliveryRecord, typeof DeliveryRecord.Encoded> = {
+  name: "webhook_delivery",
+  table: "recur_webhook_deliveries",
+  schema: DeliveryRecord,
+  id: (d) => d.id,
+  merchantId: (d) => d.merchant_id,
+  createdAt: (d) => d.created_at,
+  columns: { event_id: (d) => d.event_id, endpoint_id: (d) => d.endpoint_id, status: (d) => d.status },
+  unique: [{ name: "delivery_event_endpoint", columns: ["event_id", "endpoint_id"] }]
+}
+
+/**
+ * Every entity, for adapters that set up storage and for the contract suites.
+ *
+ * @since 0.1.0
+ */
+export const all: ReadonlyArray<Store.Entity<any, any>> = [
+  merchant, apiKey, customer, category, product, price, priceVersion, checkoutSession,
+  subscription, trade, invoice, refund, usageRecord, webhookEndpoint, webhookEvent, webhookDelivery
+]

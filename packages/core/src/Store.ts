@@ -1,0 +1,286 @@
+/**
+ * Storage ports: one generic repository shape for every entity, a unit of work, the outbox
+ * and the work queue. Adapters (`@recur/sql` for PGlite and Postgres, `@recur/testing` in
+ * memory) implement {@link Storage}; services never see SQL.
+ *
+ * Every list is evaluated in the store: filters, `created_at` ranges and cursor pagination
+ * (`created_at` descending, ties broken by id descending).
+ *
+ * @since 0.1.0
+ */
+import { Context, type Effect, type Option, Schema } from "effect"
+
+/**
+ * A value an indexed column can hold.
+ *
+ * @since 0.1.0
+ */
+export type ColumnValue = string | number | bigint | boolean | null | ReadonlyArray<string>
+
+/**
+ * How one kind of record is stored: its schema, its indexed columns (filters and unique
+ * constraints read them) and its unique constraints. Every record belongs to one merchant.
+ *
+ * @since 0.1.0
+ */
+export interface Entity<A, I = unknown> {
+  readonly name: string
+  readonly table: string
+  readonly schema: Schema.Schema<A, I>
+  readonly id: (a: A) => string
+  readonly merchantId: (a: A) => string
+  /** Creation instant, Unix ms: the list order. */
+  readonly createdAt: (a: A) => number
+  /** Indexed columns, by SQL column name. */
+  readonly columns: { readonly [column: string]: (a: A) => ColumnValue }
+  /** Unique constraints within a merchant (a `null` value never conflicts). */
+  readonly unique: ReadonlyArray<{ readonly name: string; readonly columns: ReadonlyArray<string> }>
+}
+
+/**
+ * A filter on an indexed column: `in` (any of the values), `overlaps` (an array column shares a
+ * value), `is_null` / `not_null`.
+ *
+ * @since 0.1.0
+ */
+export type Filter =
+  | { readonly column: string; readonly op: "in"; readonly values: ReadonlyArray<string | number | boolean> }
+  | { readonly column: string; readonly op: "overlaps"; readonly values: ReadonlyArray<string> }
+  | { readonly column: string; readonly op: "is_null" | "not_null" }
+
+/**
+ * `created_at` range filters, Unix ms.
+ *
+ * @since 0.1.0
+ */
+export interface CreatedRange {
+  readonly gt?: number | undefined
+  readonly gte?: number | undefined
+  readonly lt?: number | undefined
+  readonly lte?: number | undefined
+}
+
+/**
+ * A list request: filters, range and the seed's cursor page.
+ *
+ * @since 0.1.0
+ */
+export interface ListQuery {
+  readonly filters?: ReadonlyArray<Filter>
+  readonly created?: CreatedRange
+  /** 1..100. */
+  readonly limit: number
+  readonly starting_after?: string | undefined
+  readonly ending_before?: string | undefined
+}
+
+/**
+ * A page of records, newest first.
+ *
+ * @since 0.1.0
+ */
+export interface Page<A> {
+  readonly list: ReadonlyArray<A>
+  readonly has_more: boolean
+}
+
+/**
+ * A record and its optimistic-concurrency version.
+ *
+ * @since 0.1.0
+ */
+export interface Versioned<A> {
+  readonly value: A
+  readonly version: number
+}
+
+/**
+ * A unique constraint would be broken.
+ *
+ * @since 0.1.0
+ */
+export class UniqueViolation extends Schema.TaggedError<UniqueViolation>()("UniqueViolation", {
+  entity: Schema.String,
+  constraint: Schema.String
+}) {}
+
+/**
+ * The record changed since it was read.
+ *
+ * @since 0.1.0
+ */
+export class VersionConflict extends Schema.TaggedError<VersionConflict>()("VersionConflict", {
+  entity: Schema.String,
+  id: Schema.String
+}) {}
+
+/**
+ * A pagination cursor that is not a record of this merchant and entity.
+ *
+ * @since 0.1.0
+ */
+export class CursorNotFound extends Schema.TaggedError<CursorNotFound>()("CursorNotFound", {
+  entity: Schema.String,
+  cursor: Schema.String
+}) {}
+
+/**
+ * A page request outside the rules: limit not in 1..100, or both cursors.
+ *
+ * @since 0.1.0
+ */
+export class InvalidPage extends Schema.TaggedError<InvalidPage>()("InvalidPage", {
+  reason: Schema.Literal("limit_out_of_range", "both_cursors")
+}) {}
+
+/**
+ * The repository of one entity. Reads and writes are scoped to a merchant: a record of
+ * another merchant is never returned, changed or used as a cursor.
+ *
+ * @example
+ * const customers = yield* Storage.pipe(Effect.map((s) => s.repository(Entities.customer)))
+ * yield* customers.insert(record)
+ * const page = yield* customers.list(merchantId, { limit: 10, filters: [{ column: "email", op: "in", values: [email] }] })
+ * @since 0.1.0
+ */
+export interface Repository<A> {
+  readonly insert: (a: A) => Effect.Effect<void, UniqueViolation>
+  /** Replaces the record if its version is still `expectedVersion`; returns the new version. */
+  readonly update: (a: A, expectedVersion: number) => Effect.Effect<number, UniqueViolation | VersionConflict>
+  readonly get: (merchantId: string, id: string) => Effect.Effect<Option.Option<Versioned<A>>>
+  /** The record whose indexed `column` equals `value` (use on unique columns). */
+  readonly findBy: (merchantId: string, column: string, value: string | number | boolean) => Effect.Effect<Option.Option<Versioned<A>>>
+  readonly list: (merchantId: string, query: ListQuery) => Effect.Effect<Page<A>, CursorNotFound | InvalidPage>
+  /** Hard delete (soft deletes are updates). Returns whether a record was removed. */
+  readonly remove: (merchantId: string, id: string) => Effect.Effect<boolean>
+}
+
+/**
+ * An event written to the outbox in the transaction of the change that caused it.
+ *
+ * @since 0.1.0
+ */
+export interface OutboxEvent {
+  readonly id: string
+  readonly merchant_id: string
+  readonly type: string
+  readonly business_id: string
+  /** The payload JSON text. */
+  readonly content: string
+  /** Per-object counter. */
+  readonly sequence: number
+  readonly created_at: number
+}
+
+/**
+ * The outbox: append inside a transaction; dispatchers claim due events with a lease.
+ *
+ * @since 0.1.0
+ */
+export interface Outbox {
+  readonly append: (events: ReadonlyArray<OutboxEvent>) => Effect.Effect<void>
+  /** Claims up to `limit` undispatched events whose lease is free at `now`, leased until `now + leaseMs`. */
+  readonly claim: (options: { readonly now: number; readonly limit: number; readonly leaseMs: number; readonly owner: string }) => Effect.Effect<ReadonlyArray<OutboxEvent>>
+  /** Marks a claimed event dispatched (only by its lease owner). */
+  readonly complete: (id: string, owner: string) => Effect.Effect<boolean>
+  /** The next sequence number for an object (1 for its first event). */
+  readonly nextSequence: (merchantId: string, businessId: string) => Effect.Effect<number>
+}
+
+/**
+ * A unit of due work (a renewal, a retry, a trial end, a scheduled change...).
+ *
+ * @since 0.1.0
+ */
+export interface WorkItem {
+  readonly merchant_id: string
+  readonly kind: string
+  readonly subject_id: string
+  readonly due_at: number
+  readonly attempts: number
+}
+
+/**
+ * The work queue: one item per (kind, subject); workers claim due items with leases, so many
+ * workers can run at once and none gets an item another holds.
+ *
+ * @since 0.1.0
+ */
+export interface WorkQueue {
+  /** Schedules (or reschedules) the item for its subject. */
+  readonly schedule: (item: Omit<WorkItem, "attempts">) => Effect.Effect<void>
+  readonly cancel: (merchantId: string, kind: string, subjectId: string) => Effect.Effect<void>
+  readonly claim: (options: { readonly now: number; readonly limit: number; readonly leaseMs: number; readonly owner: string; readonly merchantId?: string }) => Effect.Effect<ReadonlyArray<WorkItem>>
+  /** Removes a claimed item once done (only by its lease owner, and only if not rescheduled since). */
+  readonly complete: (item: WorkItem, owner: string) => Effect.Effect<boolean>
+  /** The earliest due time for a merchant, if any. */
+  readonly nextDue: (merchantId: string) => Effect.Effect<Option.Option<number>>
+}
+
+/**
+ * A stored Request-Id: in progress, or completed with its response.
+ *
+ * @since 0.1.0
+ */
+export interface IdempotencyRecord {
+  readonly merchant_id: string
+  readonly request_id: string
+  readonly fingerprint: string
+  readonly state: "in_progress" | "completed"
+  readonly status: number | null
+  readonly response: string | null
+  readonly created_at: number
+  readonly expires_at: number
+}
+
+/**
+ * Idempotency records, one per (merchant, Request-Id).
+ *
+ * @since 0.1.0
+ */
+export interface IdempotencyStore {
+  /** Inserts an in-progress record, or returns the existing one (expired ones are replaced). */
+  readonly begin: (record: IdempotencyRecord) => Effect.Effect<{ readonly created: true } | { readonly created: false; readonly existing: IdempotencyRecord }>
+  readonly complete: (merchantId: string, requestId: string, status: number, response: string) => Effect.Effect<void>
+  /** Forgets a request (a 5xx is not stored, so it can be retried). */
+  readonly release: (merchantId: string, requestId: string) => Effect.Effect<void>
+}
+
+/**
+ * The storage of Recur: repositories, a unit of work, the outbox, the work queue and the
+ * idempotency records. Provided by `@recur/sql` (`layerPg`, `layerPglite`) or
+ * `@recur/testing` (`layerMemory`).
+ *
+ * @example
+ * const program = Effect.gen(function* () {
+ *   const storage = yield* Storage
+ *   yield* storage.withTransaction(Effect.gen(function* () {
+ *     yield* storage.repository(Entities.customer).insert(customer)
+ *     yield* storage.outbox.append([event])
+ *   }))
+ * })
+ * @since 0.1.0
+ */
+export class Storage extends Context.Tag("@recur/core/Storage")<
+  Storage,
+  {
+    readonly repository: <A, I>(entity: Entity<A, I>) => Repository<A>
+    /** Runs `effect` in one transaction: every write commits, or none does (also on defects and interruption). */
+    readonly withTransaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+    readonly outbox: Outbox
+    readonly workQueue: WorkQueue
+    readonly idempotency: IdempotencyStore
+  }
+>() {}
+
+/**
+ * Checks a list request's page rules (shared by every adapter).
+ *
+ * @since 0.1.0
+ */
+export const checkPage = (query: ListQuery): InvalidPage | undefined =>
+  !Number.isInteger(query.limit) || query.limit < 1 || query.limit > 100
+    ? new InvalidPage({ reason: "limit_out_of_range" })
+    : query.starting_after !== undefined && query.ending_before !== undefined
+      ? new InvalidPage({ reason: "both_cursors" })
+      : undefined
