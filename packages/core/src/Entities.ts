@@ -22,7 +22,7 @@ import * as Webhook from "./Webhook.js"
 
 const ms = (dt: DateTime.Utc) => DateTime.toEpochMillis(dt)
 const minor = (amount: string, currency: string): bigint =>
-  Either.getOrElse(Money.parse(amount, currency, { allowNegative: true }), () => 0n).amount
+  Either.match(Money.parse(amount, currency, { allowNegative: true }), { onLeft: () => 0n, onRight: (m) => m.amount })
 
 /** @since 0.1.0 */
 export const merchant: Store.Entity<Merchant.Merchant, typeof Merchant.Merchant.Encoded> = {
