@@ -151,6 +151,11 @@ export interface Repository<A> {
   /** The record whose indexed `column` equals `value` (use on unique columns). */
   readonly findBy: (merchantId: string, column: string, value: string | number | boolean) => Effect.Effect<Option.Option<Versioned<A>>>
   readonly list: (merchantId: string, query: ListQuery) => Effect.Effect<Page<A>, CursorNotFound | InvalidPage>
+  /**
+   * Finds a record by a unique column across all merchants. Only for resolving the tenant
+   * itself (an API key by its hash); everything else goes through a merchant.
+   */
+  readonly lookup: (column: string, value: string) => Effect.Effect<Option.Option<Versioned<A>>>
   /** Hard delete (soft deletes are updates). Returns whether a record was removed. */
   readonly remove: (merchantId: string, id: string) => Effect.Effect<boolean>
 }

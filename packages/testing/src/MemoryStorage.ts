@@ -1,0 +1,329 @@
+/**
+ * In-memory storage behind the core ports: the same semantics as the SQL adapters (tenant
+ * scoping, unique constraints, cursor pagination, transactions that roll back on any failure,
+ * leases), fast enough for thousands of engine tests.
+ *
+ * @since 0.1.0
+ */
+import { Store } from "@recur/core"
+import { Effect, Exit, FiberRef, Layer, Option } from "effect"
+
+interface Row {
+  readonly value: unknown
+  readonly version: number
+  readonly merchantId: string
+  readonly createdAt: number
+  readonly id: string
+  readonly columns: Readonly<Record<string, Store.ColumnValue>>
+}
+
+interface LeasedEvent extends Store.OutboxEvent {
+  readonly dispatched: boolean
+  readonly leaseOwner: string | null
+  readonly leaseUntil: number
+}
+
+interface LeasedItem extends Store.WorkItem {
+  readonly leaseOwner: string | null
+  readonly leaseUntil: number
+  readonly generation: number
+}
+
+type Undo = () => void
+
+const norm = (v: Store.ColumnValue): unknown => (typeof v === "bigint" ? v.toString() : v)
+
+const compareDesc = (a: Row, b: Row): number =>
+  a.createdAt !== b.createdAt ? b.createdAt - a.createdAt : a.id < b.id ? 1 : a.id > b.id ? -1 : 0
+
+/**
+ * Builds a fresh in-memory storage.
+ *
+ * @since 0.1.0
+ */
+export const make = Effect.gen(function* () {
+  const tables = new Map<string, Map<string, Row>>()
+  const outbox = new Map<string, LeasedEvent>()
+  const sequences = new Map<string, number>()
+  const work = new Map<string, LeasedItem>()
+  const idempotency = new Map<string, Store.IdempotencyRecord>()
+  const lock = yield* Effect.makeSemaphore(1)
+  const undoLog = yield* FiberRef.make<Array<Undo> | null>(null)
+
+  const table = (name: string) => {
+    let t = tables.get(name)
+    if (!t) {
+      t = new Map()
+      tables.set(name, t)
+    }
+    return t
+  }
+
+  /** Runs a write atomically: inside a transaction it joins it, otherwise it takes the lock. */
+  const write = <A>(f: (undo: (u: Undo) => void) => A): Effect.Effect<A> =>
+    Effect.flatMap(FiberRef.get(undoLog), (log) =>
+      log !== null ? Effect.sync(() => f((u) => log.push(u))) : lock.withPermits(1)(Effect.sync(() => f(() => {})))
+    )
+
+  const setMapEntry = <K, V>(map: Map<K, V>, key: K, value: V | undefined, undo: (u: Undo) => void) => {
+    const had = map.has(key)
+    const previous = map.get(key)
+    undo(() => (had ? map.set(key, previous as V) : map.delete(key)))
+    if (value === undefined) map.delete(key)
+    else map.set(key, value)
+  }
+
+  const repository = <A, I>(entity: Store.Entity<A, I>): Store.Repository<A> => {
+    const rows = () => table(entity.table)
+    const toRow = (a: A, version: number): Row => ({
+      value: a,
+      version,
+      id: entity.id(a),
+      merchantId: entity.merchantId(a),
+      createdAt: entity.createdAt(a),
+      columns: Object.fromEntries(Object.entries(entity.columns).map(([k, f]) => [k, f(a)]))
+    })
+    const conflict = (row: Row): Store.UniqueViolation | undefined => {
+      for (const u of entity.unique) {
+        const values = u.columns.map((c) => row.columns[c])
+        if (values.some((v) => v === null || v === undefined)) continue
+        for (const other of rows().values()) {
+          if (other.id === row.id || other.merchantId !== row.merchantId) continue
+          if (u.columns.every((c, i) => norm(other.columns[c] ?? null) === norm(values[i] ?? null))) {
+            return new Store.UniqueViolation({ entity: entity.name, constraint: u.name })
+          }
+        }
+      }
+      return undefined
+    }
+    const versioned = (row: Row): Store.Versioned<A> => ({ value: row.value as A, version: row.version })
+    const matches = (row: Row, filter: Store.Filter): boolean => {
+      const v = row.columns[filter.column]
+      switch (filter.op) {
+        case "in":
+          return filter.values.some((x) => norm(x) === norm(v ?? null))
+        case "overlaps":
+          return Array.isArray(v) && filter.values.some((x) => (v as ReadonlyArray<string>).includes(x))
+        case "is_null":
+          return v === null || v === undefined
+        case "not_null":
+          return v !== null && v !== undefined
+      }
+    }
+    const inRange = (row: Row, r: Store.CreatedRange | undefined): boolean =>
+      r === undefined ||
+      ((r.gt === undefined || row.createdAt > r.gt) &&
+        (r.gte === undefined || row.createdAt >= r.gte) &&
+        (r.lt === undefined || row.createdAt < r.lt) &&
+        (r.lte === undefined || row.createdAt <= r.lte))
+
+    return {
+      insert: (a) =>
+        Effect.flatMap(
+          write((undo) => {
+            const row = toRow(a, 1)
+            if (rows().has(row.id)) return new Store.UniqueViolation({ entity: entity.name, constraint: "primary_key" })
+            const c = conflict(row)
+            if (c) return c
+            setMapEntry(rows(), row.id, row, undo)
+            return undefined
+          }),
+          (e) => (e ? Effect.fail(e) : Effect.void)
+        ),
+      update: (a, expectedVersion) =>
+        Effect.flatMap(
+          write((undo): Store.UniqueViolation | Store.VersionConflict | number => {
+            const id = entity.id(a)
+            const current = rows().get(id)
+            if (!current || current.merchantId !== entity.merchantId(a) || current.version !== expectedVersion) {
+              return new Store.VersionConflict({ entity: entity.name, id })
+            }
+            const row = { ...toRow(a, expectedVersion + 1), createdAt: current.createdAt }
+            const c = conflict(row)
+            if (c) return c
+            setMapEntry(rows(), id, row, undo)
+            return row.version
+          }),
+          (r) => (typeof r === "number" ? Effect.succeed(r) : Effect.fail(r))
+        ),
+      get: (merchantId, id) =>
+        Effect.sync(() => {
+          const row = rows().get(id)
+          return row && row.merchantId === merchantId ? Option.some(versioned(row)) : Option.none()
+        }),
+      findBy: (merchantId, column, value) =>
+        Effect.sync(() => {
+          for (const row of rows().values()) {
+            if (row.merchantId === merchantId && norm(row.columns[column] ?? null) === norm(value)) return Option.some(versioned(row))
+          }
+          return Option.none()
+        }),
+      lookup: (column, value) =>
+        Effect.sync(() => {
+          for (const row of rows().values()) if (row.columns[column] === value) return Option.some(versioned(row))
+          return Option.none()
+        }),
+      remove: (merchantId, id) =>
+        write((undo) => {
+          const row = rows().get(id)
+          if (!row || row.merchantId !== merchantId) return false
+          setMapEntry(rows(), id, undefined, undo)
+          return true
+        }),
+      list: (merchantId, query) =>
+        Effect.suspend((): Effect.Effect<Store.Page<A>, Store.CursorNotFound | Store.InvalidPage> => {
+          const bad = Store.checkPage(query)
+          if (bad) return Effect.fail(bad)
+          const cursorId = query.starting_after ?? query.ending_before
+          let cursor: Row | undefined
+          if (cursorId !== undefined) {
+            cursor = rows().get(cursorId)
+            if (!cursor || cursor.merchantId !== merchantId) {
+              return Effect.fail(new Store.CursorNotFound({ entity: entity.name, cursor: cursorId }))
+            }
+          }
+          const all = [...rows().values()]
+            .filter((r) => r.merchantId === merchantId && inRange(r, query.created) && (query.filters ?? []).every((f) => matches(r, f)))
+            .sort(compareDesc)
+          if (cursor && query.ending_before !== undefined) {
+            const before = all.filter((r) => compareDesc(r, cursor) < 0)
+            const page = before.slice(Math.max(0, before.length - query.limit))
+            return Effect.succeed({ list: page.map((r) => r.value as A), has_more: before.length > query.limit })
+          }
+          const after = cursor ? all.filter((r) => compareDesc(r, cursor) > 0) : all
+          return Effect.succeed({ list: after.slice(0, query.limit).map((r) => r.value as A), has_more: after.length > query.limit })
+        })
+    }
+  }
+
+  const repositories = new Map<string, Store.Repository<any>>()
+
+  const withTransaction = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+    Effect.flatMap(FiberRef.get(undoLog), (current) =>
+      current !== null
+        ? effect
+        : lock.withPermits(1)(
+            Effect.suspend(() => {
+              const log: Array<Undo> = []
+              return Effect.locally(effect, undoLog, log).pipe(
+                Effect.onExit((exit) =>
+                  Exit.isSuccess(exit)
+                    ? Effect.void
+                    : Effect.sync(() => {
+                        for (let i = log.length - 1; i >= 0; i--) log[i]!()
+                      })
+                )
+              )
+            })
+          )
+    )
+
+  const eventOutbox: Store.Outbox = {
+    append: (events) =>
+      write((undo) => {
+        const eventsTable = table("recur_events")
+        for (const e of events) {
+          setMapEntry(outbox, e.id, { ...e, dispatched: false, leaseOwner: null, leaseUntil: 0 }, undo)
+          setMapEntry(eventsTable, e.id, { value: e, version: 1, id: e.id, merchantId: e.merchant_id, createdAt: e.created_at, columns: { business_id: e.business_id, type: e.type } }, undo)
+          const key = `${e.merchant_id}:${e.business_id}`
+          setMapEntry(sequences, key, Math.max(sequences.get(key) ?? 0, e.sequence), undo)
+        }
+      }),
+    claim: ({ leaseMs, limit, now, owner }) =>
+      write((undo) => {
+        const due = [...outbox.values()]
+          .filter((e) => !e.dispatched && e.leaseUntil <= now)
+          .sort((a, b) => a.created_at - b.created_at || (a.id < b.id ? -1 : 1))
+          .slice(0, limit)
+        for (const e of due) setMapEntry(outbox, e.id, { ...e, leaseOwner: owner, leaseUntil: now + leaseMs }, undo)
+        return due.map(({ dispatched: _d, leaseOwner: _o, leaseUntil: _u, ...e }) => e)
+      }),
+    complete: (id, owner) =>
+      write((undo) => {
+        const e = outbox.get(id)
+        if (!e || e.leaseOwner !== owner || e.dispatched) return false
+        setMapEntry(outbox, id, { ...e, dispatched: true }, undo)
+        return true
+      }),
+    nextSequence: (merchantId, businessId) => Effect.sync(() => (sequences.get(`${merchantId}:${businessId}`) ?? 0) + 1)
+  }
+
+  const key = (merchantId: string, kind: string, subjectId: string) => `${merchantId}\u0000${kind}\u0000${subjectId}`
+  const workQueue: Store.WorkQueue = {
+    schedule: (item) =>
+      write((undo) => {
+        const k = key(item.merchant_id, item.kind, item.subject_id)
+        const prev = work.get(k)
+        setMapEntry(work, k, { ...item, attempts: prev?.attempts ?? 0, leaseOwner: null, leaseUntil: 0, generation: (prev?.generation ?? 0) + 1 }, undo)
+      }),
+    cancel: (merchantId, kind, subjectId) => write((undo) => setMapEntry(work, key(merchantId, kind, subjectId), undefined, undo)),
+    claim: ({ leaseMs, limit, merchantId, now, owner }) =>
+      write((undo) => {
+        const due = [...work.entries()]
+          .filter(([, w]) => w.due_at <= now && w.leaseUntil <= now && (merchantId === undefined || w.merchant_id === merchantId))
+          .sort(([, a], [, b]) => a.due_at - b.due_at)
+          .slice(0, limit)
+        return due.map(([k, w]) => {
+          const claimed = { ...w, attempts: w.attempts + 1, leaseOwner: owner, leaseUntil: now + leaseMs }
+          setMapEntry(work, k, claimed, undo)
+          return { merchant_id: w.merchant_id, kind: w.kind, subject_id: w.subject_id, due_at: w.due_at, attempts: claimed.attempts }
+        })
+      }),
+    complete: (item, owner) =>
+      write((undo) => {
+        const k = key(item.merchant_id, item.kind, item.subject_id)
+        const w = work.get(k)
+        if (!w || w.leaseOwner !== owner || w.due_at !== item.due_at) return false
+        setMapEntry(work, k, undefined, undo)
+        return true
+      }),
+    nextDue: (merchantId) =>
+      Effect.sync(() => {
+        let min: number | undefined
+        for (const w of work.values()) if (w.merchant_id === merchantId && (min === undefined || w.due_at < min)) min = w.due_at
+        return Option.fromNullable(min)
+      })
+  }
+
+  const idem = (m: string, r: string) => `${m}\u0000${r}`
+  const idempotencyStore: Store.IdempotencyStore = {
+    begin: (record) =>
+      write((undo) => {
+        const k = idem(record.merchant_id, record.request_id)
+        const existing = idempotency.get(k)
+        if (existing && existing.expires_at > record.created_at) return { created: false as const, existing }
+        setMapEntry(idempotency, k, record, undo)
+        return { created: true as const }
+      }),
+    complete: (merchantId, requestId, status, response) =>
+      write((undo) => {
+        const k = idem(merchantId, requestId)
+        const existing = idempotency.get(k)
+        if (existing) setMapEntry(idempotency, k, { ...existing, state: "completed", status, response }, undo)
+      }),
+    release: (merchantId, requestId) => write((undo) => setMapEntry(idempotency, idem(merchantId, requestId), undefined, undo))
+  }
+
+  return Store.Storage.of({
+    repository: <A, I>(entity: Store.Entity<A, I>) => {
+      let r = repositories.get(entity.name)
+      if (!r) {
+        r = repository(entity)
+        repositories.set(entity.name, r)
+      }
+      return r as Store.Repository<A>
+    },
+    withTransaction,
+    outbox: eventOutbox,
+    workQueue,
+    idempotency: idempotencyStore
+  })
+})
+
+/**
+ * A fresh in-memory {@link Store.Storage} per layer build.
+ *
+ * @since 0.1.0
+ */
+export const layer: Layer.Layer<Store.Storage> = Layer.effect(Store.Storage, Effect.scoped(make))
+

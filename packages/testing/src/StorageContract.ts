@@ -1,0 +1,335 @@
+/**
+ * The contract every {@link Store.Storage} adapter must pass: CRUD, every filter kind,
+ * pagination in both directions with `created_at` ties, the 1..100 limit, unique constraints
+ * as typed errors, rollback, tenant isolation, the outbox, the work queue and idempotency
+ * records. Run it against a new adapter with {@link suite}.
+ *
+ * @example
+ * import { StorageContract } from "@recur/testing"
+ * StorageContract.suite("my adapter", myStorageLayer)
+ * @since 0.1.0
+ */
+import { describe, expect, layer } from "@effect/vitest"
+import { Entities, Ids, Store } from "@recur/core"
+import { Effect, Either, Layer, Option } from "effect"
+import * as Fixtures from "./Fixtures.js"
+
+/**
+ * Options of the suite.
+ *
+ * @since 0.1.0
+ */
+export interface Options {
+  /** The adapter can run two transactions at once (real Postgres): also test claim races. */
+  readonly concurrent?: boolean
+  readonly timeout?: number
+}
+
+const Storage = Store.Storage
+
+/**
+ * Registers the storage contract suite for an adapter layer. The layer is built once for the
+ * file; every test works in fresh merchants, so tests do not see each other's rows.
+ *
+ * @since 0.1.0
+ */
+export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>, options: Options = {}) =>
+  layer(storage, { timeout: "60 seconds" })(`Storage contract: ${name}`, (it) => {
+    const customers = Effect.map(Storage, (s) => s.repository(Entities.customer))
+
+    it.effect("inserts, reads, updates with a version check and removes", () =>
+      Effect.gen(function* () {
+        const repo = yield* customers
+        const m = yield* Fixtures.merchantId
+        const c = yield* Fixtures.customer(m, { metadata: { plan: "pro" }, address: null })
+        yield* repo.insert(c)
+        const read = Option.getOrThrow(yield* repo.get(m, c.id))
+        expect(read).toEqual({ value: c, version: 1 })
+        const v2 = yield* repo.update({ ...c, name: "Grace" }, 1)
+        expect(v2).toBe(2)
+        expect(Option.getOrThrow(yield* repo.get(m, c.id)).value.name).toBe("Grace")
+        const stale = yield* Effect.either(repo.update({ ...c, name: "Stale" }, 1))
+        expect(Either.isLeft(stale) && stale.left._tag).toBe("VersionConflict")
+        expect(Option.getOrThrow(yield* repo.findBy(m, "email", c.email!)).value.id).toBe(c.id)
+        expect(yield* repo.remove(m, c.id)).toBe(true)
+        expect(Option.isNone(yield* repo.get(m, c.id))).toBe(true)
+        expect(yield* repo.remove(m, c.id)).toBe(false)
+      }))
+
+    it.effect("keeps bigint-sized values and nested data exactly", () =>
+      Effect.gen(function* () {
+        const storage = yield* Storage
+        const repo = storage.repository(Entities.invoice)
+        const m = yield* Fixtures.merchantId
+        const inv = yield* Fixtures.invoice(m, { amount: "9999999999999999.99", metadata: { "ключ": "värde" } })
+        yield* repo.insert(inv)
+        const read = Option.getOrThrow(yield* repo.get(m, inv.invoice_id)).value
+        expect(read).toEqual(inv)
+        const page = yield* repo.list(m, { limit: 10, filters: [{ column: "amount_minor", op: "in", values: ["999999999999999999"] }] })
+        expect(page.list.map((i) => i.invoice_id)).toEqual([inv.invoice_id])
+      }))
+
+    it.effect("filters in the store: in, overlaps, null checks, created_at ranges", () =>
+      Effect.gen(function* () {
+        const storage = yield* Storage
+        const repo = yield* customers
+        const m = yield* Fixtures.merchantId
+        const base = Date.UTC(2026, 0, 1)
+        const made = yield* Effect.forEach([0, 1, 2, 3, 4], (i) =>
+          Fixtures.customer(m, { created_at: base + i * 1000, payer_id: i % 2 === 0 ? `payer-${i}` : null, type: i % 2 === 0 ? "customer" : "guest" })
+        )
+        yield* Effect.forEach(made, (c) => repo.insert(c))
+        const ids = (p: Store.Page<Entities.CustomerRecord>) => p.list.map((c) => c.id)
+        expect(ids(yield* repo.list(m, { limit: 10, filters: [{ column: "type", op: "in", values: ["customer"] }] }))).toEqual([made[4]!.id, made[2]!.id, made[0]!.id])
+        expect(ids(yield* repo.list(m, { limit: 10, filters: [{ column: "payer_id", op: "in", values: ["payer-2", "nope"] }] }))).toEqual([made[2]!.id])
+        expect(ids(yield* repo.list(m, { limit: 10, filters: [{ column: "payer_id", op: "is_null" }] }))).toEqual([made[3]!.id, made[1]!.id])
+        expect((yield* repo.list(m, { limit: 10, filters: [{ column: "payer_id", op: "not_null" }] })).list).toHaveLength(3)
+        expect(ids(yield* repo.list(m, { limit: 10, created: { gt: base + 1000, lte: base + 3000 } }))).toEqual([made[3]!.id, made[2]!.id])
+        expect(ids(yield* repo.list(m, { limit: 10, created: { gte: base + 1000, lt: base + 3000 } }))).toEqual([made[2]!.id, made[1]!.id])
+        expect(ids(yield* repo.list(m, { limit: 10, filters: [{ column: "deleted", op: "in", values: [false] }], created: { lt: base + 1000 } }))).toEqual([made[0]!.id])
+
+        const products = storage.repository(Entities.product)
+        const p = (price_ids: ReadonlyArray<string>) =>
+          Effect.map(Ids.make("prd"), (id): Entities.ProductRecord => ({
+            id, merchant_id: m, name: "P", status: "active", merchant_product_id: null, category_id: "cat_1", description: null,
+            image_url: null, created_by: null, quantity_unit: null, features: [], metadata: {}, price_ids, created_at: Ids.timestampOf(id), updated_at: 0
+          }))
+        const p1 = yield* p(["pri_a", "pri_b"])
+        const p2 = yield* p(["pri_c"])
+        yield* products.insert(p1)
+        yield* products.insert(p2)
+        expect((yield* products.list(m, { limit: 10, filters: [{ column: "price_ids", op: "overlaps", values: ["pri_b", "pri_x"] }] })).list.map((x) => x.id)).toEqual([p1.id])
+      }))
+
+    it.effect("paginates newest first in both directions, ties on created_at broken by id", () =>
+      Effect.gen(function* () {
+        const repo = yield* customers
+        const m = yield* Fixtures.merchantId
+        const at = Date.UTC(2026, 1, 1)
+        // 23 rows in groups of 4 sharing one created_at
+        const rows = yield* Effect.forEach(Array.from({ length: 23 }, (_, i) => i), (i) => Fixtures.customer(m, { created_at: at + Math.floor(i / 4) * 1000 }))
+        yield* Effect.forEach(rows, (c) => repo.insert(c))
+        const expected = [...rows].sort((a, b) => b.created_at - a.created_at || (a.id < b.id ? 1 : -1)).map((c) => c.id)
+
+        const forward: Array<string> = []
+        let cursor: string | undefined
+        for (;;) {
+          const page = yield* repo.list(m, { limit: 5, starting_after: cursor })
+          forward.push(...page.list.map((c) => c.id))
+          if (!page.has_more) break
+          cursor = page.list[page.list.length - 1]!.id
+        }
+        expect(forward).toEqual(expected)
+
+        const backward: Array<string> = []
+        let before: string | undefined = expected[expected.length - 1]
+        for (;;) {
+          const page = yield* repo.list(m, { limit: 5, ending_before: before })
+          backward.unshift(...page.list.map((c) => c.id))
+          if (!page.has_more) break
+          before = page.list[0]!.id
+        }
+        expect(backward).toEqual(expected.slice(0, -1))
+
+        const first = yield* repo.list(m, { limit: 100 })
+        expect([first.list.length, first.has_more]).toEqual([23, false])
+        const exact = yield* repo.list(m, { limit: 23 })
+        expect(exact.has_more).toBe(false)
+        const one = yield* repo.list(m, { limit: 1, starting_after: expected[21] })
+        expect([one.list.map((c) => c.id), one.has_more]).toEqual([[expected[22]], false])
+      }))
+
+    it.effect("enforces the page rules: limit 1..100, one cursor, the cursor must be the merchant's", () =>
+      Effect.gen(function* () {
+        const repo = yield* customers
+        const m = yield* Fixtures.merchantId
+        const other = yield* Fixtures.merchantId
+        const foreign = yield* Fixtures.customer(other)
+        yield* repo.insert(foreign)
+        const fail = (q: Store.ListQuery) => Effect.flip(repo.list(m, q))
+        expect((yield* fail({ limit: 0 }))._tag).toBe("InvalidPage")
+        expect((yield* fail({ limit: 101 }))._tag).toBe("InvalidPage")
+        expect((yield* fail({ limit: 1.5 }))._tag).toBe("InvalidPage")
+        expect(yield* fail({ limit: 10, starting_after: "a", ending_before: "b" })).toMatchObject({ reason: "both_cursors" })
+        expect((yield* fail({ limit: 10, starting_after: foreign.id }))._tag).toBe("CursorNotFound")
+        expect((yield* fail({ limit: 10, ending_before: "cus_missing" }))._tag).toBe("CursorNotFound")
+      }))
+
+    it.effect("unique constraints surface as typed errors, per merchant, ignoring nulls", () =>
+      Effect.gen(function* () {
+        const storage = yield* Storage
+        const repo = yield* customers
+        const m = yield* Fixtures.merchantId
+        const other = yield* Fixtures.merchantId
+        yield* repo.insert(yield* Fixtures.customer(m, { payer_id: "p-1" }))
+        const dup = yield* Effect.flip(repo.insert(yield* Fixtures.customer(m, { payer_id: "p-1" })))
+        expect(dup).toMatchObject({ _tag: "UniqueViolation", entity: "customer", constraint: "customer_payer_id" })
+        yield* repo.insert(yield* Fixtures.customer(other, { payer_id: "p-1" }))
+        yield* repo.insert(yield* Fixtures.customer(m, { payer_id: null }))
+        yield* repo.insert(yield* Fixtures.customer(m, { payer_id: null }))
+        const second = yield* Fixtures.customer(m, { payer_id: "p-2" })
+        yield* repo.insert(second)
+        expect((yield* Effect.flip(repo.update({ ...second, payer_id: "p-1" }, 1)))._tag).toBe("UniqueViolation")
+        expect((yield* Effect.flip(repo.insert(second)))._tag).toBe("UniqueViolation")
+
+        const invoices = storage.repository(Entities.invoice)
+        yield* invoices.insert(yield* Fixtures.invoice(m, { cycle_index: 3, invoice_type: "renewal" }))
+        expect((yield* Effect.flip(invoices.insert(yield* Fixtures.invoice(m, { cycle_index: 3, invoice_type: "renewal" })))).constraint).toBe("invoice_cycle")
+        yield* invoices.insert(yield* Fixtures.invoice(m, { cycle_index: 3, invoice_type: "upgrade" }))
+        yield* invoices.insert(yield* Fixtures.invoice(m, { cycle_index: 3, invoice_type: "upgrade" }))
+        yield* invoices.insert(yield* Fixtures.invoice(m, { cycle_index: 4, invoice_type: "renewal" }))
+      }))
+
+    it.effect("a transaction that fails midway leaves no row and no event", () =>
+      Effect.gen(function* () {
+        const storage = yield* Storage
+        const repo = yield* customers
+        const m = yield* Fixtures.merchantId
+        const a = yield* Fixtures.customer(m)
+        const b = yield* Fixtures.customer(m)
+        const event = (id: string): Store.OutboxEvent => ({ id, merchant_id: m, type: "v2.test", business_id: a.id, content: "{}", sequence: 1, created_at: 1 })
+        const evtId = yield* Ids.make("evt")
+        const failed = yield* Effect.either(
+          storage.withTransaction(Effect.gen(function* () {
+            yield* repo.insert(a)
+            yield* storage.outbox.append([event(evtId)])
+            return yield* Effect.fail("injected failure after the first write" as const)
+          }))
+        )
+        expect(Either.isLeft(failed)).toBe(true)
+        const died = yield* Effect.exit(storage.withTransaction(Effect.zipRight(repo.insert(b), Effect.die("boom"))))
+        expect(died._tag).toBe("Failure")
+        expect(Option.isNone(yield* repo.get(m, a.id))).toBe(true)
+        expect(Option.isNone(yield* repo.get(m, b.id))).toBe(true)
+        expect((yield* storage.repository(Entities.webhookEvent).list(m, { limit: 10 })).list).toEqual([])
+        // and a successful one commits both
+        yield* storage.withTransaction(Effect.zipRight(repo.insert(a), storage.outbox.append([event(evtId)])))
+        expect(Option.isSome(yield* repo.get(m, a.id))).toBe(true)
+        expect((yield* storage.repository(Entities.webhookEvent).list(m, { limit: 10 })).list.map((e) => e.id)).toEqual([evtId])
+      }))
+
+    it.effect("tenant isolation: no method reaches another merchant's rows", () =>
+      Effect.gen(function* () {
+        const repo = yield* customers
+        const a = yield* Fixtures.merchantId
+        const b = yield* Fixtures.merchantId
+        const theirs = yield* Fixtures.customer(b, { payer_id: "shared" })
+        yield* repo.insert(theirs)
+        expect(Option.isNone(yield* repo.get(a, theirs.id))).toBe(true)
+        expect(Option.isNone(yield* repo.findBy(a, "payer_id", "shared"))).toBe(true)
+        expect((yield* repo.list(a, { limit: 100 })).list).toEqual([])
+        expect(yield* repo.remove(a, theirs.id)).toBe(false)
+        expect((yield* Effect.flip(repo.update({ ...theirs, merchant_id: a, name: "hijack" }, 1)))._tag).toBe("VersionConflict")
+        expect(Option.getOrThrow(yield* repo.get(b, theirs.id)).value.name).toBe(theirs.name)
+      }))
+
+    it.effect("lookup finds a unique value across merchants (API keys by hash)", () =>
+      Effect.gen(function* () {
+        const keys = (yield* Storage).repository(Entities.apiKey)
+        const m = yield* Fixtures.merchantId
+        const id = yield* Ids.make("key")
+        const hash = `hash-${id}`
+        yield* keys.insert({ id, merchant_id: m, lookup_hash: hash, ciphertext: "c", last4: "abcd", mode: "sandbox", status: "active", expires_at: null, replaced_by: null, created_at: 1 })
+        expect(Option.getOrThrow(yield* keys.lookup("lookup_hash", hash)).value.merchant_id).toBe(m)
+        expect(Option.isNone(yield* keys.lookup("lookup_hash", "nope"))).toBe(true)
+      }))
+
+    it.effect("outbox: append, claim with a lease, complete, sequences", () =>
+      Effect.gen(function* () {
+        const { outbox } = yield* Storage
+        const m = yield* Fixtures.merchantId
+        const ids = yield* Effect.forEach([1, 2, 3], () => Ids.make("evt"))
+        const now = 4_000_000_000_000 + Math.floor(Math.random() * 1_000_000)
+        expect(yield* outbox.nextSequence(m, "sub_x")).toBe(1)
+        yield* outbox.append(ids.map((id, i) => ({ id, merchant_id: m, type: "v2.test", business_id: "sub_x", content: `{"n":${i}}`, sequence: i + 1, created_at: now + i })))
+        expect(yield* outbox.nextSequence(m, "sub_x")).toBe(4)
+        const mine = (events: ReadonlyArray<Store.OutboxEvent>) => events.filter((e) => e.merchant_id === m)
+        const first = mine(yield* outbox.claim({ now: now + 10, limit: 1000, leaseMs: 30_000, owner: "w1" }))
+        expect(first.map((e) => e.id)).toEqual(ids)
+        expect(mine(yield* outbox.claim({ now: now + 20, limit: 1000, leaseMs: 30_000, owner: "w2" }))).toEqual([])
+        expect(yield* outbox.complete(ids[0]!, "w2")).toBe(false)
+        expect(yield* outbox.complete(ids[0]!, "w1")).toBe(true)
+        const again = mine(yield* outbox.claim({ now: now + 40_000, limit: 1000, leaseMs: 30_000, owner: "w2" }))
+        expect(again.map((e) => e.id)).toEqual(ids.slice(1))
+        expect(again[0]!.content).toBe(`{"n":1}`)
+      }))
+
+    it.effect("work queue: due items only, leased, completed once, reschedules win", () =>
+      Effect.gen(function* () {
+        const { workQueue } = yield* Storage
+        const m = yield* Fixtures.merchantId
+        yield* workQueue.schedule({ merchant_id: m, kind: "renewal", subject_id: "sub_1", due_at: 100 })
+        yield* workQueue.schedule({ merchant_id: m, kind: "renewal", subject_id: "sub_2", due_at: 200 })
+        yield* workQueue.schedule({ merchant_id: m, kind: "renewal", subject_id: "sub_2", due_at: 300 })
+        expect(Option.getOrThrow(yield* workQueue.nextDue(m))).toBe(100)
+        const claim = (now: number, owner: string) => workQueue.claim({ now, limit: 10, leaseMs: 1000, owner, merchantId: m })
+        const got = yield* claim(250, "w1")
+        expect(got.map((w) => [w.subject_id, w.attempts])).toEqual([["sub_1", 1]])
+        expect(yield* claim(260, "w2")).toEqual([])
+        // rescheduled while leased: the old claim cannot complete it
+        yield* workQueue.schedule({ merchant_id: m, kind: "renewal", subject_id: "sub_1", due_at: 5000 })
+        expect(yield* workQueue.complete(got[0]!, "w1")).toBe(false)
+        const later = yield* claim(6000, "w2")
+        expect(later.map((w) => w.subject_id).sort()).toEqual(["sub_1", "sub_2"])
+        for (const w of later) expect(yield* workQueue.complete(w, "w2")).toBe(true)
+        expect(Option.isNone(yield* workQueue.nextDue(m))).toBe(true)
+        yield* workQueue.schedule({ merchant_id: m, kind: "trial_end", subject_id: "sub_3", due_at: 1 })
+        yield* workQueue.cancel(m, "trial_end", "sub_3")
+        expect(yield* claim(10_000, "w3")).toEqual([])
+      }))
+
+    it.effect("idempotency records: one per (merchant, Request-Id)", () =>
+      Effect.gen(function* () {
+        const { idempotency } = yield* Storage
+        const m = yield* Fixtures.merchantId
+        const rec = { merchant_id: m, request_id: "req-1", fingerprint: "POST /x h1", state: "in_progress" as const, status: null, response: null, created_at: 1000, expires_at: 1000 + 86_400_000 }
+        expect(yield* idempotency.begin(rec)).toEqual({ created: true })
+        const again = yield* idempotency.begin({ ...rec, created_at: 2000 })
+        expect(again.created === false && again.existing.state).toBe("in_progress")
+        yield* idempotency.complete(m, "req-1", 200, `{"code":"success"}`)
+        const done = yield* idempotency.begin({ ...rec, created_at: 3000 })
+        expect(done.created === false && [done.existing.status, done.existing.response]).toEqual([200, `{"code":"success"}`])
+        const other = yield* Fixtures.merchantId
+        expect(yield* idempotency.begin({ ...rec, merchant_id: other })).toEqual({ created: true })
+        yield* idempotency.release(m, "req-1")
+        expect(yield* idempotency.begin({ ...rec, created_at: 4000 })).toEqual({ created: true })
+        expect(yield* idempotency.begin({ ...rec, request_id: "req-2", created_at: 0, expires_at: 10 })).toEqual({ created: true })
+        expect(yield* idempotency.begin({ ...rec, request_id: "req-2", created_at: 20 })).toEqual({ created: true })
+      }))
+
+    if (options.concurrent) {
+      describe("concurrency", () => {
+        it.effect("two concurrent claimers never get the same work item", () =>
+          Effect.gen(function* () {
+            const { workQueue } = yield* Storage
+            const m = yield* Fixtures.merchantId
+            yield* Effect.forEach(Array.from({ length: 200 }, (_, i) => i), (i) =>
+              workQueue.schedule({ merchant_id: m, kind: "renewal", subject_id: `sub_${i}`, due_at: i })
+            )
+            const worker = (owner: string) =>
+              Effect.gen(function* () {
+                const got: Array<string> = []
+                for (;;) {
+                  const batch = yield* workQueue.claim({ now: 1000, limit: 7, leaseMs: 60_000, owner, merchantId: m })
+                  if (batch.length === 0) return got
+                  got.push(...batch.map((w) => w.subject_id))
+                }
+              })
+            const [a, b] = yield* Effect.all([worker("a"), worker("b")], { concurrency: 2 })
+            expect(a.length + b.length).toBe(200)
+            expect(new Set([...a, ...b]).size).toBe(200)
+            expect(a.length).toBeGreaterThan(0)
+            expect(b.length).toBeGreaterThan(0)
+          }))
+
+        it.effect("concurrent inserts of one unique value: exactly one wins", () =>
+          Effect.gen(function* () {
+            const repo = yield* customers
+            const m = yield* Fixtures.merchantId
+            const attempts = yield* Effect.forEach(Array.from({ length: 8 }, () => 0), () => Fixtures.customer(m, { payer_id: "race" }))
+            const results = yield* Effect.forEach(attempts, (c) => Effect.either(repo.insert(c)), { concurrency: 8 })
+            expect(results.filter(Either.isRight)).toHaveLength(1)
+          }))
+      })
+    }
+  })

@@ -1,0 +1,8 @@
+/**
+ * @recur/testing — in-memory storage, fixtures and the port contract suites.
+ *
+ * @since 0.1.0
+ */
+export * as Fixtures from "./Fixtures.js"
+export * as MemoryStorage from "./MemoryStorage.js"
+export * as StorageContract from "./StorageContract.js"

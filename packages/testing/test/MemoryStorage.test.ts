@@ -1,0 +1,3 @@
+import { MemoryStorage, StorageContract } from "../src/index.js"
+
+StorageContract.suite("memory", MemoryStorage.layer)
