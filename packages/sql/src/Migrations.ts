@@ -1,0 +1,116 @@
+/**
+ * Recur's schema, as migrations bundled in code (`Migrator.fromRecord`) with their own
+ * migrations table `recur_migrations`, so a host application can run them inside its own
+ * database next to its own tables.
+ *
+ * @since 0.1.0
+ */
+import * as Migrator from "@effect/sql/Migrator"
+import * as SqlClient from "@effect/sql/SqlClient"
+import { Effect } from "effect"
+
+const entityTable = (table: string, columns: string) => `
+  create table if not exists ${table} (
+    id text primary key,
+    merchant_id text not null,
+    created_at timestamptz not null,
+    version integer not null default 1,
+    data jsonb not null${columns ? `,\n    ${columns}` : ""}
+  );
+  create index if not exists ${table}_page on ${table} (merchant_id, created_at desc, id desc);`
+
+/**
+ * The first schema: one table per entity (indexed columns + the record as `jsonb`), the
+ * outbox, the work queue and idempotency records. Every table is keyed by `merchant_id`;
+ * unique indexes make duplicates impossible.
+ */
+const initial = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const statements = [
+    entityTable("recur_merchants", "mode text not null"),
+    entityTable("recur_api_keys", "lookup_hash text not null, status text not null"),
+    // An API key hash identifies one key across all merchants (authentication finds the tenant by it).
+    `create unique index if not exists api_key_lookup_hash on recur_api_keys (lookup_hash);`,
+    entityTable("recur_customers", "email text, payer_id text, type text not null, deleted boolean not null default false"),
+    `create unique index if not exists customer_payer_id on recur_customers (merchant_id, payer_id);`,
+    `create index if not exists recur_customers_email on recur_customers (merchant_id, email);`,
+    entityTable("recur_categories", "default_key text, status text not null"),
+    `create unique index if not exists category_default on recur_categories (merchant_id, default_key);`,
+    entityTable("recur_products", "status text not null, category_id text not null, price_ids jsonb not null default '[]'"),
+    `create index if not exists recur_products_price_ids on recur_products using gin (price_ids);`,
+    entityTable("recur_prices", "product_id text not null, merchant_price_id text, status text not null"),
+    `create unique index if not exists price_merchant_price_id on recur_prices (merchant_id, merchant_price_id);`,
+    entityTable("recur_price_versions", "price_id text not null, product_id text not null, biz_status text not null"),
+    `create index if not exists recur_price_versions_price on recur_price_versions (merchant_id, price_id);`,
+    entityTable("recur_checkout_sessions", "status text not null, customer_id text"),
+    entityTable(
+      "recur_subscriptions",
+      "status text not null, customer_id text not null, order_id text, source_trade_id text, billing_cycle_unit text not null, price_id text not null"
+    ),
+    `create index if not exists recur_subscriptions_customer on recur_subscriptions (merchant_id, customer_id);`,
+    entityTable("recur_trades", "trade_status text not null, order_id text, customer_id text not null, amount_minor bigint not null, currency text not null"),
+    `create index if not exists recur_trades_customer on recur_trades (merchant_id, customer_id);`,
+    entityTable(
+      "recur_invoices",
+      "trade_id text, order_id text, subscription_id text, customer_id text not null, biz_status text not null, invoice_type text not null, cycle_index integer not null, amount_minor bigint not null, currency text not null, cycle_key text"
+    ),
+    // One initial/trial/renewal invoice per (subscription, cycle, type): cycle_key is
+    // "<subscription_id>:<cycle_index>:<invoice_type>" for those types and null for refunds and upgrades.
+    `create unique index if not exists invoice_cycle on recur_invoices (merchant_id, cycle_key);`,
+    `create index if not exists recur_invoices_subscription on recur_invoices (merchant_id, subscription_id);`,
+    entityTable("recur_refunds", "trade_id text not null, refund_status text not null, amount_minor bigint not null, currency text not null"),
+    `create index if not exists recur_refunds_trade on recur_refunds (merchant_id, trade_id);`,
+    entityTable("recur_usage_records", "subscription_id text not null, event_id text not null, cycle_index integer not null"),
+    `create unique index if not exists usage_event on recur_usage_records (merchant_id, subscription_id, event_id);`,
+    entityTable("recur_webhook_endpoints", "status text not null"),
+    entityTable(
+      "recur_events",
+      "business_id text not null, type text not null, sequence integer not null, dispatched boolean not null default false, lease_owner text, lease_until bigint not null default 0"
+    ),
+    `create index if not exists recur_events_due on recur_events (created_at, id) where not dispatched;`,
+    `create index if not exists recur_events_business on recur_events (merchant_id, business_id, sequence);`,
+    entityTable("recur_webhook_deliveries", "event_id text not null, endpoint_id text not null, status text not null"),
+    `create unique index if not exists delivery_event_endpoint on recur_webhook_deliveries (merchant_id, event_id, endpoint_id);`,
+    `create table if not exists recur_work_items (
+      merchant_id text not null,
+      kind text not null,
+      subject_id text not null,
+      due_at bigint not null,
+      attempts integer not null default 0,
+      lease_owner text,
+      lease_until bigint not null default 0,
+      primary key (merchant_id, kind, subject_id)
+    );`,
+    `create index if not exists recur_work_items_due on recur_work_items (due_at);`,
+    `create table if not exists recur_idempotency (
+      merchant_id text not null,
+      request_id text not null,
+      fingerprint text not null,
+      state text not null,
+      status integer,
+      response text,
+      created_at bigint not null,
+      expires_at bigint not null,
+      primary key (merchant_id, request_id)
+    );`
+  ]
+  for (const statement of statements) yield* sql.unsafe(statement)
+})
+
+/**
+ * Every migration, by id and name.
+ *
+ * @since 0.1.0
+ */
+export const migrations = {
+  "0001_initial": initial
+}
+
+/**
+ * Runs every pending migration (a no-op when up to date) and returns those it ran.
+ *
+ * @example
+ * yield* Migrations.run // inside the host's own database, next to its tables
+ * @since 0.1.0
+ */
+export const run = Migrator.make({})({ loader: Migrator.fromRecord(migrations), table: "recur_migrations" })

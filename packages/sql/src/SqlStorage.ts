@@ -1,0 +1,289 @@
+/**
+ * {@link Store.Storage} on `@effect/sql`: the same code serves PostgreSQL (`@effect/sql-pg`)
+ * and embedded PGlite. Records live as `jsonb` beside their indexed columns; lists, filters and
+ * cursors are evaluated in SQL; claims use `FOR UPDATE SKIP LOCKED`; SQL errors are defects,
+ * except unique violations, which are typed.
+ *
+ * @since 0.1.0
+ */
+import * as SqlClient from "@effect/sql/SqlClient"
+import type * as Statement from "@effect/sql/Statement"
+import { Store } from "@recur/core"
+import { Effect, Layer, Option, Schema } from "effect"
+
+const toParam = (v: Store.ColumnValue): unknown =>
+  typeof v === "bigint" ? v.toString() : Array.isArray(v) ? JSON.stringify(v) : v
+
+const num = (v: unknown): number => (typeof v === "number" ? v : Number(v))
+
+/**
+ * Builds the storage on the ambient `SqlClient`.
+ *
+ * @since 0.1.0
+ */
+export const make = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+
+  const repository = <A, I>(entity: Store.Entity<A, I>): Store.Repository<A> => {
+    const table = sql(entity.table)
+    const encode = Schema.encode(entity.schema)
+    const decode = Schema.decodeUnknown(entity.schema)
+    const columnNames = Object.keys(entity.columns)
+    const hasUnique = entity.unique.length > 0
+
+    const row = (a: A) =>
+      Effect.map(Effect.orDie(encode(a)), (encoded) => {
+        const r: Record<string, unknown> = {
+          id: entity.id(a),
+          merchant_id: entity.merchantId(a),
+          created_at: new Date(entity.createdAt(a)),
+          data: JSON.stringify(encoded)
+        }
+        for (const c of columnNames) r[c] = toParam(entity.columns[c]!(a))
+        return r
+      })
+
+    const versioned = (r: { data: unknown; version: unknown }) =>
+      Effect.map(Effect.orDie(decode(typeof r.data === "string" ? JSON.parse(r.data) : r.data)), (value) => ({ value, version: num(r.version) }))
+
+    /** Which unique constraint a conflicting record hits (after ON CONFLICT DO NOTHING). */
+    const whichConstraint = (a: A, r: Record<string, unknown>) =>
+      Effect.gen(function* () {
+        const pk = yield* sql`select 1 from ${table} where id = ${r.id as string}`
+        if (pk.length > 0) return "primary_key"
+        for (const u of entity.unique) {
+          const values = u.columns.map((c) => r[c])
+          if (values.some((v) => v === null || v === undefined)) continue
+          const clauses = u.columns.map((c, i) => sql`${sql(c)} = ${values[i] as string}`)
+          const hit = yield* sql`select 1 from ${table} where merchant_id = ${entity.merchantId(a)} and ${sql.and(clauses)} and id <> ${r.id as string}`
+          if (hit.length > 0) return u.name
+        }
+        return "unknown"
+      })
+
+    const uniqueFromError = (e: unknown): string | undefined => {
+      const cause = (e as { cause?: { code?: string; constraint?: string } }).cause
+      return cause?.code === "23505" ? (cause.constraint ?? "unknown") : undefined
+    }
+
+    const filterClause = (f: Store.Filter): Statement.Fragment => {
+      const col = sql(f.column)
+      switch (f.op) {
+        case "in":
+          return f.values.length === 0 ? sql.literal("false") : sql`${col} in ${sql.in(f.values.map((v) => v as string))}`
+        case "overlaps":
+          return f.values.length === 0
+            ? sql.literal("false")
+            : sql`exists (select 1 from jsonb_array_elements_text(${col}) x(v) where x.v in ${sql.in([...f.values])})`
+        case "is_null":
+          return sql`${col} is null`
+        case "not_null":
+          return sql`${col} is not null`
+      }
+    }
+
+    return {
+      insert: (a) =>
+        Effect.gen(function* () {
+          const r = yield* row(a)
+          const inserted = yield* sql`insert into ${table} ${sql.insert(r)} on conflict do nothing returning id`.pipe(Effect.orDie)
+          if (inserted.length === 0) {
+            const constraint = yield* Effect.orDie(whichConstraint(a, r))
+            return yield* Effect.fail(new Store.UniqueViolation({ entity: entity.name, constraint }))
+          }
+        }),
+      update: (a, expectedVersion) =>
+        Effect.gen(function* () {
+          const r = yield* row(a)
+          const { created_at: _c, id, merchant_id, ...rest } = r
+          const statement = sql`update ${table} set ${sql.update({ ...rest, version: expectedVersion + 1 })}
+            where id = ${id as string} and merchant_id = ${merchant_id as string} and version = ${expectedVersion} returning version`
+          // A unique violation aborts a Postgres transaction: run updates of constrained
+          // entities in a savepoint so the caller can handle the typed error.
+          const updated = yield* (hasUnique ? sql.withTransaction(statement) : statement).pipe(
+            Effect.catchAll((e) => {
+              const constraint = uniqueFromError(e)
+              return constraint ? Effect.fail(new Store.UniqueViolation({ entity: entity.name, constraint })) : Effect.die(e)
+            })
+          )
+          if (updated.length === 0) return yield* Effect.fail(new Store.VersionConflict({ entity: entity.name, id: id as string }))
+          return num(updated[0]!.version)
+        }),
+      get: (merchantId, id) =>
+        Effect.gen(function* () {
+          const rows = yield* sql<{ data: unknown; version: unknown }>`select data, version from ${table} where merchant_id = ${merchantId} and id = ${id}`.pipe(Effect.orDie)
+          return rows[0] ? Option.some(yield* versioned(rows[0])) : Option.none()
+        }),
+      findBy: (merchantId, column, value) =>
+        Effect.gen(function* () {
+          const rows = yield* sql<{ data: unknown; version: unknown }>`select data, version from ${table} where merchant_id = ${merchantId} and ${sql(column)} = ${value as string} order by created_at desc, id desc limit 1`.pipe(Effect.orDie)
+          return rows[0] ? Option.some(yield* versioned(rows[0])) : Option.none()
+        }),
+      lookup: (column, value) =>
+        Effect.gen(function* () {
+          const rows = yield* sql<{ data: unknown; version: unknown }>`select data, version from ${table} where ${sql(column)} = ${value} limit 1`.pipe(Effect.orDie)
+          return rows[0] ? Option.some(yield* versioned(rows[0])) : Option.none()
+        }),
+      remove: (merchantId, id) =>
+        Effect.map(Effect.orDie(sql`delete from ${table} where merchant_id = ${merchantId} and id = ${id} returning id`), (r) => r.length > 0),
+      list: (merchantId, query) =>
+        Effect.gen(function* () {
+          const bad = Store.checkPage(query)
+          if (bad) return yield* Effect.fail(bad)
+          const cursorId = query.starting_after ?? query.ending_before
+          if (cursorId !== undefined) {
+            const found = yield* Effect.orDie(sql`select 1 from ${table} where merchant_id = ${merchantId} and id = ${cursorId}`)
+            if (found.length === 0) return yield* Effect.fail(new Store.CursorNotFound({ entity: entity.name, cursor: cursorId }))
+          }
+          const clauses: Array<Statement.Fragment> = [sql`merchant_id = ${merchantId}`]
+          for (const f of query.filters ?? []) clauses.push(filterClause(f))
+          const c = query.created
+          if (c?.gt !== undefined) clauses.push(sql`created_at > ${new Date(c.gt)}`)
+          if (c?.gte !== undefined) clauses.push(sql`created_at >= ${new Date(c.gte)}`)
+          if (c?.lt !== undefined) clauses.push(sql`created_at < ${new Date(c.lt)}`)
+          if (c?.lte !== undefined) clauses.push(sql`created_at <= ${new Date(c.lte)}`)
+          const cursorRow = cursorId !== undefined ? sql`(select created_at, id from ${table} where merchant_id = ${merchantId} and id = ${cursorId})` : undefined
+          const backwards = query.ending_before !== undefined
+          if (cursorRow) clauses.push(backwards ? sql`(created_at, id) > ${cursorRow}` : sql`(created_at, id) < ${cursorRow}`)
+          const order = backwards ? sql.literal("created_at asc, id asc") : sql.literal("created_at desc, id desc")
+          const rows = yield* sql<{ data: unknown; version: unknown }>`select data, version from ${table} where ${sql.and(clauses)} order by ${order} limit ${query.limit + 1}`.pipe(Effect.orDie)
+          const has_more = rows.length > query.limit
+          const page = rows.slice(0, query.limit)
+          if (backwards) page.reverse()
+          const list = yield* Effect.forEach(page, (r) => Effect.map(versioned(r), (v) => v.value))
+          return { list, has_more }
+        })
+    }
+  }
+
+  const repositories = new Map<string, Store.Repository<any>>()
+
+  const eventRow = (e: Store.OutboxEvent) => ({
+    id: e.id,
+    merchant_id: e.merchant_id,
+    created_at: new Date(e.created_at),
+    data: JSON.stringify(e),
+    business_id: e.business_id,
+    type: e.type,
+    sequence: e.sequence
+  })
+  const toEvent = (data: unknown): Store.OutboxEvent => (typeof data === "string" ? JSON.parse(data) : data) as Store.OutboxEvent
+
+  const outbox: Store.Outbox = {
+    append: (events) =>
+      events.length === 0 ? Effect.void : Effect.orDie(Effect.asVoid(sql`insert into recur_events ${sql.insert(events.map(eventRow))}`)),
+    claim: ({ leaseMs, limit, now, owner }) =>
+      Effect.map(
+        Effect.orDie(sql<{ data: unknown }>`update recur_events set lease_owner = ${owner}, lease_until = ${now + leaseMs}
+          where id in (select id from recur_events where not dispatched and lease_until <= ${now}
+                       order by created_at, id limit ${limit} for update skip locked)
+          returning data`),
+        (rows) => rows.map((r) => toEvent(r.data)).sort((a, b) => a.created_at - b.created_at || (a.id < b.id ? -1 : 1))
+      ),
+    complete: (id, owner) =>
+      Effect.map(
+        Effect.orDie(sql`update recur_events set dispatched = true where id = ${id} and lease_owner = ${owner} and not dispatched returning id`),
+        (r) => r.length > 0
+      ),
+    nextSequence: (merchantId, businessId) =>
+      Effect.map(
+        Effect.orDie(sql<{ next: unknown }>`select coalesce(max(sequence), 0) + 1 as next from recur_events where merchant_id = ${merchantId} and business_id = ${businessId}`),
+        (r) => num(r[0]!.next)
+      )
+  }
+
+  const workQueue: Store.WorkQueue = {
+    schedule: (item) =>
+      Effect.orDie(
+        Effect.asVoid(sql`insert into recur_work_items (merchant_id, kind, subject_id, due_at)
+          values (${item.merchant_id}, ${item.kind}, ${item.subject_id}, ${item.due_at})
+          on conflict (merchant_id, kind, subject_id)
+          do update set due_at = excluded.due_at, lease_owner = null, lease_until = 0`)
+      ),
+    cancel: (merchantId, kind, subjectId) =>
+      Effect.orDie(Effect.asVoid(sql`delete from recur_work_items where merchant_id = ${merchantId} and kind = ${kind} and subject_id = ${subjectId}`)),
+    claim: ({ leaseMs, limit, merchantId, now, owner }) =>
+      Effect.map(
+        Effect.orDie(sql<{ merchant_id: string; kind: string; subject_id: string; due_at: unknown; attempts: unknown }>`
+          update recur_work_items w set lease_owner = ${owner}, lease_until = ${now + leaseMs}, attempts = w.attempts + 1
+          from (select merchant_id, kind, subject_id from recur_work_items
+                where due_at <= ${now} and lease_until <= ${now}
+                ${merchantId !== undefined ? sql`and merchant_id = ${merchantId}` : sql.literal("")}
+                order by due_at limit ${limit} for update skip locked) due
+          where w.merchant_id = due.merchant_id and w.kind = due.kind and w.subject_id = due.subject_id
+          returning w.merchant_id, w.kind, w.subject_id, w.due_at, w.attempts`),
+        (rows) =>
+          rows
+            .map((r) => ({ merchant_id: r.merchant_id, kind: r.kind, subject_id: r.subject_id, due_at: num(r.due_at), attempts: num(r.attempts) }))
+            .sort((a, b) => a.due_at - b.due_at)
+      ),
+    complete: (item, owner) =>
+      Effect.map(
+        Effect.orDie(sql`delete from recur_work_items where merchant_id = ${item.merchant_id} and kind = ${item.kind}
+          and subject_id = ${item.subject_id} and lease_owner = ${owner} and due_at = ${item.due_at} returning kind`),
+        (r) => r.length > 0
+      ),
+    nextDue: (merchantId) =>
+      Effect.map(
+        Effect.orDie(sql<{ due: unknown }>`select min(due_at) as due from recur_work_items where merchant_id = ${merchantId}`),
+        (r) => (r[0]?.due === null || r[0]?.due === undefined ? Option.none() : Option.some(num(r[0].due)))
+      )
+  }
+
+  type IdemRow = { merchant_id: string; request_id: string; fingerprint: string; state: string; status: unknown; response: string | null; created_at: unknown; expires_at: unknown }
+  const toIdem = (r: IdemRow): Store.IdempotencyRecord => ({
+    merchant_id: r.merchant_id,
+    request_id: r.request_id,
+    fingerprint: r.fingerprint,
+    state: r.state as Store.IdempotencyRecord["state"],
+    status: r.status === null ? null : num(r.status),
+    response: r.response,
+    created_at: num(r.created_at),
+    expires_at: num(r.expires_at)
+  })
+
+  const idempotency: Store.IdempotencyStore = {
+    begin: (record) =>
+      Effect.orDie(
+        Effect.gen(function* () {
+          const claimed = yield* sql`insert into recur_idempotency ${sql.insert({ ...record })}
+            on conflict (merchant_id, request_id) do update
+              set fingerprint = excluded.fingerprint, state = excluded.state, status = null, response = null,
+                  created_at = excluded.created_at, expires_at = excluded.expires_at
+              where recur_idempotency.expires_at <= excluded.created_at
+            returning request_id`
+          if (claimed.length > 0) return { created: true as const }
+          const rows = yield* sql<IdemRow>`select * from recur_idempotency where merchant_id = ${record.merchant_id} and request_id = ${record.request_id}`
+          return rows[0] ? { created: false as const, existing: toIdem(rows[0]) } : { created: true as const }
+        })
+      ),
+    complete: (merchantId, requestId, status, response) =>
+      Effect.orDie(Effect.asVoid(sql`update recur_idempotency set state = 'completed', status = ${status}, response = ${response}
+        where merchant_id = ${merchantId} and request_id = ${requestId}`)),
+    release: (merchantId, requestId) =>
+      Effect.orDie(Effect.asVoid(sql`delete from recur_idempotency where merchant_id = ${merchantId} and request_id = ${requestId}`))
+  }
+
+  return Store.Storage.of({
+    repository: <A, I>(entity: Store.Entity<A, I>) => {
+      let r = repositories.get(entity.name)
+      if (!r) {
+        r = repository(entity)
+        repositories.set(entity.name, r)
+      }
+      return r as Store.Repository<A>
+    },
+    withTransaction: (effect) =>
+      sql.withTransaction(effect).pipe(Effect.catchTag("SqlError", (e) => Effect.die(e))) as typeof effect,
+    outbox,
+    workQueue,
+    idempotency
+  })
+})
+
+/**
+ * The storage on a `SqlClient` provided by the host (its own Postgres pool, say).
+ *
+ * @since 0.1.0
+ */
+export const layer: Layer.Layer<Store.Storage, never, SqlClient.SqlClient> = Layer.effect(Store.Storage, make)

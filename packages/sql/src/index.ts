@@ -1,0 +1,8 @@
+/**
+ * @recur/sql — Recur's storage on PostgreSQL and embedded PGlite.
+ *
+ * @since 0.1.0
+ */
+export * as Migrations from "./Migrations.js"
+export * as Pg from "./Pg.js"
+export * as SqlStorage from "./SqlStorage.js"
