@@ -1,8 +1,15 @@
 import { Pg } from "@recur/sql"
-import { StorageContract } from "@recur/testing"
+import { ServicesContract, StorageContract } from "@recur/testing"
 import { freshPostgresUrl } from "./postgres.js"
 
-StorageContract.suite("PGlite", Pg.layerPglite())
+// One PGlite for the whole file: the suites work in fresh merchants, so they share it.
+const pglite = Pg.layerPglite()
+StorageContract.suite("PGlite", pglite)
+ServicesContract.suite("PGlite", pglite)
 
 const url = process.env.RECUR_TEST_DATABASE_URL
-if (url) StorageContract.suite("PostgreSQL", Pg.layerPgUrl({ url: await freshPostgresUrl(url) }), { concurrent: true })
+if (url) {
+  const postgres = Pg.layerPgUrl({ url: await freshPostgresUrl(url) })
+  StorageContract.suite("PostgreSQL", postgres, { concurrent: true })
+  ServicesContract.suite("PostgreSQL", postgres)
+}

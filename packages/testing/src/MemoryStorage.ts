@@ -81,7 +81,7 @@ export const make = Effect.gen(function* () {
       id: entity.id(a),
       merchantId: entity.merchantId(a),
       createdAt: entity.createdAt(a),
-      columns: Object.fromEntries(Object.entries(entity.columns).map(([k, f]) => [k, f(a)]))
+      columns: { id: entity.id(a), ...Object.fromEntries(Object.entries(entity.columns).map(([k, f]) => [k, f(a)])) }
     })
     const conflict = (row: Row): Store.UniqueViolation | undefined => {
       for (const u of entity.unique) {

@@ -5,4 +5,5 @@
  */
 export * as Fixtures from "./Fixtures.js"
 export * as MemoryStorage from "./MemoryStorage.js"
+export * as ServicesContract from "./ServicesContract.js"
 export * as StorageContract from "./StorageContract.js"

@@ -1,3 +1,5 @@
-import { MemoryStorage, StorageContract } from "../src/index.js"
+import { MemoryStorage, ServicesContract, StorageContract } from "../src/index.js"
 
 StorageContract.suite("memory", MemoryStorage.layer)
+
+ServicesContract.suite("memory", MemoryStorage.layer)

@@ -1,0 +1,198 @@
+/**
+ * Merchants and their API keys. Keys are stored as a SHA-256 lookup hash plus an AES-256-GCM
+ * ciphertext (webhook signing needs the raw key); the full key is returned once, at creation.
+ *
+ * @since 0.1.0
+ */
+import { DateTime, Effect, Either, Option } from "effect"
+import * as Entities from "./Entities.js"
+import * as Errors from "./Errors.js"
+import * as Ids from "./Ids.js"
+import * as Merchant from "./Merchant.js"
+import * as Money from "./Money.js"
+import * as Proration from "./Proration.js"
+import * as Secrets from "./Secrets.js"
+import * as Store from "./Store.js"
+
+/**
+ * What a new merchant needs.
+ *
+ * @since 0.1.0
+ */
+export interface CreateMerchant {
+  readonly name: string
+  /** Primary currency (ISO 4217). */
+  readonly currency: string
+  readonly mode?: "sandbox" | "live"
+  /** A sandbox clock frozen at this instant (Unix ms); moves only through `advanceClock`. */
+  readonly frozen_time?: number
+  readonly proration_policy?: string
+  readonly proration_credit?: Proration.CreditMode
+  readonly dunning_final_state?: "unpaid" | "canceled"
+}
+
+/**
+ * An API key, shown in full only here.
+ *
+ * @since 0.1.0
+ */
+export interface IssuedKey {
+  readonly key_id: string
+  readonly api_key: string
+  readonly last4: string
+}
+
+/**
+ * The default grace period of a rotated key: 3 minutes.
+ *
+ * @since 0.1.0
+ */
+export const DEFAULT_GRACE_MS = 3 * 60_000
+
+const KEY_FORMAT = /^sk_(test|live)_[A-Za-z0-9]{20,64}$/
+
+/**
+ * Merchants and API keys.
+ *
+ * @since 0.1.0
+ */
+export class Merchants extends Effect.Service<Merchants>()("@recur/core/Merchants", {
+  effect: Effect.gen(function* () {
+    const storage = yield* Store.Storage
+    const secrets = yield* Secrets.Secrets
+    const merchants = storage.repository(Entities.merchant)
+    const keys = storage.repository(Entities.apiKey)
+    const categories = storage.repository(Entities.category)
+
+    const now = Effect.clockWith((c) => c.currentTimeMillis)
+
+    const issueKey = (merchant_id: string, mode: "sandbox" | "live") =>
+      Effect.gen(function* () {
+        const id = yield* Ids.make(Ids.prefixes.apiKey)
+        const api_key = `sk_${mode === "sandbox" ? "test" : "live"}_${Secrets.randomToken(24)}`
+        const record: Entities.ApiKeyRecord = {
+          id,
+          merchant_id,
+          lookup_hash: yield* secrets.hash(api_key),
+          ciphertext: yield* secrets.encrypt(api_key),
+          last4: api_key.slice(-4),
+          mode,
+          status: "active",
+          expires_at: null,
+          replaced_by: null,
+          created_at: yield* now
+        }
+        yield* Effect.orDie(keys.insert(record))
+        return { key_id: id, api_key, last4: record.last4 } satisfies IssuedKey
+      })
+
+    const get = (merchantId: string) =>
+      Effect.flatMap(merchants.get(merchantId, merchantId), (o) =>
+        Option.match(o, { onNone: () => Effect.fail(new Errors.NotFound({ resource: "merchant", id: merchantId })), onSome: (v) => Effect.succeed(v.value) })
+      ).pipe(Effect.withSpan("Merchants.get"))
+
+    const create = (input: CreateMerchant) =>
+      Effect.gen(function* () {
+        if (input.name.trim() === "") return yield* new Errors.InvalidParameter({ param: "name", reason: "is required" })
+        if (Either.isLeft(Money.currency(input.currency))) return yield* new Errors.InvalidParameter({ param: "currency", reason: `unknown currency "${input.currency}"` })
+        const mode = input.mode ?? "sandbox"
+        if (input.frozen_time !== undefined && mode !== "sandbox") return yield* new Errors.InvalidParameter({ param: "frozen_time", reason: "only sandbox merchants have a frozen clock" })
+        const policy = input.proration_policy ?? "per_second"
+        if (Either.isLeft(Proration.parsePolicy(policy))) return yield* new Errors.InvalidParameter({ param: "proration_policy", reason: "must be per_second, per_day or fixed_days(n)" })
+        const id = yield* Ids.make(Ids.prefixes.merchant)
+        const at = yield* now
+        const merchant = new Merchant.Merchant({
+          merchant_id: id,
+          name: input.name.trim(),
+          currency: input.currency,
+          mode,
+          frozen_time: input.frozen_time !== undefined ? DateTime.unsafeMake(input.frozen_time) : null,
+          proration_policy: policy,
+          proration_credit: input.proration_credit ?? "refund",
+          dunning_final_state: input.dunning_final_state ?? "unpaid",
+          created_at: DateTime.unsafeMake(at)
+        })
+        return yield* storage.withTransaction(
+          Effect.gen(function* () {
+            yield* Effect.orDie(merchants.insert(merchant))
+            yield* Effect.orDie(categories.insert({
+              id: yield* Ids.make(Ids.prefixes.category),
+              merchant_id: id,
+              name: "Default",
+              description: null,
+              status: "active",
+              chinese_name: null,
+              chinese_description: null,
+              is_default: true,
+              created_at: at
+            }))
+            const key = yield* issueKey(id, mode)
+            return { merchant, ...key }
+          })
+        )
+      }).pipe(Effect.withSpan("Merchants.create"))
+
+    const activeKeys = (merchantId: string) =>
+      Effect.map(
+        Effect.orDie(keys.list(merchantId, { limit: 100, filters: [{ column: "status", op: "in", values: ["active", "expiring"] }] })),
+        (p) => p.list
+      )
+
+    const rotateKey = (merchantId: string, options: { readonly graceMs?: number } = {}) =>
+      Effect.gen(function* () {
+        const merchant = yield* get(merchantId)
+        const grace = options.graceMs ?? DEFAULT_GRACE_MS
+        if (!Number.isInteger(grace) || grace < 0) return yield* new Errors.InvalidParameter({ param: "grace", reason: "must be a non-negative duration" })
+        const at = yield* now
+        return yield* storage.withTransaction(
+          Effect.gen(function* () {
+            const issued = yield* issueKey(merchantId, merchant.mode)
+            for (const k of yield* activeKeys(merchantId)) {
+              if (k.id === issued.key_id || k.status !== "active") continue
+              const current = Option.getOrThrow(yield* keys.get(merchantId, k.id))
+              yield* Effect.orDie(keys.update({ ...k, status: "expiring", expires_at: at + grace, replaced_by: issued.key_id }, current.version))
+            }
+            return issued
+          })
+        )
+      }).pipe(Effect.withSpan("Merchants.rotateKey"))
+
+    const revokeKey = (merchantId: string, keyId: string) =>
+      Effect.gen(function* () {
+        const found = yield* keys.get(merchantId, keyId)
+        if (Option.isNone(found)) return yield* new Errors.NotFound({ resource: "api_key", id: keyId })
+        yield* Effect.orDie(keys.update({ ...found.value.value, status: "revoked", expires_at: yield* now }, found.value.version))
+      }).pipe(Effect.withSpan("Merchants.revokeKey"))
+
+    const authenticate = (apiKey: string) =>
+      Effect.gen(function* () {
+        if (!KEY_FORMAT.test(apiKey)) return yield* new Errors.Unauthorized()
+        const hash = yield* secrets.hash(apiKey)
+        const found = yield* keys.lookup("lookup_hash", hash)
+        if (Option.isNone(found)) return yield* new Errors.Unauthorized()
+        const key = found.value.value
+        if (!Secrets.constantTimeEqual(key.lookup_hash, hash)) return yield* new Errors.Unauthorized()
+        const at = yield* now
+        if (key.status === "revoked" || (key.expires_at !== null && at >= key.expires_at)) return yield* new Errors.Unauthorized()
+        const merchant = yield* Effect.catchTag(get(key.merchant_id), "NotFound", () => new Errors.Unauthorized())
+        return { merchant, key_id: key.id }
+      }).pipe(Effect.withSpan("Merchants.authenticate"))
+
+    const signingKeys = (merchantId: string) =>
+      Effect.gen(function* () {
+        const at = yield* now
+        const live = (yield* activeKeys(merchantId)).filter((k) => k.expires_at === null || k.expires_at > at)
+        const current = live.find((k) => k.status === "active")
+        const previous = live.filter((k) => k.status === "expiring").sort((a, b) => b.created_at - a.created_at)[0]
+        return {
+          current: current ? Option.some(yield* secrets.decrypt(current.ciphertext)) : Option.none<string>(),
+          previous: previous ? Option.some(yield* secrets.decrypt(previous.ciphertext)) : Option.none<string>()
+        }
+      }).pipe(Effect.withSpan("Merchants.signingKeys"))
+
+    const listKeys = (merchantId: string) =>
+      Effect.map(activeKeys(merchantId), (ks) => ks.map((k) => ({ key_id: k.id, last4: k.last4, status: k.status, expires_at: k.expires_at })))
+
+    return { create, get, rotateKey, revokeKey, authenticate, signingKeys, listKeys } as const
+  })
+}) {}

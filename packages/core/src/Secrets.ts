@@ -1,0 +1,111 @@
+/**
+ * Secrets at rest: SHA-256 lookup hashes and AES-256-GCM encryption under a master key, on
+ * the Web Crypto API (standard in Node, browsers and workers; no Node import).
+ *
+ * @since 0.1.0
+ */
+import { Context, Effect, Layer, Redacted } from "effect"
+
+/**
+ * Hashing and encryption of secrets (API keys, webhook endpoint secrets).
+ *
+ * @example
+ * const secrets = yield* Secrets
+ * const stored = yield* secrets.encrypt("sk_test_…") // "v1.<iv>.<ciphertext>" in base64url
+ * @since 0.1.0
+ */
+export class Secrets extends Context.Tag("@recur/core/Secrets")<
+  Secrets,
+  {
+    /** Lowercase hex SHA-256. */
+    readonly hash: (text: string) => Effect.Effect<string>
+    readonly encrypt: (plaintext: string) => Effect.Effect<string>
+    readonly decrypt: (ciphertext: string) => Effect.Effect<string>
+  }
+>() {}
+
+const b64url = (bytes: Uint8Array): string => {
+  let s = ""
+  for (const b of bytes) s += String.fromCharCode(b)
+  return btoa(s).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "")
+}
+const fromB64url = (s: string): Uint8Array => {
+  const bin = atob(s.replace(/-/g, "+").replace(/_/g, "/"))
+  return Uint8Array.from(bin, (c) => c.charCodeAt(0))
+}
+
+/**
+ * Lowercase hex SHA-256 of a string (UTF-8).
+ *
+ * @since 0.1.0
+ */
+export const sha256Hex = (text: string): Effect.Effect<string> =>
+  Effect.promise(async () => {
+    const digest = new Uint8Array(await globalThis.crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)))
+    return [...digest].map((b) => b.toString(16).padStart(2, "0")).join("")
+  })
+
+/**
+ * Compares two strings in time independent of where they differ.
+ *
+ * @since 0.1.0
+ */
+export const constantTimeEqual = (a: string, b: string): boolean => {
+  const x = new TextEncoder().encode(a)
+  const y = new TextEncoder().encode(b)
+  let diff = x.length ^ y.length
+  for (let i = 0; i < Math.max(x.length, y.length); i++) diff |= (x[i % (x.length || 1)] ?? 0) ^ (y[i % (y.length || 1)] ?? 0)
+  return diff === 0
+}
+
+/**
+ * Random bytes as base62-ish text (letters and digits), for keys and secrets.
+ *
+ * @since 0.1.0
+ */
+export const randomToken = (bytes = 24): string => {
+  const alphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+  const raw = globalThis.crypto.getRandomValues(new Uint8Array(bytes * 2))
+  let out = ""
+  for (const b of raw) {
+    if (b < 248) out += alphabet[b % 62]
+    if (out.length >= Math.ceil(bytes * 1.34)) break
+  }
+  return out
+}
+
+/**
+ * The secrets service keyed by a 32-byte master key, given as 64 hex characters or base64.
+ *
+ * @since 0.1.0
+ */
+export const make = (masterKey: Redacted.Redacted<string>) =>
+  Effect.gen(function* () {
+    const raw = Redacted.value(masterKey).trim()
+    const keyBytes = /^[0-9a-fA-F]{64}$/.test(raw) ? Uint8Array.from(raw.match(/../g)!.map((h) => parseInt(h, 16))) : fromB64url(raw)
+    if (keyBytes.length !== 32) return yield* Effect.dieMessage("RECUR_MASTER_KEY must be 32 bytes (64 hex characters or base64)")
+    const key = yield* Effect.promise(() => globalThis.crypto.subtle.importKey("raw", keyBytes, "AES-GCM", false, ["encrypt", "decrypt"]))
+    return Secrets.of({
+      hash: sha256Hex,
+      encrypt: (plaintext) =>
+        Effect.promise(async () => {
+          const iv = globalThis.crypto.getRandomValues(new Uint8Array(12))
+          const ct = new Uint8Array(await globalThis.crypto.subtle.encrypt({ name: "AES-GCM", iv }, key, new TextEncoder().encode(plaintext)))
+          return `v1.${b64url(iv)}.${b64url(ct)}`
+        }),
+      decrypt: (ciphertext) =>
+        Effect.promise(async () => {
+          const [version, iv, ct] = ciphertext.split(".")
+          if (version !== "v1" || !iv || !ct) throw new Error("unknown ciphertext format")
+          const pt = await globalThis.crypto.subtle.decrypt({ name: "AES-GCM", iv: fromB64url(iv) }, key, fromB64url(ct))
+          return new TextDecoder().decode(pt)
+        })
+    })
+  })
+
+/**
+ * The secrets layer for a master key.
+ *
+ * @since 0.1.0
+ */
+export const layer = (masterKey: Redacted.Redacted<string>): Layer.Layer<Secrets> => Layer.effect(Secrets, make(masterKey))
