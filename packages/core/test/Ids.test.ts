@@ -34,3 +34,13 @@ describe("Ids", () => {
     expect(Object.values(Ids.prefixes)).toEqual(expect.arrayContaining(["cus", "sub", "inv", "trd", "pri", "prv", "prd", "cat", "ses", "evt", "we", "ref", "mch"]))
   })
 })
+
+describe("Ids.make ordering", () => {
+  it.effect("ids made in the same millisecond sort in creation order", () =>
+    Effect.gen(function* () {
+      yield* TestClock.setTime(Date.UTC(2025, 5, 1))
+      const ids: Array<string> = []
+      for (let i = 0; i < 500; i++) ids.push(yield* Ids.make("sub"))
+      expect([...ids].sort()).toEqual(ids)
+    }))
+})
