@@ -1,0 +1,194 @@
+/**
+ * The engine's ports to the world beyond storage: payments, exchange rates, taxes and ids.
+ * Each is a `Context.Tag` with no default implementation; adapters provide Layers
+ * (`@recur/payment-sandbox` for payments; the static FX table, zero tax and the TypeID
+ * generator below for the rest).
+ *
+ * @since 0.1.0
+ */
+import { Context, Data, Effect, Layer, Option } from "effect"
+import * as Decimal from "./Decimal.js"
+import * as Ids from "./Ids.js"
+import * as Money from "./Money.js"
+
+/**
+ * The card details a gateway receives. Recur never stores more than brand, last 4 and
+ * expiry.
+ *
+ * @since 0.1.0
+ */
+export interface CardInput {
+  readonly number: string
+  readonly exp_month: number
+  readonly exp_year: number
+  readonly cvc: string
+  readonly name?: string
+}
+
+/**
+ * What a charge is: keyed by our trade id, which is also the gateway's idempotency key.
+ *
+ * @since 0.1.0
+ */
+export interface ChargeRequest {
+  readonly trade_id: string
+  readonly merchant_id: string
+  readonly amount: Money.Money
+  /** A new card (first payment) or a saved token (renewals, retries: off-session). */
+  readonly source: { readonly _tag: "Card"; readonly card: CardInput } | { readonly _tag: "Token"; readonly token: string }
+  readonly off_session: boolean
+  readonly return_url?: string
+}
+
+/**
+ * The outcome of a charge, in the engine's vocabulary (a closed union).
+ *
+ * @since 0.1.0
+ */
+export type ChargeOutcome = Data.TaggedEnum<{
+  Succeeded: { readonly transaction_id: string; readonly token: Option.Option<string>; readonly brand: string; readonly last4: string }
+  RequiresAction: { readonly redirect_url: string }
+  Failed: { readonly code: string; readonly message: string }
+  /** The gateway did not answer (timeout): ask again later with `retrieve`. Never a throw. */
+  Unknown: {}
+}>
+
+/**
+ * Constructors of {@link ChargeOutcome}.
+ *
+ * @since 0.1.0
+ */
+export const ChargeOutcome = Data.taggedEnum<ChargeOutcome>()
+
+/**
+ * The outcome of a refund.
+ *
+ * @since 0.1.0
+ */
+export type RefundOutcome = Data.TaggedEnum<{
+  Succeeded: { readonly refund_transaction_id: string }
+  Failed: { readonly code: string; readonly message: string }
+}>
+
+/**
+ * Constructors of {@link RefundOutcome}.
+ *
+ * @since 0.1.0
+ */
+export const RefundOutcome = Data.taggedEnum<RefundOutcome>()
+
+/**
+ * A payment processor. Calls are idempotent by trade id (charges) and refund id (refunds):
+ * calling twice never charges twice.
+ *
+ * @example
+ * const gateway = yield* PaymentGateway
+ * const outcome = yield* gateway.charge({ trade_id, merchant_id, amount, source: { _tag: "Token", token }, off_session: true })
+ * @since 0.1.0
+ */
+export class PaymentGateway extends Context.Tag("@recur/core/PaymentGateway")<
+  PaymentGateway,
+  {
+    readonly charge: (request: ChargeRequest) => Effect.Effect<ChargeOutcome>
+    /** Asks again about a charge whose outcome was unknown or pending an action. */
+    readonly retrieve: (tradeId: string) => Effect.Effect<ChargeOutcome>
+    readonly refund: (request: { readonly refund_id: string; readonly trade_id: string; readonly amount: Money.Money }) => Effect.Effect<RefundOutcome>
+  }
+>() {}
+
+/**
+ * Exchange rates: how many units of `target` one unit of `source` buys today.
+ *
+ * @example
+ * const rate = yield* (yield* FxRates).rate("USD", "JPY") // Option.some(Decimal 150.5)
+ * @since 0.1.0
+ */
+export class FxRates extends Context.Tag("@recur/core/FxRates")<
+  FxRates,
+  { readonly rate: (source: string, target: string) => Effect.Effect<Option.Option<Decimal.Decimal>> }
+>() {}
+
+/**
+ * A static FX table (`{ "USD:JPY": "150.5" }`), the default. Only listed pairs (and
+ * identity) answer: an inverse is not derived, since 1/x is rarely an exact decimal.
+ *
+ * @since 0.1.0
+ */
+export const fxStatic = (table: Readonly<Record<string, string>>): Layer.Layer<FxRates> =>
+  Layer.succeed(FxRates, {
+    rate: (source, target) =>
+      Effect.sync(() => {
+        if (source === target) return Option.some(Decimal.make(1n))
+        const text = table[`${source}:${target}`]
+        return text === undefined ? Option.none() : Option.getRight(Decimal.parse(text))
+      })
+  })
+
+/**
+ * Taxes: what is due on an amount for a customer and merchant. Zero by default.
+ *
+ * @example
+ * const tax = yield* (yield* TaxCalculator).tax({ merchant_id, customer_id, taxable })
+ * @since 0.1.0
+ */
+export class TaxCalculator extends Context.Tag("@recur/core/TaxCalculator")<
+  TaxCalculator,
+  { readonly tax: (input: { readonly merchant_id: string; readonly customer_id: string; readonly taxable: Money.Money }) => Effect.Effect<Money.Money> }
+>() {}
+
+/**
+ * No tax.
+ *
+ * @since 0.1.0
+ */
+export const taxNone: Layer.Layer<TaxCalculator> = Layer.succeed(TaxCalculator, {
+  tax: ({ taxable }) => Effect.succeed(Money.zero(taxable.currency))
+})
+
+/**
+ * A flat rate in basis points (2000 = 20 %), rounded once, half-even.
+ *
+ * @since 0.1.0
+ */
+export const taxRate = (basisPoints: bigint): Layer.Layer<TaxCalculator> =>
+  Layer.succeed(TaxCalculator, { tax: ({ taxable }) => Effect.succeed(Money.proportion(taxable, basisPoints, 10_000n)) })
+
+/**
+ * Ids for new records.
+ *
+ * @example
+ * const id = yield* (yield* IdGenerator).make("sub") // "sub_01jd…"
+ * @since 0.1.0
+ */
+export class IdGenerator extends Context.Tag("@recur/core/IdGenerator")<
+  IdGenerator,
+  { readonly make: <P extends string>(prefix: P) => Effect.Effect<`${P}_${string}`> }
+>() {}
+
+/**
+ * TypeIDs timed by Effect's `Clock` (the default).
+ *
+ * @since 0.1.0
+ */
+export const idsTypeId: Layer.Layer<IdGenerator> = Layer.succeed(IdGenerator, { make: Ids.make })
+
+/**
+ * Luhn check of a card number (digits only, 12..19 long).
+ *
+ * @since 0.1.0
+ */
+export const luhnValid = (number: string): boolean => {
+  const digits = number.replace(/[\s-]/g, "")
+  if (!/^\d{12,19}$/.test(digits)) return false
+  let sum = 0
+  for (let i = 0; i < digits.length; i++) {
+    let d = Number(digits[digits.length - 1 - i])
+    if (i % 2 === 1) {
+      d *= 2
+      if (d > 9) d -= 9
+    }
+    sum += d
+  }
+  return sum % 10 === 0
+}
+
