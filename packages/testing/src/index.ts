@@ -5,5 +5,6 @@
  */
 export * as Fixtures from "./Fixtures.js"
 export * as MemoryStorage from "./MemoryStorage.js"
+export * as PaymentGatewayContract from "./PaymentGatewayContract.js"
 export * as ServicesContract from "./ServicesContract.js"
 export * as StorageContract from "./StorageContract.js"

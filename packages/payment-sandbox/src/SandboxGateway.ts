@@ -1,0 +1,202 @@
+/**
+ * The sandbox payment gateway: deterministic outcomes by test card number (the contract's
+ * table), so every payment flow can be exercised without a processor. Charges are idempotent
+ * by trade id and refunds by refund id; tokens carry the card's behaviour, never its number.
+ *
+ * @since 0.1.0
+ */
+import { Money, Ports } from "@recur/core"
+import { Clock, Context, Effect, Layer, Option, Ref } from "effect"
+
+/**
+ * How a test card behaves.
+ *
+ * @since 0.1.0
+ */
+export type Behaviour = "succeed" | "decline" | "insufficient" | "three_d_secure" | "later_decline" | "unknown"
+
+/**
+ * The contract's test cards.
+ *
+ * @since 0.1.0
+ */
+export const testCards: Readonly<Record<string, Behaviour>> = {
+  "4242424242424242": "succeed",
+  "4000000000000002": "decline",
+  "4000000000009995": "insufficient",
+  "4000000000003220": "three_d_secure",
+  "4000000000000341": "later_decline",
+  "4000000000000119": "unknown"
+}
+
+const behaviourOf = (number: string): Behaviour => testCards[number.replace(/[\s-]/g, "")] ?? "succeed"
+
+const brandOf = (number: string): string =>
+  /^4/.test(number) ? "visa" : /^(5[1-5]|2[2-7])/.test(number) ? "mastercard" : /^3[47]/.test(number) ? "amex" : "card"
+
+interface TradeState {
+  readonly outcome: Ports.ChargeOutcome
+  readonly amount: Money.Money
+  readonly behaviour: Behaviour
+  readonly token: string
+  readonly brand: string
+  readonly last4: string
+  readonly refunded: bigint
+}
+
+/**
+ * Options of the sandbox.
+ *
+ * @since 0.1.0
+ */
+export interface Options {
+  /** Base of the 3-D Secure challenge URL; the trade id is appended (`/sandbox/3ds/{trade_id}`). */
+  readonly challengeBaseUrl?: string
+}
+
+const rand = () => [...globalThis.crypto.getRandomValues(new Uint8Array(9))].map((b) => b.toString(36).padStart(2, "0")).join("")
+
+/**
+ * Builds a sandbox gateway, with its test controls.
+ *
+ * @since 0.1.0
+ */
+export const make = (options: Options = {}) =>
+  Effect.gen(function* () {
+    const trades = yield* Ref.make(new Map<string, TradeState>())
+    const refunds = yield* Ref.make(new Map<string, Ports.RefundOutcome>())
+    const attempts = yield* Ref.make(new Map<string, number>())
+    const base = options.challengeBaseUrl ?? "/sandbox/3ds"
+
+    const record = (tradeId: string, state: TradeState) => Ref.update(trades, (m) => new Map(m).set(tradeId, state))
+
+    const decide = (request: Ports.ChargeRequest, now: number): Omit<TradeState, "refunded"> | Ports.ChargeOutcome => {
+      let behaviour: Behaviour
+      let token: string
+      let brand: string
+      let last4: string
+      if (request.source._tag === "Card") {
+        const card = request.source.card
+        const digits = card.number.replace(/[\s-]/g, "")
+        if (!Ports.luhnValid(digits)) return Ports.ChargeOutcome.Failed({ code: "incorrect_number", message: "The card number is incorrect." })
+        const expiry = Date.UTC(card.exp_year, card.exp_month, 1)
+        if (!Number.isInteger(card.exp_month) || card.exp_month < 1 || card.exp_month > 12 || expiry <= now) {
+          return Ports.ChargeOutcome.Failed({ code: "expired_card", message: "The card has expired." })
+        }
+        if (!/^\d{3,4}$/.test(card.cvc)) return Ports.ChargeOutcome.Failed({ code: "incorrect_cvc", message: "The card's security code is incorrect." })
+        behaviour = behaviourOf(digits)
+        brand = brandOf(digits)
+        last4 = digits.slice(-4)
+        token = `tok_sandbox_${behaviour.replace(/_/g, "-")}_${brand}_${last4}_${card.exp_month}_${card.exp_year}_${rand()}`
+      } else {
+        const parts = request.source.token.split("_")
+        if (parts[0] !== "tok" || parts[1] !== "sandbox" || parts.length < 8) {
+          return Ports.ChargeOutcome.Failed({ code: "invalid_token", message: "Unknown payment token." })
+        }
+        behaviour = parts[2]!.replace(/-/g, "_") as Behaviour
+        brand = parts[3]!
+        last4 = parts[4]!
+        token = request.source.token
+        if (Date.UTC(Number(parts[6]), Number(parts[5]), 1) <= now) return Ports.ChargeOutcome.Failed({ code: "expired_card", message: "The card has expired." })
+      }
+      const succeeded = Ports.ChargeOutcome.Succeeded({ transaction_id: `txn_${rand()}`, token: Option.some(token), brand, last4 })
+      const outcome = (() => {
+        switch (behaviour) {
+          case "succeed":
+            return succeeded
+          case "decline":
+            return Ports.ChargeOutcome.Failed({ code: "card_declined", message: "Your card was declined." })
+          case "insufficient":
+            return Ports.ChargeOutcome.Failed({ code: "insufficient_funds", message: "Your card has insufficient funds." })
+          case "three_d_secure":
+            return request.off_session ? succeeded : Ports.ChargeOutcome.RequiresAction({ redirect_url: `${base}/${request.trade_id}` })
+          case "later_decline":
+            return request.source._tag === "Card" ? succeeded : Ports.ChargeOutcome.Failed({ code: "card_declined", message: "Your card was declined." })
+          case "unknown":
+            return Ports.ChargeOutcome.Unknown()
+        }
+      })()
+      return { outcome, amount: request.amount, behaviour, token, brand, last4 }
+    }
+
+    const gateway = Ports.PaymentGateway.of({
+      charge: (request) =>
+        Effect.gen(function* () {
+          const existing = (yield* Ref.get(trades)).get(request.trade_id)
+          if (existing) return existing.outcome
+          yield* Ref.update(attempts, (m) => new Map(m).set(request.trade_id, (m.get(request.trade_id) ?? 0) + 1))
+          const decided = decide(request, yield* Clock.currentTimeMillis)
+          if ("_tag" in decided) return decided
+          yield* record(request.trade_id, { ...decided, refunded: 0n })
+          return decided.outcome
+        }),
+      retrieve: (tradeId) =>
+        Effect.gen(function* () {
+          const state = (yield* Ref.get(trades)).get(tradeId)
+          if (!state) return Ports.ChargeOutcome.Failed({ code: "no_such_charge", message: "No charge for this trade." })
+          if (state.outcome._tag === "Unknown") {
+            // The processor did take the payment: reconciliation learns it now.
+            const settled = Ports.ChargeOutcome.Succeeded({ transaction_id: `txn_${rand()}`, token: Option.some(state.token), brand: state.brand, last4: state.last4 })
+            yield* record(tradeId, { ...state, outcome: settled })
+            return settled
+          }
+          return state.outcome
+        }),
+      refund: ({ amount, refund_id, trade_id }) =>
+        Effect.gen(function* () {
+          const done = (yield* Ref.get(refunds)).get(refund_id)
+          if (done) return done
+          const state = (yield* Ref.get(trades)).get(trade_id)
+          const outcome =
+            !state || state.outcome._tag !== "Succeeded"
+              ? Ports.RefundOutcome.Failed({ code: "charge_not_refundable", message: "The charge did not succeed." })
+              : amount.currency !== state.amount.currency || amount.amount <= 0n || state.refunded + amount.amount > state.amount.amount
+                ? Ports.RefundOutcome.Failed({ code: "amount_too_large", message: "The refund exceeds what is left to refund." })
+                : Ports.RefundOutcome.Succeeded({ refund_transaction_id: `rtx_${rand()}` })
+          if (state && outcome._tag === "Succeeded") yield* record(trade_id, { ...state, refunded: state.refunded + amount.amount })
+          yield* Ref.update(refunds, (m) => new Map(m).set(refund_id, outcome))
+          return outcome
+        })
+    })
+
+    const controls = {
+      /** Completes (or fails) a pending 3-D Secure challenge. */
+      completeChallenge: (tradeId: string, approve: boolean) =>
+        Effect.gen(function* () {
+          const state = (yield* Ref.get(trades)).get(tradeId)
+          if (!state || state.outcome._tag !== "RequiresAction") return false
+          yield* record(tradeId, {
+            ...state,
+            outcome: approve
+              ? Ports.ChargeOutcome.Succeeded({ transaction_id: `txn_${rand()}`, token: Option.some(state.token), brand: state.brand, last4: state.last4 })
+              : Ports.ChargeOutcome.Failed({ code: "authentication_failed", message: "3-D Secure authentication failed." })
+          })
+          return true
+        }),
+      /** How many times the processor was really asked to charge this trade (idempotency proof). */
+      chargeAttempts: (tradeId: string) => Effect.map(Ref.get(attempts), (m) => m.get(tradeId) ?? 0),
+      /** Total refunded on a trade. */
+      refunded: (tradeId: string) => Effect.map(Ref.get(trades), (m) => m.get(tradeId)?.refunded ?? 0n)
+    }
+    return { gateway, controls } as const
+  })
+
+/**
+ * The sandbox's test controls (3-D Secure completion, charge counts).
+ *
+ * @since 0.1.0
+ */
+export class SandboxControls extends Effect.Tag("@recur/payment-sandbox/SandboxControls")<
+  SandboxControls,
+  Effect.Effect.Success<ReturnType<typeof make>>["controls"]
+>() {}
+
+/**
+ * The sandbox as the engine's `PaymentGateway`, plus its controls.
+ *
+ * @since 0.1.0
+ */
+export const layer = (options: Options = {}): Layer.Layer<Ports.PaymentGateway | SandboxControls> =>
+  Layer.effectContext(
+    Effect.map(make(options), ({ controls, gateway }) => Context.make(Ports.PaymentGateway, gateway).pipe(Context.add(SandboxControls, controls)))
+  )

@@ -1,0 +1,81 @@
+/**
+ * The contract of a `PaymentGateway` adapter: outcomes as a closed union, idempotency by
+ * trade id and refund id, refunds never above the charge. Run it against the sandbox and any
+ * real gateway's test mode.
+ *
+ * @since 0.1.0
+ */
+import { expect, layer } from "@effect/vitest"
+import { Ids, Money, Ports } from "@recur/core"
+import { Effect, Layer, Option } from "effect"
+
+/**
+ * Card numbers the gateway under test maps to each outcome.
+ *
+ * @since 0.1.0
+ */
+export interface Cards {
+  readonly succeed: string
+  readonly decline: string
+  readonly insufficient: string
+}
+
+const card = (number: string): Ports.CardInput => ({ number, exp_month: 12, exp_year: 2099, cvc: "123" })
+
+/**
+ * Registers the gateway suite.
+ *
+ * @since 0.1.0
+ */
+export const suite = <E>(name: string, gateway: Layer.Layer<Ports.PaymentGateway, E>, cards: Cards) =>
+  layer(gateway)(`PaymentGateway contract: ${name}`, (it) => {
+    const usd = (n: bigint) => Money.make(n, "USD")
+    const charge = (number: string, amount = 3000n, extra: Partial<Ports.ChargeRequest> = {}) =>
+      Effect.gen(function* () {
+        const trade_id = yield* Ids.make("trd")
+        const outcome = yield* (yield* Ports.PaymentGateway).charge({ trade_id, merchant_id: "mch_1", amount: usd(amount), source: { _tag: "Card", card: card(number) }, off_session: false, ...extra })
+        return { trade_id, outcome }
+      })
+
+    it.effect("a good card succeeds and yields a reusable token", () =>
+      Effect.gen(function* () {
+        const g = yield* Ports.PaymentGateway
+        const { outcome } = yield* charge(cards.succeed)
+        expect(outcome._tag).toBe("Succeeded")
+        if (outcome._tag !== "Succeeded") return
+        expect(outcome.last4).toBe(cards.succeed.slice(-4))
+        const token = Option.getOrThrow(outcome.token)
+        expect(token).not.toContain(cards.succeed)
+        const renewal = yield* g.charge({ trade_id: yield* Ids.make("trd"), merchant_id: "mch_1", amount: usd(3000n), source: { _tag: "Token", token }, off_session: true })
+        expect(renewal._tag).toBe("Succeeded")
+      }))
+
+    it.effect("declines carry their codes", () =>
+      Effect.gen(function* () {
+        expect((yield* charge(cards.decline)).outcome).toMatchObject({ _tag: "Failed", code: "card_declined" })
+        expect((yield* charge(cards.insufficient)).outcome).toMatchObject({ _tag: "Failed", code: "insufficient_funds" })
+        expect((yield* charge("4242424242424241")).outcome).toMatchObject({ _tag: "Failed" })
+      }))
+
+    it.effect("charging one trade twice charges once", () =>
+      Effect.gen(function* () {
+        const g = yield* Ports.PaymentGateway
+        const { outcome, trade_id } = yield* charge(cards.succeed)
+        const again = yield* g.charge({ trade_id, merchant_id: "mch_1", amount: usd(3000n), source: { _tag: "Card", card: card(cards.succeed) }, off_session: false })
+        expect(again).toEqual(outcome)
+        expect(yield* g.retrieve(trade_id)).toEqual(outcome)
+      }))
+
+    it.effect("refunds: idempotent by refund id, never above the charge", () =>
+      Effect.gen(function* () {
+        const g = yield* Ports.PaymentGateway
+        const { trade_id } = yield* charge(cards.succeed, 1000n)
+        const r1 = yield* Ids.make("ref")
+        expect((yield* g.refund({ refund_id: r1, trade_id, amount: usd(600n) }))._tag).toBe("Succeeded")
+        expect((yield* g.refund({ refund_id: r1, trade_id, amount: usd(600n) }))._tag).toBe("Succeeded")
+        expect((yield* g.refund({ refund_id: yield* Ids.make("ref"), trade_id, amount: usd(500n) }))._tag).toBe("Failed")
+        expect((yield* g.refund({ refund_id: yield* Ids.make("ref"), trade_id, amount: usd(400n) }))._tag).toBe("Succeeded")
+        const declined = yield* charge(cards.decline)
+        expect((yield* g.refund({ refund_id: yield* Ids.make("ref"), trade_id: declined.trade_id, amount: usd(1n) }))._tag).toBe("Failed")
+      }))
+  })
