@@ -243,7 +243,13 @@ export const SubscriptionRecord = Schema.Struct({
   payment_token: Schema.NullOr(Schema.String),
   scheduled_price_version_id: Schema.NullOr(Schema.String),
   dunning_attempts: Schema.Number,
-  accrued_usage: Schema.String
+  accrued_usage: Schema.String,
+  /** merchant_rate captured at checkout when billing in another currency (1 primary = rate target). */
+  fx_rate: Schema.NullOr(Schema.String),
+  /** Trials already had by this customer count against `trial_policy` 2. */
+  convert_to_continuous: Schema.Boolean,
+  /** When the period was paused (resume restarts the period). */
+  paused_at: Schema.NullOr(Schema.Number)
 })
 /** @since 0.1.0 */
 export type SubscriptionRecord = typeof SubscriptionRecord.Type
@@ -267,20 +273,35 @@ export const subscription: Store.Entity<SubscriptionRecord, typeof SubscriptionR
   unique: []
 }
 
+/**
+ * A stored trade: the record the API returns plus the engine's payment attempt counter (each
+ * attempt is a distinct idempotency key at the gateway: `<trade_id>:<attempt>`).
+ *
+ * @since 0.1.0
+ */
+export const TradeRecord = Schema.Struct({
+  trade: Trade.Trade,
+  attempts: Schema.Number,
+  invoice_id: Schema.NullOr(Schema.String),
+  subscription_id: Schema.NullOr(Schema.String)
+})
 /** @since 0.1.0 */
-export const trade: Store.Entity<Trade.Trade, typeof Trade.Trade.Encoded> = {
+export type TradeRecord = typeof TradeRecord.Type
+
+/** @since 0.1.0 */
+export const trade: Store.Entity<TradeRecord, typeof TradeRecord.Encoded> = {
   name: "trade",
   table: "recur_trades",
-  schema: Trade.Trade,
-  id: (t) => t.trade_id,
-  merchantId: (t) => t.merchant_id,
-  createdAt: (t) => ms(t.created_at),
+  schema: TradeRecord,
+  id: (t) => t.trade.trade_id,
+  merchantId: (t) => t.trade.merchant_id,
+  createdAt: (t) => ms(t.trade.created_at),
   columns: {
-    trade_status: (t) => t.trade_status,
-    order_id: (t) => t.order_id,
-    customer_id: (t) => t.customer_id,
-    amount_minor: (t) => minor(t.amount, t.currency),
-    currency: (t) => t.currency
+    trade_status: (t) => t.trade.trade_status,
+    order_id: (t) => t.trade.order_id,
+    customer_id: (t) => t.trade.customer_id,
+    amount_minor: (t) => minor(t.trade.amount, t.trade.currency),
+    currency: (t) => t.trade.currency
   },
   unique: []
 }

@@ -32,6 +32,8 @@ export interface CardInput {
  */
 export interface ChargeRequest {
   readonly trade_id: string
+  /** 1 for the first attempt; a customer's retry with another card is a new attempt. Default 1. */
+  readonly attempt?: number
   readonly merchant_id: string
   readonly amount: Money.Money
   /** A new card (first payment) or a saved token (renewals, retries: off-session). */

@@ -66,6 +66,7 @@ export const make = (options: Options = {}) =>
     const trades = yield* Ref.make(new Map<string, TradeState>())
     const refunds = yield* Ref.make(new Map<string, Ports.RefundOutcome>())
     const attempts = yield* Ref.make(new Map<string, number>())
+    const seenAttempts = yield* Ref.make(new Map<string, Ports.ChargeOutcome>())
     const base = options.challengeBaseUrl ?? "/sandbox/3ds"
 
     const record = (tradeId: string, state: TradeState) => Ref.update(trades, (m) => new Map(m).set(tradeId, state))
@@ -122,13 +123,18 @@ export const make = (options: Options = {}) =>
     const gateway = Ports.PaymentGateway.of({
       charge: (request) =>
         Effect.gen(function* () {
+          // Idempotent per (trade, attempt); a newer attempt supersedes an older failed one.
+          const key = `${request.trade_id}:${request.attempt ?? 1}`
           const existing = (yield* Ref.get(trades)).get(request.trade_id)
-          if (existing) return existing.outcome
+          if (existing && existing.outcome._tag !== "Failed") return existing.outcome
+          const seen = (yield* Ref.get(seenAttempts)).get(key)
+          if (seen) return seen
           yield* Ref.update(attempts, (m) => new Map(m).set(request.trade_id, (m.get(request.trade_id) ?? 0) + 1))
           const decided = decide(request, yield* Clock.currentTimeMillis)
-          if ("_tag" in decided) return decided
-          yield* record(request.trade_id, { ...decided, refunded: 0n })
-          return decided.outcome
+          const outcome = "_tag" in decided ? decided : decided.outcome
+          if (!("_tag" in decided)) yield* record(request.trade_id, { ...decided, refunded: 0n })
+          yield* Ref.update(seenAttempts, (m) => new Map(m).set(key, outcome))
+          return outcome
         }),
       retrieve: (tradeId) =>
         Effect.gen(function* () {
