@@ -198,6 +198,11 @@ export interface Outbox {
  * @since 0.1.0
  */
 export interface WorkItem {
+  /**
+   * `live` items run on real time; `frozen` items belong to a sandbox merchant with a frozen
+   * clock and run only when that clock is advanced.
+   */
+  readonly lane?: "live" | "frozen"
   readonly merchant_id: string
   readonly kind: string
   readonly subject_id: string
@@ -215,7 +220,8 @@ export interface WorkQueue {
   /** Schedules (or reschedules) the item for its subject. */
   readonly schedule: (item: Omit<WorkItem, "attempts">) => Effect.Effect<void>
   readonly cancel: (merchantId: string, kind: string, subjectId: string) => Effect.Effect<void>
-  readonly claim: (options: { readonly now: number; readonly limit: number; readonly leaseMs: number; readonly owner: string; readonly merchantId?: string }) => Effect.Effect<ReadonlyArray<WorkItem>>
+  /** Claims due items of one lane (default `live`), optionally of one merchant. */
+  readonly claim: (options: { readonly now: number; readonly limit: number; readonly leaseMs: number; readonly owner: string; readonly merchantId?: string; readonly lane?: "live" | "frozen" }) => Effect.Effect<ReadonlyArray<WorkItem>>
   /** Removes a claimed item once done (only by its lease owner, and only if not rescheduled since). */
   readonly complete: (item: WorkItem, owner: string) => Effect.Effect<boolean>
   /** The earliest due time for a merchant, if any. */

@@ -97,13 +97,21 @@ const initial = Effect.gen(function* () {
   for (const statement of statements) yield* sql.unsafe(statement)
 })
 
+/** Work items belong to a lane: real time (`live`) or a sandbox merchant's frozen clock (`frozen`). */
+const workLanes = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`alter table recur_work_items add column if not exists lane text not null default 'live'`
+  yield* sql`create index if not exists recur_work_items_lane_due on recur_work_items (lane, due_at)`
+})
+
 /**
  * Every migration, by id and name.
  *
  * @since 0.1.0
  */
 export const migrations = {
-  "0001_initial": initial
+  "0001_initial": initial,
+  "0002_work_lanes": workLanes
 }
 
 /**

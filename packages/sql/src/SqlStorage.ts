@@ -195,26 +195,26 @@ export const make = Effect.gen(function* () {
   const workQueue: Store.WorkQueue = {
     schedule: (item) =>
       Effect.orDie(
-        Effect.asVoid(sql`insert into recur_work_items (merchant_id, kind, subject_id, due_at)
-          values (${item.merchant_id}, ${item.kind}, ${item.subject_id}, ${item.due_at})
+        Effect.asVoid(sql`insert into recur_work_items (merchant_id, kind, subject_id, due_at, lane)
+          values (${item.merchant_id}, ${item.kind}, ${item.subject_id}, ${item.due_at}, ${item.lane ?? "live"})
           on conflict (merchant_id, kind, subject_id)
-          do update set due_at = excluded.due_at, lease_owner = null, lease_until = 0`)
+          do update set due_at = excluded.due_at, lane = excluded.lane, lease_owner = null, lease_until = 0`)
       ),
     cancel: (merchantId, kind, subjectId) =>
       Effect.orDie(Effect.asVoid(sql`delete from recur_work_items where merchant_id = ${merchantId} and kind = ${kind} and subject_id = ${subjectId}`)),
-    claim: ({ leaseMs, limit, merchantId, now, owner }) =>
+    claim: ({ lane, leaseMs, limit, merchantId, now, owner }) =>
       Effect.map(
-        Effect.orDie(sql<{ merchant_id: string; kind: string; subject_id: string; due_at: unknown; attempts: unknown }>`
+        Effect.orDie(sql<{ lane: "live" | "frozen"; merchant_id: string; kind: string; subject_id: string; due_at: unknown; attempts: unknown }>`
           update recur_work_items w set lease_owner = ${owner}, lease_until = ${now + leaseMs}, attempts = w.attempts + 1
           from (select merchant_id, kind, subject_id from recur_work_items
-                where due_at <= ${now} and lease_until <= ${now}
+                where due_at <= ${now} and lease_until <= ${now} and lane = ${lane ?? "live"}
                 ${merchantId !== undefined ? sql`and merchant_id = ${merchantId}` : sql.literal("")}
                 order by due_at limit ${limit} for update skip locked) due
           where w.merchant_id = due.merchant_id and w.kind = due.kind and w.subject_id = due.subject_id
-          returning w.merchant_id, w.kind, w.subject_id, w.due_at, w.attempts`),
+          returning w.lane, w.merchant_id, w.kind, w.subject_id, w.due_at, w.attempts`),
         (rows) =>
           rows
-            .map((r) => ({ merchant_id: r.merchant_id, kind: r.kind, subject_id: r.subject_id, due_at: num(r.due_at), attempts: num(r.attempts) }))
+            .map((r) => ({ lane: r.lane, merchant_id: r.merchant_id, kind: r.kind, subject_id: r.subject_id, due_at: num(r.due_at), attempts: num(r.attempts) }))
             .sort((a, b) => a.due_at - b.due_at)
       ),
     complete: (item, owner) =>

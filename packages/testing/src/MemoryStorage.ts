@@ -257,16 +257,16 @@ export const make = Effect.gen(function* () {
         setMapEntry(work, k, { ...item, attempts: prev?.attempts ?? 0, leaseOwner: null, leaseUntil: 0, generation: (prev?.generation ?? 0) + 1 }, undo)
       }),
     cancel: (merchantId, kind, subjectId) => write((undo) => setMapEntry(work, key(merchantId, kind, subjectId), undefined, undo)),
-    claim: ({ leaseMs, limit, merchantId, now, owner }) =>
+    claim: ({ lane, leaseMs, limit, merchantId, now, owner }) =>
       write((undo) => {
         const due = [...work.entries()]
-          .filter(([, w]) => w.due_at <= now && w.leaseUntil <= now && (merchantId === undefined || w.merchant_id === merchantId))
+          .filter(([, w]) => w.due_at <= now && w.leaseUntil <= now && (w.lane ?? "live") === (lane ?? "live") && (merchantId === undefined || w.merchant_id === merchantId))
           .sort(([, a], [, b]) => a.due_at - b.due_at)
           .slice(0, limit)
         return due.map(([k, w]) => {
           const claimed = { ...w, attempts: w.attempts + 1, leaseOwner: owner, leaseUntil: now + leaseMs }
           setMapEntry(work, k, claimed, undo)
-          return { merchant_id: w.merchant_id, kind: w.kind, subject_id: w.subject_id, due_at: w.due_at, attempts: claimed.attempts }
+          return { lane: w.lane ?? "live", merchant_id: w.merchant_id, kind: w.kind, subject_id: w.subject_id, due_at: w.due_at, attempts: claimed.attempts }
         })
       }),
     complete: (item, owner) =>
