@@ -246,6 +246,8 @@ export const SubscriptionRecord = Schema.Struct({
   accrued_usage: Schema.String,
   /** merchant_rate captured at checkout when billing in another currency (1 primary = rate target). */
   fx_rate: Schema.NullOr(Schema.String),
+  /** The settlement currency: what invoices, trades and the credit balance are in. */
+  currency: Schema.String,
   /** Trials already had by this customer count against `trial_policy` 2. */
   convert_to_continuous: Schema.Boolean,
   /** When the period was paused (resume restarts the period). */

@@ -1,0 +1,46 @@
+import { type Context, DateTime, Effect, Schema } from "effect"
+import { formatInstant } from "../Common.js"
+import * as Ids from "../Ids.js"
+import type * as Lifecycle from "../Lifecycle.js"
+import type * as Merchant from "../Merchant.js"
+import type * as Store from "../Store.js"
+
+export type StorageService = Context.Tag.Service<typeof import("../Store.js").Storage>
+
+/** The merchant's clock: its frozen time (sandbox) or Effect's Clock. */
+export const nowOf = (m: Merchant.Merchant): Effect.Effect<number> =>
+  m.frozen_time !== null ? Effect.succeed(DateTime.toEpochMillis(m.frozen_time)) : Effect.clockWith((c) => c.currentTimeMillis)
+
+export const laneOf = (m: Merchant.Merchant): "live" | "frozen" => (m.frozen_time !== null ? "frozen" : "live")
+
+export const dt = (ms: number) => DateTime.unsafeMake(ms)
+export const msOf = (d: DateTime.Utc) => DateTime.toEpochMillis(d)
+
+/** Writes one event to the outbox (inside the caller's transaction): payload `{id, type, created, sequence, data}`. */
+export const emit = <A, I>(
+  storage: StorageService,
+  input: { readonly merchant_id: string; readonly type: Lifecycle.EventType; readonly business_id: string; readonly schema: Schema.Schema<A, I>; readonly data: A; readonly at: number }
+) =>
+  Effect.gen(function* () {
+    const sequence = yield* storage.outbox.nextSequence(input.merchant_id, input.business_id)
+    const id = yield* Ids.make(Ids.prefixes.webhookEvent)
+    const data = yield* Effect.orDie(Schema.encode(input.schema)(input.data))
+    const event: Store.OutboxEvent = {
+      id,
+      merchant_id: input.merchant_id,
+      type: input.type,
+      business_id: input.business_id,
+      content: JSON.stringify({ id, type: input.type, created: formatInstant(input.at), sequence, data }),
+      sequence,
+      created_at: input.at
+    }
+    yield* storage.outbox.append([event])
+    return event
+  })
+
+/** Emits several events of one object in order. */
+export const emitAll = <A, I>(
+  storage: StorageService,
+  types: ReadonlyArray<Lifecycle.EventType>,
+  input: { readonly merchant_id: string; readonly business_id: string; readonly schema: Schema.Schema<A, I>; readonly data: A; readonly at: number }
+) => Effect.forEach(types, (type) => emit(storage, { ...input, type }), { discard: true })
