@@ -1,15 +1,17 @@
 import { Pg } from "@recur/sql"
-import { ServicesContract, StorageContract } from "@recur/testing"
+import { EngineScenarios, ServicesContract, StorageContract } from "@recur/testing"
 import { freshPostgresUrl } from "./postgres.js"
 
 // One PGlite for the whole file: the suites work in fresh merchants, so they share it.
 const pglite = Pg.layerPglite()
 StorageContract.suite("PGlite", pglite)
 ServicesContract.suite("PGlite", pglite)
+EngineScenarios.suite("PGlite", pglite)
 
 const url = process.env.RECUR_TEST_DATABASE_URL
 if (url) {
   const postgres = Pg.layerPgUrl({ url: await freshPostgresUrl(url) })
   StorageContract.suite("PostgreSQL", postgres, { concurrent: true })
   ServicesContract.suite("PostgreSQL", postgres)
+  EngineScenarios.suite("PostgreSQL", postgres)
 }

@@ -3,6 +3,7 @@
  *
  * @since 0.1.0
  */
+export * as EngineScenarios from "./EngineScenarios.js"
 export * as Fixtures from "./Fixtures.js"
 export * as MemoryStorage from "./MemoryStorage.js"
 export * as PaymentGatewayContract from "./PaymentGatewayContract.js"

@@ -1,0 +1,267 @@
+/**
+ * Merchant stories run through the billing engine on a frozen sandbox clock, checking every
+ * invoice amount, status and event. Run against any storage adapter.
+ *
+ * @since 0.1.0
+ */
+import { expect, layer } from "@effect/vitest"
+import { Billing, Catalog, Entities, Merchants, Ports, type PriceRules, Store } from "@recur/core"
+import { SandboxGateway } from "@recur/payment-sandbox"
+import { DateTime, Effect, Layer } from "effect"
+import * as ServicesContract from "./ServicesContract.js"
+
+/**
+ * The whole engine on a storage layer, with the sandbox gateway.
+ *
+ * @since 0.1.0
+ */
+export const engine = <E>(storage: Layer.Layer<Store.Storage, E>) =>
+  Billing.Billing.Default.pipe(
+    Layer.provideMerge(ServicesContract.services(storage)),
+    Layer.provideMerge(Layer.mergeAll(SandboxGateway.layer(), Ports.fxStatic({ "USD:JPY": "150.5" }), Ports.taxNone, Billing.layerSettings()))
+  )
+
+const card = (number: string): Ports.CardInput => ({ number, exp_month: 12, exp_year: 2099, cvc: "123" })
+const iso = (s: string) => Date.parse(s)
+const day = (ms: number) => new Date(ms).toISOString().slice(0, 10)
+
+/** A sandbox merchant frozen at `start`, a product and a price. */
+export const setup = (start: string, price: Partial<PriceRules.PriceInput> = {}, merchant: Partial<Merchants.CreateMerchant> = {}) =>
+  Effect.gen(function* () {
+    const { merchant: m } = yield* (yield* Merchants.Merchants).create({ name: "Acme", currency: "USD", frozen_time: iso(start), ...merchant })
+    const catalog = yield* Catalog.Catalog
+    const product = yield* catalog.createProduct(m.merchant_id, { product_name: "Pro" })
+    const pv = yield* catalog.createPrice(m.merchant_id, {
+      name: "Pro monthly",
+      product_id: product.product_id,
+      currency: "USD",
+      billing_type: "recurring",
+      price_type: "flat_price",
+      price_plan: { billing_cycle_unit: "month", billing_cycle_count: 1, base_price_val: "30.00" },
+      ...price
+    })
+    return { merchantId: m.merchant_id, priceId: pv.id, pv }
+  })
+
+/** Checkout: a session for the price, paid with `number`. */
+export const subscribe = (merchantId: string, priceId: string, number = "4242424242424242", extra: Partial<Billing.SessionInput> = {}) =>
+  Effect.gen(function* () {
+    const billing = yield* Billing.Billing
+    const session = yield* billing.createSession(merchantId, { payer_id: `payer-${Math.random().toString(36).slice(2)}`, line_items: [{ price_id: priceId }], return_url: "https://shop.example/done", ...extra })
+    const result = yield* billing.paySession(merchantId, session.session_id, card(number))
+    return { session, result }
+  })
+
+/** Every invoice of a subscription, oldest first. */
+export const invoicesOf = (merchantId: string, subscriptionId: string) =>
+  Effect.map(
+    Effect.flatMap(Billing.Billing, (b) => b.listInvoices(merchantId, { limit: 100, filters: [{ column: "subscription_id", op: "in", values: [subscriptionId] }] })),
+    (p) => [...p.list].reverse()
+  )
+
+/** Event types written for an object, in order. */
+export const eventsOf = (merchantId: string, businessId: string) =>
+  Effect.gen(function* () {
+    const page = yield* Effect.orDie((yield* Store.Storage).repository(Entities.webhookEvent).list(merchantId, { limit: 100, filters: [{ column: "business_id", op: "in", values: [businessId] }] }))
+    return [...page.list].sort((a, b) => a.sequence - b.sequence).map((e) => e.type)
+  })
+
+/**
+ * Registers the scenario suite.
+ *
+ * @since 0.1.0
+ */
+export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =>
+  layer(engine(storage), { timeout: "120 seconds" })(`Engine scenarios: ${name}`, (it) => {
+    it.effect("monthly over 13 months from a Jan 31 anchor: one invoice per cycle, periods clamp and return to the 31st", () =>
+      Effect.gen(function* () {
+        const billing = yield* Billing.Billing
+        const { merchantId, priceId } = yield* setup("2024-01-31T10:00:00Z")
+        const { result, session } = yield* subscribe(merchantId, priceId)
+        expect(result.status).toBe("succeeded")
+        const sub = result.subscription.pipe((o) => (o._tag === "Some" ? o.value : undefined))!
+        expect(sub.status).toBe("active")
+        expect((yield* billing.getSession(merchantId, session.session_id)).status).toBe("complete")
+        yield* billing.advanceClock(merchantId, iso("2025-03-01T00:00:00Z"))
+        const invoices = yield* invoicesOf(merchantId, sub.id)
+        expect(invoices.map((i) => [i.invoice_type, i.cycle_index, i.amount, i.biz_status])).toEqual([
+          ["initial", 0, "30.00", "success"],
+          ...Array.from({ length: 13 }, (_, i) => ["renewal", i + 1, "30.00", "success"])
+        ])
+        const after = yield* billing.getSubscription(merchantId, sub.id)
+        expect(after.cycle_index).toBe(13)
+        expect([day(DateTime.toEpochMillis(after.current_period_start!)), day(DateTime.toEpochMillis(after.current_period_end!))]).toEqual(["2025-02-28", "2025-03-31"])
+        const events = yield* eventsOf(merchantId, sub.id)
+        expect(events).toEqual(["v2.subscription.first"])
+        const paidEvents = (yield* Effect.forEach(invoices, (i) => eventsOf(merchantId, i.invoice_id))).flat()
+        expect(paidEvents).toEqual(Array.from({ length: 14 }, () => "v2.invoice.paid"))
+        // running the clock again over the same time bills nothing twice
+        yield* billing.advanceClock(merchantId, iso("2025-03-01T00:00:00Z"))
+        expect(yield* invoicesOf(merchantId, sub.id)).toHaveLength(14)
+      }))
+
+    it.effect("free trial: a zero trial invoice, the expiring notice 3 days before, the first charge at trial end", () =>
+      Effect.gen(function* () {
+        const billing = yield* Billing.Billing
+        const { merchantId, priceId } = yield* setup("2024-03-01T00:00:00Z", { has_trial: true, trial_type: 0, trial_period: { trial_period_unit: "day", trial_period_count: 14 } })
+        const { result } = yield* subscribe(merchantId, priceId)
+        const sub = result.subscription.pipe((o) => (o._tag === "Some" ? o.value : undefined))!
+        expect(sub.status).toBe("trial")
+        yield* billing.advanceClock(merchantId, iso("2024-03-12T00:00:00Z"))
+        expect(yield* eventsOf(merchantId, sub.id)).toEqual(["v2.subscription.first", "v2.subscription.trial_period_expiring"])
+        yield* billing.advanceClock(merchantId, iso("2024-03-16T00:00:00Z"))
+        const invoices = yield* invoicesOf(merchantId, sub.id)
+        expect(invoices.map((i) => [i.invoice_type, i.cycle_index, i.amount, i.biz_status])).toEqual([
+          ["trial", 0, "0.00", "success"],
+          ["renewal", 1, "30.00", "success"]
+        ])
+        const after = yield* billing.getSubscription(merchantId, sub.id)
+        expect(after.status).toBe("active")
+        expect(day(DateTime.toEpochMillis(after.current_period_end!))).toBe("2024-04-15")
+      }))
+
+    it.effect("paid trial charges its trial amount first", () =>
+      Effect.gen(function* () {
+        const { merchantId, priceId } = yield* setup("2024-03-01T00:00:00Z", { has_trial: true, trial_type: 1, trial_amount: "1.00", trial_period: { trial_period_unit: "week", trial_period_count: 1 } })
+        const { result } = yield* subscribe(merchantId, priceId)
+        expect(result.trade.amount).toBe("1.00")
+        const sub = result.subscription.pipe((o) => (o._tag === "Some" ? o.value : undefined))!
+        yield* (yield* Billing.Billing).advanceClock(merchantId, iso("2024-03-09T00:00:00Z"))
+        expect((yield* invoicesOf(merchantId, sub.id)).map((i) => [i.invoice_type, i.amount])).toEqual([["trial", "1.00"], ["renewal", "30.00"]])
+      }))
+
+    it.effect("dunning to unpaid: 4 retries over 7 days, then the invoice fails and the trade closes", () =>
+      Effect.gen(function* () {
+        const billing = yield* Billing.Billing
+        const { merchantId, priceId } = yield* setup("2024-01-01T00:00:00Z")
+        const { result } = yield* subscribe(merchantId, priceId, "4000000000000341")
+        const sub = result.subscription.pipe((o) => (o._tag === "Some" ? o.value : undefined))!
+        yield* billing.advanceClock(merchantId, iso("2024-02-01T12:00:00Z"))
+        expect((yield* billing.getSubscription(merchantId, sub.id)).status).toBe("past_due")
+        const [, renewal] = yield* invoicesOf(merchantId, sub.id)
+        expect(renewal!.biz_status).toBe("retrying")
+        yield* billing.advanceClock(merchantId, iso("2024-02-07T00:00:00Z"))
+        expect((yield* billing.getSubscription(merchantId, sub.id)).status).toBe("past_due")
+        yield* billing.advanceClock(merchantId, iso("2024-02-09T00:00:00Z"))
+        const final = yield* billing.getSubscription(merchantId, sub.id)
+        expect(final.status).toBe("unpaid")
+        const inv = yield* billing.getInvoice(merchantId, renewal!.invoice_id)
+        expect(inv.biz_status).toBe("failed")
+        expect((yield* billing.getTrade(merchantId, inv.trade_id!)).trade_status).toBe("closed")
+        expect(yield* eventsOf(merchantId, sub.id)).toEqual(["v2.subscription.first", "v2.subscription.past_due", "v2.subscription.unpaid"])
+        expect(yield* eventsOf(merchantId, inv.invoice_id)).toEqual(["v2.invoice.payment_failed"])
+        const tradeEvents = yield* eventsOf(merchantId, inv.trade_id!)
+        expect(tradeEvents).toEqual(["v2.trades.created", ...Array.from({ length: 5 }, () => "v2.trades.payment_failed")])
+      }))
+
+    it.effect("3-D Secure: requires action, the challenge approves, the subscription starts", () =>
+      Effect.gen(function* () {
+        const billing = yield* Billing.Billing
+        const { merchantId, priceId } = yield* setup("2024-01-01T00:00:00Z")
+        const { result } = yield* subscribe(merchantId, priceId, "4000000000003220")
+        expect(result.status).toBe("requires_action")
+        expect(result.trade.next_action?.redirect.url).toContain(result.trade.trade_id)
+        expect(result.subscription.pipe((o) => (o._tag === "Some" ? o.value.status : undefined))).toBe("init")
+        yield* (yield* SandboxGateway.SandboxControls).completeChallenge(result.trade.trade_id, true)
+        const done = yield* billing.reconcileTrade(merchantId, result.trade.trade_id)
+        expect(done.status).toBe("succeeded")
+        expect(done.subscription.pipe((o) => (o._tag === "Some" ? o.value.status : undefined))).toBe("active")
+      }))
+
+    it.effect("unknown outcome: the trade stays processing until reconciliation, charged once", () =>
+      Effect.gen(function* () {
+        const billing = yield* Billing.Billing
+        const { merchantId, priceId } = yield* setup("2024-01-01T00:00:00Z")
+        const { result } = yield* subscribe(merchantId, priceId, "4000000000000119")
+        expect(result.status).toBe("processing")
+        expect((yield* billing.getTrade(merchantId, result.trade.trade_id)).trade_status).toBe("processing")
+        yield* billing.advanceClock(merchantId, iso("2024-01-01T00:05:00Z"))
+        expect((yield* billing.getTrade(merchantId, result.trade.trade_id)).trade_status).toBe("succeeded")
+        expect(yield* (yield* SandboxGateway.SandboxControls).chargeAttempts(result.trade.trade_id)).toBe(1)
+        const sub = result.subscription.pipe((o) => (o._tag === "Some" ? o.value : undefined))!
+        expect((yield* billing.getSubscription(merchantId, sub.id)).status).toBe("active")
+      }))
+
+    it.effect("a declined first payment leaves the subscription incomplete; it expires after 23 hours", () =>
+      Effect.gen(function* () {
+        const billing = yield* Billing.Billing
+        const { merchantId, priceId } = yield* setup("2024-01-01T00:00:00Z")
+        const { result } = yield* subscribe(merchantId, priceId, "4000000000000002")
+        expect(result.status).toBe("failed")
+        expect(result.error.pipe((o) => (o._tag === "Some" ? o.value.code : undefined))).toBe("card_declined")
+        const sub = result.subscription.pipe((o) => (o._tag === "Some" ? o.value : undefined))!
+        expect(sub.status).toBe("incomplete")
+        yield* billing.advanceClock(merchantId, iso("2024-01-02T00:00:00Z"))
+        const after = yield* billing.getSubscription(merchantId, sub.id)
+        expect([after.status, after.cancel_reason]).toEqual(["canceled", "incomplete_expired"])
+      }))
+
+    it.effect("a customer retries a declined payment with another card on the same session", () =>
+      Effect.gen(function* () {
+        const billing = yield* Billing.Billing
+        const { merchantId, priceId } = yield* setup("2024-01-01T00:00:00Z")
+        const { result, session } = yield* subscribe(merchantId, priceId, "4000000000009995")
+        expect(result.status).toBe("failed")
+        const second = yield* billing.paySession(merchantId, session.session_id, card("4242424242424242"))
+        expect(second.status).toBe("succeeded")
+        expect(second.trade.trade_id).toBe(result.trade.trade_id)
+        expect(second.subscription.pipe((o) => (o._tag === "Some" ? o.value.status : undefined))).toBe("active")
+        expect(yield* eventsOf(merchantId, second.trade.trade_id)).toEqual(["v2.trades.created", "v2.trades.payment_failed", "v2.trades.succeeded"])
+      }))
+
+    it.effect("a fixed term of 3 cycles ends after the third paid cycle", () =>
+      Effect.gen(function* () {
+        const billing = yield* Billing.Billing
+        const { merchantId, priceId } = yield* setup("2024-01-15T00:00:00Z")
+        const { result } = yield* subscribe(merchantId, priceId, "4242424242424242", { total_cycles: 3 })
+        const sub = result.subscription.pipe((o) => (o._tag === "Some" ? o.value : undefined))!
+        yield* billing.advanceClock(merchantId, iso("2024-06-01T00:00:00Z"))
+        expect((yield* invoicesOf(merchantId, sub.id)).map((i) => i.cycle_index)).toEqual([0, 1, 2])
+        const after = yield* billing.getSubscription(merchantId, sub.id)
+        expect([after.status, after.cancel_reason, day(DateTime.toEpochMillis(after.cancel_at!))]).toEqual(["canceled", "term_completed", "2024-04-15"])
+      }))
+
+    it.effect("JPY prices bill whole yen; a USD price settles in JPY at the merchant_rate", () =>
+      Effect.gen(function* () {
+        const billing = yield* Billing.Billing
+        const jp = yield* setup("2024-01-01T00:00:00Z", { currency: "JPY", price_plan: { billing_cycle_unit: "month", base_price_val: "3000" } }, { currency: "JPY" })
+        const { result } = yield* subscribe(jp.merchantId, jp.priceId)
+        expect([result.trade.amount, result.trade.currency]).toEqual(["3000", "JPY"])
+        const us = yield* setup("2024-01-01T00:00:00Z")
+        const converted = yield* subscribe(us.merchantId, us.priceId, "4242424242424242", { target_currency: "JPY", merchant_rate: 150.5 })
+        expect([converted.session.amount, converted.session.currency, converted.result.trade.amount]).toEqual(["4515", "JPY", "4515"])
+        const sub = converted.result.subscription.pipe((o) => (o._tag === "Some" ? o.value : undefined))!
+        yield* billing.advanceClock(us.merchantId, iso("2024-02-02T00:00:00Z"))
+        expect((yield* invoicesOf(us.merchantId, sub.id)).map((i) => [i.amount, i.currency])).toEqual([["4515", "JPY"], ["4515", "JPY"]])
+        const fxDay = yield* subscribe(us.merchantId, us.priceId, "4242424242424242", { target_currency: "JPY" })
+        expect(fxDay.session.amount).toBe("4515")
+      }))
+
+    it.effect("checkout validation: identity, rates, URLs, channels, inactive prices", () =>
+      Effect.gen(function* () {
+        const billing = yield* Billing.Billing
+        const { merchantId, priceId, pv } = yield* setup("2024-01-01T00:00:00Z")
+        const bad = (input: Billing.SessionInput) => Effect.flip(billing.createSession(merchantId, input))
+        const line = [{ price_id: priceId }]
+        expect(yield* bad({ line_items: line })).toMatchObject({ _tag: "InvalidParameter" })
+        expect(yield* bad({ email: "a@b.co", line_items: line, merchant_rate: 2 })).toMatchObject({ param: "merchant_rate" })
+        expect(yield* bad({ email: "a@b.co", line_items: line, target_currency: "JPY", merchant_rate: 0 })).toMatchObject({ param: "merchant_rate" })
+        expect(yield* bad({ email: "a@b.co", line_items: line, terms_of_service_url: "http://x.example" })).toMatchObject({ param: "terms_of_service_url" })
+        expect(yield* bad({ email: "a@b.co", line_items: line, privacy_policy_url: `https://x.example/${"a".repeat(520)}` })).toMatchObject({ param: "privacy_policy_url" })
+        expect(yield* bad({ email: "a@b.co", line_items: line, first_source_channel: "x".repeat(51) })).toMatchObject({ param: "first_source_channel" })
+        expect(yield* bad({ email: "a@b.co", line_items: [...line, ...line] })).toMatchObject({ param: "line_items" })
+        expect(yield* bad({ customer_id: "cus_missing", line_items: line })).toMatchObject({ param: "customer_id" })
+        expect(yield* bad({ email: "a@b.co", mode: "payment" })).toMatchObject({ param: "amount" })
+        expect(yield* bad({ email: "a@b.co", line_items: [{ price_id: priceId, quantity: "0" }] })).toMatchObject({ _tag: "InvalidParameter" })
+        const ok = yield* billing.createSession(merchantId, { email: "a@b.co", line_items: line, terms_of_service_url: "" })
+        expect(ok.session_url).toContain(`/checkout/${ok.session_id}`)
+        const payment = yield* billing.createSession(merchantId, { email: "a@b.co", mode: "payment", amount: "12.5", currency: "USD" })
+        expect(payment.amount).toBe("12.50")
+        yield* (yield* Catalog.Catalog).setVersionStatus(merchantId, pv.price_version_id, "frozen")
+        expect(yield* bad({ email: "a@b.co", line_items: line })).toMatchObject({ _tag: "StateConflict" })
+        // sessions expire after 24 h
+        yield* billing.advanceClock(merchantId, iso("2024-01-02T00:00:01Z"))
+        expect((yield* billing.getSession(merchantId, ok.session_id)).status).toBe("expired")
+        expect((yield* Effect.flip(billing.paySession(merchantId, ok.session_id, card("4242424242424242"))))._tag).toBe("StateConflict")
+      }))
+  })
