@@ -321,7 +321,10 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
       totalCycles: rec.subscription.total_cycles ?? undefined
     })
 
+    /** Paid cycles before `cycleIndex` (selects intro phases and counts fixed terms). */
     const paidIndex = (rec: Entities.SubscriptionRecord, cycleIndex: number) => cycleIndex - (rec.trial_end !== null ? 1 : 0)
+    /** The period index of a cycle relative to the anchor. */
+    const periodIndex = (rec: Entities.SubscriptionRecord, cycleIndex: number) => cycleIndex - rec.anchor_cycle
 
     const saveSub = (rec: Entities.SubscriptionRecord, expected: number, at: number) =>
       Effect.orDie(subs.update({ ...rec, subscription: new Subscription.Subscription({ ...rec.subscription, updated_at: dt(at) }) }, expected))
@@ -548,6 +551,7 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
                 currency: session.currency,
                 convert_to_continuous: session.convert_to_continuous,
                 paused_at: null,
+                anchor_cycle: 0,
                 subscription: new Subscription.Subscription({
                   id: sub_id,
                   customer_id: customerId,
@@ -622,6 +626,7 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
           next = {
             ...rec,
             anchor: end,
+            anchor_cycle: 1,
             payment_token: token,
             subscription: new Subscription.Subscription({ ...rec.subscription, status: moved.to, current_period_start: dt(at), current_period_end: dt(end), next_invoice_date: dt(end) })
           }
@@ -633,6 +638,7 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
           next = {
             ...rec,
             anchor: at,
+            anchor_cycle: 0,
             payment_token: token,
             subscription: new Subscription.Subscription({
               ...rec.subscription,
@@ -883,7 +889,7 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
             const withTaxes = yield* withTax(convertDraft(draftRaw.right, rec.fx_rate, settlement), merchantId, s.customer_id, credit)
             // advance the period now: the invoice is for the new period (prepaid) or closes the old one (postpaid)
             const sched = scheduleOf(rec, pv)
-            const period = BillingPeriod.period(sched, nextPaid)
+            const period = BillingPeriod.period({ ...sched, totalCycles: undefined }, periodIndex(rec, nextCycle))
             const periodEnd = Option.match(period, { onNone: () => null, onSome: (p) => p.end })
             const moved = s.status === "trial" ? Either.getOrThrow(Lifecycle.transition(Lifecycle.subscription, "trial", "renewal_succeeded")) : undefined
             const trade = withTaxes.total.amount > 0n
@@ -1102,7 +1108,8 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
     const listSubscriptions = (merchantId: string, query: Store.ListQuery) => Effect.map(pageErrors(subs.list(merchantId, query)), (p) => ({ has_more: p.has_more, list: p.list.map((s) => s.subscription) }))
 
     return {
-      createSession, getSession, paySession, reconcileTrade, applyOutcome, renew, retry, runDue, advanceClock, worker,
+      createSession, getSession, paySession, reconcileTrade, applyOutcome, chargeInvoiceTrade, renew, retry, runDue, advanceClock, worker,
+      newTrade, newInvoice, withTax, convertDraft, scheduleOf, paidIndex, periodIndex, saveSub, subEvents, schedule, version,
       getSubscription, getSubscriptionRecord, getTrade, getInvoice, listInvoices, listTrades, listSubscriptions
     } as const
   })

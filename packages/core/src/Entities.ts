@@ -251,7 +251,9 @@ export const SubscriptionRecord = Schema.Struct({
   /** Trials already had by this customer count against `trial_policy` 2. */
   convert_to_continuous: Schema.Boolean,
   /** When the period was paused (resume restarts the period). */
-  paused_at: Schema.NullOr(Schema.Number)
+  paused_at: Schema.NullOr(Schema.Number),
+  /** The cycle index whose period starts at `anchor` (1 after a trial; moves on resume). */
+  anchor_cycle: Schema.optionalWith(Schema.Number, { default: () => 0 })
 })
 /** @since 0.1.0 */
 export type SubscriptionRecord = typeof SubscriptionRecord.Type
@@ -358,7 +360,7 @@ export const refund: Store.Entity<RefundRecord, typeof RefundRecord.Encoded> = {
 }
 
 /** @since 0.1.0 */
-export const UsageRecordRow = Schema.Struct({ merchant_id: Schema.String, usage: Usage.UsageRecord })
+export const UsageRecordRow = Schema.Struct({ merchant_id: Schema.String, usage: Usage.UsageRecord, trial: Schema.Boolean })
 /** @since 0.1.0 */
 export type UsageRecordRow = typeof UsageRecordRow.Type
 

@@ -1,5 +1,5 @@
 import { Pg } from "@recur/sql"
-import { EngineScenarios, ServicesContract, StorageContract } from "@recur/testing"
+import { EngineScenarios, ServicesContract, StorageContract, SubscriptionScenarios } from "@recur/testing"
 import { freshPostgresUrl } from "./postgres.js"
 
 // One PGlite for the whole file: the suites work in fresh merchants, so they share it.
@@ -7,6 +7,7 @@ const pglite = Pg.layerPglite()
 StorageContract.suite("PGlite", pglite)
 ServicesContract.suite("PGlite", pglite)
 EngineScenarios.suite("PGlite", pglite)
+SubscriptionScenarios.suite("PGlite", pglite)
 
 const url = process.env.RECUR_TEST_DATABASE_URL
 if (url) {
@@ -14,4 +15,5 @@ if (url) {
   StorageContract.suite("PostgreSQL", postgres, { concurrent: true })
   ServicesContract.suite("PostgreSQL", postgres)
   EngineScenarios.suite("PostgreSQL", postgres)
+  SubscriptionScenarios.suite("PostgreSQL", postgres)
 }

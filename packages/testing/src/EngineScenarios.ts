@@ -5,7 +5,7 @@
  * @since 0.1.0
  */
 import { expect, layer } from "@effect/vitest"
-import { Billing, Catalog, Entities, Merchants, Ports, type PriceRules, Store } from "@recur/core"
+import { Billing, Catalog, Entities, Merchants, Ports, type PriceRules, Store, Subscriptions } from "@recur/core"
 import { SandboxGateway } from "@recur/payment-sandbox"
 import { DateTime, Effect, Layer } from "effect"
 import * as ServicesContract from "./ServicesContract.js"
@@ -16,7 +16,8 @@ import * as ServicesContract from "./ServicesContract.js"
  * @since 0.1.0
  */
 export const engine = <E>(storage: Layer.Layer<Store.Storage, E>) =>
-  Billing.Billing.Default.pipe(
+  Subscriptions.Subscriptions.Default.pipe(
+    Layer.provideMerge(Billing.Billing.Default),
     Layer.provideMerge(ServicesContract.services(storage)),
     Layer.provideMerge(Layer.mergeAll(SandboxGateway.layer(), Ports.fxStatic({ "USD:JPY": "150.5" }), Ports.taxNone, Billing.layerSettings()))
   )

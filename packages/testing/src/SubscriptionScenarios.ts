@@ -1,0 +1,257 @@
+/**
+ * Merchant stories of changes, lifecycle, usage and refunds on a frozen sandbox clock.
+ *
+ * @since 0.1.0
+ */
+import { expect, layer } from "@effect/vitest"
+import { Billing, Catalog, Subscriptions, type Store } from "@recur/core"
+import { DateTime, Effect, type Layer, Option } from "effect"
+import { engine, eventsOf, invoicesOf, setup, subscribe } from "./EngineScenarios.js"
+
+const iso = (s: string) => Date.parse(s)
+const subOf = (r: Billing.PaymentResult) => Option.getOrThrow(r.subscription)
+
+const usageTiers = {
+  price_type: "based_on_usage",
+  model_type: "tiers_price",
+  payment_timing: "postpaid",
+  billing_dimension: "usage",
+  usage_amount: "1",
+  usage_unit: "call",
+  price_tier_type: "graduated",
+  usage_tiers: [
+    { usage_min: "0", usage_max: "100", unit_price: "0.20", flat_amount: "" },
+    { usage_min: "101", usage_max: "500", unit_price: "0.15", flat_amount: "" },
+    { usage_min: "501", usage_max: "", unit_price: "0.10", flat_amount: "" }
+  ]
+} as const
+
+/**
+ * Registers the suite.
+ *
+ * @since 0.1.0
+ */
+export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =>
+  layer(engine(storage), { timeout: "120 seconds" })(`Subscription scenarios: ${name}`, (it) => {
+    it.effect("upgrade half-way with immediate proration: preview equals commit, +5.00 charged now, the next renewal bills the new price", () =>
+      Effect.gen(function* () {
+        const subs = yield* Subscriptions.Subscriptions
+        const billing = yield* Billing.Billing
+        const { merchantId, priceId } = yield* setup("2024-04-01T00:00:00Z", { price_plan: { billing_cycle_unit: "month", base_price_val: "10.00" } })
+        const pro = yield* setupPrice(merchantId, "20.00")
+        const sub = subOf((yield* subscribe(merchantId, priceId)).result)
+        yield* billing.advanceClock(merchantId, iso("2024-04-16T00:00:00Z"))
+        const quote = yield* subs.previewChange(merchantId, sub.id, { price_id: pro, effective_type: "immediate", proration: "immediate" })
+        expect([quote.credit, quote.charge, quote.net, quote.outcome]).toEqual(["5.00", "10.00", "5.00", "upgrade"])
+        const committed = yield* subs.changePrice(merchantId, sub.id, { price_id: pro, effective_type: "immediate", proration: "immediate", quote_id: quote.quote_id })
+        expect(committed).toEqual(quote)
+        // the quote is spent: the subscription moved
+        expect((yield* Effect.flip(subs.changePrice(merchantId, sub.id, { price_id: pro, quote_id: quote.quote_id })))._tag).toBe("StateConflict")
+        const invoices = yield* invoicesOf(merchantId, sub.id)
+        expect(invoices.map((i) => [i.invoice_type, i.amount, i.biz_status])).toEqual([["initial", "10.00", "success"], ["upgrade", "5.00", "success"]])
+        expect((yield* billing.getSubscription(merchantId, sub.id)).price_id).toBe(pro)
+        yield* billing.advanceClock(merchantId, iso("2024-05-01T00:00:00Z"))
+        expect((yield* invoicesOf(merchantId, sub.id)).map((i) => i.amount)).toEqual(["10.00", "5.00", "20.00"])
+        expect(yield* eventsOf(merchantId, sub.id)).toEqual(["v2.subscription.first", "v2.subscription.price_changed"])
+      }))
+
+    it.effect("downgrade refunds the unused difference against the cycle's invoice", () =>
+      Effect.gen(function* () {
+        const subs = yield* Subscriptions.Subscriptions
+        const billing = yield* Billing.Billing
+        const { merchantId, priceId } = yield* setup("2024-04-01T00:00:00Z", { price_plan: { billing_cycle_unit: "month", base_price_val: "20.00" } })
+        const basic = yield* setupPrice(merchantId, "10.00")
+        const { result } = yield* subscribe(merchantId, priceId)
+        const sub = subOf(result)
+        yield* billing.advanceClock(merchantId, iso("2024-04-16T00:00:00Z"))
+        const quote = yield* subs.changePrice(merchantId, sub.id, { price_id: basic, effective_type: "immediate", proration: "immediate" })
+        expect([quote.net, quote.outcome]).toEqual(["-5.00", "refund"])
+        const invoices = yield* invoicesOf(merchantId, sub.id)
+        expect(invoices.map((i) => [i.invoice_type, i.amount, i.biz_status, i.original_invoice_id])).toEqual([
+          ["initial", "20.00", "partially_refunded", null],
+          ["refund", "5.00", "success", invoices[0]!.invoice_id]
+        ])
+        const trade = yield* billing.getTrade(merchantId, result.trade.trade_id)
+        expect([trade.refund_status, trade.total_refunded_amount]).toEqual(["partially_refunded", "5.00"])
+      }))
+
+    it.effect("downgrade with credit_balance keeps the difference as credit for the next invoice", () =>
+      Effect.gen(function* () {
+        const subs = yield* Subscriptions.Subscriptions
+        const billing = yield* Billing.Billing
+        const { merchantId, priceId } = yield* setup("2024-04-01T00:00:00Z", { price_plan: { billing_cycle_unit: "month", base_price_val: "20.00" } }, { proration_credit: "credit_balance" })
+        const basic = yield* setupPrice(merchantId, "10.00")
+        const sub = subOf((yield* subscribe(merchantId, priceId)).result)
+        yield* billing.advanceClock(merchantId, iso("2024-04-16T00:00:00Z"))
+        yield* subs.changePrice(merchantId, sub.id, { price_id: basic })
+        expect((yield* billing.getSubscription(merchantId, sub.id)).credit_balance).toBe("5.00")
+        yield* billing.advanceClock(merchantId, iso("2024-05-02T00:00:00Z"))
+        expect((yield* invoicesOf(merchantId, sub.id)).map((i) => [i.invoice_type, i.amount])).toEqual([["initial", "20.00"], ["renewal", "5.00"]])
+        expect((yield* billing.getSubscription(merchantId, sub.id)).credit_balance).toBe("0.00")
+      }))
+
+    it.effect("proration none switches now, charges nothing now, bills the new price in full next", () =>
+      Effect.gen(function* () {
+        const subs = yield* Subscriptions.Subscriptions
+        const billing = yield* Billing.Billing
+        const { merchantId, priceId } = yield* setup("2024-04-01T00:00:00Z", { price_plan: { billing_cycle_unit: "month", base_price_val: "10.00" } })
+        const pro = yield* setupPrice(merchantId, "20.00")
+        const sub = subOf((yield* subscribe(merchantId, priceId)).result)
+        yield* billing.advanceClock(merchantId, iso("2024-04-10T00:00:00Z"))
+        yield* subs.changePrice(merchantId, sub.id, { price_id: pro, effective_type: "immediate", proration: "none" })
+        yield* billing.advanceClock(merchantId, iso("2024-05-01T00:00:00Z"))
+        expect((yield* invoicesOf(merchantId, sub.id)).map((i) => [i.invoice_type, i.amount])).toEqual([["initial", "10.00"], ["renewal", "20.00"]])
+      }))
+
+    it.effect("end-of-period change: scheduled, revoked, scheduled again, applied at renewal", () =>
+      Effect.gen(function* () {
+        const subs = yield* Subscriptions.Subscriptions
+        const billing = yield* Billing.Billing
+        const { merchantId, priceId } = yield* setup("2024-04-01T00:00:00Z", { price_plan: { billing_cycle_unit: "month", base_price_val: "10.00" } })
+        const pro = yield* setupPrice(merchantId, "20.00")
+        const sub = subOf((yield* subscribe(merchantId, priceId)).result)
+        expect(yield* subs.revokePriceChange(merchantId, sub.id)).toEqual({ subscription_id: sub.id, result: "no_pending_change" })
+        const q = yield* subs.changePrice(merchantId, sub.id, { price_id: pro, effective_type: "end_of_period" })
+        expect(q.outcome).toBe("scheduled")
+        expect(yield* subs.revokePriceChange(merchantId, sub.id)).toEqual({ subscription_id: sub.id, result: "revoked" })
+        expect(yield* subs.revokePriceChange(merchantId, sub.id)).toEqual({ subscription_id: sub.id, result: "no_pending_change" })
+        yield* subs.changePrice(merchantId, sub.id, { price_id: pro, effective_type: "end_of_period" })
+        expect((yield* billing.getSubscription(merchantId, sub.id)).price_id).toBe(priceId)
+        yield* billing.advanceClock(merchantId, iso("2024-05-01T00:00:00Z"))
+        expect((yield* invoicesOf(merchantId, sub.id)).map((i) => i.amount)).toEqual(["10.00", "20.00"])
+        expect((yield* billing.getSubscription(merchantId, sub.id)).price_id).toBe(pro)
+        // an immediate change cannot be revoked: there is nothing pending
+        yield* subs.changePrice(merchantId, sub.id, { price_id: priceId, proration: "none" })
+        expect((yield* subs.revokePriceChange(merchantId, sub.id)).result).toBe("no_pending_change")
+      }))
+
+    it.effect("a quantity change waits for the next cycle as pending_change", () =>
+      Effect.gen(function* () {
+        const subs = yield* Subscriptions.Subscriptions
+        const billing = yield* Billing.Billing
+        const { merchantId, priceId } = yield* setup("2024-04-01T00:00:00Z")
+        const sub = subOf((yield* subscribe(merchantId, priceId)).result)
+        yield* subs.changePrice(merchantId, sub.id, { quantity: "3" })
+        const pending = (yield* billing.getSubscription(merchantId, sub.id)).pending_change
+        expect([pending?.quantity, pending?.cycle_index]).toEqual(["3", 1])
+        expect((yield* Effect.flip(subs.changePrice(merchantId, sub.id, { quantity: "0" })))._tag).toBe("InvalidParameter")
+        expect((yield* Effect.flip(subs.changePrice(merchantId, sub.id, { quantity: "1000000000" })))._tag).toBe("InvalidParameter")
+        yield* billing.advanceClock(merchantId, iso("2024-05-01T00:00:00Z"))
+        expect((yield* invoicesOf(merchantId, sub.id)).map((i) => i.amount)).toEqual(["30.00", "90.00"])
+        const after = yield* billing.getSubscription(merchantId, sub.id)
+        expect([after.quantity, after.pending_change]).toEqual(["3", null])
+      }))
+
+    it.effect("cancel at period end (revocable), immediate cancel, and nothing runs after", () =>
+      Effect.gen(function* () {
+        const subs = yield* Subscriptions.Subscriptions
+        const billing = yield* Billing.Billing
+        const { merchantId, priceId } = yield* setup("2024-04-01T00:00:00Z")
+        const a = subOf((yield* subscribe(merchantId, priceId)).result)
+        yield* subs.cancel(merchantId, a.id, { cancel_type: "end_of_period" })
+        yield* subs.revokeCancel(merchantId, a.id)
+        expect((yield* Effect.flip(subs.revokeCancel(merchantId, a.id)))._tag).toBe("StateConflict")
+        const requested = yield* subs.cancel(merchantId, a.id, { cancel_type: "end_of_period", cancel_reason: "too_expensive" })
+        expect(requested.cancel_at_period_end).toBe(true)
+        yield* billing.advanceClock(merchantId, iso("2024-06-15T00:00:00Z"))
+        const ended = yield* billing.getSubscription(merchantId, a.id)
+        expect([ended.status, ended.cancel_reason, DateTime.formatIso(ended.cancel_at!)]).toEqual(["canceled", "too_expensive", "2024-05-01T00:00:00.000Z"])
+        expect(yield* invoicesOf(merchantId, a.id)).toHaveLength(1)
+        expect(yield* eventsOf(merchantId, a.id)).toEqual(["v2.subscription.first", "v2.subscription.cancellation_requested", "v2.subscription.cancellation_revoked", "v2.subscription.cancellation_requested", "v2.subscription.canceled"])
+        const b = subOf((yield* subscribe(merchantId, priceId)).result)
+        yield* subs.cancel(merchantId, b.id)
+        expect((yield* Effect.flip(subs.changePrice(merchantId, b.id, { quantity: "2" })))._tag).toBe("StateConflict")
+        expect((yield* Effect.flip(subs.pause(merchantId, b.id)))._tag).toBe("StateConflict")
+      }))
+
+    it.effect("pause stops billing; resume starts a new period and bills it", () =>
+      Effect.gen(function* () {
+        const subs = yield* Subscriptions.Subscriptions
+        const billing = yield* Billing.Billing
+        const { merchantId, priceId } = yield* setup("2024-04-01T00:00:00Z")
+        const sub = subOf((yield* subscribe(merchantId, priceId)).result)
+        yield* billing.advanceClock(merchantId, iso("2024-04-20T00:00:00Z"))
+        yield* subs.pause(merchantId, sub.id)
+        yield* billing.advanceClock(merchantId, iso("2024-07-10T00:00:00Z"))
+        expect(yield* invoicesOf(merchantId, sub.id)).toHaveLength(1)
+        const resumed = yield* subs.resume(merchantId, sub.id)
+        expect([resumed.status, DateTime.formatIso(resumed.current_period_start!), DateTime.formatIso(resumed.current_period_end!)]).toEqual(["active", "2024-07-10T00:00:00.000Z", "2024-08-10T00:00:00.000Z"])
+        expect((yield* invoicesOf(merchantId, sub.id)).map((i) => [i.invoice_type, i.amount, i.biz_status])).toEqual([["initial", "30.00", "success"], ["renewal", "30.00", "success"]])
+        expect(yield* eventsOf(merchantId, sub.id)).toEqual(["v2.subscription.first", "v2.subscription.paused", "v2.subscription.resumed"])
+      }))
+
+    it.effect("postpaid usage with graduated tiers is invoiced in arrears; duplicates by event_id count once", () =>
+      Effect.gen(function* () {
+        const subs = yield* Subscriptions.Subscriptions
+        const billing = yield* Billing.Billing
+        const { merchantId, priceId } = yield* setup("2024-04-01T00:00:00Z", { ...usageTiers, price_plan: { billing_cycle_unit: "month", base_price_val: "0" } })
+        const { result } = yield* subscribe(merchantId, priceId)
+        expect(result.trade.amount).toBe("0.00")
+        const sub = subOf(result)
+        expect((yield* subs.recordUsage(merchantId, sub.id, { usage_count: 400, event_id: "e1" })).duplicate).toBe(false)
+        expect((yield* subs.recordUsage(merchantId, sub.id, { usage_count: 400, event_id: "e1" })).duplicate).toBe(true)
+        yield* subs.recordUsage(merchantId, sub.id, { usage_count: 50, event_id: "e2" })
+        const summary = yield* subs.usageSummary(merchantId, sub.id)
+        expect([summary.total_usage_count, summary.billing_usage_count, summary.trial_usage_count, summary.billing_amount]).toEqual([450, 450, 0, "72.50"])
+        expect((yield* Effect.flip(subs.recordUsage(merchantId, sub.id, { usage_count: 0 })))._tag).toBe("InvalidParameter")
+        yield* billing.advanceClock(merchantId, iso("2024-05-01T00:00:00Z"))
+        const invoices = yield* invoicesOf(merchantId, sub.id)
+        expect(invoices.map((i) => [i.invoice_type, i.cycle_index, i.amount])).toEqual([["initial", 0, "0.00"], ["renewal", 0, "72.50"]])
+        expect((yield* subs.usageSummary(merchantId, sub.id)).total_usage_count).toBe(0)
+      }))
+
+    it.effect("over_threshold bills as soon as accrued usage reaches the threshold", () =>
+      Effect.gen(function* () {
+        const subs = yield* Subscriptions.Subscriptions
+        const { merchantId, priceId } = yield* setup("2024-04-01T00:00:00Z", {
+          price_type: "based_on_usage", model_type: "per_unit", billing_threshold: "1", usage_unit_price: "0.10", payment_timing: "postpaid", billing_dimension: "usage",
+          usage_amount: "1", usage_unit: "call", usage_threshold: "100", price_plan: { billing_cycle_unit: "over_threshold", base_price_val: "0" }
+        })
+        const sub = subOf((yield* subscribe(merchantId, priceId)).result)
+        yield* subs.recordUsage(merchantId, sub.id, { usage_count: 60 })
+        expect(yield* invoicesOf(merchantId, sub.id)).toHaveLength(1)
+        yield* subs.recordUsage(merchantId, sub.id, { usage_count: 50 })
+        expect((yield* invoicesOf(merchantId, sub.id)).map((i) => [i.invoice_type, i.amount, i.biz_status])).toEqual([["initial", "0.00", "success"], ["renewal", "11.00", "success"]])
+      }))
+
+    it.effect("refunds: partial then full, never more than paid, even when requested concurrently", () =>
+      Effect.gen(function* () {
+        const subs = yield* Subscriptions.Subscriptions
+        const billing = yield* Billing.Billing
+        const { merchantId, priceId } = yield* setup("2024-04-01T00:00:00Z")
+        const { result } = yield* subscribe(merchantId, priceId)
+        const tradeId = result.trade.trade_id
+        const partial = yield* subs.refund(merchantId, { trade_id: tradeId, amount: "10.00", reason: "goodwill" })
+        expect([partial.refund_status, partial.refund_amount]).toEqual(["succeeded", "10.00"])
+        expect((yield* Effect.flip(subs.refund(merchantId, { trade_id: tradeId, amount: "25.00" })))).toMatchObject({ _tag: "InvalidParameter", param: "amount" })
+        // six concurrent 5.00 refunds against 20.00 left; a client retries "in progress" conflicts
+        const attempts = yield* Effect.all(
+          Array.from({ length: 6 }, () => Effect.either(subs.refund(merchantId, { trade_id: tradeId, amount: "5.00" }).pipe(Effect.retry({ while: (e) => e._tag === "StateConflict", times: 50 })))),
+          { concurrency: 6 }
+        )
+        const ok = attempts.filter((a) => a._tag === "Right").length
+        expect(ok).toBe(4)
+        const trade = yield* billing.getTrade(merchantId, tradeId)
+        expect([trade.refund_status, trade.total_refunded_amount]).toEqual(["refunded", "30.00"])
+        const invoices = yield* invoicesOf(merchantId, Option.getOrThrow(result.subscription).id)
+        expect(invoices[0]!.biz_status).toBe("refunded")
+        expect(invoices.filter((i) => i.invoice_type === "refund").map((i) => i.amount)).toEqual(["10.00", "5.00", "5.00", "5.00", "5.00"])
+        expect((yield* subs.listRefunds(merchantId, { limit: 100, filters: [{ column: "trade_id", op: "in", values: [tradeId] }] })).list).toHaveLength(5)
+      }))
+  })
+
+/** Adds a monthly flat price to the merchant's first product. */
+const setupPrice = (merchantId: string, base: string) =>
+  Effect.gen(function* () {
+    const catalog = yield* Catalog.Catalog
+    const products = yield* catalog.listProducts(merchantId, {})
+    const pv = yield* catalog.createPrice(merchantId, {
+      name: `Plan ${base}`,
+      product_id: products.list[0]!.product_id,
+      currency: "USD",
+      billing_type: "recurring",
+      price_type: "flat_price",
+      price_plan: { billing_cycle_unit: "month", billing_cycle_count: 1, base_price_val: base }
+    })
+    return pv.id
+  })
