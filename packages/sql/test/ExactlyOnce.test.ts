@@ -1,0 +1,65 @@
+import { describe, expect, layer } from "@effect/vitest"
+import { Billing, Catalog, Entities, Merchants, Store } from "@recur/core"
+import { SandboxGateway } from "@recur/payment-sandbox"
+import { Pg } from "@recur/sql"
+import { EngineScenarios } from "@recur/testing"
+import { Effect, Fiber, type Layer, TestClock } from "effect"
+import { freshPostgresUrl } from "./postgres.js"
+
+const DAY = 86_400_000
+const card = { number: "4242424242424242", exp_month: 12, exp_year: 2099, cvc: "123" }
+
+/** `n` live monthly subscriptions, all due for renewal 32 days later; two workers race over them, one is killed. */
+const exactlyOnce = <E>(name: string, storage: Layer.Layer<Store.Storage, E>, n: number) =>
+  layer(EngineScenarios.engine(storage), { timeout: "600 seconds" })(name, (it) => {
+    it.effect(`two workers over ${n} due subscriptions, one killed mid-run, bill each cycle exactly once`, () =>
+      Effect.gen(function* () {
+        yield* TestClock.setTime(Date.UTC(2026, 0, 1))
+        const billing = yield* Billing.Billing
+        const { merchant } = yield* (yield* Merchants.Merchants).create({ name: "Load", currency: "USD" })
+        const m = merchant.merchant_id
+        const catalog = yield* Catalog.Catalog
+        const product = yield* catalog.createProduct(m, { product_name: "Plan" })
+        const pv = yield* catalog.createPrice(m, { name: "Monthly", product_id: product.product_id, currency: "USD", billing_type: "recurring", price_type: "flat_price", price_plan: { billing_cycle_unit: "month", base_price_val: "9.99" } })
+        yield* Effect.forEach(Array.from({ length: n }, (_, i) => i), (i) =>
+          Effect.gen(function* () {
+            const s = yield* billing.createSession(m, { payer_id: `p${i}`, line_items: [{ price_id: pv.id }] })
+            const r = yield* billing.paySession(m, s.session_id, card)
+            expect(r.status).toBe("succeeded")
+          }), { concurrency: 4, discard: true })
+        yield* TestClock.adjust(32 * DAY)
+        const now = Date.UTC(2026, 0, 1) + 32 * DAY
+        // worker A is killed after a moment; worker B runs alongside and then finishes after A's leases expire
+        const a = yield* Effect.fork(billing.runDue({ now, owner: "worker-a", lane: "live", merchantId: m, batch: 5, leaseMs: 60_000 }))
+        const b = yield* Effect.fork(billing.runDue({ now, owner: "worker-b", lane: "live", merchantId: m, batch: 5, leaseMs: 60_000 }))
+        yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 40)))
+        yield* Fiber.interrupt(a)
+        yield* Fiber.join(b)
+        const restarted = yield* billing.runDue({ now: now + 120_000, owner: "worker-a2", lane: "live", merchantId: m, batch: 20 })
+        expect(restarted).toBeGreaterThanOrEqual(0)
+        const storageService = yield* Store.Storage
+        const invoices: Array<{ subscription_id: string | null; cycle_index: number; invoice_type: string; biz_status: string; trade_id: string | null }> = []
+        let cursor: string | undefined
+        for (;;) {
+          const page = yield* Effect.orDie(storageService.repository(Entities.invoice).list(m, { limit: 100, starting_after: cursor, filters: [{ column: "invoice_type", op: "in", values: ["renewal"] }] }))
+          invoices.push(...page.list)
+          if (!page.has_more) break
+          cursor = page.list[page.list.length - 1]!.invoice_id
+        }
+        expect(invoices).toHaveLength(n)
+        expect(new Set(invoices.map((i) => i.subscription_id)).size).toBe(n)
+        expect(invoices.every((i) => i.cycle_index === 1 && i.biz_status === "success")).toBe(true)
+        const controls = yield* SandboxGateway.SandboxControls
+        const attempts = yield* Effect.forEach(invoices, (i) => controls.chargeAttempts(i.trade_id!))
+        expect(attempts.every((x) => x === 1)).toBe(true)
+        const subs = yield* billing.listSubscriptions(m, { limit: 100, filters: [{ column: "status", op: "in", values: ["active"] }] })
+        expect(subs.list.every((s) => s.cycle_index === 1)).toBe(true)
+      }), 600_000)
+  })
+
+describe("exactly-once renewals", () => {
+  exactlyOnce("PGlite", Pg.layerPglite(), 60)
+})
+
+const url = process.env.RECUR_TEST_DATABASE_URL
+if (url) exactlyOnce("PostgreSQL", Pg.layerPgUrl({ url: await freshPostgresUrl(url) }), 1000)
