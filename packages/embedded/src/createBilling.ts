@@ -1,0 +1,144 @@
+/**
+ * Recur behind Promises, for applications that do not use Effect: one call composes the
+ * storage, the payment gateway and the engine, and returns async methods.
+ *
+ * @example
+ * const billing = await createBilling({ storage: { pglite: "./.recur" }, payments: "sandbox" })
+ * const { merchant_id } = await billing.merchants.create({ name: "Acme", currency: "USD" })
+ * @since 0.1.0
+ */
+import { Billing, Catalog, CheckoutSession, Customer, Customers, Invoice, Merchants, Ports, Price, Product, Refund, Secrets, type Store, Subscription, Subscriptions, Trade, Usage } from "@recur/core"
+import { SandboxGateway } from "@recur/payment-sandbox"
+import { Pg } from "@recur/sql"
+import * as MemoryStorage from "@recur/testing/memory"
+import { Effect, Layer, ManagedRuntime, Option, Redacted, Schema } from "effect"
+
+/**
+ * Where Recur keeps its data.
+ *
+ * @since 0.1.0
+ */
+export type StorageOption = "memory" | { readonly pglite?: string } | { readonly postgres: string }
+
+/**
+ * Options of {@link createBilling}.
+ *
+ * @since 0.1.0
+ */
+export interface BillingOptions {
+  /** Default: in-memory PGlite. `{ pglite: dir }` persists, `{ postgres: url }` for production. */
+  readonly storage?: StorageOption
+  /** Only the sandbox gateway ships today. */
+  readonly payments?: "sandbox"
+  /** 32 bytes as 64 hex characters; encrypts stored API keys. Default: a fresh random key (fine for tests). */
+  readonly masterKey?: string
+  /** Exchange rates for `target_currency` without a `merchant_rate`, e.g. `{ "USD:EUR": "0.92" }`. */
+  readonly fxRates?: Readonly<Record<string, string>>
+  readonly publicUrl?: string
+}
+
+const storageLayer = (option: StorageOption | undefined): Layer.Layer<Store.Storage, unknown> =>
+  option === undefined ? Pg.layerPglite()
+  : option === "memory" ? MemoryStorage.layer
+  : "postgres" in option ? Pg.layerPgUrl({ url: option.postgres })
+  : Pg.layerPglite(option.pglite !== undefined ? { dataDir: option.pglite } : {})
+
+const randomHex = () => [...globalThis.crypto.getRandomValues(new Uint8Array(32))].map((b) => b.toString(16).padStart(2, "0")).join("")
+
+/**
+ * The engine as a Layer (for Effect users who want the same composition).
+ *
+ * @since 0.1.0
+ */
+export const layer = (options: BillingOptions = {}) =>
+  Subscriptions.Subscriptions.Default.pipe(
+    Layer.provideMerge(Billing.Billing.Default),
+    Layer.provideMerge(Layer.mergeAll(Merchants.Merchants.Default, Customers.Customers.Default, Catalog.Catalog.Default)),
+    Layer.provideMerge(
+      Layer.mergeAll(
+        storageLayer(options.storage),
+        Secrets.layer(Redacted.make(options.masterKey ?? randomHex())),
+        SandboxGateway.layer(),
+        Ports.fxStatic(options.fxRates ?? {}),
+        Ports.taxNone,
+        Billing.layerSettings(options.publicUrl ? { publicUrl: options.publicUrl } : {})
+      )
+    )
+  )
+
+type Services = Layer.Layer.Success<ReturnType<typeof layer>>
+
+/**
+ * Builds the engine and returns its Promise API. Call `close()` to release the database.
+ *
+ * @since 0.1.0
+ */
+export const createBilling = async (options: BillingOptions = {}) => {
+  const runtime = ManagedRuntime.make(layer(options))
+  await runtime.runPromise(Effect.void)
+  const run = <A, E>(effect: Effect.Effect<A, E, Services>): Promise<A> => runtime.runPromise(effect)
+  const billing = <A, E>(f: (b: Billing.Billing) => Effect.Effect<A, E>) => run(Effect.flatMap(Billing.Billing, f))
+  const subs = <A, E>(f: (s: Subscriptions.Subscriptions) => Effect.Effect<A, E>) => run(Effect.flatMap(Subscriptions.Subscriptions, f))
+  // Results are the JSON the REST API returns (timestamps as RFC 3339 strings), not Effect values.
+  const json = <A, I>(schema: Schema.Schema<A, I>) => (a: A): I => Schema.encodeSync(schema)(a)
+  const payment = (r: Billing.PaymentResult) => ({
+    status: r.status,
+    trade: json(Trade.Trade)(r.trade),
+    subscription: Option.match(r.subscription, { onNone: () => null, onSome: json(Subscription.Subscription) }),
+    redirect_url: Option.getOrNull(r.redirect_url),
+    error: Option.getOrNull(r.error)
+  })
+  return {
+    merchants: {
+      /** Creates a merchant; returns its id and its API key (shown once). */
+      create: (input: Merchants.CreateMerchant) =>
+        run(Effect.map(Effect.flatMap(Merchants.Merchants, (m) => m.create(input)), (r) => ({ merchant_id: r.merchant.merchant_id, api_key: r.api_key })))
+    },
+    catalog: {
+      createProduct: (merchantId: string, input: Catalog.CreateProduct) => run(Effect.map(Effect.flatMap(Catalog.Catalog, (c) => c.createProduct(merchantId, input)), json(Product.Product))),
+      createPrice: (merchantId: string, input: Parameters<Catalog.Catalog["createPrice"]>[1]) => run(Effect.map(Effect.flatMap(Catalog.Catalog, (c) => c.createPrice(merchantId, input)), json(Price.PriceVersion)))
+    },
+    customers: {
+      create: (merchantId: string, input: Customers.CreateCustomer) =>
+        run(Effect.map(Effect.flatMap(Customers.Customers, (c) => c.create(merchantId, input)), (r) => json(Customer.Customer)(Customers.toCustomer(r))))
+    },
+    checkout: {
+      createSession: (merchantId: string, input: Billing.SessionInput) => billing((b) => Effect.map(b.createSession(merchantId, input), json(CheckoutSession.CheckoutSession))),
+      pay: (merchantId: string, sessionId: string, card: Ports.CardInput) => billing((b) => Effect.map(b.paySession(merchantId, sessionId, card), payment))
+    },
+    subscriptions: {
+      get: (merchantId: string, id: string) => billing((b) => Effect.map(b.getSubscription(merchantId, id), json(Subscription.Subscription))),
+      previewChange: (merchantId: string, id: string, input: Subscriptions.ChangeInput) => subs((s) => s.previewChange(merchantId, id, input)),
+      change: (merchantId: string, id: string, input: Subscriptions.ChangeInput) => subs((s) => s.changePrice(merchantId, id, input)),
+      cancel: (merchantId: string, id: string, input?: { cancel_type?: string; cancel_reason?: string }) => subs((s) => Effect.map(s.cancel(merchantId, id, input), json(Subscription.Subscription))),
+      pause: (merchantId: string, id: string) => subs((s) => Effect.map(s.pause(merchantId, id), json(Subscription.Subscription))),
+      resume: (merchantId: string, id: string) => subs((s) => Effect.map(s.resume(merchantId, id), json(Subscription.Subscription))),
+      usage: (merchantId: string, id: string, cycleIndex?: number) => subs((s) => Effect.map(s.usageSummary(merchantId, id, cycleIndex), json(Usage.UsageSummary))),
+      recordUsage: (merchantId: string, id: string, input: { usage_count: number; event_id?: string }) => subs((s) => s.recordUsage(merchantId, id, input))
+    },
+    invoices: {
+      list: (merchantId: string, filter: { subscription_id?: string; limit?: number } = {}) =>
+        billing((b) =>
+          Effect.map(
+            b.listInvoices(merchantId, { limit: filter.limit ?? 100, filters: filter.subscription_id ? [{ column: "subscription_id", op: "in", values: [filter.subscription_id] }] : [] }),
+            (p) => ({ has_more: p.has_more, list: p.list.map(json(Invoice.Invoice)) })
+          )
+        )
+    },
+    refunds: {
+      create: (merchantId: string, input: { trade_id: string; amount?: string; reason?: string }) => subs((s) => Effect.map(s.refund(merchantId, input), json(Refund.Refund)))
+    },
+    /** Moves a sandbox merchant's frozen clock forward, running everything due on the way. */
+    advanceClock: (merchantId: string, to: Date) => billing((b) => Effect.asVoid(b.advanceClock(merchantId, to.getTime()))),
+    /** Runs due work once (call from your own scheduler, or use `startWorker`). */
+    runDue: (owner = "embedded") => billing((b) => Effect.flatMap(Effect.clockWith((c) => c.currentTimeMillis), (now) => b.runDue({ now, owner, lane: "live" }))),
+    close: () => runtime.dispose()
+  }
+}
+
+/**
+ * The client returned by {@link createBilling}.
+ *
+ * @since 0.1.0
+ */
+export type BillingClient = Awaited<ReturnType<typeof createBilling>>

@@ -1,0 +1,6 @@
+/**
+ * @recur/embedded — Recur for plain async code.
+ *
+ * @since 0.1.0
+ */
+export { type BillingClient, type BillingOptions, createBilling, layer, type StorageOption } from "./createBilling.js"
