@@ -501,6 +501,7 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
               const moved = yield* moveOrConflict(Lifecycle.trade, "trade", existing.value.trade.trade_id, status === "processing" ? "payment_failed" : status, "submit_payment")
               const trade = new Trade.Trade({ ...existing.value.trade, trade_status: moved.to, last_payment_error: null, next_action: null })
               yield* Effect.orDie(trades.update({ ...existing.value, trade, attempts: attempt }, existing.version))
+              yield* schedule(merchant, "reconcile", trade.trade_id, at + settings.reconcileAfterMs)
               return trade
             })
           )
@@ -605,6 +606,8 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
             yield* emit(storage, { merchant_id: merchantId, type: "v2.trades.created", business_id: trade.trade_id, schema: Trade.Trade, data: trade, at })
             const current = yield* getSessionRecord(merchantId, sessionId)
             yield* Effect.orDie(sessions.update(new CheckoutSession.CheckoutSession({ ...current.value, customer_id: customerId, trade_id: trade.trade_id, subscription_id: subscriptionId }), current.version))
+            // if this process dies before the outcome is recorded, reconciliation asks the gateway
+            yield* schedule(merchant, "reconcile", trade.trade_id, at + settings.reconcileAfterMs)
             return processing
           })
         )
@@ -676,6 +679,10 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
             })
             if (trade.trade_status === "succeeded") return result("succeeded")
             if (trade.trade_status !== "processing") return result(trade.trade_status === "payment_failed" ? "failed" : "processing")
+            if (outcome._tag !== "RequiresAction") {
+              yield* storage.workQueue.cancel(merchantId, "charge", tradeId)
+              if (outcome._tag !== "Unknown") yield* storage.workQueue.cancel(merchantId, "reconcile", tradeId)
+            }
             switch (outcome._tag) {
               case "Unknown": {
                 yield* storage.workQueue.schedule({ lane: laneOf(merchant), merchant_id: merchantId, kind: "reconcile", subject_id: tradeId, due_at: at + settings.reconcileAfterMs })
@@ -825,6 +832,16 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
         return yield* Effect.orDie(applyOutcome(merchantId, tradeId, outcome))
       })
 
+    /** Makes a recorded but not yet made off-session charge (after a crash between the two transactions). */
+    const chargePending = (merchantId: string, tradeId: string) =>
+      Effect.gen(function* () {
+        const tv = yield* Effect.flatMap(trades.get(merchantId, tradeId), (o) => Effect.orDie(must(o, "trade", tradeId)))
+        if (tv.value.trade.trade_status !== "processing" || tv.value.subscription_id === null) return Option.none<PaymentResult>()
+        const sub = yield* Effect.orDie(getSubscriptionRecord(merchantId, tv.value.subscription_id))
+        if (sub.value.payment_token === null) return Option.none<PaymentResult>()
+        return Option.some(yield* chargeInvoiceTrade(merchantId, tradeId, sub.value.payment_token))
+      }).pipe(Effect.withSpan("Billing.chargePending"))
+
     /** Renews one subscription whose period ended: bills the next cycle once, charges it, advances. */
     const renew = (merchantId: string, subscriptionId: string, options: { readonly force?: boolean } = {}) =>
       Effect.gen(function* () {
@@ -939,6 +956,8 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
             yield* Effect.orDie(trades.insert({ trade: processing, attempts: 1, invoice_id: inv.invoice_id, subscription_id: subscriptionId }))
             yield* emit(storage, { merchant_id: merchantId, type: "v2.trades.created", business_id: trade.trade_id, schema: Trade.Trade, data: trade, at })
             if (rec.payment_token === null) return Option.none()
+            // a durable intent: if this process dies before the charge, a worker makes it
+            yield* schedule(merchant, "charge", trade.trade_id, at)
             return Option.some({ tradeId: trade.trade_id, token: rec.payment_token })
           })
         )
@@ -981,6 +1000,7 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
             }
             const iv = Option.getOrThrow(yield* invoices.get(merchantId, invoice.invoice_id))
             if (iv.value.biz_status === "retrying") yield* Effect.orDie(invoices.update(new Invoice.Invoice({ ...iv.value, biz_status: "pending" }), iv.version))
+            yield* schedule(merchant, "charge", tradeId, at)
           })
         )
         return Option.some(yield* chargeInvoiceTrade(merchantId, tradeId, sv.value.payment_token))
@@ -1021,15 +1041,21 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
     // ---------------------------------------------------------------- worker and clocks
 
     /** Runs one claimed work item. */
-    const runItem = (item: Store.WorkItem): Effect.Effect<void> => {
+    const runItem = (item: Store.WorkItem): Effect.Effect<boolean> => {
       const work: Effect.Effect<unknown, unknown> =
         item.kind === "renewal" ? renew(item.merchant_id, item.subject_id)
         : item.kind === "dunning" ? retry(item.merchant_id, item.subject_id)
         : item.kind === "trial_notice" ? trialNotice(item.merchant_id, item.subject_id)
         : item.kind === "incomplete_expiry" ? expireIncomplete(item.merchant_id, item.subject_id)
         : item.kind === "reconcile" ? reconcileTrade(item.merchant_id, item.subject_id)
+        : item.kind === "charge" ? chargePending(item.merchant_id, item.subject_id)
         : Effect.logWarning(`unknown work kind ${item.kind}`)
-      return work.pipe(Effect.asVoid, Effect.catchAllCause((cause) => Effect.logError(`work item ${item.kind} ${item.subject_id} failed`, cause)), Effect.withSpan("Billing.runItem", { attributes: { kind: item.kind } }))
+      // a failed item is not completed: its lease runs out and a worker tries it again
+      return work.pipe(
+        Effect.as(true),
+        Effect.catchAllCause((cause) => Effect.as(Effect.logError(`work item ${item.kind} ${item.subject_id} failed`, cause), false)),
+        Effect.withSpan("Billing.runItem", { attributes: { kind: item.kind } })
+      )
     }
 
     /**
@@ -1049,8 +1075,7 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
           })
           if (items.length === 0) return ran
           for (const item of items) {
-            yield* runItem(item)
-            yield* storage.workQueue.complete(item, options.owner)
+            if (yield* runItem(item)) yield* storage.workQueue.complete(item, options.owner)
             ran++
           }
         }

@@ -225,7 +225,10 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@recur/core/
                   yield* Effect.orDie(invoices.insert(inv))
                   yield* Effect.orDie(trades.insert({ trade: new Trade.Trade({ ...trade, trade_status: "processing" }), attempts: 1, invoice_id: inv.invoice_id, subscription_id: subscriptionId }))
                   yield* emit(storage, { merchant_id: merchantId, type: "v2.trades.created", business_id: trade.trade_id, schema: Trade.Trade, data: trade, at: now })
-                  if (rec.payment_token !== null) tradeToCharge = Option.some(trade.trade_id)
+                  if (rec.payment_token !== null) {
+                    tradeToCharge = Option.some(trade.trade_id)
+                    yield* billing.schedule(planned.merchant, "charge", trade.trade_id, now)
+                  }
                 } else if (quote.outcome === "credit_balance") {
                   const credit = Either.getOrThrow(Money.parse(next.subscription.credit_balance, cur, { allowNegative: true }))
                   next = { ...next, subscription: new Subscription.Subscription({ ...next.subscription, credit_balance: Money.format(Money.make(credit.amount - net.amount, cur)) }) }

@@ -1,9 +1,9 @@
 import { describe, expect, layer } from "@effect/vitest"
-import { Billing, Catalog, Entities, Merchants, Store } from "@recur/core"
+import { Billing, Catalog, Entities, Merchants, Ports, Store } from "@recur/core"
 import { SandboxGateway } from "@recur/payment-sandbox"
 import { Pg } from "@recur/sql"
 import { EngineScenarios } from "@recur/testing"
-import { Effect, Fiber, type Layer, TestClock } from "effect"
+import { Effect, Fiber, Layer, TestClock } from "effect"
 import { freshPostgresUrl } from "./postgres.js"
 
 const DAY = 86_400_000
@@ -56,6 +56,49 @@ const exactlyOnce = <E>(name: string, storage: Layer.Layer<Store.Storage, E>, n:
         expect(subs.list.every((s) => s.cycle_index === 1)).toBe(true)
       }), 600_000)
   })
+
+/** A gateway whose first `n` charges crash the process right before the call reaches the processor. */
+const crashingGateway = (n: number) =>
+  Layer.effect(
+    Ports.PaymentGateway,
+    Effect.gen(function* () {
+      const real = yield* Ports.PaymentGateway
+      let left = n
+      return Ports.PaymentGateway.of({ ...real, charge: (request) => (left-- > 0 ? Effect.die("process killed before the charge") : real.charge(request)) })
+    })
+  )
+
+layer(EngineScenarios.engine(Pg.layerPglite()), { timeout: "120 seconds" })("crash between the billing transaction and the charge", (it) => {
+  it.effect("renewals recorded before a crash are charged by the next worker, once each", () =>
+    Effect.gen(function* () {
+      yield* TestClock.setTime(Date.UTC(2026, 0, 1))
+      const { merchant } = yield* (yield* Merchants.Merchants).create({ name: "Crash", currency: "USD" })
+      const m = merchant.merchant_id
+      const catalog = yield* Catalog.Catalog
+      const product = yield* catalog.createProduct(m, { product_name: "Plan" })
+      const pv = yield* catalog.createPrice(m, { name: "Monthly", product_id: product.product_id, currency: "USD", billing_type: "recurring", price_type: "flat_price", price_plan: { billing_cycle_unit: "month", base_price_val: "5.00" } })
+      const billing0 = yield* Billing.Billing
+      for (let i = 0; i < 8; i++) {
+        const s = yield* billing0.createSession(m, { payer_id: `c${i}`, line_items: [{ price_id: pv.id }] })
+        yield* billing0.paySession(m, s.session_id, card)
+      }
+      yield* TestClock.adjust(32 * DAY)
+      const now = Date.UTC(2026, 0, 1) + 32 * DAY
+      // every renewal of this worker dies after recording its invoice and trade, before the charge
+      yield* Effect.flatMap(Billing.Billing, (b) => b.runDue({ now, owner: "doomed", lane: "live", merchantId: m })).pipe(
+        Effect.provide(Billing.Billing.Default.pipe(Layer.provide(crashingGateway(Number.POSITIVE_INFINITY))))
+      )
+      const pending = (yield* billing0.listInvoices(m, { limit: 100, filters: [{ column: "invoice_type", op: "in", values: ["renewal"] }, { column: "biz_status", op: "in", values: ["pending"] }] })).list
+      expect(pending).toHaveLength(8)
+      // a fresh worker after the crashed one's leases ran out
+      yield* billing0.runDue({ now: now + 120_000, owner: "survivor", lane: "live", merchantId: m })
+      const renewals = (yield* billing0.listInvoices(m, { limit: 100, filters: [{ column: "invoice_type", op: "in", values: ["renewal"] }] })).list
+      expect(renewals).toHaveLength(8)
+      expect(renewals.every((i) => i.biz_status === "success" && i.cycle_index === 1)).toBe(true)
+      const controls = yield* SandboxGateway.SandboxControls
+      expect(yield* Effect.forEach(renewals, (i) => controls.chargeAttempts(i.trade_id!))).toEqual(renewals.map(() => 1))
+    }), 120_000)
+})
 
 describe("exactly-once renewals", () => {
   exactlyOnce("PGlite", Pg.layerPglite(), 60)
