@@ -395,7 +395,7 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
           paymentMode ??= pv.billing_type === "recurring" ? "subscription" : "onetime_payment"
           if (pv.billing_type === "recurring" && paymentMode === "onetime_payment") return yield* invalid("payment_mode", "a recurring price needs payment_mode subscription")
           const trial = Price.trialOf(pv)
-          const skipTrial = input.trial_policy === 3
+          const skipTrial = input.trial_policy === 3 || (input.trial_policy === 2 && customerId !== null && (yield* hadTrial(merchantId, customerId)))
           due =
             Option.isSome(trial) && !skipTrial
               ? Money.times(Pricing.trialCharge(trial.value.trial, pv.currency), 1n)
@@ -518,7 +518,18 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
             const item = session.line_items[0]
             const pv = session.mode === "checkout" && item ? yield* catalog.sellableVersion(merchantId, item.price_id) : null
             const quantity = item ? BigInt(item.quantity) : 1n
-            const amount = Either.getOrThrow(Money.parse(session.amount ?? "0", session.currency))
+            let amount = Either.getOrThrow(Money.parse(session.amount ?? "0", session.currency))
+            const trialPossible = pv !== null && pv.billing_type === "recurring" && Option.isSome(Price.trialOf(pv)) && session.trial_policy !== 3 && !(session.trial_policy === 2 && (yield* hadTrial(merchantId, customerId)))
+            const firstDraft = pv && pv.billing_type === "recurring"
+              ? convertDraft(
+                  trialPossible
+                    ? Either.getOrThrow(Invoicing.cycle({ invoice_type: "trial", price: pv, cycle_index: 0, quantity, existing: [] }))
+                    : Either.getOrThrow(Invoicing.cycle({ invoice_type: "initial", price: pv, cycle_index: 0, paidCycles: 0, quantity, usage: 0n, existing: [] })),
+                  session.merchant_rate,
+                  session.currency
+                )
+              : undefined
+            if (firstDraft) amount = firstDraft.total
             const trade = yield* newTrade({
               merchant,
               amount,
@@ -536,8 +547,7 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
             })
             let subscriptionId: string | null = null
             let invoiceId: string | null = null
-            if (pv && pv.billing_type === "recurring") {
-              const trialPossible = Option.isSome(Price.trialOf(pv)) && session.trial_policy !== 3 && !(session.trial_policy === 2 && (yield* hadTrial(merchantId, customerId)))
+            if (pv && pv.billing_type === "recurring" && firstDraft) {
               const sub_id = yield* Ids.make(Ids.prefixes.subscription)
               subscriptionId = sub_id
               const rec: Entities.SubscriptionRecord = {
@@ -593,11 +603,7 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
                 })
               }
               yield* Effect.orDie(subs.insert(rec))
-              const draft = trialPossible
-                ? Either.getOrThrow(Invoicing.cycle({ invoice_type: "trial", price: pv, cycle_index: 0, quantity, existing: [] }))
-                : Either.getOrThrow(Invoicing.cycle({ invoice_type: "initial", price: pv, cycle_index: 0, paidCycles: 0, quantity, usage: 0n, existing: [] }))
-              const converted = convertDraft(draft, session.merchant_rate, session.currency)
-              const inv = yield* newInvoice({ merchant_id: merchantId, draft: converted, trade_id: trade.trade_id, subscription_id: sub_id, price_id: pv.id, price_version_id: pv.price_version_id, customer_id: customerId, order_id: session.order_id, status: "pending", at })
+              const inv = yield* newInvoice({ merchant_id: merchantId, draft: firstDraft, trade_id: trade.trade_id, subscription_id: sub_id, price_id: pv.id, price_version_id: pv.price_version_id, customer_id: customerId, order_id: session.order_id, status: "pending", at })
               yield* Effect.orDie(invoices.insert(inv))
               invoiceId = inv.invoice_id
             }

@@ -67,6 +67,7 @@ export const make = (options: Options = {}) =>
     const refunds = yield* Ref.make(new Map<string, Ports.RefundOutcome>())
     const attempts = yield* Ref.make(new Map<string, number>())
     const seenAttempts = yield* Ref.make(new Map<string, Ports.ChargeOutcome>())
+    const forcedDeclines = yield* Ref.make(0)
     const base = options.challengeBaseUrl ?? "/sandbox/3ds"
 
     const record = (tradeId: string, state: TradeState) => Ref.update(trades, (m) => new Map(m).set(tradeId, state))
@@ -130,7 +131,8 @@ export const make = (options: Options = {}) =>
           const seen = (yield* Ref.get(seenAttempts)).get(key)
           if (seen) return seen
           yield* Ref.update(attempts, (m) => new Map(m).set(request.trade_id, (m.get(request.trade_id) ?? 0) + 1))
-          const decided = decide(request, yield* Clock.currentTimeMillis)
+          const forced = request.off_session && (yield* Ref.getAndUpdate(forcedDeclines, (n) => Math.max(0, n - 1))) > 0
+          const decided = forced ? Ports.ChargeOutcome.Failed({ code: "card_declined", message: "Your card was declined." }) : decide(request, yield* Clock.currentTimeMillis)
           const outcome = "_tag" in decided ? decided : decided.outcome
           if (!("_tag" in decided)) yield* record(request.trade_id, { ...decided, refunded: 0n })
           yield* Ref.update(seenAttempts, (m) => new Map(m).set(key, outcome))
@@ -179,6 +181,8 @@ export const make = (options: Options = {}) =>
           })
           return true
         }),
+      /** Declines the next `n` off-session charges, whatever the card (dunning that recovers). */
+      declineNextOffSession: (n: number) => Ref.set(forcedDeclines, n),
       /** How many times the processor was really asked to charge this trade (idempotency proof). */
       chargeAttempts: (tradeId: string) => Effect.map(Ref.get(attempts), (m) => m.get(tradeId) ?? 0),
       /** Total refunded on a trade. */

@@ -7,7 +7,7 @@
 import { expect, layer } from "@effect/vitest"
 import { Billing, Catalog, Entities, Merchants, Ports, type PriceRules, Store, Subscriptions } from "@recur/core"
 import { SandboxGateway } from "@recur/payment-sandbox"
-import { DateTime, Effect, Layer } from "effect"
+import { DateTime, Effect, Fiber, Layer, Option, TestClock } from "effect"
 import * as ServicesContract from "./ServicesContract.js"
 
 /**
@@ -153,6 +153,85 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
         expect(yield* eventsOf(merchantId, inv.invoice_id)).toEqual(["v2.invoice.payment_failed"])
         const tradeEvents = yield* eventsOf(merchantId, inv.trade_id!)
         expect(tradeEvents).toEqual(["v2.trades.created", ...Array.from({ length: 5 }, () => "v2.trades.payment_failed")])
+      }))
+
+    it.effect("dunning to recovery: two declines, the second retry succeeds, the subscription is active again", () =>
+      Effect.gen(function* () {
+        const billing = yield* Billing.Billing
+        const { merchantId, priceId } = yield* setup("2024-01-01T00:00:00Z")
+        const { result } = yield* subscribe(merchantId, priceId)
+        const sub = result.subscription.pipe((o) => (o._tag === "Some" ? o.value : undefined))!
+        yield* (yield* SandboxGateway.SandboxControls).declineNextOffSession(2)
+        yield* billing.advanceClock(merchantId, iso("2024-02-01T00:00:00Z"))
+        expect((yield* billing.getSubscription(merchantId, sub.id)).status).toBe("past_due")
+        yield* billing.advanceClock(merchantId, iso("2024-02-02T00:00:00Z"))
+        expect((yield* billing.getSubscription(merchantId, sub.id)).status).toBe("past_due")
+        yield* billing.advanceClock(merchantId, iso("2024-02-04T00:00:00Z"))
+        const after = yield* billing.getSubscription(merchantId, sub.id)
+        expect(after.status).toBe("active")
+        const invoices = yield* invoicesOf(merchantId, sub.id)
+        expect(invoices.map((i) => [i.invoice_type, i.cycle_index, i.biz_status])).toEqual([["initial", 0, "success"], ["renewal", 1, "success"]])
+        expect(yield* eventsOf(merchantId, sub.id)).toEqual(["v2.subscription.first", "v2.subscription.past_due"])
+        // and billing goes on at the next period end
+        yield* billing.advanceClock(merchantId, iso("2024-03-01T00:00:00Z"))
+        expect((yield* invoicesOf(merchantId, sub.id)).map((i) => [i.cycle_index, i.biz_status])).toEqual([[0, "success"], [1, "success"], [2, "success"]])
+      }))
+
+    it.effect("dunning exhausted with the merchant setting canceled cancels the subscription", () =>
+      Effect.gen(function* () {
+        const billing = yield* Billing.Billing
+        const { merchantId, priceId } = yield* setup("2024-01-01T00:00:00Z", {}, { dunning_final_state: "canceled" })
+        const sub = (yield* subscribe(merchantId, priceId, "4000000000000341")).result.subscription.pipe((o) => (o._tag === "Some" ? o.value : undefined))!
+        yield* billing.advanceClock(merchantId, iso("2024-02-10T00:00:00Z"))
+        const after = yield* billing.getSubscription(merchantId, sub.id)
+        expect([after.status, after.cancel_reason]).toEqual(["canceled", "payment_failed"])
+        expect(yield* eventsOf(merchantId, sub.id)).toEqual(["v2.subscription.first", "v2.subscription.past_due", "v2.subscription.canceled"])
+      }))
+
+    it.effect("one-time payments, trial policy once per customer, customer-initiated renewal, fixed term converting to continuous", () =>
+      Effect.gen(function* () {
+        const billing = yield* Billing.Billing
+        const { merchantId, priceId } = yield* setup("2024-01-01T00:00:00Z", { has_trial: true, trial_type: 0, trial_period: { trial_period_unit: "day", trial_period_count: 7 } })
+        // a one-time payment: a trade, no subscription
+        const pay = yield* billing.createSession(merchantId, { email: "buyer@example.com", mode: "payment", amount: "12.34", currency: "USD" })
+        const paid = yield* billing.paySession(merchantId, pay.session_id, card("4242424242424242"))
+        expect([paid.status, paid.trade.amount, paid.trade.order_type, Option.isNone(paid.subscription)]).toEqual(["succeeded", "12.34", "one_time", true])
+        // trial policy 2: the same customer gets the trial once
+        const first = yield* subscribe(merchantId, priceId, "4242424242424242", { payer_id: "same-customer", trial_policy: 2 })
+        expect(first.result.subscription.pipe((o) => (o._tag === "Some" ? o.value.status : undefined))).toBe("trial")
+        const second = yield* subscribe(merchantId, priceId, "4242424242424242", { payer_id: "same-customer", trial_policy: 2 })
+        expect(second.result.subscription.pipe((o) => (o._tag === "Some" ? o.value.status : undefined))).toBe("active")
+        expect(second.result.trade.amount).toBe("30.00")
+        // customer-initiated: no automatic renewal, /renewal bills the next cycle
+        const manual = yield* setup("2024-01-01T00:00:00Z", { price_plan: { billing_cycle_unit: "customer-initiated", base_price_val: "9.00" } })
+        const m = (yield* subscribe(manual.merchantId, manual.priceId)).result.subscription.pipe((o) => (o._tag === "Some" ? o.value : undefined))!
+        expect(m.next_invoice_date).toBe(null)
+        yield* billing.advanceClock(manual.merchantId, iso("2024-06-01T00:00:00Z"))
+        expect(yield* invoicesOf(manual.merchantId, m.id)).toHaveLength(1)
+        const { Subscriptions } = yield* Effect.promise(() => import("@recur/core"))
+        yield* (yield* Subscriptions.Subscriptions).renewNow(manual.merchantId, m.id)
+        expect((yield* invoicesOf(manual.merchantId, m.id)).map((i) => [i.invoice_type, i.cycle_index, i.amount, i.biz_status])).toEqual([["initial", 0, "9.00", "success"], ["renewal", 1, "9.00", "success"]])
+        // a fixed term that converts to continuous keeps billing after total_cycles
+        const fixed = yield* setup("2024-01-15T00:00:00Z")
+        const f = (yield* subscribe(fixed.merchantId, fixed.priceId, "4242424242424242", { total_cycles: 2, convert_to_continuous: true })).result.subscription.pipe((o) => (o._tag === "Some" ? o.value : undefined))!
+        yield* billing.advanceClock(fixed.merchantId, iso("2024-05-01T00:00:00Z"))
+        const after = yield* billing.getSubscription(fixed.merchantId, f.id)
+        expect([after.status, after.total_cycles, after.cycle_index]).toEqual(["active", null, 3])
+      }))
+
+    it.effect("the worker runs due live work on the Effect clock", () =>
+      Effect.gen(function* () {
+        const billing = yield* Billing.Billing
+        yield* TestClock.setTime(Date.UTC(2024, 0, 1))
+        const { merchant } = yield* (yield* Merchants.Merchants).create({ name: "Live", currency: "USD" })
+        const catalog = yield* Catalog.Catalog
+        const product = yield* catalog.createProduct(merchant.merchant_id, { product_name: "Live" })
+        const pv = yield* catalog.createPrice(merchant.merchant_id, { name: "Weekly", product_id: product.product_id, currency: "USD", billing_type: "recurring", price_type: "flat_price", price_plan: { billing_cycle_unit: "week", base_price_val: "3.00" } })
+        const sub = (yield* subscribe(merchant.merchant_id, pv.id)).result.subscription.pipe((o) => (o._tag === "Some" ? o.value : undefined))!
+        const worker = yield* Effect.fork(billing.worker({ owner: "test-worker", intervalMs: 86_400_000 }))
+        yield* TestClock.adjust("22 days")
+        yield* Fiber.interrupt(worker)
+        expect((yield* invoicesOf(merchant.merchant_id, sub.id)).map((i) => i.cycle_index)).toEqual([0, 1, 2, 3])
       }))
 
     it.effect("3-D Secure: requires action, the challenge approves, the subscription starts", () =>
