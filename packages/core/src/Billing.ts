@@ -521,13 +521,13 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
             let amount = Either.getOrThrow(Money.parse(session.amount ?? "0", session.currency))
             const trialPossible = pv !== null && pv.billing_type === "recurring" && Option.isSome(Price.trialOf(pv)) && session.trial_policy !== 3 && !(session.trial_policy === 2 && (yield* hadTrial(merchantId, customerId)))
             const firstDraft = pv && pv.billing_type === "recurring"
-              ? convertDraft(
+              ? yield* withTax(convertDraft(
                   trialPossible
                     ? Either.getOrThrow(Invoicing.cycle({ invoice_type: "trial", price: pv, cycle_index: 0, quantity, existing: [] }))
                     : Either.getOrThrow(Invoicing.cycle({ invoice_type: "initial", price: pv, cycle_index: 0, paidCycles: 0, quantity, usage: 0n, existing: [] })),
                   session.merchant_rate,
                   session.currency
-                )
+                ), merchantId, customerId)
               : undefined
             if (firstDraft) amount = firstDraft.total
             const trade = yield* newTrade({
@@ -541,7 +541,7 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
               line: pv
                 ? new Trade.LineItem({ id: pv.price_version_id, title: pv.price_name, price: Money.format(amount), price_id: pv.id, quantity: quantity.toString(), sku: pv.merchant_price_id ?? "", vendor: merchant.name, cycle_unit: pv.price_plan?.billing_cycle_unit ?? "" })
                 : null,
-              tax: Money.zero(session.currency),
+              tax: firstDraft ? firstDraft.tax : Money.zero(session.currency),
               metadata: session.metadata,
               at
             })
