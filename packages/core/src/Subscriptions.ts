@@ -437,7 +437,8 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@recur/core/
             const refund_id = yield* Ids.make(Ids.prefixes.refund)
             // reserve the amount on the trade: a concurrent refund fails its version check
             yield* trades.update({ ...tv.value, trade: new Trade.Trade({ ...t, total_refunded_amount: Money.format(Money.make(refunded.amount + amount.amount, t.currency)) }) }, tv.version).pipe(
-              Effect.catchTag("VersionConflict", () => Effect.fail(new Errors.StateConflict({ resource: "trade", id: t.trade_id, state: t.trade_status, reason: "another refund is in progress; retry" })))
+              Effect.catchTag("VersionConflict", () => Effect.fail(new Errors.StateConflict({ resource: "trade", id: t.trade_id, state: t.trade_status, reason: "another refund is in progress; retry" }))),
+              Effect.catchTag("UniqueViolation", (e) => Effect.die(e))
             )
             const record = new Refund.Refund({ refund_id, trade_id: t.trade_id, invoice_id: tv.value.invoice_id, refund_amount: Money.format(amount), currency: t.currency, refund_status: "pending", reason: input.reason ?? null, created_at: dt(at), finished_at: null })
             yield* Effect.orDie(refunds.insert({ merchant_id: merchantId, refund: record }))

@@ -5,7 +5,7 @@
  * @since 0.1.0
  */
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, OpenApi } from "@effect/platform"
-import { CheckoutSession, Customer, Invoice, type Merchant, Price, Product, Refund, Subscription, Trade, Usage } from "@recur/core"
+import { CheckoutSession, Common, Customer, Invoice, type Merchant, Price, Product, Refund, Subscription, Trade, Usage } from "@recur/core"
 import { Context, Schema } from "effect"
 import * as ApiErrors from "./Errors.js"
 
@@ -115,7 +115,6 @@ const PricePlanPayload = Schema.Struct({
     discount_value: Schema.optional(Schema.String)
   })))
 })
-const Tier = (min: string, max: string) => Schema.Struct({ [min]: Schema.String, [max]: Schema.String, unit_price: Schema.String, flat_amount: Schema.String })
 
 /**
  * The body of `POST /api/v1/prices`.
@@ -145,12 +144,12 @@ export const PricePayload = Schema.Struct({
   usage_unit: Schema.optional(Schema.String),
   usage_unit_price: Schema.optional(Schema.String),
   usage_threshold: Schema.optional(Schema.String),
-  features: Schema.optional(Schema.Array(Schema.Struct({ id: Schema.String, name: Schema.String, type: Schema.String, value: Schema.optional(Schema.String) }))),
+  features: Schema.optional(Schema.Array(Common.Feature)),
   trial_amount: Schema.optional(Schema.String),
   quantity_unit: Schema.optional(Schema.String),
-  quantity_tiers: Schema.optional(Schema.Array(Tier("quantity_min", "quantity_max"))),
+  quantity_tiers: Schema.optional(Schema.Array(Common.QuantityTier)),
   quantity_tier_type: Schema.optional(Schema.String),
-  usage_tiers: Schema.optional(Schema.Array(Tier("usage_min", "usage_max"))),
+  usage_tiers: Schema.optional(Schema.Array(Common.UsageTier)),
   price_tier_type: Schema.optional(Schema.String),
   metadata: Schema.optional(Metadata)
 })

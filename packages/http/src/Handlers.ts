@@ -1,0 +1,376 @@
+/**
+ * The handlers of {@link BillingApi}: each decodes, calls one engine service, and answers in
+ * the envelope; core errors become the contract's error bodies.
+ *
+ * @since 0.1.0
+ */
+import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
+import { Billing, Catalog, Customers, Errors, Merchants, type Store, Subscriptions } from "@recur/core"
+import { DateTime, Effect, Layer, Option } from "effect"
+import { Authentication, BillingApi, CurrentMerchant } from "./Api.js"
+import * as ApiErrors from "./Errors.js"
+
+type CoreError = Errors.NotFound | Errors.InvalidParameter | Errors.InvalidRequest | Errors.StateConflict | Errors.DuplicateResource | Errors.Unauthorized
+
+/**
+ * A core error as the contract's error body.
+ *
+ * @since 0.1.0
+ */
+export const toApiError = (requestId: string) => (e: CoreError): ApiErrors.ApiError => {
+  switch (e._tag) {
+    case "NotFound":
+      return new ApiErrors.NotFound({ code: "resource_not_found", message: e.message, data: { request_id: requestId } })
+    case "InvalidParameter":
+      return new ApiErrors.InvalidParameter({ code: "InvalidParameter", message: e.message, data: { request_id: requestId, param: e.param } })
+    case "InvalidRequest":
+      return new ApiErrors.InvalidRequest({ code: "invalid_request_error", message: e.message, data: { request_id: requestId, ...(e.param !== undefined ? { param: e.param } : {}) } })
+    case "StateConflict":
+      return new ApiErrors.Conflict({ code: "state_conflict", message: e.message, data: { request_id: requestId } })
+    case "DuplicateResource":
+      return new ApiErrors.Conflict({ code: "duplicate_resource", message: e.message, data: { request_id: requestId, param: e.param } })
+    case "Unauthorized":
+      return new ApiErrors.Unauthorized({ code: "unauthorizedError", message: ApiErrors.unauthorizedMessage, data: { request_id: requestId } })
+  }
+}
+
+const ok = <A>(data: A) => ({ code: "success" as const, message: "success" as const, data })
+
+/** Runs a service call for the current merchant, mapping its errors. */
+const call = <A, E extends CoreError, R>(f: (merchantId: string, merchant: { readonly merchant_id: string; readonly mode: string; readonly frozen_time: unknown }) => Effect.Effect<A, E, R>) =>
+  Effect.flatMap(CurrentMerchant, ({ merchant, requestId }) => Effect.mapError(f(merchant.merchant_id, merchant), toApiError(requestId)))
+
+const invalid = (param: string, reason: string) => new Errors.InvalidParameter({ param, reason })
+
+const list = (v: string | ReadonlyArray<string> | undefined): ReadonlyArray<string> | undefined =>
+  v === undefined ? undefined : (typeof v === "string" ? [v] : v).flatMap((s) => s.split(",")).map((s) => s.trim()).filter((s) => s !== "")
+
+const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i
+
+/** Parses the common list query: limit (1..100, default 10), cursors and created_at ranges. */
+const pageQuery = (q: { readonly limit?: string | undefined; readonly starting_after?: string | undefined; readonly ending_before?: string | undefined; readonly "created_at.gt"?: string | undefined; readonly "created_at.gte"?: string | undefined; readonly "created_at.lt"?: string | undefined; readonly "created_at.lte"?: string | undefined }) =>
+  Effect.gen(function* () {
+    let limit = 10
+    if (q.limit !== undefined) {
+      if (!/^\d{1,3}$/.test(q.limit) || Number(q.limit) < 1 || Number(q.limit) > 100) return yield* invalid("limit", "must be an integer from 1 to 100")
+      limit = Number(q.limit)
+    }
+    if (q.starting_after !== undefined && q.ending_before !== undefined) return yield* new Errors.InvalidRequest({ reason: "starting_after and ending_before cannot be used together" })
+    const created: Record<string, number> = {}
+    for (const k of ["gt", "gte", "lt", "lte"] as const) {
+      const v = q[`created_at.${k}`]
+      if (v === undefined) continue
+      if (!RFC3339.test(v) || Number.isNaN(Date.parse(v))) return yield* invalid(`created_at.${k}`, "must be an RFC 3339 UTC timestamp")
+      created[k] = Date.parse(v)
+    }
+    return { limit, starting_after: q.starting_after, ending_before: q.ending_before, created } satisfies Store.ListQuery & { created: Store.CreatedRange }
+  })
+
+const inFilter = (column: string, values: ReadonlyArray<string> | undefined, max?: number): Effect.Effect<ReadonlyArray<Store.Filter>, Errors.InvalidParameter> =>
+  values === undefined || values.length === 0
+    ? Effect.succeed([])
+    : max !== undefined && values.length > max
+      ? Effect.fail(invalid(column, `at most ${max} values`))
+      : Effect.succeed([{ column, op: "in", values }])
+
+/** `merchant_id`, where the seed lists it, must be the caller's; anything else matches nothing. */
+const foreignMerchant = (given: string | undefined, merchantId: string) => given !== undefined && given !== merchantId
+
+const customersLive = HttpApiBuilder.group(BillingApi, "customers", (handlers) =>
+  Effect.gen(function* () {
+    const customers = yield* Customers.Customers
+    return handlers
+      .handle("create", ({ payload }) => call((m) => Effect.map(customers.create(m, payload), (c) => ok({ customer_id: c.id }))))
+      .handle("update", ({ payload }) => call((m) => Effect.map(customers.update(m, payload), (c) => ok({ customer_id: c.id }))))
+      .handle("delete", ({ payload }) => call((m) => Effect.as(customers.delete(m, payload), ok({}))))
+      .handle("get", ({ path }) => call((m) => Effect.map(customers.get(m, path.customer_id), (c) => ok({ customer: Customers.toCustomer(c) }))))
+      .handle("list", ({ urlParams: q }) =>
+        call((m) =>
+          Effect.gen(function* () {
+            const page = yield* pageQuery(q)
+            if (q.type !== undefined && q.type !== "customer" && q.type !== "guest") return yield* invalid("type", "must be customer or guest")
+            const result = yield* customers.list(m, {
+              ...(list(q.customer_ids) ? { customer_ids: list(q.customer_ids)! } : {}),
+              ...(list(q.emails) ? { emails: list(q.emails)! } : {}),
+              ...(list(q.payer_ids) ? { payer_ids: list(q.payer_ids)! } : {}),
+              ...(q.type ? { type: q.type as "customer" | "guest" } : {}),
+              created: page.created,
+              limit: page.limit,
+              ...(page.starting_after ? { starting_after: page.starting_after } : {}),
+              ...(page.ending_before ? { ending_before: page.ending_before } : {})
+            })
+            return ok({ has_more: result.has_more, list: result.list.map(Customers.toCustomer) })
+          })
+        )
+      )
+  })
+)
+
+const catalogLive = HttpApiBuilder.group(BillingApi, "catalog", (handlers) =>
+  Effect.gen(function* () {
+    const catalog = yield* Catalog.Catalog
+    return handlers
+      .handle("categories", () => call((m) => Effect.map(catalog.listCategories(m), ok)))
+      .handle("createProduct", ({ payload }) => call((m) => Effect.map(catalog.createProduct(m, payload), (p) => ok({ product_id: p.product_id }))))
+      .handle("productStatus", ({ path, payload }) =>
+        call((m) =>
+          Effect.gen(function* () {
+            const status = payload.product_status ?? payload.status
+            if (status !== "active" && status !== "disabled" && status !== "draft") return yield* invalid("status", "must be active or disabled")
+            const p = yield* catalog.setProductStatus(m, path.product_id, status)
+            return ok({ product_id: p.id, product_status: p.status })
+          })
+        )
+      )
+      .handle("products", ({ urlParams: q }) =>
+        call((m) =>
+          Effect.gen(function* () {
+            const page = yield* pageQuery(q)
+            if (q.status !== undefined && !["draft", "active", "disabled"].includes(q.status)) return yield* invalid("status", "must be draft, active or disabled")
+            return ok(yield* catalog.listProducts(m, {
+              ...(list(q.price_ids) ? { price_ids: list(q.price_ids)! } : {}),
+              ...(q.status ? { status: q.status as "draft" | "active" | "disabled" } : {}),
+              created: page.created, limit: page.limit,
+              ...(page.starting_after ? { starting_after: page.starting_after } : {}),
+              ...(page.ending_before ? { ending_before: page.ending_before } : {})
+            }))
+          })
+        )
+      )
+      .handle("createPrice", ({ payload }) => call((m) => Effect.map(catalog.createPrice(m, payload), (v) => ok({ price_id: v.id, price_version_id: v.price_version_id, merchant_price_id: v.merchant_price_id }))))
+      .handle("priceStatus", ({ path, payload }) =>
+        call((m) => Effect.map(catalog.setVersionStatus(m, path.price_version_id, payload.status ?? ""), (v) => ok({ price_version_id: v.price_version_id })))
+      )
+      .handle("priceVersion", ({ path }) => call((m) => Effect.map(catalog.getVersion(m, path.price_version_id), ok)))
+      .handle("prices", ({ urlParams: q }) =>
+        call((m) =>
+          Effect.gen(function* () {
+            const page = yield* pageQuery(q)
+            return ok(yield* catalog.listPrices(m, {
+              ...(q.product_id ? { product_id: q.product_id } : {}), ...(q.status ? { status: q.status } : {}), created: page.created, limit: page.limit,
+              ...(page.starting_after ? { starting_after: page.starting_after } : {}), ...(page.ending_before ? { ending_before: page.ending_before } : {})
+            }))
+          })
+        )
+      )
+      .handle("priceVersions", ({ path, urlParams: q }) =>
+        call((m) =>
+          Effect.gen(function* () {
+            const page = yield* pageQuery(q)
+            return ok(yield* catalog.listVersions(m, path.price_id, {
+              limit: page.limit, ...(page.starting_after ? { starting_after: page.starting_after } : {}), ...(page.ending_before ? { ending_before: page.ending_before } : {})
+            }))
+          })
+        )
+      )
+  })
+)
+
+const checkoutLive = HttpApiBuilder.group(BillingApi, "checkout", (handlers) =>
+  Effect.gen(function* () {
+    const billing = yield* Billing.Billing
+    return handlers
+      .handle("create", ({ payload }) => call((m) => Effect.map(billing.createSession(m, payload), (s) => ok({ session_id: s.session_id, session_url: s.session_url }))))
+      .handle("get", ({ path }) => call((m) => Effect.map(billing.getSession(m, path.session_id), (session) => ok({ session }))))
+  })
+)
+
+const subscriptionsLive = HttpApiBuilder.group(BillingApi, "subscriptions", (handlers) =>
+  Effect.gen(function* () {
+    const billing = yield* Billing.Billing
+    const subs = yield* Subscriptions.Subscriptions
+    const status = (s: { readonly id: string; readonly status: string }) => ok({ subscription_id: s.id, status: s.status })
+    const change = (payload: { readonly price_id?: string | undefined; readonly quantity?: string | undefined; readonly effective_type?: string | undefined; readonly proration?: string | undefined; readonly quote_id?: string | undefined }) =>
+      Effect.gen(function* () {
+        if (payload.effective_type !== undefined && payload.effective_type !== "immediate" && payload.effective_type !== "end_of_period") return yield* invalid("effective_type", "must be immediate or end_of_period")
+        if (payload.proration !== undefined && payload.proration !== "immediate" && payload.proration !== "none") return yield* invalid("proration", "must be immediate or none")
+        return {
+          ...(payload.price_id !== undefined ? { price_id: payload.price_id } : {}),
+          ...(payload.quantity !== undefined ? { quantity: payload.quantity } : {}),
+          ...(payload.effective_type !== undefined ? { effective_type: payload.effective_type as "immediate" | "end_of_period" } : {}),
+          ...(payload.proration !== undefined ? { proration: payload.proration as "immediate" | "none" } : {}),
+          ...(payload.quote_id !== undefined ? { quote_id: payload.quote_id } : {})
+        }
+      })
+    const quoteJson = (q: Subscriptions.Quote) => ({ ...q, effective_at: DateTime.formatIso(DateTime.unsafeMake(Math.floor(q.effective_at / 1000) * 1000)).replace(".000Z", "Z") })
+    return handlers
+      .handle("list", ({ urlParams: q }) =>
+        call((m) =>
+          Effect.gen(function* () {
+            const page = yield* pageQuery(q)
+            if (foreignMerchant(q.merchant_id, m)) return ok({ has_more: false, list: [] })
+            const filters: Array<Store.Filter> = [
+              ...(yield* inFilter("id", list(q.subscription_ids))),
+              ...(yield* inFilter("status", list(q.status))),
+              ...(yield* inFilter("order_id", list(q.order_ids))),
+              ...(yield* inFilter("source_trade_id", list(q.source_trade_id))),
+              ...(yield* inFilter("billing_cycle_unit", q.billing_cycle_unit !== undefined ? [q.billing_cycle_unit] : undefined))
+            ]
+            if (q.search_type !== undefined) {
+              const column = ({ subscription_id: "id", customer_id: "customer_id", trade_id: "source_trade_id" } as Record<string, string>)[q.search_type]
+              if (q.search_type === "invoice_id" || q.search_type === "refund_id") {
+                // resolved through the invoice / refund to its subscription
+                const sub = yield* Effect.option(q.search_type === "invoice_id" ? Effect.map(billing.getInvoice(m, q.search_value ?? ""), (i) => i.subscription_id) : Effect.flatMap(subs.getRefund(m, q.search_value ?? ""), (r) => Effect.map(billing.getTrade(m, r.trade_id), () => null as string | null)))
+                filters.push({ column: "id", op: "in", values: [Option.getOrNull(sub) ?? "__none__"] })
+              } else if (column === undefined) return yield* invalid("search_type", "must be subscription_id, trade_id, refund_id, invoice_id or customer_id")
+              else filters.push({ column, op: "in", values: [q.search_value ?? ""] })
+            }
+            return ok(yield* billing.listSubscriptions(m, { filters, limit: page.limit, created: page.created, starting_after: page.starting_after, ending_before: page.ending_before }))
+          })
+        )
+      )
+      .handle("get", ({ path }) => call((m) => Effect.map(billing.getSubscription(m, path.subscription_id), (subscription) => ok({ subscription }))))
+      .handle("change", ({ path, payload }) => call((m) => Effect.as(Effect.flatMap(change(payload), (input) => subs.changePrice(m, path.subscription_id, input)), ok({}))))
+      .handle("previewChange", ({ path, payload }) => call((m) => Effect.map(Effect.flatMap(change(payload), (input) => subs.previewChange(m, path.subscription_id, input)), (q) => ok(quoteJson(q)))))
+      .handle("revokePriceChange", ({ path }) => call((m) => Effect.map(subs.revokePriceChange(m, path.subscription_id), ok)))
+      .handle("cancel", ({ path, payload }) =>
+        call((m) => Effect.map(subs.cancel(m, path.subscription_id, { ...(payload.cancel_type ? { cancel_type: payload.cancel_type } : {}), ...(payload.cancel_reason ? { cancel_reason: payload.cancel_reason } : {}) }), status))
+      )
+      .handle("revokeCancel", ({ path }) => call((m) => Effect.map(subs.revokeCancel(m, path.subscription_id), status)))
+      .handle("pause", ({ path }) => call((m) => Effect.map(subs.pause(m, path.subscription_id), status)))
+      .handle("resume", ({ path }) => call((m) => Effect.map(subs.resume(m, path.subscription_id), status)))
+      .handle("renewal", ({ path }) => call((m) => Effect.map(subs.renewNow(m, path.subscription_id), status)))
+      .handle("usage", ({ path, urlParams }) =>
+        call((m) =>
+          Effect.gen(function* () {
+            if (urlParams.merchant_id === undefined) return yield* invalid("merchant_id", "is required")
+            if (foreignMerchant(urlParams.merchant_id, m)) return yield* new Errors.NotFound({ resource: "subscription", id: path.subscription_id })
+            let cycle: number | undefined
+            if (urlParams.cycle_index !== undefined) {
+              if (!/^\d{1,9}$/.test(urlParams.cycle_index)) return yield* invalid("cycle_index", "must be a whole number")
+              cycle = Number(urlParams.cycle_index)
+            }
+            return ok(yield* subs.usageSummary(m, path.subscription_id, cycle))
+          })
+        )
+      )
+      .handle("recordUsage", ({ path, payload }) =>
+        call((m) =>
+          Effect.gen(function* () {
+            if (payload.usage_count === undefined) return yield* invalid("usage_count", "is required")
+            let timestamp: number | undefined
+            if (payload.timestamp !== undefined) {
+              if (!RFC3339.test(payload.timestamp)) return yield* invalid("timestamp", "must be an RFC 3339 timestamp")
+              timestamp = Date.parse(payload.timestamp)
+            }
+            return ok(yield* subs.recordUsage(m, path.subscription_id, { usage_count: payload.usage_count, ...(payload.event_id !== undefined ? { event_id: payload.event_id } : {}), ...(timestamp !== undefined ? { timestamp } : {}) }))
+          })
+        )
+      )
+  })
+)
+
+const paymentsLive = HttpApiBuilder.group(BillingApi, "payments", (handlers) =>
+  Effect.gen(function* () {
+    const billing = yield* Billing.Billing
+    const subs = yield* Subscriptions.Subscriptions
+    return handlers
+      .handle("trades", ({ urlParams: q }) =>
+        call((m) =>
+          Effect.gen(function* () {
+            const page = yield* pageQuery(q)
+            const filters = [
+              ...(yield* inFilter("id", list(q.trade_ids))),
+              ...(yield* inFilter("trade_status", list(q.trade_status))),
+              ...(yield* inFilter("order_id", list(q.order_ids))),
+              ...(yield* inFilter("customer_id", q.customer_id !== undefined ? [q.customer_id] : undefined))
+            ]
+            return ok(yield* billing.listTrades(m, { filters, limit: page.limit, created: page.created, starting_after: page.starting_after, ending_before: page.ending_before }))
+          })
+        )
+      )
+      .handle("trade", ({ path }) => call((m) => Effect.map(billing.getTrade(m, path.trade_id), (trade) => ok({ trade }))))
+      .handle("invoices", ({ urlParams: q }) =>
+        call((m) =>
+          Effect.gen(function* () {
+            const page = yield* pageQuery(q)
+            const filters = [
+              ...(yield* inFilter("id", list(q.invoice_ids))),
+              ...(yield* inFilter("trade_id", list(q.trade_ids))),
+              ...(yield* inFilter("order_id", list(q.order_ids))),
+              ...(yield* inFilter("subscription_id", q.subscription_id !== undefined ? [q.subscription_id] : undefined)),
+              ...(yield* inFilter("customer_id", q.customer_id !== undefined ? [q.customer_id] : undefined)),
+              ...(yield* inFilter("biz_status", list(q.biz_status))),
+              ...(yield* inFilter("invoice_type", list(q.invoice_types)))
+            ]
+            return ok(yield* billing.listInvoices(m, { filters, limit: page.limit, created: page.created, starting_after: page.starting_after, ending_before: page.ending_before }))
+          })
+        )
+      )
+      .handle("invoice", ({ path }) => call((m) => Effect.map(billing.getInvoice(m, path.invoice_id), (invoice) => ok({ invoice }))))
+      .handle("refund", ({ payload }) =>
+        call((m) =>
+          Effect.gen(function* () {
+            if (payload.trade_id === undefined) return yield* invalid("trade_id", "is required")
+            const r = yield* subs.refund(m, { trade_id: payload.trade_id, ...(payload.amount !== undefined ? { amount: payload.amount } : {}), ...(payload.reason !== undefined ? { reason: payload.reason } : {}) })
+            return ok({ refund_id: r.refund_id, refund_status: r.refund_status })
+          })
+        )
+      )
+      .handle("getRefund", ({ path }) => call((m) => Effect.map(subs.getRefund(m, path.refund_id), (refund) => ok({ refund }))))
+      .handle("refunds", ({ urlParams: q }) =>
+        call((m) => Effect.flatMap(pageQuery(q), (page) => Effect.map(subs.listRefunds(m, { limit: page.limit, created: page.created, starting_after: page.starting_after, ending_before: page.ending_before }), ok)))
+      )
+      .handle("tradeRefunds", ({ path, urlParams: q }) =>
+        call((m) =>
+          Effect.gen(function* () {
+            const page = yield* pageQuery(q)
+            yield* billing.getTrade(m, path.trade_id)
+            return ok(yield* subs.listRefunds(m, { filters: [{ column: "trade_id", op: "in", values: [path.trade_id] }], limit: page.limit, starting_after: page.starting_after, ending_before: page.ending_before }))
+          })
+        )
+      )
+  })
+)
+
+const sandboxLive = HttpApiBuilder.group(BillingApi, "sandbox", (handlers) =>
+  Effect.gen(function* () {
+    const billing = yield* Billing.Billing
+    return handlers.handle("advanceClock", ({ payload }) =>
+      call((m, merchant) =>
+        Effect.gen(function* () {
+          if (merchant.mode !== "sandbox") return yield* new Errors.StateConflict({ resource: "merchant", id: m, state: "live", reason: "test helpers need a sandbox key" })
+          if (payload.frozen_time === undefined || !RFC3339.test(payload.frozen_time)) return yield* invalid("frozen_time", "must be an RFC 3339 timestamp")
+          const after = yield* billing.advanceClock(m, Date.parse(payload.frozen_time))
+          return ok({ frozen_time: DateTime.formatIso(after.frozen_time!).replace(".000Z", "Z") })
+        })
+      )
+    )
+  })
+)
+
+const BEARER = /^Bearer (\S+)$/
+
+/**
+ * Authentication: the key from `Authorization: Bearer <key>` (exactly one space), then the
+ * required `Request-Id`.
+ *
+ * @since 0.1.0
+ */
+export const authenticationLive = Layer.effect(
+  Authentication,
+  Effect.gen(function* () {
+    const merchants = yield* Merchants.Merchants
+    return Effect.gen(function* () {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const requestId = request.headers["request-id"] ?? ""
+      const header = request.headers["authorization"]
+      const m = header === undefined ? null : BEARER.exec(header)
+      const unauthorized = new ApiErrors.Unauthorized({ code: "unauthorizedError", message: ApiErrors.unauthorizedMessage, data: { request_id: requestId } })
+      if (!m) return yield* Effect.fail(unauthorized)
+      const auth = yield* Effect.mapError(merchants.authenticate(m[1]!), () => unauthorized)
+      if (requestId === "" || requestId.length > 255 || !/^[\x21-\x7e][\x20-\x7e]*$/.test(requestId)) {
+        return yield* Effect.fail(new ApiErrors.InvalidParameter({ code: "InvalidParameter", message: "The Request-Id header is required (1 to 255 printable characters).", data: { request_id: requestId, param: "Request-Id" } }))
+      }
+      return { merchant: auth.merchant, requestId }
+    })
+  })
+)
+
+/**
+ * Every handler of the API (requires the engine services).
+ *
+ * @since 0.1.0
+ */
+export const handlers = Layer.mergeAll(customersLive, catalogLive, checkoutLive, subscriptionsLive, paymentsLive, sandboxLive)
+

@@ -1,0 +1,167 @@
+/**
+ * The API as a running HTTP app: handlers, the envelope for every error path (decode errors,
+ * unknown routes, invalid JSON, defects), `Request-Id` idempotency for POSTs, OpenAPI at
+ * `/openapi.json` and Swagger UI at `/docs`, and a web handler a host mounts in its own server.
+ *
+ * @since 0.1.0
+ */
+import { HttpApiBuilder, HttpApiSwagger, HttpApp, HttpServer, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Merchants, Secrets, Store } from "@recur/core"
+import { Cause, Clock, Effect, Layer, Option } from "effect"
+import { BillingApi } from "./Api.js"
+import * as ApiErrors from "./Errors.js"
+import { authenticationLive, handlers } from "./Handlers.js"
+
+const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
+  HttpServerResponse.unsafeJson(body, { status, headers })
+
+const envelope = (status: number, code: string, message: string, requestId: string, param?: string) =>
+  json(status, { code, message, data: { request_id: requestId, ...(param !== undefined ? { param } : {}) } }, status === 401 ? { "www-authenticate": "Bearer" } : {})
+
+const bodyText = (response: HttpServerResponse.HttpServerResponse): string | undefined =>
+  response.body._tag === "Uint8Array" ? new TextDecoder().decode(response.body.body) : response.body._tag === "Raw" && typeof response.body.body === "string" ? response.body.body : undefined
+
+/** Rewrites the platform's own error answers into the envelope. */
+const normalize = (response: HttpServerResponse.HttpServerResponse, requestId: string) => {
+  if (response.status === 400) {
+    const text = bodyText(response)
+    if (text !== undefined) {
+      try {
+        const parsed = JSON.parse(text) as { _tag?: string; issues?: ReadonlyArray<{ path: ReadonlyArray<string | number>; message: string }>; message?: string }
+        if (parsed._tag === "HttpApiDecodeError") {
+          const first = parsed.issues?.[0]
+          const param = first?.path.filter((p) => typeof p === "string" || typeof p === "number").join(".")
+          const message = (parsed.issues ?? []).map((i) => `${i.path.join(".") || "body"}: ${i.message}`).join("; ") || "Invalid request"
+          return envelope(400, "InvalidParameter", message, requestId, param || undefined)
+        }
+      } catch {
+        return response
+      }
+    }
+  }
+  if (response.status === 401 && response.headers["www-authenticate"] === undefined) {
+    return HttpServerResponse.setHeader(response, "www-authenticate", "Bearer")
+  }
+  return response
+}
+
+const statusOf = (e: ApiErrors.ApiError): number =>
+  e instanceof ApiErrors.InvalidParameter || e instanceof ApiErrors.InvalidRequest ? 400
+  : e instanceof ApiErrors.Unauthorized ? 401
+  : e instanceof ApiErrors.PaymentFailed ? 402
+  : e instanceof ApiErrors.NotFound ? 404
+  : e instanceof ApiErrors.Conflict ? 409
+  : e instanceof ApiErrors.RateLimited ? 429
+  : 500
+
+const isApiError = (e: unknown): e is ApiErrors.ApiError =>
+  e instanceof ApiErrors.InvalidParameter || e instanceof ApiErrors.InvalidRequest || e instanceof ApiErrors.Unauthorized ||
+  e instanceof ApiErrors.PaymentFailed || e instanceof ApiErrors.NotFound || e instanceof ApiErrors.Conflict ||
+  e instanceof ApiErrors.RateLimited || e instanceof ApiErrors.SystemError
+
+/** Every failure of the app as an envelope response: typed errors, decode errors, unknown routes, bad JSON, defects. */
+const recover = (requestId: string) => (cause: Cause.Cause<unknown>) => {
+  const failure = Cause.failureOption(cause)
+  if (Option.isSome(failure)) {
+    const e = failure.value as { _tag?: string; issues?: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }> }
+    if (isApiError(e)) {
+      const status = statusOf(e)
+      return Effect.succeed(json(status, { code: e.code, message: e.message, data: e.data ?? { request_id: requestId } }, status === 401 ? { "www-authenticate": "Bearer" } : {}))
+    }
+    if (e._tag === "HttpApiDecodeError") {
+      const issues = e.issues ?? []
+      const first = issues[0]
+      const param = first?.path.map(String).join(".")
+      const message = issues.map((i) => `${i.path.map(String).join(".") || "body"}: ${i.message}`).join("; ") || "Invalid request"
+      return Effect.succeed(envelope(400, "InvalidParameter", message, requestId, param || undefined))
+    }
+    if (e._tag === "RouteNotFound") return Effect.succeed(envelope(404, "resource_not_found", "No such route.", requestId))
+    if (e._tag === "RequestError") return Effect.succeed(envelope(400, "invalid_request_error", "The request body could not be read as JSON.", requestId))
+  }
+  const defect = Cause.dieOption(cause)
+  if (Option.isSome(defect) && (defect.value as { _tag?: string })._tag === "RequestError") {
+    return Effect.succeed(envelope(400, "invalid_request_error", "The request body could not be read as JSON.", requestId))
+  }
+  return Effect.as(Effect.logError("unexpected failure", cause), envelope(500, "system_error", "An unexpected error occurred. Retry later.", requestId))
+}
+
+/** Request-Id idempotency: the first completed answer to a POST is replayed for 7 days. */
+const IDEMPOTENCY_TTL_MS = 7 * 86_400_000
+const BEARER = /^Bearer (\S+)$/
+
+const idempotent = (app: HttpApp.Default, request: HttpServerRequest.HttpServerRequest, requestId: string) =>
+  Effect.gen(function* () {
+    const storage = yield* Store.Storage
+    const merchants = yield* Merchants.Merchants
+    const m = BEARER.exec(request.headers["authorization"] ?? "")
+    if (!m || requestId === "") return Option.none()
+    const auth = yield* Effect.option(merchants.authenticate(m[1]!))
+    if (Option.isNone(auth)) return Option.none()
+    const merchantId = auth.value.merchant.merchant_id
+    const body = yield* Effect.orElseSucceed(request.text, () => "")
+    const fingerprint = `${request.method} ${new URL(request.url, "http://x").pathname} ${yield* Secrets.sha256Hex(body)}`
+    const now = yield* Clock.currentTimeMillis
+    const begun = yield* storage.idempotency.begin({ merchant_id: merchantId, request_id: requestId, fingerprint, state: "in_progress", status: null, response: null, created_at: now, expires_at: now + IDEMPOTENCY_TTL_MS })
+    if (!begun.created) {
+      const existing = begun.existing
+      if (existing.fingerprint !== fingerprint) return Option.some(envelope(409, "idempotency_conflict", "This Request-Id was used with a different request.", requestId))
+      if (existing.state === "in_progress") return Option.some(envelope(409, "request_in_progress", "A request with this Request-Id is still running.", requestId))
+      return Option.some(json(existing.status ?? 200, JSON.parse(existing.response ?? "{}"), { "idempotent-replayed": "true" }))
+    }
+    const response = yield* app.pipe(
+      Effect.catchAllCause(recover(requestId)),
+      Effect.map((r) => normalize(r, requestId)),
+      Effect.onInterrupt(() => storage.idempotency.release(merchantId, requestId))
+    )
+    const text = bodyText(response)
+    if (response.status >= 500 || text === undefined) yield* storage.idempotency.release(merchantId, requestId)
+    else yield* storage.idempotency.complete(merchantId, requestId, response.status, text)
+    return Option.some(response)
+  })
+
+/**
+ * The app-level middleware: envelope for every error path, idempotency for POSTs.
+ *
+ * @since 0.1.0
+ */
+export const middleware = (app: HttpApp.Default): HttpApp.Default<never, Store.Storage | Merchants.Merchants | HttpServerRequest.HttpServerRequest> =>
+  Effect.gen(function* () {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const requestId = request.headers["request-id"] ?? ""
+    if (request.method === "POST" && new URL(request.url, "http://x").pathname.startsWith("/api/")) {
+      const handled = yield* idempotent(app, request, requestId).pipe(Effect.catchAllCause(recover(requestId)), Effect.map((r) => (HttpServerResponse.isServerResponse(r) ? Option.some(r) : r)))
+      if (Option.isSome(handled)) return handled.value
+    }
+    return yield* app.pipe(Effect.catchAllCause(recover(requestId)), Effect.map((r) => normalize(r, requestId)))
+  })
+
+/**
+ * The API with its handlers, OpenAPI and Swagger UI (requires the engine services).
+ *
+ * @since 0.1.0
+ */
+export const layerApi = Layer.mergeAll(
+  HttpApiSwagger.layer({ path: "/docs" }),
+  HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" }),
+  HttpApiBuilder.middleware(middleware as never, { withContext: true }) as Layer.Layer<never>
+).pipe(
+  Layer.provideMerge(HttpApiBuilder.api(BillingApi).pipe(Layer.provide(handlers), Layer.provide(authenticationLive)))
+)
+
+/**
+ * What the API needs from the engine.
+ *
+ * @since 0.1.0
+ */
+export type EngineServices = Layer.Layer.Context<typeof layerApi>
+
+/**
+ * A `Request => Promise<Response>` handler for hosts that mount the API in their own server.
+ *
+ * @example
+ * const { handler, dispose } = Http.toWebHandler(engineLayer)
+ * const response = await handler(new Request("http://localhost/api/v1/product-categories", { headers }))
+ * @since 0.1.0
+ */
+export const toWebHandler = <A extends EngineServices, E>(engine: Layer.Layer<A, E>, memoMap?: Layer.MemoMap) =>
+  HttpApiBuilder.toWebHandler(Layer.mergeAll(layerApi.pipe(Layer.provideMerge(engine)), HttpServer.layerContext) as never, memoMap ? { memoMap } : {})

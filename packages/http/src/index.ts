@@ -1,0 +1,9 @@
+/**
+ * @recur/http — the REST adapter.
+ *
+ * @since 0.1.0
+ */
+export * as Api from "./Api.js"
+export * as ApiErrors from "./Errors.js"
+export * as Handlers from "./Handlers.js"
+export * as Http from "./Http.js"

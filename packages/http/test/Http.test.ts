@@ -1,0 +1,110 @@
+import { afterAll, describe, expect, it } from "@effect/vitest"
+import { Merchants } from "@recur/core"
+import { layer as engineLayer } from "@recur/embedded"
+import { Http } from "@recur/http"
+import { Effect, Layer, ManagedRuntime } from "effect"
+
+const memoMap = Effect.runSync(Layer.makeMemoMap)
+const engine = engineLayer({ storage: "memory", publicUrl: "http://localhost:4000" })
+const runtime = ManagedRuntime.make(engine, memoMap)
+const { dispose, handler } = Http.toWebHandler(engine, memoMap)
+afterAll(async () => {
+  await dispose()
+  await runtime.dispose()
+})
+
+let n = 0
+const call = async (method: string, path: string, key: string | null, body?: unknown, headers: Record<string, string> = {}) => {
+  const h: Record<string, string> = { "content-type": "application/json", "request-id": `req-${++n}` }
+  if (key !== null) h.authorization = `Bearer ${key}`
+  Object.assign(h, headers)
+  const res = await handler(new Request(`http://localhost${path}`, { method, headers: h, ...(body !== undefined ? { body: typeof body === "string" ? body : JSON.stringify(body) } : {}) }))
+  const text = await res.text()
+  return { status: res.status, headers: res.headers, body: text === "" ? null : JSON.parse(text) }
+}
+const merchant = () => runtime.runPromise(Effect.flatMap(Merchants.Merchants, (m) => m.create({ name: "Acme", currency: "USD", frozen_time: Date.parse("2026-01-01T00:00:00Z") })))
+
+describe("REST adapter", () => {
+  it("answers in the envelope, and every auth failure with the documented 401", async () => {
+    const { api_key } = await merchant()
+    const ok = await call("GET", "/api/v1/product-categories", api_key)
+    expect(ok.status).toBe(200)
+    expect(ok.body).toMatchObject({ code: "success", message: "success", data: { total: 1 } })
+    for (const [key, extra] of [[null, {}], ["sk_test_unknownkeyunknownkey1234", {}], [api_key, { authorization: `Bearer  ${api_key}` }], [api_key, { authorization: `bearer ${api_key}` }], [api_key, { authorization: api_key }]] as const) {
+      const r = await call("GET", "/api/v1/product-categories", key, undefined, extra)
+      expect(r.status).toBe(401)
+      expect(r.body.code).toBe("unauthorizedError")
+      expect(r.body.message).toContain("ApiKey authentication is required")
+      expect(r.headers.get("www-authenticate")).toBe("Bearer")
+    }
+    const noRequestId = await call("GET", "/api/v1/product-categories", api_key, undefined, { "request-id": "" })
+    expect([noRequestId.status, noRequestId.body.code, noRequestId.body.data.param]).toEqual([400, "InvalidParameter", "Request-Id"])
+  })
+
+  it("customers end to end: create, duplicate, get, list with filters, update, delete", async () => {
+    const { api_key } = await merchant()
+    const created = await call("POST", "/api/v1/front/customer/create", api_key, { payer_id: "u-1", name: "Ada", access_no: "ignored" })
+    expect(created.status).toBe(200)
+    const id = created.body.data.customer_id
+    const dup = await call("POST", "/api/v1/front/customer/create", api_key, { payer_id: "u-1" })
+    expect([dup.status, dup.body.code, dup.body.data.param]).toEqual([409, "duplicate_resource", "payer_id"])
+    const got = await call("GET", `/api/v1/front/customer/${id}`, api_key)
+    expect(got.body.data.customer).toMatchObject({ id, payer_id: "u-1", name: "Ada" })
+    const listed = await call("GET", "/api/v1/front/customer?payer_ids=u-1,u-2&limit=5", api_key)
+    expect(listed.body.data).toMatchObject({ has_more: false, list: [{ id }] })
+    const both = await call("GET", "/api/v1/front/customer?starting_after=a&ending_before=b", api_key)
+    expect([both.status, both.body.code]).toEqual([400, "invalid_request_error"])
+    const badLimit = await call("GET", "/api/v1/front/customer?limit=101", api_key)
+    expect([badLimit.status, badLimit.body.code, badLimit.body.data.param]).toEqual([400, "InvalidParameter", "limit"])
+    await call("POST", "/api/v1/front/customer/update", api_key, { payer_id: "u-1", phone: "+1" })
+    expect((await call("GET", `/api/v1/front/customer/${id}`, api_key)).body.data.customer.phone).toBe("+1")
+    expect((await call("POST", "/api/v1/front/customer/delete", api_key, { customer_id: id })).body).toEqual({ code: "success", message: "success", data: {} })
+    const gone = await call("GET", `/api/v1/front/customer/${id}`, api_key)
+    expect([gone.status, gone.body.code]).toEqual([404, "resource_not_found"])
+    // another merchant's customer is 404, never 403
+    const other = await merchant()
+    expect((await call("GET", `/api/v1/front/customer/${id}`, other.api_key)).status).toBe(404)
+  })
+
+  it("maps decode errors, invalid JSON and unknown routes into the envelope", async () => {
+    const { api_key } = await merchant()
+    const decode = await call("POST", "/api/v1/front/customer/create", api_key, { email: 42 })
+    expect([decode.status, decode.body.code, decode.body.data.param]).toEqual([400, "InvalidParameter", "email"])
+    const badJson = await call("POST", "/api/v1/front/customer/create", api_key, "{not json")
+    expect([badJson.status, badJson.body.code]).toEqual([400, "invalid_request_error"])
+    const missing = await call("GET", "/api/v1/nowhere", api_key)
+    expect([missing.status, missing.body.code]).toEqual([404, "resource_not_found"])
+  })
+
+  it("Request-Id makes POSTs idempotent: replay, conflict on a different body", async () => {
+    const { api_key } = await merchant()
+    const first = await call("POST", "/api/v1/front/customer/create", api_key, { payer_id: "idem" }, { "request-id": "same-id" })
+    const replay = await call("POST", "/api/v1/front/customer/create", api_key, { payer_id: "idem" }, { "request-id": "same-id" })
+    expect(replay.status).toBe(200)
+    expect(replay.headers.get("idempotent-replayed")).toBe("true")
+    expect(replay.body).toEqual(first.body)
+    const conflict = await call("POST", "/api/v1/front/customer/create", api_key, { payer_id: "other" }, { "request-id": "same-id" })
+    expect([conflict.status, conflict.body.code]).toEqual([409, "idempotency_conflict"])
+    const list = await call("GET", "/api/v1/front/customer?payer_ids=idem", api_key)
+    expect(list.body.data.list).toHaveLength(1)
+  })
+
+  it("the money path over HTTP: product, price, session, subscription, clock, invoices, refund", async () => {
+    const { api_key } = await merchant()
+    const product = await call("POST", "/api/v1/products", api_key, { product_name: "Pro" })
+    const price = await call("POST", "/api/v1/prices", api_key, { name: "Pro monthly", product_id: product.body.data.product_id, currency: "USD", billing_type: "recurring", price_type: "flat_price", price_plan: { billing_cycle_unit: "month", base_price_val: "30.00" } })
+    expect(price.status).toBe(200)
+    const bad = await call("POST", "/api/v1/prices", api_key, { name: "X", product_id: product.body.data.product_id, currency: "USD", billing_type: "recurring", price_type: "flat_price", merchant_price_id: "has space", price_plan: { billing_cycle_unit: "month", base_price_val: "1" } })
+    expect([bad.status, bad.body.code, bad.body.data.param]).toEqual([400, "InvalidParameter", "merchant_price_id"])
+    const session = await call("POST", "/api/v1/session", api_key, { payer_id: "buyer", line_items: [{ price_id: price.body.data.price_id }] })
+    expect(session.body.data.session_url).toBe(`http://localhost:4000/checkout/${session.body.data.session_id}`)
+    const version = await call("GET", `/api/v1/prices/version/${price.body.data.price_version_id}`, api_key)
+    expect(version.body.data.price_plan.base_price_val).toBe("30.00")
+    const clock = await call("POST", "/api/v1/test_helpers/advance_clock", api_key, { frozen_time: "2026-01-02T00:00:00Z" })
+    expect(clock.body.data.frozen_time).toBe("2026-01-02T00:00:00Z")
+    const back = await call("POST", "/api/v1/test_helpers/advance_clock", api_key, { frozen_time: "2025-01-01T00:00:00Z" })
+    expect(back.status).toBe(400)
+    const invoices = await call("GET", "/api/v1/invoices?limit=10&invoice_types=initial,renewal", api_key)
+    expect(invoices.body.data).toEqual({ has_more: false, list: [] })
+  })
+})
