@@ -50,13 +50,21 @@ const randomHex = () => [...globalThis.crypto.getRandomValues(new Uint8Array(32)
  *
  * @since 0.1.0
  */
-export const layer = (options: BillingOptions = {}) =>
+export const layer = (options: BillingOptions = {}) => engineOn(storageLayer(options.storage), options)
+
+/**
+ * The engine on a storage layer of your own (its other outputs, such as a `SqlClient`, stay
+ * available).
+ *
+ * @since 0.1.0
+ */
+export const engineOn = <A, E>(storage: Layer.Layer<A | Store.Storage, E>, options: Omit<BillingOptions, "storage"> = {}) =>
   Subscriptions.Subscriptions.Default.pipe(
     Layer.provideMerge(Billing.Billing.Default),
     Layer.provideMerge(Layer.mergeAll(Merchants.Merchants.Default, Customers.Customers.Default, Catalog.Catalog.Default)),
     Layer.provideMerge(
       Layer.mergeAll(
-        storageLayer(options.storage),
+        storage,
         Secrets.layer(Redacted.make(options.masterKey ?? randomHex())),
         SandboxGateway.layer(),
         Ports.fxStatic(options.fxRates ?? {}),

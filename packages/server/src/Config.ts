@@ -1,0 +1,54 @@
+/**
+ * Server configuration from the environment, validated at start.
+ *
+ * @since 0.1.0
+ */
+import { Config, Effect, Option, Redacted } from "effect"
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
+import { join, resolve } from "node:path"
+
+/**
+ * The validated configuration.
+ *
+ * @since 0.1.0
+ */
+export interface ServerConfig {
+  readonly port: number
+  readonly publicUrl: string
+  readonly dataDir: string
+  readonly databaseUrl: Option.Option<string>
+  readonly masterKey: Redacted.Redacted<string>
+}
+
+const HEX64 = /^[0-9a-fA-F]{64}$/
+
+/**
+ * Reads `PORT` (4000), `RECUR_PUBLIC_URL`, `RECUR_DATA_DIR` (`./.recur`), `DATABASE_URL` and
+ * `RECUR_MASTER_KEY` (generated into the data directory for the embedded default, required
+ * with Postgres).
+ *
+ * @since 0.1.0
+ */
+export const load = Effect.gen(function* () {
+  const port = yield* Config.port("PORT").pipe(Config.withDefault(4000))
+  const publicUrl = yield* Config.string("RECUR_PUBLIC_URL").pipe(Config.withDefault(`http://localhost:${port}`))
+  const dataDir = resolve(yield* Config.string("RECUR_DATA_DIR").pipe(Config.withDefault("./.recur")))
+  const databaseUrl = yield* Config.option(Config.string("DATABASE_URL"))
+  const configured = yield* Config.option(Config.redacted("RECUR_MASTER_KEY"))
+  let masterKey: Redacted.Redacted<string>
+  if (Option.isSome(configured)) {
+    if (!HEX64.test(Redacted.value(configured.value))) return yield* Effect.fail(new Error("RECUR_MASTER_KEY must be 64 hexadecimal characters (32 bytes)"))
+    masterKey = configured.value
+  } else if (Option.isSome(databaseUrl)) {
+    return yield* Effect.fail(new Error("RECUR_MASTER_KEY is required with DATABASE_URL (64 hex characters; it encrypts stored API keys)"))
+  } else {
+    mkdirSync(dataDir, { recursive: true })
+    const file = join(dataDir, "master.key")
+    if (!existsSync(file)) {
+      const key = [...globalThis.crypto.getRandomValues(new Uint8Array(32))].map((b) => b.toString(16).padStart(2, "0")).join("")
+      writeFileSync(file, key, { mode: 0o600 })
+    }
+    masterKey = Redacted.make(readFileSync(file, "utf8").trim())
+  }
+  return { port, publicUrl, dataDir, databaseUrl, masterKey } satisfies ServerConfig
+})

@@ -1,0 +1,73 @@
+/**
+ * The standalone server: the engine on PGlite (or Postgres), the REST API on Node's HTTP
+ * server, the billing worker, and a demo merchant on first start.
+ *
+ * @since 0.1.0
+ */
+import { HttpApiBuilder, HttpMiddleware } from "@effect/platform"
+import { NodeHttpServer } from "@effect/platform-node"
+import { SqlClient } from "@effect/sql"
+import { Billing, type Catalog, type Customers, Merchants, type Ports, type Secrets, type Store, type Subscriptions } from "@recur/core"
+import type { SandboxGateway } from "@recur/payment-sandbox"
+import { engineOn } from "@recur/embedded"
+import { Pg } from "@recur/sql"
+import { Http } from "@recur/http"
+import { Console, Effect, Layer, Option, Redacted } from "effect"
+import { createServer } from "node:http"
+import type { ServerConfig } from "./Config.js"
+
+/**
+ * The services the server runs on.
+ *
+ * @since 0.1.0
+ */
+export type Engine =
+  | Store.Storage | Customers.Customers | Catalog.Catalog | Secrets.Secrets | Merchants.Merchants | Ports.PaymentGateway | Ports.FxRates
+  | Ports.TaxCalculator | Billing.Settings | Billing.Billing | Subscriptions.Subscriptions | SandboxGateway.SandboxControls | SqlClient.SqlClient
+
+/**
+ * The engine for a configuration: PGlite in the data directory, or Postgres.
+ *
+ * @since 0.1.0
+ */
+export const engine = (config: ServerConfig): Layer.Layer<Engine, unknown> =>
+  engineOn<Store.Storage | SqlClient.SqlClient, unknown>(
+    Option.match(config.databaseUrl, { onNone: () => Pg.layerPglite({ dataDir: config.dataDir }), onSome: (url) => Pg.layerPgUrl({ url }) }),
+    { masterKey: Redacted.value(config.masterKey), publicUrl: config.publicUrl }
+  )
+
+/**
+ * Creates the sandbox demo merchant when the store has no merchant yet, and prints its key.
+ *
+ * @since 0.1.0
+ */
+export const ensureDemoMerchant = (config: ServerConfig) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const rows = yield* sql<{ n: number }>`select count(*)::int as n from recur_merchants`
+    if ((rows[0]?.n ?? 0) > 0) {
+      yield* Console.log("Recur: existing data found; the demo key was printed on first start (keys are shown once). Create another with: pnpm recur merchant create --name Demo --currency USD")
+      return
+    }
+    const created = yield* (yield* Merchants.Merchants).create({ name: "Demo merchant", currency: "USD", mode: "sandbox" })
+    yield* Console.log(`Demo merchant: ${created.merchant.merchant_id}`)
+    yield* Console.log(`Demo API key: ${created.api_key}`)
+    yield* Console.log(`Try: curl -s ${config.publicUrl}/api/v1/product-categories -H "Authorization: Bearer ${created.api_key}" -H "Request-Id: $(date +%s%N)"`)
+  })
+
+/**
+ * Everything `serve` runs, as one layer.
+ *
+ * @since 0.1.0
+ */
+export const serve = (config: ServerConfig) => {
+  const engineLive = engine(config)
+  const http = HttpApiBuilder.serve(HttpMiddleware.logger).pipe(
+    Layer.provide(Http.layerApi),
+    Layer.provide(NodeHttpServer.layer(createServer, { port: config.port }))
+  )
+  const worker = Layer.scopedDiscard(Effect.forkScoped(Effect.flatMap(Billing.Billing, (b) => b.worker({ owner: `server-${process.pid}` }))))
+  const demo = Layer.effectDiscard(Effect.orDie(ensureDemoMerchant(config)))
+  const ready = Layer.effectDiscard(Console.log(`Recur listening on ${config.publicUrl} (API docs: ${config.publicUrl}/docs)`))
+  return Layer.mergeAll(http, worker, demo, ready).pipe(Layer.provide(engineLive))
+}

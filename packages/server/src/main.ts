@@ -1,0 +1,83 @@
+/**
+ * The `recur` command line: `serve` (default), `migrate`, `merchant create`, `key rotate`,
+ * `key revoke`, `worker`.
+ *
+ * @since 0.1.0
+ */
+import { NodeRuntime } from "@effect/platform-node"
+import { Billing, Merchants } from "@recur/core"
+import { Console, Effect, Layer } from "effect"
+import * as Config from "./Config.js"
+import * as Server from "./Server.js"
+
+const args = process.argv.slice(2)
+const flag = (name: string): string | undefined => {
+  const i = args.indexOf(`--${name}`)
+  return i >= 0 ? args[i + 1] : undefined
+}
+const has = (name: string) => args.includes(`--${name}`)
+
+const duration = (text: string): number => {
+  const m = /^(\d+)(ms|s|m|h)?$/.exec(text)
+  if (!m) throw new Error(`not a duration: ${text} (e.g. 3m, 90s)`)
+  const n = Number(m[1])
+  return n * ({ ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[m[2] ?? "ms"] as number)
+}
+
+const usage = `recur <command>
+  serve                                   start the API server and the worker (default)
+  migrate                                 run the database migrations
+  merchant create --name N --currency C [--live] [--frozen-time T] [--json]
+  key rotate --merchant M [--grace 3m]
+  key revoke --merchant M --key K
+  worker                                  run the billing worker alone`
+
+const withEngine = <A, E>(f: (config: Config.ServerConfig) => Effect.Effect<A, E, Merchants.Merchants | Billing.Billing>) =>
+  Effect.flatMap(Config.load, (config) => Effect.provide(f(config), Server.engine(config)))
+
+const program = Effect.gen(function* () {
+  const [command = "serve", sub] = args
+  switch (command) {
+    case "serve":
+      return yield* Effect.flatMap(Config.load, (config) => Layer.launch(Server.serve(config)))
+    case "migrate":
+      return yield* withEngine(() => Console.log("migrations are up to date"))
+    case "worker":
+      return yield* withEngine(() => Effect.flatMap(Billing.Billing, (b) => b.worker({ owner: `worker-${process.pid}` })))
+    case "merchant": {
+      if (sub !== "create") return yield* Console.error(usage)
+      const name = flag("name")
+      const currency = flag("currency")
+      if (!name || !currency) return yield* Effect.fail(new Error("merchant create needs --name and --currency"))
+      const frozen = flag("frozen-time")
+      return yield* withEngine(() =>
+        Effect.gen(function* () {
+          const created = yield* (yield* Merchants.Merchants).create({ name, currency, mode: has("live") ? "live" : "sandbox", ...(frozen ? { frozen_time: Date.parse(frozen) } : {}) })
+          if (has("json")) yield* Console.log(JSON.stringify({ merchant_id: created.merchant.merchant_id, api_key: created.api_key }))
+          else yield* Console.log(`Merchant ${created.merchant.merchant_id}\nAPI key: ${created.api_key}`)
+        })
+      )
+    }
+    case "key": {
+      const merchant = flag("merchant")
+      if (!merchant) return yield* Effect.fail(new Error("key commands need --merchant"))
+      if (sub === "rotate") {
+        return yield* withEngine(() =>
+          Effect.flatMap(Merchants.Merchants, (m) => m.rotateKey(merchant, { graceMs: duration(flag("grace") ?? "3m") })).pipe(
+            Effect.flatMap((k) => Console.log(has("json") ? JSON.stringify({ key_id: k.key_id, api_key: k.api_key }) : `New API key: ${k.api_key}`))
+          )
+        )
+      }
+      if (sub === "revoke") {
+        const key = flag("key")
+        if (!key) return yield* Effect.fail(new Error("key revoke needs --key (the key id)"))
+        return yield* withEngine(() => Effect.flatMap(Merchants.Merchants, (m) => m.revokeKey(merchant, key)).pipe(Effect.zipRight(Console.log(`Revoked ${key}`))))
+      }
+      return yield* Console.error(usage)
+    }
+    default:
+      return yield* Console.error(usage)
+  }
+})
+
+NodeRuntime.runMain(program as Effect.Effect<unknown, unknown>)
