@@ -97,6 +97,7 @@ export class CustomersGroup extends HttpApiGroup.make("customers")
       .setUrlParams(Schema.Struct({ ...PageQuery, customer_ids: QueryList, emails: QueryList, payer_ids: QueryList, type: Schema.optional(Schema.String) }))
       .addSuccess(Envelope(Page(Customer.Customer)))
   )
+  .middleware(Authentication)
   .annotate(OpenApi.Title, "Customers") {}
 
 const PricePlanPayload = Schema.Struct({
@@ -193,6 +194,7 @@ export class CatalogGroup extends HttpApiGroup.make("catalog")
       .setUrlParams(Schema.Struct(PageQuery))
       .addSuccess(Envelope(Page(Price.PriceVersion)))
   )
+  .middleware(Authentication)
   .annotate(OpenApi.Title, "Catalog") {}
 
 /**
@@ -247,6 +249,7 @@ export const SessionPayload = Schema.Struct({
 export class CheckoutGroup extends HttpApiGroup.make("checkout")
   .add(HttpApiEndpoint.post("create", "/api/v1/session").setPayload(SessionPayload).addSuccess(Envelope(Schema.Struct({ session_id: Schema.String, session_url: Schema.String }))))
   .add(HttpApiEndpoint.get("get", "/api/v1/session/:session_id").setPath(Schema.Struct({ session_id: Schema.String })).addSuccess(Envelope(Schema.Struct({ session: CheckoutSession.CheckoutSession }))))
+  .middleware(Authentication)
   .annotate(OpenApi.Title, "Checkout sessions") {}
 
 const SubscriptionPath = Schema.Struct({ subscription_id: Schema.String })
@@ -305,6 +308,7 @@ export class SubscriptionsGroup extends HttpApiGroup.make("subscriptions")
       .setPayload(Schema.Struct({ usage_count: Schema.optional(Schema.Number), event_id: Schema.optional(Schema.String), timestamp: Schema.optional(Schema.String) }))
       .addSuccess(Envelope(Schema.Struct({ subscription_id: Schema.String, cycle_index: Schema.Int, usage_count: Schema.Int, duplicate: Schema.Boolean })))
   )
+  .middleware(Authentication)
   .annotate(OpenApi.Title, "Subscriptions") {}
 
 /**
@@ -341,6 +345,7 @@ export class PaymentsGroup extends HttpApiGroup.make("payments")
       .setUrlParams(Schema.Struct(PageQuery))
       .addSuccess(Envelope(Page(Refund.Refund)))
   )
+  .middleware(Authentication)
   .annotate(OpenApi.Title, "Trades, invoices and refunds") {}
 
 /**
@@ -354,6 +359,7 @@ export class SandboxGroup extends HttpApiGroup.make("sandbox")
       .setPayload(Schema.Struct({ frozen_time: Schema.optional(Schema.String) }))
       .addSuccess(Envelope(Schema.Struct({ frozen_time: Schema.String })))
   )
+  .middleware(Authentication)
   .annotate(OpenApi.Title, "Sandbox") {}
 
 /**
@@ -368,7 +374,6 @@ export class BillingApi extends HttpApi.make("recur")
   .add(SubscriptionsGroup)
   .add(PaymentsGroup)
   .add(SandboxGroup)
-  .middleware(Authentication)
   .addError(ApiErrors.InvalidParameter)
   .addError(ApiErrors.InvalidRequest)
   .addError(ApiErrors.Unauthorized)

@@ -10,6 +10,7 @@ import { Merchants, Secrets, Store } from "@recur/core"
 import { Cause, Clock, Effect, Layer, Option } from "effect"
 import { BillingApi } from "./Api.js"
 import * as ApiErrors from "./Errors.js"
+import * as Checkout from "./Checkout.js"
 import { authenticationLive, handlers } from "./Handlers.js"
 
 const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
@@ -143,7 +144,8 @@ export const middleware = (app: HttpApp.Default): HttpApp.Default<never, Store.S
 export const layerApi = Layer.mergeAll(
   HttpApiSwagger.layer({ path: "/docs" }),
   HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" }),
-  HttpApiBuilder.middleware(middleware as never, { withContext: true }) as Layer.Layer<never>
+  HttpApiBuilder.middleware(middleware as never, { withContext: true }) as Layer.Layer<never>,
+  Checkout.routes
 ).pipe(
   Layer.provideMerge(HttpApiBuilder.api(BillingApi).pipe(Layer.provide(handlers), Layer.provide(authenticationLive)))
 )

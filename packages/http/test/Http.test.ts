@@ -108,3 +108,47 @@ describe("REST adapter", () => {
     expect(invoices.body.data).toEqual({ has_more: false, list: [] })
   })
 })
+
+describe("hosted checkout page", () => {
+  const form = (data: Record<string, string>) => new URLSearchParams(data).toString()
+  const card = { exp_month: "12", exp_year: "2030", cvc: "123", name: "Ada" }
+
+  it("serves the page, pays with 4242 and redirects to return_url; a decline shows the message; 3-D Secure goes through the challenge", async () => {
+    const { api_key } = await merchant()
+    const product = await call("POST", "/api/v1/products", api_key, { product_name: "Pro" })
+    const price = await call("POST", "/api/v1/prices", api_key, { name: "Pro", product_id: product.body.data.product_id, currency: "USD", billing_type: "recurring", price_type: "flat_price", price_plan: { billing_cycle_unit: "month", base_price_val: "30.00" } })
+    const session = async () => (await call("POST", "/api/v1/session", api_key, { payer_id: `p-${Math.random()}`, line_items: [{ price_id: price.body.data.price_id }], return_url: "https://shop.example/thanks" })).body.data.session_id as string
+    const s1 = await session()
+    const html = await handler(new Request(`http://localhost/checkout/${s1}`))
+    const text = await html.text()
+    expect(html.status).toBe(200)
+    expect(text).toContain("30.00 USD")
+    expect(text).toContain('<label for="card_number">')
+    const declined = await handler(new Request(`http://localhost/checkout/${s1}/pay`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: form({ card_number: "4000 0000 0000 0002", ...card }) }))
+    expect(declined.status).toBe(402)
+    expect(await declined.text()).toContain("Your card was declined.")
+    const paid = await handler(new Request(`http://localhost/checkout/${s1}/pay`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: form({ card_number: "4242424242424242", ...card }), redirect: "manual" }))
+    expect(paid.status).toBe(303)
+    expect(paid.headers.get("location")).toBe("https://shop.example/thanks")
+    const subs = await call("GET", "/api/v1/subscription?status=active", api_key)
+    expect(subs.body.data.list).toHaveLength(1)
+
+    const s2 = await session()
+    const challenge = await handler(new Request(`http://localhost/checkout/${s2}/pay`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ card_number: "4000000000003220", ...card }) }))
+    expect(challenge.status).toBe(303)
+    const location = challenge.headers.get("location")!
+    expect(location).toMatch(/\/sandbox\/3ds\/trd_/)
+    const approve = await handler(new Request(`http://localhost${location}`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "approve=1" }))
+    expect([approve.status, approve.headers.get("location")]).toEqual([303, "https://shop.example/thanks"])
+    expect((await call("GET", "/api/v1/subscription?status=active", api_key)).body.data.list).toHaveLength(2)
+    expect((await handler(new Request("http://localhost/checkout/ses_missing"))).status).toBe(404)
+  })
+
+  it("serves OpenAPI 3.1 and Swagger UI", async () => {
+    const spec = await handler(new Request("http://localhost/openapi.json"))
+    const doc = await spec.json() as { openapi: string; paths: Record<string, unknown> }
+    expect(doc.openapi).toMatch(/^3\.1/)
+    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(["/api/v1/front/customer/create", "/api/v1/invoices", "/api/v1/subscription/{subscription_id}/revoke-price-change"]))
+    expect((await handler(new Request("http://localhost/docs"))).status).toBe(200)
+  })
+})

@@ -1,0 +1,124 @@
+/**
+ * The hosted checkout page and the sandbox 3-D Secure challenge, served by the adapter itself:
+ * plain HTML, no external assets, keyboard-usable, embeddable in an iframe.
+ *
+ * @since 0.1.0
+ */
+import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Billing, CheckoutSession, Entities, Store } from "@recur/core"
+import { SandboxGateway } from "@recur/payment-sandbox"
+import { Effect, Option } from "effect"
+
+const esc = (s: string) => s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!)
+
+const page = (title: string, body: string, status = 200) =>
+  HttpServerResponse.html(`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${esc(title)}</title>
+<style>body{font-family:system-ui,sans-serif;max-width:28rem;margin:2rem auto;padding:0 1rem;color:#111}label{display:block;margin:.6rem 0 .2rem}input{width:100%;padding:.5rem;font-size:1rem;box-sizing:border-box}
+.row{display:flex;gap:.5rem}.row>div{flex:1}button{margin-top:1rem;width:100%;padding:.7rem;font-size:1rem;background:#1a4fd6;color:#fff;border:0;border-radius:.3rem;cursor:pointer}
+button:focus,input:focus{outline:3px solid #f5a623}.error{background:#fde8e8;color:#8a1111;padding:.6rem;border-radius:.3rem}.amount{font-size:1.6rem;font-weight:600}</style></head>
+<body>${body}</body></html>`).pipe(HttpServerResponse.setStatus(status))
+
+/** Finds a session by id across merchants (the page is public: the id is the capability). */
+const findSession = (sessionId: string) =>
+  Effect.gen(function* () {
+    const storage = yield* Store.Storage
+    const found = yield* storage.repository(Entities.checkoutSession).lookup("id", sessionId)
+    return Option.map(found, (v) => v.value)
+  })
+
+const form = (session: CheckoutSession.CheckoutSession, error?: string) => {
+  const item = session.line_items[0]
+  return `<main><h1>Checkout</h1>
+${error ? `<p class="error" role="alert">${esc(error)}</p>` : ""}
+<p>${item ? `Price <code>${esc(item.price_id)}</code> × ${esc(item.quantity)}` : "Payment"}</p>
+<p>Due now: <span class="amount">${esc(session.amount ?? "0")} ${esc(session.currency)}</span></p>
+<form method="post" action="/checkout/${esc(session.session_id)}/pay">
+<label for="card_number">Card number</label><input id="card_number" name="card_number" inputmode="numeric" autocomplete="cc-number" required>
+<div class="row"><div><label for="exp_month">Month</label><input id="exp_month" name="exp_month" inputmode="numeric" required placeholder="12"></div>
+<div><label for="exp_year">Year</label><input id="exp_year" name="exp_year" inputmode="numeric" required placeholder="2030"></div>
+<div><label for="cvc">CVC</label><input id="cvc" name="cvc" inputmode="numeric" required></div></div>
+<label for="name">Name on card</label><input id="name" name="name" autocomplete="cc-name">
+<label for="email">Email</label><input id="email" name="email" type="email" autocomplete="email" value="${esc(session.email ?? "")}">
+<button type="submit">Pay ${esc(session.amount ?? "")} ${esc(session.currency)}</button></form></main>`
+}
+
+const done = (session: CheckoutSession.CheckoutSession) => {
+  const target = session.return_url
+  if (session.integration_method === "embedded") {
+    return page("Paid", `<main><h1>Payment complete</h1><script>parent.postMessage({type:"recur:checkout_complete",session_id:${JSON.stringify(session.session_id)}},"*")</script></main>`)
+  }
+  return target ? Effect.succeed(HttpServerResponse.redirect(target, { status: 303 })) : page("Paid", `<main><h1>Payment complete</h1><p>You can close this page.</p></main>`)
+}
+
+const body = Effect.gen(function* () {
+  const request = yield* HttpServerRequest.HttpServerRequest
+  const type = request.headers["content-type"] ?? ""
+  if (type.includes("application/json")) return (yield* request.json) as Record<string, string>
+  const text = yield* request.text
+  return Object.fromEntries(new URLSearchParams(text)) as Record<string, string>
+})
+
+/**
+ * The routes: `GET /checkout/:id`, `POST /checkout/:id/pay`, `GET|POST /sandbox/3ds/:trade_id`.
+ *
+ * @since 0.1.0
+ */
+export const routes = HttpApiBuilder.Router.use((router) =>
+  Effect.gen(function* () {
+    const ctx = yield* Effect.context<Store.Storage | Billing.Billing | SandboxGateway.SandboxControls>()
+    yield* router.get("/checkout/:session_id", Effect.gen(function* () {
+      const { session_id } = (yield* HttpServerRequest.HttpServerRequest.pipe(Effect.map((r) => ({ session_id: r.url.split("/")[2]?.split("?")[0] ?? "" }))))
+      const found = yield* findSession(session_id)
+      if (Option.isNone(found)) return yield* page("Not found", "<main><h1>This checkout does not exist.</h1></main>", 404)
+      const billing = yield* Billing.Billing
+      const session = yield* Effect.orDie(billing.getSession(found.value.merchant_id, session_id))
+      if (session.status === "complete") return yield* page("Paid", "<main><h1>This checkout is already paid.</h1></main>")
+      if (session.status === "expired") return yield* page("Expired", "<main><h1>This checkout has expired.</h1></main>", 410)
+      return yield* page("Checkout", form(session))
+    }).pipe(Effect.provide(ctx)))
+    yield* router.post("/checkout/:session_id/pay", Effect.gen(function* () {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const session_id = request.url.split("/")[2] ?? ""
+      const found = yield* findSession(session_id)
+      if (Option.isNone(found)) return yield* page("Not found", "<main><h1>This checkout does not exist.</h1></main>", 404)
+      const input = yield* Effect.orElseSucceed(body, () => ({} as Record<string, string>))
+      const billing = yield* Billing.Billing
+      const m = found.value.merchant_id
+      const card = { number: (input.card_number ?? "").replace(/\s/g, ""), exp_month: Number(input.exp_month), exp_year: Number(input.exp_year), cvc: input.cvc ?? "", ...(input.name ? { name: input.name } : {}) }
+      const result = yield* Effect.either(billing.paySession(m, session_id, card))
+      const session = yield* Effect.orDie(billing.getSession(m, session_id))
+      if (result._tag === "Left") return yield* page("Checkout", form(session, result.left.message), 400)
+      const r = result.right
+      if (r.status === "succeeded") return yield* done(session)
+      if (r.status === "requires_action") return HttpServerResponse.redirect(Option.getOrElse(r.redirect_url, () => "/"), { status: 303 })
+      if (r.status === "processing") return yield* page("Processing", "<main><h1>Your payment is processing.</h1><p>We will confirm it shortly.</p></main>", 202)
+      return yield* page("Checkout", form(session, Option.match(r.error, { onNone: () => "The payment failed.", onSome: (e) => e.message })), 402)
+    }).pipe(Effect.provide(ctx)))
+    yield* router.get("/sandbox/3ds/:trade_id", Effect.gen(function* () {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const trade_id = request.url.split("/")[3]?.split("?")[0] ?? ""
+      return yield* page("3-D Secure", `<main><h1>3-D Secure test challenge</h1><p>Sandbox: approve or fail the authentication of trade <code>${esc(trade_id)}</code>.</p>
+<form method="post" action="/sandbox/3ds/${esc(trade_id)}"><input type="hidden" name="approve" value="1"><button type="submit">Complete authentication</button></form>
+<form method="post" action="/sandbox/3ds/${esc(trade_id)}"><input type="hidden" name="approve" value="0"><button type="submit" style="background:#8a1111">Fail authentication</button></form></main>`)
+    }).pipe(Effect.provide(ctx)))
+    yield* router.post("/sandbox/3ds/:trade_id", Effect.gen(function* () {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const trade_id = request.url.split("/")[3] ?? ""
+      const input = yield* Effect.orElseSucceed(body, () => ({} as Record<string, string>))
+      const storage = yield* Store.Storage
+      const trade = yield* storage.repository(Entities.trade).lookup("id", trade_id)
+      if (Option.isNone(trade)) return yield* page("Not found", "<main><h1>No such payment.</h1></main>", 404)
+      const controls = yield* SandboxGateway.SandboxControls
+      yield* controls.completeChallenge(trade_id, input.approve === "1")
+      const billing = yield* Billing.Billing
+      const m = trade.value.value.trade.merchant_id
+      const r = yield* Effect.orDie(billing.reconcileTrade(m, trade_id))
+      const sessionId = trade.value.value.trade.session_id
+      if (sessionId === null) return yield* page("Done", `<main><h1>Authentication ${r.status === "succeeded" ? "complete" : "failed"}.</h1></main>`)
+      const session = yield* Effect.orDie(billing.getSession(m, sessionId))
+      if (r.status === "succeeded") return yield* done(session)
+      return yield* page("Checkout", form(session, "3-D Secure authentication failed."), 402)
+    }).pipe(Effect.provide(ctx)))
+  })
+)
+
