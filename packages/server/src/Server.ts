@@ -49,7 +49,8 @@ export const ensureDemoMerchant = (config: ServerConfig) =>
       yield* Console.log("Recur: existing data found; the demo key was printed on first start (keys are shown once). Create another with: pnpm recur merchant create --name Demo --currency USD")
       return
     }
-    const created = yield* (yield* Merchants.Merchants).create({ name: "Demo merchant", currency: "USD", mode: "sandbox" })
+    // the demo merchant runs on a frozen sandbox clock, so POST /api/v1/test_helpers/advance_clock can replay months at once
+    const created = yield* (yield* Merchants.Merchants).create({ name: "Demo merchant", currency: "USD", mode: "sandbox", frozen_time: Date.now() })
     yield* Console.log(`Demo merchant: ${created.merchant.merchant_id}`)
     yield* Console.log(`Demo API key: ${created.api_key}`)
     yield* Console.log(`Try: curl -s ${config.publicUrl}/api/v1/product-categories -H "Authorization: Bearer ${created.api_key}" -H "Request-Id: $(date +%s%N)"`)
