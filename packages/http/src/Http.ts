@@ -125,6 +125,63 @@ const idempotent = (app: HttpApp.Default, request: HttpServerRequest.HttpServerR
  *
  * @since 0.1.0
  */
+/**
+ * The per-key rate limit: a token bucket of `burst` tokens refilled at `perSecond`.
+ *
+ * @since 0.1.0
+ */
+export interface RateLimit {
+  readonly perSecond: number
+  readonly burst: number
+}
+
+/**
+ * Default: 100 requests per second per key, bursts of 200.
+ *
+ * @since 0.1.0
+ */
+export const defaultRateLimit: RateLimit = { perSecond: 100, burst: 200 }
+
+const makeLimiter = (limit: RateLimit) => {
+  const buckets = new Map<string, { tokens: number; at: number }>()
+  /** Takes a token for `key` at `now`; returns 0 when allowed, else the seconds to wait. */
+  return (key: string, now: number): number => {
+    const b = buckets.get(key) ?? { tokens: limit.burst, at: now }
+    const tokens = Math.min(limit.burst, b.tokens + ((now - b.at) / 1000) * limit.perSecond)
+    if (tokens >= 1) {
+      buckets.set(key, { tokens: tokens - 1, at: now })
+      if (buckets.size > 100_000) buckets.clear()
+      return 0
+    }
+    buckets.set(key, { tokens, at: now })
+    return Math.max(1, Math.ceil((1 - tokens) / limit.perSecond))
+  }
+}
+
+/**
+ * The app-level middleware with a rate limit of its own.
+ *
+ * @since 0.1.0
+ */
+export const makeMiddleware = (limit: RateLimit = defaultRateLimit) => {
+  const take = makeLimiter(limit)
+  return (app: HttpApp.Default): HttpApp.Default<never, Store.Storage | Merchants.Merchants | HttpServerRequest.HttpServerRequest> =>
+    Effect.gen(function* () {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const auth = request.headers["authorization"]
+      if (auth !== undefined && new URL(request.url, "http://x").pathname.startsWith("/api/")) {
+        const wait = take(auth, yield* Clock.currentTimeMillis)
+        if (wait > 0) return HttpServerResponse.setHeader(envelope(429, "rate_limit_exceeded", "Too many requests for this API key.", request.headers["request-id"] ?? ""), "retry-after", String(wait))
+      }
+      return yield* middleware(app)
+    })
+}
+
+/**
+ * The app-level middleware: envelope for every error path, idempotency for POSTs.
+ *
+ * @since 0.1.0
+ */
 export const middleware = (app: HttpApp.Default): HttpApp.Default<never, Store.Storage | Merchants.Merchants | HttpServerRequest.HttpServerRequest> =>
   Effect.gen(function* () {
     const request = yield* HttpServerRequest.HttpServerRequest
@@ -141,14 +198,20 @@ export const middleware = (app: HttpApp.Default): HttpApp.Default<never, Store.S
  *
  * @since 0.1.0
  */
-export const layerApi = Layer.mergeAll(
-  HttpApiSwagger.layer({ path: "/docs" }),
-  HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" }),
-  HttpApiBuilder.middleware(middleware as never, { withContext: true }) as Layer.Layer<never>,
-  Checkout.routes
-).pipe(
-  Layer.provideMerge(HttpApiBuilder.api(BillingApi).pipe(Layer.provide(handlers), Layer.provide(authenticationLive)))
-)
+export const layerApiWith = (options: { readonly rateLimit?: RateLimit } = {}) =>
+  Layer.mergeAll(
+    HttpApiSwagger.layer({ path: "/docs" }),
+    HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" }),
+    HttpApiBuilder.middleware(makeMiddleware(options.rateLimit) as never, { withContext: true }) as Layer.Layer<never>,
+    Checkout.routes
+  ).pipe(Layer.provideMerge(HttpApiBuilder.api(BillingApi).pipe(Layer.provide(handlers), Layer.provide(authenticationLive))))
+
+/**
+ * The API with the default rate limit.
+ *
+ * @since 0.1.0
+ */
+export const layerApi = layerApiWith()
 
 /**
  * What the API needs from the engine.
@@ -165,5 +228,5 @@ export type EngineServices = Layer.Layer.Context<typeof layerApi>
  * const response = await handler(new Request("http://localhost/api/v1/product-categories", { headers }))
  * @since 0.1.0
  */
-export const toWebHandler = <A extends EngineServices, E>(engine: Layer.Layer<A, E>, memoMap?: Layer.MemoMap) =>
-  HttpApiBuilder.toWebHandler(Layer.mergeAll(layerApi.pipe(Layer.provideMerge(engine)), HttpServer.layerContext) as never, memoMap ? { memoMap } : {})
+export const toWebHandler = <A extends EngineServices, E>(engine: Layer.Layer<A, E>, memoMap?: Layer.MemoMap, options: { readonly rateLimit?: RateLimit } = {}) =>
+  HttpApiBuilder.toWebHandler(Layer.mergeAll(layerApiWith(options).pipe(Layer.provideMerge(engine)), HttpServer.layerContext) as never, memoMap ? { memoMap } : {})

@@ -152,3 +152,25 @@ describe("hosted checkout page", () => {
     expect((await handler(new Request("http://localhost/docs"))).status).toBe(200)
   })
 })
+
+describe("rate limit", () => {
+  it("answers 429 with Retry-After past the key's burst", async () => {
+    // the same engine (already built), behind a second handler with a tight limit
+    const built = await runtime.runtime()
+    const limited = Http.toWebHandler(Layer.succeedContext(built.context), undefined, { rateLimit: { perSecond: 1, burst: 3 } })
+    const { api_key } = await merchant()
+    const statuses: Array<number> = []
+    let retryAfter: string | null = null
+    for (let i = 0; i < 5; i++) {
+      const r = await limited.handler(new Request("http://localhost/api/v1/product-categories", { headers: { authorization: `Bearer ${api_key}`, "request-id": `rl-${i}` } }))
+      statuses.push(r.status)
+      if (r.status === 429) {
+        retryAfter = r.headers.get("retry-after")
+        expect(((await r.json()) as { code: string }).code).toBe("rate_limit_exceeded")
+      }
+    }
+    expect(statuses).toEqual([200, 200, 200, 429, 429])
+    expect(Number(retryAfter)).toBeGreaterThanOrEqual(1)
+    await limited.dispose()
+  })
+})
