@@ -7,7 +7,7 @@
  * const { merchant_id } = await billing.merchants.create({ name: "Acme", currency: "USD" })
  * @since 0.1.0
  */
-import { Billing, Catalog, CheckoutSession, Customer, Customers, Invoice, Merchants, Ports, Price, Product, Refund, Secrets, type Store, Subscription, Subscriptions, Trade, Usage } from "@recur/core"
+import { Billing, Catalog, CheckoutSession, Customer, Customers, Invoice, Merchants, Ports, Price, Product, Refund, Secrets, type Store, Subscription, Subscriptions, Trade, Usage, Webhooks } from "@recur/core"
 import { SandboxGateway } from "@recur/payment-sandbox"
 import { Pg } from "@recur/sql"
 import * as MemoryStorage from "@recur/testing/memory"
@@ -61,7 +61,7 @@ export const layer = (options: BillingOptions = {}) => engineOn(storageLayer(opt
 export const engineOn = <A, E>(storage: Layer.Layer<A | Store.Storage, E>, options: Omit<BillingOptions, "storage"> = {}) =>
   Subscriptions.Subscriptions.Default.pipe(
     Layer.provideMerge(Billing.Billing.Default),
-    Layer.provideMerge(Layer.mergeAll(Merchants.Merchants.Default, Customers.Customers.Default, Catalog.Catalog.Default)),
+    Layer.provideMerge(Layer.mergeAll(Merchants.Merchants.Default, Customers.Customers.Default, Catalog.Catalog.Default, Webhooks.Webhooks.Default)),
     Layer.provideMerge(
       Layer.mergeAll(
         storage,

@@ -5,7 +5,7 @@
  * @since 0.1.0
  */
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, OpenApi } from "@effect/platform"
-import { CheckoutSession, Common, Customer, Invoice, type Merchant, Price, Product, Refund, Subscription, Trade, Usage } from "@recur/core"
+import { CheckoutSession, Common, Customer, Invoice, type Merchant, Price, Product, Refund, Subscription, Trade, Usage, Webhook } from "@recur/core"
 import { Context, Schema } from "effect"
 import * as ApiErrors from "./Errors.js"
 
@@ -362,6 +362,33 @@ export class SandboxGroup extends HttpApiGroup.make("sandbox")
   .middleware(Authentication)
   .annotate(OpenApi.Title, "Sandbox") {}
 
+const EndpointPayload = Schema.Struct({
+  url: Schema.optional(Schema.String),
+  desc: Schema.optional(Schema.String),
+  all_events: Schema.optional(Schema.Boolean),
+  event_types: Schema.optional(Schema.Array(Schema.String)),
+  event_version: Schema.optional(Schema.String),
+  status: Schema.optional(Schema.String)
+})
+
+/**
+ * Webhook events and endpoints (version 2 paths).
+ *
+ * @since 0.1.0
+ */
+export class WebhooksGroup extends HttpApiGroup.make("webhooks")
+  .add(
+    HttpApiEndpoint.get("events", "/api/v2/webhook/events")
+      .setUrlParams(Schema.Struct({ ...PageQuery, business_ids: QueryList, event_types: QueryList, event_statuses: QueryList }))
+      .addSuccess(Envelope(Page(Webhook.WebhookEvent)))
+  )
+  .add(HttpApiEndpoint.get("endpoints", "/api/v2/webhook/endpoints").setUrlParams(Schema.Struct({ ...PageQuery, status: QueryList })).addSuccess(Envelope(Page(Webhook.WebhookEndpoint))))
+  .add(HttpApiEndpoint.post("createEndpoint", "/api/v2/webhook/endpoints").setPayload(EndpointPayload).addSuccess(Envelope(Schema.Struct({ id: Schema.String, secret: Schema.String }))))
+  .add(HttpApiEndpoint.post("updateEndpoint", "/api/v2/webhook/endpoints/:endpoint_id").setPath(Schema.Struct({ endpoint_id: Schema.String })).setPayload(EndpointPayload).addSuccess(Envelope(Webhook.WebhookEndpoint)))
+  .add(HttpApiEndpoint.post("deleteEndpoint", "/api/v2/webhook/endpoints/:endpoint_id/delete").setPath(Schema.Struct({ endpoint_id: Schema.String })).addSuccess(Envelope(Schema.Struct({}))))
+  .middleware(Authentication)
+  .annotate(OpenApi.Title, "Webhooks") {}
+
 /**
  * The whole API.
  *
@@ -374,6 +401,7 @@ export class BillingApi extends HttpApi.make("recur")
   .add(SubscriptionsGroup)
   .add(PaymentsGroup)
   .add(SandboxGroup)
+  .add(WebhooksGroup)
   .addError(ApiErrors.InvalidParameter)
   .addError(ApiErrors.InvalidRequest)
   .addError(ApiErrors.Unauthorized)

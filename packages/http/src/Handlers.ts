@@ -5,7 +5,7 @@
  * @since 0.1.0
  */
 import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
-import { Billing, Catalog, Customers, Errors, Merchants, type Store, Subscriptions } from "@recur/core"
+import { Billing, Catalog, Customers, Errors, Merchants, type Store, Subscriptions, Webhooks } from "@recur/core"
 import { DateTime, Effect, Layer, Option } from "effect"
 import { Authentication, BillingApi, CurrentMerchant } from "./Api.js"
 import * as ApiErrors from "./Errors.js"
@@ -339,6 +339,32 @@ const sandboxLive = HttpApiBuilder.group(BillingApi, "sandbox", (handlers) =>
   })
 )
 
+const webhooksLive = HttpApiBuilder.group(BillingApi, "webhooks", (handlers) =>
+  Effect.gen(function* () {
+    const webhooks = yield* Webhooks.Webhooks
+    return handlers
+      .handle("events", ({ urlParams: q }) =>
+        call((m) =>
+          Effect.gen(function* () {
+            const page = yield* pageQuery(q)
+            return ok(yield* webhooks.listEvents(m, {
+              ...(list(q.business_ids) ? { business_ids: list(q.business_ids)! } : {}),
+              ...(list(q.event_types) ? { event_types: list(q.event_types)! } : {}),
+              ...(list(q.event_statuses) ? { event_statuses: list(q.event_statuses)! } : {}),
+              created: page.created, limit: page.limit, starting_after: page.starting_after, ending_before: page.ending_before
+            }))
+          })
+        )
+      )
+      .handle("endpoints", ({ urlParams: q }) =>
+        call((m) => Effect.flatMap(pageQuery(q), (page) => Effect.map(webhooks.list(m, { ...(list(q.status) ? { status: list(q.status)! } : {}), created: page.created, limit: page.limit, starting_after: page.starting_after, ending_before: page.ending_before }), ok)))
+      )
+      .handle("createEndpoint", ({ payload }) => call((m) => Effect.map(webhooks.create(m, payload), ok)))
+      .handle("updateEndpoint", ({ path, payload }) => call((m) => Effect.map(webhooks.update(m, path.endpoint_id, payload), ok)))
+      .handle("deleteEndpoint", ({ path }) => call((m) => Effect.as(webhooks.delete(m, path.endpoint_id), ok({}))))
+  })
+)
+
 const BEARER = /^Bearer (\S+)$/
 
 /**
@@ -372,5 +398,5 @@ export const authenticationLive = Layer.effect(
  *
  * @since 0.1.0
  */
-export const handlers = Layer.mergeAll(customersLive, catalogLive, checkoutLive, subscriptionsLive, paymentsLive, sandboxLive)
+export const handlers = Layer.mergeAll(customersLive, catalogLive, checkoutLive, subscriptionsLive, paymentsLive, sandboxLive, webhooksLive)
 

@@ -7,7 +7,7 @@
 import { HttpApiBuilder, HttpMiddleware } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
-import { Billing, type Catalog, type Customers, Merchants, type Ports, type Secrets, type Store, type Subscriptions } from "@recur/core"
+import { Billing, type Catalog, type Customers, Merchants, type Ports, type Secrets, type Store, type Subscriptions, type Webhooks } from "@recur/core"
 import type { SandboxGateway } from "@recur/payment-sandbox"
 import { engineOn } from "@recur/embedded"
 import { Pg } from "@recur/sql"
@@ -23,7 +23,7 @@ import type { ServerConfig } from "./Config.js"
  */
 export type Engine =
   | Store.Storage | Customers.Customers | Catalog.Catalog | Secrets.Secrets | Merchants.Merchants | Ports.PaymentGateway | Ports.FxRates
-  | Ports.TaxCalculator | Billing.Settings | Billing.Billing | Subscriptions.Subscriptions | SandboxGateway.SandboxControls | SqlClient.SqlClient
+  | Ports.TaxCalculator | Billing.Settings | Billing.Billing | Subscriptions.Subscriptions | SandboxGateway.SandboxControls | SqlClient.SqlClient | Webhooks.Webhooks
 
 /**
  * The engine for a configuration: PGlite in the data directory, or Postgres.

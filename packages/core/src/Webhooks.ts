@@ -1,0 +1,137 @@
+/**
+ * Webhook endpoints (create with a `whsec_` secret shown once, update, delete, list) and the
+ * event log with each event's per-endpoint delivery status.
+ *
+ * @since 0.1.0
+ */
+import { Effect, Option } from "effect"
+import * as Entities from "./Entities.js"
+import * as Errors from "./Errors.js"
+import * as Ids from "./Ids.js"
+import { pageErrors } from "./internal/paging.js"
+import * as Lifecycle from "./Lifecycle.js"
+import * as Secrets from "./Secrets.js"
+import * as Store from "./Store.js"
+import * as Webhook from "./Webhook.js"
+
+/**
+ * The body of endpoint create/update.
+ *
+ * @since 0.1.0
+ */
+export interface EndpointInput {
+  readonly url?: string | undefined
+  readonly desc?: string | undefined
+  readonly all_events?: boolean | undefined
+  readonly event_types?: ReadonlyArray<string> | undefined
+  readonly event_version?: string | undefined
+  readonly status?: string | undefined
+}
+
+const invalid = (param: string, reason: string) => new Errors.InvalidParameter({ param, reason })
+
+const checkUrl = (url: string) => {
+  try {
+    const u = new URL(url)
+    return (u.protocol === "https:" || u.protocol === "http:") && url.length <= 2048
+  } catch {
+    return false
+  }
+}
+
+/**
+ * The webhooks service.
+ *
+ * @since 0.1.0
+ */
+export class Webhooks extends Effect.Service<Webhooks>()("@recur/core/Webhooks", {
+  effect: Effect.gen(function* () {
+    const storage = yield* Store.Storage
+    const secrets = yield* Secrets.Secrets
+    const endpoints = storage.repository(Entities.webhookEndpoint)
+    const events = storage.repository(Entities.webhookEvent)
+    const deliveries = storage.repository(Entities.webhookDelivery)
+    const now = Effect.clockWith((c) => c.currentTimeMillis)
+
+    const checkTypes = (types: ReadonlyArray<string> | undefined) =>
+      Effect.forEach(types ?? [], (t) => (Lifecycle.EventType.literals.includes(t as Lifecycle.EventType) ? Effect.void : Effect.fail(invalid("event_types", `unknown event type "${t}"`))), { discard: true })
+
+    const create = (merchantId: string, input: EndpointInput) =>
+      Effect.gen(function* () {
+        if (input.url === undefined || !checkUrl(input.url)) return yield* invalid("url", "must be an absolute http(s) URL")
+        yield* checkTypes(input.event_types)
+        const all = input.all_events ?? (input.event_types === undefined || input.event_types.length === 0)
+        if (!all && (input.event_types ?? []).length === 0) return yield* invalid("event_types", "give event_types or all_events: true")
+        const id = yield* Ids.make(Ids.prefixes.webhookEndpoint)
+        const secret = `whsec_${Secrets.randomToken(32)}`
+        yield* Effect.orDie(endpoints.insert({
+          merchant_id: merchantId,
+          created_at: yield* now,
+          secret_ciphertext: yield* secrets.encrypt(secret),
+          endpoint: new Webhook.WebhookEndpoint({ id, url: input.url, desc: input.desc ?? null, event_version: input.event_version ?? "v2", all_events: all, event_types: (input.event_types ?? []) as ReadonlyArray<Lifecycle.EventType>, status: "enabled" })
+        }))
+        return { id, secret }
+      }).pipe(Effect.withSpan("Webhooks.create"))
+
+    const get = (merchantId: string, id: string) =>
+      Effect.flatMap(endpoints.get(merchantId, id), (o) => Option.match(o, { onNone: () => Effect.fail(new Errors.NotFound({ resource: "webhook_endpoint", id })), onSome: Effect.succeed }))
+
+    const update = (merchantId: string, id: string, input: EndpointInput) =>
+      Effect.gen(function* () {
+        const current = yield* get(merchantId, id)
+        if (input.url !== undefined && !checkUrl(input.url)) return yield* invalid("url", "must be an absolute http(s) URL")
+        if (input.status !== undefined && input.status !== "enabled" && input.status !== "disabled") return yield* invalid("status", "must be enabled or disabled")
+        yield* checkTypes(input.event_types)
+        const e = current.value.endpoint
+        const next = new Webhook.WebhookEndpoint({
+          ...e,
+          ...(input.url !== undefined ? { url: input.url } : {}),
+          ...(input.desc !== undefined ? { desc: input.desc } : {}),
+          ...(input.all_events !== undefined ? { all_events: input.all_events } : {}),
+          ...(input.event_types !== undefined ? { event_types: input.event_types as ReadonlyArray<Lifecycle.EventType> } : {}),
+          ...(input.status !== undefined ? { status: input.status as "enabled" | "disabled" } : {})
+        })
+        yield* Effect.orDie(endpoints.update({ ...current.value, endpoint: next }, current.version))
+        return next
+      }).pipe(Effect.withSpan("Webhooks.update"))
+
+    const remove = (merchantId: string, id: string) =>
+      Effect.gen(function* () {
+        yield* get(merchantId, id)
+        yield* endpoints.remove(merchantId, id)
+      }).pipe(Effect.withSpan("Webhooks.delete"))
+
+    const list = (merchantId: string, q: { readonly status?: ReadonlyArray<string>; readonly created?: Store.CreatedRange; readonly limit: number; readonly starting_after?: string | undefined; readonly ending_before?: string | undefined }) =>
+      Effect.map(
+        pageErrors(endpoints.list(merchantId, { filters: q.status && q.status.length ? [{ column: "status", op: "in", values: q.status }] : [], limit: q.limit, starting_after: q.starting_after, ending_before: q.ending_before, ...(q.created ? { created: q.created } : {}) })),
+        (p) => ({ has_more: p.has_more, list: p.list.map((e) => e.endpoint) })
+      ).pipe(Effect.withSpan("Webhooks.list"))
+
+    const listEvents = (merchantId: string, q: { readonly business_ids?: ReadonlyArray<string>; readonly event_types?: ReadonlyArray<string>; readonly event_statuses?: ReadonlyArray<string>; readonly created?: Store.CreatedRange; readonly limit: number; readonly starting_after?: string | undefined; readonly ending_before?: string | undefined }) =>
+      Effect.gen(function* () {
+        const filters: Array<Store.Filter> = []
+        if (q.business_ids?.length) filters.push({ column: "business_id", op: "in", values: q.business_ids })
+        if (q.event_types?.length) filters.push({ column: "type", op: "in", values: q.event_types })
+        if (q.event_statuses?.length) {
+          const matching = yield* Effect.orDie(deliveries.list(merchantId, { limit: 100, filters: [{ column: "status", op: "in", values: q.event_statuses }] }))
+          filters.push({ column: "id", op: "in", values: [...new Set(matching.list.map((d) => d.event_id)), "__none__"] })
+        }
+        const page = yield* pageErrors(events.list(merchantId, { filters, limit: q.limit, starting_after: q.starting_after, ending_before: q.ending_before, ...(q.created ? { created: q.created } : {}) }))
+        const list = yield* Effect.forEach(page.list, (e) =>
+          Effect.gen(function* () {
+            const ds = yield* Effect.orDie(deliveries.list(merchantId, { limit: 100, filters: [{ column: "event_id", op: "in", values: [e.id] }] }))
+            const endpointEvents = yield* Effect.forEach(ds.list, (d) =>
+              Effect.map(endpoints.get(merchantId, d.endpoint_id), (ep) => new Webhook.EndpointEvent({ endpoint_id: d.endpoint_id, url: Option.match(ep, { onNone: () => "", onSome: (v) => v.value.endpoint.url }), event_status: d.status }))
+            )
+            return new Webhook.WebhookEvent({ id: e.id, business_id: e.business_id, event_type: e.type as Lifecycle.EventType, content: e.content, endpoint_events: endpointEvents })
+          })
+        )
+        return { has_more: page.has_more, list }
+      }).pipe(Effect.withSpan("Webhooks.listEvents"))
+
+    /** The endpoint's secret, for signing deliveries. */
+    const secretOf = (merchantId: string, id: string) => Effect.flatMap(get(merchantId, id), (v) => secrets.decrypt(v.value.secret_ciphertext))
+
+    return { create, update, delete: remove, list, listEvents, secretOf } as const
+  })
+}) {}
