@@ -1,0 +1,93 @@
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { Merchants } from "@recur/core"
+import { layer as engineLayer } from "@recur/embedded"
+import { Http } from "@recur/http"
+import { Effect, Layer, ManagedRuntime } from "effect"
+import { createServer, type Server } from "node:http"
+import { chromium, type Browser } from "playwright-core"
+
+// A real browser (Debian's Chromium) pays on the hosted checkout page served over real HTTP.
+let server: Server
+let browser: Browser
+let base = ""
+let key = ""
+let recur: ReturnType<typeof Http.toWebHandler>
+let runtime: ManagedRuntime.ManagedRuntime<Merchants.Merchants, unknown>
+
+beforeAll(async () => {
+  const memoMap = Effect.runSync(Layer.makeMemoMap)
+  server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  base = `http://127.0.0.1:${(server.address() as { port: number }).port}`
+  const engine = engineLayer({ storage: "memory", publicUrl: base })
+  runtime = ManagedRuntime.make(engine, memoMap) as never
+  recur = Http.toWebHandler(engine, memoMap)
+  server.on("request", async (req, res) => {
+    if (req.url === "/thanks") return void res.writeHead(200, { "content-type": "text/html" }).end("<h1>Thanks!</h1>")
+    const chunks: Array<Buffer> = []
+    for await (const c of req) chunks.push(c as Buffer)
+    const headers = new Headers()
+    for (const [k, v] of Object.entries(req.headers)) if (typeof v === "string") headers.set(k, v)
+    const response = await recur.handler(new Request(`${base}${req.url}`, { method: req.method!, headers, ...(chunks.length ? { body: Buffer.concat(chunks) } : {}) }))
+    res.writeHead(response.status, Object.fromEntries(response.headers)).end(Buffer.from(await response.arrayBuffer()))
+  })
+  key = (await runtime.runPromise(Effect.flatMap(Merchants.Merchants, (m) => m.create({ name: "Browser", currency: "USD" })))).api_key
+  browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+  })
+})
+
+afterAll(async () => {
+  await browser?.close()
+  server?.close()
+  await recur?.dispose()
+  await runtime?.dispose()
+})
+
+let n = 0
+const api = async (path: string, body: unknown) =>
+  (await (await fetch(`${base}${path}`, { method: "POST", headers: { authorization: `Bearer ${key}`, "request-id": `b-${++n}`, "content-type": "application/json" }, body: JSON.stringify(body) })).json()) as { data: Record<string, string> }
+
+const newSession = async () => {
+  const product = await api("/api/v1/products", { product_name: "Pro" })
+  const price = await api("/api/v1/prices", { name: "Pro", product_id: product.data.product_id, currency: "USD", billing_type: "recurring", price_type: "flat_price", price_plan: { billing_cycle_unit: "month", base_price_val: "30.00" } })
+  return (await api("/api/v1/session", { payer_id: `web-${n}`, line_items: [{ price_id: price.data.price_id }], return_url: `${base}/thanks` })).data
+}
+
+describe("hosted checkout in Chromium", () => {
+  it("pays with 4242 using only the keyboard and lands on return_url", async () => {
+    const session = await newSession()
+    const page = await browser.newPage()
+    await page.goto(session.session_url!)
+    expect(await page.textContent(".amount")).toContain("30.00 USD")
+    await page.focus("#card_number")
+    await page.keyboard.type("4242 4242 4242 4242")
+    for (const value of ["12", "2030", "123", "Ada Lovelace"]) {
+      await page.keyboard.press("Tab")
+      await page.keyboard.type(value)
+    }
+    await Promise.all([page.waitForURL(`${base}/thanks`), page.keyboard.press("Enter")])
+    expect(await page.textContent("h1")).toBe("Thanks!")
+    await page.close()
+  })
+
+  it("shows a decline, then goes through the 3-D Secure challenge", async () => {
+    const session = await newSession()
+    const page = await browser.newPage()
+    await page.goto(session.session_url!)
+    const fill = async (card: string) => {
+      await page.fill("#card_number", card)
+      await page.fill("#exp_month", "12")
+      await page.fill("#exp_year", "2030")
+      await page.fill("#cvc", "123")
+      await page.click("button[type=submit]")
+    }
+    await fill("4000000000000002")
+    expect(await page.textContent("[role=alert]")).toContain("declined")
+    await fill("4000000000003220")
+    await page.waitForURL(/\/sandbox\/3ds\//)
+    await Promise.all([page.waitForURL(`${base}/thanks`), page.click("text=Complete authentication")])
+    await page.close()
+  })
+})
