@@ -1,0 +1,82 @@
+import { describe, expect, it } from "@effect/vitest"
+import { spawn, spawnSync } from "node:child_process"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+
+const root = fileURLToPath(new URL("../../..", import.meta.url))
+const main = fileURLToPath(new URL("../src/main.ts", import.meta.url))
+const recur = (args: ReadonlyArray<string>, env: Record<string, string>) =>
+  spawnSync(process.execPath, ["--conditions=source", "--import", "tsx", main, ...args], { cwd: root, env: { ...process.env, ...env }, encoding: "utf8", timeout: 60_000 })
+
+describe("recur CLI and server", () => {
+  it("serve: prints the demo key, answers requests, and shuts down cleanly on SIGTERM; data survives a restart", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "recur-serve-"))
+    const port = String(40000 + Math.floor(Math.random() * 20000))
+    const start = () => spawn(process.execPath, ["--conditions=source", "--import", "tsx", main, "serve"], { cwd: root, env: { ...process.env, PORT: port, RECUR_DATA_DIR: dataDir } })
+    try {
+      const server = start()
+      let out = ""
+      server.stdout.on("data", (d) => (out += String(d)))
+      server.stderr.on("data", (d) => (out += String(d)))
+      const key = await new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no key printed: ${out}`)), 60_000)
+        const check = setInterval(() => {
+          const m = /Demo API key: (sk_test_\w+)/.exec(out)
+          if (m && out.includes("listening")) {
+            clearTimeout(timer)
+            clearInterval(check)
+            resolve(m[1]!)
+          }
+        }, 100)
+      })
+      const res = await fetch(`http://127.0.0.1:${port}/api/v1/front/customer/create`, { method: "POST", headers: { authorization: `Bearer ${key}`, "request-id": "cli-1", "content-type": "application/json" }, body: JSON.stringify({ payer_id: "survivor" }) })
+      expect(res.status).toBe(200)
+      const exited = new Promise<number | null>((resolve) => server.on("exit", (code) => resolve(code)))
+      server.kill("SIGTERM")
+      expect(await exited).toBe(0)
+
+      // restart on the same data: no second demo merchant, the customer is still there
+      const again = start()
+      let out2 = ""
+      again.stdout.on("data", (d) => (out2 += String(d)))
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(out2)), 60_000)
+        const check = setInterval(() => {
+          if (out2.includes("listening") && out2.includes("existing data")) {
+            clearTimeout(timer)
+            clearInterval(check)
+            resolve()
+          }
+        }, 100)
+      })
+      const list = await fetch(`http://127.0.0.1:${port}/api/v1/front/customer?payer_ids=survivor`, { headers: { authorization: `Bearer ${key}`, "request-id": "cli-2" } })
+      expect(((await list.json()) as { data: { list: Array<unknown> } }).data.list).toHaveLength(1)
+      const done = new Promise<number | null>((resolve) => again.on("exit", (code) => resolve(code)))
+      again.kill("SIGINT")
+      expect(await done).toBe(0)
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true })
+    }
+  }, 150_000)
+
+  it("merchant create --json, key rotate, and clear configuration errors", () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "recur-cli-"))
+    try {
+      const created = recur(["merchant", "create", "--name", "Acme", "--currency", "EUR", "--json"], { RECUR_DATA_DIR: dataDir })
+      expect(created.status).toBe(0)
+      const { api_key, merchant_id } = JSON.parse(created.stdout.trim().split("\n").at(-1)!) as { merchant_id: string; api_key: string }
+      expect(merchant_id).toMatch(/^mch_/)
+      expect(api_key).toMatch(/^sk_test_/)
+      const rotated = recur(["key", "rotate", "--merchant", merchant_id, "--grace", "1m", "--json"], { RECUR_DATA_DIR: dataDir })
+      expect(rotated.status).toBe(0)
+      expect(JSON.parse(rotated.stdout.trim().split("\n").at(-1)!).api_key).toMatch(/^sk_test_/)
+      const bad = recur(["merchant", "create", "--name", "X", "--currency", "USD"], { DATABASE_URL: "postgres://nowhere/db", RECUR_DATA_DIR: dataDir })
+      expect(bad.status).not.toBe(0)
+      expect(bad.stderr + bad.stdout).toContain("RECUR_MASTER_KEY is required")
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true })
+    }
+  }, 120_000)
+})
