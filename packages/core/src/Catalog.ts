@@ -5,8 +5,10 @@
  * @since 0.1.0
  */
 import { DateTime, Effect, Either, Option } from "effect"
+import * as Money from "./Money.js"
 import { Feature, type Metadata, QuantityTier, UsageTier } from "./Common.js"
 import * as Entities from "./Entities.js"
+import { merchantNow } from "./internal/engine.js"
 import * as Errors from "./Errors.js"
 import * as Ids from "./Ids.js"
 import { maxItems, pageErrors } from "./internal/paging.js"
@@ -101,7 +103,7 @@ export class Catalog extends Effect.Service<Catalog>()("@recur/core/Catalog", {
     const products = storage.repository(Entities.product)
     const prices = storage.repository(Entities.price)
     const versions = storage.repository(Entities.priceVersion)
-    const now = Effect.clockWith((c) => c.currentTimeMillis)
+    const now = merchantNow(storage)
 
     const listCategories = (merchantId: string) =>
       Effect.gen(function* () {
@@ -130,7 +132,7 @@ export class Catalog extends Effect.Service<Catalog>()("@recur/core/Catalog", {
           ? Option.getOrUndefined(Option.map(yield* categories.get(merchantId, input.category_id), (v) => v.value))
           : yield* defaultCategory(merchantId)
         if (!category) return yield* new Errors.InvalidParameter({ param: "category_id", reason: "no such category" })
-        const at = yield* now
+        const at = yield* now(merchantId)
         const record: Entities.ProductRecord = {
           id: yield* Ids.make(Ids.prefixes.product),
           merchant_id: merchantId,
@@ -160,7 +162,7 @@ export class Catalog extends Effect.Service<Catalog>()("@recur/core/Catalog", {
         if (trigger === undefined) return yield* new Errors.StateConflict({ resource: "product", id: productId, state: current.value.status, reason: "cannot return to draft" })
         const moved = Lifecycle.transition(Lifecycle.product, current.value.status, trigger)
         if (Either.isLeft(moved)) return yield* invalidTransition("product", productId)(moved.left)
-        const next = { ...current.value, status: moved.right.to, updated_at: yield* now }
+        const next = { ...current.value, status: moved.right.to, updated_at: yield* now(merchantId) }
         yield* Effect.orDie(products.update(next, current.version))
         return next
       }).pipe(Effect.withSpan("Catalog.setProductStatus"))
@@ -188,6 +190,9 @@ export class Catalog extends Effect.Service<Catalog>()("@recur/core/Catalog", {
     const buildVersion = (merchantId: string, priceId: string, valid: PriceRules.ValidPrice, at: number) =>
       Effect.gen(function* () {
         const plan = valid.price_plan
+        // amounts are answered with the currency's minor-unit digits ("12.5" USD → "12.50")
+        const norm = <S extends string | undefined>(v: S): S =>
+          v === undefined || v === "" ? v : Either.match(Money.parse(v, valid.currency), { onLeft: () => v, onRight: (m) => Money.format(m) as S })
         return new Price.PriceVersion({
           id: priceId,
           price_name: valid.name,
@@ -196,7 +201,7 @@ export class Catalog extends Effect.Service<Catalog>()("@recur/core/Catalog", {
           merchant_id: merchantId,
           currency: valid.currency,
           billing_type: valid.billing_type,
-          price_val: valid.price_val ?? null,
+          price_val: norm(valid.price_val) ?? null,
           description: valid.description ?? null,
           biz_status: valid.status,
           created_at: DateTime.unsafeMake(at),
@@ -205,7 +210,7 @@ export class Catalog extends Effect.Service<Catalog>()("@recur/core/Catalog", {
           usage_unit: valid.usage_unit ?? null,
           model_type: (valid.model_type as Price.PriceVersion["model_type"]) ?? null,
           billing_threshold: valid.billing_threshold ?? null,
-          trial_amount: valid.trial_amount ?? null,
+          trial_amount: norm(valid.trial_amount) ?? null,
           price_version_id: yield* Ids.make(Ids.prefixes.priceVersion),
           product_version_id: valid.product_version_id ?? null,
           payment_timing: valid.payment_timing,
@@ -229,13 +234,13 @@ export class Catalog extends Effect.Service<Catalog>()("@recur/core/Catalog", {
                 billing_cycle_unit: plan.billing_cycle_unit as Price.PricePlan["billing_cycle_unit"],
                 billing_cycle_count: plan.billing_cycle_count ?? 1,
                 is_infinite: plan.is_infinite ?? true,
-                base_price_val: plan.base_price_val ?? valid.price_val ?? "0",
+                base_price_val: norm(plan.base_price_val ?? valid.price_val ?? "0"),
                 plan_description: plan.plan_description ?? "",
                 price_plan_tiers: (plan.price_plan_tiers ?? []).map((t) => new Price.PricePlanTier({
                   period_count: t.period_count,
                   period_unit: t.period_unit ?? (plan.billing_cycle_unit as string),
-                  original_price: t.original_price ?? plan.base_price_val ?? "",
-                  due_price: t.due_price ?? "",
+                  original_price: norm(t.original_price ?? plan.base_price_val ?? ""),
+                  due_price: norm(t.due_price ?? ""),
                   discount_type: t.discount_type ?? "",
                   discount_value: t.discount_value ?? ""
                 }))
@@ -259,7 +264,7 @@ export class Catalog extends Effect.Service<Catalog>()("@recur/core/Catalog", {
         const product = yield* Effect.catchTag(getProductRecord(merchantId, valid.product_id), "NotFound", () =>
           Effect.fail(new Errors.InvalidParameter({ param: "product_id", reason: "no such product" })))
         if (valid.status === "frozen") return yield* new Errors.InvalidParameter({ param: "status", reason: "a new price starts as draft or active" })
-        const at = yield* now
+        const at = yield* now(merchantId)
         const priceId = yield* Ids.make(Ids.prefixes.price)
         const version = yield* buildVersion(merchantId, priceId, valid, at)
         return yield* storage.withTransaction(
@@ -294,7 +299,7 @@ export class Catalog extends Effect.Service<Catalog>()("@recur/core/Catalog", {
         if (valid.merchant_price_id !== undefined && valid.merchant_price_id !== price.value.merchant_price_id) {
           return yield* new Errors.InvalidParameter({ param: "merchant_price_id", reason: "is set at creation only" })
         }
-        const at = yield* now
+        const at = yield* now(merchantId)
         const version = yield* buildVersion(merchantId, priceId, { ...valid, status: valid.status === "frozen" ? "draft" : valid.status }, at)
         return yield* storage.withTransaction(
           Effect.gen(function* () {

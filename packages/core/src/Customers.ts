@@ -8,6 +8,7 @@ import { Effect, Option } from "effect"
 import { type Metadata } from "./Common.js"
 import { type Address, Customer, formatAddress } from "./Customer.js"
 import * as Entities from "./Entities.js"
+import { merchantNow } from "./internal/engine.js"
 import * as Errors from "./Errors.js"
 import * as Ids from "./Ids.js"
 import { maxItems, pageErrors } from "./internal/paging.js"
@@ -83,7 +84,7 @@ export class Customers extends Effect.Service<Customers>()("@recur/core/Customer
   effect: Effect.gen(function* () {
     const storage = yield* Storage
     const repo = storage.repository(Entities.customer)
-    const now = Effect.clockWith((c) => c.currentTimeMillis)
+    const now = merchantNow(storage)
 
     const checkEmail = (email: string | undefined) =>
       email !== undefined && !EMAIL.test(email) ? Effect.fail(new Errors.InvalidParameter({ param: "email", reason: "is not an email address" })) : Effect.void
@@ -118,7 +119,7 @@ export class Customers extends Effect.Service<Customers>()("@recur/core/Customer
           return yield* new Errors.InvalidParameter({ param: "payer_id", reason: "must be 1 to 255 characters" })
         }
         yield* checkEmail(input.email)
-        const at = yield* now
+        const at = yield* now(merchantId)
         const record: Entities.CustomerRecord = {
           id: yield* Ids.make(Ids.prefixes.customer),
           merchant_id: merchantId,
@@ -152,7 +153,7 @@ export class Customers extends Effect.Service<Customers>()("@recur/core/Customer
           ...(input.address !== undefined ? { address: input.address } : {}),
           ...(input.metadata !== undefined ? { metadata: input.metadata } : {}),
           ...(input.email_subscription !== undefined ? { email_subscription: input.email_subscription } : {}),
-          updated_at: yield* now
+          updated_at: yield* now(merchantId)
         }
         yield* duplicate(repo.update(next, current.version)).pipe(
           Effect.catchTag("VersionConflict", () => Effect.fail(new Errors.StateConflict({ resource: "customer", id: next.id, state: "changed", reason: "modified concurrently; retry" })))
@@ -163,7 +164,7 @@ export class Customers extends Effect.Service<Customers>()("@recur/core/Customer
     const remove = (merchantId: string, ref: { readonly customer_id?: string | undefined; readonly payer_id?: string | undefined }) =>
       Effect.gen(function* () {
         const current = yield* resolve(merchantId, ref)
-        const at = yield* now
+        const at = yield* now(merchantId)
         // The payer_id is released so the merchant can reuse it for a new customer.
         yield* Effect.orDie(repo.update({ ...current.value, deleted_at: at, updated_at: at, payer_id: null, metadata: { ...current.value.metadata } }, current.version))
       }).pipe(Effect.withSpan("Customers.delete"))

@@ -6,6 +6,7 @@
  */
 import { Effect, Option } from "effect"
 import * as Entities from "./Entities.js"
+import { merchantNow } from "./internal/engine.js"
 import * as Errors from "./Errors.js"
 import * as Ids from "./Ids.js"
 import { pageErrors } from "./internal/paging.js"
@@ -51,7 +52,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("@recur/core/Webhooks",
     const endpoints = storage.repository(Entities.webhookEndpoint)
     const events = storage.repository(Entities.webhookEvent)
     const deliveries = storage.repository(Entities.webhookDelivery)
-    const now = Effect.clockWith((c) => c.currentTimeMillis)
+    const now = merchantNow(storage)
 
     const checkTypes = (types: ReadonlyArray<string> | undefined) =>
       Effect.forEach(types ?? [], (t) => (Lifecycle.EventType.literals.includes(t as Lifecycle.EventType) ? Effect.void : Effect.fail(invalid("event_types", `unknown event type "${t}"`))), { discard: true })
@@ -66,7 +67,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("@recur/core/Webhooks",
         const secret = `whsec_${Secrets.randomToken(32)}`
         yield* Effect.orDie(endpoints.insert({
           merchant_id: merchantId,
-          created_at: yield* now,
+          created_at: yield* now(merchantId),
           secret_ciphertext: yield* secrets.encrypt(secret),
           endpoint: new Webhook.WebhookEndpoint({ id, url: input.url, desc: input.desc ?? null, event_version: input.event_version ?? "v2", all_events: all, event_types: (input.event_types ?? []) as ReadonlyArray<Lifecycle.EventType>, status: "enabled" })
         }))

@@ -390,6 +390,27 @@ export class WebhooksGroup extends HttpApiGroup.make("webhooks")
   .annotate(OpenApi.Title, "Webhooks") {}
 
 /**
+ * The platform's built-in `HttpApiDecodeError` never reaches a client: the adapter answers every
+ * decode failure as `InvalidParameter` in the envelope, so the document says exactly that.
+ */
+function withoutDecodeError(spec: Record<string, any>): Record<string, any> {
+  const ref = "#/components/schemas/HttpApiDecodeError"
+  const strip = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.filter((n) => !(n && typeof n === "object" && (n as any).$ref === ref)).map(strip)
+    if (node && typeof node === "object") {
+      const out: Record<string, unknown> = {}
+      for (const [k, v] of Object.entries(node)) out[k] = strip(v)
+      const anyOf = out.anyOf as Array<unknown> | undefined
+      if (anyOf && anyOf.length === 1 && Object.keys(out).length === 1) return anyOf[0]
+      return out
+    }
+    return node
+  }
+  const { HttpApiDecodeError: _d, Issue: _i, PropertyKey: _p, ...schemas } = spec.components?.schemas ?? {}
+  return strip({ ...spec, components: { ...spec.components, schemas } }) as Record<string, any>
+}
+
+/**
  * The whole API.
  *
  * @since 0.1.0
@@ -411,5 +432,6 @@ export class BillingApi extends HttpApi.make("recur")
   .addError(ApiErrors.RateLimited)
   .addError(ApiErrors.SystemError)
   .annotate(OpenApi.Title, "Recur merchant API")
-  .annotate(OpenApi.Version, "1.0.0") {}
+  .annotate(OpenApi.Version, "1.0.0")
+  .annotate(OpenApi.Transform, withoutDecodeError) {}
 

@@ -6,8 +6,10 @@
  */
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Billing, CheckoutSession, Entities, Store } from "@recur/core"
+import * as ApiErrors from "./Errors.js"
+import { toApiError } from "./Handlers.js"
 import { SandboxGateway } from "@recur/payment-sandbox"
-import { Effect, Option } from "effect"
+import { type Either, Effect, Option } from "effect"
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!)
 
@@ -58,6 +60,27 @@ const body = Effect.gen(function* () {
   return Object.fromEntries(new URLSearchParams(text)) as Record<string, string>
 })
 
+const wantsJson = (request: HttpServerRequest.HttpServerRequest) => (request.headers["accept"] ?? "").includes("application/json")
+
+/**
+ * The pay route for a client that confirms in code (`Accept: application/json`): the envelope,
+ * 402 `payment_failed` with the trade's `last_payment_error` on a decline.
+ */
+const payJson = (request: HttpServerRequest.HttpServerRequest, result: Either.Either<Billing.PaymentResult, Parameters<ReturnType<typeof toApiError>>[0]>) => {
+  const request_id = request.headers["request-id"] ?? ""
+  if (result._tag === "Left") return Effect.fail(toApiError(request_id)(result.left))
+  const r = result.right
+  if (r.status === "failed") {
+    const error = Option.getOrElse(r.error, () => ({ code: "card_declined", message: "The payment failed." }))
+    return Effect.fail(new ApiErrors.PaymentFailed({ code: "payment_failed", message: error.message, data: { request_id, last_payment_error: error } }))
+  }
+  return Effect.succeed(HttpServerResponse.unsafeJson({
+    code: "success",
+    message: "success",
+    data: { trade_id: r.trade.trade_id, trade_status: r.trade.trade_status, next_action: Option.match(r.redirect_url, { onNone: () => null, onSome: (url) => ({ type: "redirect", redirect: { url } }) }) }
+  }))
+}
+
 /**
  * The routes: `GET /checkout/:id`, `POST /checkout/:id/pay`, `GET|POST /sandbox/3ds/:trade_id`.
  *
@@ -86,6 +109,7 @@ export const routes = HttpApiBuilder.Router.use((router) =>
       const m = found.value.merchant_id
       const card = { number: (input.card_number ?? "").replace(/\s/g, ""), exp_month: Number(input.exp_month), exp_year: Number(input.exp_year), cvc: input.cvc ?? "", ...(input.name ? { name: input.name } : {}) }
       const result = yield* Effect.either(billing.paySession(m, session_id, card))
+      if (wantsJson(request)) return yield* payJson(request, result)
       const session = yield* Effect.orDie(billing.getSession(m, session_id))
       if (result._tag === "Left") return yield* page("Checkout", form(session, result.left.message), 400)
       const r = result.right

@@ -210,7 +210,9 @@ const subscriptionsLive = HttpApiBuilder.group(BillingApi, "subscriptions", (han
               const column = ({ subscription_id: "id", customer_id: "customer_id", trade_id: "source_trade_id" } as Record<string, string>)[q.search_type]
               if (q.search_type === "invoice_id" || q.search_type === "refund_id") {
                 // resolved through the invoice / refund to its subscription
-                const sub = yield* Effect.option(q.search_type === "invoice_id" ? Effect.map(billing.getInvoice(m, q.search_value ?? ""), (i) => i.subscription_id) : Effect.flatMap(subs.getRefund(m, q.search_value ?? ""), (r) => Effect.map(billing.getTrade(m, r.trade_id), () => null as string | null)))
+                const sub = yield* Effect.option(q.search_type === "invoice_id" ? Effect.map(billing.getInvoice(m, q.search_value ?? ""), (i) => i.subscription_id) : Effect.flatMap(subs.getRefund(m, q.search_value ?? ""), (r) =>
+                    Effect.flatMap(billing.listInvoices(m, { filters: [{ column: "trade_id", op: "in", values: [r.trade_id] }], limit: 1 }), (page) =>
+                      page.list[0]?.subscription_id ? Effect.succeed(page.list[0].subscription_id) : Effect.fail(new Errors.NotFound({ resource: "subscription", id: r.trade_id })))))
                 filters.push({ column: "id", op: "in", values: [Option.getOrNull(sub) ?? "__none__"] })
               } else if (column === undefined) return yield* invalid("search_type", "must be subscription_id, trade_id, refund_id, invoice_id or customer_id")
               else filters.push({ column, op: "in", values: [q.search_value ?? ""] })

@@ -149,6 +149,12 @@ describe("hosted checkout page", () => {
     const doc = await spec.json() as { openapi: string; paths: Record<string, unknown> }
     expect(doc.openapi).toMatch(/^3\.1/)
     expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(["/api/v1/front/customer/create", "/api/v1/invoices", "/api/v1/subscription/{subscription_id}/revoke-price-change"]))
+    expect(JSON.stringify(doc)).not.toContain("HttpApiDecodeError")
+    for (const [path, ops] of Object.entries(doc.paths)) {
+      for (const op of Object.values(ops as Record<string, { responses: Record<string, unknown> }>)) {
+        expect([path, Object.keys(op.responses)]).toEqual([path, expect.arrayContaining(["200", "400", "401", "404", "409", "429", "500"])])
+      }
+    }
     expect((await handler(new Request("http://localhost/docs"))).status).toBe(200)
   })
 })

@@ -1,40 +1,26 @@
-import { afterAll, describe, expect, it } from "@effect/vitest"
-import { Merchants } from "@recur/core"
-import { engineOn } from "@recur/embedded"
-import { Http } from "@recur/http"
-import { Pg } from "@recur/sql"
-import { Effect, Layer, ManagedRuntime } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { Customers, Merchants } from "@recur/core"
+import { Effect } from "effect"
+import { backends, serve } from "./client.js"
 
-// The whole merchant journey over HTTP only, on embedded PGlite.
-const memoMap = Effect.runSync(Layer.makeMemoMap)
-const engine = engineOn(Pg.layerPglite(), { publicUrl: "http://localhost:4000" })
-const runtime = ManagedRuntime.make(engine, memoMap)
-const { dispose, handler } = Http.toWebHandler(engine, memoMap)
-afterAll(async () => {
-  await dispose()
-  await runtime.dispose()
-})
-
-let n = 0
-const api = async (key: string, method: string, path: string, body?: unknown) => {
-  const res = await handler(new Request(`http://localhost${path}`, {
-    method,
-    headers: { authorization: `Bearer ${key}`, "request-id": `j-${++n}`, "content-type": "application/json" },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {})
-  }))
-  return { status: res.status, body: (await res.json()) as any }
-}
-const pay = async (sessionId: string, number: string) =>
-  handler(new Request(`http://localhost/checkout/${sessionId}/pay`, {
-    method: "POST",
-    headers: { "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({ card_number: number, exp_month: "12", exp_year: "2030", cvc: "123" }).toString(),
-    redirect: "manual"
-  }))
-
-describe("merchant journey over HTTP (PGlite)", () => {
+// The whole merchant journey over HTTP only, on embedded PGlite (and PostgreSQL when configured).
+for (const [name, storage] of backends()) {
+describe(`merchant journey over HTTP (${name})`, () => {
+  let app: ReturnType<typeof serve>
+  beforeAll(() => {
+    app = serve(storage())
+  })
+  afterAll(() => app.dispose())
+  const api = async (key: string, method: string, path: string, body?: unknown) => app.call(method, path, key, body)
+  const pay = async (sessionId: string, number: string) =>
+    app.handler(new Request(`http://localhost/checkout/${sessionId}/pay`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ card_number: number, exp_month: "12", exp_year: "2030", cvc: "123" }).toString(),
+      redirect: "manual"
+    }))
   it("catalog → customer → checkout on the hosted page → lists → preview + change → renewals → dunning → refund → events", async () => {
-    const { api_key: key } = await runtime.runPromise(Effect.flatMap(Merchants.Merchants, (m) => m.create({ name: "Journey", currency: "USD", frozen_time: Date.parse("2026-03-01T00:00:00Z") })))
+    const { api_key: key } = await app.runtime.runPromise(Effect.flatMap(Merchants.Merchants, (m) => m.create({ name: "Journey", currency: "USD", frozen_time: Date.parse("2026-03-01T00:00:00Z") })))
     const product = (await api(key, "POST", "/api/v1/products", { product_name: "Team" })).body.data.product_id
     const mkPrice = async (base: string) => (await api(key, "POST", "/api/v1/prices", { name: `Team ${base}`, product_id: product, currency: "USD", billing_type: "recurring", price_type: "flat_price", price_plan: { billing_cycle_unit: "month", base_price_val: base } })).body.data.price_id
     const basic = await mkPrice("10.00")
@@ -92,7 +78,7 @@ describe("merchant journey over HTTP (PGlite)", () => {
   }, 60_000)
 
   it("pages over 250 objects sharing created_at in both directions", async () => {
-    const { api_key: key } = await runtime.runPromise(Effect.flatMap(Merchants.Merchants, (m) => m.create({ name: "Pages", currency: "USD", frozen_time: Date.parse("2026-01-01T00:00:00Z") })))
+    const { api_key: key, merchant: { merchant_id } } = await app.runtime.runPromise(Effect.flatMap(Merchants.Merchants, (m) => m.create({ name: "Pages", currency: "USD", frozen_time: Date.parse("2026-01-01T00:00:00Z") })))
     // the frozen clock does not move: every customer has the same created_at
     for (let i = 0; i < 250; i++) await api(key, "POST", "/api/v1/front/customer/create", { payer_id: `p-${i}` })
     const forward: Array<string> = []
@@ -104,6 +90,9 @@ describe("merchant journey over HTTP (PGlite)", () => {
       cursor = forward[forward.length - 1]!
     }
     expect(forward).toHaveLength(250)
+    // the frozen clock stamps every one of them with the same created_at
+    const records = await app.runtime.runPromise(Effect.flatMap(Customers.Customers, (c) => c.list(merchant_id, { limit: 100 })))
+    expect(new Set(records.list.map((r) => r.created_at)).size).toBe(1)
     expect(new Set(forward).size).toBe(250)
     expect([...forward].sort().reverse()).toEqual(forward)
     const backward: Array<string> = []
@@ -117,3 +106,4 @@ describe("merchant journey over HTTP (PGlite)", () => {
     expect(backward).toEqual(forward.slice(0, -1))
   }, 120_000)
 })
+}

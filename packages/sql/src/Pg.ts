@@ -8,7 +8,7 @@ import { PGlite } from "@electric-sql/pglite"
 import { createPgConfig } from "@electric-sql/pglite/node-postgres"
 import { PgClient } from "@effect/sql-pg"
 import type * as SqlClient from "@effect/sql/SqlClient"
-import type { SqlError } from "@effect/sql/SqlError"
+import { SqlError } from "@effect/sql/SqlError"
 import type { Store } from "@recur/core"
 import { Config, type ConfigError, Effect, Layer } from "effect"
 import pg from "pg"
@@ -23,30 +23,77 @@ const types = { getTypeParser: (oid: number, format?: any) => pg.types.getTypePa
  *
  * @since 0.1.0
  */
-export const clientPg = (options: { readonly url: string; readonly maxConnections?: number }) =>
+export const clientPg = (options: PgOptions) =>
   PgClient.layerFromPool({
     acquire: Effect.acquireRelease(
-      Effect.sync(() => new pg.Pool({ connectionString: options.url, max: options.maxConnections ?? 10 })),
+      Effect.tryPromise({
+        try: async () => {
+          if (options.schema !== undefined) await createSchema(options.url, options.schema)
+          return new pg.Pool({
+            connectionString: options.url,
+            max: options.maxConnections ?? 10,
+            ...(options.schema !== undefined ? { options: `-c search_path=${quoteIdent(options.schema)}` } : {})
+          })
+        },
+        catch: (cause) => new SqlError({ cause, message: `Cannot prepare PostgreSQL schema ${options.schema ?? ""}` })
+      }),
       (pool) => Effect.promise(() => pool.end())
     ),
     types
   })
 
 /**
+ * Where Recur's tables live on PostgreSQL.
+ *
+ * @since 0.1.0
+ */
+export interface PgOptions {
+  readonly url: string
+  readonly maxConnections?: number
+  /** A schema of its own (created when missing), e.g. one per tenant database or per test run. */
+  readonly schema?: string
+}
+
+const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`
+
+const createSchema = async (url: string, schema: string) => {
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  try {
+    await client.query(`create schema if not exists ${quoteIdent(schema)}`)
+  } finally {
+    await client.end()
+  }
+}
+
+/**
+ * A fresh schema name for a test or benchmark run, so runs on a shared database never see
+ * each other's rows.
+ *
+ * @since 0.1.0
+ */
+export const freshSchemaName = (prefix = "recur_test"): string =>
+  `${prefix}_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`
+
+/**
  * Storage on PostgreSQL at `url`, migrated at start.
  *
  * @since 0.1.0
  */
-export const layerPgUrl = (options: { readonly url: string; readonly maxConnections?: number }): Layer.Layer<Store.Storage | SqlClient.SqlClient, SqlError> =>
+export const layerPgUrl = (options: PgOptions): Layer.Layer<Store.Storage | SqlClient.SqlClient, SqlError> =>
   Layer.provideMerge(Layer.effectDiscard(Effect.orDie(Migrations.run)).pipe(Layer.provideMerge(SqlStorage.layer)), clientPg(options))
 
 /**
- * Storage on PostgreSQL from the `DATABASE_URL` config, migrated at start.
+ * Storage on PostgreSQL from the `DATABASE_URL` config (and `RECUR_DATABASE_SCHEMA`, optional),
+ * migrated at start.
  *
  * @since 0.1.0
  */
 export const layerPg: Layer.Layer<Store.Storage | SqlClient.SqlClient, SqlError | ConfigError.ConfigError> = Layer.unwrapEffect(
-  Effect.map(Config.string("DATABASE_URL"), (url) => layerPgUrl({ url }))
+  Effect.map(
+    Config.all({ url: Config.string("DATABASE_URL"), schema: Config.option(Config.string("RECUR_DATABASE_SCHEMA")) }),
+    ({ schema, url }) => layerPgUrl({ url, ...(schema._tag === "Some" ? { schema: schema.value } : {}) })
+  )
 )
 
 /**

@@ -4,7 +4,7 @@ import { SandboxGateway } from "@recur/payment-sandbox"
 import { Pg } from "@recur/sql"
 import { EngineScenarios } from "@recur/testing"
 import { Effect, Fiber, Layer, TestClock } from "effect"
-import { freshPostgresUrl } from "./postgres.js"
+import { freshPostgres } from "./postgres.js"
 
 const DAY = 86_400_000
 const card = { number: "4242424242424242", exp_month: 12, exp_year: 2099, cvc: "123" }
@@ -105,4 +105,4 @@ describe("exactly-once renewals", () => {
 })
 
 const url = process.env.RECUR_TEST_DATABASE_URL
-if (url) exactlyOnce("PostgreSQL", Pg.layerPgUrl({ url: await freshPostgresUrl(url) }), 1000)
+if (url) exactlyOnce("PostgreSQL", freshPostgres(url), 1000)

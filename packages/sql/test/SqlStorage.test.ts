@@ -1,6 +1,6 @@
 import { Pg } from "@recur/sql"
 import { EngineScenarios, ServicesContract, StorageContract, SubscriptionScenarios } from "@recur/testing"
-import { freshPostgresUrl } from "./postgres.js"
+import { freshPostgres } from "./postgres.js"
 
 // One PGlite for the whole file: the suites work in fresh merchants, so they share it.
 const pglite = Pg.layerPglite()
@@ -11,7 +11,7 @@ SubscriptionScenarios.suite("PGlite", pglite)
 
 const url = process.env.RECUR_TEST_DATABASE_URL
 if (url) {
-  const postgres = Pg.layerPgUrl({ url: await freshPostgresUrl(url) })
+  const postgres = freshPostgres(url)
   StorageContract.suite("PostgreSQL", postgres, { concurrent: true })
   ServicesContract.suite("PostgreSQL", postgres)
   EngineScenarios.suite("PostgreSQL", postgres)

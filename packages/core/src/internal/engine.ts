@@ -1,5 +1,6 @@
 import { type Context, DateTime, Effect, Schema } from "effect"
 import { formatInstant } from "../Common.js"
+import * as Entities from "../Entities.js"
 import * as Ids from "../Ids.js"
 import type * as Lifecycle from "../Lifecycle.js"
 import type * as Merchant from "../Merchant.js"
@@ -44,3 +45,14 @@ export const emitAll = <A, I>(
   types: ReadonlyArray<Lifecycle.EventType>,
   input: { readonly merchant_id: string; readonly business_id: string; readonly schema: Schema.Schema<A, I>; readonly data: A; readonly at: number }
 ) => Effect.forEach(types, (type) => emit(storage, { ...input, type }), { discard: true })
+
+/**
+ * "Now" for a merchant looked up by id: a sandbox merchant's frozen time, else Effect's Clock.
+ * Every object a merchant creates is stamped on its clock, so a sandbox replays exactly.
+ */
+export const merchantNow = (storage: StorageService) => {
+  const merchants = storage.repository(Entities.merchant)
+  return (merchantId: string): Effect.Effect<number> =>
+    Effect.flatMap(Effect.orDie(merchants.get(merchantId, merchantId)), (found) =>
+      found._tag === "Some" ? nowOf(found.value.value) : Effect.clockWith((c) => c.currentTimeMillis))
+}
