@@ -29,6 +29,7 @@ import * as Invoicing from "./Invoicing.js"
 import * as Lifecycle from "./Lifecycle.js"
 import type * as Merchant from "./Merchant.js"
 import * as Merchants from "./Merchants.js"
+import * as Webhooks from "./Webhooks.js"
 import * as Money from "./Money.js"
 import * as Ports from "./Ports.js"
 import * as Price from "./Price.js"
@@ -161,6 +162,7 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
     const taxes = yield* Ports.TaxCalculator
     const settings = yield* Settings
     const merchants = yield* Merchants.Merchants
+    const webhooks = yield* Webhooks.Webhooks
     const customers = yield* Customers.Customers
     const catalog = yield* Catalog.Catalog
     const sessions = storage.repository(Entities.checkoutSession)
@@ -1055,6 +1057,7 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
         : item.kind === "incomplete_expiry" ? expireIncomplete(item.merchant_id, item.subject_id)
         : item.kind === "reconcile" ? reconcileTrade(item.merchant_id, item.subject_id)
         : item.kind === "charge" ? chargePending(item.merchant_id, item.subject_id)
+        : item.kind === "webhook" ? webhooks.deliver(item.merchant_id, item.subject_id)
         : Effect.logWarning(`unknown work kind ${item.kind}`)
       // a failed item is not completed: its lease runs out and a worker tries it again
       return work.pipe(

@@ -450,7 +450,14 @@ export const DeliveryRecord = Schema.Struct({
   next_attempt_at: Schema.NullOr(Schema.Number),
   last_status_code: Schema.NullOr(Schema.Number),
   last_error: Schema.NullOr(Schema.String),
-  created_at: Schema.Number
+  created_at: Schema.Number,
+  /** When the first attempt of the current run was made (the 48 h window starts there). */
+  first_attempt_at: Schema.optionalWith(Schema.NullOr(Schema.Number), { default: () => null }),
+  /** Every attempt: merchant time, HTTP status (null without an answer), latency, error. */
+  history: Schema.optionalWith(
+    Schema.Array(Schema.Struct({ at: Schema.Number, status_code: Schema.NullOr(Schema.Number), latency_ms: Schema.Number, error: Schema.NullOr(Schema.String) })),
+    { default: () => [] }
+  )
 })
 /** @since 0.1.0 */
 export type DeliveryRecord = typeof DeliveryRecord.Type

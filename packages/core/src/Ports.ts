@@ -1,5 +1,6 @@
 /**
- * The engine's ports to the world beyond storage: payments, exchange rates, taxes and ids.
+ * The engine's ports to the world beyond storage: payments, webhook transport, exchange rates,
+ * taxes and ids.
  * Each is a `Context.Tag` with no default implementation; adapters provide Layers
  * (`@recur/payment-sandbox` for payments; the static FX table, zero tax and the TypeID
  * generator below for the rest).
@@ -194,3 +195,40 @@ export const luhnValid = (number: string): boolean => {
   return sum % 10 === 0
 }
 
+
+/**
+ * One webhook POST as the transport sends it: the body is sent byte for byte as given.
+ *
+ * @since 0.1.0
+ */
+export interface WebhookRequest {
+  readonly url: string
+  readonly headers: Readonly<Record<string, string>>
+  readonly body: string
+  /** Give up (and report `timeout`) after this long. */
+  readonly timeoutMs: number
+  /** Whether loopback / private-network targets may be called (sandbox and tests). */
+  readonly allowPrivateNetwork: boolean
+}
+
+/**
+ * Why a webhook POST got no HTTP answer: `timeout`, `network` (refused, reset, DNS) or
+ * `forbidden` (a private-network target where not allowed).
+ *
+ * @since 0.1.0
+ */
+export class WebhookTransportError extends Data.TaggedError("WebhookTransportError")<{
+  readonly reason: "timeout" | "network" | "forbidden"
+  readonly message: string
+}> {}
+
+/**
+ * Sends webhook requests. It never follows redirects: a 3xx is returned as the answer.
+ * `@recur/webhooks` provides one on `@effect/platform`'s HttpClient.
+ *
+ * @since 0.1.0
+ */
+export class WebhookTransport extends Context.Tag("@recur/core/WebhookTransport")<
+  WebhookTransport,
+  { readonly send: (request: WebhookRequest) => Effect.Effect<{ readonly status: number }, WebhookTransportError> }
+>() {}

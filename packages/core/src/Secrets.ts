@@ -46,6 +46,46 @@ export const sha256Hex = (text: string): Effect.Effect<string> =>
   })
 
 /**
+ * HMAC-SHA256 of a UTF-8 message under a key (UTF-8 text, or raw bytes).
+ *
+ * @since 0.1.0
+ */
+export const hmacSha256 = (key: string | Uint8Array, message: string): Effect.Effect<Uint8Array> =>
+  Effect.promise(async () => {
+    const raw = typeof key === "string" ? new TextEncoder().encode(key) : key
+    const k = await globalThis.crypto.subtle.importKey("raw", raw, { name: "HMAC", hash: "SHA-256" }, false, ["sign"])
+    return new Uint8Array(await globalThis.crypto.subtle.sign("HMAC", k, new TextEncoder().encode(message)))
+  })
+
+/**
+ * Lowercase hex of bytes.
+ *
+ * @since 0.1.0
+ */
+export const toHex = (bytes: Uint8Array): string => [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("")
+
+/**
+ * Standard base64 (with padding) of bytes, and back.
+ *
+ * @since 0.1.0
+ */
+export const toBase64 = (bytes: Uint8Array): string => {
+  let s = ""
+  for (const b of bytes) s += String.fromCharCode(b)
+  return btoa(s)
+}
+
+/** @since 0.1.0 */
+export const fromBase64 = (text: string): Uint8Array => Uint8Array.from(atob(text), (c) => c.charCodeAt(0))
+
+/**
+ * A Standard Webhooks secret: `whsec_` + base64 of 32 random bytes.
+ *
+ * @since 0.1.0
+ */
+export const webhookSecret = (): string => `whsec_${toBase64(globalThis.crypto.getRandomValues(new Uint8Array(32)))}`
+
+/**
  * Compares two strings in time independent of where they differ.
  *
  * @since 0.1.0

@@ -9,6 +9,7 @@
  */
 import { Billing, Catalog, CheckoutSession, Customer, Customers, Invoice, Merchants, Ports, Price, Product, Refund, Secrets, type Store, Subscription, Subscriptions, Trade, Usage, Webhooks } from "@recur/core"
 import { SandboxGateway } from "@recur/payment-sandbox"
+import { HttpTransport } from "@recur/webhooks"
 import { Pg } from "@recur/sql"
 import * as MemoryStorage from "@recur/testing/memory"
 import { Effect, Layer, ManagedRuntime, Option, Redacted, Schema } from "effect"
@@ -35,6 +36,12 @@ export interface BillingOptions {
   /** Exchange rates for `target_currency` without a `merchant_rate`, e.g. `{ "USD:EUR": "0.92" }`. */
   readonly fxRates?: Readonly<Record<string, string>>
   readonly publicUrl?: string
+  /**
+   * How webhooks are sent. Default: `@recur/webhooks`' HttpClient transport, refusing
+   * private-network targets except for sandbox merchants (`{ allowPrivateNetwork: true }` lifts
+   * that), or any `WebhookTransport` Layer of your own.
+   */
+  readonly webhooks?: { readonly allowPrivateNetwork?: boolean } | { readonly transport: Layer.Layer<Ports.WebhookTransport> }
 }
 
 const storageLayer = (option: StorageOption | undefined): Layer.Layer<Store.Storage, unknown> =>
@@ -61,7 +68,8 @@ export const layer = (options: BillingOptions = {}) => engineOn(storageLayer(opt
 export const engineOn = <A, E>(storage: Layer.Layer<A | Store.Storage, E>, options: Omit<BillingOptions, "storage"> = {}) =>
   Subscriptions.Subscriptions.Default.pipe(
     Layer.provideMerge(Billing.Billing.Default),
-    Layer.provideMerge(Layer.mergeAll(Merchants.Merchants.Default, Customers.Customers.Default, Catalog.Catalog.Default, Webhooks.Webhooks.Default)),
+    Layer.provideMerge(Webhooks.Webhooks.Default),
+    Layer.provideMerge(Layer.mergeAll(Merchants.Merchants.Default, Customers.Customers.Default, Catalog.Catalog.Default)),
     Layer.provideMerge(
       Layer.mergeAll(
         storage,
@@ -69,6 +77,7 @@ export const engineOn = <A, E>(storage: Layer.Layer<A | Store.Storage, E>, optio
         SandboxGateway.layer(),
         Ports.fxStatic(options.fxRates ?? {}),
         Ports.taxNone,
+        options.webhooks !== undefined && "transport" in options.webhooks ? options.webhooks.transport : HttpTransport.layer(options.webhooks ?? {}),
         Billing.layerSettings(options.publicUrl ? { publicUrl: options.publicUrl } : {})
       )
     )

@@ -386,6 +386,7 @@ export class WebhooksGroup extends HttpApiGroup.make("webhooks")
   .add(HttpApiEndpoint.post("createEndpoint", "/api/v2/webhook/endpoints").setPayload(EndpointPayload).addSuccess(Envelope(Schema.Struct({ id: Schema.String, secret: Schema.String }))))
   .add(HttpApiEndpoint.post("updateEndpoint", "/api/v2/webhook/endpoints/:endpoint_id").setPath(Schema.Struct({ endpoint_id: Schema.String })).setPayload(EndpointPayload).addSuccess(Envelope(Webhook.WebhookEndpoint)))
   .add(HttpApiEndpoint.post("deleteEndpoint", "/api/v2/webhook/endpoints/:endpoint_id/delete").setPath(Schema.Struct({ endpoint_id: Schema.String })).addSuccess(Envelope(Schema.Struct({}))))
+  .add(HttpApiEndpoint.post("resendEvent", "/api/v2/webhook/events/:event_id/resend").setPath(Schema.Struct({ event_id: Schema.String })).addSuccess(Envelope(Webhook.WebhookEvent)))
   .middleware(Authentication)
   .annotate(OpenApi.Title, "Webhooks") {}
 

@@ -364,6 +364,7 @@ const webhooksLive = HttpApiBuilder.group(BillingApi, "webhooks", (handlers) =>
       .handle("createEndpoint", ({ payload }) => call((m) => Effect.map(webhooks.create(m, payload), ok)))
       .handle("updateEndpoint", ({ path, payload }) => call((m) => Effect.map(webhooks.update(m, path.endpoint_id, payload), ok)))
       .handle("deleteEndpoint", ({ path }) => call((m) => Effect.as(webhooks.delete(m, path.endpoint_id), ok({}))))
+      .handle("resendEvent", ({ path }) => call((m) => Effect.map(webhooks.resend(m, path.event_id), ok)))
   })
 )
 

@@ -68,6 +68,7 @@ export const make = (options: Options = {}) =>
     const attempts = yield* Ref.make(new Map<string, number>())
     const seenAttempts = yield* Ref.make(new Map<string, Ports.ChargeOutcome>())
     const forcedDeclines = yield* Ref.make(0)
+    const forcedRefundFailures = yield* Ref.make(0)
     const base = options.challengeBaseUrl ?? "/sandbox/3ds"
 
     const record = (tradeId: string, state: TradeState) => Ref.update(trades, (m) => new Map(m).set(tradeId, state))
@@ -155,8 +156,10 @@ export const make = (options: Options = {}) =>
           const done = (yield* Ref.get(refunds)).get(refund_id)
           if (done) return done
           const state = (yield* Ref.get(trades)).get(trade_id)
+          const forced = yield* Ref.modify(forcedRefundFailures, (n) => [n > 0, Math.max(0, n - 1)] as const)
           const outcome =
-            !state || state.outcome._tag !== "Succeeded"
+            forced ? Ports.RefundOutcome.Failed({ code: "refund_declined", message: "The processor declined the refund." })
+            : !state || state.outcome._tag !== "Succeeded"
               ? Ports.RefundOutcome.Failed({ code: "charge_not_refundable", message: "The charge did not succeed." })
               : amount.currency !== state.amount.currency || amount.amount <= 0n || state.refunded + amount.amount > state.amount.amount
                 ? Ports.RefundOutcome.Failed({ code: "amount_too_large", message: "The refund exceeds what is left to refund." })
@@ -183,6 +186,8 @@ export const make = (options: Options = {}) =>
         }),
       /** Declines the next `n` off-session charges, whatever the card (dunning that recovers). */
       declineNextOffSession: (n: number) => Ref.set(forcedDeclines, n),
+      /** Fails the next `n` refunds (a `v2.refunds.failed` scenario). */
+      failNextRefunds: (n: number) => Ref.set(forcedRefundFailures, n),
       /** How many times the processor was really asked to charge this trade (idempotency proof). */
       chargeAttempts: (tradeId: string) => Effect.map(Ref.get(attempts), (m) => m.get(tradeId) ?? 0),
       /** Total refunded on a trade. */

@@ -18,6 +18,8 @@ export interface ServerConfig {
   readonly dataDir: string
   readonly databaseUrl: Option.Option<string>
   readonly masterKey: Redacted.Redacted<string>
+  /** `RECUR_WEBHOOKS_ALLOW_PRIVATE=true`: live merchants may also target private networks. */
+  readonly allowPrivateWebhooks: boolean
 }
 
 const HEX64 = /^[0-9a-fA-F]{64}$/
@@ -34,6 +36,7 @@ export const load = Effect.gen(function* () {
   const publicUrl = yield* Config.string("RECUR_PUBLIC_URL").pipe(Config.withDefault(`http://localhost:${port}`))
   const dataDir = resolve(yield* Config.string("RECUR_DATA_DIR").pipe(Config.withDefault("./.recur")))
   const databaseUrl = yield* Config.option(Config.string("DATABASE_URL"))
+  const allowPrivateWebhooks = yield* Config.boolean("RECUR_WEBHOOKS_ALLOW_PRIVATE").pipe(Config.withDefault(false))
   const configured = yield* Config.option(Config.redacted("RECUR_MASTER_KEY"))
   let masterKey: Redacted.Redacted<string>
   if (Option.isSome(configured)) {
@@ -50,5 +53,5 @@ export const load = Effect.gen(function* () {
     }
     masterKey = Redacted.make(readFileSync(file, "utf8").trim())
   }
-  return { port, publicUrl, dataDir, databaseUrl, masterKey } satisfies ServerConfig
+  return { port, publicUrl, dataDir, databaseUrl, masterKey, allowPrivateWebhooks } satisfies ServerConfig
 })

@@ -1,13 +1,13 @@
 /**
  * The standalone server: the engine on PGlite (or Postgres), the REST API on Node's HTTP
- * server, the billing worker, and a demo merchant on first start.
+ * server, the billing worker, the webhook dispatcher, and a demo merchant on first start.
  *
  * @since 0.1.0
  */
 import { HttpApiBuilder, HttpMiddleware } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
-import { Billing, type Catalog, type Customers, Merchants, type Ports, type Secrets, type Store, type Subscriptions, type Webhooks } from "@recur/core"
+import { Billing, type Catalog, type Customers, Merchants, type Ports, type Secrets, type Store, type Subscriptions, Webhooks } from "@recur/core"
 import type { SandboxGateway } from "@recur/payment-sandbox"
 import { engineOn } from "@recur/embedded"
 import { Pg } from "@recur/sql"
@@ -23,7 +23,7 @@ import type { ServerConfig } from "./Config.js"
  */
 export type Engine =
   | Store.Storage | Customers.Customers | Catalog.Catalog | Secrets.Secrets | Merchants.Merchants | Ports.PaymentGateway | Ports.FxRates
-  | Ports.TaxCalculator | Billing.Settings | Billing.Billing | Subscriptions.Subscriptions | SandboxGateway.SandboxControls | SqlClient.SqlClient | Webhooks.Webhooks
+  | Ports.TaxCalculator | Billing.Settings | Billing.Billing | Subscriptions.Subscriptions | SandboxGateway.SandboxControls | SqlClient.SqlClient | Webhooks.Webhooks | Ports.WebhookTransport
 
 /**
  * The engine for a configuration: PGlite in the data directory, or Postgres.
@@ -33,7 +33,7 @@ export type Engine =
 export const engine = (config: ServerConfig): Layer.Layer<Engine, unknown> =>
   engineOn<Store.Storage | SqlClient.SqlClient, unknown>(
     Option.match(config.databaseUrl, { onNone: () => Pg.layerPglite({ dataDir: config.dataDir }), onSome: (url) => Pg.layerPgUrl({ url }) }),
-    { masterKey: Redacted.value(config.masterKey), publicUrl: config.publicUrl }
+    { masterKey: Redacted.value(config.masterKey), publicUrl: config.publicUrl, webhooks: { allowPrivateNetwork: config.allowPrivateWebhooks } }
   )
 
 /**
@@ -57,6 +57,18 @@ export const ensureDemoMerchant = (config: ServerConfig) =>
   })
 
 /**
+ * The billing worker (renewals, dunning, webhook retries) and the webhook dispatcher (outbox
+ * fan-out and first attempts), side by side, forever.
+ *
+ * @since 0.1.0
+ */
+export const workers = (owner: string) =>
+  Effect.all([
+    Effect.flatMap(Billing.Billing, (b) => b.worker({ owner })),
+    Effect.flatMap(Webhooks.Webhooks, (w) => w.dispatcher({ owner }))
+  ], { concurrency: 2, discard: true })
+
+/**
  * Everything `serve` runs, as one layer.
  *
  * @since 0.1.0
@@ -67,7 +79,7 @@ export const serve = (config: ServerConfig) => {
     Layer.provide(Http.layerApi),
     Layer.provide(NodeHttpServer.layer(createServer, { port: config.port }))
   )
-  const worker = Layer.scopedDiscard(Effect.forkScoped(Effect.flatMap(Billing.Billing, (b) => b.worker({ owner: `server-${process.pid}` }))))
+  const worker = Layer.scopedDiscard(Effect.forkScoped(workers(`server-${process.pid}`)))
   const demo = Layer.effectDiscard(Effect.orDie(ensureDemoMerchant(config)))
   const ready = Layer.effectDiscard(Console.log(`Recur listening on ${config.publicUrl} (API docs: ${config.publicUrl}/docs)`))
   return Layer.mergeAll(http, worker, demo, ready).pipe(Layer.provide(engineLive))

@@ -30,9 +30,9 @@ const usage = `recur <command>
   merchant create --name N --currency C [--live] [--frozen-time T] [--json]
   key rotate --merchant M [--grace 3m]
   key revoke --merchant M --key K
-  worker                                  run the billing worker alone`
+  worker                                  run the billing worker and webhook dispatcher alone`
 
-const withEngine = <A, E>(f: (config: Config.ServerConfig) => Effect.Effect<A, E, Merchants.Merchants | Billing.Billing>) =>
+const withEngine = <A, E>(f: (config: Config.ServerConfig) => Effect.Effect<A, E, Server.Engine>) =>
   Effect.flatMap(Config.load, (config) => Effect.provide(f(config), Server.engine(config)))
 
 const program = Effect.gen(function* () {
@@ -43,7 +43,7 @@ const program = Effect.gen(function* () {
     case "migrate":
       return yield* withEngine(() => Console.log("migrations are up to date"))
     case "worker":
-      return yield* withEngine(() => Effect.flatMap(Billing.Billing, (b) => b.worker({ owner: `worker-${process.pid}` })))
+      return yield* withEngine(() => Server.workers(`worker-${process.pid}`))
     case "merchant": {
       if (sub !== "create") return yield* Console.error(usage)
       const name = flag("name")

@@ -5,10 +5,11 @@
  * @since 0.1.0
  */
 import { expect, layer } from "@effect/vitest"
-import { Billing, Catalog, Entities, Merchants, Ports, type PriceRules, Store, Subscriptions } from "@recur/core"
+import { Billing, Catalog, Entities, Merchants, Ports, type PriceRules, Store, Subscriptions, Webhooks } from "@recur/core"
 import { SandboxGateway } from "@recur/payment-sandbox"
 import { DateTime, Effect, Fiber, Layer, Option, TestClock } from "effect"
 import * as ServicesContract from "./ServicesContract.js"
+import * as WebhookRecorder from "./WebhookRecorder.js"
 
 /**
  * The whole engine on a storage layer, with the sandbox gateway.
@@ -18,8 +19,9 @@ import * as ServicesContract from "./ServicesContract.js"
 export const engine = <E>(storage: Layer.Layer<Store.Storage, E>) =>
   Subscriptions.Subscriptions.Default.pipe(
     Layer.provideMerge(Billing.Billing.Default),
+    Layer.provideMerge(Webhooks.Webhooks.Default),
     Layer.provideMerge(ServicesContract.services(storage)),
-    Layer.provideMerge(Layer.mergeAll(SandboxGateway.layer(), Ports.fxStatic({ "USD:JPY": "150.5" }), Ports.taxNone, Billing.layerSettings()))
+    Layer.provideMerge(Layer.mergeAll(SandboxGateway.layer(), Ports.fxStatic({ "USD:JPY": "150.5" }), Ports.taxNone, Billing.layerSettings(), WebhookRecorder.layer))
   )
 
 const card = (number: string): Ports.CardInput => ({ number, exp_month: 12, exp_year: 2099, cvc: "123" })

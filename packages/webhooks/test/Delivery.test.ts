@@ -1,0 +1,224 @@
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { Billing, Catalog, Lifecycle, Merchants, Store, Subscriptions, Webhooks } from "@recur/core"
+import { SandboxGateway } from "@recur/payment-sandbox"
+import { verifyStandardWebhook, verifyWebhook } from "@recur/webhooks"
+import { Effect, Fiber, Option } from "effect"
+import { createHmac } from "node:crypto"
+import { backends, engineRuntime, merchantWithPrice, receiver, subscribe } from "./receiver.js"
+
+// Independent implementations of both signature schemes, written from the contract's text.
+const recurSignature = (key: string, timestamp: string, body: string) => createHmac("sha256", key).update(`${timestamp}.${body}`).digest("hex")
+const standardSignature = (secret: string, id: string, timestamp: string, body: string) =>
+  `v1,${createHmac("sha256", Buffer.from(secret.slice("whsec_".length), "base64")).update(`${id}.${timestamp}.${body}`).digest("base64")}`
+
+const MIN = 60_000
+const iso = (s: string) => Date.parse(s)
+
+for (const [name, storage] of backends()) {
+  describe(`webhook delivery to a real receiver (${name})`, () => {
+    let rt: ReturnType<typeof engineRuntime>
+    let rcv: Awaited<ReturnType<typeof receiver>>
+    beforeAll(async () => {
+      rt = engineRuntime(storage())
+      rcv = await receiver()
+    })
+    afterAll(async () => {
+      await rcv.close()
+      await rt.dispose()
+    })
+    const run = <A, E>(effect: Effect.Effect<A, E, any>) => rt.runPromise(effect as Effect.Effect<A, E, never>)
+    const hooks = <A, E>(f: (w: Webhooks.Webhooks) => Effect.Effect<A, E>) => run(Effect.flatMap(Webhooks.Webhooks, f))
+    const billing = <A, E>(f: (b: Billing.Billing) => Effect.Effect<A, E>) => run(Effect.flatMap(Billing.Billing, f))
+    const subs = <A, E>(f: (s: Subscriptions.Subscriptions) => Effect.Effect<A, E>) => run(Effect.flatMap(Subscriptions.Subscriptions, f))
+    /** Dispatches until the outbox is empty. */
+    const drain = async (owner = "test") => {
+      while ((await hooks((w) => w.dispatchOnce({ owner }))) > 0) { /* more */ }
+    }
+    const at = (path: string) => rcv.received.filter((r) => r.path === path)
+    const eventId = async (merchantId: string, type: string) => (await hooks((w) => w.listEvents(merchantId, { event_types: [type], limit: 1 }))).list[0]!.id
+    const deliveryOf = async (merchantId: string, id: string) => (await hooks((w) => w.deliveriesOf(merchantId, id)))[0]!
+
+    it("every event type of the contract is produced by its flow, delivered, and verifies under both schemes — also during a key rotation", async () => {
+      const m = await run(merchantWithPrice("2026-01-01T00:00:00Z", { has_trial: true, trial_type: 0, trial_period: { trial_period_unit: "day", trial_period_count: 7 } }))
+      const endpoint = await hooks((w) => w.create(m.merchantId, { url: rcv.url("/all"), all_events: true }))
+      const plain = await run(Effect.flatMap(Catalog.Catalog, (c) => c.createPrice(m.merchantId, { name: "Plain", product_id: m.productId, currency: "USD", billing_type: "recurring", price_type: "flat_price", price_plan: { billing_cycle_unit: "month", base_price_val: "10.00" } })))
+      const bigger = await run(Effect.flatMap(Catalog.Catalog, (c) => c.createPrice(m.merchantId, { name: "Bigger", product_id: m.productId, currency: "USD", billing_type: "recurring", price_type: "flat_price", price_plan: { billing_cycle_unit: "month", base_price_val: "50.00" } })))
+
+      // A: a trial that converts, then every lifecycle move
+      const a = Option.getOrThrow((await run(subscribe(m.merchantId, m.priceId))).subscription)
+      await billing((b) => b.advanceClock(m.merchantId, iso("2026-01-09T00:00:00Z"))) // trial notice, trial end → first charge
+      await subs((s) => s.cancel(m.merchantId, a.id, { cancel_type: "end_of_period" }))
+      await subs((s) => s.revokeCancel(m.merchantId, a.id))
+      await subs((s) => s.pause(m.merchantId, a.id))
+      await subs((s) => s.resume(m.merchantId, a.id))
+      await subs((s) => s.changePrice(m.merchantId, a.id, { price_id: bigger.id, effective_type: "immediate", proration: "immediate" }))
+      const trade = (await billing((b) => b.listTrades(m.merchantId, { limit: 100, filters: [{ column: "trade_status", op: "in", values: ["succeeded"] }] }))).list[0]!
+      await subs((s) => s.refund(m.merchantId, { trade_id: trade.trade_id, amount: "1.00" }))
+      await run(Effect.flatMap(SandboxGateway.SandboxControls, (c) => c.failNextRefunds(1)))
+      await subs((s) => s.refund(m.merchantId, { trade_id: trade.trade_id, amount: "1.00" }))
+      await subs((s) => s.cancel(m.merchantId, a.id, {}))
+      // B: a card whose renewals are declined — past_due, then unpaid
+      await run(subscribe(m.merchantId, plain.id, "4000000000000341"))
+      await billing((b) => b.advanceClock(m.merchantId, iso("2026-02-20T00:00:00Z")))
+      await drain()
+
+      const got = at("/all")
+      expect(new Set(got.map((r) => r.event.type))).toEqual(new Set(Lifecycle.EventType.literals))
+      const secret = endpoint.secret
+      for (const r of got) {
+        const ts = r.headers["x-timestamp"] as string
+        expect(r.headers["x-signature"]).toBe(recurSignature(m.apiKey, ts, r.body))
+        expect(r.headers["x-signature-previous"]).toBeUndefined()
+        expect(r.headers["webhook-signature"]).toBe(standardSignature(secret, r.headers["webhook-id"] as string, r.headers["webhook-timestamp"] as string, r.body))
+        expect([r.headers["x-event-id"], r.headers["x-event-type"], r.headers["webhook-id"]]).toEqual([r.event.id, r.event.type, r.event.id])
+        expect(Object.keys(r.event)).toEqual(["id", "type", "created", "sequence", "data"])
+        expect(verifyWebhook({ body: r.body, headers: r.headers, keys: m.apiKey }).ok).toBe(true)
+        expect(verifyStandardWebhook({ body: r.body, headers: r.headers, secret }).ok).toBe(true)
+        expect(verifyWebhook({ body: r.body + " ", headers: r.headers, keys: m.apiKey })).toEqual({ ok: false, reason: "signature_mismatch" })
+      }
+      // data is the object as the REST API returns it
+      const first = got.find((r) => r.event.type === "v2.subscription.first")!
+      expect(first.event.data).toMatchObject({ id: a.id, status: "trial", price_id: m.priceId })
+      expect(first.event.created).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/)
+      expect((await hooks((w) => w.listEvents(m.merchantId, { event_statuses: ["succeeded"], limit: 100 }))).list.length).toBeGreaterThanOrEqual(18)
+
+      // a key rotation: both signatures during the grace
+      const rotated = await run(Effect.flatMap(Merchants.Merchants, (s) => s.rotateKey(m.merchantId, { graceMs: 10 * MIN })))
+      await run(subscribe(m.merchantId, plain.id))
+      await drain()
+      const after = at("/all").slice(got.length)
+      expect(after.length).toBeGreaterThan(0)
+      for (const r of after) {
+        const ts = r.headers["x-timestamp"] as string
+        expect(r.headers["x-signature"]).toBe(recurSignature(rotated.api_key, ts, r.body))
+        expect(r.headers["x-signature-previous"]).toBe(recurSignature(m.apiKey, ts, r.body))
+        expect(verifyWebhook({ body: r.body, headers: r.headers, keys: [rotated.api_key] }).ok).toBe(true)
+        expect(verifyWebhook({ body: r.body, headers: r.headers, keys: [m.apiKey] }).ok).toBe(true)
+        expect(verifyWebhook({ body: r.body, headers: r.headers, keys: ["sk_test_other"] }).ok).toBe(false)
+        expect(verifyWebhook({ body: r.body, headers: r.headers, keys: [rotated.api_key], now: Number(ts) + 6 * MIN })).toEqual({ ok: false, reason: "timestamp_outside_tolerance" })
+      }
+    }, 120_000)
+
+    it("a receiver failing the first 3 attempts gets the event at exactly +1, +3 and +7 minutes on the frozen clock", async () => {
+      const m = await run(merchantWithPrice("2026-03-01T00:00:00Z"))
+      rcv.setAnswer((path, n) => (path === "/flaky" && n <= 3 ? 500 : 200))
+      await hooks((w) => w.create(m.merchantId, { url: rcv.url("/flaky"), event_types: ["v2.subscription.first"] }))
+      await run(subscribe(m.merchantId, m.priceId))
+      await drain()
+      expect(at("/flaky")).toHaveLength(1)
+      await billing((b) => b.advanceClock(m.merchantId, iso("2026-03-01T01:00:00Z")))
+      expect(at("/flaky")).toHaveLength(4)
+      const d = await deliveryOf(m.merchantId, await eventId(m.merchantId, "v2.subscription.first"))
+      const t0 = iso("2026-03-01T00:00:00Z")
+      expect(d.history.map((h) => [h.at - t0, h.status_code])).toEqual([[0, 500], [1 * MIN, 500], [3 * MIN, 500], [7 * MIN, 200]])
+      expect([d.status, d.attempts]).toEqual(["succeeded", 4])
+      expect(new Set(at("/flaky").map((r) => r.event.id)).size).toBe(1)
+    }, 60_000)
+
+    it("a receiver that always fails ends failed after 16 retries within 48 hours", async () => {
+      const m = await run(merchantWithPrice("2026-04-01T00:00:00Z"))
+      rcv.setAnswer((path) => (path === "/down" ? 503 : 200))
+      await hooks((w) => w.create(m.merchantId, { url: rcv.url("/down"), event_types: ["v2.subscription.first"] }))
+      await run(subscribe(m.merchantId, m.priceId))
+      await drain()
+      await billing((b) => b.advanceClock(m.merchantId, iso("2026-04-04T00:00:00Z")))
+      const id = await eventId(m.merchantId, "v2.subscription.first")
+      const d = await deliveryOf(m.merchantId, id)
+      expect([d.status, d.attempts, at("/down").length]).toEqual(["failed", 17, 17])
+      const gaps = d.history.slice(1).map((h, i) => (h.at - d.history[i]!.at) / MIN)
+      expect(gaps).toEqual([1, 2, 4, 8, 16, 32, 64, 128, 240, 240, 240, 240, 240, 240, 240, 240])
+      expect(d.history.at(-1)!.at - d.history[0]!.at).toBeLessThanOrEqual(48 * 60 * MIN)
+      const listed = (await hooks((w) => w.listEvents(m.merchantId, { event_types: ["v2.subscription.first"], limit: 1 }))).list[0]!
+      expect(listed.endpoint_events.map((e) => e.event_status)).toEqual(["failed"])
+    }, 60_000)
+
+    it("410 disables the endpoint; redirects are not followed; a live merchant may not target a private network", async () => {
+      const m = await run(merchantWithPrice("2026-05-01T00:00:00Z"))
+      rcv.setAnswer((path) => (path === "/gone" ? 410 : path === "/moved" ? 302 : 200))
+      const gone = await hooks((w) => w.create(m.merchantId, { url: rcv.url("/gone"), event_types: ["v2.subscription.first"] }))
+      await hooks((w) => w.create(m.merchantId, { url: rcv.url("/moved"), event_types: ["v2.subscription.first"] }))
+      await run(subscribe(m.merchantId, m.priceId))
+      await drain()
+      const ds = await hooks((w) => w.deliveriesOf(m.merchantId, "")) // none for an unknown event
+      expect(ds).toEqual([])
+      const id = await eventId(m.merchantId, "v2.subscription.first")
+      const byEndpoint = new Map((await hooks((w) => w.deliveriesOf(m.merchantId, id))).map((d) => [d.endpoint_id, d]))
+      expect([byEndpoint.get(gone.id)!.status, byEndpoint.get(gone.id)!.attempts]).toEqual(["failed", 1])
+      const endpoints = await hooks((w) => w.list(m.merchantId, { limit: 10 }))
+      expect(endpoints.list.find((e) => e.id === gone.id)!.status).toBe("disabled")
+      const moved = [...byEndpoint.values()].find((d) => d.endpoint_id !== gone.id)!
+      expect([moved.status, moved.last_status_code]).toEqual(["retrying", 302])
+      expect(at("/redirected")).toHaveLength(0)
+      // a disabled endpoint gets nothing more
+      await run(subscribe(m.merchantId, m.priceId))
+      await drain()
+      expect(at("/gone")).toHaveLength(1)
+
+      const live = await run(merchantWithPrice("", {}, "live"))
+      await hooks((w) => w.create(live.merchantId, { url: rcv.url("/private"), all_events: true }))
+      await run(subscribe(live.merchantId, live.priceId))
+      await drain()
+      const liveEvent = await eventId(live.merchantId, "v2.subscription.first")
+      const refused = await deliveryOf(live.merchantId, liveEvent)
+      expect(refused.last_error).toMatch(/^forbidden: 127\.0\.0\.1 is a private-network address/)
+      expect(at("/private")).toHaveLength(0)
+    }, 60_000)
+
+    it("resend delivers an event again, now", async () => {
+      const m = await run(merchantWithPrice("2026-06-01T00:00:00Z"))
+      rcv.setAnswer(() => 200)
+      await hooks((w) => w.create(m.merchantId, { url: rcv.url("/resend"), event_types: ["v2.subscription.first"] }))
+      await run(subscribe(m.merchantId, m.priceId))
+      await drain()
+      const id = await eventId(m.merchantId, "v2.subscription.first")
+      const view = await hooks((w) => w.resend(m.merchantId, id))
+      expect(view.endpoint_events.map((e) => e.event_status)).toEqual(["succeeded"])
+      expect(at("/resend").map((r) => r.event.id)).toEqual([id, id])
+      await expect(hooks((w) => w.resend(m.merchantId, "evt_nope"))).rejects.toThrow()
+    }, 60_000)
+
+    it("at-least-once under faults: dispatchers killed mid-batch, the receiver down for a while — no event lost", async () => {
+      const n = Number(process.env.RECUR_WEBHOOK_EVENTS ?? 300)
+      const m = await run(merchantWithPrice("2026-07-01T00:00:00Z"))
+      await hooks((w) => w.create(m.merchantId, { url: rcv.url("/bulk"), all_events: true }))
+      rcv.setAnswer(() => 200)
+      await rcv.stop()
+      const t = iso("2026-07-01T00:00:00Z")
+      const ids: Array<string> = []
+      await run(Effect.gen(function* () {
+        const storage = yield* Store.Storage
+        for (let i = 0; i < n; i += 500) {
+          const batch = Array.from({ length: Math.min(500, n - i) }, (_, k) => {
+            const id = `evt_bulk${String(i + k).padStart(6, "0")}${Math.random().toString(36).slice(2, 8)}`
+            ids.push(id)
+            return { id, merchant_id: m.merchantId, type: "v2.invoice.paid", business_id: `inv_${i + k}`, sequence: 1, created_at: t, content: JSON.stringify({ id, type: "v2.invoice.paid", created: "2026-07-01T00:00:00Z", sequence: 1, data: { n: i + k } }) }
+          })
+          yield* storage.withTransaction(storage.outbox.append(batch))
+        }
+      }))
+      // dispatchers that die mid-batch, one after another, while the receiver is down
+      for (let k = 0; k < 3; k++) {
+        const fiber = rt.runFork(Effect.flatMap(Webhooks.Webhooks, (w) => w.dispatcher({ owner: `doomed-${k}`, leaseMs: 1_000, limit: 50 })))
+        await new Promise((r) => setTimeout(r, 150 + k * 100))
+        await rt.runPromise(Fiber.interrupt(fiber))
+      }
+      await rcv.start()
+      await new Promise((r) => setTimeout(r, 1_100)) // the killed dispatchers' leases run out
+      await drain("survivor")
+      // some first attempts hit the receiver while it was down: they wait for their retry
+      const waiting = await hooks((w) => w.listEvents(m.merchantId, { event_statuses: ["retrying"], limit: 100 }))
+      expect(waiting.list.length).toBeGreaterThan(0)
+      // retries on the merchant's clock deliver whatever failed while the receiver was down
+      await billing((b) => b.advanceClock(m.merchantId, t + 60 * MIN))
+      const bulk = at("/bulk")
+      const seen = new Map<string, number>()
+      for (const r of bulk) seen.set(r.event.id, (seen.get(r.event.id) ?? 0) + 1)
+      const lost = ids.filter((id) => !seen.has(id))
+      const duplicates = bulk.length - seen.size
+      console.log(`webhooks at-least-once (${name}): ${n} events, ${bulk.length} deliveries, ${duplicates} duplicates, ${lost.length} lost`)
+      expect(lost).toEqual([])
+      const failed = await hooks((w) => w.listEvents(m.merchantId, { event_statuses: ["failed", "retrying", "pending"], limit: 100 }))
+      expect(failed.list).toEqual([])
+    }, 600_000)
+  })
+}
