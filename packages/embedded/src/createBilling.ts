@@ -145,6 +145,12 @@ export const createBilling = async (options: BillingOptions = {}) => {
     refunds: {
       create: (merchantId: string, input: { trade_id: string; amount?: string; reason?: string }) => subs((s) => Effect.map(s.refund(merchantId, input), json(Refund.Refund)))
     },
+    webhooks: {
+      /** Creates a webhook endpoint; returns its id and its `whsec_` secret (shown once). */
+      createEndpoint: (merchantId: string, input: Webhooks.EndpointInput) => run(Effect.flatMap(Webhooks.Webhooks, (w) => w.create(merchantId, input))),
+      /** Delivers what is in the outbox now (fan-out + first attempts); returns how many events it took. */
+      dispatch: (owner = "embedded") => run(Effect.flatMap(Webhooks.Webhooks, (w) => w.dispatchOnce({ owner })))
+    },
     /** Moves a sandbox merchant's frozen clock forward, running everything due on the way. */
     advanceClock: (merchantId: string, to: Date) => billing((b) => Effect.asVoid(b.advanceClock(merchantId, to.getTime()))),
     /** Runs due work once (call from your own scheduler, or use `startWorker`). */

@@ -274,6 +274,11 @@ for (const [name, storage] of backends()) {
       expect(events.map((e: any) => e.event_type)).toEqual(["v2.subscription.first"])
       expect((await app.call("GET", "/api/v2/webhook/events?event_types=v2.trades.succeeded", w.key)).body.data.list.length).toBeGreaterThan(0)
       expectEnvelopeError(await app.call("GET", "/api/v2/webhook/events?limit=500", w.key), 400, "InvalidParameter", "limit")
+      // resend: now, to every subscribed endpoint (here one that refuses connections: retrying)
+      const refusing = (await app.call("POST", "/api/v2/webhook/endpoints", w.key, { url: "http://127.0.0.1:9/hooks", all_events: true })).body.data.id
+      const resent = await app.call("POST", `/api/v2/webhook/events/${events[0].id}/resend`, w.key)
+      expect(resent.body.data).toMatchObject({ id: events[0].id, event_type: "v2.subscription.first", endpoint_events: [{ endpoint_id: refusing, event_status: "retrying" }] })
+      expectEnvelopeError(await app.call("POST", "/api/v2/webhook/events/evt_nope/resend", w.key), 404, "resource_not_found")
     })
 
     it("tenant isolation: another merchant's ids, cursors and a spoofed merchant_id give 404 or nothing", async () => {
@@ -294,7 +299,8 @@ for (const [name, storage] of backends()) {
         ["POST", `/api/v1/subscription/${a.sub}/pause`], ["POST", `/api/v1/subscription/${a.sub}/resume`], ["POST", `/api/v1/subscription/${a.sub}/renewal`],
         ["POST", `/api/v1/subscription/${a.sub}/usage`, { usage_count: 1 }], ["GET", `/api/v1/subscription/${a.sub}/usage?merchant_id=${a.merchant_id}`],
         ["GET", `/api/v1/trade/${a.trade}`], ["GET", `/api/v1/invoice/${invoice}`], ["GET", `/api/v1/refund/${refund}`], ["GET", `/api/v1/trades/${a.trade}/refunds`],
-        ["POST", `/api/v2/webhook/endpoints/${endpoint}`, { status: "disabled" }], ["POST", `/api/v2/webhook/endpoints/${endpoint}/delete`]
+        ["POST", `/api/v2/webhook/endpoints/${endpoint}`, { status: "disabled" }], ["POST", `/api/v2/webhook/endpoints/${endpoint}/delete`],
+        ["POST", `/api/v2/webhook/events/${(await app.call("GET", `/api/v2/webhook/events?business_ids=${a.sub}`, a.key)).body.data.list[0].id}/resend`]
       ] as const
       for (const [method, path, body] of notFound) {
         const r = await app.call(method, path, key, body)
