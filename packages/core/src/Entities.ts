@@ -338,7 +338,12 @@ export const invoice: Store.Entity<Invoice.Invoice, typeof Invoice.Invoice.Encod
 }
 
 /** @since 0.1.0 */
-export const RefundRecord = Schema.Struct({ merchant_id: Schema.String, refund: Refund.Refund })
+export const RefundRecord = Schema.Struct({
+  merchant_id: Schema.String,
+  refund: Refund.Refund,
+  /** The Request-Id (or caller's key) that created it: a retry with the same key finds it. */
+  request_key: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null })
+})
 /** @since 0.1.0 */
 export type RefundRecord = typeof RefundRecord.Type
 
@@ -354,7 +359,8 @@ export const refund: Store.Entity<RefundRecord, typeof RefundRecord.Encoded> = {
     trade_id: (r) => r.refund.trade_id,
     refund_status: (r) => r.refund.refund_status,
     amount_minor: (r) => minor(r.refund.refund_amount, r.refund.currency),
-    currency: (r) => r.refund.currency
+    currency: (r) => r.refund.currency,
+    request_key: (r) => r.request_key
   },
   unique: []
 }

@@ -252,7 +252,7 @@ export interface IdempotencyRecord {
 export interface IdempotencyStore {
   /** Inserts an in-progress record, or returns the existing one (expired ones are replaced). */
   readonly begin: (record: IdempotencyRecord) => Effect.Effect<{ readonly created: true } | { readonly created: false; readonly existing: IdempotencyRecord }>
-  readonly complete: (merchantId: string, requestId: string, status: number, response: string) => Effect.Effect<void>
+  readonly complete: (merchantId: string, requestId: string, status: number, response: string, expiresAt: number) => Effect.Effect<void>
   /** Forgets a request (a 5xx is not stored, so it can be retried). */
   readonly release: (merchantId: string, requestId: string) => Effect.Effect<void>
 }

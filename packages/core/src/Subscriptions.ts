@@ -414,12 +414,18 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@recur/core/
     // ------------------------------------------------------------------ refunds
 
     /** Refunds part or all of a succeeded trade; never more than was paid, even under concurrency. */
-    const refund = (merchantId: string, input: { readonly trade_id: string; readonly amount?: string | undefined; readonly reason?: string | undefined }) =>
+    const refund = (merchantId: string, input: { readonly trade_id: string; readonly amount?: string | undefined; readonly reason?: string | undefined; readonly request_key?: string | undefined }) =>
       Effect.gen(function* () {
         const merchant = yield* merchants.get(merchantId)
         const reserved = yield* storage.withTransaction(
           Effect.gen(function* () {
             const at = yield* nowOf(merchant)
+            if (input.request_key !== undefined) {
+              // the same request again (a client retry after a crash): the refund it created, not a second one
+              const earlier = yield* Effect.orDie(refunds.list(merchantId, { limit: 1, filters: [{ column: "request_key", op: "in", values: [input.request_key] }] }))
+              const found = earlier.list[0]
+              if (found) return { record: found.refund, amount: Either.getOrThrow(Money.parse(found.refund.refund_amount, found.refund.currency)), earlier: true }
+            }
             const tv = yield* Effect.flatMap(trades.get(merchantId, input.trade_id), (o) => Option.match(o, { onNone: () => Effect.fail(new Errors.NotFound({ resource: "trade", id: input.trade_id })), onSome: Effect.succeed }))
             const t = tv.value.trade
             if (t.trade_status !== "succeeded") return yield* new Errors.StateConflict({ resource: "trade", id: t.trade_id, state: t.trade_status, reason: "only a succeeded trade can be refunded" })
@@ -441,27 +447,30 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@recur/core/
               Effect.catchTag("UniqueViolation", (e) => Effect.die(e))
             )
             const record = new Refund.Refund({ refund_id, trade_id: t.trade_id, invoice_id: tv.value.invoice_id, refund_amount: Money.format(amount), currency: t.currency, refund_status: "pending", reason: input.reason ?? null, created_at: dt(at), finished_at: null })
-            yield* Effect.orDie(refunds.insert({ merchant_id: merchantId, refund: record }))
-            return { record, amount }
+            yield* Effect.orDie(refunds.insert({ merchant_id: merchantId, refund: record, request_key: input.request_key ?? null }))
+            return { record, amount, earlier: false }
           })
         )
+        if (reserved.earlier && reserved.record.refund_status !== "pending") return reserved.record
+        // the gateway de-duplicates by refund_id, so asking again for a pending refund is safe
         const outcome = yield* gateway.refund({ refund_id: reserved.record.refund_id, trade_id: input.trade_id, amount: reserved.amount })
         return yield* storage.withTransaction(
           Effect.gen(function* () {
             const at = yield* nowOf(merchant)
             const rv = Option.getOrThrow(yield* refunds.get(merchantId, reserved.record.refund_id))
+            if (rv.value.refund.refund_status !== "pending") return rv.value.refund
             const tv = Option.getOrThrow(yield* trades.get(merchantId, input.trade_id))
             const t = tv.value.trade
             if (outcome._tag === "Failed") {
               const failed = new Refund.Refund({ ...rv.value.refund, refund_status: "failed", finished_at: dt(at) })
-              yield* Effect.orDie(refunds.update({ merchant_id: merchantId, refund: failed }, rv.version))
+              yield* Effect.orDie(refunds.update({ ...rv.value, refund: failed }, rv.version))
               const back = Either.getOrThrow(Money.parse(t.total_refunded_amount, t.currency)).amount - reserved.amount.amount
               yield* trades.update({ ...tv.value, trade: new Trade.Trade({ ...t, total_refunded_amount: Money.format(Money.make(back, t.currency)) }) }, tv.version)
               yield* emit(storage, { merchant_id: merchantId, type: "v2.refunds.failed", business_id: failed.refund_id, schema: Refund.Refund, data: failed, at })
               return failed
             }
             const done = new Refund.Refund({ ...rv.value.refund, refund_status: "succeeded", finished_at: dt(at) })
-            yield* Effect.orDie(refunds.update({ merchant_id: merchantId, refund: done }, rv.version))
+            yield* Effect.orDie(refunds.update({ ...rv.value, refund: done }, rv.version))
             const full = Either.getOrThrow(Money.parse(t.total_refunded_amount, t.currency)).amount >= Either.getOrThrow(Money.parse(t.amount, t.currency)).amount
             yield* trades.update({ ...tv.value, trade: new Trade.Trade({ ...t, refund_status: full ? "refunded" : "partially_refunded" }) }, tv.version)
             yield* emit(storage, { merchant_id: merchantId, type: "v2.refunds.succeeded", business_id: done.refund_id, schema: Refund.Refund, data: done, at })

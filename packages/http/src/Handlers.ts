@@ -301,13 +301,14 @@ const paymentsLive = HttpApiBuilder.group(BillingApi, "payments", (handlers) =>
       )
       .handle("invoice", ({ path }) => call((m) => Effect.map(billing.getInvoice(m, path.invoice_id), (invoice) => ok({ invoice }))))
       .handle("refund", ({ payload }) =>
-        call((m) =>
+        Effect.flatMap(CurrentMerchant, ({ requestId }) => call((m) =>
           Effect.gen(function* () {
             if (payload.trade_id === undefined) return yield* invalid("trade_id", "is required")
-            const r = yield* subs.refund(m, { trade_id: payload.trade_id, ...(payload.amount !== undefined ? { amount: payload.amount } : {}), ...(payload.reason !== undefined ? { reason: payload.reason } : {}) })
+            // the Request-Id keys the refund: a retry after a crash finds the refund, never makes a second
+            const r = yield* subs.refund(m, { trade_id: payload.trade_id, request_key: requestId, ...(payload.amount !== undefined ? { amount: payload.amount } : {}), ...(payload.reason !== undefined ? { reason: payload.reason } : {}) })
             return ok({ refund_id: r.refund_id, refund_status: r.refund_status })
           })
-        )
+        ))
       )
       .handle("getRefund", ({ path }) => call((m) => Effect.map(subs.getRefund(m, path.refund_id), (refund) => ok({ refund }))))
       .handle("refunds", ({ urlParams: q }) =>

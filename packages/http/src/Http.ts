@@ -88,6 +88,12 @@ const recover = (requestId: string) => (cause: Cause.Cause<unknown>) => {
 
 /** Request-Id idempotency: the first completed answer to a POST is replayed for 7 days. */
 const IDEMPOTENCY_TTL_MS = 7 * 86_400_000
+/**
+ * A request marked in progress holds its Request-Id this long: if the server dies mid-request,
+ * a retry after the lock takes over (the services make that retry safe: a refund is keyed by
+ * its Request-Id, a session's payment reuses its trade, a price change converges).
+ */
+const IN_PROGRESS_LOCK_MS = 60_000
 const BEARER = /^Bearer (\S+)$/
 
 const idempotent = (app: HttpApp.Default, request: HttpServerRequest.HttpServerRequest, requestId: string) =>
@@ -102,7 +108,7 @@ const idempotent = (app: HttpApp.Default, request: HttpServerRequest.HttpServerR
     const body = yield* Effect.orElseSucceed(request.text, () => "")
     const fingerprint = `${request.method} ${new URL(request.url, "http://x").pathname} ${yield* Secrets.sha256Hex(body)}`
     const now = yield* Clock.currentTimeMillis
-    const begun = yield* storage.idempotency.begin({ merchant_id: merchantId, request_id: requestId, fingerprint, state: "in_progress", status: null, response: null, created_at: now, expires_at: now + IDEMPOTENCY_TTL_MS })
+    const begun = yield* storage.idempotency.begin({ merchant_id: merchantId, request_id: requestId, fingerprint, state: "in_progress", status: null, response: null, created_at: now, expires_at: now + IN_PROGRESS_LOCK_MS })
     if (!begun.created) {
       const existing = begun.existing
       if (existing.fingerprint !== fingerprint) return Option.some(envelope(409, "idempotency_conflict", "This Request-Id was used with a different request.", requestId))
@@ -116,7 +122,7 @@ const idempotent = (app: HttpApp.Default, request: HttpServerRequest.HttpServerR
     )
     const text = bodyText(response)
     if (response.status >= 500 || text === undefined) yield* storage.idempotency.release(merchantId, requestId)
-    else yield* storage.idempotency.complete(merchantId, requestId, response.status, text)
+    else yield* storage.idempotency.complete(merchantId, requestId, response.status, text, now + IDEMPOTENCY_TTL_MS)
     return Option.some(response)
   })
 

@@ -104,6 +104,13 @@ const workLanes = Effect.gen(function* () {
   yield* sql`create index if not exists recur_work_items_lane_due on recur_work_items (lane, due_at)`
 })
 
+/** A refund remembers the Request-Id that created it, so a retry after a crash finds it. */
+const refundRequestKeys = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`alter table recur_refunds add column if not exists request_key text`
+  yield* sql`create index if not exists recur_refunds_request_key on recur_refunds (merchant_id, request_key) where request_key is not null`
+})
+
 /**
  * Every migration, by id and name.
  *
@@ -111,7 +118,8 @@ const workLanes = Effect.gen(function* () {
  */
 export const migrations = {
   "0001_initial": initial,
-  "0002_work_lanes": workLanes
+  "0002_work_lanes": workLanes,
+  "0003_refund_request_keys": refundRequestKeys
 }
 
 /**

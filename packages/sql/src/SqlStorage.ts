@@ -257,8 +257,8 @@ export const make = Effect.gen(function* () {
           return rows[0] ? { created: false as const, existing: toIdem(rows[0]) } : { created: true as const }
         })
       ),
-    complete: (merchantId, requestId, status, response) =>
-      Effect.orDie(Effect.asVoid(sql`update recur_idempotency set state = 'completed', status = ${status}, response = ${response}
+    complete: (merchantId, requestId, status, response, expiresAt) =>
+      Effect.orDie(Effect.asVoid(sql`update recur_idempotency set state = 'completed', status = ${status}, response = ${response}, expires_at = ${expiresAt}
         where merchant_id = ${merchantId} and request_id = ${requestId}`)),
     release: (merchantId, requestId) =>
       Effect.orDie(Effect.asVoid(sql`delete from recur_idempotency where merchant_id = ${merchantId} and request_id = ${requestId}`))

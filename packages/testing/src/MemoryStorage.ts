@@ -295,11 +295,11 @@ export const make = Effect.gen(function* () {
         setMapEntry(idempotency, k, record, undo)
         return { created: true as const }
       }),
-    complete: (merchantId, requestId, status, response) =>
+    complete: (merchantId, requestId, status, response, expiresAt) =>
       write((undo) => {
         const k = idem(merchantId, requestId)
         const existing = idempotency.get(k)
-        if (existing) setMapEntry(idempotency, k, { ...existing, state: "completed", status, response }, undo)
+        if (existing) setMapEntry(idempotency, k, { ...existing, state: "completed", status, response, expires_at: expiresAt }, undo)
       }),
     release: (merchantId, requestId) => write((undo) => setMapEntry(idempotency, idem(merchantId, requestId), undefined, undo))
   }

@@ -291,9 +291,16 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>, o
         expect(yield* idempotency.begin(rec)).toEqual({ created: true })
         const again = yield* idempotency.begin({ ...rec, created_at: 2000 })
         expect(again.created === false && again.existing.state).toBe("in_progress")
-        yield* idempotency.complete(m, "req-1", 200, `{"code":"success"}`)
+        yield* idempotency.complete(m, "req-1", 200, `{"code":"success"}`, 1000 + 7 * 86_400_000)
         const done = yield* idempotency.begin({ ...rec, created_at: 3000 })
         expect(done.created === false && [done.existing.status, done.existing.response]).toEqual([200, `{"code":"success"}`])
+        // completing extends the record's life: it still answers after an in-progress lock would have expired
+        const later = yield* idempotency.begin({ ...rec, created_at: 1000 + 2 * 86_400_000 })
+        expect(later.created === false && later.existing.state).toBe("completed")
+        // an in-progress record left by a crashed request is taken over once its lock expires
+        expect(yield* idempotency.begin({ ...rec, request_id: "req-3", created_at: 0, expires_at: 60_000 })).toEqual({ created: true })
+        expect((yield* idempotency.begin({ ...rec, request_id: "req-3", created_at: 59_999 })).created).toBe(false)
+        expect(yield* idempotency.begin({ ...rec, request_id: "req-3", created_at: 60_000 })).toEqual({ created: true })
         const other = yield* Fixtures.merchantId
         expect(yield* idempotency.begin({ ...rec, merchant_id: other })).toEqual({ created: true })
         yield* idempotency.release(m, "req-1")

@@ -221,8 +221,12 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
         const { merchantId, priceId } = yield* setup("2024-04-01T00:00:00Z")
         const { result } = yield* subscribe(merchantId, priceId)
         const tradeId = result.trade.trade_id
-        const partial = yield* subs.refund(merchantId, { trade_id: tradeId, amount: "10.00", reason: "goodwill" })
+        const partial = yield* subs.refund(merchantId, { trade_id: tradeId, amount: "10.00", reason: "goodwill", request_key: "req-refund-1" })
         expect([partial.refund_status, partial.refund_amount]).toEqual(["succeeded", "10.00"])
+        // the same request again (a client's retry after a crash): the same refund, nothing more refunded
+        const again = yield* subs.refund(merchantId, { trade_id: tradeId, amount: "10.00", reason: "goodwill", request_key: "req-refund-1" })
+        expect(again.refund_id).toBe(partial.refund_id)
+        expect((yield* billing.getTrade(merchantId, tradeId)).total_refunded_amount).toBe("10.00")
         expect((yield* Effect.flip(subs.refund(merchantId, { trade_id: tradeId, amount: "25.00" })))).toMatchObject({ _tag: "InvalidParameter", param: "amount" })
         // six concurrent 5.00 refunds against 20.00 left; a client retries "in progress" conflicts
         const attempts = yield* Effect.all(
