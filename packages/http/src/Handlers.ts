@@ -45,7 +45,18 @@ const invalid = (param: string, reason: string) => new Errors.InvalidParameter({
 const list = (v: string | ReadonlyArray<string> | undefined): ReadonlyArray<string> | undefined =>
   v === undefined ? undefined : (typeof v === "string" ? [v] : v).flatMap((s) => s.split(",")).map((s) => s.trim()).filter((s) => s !== "")
 
-const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i
+const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i
+
+/** An RFC 3339 instant in epoch ms, or undefined when malformed or not a real date (Feb 30, 25:00). */
+const instant = (text: string): number | undefined => {
+  const m = RFC3339.exec(text)
+  if (!m) return undefined
+  const [y, mo, d, h, mi, se] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number]
+  const probe = new Date(Date.UTC(y, mo - 1, d, h, mi, se))
+  if (probe.getUTCFullYear() !== y || probe.getUTCMonth() !== mo - 1 || probe.getUTCDate() !== d || probe.getUTCHours() !== h || probe.getUTCMinutes() !== mi || probe.getUTCSeconds() !== se) return undefined
+  const ms = Date.parse(text)
+  return Number.isNaN(ms) ? undefined : ms
+}
 
 /** Parses the common list query: limit (1..100, default 10), cursors and created_at ranges. */
 const pageQuery = (q: { readonly limit?: string | undefined; readonly starting_after?: string | undefined; readonly ending_before?: string | undefined; readonly "created_at.gt"?: string | undefined; readonly "created_at.gte"?: string | undefined; readonly "created_at.lt"?: string | undefined; readonly "created_at.lte"?: string | undefined }) =>
@@ -60,8 +71,9 @@ const pageQuery = (q: { readonly limit?: string | undefined; readonly starting_a
     for (const k of ["gt", "gte", "lt", "lte"] as const) {
       const v = q[`created_at.${k}`]
       if (v === undefined) continue
-      if (!RFC3339.test(v) || Number.isNaN(Date.parse(v))) return yield* invalid(`created_at.${k}`, "must be an RFC 3339 UTC timestamp")
-      created[k] = Date.parse(v)
+      const ms = instant(v)
+      if (ms === undefined) return yield* invalid(`created_at.${k}`, "must be an RFC 3339 UTC timestamp")
+      created[k] = ms
     }
     return { limit, starting_after: q.starting_after, ending_before: q.ending_before, created } satisfies Store.ListQuery & { created: Store.CreatedRange }
   })
@@ -252,8 +264,8 @@ const subscriptionsLive = HttpApiBuilder.group(BillingApi, "subscriptions", (han
             if (payload.usage_count === undefined) return yield* invalid("usage_count", "is required")
             let timestamp: number | undefined
             if (payload.timestamp !== undefined) {
-              if (!RFC3339.test(payload.timestamp)) return yield* invalid("timestamp", "must be an RFC 3339 timestamp")
-              timestamp = Date.parse(payload.timestamp)
+              timestamp = instant(payload.timestamp)
+              if (timestamp === undefined) return yield* invalid("timestamp", "must be an RFC 3339 timestamp")
             }
             return ok(yield* subs.recordUsage(m, path.subscription_id, { usage_count: payload.usage_count, ...(payload.event_id !== undefined ? { event_id: payload.event_id } : {}), ...(timestamp !== undefined ? { timestamp } : {}) }))
           })
@@ -333,8 +345,9 @@ const sandboxLive = HttpApiBuilder.group(BillingApi, "sandbox", (handlers) =>
       call((m, merchant) =>
         Effect.gen(function* () {
           if (merchant.mode !== "sandbox") return yield* new Errors.StateConflict({ resource: "merchant", id: m, state: "live", reason: "test helpers need a sandbox key" })
-          if (payload.frozen_time === undefined || !RFC3339.test(payload.frozen_time)) return yield* invalid("frozen_time", "must be an RFC 3339 timestamp")
-          const after = yield* billing.advanceClock(m, Date.parse(payload.frozen_time))
+          const to = payload.frozen_time === undefined ? undefined : instant(payload.frozen_time)
+          if (to === undefined) return yield* invalid("frozen_time", "must be an RFC 3339 timestamp")
+          const after = yield* billing.advanceClock(m, to)
           return ok({ frozen_time: DateTime.formatIso(after.frozen_time!).replace(".000Z", "Z") })
         })
       )

@@ -183,6 +183,25 @@ export const makeMiddleware = (limit: RateLimit = defaultRateLimit) => {
     })
 }
 
+const decodes = (text: string) => {
+  try {
+    return decodeURIComponent(text.replace(/\+/g, " "))
+  } catch {
+    return text
+  }
+}
+
+/** Where a request carries a NUL character: `path`, `query`, `body`, or undefined. */
+const containsNul = (request: HttpServerRequest.HttpServerRequest) =>
+  Effect.gen(function* () {
+    const [path, query = ""] = request.url.split("?", 2) as [string, string | undefined]
+    if (decodes(path).includes("\u0000")) return "path"
+    if (decodes(query).includes("\u0000")) return "query"
+    if (request.method !== "POST" && request.method !== "PUT" && request.method !== "PATCH") return undefined
+    const body = yield* Effect.orElseSucceed(request.text, () => "")
+    return body.includes("\u0000") || /\\u0000/i.test(body) ? "body" : undefined
+  })
+
 /**
  * The app-level middleware: envelope for every error path, idempotency for POSTs.
  *
@@ -192,6 +211,9 @@ export const middleware = (app: HttpApp.Default): HttpApp.Default<never, Store.S
   Effect.gen(function* () {
     const request = yield* HttpServerRequest.HttpServerRequest
     const requestId = request.headers["request-id"] ?? ""
+    // no text Recur stores may hold U+0000 (PostgreSQL cannot): refuse it up front, as bad input
+    const nul = yield* containsNul(request)
+    if (nul !== undefined) return envelope(400, "InvalidParameter", "Text must not contain the NUL character (U+0000).", requestId, nul)
     if (request.method === "POST" && new URL(request.url, "http://x").pathname.startsWith("/api/")) {
       const handled = yield* idempotent(app, request, requestId).pipe(Effect.catchAllCause(recover(requestId)), Effect.map((r) => (HttpServerResponse.isServerResponse(r) ? Option.some(r) : r)))
       if (Option.isSome(handled)) return handled.value

@@ -111,6 +111,7 @@ export const make = Effect.gen(function* () {
         }),
       get: (merchantId, id) =>
         Effect.gen(function* () {
+          if (id.includes("\u0000")) return Option.none() // PostgreSQL text cannot hold NUL: no such row
           const rows = yield* sql<{ data: unknown; version: unknown }>`select data, version from ${table} where merchant_id = ${merchantId} and id = ${id}`.pipe(Effect.orDie)
           return rows[0] ? Option.some(yield* versioned(rows[0])) : Option.none()
         }),
@@ -121,6 +122,7 @@ export const make = Effect.gen(function* () {
         }),
       lookup: (column, value) =>
         Effect.gen(function* () {
+          if (value.includes("\u0000")) return Option.none()
           const rows = yield* sql<{ data: unknown; version: unknown }>`select data, version from ${table} where ${sql(column)} = ${value} limit 1`.pipe(Effect.orDie)
           return rows[0] ? Option.some(yield* versioned(rows[0])) : Option.none()
         }),
