@@ -29,6 +29,7 @@ import * as Store from "./Store.js"
 import * as Subscription from "./Subscription.js"
 import * as Trade from "./Trade.js"
 import * as Usage from "./Usage.js"
+import { pageErrors } from "./internal/paging.js"
 
 /**
  * The body of `POST /api/v1/subscription/{id}` (and of preview-change).
@@ -501,7 +502,7 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@recur/core/
       Effect.flatMap(refunds.get(merchantId, refundId), (o) => Option.match(o, { onNone: () => Effect.fail(new Errors.NotFound({ resource: "refund", id: refundId })), onSome: (v) => Effect.succeed(v.value.refund) }))
 
     const listRefunds = (merchantId: string, query: Store.ListQuery) =>
-      Effect.map(Effect.orDie(refunds.list(merchantId, query)), (p) => ({ has_more: p.has_more, list: p.list.map((r) => r.refund) }))
+      Effect.map(pageErrors(refunds.list(merchantId, query)), (p) => ({ has_more: p.has_more, list: p.list.map((r) => r.refund) }))
 
     return {
       previewChange, changePrice, revokePriceChange, cancel, revokeCancel, pause, resume, renewNow,

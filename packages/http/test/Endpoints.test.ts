@@ -327,7 +327,7 @@ for (const [name, storage] of backends()) {
         expect([path, r.status, r.body.data.list]).toEqual([path, 200, []])
       }
       // a cursor from the other merchant is not a cursor here
-      for (const path of [`/api/v1/front/customer?starting_after=${customer}`, `/api/v1/subscription?ending_before=${a.sub}`, `/api/v1/trades?starting_after=${a.trade}`]) {
+      for (const path of [`/api/v1/front/customer?starting_after=${customer}`, `/api/v1/subscription?ending_before=${a.sub}`, `/api/v1/trades?starting_after=${a.trade}`, `/api/v1/refunds?starting_after=${refund}`, `/api/v2/webhook/endpoints?ending_before=${endpoint}`]) {
         expect([path, (await app.call("GET", path, key)).status]).toEqual([path, 400])
       }
       // and nothing of A's was changed by B's attempts
