@@ -17,6 +17,8 @@ export interface ServerConfig {
   readonly publicUrl: string
   readonly dataDir: string
   readonly databaseUrl: Option.Option<string>
+  /** `RECUR_DATABASE_SCHEMA`: Recur's tables in their own PostgreSQL schema (created if missing). */
+  readonly databaseSchema: Option.Option<string>
   readonly masterKey: Redacted.Redacted<string>
   /** `RECUR_WEBHOOKS_ALLOW_PRIVATE=true`: live merchants may also target private networks. */
   readonly allowPrivateWebhooks: boolean
@@ -36,6 +38,7 @@ export const load = Effect.gen(function* () {
   const publicUrl = yield* Config.string("RECUR_PUBLIC_URL").pipe(Config.withDefault(`http://localhost:${port}`))
   const dataDir = resolve(yield* Config.string("RECUR_DATA_DIR").pipe(Config.withDefault("./.recur")))
   const databaseUrl = yield* Config.option(Config.string("DATABASE_URL"))
+  const databaseSchema = yield* Config.option(Config.string("RECUR_DATABASE_SCHEMA"))
   const allowPrivateWebhooks = yield* Config.boolean("RECUR_WEBHOOKS_ALLOW_PRIVATE").pipe(Config.withDefault(false))
   const configured = yield* Config.option(Config.redacted("RECUR_MASTER_KEY"))
   let masterKey: Redacted.Redacted<string>
@@ -53,5 +56,5 @@ export const load = Effect.gen(function* () {
     }
     masterKey = Redacted.make(readFileSync(file, "utf8").trim())
   }
-  return { port, publicUrl, dataDir, databaseUrl, masterKey, allowPrivateWebhooks } satisfies ServerConfig
+  return { port, publicUrl, dataDir, databaseUrl, databaseSchema, masterKey, allowPrivateWebhooks } satisfies ServerConfig
 })

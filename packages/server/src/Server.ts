@@ -32,7 +32,7 @@ export type Engine =
  */
 export const engine = (config: ServerConfig): Layer.Layer<Engine, unknown> =>
   engineOn<Store.Storage | SqlClient.SqlClient, unknown>(
-    Option.match(config.databaseUrl, { onNone: () => Pg.layerPglite({ dataDir: config.dataDir }), onSome: (url) => Pg.layerPgUrl({ url }) }),
+    Option.match(config.databaseUrl, { onNone: () => Pg.layerPglite({ dataDir: config.dataDir }), onSome: (url) => Pg.layerPgUrl({ url, ...Option.match(config.databaseSchema, { onNone: () => ({}), onSome: (schema) => ({ schema }) }) }) }),
     { masterKey: Redacted.value(config.masterKey), publicUrl: config.publicUrl, webhooks: { allowPrivateNetwork: config.allowPrivateWebhooks } }
   )
 
