@@ -484,7 +484,7 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
         p.list.some((s) => s.trial_end !== null)
       )
 
-    const paySession = (merchantId: string, sessionId: string, card: Ports.CardInput) =>
+    const paySession = (merchantId: string, sessionId: string, card: Ports.CardInput): Effect.Effect<PaymentResult, Errors.NotFound | Errors.InvalidParameter | Errors.InvalidRequest | Errors.StateConflict | Errors.DuplicateResource> =>
       Effect.gen(function* () {
         const merchant = yield* merchants.get(merchantId)
         const session = yield* getSession(merchantId, sessionId)
@@ -496,7 +496,13 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
           const existing = yield* Effect.flatMap(trades.get(merchantId, session.trade_id), (o) => Effect.orDie(must(o, "trade", session.trade_id!)))
           const status = existing.value.trade.trade_status
           if (status === "succeeded") return yield* new Errors.StateConflict({ resource: "session", id: sessionId, state: "complete", reason: "already paid" })
-          if (status === "processing" && existing.value.trade.next_action === null) return yield* reconcileTrade(merchantId, session.trade_id)
+          if (status === "processing" && existing.value.trade.next_action === null) {
+            // an earlier attempt's outcome is unknown (a crash, a timeout): ask the gateway first
+            const known = yield* reconcileTrade(merchantId, session.trade_id)
+            // the gateway never saw that charge: the card just submitted is a fresh attempt
+            if (known.status === "failed" && Option.exists(known.error, (e) => e.code === "no_such_charge")) return yield* paySession(merchantId, sessionId, card)
+            return known
+          }
           const attempt = existing.value.attempts + 1
           const retried = yield* storage.withTransaction(
             Effect.gen(function* () {
