@@ -30,6 +30,15 @@ export class InvalidDecimal extends Data.TaggedError("InvalidDecimal")<{
 const DECIMAL = /^([+-])?(\d+)(?:\.(\d+))?$/
 const SCIENTIFIC = /^([+-])?(\d+)(?:\.(\d+))?[eE]([+-]?\d+)$/
 
+const POWERS: Array<bigint> = Array.from({ length: 64 }, (_, i) => 10n ** BigInt(i))
+
+/**
+ * `10^n` as a bigint (cached for the small exponents every amount uses).
+ *
+ * @since 0.1.0
+ */
+export const pow10 = (n: number): bigint => (n < POWERS.length ? POWERS[n]! : 10n ** BigInt(n))
+
 /**
  * Builds a decimal from its parts.
  *
@@ -71,7 +80,7 @@ const parseText = (text: string, input: string): Either.Either<Decimal, InvalidD
     const coefficient = sign * BigInt((s[2] ?? "0") + frac)
     const scale = frac.length - exp
     return Either.right(
-      normalize(scale >= 0 ? { value: coefficient, scale } : { value: coefficient * 10n ** BigInt(-scale), scale: 0 })
+      normalize(scale >= 0 ? { value: coefficient, scale } : { value: coefficient * pow10(-scale), scale: 0 })
     )
   }
   return Either.left(new InvalidDecimal({ input, reason: "not a decimal number" }))
@@ -97,7 +106,7 @@ export const normalize = (d: Decimal): Decimal => {
  * @since 0.1.0
  */
 export const rescale = (d: Decimal, scale: number): Decimal =>
-  scale <= d.scale ? d : { value: d.value * 10n ** BigInt(scale - d.scale), scale }
+  scale <= d.scale ? d : { value: d.value * pow10(scale - d.scale), scale }
 
 /**
  * Exact product.
@@ -111,10 +120,12 @@ export const multiply = (a: Decimal, b: Decimal): Decimal => ({ value: a.value *
  *
  * @since 0.1.0
  */
-export const add = (a: Decimal, b: Decimal): Decimal => {
-  const scale = Math.max(a.scale, b.scale)
-  return { value: rescale(a, scale).value + rescale(b, scale).value, scale }
-}
+export const add = (a: Decimal, b: Decimal): Decimal =>
+  a.scale === b.scale
+    ? { value: a.value + b.value, scale: a.scale }
+    : a.scale > b.scale
+    ? { value: a.value + b.value * pow10(a.scale - b.scale), scale: a.scale }
+    : { value: a.value * pow10(b.scale - a.scale) + b.value, scale: b.scale }
 
 /**
  * `-1`, `0` or `1`.

@@ -123,10 +123,9 @@ const applyDiscounts = (subtotal: Money.Money, rules: ReadonlyArray<DiscountRule
   let remaining = subtotal.amount
   const out: Array<AppliedDiscount> = []
   for (const rule of rules) {
-    const wanted = DiscountRule.$match(rule, {
-      Percentage: ({ basisPoints }) => Money.proportion(subtotal, basisPoints, 10_000n).amount,
-      Amount: ({ amount }) => (amount.currency === subtotal.currency ? amount.amount : 0n)
-    })
+    const wanted = rule._tag === "Percentage"
+      ? Money.proportion(subtotal, rule.basisPoints, 10_000n).amount
+      : rule.amount.currency === subtotal.currency ? rule.amount.amount : 0n
     const applied = wanted > remaining ? remaining : wanted < 0n ? 0n : wanted
     remaining -= applied
     out.push({ discount_id: rule.discount_id, discount_code: rule.discount_code, amount: Money.make(applied, subtotal.currency) })

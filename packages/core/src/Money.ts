@@ -248,7 +248,7 @@ export interface Precise {
 export const precise = (major: Decimal.Decimal, currencyCode: string): Precise => {
   const exponent = exponentOf(currencyCode)
   return exponent >= major.scale
-    ? { minor: { value: major.value * 10n ** BigInt(exponent - major.scale), scale: 0 }, currency: currencyCode }
+    ? { minor: { value: major.value * Decimal.pow10(exponent - major.scale), scale: 0 }, currency: currencyCode }
     : { minor: { value: major.value, scale: major.scale - exponent }, currency: currencyCode }
 }
 
@@ -261,7 +261,7 @@ export const precise = (major: Decimal.Decimal, currencyCode: string): Precise =
  * @since 0.1.0
  */
 export const round = (p: Precise): Money =>
-  make(Decimal.divideHalfEven(p.minor.value, 10n ** BigInt(p.minor.scale)), p.currency)
+  make(Decimal.divideHalfEven(p.minor.value, Decimal.pow10(p.minor.scale)), p.currency)
 
 /**
  * Rounds `amount × numerator / denominator` once, half-even. The shape of every proportional
@@ -315,8 +315,8 @@ export const convert = (
     const source = exponentOf(money.currency)
     // minor_t = minor_s × rate × 10^(exp_t - exp_s)
     const shift = t.exponent - source - rate.scale
-    const numerator = money.amount * rate.value * (shift > 0 ? 10n ** BigInt(shift) : 1n)
-    const denominator = shift < 0 ? 10n ** BigInt(-shift) : 1n
+    const numerator = money.amount * rate.value * (shift > 0 ? Decimal.pow10(shift) : 1n)
+    const denominator = shift < 0 ? Decimal.pow10(-shift) : 1n
     return make(Decimal.divideHalfEven(numerator, denominator), t.code)
   })
 

@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { Data, Match, Option } from "effect"
+import { Data, Option } from "effect"
 import * as Decimal from "./Decimal.js"
 import * as Money from "./Money.js"
 
@@ -90,25 +90,37 @@ const line = (description: string, units: bigint, unitPrice: Decimal.Decimal, fl
   amount: Decimal.add(Decimal.multiply(unitPrice, Decimal.make(units)), flatAmount)
 })
 
-const tierLabel = (t: Tier): string => `${t.min}–${Option.match(t.max, { onNone: () => "∞", onSome: String })}`
+// tiers are immutable values: their labels are built once, not on every rating
+const labels = new WeakMap<Tier, string>()
+const tierLabel = (t: Tier): string => {
+  let label = labels.get(t)
+  if (label === undefined) {
+    label = `tier ${t.min}–${Option.isSome(t.max) ? String(t.max.value) : "∞"}`
+    labels.set(t, label)
+  }
+  return label
+}
 
 /** Units of `quantity` (counted 1..quantity) that fall in the tier. */
 const unitsIn = (t: Tier, quantity: bigint): bigint => {
   const lo = t.min < 1n ? 1n : t.min
-  const hi = Option.match(t.max, { onNone: () => quantity, onSome: (m) => (m < quantity ? m : quantity) })
+  const hi = Option.isSome(t.max) && t.max.value < quantity ? t.max.value : quantity
   return hi >= lo ? hi - lo + 1n : 0n
 }
 
-const graduated = (tiers: ReadonlyArray<Tier>, quantity: bigint): ReadonlyArray<RatedLine> =>
-  tiers.flatMap((t) => {
+const graduated = (tiers: ReadonlyArray<Tier>, quantity: bigint): ReadonlyArray<RatedLine> => {
+  const out: Array<RatedLine> = []
+  for (const t of tiers) {
     const units = unitsIn(t, quantity)
-    return units > 0n ? [line(`tier ${tierLabel(t)}`, units, t.unitPrice, t.flatAmount)] : []
-  })
+    if (units > 0n) out.push(line(tierLabel(t), units, t.unitPrice, t.flatAmount))
+  }
+  return out
+}
 
 const volume = (tiers: ReadonlyArray<Tier>, quantity: bigint): ReadonlyArray<RatedLine> => {
   if (quantity <= 0n) return []
-  const tier = tiers.find((t) => Option.match(t.max, { onNone: () => true, onSome: (m) => quantity <= m }))
-  return tier ? [line(`tier ${tierLabel(tier)}`, quantity, tier.unitPrice, tier.flatAmount)] : []
+  const tier = tiers.find((t) => Option.isNone(t.max) || quantity <= t.max.value)
+  return tier ? [line(tierLabel(tier), quantity, tier.unitPrice, tier.flatAmount)] : []
 }
 
 /**
@@ -116,21 +128,23 @@ const volume = (tiers: ReadonlyArray<Tier>, quantity: bigint): ReadonlyArray<Rat
  *
  * @since 0.1.0
  */
-export const lines: (model: Model, quantity: bigint) => ReadonlyArray<RatedLine> = (model, quantity) =>
-  Match.value(model).pipe(
-    Match.tagsExhaustive({
-      Flat: ({ price }) => (quantity > 0n ? [line("flat", quantity, price)] : []),
-      Package: ({ price, size }) => {
-        const packages = Decimal.divideCeil(quantity, size)
-        return packages > 0n ? [line(`package of ${size}`, packages, price)] : []
-      },
-      PerUnit: ({ blockSize, unitPrice }) => {
-        const blocks = Decimal.divideCeil(quantity, blockSize)
-        return blocks > 0n ? [line(`block of ${blockSize}`, blocks, unitPrice)] : []
-      },
-      Tiered: ({ mode, tiers }) => (mode === "graduated" ? graduated(tiers, quantity) : volume(tiers, quantity))
-    })
-  )
+export const lines = (model: Model, quantity: bigint): ReadonlyArray<RatedLine> => {
+  // a plain switch: rating is the hot path of every invoice (Match builds a matcher per call)
+  switch (model._tag) {
+    case "Flat":
+      return quantity > 0n ? [line("flat", quantity, model.price)] : []
+    case "Package": {
+      const packages = Decimal.divideCeil(quantity, model.size)
+      return packages > 0n ? [line(`package of ${model.size}`, packages, model.price)] : []
+    }
+    case "PerUnit": {
+      const blocks = Decimal.divideCeil(quantity, model.blockSize)
+      return blocks > 0n ? [line(`block of ${model.blockSize}`, blocks, model.unitPrice)] : []
+    }
+    case "Tiered":
+      return model.mode === "graduated" ? graduated(model.tiers, quantity) : volume(model.tiers, quantity)
+  }
+}
 
 /**
  * Rates a quantity or usage count under a model: exact lines, summed, rounded once.
@@ -183,8 +197,8 @@ export const discountedPrice = (
   const denominatorScale = product.scale + 2 - targetScale
   const value =
     denominatorScale >= 0
-      ? Decimal.divideHalfEven(product.value, 10n ** BigInt(denominatorScale))
-      : product.value * 10n ** BigInt(-denominatorScale)
+      ? Decimal.divideHalfEven(product.value, Decimal.pow10(denominatorScale))
+      : product.value * Decimal.pow10(-denominatorScale)
   return { value, scale: targetScale }
 }
 

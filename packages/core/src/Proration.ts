@@ -93,20 +93,24 @@ export const unusedFraction = (
   at: number
 ): Fraction => {
   const clamped = Math.min(Math.max(at, period.start), period.end)
-  return Policy.$match(policy, {
-    PerSecond: () => ({
-      unused: BigInt(Math.floor((period.end - clamped) / 1000)),
-      total: BigInt(Math.max(1, Math.floor((period.end - period.start) / 1000)))
-    }),
-    PerDay: () => ({
-      unused: BigInt(dayIndex(period.end) - dayIndex(clamped)),
-      total: BigInt(Math.max(1, dayIndex(period.end) - dayIndex(period.start)))
-    }),
-    FixedDays: ({ days }) => ({
-      unused: BigInt(Math.min(days, dayIndex(period.end) - dayIndex(clamped))),
-      total: BigInt(days)
-    })
-  })
+  // a plain switch: this runs for every proration (Data's $match builds a matcher per call)
+  switch (policy._tag) {
+    case "PerSecond":
+      return {
+        unused: BigInt(Math.floor((period.end - clamped) / 1000)),
+        total: BigInt(Math.max(1, Math.floor((period.end - period.start) / 1000)))
+      }
+    case "PerDay":
+      return {
+        unused: BigInt(dayIndex(period.end) - dayIndex(clamped)),
+        total: BigInt(Math.max(1, dayIndex(period.end) - dayIndex(period.start)))
+      }
+    case "FixedDays":
+      return {
+        unused: BigInt(Math.min(policy.days, dayIndex(period.end) - dayIndex(clamped))),
+        total: BigInt(policy.days)
+      }
+  }
 }
 
 /**

@@ -174,7 +174,7 @@ export const make = (options: Options = {}) =>
         })
     })
 
-    const controls = {
+    const controls: Controls = {
       /** Completes (or fails) a pending 3-D Secure challenge. */
       completeChallenge: (tradeId: string, approve: boolean) =>
         Effect.gen(function* () {
@@ -201,14 +201,29 @@ export const make = (options: Options = {}) =>
   })
 
 /**
- * The sandbox's test controls (3-D Secure completion, charge counts).
+ * The sandbox's test controls (3-D Secure completion, forced declines, charge counts).
  *
  * @since 0.1.0
  */
-export class SandboxControls extends Effect.Tag("@recur/payment-sandbox/SandboxControls")<
-  SandboxControls,
-  Effect.Effect.Success<ReturnType<typeof make>>["controls"]
->() {}
+export interface Controls {
+  /** Completes (or fails) a pending 3-D Secure challenge; `false` when none is pending. */
+  readonly completeChallenge: (tradeId: string, approve: boolean) => Effect.Effect<boolean>
+  /** Declines the next `n` off-session charges, whatever the card (dunning that recovers). */
+  readonly declineNextOffSession: (n: number) => Effect.Effect<void>
+  /** Fails the next `n` refunds (a `v2.refunds.failed` scenario). */
+  readonly failNextRefunds: (n: number) => Effect.Effect<void>
+  /** How many times the processor was really asked to charge this trade (idempotency proof). */
+  readonly chargeAttempts: (tradeId: string) => Effect.Effect<number>
+  /** Total refunded on a trade. */
+  readonly refunded: (tradeId: string) => Effect.Effect<bigint>
+}
+
+/**
+ * The sandbox's test controls as a service.
+ *
+ * @since 0.1.0
+ */
+export class SandboxControls extends Context.Tag("@recur/payment-sandbox/SandboxControls")<SandboxControls, Controls>() {}
 
 /**
  * The sandbox as the engine's `PaymentGateway`, plus its controls.

@@ -1,0 +1,15 @@
+// pnpm bench [core] [http] [billing] [usage] [footprint] — every benchmark runs Recur and its
+// baseline side by side in one run and prints markdown rows for docs/benchmarks.md.
+import { machine } from "./report.js"
+
+const all = ["core", "http", "billing", "usage", "footprint"] as const
+const wanted = process.argv.slice(2).filter((a) => (all as ReadonlyArray<string>).includes(a))
+const names = wanted.length > 0 ? wanted : [...all]
+console.log(`Recur benchmarks — ${new Date().toISOString()} — ${machine()}`)
+console.log("| benchmark | Recur | baseline | ratio | tail latency | goal |")
+console.log("|---|---|---|---|---|---|")
+for (const name of names) {
+  const mod = await import(`./${name}.js`)
+  await mod.run()
+}
+process.exit(0)
