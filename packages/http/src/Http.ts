@@ -169,13 +169,13 @@ const makeLimiter = (limit: RateLimit) => {
  *
  * @since 0.1.0
  */
-export const makeMiddleware = (limit: RateLimit = defaultRateLimit) => {
-  const take = makeLimiter(limit)
+export const makeMiddleware = (limit: RateLimit | false = defaultRateLimit) => {
+  const take = limit === false ? undefined : makeLimiter(limit)
   return (app: HttpApp.Default): HttpApp.Default<never, Store.Storage | Merchants.Merchants | HttpServerRequest.HttpServerRequest> =>
     Effect.gen(function* () {
       const request = yield* HttpServerRequest.HttpServerRequest
       const auth = request.headers["authorization"]
-      if (auth !== undefined && new URL(request.url, "http://x").pathname.startsWith("/api/")) {
+      if (take !== undefined && auth !== undefined && new URL(request.url, "http://x").pathname.startsWith("/api/")) {
         const wait = take(auth, yield* Clock.currentTimeMillis)
         if (wait > 0) return HttpServerResponse.setHeader(envelope(429, "rate_limit_exceeded", "Too many requests for this API key.", request.headers["request-id"] ?? ""), "retry-after", String(wait))
       }
@@ -222,13 +222,24 @@ export const middleware = (app: HttpApp.Default): HttpApp.Default<never, Store.S
   })
 
 /**
+ * `GET /healthz`: liveness. Answers `{"status":"ok"}` without touching the database or the
+ * key store, so a load balancer's probe costs nothing and never queues behind SQL.
+ *
+ * @since 0.1.0
+ */
+export const healthRoute = HttpApiBuilder.Router.use((router) =>
+  router.get("/healthz", Effect.sync(() => HttpServerResponse.unsafeJson({ status: "ok" }, { headers: { "cache-control": "no-store" } })))
+)
+
+/**
  * The API with its handlers, OpenAPI and Swagger UI (requires the engine services).
  *
  * @since 0.1.0
  */
-export const layerApiWith = (options: { readonly rateLimit?: RateLimit } = {}) =>
+export const layerApiWith = (options: { readonly rateLimit?: RateLimit | false } = {}) =>
   Layer.mergeAll(
     HttpApiSwagger.layer({ path: "/docs" }),
+    healthRoute,
     HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" }),
     HttpApiBuilder.middleware(makeMiddleware(options.rateLimit) as never, { withContext: true }) as Layer.Layer<never>,
     Checkout.routes
@@ -256,5 +267,5 @@ export type EngineServices = Layer.Layer.Context<typeof layerApi>
  * const response = await handler(new Request("http://localhost/api/v1/product-categories", { headers }))
  * @since 0.1.0
  */
-export const toWebHandler = <A extends EngineServices, E>(engine: Layer.Layer<A, E>, memoMap?: Layer.MemoMap, options: { readonly rateLimit?: RateLimit } = {}) =>
+export const toWebHandler = <A extends EngineServices, E>(engine: Layer.Layer<A, E>, memoMap?: Layer.MemoMap, options: { readonly rateLimit?: RateLimit | false } = {}) =>
   HttpApiBuilder.toWebHandler(Layer.mergeAll(layerApiWith(options).pipe(Layer.provideMerge(engine)), HttpServer.layerContext) as never, memoMap ? { memoMap } : {})

@@ -189,3 +189,22 @@ describe("rate limit", () => {
     await limited.dispose()
   })
 })
+
+describe("health and unlimited keys", () => {
+  it("GET /healthz answers without credentials or a database; rateLimit: false never answers 429", async () => {
+    const health = await handler(new Request("http://localhost/healthz"))
+    expect(health.status).toBe(200)
+    expect(await health.json()).toEqual({ status: "ok" })
+    const built = await runtime.runtime()
+    const open = Http.toWebHandler(Layer.succeedContext(built.context), undefined, { rateLimit: false })
+    const { api_key } = await merchant()
+    const statuses = new Set<number>()
+    for (let i = 0; i < 250; i++) {
+      const r = await open.handler(new Request("http://localhost/api/v1/product-categories", { headers: { authorization: `Bearer ${api_key}`, "request-id": `nl-${i}` } }))
+      statuses.add(r.status)
+      await r.arrayBuffer()
+    }
+    expect([...statuses]).toEqual([200])
+    await open.dispose()
+  })
+})

@@ -22,14 +22,32 @@ export interface ServerConfig {
   readonly masterKey: Redacted.Redacted<string>
   /** `RECUR_WEBHOOKS_ALLOW_PRIVATE=true`: live merchants may also target private networks. */
   readonly allowPrivateWebhooks: boolean
+  /** `RECUR_RATE_LIMIT`: `<per second>/<burst>` per API key (`100/200`), or `off`. */
+  readonly rateLimit: { readonly perSecond: number; readonly burst: number } | false
+  /** `RECUR_ACCESS_LOG=false`: no log line per request (default on). */
+  readonly accessLog: boolean
+}
+
+const RATE = /^(\d+(?:\.\d+)?)(?:\/(\d+))?$/
+
+/** Parses `RECUR_RATE_LIMIT`: `off`, `<per second>` or `<per second>/<burst>`. */
+export const parseRateLimit = (text: string): ServerConfig["rateLimit"] | undefined => {
+  const t = text.trim().toLowerCase()
+  if (t === "off" || t === "false" || t === "0") return false
+  const m = RATE.exec(t)
+  if (!m) return undefined
+  const perSecond = Number(m[1])
+  const burst = m[2] !== undefined ? Number(m[2]) : Math.ceil(perSecond * 2)
+  return perSecond > 0 && burst >= 1 ? { perSecond, burst } : undefined
 }
 
 const HEX64 = /^[0-9a-fA-F]{64}$/
 
 /**
- * Reads `PORT` (4000), `RECUR_PUBLIC_URL`, `RECUR_DATA_DIR` (`./.recur`), `DATABASE_URL` and
- * `RECUR_MASTER_KEY` (generated into the data directory for the embedded default, required
- * with Postgres).
+ * Reads `PORT` (4000), `RECUR_PUBLIC_URL`, `RECUR_DATA_DIR` (`./.recur`), `DATABASE_URL`,
+ * `RECUR_DATABASE_SCHEMA`, `RECUR_MASTER_KEY` (generated into the data directory for the
+ * embedded default, required with Postgres), `RECUR_RATE_LIMIT` (`100/200`, or `off`),
+ * `RECUR_ACCESS_LOG` (`true`) and `RECUR_WEBHOOKS_ALLOW_PRIVATE` (`false`).
  *
  * @since 0.1.0
  */
@@ -40,6 +58,10 @@ export const load = Effect.gen(function* () {
   const databaseUrl = yield* Config.option(Config.string("DATABASE_URL"))
   const databaseSchema = yield* Config.option(Config.string("RECUR_DATABASE_SCHEMA"))
   const allowPrivateWebhooks = yield* Config.boolean("RECUR_WEBHOOKS_ALLOW_PRIVATE").pipe(Config.withDefault(false))
+  const rateText = yield* Config.string("RECUR_RATE_LIMIT").pipe(Config.withDefault("100/200"))
+  const rateLimit = parseRateLimit(rateText)
+  if (rateLimit === undefined) return yield* Effect.fail(new Error(`RECUR_RATE_LIMIT must be "off" or "<per second>/<burst>" (e.g. 100/200), not ${JSON.stringify(rateText)}`))
+  const accessLog = yield* Config.boolean("RECUR_ACCESS_LOG").pipe(Config.withDefault(true))
   const configured = yield* Config.option(Config.redacted("RECUR_MASTER_KEY"))
   let masterKey: Redacted.Redacted<string>
   if (Option.isSome(configured)) {
@@ -56,5 +78,5 @@ export const load = Effect.gen(function* () {
     }
     masterKey = Redacted.make(readFileSync(file, "utf8").trim())
   }
-  return { port, publicUrl, dataDir, databaseUrl, databaseSchema, masterKey, allowPrivateWebhooks } satisfies ServerConfig
+  return { port, publicUrl, dataDir, databaseUrl, databaseSchema, masterKey, allowPrivateWebhooks, rateLimit, accessLog } satisfies ServerConfig
 })

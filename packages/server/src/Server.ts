@@ -75,8 +75,8 @@ export const workers = (owner: string) =>
  */
 export const serve = (config: ServerConfig) => {
   const engineLive = engine(config)
-  const http = HttpApiBuilder.serve(HttpMiddleware.logger).pipe(
-    Layer.provide(Http.layerApi),
+  const http = (config.accessLog ? HttpApiBuilder.serve(HttpMiddleware.logger) : HttpApiBuilder.serve()).pipe(
+    Layer.provide(Http.layerApiWith({ rateLimit: config.rateLimit })),
     Layer.provide(NodeHttpServer.layer(createServer, { port: config.port }))
   )
   const worker = Layer.scopedDiscard(Effect.forkScoped(workers(`server-${process.pid}`)))

@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
+import * as Config from "../src/Config.js"
 
 const root = fileURLToPath(new URL("../../..", import.meta.url))
 const main = fileURLToPath(new URL("../src/main.ts", import.meta.url))
@@ -75,8 +76,22 @@ describe("recur CLI and server", () => {
       const bad = recur(["merchant", "create", "--name", "X", "--currency", "USD"], { DATABASE_URL: "postgres://nowhere/db", RECUR_DATA_DIR: dataDir })
       expect(bad.status).not.toBe(0)
       expect(bad.stderr + bad.stdout).toContain("RECUR_MASTER_KEY is required")
+      const badLimit = recur(["migrate"], { RECUR_RATE_LIMIT: "fast", RECUR_DATA_DIR: dataDir })
+      expect(badLimit.status).not.toBe(0)
+      expect(badLimit.stderr + badLimit.stdout).toContain("RECUR_RATE_LIMIT must be")
     } finally {
       rmSync(dataDir, { recursive: true, force: true })
     }
   }, 120_000)
+})
+
+describe("configuration", () => {
+  it("RECUR_RATE_LIMIT: per second and burst, a default burst of twice the rate, or off", () => {
+    expect(Config.parseRateLimit("100/200")).toEqual({ perSecond: 100, burst: 200 })
+    expect(Config.parseRateLimit("25")).toEqual({ perSecond: 25, burst: 50 })
+    expect(Config.parseRateLimit("off")).toBe(false)
+    expect(Config.parseRateLimit("fast")).toBeUndefined()
+    expect(Config.parseRateLimit("0/10")).toBeUndefined()
+    expect(Config.parseRateLimit("10/0")).toBeUndefined()
+  })
 })
