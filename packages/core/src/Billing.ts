@@ -1076,23 +1076,43 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
     /**
      * Claims and runs due work of a lane until none is left at `now`. Returns how many items ran.
      */
-    const runDue = (options: { readonly now: number; readonly owner: string; readonly lane?: "live" | "frozen"; readonly merchantId?: string; readonly batch?: number; readonly leaseMs?: number }) =>
+    const runDue = (options: {
+      readonly now: number
+      readonly owner: string
+      readonly lane?: "live" | "frozen"
+      readonly merchantId?: string
+      readonly batch?: number
+      readonly leaseMs?: number
+      /** Subjects worked on at once (each item is its own transaction); 1 keeps strict time order. */
+      readonly concurrency?: number
+    }) =>
       Effect.gen(function* () {
         let ran = 0
+        const concurrency = Math.max(1, options.concurrency ?? 1)
         for (;;) {
           const items = yield* storage.workQueue.claim({
             now: options.now,
-            limit: options.batch ?? 50,
+            limit: options.batch ?? Math.max(50, concurrency * 8),
             leaseMs: options.leaseMs ?? 60_000,
             owner: options.owner,
             ...(options.lane ? { lane: options.lane } : {}),
             ...(options.merchantId ? { merchantId: options.merchantId } : {})
           })
           if (items.length === 0) return ran
+          // items of one subject stay in order, one after the other; subjects run side by side
+          const bySubject = new Map<string, Array<Store.WorkItem>>()
           for (const item of items) {
-            if (yield* runItem(item)) yield* storage.workQueue.complete(item, options.owner)
-            ran++
+            const key = `${item.merchant_id} ${item.subject_id}`
+            const group = bySubject.get(key)
+            if (group) group.push(item)
+            else bySubject.set(key, [item])
           }
+          yield* Effect.forEach(bySubject.values(), (group) =>
+            Effect.forEach(group, (item) =>
+              Effect.gen(function* () {
+                if (yield* runItem(item)) yield* storage.workQueue.complete(item, options.owner)
+                ran++
+              }), { discard: true }), { concurrency, discard: true })
         }
       })
 
@@ -1128,11 +1148,11 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
      * The worker: runs due live work every `interval`, forever. Safe on many processes at once
      * (leases).
      */
-    const worker = (options: { readonly owner: string; readonly intervalMs?: number }) =>
+    const worker = (options: { readonly owner: string; readonly intervalMs?: number; readonly concurrency?: number }) =>
       Effect.gen(function* () {
         for (;;) {
           const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
-          yield* runDue({ now, owner: options.owner, lane: "live" })
+          yield* runDue({ now, owner: options.owner, lane: "live", ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}) })
           yield* Effect.sleep(options.intervalMs ?? 1000)
         }
       }).pipe(Effect.withSpan("Billing.worker"))

@@ -163,10 +163,11 @@ export class Webhooks extends Effect.Service<Webhooks>()("@recur/core/Webhooks",
      */
     const fanOut = (event: Store.OutboxEvent) =>
       Effect.gen(function* () {
-        const merchant = yield* Effect.orDie(merchants.get(event.merchant_id))
-        const at = yield* nowOf(merchant)
+        // most events of most merchants have no subscriber: answer those with one query
         const targets = yield* subscribers(event.merchant_id, event.type)
         if (targets.length === 0) return [] as ReadonlyArray<Entities.DeliveryRecord>
+        const merchant = yield* Effect.orDie(merchants.get(event.merchant_id))
+        const at = yield* nowOf(merchant)
         return yield* storage.withTransaction(
           Effect.gen(function* () {
             const created: Array<Entities.DeliveryRecord> = []

@@ -9,6 +9,7 @@ import { Billing, Catalog, Customers, Errors, Merchants, type Store, Subscriptio
 import { DateTime, Effect, Layer, Option } from "effect"
 import { Authentication, BillingApi, CurrentMerchant } from "./Api.js"
 import * as ApiErrors from "./Errors.js"
+import * as AuthMemo from "./internal/authMemo.js"
 
 type CoreError = Errors.NotFound | Errors.InvalidParameter | Errors.InvalidRequest | Errors.StateConflict | Errors.DuplicateResource | Errors.Unauthorized
 
@@ -401,7 +402,7 @@ export const authenticationLive = Layer.effect(
       const m = header === undefined ? null : BEARER.exec(header)
       const unauthorized = new ApiErrors.Unauthorized({ code: "unauthorizedError", message: ApiErrors.unauthorizedMessage, data: { request_id: requestId } })
       if (!m) return yield* Effect.fail(unauthorized)
-      const auth = yield* Effect.mapError(merchants.authenticate(m[1]!), () => unauthorized)
+      const auth = AuthMemo.recall(request, m[1]!) ?? (yield* Effect.mapError(merchants.authenticate(m[1]!), () => unauthorized))
       if (requestId === "" || requestId.length > 255 || !/^[\x21-\x7e][\x20-\x7e]*$/.test(requestId)) {
         return yield* Effect.fail(new ApiErrors.InvalidParameter({ code: "InvalidParameter", message: "The Request-Id header is required (1 to 255 printable characters).", data: { request_id: requestId, param: "Request-Id" } }))
       }

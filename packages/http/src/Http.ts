@@ -11,6 +11,7 @@ import { Cause, Clock, Effect, Layer, Option } from "effect"
 import { BillingApi } from "./Api.js"
 import * as ApiErrors from "./Errors.js"
 import * as Checkout from "./Checkout.js"
+import * as AuthMemo from "./internal/authMemo.js"
 import { authenticationLive, handlers } from "./Handlers.js"
 
 const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
@@ -104,6 +105,7 @@ const idempotent = (app: HttpApp.Default, request: HttpServerRequest.HttpServerR
     if (!m || requestId === "") return Option.none()
     const auth = yield* Effect.option(merchants.authenticate(m[1]!))
     if (Option.isNone(auth)) return Option.none()
+    AuthMemo.remember(request, m[1]!, auth.value)
     const merchantId = auth.value.merchant.merchant_id
     const body = yield* Effect.orElseSucceed(request.text, () => "")
     const fingerprint = `${request.method} ${new URL(request.url, "http://x").pathname} ${yield* Secrets.sha256Hex(body)}`

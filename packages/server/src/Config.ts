@@ -26,6 +26,10 @@ export interface ServerConfig {
   readonly rateLimit: { readonly perSecond: number; readonly burst: number } | false
   /** `RECUR_ACCESS_LOG=false`: no log line per request (default on). */
   readonly accessLog: boolean
+  /** `RECUR_TRACING=true`: keep Effect's spans (for a tracer you provide); off by default. */
+  readonly tracing: boolean
+  /** `RECUR_WORKER_CONCURRENCY`: subscriptions a worker bills at once (8 on PostgreSQL, 1 on PGlite). */
+  readonly workerConcurrency: number
 }
 
 const RATE = /^(\d+(?:\.\d+)?)(?:\/(\d+))?$/
@@ -62,6 +66,12 @@ export const load = Effect.gen(function* () {
   const rateLimit = parseRateLimit(rateText)
   if (rateLimit === undefined) return yield* Effect.fail(new Error(`RECUR_RATE_LIMIT must be "off" or "<per second>/<burst>" (e.g. 100/200), not ${JSON.stringify(rateText)}`))
   const accessLog = yield* Config.boolean("RECUR_ACCESS_LOG").pipe(Config.withDefault(true))
+  const tracing = yield* Config.boolean("RECUR_TRACING").pipe(Config.withDefault(false))
+  // PGlite is one connection: its transactions run one at a time whatever the worker does
+  const workerConcurrency = yield* Config.integer("RECUR_WORKER_CONCURRENCY").pipe(
+    Config.withDefault(Option.isSome(databaseUrl) ? 8 : 1),
+    Config.validate({ message: "RECUR_WORKER_CONCURRENCY must be between 1 and 64", validation: (n) => n >= 1 && n <= 64 })
+  )
   const configured = yield* Config.option(Config.redacted("RECUR_MASTER_KEY"))
   let masterKey: Redacted.Redacted<string>
   if (Option.isSome(configured)) {
@@ -78,5 +88,5 @@ export const load = Effect.gen(function* () {
     }
     masterKey = Redacted.make(readFileSync(file, "utf8").trim())
   }
-  return { port, publicUrl, dataDir, databaseUrl, databaseSchema, masterKey, allowPrivateWebhooks, rateLimit, accessLog } satisfies ServerConfig
+  return { port, publicUrl, dataDir, databaseUrl, databaseSchema, masterKey, allowPrivateWebhooks, rateLimit, accessLog, tracing, workerConcurrency } satisfies ServerConfig
 })

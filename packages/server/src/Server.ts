@@ -62,9 +62,9 @@ export const ensureDemoMerchant = (config: ServerConfig) =>
  *
  * @since 0.1.0
  */
-export const workers = (owner: string) =>
+export const workers = (owner: string, options: { readonly concurrency?: number } = {}) =>
   Effect.all([
-    Effect.flatMap(Billing.Billing, (b) => b.worker({ owner })),
+    Effect.flatMap(Billing.Billing, (b) => b.worker({ owner, ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}) })),
     Effect.flatMap(Webhooks.Webhooks, (w) => w.dispatcher({ owner }))
   ], { concurrency: 2, discard: true })
 
@@ -79,8 +79,12 @@ export const serve = (config: ServerConfig) => {
     Layer.provide(Http.layerApiWith({ rateLimit: config.rateLimit })),
     Layer.provide(NodeHttpServer.layer(createServer, { port: config.port }))
   )
-  const worker = Layer.scopedDiscard(Effect.forkScoped(workers(`server-${process.pid}`)))
+  const worker = Layer.scopedDiscard(Effect.forkScoped(workers(`server-${process.pid}`, { concurrency: config.workerConcurrency })))
   const demo = Layer.effectDiscard(Effect.orDie(ensureDemoMerchant(config)))
   const ready = Layer.effectDiscard(Console.log(`Recur listening on ${config.publicUrl} (API docs: ${config.publicUrl}/docs)`))
-  return Layer.mergeAll(http, worker, demo, ready).pipe(Layer.provide(engineLive))
+  // No tracing exporter is configured in the standalone server: spans would only cost time
+  // (a span per request and per service call). Embedders who export traces keep Effect's default.
+  const untraced = (l: Layer.Layer<never, unknown>) =>
+    config.tracing ? l : HttpMiddleware.withTracerDisabledWhen(l, () => true).pipe(Layer.provide(Layer.setTracerEnabled(false)))
+  return untraced(Layer.mergeAll(http, worker, demo, ready).pipe(Layer.provide(engineLive)))
 }

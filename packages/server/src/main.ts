@@ -43,7 +43,7 @@ const program = Effect.gen(function* () {
     case "migrate":
       return yield* withEngine(() => Console.log("migrations are up to date"))
     case "worker":
-      return yield* withEngine(() => Server.workers(`worker-${process.pid}`))
+      return yield* withEngine((config) => Server.workers(`worker-${process.pid}`, { concurrency: config.workerConcurrency }))
     case "merchant": {
       if (sub !== "create") return yield* Console.error(usage)
       const name = flag("name")
