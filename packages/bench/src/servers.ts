@@ -62,7 +62,8 @@ const waitFor = async (url: string, child: ChildProcess, output: () => string, t
 
 const launch = async (name: string, args: ReadonlyArray<string>, env: Record<string, string>, command: string = process.execPath) => {
   const port = nextPort++
-  const child = spawn(command, [...args], { cwd: root, env: { ...process.env, ...env, PORT: String(port) }, stdio: ["ignore", "pipe", "pipe"] })
+  // its own process group, so stopping `pnpm start` stops the node server under it too
+  const child = spawn(command, [...args], { cwd: root, env: { ...process.env, ...env, PORT: String(port) }, stdio: ["ignore", "pipe", "pipe"], detached: true })
   let out = ""
   child.stdout!.on("data", (d) => (out = (out + String(d)).slice(-20_000)))
   child.stderr!.on("data", (d) => (out = (out + String(d)).slice(-20_000)))
@@ -71,9 +72,16 @@ const launch = async (name: string, args: ReadonlyArray<string>, env: Record<str
   const stop = () =>
     new Promise<void>((resolve) => {
       if (child.exitCode !== null) return resolve()
-      child.on("exit", () => resolve())
-      child.kill("SIGTERM")
-      setTimeout(() => child.kill("SIGKILL"), 10_000).unref()
+      const signal = (sig: NodeJS.Signals) => {
+        try {
+          process.kill(-child.pid!, sig)
+        } catch {
+          // already gone
+        }
+      }
+      child.on("exit", () => setTimeout(resolve, 300))
+      signal("SIGTERM")
+      setTimeout(() => signal("SIGKILL"), 10_000).unref()
     })
   return { running: { name, url, process: child, output: () => out, stop } satisfies Running, startMs }
 }
