@@ -1,8 +1,8 @@
-// pnpm bench [core] [http] [billing] [usage] [footprint] — every benchmark runs Recur and its
+// pnpm bench [core] [http] [platform] [billing] [usage] [footprint] — every benchmark runs Recur and its
 // baseline side by side in one run and prints markdown rows for docs/benchmarks.md.
 import { machine } from "./report.js"
 
-const all = ["core", "http", "billing", "usage", "footprint"] as const
+const all = ["core", "http", "platform", "billing", "usage", "footprint"] as const
 const wanted = process.argv.slice(2).filter((a) => (all as ReadonlyArray<string>).includes(a))
 const names = wanted.length > 0 ? wanted : [...all]
 console.log(`Recur benchmarks — ${new Date().toISOString()} — ${machine()}`)

@@ -104,6 +104,10 @@ export const pnpmStart = (dataDir: string) => launch("pnpm start", ["start"], { 
 export const startBaseline = (schema: string) =>
   launch("baseline", [baselineMain], { DATABASE_URL: databaseUrl, RECUR_DATABASE_SCHEMA: schema })
 
+/** Any script as a server (TypeScript through tsx). */
+export const launchScript = (name: string, file: string, typescript: boolean) =>
+  launch(name, typescript ? ["--conditions=source", "--import", "tsx", file] : [file], { DATABASE_URL: databaseUrl })
+
 /** Resident set size of a process, in MiB (Linux). */
 export const rssMiB = (pid: number): number => {
   try {
