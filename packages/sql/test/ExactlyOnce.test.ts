@@ -31,7 +31,8 @@ const exactlyOnce = <E>(name: string, storage: Layer.Layer<Store.Storage, E>, n:
         const now = Date.UTC(2026, 0, 1) + 32 * DAY
         // worker A is killed after a moment; worker B runs alongside and then finishes after A's leases expire
         const a = yield* Effect.fork(billing.runDue({ now, owner: "worker-a", lane: "live", merchantId: m, batch: 5, leaseMs: 60_000 }))
-        const b = yield* Effect.fork(billing.runDue({ now, owner: "worker-b", lane: "live", merchantId: m, batch: 5, leaseMs: 60_000 }))
+        // worker B bills several subscriptions at once (RECUR_WORKER_CONCURRENCY)
+        const b = yield* Effect.fork(billing.runDue({ now, owner: "worker-b", lane: "live", merchantId: m, batch: 16, leaseMs: 60_000, concurrency: 8 }))
         yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 40)))
         yield* Fiber.interrupt(a)
         yield* Fiber.join(b)
