@@ -3,13 +3,14 @@ import { SqlClient } from "@effect/sql"
 import { Billing, Catalog, Merchants } from "@recur/core"
 import { engineOn } from "@recur/embedded"
 import { Pg } from "@recur/sql"
-import { Clock, Effect, Layer, ManagedRuntime } from "effect"
+import { Effect, Layer, ManagedRuntime } from "effect"
 import { spawn } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { databaseUrl, report, size } from "./harness.js"
+import { shifted } from "../src/clock.js"
 
 // kill -9 the billing worker at random points while it renews due subscriptions, restart it,
 // and finish: exactly one renewal invoice per subscription, none missing, each paid by one
@@ -18,18 +19,6 @@ import { databaseUrl, report, size } from "./harness.js"
 const main = fileURLToPath(new URL("../../server/src/main.ts", import.meta.url))
 const root = fileURLToPath(new URL("../../..", import.meta.url))
 const DAY = 86_400_000
-
-/** Effect's clock, shifted: subscriptions created "31 days ago" are due for renewal now. */
-const shifted = (offsetMs: number): Clock.Clock => {
-  const real = Clock.make()
-  return {
-    ...real,
-    unsafeCurrentTimeMillis: () => real.unsafeCurrentTimeMillis() + offsetMs,
-    currentTimeMillis: Effect.sync(() => real.unsafeCurrentTimeMillis() + offsetMs),
-    unsafeCurrentTimeNanos: () => real.unsafeCurrentTimeNanos() + BigInt(offsetMs) * 1_000_000n,
-    currentTimeNanos: Effect.sync(() => real.unsafeCurrentTimeNanos() + BigInt(offsetMs) * 1_000_000n)
-  }
-}
 
 describe("crash mid-billing", () => {
   it("kill -9 the worker again and again during renewals: every cycle billed exactly once", async () => {

@@ -8,28 +8,18 @@
 import { Billing, Catalog, Merchants } from "@recur/core"
 import { engineOn } from "@recur/embedded"
 import { Pg } from "@recur/sql"
-import { Clock, Effect, ManagedRuntime } from "effect"
+import { Effect, ManagedRuntime } from "effect"
 import { spawn } from "node:child_process"
 import { fileURLToPath } from "node:url"
 import pg from "pg"
 import { record } from "./report.js"
+import { shifted } from "./clock.js"
 import { databaseUrl, dropSchema, masterKey, postgresAnswers, root } from "./servers.js"
 
 const DAY = 86_400_000
 const serverMain = fileURLToPath(new URL("../../server/src/main.ts", import.meta.url))
 const total = Number(process.env.BENCH_BILLING_SUBS ?? 100_000)
 const templateSize = Number(process.env.BENCH_BILLING_TEMPLATE ?? 200)
-
-const shifted = (offsetMs: number): Clock.Clock => {
-  const real = Clock.make()
-  return {
-    ...real,
-    unsafeCurrentTimeMillis: () => real.unsafeCurrentTimeMillis() + offsetMs,
-    currentTimeMillis: Effect.sync(() => real.unsafeCurrentTimeMillis() + offsetMs),
-    unsafeCurrentTimeNanos: () => real.unsafeCurrentTimeNanos() + BigInt(offsetMs) * 1_000_000n,
-    currentTimeNanos: Effect.sync(() => real.unsafeCurrentTimeNanos() + BigInt(offsetMs) * 1_000_000n)
-  }
-}
 
 const randomId = () => Array.from(crypto.getRandomValues(new Uint8Array(26)), (b) => "0123456789abcdefghjkmnpqrstvwxyz"[b % 32]).join("")
 
