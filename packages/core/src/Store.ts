@@ -158,6 +158,24 @@ export interface Repository<A> {
   readonly lookup: (column: string, value: string) => Effect.Effect<Option.Option<Versioned<A>>>
   /** Hard delete (soft deletes are updates). Returns whether a record was removed. */
   readonly remove: (merchantId: string, id: string) => Effect.Effect<boolean>
+  /**
+   * The merchant's records among `ids`, by id, in one round trip (unknown and foreign ids are
+   * absent from the map).
+   */
+  readonly getMany: (merchantId: string, ids: ReadonlyArray<string>) => Effect.Effect<ReadonlyMap<string, Versioned<A>>>
+  /**
+   * Inserts many records in one round trip, skipping every record that would break a unique
+   * constraint or the primary key (including a later duplicate of an earlier record of the same
+   * batch). Returns the records inserted, in input order. The ingestion path: de-duplication
+   * by constraint, not by error.
+   */
+  readonly insertMany: (as: ReadonlyArray<A>) => Effect.Effect<ReadonlyArray<A>>
+  /**
+   * Replaces many records, each only if its version is still the expected one; all or none:
+   * one stale record fails the call with {@link VersionConflict} and changes nothing.
+   * Returns the new versions, in input order.
+   */
+  readonly updateMany: (items: ReadonlyArray<{ readonly value: A; readonly expectedVersion: number }>) => Effect.Effect<ReadonlyArray<number>, UniqueViolation | VersionConflict>
 }
 
 /**

@@ -66,6 +66,32 @@ export interface Quote {
 }
 
 const QUOTE_TTL_MS = 15 * 60_000
+
+/**
+ * One usage event: `usage_count` units of a usage-billed subscription. `event_id` makes
+ * re-sends harmless (one record per subscription and event id); `timestamp` (Unix ms) is when
+ * the usage happened, default now.
+ *
+ * @since 0.1.0
+ */
+export interface UsageInput {
+  readonly subscription_id: string
+  readonly usage_count: number
+  readonly event_id?: string | undefined
+  readonly timestamp?: number | undefined
+}
+
+/**
+ * The most records one usage batch may hold.
+ *
+ * @since 0.1.0
+ */
+export const MAX_USAGE_BATCH = 1000
+
+/** The largest instant a JavaScript Date holds (±8.64e15 ms). */
+const MAX_INSTANT_MS = 8_640_000_000_000_000
+
+const compareKeys = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
 const invalid = (param: string, reason: string) => new Errors.InvalidParameter({ param, reason })
 
 /**
@@ -353,37 +379,92 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@recur/core/
 
     // ------------------------------------------------------------------ usage
 
-    const recordUsage = (merchantId: string, subscriptionId: string, input: { readonly usage_count: number; readonly event_id?: string | undefined; readonly timestamp?: number | undefined }) =>
+    /**
+     * Records usage for many subscriptions of one merchant in one transaction: the records in
+     * one multi-row insert that skips re-sent `event_id`s, then one running-total update per
+     * subscription. All or nothing: a bad record fails the batch (its index in `param`) and
+     * writes nothing. A subscription that reaches its usage threshold is invoiced afterwards.
+     */
+    const ingest = (merchantId: string, records: ReadonlyArray<UsageInput>, param: (index: number, field: string) => string) =>
       Effect.gen(function* () {
-        if (!Number.isInteger(input.usage_count) || input.usage_count < 1) return yield* invalid("usage_count", "must be a whole number ≥ 1")
-        if (input.event_id !== undefined && (input.event_id.length < 1 || input.event_id.length > 255)) return yield* invalid("event_id", "must be 1 to 255 characters")
+        if (records.length < 1 || records.length > MAX_USAGE_BATCH) return yield* invalid("records", `must hold 1 to ${MAX_USAGE_BATCH.toLocaleString("en-US")} records`)
+        for (let i = 0; i < records.length; i++) {
+          const r = records[i]!
+          if (typeof r.subscription_id !== "string" || r.subscription_id.length === 0) return yield* invalid(param(i, "subscription_id"), "is required")
+          if (!Number.isSafeInteger(r.usage_count) || r.usage_count < 1) return yield* invalid(param(i, "usage_count"), "must be a whole number ≥ 1")
+          if (r.event_id !== undefined && (r.event_id.length < 1 || r.event_id.length > 255)) return yield* invalid(param(i, "event_id"), "must be 1 to 255 characters")
+          if (r.timestamp !== undefined && (!Number.isSafeInteger(r.timestamp) || Math.abs(r.timestamp) > MAX_INSTANT_MS)) return yield* invalid(param(i, "timestamp"), "must be an instant (Unix ms)")
+        }
         const merchant = yield* merchants.get(merchantId)
         const result = yield* storage.withTransaction(
           Effect.gen(function* () {
             const at = yield* nowOf(merchant)
-            const sv = yield* load(merchantId, subscriptionId)
-            const rec = sv.value
-            if (rec.subscription.billing_dimension !== "usage") return yield* invalid("subscription_id", "the subscription is not billed by usage")
-            yield* live(rec, "record usage")
-            const id = yield* Ids.make(Ids.prefixes.usageRecord)
-            const trial = rec.subscription.status === "trial"
-            const row: Entities.UsageRecordRow = {
-              merchant_id: merchantId,
-              trial,
-              usage: new Usage.UsageRecord({ id, subscription_id: subscriptionId, event_id: input.event_id ?? id, usage_count: input.usage_count, cycle_index: rec.subscription.cycle_index, timestamp: dt(input.timestamp ?? at), created_at: dt(at) })
+            const createdAt = dt(at)
+            const found = yield* subs.getMany(merchantId, records.map((r) => r.subscription_id))
+            const rows: Array<Entities.UsageRecordRow> = []
+            for (let i = 0; i < records.length; i++) {
+              const r = records[i]!
+              const sv = found.get(r.subscription_id)
+              if (sv === undefined) return yield* new Errors.NotFound({ resource: "subscription", id: r.subscription_id })
+              const sub = sv.value.subscription
+              if (sub.billing_dimension !== "usage") return yield* invalid(param(i, "subscription_id"), "the subscription is not billed by usage")
+              yield* live(sv.value, "record usage")
+              const id = yield* Ids.make(Ids.prefixes.usageRecord)
+              rows.push({
+                merchant_id: merchantId,
+                trial: sub.status === "trial",
+                // fields checked above: skip the constructor's re-validation (hot path, 1,000 per batch)
+                usage: new Usage.UsageRecord({ id, subscription_id: r.subscription_id, event_id: r.event_id ?? id, usage_count: r.usage_count, cycle_index: sub.cycle_index, timestamp: dt(r.timestamp ?? at), created_at: createdAt }, true)
+              })
             }
-            const inserted = yield* Effect.either(usage.insert(row))
-            if (Either.isLeft(inserted)) return { duplicate: true, cycle_index: rec.subscription.cycle_index, due: false }
-            const accrued = trial ? BigInt(rec.accrued_usage) : BigInt(rec.accrued_usage) + BigInt(input.usage_count)
-            yield* billing.saveSub({ ...rec, accrued_usage: accrued.toString() }, sv.version, at)
-            const pv = yield* billing.version(merchantId, rec.subscription.price_version_id)
-            const due = rec.subscription.billing_cycle_unit === "over_threshold" && Pricing.thresholdReached(accrued, BigInt(pv.usage_threshold ?? "0"))
-            return { duplicate: false, cycle_index: rec.subscription.cycle_index, due }
+            // one lock order for every writer (records, then subscriptions, by id): concurrent batches never deadlock
+            const ordered = [...rows].sort((a, b) => compareKeys(a.usage.subscription_id, b.usage.subscription_id) || compareKeys(a.usage.event_id, b.usage.event_id))
+            const inserted = new Set(yield* usage.insertMany(ordered))
+            const added = new Map<string, bigint>()
+            for (const row of inserted) {
+              if (!row.trial) added.set(row.usage.subscription_id, (added.get(row.usage.subscription_id) ?? 0n) + BigInt(row.usage.usage_count))
+            }
+            const changed = [...added.keys()].sort(compareKeys).map((id) => {
+              const sv = found.get(id)!
+              const accrued = BigInt(sv.value.accrued_usage) + added.get(id)!
+              return { value: { ...sv.value, accrued_usage: accrued.toString(), subscription: new Subscription.Subscription({ ...sv.value.subscription, updated_at: dt(at) }) }, expectedVersion: sv.version }
+            })
+            yield* subs.updateMany(changed)
+            const due: Array<string> = []
+            for (const { value } of changed) {
+              if (value.subscription.billing_cycle_unit !== "over_threshold") continue
+              const pv = yield* billing.version(merchantId, value.subscription.price_version_id)
+              if (Pricing.thresholdReached(BigInt(value.accrued_usage), BigInt(pv.usage_threshold ?? "0"))) due.push(value.subscription.id)
+            }
+            return { rows, inserted, due }
           })
+        ).pipe(
+          // another writer updated one of the subscriptions first: re-read and apply again
+          Effect.retry({ while: (e) => e._tag === "VersionConflict", times: 50 }),
+          Effect.catchTags({ VersionConflict: (e) => Effect.die(e), UniqueViolation: (e) => Effect.die(e) })
         )
-        if (result.due) yield* billing.renew(merchantId, subscriptionId, { force: true })
-        return { subscription_id: subscriptionId, cycle_index: result.cycle_index, usage_count: input.usage_count, duplicate: result.duplicate }
+        for (const id of result.due) yield* billing.renew(merchantId, id, { force: true })
+        const results = result.rows.map((row) => ({
+          subscription_id: row.usage.subscription_id,
+          event_id: row.usage.event_id,
+          cycle_index: row.usage.cycle_index,
+          usage_count: row.usage.usage_count,
+          duplicate: !result.inserted.has(row)
+        }))
+        const duplicates = results.reduce((n, r) => (r.duplicate ? n + 1 : n), 0)
+        return { accepted: results.length - duplicates, duplicates, records: results }
+      })
+
+    /** Records one usage event (`event_id` de-duplicates re-sends). */
+    const recordUsage = (merchantId: string, subscriptionId: string, input: { readonly usage_count: number; readonly event_id?: string | undefined; readonly timestamp?: number | undefined }) =>
+      Effect.map(ingest(merchantId, [{ ...input, subscription_id: subscriptionId }], (_, field) => field), (batch) => {
+        const r = batch.records[0]!
+        return { subscription_id: r.subscription_id, cycle_index: r.cycle_index, usage_count: r.usage_count, duplicate: r.duplicate }
       }).pipe(Effect.withSpan("Subscriptions.recordUsage"))
+
+    /** Records up to 1,000 usage events of any of the merchant's subscriptions in one transaction. */
+    const recordUsageBatch = (merchantId: string, records: ReadonlyArray<UsageInput>) =>
+      ingest(merchantId, records, (index, field) => `records[${index}].${field}`).pipe(Effect.withSpan("Subscriptions.recordUsageBatch"))
 
     const usageSummary = (merchantId: string, subscriptionId: string, cycleIndex?: number) =>
       Effect.gen(function* () {
@@ -506,7 +587,7 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@recur/core/
 
     return {
       previewChange, changePrice, revokePriceChange, cancel, revokeCancel, pause, resume, renewNow,
-      recordUsage, usageSummary, refund, getRefund, listRefunds
+      recordUsage, recordUsageBatch, usageSummary, refund, getRefund, listRefunds
     } as const
   })
 }) {}

@@ -131,7 +131,9 @@ export const createBilling = async (options: BillingOptions = {}) => {
       pause: (merchantId: string, id: string) => subs((s) => Effect.map(s.pause(merchantId, id), json(Subscription.Subscription))),
       resume: (merchantId: string, id: string) => subs((s) => Effect.map(s.resume(merchantId, id), json(Subscription.Subscription))),
       usage: (merchantId: string, id: string, cycleIndex?: number) => subs((s) => Effect.map(s.usageSummary(merchantId, id, cycleIndex), json(Usage.UsageSummary))),
-      recordUsage: (merchantId: string, id: string, input: { usage_count: number; event_id?: string }) => subs((s) => s.recordUsage(merchantId, id, input))
+      recordUsage: (merchantId: string, id: string, input: { usage_count: number; event_id?: string }) => subs((s) => s.recordUsage(merchantId, id, input)),
+      /** Up to 1,000 usage events of any subscriptions in one transaction; re-sent event ids come back as duplicates. */
+      recordUsageBatch: (merchantId: string, records: ReadonlyArray<Subscriptions.UsageInput>) => subs((s) => s.recordUsageBatch(merchantId, records))
     },
     invoices: {
       list: (merchantId: string, filter: { subscription_id?: string; limit?: number } = {}) =>

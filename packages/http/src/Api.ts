@@ -308,6 +308,18 @@ export class SubscriptionsGroup extends HttpApiGroup.make("subscriptions")
       .setPayload(Schema.Struct({ usage_count: Schema.optional(Schema.Number), event_id: Schema.optional(Schema.String), timestamp: Schema.optional(Schema.String) }))
       .addSuccess(Envelope(Schema.Struct({ subscription_id: Schema.String, cycle_index: Schema.Int, usage_count: Schema.Int, duplicate: Schema.Boolean })))
   )
+  .add(
+    HttpApiEndpoint.post("recordUsageBatch", "/api/v1/usage/batch")
+      .setPayload(Schema.Struct({
+        records: Schema.Array(Schema.Struct({ subscription_id: Schema.optional(Schema.String), usage_count: Schema.optional(Schema.Number), event_id: Schema.optional(Schema.String), timestamp: Schema.optional(Schema.String) }))
+      }))
+      .addSuccess(Envelope(Schema.Struct({
+        accepted: Schema.Int,
+        duplicates: Schema.Int,
+        records: Schema.Array(Schema.Struct({ subscription_id: Schema.String, event_id: Schema.String, cycle_index: Schema.Int, usage_count: Schema.Int, duplicate: Schema.Boolean }))
+      })))
+      .annotate(OpenApi.Description, "Records up to 1,000 usage events of any of the merchant's usage-billed subscriptions in one transaction. Re-sent event_ids are reported as duplicates and not counted again; a bad record rejects the whole batch (the error names records[i]).")
+  )
   .middleware(Authentication)
   .annotate(OpenApi.Title, "Subscriptions") {}
 

@@ -272,6 +272,25 @@ const subscriptionsLive = HttpApiBuilder.group(BillingApi, "subscriptions", (han
           })
         )
       )
+      .handle("recordUsageBatch", ({ payload }) =>
+        call((m) =>
+          Effect.gen(function* () {
+            const records: Array<Subscriptions.UsageInput> = []
+            for (let i = 0; i < payload.records.length; i++) {
+              const r = payload.records[i]!
+              if (r.subscription_id === undefined) return yield* invalid(`records[${i}].subscription_id`, "is required")
+              if (r.usage_count === undefined) return yield* invalid(`records[${i}].usage_count`, "is required")
+              let timestamp: number | undefined
+              if (r.timestamp !== undefined) {
+                timestamp = instant(r.timestamp)
+                if (timestamp === undefined) return yield* invalid(`records[${i}].timestamp`, "must be an RFC 3339 timestamp")
+              }
+              records.push({ subscription_id: r.subscription_id, usage_count: r.usage_count, ...(r.event_id !== undefined ? { event_id: r.event_id } : {}), ...(timestamp !== undefined ? { timestamp } : {}) })
+            }
+            return ok(yield* subs.recordUsageBatch(m, records))
+          })
+        )
+      )
   })
 )
 

@@ -208,6 +208,31 @@ for (const [name, storage] of backends()) {
       expectEnvelopeError(await app.call("GET", `/api/v1/subscription/${sub}/usage`, key), 400, "InvalidParameter", "merchant_id")
       expectEnvelopeError(await app.call("GET", `/api/v1/subscription/${sub}/usage?merchant_id=${merchant.merchant_id}&cycle_index=-1`, key), 400, "InvalidParameter", "cycle_index")
       expectEnvelopeError(await app.call("GET", `/api/v1/subscription/${sub}/usage?merchant_id=mch_someone_else`, key), 404, "resource_not_found")
+
+      // the batch endpoint: many records, duplicates reported, all or nothing
+      const batch = await app.call("POST", "/api/v1/usage/batch", key, { records: [
+        { subscription_id: sub, usage_count: 2, event_id: "b-1", timestamp: "2026-01-01T00:00:00Z" },
+        { subscription_id: sub, usage_count: 40, event_id: "ev-1" },
+        { subscription_id: sub, usage_count: 3 }
+      ] })
+      expect(batch.status).toBe(200)
+      expect(batch.body.data).toMatchObject({ accepted: 2, duplicates: 1 })
+      expect(batch.body.data.records.map((r: any) => [r.event_id === "b-1" || r.event_id === "ev-1" ? r.event_id : "generated", r.usage_count, r.duplicate])).toEqual([["b-1", 2, false], ["ev-1", 40, true], ["generated", 3, false]])
+      const bad = [
+        [{ records: [] }, "records"],
+        [{ records: [{ subscription_id: sub, usage_count: 1 }, { subscription_id: sub }] }, "records[1].usage_count"],
+        [{ records: [{ usage_count: 1 }] }, "records[0].subscription_id"],
+        [{ records: [{ subscription_id: sub, usage_count: 1, timestamp: "2026-02-30T00:00:00Z" }] }, "records[0].timestamp"],
+        [{ records: [{ subscription_id: sub, usage_count: -1 }] }, "records[0].usage_count"]
+      ] as const
+      for (const [body, param] of bad) expectEnvelopeError(await app.call("POST", "/api/v1/usage/batch", key, body), 400, "InvalidParameter", param)
+      expectEnvelopeError(await app.call("POST", "/api/v1/usage/batch", key, { records: [{ subscription_id: sub, usage_count: 1, event_id: "lost" }, { subscription_id: "sub_nope", usage_count: 1 }] }), 404, "resource_not_found")
+      expect((await app.call("POST", "/api/v1/usage/batch", key, { records: "nope" })).status).toBe(400)
+      const after = await app.call("GET", `/api/v1/subscription/${sub}/usage?merchant_id=${merchant.merchant_id}`, key)
+      expect(after.body.data).toMatchObject({ total_usage_count: 45, billing_amount: "4.50" })
+      // another merchant cannot record usage on this subscription
+      const other = await app.merchant()
+      expectEnvelopeError(await app.call("POST", "/api/v1/usage/batch", other.api_key, { records: [{ subscription_id: sub, usage_count: 1 }] }), 404, "resource_not_found")
     })
 
     it("trades, invoices and refunds: get, list with filters, refund — and their errors", async () => {

@@ -16,6 +16,9 @@ const toParam = (v: Store.ColumnValue): unknown =>
 
 const num = (v: unknown): number => (typeof v === "number" ? v : Number(v))
 
+/** A column value inside a JSON batch (`jsonb_populate_recordset` casts it to the column's type). */
+const toJson = (v: Store.ColumnValue): unknown => (typeof v === "bigint" ? v.toString() : v)
+
 /**
  * Builds the storage on the ambient `SqlClient`.
  *
@@ -42,6 +45,18 @@ export const make = Effect.gen(function* () {
         for (const c of columnNames) r[c] = toParam(entity.columns[c]!(a))
         return r
       })
+
+    /** Batch statements pass their rows as one JSON array, typed by the table's own row type. */
+    const jsonRow = (a: A, version?: number) =>
+      Effect.map(Effect.orDie(encode(a)), (encoded) => {
+        const r: Record<string, unknown> = { id: entity.id(a), merchant_id: entity.merchantId(a), created_at: new Date(entity.createdAt(a)).toISOString(), data: encoded }
+        if (version !== undefined) r.version = version
+        for (const c of columnNames) r[c] = toJson(entity.columns[c]!(a))
+        return r
+      })
+    const quoted = (names: ReadonlyArray<string>) => sql.literal(names.map((n) => `"${n}"`).join(", "))
+    const insertColumns = quoted(["id", "merchant_id", "created_at", "data", ...columnNames])
+    const updateSet = sql.literal(["data = v.data", "version = t.version + 1", ...columnNames.map((c) => `"${c}" = v."${c}"`)].join(", "))
 
     const versioned = (r: { data: unknown; version: unknown }) =>
       Effect.map(Effect.orDie(decode(typeof r.data === "string" ? JSON.parse(r.data) : r.data)), (value) => ({ value, version: num(r.version) }))
@@ -114,6 +129,50 @@ export const make = Effect.gen(function* () {
           if (id.includes("\u0000")) return Option.none() // PostgreSQL text cannot hold NUL: no such row
           const rows = yield* sql<{ data: unknown; version: unknown }>`select data, version from ${table} where merchant_id = ${merchantId} and id = ${id}`.pipe(Effect.orDie)
           return rows[0] ? Option.some(yield* versioned(rows[0])) : Option.none()
+        }),
+      getMany: (merchantId, ids) =>
+        Effect.gen(function* () {
+          const wanted = [...new Set(ids)].filter((id) => !id.includes("\u0000"))
+          const found = new Map<string, Store.Versioned<A>>()
+          if (wanted.length === 0) return found
+          const rows = yield* sql<{ id: string; data: unknown; version: unknown }>`select id, data, version from ${table} where merchant_id = ${merchantId} and id in ${sql.in(wanted)}`.pipe(Effect.orDie)
+          for (const r of rows) found.set(r.id, yield* versioned(r))
+          return found
+        }),
+      insertMany: (as) =>
+        Effect.gen(function* () {
+          if (as.length === 0) return []
+          const rows = yield* Effect.forEach(as, (a) => jsonRow(a))
+          const inserted = yield* sql<{ id: string }>`insert into ${table} (${insertColumns})
+            select ${insertColumns} from jsonb_populate_recordset(null::${table}, ${JSON.stringify(rows)}::jsonb)
+            on conflict do nothing returning id`.pipe(Effect.orDie)
+          const ids = new Set(inserted.map((r) => r.id))
+          // a primary key repeated within the batch was inserted once: keep its first record
+          return as.filter((a) => ids.delete(entity.id(a)))
+        }),
+      updateMany: (items) =>
+        Effect.gen(function* () {
+          if (items.length === 0) return []
+          const rows = yield* Effect.forEach(items, (i) => jsonRow(i.value, i.expectedVersion))
+          const statement = Effect.gen(function* () {
+            const updated = yield* sql<{ id: string; version: unknown }>`update ${table} t set ${updateSet}
+              from jsonb_populate_recordset(null::${table}, ${JSON.stringify(rows)}::jsonb) v
+              where t.id = v.id and t.merchant_id = v.merchant_id and t.version = v.version
+              returning t.id, t.version`
+            const versions = new Map(updated.map((r) => [r.id, num(r.version)]))
+            const stale = items.find((i) => !versions.has(entity.id(i.value)))
+            // all or none: a stale record rolls the savepoint back
+            if (stale !== undefined || updated.length !== items.length) {
+              return yield* Effect.fail(new Store.VersionConflict({ entity: entity.name, id: entity.id((stale ?? items[0]!).value) }))
+            }
+            return items.map((i) => versions.get(entity.id(i.value))!)
+          })
+          return yield* sql.withTransaction(statement).pipe(
+            Effect.catchTag("SqlError", (e) => {
+              const constraint = uniqueFromError(e)
+              return constraint ? Effect.fail(new Store.UniqueViolation({ entity: entity.name, constraint })) : Effect.die(e)
+            })
+          )
         }),
       findBy: (merchantId, column, value) =>
         Effect.gen(function* () {

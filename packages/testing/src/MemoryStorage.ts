@@ -151,6 +151,53 @@ export const make = Effect.gen(function* () {
           const row = rows().get(id)
           return row && row.merchantId === merchantId ? Option.some(versioned(row)) : Option.none()
         }),
+      getMany: (merchantId, ids) =>
+        Effect.sync(() => {
+          const found = new Map<string, Store.Versioned<A>>()
+          for (const id of ids) {
+            const row = rows().get(id)
+            if (row && row.merchantId === merchantId) found.set(id, versioned(row))
+          }
+          return found
+        }),
+      insertMany: (as) =>
+        write((undo) => {
+          const inserted: Array<A> = []
+          for (const a of as) {
+            const row = toRow(a, 1)
+            if (rows().has(row.id) || conflict(row)) continue
+            setMapEntry(rows(), row.id, row, undo)
+            inserted.push(a)
+          }
+          return inserted
+        }),
+      updateMany: (items) =>
+        Effect.flatMap(
+          write((undo): Store.UniqueViolation | Store.VersionConflict | ReadonlyArray<number> => {
+            // check everything first: all or none
+            const next: Array<Row> = []
+            for (const { expectedVersion, value } of items) {
+              const id = entity.id(value)
+              const current = rows().get(id)
+              if (!current || current.merchantId !== entity.merchantId(value) || current.version !== expectedVersion || next.some((r) => r.id === id)) {
+                return new Store.VersionConflict({ entity: entity.name, id })
+              }
+              next.push({ ...toRow(value, expectedVersion + 1), createdAt: current.createdAt })
+            }
+            const local: Array<Undo> = []
+            for (const row of next) setMapEntry(rows(), row.id, row, (u) => local.push(u))
+            for (const row of next) {
+              const c = conflict(row)
+              if (c) {
+                for (const u of local.reverse()) u()
+                return c
+              }
+            }
+            for (const u of local) undo(u)
+            return next.map((r) => r.version)
+          }),
+          (r) => (Array.isArray(r) ? Effect.succeed(r as ReadonlyArray<number>) : Effect.fail(r as Store.UniqueViolation | Store.VersionConflict))
+        ),
       findBy: (merchantId, column, value) =>
         Effect.sync(() => {
           for (const row of rows().values()) {

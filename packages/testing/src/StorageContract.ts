@@ -180,6 +180,68 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>, o
         yield* invoices.insert(yield* Fixtures.invoice(m, { cycle_index: 4, invoice_type: "renewal" }))
       }))
 
+    it.effect("batches: getMany is tenant-scoped, insertMany skips every conflict, updateMany is all or none", () =>
+      Effect.gen(function* () {
+        const repo = yield* customers
+        const m = yield* Fixtures.merchantId
+        const other = yield* Fixtures.merchantId
+        const existing = yield* Fixtures.customer(m, { payer_id: "taken", metadata: { n: "0" } })
+        yield* repo.insert(existing)
+        const foreign = yield* Fixtures.customer(other, { payer_id: "free-1" })
+        yield* repo.insert(foreign)
+        const fresh = yield* Effect.forEach([1, 2, 3], (i) => Fixtures.customer(m, { payer_id: `free-${i}`, address: null, metadata: { n: String(i) } }))
+        const clash = yield* Fixtures.customer(m, { payer_id: "taken" }) // an existing unique value
+        const twin = yield* Fixtures.customer(m, { payer_id: "free-2" }) // a duplicate within the batch
+        const noPayer = yield* Fixtures.customer(m, { payer_id: null }) // nulls never conflict
+        expect(yield* repo.insertMany([])).toEqual([])
+        const inserted = yield* repo.insertMany([fresh[0]!, clash, fresh[1]!, existing, twin, fresh[2]!, noPayer, fresh[0]!])
+        expect(inserted.map((c) => c.id)).toEqual([fresh[0]!.id, fresh[1]!.id, fresh[2]!.id, noPayer.id])
+        // the other merchant's "free-1" did not conflict; the losers were not written
+        expect(Option.isNone(yield* repo.get(m, clash.id))).toBe(true)
+        expect(Option.isNone(yield* repo.get(m, twin.id))).toBe(true)
+
+        const many = yield* repo.getMany(m, [fresh[0]!.id, fresh[2]!.id, foreign.id, "cus_missing", fresh[0]!.id])
+        expect([...many.keys()].sort()).toEqual([fresh[0]!.id, fresh[2]!.id].sort())
+        expect(many.get(fresh[2]!.id)).toEqual({ value: fresh[2], version: 1 })
+        expect((yield* repo.getMany(m, [])).size).toBe(0)
+
+        const versions = yield* repo.updateMany([
+          { value: { ...fresh[0]!, name: "One" }, expectedVersion: 1 },
+          { value: { ...existing, name: "Zero", metadata: { n: "00" } }, expectedVersion: 1 }
+        ])
+        expect(versions).toEqual([2, 2])
+        expect(Option.getOrThrow(yield* repo.get(m, existing.id))).toEqual({ value: { ...existing, name: "Zero", metadata: { n: "00" } }, version: 2 })
+        expect(Option.getOrThrow(yield* repo.findBy(m, "payer_id", "taken")).value.id).toBe(existing.id)
+
+        // one stale record: nothing changes
+        const stale = yield* Effect.flip(repo.updateMany([{ value: { ...fresh[1]!, name: "Two" }, expectedVersion: 1 }, { value: { ...fresh[0]!, name: "Stale" }, expectedVersion: 1 }]))
+        expect(stale).toMatchObject({ _tag: "VersionConflict", id: fresh[0]!.id })
+        expect(Option.getOrThrow(yield* repo.get(m, fresh[1]!.id))).toEqual({ value: fresh[1], version: 1 })
+        // another merchant's record is never updated through a batch
+        const hijack = yield* Effect.flip(repo.updateMany([{ value: { ...foreign, merchant_id: m, name: "hijack" }, expectedVersion: 1 }]))
+        expect(hijack._tag).toBe("VersionConflict")
+        expect(Option.getOrThrow(yield* repo.get(other, foreign.id)).value.name).toBe(foreign.name)
+        // a unique violation is typed and changes nothing
+        const unique = yield* Effect.flip(repo.updateMany([{ value: { ...fresh[1]!, name: "Two" }, expectedVersion: 1 }, { value: { ...fresh[2]!, payer_id: "taken" }, expectedVersion: 1 }]))
+        expect(unique).toMatchObject({ _tag: "UniqueViolation", constraint: "customer_payer_id" })
+        expect(Option.getOrThrow(yield* repo.get(m, fresh[1]!.id)).version).toBe(1)
+      }))
+
+    it.effect("batches inside a transaction roll back with it", () =>
+      Effect.gen(function* () {
+        const storage = yield* Storage
+        const repo = yield* customers
+        const m = yield* Fixtures.merchantId
+        const made = yield* Effect.forEach([1, 2], () => Fixtures.customer(m))
+        const failed = yield* Effect.either(storage.withTransaction(Effect.gen(function* () {
+          yield* repo.insertMany(made)
+          yield* repo.updateMany([{ value: { ...made[0]!, name: "x" }, expectedVersion: 1 }])
+          return yield* Effect.fail("boom" as const)
+        })))
+        expect(Either.isLeft(failed)).toBe(true)
+        expect((yield* repo.getMany(m, made.map((c) => c.id))).size).toBe(0)
+      }))
+
     it.effect("a transaction that fails midway leaves no row and no event", () =>
       Effect.gen(function* () {
         const storage = yield* Storage

@@ -214,6 +214,60 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
         expect((yield* invoicesOf(merchantId, sub.id)).map((i) => [i.invoice_type, i.amount, i.biz_status])).toEqual([["initial", "0.00", "success"], ["renewal", "11.00", "success"]])
       }))
 
+    it.effect("usage batches: many subscriptions in one call, re-sends counted once, all or nothing, thresholds billed", () =>
+      Effect.gen(function* () {
+        const subs = yield* Subscriptions.Subscriptions
+        const { merchantId, priceId } = yield* setup("2024-04-01T00:00:00Z", {
+          price_type: "based_on_usage", model_type: "per_unit", billing_threshold: "1", usage_unit_price: "0.10", payment_timing: "postpaid", billing_dimension: "usage",
+          usage_amount: "1", usage_unit: "call", usage_threshold: "100", price_plan: { billing_cycle_unit: "over_threshold", base_price_val: "0" }
+        })
+        const a = subOf((yield* subscribe(merchantId, priceId)).result)
+        const b = subOf((yield* subscribe(merchantId, priceId)).result)
+        const flat = subOf((yield* subscribe(merchantId, yield* setupPrice(merchantId, "10.00"))).result)
+        yield* subs.recordUsage(merchantId, a.id, { usage_count: 5, event_id: "a-0" })
+        const batch = yield* subs.recordUsageBatch(merchantId, [
+          { subscription_id: a.id, usage_count: 10, event_id: "a-1" },
+          { subscription_id: b.id, usage_count: 7, event_id: "b-1" },
+          { subscription_id: a.id, usage_count: 5, event_id: "a-0" }, // recorded before
+          { subscription_id: b.id, usage_count: 7, event_id: "b-1" }, // twice in this batch
+          { subscription_id: a.id, usage_count: 3 } // no event id: never a duplicate
+        ])
+        expect([batch.accepted, batch.duplicates]).toEqual([3, 2])
+        expect(batch.records.map((r) => [r.subscription_id, r.usage_count, r.duplicate])).toEqual([[a.id, 10, false], [b.id, 7, false], [a.id, 5, true], [b.id, 7, true], [a.id, 3, false]])
+        expect((yield* subs.usageSummary(merchantId, a.id)).total_usage_count).toBe(18)
+        expect((yield* subs.usageSummary(merchantId, b.id)).total_usage_count).toBe(7)
+
+        // one bad record rejects the batch and writes nothing
+        const before = yield* Effect.all([subs.usageSummary(merchantId, a.id), subs.usageSummary(merchantId, b.id)])
+        const bad = [
+          [{ subscription_id: b.id, usage_count: 0 }, "records[1].usage_count"],
+          [{ subscription_id: b.id, usage_count: 1.5 }, "records[1].usage_count"],
+          [{ subscription_id: b.id, usage_count: 1, event_id: "" }, "records[1].event_id"],
+          [{ subscription_id: flat.id, usage_count: 1 }, "records[1].subscription_id"]
+        ] as const
+        for (const [record, param] of bad) {
+          expect(yield* Effect.flip(subs.recordUsageBatch(merchantId, [{ subscription_id: a.id, usage_count: 1, event_id: "never" }, record]))).toMatchObject({ _tag: "InvalidParameter", param })
+        }
+        expect(yield* Effect.flip(subs.recordUsageBatch(merchantId, [{ subscription_id: a.id, usage_count: 1, event_id: "never" }, { subscription_id: "sub_missing", usage_count: 1 }]))).toMatchObject({ _tag: "NotFound", id: "sub_missing" })
+        expect(yield* Effect.flip(subs.recordUsageBatch(merchantId, []))).toMatchObject({ _tag: "InvalidParameter", param: "records" })
+        expect(yield* Effect.flip(subs.recordUsageBatch(merchantId, Array.from({ length: Subscriptions.MAX_USAGE_BATCH + 1 }, () => ({ subscription_id: a.id, usage_count: 1 }))))).toMatchObject({ _tag: "InvalidParameter", param: "records" })
+        expect(yield* Effect.all([subs.usageSummary(merchantId, a.id), subs.usageSummary(merchantId, b.id)])).toEqual(before)
+
+        // concurrent batches on the same subscriptions, overlapping event ids: every event counted exactly once
+        const batches = Array.from({ length: 8 }, (_, k) => Array.from({ length: 10 }, (_, i) => ({ subscription_id: i % 2 === 0 ? b.id : a.id, usage_count: 1, event_id: `c-${k * 4 + i}` })))
+        const distinct = new Set(batches.flat().map((r) => `${r.subscription_id}/${r.event_id}`)).size
+        expect(distinct).toBeLessThan(80)
+        const results = yield* Effect.forEach(batches, (records) => subs.recordUsageBatch(merchantId, records), { concurrency: 8 })
+        expect(results.reduce((n, r) => n + r.accepted, 0)).toBe(distinct)
+        const totals = yield* Effect.all([subs.usageSummary(merchantId, a.id), subs.usageSummary(merchantId, b.id)])
+        expect(totals[0].total_usage_count + totals[1].total_usage_count).toBe(18 + 7 + distinct)
+
+        // a batch that takes a subscription over its threshold invoices it
+        yield* subs.recordUsageBatch(merchantId, [{ subscription_id: a.id, usage_count: 100, event_id: "big" }])
+        expect((yield* invoicesOf(merchantId, a.id)).map((i) => i.invoice_type)).toEqual(["initial", "renewal"])
+        expect((yield* invoicesOf(merchantId, b.id)).map((i) => i.invoice_type)).toEqual(["initial"])
+      }))
+
     it.effect("refunds: partial then full, never more than paid, even when requested concurrently", () =>
       Effect.gen(function* () {
         const subs = yield* Subscriptions.Subscriptions
