@@ -205,7 +205,10 @@ export const run = async () => {
     return
   }
   const one = await runWorkers(1)
-  if (process.env.BENCH_BILLING_ONLY === "w1") return
+  if (process.env.BENCH_BILLING_ONLY === "w1") {
+    console.log(`  [billing w1] ${one.renewed} of ${one.due} renewed in ${one.seconds.toFixed(1)} s = ${(one.renewed / one.seconds).toFixed(0)} renewals/s`)
+    return
+  }
   const two = await runWorkers(2)
   const sql = await runBaseline(one.perRenewal.events)
   for (const [label, r] of [["1 worker process", one], ["2 worker processes", two]] as const) {

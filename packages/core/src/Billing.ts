@@ -233,10 +233,10 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
           next_action: null,
           refer_info: null,
           line_items: input.line ? [input.line] : [],
-          discounts: new Discounts({ current_period: [] }),
+          discounts: new Discounts({ current_period: [] }, true),
           billing_address: Option.match(input.session, { onNone: () => null, onSome: (s) => s.billing_address }),
           payment_info: null
-        })
+        }, true)
       )
 
     const newInvoice = (input: {
@@ -275,7 +275,7 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
           }),
           price_version_id: input.price_version_id,
           tax_amount: Money.format(input.draft.tax)
-        })
+        }, true)
       )
 
     const taxFor = (merchantId: string, customerId: string) => (taxable: Money.Money) => taxes.tax({ merchant_id: merchantId, customer_id: customerId, taxable })
@@ -329,7 +329,7 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
     const periodIndex = (rec: Entities.SubscriptionRecord, cycleIndex: number) => cycleIndex - rec.anchor_cycle
 
     const saveSub = (rec: Entities.SubscriptionRecord, expected: number, at: number) =>
-      Effect.orDie(subs.update({ ...rec, subscription: new Subscription.Subscription({ ...rec.subscription, updated_at: dt(at) }) }, expected))
+      Effect.orDie(subs.update({ ...rec, subscription: new Subscription.Subscription({ ...rec.subscription, updated_at: dt(at) }, true) }, expected))
 
     const subEvents = (merchant_id: string, rec: Entities.SubscriptionRecord, types: ReadonlyArray<Lifecycle.EventType>, at: number) =>
       emitAll(storage, types, { merchant_id, business_id: rec.subscription.id, schema: Subscription.Subscription, data: rec.subscription, at })
@@ -507,7 +507,7 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
           const retried = yield* storage.withTransaction(
             Effect.gen(function* () {
               const moved = yield* moveOrConflict(Lifecycle.trade, "trade", existing.value.trade.trade_id, status === "processing" ? "payment_failed" : status, "submit_payment")
-              const trade = new Trade.Trade({ ...existing.value.trade, trade_status: moved.to, last_payment_error: null, next_action: null })
+              const trade = new Trade.Trade({ ...existing.value.trade, trade_status: moved.to, last_payment_error: null, next_action: null }, true)
               yield* Effect.orDie(trades.update({ ...existing.value, trade, attempts: attempt }, existing.version))
               yield* schedule(merchant, "reconcile", trade.trade_id, at + settings.reconcileAfterMs)
               return trade
@@ -615,7 +615,7 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
               yield* Effect.orDie(invoices.insert(inv))
               invoiceId = inv.invoice_id
             }
-            const processing = new Trade.Trade({ ...trade, trade_status: "processing" })
+            const processing = new Trade.Trade({ ...trade, trade_status: "processing" }, true)
             yield* Effect.orDie(trades.insert({ trade: processing, attempts: 1, invoice_id: invoiceId, subscription_id: subscriptionId }))
             yield* emit(storage, { merchant_id: merchantId, type: "v2.trades.created", business_id: trade.trade_id, schema: Trade.Trade, data: trade, at })
             const current = yield* getSessionRecord(merchantId, sessionId)
@@ -645,7 +645,7 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
             anchor: end,
             anchor_cycle: 1,
             payment_token: token,
-            subscription: new Subscription.Subscription({ ...rec.subscription, status: moved.to, current_period_start: dt(at), current_period_end: dt(end), next_invoice_date: dt(end) })
+            subscription: new Subscription.Subscription({ ...rec.subscription, status: moved.to, current_period_start: dt(at), current_period_end: dt(end), next_invoice_date: dt(end) }, true)
           }
           yield* schedule(merchant, "renewal", rec.subscription.id, end)
           if (end - settings.trialNoticeMs > at) yield* schedule(merchant, "trial_notice", rec.subscription.id, end - settings.trialNoticeMs)
@@ -703,7 +703,7 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
                 return result("processing")
               }
               case "RequiresAction": {
-                trade = new Trade.Trade({ ...trade, next_action: new Trade.NextAction({ type: "redirect_to_url", redirect: { url: outcome.redirect_url }, client: { confirm_url: "", apple_pay_session: "" } }) })
+                trade = new Trade.Trade({ ...trade, next_action: new Trade.NextAction({ type: "redirect_to_url", redirect: { url: outcome.redirect_url }, client: { confirm_url: "", apple_pay_session: "" } }) }, true)
                 yield* Effect.orDie(trades.update({ ...tr, trade }, tv.version))
                 return result("requires_action", { redirect_url: Option.some(outcome.redirect_url) })
               }
@@ -723,7 +723,7 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
                 yield* Effect.orDie(trades.update({ ...tr, trade }, tv.version))
                 yield* emit(storage, { merchant_id: merchantId, type: "v2.trades.succeeded", business_id: tradeId, schema: Trade.Trade, data: trade, at })
                 if (invV) {
-                  const paid = new Invoice.Invoice({ ...invV.value, biz_status: "success", paid_at: dt(at) })
+                  const paid = new Invoice.Invoice({ ...invV.value, biz_status: "success", paid_at: dt(at) }, true)
                   yield* Effect.orDie(invoices.update(paid, invV.version))
                   yield* emit(storage, { merchant_id: merchantId, type: "v2.invoice.paid", business_id: paid.invoice_id, schema: Invoice.Invoice, data: paid, at })
                 }
@@ -736,7 +736,7 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
                     yield* subEvents(merchantId, sub, started.events, at)
                   } else if (sub.subscription.status === "past_due" || sub.subscription.status === "unpaid") {
                     const moved = Either.getOrThrow(Lifecycle.transition(Lifecycle.subscription, sub.subscription.status, "retry_succeeded"))
-                    sub = { ...sub, dunning_attempts: 0, payment_token: token ?? sub.payment_token, subscription: new Subscription.Subscription({ ...sub.subscription, status: moved.to }) }
+                    sub = { ...sub, dunning_attempts: 0, payment_token: token ?? sub.payment_token, subscription: new Subscription.Subscription({ ...sub.subscription, status: moved.to }, true) }
                     yield* saveSub(sub, subV.version, at)
                     yield* storage.workQueue.cancel(merchantId, "dunning", sub.subscription.id)
                     const nextDate = sub.subscription.next_invoice_date
@@ -756,14 +756,14 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
               }
               case "Failed": {
                 const error = new Trade.LastPaymentError({ code: outcome.code, message: outcome.message })
-                trade = new Trade.Trade({ ...trade, trade_status: "payment_failed", last_payment_error: error, next_action: null, txn_time: dt(at) })
+                trade = new Trade.Trade({ ...trade, trade_status: "payment_failed", last_payment_error: error, next_action: null, txn_time: dt(at) }, true)
                 yield* Effect.orDie(trades.update({ ...tr, trade }, tv.version))
                 yield* emit(storage, { merchant_id: merchantId, type: "v2.trades.payment_failed", business_id: tradeId, schema: Trade.Trade, data: trade, at })
                 if (sub && subV) {
                   const status = sub.subscription.status
                   if (status === "init") {
                     const moved = Either.getOrThrow(Lifecycle.transition(Lifecycle.subscription, "init", "first_payment_failed"))
-                    sub = { ...sub, subscription: new Subscription.Subscription({ ...sub.subscription, status: moved.to }) }
+                    sub = { ...sub, subscription: new Subscription.Subscription({ ...sub.subscription, status: moved.to }, true) }
                     yield* saveSub(sub, subV.version, at)
                     yield* schedule(merchant, "incomplete_expiry", sub.subscription.id, msOf(sub.subscription.created_at) + settings.incompleteExpiryMs)
                   } else if (status === "trial" || status === "active" || status === "past_due") {
@@ -796,11 +796,11 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
           let next = sub
           if (sub.subscription.status !== "past_due") {
             const moved = Either.getOrThrow(Lifecycle.transition(Lifecycle.subscription, sub.subscription.status, "renewal_failed"))
-            next = { ...sub, subscription: new Subscription.Subscription({ ...sub.subscription, status: moved.to }) }
+            next = { ...sub, subscription: new Subscription.Subscription({ ...sub.subscription, status: moved.to }, true) }
             yield* saveSub(next, subVersion, at)
             yield* subEvents(merchantId, next, moved.events, at)
             if (invV && invV.value.biz_status === "pending") {
-              yield* Effect.orDie(invoices.update(new Invoice.Invoice({ ...invV.value, biz_status: "retrying" }), invV.version))
+              yield* Effect.orDie(invoices.update(new Invoice.Invoice({ ...invV.value, biz_status: "retrying" }, true), invV.version))
             }
             // offsets are measured from the first failure
             yield* schedule(merchant, "dunning", sub.subscription.id, firstFailure + settings.retryScheduleMs[0]!)
@@ -808,7 +808,7 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
             const base = at - (settings.retryScheduleMs[retriesDone - 1] ?? 0)
             yield* schedule(merchant, "dunning", sub.subscription.id, base + settings.retryScheduleMs[retriesDone]!)
             if (invV && invV.value.biz_status === "pending") {
-              yield* Effect.orDie(invoices.update(new Invoice.Invoice({ ...invV.value, biz_status: "retrying" }), invV.version))
+              yield* Effect.orDie(invoices.update(new Invoice.Invoice({ ...invV.value, biz_status: "retrying" }, true), invV.version))
             }
           }
           return
@@ -818,16 +818,16 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
         const moved = Either.getOrThrow(Lifecycle.transition(Lifecycle.subscription, "past_due", trigger))
         const next: Entities.SubscriptionRecord = {
           ...sub,
-          subscription: new Subscription.Subscription({ ...sub.subscription, status: moved.to, ...(moved.to === "canceled" ? { cancel_reason: "payment_failed", cancel_at: dt(at), next_invoice_date: null } : {}) })
+          subscription: new Subscription.Subscription({ ...sub.subscription, status: moved.to, ...(moved.to === "canceled" ? { cancel_reason: "payment_failed", cancel_at: dt(at), next_invoice_date: null } : {}) }, true)
         }
         yield* saveSub(next, subVersion, at)
         if (invV) {
-          const failed = new Invoice.Invoice({ ...invV.value, biz_status: "failed" })
+          const failed = new Invoice.Invoice({ ...invV.value, biz_status: "failed" }, true)
           yield* Effect.orDie(invoices.update(failed, invV.version))
           yield* emit(storage, { merchant_id: merchantId, type: "v2.invoice.payment_failed", business_id: failed.invoice_id, schema: Invoice.Invoice, data: failed, at })
         }
         const tv = Option.getOrThrow(yield* trades.get(merchantId, tr.trade.trade_id))
-        yield* Effect.orDie(trades.update({ ...tv.value, trade: new Trade.Trade({ ...tv.value.trade, trade_status: "closed", closed_at: dt(at), closed_reason: "retries_exhausted" }) }, tv.version))
+        yield* Effect.orDie(trades.update({ ...tv.value, trade: new Trade.Trade({ ...tv.value.trade, trade_status: "closed", closed_at: dt(at), closed_reason: "retries_exhausted" }, true) }, tv.version))
         yield* subEvents(merchantId, next, moved.events, at)
         yield* storage.workQueue.cancel(merchantId, "renewal", sub.subscription.id)
       })
@@ -871,7 +871,7 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
             if (!options.force && (due === null || due > at)) return Option.none()
             if (s.cancel_at_period_end) {
               const moved = Either.getOrThrow(Lifecycle.transition(Lifecycle.subscription, s.status, "cancel"))
-              rec = { ...rec, subscription: new Subscription.Subscription({ ...s, status: moved.to, cancel_at: dt(at), next_invoice_date: null, cancel_reason: s.cancel_reason ?? "cancellation_requested" }) }
+              rec = { ...rec, subscription: new Subscription.Subscription({ ...s, status: moved.to, cancel_at: dt(at), next_invoice_date: null, cancel_reason: s.cancel_reason ?? "cancellation_requested" }, true) }
               yield* saveSub(rec, sv.version, at)
               yield* subEvents(merchantId, rec, moved.events, at)
               return Option.none()
@@ -881,10 +881,10 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
             const nextPaid = paidIndex(rec, nextCycle)
             if (s.total_cycles !== null && nextPaid >= s.total_cycles) {
               if (rec.convert_to_continuous) {
-                rec = { ...rec, subscription: new Subscription.Subscription({ ...s, total_cycles: null }) }
+                rec = { ...rec, subscription: new Subscription.Subscription({ ...s, total_cycles: null }, true) }
               } else {
                 const moved = Either.getOrThrow(Lifecycle.transition(Lifecycle.subscription, s.status, "term_completed"))
-                rec = { ...rec, subscription: new Subscription.Subscription({ ...s, status: moved.to, cancel_at: dt(at), next_invoice_date: null, cancel_reason: "term_completed" }) }
+                rec = { ...rec, subscription: new Subscription.Subscription({ ...s, status: moved.to, cancel_at: dt(at), next_invoice_date: null, cancel_reason: "term_completed" }, true) }
                 yield* saveSub(rec, sv.version, at)
                 yield* subEvents(merchantId, rec, moved.events, at)
                 return Option.none()
@@ -912,7 +912,7 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
               // Already billed (a retried or concurrent run): resume its charge if still pending.
               const billed = existing.find((i) => i.cycle_index === invoiceCycle && i.invoice_type === "renewal")
               return billed && billed.biz_status === "pending" && billed.trade_id !== null && rec.payment_token !== null
-                ? Option.some({ tradeId: billed.trade_id, token: rec.payment_token })
+                ? Option.some({ tradeId: billed.trade_id, token: rec.payment_token, trial: s.status === "trial" })
                 : Option.none()
             }
             const settlement = rec.currency
@@ -966,26 +966,26 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
               yield* emit(storage, { merchant_id: merchantId, type: "v2.invoice.paid", business_id: inv.invoice_id, schema: Invoice.Invoice, data: inv, at })
               return Option.none()
             }
-            const processing = new Trade.Trade({ ...trade, trade_status: "processing" })
+            const processing = new Trade.Trade({ ...trade, trade_status: "processing" }, true)
             yield* Effect.orDie(trades.insert({ trade: processing, attempts: 1, invoice_id: inv.invoice_id, subscription_id: subscriptionId }))
             yield* emit(storage, { merchant_id: merchantId, type: "v2.trades.created", business_id: trade.trade_id, schema: Trade.Trade, data: trade, at })
             if (rec.payment_token === null) return Option.none()
             // a durable intent: if this process dies before the charge, a worker makes it
             yield* schedule(merchant, "charge", trade.trade_id, at)
-            return Option.some({ tradeId: trade.trade_id, token: rec.payment_token })
+            return Option.some({ tradeId: trade.trade_id, token: rec.payment_token, trial: rec.subscription.status === "trial" })
           })
         )
         if (Option.isNone(prepared)) return Option.none<PaymentResult>()
         const result = yield* chargeInvoiceTrade(merchantId, prepared.value.tradeId, prepared.value.token)
         // a successful renewal after a trial ends the trial
-        if (result.status === "succeeded") {
+        if (result.status === "succeeded" && prepared.value.trial) {
           yield* storage.withTransaction(
             Effect.gen(function* () {
               const sv = Option.getOrThrow(yield* subs.get(merchantId, subscriptionId))
               if (sv.value.subscription.status === "trial") {
                 const at = yield* nowOf(merchant)
                 const moved = Either.getOrThrow(Lifecycle.transition(Lifecycle.subscription, "trial", "renewal_succeeded"))
-                yield* saveSub({ ...sv.value, subscription: new Subscription.Subscription({ ...sv.value.subscription, status: moved.to }) }, sv.version, at)
+                yield* saveSub({ ...sv.value, subscription: new Subscription.Subscription({ ...sv.value.subscription, status: moved.to }, true) }, sv.version, at)
               }
             })
           )
@@ -1010,10 +1010,10 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
             yield* saveSub({ ...s.value, dunning_attempts: s.value.dunning_attempts + 1 }, s.version, at)
             const tv = Option.getOrThrow(yield* trades.get(merchantId, tradeId))
             if (tv.value.trade.trade_status === "payment_failed") {
-              yield* Effect.orDie(trades.update({ ...tv.value, attempts: tv.value.attempts + 1, trade: new Trade.Trade({ ...tv.value.trade, trade_status: "processing" }) }, tv.version))
+              yield* Effect.orDie(trades.update({ ...tv.value, attempts: tv.value.attempts + 1, trade: new Trade.Trade({ ...tv.value.trade, trade_status: "processing" }, true) }, tv.version))
             }
             const iv = Option.getOrThrow(yield* invoices.get(merchantId, invoice.invoice_id))
-            if (iv.value.biz_status === "retrying") yield* Effect.orDie(invoices.update(new Invoice.Invoice({ ...iv.value, biz_status: "pending" }), iv.version))
+            if (iv.value.biz_status === "retrying") yield* Effect.orDie(invoices.update(new Invoice.Invoice({ ...iv.value, biz_status: "pending" }, true), iv.version))
             yield* schedule(merchant, "charge", tradeId, at)
           })
         )
@@ -1039,14 +1039,14 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
           if (sv.value.subscription.status !== "incomplete") return
           const at = yield* nowOf(merchant)
           const moved = Either.getOrThrow(Lifecycle.transition(Lifecycle.subscription, "incomplete", "incomplete_expired"))
-          const next = { ...sv.value, subscription: new Subscription.Subscription({ ...sv.value.subscription, status: moved.to, cancel_reason: "incomplete_expired", cancel_at: dt(at) }) }
+          const next = { ...sv.value, subscription: new Subscription.Subscription({ ...sv.value.subscription, status: moved.to, cancel_reason: "incomplete_expired", cancel_at: dt(at) }, true) }
           yield* saveSub(next, sv.version, at)
           yield* subEvents(merchantId, next, moved.events, at)
           const tr = sv.value.subscription.source_trade_id
           if (tr !== null) {
             const tv = yield* trades.get(merchantId, tr)
             if (Option.isSome(tv) && (tv.value.value.trade.trade_status === "payment_failed" || tv.value.value.trade.trade_status === "requires_payment_method")) {
-              yield* Effect.orDie(trades.update({ ...tv.value.value, trade: new Trade.Trade({ ...tv.value.value.trade, trade_status: "closed", closed_at: dt(at), closed_reason: "incomplete_expired" }) }, tv.value.version))
+              yield* Effect.orDie(trades.update({ ...tv.value.value, trade: new Trade.Trade({ ...tv.value.value.trade, trade_status: "closed", closed_at: dt(at), closed_reason: "incomplete_expired" }, true) }, tv.value.version))
             }
           }
         })

@@ -241,7 +241,7 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@recur/core/
                 next = {
                   ...next,
                   scheduled_price_version_id: null,
-                  subscription: new Subscription.Subscription({ ...next.subscription, price_id: target.id, price_version_id: target.price_version_id, price_type: target.price_type, quantity_tiers: target.quantity_tiers, usage_tiers: target.usage_tiers })
+                  subscription: new Subscription.Subscription({ ...next.subscription, price_id: target.id, price_version_id: target.price_version_id, price_type: target.price_type, quantity_tiers: target.quantity_tiers, usage_tiers: target.usage_tiers }, true)
                 }
                 const cur = rec.currency
                 const net = Either.getOrThrow(Money.parse(quote.net, cur, { allowNegative: true }))
@@ -250,7 +250,7 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@recur/core/
                   const trade = yield* billing.newTrade({ merchant: planned.merchant, amount: draft.total, customer_id: rec.subscription.customer_id, order_id: rec.subscription.order_id, payment_mode: "subscription", order_type: "upgrade", session: Option.none(), line: null, tax: Money.zero(cur), metadata: {}, at: now })
                   const inv = yield* billing.newInvoice({ merchant_id: merchantId, draft, trade_id: trade.trade_id, subscription_id: subscriptionId, price_id: target.id, price_version_id: target.price_version_id, customer_id: rec.subscription.customer_id, order_id: rec.subscription.order_id, status: "pending", at: now })
                   yield* Effect.orDie(invoices.insert(inv))
-                  yield* Effect.orDie(trades.insert({ trade: new Trade.Trade({ ...trade, trade_status: "processing" }), attempts: 1, invoice_id: inv.invoice_id, subscription_id: subscriptionId }))
+                  yield* Effect.orDie(trades.insert({ trade: new Trade.Trade({ ...trade, trade_status: "processing" }, true), attempts: 1, invoice_id: inv.invoice_id, subscription_id: subscriptionId }))
                   yield* emit(storage, { merchant_id: merchantId, type: "v2.trades.created", business_id: trade.trade_id, schema: Trade.Trade, data: trade, at: now })
                   if (rec.payment_token !== null) {
                     tradeToCharge = Option.some(trade.trade_id)
@@ -258,7 +258,7 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@recur/core/
                   }
                 } else if (quote.outcome === "credit_balance") {
                   const credit = Either.getOrThrow(Money.parse(next.subscription.credit_balance, cur, { allowNegative: true }))
-                  next = { ...next, subscription: new Subscription.Subscription({ ...next.subscription, credit_balance: Money.format(Money.make(credit.amount - net.amount, cur)) }) }
+                  next = { ...next, subscription: new Subscription.Subscription({ ...next.subscription, credit_balance: Money.format(Money.make(credit.amount - net.amount, cur)) }, true) }
                 }
                 yield* billing.subEvents(merchantId, next, Either.getOrThrow(Lifecycle.transition(Lifecycle.subscription, rec.subscription.status, "change_price")).events, now)
               }
@@ -315,13 +315,13 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@recur/core/
           if (sv.value.subscription.cancel_at_period_end) return sv.value.subscription
           const { next } = yield* transitionSub(merchantId, subscriptionId, "request_cancel_at_period_end", (rec) => ({
             ...rec,
-            subscription: new Subscription.Subscription({ ...rec.subscription, cancel_at_period_end: true, cancel_at: rec.subscription.current_period_end, cancel_reason: input.cancel_reason ?? null })
+            subscription: new Subscription.Subscription({ ...rec.subscription, cancel_at_period_end: true, cancel_at: rec.subscription.current_period_end, cancel_reason: input.cancel_reason ?? null }, true)
           }))
           return next.subscription
         }
         const { next } = yield* transitionSub(merchantId, subscriptionId, "cancel", (rec, at, to) => ({
           ...rec,
-          subscription: new Subscription.Subscription({ ...rec.subscription, status: to, cancel_at: dt(at), next_invoice_date: null, cancel_reason: input.cancel_reason ?? "canceled_by_merchant" })
+          subscription: new Subscription.Subscription({ ...rec.subscription, status: to, cancel_at: dt(at), next_invoice_date: null, cancel_reason: input.cancel_reason ?? "canceled_by_merchant" }, true)
         }))
         for (const kind of ["renewal", "dunning", "trial_notice", "incomplete_expiry"]) yield* storage.workQueue.cancel(merchantId, kind, subscriptionId)
         return next.subscription
@@ -335,7 +335,7 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@recur/core/
         }
         const { next } = yield* transitionSub(merchantId, subscriptionId, "revoke_cancel", (rec) => ({
           ...rec,
-          subscription: new Subscription.Subscription({ ...rec.subscription, cancel_at_period_end: false, cancel_at: null, cancel_reason: null })
+          subscription: new Subscription.Subscription({ ...rec.subscription, cancel_at_period_end: false, cancel_at: null, cancel_reason: null }, true)
         }))
         return next.subscription
       }).pipe(Effect.withSpan("Subscriptions.revokeCancel"))
@@ -345,7 +345,7 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@recur/core/
         const { next } = yield* transitionSub(merchantId, subscriptionId, "pause", (rec, at, to) => ({
           ...rec,
           paused_at: at,
-          subscription: new Subscription.Subscription({ ...rec.subscription, status: to, next_invoice_date: null })
+          subscription: new Subscription.Subscription({ ...rec.subscription, status: to, next_invoice_date: null }, true)
         }))
         yield* storage.workQueue.cancel(merchantId, "renewal", subscriptionId)
         yield* storage.workQueue.cancel(merchantId, "dunning", subscriptionId)
@@ -360,7 +360,7 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@recur/core/
           paused_at: null,
           anchor: at,
           anchor_cycle: rec.subscription.cycle_index + 1,
-          subscription: new Subscription.Subscription({ ...rec.subscription, status: to, next_invoice_date: dt(at) })
+          subscription: new Subscription.Subscription({ ...rec.subscription, status: to, next_invoice_date: dt(at) }, true)
         }))
         yield* billing.schedule(merchant, "renewal", subscriptionId, at)
         yield* billing.renew(merchantId, subscriptionId)
@@ -427,7 +427,7 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@recur/core/
             const changed = [...added.keys()].sort(compareKeys).map((id) => {
               const sv = found.get(id)!
               const accrued = BigInt(sv.value.accrued_usage) + added.get(id)!
-              return { value: { ...sv.value, accrued_usage: accrued.toString(), subscription: new Subscription.Subscription({ ...sv.value.subscription, updated_at: dt(at) }) }, expectedVersion: sv.version }
+              return { value: { ...sv.value, accrued_usage: accrued.toString(), subscription: new Subscription.Subscription({ ...sv.value.subscription, updated_at: dt(at) }, true) }, expectedVersion: sv.version }
             })
             yield* subs.updateMany(changed)
             const due: Array<string> = []
@@ -524,7 +524,7 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@recur/core/
             if (amount.amount > left.amount) return yield* invalid("amount", `at most ${Money.format(left)} can still be refunded`)
             const refund_id = yield* Ids.make(Ids.prefixes.refund)
             // reserve the amount on the trade: a concurrent refund fails its version check
-            yield* trades.update({ ...tv.value, trade: new Trade.Trade({ ...t, total_refunded_amount: Money.format(Money.make(refunded.amount + amount.amount, t.currency)) }) }, tv.version).pipe(
+            yield* trades.update({ ...tv.value, trade: new Trade.Trade({ ...t, total_refunded_amount: Money.format(Money.make(refunded.amount + amount.amount, t.currency)) }, true) }, tv.version).pipe(
               Effect.catchTag("VersionConflict", () => Effect.fail(new Errors.StateConflict({ resource: "trade", id: t.trade_id, state: t.trade_status, reason: "another refund is in progress; retry" }))),
               Effect.catchTag("UniqueViolation", (e) => Effect.die(e))
             )
@@ -547,27 +547,27 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@recur/core/
               const failed = new Refund.Refund({ ...rv.value.refund, refund_status: "failed", finished_at: dt(at) })
               yield* Effect.orDie(refunds.update({ ...rv.value, refund: failed }, rv.version))
               const back = Either.getOrThrow(Money.parse(t.total_refunded_amount, t.currency)).amount - reserved.amount.amount
-              yield* trades.update({ ...tv.value, trade: new Trade.Trade({ ...t, total_refunded_amount: Money.format(Money.make(back, t.currency)) }) }, tv.version)
+              yield* trades.update({ ...tv.value, trade: new Trade.Trade({ ...t, total_refunded_amount: Money.format(Money.make(back, t.currency)) }, true) }, tv.version)
               yield* emit(storage, { merchant_id: merchantId, type: "v2.refunds.failed", business_id: failed.refund_id, schema: Refund.Refund, data: failed, at })
               return failed
             }
             const done = new Refund.Refund({ ...rv.value.refund, refund_status: "succeeded", finished_at: dt(at) })
             yield* Effect.orDie(refunds.update({ ...rv.value, refund: done }, rv.version))
             const full = Either.getOrThrow(Money.parse(t.total_refunded_amount, t.currency)).amount >= Either.getOrThrow(Money.parse(t.amount, t.currency)).amount
-            yield* trades.update({ ...tv.value, trade: new Trade.Trade({ ...t, refund_status: full ? "refunded" : "partially_refunded" }) }, tv.version)
+            yield* trades.update({ ...tv.value, trade: new Trade.Trade({ ...t, refund_status: full ? "refunded" : "partially_refunded" }, true) }, tv.version)
             yield* emit(storage, { merchant_id: merchantId, type: "v2.refunds.succeeded", business_id: done.refund_id, schema: Refund.Refund, data: done, at })
             if (tv.value.invoice_id !== null) {
               const iv = Option.getOrThrow(yield* invoices.get(merchantId, tv.value.invoice_id))
               const original = iv.value
               const moved = Lifecycle.transition(Lifecycle.invoice, original.biz_status, full ? "full_refund" : "partial_refund")
               if (Either.isRight(moved)) {
-                const updated = new Invoice.Invoice({ ...original, biz_status: moved.right.to, refund_order_id: done.refund_id })
+                const updated = new Invoice.Invoice({ ...original, biz_status: moved.right.to, refund_order_id: done.refund_id }, true)
                 yield* invoices.update(updated, iv.version)
                 yield* emit(storage, { merchant_id: merchantId, type: "v2.invoice.refunded", business_id: updated.invoice_id, schema: Invoice.Invoice, data: updated, at })
               }
               const draft = Invoicing.refund({ amount: reserved.amount, cycle_index: original.cycle_index, original_invoice_id: original.invoice_id, reason: input.reason ?? "refund" })
               const refundInvoice = yield* billing.newInvoice({ merchant_id: merchantId, draft, trade_id: t.trade_id, subscription_id: original.subscription_id, price_id: original.price_id, price_version_id: original.price_version_id, customer_id: original.customer_id, order_id: original.order_id, status: "success", at })
-              yield* Effect.orDie(invoices.insert(new Invoice.Invoice({ ...refundInvoice, refund_order_id: done.refund_id })))
+              yield* Effect.orDie(invoices.insert(new Invoice.Invoice({ ...refundInvoice, refund_order_id: done.refund_id }, true)))
             }
             return done
           })
