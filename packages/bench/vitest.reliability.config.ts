@@ -9,7 +9,7 @@ export default defineConfig({
   test: {
     name: "reliability",
     include: ["reliability/**/*.test.ts"],
-    testTimeout: 1_800_000,
+    testTimeout: 3_600_000,
     hookTimeout: 120_000,
     fileParallelism: false,
     reporters: process.env.CI ? ["default", "json"] : ["default"],

@@ -10,7 +10,9 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { databaseUrl, report, size } from "./harness.js"
+import pg from "pg"
 import { shifted } from "../src/clock.js"
+import { cloneTemplate, seedTemplate } from "../src/seed.js"
 
 // kill -9 the billing worker at random points while it renews due subscriptions, restart it,
 // and finish: exactly one renewal invoice per subscription, none missing, each paid by one
@@ -22,8 +24,10 @@ const DAY = 86_400_000
 
 describe("crash mid-billing", () => {
   it("kill -9 the worker again and again during renewals: every cycle billed exactly once", async () => {
-    const n = size(300, 20_000)
+    const n = size(300, 100_000)
     const kills = size(8, 50)
+    // at full size on PostgreSQL a template of real subscriptions is cloned in SQL (services seed ~150/s)
+    const template = databaseUrl && n > 1_000 ? 500 : 0
     const masterKey = [...crypto.getRandomValues(new Uint8Array(32))].map((b) => b.toString(16).padStart(2, "0")).join("")
     const schema = Pg.freshSchemaName("recur_crash")
     const dataDir = mkdtempSync(join(tmpdir(), "recur-crash-"))
@@ -31,34 +35,51 @@ describe("crash mid-billing", () => {
     const env = { ...process.env, RECUR_MASTER_KEY: masterKey, ...(databaseUrl ? { DATABASE_URL: databaseUrl, RECUR_DATABASE_SCHEMA: schema } : { RECUR_DATA_DIR: dataDir }) }
     try {
       // seed: a live merchant whose subscriptions started 31 days ago
+      /** Seeds `n` due subscriptions through the services. */
+      const serviceSeed = async () => {
+        const seeding = ManagedRuntime.make(engineOn(storage(), { masterKey }))
+        const id = await seeding.runPromise(Effect.gen(function* () {
+          const m = yield* (yield* Merchants.Merchants).create({ name: "Crash", currency: "USD", mode: "live" })
+          const catalog = yield* Catalog.Catalog
+          const product = yield* catalog.createProduct(m.merchant.merchant_id, { product_name: "Pro" })
+          const price = yield* catalog.createPrice(m.merchant.merchant_id, { name: "Pro", product_id: product.product_id, currency: "USD", billing_type: "recurring", price_type: "flat_price", price_plan: { billing_cycle_unit: "month", base_price_val: "30.00" } })
+          const billing = yield* Billing.Billing
+          yield* Effect.forEach(Array.from({ length: n }, (_, i) => i), (i) =>
+            Effect.gen(function* () {
+              const s = yield* billing.createSession(m.merchant.merchant_id, { payer_id: `crash-${i}`, line_items: [{ price_id: price.id }] })
+              yield* billing.paySession(m.merchant.merchant_id, s.session_id, { number: "4242424242424242", exp_month: 12, exp_year: 2099, cvc: "123" })
+            }), { concurrency: databaseUrl ? 8 : 1, discard: true })
+          return m.merchant.merchant_id
+        }).pipe(Effect.withClock(shifted(-31 * DAY))))
+        await seeding.dispose()
+        return id
+      }
+      /** Seeds a template through the services and clones it in SQL up to `n`. */
+      const cloneSeed = async () => {
+        const id = await seedTemplate({ url: databaseUrl!, schema, masterKey }, template)
+        const client = new pg.Client({ connectionString: databaseUrl, options: `-c search_path="${schema}"` })
+        await client.connect()
+        try {
+          await cloneTemplate(client, schema, id, Math.ceil(n / template) - 1)
+        } finally {
+          await client.end()
+        }
+        return id
+      }
       const seedStart = Date.now()
-      const seeding = ManagedRuntime.make(engineOn(storage(), { masterKey }))
-      const merchantId = await seeding.runPromise(Effect.gen(function* () {
-        const m = yield* (yield* Merchants.Merchants).create({ name: "Crash", currency: "USD", mode: "live" })
-        const catalog = yield* Catalog.Catalog
-        const product = yield* catalog.createProduct(m.merchant.merchant_id, { product_name: "Pro" })
-        const price = yield* catalog.createPrice(m.merchant.merchant_id, { name: "Pro", product_id: product.product_id, currency: "USD", billing_type: "recurring", price_type: "flat_price", price_plan: { billing_cycle_unit: "month", base_price_val: "30.00" } })
-        const billing = yield* Billing.Billing
-        yield* Effect.forEach(Array.from({ length: n }, (_, i) => i), (i) =>
-          Effect.gen(function* () {
-            const s = yield* billing.createSession(m.merchant.merchant_id, { payer_id: `crash-${i}`, line_items: [{ price_id: price.id }] })
-            yield* billing.paySession(m.merchant.merchant_id, s.session_id, { number: "4242424242424242", exp_month: 12, exp_year: 2099, cvc: "123" })
-          }), { concurrency: databaseUrl ? 8 : 1, discard: true })
-        return m.merchant.merchant_id
-      }).pipe(Effect.withClock(shifted(-31 * DAY))))
-      await seeding.dispose()
+      const merchantId = template > 0 ? await cloneSeed() : await serviceSeed()
       const seeded = Date.now() - seedStart
 
-      const worker = () => spawn(process.execPath, ["--conditions=source", "--import", "tsx", main, "worker"], { cwd: root, env, stdio: ["ignore", "ignore", "pipe"] })
+      const worker = () => spawn(process.execPath, ["--conditions=source", "--import", "tsx", main, "worker"], { cwd: root, env, stdio: ["ignore", "ignore", "ignore"] })
       const exit = (p: ReturnType<typeof worker>) => new Promise<void>((resolve) => p.once("exit", () => resolve()))
       const started = Date.now()
       for (let k = 0; k < kills; k++) {
         const p = worker()
-        await new Promise((r) => setTimeout(r, 1_500 + Math.random() * 2_500))
+        // at full size the kills are spread over the whole run (a worker lives 4 to 20 s)
+        await new Promise((r) => setTimeout(r, size(1_500, 4_000) + Math.random() * size(2_500, 16_000)))
         p.kill("SIGKILL")
         await exit(p)
       }
-      // a worker that is allowed to finish (stopped politely once nothing is due)
       const open = () => ManagedRuntime.make(Layer.provideMerge(Layer.empty, storage() as Layer.Layer<SqlClient.SqlClient, unknown>))
       const due = async () => {
         const rt = open()
@@ -66,15 +87,16 @@ describe("crash mid-billing", () => {
         await rt.dispose()
         return row!.n
       }
+      // a worker that is allowed to finish, stopped politely once nothing is due
       let rounds = 0
+      const finisher = worker()
       for (;;) {
-        const p = worker()
         await new Promise((r) => setTimeout(r, databaseUrl ? 5_000 : 8_000))
-        p.kill("SIGTERM")
-        await exit(p)
         rounds++
-        if ((await due()) === 0 || rounds > 60) break
+        if ((await due()) === 0 || rounds > size(60, 1_000)) break
       }
+      finisher.kill("SIGTERM")
+      await exit(finisher)
       const elapsed = Date.now() - started
 
       const rt = open()
@@ -86,7 +108,7 @@ describe("crash mid-billing", () => {
         return { inv: inv!, worst: per!.worst, trades: tr!, paidBy: paidBy!.n }
       })))
       await rt.dispose()
-      report(`crash mid-billing: ${n} due subscriptions (seeded in ${(seeded / 1000).toFixed(1)} s), ${kills} kill -9 of the worker, ${rounds} finishing round(s), ${(elapsed / 1000).toFixed(1)} s; renewal invoices ${facts.inv.n} for ${facts.inv.subs} subscriptions, max per cycle ${facts.worst}, paid ${facts.inv.paid}, trades ${facts.trades.n} (${facts.trades.ok} succeeded), Σ ${facts.inv.total} minor units`)
+      report(`crash mid-billing: ${n} due subscriptions (seeded in ${(seeded / 1000).toFixed(1)} s), ${kills} kill -9 of the worker, then one worker to the end (${rounds * (databaseUrl ? 5 : 8)} s), ${(elapsed / 1000).toFixed(1)} s; renewal invoices ${facts.inv.n} for ${facts.inv.subs} subscriptions, max per cycle ${facts.worst}, paid ${facts.inv.paid}, trades ${facts.trades.n} (${facts.trades.ok} succeeded), Σ ${facts.inv.total} minor units`)
       expect(facts.worst).toBe(1)
       expect([facts.inv.n, facts.inv.subs, facts.inv.paid, facts.paidBy]).toEqual([n, n, n, n])
       expect(facts.trades).toEqual({ n: 2 * n, ok: 2 * n })
