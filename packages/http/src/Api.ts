@@ -420,7 +420,23 @@ function withoutDecodeError(spec: Record<string, any>): Record<string, any> {
     return node
   }
   const { HttpApiDecodeError: _d, Issue: _i, PropertyKey: _p, ...schemas } = spec.components?.schemas ?? {}
-  return strip({ ...spec, components: { ...spec.components, schemas } }) as Record<string, any>
+  return withBearer(strip({ ...spec, components: { ...spec.components, schemas } }) as Record<string, any>)
+}
+
+/**
+ * Declares the API key as an HTTP bearer scheme, required by every operation of the document
+ * (every group is authenticated; the hosted checkout pages and `/healthz` are served outside it),
+ * so generated clients send `Authorization: Bearer <key>` on their own.
+ */
+function withBearer(spec: Record<string, any>): Record<string, any> {
+  return {
+    ...spec,
+    security: [{ bearer: [] }],
+    components: {
+      ...spec.components,
+      securitySchemes: { ...spec.components?.securitySchemes, bearer: { type: "http", scheme: "bearer", description: "A merchant API key (sk_live_… or sk_test_…)." } }
+    }
+  }
 }
 
 /**

@@ -155,8 +155,11 @@ describe("hosted checkout page", () => {
 
   it("serves OpenAPI 3.1 and Swagger UI", async () => {
     const spec = await handler(new Request("http://localhost/openapi.json"))
-    const doc = await spec.json() as { openapi: string; paths: Record<string, unknown> }
+    const doc = await spec.json() as { openapi: string; paths: Record<string, unknown>; security: unknown; components: { securitySchemes: unknown } }
     expect(doc.openapi).toMatch(/^3\.1/)
+    // the API key is a bearer scheme every operation requires
+    expect(doc.security).toEqual([{ bearer: [] }])
+    expect(doc.components.securitySchemes).toMatchObject({ bearer: { type: "http", scheme: "bearer" } })
     expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(["/api/v1/front/customer/create", "/api/v1/invoices", "/api/v1/subscription/{subscription_id}/revoke-price-change"]))
     expect(JSON.stringify(doc)).not.toContain("HttpApiDecodeError")
     for (const [path, ops] of Object.entries(doc.paths)) {
