@@ -206,6 +206,8 @@ export interface Outbox {
   readonly claim: (options: { readonly now: number; readonly limit: number; readonly leaseMs: number; readonly owner: string }) => Effect.Effect<ReadonlyArray<OutboxEvent>>
   /** Marks a claimed event dispatched (only by its lease owner). */
   readonly complete: (id: string, owner: string) => Effect.Effect<boolean>
+  /** Marks many claimed events dispatched in one round trip (only those the owner holds); returns how many. */
+  readonly completeMany: (ids: ReadonlyArray<string>, owner: string) => Effect.Effect<number>
   /** The next sequence number for an object (1 for its first event). */
   readonly nextSequence: (merchantId: string, businessId: string) => Effect.Effect<number>
 }

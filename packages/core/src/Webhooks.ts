@@ -143,28 +143,34 @@ export class Webhooks extends Effect.Service<Webhooks>()("@recur/core/Webhooks",
 
     // ------------------------------------------------------------------ delivery
 
-    /** Enabled endpoints of a merchant subscribed to an event type. */
-    const subscribers = (merchantId: string, type: string) =>
+    /** A merchant's enabled endpoints. */
+    const enabledEndpoints = (merchantId: string) =>
       Effect.gen(function* () {
         const out: Array<Entities.WebhookEndpointRecord> = []
         let cursor: string | undefined
         for (;;) {
           const page = yield* Effect.orDie(endpoints.list(merchantId, { limit: 100, starting_after: cursor, filters: [{ column: "status", op: "in", values: ["enabled"] }] }))
-          out.push(...page.list.filter((e) => e.endpoint.all_events || e.endpoint.event_types.includes(type as Lifecycle.EventType)))
+          out.push(...page.list)
           if (!page.has_more) return out
           cursor = page.list[page.list.length - 1]!.endpoint.id
         }
       })
+
+    const subscribedTo = (list: ReadonlyArray<Entities.WebhookEndpointRecord>, type: string) =>
+      list.filter((e) => e.endpoint.all_events || e.endpoint.event_types.includes(type as Lifecycle.EventType))
+
+    /** Enabled endpoints of a merchant subscribed to an event type. */
+    const subscribers = (merchantId: string, type: string) => Effect.map(enabledEndpoints(merchantId), (list) => subscribedTo(list, type))
 
     /**
      * Fans one outbox event out: a `pending` delivery per subscribed endpoint, each with a
      * safety-net work item one retry interval out (the dispatcher attempts at once; the item
      * only fires if that attempt never happened). Idempotent: a second call creates nothing.
      */
-    const fanOut = (event: Store.OutboxEvent) =>
+    const fanOut = (event: Store.OutboxEvent, known?: ReadonlyArray<Entities.WebhookEndpointRecord>) =>
       Effect.gen(function* () {
         // most events of most merchants have no subscriber: answer those with one query
-        const targets = yield* subscribers(event.merchant_id, event.type)
+        const targets = known ?? (yield* subscribers(event.merchant_id, event.type))
         if (targets.length === 0) return [] as ReadonlyArray<Entities.DeliveryRecord>
         const merchant = yield* Effect.orDie(merchants.get(event.merchant_id))
         const at = yield* nowOf(merchant)
@@ -260,9 +266,15 @@ export class Webhooks extends Effect.Service<Webhooks>()("@recur/core/Webhooks",
       Effect.gen(function* () {
         const now = yield* Clock.currentTimeMillis
         const claimed = yield* storage.outbox.claim({ now, limit: options.limit ?? 100, leaseMs: options.leaseMs ?? 60_000, owner: options.owner })
-        yield* Effect.forEach(claimed, (event) =>
+        // one endpoint query per merchant per pass; the events nobody subscribes to (most of
+        // them) are marked dispatched together in one statement
+        const merchantIds = [...new Set(claimed.map((e) => e.merchant_id))]
+        const lists = new Map(yield* Effect.forEach(merchantIds, (m) => Effect.map(enabledEndpoints(m), (list) => [m, list] as const), { concurrency: options.concurrency ?? 8 }))
+        const targeted = claimed.map((event) => ({ event, targets: subscribedTo(lists.get(event.merchant_id) ?? [], event.type) }))
+        yield* storage.outbox.completeMany(targeted.filter((t) => t.targets.length === 0).map((t) => t.event.id), options.owner)
+        yield* Effect.forEach(targeted.filter((t) => t.targets.length > 0), ({ event, targets }) =>
           Effect.gen(function* () {
-            const created = yield* fanOut(event)
+            const created = yield* fanOut(event, targets)
             yield* storage.outbox.complete(event.id, options.owner)
             yield* Effect.forEach(created, (d) => deliver(event.merchant_id, d.id), { concurrency: options.concurrency ?? 8, discard: true })
           }), { concurrency: options.concurrency ?? 8, discard: true })

@@ -43,7 +43,8 @@ const program = Effect.gen(function* () {
     case "migrate":
       return yield* withEngine(() => Console.log("migrations are up to date"))
     case "worker":
-      return yield* withEngine((config) => Server.workers(`worker-${process.pid}`, { concurrency: config.workerConcurrency }))
+      // like `serve`: no exporter in the standalone worker, so no spans unless RECUR_TRACING asks
+      return yield* withEngine((config) => Server.workers(`worker-${process.pid}`, { concurrency: config.workerConcurrency }).pipe(Effect.withTracerEnabled(config.tracing)))
     case "merchant": {
       if (sub !== "create") return yield* Console.error(usage)
       const name = flag("name")

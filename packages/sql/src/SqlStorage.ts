@@ -246,6 +246,13 @@ export const make = Effect.gen(function* () {
         Effect.orDie(sql`update recur_events set dispatched = true where id = ${id} and lease_owner = ${owner} and not dispatched returning id`),
         (r) => r.length > 0
       ),
+    completeMany: (ids, owner) =>
+      ids.length === 0
+        ? Effect.succeed(0)
+        : Effect.map(
+          Effect.orDie(sql`update recur_events set dispatched = true where id in ${sql.in([...new Set(ids)])} and lease_owner = ${owner} and not dispatched returning id`),
+          (r) => r.length
+        ),
     nextSequence: (merchantId, businessId) =>
       Effect.map(
         Effect.orDie(sql<{ next: unknown }>`select coalesce(max(sequence), 0) + 1 as next from recur_events where merchant_id = ${merchantId} and business_id = ${businessId}`),

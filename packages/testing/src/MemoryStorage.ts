@@ -292,6 +292,17 @@ export const make = Effect.gen(function* () {
         setMapEntry(outbox, id, { ...e, dispatched: true }, undo)
         return true
       }),
+    completeMany: (ids, owner) =>
+      write((undo) => {
+        let n = 0
+        for (const id of new Set(ids)) {
+          const e = outbox.get(id)
+          if (!e || e.leaseOwner !== owner || e.dispatched) continue
+          setMapEntry(outbox, id, { ...e, dispatched: true }, undo)
+          n++
+        }
+        return n
+      }),
     nextSequence: (merchantId, businessId) => Effect.sync(() => (sequences.get(`${merchantId}:${businessId}`) ?? 0) + 1)
   }
 

@@ -314,6 +314,12 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>, o
         const again = mine(yield* outbox.claim({ now: now + 40_000, limit: 1000, leaseMs: 30_000, owner: "w2" }))
         expect(again.map((e) => e.id)).toEqual(ids.slice(1))
         expect(again[0]!.content).toBe(`{"n":1}`)
+        // many at once: only the lease owner's, each once
+        expect(yield* outbox.completeMany([], "w2")).toBe(0)
+        expect(yield* outbox.completeMany([ids[1]!, ids[2]!, ids[0]!], "w1")).toBe(0)
+        expect(yield* outbox.completeMany([ids[1]!, ids[2]!, ids[0]!, ids[1]!], "w2")).toBe(2)
+        expect(yield* outbox.completeMany([ids[1]!], "w2")).toBe(0)
+        expect(mine(yield* outbox.claim({ now: now + 100_000, limit: 1000, leaseMs: 30_000, owner: "w3" }))).toEqual([])
       }))
 
     it.effect("work queue: due items only, leased, completed once, reschedules win", () =>
