@@ -115,6 +115,11 @@ describe("crash mid-billing", () => {
       expect(facts.inv.total).toBe(String(3000 * n))
     } finally {
       rmSync(dataDir, { recursive: true, force: true })
+      if (databaseUrl) {
+        const client = new pg.Client({ connectionString: databaseUrl })
+        await client.connect()
+        await client.query(`drop schema if exists "${schema}" cascade`).finally(() => client.end())
+      }
     }
   })
 })

@@ -11,7 +11,7 @@ export const size = (small: number, large: number) => (full ? large : small)
 /** PostgreSQL when `RECUR_TEST_DATABASE_URL` is set (CI), else embedded PGlite. */
 export const databaseUrl = process.env.RECUR_TEST_DATABASE_URL
 export const backendName = databaseUrl ? "PostgreSQL" : "PGlite"
-export const storage = () => (databaseUrl ? Pg.layerPgUrl({ url: databaseUrl, schema: Pg.freshSchemaName("recur_rel") }) : Pg.layerPglite())
+export const storage = () => (databaseUrl ? Pg.layerPgScratch({ url: databaseUrl, prefix: "recur_rel" }) : Pg.layerPglite())
 
 /** The REST API in process on a fresh store, with merchant creation. */
 export const api = () => {

@@ -9,7 +9,7 @@ export const backends = (): ReadonlyArray<readonly [string, () => Layer.Layer<St
   const url = process.env.RECUR_TEST_DATABASE_URL
   return [
     ["PGlite", () => Pg.layerPglite()],
-    ...(url ? [["PostgreSQL", () => Pg.layerPgUrl({ url, schema: Pg.freshSchemaName() })] as const] : [])
+    ...(url ? [["PostgreSQL", () => Pg.layerPgScratch({ url })] as const] : [])
   ]
 }
 

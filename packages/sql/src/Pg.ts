@@ -7,7 +7,7 @@
 import { PGlite } from "@electric-sql/pglite"
 import { createPgConfig } from "@electric-sql/pglite/node-postgres"
 import { PgClient } from "@effect/sql-pg"
-import type * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { SqlError } from "@effect/sql/SqlError"
 import type { Store } from "@recur/core"
 import { Config, type ConfigError, Effect, Layer } from "effect"
@@ -82,6 +82,23 @@ export const freshSchemaName = (prefix = "recur_test"): string =>
  */
 export const layerPgUrl = (options: PgOptions): Layer.Layer<Store.Storage | SqlClient.SqlClient, SqlError> =>
   Layer.provideMerge(Layer.effectDiscard(Effect.orDie(Migrations.run)).pipe(Layer.provideMerge(SqlStorage.layer)), clientPg(options))
+
+/**
+ * Storage on a fresh schema of the PostgreSQL at `url`, migrated at start and dropped when the
+ * layer is released: tests on a shared database (CI's, a developer's) leave nothing behind.
+ *
+ * @example
+ * layer(Pg.layerPgScratch({ url: process.env.RECUR_TEST_DATABASE_URL! }))("my tests", (it) => { ... })
+ * @since 0.1.0
+ */
+export const layerPgScratch = (options: { readonly url: string; readonly prefix?: string }): Layer.Layer<Store.Storage | SqlClient.SqlClient, SqlError> => {
+  const schema = freshSchemaName(options.prefix)
+  const dropOnRelease = Layer.scopedDiscard(
+    Effect.flatMap(SqlClient.SqlClient, (sql) => Effect.addFinalizer(() => sql`drop schema if exists ${sql(schema)} cascade`.pipe(Effect.ignore)))
+  )
+  // the finalizer is registered after the client is built, so it runs before the pool closes
+  return Layer.provideMerge(dropOnRelease, layerPgUrl({ url: options.url, schema }))
+}
 
 /**
  * Storage on PostgreSQL from the `DATABASE_URL` config (and `RECUR_DATABASE_SCHEMA`, optional),

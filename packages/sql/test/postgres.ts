@@ -1,4 +1,4 @@
 import { Pg } from "@recur/sql"
 
 /** Storage on a fresh schema of the test database, so runs never see each other's rows. */
-export const freshPostgres = (url: string) => Pg.layerPgUrl({ url, schema: Pg.freshSchemaName() })
+export const freshPostgres = (url: string) => Pg.layerPgScratch({ url })

@@ -67,7 +67,7 @@ export const backends = (): ReadonlyArray<readonly [string, () => Layer.Layer<an
   const url = process.env.RECUR_TEST_DATABASE_URL
   return [
     ["PGlite", () => Pg.layerPglite()],
-    ...(url ? [["PostgreSQL", () => Pg.layerPgUrl({ url, schema: Pg.freshSchemaName() })] as const] : [])
+    ...(url ? [["PostgreSQL", () => Pg.layerPgScratch({ url })] as const] : [])
   ]
 }
 
