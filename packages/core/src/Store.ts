@@ -210,6 +210,8 @@ export interface Outbox {
   readonly completeMany: (ids: ReadonlyArray<string>, owner: string) => Effect.Effect<number>
   /** The next sequence number for an object (1 for its first event). */
   readonly nextSequence: (merchantId: string, businessId: string) => Effect.Effect<number>
+  /** The next sequence number of each of many objects of one merchant, in one round trip. */
+  readonly nextSequences: (merchantId: string, businessIds: ReadonlyArray<string>) => Effect.Effect<ReadonlyMap<string, number>>
 }
 
 /**
@@ -239,11 +241,17 @@ export interface WorkItem {
 export interface WorkQueue {
   /** Schedules (or reschedules) the item for its subject. */
   readonly schedule: (item: Omit<WorkItem, "attempts">) => Effect.Effect<void>
+  /** Schedules (or reschedules) many items in one round trip (a later item wins over an earlier one of the same subject). */
+  readonly scheduleMany: (items: ReadonlyArray<Omit<WorkItem, "attempts">>) => Effect.Effect<void>
   readonly cancel: (merchantId: string, kind: string, subjectId: string) => Effect.Effect<void>
+  /** Cancels many items in one round trip. */
+  readonly cancelMany: (keys: ReadonlyArray<{ readonly merchant_id: string; readonly kind: string; readonly subject_id: string }>) => Effect.Effect<void>
   /** Claims due items of one lane (default `live`), optionally of one merchant. */
   readonly claim: (options: { readonly now: number; readonly limit: number; readonly leaseMs: number; readonly owner: string; readonly merchantId?: string; readonly lane?: "live" | "frozen" }) => Effect.Effect<ReadonlyArray<WorkItem>>
   /** Removes a claimed item once done (only by its lease owner, and only if not rescheduled since). */
   readonly complete: (item: WorkItem, owner: string) => Effect.Effect<boolean>
+  /** `complete` for many claimed items in one round trip; returns how many were removed. */
+  readonly completeMany: (items: ReadonlyArray<WorkItem>, owner: string) => Effect.Effect<number>
   /** The earliest due time for a merchant, if any. */
   readonly nextDue: (merchantId: string) => Effect.Effect<Option.Option<number>>
 }

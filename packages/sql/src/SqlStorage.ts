@@ -257,7 +257,20 @@ export const make = Effect.gen(function* () {
       Effect.map(
         Effect.orDie(sql<{ next: unknown }>`select coalesce(max(sequence), 0) + 1 as next from recur_events where merchant_id = ${merchantId} and business_id = ${businessId}`),
         (r) => num(r[0]!.next)
+      ),
+    nextSequences: (merchantId, businessIds) => {
+      const wanted = [...new Set(businessIds)]
+      if (wanted.length === 0) return Effect.succeed(new Map<string, number>())
+      return Effect.map(
+        Effect.orDie(sql<{ business_id: string; next: unknown }>`select business_id, max(sequence) + 1 as next from recur_events
+          where merchant_id = ${merchantId} and business_id in ${sql.in(wanted)} group by business_id`),
+        (rows) => {
+          const next = new Map(wanted.map((b) => [b, 1]))
+          for (const r of rows) next.set(r.business_id, num(r.next))
+          return next
+        }
       )
+    }
   }
 
   const workQueue: Store.WorkQueue = {
@@ -268,8 +281,28 @@ export const make = Effect.gen(function* () {
           on conflict (merchant_id, kind, subject_id)
           do update set due_at = excluded.due_at, lane = excluded.lane, lease_owner = null, lease_until = 0`)
       ),
+    scheduleMany: (items) => {
+      // one row per key (the last wins), as ON CONFLICT cannot touch a row twice in one statement
+      const rows = [...new Map(items.map((i) => [`${i.merchant_id}\u0000${i.kind}\u0000${i.subject_id}`, { merchant_id: i.merchant_id, kind: i.kind, subject_id: i.subject_id, due_at: i.due_at, lane: i.lane ?? "live" }])).values()]
+      if (rows.length === 0) return Effect.void
+      return Effect.orDie(
+        Effect.asVoid(sql`insert into recur_work_items (merchant_id, kind, subject_id, due_at, lane)
+          select merchant_id, kind, subject_id, due_at, lane
+          from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as x(merchant_id text, kind text, subject_id text, due_at bigint, lane text)
+          on conflict (merchant_id, kind, subject_id)
+          do update set due_at = excluded.due_at, lane = excluded.lane, lease_owner = null, lease_until = 0`)
+      )
+    },
     cancel: (merchantId, kind, subjectId) =>
       Effect.orDie(Effect.asVoid(sql`delete from recur_work_items where merchant_id = ${merchantId} and kind = ${kind} and subject_id = ${subjectId}`)),
+    cancelMany: (keys) =>
+      keys.length === 0
+        ? Effect.void
+        : Effect.orDie(
+          Effect.asVoid(sql`delete from recur_work_items w using jsonb_to_recordset(${JSON.stringify(keys.map((k) => ({ merchant_id: k.merchant_id, kind: k.kind, subject_id: k.subject_id })))}::jsonb)
+            as x(merchant_id text, kind text, subject_id text)
+            where w.merchant_id = x.merchant_id and w.kind = x.kind and w.subject_id = x.subject_id`)
+        ),
     claim: ({ lane, leaseMs, limit, merchantId, now, owner }) =>
       Effect.map(
         Effect.orDie(sql<{ lane: "live" | "frozen"; merchant_id: string; kind: string; subject_id: string; due_at: unknown; attempts: unknown }>`
@@ -291,6 +324,16 @@ export const make = Effect.gen(function* () {
           and subject_id = ${item.subject_id} and lease_owner = ${owner} and due_at = ${item.due_at} returning kind`),
         (r) => r.length > 0
       ),
+    completeMany: (items, owner) =>
+      items.length === 0
+        ? Effect.succeed(0)
+        : Effect.map(
+          Effect.orDie(sql`delete from recur_work_items w using jsonb_to_recordset(${JSON.stringify(items.map((i) => ({ merchant_id: i.merchant_id, kind: i.kind, subject_id: i.subject_id, due_at: i.due_at })))}::jsonb)
+            as x(merchant_id text, kind text, subject_id text, due_at bigint)
+            where w.merchant_id = x.merchant_id and w.kind = x.kind and w.subject_id = x.subject_id and w.due_at = x.due_at and w.lease_owner = ${owner}
+            returning w.kind`),
+          (r) => r.length
+        ),
     nextDue: (merchantId) =>
       Effect.map(
         Effect.orDie(sql<{ due: unknown }>`select min(due_at) as due from recur_work_items where merchant_id = ${merchantId}`),

@@ -303,7 +303,9 @@ export const make = Effect.gen(function* () {
         }
         return n
       }),
-    nextSequence: (merchantId, businessId) => Effect.sync(() => (sequences.get(`${merchantId}:${businessId}`) ?? 0) + 1)
+    nextSequence: (merchantId, businessId) => Effect.sync(() => (sequences.get(`${merchantId}:${businessId}`) ?? 0) + 1),
+    nextSequences: (merchantId, businessIds) =>
+      Effect.sync(() => new Map(businessIds.map((b) => [b, (sequences.get(`${merchantId}:${b}`) ?? 0) + 1])))
   }
 
   const key = (merchantId: string, kind: string, subjectId: string) => `${merchantId}\u0000${kind}\u0000${subjectId}`
@@ -314,7 +316,19 @@ export const make = Effect.gen(function* () {
         const prev = work.get(k)
         setMapEntry(work, k, { ...item, attempts: prev?.attempts ?? 0, leaseOwner: null, leaseUntil: 0, generation: (prev?.generation ?? 0) + 1 }, undo)
       }),
+    scheduleMany: (items) =>
+      write((undo) => {
+        for (const item of items) {
+          const k = key(item.merchant_id, item.kind, item.subject_id)
+          const prev = work.get(k)
+          setMapEntry(work, k, { ...item, attempts: prev?.attempts ?? 0, leaseOwner: null, leaseUntil: 0, generation: (prev?.generation ?? 0) + 1 }, undo)
+        }
+      }),
     cancel: (merchantId, kind, subjectId) => write((undo) => setMapEntry(work, key(merchantId, kind, subjectId), undefined, undo)),
+    cancelMany: (keys) =>
+      write((undo) => {
+        for (const k of keys) setMapEntry(work, key(k.merchant_id, k.kind, k.subject_id), undefined, undo)
+      }),
     claim: ({ lane, leaseMs, limit, merchantId, now, owner }) =>
       write((undo) => {
         const due = [...work.entries()]
@@ -334,6 +348,18 @@ export const make = Effect.gen(function* () {
         if (!w || w.leaseOwner !== owner || w.due_at !== item.due_at) return false
         setMapEntry(work, k, undefined, undo)
         return true
+      }),
+    completeMany: (items, owner) =>
+      write((undo) => {
+        let n = 0
+        for (const item of items) {
+          const k = key(item.merchant_id, item.kind, item.subject_id)
+          const w = work.get(k)
+          if (!w || w.leaseOwner !== owner || w.due_at !== item.due_at) continue
+          setMapEntry(work, k, undefined, undo)
+          n++
+        }
+        return n
       }),
     nextDue: (merchantId) =>
       Effect.sync(() => {

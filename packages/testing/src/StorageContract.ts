@@ -351,6 +351,43 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>, o
         expect(yield* claim(10_000, "w3")).toEqual([])
       }))
 
+    it.effect("work queue and outbox in batches: scheduleMany, cancelMany, completeMany, nextSequences", () =>
+      Effect.gen(function* () {
+        const { outbox, workQueue } = yield* Storage
+        const m = yield* Fixtures.merchantId
+        const other = yield* Fixtures.merchantId
+        yield* workQueue.scheduleMany([])
+        yield* workQueue.scheduleMany([
+          { merchant_id: m, kind: "renewal", subject_id: "sub_1", due_at: 100 },
+          { merchant_id: m, kind: "renewal", subject_id: "sub_2", due_at: 200 },
+          { merchant_id: m, kind: "charge", subject_id: "trd_1", due_at: 150 },
+          // the same key twice in one call: the later wins
+          { merchant_id: m, kind: "renewal", subject_id: "sub_2", due_at: 120 },
+          { merchant_id: other, kind: "renewal", subject_id: "sub_1", due_at: 100 }
+        ])
+        const claim = (now: number, owner: string, merchantId = m) => workQueue.claim({ now, limit: 10, leaseMs: 1000, owner, merchantId })
+        const got = yield* claim(1000, "w1")
+        expect(got.map((w) => [w.kind, w.subject_id, w.due_at])).toEqual([["renewal", "sub_1", 100], ["renewal", "sub_2", 120], ["charge", "trd_1", 150]])
+        // a reschedule of a claimed item (as a renewal does for its next period) is not completed by the old claim
+        yield* workQueue.scheduleMany([{ merchant_id: m, kind: "renewal", subject_id: "sub_1", due_at: 5000 }])
+        expect(yield* workQueue.completeMany([], "w1")).toBe(0)
+        expect(yield* workQueue.completeMany(got, "w2")).toBe(0)
+        expect(yield* workQueue.completeMany(got.filter((w) => w.kind === "renewal"), "w1")).toBe(1)
+        yield* workQueue.cancelMany([])
+        yield* workQueue.cancelMany([{ merchant_id: m, kind: "charge", subject_id: "trd_1" }, { merchant_id: m, kind: "charge", subject_id: "trd_none" }])
+        expect(Option.getOrThrow(yield* workQueue.nextDue(m))).toBe(5000)
+        expect((yield* claim(10_000, "w3")).map((w) => [w.kind, w.subject_id])).toEqual([["renewal", "sub_1"]])
+        // another merchant's items were never touched
+        expect((yield* claim(10_000, "w3", other)).map((w) => w.subject_id)).toEqual(["sub_1"])
+
+        const seq = (n: number, business_id: string, merchant_id = m) =>
+          Effect.map(Ids.make("evt"), (id) => ({ id, merchant_id, type: "v2.test", business_id, content: "{}", sequence: n, created_at: 1 }))
+        yield* outbox.append([yield* seq(1, "trd_a"), yield* seq(2, "trd_a"), yield* seq(1, "inv_b"), yield* seq(7, "trd_c", other)])
+        const next = yield* outbox.nextSequences(m, ["trd_a", "inv_b", "trd_c", "trd_a"])
+        expect([next.get("trd_a"), next.get("inv_b"), next.get("trd_c")]).toEqual([3, 2, 1])
+        expect((yield* outbox.nextSequences(m, [])).size).toBe(0)
+      }))
+
     it.effect("idempotency records: one per (merchant, Request-Id)", () =>
       Effect.gen(function* () {
         const { idempotency } = yield* Storage
