@@ -22,7 +22,7 @@ import * as Decimal from "./Decimal.js"
 import * as Entities from "./Entities.js"
 import * as Errors from "./Errors.js"
 import * as Ids from "./Ids.js"
-import { dt, emit, emitAll, laneOf, msOf, nowOf } from "./internal/engine.js"
+import { dt, emit, emitAll, emitMany, laneOf, msOf, nowOf, pending as pendingEvent } from "./internal/engine.js"
 import { pageErrors } from "./internal/paging.js"
 import * as Invoice from "./Invoice.js"
 import * as Invoicing from "./Invoicing.js"
@@ -993,6 +993,205 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
         return Option.some(result)
       }).pipe(Effect.withSpan("Billing.renew"))
 
+    /**
+     * Renews many due subscriptions of one merchant together, with the result of renewing each
+     * alone: one transaction bills them all (invoices, trades, next periods, charge intents,
+     * outbox events), the gateway charges each, and one transaction records the charges that
+     * succeeded. What the batch does not cover goes through `renew` and `applyOutcome` one by
+     * one: a trial, a cancellation or fixed term ending, a scheduled price change, an amount of
+     * zero, a subscription without a saved card, a cycle already billed, a charge that did not
+     * simply succeed, and everything when a batch transaction fails (a concurrent change).
+     * Returns the subscriptions it finished; the others failed and their work is tried again.
+     */
+    const renewMany = (merchantId: string, subscriptionIds: ReadonlyArray<string>, options: { readonly concurrency?: number } = {}) =>
+      Effect.gen(function* () {
+        const merchant = yield* merchants.get(merchantId)
+        const concurrency = Math.max(1, options.concurrency ?? 1)
+        const alone = new Set<string>()
+        const billed = yield* storage.withTransaction(
+          Effect.gen(function* () {
+            const at = yield* nowOf(merchant)
+            const found = yield* subs.getMany(merchantId, subscriptionIds)
+            const plain: Array<Store.Versioned<Entities.SubscriptionRecord>> = []
+            for (const id of subscriptionIds) {
+              const sv = found.get(id)
+              const s = sv?.value.subscription
+              const batchable = sv !== undefined && s !== undefined &&
+                s.status === "active" && !s.cancel_at_period_end && sv.value.scheduled_price_version_id === null && sv.value.payment_token !== null &&
+                s.next_invoice_date !== null && msOf(s.next_invoice_date) <= at &&
+                (s.total_cycles === null || paidIndex(sv.value, s.cycle_index + 1) < s.total_cycles)
+              if (batchable) plain.push(sv)
+              else alone.add(id)
+            }
+            const prices = yield* versions.getMany(merchantId, [...new Set(plain.map((sv) => sv.value.subscription.price_version_id))])
+            const drafts: Array<{ readonly rec: Entities.SubscriptionRecord; readonly version: number; readonly trade: Trade.Trade; readonly invoice: Invoice.Invoice; readonly next: number | null }> = []
+            for (const sv of plain) {
+              const rec = sv.value
+              const s = rec.subscription
+              const pv = prices.get(s.price_version_id)?.value
+              if (pv === undefined) {
+                alone.add(s.id)
+                continue
+              }
+              // the same computation as `renew`, for the plain case
+              const nextCycle = s.cycle_index + 1
+              const pending = s.pending_change
+              const pendingDue = pending !== null && pending.cycle_index <= nextCycle
+              const quantity = pendingDue ? BigInt(pending.quantity) : BigInt(s.quantity)
+              const arrears = pv.billing_dimension === "usage"
+              const draftRaw = Invoicing.cycle({
+                invoice_type: "renewal",
+                price: pv,
+                cycle_index: arrears ? s.cycle_index : nextCycle,
+                paidCycles: arrears ? paidIndex(rec, s.cycle_index) : paidIndex(rec, nextCycle),
+                quantity,
+                usage: arrears ? BigInt(rec.accrued_usage) : 0n,
+                existing: []
+              })
+              if (Either.isLeft(draftRaw)) {
+                alone.add(s.id)
+                continue
+              }
+              const credit = Either.getOrThrow(Money.parse(s.credit_balance, rec.currency, { allowNegative: true }))
+              const withTaxes = yield* withTax(convertDraft(draftRaw.right, rec.fx_rate, rec.currency), merchantId, s.customer_id, credit)
+              if (withTaxes.total.amount <= 0n) {
+                alone.add(s.id)
+                continue
+              }
+              const period = BillingPeriod.period({ ...scheduleOf(rec, pv), totalCycles: undefined }, periodIndex(rec, nextCycle))
+              const periodEnd = Option.match(period, { onNone: () => null, onSome: (p) => p.end })
+              const trade = yield* newTrade({ merchant, amount: withTaxes.total, customer_id: s.customer_id, order_id: s.order_id, payment_mode: "subscription", order_type: "renewal", session: Option.none(), line: null, tax: withTaxes.tax, metadata: {}, at })
+              const invoice = yield* newInvoice({
+                merchant_id: merchantId,
+                draft: withTaxes,
+                trade_id: trade.trade_id,
+                subscription_id: s.id,
+                price_id: pv.id,
+                price_version_id: pv.price_version_id,
+                customer_id: s.customer_id,
+                order_id: s.order_id,
+                status: "pending",
+                at
+              })
+              drafts.push({
+                version: sv.version,
+                trade,
+                invoice,
+                next: periodEnd,
+                rec: {
+                  ...rec,
+                  accrued_usage: arrears ? "0" : rec.accrued_usage,
+                  subscription: new Subscription.Subscription({
+                    ...s,
+                    cycle_index: nextCycle,
+                    quantity: quantity.toString(),
+                    pending_change: pendingDue ? null : pending,
+                    price_id: pv.id,
+                    price_version_id: pv.price_version_id,
+                    price_type: pv.price_type,
+                    current_period_start: dt(Option.match(period, { onNone: () => at, onSome: (p) => p.start })),
+                    current_period_end: periodEnd === null ? null : dt(periodEnd),
+                    next_invoice_date: periodEnd === null ? null : dt(periodEnd),
+                    credit_balance: fmtMinor(credit.amount - withTaxes.creditApplied.amount, credit.currency),
+                    updated_at: dt(at)
+                  }, true)
+                }
+              })
+            }
+            // a cycle already billed (a retried run) keeps its invoice: that subscription goes alone
+            const inserted = new Set((yield* invoices.insertMany(drafts.map((d) => d.invoice))).map((i) => i.invoice_id))
+            const done = drafts.filter((d) => inserted.has(d.invoice.invoice_id))
+            for (const d of drafts) if (!inserted.has(d.invoice.invoice_id)) alone.add(d.rec.subscription.id)
+            if (done.length === 0) return []
+            yield* Effect.orDie(trades.insertMany(done.map((d) => ({ trade: new Trade.Trade({ ...d.trade, trade_status: "processing" }, true), attempts: 1, invoice_id: d.invoice.invoice_id, subscription_id: d.rec.subscription.id }))))
+            yield* Effect.orDie(subs.updateMany(done.map((d) => ({ value: d.rec, expectedVersion: d.version }))))
+            const lane = laneOf(merchant)
+            yield* storage.workQueue.scheduleMany([
+              ...done.flatMap((d) => d.next === null ? [] : [{ lane, merchant_id: merchantId, kind: "renewal", subject_id: d.rec.subscription.id, due_at: d.next }]),
+              // durable intents: if this process dies before a charge, a worker makes it
+              ...done.map((d) => ({ lane, merchant_id: merchantId, kind: "charge", subject_id: d.trade.trade_id, due_at: at }))
+            ])
+            yield* emitMany(storage, merchantId, done.map((d) => pendingEvent({ type: "v2.trades.created", business_id: d.trade.trade_id, schema: Trade.Trade, data: d.trade, at })))
+            return done
+          })
+        ).pipe(
+          Effect.catchAllCause((cause) =>
+            Effect.as(Effect.logWarning("renewal batch fell back to one by one", cause), []).pipe(Effect.tap(() => Effect.sync(() => subscriptionIds.forEach((id) => alone.add(id)))))
+          )
+        )
+        const finished = new Set<string>(billed.map((d) => d.rec.subscription.id))
+        // charge each at the gateway; a charge that did not simply succeed is applied alone
+        const outcomes = yield* Effect.forEach(billed, (d) =>
+          Effect.map(
+            gateway.charge({ trade_id: d.trade.trade_id, attempt: 1, merchant_id: merchantId, amount: Either.getOrThrow(Money.parse(d.trade.amount, d.trade.currency)), source: { _tag: "Token", token: d.rec.payment_token! }, off_session: true }),
+            (outcome) => ({ d, outcome })
+          ), { concurrency: Math.max(concurrency, 16) })
+        const succeeded = outcomes.filter((o) => o.outcome._tag === "Succeeded")
+        const one = new Set(outcomes.filter((o) => o.outcome._tag !== "Succeeded"))
+        if (succeeded.length > 0) {
+          const recorded = yield* storage.withTransaction(
+            Effect.gen(function* () {
+              const at = yield* nowOf(merchant)
+              const tvs = yield* trades.getMany(merchantId, succeeded.map((o) => o.d.trade.trade_id))
+              const ivs = yield* invoices.getMany(merchantId, succeeded.map((o) => o.d.invoice.invoice_id))
+              const svs = yield* subs.getMany(merchantId, succeeded.map((o) => o.d.rec.subscription.id))
+              const paid: Array<{ readonly trade: Store.Versioned<Entities.TradeRecord>; readonly next: Trade.Trade; readonly invoice: Store.Versioned<Invoice.Invoice>; readonly paid: Invoice.Invoice }> = []
+              for (const o of succeeded) {
+                const tv = tvs.get(o.d.trade.trade_id)
+                const iv = ivs.get(o.d.invoice.invoice_id)
+                const sv = svs.get(o.d.rec.subscription.id)
+                const outcome = o.outcome as Extract<Ports.ChargeOutcome, { _tag: "Succeeded" }>
+                const token = Option.getOrNull(outcome.token)
+                // anything that moved since (a concurrent reconcile, a status change, a new card) is applied alone
+                if (!tv || !iv || !sv || tv.value.trade.trade_status !== "processing" || iv.value.biz_status !== "pending" || sv.value.subscription.status !== "active" || (token !== null && token !== sv.value.payment_token)) {
+                  one.add(o)
+                  continue
+                }
+                paid.push({
+                  trade: tv,
+                  next: new Trade.Trade({
+                    ...tv.value.trade,
+                    trade_status: "succeeded",
+                    paid_at: dt(at),
+                    txn_time: dt(at),
+                    last_trans_id: outcome.transaction_id,
+                    payment_token: token,
+                    payment_method: `${outcome.brand} •••• ${outcome.last4}`,
+                    next_action: null,
+                    last_payment_error: null
+                  }, true),
+                  invoice: iv,
+                  paid: new Invoice.Invoice({ ...iv.value, biz_status: "success", paid_at: dt(at) }, true)
+                })
+              }
+              yield* Effect.orDie(trades.updateMany(paid.map((p) => ({ value: { ...p.trade.value, trade: p.next }, expectedVersion: p.trade.version }))))
+              yield* Effect.orDie(invoices.updateMany(paid.map((p) => ({ value: p.paid, expectedVersion: p.invoice.version }))))
+              yield* storage.workQueue.cancelMany(paid.flatMap((p) => ["charge", "reconcile"].map((kind) => ({ merchant_id: merchantId, kind, subject_id: p.next.trade_id }))))
+              yield* emitMany(storage, merchantId, paid.flatMap((p) => [
+                pendingEvent({ type: "v2.trades.succeeded", business_id: p.next.trade_id, schema: Trade.Trade, data: p.next, at }),
+                pendingEvent({ type: "v2.invoice.paid", business_id: p.paid.invoice_id, schema: Invoice.Invoice, data: p.paid, at })
+              ]))
+            })
+          ).pipe(Effect.either)
+          if (Either.isLeft(recorded)) for (const o of succeeded) one.add(o)
+        }
+        yield* Effect.forEach(one, (o) =>
+          applyOutcome(merchantId, o.d.trade.trade_id, o.outcome).pipe(
+            Effect.catchAllCause((cause) =>
+              // the charge intent stays scheduled: a worker makes or reconciles the charge again
+              Effect.logError(`renewal charge of ${o.d.trade.trade_id} not recorded`, cause)
+            )
+          ), { concurrency, discard: true })
+        yield* Effect.forEach(alone, (id) =>
+          renew(merchantId, id).pipe(
+            Effect.matchCauseEffect({
+              onFailure: (cause) => Effect.logError(`work item renewal ${id} failed`, cause),
+              onSuccess: () => Effect.sync(() => finished.add(id))
+            })
+          ), { concurrency, discard: true })
+        return finished
+      }).pipe(Effect.withSpan("Billing.renewMany", { attributes: { size: subscriptionIds.length } }))
+
     /** One dunning retry. */
     const retry = (merchantId: string, subscriptionId: string) =>
       Effect.gen(function* () {
@@ -1085,21 +1284,24 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
       readonly leaseMs?: number
       /** Subjects worked on at once (each item is its own transaction); 1 keeps strict time order. */
       readonly concurrency?: number
+      /** Renewals of one merchant billed together (see `renewMany`); 1 renews each alone. Default 64. */
+      readonly renewalBatch?: number
     }) =>
       Effect.gen(function* () {
         let ran = 0
         const concurrency = Math.max(1, options.concurrency ?? 1)
+        const batchSize = Math.max(1, options.renewalBatch ?? 64)
         for (;;) {
           const items = yield* storage.workQueue.claim({
             now: options.now,
-            limit: options.batch ?? Math.max(50, concurrency * 8),
+            limit: options.batch ?? Math.max(128, concurrency * 16),
             leaseMs: options.leaseMs ?? 60_000,
             owner: options.owner,
             ...(options.lane ? { lane: options.lane } : {}),
             ...(options.merchantId ? { merchantId: options.merchantId } : {})
           })
           if (items.length === 0) return ran
-          // items of one subject stay in order, one after the other; subjects run side by side
+          // a renewal alone on its subject joins its merchant's batch (see renewMany)
           const bySubject = new Map<string, Array<Store.WorkItem>>()
           for (const item of items) {
             const key = `${item.merchant_id} ${item.subject_id}`
@@ -1107,12 +1309,36 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
             if (group) group.push(item)
             else bySubject.set(key, [item])
           }
-          yield* Effect.forEach(bySubject.values(), (group) =>
+          const renewals = new Map<string, Array<Store.WorkItem>>()
+          const singles: Array<Array<Store.WorkItem>> = []
+          for (const group of bySubject.values()) {
+            const item = group[0]!
+            if (group.length === 1 && item.kind === "renewal" && batchSize > 1) {
+              const batch = renewals.get(item.merchant_id)
+              if (batch) batch.push(item)
+              else renewals.set(item.merchant_id, [item])
+            } else singles.push(group)
+          }
+          const batches = [...renewals.values()].flatMap((all) => Array.from({ length: Math.ceil(all.length / batchSize) }, (_, i) => all.slice(i * batchSize, (i + 1) * batchSize)))
+          const runBatch = (batch: ReadonlyArray<Store.WorkItem>) =>
+            Effect.gen(function* () {
+              const finished = yield* renewMany(batch[0]!.merchant_id, batch.map((i) => i.subject_id), { concurrency }).pipe(
+                Effect.catchAllCause((cause) => Effect.as(Effect.logError("renewal batch failed", cause), new Set<string>()))
+              )
+              yield* storage.workQueue.completeMany(batch.filter((i) => finished.has(i.subject_id)), options.owner)
+              ran += batch.length
+            })
+          // items of one subject stay in order, one after the other; subjects run side by side
+          const runGroup = (group: ReadonlyArray<Store.WorkItem>) =>
             Effect.forEach(group, (item) =>
               Effect.gen(function* () {
                 if (yield* runItem(item)) yield* storage.workQueue.complete(item, options.owner)
                 ran++
-              }), { discard: true }), { concurrency, discard: true })
+              }), { discard: true })
+          yield* Effect.all([
+            Effect.forEach(batches, runBatch, { concurrency: Math.min(concurrency, 2), discard: true }),
+            Effect.forEach(singles, runGroup, { concurrency, discard: true })
+          ], { concurrency: concurrency > 1 ? 2 : 1, discard: true })
         }
       })
 
@@ -1120,7 +1346,7 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
      * Moves a sandbox merchant's frozen clock forward to `to`, running everything that falls
      * due on the way, in time order, before it returns.
      */
-    const advanceClock = (merchantId: string, to: number) =>
+    const advanceClock = (merchantId: string, to: number, options: { readonly renewalBatch?: number } = {}) =>
       Effect.gen(function* () {
         const merchant = yield* merchants.get(merchantId)
         if (merchant.frozen_time === null) return yield* new Errors.StateConflict({ resource: "merchant", id: merchantId, state: "live_clock", reason: "only a sandbox merchant with a frozen clock can advance it" })
@@ -1137,7 +1363,7 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
           const current = msOf((yield* merchants.get(merchantId)).frozen_time!)
           if (Option.isNone(next) || next.value > to) break
           yield* setClock(Math.max(current, next.value))
-          const ran = yield* runDue({ now: Math.max(current, next.value), owner, lane: "frozen", merchantId })
+          const ran = yield* runDue({ now: Math.max(current, next.value), owner, lane: "frozen", merchantId, ...(options.renewalBatch !== undefined ? { renewalBatch: options.renewalBatch } : {}) })
           if (ran === 0) break
         }
         yield* setClock(to)
@@ -1168,7 +1394,7 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
     const listSubscriptions = (merchantId: string, query: Store.ListQuery) => Effect.map(pageErrors(subs.list(merchantId, query)), (p) => ({ has_more: p.has_more, list: p.list.map((s) => s.subscription) }))
 
     return {
-      createSession, getSession, paySession, reconcileTrade, applyOutcome, chargeInvoiceTrade, renew, retry, runDue, advanceClock, worker,
+      createSession, getSession, paySession, reconcileTrade, applyOutcome, chargeInvoiceTrade, renew, renewMany, retry, runDue, advanceClock, worker,
       newTrade, newInvoice, withTax, convertDraft, scheduleOf, paidIndex, periodIndex, saveSub, subEvents, schedule, version,
       getSubscription, getSubscriptionRecord, getTrade, getInvoice, listInvoices, listTrades, listSubscriptions
     } as const

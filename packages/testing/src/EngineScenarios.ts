@@ -133,6 +133,67 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
         expect((yield* invoicesOf(merchantId, sub.id)).map((i) => [i.invoice_type, i.amount])).toEqual([["trial", "1.00"], ["renewal", "30.00"]])
       }))
 
+    it.effect("renewals billed in batches end exactly as renewed one by one: plain, declined, trial, canceling, quantity change, fixed term", () =>
+      Effect.gen(function* () {
+        const billing = yield* Billing.Billing
+        const subscriptions = yield* Subscriptions.Subscriptions
+        const catalog = yield* Catalog.Catalog
+        // the same merchant story twice: one renewed in batches (the default), one item at a time
+        const story = Effect.gen(function* () {
+          const { merchantId, pv, priceId } = yield* setup("2024-05-31T09:00:00Z")
+          const trial = yield* catalog.createPrice(merchantId, {
+            name: "Pro trial", product_id: pv.product_id, currency: "USD", billing_type: "recurring", price_type: "flat_price",
+            price_plan: { billing_cycle_unit: "month", billing_cycle_count: 1, base_price_val: "12.34" },
+            has_trial: true, trial_type: 0, trial_period: { trial_period_unit: "day", trial_period_count: 7 }
+          })
+          const id = (r: { readonly result: Billing.PaymentResult }) => Option.getOrThrow(r.result.subscription).id
+          const subs = [
+            ...(yield* Effect.forEach([1, 2, 3, 4, 5], () => subscribe(merchantId, priceId))).map(id),
+            id(yield* subscribe(merchantId, priceId, "4000000000000341")),
+            id(yield* subscribe(merchantId, trial.id)),
+            id(yield* subscribe(merchantId, priceId, "4242424242424242", { total_cycles: 2 }))
+          ]
+          yield* subscriptions.cancel(merchantId, subs[1]!, { cancel_type: "end_of_period" })
+          yield* subscriptions.changePrice(merchantId, subs[2]!, { quantity: "3" })
+          return { merchantId, subs }
+        })
+        const batched = yield* story
+        const alone = yield* story
+        const to = iso("2024-09-02T00:00:00Z")
+        yield* billing.advanceClock(batched.merchantId, to)
+        yield* billing.advanceClock(alone.merchantId, to, { renewalBatch: 1 })
+        const picture = (merchantId: string, subscriptionId: string) =>
+          Effect.gen(function* () {
+            const s = yield* billing.getSubscription(merchantId, subscriptionId)
+            const invoices = yield* invoicesOf(merchantId, subscriptionId)
+            const trades = yield* Effect.forEach(invoices.filter((i) => i.trade_id !== null), (i) => billing.getTrade(merchantId, i.trade_id!))
+            return {
+              subscription: [s.status, s.cycle_index, s.quantity, s.current_period_start, s.current_period_end, s.next_invoice_date, s.cancel_at, s.credit_balance],
+              invoices: invoices.map((i) => [i.invoice_type, i.cycle_index, i.amount, i.biz_status, i.paid_at, i.tax_amount]),
+              trades: trades.map((t) => [t.amount, t.trade_status, t.paid_at, t.order_type, t.closed_reason]),
+              events: [
+                yield* eventsOf(merchantId, subscriptionId),
+                ...(yield* Effect.forEach(invoices, (i) => eventsOf(merchantId, i.invoice_id))),
+                ...(yield* Effect.forEach(trades, (t) => eventsOf(merchantId, t.trade_id)))
+              ]
+            }
+          })
+        const a = yield* Effect.forEach(batched.subs, (s) => picture(batched.merchantId, s))
+        const b = yield* Effect.forEach(alone.subs, (s) => picture(alone.merchantId, s))
+        expect(a).toEqual(b)
+        // and the story itself: three monthly renewals of the plain ones, paid, each with its events
+        expect(a[0]!.invoices.map((i) => i.slice(0, 4))).toEqual([["initial", 0, "30.00", "success"], ["renewal", 1, "30.00", "success"], ["renewal", 2, "30.00", "success"], ["renewal", 3, "30.00", "success"]])
+        expect(a[0]!.events.slice(-3)).toEqual([["v2.trades.created", "v2.trades.succeeded"], ["v2.trades.created", "v2.trades.succeeded"], ["v2.trades.created", "v2.trades.succeeded"]])
+        expect(a[1]!.subscription[0]).toBe("canceled")
+        expect(a[2]!.invoices.map((i) => i[2])).toEqual(["30.00", "90.00", "90.00", "90.00"])
+        expect(a[5]!.subscription[0]).not.toBe("active")
+        expect(a[6]!.invoices.map((i) => i.slice(0, 4))).toEqual([["trial", 0, "0.00", "success"], ["renewal", 1, "12.34", "success"], ["renewal", 2, "12.34", "success"], ["renewal", 3, "12.34", "success"]])
+        expect(a[7]!.subscription[0]).not.toBe("active")
+        // a second pass over the same time bills nothing again
+        yield* billing.advanceClock(batched.merchantId, to)
+        expect(yield* Effect.forEach(batched.subs, (s) => picture(batched.merchantId, s))).toEqual(a)
+      }))
+
     it.effect("dunning to unpaid: 4 retries over 7 days, then the invoice fails and the trade closes", () =>
       Effect.gen(function* () {
         const billing = yield* Billing.Billing

@@ -39,6 +39,51 @@ export const emit = <A, I>(
     return event
   })
 
+/** An event to write with `emitMany`: its payload is encoded when written. */
+export interface PendingEvent {
+  readonly type: Lifecycle.EventType
+  readonly business_id: string
+  readonly at: number
+  readonly encode: Effect.Effect<unknown>
+}
+
+/** Describes one event for `emitMany`. */
+export const pending = <A, I>(input: { readonly type: Lifecycle.EventType; readonly business_id: string; readonly schema: Schema.Schema<A, I>; readonly data: A; readonly at: number }): PendingEvent => ({
+  type: input.type,
+  business_id: input.business_id,
+  at: input.at,
+  encode: Effect.orDie(Schema.encode(input.schema)(input.data))
+})
+
+/**
+ * Writes many events of one merchant to the outbox (inside the caller's transaction) in two
+ * round trips whatever their number: one for the objects' sequence numbers, one insert. Events
+ * of one object keep their order and get consecutive sequences, exactly as `emit` one by one.
+ */
+export const emitMany = (storage: StorageService, merchantId: string, events: ReadonlyArray<PendingEvent>) =>
+  Effect.gen(function* () {
+    if (events.length === 0) return []
+    const next = new Map(yield* storage.outbox.nextSequences(merchantId, events.map((e) => e.business_id)))
+    const written: Array<Store.OutboxEvent> = []
+    for (const e of events) {
+      const sequence = next.get(e.business_id) ?? 1
+      next.set(e.business_id, sequence + 1)
+      const id = yield* Ids.make(Ids.prefixes.webhookEvent)
+      const data = yield* e.encode
+      written.push({
+        id,
+        merchant_id: merchantId,
+        type: e.type,
+        business_id: e.business_id,
+        content: JSON.stringify({ id, type: e.type, created: formatInstant(e.at), sequence, data }),
+        sequence,
+        created_at: e.at
+      })
+    }
+    yield* storage.outbox.append(written)
+    return written
+  })
+
 /** Emits several events of one object in order. */
 export const emitAll = <A, I>(
   storage: StorageService,
