@@ -15,6 +15,10 @@ import { databaseUrl, dropSchema, masterKey, postgresAnswers, root } from "./ser
 
 const DAY = 86_400_000
 const serverMain = fileURLToPath(new URL("../../server/src/main.ts", import.meta.url))
+// BENCH_WORKER_DIST=1 runs the built worker (`pnpm build` first), as a deployment would
+const workerEntry = process.env.BENCH_WORKER_DIST
+  ? [fileURLToPath(new URL("../../server/dist/main.js", import.meta.url))]
+  : ["--conditions=source", "--import", "tsx", serverMain]
 const total = Number(process.env.BENCH_BILLING_SUBS ?? 100_000)
 const templateSize = Number(process.env.BENCH_BILLING_TEMPLATE ?? 200)
 
@@ -53,7 +57,7 @@ const runWorkers = async (processes: number) => {
     const env = { ...process.env, DATABASE_URL: databaseUrl, RECUR_DATABASE_SCHEMA: schema, RECUR_MASTER_KEY: masterKey }
     const started = Date.now()
     const children = Array.from({ length: processes }, () =>
-      spawn(process.execPath, [...(process.env.BENCH_WORKER_NODE_ARGS?.split(" ").filter(Boolean) ?? []), "--conditions=source", "--import", "tsx", serverMain, "worker"], { cwd: root, env, stdio: ["ignore", "ignore", "inherit"] })
+      spawn(process.execPath, [...(process.env.BENCH_WORKER_NODE_ARGS?.split(" ").filter(Boolean) ?? []), ...workerEntry, "worker"], { cwd: root, env, stdio: ["ignore", "ignore", "inherit"] })
     )
     const deadline = started + Number(process.env.BENCH_BILLING_TIMEOUT_S ?? 1800) * 1000
     let now = before

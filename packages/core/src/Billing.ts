@@ -1294,7 +1294,7 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
         for (;;) {
           const items = yield* storage.workQueue.claim({
             now: options.now,
-            limit: options.batch ?? Math.max(128, concurrency * 16),
+            limit: options.batch ?? Math.max(256, concurrency * 32),
             leaseMs: options.leaseMs ?? 60_000,
             owner: options.owner,
             ...(options.lane ? { lane: options.lane } : {}),
@@ -1336,7 +1336,7 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
                 ran++
               }), { discard: true })
           yield* Effect.all([
-            Effect.forEach(batches, runBatch, { concurrency: Math.min(concurrency, 2), discard: true }),
+            Effect.forEach(batches, runBatch, { concurrency: Math.min(concurrency, 4), discard: true }),
             Effect.forEach(singles, runGroup, { concurrency, discard: true })
           ], { concurrency: concurrency > 1 ? 2 : 1, discard: true })
         }
