@@ -47,6 +47,40 @@ const weird = fc.oneof(
 )
 const scalar = fc.oneof(weird, fc.integer(), fc.double(), fc.boolean(), fc.constant(null))
 
+/**
+ * A value that satisfies a JSON schema (known ids for id-named fields, short Unicode text, enum
+ * members, every required key), so nested valid values such as a product's features reach the
+ * services; `forSchema` then covers what is off the schema.
+ */
+const validFor = (schema: any, depth = 0, key = ""): fc.Arbitrary<unknown> => {
+  if (!schema || depth > 4) return fc.constant(null)
+  if (schema.$ref) return validFor(doc.components.schemas[schema.$ref.split("/").pop()], depth + 1, key)
+  if (schema.anyOf) return fc.oneof(...schema.anyOf.map((s: any) => validFor(s, depth + 1, key)))
+  if (schema.enum) return fc.constantFrom(...schema.enum)
+  switch (schema.type) {
+    case "string":
+      return ids[key] !== undefined
+        ? fc.oneof({ weight: 3, arbitrary: fc.constant(ids[key]) }, { weight: 1, arbitrary: fc.constantFrom(...Object.values(ids)) })
+        : fc.oneof(fc.constantFrom("10.00", "0.50", "3", "USD", "EUR", "JPY", "month", "day", "year", "active", "immediate", "end_of_period", "https://shop.example/x"), fc.string({ unit: "grapheme", minLength: 1, maxLength: 12 }).filter((v) => !v.includes("\u0000")))
+    case "integer":
+    case "number":
+      return fc.integer({ min: 0, max: 100 })
+    case "boolean":
+      return fc.boolean()
+    case "array":
+      return fc.array(validFor(schema.items, depth + 1, key), { minLength: 1, maxLength: 3 })
+    case "object": {
+      const properties = Object.fromEntries(Object.entries(schema.properties ?? {}).map(([k, v]) => [k, validFor(v, depth + 1, k)]))
+      const required = ((schema.required ?? []) as Array<string>).filter((k) => k in properties)
+      return Object.keys(properties).length === 0 && schema.additionalProperties
+        ? fc.dictionary(fc.string({ minLength: 1, maxLength: 8 }).filter((k) => !k.includes("\u0000")), validFor(schema.additionalProperties, depth + 1), { maxKeys: 3 })
+        : fc.record(properties, { requiredKeys: required })
+    }
+    default:
+      return fc.constant(null)
+  }
+}
+
 /** A value for a JSON schema: mostly the right type, sometimes anything. */
 const forSchema = (schema: any, depth = 0): fc.Arbitrary<unknown> => {
   if (!schema || depth > 3) return scalar
@@ -83,8 +117,8 @@ describe("fuzzing from the OpenAPI document", () => {
       const params: Array<any> = op.parameters ?? []
       const arb = fc.record({
         path: fc.record(Object.fromEntries(params.filter((p) => p.in === "path").map((p) => [p.name, fc.oneof(fc.constant(ids[p.name] ?? "x"), weird.filter((v) => v !== ""))]))),
-        query: fc.record(Object.fromEntries(params.filter((p) => p.in === "query").map((p) => [p.name, forSchema(p.schema)])), { requiredKeys: [] }),
-        body: op.requestBody ? fc.oneof({ weight: 5, arbitrary: forSchema(op.requestBody.content["application/json"].schema) }, { weight: 1, arbitrary: scalar }, { weight: 1, arbitrary: fc.constantFrom("{", "[1,", "\"x", "{\"a\":}") }) : fc.constant(undefined)
+        query: fc.record(Object.fromEntries(params.filter((p) => p.in === "query").map((p) => [p.name, fc.oneof(validFor(p.schema, 0, p.name), forSchema(p.schema))])), { requiredKeys: [] }),
+        body: op.requestBody ? fc.oneof({ weight: 4, arbitrary: validFor(op.requestBody.content["application/json"].schema) }, { weight: 4, arbitrary: forSchema(op.requestBody.content["application/json"].schema) }, { weight: 1, arbitrary: scalar }, { weight: 1, arbitrary: fc.constantFrom("{", "[1,", "\"x", "{\"a\":}") }) : fc.constant(undefined)
       })
       for (const sample of fc.sample(arb, runs)) {
         const url = path.replace(/\{(\w+)\}/g, (_, name) => encodeURIComponent(String((sample.path as any)[name])))

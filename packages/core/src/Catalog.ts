@@ -144,7 +144,7 @@ export class Catalog extends Effect.Service<Catalog>()("@recur/core/Catalog", {
           image_url: input.image_url ?? null,
           created_by: null,
           quantity_unit: input.quantity_unit ?? null,
-          features: input.features ?? [],
+          features: (input.features ?? []).map((f) => new Feature(f)),
           metadata: input.metadata ?? {},
           price_ids: [],
           created_at: at,

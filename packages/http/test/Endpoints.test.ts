@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
 import { backends, serve } from "./client.js"
 
 // Every endpoint through the real adapter, in process: its success and each documented error,
@@ -9,9 +10,11 @@ const card = { exp_month: "12", exp_year: "2030", cvc: "123" }
 for (const [name, storage] of backends()) {
   describe(`every endpoint on ${name}`, () => {
     let app: ReturnType<typeof serve>
-    beforeAll(() => {
+    // the store (PGlite start and migrations) is built here, not inside the first test's time limit
+    beforeAll(async () => {
       app = serve(storage())
-    })
+      await app.runtime.runPromise(Effect.void)
+    }, 120_000)
     afterAll(() => app.dispose())
 
     const err = (r: { status: number; body: any }) => [r.status, r.body.code, r.body.data?.param]
@@ -96,6 +99,12 @@ for (const [name, storage] of backends()) {
       expect(product.status).toBe(200)
       const productId = product.body.data.product_id
       expectEnvelopeError(await app.call("POST", "/api/v1/products", key, { description: "no name" }), 400, "InvalidParameter", "product_name")
+      // features and metadata round-trip (found by the OpenAPI fuzzer: features once answered 500)
+      const features = [{ id: "seats", name: "Seats ✓", type: "quantity" }, { id: "ﾋ⌶", name: "[]", type: "f-[=+W~k!/" }]
+      const featured = await app.call("POST", "/api/v1/products", key, { product_name: "Featured", product_status: "draft", features, metadata: { tier: "gold" }, quantity_unit: "seat" })
+      expect(featured.status).toBe(200)
+      const listed = (await app.call("GET", "/api/v1/products", key)).body.data.list.find((p: any) => p.product_id === featured.body.data.product_id)
+      expect(listed).toMatchObject({ product_name: "Featured", product_status: "draft", features, metadata: { tier: "gold" }, quantity_unit: "seat" })
       expectEnvelopeError(await app.call("POST", "/api/v1/products", key, { product_name: "X", category_id: "cat_nope" }), 400, "InvalidParameter", "category_id")
 
       const price = await app.call("POST", "/api/v1/prices", key, { name: "Team", product_id: productId, currency: "USD", billing_type: "recurring", price_type: "flat_price", merchant_price_id: "team-m", price_plan: { billing_cycle_unit: "month", base_price_val: "12.5" } })
