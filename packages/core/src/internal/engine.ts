@@ -1,4 +1,5 @@
 import { type Context, DateTime, Effect, Schema } from "effect"
+import * as Codec from "../Codec.js"
 import { formatInstant } from "../Common.js"
 import * as Entities from "../Entities.js"
 import * as Ids from "../Ids.js"
@@ -25,7 +26,7 @@ export const emit = <A, I>(
   Effect.gen(function* () {
     const sequence = yield* storage.outbox.nextSequence(input.merchant_id, input.business_id)
     const id = yield* Ids.make(Ids.prefixes.webhookEvent)
-    const data = yield* Effect.orDie(Schema.encode(input.schema)(input.data))
+    const data = Codec.encoder(input.schema)(input.data)
     const event: Store.OutboxEvent = {
       id,
       merchant_id: input.merchant_id,
@@ -52,7 +53,7 @@ export const pending = <A, I>(input: { readonly type: Lifecycle.EventType; reado
   type: input.type,
   business_id: input.business_id,
   at: input.at,
-  encode: Effect.orDie(Schema.encode(input.schema)(input.data))
+  encode: Effect.sync(() => Codec.encoder(input.schema)(input.data))
 })
 
 /**

@@ -1,0 +1,203 @@
+/**
+ * Compiled encoders: `Schema.encodeSync` without the `ParseResult` machinery on the hot path.
+ *
+ * Storage and the outbox encode every record and event the engine writes. `Schema.encode` builds
+ * an `Either` and an issue tree per field even when everything is valid, which made encoding the
+ * largest single cost of a renewal. {@link encoder} walks the schema's AST once and returns a
+ * plain function that checks the same things (types, literals, refinements, class instances)
+ * and builds the same encoded value. Whenever it meets a value it cannot vouch for, or a schema
+ * node it does not know, it hands the whole value to `Schema.encodeSync`, so a bad value fails
+ * with exactly the `ParseError` it always did. The equivalence is a property test over every
+ * stored entity (`test/Codec.test.ts`).
+ *
+ * @since 0.1.0
+ */
+import { Either, Option, ParseResult, Schema, SchemaAST as AST } from "effect"
+
+/** Thrown inside a compiled encoder: "not sure", fall back to `Schema.encodeSync`. */
+const FALLBACK: unique symbol = Symbol("recur/Codec/fallback")
+const fallback = (): never => {
+  throw FALLBACK
+}
+
+type Encode = (u: unknown) => unknown
+
+const isRecord = (u: unknown): u is Record<string | symbol, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
+
+const compiled = new WeakMap<AST.AST, Encode>()
+
+const compile = (ast: AST.AST): Encode => {
+  const known = compiled.get(ast)
+  if (known) return known
+  // a placeholder breaks cycles (suspended schemas): it calls the finished encoder
+  let done: Encode | undefined
+  compiled.set(ast, (u) => done!(u))
+  done = build(ast)
+  compiled.set(ast, done)
+  return done
+}
+
+const viaSchema = (ast: AST.AST): Encode => {
+  const encode = ParseResult.encodeUnknownEither(Schema.make(ast))
+  return (u) => {
+    const r = encode(u)
+    return Either.isRight(r) ? r.right : fallback()
+  }
+}
+
+/** A quick type-side test that rules a union member out, where one is cheap. */
+const guardOf = (ast: AST.AST): ((u: unknown) => boolean) | undefined => {
+  switch (ast._tag) {
+    case "Literal":
+      return (u) => u === ast.literal
+    case "StringKeyword":
+      return (u) => typeof u === "string"
+    case "NumberKeyword":
+      return (u) => typeof u === "number"
+    case "BooleanKeyword":
+      return (u) => typeof u === "boolean"
+    case "UndefinedKeyword":
+      return (u) => u === undefined
+    case "Declaration":
+      return Schema.is(Schema.make(ast))
+    case "Refinement":
+      return guardOf(ast.from)
+    case "Transformation":
+      return guardOf(ast.to)
+    case "TypeLiteral":
+      return isRecord
+    default:
+      return undefined
+  }
+}
+
+const build = (ast: AST.AST): Encode => {
+  switch (ast._tag) {
+    case "StringKeyword":
+      return (u) => (typeof u === "string" ? u : fallback())
+    case "NumberKeyword":
+      return (u) => (typeof u === "number" ? u : fallback())
+    case "BooleanKeyword":
+      return (u) => (typeof u === "boolean" ? u : fallback())
+    case "Literal":
+      return (u) => (u === ast.literal ? u : fallback())
+    case "UndefinedKeyword":
+      return (u) => (u === undefined ? u : fallback())
+    case "UnknownKeyword":
+    case "AnyKeyword":
+      return (u) => u
+    case "Refinement": {
+      const from = compile(ast.from)
+      return (u) => {
+        const encoded = from(u)
+        return Option.isNone(ast.filter(u, AST.defaultParseOption, ast)) ? encoded : fallback()
+      }
+    }
+    case "Declaration": {
+      // class instances, DateTime…: encoding is the identity once the value is one of them
+      const is = Schema.is(Schema.make(ast))
+      return (u) => (is(u) ? u : fallback())
+    }
+    case "Transformation": {
+      const to = compile(ast.to)
+      const from = compile(ast.from)
+      const t = ast.transformation
+      if (t._tag === "ComposeTransformation") return (u) => from(to(u))
+      if (t._tag !== "FinalTransformation") return viaSchema(ast)
+      return (u) => {
+        const r = t.encode(to(u), AST.defaultParseOption, ast, u)
+        // synchronous transformations answer with an Either; anything else goes the long way
+        return Either.isEither(r) ? (Either.isRight(r) ? from(r.right) : fallback()) : fallback()
+      }
+    }
+    case "Union": {
+      // members are told apart by a cheap guard where there is one (no exception on the way)
+      const members = ast.types.map((t) => ({ guard: guardOf(t), encode: compile(t) }))
+      return (u) => {
+        for (const m of members) {
+          if (m.guard !== undefined && !m.guard(u)) continue
+          try {
+            return m.encode(u)
+          } catch (e) {
+            if (e !== FALLBACK) throw e
+          }
+        }
+        return fallback()
+      }
+    }
+    case "TupleType": {
+      if (ast.elements.length > 0 || ast.rest.length !== 1) return viaSchema(ast)
+      const item = compile(ast.rest[0]!.type)
+      return (u) => (Array.isArray(u) ? u.map(item) : fallback())
+    }
+    case "TypeLiteral": {
+      if (ast.indexSignatures.length === 0) {
+        const props = ast.propertySignatures.map((ps) => ({ name: ps.name, optional: ps.isOptional, encode: compile(ps.type) }))
+        return (u) => {
+          if (!isRecord(u)) return fallback()
+          const out: Record<PropertyKey, unknown> = {}
+          for (const p of props) {
+            // a missing key is skipped when optional, else encoded as undefined (Effect's default)
+            if (p.optional && !Object.prototype.hasOwnProperty.call(u, p.name)) continue
+            out[p.name] = p.encode(u[p.name])
+          }
+          return out
+        }
+      }
+      const [sig] = ast.indexSignatures
+      if (ast.propertySignatures.length === 0 && ast.indexSignatures.length === 1 && sig!.parameter._tag === "StringKeyword") {
+        const value = compile(sig!.type)
+        return (u) => {
+          if (!isRecord(u)) return fallback()
+          const out: Record<string, unknown> = {}
+          for (const k of Object.keys(u)) out[k] = value(u[k])
+          return out
+        }
+      }
+      return viaSchema(ast)
+    }
+    case "Suspend": {
+      let inner: Encode | undefined
+      return (u) => (inner ??= compile(ast.f()))(u)
+    }
+    default:
+      return viaSchema(ast)
+  }
+}
+
+/**
+ * A synchronous encoder for `schema`, equal to `Schema.encodeSync(schema)` on every input:
+ * the encoded value for a valid one, the same `ParseError` thrown for an invalid one. Compiled
+ * once per schema.
+ *
+ * @example
+ * const encodeTrade = Codec.encoder(Trade.Trade)
+ * const json = JSON.stringify(encodeTrade(trade))
+ * @since 0.1.0
+ */
+export const encoder = <A, I, R>(schema: Schema.Schema<A, I, R>): (a: A) => I => {
+  const known = encoders.get(schema)
+  if (known) return known as (a: A) => I
+  const fast = compile(schema.ast)
+  const slow = ParseResult.encodeUnknownSync(schema as Schema.Schema<A, I, never>)
+  const encode = (a: A): I => {
+    try {
+      return fast(a) as I
+    } catch (e) {
+      if (e !== FALLBACK) throw e
+      return slow(a)
+    }
+  }
+  encoders.set(schema, encode)
+  return encode
+}
+
+const encoders = new WeakMap<object, (a: any) => unknown>()
+
+/**
+ * The compiled encoder alone, without the fallback: throws on whatever it would hand to
+ * `Schema.encodeSync`. For tests that check the fast path covers a schema.
+ *
+ * @internal
+ */
+export const compiledOnly = <A, I, R>(schema: Schema.Schema<A, I, R>): (a: A) => I => compile(schema.ast) as (a: A) => I
