@@ -1132,25 +1132,22 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
           const recorded = yield* storage.withTransaction(
             Effect.gen(function* () {
               const at = yield* nowOf(merchant)
-              const tvs = yield* trades.getMany(merchantId, succeeded.map((o) => o.d.trade.trade_id))
-              const ivs = yield* invoices.getMany(merchantId, succeeded.map((o) => o.d.invoice.invoice_id))
-              const svs = yield* subs.getMany(merchantId, succeeded.map((o) => o.d.rec.subscription.id))
-              const paid: Array<{ readonly trade: Store.Versioned<Entities.TradeRecord>; readonly next: Trade.Trade; readonly invoice: Store.Versioned<Invoice.Invoice>; readonly paid: Invoice.Invoice }> = []
+              // the trades and invoices are as the first transaction wrote them (version 1): anything
+              // that moved since (a concurrent reconcile) fails the versioned update, and then every
+              // outcome of the batch is applied alone. A charge that returned another card is applied
+              // alone too (it updates the subscription).
+              const paid: Array<{ readonly o: (typeof succeeded)[number]; readonly next: Trade.Trade; readonly paid: Invoice.Invoice }> = []
               for (const o of succeeded) {
-                const tv = tvs.get(o.d.trade.trade_id)
-                const iv = ivs.get(o.d.invoice.invoice_id)
-                const sv = svs.get(o.d.rec.subscription.id)
                 const outcome = o.outcome as Extract<Ports.ChargeOutcome, { _tag: "Succeeded" }>
                 const token = Option.getOrNull(outcome.token)
-                // anything that moved since (a concurrent reconcile, a status change, a new card) is applied alone
-                if (!tv || !iv || !sv || tv.value.trade.trade_status !== "processing" || iv.value.biz_status !== "pending" || sv.value.subscription.status !== "active" || (token !== null && token !== sv.value.payment_token)) {
+                if (token !== null && token !== o.d.rec.payment_token) {
                   one.add(o)
                   continue
                 }
                 paid.push({
-                  trade: tv,
+                  o,
                   next: new Trade.Trade({
-                    ...tv.value.trade,
+                    ...o.d.trade,
                     trade_status: "succeeded",
                     paid_at: dt(at),
                     txn_time: dt(at),
@@ -1160,12 +1157,15 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
                     next_action: null,
                     last_payment_error: null
                   }, true),
-                  invoice: iv,
-                  paid: new Invoice.Invoice({ ...iv.value, biz_status: "success", paid_at: dt(at) }, true)
+                  paid: new Invoice.Invoice({ ...o.d.invoice, biz_status: "success", paid_at: dt(at) }, true)
                 })
               }
-              yield* Effect.orDie(trades.updateMany(paid.map((p) => ({ value: { ...p.trade.value, trade: p.next }, expectedVersion: p.trade.version }))))
-              yield* Effect.orDie(invoices.updateMany(paid.map((p) => ({ value: p.paid, expectedVersion: p.invoice.version }))))
+              // a VersionConflict here is a failure (not a defect): the batch's outcomes go alone
+              yield* trades.updateMany(paid.map((p) => ({
+                value: { trade: p.next, attempts: 1, invoice_id: p.o.d.invoice.invoice_id, subscription_id: p.o.d.rec.subscription.id },
+                expectedVersion: 1
+              })))
+              yield* invoices.updateMany(paid.map((p) => ({ value: p.paid, expectedVersion: 1 })))
               yield* storage.workQueue.cancelMany(paid.flatMap((p) => ["charge", "reconcile"].map((kind) => ({ merchant_id: merchantId, kind, subject_id: p.next.trade_id }))))
               yield* emitMany(storage, merchantId, paid.flatMap((p) => [
                 pendingEvent({ type: "v2.trades.succeeded", business_id: p.next.trade_id, schema: Trade.Trade, data: p.next, at }),
