@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Schema, TestClock } from "effect"
+import { Effect, FastCheck as fc, Schema, TestClock } from "effect"
 import { Ids } from "../src/index.js"
 
 describe("Ids", () => {
@@ -42,5 +42,29 @@ describe("Ids.make ordering", () => {
       const ids: Array<string> = []
       for (let i = 0; i < 500; i++) ids.push(yield* Ids.make("sub"))
       expect([...ids].sort()).toEqual(ids)
+    }))
+})
+
+describe("Ids: bytes", () => {
+  it.prop("uuidV7Bytes writes the low 48 bits of the time big-endian, version 7 and variant 10", [fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }), fc.uint8Array({ minLength: 10, maxLength: 10 })], ([ms, random]) => {
+    const bytes = Ids.uuidV7Bytes(ms, random)
+    let expected = BigInt(ms) & 0xffff_ffff_ffffn
+    for (let i = 5; i >= 0; i--) {
+      expect(bytes[i]).toBe(Number(expected & 0xffn))
+      expected >>= 8n
+    }
+    expect(bytes[6]! >> 4).toBe(7)
+    expect(bytes[8]! >> 6).toBe(2)
+    expect(bytes.slice(9)).toEqual(random.slice(3))
+  })
+
+  it.effect("ids made in a row are distinct and well-formed (pooled random bytes, several refills)", () =>
+    Effect.gen(function* () {
+      const ids = new Set<string>()
+      // 10 bytes an id from a 4 KiB pool: 1,500 ids refill it three times
+      yield* TestClock.setTime(Date.UTC(2026, 0, 1))
+      for (let i = 0; i < 1500; i++) ids.add(yield* Ids.make("trd"))
+      expect(ids.size).toBe(1500)
+      for (const id of ids) expect(Ids.isValid("trd", id)).toBe(true)
     }))
 })
