@@ -7,6 +7,7 @@
 // SQL: every row of a template subscription is copied with its ids rewritten.
 import { Pg } from "@recur/sql"
 import { spawn } from "node:child_process"
+import { readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 import pg from "pg"
 import { record } from "./report.js"
@@ -46,6 +47,26 @@ const prepare = async (label: string) => {
   return { schema, client, merchantId, subs, due }
 }
 
+/** CPU seconds (user + system) a process has used so far, from /proc (Linux); 0 elsewhere. */
+const cpuSeconds = (pid: number | undefined) => {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")
+    return (Number(fields[11]) + Number(fields[12])) / 100
+  } catch {
+    return 0
+  }
+}
+
+/** Bytes a process has passed to write(2) and read(2) so far (sockets included), from /proc (Linux); 0 elsewhere. */
+const ioBytes = (pid: number | undefined) => {
+  try {
+    const io = Object.fromEntries(readFileSync(`/proc/${pid}/io`, "utf8").trim().split("\n").map((l) => l.split(": ") as [string, string]))
+    return { written: Number(io.wchar ?? 0), read: Number(io.rchar ?? 0) }
+  } catch {
+    return { written: 0, read: 0 }
+  }
+}
+
 /** `recur worker` × processes until every due renewal is invoiced. */
 const runWorkers = async (processes: number) => {
   const { client, due, schema } = await prepare(`w${processes}`)
@@ -67,6 +88,8 @@ const runWorkers = async (processes: number) => {
       if (now.renewals - before.renewals >= due) break
     }
     const seconds = (Date.now() - started) / 1000
+    const workerCpu = children.reduce((sum, c) => sum + cpuSeconds(c.pid), 0)
+    const workerIo = children.reduce((sum, c) => { const io = ioBytes(c.pid); return { written: sum.written + io.written, read: sum.read + io.read } }, { written: 0, read: 0 })
     for (const c of children) c.kill("SIGTERM")
     await Promise.all(children.map((c) => new Promise((r) => (c.exitCode !== null ? r(null) : c.once("exit", r)))))
     const after = await counts(client)
@@ -82,7 +105,7 @@ const runWorkers = async (processes: number) => {
       }
     }
     const rows = after.invoices - before.invoices + (after.trades - before.trades) + (after.events - before.events) + renewed
-    return { due, renewed, seconds, rows, perRenewal: { trades: (after.trades - before.trades) / Math.max(1, renewed), events: (after.events - before.events) / Math.max(1, renewed) } }
+    return { due, renewed, seconds, rows, workerCpuMsPerRenewal: (workerCpu * 1000) / Math.max(1, renewed), workerKbPerRenewal: { written: workerIo.written / 1024 / Math.max(1, renewed), read: workerIo.read / 1024 / Math.max(1, renewed) }, perRenewal: { trades: (after.trades - before.trades) / Math.max(1, renewed), events: (after.events - before.events) / Math.max(1, renewed) } }
   } finally {
     await client.end()
     await dropSchema(schema)
@@ -156,7 +179,7 @@ export const run = async () => {
   }
   const one = await runWorkers(1)
   if (process.env.BENCH_BILLING_ONLY === "w1") {
-    console.log(`  [billing w1] ${one.renewed} of ${one.due} renewed in ${one.seconds.toFixed(1)} s = ${(one.renewed / one.seconds).toFixed(0)} renewals/s`)
+    console.log(`  [billing w1] ${one.renewed} of ${one.due} renewed in ${one.seconds.toFixed(1)} s = ${(one.renewed / one.seconds).toFixed(0)} renewals/s, worker CPU ${one.workerCpuMsPerRenewal.toFixed(2)} ms per renewal, worker I/O ${one.workerKbPerRenewal.written.toFixed(1)} KiB written and ${one.workerKbPerRenewal.read.toFixed(1)} KiB read per renewal`)
     return
   }
   const two = await runWorkers(2)
@@ -169,7 +192,7 @@ export const run = async () => {
       baseline: sql.rows / sql.seconds,
       unit: "rows/s",
       goal: "≥ 50 %; 100,000 in < 60 s",
-      note: `(Recur ${r.renewed.toLocaleString("en-US")} renewals in ${r.seconds.toFixed(1)} s = ${(r.renewed / r.seconds).toFixed(0)}/s, ${r.perRenewal.trades.toFixed(2)} trades and ${r.perRenewal.events.toFixed(2)} events per renewal; SQL ${sql.renewed.toLocaleString("en-US")} in ${sql.seconds.toFixed(1)} s)`
+      note: `(Recur ${r.renewed.toLocaleString("en-US")} renewals in ${r.seconds.toFixed(1)} s = ${(r.renewed / r.seconds).toFixed(0)}/s, ${r.perRenewal.trades.toFixed(2)} trades and ${r.perRenewal.events.toFixed(2)} events per renewal, worker CPU ${r.workerCpuMsPerRenewal.toFixed(2)} ms per renewal; SQL ${sql.renewed.toLocaleString("en-US")} in ${sql.seconds.toFixed(1)} s)`
     })
   }
 }

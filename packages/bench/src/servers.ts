@@ -86,9 +86,12 @@ const launch = async (name: string, args: ReadonlyArray<string>, env: Record<str
   return { running: { name, url, process: child, output: () => out, stop } satisfies Running, startMs }
 }
 
-/** Recur's standalone server (`recur serve`) on a PostgreSQL schema: no rate limit, no access log. */
+/**
+ * Recur's standalone server (`recur serve`) on a PostgreSQL schema: no rate limit, no access log.
+ * `BENCH_SERVER_NODE_ARGS` adds Node flags (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
+ */
 export const startRecur = (schema: string, extra: Record<string, string> = {}) =>
-  launch("Recur", ["--conditions=source", "--import", "tsx", serverMain, "serve"], {
+  launch("Recur", [...(process.env.BENCH_SERVER_NODE_ARGS?.split(" ").filter(Boolean) ?? []), "--conditions=source", "--import", "tsx", serverMain, "serve"], {
     DATABASE_URL: databaseUrl,
     RECUR_DATABASE_SCHEMA: schema,
     RECUR_MASTER_KEY: masterKey,

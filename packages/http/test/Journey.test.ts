@@ -7,9 +7,11 @@ import { backends, serve } from "./client.js"
 for (const [name, storage] of backends()) {
 describe(`merchant journey over HTTP (${name})`, () => {
   let app: ReturnType<typeof serve>
-  beforeAll(() => {
+  // the store (PGlite start and migrations) is built here, not inside the first test's time limit
+  beforeAll(async () => {
     app = serve(storage())
-  })
+    await app.runtime.runPromise(Effect.void)
+  }, 120_000)
   afterAll(() => app.dispose())
   const api = async (key: string, method: string, path: string, body?: unknown) => app.call(method, path, key, body)
   const pay = async (sessionId: string, number: string) =>
