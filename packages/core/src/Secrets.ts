@@ -1,9 +1,11 @@
 /**
- * Secrets at rest: SHA-256 lookup hashes and AES-256-GCM encryption under a master key, on
- * the Web Crypto API (standard in Node, browsers and workers; no Node import).
+ * Secrets at rest: SHA-256 lookup hashes (`@noble/hashes`) and AES-256-GCM encryption under a
+ * master key on the Web Crypto API (standard in Node, browsers and workers; no Node import).
  *
  * @since 0.1.0
  */
+import { sha256 } from "@noble/hashes/sha2.js"
+import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils.js"
 import { Context, Effect, Layer, Redacted } from "effect"
 
 /**
@@ -35,15 +37,21 @@ const fromB64url = (s: string): Uint8Array => {
 }
 
 /**
- * Lowercase hex SHA-256 of a string (UTF-8).
+ * Lowercase hex SHA-256 of a string (UTF-8), computed synchronously by `@noble/hashes` (audited,
+ * pure JavaScript, the same on every runtime). Web Crypto's `digest` is asynchronous: for the
+ * short strings hashed here (an API key per request, a request body) its promise and thread-pool
+ * hop cost more than the hash itself (6 % of a REST read's CPU).
  *
  * @since 0.1.0
  */
-export const sha256Hex = (text: string): Effect.Effect<string> =>
-  Effect.promise(async () => {
-    const digest = new Uint8Array(await globalThis.crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)))
-    return [...digest].map((b) => b.toString(16).padStart(2, "0")).join("")
-  })
+export const sha256Hex = (text: string): Effect.Effect<string> => Effect.sync(() => sha256HexSync(text))
+
+/**
+ * {@link sha256Hex} as a plain function.
+ *
+ * @since 0.1.0
+ */
+export const sha256HexSync = (text: string): string => bytesToHex(sha256(utf8ToBytes(text)))
 
 /**
  * HMAC-SHA256 of a UTF-8 message under a key (UTF-8 text, or raw bytes).

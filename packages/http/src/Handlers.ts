@@ -10,6 +10,7 @@ import { DateTime, Effect, Layer, Option } from "effect"
 import { Authentication, BillingApi, CurrentMerchant } from "./Api.js"
 import * as ApiErrors from "./Errors.js"
 import * as AuthMemo from "./internal/authMemo.js"
+import { compiledSuccess } from "./internal/compiledSuccess.js"
 
 type CoreError = Errors.NotFound | Errors.InvalidParameter | Errors.InvalidRequest | Errors.StateConflict | Errors.DuplicateResource | Errors.Unauthorized
 
@@ -116,7 +117,7 @@ const customersLive = HttpApiBuilder.group(BillingApi, "customers", (handlers) =
           })
         )
       )
-  })
+  }).pipe(Effect.map(compiledSuccess))
 )
 
 const catalogLive = HttpApiBuilder.group(BillingApi, "catalog", (handlers) =>
@@ -176,7 +177,7 @@ const catalogLive = HttpApiBuilder.group(BillingApi, "catalog", (handlers) =>
           })
         )
       )
-  })
+  }).pipe(Effect.map(compiledSuccess))
 )
 
 const checkoutLive = HttpApiBuilder.group(BillingApi, "checkout", (handlers) =>
@@ -185,7 +186,7 @@ const checkoutLive = HttpApiBuilder.group(BillingApi, "checkout", (handlers) =>
     return handlers
       .handle("create", ({ payload }) => call((m) => Effect.map(billing.createSession(m, payload), (s) => ok({ session_id: s.session_id, session_url: s.session_url }))))
       .handle("get", ({ path }) => call((m) => Effect.map(billing.getSession(m, path.session_id), (session) => ok({ session }))))
-  })
+  }).pipe(Effect.map(compiledSuccess))
 )
 
 const subscriptionsLive = HttpApiBuilder.group(BillingApi, "subscriptions", (handlers) =>
@@ -291,7 +292,7 @@ const subscriptionsLive = HttpApiBuilder.group(BillingApi, "subscriptions", (han
           })
         )
       )
-  })
+  }).pipe(Effect.map(compiledSuccess))
 )
 
 const paymentsLive = HttpApiBuilder.group(BillingApi, "payments", (handlers) =>
@@ -355,7 +356,7 @@ const paymentsLive = HttpApiBuilder.group(BillingApi, "payments", (handlers) =>
           })
         )
       )
-  })
+  }).pipe(Effect.map(compiledSuccess))
 )
 
 const sandboxLive = HttpApiBuilder.group(BillingApi, "sandbox", (handlers) =>
@@ -372,7 +373,7 @@ const sandboxLive = HttpApiBuilder.group(BillingApi, "sandbox", (handlers) =>
         })
       )
     )
-  })
+  }).pipe(Effect.map(compiledSuccess))
 )
 
 const webhooksLive = HttpApiBuilder.group(BillingApi, "webhooks", (handlers) =>
@@ -399,7 +400,7 @@ const webhooksLive = HttpApiBuilder.group(BillingApi, "webhooks", (handlers) =>
       .handle("updateEndpoint", ({ path, payload }) => call((m) => Effect.map(webhooks.update(m, path.endpoint_id, payload), ok)))
       .handle("deleteEndpoint", ({ path }) => call((m) => Effect.as(webhooks.delete(m, path.endpoint_id), ok({}))))
       .handle("resendEvent", ({ path }) => call((m) => Effect.map(webhooks.resend(m, path.event_id), ok)))
-  })
+  }).pipe(Effect.map(compiledSuccess))
 )
 
 const BEARER = /^Bearer (\S+)$/
