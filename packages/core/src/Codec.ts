@@ -56,6 +56,8 @@ const guardOf = (ast: AST.AST): ((u: unknown) => boolean) | undefined => {
       return (u) => typeof u === "number"
     case "BooleanKeyword":
       return (u) => typeof u === "boolean"
+    case "BigIntKeyword":
+      return (u) => typeof u === "bigint"
     case "UndefinedKeyword":
       return (u) => u === undefined
     case "Declaration":
@@ -79,6 +81,8 @@ const build = (ast: AST.AST): Encode => {
       return (u) => (typeof u === "number" ? u : fallback())
     case "BooleanKeyword":
       return (u) => (typeof u === "boolean" ? u : fallback())
+    case "BigIntKeyword":
+      return (u) => (typeof u === "bigint" ? u : fallback())
     case "Literal":
       return (u) => (u === ast.literal ? u : fallback())
     case "UndefinedKeyword":
@@ -201,3 +205,167 @@ const encoders = new WeakMap<object, (a: any) => unknown>()
  * @internal
  */
 export const compiledOnly = <A, I, R>(schema: Schema.Schema<A, I, R>): (a: A) => I => compile(schema.ast) as (a: A) => I
+
+// ---------------------------------------------------------------------------------------------
+// Decoders
+// ---------------------------------------------------------------------------------------------
+
+/** A quick encoded-side test that rules a union member out, where one is cheap. */
+const encodedGuardOf = (ast: AST.AST): ((u: unknown) => boolean) | undefined => {
+  switch (ast._tag) {
+    case "Refinement":
+      return encodedGuardOf(ast.from)
+    case "Transformation":
+      return encodedGuardOf(ast.from)
+    case "Declaration":
+      return undefined
+    default:
+      return guardOf(ast)
+  }
+}
+
+const decoders = new WeakMap<AST.AST, Encode>()
+
+const compileDecode = (ast: AST.AST): Encode => {
+  const known = decoders.get(ast)
+  if (known) return known
+  let done: Encode | undefined
+  decoders.set(ast, (u) => done!(u))
+  done = buildDecode(ast)
+  decoders.set(ast, done)
+  return done
+}
+
+const viaSchemaDecode = (ast: AST.AST): Encode => {
+  const decode = ParseResult.decodeUnknownEither(Schema.make(ast))
+  return (u) => {
+    const r = decode(u)
+    return Either.isRight(r) ? r.right : fallback()
+  }
+}
+
+const buildDecode = (ast: AST.AST): Encode => {
+  switch (ast._tag) {
+    case "StringKeyword":
+    case "NumberKeyword":
+    case "BooleanKeyword":
+    case "BigIntKeyword":
+    case "Literal":
+    case "UndefinedKeyword":
+    case "UnknownKeyword":
+    case "AnyKeyword":
+      // the same checks both ways
+      return compile(ast)
+    case "Refinement": {
+      const from = compileDecode(ast.from)
+      return (u) => {
+        const decoded = from(u)
+        return Option.isNone(ast.filter(decoded, AST.defaultParseOption, ast)) ? decoded : fallback()
+      }
+    }
+    case "Declaration": {
+      // what reaches a declaration when decoding is already its type (a class instance built by
+      // the transformation before it); anything else goes the long way
+      const is = Schema.is(Schema.make(ast))
+      return (u) => (is(u) ? u : fallback())
+    }
+    case "Transformation": {
+      const to = compileDecode(ast.to)
+      const from = compileDecode(ast.from)
+      const t = ast.transformation
+      if (t._tag === "ComposeTransformation") return (u) => to(from(u))
+      if (t._tag !== "FinalTransformation") return viaSchemaDecode(ast)
+      return (u) => {
+        const r = t.decode(from(u), AST.defaultParseOption, ast, u)
+        return Either.isEither(r) ? (Either.isRight(r) ? to(r.right) : fallback()) : fallback()
+      }
+    }
+    case "Union": {
+      const members = ast.types.map((t) => ({ guard: encodedGuardOf(t), decode: compileDecode(t) }))
+      return (u) => {
+        for (const m of members) {
+          if (m.guard !== undefined && !m.guard(u)) continue
+          try {
+            return m.decode(u)
+          } catch (e) {
+            if (e !== FALLBACK) throw e
+          }
+        }
+        return fallback()
+      }
+    }
+    case "TupleType": {
+      if (ast.elements.length > 0 || ast.rest.length !== 1) return viaSchemaDecode(ast)
+      const item = compileDecode(ast.rest[0]!.type)
+      return (u) => (Array.isArray(u) ? u.map(item) : fallback())
+    }
+    case "TypeLiteral": {
+      if (ast.indexSignatures.length === 0) {
+        const props = ast.propertySignatures.map((ps) => ({ name: ps.name, optional: ps.isOptional, decode: compileDecode(ps.type) }))
+        return (u) => {
+          if (!isRecord(u)) return fallback()
+          // excess keys are dropped, as Schema's default `onExcessProperty: "ignore"` does
+          const out: Record<PropertyKey, unknown> = {}
+          for (const p of props) {
+            if (p.optional && !Object.prototype.hasOwnProperty.call(u, p.name)) continue
+            out[p.name] = p.decode(u[p.name])
+          }
+          return out
+        }
+      }
+      const [sig] = ast.indexSignatures
+      if (ast.propertySignatures.length === 0 && ast.indexSignatures.length === 1 && sig!.parameter._tag === "StringKeyword") {
+        const value = compileDecode(sig!.type)
+        return (u) => {
+          if (!isRecord(u)) return fallback()
+          const out: Record<string, unknown> = {}
+          for (const k of Object.keys(u)) out[k] = value(u[k])
+          return out
+        }
+      }
+      return viaSchemaDecode(ast)
+    }
+    case "Suspend": {
+      let inner: Encode | undefined
+      return (u) => (inner ??= compileDecode(ast.f()))(u)
+    }
+    default:
+      return viaSchemaDecode(ast)
+  }
+}
+
+/**
+ * A synchronous decoder for `schema`, equal to `Schema.decodeUnknownSync(schema)` on every input:
+ * the decoded value for a valid one, the same `ParseError` thrown for an invalid one. Compiled
+ * once per schema. Storage decodes every record it reads with it.
+ *
+ * @example
+ * const decodeInvoice = Codec.decoder(Invoice.Invoice)
+ * const invoice = decodeInvoice(JSON.parse(row.data))
+ * @since 0.1.0
+ */
+export const decoder = <A, I, R>(schema: Schema.Schema<A, I, R>): (u: unknown) => A => {
+  const known = decodersBySchema.get(schema)
+  if (known) return known as (u: unknown) => A
+  const fast = compileDecode(schema.ast)
+  const slow = ParseResult.decodeUnknownSync(schema as Schema.Schema<A, I, never>)
+  const decode = (u: unknown): A => {
+    try {
+      return fast(u) as A
+    } catch (e) {
+      if (e !== FALLBACK) throw e
+      return slow(u)
+    }
+  }
+  decodersBySchema.set(schema, decode)
+  return decode
+}
+
+const decodersBySchema = new WeakMap<object, (u: unknown) => unknown>()
+
+/**
+ * The compiled decoder alone, without the fallback. For tests.
+ *
+ * @internal
+ */
+export const compiledDecodeOnly = <A, I, R>(schema: Schema.Schema<A, I, R>): (u: unknown) => A => compileDecode(schema.ast) as (u: unknown) => A

@@ -31,7 +31,8 @@ export const make = Effect.gen(function* () {
     const table = sql(entity.table)
     // compiled once: the same value (and the same ParseError) as Schema.encodeSync, without its cost
     const encode = Codec.encoder(entity.schema)
-    const decode = Schema.decodeUnknown(entity.schema)
+    // the same for reads: Schema.decodeUnknownSync's value and ParseError, compiled
+    const decode = Codec.decoder(entity.schema)
     const columnNames = Object.keys(entity.columns)
     const hasUnique = entity.unique.length > 0
 
@@ -60,7 +61,7 @@ export const make = Effect.gen(function* () {
     const updateSet = sql.literal(["data = v.data", "version = t.version + 1", ...columnNames.map((c) => `"${c}" = v."${c}"`)].join(", "))
 
     const versioned = (r: { data: unknown; version: unknown }) =>
-      Effect.map(Effect.orDie(decode(typeof r.data === "string" ? JSON.parse(r.data) : r.data)), (value) => ({ value, version: num(r.version) }))
+      ({ value: decode(typeof r.data === "string" ? JSON.parse(r.data) : r.data), version: num(r.version) })
 
     /** Which unique constraint a conflicting record hits (after ON CONFLICT DO NOTHING). */
     const whichConstraint = (a: A, r: Record<string, unknown>) =>
@@ -129,7 +130,7 @@ export const make = Effect.gen(function* () {
         Effect.gen(function* () {
           if (id.includes("\u0000")) return Option.none() // PostgreSQL text cannot hold NUL: no such row
           const rows = yield* sql<{ data: unknown; version: unknown }>`select data, version from ${table} where merchant_id = ${merchantId} and id = ${id}`.pipe(Effect.orDie)
-          return rows[0] ? Option.some(yield* versioned(rows[0])) : Option.none()
+          return rows[0] ? Option.some(versioned(rows[0])) : Option.none()
         }),
       getMany: (merchantId, ids) =>
         Effect.gen(function* () {
@@ -137,7 +138,7 @@ export const make = Effect.gen(function* () {
           const found = new Map<string, Store.Versioned<A>>()
           if (wanted.length === 0) return found
           const rows = yield* sql<{ id: string; data: unknown; version: unknown }>`select id, data, version from ${table} where merchant_id = ${merchantId} and id in ${sql.in(wanted)}`.pipe(Effect.orDie)
-          for (const r of rows) found.set(r.id, yield* versioned(r))
+          for (const r of rows) found.set(r.id, versioned(r))
           return found
         }),
       insertMany: (as) =>
@@ -178,13 +179,13 @@ export const make = Effect.gen(function* () {
       findBy: (merchantId, column, value) =>
         Effect.gen(function* () {
           const rows = yield* sql<{ data: unknown; version: unknown }>`select data, version from ${table} where merchant_id = ${merchantId} and ${sql(column)} = ${value as string} order by created_at desc, id desc limit 1`.pipe(Effect.orDie)
-          return rows[0] ? Option.some(yield* versioned(rows[0])) : Option.none()
+          return rows[0] ? Option.some(versioned(rows[0])) : Option.none()
         }),
       lookup: (column, value) =>
         Effect.gen(function* () {
           if (value.includes("\u0000")) return Option.none()
           const rows = yield* sql<{ data: unknown; version: unknown }>`select data, version from ${table} where ${sql(column)} = ${value} limit 1`.pipe(Effect.orDie)
-          return rows[0] ? Option.some(yield* versioned(rows[0])) : Option.none()
+          return rows[0] ? Option.some(versioned(rows[0])) : Option.none()
         }),
       remove: (merchantId, id) =>
         Effect.map(Effect.orDie(sql`delete from ${table} where merchant_id = ${merchantId} and id = ${id} returning id`), (r) => r.length > 0),
@@ -212,7 +213,7 @@ export const make = Effect.gen(function* () {
           const has_more = rows.length > query.limit
           const page = rows.slice(0, query.limit)
           if (backwards) page.reverse()
-          const list = yield* Effect.forEach(page, (r) => Effect.map(versioned(r), (v) => v.value))
+          const list = page.map((r) => versioned(r).value)
           return { list, has_more }
         })
     }
