@@ -22,7 +22,7 @@ import * as Decimal from "./Decimal.js"
 import * as Entities from "./Entities.js"
 import * as Errors from "./Errors.js"
 import * as Ids from "./Ids.js"
-import { dt, emit, emitAll, emitMany, laneOf, msOf, nowOf, pending as pendingEvent } from "./internal/engine.js"
+import { dt, emit, emitAll, emitMany, knownMerchant, laneOf, msOf, nowOf, pending as pendingEvent } from "./internal/engine.js"
 import { pageErrors } from "./internal/paging.js"
 import * as Invoice from "./Invoice.js"
 import * as Invoicing from "./Invoicing.js"
@@ -1368,7 +1368,8 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
         }
         yield* setClock(to)
         return yield* merchants.get(merchantId)
-      }).pipe(Effect.withSpan("Billing.advanceClock"))
+        // the clock moves here: nothing inside may take "now" from the request's merchant snapshot
+      }).pipe(Effect.locally(knownMerchant, undefined), Effect.withSpan("Billing.advanceClock"))
 
     /**
      * The worker: runs due live work every `interval`, forever. Safe on many processes at once

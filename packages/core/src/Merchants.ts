@@ -13,6 +13,7 @@ import * as Money from "./Money.js"
 import * as Proration from "./Proration.js"
 import * as Secrets from "./Secrets.js"
 import * as Store from "./Store.js"
+import { knownMerchant } from "./internal/engine.js"
 
 /**
  * What a new merchant needs.
@@ -196,3 +197,18 @@ export class Merchants extends Effect.Service<Merchants>()("@recur/core/Merchant
     return { create, get, rotateKey, revokeKey, authenticate, signingKeys, listKeys } as const
   })
 }) {}
+
+/**
+ * Runs `effect` on behalf of `merchant`, the caller's merchant as just read (by `authenticate`):
+ * the services take the merchant's clock (its frozen time in a sandbox) from it instead of
+ * reading the merchant again. The REST adapter wraps every handler in it. Only a merchant read in
+ * the same request belongs here; `Billing.advanceClock`, the one change of a merchant's clock,
+ * ignores it.
+ *
+ * @example
+ * const { merchant } = yield* merchants.authenticate(apiKey)
+ * yield* Merchants.asCaller(merchant)(customers.create(merchant.merchant_id, input))
+ * @since 0.1.0
+ */
+export const asCaller = (merchant: Merchant.Merchant) => <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.locally(effect, knownMerchant, merchant)

@@ -40,7 +40,8 @@ const ok = <A>(data: A) => ({ code: "success" as const, message: "success" as co
 
 /** Runs a service call for the current merchant, mapping its errors. */
 const call = <A, E extends CoreError, R>(f: (merchantId: string, merchant: { readonly merchant_id: string; readonly mode: string; readonly frozen_time: unknown }) => Effect.Effect<A, E, R>) =>
-  Effect.flatMap(CurrentMerchant, ({ merchant, requestId }) => Effect.mapError(f(merchant.merchant_id, merchant), toApiError(requestId)))
+  // the merchant authenticated a moment ago: the services take its clock instead of reading it again
+  Effect.flatMap(CurrentMerchant, ({ merchant, requestId }) => Effect.mapError(Merchants.asCaller(merchant)(f(merchant.merchant_id, merchant)), toApiError(requestId)))
 
 const invalid = (param: string, reason: string) => new Errors.InvalidParameter({ param, reason })
 
