@@ -1,5 +1,6 @@
 /**
- * Compiled encoders: `Schema.encodeSync` without the `ParseResult` machinery on the hot path.
+ * Compiled encoders and decoders: `Schema.encodeSync` and `Schema.decodeUnknownSync` without the
+ * `ParseResult` machinery on the hot path.
  *
  * Storage and the outbox encode every record and event the engine writes. `Schema.encode` builds
  * an `Either` and an issue tree per field even when everything is valid, which made encoding the
@@ -7,8 +8,9 @@
  * plain function that checks the same things (types, literals, refinements, class instances)
  * and builds the same encoded value. Whenever it meets a value it cannot vouch for, or a schema
  * node it does not know, it hands the whole value to `Schema.encodeSync`, so a bad value fails
- * with exactly the `ParseError` it always did. The equivalence is a property test over every
- * stored entity (`test/Codec.test.ts`).
+ * with exactly the `ParseError` it always did. {@link decoder} is the mirror for reads (stored
+ * rows, after `JSON.parse`). The equivalence is a property test over every stored entity, both
+ * ways (`test/Codec.test.ts`).
  *
  * @since 0.1.0
  */
