@@ -75,6 +75,73 @@ const guardOf = (ast: AST.AST): ((u: unknown) => boolean) | undefined => {
   }
 }
 
+/**
+ * The nodes that read the same both ways (unions, arrays, structs, records, suspended schemas):
+ * each child goes through `compile` of the direction at hand; a union member is skipped when
+ * `guard` rules it out; anything else goes through `via` (the schema's own parser).
+ */
+const structural = (
+  ast: AST.AST,
+  direction: { readonly compile: (ast: AST.AST) => Encode; readonly guard: (ast: AST.AST) => ((u: unknown) => boolean) | undefined; readonly via: (ast: AST.AST) => Encode }
+): Encode => {
+  const { compile: child, guard, via } = direction
+  switch (ast._tag) {
+    case "Union": {
+      // members are told apart by a cheap guard where there is one (no exception on the way)
+      const members = ast.types.map((t) => ({ guard: guard(t), run: child(t) }))
+      return (u) => {
+        for (const m of members) {
+          if (m.guard !== undefined && !m.guard(u)) continue
+          try {
+            return m.run(u)
+          } catch (e) {
+            if (e !== FALLBACK) throw e
+          }
+        }
+        return fallback()
+      }
+    }
+    case "TupleType": {
+      if (ast.elements.length > 0 || ast.rest.length !== 1) return via(ast)
+      const item = child(ast.rest[0]!.type)
+      return (u) => (Array.isArray(u) ? u.map(item) : fallback())
+    }
+    case "TypeLiteral": {
+      if (ast.indexSignatures.length === 0) {
+        const props = ast.propertySignatures.map((ps) => ({ name: ps.name, optional: ps.isOptional, run: child(ps.type) }))
+        return (u) => {
+          if (!isRecord(u)) return fallback()
+          // only the declared keys (Schema's default `onExcessProperty: "ignore"`); a missing key
+          // is skipped when optional, else read as undefined (Effect's default)
+          const out: Record<PropertyKey, unknown> = {}
+          for (const p of props) {
+            if (p.optional && !Object.prototype.hasOwnProperty.call(u, p.name)) continue
+            out[p.name] = p.run(u[p.name])
+          }
+          return out
+        }
+      }
+      const [sig] = ast.indexSignatures
+      if (ast.propertySignatures.length === 0 && ast.indexSignatures.length === 1 && sig!.parameter._tag === "StringKeyword") {
+        const value = child(sig!.type)
+        return (u) => {
+          if (!isRecord(u)) return fallback()
+          const out: Record<string, unknown> = {}
+          for (const k of Object.keys(u)) out[k] = value(u[k])
+          return out
+        }
+      }
+      return via(ast)
+    }
+    case "Suspend": {
+      let inner: Encode | undefined
+      return (u) => (inner ??= child(ast.f()))(u)
+    }
+    default:
+      return via(ast)
+  }
+}
+
 const build = (ast: AST.AST): Encode => {
   switch (ast._tag) {
     case "StringKeyword":
@@ -116,58 +183,8 @@ const build = (ast: AST.AST): Encode => {
         return Either.isEither(r) ? (Either.isRight(r) ? from(r.right) : fallback()) : fallback()
       }
     }
-    case "Union": {
-      // members are told apart by a cheap guard where there is one (no exception on the way)
-      const members = ast.types.map((t) => ({ guard: guardOf(t), encode: compile(t) }))
-      return (u) => {
-        for (const m of members) {
-          if (m.guard !== undefined && !m.guard(u)) continue
-          try {
-            return m.encode(u)
-          } catch (e) {
-            if (e !== FALLBACK) throw e
-          }
-        }
-        return fallback()
-      }
-    }
-    case "TupleType": {
-      if (ast.elements.length > 0 || ast.rest.length !== 1) return viaSchema(ast)
-      const item = compile(ast.rest[0]!.type)
-      return (u) => (Array.isArray(u) ? u.map(item) : fallback())
-    }
-    case "TypeLiteral": {
-      if (ast.indexSignatures.length === 0) {
-        const props = ast.propertySignatures.map((ps) => ({ name: ps.name, optional: ps.isOptional, encode: compile(ps.type) }))
-        return (u) => {
-          if (!isRecord(u)) return fallback()
-          const out: Record<PropertyKey, unknown> = {}
-          for (const p of props) {
-            // a missing key is skipped when optional, else encoded as undefined (Effect's default)
-            if (p.optional && !Object.prototype.hasOwnProperty.call(u, p.name)) continue
-            out[p.name] = p.encode(u[p.name])
-          }
-          return out
-        }
-      }
-      const [sig] = ast.indexSignatures
-      if (ast.propertySignatures.length === 0 && ast.indexSignatures.length === 1 && sig!.parameter._tag === "StringKeyword") {
-        const value = compile(sig!.type)
-        return (u) => {
-          if (!isRecord(u)) return fallback()
-          const out: Record<string, unknown> = {}
-          for (const k of Object.keys(u)) out[k] = value(u[k])
-          return out
-        }
-      }
-      return viaSchema(ast)
-    }
-    case "Suspend": {
-      let inner: Encode | undefined
-      return (u) => (inner ??= compile(ast.f()))(u)
-    }
     default:
-      return viaSchema(ast)
+      return structural(ast, { compile, guard: guardOf, via: viaSchema })
   }
 }
 
@@ -184,18 +201,19 @@ const build = (ast: AST.AST): Encode => {
 export const encoder = <A, I, R>(schema: Schema.Schema<A, I, R>): (a: A) => I => {
   const known = encoders.get(schema)
   if (known) return known as (a: A) => I
-  const fast = compile(schema.ast)
-  const slow = ParseResult.encodeUnknownSync(schema as Schema.Schema<A, I, never>)
-  const encode = (a: A): I => {
-    try {
-      return fast(a) as I
-    } catch (e) {
-      if (e !== FALLBACK) throw e
-      return slow(a)
-    }
-  }
+  const encode = withFallback(compile(schema.ast), ParseResult.encodeUnknownSync(schema as Schema.Schema<A, I, never>))
   encoders.set(schema, encode)
-  return encode
+  return encode as (a: A) => I
+}
+
+/** The compiled function, and the schema's own on whatever it hands back as unsure. */
+const withFallback = (fast: Encode, slow: Encode): Encode => (u) => {
+  try {
+    return fast(u)
+  } catch (e) {
+    if (e !== FALLBACK) throw e
+    return slow(u)
+  }
 }
 
 const encoders = new WeakMap<object, (a: any) => unknown>()
@@ -282,57 +300,8 @@ const buildDecode = (ast: AST.AST): Encode => {
         return Either.isEither(r) ? (Either.isRight(r) ? to(r.right) : fallback()) : fallback()
       }
     }
-    case "Union": {
-      const members = ast.types.map((t) => ({ guard: encodedGuardOf(t), decode: compileDecode(t) }))
-      return (u) => {
-        for (const m of members) {
-          if (m.guard !== undefined && !m.guard(u)) continue
-          try {
-            return m.decode(u)
-          } catch (e) {
-            if (e !== FALLBACK) throw e
-          }
-        }
-        return fallback()
-      }
-    }
-    case "TupleType": {
-      if (ast.elements.length > 0 || ast.rest.length !== 1) return viaSchemaDecode(ast)
-      const item = compileDecode(ast.rest[0]!.type)
-      return (u) => (Array.isArray(u) ? u.map(item) : fallback())
-    }
-    case "TypeLiteral": {
-      if (ast.indexSignatures.length === 0) {
-        const props = ast.propertySignatures.map((ps) => ({ name: ps.name, optional: ps.isOptional, decode: compileDecode(ps.type) }))
-        return (u) => {
-          if (!isRecord(u)) return fallback()
-          // excess keys are dropped, as Schema's default `onExcessProperty: "ignore"` does
-          const out: Record<PropertyKey, unknown> = {}
-          for (const p of props) {
-            if (p.optional && !Object.prototype.hasOwnProperty.call(u, p.name)) continue
-            out[p.name] = p.decode(u[p.name])
-          }
-          return out
-        }
-      }
-      const [sig] = ast.indexSignatures
-      if (ast.propertySignatures.length === 0 && ast.indexSignatures.length === 1 && sig!.parameter._tag === "StringKeyword") {
-        const value = compileDecode(sig!.type)
-        return (u) => {
-          if (!isRecord(u)) return fallback()
-          const out: Record<string, unknown> = {}
-          for (const k of Object.keys(u)) out[k] = value(u[k])
-          return out
-        }
-      }
-      return viaSchemaDecode(ast)
-    }
-    case "Suspend": {
-      let inner: Encode | undefined
-      return (u) => (inner ??= compileDecode(ast.f()))(u)
-    }
     default:
-      return viaSchemaDecode(ast)
+      return structural(ast, { compile: compileDecode, guard: encodedGuardOf, via: viaSchemaDecode })
   }
 }
 
@@ -349,18 +318,9 @@ const buildDecode = (ast: AST.AST): Encode => {
 export const decoder = <A, I, R>(schema: Schema.Schema<A, I, R>): (u: unknown) => A => {
   const known = decodersBySchema.get(schema)
   if (known) return known as (u: unknown) => A
-  const fast = compileDecode(schema.ast)
-  const slow = ParseResult.decodeUnknownSync(schema as Schema.Schema<A, I, never>)
-  const decode = (u: unknown): A => {
-    try {
-      return fast(u) as A
-    } catch (e) {
-      if (e !== FALLBACK) throw e
-      return slow(u)
-    }
-  }
+  const decode = withFallback(compileDecode(schema.ast), ParseResult.decodeUnknownSync(schema as Schema.Schema<A, I, never>))
   decodersBySchema.set(schema, decode)
-  return decode
+  return decode as (u: unknown) => A
 }
 
 const decodersBySchema = new WeakMap<object, (u: unknown) => unknown>()
