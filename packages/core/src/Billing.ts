@@ -993,6 +993,14 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
         return Option.some(result)
       }).pipe(Effect.withSpan("Billing.renew"))
 
+    /** The stored record of a batch renewal's trade: its first attempt, tied to the invoice and subscription. */
+    const renewalTrade = (d: { readonly rec: Entities.SubscriptionRecord; readonly invoice: Invoice.Invoice }, trade: Trade.Trade): Entities.TradeRecord => ({
+      trade,
+      attempts: 1,
+      invoice_id: d.invoice.invoice_id,
+      subscription_id: d.rec.subscription.id
+    })
+
     /**
      * Renews many due subscriptions of one merchant together, with the result of renewing each
      * alone: one transaction bills them all (invoices, trades, next periods, charge intents,
@@ -1103,7 +1111,7 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
             const done = drafts.filter((d) => inserted.has(d.invoice.invoice_id))
             for (const d of drafts) if (!inserted.has(d.invoice.invoice_id)) alone.add(d.rec.subscription.id)
             if (done.length === 0) return []
-            yield* Effect.orDie(trades.insertMany(done.map((d) => ({ trade: new Trade.Trade({ ...d.trade, trade_status: "processing" }, true), attempts: 1, invoice_id: d.invoice.invoice_id, subscription_id: d.rec.subscription.id }))))
+            yield* Effect.orDie(trades.insertMany(done.map((d) => renewalTrade(d, new Trade.Trade({ ...d.trade, trade_status: "processing" }, true)))))
             yield* Effect.orDie(subs.updateMany(done.map((d) => ({ value: d.rec, expectedVersion: d.version }))))
             const lane = laneOf(merchant)
             yield* storage.workQueue.scheduleMany([
@@ -1161,10 +1169,7 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
                 })
               }
               // a VersionConflict here is a failure (not a defect): the batch's outcomes go alone
-              yield* trades.updateMany(paid.map((p) => ({
-                value: { trade: p.next, attempts: 1, invoice_id: p.o.d.invoice.invoice_id, subscription_id: p.o.d.rec.subscription.id },
-                expectedVersion: 1
-              })))
+              yield* trades.updateMany(paid.map((p) => ({ value: renewalTrade(p.o.d, p.next), expectedVersion: 1 })))
               yield* invoices.updateMany(paid.map((p) => ({ value: p.paid, expectedVersion: 1 })))
               yield* storage.workQueue.cancelMany(paid.flatMap((p) => ["charge", "reconcile"].map((kind) => ({ merchant_id: merchantId, kind, subject_id: p.next.trade_id }))))
               yield* emitMany(storage, merchantId, paid.flatMap((p) => [
