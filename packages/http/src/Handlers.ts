@@ -4,13 +4,13 @@
  *
  * @since 0.1.0
  */
-import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
+import { HttpServerRequest } from "@effect/platform"
 import { Billing, Catalog, Customers, Errors, Merchants, type Store, Subscriptions, Webhooks } from "@recur/core"
 import { DateTime, Effect, Layer, Option } from "effect"
 import { Authentication, BillingApi, CurrentMerchant } from "./Api.js"
 import * as ApiErrors from "./Errors.js"
 import * as AuthMemo from "./internal/authMemo.js"
-import { compiledSuccess } from "./internal/compiledSuccess.js"
+import { group } from "./internal/compiledSuccess.js"
 
 type CoreError = Errors.NotFound | Errors.InvalidParameter | Errors.InvalidRequest | Errors.StateConflict | Errors.DuplicateResource | Errors.Unauthorized
 
@@ -91,7 +91,7 @@ const inFilter = (column: string, values: ReadonlyArray<string> | undefined, max
 /** `merchant_id`, where the seed lists it, must be the caller's; anything else matches nothing. */
 const foreignMerchant = (given: string | undefined, merchantId: string) => given !== undefined && given !== merchantId
 
-const customersLive = HttpApiBuilder.group(BillingApi, "customers", (handlers) =>
+const customersLive = group(BillingApi, "customers", (handlers) =>
   Effect.gen(function* () {
     const customers = yield* Customers.Customers
     return handlers
@@ -118,10 +118,10 @@ const customersLive = HttpApiBuilder.group(BillingApi, "customers", (handlers) =
           })
         )
       )
-  }).pipe(Effect.map(compiledSuccess))
+  })
 )
 
-const catalogLive = HttpApiBuilder.group(BillingApi, "catalog", (handlers) =>
+const catalogLive = group(BillingApi, "catalog", (handlers) =>
   Effect.gen(function* () {
     const catalog = yield* Catalog.Catalog
     return handlers
@@ -178,19 +178,19 @@ const catalogLive = HttpApiBuilder.group(BillingApi, "catalog", (handlers) =>
           })
         )
       )
-  }).pipe(Effect.map(compiledSuccess))
+  })
 )
 
-const checkoutLive = HttpApiBuilder.group(BillingApi, "checkout", (handlers) =>
+const checkoutLive = group(BillingApi, "checkout", (handlers) =>
   Effect.gen(function* () {
     const billing = yield* Billing.Billing
     return handlers
       .handle("create", ({ payload }) => call((m) => Effect.map(billing.createSession(m, payload), (s) => ok({ session_id: s.session_id, session_url: s.session_url }))))
       .handle("get", ({ path }) => call((m) => Effect.map(billing.getSession(m, path.session_id), (session) => ok({ session }))))
-  }).pipe(Effect.map(compiledSuccess))
+  })
 )
 
-const subscriptionsLive = HttpApiBuilder.group(BillingApi, "subscriptions", (handlers) =>
+const subscriptionsLive = group(BillingApi, "subscriptions", (handlers) =>
   Effect.gen(function* () {
     const billing = yield* Billing.Billing
     const subs = yield* Subscriptions.Subscriptions
@@ -293,10 +293,10 @@ const subscriptionsLive = HttpApiBuilder.group(BillingApi, "subscriptions", (han
           })
         )
       )
-  }).pipe(Effect.map(compiledSuccess))
+  })
 )
 
-const paymentsLive = HttpApiBuilder.group(BillingApi, "payments", (handlers) =>
+const paymentsLive = group(BillingApi, "payments", (handlers) =>
   Effect.gen(function* () {
     const billing = yield* Billing.Billing
     const subs = yield* Subscriptions.Subscriptions
@@ -357,10 +357,10 @@ const paymentsLive = HttpApiBuilder.group(BillingApi, "payments", (handlers) =>
           })
         )
       )
-  }).pipe(Effect.map(compiledSuccess))
+  })
 )
 
-const sandboxLive = HttpApiBuilder.group(BillingApi, "sandbox", (handlers) =>
+const sandboxLive = group(BillingApi, "sandbox", (handlers) =>
   Effect.gen(function* () {
     const billing = yield* Billing.Billing
     return handlers.handle("advanceClock", ({ payload }) =>
@@ -374,10 +374,10 @@ const sandboxLive = HttpApiBuilder.group(BillingApi, "sandbox", (handlers) =>
         })
       )
     )
-  }).pipe(Effect.map(compiledSuccess))
+  })
 )
 
-const webhooksLive = HttpApiBuilder.group(BillingApi, "webhooks", (handlers) =>
+const webhooksLive = group(BillingApi, "webhooks", (handlers) =>
   Effect.gen(function* () {
     const webhooks = yield* Webhooks.Webhooks
     return handlers
@@ -401,7 +401,7 @@ const webhooksLive = HttpApiBuilder.group(BillingApi, "webhooks", (handlers) =>
       .handle("updateEndpoint", ({ path, payload }) => call((m) => Effect.map(webhooks.update(m, path.endpoint_id, payload), ok)))
       .handle("deleteEndpoint", ({ path }) => call((m) => Effect.as(webhooks.delete(m, path.endpoint_id), ok({}))))
       .handle("resendEvent", ({ path }) => call((m) => Effect.map(webhooks.resend(m, path.event_id), ok)))
-  }).pipe(Effect.map(compiledSuccess))
+  })
 )
 
 const BEARER = /^Bearer (\S+)$/

@@ -8,11 +8,11 @@
  * in core) and answered as JSON with the status and content type the schema's annotations give,
  * exactly as `HttpApiBuilder` would. `HttpApiBuilder` passes a handler's `HttpServerResponse`
  * through untouched. Endpoints whose success is a union, empty, or not JSON keep the builder's own
- * path.
+ * path. The handlers build their groups with {@link group}, so no group can miss it.
  *
  * @internal
  */
-import { type HttpApiBuilder, type HttpApiEndpoint, HttpApiSchema, HttpServerResponse } from "@effect/platform"
+import { HttpApiBuilder, type HttpApiEndpoint, HttpApiSchema, HttpServerResponse } from "@effect/platform"
 import { Codec } from "@recur/core"
 import { Chunk, Effect, SchemaAST as AST } from "effect"
 
@@ -43,3 +43,10 @@ export const compiledSuccess = <H extends AnyHandlers>(handlers: H): H => {
   self.handlers = items
   return self
 }
+
+/** `HttpApiBuilder.group`, with the group's handlers passed through {@link compiledSuccess}. */
+export const group: typeof HttpApiBuilder.group = ((api: any, name: any, build: (handlers: any) => any) =>
+  HttpApiBuilder.group(api, name, (handlers: any) => {
+    const built = build(handlers)
+    return Effect.isEffect(built) ? Effect.map(built as Effect.Effect<AnyHandlers, unknown, unknown>, compiledSuccess) : compiledSuccess(built)
+  })) as typeof HttpApiBuilder.group
