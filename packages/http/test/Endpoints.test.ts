@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { Effect } from "effect"
 import { backends, serve } from "./client.js"
 
 // Every endpoint through the real adapter, in process: its success and each documented error,
@@ -13,7 +12,7 @@ for (const [name, storage] of backends()) {
     // the store (PGlite start and migrations) is built here, not inside the first test's time limit
     beforeAll(async () => {
       app = serve(storage())
-      await app.runtime.runPromise(Effect.void)
+      await app.ready()
     }, 120_000)
     afterAll(() => app.dispose())
 

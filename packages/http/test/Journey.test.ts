@@ -10,7 +10,7 @@ describe(`merchant journey over HTTP (${name})`, () => {
   // the store (PGlite start and migrations) is built here, not inside the first test's time limit
   beforeAll(async () => {
     app = serve(storage())
-    await app.runtime.runPromise(Effect.void)
+    await app.ready()
   }, 120_000)
   afterAll(() => app.dispose())
   const api = async (key: string, method: string, path: string, body?: unknown) => app.call(method, path, key, body)

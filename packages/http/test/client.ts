@@ -21,5 +21,7 @@ export const serve = (storage: Layer.Layer<Store.Storage, unknown>) => {
   const merchant = (options: { readonly live?: boolean; readonly frozen?: string } = {}) =>
     api.runtime.runPromise(Effect.flatMap(Merchants.Merchants, (m) =>
       m.create({ name: "Acme", currency: "USD", ...(options.live ? { mode: "live" as const } : { frozen_time: Date.parse(options.frozen ?? "2026-01-01T00:00:00Z") }) })))
-  return { ...api, merchant }
+  /** Builds the store (PGlite start, migrations) now: call it in `beforeAll`, not inside a test's time limit. */
+  const ready = () => api.runtime.runPromise(Effect.void)
+  return { ...api, merchant, ready }
 }
