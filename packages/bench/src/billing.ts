@@ -7,12 +7,11 @@
 // SQL: every row of a template subscription is copied with its ids rewritten.
 import { Pg } from "@recur/sql"
 import { spawn } from "node:child_process"
-import { readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 import pg from "pg"
 import { record } from "./report.js"
 import { cloneTemplate, seedTemplate } from "./seed.js"
-import { databaseUrl, dropSchema, masterKey, postgresAnswers, root } from "./servers.js"
+import { cpuSeconds, databaseUrl, dropSchema, ioBytes, masterKey, postgresAnswers, root } from "./servers.js"
 
 const DAY = 86_400_000
 const serverMain = fileURLToPath(new URL("../../server/src/main.ts", import.meta.url))
@@ -45,26 +44,6 @@ const prepare = async (label: string) => {
   const due = Number((await client.query("select count(*) as n from recur_work_items where kind = 'renewal' and due_at <= $1", [Date.now()])).rows[0].n)
   console.error(`  [billing ${label}] ${subs} subscriptions (${due} due) cloned in ${((Date.now() - t0) / 1000).toFixed(1)} s`)
   return { schema, client, merchantId, subs, due }
-}
-
-/** CPU seconds (user + system) a process has used so far, from /proc (Linux); 0 elsewhere. */
-const cpuSeconds = (pid: number | undefined) => {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")
-    return (Number(fields[11]) + Number(fields[12])) / 100
-  } catch {
-    return 0
-  }
-}
-
-/** Bytes a process has passed to write(2) and read(2) so far (sockets included), from /proc (Linux); 0 elsewhere. */
-const ioBytes = (pid: number | undefined) => {
-  try {
-    const io = Object.fromEntries(readFileSync(`/proc/${pid}/io`, "utf8").trim().split("\n").map((l) => l.split(": ") as [string, string]))
-    return { written: Number(io.wchar ?? 0), read: Number(io.rchar ?? 0) }
-  } catch {
-    return { written: 0, read: 0 }
-  }
 }
 
 /** `recur worker` × processes until every due renewal is invoiced. */

@@ -122,6 +122,26 @@ export const rssMiB = (pid: number): number => {
   }
 }
 
+/** CPU seconds (user + system) a process has used so far, from /proc (Linux); 0 elsewhere. */
+export const cpuSeconds = (pid: number | undefined) => {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")
+    return (Number(fields[11]) + Number(fields[12])) / 100
+  } catch {
+    return 0
+  }
+}
+
+/** Bytes a process has passed to write(2) and read(2) so far (sockets included), from /proc (Linux); 0 elsewhere. */
+export const ioBytes = (pid: number | undefined) => {
+  try {
+    const io = Object.fromEntries(readFileSync(`/proc/${pid}/io`, "utf8").trim().split("\n").map((l) => l.split(": ") as [string, string]))
+    return { written: Number(io.wchar ?? 0), read: Number(io.rchar ?? 0) }
+  } catch {
+    return { written: 0, read: 0 }
+  }
+}
+
 /** RSS of a process and all its descendants, in MiB (Linux): `pnpm start` runs node under pnpm. */
 export const rssTreeMiB = (pid: number): number => {
   const children = new Map<number, Array<number>>()

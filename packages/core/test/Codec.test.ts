@@ -21,6 +21,14 @@ const outcome = (f: () => unknown) => {
   }
 }
 
+/** A value with one of its keys (or a new one, when it has none) set to anything. */
+const oneFieldReplaced = <T extends object>(arb: fc.Arbitrary<T>, set: (value: T, field: Record<string, unknown>) => unknown) =>
+  fc.tuple(arb, fc.string(), fc.anything()).map(([a, k, v]) => {
+    const keys = Object.keys(a)
+    const key = keys.length > 0 ? keys[k.length % keys.length]! : k
+    return set(a, { [key]: v })
+  })
+
 describe("Codec.encoder", () => {
   for (const [name, schema] of payloads) {
     it(`${name}: equals Schema.encodeSync on every valid value`, () => {
@@ -43,17 +51,9 @@ describe("Codec.encoder", () => {
       const slow = Schema.encodeSync(schema)
       // a valid value with one field replaced by anything, or anything at all
       const broken = fc.oneof(
-        fc.tuple(Arbitrary.make(schema), fc.string(), fc.anything()).map(([a, k, v]) => {
-          const keys = Object.keys(a)
-          const key = keys.length > 0 ? keys[k.length % keys.length]! : k
-          return { ...a, [key]: v }
-        }),
+        oneFieldReplaced(Arbitrary.make(schema), (a, field) => ({ ...a, ...field })),
         // the same, keeping the class (so only the field is wrong)
-        fc.tuple(Arbitrary.make(schema), fc.string(), fc.anything()).map(([a, k, v]) => {
-          const keys = Object.keys(a)
-          const key = keys.length > 0 ? keys[k.length % keys.length]! : k
-          return Object.assign(Object.create(Object.getPrototypeOf(a)), a, { [key]: v })
-        }),
+        oneFieldReplaced(Arbitrary.make(schema), (a, field) => Object.assign(Object.create(Object.getPrototypeOf(a)), a, field)),
         fc.anything()
       )
       fc.assert(fc.property(broken, (u) => {
@@ -89,11 +89,7 @@ describe("Codec.decoder", () => {
       const fast = Codec.decoder(schema)
       const slow = Schema.decodeUnknownSync(schema)
       const broken = fc.oneof(
-        fc.tuple(stored(schema), fc.string(), fc.anything()).map(([i, k, v]) => {
-          const keys = Object.keys(i)
-          const key = keys.length > 0 ? keys[k.length % keys.length]! : k
-          return { ...i, [key]: v }
-        }),
+        oneFieldReplaced(stored(schema), (i, field) => ({ ...i, ...field })),
         // one field dropped
         fc.tuple(stored(schema), fc.nat()).map(([i, n]) => {
           const keys = Object.keys(i)

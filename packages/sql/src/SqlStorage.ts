@@ -9,7 +9,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import type * as Statement from "@effect/sql/Statement"
 import { Codec, Store } from "@recur/core"
-import { Effect, Layer, Option, Schema } from "effect"
+import { Effect, Layer, Option } from "effect"
 
 const toParam = (v: Store.ColumnValue): unknown =>
   typeof v === "bigint" ? v.toString() : Array.isArray(v) ? JSON.stringify(v) : v
