@@ -1,6 +1,7 @@
 import { BillingPeriod, Money, Proration } from "@recur/core"
 import { expect, it } from "@effect/vitest"
-import { Clock, Effect, Either, Option, TestClock } from "effect"
+import { Clock, Effect, Result, Option } from "effect"
+import { TestClock } from "effect/testing"
 
 // A customer on $10/month, billed from Jan 1, upgrades to $20/month on Jan 16.
 it.effect("upgrading half-way through January charges the difference for the rest of it", () =>
@@ -11,7 +12,7 @@ it.effect("upgrading half-way through January charges the difference for the res
 
     const now = yield* Clock.currentTimeMillis
     const period = Option.getOrThrow(BillingPeriod.periodAt(schedule, now))
-    const change = Either.getOrThrow(
+    const change = Result.getOrThrow(
       Proration.prorate({
         policy: Proration.Policy.PerSecond(),
         period,

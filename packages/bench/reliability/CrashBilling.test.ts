@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { Billing, Catalog, Merchants } from "@recur/core"
 import { engineOn } from "@recur/embedded"
 import { Pg } from "@recur/sql"

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { FastCheck as fc } from "effect"
+import fc from "fast-check"
 import { Ajv2020 } from "ajv/dist/2020.js"
 import { api, paidSubscription, report, size } from "./harness.js"
 

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from "@effect/vitest"
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { Merchants } from "@recur/core"
 import { Effect, Logger } from "effect"
 import { api, report, size } from "./harness.js"

@@ -1,7 +1,7 @@
 // Pure core: proration, tier rating and whole-invoice building per second, against plain
 // bigint arithmetic computing the same numbers.
 import { Decimal, Invoicing, Money, Pricing, Proration } from "@recur/core"
-import { Either, Option } from "effect"
+import { Result, Option } from "effect"
 import { Bench } from "tinybench"
 import { record } from "./report.js"
 
@@ -57,7 +57,7 @@ export const run = async () => {
   bench
     .add("proration (Recur)", () => {
       at = at + 3_600_000 > period.end ? period.start : at + 3_600_000
-      sink += Either.getOrThrow(Proration.prorate({ policy, period, at, paid, newAmount: next, creditMode: "refund" })).net.amount
+      sink += Result.getOrThrow(Proration.prorate({ policy, period, at, paid, newAmount: next, creditMode: "refund" })).net.amount
     })
     .add("proration (raw bigint)", () => {
       at = at + 3_600_000 > period.end ? period.start : at + 3_600_000

@@ -2,13 +2,13 @@
  * `pnpm start` until the standalone server lands: the pure core answering the questions a
  * billing engine must get exactly right.
  */
-import { Either, Option } from "effect"
+import { Result, Option } from "effect"
 import { BillingPeriod, Decimal, Money, Pricing, Proration } from "../src/index.js"
 
-const d = (s: string) => Either.getOrThrow(Decimal.parse(s))
+const d = (s: string) => Result.getOrThrow(Decimal.parse(s))
 const tier = (min: bigint, max: bigint | null, unit: string, flat = "0"): Pricing.Tier => ({
   min,
-  max: Option.fromNullable(max),
+  max: Option.fromNullishOr(max),
   unitPrice: d(unit),
   flatAmount: d(flat)
 })
@@ -26,7 +26,7 @@ const schedule = { anchor: Date.UTC(2024, 0, 31), unit: "month", count: 1 } as c
 const starts = BillingPeriod.periods(schedule, 0, 4).map((p) => new Date(p.start).toISOString().slice(0, 10))
 console.log(`Monthly from Jan 31: ${starts.join(" → ")}`)
 
-const change = Either.getOrThrow(
+const change = Result.getOrThrow(
   Proration.prorate({
     policy: Proration.defaultPolicy,
     period: { start: Date.UTC(2024, 0, 1), end: Date.UTC(2024, 1, 1) },
@@ -39,5 +39,5 @@ const change = Either.getOrThrow(
 console.log(
   `$10 → $20 on Jan 16: credit ${Money.format(change.credit)}, charge ${Money.format(change.charge)}, net ${Money.format(change.net)} (${change.outcome._tag})`
 )
-const jpy = Either.getOrThrow(Money.convert(Money.make(3000n, "USD"), d("150.5"), "JPY"))
+const jpy = Result.getOrThrow(Money.convert(Money.make(3000n, "USD"), d("150.5"), "JPY"))
 console.log(`30.00 USD at merchant_rate 150.5 → ${Money.format(jpy)} JPY`)

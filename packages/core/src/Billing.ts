@@ -12,7 +12,7 @@
  *
  * @since 0.1.0
  */
-import { Context, Effect, Either, Layer, Option } from "effect"
+import { Context, Effect, Layer, Option, Result } from "effect"
 import * as BillingPeriod from "./BillingPeriod.js"
 import * as CheckoutSession from "./CheckoutSession.js"
 import { BillingAddress, Discounts, type Metadata } from "./Common.js"
@@ -46,7 +46,7 @@ const DAY = 86_400_000
  *
  * @since 0.1.0
  */
-export class Settings extends Context.Tag("@recur/core/Billing/Settings")<
+export class Settings extends Context.Service<
   Settings,
   {
     /** Public base URL of the REST adapter: session pages live at `<publicUrl>/checkout/<id>`. */
@@ -58,7 +58,7 @@ export class Settings extends Context.Tag("@recur/core/Billing/Settings")<
     readonly trialNoticeMs: number
     readonly reconcileAfterMs: number
   }
->() {}
+>()("@recur/core/Billing/Settings") {}
 
 /**
  * The defaults: 4 retries over 7 days, sessions live 24 h, incomplete subscriptions 23 h,
@@ -66,7 +66,7 @@ export class Settings extends Context.Tag("@recur/core/Billing/Settings")<
  *
  * @since 0.1.0
  */
-export const defaultSettings: Context.Tag.Service<Settings> = {
+export const defaultSettings: Settings["Service"] = {
   publicUrl: "http://localhost:4000",
   retryScheduleMs: [1 * DAY, 3 * DAY, 5 * DAY, 7 * DAY],
   sessionTtlMs: DAY,
@@ -80,7 +80,7 @@ export const defaultSettings: Context.Tag.Service<Settings> = {
  *
  * @since 0.1.0
  */
-export const layerSettings = (overrides: Partial<Context.Tag.Service<Settings>> = {}) => Layer.succeed(Settings, { ...defaultSettings, ...overrides })
+export const layerSettings = (overrides: Partial<Settings["Service"]> = {}) => Layer.succeed(Settings, { ...defaultSettings, ...overrides })
 
 /**
  * The body of `POST /api/v1/session`.
@@ -154,8 +154,8 @@ const fmtMinor = (amount: bigint, currency: string) => Money.format(Money.make(a
  *
  * @since 0.1.0
  */
-export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
-  effect: Effect.gen(function* () {
+export class Billing extends Context.Service<Billing>()("@recur/core/Billing", {
+  make: Effect.gen(function* () {
     const storage = yield* Store.Storage
     const gateway = yield* Ports.PaymentGateway
     const fx = yield* Ports.FxRates
@@ -176,9 +176,9 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
       Option.match(o, { onNone: () => Effect.fail(new Errors.NotFound({ resource, id })), onSome: Effect.succeed })
 
     const moveOrConflict = <S extends string, T extends string>(machine: Lifecycle.Machine<S, T>, resource: string, id: string, from: S, trigger: T) =>
-      Either.match(Lifecycle.transition(machine, from, trigger), {
-        onLeft: (e) => Effect.fail(new Errors.StateConflict({ resource, id, state: e.from, reason: `cannot ${e.trigger}` })),
-        onRight: Effect.succeed
+      Result.match(Lifecycle.transition(machine, from, trigger), {
+        onFailure: (e) => Effect.fail(new Errors.StateConflict({ resource, id, state: e.from, reason: `cannot ${e.trigger}` })),
+        onSuccess: Effect.succeed
       })
 
     const version = (merchantId: string, id: string) => Effect.flatMap(versions.get(merchantId, id), (o) => Effect.orDie(must(o, "price_version", id))).pipe(Effect.map((v) => v.value))
@@ -233,10 +233,10 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
           next_action: null,
           refer_info: null,
           line_items: input.line ? [input.line] : [],
-          discounts: new Discounts({ current_period: [] }, true),
+          discounts: new Discounts({ current_period: [] }, { disableChecks: true }),
           billing_address: Option.match(input.session, { onNone: () => null, onSome: (s) => s.billing_address }),
           payment_info: null
-        }, true)
+        }, { disableChecks: true })
       )
 
     const newInvoice = (input: {
@@ -275,7 +275,7 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
           }),
           price_version_id: input.price_version_id,
           tax_amount: Money.format(input.draft.tax)
-        }, true)
+        }, { disableChecks: true })
       )
 
     const taxFor = (merchantId: string, customerId: string) => (taxable: Money.Money) => taxes.tax({ merchant_id: merchantId, customer_id: customerId, taxable })
@@ -300,8 +300,8 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
     /** Converts a draft's amounts with a captured rate (1 primary = rate target). */
     const convertDraft = (draft: Invoicing.Draft, rate: string | null, target: string): Invoicing.Draft => {
       if (rate === null || draft.currency === target) return draft
-      const r = Either.getOrThrow(Decimal.parse(rate))
-      const conv = (m: Money.Money) => Either.getOrThrow(Money.convert(m, r, target))
+      const r = Result.getOrThrow(Decimal.parse(rate))
+      const conv = (m: Money.Money) => Result.getOrThrow(Money.convert(m, r, target))
       return {
         ...draft,
         currency: target,
@@ -329,7 +329,7 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
     const periodIndex = (rec: Entities.SubscriptionRecord, cycleIndex: number) => cycleIndex - rec.anchor_cycle
 
     const saveSub = (rec: Entities.SubscriptionRecord, expected: number, at: number) =>
-      Effect.orDie(subs.update({ ...rec, subscription: new Subscription.Subscription({ ...rec.subscription, updated_at: dt(at) }, true) }, expected))
+      Effect.orDie(subs.update({ ...rec, subscription: new Subscription.Subscription({ ...rec.subscription, updated_at: dt(at) }, { disableChecks: true }) }, expected))
 
     const subEvents = (merchant_id: string, rec: Entities.SubscriptionRecord, types: ReadonlyArray<Lifecycle.EventType>, at: number) =>
       emitAll(storage, types, { merchant_id, business_id: rec.subscription.id, schema: Subscription.Subscription, data: rec.subscription, at })
@@ -352,10 +352,10 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
         let rate: Option.Option<Decimal.Decimal> = Option.none()
         if (input.merchant_rate !== undefined) {
           const r = Decimal.parse(input.merchant_rate)
-          if (Either.isLeft(r) || !Decimal.isPositive(r.right)) return yield* invalid("merchant_rate", "must be a number greater than 0")
-          rate = Option.some(r.right)
+          if (Result.isFailure(r) || !Decimal.isPositive(r.success)) return yield* invalid("merchant_rate", "must be a number greater than 0")
+          rate = Option.some(r.success)
         }
-        if (input.target_currency !== undefined && Either.isLeft(Money.currency(input.target_currency))) return yield* invalid("target_currency", "unknown currency")
+        if (input.target_currency !== undefined && Result.isFailure(Money.currency(input.target_currency))) return yield* invalid("target_currency", "unknown currency")
         for (const [param, url] of [["terms_of_service_url", input.terms_of_service_url], ["privacy_policy_url", input.privacy_policy_url]] as const) {
           if (url !== undefined && !isHttpsUrl(url)) return yield* invalid(param, "must be empty or an absolute https URL of at most 512 characters")
         }
@@ -369,8 +369,8 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
         let quantity = 1n
         if (item?.quantity !== undefined) {
           const q = PriceRules.validateQuantity("line_items[0].quantity", item.quantity)
-          if (Either.isLeft(q)) return yield* invalid(q.left.field, q.left.message)
-          quantity = q.right
+          if (Result.isFailure(q)) return yield* invalid(q.failure.field, q.failure.message)
+          quantity = q.success
         }
         // who pays
         let customerId: string | null = null
@@ -408,8 +408,8 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
         } else {
           if (input.amount === undefined || input.currency === undefined) return yield* invalid(input.amount === undefined ? "amount" : "currency", "amount and currency are required in mode payment")
           const parsed = Money.parse(input.amount, input.currency)
-          if (Either.isLeft(parsed)) return yield* invalid(parsed.left._tag === "UnknownCurrency" ? "currency" : "amount", parsed.left.message)
-          due = parsed.right
+          if (Result.isFailure(parsed)) return yield* invalid(parsed.failure._tag === "UnknownCurrency" ? "currency" : "amount", parsed.failure.message)
+          due = parsed.success
           currency = input.currency
           paymentMode ??= "onetime_payment"
         }
@@ -418,7 +418,7 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
         if (input.target_currency !== undefined && input.target_currency !== currency) {
           const r = Option.isSome(rate) ? rate : yield* fx.rate(currency, input.target_currency)
           if (Option.isNone(r)) return yield* invalid("target_currency", `no exchange rate from ${currency} to ${input.target_currency}`)
-          due = Either.getOrThrow(Money.convert(due, r.value, input.target_currency))
+          due = Result.getOrThrow(Money.convert(due, r.value, input.target_currency))
           rateText = Decimal.format(r.value)
           currency = input.target_currency
         }
@@ -507,13 +507,13 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
           const retried = yield* storage.withTransaction(
             Effect.gen(function* () {
               const moved = yield* moveOrConflict(Lifecycle.trade, "trade", existing.value.trade.trade_id, status === "processing" ? "payment_failed" : status, "submit_payment")
-              const trade = new Trade.Trade({ ...existing.value.trade, trade_status: moved.to, last_payment_error: null, next_action: null }, true)
+              const trade = new Trade.Trade({ ...existing.value.trade, trade_status: moved.to, last_payment_error: null, next_action: null }, { disableChecks: true })
               yield* Effect.orDie(trades.update({ ...existing.value, trade, attempts: attempt }, existing.version))
               yield* schedule(merchant, "reconcile", trade.trade_id, at + settings.reconcileAfterMs)
               return trade
             })
           )
-          const outcome = yield* gateway.charge({ trade_id: retried.trade_id, attempt, merchant_id: merchantId, amount: Either.getOrThrow(Money.parse(retried.amount, retried.currency)), source: { _tag: "Card", card }, off_session: false })
+          const outcome = yield* gateway.charge({ trade_id: retried.trade_id, attempt, merchant_id: merchantId, amount: Result.getOrThrow(Money.parse(retried.amount, retried.currency)), source: { _tag: "Card", card }, off_session: false })
           return yield* applyOutcome(merchantId, retried.trade_id, outcome)
         }
         const first = yield* storage.withTransaction(
@@ -526,13 +526,13 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
             const item = session.line_items[0]
             const pv = session.mode === "checkout" && item ? yield* catalog.sellableVersion(merchantId, item.price_id) : null
             const quantity = item ? BigInt(item.quantity) : 1n
-            let amount = Either.getOrThrow(Money.parse(session.amount ?? "0", session.currency))
+            let amount = Result.getOrThrow(Money.parse(session.amount ?? "0", session.currency))
             const trialPossible = pv !== null && pv.billing_type === "recurring" && Option.isSome(Price.trialOf(pv)) && session.trial_policy !== 3 && !(session.trial_policy === 2 && (yield* hadTrial(merchantId, customerId)))
             const firstDraft = pv && pv.billing_type === "recurring"
               ? yield* withTax(convertDraft(
                   trialPossible
-                    ? Either.getOrThrow(Invoicing.cycle({ invoice_type: "trial", price: pv, cycle_index: 0, quantity, existing: [] }))
-                    : Either.getOrThrow(Invoicing.cycle({ invoice_type: "initial", price: pv, cycle_index: 0, paidCycles: 0, quantity, usage: 0n, existing: [] })),
+                    ? Result.getOrThrow(Invoicing.cycle({ invoice_type: "trial", price: pv, cycle_index: 0, quantity, existing: [] }))
+                    : Result.getOrThrow(Invoicing.cycle({ invoice_type: "initial", price: pv, cycle_index: 0, paidCycles: 0, quantity, usage: 0n, existing: [] })),
                   session.merchant_rate,
                   session.currency
                 ), merchantId, customerId)
@@ -615,7 +615,7 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
               yield* Effect.orDie(invoices.insert(inv))
               invoiceId = inv.invoice_id
             }
-            const processing = new Trade.Trade({ ...trade, trade_status: "processing" }, true)
+            const processing = new Trade.Trade({ ...trade, trade_status: "processing" }, { disableChecks: true })
             yield* Effect.orDie(trades.insert({ trade: processing, attempts: 1, invoice_id: invoiceId, subscription_id: subscriptionId }))
             yield* emit(storage, { merchant_id: merchantId, type: "v2.trades.created", business_id: trade.trade_id, schema: Trade.Trade, data: trade, at })
             const current = yield* getSessionRecord(merchantId, sessionId)
@@ -625,7 +625,7 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
             return processing
           })
         )
-        const outcome = yield* gateway.charge({ trade_id: first.trade_id, attempt: 1, merchant_id: merchantId, amount: Either.getOrThrow(Money.parse(first.amount, first.currency)), source: { _tag: "Card", card }, off_session: false })
+        const outcome = yield* gateway.charge({ trade_id: first.trade_id, attempt: 1, merchant_id: merchantId, amount: Result.getOrThrow(Money.parse(first.amount, first.currency)), source: { _tag: "Card", card }, off_session: false })
         return yield* applyOutcome(merchantId, first.trade_id, outcome)
       }).pipe(Effect.withSpan("Billing.paySession"))
 
@@ -636,7 +636,7 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
       Effect.gen(function* () {
         const pv = yield* version(merchant.merchant_id, rec.subscription.price_version_id)
         const withTrial = rec.trial_end !== null
-        const moved = Either.getOrThrow(Lifecycle.transition(Lifecycle.subscription, rec.subscription.status, withTrial ? "first_payment_succeeded_with_trial" : "first_payment_succeeded"))
+        const moved = Result.getOrThrow(Lifecycle.transition(Lifecycle.subscription, rec.subscription.status, withTrial ? "first_payment_succeeded_with_trial" : "first_payment_succeeded"))
         let next: Entities.SubscriptionRecord
         if (withTrial) {
           const end = rec.trial_end!
@@ -645,7 +645,7 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
             anchor: end,
             anchor_cycle: 1,
             payment_token: token,
-            subscription: new Subscription.Subscription({ ...rec.subscription, status: moved.to, current_period_start: dt(at), current_period_end: dt(end), next_invoice_date: dt(end) }, true)
+            subscription: new Subscription.Subscription({ ...rec.subscription, status: moved.to, current_period_start: dt(at), current_period_end: dt(end), next_invoice_date: dt(end) }, { disableChecks: true })
           }
           yield* schedule(merchant, "renewal", rec.subscription.id, end)
           if (end - settings.trialNoticeMs > at) yield* schedule(merchant, "trial_notice", rec.subscription.id, end - settings.trialNoticeMs)
@@ -686,7 +686,7 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
             const result = (status: PaymentResult["status"], extra: Partial<PaymentResult> = {}): PaymentResult => ({
               status,
               trade,
-              subscription: Option.fromNullable(sub?.subscription),
+              subscription: Option.fromNullishOr(sub?.subscription),
               redirect_url: Option.none(),
               error: Option.none(),
               ...extra
@@ -703,7 +703,7 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
                 return result("processing")
               }
               case "RequiresAction": {
-                trade = new Trade.Trade({ ...trade, next_action: new Trade.NextAction({ type: "redirect_to_url", redirect: { url: outcome.redirect_url }, client: { confirm_url: "", apple_pay_session: "" } }) }, true)
+                trade = new Trade.Trade({ ...trade, next_action: new Trade.NextAction({ type: "redirect_to_url", redirect: { url: outcome.redirect_url }, client: { confirm_url: "", apple_pay_session: "" } }) }, { disableChecks: true })
                 yield* Effect.orDie(trades.update({ ...tr, trade }, tv.version))
                 return result("requires_action", { redirect_url: Option.some(outcome.redirect_url) })
               }
@@ -723,7 +723,7 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
                 yield* Effect.orDie(trades.update({ ...tr, trade }, tv.version))
                 yield* emit(storage, { merchant_id: merchantId, type: "v2.trades.succeeded", business_id: tradeId, schema: Trade.Trade, data: trade, at })
                 if (invV) {
-                  const paid = new Invoice.Invoice({ ...invV.value, biz_status: "success", paid_at: dt(at) }, true)
+                  const paid = new Invoice.Invoice({ ...invV.value, biz_status: "success", paid_at: dt(at) }, { disableChecks: true })
                   yield* Effect.orDie(invoices.update(paid, invV.version))
                   yield* emit(storage, { merchant_id: merchantId, type: "v2.invoice.paid", business_id: paid.invoice_id, schema: Invoice.Invoice, data: paid, at })
                 }
@@ -735,8 +735,8 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
                     yield* storage.workQueue.cancel(merchantId, "incomplete_expiry", sub.subscription.id)
                     yield* subEvents(merchantId, sub, started.events, at)
                   } else if (sub.subscription.status === "past_due" || sub.subscription.status === "unpaid") {
-                    const moved = Either.getOrThrow(Lifecycle.transition(Lifecycle.subscription, sub.subscription.status, "retry_succeeded"))
-                    sub = { ...sub, dunning_attempts: 0, payment_token: token ?? sub.payment_token, subscription: new Subscription.Subscription({ ...sub.subscription, status: moved.to }, true) }
+                    const moved = Result.getOrThrow(Lifecycle.transition(Lifecycle.subscription, sub.subscription.status, "retry_succeeded"))
+                    sub = { ...sub, dunning_attempts: 0, payment_token: token ?? sub.payment_token, subscription: new Subscription.Subscription({ ...sub.subscription, status: moved.to }, { disableChecks: true }) }
                     yield* saveSub(sub, subV.version, at)
                     yield* storage.workQueue.cancel(merchantId, "dunning", sub.subscription.id)
                     const nextDate = sub.subscription.next_invoice_date
@@ -756,14 +756,14 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
               }
               case "Failed": {
                 const error = new Trade.LastPaymentError({ code: outcome.code, message: outcome.message })
-                trade = new Trade.Trade({ ...trade, trade_status: "payment_failed", last_payment_error: error, next_action: null, txn_time: dt(at) }, true)
+                trade = new Trade.Trade({ ...trade, trade_status: "payment_failed", last_payment_error: error, next_action: null, txn_time: dt(at) }, { disableChecks: true })
                 yield* Effect.orDie(trades.update({ ...tr, trade }, tv.version))
                 yield* emit(storage, { merchant_id: merchantId, type: "v2.trades.payment_failed", business_id: tradeId, schema: Trade.Trade, data: trade, at })
                 if (sub && subV) {
                   const status = sub.subscription.status
                   if (status === "init") {
-                    const moved = Either.getOrThrow(Lifecycle.transition(Lifecycle.subscription, "init", "first_payment_failed"))
-                    sub = { ...sub, subscription: new Subscription.Subscription({ ...sub.subscription, status: moved.to }, true) }
+                    const moved = Result.getOrThrow(Lifecycle.transition(Lifecycle.subscription, "init", "first_payment_failed"))
+                    sub = { ...sub, subscription: new Subscription.Subscription({ ...sub.subscription, status: moved.to }, { disableChecks: true }) }
                     yield* saveSub(sub, subV.version, at)
                     yield* schedule(merchant, "incomplete_expiry", sub.subscription.id, msOf(sub.subscription.created_at) + settings.incompleteExpiryMs)
                   } else if (status === "trial" || status === "active" || status === "past_due") {
@@ -795,12 +795,12 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
         if (retriesDone < settings.retryScheduleMs.length) {
           let next = sub
           if (sub.subscription.status !== "past_due") {
-            const moved = Either.getOrThrow(Lifecycle.transition(Lifecycle.subscription, sub.subscription.status, "renewal_failed"))
-            next = { ...sub, subscription: new Subscription.Subscription({ ...sub.subscription, status: moved.to }, true) }
+            const moved = Result.getOrThrow(Lifecycle.transition(Lifecycle.subscription, sub.subscription.status, "renewal_failed"))
+            next = { ...sub, subscription: new Subscription.Subscription({ ...sub.subscription, status: moved.to }, { disableChecks: true }) }
             yield* saveSub(next, subVersion, at)
             yield* subEvents(merchantId, next, moved.events, at)
             if (invV && invV.value.biz_status === "pending") {
-              yield* Effect.orDie(invoices.update(new Invoice.Invoice({ ...invV.value, biz_status: "retrying" }, true), invV.version))
+              yield* Effect.orDie(invoices.update(new Invoice.Invoice({ ...invV.value, biz_status: "retrying" }, { disableChecks: true }), invV.version))
             }
             // offsets are measured from the first failure
             yield* schedule(merchant, "dunning", sub.subscription.id, firstFailure + settings.retryScheduleMs[0]!)
@@ -808,26 +808,26 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
             const base = at - (settings.retryScheduleMs[retriesDone - 1] ?? 0)
             yield* schedule(merchant, "dunning", sub.subscription.id, base + settings.retryScheduleMs[retriesDone]!)
             if (invV && invV.value.biz_status === "pending") {
-              yield* Effect.orDie(invoices.update(new Invoice.Invoice({ ...invV.value, biz_status: "retrying" }, true), invV.version))
+              yield* Effect.orDie(invoices.update(new Invoice.Invoice({ ...invV.value, biz_status: "retrying" }, { disableChecks: true }), invV.version))
             }
           }
           return
         }
         // exhausted
         const trigger = merchant.dunning_final_state === "canceled" ? "retries_exhausted_cancel" : "retries_exhausted"
-        const moved = Either.getOrThrow(Lifecycle.transition(Lifecycle.subscription, "past_due", trigger))
+        const moved = Result.getOrThrow(Lifecycle.transition(Lifecycle.subscription, "past_due", trigger))
         const next: Entities.SubscriptionRecord = {
           ...sub,
-          subscription: new Subscription.Subscription({ ...sub.subscription, status: moved.to, ...(moved.to === "canceled" ? { cancel_reason: "payment_failed", cancel_at: dt(at), next_invoice_date: null } : {}) }, true)
+          subscription: new Subscription.Subscription({ ...sub.subscription, status: moved.to, ...(moved.to === "canceled" ? { cancel_reason: "payment_failed", cancel_at: dt(at), next_invoice_date: null } : {}) }, { disableChecks: true })
         }
         yield* saveSub(next, subVersion, at)
         if (invV) {
-          const failed = new Invoice.Invoice({ ...invV.value, biz_status: "failed" }, true)
+          const failed = new Invoice.Invoice({ ...invV.value, biz_status: "failed" }, { disableChecks: true })
           yield* Effect.orDie(invoices.update(failed, invV.version))
           yield* emit(storage, { merchant_id: merchantId, type: "v2.invoice.payment_failed", business_id: failed.invoice_id, schema: Invoice.Invoice, data: failed, at })
         }
         const tv = Option.getOrThrow(yield* trades.get(merchantId, tr.trade.trade_id))
-        yield* Effect.orDie(trades.update({ ...tv.value, trade: new Trade.Trade({ ...tv.value.trade, trade_status: "closed", closed_at: dt(at), closed_reason: "retries_exhausted" }, true) }, tv.version))
+        yield* Effect.orDie(trades.update({ ...tv.value, trade: new Trade.Trade({ ...tv.value.trade, trade_status: "closed", closed_at: dt(at), closed_reason: "retries_exhausted" }, { disableChecks: true }) }, tv.version))
         yield* subEvents(merchantId, next, moved.events, at)
         yield* storage.workQueue.cancel(merchantId, "renewal", sub.subscription.id)
       })
@@ -842,7 +842,7 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
       Effect.gen(function* () {
         const tv = yield* Effect.flatMap(trades.get(merchantId, tradeId), (o) => Effect.orDie(must(o, "trade", tradeId)))
         const t = tv.value.trade
-        const outcome = yield* gateway.charge({ trade_id: tradeId, attempt: tv.value.attempts, merchant_id: merchantId, amount: Either.getOrThrow(Money.parse(t.amount, t.currency)), source: { _tag: "Token", token }, off_session: true })
+        const outcome = yield* gateway.charge({ trade_id: tradeId, attempt: tv.value.attempts, merchant_id: merchantId, amount: Result.getOrThrow(Money.parse(t.amount, t.currency)), source: { _tag: "Token", token }, off_session: true })
         return yield* Effect.orDie(applyOutcome(merchantId, tradeId, outcome))
       })
 
@@ -870,8 +870,8 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
             const due = s.next_invoice_date !== null ? msOf(s.next_invoice_date) : null
             if (!options.force && (due === null || due > at)) return Option.none()
             if (s.cancel_at_period_end) {
-              const moved = Either.getOrThrow(Lifecycle.transition(Lifecycle.subscription, s.status, "cancel"))
-              rec = { ...rec, subscription: new Subscription.Subscription({ ...s, status: moved.to, cancel_at: dt(at), next_invoice_date: null, cancel_reason: s.cancel_reason ?? "cancellation_requested" }, true) }
+              const moved = Result.getOrThrow(Lifecycle.transition(Lifecycle.subscription, s.status, "cancel"))
+              rec = { ...rec, subscription: new Subscription.Subscription({ ...s, status: moved.to, cancel_at: dt(at), next_invoice_date: null, cancel_reason: s.cancel_reason ?? "cancellation_requested" }, { disableChecks: true }) }
               yield* saveSub(rec, sv.version, at)
               yield* subEvents(merchantId, rec, moved.events, at)
               return Option.none()
@@ -881,10 +881,10 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
             const nextPaid = paidIndex(rec, nextCycle)
             if (s.total_cycles !== null && nextPaid >= s.total_cycles) {
               if (rec.convert_to_continuous) {
-                rec = { ...rec, subscription: new Subscription.Subscription({ ...s, total_cycles: null }, true) }
+                rec = { ...rec, subscription: new Subscription.Subscription({ ...s, total_cycles: null }, { disableChecks: true }) }
               } else {
-                const moved = Either.getOrThrow(Lifecycle.transition(Lifecycle.subscription, s.status, "term_completed"))
-                rec = { ...rec, subscription: new Subscription.Subscription({ ...s, status: moved.to, cancel_at: dt(at), next_invoice_date: null, cancel_reason: "term_completed" }, true) }
+                const moved = Result.getOrThrow(Lifecycle.transition(Lifecycle.subscription, s.status, "term_completed"))
+                rec = { ...rec, subscription: new Subscription.Subscription({ ...s, status: moved.to, cancel_at: dt(at), next_invoice_date: null, cancel_reason: "term_completed" }, { disableChecks: true }) }
                 yield* saveSub(rec, sv.version, at)
                 yield* subEvents(merchantId, rec, moved.events, at)
                 return Option.none()
@@ -908,7 +908,7 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
               usage: arrears ? BigInt(rec.accrued_usage) : 0n,
               existing: existing.map((i) => ({ cycle_index: i.cycle_index, invoice_type: i.invoice_type }))
             })
-            if (Either.isLeft(draftRaw)) {
+            if (Result.isFailure(draftRaw)) {
               // Already billed (a retried or concurrent run): resume its charge if still pending.
               const billed = existing.find((i) => i.cycle_index === invoiceCycle && i.invoice_type === "renewal")
               return billed && billed.biz_status === "pending" && billed.trade_id !== null && rec.payment_token !== null
@@ -916,13 +916,13 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
                 : Option.none()
             }
             const settlement = rec.currency
-            const credit = Either.getOrThrow(Money.parse(rec.subscription.credit_balance, settlement, { allowNegative: true }))
-            const withTaxes = yield* withTax(convertDraft(draftRaw.right, rec.fx_rate, settlement), merchantId, s.customer_id, credit)
+            const credit = Result.getOrThrow(Money.parse(rec.subscription.credit_balance, settlement, { allowNegative: true }))
+            const withTaxes = yield* withTax(convertDraft(draftRaw.success, rec.fx_rate, settlement), merchantId, s.customer_id, credit)
             // advance the period now: the invoice is for the new period (prepaid) or closes the old one (postpaid)
             const sched = scheduleOf(rec, pv)
             const period = BillingPeriod.period({ ...sched, totalCycles: undefined }, periodIndex(rec, nextCycle))
             const periodEnd = Option.match(period, { onNone: () => null, onSome: (p) => p.end })
-            const moved = s.status === "trial" ? Either.getOrThrow(Lifecycle.transition(Lifecycle.subscription, "trial", "renewal_succeeded")) : undefined
+            const moved = s.status === "trial" ? Result.getOrThrow(Lifecycle.transition(Lifecycle.subscription, "trial", "renewal_succeeded")) : undefined
             const trade = withTaxes.total.amount > 0n
               ? yield* newTrade({ merchant, amount: withTaxes.total, customer_id: s.customer_id, order_id: s.order_id, payment_mode: "subscription", order_type: "renewal", session: Option.none(), line: null, tax: withTaxes.tax, metadata: {}, at })
               : null
@@ -966,7 +966,7 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
               yield* emit(storage, { merchant_id: merchantId, type: "v2.invoice.paid", business_id: inv.invoice_id, schema: Invoice.Invoice, data: inv, at })
               return Option.none()
             }
-            const processing = new Trade.Trade({ ...trade, trade_status: "processing" }, true)
+            const processing = new Trade.Trade({ ...trade, trade_status: "processing" }, { disableChecks: true })
             yield* Effect.orDie(trades.insert({ trade: processing, attempts: 1, invoice_id: inv.invoice_id, subscription_id: subscriptionId }))
             yield* emit(storage, { merchant_id: merchantId, type: "v2.trades.created", business_id: trade.trade_id, schema: Trade.Trade, data: trade, at })
             if (rec.payment_token === null) return Option.none()
@@ -984,8 +984,8 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
               const sv = Option.getOrThrow(yield* subs.get(merchantId, subscriptionId))
               if (sv.value.subscription.status === "trial") {
                 const at = yield* nowOf(merchant)
-                const moved = Either.getOrThrow(Lifecycle.transition(Lifecycle.subscription, "trial", "renewal_succeeded"))
-                yield* saveSub({ ...sv.value, subscription: new Subscription.Subscription({ ...sv.value.subscription, status: moved.to }, true) }, sv.version, at)
+                const moved = Result.getOrThrow(Lifecycle.transition(Lifecycle.subscription, "trial", "renewal_succeeded"))
+                yield* saveSub({ ...sv.value, subscription: new Subscription.Subscription({ ...sv.value.subscription, status: moved.to }, { disableChecks: true }) }, sv.version, at)
               }
             })
           )
@@ -1056,12 +1056,12 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
                 usage: arrears ? BigInt(rec.accrued_usage) : 0n,
                 existing: []
               })
-              if (Either.isLeft(draftRaw)) {
+              if (Result.isFailure(draftRaw)) {
                 alone.add(s.id)
                 continue
               }
-              const credit = Either.getOrThrow(Money.parse(s.credit_balance, rec.currency, { allowNegative: true }))
-              const withTaxes = yield* withTax(convertDraft(draftRaw.right, rec.fx_rate, rec.currency), merchantId, s.customer_id, credit)
+              const credit = Result.getOrThrow(Money.parse(s.credit_balance, rec.currency, { allowNegative: true }))
+              const withTaxes = yield* withTax(convertDraft(draftRaw.success, rec.fx_rate, rec.currency), merchantId, s.customer_id, credit)
               if (withTaxes.total.amount <= 0n) {
                 alone.add(s.id)
                 continue
@@ -1102,7 +1102,7 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
                     next_invoice_date: periodEnd === null ? null : dt(periodEnd),
                     credit_balance: fmtMinor(credit.amount - withTaxes.creditApplied.amount, credit.currency),
                     updated_at: dt(at)
-                  }, true)
+                  }, { disableChecks: true })
                 }
               })
             }
@@ -1111,7 +1111,7 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
             const done = drafts.filter((d) => inserted.has(d.invoice.invoice_id))
             for (const d of drafts) if (!inserted.has(d.invoice.invoice_id)) alone.add(d.rec.subscription.id)
             if (done.length === 0) return []
-            yield* Effect.orDie(trades.insertMany(done.map((d) => renewalTrade(d, new Trade.Trade({ ...d.trade, trade_status: "processing" }, true)))))
+            yield* Effect.orDie(trades.insertMany(done.map((d) => renewalTrade(d, new Trade.Trade({ ...d.trade, trade_status: "processing" }, { disableChecks: true })))))
             yield* Effect.orDie(subs.updateMany(done.map((d) => ({ value: d.rec, expectedVersion: d.version }))))
             const lane = laneOf(merchant)
             yield* storage.workQueue.scheduleMany([
@@ -1123,7 +1123,7 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
             return done
           })
         ).pipe(
-          Effect.catchAllCause((cause) =>
+          Effect.catchCause((cause) =>
             Effect.as(Effect.logWarning("renewal batch fell back to one by one", cause), []).pipe(Effect.tap(() => Effect.sync(() => subscriptionIds.forEach((id) => alone.add(id)))))
           )
         )
@@ -1131,7 +1131,7 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
         // charge each at the gateway; a charge that did not simply succeed is applied alone
         const outcomes = yield* Effect.forEach(billed, (d) =>
           Effect.map(
-            gateway.charge({ trade_id: d.trade.trade_id, attempt: 1, merchant_id: merchantId, amount: Either.getOrThrow(Money.parse(d.trade.amount, d.trade.currency)), source: { _tag: "Token", token: d.rec.payment_token! }, off_session: true }),
+            gateway.charge({ trade_id: d.trade.trade_id, attempt: 1, merchant_id: merchantId, amount: Result.getOrThrow(Money.parse(d.trade.amount, d.trade.currency)), source: { _tag: "Token", token: d.rec.payment_token! }, off_session: true }),
             (outcome) => ({ d, outcome })
           ), { concurrency: Math.max(concurrency, 16) })
         const succeeded = outcomes.filter((o) => o.outcome._tag === "Succeeded")
@@ -1164,8 +1164,8 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
                     payment_method: `${outcome.brand} •••• ${outcome.last4}`,
                     next_action: null,
                     last_payment_error: null
-                  }, true),
-                  paid: new Invoice.Invoice({ ...o.d.invoice, biz_status: "success", paid_at: dt(at) }, true)
+                  }, { disableChecks: true }),
+                  paid: new Invoice.Invoice({ ...o.d.invoice, biz_status: "success", paid_at: dt(at) }, { disableChecks: true })
                 })
               }
               // a VersionConflict here is a failure (not a defect): the batch's outcomes go alone
@@ -1177,12 +1177,12 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
                 pendingEvent({ type: "v2.invoice.paid", business_id: p.paid.invoice_id, schema: Invoice.Invoice, data: p.paid, at })
               ]))
             })
-          ).pipe(Effect.either)
-          if (Either.isLeft(recorded)) for (const o of succeeded) one.add(o)
+          ).pipe(Effect.result)
+          if (Result.isFailure(recorded)) for (const o of succeeded) one.add(o)
         }
         yield* Effect.forEach(one, (o) =>
           applyOutcome(merchantId, o.d.trade.trade_id, o.outcome).pipe(
-            Effect.catchAllCause((cause) =>
+            Effect.catchCause((cause) =>
               // the charge intent stays scheduled: a worker makes or reconciles the charge again
               Effect.logError(`renewal charge of ${o.d.trade.trade_id} not recorded`, cause)
             )
@@ -1214,10 +1214,10 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
             yield* saveSub({ ...s.value, dunning_attempts: s.value.dunning_attempts + 1 }, s.version, at)
             const tv = Option.getOrThrow(yield* trades.get(merchantId, tradeId))
             if (tv.value.trade.trade_status === "payment_failed") {
-              yield* Effect.orDie(trades.update({ ...tv.value, attempts: tv.value.attempts + 1, trade: new Trade.Trade({ ...tv.value.trade, trade_status: "processing" }, true) }, tv.version))
+              yield* Effect.orDie(trades.update({ ...tv.value, attempts: tv.value.attempts + 1, trade: new Trade.Trade({ ...tv.value.trade, trade_status: "processing" }, { disableChecks: true }) }, tv.version))
             }
             const iv = Option.getOrThrow(yield* invoices.get(merchantId, invoice.invoice_id))
-            if (iv.value.biz_status === "retrying") yield* Effect.orDie(invoices.update(new Invoice.Invoice({ ...iv.value, biz_status: "pending" }, true), iv.version))
+            if (iv.value.biz_status === "retrying") yield* Effect.orDie(invoices.update(new Invoice.Invoice({ ...iv.value, biz_status: "pending" }, { disableChecks: true }), iv.version))
             yield* schedule(merchant, "charge", tradeId, at)
           })
         )
@@ -1230,7 +1230,7 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
           const merchant = yield* merchants.get(merchantId)
           const sv = yield* Effect.flatMap(subs.get(merchantId, subscriptionId), (o) => must(o, "subscription", subscriptionId))
           if (sv.value.subscription.status !== "trial") return
-          const moved = Either.getOrThrow(Lifecycle.transition(Lifecycle.subscription, "trial", "trial_expiring_notice"))
+          const moved = Result.getOrThrow(Lifecycle.transition(Lifecycle.subscription, "trial", "trial_expiring_notice"))
           yield* subEvents(merchantId, sv.value, moved.events, yield* nowOf(merchant))
         })
       )
@@ -1242,15 +1242,15 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
           const sv = yield* Effect.flatMap(subs.get(merchantId, subscriptionId), (o) => must(o, "subscription", subscriptionId))
           if (sv.value.subscription.status !== "incomplete") return
           const at = yield* nowOf(merchant)
-          const moved = Either.getOrThrow(Lifecycle.transition(Lifecycle.subscription, "incomplete", "incomplete_expired"))
-          const next = { ...sv.value, subscription: new Subscription.Subscription({ ...sv.value.subscription, status: moved.to, cancel_reason: "incomplete_expired", cancel_at: dt(at) }, true) }
+          const moved = Result.getOrThrow(Lifecycle.transition(Lifecycle.subscription, "incomplete", "incomplete_expired"))
+          const next = { ...sv.value, subscription: new Subscription.Subscription({ ...sv.value.subscription, status: moved.to, cancel_reason: "incomplete_expired", cancel_at: dt(at) }, { disableChecks: true }) }
           yield* saveSub(next, sv.version, at)
           yield* subEvents(merchantId, next, moved.events, at)
           const tr = sv.value.subscription.source_trade_id
           if (tr !== null) {
             const tv = yield* trades.get(merchantId, tr)
             if (Option.isSome(tv) && (tv.value.value.trade.trade_status === "payment_failed" || tv.value.value.trade.trade_status === "requires_payment_method")) {
-              yield* Effect.orDie(trades.update({ ...tv.value.value, trade: new Trade.Trade({ ...tv.value.value.trade, trade_status: "closed", closed_at: dt(at), closed_reason: "incomplete_expired" }, true) }, tv.value.version))
+              yield* Effect.orDie(trades.update({ ...tv.value.value, trade: new Trade.Trade({ ...tv.value.value.trade, trade_status: "closed", closed_at: dt(at), closed_reason: "incomplete_expired" }, { disableChecks: true }) }, tv.value.version))
             }
           }
         })
@@ -1272,7 +1272,7 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
       // a failed item is not completed: its lease runs out and a worker tries it again
       return work.pipe(
         Effect.as(true),
-        Effect.catchAllCause((cause) => Effect.as(Effect.logError(`work item ${item.kind} ${item.subject_id} failed`, cause), false)),
+        Effect.catchCause((cause) => Effect.as(Effect.logError(`work item ${item.kind} ${item.subject_id} failed`, cause), false)),
         Effect.withSpan("Billing.runItem", { attributes: { kind: item.kind } })
       )
     }
@@ -1328,7 +1328,7 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
           const runBatch = (batch: ReadonlyArray<Store.WorkItem>) =>
             Effect.gen(function* () {
               const finished = yield* renewMany(batch[0]!.merchant_id, batch.map((i) => i.subject_id), { concurrency }).pipe(
-                Effect.catchAllCause((cause) => Effect.as(Effect.logError("renewal batch failed", cause), new Set<string>()))
+                Effect.catchCause((cause) => Effect.as(Effect.logError("renewal batch failed", cause), new Set<string>()))
               )
               yield* storage.workQueue.completeMany(batch.filter((i) => finished.has(i.subject_id)), options.owner)
               ran += batch.length
@@ -1374,7 +1374,7 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
         yield* setClock(to)
         return yield* merchants.get(merchantId)
         // the clock moves here: nothing inside may take "now" from the request's merchant snapshot
-      }).pipe(Effect.locally(knownMerchant, undefined), Effect.withSpan("Billing.advanceClock"))
+      }).pipe(Effect.provideService(knownMerchant, undefined), Effect.withSpan("Billing.advanceClock"))
 
     /**
      * The worker: runs due live work every `interval`, forever. Safe on many processes at once
@@ -1405,4 +1405,7 @@ export class Billing extends Effect.Service<Billing>()("@recur/core/Billing", {
       getSubscription, getSubscriptionRecord, getTrade, getInvoice, listInvoices, listTrades, listSubscriptions
     } as const
   })
-}) {}
+}) {
+  /** The live implementation: needs `Storage` and the ports it uses. */
+  static readonly layer = Layer.effect(this, this.make)
+}

@@ -14,7 +14,7 @@ import { Option, Schema } from "effect"
  *
  * @since 0.1.0
  */
-export const IntervalUnit = Schema.Literal("day", "week", "month", "quarter", "year")
+export const IntervalUnit = Schema.Literals(["day", "week", "month", "quarter", "year"])
 
 /**
  * @since 0.1.0
@@ -27,7 +27,7 @@ export type IntervalUnit = typeof IntervalUnit.Type
  *
  * @since 0.1.0
  */
-export const BillingCycleUnit = Schema.Literal("week", "month", "quarter", "year", "customer-initiated", "over_threshold")
+export const BillingCycleUnit = Schema.Literals(["week", "month", "quarter", "year", "customer-initiated", "over_threshold"])
 
 /**
  * @since 0.1.0

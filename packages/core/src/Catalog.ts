@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import { DateTime, Effect, Either, Option } from "effect"
+import { Context, DateTime, Effect, Layer, Option, Result } from "effect"
 import * as Money from "./Money.js"
 import { Feature, type Metadata, QuantityTier, UsageTier } from "./Common.js"
 import * as Entities from "./Entities.js"
@@ -82,7 +82,7 @@ export const toProduct = (p: Entities.ProductRecord, categoryName: string) =>
     image_url: p.image_url,
     category_name: categoryName,
     created_by: p.created_by,
-    created_at: DateTime.unsafeMake(p.created_at),
+    created_at: DateTime.makeUnsafe(p.created_at),
     quantity_unit: p.quantity_unit,
     features: p.features,
     metadata: p.metadata
@@ -96,8 +96,8 @@ const invalidTransition = (resource: string, id: string) => (e: Lifecycle.Invali
  *
  * @since 0.1.0
  */
-export class Catalog extends Effect.Service<Catalog>()("@recur/core/Catalog", {
-  effect: Effect.gen(function* () {
+export class Catalog extends Context.Service<Catalog>()("@recur/core/Catalog", {
+  make: Effect.gen(function* () {
     const storage = yield* Storage
     const categories = storage.repository(Entities.category)
     const products = storage.repository(Entities.product)
@@ -113,7 +113,7 @@ export class Catalog extends Effect.Service<Catalog>()("@recur/core/Catalog", {
 
     const defaultCategory = (merchantId: string) =>
       Effect.flatMap(categories.findBy(merchantId, "default_key", "default"), (o) =>
-        Option.match(o, { onNone: () => Effect.dieMessage(`merchant ${merchantId} has no default category`), onSome: (v) => Effect.succeed(v.value) })
+        Option.match(o, { onNone: () => Effect.die(`merchant ${merchantId} has no default category`), onSome: (v) => Effect.succeed(v.value) })
       )
 
     const categoryName = (merchantId: string, categoryId: string) =>
@@ -161,8 +161,8 @@ export class Catalog extends Effect.Service<Catalog>()("@recur/core/Catalog", {
         const trigger = status === "active" ? "activate" : status === "disabled" ? "disable" : undefined
         if (trigger === undefined) return yield* new Errors.StateConflict({ resource: "product", id: productId, state: current.value.status, reason: "cannot return to draft" })
         const moved = Lifecycle.transition(Lifecycle.product, current.value.status, trigger)
-        if (Either.isLeft(moved)) return yield* invalidTransition("product", productId)(moved.left)
-        const next = { ...current.value, status: moved.right.to, updated_at: yield* now(merchantId) }
+        if (Result.isFailure(moved)) return yield* invalidTransition("product", productId)(moved.failure)
+        const next = { ...current.value, status: moved.success.to, updated_at: yield* now(merchantId) }
         yield* Effect.orDie(products.update(next, current.version))
         return next
       }).pipe(Effect.withSpan("Catalog.setProductStatus"))
@@ -192,7 +192,7 @@ export class Catalog extends Effect.Service<Catalog>()("@recur/core/Catalog", {
         const plan = valid.price_plan
         // amounts are answered with the currency's minor-unit digits ("12.5" USD → "12.50")
         const norm = <S extends string | undefined>(v: S): S =>
-          v === undefined || v === "" ? v : Either.match(Money.parse(v, valid.currency), { onLeft: () => v, onRight: (m) => Money.format(m) as S })
+          v === undefined || v === "" ? v : Result.match(Money.parse(v, valid.currency), { onFailure: () => v, onSuccess: (m) => Money.format(m) as S })
         return new Price.PriceVersion({
           id: priceId,
           price_name: valid.name,
@@ -204,7 +204,7 @@ export class Catalog extends Effect.Service<Catalog>()("@recur/core/Catalog", {
           price_val: norm(valid.price_val) ?? null,
           description: valid.description ?? null,
           biz_status: valid.status,
-          created_at: DateTime.unsafeMake(at),
+          created_at: DateTime.makeUnsafe(at),
           price_type: valid.price_type,
           usage_amount: valid.usage_amount ?? null,
           usage_unit: valid.usage_unit ?? null,
@@ -253,9 +253,9 @@ export class Catalog extends Effect.Service<Catalog>()("@recur/core/Catalog", {
       })
 
     const validate = (input: PriceRules.PriceInput) =>
-      Either.match(PriceRules.validate(input), {
-        onLeft: (v) => Effect.fail(new Errors.InvalidParameter({ param: v.field, reason: v.issues[0].message, issues: v.issues.map((i) => ({ field: i.field, message: i.message })) })),
-        onRight: Effect.succeed
+      Result.match(PriceRules.validate(input), {
+        onFailure: (v) => Effect.fail(new Errors.InvalidParameter({ param: v.field, reason: v.issues[0].message, issues: v.issues.map((i) => ({ field: i.field, message: i.message })) })),
+        onSuccess: Effect.succeed
       })
 
     const createPrice = (merchantId: string, input: PriceRules.PriceInput) =>
@@ -330,8 +330,8 @@ export class Catalog extends Effect.Service<Catalog>()("@recur/core/Catalog", {
         if (current.biz_status === status) return current
         if (status === "draft") return yield* new Errors.StateConflict({ resource: "price_version", id: versionId, state: current.biz_status, reason: "cannot return to draft" })
         const moved = Lifecycle.transition(Lifecycle.priceVersion, current.biz_status, status === "active" ? "activate" : "freeze")
-        if (Either.isLeft(moved)) return yield* invalidTransition("price_version", versionId)(moved.left)
-        const next = new Price.PriceVersion({ ...current, biz_status: moved.right.to })
+        if (Result.isFailure(moved)) return yield* invalidTransition("price_version", versionId)(moved.failure)
+        const next = new Price.PriceVersion({ ...current, biz_status: moved.success.to })
         return yield* storage.withTransaction(
           Effect.gen(function* () {
             yield* Effect.orDie(versions.update(next, found.value.version))
@@ -375,4 +375,7 @@ export class Catalog extends Effect.Service<Catalog>()("@recur/core/Catalog", {
       createPrice, createVersion, getVersion, setVersionStatus, listPrices, listVersions, sellableVersion
     } as const
   })
-}) {}
+}) {
+  /** The live implementation: needs `Storage` and the ports it uses. */
+  static readonly layer = Layer.effect(this, this.make)
+}

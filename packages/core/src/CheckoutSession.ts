@@ -7,16 +7,16 @@ import { Schema } from "effect"
 import { BillingAddress, Metadata, NullableString, NullableTimestamp, Timestamp } from "./Common.js"
 
 /** @since 0.1.0 */
-export const Locale = Schema.Literal(
+export const Locale = Schema.Literals([
   "ar-SA", "de-DE", "en-US", "es-ES", "fr-FR", "id-ID", "it-IT", "ja-JP",
   "ko-KR", "nl-NL", "pl-PL", "pt-PT", "ru-RU", "th-TH", "zh-CN", "zh-TW"
-)
+])
 
 /** @since 0.1.0 */
-export const ProductType = Schema.Literal(
+export const ProductType = Schema.Literals([
   "saas", "software", "online_video_content", "information_service", "ebook",
   "digital_graphic_template", "video_game", "blockchain_digital_product", "other_digital_product"
-)
+])
 
 /** @since 0.1.0 */
 export class SessionLineItem extends Schema.Class<SessionLineItem>("SessionLineItem")({
@@ -36,8 +36,8 @@ export class CheckoutSession extends Schema.Class<CheckoutSession>("CheckoutSess
   session_id: Schema.String,
   session_url: Schema.String,
   merchant_id: Schema.String,
-  status: Schema.Literal("open", "complete", "expired"),
-  mode: Schema.Literal("checkout", "payment"),
+  status: Schema.Literals(["open", "complete", "expired"]),
+  mode: Schema.Literals(["checkout", "payment"]),
   line_items: Schema.Array(SessionLineItem),
   customer_id: NullableString,
   payer_id: NullableString,
@@ -45,11 +45,11 @@ export class CheckoutSession extends Schema.Class<CheckoutSession>("CheckoutSess
   order_id: NullableString,
   return_url: NullableString,
   cancel_url: NullableString,
-  integration_method: Schema.Literal("hosted", "embedded"),
-  redirect_on_completion: Schema.Literal("always", "if_required"),
+  integration_method: Schema.Literals(["hosted", "embedded"]),
+  redirect_on_completion: Schema.Literals(["always", "if_required"]),
   locale: Schema.NullOr(Locale),
-  payment_mode: Schema.Literal("onetime_payment", "subscription"),
-  trial_policy: Schema.Literal(1, 2, 3),
+  payment_mode: Schema.Literals(["onetime_payment", "subscription"]),
+  trial_policy: Schema.Literals([1, 2, 3]),
   total_cycles: Schema.NullOr(Schema.Int),
   convert_to_continuous: Schema.Boolean,
   product_type: Schema.NullOr(ProductType),

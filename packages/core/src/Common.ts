@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import { DateTime, ParseResult, Schema } from "effect"
+import { DateTime, Effect, Schema, SchemaIssue, SchemaTransformation } from "effect"
 
 /**
  * An instant on the wire: RFC 3339 UTC with whole seconds (`2026-11-22T10:04:05Z`). Decodes
@@ -12,17 +12,20 @@ import { DateTime, ParseResult, Schema } from "effect"
  *
  * @since 0.1.0
  */
-export const Timestamp = Schema.transformOrFail(Schema.String, Schema.DateTimeUtcFromSelf, {
-  strict: true,
-  decode: (s, _, ast) => {
-    if (!RFC3339.test(s)) return ParseResult.fail(new ParseResult.Type(ast, s, "expected an RFC 3339 timestamp"))
-    const ms = Date.parse(s)
-    return Number.isNaN(ms)
-      ? ParseResult.fail(new ParseResult.Type(ast, s, "expected an RFC 3339 timestamp"))
-      : ParseResult.succeed(DateTime.unsafeMake(ms))
-  },
-  encode: (dt) => ParseResult.succeed(formatInstant(DateTime.toEpochMillis(dt)))
-}).annotations({ identifier: "Timestamp", description: "RFC 3339 UTC timestamp, e.g. 2026-11-22T10:04:05Z" })
+export const Timestamp = Schema.String.pipe(
+  Schema.decodeTo(
+    Schema.DateTimeUtc,
+    SchemaTransformation.transformEffect({
+      decode: (s) => {
+        const ms = RFC3339.test(s) ? Date.parse(s) : Number.NaN
+        return Number.isNaN(ms)
+          ? Effect.fail(new SchemaIssue.InvalidValue({ message: "expected an RFC 3339 timestamp" }, s))
+          : Effect.succeed(DateTime.makeUnsafe(ms))
+      },
+      encode: (dt) => Effect.succeed(formatInstant(DateTime.toEpochMillis(dt)))
+    })
+  )
+).annotate({ identifier: "Timestamp", description: "RFC 3339 UTC timestamp, e.g. 2026-11-22T10:04:05Z" })
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/
 
@@ -38,16 +41,16 @@ export const formatInstant = (ms: number): string => new Date(Math.floor(ms / 10
  *
  * @since 0.1.0
  */
-export const Metadata = Schema.Record({ key: Schema.String, value: Schema.String }).pipe(
-  Schema.filter((m) => {
+export const Metadata = Schema.Record(Schema.String, Schema.String).pipe(
+  Schema.check(Schema.makeFilter((m) => {
     const enc = new TextEncoder()
     for (const [k, v] of Object.entries(m)) {
       if (enc.encode(k).length > 40) return `metadata key "${k.slice(0, 40)}…" is longer than 40 bytes`
       if (enc.encode(v).length > 500) return `metadata value of "${k}" is longer than 500 bytes`
     }
     return enc.encode(JSON.stringify(m)).length <= 1024 || "metadata is larger than 1024 bytes"
-  }),
-  Schema.annotations({ identifier: "Metadata" })
+  })),
+  Schema.annotate({ identifier: "Metadata" })
 )
 
 /**
@@ -74,7 +77,7 @@ export const NullableTimestamp = Schema.NullOr(Timestamp)
  *
  * @since 0.1.0
  */
-export const TierType = Schema.Literal("graduated", "volume")
+export const TierType = Schema.Literals(["graduated", "volume"])
 
 /**
  * A quantity tier as the seed writes it (all strings; empty `quantity_max` = no bound).

@@ -34,7 +34,7 @@ export const formatAddress = (a: Address): string =>
  *
  * @since 0.1.0
  */
-export const CustomerType = Schema.Literal("customer", "guest")
+export const CustomerType = Schema.Literals(["customer", "guest"])
 
 /**
  * A customer record as the REST API returns it.

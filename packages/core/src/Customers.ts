@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import { Effect, Option } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import { type Metadata } from "./Common.js"
 import { type Address, Customer, formatAddress } from "./Customer.js"
 import * as Entities from "./Entities.js"
@@ -80,8 +80,8 @@ export const toCustomer = (r: Entities.CustomerRecord): Customer =>
  *
  * @since 0.1.0
  */
-export class Customers extends Effect.Service<Customers>()("@recur/core/Customers", {
-  effect: Effect.gen(function* () {
+export class Customers extends Context.Service<Customers>()("@recur/core/Customers", {
+  make: Effect.gen(function* () {
     const storage = yield* Storage
     const repo = storage.repository(Entities.customer)
     const now = merchantNow(storage)
@@ -189,4 +189,7 @@ export class Customers extends Effect.Service<Customers>()("@recur/core/Customer
 
     return { create, update, delete: remove, get, list, resolve } as const
   })
-}) {}
+}) {
+  /** The live implementation: needs `Storage` and the ports it uses. */
+  static readonly layer = Layer.effect(this, this.make)
+}

@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { Data, Either } from "effect"
+import { Data, Result } from "effect"
 
 /**
  * `value × 10^-scale`. `{ value: 15n, scale: 2 }` is 0.15.
@@ -51,39 +51,39 @@ export const make = (value: bigint, scale = 0): Decimal => ({ value, scale })
  * decimal form (`0.1` is exactly one tenth), never as the binary float it is stored as.
  *
  * @example
- * Decimal.parse("0.15") // Either.right({ value: 15n, scale: 2 })
+ * Decimal.parse("0.15") // Result.succeed({ value: 15n, scale: 2 })
  * @since 0.1.0
  */
-export const parse = (input: string | number): Either.Either<Decimal, InvalidDecimal> => {
+export const parse = (input: string | number): Result.Result<Decimal, InvalidDecimal> => {
   if (typeof input === "number") {
     if (!Number.isFinite(input)) {
-      return Either.left(new InvalidDecimal({ input: String(input), reason: "not a finite number" }))
+      return Result.fail(new InvalidDecimal({ input: String(input), reason: "not a finite number" }))
     }
     return parseText(String(input), String(input))
   }
   return parseText(input.trim(), input)
 }
 
-const parseText = (text: string, input: string): Either.Either<Decimal, InvalidDecimal> => {
+const parseText = (text: string, input: string): Result.Result<Decimal, InvalidDecimal> => {
   const m = DECIMAL.exec(text)
   if (m) {
     const sign = m[1] === "-" ? -1n : 1n
     const frac = m[3] ?? ""
-    return Either.right(normalize({ value: sign * BigInt((m[2] ?? "0") + frac), scale: frac.length }))
+    return Result.succeed(normalize({ value: sign * BigInt((m[2] ?? "0") + frac), scale: frac.length }))
   }
   const s = SCIENTIFIC.exec(text)
   if (s) {
     const sign = s[1] === "-" ? -1n : 1n
     const frac = s[3] ?? ""
     const exp = Number(s[4])
-    if (Math.abs(exp) > 400) return Either.left(new InvalidDecimal({ input, reason: "exponent out of range" }))
+    if (Math.abs(exp) > 400) return Result.fail(new InvalidDecimal({ input, reason: "exponent out of range" }))
     const coefficient = sign * BigInt((s[2] ?? "0") + frac)
     const scale = frac.length - exp
-    return Either.right(
+    return Result.succeed(
       normalize(scale >= 0 ? { value: coefficient, scale } : { value: coefficient * pow10(-scale), scale: 0 })
     )
   }
-  return Either.left(new InvalidDecimal({ input, reason: "not a decimal number" }))
+  return Result.fail(new InvalidDecimal({ input, reason: "not a decimal number" }))
 }
 
 /**

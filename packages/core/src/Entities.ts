@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import { DateTime, Either, Schema } from "effect"
+import { DateTime, Effect, Result, Schema } from "effect"
 import * as CheckoutSession from "./CheckoutSession.js"
 import { Feature, Metadata } from "./Common.js"
 import { Address, CustomerType } from "./Customer.js"
@@ -22,7 +22,7 @@ import * as Webhook from "./Webhook.js"
 
 const ms = (dt: DateTime.Utc) => DateTime.toEpochMillis(dt)
 const minor = (amount: string, currency: string): bigint =>
-  Either.match(Money.parse(amount, currency, { allowNegative: true }), { onLeft: () => 0n, onRight: (m) => m.amount })
+  Result.match(Money.parse(amount, currency, { allowNegative: true }), { onFailure: () => 0n, onSuccess: (m) => m.amount })
 
 /** @since 0.1.0 */
 export const merchant: Store.Entity<Merchant.Merchant, typeof Merchant.Merchant.Encoded> = {
@@ -49,8 +49,8 @@ export const ApiKeyRecord = Schema.Struct({
   lookup_hash: Schema.String,
   ciphertext: Schema.String,
   last4: Schema.String,
-  mode: Schema.Literal("sandbox", "live"),
-  status: Schema.Literal("active", "expiring", "revoked"),
+  mode: Schema.Literals(["sandbox", "live"]),
+  status: Schema.Literals(["active", "expiring", "revoked"]),
   /** Set when rotated: the key is refused from this instant on. */
   expires_at: Schema.NullOr(Schema.Number),
   replaced_by: Schema.NullOr(Schema.String),
@@ -86,7 +86,7 @@ export const CustomerRecord = Schema.Struct({
   description: Schema.NullOr(Schema.String),
   address: Schema.NullOr(Address),
   metadata: Metadata,
-  email_subscription: Schema.NullOr(Schema.Literal(1, 2)),
+  email_subscription: Schema.NullOr(Schema.Literals([1, 2])),
   type: CustomerType,
   created_at: Schema.Number,
   updated_at: Schema.Number,
@@ -118,7 +118,7 @@ export const CategoryRecord = Schema.Struct({
   merchant_id: Schema.String,
   name: Schema.String,
   description: Schema.NullOr(Schema.String),
-  status: Schema.Literal("active", "disabled"),
+  status: Schema.Literals(["active", "disabled"]),
   chinese_name: Schema.NullOr(Schema.String),
   chinese_description: Schema.NullOr(Schema.String),
   is_default: Schema.Boolean,
@@ -253,7 +253,7 @@ export const SubscriptionRecord = Schema.Struct({
   /** When the period was paused (resume restarts the period). */
   paused_at: Schema.NullOr(Schema.Number),
   /** The cycle index whose period starts at `anchor` (1 after a trial; moves on resume). */
-  anchor_cycle: Schema.optionalWith(Schema.Number, { default: () => 0 })
+  anchor_cycle: Schema.Number.pipe(Schema.withDecodingDefault(Effect.succeed(0)))
 })
 /** @since 0.1.0 */
 export type SubscriptionRecord = typeof SubscriptionRecord.Type
@@ -342,7 +342,7 @@ export const RefundRecord = Schema.Struct({
   merchant_id: Schema.String,
   refund: Refund.Refund,
   /** The Request-Id (or caller's key) that created it: a retry with the same key finds it. */
-  request_key: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null })
+  request_key: Schema.NullOr(Schema.String).pipe(Schema.withDecodingDefault(Effect.succeed(null)))
 })
 /** @since 0.1.0 */
 export type RefundRecord = typeof RefundRecord.Type
@@ -458,11 +458,10 @@ export const DeliveryRecord = Schema.Struct({
   last_error: Schema.NullOr(Schema.String),
   created_at: Schema.Number,
   /** When the first attempt of the current run was made (the 48 h window starts there). */
-  first_attempt_at: Schema.optionalWith(Schema.NullOr(Schema.Number), { default: () => null }),
+  first_attempt_at: Schema.NullOr(Schema.Number).pipe(Schema.withDecodingDefault(Effect.succeed(null))),
   /** Every attempt: merchant time, HTTP status (null without an answer), latency, error. */
-  history: Schema.optionalWith(
-    Schema.Array(Schema.Struct({ at: Schema.Number, status_code: Schema.NullOr(Schema.Number), latency_ms: Schema.Number, error: Schema.NullOr(Schema.String) })),
-    { default: () => [] }
+  history: Schema.Array(Schema.Struct({ at: Schema.Number, status_code: Schema.NullOr(Schema.Number), latency_ms: Schema.Number, error: Schema.NullOr(Schema.String) })).pipe(
+    Schema.withDecodingDefault(Effect.succeed([]))
   )
 })
 /** @since 0.1.0 */

@@ -145,9 +145,9 @@ export const make = <P extends string>(prefix: P): Effect.Effect<`${P}_${string}
 
 const idSchema = <const P extends string, const B extends string>(prefix: P, brand: B) =>
   Schema.String.pipe(
-    Schema.filter((s) => s.startsWith(`${prefix}_`) || `expected an id starting with "${prefix}_"`),
-    Schema.brand(brand),
-    Schema.annotations({ identifier: brand, description: `${brand} (\`${prefix}_…\`)` })
+    Schema.check(Schema.makeFilter((s: string) => s.startsWith(`${prefix}_`) || `expected an id starting with "${prefix}_"`)),
+    Schema.brand<B>(brand as never),
+    Schema.annotate({ identifier: brand, description: `${brand} (\`${prefix}_…\`)` })
   )
 
 /** @since 0.1.0 */

@@ -12,7 +12,7 @@ import { InvoiceStatus } from "./Lifecycle.js"
  *
  * @since 0.1.0
  */
-export const InvoiceType = Schema.Literal("initial", "trial", "renewal", "refund", "upgrade")
+export const InvoiceType = Schema.Literals(["initial", "trial", "renewal", "refund", "upgrade"])
 
 /**
  * @since 0.1.0

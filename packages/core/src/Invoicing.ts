@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import { Data, Either, Option, Schema } from "effect"
+import { Data, Result, Option, Schema } from "effect"
 import type { InvoiceType } from "./Invoice.js"
 import * as Money from "./Money.js"
 import * as Price from "./Price.js"
@@ -116,8 +116,8 @@ export interface Prior {
 
 const once = (existing: ReadonlyArray<Prior>, cycle_index: number, invoice_type: InvoiceType) =>
   existing.some((p) => p.cycle_index === cycle_index && p.invoice_type === invoice_type)
-    ? Either.left(new DuplicateInvoice({ cycle_index, invoice_type }))
-    : Either.right(undefined)
+    ? Result.fail(new DuplicateInvoice({ cycle_index, invoice_type }))
+    : Result.succeed(undefined)
 
 const applyDiscounts = (subtotal: Money.Money, rules: ReadonlyArray<DiscountRule>): ReadonlyArray<AppliedDiscount> => {
   let remaining = subtotal.amount
@@ -167,7 +167,7 @@ export const total = (input: {
     tax,
     creditApplied: Money.make(creditApplied, currency),
     total: Money.make(due - creditApplied, currency),
-    original_invoice_id: Option.fromNullable(input.original_invoice_id)
+    original_invoice_id: Option.fromNullishOr(input.original_invoice_id)
   }
 }
 
@@ -201,8 +201,8 @@ export interface CycleInput {
  * Invoicing.cycle({ invoice_type: "renewal", price, cycle_index: 3, quantity: 2n, existing })
  * @since 0.1.0
  */
-export const cycle = (input: CycleInput): Either.Either<Draft, DuplicateInvoice> =>
-  Either.map(once(input.existing, input.cycle_index, input.invoice_type), () => {
+export const cycle = (input: CycleInput): Result.Result<Draft, DuplicateInvoice> =>
+  Result.map(once(input.existing, input.cycle_index, input.invoice_type), () => {
     const pv = input.price
     const currency = pv.currency
     const lines: Array<Line> = []
@@ -242,8 +242,8 @@ export const upgrade = (input: {
   readonly toName: string
   readonly tax?: TaxFn
   readonly existing: ReadonlyArray<Prior>
-}): Either.Either<Draft, DuplicateInvoice> =>
-  Either.map(once(input.existing, input.cycle_index, "upgrade"), () =>
+}): Result.Result<Draft, DuplicateInvoice> =>
+  Result.map(once(input.existing, input.cycle_index, "upgrade"), () =>
     total({
       invoice_type: "upgrade",
       cycle_index: input.cycle_index,

@@ -5,14 +5,14 @@
  *
  * @since 0.1.0
  */
-import { Array as Arr, Either, Schema } from "effect"
+import { Array as Arr, Result, Schema } from "effect"
 
 /**
  * Every webhook event type Recur emits (the original platform's names).
  *
  * @since 0.1.0
  */
-export const EventType = Schema.Literal(
+export const EventType = Schema.Literals([
   "v2.subscription.first",
   "v2.subscription.trial_period_expiring",
   "v2.subscription.canceled",
@@ -31,7 +31,7 @@ export const EventType = Schema.Literal(
   "v2.trades.payment_failed",
   "v2.refunds.succeeded",
   "v2.refunds.failed"
-)
+])
 
 /**
  * @since 0.1.0
@@ -88,18 +88,18 @@ export class InvalidTransition extends Schema.TaggedError<InvalidTransition>()("
  *
  * @example
  * Lifecycle.transition(Lifecycle.subscription, "active", "pause")
- * // Either.right({ to: "paused", events: ["v2.subscription.paused"] })
+ * // Result.succeed({ to: "paused", events: ["v2.subscription.paused"] })
  * @since 0.1.0
  */
 export const transition = <S extends string, T extends string>(
   machine: Machine<S, T>,
   from: S,
   trigger: T
-): Either.Either<{ readonly to: S; readonly events: ReadonlyArray<EventType> }, InvalidTransition> => {
+): Result.Result<{ readonly to: S; readonly events: ReadonlyArray<EventType> }, InvalidTransition> => {
   const row = machine.transitions.find((t) => t.trigger === trigger && t.from.includes(from))
   return row
-    ? Either.right({ to: row.to ?? from, events: row.events })
-    : Either.left(new InvalidTransition({ machine: machine.name, from, trigger }))
+    ? Result.succeed({ to: row.to ?? from, events: row.events })
+    : Result.fail(new InvalidTransition({ machine: machine.name, from, trigger }))
 }
 
 /**
@@ -117,7 +117,7 @@ const live = ["trial", "active", "past_due"] as const
  *
  * @since 0.1.0
  */
-export const SubscriptionStatus = Schema.Literal("init", "trial", "active", "canceled", "incomplete", "paused", "past_due", "unpaid")
+export const SubscriptionStatus = Schema.Literals(["init", "trial", "active", "canceled", "incomplete", "paused", "past_due", "unpaid"])
 /** @since 0.1.0 */
 export type SubscriptionStatus = typeof SubscriptionStatus.Type
 
@@ -179,7 +179,7 @@ export const subscription: Machine<SubscriptionStatus, SubscriptionTrigger> = {
  *
  * @since 0.1.0
  */
-export const InvoiceStatus = Schema.Literal("open", "pending", "retrying", "success", "failed", "refunded", "partially_refunded")
+export const InvoiceStatus = Schema.Literals(["open", "pending", "retrying", "success", "failed", "refunded", "partially_refunded"])
 /** @since 0.1.0 */
 export type InvoiceStatus = typeof InvoiceStatus.Type
 /** @since 0.1.0 */
@@ -214,7 +214,7 @@ export const invoice: Machine<InvoiceStatus, InvoiceTrigger> = {
  *
  * @since 0.1.0
  */
-export const TradeStatus = Schema.Literal("requires_payment_method", "processing", "succeeded", "payment_failed", "closed")
+export const TradeStatus = Schema.Literals(["requires_payment_method", "processing", "succeeded", "payment_failed", "closed"])
 /** @since 0.1.0 */
 export type TradeStatus = typeof TradeStatus.Type
 /** @since 0.1.0 */
@@ -245,7 +245,7 @@ export const trade: Machine<TradeStatus, TradeTrigger> = {
  *
  * @since 0.1.0
  */
-export const TradeRefundStatus = Schema.Literal("no_refund", "partially_refunded", "refunded")
+export const TradeRefundStatus = Schema.Literals(["no_refund", "partially_refunded", "refunded"])
 /** @since 0.1.0 */
 export type TradeRefundStatus = typeof TradeRefundStatus.Type
 
@@ -272,7 +272,7 @@ export const tradeRefund: Machine<TradeRefundStatus, "partial_refund" | "full_re
  *
  * @since 0.1.0
  */
-export const RefundStatus = Schema.Literal("pending", "succeeded", "failed")
+export const RefundStatus = Schema.Literals(["pending", "succeeded", "failed"])
 /** @since 0.1.0 */
 export type RefundStatus = typeof RefundStatus.Type
 
@@ -299,7 +299,7 @@ export const refund: Machine<RefundStatus, "succeeded" | "failed"> = {
  *
  * @since 0.1.0
  */
-export const PriceVersionStatus = Schema.Literal("draft", "active", "frozen")
+export const PriceVersionStatus = Schema.Literals(["draft", "active", "frozen"])
 /** @since 0.1.0 */
 export type PriceVersionStatus = typeof PriceVersionStatus.Type
 
@@ -326,7 +326,7 @@ export const priceVersion: Machine<PriceVersionStatus, "activate" | "freeze"> = 
  *
  * @since 0.1.0
  */
-export const ProductStatus = Schema.Literal("draft", "active", "disabled")
+export const ProductStatus = Schema.Literals(["draft", "active", "disabled"])
 /** @since 0.1.0 */
 export type ProductStatus = typeof ProductStatus.Type
 
@@ -353,7 +353,7 @@ export const product: Machine<ProductStatus, "activate" | "disable"> = {
  *
  * @since 0.1.0
  */
-export const DeliveryStatus = Schema.Literal("pending", "succeeded", "retrying", "failed")
+export const DeliveryStatus = Schema.Literals(["pending", "succeeded", "retrying", "failed"])
 /** @since 0.1.0 */
 export type DeliveryStatus = typeof DeliveryStatus.Type
 
@@ -382,7 +382,7 @@ export const webhookDelivery: Machine<DeliveryStatus, "delivered" | "attempt_fai
  *
  * @since 0.1.0
  */
-export const EndpointStatus = Schema.Literal("enabled", "disabled")
+export const EndpointStatus = Schema.Literals(["enabled", "disabled"])
 /** @since 0.1.0 */
 export type EndpointStatus = typeof EndpointStatus.Type
 

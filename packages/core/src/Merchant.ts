@@ -16,13 +16,13 @@ export class Merchant extends Schema.Class<Merchant>("Merchant")({
   merchant_id: Schema.String,
   name: Schema.String,
   currency: Schema.String,
-  mode: Schema.Literal("sandbox", "live"),
+  mode: Schema.Literals(["sandbox", "live"]),
   /** A sandbox merchant's frozen clock; moves only through `advance_clock`. */
   frozen_time: NullableTimestamp,
   /** `per_second` (default), `per_day` or `fixed_days(n)`. */
   proration_policy: Schema.String,
   proration_credit: CreditMode,
   /** Where a subscription goes when dunning retries are exhausted. */
-  dunning_final_state: Schema.Literal("unpaid", "canceled"),
+  dunning_final_state: Schema.Literals(["unpaid", "canceled"]),
   created_at: Timestamp
 }) {}

@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import { DateTime, Effect, Either, Option } from "effect"
+import { Context, DateTime, Effect, Layer, Option, Result } from "effect"
 import * as Entities from "./Entities.js"
 import * as Errors from "./Errors.js"
 import * as Ids from "./Ids.js"
@@ -57,8 +57,8 @@ const KEY_FORMAT = /^sk_(test|live)_[A-Za-z0-9]{20,64}$/
  *
  * @since 0.1.0
  */
-export class Merchants extends Effect.Service<Merchants>()("@recur/core/Merchants", {
-  effect: Effect.gen(function* () {
+export class Merchants extends Context.Service<Merchants>()("@recur/core/Merchants", {
+  make: Effect.gen(function* () {
     const storage = yield* Store.Storage
     const secrets = yield* Secrets.Secrets
     const merchants = storage.repository(Entities.merchant)
@@ -95,11 +95,11 @@ export class Merchants extends Effect.Service<Merchants>()("@recur/core/Merchant
     const create = (input: CreateMerchant) =>
       Effect.gen(function* () {
         if (input.name.trim() === "") return yield* new Errors.InvalidParameter({ param: "name", reason: "is required" })
-        if (Either.isLeft(Money.currency(input.currency))) return yield* new Errors.InvalidParameter({ param: "currency", reason: `unknown currency "${input.currency}"` })
+        if (Result.isFailure(Money.currency(input.currency))) return yield* new Errors.InvalidParameter({ param: "currency", reason: `unknown currency "${input.currency}"` })
         const mode = input.mode ?? "sandbox"
         if (input.frozen_time !== undefined && mode !== "sandbox") return yield* new Errors.InvalidParameter({ param: "frozen_time", reason: "only sandbox merchants have a frozen clock" })
         const policy = input.proration_policy ?? "per_second"
-        if (Either.isLeft(Proration.parsePolicy(policy))) return yield* new Errors.InvalidParameter({ param: "proration_policy", reason: "must be per_second, per_day or fixed_days(n)" })
+        if (Result.isFailure(Proration.parsePolicy(policy))) return yield* new Errors.InvalidParameter({ param: "proration_policy", reason: "must be per_second, per_day or fixed_days(n)" })
         const id = yield* Ids.make(Ids.prefixes.merchant)
         const at = yield* now
         const merchant = new Merchant.Merchant({
@@ -107,11 +107,11 @@ export class Merchants extends Effect.Service<Merchants>()("@recur/core/Merchant
           name: input.name.trim(),
           currency: input.currency,
           mode,
-          frozen_time: input.frozen_time !== undefined ? DateTime.unsafeMake(input.frozen_time) : null,
+          frozen_time: input.frozen_time !== undefined ? DateTime.makeUnsafe(input.frozen_time) : null,
           proration_policy: policy,
           proration_credit: input.proration_credit ?? "refund",
           dunning_final_state: input.dunning_final_state ?? "unpaid",
-          created_at: DateTime.unsafeMake(at)
+          created_at: DateTime.makeUnsafe(at)
         })
         return yield* storage.withTransaction(
           Effect.gen(function* () {
@@ -196,7 +196,10 @@ export class Merchants extends Effect.Service<Merchants>()("@recur/core/Merchant
 
     return { create, get, rotateKey, revokeKey, authenticate, signingKeys, listKeys } as const
   })
-}) {}
+}) {
+  /** The live implementation: needs `Storage` and the ports it uses. */
+  static readonly layer = Layer.effect(this, this.make)
+}
 
 /**
  * Runs `effect` on behalf of `merchant`, the caller's merchant as just read (by `authenticate`):
@@ -211,4 +214,4 @@ export class Merchants extends Effect.Service<Merchants>()("@recur/core/Merchant
  * @since 0.1.0
  */
 export const asCaller = (merchant: Merchant.Merchant) => <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-  Effect.locally(effect, knownMerchant, merchant)
+  Effect.provideService(effect, knownMerchant, merchant)

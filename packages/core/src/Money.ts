@@ -10,7 +10,7 @@
  */
 import { allocate as dineroAllocate, dinero, toSnapshot, type Dinero } from "dinero.js/bigint"
 import * as Currencies from "dinero.js/bigint/currencies"
-import { Either, Schema } from "effect"
+import { Result, Schema } from "effect"
 import * as Decimal from "./Decimal.js"
 
 /**
@@ -44,7 +44,7 @@ export class UnknownCurrency extends Schema.TaggedError<UnknownCurrency>()("Unkn
 export class InvalidAmount extends Schema.TaggedError<InvalidAmount>()("InvalidAmount", {
   input: Schema.String,
   currency: Schema.String,
-  reason: Schema.Literal("not_a_number", "too_many_decimals", "negative", "out_of_range")
+  reason: Schema.Literals(["not_a_number", "too_many_decimals", "negative", "out_of_range"])
 }) {
   override get message() {
     return `Invalid amount "${this.input}" for ${this.currency}: ${this.reason.replace(/_/g, " ")}`
@@ -85,12 +85,12 @@ const table: ReadonlyMap<string, Currency> = new Map(
  * Looks a currency up by its code (upper case, as ISO 4217 writes it).
  *
  * @example
- * Money.currency("KWD") // Either.right({ code: "KWD", exponent: 3 })
+ * Money.currency("KWD") // Result.succeed({ code: "KWD", exponent: 3 })
  * @since 0.1.0
  */
-export const currency = (code: string): Either.Either<Currency, UnknownCurrency> => {
+export const currency = (code: string): Result.Result<Currency, UnknownCurrency> => {
   const found = table.get(code)
-  return found ? Either.right(found) : Either.left(new UnknownCurrency({ currency: code }))
+  return found ? Result.succeed(found) : Result.fail(new UnknownCurrency({ currency: code }))
 }
 
 /**
@@ -135,29 +135,29 @@ const MAX_MINOR = 10n ** 18n
  * and unknown currencies.
  *
  * @example
- * Money.parse("30.00", "USD") // Either.right({ amount: 3000n, currency: "USD" })
- * Money.parse("1.5000", "KWD") // Either.left(InvalidAmount too_many_decimals)
+ * Money.parse("30.00", "USD") // Result.succeed({ amount: 3000n, currency: "USD" })
+ * Money.parse("1.5000", "KWD") // Result.fail(InvalidAmount too_many_decimals)
  * @since 0.1.0
  */
 export const parse = (
   input: string,
   currencyCode: string,
   options?: { readonly allowNegative?: boolean }
-): Either.Either<Money, InvalidAmount | UnknownCurrency> =>
-  Either.flatMap(currency(currencyCode), (c) => {
+): Result.Result<Money, InvalidAmount | UnknownCurrency> =>
+  Result.flatMap(currency(currencyCode), (c) => {
     const m = AMOUNT.exec(input)
-    if (!m) return Either.left(new InvalidAmount({ input, currency: c.code, reason: "not_a_number" }))
+    if (!m) return Result.fail(new InvalidAmount({ input, currency: c.code, reason: "not_a_number" }))
     const frac = m[3] ?? ""
     if (frac.length > c.exponent) {
-      return Either.left(new InvalidAmount({ input, currency: c.code, reason: "too_many_decimals" }))
+      return Result.fail(new InvalidAmount({ input, currency: c.code, reason: "too_many_decimals" }))
     }
     const negative = m[1] === "-"
     const minor = BigInt((m[2] ?? "0") + frac.padEnd(c.exponent, "0"))
     if (negative && minor !== 0n && options?.allowNegative !== true) {
-      return Either.left(new InvalidAmount({ input, currency: c.code, reason: "negative" }))
+      return Result.fail(new InvalidAmount({ input, currency: c.code, reason: "negative" }))
     }
-    if (minor >= MAX_MINOR) return Either.left(new InvalidAmount({ input, currency: c.code, reason: "out_of_range" }))
-    return Either.right(make(negative ? -minor : minor, c.code))
+    if (minor >= MAX_MINOR) return Result.fail(new InvalidAmount({ input, currency: c.code, reason: "out_of_range" }))
+    return Result.succeed(make(negative ? -minor : minor, c.code))
   })
 
 /**
@@ -170,49 +170,49 @@ export const parse = (
 export const format = (money: Money): string =>
   Decimal.format({ value: money.amount, scale: exponentOf(money.currency) })
 
-const sameCurrency = (a: Money, b: Money): Either.Either<string, CurrencyMismatch> =>
+const sameCurrency = (a: Money, b: Money): Result.Result<string, CurrencyMismatch> =>
   a.currency === b.currency
-    ? Either.right(a.currency)
-    : Either.left(new CurrencyMismatch({ left: a.currency, right: b.currency }))
+    ? Result.succeed(a.currency)
+    : Result.fail(new CurrencyMismatch({ left: a.currency, right: b.currency }))
 
 /**
  * `a + b`, or a `CurrencyMismatch`.
  *
  * @since 0.1.0
  */
-export const add = (a: Money, b: Money): Either.Either<Money, CurrencyMismatch> =>
-  Either.map(sameCurrency(a, b), (c) => make(a.amount + b.amount, c))
+export const add = (a: Money, b: Money): Result.Result<Money, CurrencyMismatch> =>
+  Result.map(sameCurrency(a, b), (c) => make(a.amount + b.amount, c))
 
 /**
  * `a - b`, or a `CurrencyMismatch`.
  *
  * @since 0.1.0
  */
-export const subtract = (a: Money, b: Money): Either.Either<Money, CurrencyMismatch> =>
-  Either.map(sameCurrency(a, b), (c) => make(a.amount - b.amount, c))
+export const subtract = (a: Money, b: Money): Result.Result<Money, CurrencyMismatch> =>
+  Result.map(sameCurrency(a, b), (c) => make(a.amount - b.amount, c))
 
 /**
  * `-1`, `0` or `1`, or a `CurrencyMismatch`.
  *
  * @since 0.1.0
  */
-export const compare = (a: Money, b: Money): Either.Either<-1 | 0 | 1, CurrencyMismatch> =>
-  Either.map(sameCurrency(a, b), () => (a.amount < b.amount ? -1 : a.amount > b.amount ? 1 : 0))
+export const compare = (a: Money, b: Money): Result.Result<-1 | 0 | 1, CurrencyMismatch> =>
+  Result.map(sameCurrency(a, b), () => (a.amount < b.amount ? -1 : a.amount > b.amount ? 1 : 0))
 
 /**
  * Sum of amounts that all share `currencyCode`.
  *
  * @since 0.1.0
  */
-export const sum = (currencyCode: string, items: Iterable<Money>): Either.Either<Money, CurrencyMismatch> => {
+export const sum = (currencyCode: string, items: Iterable<Money>): Result.Result<Money, CurrencyMismatch> => {
   let total = zero(currencyCode)
   for (const item of items) {
     if (item.currency !== currencyCode) {
-      return Either.left(new CurrencyMismatch({ left: currencyCode, right: item.currency }))
+      return Result.fail(new CurrencyMismatch({ left: currencyCode, right: item.currency }))
     }
     total = make(total.amount + item.amount, currencyCode)
   }
-  return Either.right(total)
+  return Result.succeed(total)
 }
 
 /**
@@ -310,8 +310,8 @@ export const convert = (
   money: Money,
   rate: Decimal.Decimal,
   target: string
-): Either.Either<Money, UnknownCurrency> =>
-  Either.map(currency(target), (t) => {
+): Result.Result<Money, UnknownCurrency> =>
+  Result.map(currency(target), (t) => {
     const source = exponentOf(money.currency)
     // minor_t = minor_s × rate × 10^(exp_t - exp_s)
     const shift = t.exponent - source - rate.scale
@@ -326,8 +326,8 @@ export const convert = (
  * @since 0.1.0
  */
 export const CurrencyCode = Schema.String.pipe(
-  Schema.filter((s) => table.has(s) || `unknown currency "${s}"`),
-  Schema.annotations({ identifier: "CurrencyCode", description: "ISO 4217 currency code" })
+  Schema.check(Schema.makeFilter((s: string) => table.has(s) || `unknown currency "${s}"`)),
+  Schema.annotate({ identifier: "CurrencyCode", description: "ISO 4217 currency code" })
 )
 
 /**
@@ -336,6 +336,6 @@ export const CurrencyCode = Schema.String.pipe(
  * @since 0.1.0
  */
 export const AmountString = Schema.String.pipe(
-  Schema.pattern(/^-?\d+(\.\d+)?$/),
-  Schema.annotations({ identifier: "AmountString", description: "decimal amount string, e.g. \"30.00\"" })
+  Schema.check(Schema.isPattern(/^-?\d+(\.\d+)?$/)),
+  Schema.annotate({ identifier: "AmountString", description: "decimal amount string, e.g. \"30.00\"" })
 )

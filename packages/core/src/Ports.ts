@@ -7,7 +7,7 @@
  *
  * @since 0.1.0
  */
-import { Context, Data, Effect, Layer, Option } from "effect"
+import { Context, Data, Effect, Layer, Option, Result } from "effect"
 import * as Decimal from "./Decimal.js"
 import * as Ids from "./Ids.js"
 import * as Money from "./Money.js"
@@ -89,7 +89,7 @@ export const RefundOutcome = Data.taggedEnum<RefundOutcome>()
  * const outcome = yield* gateway.charge({ trade_id, merchant_id, amount, source: { _tag: "Token", token }, off_session: true })
  * @since 0.1.0
  */
-export class PaymentGateway extends Context.Tag("@recur/core/PaymentGateway")<
+export class PaymentGateway extends Context.Service<
   PaymentGateway,
   {
     readonly charge: (request: ChargeRequest) => Effect.Effect<ChargeOutcome>
@@ -97,7 +97,7 @@ export class PaymentGateway extends Context.Tag("@recur/core/PaymentGateway")<
     readonly retrieve: (tradeId: string) => Effect.Effect<ChargeOutcome>
     readonly refund: (request: { readonly refund_id: string; readonly trade_id: string; readonly amount: Money.Money }) => Effect.Effect<RefundOutcome>
   }
->() {}
+>()("@recur/core/PaymentGateway") {}
 
 /**
  * Exchange rates: how many units of `target` one unit of `source` buys today.
@@ -106,10 +106,10 @@ export class PaymentGateway extends Context.Tag("@recur/core/PaymentGateway")<
  * const rate = yield* (yield* FxRates).rate("USD", "JPY") // Option.some(Decimal 150.5)
  * @since 0.1.0
  */
-export class FxRates extends Context.Tag("@recur/core/FxRates")<
+export class FxRates extends Context.Service<
   FxRates,
   { readonly rate: (source: string, target: string) => Effect.Effect<Option.Option<Decimal.Decimal>> }
->() {}
+>()("@recur/core/FxRates") {}
 
 /**
  * A static FX table (`{ "USD:JPY": "150.5" }`), the default. Only listed pairs (and
@@ -123,7 +123,7 @@ export const fxStatic = (table: Readonly<Record<string, string>>): Layer.Layer<F
       Effect.sync(() => {
         if (source === target) return Option.some(Decimal.make(1n))
         const text = table[`${source}:${target}`]
-        return text === undefined ? Option.none() : Option.getRight(Decimal.parse(text))
+        return text === undefined ? Option.none() : Result.getSuccess(Decimal.parse(text))
       })
   })
 
@@ -134,10 +134,10 @@ export const fxStatic = (table: Readonly<Record<string, string>>): Layer.Layer<F
  * const tax = yield* (yield* TaxCalculator).tax({ merchant_id, customer_id, taxable })
  * @since 0.1.0
  */
-export class TaxCalculator extends Context.Tag("@recur/core/TaxCalculator")<
+export class TaxCalculator extends Context.Service<
   TaxCalculator,
   { readonly tax: (input: { readonly merchant_id: string; readonly customer_id: string; readonly taxable: Money.Money }) => Effect.Effect<Money.Money> }
->() {}
+>()("@recur/core/TaxCalculator") {}
 
 /**
  * No tax.
@@ -163,10 +163,10 @@ export const taxRate = (basisPoints: bigint): Layer.Layer<TaxCalculator> =>
  * const id = yield* (yield* IdGenerator).make("sub") // "sub_01jd…"
  * @since 0.1.0
  */
-export class IdGenerator extends Context.Tag("@recur/core/IdGenerator")<
+export class IdGenerator extends Context.Service<
   IdGenerator,
   { readonly make: <P extends string>(prefix: P) => Effect.Effect<`${P}_${string}`> }
->() {}
+>()("@recur/core/IdGenerator") {}
 
 /**
  * TypeIDs timed by Effect's `Clock` (the default).
@@ -228,7 +228,7 @@ export class WebhookTransportError extends Data.TaggedError("WebhookTransportErr
  *
  * @since 0.1.0
  */
-export class WebhookTransport extends Context.Tag("@recur/core/WebhookTransport")<
+export class WebhookTransport extends Context.Service<
   WebhookTransport,
   { readonly send: (request: WebhookRequest) => Effect.Effect<{ readonly status: number }, WebhookTransportError> }
->() {}
+>()("@recur/core/WebhookTransport") {}

@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import { Either, Option, Schema } from "effect"
+import { Result, Option, Schema } from "effect"
 import { BillingCycleUnit, IntervalUnit } from "./BillingPeriod.js"
 import { Feature, Metadata, NullableString, QuantityTier, TierType, Timestamp, UsageTier } from "./Common.js"
 import * as Decimal from "./Decimal.js"
@@ -12,17 +12,17 @@ import { PriceVersionStatus } from "./Lifecycle.js"
 import * as Pricing from "./Pricing.js"
 
 /** @since 0.1.0 */
-export const BillingType = Schema.Literal("one_time", "recurring")
+export const BillingType = Schema.Literals(["one_time", "recurring"])
 /** @since 0.1.0 */
-export const PriceType = Schema.Literal("flat_price", "package_price", "based_on_usage")
+export const PriceType = Schema.Literals(["flat_price", "package_price", "based_on_usage"])
 /** @since 0.1.0 */
-export const ModelType = Schema.Literal("per_unit", "tiers_price")
+export const ModelType = Schema.Literals(["per_unit", "tiers_price"])
 /** @since 0.1.0 */
-export const PaymentTiming = Schema.Literal("prepaid", "postpaid")
+export const PaymentTiming = Schema.Literals(["prepaid", "postpaid"])
 /** @since 0.1.0 */
-export const BillingDimension = Schema.Literal("quantity", "usage", "mixed")
+export const BillingDimension = Schema.Literals(["quantity", "usage", "mixed"])
 /** @since 0.1.0 */
-export const DiscountType = Schema.Literal("percentage", "amount")
+export const DiscountType = Schema.Literals(["percentage", "amount"])
 
 /**
  * `trial_period`.
@@ -99,7 +99,7 @@ export class PriceVersion extends Schema.Class<PriceVersion>("PriceVersion")({
   quantity_unit: NullableString,
   merchant_price_id: NullableString,
   has_trial: Schema.Boolean,
-  trial_type: Schema.NullOr(Schema.Literal(0, 1)),
+  trial_type: Schema.NullOr(Schema.Literals([0, 1])),
   metadata: Metadata,
   trial_period: Schema.NullOr(TrialPeriod),
   price_plan: Schema.NullOr(PricePlan),
@@ -109,7 +109,7 @@ export class PriceVersion extends Schema.Class<PriceVersion>("PriceVersion")({
 }) {}
 
 const dec = (s: string | null | undefined): Decimal.Decimal =>
-  s === null || s === undefined || s === "" ? Decimal.make(0n) : Either.getOrThrow(Decimal.parse(s))
+  s === null || s === undefined || s === "" ? Decimal.make(0n) : Result.getOrThrow(Decimal.parse(s))
 
 const bound = (s: string): Option.Option<bigint> => (s.trim() === "" ? Option.none() : Option.some(BigInt(s)))
 

@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import { Either, Schema } from "effect"
+import { Result, Schema } from "effect"
 import { BillingCycleUnit, IntervalUnit } from "./BillingPeriod.js"
 import { Feature, Metadata, QuantityTier, TierType, UsageTier } from "./Common.js"
 import * as Decimal from "./Decimal.js"
@@ -132,7 +132,7 @@ export const MIN_QUANTITY = 1n
 /** @since 0.1.0 */
 export const MAX_QUANTITY = 999_999_999n
 
-const is = <A>(schema: Schema.Schema<A, any>) => Schema.is(schema as Schema.Schema<A>)
+const is = <A>(schema: Schema.Codec<A, any>) => Schema.is(schema as Schema.Schema<A>)
 const isInt = (s: string | undefined): boolean => s !== undefined && /^\d+$/.test(s)
 
 /**
@@ -140,15 +140,15 @@ const isInt = (s: string | undefined): boolean => s !== undefined && /^\d+$/.tes
  *
  * @since 0.1.0
  */
-export const validateQuantity = (field: string, value: string | number | undefined): Either.Either<bigint, Issue> => {
+export const validateQuantity = (field: string, value: string | number | undefined): Result.Result<bigint, Issue> => {
   const text = typeof value === "number" ? (Number.isInteger(value) ? String(value) : "x") : value
   if (text === undefined || !/^\d{1,10}$/.test(text)) {
-    return Either.left(new Issue({ field, message: "must be a whole number from 1 to 999999999" }))
+    return Result.fail(new Issue({ field, message: "must be a whole number from 1 to 999999999" }))
   }
   const q = BigInt(text)
   return q < MIN_QUANTITY || q > MAX_QUANTITY
-    ? Either.left(new Issue({ field, message: "must be a whole number from 1 to 999999999" }))
-    : Either.right(q)
+    ? Result.fail(new Issue({ field, message: "must be a whole number from 1 to 999999999" }))
+    : Result.succeed(q)
 }
 
 /**
@@ -156,11 +156,11 @@ export const validateQuantity = (field: string, value: string | number | undefin
  *
  * @since 0.1.0
  */
-export const validateMerchantPriceId = (value: string): Either.Either<string, Issue> => {
+export const validateMerchantPriceId = (value: string): Result.Result<string, Issue> => {
   const trimmed = value.trim()
   return MERCHANT_PRICE_ID.test(trimmed)
-    ? Either.right(trimmed)
-    : Either.left(
+    ? Result.succeed(trimmed)
+    : Result.fail(
         new Issue({ field: "merchant_price_id", message: "must be 1 to 100 characters of letters, digits and _ - . : /" })
       )
 }
@@ -223,13 +223,13 @@ const seedTiers = (tiers: ReadonlyArray<QuantityTier | UsageTier>) =>
  *   price_type: "flat_price" }) // Left: price_val is required when billing_type is one_time
  * @since 0.1.0
  */
-export const validate = (input: PriceInput): Either.Either<ValidPrice, PriceRuleViolation> => {
+export const validate = (input: PriceInput): Result.Result<ValidPrice, PriceRuleViolation> => {
   const issues: Array<Issue> = []
   const fail = (field: string, message: string) => issues.push(new Issue({ field, message }))
   const amount = (field: string, value: string | undefined, currency: string | undefined) => {
     if (value === undefined || currency === undefined || !Money.currencyCodes().includes(currency)) return
     const r = Money.parse(value, currency)
-    if (Either.isLeft(r)) fail(field, r.left.message)
+    if (Result.isFailure(r)) fail(field, r.failure.message)
   }
   const decimal = (field: string, value: string | undefined) => {
     if (value !== undefined && !/^\d+(\.\d+)?$/.test(value)) fail(field, "must be a non-negative decimal")
@@ -238,7 +238,7 @@ export const validate = (input: PriceInput): Either.Either<ValidPrice, PriceRule
   if (!input.name || input.name.trim() === "") fail("name", "is required")
   if (!input.product_id) fail("product_id", "is required")
   if (!input.currency) fail("currency", "is required")
-  else if (Either.isLeft(Money.currency(input.currency))) fail("currency", `unknown currency "${input.currency}"`)
+  else if (Result.isFailure(Money.currency(input.currency))) fail("currency", `unknown currency "${input.currency}"`)
   if (!input.billing_type) fail("billing_type", "is required")
   else if (!is(BillingType)(input.billing_type)) fail("billing_type", "must be one_time or recurring")
   if (!input.price_type) fail("price_type", "is required")
@@ -284,7 +284,7 @@ export const validate = (input: PriceInput): Either.Either<ValidPrice, PriceRule
         } else {
           if (t.discount_type !== "percentage" && t.discount_type !== "amount") fail(`${at}.discount_type`, "must be percentage or amount")
           decimal(`${at}.discount_value`, t.discount_value)
-          if (t.discount_type === "percentage" && /^\d+(\.\d+)?$/.test(t.discount_value) && Decimal.compare(Either.getOrThrow(Decimal.parse(t.discount_value)), Decimal.make(100n)) > 0) {
+          if (t.discount_type === "percentage" && /^\d+(\.\d+)?$/.test(t.discount_value) && Decimal.compare(Result.getOrThrow(Decimal.parse(t.discount_value)), Decimal.make(100n)) > 0) {
             fail(`${at}.discount_value`, "a percentage is at most 100")
           }
         }
@@ -342,13 +342,13 @@ export const validate = (input: PriceInput): Either.Either<ValidPrice, PriceRule
   let merchantPriceId = input.merchant_price_id
   if (merchantPriceId !== undefined) {
     const r = validateMerchantPriceId(merchantPriceId)
-    if (Either.isLeft(r)) issues.push(r.left)
-    else merchantPriceId = r.right
+    if (Result.isFailure(r)) issues.push(r.failure)
+    else merchantPriceId = r.success
   }
 
   const [first, ...rest] = issues
-  if (first) return Either.left(new PriceRuleViolation({ field: first.field, issues: [first, ...rest] }))
-  return Either.right({
+  if (first) return Result.fail(new PriceRuleViolation({ field: first.field, issues: [first, ...rest] }))
+  return Result.succeed({
     ...input,
     ...(merchantPriceId !== undefined ? { merchant_price_id: merchantPriceId } : {}),
     name: input.name!.trim(),

@@ -37,7 +37,7 @@ export class Category extends Schema.Class<Category>("Category")({
   category_id: Schema.String,
   category_name: Schema.String,
   description: NullableString,
-  category_status: Schema.Literal("active", "disabled"),
+  category_status: Schema.Literals(["active", "disabled"]),
   chinese_name: NullableString,
   chinese_description: NullableString,
   is_default: Schema.Boolean

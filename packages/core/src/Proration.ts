@@ -9,7 +9,7 @@
  *
  * @since 0.1.0
  */
-import { Data, Either, Schema } from "effect"
+import { Data, Result, Schema } from "effect"
 import type * as BillingPeriod from "./BillingPeriod.js"
 import * as Money from "./Money.js"
 
@@ -47,12 +47,12 @@ export const defaultPolicy: Policy = Policy.PerSecond()
  *
  * @since 0.1.0
  */
-export const parsePolicy = (text: string): Either.Either<Policy, string> => {
-  if (text === "per_second") return Either.right(Policy.PerSecond())
-  if (text === "per_day") return Either.right(Policy.PerDay())
+export const parsePolicy = (text: string): Result.Result<Policy, string> => {
+  if (text === "per_second") return Result.succeed(Policy.PerSecond())
+  if (text === "per_day") return Result.succeed(Policy.PerDay())
   const m = /^fixed_days\((\d{1,3})\)$/.exec(text)
-  if (m && Number(m[1]) > 0) return Either.right(Policy.FixedDays({ days: Number(m[1]) }))
-  return Either.left(`unknown proration policy "${text}" (per_second, per_day or fixed_days(n))`)
+  if (m && Number(m[1]) > 0) return Result.succeed(Policy.FixedDays({ days: Number(m[1]) }))
+  return Result.fail(`unknown proration policy "${text}" (per_second, per_day or fixed_days(n))`)
 }
 
 /**
@@ -141,7 +141,7 @@ export const Outcome = Data.taggedEnum<Outcome>()
  *
  * @since 0.1.0
  */
-export const CreditMode = Schema.Literal("refund", "credit_balance")
+export const CreditMode = Schema.Literals(["refund", "credit_balance"])
 
 /**
  * @since 0.1.0
@@ -180,9 +180,9 @@ export const prorate = (input: {
   readonly paid: Money.Money
   readonly newAmount: Money.Money
   readonly creditMode: CreditMode
-}): Either.Either<Proration, Money.CurrencyMismatch> => {
+}): Result.Result<Proration, Money.CurrencyMismatch> => {
   if (input.paid.currency !== input.newAmount.currency) {
-    return Either.left(new Money.CurrencyMismatch({ left: input.paid.currency, right: input.newAmount.currency }))
+    return Result.fail(new Money.CurrencyMismatch({ left: input.paid.currency, right: input.newAmount.currency }))
   }
   const fraction = unusedFraction(input.policy, input.period, input.at)
   const credit = Money.proportion(input.paid, fraction.unused, fraction.total)
@@ -196,7 +196,7 @@ export const prorate = (input: {
           ? Outcome.Refund({ amount: Money.negate(net) })
           : Outcome.CreditBalance({ amount: Money.negate(net) })
         : Outcome.Nothing()
-  return Either.right({ fraction, credit, charge, net, outcome })
+  return Result.succeed({ fraction, credit, charge, net, outcome })
 }
 
 /**
@@ -243,12 +243,12 @@ export const planChange = (input: {
   readonly paid: Money.Money
   readonly newAmount: Money.Money
   readonly creditMode: CreditMode
-}): Either.Either<ChangePlan, Money.CurrencyMismatch> => {
+}): Result.Result<ChangePlan, Money.CurrencyMismatch> => {
   if (input.request.effectiveType === "end_of_period") {
-    return Either.right(ChangePlan.Scheduled({ effectiveAt: input.period.end }))
+    return Result.succeed(ChangePlan.Scheduled({ effectiveAt: input.period.end }))
   }
-  if (input.request.proration === "none") return Either.right(ChangePlan.SwitchWithoutProration())
-  return Either.map(prorate(input), (proration) => ChangePlan.ProrateNow({ proration }))
+  if (input.request.proration === "none") return Result.succeed(ChangePlan.SwitchWithoutProration())
+  return Result.map(prorate(input), (proration) => ChangePlan.ProrateNow({ proration }))
 }
 
 /**

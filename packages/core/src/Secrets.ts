@@ -16,7 +16,7 @@ import { Context, Effect, Layer, Redacted } from "effect"
  * const stored = yield* secrets.encrypt("sk_test_…") // "v1.<iv>.<ciphertext>" in base64url
  * @since 0.1.0
  */
-export class Secrets extends Context.Tag("@recur/core/Secrets")<
+export class Secrets extends Context.Service<
   Secrets,
   {
     /** Lowercase hex SHA-256. */
@@ -24,7 +24,7 @@ export class Secrets extends Context.Tag("@recur/core/Secrets")<
     readonly encrypt: (plaintext: string) => Effect.Effect<string>
     readonly decrypt: (ciphertext: string) => Effect.Effect<string>
   }
->() {}
+>()("@recur/core/Secrets") {}
 
 const b64url = (bytes: Uint8Array): string => {
   let s = ""
@@ -131,7 +131,7 @@ export const make = (masterKey: Redacted.Redacted<string>) =>
   Effect.gen(function* () {
     const raw = Redacted.value(masterKey).trim()
     const keyBytes = /^[0-9a-fA-F]{64}$/.test(raw) ? Uint8Array.from(raw.match(/../g)!.map((h) => parseInt(h, 16))) : fromB64url(raw)
-    if (keyBytes.length !== 32) return yield* Effect.dieMessage("RECUR_MASTER_KEY must be 32 bytes (64 hex characters or base64)")
+    if (keyBytes.length !== 32) return yield* Effect.die("RECUR_MASTER_KEY must be 32 bytes (64 hex characters or base64)")
     const key = yield* Effect.promise(() => globalThis.crypto.subtle.importKey("raw", keyBytes, "AES-GCM", false, ["encrypt", "decrypt"]))
     return Secrets.of({
       hash: sha256Hex,

@@ -26,7 +26,7 @@ export type ColumnValue = string | number | bigint | boolean | null | ReadonlyAr
 export interface Entity<A, I = unknown> {
   readonly name: string
   readonly table: string
-  readonly schema: Schema.Schema<A, I>
+  readonly schema: Schema.Codec<A, I>
   readonly id: (a: A) => string
   readonly merchantId: (a: A) => string
   /** Creation instant, Unix ms: the list order. */
@@ -130,7 +130,7 @@ export class CursorNotFound extends Schema.TaggedError<CursorNotFound>()("Cursor
  * @since 0.1.0
  */
 export class InvalidPage extends Schema.TaggedError<InvalidPage>()("InvalidPage", {
-  reason: Schema.Literal("limit_out_of_range", "both_cursors")
+  reason: Schema.Literals(["limit_out_of_range", "both_cursors"])
 }) {}
 
 /**
@@ -300,7 +300,7 @@ export interface IdempotencyStore {
  * })
  * @since 0.1.0
  */
-export class Storage extends Context.Tag("@recur/core/Storage")<
+export class Storage extends Context.Service<
   Storage,
   {
     readonly repository: <A, I>(entity: Entity<A, I>) => Repository<A>
@@ -310,7 +310,7 @@ export class Storage extends Context.Tag("@recur/core/Storage")<
     readonly workQueue: WorkQueue
     readonly idempotency: IdempotencyStore
   }
->() {}
+>()("@recur/core/Storage") {}
 
 /**
  * Checks a list request's page rules (shared by every adapter).

@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { Effect, Either, Option } from "effect"
+import { Context, Effect, Layer, Option, Result } from "effect"
 import * as Billing from "./Billing.js"
 import * as BillingPeriod from "./BillingPeriod.js"
 import * as Catalog from "./Catalog.js"
@@ -99,8 +99,8 @@ const invalid = (param: string, reason: string) => new Errors.InvalidParameter({
  *
  * @since 0.1.0
  */
-export class Subscriptions extends Effect.Service<Subscriptions>()("@recur/core/Subscriptions", {
-  effect: Effect.gen(function* () {
+export class Subscriptions extends Context.Service<Subscriptions>()("@recur/core/Subscriptions", {
+  make: Effect.gen(function* () {
     const storage = yield* Store.Storage
     const billing = yield* Billing.Billing
     const merchants = yield* Merchants.Merchants
@@ -122,7 +122,7 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@recur/core/
     const cycleInvoice = (merchantId: string, rec: Entities.SubscriptionRecord) =>
       Effect.map(
         Effect.orDie(invoices.list(merchantId, { limit: 100, filters: [{ column: "subscription_id", op: "in", values: [rec.subscription.id] }, { column: "cycle_index", op: "in", values: [rec.subscription.cycle_index] }] })),
-        (p) => Option.fromNullable(p.list.find((i) => i.invoice_type === "initial" || i.invoice_type === "renewal" || i.invoice_type === "trial"))
+        (p) => Option.fromNullishOr(p.list.find((i) => i.invoice_type === "initial" || i.invoice_type === "renewal" || i.invoice_type === "trial"))
       )
 
     const plan = (merchantId: string, subscriptionId: string, input: ChangeInput, at: number) =>
@@ -140,8 +140,8 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@recur/core/
         if (input.quantity !== undefined) {
           if (rec.subscription.billing_dimension !== "quantity") return yield* invalid("quantity", "only subscriptions with billing_dimension quantity have a quantity")
           const q = PriceRules.validateQuantity("quantity", input.quantity)
-          if (Either.isLeft(q)) return yield* invalid("quantity", q.left.message)
-          quantity = Option.some(q.right)
+          if (Result.isFailure(q)) return yield* invalid("quantity", q.failure.message)
+          quantity = Option.some(q.success)
         }
         const current = yield* billing.version(merchantId, rec.subscription.price_version_id)
         const target = input.price_id !== undefined && input.price_id !== rec.subscription.price_id
@@ -164,14 +164,14 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@recur/core/
           quote = { subscription_id: subscriptionId, effective_type, proration: prorationMode, at, currency, credit: zero, charge: zero, net: zero, outcome: "none", lines: [], effective_at: at }
         } else {
           const paidInvoice = yield* cycleInvoice(merchantId, rec)
-          const paid = Option.match(paidInvoice, { onNone: () => Money.zero(currency), onSome: (i) => (i.biz_status === "success" ? Either.getOrThrow(Money.parse(i.amount, i.currency)) : Money.zero(currency)) })
+          const paid = Option.match(paidInvoice, { onNone: () => Money.zero(currency), onSome: (i) => (i.biz_status === "success" ? Result.getOrThrow(Money.parse(i.amount, i.currency)) : Money.zero(currency)) })
           const newFull = billing.convertDraft(
-            Either.getOrThrow(Invoicing.cycle({ invoice_type: "renewal", price: target, cycle_index: rec.subscription.cycle_index, paidCycles: billing.paidIndex(rec, rec.subscription.cycle_index), quantity: qty, existing: [] })),
+            Result.getOrThrow(Invoicing.cycle({ invoice_type: "renewal", price: target, cycle_index: rec.subscription.cycle_index, paidCycles: billing.paidIndex(rec, rec.subscription.cycle_index), quantity: qty, existing: [] })),
             rec.fx_rate,
             currency
           ).total
-          const policy = Either.getOrElse(Proration.parsePolicy(merchant.proration_policy), () => Proration.defaultPolicy)
-          const p = Either.getOrThrow(Proration.prorate({ policy, period: { start: periodStart, end: periodEnd }, at, paid, newAmount: newFull, creditMode: merchant.proration_credit }))
+          const policy = Result.getOrElse(Proration.parsePolicy(merchant.proration_policy), () => Proration.defaultPolicy)
+          const p = Result.getOrThrow(Proration.prorate({ policy, period: { start: periodStart, end: periodEnd }, at, paid, newAmount: newFull, creditMode: merchant.proration_credit }))
           quote = {
             subscription_id: subscriptionId,
             effective_type,
@@ -241,29 +241,29 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@recur/core/
                 next = {
                   ...next,
                   scheduled_price_version_id: null,
-                  subscription: new Subscription.Subscription({ ...next.subscription, price_id: target.id, price_version_id: target.price_version_id, price_type: target.price_type, quantity_tiers: target.quantity_tiers, usage_tiers: target.usage_tiers }, true)
+                  subscription: new Subscription.Subscription({ ...next.subscription, price_id: target.id, price_version_id: target.price_version_id, price_type: target.price_type, quantity_tiers: target.quantity_tiers, usage_tiers: target.usage_tiers }, { disableChecks: true })
                 }
                 const cur = rec.currency
-                const net = Either.getOrThrow(Money.parse(quote.net, cur, { allowNegative: true }))
+                const net = Result.getOrThrow(Money.parse(quote.net, cur, { allowNegative: true }))
                 if (quote.outcome === "upgrade") {
-                  const draft = Invoicing.total({ invoice_type: "upgrade", cycle_index: rec.subscription.cycle_index, currency: cur, lines: quote.lines.map((l) => ({ kind: "proration_charge" as const, description: l.description, quantity: 1n, amount: Either.getOrThrow(Money.parse(l.amount, cur, { allowNegative: true })) })) })
+                  const draft = Invoicing.total({ invoice_type: "upgrade", cycle_index: rec.subscription.cycle_index, currency: cur, lines: quote.lines.map((l) => ({ kind: "proration_charge" as const, description: l.description, quantity: 1n, amount: Result.getOrThrow(Money.parse(l.amount, cur, { allowNegative: true })) })) })
                   const trade = yield* billing.newTrade({ merchant: planned.merchant, amount: draft.total, customer_id: rec.subscription.customer_id, order_id: rec.subscription.order_id, payment_mode: "subscription", order_type: "upgrade", session: Option.none(), line: null, tax: Money.zero(cur), metadata: {}, at: now })
                   const inv = yield* billing.newInvoice({ merchant_id: merchantId, draft, trade_id: trade.trade_id, subscription_id: subscriptionId, price_id: target.id, price_version_id: target.price_version_id, customer_id: rec.subscription.customer_id, order_id: rec.subscription.order_id, status: "pending", at: now })
                   yield* Effect.orDie(invoices.insert(inv))
-                  yield* Effect.orDie(trades.insert({ trade: new Trade.Trade({ ...trade, trade_status: "processing" }, true), attempts: 1, invoice_id: inv.invoice_id, subscription_id: subscriptionId }))
+                  yield* Effect.orDie(trades.insert({ trade: new Trade.Trade({ ...trade, trade_status: "processing" }, { disableChecks: true }), attempts: 1, invoice_id: inv.invoice_id, subscription_id: subscriptionId }))
                   yield* emit(storage, { merchant_id: merchantId, type: "v2.trades.created", business_id: trade.trade_id, schema: Trade.Trade, data: trade, at: now })
                   if (rec.payment_token !== null) {
                     tradeToCharge = Option.some(trade.trade_id)
                     yield* billing.schedule(planned.merchant, "charge", trade.trade_id, now)
                   }
                 } else if (quote.outcome === "credit_balance") {
-                  const credit = Either.getOrThrow(Money.parse(next.subscription.credit_balance, cur, { allowNegative: true }))
-                  next = { ...next, subscription: new Subscription.Subscription({ ...next.subscription, credit_balance: Money.format(Money.make(credit.amount - net.amount, cur)) }, true) }
+                  const credit = Result.getOrThrow(Money.parse(next.subscription.credit_balance, cur, { allowNegative: true }))
+                  next = { ...next, subscription: new Subscription.Subscription({ ...next.subscription, credit_balance: Money.format(Money.make(credit.amount - net.amount, cur)) }, { disableChecks: true }) }
                 }
-                yield* billing.subEvents(merchantId, next, Either.getOrThrow(Lifecycle.transition(Lifecycle.subscription, rec.subscription.status, "change_price")).events, now)
+                yield* billing.subEvents(merchantId, next, Result.getOrThrow(Lifecycle.transition(Lifecycle.subscription, rec.subscription.status, "change_price")).events, now)
               }
             }
-            yield* Effect.orDie(billing.saveSub(next, planned.version, now)).pipe(Effect.catchAllDefect(() => Effect.fail(new Errors.StateConflict({ resource: "subscription", id: subscriptionId, state: rec.subscription.status, reason: "modified concurrently; retry" }))))
+            yield* Effect.orDie(billing.saveSub(next, planned.version, now)).pipe(Effect.catchDefect(() => Effect.fail(new Errors.StateConflict({ resource: "subscription", id: subscriptionId, state: rec.subscription.status, reason: "modified concurrently; retry" }))))
             return { tradeToCharge, refundNet: quote.outcome === "refund" ? Option.some(quote.net) : Option.none<string>() }
           })
         )
@@ -273,7 +273,7 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@recur/core/
         if (Option.isSome(charge.refundNet)) {
           const paidInvoice = yield* cycleInvoice(merchantId, rec)
           if (Option.isSome(paidInvoice) && paidInvoice.value.trade_id !== null) {
-            const amount = Money.format(Money.negate(Either.getOrThrow(Money.parse(charge.refundNet.value, rec.currency, { allowNegative: true }))))
+            const amount = Money.format(Money.negate(Result.getOrThrow(Money.parse(charge.refundNet.value, rec.currency, { allowNegative: true }))))
             yield* refund(merchantId, { trade_id: paidInvoice.value.trade_id, amount, reason: "proration" })
           }
         }
@@ -297,10 +297,10 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@recur/core/
             const at = yield* nowOf(merchant)
             const sv = yield* load(merchantId, subscriptionId)
             const moved = Lifecycle.transition(Lifecycle.subscription, sv.value.subscription.status, trigger)
-            if (Either.isLeft(moved)) return yield* new Errors.StateConflict({ resource: "subscription", id: subscriptionId, state: sv.value.subscription.status, reason: `cannot ${trigger.replace(/_/g, " ")}` })
-            const next = change(sv.value, at, moved.right.to)
+            if (Result.isFailure(moved)) return yield* new Errors.StateConflict({ resource: "subscription", id: subscriptionId, state: sv.value.subscription.status, reason: `cannot ${trigger.replace(/_/g, " ")}` })
+            const next = change(sv.value, at, moved.success.to)
             yield* billing.saveSub(next, sv.version, at)
-            yield* billing.subEvents(merchantId, next, moved.right.events, at)
+            yield* billing.subEvents(merchantId, next, moved.success.events, at)
             return { merchant, next, at }
           })
         )
@@ -315,13 +315,13 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@recur/core/
           if (sv.value.subscription.cancel_at_period_end) return sv.value.subscription
           const { next } = yield* transitionSub(merchantId, subscriptionId, "request_cancel_at_period_end", (rec) => ({
             ...rec,
-            subscription: new Subscription.Subscription({ ...rec.subscription, cancel_at_period_end: true, cancel_at: rec.subscription.current_period_end, cancel_reason: input.cancel_reason ?? null }, true)
+            subscription: new Subscription.Subscription({ ...rec.subscription, cancel_at_period_end: true, cancel_at: rec.subscription.current_period_end, cancel_reason: input.cancel_reason ?? null }, { disableChecks: true })
           }))
           return next.subscription
         }
         const { next } = yield* transitionSub(merchantId, subscriptionId, "cancel", (rec, at, to) => ({
           ...rec,
-          subscription: new Subscription.Subscription({ ...rec.subscription, status: to, cancel_at: dt(at), next_invoice_date: null, cancel_reason: input.cancel_reason ?? "canceled_by_merchant" }, true)
+          subscription: new Subscription.Subscription({ ...rec.subscription, status: to, cancel_at: dt(at), next_invoice_date: null, cancel_reason: input.cancel_reason ?? "canceled_by_merchant" }, { disableChecks: true })
         }))
         for (const kind of ["renewal", "dunning", "trial_notice", "incomplete_expiry"]) yield* storage.workQueue.cancel(merchantId, kind, subscriptionId)
         return next.subscription
@@ -335,7 +335,7 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@recur/core/
         }
         const { next } = yield* transitionSub(merchantId, subscriptionId, "revoke_cancel", (rec) => ({
           ...rec,
-          subscription: new Subscription.Subscription({ ...rec.subscription, cancel_at_period_end: false, cancel_at: null, cancel_reason: null }, true)
+          subscription: new Subscription.Subscription({ ...rec.subscription, cancel_at_period_end: false, cancel_at: null, cancel_reason: null }, { disableChecks: true })
         }))
         return next.subscription
       }).pipe(Effect.withSpan("Subscriptions.revokeCancel"))
@@ -345,7 +345,7 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@recur/core/
         const { next } = yield* transitionSub(merchantId, subscriptionId, "pause", (rec, at, to) => ({
           ...rec,
           paused_at: at,
-          subscription: new Subscription.Subscription({ ...rec.subscription, status: to, next_invoice_date: null }, true)
+          subscription: new Subscription.Subscription({ ...rec.subscription, status: to, next_invoice_date: null }, { disableChecks: true })
         }))
         yield* storage.workQueue.cancel(merchantId, "renewal", subscriptionId)
         yield* storage.workQueue.cancel(merchantId, "dunning", subscriptionId)
@@ -360,7 +360,7 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@recur/core/
           paused_at: null,
           anchor: at,
           anchor_cycle: rec.subscription.cycle_index + 1,
-          subscription: new Subscription.Subscription({ ...rec.subscription, status: to, next_invoice_date: dt(at) }, true)
+          subscription: new Subscription.Subscription({ ...rec.subscription, status: to, next_invoice_date: dt(at) }, { disableChecks: true })
         }))
         yield* billing.schedule(merchant, "renewal", subscriptionId, at)
         yield* billing.renew(merchantId, subscriptionId)
@@ -414,7 +414,7 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@recur/core/
                 merchant_id: merchantId,
                 trial: sub.status === "trial",
                 // fields checked above: skip the constructor's re-validation (hot path, 1,000 per batch)
-                usage: new Usage.UsageRecord({ id, subscription_id: r.subscription_id, event_id: r.event_id ?? id, usage_count: r.usage_count, cycle_index: sub.cycle_index, timestamp: dt(r.timestamp ?? at), created_at: createdAt }, true)
+                usage: new Usage.UsageRecord({ id, subscription_id: r.subscription_id, event_id: r.event_id ?? id, usage_count: r.usage_count, cycle_index: sub.cycle_index, timestamp: dt(r.timestamp ?? at), created_at: createdAt }, { disableChecks: true })
               })
             }
             // one lock order for every writer (records, then subscriptions, by id): concurrent batches never deadlock
@@ -427,7 +427,7 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@recur/core/
             const changed = [...added.keys()].sort(compareKeys).map((id) => {
               const sv = found.get(id)!
               const accrued = BigInt(sv.value.accrued_usage) + added.get(id)!
-              return { value: { ...sv.value, accrued_usage: accrued.toString(), subscription: new Subscription.Subscription({ ...sv.value.subscription, updated_at: dt(at) }, true) }, expectedVersion: sv.version }
+              return { value: { ...sv.value, accrued_usage: accrued.toString(), subscription: new Subscription.Subscription({ ...sv.value.subscription, updated_at: dt(at) }, { disableChecks: true }) }, expectedVersion: sv.version }
             })
             yield* subs.updateMany(changed)
             const due: Array<string> = []
@@ -506,25 +506,25 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@recur/core/
               // the same request again (a client retry after a crash): the refund it created, not a second one
               const earlier = yield* Effect.orDie(refunds.list(merchantId, { limit: 1, filters: [{ column: "request_key", op: "in", values: [input.request_key] }] }))
               const found = earlier.list[0]
-              if (found) return { record: found.refund, amount: Either.getOrThrow(Money.parse(found.refund.refund_amount, found.refund.currency)), earlier: true }
+              if (found) return { record: found.refund, amount: Result.getOrThrow(Money.parse(found.refund.refund_amount, found.refund.currency)), earlier: true }
             }
             const tv = yield* Effect.flatMap(trades.get(merchantId, input.trade_id), (o) => Option.match(o, { onNone: () => Effect.fail(new Errors.NotFound({ resource: "trade", id: input.trade_id })), onSome: Effect.succeed }))
             const t = tv.value.trade
             if (t.trade_status !== "succeeded") return yield* new Errors.StateConflict({ resource: "trade", id: t.trade_id, state: t.trade_status, reason: "only a succeeded trade can be refunded" })
-            const paid = Either.getOrThrow(Money.parse(t.amount, t.currency))
-            const refunded = Either.getOrThrow(Money.parse(t.total_refunded_amount, t.currency))
+            const paid = Result.getOrThrow(Money.parse(t.amount, t.currency))
+            const refunded = Result.getOrThrow(Money.parse(t.total_refunded_amount, t.currency))
             const left = Invoicing.refundable(paid, refunded)
             let amount = left
             if (input.amount !== undefined) {
               const parsed = Money.parse(input.amount, t.currency)
-              if (Either.isLeft(parsed)) return yield* invalid("amount", parsed.left.message)
-              amount = parsed.right
+              if (Result.isFailure(parsed)) return yield* invalid("amount", parsed.failure.message)
+              amount = parsed.success
             }
             if (amount.amount <= 0n) return yield* invalid("amount", "must be greater than 0")
             if (amount.amount > left.amount) return yield* invalid("amount", `at most ${Money.format(left)} can still be refunded`)
             const refund_id = yield* Ids.make(Ids.prefixes.refund)
             // reserve the amount on the trade: a concurrent refund fails its version check
-            yield* trades.update({ ...tv.value, trade: new Trade.Trade({ ...t, total_refunded_amount: Money.format(Money.make(refunded.amount + amount.amount, t.currency)) }, true) }, tv.version).pipe(
+            yield* trades.update({ ...tv.value, trade: new Trade.Trade({ ...t, total_refunded_amount: Money.format(Money.make(refunded.amount + amount.amount, t.currency)) }, { disableChecks: true }) }, tv.version).pipe(
               Effect.catchTag("VersionConflict", () => Effect.fail(new Errors.StateConflict({ resource: "trade", id: t.trade_id, state: t.trade_status, reason: "another refund is in progress; retry" }))),
               Effect.catchTag("UniqueViolation", (e) => Effect.die(e))
             )
@@ -546,28 +546,28 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@recur/core/
             if (outcome._tag === "Failed") {
               const failed = new Refund.Refund({ ...rv.value.refund, refund_status: "failed", finished_at: dt(at) })
               yield* Effect.orDie(refunds.update({ ...rv.value, refund: failed }, rv.version))
-              const back = Either.getOrThrow(Money.parse(t.total_refunded_amount, t.currency)).amount - reserved.amount.amount
-              yield* trades.update({ ...tv.value, trade: new Trade.Trade({ ...t, total_refunded_amount: Money.format(Money.make(back, t.currency)) }, true) }, tv.version)
+              const back = Result.getOrThrow(Money.parse(t.total_refunded_amount, t.currency)).amount - reserved.amount.amount
+              yield* trades.update({ ...tv.value, trade: new Trade.Trade({ ...t, total_refunded_amount: Money.format(Money.make(back, t.currency)) }, { disableChecks: true }) }, tv.version)
               yield* emit(storage, { merchant_id: merchantId, type: "v2.refunds.failed", business_id: failed.refund_id, schema: Refund.Refund, data: failed, at })
               return failed
             }
             const done = new Refund.Refund({ ...rv.value.refund, refund_status: "succeeded", finished_at: dt(at) })
             yield* Effect.orDie(refunds.update({ ...rv.value, refund: done }, rv.version))
-            const full = Either.getOrThrow(Money.parse(t.total_refunded_amount, t.currency)).amount >= Either.getOrThrow(Money.parse(t.amount, t.currency)).amount
-            yield* trades.update({ ...tv.value, trade: new Trade.Trade({ ...t, refund_status: full ? "refunded" : "partially_refunded" }, true) }, tv.version)
+            const full = Result.getOrThrow(Money.parse(t.total_refunded_amount, t.currency)).amount >= Result.getOrThrow(Money.parse(t.amount, t.currency)).amount
+            yield* trades.update({ ...tv.value, trade: new Trade.Trade({ ...t, refund_status: full ? "refunded" : "partially_refunded" }, { disableChecks: true }) }, tv.version)
             yield* emit(storage, { merchant_id: merchantId, type: "v2.refunds.succeeded", business_id: done.refund_id, schema: Refund.Refund, data: done, at })
             if (tv.value.invoice_id !== null) {
               const iv = Option.getOrThrow(yield* invoices.get(merchantId, tv.value.invoice_id))
               const original = iv.value
               const moved = Lifecycle.transition(Lifecycle.invoice, original.biz_status, full ? "full_refund" : "partial_refund")
-              if (Either.isRight(moved)) {
-                const updated = new Invoice.Invoice({ ...original, biz_status: moved.right.to, refund_order_id: done.refund_id }, true)
+              if (Result.isSuccess(moved)) {
+                const updated = new Invoice.Invoice({ ...original, biz_status: moved.success.to, refund_order_id: done.refund_id }, { disableChecks: true })
                 yield* invoices.update(updated, iv.version)
                 yield* emit(storage, { merchant_id: merchantId, type: "v2.invoice.refunded", business_id: updated.invoice_id, schema: Invoice.Invoice, data: updated, at })
               }
               const draft = Invoicing.refund({ amount: reserved.amount, cycle_index: original.cycle_index, original_invoice_id: original.invoice_id, reason: input.reason ?? "refund" })
               const refundInvoice = yield* billing.newInvoice({ merchant_id: merchantId, draft, trade_id: t.trade_id, subscription_id: original.subscription_id, price_id: original.price_id, price_version_id: original.price_version_id, customer_id: original.customer_id, order_id: original.order_id, status: "success", at })
-              yield* Effect.orDie(invoices.insert(new Invoice.Invoice({ ...refundInvoice, refund_order_id: done.refund_id }, true)))
+              yield* Effect.orDie(invoices.insert(new Invoice.Invoice({ ...refundInvoice, refund_order_id: done.refund_id }, { disableChecks: true })))
             }
             return done
           })
@@ -590,5 +590,8 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@recur/core/
       recordUsage, recordUsageBatch, usageSummary, refund, getRefund, listRefunds
     } as const
   })
-}) {}
+}) {
+  /** The live implementation: needs `Storage` and the ports it uses. */
+  static readonly layer = Layer.effect(this, this.make)
+}
 

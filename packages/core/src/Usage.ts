@@ -15,7 +15,7 @@ export class UsageRecord extends Schema.Class<UsageRecord>("UsageRecord")({
   id: Schema.String,
   subscription_id: Schema.String,
   event_id: Schema.String,
-  usage_count: Schema.Int.pipe(Schema.positive()),
+  usage_count: Schema.Int.check(Schema.isGreaterThan(0)),
   cycle_index: Schema.Int,
   timestamp: Timestamp,
   created_at: Timestamp

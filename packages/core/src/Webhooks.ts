@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import { Clock, Effect, Either, Option } from "effect"
+import { Clock, Context, Effect, Layer, Option, Result } from "effect"
 import * as Entities from "./Entities.js"
 import { laneOf, merchantNow, nowOf } from "./internal/engine.js"
 import * as Merchants from "./Merchants.js"
@@ -50,8 +50,8 @@ const checkUrl = (url: string) => {
  *
  * @since 0.1.0
  */
-export class Webhooks extends Effect.Service<Webhooks>()("@recur/core/Webhooks", {
-  effect: Effect.gen(function* () {
+export class Webhooks extends Context.Service<Webhooks>()("@recur/core/Webhooks", {
+  make: Effect.gen(function* () {
     const storage = yield* Store.Storage
     const secrets = yield* Secrets.Secrets
     const merchants = yield* Merchants.Merchants
@@ -192,8 +192,8 @@ export class Webhooks extends Effect.Service<Webhooks>()("@recur/core/Webhooks",
                 first_attempt_at: null,
                 history: []
               }
-              const inserted = yield* Effect.either(deliveries.insert(record))
-              if (Either.isLeft(inserted)) continue
+              const inserted = yield* Effect.result(deliveries.insert(record))
+              if (Result.isFailure(inserted)) continue
               yield* storage.workQueue.schedule({ lane: laneOf(merchant), merchant_id: event.merchant_id, kind: "webhook", subject_id: record.id, due_at: at + WebhookDelivery.policy.firstRetryMs })
               created.push(record)
             }
@@ -244,10 +244,10 @@ export class Webhooks extends Effect.Service<Webhooks>()("@recur/core/Webhooks",
           keys: yield* Effect.orDie(merchants.signingKeys(merchantId)),
           endpointSecret: yield* secrets.decrypt(ep.secret_ciphertext)
         })
-        const answer = yield* Effect.either(transport.send({ url: ep.endpoint.url, headers: signed, body, timeoutMs: WebhookDelivery.policy.timeoutMs, allowPrivateNetwork: merchant.mode === "sandbox" }))
+        const answer = yield* Effect.result(transport.send({ url: ep.endpoint.url, headers: signed, body, timeoutMs: WebhookDelivery.policy.timeoutMs, allowPrivateNetwork: merchant.mode === "sandbox" }))
         const latency = (yield* Clock.currentTimeMillis) - started
-        const status = Either.isRight(answer) ? answer.right.status : null
-        const error = Either.isLeft(answer) ? `${answer.left.reason}: ${answer.left.message}` : status !== null && !WebhookDelivery.isSuccess(status) ? `HTTP ${status}` : null
+        const status = Result.isSuccess(answer) ? answer.success.status : null
+        const error = Result.isFailure(answer) ? `${answer.failure.reason}: ${answer.failure.message}` : status !== null && !WebhookDelivery.isSuccess(status) ? `HTTP ${status}` : null
         const firstAt = d.first_attempt_at ?? at
         const attempts = d.attempts + 1
         const recorded = { ...d, attempts, first_attempt_at: firstAt, last_status_code: status, last_error: error, history: [...d.history, { at, status_code: status, latency_ms: latency, error }] }
@@ -288,7 +288,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("@recur/core/Webhooks",
     const dispatcher = (options: { readonly owner: string; readonly intervalMs?: number; readonly limit?: number; readonly leaseMs?: number }) =>
       Effect.gen(function* () {
         for (;;) {
-          const n = yield* dispatchOnce(options).pipe(Effect.catchAllCause((cause) => Effect.as(Effect.logError("webhook dispatch failed", cause), 0)))
+          const n = yield* dispatchOnce(options).pipe(Effect.catchCause((cause) => Effect.as(Effect.logError("webhook dispatch failed", cause), 0)))
           if (n === 0) yield* Effect.sleep(options.intervalMs ?? 500)
         }
       })
@@ -309,7 +309,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("@recur/core/Webhooks",
           Effect.gen(function* () {
             const current = yield* deliveries.get(merchantId, d.id)
             if (Option.isNone(current)) return
-            yield* deliveries.update({ ...current.value.value, status: "pending", attempts: 0, first_attempt_at: null, next_attempt_at: at }, current.value.version).pipe(Effect.catchAll(() => Effect.void))
+            yield* deliveries.update({ ...current.value.value, status: "pending", attempts: 0, first_attempt_at: null, next_attempt_at: at }, current.value.version).pipe(Effect.catch(() => Effect.void))
             yield* deliver(merchantId, d.id)
           }), { discard: true, concurrency: 4 })
         return yield* eventView(merchantId, event)
@@ -321,4 +321,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("@recur/core/Webhooks",
 
     return { create, update, delete: remove, list, listEvents, secretOf, fanOut, deliver, dispatchOnce, dispatcher, resend, deliveriesOf } as const
   })
-}) {}
+}) {
+  /** The live implementation: needs `Storage` and the ports it uses. */
+  static readonly layer = Layer.effect(this, this.make)
+}

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Either, Option } from "effect"
+import { Result, Option } from "effect"
 import { Common, Invoicing, Money, Price, Proration } from "../src/index.js"
 import { priceVersion } from "./fixtures.js"
 
 const usd = (n: bigint) => Money.make(n, "USD")
-const draft = <E>(e: Either.Either<Invoicing.Draft, E>) => Either.getOrThrow(e)
+const draft = <E>(e: Result.Result<Invoicing.Draft, E>) => Result.getOrThrow(e)
 
 describe("Invoicing.cycle", () => {
   it("bills a prepaid flat price times seats", () => {
@@ -71,15 +71,15 @@ describe("Invoicing.cycle", () => {
 
   it("issues at most one invoice per (cycle, type)", () => {
     const r = Invoicing.cycle({ invoice_type: "renewal", price: priceVersion(), cycle_index: 4, quantity: 1n, existing: [{ cycle_index: 4, invoice_type: "renewal" }] })
-    expect(Either.isLeft(r) && r.left._tag).toBe("DuplicateInvoice")
-    expect(Either.isRight(Invoicing.cycle({ invoice_type: "renewal", price: priceVersion(), cycle_index: 5, quantity: 1n, existing: [{ cycle_index: 4, invoice_type: "renewal" }] }))).toBe(true)
+    expect(Result.isFailure(r) && r.failure._tag).toBe("DuplicateInvoice")
+    expect(Result.isSuccess(Invoicing.cycle({ invoice_type: "renewal", price: priceVersion(), cycle_index: 5, quantity: 1n, existing: [{ cycle_index: 4, invoice_type: "renewal" }] }))).toBe(true)
   })
 })
 
 describe("Invoicing.upgrade / refund", () => {
   const period = { start: Date.parse("2024-01-01T00:00:00Z"), end: Date.parse("2024-02-01T00:00:00Z") }
   it("an upgrade invoice carries the credit and charge lines of the proration", () => {
-    const proration = Either.getOrThrow(Proration.prorate({ policy: Proration.defaultPolicy, period, at: Date.parse("2024-01-16T00:00:00Z"), paid: usd(1000n), newAmount: usd(2000n), creditMode: "refund" }))
+    const proration = Result.getOrThrow(Proration.prorate({ policy: Proration.defaultPolicy, period, at: Date.parse("2024-01-16T00:00:00Z"), paid: usd(1000n), newAmount: usd(2000n), creditMode: "refund" }))
     const d = draft(Invoicing.upgrade({ proration, cycle_index: 0, fromName: "Basic", toName: "Pro", existing: [] }))
     expect(d.lines.map((l) => l.amount.amount)).toEqual([-516n, 1032n])
     expect(d.total).toEqual(usd(516n))

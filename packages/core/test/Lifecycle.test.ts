@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Either } from "effect"
+import { Result } from "effect"
 import { readFileSync } from "node:fs"
 import { Lifecycle } from "../src/index.js"
 
@@ -17,16 +17,16 @@ describe("Lifecycle", () => {
       ["active", "cancel", "canceled", ["v2.subscription.canceled"]]
     ]
     for (const [from, trigger, to, events] of steps) {
-      expect(Either.getOrThrow(Lifecycle.transition(Lifecycle.subscription, from, trigger))).toEqual({ to, events })
+      expect(Result.getOrThrow(Lifecycle.transition(Lifecycle.subscription, from, trigger))).toEqual({ to, events })
     }
   })
 
   it("refuses a transition the table does not allow, with a typed error", () => {
     const e = Lifecycle.transition(Lifecycle.subscription, "canceled", "resume")
-    expect(Either.isLeft(e) && e.left).toMatchObject({ _tag: "InvalidTransition", machine: "Subscription", from: "canceled", trigger: "resume" })
-    expect(Either.isLeft(Lifecycle.transition(Lifecycle.invoice, "failed", "paid"))).toBe(true)
-    expect(Either.isLeft(Lifecycle.transition(Lifecycle.priceVersion, "draft", "freeze"))).toBe(true)
-    expect(Either.isLeft(Lifecycle.transition(Lifecycle.tradeRefund, "refunded", "partial_refund"))).toBe(true)
+    expect(Result.isFailure(e) && e.failure).toMatchObject({ _tag: "InvalidTransition", machine: "Subscription", from: "canceled", trigger: "resume" })
+    expect(Result.isFailure(Lifecycle.transition(Lifecycle.invoice, "failed", "paid"))).toBe(true)
+    expect(Result.isFailure(Lifecycle.transition(Lifecycle.priceVersion, "draft", "freeze"))).toBe(true)
+    expect(Result.isFailure(Lifecycle.transition(Lifecycle.tradeRefund, "refunded", "partial_refund"))).toBe(true)
   })
 
   it("canceled is terminal: nothing leaves it", () => {

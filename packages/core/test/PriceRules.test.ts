@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Either } from "effect"
+import { Result } from "effect"
 import { PriceRules } from "../src/index.js"
 
 const monthly = {
@@ -13,12 +13,12 @@ const monthly = {
 
 const fields = (input: PriceRules.PriceInput): ReadonlyArray<string> => {
   const r = PriceRules.validate(input)
-  return Either.isLeft(r) ? r.left.issues.map((i) => i.field) : []
+  return Result.isFailure(r) ? r.failure.issues.map((i) => i.field) : []
 }
 
 describe("PriceRules.validate", () => {
   it("accepts a plain monthly price and applies defaults", () => {
-    const ok = Either.getOrThrow(PriceRules.validate({ ...monthly, merchant_price_id: "  pro-monthly:v1/usd  " }))
+    const ok = Result.getOrThrow(PriceRules.validate({ ...monthly, merchant_price_id: "  pro-monthly:v1/usd  " }))
     expect(ok).toMatchObject({ status: "active", payment_timing: "prepaid", billing_dimension: "quantity", has_trial: false, merchant_price_id: "pro-monthly:v1/usd" })
   })
 
@@ -44,13 +44,13 @@ describe("PriceRules.validate", () => {
     ["missing name", { ...monthly, name: " " }, "name"]
   ] as const)("%s", (_, input, field) => {
     const r = PriceRules.validate(input as PriceRules.PriceInput)
-    expect(Either.isLeft(r)).toBe(true)
+    expect(Result.isFailure(r)).toBe(true)
     expect(fields(input as PriceRules.PriceInput)).toContain(field)
   })
 
   it("reports every issue, the first in `field`", () => {
     const r = PriceRules.validate({ currency: "USD" })
-    expect(Either.isLeft(r) && r.left.field).toBe("name")
+    expect(Result.isFailure(r) && r.failure.field).toBe("name")
     expect(fields({ currency: "USD" })).toEqual(["name", "product_id", "billing_type", "price_type"])
   })
 
@@ -84,10 +84,10 @@ describe("PriceRules.validate", () => {
   })
 
   it("quantity is 1..999999999", () => {
-    expect(Either.getOrThrow(PriceRules.validateQuantity("quantity", "999999999"))).toBe(999_999_999n)
-    expect(Either.getOrThrow(PriceRules.validateQuantity("quantity", 1))).toBe(1n)
+    expect(Result.getOrThrow(PriceRules.validateQuantity("quantity", "999999999"))).toBe(999_999_999n)
+    expect(Result.getOrThrow(PriceRules.validateQuantity("quantity", 1))).toBe(1n)
     for (const bad of ["0", "1000000000", "-1", "1.5", "", "abc", 2.5]) {
-      expect(Either.isLeft(PriceRules.validateQuantity("quantity", bad))).toBe(true)
+      expect(Result.isFailure(PriceRules.validateQuantity("quantity", bad))).toBe(true)
     }
   })
 })

@@ -1,8 +1,10 @@
+import { prop } from "./prop.js"
 import { describe, expect, it } from "@effect/vitest"
-import { Either, FastCheck as fc, Option } from "effect"
+import { Result, Option } from "effect"
+import fc from "fast-check"
 import { Decimal, Money, Pricing } from "../src/index.js"
 
-const d = (s: string) => Either.getOrThrow(Decimal.parse(s))
+const d = (s: string) => Result.getOrThrow(Decimal.parse(s))
 const tier = (min: bigint, max: bigint | null, unit: string, flat = "0"): Pricing.Tier => ({
   min,
   max: max === null ? Option.none() : Option.some(max),
@@ -59,7 +61,7 @@ describe("Pricing.Tiered", () => {
     expect(Decimal.format(Pricing.rate(perCall, 13n, "USD").exact)).toBe("0.0052")
   })
 
-  it.prop(
+  prop(
     "graduated never charges less than volume's cheapest tier and is monotone in units",
     [fc.bigInt({ min: 0n, max: 200_000n })],
     ([units]) => {

@@ -1,11 +1,13 @@
+import { prop } from "./prop.js"
 import { describe, expect, it } from "@effect/vitest"
-import { Either, FastCheck as fc } from "effect"
+import { Result } from "effect"
+import fc from "fast-check"
 import { Money, Proration } from "../src/index.js"
 
 const usd = (n: bigint) => Money.make(n, "USD")
 const at = (s: string) => Date.parse(s)
 const prorate = (input: Omit<Parameters<typeof Proration.prorate>[0], "creditMode"> & { creditMode?: Proration.CreditMode }) =>
-  Either.getOrThrow(Proration.prorate({ creditMode: "refund", ...input }))
+  Result.getOrThrow(Proration.prorate({ creditMode: "refund", ...input }))
 
 describe("Proration", () => {
   it("a $10 → $20 monthly change exactly half-way nets +$5.00", () => {
@@ -33,9 +35,9 @@ describe("Proration", () => {
     const period = { start: at("2024-01-01T00:00:00Z"), end: at("2024-02-01T00:00:00Z") }
     expect(Proration.unusedFraction(Proration.Policy.FixedDays({ days: 30 }), period, at("2024-01-16T00:00:00Z"))).toEqual({ unused: 16n, total: 30n })
     expect(Proration.unusedFraction(Proration.Policy.FixedDays({ days: 30 }), period, at("2024-01-01T00:00:00Z"))).toEqual({ unused: 30n, total: 30n })
-    expect(Either.getOrThrow(Proration.parsePolicy("fixed_days(30)"))).toEqual(Proration.Policy.FixedDays({ days: 30 }))
+    expect(Result.getOrThrow(Proration.parsePolicy("fixed_days(30)"))).toEqual(Proration.Policy.FixedDays({ days: 30 }))
     expect(Proration.formatPolicy(Proration.Policy.PerDay())).toBe("per_day")
-    expect(Either.isLeft(Proration.parsePolicy("hourly"))).toBe(true)
+    expect(Result.isFailure(Proration.parsePolicy("hourly"))).toBe(true)
   })
 
   it("a downgrade refunds or credits the difference by merchant setting", () => {
@@ -49,16 +51,16 @@ describe("Proration", () => {
   it("plans end-of-period, no-proration and quantity changes", () => {
     const period = { index: 4, start: at("2024-04-01T00:00:00Z"), end: at("2024-05-01T00:00:00Z") }
     const base = { policy: Proration.defaultPolicy, period, at: at("2024-04-10T00:00:00Z"), paid: usd(1000n), newAmount: usd(2000n), creditMode: "refund" } as const
-    expect(Either.getOrThrow(Proration.planChange({ ...base, request: { effectiveType: "end_of_period", proration: "immediate" } }))).toEqual(
+    expect(Result.getOrThrow(Proration.planChange({ ...base, request: { effectiveType: "end_of_period", proration: "immediate" } }))).toEqual(
       Proration.ChangePlan.Scheduled({ effectiveAt: period.end })
     )
-    expect(Either.getOrThrow(Proration.planChange({ ...base, request: { effectiveType: "immediate", proration: "none" } }))._tag).toBe("SwitchWithoutProration")
-    expect(Either.getOrThrow(Proration.planChange({ ...base, request: { effectiveType: "immediate", proration: "immediate" } }))._tag).toBe("ProrateNow")
+    expect(Result.getOrThrow(Proration.planChange({ ...base, request: { effectiveType: "immediate", proration: "none" } }))._tag).toBe("SwitchWithoutProration")
+    expect(Result.getOrThrow(Proration.planChange({ ...base, request: { effectiveType: "immediate", proration: "immediate" } }))._tag).toBe("ProrateNow")
     expect(Proration.planQuantityChange(5n, period)).toEqual({ quantity: 5n, cycle_index: 5, effective_at: period.end })
-    expect(Either.isLeft(Proration.prorate({ ...base, newAmount: Money.make(1n, "JPY") }))).toBe(true)
+    expect(Result.isFailure(Proration.prorate({ ...base, newAmount: Money.make(1n, "JPY") }))).toBe(true)
   })
 
-  it.prop(
+  prop(
     "credit + remaining charge never exceeds the two full prices",
     [
       fc.integer({ min: Date.UTC(2000, 0, 1), max: Date.UTC(2080, 0, 1) }),

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, FastCheck as fc, Redacted } from "effect"
+import { Effect, Redacted } from "effect"
+import fc from "fast-check"
 import { Secrets } from "../src/index.js"
 
 const webCryptoHex = async (text: string) =>

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, FastCheck as fc, Option } from "effect"
+import { Effect, Option } from "effect"
+import fc from "fast-check"
 import { WebhookDelivery } from "../src/index.js"
 
 const MIN = 60_000

@@ -14,7 +14,7 @@ export const priceVersion = (overrides: Partial<ConstructorParameters<typeof Pri
     price_val: null,
     description: null,
     biz_status: "active",
-    created_at: DateTime.unsafeMake(Date.UTC(2026, 10, 22, 10, 4, 5)),
+    created_at: DateTime.makeUnsafe(Date.UTC(2026, 10, 22, 10, 4, 5)),
     price_type: "flat_price",
     usage_amount: null,
     usage_unit: null,

@@ -66,10 +66,10 @@ export const layer = (options: BillingOptions = {}) => engineOn(storageLayer(opt
  * @since 0.1.0
  */
 export const engineOn = <A, E>(storage: Layer.Layer<A | Store.Storage, E>, options: Omit<BillingOptions, "storage"> = {}) =>
-  Subscriptions.Subscriptions.Default.pipe(
-    Layer.provideMerge(Billing.Billing.Default),
-    Layer.provideMerge(Webhooks.Webhooks.Default),
-    Layer.provideMerge(Layer.mergeAll(Merchants.Merchants.Default, Customers.Customers.Default, Catalog.Catalog.Default)),
+  Subscriptions.Subscriptions.layer.pipe(
+    Layer.provideMerge(Billing.Billing.layer),
+    Layer.provideMerge(Webhooks.Webhooks.layer),
+    Layer.provideMerge(Layer.mergeAll(Merchants.Merchants.layer, Customers.Customers.layer, Catalog.Catalog.layer)),
     Layer.provideMerge(
       Layer.mergeAll(
         storage,
@@ -97,7 +97,7 @@ export const createBilling = async (options: BillingOptions = {}) => {
   const billing = <A, E>(f: (b: Billing.Billing) => Effect.Effect<A, E>) => run(Effect.flatMap(Billing.Billing, f))
   const subs = <A, E>(f: (s: Subscriptions.Subscriptions) => Effect.Effect<A, E>) => run(Effect.flatMap(Subscriptions.Subscriptions, f))
   // Results are the JSON the REST API returns (timestamps as RFC 3339 strings), not Effect values.
-  const json = <A, I>(schema: Schema.Schema<A, I>) => (a: A): I => Schema.encodeSync(schema)(a)
+  const json = <A, I>(schema: Schema.Codec<A, I>) => (a: A): I => Schema.encodeSync(schema)(a)
   const payment = (r: Billing.PaymentResult) => ({
     status: r.status,
     trade: json(Trade.Trade)(r.trade),

@@ -14,7 +14,7 @@ import * as ApiErrors from "./Errors.js"
  *
  * @since 0.1.0
  */
-export const Envelope = <A, I, R>(data: Schema.Schema<A, I, R>) =>
+export const Envelope = <A, I, R>(data: Schema.Codec<A, I, R>) =>
   Schema.Struct({ code: Schema.Literal("success"), message: Schema.Literal("success"), data })
 
 /**
@@ -22,7 +22,7 @@ export const Envelope = <A, I, R>(data: Schema.Schema<A, I, R>) =>
  *
  * @since 0.1.0
  */
-export const Page = <A, I, R>(item: Schema.Schema<A, I, R>) => Schema.Struct({ has_more: Schema.Boolean, list: Schema.Array(item) })
+export const Page = <A, I, R>(item: Schema.Codec<A, I, R>) => Schema.Struct({ has_more: Schema.Boolean, list: Schema.Array(item) })
 
 /** A query array: repeated keys or one comma-separated value. */
 const QueryList = Schema.optional(Schema.Union(Schema.String, Schema.Array(Schema.String)))
@@ -43,10 +43,10 @@ const PageQuery = {
  *
  * @since 0.1.0
  */
-export class CurrentMerchant extends Context.Tag("@recur/http/CurrentMerchant")<
+export class CurrentMerchant extends Context.Service<
   CurrentMerchant,
   { readonly merchant: Merchant.Merchant; readonly requestId: string }
->() {}
+>()("@recur/http/CurrentMerchant") {}
 
 /**
  * Authentication (`Authorization: Bearer <key>`, exactly one space) and the required
@@ -77,7 +77,7 @@ const CustomerBody = {
   address: Schema.optional(Address),
   metadata: Schema.optional(Metadata),
   payer_id: Schema.optional(Schema.String),
-  email_subscription: Schema.optional(Schema.Literal(1, 2))
+  email_subscription: Schema.optional(Schema.Literals([1, 2]))
 }
 
 const CustomerRef = Schema.Struct({ customer_id: Schema.optional(Schema.String), payer_id: Schema.optional(Schema.String) })
@@ -168,7 +168,7 @@ export class CatalogGroup extends HttpApiGroup.make("catalog")
         product_name: Schema.optional(Schema.String), description: Schema.optional(Schema.String), category_id: Schema.optional(Schema.String),
         image_url: Schema.optional(Schema.String), merchant_product_id: Schema.optional(Schema.String), quantity_unit: Schema.optional(Schema.String),
         features: Schema.optional(Schema.Array(Schema.Struct({ id: Schema.String, name: Schema.String, type: Schema.String }))), metadata: Schema.optional(Metadata),
-        product_status: Schema.optional(Schema.Literal("draft", "active"))
+        product_status: Schema.optional(Schema.Literals(["draft", "active"]))
       }))
       .addSuccess(Envelope(Schema.Struct({ product_id: Schema.String })))
   )
@@ -214,17 +214,17 @@ export const SessionPayload = Schema.Struct({
   customer_id: Schema.optional(Schema.String),
   payer_id: Schema.optional(Schema.String),
   email: Schema.optional(Schema.String),
-  mode: Schema.optional(Schema.Literal("checkout", "payment")),
+  mode: Schema.optional(Schema.Literals(["checkout", "payment"])),
   return_url: Schema.optional(Schema.String),
   cancel_url: Schema.optional(Schema.String),
   target_currency: Schema.optional(Schema.String),
   merchant_rate: Schema.optional(Schema.Union(Schema.Number, Schema.String)),
   metadata: Schema.optional(Metadata),
-  integration_method: Schema.optional(Schema.Literal("hosted", "embedded")),
-  redirect_on_completion: Schema.optional(Schema.Literal("always", "if_required")),
+  integration_method: Schema.optional(Schema.Literals(["hosted", "embedded"])),
+  redirect_on_completion: Schema.optional(Schema.Literals(["always", "if_required"])),
   locale: Schema.optional(CheckoutSession.Locale),
-  payment_mode: Schema.optional(Schema.Literal("onetime_payment", "subscription")),
-  trial_policy: Schema.optional(Schema.Literal(1, 2, 3)),
+  payment_mode: Schema.optional(Schema.Literals(["onetime_payment", "subscription"])),
+  trial_policy: Schema.optional(Schema.Literals([1, 2, 3])),
   total_cycles: Schema.optional(Schema.Number),
   convert_to_continuous: Schema.optional(Schema.Boolean),
   product_type: Schema.optional(CheckoutSession.ProductType),
@@ -289,7 +289,7 @@ export class SubscriptionsGroup extends HttpApiGroup.make("subscriptions")
   .add(
     HttpApiEndpoint.post("revokePriceChange", "/api/v1/subscription/:subscription_id/revoke-price-change")
       .setPath(SubscriptionPath)
-      .addSuccess(Envelope(Schema.Struct({ subscription_id: Schema.String, result: Schema.Literal("revoked", "no_pending_change") })))
+      .addSuccess(Envelope(Schema.Struct({ subscription_id: Schema.String, result: Schema.Literals(["revoked", "no_pending_change"]) })))
   )
   .add(HttpApiEndpoint.post("cancel", "/api/v1/subscription/:subscription_id/cancel").setPath(SubscriptionPath).setPayload(Schema.Struct({ cancel_type: Schema.optional(Schema.String), cancel_reason: Schema.optional(Schema.String) })).addSuccess(StatusResult))
   .add(HttpApiEndpoint.post("revokeCancel", "/api/v1/subscription/:subscription_id/revoke-cancel").setPath(SubscriptionPath).addSuccess(StatusResult))

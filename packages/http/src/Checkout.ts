@@ -9,7 +9,7 @@ import { Billing, CheckoutSession, Entities, Store } from "@recur/core"
 import * as ApiErrors from "./Errors.js"
 import { toApiError } from "./Handlers.js"
 import { SandboxGateway } from "@recur/payment-sandbox"
-import { type Either, Effect, Option } from "effect"
+import { type Result, Effect, Option } from "effect"
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!)
 
@@ -66,10 +66,10 @@ const wantsJson = (request: HttpServerRequest.HttpServerRequest) => (request.hea
  * The pay route for a client that confirms in code (`Accept: application/json`): the envelope,
  * 402 `payment_failed` with the trade's `last_payment_error` on a decline.
  */
-const payJson = (request: HttpServerRequest.HttpServerRequest, result: Either.Either<Billing.PaymentResult, Parameters<ReturnType<typeof toApiError>>[0]>) => {
+const payJson = (request: HttpServerRequest.HttpServerRequest, result: Result.Result<Billing.PaymentResult, Parameters<ReturnType<typeof toApiError>>[0]>) => {
   const request_id = request.headers["request-id"] ?? ""
-  if (result._tag === "Left") return Effect.fail(toApiError(request_id)(result.left))
-  const r = result.right
+  if (result._tag === "Failure") return Effect.fail(toApiError(request_id)(result.failure))
+  const r = result.success
   if (r.status === "failed") {
     const error = Option.getOrElse(r.error, () => ({ code: "card_declined", message: "The payment failed." }))
     return Effect.fail(new ApiErrors.PaymentFailed({ code: "payment_failed", message: error.message, data: { request_id, last_payment_error: error } }))
@@ -108,11 +108,11 @@ export const routes = HttpApiBuilder.Router.use((router) =>
       const billing = yield* Billing.Billing
       const m = found.value.merchant_id
       const card = { number: (input.card_number ?? "").replace(/\s/g, ""), exp_month: Number(input.exp_month), exp_year: Number(input.exp_year), cvc: input.cvc ?? "", ...(input.name ? { name: input.name } : {}) }
-      const result = yield* Effect.either(billing.paySession(m, session_id, card))
+      const result = yield* Effect.result(billing.paySession(m, session_id, card))
       if (wantsJson(request)) return yield* payJson(request, result)
       const session = yield* Effect.orDie(billing.getSession(m, session_id))
-      if (result._tag === "Left") return yield* page("Checkout", form(session, result.left.message), 400)
-      const r = result.right
+      if (result._tag === "Failure") return yield* page("Checkout", form(session, result.failure.message), 400)
+      const r = result.success
       if (r.status === "succeeded") return yield* done(session)
       if (r.status === "requires_action") return HttpServerResponse.redirect(Option.getOrElse(r.redirect_url, () => "/"), { status: 303 })
       if (r.status === "processing") return yield* page("Processing", "<main><h1>Your payment is processing.</h1><p>We will confirm it shortly.</p></main>", 202)

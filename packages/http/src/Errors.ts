@@ -20,49 +20,49 @@ export const ErrorData = Schema.Struct({
 /** @since 0.1.0 */
 export class InvalidParameter extends Schema.Class<InvalidParameter>("InvalidParameter")(
   { code: Schema.Literal("InvalidParameter"), message: Schema.String, data: ErrorData },
-  HttpApiSchema.annotations({ status: 400, description: "A required field or header is missing, or a value is malformed or out of range" })
+  HttpApiSchema.annotate({ status: 400, description: "A required field or header is missing, or a value is malformed or out of range" })
 ) {}
 
 /** @since 0.1.0 */
 export class InvalidRequest extends Schema.Class<InvalidRequest>("InvalidRequest")(
   { code: Schema.Literal("invalid_request_error"), message: Schema.String, data: ErrorData },
-  HttpApiSchema.annotations({ status: 400, description: "Well-formed but contradictory (both cursors, a foreign cursor, mutually exclusive fields)" })
+  HttpApiSchema.annotate({ status: 400, description: "Well-formed but contradictory (both cursors, a foreign cursor, mutually exclusive fields)" })
 ) {}
 
 /** @since 0.1.0 */
 export class Unauthorized extends Schema.Class<Unauthorized>("Unauthorized")(
   { code: Schema.Literal("unauthorizedError"), message: Schema.String, data: Schema.optional(ErrorData) },
-  HttpApiSchema.annotations({ status: 401, description: "ApiKey authentication is required" })
+  HttpApiSchema.annotate({ status: 401, description: "ApiKey authentication is required" })
 ) {}
 
 /** @since 0.1.0 */
 export class PaymentFailed extends Schema.Class<PaymentFailed>("PaymentFailed")(
   { code: Schema.Literal("payment_failed"), message: Schema.String, data: Schema.Struct({ request_id: Schema.String, last_payment_error: Schema.Struct({ code: Schema.String, message: Schema.String }) }) },
-  HttpApiSchema.annotations({ status: 402 })
+  HttpApiSchema.annotate({ status: 402 })
 ) {}
 
 /** @since 0.1.0 */
 export class NotFound extends Schema.Class<NotFound>("NotFound")(
   { code: Schema.Literal("resource_not_found"), message: Schema.String, data: ErrorData },
-  HttpApiSchema.annotations({ status: 404, description: "No such object for this merchant" })
+  HttpApiSchema.annotate({ status: 404, description: "No such object for this merchant" })
 ) {}
 
 /** @since 0.1.0 */
 export class Conflict extends Schema.Class<Conflict>("Conflict")(
-  { code: Schema.Literal("state_conflict", "duplicate_resource", "idempotency_conflict", "request_in_progress"), message: Schema.String, data: ErrorData },
-  HttpApiSchema.annotations({ status: 409 })
+  { code: Schema.Literals(["state_conflict", "duplicate_resource", "idempotency_conflict", "request_in_progress"]), message: Schema.String, data: ErrorData },
+  HttpApiSchema.annotate({ status: 409 })
 ) {}
 
 /** @since 0.1.0 */
 export class RateLimited extends Schema.Class<RateLimited>("RateLimited")(
   { code: Schema.Literal("rate_limit_exceeded"), message: Schema.String, data: ErrorData },
-  HttpApiSchema.annotations({ status: 429 })
+  HttpApiSchema.annotate({ status: 429 })
 ) {}
 
 /** @since 0.1.0 */
 export class SystemError extends Schema.Class<SystemError>("SystemError")(
   { code: Schema.Literal("system_error"), message: Schema.String, data: ErrorData },
-  HttpApiSchema.annotations({ status: 500 })
+  HttpApiSchema.annotate({ status: 500 })
 ) {}
 
 /**

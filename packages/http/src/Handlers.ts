@@ -207,7 +207,7 @@ const subscriptionsLive = group(BillingApi, "subscriptions", (handlers) =>
           ...(payload.quote_id !== undefined ? { quote_id: payload.quote_id } : {})
         }
       })
-    const quoteJson = (q: Subscriptions.Quote) => ({ ...q, effective_at: DateTime.formatIso(DateTime.unsafeMake(Math.floor(q.effective_at / 1000) * 1000)).replace(".000Z", "Z") })
+    const quoteJson = (q: Subscriptions.Quote) => ({ ...q, effective_at: DateTime.formatIso(DateTime.makeUnsafe(Math.floor(q.effective_at / 1000) * 1000)).replace(".000Z", "Z") })
     return handlers
       .handle("list", ({ urlParams: q }) =>
         call((m) =>

@@ -118,7 +118,7 @@ const idempotent = (app: HttpApp.Default, request: HttpServerRequest.HttpServerR
       return Option.some(json(existing.status ?? 200, JSON.parse(existing.response ?? "{}"), { "idempotent-replayed": "true" }))
     }
     const response = yield* app.pipe(
-      Effect.catchAllCause(recover(requestId)),
+      Effect.catchCause(recover(requestId)),
       Effect.map((r) => normalize(r, requestId)),
       Effect.onInterrupt(() => storage.idempotency.release(merchantId, requestId))
     )
@@ -217,10 +217,10 @@ export const middleware = (app: HttpApp.Default): HttpApp.Default<never, Store.S
     const nul = yield* containsNul(request)
     if (nul !== undefined) return envelope(400, "InvalidParameter", "Text must not contain the NUL character (U+0000).", requestId, nul)
     if (request.method === "POST" && new URL(request.url, "http://x").pathname.startsWith("/api/")) {
-      const handled = yield* idempotent(app, request, requestId).pipe(Effect.catchAllCause(recover(requestId)), Effect.map((r) => (HttpServerResponse.isServerResponse(r) ? Option.some(r) : r)))
+      const handled = yield* idempotent(app, request, requestId).pipe(Effect.catchCause(recover(requestId)), Effect.map((r) => (HttpServerResponse.isServerResponse(r) ? Option.some(r) : r)))
       if (Option.isSome(handled)) return handled.value
     }
-    return yield* app.pipe(Effect.catchAllCause(recover(requestId)), Effect.map((r) => normalize(r, requestId)))
+    return yield* app.pipe(Effect.catchCause(recover(requestId)), Effect.map((r) => normalize(r, requestId)))
   })
 
 /**

@@ -1,6 +1,7 @@
 import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup, HttpServer } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
-import { Chunk, DateTime, Effect, FastCheck as fc, Layer, Schema } from "effect"
+import { Chunk, DateTime, Effect, Layer, Schema } from "effect"
+import fc from "fast-check"
 import { compiledSuccess } from "../src/internal/compiledSuccess.js"
 
 // A success schema with what the API's bodies hold: a class, a transformation (DateTime), an
@@ -10,7 +11,7 @@ class Line extends Schema.Class<Line>("Line")({ amount: Schema.BigInt, label: Sc
 const Body = Schema.Struct({
   code: Schema.Literal("success"),
   at: Schema.DateTimeUtcFromNumber,
-  status: Schema.Literal("open", "paid"),
+  status: Schema.Literals(["open", "paid"]),
   note: Schema.optional(Schema.String),
   lines: Schema.Array(Line)
 })
@@ -49,7 +50,7 @@ const line = fc.record({ amount: fc.bigInt(), label: fc.option(fc.string(), { ni
 const body: fc.Arbitrary<Body> = fc.record(
   {
     code: fc.constant("success" as const),
-    at: fc.integer({ min: 0, max: 4_102_444_800_000 }).map((ms) => DateTime.unsafeMake(ms)),
+    at: fc.integer({ min: 0, max: 4_102_444_800_000 }).map((ms) => DateTime.makeUnsafe(ms)),
     status: fc.constantFrom("open" as const, "paid" as const),
     note: fc.string(),
     lines: fc.array(line, { maxLength: 4 })
@@ -90,7 +91,7 @@ describe("compiled success encoding", () => {
   it("a value the schema rejects is never answered as success", async () => {
     const fast = web(true)
     try {
-      bodies[1] = { code: "success", at: DateTime.unsafeMake(0), status: "closed", lines: [] } as unknown as Body
+      bodies[1] = { code: "success", at: DateTime.makeUnsafe(0), status: "closed", lines: [] } as unknown as Body
       const r = await answer(fast, "/body", { i: 1 })
       expect(r.status).toBeGreaterThanOrEqual(400)
       expect(r.text).not.toContain("closed")

@@ -225,7 +225,7 @@ export interface Controls {
  *
  * @since 0.1.0
  */
-export class SandboxControls extends Context.Tag("@recur/payment-sandbox/SandboxControls")<SandboxControls, Controls>() {}
+export class SandboxControls extends Context.Service<SandboxControls, Controls>()("@recur/payment-sandbox/SandboxControls") {}
 
 /**
  * The sandbox as the engine's `PaymentGateway`, plus its controls.

@@ -2,7 +2,8 @@ import { describe, expect, it } from "@effect/vitest"
 import { Ids, Money, Ports } from "@recur/core"
 import { SandboxGateway } from "@recur/payment-sandbox"
 import { PaymentGatewayContract } from "@recur/testing"
-import { Effect, Option, TestClock } from "effect"
+import { Effect, Option } from "effect"
+import { TestClock } from "effect/testing"
 
 PaymentGatewayContract.suite("sandbox", SandboxGateway.layer(), {
   succeed: "4242424242424242",

@@ -6,7 +6,7 @@
  */
 import { HttpApiBuilder, HttpMiddleware } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { Billing, type Catalog, type Customers, Merchants, type Ports, type Secrets, type Store, type Subscriptions, Webhooks } from "@recur/core"
 import type { SandboxGateway } from "@recur/payment-sandbox"
 import { engineOn } from "@recur/embedded"
@@ -79,7 +79,7 @@ export const serve = (config: ServerConfig) => {
     Layer.provide(Http.layerApiWith({ rateLimit: config.rateLimit })),
     Layer.provide(NodeHttpServer.layer(createServer, { port: config.port }))
   )
-  const worker = Layer.scopedDiscard(Effect.forkScoped(workers(`server-${process.pid}`, { concurrency: config.workerConcurrency })))
+  const worker = Layer.effectDiscard(Effect.forkScoped(workers(`server-${process.pid}`, { concurrency: config.workerConcurrency })))
   const demo = Layer.effectDiscard(Effect.orDie(ensureDemoMerchant(config)))
   const ready = Layer.effectDiscard(Console.log(`Recur listening on ${config.publicUrl} (API docs: ${config.publicUrl}/docs)`))
   // No tracing exporter is configured in the standalone server: spans would only cost time

@@ -72,7 +72,7 @@ const program = Effect.gen(function* () {
       if (sub === "revoke") {
         const key = flag("key")
         if (!key) return yield* Effect.fail(new Error("key revoke needs --key (the key id)"))
-        return yield* withEngine(() => Effect.flatMap(Merchants.Merchants, (m) => m.revokeKey(merchant, key)).pipe(Effect.zipRight(Console.log(`Revoked ${key}`))))
+        return yield* withEngine(() => Effect.flatMap(Merchants.Merchants, (m) => m.revokeKey(merchant, key)).pipe(Effect.andThen(Console.log(`Revoked ${key}`))))
       }
       return yield* Console.error(usage)
     }

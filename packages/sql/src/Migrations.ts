@@ -5,8 +5,8 @@
  *
  * @since 0.1.0
  */
-import * as Migrator from "@effect/sql/Migrator"
-import * as SqlClient from "@effect/sql/SqlClient"
+import * as Migrator from "effect/sql/Migrator"
+import * as SqlClient from "effect/sql/SqlClient"
 import { Effect } from "effect"
 
 const entityTable = (table: string, columns: string) => `

@@ -7,8 +7,8 @@
 import { PGlite } from "@electric-sql/pglite"
 import { createPgConfig } from "@electric-sql/pglite/node-postgres"
 import { PgClient } from "@effect/sql-pg"
-import * as SqlClient from "@effect/sql/SqlClient"
-import { SqlError } from "@effect/sql/SqlError"
+import * as SqlClient from "effect/sql/SqlClient"
+import { SqlError } from "effect/sql/SqlError"
 import type { Store } from "@recur/core"
 import { Config, type ConfigError, Effect, Layer } from "effect"
 import pg from "pg"
@@ -93,7 +93,7 @@ export const layerPgUrl = (options: PgOptions): Layer.Layer<Store.Storage | SqlC
  */
 export const layerPgScratch = (options: { readonly url: string; readonly prefix?: string }): Layer.Layer<Store.Storage | SqlClient.SqlClient, SqlError> => {
   const schema = freshSchemaName(options.prefix)
-  const dropOnRelease = Layer.scopedDiscard(
+  const dropOnRelease = Layer.effectDiscard(
     Effect.flatMap(SqlClient.SqlClient, (sql) => Effect.addFinalizer(() => sql`drop schema if exists ${sql(schema)} cascade`.pipe(Effect.ignore)))
   )
   // the finalizer is registered after the client is built, so it runs before the pool closes
@@ -106,7 +106,7 @@ export const layerPgScratch = (options: { readonly url: string; readonly prefix?
  *
  * @since 0.1.0
  */
-export const layerPg: Layer.Layer<Store.Storage | SqlClient.SqlClient, SqlError | ConfigError.ConfigError> = Layer.unwrapEffect(
+export const layerPg: Layer.Layer<Store.Storage | SqlClient.SqlClient, SqlError | ConfigError.ConfigError> = Layer.unwrap(
   Effect.map(
     Config.all({ url: Config.string("DATABASE_URL"), schema: Config.option(Config.string("RECUR_DATABASE_SCHEMA")) }),
     ({ schema, url }) => layerPgUrl({ url, ...(schema._tag === "Some" ? { schema: schema.value } : {}) })
@@ -165,7 +165,7 @@ export const clientPglite = (db: PGlite) =>
  * @since 0.1.0
  */
 export const layerPglite = (options: PgliteOptions = {}): Layer.Layer<Store.Storage | SqlClient.SqlClient, SqlError> =>
-  Layer.unwrapScoped(
+  Layer.unwrap(
     Effect.map(openPglite(options), (db) =>
       Layer.provideMerge(Layer.effectDiscard(Effect.orDie(Migrations.run)).pipe(Layer.provideMerge(SqlStorage.layer)), clientPglite(db))
     )

@@ -6,8 +6,8 @@
  *
  * @since 0.1.0
  */
-import * as SqlClient from "@effect/sql/SqlClient"
-import type * as Statement from "@effect/sql/Statement"
+import * as SqlClient from "effect/sql/SqlClient"
+import type * as Statement from "effect/sql/Statement"
 import { Codec, Store } from "@recur/core"
 import { Effect, Layer, Option } from "effect"
 
@@ -118,7 +118,7 @@ export const make = Effect.gen(function* () {
           // A unique violation aborts a Postgres transaction: run updates of constrained
           // entities in a savepoint so the caller can handle the typed error.
           const updated = yield* (hasUnique ? sql.withTransaction(statement) : statement).pipe(
-            Effect.catchAll((e) => {
+            Effect.catch((e) => {
               const constraint = uniqueFromError(e)
               return constraint ? Effect.fail(new Store.UniqueViolation({ entity: entity.name, constraint })) : Effect.die(e)
             })

@@ -10,7 +10,7 @@ import { join } from "node:path"
 it.live("the README embedding snippet runs on a PGlite data directory", () =>
   Effect.gen(function* () {
     const dataDir = mkdtempSync(join(tmpdir(), "recur-readme-"))
-    const Billing = Layer.mergeAll(Merchants.Merchants.Default, Customers.Customers.Default, Catalog.Catalog.Default).pipe(
+    const Billing = Layer.mergeAll(Merchants.Merchants.layer, Customers.Customers.layer, Catalog.Catalog.layer).pipe(
       Layer.provide(Layer.merge(Pg.layerPglite({ dataDir }), Secrets.layer(Redacted.make("ab".repeat(32)))))
     )
     const program = Effect.gen(function* () {

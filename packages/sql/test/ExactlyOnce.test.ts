@@ -3,7 +3,8 @@ import { Billing, Catalog, Entities, Merchants, Ports, Store } from "@recur/core
 import { SandboxGateway } from "@recur/payment-sandbox"
 import { Pg } from "@recur/sql"
 import { EngineScenarios } from "@recur/testing"
-import { Effect, Fiber, Layer, TestClock } from "effect"
+import { Effect, Fiber, Layer } from "effect"
+import { TestClock } from "effect/testing"
 import { freshPostgres } from "./postgres.js"
 
 const DAY = 86_400_000
@@ -30,9 +31,9 @@ const exactlyOnce = <E>(name: string, storage: Layer.Layer<Store.Storage, E>, n:
         yield* TestClock.adjust(32 * DAY)
         const now = Date.UTC(2026, 0, 1) + 32 * DAY
         // worker A is killed after a moment; worker B runs alongside and then finishes after A's leases expire
-        const a = yield* Effect.fork(billing.runDue({ now, owner: "worker-a", lane: "live", merchantId: m, batch: 5, leaseMs: 60_000 }))
+        const a = yield* Effect.forkChild(billing.runDue({ now, owner: "worker-a", lane: "live", merchantId: m, batch: 5, leaseMs: 60_000 }))
         // worker B bills several subscriptions at once (RECUR_WORKER_CONCURRENCY)
-        const b = yield* Effect.fork(billing.runDue({ now, owner: "worker-b", lane: "live", merchantId: m, batch: 16, leaseMs: 60_000, concurrency: 8 }))
+        const b = yield* Effect.forkChild(billing.runDue({ now, owner: "worker-b", lane: "live", merchantId: m, batch: 16, leaseMs: 60_000, concurrency: 8 }))
         yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 40)))
         yield* Fiber.interrupt(a)
         yield* Fiber.join(b)
@@ -87,7 +88,7 @@ layer(EngineScenarios.engine(Pg.layerPglite()), { timeout: "120 seconds" })("cra
       const now = Date.UTC(2026, 0, 1) + 32 * DAY
       // every renewal of this worker dies after recording its invoice and trade, before the charge
       yield* Effect.flatMap(Billing.Billing, (b) => b.runDue({ now, owner: "doomed", lane: "live", merchantId: m })).pipe(
-        Effect.provide(Billing.Billing.Default.pipe(Layer.provide(crashingGateway(Number.POSITIVE_INFINITY))))
+        Effect.provide(Billing.Billing.layer.pipe(Layer.provide(crashingGateway(Number.POSITIVE_INFINITY))))
       )
       const pending = (yield* billing0.listInvoices(m, { limit: 100, filters: [{ column: "invoice_type", op: "in", values: ["renewal"] }, { column: "biz_status", op: "in", values: ["pending"] }] })).list
       expect(pending).toHaveLength(8)

@@ -7,7 +7,8 @@
 import { expect, layer } from "@effect/vitest"
 import { Billing, Catalog, Entities, Merchants, Ports, type PriceRules, Store, Subscriptions, Webhooks } from "@recur/core"
 import { SandboxGateway } from "@recur/payment-sandbox"
-import { DateTime, Effect, Fiber, Layer, Option, TestClock } from "effect"
+import { DateTime, Effect, Fiber, Layer, Option } from "effect"
+import { TestClock } from "effect/testing"
 import * as ServicesContract from "./ServicesContract.js"
 import * as WebhookRecorder from "./WebhookRecorder.js"
 
@@ -17,9 +18,9 @@ import * as WebhookRecorder from "./WebhookRecorder.js"
  * @since 0.1.0
  */
 export const engine = <E>(storage: Layer.Layer<Store.Storage, E>) =>
-  Subscriptions.Subscriptions.Default.pipe(
-    Layer.provideMerge(Billing.Billing.Default),
-    Layer.provideMerge(Webhooks.Webhooks.Default),
+  Subscriptions.Subscriptions.layer.pipe(
+    Layer.provideMerge(Billing.Billing.layer),
+    Layer.provideMerge(Webhooks.Webhooks.layer),
     Layer.provideMerge(ServicesContract.services(storage)),
     Layer.provideMerge(Layer.mergeAll(SandboxGateway.layer(), Ports.fxStatic({ "USD:JPY": "150.5" }), Ports.taxNone, Billing.layerSettings(), WebhookRecorder.layer))
   )
@@ -291,7 +292,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
         const product = yield* catalog.createProduct(merchant.merchant_id, { product_name: "Live" })
         const pv = yield* catalog.createPrice(merchant.merchant_id, { name: "Weekly", product_id: product.product_id, currency: "USD", billing_type: "recurring", price_type: "flat_price", price_plan: { billing_cycle_unit: "week", base_price_val: "3.00" } })
         const sub = (yield* subscribe(merchant.merchant_id, pv.id)).result.subscription.pipe((o) => (o._tag === "Some" ? o.value : undefined))!
-        const worker = yield* Effect.fork(billing.worker({ owner: "test-worker", intervalMs: 86_400_000 }))
+        const worker = yield* Effect.forkChild(billing.worker({ owner: "test-worker", intervalMs: 86_400_000 }))
         // day by day, letting the worker's database work finish (real I/O) before the clock moves on
         // move the clock a day at a time, each time once the worker sleeps again (its database work is real I/O)
         const asleep = Effect.gen(function* () {

@@ -60,7 +60,7 @@ export const invoice = (merchant_id: string, overrides: Partial<ConstructorParam
       invoice_type: "renewal",
       paid_at: null,
       cycle_index: 0,
-      created_at: DateTime.unsafeMake(Ids.timestampOf(id)),
+      created_at: DateTime.makeUnsafe(Ids.timestampOf(id)),
       metadata: {},
       Discounts: new Common.Discounts({ current_period: [] }),
       price_version_id: null,

@@ -365,7 +365,7 @@ export const make = Effect.gen(function* () {
       Effect.sync(() => {
         let min: number | undefined
         for (const w of work.values()) if (w.merchant_id === merchantId && (min === undefined || w.due_at < min)) min = w.due_at
-        return Option.fromNullable(min)
+        return Option.fromNullishOr(min)
       })
   }
 

@@ -6,7 +6,8 @@
  */
 import { expect, layer } from "@effect/vitest"
 import { Catalog, Customers, Entities, Merchants, Secrets, Store } from "@recur/core"
-import { Effect, Either, Layer, Option, Redacted, TestClock } from "effect"
+import { Effect, Result, Layer, Option, Redacted } from "effect"
+import { TestClock } from "effect/testing"
 
 /**
  * A fixed master key for tests.
@@ -21,7 +22,7 @@ export const testMasterKey = Redacted.make("8f".repeat(32))
  * @since 0.1.0
  */
 export const services = <E>(storage: Layer.Layer<Store.Storage, E>) =>
-  Layer.mergeAll(Merchants.Merchants.Default, Customers.Customers.Default, Catalog.Catalog.Default).pipe(
+  Layer.mergeAll(Merchants.Merchants.layer, Customers.Customers.layer, Catalog.Catalog.layer).pipe(
     Layer.provideMerge(Layer.merge(storage, Secrets.layer(testMasterKey)))
   )
 
@@ -185,7 +186,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
         })
         const crashed = yield* Effect.exit(
           Effect.flatMap(Catalog.Catalog, (c) => c.createPrice(m, monthly(product.product_id, { merchant_price_id: "crashy" }))).pipe(
-            Effect.provide(Catalog.Catalog.Default),
+            Effect.provide(Catalog.Catalog.layer),
             Effect.provideService(Store.Storage, faulty)
           )
         )
@@ -194,6 +195,6 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
         expect(Option.getOrThrow(yield* storage.repository(Entities.product).get(m, product.product_id)).value.price_ids).toEqual([])
         // and the merchant_price_id is still free
         const ok = yield* (yield* Catalog.Catalog).createPrice(m, monthly(product.product_id, { merchant_price_id: "crashy" }))
-        expect(Either.isRight(Either.right(ok))).toBe(true)
+        expect(Result.isSuccess(Result.succeed(ok))).toBe(true)
       }))
   })

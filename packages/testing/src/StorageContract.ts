@@ -11,7 +11,7 @@
  */
 import { describe, expect, layer } from "@effect/vitest"
 import { Entities, Ids, Store } from "@recur/core"
-import { Effect, Either, Layer, Option } from "effect"
+import { Effect, Result, Layer, Option } from "effect"
 import * as Fixtures from "./Fixtures.js"
 
 /**
@@ -48,8 +48,8 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>, o
         const v2 = yield* repo.update({ ...c, name: "Grace" }, 1)
         expect(v2).toBe(2)
         expect(Option.getOrThrow(yield* repo.get(m, c.id)).value.name).toBe("Grace")
-        const stale = yield* Effect.either(repo.update({ ...c, name: "Stale" }, 1))
-        expect(Either.isLeft(stale) && stale.left._tag).toBe("VersionConflict")
+        const stale = yield* Effect.result(repo.update({ ...c, name: "Stale" }, 1))
+        expect(Result.isFailure(stale) && stale.failure._tag).toBe("VersionConflict")
         expect(Option.getOrThrow(yield* repo.findBy(m, "email", c.email!)).value.id).toBe(c.id)
         expect(yield* repo.remove(m, c.id)).toBe(true)
         expect(Option.isNone(yield* repo.get(m, c.id))).toBe(true)
@@ -233,12 +233,12 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>, o
         const repo = yield* customers
         const m = yield* Fixtures.merchantId
         const made = yield* Effect.forEach([1, 2], () => Fixtures.customer(m))
-        const failed = yield* Effect.either(storage.withTransaction(Effect.gen(function* () {
+        const failed = yield* Effect.result(storage.withTransaction(Effect.gen(function* () {
           yield* repo.insertMany(made)
           yield* repo.updateMany([{ value: { ...made[0]!, name: "x" }, expectedVersion: 1 }])
           return yield* Effect.fail("boom" as const)
         })))
-        expect(Either.isLeft(failed)).toBe(true)
+        expect(Result.isFailure(failed)).toBe(true)
         expect((yield* repo.getMany(m, made.map((c) => c.id))).size).toBe(0)
       }))
 
@@ -251,21 +251,21 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>, o
         const b = yield* Fixtures.customer(m)
         const event = (id: string): Store.OutboxEvent => ({ id, merchant_id: m, type: "v2.test", business_id: a.id, content: "{}", sequence: 1, created_at: 1 })
         const evtId = yield* Ids.make("evt")
-        const failed = yield* Effect.either(
+        const failed = yield* Effect.result(
           storage.withTransaction(Effect.gen(function* () {
             yield* repo.insert(a)
             yield* storage.outbox.append([event(evtId)])
             return yield* Effect.fail("injected failure after the first write" as const)
           }))
         )
-        expect(Either.isLeft(failed)).toBe(true)
-        const died = yield* Effect.exit(storage.withTransaction(Effect.zipRight(repo.insert(b), Effect.die("boom"))))
+        expect(Result.isFailure(failed)).toBe(true)
+        const died = yield* Effect.exit(storage.withTransaction(Effect.andThen(repo.insert(b), Effect.die("boom"))))
         expect(died._tag).toBe("Failure")
         expect(Option.isNone(yield* repo.get(m, a.id))).toBe(true)
         expect(Option.isNone(yield* repo.get(m, b.id))).toBe(true)
         expect((yield* storage.repository(Entities.webhookEvent).list(m, { limit: 10 })).list).toEqual([])
         // and a successful one commits both
-        yield* storage.withTransaction(Effect.zipRight(repo.insert(a), storage.outbox.append([event(evtId)])))
+        yield* storage.withTransaction(Effect.andThen(repo.insert(a), storage.outbox.append([event(evtId)])))
         expect(Option.isSome(yield* repo.get(m, a.id))).toBe(true)
         expect((yield* storage.repository(Entities.webhookEvent).list(m, { limit: 10 })).list.map((e) => e.id)).toEqual([evtId])
       }))
@@ -444,8 +444,8 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>, o
             const repo = yield* customers
             const m = yield* Fixtures.merchantId
             const attempts = yield* Effect.forEach(Array.from({ length: 8 }, () => 0), () => Fixtures.customer(m, { payer_id: "race" }))
-            const results = yield* Effect.forEach(attempts, (c) => Effect.either(repo.insert(c)), { concurrency: 8 })
-            expect(results.filter(Either.isRight)).toHaveLength(1)
+            const results = yield* Effect.forEach(attempts, (c) => Effect.result(repo.insert(c)), { concurrency: 8 })
+            expect(results.filter(Result.isSuccess)).toHaveLength(1)
           }))
       })
     }

@@ -12,14 +12,14 @@ import { Context, Effect, Layer, Ref } from "effect"
  *
  * @since 0.1.0
  */
-export class WebhookRecorder extends Context.Tag("@recur/testing/WebhookRecorder")<
+export class WebhookRecorder extends Context.Service<
   WebhookRecorder,
   {
     readonly requests: Effect.Effect<ReadonlyArray<Ports.WebhookRequest>>
     /** Sets the answer for the following requests: a status, or a transport failure. */
     readonly answer: (f: (request: Ports.WebhookRequest) => number | Ports.WebhookTransportError) => Effect.Effect<void>
   }
->() {}
+>()("@recur/testing/WebhookRecorder") {}
 
 /**
  * The recorder as both `WebhookTransport` and `WebhookRecorder`.

@@ -4,9 +4,9 @@ import { SandboxGateway } from "@recur/payment-sandbox"
 import { DateTime, Effect, Layer, Option } from "effect"
 import { EngineScenarios, MemoryStorage, ServicesContract, WebhookRecorder } from "../src/index.js"
 
-const engine = Subscriptions.Subscriptions.Default.pipe(
-  Layer.provideMerge(Billing.Billing.Default),
-  Layer.provideMerge(Webhooks.Webhooks.Default),
+const engine = Subscriptions.Subscriptions.layer.pipe(
+  Layer.provideMerge(Billing.Billing.layer),
+  Layer.provideMerge(Webhooks.Webhooks.layer),
   Layer.provideMerge(ServicesContract.services(MemoryStorage.layer)),
   Layer.provideMerge(Layer.mergeAll(SandboxGateway.layer(), Ports.fxStatic({}), Ports.taxNone, Billing.layerSettings(), WebhookRecorder.layer))
 )
@@ -23,7 +23,7 @@ layer(engine, { timeout: "60 seconds" })("Merchants.asCaller: the request's merc
       const merchant = yield* merchants.get(merchantId)
 
       // the snapshot is what "now" is: a create stamped on the merchant as the request read it
-      const snapshot = new Merchant.Merchant({ ...merchant, frozen_time: DateTime.unsafeMake(ms("2024-05-31T08:00:00Z")) }, true)
+      const snapshot = new Merchant.Merchant({ ...merchant, frozen_time: DateTime.makeUnsafe(ms("2024-05-31T08:00:00Z")) }, { disableChecks: true })
       const early = yield* Merchants.asCaller(snapshot)(customers.create(merchantId, { payer_id: "p-early" }))
       expect(early.created_at).toBe(ms("2024-05-31T08:00:00Z"))
       // without it, the merchant is read

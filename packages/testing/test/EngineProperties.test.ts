@@ -1,10 +1,11 @@
 import { expect, layer } from "@effect/vitest"
 import { Billing, Catalog, Entities, Merchants, Money, Store, Subscriptions } from "@recur/core"
-import { Effect, Either, FastCheck as fc, Option } from "effect"
+import { Effect, Result, Option } from "effect"
+import fc from "fast-check"
 import { EngineScenarios, MemoryStorage } from "../src/index.js"
 
 const DAY = 86_400_000
-const cents = (s: string) => Either.getOrThrow(Money.parse(s, "USD")).amount
+const cents = (s: string) => Result.getOrThrow(Money.parse(s, "USD")).amount
 let exercised = { invoices: 0, refunds: 0, changes: 0 }
 const card = (number: string) => ({ number, exp_month: 12, exp_year: 2099, cvc: "123" })
 
@@ -62,7 +63,7 @@ layer(EngineScenarios.engine(MemoryStorage.layer), { timeout: "120 seconds" })("
         let now = start
         for (const o of ops) {
           const pick = (n: number) => subIds[n % Math.max(1, subIds.length)]
-          const attempt = <A, E>(e: Effect.Effect<A, E>) => Effect.either(e)
+          const attempt = <A, E>(e: Effect.Effect<A, E>) => Effect.result(e)
           switch (o._tag) {
             case "subscribe": {
               const s = yield* billing.createSession(m, { payer_id: `p${subIds.length}-${now}`, line_items: [{ price_id: plans[o.plan]!.id }] })
@@ -123,7 +124,7 @@ layer(EngineScenarios.engine(MemoryStorage.layer), { timeout: "120 seconds" })("
           if (begin !== null && end !== null) expect(end.epochMillis).toBeGreaterThan(begin.epochMillis)
           // 4. one event per state change: exactly one "first" for every subscription that started
           const firsts = events.filter((e) => e.business_id === s.subscription.id && e.type === "v2.subscription.first").length
-          expect(firsts).toBe(["init", "incomplete"].includes(s.subscription.status) && Option.isNone(Option.fromNullable(s.anchor)) ? 0 : 1)
+          expect(firsts).toBe(["init", "incomplete"].includes(s.subscription.status) && Option.isNone(Option.fromNullishOr(s.anchor)) ? 0 : 1)
           const canceled = events.filter((e) => e.business_id === s.subscription.id && e.type === "v2.subscription.canceled").length
           expect(canceled).toBe(s.subscription.status === "canceled" ? 1 : 0)
         }

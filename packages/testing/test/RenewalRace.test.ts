@@ -17,9 +17,9 @@ const hookedGateway = Layer.effect(
   }))
 ).pipe(Layer.provide(SandboxGateway.layer()))
 
-const engine = Subscriptions.Subscriptions.Default.pipe(
-  Layer.provideMerge(Billing.Billing.Default),
-  Layer.provideMerge(Webhooks.Webhooks.Default),
+const engine = Subscriptions.Subscriptions.layer.pipe(
+  Layer.provideMerge(Billing.Billing.layer),
+  Layer.provideMerge(Webhooks.Webhooks.layer),
   Layer.provideMerge(ServicesContract.services(MemoryStorage.layer)),
   Layer.provideMerge(Layer.mergeAll(hookedGateway, Ports.fxStatic({}), Ports.taxNone, Billing.layerSettings(), WebhookRecorder.layer))
 )

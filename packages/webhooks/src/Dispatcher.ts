@@ -21,4 +21,4 @@ export const run = (options: { readonly owner: string; readonly intervalMs?: num
  * @since 0.1.0
  */
 export const layer = (options: { readonly owner: string; readonly intervalMs?: number; readonly limit?: number }) =>
-  Layer.scopedDiscard(Effect.forkScoped(run(options)))
+  Layer.effectDiscard(Effect.forkScoped(run(options)))

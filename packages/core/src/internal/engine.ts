@@ -1,6 +1,4 @@
-import { type Context, DateTime, Effect, FiberRef, Schema } from "effect"
-import { globalValue } from "effect/GlobalValue"
-import * as Codec from "../Codec.js"
+import { Context, DateTime, Effect, Schema } from "effect"
 import { formatInstant } from "../Common.js"
 import * as Entities from "../Entities.js"
 import * as Ids from "../Ids.js"
@@ -8,7 +6,7 @@ import type * as Lifecycle from "../Lifecycle.js"
 import type * as Merchant from "../Merchant.js"
 import type * as Store from "../Store.js"
 
-export type StorageService = Context.Tag.Service<typeof import("../Store.js").Storage>
+export type StorageService = Context.Service.Shape<typeof import("../Store.js").Storage>
 
 /** The merchant's clock: its frozen time (sandbox) or Effect's Clock. */
 export const nowOf = (m: Merchant.Merchant): Effect.Effect<number> =>
@@ -16,18 +14,18 @@ export const nowOf = (m: Merchant.Merchant): Effect.Effect<number> =>
 
 export const laneOf = (m: Merchant.Merchant): "live" | "frozen" => (m.frozen_time !== null ? "frozen" : "live")
 
-export const dt = (ms: number) => DateTime.unsafeMake(ms)
+export const dt = (ms: number) => DateTime.makeUnsafe(ms)
 export const msOf = (d: DateTime.Utc) => DateTime.toEpochMillis(d)
 
 /** Writes one event to the outbox (inside the caller's transaction): payload `{id, type, created, sequence, data}`. */
 export const emit = <A, I>(
   storage: StorageService,
-  input: { readonly merchant_id: string; readonly type: Lifecycle.EventType; readonly business_id: string; readonly schema: Schema.Schema<A, I>; readonly data: A; readonly at: number }
+  input: { readonly merchant_id: string; readonly type: Lifecycle.EventType; readonly business_id: string; readonly schema: Schema.Codec<A, I>; readonly data: A; readonly at: number }
 ) =>
   Effect.gen(function* () {
     const sequence = yield* storage.outbox.nextSequence(input.merchant_id, input.business_id)
     const id = yield* Ids.make(Ids.prefixes.webhookEvent)
-    const data = Codec.encoder(input.schema)(input.data)
+    const data = Schema.encodeSync(input.schema)(input.data)
     const event: Store.OutboxEvent = {
       id,
       merchant_id: input.merchant_id,
@@ -50,11 +48,11 @@ export interface PendingEvent {
 }
 
 /** Describes one event for `emitMany`. */
-export const pending = <A, I>(input: { readonly type: Lifecycle.EventType; readonly business_id: string; readonly schema: Schema.Schema<A, I>; readonly data: A; readonly at: number }): PendingEvent => ({
+export const pending = <A, I>(input: { readonly type: Lifecycle.EventType; readonly business_id: string; readonly schema: Schema.Codec<A, I>; readonly data: A; readonly at: number }): PendingEvent => ({
   type: input.type,
   business_id: input.business_id,
   at: input.at,
-  encode: Effect.sync(() => Codec.encoder(input.schema)(input.data))
+  encode: Effect.sync(() => Schema.encodeSync(input.schema)(input.data))
 })
 
 /**
@@ -90,7 +88,7 @@ export const emitMany = (storage: StorageService, merchantId: string, events: Re
 export const emitAll = <A, I>(
   storage: StorageService,
   types: ReadonlyArray<Lifecycle.EventType>,
-  input: { readonly merchant_id: string; readonly business_id: string; readonly schema: Schema.Schema<A, I>; readonly data: A; readonly at: number }
+  input: { readonly merchant_id: string; readonly business_id: string; readonly schema: Schema.Codec<A, I>; readonly data: A; readonly at: number }
 ) => Effect.forEach(types, (type) => emit(storage, { ...input, type }), { discard: true })
 
 /**
@@ -100,7 +98,7 @@ export const emitAll = <A, I>(
 export const merchantNow = (storage: StorageService) => {
   const merchants = storage.repository(Entities.merchant)
   return (merchantId: string): Effect.Effect<number> =>
-    Effect.flatMap(FiberRef.get(knownMerchant), (known) =>
+    Effect.flatMap(Effect.service(knownMerchant), (known) =>
       known !== undefined && known.merchant_id === merchantId
         ? nowOf(known)
         : Effect.flatMap(Effect.orDie(merchants.get(merchantId, merchantId)), (found) =>
@@ -112,7 +110,7 @@ export const merchantNow = (storage: StorageService) => {
  * (`Merchants.asCaller`): `merchantNow` takes its clock from it instead of reading the row again.
  * The only change of a merchant's clock, `Billing.advanceClock`, runs without it.
  */
-export const knownMerchant: FiberRef.FiberRef<Merchant.Merchant | undefined> = globalValue(
-  Symbol.for("@recur/core/internal/knownMerchant"),
-  () => FiberRef.unsafeMake<Merchant.Merchant | undefined>(undefined)
+export const knownMerchant: Context.Reference<Merchant.Merchant | undefined> = Context.Reference<Merchant.Merchant | undefined>(
+  "@recur/core/internal/knownMerchant",
+  { defaultValue: () => undefined }
 )
