@@ -7,7 +7,7 @@
 import { expect, layer } from "@effect/vitest"
 import { Billing, Catalog, Entities, Merchants, Ports, type PriceRules, Store, Subscriptions, Webhooks } from "@recur/core"
 import { SandboxGateway } from "@recur/payment-sandbox"
-import { DateTime, Effect, Fiber, Layer, Option } from "effect"
+import { Clock, DateTime, Effect, Fiber, Layer, Option } from "effect"
 import { TestClock } from "effect/testing"
 import * as ServicesContract from "./ServicesContract.js"
 import * as WebhookRecorder from "./WebhookRecorder.js"
@@ -292,11 +292,26 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
         const product = yield* catalog.createProduct(merchant.merchant_id, { product_name: "Live" })
         const pv = yield* catalog.createPrice(merchant.merchant_id, { name: "Weekly", product_id: product.product_id, currency: "USD", billing_type: "recurring", price_type: "flat_price", price_plan: { billing_cycle_unit: "week", base_price_val: "3.00" } })
         const sub = (yield* subscribe(merchant.merchant_id, pv.id)).result.subscription.pipe((o) => (o._tag === "Some" ? o.value : undefined))!
-        const worker = yield* Effect.forkChild(billing.worker({ owner: "test-worker", intervalMs: 86_400_000 }))
-        // day by day, letting the worker's database work finish (real I/O) before the clock moves on
+        // the worker sleeps on a clock that counts its sleepers, so the test knows when it waits
+        const clock = yield* Clock.Clock
+        let sleeping = 0
+        const watched: Clock.Clock = {
+          currentTimeMillisUnsafe: () => clock.currentTimeMillisUnsafe(),
+          currentTimeMillis: clock.currentTimeMillis,
+          currentTimeNanosUnsafe: () => clock.currentTimeNanosUnsafe(),
+          currentTimeNanos: clock.currentTimeNanos,
+          monotonicTimeNanosUnsafe: () => clock.monotonicTimeNanosUnsafe(),
+          monotonicTimeNanos: clock.monotonicTimeNanos,
+          sleep: (duration) =>
+            Effect.suspend(() => {
+              sleeping++
+              return Effect.ensuring(clock.sleep(duration), Effect.sync(() => void sleeping--))
+            })
+        }
+        const worker = yield* Effect.forkChild(billing.worker({ owner: "test-worker", intervalMs: 86_400_000 }).pipe(Effect.provideService(Clock.Clock, watched)))
         // move the clock a day at a time, each time once the worker sleeps again (its database work is real I/O)
         const asleep = Effect.gen(function* () {
-          while ((yield* TestClock.sleeps()).length === 0) yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 5)))
+          while (sleeping === 0) yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 5)))
         })
         for (let d = 1; d <= 22; d++) {
           yield* asleep

@@ -6,7 +6,7 @@
  * @since 0.1.0
  */
 import { Store } from "@recur/core"
-import { Effect, Exit, FiberRef, Layer, Option } from "effect"
+import { Context, Effect, Exit, Layer, Option, Semaphore } from "effect"
 
 interface Row {
   readonly value: unknown
@@ -36,6 +36,8 @@ const norm = (v: Store.ColumnValue): unknown => (typeof v === "bigint" ? v.toStr
 const compareDesc = (a: Row, b: Row): number =>
   a.createdAt !== b.createdAt ? b.createdAt - a.createdAt : a.id < b.id ? 1 : a.id > b.id ? -1 : 0
 
+let instances = 0
+
 /**
  * Builds a fresh in-memory storage.
  *
@@ -47,8 +49,9 @@ export const make = Effect.gen(function* () {
   const sequences = new Map<string, number>()
   const work = new Map<string, LeasedItem>()
   const idempotency = new Map<string, Store.IdempotencyRecord>()
-  const lock = yield* Effect.makeSemaphore(1)
-  const undoLog = yield* FiberRef.make<Array<Undo> | null>(null)
+  const lock = yield* Semaphore.make(1)
+  // the open transaction's undo log, per fiber and per storage
+  const undoLog = Context.Reference<Array<Undo> | null>(`@recur/testing/MemoryStorage/undoLog/${++instances}`, { defaultValue: () => null })
 
   const table = (name: string) => {
     let t = tables.get(name)
@@ -61,7 +64,7 @@ export const make = Effect.gen(function* () {
 
   /** Runs a write atomically: inside a transaction it joins it, otherwise it takes the lock. */
   const write = <A>(f: (undo: (u: Undo) => void) => A): Effect.Effect<A> =>
-    Effect.flatMap(FiberRef.get(undoLog), (log) =>
+    Effect.flatMap(Effect.service(undoLog), (log) =>
       log !== null ? Effect.sync(() => f((u) => log.push(u))) : lock.withPermits(1)(Effect.sync(() => f(() => {})))
     )
 
@@ -246,13 +249,13 @@ export const make = Effect.gen(function* () {
   const repositories = new Map<string, Store.Repository<any>>()
 
   const withTransaction = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-    Effect.flatMap(FiberRef.get(undoLog), (current) =>
+    Effect.flatMap(Effect.service(undoLog), (current) =>
       current !== null
         ? effect
         : lock.withPermits(1)(
             Effect.suspend(() => {
               const log: Array<Undo> = []
-              return Effect.locally(effect, undoLog, log).pipe(
+              return Effect.provideService(effect, undoLog, log).pipe(
                 Effect.onExit((exit) =>
                   Exit.isSuccess(exit)
                     ? Effect.void

@@ -186,7 +186,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
         })
         const crashed = yield* Effect.exit(
           Effect.flatMap(Catalog.Catalog, (c) => c.createPrice(m, monthly(product.product_id, { merchant_price_id: "crashy" }))).pipe(
-            Effect.provide(Catalog.Catalog.layer),
+            Effect.provide(Catalog.Catalog.layer, { local: true }),
             Effect.provideService(Store.Storage, faulty)
           )
         )

@@ -41,9 +41,9 @@ layer(engine, { timeout: "60 seconds" })("renewal batch racing another process",
       // the conflict is expected and handled: the batch's outcomes are applied one by one, and
       // nothing fails on the way
       const errors: Array<unknown> = []
-      const recordErrors = Logger.replace(Logger.defaultLogger, Logger.make(({ logLevel, message }) => {
-        if (LogLevel.greaterThanEqual(logLevel, LogLevel.Warning)) errors.push(message)
-      }))
+      const recordErrors = Logger.layer([Logger.make(({ logLevel, message }) => {
+        if (LogLevel.isGreaterThanOrEqualTo(logLevel, "Warn")) errors.push(message)
+      })])
       yield* billing.advanceClock(merchantId, Date.parse("2024-07-01T00:00:00Z")).pipe(Effect.provide(recordErrors))
       expect(errors).toEqual([])
       afterCharge = undefined
