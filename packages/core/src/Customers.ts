@@ -6,7 +6,7 @@
  */
 import { Context, Effect, Layer, Option } from "effect"
 import { type Metadata } from "./Common.js"
-import { type Address, Customer, formatAddress } from "./Customer.js"
+import { Address, Customer, formatAddress } from "./Customer.js"
 import * as Entities from "./Entities.js"
 import { merchantNow } from "./internal/engine.js"
 import * as Errors from "./Errors.js"
@@ -128,7 +128,7 @@ export class Customers extends Context.Service<Customers>()("@recur/core/Custome
           name: input.name ?? null,
           phone: input.phone ?? null,
           description: input.description ?? null,
-          address: input.address ?? null,
+          address: input.address !== undefined ? new Address(input.address) : null,
           metadata: input.metadata ?? {},
           email_subscription: input.email_subscription ?? null,
           type: input.payer_id !== undefined ? "customer" : "guest",
@@ -150,7 +150,7 @@ export class Customers extends Context.Service<Customers>()("@recur/core/Custome
           ...(input.phone !== undefined ? { phone: input.phone } : {}),
           ...(input.name !== undefined ? { name: input.name } : {}),
           ...(input.description !== undefined ? { description: input.description } : {}),
-          ...(input.address !== undefined ? { address: input.address } : {}),
+          ...(input.address !== undefined ? { address: new Address(input.address) } : {}),
           ...(input.metadata !== undefined ? { metadata: input.metadata } : {}),
           ...(input.email_subscription !== undefined ? { email_subscription: input.email_subscription } : {}),
           updated_at: yield* now(merchantId)

@@ -57,22 +57,22 @@ const HEX64 = /^[0-9a-fA-F]{64}$/
  */
 export const load = Effect.gen(function* () {
   const port = yield* Config.port("PORT").pipe(Config.withDefault(4000))
-  const publicUrl = yield* Config.string("RECUR_PUBLIC_URL").pipe(Config.withDefault(`http://localhost:${port}`))
-  const dataDir = resolve(yield* Config.string("RECUR_DATA_DIR").pipe(Config.withDefault("./.recur")))
-  const databaseUrl = yield* Config.option(Config.string("DATABASE_URL"))
-  const databaseSchema = yield* Config.option(Config.string("RECUR_DATABASE_SCHEMA"))
-  const allowPrivateWebhooks = yield* Config.boolean("RECUR_WEBHOOKS_ALLOW_PRIVATE").pipe(Config.withDefault(false))
-  const rateText = yield* Config.string("RECUR_RATE_LIMIT").pipe(Config.withDefault("100/200"))
+  const publicUrl = yield* Config.String("RECUR_PUBLIC_URL").pipe(Config.withDefault(`http://localhost:${port}`))
+  const dataDir = resolve(yield* Config.String("RECUR_DATA_DIR").pipe(Config.withDefault("./.recur")))
+  const databaseUrl = yield* Config.option(Config.String("DATABASE_URL"))
+  const databaseSchema = yield* Config.option(Config.String("RECUR_DATABASE_SCHEMA"))
+  const allowPrivateWebhooks = yield* Config.Boolean("RECUR_WEBHOOKS_ALLOW_PRIVATE").pipe(Config.withDefault(false))
+  const rateText = yield* Config.String("RECUR_RATE_LIMIT").pipe(Config.withDefault("100/200"))
   const rateLimit = parseRateLimit(rateText)
   if (rateLimit === undefined) return yield* Effect.fail(new Error(`RECUR_RATE_LIMIT must be "off" or "<per second>/<burst>" (e.g. 100/200), not ${JSON.stringify(rateText)}`))
-  const accessLog = yield* Config.boolean("RECUR_ACCESS_LOG").pipe(Config.withDefault(true))
-  const tracing = yield* Config.boolean("RECUR_TRACING").pipe(Config.withDefault(false))
+  const accessLog = yield* Config.Boolean("RECUR_ACCESS_LOG").pipe(Config.withDefault(true))
+  const tracing = yield* Config.Boolean("RECUR_TRACING").pipe(Config.withDefault(false))
   // PGlite is one connection: its transactions run one at a time whatever the worker does
-  const workerConcurrency = yield* Config.integer("RECUR_WORKER_CONCURRENCY").pipe(
+  const workerConcurrency = yield* Config.Int("RECUR_WORKER_CONCURRENCY").pipe(
     Config.withDefault(Option.isSome(databaseUrl) ? 8 : 1),
     Config.validate({ message: "RECUR_WORKER_CONCURRENCY must be between 1 and 64", validation: (n) => n >= 1 && n <= 64 })
   )
-  const configured = yield* Config.option(Config.redacted("RECUR_MASTER_KEY"))
+  const configured = yield* Config.option(Config.Redacted("RECUR_MASTER_KEY"))
   let masterKey: Redacted.Redacted<string>
   if (Option.isSome(configured)) {
     if (!HEX64.test(Redacted.value(configured.value))) return yield* Effect.fail(new Error("RECUR_MASTER_KEY must be 64 hexadecimal characters (32 bytes)"))

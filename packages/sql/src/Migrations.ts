@@ -94,7 +94,8 @@ const initial = Effect.gen(function* () {
       primary key (merchant_id, request_id)
     );`
   ]
-  for (const statement of statements) yield* sql.unsafe(statement)
+  // one statement per query: the extended protocol takes a single statement
+  for (const statement of statements.flatMap((s) => s.split(";"))) if (statement.trim() !== "") yield* sql.unsafe(statement)
 })
 
 /** Work items belong to a lane: real time (`live`) or a sandbox merchant's frozen clock (`frozen`). */

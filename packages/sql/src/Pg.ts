@@ -5,42 +5,48 @@
  * @since 0.1.0
  */
 import { PGlite } from "@electric-sql/pglite"
-import { createPgConfig } from "@electric-sql/pglite/node-postgres"
+import { PGLiteSocketHandler } from "@electric-sql/pglite-socket"
 import { PgClient } from "@effect/sql-pg"
-import * as SqlClient from "effect/sql/SqlClient"
-import { SqlError } from "effect/sql/SqlError"
 import type { Store } from "@recur/core"
-import { Config, type ConfigError, Effect, Layer } from "effect"
-import pg from "pg"
+import { Clock, Config, Effect, Layer, Redacted } from "effect"
+import * as SqlClient from "effect/sql/SqlClient"
+import type { SqlError } from "effect/sql/SqlError"
+import { duplexPair, type Duplex } from "node:stream"
+import * as DataDirLock from "./DataDirLock.js"
 import * as Migrations from "./Migrations.js"
 import * as SqlStorage from "./SqlStorage.js"
 
-// node-postgres returns int8 as text; keep it text (money is parsed explicitly, never a lossy number).
-const types = { getTypeParser: (oid: number, format?: any) => pg.types.getTypeParser(oid, format) }
+/**
+ * The connection pool keeps real time whatever clock the program runs on: under a test clock
+ * its idle timers would otherwise fire once per virtual minute when a test moves the clock
+ * years ahead.
+ */
+const realClock = Layer.sync(Clock.Clock, () => Clock.Clock.defaultValue())
 
 /**
- * A `SqlClient` for a PostgreSQL URL.
+ * A `SqlClient` for a PostgreSQL URL (`@effect/sql-pg`'s own wire-protocol client; `int8` comes
+ * back as `bigint`). With `schema`, the schema is created when missing and is every
+ * connection's `search_path`.
  *
  * @since 0.1.0
  */
 export const clientPg = (options: PgOptions) =>
-  PgClient.layerFromPool({
-    acquire: Effect.acquireRelease(
-      Effect.tryPromise({
-        try: async () => {
-          if (options.schema !== undefined) await createSchema(options.url, options.schema)
-          return new pg.Pool({
-            connectionString: options.url,
-            max: options.maxConnections ?? 10,
-            ...(options.schema !== undefined ? { options: `-c search_path=${quoteIdent(options.schema)}` } : {})
-          })
-        },
-        catch: (cause) => new SqlError({ cause, message: `Cannot prepare PostgreSQL schema ${options.schema ?? ""}` })
-      }),
-      (pool) => Effect.promise(() => pool.end())
-    ),
-    types
-  })
+  PgClient.layerFrom(
+    Effect.gen(function* () {
+      const url = Redacted.make(options.url)
+      if (options.schema !== undefined) {
+        const schema = options.schema
+        yield* Effect.scoped(
+          Effect.flatMap(PgClient.makeClient({ url }), (admin) => admin`create schema if not exists ${admin(schema)}`)
+        )
+      }
+      return yield* PgClient.make({
+        url,
+        maxConnections: options.maxConnections ?? 10,
+        ...(options.schema !== undefined ? { startupParameters: { search_path: quoteIdent(options.schema) } } : {})
+      })
+    })
+  ).pipe(Layer.provide(realClock))
 
 /**
  * Where Recur's tables live on PostgreSQL.
@@ -55,16 +61,6 @@ export interface PgOptions {
 }
 
 const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`
-
-const createSchema = async (url: string, schema: string) => {
-  const client = new pg.Client({ connectionString: url })
-  await client.connect()
-  try {
-    await client.query(`create schema if not exists ${quoteIdent(schema)}`)
-  } finally {
-    await client.end()
-  }
-}
 
 /**
  * A fresh schema name for a test or benchmark run, so runs on a shared database never see
@@ -106,11 +102,11 @@ export const layerPgScratch = (options: { readonly url: string; readonly prefix?
  *
  * @since 0.1.0
  */
-export const layerPg: Layer.Layer<Store.Storage | SqlClient.SqlClient, SqlError | ConfigError.ConfigError> = Layer.unwrap(
-  Effect.map(
-    Config.all({ url: Config.string("DATABASE_URL"), schema: Config.option(Config.string("RECUR_DATABASE_SCHEMA")) }),
-    ({ schema, url }) => layerPgUrl({ url, ...(schema._tag === "Some" ? { schema: schema.value } : {}) })
-  )
+export const layerPg: Layer.Layer<Store.Storage | SqlClient.SqlClient, SqlError | Config.ConfigError> = Layer.unwrap(
+  Effect.gen(function* () {
+    const { schema, url } = yield* Config.all({ url: Config.String("DATABASE_URL"), schema: Config.option(Config.String("RECUR_DATABASE_SCHEMA")) })
+    return layerPgUrl({ url, ...(schema._tag === "Some" ? { schema: schema.value } : {}) })
+  })
 )
 
 /**
@@ -126,45 +122,70 @@ export interface PgliteOptions {
 
 /**
  * Opens PGlite, durable when on disk: `fsync` and synchronous commits on, so a change
- * acknowledged before a crash (`kill -9`) is there after reopening.
+ * acknowledged before a crash (`kill -9`) is there after reopening. A data directory is held by
+ * one process at a time (`DataDirLock`): a second opener fails with `DataDirLocked`, naming the
+ * holder, instead of silently losing the first one's writes.
  *
  * @since 0.1.0
  */
 export const openPglite = (options: PgliteOptions = {}) =>
-  Effect.acquireRelease(
-    Effect.promise(async () => {
-      const db = new PGlite({
-        ...(options.dataDir !== undefined ? { dataDir: options.dataDir } : {}),
-        ...(options.loadDataDir !== undefined ? { loadDataDir: options.loadDataDir } : {}),
-        relaxedDurability: false,
-        postgresqlconf: ["fsync = on", "synchronous_commit = on", "full_page_writes = on"]
-      })
-      await db.waitReady
-      return db
-    }),
-    (db) => Effect.promise(() => db.close().catch(() => undefined))
-  )
+  Effect.gen(function* () {
+    const onDisk = options.dataDir !== undefined && !options.dataDir.includes("://")
+    if (onDisk) yield* DataDirLock.acquire(options.dataDir!)
+    return yield* Effect.acquireRelease(
+      Effect.promise(async () => {
+        const db = new PGlite({
+          ...(options.dataDir !== undefined ? { dataDir: options.dataDir } : {}),
+          ...(options.loadDataDir !== undefined ? { loadDataDir: options.loadDataDir } : {}),
+          relaxedDurability: false,
+          postgresqlconf: ["fsync = on", "synchronous_commit = on", "full_page_writes = on"]
+        })
+        await db.waitReady
+        return db
+      }),
+      (db) => Effect.promise(() => db.close().catch(() => undefined))
+    )
+  })
 
 /**
- * A `SqlClient` on an open PGlite (a pool of one connection: PGlite is a single session).
+ * One in-process wire-protocol connection to PGlite: a `Duplex` whose far end is served by
+ * `@electric-sql/pglite-socket`'s handler, every message run exclusively on the database.
+ */
+const pgliteStream = (db: PGlite) => (): Duplex => {
+  const [client, server] = duplexPair()
+  // the handler tunes a TCP socket; an in-memory pair has nothing to tune
+  Object.assign(server, { setNoDelay: () => server, remoteAddress: "pglite", remotePort: 0 })
+  const queryQueue = {
+    enqueue: (_handler: number, message: Uint8Array, onData: (data: Uint8Array) => void) =>
+      db.runExclusive(() => db.execProtocolRawStream(message, { onRawData: onData })).then(() => 0),
+    getQueueLength: () => 0,
+    clearQueueForHandler: () => {},
+    clearTransactionIfNeeded: async () => {
+      if (db.isInTransaction()) await db.exec("ROLLBACK")
+    }
+  }
+  const handler = new PGLiteSocketHandler({ queryQueue: queryQueue as never, closeOnDetach: true })
+  void handler.attach(server as never)
+  return client
+}
+
+/**
+ * A `SqlClient` on an open PGlite, over an in-process wire-protocol stream (a pool of one
+ * connection: PGlite is a single session).
  *
  * @since 0.1.0
  */
 export const clientPglite = (db: PGlite) =>
-  PgClient.layerFromPool({
-    acquire: Effect.acquireRelease(
-      Effect.sync(() => new pg.Pool({ ...createPgConfig(db), max: 1 } as unknown as pg.PoolConfig)),
-      (pool) => Effect.promise(() => pool.end())
-    ),
-    types
-  })
+  PgClient.layerFrom(
+    PgClient.make({ stream: pgliteStream(db), database: "postgres", username: "postgres", maxConnections: 1, minConnections: 1 })
+  ).pipe(Layer.provide(realClock))
 
 /**
  * Storage on embedded PGlite (in memory, or durable in `dataDir`), migrated at start.
  *
  * @since 0.1.0
  */
-export const layerPglite = (options: PgliteOptions = {}): Layer.Layer<Store.Storage | SqlClient.SqlClient, SqlError> =>
+export const layerPglite = (options: PgliteOptions = {}): Layer.Layer<Store.Storage | SqlClient.SqlClient, SqlError | DataDirLock.DataDirLocked> =>
   Layer.unwrap(
     Effect.map(openPglite(options), (db) =>
       Layer.provideMerge(Layer.effectDiscard(Effect.orDie(Migrations.run)).pipe(Layer.provideMerge(SqlStorage.layer)), clientPglite(db))

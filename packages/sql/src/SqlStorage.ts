@@ -8,8 +8,8 @@
  */
 import * as SqlClient from "effect/sql/SqlClient"
 import type * as Statement from "effect/sql/Statement"
-import { Codec, Store } from "@recur/core"
-import { Effect, Layer, Option } from "effect"
+import { Store } from "@recur/core"
+import { Effect, Layer, Option, Schema } from "effect"
 
 const toParam = (v: Store.ColumnValue): unknown =>
   typeof v === "bigint" ? v.toString() : Array.isArray(v) ? JSON.stringify(v) : v
@@ -29,10 +29,9 @@ export const make = Effect.gen(function* () {
 
   const repository = <A, I>(entity: Store.Entity<A, I>): Store.Repository<A> => {
     const table = sql(entity.table)
-    // compiled once: the same value (and the same ParseError) as Schema.encodeSync, without its cost
-    const encode = Codec.encoder(entity.schema)
-    // the same for reads: Schema.decodeUnknownSync's value and ParseError, compiled
-    const decode = Codec.decoder(entity.schema)
+    // Schema compiles both once per entity
+    const encode = Schema.encodeSync(entity.schema)
+    const decode = Schema.decodeUnknownSync(entity.schema)
     const columnNames = Object.keys(entity.columns)
     const hasUnique = entity.unique.length > 0
 
@@ -79,8 +78,8 @@ export const make = Effect.gen(function* () {
       })
 
     const uniqueFromError = (e: unknown): string | undefined => {
-      const cause = (e as { cause?: { code?: string; constraint?: string } }).cause
-      return cause?.code === "23505" ? (cause.constraint ?? "unknown") : undefined
+      const reason = (e as { reason?: { _tag?: string; constraint?: string } }).reason
+      return reason?._tag === "UniqueViolation" ? (reason.constraint ?? "unknown") : undefined
     }
 
     const filterClause = (f: Store.Filter): Statement.Fragment => {
@@ -234,7 +233,7 @@ export const make = Effect.gen(function* () {
 
   const outbox: Store.Outbox = {
     append: (events) =>
-      events.length === 0 ? Effect.void : Effect.orDie(Effect.asVoid(sql`insert into recur_events ${sql.insert(events.map(eventRow))}`)),
+      events.length === 0 ? Effect.void : Effect.orDie(Effect.asVoid(sql`insert into recur_events ${sql.insert(events.map(eventRow) as unknown as readonly [Record<string, unknown>])}`)),
     claim: ({ leaseMs, limit, now, owner }) =>
       Effect.map(
         Effect.orDie(sql<{ data: unknown }>`update recur_events set lease_owner = ${owner}, lease_until = ${now + leaseMs}
