@@ -15,7 +15,7 @@ export function createApp(options: { storage?: "memory" | { pglite: string } } =
   const admin = ManagedRuntime.make(engine, memoMap)
   const recur = Http.toWebHandler(engine, memoMap)
   const createMerchant = (name: string, currency: string) =>
-    admin.runPromise(Effect.flatMap(Merchants.Merchants, (m) => m.create({ name, currency })).pipe(Effect.map((r) => ({ merchant_id: r.merchant.merchant_id, api_key: r.api_key }))))
+    admin.runPromise(Merchants.Merchants.use((m) => m.create({ name, currency })).pipe(Effect.map((r) => ({ merchant_id: r.merchant.merchant_id, api_key: r.api_key }))))
 
   const toRequest = async (req: IncomingMessage, prefix: string): Promise<Request> => {
     const chunks: Array<Buffer> = []

@@ -83,7 +83,7 @@ describe("crash mid-billing", () => {
       const open = () => ManagedRuntime.make(Layer.provideMerge(Layer.empty, storage() as Layer.Layer<SqlClient.SqlClient, unknown>))
       const due = async () => {
         const rt = open()
-        const [row] = await rt.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ n: number }>`select count(*)::int as n from recur_work_items where due_at <= ${Date.now()} and kind in ('renewal', 'charge', 'reconcile')`))
+        const [row] = await rt.runPromise(SqlClient.SqlClient.use((sql) => sql<{ n: number }>`select count(*)::int as n from recur_work_items where due_at <= ${Date.now()} and kind in ('renewal', 'charge', 'reconcile')`))
         await rt.dispose()
         return row!.n
       }
@@ -100,7 +100,7 @@ describe("crash mid-billing", () => {
       const elapsed = Date.now() - started
 
       const rt = open()
-      const facts = await rt.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) => Effect.gen(function* () {
+      const facts = await rt.runPromise(SqlClient.SqlClient.use((sql) => Effect.gen(function* () {
         const [inv] = yield* sql<{ n: number; subs: number; paid: number; total: string }>`select count(*)::int as n, count(distinct subscription_id)::int as subs, count(*) filter (where biz_status = 'success')::int as paid, coalesce(sum(amount_minor), 0)::text as total from recur_invoices where merchant_id = ${merchantId} and invoice_type = 'renewal'`
         const [per] = yield* sql<{ worst: number }>`select coalesce(max(c), 0)::int as worst from (select count(*) as c from recur_invoices where merchant_id = ${merchantId} and invoice_type = 'renewal' group by subscription_id, cycle_index) x`
         const [tr] = yield* sql<{ n: number; ok: number }>`select count(*)::int as n, count(*) filter (where trade_status = 'succeeded')::int as ok from recur_trades where merchant_id = ${merchantId}`

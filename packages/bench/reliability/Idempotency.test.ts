@@ -57,7 +57,7 @@ describe("Request-Id idempotency and concurrent refunds", () => {
     const trade = (await app.call("GET", `/api/v1/trade/${w.trade}`, api_key)).body.data.trade
     const refunds = (await app.call("GET", `/api/v1/trades/${w.trade}/refunds?limit=100`, api_key)).body.data.list
     const sum = refunds.filter((r: any) => r.refund_status === "succeeded").reduce((a: number, r: any) => a + Math.round(Number(r.refund_amount) * 100), 0)
-    const atGateway = await app.runtime.runPromise(Effect.flatMap(SandboxGateway.SandboxControls, (c) => c.refunded(w.trade)))
+    const atGateway = await app.runtime.runPromise(SandboxGateway.SandboxControls.use((c) => c.refunded(w.trade)))
     expect(sum).toBeLessThanOrEqual(3000)
     expect(Math.round(Number(trade.total_refunded_amount) * 100)).toBe(sum)
     expect(Number(atGateway)).toBe(sum)

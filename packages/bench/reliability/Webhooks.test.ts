@@ -54,16 +54,16 @@ describe("webhooks under faults", () => {
     }))
     // dispatchers killed mid-batch, again and again
     for (let k = 0; k < size(5, 20); k++) {
-      const fiber = rt.runFork(Effect.flatMap(Webhooks.Webhooks, (w) => w.dispatcher({ owner: `doomed-${k}`, leaseMs: 1_000, limit: 50 })))
+      const fiber = rt.runFork(Webhooks.Webhooks.use((w) => w.dispatcher({ owner: `doomed-${k}`, leaseMs: 1_000, limit: 50 })))
       await new Promise((r) => setTimeout(r, 100 + Math.random() * 400))
       await rt.runPromise(Fiber.interrupt(fiber))
     }
     await new Promise((r) => setTimeout(r, 1_100))
-    const drain = async () => { while ((await rt.runPromise(Effect.flatMap(Webhooks.Webhooks, (w) => w.dispatchOnce({ owner: "survivor", limit: 200 })))) > 0) { /* more */ } }
+    const drain = async () => { while ((await rt.runPromise(Webhooks.Webhooks.use((w) => w.dispatchOnce({ owner: "survivor", limit: 200 })))) > 0) { /* more */ } }
     await drain()
     // a 30-minute outage on the merchant's clock, then two days for the retries
     await stop()
-    const advance = (to: number) => rt.runPromise(Effect.flatMap(Billing.Billing, (b) => b.advanceClock(merchantId, to)))
+    const advance = (to: number) => rt.runPromise(Billing.Billing.use((b) => b.advanceClock(merchantId, to)))
     for (let m = 1; m <= 30; m += 5) await advance(t0 + m * MIN)
     await start()
     await advance(t0 + 3 * 24 * 60 * MIN)

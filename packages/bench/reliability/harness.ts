@@ -17,7 +17,7 @@ export const storage = () => (databaseUrl ? Pg.layerPgScratch({ url: databaseUrl
 export const api = () => {
   const client = TestClient.make(engineOn(storage(), { publicUrl: "http://localhost:4000" }))
   const merchant = (frozen = "2026-01-01T00:00:00Z") =>
-    client.runtime.runPromise(Effect.flatMap(Merchants.Merchants, (m) => m.create({ name: "Rel", currency: "USD", frozen_time: Date.parse(frozen) })))
+    client.runtime.runPromise(Merchants.Merchants.use((m) => m.create({ name: "Rel", currency: "USD", frozen_time: Date.parse(frozen) })))
   return { ...client, merchant }
 }
 

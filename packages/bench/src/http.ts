@@ -16,7 +16,7 @@ export const seedFor = async (schema: string, n: number) => {
   const app = TestClient.make(engineOn(Pg.layerPgUrl({ url: databaseUrl, schema }), { masterKey, publicUrl: "http://localhost:4000" }))
   try {
     const { api_key } = await app.runtime.runPromise(
-      Effect.flatMap(Merchants.Merchants, (m) => m.create({ name: "Bench", currency: "USD", frozen_time: Date.parse("2026-01-01T00:00:00Z") }))
+      Merchants.Merchants.use((m) => m.create({ name: "Bench", currency: "USD", frozen_time: Date.parse("2026-01-01T00:00:00Z") }))
     )
     const ok = (r: { status: number; body: any }) => {
       if (r.status !== 200) throw new Error(`seed failed: ${JSON.stringify(r.body)}`)

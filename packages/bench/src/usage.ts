@@ -38,7 +38,7 @@ export const run = async () => {
   const app = TestClient.make(engineOn(Pg.layerPgUrl({ url: databaseUrl, schema }), { masterKey, publicUrl: "http://localhost:4000" }))
   const client = new pg.Client({ connectionString: databaseUrl, options: `-c search_path="${schema}"` })
   try {
-    const { api_key: key, merchant } = await app.runtime.runPromise(Effect.flatMap(Merchants.Merchants, (m) => m.create({ name: "Usage", currency: "USD", frozen_time: Date.parse("2026-01-01T00:00:00Z") })))
+    const { api_key: key, merchant } = await app.runtime.runPromise(Merchants.Merchants.use((m) => m.create({ name: "Usage", currency: "USD", frozen_time: Date.parse("2026-01-01T00:00:00Z") })))
     const product = (await app.call("POST", "/api/v1/products", key, { product_name: "API" })).body.data.product_id
     const price = (await app.call("POST", "/api/v1/prices", key, { name: "Calls", product_id: product, currency: "USD", billing_type: "recurring", price_type: "based_on_usage", model_type: "per_unit", billing_threshold: "1", usage_unit_price: "0.10", payment_timing: "postpaid", billing_dimension: "usage", usage_amount: "1", usage_unit: "call", price_plan: { billing_cycle_unit: "month", base_price_val: "0" } })).body.data.price_id
     const subs: Array<string> = []

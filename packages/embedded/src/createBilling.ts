@@ -83,7 +83,7 @@ export const engineOn = <A, E>(storage: Layer.Layer<A | Store.Storage, E>, optio
     )
   )
 
-type Services = Layer.Layer.Success<ReturnType<typeof layer>>
+type Services = Layer.Success<ReturnType<typeof layer>>
 
 /**
  * Builds the engine and returns its Promise API. Call `close()` to release the database.
@@ -94,8 +94,8 @@ export const createBilling = async (options: BillingOptions = {}) => {
   const runtime = ManagedRuntime.make(layer(options))
   await runtime.runPromise(Effect.void)
   const run = <A, E>(effect: Effect.Effect<A, E, Services>): Promise<A> => runtime.runPromise(effect)
-  const billing = <A, E>(f: (b: Billing.Billing) => Effect.Effect<A, E>) => run(Effect.flatMap(Billing.Billing, f))
-  const subs = <A, E>(f: (s: Subscriptions.Subscriptions) => Effect.Effect<A, E>) => run(Effect.flatMap(Subscriptions.Subscriptions, f))
+  const billing = <A, E>(f: (b: Billing.Billing["Service"]) => Effect.Effect<A, E>) => run(Billing.Billing.use(f))
+  const subs = <A, E>(f: (s: Subscriptions.Subscriptions["Service"]) => Effect.Effect<A, E>) => run(Subscriptions.Subscriptions.use(f))
   // Results are the JSON the REST API returns (timestamps as RFC 3339 strings), not Effect values.
   const json = <A, I>(schema: Schema.Codec<A, I>) => (a: A): I => Schema.encodeSync(schema)(a)
   const payment = (r: Billing.PaymentResult) => ({
@@ -109,15 +109,15 @@ export const createBilling = async (options: BillingOptions = {}) => {
     merchants: {
       /** Creates a merchant; returns its id and its API key (shown once). */
       create: (input: Merchants.CreateMerchant) =>
-        run(Effect.map(Effect.flatMap(Merchants.Merchants, (m) => m.create(input)), (r) => ({ merchant_id: r.merchant.merchant_id, api_key: r.api_key })))
+        run(Effect.map(Merchants.Merchants.use((m) => m.create(input)), (r) => ({ merchant_id: r.merchant.merchant_id, api_key: r.api_key })))
     },
     catalog: {
-      createProduct: (merchantId: string, input: Catalog.CreateProduct) => run(Effect.map(Effect.flatMap(Catalog.Catalog, (c) => c.createProduct(merchantId, input)), json(Product.Product))),
-      createPrice: (merchantId: string, input: Parameters<Catalog.Catalog["createPrice"]>[1]) => run(Effect.map(Effect.flatMap(Catalog.Catalog, (c) => c.createPrice(merchantId, input)), json(Price.PriceVersion)))
+      createProduct: (merchantId: string, input: Catalog.CreateProduct) => run(Effect.map(Catalog.Catalog.use((c) => c.createProduct(merchantId, input)), json(Product.Product))),
+      createPrice: (merchantId: string, input: Parameters<Catalog.Catalog["Service"]["createPrice"]>[1]) => run(Effect.map(Catalog.Catalog.use((c) => c.createPrice(merchantId, input)), json(Price.PriceVersion)))
     },
     customers: {
       create: (merchantId: string, input: Customers.CreateCustomer) =>
-        run(Effect.map(Effect.flatMap(Customers.Customers, (c) => c.create(merchantId, input)), (r) => json(Customer.Customer)(Customers.toCustomer(r))))
+        run(Effect.map(Customers.Customers.use((c) => c.create(merchantId, input)), (r) => json(Customer.Customer)(Customers.toCustomer(r))))
     },
     checkout: {
       createSession: (merchantId: string, input: Billing.SessionInput) => billing((b) => Effect.map(b.createSession(merchantId, input), json(CheckoutSession.CheckoutSession))),
@@ -149,9 +149,9 @@ export const createBilling = async (options: BillingOptions = {}) => {
     },
     webhooks: {
       /** Creates a webhook endpoint; returns its id and its `whsec_` secret (shown once). */
-      createEndpoint: (merchantId: string, input: Webhooks.EndpointInput) => run(Effect.flatMap(Webhooks.Webhooks, (w) => w.create(merchantId, input))),
+      createEndpoint: (merchantId: string, input: Webhooks.EndpointInput) => run(Webhooks.Webhooks.use((w) => w.create(merchantId, input))),
       /** Delivers what is in the outbox now (fan-out + first attempts); returns how many events it took. */
-      dispatch: (owner = "embedded") => run(Effect.flatMap(Webhooks.Webhooks, (w) => w.dispatchOnce({ owner })))
+      dispatch: (owner = "embedded") => run(Webhooks.Webhooks.use((w) => w.dispatchOnce({ owner })))
     },
     /** Moves a sandbox merchant's frozen clock forward, running everything due on the way. */
     advanceClock: (merchantId: string, to: Date) => billing((b) => Effect.asVoid(b.advanceClock(merchantId, to.getTime()))),

@@ -31,7 +31,7 @@ beforeAll(async () => {
     const response = await recur.handler(new Request(`${base}${req.url}`, { method: req.method!, headers, ...(chunks.length ? { body: Buffer.concat(chunks) } : {}) }))
     res.writeHead(response.status, Object.fromEntries(response.headers)).end(Buffer.from(await response.arrayBuffer()))
   })
-  key = (await runtime.runPromise(Effect.flatMap(Merchants.Merchants, (m) => m.create({ name: "Browser", currency: "USD" })))).api_key
+  key = (await runtime.runPromise(Merchants.Merchants.use((m) => m.create({ name: "Browser", currency: "USD" })))).api_key
   browser = await chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
     args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"]

@@ -259,7 +259,7 @@ export const layerApi = layerApiWith()
  *
  * @since 0.1.0
  */
-export type EngineServices = Layer.Layer.Context<typeof layerApi>
+export type EngineServices = Layer.Services<typeof layerApi>
 
 /**
  * A `Request => Promise<Response>` handler for hosts that mount the API in their own server.

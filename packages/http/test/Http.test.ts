@@ -22,7 +22,7 @@ const call = async (method: string, path: string, key: string | null, body?: unk
   const text = await res.text()
   return { status: res.status, headers: res.headers, body: text === "" ? null : JSON.parse(text) }
 }
-const merchant = () => runtime.runPromise(Effect.flatMap(Merchants.Merchants, (m) => m.create({ name: "Acme", currency: "USD", frozen_time: Date.parse("2026-01-01T00:00:00Z") })))
+const merchant = () => runtime.runPromise(Merchants.Merchants.use((m) => m.create({ name: "Acme", currency: "USD", frozen_time: Date.parse("2026-01-01T00:00:00Z") })))
 
 describe("REST adapter", () => {
   it("answers in the envelope, and every auth failure with the documented 401", async () => {

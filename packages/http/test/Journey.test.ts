@@ -22,7 +22,7 @@ describe(`merchant journey over HTTP (${name})`, () => {
       redirect: "manual"
     }))
   it("catalog → customer → checkout on the hosted page → lists → preview + change → renewals → dunning → refund → events", async () => {
-    const { api_key: key } = await app.runtime.runPromise(Effect.flatMap(Merchants.Merchants, (m) => m.create({ name: "Journey", currency: "USD", frozen_time: Date.parse("2026-03-01T00:00:00Z") })))
+    const { api_key: key } = await app.runtime.runPromise(Merchants.Merchants.use((m) => m.create({ name: "Journey", currency: "USD", frozen_time: Date.parse("2026-03-01T00:00:00Z") })))
     const product = (await api(key, "POST", "/api/v1/products", { product_name: "Team" })).body.data.product_id
     const mkPrice = async (base: string) => (await api(key, "POST", "/api/v1/prices", { name: `Team ${base}`, product_id: product, currency: "USD", billing_type: "recurring", price_type: "flat_price", price_plan: { billing_cycle_unit: "month", base_price_val: base } })).body.data.price_id
     const basic = await mkPrice("10.00")
@@ -80,7 +80,7 @@ describe(`merchant journey over HTTP (${name})`, () => {
   }, 60_000)
 
   it("pages over 250 objects sharing created_at in both directions", async () => {
-    const { api_key: key, merchant: { merchant_id } } = await app.runtime.runPromise(Effect.flatMap(Merchants.Merchants, (m) => m.create({ name: "Pages", currency: "USD", frozen_time: Date.parse("2026-01-01T00:00:00Z") })))
+    const { api_key: key, merchant: { merchant_id } } = await app.runtime.runPromise(Merchants.Merchants.use((m) => m.create({ name: "Pages", currency: "USD", frozen_time: Date.parse("2026-01-01T00:00:00Z") })))
     // the frozen clock does not move: every customer has the same created_at
     for (let i = 0; i < 250; i++) await api(key, "POST", "/api/v1/front/customer/create", { payer_id: `p-${i}` })
     const forward: Array<string> = []
@@ -93,7 +93,7 @@ describe(`merchant journey over HTTP (${name})`, () => {
     }
     expect(forward).toHaveLength(250)
     // the frozen clock stamps every one of them with the same created_at
-    const records = await app.runtime.runPromise(Effect.flatMap(Customers.Customers, (c) => c.list(merchant_id, { limit: 100 })))
+    const records = await app.runtime.runPromise(Customers.Customers.use((c) => c.list(merchant_id, { limit: 100 })))
     expect(new Set(records.list.map((r) => r.created_at)).size).toBe(1)
     expect(new Set(forward).size).toBe(250)
     expect([...forward].sort().reverse()).toEqual(forward)

@@ -64,8 +64,8 @@ export const ensureDemoMerchant = (config: ServerConfig) =>
  */
 export const workers = (owner: string, options: { readonly concurrency?: number } = {}) =>
   Effect.all([
-    Effect.flatMap(Billing.Billing, (b) => b.worker({ owner, ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}) })),
-    Effect.flatMap(Webhooks.Webhooks, (w) => w.dispatcher({ owner }))
+    Billing.Billing.use((b) => b.worker({ owner, ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}) })),
+    Webhooks.Webhooks.use((w) => w.dispatcher({ owner }))
   ], { concurrency: 2, discard: true })
 
 /**

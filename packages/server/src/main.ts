@@ -64,7 +64,7 @@ const program = Effect.gen(function* () {
       if (!merchant) return yield* Effect.fail(new Error("key commands need --merchant"))
       if (sub === "rotate") {
         return yield* withEngine(() =>
-          Effect.flatMap(Merchants.Merchants, (m) => m.rotateKey(merchant, { graceMs: duration(flag("grace") ?? "3m") })).pipe(
+          Merchants.Merchants.use((m) => m.rotateKey(merchant, { graceMs: duration(flag("grace") ?? "3m") })).pipe(
             Effect.flatMap((k) => Console.log(has("json") ? JSON.stringify({ key_id: k.key_id, api_key: k.api_key }) : `New API key: ${k.api_key}`))
           )
         )
@@ -72,7 +72,7 @@ const program = Effect.gen(function* () {
       if (sub === "revoke") {
         const key = flag("key")
         if (!key) return yield* Effect.fail(new Error("key revoke needs --key (the key id)"))
-        return yield* withEngine(() => Effect.flatMap(Merchants.Merchants, (m) => m.revokeKey(merchant, key)).pipe(Effect.andThen(Console.log(`Revoked ${key}`))))
+        return yield* withEngine(() => Merchants.Merchants.use((m) => m.revokeKey(merchant, key)).pipe(Effect.andThen(Console.log(`Revoked ${key}`))))
       }
       return yield* Console.error(usage)
     }

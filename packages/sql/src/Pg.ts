@@ -90,7 +90,7 @@ export const layerPgUrl = (options: PgOptions): Layer.Layer<Store.Storage | SqlC
 export const layerPgScratch = (options: { readonly url: string; readonly prefix?: string }): Layer.Layer<Store.Storage | SqlClient.SqlClient, SqlError> => {
   const schema = freshSchemaName(options.prefix)
   const dropOnRelease = Layer.effectDiscard(
-    Effect.flatMap(SqlClient.SqlClient, (sql) => Effect.addFinalizer(() => sql`drop schema if exists ${sql(schema)} cascade`.pipe(Effect.ignore)))
+    SqlClient.SqlClient.use((sql) => Effect.addFinalizer(() => sql`drop schema if exists ${sql(schema)} cascade`.pipe(Effect.ignore)))
   )
   // the finalizer is registered after the client is built, so it runs before the pool closes
   return Layer.provideMerge(dropOnRelease, layerPgUrl({ url: options.url, schema }))

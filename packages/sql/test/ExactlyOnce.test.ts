@@ -87,7 +87,7 @@ layer(EngineScenarios.engine(Pg.layerPglite()), { timeout: "120 seconds" })("cra
       yield* TestClock.adjust(32 * DAY)
       const now = Date.UTC(2026, 0, 1) + 32 * DAY
       // every renewal of this worker dies after recording its invoice and trade, before the charge
-      yield* Effect.flatMap(Billing.Billing, (b) => b.runDue({ now, owner: "doomed", lane: "live", merchantId: m })).pipe(
+      yield* Billing.Billing.use((b) => b.runDue({ now, owner: "doomed", lane: "live", merchantId: m })).pipe(
         Effect.provide(Billing.Billing.layer.pipe(Layer.provide(crashingGateway(Number.POSITIVE_INFINITY))), { local: true })
       )
       const pending = (yield* billing0.listInvoices(m, { limit: 100, filters: [{ column: "invoice_type", op: "in", values: ["renewal"] }, { column: "biz_status", op: "in", values: ["pending"] }] })).list

@@ -59,7 +59,7 @@ export const subscribe = (merchantId: string, priceId: string, number = "4242424
 /** Every invoice of a subscription, oldest first. */
 export const invoicesOf = (merchantId: string, subscriptionId: string) =>
   Effect.map(
-    Effect.flatMap(Billing.Billing, (b) => b.listInvoices(merchantId, { limit: 100, filters: [{ column: "subscription_id", op: "in", values: [subscriptionId] }] })),
+    Billing.Billing.use((b) => b.listInvoices(merchantId, { limit: 100, filters: [{ column: "subscription_id", op: "in", values: [subscriptionId] }] })),
     (p) => [...p.list].reverse()
   )
 

@@ -43,7 +43,7 @@ const monthly = (product_id: string, extra: Record<string, unknown> = {}) => ({
  */
 export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =>
   layer(services(storage), { timeout: "60 seconds" })(`Services: ${name}`, (it) => {
-    const newMerchant = Effect.flatMap(Merchants.Merchants, (m) => m.create({ name: "Acme", currency: "USD" }))
+    const newMerchant = Merchants.Merchants.use((m) => m.create({ name: "Acme", currency: "USD" }))
 
     it.effect("creates a merchant with a default category and a key shown once, stored only hashed and encrypted", () =>
       Effect.gen(function* () {
@@ -185,7 +185,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
           }
         })
         const crashed = yield* Effect.exit(
-          Effect.flatMap(Catalog.Catalog, (c) => c.createPrice(m, monthly(product.product_id, { merchant_price_id: "crashy" }))).pipe(
+          Catalog.Catalog.use((c) => c.createPrice(m, monthly(product.product_id, { merchant_price_id: "crashy" }))).pipe(
             Effect.provide(Catalog.Catalog.layer, { local: true }),
             Effect.provideService(Store.Storage, faulty)
           )

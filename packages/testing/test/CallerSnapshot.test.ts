@@ -32,7 +32,7 @@ layer(engine, { timeout: "60 seconds" })("Merchants.asCaller: the request's merc
 
       // advance_clock inside a request: every renewal on the way is stamped at its due time, not
       // at the snapshot's, and the merchant's clock ends where it was moved
-      const after = yield* Merchants.asCaller(merchant)(Effect.flatMap(Billing.Billing, (b) => b.advanceClock(merchantId, ms("2024-08-15T00:00:00Z"))))
+      const after = yield* Merchants.asCaller(merchant)(Billing.Billing.use((b) => b.advanceClock(merchantId, ms("2024-08-15T00:00:00Z"))))
       expect(DateTime.toEpochMillis(after.frozen_time!)).toBe(ms("2024-08-15T00:00:00Z"))
       const invoices = yield* EngineScenarios.invoicesOf(merchantId, sub)
       expect(invoices.map((i) => [i.invoice_type, i.cycle_index])).toEqual([["initial", 0], ["renewal", 1], ["renewal", 2]])

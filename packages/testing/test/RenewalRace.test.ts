@@ -10,7 +10,7 @@ let afterCharge: ((request: Ports.ChargeRequest, outcome: Ports.ChargeOutcome) =
 /** The sandbox gateway, with a hook after every charge. */
 const hookedGateway = Layer.effect(
   Ports.PaymentGateway,
-  Effect.map(Ports.PaymentGateway, (sandbox) => ({
+  Ports.PaymentGateway.useSync((sandbox) => ({
     ...sandbox,
     charge: (request: Ports.ChargeRequest) =>
       Effect.tap(sandbox.charge(request), (outcome) => (afterCharge ? afterCharge(request, outcome) : Effect.void))

@@ -13,7 +13,7 @@ import { Effect, Layer } from "effect"
  * @since 0.1.0
  */
 export const run = (options: { readonly owner: string; readonly intervalMs?: number; readonly limit?: number }) =>
-  Effect.flatMap(Webhooks.Webhooks, (w) => w.dispatcher(options))
+  Webhooks.Webhooks.use((w) => w.dispatcher(options))
 
 /**
  * The dispatcher as a Layer: forked for the Layer's lifetime.

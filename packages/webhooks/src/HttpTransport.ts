@@ -1,11 +1,11 @@
 /**
- * The webhook transport on `@effect/platform`'s HttpClient (fetch): POSTs the body as given,
+ * The webhook transport on Effect's HttpClient (fetch): POSTs the body as given,
  * never follows a redirect (a 3xx is the answer), gives up after the request's timeout, and
  * refuses loopback / private-network targets unless allowed (server-side request forgery).
  *
  * @since 0.1.0
  */
-import { FetchHttpClient, HttpClient, HttpClientRequest } from "@effect/platform"
+import { FetchHttpClient, HttpClient, HttpClientRequest } from "effect/http"
 import { Ports } from "@recur/core"
 import { Effect, Layer } from "effect"
 import { lookup } from "node:dns/promises"
@@ -89,7 +89,10 @@ export const make = (options: Options = {}) =>
         }).pipe(
           Effect.provideService(FetchHttpClient.RequestInit, { redirect: "manual" }),
           Effect.scoped,
-          Effect.timeoutFail({ duration: request.timeoutMs, onTimeout: () => new Ports.WebhookTransportError({ reason: "timeout", message: `no answer within ${request.timeoutMs} ms` }) })
+          Effect.timeoutOrElse({
+            duration: request.timeoutMs,
+            orElse: () => Effect.fail(new Ports.WebhookTransportError({ reason: "timeout", message: `no answer within ${request.timeoutMs} ms` }))
+          })
         )
     }
   })

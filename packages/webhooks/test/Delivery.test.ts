@@ -27,9 +27,9 @@ for (const [name, storage] of backends()) {
       await rt.dispose()
     })
     const run = <A, E>(effect: Effect.Effect<A, E, any>) => rt.runPromise(effect as Effect.Effect<A, E, never>)
-    const hooks = <A, E>(f: (w: Webhooks.Webhooks) => Effect.Effect<A, E>) => run(Effect.flatMap(Webhooks.Webhooks, f))
-    const billing = <A, E>(f: (b: Billing.Billing) => Effect.Effect<A, E>) => run(Effect.flatMap(Billing.Billing, f))
-    const subs = <A, E>(f: (s: Subscriptions.Subscriptions) => Effect.Effect<A, E>) => run(Effect.flatMap(Subscriptions.Subscriptions, f))
+    const hooks = <A, E>(f: (w: Webhooks.Webhooks["Service"]) => Effect.Effect<A, E>) => run(Webhooks.Webhooks.use(f))
+    const billing = <A, E>(f: (b: Billing.Billing["Service"]) => Effect.Effect<A, E>) => run(Billing.Billing.use(f))
+    const subs = <A, E>(f: (s: Subscriptions.Subscriptions["Service"]) => Effect.Effect<A, E>) => run(Subscriptions.Subscriptions.use(f))
     /** Dispatches until the outbox is empty. */
     const drain = async (owner = "test") => {
       while ((await hooks((w) => w.dispatchOnce({ owner }))) > 0) { /* more */ }
@@ -41,8 +41,8 @@ for (const [name, storage] of backends()) {
     it("every event type of the contract is produced by its flow, delivered, and verifies under both schemes — also during a key rotation", async () => {
       const m = await run(merchantWithPrice("2026-01-01T00:00:00Z", { has_trial: true, trial_type: 0, trial_period: { trial_period_unit: "day", trial_period_count: 7 } }))
       const endpoint = await hooks((w) => w.create(m.merchantId, { url: rcv.url("/all"), all_events: true }))
-      const plain = await run(Effect.flatMap(Catalog.Catalog, (c) => c.createPrice(m.merchantId, { name: "Plain", product_id: m.productId, currency: "USD", billing_type: "recurring", price_type: "flat_price", price_plan: { billing_cycle_unit: "month", base_price_val: "10.00" } })))
-      const bigger = await run(Effect.flatMap(Catalog.Catalog, (c) => c.createPrice(m.merchantId, { name: "Bigger", product_id: m.productId, currency: "USD", billing_type: "recurring", price_type: "flat_price", price_plan: { billing_cycle_unit: "month", base_price_val: "50.00" } })))
+      const plain = await run(Catalog.Catalog.use((c) => c.createPrice(m.merchantId, { name: "Plain", product_id: m.productId, currency: "USD", billing_type: "recurring", price_type: "flat_price", price_plan: { billing_cycle_unit: "month", base_price_val: "10.00" } })))
+      const bigger = await run(Catalog.Catalog.use((c) => c.createPrice(m.merchantId, { name: "Bigger", product_id: m.productId, currency: "USD", billing_type: "recurring", price_type: "flat_price", price_plan: { billing_cycle_unit: "month", base_price_val: "50.00" } })))
 
       // A: a trial that converts, then every lifecycle move
       const a = Option.getOrThrow((await run(subscribe(m.merchantId, m.priceId))).subscription)
@@ -54,7 +54,7 @@ for (const [name, storage] of backends()) {
       await subs((s) => s.changePrice(m.merchantId, a.id, { price_id: bigger.id, effective_type: "immediate", proration: "immediate" }))
       const trade = (await billing((b) => b.listTrades(m.merchantId, { limit: 100, filters: [{ column: "trade_status", op: "in", values: ["succeeded"] }] }))).list[0]!
       await subs((s) => s.refund(m.merchantId, { trade_id: trade.trade_id, amount: "1.00" }))
-      await run(Effect.flatMap(SandboxGateway.SandboxControls, (c) => c.failNextRefunds(1)))
+      await run(SandboxGateway.SandboxControls.use((c) => c.failNextRefunds(1)))
       await subs((s) => s.refund(m.merchantId, { trade_id: trade.trade_id, amount: "1.00" }))
       await subs((s) => s.cancel(m.merchantId, a.id, {}))
       // B: a card whose renewals are declined — past_due, then unpaid
@@ -83,7 +83,7 @@ for (const [name, storage] of backends()) {
       expect((await hooks((w) => w.listEvents(m.merchantId, { event_statuses: ["succeeded"], limit: 100 }))).list.length).toBeGreaterThanOrEqual(18)
 
       // a key rotation: both signatures during the grace
-      const rotated = await run(Effect.flatMap(Merchants.Merchants, (s) => s.rotateKey(m.merchantId, { graceMs: 10 * MIN })))
+      const rotated = await run(Merchants.Merchants.use((s) => s.rotateKey(m.merchantId, { graceMs: 10 * MIN })))
       await run(subscribe(m.merchantId, plain.id))
       await drain()
       const after = at("/all").slice(got.length)
@@ -198,7 +198,7 @@ for (const [name, storage] of backends()) {
       }))
       // dispatchers that die mid-batch, one after another, while the receiver is down
       for (let k = 0; k < 3; k++) {
-        const fiber = rt.runFork(Effect.flatMap(Webhooks.Webhooks, (w) => w.dispatcher({ owner: `doomed-${k}`, leaseMs: 1_000, limit: 50 })))
+        const fiber = rt.runFork(Webhooks.Webhooks.use((w) => w.dispatcher({ owner: `doomed-${k}`, leaseMs: 1_000, limit: 50 })))
         await new Promise((r) => setTimeout(r, 150 + k * 100))
         await rt.runPromise(Fiber.interrupt(fiber))
       }

@@ -9,7 +9,7 @@ const request = (url: string, overrides: Partial<Ports.WebhookRequest> = {}): Po
   ({ url, headers: { "x-test": "1" }, body: '{"a":1}', timeoutMs: 2_000, allowPrivateNetwork: true, ...overrides })
 
 const send = (req: Ports.WebhookRequest, options: HttpTransport.Options = {}) =>
-  Effect.flatMap(Ports.WebhookTransport, (t) => Effect.result(t.send(req))).pipe(Effect.provide(HttpTransport.layer(options)))
+  Ports.WebhookTransport.use((t) => Effect.result(t.send(req))).pipe(Effect.provide(HttpTransport.layer(options)))
 
 describe("HttpTransport", () => {
   it("classifies private, loopback, link-local and reserved addresses", () => {
@@ -36,19 +36,19 @@ describe("HttpTransport", () => {
       })
       yield* Effect.promise(() => new Promise<void>((r) => server.listen(0, "127.0.0.1", r)))
       const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-      expect(yield* send(request(`${base}/ok`))).toMatchObject({ _tag: "Success", right: { status: 204 } })
+      expect(yield* send(request(`${base}/ok`))).toMatchObject({ _tag: "Success", success: { status: 204 } })
       expect(seen[0]).toEqual({ url: "/ok", body: '{"a":1}', header: "1" })
-      expect(yield* send(request(`${base}/moved`))).toMatchObject({ _tag: "Success", right: { status: 307 } })
+      expect(yield* send(request(`${base}/moved`))).toMatchObject({ _tag: "Success", success: { status: 307 } })
       expect(seen.map((s) => s.url)).not.toContain("/elsewhere")
       const refused = yield* send(request(`${base}/ok`, { allowPrivateNetwork: false }))
-      expect(refused).toMatchObject({ _tag: "Failure", left: { reason: "forbidden" } })
+      expect(refused).toMatchObject({ _tag: "Failure", failure: { reason: "forbidden" } })
       expect(yield* send(request(`${base}/ok`, { allowPrivateNetwork: false }), { allowPrivateNetwork: true })).toMatchObject({ _tag: "Success" })
       const localhost = yield* send(request(`http://localhost:${(server.address() as AddressInfo).port}/ok`, { allowPrivateNetwork: false }))
-      expect(localhost).toMatchObject({ _tag: "Failure", left: { reason: "forbidden" } })
+      expect(localhost).toMatchObject({ _tag: "Failure", failure: { reason: "forbidden" } })
       const hung = yield* send(request(`${base}/hang`, { timeoutMs: 300 }))
-      expect(hung).toMatchObject({ _tag: "Failure", left: { reason: "timeout" } })
+      expect(hung).toMatchObject({ _tag: "Failure", failure: { reason: "timeout" } })
       server.closeAllConnections()
       yield* Effect.promise(() => new Promise<void>((r) => server.close(() => r())))
-      expect(yield* send(request(`${base}/ok`))).toMatchObject({ _tag: "Failure", left: { reason: "network" } })
+      expect(yield* send(request(`${base}/ok`))).toMatchObject({ _tag: "Failure", failure: { reason: "network" } })
     }))
 })

@@ -6,7 +6,7 @@ import type { HttpServerRequest } from "@effect/platform"
 import type { Merchants } from "@recur/core"
 import type { Effect } from "effect"
 
-type Authenticated = Effect.Effect.Success<ReturnType<Merchants.Merchants["authenticate"]>>
+type Authenticated = Effect.Effect.Success<ReturnType<Merchants.Merchants["Service"]["authenticate"]>>
 
 const memo = new WeakMap<object, { readonly key: string; readonly auth: Authenticated }>()
 
