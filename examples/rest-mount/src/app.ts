@@ -12,7 +12,7 @@ export function createApp(options: { storage?: "memory" | { pglite: string } } =
   // one engine, shared by the mounted API and the host's own admin code (creating merchants)
   const memoMap = Effect.runSync(Layer.makeMemoMap)
   const engine = recurEngine({ storage: options.storage ?? "memory", publicUrl: "http://localhost:3000/billing" })
-  const admin = ManagedRuntime.make(engine, memoMap)
+  const admin = ManagedRuntime.make(engine, { memoMap })
   const recur = Http.toWebHandler(engine, memoMap)
   const createMerchant = (name: string, currency: string) =>
     admin.runPromise(Merchants.Merchants.use((m) => m.create({ name, currency })).pipe(Effect.map((r) => ({ merchant_id: r.merchant.merchant_id, api_key: r.api_key }))))

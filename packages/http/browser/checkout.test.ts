@@ -20,7 +20,7 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
   base = `http://127.0.0.1:${(server.address() as { port: number }).port}`
   const engine = engineLayer({ storage: "memory", publicUrl: base })
-  runtime = ManagedRuntime.make(engine, memoMap) as never
+  runtime = ManagedRuntime.make(engine, { memoMap }) as never
   recur = Http.toWebHandler(engine, memoMap)
   server.on("request", async (req, res) => {
     if (req.url === "/thanks") return void res.writeHead(200, { "content-type": "text/html" }).end("<h1>Thanks!</h1>")

@@ -4,9 +4,9 @@
  *
  * @since 0.1.0
  */
-import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, OpenApi } from "@effect/platform"
 import { CheckoutSession, Common, Customer, Invoice, type Merchant, Price, Product, Refund, Subscription, Trade, Usage, Webhook } from "@recur/core"
 import { Context, Schema } from "effect"
+import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSecurity, OpenApi } from "effect/http-api"
 import * as ApiErrors from "./Errors.js"
 
 /**
@@ -25,7 +25,7 @@ export const Envelope = <A, I, R>(data: Schema.Codec<A, I, R>) =>
 export const Page = <A, I, R>(item: Schema.Codec<A, I, R>) => Schema.Struct({ has_more: Schema.Boolean, list: Schema.Array(item) })
 
 /** A query array: repeated keys or one comma-separated value. */
-const QueryList = Schema.optional(Schema.Union(Schema.String, Schema.Array(Schema.String)))
+const QueryList = Schema.optional(Schema.Union([Schema.String, Schema.Array(Schema.String)]))
 
 /** Cursor pagination and `created_at` ranges, common to every list. */
 const PageQuery = {
@@ -50,13 +50,24 @@ export class CurrentMerchant extends Context.Service<
 
 /**
  * Authentication (`Authorization: Bearer <key>`, exactly one space) and the required
- * `Request-Id` header, on every endpoint.
+ * `Request-Id` header, on every endpoint. The key is declared as an HTTP bearer scheme, so the
+ * OpenAPI document and generated clients send it.
  *
  * @since 0.1.0
  */
-export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("@recur/http/Authentication", {
-  provides: CurrentMerchant,
-  failure: Schema.Union(ApiErrors.Unauthorized, ApiErrors.InvalidParameter)
+export class Authentication extends HttpApiMiddleware.Service<Authentication, { provides: CurrentMerchant }>()("@recur/http/Authentication", {
+  error: [ApiErrors.Unauthorized, ApiErrors.InvalidParameter],
+  security: { bearer: HttpApiSecurity.bearer.pipe(HttpApiSecurity.annotate(OpenApi.Description, "A merchant API key (sk_live_… or sk_test_…).")) }
+}) {}
+
+/**
+ * Every request that does not decode (path, query or body) is answered as `InvalidParameter`
+ * in the envelope, naming the first field at fault.
+ *
+ * @since 0.1.0
+ */
+export class DecodeErrors extends HttpApiMiddleware.Service<DecodeErrors>()("@recur/http/DecodeErrors", {
+  error: ApiErrors.InvalidParameter
 }) {}
 
 const Address = Schema.Struct({
@@ -67,7 +78,7 @@ const Address = Schema.Struct({
   postal_code: Schema.optional(Schema.String),
   country: Schema.optional(Schema.String)
 })
-const Metadata = Schema.Record({ key: Schema.String, value: Schema.String })
+const Metadata = Schema.Record(Schema.String, Schema.String)
 
 const CustomerBody = {
   email: Schema.optional(Schema.String),
@@ -88,14 +99,12 @@ const CustomerRef = Schema.Struct({ customer_id: Schema.optional(Schema.String),
  * @since 0.1.0
  */
 export class CustomersGroup extends HttpApiGroup.make("customers")
-  .add(HttpApiEndpoint.post("create", "/api/v1/front/customer/create").setPayload(Schema.Struct(CustomerBody)).addSuccess(Envelope(Schema.Struct({ customer_id: Schema.String }))))
-  .add(HttpApiEndpoint.post("update", "/api/v1/front/customer/update").setPayload(Schema.Struct({ ...CustomerBody, customer_id: Schema.optional(Schema.String) })).addSuccess(Envelope(Schema.Struct({ customer_id: Schema.String }))))
-  .add(HttpApiEndpoint.post("delete", "/api/v1/front/customer/delete").setPayload(CustomerRef).addSuccess(Envelope(Schema.Struct({}))))
-  .add(HttpApiEndpoint.get("get", "/api/v1/front/customer/:customer_id").setPath(Schema.Struct({ customer_id: Schema.String })).addSuccess(Envelope(Schema.Struct({ customer: Customer.Customer }))))
+  .add(HttpApiEndpoint.post("create", "/api/v1/front/customer/create", { payload: Schema.Struct(CustomerBody), success: Envelope(Schema.Struct({ customer_id: Schema.String })), error: ApiErrors.all }))
+  .add(HttpApiEndpoint.post("update", "/api/v1/front/customer/update", { payload: Schema.Struct({ ...CustomerBody, customer_id: Schema.optional(Schema.String) }), success: Envelope(Schema.Struct({ customer_id: Schema.String })), error: ApiErrors.all }))
+  .add(HttpApiEndpoint.post("delete", "/api/v1/front/customer/delete", { payload: CustomerRef, success: Envelope(Schema.Struct({})), error: ApiErrors.all }))
+  .add(HttpApiEndpoint.get("get", "/api/v1/front/customer/:customer_id", { params: Schema.Struct({ customer_id: Schema.String }), success: Envelope(Schema.Struct({ customer: Customer.Customer })), error: ApiErrors.all }))
   .add(
-    HttpApiEndpoint.get("list", "/api/v1/front/customer")
-      .setUrlParams(Schema.Struct({ ...PageQuery, customer_ids: QueryList, emails: QueryList, payer_ids: QueryList, type: Schema.optional(Schema.String) }))
-      .addSuccess(Envelope(Page(Customer.Customer)))
+    HttpApiEndpoint.get("list", "/api/v1/front/customer", { query: Schema.Struct({ ...PageQuery, customer_ids: QueryList, emails: QueryList, payer_ids: QueryList, type: Schema.optional(Schema.String) }), success: Envelope(Page(Customer.Customer)), error: ApiErrors.all })
   )
   .middleware(Authentication)
   .annotate(OpenApi.Title, "Customers") {}
@@ -161,38 +170,27 @@ export const PricePayload = Schema.Struct({
  * @since 0.1.0
  */
 export class CatalogGroup extends HttpApiGroup.make("catalog")
-  .add(HttpApiEndpoint.get("categories", "/api/v1/product-categories").addSuccess(Envelope(Schema.Struct({ total: Schema.Int, list: Schema.Array(Product.Category) }))))
+  .add(HttpApiEndpoint.get("categories", "/api/v1/product-categories", { success: Envelope(Schema.Struct({ total: Schema.Int, list: Schema.Array(Product.Category) })), error: ApiErrors.all }))
   .add(
-    HttpApiEndpoint.post("createProduct", "/api/v1/products")
-      .setPayload(Schema.Struct({
+    HttpApiEndpoint.post("createProduct", "/api/v1/products", { payload: Schema.Struct({
         product_name: Schema.optional(Schema.String), description: Schema.optional(Schema.String), category_id: Schema.optional(Schema.String),
         image_url: Schema.optional(Schema.String), merchant_product_id: Schema.optional(Schema.String), quantity_unit: Schema.optional(Schema.String),
         features: Schema.optional(Schema.Array(Schema.Struct({ id: Schema.String, name: Schema.String, type: Schema.String }))), metadata: Schema.optional(Metadata),
         product_status: Schema.optional(Schema.Literals(["draft", "active"]))
-      }))
-      .addSuccess(Envelope(Schema.Struct({ product_id: Schema.String })))
+      }), success: Envelope(Schema.Struct({ product_id: Schema.String })), error: ApiErrors.all })
   )
   .add(
-    HttpApiEndpoint.post("productStatus", "/api/v1/product/:product_id/status")
-      .setPath(Schema.Struct({ product_id: Schema.String }))
-      .setPayload(Schema.Struct({ status: Schema.optional(Schema.String), product_status: Schema.optional(Schema.String) }))
-      .addSuccess(Envelope(Schema.Struct({ product_id: Schema.String, product_status: Schema.String })))
+    HttpApiEndpoint.post("productStatus", "/api/v1/product/:product_id/status", { params: Schema.Struct({ product_id: Schema.String }), payload: Schema.Struct({ status: Schema.optional(Schema.String), product_status: Schema.optional(Schema.String) }), success: Envelope(Schema.Struct({ product_id: Schema.String, product_status: Schema.String })), error: ApiErrors.all })
   )
-  .add(HttpApiEndpoint.get("products", "/api/v1/products").setUrlParams(Schema.Struct({ ...PageQuery, price_ids: QueryList, status: Schema.optional(Schema.String) })).addSuccess(Envelope(Page(Product.Product))))
-  .add(HttpApiEndpoint.post("createPrice", "/api/v1/prices").setPayload(PricePayload).addSuccess(Envelope(Schema.Struct({ price_id: Schema.String, price_version_id: Schema.String, merchant_price_id: Schema.NullOr(Schema.String) }))))
+  .add(HttpApiEndpoint.get("products", "/api/v1/products", { query: Schema.Struct({ ...PageQuery, price_ids: QueryList, status: Schema.optional(Schema.String) }), success: Envelope(Page(Product.Product)), error: ApiErrors.all }))
+  .add(HttpApiEndpoint.post("createPrice", "/api/v1/prices", { payload: PricePayload, success: Envelope(Schema.Struct({ price_id: Schema.String, price_version_id: Schema.String, merchant_price_id: Schema.NullOr(Schema.String) })), error: ApiErrors.all }))
   .add(
-    HttpApiEndpoint.post("priceStatus", "/api/v1/prices/:price_version_id/status")
-      .setPath(Schema.Struct({ price_version_id: Schema.String }))
-      .setPayload(Schema.Struct({ price_version_id: Schema.optional(Schema.String), status: Schema.optional(Schema.String) }))
-      .addSuccess(Envelope(Schema.Struct({ price_version_id: Schema.String })))
+    HttpApiEndpoint.post("priceStatus", "/api/v1/prices/:price_version_id/status", { params: Schema.Struct({ price_version_id: Schema.String }), payload: Schema.Struct({ price_version_id: Schema.optional(Schema.String), status: Schema.optional(Schema.String) }), success: Envelope(Schema.Struct({ price_version_id: Schema.String })), error: ApiErrors.all })
   )
-  .add(HttpApiEndpoint.get("priceVersion", "/api/v1/prices/version/:price_version_id").setPath(Schema.Struct({ price_version_id: Schema.String })).addSuccess(Envelope(Price.PriceVersion)))
-  .add(HttpApiEndpoint.get("prices", "/api/v1/prices").setUrlParams(Schema.Struct({ ...PageQuery, product_id: Schema.optional(Schema.String), status: Schema.optional(Schema.String) })).addSuccess(Envelope(Page(Price.PriceVersion))))
+  .add(HttpApiEndpoint.get("priceVersion", "/api/v1/prices/version/:price_version_id", { params: Schema.Struct({ price_version_id: Schema.String }), success: Envelope(Price.PriceVersion), error: ApiErrors.all }))
+  .add(HttpApiEndpoint.get("prices", "/api/v1/prices", { query: Schema.Struct({ ...PageQuery, product_id: Schema.optional(Schema.String), status: Schema.optional(Schema.String) }), success: Envelope(Page(Price.PriceVersion)), error: ApiErrors.all }))
   .add(
-    HttpApiEndpoint.get("priceVersions", "/api/v1/price/:price_id/versions")
-      .setPath(Schema.Struct({ price_id: Schema.String }))
-      .setUrlParams(Schema.Struct(PageQuery))
-      .addSuccess(Envelope(Page(Price.PriceVersion)))
+    HttpApiEndpoint.get("priceVersions", "/api/v1/price/:price_id/versions", { params: Schema.Struct({ price_id: Schema.String }), query: Schema.Struct(PageQuery), success: Envelope(Page(Price.PriceVersion)), error: ApiErrors.all })
   )
   .middleware(Authentication)
   .annotate(OpenApi.Title, "Catalog") {}
@@ -218,7 +216,7 @@ export const SessionPayload = Schema.Struct({
   return_url: Schema.optional(Schema.String),
   cancel_url: Schema.optional(Schema.String),
   target_currency: Schema.optional(Schema.String),
-  merchant_rate: Schema.optional(Schema.Union(Schema.Number, Schema.String)),
+  merchant_rate: Schema.optional(Schema.Union([Schema.Number, Schema.String])),
   metadata: Schema.optional(Metadata),
   integration_method: Schema.optional(Schema.Literals(["hosted", "embedded"])),
   redirect_on_completion: Schema.optional(Schema.Literals(["always", "if_required"])),
@@ -247,8 +245,8 @@ export const SessionPayload = Schema.Struct({
  * @since 0.1.0
  */
 export class CheckoutGroup extends HttpApiGroup.make("checkout")
-  .add(HttpApiEndpoint.post("create", "/api/v1/session").setPayload(SessionPayload).addSuccess(Envelope(Schema.Struct({ session_id: Schema.String, session_url: Schema.String }))))
-  .add(HttpApiEndpoint.get("get", "/api/v1/session/:session_id").setPath(Schema.Struct({ session_id: Schema.String })).addSuccess(Envelope(Schema.Struct({ session: CheckoutSession.CheckoutSession }))))
+  .add(HttpApiEndpoint.post("create", "/api/v1/session", { payload: SessionPayload, success: Envelope(Schema.Struct({ session_id: Schema.String, session_url: Schema.String })), error: ApiErrors.all }))
+  .add(HttpApiEndpoint.get("get", "/api/v1/session/:session_id", { params: Schema.Struct({ session_id: Schema.String }), success: Envelope(Schema.Struct({ session: CheckoutSession.CheckoutSession })), error: ApiErrors.all }))
   .middleware(Authentication)
   .annotate(OpenApi.Title, "Checkout sessions") {}
 
@@ -276,49 +274,36 @@ const Quote = Schema.Struct({
  */
 export class SubscriptionsGroup extends HttpApiGroup.make("subscriptions")
   .add(
-    HttpApiEndpoint.get("list", "/api/v1/subscription")
-      .setUrlParams(Schema.Struct({
+    HttpApiEndpoint.get("list", "/api/v1/subscription", { query: Schema.Struct({
         ...PageQuery, subscription_ids: QueryList, status: QueryList, merchant_id: Schema.optional(Schema.String), order_ids: QueryList,
         source_trade_id: QueryList, billing_cycle_unit: Schema.optional(Schema.String), search_type: Schema.optional(Schema.String), search_value: Schema.optional(Schema.String)
-      }))
-      .addSuccess(Envelope(Page(Subscription.Subscription)))
+      }), success: Envelope(Page(Subscription.Subscription)), error: ApiErrors.all })
   )
-  .add(HttpApiEndpoint.get("get", "/api/v1/subscription/:subscription_id").setPath(SubscriptionPath).addSuccess(Envelope(Schema.Struct({ subscription: Subscription.Subscription }))))
-  .add(HttpApiEndpoint.post("change", "/api/v1/subscription/:subscription_id").setPath(SubscriptionPath).setPayload(ChangePayload).addSuccess(Envelope(Schema.Struct({}))))
-  .add(HttpApiEndpoint.post("previewChange", "/api/v1/subscription/:subscription_id/preview-change").setPath(SubscriptionPath).setPayload(ChangePayload).addSuccess(Envelope(Quote)))
+  .add(HttpApiEndpoint.get("get", "/api/v1/subscription/:subscription_id", { params: SubscriptionPath, success: Envelope(Schema.Struct({ subscription: Subscription.Subscription })), error: ApiErrors.all }))
+  .add(HttpApiEndpoint.post("change", "/api/v1/subscription/:subscription_id", { params: SubscriptionPath, payload: ChangePayload, success: Envelope(Schema.Struct({})), error: ApiErrors.all }))
+  .add(HttpApiEndpoint.post("previewChange", "/api/v1/subscription/:subscription_id/preview-change", { params: SubscriptionPath, payload: ChangePayload, success: Envelope(Quote), error: ApiErrors.all }))
   .add(
-    HttpApiEndpoint.post("revokePriceChange", "/api/v1/subscription/:subscription_id/revoke-price-change")
-      .setPath(SubscriptionPath)
-      .addSuccess(Envelope(Schema.Struct({ subscription_id: Schema.String, result: Schema.Literals(["revoked", "no_pending_change"]) })))
+    HttpApiEndpoint.post("revokePriceChange", "/api/v1/subscription/:subscription_id/revoke-price-change", { params: SubscriptionPath, success: Envelope(Schema.Struct({ subscription_id: Schema.String, result: Schema.Literals(["revoked", "no_pending_change"]) })), error: ApiErrors.all })
   )
-  .add(HttpApiEndpoint.post("cancel", "/api/v1/subscription/:subscription_id/cancel").setPath(SubscriptionPath).setPayload(Schema.Struct({ cancel_type: Schema.optional(Schema.String), cancel_reason: Schema.optional(Schema.String) })).addSuccess(StatusResult))
-  .add(HttpApiEndpoint.post("revokeCancel", "/api/v1/subscription/:subscription_id/revoke-cancel").setPath(SubscriptionPath).addSuccess(StatusResult))
-  .add(HttpApiEndpoint.post("pause", "/api/v1/subscription/:subscription_id/pause").setPath(SubscriptionPath).addSuccess(StatusResult))
-  .add(HttpApiEndpoint.post("resume", "/api/v1/subscription/:subscription_id/resume").setPath(SubscriptionPath).addSuccess(StatusResult))
-  .add(HttpApiEndpoint.post("renewal", "/api/v1/subscription/:subscription_id/renewal").setPath(SubscriptionPath).addSuccess(StatusResult))
+  .add(HttpApiEndpoint.post("cancel", "/api/v1/subscription/:subscription_id/cancel", { params: SubscriptionPath, payload: Schema.Struct({ cancel_type: Schema.optional(Schema.String), cancel_reason: Schema.optional(Schema.String) }), success: StatusResult, error: ApiErrors.all }))
+  .add(HttpApiEndpoint.post("revokeCancel", "/api/v1/subscription/:subscription_id/revoke-cancel", { params: SubscriptionPath, success: StatusResult, error: ApiErrors.all }))
+  .add(HttpApiEndpoint.post("pause", "/api/v1/subscription/:subscription_id/pause", { params: SubscriptionPath, success: StatusResult, error: ApiErrors.all }))
+  .add(HttpApiEndpoint.post("resume", "/api/v1/subscription/:subscription_id/resume", { params: SubscriptionPath, success: StatusResult, error: ApiErrors.all }))
+  .add(HttpApiEndpoint.post("renewal", "/api/v1/subscription/:subscription_id/renewal", { params: SubscriptionPath, success: StatusResult, error: ApiErrors.all }))
   .add(
-    HttpApiEndpoint.get("usage", "/api/v1/subscription/:subscription_id/usage")
-      .setPath(SubscriptionPath)
-      .setUrlParams(Schema.Struct({ merchant_id: Schema.optional(Schema.String), cycle_index: Schema.optional(Schema.String) }))
-      .addSuccess(Envelope(Usage.UsageSummary))
+    HttpApiEndpoint.get("usage", "/api/v1/subscription/:subscription_id/usage", { params: SubscriptionPath, query: Schema.Struct({ merchant_id: Schema.optional(Schema.String), cycle_index: Schema.optional(Schema.String) }), success: Envelope(Usage.UsageSummary), error: ApiErrors.all })
   )
   .add(
-    HttpApiEndpoint.post("recordUsage", "/api/v1/subscription/:subscription_id/usage")
-      .setPath(SubscriptionPath)
-      .setPayload(Schema.Struct({ usage_count: Schema.optional(Schema.Number), event_id: Schema.optional(Schema.String), timestamp: Schema.optional(Schema.String) }))
-      .addSuccess(Envelope(Schema.Struct({ subscription_id: Schema.String, cycle_index: Schema.Int, usage_count: Schema.Int, duplicate: Schema.Boolean })))
+    HttpApiEndpoint.post("recordUsage", "/api/v1/subscription/:subscription_id/usage", { params: SubscriptionPath, payload: Schema.Struct({ usage_count: Schema.optional(Schema.Number), event_id: Schema.optional(Schema.String), timestamp: Schema.optional(Schema.String) }), success: Envelope(Schema.Struct({ subscription_id: Schema.String, cycle_index: Schema.Int, usage_count: Schema.Int, duplicate: Schema.Boolean })), error: ApiErrors.all })
   )
   .add(
-    HttpApiEndpoint.post("recordUsageBatch", "/api/v1/usage/batch")
-      .setPayload(Schema.Struct({
+    HttpApiEndpoint.post("recordUsageBatch", "/api/v1/usage/batch", { payload: Schema.Struct({
         records: Schema.Array(Schema.Struct({ subscription_id: Schema.optional(Schema.String), usage_count: Schema.optional(Schema.Number), event_id: Schema.optional(Schema.String), timestamp: Schema.optional(Schema.String) }))
-      }))
-      .addSuccess(Envelope(Schema.Struct({
+      }), success: Envelope(Schema.Struct({
         accepted: Schema.Int,
         duplicates: Schema.Int,
         records: Schema.Array(Schema.Struct({ subscription_id: Schema.String, event_id: Schema.String, cycle_index: Schema.Int, usage_count: Schema.Int, duplicate: Schema.Boolean }))
-      })))
-      .annotate(OpenApi.Description, "Records up to 1,000 usage events of any of the merchant's usage-billed subscriptions in one transaction. Re-sent event_ids are reported as duplicates and not counted again; a bad record rejects the whole batch (the error names records[i]).")
+      })), error: ApiErrors.all }).annotate(OpenApi.Description, "Records up to 1,000 usage events of any of the merchant's usage-billed subscriptions in one transaction. Re-sent event_ids are reported as duplicates and not counted again; a bad record rejects the whole batch (the error names records[i]).")
   )
   .middleware(Authentication)
   .annotate(OpenApi.Title, "Subscriptions") {}
@@ -330,32 +315,23 @@ export class SubscriptionsGroup extends HttpApiGroup.make("subscriptions")
  */
 export class PaymentsGroup extends HttpApiGroup.make("payments")
   .add(
-    HttpApiEndpoint.get("trades", "/api/v1/trades")
-      .setUrlParams(Schema.Struct({ ...PageQuery, trade_ids: QueryList, trade_status: QueryList, order_ids: QueryList, customer_id: Schema.optional(Schema.String) }))
-      .addSuccess(Envelope(Page(Trade.Trade)))
+    HttpApiEndpoint.get("trades", "/api/v1/trades", { query: Schema.Struct({ ...PageQuery, trade_ids: QueryList, trade_status: QueryList, order_ids: QueryList, customer_id: Schema.optional(Schema.String) }), success: Envelope(Page(Trade.Trade)), error: ApiErrors.all })
   )
-  .add(HttpApiEndpoint.get("trade", "/api/v1/trade/:trade_id").setPath(Schema.Struct({ trade_id: Schema.String })).addSuccess(Envelope(Schema.Struct({ trade: Trade.Trade }))))
+  .add(HttpApiEndpoint.get("trade", "/api/v1/trade/:trade_id", { params: Schema.Struct({ trade_id: Schema.String }), success: Envelope(Schema.Struct({ trade: Trade.Trade })), error: ApiErrors.all }))
   .add(
-    HttpApiEndpoint.get("invoices", "/api/v1/invoices")
-      .setUrlParams(Schema.Struct({
+    HttpApiEndpoint.get("invoices", "/api/v1/invoices", { query: Schema.Struct({
         ...PageQuery, invoice_ids: QueryList, trade_ids: QueryList, order_ids: QueryList, subscription_id: Schema.optional(Schema.String),
         customer_id: Schema.optional(Schema.String), biz_status: QueryList, invoice_types: QueryList
-      }))
-      .addSuccess(Envelope(Page(Invoice.Invoice)))
+      }), success: Envelope(Page(Invoice.Invoice)), error: ApiErrors.all })
   )
-  .add(HttpApiEndpoint.get("invoice", "/api/v1/invoice/:invoice_id").setPath(Schema.Struct({ invoice_id: Schema.String })).addSuccess(Envelope(Schema.Struct({ invoice: Invoice.Invoice }))))
+  .add(HttpApiEndpoint.get("invoice", "/api/v1/invoice/:invoice_id", { params: Schema.Struct({ invoice_id: Schema.String }), success: Envelope(Schema.Struct({ invoice: Invoice.Invoice })), error: ApiErrors.all }))
   .add(
-    HttpApiEndpoint.post("refund", "/api/v1/refund")
-      .setPayload(Schema.Struct({ trade_id: Schema.optional(Schema.String), amount: Schema.optional(Schema.String), reason: Schema.optional(Schema.String) }))
-      .addSuccess(Envelope(Schema.Struct({ refund_id: Schema.String, refund_status: Schema.String })))
+    HttpApiEndpoint.post("refund", "/api/v1/refund", { payload: Schema.Struct({ trade_id: Schema.optional(Schema.String), amount: Schema.optional(Schema.String), reason: Schema.optional(Schema.String) }), success: Envelope(Schema.Struct({ refund_id: Schema.String, refund_status: Schema.String })), error: ApiErrors.all })
   )
-  .add(HttpApiEndpoint.get("getRefund", "/api/v1/refund/:refund_id").setPath(Schema.Struct({ refund_id: Schema.String })).addSuccess(Envelope(Schema.Struct({ refund: Refund.Refund }))))
-  .add(HttpApiEndpoint.get("refunds", "/api/v1/refunds").setUrlParams(Schema.Struct(PageQuery)).addSuccess(Envelope(Page(Refund.Refund))))
+  .add(HttpApiEndpoint.get("getRefund", "/api/v1/refund/:refund_id", { params: Schema.Struct({ refund_id: Schema.String }), success: Envelope(Schema.Struct({ refund: Refund.Refund })), error: ApiErrors.all }))
+  .add(HttpApiEndpoint.get("refunds", "/api/v1/refunds", { query: Schema.Struct(PageQuery), success: Envelope(Page(Refund.Refund)), error: ApiErrors.all }))
   .add(
-    HttpApiEndpoint.get("tradeRefunds", "/api/v1/trades/:trade_id/refunds")
-      .setPath(Schema.Struct({ trade_id: Schema.String }))
-      .setUrlParams(Schema.Struct(PageQuery))
-      .addSuccess(Envelope(Page(Refund.Refund)))
+    HttpApiEndpoint.get("tradeRefunds", "/api/v1/trades/:trade_id/refunds", { params: Schema.Struct({ trade_id: Schema.String }), query: Schema.Struct(PageQuery), success: Envelope(Page(Refund.Refund)), error: ApiErrors.all })
   )
   .middleware(Authentication)
   .annotate(OpenApi.Title, "Trades, invoices and refunds") {}
@@ -367,9 +343,7 @@ export class PaymentsGroup extends HttpApiGroup.make("payments")
  */
 export class SandboxGroup extends HttpApiGroup.make("sandbox")
   .add(
-    HttpApiEndpoint.post("advanceClock", "/api/v1/test_helpers/advance_clock")
-      .setPayload(Schema.Struct({ frozen_time: Schema.optional(Schema.String) }))
-      .addSuccess(Envelope(Schema.Struct({ frozen_time: Schema.String })))
+    HttpApiEndpoint.post("advanceClock", "/api/v1/test_helpers/advance_clock", { payload: Schema.Struct({ frozen_time: Schema.optional(Schema.String) }), success: Envelope(Schema.Struct({ frozen_time: Schema.String })), error: ApiErrors.all })
   )
   .middleware(Authentication)
   .annotate(OpenApi.Title, "Sandbox") {}
@@ -390,54 +364,15 @@ const EndpointPayload = Schema.Struct({
  */
 export class WebhooksGroup extends HttpApiGroup.make("webhooks")
   .add(
-    HttpApiEndpoint.get("events", "/api/v2/webhook/events")
-      .setUrlParams(Schema.Struct({ ...PageQuery, business_ids: QueryList, event_types: QueryList, event_statuses: QueryList }))
-      .addSuccess(Envelope(Page(Webhook.WebhookEvent)))
+    HttpApiEndpoint.get("events", "/api/v2/webhook/events", { query: Schema.Struct({ ...PageQuery, business_ids: QueryList, event_types: QueryList, event_statuses: QueryList }), success: Envelope(Page(Webhook.WebhookEvent)), error: ApiErrors.all })
   )
-  .add(HttpApiEndpoint.get("endpoints", "/api/v2/webhook/endpoints").setUrlParams(Schema.Struct({ ...PageQuery, status: QueryList })).addSuccess(Envelope(Page(Webhook.WebhookEndpoint))))
-  .add(HttpApiEndpoint.post("createEndpoint", "/api/v2/webhook/endpoints").setPayload(EndpointPayload).addSuccess(Envelope(Schema.Struct({ id: Schema.String, secret: Schema.String }))))
-  .add(HttpApiEndpoint.post("updateEndpoint", "/api/v2/webhook/endpoints/:endpoint_id").setPath(Schema.Struct({ endpoint_id: Schema.String })).setPayload(EndpointPayload).addSuccess(Envelope(Webhook.WebhookEndpoint)))
-  .add(HttpApiEndpoint.post("deleteEndpoint", "/api/v2/webhook/endpoints/:endpoint_id/delete").setPath(Schema.Struct({ endpoint_id: Schema.String })).addSuccess(Envelope(Schema.Struct({}))))
-  .add(HttpApiEndpoint.post("resendEvent", "/api/v2/webhook/events/:event_id/resend").setPath(Schema.Struct({ event_id: Schema.String })).addSuccess(Envelope(Webhook.WebhookEvent)))
+  .add(HttpApiEndpoint.get("endpoints", "/api/v2/webhook/endpoints", { query: Schema.Struct({ ...PageQuery, status: QueryList }), success: Envelope(Page(Webhook.WebhookEndpoint)), error: ApiErrors.all }))
+  .add(HttpApiEndpoint.post("createEndpoint", "/api/v2/webhook/endpoints", { payload: EndpointPayload, success: Envelope(Schema.Struct({ id: Schema.String, secret: Schema.String })), error: ApiErrors.all }))
+  .add(HttpApiEndpoint.post("updateEndpoint", "/api/v2/webhook/endpoints/:endpoint_id", { params: Schema.Struct({ endpoint_id: Schema.String }), payload: EndpointPayload, success: Envelope(Webhook.WebhookEndpoint), error: ApiErrors.all }))
+  .add(HttpApiEndpoint.post("deleteEndpoint", "/api/v2/webhook/endpoints/:endpoint_id/delete", { params: Schema.Struct({ endpoint_id: Schema.String }), success: Envelope(Schema.Struct({})), error: ApiErrors.all }))
+  .add(HttpApiEndpoint.post("resendEvent", "/api/v2/webhook/events/:event_id/resend", { params: Schema.Struct({ event_id: Schema.String }), success: Envelope(Webhook.WebhookEvent), error: ApiErrors.all }))
   .middleware(Authentication)
   .annotate(OpenApi.Title, "Webhooks") {}
-
-/**
- * The platform's built-in `HttpApiDecodeError` never reaches a client: the adapter answers every
- * decode failure as `InvalidParameter` in the envelope, so the document says exactly that.
- */
-function withoutDecodeError(spec: Record<string, any>): Record<string, any> {
-  const ref = "#/components/schemas/HttpApiDecodeError"
-  const strip = (node: unknown): unknown => {
-    if (Array.isArray(node)) return node.filter((n) => !(n && typeof n === "object" && (n as any).$ref === ref)).map(strip)
-    if (node && typeof node === "object") {
-      const out: Record<string, unknown> = {}
-      for (const [k, v] of Object.entries(node)) out[k] = strip(v)
-      const anyOf = out.anyOf as Array<unknown> | undefined
-      if (anyOf && anyOf.length === 1 && Object.keys(out).length === 1) return anyOf[0]
-      return out
-    }
-    return node
-  }
-  const { HttpApiDecodeError: _d, Issue: _i, PropertyKey: _p, ...schemas } = spec.components?.schemas ?? {}
-  return withBearer(strip({ ...spec, components: { ...spec.components, schemas } }) as Record<string, any>)
-}
-
-/**
- * Declares the API key as an HTTP bearer scheme, required by every operation of the document
- * (every group is authenticated; the hosted checkout pages and `/healthz` are served outside it),
- * so generated clients send `Authorization: Bearer <key>` on their own.
- */
-function withBearer(spec: Record<string, any>): Record<string, any> {
-  return {
-    ...spec,
-    security: [{ bearer: [] }],
-    components: {
-      ...spec.components,
-      securitySchemes: { ...spec.components?.securitySchemes, bearer: { type: "http", scheme: "bearer", description: "A merchant API key (sk_live_… or sk_test_…)." } }
-    }
-  }
-}
 
 /**
  * The whole API.
@@ -452,15 +387,7 @@ export class BillingApi extends HttpApi.make("recur")
   .add(PaymentsGroup)
   .add(SandboxGroup)
   .add(WebhooksGroup)
-  .addError(ApiErrors.InvalidParameter)
-  .addError(ApiErrors.InvalidRequest)
-  .addError(ApiErrors.Unauthorized)
-  .addError(ApiErrors.PaymentFailed)
-  .addError(ApiErrors.NotFound)
-  .addError(ApiErrors.Conflict)
-  .addError(ApiErrors.RateLimited)
-  .addError(ApiErrors.SystemError)
+  .middleware(DecodeErrors)
   .annotate(OpenApi.Title, "Recur merchant API")
-  .annotate(OpenApi.Version, "1.0.0")
-  .annotate(OpenApi.Transform, withoutDecodeError) {}
+  .annotate(OpenApi.Version, "1.0.0") {}
 

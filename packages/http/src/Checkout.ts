@@ -4,12 +4,12 @@
  *
  * @since 0.1.0
  */
-import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Billing, CheckoutSession, Entities, Store } from "@recur/core"
 import * as ApiErrors from "./Errors.js"
 import { toApiError } from "./Handlers.js"
 import { SandboxGateway } from "@recur/payment-sandbox"
-import { type Result, Effect, Option } from "effect"
+import { Effect, Layer, Option, type Result } from "effect"
+import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!)
 
@@ -18,7 +18,7 @@ const page = (title: string, body: string, status = 200) =>
 <style>body{font-family:system-ui,sans-serif;max-width:28rem;margin:2rem auto;padding:0 1rem;color:#111}label{display:block;margin:.6rem 0 .2rem}input{width:100%;padding:.5rem;font-size:1rem;box-sizing:border-box}
 .row{display:flex;gap:.5rem}.row>div{flex:1}button{margin-top:1rem;width:100%;padding:.7rem;font-size:1rem;background:#1a4fd6;color:#fff;border:0;border-radius:.3rem;cursor:pointer}
 button:focus,input:focus{outline:3px solid #f5a623}.error{background:#fde8e8;color:#8a1111;padding:.6rem;border-radius:.3rem}.amount{font-size:1.6rem;font-weight:600}</style></head>
-<body>${body}</body></html>`).pipe(HttpServerResponse.setStatus(status))
+<body>${body}</body></html>`).pipe(HttpServerResponse.setStatus(status), Effect.succeed)
 
 /** Finds a session by id across merchants (the page is public: the id is the capability). */
 const findSession = (sessionId: string) =>
@@ -74,7 +74,7 @@ const payJson = (request: HttpServerRequest.HttpServerRequest, result: Result.Re
     const error = Option.getOrElse(r.error, () => ({ code: "card_declined", message: "The payment failed." }))
     return Effect.fail(new ApiErrors.PaymentFailed({ code: "payment_failed", message: error.message, data: { request_id, last_payment_error: error } }))
   }
-  return Effect.succeed(HttpServerResponse.unsafeJson({
+  return Effect.succeed(HttpServerResponse.jsonUnsafe({
     code: "success",
     message: "success",
     data: { trade_id: r.trade.trade_id, trade_status: r.trade.trade_status, next_action: Option.match(r.redirect_url, { onNone: () => null, onSome: (url) => ({ type: "redirect", redirect: { url } }) }) }
@@ -86,10 +86,8 @@ const payJson = (request: HttpServerRequest.HttpServerRequest, result: Result.Re
  *
  * @since 0.1.0
  */
-export const routes = HttpApiBuilder.Router.use((router) =>
-  Effect.gen(function* () {
-    const ctx = yield* Effect.context<Store.Storage | Billing.Billing | SandboxGateway.SandboxControls>()
-    yield* router.get("/checkout/:session_id", Effect.gen(function* () {
+export const routes = Layer.mergeAll(
+    HttpRouter.add("GET", "/checkout/:session_id", Effect.gen(function* () {
       const { session_id } = (yield* HttpServerRequest.HttpServerRequest.pipe(Effect.map((r) => ({ session_id: r.url.split("/")[2]?.split("?")[0] ?? "" }))))
       const found = yield* findSession(session_id)
       if (Option.isNone(found)) return yield* page("Not found", "<main><h1>This checkout does not exist.</h1></main>", 404)
@@ -98,8 +96,8 @@ export const routes = HttpApiBuilder.Router.use((router) =>
       if (session.status === "complete") return yield* page("Paid", "<main><h1>This checkout is already paid.</h1></main>")
       if (session.status === "expired") return yield* page("Expired", "<main><h1>This checkout has expired.</h1></main>", 410)
       return yield* page("Checkout", form(session))
-    }).pipe(Effect.provide(ctx)))
-    yield* router.post("/checkout/:session_id/pay", Effect.gen(function* () {
+    })),
+    HttpRouter.add("POST", "/checkout/:session_id/pay", Effect.gen(function* () {
       const request = yield* HttpServerRequest.HttpServerRequest
       const session_id = request.url.split("/")[2] ?? ""
       const found = yield* findSession(session_id)
@@ -117,15 +115,15 @@ export const routes = HttpApiBuilder.Router.use((router) =>
       if (r.status === "requires_action") return HttpServerResponse.redirect(Option.getOrElse(r.redirect_url, () => "/"), { status: 303 })
       if (r.status === "processing") return yield* page("Processing", "<main><h1>Your payment is processing.</h1><p>We will confirm it shortly.</p></main>", 202)
       return yield* page("Checkout", form(session, Option.match(r.error, { onNone: () => "The payment failed.", onSome: (e) => e.message })), 402)
-    }).pipe(Effect.provide(ctx)))
-    yield* router.get("/sandbox/3ds/:trade_id", Effect.gen(function* () {
+    })),
+    HttpRouter.add("GET", "/sandbox/3ds/:trade_id", Effect.gen(function* () {
       const request = yield* HttpServerRequest.HttpServerRequest
       const trade_id = request.url.split("/")[3]?.split("?")[0] ?? ""
       return yield* page("3-D Secure", `<main><h1>3-D Secure test challenge</h1><p>Sandbox: approve or fail the authentication of trade <code>${esc(trade_id)}</code>.</p>
 <form method="post" action="/sandbox/3ds/${esc(trade_id)}"><input type="hidden" name="approve" value="1"><button type="submit">Complete authentication</button></form>
 <form method="post" action="/sandbox/3ds/${esc(trade_id)}"><input type="hidden" name="approve" value="0"><button type="submit" style="background:#8a1111">Fail authentication</button></form></main>`)
-    }).pipe(Effect.provide(ctx)))
-    yield* router.post("/sandbox/3ds/:trade_id", Effect.gen(function* () {
+    })),
+    HttpRouter.add("POST", "/sandbox/3ds/:trade_id", Effect.gen(function* () {
       const request = yield* HttpServerRequest.HttpServerRequest
       const trade_id = request.url.split("/")[3] ?? ""
       const input = yield* Effect.orElseSucceed(body, () => ({} as Record<string, string>))
@@ -142,7 +140,5 @@ export const routes = HttpApiBuilder.Router.use((router) =>
       const session = yield* Effect.orDie(billing.getSession(m, sessionId))
       if (r.status === "succeeded") return yield* done(session)
       return yield* page("Checkout", form(session, "3-D Secure authentication failed."), 402)
-    }).pipe(Effect.provide(ctx)))
-  })
+    }))
 )
-

@@ -4,7 +4,6 @@
  *
  * @since 0.1.0
  */
-import { HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
 
 /**
@@ -20,49 +19,49 @@ export const ErrorData = Schema.Struct({
 /** @since 0.1.0 */
 export class InvalidParameter extends Schema.Class<InvalidParameter>("InvalidParameter")(
   { code: Schema.Literal("InvalidParameter"), message: Schema.String, data: ErrorData },
-  HttpApiSchema.annotate({ status: 400, description: "A required field or header is missing, or a value is malformed or out of range" })
+  { httpApiStatus: 400, description: "A required field or header is missing, or a value is malformed or out of range" }
 ) {}
 
 /** @since 0.1.0 */
 export class InvalidRequest extends Schema.Class<InvalidRequest>("InvalidRequest")(
   { code: Schema.Literal("invalid_request_error"), message: Schema.String, data: ErrorData },
-  HttpApiSchema.annotate({ status: 400, description: "Well-formed but contradictory (both cursors, a foreign cursor, mutually exclusive fields)" })
+  { httpApiStatus: 400, description: "Well-formed but contradictory (both cursors, a foreign cursor, mutually exclusive fields)" }
 ) {}
 
 /** @since 0.1.0 */
 export class Unauthorized extends Schema.Class<Unauthorized>("Unauthorized")(
   { code: Schema.Literal("unauthorizedError"), message: Schema.String, data: Schema.optional(ErrorData) },
-  HttpApiSchema.annotate({ status: 401, description: "ApiKey authentication is required" })
+  { httpApiStatus: 401, description: "ApiKey authentication is required" }
 ) {}
 
 /** @since 0.1.0 */
 export class PaymentFailed extends Schema.Class<PaymentFailed>("PaymentFailed")(
   { code: Schema.Literal("payment_failed"), message: Schema.String, data: Schema.Struct({ request_id: Schema.String, last_payment_error: Schema.Struct({ code: Schema.String, message: Schema.String }) }) },
-  HttpApiSchema.annotate({ status: 402 })
+  { httpApiStatus: 402 }
 ) {}
 
 /** @since 0.1.0 */
 export class NotFound extends Schema.Class<NotFound>("NotFound")(
   { code: Schema.Literal("resource_not_found"), message: Schema.String, data: ErrorData },
-  HttpApiSchema.annotate({ status: 404, description: "No such object for this merchant" })
+  { httpApiStatus: 404, description: "No such object for this merchant" }
 ) {}
 
 /** @since 0.1.0 */
 export class Conflict extends Schema.Class<Conflict>("Conflict")(
   { code: Schema.Literals(["state_conflict", "duplicate_resource", "idempotency_conflict", "request_in_progress"]), message: Schema.String, data: ErrorData },
-  HttpApiSchema.annotate({ status: 409 })
+  { httpApiStatus: 409 }
 ) {}
 
 /** @since 0.1.0 */
 export class RateLimited extends Schema.Class<RateLimited>("RateLimited")(
   { code: Schema.Literal("rate_limit_exceeded"), message: Schema.String, data: ErrorData },
-  HttpApiSchema.annotate({ status: 429 })
+  { httpApiStatus: 429 }
 ) {}
 
 /** @since 0.1.0 */
 export class SystemError extends Schema.Class<SystemError>("SystemError")(
   { code: Schema.Literal("system_error"), message: Schema.String, data: ErrorData },
-  HttpApiSchema.annotate({ status: 500 })
+  { httpApiStatus: 500 }
 ) {}
 
 /**
@@ -71,6 +70,14 @@ export class SystemError extends Schema.Class<SystemError>("SystemError")(
  * @since 0.1.0
  */
 export type ApiError = InvalidParameter | InvalidRequest | Unauthorized | PaymentFailed | NotFound | Conflict | RateLimited | SystemError
+
+/**
+ * The error schemas every authenticated endpoint declares (the OpenAPI document lists them on
+ * each operation, and generated clients decode them).
+ *
+ * @since 0.1.0
+ */
+export const all = [InvalidParameter, InvalidRequest, Unauthorized, PaymentFailed, NotFound, Conflict, RateLimited, SystemError] as const
 
 /**
  * The body of the 401 answer, whatever the cause.

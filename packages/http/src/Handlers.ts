@@ -4,13 +4,13 @@
  *
  * @since 0.1.0
  */
-import { HttpServerRequest } from "@effect/platform"
 import { Billing, Catalog, Customers, Errors, Merchants, type Store, Subscriptions, Webhooks } from "@recur/core"
 import { DateTime, Effect, Layer, Option } from "effect"
+import { HttpServerRequest } from "effect/http"
+import { HttpApiBuilder } from "effect/http-api"
 import { Authentication, BillingApi, CurrentMerchant } from "./Api.js"
 import * as ApiErrors from "./Errors.js"
 import * as AuthMemo from "./internal/authMemo.js"
-import { group } from "./internal/compiledSuccess.js"
 
 type CoreError = Errors.NotFound | Errors.InvalidParameter | Errors.InvalidRequest | Errors.StateConflict | Errors.DuplicateResource | Errors.Unauthorized
 
@@ -91,15 +91,15 @@ const inFilter = (column: string, values: ReadonlyArray<string> | undefined, max
 /** `merchant_id`, where the seed lists it, must be the caller's; anything else matches nothing. */
 const foreignMerchant = (given: string | undefined, merchantId: string) => given !== undefined && given !== merchantId
 
-const customersLive = group(BillingApi, "customers", (handlers) =>
+const customersLive = HttpApiBuilder.group(BillingApi, "customers", (handlers) =>
   Effect.gen(function* () {
     const customers = yield* Customers.Customers
     return handlers
       .handle("create", ({ payload }) => call((m) => Effect.map(customers.create(m, payload), (c) => ok({ customer_id: c.id }))))
       .handle("update", ({ payload }) => call((m) => Effect.map(customers.update(m, payload), (c) => ok({ customer_id: c.id }))))
       .handle("delete", ({ payload }) => call((m) => Effect.as(customers.delete(m, payload), ok({}))))
-      .handle("get", ({ path }) => call((m) => Effect.map(customers.get(m, path.customer_id), (c) => ok({ customer: Customers.toCustomer(c) }))))
-      .handle("list", ({ urlParams: q }) =>
+      .handle("get", ({ params: path }) => call((m) => Effect.map(customers.get(m, path.customer_id), (c) => ok({ customer: Customers.toCustomer(c) }))))
+      .handle("list", ({ query: q }) =>
         call((m) =>
           Effect.gen(function* () {
             const page = yield* pageQuery(q)
@@ -121,13 +121,13 @@ const customersLive = group(BillingApi, "customers", (handlers) =>
   })
 )
 
-const catalogLive = group(BillingApi, "catalog", (handlers) =>
+const catalogLive = HttpApiBuilder.group(BillingApi, "catalog", (handlers) =>
   Effect.gen(function* () {
     const catalog = yield* Catalog.Catalog
     return handlers
       .handle("categories", () => call((m) => Effect.map(catalog.listCategories(m), ok)))
       .handle("createProduct", ({ payload }) => call((m) => Effect.map(catalog.createProduct(m, payload), (p) => ok({ product_id: p.product_id }))))
-      .handle("productStatus", ({ path, payload }) =>
+      .handle("productStatus", ({ params: path, payload }) =>
         call((m) =>
           Effect.gen(function* () {
             const status = payload.product_status ?? payload.status
@@ -137,7 +137,7 @@ const catalogLive = group(BillingApi, "catalog", (handlers) =>
           })
         )
       )
-      .handle("products", ({ urlParams: q }) =>
+      .handle("products", ({ query: q }) =>
         call((m) =>
           Effect.gen(function* () {
             const page = yield* pageQuery(q)
@@ -153,11 +153,11 @@ const catalogLive = group(BillingApi, "catalog", (handlers) =>
         )
       )
       .handle("createPrice", ({ payload }) => call((m) => Effect.map(catalog.createPrice(m, payload), (v) => ok({ price_id: v.id, price_version_id: v.price_version_id, merchant_price_id: v.merchant_price_id }))))
-      .handle("priceStatus", ({ path, payload }) =>
+      .handle("priceStatus", ({ params: path, payload }) =>
         call((m) => Effect.map(catalog.setVersionStatus(m, path.price_version_id, payload.status ?? ""), (v) => ok({ price_version_id: v.price_version_id })))
       )
-      .handle("priceVersion", ({ path }) => call((m) => Effect.map(catalog.getVersion(m, path.price_version_id), ok)))
-      .handle("prices", ({ urlParams: q }) =>
+      .handle("priceVersion", ({ params: path }) => call((m) => Effect.map(catalog.getVersion(m, path.price_version_id), ok)))
+      .handle("prices", ({ query: q }) =>
         call((m) =>
           Effect.gen(function* () {
             const page = yield* pageQuery(q)
@@ -168,7 +168,7 @@ const catalogLive = group(BillingApi, "catalog", (handlers) =>
           })
         )
       )
-      .handle("priceVersions", ({ path, urlParams: q }) =>
+      .handle("priceVersions", ({ params: path, query: q }) =>
         call((m) =>
           Effect.gen(function* () {
             const page = yield* pageQuery(q)
@@ -181,16 +181,16 @@ const catalogLive = group(BillingApi, "catalog", (handlers) =>
   })
 )
 
-const checkoutLive = group(BillingApi, "checkout", (handlers) =>
+const checkoutLive = HttpApiBuilder.group(BillingApi, "checkout", (handlers) =>
   Effect.gen(function* () {
     const billing = yield* Billing.Billing
     return handlers
       .handle("create", ({ payload }) => call((m) => Effect.map(billing.createSession(m, payload), (s) => ok({ session_id: s.session_id, session_url: s.session_url }))))
-      .handle("get", ({ path }) => call((m) => Effect.map(billing.getSession(m, path.session_id), (session) => ok({ session }))))
+      .handle("get", ({ params: path }) => call((m) => Effect.map(billing.getSession(m, path.session_id), (session) => ok({ session }))))
   })
 )
 
-const subscriptionsLive = group(BillingApi, "subscriptions", (handlers) =>
+const subscriptionsLive = HttpApiBuilder.group(BillingApi, "subscriptions", (handlers) =>
   Effect.gen(function* () {
     const billing = yield* Billing.Billing
     const subs = yield* Subscriptions.Subscriptions
@@ -209,7 +209,7 @@ const subscriptionsLive = group(BillingApi, "subscriptions", (handlers) =>
       })
     const quoteJson = (q: Subscriptions.Quote) => ({ ...q, effective_at: DateTime.formatIso(DateTime.makeUnsafe(Math.floor(q.effective_at / 1000) * 1000)).replace(".000Z", "Z") })
     return handlers
-      .handle("list", ({ urlParams: q }) =>
+      .handle("list", ({ query: q }) =>
         call((m) =>
           Effect.gen(function* () {
             const page = yield* pageQuery(q)
@@ -236,18 +236,18 @@ const subscriptionsLive = group(BillingApi, "subscriptions", (handlers) =>
           })
         )
       )
-      .handle("get", ({ path }) => call((m) => Effect.map(billing.getSubscription(m, path.subscription_id), (subscription) => ok({ subscription }))))
-      .handle("change", ({ path, payload }) => call((m) => Effect.as(Effect.flatMap(change(payload), (input) => subs.changePrice(m, path.subscription_id, input)), ok({}))))
-      .handle("previewChange", ({ path, payload }) => call((m) => Effect.map(Effect.flatMap(change(payload), (input) => subs.previewChange(m, path.subscription_id, input)), (q) => ok(quoteJson(q)))))
-      .handle("revokePriceChange", ({ path }) => call((m) => Effect.map(subs.revokePriceChange(m, path.subscription_id), ok)))
-      .handle("cancel", ({ path, payload }) =>
+      .handle("get", ({ params: path }) => call((m) => Effect.map(billing.getSubscription(m, path.subscription_id), (subscription) => ok({ subscription }))))
+      .handle("change", ({ params: path, payload }) => call((m) => Effect.as(Effect.flatMap(change(payload), (input) => subs.changePrice(m, path.subscription_id, input)), ok({}))))
+      .handle("previewChange", ({ params: path, payload }) => call((m) => Effect.map(Effect.flatMap(change(payload), (input) => subs.previewChange(m, path.subscription_id, input)), (q) => ok(quoteJson(q)))))
+      .handle("revokePriceChange", ({ params: path }) => call((m) => Effect.map(subs.revokePriceChange(m, path.subscription_id), ok)))
+      .handle("cancel", ({ params: path, payload }) =>
         call((m) => Effect.map(subs.cancel(m, path.subscription_id, { ...(payload.cancel_type ? { cancel_type: payload.cancel_type } : {}), ...(payload.cancel_reason ? { cancel_reason: payload.cancel_reason } : {}) }), status))
       )
-      .handle("revokeCancel", ({ path }) => call((m) => Effect.map(subs.revokeCancel(m, path.subscription_id), status)))
-      .handle("pause", ({ path }) => call((m) => Effect.map(subs.pause(m, path.subscription_id), status)))
-      .handle("resume", ({ path }) => call((m) => Effect.map(subs.resume(m, path.subscription_id), status)))
-      .handle("renewal", ({ path }) => call((m) => Effect.map(subs.renewNow(m, path.subscription_id), status)))
-      .handle("usage", ({ path, urlParams }) =>
+      .handle("revokeCancel", ({ params: path }) => call((m) => Effect.map(subs.revokeCancel(m, path.subscription_id), status)))
+      .handle("pause", ({ params: path }) => call((m) => Effect.map(subs.pause(m, path.subscription_id), status)))
+      .handle("resume", ({ params: path }) => call((m) => Effect.map(subs.resume(m, path.subscription_id), status)))
+      .handle("renewal", ({ params: path }) => call((m) => Effect.map(subs.renewNow(m, path.subscription_id), status)))
+      .handle("usage", ({ params: path, query: urlParams }) =>
         call((m) =>
           Effect.gen(function* () {
             if (urlParams.merchant_id === undefined) return yield* invalid("merchant_id", "is required")
@@ -261,7 +261,7 @@ const subscriptionsLive = group(BillingApi, "subscriptions", (handlers) =>
           })
         )
       )
-      .handle("recordUsage", ({ path, payload }) =>
+      .handle("recordUsage", ({ params: path, payload }) =>
         call((m) =>
           Effect.gen(function* () {
             if (payload.usage_count === undefined) return yield* invalid("usage_count", "is required")
@@ -296,12 +296,12 @@ const subscriptionsLive = group(BillingApi, "subscriptions", (handlers) =>
   })
 )
 
-const paymentsLive = group(BillingApi, "payments", (handlers) =>
+const paymentsLive = HttpApiBuilder.group(BillingApi, "payments", (handlers) =>
   Effect.gen(function* () {
     const billing = yield* Billing.Billing
     const subs = yield* Subscriptions.Subscriptions
     return handlers
-      .handle("trades", ({ urlParams: q }) =>
+      .handle("trades", ({ query: q }) =>
         call((m) =>
           Effect.gen(function* () {
             const page = yield* pageQuery(q)
@@ -315,8 +315,8 @@ const paymentsLive = group(BillingApi, "payments", (handlers) =>
           })
         )
       )
-      .handle("trade", ({ path }) => call((m) => Effect.map(billing.getTrade(m, path.trade_id), (trade) => ok({ trade }))))
-      .handle("invoices", ({ urlParams: q }) =>
+      .handle("trade", ({ params: path }) => call((m) => Effect.map(billing.getTrade(m, path.trade_id), (trade) => ok({ trade }))))
+      .handle("invoices", ({ query: q }) =>
         call((m) =>
           Effect.gen(function* () {
             const page = yield* pageQuery(q)
@@ -333,7 +333,7 @@ const paymentsLive = group(BillingApi, "payments", (handlers) =>
           })
         )
       )
-      .handle("invoice", ({ path }) => call((m) => Effect.map(billing.getInvoice(m, path.invoice_id), (invoice) => ok({ invoice }))))
+      .handle("invoice", ({ params: path }) => call((m) => Effect.map(billing.getInvoice(m, path.invoice_id), (invoice) => ok({ invoice }))))
       .handle("refund", ({ payload }) =>
         Effect.flatMap(CurrentMerchant, ({ requestId }) => call((m) =>
           Effect.gen(function* () {
@@ -344,11 +344,11 @@ const paymentsLive = group(BillingApi, "payments", (handlers) =>
           })
         ))
       )
-      .handle("getRefund", ({ path }) => call((m) => Effect.map(subs.getRefund(m, path.refund_id), (refund) => ok({ refund }))))
-      .handle("refunds", ({ urlParams: q }) =>
+      .handle("getRefund", ({ params: path }) => call((m) => Effect.map(subs.getRefund(m, path.refund_id), (refund) => ok({ refund }))))
+      .handle("refunds", ({ query: q }) =>
         call((m) => Effect.flatMap(pageQuery(q), (page) => Effect.map(subs.listRefunds(m, { limit: page.limit, created: page.created, starting_after: page.starting_after, ending_before: page.ending_before }), ok)))
       )
-      .handle("tradeRefunds", ({ path, urlParams: q }) =>
+      .handle("tradeRefunds", ({ params: path, query: q }) =>
         call((m) =>
           Effect.gen(function* () {
             const page = yield* pageQuery(q)
@@ -360,7 +360,7 @@ const paymentsLive = group(BillingApi, "payments", (handlers) =>
   })
 )
 
-const sandboxLive = group(BillingApi, "sandbox", (handlers) =>
+const sandboxLive = HttpApiBuilder.group(BillingApi, "sandbox", (handlers) =>
   Effect.gen(function* () {
     const billing = yield* Billing.Billing
     return handlers.handle("advanceClock", ({ payload }) =>
@@ -377,11 +377,11 @@ const sandboxLive = group(BillingApi, "sandbox", (handlers) =>
   })
 )
 
-const webhooksLive = group(BillingApi, "webhooks", (handlers) =>
+const webhooksLive = HttpApiBuilder.group(BillingApi, "webhooks", (handlers) =>
   Effect.gen(function* () {
     const webhooks = yield* Webhooks.Webhooks
     return handlers
-      .handle("events", ({ urlParams: q }) =>
+      .handle("events", ({ query: q }) =>
         call((m) =>
           Effect.gen(function* () {
             const page = yield* pageQuery(q)
@@ -394,13 +394,13 @@ const webhooksLive = group(BillingApi, "webhooks", (handlers) =>
           })
         )
       )
-      .handle("endpoints", ({ urlParams: q }) =>
+      .handle("endpoints", ({ query: q }) =>
         call((m) => Effect.flatMap(pageQuery(q), (page) => Effect.map(webhooks.list(m, { ...(list(q.status) ? { status: list(q.status)! } : {}), created: page.created, limit: page.limit, starting_after: page.starting_after, ending_before: page.ending_before }), ok)))
       )
       .handle("createEndpoint", ({ payload }) => call((m) => Effect.map(webhooks.create(m, payload), ok)))
-      .handle("updateEndpoint", ({ path, payload }) => call((m) => Effect.map(webhooks.update(m, path.endpoint_id, payload), ok)))
-      .handle("deleteEndpoint", ({ path }) => call((m) => Effect.as(webhooks.delete(m, path.endpoint_id), ok({}))))
-      .handle("resendEvent", ({ path }) => call((m) => Effect.map(webhooks.resend(m, path.event_id), ok)))
+      .handle("updateEndpoint", ({ params: path, payload }) => call((m) => Effect.map(webhooks.update(m, path.endpoint_id, payload), ok)))
+      .handle("deleteEndpoint", ({ params: path }) => call((m) => Effect.as(webhooks.delete(m, path.endpoint_id), ok({}))))
+      .handle("resendEvent", ({ params: path }) => call((m) => Effect.map(webhooks.resend(m, path.event_id), ok)))
   })
 )
 
@@ -416,18 +416,21 @@ export const authenticationLive = Layer.effect(
   Authentication,
   Effect.gen(function* () {
     const merchants = yield* Merchants.Merchants
-    return Effect.gen(function* () {
-      const request = yield* HttpServerRequest.HttpServerRequest
-      const requestId = request.headers["request-id"] ?? ""
-      const header = request.headers["authorization"]
-      const m = header === undefined ? null : BEARER.exec(header)
-      const unauthorized = new ApiErrors.Unauthorized({ code: "unauthorizedError", message: ApiErrors.unauthorizedMessage, data: { request_id: requestId } })
-      if (!m) return yield* Effect.fail(unauthorized)
-      const auth = AuthMemo.recall(request, m[1]!) ?? (yield* Effect.mapError(merchants.authenticate(m[1]!), () => unauthorized))
-      if (requestId === "" || requestId.length > 255 || !/^[\x21-\x7e][\x20-\x7e]*$/.test(requestId)) {
-        return yield* Effect.fail(new ApiErrors.InvalidParameter({ code: "InvalidParameter", message: "The Request-Id header is required (1 to 255 printable characters).", data: { request_id: requestId, param: "Request-Id" } }))
-      }
-      return { merchant: auth.merchant, requestId }
+    return Authentication.of({
+      bearer: (httpEffect) =>
+        Effect.gen(function* () {
+          const request = yield* HttpServerRequest.HttpServerRequest
+          const requestId = request.headers["request-id"] ?? ""
+          const header = request.headers["authorization"]
+          const m = header === undefined ? null : BEARER.exec(header)
+          const unauthorized = new ApiErrors.Unauthorized({ code: "unauthorizedError", message: ApiErrors.unauthorizedMessage, data: { request_id: requestId } })
+          if (!m) return yield* Effect.fail(unauthorized)
+          const auth = AuthMemo.recall(request, m[1]!) ?? (yield* Effect.mapError(merchants.authenticate(m[1]!), () => unauthorized))
+          if (requestId === "" || requestId.length > 255 || !/^[\x21-\x7e][\x20-\x7e]*$/.test(requestId)) {
+            return yield* Effect.fail(new ApiErrors.InvalidParameter({ code: "InvalidParameter", message: "The Request-Id header is required (1 to 255 printable characters).", data: { request_id: requestId, param: "Request-Id" } }))
+          }
+          return yield* Effect.provideService(httpEffect, CurrentMerchant, { merchant: auth.merchant, requestId })
+        })
     })
   })
 )

@@ -5,17 +5,19 @@
  *
  * @since 0.1.0
  */
-import { HttpApiBuilder, HttpApiSwagger, HttpApp, HttpServer, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Merchants, Secrets, Store } from "@recur/core"
-import { Cause, Clock, Effect, Layer, Option } from "effect"
-import { BillingApi } from "./Api.js"
+import { Billing, Catalog, Customers, Merchants, Secrets, Store, Subscriptions, Webhooks } from "@recur/core"
+import { SandboxGateway } from "@recur/payment-sandbox"
+import { Cause, Clock, Effect, Layer, Option, SchemaIssue } from "effect"
+import { HttpRouter, HttpServer, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { HttpApiBuilder, HttpApiMiddleware, HttpApiSwagger } from "effect/http-api"
+import { BillingApi, DecodeErrors } from "./Api.js"
 import * as ApiErrors from "./Errors.js"
 import * as Checkout from "./Checkout.js"
 import * as AuthMemo from "./internal/authMemo.js"
 import { authenticationLive, handlers } from "./Handlers.js"
 
 const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
-  HttpServerResponse.unsafeJson(body, { status, headers })
+  HttpServerResponse.jsonUnsafe(body, { status, headers })
 
 const envelope = (status: number, code: string, message: string, requestId: string, param?: string) =>
   json(status, { code, message, data: { request_id: requestId, ...(param !== undefined ? { param } : {}) } }, status === 401 ? { "www-authenticate": "Bearer" } : {})
@@ -23,29 +25,9 @@ const envelope = (status: number, code: string, message: string, requestId: stri
 const bodyText = (response: HttpServerResponse.HttpServerResponse): string | undefined =>
   response.body._tag === "Uint8Array" ? new TextDecoder().decode(response.body.body) : response.body._tag === "Raw" && typeof response.body.body === "string" ? response.body.body : undefined
 
-/** Rewrites the platform's own error answers into the envelope. */
-const normalize = (response: HttpServerResponse.HttpServerResponse, requestId: string) => {
-  if (response.status === 400) {
-    const text = bodyText(response)
-    if (text !== undefined) {
-      try {
-        const parsed = JSON.parse(text) as { _tag?: string; issues?: ReadonlyArray<{ path: ReadonlyArray<string | number>; message: string }>; message?: string }
-        if (parsed._tag === "HttpApiDecodeError") {
-          const first = parsed.issues?.[0]
-          const param = first?.path.filter((p) => typeof p === "string" || typeof p === "number").join(".")
-          const message = (parsed.issues ?? []).map((i) => `${i.path.join(".") || "body"}: ${i.message}`).join("; ") || "Invalid request"
-          return envelope(400, "InvalidParameter", message, requestId, param || undefined)
-        }
-      } catch {
-        return response
-      }
-    }
-  }
-  if (response.status === 401 && response.headers["www-authenticate"] === undefined) {
-    return HttpServerResponse.setHeader(response, "www-authenticate", "Bearer")
-  }
-  return response
-}
+/** Every 401 names its scheme. */
+const normalize = (response: HttpServerResponse.HttpServerResponse) =>
+  response.status === 401 && response.headers["www-authenticate"] === undefined ? HttpServerResponse.setHeader(response, "www-authenticate", "Bearer") : response
 
 const statusOf = (e: ApiErrors.ApiError): number =>
   e instanceof ApiErrors.InvalidParameter || e instanceof ApiErrors.InvalidRequest ? 400
@@ -61,28 +43,43 @@ const isApiError = (e: unknown): e is ApiErrors.ApiError =>
   e instanceof ApiErrors.PaymentFailed || e instanceof ApiErrors.NotFound || e instanceof ApiErrors.Conflict ||
   e instanceof ApiErrors.RateLimited || e instanceof ApiErrors.SystemError
 
-/** Every failure of the app as an envelope response: typed errors, decode errors, unknown routes, bad JSON, defects. */
+/** The issues of a request that does not decode, as `InvalidParameter` naming the first field. */
+const decodeFailure = (requestId: string, issue: SchemaIssue.Issue) => {
+  const issues = SchemaIssue.makeFormatterStandardSchemaV1()(issue).issues
+  const path = (i: (typeof issues)[number]) => (i.path ?? []).map((p) => String(typeof p === "object" && p !== null && "key" in p ? p.key : p)).join(".")
+  const message = issues.map((i) => `${path(i) || "body"}: ${i.message}`).join("; ") || "Invalid request"
+  const param = issues[0] !== undefined ? path(issues[0]) : ""
+  return new ApiErrors.InvalidParameter({ code: "InvalidParameter", message, data: { request_id: requestId, ...(param !== "" ? { param } : {}) } })
+}
+
+/**
+ * `DecodeErrors`: a path, query or body that does not decode is answered as `InvalidParameter`.
+ *
+ * @since 0.1.0
+ */
+export const decodeErrorsLive = HttpApiMiddleware.layerSchemaErrorTransform(DecodeErrors, (error) =>
+  HttpServerRequest.HttpServerRequest.use((request) => Effect.fail(decodeFailure(request.headers["request-id"] ?? "", error.cause.issue))))
+
+/** Every failure of the app as an envelope response: typed errors, unknown routes, unreadable bodies, defects. */
 const recover = (requestId: string) => (cause: Cause.Cause<unknown>) => {
-  const failure = Cause.failureOption(cause)
+  const failure = Cause.findErrorOption(cause)
   if (Option.isSome(failure)) {
-    const e = failure.value as { _tag?: string; issues?: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }> }
+    const e = failure.value as { _tag?: string; reason?: { _tag?: string } }
     if (isApiError(e)) {
       const status = statusOf(e)
       return Effect.succeed(json(status, { code: e.code, message: e.message, data: e.data ?? { request_id: requestId } }, status === 401 ? { "www-authenticate": "Bearer" } : {}))
     }
-    if (e._tag === "HttpApiDecodeError") {
-      const issues = e.issues ?? []
-      const first = issues[0]
-      const param = first?.path.map(String).join(".")
-      const message = issues.map((i) => `${i.path.map(String).join(".") || "body"}: ${i.message}`).join("; ") || "Invalid request"
-      return Effect.succeed(envelope(400, "InvalidParameter", message, requestId, param || undefined))
-    }
-    if (e._tag === "RouteNotFound") return Effect.succeed(envelope(404, "resource_not_found", "No such route.", requestId))
-    if (e._tag === "RequestError") return Effect.succeed(envelope(400, "invalid_request_error", "The request body could not be read as JSON.", requestId))
+    if (e._tag === "HttpServerError" && e.reason?._tag === "RouteNotFound") return Effect.succeed(envelope(404, "resource_not_found", "No such route.", requestId))
+    if (e._tag === "HttpServerError" && e.reason?._tag === "RequestParseError") return Effect.succeed(envelope(400, "invalid_request_error", "The request body could not be read as JSON.", requestId))
   }
-  const defect = Cause.dieOption(cause)
-  if (Option.isSome(defect) && (defect.value as { _tag?: string })._tag === "RequestError") {
-    return Effect.succeed(envelope(400, "invalid_request_error", "The request body could not be read as JSON.", requestId))
+  const defect = Cause.findDefect(cause)
+  if (defect._tag === "Success") {
+    const d = defect.success as { _tag?: string; kind?: string; cause?: { issue?: SchemaIssue.Issue }; reason?: { _tag?: string } }
+    if (d._tag === "HttpApiSchemaError" && d.kind !== "ResponseHeaders" && d.kind !== "Body" && d.cause?.issue !== undefined) {
+      const e = decodeFailure(requestId, d.cause.issue)
+      return Effect.succeed(json(400, { code: e.code, message: e.message, data: e.data }))
+    }
+    if (d._tag === "HttpServerError" && d.reason?._tag === "RequestParseError") return Effect.succeed(envelope(400, "invalid_request_error", "The request body could not be read as JSON.", requestId))
   }
   return Effect.as(Effect.logError("unexpected failure", cause), envelope(500, "system_error", "An unexpected error occurred. Retry later.", requestId))
 }
@@ -97,7 +94,7 @@ const IDEMPOTENCY_TTL_MS = 7 * 86_400_000
 const IN_PROGRESS_LOCK_MS = 60_000
 const BEARER = /^Bearer (\S+)$/
 
-const idempotent = (app: HttpApp.Default, request: HttpServerRequest.HttpServerRequest, requestId: string) =>
+const idempotent = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>, request: HttpServerRequest.HttpServerRequest, requestId: string) =>
   Effect.gen(function* () {
     const storage = yield* Store.Storage
     const merchants = yield* Merchants.Merchants
@@ -119,7 +116,7 @@ const idempotent = (app: HttpApp.Default, request: HttpServerRequest.HttpServerR
     }
     const response = yield* app.pipe(
       Effect.catchCause(recover(requestId)),
-      Effect.map((r) => normalize(r, requestId)),
+      Effect.map(normalize),
       Effect.onInterrupt(() => storage.idempotency.release(merchantId, requestId))
     )
     const text = bodyText(response)
@@ -128,11 +125,6 @@ const idempotent = (app: HttpApp.Default, request: HttpServerRequest.HttpServerR
     return Option.some(response)
   })
 
-/**
- * The app-level middleware: envelope for every error path, idempotency for POSTs.
- *
- * @since 0.1.0
- */
 /**
  * The per-key rate limit: a token bucket of `burst` tokens refilled at `perSecond`.
  *
@@ -173,7 +165,7 @@ const makeLimiter = (limit: RateLimit) => {
  */
 export const makeMiddleware = (limit: RateLimit | false = defaultRateLimit) => {
   const take = limit === false ? undefined : makeLimiter(limit)
-  return (app: HttpApp.Default): HttpApp.Default<never, Store.Storage | Merchants.Merchants | HttpServerRequest.HttpServerRequest> =>
+  return <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>): Effect.Effect<HttpServerResponse.HttpServerResponse, never, R | Store.Storage | Merchants.Merchants | HttpServerRequest.HttpServerRequest> =>
     Effect.gen(function* () {
       const request = yield* HttpServerRequest.HttpServerRequest
       const auth = request.headers["authorization"]
@@ -193,15 +185,23 @@ const decodes = (text: string) => {
   }
 }
 
-/** Where a request carries a NUL character: `path`, `query`, `body`, or undefined. */
-const containsNul = (request: HttpServerRequest.HttpServerRequest) =>
+/** Where a request carries a NUL character (`path`, `query`, `body`), or a JSON body that does not parse (`json`). */
+const badInput = (request: HttpServerRequest.HttpServerRequest) =>
   Effect.gen(function* () {
     const [path, query = ""] = request.url.split("?", 2) as [string, string | undefined]
     if (decodes(path).includes("\u0000")) return "path"
     if (decodes(query).includes("\u0000")) return "query"
     if (request.method !== "POST" && request.method !== "PUT" && request.method !== "PATCH") return undefined
     const body = yield* Effect.orElseSucceed(request.text, () => "")
-    return body.includes("\u0000") || /\\u0000/i.test(body) ? "body" : undefined
+    if (body.includes("\u0000") || /\\u0000/i.test(body)) return "body"
+    if (body.trim() !== "" && (request.headers["content-type"] ?? "").includes("json")) {
+      try {
+        JSON.parse(body)
+      } catch {
+        return "json"
+      }
+    }
+    return undefined
   })
 
 /**
@@ -209,18 +209,19 @@ const containsNul = (request: HttpServerRequest.HttpServerRequest) =>
  *
  * @since 0.1.0
  */
-export const middleware = (app: HttpApp.Default): HttpApp.Default<never, Store.Storage | Merchants.Merchants | HttpServerRequest.HttpServerRequest> =>
+export const middleware = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>): Effect.Effect<HttpServerResponse.HttpServerResponse, never, R | Store.Storage | Merchants.Merchants | HttpServerRequest.HttpServerRequest> =>
   Effect.gen(function* () {
     const request = yield* HttpServerRequest.HttpServerRequest
     const requestId = request.headers["request-id"] ?? ""
     // no text Recur stores may hold U+0000 (PostgreSQL cannot): refuse it up front, as bad input
-    const nul = yield* containsNul(request)
-    if (nul !== undefined) return envelope(400, "InvalidParameter", "Text must not contain the NUL character (U+0000).", requestId, nul)
+    const bad = yield* badInput(request)
+    if (bad === "json") return envelope(400, "invalid_request_error", "The request body could not be read as JSON.", requestId)
+    if (bad !== undefined) return envelope(400, "InvalidParameter", "Text must not contain the NUL character (U+0000).", requestId, bad)
     if (request.method === "POST" && new URL(request.url, "http://x").pathname.startsWith("/api/")) {
-      const handled = yield* idempotent(app, request, requestId).pipe(Effect.catchCause(recover(requestId)), Effect.map((r) => (HttpServerResponse.isServerResponse(r) ? Option.some(r) : r)))
+      const handled = yield* idempotent(app, request, requestId).pipe(Effect.catchCause(recover(requestId)), Effect.map((r) => (HttpServerResponse.isHttpServerResponse(r) ? Option.some(r) : r)))
       if (Option.isSome(handled)) return handled.value
     }
-    return yield* app.pipe(Effect.catchCause(recover(requestId)), Effect.map((r) => normalize(r, requestId)))
+    return yield* app.pipe(Effect.catchCause(recover(requestId)), Effect.map(normalize))
   })
 
 /**
@@ -229,37 +230,59 @@ export const middleware = (app: HttpApp.Default): HttpApp.Default<never, Store.S
  *
  * @since 0.1.0
  */
-export const healthRoute = HttpApiBuilder.Router.use((router) =>
-  router.get("/healthz", Effect.sync(() => HttpServerResponse.unsafeJson({ status: "ok" }, { headers: { "cache-control": "no-store" } })))
-)
+export const healthRoute = HttpRouter.add("GET", "/healthz", Effect.sync(() => HttpServerResponse.jsonUnsafe({ status: "ok" }, { headers: { "cache-control": "no-store" } })))
+
+/** Any other path: the envelope's 404. */
+const notFoundRoute = HttpRouter.add("*", "/*", (request) => Effect.succeed(envelope(404, "resource_not_found", "No such route.", request.headers["request-id"] ?? "")))
 
 /**
- * The API with its handlers, OpenAPI and Swagger UI (requires the engine services).
+ * The API's routes: handlers, OpenAPI at `/openapi.json`, Swagger UI at `/docs`, `/healthz`, the
+ * hosted checkout pages, and the app-level middleware ({@link makeMiddleware}): the envelope on
+ * every error path, `Request-Id` idempotency and the per-key rate limit (requires the engine
+ * services). Serve it with {@link serve}, or mount it with {@link toWebHandler}.
  *
  * @since 0.1.0
  */
-export const layerApiWith = (options: { readonly rateLimit?: RateLimit | false } = {}) =>
+export const layerRoutesWith = (options: { readonly rateLimit?: RateLimit | false } = {}) =>
   Layer.mergeAll(
-    HttpApiSwagger.layer({ path: "/docs" }),
+    HttpApiBuilder.layer(BillingApi, { openapiPath: "/openapi.json" }).pipe(Layer.provide(handlers.pipe(Layer.provide([authenticationLive, decodeErrorsLive])))),
+    HttpApiSwagger.layer(BillingApi, { path: "/docs" }),
     healthRoute,
-    HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" }),
-    HttpApiBuilder.middleware(makeMiddleware(options.rateLimit) as never, { withContext: true }) as Layer.Layer<never>,
-    Checkout.routes
-  ).pipe(Layer.provideMerge(HttpApiBuilder.api(BillingApi).pipe(Layer.provide(handlers), Layer.provide(authenticationLive))))
+    Checkout.routes,
+    notFoundRoute,
+    // it answers every failure itself (the envelope), so it is typed as handling none
+    HttpRouter.middleware(makeMiddleware(options.rateLimit) as never, { global: true })
+  )
 
 /**
- * The API with the default rate limit.
+ * The API's routes with the default rate limit.
  *
  * @since 0.1.0
  */
-export const layerApi = layerApiWith()
+export const layerRoutes = layerRoutesWith()
 
 /**
  * What the API needs from the engine.
  *
  * @since 0.1.0
  */
-export type EngineServices = Layer.Services<typeof layerApi>
+export type EngineServices =
+  | Store.Storage
+  | Merchants.Merchants
+  | Customers.Customers
+  | Catalog.Catalog
+  | Billing.Billing
+  | Subscriptions.Subscriptions
+  | Webhooks.Webhooks
+  | SandboxGateway.SandboxControls
+
+/**
+ * The API as a server layer on the `HttpServer` in context (for example `NodeHttpServer.layer`).
+ *
+ * @since 0.1.0
+ */
+export const serve = (options: { readonly rateLimit?: RateLimit | false; readonly disableLogger?: boolean } = {}) =>
+  HttpRouter.serve(layerRoutesWith(options), { disableListenLog: true, disableLogger: options.disableLogger ?? true })
 
 /**
  * A `Request => Promise<Response>` handler for hosts that mount the API in their own server.
@@ -270,4 +293,7 @@ export type EngineServices = Layer.Services<typeof layerApi>
  * @since 0.1.0
  */
 export const toWebHandler = <A extends EngineServices, E>(engine: Layer.Layer<A, E>, memoMap?: Layer.MemoMap, options: { readonly rateLimit?: RateLimit | false } = {}) =>
-  HttpApiBuilder.toWebHandler(Layer.mergeAll(layerApiWith(options).pipe(Layer.provideMerge(engine)), HttpServer.layerContext) as never, memoMap ? { memoMap } : {})
+  HttpRouter.toWebHandler(layerRoutesWith(options).pipe(Layer.provideMerge(engine), Layer.provideMerge(HttpServer.layerServices)) as never, {
+    disableLogger: true,
+    ...(memoMap ? { memoMap } : {})
+  }) as { readonly handler: (request: Request) => Promise<Response>; readonly dispose: () => Promise<void> }

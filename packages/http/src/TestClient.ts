@@ -30,7 +30,7 @@ export interface Answer {
  */
 export const make = <R>(engine: Layer.Layer<R, unknown>, options: { readonly rateLimit?: Http.RateLimit } = {}) => {
   const memoMap = Effect.runSync(Layer.makeMemoMap)
-  const runtime = ManagedRuntime.make(engine, memoMap)
+  const runtime = ManagedRuntime.make(engine, { memoMap })
   // tests hammer one key: no rate limit unless asked for
   const web = Http.toWebHandler(engine as Layer.Layer<any, unknown>, memoMap, { rateLimit: options.rateLimit ?? { perSecond: 1_000_000, burst: 1_000_000 } })
   let n = 0

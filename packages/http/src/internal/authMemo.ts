@@ -2,11 +2,11 @@
 // endpoint's own Authentication middleware does; the second reads the first's answer instead of
 // hashing the key and querying the key and merchant tables again. Keyed by the request's
 // underlying source object, which the router's re-wrapping keeps.
-import type { HttpServerRequest } from "@effect/platform"
+import type { HttpServerRequest } from "effect/http"
 import type { Merchants } from "@recur/core"
 import type { Effect } from "effect"
 
-type Authenticated = Effect.Effect.Success<ReturnType<Merchants.Merchants["Service"]["authenticate"]>>
+type Authenticated = Effect.Success<ReturnType<Merchants.Merchants["Service"]["authenticate"]>>
 
 const memo = new WeakMap<object, { readonly key: string; readonly auth: Authenticated }>()
 
