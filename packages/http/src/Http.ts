@@ -232,6 +232,13 @@ export const middleware = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServe
  */
 export const healthRoute = HttpRouter.add("GET", "/healthz", Effect.sync(() => HttpServerResponse.jsonUnsafe({ status: "ok" }, { headers: { "cache-control": "no-store" } })))
 
+/**
+ * {@link makeMiddleware} on every route of the router. It answers every failure itself (the
+ * envelope), which the router's types cannot express: it is typed by what it needs.
+ */
+const globalMiddleware = (limit: RateLimit | false | undefined): Layer.Layer<never, never, HttpRouter.HttpRouter | Store.Storage | Merchants.Merchants> =>
+  HttpRouter.middleware(makeMiddleware(limit) as never, { global: true }) as never
+
 /** Any other path: the envelope's 404. */
 const notFoundRoute = HttpRouter.add("*", "/*", (request) => Effect.succeed(envelope(404, "resource_not_found", "No such route.", request.headers["request-id"] ?? "")))
 
@@ -250,8 +257,7 @@ export const layerRoutesWith = (options: { readonly rateLimit?: RateLimit | fals
     healthRoute,
     Checkout.routes,
     notFoundRoute,
-    // it answers every failure itself (the envelope), so it is typed as handling none
-    HttpRouter.middleware(makeMiddleware(options.rateLimit) as never, { global: true })
+    globalMiddleware(options.rateLimit)
   )
 
 /**

@@ -56,7 +56,7 @@ const HEX64 = /^[0-9a-fA-F]{64}$/
  * @since 0.1.0
  */
 export const load = Effect.gen(function* () {
-  const port = yield* Config.port("PORT").pipe(Config.withDefault(4000))
+  const port = yield* Config.Port("PORT").pipe(Config.withDefault(4000))
   const publicUrl = yield* Config.String("RECUR_PUBLIC_URL").pipe(Config.withDefault(`http://localhost:${port}`))
   const dataDir = resolve(yield* Config.String("RECUR_DATA_DIR").pipe(Config.withDefault("./.recur")))
   const databaseUrl = yield* Config.option(Config.String("DATABASE_URL"))
@@ -68,10 +68,8 @@ export const load = Effect.gen(function* () {
   const accessLog = yield* Config.Boolean("RECUR_ACCESS_LOG").pipe(Config.withDefault(true))
   const tracing = yield* Config.Boolean("RECUR_TRACING").pipe(Config.withDefault(false))
   // PGlite is one connection: its transactions run one at a time whatever the worker does
-  const workerConcurrency = yield* Config.Int("RECUR_WORKER_CONCURRENCY").pipe(
-    Config.withDefault(Option.isSome(databaseUrl) ? 8 : 1),
-    Config.validate({ message: "RECUR_WORKER_CONCURRENCY must be between 1 and 64", validation: (n) => n >= 1 && n <= 64 })
-  )
+  const workerConcurrency = yield* Config.Int("RECUR_WORKER_CONCURRENCY").pipe(Config.withDefault(Option.isSome(databaseUrl) ? 8 : 1))
+  if (workerConcurrency < 1 || workerConcurrency > 64) return yield* Effect.fail(new Error("RECUR_WORKER_CONCURRENCY must be between 1 and 64"))
   const configured = yield* Config.option(Config.Redacted("RECUR_MASTER_KEY"))
   let masterKey: Redacted.Redacted<string>
   if (Option.isSome(configured)) {

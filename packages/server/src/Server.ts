@@ -4,7 +4,6 @@
  *
  * @since 0.1.0
  */
-import { HttpApiBuilder, HttpMiddleware } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { SqlClient } from "effect/sql"
 import { Billing, type Catalog, type Customers, Merchants, type Ports, type Secrets, type Store, type Subscriptions, Webhooks } from "@recur/core"
@@ -12,7 +11,8 @@ import type { SandboxGateway } from "@recur/payment-sandbox"
 import { engineOn } from "@recur/embedded"
 import { Pg } from "@recur/sql"
 import { Http } from "@recur/http"
-import { Console, Effect, Layer, Option, Redacted } from "effect"
+import { Console, Effect, Layer, Option, Redacted, References } from "effect"
+import { HttpMiddleware } from "effect/http"
 import { createServer } from "node:http"
 import type { ServerConfig } from "./Config.js"
 
@@ -75,8 +75,7 @@ export const workers = (owner: string, options: { readonly concurrency?: number 
  */
 export const serve = (config: ServerConfig) => {
   const engineLive = engine(config)
-  const http = (config.accessLog ? HttpApiBuilder.serve(HttpMiddleware.logger) : HttpApiBuilder.serve()).pipe(
-    Layer.provide(Http.layerApiWith({ rateLimit: config.rateLimit })),
+  const http = Http.serve({ rateLimit: config.rateLimit, disableLogger: !config.accessLog }).pipe(
     Layer.provide(NodeHttpServer.layer(createServer, { port: config.port }))
   )
   const worker = Layer.effectDiscard(Effect.forkScoped(workers(`server-${process.pid}`, { concurrency: config.workerConcurrency })))
@@ -84,7 +83,7 @@ export const serve = (config: ServerConfig) => {
   const ready = Layer.effectDiscard(Console.log(`Recur listening on ${config.publicUrl} (API docs: ${config.publicUrl}/docs)`))
   // No tracing exporter is configured in the standalone server: spans would only cost time
   // (a span per request and per service call). Embedders who export traces keep Effect's default.
-  const untraced = (l: Layer.Layer<never, unknown>) =>
-    config.tracing ? l : HttpMiddleware.withTracerDisabledWhen(l, () => true).pipe(Layer.provide(Layer.setTracerEnabled(false)))
+  const untraced = <E>(l: Layer.Layer<never, E>) =>
+    config.tracing ? l : l.pipe(Layer.provide(Layer.mergeAll(Layer.succeed(References.TracerEnabled, false), Layer.succeed(HttpMiddleware.TracerDisabledWhen, () => true))))
   return untraced(Layer.mergeAll(http, worker, demo, ready).pipe(Layer.provide(engineLive)))
 }

@@ -6,7 +6,7 @@
  */
 import { NodeRuntime } from "@effect/platform-node"
 import { Billing, Merchants } from "@recur/core"
-import { Console, Effect, Layer } from "effect"
+import { Cause, Console, Effect, Exit, Layer, Runtime } from "effect"
 import * as Config from "./Config.js"
 import * as Server from "./Server.js"
 
@@ -81,4 +81,8 @@ const program = Effect.gen(function* () {
   }
 })
 
-NodeRuntime.runMain(program as Effect.Effect<unknown, unknown>)
+// a shutdown by signal (SIGTERM, SIGINT) interrupts the program: that is a clean exit, code 0
+const teardown: Runtime.Teardown = (exit, onExit) =>
+  Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause) ? onExit(0) : Runtime.defaultTeardown(exit, onExit)
+
+NodeRuntime.runMain(program as Effect.Effect<unknown, unknown>, { teardown })
