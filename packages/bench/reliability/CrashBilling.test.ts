@@ -11,7 +11,7 @@ import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { databaseUrl, report, size } from "./harness.js"
 import pg from "pg"
-import { shifted } from "../src/clock.js"
+import { withShiftedClock } from "../src/clock.js"
 import { cloneTemplate, seedTemplate } from "../src/seed.js"
 
 // kill -9 the billing worker at random points while it renews due subscriptions, restart it,
@@ -50,7 +50,7 @@ describe("crash mid-billing", () => {
               yield* billing.paySession(m.merchant.merchant_id, s.session_id, { number: "4242424242424242", exp_month: 12, exp_year: 2099, cvc: "123" })
             }), { concurrency: databaseUrl ? 8 : 1, discard: true })
           return m.merchant.merchant_id
-        }).pipe(Effect.withClock(shifted(-31 * DAY))))
+        }).pipe(withShiftedClock(-31 * DAY)))
         await seeding.dispose()
         return id
       }

@@ -27,7 +27,7 @@ describe("key storage", () => {
           out.push(rotated.api_key)
         }
         return out
-      }).pipe(Effect.provide(Logger.replace(Logger.defaultLogger, collector))))
+      }).pipe(Effect.provide(Logger.layer([collector]))))
       keys.push(...created)
       // requests that carry the keys, right and wrong
       const bodies: Array<string> = []

@@ -6,7 +6,7 @@ import { engineOn } from "@recur/embedded"
 import { Pg } from "@recur/sql"
 import { Effect, ManagedRuntime } from "effect"
 import type pg from "pg"
-import { shifted } from "./clock.js"
+import { withShiftedClock } from "./clock.js"
 
 const DAY = 86_400_000
 
@@ -31,7 +31,7 @@ export const seedTemplate = async (db: { readonly url: string; readonly schema: 
             yield* billing.paySession(merchantId, s.session_id, { number: "4242424242424242", exp_month: 12, exp_year: 2099, cvc: "123" })
           }), { concurrency: 8, discard: true })
         return merchantId
-      }).pipe(Effect.withClock(shifted(-31 * DAY)))
+      }).pipe(withShiftedClock(-31 * DAY))
     )
   } finally {
     await rt.dispose()
