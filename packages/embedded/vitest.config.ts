@@ -6,5 +6,5 @@ const conditions = ["source", "module", "node", "development|production"]
 export default defineProject({
   resolve: { conditions },
   ssr: { resolve: { conditions } },
-  test: { name: "embedded", include: ["test/**/*.test.ts"] }
+  test: { name: "embedded", include: ["test/**/*.test.ts"], testTimeout: 60_000, hookTimeout: 180_000 }
 })
