@@ -197,9 +197,13 @@ for (const [name, storage] of backends()) {
         }
       }))
       // dispatchers that die mid-batch, one after another, while the receiver is down
+      // each is killed once it has attempted deliveries (on a busy machine that can take a while)
+      const retrying = async () => (await hooks((w) => w.listEvents(m.merchantId, { event_statuses: ["retrying"], limit: 100 }))).list.length
       for (let k = 0; k < 3; k++) {
+        const before = await retrying()
         const fiber = rt.runFork(Webhooks.Webhooks.use((w) => w.dispatcher({ owner: `doomed-${k}`, leaseMs: 1_000, limit: 50 })))
-        await new Promise((r) => setTimeout(r, 150 + k * 100))
+        const deadline = Date.now() + 30_000
+        while ((await retrying()) === before && before < 100 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
         await rt.runPromise(Fiber.interrupt(fiber))
       }
       await rcv.start()
