@@ -84,6 +84,15 @@ const recover = (requestId: string) => (cause: Cause.Cause<unknown>) => {
   return Effect.as(Effect.logError("unexpected failure", cause), envelope(500, "system_error", "An unexpected error occurred. Retry later.", requestId))
 }
 
+/** The path of a request URL (a server gives the path, a web handler the whole URL). */
+const pathOf = (url: string): string => {
+  if (url.startsWith("/")) {
+    const q = url.indexOf("?")
+    return q === -1 ? url : url.slice(0, q)
+  }
+  return new URL(url).pathname
+}
+
 /** Request-Id idempotency: the first completed answer to a POST is replayed for 7 days. */
 const IDEMPOTENCY_TTL_MS = 7 * 86_400_000
 /**
@@ -105,7 +114,7 @@ const idempotent = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerRespon
     AuthMemo.remember(request, m[1]!, auth.value)
     const merchantId = auth.value.merchant.merchant_id
     const body = yield* Effect.orElseSucceed(request.text, () => "")
-    const fingerprint = `${request.method} ${new URL(request.url, "http://x").pathname} ${yield* Secrets.sha256Hex(body)}`
+    const fingerprint = `${request.method} ${pathOf(request.url)} ${yield* Secrets.sha256Hex(body)}`
     const now = yield* Clock.currentTimeMillis
     const begun = yield* storage.idempotency.begin({ merchant_id: merchantId, request_id: requestId, fingerprint, state: "in_progress", status: null, response: null, created_at: now, expires_at: now + IN_PROGRESS_LOCK_MS })
     if (!begun.created) {
@@ -168,8 +177,10 @@ export const makeMiddleware = (limit: RateLimit | false = defaultRateLimit) => {
   return <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>): Effect.Effect<HttpServerResponse.HttpServerResponse, never, R | Store.Storage | Merchants.Merchants | HttpServerRequest.HttpServerRequest> =>
     Effect.gen(function* () {
       const request = yield* HttpServerRequest.HttpServerRequest
+      // the liveness probe reads nothing and can fail in no way: nothing to guard
+      if (request.url === "/healthz") return yield* Effect.orDie(app)
       const auth = request.headers["authorization"]
-      if (take !== undefined && auth !== undefined && new URL(request.url, "http://x").pathname.startsWith("/api/")) {
+      if (take !== undefined && auth !== undefined && pathOf(request.url).startsWith("/api/")) {
         const wait = take(auth, yield* Clock.currentTimeMillis)
         if (wait > 0) return HttpServerResponse.setHeader(envelope(429, "rate_limit_exceeded", "Too many requests for this API key.", request.headers["request-id"] ?? ""), "retry-after", String(wait))
       }
@@ -217,7 +228,7 @@ export const middleware = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServe
     const bad = yield* badInput(request)
     if (bad === "json") return envelope(400, "invalid_request_error", "The request body could not be read as JSON.", requestId)
     if (bad !== undefined) return envelope(400, "InvalidParameter", "Text must not contain the NUL character (U+0000).", requestId, bad)
-    if (request.method === "POST" && new URL(request.url, "http://x").pathname.startsWith("/api/")) {
+    if (request.method === "POST" && pathOf(request.url).startsWith("/api/")) {
       const handled = yield* idempotent(app, request, requestId).pipe(Effect.catchCause(recover(requestId)), Effect.map((r) => (HttpServerResponse.isHttpServerResponse(r) ? Option.some(r) : r)))
       if (Option.isSome(handled)) return handled.value
     }
