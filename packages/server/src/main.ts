@@ -6,7 +6,7 @@
  */
 import { NodeRuntime } from "@effect/platform-node"
 import { Billing, Merchants } from "@recur/core"
-import { Cause, Console, Effect, Exit, Layer, Runtime } from "effect"
+import { Cause, Console, Data, Effect, Exit, Layer, Runtime } from "effect"
 import * as Config from "./Config.js"
 import * as Server from "./Server.js"
 
@@ -85,4 +85,17 @@ const program = Effect.gen(function* () {
 const teardown: Runtime.Teardown = (exit, onExit) =>
   Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause) ? onExit(0) : Runtime.defaultTeardown(exit, onExit)
 
-NodeRuntime.runMain(program as Effect.Effect<unknown, unknown>, { teardown })
+/** An error already told to the operator in one line: exit 1, without a stack trace. */
+class Told extends Data.TaggedError("Told") {
+  override readonly [Runtime.errorReported] = false
+}
+
+// another process holds the data directory: say who, in one line
+const told = (program as Effect.Effect<unknown, unknown>).pipe(
+  Effect.catchIf(
+    (e): e is { readonly _tag: "DataDirLocked"; readonly message: string } => (e as { _tag?: unknown } | null)?._tag === "DataDirLocked",
+    (e) => Effect.andThen(Console.error(`recur: ${e.message}`), Effect.fail(new Told()))
+  )
+)
+
+NodeRuntime.runMain(told, { teardown })

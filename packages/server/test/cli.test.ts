@@ -34,6 +34,11 @@ describe("recur CLI and server", () => {
       })
       const res = await fetch(`http://127.0.0.1:${port}/api/v1/front/customer/create`, { method: "POST", headers: { authorization: `Bearer ${key}`, "request-id": "cli-1", "content-type": "application/json" }, body: JSON.stringify({ payer_id: "survivor" }) })
       expect(res.status).toBe(200)
+      // the directory is this server's: a CLI command on it is refused, naming the server, in one line
+      const refused = recur(["merchant", "create", "--name", "Second", "--currency", "USD"], { RECUR_DATA_DIR: dataDir })
+      expect(refused.status).toBe(1)
+      expect(refused.stderr).toContain(`is in use by process ${server.pid}`)
+      expect(refused.stderr).not.toContain("    at ")
       const exited = new Promise<number | null>((resolve) => server.on("exit", (code) => resolve(code)))
       server.kill("SIGTERM")
       expect(await exited).toBe(0)
