@@ -38,10 +38,7 @@ const statusOf = (e: ApiErrors.ApiError): number =>
   : e instanceof ApiErrors.RateLimited ? 429
   : 500
 
-const isApiError = (e: unknown): e is ApiErrors.ApiError =>
-  e instanceof ApiErrors.InvalidParameter || e instanceof ApiErrors.InvalidRequest || e instanceof ApiErrors.Unauthorized ||
-  e instanceof ApiErrors.PaymentFailed || e instanceof ApiErrors.NotFound || e instanceof ApiErrors.Conflict ||
-  e instanceof ApiErrors.RateLimited || e instanceof ApiErrors.SystemError
+const isApiError = (e: unknown): e is ApiErrors.ApiError => ApiErrors.all.some((error) => e instanceof error)
 
 /** The issues of a request that does not decode, as `InvalidParameter` naming the first field. */
 const decodeFailure = (requestId: string, issue: SchemaIssue.Issue) => {
@@ -60,7 +57,7 @@ const decodeFailure = (requestId: string, issue: SchemaIssue.Issue) => {
 export const decodeErrorsLive = HttpApiMiddleware.layerSchemaErrorTransform(DecodeErrors, (error) =>
   HttpServerRequest.HttpServerRequest.use((request) => Effect.fail(decodeFailure(request.headers["request-id"] ?? "", error.cause.issue))))
 
-/** Every failure of the app as an envelope response: typed errors, unknown routes, unreadable bodies, defects. */
+/** Every failure of the app as an envelope response: typed errors, unreadable bodies, defects (unknown paths have their own route, bodies that do not decode the `DecodeErrors` middleware). */
 const recover = (requestId: string) => (cause: Cause.Cause<unknown>) => {
   const failure = Cause.findErrorOption(cause)
   if (Option.isSome(failure)) {
@@ -69,16 +66,11 @@ const recover = (requestId: string) => (cause: Cause.Cause<unknown>) => {
       const status = statusOf(e)
       return Effect.succeed(json(status, { code: e.code, message: e.message, data: e.data ?? { request_id: requestId } }, status === 401 ? { "www-authenticate": "Bearer" } : {}))
     }
-    if (e._tag === "HttpServerError" && e.reason?._tag === "RouteNotFound") return Effect.succeed(envelope(404, "resource_not_found", "No such route.", requestId))
     if (e._tag === "HttpServerError" && e.reason?._tag === "RequestParseError") return Effect.succeed(envelope(400, "invalid_request_error", "The request body could not be read as JSON.", requestId))
   }
   const defect = Cause.findDefect(cause)
   if (defect._tag === "Success") {
-    const d = defect.success as { _tag?: string; kind?: string; cause?: { issue?: SchemaIssue.Issue }; reason?: { _tag?: string } }
-    if (d._tag === "HttpApiSchemaError" && d.kind !== "ResponseHeaders" && d.kind !== "Body" && d.cause?.issue !== undefined) {
-      const e = decodeFailure(requestId, d.cause.issue)
-      return Effect.succeed(json(400, { code: e.code, message: e.message, data: e.data }))
-    }
+    const d = defect.success as { _tag?: string; reason?: { _tag?: string } }
     if (d._tag === "HttpServerError" && d.reason?._tag === "RequestParseError") return Effect.succeed(envelope(400, "invalid_request_error", "The request body could not be read as JSON.", requestId))
   }
   return Effect.as(Effect.logError("unexpected failure", cause), envelope(500, "system_error", "An unexpected error occurred. Retry later.", requestId))
