@@ -6,6 +6,7 @@
  */
 import { NodeRuntime } from "@effect/platform-node"
 import { Billing, Merchants } from "@recur/core"
+import { DataDirLock } from "@recur/sql"
 import { Cause, Console, Data, Effect, Exit, Layer, Runtime } from "effect"
 import * as Config from "./Config.js"
 import * as Server from "./Server.js"
@@ -93,7 +94,7 @@ class Told extends Data.TaggedError("Told") {
 // another process holds the data directory: say who, in one line
 const told = (program as Effect.Effect<unknown, unknown>).pipe(
   Effect.catchIf(
-    (e): e is { readonly _tag: "DataDirLocked"; readonly message: string } => (e as { _tag?: unknown } | null)?._tag === "DataDirLocked",
+    (e): e is DataDirLock.DataDirLocked => e instanceof DataDirLock.DataDirLocked,
     (e) => Effect.andThen(Console.error(`recur: ${e.message}`), Effect.fail(new Told()))
   )
 )
