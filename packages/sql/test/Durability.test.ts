@@ -12,34 +12,27 @@ import { fileURLToPath } from "node:url"
 const root = fileURLToPath(new URL("../../..", import.meta.url))
 const writer = fileURLToPath(new URL("./fixtures/durable-writer.ts", import.meta.url))
 
-/** Runs the writer, waits for `n` acknowledgements, then kill -9. */
-const writeThenKill = (dataDir: string, merchant: string, n: number) =>
-  new Promise<Array<string>>((resolve, reject) => {
+/** Runs the writer until `n` acknowledgements; it then waits, holding the data directory, until killed. */
+const startWriter = (dataDir: string, merchant: string, n: number) =>
+  new Promise<{ readonly pid: number; readonly acked: ReadonlyArray<string>; readonly kill: () => Promise<void> }>((resolve, reject) => {
     const child = spawn(process.execPath, ["--conditions=source", "--import", "tsx", writer, dataDir, merchant], { cwd: root, stdio: ["ignore", "pipe", "pipe"] })
     const acked: Array<string> = []
-    let stderr = ""
-    child.stderr.on("data", (d) => (stderr += String(d)))
-    child.stdout.on("data", (d: Buffer) => {
-      for (const line of String(d).split("\n")) if (line.startsWith("ACK ")) acked.push(line.slice(4))
-      if (acked.length >= n) child.kill("SIGKILL")
-    })
-    child.on("exit", (_code, signal) => (signal === "SIGKILL" ? resolve(acked) : reject(new Error(`writer exited without being killed: ${stderr}`))))
-  })
-
-/** Runs the writer until `n` acknowledgements; it then waits, holding the data directory. */
-const startWriter = (dataDir: string, merchant: string, n: number) =>
-  new Promise<{ readonly pid: number; readonly kill: () => Promise<void> }>((resolve, reject) => {
-    const child = spawn(process.execPath, ["--conditions=source", "--import", "tsx", writer, dataDir, merchant], { cwd: root, stdio: ["ignore", "pipe", "pipe"] })
-    let acked = 0
     let stderr = ""
     const exited = new Promise<void>((done) => child.on("exit", () => done()))
     child.stderr.on("data", (d) => (stderr += String(d)))
     child.stdout.on("data", (d: Buffer) => {
-      for (const line of String(d).split("\n")) if (line.startsWith("ACK ")) acked++
-      if (acked >= n) resolve({ pid: child.pid!, kill: () => (child.kill("SIGKILL"), exited) })
+      for (const line of String(d).split("\n")) if (line.startsWith("ACK ")) acked.push(line.slice(4))
+      if (acked.length >= n) resolve({ pid: child.pid!, acked, kill: () => (child.kill("SIGKILL"), exited) })
     })
-    child.on("exit", () => (acked < n ? reject(new Error(`writer exited early: ${stderr}`)) : undefined))
+    child.on("exit", (_code, signal) => (signal !== "SIGKILL" ? reject(new Error(`writer exited without being killed: ${stderr}`)) : undefined))
   })
+
+/** Runs the writer, waits for `n` acknowledgements, then kill -9. */
+const writeThenKill = async (dataDir: string, merchant: string, n: number) => {
+  const writer = await startWriter(dataDir, merchant, n)
+  await writer.kill()
+  return writer.acked
+}
 
 /** Opens PGlite on `dataDir` and releases it at once: the exit says whether it could. */
 const tryOpen = (dataDir: string) => Effect.exit(Effect.scoped(Layer.build(Pg.layerPglite({ dataDir }))))
