@@ -7,7 +7,8 @@ import { execSync } from "node:child_process"
 import { existsSync } from "node:fs"
 
 const path = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium"
-const run = (command) => execSync(command, { stdio: "inherit", env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" } })
+const run = (command) =>
+  execSync(command, { stdio: "inherit", env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" } })
 const lock = "-o DPkg::Lock::Timeout=300"
 
 if (!existsSync(path)) {
@@ -18,7 +19,9 @@ if (!existsSync(path)) {
       // an earlier apt run killed midway leaves dpkg needing this before any install
       run(`dpkg --configure -a || true`)
       run(`apt-get ${lock} update -qq`)
-      run(`apt-get ${lock} install -y -qq -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold chromium`)
+      run(
+        `apt-get ${lock} install -y -qq -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold chromium`
+      )
     } catch (error) {
       lastError = error
       console.error(`chromium install attempt ${attempt} failed; ${attempt < 3 ? "retrying" : "giving up"}`)

@@ -20,5 +20,6 @@ describe("embedded monolith", () => {
   it.effect("the Effect version gives the same invoices", () =>
     Effect.gen(function* () {
       expect(yield* program).toEqual(["initial 0 147.00", "renewal 1 147.00", "renewal 2 147.00", "renewal 3 147.00"])
-    }).pipe(Effect.provide(layer({ storage: "memory" }))))
+    }).pipe(Effect.provide(layer({ storage: "memory" })))
+  )
 })

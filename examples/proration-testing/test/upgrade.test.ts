@@ -26,4 +26,5 @@ it.effect("upgrading half-way through January charges the difference for the res
     expect(Money.format(change.credit)).toBe("5.16") // 16/31 of $10, half-even
     expect(Money.format(change.charge)).toBe("10.32") // 16/31 of $20
     expect(change.outcome).toEqual(Proration.Outcome.Upgrade({ amount: Money.make(516n, "USD") }))
-  }))
+  })
+)

@@ -15,7 +15,11 @@ export function createApp(options: { storage?: "memory" | { pglite: string } } =
   const admin = ManagedRuntime.make(engine, { memoMap })
   const recur = Http.toWebHandler(engine, memoMap)
   const createMerchant = (name: string, currency: string) =>
-    admin.runPromise(Merchants.Merchants.use((m) => m.create({ name, currency })).pipe(Effect.map((r) => ({ merchant_id: r.merchant.merchant_id, api_key: r.api_key }))))
+    admin.runPromise(
+      Merchants.Merchants.use((m) => m.create({ name, currency })).pipe(
+        Effect.map((r) => ({ merchant_id: r.merchant.merchant_id, api_key: r.api_key }))
+      )
+    )
 
   const toRequest = async (req: IncomingMessage, prefix: string): Promise<Request> => {
     const chunks: Array<Buffer> = []
@@ -39,5 +43,13 @@ export function createApp(options: { storage?: "memory" | { pglite: string } } =
     if (req.url?.startsWith("/billing/")) return send(res, await recur.handler(await toRequest(req, "/billing")))
     res.writeHead(404).end()
   })
-  return { server, createMerchant, close: async () => { server.close(); await recur.dispose(); await admin.dispose() } }
+  return {
+    server,
+    createMerchant,
+    close: async () => {
+      server.close()
+      await recur.dispose()
+      await admin.dispose()
+    }
+  }
 }

@@ -16,9 +16,15 @@ it("serves the host's own routes and Recur's API under /billing", async () => {
   expect(spec.status).toBe(200)
   const { api_key } = await createMerchant("Host shop", "EUR")
   const headers = { authorization: `Bearer ${api_key}`, "content-type": "application/json" }
-  const created = await fetch(`${base}/billing/api/v1/front/customer/create`, { method: "POST", headers: { ...headers, "request-id": "m2" }, body: JSON.stringify({ email: "ada@example.com" }) })
+  const created = await fetch(`${base}/billing/api/v1/front/customer/create`, {
+    method: "POST",
+    headers: { ...headers, "request-id": "m2" },
+    body: JSON.stringify({ email: "ada@example.com" })
+  })
   const body = (await created.json()) as { code: string; data: { customer_id: string } }
   expect([created.status, body.code]).toEqual([200, "success"])
-  const got = await fetch(`${base}/billing/api/v1/front/customer/${body.data.customer_id}`, { headers: { ...headers, "request-id": "m3" } })
+  const got = await fetch(`${base}/billing/api/v1/front/customer/${body.data.customer_id}`, {
+    headers: { ...headers, "request-id": "m3" }
+  })
   expect(((await got.json()) as { data: { customer: { email: string } } }).data.customer.email).toBe("ada@example.com")
 })

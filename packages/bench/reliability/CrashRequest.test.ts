@@ -21,16 +21,33 @@ describe("crash mid-request", () => {
     const port = 20_000 + Math.floor(Math.random() * 20_000)
     const base = `http://127.0.0.1:${port}`
     const dataDir = mkdtempSync(join(tmpdir(), "recur-crashreq-"))
-    const masterKey = [...crypto.getRandomValues(new Uint8Array(32))].map((b) => b.toString(16).padStart(2, "0")).join("")
-    const env = { ...process.env, PORT: String(port), RECUR_MASTER_KEY: masterKey, RECUR_DATA_DIR: dataDir, ...(databaseUrl ? { DATABASE_URL: databaseUrl, RECUR_DATABASE_SCHEMA: Pg.freshSchemaName("recur_crashreq") } : {}) }
+    const masterKey = [...crypto.getRandomValues(new Uint8Array(32))]
+      .map((b) => b.toString(16).padStart(2, "0"))
+      .join("")
+    const env = {
+      ...process.env,
+      PORT: String(port),
+      RECUR_MASTER_KEY: masterKey,
+      RECUR_DATA_DIR: dataDir,
+      ...(databaseUrl ? { DATABASE_URL: databaseUrl, RECUR_DATABASE_SCHEMA: Pg.freshSchemaName("recur_crashreq") } : {})
+    }
     let server: ChildProcess | undefined
     let key = ""
     const start = async () => {
-      const p = spawn(process.execPath, ["--conditions=source", "--import", "tsx", main, "serve"], { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] })
+      const p = spawn(process.execPath, ["--conditions=source", "--import", "tsx", main, "serve"], {
+        cwd: root,
+        env,
+        stdio: ["ignore", "pipe", "pipe"]
+      })
       let out = ""
       p.stdout!.on("data", (d) => (out += String(d)))
       p.stderr!.on("data", (d) => (out += String(d)))
-      for (let i = 0; i < 600 && !(out.includes("listening") && (out.includes("Demo API key") || out.includes("existing data"))); i++) await sleep(100)
+      for (
+        let i = 0;
+        i < 600 && !(out.includes("listening") && (out.includes("Demo API key") || out.includes("existing data")));
+        i++
+      )
+        await sleep(100)
       const m = /Demo API key: (sk_test_\w+)/.exec(out)
       if (m) key = m[1]!
       server = p
@@ -41,39 +58,108 @@ describe("crash mid-request", () => {
       p.kill("SIGKILL")
       await gone
     }
-    const send = async (method: string, path: string, requestId: string, body?: unknown, extra: Record<string, string> = {}) => {
-      const res = await fetch(`${base}${path}`, { method, headers: { authorization: `Bearer ${key}`, "request-id": requestId, "content-type": "application/json", ...extra }, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) })
+    const send = async (
+      method: string,
+      path: string,
+      requestId: string,
+      body?: unknown,
+      extra: Record<string, string> = {}
+    ) => {
+      const res = await fetch(`${base}${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${key}`,
+          "request-id": requestId,
+          "content-type": "application/json",
+          ...extra
+        },
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {})
+      })
       return { status: res.status, body: (await res.json()) as any }
     }
     try {
       await start()
       expect(key).toMatch(/^sk_test_/)
       const product = (await send("POST", "/api/v1/products", "setup-1", { product_name: "Pro" })).body.data.product_id
-      const price = async (v: string, id: string) => (await send("POST", "/api/v1/prices", id, { name: v, product_id: product, currency: "USD", billing_type: "recurring", price_type: "flat_price", price_plan: { billing_cycle_unit: "month", base_price_val: v } })).body.data.price_id as string
+      const price = async (v: string, id: string) =>
+        (
+          await send("POST", "/api/v1/prices", id, {
+            name: v,
+            product_id: product,
+            currency: "USD",
+            billing_type: "recurring",
+            price_type: "flat_price",
+            price_plan: { billing_cycle_unit: "month", base_price_val: v }
+          })
+        ).body.data.price_id as string
       const basic = await price("10.00", "setup-2")
       const pro = await price("20.00", "setup-3")
       const sessions: Array<string> = []
-      for (let i = 0; i < 2 * k; i++) sessions.push((await send("POST", "/api/v1/session", `session-${i}`, { payer_id: `crash-${i}`, line_items: [{ price_id: basic }] })).body.data.session_id)
+      for (let i = 0; i < 2 * k; i++)
+        sessions.push(
+          (
+            await send("POST", "/api/v1/session", `session-${i}`, {
+              payer_id: `crash-${i}`,
+              line_items: [{ price_id: basic }]
+            })
+          ).body.data.session_id
+        )
       const card = { card_number: "4242424242424242", exp_month: "12", exp_year: "2030", cvc: "123" }
       const paidFirst = sessions.slice(0, k)
       const trades: Array<string> = []
-      for (const s of paidFirst) trades.push((await send("POST", `/checkout/${s}/pay`, `pay-${s}`, card, { accept: "application/json" })).body.data.trade_id)
+      for (const s of paidFirst)
+        trades.push(
+          (await send("POST", `/checkout/${s}/pay`, `pay-${s}`, card, { accept: "application/json" })).body.data
+            .trade_id
+        )
       const subs: Array<string> = []
-      for (const t of trades) subs.push((await send("GET", `/api/v1/subscription?search_type=trade_id&search_value=${t}`, `find-${t}`)).body.data.list[0].id)
+      for (const t of trades)
+        subs.push(
+          (await send("GET", `/api/v1/subscription?search_type=trade_id&search_value=${t}`, `find-${t}`)).body.data
+            .list[0].id
+        )
 
       // the requests that move money, each with its own Request-Id
       const requests = [
-        ...sessions.slice(k).map((s) => ({ method: "POST", path: `/checkout/${s}/pay`, id: `pay-${s}`, body: card, extra: { accept: "application/json" }, kind: "pay" as const })),
-        ...subs.map((s) => ({ method: "POST", path: `/api/v1/subscription/${s}`, id: `upgrade-${s}`, body: { price_id: pro, effective_type: "immediate", proration: "immediate" }, extra: {}, kind: "upgrade" as const })),
-        ...trades.map((t) => ({ method: "POST", path: "/api/v1/refund", id: `refund-${t}`, body: { trade_id: t, amount: "1.00" }, extra: {}, kind: "refund" as const }))
+        ...sessions.slice(k).map((s) => ({
+          method: "POST",
+          path: `/checkout/${s}/pay`,
+          id: `pay-${s}`,
+          body: card,
+          extra: { accept: "application/json" },
+          kind: "pay" as const
+        })),
+        ...subs.map((s) => ({
+          method: "POST",
+          path: `/api/v1/subscription/${s}`,
+          id: `upgrade-${s}`,
+          body: { price_id: pro, effective_type: "immediate", proration: "immediate" },
+          extra: {},
+          kind: "upgrade" as const
+        })),
+        ...trades.map((t) => ({
+          method: "POST",
+          path: "/api/v1/refund",
+          id: `refund-${t}`,
+          body: { trade_id: t, amount: "1.00" },
+          extra: {},
+          kind: "refund" as const
+        }))
       ]
       const final = new Map<string, { status: number; body: any }>()
       let crashedAnswers = 0
       for (let round = 0; round < kills; round++) {
         const pending = requests.filter((r) => !final.has(r.id))
-        const inflight = pending.map((r) => send(r.method, r.path, r.id, r.body, r.extra).then((a) => {
-          if (a.status !== 409 || a.body.code !== "request_in_progress") final.set(r.id, a)
-        }, () => { crashedAnswers++ }))
+        const inflight = pending.map((r) =>
+          send(r.method, r.path, r.id, r.body, r.extra).then(
+            (a) => {
+              if (a.status !== 409 || a.body.code !== "request_in_progress") final.set(r.id, a)
+            },
+            () => {
+              crashedAnswers++
+            }
+          )
+        )
         await sleep(50 + Math.random() * 300)
         await kill()
         await Promise.all(inflight)
@@ -100,7 +186,13 @@ describe("crash mid-request", () => {
         const out: Array<any> = []
         let cursor = ""
         for (;;) {
-          const page = (await send("GET", `${path}${path.includes("?") ? "&" : "?"}limit=100${cursor ? `&starting_after=${cursor}` : ""}`, `list-${Math.random()}`)).body.data
+          const page = (
+            await send(
+              "GET",
+              `${path}${path.includes("?") ? "&" : "?"}limit=100${cursor ? `&starting_after=${cursor}` : ""}`,
+              `list-${Math.random()}`
+            )
+          ).body.data
           out.push(...page.list)
           if (!page.has_more) return out
           const last = page.list.at(-1)
@@ -115,9 +207,13 @@ describe("crash mid-request", () => {
       expect(upgrades.length).toBe(k)
       expect(new Set(upgrades.map((i) => i.subscription_id)).size).toBe(k)
       const allTrades = await all("/api/v1/trades")
-      for (const s of sessions) expect(allTrades.filter((t) => t.session_id === s && t.trade_status === "succeeded")).toHaveLength(1)
-      for (const s of subs) expect((await send("GET", `/api/v1/subscription/${s}`, `get-${s}`)).body.data.subscription.price_id).toBe(pro)
-      report(`crash mid-request: ${requests.length} money-moving POSTs (${k} payments, ${k} upgrades, ${k} refunds), ${kills} kill -9 of the server, ${crashedAnswers} requests cut off; after retries with the same Request-Id: ${refunds.length} refunds, ${upgrades.length} upgrade invoices, 1 succeeded trade per session`)
+      for (const s of sessions)
+        expect(allTrades.filter((t) => t.session_id === s && t.trade_status === "succeeded")).toHaveLength(1)
+      for (const s of subs)
+        expect((await send("GET", `/api/v1/subscription/${s}`, `get-${s}`)).body.data.subscription.price_id).toBe(pro)
+      report(
+        `crash mid-request: ${requests.length} money-moving POSTs (${k} payments, ${k} upgrades, ${k} refunds), ${kills} kill -9 of the server, ${crashedAnswers} requests cut off; after retries with the same Request-Id: ${refunds.length} refunds, ${upgrades.length} upgrade invoices, 1 succeeded trade per session`
+      )
     } finally {
       if (server && server.exitCode === null) server.kill("SIGKILL")
       rmSync(dataDir, { recursive: true, force: true })

@@ -35,31 +35,71 @@ describe("webhooks under faults", () => {
     let server: Server = createServer(handler)
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r))
     const port = (server.address() as AddressInfo).port
-    const stop = () => new Promise<void>((r) => { up = false; server.closeAllConnections(); server.close(() => r()) })
-    const start = async () => { server = createServer(handler); await new Promise<void>((r) => server.listen(port, "127.0.0.1", r)); up = true }
+    const stop = () =>
+      new Promise<void>((r) => {
+        up = false
+        server.closeAllConnections()
+        server.close(() => r())
+      })
+    const start = async () => {
+      server = createServer(handler)
+      await new Promise<void>((r) => server.listen(port, "127.0.0.1", r))
+      up = true
+    }
 
     const t0 = Date.parse("2026-08-01T00:00:00Z")
-    const { merchantId } = await rt.runPromise(Effect.gen(function* () {
-      const m = yield* (yield* Merchants.Merchants).create({ name: "Faults", currency: "USD", frozen_time: t0 })
-      yield* (yield* Webhooks.Webhooks).create(m.merchant.merchant_id, { url: `http://127.0.0.1:${port}/hooks`, all_events: true })
-      yield* (yield* Catalog.Catalog).createProduct(m.merchant.merchant_id, { product_name: "x" })
-      const storage = yield* Store.Storage
-      for (let i = 0; i < n; i += 500) {
-        yield* storage.withTransaction(storage.outbox.append(Array.from({ length: Math.min(500, n - i) }, (_, k) => {
-          const id = `evt_fault${String(i + k).padStart(6, "0")}`
-          return { id, merchant_id: m.merchant.merchant_id, type: "v2.invoice.paid", business_id: `inv_${i + k}`, sequence: 1, created_at: t0, content: JSON.stringify({ id, type: "v2.invoice.paid", created: "2026-08-01T00:00:00Z", sequence: 1, data: { n: i + k } }) }
-        })))
-      }
-      return { merchantId: m.merchant.merchant_id }
-    }))
+    const { merchantId } = await rt.runPromise(
+      Effect.gen(function* () {
+        const m = yield* (yield* Merchants.Merchants).create({ name: "Faults", currency: "USD", frozen_time: t0 })
+        yield* (yield* Webhooks.Webhooks).create(m.merchant.merchant_id, {
+          url: `http://127.0.0.1:${port}/hooks`,
+          all_events: true
+        })
+        yield* (yield* Catalog.Catalog).createProduct(m.merchant.merchant_id, { product_name: "x" })
+        const storage = yield* Store.Storage
+        for (let i = 0; i < n; i += 500) {
+          yield* storage.withTransaction(
+            storage.outbox.append(
+              Array.from({ length: Math.min(500, n - i) }, (_, k) => {
+                const id = `evt_fault${String(i + k).padStart(6, "0")}`
+                return {
+                  id,
+                  merchant_id: m.merchant.merchant_id,
+                  type: "v2.invoice.paid",
+                  business_id: `inv_${i + k}`,
+                  sequence: 1,
+                  created_at: t0,
+                  content: JSON.stringify({
+                    id,
+                    type: "v2.invoice.paid",
+                    created: "2026-08-01T00:00:00Z",
+                    sequence: 1,
+                    data: { n: i + k }
+                  })
+                }
+              })
+            )
+          )
+        }
+        return { merchantId: m.merchant.merchant_id }
+      })
+    )
     // dispatchers killed mid-batch, again and again
     for (let k = 0; k < size(5, 20); k++) {
-      const fiber = rt.runFork(Webhooks.Webhooks.use((w) => w.dispatcher({ owner: `doomed-${k}`, leaseMs: 1_000, limit: 50 })))
+      const fiber = rt.runFork(
+        Webhooks.Webhooks.use((w) => w.dispatcher({ owner: `doomed-${k}`, leaseMs: 1_000, limit: 50 }))
+      )
       await new Promise((r) => setTimeout(r, 100 + Math.random() * 400))
       await rt.runPromise(Fiber.interrupt(fiber))
     }
     await new Promise((r) => setTimeout(r, 1_100))
-    const drain = async () => { while ((await rt.runPromise(Webhooks.Webhooks.use((w) => w.dispatchOnce({ owner: "survivor", limit: 200 })))) > 0) { /* more */ } }
+    const drain = async () => {
+      while (
+        (await rt.runPromise(Webhooks.Webhooks.use((w) => w.dispatchOnce({ owner: "survivor", limit: 200 })))) > 0
+      ) {
+        /* more */
+      }
+    }
     await drain()
     // a 30-minute outage on the merchant's clock, then two days for the retries
     await stop()
@@ -68,24 +108,30 @@ describe("webhooks under faults", () => {
     await start()
     await advance(t0 + 3 * 24 * 60 * MIN)
 
-    const counts = await rt.runPromise(Effect.gen(function* () {
-      const storage = yield* Store.Storage
-      const deliveries = storage.repository(Entities.webhookDelivery)
-      const byStatus = new Map<string, number>()
-      let cursor: string | undefined
-      for (;;) {
-        const page = yield* Effect.orDie(deliveries.list(merchantId, { limit: 100, starting_after: cursor }))
-        for (const d of page.list) byStatus.set(d.status, (byStatus.get(d.status) ?? 0) + 1)
-        if (!page.has_more) break
-        cursor = page.list.at(-1)!.id
-      }
-      return Object.fromEntries(byStatus) as Record<string, number>
-    }))
+    const counts = await rt.runPromise(
+      Effect.gen(function* () {
+        const storage = yield* Store.Storage
+        const deliveries = storage.repository(Entities.webhookDelivery)
+        const byStatus = new Map<string, number>()
+        let cursor: string | undefined
+        for (;;) {
+          const page = yield* Effect.orDie(deliveries.list(merchantId, { limit: 100, starting_after: cursor }))
+          for (const d of page.list) byStatus.set(d.status, (byStatus.get(d.status) ?? 0) + 1)
+          if (!page.has_more) break
+          cursor = page.list.at(-1)!.id
+        }
+        return Object.fromEntries(byStatus) as Record<string, number>
+      })
+    )
     const delivered = counts.succeeded ?? 0
     const failed = counts.failed ?? 0
-    const lost = Array.from({ length: n }, (_, i) => `evt_fault${String(i).padStart(6, "0")}`).filter((id) => !seen.has(id))
+    const lost = Array.from({ length: n }, (_, i) => `evt_fault${String(i).padStart(6, "0")}`).filter(
+      (id) => !seen.has(id)
+    )
     const duplicates = [...seen.values()].reduce((a, c) => a + c - 1, 0)
-    report(`webhooks under faults: ${n} events; deliveries ${JSON.stringify(counts)}; received ${seen.size} distinct (${duplicates} duplicates), ${hangs} hung requests, receiver up=${up}; lost ${lost.length - failed}`)
+    report(
+      `webhooks under faults: ${n} events; deliveries ${JSON.stringify(counts)}; received ${seen.size} distinct (${duplicates} duplicates), ${hangs} hung requests, receiver up=${up}; lost ${lost.length - failed}`
+    )
     expect(delivered + failed).toBe(n)
     expect(counts.pending ?? 0).toBe(0)
     expect(counts.retrying ?? 0).toBe(0)

@@ -41,8 +41,16 @@ const prepare = async (label: string) => {
   const t0 = Date.now()
   await cloneTemplate(client, schema, merchantId, copies)
   const subs = Number((await client.query("select count(*) as n from recur_subscriptions")).rows[0].n)
-  const due = Number((await client.query("select count(*) as n from recur_work_items where kind = 'renewal' and due_at <= $1", [Date.now()])).rows[0].n)
-  console.error(`  [billing ${label}] ${subs} subscriptions (${due} due) cloned in ${((Date.now() - t0) / 1000).toFixed(1)} s`)
+  const due = Number(
+    (
+      await client.query("select count(*) as n from recur_work_items where kind = 'renewal' and due_at <= $1", [
+        Date.now()
+      ])
+    ).rows[0].n
+  )
+  console.error(
+    `  [billing ${label}] ${subs} subscriptions (${due} due) cloned in ${((Date.now() - t0) / 1000).toFixed(1)} s`
+  )
   return { schema, client, merchantId, subs, due }
 }
 
@@ -51,13 +59,32 @@ const runWorkers = async (processes: number) => {
   const { client, due, schema } = await prepare(`w${processes}`)
   try {
     const before = await counts(client)
-    const stats = async () => (await client.query(`select relname, coalesce(idx_scan,0)+coalesce(seq_scan,0) as scans, n_tup_ins as ins, n_tup_upd as upd, n_tup_del as del from pg_stat_user_tables where schemaname = $1`, [schema])).rows
-    const xacts = async () => Number((await client.query("select xact_commit from pg_stat_database where datname = current_database()")).rows[0].xact_commit)
+    const stats = async () =>
+      (
+        await client.query(
+          `select relname, coalesce(idx_scan,0)+coalesce(seq_scan,0) as scans, n_tup_ins as ins, n_tup_upd as upd, n_tup_del as del from pg_stat_user_tables where schemaname = $1`,
+          [schema]
+        )
+      ).rows
+    const xacts = async () =>
+      Number(
+        (await client.query("select xact_commit from pg_stat_database where datname = current_database()")).rows[0]
+          .xact_commit
+      )
     const stats0 = process.env.BENCH_BILLING_STATS ? { t: await stats(), x: await xacts() } : undefined
-    const env = { ...process.env, DATABASE_URL: databaseUrl, RECUR_DATABASE_SCHEMA: schema, RECUR_MASTER_KEY: masterKey }
+    const env = {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      RECUR_DATABASE_SCHEMA: schema,
+      RECUR_MASTER_KEY: masterKey
+    }
     const started = Date.now()
     const children = Array.from({ length: processes }, () =>
-      spawn(process.execPath, [...(process.env.BENCH_WORKER_NODE_ARGS?.split(" ").filter(Boolean) ?? []), ...workerEntry, "worker"], { cwd: root, env, stdio: ["ignore", "ignore", "inherit"] })
+      spawn(
+        process.execPath,
+        [...(process.env.BENCH_WORKER_NODE_ARGS?.split(" ").filter(Boolean) ?? []), ...workerEntry, "worker"],
+        { cwd: root, env, stdio: ["ignore", "ignore", "inherit"] }
+      )
     )
     const deadline = started + Number(process.env.BENCH_BILLING_TIMEOUT_S ?? 1800) * 1000
     let now = before
@@ -68,7 +95,13 @@ const runWorkers = async (processes: number) => {
     }
     const seconds = (Date.now() - started) / 1000
     const workerCpu = children.reduce((sum, c) => sum + cpuSeconds(c.pid), 0)
-    const workerIo = children.reduce((sum, c) => { const io = ioBytes(c.pid); return { written: sum.written + io.written, read: sum.read + io.read } }, { written: 0, read: 0 })
+    const workerIo = children.reduce(
+      (sum, c) => {
+        const io = ioBytes(c.pid)
+        return { written: sum.written + io.written, read: sum.read + io.read }
+      },
+      { written: 0, read: 0 }
+    )
     for (const c of children) c.kill("SIGTERM")
     await Promise.all(children.map((c) => new Promise((r) => (c.exitCode !== null ? r(null) : c.once("exit", r)))))
     const after = await counts(client)
@@ -80,11 +113,28 @@ const runWorkers = async (processes: number) => {
       for (const row of t) {
         const b = stats0.t.find((x) => x.relname === row.relname)!
         const d = (k: string) => ((row[k] - b[k]) / renewed).toFixed(2)
-        console.error(`  [billing stats] ${row.relname}: scans ${d("scans")} ins ${d("ins")} upd ${d("upd")} del ${d("del")}`)
+        console.error(
+          `  [billing stats] ${row.relname}: scans ${d("scans")} ins ${d("ins")} upd ${d("upd")} del ${d("del")}`
+        )
       }
     }
-    const rows = after.invoices - before.invoices + (after.trades - before.trades) + (after.events - before.events) + renewed
-    return { due, renewed, seconds, rows, workerCpuMsPerRenewal: (workerCpu * 1000) / Math.max(1, renewed), workerKbPerRenewal: { written: workerIo.written / 1024 / Math.max(1, renewed), read: workerIo.read / 1024 / Math.max(1, renewed) }, perRenewal: { trades: (after.trades - before.trades) / Math.max(1, renewed), events: (after.events - before.events) / Math.max(1, renewed) } }
+    const rows =
+      after.invoices - before.invoices + (after.trades - before.trades) + (after.events - before.events) + renewed
+    return {
+      due,
+      renewed,
+      seconds,
+      rows,
+      workerCpuMsPerRenewal: (workerCpu * 1000) / Math.max(1, renewed),
+      workerKbPerRenewal: {
+        written: workerIo.written / 1024 / Math.max(1, renewed),
+        read: workerIo.read / 1024 / Math.max(1, renewed)
+      },
+      perRenewal: {
+        trades: (after.trades - before.trades) / Math.max(1, renewed),
+        events: (after.events - before.events) / Math.max(1, renewed)
+      }
+    }
   } finally {
     await client.end()
     await dropSchema(schema)
@@ -112,7 +162,10 @@ const runBaseline = async (eventsPerRenewal: number) => {
         break
       }
       await client.query("create temp table if not exists due (merchant_id text, subject_id text) on commit drop")
-      await client.query("insert into due select * from unnest($1::text[], $2::text[])", [claimed.rows.map((r) => r.merchant_id), claimed.rows.map((r) => r.subject_id)])
+      await client.query("insert into due select * from unnest($1::text[], $2::text[])", [
+        claimed.rows.map((r) => r.merchant_id),
+        claimed.rows.map((r) => r.subject_id)
+      ])
       // a new trade per subscription: its first trade, re-keyed, paid now
       await client.query(`insert into recur_trades (id, merchant_id, created_at, version, data, trade_status, order_id, customer_id, amount_minor, currency)
         select 'trd_' || md5(s.id || 'r1')::text, t.merchant_id, now(), 1,
@@ -128,11 +181,14 @@ const runBaseline = async (eventsPerRenewal: number) => {
         from due d join recur_subscriptions s on s.merchant_id = d.merchant_id and s.id = d.subject_id
         join recur_invoices i on i.merchant_id = s.merchant_id and i.subscription_id = s.id and i.invoice_type = 'initial'`)
       // the outbox events of a renewal (as many as Recur writes), in the same transaction
-      await client.query(`insert into recur_events (id, merchant_id, created_at, version, data, business_id, type, sequence)
+      await client.query(
+        `insert into recur_events (id, merchant_id, created_at, version, data, business_id, type, sequence)
         select 'evt_' || md5(s.id || 'r1' || k), s.merchant_id, now(), 1,
                jsonb_build_object('id', 'evt_' || md5(s.id || 'r1' || k), 'type', 'v2.subscriptions.renewed', 'merchant_id', s.merchant_id, 'business_id', s.id, 'data', s.data),
                s.id, 'v2.subscriptions.renewed', 100 + k
-        from due d join recur_subscriptions s on s.merchant_id = d.merchant_id and s.id = d.subject_id, generate_series(1, $1) k`, [Math.max(1, Math.round(eventsPerRenewal))])
+        from due d join recur_subscriptions s on s.merchant_id = d.merchant_id and s.id = d.subject_id, generate_series(1, $1) k`,
+        [Math.max(1, Math.round(eventsPerRenewal))]
+      )
       // the next period, and the next renewal
       await client.query(`update recur_subscriptions s set version = version + 1, data = jsonb_set(s.data, '{cycle_index}', '1')
         from due d where s.merchant_id = d.merchant_id and s.id = d.subject_id`)
@@ -143,7 +199,8 @@ const runBaseline = async (eventsPerRenewal: number) => {
     const seconds = (Date.now() - started) / 1000
     const after = await counts(client)
     const renewed = after.renewals - before.renewals
-    const rows = after.invoices - before.invoices + (after.trades - before.trades) + (after.events - before.events) + renewed
+    const rows =
+      after.invoices - before.invoices + (after.trades - before.trades) + (after.events - before.events) + renewed
     return { due, renewed, seconds, rows }
   } finally {
     await client.end()
@@ -158,12 +215,17 @@ export const run = async () => {
   }
   const one = await runWorkers(1)
   if (process.env.BENCH_BILLING_ONLY === "w1") {
-    console.log(`  [billing w1] ${one.renewed} of ${one.due} renewed in ${one.seconds.toFixed(1)} s = ${(one.renewed / one.seconds).toFixed(0)} renewals/s, worker CPU ${one.workerCpuMsPerRenewal.toFixed(2)} ms per renewal, worker I/O ${one.workerKbPerRenewal.written.toFixed(1)} KiB written and ${one.workerKbPerRenewal.read.toFixed(1)} KiB read per renewal`)
+    console.log(
+      `  [billing w1] ${one.renewed} of ${one.due} renewed in ${one.seconds.toFixed(1)} s = ${(one.renewed / one.seconds).toFixed(0)} renewals/s, worker CPU ${one.workerCpuMsPerRenewal.toFixed(2)} ms per renewal, worker I/O ${one.workerKbPerRenewal.written.toFixed(1)} KiB written and ${one.workerKbPerRenewal.read.toFixed(1)} KiB read per renewal`
+    )
     return
   }
   const two = await runWorkers(2)
   const sql = await runBaseline(one.perRenewal.events)
-  for (const [label, r] of [["1 worker process", one], ["2 worker processes", two]] as const) {
+  for (const [label, r] of [
+    ["1 worker process", one],
+    ["2 worker processes", two]
+  ] as const) {
     if (r.renewed !== r.due) console.log(`  ! ${label}: ${r.renewed} of ${r.due} renewed before the timeout`)
     record({
       bench: `3. billing run: ${r.due.toLocaleString("en-US")} due subscriptions, ${label}`,

@@ -18,5 +18,7 @@ export const shifted = (offsetMs: number): Clock.Clock => {
 }
 
 /** Runs `effect` on a clock `offsetMs` away from the live one. */
-export const withShiftedClock = (offsetMs: number) => <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-  Effect.provideService(effect, Clock.Clock, shifted(offsetMs))
+export const withShiftedClock =
+  (offsetMs: number) =>
+  <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+    Effect.provideService(effect, Clock.Clock, shifted(offsetMs))

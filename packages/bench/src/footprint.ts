@@ -25,9 +25,26 @@ export const run = async () => {
     const baseRss = baseline ? await idleRss(baseline.running.process.pid!) : NaN
     await baseline?.running.stop()
     const baseMs = baseline?.startMs ?? NaN
-    record({ bench: "7. footprint: pnpm start → first answer, empty PGlite data dir", recur: cold.startMs, baseline: baseMs, unit: "ms", note: "(migrations + demo merchant; baseline: node:http + pg process start)" })
-    record({ bench: "7. footprint: pnpm start → first answer, existing PGlite data dir", recur: warm.startMs, baseline: baseMs, unit: "ms" })
-    record({ bench: "7. footprint: idle RSS after start (PGlite in process)", recur: Math.max(coldRss, warmRss), baseline: baseRss, unit: "MiB", note: "(the whole `pnpm start` process tree: pnpm and the node server, with PGlite's WASM Postgres inside it)" })
+    record({
+      bench: "7. footprint: pnpm start → first answer, empty PGlite data dir",
+      recur: cold.startMs,
+      baseline: baseMs,
+      unit: "ms",
+      note: "(migrations + demo merchant; baseline: node:http + pg process start)"
+    })
+    record({
+      bench: "7. footprint: pnpm start → first answer, existing PGlite data dir",
+      recur: warm.startMs,
+      baseline: baseMs,
+      unit: "ms"
+    })
+    record({
+      bench: "7. footprint: idle RSS after start (PGlite in process)",
+      recur: Math.max(coldRss, warmRss),
+      baseline: baseRss,
+      unit: "MiB",
+      note: "(the whole `pnpm start` process tree: pnpm and the node server, with PGlite's WASM Postgres inside it)"
+    })
   } finally {
     rmSync(dataDir, { recursive: true, force: true })
   }

@@ -6,5 +6,13 @@ import { HttpRouter, HttpServerResponse } from "effect/http"
 import { createServer } from "node:http"
 
 const Routes = HttpRouter.add("GET", "/healthz", HttpServerResponse.jsonUnsafe({ status: "ok" }))
-const served = HttpRouter.serve(Routes, { disableLogger: true, disableListenLog: true }).pipe(Layer.provide(Layer.succeed(References.TracerEnabled, false)))
-NodeRuntime.runMain(Layer.launch(served.pipe(Layer.provide(NodeHttpServer.layer(createServer, { host: "127.0.0.1", port: Number(process.env.PORT ?? 4200) })))))
+const served = HttpRouter.serve(Routes, { disableLogger: true, disableListenLog: true }).pipe(
+  Layer.provide(Layer.succeed(References.TracerEnabled, false))
+)
+NodeRuntime.runMain(
+  Layer.launch(
+    served.pipe(
+      Layer.provide(NodeHttpServer.layer(createServer, { host: "127.0.0.1", port: Number(process.env.PORT ?? 4200) }))
+    )
+  )
+)

@@ -30,10 +30,17 @@ const results = fileURLToPath(new URL("../results/", import.meta.url))
 /** Prints a figure as a markdown row and appends it (as JSON) to results/<date>.jsonl. */
 export const record = (f: Figure) => {
   const ratio = f.baseline > 0 ? (f.recur / f.baseline) * 100 : NaN
-  const p99 = f.p99 ? ` | p99 ${f.p99.recur.toFixed(1)} ms vs ${f.p99.baseline.toFixed(1)} ms (${(f.p99.recur / Math.max(f.p99.baseline, 0.001)).toFixed(2)}×)` : " | –"
-  console.log(`| ${f.bench} | ${fmt(f.recur)} ${f.unit} | ${fmt(f.baseline)} ${f.unit} | ${ratio.toFixed(0)} %${p99} | ${f.goal ?? ""} |${f.note ? ` ${f.note}` : ""}`)
+  const p99 = f.p99
+    ? ` | p99 ${f.p99.recur.toFixed(1)} ms vs ${f.p99.baseline.toFixed(1)} ms (${(f.p99.recur / Math.max(f.p99.baseline, 0.001)).toFixed(2)}×)`
+    : " | –"
+  console.log(
+    `| ${f.bench} | ${fmt(f.recur)} ${f.unit} | ${fmt(f.baseline)} ${f.unit} | ${ratio.toFixed(0)} %${p99} | ${f.goal ?? ""} |${f.note ? ` ${f.note}` : ""}`
+  )
   mkdirSync(results, { recursive: true })
-  appendFileSync(`${results}${new Date().toISOString().slice(0, 10)}.jsonl`, `${JSON.stringify({ ...f, ratio, at: new Date().toISOString(), machine: machine() })}\n`)
+  appendFileSync(
+    `${results}${new Date().toISOString().slice(0, 10)}.jsonl`,
+    `${JSON.stringify({ ...f, ratio, at: new Date().toISOString(), machine: machine() })}\n`
+  )
 }
 
 const fmt = (n: number) => (n >= 100 ? Math.round(n).toLocaleString("en-US") : n.toFixed(2))

@@ -12,7 +12,10 @@ const serverMain = fileURLToPath(new URL("../../server/src/main.ts", import.meta
 const baselineMain = fileURLToPath(new URL("./baseline-server.mjs", import.meta.url))
 
 /** PostgreSQL for the benchmarks: `RECUR_BENCH_DATABASE_URL`, `RECUR_TEST_DATABASE_URL`, or local. */
-export const databaseUrl = process.env.RECUR_BENCH_DATABASE_URL ?? process.env.RECUR_TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test"
+export const databaseUrl =
+  process.env.RECUR_BENCH_DATABASE_URL ??
+  process.env.RECUR_TEST_DATABASE_URL ??
+  "postgres://postgres@127.0.0.1:5432/test"
 
 export const postgresAnswers = async () => {
   const client = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: 3000 })
@@ -60,10 +63,20 @@ const waitFor = async (url: string, child: ChildProcess, output: () => string, t
   throw new Error(`server did not answer within ${timeoutMs} ms: ${output()}`)
 }
 
-const launch = async (name: string, args: ReadonlyArray<string>, env: Record<string, string>, command: string = process.execPath) => {
+const launch = async (
+  name: string,
+  args: ReadonlyArray<string>,
+  env: Record<string, string>,
+  command: string = process.execPath
+) => {
   const port = nextPort++
   // its own process group, so stopping `pnpm start` stops the node server under it too
-  const child = spawn(command, [...args], { cwd: root, env: { ...process.env, ...env, PORT: String(port) }, stdio: ["ignore", "pipe", "pipe"], detached: true })
+  const child = spawn(command, [...args], {
+    cwd: root,
+    env: { ...process.env, ...env, PORT: String(port) },
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true
+  })
   let out = ""
   child.stdout!.on("data", (d) => (out = (out + String(d)).slice(-20_000)))
   child.stderr!.on("data", (d) => (out = (out + String(d)).slice(-20_000)))
@@ -91,14 +104,25 @@ const launch = async (name: string, args: ReadonlyArray<string>, env: Record<str
  * `BENCH_SERVER_NODE_ARGS` adds Node flags (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
  */
 export const startRecur = (schema: string, extra: Record<string, string> = {}) =>
-  launch("Recur", [...(process.env.BENCH_SERVER_NODE_ARGS?.split(" ").filter(Boolean) ?? []), "--conditions=source", "--import", "tsx", serverMain, "serve"], {
-    DATABASE_URL: databaseUrl,
-    RECUR_DATABASE_SCHEMA: schema,
-    RECUR_MASTER_KEY: masterKey,
-    RECUR_RATE_LIMIT: "off",
-    RECUR_ACCESS_LOG: "false",
-    ...extra
-  })
+  launch(
+    "Recur",
+    [
+      ...(process.env.BENCH_SERVER_NODE_ARGS?.split(" ").filter(Boolean) ?? []),
+      "--conditions=source",
+      "--import",
+      "tsx",
+      serverMain,
+      "serve"
+    ],
+    {
+      DATABASE_URL: databaseUrl,
+      RECUR_DATABASE_SCHEMA: schema,
+      RECUR_MASTER_KEY: masterKey,
+      RECUR_RATE_LIMIT: "off",
+      RECUR_ACCESS_LOG: "false",
+      ...extra
+    }
+  )
 
 /** `pnpm start` (the README's command) on embedded PGlite in `dataDir` (footprint). */
 export const pnpmStart = (dataDir: string) => launch("pnpm start", ["start"], { RECUR_DATA_DIR: dataDir }, "pnpm")
@@ -135,7 +159,12 @@ export const cpuSeconds = (pid: number | undefined) => {
 /** Bytes a process has passed to write(2) and read(2) so far (sockets included), from /proc (Linux); 0 elsewhere. */
 export const ioBytes = (pid: number | undefined) => {
   try {
-    const io = Object.fromEntries(readFileSync(`/proc/${pid}/io`, "utf8").trim().split("\n").map((l) => l.split(": ") as [string, string]))
+    const io = Object.fromEntries(
+      readFileSync(`/proc/${pid}/io`, "utf8")
+        .trim()
+        .split("\n")
+        .map((l) => l.split(": ") as [string, string])
+    )
     return { written: Number(io.wchar ?? 0), read: Number(io.rchar ?? 0) }
   } catch {
     return { written: 0, read: 0 }

@@ -27,7 +27,14 @@ export type IntervalUnit = typeof IntervalUnit.Type
  *
  * @since 0.1.0
  */
-export const BillingCycleUnit = Schema.Literals(["week", "month", "quarter", "year", "customer-initiated", "over_threshold"])
+export const BillingCycleUnit = Schema.Literals([
+  "week",
+  "month",
+  "quarter",
+  "year",
+  "customer-initiated",
+  "over_threshold"
+])
 
 /**
  * @since 0.1.0
@@ -126,7 +133,8 @@ export const period = (schedule: Schedule, index: number): Option.Option<Period>
 export const periodAt = (schedule: Schedule, instant: number): Option.Option<Period> => {
   if (!isCalendar(schedule.unit) || instant < schedule.anchor) return Option.none()
   // The longest a period can be, so the first guess never overshoots; then walk forward.
-  const longest = (schedule.unit === "week" ? 7 : schedule.unit === "month" ? 31 : schedule.unit === "quarter" ? 92 : 366) * DAY_MS
+  const longest =
+    (schedule.unit === "week" ? 7 : schedule.unit === "month" ? 31 : schedule.unit === "quarter" ? 92 : 366) * DAY_MS
   let index = Math.floor((instant - schedule.anchor) / (longest * schedule.count))
   for (;;) {
     const p = period(schedule, index)

@@ -113,31 +113,44 @@ export class Catalog extends Context.Service<Catalog>()("@recur/core/Catalog", {
 
     const defaultCategory = (merchantId: string) =>
       Effect.flatMap(categories.findBy(merchantId, "default_key", "default"), (o) =>
-        Option.match(o, { onNone: () => Effect.die(`merchant ${merchantId} has no default category`), onSome: (v) => Effect.succeed(v.value) })
+        Option.match(o, {
+          onNone: () => Effect.die(`merchant ${merchantId} has no default category`),
+          onSome: (v) => Effect.succeed(v.value)
+        })
       )
 
     const categoryName = (merchantId: string, categoryId: string) =>
-      Effect.map(categories.get(merchantId, categoryId), (o) => Option.match(o, { onNone: () => "", onSome: (v) => v.value.name }))
+      Effect.map(categories.get(merchantId, categoryId), (o) =>
+        Option.match(o, { onNone: () => "", onSome: (v) => v.value.name })
+      )
 
     const getProductRecord = (merchantId: string, productId: string) =>
       Effect.flatMap(products.get(merchantId, productId), (o) =>
-        Option.match(o, { onNone: () => Effect.fail(new Errors.NotFound({ resource: "product", id: productId })), onSome: Effect.succeed })
+        Option.match(o, {
+          onNone: () => Effect.fail(new Errors.NotFound({ resource: "product", id: productId })),
+          onSome: Effect.succeed
+        })
       )
 
     const createProduct = (merchantId: string, input: CreateProduct) =>
       Effect.gen(function* () {
         const name = input.product_name?.trim() ?? ""
-        if (name === "" || name.length > 255) return yield* new Errors.InvalidParameter({ param: "product_name", reason: "is required (1 to 255 characters)" })
-        const category = input.category_id !== undefined
-          ? Option.getOrUndefined(Option.map(yield* categories.get(merchantId, input.category_id), (v) => v.value))
-          : yield* defaultCategory(merchantId)
+        if (name === "" || name.length > 255)
+          return yield* new Errors.InvalidParameter({
+            param: "product_name",
+            reason: "is required (1 to 255 characters)"
+          })
+        const category =
+          input.category_id !== undefined
+            ? Option.getOrUndefined(Option.map(yield* categories.get(merchantId, input.category_id), (v) => v.value))
+            : yield* defaultCategory(merchantId)
         if (!category) return yield* new Errors.InvalidParameter({ param: "category_id", reason: "no such category" })
         const at = yield* now(merchantId)
         const record: Entities.ProductRecord = {
           id: yield* Ids.make(Ids.prefixes.product),
           merchant_id: merchantId,
           name,
-          status: input.product_status ?? "active",
+          status: Result.getOrThrow(Lifecycle.bornAs(Lifecycle.product, input.product_status ?? "active")),
           merchant_product_id: input.merchant_product_id ?? null,
           category_id: category.id,
           description: input.description ?? null,
@@ -159,7 +172,13 @@ export class Catalog extends Context.Service<Catalog>()("@recur/core/Catalog", {
         const current = yield* getProductRecord(merchantId, productId)
         if (current.value.status === status) return current.value
         const trigger = status === "active" ? "activate" : status === "disabled" ? "disable" : undefined
-        if (trigger === undefined) return yield* new Errors.StateConflict({ resource: "product", id: productId, state: current.value.status, reason: "cannot return to draft" })
+        if (trigger === undefined)
+          return yield* new Errors.StateConflict({
+            resource: "product",
+            id: productId,
+            state: current.value.status,
+            reason: "cannot return to draft"
+          })
         const moved = Lifecycle.transition(Lifecycle.product, current.value.status, trigger)
         if (Result.isFailure(moved)) return yield* invalidTransition("product", productId)(moved.failure)
         const next = { ...current.value, status: moved.success.to, updated_at: yield* now(merchantId) }
@@ -180,10 +199,17 @@ export class Catalog extends Context.Service<Catalog>()("@recur/core/Catalog", {
         if (q.price_ids?.length) filters.push({ column: "price_ids", op: "overlaps", values: q.price_ids })
         if (q.status) filters.push({ column: "status", op: "in", values: [q.status] })
         const page = yield* pageErrors(
-          products.list(merchantId, { filters, limit: q.limit ?? 10, starting_after: q.starting_after, ending_before: q.ending_before, ...(q.created ? { created: q.created } : {}) })
+          products.list(merchantId, {
+            filters,
+            limit: q.limit ?? 10,
+            starting_after: q.starting_after,
+            ending_before: q.ending_before,
+            ...(q.created ? { created: q.created } : {})
+          })
         )
         const names = new Map<string, string>()
-        for (const p of page.list) if (!names.has(p.category_id)) names.set(p.category_id, yield* categoryName(merchantId, p.category_id))
+        for (const p of page.list)
+          if (!names.has(p.category_id)) names.set(p.category_id, yield* categoryName(merchantId, p.category_id))
         return { has_more: page.has_more, list: page.list.map((p) => toProduct(p, names.get(p.category_id) ?? "")) }
       }).pipe(Effect.withSpan("Catalog.listProducts"))
 
@@ -192,7 +218,12 @@ export class Catalog extends Context.Service<Catalog>()("@recur/core/Catalog", {
         const plan = valid.price_plan
         // amounts are answered with the currency's minor-unit digits ("12.5" USD → "12.50")
         const norm = <S extends string | undefined>(v: S): S =>
-          v === undefined || v === "" ? v : Result.match(Money.parse(v, valid.currency), { onFailure: () => v, onSuccess: (m) => Money.format(m) as S })
+          v === undefined || v === ""
+            ? v
+            : Result.match(Money.parse(v, valid.currency), {
+                onFailure: () => v,
+                onSuccess: (m) => Money.format(m) as S
+              })
         return new Price.PriceVersion({
           id: priceId,
           price_name: valid.name,
@@ -203,7 +234,7 @@ export class Catalog extends Context.Service<Catalog>()("@recur/core/Catalog", {
           billing_type: valid.billing_type,
           price_val: norm(valid.price_val) ?? null,
           description: valid.description ?? null,
-          biz_status: valid.status,
+          biz_status: Result.getOrThrow(Lifecycle.bornAs(Lifecycle.priceVersion, valid.status)),
           created_at: DateTime.makeUnsafe(at),
           price_type: valid.price_type,
           usage_amount: valid.usage_amount ?? null,
@@ -215,8 +246,12 @@ export class Catalog extends Context.Service<Catalog>()("@recur/core/Catalog", {
           product_version_id: valid.product_version_id ?? null,
           payment_timing: valid.payment_timing,
           billing_dimension: valid.billing_dimension,
-          quantity_tier_type: (valid.quantity_tier_type as Price.PriceVersion["quantity_tier_type"]) ?? (valid.quantity_tiers?.length ? "graduated" : null),
-          price_tier_type: (valid.price_tier_type as Price.PriceVersion["price_tier_type"]) ?? (valid.usage_tiers?.length ? "graduated" : null),
+          quantity_tier_type:
+            (valid.quantity_tier_type as Price.PriceVersion["quantity_tier_type"]) ??
+            (valid.quantity_tiers?.length ? "graduated" : null),
+          price_tier_type:
+            (valid.price_tier_type as Price.PriceVersion["price_tier_type"]) ??
+            (valid.usage_tiers?.length ? "graduated" : null),
           usage_threshold: valid.usage_threshold ?? null,
           usage_unit_price: valid.usage_unit_price ?? null,
           quantity_unit: valid.quantity_unit ?? null,
@@ -224,9 +259,13 @@ export class Catalog extends Context.Service<Catalog>()("@recur/core/Catalog", {
           has_trial: valid.has_trial,
           trial_type: valid.has_trial ? ((valid.trial_type ?? 0) as 0 | 1) : null,
           metadata: valid.metadata ?? {},
-          trial_period: valid.has_trial && valid.trial_period
-            ? new Price.TrialPeriod({ trial_period_unit: valid.trial_period.trial_period_unit as Price.TrialPeriod["trial_period_unit"], trial_period_count: valid.trial_period.trial_period_count })
-            : null,
+          trial_period:
+            valid.has_trial && valid.trial_period
+              ? new Price.TrialPeriod({
+                  trial_period_unit: valid.trial_period.trial_period_unit as Price.TrialPeriod["trial_period_unit"],
+                  trial_period_count: valid.trial_period.trial_period_count
+                })
+              : null,
           price_plan: plan
             ? new Price.PricePlan({
                 price_plan_id: yield* Ids.make(Ids.prefixes.pricePlan),
@@ -236,14 +275,17 @@ export class Catalog extends Context.Service<Catalog>()("@recur/core/Catalog", {
                 is_infinite: plan.is_infinite ?? true,
                 base_price_val: norm(plan.base_price_val ?? valid.price_val ?? "0"),
                 plan_description: plan.plan_description ?? "",
-                price_plan_tiers: (plan.price_plan_tiers ?? []).map((t) => new Price.PricePlanTier({
-                  period_count: t.period_count,
-                  period_unit: t.period_unit ?? (plan.billing_cycle_unit as string),
-                  original_price: norm(t.original_price ?? plan.base_price_val ?? ""),
-                  due_price: norm(t.due_price ?? ""),
-                  discount_type: t.discount_type ?? "",
-                  discount_value: t.discount_value ?? ""
-                }))
+                price_plan_tiers: (plan.price_plan_tiers ?? []).map(
+                  (t) =>
+                    new Price.PricePlanTier({
+                      period_count: t.period_count,
+                      period_unit: t.period_unit ?? (plan.billing_cycle_unit as string),
+                      original_price: norm(t.original_price ?? plan.base_price_val ?? ""),
+                      due_price: norm(t.due_price ?? ""),
+                      discount_type: t.discount_type ?? "",
+                      discount_value: t.discount_value ?? ""
+                    })
+                )
               })
             : null,
           quantity_tiers: (valid.quantity_tiers ?? []).map((t) => new QuantityTier(t)),
@@ -254,7 +296,14 @@ export class Catalog extends Context.Service<Catalog>()("@recur/core/Catalog", {
 
     const validate = (input: PriceRules.PriceInput) =>
       Result.match(PriceRules.validate(input), {
-        onFailure: (v) => Effect.fail(new Errors.InvalidParameter({ param: v.field, reason: v.issues[0].message, issues: v.issues.map((i) => ({ field: i.field, message: i.message })) })),
+        onFailure: (v) =>
+          Effect.fail(
+            new Errors.InvalidParameter({
+              param: v.field,
+              reason: v.issues[0].message,
+              issues: v.issues.map((i) => ({ field: i.field, message: i.message }))
+            })
+          ),
         onSuccess: Effect.succeed
       })
 
@@ -262,26 +311,42 @@ export class Catalog extends Context.Service<Catalog>()("@recur/core/Catalog", {
       Effect.gen(function* () {
         const valid = yield* validate(input)
         const product = yield* Effect.catchTag(getProductRecord(merchantId, valid.product_id), "NotFound", () =>
-          Effect.fail(new Errors.InvalidParameter({ param: "product_id", reason: "no such product" })))
-        if (valid.status === "frozen") return yield* new Errors.InvalidParameter({ param: "status", reason: "a new price starts as draft or active" })
+          Effect.fail(new Errors.InvalidParameter({ param: "product_id", reason: "no such product" }))
+        )
+        if (valid.status === "frozen")
+          return yield* new Errors.InvalidParameter({
+            param: "status",
+            reason: "a new price starts as draft or active"
+          })
         const at = yield* now(merchantId)
         const priceId = yield* Ids.make(Ids.prefixes.price)
         const version = yield* buildVersion(merchantId, priceId, valid, at)
         return yield* storage.withTransaction(
           Effect.gen(function* () {
-            yield* prices.insert({
-              id: priceId,
-              merchant_id: merchantId,
-              product_id: valid.product_id,
-              name: valid.name,
-              merchant_price_id: valid.merchant_price_id ?? null,
-              current_version_id: version.price_version_id,
-              status: valid.status,
-              versions: 1,
-              created_at: at
-            }).pipe(Effect.catchTag("UniqueViolation", () => Effect.fail(new Errors.DuplicateResource({ resource: "price", param: "merchant_price_id" }))))
+            yield* prices
+              .insert({
+                id: priceId,
+                merchant_id: merchantId,
+                product_id: valid.product_id,
+                name: valid.name,
+                merchant_price_id: valid.merchant_price_id ?? null,
+                current_version_id: version.price_version_id,
+                status: version.biz_status,
+                versions: 1,
+                created_at: at
+              })
+              .pipe(
+                Effect.catchTag("UniqueViolation", () =>
+                  Effect.fail(new Errors.DuplicateResource({ resource: "price", param: "merchant_price_id" }))
+                )
+              )
             yield* Effect.orDie(versions.insert(version))
-            yield* Effect.orDie(products.update({ ...product.value, price_ids: [...product.value.price_ids, priceId], updated_at: at }, product.version))
+            yield* Effect.orDie(
+              products.update(
+                { ...product.value, price_ids: [...product.value.price_ids, priceId], updated_at: at },
+                product.version
+              )
+            )
             return version
           })
         )
@@ -289,7 +354,10 @@ export class Catalog extends Context.Service<Catalog>()("@recur/core/Catalog", {
 
     const getPriceRecord = (merchantId: string, priceId: string) =>
       Effect.flatMap(prices.get(merchantId, priceId), (o) =>
-        Option.match(o, { onNone: () => Effect.fail(new Errors.NotFound({ resource: "price", id: priceId })), onSome: Effect.succeed })
+        Option.match(o, {
+          onNone: () => Effect.fail(new Errors.NotFound({ resource: "price", id: priceId })),
+          onSome: Effect.succeed
+        })
       )
 
     const createVersion = (merchantId: string, priceId: string, input: PriceRules.PriceInput) =>
@@ -300,13 +368,24 @@ export class Catalog extends Context.Service<Catalog>()("@recur/core/Catalog", {
           return yield* new Errors.InvalidParameter({ param: "merchant_price_id", reason: "is set at creation only" })
         }
         const at = yield* now(merchantId)
-        const version = yield* buildVersion(merchantId, priceId, { ...valid, status: valid.status === "frozen" ? "draft" : valid.status }, at)
+        const version = yield* buildVersion(
+          merchantId,
+          priceId,
+          { ...valid, status: valid.status === "frozen" ? "draft" : valid.status },
+          at
+        )
         return yield* storage.withTransaction(
           Effect.gen(function* () {
             yield* Effect.orDie(versions.insert(version))
-            const next = version.biz_status === "active"
-              ? { ...price.value, current_version_id: version.price_version_id, status: "active" as const, versions: price.value.versions + 1 }
-              : { ...price.value, versions: price.value.versions + 1 }
+            const next =
+              version.biz_status === "active"
+                ? {
+                    ...price.value,
+                    current_version_id: version.price_version_id,
+                    status: version.biz_status,
+                    versions: price.value.versions + 1
+                  }
+                : { ...price.value, versions: price.value.versions + 1 }
             yield* Effect.orDie(prices.update(next, price.version))
             return version
           })
@@ -315,7 +394,10 @@ export class Catalog extends Context.Service<Catalog>()("@recur/core/Catalog", {
 
     const getVersion = (merchantId: string, versionId: string) =>
       Effect.flatMap(versions.get(merchantId, versionId), (o) =>
-        Option.match(o, { onNone: () => Effect.fail(new Errors.NotFound({ resource: "price_version", id: versionId })), onSome: (v) => Effect.succeed(v.value) })
+        Option.match(o, {
+          onNone: () => Effect.fail(new Errors.NotFound({ resource: "price_version", id: versionId })),
+          onSome: (v) => Effect.succeed(v.value)
+        })
       ).pipe(Effect.withSpan("Catalog.getVersion"))
 
     /** Moves a version draft → active ⇄ frozen. Activating a version makes it the price's current one. */
@@ -328,8 +410,18 @@ export class Catalog extends Context.Service<Catalog>()("@recur/core/Catalog", {
         if (Option.isNone(found)) return yield* new Errors.NotFound({ resource: "price_version", id: versionId })
         const current = found.value.value
         if (current.biz_status === status) return current
-        if (status === "draft") return yield* new Errors.StateConflict({ resource: "price_version", id: versionId, state: current.biz_status, reason: "cannot return to draft" })
-        const moved = Lifecycle.transition(Lifecycle.priceVersion, current.biz_status, status === "active" ? "activate" : "freeze")
+        if (status === "draft")
+          return yield* new Errors.StateConflict({
+            resource: "price_version",
+            id: versionId,
+            state: current.biz_status,
+            reason: "cannot return to draft"
+          })
+        const moved = Lifecycle.transition(
+          Lifecycle.priceVersion,
+          current.biz_status,
+          status === "active" ? "activate" : "freeze"
+        )
         if (Result.isFailure(moved)) return yield* invalidTransition("price_version", versionId)(moved.failure)
         const next = new Price.PriceVersion({ ...current, biz_status: moved.success.to })
         return yield* storage.withTransaction(
@@ -338,27 +430,58 @@ export class Catalog extends Context.Service<Catalog>()("@recur/core/Catalog", {
             const price = yield* getPriceRecord(merchantId, current.id)
             const isCurrent = price.value.current_version_id === versionId
             if (next.biz_status === "active" || isCurrent) {
-              yield* Effect.orDie(prices.update({ ...price.value, current_version_id: versionId, status: next.biz_status }, price.version))
+              yield* Effect.orDie(
+                prices.update({ ...price.value, current_version_id: versionId, status: next.biz_status }, price.version)
+              )
             }
             return next
           })
         )
       }).pipe(Effect.withSpan("Catalog.setVersionStatus"))
 
-    const listPrices = (merchantId: string, q: { readonly product_id?: string; readonly status?: string; readonly created?: Store.CreatedRange; readonly limit?: number; readonly starting_after?: string; readonly ending_before?: string }) =>
+    const listPrices = (
+      merchantId: string,
+      q: {
+        readonly product_id?: string
+        readonly status?: string
+        readonly created?: Store.CreatedRange
+        readonly limit?: number
+        readonly starting_after?: string
+        readonly ending_before?: string
+      }
+    ) =>
       Effect.gen(function* () {
         const filters: Array<Store.Filter> = []
         if (q.product_id) filters.push({ column: "product_id", op: "in", values: [q.product_id] })
         if (q.status) filters.push({ column: "status", op: "in", values: [q.status] })
-        const page = yield* pageErrors(prices.list(merchantId, { filters, limit: q.limit ?? 10, starting_after: q.starting_after, ending_before: q.ending_before, ...(q.created ? { created: q.created } : {}) }))
+        const page = yield* pageErrors(
+          prices.list(merchantId, {
+            filters,
+            limit: q.limit ?? 10,
+            starting_after: q.starting_after,
+            ending_before: q.ending_before,
+            ...(q.created ? { created: q.created } : {})
+          })
+        )
         const list = yield* Effect.forEach(page.list, (p) => Effect.orDie(getVersion(merchantId, p.current_version_id)))
         return { has_more: page.has_more, list }
       }).pipe(Effect.withSpan("Catalog.listPrices"))
 
-    const listVersions = (merchantId: string, priceId: string, q: { readonly limit?: number; readonly starting_after?: string; readonly ending_before?: string } = {}) =>
+    const listVersions = (
+      merchantId: string,
+      priceId: string,
+      q: { readonly limit?: number; readonly starting_after?: string; readonly ending_before?: string } = {}
+    ) =>
       Effect.gen(function* () {
         yield* getPriceRecord(merchantId, priceId)
-        return yield* pageErrors(versions.list(merchantId, { filters: [{ column: "price_id", op: "in", values: [priceId] }], limit: q.limit ?? 10, starting_after: q.starting_after, ending_before: q.ending_before }))
+        return yield* pageErrors(
+          versions.list(merchantId, {
+            filters: [{ column: "price_id", op: "in", values: [priceId] }],
+            limit: q.limit ?? 10,
+            starting_after: q.starting_after,
+            ending_before: q.ending_before
+          })
+        )
       }).pipe(Effect.withSpan("Catalog.listVersions"))
 
     /** The version a checkout may sell: the price's current version, which must be active. */
@@ -366,13 +489,29 @@ export class Catalog extends Context.Service<Catalog>()("@recur/core/Catalog", {
       Effect.gen(function* () {
         const price = yield* getPriceRecord(merchantId, priceId)
         const version = yield* Effect.orDie(getVersion(merchantId, price.value.current_version_id))
-        if (version.biz_status !== "active") return yield* new Errors.StateConflict({ resource: "price", id: priceId, state: version.biz_status, reason: "only active prices can be sold" })
+        if (version.biz_status !== "active")
+          return yield* new Errors.StateConflict({
+            resource: "price",
+            id: priceId,
+            state: version.biz_status,
+            reason: "only active prices can be sold"
+          })
         return version
       })
 
     return {
-      listCategories, createProduct, setProductStatus, getProduct, listProducts,
-      createPrice, createVersion, getVersion, setVersionStatus, listPrices, listVersions, sellableVersion
+      listCategories,
+      createProduct,
+      setProductStatus,
+      getProduct,
+      listProducts,
+      createPrice,
+      createVersion,
+      getVersion,
+      setVersionStatus,
+      listPrices,
+      listVersions,
+      sellableVersion
     } as const
   })
 }) {

@@ -5,17 +5,40 @@
  */
 import { Schema } from "effect"
 import { BillingAddress, Metadata, NullableString, NullableTimestamp, Timestamp } from "./Common.js"
+import type { Result } from "effect"
+import * as Lifecycle from "./Lifecycle.js"
 
 /** @since 0.1.0 */
 export const Locale = Schema.Literals([
-  "ar-SA", "de-DE", "en-US", "es-ES", "fr-FR", "id-ID", "it-IT", "ja-JP",
-  "ko-KR", "nl-NL", "pl-PL", "pt-PT", "ru-RU", "th-TH", "zh-CN", "zh-TW"
+  "ar-SA",
+  "de-DE",
+  "en-US",
+  "es-ES",
+  "fr-FR",
+  "id-ID",
+  "it-IT",
+  "ja-JP",
+  "ko-KR",
+  "nl-NL",
+  "pl-PL",
+  "pt-PT",
+  "ru-RU",
+  "th-TH",
+  "zh-CN",
+  "zh-TW"
 ])
 
 /** @since 0.1.0 */
 export const ProductType = Schema.Literals([
-  "saas", "software", "online_video_content", "information_service", "ebook",
-  "digital_graphic_template", "video_game", "blockchain_digital_product", "other_digital_product"
+  "saas",
+  "software",
+  "online_video_content",
+  "information_service",
+  "ebook",
+  "digital_graphic_template",
+  "video_game",
+  "blockchain_digital_product",
+  "other_digital_product"
 ])
 
 /** @since 0.1.0 */
@@ -36,7 +59,7 @@ export class CheckoutSession extends Schema.Class<CheckoutSession>("CheckoutSess
   session_id: Schema.String,
   session_url: Schema.String,
   merchant_id: Schema.String,
-  status: Schema.Literals(["open", "complete", "expired"]),
+  status: Lifecycle.SessionStatus,
   mode: Schema.Literals(["checkout", "payment"]),
   line_items: Schema.Array(SessionLineItem),
   customer_id: NullableString,
@@ -68,3 +91,21 @@ export class CheckoutSession extends Schema.Class<CheckoutSession>("CheckoutSess
   created_at: Timestamp,
   completed_at: NullableTimestamp
 }) {}
+
+/**
+ * Moves a session's `status` (the {@link Lifecycle.checkoutSession} machine). The only way it
+ * changes.
+ *
+ * @since 0.1.0
+ */
+export const move = (
+  session: CheckoutSession,
+  trigger: "paid" | "expire",
+  patch: Partial<Omit<CheckoutSession, "status">> = {}
+): Result.Result<Lifecycle.Moved<CheckoutSession>, Lifecycle.InvalidTransition> =>
+  Lifecycle.moveBy(
+    Lifecycle.checkoutSession,
+    session.status,
+    trigger,
+    (to) => new CheckoutSession({ ...session, ...patch, status: to }, { disableChecks: true })
+  )

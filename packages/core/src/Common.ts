@@ -34,7 +34,8 @@ const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}
  *
  * @since 0.1.0
  */
-export const formatInstant = (ms: number): string => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(".000Z", "Z")
+export const formatInstant = (ms: number): string =>
+  new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(".000Z", "Z")
 
 /**
  * `metadata`: string to string; key ≤ 40 bytes, value ≤ 500 bytes, whole JSON ≤ 1024 bytes.
@@ -42,14 +43,16 @@ export const formatInstant = (ms: number): string => new Date(Math.floor(ms / 10
  * @since 0.1.0
  */
 export const Metadata = Schema.Record(Schema.String, Schema.String).pipe(
-  Schema.check(Schema.makeFilter((m) => {
-    const enc = new TextEncoder()
-    for (const [k, v] of Object.entries(m)) {
-      if (enc.encode(k).length > 40) return `metadata key "${k.slice(0, 40)}…" is longer than 40 bytes`
-      if (enc.encode(v).length > 500) return `metadata value of "${k}" is longer than 500 bytes`
-    }
-    return enc.encode(JSON.stringify(m)).length <= 1024 || "metadata is larger than 1024 bytes"
-  })),
+  Schema.check(
+    Schema.makeFilter((m) => {
+      const enc = new TextEncoder()
+      for (const [k, v] of Object.entries(m)) {
+        if (enc.encode(k).length > 40) return `metadata key "${k.slice(0, 40)}…" is longer than 40 bytes`
+        if (enc.encode(v).length > 500) return `metadata value of "${k}" is longer than 500 bytes`
+      }
+      return enc.encode(JSON.stringify(m)).length <= 1024 || "metadata is larger than 1024 bytes"
+    })
+  ),
   Schema.annotate({ identifier: "Metadata" })
 )
 

@@ -5,7 +5,7 @@
  * @since 0.1.0
  */
 import { Schema } from "effect"
-import { Metadata, NullableString } from "./Common.js"
+import { NullableString } from "./Common.js"
 
 /**
  * The structured address accepted on create/update.
@@ -27,7 +27,9 @@ export class Address extends Schema.Class<Address>("Address")({
  * @since 0.1.0
  */
 export const formatAddress = (a: Address): string =>
-  [a.line1, a.line2, a.city, a.province, a.postal_code, a.country].filter((p) => p !== undefined && p.trim() !== "").join(", ")
+  [a.line1, a.line2, a.city, a.province, a.postal_code, a.country]
+    .filter((p) => p !== undefined && p.trim() !== "")
+    .join(", ")
 
 /**
  * `customer` (member) or `guest` (visitor).

@@ -5,7 +5,7 @@
  * @since 0.1.0
  */
 import { Context, Effect, Layer, Option } from "effect"
-import { type Metadata } from "./Common.js"
+import type { Metadata } from "./Common.js"
 import { Address, Customer, formatAddress } from "./Customer.js"
 import * as Entities from "./Entities.js"
 import { merchantNow } from "./internal/engine.js"
@@ -87,20 +87,33 @@ export class Customers extends Context.Service<Customers>()("@recur/core/Custome
     const now = merchantNow(storage)
 
     const checkEmail = (email: string | undefined) =>
-      email !== undefined && !EMAIL.test(email) ? Effect.fail(new Errors.InvalidParameter({ param: "email", reason: "is not an email address" })) : Effect.void
+      email !== undefined && !EMAIL.test(email)
+        ? Effect.fail(new Errors.InvalidParameter({ param: "email", reason: "is not an email address" }))
+        : Effect.void
 
     const duplicate = <A, E, R>(effect: Effect.Effect<A, E | Store.UniqueViolation, R>) =>
-      Effect.catchIf(effect, (e): e is Store.UniqueViolation => (e as { _tag?: string })._tag === "UniqueViolation", () =>
-        Effect.fail(new Errors.DuplicateResource({ resource: "customer", param: "payer_id" }))
+      Effect.catchIf(
+        effect,
+        (e): e is Store.UniqueViolation => (e as { _tag?: string })._tag === "UniqueViolation",
+        () => Effect.fail(new Errors.DuplicateResource({ resource: "customer", param: "payer_id" }))
       ) as Effect.Effect<A, Exclude<E, Store.UniqueViolation> | Errors.DuplicateResource, R>
 
     /** Finds a live customer by id or payer id. */
-    const resolve = (merchantId: string, ref: { readonly customer_id?: string | undefined; readonly payer_id?: string | undefined }) =>
+    const resolve = (
+      merchantId: string,
+      ref: { readonly customer_id?: string | undefined; readonly payer_id?: string | undefined }
+    ) =>
       Effect.gen(function* () {
         if (ref.customer_id === undefined && ref.payer_id === undefined) {
-          return yield* new Errors.InvalidParameter({ param: "customer_id", reason: "customer_id or payer_id is required" })
+          return yield* new Errors.InvalidParameter({
+            param: "customer_id",
+            reason: "customer_id or payer_id is required"
+          })
         }
-        const found = ref.customer_id !== undefined ? yield* repo.get(merchantId, ref.customer_id) : yield* repo.findBy(merchantId, "payer_id", ref.payer_id!)
+        const found =
+          ref.customer_id !== undefined
+            ? yield* repo.get(merchantId, ref.customer_id)
+            : yield* repo.findBy(merchantId, "payer_id", ref.payer_id!)
         if (Option.isNone(found) || found.value.value.deleted_at !== null) {
           return yield* new Errors.NotFound({ resource: "customer", id: ref.customer_id ?? ref.payer_id! })
         }
@@ -110,7 +123,10 @@ export class Customers extends Context.Service<Customers>()("@recur/core/Custome
     const create = (merchantId: string, input: CreateCustomer) =>
       Effect.gen(function* () {
         if (input.email !== undefined && input.payer_id !== undefined) {
-          return yield* new Errors.InvalidRequest({ reason: "email and payer_id are mutually exclusive", param: "payer_id" })
+          return yield* new Errors.InvalidRequest({
+            reason: "email and payer_id are mutually exclusive",
+            param: "payer_id"
+          })
         }
         if (input.email === undefined && input.payer_id === undefined) {
           return yield* new Errors.InvalidParameter({ param: "email", reason: "email or payer_id is required" })
@@ -156,21 +172,46 @@ export class Customers extends Context.Service<Customers>()("@recur/core/Custome
           updated_at: yield* now(merchantId)
         }
         yield* duplicate(repo.update(next, current.version)).pipe(
-          Effect.catchTag("VersionConflict", () => Effect.fail(new Errors.StateConflict({ resource: "customer", id: next.id, state: "changed", reason: "modified concurrently; retry" })))
+          Effect.catchTag("VersionConflict", () =>
+            Effect.fail(
+              new Errors.StateConflict({
+                resource: "customer",
+                id: next.id,
+                state: "changed",
+                reason: "modified concurrently; retry"
+              })
+            )
+          )
         )
         return next
       }).pipe(Effect.withSpan("Customers.update"))
 
-    const remove = (merchantId: string, ref: { readonly customer_id?: string | undefined; readonly payer_id?: string | undefined }) =>
+    const remove = (
+      merchantId: string,
+      ref: { readonly customer_id?: string | undefined; readonly payer_id?: string | undefined }
+    ) =>
       Effect.gen(function* () {
         const current = yield* resolve(merchantId, ref)
         const at = yield* now(merchantId)
         // The payer_id is released so the merchant can reuse it for a new customer.
-        yield* Effect.orDie(repo.update({ ...current.value, deleted_at: at, updated_at: at, payer_id: null, metadata: { ...current.value.metadata } }, current.version))
+        yield* Effect.orDie(
+          repo.update(
+            {
+              ...current.value,
+              deleted_at: at,
+              updated_at: at,
+              payer_id: null,
+              metadata: { ...current.value.metadata }
+            },
+            current.version
+          )
+        )
       }).pipe(Effect.withSpan("Customers.delete"))
 
     const get = (merchantId: string, customerId: string) =>
-      Effect.map(resolve(merchantId, { customer_id: customerId }), (v) => v.value).pipe(Effect.withSpan("Customers.get"))
+      Effect.map(resolve(merchantId, { customer_id: customerId }), (v) => v.value).pipe(
+        Effect.withSpan("Customers.get")
+      )
 
     const list = (merchantId: string, q: ListCustomers) =>
       Effect.gen(function* () {
@@ -183,7 +224,13 @@ export class Customers extends Context.Service<Customers>()("@recur/core/Custome
         if (q.payer_ids?.length) filters.push({ column: "payer_id", op: "in", values: q.payer_ids })
         if (q.type) filters.push({ column: "type", op: "in", values: [q.type] })
         return yield* pageErrors(
-          repo.list(merchantId, { filters, limit: q.limit ?? 10, starting_after: q.starting_after, ending_before: q.ending_before, ...(q.created ? { created: q.created } : {}) })
+          repo.list(merchantId, {
+            filters,
+            limit: q.limit ?? 10,
+            starting_after: q.starting_after,
+            ending_before: q.ending_before,
+            ...(q.created ? { created: q.created } : {})
+          })
         )
       }).pipe(Effect.withSpan("Customers.list"))
 

@@ -124,8 +124,8 @@ export const add = (a: Decimal, b: Decimal): Decimal =>
   a.scale === b.scale
     ? { value: a.value + b.value, scale: a.scale }
     : a.scale > b.scale
-    ? { value: a.value + b.value * pow10(a.scale - b.scale), scale: a.scale }
-    : { value: a.value * pow10(b.scale - a.scale) + b.value, scale: b.scale }
+      ? { value: a.value + b.value * pow10(a.scale - b.scale), scale: a.scale }
+      : { value: a.value * pow10(b.scale - a.scale) + b.value, scale: b.scale }
 
 /**
  * `-1`, `0` or `1`.

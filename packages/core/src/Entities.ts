@@ -9,7 +9,7 @@ import * as CheckoutSession from "./CheckoutSession.js"
 import { Feature, Metadata } from "./Common.js"
 import { Address, CustomerType } from "./Customer.js"
 import * as Invoice from "./Invoice.js"
-import { PriceVersionStatus, ProductStatus } from "./Lifecycle.js"
+import { ApiKeyStatus, PriceVersionStatus, ProductStatus } from "./Lifecycle.js"
 import * as Merchant from "./Merchant.js"
 import * as Money from "./Money.js"
 import * as Price from "./Price.js"
@@ -18,11 +18,14 @@ import type * as Store from "./Store.js"
 import * as Subscription from "./Subscription.js"
 import * as Trade from "./Trade.js"
 import * as Usage from "./Usage.js"
-import * as Webhook from "./Webhook.js"
+import { webhookDelivery, webhookEndpoint, webhookEvent } from "./internal/webhookEntities.js"
 
 const ms = (dt: DateTime.Utc) => DateTime.toEpochMillis(dt)
 const minor = (amount: string, currency: string): bigint =>
-  Result.match(Money.parse(amount, currency, { allowNegative: true }), { onFailure: () => 0n, onSuccess: (m) => m.amount })
+  Result.match(Money.parse(amount, currency, { allowNegative: true }), {
+    onFailure: () => 0n,
+    onSuccess: (m) => m.amount
+  })
 
 /** @since 0.1.0 */
 export const merchant: Store.Entity<Merchant.Merchant, typeof Merchant.Merchant.Encoded> = {
@@ -50,7 +53,7 @@ export const ApiKeyRecord = Schema.Struct({
   ciphertext: Schema.String,
   last4: Schema.String,
   mode: Schema.Literals(["sandbox", "live"]),
-  status: Schema.Literals(["active", "expiring", "revoked"]),
+  status: ApiKeyStatus,
   /** Set when rotated: the key is refused from this instant on. */
   expires_at: Schema.NullOr(Schema.Number),
   replaced_by: Schema.NullOr(Schema.String),
@@ -218,7 +221,10 @@ export const priceVersion: Store.Entity<Price.PriceVersion, typeof Price.PriceVe
 }
 
 /** @since 0.1.0 */
-export const checkoutSession: Store.Entity<CheckoutSession.CheckoutSession, typeof CheckoutSession.CheckoutSession.Encoded> = {
+export const checkoutSession: Store.Entity<
+  CheckoutSession.CheckoutSession,
+  typeof CheckoutSession.CheckoutSession.Encoded
+> = {
   name: "checkout_session",
   table: "recur_checkout_sessions",
   schema: CheckoutSession.CheckoutSession,
@@ -228,6 +234,21 @@ export const checkoutSession: Store.Entity<CheckoutSession.CheckoutSession, type
   columns: { status: (s) => s.status, customer_id: (s) => s.customer_id },
   unique: []
 }
+
+/**
+ * A discount a subscription carries: `basis_points` of the subtotal (1250 = 12.50 %) or a
+ * fixed `amount` in the settlement currency.
+ *
+ * @since 0.1.0
+ */
+export const DiscountTerm = Schema.Struct({
+  discount_id: Schema.String,
+  discount_code: Schema.String,
+  basis_points: Schema.NullOr(Schema.String),
+  amount: Schema.NullOr(Schema.String)
+})
+/** @since 0.1.0 */
+export type DiscountTerm = typeof DiscountTerm.Type
 
 /**
  * A stored subscription: the record the API returns plus what the engine needs to bill it.
@@ -253,7 +274,17 @@ export const SubscriptionRecord = Schema.Struct({
   /** When the period was paused (resume restarts the period). */
   paused_at: Schema.NullOr(Schema.Number),
   /** The cycle index whose period starts at `anchor` (1 after a trial; moves on resume). */
-  anchor_cycle: Schema.Number.pipe(Schema.withDecodingDefault(Effect.succeed(0)))
+  anchor_cycle: Schema.Number.pipe(Schema.withDecodingDefault(Effect.succeed(0))),
+  /**
+   * What the customer pays for a whole period of the plan in force, before tax, in the
+   * settlement currency's minor units: set by the cycle's invoice and by each prorated change.
+   * Proration credits this (not the cycle invoice's amount) for the unused remainder, so several
+   * changes in one cycle credit what was actually paid for the plan they replace. `null` on
+   * records written before it existed: the current price's full-cycle amount is used.
+   */
+  plan_basis: Schema.NullOr(Schema.String).pipe(Schema.withDecodingDefault(Effect.succeed(null))),
+  /** Discounts applied to every cycle invoice of this subscription (in order). */
+  discounts: Schema.Array(DiscountTerm).pipe(Schema.withDecodingDefault(Effect.succeed([])))
 })
 /** @since 0.1.0 */
 export type SubscriptionRecord = typeof SubscriptionRecord.Type
@@ -332,7 +363,9 @@ export const invoice: Store.Entity<Invoice.Invoice, typeof Invoice.Invoice.Encod
     currency: (i) => i.currency,
     // One cycle invoice per (subscription, cycle, type); refunds and upgrades may repeat.
     cycle_key: (i) =>
-      i.subscription_id !== null && CYCLE_TYPES.includes(i.invoice_type) ? `${i.subscription_id}:${i.cycle_index}:${i.invoice_type}` : null
+      i.subscription_id !== null && CYCLE_TYPES.includes(i.invoice_type)
+        ? `${i.subscription_id}:${i.cycle_index}:${i.invoice_type}`
+        : null
   },
   unique: [{ name: "invoice_cycle", columns: ["cycle_key"] }]
 }
@@ -366,7 +399,11 @@ export const refund: Store.Entity<RefundRecord, typeof RefundRecord.Encoded> = {
 }
 
 /** @since 0.1.0 */
-export const UsageRecordRow = Schema.Struct({ merchant_id: Schema.String, usage: Usage.UsageRecord, trial: Schema.Boolean })
+export const UsageRecordRow = Schema.Struct({
+  merchant_id: Schema.String,
+  usage: Usage.UsageRecord,
+  trial: Schema.Boolean
+})
 /** @since 0.1.0 */
 export type UsageRecordRow = typeof UsageRecordRow.Type
 
@@ -386,98 +423,20 @@ export const usageRecord: Store.Entity<UsageRecordRow, typeof UsageRecordRow.Enc
   unique: [{ name: "usage_event", columns: ["subscription_id", "event_id"] }]
 }
 
-/**
- * A stored webhook endpoint, with its `whsec_` secret encrypted.
- *
- * @since 0.1.0
- */
-export const WebhookEndpointRecord = Schema.Struct({
-  merchant_id: Schema.String,
-  endpoint: Webhook.WebhookEndpoint,
-  secret_ciphertext: Schema.String,
-  created_at: Schema.Number
-})
-/** @since 0.1.0 */
-export type WebhookEndpointRecord = typeof WebhookEndpointRecord.Type
-
-/** @since 0.1.0 */
-export const webhookEndpoint: Store.Entity<WebhookEndpointRecord, typeof WebhookEndpointRecord.Encoded> = {
-  name: "webhook_endpoint",
-  table: "recur_webhook_endpoints",
-  schema: WebhookEndpointRecord,
-  id: (e) => e.endpoint.id,
-  merchantId: (e) => e.merchant_id,
-  createdAt: (e) => e.created_at,
-  columns: { status: (e) => e.endpoint.status },
-  unique: []
-}
-
-/**
- * An outbox event as listed (`GET /api/v2/webhook/events`); written through `Outbox.append`.
- *
- * @since 0.1.0
- */
-export const EventRecord = Schema.Struct({
-  id: Schema.String,
-  merchant_id: Schema.String,
-  type: Schema.String,
-  business_id: Schema.String,
-  content: Schema.String,
-  sequence: Schema.Number,
-  created_at: Schema.Number
-})
-/** @since 0.1.0 */
-export type EventRecord = typeof EventRecord.Type
-
-/** @since 0.1.0 */
-export const webhookEvent: Store.Entity<EventRecord, typeof EventRecord.Encoded> = {
-  name: "webhook_event",
-  table: "recur_events",
-  schema: EventRecord,
-  id: (e) => e.id,
-  merchantId: (e) => e.merchant_id,
-  createdAt: (e) => e.created_at,
-  columns: { business_id: (e) => e.business_id, type: (e) => e.type },
-  unique: []
-}
-
-/**
- * One event's delivery to one endpoint.
- *
- * @since 0.1.0
- */
-export const DeliveryRecord = Schema.Struct({
-  id: Schema.String,
-  merchant_id: Schema.String,
-  event_id: Schema.String,
-  endpoint_id: Schema.String,
-  status: Webhook.EndpointEvent.fields.event_status,
-  attempts: Schema.Number,
-  next_attempt_at: Schema.NullOr(Schema.Number),
-  last_status_code: Schema.NullOr(Schema.Number),
-  last_error: Schema.NullOr(Schema.String),
-  created_at: Schema.Number,
-  /** When the first attempt of the current run was made (the 48 h window starts there). */
-  first_attempt_at: Schema.NullOr(Schema.Number).pipe(Schema.withDecodingDefault(Effect.succeed(null))),
-  /** Every attempt: merchant time, HTTP status (null without an answer), latency, error. */
-  history: Schema.Array(Schema.Struct({ at: Schema.Number, status_code: Schema.NullOr(Schema.Number), latency_ms: Schema.Number, error: Schema.NullOr(Schema.String) })).pipe(
-    Schema.withDecodingDefault(Effect.succeed([]))
-  )
-})
-/** @since 0.1.0 */
-export type DeliveryRecord = typeof DeliveryRecord.Type
-
-/** @since 0.1.0 */
-export const webhookDelivery: Store.Entity<DeliveryRecord, typeof DeliveryRecord.Encoded> = {
-  name: "webhook_delivery",
-  table: "recur_webhook_deliveries",
-  schema: DeliveryRecord,
-  id: (d) => d.id,
-  merchantId: (d) => d.merchant_id,
-  createdAt: (d) => d.created_at,
-  columns: { event_id: (d) => d.event_id, endpoint_id: (d) => d.endpoint_id, status: (d) => d.status },
-  unique: [{ name: "delivery_event_endpoint", columns: ["event_id", "endpoint_id"] }]
-}
+export {
+  /** @since 0.1.0 */
+  DeliveryRecord,
+  /** @since 0.1.0 */
+  EventRecord,
+  /** @since 0.1.0 */
+  webhookDelivery,
+  /** @since 0.1.0 */
+  WebhookEndpointRecord,
+  /** @since 0.1.0 */
+  webhookEndpoint,
+  /** @since 0.1.0 */
+  webhookEvent
+} from "./internal/webhookEntities.js"
 
 /**
  * Every entity, for adapters that set up storage and for the contract suites.
@@ -485,6 +444,20 @@ export const webhookDelivery: Store.Entity<DeliveryRecord, typeof DeliveryRecord
  * @since 0.1.0
  */
 export const all: ReadonlyArray<Store.Entity<any, any>> = [
-  merchant, apiKey, customer, category, product, price, priceVersion, checkoutSession,
-  subscription, trade, invoice, refund, usageRecord, webhookEndpoint, webhookEvent, webhookDelivery
+  merchant,
+  apiKey,
+  customer,
+  category,
+  product,
+  price,
+  priceVersion,
+  checkoutSession,
+  subscription,
+  trade,
+  invoice,
+  refund,
+  usageRecord,
+  webhookEndpoint,
+  webhookEvent,
+  webhookDelivery
 ]

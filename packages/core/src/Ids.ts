@@ -7,7 +7,7 @@
  *
  * @since 0.1.0
  */
-import { Brand, Clock, Effect, Schema } from "effect"
+import { type Brand, Clock, Effect, Schema } from "effect"
 import { fromString, fromUUIDBytes, toUUIDBytes } from "typeid-js"
 
 /**
@@ -145,7 +145,9 @@ export const make = <P extends string>(prefix: P): Effect.Effect<`${P}_${string}
 
 const idSchema = <const P extends string, const B extends string>(prefix: P, brand: B) =>
   Schema.String.pipe(
-    Schema.check(Schema.makeFilter((s: string) => s.startsWith(`${prefix}_`) || `expected an id starting with "${prefix}_"`)),
+    Schema.check(
+      Schema.makeFilter((s: string) => s.startsWith(`${prefix}_`) || `expected an id starting with "${prefix}_"`)
+    ),
     Schema.brand<B>(brand as never),
     Schema.annotate({ identifier: brand, description: `${brand} (\`${prefix}_…\`)` })
   )

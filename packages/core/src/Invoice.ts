@@ -5,6 +5,8 @@
  */
 import { Schema } from "effect"
 import { Discounts, Metadata, NullableString, NullableTimestamp, Timestamp } from "./Common.js"
+import type { Result } from "effect"
+import * as Lifecycle from "./Lifecycle.js"
 import { InvoiceStatus } from "./Lifecycle.js"
 
 /**
@@ -46,3 +48,21 @@ export class Invoice extends Schema.Class<Invoice>("Invoice")({
   price_version_id: NullableString,
   tax_amount: Schema.String
 }) {}
+
+/**
+ * Moves an invoice's `biz_status` by `trigger` (the {@link Lifecycle.invoice} machine), with the
+ * fields that change with it. The only way an invoice's status changes.
+ *
+ * @since 0.1.0
+ */
+export const move = (
+  invoice: Invoice,
+  trigger: Lifecycle.InvoiceTrigger,
+  patch: Partial<Omit<Invoice, "biz_status">> = {}
+): Result.Result<Lifecycle.Moved<Invoice>, Lifecycle.InvalidTransition> =>
+  Lifecycle.moveBy(
+    Lifecycle.invoice,
+    invoice.biz_status,
+    trigger,
+    (to) => new Invoice({ ...invoice, ...patch, biz_status: to }, { disableChecks: true })
+  )

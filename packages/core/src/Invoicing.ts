@@ -123,12 +123,19 @@ const applyDiscounts = (subtotal: Money.Money, rules: ReadonlyArray<DiscountRule
   let remaining = subtotal.amount
   const out: Array<AppliedDiscount> = []
   for (const rule of rules) {
-    const wanted = rule._tag === "Percentage"
-      ? Money.proportion(subtotal, rule.basisPoints, 10_000n).amount
-      : rule.amount.currency === subtotal.currency ? rule.amount.amount : 0n
+    const wanted =
+      rule._tag === "Percentage"
+        ? Money.proportion(subtotal, rule.basisPoints, 10_000n).amount
+        : rule.amount.currency === subtotal.currency
+          ? rule.amount.amount
+          : 0n
     const applied = wanted > remaining ? remaining : wanted < 0n ? 0n : wanted
     remaining -= applied
-    out.push({ discount_id: rule.discount_id, discount_code: rule.discount_code, amount: Money.make(applied, subtotal.currency) })
+    out.push({
+      discount_id: rule.discount_id,
+      discount_code: rule.discount_code,
+      amount: Money.make(applied, subtotal.currency)
+    })
   }
   return out
 }
@@ -149,7 +156,10 @@ export const total = (input: {
   readonly original_invoice_id?: string
 }): Draft => {
   const currency = input.currency
-  const subtotal = Money.make(input.lines.reduce((a, l) => a + l.amount.amount, 0n), currency)
+  const subtotal = Money.make(
+    input.lines.reduce((a, l) => a + l.amount.amount, 0n),
+    currency
+  )
   const positive = subtotal.amount > 0n ? subtotal : Money.zero(currency)
   const discounts = applyDiscounts(positive, input.discounts ?? [])
   const discounted = positive.amount - discounts.reduce((a, d) => a + d.amount.amount, 0n)
@@ -208,15 +218,28 @@ export const cycle = (input: CycleInput): Result.Result<Draft, DuplicateInvoice>
     const lines: Array<Line> = []
     if (input.invoice_type === "trial") {
       const trial = Price.trialOf(pv)
-      const amount = Option.match(trial, { onNone: () => Money.zero(currency), onSome: (t) => Pricing.trialCharge(t.trial, currency) })
+      const amount = Option.match(trial, {
+        onNone: () => Money.zero(currency),
+        onSome: (t) => Pricing.trialCharge(t.trial, currency)
+      })
       lines.push({ kind: "trial", description: `${pv.price_name} (trial)`, quantity: 1n, amount })
     } else if (pv.billing_dimension === "usage") {
       const usage = input.usage ?? 0n
       const rated = Pricing.rate(Price.modelOf(pv, input.paidCycles ?? input.cycle_index), usage, currency)
-      lines.push({ kind: "usage", description: `${pv.price_name} usage (${usage} ${pv.usage_unit ?? "units"})`, quantity: usage, amount: rated.amount })
+      lines.push({
+        kind: "usage",
+        description: `${pv.price_name} usage (${usage} ${pv.usage_unit ?? "units"})`,
+        quantity: usage,
+        amount: rated.amount
+      })
     } else {
       const rated = Pricing.rate(Price.modelOf(pv, input.paidCycles ?? input.cycle_index), input.quantity, currency)
-      lines.push({ kind: "subscription", description: `${pv.price_name} × ${input.quantity}`, quantity: input.quantity, amount: rated.amount })
+      lines.push({
+        kind: "subscription",
+        description: `${pv.price_name} × ${input.quantity}`,
+        quantity: input.quantity,
+        amount: rated.amount
+      })
     }
     return total({
       invoice_type: input.invoice_type,
@@ -249,8 +272,18 @@ export const upgrade = (input: {
       cycle_index: input.cycle_index,
       currency: input.proration.net.currency,
       lines: [
-        { kind: "proration_credit", description: `Unused time on ${input.fromName}`, quantity: 1n, amount: Money.negate(input.proration.credit) },
-        { kind: "proration_charge", description: `Remaining time on ${input.toName}`, quantity: 1n, amount: input.proration.charge }
+        {
+          kind: "proration_credit",
+          description: `Unused time on ${input.fromName}`,
+          quantity: 1n,
+          amount: Money.negate(input.proration.credit)
+        },
+        {
+          kind: "proration_charge",
+          description: `Remaining time on ${input.toName}`,
+          quantity: 1n,
+          amount: input.proration.charge
+        }
       ],
       ...(input.tax ? { tax: input.tax } : {})
     })

@@ -3,8 +3,10 @@
  *
  * @since 0.1.0
  */
-import { Schema } from "effect"
+import { Effect, Schema } from "effect"
 import { NullableTimestamp, Timestamp } from "./Common.js"
+import type { Result } from "effect"
+import * as Lifecycle from "./Lifecycle.js"
 import { CreditMode } from "./Proration.js"
 
 /**
@@ -24,5 +26,20 @@ export class Merchant extends Schema.Class<Merchant>("Merchant")({
   proration_credit: CreditMode,
   /** Where a subscription goes when dunning retries are exhausted. */
   dunning_final_state: Schema.Literals(["unpaid", "canceled"]),
+  /** Dunning retries, in days after the first failed renewal; `null` follows the engine's default policy. */
+  dunning_retry_days: Schema.NullOr(Schema.Array(Schema.Int)).pipe(Schema.withDecodingDefault(Effect.succeed(null))),
   created_at: Timestamp
 }) {}
+
+/**
+ * Moves an API key record's `status` (the {@link Lifecycle.apiKey} machine). The only way it
+ * changes.
+ *
+ * @since 0.1.0
+ */
+export const moveKey = <K extends { readonly status: Lifecycle.ApiKeyStatus }>(
+  key: K,
+  trigger: "rotate" | "revoke",
+  patch: Partial<Omit<K, "status">> = {}
+): Result.Result<Lifecycle.Moved<K>, Lifecycle.InvalidTransition> =>
+  Lifecycle.moveBy(Lifecycle.apiKey, key.status, trigger, (to) => ({ ...key, ...patch, status: to }))

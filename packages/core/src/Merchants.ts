@@ -5,9 +5,11 @@
  * @since 0.1.0
  */
 import { Context, DateTime, Effect, Layer, Option, Result } from "effect"
+import * as Dunning from "./DunningPolicy.js"
 import * as Entities from "./Entities.js"
 import * as Errors from "./Errors.js"
 import * as Ids from "./Ids.js"
+import * as Lifecycle from "./Lifecycle.js"
 import * as Merchant from "./Merchant.js"
 import * as Money from "./Money.js"
 import * as Proration from "./Proration.js"
@@ -29,7 +31,10 @@ export interface CreateMerchant {
   readonly frozen_time?: number
   readonly proration_policy?: string
   readonly proration_credit?: Proration.CreditMode
+  /** Default: the engine's {@link Dunning.DefaultPolicy}. */
   readonly dunning_final_state?: "unpaid" | "canceled"
+  /** Retry days after the first failed renewal (1 to 10 increasing days of 1..60); default: the engine's policy. */
+  readonly dunning_retry_days?: ReadonlyArray<number>
 }
 
 /**
@@ -78,7 +83,7 @@ export class Merchants extends Context.Service<Merchants>()("@recur/core/Merchan
           ciphertext: yield* secrets.encrypt(api_key),
           last4: api_key.slice(-4),
           mode,
-          status: "active",
+          status: Lifecycle.apiKey.initial,
           expires_at: null,
           replaced_by: null,
           created_at: yield* now
@@ -89,17 +94,40 @@ export class Merchants extends Context.Service<Merchants>()("@recur/core/Merchan
 
     const get = (merchantId: string) =>
       Effect.flatMap(merchants.get(merchantId, merchantId), (o) =>
-        Option.match(o, { onNone: () => Effect.fail(new Errors.NotFound({ resource: "merchant", id: merchantId })), onSome: (v) => Effect.succeed(v.value) })
+        Option.match(o, {
+          onNone: () => Effect.fail(new Errors.NotFound({ resource: "merchant", id: merchantId })),
+          onSome: (v) => Effect.succeed(v.value)
+        })
       ).pipe(Effect.withSpan("Merchants.get"))
 
     const create = (input: CreateMerchant) =>
       Effect.gen(function* () {
-        if (input.name.trim() === "") return yield* new Errors.InvalidParameter({ param: "name", reason: "is required" })
-        if (Result.isFailure(Money.currency(input.currency))) return yield* new Errors.InvalidParameter({ param: "currency", reason: `unknown currency "${input.currency}"` })
+        if (input.name.trim() === "")
+          return yield* new Errors.InvalidParameter({ param: "name", reason: "is required" })
+        if (Result.isFailure(Money.currency(input.currency)))
+          return yield* new Errors.InvalidParameter({
+            param: "currency",
+            reason: `unknown currency "${input.currency}"`
+          })
         const mode = input.mode ?? "sandbox"
-        if (input.frozen_time !== undefined && mode !== "sandbox") return yield* new Errors.InvalidParameter({ param: "frozen_time", reason: "only sandbox merchants have a frozen clock" })
+        if (input.frozen_time !== undefined && mode !== "sandbox")
+          return yield* new Errors.InvalidParameter({
+            param: "frozen_time",
+            reason: "only sandbox merchants have a frozen clock"
+          })
         const policy = input.proration_policy ?? "per_second"
-        if (Result.isFailure(Proration.parsePolicy(policy))) return yield* new Errors.InvalidParameter({ param: "proration_policy", reason: "must be per_second, per_day or fixed_days(n)" })
+        if (Result.isFailure(Proration.parsePolicy(policy)))
+          return yield* new Errors.InvalidParameter({
+            param: "proration_policy",
+            reason: "must be per_second, per_day or fixed_days(n)"
+          })
+        if (input.dunning_retry_days !== undefined && !Dunning.validRetryDays(input.dunning_retry_days)) {
+          return yield* new Errors.InvalidParameter({
+            param: "dunning_retry_days",
+            reason: "must be 1 to 10 increasing whole days from 1 to 60"
+          })
+        }
+        const dunning = yield* Effect.service(Dunning.DefaultPolicy)
         const id = yield* Ids.make(Ids.prefixes.merchant)
         const at = yield* now
         const merchant = new Merchant.Merchant({
@@ -110,23 +138,26 @@ export class Merchants extends Context.Service<Merchants>()("@recur/core/Merchan
           frozen_time: input.frozen_time !== undefined ? DateTime.makeUnsafe(input.frozen_time) : null,
           proration_policy: policy,
           proration_credit: input.proration_credit ?? "refund",
-          dunning_final_state: input.dunning_final_state ?? "unpaid",
+          dunning_final_state: input.dunning_final_state ?? dunning.finalState,
+          dunning_retry_days: input.dunning_retry_days ?? null,
           created_at: DateTime.makeUnsafe(at)
         })
         return yield* storage.withTransaction(
           Effect.gen(function* () {
             yield* Effect.orDie(merchants.insert(merchant))
-            yield* Effect.orDie(categories.insert({
-              id: yield* Ids.make(Ids.prefixes.category),
-              merchant_id: id,
-              name: "Default",
-              description: null,
-              status: "active",
-              chinese_name: null,
-              chinese_description: null,
-              is_default: true,
-              created_at: at
-            }))
+            yield* Effect.orDie(
+              categories.insert({
+                id: yield* Ids.make(Ids.prefixes.category),
+                merchant_id: id,
+                name: "Default",
+                description: null,
+                status: "active",
+                chinese_name: null,
+                chinese_description: null,
+                is_default: true,
+                created_at: at
+              })
+            )
             const key = yield* issueKey(id, mode)
             return { merchant, ...key }
           })
@@ -135,7 +166,12 @@ export class Merchants extends Context.Service<Merchants>()("@recur/core/Merchan
 
     const activeKeys = (merchantId: string) =>
       Effect.map(
-        Effect.orDie(keys.list(merchantId, { limit: 100, filters: [{ column: "status", op: "in", values: ["active", "expiring"] }] })),
+        Effect.orDie(
+          keys.list(merchantId, {
+            limit: 100,
+            filters: [{ column: "status", op: "in", values: ["active", "expiring"] }]
+          })
+        ),
         (p) => p.list
       )
 
@@ -143,7 +179,8 @@ export class Merchants extends Context.Service<Merchants>()("@recur/core/Merchan
       Effect.gen(function* () {
         const merchant = yield* get(merchantId)
         const grace = options.graceMs ?? DEFAULT_GRACE_MS
-        if (!Number.isInteger(grace) || grace < 0) return yield* new Errors.InvalidParameter({ param: "grace", reason: "must be a non-negative duration" })
+        if (!Number.isInteger(grace) || grace < 0)
+          return yield* new Errors.InvalidParameter({ param: "grace", reason: "must be a non-negative duration" })
         const at = yield* now
         return yield* storage.withTransaction(
           Effect.gen(function* () {
@@ -151,7 +188,14 @@ export class Merchants extends Context.Service<Merchants>()("@recur/core/Merchan
             for (const k of yield* activeKeys(merchantId)) {
               if (k.id === issued.key_id || k.status !== "active") continue
               const current = Option.getOrThrow(yield* keys.get(merchantId, k.id))
-              yield* Effect.orDie(keys.update({ ...k, status: "expiring", expires_at: at + grace, replaced_by: issued.key_id }, current.version))
+              yield* Effect.orDie(
+                keys.update(
+                  Lifecycle.must(
+                    Merchant.moveKey(current.value, "rotate", { expires_at: at + grace, replaced_by: issued.key_id })
+                  ),
+                  current.version
+                )
+              )
             }
             return issued
           })
@@ -162,7 +206,9 @@ export class Merchants extends Context.Service<Merchants>()("@recur/core/Merchan
       Effect.gen(function* () {
         const found = yield* keys.get(merchantId, keyId)
         if (Option.isNone(found)) return yield* new Errors.NotFound({ resource: "api_key", id: keyId })
-        yield* Effect.orDie(keys.update({ ...found.value.value, status: "revoked", expires_at: yield* now }, found.value.version))
+        // revoking a revoked key changes nothing
+        const moved = Merchant.moveKey(found.value.value, "revoke", { expires_at: yield* now })
+        if (Result.isSuccess(moved)) yield* Effect.orDie(keys.update(moved.success.value, found.value.version))
       }).pipe(Effect.withSpan("Merchants.revokeKey"))
 
     const authenticate = (apiKey: string) =>
@@ -174,7 +220,8 @@ export class Merchants extends Context.Service<Merchants>()("@recur/core/Merchan
         const key = found.value.value
         if (!Secrets.constantTimeEqual(key.lookup_hash, hash)) return yield* new Errors.Unauthorized()
         const at = yield* now
-        if (key.status === "revoked" || (key.expires_at !== null && at >= key.expires_at)) return yield* new Errors.Unauthorized()
+        if (key.status === "revoked" || (key.expires_at !== null && at >= key.expires_at))
+          return yield* new Errors.Unauthorized()
         const merchant = yield* Effect.catchTag(get(key.merchant_id), "NotFound", () => new Errors.Unauthorized())
         return { merchant, key_id: key.id }
       }).pipe(Effect.withSpan("Merchants.authenticate"))
@@ -192,7 +239,9 @@ export class Merchants extends Context.Service<Merchants>()("@recur/core/Merchan
       }).pipe(Effect.withSpan("Merchants.signingKeys"))
 
     const listKeys = (merchantId: string) =>
-      Effect.map(activeKeys(merchantId), (ks) => ks.map((k) => ({ key_id: k.id, last4: k.last4, status: k.status, expires_at: k.expires_at })))
+      Effect.map(activeKeys(merchantId), (ks) =>
+        ks.map((k) => ({ key_id: k.id, last4: k.last4, status: k.status, expires_at: k.expires_at }))
+      )
 
     return { create, get, rotateKey, revokeKey, authenticate, signingKeys, listKeys } as const
   })
@@ -213,5 +262,7 @@ export class Merchants extends Context.Service<Merchants>()("@recur/core/Merchan
  * yield* Merchants.asCaller(merchant)(customers.create(merchant.merchant_id, input))
  * @since 0.1.0
  */
-export const asCaller = (merchant: Merchant.Merchant) => <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-  Effect.provideService(effect, knownMerchant, merchant)
+export const asCaller =
+  (merchant: Merchant.Merchant) =>
+  <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+    Effect.provideService(effect, knownMerchant, merchant)

@@ -299,6 +299,24 @@ export const allocate = (money: Money, ratios: ReadonlyArray<bigint>): ReadonlyA
 }
 
 /**
+ * The largest amount any document of the engine carries, in minor units: 999,999,999,999
+ * (9,999,999,999.99 USD, 999,999,999,999 JPY). Inside PostgreSQL `bigint`, JavaScript's safe
+ * integers and the 12-digit amount fields of card gateways. Every input that multiplies into
+ * an amount (price, quantity, usage, rate) is checked so that no invoice can exceed it.
+ *
+ * @since 0.1.0
+ */
+export const MAX_AMOUNT_MINOR = 999_999_999_999n
+
+/**
+ * Whether `money` is within ±{@link MAX_AMOUNT_MINOR}.
+ *
+ * @since 0.1.0
+ */
+export const isWithinBounds = (money: Money): boolean =>
+  money.amount <= MAX_AMOUNT_MINOR && money.amount >= -MAX_AMOUNT_MINOR
+
+/**
  * Converts with a `merchant_rate`: 1 unit of the source (primary) currency = `rate` units of
  * the target currency. Exact product, then the one half-even rounding to the target exponent.
  *
@@ -306,11 +324,7 @@ export const allocate = (money: Money, ratios: ReadonlyArray<bigint>): ReadonlyA
  * Money.convert(Money.make(3000n, "USD"), Decimal.make(1505n, 1), "JPY") // 4515 JPY
  * @since 0.1.0
  */
-export const convert = (
-  money: Money,
-  rate: Decimal.Decimal,
-  target: string
-): Result.Result<Money, UnknownCurrency> =>
+export const convert = (money: Money, rate: Decimal.Decimal, target: string): Result.Result<Money, UnknownCurrency> =>
   Result.map(currency(target), (t) => {
     const source = exponentOf(money.currency)
     // minor_t = minor_s × rate × 10^(exp_t - exp_s)
@@ -337,5 +351,5 @@ export const CurrencyCode = Schema.String.pipe(
  */
 export const AmountString = Schema.String.pipe(
   Schema.check(Schema.isPattern(/^-?\d+(\.\d+)?$/)),
-  Schema.annotate({ identifier: "AmountString", description: "decimal amount string, e.g. \"30.00\"" })
+  Schema.annotate({ identifier: "AmountString", description: 'decimal amount string, e.g. "30.00"' })
 )

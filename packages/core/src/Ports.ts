@@ -9,7 +9,6 @@
  */
 import { Context, Data, Effect, Layer, Option, Result } from "effect"
 import * as Decimal from "./Decimal.js"
-import * as Ids from "./Ids.js"
 import * as Money from "./Money.js"
 
 /**
@@ -33,12 +32,19 @@ export interface CardInput {
  */
 export interface ChargeRequest {
   readonly trade_id: string
-  /** 1 for the first attempt; a customer's retry with another card is a new attempt. Default 1. */
+  /**
+   * 1 for the first attempt; a customer's retry after a decline is a new attempt. Default 1.
+   * The pair (trade_id, attempt) is the idempotency key: the engine sends the same pair again
+   * when it does not know whether the first call reached the processor, and the gateway must
+   * answer it with the first call's outcome rather than charge again.
+   */
   readonly attempt?: number
   readonly merchant_id: string
   readonly amount: Money.Money
   /** A new card (first payment) or a saved token (renewals, retries: off-session). */
-  readonly source: { readonly _tag: "Card"; readonly card: CardInput } | { readonly _tag: "Token"; readonly token: string }
+  readonly source:
+    | { readonly _tag: "Card"; readonly card: CardInput }
+    | { readonly _tag: "Token"; readonly token: string }
   readonly off_session: boolean
   readonly return_url?: string
 }
@@ -49,7 +55,12 @@ export interface ChargeRequest {
  * @since 0.1.0
  */
 export type ChargeOutcome = Data.TaggedEnum<{
-  Succeeded: { readonly transaction_id: string; readonly token: Option.Option<string>; readonly brand: string; readonly last4: string }
+  Succeeded: {
+    readonly transaction_id: string
+    readonly token: Option.Option<string>
+    readonly brand: string
+    readonly last4: string
+  }
   RequiresAction: { readonly redirect_url: string }
   Failed: { readonly code: string; readonly message: string }
   /** The gateway did not answer (timeout): ask again later with `retrieve`. Never a throw. */
@@ -81,8 +92,8 @@ export type RefundOutcome = Data.TaggedEnum<{
 export const RefundOutcome = Data.taggedEnum<RefundOutcome>()
 
 /**
- * A payment processor. Calls are idempotent by trade id (charges) and refund id (refunds):
- * calling twice never charges twice.
+ * A payment processor. Calls are idempotent by (trade id, attempt) for charges and by refund id
+ * for refunds: calling twice never charges or refunds twice (the port's contract suite checks it).
  *
  * @example
  * const gateway = yield* PaymentGateway
@@ -95,7 +106,11 @@ export class PaymentGateway extends Context.Service<
     readonly charge: (request: ChargeRequest) => Effect.Effect<ChargeOutcome>
     /** Asks again about a charge whose outcome was unknown or pending an action. */
     readonly retrieve: (tradeId: string) => Effect.Effect<ChargeOutcome>
-    readonly refund: (request: { readonly refund_id: string; readonly trade_id: string; readonly amount: Money.Money }) => Effect.Effect<RefundOutcome>
+    readonly refund: (request: {
+      readonly refund_id: string
+      readonly trade_id: string
+      readonly amount: Money.Money
+    }) => Effect.Effect<RefundOutcome>
   }
 >()("@recur/core/PaymentGateway") {}
 
@@ -136,7 +151,13 @@ export const fxStatic = (table: Readonly<Record<string, string>>): Layer.Layer<F
  */
 export class TaxCalculator extends Context.Service<
   TaxCalculator,
-  { readonly tax: (input: { readonly merchant_id: string; readonly customer_id: string; readonly taxable: Money.Money }) => Effect.Effect<Money.Money> }
+  {
+    readonly tax: (input: {
+      readonly merchant_id: string
+      readonly customer_id: string
+      readonly taxable: Money.Money
+    }) => Effect.Effect<Money.Money>
+  }
 >()("@recur/core/TaxCalculator") {}
 
 /**
@@ -154,26 +175,9 @@ export const taxNone: Layer.Layer<TaxCalculator> = Layer.succeed(TaxCalculator, 
  * @since 0.1.0
  */
 export const taxRate = (basisPoints: bigint): Layer.Layer<TaxCalculator> =>
-  Layer.succeed(TaxCalculator, { tax: ({ taxable }) => Effect.succeed(Money.proportion(taxable, basisPoints, 10_000n)) })
-
-/**
- * Ids for new records.
- *
- * @example
- * const id = yield* (yield* IdGenerator).make("sub") // "sub_01jd…"
- * @since 0.1.0
- */
-export class IdGenerator extends Context.Service<
-  IdGenerator,
-  { readonly make: <P extends string>(prefix: P) => Effect.Effect<`${P}_${string}`> }
->()("@recur/core/IdGenerator") {}
-
-/**
- * TypeIDs timed by Effect's `Clock` (the default).
- *
- * @since 0.1.0
- */
-export const idsTypeId: Layer.Layer<IdGenerator> = Layer.succeed(IdGenerator, { make: Ids.make })
+  Layer.succeed(TaxCalculator, {
+    tax: ({ taxable }) => Effect.succeed(Money.proportion(taxable, basisPoints, 10_000n))
+  })
 
 /**
  * Luhn check of a card number (digits only, 12..19 long).
@@ -194,7 +198,6 @@ export const luhnValid = (number: string): boolean => {
   }
   return sum % 10 === 0
 }
-
 
 /**
  * One webhook POST as the transport sends it: the body is sent byte for byte as given.

@@ -121,8 +121,18 @@ const bound = (s: string): Option.Option<bigint> => (s.trim() === "" ? Option.no
 export const toTiers = (tiers: ReadonlyArray<QuantityTier | UsageTier>): ReadonlyArray<Pricing.Tier> =>
   tiers.map((t) =>
     "quantity_min" in t
-      ? { min: BigInt(t.quantity_min || "0"), max: bound(t.quantity_max), unitPrice: dec(t.unit_price), flatAmount: dec(t.flat_amount) }
-      : { min: BigInt(t.usage_min || "0"), max: bound(t.usage_max), unitPrice: dec(t.unit_price), flatAmount: dec(t.flat_amount) }
+      ? {
+          min: BigInt(t.quantity_min || "0"),
+          max: bound(t.quantity_max),
+          unitPrice: dec(t.unit_price),
+          flatAmount: dec(t.flat_amount)
+        }
+      : {
+          min: BigInt(t.usage_min || "0"),
+          max: bound(t.usage_max),
+          unitPrice: dec(t.unit_price),
+          flatAmount: dec(t.flat_amount)
+        }
   )
 
 /**
@@ -133,13 +143,20 @@ export const toTiers = (tiers: ReadonlyArray<QuantityTier | UsageTier>): Readonl
  */
 export const cyclePrice = (pv: PriceVersion, cycleIndex: number): Decimal.Decimal => {
   if (pv.price_plan === null) return dec(pv.price_val)
-  const phases = pv.price_plan.price_plan_tiers.map((t): Pricing.Phase => ({
-    periodCount: t.period_count,
-    duePrice:
-      t.due_price !== ""
-        ? dec(t.due_price)
-        : Pricing.discountedPrice(dec(t.original_price || pv.price_plan!.base_price_val), t.discount_type === "amount" ? "amount" : "percentage", dec(t.discount_value), pv.currency)
-  }))
+  const phases = pv.price_plan.price_plan_tiers.map(
+    (t): Pricing.Phase => ({
+      periodCount: t.period_count,
+      duePrice:
+        t.due_price !== ""
+          ? dec(t.due_price)
+          : Pricing.discountedPrice(
+              dec(t.original_price || pv.price_plan!.base_price_val),
+              t.discount_type === "amount" ? "amount" : "percentage",
+              dec(t.discount_value),
+              pv.currency
+            )
+    })
+  )
   return Pricing.phasePrice(phases, dec(pv.price_plan.base_price_val || pv.price_val), cycleIndex).price
 }
 
@@ -155,7 +172,10 @@ export const modelOf = (pv: PriceVersion, cycleIndex: number): Pricing.Model => 
   }
   if (pv.price_type === "based_on_usage") {
     if (pv.model_type === "per_unit") {
-      return Pricing.Model.PerUnit({ unitPrice: dec(pv.usage_unit_price ?? pv.price_val), blockSize: BigInt(pv.billing_threshold ?? "1") })
+      return Pricing.Model.PerUnit({
+        unitPrice: dec(pv.usage_unit_price ?? pv.price_val),
+        blockSize: BigInt(pv.billing_threshold ?? "1")
+      })
     }
     return Pricing.Model.Tiered({ mode: pv.price_tier_type ?? "graduated", tiers: toTiers(pv.usage_tiers) })
   }
@@ -170,7 +190,9 @@ export const modelOf = (pv: PriceVersion, cycleIndex: number): Pricing.Model => 
  *
  * @since 0.1.0
  */
-export const trialOf = (pv: PriceVersion): Option.Option<{ readonly trial: Pricing.Trial; readonly period: TrialPeriod }> =>
+export const trialOf = (
+  pv: PriceVersion
+): Option.Option<{ readonly trial: Pricing.Trial; readonly period: TrialPeriod }> =>
   pv.has_trial && pv.trial_period !== null
     ? Option.some({
         trial: pv.trial_type === 1 ? Pricing.Trial.Paid({ amount: dec(pv.trial_amount) }) : Pricing.Trial.Free(),

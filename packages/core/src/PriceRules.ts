@@ -132,6 +132,13 @@ export const MIN_QUANTITY = 1n
 /** @since 0.1.0 */
 export const MAX_QUANTITY = 999_999_999n
 
+/**
+ * A unit price or tier amount: a non-negative decimal of at most 12 whole digits and 12
+ * decimals (sub-cent unit prices are allowed; the invoice line is rounded once).
+ */
+const BOUNDED_DECIMAL = /^\d{1,12}(\.\d{1,12})?$/
+const DECIMAL_RULE = "must be a non-negative decimal of at most 12 digits before and 12 after the point"
+
 const is = <A>(schema: Schema.Codec<A, any>) => Schema.is(schema as Schema.Schema<A>)
 const isInt = (s: string | undefined): boolean => s !== undefined && /^\d+$/.test(s)
 
@@ -161,7 +168,10 @@ export const validateMerchantPriceId = (value: string): Result.Result<string, Is
   return MERCHANT_PRICE_ID.test(trimmed)
     ? Result.succeed(trimmed)
     : Result.fail(
-        new Issue({ field: "merchant_price_id", message: "must be 1 to 100 characters of letters, digits and _ - . : /" })
+        new Issue({
+          field: "merchant_price_id",
+          message: "must be 1 to 100 characters of letters, digits and _ - . : /"
+        })
       )
 }
 
@@ -173,7 +183,12 @@ export const validateMerchantPriceId = (value: string): Result.Result<string, Is
  */
 export const validateTiers = (
   field: string,
-  tiers: ReadonlyArray<{ readonly min: string; readonly max: string; readonly unit_price: string; readonly flat_amount: string }>
+  tiers: ReadonlyArray<{
+    readonly min: string
+    readonly max: string
+    readonly unit_price: string
+    readonly flat_amount: string
+  }>
 ): ReadonlyArray<Issue> => {
   const issues: Array<Issue> = []
   if (tiers.length === 0) return [new Issue({ field, message: "needs at least one tier" })]
@@ -188,7 +203,9 @@ export const validateTiers = (
     const min = BigInt(t.min)
     if (i === 0 && min > 1n) issues.push(new Issue({ field: `${at}.min`, message: "the first tier starts at 0 or 1" }))
     if (i > 0 && previousMax !== undefined && min !== previousMax + 1n) {
-      issues.push(new Issue({ field: `${at}.min`, message: `must be ${previousMax + 1n} (the previous tier's max + 1)` }))
+      issues.push(
+        new Issue({ field: `${at}.min`, message: `must be ${previousMax + 1n} (the previous tier's max + 1)` })
+      )
     }
     const last = i === tiers.length - 1
     if (t.max.trim() === "") {
@@ -202,7 +219,7 @@ export const validateTiers = (
     }
     for (const k of ["unit_price", "flat_amount"] as const) {
       const v = t[k]
-      if (v !== "" && !/^\d+(\.\d+)?$/.test(v)) issues.push(new Issue({ field: `${at}.${k}`, message: "must be a non-negative decimal" }))
+      if (v !== "" && !BOUNDED_DECIMAL.test(v)) issues.push(new Issue({ field: `${at}.${k}`, message: DECIMAL_RULE }))
     }
   })
   return issues
@@ -230,9 +247,11 @@ export const validate = (input: PriceInput): Result.Result<ValidPrice, PriceRule
     if (value === undefined || currency === undefined || !Money.currencyCodes().includes(currency)) return
     const r = Money.parse(value, currency)
     if (Result.isFailure(r)) fail(field, r.failure.message)
+    else if (!Money.isWithinBounds(r.success))
+      fail(field, `must be at most ${Money.format(Money.make(Money.MAX_AMOUNT_MINOR, currency))}`)
   }
   const decimal = (field: string, value: string | undefined) => {
-    if (value !== undefined && !/^\d+(\.\d+)?$/.test(value)) fail(field, "must be a non-negative decimal")
+    if (value !== undefined && !BOUNDED_DECIMAL.test(value)) fail(field, DECIMAL_RULE)
   }
 
   if (!input.name || input.name.trim() === "") fail("name", "is required")
@@ -243,23 +262,32 @@ export const validate = (input: PriceInput): Result.Result<ValidPrice, PriceRule
   else if (!is(BillingType)(input.billing_type)) fail("billing_type", "must be one_time or recurring")
   if (!input.price_type) fail("price_type", "is required")
   else if (!is(PriceType)(input.price_type)) fail("price_type", "must be flat_price, package_price or based_on_usage")
-  if (input.status !== undefined && !is(PriceVersionStatus)(input.status)) fail("status", "must be draft, active or frozen")
-  if (input.model_type !== undefined && !is(ModelType)(input.model_type)) fail("model_type", "must be per_unit or tiers_price")
+  if (input.status !== undefined && !is(PriceVersionStatus)(input.status))
+    fail("status", "must be draft, active or frozen")
+  if (input.model_type !== undefined && !is(ModelType)(input.model_type))
+    fail("model_type", "must be per_unit or tiers_price")
 
   const timing = input.payment_timing ?? "prepaid"
   const dimension = input.billing_dimension ?? "quantity"
   if (!is(PaymentTiming)(timing)) fail("payment_timing", "must be prepaid or postpaid")
   if (!is(BillingDimension)(dimension)) fail("billing_dimension", "must be quantity or usage")
   else if (dimension === "mixed") fail("billing_dimension", "mixed is reserved and not accepted")
-  else if (is(PaymentTiming)(timing) && !((timing === "prepaid" && dimension === "quantity") || (timing === "postpaid" && dimension === "usage"))) {
-    fail("billing_dimension", `${timing} with ${dimension} is not accepted: use (prepaid, quantity) or (postpaid, usage)`)
+  else if (
+    is(PaymentTiming)(timing) &&
+    !((timing === "prepaid" && dimension === "quantity") || (timing === "postpaid" && dimension === "usage"))
+  ) {
+    fail(
+      "billing_dimension",
+      `${timing} with ${dimension} is not accepted: use (prepaid, quantity) or (postpaid, usage)`
+    )
   }
 
   if (input.billing_type === "one_time") {
     if (input.price_val === undefined) fail("price_val", "is required when billing_type is one_time")
     else amount("price_val", input.price_val, input.currency)
   }
-  if (input.price_val !== undefined && input.billing_type !== "one_time") amount("price_val", input.price_val, input.currency)
+  if (input.price_val !== undefined && input.billing_type !== "one_time")
+    amount("price_val", input.price_val, input.currency)
 
   if (input.billing_type === "recurring") {
     const plan = input.price_plan
@@ -267,31 +295,51 @@ export const validate = (input: PriceInput): Result.Result<ValidPrice, PriceRule
     else {
       if (plan.billing_cycle_unit === undefined) fail("price_plan.billing_cycle_unit", "is required")
       else if (!is(BillingCycleUnit)(plan.billing_cycle_unit)) {
-        fail("price_plan.billing_cycle_unit", "must be week, month, quarter, year, customer-initiated or over_threshold")
+        fail(
+          "price_plan.billing_cycle_unit",
+          "must be week, month, quarter, year, customer-initiated or over_threshold"
+        )
       }
       const count = plan.billing_cycle_count ?? 1
-      if (!Number.isInteger(count) || count < 1 || count > 365) fail("price_plan.billing_cycle_count", "must be a whole number from 1 to 365")
-      if (plan.base_price_val === undefined && input.price_val === undefined && input.price_type === "flat_price" && (input.quantity_tiers ?? []).length === 0) {
+      if (!Number.isInteger(count) || count < 1 || count > 365)
+        fail("price_plan.billing_cycle_count", "must be a whole number from 1 to 365")
+      if (
+        plan.base_price_val === undefined &&
+        input.price_val === undefined &&
+        input.price_type === "flat_price" &&
+        (input.quantity_tiers ?? []).length === 0
+      ) {
         fail("price_plan.base_price_val", "is required for a flat recurring price")
       }
       amount("price_plan.base_price_val", plan.base_price_val, input.currency)
       ;(plan.price_plan_tiers ?? []).forEach((t, i) => {
         const at = `price_plan.price_plan_tiers[${i}]`
-        if (!Number.isInteger(t.period_count) || t.period_count < 1) fail(`${at}.period_count`, "must be a whole number ≥ 1")
+        if (!Number.isInteger(t.period_count) || t.period_count < 1)
+          fail(`${at}.period_count`, "must be a whole number ≥ 1")
         if (t.due_price !== undefined && t.due_price !== "") amount(`${at}.due_price`, t.due_price, input.currency)
         else if (t.discount_type === undefined || t.discount_value === undefined) {
           fail(`${at}.due_price`, "is required unless discount_type and discount_value are given")
         } else {
-          if (t.discount_type !== "percentage" && t.discount_type !== "amount") fail(`${at}.discount_type`, "must be percentage or amount")
+          if (t.discount_type !== "percentage" && t.discount_type !== "amount")
+            fail(`${at}.discount_type`, "must be percentage or amount")
           decimal(`${at}.discount_value`, t.discount_value)
-          if (t.discount_type === "percentage" && /^\d+(\.\d+)?$/.test(t.discount_value) && Decimal.compare(Result.getOrThrow(Decimal.parse(t.discount_value)), Decimal.make(100n)) > 0) {
+          if (
+            t.discount_type === "percentage" &&
+            /^\d+(\.\d+)?$/.test(t.discount_value) &&
+            Decimal.compare(Result.getOrThrow(Decimal.parse(t.discount_value)), Decimal.make(100n)) > 0
+          ) {
             fail(`${at}.discount_value`, "a percentage is at most 100")
           }
         }
       })
       if (plan.billing_cycle_unit === "over_threshold") {
-        if (input.usage_threshold === undefined) fail("usage_threshold", "is required when billing_cycle_unit is over_threshold")
-        if (timing !== "postpaid" || dimension !== "usage") fail("price_plan.billing_cycle_unit", "over_threshold needs payment_timing postpaid and billing_dimension usage")
+        if (input.usage_threshold === undefined)
+          fail("usage_threshold", "is required when billing_cycle_unit is over_threshold")
+        if (timing !== "postpaid" || dimension !== "usage")
+          fail(
+            "price_plan.billing_cycle_unit",
+            "over_threshold needs payment_timing postpaid and billing_dimension usage"
+          )
       }
     }
   } else if (input.price_plan !== undefined && input.billing_type === "one_time") {
@@ -302,36 +350,47 @@ export const validate = (input: PriceInput): Result.Result<ValidPrice, PriceRule
     if (input.model_type === undefined) fail("model_type", "is required when price_type is based_on_usage")
     if (input.model_type === "per_unit") {
       if (input.billing_threshold === undefined) fail("billing_threshold", "is required when model_type is per_unit")
-      else if (!isInt(input.billing_threshold) || BigInt(input.billing_threshold) < 1n) fail("billing_threshold", "must be a whole number ≥ 1")
+      else if (!isInt(input.billing_threshold) || BigInt(input.billing_threshold) < 1n)
+        fail("billing_threshold", "must be a whole number ≥ 1")
       if (input.usage_unit_price === undefined) fail("usage_unit_price", "is required when model_type is per_unit")
       else decimal("usage_unit_price", input.usage_unit_price)
     }
     if (input.model_type === "tiers_price") {
-      if (!input.usage_tiers || input.usage_tiers.length === 0) fail("usage_tiers", "is required when model_type is tiers_price")
-      if (input.price_tier_type !== undefined && !is(TierType)(input.price_tier_type)) fail("price_tier_type", "must be graduated or volume")
+      if (!input.usage_tiers || input.usage_tiers.length === 0)
+        fail("usage_tiers", "is required when model_type is tiers_price")
+      if (input.price_tier_type !== undefined && !is(TierType)(input.price_tier_type))
+        fail("price_tier_type", "must be graduated or volume")
     }
   }
   if (input.price_type === "based_on_usage" || input.price_type === "package_price") {
     if (input.usage_amount === undefined) fail("usage_amount", `is required when price_type is ${input.price_type}`)
-    else if (!isInt(input.usage_amount) || BigInt(input.usage_amount) < 1n) fail("usage_amount", "must be a whole number ≥ 1")
-    if (input.usage_unit === undefined || input.usage_unit.trim() === "") fail("usage_unit", `is required when price_type is ${input.price_type}`)
+    else if (!isInt(input.usage_amount) || BigInt(input.usage_amount) < 1n)
+      fail("usage_amount", "must be a whole number ≥ 1")
+    if (input.usage_unit === undefined || input.usage_unit.trim() === "")
+      fail("usage_unit", `is required when price_type is ${input.price_type}`)
   }
   if (input.usage_threshold !== undefined && (!isInt(input.usage_threshold) || BigInt(input.usage_threshold) < 1n)) {
     fail("usage_threshold", "must be a whole number ≥ 1")
   }
-  if (input.usage_tiers && input.usage_tiers.length > 0) issues.push(...validateTiers("usage_tiers", seedTiers(input.usage_tiers)))
-  if (input.quantity_tiers && input.quantity_tiers.length > 0) issues.push(...validateTiers("quantity_tiers", seedTiers(input.quantity_tiers)))
-  if (input.quantity_tier_type !== undefined && !is(TierType)(input.quantity_tier_type)) fail("quantity_tier_type", "must be graduated or volume")
+  if (input.usage_tiers && input.usage_tiers.length > 0)
+    issues.push(...validateTiers("usage_tiers", seedTiers(input.usage_tiers)))
+  if (input.quantity_tiers && input.quantity_tiers.length > 0)
+    issues.push(...validateTiers("quantity_tiers", seedTiers(input.quantity_tiers)))
+  if (input.quantity_tier_type !== undefined && !is(TierType)(input.quantity_tier_type))
+    fail("quantity_tier_type", "must be graduated or volume")
 
   const hasTrial = input.has_trial ?? false
-  if (input.trial_type !== undefined && input.trial_type !== 0 && input.trial_type !== 1) fail("trial_type", "must be 0 (free) or 1 (paid)")
+  if (input.trial_type !== undefined && input.trial_type !== 0 && input.trial_type !== 1)
+    fail("trial_type", "must be 0 (free) or 1 (paid)")
   if (hasTrial) {
     if (input.billing_type === "one_time") fail("has_trial", "a one-time price has no trial")
     if (input.trial_period === undefined) fail("trial_period", "is required when has_trial is true")
     else {
-      if (!is(IntervalUnit)(input.trial_period.trial_period_unit)) fail("trial_period.trial_period_unit", "must be day, week, month, quarter or year")
+      if (!is(IntervalUnit)(input.trial_period.trial_period_unit))
+        fail("trial_period.trial_period_unit", "must be day, week, month, quarter or year")
       const c = input.trial_period.trial_period_count
-      if (!Number.isInteger(c) || c < 1 || c > 730) fail("trial_period.trial_period_count", "must be a whole number from 1 to 730")
+      if (!Number.isInteger(c) || c < 1 || c > 730)
+        fail("trial_period.trial_period_count", "must be a whole number from 1 to 730")
     }
   }
   if (input.trial_type === 1) {

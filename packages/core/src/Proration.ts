@@ -268,7 +268,8 @@ export interface PendingQuantity {
  *
  * @since 0.1.0
  */
-export const planQuantityChange = (
-  quantity: bigint,
-  current: BillingPeriod.Period
-): PendingQuantity => ({ quantity, cycle_index: current.index + 1, effective_at: current.end })
+export const planQuantityChange = (quantity: bigint, current: BillingPeriod.Period): PendingQuantity => ({
+  quantity,
+  cycle_index: current.index + 1,
+  effective_at: current.end
+})

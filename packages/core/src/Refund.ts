@@ -5,6 +5,8 @@
  */
 import { Schema } from "effect"
 import { NullableString, NullableTimestamp, Timestamp } from "./Common.js"
+import type { Result } from "effect"
+import * as Lifecycle from "./Lifecycle.js"
 import { RefundStatus } from "./Lifecycle.js"
 
 /**
@@ -23,3 +25,21 @@ export class Refund extends Schema.Class<Refund>("Refund")({
   created_at: Timestamp,
   finished_at: NullableTimestamp
 }) {}
+
+/**
+ * Moves a refund's `refund_status` (the {@link Lifecycle.refund} machine). The only way it
+ * changes.
+ *
+ * @since 0.1.0
+ */
+export const move = (
+  refund: Refund,
+  trigger: "succeeded" | "failed",
+  patch: Partial<Omit<Refund, "refund_status">> = {}
+): Result.Result<Lifecycle.Moved<Refund>, Lifecycle.InvalidTransition> =>
+  Lifecycle.moveBy(
+    Lifecycle.refund,
+    refund.refund_status,
+    trigger,
+    (to) => new Refund({ ...refund, ...patch, refund_status: to }, { disableChecks: true })
+  )

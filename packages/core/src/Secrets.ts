@@ -102,7 +102,8 @@ export const constantTimeEqual = (a: string, b: string): boolean => {
   const x = new TextEncoder().encode(a)
   const y = new TextEncoder().encode(b)
   let diff = x.length ^ y.length
-  for (let i = 0; i < Math.max(x.length, y.length); i++) diff |= (x[i % (x.length || 1)] ?? 0) ^ (y[i % (y.length || 1)] ?? 0)
+  for (let i = 0; i < Math.max(x.length, y.length); i++)
+    diff |= (x[i % (x.length || 1)] ?? 0) ^ (y[i % (y.length || 1)] ?? 0)
   return diff === 0
 }
 
@@ -130,22 +131,33 @@ export const randomToken = (bytes = 24): string => {
 export const make = (masterKey: Redacted.Redacted<string>) =>
   Effect.gen(function* () {
     const raw = Redacted.value(masterKey).trim()
-    const keyBytes = /^[0-9a-fA-F]{64}$/.test(raw) ? Uint8Array.from(raw.match(/../g)!.map((h) => parseInt(h, 16))) : fromB64url(raw)
-    if (keyBytes.length !== 32) return yield* Effect.die("RECUR_MASTER_KEY must be 32 bytes (64 hex characters or base64)")
-    const key = yield* Effect.promise(() => globalThis.crypto.subtle.importKey("raw", keyBytes, "AES-GCM", false, ["encrypt", "decrypt"]))
+    const keyBytes = /^[0-9a-fA-F]{64}$/.test(raw)
+      ? Uint8Array.from(raw.match(/../g)!.map((h) => parseInt(h, 16)))
+      : fromB64url(raw)
+    if (keyBytes.length !== 32)
+      return yield* Effect.die("RECUR_MASTER_KEY must be 32 bytes (64 hex characters or base64)")
+    const key = yield* Effect.promise(() =>
+      globalThis.crypto.subtle.importKey("raw", keyBytes, "AES-GCM", false, ["encrypt", "decrypt"])
+    )
     return Secrets.of({
       hash: sha256Hex,
       encrypt: (plaintext) =>
         Effect.promise(async () => {
           const iv = globalThis.crypto.getRandomValues(new Uint8Array(12))
-          const ct = new Uint8Array(await globalThis.crypto.subtle.encrypt({ name: "AES-GCM", iv }, key, new TextEncoder().encode(plaintext)))
+          const ct = new Uint8Array(
+            await globalThis.crypto.subtle.encrypt({ name: "AES-GCM", iv }, key, new TextEncoder().encode(plaintext))
+          )
           return `v1.${b64url(iv)}.${b64url(ct)}`
         }),
       decrypt: (ciphertext) =>
         Effect.promise(async () => {
           const [version, iv, ct] = ciphertext.split(".")
           if (version !== "v1" || !iv || !ct) throw new Error("unknown ciphertext format")
-          const pt = await globalThis.crypto.subtle.decrypt({ name: "AES-GCM", iv: fromB64url(iv) }, key, fromB64url(ct))
+          const pt = await globalThis.crypto.subtle.decrypt(
+            { name: "AES-GCM", iv: fromB64url(iv) },
+            key,
+            fromB64url(ct)
+          )
           return new TextDecoder().decode(pt)
         })
     })
@@ -156,4 +168,5 @@ export const make = (masterKey: Redacted.Redacted<string>) =>
  *
  * @since 0.1.0
  */
-export const layer = (masterKey: Redacted.Redacted<string>): Layer.Layer<Secrets> => Layer.effect(Secrets, make(masterKey))
+export const layer = (masterKey: Redacted.Redacted<string>): Layer.Layer<Secrets> =>
+  Layer.effect(Secrets, make(masterKey))

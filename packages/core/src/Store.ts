@@ -149,7 +149,11 @@ export interface Repository<A> {
   readonly update: (a: A, expectedVersion: number) => Effect.Effect<number, UniqueViolation | VersionConflict>
   readonly get: (merchantId: string, id: string) => Effect.Effect<Option.Option<Versioned<A>>>
   /** The record whose indexed `column` equals `value` (use on unique columns). */
-  readonly findBy: (merchantId: string, column: string, value: string | number | boolean) => Effect.Effect<Option.Option<Versioned<A>>>
+  readonly findBy: (
+    merchantId: string,
+    column: string,
+    value: string | number | boolean
+  ) => Effect.Effect<Option.Option<Versioned<A>>>
   readonly list: (merchantId: string, query: ListQuery) => Effect.Effect<Page<A>, CursorNotFound | InvalidPage>
   /**
    * Finds a record by a unique column across all merchants. Only for resolving the tenant
@@ -175,7 +179,9 @@ export interface Repository<A> {
    * one stale record fails the call with {@link VersionConflict} and changes nothing.
    * Returns the new versions, in input order.
    */
-  readonly updateMany: (items: ReadonlyArray<{ readonly value: A; readonly expectedVersion: number }>) => Effect.Effect<ReadonlyArray<number>, UniqueViolation | VersionConflict>
+  readonly updateMany: (
+    items: ReadonlyArray<{ readonly value: A; readonly expectedVersion: number }>
+  ) => Effect.Effect<ReadonlyArray<number>, UniqueViolation | VersionConflict>
 }
 
 /**
@@ -203,7 +209,12 @@ export interface OutboxEvent {
 export interface Outbox {
   readonly append: (events: ReadonlyArray<OutboxEvent>) => Effect.Effect<void>
   /** Claims up to `limit` undispatched events whose lease is free at `now`, leased until `now + leaseMs`. */
-  readonly claim: (options: { readonly now: number; readonly limit: number; readonly leaseMs: number; readonly owner: string }) => Effect.Effect<ReadonlyArray<OutboxEvent>>
+  readonly claim: (options: {
+    readonly now: number
+    readonly limit: number
+    readonly leaseMs: number
+    readonly owner: string
+  }) => Effect.Effect<ReadonlyArray<OutboxEvent>>
   /** Marks a claimed event dispatched (only by its lease owner). */
   readonly complete: (id: string, owner: string) => Effect.Effect<boolean>
   /** Marks many claimed events dispatched in one round trip (only those the owner holds); returns how many. */
@@ -211,7 +222,10 @@ export interface Outbox {
   /** The next sequence number for an object (1 for its first event). */
   readonly nextSequence: (merchantId: string, businessId: string) => Effect.Effect<number>
   /** The next sequence number of each of many objects of one merchant, in one round trip. */
-  readonly nextSequences: (merchantId: string, businessIds: ReadonlyArray<string>) => Effect.Effect<ReadonlyMap<string, number>>
+  readonly nextSequences: (
+    merchantId: string,
+    businessIds: ReadonlyArray<string>
+  ) => Effect.Effect<ReadonlyMap<string, number>>
 }
 
 /**
@@ -224,7 +238,7 @@ export interface WorkItem {
    * `live` items run on real time; `frozen` items belong to a sandbox merchant with a frozen
    * clock and run only when that clock is advanced.
    */
-  readonly lane?: "live" | "frozen"
+  readonly lane?: "live" | "frozen" | "held"
   readonly merchant_id: string
   readonly kind: string
   readonly subject_id: string
@@ -245,14 +259,38 @@ export interface WorkQueue {
   readonly scheduleMany: (items: ReadonlyArray<Omit<WorkItem, "attempts">>) => Effect.Effect<void>
   readonly cancel: (merchantId: string, kind: string, subjectId: string) => Effect.Effect<void>
   /** Cancels many items in one round trip. */
-  readonly cancelMany: (keys: ReadonlyArray<{ readonly merchant_id: string; readonly kind: string; readonly subject_id: string }>) => Effect.Effect<void>
+  readonly cancelMany: (
+    keys: ReadonlyArray<{ readonly merchant_id: string; readonly kind: string; readonly subject_id: string }>
+  ) => Effect.Effect<void>
   /** Claims due items of one lane (default `live`), optionally of one merchant. */
-  readonly claim: (options: { readonly now: number; readonly limit: number; readonly leaseMs: number; readonly owner: string; readonly merchantId?: string; readonly lane?: "live" | "frozen" }) => Effect.Effect<ReadonlyArray<WorkItem>>
+  readonly claim: (options: {
+    readonly now: number
+    readonly limit: number
+    readonly leaseMs: number
+    readonly owner: string
+    readonly merchantId?: string
+    readonly lane?: "live" | "frozen"
+  }) => Effect.Effect<ReadonlyArray<WorkItem>>
   /** Removes a claimed item once done (only by its lease owner, and only if not rescheduled since). */
   readonly complete: (item: WorkItem, owner: string) => Effect.Effect<boolean>
   /** `complete` for many claimed items in one round trip; returns how many were removed. */
   readonly completeMany: (items: ReadonlyArray<WorkItem>, owner: string) => Effect.Effect<number>
-  /** The earliest due time for a merchant, if any. */
+  /**
+   * A claimed item failed: keep it, claimable again at `at` (only by its lease owner, and only
+   * if not rescheduled since). `attempts` keeps counting until it completes or is rescheduled.
+   */
+  readonly retryLater: (item: WorkItem, owner: string, at: number) => Effect.Effect<boolean>
+  /**
+   * A claimed item failed too often: move it to the `held` lane, where no worker claims it and
+   * it no longer counts as due; scheduling the same (kind, subject) again releases it.
+   */
+  readonly setAside: (item: WorkItem, owner: string) => Effect.Effect<boolean>
+  /** The items set aside, of one merchant or all, oldest due first (at most `limit`). */
+  readonly listSetAside: (options: {
+    readonly merchantId?: string
+    readonly limit: number
+  }) => Effect.Effect<ReadonlyArray<WorkItem>>
+  /** When a merchant's next item can be claimed (due and not leased), if any; items set aside do not count. */
   readonly nextDue: (merchantId: string) => Effect.Effect<Option.Option<number>>
 }
 
@@ -279,8 +317,16 @@ export interface IdempotencyRecord {
  */
 export interface IdempotencyStore {
   /** Inserts an in-progress record, or returns the existing one (expired ones are replaced). */
-  readonly begin: (record: IdempotencyRecord) => Effect.Effect<{ readonly created: true } | { readonly created: false; readonly existing: IdempotencyRecord }>
-  readonly complete: (merchantId: string, requestId: string, status: number, response: string, expiresAt: number) => Effect.Effect<void>
+  readonly begin: (
+    record: IdempotencyRecord
+  ) => Effect.Effect<{ readonly created: true } | { readonly created: false; readonly existing: IdempotencyRecord }>
+  readonly complete: (
+    merchantId: string,
+    requestId: string,
+    status: number,
+    response: string,
+    expiresAt: number
+  ) => Effect.Effect<void>
   /** Forgets a request (a 5xx is not stored, so it can be retried). */
   readonly release: (merchantId: string, requestId: string) => Effect.Effect<void>
 }

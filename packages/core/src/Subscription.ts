@@ -6,6 +6,8 @@
 import { Schema } from "effect"
 import { BillingCycleUnit } from "./BillingPeriod.js"
 import { Metadata, NullableString, NullableTimestamp, QuantityTier, TierType, Timestamp, UsageTier } from "./Common.js"
+import type { Result } from "effect"
+import * as Lifecycle from "./Lifecycle.js"
 import { SubscriptionStatus } from "./Lifecycle.js"
 import { BillingDimension, PaymentTiming, PriceType } from "./Price.js"
 
@@ -64,3 +66,22 @@ export class Subscription extends Schema.Class<Subscription>("Subscription")({
   cancel_at_period_end: Schema.Boolean,
   credit_balance: Schema.String
 }) {}
+
+/**
+ * Moves a subscription's `status` by `trigger` (the {@link Lifecycle.subscription} machine), with
+ * the fields that change with it; the transition's events come with it. The only way a
+ * subscription's status changes.
+ *
+ * @since 0.1.0
+ */
+export const move = (
+  subscription: Subscription,
+  trigger: Lifecycle.SubscriptionTrigger,
+  patch: Partial<Omit<Subscription, "status">> = {}
+): Result.Result<Lifecycle.Moved<Subscription>, Lifecycle.InvalidTransition> =>
+  Lifecycle.moveBy(
+    Lifecycle.subscription,
+    subscription.status,
+    trigger,
+    (to) => new Subscription({ ...subscription, ...patch, status: to }, { disableChecks: true })
+  )

@@ -3,8 +3,10 @@
  *
  * @since 0.1.0
  */
+import type { Result } from "effect"
 import { Schema } from "effect"
 import { BillingAddress, Discounts, Metadata, NullableString, NullableTimestamp, Timestamp } from "./Common.js"
+import * as Lifecycle from "./Lifecycle.js"
 import { TradeRefundStatus, TradeStatus } from "./Lifecycle.js"
 
 /** @since 0.1.0 */
@@ -100,3 +102,40 @@ export class Trade extends Schema.Class<Trade>("Trade")({
   billing_address: Schema.NullOr(BillingAddress),
   payment_info: Schema.NullOr(PaymentInfo)
 }) {}
+
+type TradeFields = Omit<Trade, "trade_status" | "refund_status">
+
+/**
+ * Moves a trade's `trade_status` by `trigger` (the {@link Lifecycle.trade} machine), with the
+ * fields that change with it. The only way a trade's status changes.
+ *
+ * @since 0.1.0
+ */
+export const move = (
+  trade: Trade,
+  trigger: Lifecycle.TradeTrigger,
+  patch: Partial<TradeFields> = {}
+): Result.Result<Lifecycle.Moved<Trade>, Lifecycle.InvalidTransition> =>
+  Lifecycle.moveBy(
+    Lifecycle.trade,
+    trade.trade_status,
+    trigger,
+    (to) => new Trade({ ...trade, ...patch, trade_status: to }, { disableChecks: true })
+  )
+
+/**
+ * Moves a trade's `refund_status` (the {@link Lifecycle.tradeRefund} machine).
+ *
+ * @since 0.1.0
+ */
+export const moveRefund = (
+  trade: Trade,
+  trigger: "partial_refund" | "full_refund",
+  patch: Partial<TradeFields> = {}
+): Result.Result<Lifecycle.Moved<Trade>, Lifecycle.InvalidTransition> =>
+  Lifecycle.moveBy(
+    Lifecycle.tradeRefund,
+    trade.refund_status,
+    trigger,
+    (to) => new Trade({ ...trade, ...patch, refund_status: to }, { disableChecks: true })
+  )

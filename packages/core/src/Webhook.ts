@@ -5,6 +5,8 @@
  */
 import { Schema } from "effect"
 import { NullableString, Timestamp } from "./Common.js"
+import type { Result } from "effect"
+import * as Lifecycle from "./Lifecycle.js"
 import { DeliveryStatus, EndpointStatus, EventType } from "./Lifecycle.js"
 
 /**
@@ -58,3 +60,33 @@ export class EventPayload extends Schema.Class<EventPayload>("EventPayload")({
   sequence: Schema.Int,
   data: Schema.Unknown
 }) {}
+
+/**
+ * Moves an endpoint's `status` (the {@link Lifecycle.webhookEndpoint} machine). The only way it
+ * changes.
+ *
+ * @since 0.1.0
+ */
+export const moveEndpoint = (
+  endpoint: WebhookEndpoint,
+  trigger: "disable" | "enable" | "gone"
+): Result.Result<Lifecycle.Moved<WebhookEndpoint>, Lifecycle.InvalidTransition> =>
+  Lifecycle.moveBy(
+    Lifecycle.webhookEndpoint,
+    endpoint.status,
+    trigger,
+    (to) => new WebhookEndpoint({ ...endpoint, status: to }, { disableChecks: true })
+  )
+
+/**
+ * Moves a delivery record's `status` (the {@link Lifecycle.webhookDelivery} machine). The only
+ * way it changes.
+ *
+ * @since 0.1.0
+ */
+export const moveDelivery = <D extends { readonly status: Lifecycle.DeliveryStatus }>(
+  delivery: D,
+  trigger: "delivered" | "attempt_failed" | "retries_exhausted" | "abandon" | "resend",
+  patch: Partial<Omit<D, "status">> = {}
+): Result.Result<Lifecycle.Moved<D>, Lifecycle.InvalidTransition> =>
+  Lifecycle.moveBy(Lifecycle.webhookDelivery, delivery.status, trigger, (to) => ({ ...delivery, ...patch, status: to }))

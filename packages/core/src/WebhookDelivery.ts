@@ -31,7 +31,8 @@ export const policy = {
  * retryDelay(9) // 14_400_000 (4 h; 256 min would exceed the cap)
  * @since 0.1.0
  */
-export const retryDelay = (retry: number): number => Math.min(policy.firstRetryMs * 2 ** Math.max(0, retry - 1), policy.maxDelayMs)
+export const retryDelay = (retry: number): number =>
+  Math.min(policy.firstRetryMs * 2 ** Math.max(0, retry - 1), policy.maxDelayMs)
 
 /**
  * When to try again after `attemptsMade` attempts (the first one included) that all failed,
@@ -85,8 +86,16 @@ export const recurSignature = (key: string, timestampMs: number, body: string): 
  *
  * @since 0.1.0
  */
-export const standardSignature = (secret: string, id: string, timestampSeconds: number, body: string): Effect.Effect<string> =>
-  Effect.map(Secrets.hmacSha256(Secrets.fromBase64(secret.replace(/^whsec_/, "")), `${id}.${timestampSeconds}.${body}`), (mac) => `v1,${Secrets.toBase64(mac)}`)
+export const standardSignature = (
+  secret: string,
+  id: string,
+  timestampSeconds: number,
+  body: string
+): Effect.Effect<string> =>
+  Effect.map(
+    Secrets.hmacSha256(Secrets.fromBase64(secret.replace(/^whsec_/, "")), `${id}.${timestampSeconds}.${body}`),
+    (mac) => `v1,${Secrets.toBase64(mac)}`
+  )
 
 /**
  * Every header of one attempt: content type, `X-Timestamp`, `X-Event-Id`, `X-Event-Type`,
@@ -108,7 +117,9 @@ export const headers = (input: SignInput): Effect.Effect<Record<string, string>>
       "webhook-timestamp": String(seconds),
       "webhook-signature": yield* standardSignature(input.endpointSecret, input.eventId, seconds, input.body)
     }
-    if (Option.isSome(input.keys.current)) out["x-signature"] = yield* recurSignature(input.keys.current.value, input.timestampMs, input.body)
-    if (Option.isSome(input.keys.previous)) out["x-signature-previous"] = yield* recurSignature(input.keys.previous.value, input.timestampMs, input.body)
+    if (Option.isSome(input.keys.current))
+      out["x-signature"] = yield* recurSignature(input.keys.current.value, input.timestampMs, input.body)
+    if (Option.isSome(input.keys.previous))
+      out["x-signature-previous"] = yield* recurSignature(input.keys.previous.value, input.timestampMs, input.body)
     return out
   })

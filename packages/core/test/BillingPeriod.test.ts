@@ -12,8 +12,20 @@ describe("BillingPeriod", () => {
   it("monthly from Jan 31 clamps through leap and non-leap Februaries and returns to the 31st", () => {
     const schedule = { anchor: Date.UTC(2024, 0, 31), unit: "month", count: 1 } as const
     expect(starts(schedule, 14)).toEqual([
-      "2024-01-31", "2024-02-29", "2024-03-31", "2024-04-30", "2024-05-31", "2024-06-30", "2024-07-31",
-      "2024-08-31", "2024-09-30", "2024-10-31", "2024-11-30", "2024-12-31", "2025-01-31", "2025-02-28"
+      "2024-01-31",
+      "2024-02-29",
+      "2024-03-31",
+      "2024-04-30",
+      "2024-05-31",
+      "2024-06-30",
+      "2024-07-31",
+      "2024-08-31",
+      "2024-09-30",
+      "2024-10-31",
+      "2024-11-30",
+      "2024-12-31",
+      "2025-01-31",
+      "2025-02-28"
     ])
     expect(iso(Option.getOrThrow(BillingPeriod.period(schedule, 14)).start)).toBe("2025-03-31")
   })

@@ -23,7 +23,8 @@ describe("Ids", () => {
       const second = yield* Ids.make(Ids.prefixes.invoice)
       expect(Ids.timestampOf(first)).toBe(Date.UTC(2024, 0, 31))
       expect(first < second).toBe(true)
-    }))
+    })
+  )
 
   it("ids of the same millisecond differ", () => {
     const random = () => globalThis.crypto.getRandomValues(new Uint8Array(10))
@@ -34,7 +35,9 @@ describe("Ids", () => {
   it("branded schemas check the prefix", () => {
     expect(Schema.is(Ids.SubscriptionId)("sub_01jd")).toBe(true)
     expect(Schema.decodeUnknownResult(Ids.CustomerId)("sub_01jd")._tag).toBe("Failure")
-    expect(Object.values(Ids.prefixes)).toEqual(expect.arrayContaining(["cus", "sub", "inv", "trd", "pri", "prv", "prd", "cat", "ses", "evt", "we", "ref", "mch"]))
+    expect(Object.values(Ids.prefixes)).toEqual(
+      expect.arrayContaining(["cus", "sub", "inv", "trd", "pri", "prv", "prd", "cat", "ses", "evt", "we", "ref", "mch"])
+    )
   })
 })
 
@@ -45,21 +48,26 @@ describe("Ids.make ordering", () => {
       const ids: Array<string> = []
       for (let i = 0; i < 500; i++) ids.push(yield* Ids.make("sub"))
       expect([...ids].sort()).toEqual(ids)
-    }))
+    })
+  )
 })
 
 describe("Ids: bytes", () => {
-  prop("uuidV7Bytes writes the low 48 bits of the time big-endian, version 7 and variant 10", [fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }), fc.uint8Array({ minLength: 10, maxLength: 10 })], ([ms, random]) => {
-    const bytes = Ids.uuidV7Bytes(ms, random)
-    let expected = BigInt(ms) & 0xffff_ffff_ffffn
-    for (let i = 5; i >= 0; i--) {
-      expect(bytes[i]).toBe(Number(expected & 0xffn))
-      expected >>= 8n
+  prop(
+    "uuidV7Bytes writes the low 48 bits of the time big-endian, version 7 and variant 10",
+    [fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }), fc.uint8Array({ minLength: 10, maxLength: 10 })],
+    ([ms, random]) => {
+      const bytes = Ids.uuidV7Bytes(ms, random)
+      let expected = BigInt(ms) & 0xffff_ffff_ffffn
+      for (let i = 5; i >= 0; i--) {
+        expect(bytes[i]).toBe(Number(expected & 0xffn))
+        expected >>= 8n
+      }
+      expect(bytes[6]! >> 4).toBe(7)
+      expect(bytes[8]! >> 6).toBe(2)
+      expect(bytes.slice(9)).toEqual(random.slice(3))
     }
-    expect(bytes[6]! >> 4).toBe(7)
-    expect(bytes[8]! >> 6).toBe(2)
-    expect(bytes.slice(9)).toEqual(random.slice(3))
-  })
+  )
 
   it.effect("ids made in a row are distinct and well-formed (pooled random bytes, several refills)", () =>
     Effect.gen(function* () {
@@ -69,5 +77,6 @@ describe("Ids: bytes", () => {
       for (let i = 0; i < 1500; i++) ids.add(yield* Ids.make("trd"))
       expect(ids.size).toBe(1500)
       for (const id of ids) expect(Ids.isValid("trd", id)).toBe(true)
-    }))
+    })
+  )
 })

@@ -5,7 +5,9 @@ import { Lifecycle } from "../src/index.js"
 
 describe("Lifecycle", () => {
   it("moves a subscription through the contract's table with its events", () => {
-    const steps: Array<[Lifecycle.SubscriptionStatus, Lifecycle.SubscriptionTrigger, Lifecycle.SubscriptionStatus, ReadonlyArray<string>]> = [
+    const steps: Array<
+      [Lifecycle.SubscriptionStatus, Lifecycle.SubscriptionTrigger, Lifecycle.SubscriptionStatus, ReadonlyArray<string>]
+    > = [
       ["init", "first_payment_succeeded_with_trial", "trial", ["v2.subscription.first"]],
       ["trial", "trial_expiring_notice", "trial", ["v2.subscription.trial_period_expiring"]],
       ["trial", "renewal_succeeded", "active", []],
@@ -23,7 +25,12 @@ describe("Lifecycle", () => {
 
   it("refuses a transition the table does not allow, with a typed error", () => {
     const e = Lifecycle.transition(Lifecycle.subscription, "canceled", "resume")
-    expect(Result.isFailure(e) && e.failure).toMatchObject({ _tag: "InvalidTransition", machine: "Subscription", from: "canceled", trigger: "resume" })
+    expect(Result.isFailure(e) && e.failure).toMatchObject({
+      _tag: "InvalidTransition",
+      machine: "Subscription",
+      from: "canceled",
+      trigger: "resume"
+    })
     expect(Result.isFailure(Lifecycle.transition(Lifecycle.invoice, "failed", "paid"))).toBe(true)
     expect(Result.isFailure(Lifecycle.transition(Lifecycle.priceVersion, "draft", "freeze"))).toBe(true)
     expect(Result.isFailure(Lifecycle.transition(Lifecycle.tradeRefund, "refunded", "partial_refund"))).toBe(true)
@@ -32,7 +39,9 @@ describe("Lifecycle", () => {
   it("canceled is terminal: nothing leaves it", () => {
     for (const m of Lifecycle.machines) {
       for (const terminal of m.terminal) {
-        const leaving = m.transitions.filter((t) => t.from.includes(terminal) && t.to !== undefined && t.to !== terminal)
+        const leaving = m.transitions.filter(
+          (t) => t.from.includes(terminal) && t.to !== undefined && t.to !== terminal
+        )
         if (m.name !== "WebhookDelivery") expect(leaving).toEqual([])
       }
     }
@@ -59,7 +68,9 @@ describe("Lifecycle", () => {
   })
 
   it("every event type of the contract is emitted by some transition, except those owned by creation", () => {
-    const emitted = new Set(Lifecycle.machines.flatMap((m) => [...m.createEvents, ...m.transitions.flatMap((t) => t.events)]))
+    const emitted = new Set(
+      Lifecycle.machines.flatMap((m) => [...m.createEvents, ...m.transitions.flatMap((t) => t.events)])
+    )
     expect([...emitted].sort()).toEqual([...Lifecycle.EventType.literals].sort())
   })
 

@@ -114,7 +114,10 @@ describe("Money.allocate", () => {
   })
   prop(
     "parts always sum to the total",
-    [fc.bigInt({ min: 0n, max: 10n ** 12n }), fc.array(fc.bigInt({ min: 1n, max: 1000n }), { minLength: 1, maxLength: 12 })],
+    [
+      fc.bigInt({ min: 0n, max: 10n ** 12n }),
+      fc.array(fc.bigInt({ min: 1n, max: 1000n }), { minLength: 1, maxLength: 12 })
+    ],
     ([amount, ratios]) => {
       const parts = Money.allocate(Money.make(amount, "USD"), ratios)
       expect(parts.length).toBe(ratios.length)

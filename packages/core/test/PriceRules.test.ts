@@ -19,28 +19,93 @@ const fields = (input: PriceRules.PriceInput): ReadonlyArray<string> => {
 describe("PriceRules.validate", () => {
   it("accepts a plain monthly price and applies defaults", () => {
     const ok = Result.getOrThrow(PriceRules.validate({ ...monthly, merchant_price_id: "  pro-monthly:v1/usd  " }))
-    expect(ok).toMatchObject({ status: "active", payment_timing: "prepaid", billing_dimension: "quantity", has_trial: false, merchant_price_id: "pro-monthly:v1/usd" })
+    expect(ok).toMatchObject({
+      status: "active",
+      payment_timing: "prepaid",
+      billing_dimension: "quantity",
+      has_trial: false,
+      merchant_price_id: "pro-monthly:v1/usd"
+    })
   })
 
   it.each([
     ["one_time needs price_val", { ...monthly, billing_type: "one_time", price_plan: undefined }, "price_val"],
     ["recurring needs price_plan", { ...monthly, price_plan: undefined }, "price_plan"],
-    ["based_on_usage needs model_type", { ...monthly, price_type: "based_on_usage", payment_timing: "postpaid", billing_dimension: "usage", usage_amount: "1", usage_unit: "call" }, "model_type"],
-    ["per_unit needs billing_threshold", { ...monthly, price_type: "based_on_usage", model_type: "per_unit", usage_unit_price: "0.01", payment_timing: "postpaid", billing_dimension: "usage", usage_amount: "1", usage_unit: "call" }, "billing_threshold"],
-    ["package_price needs usage_amount", { ...monthly, price_type: "package_price", usage_unit: "seat" }, "usage_amount"],
+    [
+      "based_on_usage needs model_type",
+      {
+        ...monthly,
+        price_type: "based_on_usage",
+        payment_timing: "postpaid",
+        billing_dimension: "usage",
+        usage_amount: "1",
+        usage_unit: "call"
+      },
+      "model_type"
+    ],
+    [
+      "per_unit needs billing_threshold",
+      {
+        ...monthly,
+        price_type: "based_on_usage",
+        model_type: "per_unit",
+        usage_unit_price: "0.01",
+        payment_timing: "postpaid",
+        billing_dimension: "usage",
+        usage_amount: "1",
+        usage_unit: "call"
+      },
+      "billing_threshold"
+    ],
+    [
+      "package_price needs usage_amount",
+      { ...monthly, price_type: "package_price", usage_unit: "seat" },
+      "usage_amount"
+    ],
     ["package_price needs usage_unit", { ...monthly, price_type: "package_price", usage_amount: "10" }, "usage_unit"],
-    ["trial_type 1 needs trial_amount", { ...monthly, has_trial: true, trial_type: 1, trial_period: { trial_period_unit: "day", trial_period_count: 7 } }, "trial_amount"],
+    [
+      "trial_type 1 needs trial_amount",
+      { ...monthly, has_trial: true, trial_type: 1, trial_period: { trial_period_unit: "day", trial_period_count: 7 } },
+      "trial_amount"
+    ],
     ["has_trial needs trial_period", { ...monthly, has_trial: true, trial_type: 0 }, "trial_period"],
     ["mixed is rejected", { ...monthly, billing_dimension: "mixed" }, "billing_dimension"],
     ["(prepaid, usage) is rejected", { ...monthly, billing_dimension: "usage" }, "billing_dimension"],
     ["(postpaid, quantity) is rejected", { ...monthly, payment_timing: "postpaid" }, "billing_dimension"],
     ["merchant_price_id charset", { ...monthly, merchant_price_id: "pro monthly" }, "merchant_price_id"],
     ["merchant_price_id length", { ...monthly, merchant_price_id: "x".repeat(101) }, "merchant_price_id"],
-    ["too many decimals for the currency", { ...monthly, price_plan: { ...monthly.price_plan, base_price_val: "30.001" } }, "price_plan.base_price_val"],
-    ["JPY has no minor unit", { ...monthly, currency: "JPY", price_plan: { ...monthly.price_plan, base_price_val: "300.5" } }, "price_plan.base_price_val"],
+    [
+      "too many decimals for the currency",
+      { ...monthly, price_plan: { ...monthly.price_plan, base_price_val: "30.001" } },
+      "price_plan.base_price_val"
+    ],
+    [
+      "JPY has no minor unit",
+      { ...monthly, currency: "JPY", price_plan: { ...monthly.price_plan, base_price_val: "300.5" } },
+      "price_plan.base_price_val"
+    ],
     ["unknown currency", { ...monthly, currency: "XYZ" }, "currency"],
-    ["bad cycle unit", { ...monthly, price_plan: { ...monthly.price_plan, billing_cycle_unit: "fortnight" } }, "price_plan.billing_cycle_unit"],
-    ["over_threshold needs usage_threshold", { ...monthly, price_type: "based_on_usage", model_type: "per_unit", billing_threshold: "1", usage_unit_price: "0.1", payment_timing: "postpaid", billing_dimension: "usage", usage_amount: "1", usage_unit: "call", price_plan: { ...monthly.price_plan, billing_cycle_unit: "over_threshold" } }, "usage_threshold"],
+    [
+      "bad cycle unit",
+      { ...monthly, price_plan: { ...monthly.price_plan, billing_cycle_unit: "fortnight" } },
+      "price_plan.billing_cycle_unit"
+    ],
+    [
+      "over_threshold needs usage_threshold",
+      {
+        ...monthly,
+        price_type: "based_on_usage",
+        model_type: "per_unit",
+        billing_threshold: "1",
+        usage_unit_price: "0.1",
+        payment_timing: "postpaid",
+        billing_dimension: "usage",
+        usage_amount: "1",
+        usage_unit: "call",
+        price_plan: { ...monthly.price_plan, billing_cycle_unit: "over_threshold" }
+      },
+      "usage_threshold"
+    ],
     ["missing name", { ...monthly, name: " " }, "name"]
   ] as const)("%s", (_, input, field) => {
     const r = PriceRules.validate(input as PriceRules.PriceInput)
@@ -54,7 +119,12 @@ describe("PriceRules.validate", () => {
     expect(fields({ currency: "USD" })).toEqual(["name", "product_id", "billing_type", "price_type"])
   })
 
-  const tier = (min: string, max: string, unit = "0.10") => ({ usage_min: min, usage_max: max, unit_price: unit, flat_amount: "" })
+  const tier = (min: string, max: string, unit = "0.10") => ({
+    usage_min: min,
+    usage_max: max,
+    unit_price: unit,
+    flat_amount: ""
+  })
   const usagePrice = (usage_tiers: ReadonlyArray<ReturnType<typeof tier>>) => ({
     ...monthly,
     price_type: "based_on_usage",
@@ -68,7 +138,9 @@ describe("PriceRules.validate", () => {
   })
 
   it("accepts ordered, contiguous tiers whose last is open-ended", () => {
-    expect(fields(usagePrice([tier("0", "100", "0.20"), tier("101", "500", "0.15"), tier("501", "", "0.10")]))).toEqual([])
+    expect(fields(usagePrice([tier("0", "100", "0.20"), tier("101", "500", "0.15"), tier("501", "", "0.10")]))).toEqual(
+      []
+    )
   })
 
   it.each([
@@ -78,7 +150,13 @@ describe("PriceRules.validate", () => {
     ["an open middle tier", [tier("0", ""), tier("101", "")], "usage_tiers[0].max"],
     ["a first tier above 1", [tier("5", "")], "usage_tiers[0].min"],
     ["a negative unit price", [tier("0", "", "-1")], "usage_tiers[0].unit_price"],
-    ["more than 10 tiers", Array.from({ length: 11 }, (_, i) => tier(String(i * 10 + (i === 0 ? 0 : 1)), i === 10 ? "" : String(i * 10 + 10))), "usage_tiers"]
+    [
+      "more than 10 tiers",
+      Array.from({ length: 11 }, (_, i) =>
+        tier(String(i * 10 + (i === 0 ? 0 : 1)), i === 10 ? "" : String(i * 10 + 10))
+      ),
+      "usage_tiers"
+    ]
   ] as const)("rejects tiers with %s", (_, tiers, field) => {
     expect(fields(usagePrice(tiers))).toContain(field)
   })

@@ -8,23 +8,60 @@ describe("Domain schemas", () => {
   it.effect("an invoice encodes to the seed's JSON, with its capital-D Discounts and RFC 3339 seconds", () =>
     Effect.gen(function* () {
       const invoice = new Invoice.Invoice({
-        invoice_id: "inv_01", merchant_id: "mch_01", trade_id: "trd_01", subscription_id: "sub_01", price_id: "pri_01",
-        customer_id: "cus_01", order_id: null, original_invoice_id: null, refund_order_id: null, amount: "30.00",
-        currency: "USD", biz_status: "success", invoice_type: "renewal",
-        paid_at: DateTime.makeUnsafe(Date.UTC(2026, 10, 22, 10, 4, 5, 789)), cycle_index: 3,
-        created_at: DateTime.makeUnsafe(Date.UTC(2026, 10, 22, 10, 4, 5)), metadata: { plan: "pro" },
-        Discounts: new Common.Discounts({ current_period: [] }), price_version_id: "prv_01", tax_amount: "0.00"
+        invoice_id: "inv_01",
+        merchant_id: "mch_01",
+        trade_id: "trd_01",
+        subscription_id: "sub_01",
+        price_id: "pri_01",
+        customer_id: "cus_01",
+        order_id: null,
+        original_invoice_id: null,
+        refund_order_id: null,
+        amount: "30.00",
+        currency: "USD",
+        biz_status: "success",
+        invoice_type: "renewal",
+        paid_at: DateTime.makeUnsafe(Date.UTC(2026, 10, 22, 10, 4, 5, 789)),
+        cycle_index: 3,
+        created_at: DateTime.makeUnsafe(Date.UTC(2026, 10, 22, 10, 4, 5)),
+        metadata: { plan: "pro" },
+        Discounts: new Common.Discounts({ current_period: [] }),
+        price_version_id: "prv_01",
+        tax_amount: "0.00"
       })
       const json = yield* Schema.encodeEffect(Invoice.Invoice)(invoice)
-      expect(json).toMatchObject({ Discounts: { current_period: [] }, paid_at: "2026-11-22T10:04:05Z", created_at: "2026-11-22T10:04:05Z", cycle_index: 3 })
+      expect(json).toMatchObject({
+        Discounts: { current_period: [] },
+        paid_at: "2026-11-22T10:04:05Z",
+        created_at: "2026-11-22T10:04:05Z",
+        cycle_index: 3
+      })
       expect(Object.keys(json).sort()).toEqual([
-        "Discounts", "amount", "biz_status", "created_at", "currency", "customer_id", "cycle_index", "invoice_id", "invoice_type",
-        "merchant_id", "metadata", "order_id", "original_invoice_id", "paid_at", "price_id", "price_version_id", "refund_order_id",
-        "subscription_id", "tax_amount", "trade_id"
+        "Discounts",
+        "amount",
+        "biz_status",
+        "created_at",
+        "currency",
+        "customer_id",
+        "cycle_index",
+        "invoice_id",
+        "invoice_type",
+        "merchant_id",
+        "metadata",
+        "order_id",
+        "original_invoice_id",
+        "paid_at",
+        "price_id",
+        "price_version_id",
+        "refund_order_id",
+        "subscription_id",
+        "tax_amount",
+        "trade_id"
       ])
       const back = yield* Schema.decodeUnknownEffect(Invoice.Invoice)(JSON.parse(JSON.stringify(json)))
       expect(back.amount).toBe("30.00")
-    }))
+    })
+  )
 
   it.effect("a price version round-trips through JSON", () =>
     Effect.gen(function* () {
@@ -34,7 +71,8 @@ describe("Domain schemas", () => {
       expect(json.created_at).toBe("2026-11-22T10:04:05Z")
       const back = yield* Schema.decodeUnknownEffect(Price.PriceVersion)(json)
       expect(back.price_plan?.base_price_val).toBe("30.00")
-    }))
+    })
+  )
 
   it.effect("timestamps reject non-RFC 3339 text and metadata enforces its limits", () =>
     Effect.gen(function* () {
@@ -46,12 +84,23 @@ describe("Domain schemas", () => {
       expect(md({ a: "b" })._tag).toBe("Success")
       expect(md({ ["k".repeat(41)]: "v" })._tag).toBe("Failure")
       expect(md({ k: "v".repeat(501) })._tag).toBe("Failure")
-      expect(md(Object.fromEntries(Array.from({ length: 5 }, (_, i) => [`k${i}`, "v".repeat(250)])))._tag).toBe("Failure")
+      expect(md(Object.fromEntries(Array.from({ length: 5 }, (_, i) => [`k${i}`, "v".repeat(250)])))._tag).toBe(
+        "Failure"
+      )
       expect(md({ k: 1 })._tag).toBe("Failure")
-    }))
+    })
+  )
 
   it("state literals come from the lifecycle tables", () => {
     expect(Lifecycle.SubscriptionStatus.literals).toContain("past_due")
-    expect(Lifecycle.InvoiceStatus.literals).toEqual(["open", "pending", "retrying", "success", "failed", "refunded", "partially_refunded"])
+    expect(Lifecycle.InvoiceStatus.literals).toEqual([
+      "open",
+      "pending",
+      "retrying",
+      "success",
+      "failed",
+      "refunded",
+      "partially_refunded"
+    ])
   })
 })

@@ -13,8 +13,11 @@ describe("Secrets", () => {
     Effect.gen(function* () {
       expect(yield* Secrets.sha256Hex("")).toBe("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
       expect(yield* Secrets.sha256Hex("abc")).toBe("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
-      expect(Secrets.sha256HexSync("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq")).toBe("248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
-    }))
+      expect(Secrets.sha256HexSync("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq")).toBe(
+        "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"
+      )
+    })
+  )
 
   it("sha256Hex equals Web Crypto's digest for any Unicode text (property)", async () => {
     await fc.assert(
@@ -35,5 +38,6 @@ describe("Secrets", () => {
       expect(yield* a.decrypt(sealed)).toBe("whsec_example")
       const other = yield* Effect.exit(b.decrypt(sealed))
       expect(other._tag).toBe("Failure")
-    }))
+    })
+  )
 })

@@ -7,11 +7,33 @@
  * const { merchant_id } = await billing.merchants.create({ name: "Acme", currency: "USD" })
  * @since 0.1.0
  */
-import { Billing, Catalog, CheckoutSession, Customer, Customers, Invoice, Merchants, Ports, Price, Product, Refund, Secrets, type Store, Subscription, Subscriptions, Trade, Usage, Webhooks } from "@recur/core"
+import {
+  Billing,
+  Catalog,
+  CheckoutSession,
+  Customer,
+  Customers,
+  DunningPolicy,
+  Engine,
+  Invoice,
+  Merchants,
+  Ports,
+  Price,
+  Product,
+  Refund,
+  Secrets,
+  Settings,
+  type Store,
+  Subscription,
+  Subscriptions,
+  Trade,
+  Usage,
+  Webhooks
+} from "@recur/core"
 import { SandboxGateway } from "@recur/payment-sandbox"
 import { HttpTransport } from "@recur/webhooks"
 import { Pg } from "@recur/sql"
-import * as MemoryStorage from "@recur/testing/memory"
+import { MemoryStorage } from "@recur/memory"
 import { Effect, Layer, ManagedRuntime, Option, Redacted, Schema } from "effect"
 
 /**
@@ -41,16 +63,27 @@ export interface BillingOptions {
    * private-network targets except for sandbox merchants (`{ allowPrivateNetwork: true }` lifts
    * that), or any `WebhookTransport` Layer of your own.
    */
-  readonly webhooks?: { readonly allowPrivateNetwork?: boolean } | { readonly transport: Layer.Layer<Ports.WebhookTransport> }
+  readonly webhooks?:
+    | { readonly allowPrivateNetwork?: boolean }
+    | { readonly transport: Layer.Layer<Ports.WebhookTransport> }
+  /**
+   * The default dunning policy (merchants may set their own retry days): retries `retryDays`
+   * after the first failed renewal (default 1, 3, 5, 7), then `finalState` (default `unpaid`).
+   */
+  readonly dunning?: { readonly retryDays?: ReadonlyArray<number>; readonly finalState?: "unpaid" | "canceled" }
 }
 
 const storageLayer = (option: StorageOption | undefined): Layer.Layer<Store.Storage, unknown> =>
-  option === undefined ? Pg.layerPglite()
-  : option === "memory" ? MemoryStorage.layer
-  : "postgres" in option ? Pg.layerPgUrl({ url: option.postgres })
-  : Pg.layerPglite(option.pglite !== undefined ? { dataDir: option.pglite } : {})
+  option === undefined
+    ? Pg.layerPglite()
+    : option === "memory"
+      ? MemoryStorage.layer
+      : "postgres" in option
+        ? Pg.layerPgUrl({ url: option.postgres })
+        : Pg.layerPglite(option.pglite !== undefined ? { dataDir: option.pglite } : {})
 
-const randomHex = () => [...globalThis.crypto.getRandomValues(new Uint8Array(32))].map((b) => b.toString(16).padStart(2, "0")).join("")
+const randomHex = () =>
+  [...globalThis.crypto.getRandomValues(new Uint8Array(32))].map((b) => b.toString(16).padStart(2, "0")).join("")
 
 /**
  * The engine as a Layer (for Effect users who want the same composition).
@@ -65,11 +98,11 @@ export const layer = (options: BillingOptions = {}) => engineOn(storageLayer(opt
  *
  * @since 0.1.0
  */
-export const engineOn = <A, E>(storage: Layer.Layer<A | Store.Storage, E>, options: Omit<BillingOptions, "storage"> = {}) =>
-  Subscriptions.Subscriptions.layer.pipe(
-    Layer.provideMerge(Billing.Billing.layer),
-    Layer.provideMerge(Webhooks.Webhooks.layer),
-    Layer.provideMerge(Layer.mergeAll(Merchants.Merchants.layer, Customers.Customers.layer, Catalog.Catalog.layer)),
+export const engineOn = <A, E>(
+  storage: Layer.Layer<A | Store.Storage, E>,
+  options: Omit<BillingOptions, "storage"> = {}
+) =>
+  Engine.layer.pipe(
     Layer.provideMerge(
       Layer.mergeAll(
         storage,
@@ -77,11 +110,28 @@ export const engineOn = <A, E>(storage: Layer.Layer<A | Store.Storage, E>, optio
         SandboxGateway.layer(),
         Ports.fxStatic(options.fxRates ?? {}),
         Ports.taxNone,
-        options.webhooks !== undefined && "transport" in options.webhooks ? options.webhooks.transport : HttpTransport.layer(options.webhooks ?? {}),
-        Billing.layerSettings(options.publicUrl ? { publicUrl: options.publicUrl } : {})
+        options.webhooks !== undefined && "transport" in options.webhooks
+          ? options.webhooks.transport
+          : HttpTransport.layer(options.webhooks ?? {}),
+        Settings.layer(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
+        DunningPolicy.layerDefault(dunningPolicy(options.dunning))
       )
     )
   )
+
+/** The facade's `dunning` option as a policy (the standard one where it is silent). */
+const dunningPolicy = (option: BillingOptions["dunning"]): DunningPolicy.Policy => {
+  if (option?.retryDays !== undefined && !DunningPolicy.validRetryDays(option.retryDays)) {
+    throw new RangeError("dunning.retryDays must be 1 to 10 increasing whole days from 1 to 60")
+  }
+  return {
+    retryAfterMs:
+      option?.retryDays !== undefined
+        ? option.retryDays.map((d) => d * 86_400_000)
+        : DunningPolicy.standard.retryAfterMs,
+    finalState: option?.finalState ?? DunningPolicy.standard.finalState
+  }
+}
 
 type Services = Layer.Success<ReturnType<typeof layer>>
 
@@ -95,9 +145,13 @@ export const createBilling = async (options: BillingOptions = {}) => {
   await runtime.runPromise(Effect.void)
   const run = <A, E>(effect: Effect.Effect<A, E, Services>): Promise<A> => runtime.runPromise(effect)
   const billing = <A, E>(f: (b: Billing.Billing["Service"]) => Effect.Effect<A, E>) => run(Billing.Billing.use(f))
-  const subs = <A, E>(f: (s: Subscriptions.Subscriptions["Service"]) => Effect.Effect<A, E>) => run(Subscriptions.Subscriptions.use(f))
+  const subs = <A, E>(f: (s: Subscriptions.Subscriptions["Service"]) => Effect.Effect<A, E>) =>
+    run(Subscriptions.Subscriptions.use(f))
   // Results are the JSON the REST API returns (timestamps as RFC 3339 strings), not Effect values.
-  const json = <A, I>(schema: Schema.Codec<A, I>) => (a: A): I => Schema.encodeSync(schema)(a)
+  const json =
+    <A, I>(schema: Schema.Codec<A, I>) =>
+    (a: A): I =>
+      Schema.encodeSync(schema)(a)
   const payment = (r: Billing.PaymentResult) => ({
     status: r.status,
     trade: json(Trade.Trade)(r.trade),
@@ -109,54 +163,101 @@ export const createBilling = async (options: BillingOptions = {}) => {
     merchants: {
       /** Creates a merchant; returns its id and its API key (shown once). */
       create: (input: Merchants.CreateMerchant) =>
-        run(Effect.map(Merchants.Merchants.use((m) => m.create(input)), (r) => ({ merchant_id: r.merchant.merchant_id, api_key: r.api_key })))
+        run(
+          Effect.map(
+            Merchants.Merchants.use((m) => m.create(input)),
+            (r) => ({ merchant_id: r.merchant.merchant_id, api_key: r.api_key })
+          )
+        )
     },
     catalog: {
-      createProduct: (merchantId: string, input: Catalog.CreateProduct) => run(Effect.map(Catalog.Catalog.use((c) => c.createProduct(merchantId, input)), json(Product.Product))),
-      createPrice: (merchantId: string, input: Parameters<Catalog.Catalog["Service"]["createPrice"]>[1]) => run(Effect.map(Catalog.Catalog.use((c) => c.createPrice(merchantId, input)), json(Price.PriceVersion)))
+      createProduct: (merchantId: string, input: Catalog.CreateProduct) =>
+        run(
+          Effect.map(
+            Catalog.Catalog.use((c) => c.createProduct(merchantId, input)),
+            json(Product.Product)
+          )
+        ),
+      createPrice: (merchantId: string, input: Parameters<Catalog.Catalog["Service"]["createPrice"]>[1]) =>
+        run(
+          Effect.map(
+            Catalog.Catalog.use((c) => c.createPrice(merchantId, input)),
+            json(Price.PriceVersion)
+          )
+        )
     },
     customers: {
       create: (merchantId: string, input: Customers.CreateCustomer) =>
-        run(Effect.map(Customers.Customers.use((c) => c.create(merchantId, input)), (r) => json(Customer.Customer)(Customers.toCustomer(r))))
+        run(
+          Effect.map(
+            Customers.Customers.use((c) => c.create(merchantId, input)),
+            (r) => json(Customer.Customer)(Customers.toCustomer(r))
+          )
+        )
     },
     checkout: {
-      createSession: (merchantId: string, input: Billing.SessionInput) => billing((b) => Effect.map(b.createSession(merchantId, input), json(CheckoutSession.CheckoutSession))),
-      pay: (merchantId: string, sessionId: string, card: Ports.CardInput) => billing((b) => Effect.map(b.paySession(merchantId, sessionId, card), payment))
+      createSession: (merchantId: string, input: Billing.SessionInput) =>
+        billing((b) => Effect.map(b.createSession(merchantId, input), json(CheckoutSession.CheckoutSession))),
+      pay: (merchantId: string, sessionId: string, card: Ports.CardInput) =>
+        billing((b) => Effect.map(b.paySession(merchantId, sessionId, card), payment))
     },
     subscriptions: {
-      get: (merchantId: string, id: string) => billing((b) => Effect.map(b.getSubscription(merchantId, id), json(Subscription.Subscription))),
-      previewChange: (merchantId: string, id: string, input: Subscriptions.ChangeInput) => subs((s) => s.previewChange(merchantId, id, input)),
-      change: (merchantId: string, id: string, input: Subscriptions.ChangeInput) => subs((s) => s.changePrice(merchantId, id, input)),
-      cancel: (merchantId: string, id: string, input?: { cancel_type?: string; cancel_reason?: string }) => subs((s) => Effect.map(s.cancel(merchantId, id, input), json(Subscription.Subscription))),
-      pause: (merchantId: string, id: string) => subs((s) => Effect.map(s.pause(merchantId, id), json(Subscription.Subscription))),
-      resume: (merchantId: string, id: string) => subs((s) => Effect.map(s.resume(merchantId, id), json(Subscription.Subscription))),
-      usage: (merchantId: string, id: string, cycleIndex?: number) => subs((s) => Effect.map(s.usageSummary(merchantId, id, cycleIndex), json(Usage.UsageSummary))),
-      recordUsage: (merchantId: string, id: string, input: { usage_count: number; event_id?: string }) => subs((s) => s.recordUsage(merchantId, id, input)),
+      get: (merchantId: string, id: string) =>
+        billing((b) => Effect.map(b.getSubscription(merchantId, id), json(Subscription.Subscription))),
+      previewChange: (merchantId: string, id: string, input: Subscriptions.ChangeInput) =>
+        subs((s) => s.previewChange(merchantId, id, input)),
+      change: (merchantId: string, id: string, input: Subscriptions.ChangeInput) =>
+        subs((s) => s.changePrice(merchantId, id, input)),
+      cancel: (merchantId: string, id: string, input?: { cancel_type?: string; cancel_reason?: string }) =>
+        subs((s) => Effect.map(s.cancel(merchantId, id, input), json(Subscription.Subscription))),
+      pause: (merchantId: string, id: string) =>
+        subs((s) => Effect.map(s.pause(merchantId, id), json(Subscription.Subscription))),
+      resume: (merchantId: string, id: string) =>
+        subs((s) => Effect.map(s.resume(merchantId, id), json(Subscription.Subscription))),
+      usage: (merchantId: string, id: string, cycleIndex?: number) =>
+        subs((s) => Effect.map(s.usageSummary(merchantId, id, cycleIndex), json(Usage.UsageSummary))),
+      recordUsage: (merchantId: string, id: string, input: { usage_count: number; event_id?: string }) =>
+        subs((s) => s.recordUsage(merchantId, id, input)),
       /** Up to 1,000 usage events of any subscriptions in one transaction; re-sent event ids come back as duplicates. */
-      recordUsageBatch: (merchantId: string, records: ReadonlyArray<Subscriptions.UsageInput>) => subs((s) => s.recordUsageBatch(merchantId, records))
+      recordUsageBatch: (merchantId: string, records: ReadonlyArray<Subscriptions.UsageInput>) =>
+        subs((s) => s.recordUsageBatch(merchantId, records))
     },
     invoices: {
       list: (merchantId: string, filter: { subscription_id?: string; limit?: number } = {}) =>
         billing((b) =>
           Effect.map(
-            b.listInvoices(merchantId, { limit: filter.limit ?? 100, filters: filter.subscription_id ? [{ column: "subscription_id", op: "in", values: [filter.subscription_id] }] : [] }),
+            b.listInvoices(merchantId, {
+              limit: filter.limit ?? 100,
+              filters: filter.subscription_id
+                ? [{ column: "subscription_id", op: "in", values: [filter.subscription_id] }]
+                : []
+            }),
             (p) => ({ has_more: p.has_more, list: p.list.map(json(Invoice.Invoice)) })
           )
         )
     },
     refunds: {
-      create: (merchantId: string, input: { trade_id: string; amount?: string; reason?: string }) => subs((s) => Effect.map(s.refund(merchantId, input), json(Refund.Refund)))
+      create: (merchantId: string, input: { trade_id: string; amount?: string; reason?: string }) =>
+        subs((s) => Effect.map(s.refund(merchantId, input), json(Refund.Refund)))
     },
     webhooks: {
       /** Creates a webhook endpoint; returns its id and its `whsec_` secret (shown once). */
-      createEndpoint: (merchantId: string, input: Webhooks.EndpointInput) => run(Webhooks.Webhooks.use((w) => w.create(merchantId, input))),
+      createEndpoint: (merchantId: string, input: Webhooks.EndpointInput) =>
+        run(Webhooks.Webhooks.use((w) => w.create(merchantId, input))),
       /** Delivers what is in the outbox now (fan-out + first attempts); returns how many events it took. */
       dispatch: (owner = "embedded") => run(Webhooks.Webhooks.use((w) => w.dispatchOnce({ owner })))
     },
     /** Moves a sandbox merchant's frozen clock forward, running everything due on the way. */
-    advanceClock: (merchantId: string, to: Date) => billing((b) => Effect.asVoid(b.advanceClock(merchantId, to.getTime()))),
+    advanceClock: (merchantId: string, to: Date) =>
+      billing((b) => Effect.asVoid(b.advanceClock(merchantId, to.getTime()))),
     /** Runs due work once (call from your own scheduler, or use `startWorker`). */
-    runDue: (owner = "embedded") => billing((b) => Effect.flatMap(Effect.clockWith((c) => c.currentTimeMillis), (now) => b.runDue({ now, owner, lane: "live" }))),
+    runDue: (owner = "embedded") =>
+      billing((b) =>
+        Effect.flatMap(
+          Effect.clockWith((c) => c.currentTimeMillis),
+          (now) => b.runDue({ now, owner, lane: "live" })
+        )
+      ),
     close: () => runtime.dispose()
   }
 }

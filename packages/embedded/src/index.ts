@@ -3,4 +3,11 @@
  *
  * @since 0.1.0
  */
-export { type BillingClient, type BillingOptions, createBilling, engineOn, layer, type StorageOption } from "./createBilling.js"
+export {
+  type BillingClient,
+  type BillingOptions,
+  createBilling,
+  engineOn,
+  layer,
+  type StorageOption
+} from "./createBilling.js"

@@ -28,13 +28,29 @@ beforeAll(async () => {
     for await (const c of req) chunks.push(c as Buffer)
     const headers = new Headers()
     for (const [k, v] of Object.entries(req.headers)) if (typeof v === "string") headers.set(k, v)
-    const response = await recur.handler(new Request(`${base}${req.url}`, { method: req.method!, headers, ...(chunks.length ? { body: Buffer.concat(chunks) } : {}) }))
+    const response = await recur.handler(
+      new Request(`${base}${req.url}`, {
+        method: req.method!,
+        headers,
+        ...(chunks.length ? { body: Buffer.concat(chunks) } : {})
+      })
+    )
     res.writeHead(response.status, Object.fromEntries(response.headers)).end(Buffer.from(await response.arrayBuffer()))
   })
-  key = (await runtime.runPromise(Merchants.Merchants.use((m) => m.create({ name: "Browser", currency: "USD" })))).api_key
+  key = (await runtime.runPromise(Merchants.Merchants.use((m) => m.create({ name: "Browser", currency: "USD" }))))
+    .api_key
   browser = await chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync"
+    ]
   })
 })
 
@@ -47,12 +63,31 @@ afterAll(async () => {
 
 let n = 0
 const api = async (path: string, body: unknown) =>
-  (await (await fetch(`${base}${path}`, { method: "POST", headers: { authorization: `Bearer ${key}`, "request-id": `b-${++n}`, "content-type": "application/json" }, body: JSON.stringify(body) })).json()) as { data: Record<string, string> }
+  (await (
+    await fetch(`${base}${path}`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "request-id": `b-${++n}`, "content-type": "application/json" },
+      body: JSON.stringify(body)
+    })
+  ).json()) as { data: Record<string, string> }
 
 const newSession = async () => {
   const product = await api("/api/v1/products", { product_name: "Pro" })
-  const price = await api("/api/v1/prices", { name: "Pro", product_id: product.data.product_id, currency: "USD", billing_type: "recurring", price_type: "flat_price", price_plan: { billing_cycle_unit: "month", base_price_val: "30.00" } })
-  return (await api("/api/v1/session", { payer_id: `web-${n}`, line_items: [{ price_id: price.data.price_id }], return_url: `${base}/thanks` })).data
+  const price = await api("/api/v1/prices", {
+    name: "Pro",
+    product_id: product.data.product_id,
+    currency: "USD",
+    billing_type: "recurring",
+    price_type: "flat_price",
+    price_plan: { billing_cycle_unit: "month", base_price_val: "30.00" }
+  })
+  return (
+    await api("/api/v1/session", {
+      payer_id: `web-${n}`,
+      line_items: [{ price_id: price.data.price_id }],
+      return_url: `${base}/thanks`
+    })
+  ).data
 }
 
 describe("hosted checkout in Chromium", () => {

@@ -4,7 +4,20 @@
  *
  * @since 0.1.0
  */
-import { CheckoutSession, Common, Customer, Invoice, type Merchant, Price, Product, Refund, Subscription, Trade, Usage, Webhook } from "@recur/core"
+import {
+  CheckoutSession,
+  Common,
+  Customer,
+  Invoice,
+  type Merchant,
+  Price,
+  Product,
+  Refund,
+  Subscription,
+  Trade,
+  Usage,
+  Webhook
+} from "@recur/core"
 import { Context, Schema } from "effect"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSecurity, OpenApi } from "effect/http-api"
 import * as ApiErrors from "./Errors.js"
@@ -22,7 +35,8 @@ export const Envelope = <A, I, R>(data: Schema.Codec<A, I, R>) =>
  *
  * @since 0.1.0
  */
-export const Page = <A, I, R>(item: Schema.Codec<A, I, R>) => Schema.Struct({ has_more: Schema.Boolean, list: Schema.Array(item) })
+export const Page = <A, I, R>(item: Schema.Codec<A, I, R>) =>
+  Schema.Struct({ has_more: Schema.Boolean, list: Schema.Array(item) })
 
 /** A query array: repeated keys or one comma-separated value. */
 const QueryList = Schema.optional(Schema.Union([Schema.String, Schema.Array(Schema.String)]))
@@ -55,10 +69,17 @@ export class CurrentMerchant extends Context.Service<
  *
  * @since 0.1.0
  */
-export class Authentication extends HttpApiMiddleware.Service<Authentication, { provides: CurrentMerchant }>()("@recur/http/Authentication", {
-  error: [ApiErrors.Unauthorized, ApiErrors.InvalidParameter],
-  security: { bearer: HttpApiSecurity.bearer.pipe(HttpApiSecurity.annotate(OpenApi.Description, "A merchant API key (sk_live_… or sk_test_…).")) }
-}) {}
+export class Authentication extends HttpApiMiddleware.Service<Authentication, { provides: CurrentMerchant }>()(
+  "@recur/http/Authentication",
+  {
+    error: [ApiErrors.Unauthorized, ApiErrors.InvalidParameter],
+    security: {
+      bearer: HttpApiSecurity.bearer.pipe(
+        HttpApiSecurity.annotate(OpenApi.Description, "A merchant API key (sk_live_… or sk_test_…).")
+      )
+    }
+  }
+) {}
 
 /**
  * Every request that does not decode (path, query or body) is answered as `InvalidParameter`
@@ -91,7 +112,10 @@ const CustomerBody = {
   email_subscription: Schema.optional(Schema.Literals([1, 2]))
 }
 
-const CustomerRef = Schema.Struct({ customer_id: Schema.optional(Schema.String), payer_id: Schema.optional(Schema.String) })
+const CustomerRef = Schema.Struct({
+  customer_id: Schema.optional(Schema.String),
+  payer_id: Schema.optional(Schema.String)
+})
 
 /**
  * Customers.
@@ -99,12 +123,46 @@ const CustomerRef = Schema.Struct({ customer_id: Schema.optional(Schema.String),
  * @since 0.1.0
  */
 export class CustomersGroup extends HttpApiGroup.make("customers")
-  .add(HttpApiEndpoint.post("create", "/api/v1/front/customer/create", { payload: Schema.Struct(CustomerBody), success: Envelope(Schema.Struct({ customer_id: Schema.String })), error: ApiErrors.all }))
-  .add(HttpApiEndpoint.post("update", "/api/v1/front/customer/update", { payload: Schema.Struct({ ...CustomerBody, customer_id: Schema.optional(Schema.String) }), success: Envelope(Schema.Struct({ customer_id: Schema.String })), error: ApiErrors.all }))
-  .add(HttpApiEndpoint.post("delete", "/api/v1/front/customer/delete", { payload: CustomerRef, success: Envelope(Schema.Struct({})), error: ApiErrors.all }))
-  .add(HttpApiEndpoint.get("get", "/api/v1/front/customer/:customer_id", { params: Schema.Struct({ customer_id: Schema.String }), success: Envelope(Schema.Struct({ customer: Customer.Customer })), error: ApiErrors.all }))
   .add(
-    HttpApiEndpoint.get("list", "/api/v1/front/customer", { query: Schema.Struct({ ...PageQuery, customer_ids: QueryList, emails: QueryList, payer_ids: QueryList, type: Schema.optional(Schema.String) }), success: Envelope(Page(Customer.Customer)), error: ApiErrors.all })
+    HttpApiEndpoint.post("create", "/api/v1/front/customer/create", {
+      payload: Schema.Struct(CustomerBody),
+      success: Envelope(Schema.Struct({ customer_id: Schema.String })),
+      error: ApiErrors.all
+    })
+  )
+  .add(
+    HttpApiEndpoint.post("update", "/api/v1/front/customer/update", {
+      payload: Schema.Struct({ ...CustomerBody, customer_id: Schema.optional(Schema.String) }),
+      success: Envelope(Schema.Struct({ customer_id: Schema.String })),
+      error: ApiErrors.all
+    })
+  )
+  .add(
+    HttpApiEndpoint.post("delete", "/api/v1/front/customer/delete", {
+      payload: CustomerRef,
+      success: Envelope(Schema.Struct({})),
+      error: ApiErrors.all
+    })
+  )
+  .add(
+    HttpApiEndpoint.get("get", "/api/v1/front/customer/:customer_id", {
+      params: Schema.Struct({ customer_id: Schema.String }),
+      success: Envelope(Schema.Struct({ customer: Customer.Customer })),
+      error: ApiErrors.all
+    })
+  )
+  .add(
+    HttpApiEndpoint.get("list", "/api/v1/front/customer", {
+      query: Schema.Struct({
+        ...PageQuery,
+        customer_ids: QueryList,
+        emails: QueryList,
+        payer_ids: QueryList,
+        type: Schema.optional(Schema.String)
+      }),
+      success: Envelope(Page(Customer.Customer)),
+      error: ApiErrors.all
+    })
   )
   .middleware(Authentication)
   .annotate(OpenApi.Title, "Customers") {}
@@ -116,14 +174,18 @@ const PricePlanPayload = Schema.Struct({
   is_infinite: Schema.optional(Schema.Boolean),
   base_price_val: Schema.optional(Schema.String),
   plan_description: Schema.optional(Schema.String),
-  price_plan_tiers: Schema.optional(Schema.Array(Schema.Struct({
-    period_count: Schema.Number,
-    period_unit: Schema.optional(Schema.String),
-    original_price: Schema.optional(Schema.String),
-    due_price: Schema.optional(Schema.String),
-    discount_type: Schema.optional(Schema.String),
-    discount_value: Schema.optional(Schema.String)
-  })))
+  price_plan_tiers: Schema.optional(
+    Schema.Array(
+      Schema.Struct({
+        period_count: Schema.Number,
+        period_unit: Schema.optional(Schema.String),
+        original_price: Schema.optional(Schema.String),
+        due_price: Schema.optional(Schema.String),
+        discount_type: Schema.optional(Schema.String),
+        discount_value: Schema.optional(Schema.String)
+      })
+    )
+  )
 })
 
 /**
@@ -170,27 +232,98 @@ export const PricePayload = Schema.Struct({
  * @since 0.1.0
  */
 export class CatalogGroup extends HttpApiGroup.make("catalog")
-  .add(HttpApiEndpoint.get("categories", "/api/v1/product-categories", { success: Envelope(Schema.Struct({ total: Schema.Int, list: Schema.Array(Product.Category) })), error: ApiErrors.all }))
   .add(
-    HttpApiEndpoint.post("createProduct", "/api/v1/products", { payload: Schema.Struct({
-        product_name: Schema.optional(Schema.String), description: Schema.optional(Schema.String), category_id: Schema.optional(Schema.String),
-        image_url: Schema.optional(Schema.String), merchant_product_id: Schema.optional(Schema.String), quantity_unit: Schema.optional(Schema.String),
-        features: Schema.optional(Schema.Array(Schema.Struct({ id: Schema.String, name: Schema.String, type: Schema.String }))), metadata: Schema.optional(Metadata),
+    HttpApiEndpoint.get("categories", "/api/v1/product-categories", {
+      success: Envelope(Schema.Struct({ total: Schema.Int, list: Schema.Array(Product.Category) })),
+      error: ApiErrors.all
+    })
+  )
+  .add(
+    HttpApiEndpoint.post("createProduct", "/api/v1/products", {
+      payload: Schema.Struct({
+        product_name: Schema.optional(Schema.String),
+        description: Schema.optional(Schema.String),
+        category_id: Schema.optional(Schema.String),
+        image_url: Schema.optional(Schema.String),
+        merchant_product_id: Schema.optional(Schema.String),
+        quantity_unit: Schema.optional(Schema.String),
+        features: Schema.optional(
+          Schema.Array(Schema.Struct({ id: Schema.String, name: Schema.String, type: Schema.String }))
+        ),
+        metadata: Schema.optional(Metadata),
         product_status: Schema.optional(Schema.Literals(["draft", "active"]))
-      }), success: Envelope(Schema.Struct({ product_id: Schema.String })), error: ApiErrors.all })
+      }),
+      success: Envelope(Schema.Struct({ product_id: Schema.String })),
+      error: ApiErrors.all
+    })
   )
   .add(
-    HttpApiEndpoint.post("productStatus", "/api/v1/product/:product_id/status", { params: Schema.Struct({ product_id: Schema.String }), payload: Schema.Struct({ status: Schema.optional(Schema.String), product_status: Schema.optional(Schema.String) }), success: Envelope(Schema.Struct({ product_id: Schema.String, product_status: Schema.String })), error: ApiErrors.all })
+    HttpApiEndpoint.post("productStatus", "/api/v1/product/:product_id/status", {
+      params: Schema.Struct({ product_id: Schema.String }),
+      payload: Schema.Struct({
+        status: Schema.optional(Schema.String),
+        product_status: Schema.optional(Schema.String)
+      }),
+      success: Envelope(Schema.Struct({ product_id: Schema.String, product_status: Schema.String })),
+      error: ApiErrors.all
+    })
   )
-  .add(HttpApiEndpoint.get("products", "/api/v1/products", { query: Schema.Struct({ ...PageQuery, price_ids: QueryList, status: Schema.optional(Schema.String) }), success: Envelope(Page(Product.Product)), error: ApiErrors.all }))
-  .add(HttpApiEndpoint.post("createPrice", "/api/v1/prices", { payload: PricePayload, success: Envelope(Schema.Struct({ price_id: Schema.String, price_version_id: Schema.String, merchant_price_id: Schema.NullOr(Schema.String) })), error: ApiErrors.all }))
   .add(
-    HttpApiEndpoint.post("priceStatus", "/api/v1/prices/:price_version_id/status", { params: Schema.Struct({ price_version_id: Schema.String }), payload: Schema.Struct({ price_version_id: Schema.optional(Schema.String), status: Schema.optional(Schema.String) }), success: Envelope(Schema.Struct({ price_version_id: Schema.String })), error: ApiErrors.all })
+    HttpApiEndpoint.get("products", "/api/v1/products", {
+      query: Schema.Struct({ ...PageQuery, price_ids: QueryList, status: Schema.optional(Schema.String) }),
+      success: Envelope(Page(Product.Product)),
+      error: ApiErrors.all
+    })
   )
-  .add(HttpApiEndpoint.get("priceVersion", "/api/v1/prices/version/:price_version_id", { params: Schema.Struct({ price_version_id: Schema.String }), success: Envelope(Price.PriceVersion), error: ApiErrors.all }))
-  .add(HttpApiEndpoint.get("prices", "/api/v1/prices", { query: Schema.Struct({ ...PageQuery, product_id: Schema.optional(Schema.String), status: Schema.optional(Schema.String) }), success: Envelope(Page(Price.PriceVersion)), error: ApiErrors.all }))
   .add(
-    HttpApiEndpoint.get("priceVersions", "/api/v1/price/:price_id/versions", { params: Schema.Struct({ price_id: Schema.String }), query: Schema.Struct(PageQuery), success: Envelope(Page(Price.PriceVersion)), error: ApiErrors.all })
+    HttpApiEndpoint.post("createPrice", "/api/v1/prices", {
+      payload: PricePayload,
+      success: Envelope(
+        Schema.Struct({
+          price_id: Schema.String,
+          price_version_id: Schema.String,
+          merchant_price_id: Schema.NullOr(Schema.String)
+        })
+      ),
+      error: ApiErrors.all
+    })
+  )
+  .add(
+    HttpApiEndpoint.post("priceStatus", "/api/v1/prices/:price_version_id/status", {
+      params: Schema.Struct({ price_version_id: Schema.String }),
+      payload: Schema.Struct({
+        price_version_id: Schema.optional(Schema.String),
+        status: Schema.optional(Schema.String)
+      }),
+      success: Envelope(Schema.Struct({ price_version_id: Schema.String })),
+      error: ApiErrors.all
+    })
+  )
+  .add(
+    HttpApiEndpoint.get("priceVersion", "/api/v1/prices/version/:price_version_id", {
+      params: Schema.Struct({ price_version_id: Schema.String }),
+      success: Envelope(Price.PriceVersion),
+      error: ApiErrors.all
+    })
+  )
+  .add(
+    HttpApiEndpoint.get("prices", "/api/v1/prices", {
+      query: Schema.Struct({
+        ...PageQuery,
+        product_id: Schema.optional(Schema.String),
+        status: Schema.optional(Schema.String)
+      }),
+      success: Envelope(Page(Price.PriceVersion)),
+      error: ApiErrors.all
+    })
+  )
+  .add(
+    HttpApiEndpoint.get("priceVersions", "/api/v1/price/:price_id/versions", {
+      params: Schema.Struct({ price_id: Schema.String }),
+      query: Schema.Struct(PageQuery),
+      success: Envelope(Page(Price.PriceVersion)),
+      error: ApiErrors.all
+    })
   )
   .middleware(Authentication)
   .annotate(OpenApi.Title, "Catalog") {}
@@ -202,13 +335,17 @@ export class CatalogGroup extends HttpApiGroup.make("catalog")
  */
 export const SessionPayload = Schema.Struct({
   order_id: Schema.optional(Schema.String),
-  line_items: Schema.optional(Schema.Array(Schema.Struct({
-    price_id: Schema.optional(Schema.String),
-    quantity: Schema.optional(Schema.String),
-    quantity_editable: Schema.optional(Schema.Boolean),
-    quantity_min: Schema.optional(Schema.String),
-    quantity_max: Schema.optional(Schema.String)
-  }))),
+  line_items: Schema.optional(
+    Schema.Array(
+      Schema.Struct({
+        price_id: Schema.optional(Schema.String),
+        quantity: Schema.optional(Schema.String),
+        quantity_editable: Schema.optional(Schema.Boolean),
+        quantity_min: Schema.optional(Schema.String),
+        quantity_max: Schema.optional(Schema.String)
+      })
+    )
+  ),
   customer_id: Schema.optional(Schema.String),
   payer_id: Schema.optional(Schema.String),
   email: Schema.optional(Schema.String),
@@ -229,12 +366,21 @@ export const SessionPayload = Schema.Struct({
   terms_of_service_url: Schema.optional(Schema.String),
   privacy_policy_url: Schema.optional(Schema.String),
   first_source_channel: Schema.optional(Schema.String),
-  billing_address: Schema.optional(Schema.Struct({
-    name: Schema.optional(Schema.String), address_line1: Schema.optional(Schema.String), address_line2: Schema.optional(Schema.String),
-    country_code: Schema.optional(Schema.String), province_code: Schema.optional(Schema.String), city: Schema.optional(Schema.String),
-    area: Schema.optional(Schema.String), postal_code: Schema.optional(Schema.String), phone: Schema.optional(Schema.String),
-    phone_area_code: Schema.optional(Schema.String), email: Schema.optional(Schema.String)
-  })),
+  billing_address: Schema.optional(
+    Schema.Struct({
+      name: Schema.optional(Schema.String),
+      address_line1: Schema.optional(Schema.String),
+      address_line2: Schema.optional(Schema.String),
+      country_code: Schema.optional(Schema.String),
+      province_code: Schema.optional(Schema.String),
+      city: Schema.optional(Schema.String),
+      area: Schema.optional(Schema.String),
+      postal_code: Schema.optional(Schema.String),
+      phone: Schema.optional(Schema.String),
+      phone_area_code: Schema.optional(Schema.String),
+      email: Schema.optional(Schema.String)
+    })
+  ),
   amount: Schema.optional(Schema.String),
   currency: Schema.optional(Schema.String)
 })
@@ -245,8 +391,20 @@ export const SessionPayload = Schema.Struct({
  * @since 0.1.0
  */
 export class CheckoutGroup extends HttpApiGroup.make("checkout")
-  .add(HttpApiEndpoint.post("create", "/api/v1/session", { payload: SessionPayload, success: Envelope(Schema.Struct({ session_id: Schema.String, session_url: Schema.String })), error: ApiErrors.all }))
-  .add(HttpApiEndpoint.get("get", "/api/v1/session/:session_id", { params: Schema.Struct({ session_id: Schema.String }), success: Envelope(Schema.Struct({ session: CheckoutSession.CheckoutSession })), error: ApiErrors.all }))
+  .add(
+    HttpApiEndpoint.post("create", "/api/v1/session", {
+      payload: SessionPayload,
+      success: Envelope(Schema.Struct({ session_id: Schema.String, session_url: Schema.String })),
+      error: ApiErrors.all
+    })
+  )
+  .add(
+    HttpApiEndpoint.get("get", "/api/v1/session/:session_id", {
+      params: Schema.Struct({ session_id: Schema.String }),
+      success: Envelope(Schema.Struct({ session: CheckoutSession.CheckoutSession })),
+      error: ApiErrors.all
+    })
+  )
   .middleware(Authentication)
   .annotate(OpenApi.Title, "Checkout sessions") {}
 
@@ -262,9 +420,17 @@ const ChangePayload = Schema.Struct({
 })
 const StatusResult = Envelope(Schema.Struct({ subscription_id: Schema.String, status: Schema.String }))
 const Quote = Schema.Struct({
-  quote_id: Schema.String, subscription_id: Schema.String, effective_type: Schema.String, proration: Schema.String,
-  currency: Schema.String, credit: Schema.String, charge: Schema.String, net: Schema.String, outcome: Schema.String,
-  lines: Schema.Array(Schema.Struct({ description: Schema.String, amount: Schema.String })), effective_at: Schema.String
+  quote_id: Schema.String,
+  subscription_id: Schema.String,
+  effective_type: Schema.String,
+  proration: Schema.String,
+  currency: Schema.String,
+  credit: Schema.String,
+  charge: Schema.String,
+  net: Schema.String,
+  outcome: Schema.String,
+  lines: Schema.Array(Schema.Struct({ description: Schema.String, amount: Schema.String })),
+  effective_at: Schema.String
 })
 
 /**
@@ -274,36 +440,155 @@ const Quote = Schema.Struct({
  */
 export class SubscriptionsGroup extends HttpApiGroup.make("subscriptions")
   .add(
-    HttpApiEndpoint.get("list", "/api/v1/subscription", { query: Schema.Struct({
-        ...PageQuery, subscription_ids: QueryList, status: QueryList, merchant_id: Schema.optional(Schema.String), order_ids: QueryList,
-        source_trade_id: QueryList, billing_cycle_unit: Schema.optional(Schema.String), search_type: Schema.optional(Schema.String), search_value: Schema.optional(Schema.String)
-      }), success: Envelope(Page(Subscription.Subscription)), error: ApiErrors.all })
-  )
-  .add(HttpApiEndpoint.get("get", "/api/v1/subscription/:subscription_id", { params: SubscriptionPath, success: Envelope(Schema.Struct({ subscription: Subscription.Subscription })), error: ApiErrors.all }))
-  .add(HttpApiEndpoint.post("change", "/api/v1/subscription/:subscription_id", { params: SubscriptionPath, payload: ChangePayload, success: Envelope(Schema.Struct({})), error: ApiErrors.all }))
-  .add(HttpApiEndpoint.post("previewChange", "/api/v1/subscription/:subscription_id/preview-change", { params: SubscriptionPath, payload: ChangePayload, success: Envelope(Quote), error: ApiErrors.all }))
-  .add(
-    HttpApiEndpoint.post("revokePriceChange", "/api/v1/subscription/:subscription_id/revoke-price-change", { params: SubscriptionPath, success: Envelope(Schema.Struct({ subscription_id: Schema.String, result: Schema.Literals(["revoked", "no_pending_change"]) })), error: ApiErrors.all })
-  )
-  .add(HttpApiEndpoint.post("cancel", "/api/v1/subscription/:subscription_id/cancel", { params: SubscriptionPath, payload: Schema.Struct({ cancel_type: Schema.optional(Schema.String), cancel_reason: Schema.optional(Schema.String) }), success: StatusResult, error: ApiErrors.all }))
-  .add(HttpApiEndpoint.post("revokeCancel", "/api/v1/subscription/:subscription_id/revoke-cancel", { params: SubscriptionPath, success: StatusResult, error: ApiErrors.all }))
-  .add(HttpApiEndpoint.post("pause", "/api/v1/subscription/:subscription_id/pause", { params: SubscriptionPath, success: StatusResult, error: ApiErrors.all }))
-  .add(HttpApiEndpoint.post("resume", "/api/v1/subscription/:subscription_id/resume", { params: SubscriptionPath, success: StatusResult, error: ApiErrors.all }))
-  .add(HttpApiEndpoint.post("renewal", "/api/v1/subscription/:subscription_id/renewal", { params: SubscriptionPath, success: StatusResult, error: ApiErrors.all }))
-  .add(
-    HttpApiEndpoint.get("usage", "/api/v1/subscription/:subscription_id/usage", { params: SubscriptionPath, query: Schema.Struct({ merchant_id: Schema.optional(Schema.String), cycle_index: Schema.optional(Schema.String) }), success: Envelope(Usage.UsageSummary), error: ApiErrors.all })
+    HttpApiEndpoint.get("list", "/api/v1/subscription", {
+      query: Schema.Struct({
+        ...PageQuery,
+        subscription_ids: QueryList,
+        status: QueryList,
+        merchant_id: Schema.optional(Schema.String),
+        order_ids: QueryList,
+        source_trade_id: QueryList,
+        billing_cycle_unit: Schema.optional(Schema.String),
+        search_type: Schema.optional(Schema.String),
+        search_value: Schema.optional(Schema.String)
+      }),
+      success: Envelope(Page(Subscription.Subscription)),
+      error: ApiErrors.all
+    })
   )
   .add(
-    HttpApiEndpoint.post("recordUsage", "/api/v1/subscription/:subscription_id/usage", { params: SubscriptionPath, payload: Schema.Struct({ usage_count: Schema.optional(Schema.Number), event_id: Schema.optional(Schema.String), timestamp: Schema.optional(Schema.String) }), success: Envelope(Schema.Struct({ subscription_id: Schema.String, cycle_index: Schema.Int, usage_count: Schema.Int, duplicate: Schema.Boolean })), error: ApiErrors.all })
+    HttpApiEndpoint.get("get", "/api/v1/subscription/:subscription_id", {
+      params: SubscriptionPath,
+      success: Envelope(Schema.Struct({ subscription: Subscription.Subscription })),
+      error: ApiErrors.all
+    })
   )
   .add(
-    HttpApiEndpoint.post("recordUsageBatch", "/api/v1/usage/batch", { payload: Schema.Struct({
-        records: Schema.Array(Schema.Struct({ subscription_id: Schema.optional(Schema.String), usage_count: Schema.optional(Schema.Number), event_id: Schema.optional(Schema.String), timestamp: Schema.optional(Schema.String) }))
-      }), success: Envelope(Schema.Struct({
-        accepted: Schema.Int,
-        duplicates: Schema.Int,
-        records: Schema.Array(Schema.Struct({ subscription_id: Schema.String, event_id: Schema.String, cycle_index: Schema.Int, usage_count: Schema.Int, duplicate: Schema.Boolean }))
-      })), error: ApiErrors.all }).annotate(OpenApi.Description, "Records up to 1,000 usage events of any of the merchant's usage-billed subscriptions in one transaction. Re-sent event_ids are reported as duplicates and not counted again; a bad record rejects the whole batch (the error names records[i]).")
+    HttpApiEndpoint.post("change", "/api/v1/subscription/:subscription_id", {
+      params: SubscriptionPath,
+      payload: ChangePayload,
+      success: Envelope(Schema.Struct({})),
+      error: ApiErrors.all
+    })
+  )
+  .add(
+    HttpApiEndpoint.post("previewChange", "/api/v1/subscription/:subscription_id/preview-change", {
+      params: SubscriptionPath,
+      payload: ChangePayload,
+      success: Envelope(Quote),
+      error: ApiErrors.all
+    })
+  )
+  .add(
+    HttpApiEndpoint.post("revokePriceChange", "/api/v1/subscription/:subscription_id/revoke-price-change", {
+      params: SubscriptionPath,
+      success: Envelope(
+        Schema.Struct({ subscription_id: Schema.String, result: Schema.Literals(["revoked", "no_pending_change"]) })
+      ),
+      error: ApiErrors.all
+    })
+  )
+  .add(
+    HttpApiEndpoint.post("cancel", "/api/v1/subscription/:subscription_id/cancel", {
+      params: SubscriptionPath,
+      payload: Schema.Struct({
+        cancel_type: Schema.optional(Schema.String),
+        cancel_reason: Schema.optional(Schema.String)
+      }),
+      success: StatusResult,
+      error: ApiErrors.all
+    })
+  )
+  .add(
+    HttpApiEndpoint.post("revokeCancel", "/api/v1/subscription/:subscription_id/revoke-cancel", {
+      params: SubscriptionPath,
+      success: StatusResult,
+      error: ApiErrors.all
+    })
+  )
+  .add(
+    HttpApiEndpoint.post("pause", "/api/v1/subscription/:subscription_id/pause", {
+      params: SubscriptionPath,
+      success: StatusResult,
+      error: ApiErrors.all
+    })
+  )
+  .add(
+    HttpApiEndpoint.post("resume", "/api/v1/subscription/:subscription_id/resume", {
+      params: SubscriptionPath,
+      success: StatusResult,
+      error: ApiErrors.all
+    })
+  )
+  .add(
+    HttpApiEndpoint.post("renewal", "/api/v1/subscription/:subscription_id/renewal", {
+      params: SubscriptionPath,
+      success: StatusResult,
+      error: ApiErrors.all
+    })
+  )
+  .add(
+    HttpApiEndpoint.get("usage", "/api/v1/subscription/:subscription_id/usage", {
+      params: SubscriptionPath,
+      query: Schema.Struct({
+        merchant_id: Schema.optional(Schema.String),
+        cycle_index: Schema.optional(Schema.String)
+      }),
+      success: Envelope(Usage.UsageSummary),
+      error: ApiErrors.all
+    })
+  )
+  .add(
+    HttpApiEndpoint.post("recordUsage", "/api/v1/subscription/:subscription_id/usage", {
+      params: SubscriptionPath,
+      payload: Schema.Struct({
+        usage_count: Schema.optional(Schema.Number),
+        event_id: Schema.optional(Schema.String),
+        timestamp: Schema.optional(Schema.String)
+      }),
+      success: Envelope(
+        Schema.Struct({
+          subscription_id: Schema.String,
+          cycle_index: Schema.Int,
+          usage_count: Schema.Int,
+          duplicate: Schema.Boolean
+        })
+      ),
+      error: ApiErrors.all
+    })
+  )
+  .add(
+    HttpApiEndpoint.post("recordUsageBatch", "/api/v1/usage/batch", {
+      payload: Schema.Struct({
+        records: Schema.Array(
+          Schema.Struct({
+            subscription_id: Schema.optional(Schema.String),
+            usage_count: Schema.optional(Schema.Number),
+            event_id: Schema.optional(Schema.String),
+            timestamp: Schema.optional(Schema.String)
+          })
+        )
+      }),
+      success: Envelope(
+        Schema.Struct({
+          accepted: Schema.Int,
+          duplicates: Schema.Int,
+          records: Schema.Array(
+            Schema.Struct({
+              subscription_id: Schema.String,
+              event_id: Schema.String,
+              cycle_index: Schema.Int,
+              usage_count: Schema.Int,
+              duplicate: Schema.Boolean
+            })
+          )
+        })
+      ),
+      error: ApiErrors.all
+    }).annotate(
+      OpenApi.Description,
+      "Records up to 1,000 usage events of any of the merchant's usage-billed subscriptions in one transaction. Re-sent event_ids are reported as duplicates and not counted again; a bad record rejects the whole batch (the error names records[i])."
+    )
   )
   .middleware(Authentication)
   .annotate(OpenApi.Title, "Subscriptions") {}
@@ -315,23 +600,80 @@ export class SubscriptionsGroup extends HttpApiGroup.make("subscriptions")
  */
 export class PaymentsGroup extends HttpApiGroup.make("payments")
   .add(
-    HttpApiEndpoint.get("trades", "/api/v1/trades", { query: Schema.Struct({ ...PageQuery, trade_ids: QueryList, trade_status: QueryList, order_ids: QueryList, customer_id: Schema.optional(Schema.String) }), success: Envelope(Page(Trade.Trade)), error: ApiErrors.all })
+    HttpApiEndpoint.get("trades", "/api/v1/trades", {
+      query: Schema.Struct({
+        ...PageQuery,
+        trade_ids: QueryList,
+        trade_status: QueryList,
+        order_ids: QueryList,
+        customer_id: Schema.optional(Schema.String)
+      }),
+      success: Envelope(Page(Trade.Trade)),
+      error: ApiErrors.all
+    })
   )
-  .add(HttpApiEndpoint.get("trade", "/api/v1/trade/:trade_id", { params: Schema.Struct({ trade_id: Schema.String }), success: Envelope(Schema.Struct({ trade: Trade.Trade })), error: ApiErrors.all }))
   .add(
-    HttpApiEndpoint.get("invoices", "/api/v1/invoices", { query: Schema.Struct({
-        ...PageQuery, invoice_ids: QueryList, trade_ids: QueryList, order_ids: QueryList, subscription_id: Schema.optional(Schema.String),
-        customer_id: Schema.optional(Schema.String), biz_status: QueryList, invoice_types: QueryList
-      }), success: Envelope(Page(Invoice.Invoice)), error: ApiErrors.all })
+    HttpApiEndpoint.get("trade", "/api/v1/trade/:trade_id", {
+      params: Schema.Struct({ trade_id: Schema.String }),
+      success: Envelope(Schema.Struct({ trade: Trade.Trade })),
+      error: ApiErrors.all
+    })
   )
-  .add(HttpApiEndpoint.get("invoice", "/api/v1/invoice/:invoice_id", { params: Schema.Struct({ invoice_id: Schema.String }), success: Envelope(Schema.Struct({ invoice: Invoice.Invoice })), error: ApiErrors.all }))
   .add(
-    HttpApiEndpoint.post("refund", "/api/v1/refund", { payload: Schema.Struct({ trade_id: Schema.optional(Schema.String), amount: Schema.optional(Schema.String), reason: Schema.optional(Schema.String) }), success: Envelope(Schema.Struct({ refund_id: Schema.String, refund_status: Schema.String })), error: ApiErrors.all })
+    HttpApiEndpoint.get("invoices", "/api/v1/invoices", {
+      query: Schema.Struct({
+        ...PageQuery,
+        invoice_ids: QueryList,
+        trade_ids: QueryList,
+        order_ids: QueryList,
+        subscription_id: Schema.optional(Schema.String),
+        customer_id: Schema.optional(Schema.String),
+        biz_status: QueryList,
+        invoice_types: QueryList
+      }),
+      success: Envelope(Page(Invoice.Invoice)),
+      error: ApiErrors.all
+    })
   )
-  .add(HttpApiEndpoint.get("getRefund", "/api/v1/refund/:refund_id", { params: Schema.Struct({ refund_id: Schema.String }), success: Envelope(Schema.Struct({ refund: Refund.Refund })), error: ApiErrors.all }))
-  .add(HttpApiEndpoint.get("refunds", "/api/v1/refunds", { query: Schema.Struct(PageQuery), success: Envelope(Page(Refund.Refund)), error: ApiErrors.all }))
   .add(
-    HttpApiEndpoint.get("tradeRefunds", "/api/v1/trades/:trade_id/refunds", { params: Schema.Struct({ trade_id: Schema.String }), query: Schema.Struct(PageQuery), success: Envelope(Page(Refund.Refund)), error: ApiErrors.all })
+    HttpApiEndpoint.get("invoice", "/api/v1/invoice/:invoice_id", {
+      params: Schema.Struct({ invoice_id: Schema.String }),
+      success: Envelope(Schema.Struct({ invoice: Invoice.Invoice })),
+      error: ApiErrors.all
+    })
+  )
+  .add(
+    HttpApiEndpoint.post("refund", "/api/v1/refund", {
+      payload: Schema.Struct({
+        trade_id: Schema.optional(Schema.String),
+        amount: Schema.optional(Schema.String),
+        reason: Schema.optional(Schema.String)
+      }),
+      success: Envelope(Schema.Struct({ refund_id: Schema.String, refund_status: Schema.String })),
+      error: ApiErrors.all
+    })
+  )
+  .add(
+    HttpApiEndpoint.get("getRefund", "/api/v1/refund/:refund_id", {
+      params: Schema.Struct({ refund_id: Schema.String }),
+      success: Envelope(Schema.Struct({ refund: Refund.Refund })),
+      error: ApiErrors.all
+    })
+  )
+  .add(
+    HttpApiEndpoint.get("refunds", "/api/v1/refunds", {
+      query: Schema.Struct(PageQuery),
+      success: Envelope(Page(Refund.Refund)),
+      error: ApiErrors.all
+    })
+  )
+  .add(
+    HttpApiEndpoint.get("tradeRefunds", "/api/v1/trades/:trade_id/refunds", {
+      params: Schema.Struct({ trade_id: Schema.String }),
+      query: Schema.Struct(PageQuery),
+      success: Envelope(Page(Refund.Refund)),
+      error: ApiErrors.all
+    })
   )
   .middleware(Authentication)
   .annotate(OpenApi.Title, "Trades, invoices and refunds") {}
@@ -343,7 +685,11 @@ export class PaymentsGroup extends HttpApiGroup.make("payments")
  */
 export class SandboxGroup extends HttpApiGroup.make("sandbox")
   .add(
-    HttpApiEndpoint.post("advanceClock", "/api/v1/test_helpers/advance_clock", { payload: Schema.Struct({ frozen_time: Schema.optional(Schema.String) }), success: Envelope(Schema.Struct({ frozen_time: Schema.String })), error: ApiErrors.all })
+    HttpApiEndpoint.post("advanceClock", "/api/v1/test_helpers/advance_clock", {
+      payload: Schema.Struct({ frozen_time: Schema.optional(Schema.String) }),
+      success: Envelope(Schema.Struct({ frozen_time: Schema.String })),
+      error: ApiErrors.all
+    })
   )
   .middleware(Authentication)
   .annotate(OpenApi.Title, "Sandbox") {}
@@ -364,13 +710,53 @@ const EndpointPayload = Schema.Struct({
  */
 export class WebhooksGroup extends HttpApiGroup.make("webhooks")
   .add(
-    HttpApiEndpoint.get("events", "/api/v2/webhook/events", { query: Schema.Struct({ ...PageQuery, business_ids: QueryList, event_types: QueryList, event_statuses: QueryList }), success: Envelope(Page(Webhook.WebhookEvent)), error: ApiErrors.all })
+    HttpApiEndpoint.get("events", "/api/v2/webhook/events", {
+      query: Schema.Struct({
+        ...PageQuery,
+        business_ids: QueryList,
+        event_types: QueryList,
+        event_statuses: QueryList
+      }),
+      success: Envelope(Page(Webhook.WebhookEvent)),
+      error: ApiErrors.all
+    })
   )
-  .add(HttpApiEndpoint.get("endpoints", "/api/v2/webhook/endpoints", { query: Schema.Struct({ ...PageQuery, status: QueryList }), success: Envelope(Page(Webhook.WebhookEndpoint)), error: ApiErrors.all }))
-  .add(HttpApiEndpoint.post("createEndpoint", "/api/v2/webhook/endpoints", { payload: EndpointPayload, success: Envelope(Schema.Struct({ id: Schema.String, secret: Schema.String })), error: ApiErrors.all }))
-  .add(HttpApiEndpoint.post("updateEndpoint", "/api/v2/webhook/endpoints/:endpoint_id", { params: Schema.Struct({ endpoint_id: Schema.String }), payload: EndpointPayload, success: Envelope(Webhook.WebhookEndpoint), error: ApiErrors.all }))
-  .add(HttpApiEndpoint.post("deleteEndpoint", "/api/v2/webhook/endpoints/:endpoint_id/delete", { params: Schema.Struct({ endpoint_id: Schema.String }), success: Envelope(Schema.Struct({})), error: ApiErrors.all }))
-  .add(HttpApiEndpoint.post("resendEvent", "/api/v2/webhook/events/:event_id/resend", { params: Schema.Struct({ event_id: Schema.String }), success: Envelope(Webhook.WebhookEvent), error: ApiErrors.all }))
+  .add(
+    HttpApiEndpoint.get("endpoints", "/api/v2/webhook/endpoints", {
+      query: Schema.Struct({ ...PageQuery, status: QueryList }),
+      success: Envelope(Page(Webhook.WebhookEndpoint)),
+      error: ApiErrors.all
+    })
+  )
+  .add(
+    HttpApiEndpoint.post("createEndpoint", "/api/v2/webhook/endpoints", {
+      payload: EndpointPayload,
+      success: Envelope(Schema.Struct({ id: Schema.String, secret: Schema.String })),
+      error: ApiErrors.all
+    })
+  )
+  .add(
+    HttpApiEndpoint.post("updateEndpoint", "/api/v2/webhook/endpoints/:endpoint_id", {
+      params: Schema.Struct({ endpoint_id: Schema.String }),
+      payload: EndpointPayload,
+      success: Envelope(Webhook.WebhookEndpoint),
+      error: ApiErrors.all
+    })
+  )
+  .add(
+    HttpApiEndpoint.post("deleteEndpoint", "/api/v2/webhook/endpoints/:endpoint_id/delete", {
+      params: Schema.Struct({ endpoint_id: Schema.String }),
+      success: Envelope(Schema.Struct({})),
+      error: ApiErrors.all
+    })
+  )
+  .add(
+    HttpApiEndpoint.post("resendEvent", "/api/v2/webhook/events/:event_id/resend", {
+      params: Schema.Struct({ event_id: Schema.String }),
+      success: Envelope(Webhook.WebhookEvent),
+      error: ApiErrors.all
+    })
+  )
   .middleware(Authentication)
   .annotate(OpenApi.Title, "Webhooks") {}
 
@@ -390,4 +776,3 @@ export class BillingApi extends HttpApi.make("recur")
   .middleware(DecodeErrors)
   .annotate(OpenApi.Title, "Recur merchant API")
   .annotate(OpenApi.Version, "1.0.0") {}
-

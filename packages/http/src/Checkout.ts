@@ -4,14 +4,15 @@
  *
  * @since 0.1.0
  */
-import { Billing, CheckoutSession, Entities, Store } from "@recur/core"
+import { Billing, type CheckoutSession, Entities, Store } from "@recur/core"
 import * as ApiErrors from "./Errors.js"
 import { toApiError } from "./Handlers.js"
 import { SandboxGateway } from "@recur/payment-sandbox"
 import { Effect, Layer, Option, type Result } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 
-const esc = (s: string) => s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!)
+const esc = (s: string) =>
+  s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!)
 
 const page = (title: string, body: string, status = 200) =>
   HttpServerResponse.html(`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${esc(title)}</title>
@@ -47,9 +48,14 @@ ${error ? `<p class="error" role="alert">${esc(error)}</p>` : ""}
 const done = (session: CheckoutSession.CheckoutSession) => {
   const target = session.return_url
   if (session.integration_method === "embedded") {
-    return page("Paid", `<main><h1>Payment complete</h1><script>parent.postMessage({type:"recur:checkout_complete",session_id:${JSON.stringify(session.session_id)}},"*")</script></main>`)
+    return page(
+      "Paid",
+      `<main><h1>Payment complete</h1><script>parent.postMessage({type:"recur:checkout_complete",session_id:${JSON.stringify(session.session_id)}},"*")</script></main>`
+    )
   }
-  return target ? Effect.succeed(HttpServerResponse.redirect(target, { status: 303 })) : page("Paid", `<main><h1>Payment complete</h1><p>You can close this page.</p></main>`)
+  return target
+    ? Effect.succeed(HttpServerResponse.redirect(target, { status: 303 }))
+    : page("Paid", `<main><h1>Payment complete</h1><p>You can close this page.</p></main>`)
 }
 
 const body = Effect.gen(function* () {
@@ -60,25 +66,44 @@ const body = Effect.gen(function* () {
   return Object.fromEntries(new URLSearchParams(text)) as Record<string, string>
 })
 
-const wantsJson = (request: HttpServerRequest.HttpServerRequest) => (request.headers["accept"] ?? "").includes("application/json")
+const wantsJson = (request: HttpServerRequest.HttpServerRequest) =>
+  (request.headers.accept ?? "").includes("application/json")
 
 /**
  * The pay route for a client that confirms in code (`Accept: application/json`): the envelope,
  * 402 `payment_failed` with the trade's `last_payment_error` on a decline.
  */
-const payJson = (request: HttpServerRequest.HttpServerRequest, result: Result.Result<Billing.PaymentResult, Parameters<ReturnType<typeof toApiError>>[0]>) => {
+const payJson = (
+  request: HttpServerRequest.HttpServerRequest,
+  result: Result.Result<Billing.PaymentResult, Parameters<ReturnType<typeof toApiError>>[0]>
+) => {
   const request_id = request.headers["request-id"] ?? ""
   if (result._tag === "Failure") return Effect.fail(toApiError(request_id)(result.failure))
   const r = result.success
   if (r.status === "failed") {
     const error = Option.getOrElse(r.error, () => ({ code: "card_declined", message: "The payment failed." }))
-    return Effect.fail(new ApiErrors.PaymentFailed({ code: "payment_failed", message: error.message, data: { request_id, last_payment_error: error } }))
+    return Effect.fail(
+      new ApiErrors.PaymentFailed({
+        code: "payment_failed",
+        message: error.message,
+        data: { request_id, last_payment_error: error }
+      })
+    )
   }
-  return Effect.succeed(HttpServerResponse.jsonUnsafe({
-    code: "success",
-    message: "success",
-    data: { trade_id: r.trade.trade_id, trade_status: r.trade.trade_status, next_action: Option.match(r.redirect_url, { onNone: () => null, onSome: (url) => ({ type: "redirect", redirect: { url } }) }) }
-  }))
+  return Effect.succeed(
+    HttpServerResponse.jsonUnsafe({
+      code: "success",
+      message: "success",
+      data: {
+        trade_id: r.trade.trade_id,
+        trade_status: r.trade.trade_status,
+        next_action: Option.match(r.redirect_url, {
+          onNone: () => null,
+          onSome: (url) => ({ type: "redirect", redirect: { url } })
+        })
+      }
+    })
+  )
 }
 
 /**
@@ -87,46 +112,97 @@ const payJson = (request: HttpServerRequest.HttpServerRequest, result: Result.Re
  * @since 0.1.0
  */
 export const routes = Layer.mergeAll(
-    HttpRouter.add("GET", "/checkout/:session_id", Effect.gen(function* () {
-      const { session_id } = (yield* HttpServerRequest.HttpServerRequest.pipe(Effect.map((r) => ({ session_id: r.url.split("/")[2]?.split("?")[0] ?? "" }))))
+  HttpRouter.add(
+    "GET",
+    "/checkout/:session_id",
+    Effect.gen(function* () {
+      const { session_id } = yield* HttpServerRequest.HttpServerRequest.pipe(
+        Effect.map((r) => ({ session_id: r.url.split("/")[2]?.split("?")[0] ?? "" }))
+      )
       const found = yield* findSession(session_id)
-      if (Option.isNone(found)) return yield* page("Not found", "<main><h1>This checkout does not exist.</h1></main>", 404)
+      if (Option.isNone(found))
+        return yield* page("Not found", "<main><h1>This checkout does not exist.</h1></main>", 404)
       const billing = yield* Billing.Billing
       const session = yield* Effect.orDie(billing.getSession(found.value.merchant_id, session_id))
-      if (session.status === "complete") return yield* page("Paid", "<main><h1>This checkout is already paid.</h1></main>")
-      if (session.status === "expired") return yield* page("Expired", "<main><h1>This checkout has expired.</h1></main>", 410)
+      if (session.status === "complete")
+        return yield* page("Paid", "<main><h1>This checkout is already paid.</h1></main>")
+      if (session.status === "expired")
+        return yield* page("Expired", "<main><h1>This checkout has expired.</h1></main>", 410)
       return yield* page("Checkout", form(session))
-    })),
-    HttpRouter.add("POST", "/checkout/:session_id/pay", Effect.gen(function* () {
+    })
+  ),
+  HttpRouter.add(
+    "POST",
+    "/checkout/:session_id/pay",
+    Effect.gen(function* () {
       const request = yield* HttpServerRequest.HttpServerRequest
       const session_id = request.url.split("/")[2] ?? ""
       const found = yield* findSession(session_id)
-      if (Option.isNone(found)) return yield* page("Not found", "<main><h1>This checkout does not exist.</h1></main>", 404)
-      const input = yield* Effect.orElseSucceed(body, () => ({} as Record<string, string>))
+      if (Option.isNone(found))
+        return yield* page("Not found", "<main><h1>This checkout does not exist.</h1></main>", 404)
+      const input = yield* Effect.orElseSucceed(body, () => ({}) as Record<string, string>)
       const billing = yield* Billing.Billing
       const m = found.value.merchant_id
-      const card = { number: (input.card_number ?? "").replace(/\s/g, ""), exp_month: Number(input.exp_month), exp_year: Number(input.exp_year), cvc: input.cvc ?? "", ...(input.name ? { name: input.name } : {}) }
+      const card = {
+        number: (input.card_number ?? "").replace(/\s/g, ""),
+        exp_month: Number(input.exp_month),
+        exp_year: Number(input.exp_year),
+        cvc: input.cvc ?? "",
+        ...(input.name ? { name: input.name } : {})
+      }
       const result = yield* Effect.result(billing.paySession(m, session_id, card))
       if (wantsJson(request)) return yield* payJson(request, result)
       const session = yield* Effect.orDie(billing.getSession(m, session_id))
-      if (result._tag === "Failure") return yield* page("Checkout", form(session, result.failure.message), 400)
+      if (result._tag === "Failure") {
+        // a double-click: the other click paid it, so this one shows the same outcome
+        if (result.failure._tag === "StateConflict" && session.status === "complete") return yield* done(session)
+        return yield* page(
+          "Checkout",
+          form(session, result.failure.message),
+          result.failure._tag === "StateConflict" ? 409 : 400
+        )
+      }
       const r = result.success
       if (r.status === "succeeded") return yield* done(session)
-      if (r.status === "requires_action") return HttpServerResponse.redirect(Option.getOrElse(r.redirect_url, () => "/"), { status: 303 })
-      if (r.status === "processing") return yield* page("Processing", "<main><h1>Your payment is processing.</h1><p>We will confirm it shortly.</p></main>", 202)
-      return yield* page("Checkout", form(session, Option.match(r.error, { onNone: () => "The payment failed.", onSome: (e) => e.message })), 402)
-    })),
-    HttpRouter.add("GET", "/sandbox/3ds/:trade_id", Effect.gen(function* () {
+      if (r.status === "requires_action")
+        return HttpServerResponse.redirect(
+          Option.getOrElse(r.redirect_url, () => "/"),
+          { status: 303 }
+        )
+      if (r.status === "processing")
+        return yield* page(
+          "Processing",
+          "<main><h1>Your payment is processing.</h1><p>We will confirm it shortly.</p></main>",
+          202
+        )
+      return yield* page(
+        "Checkout",
+        form(session, Option.match(r.error, { onNone: () => "The payment failed.", onSome: (e) => e.message })),
+        402
+      )
+    })
+  ),
+  HttpRouter.add(
+    "GET",
+    "/sandbox/3ds/:trade_id",
+    Effect.gen(function* () {
       const request = yield* HttpServerRequest.HttpServerRequest
       const trade_id = request.url.split("/")[3]?.split("?")[0] ?? ""
-      return yield* page("3-D Secure", `<main><h1>3-D Secure test challenge</h1><p>Sandbox: approve or fail the authentication of trade <code>${esc(trade_id)}</code>.</p>
+      return yield* page(
+        "3-D Secure",
+        `<main><h1>3-D Secure test challenge</h1><p>Sandbox: approve or fail the authentication of trade <code>${esc(trade_id)}</code>.</p>
 <form method="post" action="/sandbox/3ds/${esc(trade_id)}"><input type="hidden" name="approve" value="1"><button type="submit">Complete authentication</button></form>
-<form method="post" action="/sandbox/3ds/${esc(trade_id)}"><input type="hidden" name="approve" value="0"><button type="submit" style="background:#8a1111">Fail authentication</button></form></main>`)
-    })),
-    HttpRouter.add("POST", "/sandbox/3ds/:trade_id", Effect.gen(function* () {
+<form method="post" action="/sandbox/3ds/${esc(trade_id)}"><input type="hidden" name="approve" value="0"><button type="submit" style="background:#8a1111">Fail authentication</button></form></main>`
+      )
+    })
+  ),
+  HttpRouter.add(
+    "POST",
+    "/sandbox/3ds/:trade_id",
+    Effect.gen(function* () {
       const request = yield* HttpServerRequest.HttpServerRequest
       const trade_id = request.url.split("/")[3] ?? ""
-      const input = yield* Effect.orElseSucceed(body, () => ({} as Record<string, string>))
+      const input = yield* Effect.orElseSucceed(body, () => ({}) as Record<string, string>)
       const storage = yield* Store.Storage
       const trade = yield* storage.repository(Entities.trade).lookup("id", trade_id)
       if (Option.isNone(trade)) return yield* page("Not found", "<main><h1>No such payment.</h1></main>", 404)
@@ -136,9 +212,14 @@ export const routes = Layer.mergeAll(
       const m = trade.value.value.trade.merchant_id
       const r = yield* Effect.orDie(billing.reconcileTrade(m, trade_id))
       const sessionId = trade.value.value.trade.session_id
-      if (sessionId === null) return yield* page("Done", `<main><h1>Authentication ${r.status === "succeeded" ? "complete" : "failed"}.</h1></main>`)
+      if (sessionId === null)
+        return yield* page(
+          "Done",
+          `<main><h1>Authentication ${r.status === "succeeded" ? "complete" : "failed"}.</h1></main>`
+        )
       const session = yield* Effect.orDie(billing.getSession(m, sessionId))
       if (r.status === "succeeded") return yield* done(session)
       return yield* page("Checkout", form(session, "3-D Secure authentication failed."), 402)
-    }))
+    })
+  )
 )

@@ -25,7 +25,10 @@ export class InvalidParameter extends Schema.Class<InvalidParameter>("InvalidPar
 /** @since 0.1.0 */
 export class InvalidRequest extends Schema.Class<InvalidRequest>("InvalidRequest")(
   { code: Schema.Literal("invalid_request_error"), message: Schema.String, data: ErrorData },
-  { httpApiStatus: 400, description: "Well-formed but contradictory (both cursors, a foreign cursor, mutually exclusive fields)" }
+  {
+    httpApiStatus: 400,
+    description: "Well-formed but contradictory (both cursors, a foreign cursor, mutually exclusive fields)"
+  }
 ) {}
 
 /** @since 0.1.0 */
@@ -36,7 +39,14 @@ export class Unauthorized extends Schema.Class<Unauthorized>("Unauthorized")(
 
 /** @since 0.1.0 */
 export class PaymentFailed extends Schema.Class<PaymentFailed>("PaymentFailed")(
-  { code: Schema.Literal("payment_failed"), message: Schema.String, data: Schema.Struct({ request_id: Schema.String, last_payment_error: Schema.Struct({ code: Schema.String, message: Schema.String }) }) },
+  {
+    code: Schema.Literal("payment_failed"),
+    message: Schema.String,
+    data: Schema.Struct({
+      request_id: Schema.String,
+      last_payment_error: Schema.Struct({ code: Schema.String, message: Schema.String })
+    })
+  },
   { httpApiStatus: 402 }
 ) {}
 
@@ -48,7 +58,11 @@ export class NotFound extends Schema.Class<NotFound>("NotFound")(
 
 /** @since 0.1.0 */
 export class Conflict extends Schema.Class<Conflict>("Conflict")(
-  { code: Schema.Literals(["state_conflict", "duplicate_resource", "idempotency_conflict", "request_in_progress"]), message: Schema.String, data: ErrorData },
+  {
+    code: Schema.Literals(["state_conflict", "duplicate_resource", "idempotency_conflict", "request_in_progress"]),
+    message: Schema.String,
+    data: ErrorData
+  },
   { httpApiStatus: 409 }
 ) {}
 
@@ -69,7 +83,15 @@ export class SystemError extends Schema.Class<SystemError>("SystemError")(
  *
  * @since 0.1.0
  */
-export type ApiError = InvalidParameter | InvalidRequest | Unauthorized | PaymentFailed | NotFound | Conflict | RateLimited | SystemError
+export type ApiError =
+  | InvalidParameter
+  | InvalidRequest
+  | Unauthorized
+  | PaymentFailed
+  | NotFound
+  | Conflict
+  | RateLimited
+  | SystemError
 
 /**
  * The error schemas every authenticated endpoint declares (the OpenAPI document lists them on
@@ -77,7 +99,16 @@ export type ApiError = InvalidParameter | InvalidRequest | Unauthorized | Paymen
  *
  * @since 0.1.0
  */
-export const all = [InvalidParameter, InvalidRequest, Unauthorized, PaymentFailed, NotFound, Conflict, RateLimited, SystemError] as const
+export const all = [
+  InvalidParameter,
+  InvalidRequest,
+  Unauthorized,
+  PaymentFailed,
+  NotFound,
+  Conflict,
+  RateLimited,
+  SystemError
+] as const
 
 /**
  * The body of the 401 answer, whatever the cause.

@@ -12,41 +12,81 @@ import { Authentication, BillingApi, CurrentMerchant } from "./Api.js"
 import * as ApiErrors from "./Errors.js"
 import * as AuthMemo from "./internal/authMemo.js"
 
-type CoreError = Errors.NotFound | Errors.InvalidParameter | Errors.InvalidRequest | Errors.StateConflict | Errors.DuplicateResource | Errors.Unauthorized
+type CoreError =
+  | Errors.NotFound
+  | Errors.InvalidParameter
+  | Errors.InvalidRequest
+  | Errors.StateConflict
+  | Errors.DuplicateResource
+  | Errors.Unauthorized
 
 /**
  * A core error as the contract's error body.
  *
  * @since 0.1.0
  */
-export const toApiError = (requestId: string) => (e: CoreError): ApiErrors.ApiError => {
-  switch (e._tag) {
-    case "NotFound":
-      return new ApiErrors.NotFound({ code: "resource_not_found", message: e.message, data: { request_id: requestId } })
-    case "InvalidParameter":
-      return new ApiErrors.InvalidParameter({ code: "InvalidParameter", message: e.message, data: { request_id: requestId, param: e.param } })
-    case "InvalidRequest":
-      return new ApiErrors.InvalidRequest({ code: "invalid_request_error", message: e.message, data: { request_id: requestId, ...(e.param !== undefined ? { param: e.param } : {}) } })
-    case "StateConflict":
-      return new ApiErrors.Conflict({ code: "state_conflict", message: e.message, data: { request_id: requestId } })
-    case "DuplicateResource":
-      return new ApiErrors.Conflict({ code: "duplicate_resource", message: e.message, data: { request_id: requestId, param: e.param } })
-    case "Unauthorized":
-      return new ApiErrors.Unauthorized({ code: "unauthorizedError", message: ApiErrors.unauthorizedMessage, data: { request_id: requestId } })
+export const toApiError =
+  (requestId: string) =>
+  (e: CoreError): ApiErrors.ApiError => {
+    switch (e._tag) {
+      case "NotFound":
+        return new ApiErrors.NotFound({
+          code: "resource_not_found",
+          message: e.message,
+          data: { request_id: requestId }
+        })
+      case "InvalidParameter":
+        return new ApiErrors.InvalidParameter({
+          code: "InvalidParameter",
+          message: e.message,
+          data: { request_id: requestId, param: e.param }
+        })
+      case "InvalidRequest":
+        return new ApiErrors.InvalidRequest({
+          code: "invalid_request_error",
+          message: e.message,
+          data: { request_id: requestId, ...(e.param !== undefined ? { param: e.param } : {}) }
+        })
+      case "StateConflict":
+        return new ApiErrors.Conflict({ code: "state_conflict", message: e.message, data: { request_id: requestId } })
+      case "DuplicateResource":
+        return new ApiErrors.Conflict({
+          code: "duplicate_resource",
+          message: e.message,
+          data: { request_id: requestId, param: e.param }
+        })
+      case "Unauthorized":
+        return new ApiErrors.Unauthorized({
+          code: "unauthorizedError",
+          message: ApiErrors.unauthorizedMessage,
+          data: { request_id: requestId }
+        })
+    }
   }
-}
 
 const ok = <A>(data: A) => ({ code: "success" as const, message: "success" as const, data })
 
 /** Runs a service call for the current merchant, mapping its errors. */
-const call = <A, E extends CoreError, R>(f: (merchantId: string, merchant: { readonly merchant_id: string; readonly mode: string; readonly frozen_time: unknown }) => Effect.Effect<A, E, R>) =>
+const call = <A, E extends CoreError, R>(
+  f: (
+    merchantId: string,
+    merchant: { readonly merchant_id: string; readonly mode: string; readonly frozen_time: unknown }
+  ) => Effect.Effect<A, E, R>
+) =>
   // the merchant authenticated a moment ago: the services take its clock instead of reading it again
-  Effect.flatMap(CurrentMerchant, ({ merchant, requestId }) => Effect.mapError(Merchants.asCaller(merchant)(f(merchant.merchant_id, merchant)), toApiError(requestId)))
+  Effect.flatMap(CurrentMerchant, ({ merchant, requestId }) =>
+    Effect.mapError(Merchants.asCaller(merchant)(f(merchant.merchant_id, merchant)), toApiError(requestId))
+  )
 
 const invalid = (param: string, reason: string) => new Errors.InvalidParameter({ param, reason })
 
 const list = (v: string | ReadonlyArray<string> | undefined): ReadonlyArray<string> | undefined =>
-  v === undefined ? undefined : (typeof v === "string" ? [v] : v).flatMap((s) => s.split(",")).map((s) => s.trim()).filter((s) => s !== "")
+  v === undefined
+    ? undefined
+    : (typeof v === "string" ? [v] : v)
+        .flatMap((s) => s.split(","))
+        .map((s) => s.trim())
+        .filter((s) => s !== "")
 
 const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i
 
@@ -56,20 +96,38 @@ const instant = (text: string): number | undefined => {
   if (!m) return undefined
   const [y, mo, d, h, mi, se] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number]
   const probe = new Date(Date.UTC(y, mo - 1, d, h, mi, se))
-  if (probe.getUTCFullYear() !== y || probe.getUTCMonth() !== mo - 1 || probe.getUTCDate() !== d || probe.getUTCHours() !== h || probe.getUTCMinutes() !== mi || probe.getUTCSeconds() !== se) return undefined
+  if (
+    probe.getUTCFullYear() !== y ||
+    probe.getUTCMonth() !== mo - 1 ||
+    probe.getUTCDate() !== d ||
+    probe.getUTCHours() !== h ||
+    probe.getUTCMinutes() !== mi ||
+    probe.getUTCSeconds() !== se
+  )
+    return undefined
   const ms = Date.parse(text)
   return Number.isNaN(ms) ? undefined : ms
 }
 
 /** Parses the common list query: limit (1..100, default 10), cursors and created_at ranges. */
-const pageQuery = (q: { readonly limit?: string | undefined; readonly starting_after?: string | undefined; readonly ending_before?: string | undefined; readonly "created_at.gt"?: string | undefined; readonly "created_at.gte"?: string | undefined; readonly "created_at.lt"?: string | undefined; readonly "created_at.lte"?: string | undefined }) =>
+const pageQuery = (q: {
+  readonly limit?: string | undefined
+  readonly starting_after?: string | undefined
+  readonly ending_before?: string | undefined
+  readonly "created_at.gt"?: string | undefined
+  readonly "created_at.gte"?: string | undefined
+  readonly "created_at.lt"?: string | undefined
+  readonly "created_at.lte"?: string | undefined
+}) =>
   Effect.gen(function* () {
     let limit = 10
     if (q.limit !== undefined) {
-      if (!/^\d{1,3}$/.test(q.limit) || Number(q.limit) < 1 || Number(q.limit) > 100) return yield* invalid("limit", "must be an integer from 1 to 100")
+      if (!/^\d{1,3}$/.test(q.limit) || Number(q.limit) < 1 || Number(q.limit) > 100)
+        return yield* invalid("limit", "must be an integer from 1 to 100")
       limit = Number(q.limit)
     }
-    if (q.starting_after !== undefined && q.ending_before !== undefined) return yield* new Errors.InvalidRequest({ reason: "starting_after and ending_before cannot be used together" })
+    if (q.starting_after !== undefined && q.ending_before !== undefined)
+      return yield* new Errors.InvalidRequest({ reason: "starting_after and ending_before cannot be used together" })
     const created: Record<string, number> = {}
     for (const k of ["gt", "gte", "lt", "lte"] as const) {
       const v = q[`created_at.${k}`]
@@ -78,10 +136,19 @@ const pageQuery = (q: { readonly limit?: string | undefined; readonly starting_a
       if (ms === undefined) return yield* invalid(`created_at.${k}`, "must be an RFC 3339 UTC timestamp")
       created[k] = ms
     }
-    return { limit, starting_after: q.starting_after, ending_before: q.ending_before, created } satisfies Store.ListQuery & { created: Store.CreatedRange }
+    return {
+      limit,
+      starting_after: q.starting_after,
+      ending_before: q.ending_before,
+      created
+    } satisfies Store.ListQuery & { created: Store.CreatedRange }
   })
 
-const inFilter = (column: string, values: ReadonlyArray<string> | undefined, max?: number): Effect.Effect<ReadonlyArray<Store.Filter>, Errors.InvalidParameter> =>
+const inFilter = (
+  column: string,
+  values: ReadonlyArray<string> | undefined,
+  max?: number
+): Effect.Effect<ReadonlyArray<Store.Filter>, Errors.InvalidParameter> =>
   values === undefined || values.length === 0
     ? Effect.succeed([])
     : max !== undefined && values.length > max
@@ -95,15 +162,22 @@ const customersLive = HttpApiBuilder.group(BillingApi, "customers", (handlers) =
   Effect.gen(function* () {
     const customers = yield* Customers.Customers
     return handlers
-      .handle("create", ({ payload }) => call((m) => Effect.map(customers.create(m, payload), (c) => ok({ customer_id: c.id }))))
-      .handle("update", ({ payload }) => call((m) => Effect.map(customers.update(m, payload), (c) => ok({ customer_id: c.id }))))
+      .handle("create", ({ payload }) =>
+        call((m) => Effect.map(customers.create(m, payload), (c) => ok({ customer_id: c.id })))
+      )
+      .handle("update", ({ payload }) =>
+        call((m) => Effect.map(customers.update(m, payload), (c) => ok({ customer_id: c.id })))
+      )
       .handle("delete", ({ payload }) => call((m) => Effect.as(customers.delete(m, payload), ok({}))))
-      .handle("get", ({ params: path }) => call((m) => Effect.map(customers.get(m, path.customer_id), (c) => ok({ customer: Customers.toCustomer(c) }))))
+      .handle("get", ({ params: path }) =>
+        call((m) => Effect.map(customers.get(m, path.customer_id), (c) => ok({ customer: Customers.toCustomer(c) })))
+      )
       .handle("list", ({ query: q }) =>
         call((m) =>
           Effect.gen(function* () {
             const page = yield* pageQuery(q)
-            if (q.type !== undefined && q.type !== "customer" && q.type !== "guest") return yield* invalid("type", "must be customer or guest")
+            if (q.type !== undefined && q.type !== "customer" && q.type !== "guest")
+              return yield* invalid("type", "must be customer or guest")
             const result = yield* customers.list(m, {
               ...(list(q.customer_ids) ? { customer_ids: list(q.customer_ids)! } : {}),
               ...(list(q.emails) ? { emails: list(q.emails)! } : {}),
@@ -126,12 +200,15 @@ const catalogLive = HttpApiBuilder.group(BillingApi, "catalog", (handlers) =>
     const catalog = yield* Catalog.Catalog
     return handlers
       .handle("categories", () => call((m) => Effect.map(catalog.listCategories(m), ok)))
-      .handle("createProduct", ({ payload }) => call((m) => Effect.map(catalog.createProduct(m, payload), (p) => ok({ product_id: p.product_id }))))
+      .handle("createProduct", ({ payload }) =>
+        call((m) => Effect.map(catalog.createProduct(m, payload), (p) => ok({ product_id: p.product_id })))
+      )
       .handle("productStatus", ({ params: path, payload }) =>
         call((m) =>
           Effect.gen(function* () {
             const status = payload.product_status ?? payload.status
-            if (status !== "active" && status !== "disabled" && status !== "draft") return yield* invalid("status", "must be active or disabled")
+            if (status !== "active" && status !== "disabled" && status !== "draft")
+              return yield* invalid("status", "must be active or disabled")
             const p = yield* catalog.setProductStatus(m, path.product_id, status)
             return ok({ product_id: p.id, product_status: p.status })
           })
@@ -141,30 +218,52 @@ const catalogLive = HttpApiBuilder.group(BillingApi, "catalog", (handlers) =>
         call((m) =>
           Effect.gen(function* () {
             const page = yield* pageQuery(q)
-            if (q.status !== undefined && !["draft", "active", "disabled"].includes(q.status)) return yield* invalid("status", "must be draft, active or disabled")
-            return ok(yield* catalog.listProducts(m, {
-              ...(list(q.price_ids) ? { price_ids: list(q.price_ids)! } : {}),
-              ...(q.status ? { status: q.status as "draft" | "active" | "disabled" } : {}),
-              created: page.created, limit: page.limit,
-              ...(page.starting_after ? { starting_after: page.starting_after } : {}),
-              ...(page.ending_before ? { ending_before: page.ending_before } : {})
-            }))
+            if (q.status !== undefined && !["draft", "active", "disabled"].includes(q.status))
+              return yield* invalid("status", "must be draft, active or disabled")
+            return ok(
+              yield* catalog.listProducts(m, {
+                ...(list(q.price_ids) ? { price_ids: list(q.price_ids)! } : {}),
+                ...(q.status ? { status: q.status as "draft" | "active" | "disabled" } : {}),
+                created: page.created,
+                limit: page.limit,
+                ...(page.starting_after ? { starting_after: page.starting_after } : {}),
+                ...(page.ending_before ? { ending_before: page.ending_before } : {})
+              })
+            )
           })
         )
       )
-      .handle("createPrice", ({ payload }) => call((m) => Effect.map(catalog.createPrice(m, payload), (v) => ok({ price_id: v.id, price_version_id: v.price_version_id, merchant_price_id: v.merchant_price_id }))))
-      .handle("priceStatus", ({ params: path, payload }) =>
-        call((m) => Effect.map(catalog.setVersionStatus(m, path.price_version_id, payload.status ?? ""), (v) => ok({ price_version_id: v.price_version_id })))
+      .handle("createPrice", ({ payload }) =>
+        call((m) =>
+          Effect.map(catalog.createPrice(m, payload), (v) =>
+            ok({ price_id: v.id, price_version_id: v.price_version_id, merchant_price_id: v.merchant_price_id })
+          )
+        )
       )
-      .handle("priceVersion", ({ params: path }) => call((m) => Effect.map(catalog.getVersion(m, path.price_version_id), ok)))
+      .handle("priceStatus", ({ params: path, payload }) =>
+        call((m) =>
+          Effect.map(catalog.setVersionStatus(m, path.price_version_id, payload.status ?? ""), (v) =>
+            ok({ price_version_id: v.price_version_id })
+          )
+        )
+      )
+      .handle("priceVersion", ({ params: path }) =>
+        call((m) => Effect.map(catalog.getVersion(m, path.price_version_id), ok))
+      )
       .handle("prices", ({ query: q }) =>
         call((m) =>
           Effect.gen(function* () {
             const page = yield* pageQuery(q)
-            return ok(yield* catalog.listPrices(m, {
-              ...(q.product_id ? { product_id: q.product_id } : {}), ...(q.status ? { status: q.status } : {}), created: page.created, limit: page.limit,
-              ...(page.starting_after ? { starting_after: page.starting_after } : {}), ...(page.ending_before ? { ending_before: page.ending_before } : {})
-            }))
+            return ok(
+              yield* catalog.listPrices(m, {
+                ...(q.product_id ? { product_id: q.product_id } : {}),
+                ...(q.status ? { status: q.status } : {}),
+                created: page.created,
+                limit: page.limit,
+                ...(page.starting_after ? { starting_after: page.starting_after } : {}),
+                ...(page.ending_before ? { ending_before: page.ending_before } : {})
+              })
+            )
           })
         )
       )
@@ -172,9 +271,13 @@ const catalogLive = HttpApiBuilder.group(BillingApi, "catalog", (handlers) =>
         call((m) =>
           Effect.gen(function* () {
             const page = yield* pageQuery(q)
-            return ok(yield* catalog.listVersions(m, path.price_id, {
-              limit: page.limit, ...(page.starting_after ? { starting_after: page.starting_after } : {}), ...(page.ending_before ? { ending_before: page.ending_before } : {})
-            }))
+            return ok(
+              yield* catalog.listVersions(m, path.price_id, {
+                limit: page.limit,
+                ...(page.starting_after ? { starting_after: page.starting_after } : {}),
+                ...(page.ending_before ? { ending_before: page.ending_before } : {})
+              })
+            )
           })
         )
       )
@@ -185,8 +288,16 @@ const checkoutLive = HttpApiBuilder.group(BillingApi, "checkout", (handlers) =>
   Effect.gen(function* () {
     const billing = yield* Billing.Billing
     return handlers
-      .handle("create", ({ payload }) => call((m) => Effect.map(billing.createSession(m, payload), (s) => ok({ session_id: s.session_id, session_url: s.session_url }))))
-      .handle("get", ({ params: path }) => call((m) => Effect.map(billing.getSession(m, path.session_id), (session) => ok({ session }))))
+      .handle("create", ({ payload }) =>
+        call((m) =>
+          Effect.map(billing.createSession(m, payload), (s) =>
+            ok({ session_id: s.session_id, session_url: s.session_url })
+          )
+        )
+      )
+      .handle("get", ({ params: path }) =>
+        call((m) => Effect.map(billing.getSession(m, path.session_id), (session) => ok({ session })))
+      )
   })
 )
 
@@ -194,20 +305,41 @@ const subscriptionsLive = HttpApiBuilder.group(BillingApi, "subscriptions", (han
   Effect.gen(function* () {
     const billing = yield* Billing.Billing
     const subs = yield* Subscriptions.Subscriptions
-    const status = (s: { readonly id: string; readonly status: string }) => ok({ subscription_id: s.id, status: s.status })
-    const change = (payload: { readonly price_id?: string | undefined; readonly quantity?: string | undefined; readonly effective_type?: string | undefined; readonly proration?: string | undefined; readonly quote_id?: string | undefined }) =>
+    const status = (s: { readonly id: string; readonly status: string }) =>
+      ok({ subscription_id: s.id, status: s.status })
+    const change = (payload: {
+      readonly price_id?: string | undefined
+      readonly quantity?: string | undefined
+      readonly effective_type?: string | undefined
+      readonly proration?: string | undefined
+      readonly quote_id?: string | undefined
+    }) =>
       Effect.gen(function* () {
-        if (payload.effective_type !== undefined && payload.effective_type !== "immediate" && payload.effective_type !== "end_of_period") return yield* invalid("effective_type", "must be immediate or end_of_period")
-        if (payload.proration !== undefined && payload.proration !== "immediate" && payload.proration !== "none") return yield* invalid("proration", "must be immediate or none")
+        if (
+          payload.effective_type !== undefined &&
+          payload.effective_type !== "immediate" &&
+          payload.effective_type !== "end_of_period"
+        )
+          return yield* invalid("effective_type", "must be immediate or end_of_period")
+        if (payload.proration !== undefined && payload.proration !== "immediate" && payload.proration !== "none")
+          return yield* invalid("proration", "must be immediate or none")
         return {
           ...(payload.price_id !== undefined ? { price_id: payload.price_id } : {}),
           ...(payload.quantity !== undefined ? { quantity: payload.quantity } : {}),
-          ...(payload.effective_type !== undefined ? { effective_type: payload.effective_type as "immediate" | "end_of_period" } : {}),
+          ...(payload.effective_type !== undefined
+            ? { effective_type: payload.effective_type as "immediate" | "end_of_period" }
+            : {}),
           ...(payload.proration !== undefined ? { proration: payload.proration as "immediate" | "none" } : {}),
           ...(payload.quote_id !== undefined ? { quote_id: payload.quote_id } : {})
         }
       })
-    const quoteJson = (q: Subscriptions.Quote) => ({ ...q, effective_at: DateTime.formatIso(DateTime.makeUnsafe(Math.floor(q.effective_at / 1000) * 1000)).replace(".000Z", "Z") })
+    const quoteJson = (q: Subscriptions.Quote) => ({
+      ...q,
+      effective_at: DateTime.formatIso(DateTime.makeUnsafe(Math.floor(q.effective_at / 1000) * 1000)).replace(
+        ".000Z",
+        "Z"
+      )
+    })
     return handlers
       .handle("list", ({ query: q }) =>
         call((m) =>
@@ -219,31 +351,94 @@ const subscriptionsLive = HttpApiBuilder.group(BillingApi, "subscriptions", (han
               ...(yield* inFilter("status", list(q.status))),
               ...(yield* inFilter("order_id", list(q.order_ids))),
               ...(yield* inFilter("source_trade_id", list(q.source_trade_id))),
-              ...(yield* inFilter("billing_cycle_unit", q.billing_cycle_unit !== undefined ? [q.billing_cycle_unit] : undefined))
+              ...(yield* inFilter(
+                "billing_cycle_unit",
+                q.billing_cycle_unit !== undefined ? [q.billing_cycle_unit] : undefined
+              ))
             ]
             if (q.search_type !== undefined) {
-              const column = ({ subscription_id: "id", customer_id: "customer_id", trade_id: "source_trade_id" } as Record<string, string>)[q.search_type]
+              const column = (
+                { subscription_id: "id", customer_id: "customer_id", trade_id: "source_trade_id" } as Record<
+                  string,
+                  string
+                >
+              )[q.search_type]
               if (q.search_type === "invoice_id" || q.search_type === "refund_id") {
                 // resolved through the invoice / refund to its subscription
-                const sub = yield* Effect.option(q.search_type === "invoice_id" ? Effect.map(billing.getInvoice(m, q.search_value ?? ""), (i) => i.subscription_id) : Effect.flatMap(subs.getRefund(m, q.search_value ?? ""), (r) =>
-                    Effect.flatMap(billing.listInvoices(m, { filters: [{ column: "trade_id", op: "in", values: [r.trade_id] }], limit: 1 }), (page) =>
-                      page.list[0]?.subscription_id ? Effect.succeed(page.list[0].subscription_id) : Effect.fail(new Errors.NotFound({ resource: "subscription", id: r.trade_id })))))
+                const sub = yield* Effect.option(
+                  q.search_type === "invoice_id"
+                    ? Effect.map(billing.getInvoice(m, q.search_value ?? ""), (i) => i.subscription_id)
+                    : Effect.flatMap(subs.getRefund(m, q.search_value ?? ""), (r) =>
+                        Effect.flatMap(
+                          billing.listInvoices(m, {
+                            filters: [{ column: "trade_id", op: "in", values: [r.trade_id] }],
+                            limit: 1
+                          }),
+                          (page) =>
+                            page.list[0]?.subscription_id
+                              ? Effect.succeed(page.list[0].subscription_id)
+                              : Effect.fail(new Errors.NotFound({ resource: "subscription", id: r.trade_id }))
+                        )
+                      )
+                )
                 filters.push({ column: "id", op: "in", values: [Option.getOrNull(sub) ?? "__none__"] })
-              } else if (column === undefined) return yield* invalid("search_type", "must be subscription_id, trade_id, refund_id, invoice_id or customer_id")
+              } else if (column === undefined)
+                return yield* invalid(
+                  "search_type",
+                  "must be subscription_id, trade_id, refund_id, invoice_id or customer_id"
+                )
               else filters.push({ column, op: "in", values: [q.search_value ?? ""] })
             }
-            return ok(yield* billing.listSubscriptions(m, { filters, limit: page.limit, created: page.created, starting_after: page.starting_after, ending_before: page.ending_before }))
+            return ok(
+              yield* billing.listSubscriptions(m, {
+                filters,
+                limit: page.limit,
+                created: page.created,
+                starting_after: page.starting_after,
+                ending_before: page.ending_before
+              })
+            )
           })
         )
       )
-      .handle("get", ({ params: path }) => call((m) => Effect.map(billing.getSubscription(m, path.subscription_id), (subscription) => ok({ subscription }))))
-      .handle("change", ({ params: path, payload }) => call((m) => Effect.as(Effect.flatMap(change(payload), (input) => subs.changePrice(m, path.subscription_id, input)), ok({}))))
-      .handle("previewChange", ({ params: path, payload }) => call((m) => Effect.map(Effect.flatMap(change(payload), (input) => subs.previewChange(m, path.subscription_id, input)), (q) => ok(quoteJson(q)))))
-      .handle("revokePriceChange", ({ params: path }) => call((m) => Effect.map(subs.revokePriceChange(m, path.subscription_id), ok)))
-      .handle("cancel", ({ params: path, payload }) =>
-        call((m) => Effect.map(subs.cancel(m, path.subscription_id, { ...(payload.cancel_type ? { cancel_type: payload.cancel_type } : {}), ...(payload.cancel_reason ? { cancel_reason: payload.cancel_reason } : {}) }), status))
+      .handle("get", ({ params: path }) =>
+        call((m) =>
+          Effect.map(billing.getSubscription(m, path.subscription_id), (subscription) => ok({ subscription }))
+        )
       )
-      .handle("revokeCancel", ({ params: path }) => call((m) => Effect.map(subs.revokeCancel(m, path.subscription_id), status)))
+      .handle("change", ({ params: path, payload }) =>
+        call((m) =>
+          Effect.as(
+            Effect.flatMap(change(payload), (input) => subs.changePrice(m, path.subscription_id, input)),
+            ok({})
+          )
+        )
+      )
+      .handle("previewChange", ({ params: path, payload }) =>
+        call((m) =>
+          Effect.map(
+            Effect.flatMap(change(payload), (input) => subs.previewChange(m, path.subscription_id, input)),
+            (q) => ok(quoteJson(q))
+          )
+        )
+      )
+      .handle("revokePriceChange", ({ params: path }) =>
+        call((m) => Effect.map(subs.revokePriceChange(m, path.subscription_id), ok))
+      )
+      .handle("cancel", ({ params: path, payload }) =>
+        call((m) =>
+          Effect.map(
+            subs.cancel(m, path.subscription_id, {
+              ...(payload.cancel_type ? { cancel_type: payload.cancel_type } : {}),
+              ...(payload.cancel_reason ? { cancel_reason: payload.cancel_reason } : {})
+            }),
+            status
+          )
+        )
+      )
+      .handle("revokeCancel", ({ params: path }) =>
+        call((m) => Effect.map(subs.revokeCancel(m, path.subscription_id), status))
+      )
       .handle("pause", ({ params: path }) => call((m) => Effect.map(subs.pause(m, path.subscription_id), status)))
       .handle("resume", ({ params: path }) => call((m) => Effect.map(subs.resume(m, path.subscription_id), status)))
       .handle("renewal", ({ params: path }) => call((m) => Effect.map(subs.renewNow(m, path.subscription_id), status)))
@@ -251,10 +446,12 @@ const subscriptionsLive = HttpApiBuilder.group(BillingApi, "subscriptions", (han
         call((m) =>
           Effect.gen(function* () {
             if (urlParams.merchant_id === undefined) return yield* invalid("merchant_id", "is required")
-            if (foreignMerchant(urlParams.merchant_id, m)) return yield* new Errors.NotFound({ resource: "subscription", id: path.subscription_id })
+            if (foreignMerchant(urlParams.merchant_id, m))
+              return yield* new Errors.NotFound({ resource: "subscription", id: path.subscription_id })
             let cycle: number | undefined
             if (urlParams.cycle_index !== undefined) {
-              if (!/^\d{1,9}$/.test(urlParams.cycle_index)) return yield* invalid("cycle_index", "must be a whole number")
+              if (!/^\d{1,9}$/.test(urlParams.cycle_index))
+                return yield* invalid("cycle_index", "must be a whole number")
               cycle = Number(urlParams.cycle_index)
             }
             return ok(yield* subs.usageSummary(m, path.subscription_id, cycle))
@@ -270,7 +467,13 @@ const subscriptionsLive = HttpApiBuilder.group(BillingApi, "subscriptions", (han
               timestamp = instant(payload.timestamp)
               if (timestamp === undefined) return yield* invalid("timestamp", "must be an RFC 3339 timestamp")
             }
-            return ok(yield* subs.recordUsage(m, path.subscription_id, { usage_count: payload.usage_count, ...(payload.event_id !== undefined ? { event_id: payload.event_id } : {}), ...(timestamp !== undefined ? { timestamp } : {}) }))
+            return ok(
+              yield* subs.recordUsage(m, path.subscription_id, {
+                usage_count: payload.usage_count,
+                ...(payload.event_id !== undefined ? { event_id: payload.event_id } : {}),
+                ...(timestamp !== undefined ? { timestamp } : {})
+              })
+            )
           })
         )
       )
@@ -285,9 +488,15 @@ const subscriptionsLive = HttpApiBuilder.group(BillingApi, "subscriptions", (han
               let timestamp: number | undefined
               if (r.timestamp !== undefined) {
                 timestamp = instant(r.timestamp)
-                if (timestamp === undefined) return yield* invalid(`records[${i}].timestamp`, "must be an RFC 3339 timestamp")
+                if (timestamp === undefined)
+                  return yield* invalid(`records[${i}].timestamp`, "must be an RFC 3339 timestamp")
               }
-              records.push({ subscription_id: r.subscription_id, usage_count: r.usage_count, ...(r.event_id !== undefined ? { event_id: r.event_id } : {}), ...(timestamp !== undefined ? { timestamp } : {}) })
+              records.push({
+                subscription_id: r.subscription_id,
+                usage_count: r.usage_count,
+                ...(r.event_id !== undefined ? { event_id: r.event_id } : {}),
+                ...(timestamp !== undefined ? { timestamp } : {})
+              })
             }
             return ok(yield* subs.recordUsageBatch(m, records))
           })
@@ -311,11 +520,21 @@ const paymentsLive = HttpApiBuilder.group(BillingApi, "payments", (handlers) =>
               ...(yield* inFilter("order_id", list(q.order_ids))),
               ...(yield* inFilter("customer_id", q.customer_id !== undefined ? [q.customer_id] : undefined))
             ]
-            return ok(yield* billing.listTrades(m, { filters, limit: page.limit, created: page.created, starting_after: page.starting_after, ending_before: page.ending_before }))
+            return ok(
+              yield* billing.listTrades(m, {
+                filters,
+                limit: page.limit,
+                created: page.created,
+                starting_after: page.starting_after,
+                ending_before: page.ending_before
+              })
+            )
           })
         )
       )
-      .handle("trade", ({ params: path }) => call((m) => Effect.map(billing.getTrade(m, path.trade_id), (trade) => ok({ trade }))))
+      .handle("trade", ({ params: path }) =>
+        call((m) => Effect.map(billing.getTrade(m, path.trade_id), (trade) => ok({ trade })))
+      )
       .handle("invoices", ({ query: q }) =>
         call((m) =>
           Effect.gen(function* () {
@@ -324,36 +543,77 @@ const paymentsLive = HttpApiBuilder.group(BillingApi, "payments", (handlers) =>
               ...(yield* inFilter("id", list(q.invoice_ids))),
               ...(yield* inFilter("trade_id", list(q.trade_ids))),
               ...(yield* inFilter("order_id", list(q.order_ids))),
-              ...(yield* inFilter("subscription_id", q.subscription_id !== undefined ? [q.subscription_id] : undefined)),
+              ...(yield* inFilter(
+                "subscription_id",
+                q.subscription_id !== undefined ? [q.subscription_id] : undefined
+              )),
               ...(yield* inFilter("customer_id", q.customer_id !== undefined ? [q.customer_id] : undefined)),
               ...(yield* inFilter("biz_status", list(q.biz_status))),
               ...(yield* inFilter("invoice_type", list(q.invoice_types)))
             ]
-            return ok(yield* billing.listInvoices(m, { filters, limit: page.limit, created: page.created, starting_after: page.starting_after, ending_before: page.ending_before }))
+            return ok(
+              yield* billing.listInvoices(m, {
+                filters,
+                limit: page.limit,
+                created: page.created,
+                starting_after: page.starting_after,
+                ending_before: page.ending_before
+              })
+            )
           })
         )
       )
-      .handle("invoice", ({ params: path }) => call((m) => Effect.map(billing.getInvoice(m, path.invoice_id), (invoice) => ok({ invoice }))))
-      .handle("refund", ({ payload }) =>
-        Effect.flatMap(CurrentMerchant, ({ requestId }) => call((m) =>
-          Effect.gen(function* () {
-            if (payload.trade_id === undefined) return yield* invalid("trade_id", "is required")
-            // the Request-Id keys the refund: a retry after a crash finds the refund, never makes a second
-            const r = yield* subs.refund(m, { trade_id: payload.trade_id, request_key: requestId, ...(payload.amount !== undefined ? { amount: payload.amount } : {}), ...(payload.reason !== undefined ? { reason: payload.reason } : {}) })
-            return ok({ refund_id: r.refund_id, refund_status: r.refund_status })
-          })
-        ))
+      .handle("invoice", ({ params: path }) =>
+        call((m) => Effect.map(billing.getInvoice(m, path.invoice_id), (invoice) => ok({ invoice })))
       )
-      .handle("getRefund", ({ params: path }) => call((m) => Effect.map(subs.getRefund(m, path.refund_id), (refund) => ok({ refund }))))
+      .handle("refund", ({ payload }) =>
+        Effect.flatMap(CurrentMerchant, ({ requestId }) =>
+          call((m) =>
+            Effect.gen(function* () {
+              if (payload.trade_id === undefined) return yield* invalid("trade_id", "is required")
+              // the Request-Id keys the refund: a retry after a crash finds the refund, never makes a second
+              const r = yield* subs.refund(m, {
+                trade_id: payload.trade_id,
+                request_key: requestId,
+                ...(payload.amount !== undefined ? { amount: payload.amount } : {}),
+                ...(payload.reason !== undefined ? { reason: payload.reason } : {})
+              })
+              return ok({ refund_id: r.refund_id, refund_status: r.refund_status })
+            })
+          )
+        )
+      )
+      .handle("getRefund", ({ params: path }) =>
+        call((m) => Effect.map(subs.getRefund(m, path.refund_id), (refund) => ok({ refund })))
+      )
       .handle("refunds", ({ query: q }) =>
-        call((m) => Effect.flatMap(pageQuery(q), (page) => Effect.map(subs.listRefunds(m, { limit: page.limit, created: page.created, starting_after: page.starting_after, ending_before: page.ending_before }), ok)))
+        call((m) =>
+          Effect.flatMap(pageQuery(q), (page) =>
+            Effect.map(
+              subs.listRefunds(m, {
+                limit: page.limit,
+                created: page.created,
+                starting_after: page.starting_after,
+                ending_before: page.ending_before
+              }),
+              ok
+            )
+          )
+        )
       )
       .handle("tradeRefunds", ({ params: path, query: q }) =>
         call((m) =>
           Effect.gen(function* () {
             const page = yield* pageQuery(q)
             yield* billing.getTrade(m, path.trade_id)
-            return ok(yield* subs.listRefunds(m, { filters: [{ column: "trade_id", op: "in", values: [path.trade_id] }], limit: page.limit, starting_after: page.starting_after, ending_before: page.ending_before }))
+            return ok(
+              yield* subs.listRefunds(m, {
+                filters: [{ column: "trade_id", op: "in", values: [path.trade_id] }],
+                limit: page.limit,
+                starting_after: page.starting_after,
+                ending_before: page.ending_before
+              })
+            )
           })
         )
       )
@@ -366,7 +626,13 @@ const sandboxLive = HttpApiBuilder.group(BillingApi, "sandbox", (handlers) =>
     return handlers.handle("advanceClock", ({ payload }) =>
       call((m, merchant) =>
         Effect.gen(function* () {
-          if (merchant.mode !== "sandbox") return yield* new Errors.StateConflict({ resource: "merchant", id: m, state: "live", reason: "test helpers need a sandbox key" })
+          if (merchant.mode !== "sandbox")
+            return yield* new Errors.StateConflict({
+              resource: "merchant",
+              id: m,
+              state: "live",
+              reason: "test helpers need a sandbox key"
+            })
           const to = payload.frozen_time === undefined ? undefined : instant(payload.frozen_time)
           if (to === undefined) return yield* invalid("frozen_time", "must be an RFC 3339 timestamp")
           const after = yield* billing.advanceClock(m, to)
@@ -385,21 +651,43 @@ const webhooksLive = HttpApiBuilder.group(BillingApi, "webhooks", (handlers) =>
         call((m) =>
           Effect.gen(function* () {
             const page = yield* pageQuery(q)
-            return ok(yield* webhooks.listEvents(m, {
-              ...(list(q.business_ids) ? { business_ids: list(q.business_ids)! } : {}),
-              ...(list(q.event_types) ? { event_types: list(q.event_types)! } : {}),
-              ...(list(q.event_statuses) ? { event_statuses: list(q.event_statuses)! } : {}),
-              created: page.created, limit: page.limit, starting_after: page.starting_after, ending_before: page.ending_before
-            }))
+            return ok(
+              yield* webhooks.listEvents(m, {
+                ...(list(q.business_ids) ? { business_ids: list(q.business_ids)! } : {}),
+                ...(list(q.event_types) ? { event_types: list(q.event_types)! } : {}),
+                ...(list(q.event_statuses) ? { event_statuses: list(q.event_statuses)! } : {}),
+                created: page.created,
+                limit: page.limit,
+                starting_after: page.starting_after,
+                ending_before: page.ending_before
+              })
+            )
           })
         )
       )
       .handle("endpoints", ({ query: q }) =>
-        call((m) => Effect.flatMap(pageQuery(q), (page) => Effect.map(webhooks.list(m, { ...(list(q.status) ? { status: list(q.status)! } : {}), created: page.created, limit: page.limit, starting_after: page.starting_after, ending_before: page.ending_before }), ok)))
+        call((m) =>
+          Effect.flatMap(pageQuery(q), (page) =>
+            Effect.map(
+              webhooks.list(m, {
+                ...(list(q.status) ? { status: list(q.status)! } : {}),
+                created: page.created,
+                limit: page.limit,
+                starting_after: page.starting_after,
+                ending_before: page.ending_before
+              }),
+              ok
+            )
+          )
+        )
       )
       .handle("createEndpoint", ({ payload }) => call((m) => Effect.map(webhooks.create(m, payload), ok)))
-      .handle("updateEndpoint", ({ params: path, payload }) => call((m) => Effect.map(webhooks.update(m, path.endpoint_id, payload), ok)))
-      .handle("deleteEndpoint", ({ params: path }) => call((m) => Effect.as(webhooks.delete(m, path.endpoint_id), ok({}))))
+      .handle("updateEndpoint", ({ params: path, payload }) =>
+        call((m) => Effect.map(webhooks.update(m, path.endpoint_id, payload), ok))
+      )
+      .handle("deleteEndpoint", ({ params: path }) =>
+        call((m) => Effect.as(webhooks.delete(m, path.endpoint_id), ok({})))
+      )
       .handle("resendEvent", ({ params: path }) => call((m) => Effect.map(webhooks.resend(m, path.event_id), ok)))
   })
 )
@@ -421,13 +709,25 @@ export const authenticationLive = Layer.effect(
         Effect.gen(function* () {
           const request = yield* HttpServerRequest.HttpServerRequest
           const requestId = request.headers["request-id"] ?? ""
-          const header = request.headers["authorization"]
+          const header = request.headers.authorization
           const m = header === undefined ? null : BEARER.exec(header)
-          const unauthorized = new ApiErrors.Unauthorized({ code: "unauthorizedError", message: ApiErrors.unauthorizedMessage, data: { request_id: requestId } })
+          const unauthorized = new ApiErrors.Unauthorized({
+            code: "unauthorizedError",
+            message: ApiErrors.unauthorizedMessage,
+            data: { request_id: requestId }
+          })
           if (!m) return yield* Effect.fail(unauthorized)
-          const auth = AuthMemo.recall(request, m[1]!) ?? (yield* Effect.mapError(merchants.authenticate(m[1]!), () => unauthorized))
+          const auth =
+            AuthMemo.recall(request, m[1]!) ??
+            (yield* Effect.mapError(merchants.authenticate(m[1]!), () => unauthorized))
           if (requestId === "" || requestId.length > 255 || !/^[\x21-\x7e][\x20-\x7e]*$/.test(requestId)) {
-            return yield* Effect.fail(new ApiErrors.InvalidParameter({ code: "InvalidParameter", message: "The Request-Id header is required (1 to 255 printable characters).", data: { request_id: requestId, param: "Request-Id" } }))
+            return yield* Effect.fail(
+              new ApiErrors.InvalidParameter({
+                code: "InvalidParameter",
+                message: "The Request-Id header is required (1 to 255 printable characters).",
+                data: { request_id: requestId, param: "Request-Id" }
+              })
+            )
           }
           return yield* Effect.provideService(httpEffect, CurrentMerchant, { merchant: auth.merchant, requestId })
         })
@@ -440,5 +740,12 @@ export const authenticationLive = Layer.effect(
  *
  * @since 0.1.0
  */
-export const handlers = Layer.mergeAll(customersLive, catalogLive, checkoutLive, subscriptionsLive, paymentsLive, sandboxLive, webhooksLive)
-
+export const handlers = Layer.mergeAll(
+  customersLive,
+  catalogLive,
+  checkoutLive,
+  subscriptionsLive,
+  paymentsLive,
+  sandboxLive,
+  webhooksLive
+)

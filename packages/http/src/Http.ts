@@ -5,8 +5,17 @@
  *
  * @since 0.1.0
  */
-import { Billing, Catalog, Customers, Merchants, Secrets, Store, Subscriptions, Webhooks } from "@recur/core"
-import { SandboxGateway } from "@recur/payment-sandbox"
+import {
+  type Billing,
+  type Catalog,
+  type Customers,
+  Merchants,
+  Secrets,
+  Store,
+  type Subscriptions,
+  type Webhooks
+} from "@recur/core"
+import type { SandboxGateway } from "@recur/payment-sandbox"
 import { Cause, Clock, Effect, Layer, Option, SchemaIssue } from "effect"
 import { HttpRouter, HttpServer, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder, HttpApiMiddleware, HttpApiSwagger } from "effect/http-api"
@@ -20,33 +29,54 @@ const json = (status: number, body: unknown, headers: Record<string, string> = {
   HttpServerResponse.jsonUnsafe(body, { status, headers })
 
 const envelope = (status: number, code: string, message: string, requestId: string, param?: string) =>
-  json(status, { code, message, data: { request_id: requestId, ...(param !== undefined ? { param } : {}) } }, status === 401 ? { "www-authenticate": "Bearer" } : {})
+  json(
+    status,
+    { code, message, data: { request_id: requestId, ...(param !== undefined ? { param } : {}) } },
+    status === 401 ? { "www-authenticate": "Bearer" } : {}
+  )
 
 const bodyText = (response: HttpServerResponse.HttpServerResponse): string | undefined =>
-  response.body._tag === "Uint8Array" ? new TextDecoder().decode(response.body.body) : response.body._tag === "Raw" && typeof response.body.body === "string" ? response.body.body : undefined
+  response.body._tag === "Uint8Array"
+    ? new TextDecoder().decode(response.body.body)
+    : response.body._tag === "Raw" && typeof response.body.body === "string"
+      ? response.body.body
+      : undefined
 
 /** Every 401 names its scheme. */
 const normalize = (response: HttpServerResponse.HttpServerResponse) =>
-  response.status === 401 && response.headers["www-authenticate"] === undefined ? HttpServerResponse.setHeader(response, "www-authenticate", "Bearer") : response
+  response.status === 401 && response.headers["www-authenticate"] === undefined
+    ? HttpServerResponse.setHeader(response, "www-authenticate", "Bearer")
+    : response
 
 const statusOf = (e: ApiErrors.ApiError): number =>
-  e instanceof ApiErrors.InvalidParameter || e instanceof ApiErrors.InvalidRequest ? 400
-  : e instanceof ApiErrors.Unauthorized ? 401
-  : e instanceof ApiErrors.PaymentFailed ? 402
-  : e instanceof ApiErrors.NotFound ? 404
-  : e instanceof ApiErrors.Conflict ? 409
-  : e instanceof ApiErrors.RateLimited ? 429
-  : 500
+  e instanceof ApiErrors.InvalidParameter || e instanceof ApiErrors.InvalidRequest
+    ? 400
+    : e instanceof ApiErrors.Unauthorized
+      ? 401
+      : e instanceof ApiErrors.PaymentFailed
+        ? 402
+        : e instanceof ApiErrors.NotFound
+          ? 404
+          : e instanceof ApiErrors.Conflict
+            ? 409
+            : e instanceof ApiErrors.RateLimited
+              ? 429
+              : 500
 
 const isApiError = (e: unknown): e is ApiErrors.ApiError => ApiErrors.all.some((error) => e instanceof error)
 
 /** The issues of a request that does not decode, as `InvalidParameter` naming the first field. */
 const decodeFailure = (requestId: string, issue: SchemaIssue.Issue) => {
   const issues = SchemaIssue.makeFormatterStandardSchemaV1()(issue).issues
-  const path = (i: (typeof issues)[number]) => (i.path ?? []).map((p) => String(typeof p === "object" && p !== null && "key" in p ? p.key : p)).join(".")
+  const path = (i: (typeof issues)[number]) =>
+    (i.path ?? []).map((p) => String(typeof p === "object" && p !== null && "key" in p ? p.key : p)).join(".")
   const message = issues.map((i) => `${path(i) || "body"}: ${i.message}`).join("; ") || "Invalid request"
   const param = issues[0] !== undefined ? path(issues[0]) : ""
-  return new ApiErrors.InvalidParameter({ code: "InvalidParameter", message, data: { request_id: requestId, ...(param !== "" ? { param } : {}) } })
+  return new ApiErrors.InvalidParameter({
+    code: "InvalidParameter",
+    message,
+    data: { request_id: requestId, ...(param !== "" ? { param } : {}) }
+  })
 }
 
 /**
@@ -55,7 +85,10 @@ const decodeFailure = (requestId: string, issue: SchemaIssue.Issue) => {
  * @since 0.1.0
  */
 export const decodeErrorsLive = HttpApiMiddleware.layerSchemaErrorTransform(DecodeErrors, (error) =>
-  HttpServerRequest.HttpServerRequest.use((request) => Effect.fail(decodeFailure(request.headers["request-id"] ?? "", error.cause.issue))))
+  HttpServerRequest.HttpServerRequest.use((request) =>
+    Effect.fail(decodeFailure(request.headers["request-id"] ?? "", error.cause.issue))
+  )
+)
 
 /** Every failure of the app as an envelope response: typed errors, unreadable bodies, defects (unknown paths have their own route, bodies that do not decode the `DecodeErrors` middleware). */
 const recover = (requestId: string) => (cause: Cause.Cause<unknown>) => {
@@ -64,16 +97,31 @@ const recover = (requestId: string) => (cause: Cause.Cause<unknown>) => {
     const e = failure.value as { _tag?: string; reason?: { _tag?: string } }
     if (isApiError(e)) {
       const status = statusOf(e)
-      return Effect.succeed(json(status, { code: e.code, message: e.message, data: e.data ?? { request_id: requestId } }, status === 401 ? { "www-authenticate": "Bearer" } : {}))
+      return Effect.succeed(
+        json(
+          status,
+          { code: e.code, message: e.message, data: e.data ?? { request_id: requestId } },
+          status === 401 ? { "www-authenticate": "Bearer" } : {}
+        )
+      )
     }
-    if (e._tag === "HttpServerError" && e.reason?._tag === "RequestParseError") return Effect.succeed(envelope(400, "invalid_request_error", "The request body could not be read as JSON.", requestId))
+    if (e._tag === "HttpServerError" && e.reason?._tag === "RequestParseError")
+      return Effect.succeed(
+        envelope(400, "invalid_request_error", "The request body could not be read as JSON.", requestId)
+      )
   }
   const defect = Cause.findDefect(cause)
   if (defect._tag === "Success") {
     const d = defect.success as { _tag?: string; reason?: { _tag?: string } }
-    if (d._tag === "HttpServerError" && d.reason?._tag === "RequestParseError") return Effect.succeed(envelope(400, "invalid_request_error", "The request body could not be read as JSON.", requestId))
+    if (d._tag === "HttpServerError" && d.reason?._tag === "RequestParseError")
+      return Effect.succeed(
+        envelope(400, "invalid_request_error", "The request body could not be read as JSON.", requestId)
+      )
   }
-  return Effect.as(Effect.logError("unexpected failure", cause), envelope(500, "system_error", "An unexpected error occurred. Retry later.", requestId))
+  return Effect.as(
+    Effect.logError("unexpected failure", cause),
+    envelope(500, "system_error", "An unexpected error occurred. Retry later.", requestId)
+  )
 }
 
 /** The path of a request URL (a server gives the path, a web handler the whole URL). */
@@ -95,11 +143,15 @@ const IDEMPOTENCY_TTL_MS = 7 * 86_400_000
 const IN_PROGRESS_LOCK_MS = 60_000
 const BEARER = /^Bearer (\S+)$/
 
-const idempotent = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>, request: HttpServerRequest.HttpServerRequest, requestId: string) =>
+const idempotent = <E, R>(
+  app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>,
+  request: HttpServerRequest.HttpServerRequest,
+  requestId: string
+) =>
   Effect.gen(function* () {
     const storage = yield* Store.Storage
     const merchants = yield* Merchants.Merchants
-    const m = BEARER.exec(request.headers["authorization"] ?? "")
+    const m = BEARER.exec(request.headers.authorization ?? "")
     if (!m || requestId === "") return Option.none()
     const auth = yield* Effect.option(merchants.authenticate(m[1]!))
     if (Option.isNone(auth)) return Option.none()
@@ -108,12 +160,29 @@ const idempotent = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerRespon
     const body = yield* Effect.orElseSucceed(request.text, () => "")
     const fingerprint = `${request.method} ${pathOf(request.url)} ${yield* Secrets.sha256Hex(body)}`
     const now = yield* Clock.currentTimeMillis
-    const begun = yield* storage.idempotency.begin({ merchant_id: merchantId, request_id: requestId, fingerprint, state: "in_progress", status: null, response: null, created_at: now, expires_at: now + IN_PROGRESS_LOCK_MS })
+    const begun = yield* storage.idempotency.begin({
+      merchant_id: merchantId,
+      request_id: requestId,
+      fingerprint,
+      state: "in_progress",
+      status: null,
+      response: null,
+      created_at: now,
+      expires_at: now + IN_PROGRESS_LOCK_MS
+    })
     if (!begun.created) {
       const existing = begun.existing
-      if (existing.fingerprint !== fingerprint) return Option.some(envelope(409, "idempotency_conflict", "This Request-Id was used with a different request.", requestId))
-      if (existing.state === "in_progress") return Option.some(envelope(409, "request_in_progress", "A request with this Request-Id is still running.", requestId))
-      return Option.some(json(existing.status ?? 200, JSON.parse(existing.response ?? "{}"), { "idempotent-replayed": "true" }))
+      if (existing.fingerprint !== fingerprint)
+        return Option.some(
+          envelope(409, "idempotency_conflict", "This Request-Id was used with a different request.", requestId)
+        )
+      if (existing.state === "in_progress")
+        return Option.some(
+          envelope(409, "request_in_progress", "A request with this Request-Id is still running.", requestId)
+        )
+      return Option.some(
+        json(existing.status ?? 200, JSON.parse(existing.response ?? "{}"), { "idempotent-replayed": "true" })
+      )
     }
     const response = yield* app.pipe(
       Effect.catchCause(recover(requestId)),
@@ -166,15 +235,31 @@ const makeLimiter = (limit: RateLimit) => {
  */
 export const makeMiddleware = (limit: RateLimit | false = defaultRateLimit) => {
   const take = limit === false ? undefined : makeLimiter(limit)
-  return <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>): Effect.Effect<HttpServerResponse.HttpServerResponse, never, R | Store.Storage | Merchants.Merchants | HttpServerRequest.HttpServerRequest> =>
+  return <E, R>(
+    app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+  ): Effect.Effect<
+    HttpServerResponse.HttpServerResponse,
+    never,
+    R | Store.Storage | Merchants.Merchants | HttpServerRequest.HttpServerRequest
+  > =>
     Effect.gen(function* () {
       const request = yield* HttpServerRequest.HttpServerRequest
       // the liveness probe reads nothing and can fail in no way: nothing to guard
       if (request.url === "/healthz") return yield* Effect.orDie(app)
-      const auth = request.headers["authorization"]
+      const auth = request.headers.authorization
       if (take !== undefined && auth !== undefined && pathOf(request.url).startsWith("/api/")) {
         const wait = take(auth, yield* Clock.currentTimeMillis)
-        if (wait > 0) return HttpServerResponse.setHeader(envelope(429, "rate_limit_exceeded", "Too many requests for this API key.", request.headers["request-id"] ?? ""), "retry-after", String(wait))
+        if (wait > 0)
+          return HttpServerResponse.setHeader(
+            envelope(
+              429,
+              "rate_limit_exceeded",
+              "Too many requests for this API key.",
+              request.headers["request-id"] ?? ""
+            ),
+            "retry-after",
+            String(wait)
+          )
       }
       return yield* middleware(app)
     })
@@ -212,16 +297,27 @@ const badInput = (request: HttpServerRequest.HttpServerRequest) =>
  *
  * @since 0.1.0
  */
-export const middleware = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>): Effect.Effect<HttpServerResponse.HttpServerResponse, never, R | Store.Storage | Merchants.Merchants | HttpServerRequest.HttpServerRequest> =>
+export const middleware = <E, R>(
+  app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+): Effect.Effect<
+  HttpServerResponse.HttpServerResponse,
+  never,
+  R | Store.Storage | Merchants.Merchants | HttpServerRequest.HttpServerRequest
+> =>
   Effect.gen(function* () {
     const request = yield* HttpServerRequest.HttpServerRequest
     const requestId = request.headers["request-id"] ?? ""
     // no text Recur stores may hold U+0000 (PostgreSQL cannot): refuse it up front, as bad input
     const bad = yield* badInput(request)
-    if (bad === "json") return envelope(400, "invalid_request_error", "The request body could not be read as JSON.", requestId)
-    if (bad !== undefined) return envelope(400, "InvalidParameter", "Text must not contain the NUL character (U+0000).", requestId, bad)
+    if (bad === "json")
+      return envelope(400, "invalid_request_error", "The request body could not be read as JSON.", requestId)
+    if (bad !== undefined)
+      return envelope(400, "InvalidParameter", "Text must not contain the NUL character (U+0000).", requestId, bad)
     if (request.method === "POST" && pathOf(request.url).startsWith("/api/")) {
-      const handled = yield* idempotent(app, request, requestId).pipe(Effect.catchCause(recover(requestId)), Effect.map((r) => (HttpServerResponse.isHttpServerResponse(r) ? Option.some(r) : r)))
+      const handled = yield* idempotent(app, request, requestId).pipe(
+        Effect.catchCause(recover(requestId)),
+        Effect.map((r) => (HttpServerResponse.isHttpServerResponse(r) ? Option.some(r) : r))
+      )
       if (Option.isSome(handled)) return handled.value
     }
     return yield* app.pipe(Effect.catchCause(recover(requestId)), Effect.map(normalize))
@@ -233,17 +329,25 @@ export const middleware = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServe
  *
  * @since 0.1.0
  */
-export const healthRoute = HttpRouter.add("GET", "/healthz", Effect.sync(() => HttpServerResponse.jsonUnsafe({ status: "ok" }, { headers: { "cache-control": "no-store" } })))
+export const healthRoute = HttpRouter.add(
+  "GET",
+  "/healthz",
+  Effect.sync(() => HttpServerResponse.jsonUnsafe({ status: "ok" }, { headers: { "cache-control": "no-store" } }))
+)
 
 /**
  * {@link makeMiddleware} on every route of the router. It answers every failure itself (the
  * envelope), which the router's types cannot express: it is typed by what it needs.
  */
-const globalMiddleware = (limit: RateLimit | false | undefined): Layer.Layer<never, never, HttpRouter.HttpRouter | Store.Storage | Merchants.Merchants> =>
+const globalMiddleware = (
+  limit: RateLimit | false | undefined
+): Layer.Layer<never, never, HttpRouter.HttpRouter | Store.Storage | Merchants.Merchants> =>
   HttpRouter.middleware(makeMiddleware(limit) as never, { global: true }) as never
 
 /** Any other path: the envelope's 404. */
-const notFoundRoute = HttpRouter.add("*", "/*", (request) => Effect.succeed(envelope(404, "resource_not_found", "No such route.", request.headers["request-id"] ?? "")))
+const notFoundRoute = HttpRouter.add("*", "/*", (request) =>
+  Effect.succeed(envelope(404, "resource_not_found", "No such route.", request.headers["request-id"] ?? ""))
+)
 
 /**
  * The API's routes: handlers, OpenAPI at `/openapi.json`, Swagger UI at `/docs`, `/healthz`, the
@@ -255,7 +359,9 @@ const notFoundRoute = HttpRouter.add("*", "/*", (request) => Effect.succeed(enve
  */
 export const layerRoutesWith = (options: { readonly rateLimit?: RateLimit | false } = {}) =>
   Layer.mergeAll(
-    HttpApiBuilder.layer(BillingApi, { openapiPath: "/openapi.json" }).pipe(Layer.provide(handlers.pipe(Layer.provide([authenticationLive, decodeErrorsLive])))),
+    HttpApiBuilder.layer(BillingApi, { openapiPath: "/openapi.json" }).pipe(
+      Layer.provide(handlers.pipe(Layer.provide([authenticationLive, decodeErrorsLive])))
+    ),
     HttpApiSwagger.layer(BillingApi, { path: "/docs" }),
     healthRoute,
     Checkout.routes,
@@ -301,8 +407,15 @@ export const serve = (options: { readonly rateLimit?: RateLimit | false; readonl
  * const response = await handler(new Request("http://localhost/api/v1/product-categories", { headers }))
  * @since 0.1.0
  */
-export const toWebHandler = <A extends EngineServices, E>(engine: Layer.Layer<A, E>, memoMap?: Layer.MemoMap, options: { readonly rateLimit?: RateLimit | false } = {}) =>
-  HttpRouter.toWebHandler(layerRoutesWith(options).pipe(Layer.provideMerge(engine), Layer.provideMerge(HttpServer.layerServices)) as never, {
-    disableLogger: true,
-    ...(memoMap ? { memoMap } : {})
-  }) as { readonly handler: (request: Request) => Promise<Response>; readonly dispose: () => Promise<void> }
+export const toWebHandler = <A extends EngineServices, E>(
+  engine: Layer.Layer<A, E>,
+  memoMap?: Layer.MemoMap,
+  options: { readonly rateLimit?: RateLimit | false } = {}
+) =>
+  HttpRouter.toWebHandler(
+    layerRoutesWith(options).pipe(Layer.provideMerge(engine), Layer.provideMerge(HttpServer.layerServices)) as never,
+    {
+      disableLogger: true,
+      ...(memoMap ? { memoMap } : {})
+    }
+  ) as { readonly handler: (request: Request) => Promise<Response>; readonly dispose: () => Promise<void> }

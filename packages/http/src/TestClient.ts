@@ -32,14 +32,31 @@ export const make = <R>(engine: Layer.Layer<R, unknown>, options: { readonly rat
   const memoMap = Effect.runSync(Layer.makeMemoMap)
   const runtime = ManagedRuntime.make(engine, { memoMap })
   // tests hammer one key: no rate limit unless asked for
-  const web = Http.toWebHandler(engine as Layer.Layer<any, unknown>, memoMap, { rateLimit: options.rateLimit ?? { perSecond: 1_000_000, burst: 1_000_000 } })
+  const web = Http.toWebHandler(engine as Layer.Layer<any, unknown>, memoMap, {
+    rateLimit: options.rateLimit ?? { perSecond: 1_000_000, burst: 1_000_000 }
+  })
   let n = 0
   /** One request; `body` is JSON-encoded unless it is a string. */
-  const call = async (method: string, path: string, key: string | null, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> => {
-    const h: Record<string, string> = { "content-type": "application/json", "request-id": `req-${++n}-${Math.random().toString(36).slice(2)}` }
+  const call = async (
+    method: string,
+    path: string,
+    key: string | null,
+    body?: unknown,
+    headers: Record<string, string> = {}
+  ): Promise<Answer> => {
+    const h: Record<string, string> = {
+      "content-type": "application/json",
+      "request-id": `req-${++n}-${Math.random().toString(36).slice(2)}`
+    }
     if (key !== null) h.authorization = `Bearer ${key}`
     Object.assign(h, headers)
-    const res = await web.handler(new Request(`http://localhost${path}`, { method, headers: h, ...(body !== undefined ? { body: typeof body === "string" ? body : JSON.stringify(body) } : {}) }))
+    const res = await web.handler(
+      new Request(`http://localhost${path}`, {
+        method,
+        headers: h,
+        ...(body !== undefined ? { body: typeof body === "string" ? body : JSON.stringify(body) } : {})
+      })
+    )
     const text = await res.text()
     let parsed: unknown = null
     try {

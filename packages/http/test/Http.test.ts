@@ -14,15 +14,32 @@ afterAll(async () => {
 })
 
 let n = 0
-const call = async (method: string, path: string, key: string | null, body?: unknown, headers: Record<string, string> = {}) => {
+const call = async (
+  method: string,
+  path: string,
+  key: string | null,
+  body?: unknown,
+  headers: Record<string, string> = {}
+) => {
   const h: Record<string, string> = { "content-type": "application/json", "request-id": `req-${++n}` }
   if (key !== null) h.authorization = `Bearer ${key}`
   Object.assign(h, headers)
-  const res = await handler(new Request(`http://localhost${path}`, { method, headers: h, ...(body !== undefined ? { body: typeof body === "string" ? body : JSON.stringify(body) } : {}) }))
+  const res = await handler(
+    new Request(`http://localhost${path}`, {
+      method,
+      headers: h,
+      ...(body !== undefined ? { body: typeof body === "string" ? body : JSON.stringify(body) } : {})
+    })
+  )
   const text = await res.text()
   return { status: res.status, headers: res.headers, body: text === "" ? null : JSON.parse(text) }
 }
-const merchant = () => runtime.runPromise(Merchants.Merchants.use((m) => m.create({ name: "Acme", currency: "USD", frozen_time: Date.parse("2026-01-01T00:00:00Z") })))
+const merchant = () =>
+  runtime.runPromise(
+    Merchants.Merchants.use((m) =>
+      m.create({ name: "Acme", currency: "USD", frozen_time: Date.parse("2026-01-01T00:00:00Z") })
+    )
+  )
 
 describe("REST adapter", () => {
   it("answers in the envelope, and every auth failure with the documented 401", async () => {
@@ -30,7 +47,13 @@ describe("REST adapter", () => {
     const ok = await call("GET", "/api/v1/product-categories", api_key)
     expect(ok.status).toBe(200)
     expect(ok.body).toMatchObject({ code: "success", message: "success", data: { total: 1 } })
-    for (const [key, extra] of [[null, {}], ["sk_test_unknownkeyunknownkey1234", {}], [api_key, { authorization: `Bearer  ${api_key}` }], [api_key, { authorization: `bearer ${api_key}` }], [api_key, { authorization: api_key }]] as const) {
+    for (const [key, extra] of [
+      [null, {}],
+      ["sk_test_unknownkeyunknownkey1234", {}],
+      [api_key, { authorization: `Bearer  ${api_key}` }],
+      [api_key, { authorization: `bearer ${api_key}` }],
+      [api_key, { authorization: api_key }]
+    ] as const) {
       const r = await call("GET", "/api/v1/product-categories", key, undefined, extra)
       expect(r.status).toBe(401)
       expect(r.body.code).toBe("unauthorizedError")
@@ -38,12 +61,20 @@ describe("REST adapter", () => {
       expect(r.headers.get("www-authenticate")).toBe("Bearer")
     }
     const noRequestId = await call("GET", "/api/v1/product-categories", api_key, undefined, { "request-id": "" })
-    expect([noRequestId.status, noRequestId.body.code, noRequestId.body.data.param]).toEqual([400, "InvalidParameter", "Request-Id"])
+    expect([noRequestId.status, noRequestId.body.code, noRequestId.body.data.param]).toEqual([
+      400,
+      "InvalidParameter",
+      "Request-Id"
+    ])
   })
 
   it("customers end to end: create, duplicate, get, list with filters, update, delete", async () => {
     const { api_key } = await merchant()
-    const created = await call("POST", "/api/v1/front/customer/create", api_key, { payer_id: "u-1", name: "Ada", access_no: "ignored" })
+    const created = await call("POST", "/api/v1/front/customer/create", api_key, {
+      payer_id: "u-1",
+      name: "Ada",
+      access_no: "ignored"
+    })
     expect(created.status).toBe(200)
     const id = created.body.data.customer_id
     const dup = await call("POST", "/api/v1/front/customer/create", api_key, { payer_id: "u-1" })
@@ -58,7 +89,11 @@ describe("REST adapter", () => {
     expect([badLimit.status, badLimit.body.code, badLimit.body.data.param]).toEqual([400, "InvalidParameter", "limit"])
     await call("POST", "/api/v1/front/customer/update", api_key, { payer_id: "u-1", phone: "+1" })
     expect((await call("GET", `/api/v1/front/customer/${id}`, api_key)).body.data.customer.phone).toBe("+1")
-    expect((await call("POST", "/api/v1/front/customer/delete", api_key, { customer_id: id })).body).toEqual({ code: "success", message: "success", data: {} })
+    expect((await call("POST", "/api/v1/front/customer/delete", api_key, { customer_id: id })).body).toEqual({
+      code: "success",
+      message: "success",
+      data: {}
+    })
     const gone = await call("GET", `/api/v1/front/customer/${id}`, api_key)
     expect([gone.status, gone.body.code]).toEqual([404, "resource_not_found"])
     // another merchant's customer is 404, never 403
@@ -77,7 +112,9 @@ describe("REST adapter", () => {
     expect([nulPath.status, nulPath.body.code, nulPath.body.data.param]).toEqual([400, "InvalidParameter", "path"])
     const nulBody = await call("POST", "/api/v1/front/customer/create", api_key, { payer_id: "a\u0000b" })
     expect([nulBody.status, nulBody.body.data.param]).toEqual([400, "body"])
-    const month13 = await call("POST", "/api/v1/test_helpers/advance_clock", api_key, { frozen_time: "2026-13-45T99:99:99Z" })
+    const month13 = await call("POST", "/api/v1/test_helpers/advance_clock", api_key, {
+      frozen_time: "2026-13-45T99:99:99Z"
+    })
     expect([month13.status, month13.body.data.param]).toEqual([400, "frozen_time"])
     const feb30 = await call("GET", "/api/v1/front/customer?created_at.gt=2026-02-30T00:00:00Z", api_key)
     expect([feb30.status, feb30.body.data.param]).toEqual([400, "created_at.gt"])
@@ -87,12 +124,30 @@ describe("REST adapter", () => {
 
   it("Request-Id makes POSTs idempotent: replay, conflict on a different body", async () => {
     const { api_key } = await merchant()
-    const first = await call("POST", "/api/v1/front/customer/create", api_key, { payer_id: "idem" }, { "request-id": "same-id" })
-    const replay = await call("POST", "/api/v1/front/customer/create", api_key, { payer_id: "idem" }, { "request-id": "same-id" })
+    const first = await call(
+      "POST",
+      "/api/v1/front/customer/create",
+      api_key,
+      { payer_id: "idem" },
+      { "request-id": "same-id" }
+    )
+    const replay = await call(
+      "POST",
+      "/api/v1/front/customer/create",
+      api_key,
+      { payer_id: "idem" },
+      { "request-id": "same-id" }
+    )
     expect(replay.status).toBe(200)
     expect(replay.headers.get("idempotent-replayed")).toBe("true")
     expect(replay.body).toEqual(first.body)
-    const conflict = await call("POST", "/api/v1/front/customer/create", api_key, { payer_id: "other" }, { "request-id": "same-id" })
+    const conflict = await call(
+      "POST",
+      "/api/v1/front/customer/create",
+      api_key,
+      { payer_id: "other" },
+      { "request-id": "same-id" }
+    )
     expect([conflict.status, conflict.body.code]).toEqual([409, "idempotency_conflict"])
     const list = await call("GET", "/api/v1/front/customer?payer_ids=idem", api_key)
     expect(list.body.data.list).toHaveLength(1)
@@ -101,17 +156,39 @@ describe("REST adapter", () => {
   it("the money path over HTTP: product, price, session, subscription, clock, invoices, refund", async () => {
     const { api_key } = await merchant()
     const product = await call("POST", "/api/v1/products", api_key, { product_name: "Pro" })
-    const price = await call("POST", "/api/v1/prices", api_key, { name: "Pro monthly", product_id: product.body.data.product_id, currency: "USD", billing_type: "recurring", price_type: "flat_price", price_plan: { billing_cycle_unit: "month", base_price_val: "30.00" } })
+    const price = await call("POST", "/api/v1/prices", api_key, {
+      name: "Pro monthly",
+      product_id: product.body.data.product_id,
+      currency: "USD",
+      billing_type: "recurring",
+      price_type: "flat_price",
+      price_plan: { billing_cycle_unit: "month", base_price_val: "30.00" }
+    })
     expect(price.status).toBe(200)
-    const bad = await call("POST", "/api/v1/prices", api_key, { name: "X", product_id: product.body.data.product_id, currency: "USD", billing_type: "recurring", price_type: "flat_price", merchant_price_id: "has space", price_plan: { billing_cycle_unit: "month", base_price_val: "1" } })
+    const bad = await call("POST", "/api/v1/prices", api_key, {
+      name: "X",
+      product_id: product.body.data.product_id,
+      currency: "USD",
+      billing_type: "recurring",
+      price_type: "flat_price",
+      merchant_price_id: "has space",
+      price_plan: { billing_cycle_unit: "month", base_price_val: "1" }
+    })
     expect([bad.status, bad.body.code, bad.body.data.param]).toEqual([400, "InvalidParameter", "merchant_price_id"])
-    const session = await call("POST", "/api/v1/session", api_key, { payer_id: "buyer", line_items: [{ price_id: price.body.data.price_id }] })
+    const session = await call("POST", "/api/v1/session", api_key, {
+      payer_id: "buyer",
+      line_items: [{ price_id: price.body.data.price_id }]
+    })
     expect(session.body.data.session_url).toBe(`http://localhost:4000/checkout/${session.body.data.session_id}`)
     const version = await call("GET", `/api/v1/prices/version/${price.body.data.price_version_id}`, api_key)
     expect(version.body.data.price_plan.base_price_val).toBe("30.00")
-    const clock = await call("POST", "/api/v1/test_helpers/advance_clock", api_key, { frozen_time: "2026-01-02T00:00:00Z" })
+    const clock = await call("POST", "/api/v1/test_helpers/advance_clock", api_key, {
+      frozen_time: "2026-01-02T00:00:00Z"
+    })
     expect(clock.body.data.frozen_time).toBe("2026-01-02T00:00:00Z")
-    const back = await call("POST", "/api/v1/test_helpers/advance_clock", api_key, { frozen_time: "2025-01-01T00:00:00Z" })
+    const back = await call("POST", "/api/v1/test_helpers/advance_clock", api_key, {
+      frozen_time: "2025-01-01T00:00:00Z"
+    })
     expect(back.status).toBe(400)
     const invoices = await call("GET", "/api/v1/invoices?limit=10&invoice_types=initial,renewal", api_key)
     expect(invoices.body.data).toEqual({ has_more: false, list: [] })
@@ -125,29 +202,68 @@ describe("hosted checkout page", () => {
   it("serves the page, pays with 4242 and redirects to return_url; a decline shows the message; 3-D Secure goes through the challenge", async () => {
     const { api_key } = await merchant()
     const product = await call("POST", "/api/v1/products", api_key, { product_name: "Pro" })
-    const price = await call("POST", "/api/v1/prices", api_key, { name: "Pro", product_id: product.body.data.product_id, currency: "USD", billing_type: "recurring", price_type: "flat_price", price_plan: { billing_cycle_unit: "month", base_price_val: "30.00" } })
-    const session = async () => (await call("POST", "/api/v1/session", api_key, { payer_id: `p-${Math.random()}`, line_items: [{ price_id: price.body.data.price_id }], return_url: "https://shop.example/thanks" })).body.data.session_id as string
+    const price = await call("POST", "/api/v1/prices", api_key, {
+      name: "Pro",
+      product_id: product.body.data.product_id,
+      currency: "USD",
+      billing_type: "recurring",
+      price_type: "flat_price",
+      price_plan: { billing_cycle_unit: "month", base_price_val: "30.00" }
+    })
+    const session = async () =>
+      (
+        await call("POST", "/api/v1/session", api_key, {
+          payer_id: `p-${Math.random()}`,
+          line_items: [{ price_id: price.body.data.price_id }],
+          return_url: "https://shop.example/thanks"
+        })
+      ).body.data.session_id as string
     const s1 = await session()
     const html = await handler(new Request(`http://localhost/checkout/${s1}`))
     const text = await html.text()
     expect(html.status).toBe(200)
     expect(text).toContain("30.00 USD")
     expect(text).toContain('<label for="card_number">')
-    const declined = await handler(new Request(`http://localhost/checkout/${s1}/pay`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: form({ card_number: "4000 0000 0000 0002", ...card }) }))
+    const declined = await handler(
+      new Request(`http://localhost/checkout/${s1}/pay`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: form({ card_number: "4000 0000 0000 0002", ...card })
+      })
+    )
     expect(declined.status).toBe(402)
     expect(await declined.text()).toContain("Your card was declined.")
-    const paid = await handler(new Request(`http://localhost/checkout/${s1}/pay`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: form({ card_number: "4242424242424242", ...card }), redirect: "manual" }))
+    const paid = await handler(
+      new Request(`http://localhost/checkout/${s1}/pay`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: form({ card_number: "4242424242424242", ...card }),
+        redirect: "manual"
+      })
+    )
     expect(paid.status).toBe(303)
     expect(paid.headers.get("location")).toBe("https://shop.example/thanks")
     const subs = await call("GET", "/api/v1/subscription?status=active", api_key)
     expect(subs.body.data.list).toHaveLength(1)
 
     const s2 = await session()
-    const challenge = await handler(new Request(`http://localhost/checkout/${s2}/pay`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ card_number: "4000000000003220", ...card }) }))
+    const challenge = await handler(
+      new Request(`http://localhost/checkout/${s2}/pay`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ card_number: "4000000000003220", ...card })
+      })
+    )
     expect(challenge.status).toBe(303)
     const location = challenge.headers.get("location")!
     expect(location).toMatch(/\/sandbox\/3ds\/trd_/)
-    const approve = await handler(new Request(`http://localhost${location}`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "approve=1" }))
+    const approve = await handler(
+      new Request(`http://localhost${location}`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: "approve=1"
+      })
+    )
     expect([approve.status, approve.headers.get("location")]).toEqual([303, "https://shop.example/thanks"])
     expect((await call("GET", "/api/v1/subscription?status=active", api_key)).body.data.list).toHaveLength(2)
     expect((await handler(new Request("http://localhost/checkout/ses_missing"))).status).toBe(404)
@@ -155,16 +271,31 @@ describe("hosted checkout page", () => {
 
   it("serves OpenAPI 3.1 and Swagger UI", async () => {
     const spec = await handler(new Request("http://localhost/openapi.json"))
-    const doc = await spec.json() as { openapi: string; paths: Record<string, unknown>; components: { securitySchemes: Record<string, { type: string; scheme: string }> } }
+    const doc = (await spec.json()) as {
+      openapi: string
+      paths: Record<string, unknown>
+      components: { securitySchemes: Record<string, { type: string; scheme: string }> }
+    }
     expect(doc.openapi).toMatch(/^3\.1/)
     // the API key is a bearer scheme every operation requires
     expect(doc.components.securitySchemes.bearer?.type).toBe("http")
     expect(doc.components.securitySchemes.bearer?.scheme.toLowerCase()).toBe("bearer")
-    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(["/api/v1/front/customer/create", "/api/v1/invoices", "/api/v1/subscription/{subscription_id}/revoke-price-change"]))
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining([
+        "/api/v1/front/customer/create",
+        "/api/v1/invoices",
+        "/api/v1/subscription/{subscription_id}/revoke-price-change"
+      ])
+    )
     expect(JSON.stringify(doc)).not.toContain("HttpApiDecodeError")
     for (const [path, ops] of Object.entries(doc.paths)) {
-      for (const op of Object.values(ops as Record<string, { responses: Record<string, unknown>; security: unknown }>)) {
-        expect([path, Object.keys(op.responses)]).toEqual([path, expect.arrayContaining(["200", "400", "401", "404", "409", "429", "500"])])
+      for (const op of Object.values(
+        ops as Record<string, { responses: Record<string, unknown>; security: unknown }>
+      )) {
+        expect([path, Object.keys(op.responses)]).toEqual([
+          path,
+          expect.arrayContaining(["200", "400", "401", "404", "409", "429", "500"])
+        ])
         expect([path, op.security]).toEqual([path, [{ bearer: [] }]])
       }
     }
@@ -181,7 +312,11 @@ describe("rate limit", () => {
     const statuses: Array<number> = []
     let retryAfter: string | null = null
     for (let i = 0; i < 5; i++) {
-      const r = await limited.handler(new Request("http://localhost/api/v1/product-categories", { headers: { authorization: `Bearer ${api_key}`, "request-id": `rl-${i}` } }))
+      const r = await limited.handler(
+        new Request("http://localhost/api/v1/product-categories", {
+          headers: { authorization: `Bearer ${api_key}`, "request-id": `rl-${i}` }
+        })
+      )
       statuses.push(r.status)
       if (r.status === 429) {
         retryAfter = r.headers.get("retry-after")
@@ -204,7 +339,11 @@ describe("health and unlimited keys", () => {
     const { api_key } = await merchant()
     const statuses = new Set<number>()
     for (let i = 0; i < 250; i++) {
-      const r = await open.handler(new Request("http://localhost/api/v1/product-categories", { headers: { authorization: `Bearer ${api_key}`, "request-id": `nl-${i}` } }))
+      const r = await open.handler(
+        new Request("http://localhost/api/v1/product-categories", {
+          headers: { authorization: `Bearer ${api_key}`, "request-id": `nl-${i}` }
+        })
+      )
       statuses.add(r.status)
       await r.arrayBuffer()
     }

@@ -19,8 +19,17 @@ export const backends = (): ReadonlyArray<readonly [string, () => Layer.Layer<St
 export const serve = (storage: Layer.Layer<Store.Storage, unknown>) => {
   const api = TestClient.make(engineOn(storage, { publicUrl: "http://localhost:4000" }))
   const merchant = (options: { readonly live?: boolean; readonly frozen?: string } = {}) =>
-    api.runtime.runPromise(Merchants.Merchants.use((m) =>
-      m.create({ name: "Acme", currency: "USD", ...(options.live ? { mode: "live" as const } : { frozen_time: Date.parse(options.frozen ?? "2026-01-01T00:00:00Z") }) })))
+    api.runtime.runPromise(
+      Merchants.Merchants.use((m) =>
+        m.create({
+          name: "Acme",
+          currency: "USD",
+          ...(options.live
+            ? { mode: "live" as const }
+            : { frozen_time: Date.parse(options.frozen ?? "2026-01-01T00:00:00Z") })
+        })
+      )
+    )
   /** Builds the store (PGlite start, migrations) now: call it in `beforeAll`, not inside a test's time limit. */
   const ready = () => api.runtime.runPromise(Effect.void)
   return { ...api, merchant, ready }

@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { Money, Ports } from "@recur/core"
+import { type Money, Ports } from "@recur/core"
 import { Clock, Context, Effect, Layer, Option, Ref } from "effect"
 
 /**
@@ -54,7 +54,8 @@ export interface Options {
   readonly challengeBaseUrl?: string
 }
 
-const rand = () => [...globalThis.crypto.getRandomValues(new Uint8Array(9))].map((b) => b.toString(36).padStart(2, "0")).join("")
+const rand = () =>
+  [...globalThis.crypto.getRandomValues(new Uint8Array(9))].map((b) => b.toString(36).padStart(2, "0")).join("")
 
 /**
  * Builds a sandbox gateway, with its test controls.
@@ -83,12 +84,17 @@ export const make = (options: Options = {}) =>
       if (request.source._tag === "Card") {
         const card = request.source.card
         const digits = card.number.replace(/[\s-]/g, "")
-        if (!Ports.luhnValid(digits)) return Ports.ChargeOutcome.Failed({ code: "incorrect_number", message: "The card number is incorrect." })
+        if (!Ports.luhnValid(digits))
+          return Ports.ChargeOutcome.Failed({ code: "incorrect_number", message: "The card number is incorrect." })
         const expiry = Date.UTC(card.exp_year, card.exp_month, 1)
         if (!Number.isInteger(card.exp_month) || card.exp_month < 1 || card.exp_month > 12 || expiry <= now) {
           return Ports.ChargeOutcome.Failed({ code: "expired_card", message: "The card has expired." })
         }
-        if (!/^\d{3,4}$/.test(card.cvc)) return Ports.ChargeOutcome.Failed({ code: "incorrect_cvc", message: "The card's security code is incorrect." })
+        if (!/^\d{3,4}$/.test(card.cvc))
+          return Ports.ChargeOutcome.Failed({
+            code: "incorrect_cvc",
+            message: "The card's security code is incorrect."
+          })
         behaviour = behaviourOf(digits)
         brand = brandOf(digits)
         last4 = digits.slice(-4)
@@ -102,9 +108,15 @@ export const make = (options: Options = {}) =>
         brand = parts[3]!
         last4 = parts[4]!
         token = request.source.token
-        if (Date.UTC(Number(parts[6]), Number(parts[5]), 1) <= now) return Ports.ChargeOutcome.Failed({ code: "expired_card", message: "The card has expired." })
+        if (Date.UTC(Number(parts[6]), Number(parts[5]), 1) <= now)
+          return Ports.ChargeOutcome.Failed({ code: "expired_card", message: "The card has expired." })
       }
-      const succeeded = Ports.ChargeOutcome.Succeeded({ transaction_id: `txn_${rand()}`, token: Option.some(token), brand, last4 })
+      const succeeded = Ports.ChargeOutcome.Succeeded({
+        transaction_id: `txn_${rand()}`,
+        token: Option.some(token),
+        brand,
+        last4
+      })
       const outcome = (() => {
         switch (behaviour) {
           case "succeed":
@@ -112,11 +124,18 @@ export const make = (options: Options = {}) =>
           case "decline":
             return Ports.ChargeOutcome.Failed({ code: "card_declined", message: "Your card was declined." })
           case "insufficient":
-            return Ports.ChargeOutcome.Failed({ code: "insufficient_funds", message: "Your card has insufficient funds." })
+            return Ports.ChargeOutcome.Failed({
+              code: "insufficient_funds",
+              message: "Your card has insufficient funds."
+            })
           case "three_d_secure":
-            return request.off_session ? succeeded : Ports.ChargeOutcome.RequiresAction({ redirect_url: `${base}/${request.trade_id}` })
+            return request.off_session
+              ? succeeded
+              : Ports.ChargeOutcome.RequiresAction({ redirect_url: `${base}/${request.trade_id}` })
           case "later_decline":
-            return request.source._tag === "Card" ? succeeded : Ports.ChargeOutcome.Failed({ code: "card_declined", message: "Your card was declined." })
+            return request.source._tag === "Card"
+              ? succeeded
+              : Ports.ChargeOutcome.Failed({ code: "card_declined", message: "Your card was declined." })
           case "unknown":
             return Ports.ChargeOutcome.Unknown()
         }
@@ -135,7 +154,9 @@ export const make = (options: Options = {}) =>
           if (seen) return seen
           attempts.set(request.trade_id, (attempts.get(request.trade_id) ?? 0) + 1)
           const forced = request.off_session && (yield* Ref.getAndUpdate(forcedDeclines, (n) => Math.max(0, n - 1))) > 0
-          const decided = forced ? Ports.ChargeOutcome.Failed({ code: "card_declined", message: "Your card was declined." }) : decide(request, yield* Clock.currentTimeMillis)
+          const decided = forced
+            ? Ports.ChargeOutcome.Failed({ code: "card_declined", message: "Your card was declined." })
+            : decide(request, yield* Clock.currentTimeMillis)
           const outcome = "_tag" in decided ? decided : decided.outcome
           if (!("_tag" in decided)) yield* record(request.trade_id, { ...decided, refunded: 0n })
           seenAttempts.set(key, outcome)
@@ -144,10 +165,16 @@ export const make = (options: Options = {}) =>
       retrieve: (tradeId) =>
         Effect.gen(function* () {
           const state = trades.get(tradeId)
-          if (!state) return Ports.ChargeOutcome.Failed({ code: "no_such_charge", message: "No charge for this trade." })
+          if (!state)
+            return Ports.ChargeOutcome.Failed({ code: "no_such_charge", message: "No charge for this trade." })
           if (state.outcome._tag === "Unknown") {
             // The processor did take the payment: reconciliation learns it now.
-            const settled = Ports.ChargeOutcome.Succeeded({ transaction_id: `txn_${rand()}`, token: Option.some(state.token), brand: state.brand, last4: state.last4 })
+            const settled = Ports.ChargeOutcome.Succeeded({
+              transaction_id: `txn_${rand()}`,
+              token: Option.some(state.token),
+              brand: state.brand,
+              last4: state.last4
+            })
             yield* record(tradeId, { ...state, outcome: settled })
             return settled
           }
@@ -159,18 +186,26 @@ export const make = (options: Options = {}) =>
           if (done) return done
           const state = trades.get(trade_id)
           const forced = yield* Ref.modify(forcedRefundFailures, (n) => [n > 0, Math.max(0, n - 1)] as const)
-          const outcome =
-            forced ? Ports.RefundOutcome.Failed({ code: "refund_declined", message: "The processor declined the refund." })
-            // a charge from before a restart is unknown here (the sandbox keeps no books): the engine's
-            // own reservation already bounds the amount, so the sandbox refunds it
-            : state !== undefined && state.outcome._tag !== "Succeeded"
+          const outcome = forced
+            ? Ports.RefundOutcome.Failed({ code: "refund_declined", message: "The processor declined the refund." })
+            : // a charge from before a restart is unknown here (the sandbox keeps no books): the engine's
+              // own reservation already bounds the amount, so the sandbox refunds it
+              state !== undefined && state.outcome._tag !== "Succeeded"
               ? Ports.RefundOutcome.Failed({ code: "charge_not_refundable", message: "The charge did not succeed." })
               : state === undefined
-                ? amount.amount > 0n ? Ports.RefundOutcome.Succeeded({ refund_transaction_id: `rtx_${rand()}` }) : Ports.RefundOutcome.Failed({ code: "amount_too_large", message: "Nothing to refund." })
-              : amount.currency !== state.amount.currency || amount.amount <= 0n || state.refunded + amount.amount > state.amount.amount
-                ? Ports.RefundOutcome.Failed({ code: "amount_too_large", message: "The refund exceeds what is left to refund." })
-                : Ports.RefundOutcome.Succeeded({ refund_transaction_id: `rtx_${rand()}` })
-          if (state && outcome._tag === "Succeeded") yield* record(trade_id, { ...state, refunded: state.refunded + amount.amount })
+                ? amount.amount > 0n
+                  ? Ports.RefundOutcome.Succeeded({ refund_transaction_id: `rtx_${rand()}` })
+                  : Ports.RefundOutcome.Failed({ code: "amount_too_large", message: "Nothing to refund." })
+                : amount.currency !== state.amount.currency ||
+                    amount.amount <= 0n ||
+                    state.refunded + amount.amount > state.amount.amount
+                  ? Ports.RefundOutcome.Failed({
+                      code: "amount_too_large",
+                      message: "The refund exceeds what is left to refund."
+                    })
+                  : Ports.RefundOutcome.Succeeded({ refund_transaction_id: `rtx_${rand()}` })
+          if (state && outcome._tag === "Succeeded")
+            yield* record(trade_id, { ...state, refunded: state.refunded + amount.amount })
           refunds.set(refund_id, outcome)
           return outcome
         })
@@ -181,12 +216,20 @@ export const make = (options: Options = {}) =>
       completeChallenge: (tradeId: string, approve: boolean) =>
         Effect.gen(function* () {
           const state = trades.get(tradeId)
-          if (!state || state.outcome._tag !== "RequiresAction") return false
+          if (state?.outcome._tag !== "RequiresAction") return false
           yield* record(tradeId, {
             ...state,
             outcome: approve
-              ? Ports.ChargeOutcome.Succeeded({ transaction_id: `txn_${rand()}`, token: Option.some(state.token), brand: state.brand, last4: state.last4 })
-              : Ports.ChargeOutcome.Failed({ code: "authentication_failed", message: "3-D Secure authentication failed." })
+              ? Ports.ChargeOutcome.Succeeded({
+                  transaction_id: `txn_${rand()}`,
+                  token: Option.some(state.token),
+                  brand: state.brand,
+                  last4: state.last4
+                })
+              : Ports.ChargeOutcome.Failed({
+                  code: "authentication_failed",
+                  message: "3-D Secure authentication failed."
+                })
           })
           return true
         }),
@@ -225,7 +268,9 @@ export interface Controls {
  *
  * @since 0.1.0
  */
-export class SandboxControls extends Context.Service<SandboxControls, Controls>()("@recur/payment-sandbox/SandboxControls") {}
+export class SandboxControls extends Context.Service<SandboxControls, Controls>()(
+  "@recur/payment-sandbox/SandboxControls"
+) {}
 
 /**
  * The sandbox as the engine's `PaymentGateway`, plus its controls.
@@ -234,5 +279,7 @@ export class SandboxControls extends Context.Service<SandboxControls, Controls>(
  */
 export const layer = (options: Options = {}): Layer.Layer<Ports.PaymentGateway | SandboxControls> =>
   Layer.effectContext(
-    Effect.map(make(options), ({ controls, gateway }) => Context.make(Ports.PaymentGateway, gateway).pipe(Context.add(SandboxControls, controls)))
+    Effect.map(make(options), ({ controls, gateway }) =>
+      Context.make(Ports.PaymentGateway, gateway).pipe(Context.add(SandboxControls, controls))
+    )
   )

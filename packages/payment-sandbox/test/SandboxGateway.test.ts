@@ -12,7 +12,10 @@ PaymentGatewayContract.suite("sandbox", SandboxGateway.layer(), {
 })
 
 const usd = Money.make(3000n, "USD")
-const card = (number: string) => ({ _tag: "Card" as const, card: { number, exp_month: 12, exp_year: 2099, cvc: "123" } })
+const card = (number: string) => ({
+  _tag: "Card" as const,
+  card: { number, exp_month: 12, exp_year: 2099, cvc: "123" }
+})
 
 describe("Sandbox test cards", () => {
   it.effect("3-D Secure: requires action, then the challenge decides", () =>
@@ -20,44 +23,100 @@ describe("Sandbox test cards", () => {
       const g = yield* Ports.PaymentGateway
       const controls = yield* SandboxGateway.SandboxControls
       const approved = yield* Ids.make("trd")
-      const first = yield* g.charge({ trade_id: approved, merchant_id: "m", amount: usd, source: card("4000 0000 0000 3220"), off_session: false })
+      const first = yield* g.charge({
+        trade_id: approved,
+        merchant_id: "m",
+        amount: usd,
+        source: card("4000 0000 0000 3220"),
+        off_session: false
+      })
       expect(first).toEqual(Ports.ChargeOutcome.RequiresAction({ redirect_url: `/sandbox/3ds/${approved}` }))
       expect(yield* controls.completeChallenge(approved, true)).toBe(true)
       expect((yield* g.retrieve(approved))._tag).toBe("Succeeded")
       const refused = yield* Ids.make("trd")
-      yield* g.charge({ trade_id: refused, merchant_id: "m", amount: usd, source: card("4000000000003220"), off_session: false })
+      yield* g.charge({
+        trade_id: refused,
+        merchant_id: "m",
+        amount: usd,
+        source: card("4000000000003220"),
+        off_session: false
+      })
       yield* controls.completeChallenge(refused, false)
       expect(yield* g.retrieve(refused)).toMatchObject({ _tag: "Failed", code: "authentication_failed" })
-    }).pipe(Effect.provide(SandboxGateway.layer())))
+    }).pipe(Effect.provide(SandboxGateway.layer()))
+  )
 
   it.effect("4000 0000 0000 0341: the first charge succeeds, later off-session charges decline", () =>
     Effect.gen(function* () {
       const g = yield* Ports.PaymentGateway
-      const first = yield* g.charge({ trade_id: yield* Ids.make("trd"), merchant_id: "m", amount: usd, source: card("4000000000000341"), off_session: false })
+      const first = yield* g.charge({
+        trade_id: yield* Ids.make("trd"),
+        merchant_id: "m",
+        amount: usd,
+        source: card("4000000000000341"),
+        off_session: false
+      })
       expect(first._tag).toBe("Succeeded")
       const token = first._tag === "Succeeded" ? Option.getOrThrow(first.token) : ""
-      const renewal = yield* g.charge({ trade_id: yield* Ids.make("trd"), merchant_id: "m", amount: usd, source: { _tag: "Token", token }, off_session: true })
+      const renewal = yield* g.charge({
+        trade_id: yield* Ids.make("trd"),
+        merchant_id: "m",
+        amount: usd,
+        source: { _tag: "Token", token },
+        off_session: true
+      })
       expect(renewal).toMatchObject({ _tag: "Failed", code: "card_declined" })
-    }).pipe(Effect.provide(SandboxGateway.layer())))
+    }).pipe(Effect.provide(SandboxGateway.layer()))
+  )
 
   it.effect("4000 0000 0000 0119: unknown outcome, reconciled as success; the processor was asked once", () =>
     Effect.gen(function* () {
       const g = yield* Ports.PaymentGateway
       const controls = yield* SandboxGateway.SandboxControls
       const trade = yield* Ids.make("trd")
-      expect((yield* g.charge({ trade_id: trade, merchant_id: "m", amount: usd, source: card("4000000000000119"), off_session: false }))._tag).toBe("Unknown")
+      expect(
+        (yield* g.charge({
+          trade_id: trade,
+          merchant_id: "m",
+          amount: usd,
+          source: card("4000000000000119"),
+          off_session: false
+        }))._tag
+      ).toBe("Unknown")
       expect((yield* g.retrieve(trade))._tag).toBe("Succeeded")
-      expect((yield* g.charge({ trade_id: trade, merchant_id: "m", amount: usd, source: card("4000000000000119"), off_session: false }))._tag).toBe("Succeeded")
+      expect(
+        (yield* g.charge({
+          trade_id: trade,
+          merchant_id: "m",
+          amount: usd,
+          source: card("4000000000000119"),
+          off_session: false
+        }))._tag
+      ).toBe("Succeeded")
       expect(yield* controls.chargeAttempts(trade)).toBe(1)
-    }).pipe(Effect.provide(SandboxGateway.layer())))
+    }).pipe(Effect.provide(SandboxGateway.layer()))
+  )
 
   it.effect("expired cards and bad tokens fail; card numbers never appear in tokens", () =>
     Effect.gen(function* () {
       const g = yield* Ports.PaymentGateway
       yield* TestClock.setTime(Date.UTC(2030, 0, 1))
-      const expired = yield* g.charge({ trade_id: yield* Ids.make("trd"), merchant_id: "m", amount: usd, source: { _tag: "Card", card: { number: "4242424242424242", exp_month: 12, exp_year: 2029, cvc: "123" } }, off_session: false })
+      const expired = yield* g.charge({
+        trade_id: yield* Ids.make("trd"),
+        merchant_id: "m",
+        amount: usd,
+        source: { _tag: "Card", card: { number: "4242424242424242", exp_month: 12, exp_year: 2029, cvc: "123" } },
+        off_session: false
+      })
       expect(expired).toMatchObject({ _tag: "Failed", code: "expired_card" })
-      const bad = yield* g.charge({ trade_id: yield* Ids.make("trd"), merchant_id: "m", amount: usd, source: { _tag: "Token", token: "tok_nope" }, off_session: true })
+      const bad = yield* g.charge({
+        trade_id: yield* Ids.make("trd"),
+        merchant_id: "m",
+        amount: usd,
+        source: { _tag: "Token", token: "tok_nope" },
+        off_session: true
+      })
       expect(bad).toMatchObject({ _tag: "Failed", code: "invalid_token" })
-    }).pipe(Effect.provide(SandboxGateway.layer())))
+    }).pipe(Effect.provide(SandboxGateway.layer()))
+  )
 })

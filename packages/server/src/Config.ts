@@ -3,6 +3,7 @@
  *
  * @since 0.1.0
  */
+import { DunningPolicy } from "@recur/core"
 import { Config, Effect, Option, Redacted } from "effect"
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join, resolve } from "node:path"
@@ -30,9 +31,21 @@ export interface ServerConfig {
   readonly tracing: boolean
   /** `RECUR_WORKER_CONCURRENCY`: subscriptions a worker bills at once (8 on PostgreSQL, 1 on PGlite). */
   readonly workerConcurrency: number
+  /** `RECUR_DUNNING_RETRY_DAYS` (`1,3,5,7`) and `RECUR_DUNNING_FINAL_STATE` (`unpaid` or `canceled`): the default dunning policy. */
+  readonly dunning: { readonly retryDays: ReadonlyArray<number>; readonly finalState: "unpaid" | "canceled" }
 }
 
 const RATE = /^(\d+(?:\.\d+)?)(?:\/(\d+))?$/
+
+/**
+ * Parses `RECUR_DUNNING_RETRY_DAYS`: 1 to 10 increasing whole days from 1 to 60, comma-separated.
+ *
+ * @since 0.1.0
+ */
+export const parseRetryDays = (text: string): ReadonlyArray<number> | undefined => {
+  const days = text.split(",").map((d) => (/^\s*\d{1,2}\s*$/.test(d) ? Number(d) : Number.NaN))
+  return DunningPolicy.validRetryDays(days) ? days : undefined
+}
 
 /** Parses `RECUR_RATE_LIMIT`: `off`, `<per second>` or `<per second>/<burst>`. */
 export const parseRateLimit = (text: string): ServerConfig["rateLimit"] | undefined => {
@@ -51,7 +64,8 @@ const HEX64 = /^[0-9a-fA-F]{64}$/
  * Reads `PORT` (4000), `RECUR_PUBLIC_URL`, `RECUR_DATA_DIR` (`./.recur`), `DATABASE_URL`,
  * `RECUR_DATABASE_SCHEMA`, `RECUR_MASTER_KEY` (generated into the data directory for the
  * embedded default, required with Postgres), `RECUR_RATE_LIMIT` (`100/200`, or `off`),
- * `RECUR_ACCESS_LOG` (`true`) and `RECUR_WEBHOOKS_ALLOW_PRIVATE` (`false`).
+ * `RECUR_ACCESS_LOG` (`true`), `RECUR_WEBHOOKS_ALLOW_PRIVATE` (`false`), `RECUR_WORKER_CONCURRENCY`,
+ * `RECUR_DUNNING_RETRY_DAYS` (`1,3,5,7`) and `RECUR_DUNNING_FINAL_STATE` (`unpaid`).
  *
  * @since 0.1.0
  */
@@ -64,27 +78,67 @@ export const load = Effect.gen(function* () {
   const allowPrivateWebhooks = yield* Config.Boolean("RECUR_WEBHOOKS_ALLOW_PRIVATE").pipe(Config.withDefault(false))
   const rateText = yield* Config.String("RECUR_RATE_LIMIT").pipe(Config.withDefault("100/200"))
   const rateLimit = parseRateLimit(rateText)
-  if (rateLimit === undefined) return yield* Effect.fail(new Error(`RECUR_RATE_LIMIT must be "off" or "<per second>/<burst>" (e.g. 100/200), not ${JSON.stringify(rateText)}`))
+  if (rateLimit === undefined)
+    return yield* Effect.fail(
+      new Error(
+        `RECUR_RATE_LIMIT must be "off" or "<per second>/<burst>" (e.g. 100/200), not ${JSON.stringify(rateText)}`
+      )
+    )
   const accessLog = yield* Config.Boolean("RECUR_ACCESS_LOG").pipe(Config.withDefault(true))
   const tracing = yield* Config.Boolean("RECUR_TRACING").pipe(Config.withDefault(false))
   // PGlite is one connection: its transactions run one at a time whatever the worker does
-  const workerConcurrency = yield* Config.Int("RECUR_WORKER_CONCURRENCY").pipe(Config.withDefault(Option.isSome(databaseUrl) ? 8 : 1))
-  if (workerConcurrency < 1 || workerConcurrency > 64) return yield* Effect.fail(new Error("RECUR_WORKER_CONCURRENCY must be between 1 and 64"))
+  const workerConcurrency = yield* Config.Int("RECUR_WORKER_CONCURRENCY").pipe(
+    Config.withDefault(Option.isSome(databaseUrl) ? 8 : 1)
+  )
+  if (workerConcurrency < 1 || workerConcurrency > 64)
+    return yield* Effect.fail(new Error("RECUR_WORKER_CONCURRENCY must be between 1 and 64"))
+  const retryText = yield* Config.String("RECUR_DUNNING_RETRY_DAYS").pipe(Config.withDefault("1,3,5,7"))
+  const retryDays = parseRetryDays(retryText)
+  if (retryDays === undefined)
+    return yield* Effect.fail(
+      new Error(
+        `RECUR_DUNNING_RETRY_DAYS must be 1 to 10 increasing whole days from 1 to 60, comma-separated (e.g. 1,3,5,7), not ${JSON.stringify(retryText)}`
+      )
+    )
+  const finalState = yield* Config.String("RECUR_DUNNING_FINAL_STATE").pipe(Config.withDefault("unpaid"))
+  if (finalState !== "unpaid" && finalState !== "canceled")
+    return yield* Effect.fail(
+      new Error(`RECUR_DUNNING_FINAL_STATE must be unpaid or canceled, not ${JSON.stringify(finalState)}`)
+    )
+  const dunning = { retryDays, finalState } as const
   const configured = yield* Config.option(Config.Redacted("RECUR_MASTER_KEY"))
   let masterKey: Redacted.Redacted<string>
   if (Option.isSome(configured)) {
-    if (!HEX64.test(Redacted.value(configured.value))) return yield* Effect.fail(new Error("RECUR_MASTER_KEY must be 64 hexadecimal characters (32 bytes)"))
+    if (!HEX64.test(Redacted.value(configured.value)))
+      return yield* Effect.fail(new Error("RECUR_MASTER_KEY must be 64 hexadecimal characters (32 bytes)"))
     masterKey = configured.value
   } else if (Option.isSome(databaseUrl)) {
-    return yield* Effect.fail(new Error("RECUR_MASTER_KEY is required with DATABASE_URL (64 hex characters; it encrypts stored API keys)"))
+    return yield* Effect.fail(
+      new Error("RECUR_MASTER_KEY is required with DATABASE_URL (64 hex characters; it encrypts stored API keys)")
+    )
   } else {
     mkdirSync(dataDir, { recursive: true })
     const file = join(dataDir, "master.key")
     if (!existsSync(file)) {
-      const key = [...globalThis.crypto.getRandomValues(new Uint8Array(32))].map((b) => b.toString(16).padStart(2, "0")).join("")
+      const key = [...globalThis.crypto.getRandomValues(new Uint8Array(32))]
+        .map((b) => b.toString(16).padStart(2, "0"))
+        .join("")
       writeFileSync(file, key, { mode: 0o600 })
     }
     masterKey = Redacted.make(readFileSync(file, "utf8").trim())
   }
-  return { port, publicUrl, dataDir, databaseUrl, databaseSchema, masterKey, allowPrivateWebhooks, rateLimit, accessLog, tracing, workerConcurrency } satisfies ServerConfig
+  return {
+    port,
+    publicUrl,
+    dataDir,
+    databaseUrl,
+    databaseSchema,
+    masterKey,
+    allowPrivateWebhooks,
+    rateLimit,
+    accessLog,
+    tracing,
+    workerConcurrency,
+    dunning
+  } satisfies ServerConfig
 })

@@ -6,7 +6,18 @@
  */
 import { NodeHttpServer } from "@effect/platform-node"
 import { SqlClient } from "effect/sql"
-import { Billing, type Catalog, type Customers, Merchants, type Ports, type Secrets, type Store, type Subscriptions, Webhooks } from "@recur/core"
+import {
+  Billing,
+  type Catalog,
+  type Customers,
+  Merchants,
+  type Ports,
+  type Secrets,
+  type Settings,
+  type Store,
+  type Subscriptions,
+  type Webhooks
+} from "@recur/core"
 import type { SandboxGateway } from "@recur/payment-sandbox"
 import { engineOn } from "@recur/embedded"
 import { Pg } from "@recur/sql"
@@ -14,6 +25,7 @@ import { Http } from "@recur/http"
 import { Console, Effect, Layer, Option, Redacted, References } from "effect"
 import { HttpMiddleware } from "effect/http"
 import { createServer } from "node:http"
+import { Dispatcher } from "@recur/webhooks"
 import type { ServerConfig } from "./Config.js"
 
 /**
@@ -22,8 +34,21 @@ import type { ServerConfig } from "./Config.js"
  * @since 0.1.0
  */
 export type Engine =
-  | Store.Storage | Customers.Customers | Catalog.Catalog | Secrets.Secrets | Merchants.Merchants | Ports.PaymentGateway | Ports.FxRates
-  | Ports.TaxCalculator | Billing.Settings | Billing.Billing | Subscriptions.Subscriptions | SandboxGateway.SandboxControls | SqlClient.SqlClient | Webhooks.Webhooks | Ports.WebhookTransport
+  | Store.Storage
+  | Customers.Customers
+  | Catalog.Catalog
+  | Secrets.Secrets
+  | Merchants.Merchants
+  | Ports.PaymentGateway
+  | Ports.FxRates
+  | Ports.TaxCalculator
+  | Settings.Settings
+  | Billing.Billing
+  | Subscriptions.Subscriptions
+  | SandboxGateway.SandboxControls
+  | SqlClient.SqlClient
+  | Webhooks.Webhooks
+  | Ports.WebhookTransport
 
 /**
  * The engine for a configuration: PGlite in the data directory, or Postgres.
@@ -32,8 +57,20 @@ export type Engine =
  */
 export const engine = (config: ServerConfig): Layer.Layer<Engine, unknown> =>
   engineOn<Store.Storage | SqlClient.SqlClient, unknown>(
-    Option.match(config.databaseUrl, { onNone: () => Pg.layerPglite({ dataDir: config.dataDir }), onSome: (url) => Pg.layerPgUrl({ url, ...Option.match(config.databaseSchema, { onNone: () => ({}), onSome: (schema) => ({ schema }) }) }) }),
-    { masterKey: Redacted.value(config.masterKey), publicUrl: config.publicUrl, webhooks: { allowPrivateNetwork: config.allowPrivateWebhooks } }
+    Option.match(config.databaseUrl, {
+      onNone: () => Pg.layerPglite({ dataDir: config.dataDir }),
+      onSome: (url) =>
+        Pg.layerPgUrl({
+          url,
+          ...Option.match(config.databaseSchema, { onNone: () => ({}), onSome: (schema) => ({ schema }) })
+        })
+    }),
+    {
+      masterKey: Redacted.value(config.masterKey),
+      publicUrl: config.publicUrl,
+      webhooks: { allowPrivateNetwork: config.allowPrivateWebhooks },
+      dunning: config.dunning
+    }
   )
 
 /**
@@ -46,14 +83,23 @@ export const ensureDemoMerchant = (config: ServerConfig) =>
     const sql = yield* SqlClient.SqlClient
     const rows = yield* sql<{ n: number }>`select count(*)::int as n from recur_merchants`
     if ((rows[0]?.n ?? 0) > 0) {
-      yield* Console.log("Recur: existing data found; the demo key was printed on first start (keys are shown once). Create another with: pnpm recur merchant create --name Demo --currency USD")
+      yield* Console.log(
+        "Recur: existing data found; the demo key was printed on first start (keys are shown once). Create another with: pnpm recur merchant create --name Demo --currency USD"
+      )
       return
     }
     // the demo merchant runs on a frozen sandbox clock, so POST /api/v1/test_helpers/advance_clock can replay months at once
-    const created = yield* (yield* Merchants.Merchants).create({ name: "Demo merchant", currency: "USD", mode: "sandbox", frozen_time: Date.now() })
+    const created = yield* (yield* Merchants.Merchants).create({
+      name: "Demo merchant",
+      currency: "USD",
+      mode: "sandbox",
+      frozen_time: Date.now()
+    })
     yield* Console.log(`Demo merchant: ${created.merchant.merchant_id}`)
     yield* Console.log(`Demo API key: ${created.api_key}`)
-    yield* Console.log(`Try: curl -s ${config.publicUrl}/api/v1/product-categories -H "Authorization: Bearer ${created.api_key}" -H "Request-Id: $(date +%s%N)"`)
+    yield* Console.log(
+      `Try: curl -s ${config.publicUrl}/api/v1/product-categories -H "Authorization: Bearer ${created.api_key}" -H "Request-Id: $(date +%s%N)"`
+    )
   })
 
 /**
@@ -63,10 +109,15 @@ export const ensureDemoMerchant = (config: ServerConfig) =>
  * @since 0.1.0
  */
 export const workers = (owner: string, options: { readonly concurrency?: number } = {}) =>
-  Effect.all([
-    Billing.Billing.use((b) => b.worker({ owner, ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}) })),
-    Webhooks.Webhooks.use((w) => w.dispatcher({ owner }))
-  ], { concurrency: 2, discard: true })
+  Effect.all(
+    [
+      Billing.Billing.use((b) =>
+        b.worker({ owner, ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}) })
+      ),
+      Dispatcher.run({ owner })
+    ],
+    { concurrency: 2, discard: true }
+  )
 
 /**
  * Everything `serve` runs, as one layer.
@@ -78,12 +129,25 @@ export const serve = (config: ServerConfig) => {
   const http = Http.serve({ rateLimit: config.rateLimit, disableLogger: !config.accessLog }).pipe(
     Layer.provide(NodeHttpServer.layer(createServer, { port: config.port }))
   )
-  const worker = Layer.effectDiscard(Effect.forkScoped(workers(`server-${process.pid}`, { concurrency: config.workerConcurrency })))
+  const worker = Layer.effectDiscard(
+    Effect.forkScoped(workers(`server-${process.pid}`, { concurrency: config.workerConcurrency }))
+  )
   const demo = Layer.effectDiscard(Effect.orDie(ensureDemoMerchant(config)))
-  const ready = Layer.effectDiscard(Console.log(`Recur listening on ${config.publicUrl} (API docs: ${config.publicUrl}/docs)`))
+  const ready = Layer.effectDiscard(
+    Console.log(`Recur listening on ${config.publicUrl} (API docs: ${config.publicUrl}/docs)`)
+  )
   // No tracing exporter is configured in the standalone server: spans would only cost time
   // (a span per request and per service call). Embedders who export traces keep Effect's default.
   const untraced = <E>(l: Layer.Layer<never, E>) =>
-    config.tracing ? l : l.pipe(Layer.provide(Layer.mergeAll(Layer.succeed(References.TracerEnabled, false), Layer.succeed(HttpMiddleware.TracerDisabledWhen, () => true))))
+    config.tracing
+      ? l
+      : l.pipe(
+          Layer.provide(
+            Layer.mergeAll(
+              Layer.succeed(References.TracerEnabled, false),
+              Layer.succeed(HttpMiddleware.TracerDisabledWhen, () => true)
+            )
+          )
+        )
   return untraced(Layer.mergeAll(http, worker, demo, ready).pipe(Layer.provide(engineLive)))
 }

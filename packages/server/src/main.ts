@@ -5,7 +5,7 @@
  * @since 0.1.0
  */
 import { NodeRuntime } from "@effect/platform-node"
-import { Billing, Merchants } from "@recur/core"
+import { Merchants } from "@recur/core"
 import { DataDirLock } from "@recur/sql"
 import { Cause, Console, Data, Effect, Exit, Layer, Runtime } from "effect"
 import * as Config from "./Config.js"
@@ -45,7 +45,11 @@ const program = Effect.gen(function* () {
       return yield* withEngine(() => Console.log("migrations are up to date"))
     case "worker":
       // like `serve`: no exporter in the standalone worker, so no spans unless RECUR_TRACING asks
-      return yield* withEngine((config) => Server.workers(`worker-${process.pid}`, { concurrency: config.workerConcurrency }).pipe(Effect.withTracerEnabled(config.tracing)))
+      return yield* withEngine((config) =>
+        Server.workers(`worker-${process.pid}`, { concurrency: config.workerConcurrency }).pipe(
+          Effect.withTracerEnabled(config.tracing)
+        )
+      )
     case "merchant": {
       if (sub !== "create") return yield* Console.error(usage)
       const name = flag("name")
@@ -54,8 +58,14 @@ const program = Effect.gen(function* () {
       const frozen = flag("frozen-time")
       return yield* withEngine(() =>
         Effect.gen(function* () {
-          const created = yield* (yield* Merchants.Merchants).create({ name, currency, mode: has("live") ? "live" : "sandbox", ...(frozen ? { frozen_time: Date.parse(frozen) } : {}) })
-          if (has("json")) yield* Console.log(JSON.stringify({ merchant_id: created.merchant.merchant_id, api_key: created.api_key }))
+          const created = yield* (yield* Merchants.Merchants).create({
+            name,
+            currency,
+            mode: has("live") ? "live" : "sandbox",
+            ...(frozen ? { frozen_time: Date.parse(frozen) } : {})
+          })
+          if (has("json"))
+            yield* Console.log(JSON.stringify({ merchant_id: created.merchant.merchant_id, api_key: created.api_key }))
           else yield* Console.log(`Merchant ${created.merchant.merchant_id}\nAPI key: ${created.api_key}`)
         })
       )
@@ -66,14 +76,20 @@ const program = Effect.gen(function* () {
       if (sub === "rotate") {
         return yield* withEngine(() =>
           Merchants.Merchants.use((m) => m.rotateKey(merchant, { graceMs: duration(flag("grace") ?? "3m") })).pipe(
-            Effect.flatMap((k) => Console.log(has("json") ? JSON.stringify({ key_id: k.key_id, api_key: k.api_key }) : `New API key: ${k.api_key}`))
+            Effect.flatMap((k) =>
+              Console.log(
+                has("json") ? JSON.stringify({ key_id: k.key_id, api_key: k.api_key }) : `New API key: ${k.api_key}`
+              )
+            )
           )
         )
       }
       if (sub === "revoke") {
         const key = flag("key")
         if (!key) return yield* Effect.fail(new Error("key revoke needs --key (the key id)"))
-        return yield* withEngine(() => Merchants.Merchants.use((m) => m.revokeKey(merchant, key)).pipe(Effect.andThen(Console.log(`Revoked ${key}`))))
+        return yield* withEngine(() =>
+          Merchants.Merchants.use((m) => m.revokeKey(merchant, key)).pipe(Effect.andThen(Console.log(`Revoked ${key}`)))
+        )
       }
       return yield* Console.error(usage)
     }

@@ -9,13 +9,22 @@ import * as Config from "../src/Config.js"
 const root = fileURLToPath(new URL("../../..", import.meta.url))
 const main = fileURLToPath(new URL("../src/main.ts", import.meta.url))
 const recur = (args: ReadonlyArray<string>, env: Record<string, string>) =>
-  spawnSync(process.execPath, ["--conditions=source", "--import", "tsx", main, ...args], { cwd: root, env: { ...process.env, ...env }, encoding: "utf8", timeout: 60_000 })
+  spawnSync(process.execPath, ["--conditions=source", "--import", "tsx", main, ...args], {
+    cwd: root,
+    env: { ...process.env, ...env },
+    encoding: "utf8",
+    timeout: 60_000
+  })
 
 describe("recur CLI and server", () => {
   it("serve: prints the demo key, answers requests, and shuts down cleanly on SIGTERM; data survives a restart", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "recur-serve-"))
     const port = String(40000 + Math.floor(Math.random() * 20000))
-    const start = () => spawn(process.execPath, ["--conditions=source", "--import", "tsx", main, "serve"], { cwd: root, env: { ...process.env, PORT: port, RECUR_DATA_DIR: dataDir } })
+    const start = () =>
+      spawn(process.execPath, ["--conditions=source", "--import", "tsx", main, "serve"], {
+        cwd: root,
+        env: { ...process.env, PORT: port, RECUR_DATA_DIR: dataDir }
+      })
     try {
       const server = start()
       let out = ""
@@ -32,10 +41,16 @@ describe("recur CLI and server", () => {
           }
         }, 100)
       })
-      const res = await fetch(`http://127.0.0.1:${port}/api/v1/front/customer/create`, { method: "POST", headers: { authorization: `Bearer ${key}`, "request-id": "cli-1", "content-type": "application/json" }, body: JSON.stringify({ payer_id: "survivor" }) })
+      const res = await fetch(`http://127.0.0.1:${port}/api/v1/front/customer/create`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "request-id": "cli-1", "content-type": "application/json" },
+        body: JSON.stringify({ payer_id: "survivor" })
+      })
       expect(res.status).toBe(200)
       // the directory is this server's: a CLI command on it is refused, naming the server, in one line
-      const refused = recur(["merchant", "create", "--name", "Second", "--currency", "USD"], { RECUR_DATA_DIR: dataDir })
+      const refused = recur(["merchant", "create", "--name", "Second", "--currency", "USD"], {
+        RECUR_DATA_DIR: dataDir
+      })
       expect(refused.status).toBe(1)
       expect(refused.stderr).toContain(`is in use by process ${server.pid}`)
       expect(refused.stderr).not.toContain("    at ")
@@ -57,7 +72,9 @@ describe("recur CLI and server", () => {
           }
         }, 100)
       })
-      const list = await fetch(`http://127.0.0.1:${port}/api/v1/front/customer?payer_ids=survivor`, { headers: { authorization: `Bearer ${key}`, "request-id": "cli-2" } })
+      const list = await fetch(`http://127.0.0.1:${port}/api/v1/front/customer?payer_ids=survivor`, {
+        headers: { authorization: `Bearer ${key}`, "request-id": "cli-2" }
+      })
       expect(((await list.json()) as { data: { list: Array<unknown> } }).data.list).toHaveLength(1)
       const done = new Promise<number | null>((resolve) => again.on("exit", (code) => resolve(code)))
       again.kill("SIGINT")
@@ -70,20 +87,33 @@ describe("recur CLI and server", () => {
   it("merchant create --json, key rotate, and clear configuration errors", () => {
     const dataDir = mkdtempSync(join(tmpdir(), "recur-cli-"))
     try {
-      const created = recur(["merchant", "create", "--name", "Acme", "--currency", "EUR", "--json"], { RECUR_DATA_DIR: dataDir })
+      const created = recur(["merchant", "create", "--name", "Acme", "--currency", "EUR", "--json"], {
+        RECUR_DATA_DIR: dataDir
+      })
       expect(created.status).toBe(0)
-      const { api_key, merchant_id } = JSON.parse(created.stdout.trim().split("\n").at(-1)!) as { merchant_id: string; api_key: string }
+      const { api_key, merchant_id } = JSON.parse(created.stdout.trim().split("\n").at(-1)!) as {
+        merchant_id: string
+        api_key: string
+      }
       expect(merchant_id).toMatch(/^mch_/)
       expect(api_key).toMatch(/^sk_test_/)
-      const rotated = recur(["key", "rotate", "--merchant", merchant_id, "--grace", "1m", "--json"], { RECUR_DATA_DIR: dataDir })
+      const rotated = recur(["key", "rotate", "--merchant", merchant_id, "--grace", "1m", "--json"], {
+        RECUR_DATA_DIR: dataDir
+      })
       expect(rotated.status).toBe(0)
       expect(JSON.parse(rotated.stdout.trim().split("\n").at(-1)!).api_key).toMatch(/^sk_test_/)
-      const bad = recur(["merchant", "create", "--name", "X", "--currency", "USD"], { DATABASE_URL: "postgres://nowhere/db", RECUR_DATA_DIR: dataDir })
+      const bad = recur(["merchant", "create", "--name", "X", "--currency", "USD"], {
+        DATABASE_URL: "postgres://nowhere/db",
+        RECUR_DATA_DIR: dataDir
+      })
       expect(bad.status).not.toBe(0)
       expect(bad.stderr + bad.stdout).toContain("RECUR_MASTER_KEY is required")
       const badLimit = recur(["migrate"], { RECUR_RATE_LIMIT: "fast", RECUR_DATA_DIR: dataDir })
       expect(badLimit.status).not.toBe(0)
       expect(badLimit.stderr + badLimit.stdout).toContain("RECUR_RATE_LIMIT must be")
+      const badDunning = recur(["migrate"], { RECUR_DUNNING_FINAL_STATE: "forgotten", RECUR_DATA_DIR: dataDir })
+      expect(badDunning.status).not.toBe(0)
+      expect(badDunning.stderr + badDunning.stdout).toContain("RECUR_DUNNING_FINAL_STATE must be")
     } finally {
       rmSync(dataDir, { recursive: true, force: true })
     }
@@ -98,5 +128,22 @@ describe("configuration", () => {
     expect(Config.parseRateLimit("fast")).toBeUndefined()
     expect(Config.parseRateLimit("0/10")).toBeUndefined()
     expect(Config.parseRateLimit("10/0")).toBeUndefined()
+  })
+
+  it("RECUR_DUNNING_RETRY_DAYS: increasing whole days, comma-separated", () => {
+    expect(Config.parseRetryDays("1,3,5,7")).toEqual([1, 3, 5, 7])
+    expect(Config.parseRetryDays(" 2, 10 ")).toEqual([2, 10])
+    for (const bad of [
+      "",
+      "3,1",
+      "0",
+      "61",
+      "1.5",
+      "1,,2",
+      "a",
+      Array.from({ length: 11 }, (_, i) => i + 1).join(",")
+    ]) {
+      expect(Config.parseRetryDays(bad)).toBeUndefined()
+    }
   })
 })

@@ -25,8 +25,10 @@ export class DataDirLocked extends Data.TaggedError("DataDirLocked")<{
   readonly since: string
 }> {
   override get message() {
-    return `The data directory ${this.dataDir} is in use by process ${this.pid} on ${this.host} (since ${this.since}). ` +
+    return (
+      `The data directory ${this.dataDir} is in use by process ${this.pid} on ${this.host} (since ${this.since}). ` +
       `Only one Recur process (server, worker, CLI or createBilling) may open it at a time: stop that process, or use another directory.`
+    )
   }
 }
 
@@ -48,7 +50,9 @@ const alive = (pid: number): boolean => {
 const read = (file: string): Holder | undefined => {
   try {
     const h = JSON.parse(fs.readFileSync(file, "utf8")) as Partial<Holder>
-    return typeof h.pid === "number" ? { pid: h.pid, host: String(h.host ?? "?"), since: String(h.since ?? "?") } : undefined
+    return typeof h.pid === "number"
+      ? { pid: h.pid, host: String(h.host ?? "?"), since: String(h.since ?? "?") }
+      : undefined
   } catch {
     return undefined
   }
@@ -81,8 +85,13 @@ const tryTake = (dataDir: string): Holder | "taken" => {
  */
 export const acquire = (dataDir: string): Effect.Effect<void, DataDirLocked, Scope.Scope> =>
   Effect.acquireRelease(
-    Effect.flatMap(Effect.sync(() => tryTake(dataDir)), (r) =>
-      r === "taken" ? Effect.void : Effect.fail(new DataDirLocked({ dataDir, pid: r.pid, host: r.host, since: r.since }))),
+    Effect.flatMap(
+      Effect.sync(() => tryTake(dataDir)),
+      (r) =>
+        r === "taken"
+          ? Effect.void
+          : Effect.fail(new DataDirLocked({ dataDir, pid: r.pid, host: r.host, since: r.since }))
+    ),
     () =>
       Effect.sync(() => {
         const file = path.join(dataDir, "recur.lock")

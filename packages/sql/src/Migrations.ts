@@ -31,12 +31,18 @@ const initial = Effect.gen(function* () {
     entityTable("recur_api_keys", "lookup_hash text not null, status text not null"),
     // An API key hash identifies one key across all merchants (authentication finds the tenant by it).
     `create unique index if not exists api_key_lookup_hash on recur_api_keys (lookup_hash);`,
-    entityTable("recur_customers", "email text, payer_id text, type text not null, deleted boolean not null default false"),
+    entityTable(
+      "recur_customers",
+      "email text, payer_id text, type text not null, deleted boolean not null default false"
+    ),
     `create unique index if not exists customer_payer_id on recur_customers (merchant_id, payer_id);`,
     `create index if not exists recur_customers_email on recur_customers (merchant_id, email);`,
     entityTable("recur_categories", "default_key text, status text not null"),
     `create unique index if not exists category_default on recur_categories (merchant_id, default_key);`,
-    entityTable("recur_products", "status text not null, category_id text not null, price_ids jsonb not null default '[]'"),
+    entityTable(
+      "recur_products",
+      "status text not null, category_id text not null, price_ids jsonb not null default '[]'"
+    ),
     `create index if not exists recur_products_price_ids on recur_products using gin (price_ids);`,
     entityTable("recur_prices", "product_id text not null, merchant_price_id text, status text not null"),
     `create unique index if not exists price_merchant_price_id on recur_prices (merchant_id, merchant_price_id);`,
@@ -48,7 +54,10 @@ const initial = Effect.gen(function* () {
       "status text not null, customer_id text not null, order_id text, source_trade_id text, billing_cycle_unit text not null, price_id text not null"
     ),
     `create index if not exists recur_subscriptions_customer on recur_subscriptions (merchant_id, customer_id);`,
-    entityTable("recur_trades", "trade_status text not null, order_id text, customer_id text not null, amount_minor bigint not null, currency text not null"),
+    entityTable(
+      "recur_trades",
+      "trade_status text not null, order_id text, customer_id text not null, amount_minor bigint not null, currency text not null"
+    ),
     `create index if not exists recur_trades_customer on recur_trades (merchant_id, customer_id);`,
     entityTable(
       "recur_invoices",
@@ -58,9 +67,15 @@ const initial = Effect.gen(function* () {
     // "<subscription_id>:<cycle_index>:<invoice_type>" for those types and null for refunds and upgrades.
     `create unique index if not exists invoice_cycle on recur_invoices (merchant_id, cycle_key);`,
     `create index if not exists recur_invoices_subscription on recur_invoices (merchant_id, subscription_id);`,
-    entityTable("recur_refunds", "trade_id text not null, refund_status text not null, amount_minor bigint not null, currency text not null"),
+    entityTable(
+      "recur_refunds",
+      "trade_id text not null, refund_status text not null, amount_minor bigint not null, currency text not null"
+    ),
     `create index if not exists recur_refunds_trade on recur_refunds (merchant_id, trade_id);`,
-    entityTable("recur_usage_records", "subscription_id text not null, event_id text not null, cycle_index integer not null"),
+    entityTable(
+      "recur_usage_records",
+      "subscription_id text not null, event_id text not null, cycle_index integer not null"
+    ),
     `create unique index if not exists usage_event on recur_usage_records (merchant_id, subscription_id, event_id);`,
     entityTable("recur_webhook_endpoints", "status text not null"),
     entityTable(
@@ -95,7 +110,8 @@ const initial = Effect.gen(function* () {
     );`
   ]
   // one statement per query: the extended protocol takes a single statement
-  for (const statement of statements.flatMap((s) => s.split(";"))) if (statement.trim() !== "") yield* sql.unsafe(statement)
+  for (const statement of statements.flatMap((s) => s.split(";")))
+    if (statement.trim() !== "") yield* sql.unsafe(statement)
 })
 
 /** Work items belong to a lane: real time (`live`) or a sandbox merchant's frozen clock (`frozen`). */

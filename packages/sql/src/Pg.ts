@@ -77,7 +77,10 @@ export const freshSchemaName = (prefix = "recur_test"): string =>
  * @since 0.1.0
  */
 export const layerPgUrl = (options: PgOptions): Layer.Layer<Store.Storage | SqlClient.SqlClient, SqlError> =>
-  Layer.provideMerge(Layer.effectDiscard(Effect.orDie(Migrations.run)).pipe(Layer.provideMerge(SqlStorage.layer)), clientPg(options))
+  Layer.provideMerge(
+    Layer.effectDiscard(Effect.orDie(Migrations.run)).pipe(Layer.provideMerge(SqlStorage.layer)),
+    clientPg(options)
+  )
 
 /**
  * Storage on a fresh schema of the PostgreSQL at `url`, migrated at start and dropped when the
@@ -87,10 +90,15 @@ export const layerPgUrl = (options: PgOptions): Layer.Layer<Store.Storage | SqlC
  * layer(Pg.layerPgScratch({ url: process.env.RECUR_TEST_DATABASE_URL! }))("my tests", (it) => { ... })
  * @since 0.1.0
  */
-export const layerPgScratch = (options: { readonly url: string; readonly prefix?: string }): Layer.Layer<Store.Storage | SqlClient.SqlClient, SqlError> => {
+export const layerPgScratch = (options: {
+  readonly url: string
+  readonly prefix?: string
+}): Layer.Layer<Store.Storage | SqlClient.SqlClient, SqlError> => {
   const schema = freshSchemaName(options.prefix)
   const dropOnRelease = Layer.effectDiscard(
-    SqlClient.SqlClient.use((sql) => Effect.addFinalizer(() => sql`drop schema if exists ${sql(schema)} cascade`.pipe(Effect.ignore)))
+    SqlClient.SqlClient.use((sql) =>
+      Effect.addFinalizer(() => sql`drop schema if exists ${sql(schema)} cascade`.pipe(Effect.ignore))
+    )
   )
   // the finalizer is registered after the client is built, so it runs before the pool closes
   return Layer.provideMerge(dropOnRelease, layerPgUrl({ url: options.url, schema }))
@@ -104,7 +112,10 @@ export const layerPgScratch = (options: { readonly url: string; readonly prefix?
  */
 export const layerPg: Layer.Layer<Store.Storage | SqlClient.SqlClient, SqlError | Config.ConfigError> = Layer.unwrap(
   Effect.gen(function* () {
-    const { schema, url } = yield* Config.all({ url: Config.String("DATABASE_URL"), schema: Config.option(Config.String("RECUR_DATABASE_SCHEMA")) })
+    const { schema, url } = yield* Config.all({
+      url: Config.String("DATABASE_URL"),
+      schema: Config.option(Config.String("RECUR_DATABASE_SCHEMA"))
+    })
     return layerPgUrl({ url, ...(schema._tag === "Some" ? { schema: schema.value } : {}) })
   })
 )
@@ -177,7 +188,13 @@ const pgliteStream = (db: PGlite) => (): Duplex => {
  */
 export const clientPglite = (db: PGlite) =>
   PgClient.layerFrom(
-    PgClient.make({ stream: pgliteStream(db), database: "postgres", username: "postgres", maxConnections: 1, minConnections: 1 })
+    PgClient.make({
+      stream: pgliteStream(db),
+      database: "postgres",
+      username: "postgres",
+      maxConnections: 1,
+      minConnections: 1
+    })
   ).pipe(Layer.provide(realClock))
 
 /**
@@ -185,9 +202,14 @@ export const clientPglite = (db: PGlite) =>
  *
  * @since 0.1.0
  */
-export const layerPglite = (options: PgliteOptions = {}): Layer.Layer<Store.Storage | SqlClient.SqlClient, SqlError | DataDirLock.DataDirLocked> =>
+export const layerPglite = (
+  options: PgliteOptions = {}
+): Layer.Layer<Store.Storage | SqlClient.SqlClient, SqlError | DataDirLock.DataDirLocked> =>
   Layer.unwrap(
     Effect.map(openPglite(options), (db) =>
-      Layer.provideMerge(Layer.effectDiscard(Effect.orDie(Migrations.run)).pipe(Layer.provideMerge(SqlStorage.layer)), clientPglite(db))
+      Layer.provideMerge(
+        Layer.effectDiscard(Effect.orDie(Migrations.run)).pipe(Layer.provideMerge(SqlStorage.layer)),
+        clientPglite(db)
+      )
     )
   )

@@ -1,5 +1,5 @@
 import { describe, expect, layer } from "@effect/vitest"
-import { Billing, Catalog, Entities, Merchants, Ports, Store } from "@recur/core"
+import { Billing, Catalog, Engine, Entities, Merchants, Ports, Store } from "@recur/core"
 import { SandboxGateway } from "@recur/payment-sandbox"
 import { Pg } from "@recur/sql"
 import { EngineScenarios } from "@recur/testing"
@@ -13,50 +13,98 @@ const card = { number: "4242424242424242", exp_month: 12, exp_year: 2099, cvc: "
 /** `n` live monthly subscriptions, all due for renewal 32 days later; two workers race over them, one is killed. */
 const exactlyOnce = <E>(name: string, storage: Layer.Layer<Store.Storage, E>, n: number) =>
   layer(EngineScenarios.engine(storage), { timeout: "600 seconds" })(name, (it) => {
-    it.effect(`two workers over ${n} due subscriptions, one killed mid-run, bill each cycle exactly once`, () =>
-      Effect.gen(function* () {
-        yield* TestClock.setTime(Date.UTC(2026, 0, 1))
-        const billing = yield* Billing.Billing
-        const { merchant } = yield* (yield* Merchants.Merchants).create({ name: "Load", currency: "USD" })
-        const m = merchant.merchant_id
-        const catalog = yield* Catalog.Catalog
-        const product = yield* catalog.createProduct(m, { product_name: "Plan" })
-        const pv = yield* catalog.createPrice(m, { name: "Monthly", product_id: product.product_id, currency: "USD", billing_type: "recurring", price_type: "flat_price", price_plan: { billing_cycle_unit: "month", base_price_val: "9.99" } })
-        yield* Effect.forEach(Array.from({ length: n }, (_, i) => i), (i) =>
-          Effect.gen(function* () {
-            const s = yield* billing.createSession(m, { payer_id: `p${i}`, line_items: [{ price_id: pv.id }] })
-            const r = yield* billing.paySession(m, s.session_id, card)
-            expect(r.status).toBe("succeeded")
-          }), { concurrency: 4, discard: true })
-        yield* TestClock.adjust(32 * DAY)
-        const now = Date.UTC(2026, 0, 1) + 32 * DAY
-        // worker A is killed after a moment; worker B runs alongside and then finishes after A's leases expire
-        const a = yield* Effect.forkChild(billing.runDue({ now, owner: "worker-a", lane: "live", merchantId: m, batch: 5, leaseMs: 60_000 }))
-        // worker B bills several subscriptions at once (RECUR_WORKER_CONCURRENCY)
-        const b = yield* Effect.forkChild(billing.runDue({ now, owner: "worker-b", lane: "live", merchantId: m, batch: 16, leaseMs: 60_000, concurrency: 8 }))
-        yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 40)))
-        yield* Fiber.interrupt(a)
-        yield* Fiber.join(b)
-        const restarted = yield* billing.runDue({ now: now + 120_000, owner: "worker-a2", lane: "live", merchantId: m, batch: 20 })
-        expect(restarted).toBeGreaterThanOrEqual(0)
-        const storageService = yield* Store.Storage
-        const invoices: Array<{ subscription_id: string | null; cycle_index: number; invoice_type: string; biz_status: string; trade_id: string | null }> = []
-        let cursor: string | undefined
-        for (;;) {
-          const page = yield* Effect.orDie(storageService.repository(Entities.invoice).list(m, { limit: 100, starting_after: cursor, filters: [{ column: "invoice_type", op: "in", values: ["renewal"] }] }))
-          invoices.push(...page.list)
-          if (!page.has_more) break
-          cursor = page.list[page.list.length - 1]!.invoice_id
-        }
-        expect(invoices).toHaveLength(n)
-        expect(new Set(invoices.map((i) => i.subscription_id)).size).toBe(n)
-        expect(invoices.every((i) => i.cycle_index === 1 && i.biz_status === "success")).toBe(true)
-        const controls = yield* SandboxGateway.SandboxControls
-        const attempts = yield* Effect.forEach(invoices, (i) => controls.chargeAttempts(i.trade_id!))
-        expect(attempts.every((x) => x === 1)).toBe(true)
-        const subs = yield* billing.listSubscriptions(m, { limit: 100, filters: [{ column: "status", op: "in", values: ["active"] }] })
-        expect(subs.list.every((s) => s.cycle_index === 1)).toBe(true)
-      }), 600_000)
+    it.effect(
+      `two workers over ${n} due subscriptions, one killed mid-run, bill each cycle exactly once`,
+      () =>
+        Effect.gen(function* () {
+          yield* TestClock.setTime(Date.UTC(2026, 0, 1))
+          const billing = yield* Billing.Billing
+          const { merchant } = yield* (yield* Merchants.Merchants).create({ name: "Load", currency: "USD" })
+          const m = merchant.merchant_id
+          const catalog = yield* Catalog.Catalog
+          const product = yield* catalog.createProduct(m, { product_name: "Plan" })
+          const pv = yield* catalog.createPrice(m, {
+            name: "Monthly",
+            product_id: product.product_id,
+            currency: "USD",
+            billing_type: "recurring",
+            price_type: "flat_price",
+            price_plan: { billing_cycle_unit: "month", base_price_val: "9.99" }
+          })
+          yield* Effect.forEach(
+            Array.from({ length: n }, (_, i) => i),
+            (i) =>
+              Effect.gen(function* () {
+                const s = yield* billing.createSession(m, { payer_id: `p${i}`, line_items: [{ price_id: pv.id }] })
+                const r = yield* billing.paySession(m, s.session_id, card)
+                expect(r.status).toBe("succeeded")
+              }),
+            { concurrency: 4, discard: true }
+          )
+          yield* TestClock.adjust(32 * DAY)
+          const now = Date.UTC(2026, 0, 1) + 32 * DAY
+          // worker A is killed after a moment; worker B runs alongside and then finishes after A's leases expire
+          const a = yield* Effect.forkChild(
+            billing.runDue({ now, owner: "worker-a", lane: "live", merchantId: m, batch: 5, leaseMs: 60_000 })
+          )
+          // worker B bills several subscriptions at once (RECUR_WORKER_CONCURRENCY)
+          const b = yield* Effect.forkChild(
+            billing.runDue({
+              now,
+              owner: "worker-b",
+              lane: "live",
+              merchantId: m,
+              batch: 16,
+              leaseMs: 60_000,
+              concurrency: 8
+            })
+          )
+          yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 40)))
+          yield* Fiber.interrupt(a)
+          yield* Fiber.join(b)
+          const restarted = yield* billing.runDue({
+            now: now + 120_000,
+            owner: "worker-a2",
+            lane: "live",
+            merchantId: m,
+            batch: 20
+          })
+          expect(restarted).toBeGreaterThanOrEqual(0)
+          const storageService = yield* Store.Storage
+          const invoices: Array<{
+            subscription_id: string | null
+            cycle_index: number
+            invoice_type: string
+            biz_status: string
+            trade_id: string | null
+          }> = []
+          let cursor: string | undefined
+          for (;;) {
+            const page = yield* Effect.orDie(
+              storageService.repository(Entities.invoice).list(m, {
+                limit: 100,
+                starting_after: cursor,
+                filters: [{ column: "invoice_type", op: "in", values: ["renewal"] }]
+              })
+            )
+            invoices.push(...page.list)
+            if (!page.has_more) break
+            cursor = page.list[page.list.length - 1]!.invoice_id
+          }
+          expect(invoices).toHaveLength(n)
+          expect(new Set(invoices.map((i) => i.subscription_id)).size).toBe(n)
+          expect(invoices.every((i) => i.cycle_index === 1 && i.biz_status === "success")).toBe(true)
+          const controls = yield* SandboxGateway.SandboxControls
+          const attempts = yield* Effect.forEach(invoices, (i) => controls.chargeAttempts(i.trade_id!))
+          expect(attempts.every((x) => x === 1)).toBe(true)
+          const subs = yield* billing.listSubscriptions(m, {
+            limit: 100,
+            filters: [{ column: "status", op: "in", values: ["active"] }]
+          })
+          expect(subs.list.every((s) => s.cycle_index === 1)).toBe(true)
+        }),
+      600_000
+    )
   })
 
 /** A gateway whose first `n` charges crash the process right before the call reaches the processor. */
@@ -66,41 +114,132 @@ const crashingGateway = (n: number) =>
     Effect.gen(function* () {
       const real = yield* Ports.PaymentGateway
       let left = n
-      return Ports.PaymentGateway.of({ ...real, charge: (request) => (left-- > 0 ? Effect.die("process killed before the charge") : real.charge(request)) })
+      return Ports.PaymentGateway.of({
+        ...real,
+        charge: (request) => (left-- > 0 ? Effect.die("process killed before the charge") : real.charge(request))
+      })
     })
   )
 
-layer(EngineScenarios.engine(Pg.layerPglite()), { timeout: "120 seconds" })("crash between the billing transaction and the charge", (it) => {
-  it.effect("renewals recorded before a crash are charged by the next worker, once each", () =>
+layer(EngineScenarios.engine(Pg.layerPglite()), { timeout: "120 seconds" })(
+  "crash between the billing transaction and the charge",
+  (it) => {
+    it.effect(
+      "renewals recorded before a crash are charged by the next worker, once each",
+      () =>
+        Effect.gen(function* () {
+          yield* TestClock.setTime(Date.UTC(2026, 0, 1))
+          const { merchant } = yield* (yield* Merchants.Merchants).create({ name: "Crash", currency: "USD" })
+          const m = merchant.merchant_id
+          const catalog = yield* Catalog.Catalog
+          const product = yield* catalog.createProduct(m, { product_name: "Plan" })
+          const pv = yield* catalog.createPrice(m, {
+            name: "Monthly",
+            product_id: product.product_id,
+            currency: "USD",
+            billing_type: "recurring",
+            price_type: "flat_price",
+            price_plan: { billing_cycle_unit: "month", base_price_val: "5.00" }
+          })
+          const billing0 = yield* Billing.Billing
+          for (let i = 0; i < 8; i++) {
+            const s = yield* billing0.createSession(m, { payer_id: `c${i}`, line_items: [{ price_id: pv.id }] })
+            yield* billing0.paySession(m, s.session_id, card)
+          }
+          yield* TestClock.adjust(32 * DAY)
+          const now = Date.UTC(2026, 0, 1) + 32 * DAY
+          // every renewal of this worker dies after recording its invoice and trade, before the charge
+          yield* Billing.Billing.use((b) => b.runDue({ now, owner: "doomed", lane: "live", merchantId: m })).pipe(
+            Effect.provide(Engine.layer.pipe(Layer.provide(crashingGateway(Number.POSITIVE_INFINITY))), { local: true })
+          )
+          const pending = (yield* billing0.listInvoices(m, {
+            limit: 100,
+            filters: [
+              { column: "invoice_type", op: "in", values: ["renewal"] },
+              { column: "biz_status", op: "in", values: ["pending"] }
+            ]
+          })).list
+          expect(pending).toHaveLength(8)
+          // a fresh worker after the crashed one's leases ran out
+          yield* billing0.runDue({ now: now + 120_000, owner: "survivor", lane: "live", merchantId: m })
+          const renewals = (yield* billing0.listInvoices(m, {
+            limit: 100,
+            filters: [{ column: "invoice_type", op: "in", values: ["renewal"] }]
+          })).list
+          expect(renewals).toHaveLength(8)
+          expect(renewals.every((i) => i.biz_status === "success" && i.cycle_index === 1)).toBe(true)
+          const controls = yield* SandboxGateway.SandboxControls
+          expect(yield* Effect.forEach(renewals, (i) => controls.chargeAttempts(i.trade_id!))).toEqual(
+            renewals.map(() => 1)
+          )
+        }),
+      120_000
+    )
+  }
+)
+
+/** A gateway whose first `n` charges reach the processor, then crash the process before the answer is recorded. */
+const crashingAfterCharge = (n: number) =>
+  Layer.effect(
+    Ports.PaymentGateway,
     Effect.gen(function* () {
-      yield* TestClock.setTime(Date.UTC(2026, 0, 1))
-      const { merchant } = yield* (yield* Merchants.Merchants).create({ name: "Crash", currency: "USD" })
-      const m = merchant.merchant_id
-      const catalog = yield* Catalog.Catalog
-      const product = yield* catalog.createProduct(m, { product_name: "Plan" })
-      const pv = yield* catalog.createPrice(m, { name: "Monthly", product_id: product.product_id, currency: "USD", billing_type: "recurring", price_type: "flat_price", price_plan: { billing_cycle_unit: "month", base_price_val: "5.00" } })
-      const billing0 = yield* Billing.Billing
-      for (let i = 0; i < 8; i++) {
-        const s = yield* billing0.createSession(m, { payer_id: `c${i}`, line_items: [{ price_id: pv.id }] })
-        yield* billing0.paySession(m, s.session_id, card)
-      }
-      yield* TestClock.adjust(32 * DAY)
-      const now = Date.UTC(2026, 0, 1) + 32 * DAY
-      // every renewal of this worker dies after recording its invoice and trade, before the charge
-      yield* Billing.Billing.use((b) => b.runDue({ now, owner: "doomed", lane: "live", merchantId: m })).pipe(
-        Effect.provide(Billing.Billing.layer.pipe(Layer.provide(crashingGateway(Number.POSITIVE_INFINITY))), { local: true })
-      )
-      const pending = (yield* billing0.listInvoices(m, { limit: 100, filters: [{ column: "invoice_type", op: "in", values: ["renewal"] }, { column: "biz_status", op: "in", values: ["pending"] }] })).list
-      expect(pending).toHaveLength(8)
-      // a fresh worker after the crashed one's leases ran out
-      yield* billing0.runDue({ now: now + 120_000, owner: "survivor", lane: "live", merchantId: m })
-      const renewals = (yield* billing0.listInvoices(m, { limit: 100, filters: [{ column: "invoice_type", op: "in", values: ["renewal"] }] })).list
-      expect(renewals).toHaveLength(8)
-      expect(renewals.every((i) => i.biz_status === "success" && i.cycle_index === 1)).toBe(true)
-      const controls = yield* SandboxGateway.SandboxControls
-      expect(yield* Effect.forEach(renewals, (i) => controls.chargeAttempts(i.trade_id!))).toEqual(renewals.map(() => 1))
-    }), 120_000)
-})
+      const real = yield* Ports.PaymentGateway
+      let left = n
+      return Ports.PaymentGateway.of({
+        ...real,
+        charge: (request) =>
+          Effect.flatMap(real.charge(request), (outcome) =>
+            left-- > 0 ? Effect.die("process killed after the charge") : Effect.succeed(outcome)
+          )
+      })
+    })
+  )
+
+layer(EngineScenarios.engine(Pg.layerPglite()), { timeout: "120 seconds" })(
+  "crash around a checkout's charge",
+  (it) => {
+    it.effect(
+      "the payer pays again after the process died before or after the charge: the same attempt is sent again and the card is charged once",
+      () =>
+        Effect.gen(function* () {
+          const { merchantId, priceId } = yield* EngineScenarios.setup("2024-03-01T00:00:00Z")
+          const billing = yield* Billing.Billing
+          const controls = yield* SandboxGateway.SandboxControls
+          for (const [when, gateway] of [
+            ["before", crashingGateway(1)],
+            ["after", crashingAfterCharge(1)]
+          ] as const) {
+            const session = yield* billing.createSession(merchantId, {
+              payer_id: `crash-${when}`,
+              line_items: [{ price_id: priceId }]
+            })
+            const died = yield* Billing.Billing.use((b) => b.paySession(merchantId, session.session_id, card)).pipe(
+              Effect.provide(Engine.layer.pipe(Layer.provide(gateway)), { local: true }),
+              Effect.exit
+            )
+            expect(died._tag).toBe("Failure")
+            const trade = (yield* billing.getSession(merchantId, session.session_id)).trade_id!
+            expect((yield* billing.getTrade(merchantId, trade)).trade_status).toBe("processing")
+            // the payer clicks again, twice at once: the unknown attempt is sent again under its own key
+            const again = yield* Effect.all(
+              [
+                billing.paySession(merchantId, session.session_id, card),
+                billing.paySession(merchantId, session.session_id, card)
+              ],
+              { concurrency: 2 }
+            )
+            expect(again.map((r) => [r.status, r.trade.trade_id])).toEqual([
+              ["succeeded", trade],
+              ["succeeded", trade]
+            ])
+            expect([when, yield* controls.chargeAttempts(trade)]).toEqual([when, 1])
+            expect((yield* billing.getSession(merchantId, session.session_id)).status).toBe("complete")
+          }
+        }),
+      120_000
+    )
+  }
+)
 
 describe("exactly-once renewals", () => {
   exactlyOnce("PGlite", Pg.layerPglite(), 60)

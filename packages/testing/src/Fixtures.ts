@@ -3,7 +3,7 @@
  *
  * @since 0.1.0
  */
-import { Common, Entities, Ids, Invoice } from "@recur/core"
+import { Common, type Entities, Ids, Invoice } from "@recur/core"
 import { DateTime, Effect } from "effect"
 
 /**
@@ -19,52 +19,60 @@ export const merchantId = Ids.make(Ids.prefixes.merchant)
  * @since 0.1.0
  */
 export const customer = (merchant_id: string, overrides: Partial<Entities.CustomerRecord> = {}) =>
-  Effect.map(Ids.make(Ids.prefixes.customer), (id): Entities.CustomerRecord => ({
-    id,
-    merchant_id,
-    email: `${id}@example.com`,
-    payer_id: null,
-    name: "Ada",
-    phone: null,
-    description: null,
-    address: null,
-    metadata: {},
-    email_subscription: null,
-    type: "guest",
-    created_at: Ids.timestampOf(id),
-    updated_at: Ids.timestampOf(id),
-    deleted_at: null,
-    ...overrides
-  }))
+  Effect.map(
+    Ids.make(Ids.prefixes.customer),
+    (id): Entities.CustomerRecord => ({
+      id,
+      merchant_id,
+      email: `${id}@example.com`,
+      payer_id: null,
+      name: "Ada",
+      phone: null,
+      description: null,
+      address: null,
+      metadata: {},
+      email_subscription: null,
+      type: "guest",
+      created_at: Ids.timestampOf(id),
+      updated_at: Ids.timestampOf(id),
+      deleted_at: null,
+      ...overrides
+    })
+  )
 
 /**
  * An invoice of `merchant_id`.
  *
  * @since 0.1.0
  */
-export const invoice = (merchant_id: string, overrides: Partial<ConstructorParameters<typeof Invoice.Invoice>[0]> = {}) =>
-  Effect.map(Ids.make(Ids.prefixes.invoice), (id) =>
-    new Invoice.Invoice({
-      invoice_id: id,
-      merchant_id,
-      trade_id: null,
-      subscription_id: "sub_01jd0000000000000000000000",
-      price_id: null,
-      customer_id: "cus_01jd0000000000000000000000",
-      order_id: null,
-      original_invoice_id: null,
-      refund_order_id: null,
-      amount: "30.00",
-      currency: "USD",
-      biz_status: "open",
-      invoice_type: "renewal",
-      paid_at: null,
-      cycle_index: 0,
-      created_at: DateTime.makeUnsafe(Ids.timestampOf(id)),
-      metadata: {},
-      Discounts: new Common.Discounts({ current_period: [] }),
-      price_version_id: null,
-      tax_amount: "0.00",
-      ...overrides
-    })
+export const invoice = (
+  merchant_id: string,
+  overrides: Partial<ConstructorParameters<typeof Invoice.Invoice>[0]> = {}
+) =>
+  Effect.map(
+    Ids.make(Ids.prefixes.invoice),
+    (id) =>
+      new Invoice.Invoice({
+        invoice_id: id,
+        merchant_id,
+        trade_id: null,
+        subscription_id: "sub_01jd0000000000000000000000",
+        price_id: null,
+        customer_id: "cus_01jd0000000000000000000000",
+        order_id: null,
+        original_invoice_id: null,
+        refund_order_id: null,
+        amount: "30.00",
+        currency: "USD",
+        biz_status: "open",
+        invoice_type: "renewal",
+        paid_at: null,
+        cycle_index: 0,
+        created_at: DateTime.makeUnsafe(Ids.timestampOf(id)),
+        metadata: {},
+        Discounts: new Common.Discounts({ current_period: [] }),
+        price_version_id: null,
+        tax_amount: "0.00",
+        ...overrides
+      })
   )

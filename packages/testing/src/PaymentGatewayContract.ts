@@ -1,13 +1,13 @@
 /**
  * The contract of a `PaymentGateway` adapter: outcomes as a closed union, idempotency by
- * trade id and refund id, refunds never above the charge. Run it against the sandbox and any
+ * (trade id, attempt) and refund id, refunds never above the charge. Run it against the sandbox and any
  * real gateway's test mode.
  *
  * @since 0.1.0
  */
 import { expect, layer } from "@effect/vitest"
 import { Ids, Money, Ports } from "@recur/core"
-import { Effect, Layer, Option } from "effect"
+import { Effect, type Layer, Option } from "effect"
 
 /**
  * Card numbers the gateway under test maps to each outcome.
@@ -33,7 +33,14 @@ export const suite = <E>(name: string, gateway: Layer.Layer<Ports.PaymentGateway
     const charge = (number: string, amount = 3000n, extra: Partial<Ports.ChargeRequest> = {}) =>
       Effect.gen(function* () {
         const trade_id = yield* Ids.make("trd")
-        const outcome = yield* (yield* Ports.PaymentGateway).charge({ trade_id, merchant_id: "mch_1", amount: usd(amount), source: { _tag: "Card", card: card(number) }, off_session: false, ...extra })
+        const outcome = yield* (yield* Ports.PaymentGateway).charge({
+          trade_id,
+          merchant_id: "mch_1",
+          amount: usd(amount),
+          source: { _tag: "Card", card: card(number) },
+          off_session: false,
+          ...extra
+        })
         return { trade_id, outcome }
       })
 
@@ -46,25 +53,67 @@ export const suite = <E>(name: string, gateway: Layer.Layer<Ports.PaymentGateway
         expect(outcome.last4).toBe(cards.succeed.slice(-4))
         const token = Option.getOrThrow(outcome.token)
         expect(token).not.toContain(cards.succeed)
-        const renewal = yield* g.charge({ trade_id: yield* Ids.make("trd"), merchant_id: "mch_1", amount: usd(3000n), source: { _tag: "Token", token }, off_session: true })
+        const renewal = yield* g.charge({
+          trade_id: yield* Ids.make("trd"),
+          merchant_id: "mch_1",
+          amount: usd(3000n),
+          source: { _tag: "Token", token },
+          off_session: true
+        })
         expect(renewal._tag).toBe("Succeeded")
-      }))
+      })
+    )
 
     it.effect("declines carry their codes", () =>
       Effect.gen(function* () {
         expect((yield* charge(cards.decline)).outcome).toMatchObject({ _tag: "Failed", code: "card_declined" })
-        expect((yield* charge(cards.insufficient)).outcome).toMatchObject({ _tag: "Failed", code: "insufficient_funds" })
+        expect((yield* charge(cards.insufficient)).outcome).toMatchObject({
+          _tag: "Failed",
+          code: "insufficient_funds"
+        })
         expect((yield* charge("4242424242424241")).outcome).toMatchObject({ _tag: "Failed" })
-      }))
+      })
+    )
 
     it.effect("charging one trade twice charges once", () =>
       Effect.gen(function* () {
         const g = yield* Ports.PaymentGateway
         const { outcome, trade_id } = yield* charge(cards.succeed)
-        const again = yield* g.charge({ trade_id, merchant_id: "mch_1", amount: usd(3000n), source: { _tag: "Card", card: card(cards.succeed) }, off_session: false })
+        const again = yield* g.charge({
+          trade_id,
+          merchant_id: "mch_1",
+          amount: usd(3000n),
+          source: { _tag: "Card", card: card(cards.succeed) },
+          off_session: false
+        })
         expect(again).toEqual(outcome)
         expect(yield* g.retrieve(trade_id)).toEqual(outcome)
-      }))
+      })
+    )
+
+    it.effect("a new attempt after a decline is charged; a repeated (trade, attempt) answers its first outcome", () =>
+      Effect.gen(function* () {
+        const g = yield* Ports.PaymentGateway
+        const { outcome, trade_id } = yield* charge(cards.decline)
+        expect(outcome._tag).toBe("Failed")
+        const attempt = (attempt: number, number: string) =>
+          g.charge({
+            trade_id,
+            attempt,
+            merchant_id: "mch_1",
+            amount: usd(3000n),
+            source: { _tag: "Card", card: card(number) },
+            off_session: false
+          })
+        // the same attempt again, even with another card: the first answer, nothing charged
+        expect(yield* attempt(1, cards.succeed)).toEqual(outcome)
+        const second = yield* attempt(2, cards.succeed)
+        expect(second._tag).toBe("Succeeded")
+        expect(yield* attempt(2, cards.succeed)).toEqual(second)
+        expect(yield* attempt(2, cards.decline)).toEqual(second)
+        expect(yield* g.retrieve(trade_id)).toEqual(second)
+      })
+    )
 
     it.effect("refunds: idempotent by refund id, never above the charge", () =>
       Effect.gen(function* () {
@@ -73,9 +122,16 @@ export const suite = <E>(name: string, gateway: Layer.Layer<Ports.PaymentGateway
         const r1 = yield* Ids.make("ref")
         expect((yield* g.refund({ refund_id: r1, trade_id, amount: usd(600n) }))._tag).toBe("Succeeded")
         expect((yield* g.refund({ refund_id: r1, trade_id, amount: usd(600n) }))._tag).toBe("Succeeded")
-        expect((yield* g.refund({ refund_id: yield* Ids.make("ref"), trade_id, amount: usd(500n) }))._tag).toBe("Failed")
-        expect((yield* g.refund({ refund_id: yield* Ids.make("ref"), trade_id, amount: usd(400n) }))._tag).toBe("Succeeded")
+        expect((yield* g.refund({ refund_id: yield* Ids.make("ref"), trade_id, amount: usd(500n) }))._tag).toBe(
+          "Failed"
+        )
+        expect((yield* g.refund({ refund_id: yield* Ids.make("ref"), trade_id, amount: usd(400n) }))._tag).toBe(
+          "Succeeded"
+        )
         const declined = yield* charge(cards.decline)
-        expect((yield* g.refund({ refund_id: yield* Ids.make("ref"), trade_id: declined.trade_id, amount: usd(1n) }))._tag).toBe("Failed")
-      }))
+        expect(
+          (yield* g.refund({ refund_id: yield* Ids.make("ref"), trade_id: declined.trade_id, amount: usd(1n) }))._tag
+        ).toBe("Failed")
+      })
+    )
   })

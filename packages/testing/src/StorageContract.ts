@@ -11,7 +11,7 @@
  */
 import { describe, expect, layer } from "@effect/vitest"
 import { Entities, Ids, Store } from "@recur/core"
-import { Effect, Result, Layer, Option } from "effect"
+import { Effect, Result, type Layer, Option } from "effect"
 import * as Fixtures from "./Fixtures.js"
 
 /**
@@ -54,20 +54,25 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>, o
         expect(yield* repo.remove(m, c.id)).toBe(true)
         expect(Option.isNone(yield* repo.get(m, c.id))).toBe(true)
         expect(yield* repo.remove(m, c.id)).toBe(false)
-      }))
+      })
+    )
 
     it.effect("keeps bigint-sized values and nested data exactly", () =>
       Effect.gen(function* () {
         const storage = yield* Storage
         const repo = storage.repository(Entities.invoice)
         const m = yield* Fixtures.merchantId
-        const inv = yield* Fixtures.invoice(m, { amount: "9999999999999999.99", metadata: { "ключ": "värde" } })
+        const inv = yield* Fixtures.invoice(m, { amount: "9999999999999999.99", metadata: { ключ: "värde" } })
         yield* repo.insert(inv)
         const read = Option.getOrThrow(yield* repo.get(m, inv.invoice_id)).value
         expect(read).toEqual(inv)
-        const page = yield* repo.list(m, { limit: 10, filters: [{ column: "amount_minor", op: "in", values: ["999999999999999999"] }] })
+        const page = yield* repo.list(m, {
+          limit: 10,
+          filters: [{ column: "amount_minor", op: "in", values: ["999999999999999999"] }]
+        })
         expect(page.list.map((i) => i.invoice_id)).toEqual([inv.invoice_id])
-      }))
+      })
+    )
 
     it.effect("filters in the store: in, overlaps, null checks, created_at ranges", () =>
       Effect.gen(function* () {
@@ -76,30 +81,81 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>, o
         const m = yield* Fixtures.merchantId
         const base = Date.UTC(2026, 0, 1)
         const made = yield* Effect.forEach([0, 1, 2, 3, 4], (i) =>
-          Fixtures.customer(m, { created_at: base + i * 1000, payer_id: i % 2 === 0 ? `payer-${i}` : null, type: i % 2 === 0 ? "customer" : "guest" })
+          Fixtures.customer(m, {
+            created_at: base + i * 1000,
+            payer_id: i % 2 === 0 ? `payer-${i}` : null,
+            type: i % 2 === 0 ? "customer" : "guest"
+          })
         )
         yield* Effect.forEach(made, (c) => repo.insert(c))
         const ids = (p: Store.Page<Entities.CustomerRecord>) => p.list.map((c) => c.id)
-        expect(ids(yield* repo.list(m, { limit: 10, filters: [{ column: "type", op: "in", values: ["customer"] }] }))).toEqual([made[4]!.id, made[2]!.id, made[0]!.id])
-        expect(ids(yield* repo.list(m, { limit: 10, filters: [{ column: "payer_id", op: "in", values: ["payer-2", "nope"] }] }))).toEqual([made[2]!.id])
-        expect(ids(yield* repo.list(m, { limit: 10, filters: [{ column: "payer_id", op: "is_null" }] }))).toEqual([made[3]!.id, made[1]!.id])
-        expect((yield* repo.list(m, { limit: 10, filters: [{ column: "payer_id", op: "not_null" }] })).list).toHaveLength(3)
-        expect(ids(yield* repo.list(m, { limit: 10, created: { gt: base + 1000, lte: base + 3000 } }))).toEqual([made[3]!.id, made[2]!.id])
-        expect(ids(yield* repo.list(m, { limit: 10, created: { gte: base + 1000, lt: base + 3000 } }))).toEqual([made[2]!.id, made[1]!.id])
-        expect(ids(yield* repo.list(m, { limit: 10, filters: [{ column: "deleted", op: "in", values: [false] }], created: { lt: base + 1000 } }))).toEqual([made[0]!.id])
+        expect(
+          ids(yield* repo.list(m, { limit: 10, filters: [{ column: "type", op: "in", values: ["customer"] }] }))
+        ).toEqual([made[4]!.id, made[2]!.id, made[0]!.id])
+        expect(
+          ids(
+            yield* repo.list(m, { limit: 10, filters: [{ column: "payer_id", op: "in", values: ["payer-2", "nope"] }] })
+          )
+        ).toEqual([made[2]!.id])
+        expect(ids(yield* repo.list(m, { limit: 10, filters: [{ column: "payer_id", op: "is_null" }] }))).toEqual([
+          made[3]!.id,
+          made[1]!.id
+        ])
+        expect(
+          (yield* repo.list(m, { limit: 10, filters: [{ column: "payer_id", op: "not_null" }] })).list
+        ).toHaveLength(3)
+        expect(ids(yield* repo.list(m, { limit: 10, created: { gt: base + 1000, lte: base + 3000 } }))).toEqual([
+          made[3]!.id,
+          made[2]!.id
+        ])
+        expect(ids(yield* repo.list(m, { limit: 10, created: { gte: base + 1000, lt: base + 3000 } }))).toEqual([
+          made[2]!.id,
+          made[1]!.id
+        ])
+        expect(
+          ids(
+            yield* repo.list(m, {
+              limit: 10,
+              filters: [{ column: "deleted", op: "in", values: [false] }],
+              created: { lt: base + 1000 }
+            })
+          )
+        ).toEqual([made[0]!.id])
 
         const products = storage.repository(Entities.product)
         const p = (price_ids: ReadonlyArray<string>) =>
-          Effect.map(Ids.make("prd"), (id): Entities.ProductRecord => ({
-            id, merchant_id: m, name: "P", status: "active", merchant_product_id: null, category_id: "cat_1", description: null,
-            image_url: null, created_by: null, quantity_unit: null, features: [], metadata: {}, price_ids, created_at: Ids.timestampOf(id), updated_at: 0
-          }))
+          Effect.map(
+            Ids.make("prd"),
+            (id): Entities.ProductRecord => ({
+              id,
+              merchant_id: m,
+              name: "P",
+              status: "active",
+              merchant_product_id: null,
+              category_id: "cat_1",
+              description: null,
+              image_url: null,
+              created_by: null,
+              quantity_unit: null,
+              features: [],
+              metadata: {},
+              price_ids,
+              created_at: Ids.timestampOf(id),
+              updated_at: 0
+            })
+          )
         const p1 = yield* p(["pri_a", "pri_b"])
         const p2 = yield* p(["pri_c"])
         yield* products.insert(p1)
         yield* products.insert(p2)
-        expect((yield* products.list(m, { limit: 10, filters: [{ column: "price_ids", op: "overlaps", values: ["pri_b", "pri_x"] }] })).list.map((x) => x.id)).toEqual([p1.id])
-      }))
+        expect(
+          (yield* products.list(m, {
+            limit: 10,
+            filters: [{ column: "price_ids", op: "overlaps", values: ["pri_b", "pri_x"] }]
+          })).list.map((x) => x.id)
+        ).toEqual([p1.id])
+      })
+    )
 
     it.effect("paginates newest first in both directions, ties on created_at broken by id", () =>
       Effect.gen(function* () {
@@ -107,9 +163,14 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>, o
         const m = yield* Fixtures.merchantId
         const at = Date.UTC(2026, 1, 1)
         // 23 rows in groups of 4 sharing one created_at
-        const rows = yield* Effect.forEach(Array.from({ length: 23 }, (_, i) => i), (i) => Fixtures.customer(m, { created_at: at + Math.floor(i / 4) * 1000 }))
+        const rows = yield* Effect.forEach(
+          Array.from({ length: 23 }, (_, i) => i),
+          (i) => Fixtures.customer(m, { created_at: at + Math.floor(i / 4) * 1000 })
+        )
         yield* Effect.forEach(rows, (c) => repo.insert(c))
-        const expected = [...rows].sort((a, b) => b.created_at - a.created_at || (a.id < b.id ? 1 : -1)).map((c) => c.id)
+        const expected = [...rows]
+          .sort((a, b) => b.created_at - a.created_at || (a.id < b.id ? 1 : -1))
+          .map((c) => c.id)
 
         const forward: Array<string> = []
         let cursor: string | undefined
@@ -137,7 +198,8 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>, o
         expect(exact.has_more).toBe(false)
         const one = yield* repo.list(m, { limit: 1, starting_after: expected[21] })
         expect([one.list.map((c) => c.id), one.has_more]).toEqual([[expected[22]], false])
-      }))
+      })
+    )
 
     it.effect("enforces the page rules: limit 1..100, one cursor, the cursor must be the merchant's", () =>
       Effect.gen(function* () {
@@ -150,10 +212,13 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>, o
         expect((yield* fail({ limit: 0 }))._tag).toBe("InvalidPage")
         expect((yield* fail({ limit: 101 }))._tag).toBe("InvalidPage")
         expect((yield* fail({ limit: 1.5 }))._tag).toBe("InvalidPage")
-        expect(yield* fail({ limit: 10, starting_after: "a", ending_before: "b" })).toMatchObject({ reason: "both_cursors" })
+        expect(yield* fail({ limit: 10, starting_after: "a", ending_before: "b" })).toMatchObject({
+          reason: "both_cursors"
+        })
         expect((yield* fail({ limit: 10, starting_after: foreign.id }))._tag).toBe("CursorNotFound")
         expect((yield* fail({ limit: 10, ending_before: "cus_missing" }))._tag).toBe("CursorNotFound")
-      }))
+      })
+    )
 
     it.effect("unique constraints surface as typed errors, per merchant, ignoring nulls", () =>
       Effect.gen(function* () {
@@ -174,11 +239,15 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>, o
 
         const invoices = storage.repository(Entities.invoice)
         yield* invoices.insert(yield* Fixtures.invoice(m, { cycle_index: 3, invoice_type: "renewal" }))
-        expect((yield* Effect.flip(invoices.insert(yield* Fixtures.invoice(m, { cycle_index: 3, invoice_type: "renewal" })))).constraint).toBe("invoice_cycle")
+        expect(
+          (yield* Effect.flip(invoices.insert(yield* Fixtures.invoice(m, { cycle_index: 3, invoice_type: "renewal" }))))
+            .constraint
+        ).toBe("invoice_cycle")
         yield* invoices.insert(yield* Fixtures.invoice(m, { cycle_index: 3, invoice_type: "upgrade" }))
         yield* invoices.insert(yield* Fixtures.invoice(m, { cycle_index: 3, invoice_type: "upgrade" }))
         yield* invoices.insert(yield* Fixtures.invoice(m, { cycle_index: 4, invoice_type: "renewal" }))
-      }))
+      })
+    )
 
     it.effect("batches: getMany is tenant-scoped, insertMany skips every conflict, updateMany is all or none", () =>
       Effect.gen(function* () {
@@ -189,12 +258,23 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>, o
         yield* repo.insert(existing)
         const foreign = yield* Fixtures.customer(other, { payer_id: "free-1" })
         yield* repo.insert(foreign)
-        const fresh = yield* Effect.forEach([1, 2, 3], (i) => Fixtures.customer(m, { payer_id: `free-${i}`, address: null, metadata: { n: String(i) } }))
+        const fresh = yield* Effect.forEach([1, 2, 3], (i) =>
+          Fixtures.customer(m, { payer_id: `free-${i}`, address: null, metadata: { n: String(i) } })
+        )
         const clash = yield* Fixtures.customer(m, { payer_id: "taken" }) // an existing unique value
         const twin = yield* Fixtures.customer(m, { payer_id: "free-2" }) // a duplicate within the batch
         const noPayer = yield* Fixtures.customer(m, { payer_id: null }) // nulls never conflict
         expect(yield* repo.insertMany([])).toEqual([])
-        const inserted = yield* repo.insertMany([fresh[0]!, clash, fresh[1]!, existing, twin, fresh[2]!, noPayer, fresh[0]!])
+        const inserted = yield* repo.insertMany([
+          fresh[0]!,
+          clash,
+          fresh[1]!,
+          existing,
+          twin,
+          fresh[2]!,
+          noPayer,
+          fresh[0]!
+        ])
         expect(inserted.map((c) => c.id)).toEqual([fresh[0]!.id, fresh[1]!.id, fresh[2]!.id, noPayer.id])
         // the other merchant's "free-1" did not conflict; the losers were not written
         expect(Option.isNone(yield* repo.get(m, clash.id))).toBe(true)
@@ -210,22 +290,38 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>, o
           { value: { ...existing, name: "Zero", metadata: { n: "00" } }, expectedVersion: 1 }
         ])
         expect(versions).toEqual([2, 2])
-        expect(Option.getOrThrow(yield* repo.get(m, existing.id))).toEqual({ value: { ...existing, name: "Zero", metadata: { n: "00" } }, version: 2 })
+        expect(Option.getOrThrow(yield* repo.get(m, existing.id))).toEqual({
+          value: { ...existing, name: "Zero", metadata: { n: "00" } },
+          version: 2
+        })
         expect(Option.getOrThrow(yield* repo.findBy(m, "payer_id", "taken")).value.id).toBe(existing.id)
 
         // one stale record: nothing changes
-        const stale = yield* Effect.flip(repo.updateMany([{ value: { ...fresh[1]!, name: "Two" }, expectedVersion: 1 }, { value: { ...fresh[0]!, name: "Stale" }, expectedVersion: 1 }]))
+        const stale = yield* Effect.flip(
+          repo.updateMany([
+            { value: { ...fresh[1]!, name: "Two" }, expectedVersion: 1 },
+            { value: { ...fresh[0]!, name: "Stale" }, expectedVersion: 1 }
+          ])
+        )
         expect(stale).toMatchObject({ _tag: "VersionConflict", id: fresh[0]!.id })
         expect(Option.getOrThrow(yield* repo.get(m, fresh[1]!.id))).toEqual({ value: fresh[1], version: 1 })
         // another merchant's record is never updated through a batch
-        const hijack = yield* Effect.flip(repo.updateMany([{ value: { ...foreign, merchant_id: m, name: "hijack" }, expectedVersion: 1 }]))
+        const hijack = yield* Effect.flip(
+          repo.updateMany([{ value: { ...foreign, merchant_id: m, name: "hijack" }, expectedVersion: 1 }])
+        )
         expect(hijack._tag).toBe("VersionConflict")
         expect(Option.getOrThrow(yield* repo.get(other, foreign.id)).value.name).toBe(foreign.name)
         // a unique violation is typed and changes nothing
-        const unique = yield* Effect.flip(repo.updateMany([{ value: { ...fresh[1]!, name: "Two" }, expectedVersion: 1 }, { value: { ...fresh[2]!, payer_id: "taken" }, expectedVersion: 1 }]))
+        const unique = yield* Effect.flip(
+          repo.updateMany([
+            { value: { ...fresh[1]!, name: "Two" }, expectedVersion: 1 },
+            { value: { ...fresh[2]!, payer_id: "taken" }, expectedVersion: 1 }
+          ])
+        )
         expect(unique).toMatchObject({ _tag: "UniqueViolation", constraint: "customer_payer_id" })
         expect(Option.getOrThrow(yield* repo.get(m, fresh[1]!.id)).version).toBe(1)
-      }))
+      })
+    )
 
     it.effect("batches inside a transaction roll back with it", () =>
       Effect.gen(function* () {
@@ -233,14 +329,24 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>, o
         const repo = yield* customers
         const m = yield* Fixtures.merchantId
         const made = yield* Effect.forEach([1, 2], () => Fixtures.customer(m))
-        const failed = yield* Effect.result(storage.withTransaction(Effect.gen(function* () {
-          yield* repo.insertMany(made)
-          yield* repo.updateMany([{ value: { ...made[0]!, name: "x" }, expectedVersion: 1 }])
-          return yield* Effect.fail("boom" as const)
-        })))
+        const failed = yield* Effect.result(
+          storage.withTransaction(
+            Effect.gen(function* () {
+              yield* repo.insertMany(made)
+              yield* repo.updateMany([{ value: { ...made[0]!, name: "x" }, expectedVersion: 1 }])
+              return yield* Effect.fail("boom" as const)
+            })
+          )
+        )
         expect(Result.isFailure(failed)).toBe(true)
-        expect((yield* repo.getMany(m, made.map((c) => c.id))).size).toBe(0)
-      }))
+        expect(
+          (yield* repo.getMany(
+            m,
+            made.map((c) => c.id)
+          )).size
+        ).toBe(0)
+      })
+    )
 
     it.effect("a transaction that fails midway leaves no row and no event", () =>
       Effect.gen(function* () {
@@ -249,14 +355,24 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>, o
         const m = yield* Fixtures.merchantId
         const a = yield* Fixtures.customer(m)
         const b = yield* Fixtures.customer(m)
-        const event = (id: string): Store.OutboxEvent => ({ id, merchant_id: m, type: "v2.test", business_id: a.id, content: "{}", sequence: 1, created_at: 1 })
+        const event = (id: string): Store.OutboxEvent => ({
+          id,
+          merchant_id: m,
+          type: "v2.test",
+          business_id: a.id,
+          content: "{}",
+          sequence: 1,
+          created_at: 1
+        })
         const evtId = yield* Ids.make("evt")
         const failed = yield* Effect.result(
-          storage.withTransaction(Effect.gen(function* () {
-            yield* repo.insert(a)
-            yield* storage.outbox.append([event(evtId)])
-            return yield* Effect.fail("injected failure after the first write" as const)
-          }))
+          storage.withTransaction(
+            Effect.gen(function* () {
+              yield* repo.insert(a)
+              yield* storage.outbox.append([event(evtId)])
+              return yield* Effect.fail("injected failure after the first write" as const)
+            })
+          )
         )
         expect(Result.isFailure(failed)).toBe(true)
         const died = yield* Effect.exit(storage.withTransaction(Effect.andThen(repo.insert(b), Effect.die("boom"))))
@@ -267,8 +383,11 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>, o
         // and a successful one commits both
         yield* storage.withTransaction(Effect.andThen(repo.insert(a), storage.outbox.append([event(evtId)])))
         expect(Option.isSome(yield* repo.get(m, a.id))).toBe(true)
-        expect((yield* storage.repository(Entities.webhookEvent).list(m, { limit: 10 })).list.map((e) => e.id)).toEqual([evtId])
-      }))
+        expect((yield* storage.repository(Entities.webhookEvent).list(m, { limit: 10 })).list.map((e) => e.id)).toEqual(
+          [evtId]
+        )
+      })
+    )
 
     it.effect("tenant isolation: no method reaches another merchant's rows", () =>
       Effect.gen(function* () {
@@ -281,9 +400,12 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>, o
         expect(Option.isNone(yield* repo.findBy(a, "payer_id", "shared"))).toBe(true)
         expect((yield* repo.list(a, { limit: 100 })).list).toEqual([])
         expect(yield* repo.remove(a, theirs.id)).toBe(false)
-        expect((yield* Effect.flip(repo.update({ ...theirs, merchant_id: a, name: "hijack" }, 1)))._tag).toBe("VersionConflict")
+        expect((yield* Effect.flip(repo.update({ ...theirs, merchant_id: a, name: "hijack" }, 1)))._tag).toBe(
+          "VersionConflict"
+        )
         expect(Option.getOrThrow(yield* repo.get(b, theirs.id)).value.name).toBe(theirs.name)
-      }))
+      })
+    )
 
     it.effect("lookup finds a unique value across merchants (API keys by hash)", () =>
       Effect.gen(function* () {
@@ -291,10 +413,22 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>, o
         const m = yield* Fixtures.merchantId
         const id = yield* Ids.make("key")
         const hash = `hash-${id}`
-        yield* keys.insert({ id, merchant_id: m, lookup_hash: hash, ciphertext: "c", last4: "abcd", mode: "sandbox", status: "active", expires_at: null, replaced_by: null, created_at: 1 })
+        yield* keys.insert({
+          id,
+          merchant_id: m,
+          lookup_hash: hash,
+          ciphertext: "c",
+          last4: "abcd",
+          mode: "sandbox",
+          status: "active",
+          expires_at: null,
+          replaced_by: null,
+          created_at: 1
+        })
         expect(Option.getOrThrow(yield* keys.lookup("lookup_hash", hash)).value.merchant_id).toBe(m)
         expect(Option.isNone(yield* keys.lookup("lookup_hash", "nope"))).toBe(true)
-      }))
+      })
+    )
 
     it.effect("outbox: append, claim with a lease, complete, sequences", () =>
       Effect.gen(function* () {
@@ -303,7 +437,17 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>, o
         const ids = yield* Effect.forEach([1, 2, 3], () => Ids.make("evt"))
         const now = 4_000_000_000_000 + Math.floor(Math.random() * 1_000_000)
         expect(yield* outbox.nextSequence(m, "sub_x")).toBe(1)
-        yield* outbox.append(ids.map((id, i) => ({ id, merchant_id: m, type: "v2.test", business_id: "sub_x", content: `{"n":${i}}`, sequence: i + 1, created_at: now + i })))
+        yield* outbox.append(
+          ids.map((id, i) => ({
+            id,
+            merchant_id: m,
+            type: "v2.test",
+            business_id: "sub_x",
+            content: `{"n":${i}}`,
+            sequence: i + 1,
+            created_at: now + i
+          }))
+        )
         expect(yield* outbox.nextSequence(m, "sub_x")).toBe(4)
         const mine = (events: ReadonlyArray<Store.OutboxEvent>) => events.filter((e) => e.merchant_id === m)
         const first = mine(yield* outbox.claim({ now: now + 10, limit: 1000, leaseMs: 30_000, owner: "w1" }))
@@ -320,7 +464,8 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>, o
         expect(yield* outbox.completeMany([ids[1]!, ids[2]!, ids[0]!, ids[1]!], "w2")).toBe(2)
         expect(yield* outbox.completeMany([ids[1]!], "w2")).toBe(0)
         expect(mine(yield* outbox.claim({ now: now + 100_000, limit: 1000, leaseMs: 30_000, owner: "w3" }))).toEqual([])
-      }))
+      })
+    )
 
     it.effect("work queue: due items only, leased, completed once, reschedules win", () =>
       Effect.gen(function* () {
@@ -330,7 +475,8 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>, o
         yield* workQueue.schedule({ merchant_id: m, kind: "renewal", subject_id: "sub_2", due_at: 200 })
         yield* workQueue.schedule({ merchant_id: m, kind: "renewal", subject_id: "sub_2", due_at: 300 })
         expect(Option.getOrThrow(yield* workQueue.nextDue(m))).toBe(100)
-        const claim = (now: number, owner: string) => workQueue.claim({ now, limit: 10, leaseMs: 1000, owner, merchantId: m })
+        const claim = (now: number, owner: string) =>
+          workQueue.claim({ now, limit: 10, leaseMs: 1000, owner, merchantId: m })
         const got = yield* claim(250, "w1")
         expect(got.map((w) => [w.subject_id, w.attempts, w.lane])).toEqual([["sub_1", 1, "live"]])
         expect(yield* claim(260, "w2")).toEqual([])
@@ -343,13 +489,61 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>, o
         expect(Option.isNone(yield* workQueue.nextDue(m))).toBe(true)
         yield* workQueue.schedule({ lane: "frozen", merchant_id: m, kind: "renewal", subject_id: "sub_f", due_at: 1 })
         expect(yield* claim(10_000, "w3")).toEqual([])
-        const frozen = yield* workQueue.claim({ now: 10_000, limit: 10, leaseMs: 1000, owner: "w3", merchantId: m, lane: "frozen" })
+        const frozen = yield* workQueue.claim({
+          now: 10_000,
+          limit: 10,
+          leaseMs: 1000,
+          owner: "w3",
+          merchantId: m,
+          lane: "frozen"
+        })
         expect(frozen.map((w) => [w.lane, w.subject_id])).toEqual([["frozen", "sub_f"]])
         yield* workQueue.complete(frozen[0]!, "w3")
         yield* workQueue.schedule({ merchant_id: m, kind: "trial_end", subject_id: "sub_3", due_at: 1 })
         yield* workQueue.cancel(m, "trial_end", "sub_3")
         expect(yield* claim(10_000, "w3")).toEqual([])
-      }))
+      })
+    )
+
+    it.effect(
+      "work queue: a failed item is retried later, then set aside; attempts count until a reschedule; nextDue skips both",
+      () =>
+        Effect.gen(function* () {
+          const { workQueue } = yield* Storage
+          const m = yield* Fixtures.merchantId
+          const claim = (now: number, owner: string) =>
+            workQueue.claim({ now, limit: 10, leaseMs: 1000, owner, merchantId: m })
+          yield* workQueue.schedule({ merchant_id: m, kind: "renewal", subject_id: "sub_bad", due_at: 100 })
+          yield* workQueue.schedule({ merchant_id: m, kind: "renewal", subject_id: "sub_ok", due_at: 900 })
+          const [bad] = yield* claim(100, "w1")
+          expect([bad!.subject_id, bad!.attempts]).toEqual(["sub_bad", 1])
+          expect(yield* workQueue.retryLater(bad!, "someone-else", 5000)).toBe(false)
+          expect(yield* workQueue.retryLater(bad!, "w1", 5000)).toBe(true)
+          // not claimable before 5000; the next item the merchant can run is sub_ok at 900
+          expect(Option.getOrThrow(yield* workQueue.nextDue(m))).toBe(900)
+          expect((yield* claim(4999, "w2")).map((w) => w.subject_id)).toEqual(["sub_ok"])
+          const again = yield* claim(5000, "w3")
+          expect(again.map((w) => [w.subject_id, w.attempts])).toEqual([["sub_bad", 2]])
+          expect(yield* workQueue.setAside(again[0]!, "w1")).toBe(false)
+          expect(yield* workQueue.setAside(again[0]!, "w3")).toBe(true)
+          expect((yield* claim(1_000_000, "w4")).map((w) => w.subject_id)).toEqual(["sub_ok"])
+          expect(
+            (yield* workQueue.listSetAside({ merchantId: m, limit: 10 })).map((w) => [
+              w.lane,
+              w.kind,
+              w.subject_id,
+              w.attempts
+            ])
+          ).toEqual([["held", "renewal", "sub_bad", 2]])
+          expect(yield* workQueue.listSetAside({ merchantId: "mch_nobody", limit: 10 })).toEqual([])
+          yield* workQueue.cancel(m, "renewal", "sub_ok")
+          expect(Option.isNone(yield* workQueue.nextDue(m))).toBe(true)
+          // scheduling it again releases it, with a fresh count
+          yield* workQueue.schedule({ merchant_id: m, kind: "renewal", subject_id: "sub_bad", due_at: 2_000_000 })
+          expect(yield* workQueue.listSetAside({ merchantId: m, limit: 10 })).toEqual([])
+          expect((yield* claim(2_000_000, "w5")).map((w) => [w.subject_id, w.attempts])).toEqual([["sub_bad", 1]])
+        })
+    )
 
     it.effect("work queue and outbox in batches: scheduleMany, cancelMany, completeMany, nextSequences", () =>
       Effect.gen(function* () {
@@ -365,54 +559,98 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>, o
           { merchant_id: m, kind: "renewal", subject_id: "sub_2", due_at: 120 },
           { merchant_id: other, kind: "renewal", subject_id: "sub_1", due_at: 100 }
         ])
-        const claim = (now: number, owner: string, merchantId = m) => workQueue.claim({ now, limit: 10, leaseMs: 1000, owner, merchantId })
+        const claim = (now: number, owner: string, merchantId = m) =>
+          workQueue.claim({ now, limit: 10, leaseMs: 1000, owner, merchantId })
         const got = yield* claim(1000, "w1")
-        expect(got.map((w) => [w.kind, w.subject_id, w.due_at])).toEqual([["renewal", "sub_1", 100], ["renewal", "sub_2", 120], ["charge", "trd_1", 150]])
+        expect(got.map((w) => [w.kind, w.subject_id, w.due_at])).toEqual([
+          ["renewal", "sub_1", 100],
+          ["renewal", "sub_2", 120],
+          ["charge", "trd_1", 150]
+        ])
         // a reschedule of a claimed item (as a renewal does for its next period) is not completed by the old claim
         yield* workQueue.scheduleMany([{ merchant_id: m, kind: "renewal", subject_id: "sub_1", due_at: 5000 }])
         expect(yield* workQueue.completeMany([], "w1")).toBe(0)
         expect(yield* workQueue.completeMany(got, "w2")).toBe(0)
-        expect(yield* workQueue.completeMany(got.filter((w) => w.kind === "renewal"), "w1")).toBe(1)
+        expect(
+          yield* workQueue.completeMany(
+            got.filter((w) => w.kind === "renewal"),
+            "w1"
+          )
+        ).toBe(1)
         yield* workQueue.cancelMany([])
-        yield* workQueue.cancelMany([{ merchant_id: m, kind: "charge", subject_id: "trd_1" }, { merchant_id: m, kind: "charge", subject_id: "trd_none" }])
+        yield* workQueue.cancelMany([
+          { merchant_id: m, kind: "charge", subject_id: "trd_1" },
+          { merchant_id: m, kind: "charge", subject_id: "trd_none" }
+        ])
         expect(Option.getOrThrow(yield* workQueue.nextDue(m))).toBe(5000)
         expect((yield* claim(10_000, "w3")).map((w) => [w.kind, w.subject_id])).toEqual([["renewal", "sub_1"]])
         // another merchant's items were never touched
         expect((yield* claim(10_000, "w3", other)).map((w) => w.subject_id)).toEqual(["sub_1"])
 
         const seq = (n: number, business_id: string, merchant_id = m) =>
-          Effect.map(Ids.make("evt"), (id) => ({ id, merchant_id, type: "v2.test", business_id, content: "{}", sequence: n, created_at: 1 }))
-        yield* outbox.append([yield* seq(1, "trd_a"), yield* seq(2, "trd_a"), yield* seq(1, "inv_b"), yield* seq(7, "trd_c", other)])
+          Effect.map(Ids.make("evt"), (id) => ({
+            id,
+            merchant_id,
+            type: "v2.test",
+            business_id,
+            content: "{}",
+            sequence: n,
+            created_at: 1
+          }))
+        yield* outbox.append([
+          yield* seq(1, "trd_a"),
+          yield* seq(2, "trd_a"),
+          yield* seq(1, "inv_b"),
+          yield* seq(7, "trd_c", other)
+        ])
         const next = yield* outbox.nextSequences(m, ["trd_a", "inv_b", "trd_c", "trd_a"])
         expect([next.get("trd_a"), next.get("inv_b"), next.get("trd_c")]).toEqual([3, 2, 1])
         expect((yield* outbox.nextSequences(m, [])).size).toBe(0)
-      }))
+      })
+    )
 
     it.effect("idempotency records: one per (merchant, Request-Id)", () =>
       Effect.gen(function* () {
         const { idempotency } = yield* Storage
         const m = yield* Fixtures.merchantId
-        const rec = { merchant_id: m, request_id: "req-1", fingerprint: "POST /x h1", state: "in_progress" as const, status: null, response: null, created_at: 1000, expires_at: 1000 + 86_400_000 }
+        const rec = {
+          merchant_id: m,
+          request_id: "req-1",
+          fingerprint: "POST /x h1",
+          state: "in_progress" as const,
+          status: null,
+          response: null,
+          created_at: 1000,
+          expires_at: 1000 + 86_400_000
+        }
         expect(yield* idempotency.begin(rec)).toEqual({ created: true })
         const again = yield* idempotency.begin({ ...rec, created_at: 2000 })
         expect(again.created === false && again.existing.state).toBe("in_progress")
         yield* idempotency.complete(m, "req-1", 200, `{"code":"success"}`, 1000 + 7 * 86_400_000)
         const done = yield* idempotency.begin({ ...rec, created_at: 3000 })
-        expect(done.created === false && [done.existing.status, done.existing.response]).toEqual([200, `{"code":"success"}`])
+        expect(done.created === false && [done.existing.status, done.existing.response]).toEqual([
+          200,
+          `{"code":"success"}`
+        ])
         // completing extends the record's life: it still answers after an in-progress lock would have expired
         const later = yield* idempotency.begin({ ...rec, created_at: 1000 + 2 * 86_400_000 })
         expect(later.created === false && later.existing.state).toBe("completed")
         // an in-progress record left by a crashed request is taken over once its lock expires
-        expect(yield* idempotency.begin({ ...rec, request_id: "req-3", created_at: 0, expires_at: 60_000 })).toEqual({ created: true })
+        expect(yield* idempotency.begin({ ...rec, request_id: "req-3", created_at: 0, expires_at: 60_000 })).toEqual({
+          created: true
+        })
         expect((yield* idempotency.begin({ ...rec, request_id: "req-3", created_at: 59_999 })).created).toBe(false)
         expect(yield* idempotency.begin({ ...rec, request_id: "req-3", created_at: 60_000 })).toEqual({ created: true })
         const other = yield* Fixtures.merchantId
         expect(yield* idempotency.begin({ ...rec, merchant_id: other })).toEqual({ created: true })
         yield* idempotency.release(m, "req-1")
         expect(yield* idempotency.begin({ ...rec, created_at: 4000 })).toEqual({ created: true })
-        expect(yield* idempotency.begin({ ...rec, request_id: "req-2", created_at: 0, expires_at: 10 })).toEqual({ created: true })
+        expect(yield* idempotency.begin({ ...rec, request_id: "req-2", created_at: 0, expires_at: 10 })).toEqual({
+          created: true
+        })
         expect(yield* idempotency.begin({ ...rec, request_id: "req-2", created_at: 20 })).toEqual({ created: true })
-      }))
+      })
+    )
 
     if (options.concurrent) {
       describe("concurrency", () => {
@@ -420,8 +658,9 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>, o
           Effect.gen(function* () {
             const { workQueue } = yield* Storage
             const m = yield* Fixtures.merchantId
-            yield* Effect.forEach(Array.from({ length: 200 }, (_, i) => i), (i) =>
-              workQueue.schedule({ merchant_id: m, kind: "renewal", subject_id: `sub_${i}`, due_at: i })
+            yield* Effect.forEach(
+              Array.from({ length: 200 }, (_, i) => i),
+              (i) => workQueue.schedule({ merchant_id: m, kind: "renewal", subject_id: `sub_${i}`, due_at: i })
             )
             const worker = (owner: string) =>
               Effect.gen(function* () {
@@ -437,16 +676,21 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>, o
             expect(new Set([...a, ...b]).size).toBe(200)
             expect(a.length).toBeGreaterThan(0)
             expect(b.length).toBeGreaterThan(0)
-          }))
+          })
+        )
 
         it.effect("concurrent inserts of one unique value: exactly one wins", () =>
           Effect.gen(function* () {
             const repo = yield* customers
             const m = yield* Fixtures.merchantId
-            const attempts = yield* Effect.forEach(Array.from({ length: 8 }, () => 0), () => Fixtures.customer(m, { payer_id: "race" }))
+            const attempts = yield* Effect.forEach(
+              Array.from({ length: 8 }, () => 0),
+              () => Fixtures.customer(m, { payer_id: "race" })
+            )
             const results = yield* Effect.forEach(attempts, (c) => Effect.result(repo.insert(c)), { concurrency: 8 })
             expect(results.filter(Result.isSuccess)).toHaveLength(1)
-          }))
+          })
+        )
       })
     }
   })

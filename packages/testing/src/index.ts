@@ -1,13 +1,15 @@
 /**
- * @recur/testing — in-memory storage, fixtures and the port contract suites.
+ * @recur/testing — fixtures, scenario suites and the port contract suites. `MemoryStorage` is
+ * re-exported from `@recur/memory` for the suites that run on it.
  *
  * @since 0.1.0
  */
 export * as EngineScenarios from "./EngineScenarios.js"
 export * as Fixtures from "./Fixtures.js"
-export * as MemoryStorage from "./MemoryStorage.js"
+export * as ModelScenarios from "./ModelScenarios.js"
 export * as PaymentGatewayContract from "./PaymentGatewayContract.js"
 export * as ServicesContract from "./ServicesContract.js"
 export * as StorageContract from "./StorageContract.js"
 export * as SubscriptionScenarios from "./SubscriptionScenarios.js"
 export * as WebhookRecorder from "./WebhookRecorder.js"
+export { MemoryStorage } from "@recur/memory"

@@ -1,5 +1,5 @@
 import { expect, layer } from "@effect/vitest"
-import { Billing, Ports, Subscriptions, Webhooks } from "@recur/core"
+import { Billing, Engine, Ports, Secrets, Settings } from "@recur/core"
 import { SandboxGateway } from "@recur/payment-sandbox"
 import { Effect, Layer, Logger, LogLevel, Option } from "effect"
 import { EngineScenarios, MemoryStorage, ServicesContract, WebhookRecorder } from "../src/index.js"
@@ -17,48 +17,70 @@ const hookedGateway = Layer.effect(
   }))
 ).pipe(Layer.provide(SandboxGateway.layer()))
 
-const engine = Subscriptions.Subscriptions.layer.pipe(
-  Layer.provideMerge(Billing.Billing.layer),
-  Layer.provideMerge(Webhooks.Webhooks.layer),
-  Layer.provideMerge(ServicesContract.services(MemoryStorage.layer)),
-  Layer.provideMerge(Layer.mergeAll(hookedGateway, Ports.fxStatic({}), Ports.taxNone, Billing.layerSettings(), WebhookRecorder.layer))
+const engine = Engine.layer.pipe(
+  Layer.provideMerge(Layer.mergeAll(MemoryStorage.layer, Secrets.layer(ServicesContract.testMasterKey))),
+  Layer.provideMerge(
+    Layer.mergeAll(hookedGateway, Ports.fxStatic({}), Ports.taxNone, Settings.layer(), WebhookRecorder.layer)
+  )
 )
 
 layer(engine, { timeout: "60 seconds" })("renewal batch racing another process", (it) => {
-  it.effect("a charge recorded by another process between a batch's two transactions is recorded once; the rest of the batch still gets paid", () =>
-    Effect.gen(function* () {
-      const billing = yield* Billing.Billing
-      const { merchantId, priceId } = yield* EngineScenarios.setup("2024-05-31T09:00:00Z")
-      const subs = yield* Effect.forEach([1, 2, 3, 4], () =>
-        Effect.map(EngineScenarios.subscribe(merchantId, priceId), ({ result }) => Option.getOrThrow(result.subscription).id))
-      // the first renewal charge of the batch is also applied by "another worker" (its charge
-      // intent is due at once), before the batch records its outcomes
-      const raced: Array<string> = []
-      afterCharge = (request, outcome) =>
-        raced.length > 0 || request.merchant_id !== merchantId
-          ? Effect.void
-          : Effect.asVoid(Effect.tap(Effect.sync(() => raced.push(request.trade_id)), () => Effect.orDie(billing.applyOutcome(merchantId, request.trade_id, outcome))))
-      // the conflict is expected and handled: the batch's outcomes are applied one by one, and
-      // nothing fails on the way
-      const errors: Array<unknown> = []
-      const recordErrors = Logger.layer([Logger.make(({ logLevel, message }) => {
-        if (LogLevel.isGreaterThanOrEqualTo(logLevel, "Warn")) errors.push(message)
-      })])
-      yield* billing.advanceClock(merchantId, Date.parse("2024-07-01T00:00:00Z")).pipe(Effect.provide(recordErrors))
-      expect(errors).toEqual([])
-      afterCharge = undefined
-      expect(raced).toHaveLength(1)
-      for (const id of subs) {
-        const invoices = yield* EngineScenarios.invoicesOf(merchantId, id)
-        expect(invoices.map((i) => [i.invoice_type, i.cycle_index, i.amount, i.biz_status])).toEqual([["initial", 0, "30.00", "success"], ["renewal", 1, "30.00", "success"]])
-        const renewal = invoices[1]!
-        expect(yield* EngineScenarios.eventsOf(merchantId, renewal.invoice_id)).toEqual(["v2.invoice.paid"])
-        expect(yield* EngineScenarios.eventsOf(merchantId, renewal.trade_id!)).toEqual(["v2.trades.created", "v2.trades.succeeded"])
-        expect((yield* billing.getTrade(merchantId, renewal.trade_id!)).trade_status).toBe("succeeded")
-        expect((yield* billing.getSubscription(merchantId, id)).cycle_index).toBe(1)
-      }
-      // the raced trade is among them
-      const trades = yield* Effect.forEach(subs, (id) => Effect.map(EngineScenarios.invoicesOf(merchantId, id), (i) => i[1]!.trade_id))
-      expect(trades).toContain(raced[0])
-    }))
+  it.effect(
+    "a charge recorded by another process between a batch's two transactions is recorded once; the rest of the batch still gets paid",
+    () =>
+      Effect.gen(function* () {
+        const billing = yield* Billing.Billing
+        const { merchantId, priceId } = yield* EngineScenarios.setup("2024-05-31T09:00:00Z")
+        const subs = yield* Effect.forEach([1, 2, 3, 4], () =>
+          Effect.map(
+            EngineScenarios.subscribe(merchantId, priceId),
+            ({ result }) => Option.getOrThrow(result.subscription).id
+          )
+        )
+        // the first renewal charge of the batch is also applied by "another worker" (its charge
+        // intent is due at once), before the batch records its outcomes
+        const raced: Array<string> = []
+        afterCharge = (request, outcome) =>
+          raced.length > 0 || request.merchant_id !== merchantId
+            ? Effect.void
+            : Effect.asVoid(
+                Effect.tap(
+                  Effect.sync(() => raced.push(request.trade_id)),
+                  () => Effect.orDie(billing.applyOutcome(merchantId, request.trade_id, outcome))
+                )
+              )
+        // the conflict is expected and handled: the batch's outcomes are applied one by one, and
+        // nothing fails on the way
+        const errors: Array<unknown> = []
+        const recordErrors = Logger.layer([
+          Logger.make(({ logLevel, message }) => {
+            if (LogLevel.isGreaterThanOrEqualTo(logLevel, "Warn")) errors.push(message)
+          })
+        ])
+        yield* billing.advanceClock(merchantId, Date.parse("2024-07-01T00:00:00Z")).pipe(Effect.provide(recordErrors))
+        expect(errors).toEqual([])
+        afterCharge = undefined
+        expect(raced).toHaveLength(1)
+        for (const id of subs) {
+          const invoices = yield* EngineScenarios.invoicesOf(merchantId, id)
+          expect(invoices.map((i) => [i.invoice_type, i.cycle_index, i.amount, i.biz_status])).toEqual([
+            ["initial", 0, "30.00", "success"],
+            ["renewal", 1, "30.00", "success"]
+          ])
+          const renewal = invoices[1]!
+          expect(yield* EngineScenarios.eventsOf(merchantId, renewal.invoice_id)).toEqual(["v2.invoice.paid"])
+          expect(yield* EngineScenarios.eventsOf(merchantId, renewal.trade_id!)).toEqual([
+            "v2.trades.created",
+            "v2.trades.succeeded"
+          ])
+          expect((yield* billing.getTrade(merchantId, renewal.trade_id!)).trade_status).toBe("succeeded")
+          expect((yield* billing.getSubscription(merchantId, id)).cycle_index).toBe(1)
+        }
+        // the raced trade is among them
+        const trades = yield* Effect.forEach(subs, (id) =>
+          Effect.map(EngineScenarios.invoicesOf(merchantId, id), (i) => i[1]!.trade_id)
+        )
+        expect(trades).toContain(raced[0])
+      })
+  )
 })

@@ -23,10 +23,20 @@ export interface Options {
 }
 
 const v4ToInt = (ip: string) => ip.split(".").reduce((a, p) => (a << 8) + Number(p), 0) >>> 0
-const inV4 = (ip: string, base: string, bits: number) => bits === 0 || (v4ToInt(ip) >>> (32 - bits)) === (v4ToInt(base) >>> (32 - bits))
+const inV4 = (ip: string, base: string, bits: number) =>
+  bits === 0 || v4ToInt(ip) >>> (32 - bits) === v4ToInt(base) >>> (32 - bits)
 const privateV4: ReadonlyArray<readonly [string, number]> = [
-  ["0.0.0.0", 8], ["10.0.0.0", 8], ["100.64.0.0", 10], ["127.0.0.0", 8], ["169.254.0.0", 16], ["172.16.0.0", 12],
-  ["192.0.0.0", 24], ["192.168.0.0", 16], ["198.18.0.0", 15], ["224.0.0.0", 4], ["240.0.0.0", 4]
+  ["0.0.0.0", 8],
+  ["10.0.0.0", 8],
+  ["100.64.0.0", 10],
+  ["127.0.0.0", 8],
+  ["169.254.0.0", 16],
+  ["172.16.0.0", 12],
+  ["192.0.0.0", 24],
+  ["192.168.0.0", 16],
+  ["198.18.0.0", 15],
+  ["224.0.0.0", 4],
+  ["240.0.0.0", 4]
 ]
 
 /**
@@ -62,7 +72,11 @@ const guard = (url: string) =>
     }
     const addresses = yield* Effect.tryPromise({
       try: () => lookup(host, { all: true }),
-      catch: (e) => new Ports.WebhookTransportError({ reason: "network", message: `cannot resolve ${host}: ${String((e as Error).message ?? e)}` })
+      catch: (e) =>
+        new Ports.WebhookTransportError({
+          reason: "network",
+          message: `cannot resolve ${host}: ${String((e as Error).message ?? e)}`
+        })
     })
     const bad = addresses.find((a) => isPrivateAddress(a.address))
     if (bad) return yield* forbidden(`${host} resolves to the private-network address ${bad.address}`)
@@ -80,9 +94,14 @@ export const make = (options: Options = {}) =>
       send: (request: Ports.WebhookRequest) =>
         Effect.gen(function* () {
           if (!options.allowPrivateNetwork && !request.allowPrivateNetwork) yield* guard(request.url)
-          const response = yield* client.execute(
-            HttpClientRequest.post(request.url).pipe(HttpClientRequest.setHeaders(request.headers), HttpClientRequest.bodyText(request.body, "application/json"))
-          ).pipe(Effect.mapError((e) => new Ports.WebhookTransportError({ reason: "network", message: e.message })))
+          const response = yield* client
+            .execute(
+              HttpClientRequest.post(request.url).pipe(
+                HttpClientRequest.setHeaders(request.headers),
+                HttpClientRequest.bodyText(request.body, "application/json")
+              )
+            )
+            .pipe(Effect.mapError((e) => new Ports.WebhookTransportError({ reason: "network", message: e.message })))
           // read (and discard) the answer so the connection is reused; its content is not used
           yield* Effect.ignore(response.text)
           return { status: response.status }
@@ -91,7 +110,13 @@ export const make = (options: Options = {}) =>
           Effect.scoped,
           Effect.timeoutOrElse({
             duration: request.timeoutMs,
-            orElse: () => Effect.fail(new Ports.WebhookTransportError({ reason: "timeout", message: `no answer within ${request.timeoutMs} ms` }))
+            orElse: () =>
+              Effect.fail(
+                new Ports.WebhookTransportError({
+                  reason: "timeout",
+                  message: `no answer within ${request.timeoutMs} ms`
+                })
+              )
           })
         )
     }

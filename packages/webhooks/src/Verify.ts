@@ -18,7 +18,9 @@ import { createHmac, timingSafeEqual } from "node:crypto"
  *
  * @since 0.1.0
  */
-export type HeadersLike = { readonly get: (name: string) => string | null } | Readonly<Record<string, string | ReadonlyArray<string> | undefined>>
+export type HeadersLike =
+  | { readonly get: (name: string) => string | null }
+  | Readonly<Record<string, string | ReadonlyArray<string> | undefined>>
 
 /**
  * A verified event: `{id, type, created, sequence, data}`.
@@ -40,10 +42,14 @@ export interface WebhookEvent {
  */
 export type VerifyResult =
   | { readonly ok: true; readonly event: WebhookEvent }
-  | { readonly ok: false; readonly reason: "missing_header" | "timestamp_outside_tolerance" | "signature_mismatch" | "invalid_body" }
+  | {
+      readonly ok: false
+      readonly reason: "missing_header" | "timestamp_outside_tolerance" | "signature_mismatch" | "invalid_body"
+    }
 
 const header = (headers: HeadersLike, name: string): string | undefined => {
-  if (typeof (headers as { get?: unknown }).get === "function") return (headers as { get: (n: string) => string | null }).get(name) ?? undefined
+  if (typeof (headers as { get?: unknown }).get === "function")
+    return (headers as { get: (n: string) => string | null }).get(name) ?? undefined
   const record = headers as Readonly<Record<string, string | ReadonlyArray<string> | undefined>>
   const key = Object.keys(record).find((k) => k.toLowerCase() === name)
   const value = key === undefined ? undefined : record[key]
@@ -82,10 +88,13 @@ export const verifyWebhook = (input: {
   readonly now?: number
 }): VerifyResult => {
   const timestamp = header(input.headers, "x-timestamp")
-  const signatures = [header(input.headers, "x-signature"), header(input.headers, "x-signature-previous")].filter((s): s is string => s !== undefined)
+  const signatures = [header(input.headers, "x-signature"), header(input.headers, "x-signature-previous")].filter(
+    (s): s is string => s !== undefined
+  )
   if (timestamp === undefined || signatures.length === 0) return { ok: false, reason: "missing_header" }
   const ts = Number(timestamp)
-  if (!/^\d+$/.test(timestamp) || Math.abs((input.now ?? Date.now()) - ts) > (input.toleranceMs ?? 300_000)) return { ok: false, reason: "timestamp_outside_tolerance" }
+  if (!/^\d+$/.test(timestamp) || Math.abs((input.now ?? Date.now()) - ts) > (input.toleranceMs ?? 300_000))
+    return { ok: false, reason: "timestamp_outside_tolerance" }
   const body = text(input.body)
   const keys = typeof input.keys === "string" ? [input.keys] : input.keys
   const matches = keys.some((key) => {
@@ -111,13 +120,23 @@ export const verifyStandardWebhook = (input: {
   const id = header(input.headers, "webhook-id")
   const timestamp = header(input.headers, "webhook-timestamp")
   const signature = header(input.headers, "webhook-signature")
-  if (id === undefined || timestamp === undefined || signature === undefined) return { ok: false, reason: "missing_header" }
-  if (!/^\d+$/.test(timestamp) || Math.abs((input.now ?? Date.now()) - Number(timestamp) * 1000) > (input.toleranceMs ?? 300_000)) return { ok: false, reason: "timestamp_outside_tolerance" }
+  if (id === undefined || timestamp === undefined || signature === undefined)
+    return { ok: false, reason: "missing_header" }
+  if (
+    !/^\d+$/.test(timestamp) ||
+    Math.abs((input.now ?? Date.now()) - Number(timestamp) * 1000) > (input.toleranceMs ?? 300_000)
+  )
+    return { ok: false, reason: "timestamp_outside_tolerance" }
   const body = text(input.body)
-  const given = signature.split(" ").filter((s) => s.startsWith("v1,")).map((s) => s.slice(3))
+  const given = signature
+    .split(" ")
+    .filter((s) => s.startsWith("v1,"))
+    .map((s) => s.slice(3))
   const secrets = typeof input.secret === "string" ? [input.secret] : input.secret
   const matches = secrets.some((secret) => {
-    const expected = createHmac("sha256", Buffer.from(secret.replace(/^whsec_/, ""), "base64")).update(`${id}.${timestamp}.${body}`).digest("base64")
+    const expected = createHmac("sha256", Buffer.from(secret.replace(/^whsec_/, ""), "base64"))
+      .update(`${id}.${timestamp}.${body}`)
+      .digest("base64")
     return given.some((g) => equal(g, expected))
   })
   return matches ? parse(body) : { ok: false, reason: "signature_mismatch" }

@@ -7,9 +7,12 @@ import { createHmac } from "node:crypto"
 import { backends, engineRuntime, merchantWithPrice, receiver, subscribe } from "./receiver.js"
 
 // Independent implementations of both signature schemes, written from the contract's text.
-const recurSignature = (key: string, timestamp: string, body: string) => createHmac("sha256", key).update(`${timestamp}.${body}`).digest("hex")
+const recurSignature = (key: string, timestamp: string, body: string) =>
+  createHmac("sha256", key).update(`${timestamp}.${body}`).digest("hex")
 const standardSignature = (secret: string, id: string, timestamp: string, body: string) =>
-  `v1,${createHmac("sha256", Buffer.from(secret.slice("whsec_".length), "base64")).update(`${id}.${timestamp}.${body}`).digest("base64")}`
+  `v1,${createHmac("sha256", Buffer.from(secret.slice("whsec_".length), "base64"))
+    .update(`${id}.${timestamp}.${body}`)
+    .digest("base64")}`
 
 const MIN = 60_000
 const iso = (s: string) => Date.parse(s)
@@ -29,20 +32,53 @@ for (const [name, storage] of backends()) {
     const run = <A, E>(effect: Effect.Effect<A, E, any>) => rt.runPromise(effect as Effect.Effect<A, E, never>)
     const hooks = <A, E>(f: (w: Webhooks.Webhooks["Service"]) => Effect.Effect<A, E>) => run(Webhooks.Webhooks.use(f))
     const billing = <A, E>(f: (b: Billing.Billing["Service"]) => Effect.Effect<A, E>) => run(Billing.Billing.use(f))
-    const subs = <A, E>(f: (s: Subscriptions.Subscriptions["Service"]) => Effect.Effect<A, E>) => run(Subscriptions.Subscriptions.use(f))
+    const subs = <A, E>(f: (s: Subscriptions.Subscriptions["Service"]) => Effect.Effect<A, E>) =>
+      run(Subscriptions.Subscriptions.use(f))
     /** Dispatches until the outbox is empty. */
     const drain = async (owner = "test") => {
-      while ((await hooks((w) => w.dispatchOnce({ owner }))) > 0) { /* more */ }
+      while ((await hooks((w) => w.dispatchOnce({ owner }))) > 0) {
+        /* more */
+      }
     }
     const at = (path: string) => rcv.received.filter((r) => r.path === path)
-    const eventId = async (merchantId: string, type: string) => (await hooks((w) => w.listEvents(merchantId, { event_types: [type], limit: 1 }))).list[0]!.id
-    const deliveryOf = async (merchantId: string, id: string) => (await hooks((w) => w.deliveriesOf(merchantId, id)))[0]!
+    const eventId = async (merchantId: string, type: string) =>
+      (await hooks((w) => w.listEvents(merchantId, { event_types: [type], limit: 1 }))).list[0]!.id
+    const deliveryOf = async (merchantId: string, id: string) =>
+      (await hooks((w) => w.deliveriesOf(merchantId, id)))[0]!
 
     it("every event type of the contract is produced by its flow, delivered, and verifies under both schemes — also during a key rotation", async () => {
-      const m = await run(merchantWithPrice("2026-01-01T00:00:00Z", { has_trial: true, trial_type: 0, trial_period: { trial_period_unit: "day", trial_period_count: 7 } }))
+      const m = await run(
+        merchantWithPrice("2026-01-01T00:00:00Z", {
+          has_trial: true,
+          trial_type: 0,
+          trial_period: { trial_period_unit: "day", trial_period_count: 7 }
+        })
+      )
       const endpoint = await hooks((w) => w.create(m.merchantId, { url: rcv.url("/all"), all_events: true }))
-      const plain = await run(Catalog.Catalog.use((c) => c.createPrice(m.merchantId, { name: "Plain", product_id: m.productId, currency: "USD", billing_type: "recurring", price_type: "flat_price", price_plan: { billing_cycle_unit: "month", base_price_val: "10.00" } })))
-      const bigger = await run(Catalog.Catalog.use((c) => c.createPrice(m.merchantId, { name: "Bigger", product_id: m.productId, currency: "USD", billing_type: "recurring", price_type: "flat_price", price_plan: { billing_cycle_unit: "month", base_price_val: "50.00" } })))
+      const plain = await run(
+        Catalog.Catalog.use((c) =>
+          c.createPrice(m.merchantId, {
+            name: "Plain",
+            product_id: m.productId,
+            currency: "USD",
+            billing_type: "recurring",
+            price_type: "flat_price",
+            price_plan: { billing_cycle_unit: "month", base_price_val: "10.00" }
+          })
+        )
+      )
+      const bigger = await run(
+        Catalog.Catalog.use((c) =>
+          c.createPrice(m.merchantId, {
+            name: "Bigger",
+            product_id: m.productId,
+            currency: "USD",
+            billing_type: "recurring",
+            price_type: "flat_price",
+            price_plan: { billing_cycle_unit: "month", base_price_val: "50.00" }
+          })
+        )
+      )
 
       // A: a trial that converts, then every lifecycle move
       const a = Option.getOrThrow((await run(subscribe(m.merchantId, m.priceId))).subscription)
@@ -51,8 +87,17 @@ for (const [name, storage] of backends()) {
       await subs((s) => s.revokeCancel(m.merchantId, a.id))
       await subs((s) => s.pause(m.merchantId, a.id))
       await subs((s) => s.resume(m.merchantId, a.id))
-      await subs((s) => s.changePrice(m.merchantId, a.id, { price_id: bigger.id, effective_type: "immediate", proration: "immediate" }))
-      const trade = (await billing((b) => b.listTrades(m.merchantId, { limit: 100, filters: [{ column: "trade_status", op: "in", values: ["succeeded"] }] }))).list[0]!
+      await subs((s) =>
+        s.changePrice(m.merchantId, a.id, { price_id: bigger.id, effective_type: "immediate", proration: "immediate" })
+      )
+      const trade = (
+        await billing((b) =>
+          b.listTrades(m.merchantId, {
+            limit: 100,
+            filters: [{ column: "trade_status", op: "in", values: ["succeeded"] }]
+          })
+        )
+      ).list[0]!
       await subs((s) => s.refund(m.merchantId, { trade_id: trade.trade_id, amount: "1.00" }))
       await run(SandboxGateway.SandboxControls.use((c) => c.failNextRefunds(1)))
       await subs((s) => s.refund(m.merchantId, { trade_id: trade.trade_id, amount: "1.00" }))
@@ -69,18 +114,29 @@ for (const [name, storage] of backends()) {
         const ts = r.headers["x-timestamp"] as string
         expect(r.headers["x-signature"]).toBe(recurSignature(m.apiKey, ts, r.body))
         expect(r.headers["x-signature-previous"]).toBeUndefined()
-        expect(r.headers["webhook-signature"]).toBe(standardSignature(secret, r.headers["webhook-id"] as string, r.headers["webhook-timestamp"] as string, r.body))
-        expect([r.headers["x-event-id"], r.headers["x-event-type"], r.headers["webhook-id"]]).toEqual([r.event.id, r.event.type, r.event.id])
+        expect(r.headers["webhook-signature"]).toBe(
+          standardSignature(secret, r.headers["webhook-id"] as string, r.headers["webhook-timestamp"] as string, r.body)
+        )
+        expect([r.headers["x-event-id"], r.headers["x-event-type"], r.headers["webhook-id"]]).toEqual([
+          r.event.id,
+          r.event.type,
+          r.event.id
+        ])
         expect(Object.keys(r.event)).toEqual(["id", "type", "created", "sequence", "data"])
         expect(verifyWebhook({ body: r.body, headers: r.headers, keys: m.apiKey }).ok).toBe(true)
         expect(verifyStandardWebhook({ body: r.body, headers: r.headers, secret }).ok).toBe(true)
-        expect(verifyWebhook({ body: r.body + " ", headers: r.headers, keys: m.apiKey })).toEqual({ ok: false, reason: "signature_mismatch" })
+        expect(verifyWebhook({ body: `${r.body} `, headers: r.headers, keys: m.apiKey })).toEqual({
+          ok: false,
+          reason: "signature_mismatch"
+        })
       }
       // data is the object as the REST API returns it
       const first = got.find((r) => r.event.type === "v2.subscription.first")!
       expect(first.event.data).toMatchObject({ id: a.id, status: "trial", price_id: m.priceId })
       expect(first.event.created).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/)
-      expect((await hooks((w) => w.listEvents(m.merchantId, { event_statuses: ["succeeded"], limit: 100 }))).list.length).toBeGreaterThanOrEqual(18)
+      expect(
+        (await hooks((w) => w.listEvents(m.merchantId, { event_statuses: ["succeeded"], limit: 100 }))).list.length
+      ).toBeGreaterThanOrEqual(18)
 
       // a key rotation: both signatures during the grace
       const rotated = await run(Merchants.Merchants.use((s) => s.rotateKey(m.merchantId, { graceMs: 10 * MIN })))
@@ -95,7 +151,9 @@ for (const [name, storage] of backends()) {
         expect(verifyWebhook({ body: r.body, headers: r.headers, keys: [rotated.api_key] }).ok).toBe(true)
         expect(verifyWebhook({ body: r.body, headers: r.headers, keys: [m.apiKey] }).ok).toBe(true)
         expect(verifyWebhook({ body: r.body, headers: r.headers, keys: ["sk_test_other"] }).ok).toBe(false)
-        expect(verifyWebhook({ body: r.body, headers: r.headers, keys: [rotated.api_key], now: Number(ts) + 6 * MIN })).toEqual({ ok: false, reason: "timestamp_outside_tolerance" })
+        expect(
+          verifyWebhook({ body: r.body, headers: r.headers, keys: [rotated.api_key], now: Number(ts) + 6 * MIN })
+        ).toEqual({ ok: false, reason: "timestamp_outside_tolerance" })
       }
     }, 120_000)
 
@@ -110,7 +168,12 @@ for (const [name, storage] of backends()) {
       expect(at("/flaky")).toHaveLength(4)
       const d = await deliveryOf(m.merchantId, await eventId(m.merchantId, "v2.subscription.first"))
       const t0 = iso("2026-03-01T00:00:00Z")
-      expect(d.history.map((h) => [h.at - t0, h.status_code])).toEqual([[0, 500], [1 * MIN, 500], [3 * MIN, 500], [7 * MIN, 200]])
+      expect(d.history.map((h) => [h.at - t0, h.status_code])).toEqual([
+        [0, 500],
+        [1 * MIN, 500],
+        [3 * MIN, 500],
+        [7 * MIN, 200]
+      ])
       expect([d.status, d.attempts]).toEqual(["succeeded", 4])
       expect(new Set(at("/flaky").map((r) => r.event.id)).size).toBe(1)
     }, 60_000)
@@ -128,14 +191,18 @@ for (const [name, storage] of backends()) {
       const gaps = d.history.slice(1).map((h, i) => (h.at - d.history[i]!.at) / MIN)
       expect(gaps).toEqual([1, 2, 4, 8, 16, 32, 64, 128, 240, 240, 240, 240, 240, 240, 240, 240])
       expect(d.history.at(-1)!.at - d.history[0]!.at).toBeLessThanOrEqual(48 * 60 * MIN)
-      const listed = (await hooks((w) => w.listEvents(m.merchantId, { event_types: ["v2.subscription.first"], limit: 1 }))).list[0]!
+      const listed = (
+        await hooks((w) => w.listEvents(m.merchantId, { event_types: ["v2.subscription.first"], limit: 1 }))
+      ).list[0]!
       expect(listed.endpoint_events.map((e) => e.event_status)).toEqual(["failed"])
     }, 60_000)
 
     it("410 disables the endpoint; redirects are not followed; a live merchant may not target a private network", async () => {
       const m = await run(merchantWithPrice("2026-05-01T00:00:00Z"))
       rcv.setAnswer((path) => (path === "/gone" ? 410 : path === "/moved" ? 302 : 200))
-      const gone = await hooks((w) => w.create(m.merchantId, { url: rcv.url("/gone"), event_types: ["v2.subscription.first"] }))
+      const gone = await hooks((w) =>
+        w.create(m.merchantId, { url: rcv.url("/gone"), event_types: ["v2.subscription.first"] })
+      )
       await hooks((w) => w.create(m.merchantId, { url: rcv.url("/moved"), event_types: ["v2.subscription.first"] }))
       await run(subscribe(m.merchantId, m.priceId))
       await drain()
@@ -185,25 +252,45 @@ for (const [name, storage] of backends()) {
       await rcv.stop()
       const t = iso("2026-07-01T00:00:00Z")
       const ids: Array<string> = []
-      await run(Effect.gen(function* () {
-        const storage = yield* Store.Storage
-        for (let i = 0; i < n; i += 500) {
-          const batch = Array.from({ length: Math.min(500, n - i) }, (_, k) => {
-            const id = `evt_bulk${String(i + k).padStart(6, "0")}${Math.random().toString(36).slice(2, 8)}`
-            ids.push(id)
-            return { id, merchant_id: m.merchantId, type: "v2.invoice.paid", business_id: `inv_${i + k}`, sequence: 1, created_at: t, content: JSON.stringify({ id, type: "v2.invoice.paid", created: "2026-07-01T00:00:00Z", sequence: 1, data: { n: i + k } }) }
-          })
-          yield* storage.withTransaction(storage.outbox.append(batch))
-        }
-      }))
+      await run(
+        Effect.gen(function* () {
+          const storage = yield* Store.Storage
+          for (let i = 0; i < n; i += 500) {
+            const batch = Array.from({ length: Math.min(500, n - i) }, (_, k) => {
+              const id = `evt_bulk${String(i + k).padStart(6, "0")}${Math.random().toString(36).slice(2, 8)}`
+              ids.push(id)
+              return {
+                id,
+                merchant_id: m.merchantId,
+                type: "v2.invoice.paid",
+                business_id: `inv_${i + k}`,
+                sequence: 1,
+                created_at: t,
+                content: JSON.stringify({
+                  id,
+                  type: "v2.invoice.paid",
+                  created: "2026-07-01T00:00:00Z",
+                  sequence: 1,
+                  data: { n: i + k }
+                })
+              }
+            })
+            yield* storage.withTransaction(storage.outbox.append(batch))
+          }
+        })
+      )
       // dispatchers that die mid-batch, one after another, while the receiver is down
       // each is killed once it has attempted deliveries (on a busy machine that can take a while)
-      const retrying = async () => (await hooks((w) => w.listEvents(m.merchantId, { event_statuses: ["retrying"], limit: 100 }))).list.length
+      const retrying = async () =>
+        (await hooks((w) => w.listEvents(m.merchantId, { event_statuses: ["retrying"], limit: 100 }))).list.length
       for (let k = 0; k < 3; k++) {
         const before = await retrying()
-        const fiber = rt.runFork(Webhooks.Webhooks.use((w) => w.dispatcher({ owner: `doomed-${k}`, leaseMs: 1_000, limit: 50 })))
+        const fiber = rt.runFork(
+          Webhooks.Webhooks.use((w) => w.dispatcher({ owner: `doomed-${k}`, leaseMs: 1_000, limit: 50 }))
+        )
         const deadline = Date.now() + 30_000
-        while ((await retrying()) === before && before < 100 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
+        while ((await retrying()) === before && before < 100 && Date.now() < deadline)
+          await new Promise((r) => setTimeout(r, 20))
         await rt.runPromise(Fiber.interrupt(fiber))
       }
       await rcv.start()
@@ -219,9 +306,13 @@ for (const [name, storage] of backends()) {
       for (const r of bulk) seen.set(r.event.id, (seen.get(r.event.id) ?? 0) + 1)
       const lost = ids.filter((id) => !seen.has(id))
       const duplicates = bulk.length - seen.size
-      console.log(`webhooks at-least-once (${name}): ${n} events, ${bulk.length} deliveries, ${duplicates} duplicates, ${lost.length} lost`)
+      console.log(
+        `webhooks at-least-once (${name}): ${n} events, ${bulk.length} deliveries, ${duplicates} duplicates, ${lost.length} lost`
+      )
       expect(lost).toEqual([])
-      const failed = await hooks((w) => w.listEvents(m.merchantId, { event_statuses: ["failed", "retrying", "pending"], limit: 100 }))
+      const failed = await hooks((w) =>
+        w.listEvents(m.merchantId, { event_statuses: ["failed", "retrying", "pending"], limit: 100 })
+      )
       expect(failed.list).toEqual([])
     }, 600_000)
   })

@@ -5,15 +5,36 @@ import { Effect } from "effect"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 
-const request = (url: string, overrides: Partial<Ports.WebhookRequest> = {}): Ports.WebhookRequest =>
-  ({ url, headers: { "x-test": "1" }, body: '{"a":1}', timeoutMs: 2_000, allowPrivateNetwork: true, ...overrides })
+const request = (url: string, overrides: Partial<Ports.WebhookRequest> = {}): Ports.WebhookRequest => ({
+  url,
+  headers: { "x-test": "1" },
+  body: '{"a":1}',
+  timeoutMs: 2_000,
+  allowPrivateNetwork: true,
+  ...overrides
+})
 
 const send = (req: Ports.WebhookRequest, options: HttpTransport.Options = {}) =>
   Ports.WebhookTransport.use((t) => Effect.result(t.send(req))).pipe(Effect.provide(HttpTransport.layer(options)))
 
 describe("HttpTransport", () => {
   it("classifies private, loopback, link-local and reserved addresses", () => {
-    for (const ip of ["127.0.0.1", "10.0.0.8", "172.20.1.1", "192.168.1.1", "169.254.169.254", "100.64.0.1", "0.0.0.0", "224.0.0.1", "::1", "::", "fd00::1", "fe80::1", "::ffff:10.0.0.1", "::ffff:127.0.0.1"]) {
+    for (const ip of [
+      "127.0.0.1",
+      "10.0.0.8",
+      "172.20.1.1",
+      "192.168.1.1",
+      "169.254.169.254",
+      "100.64.0.1",
+      "0.0.0.0",
+      "224.0.0.1",
+      "::1",
+      "::",
+      "fd00::1",
+      "fe80::1",
+      "::ffff:10.0.0.1",
+      "::ffff:127.0.0.1"
+    ]) {
       expect([ip, HttpTransport.isPrivateAddress(ip)]).toEqual([ip, true])
     }
     for (const ip of ["93.184.216.34", "8.8.8.8", "172.32.0.1", "2606:4700::6810:85e5"]) {
@@ -21,34 +42,41 @@ describe("HttpTransport", () => {
     }
   })
 
-  it.live("posts the body and headers as given; answers the status; a redirect is not followed; refuses private targets unless allowed; times out", () =>
-    Effect.gen(function* () {
-      const seen: Array<{ url: string; body: string; header: string | undefined }> = []
-      const server = createServer((req, res) => {
-        let body = ""
-        req.on("data", (c) => (body += String(c)))
-        req.on("end", () => {
-          seen.push({ url: req.url ?? "", body, header: req.headers["x-test"] as string | undefined })
-          if (req.url === "/hang") return // never answers
-          if (req.url === "/moved") return res.writeHead(307, { location: "/elsewhere" }).end()
-          res.writeHead(204).end()
+  it.live(
+    "posts the body and headers as given; answers the status; a redirect is not followed; refuses private targets unless allowed; times out",
+    () =>
+      Effect.gen(function* () {
+        const seen: Array<{ url: string; body: string; header: string | undefined }> = []
+        const server = createServer((req, res) => {
+          let body = ""
+          req.on("data", (c) => (body += String(c)))
+          req.on("end", () => {
+            seen.push({ url: req.url ?? "", body, header: req.headers["x-test"] as string | undefined })
+            if (req.url === "/hang") return // never answers
+            if (req.url === "/moved") return res.writeHead(307, { location: "/elsewhere" }).end()
+            res.writeHead(204).end()
+          })
         })
+        yield* Effect.promise(() => new Promise<void>((r) => server.listen(0, "127.0.0.1", r)))
+        const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+        expect(yield* send(request(`${base}/ok`))).toMatchObject({ _tag: "Success", success: { status: 204 } })
+        expect(seen[0]).toEqual({ url: "/ok", body: '{"a":1}', header: "1" })
+        expect(yield* send(request(`${base}/moved`))).toMatchObject({ _tag: "Success", success: { status: 307 } })
+        expect(seen.map((s) => s.url)).not.toContain("/elsewhere")
+        const refused = yield* send(request(`${base}/ok`, { allowPrivateNetwork: false }))
+        expect(refused).toMatchObject({ _tag: "Failure", failure: { reason: "forbidden" } })
+        expect(
+          yield* send(request(`${base}/ok`, { allowPrivateNetwork: false }), { allowPrivateNetwork: true })
+        ).toMatchObject({ _tag: "Success" })
+        const localhost = yield* send(
+          request(`http://localhost:${(server.address() as AddressInfo).port}/ok`, { allowPrivateNetwork: false })
+        )
+        expect(localhost).toMatchObject({ _tag: "Failure", failure: { reason: "forbidden" } })
+        const hung = yield* send(request(`${base}/hang`, { timeoutMs: 300 }))
+        expect(hung).toMatchObject({ _tag: "Failure", failure: { reason: "timeout" } })
+        server.closeAllConnections()
+        yield* Effect.promise(() => new Promise<void>((r) => server.close(() => r())))
+        expect(yield* send(request(`${base}/ok`))).toMatchObject({ _tag: "Failure", failure: { reason: "network" } })
       })
-      yield* Effect.promise(() => new Promise<void>((r) => server.listen(0, "127.0.0.1", r)))
-      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-      expect(yield* send(request(`${base}/ok`))).toMatchObject({ _tag: "Success", success: { status: 204 } })
-      expect(seen[0]).toEqual({ url: "/ok", body: '{"a":1}', header: "1" })
-      expect(yield* send(request(`${base}/moved`))).toMatchObject({ _tag: "Success", success: { status: 307 } })
-      expect(seen.map((s) => s.url)).not.toContain("/elsewhere")
-      const refused = yield* send(request(`${base}/ok`, { allowPrivateNetwork: false }))
-      expect(refused).toMatchObject({ _tag: "Failure", failure: { reason: "forbidden" } })
-      expect(yield* send(request(`${base}/ok`, { allowPrivateNetwork: false }), { allowPrivateNetwork: true })).toMatchObject({ _tag: "Success" })
-      const localhost = yield* send(request(`http://localhost:${(server.address() as AddressInfo).port}/ok`, { allowPrivateNetwork: false }))
-      expect(localhost).toMatchObject({ _tag: "Failure", failure: { reason: "forbidden" } })
-      const hung = yield* send(request(`${base}/hang`, { timeoutMs: 300 }))
-      expect(hung).toMatchObject({ _tag: "Failure", failure: { reason: "timeout" } })
-      server.closeAllConnections()
-      yield* Effect.promise(() => new Promise<void>((r) => server.close(() => r())))
-      expect(yield* send(request(`${base}/ok`))).toMatchObject({ _tag: "Failure", failure: { reason: "network" } })
-    }))
+  )
 })

@@ -1,7 +1,7 @@
 import { Billing, Catalog, Merchants, type PriceRules } from "@recur/core"
 import { engineOn } from "@recur/embedded"
 import { Pg } from "@recur/sql"
-import { Effect, Layer, ManagedRuntime } from "effect"
+import { Effect, type Layer, ManagedRuntime } from "effect"
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 
@@ -44,23 +44,26 @@ export const receiver = async (answer: (path: string, n: number) => number = () 
       respond = f
     },
     /** Stops answering (connections refused) until `start`. */
-    stop: () => new Promise<void>((resolve) => {
-      server.closeAllConnections()
-      server.close(() => resolve())
-    }),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      }),
     start: async () => {
       server = createServer(handler)
       await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve))
     },
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections()
-      server.close(() => resolve())
-    })
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      })
   }
 }
 
 /** The engine with the real HttpClient transport, on PGlite or PostgreSQL. */
-export const engineRuntime = (storage: Layer.Layer<any, unknown>) => ManagedRuntime.make(engineOn(storage, { publicUrl: "http://localhost:4000" }))
+export const engineRuntime = (storage: Layer.Layer<any, unknown>) =>
+  ManagedRuntime.make(engineOn(storage, { publicUrl: "http://localhost:4000" }))
 
 /** The storages the delivery suites run on: PGlite always, PostgreSQL when configured. */
 export const backends = (): ReadonlyArray<readonly [string, () => Layer.Layer<any, unknown>]> => {
@@ -72,23 +75,50 @@ export const backends = (): ReadonlyArray<readonly [string, () => Layer.Layer<an
 }
 
 /** A sandbox merchant on a frozen clock with a monthly price; returns its id, key and price. */
-export const merchantWithPrice = (start: string, price: Partial<PriceRules.PriceInput> = {}, mode: "sandbox" | "live" = "sandbox") =>
+export const merchantWithPrice = (
+  start: string,
+  price: Partial<PriceRules.PriceInput> = {},
+  mode: "sandbox" | "live" = "sandbox"
+) =>
   Effect.gen(function* () {
-    const created = yield* (yield* Merchants.Merchants).create({ name: "Hooks", currency: "USD", mode, ...(mode === "sandbox" ? { frozen_time: Date.parse(start) } : {}) })
+    const created = yield* (yield* Merchants.Merchants).create({
+      name: "Hooks",
+      currency: "USD",
+      mode,
+      ...(mode === "sandbox" ? { frozen_time: Date.parse(start) } : {})
+    })
     const catalog = yield* Catalog.Catalog
     const product = yield* catalog.createProduct(created.merchant.merchant_id, { product_name: "Pro" })
     const pv = yield* catalog.createPrice(created.merchant.merchant_id, {
-      name: "Pro monthly", product_id: product.product_id, currency: "USD", billing_type: "recurring", price_type: "flat_price",
-      price_plan: { billing_cycle_unit: "month", base_price_val: "30.00" }, ...price
+      name: "Pro monthly",
+      product_id: product.product_id,
+      currency: "USD",
+      billing_type: "recurring",
+      price_type: "flat_price",
+      price_plan: { billing_cycle_unit: "month", base_price_val: "30.00" },
+      ...price
     })
-    return { merchantId: created.merchant.merchant_id, apiKey: created.api_key, productId: product.product_id, priceId: pv.id }
+    return {
+      merchantId: created.merchant.merchant_id,
+      apiKey: created.api_key,
+      productId: product.product_id,
+      priceId: pv.id
+    }
   })
 
 /** Subscribes a fresh customer with a test card. */
 export const subscribe = (merchantId: string, priceId: string, number = "4242424242424242") =>
   Effect.gen(function* () {
     const billing = yield* Billing.Billing
-    const session = yield* billing.createSession(merchantId, { payer_id: `payer-${Math.random().toString(36).slice(2)}`, line_items: [{ price_id: priceId }] })
-    const result = yield* billing.paySession(merchantId, session.session_id, { number, exp_month: 12, exp_year: 2099, cvc: "123" })
+    const session = yield* billing.createSession(merchantId, {
+      payer_id: `payer-${Math.random().toString(36).slice(2)}`,
+      line_items: [{ price_id: priceId }]
+    })
+    const result = yield* billing.paySession(merchantId, session.session_id, {
+      number,
+      exp_month: 12,
+      exp_year: 2099,
+      cvc: "123"
+    })
     return result
   })

@@ -10,7 +10,9 @@ export type StorageService = Context.Service.Shape<typeof import("../Store.js").
 
 /** The merchant's clock: its frozen time (sandbox) or Effect's Clock. */
 export const nowOf = (m: Merchant.Merchant): Effect.Effect<number> =>
-  m.frozen_time !== null ? Effect.succeed(DateTime.toEpochMillis(m.frozen_time)) : Effect.clockWith((c) => c.currentTimeMillis)
+  m.frozen_time !== null
+    ? Effect.succeed(DateTime.toEpochMillis(m.frozen_time))
+    : Effect.clockWith((c) => c.currentTimeMillis)
 
 export const laneOf = (m: Merchant.Merchant): "live" | "frozen" => (m.frozen_time !== null ? "frozen" : "live")
 
@@ -20,7 +22,14 @@ export const msOf = (d: DateTime.Utc) => DateTime.toEpochMillis(d)
 /** Writes one event to the outbox (inside the caller's transaction): payload `{id, type, created, sequence, data}`. */
 export const emit = <A, I>(
   storage: StorageService,
-  input: { readonly merchant_id: string; readonly type: Lifecycle.EventType; readonly business_id: string; readonly schema: Schema.Codec<A, I>; readonly data: A; readonly at: number }
+  input: {
+    readonly merchant_id: string
+    readonly type: Lifecycle.EventType
+    readonly business_id: string
+    readonly schema: Schema.Codec<A, I>
+    readonly data: A
+    readonly at: number
+  }
 ) =>
   Effect.gen(function* () {
     const sequence = yield* storage.outbox.nextSequence(input.merchant_id, input.business_id)
@@ -48,7 +57,13 @@ export interface PendingEvent {
 }
 
 /** Describes one event for `emitMany`. */
-export const pending = <A, I>(input: { readonly type: Lifecycle.EventType; readonly business_id: string; readonly schema: Schema.Codec<A, I>; readonly data: A; readonly at: number }): PendingEvent => ({
+export const pending = <A, I>(input: {
+  readonly type: Lifecycle.EventType
+  readonly business_id: string
+  readonly schema: Schema.Codec<A, I>
+  readonly data: A
+  readonly at: number
+}): PendingEvent => ({
   type: input.type,
   business_id: input.business_id,
   at: input.at,
@@ -63,7 +78,12 @@ export const pending = <A, I>(input: { readonly type: Lifecycle.EventType; reado
 export const emitMany = (storage: StorageService, merchantId: string, events: ReadonlyArray<PendingEvent>) =>
   Effect.gen(function* () {
     if (events.length === 0) return []
-    const next = new Map(yield* storage.outbox.nextSequences(merchantId, events.map((e) => e.business_id)))
+    const next = new Map(
+      yield* storage.outbox.nextSequences(
+        merchantId,
+        events.map((e) => e.business_id)
+      )
+    )
     const written: Array<Store.OutboxEvent> = []
     for (const e of events) {
       const sequence = next.get(e.business_id) ?? 1
@@ -88,7 +108,13 @@ export const emitMany = (storage: StorageService, merchantId: string, events: Re
 export const emitAll = <A, I>(
   storage: StorageService,
   types: ReadonlyArray<Lifecycle.EventType>,
-  input: { readonly merchant_id: string; readonly business_id: string; readonly schema: Schema.Codec<A, I>; readonly data: A; readonly at: number }
+  input: {
+    readonly merchant_id: string
+    readonly business_id: string
+    readonly schema: Schema.Codec<A, I>
+    readonly data: A
+    readonly at: number
+  }
 ) => Effect.forEach(types, (type) => emit(storage, { ...input, type }), { discard: true })
 
 /**
@@ -102,7 +128,9 @@ export const merchantNow = (storage: StorageService) => {
       known !== undefined && known.merchant_id === merchantId
         ? nowOf(known)
         : Effect.flatMap(Effect.orDie(merchants.get(merchantId, merchantId)), (found) =>
-          found._tag === "Some" ? nowOf(found.value.value) : Effect.clockWith((c) => c.currentTimeMillis)))
+            found._tag === "Some" ? nowOf(found.value.value) : Effect.clockWith((c) => c.currentTimeMillis)
+          )
+    )
 }
 
 /**
@@ -110,7 +138,6 @@ export const merchantNow = (storage: StorageService) => {
  * (`Merchants.asCaller`): `merchantNow` takes its clock from it instead of reading the row again.
  * The only change of a merchant's clock, `Billing.advanceClock`, runs without it.
  */
-export const knownMerchant: Context.Reference<Merchant.Merchant | undefined> = Context.Reference<Merchant.Merchant | undefined>(
-  "@recur/core/internal/knownMerchant",
-  { defaultValue: () => undefined }
-)
+export const knownMerchant: Context.Reference<Merchant.Merchant | undefined> = Context.Reference<
+  Merchant.Merchant | undefined
+>("@recur/core/internal/knownMerchant", { defaultValue: () => undefined })

@@ -7,7 +7,9 @@ export const pageErrors = <A, R>(effect: Effect.Effect<A, Store.CursorNotFound |
   effect.pipe(
     Effect.catchTags({
       CursorNotFound: (e) =>
-        Effect.fail(new Errors.InvalidRequest({ reason: `No such object for this cursor: ${e.cursor}`, param: "starting_after" })),
+        Effect.fail(
+          new Errors.InvalidRequest({ reason: `No such object for this cursor: ${e.cursor}`, param: "starting_after" })
+        ),
       InvalidPage: (e) =>
         Effect.fail(
           e.reason === "both_cursors"

@@ -1,4 +1,10 @@
-import { EngineScenarios, MemoryStorage, ServicesContract, StorageContract, SubscriptionScenarios } from "../src/index.js"
+import {
+  EngineScenarios,
+  MemoryStorage,
+  ServicesContract,
+  StorageContract,
+  SubscriptionScenarios
+} from "../src/index.js"
 
 StorageContract.suite("memory", MemoryStorage.layer)
 

@@ -36,6 +36,66 @@ const norm = (v: Store.ColumnValue): unknown => (typeof v === "bigint" ? v.toStr
 const compareDesc = (a: Row, b: Row): number =>
   a.createdAt !== b.createdAt ? b.createdAt - a.createdAt : a.id < b.id ? 1 : a.id > b.id ? -1 : 0
 
+/** A table: its rows by id, and for every column (and the merchant) the ids holding each value. */
+interface Table {
+  readonly rows: Map<string, Row>
+  readonly index: Map<string, Map<unknown, Set<string>>>
+}
+
+const MERCHANT = "\u0000merchant"
+
+const indexKeys = (row: Row): ReadonlyArray<readonly [string, unknown]> => {
+  const keys: Array<readonly [string, unknown]> = [[MERCHANT, row.merchantId]]
+  for (const [column, value] of Object.entries(row.columns)) {
+    if (value === null || value === undefined) continue
+    if (Array.isArray(value)) for (const v of value) keys.push([column, norm(v as Store.ColumnValue)])
+    else keys.push([column, norm(value)])
+  }
+  return keys
+}
+
+const applyRow = (t: Table, id: string, row: Row | undefined) => {
+  const previous = t.rows.get(id)
+  if (previous) {
+    for (const [column, value] of indexKeys(previous)) t.index.get(column)?.get(value)?.delete(id)
+  }
+  if (row === undefined) {
+    t.rows.delete(id)
+    return
+  }
+  t.rows.set(id, row)
+  for (const [column, value] of indexKeys(row)) {
+    let byValue = t.index.get(column)
+    if (!byValue) {
+      byValue = new Map()
+      t.index.set(column, byValue)
+    }
+    let ids = byValue.get(value)
+    if (!ids) {
+      ids = new Set()
+      byValue.set(value, ids)
+    }
+    ids.add(id)
+  }
+}
+
+/** The rows whose `column` holds one of `values` (a superset for array columns; callers filter again). */
+const candidates = (t: Table, column: string, values: ReadonlyArray<Store.ColumnValue | string>): Array<Row> => {
+  const byValue = t.index.get(column)
+  if (!byValue) return []
+  const out: Array<Row> = []
+  const seen = new Set<string>()
+  for (const v of values) {
+    for (const id of byValue.get(norm(v as Store.ColumnValue)) ?? []) {
+      if (seen.has(id)) continue
+      seen.add(id)
+      const row = t.rows.get(id)
+      if (row) out.push(row)
+    }
+  }
+  return out
+}
+
 let instances = 0
 
 /**
@@ -44,22 +104,31 @@ let instances = 0
  * @since 0.1.0
  */
 export const make = Effect.gen(function* () {
-  const tables = new Map<string, Map<string, Row>>()
+  const tables = new Map<string, Table>()
   const outbox = new Map<string, LeasedEvent>()
   const sequences = new Map<string, number>()
   const work = new Map<string, LeasedItem>()
   const idempotency = new Map<string, Store.IdempotencyRecord>()
   const lock = yield* Semaphore.make(1)
   // the open transaction's undo log, per fiber and per storage
-  const undoLog = Context.Reference<Array<Undo> | null>(`@recur/testing/MemoryStorage/undoLog/${++instances}`, { defaultValue: () => null })
+  const undoLog = Context.Reference<Array<Undo> | null>(`@recur/testing/MemoryStorage/undoLog/${++instances}`, {
+    defaultValue: () => null
+  })
 
-  const table = (name: string) => {
+  const table = (name: string): Table => {
     let t = tables.get(name)
     if (!t) {
-      t = new Map()
+      t = { rows: new Map(), index: new Map() }
       tables.set(name, t)
     }
     return t
+  }
+
+  /** Writes (or with `undefined` removes) a row and keeps the table's indexes in step; undone with the transaction. */
+  const putRow = (t: Table, id: string, row: Row | undefined, undo: (u: Undo) => void) => {
+    const previous = t.rows.get(id)
+    undo(() => applyRow(t, id, previous))
+    applyRow(t, id, row)
   }
 
   /** Runs a write atomically: inside a transaction it joins it, otherwise it takes the lock. */
@@ -77,7 +146,8 @@ export const make = Effect.gen(function* () {
   }
 
   const repository = <A, I>(entity: Store.Entity<A, I>): Store.Repository<A> => {
-    const rows = () => table(entity.table)
+    const rows = () => table(entity.table).rows
+    const indexed = () => table(entity.table)
     const toRow = (a: A, version: number): Row => ({
       value: a,
       version,
@@ -90,7 +160,7 @@ export const make = Effect.gen(function* () {
       for (const u of entity.unique) {
         const values = u.columns.map((c) => row.columns[c])
         if (values.some((v) => v === null || v === undefined)) continue
-        for (const other of rows().values()) {
+        for (const other of candidates(indexed(), u.columns[0]!, [values[0]!])) {
           if (other.id === row.id || other.merchantId !== row.merchantId) continue
           if (u.columns.every((c, i) => norm(other.columns[c] ?? null) === norm(values[i] ?? null))) {
             return new Store.UniqueViolation({ entity: entity.name, constraint: u.name })
@@ -128,7 +198,7 @@ export const make = Effect.gen(function* () {
             if (rows().has(row.id)) return new Store.UniqueViolation({ entity: entity.name, constraint: "primary_key" })
             const c = conflict(row)
             if (c) return c
-            setMapEntry(rows(), row.id, row, undo)
+            putRow(indexed(), row.id, row, undo)
             return undefined
           }),
           (e) => (e ? Effect.fail(e) : Effect.void)
@@ -144,7 +214,7 @@ export const make = Effect.gen(function* () {
             const row = { ...toRow(a, expectedVersion + 1), createdAt: current.createdAt }
             const c = conflict(row)
             if (c) return c
-            setMapEntry(rows(), id, row, undo)
+            putRow(indexed(), id, row, undo)
             return row.version
           }),
           (r) => (typeof r === "number" ? Effect.succeed(r) : Effect.fail(r))
@@ -169,7 +239,7 @@ export const make = Effect.gen(function* () {
           for (const a of as) {
             const row = toRow(a, 1)
             if (rows().has(row.id) || conflict(row)) continue
-            setMapEntry(rows(), row.id, row, undo)
+            putRow(indexed(), row.id, row, undo)
             inserted.push(a)
           }
           return inserted
@@ -182,13 +252,18 @@ export const make = Effect.gen(function* () {
             for (const { expectedVersion, value } of items) {
               const id = entity.id(value)
               const current = rows().get(id)
-              if (!current || current.merchantId !== entity.merchantId(value) || current.version !== expectedVersion || next.some((r) => r.id === id)) {
+              if (
+                !current ||
+                current.merchantId !== entity.merchantId(value) ||
+                current.version !== expectedVersion ||
+                next.some((r) => r.id === id)
+              ) {
                 return new Store.VersionConflict({ entity: entity.name, id })
               }
               next.push({ ...toRow(value, expectedVersion + 1), createdAt: current.createdAt })
             }
             const local: Array<Undo> = []
-            for (const row of next) setMapEntry(rows(), row.id, row, (u) => local.push(u))
+            for (const row of next) putRow(indexed(), row.id, row, (u) => local.push(u))
             for (const row of next) {
               const c = conflict(row)
               if (c) {
@@ -199,25 +274,30 @@ export const make = Effect.gen(function* () {
             for (const u of local) undo(u)
             return next.map((r) => r.version)
           }),
-          (r) => (Array.isArray(r) ? Effect.succeed(r as ReadonlyArray<number>) : Effect.fail(r as Store.UniqueViolation | Store.VersionConflict))
+          (r) =>
+            Array.isArray(r)
+              ? Effect.succeed(r as ReadonlyArray<number>)
+              : Effect.fail(r as Store.UniqueViolation | Store.VersionConflict)
         ),
       findBy: (merchantId, column, value) =>
         Effect.sync(() => {
-          for (const row of rows().values()) {
-            if (row.merchantId === merchantId && norm(row.columns[column] ?? null) === norm(value)) return Option.some(versioned(row))
+          for (const row of candidates(indexed(), column, [value])) {
+            if (row.merchantId === merchantId && norm(row.columns[column] ?? null) === norm(value))
+              return Option.some(versioned(row))
           }
           return Option.none()
         }),
       lookup: (column, value) =>
         Effect.sync(() => {
-          for (const row of rows().values()) if (row.columns[column] === value) return Option.some(versioned(row))
+          for (const row of candidates(indexed(), column, [value]))
+            if (row.columns[column] === value) return Option.some(versioned(row))
           return Option.none()
         }),
       remove: (merchantId, id) =>
         write((undo) => {
           const row = rows().get(id)
           if (!row || row.merchantId !== merchantId) return false
-          setMapEntry(rows(), id, undefined, undo)
+          putRow(indexed(), id, undefined, undo)
           return true
         }),
       list: (merchantId, query) =>
@@ -232,8 +312,19 @@ export const make = Effect.gen(function* () {
               return Effect.fail(new Store.CursorNotFound({ entity: entity.name, cursor: cursorId }))
             }
           }
-          const all = [...rows().values()]
-            .filter((r) => r.merchantId === merchantId && inRange(r, query.created) && (query.filters ?? []).every((f) => matches(r, f)))
+          // the rows an indexed `in` filter names, else the merchant's rows
+          const by = (query.filters ?? []).find((f) => f.op === "in")
+          const all = (
+            by !== undefined && by.op === "in"
+              ? candidates(indexed(), by.column, by.values)
+              : candidates(indexed(), MERCHANT, [merchantId])
+          )
+            .filter(
+              (r) =>
+                r.merchantId === merchantId &&
+                inRange(r, query.created) &&
+                (query.filters ?? []).every((f) => matches(r, f))
+            )
             .sort(compareDesc)
           if (cursor && query.ending_before !== undefined) {
             const before = all.filter((r) => compareDesc(r, cursor) < 0)
@@ -241,7 +332,10 @@ export const make = Effect.gen(function* () {
             return Effect.succeed({ list: page.map((r) => r.value as A), has_more: before.length > query.limit })
           }
           const after = cursor ? all.filter((r) => compareDesc(r, cursor) > 0) : all
-          return Effect.succeed({ list: after.slice(0, query.limit).map((r) => r.value as A), has_more: after.length > query.limit })
+          return Effect.succeed({
+            list: after.slice(0, query.limit).map((r) => r.value as A),
+            has_more: after.length > query.limit
+          })
         })
     }
   }
@@ -274,7 +368,19 @@ export const make = Effect.gen(function* () {
         const eventsTable = table("recur_events")
         for (const e of events) {
           setMapEntry(outbox, e.id, { ...e, dispatched: false, leaseOwner: null, leaseUntil: 0 }, undo)
-          setMapEntry(eventsTable, e.id, { value: e, version: 1, id: e.id, merchantId: e.merchant_id, createdAt: e.created_at, columns: { business_id: e.business_id, type: e.type } }, undo)
+          putRow(
+            eventsTable,
+            e.id,
+            {
+              value: e,
+              version: 1,
+              id: e.id,
+              merchantId: e.merchant_id,
+              createdAt: e.created_at,
+              columns: { business_id: e.business_id, type: e.type }
+            },
+            undo
+          )
           const key = `${e.merchant_id}:${e.business_id}`
           setMapEntry(sequences, key, Math.max(sequences.get(key) ?? 0, e.sequence), undo)
         }
@@ -306,7 +412,8 @@ export const make = Effect.gen(function* () {
         }
         return n
       }),
-    nextSequence: (merchantId, businessId) => Effect.sync(() => (sequences.get(`${merchantId}:${businessId}`) ?? 0) + 1),
+    nextSequence: (merchantId, businessId) =>
+      Effect.sync(() => (sequences.get(`${merchantId}:${businessId}`) ?? 0) + 1),
     nextSequences: (merchantId, businessIds) =>
       Effect.sync(() => new Map(businessIds.map((b) => [b, (sequences.get(`${merchantId}:${b}`) ?? 0) + 1])))
   }
@@ -317,17 +424,28 @@ export const make = Effect.gen(function* () {
       write((undo) => {
         const k = key(item.merchant_id, item.kind, item.subject_id)
         const prev = work.get(k)
-        setMapEntry(work, k, { ...item, attempts: prev?.attempts ?? 0, leaseOwner: null, leaseUntil: 0, generation: (prev?.generation ?? 0) + 1 }, undo)
+        setMapEntry(
+          work,
+          k,
+          { ...item, attempts: 0, leaseOwner: null, leaseUntil: 0, generation: (prev?.generation ?? 0) + 1 },
+          undo
+        )
       }),
     scheduleMany: (items) =>
       write((undo) => {
         for (const item of items) {
           const k = key(item.merchant_id, item.kind, item.subject_id)
           const prev = work.get(k)
-          setMapEntry(work, k, { ...item, attempts: prev?.attempts ?? 0, leaseOwner: null, leaseUntil: 0, generation: (prev?.generation ?? 0) + 1 }, undo)
+          setMapEntry(
+            work,
+            k,
+            { ...item, attempts: 0, leaseOwner: null, leaseUntil: 0, generation: (prev?.generation ?? 0) + 1 },
+            undo
+          )
         }
       }),
-    cancel: (merchantId, kind, subjectId) => write((undo) => setMapEntry(work, key(merchantId, kind, subjectId), undefined, undo)),
+    cancel: (merchantId, kind, subjectId) =>
+      write((undo) => setMapEntry(work, key(merchantId, kind, subjectId), undefined, undo)),
     cancelMany: (keys) =>
       write((undo) => {
         for (const k of keys) setMapEntry(work, key(k.merchant_id, k.kind, k.subject_id), undefined, undo)
@@ -335,13 +453,26 @@ export const make = Effect.gen(function* () {
     claim: ({ lane, leaseMs, limit, merchantId, now, owner }) =>
       write((undo) => {
         const due = [...work.entries()]
-          .filter(([, w]) => w.due_at <= now && w.leaseUntil <= now && (w.lane ?? "live") === (lane ?? "live") && (merchantId === undefined || w.merchant_id === merchantId))
+          .filter(
+            ([, w]) =>
+              w.due_at <= now &&
+              w.leaseUntil <= now &&
+              (w.lane ?? "live") === (lane ?? "live") &&
+              (merchantId === undefined || w.merchant_id === merchantId)
+          )
           .sort(([, a], [, b]) => a.due_at - b.due_at)
           .slice(0, limit)
         return due.map(([k, w]) => {
           const claimed = { ...w, attempts: w.attempts + 1, leaseOwner: owner, leaseUntil: now + leaseMs }
           setMapEntry(work, k, claimed, undo)
-          return { lane: w.lane ?? "live", merchant_id: w.merchant_id, kind: w.kind, subject_id: w.subject_id, due_at: w.due_at, attempts: claimed.attempts }
+          return {
+            lane: w.lane ?? "live",
+            merchant_id: w.merchant_id,
+            kind: w.kind,
+            subject_id: w.subject_id,
+            due_at: w.due_at,
+            attempts: claimed.attempts
+          }
         })
       }),
     complete: (item, owner) =>
@@ -364,10 +495,44 @@ export const make = Effect.gen(function* () {
         }
         return n
       }),
+    retryLater: (item, owner, at) =>
+      write((undo) => {
+        const k = key(item.merchant_id, item.kind, item.subject_id)
+        const w = work.get(k)
+        if (!w || w.leaseOwner !== owner || w.due_at !== item.due_at) return false
+        setMapEntry(work, k, { ...w, leaseUntil: at }, undo)
+        return true
+      }),
+    setAside: (item, owner) =>
+      write((undo) => {
+        const k = key(item.merchant_id, item.kind, item.subject_id)
+        const w = work.get(k)
+        if (!w || w.leaseOwner !== owner || w.due_at !== item.due_at) return false
+        setMapEntry(work, k, { ...w, lane: "held" }, undo)
+        return true
+      }),
+    listSetAside: ({ limit, merchantId }) =>
+      Effect.sync(() =>
+        [...work.values()]
+          .filter((w) => w.lane === "held" && (merchantId === undefined || w.merchant_id === merchantId))
+          .sort((a, b) => a.due_at - b.due_at)
+          .slice(0, limit)
+          .map((w) => ({
+            lane: "held" as const,
+            merchant_id: w.merchant_id,
+            kind: w.kind,
+            subject_id: w.subject_id,
+            due_at: w.due_at,
+            attempts: w.attempts
+          }))
+      ),
     nextDue: (merchantId) =>
       Effect.sync(() => {
         let min: number | undefined
-        for (const w of work.values()) if (w.merchant_id === merchantId && (min === undefined || w.due_at < min)) min = w.due_at
+        for (const w of work.values()) {
+          const at = Math.max(w.due_at, w.leaseUntil)
+          if (w.merchant_id === merchantId && w.lane !== "held" && (min === undefined || at < min)) min = at
+        }
         return Option.fromNullishOr(min)
       })
   }
@@ -386,9 +551,16 @@ export const make = Effect.gen(function* () {
       write((undo) => {
         const k = idem(merchantId, requestId)
         const existing = idempotency.get(k)
-        if (existing) setMapEntry(idempotency, k, { ...existing, state: "completed", status, response, expires_at: expiresAt }, undo)
+        if (existing)
+          setMapEntry(
+            idempotency,
+            k,
+            { ...existing, state: "completed", status, response, expires_at: expiresAt },
+            undo
+          )
       }),
-    release: (merchantId, requestId) => write((undo) => setMapEntry(idempotency, idem(merchantId, requestId), undefined, undo))
+    release: (merchantId, requestId) =>
+      write((undo) => setMapEntry(idempotency, idem(merchantId, requestId), undefined, undo))
   }
 
   return Store.Storage.of({
@@ -413,4 +585,3 @@ export const make = Effect.gen(function* () {
  * @since 0.1.0
  */
 export const layer: Layer.Layer<Store.Storage> = Layer.effect(Store.Storage, Effect.scoped(make))
-

@@ -1,0 +1,58 @@
+/**
+ * The whole engine as one Layer: every service of `core`, wired once. The embedded facade,
+ * the REST server, the test kit and the tests all build on it; they only choose the ports.
+ *
+ * Needs: `Store.Storage`, `Secrets.Secrets`, `Ports.PaymentGateway`, `Ports.FxRates`,
+ * `Ports.TaxCalculator`, `Ports.WebhookTransport` and `Settings.Settings` (and optionally a
+ * `DunningPolicy.DefaultPolicy`).
+ *
+ * @example
+ * const live = Engine.layer.pipe(Layer.provideMerge(Layer.mergeAll(storage, Secrets.layer(key), gateway, Ports.fxStatic({}), Ports.taxNone, transport, Settings.layer())))
+ * @since 0.1.0
+ */
+import { Layer } from "effect"
+import * as Billing from "./Billing.js"
+import * as Catalog from "./Catalog.js"
+import * as Checkout from "./Checkout.js"
+import * as Customers from "./Customers.js"
+import * as Dunning from "./Dunning.js"
+import * as Merchants from "./Merchants.js"
+import * as Metering from "./Metering.js"
+import * as Payments from "./Payments.js"
+import * as PriceChanges from "./PriceChanges.js"
+import * as Refunds from "./Refunds.js"
+import * as RenewalBatches from "./RenewalBatches.js"
+import * as Renewals from "./Renewals.js"
+import * as SandboxClock from "./SandboxClock.js"
+import * as SessionPayments from "./SessionPayments.js"
+import * as Subscriptions from "./Subscriptions.js"
+import * as WebhookDispatch from "./WebhookDispatch.js"
+import * as Webhooks from "./Webhooks.js"
+import * as Worker from "./Worker.js"
+
+const tenants = Layer.mergeAll(Merchants.Merchants.layer, Customers.Customers.layer, Catalog.Catalog.layer)
+const money = Payments.Payments.layer
+const flows = Layer.mergeAll(
+  SessionPayments.SessionPayments.layer.pipe(Layer.provideMerge(Checkout.Checkout.layer)),
+  Renewals.Renewals.layer,
+  Dunning.Dunning.layer,
+  Refunds.Refunds.layer
+)
+
+/**
+ * Every service of the engine, given its ports.
+ *
+ * @since 0.1.0
+ */
+export const layer = Layer.mergeAll(Subscriptions.Subscriptions.layer, Billing.Billing.layer).pipe(
+  Layer.provideMerge(SandboxClock.SandboxClock.layer),
+  Layer.provideMerge(Worker.Worker.layer),
+  Layer.provideMerge(
+    Layer.mergeAll(Metering.Metering.layer, PriceChanges.PriceChanges.layer, RenewalBatches.RenewalBatches.layer)
+  ),
+  Layer.provideMerge(flows),
+  Layer.provideMerge(money),
+  Layer.provideMerge(Webhooks.Webhooks.layer),
+  Layer.provideMerge(WebhookDispatch.WebhookDispatch.layer),
+  Layer.provideMerge(tenants)
+)

@@ -1,0 +1,408 @@
+/**
+ * Payments: charging a trade at the gateway and applying what the gateway answered to the
+ * trade and everything that hangs off it — the invoice, the subscription (its first period, a
+ * recovery from dunning, a failure that starts or ends dunning), the checkout session.
+ *
+ * A charge is made between two transactions: the caller records the trade as `processing`, the
+ * gateway is called with the trade id (+ attempt) as idempotency key, and {@link Payments}'
+ * `applyOutcome` records the answer. A crash in between leaves a `processing` trade that
+ * `reconcileTrade` (a scheduled work item) resolves by asking the gateway, so nothing is
+ * charged twice.
+ *
+ * @since 0.1.0
+ */
+import { Context, Effect, Layer, Option, Result } from "effect"
+import * as BillingPeriod from "./BillingPeriod.js"
+import * as CheckoutSession from "./CheckoutSession.js"
+import * as DunningPolicy from "./DunningPolicy.js"
+import * as Entities from "./Entities.js"
+import type * as Errors from "./Errors.js"
+import * as Invoice from "./Invoice.js"
+import { dt, emit, laneOf, msOf, nowOf } from "./internal/engine.js"
+import { isVersionConflict, must, scheduleOf, writes } from "./internal/records.js"
+import * as Lifecycle from "./Lifecycle.js"
+import type * as Merchant from "./Merchant.js"
+import * as Merchants from "./Merchants.js"
+import * as Money from "./Money.js"
+import * as Ports from "./Ports.js"
+import * as Settings from "./Settings.js"
+import * as Store from "./Store.js"
+import * as Subscription from "./Subscription.js"
+import * as Trade from "./Trade.js"
+
+/**
+ * The result of paying a session (or of any charge the engine makes).
+ *
+ * @since 0.1.0
+ */
+export interface PaymentResult {
+  readonly status: "succeeded" | "requires_action" | "failed" | "processing"
+  readonly trade: Trade.Trade
+  readonly subscription: Option.Option<Subscription.Subscription>
+  readonly redirect_url: Option.Option<string>
+  readonly error: Option.Option<{ readonly code: string; readonly message: string }>
+}
+
+/**
+ * The payments service.
+ *
+ * @since 0.1.0
+ */
+export class Payments extends Context.Service<Payments>()("@recur/core/Payments", {
+  make: Effect.gen(function* () {
+    const storage = yield* Store.Storage
+    const gateway = yield* Ports.PaymentGateway
+    const settings = yield* Settings.Settings
+    const merchants = yield* Merchants.Merchants
+    const sessions = storage.repository(Entities.checkoutSession)
+    const subs = storage.repository(Entities.subscription)
+    const trades = storage.repository(Entities.trade)
+    const invoices = storage.repository(Entities.invoice)
+    const { saveSub, schedule, subEvents, version } = writes(storage)
+
+    /** Starts a subscription's first period after its first payment. */
+    const startSubscription = (
+      merchant: Merchant.Merchant,
+      rec: Entities.SubscriptionRecord,
+      at: number,
+      token: string | null
+    ) =>
+      Effect.gen(function* () {
+        const pv = yield* version(merchant.merchant_id, rec.subscription.price_version_id)
+        const withTrial = rec.trial_end !== null
+        const trigger = withTrial
+          ? ("first_payment_succeeded_with_trial" as const)
+          : ("first_payment_succeeded" as const)
+        let next: Entities.SubscriptionRecord
+        let events: ReadonlyArray<Lifecycle.EventType>
+        if (withTrial) {
+          const end = rec.trial_end!
+          const moved = Result.getOrThrow(
+            Subscription.move(rec.subscription, trigger, {
+              current_period_start: dt(at),
+              current_period_end: dt(end),
+              next_invoice_date: dt(end)
+            })
+          )
+          next = { ...rec, anchor: end, anchor_cycle: 1, payment_token: token, subscription: moved.value }
+          events = moved.events
+          yield* schedule(merchant, "renewal", rec.subscription.id, end)
+          if (end - settings.trialNoticeMs > at)
+            yield* schedule(merchant, "trial_notice", rec.subscription.id, end - settings.trialNoticeMs)
+        } else {
+          const period = BillingPeriod.period(scheduleOf({ ...rec, anchor: at }, pv), 0)
+          const moved = Result.getOrThrow(
+            Subscription.move(rec.subscription, trigger, {
+              current_period_start: dt(at),
+              current_period_end: Option.match(period, { onNone: () => null, onSome: (p) => dt(p.end) }),
+              next_invoice_date: Option.match(period, { onNone: () => null, onSome: (p) => dt(p.end) })
+            })
+          )
+          next = { ...rec, anchor: at, anchor_cycle: 0, payment_token: token, subscription: moved.value }
+          events = moved.events
+          if (Option.isSome(period)) yield* schedule(merchant, "renewal", rec.subscription.id, period.value.end)
+        }
+        return { next, events }
+      })
+
+    /** A renewal charge failed: retry on the merchant's dunning schedule, or give up. */
+    const dunningStep = (
+      merchant: Merchant.Merchant,
+      sub: Entities.SubscriptionRecord,
+      subVersion: number,
+      tr: Entities.TradeRecord,
+      invV: Store.Versioned<Invoice.Invoice> | undefined,
+      at: number
+    ) =>
+      Effect.gen(function* () {
+        const merchantId = merchant.merchant_id
+        const policy = DunningPolicy.policyOf(merchant, yield* Effect.service(DunningPolicy.DefaultPolicy))
+        const step = DunningPolicy.decide(policy, {
+          retriesDone: sub.dunning_attempts,
+          pastDue: sub.subscription.status === "past_due",
+          at
+        })
+        if (step._tag === "Retry") {
+          if (step.first) {
+            const moved = Result.getOrThrow(Subscription.move(sub.subscription, "renewal_failed"))
+            const next = { ...sub, subscription: moved.value }
+            yield* saveSub(next, subVersion, at)
+            yield* subEvents(merchantId, next, moved.events, at)
+          }
+          if (invV && invV.value.biz_status === "pending") {
+            yield* Effect.orDie(
+              invoices.update(Lifecycle.must(Invoice.move(invV.value, "charge_failed_will_retry")), invV.version)
+            )
+          }
+          yield* schedule(merchant, "dunning", sub.subscription.id, step.at)
+          return
+        }
+        const canceled = step.finalState === "canceled"
+        const moved = Result.getOrThrow(
+          Subscription.move(
+            sub.subscription,
+            canceled ? "retries_exhausted_cancel" : "retries_exhausted",
+            canceled ? { cancel_reason: "payment_failed", cancel_at: dt(at), next_invoice_date: null } : {}
+          )
+        )
+        const next: Entities.SubscriptionRecord = { ...sub, subscription: moved.value }
+        yield* saveSub(next, subVersion, at)
+        if (invV) {
+          const failed = Lifecycle.must(
+            Invoice.move(invV.value, invV.value.biz_status === "retrying" ? "retries_exhausted" : "charge_failed_final")
+          )
+          yield* Effect.orDie(invoices.update(failed, invV.version))
+          yield* emit(storage, {
+            merchant_id: merchantId,
+            type: "v2.invoice.payment_failed",
+            business_id: failed.invoice_id,
+            schema: Invoice.Invoice,
+            data: failed,
+            at
+          })
+        }
+        const tv = Option.getOrThrow(yield* trades.get(merchantId, tr.trade.trade_id))
+        yield* Effect.orDie(
+          trades.update(
+            {
+              ...tv.value,
+              trade: Lifecycle.must(
+                Trade.move(tv.value.trade, "close", { closed_at: dt(at), closed_reason: "retries_exhausted" })
+              )
+            },
+            tv.version
+          )
+        )
+        yield* subEvents(merchantId, next, moved.events, at)
+        yield* storage.workQueue.cancel(merchantId, "renewal", sub.subscription.id)
+      })
+
+    /** Applies a gateway outcome to a trade and everything that hangs off it. */
+    const applyOutcome = (
+      merchantId: string,
+      tradeId: string,
+      outcome: Ports.ChargeOutcome
+    ): Effect.Effect<PaymentResult, Errors.NotFound> =>
+      Effect.gen(function* () {
+        const merchant = yield* Effect.orDie(merchants.get(merchantId))
+        return yield* storage
+          .withTransaction(
+            Effect.gen(function* () {
+              const at = yield* nowOf(merchant)
+              const tv = yield* Effect.flatMap(trades.get(merchantId, tradeId), (o) => must(o, "trade", tradeId))
+              const tr = tv.value
+              let trade = tr.trade
+              const subV = tr.subscription_id
+                ? Option.getOrUndefined(yield* subs.get(merchantId, tr.subscription_id))
+                : undefined
+              const invV = tr.invoice_id
+                ? Option.getOrUndefined(yield* invoices.get(merchantId, tr.invoice_id))
+                : undefined
+              let sub = subV?.value
+              const result = (status: PaymentResult["status"], extra: Partial<PaymentResult> = {}): PaymentResult => ({
+                status,
+                trade,
+                subscription: Option.fromNullishOr(sub?.subscription),
+                redirect_url: Option.none(),
+                error: Option.none(),
+                ...extra
+              })
+              if (trade.trade_status === "succeeded") return result("succeeded")
+              if (trade.trade_status !== "processing")
+                return result(trade.trade_status === "payment_failed" ? "failed" : "processing")
+              if (outcome._tag !== "RequiresAction") {
+                yield* storage.workQueue.cancel(merchantId, "charge", tradeId)
+                if (outcome._tag !== "Unknown") yield* storage.workQueue.cancel(merchantId, "reconcile", tradeId)
+              }
+              switch (outcome._tag) {
+                case "Unknown": {
+                  yield* storage.workQueue.schedule({
+                    lane: laneOf(merchant),
+                    merchant_id: merchantId,
+                    kind: "reconcile",
+                    subject_id: tradeId,
+                    due_at: at + settings.reconcileAfterMs
+                  })
+                  return result("processing")
+                }
+                case "RequiresAction": {
+                  trade = new Trade.Trade(
+                    {
+                      ...trade,
+                      next_action: new Trade.NextAction({
+                        type: "redirect_to_url",
+                        redirect: { url: outcome.redirect_url },
+                        client: { confirm_url: "", apple_pay_session: "" }
+                      })
+                    },
+                    { disableChecks: true }
+                  )
+                  yield* Effect.orDie(trades.update({ ...tr, trade }, tv.version))
+                  return result("requires_action", { redirect_url: Option.some(outcome.redirect_url) })
+                }
+                case "Succeeded": {
+                  const token = Option.getOrNull(outcome.token)
+                  trade = Lifecycle.must(
+                    Trade.move(trade, "succeeded", {
+                      paid_at: dt(at),
+                      txn_time: dt(at),
+                      last_trans_id: outcome.transaction_id,
+                      payment_token: token,
+                      payment_method: `${outcome.brand} •••• ${outcome.last4}`,
+                      next_action: null,
+                      last_payment_error: null
+                    })
+                  )
+                  yield* Effect.orDie(trades.update({ ...tr, trade }, tv.version))
+                  yield* emit(storage, {
+                    merchant_id: merchantId,
+                    type: "v2.trades.succeeded",
+                    business_id: tradeId,
+                    schema: Trade.Trade,
+                    data: trade,
+                    at
+                  })
+                  if (invV) {
+                    const paid = Lifecycle.must(Invoice.move(invV.value, "paid", { paid_at: dt(at) }))
+                    yield* Effect.orDie(invoices.update(paid, invV.version))
+                    yield* emit(storage, {
+                      merchant_id: merchantId,
+                      type: "v2.invoice.paid",
+                      business_id: paid.invoice_id,
+                      schema: Invoice.Invoice,
+                      data: paid,
+                      at
+                    })
+                  }
+                  if (sub && subV) {
+                    if (sub.subscription.status === "init" || sub.subscription.status === "incomplete") {
+                      const started = yield* startSubscription(merchant, sub, at, token)
+                      sub = started.next
+                      yield* saveSub(sub, subV.version, at)
+                      yield* storage.workQueue.cancel(merchantId, "incomplete_expiry", sub.subscription.id)
+                      yield* subEvents(merchantId, sub, started.events, at)
+                    } else if (sub.subscription.status === "past_due" || sub.subscription.status === "unpaid") {
+                      sub = {
+                        ...sub,
+                        dunning_attempts: 0,
+                        payment_token: token ?? sub.payment_token,
+                        subscription: Lifecycle.must(Subscription.move(sub.subscription, "retry_succeeded"))
+                      }
+                      yield* saveSub(sub, subV.version, at)
+                      yield* storage.workQueue.cancel(merchantId, "dunning", sub.subscription.id)
+                      const nextDate = sub.subscription.next_invoice_date
+                      if (nextDate !== null)
+                        yield* schedule(merchant, "renewal", sub.subscription.id, Math.max(msOf(nextDate), at))
+                    } else if (token !== null && token !== sub.payment_token) {
+                      sub = { ...sub, payment_token: token }
+                      yield* saveSub(sub, subV.version, at)
+                    }
+                  }
+                  if (trade.session_id !== null) {
+                    const s = yield* sessions.get(merchantId, trade.session_id)
+                    if (Option.isSome(s) && s.value.value.status === "open") {
+                      yield* Effect.orDie(
+                        sessions.update(
+                          Lifecycle.must(CheckoutSession.move(s.value.value, "paid", { completed_at: dt(at) })),
+                          s.value.version
+                        )
+                      )
+                    }
+                  }
+                  return result("succeeded")
+                }
+                case "Failed": {
+                  const error = new Trade.LastPaymentError({ code: outcome.code, message: outcome.message })
+                  trade = Lifecycle.must(
+                    Trade.move(trade, "failed", { last_payment_error: error, next_action: null, txn_time: dt(at) })
+                  )
+                  yield* Effect.orDie(trades.update({ ...tr, trade }, tv.version))
+                  yield* emit(storage, {
+                    merchant_id: merchantId,
+                    type: "v2.trades.payment_failed",
+                    business_id: tradeId,
+                    schema: Trade.Trade,
+                    data: trade,
+                    at
+                  })
+                  if (sub && subV) {
+                    const status = sub.subscription.status
+                    if (status === "init") {
+                      sub = {
+                        ...sub,
+                        subscription: Lifecycle.must(Subscription.move(sub.subscription, "first_payment_failed"))
+                      }
+                      yield* saveSub(sub, subV.version, at)
+                      yield* schedule(
+                        merchant,
+                        "incomplete_expiry",
+                        sub.subscription.id,
+                        msOf(sub.subscription.created_at) + settings.incompleteExpiryMs
+                      )
+                    } else if (status === "trial" || status === "active" || status === "past_due") {
+                      yield* dunningStep(merchant, sub, subV.version, tr, invV, at)
+                      sub = Option.getOrUndefined(
+                        Option.map(yield* subs.get(merchantId, sub.subscription.id), (v) => v.value)
+                      )
+                      trade = Option.getOrThrow(yield* trades.get(merchantId, tradeId)).value.trade
+                    }
+                  }
+                  return result("failed", { error: Option.some({ code: outcome.code, message: outcome.message }) })
+                }
+              }
+            })
+          )
+          .pipe(
+            // another applier (the reconcile worker, a concurrent pay) moved one of the records
+            // first: apply again on what it wrote (a trade already decided is answered as it is)
+            Effect.catchDefect((d) => (isVersionConflict(d) ? Effect.fail(d) : Effect.die(d))),
+            Effect.retry({ while: isVersionConflict, times: 20 }),
+            Effect.catchIf(isVersionConflict, Effect.die)
+          )
+      }).pipe(Effect.withSpan("Payments.applyOutcome"))
+
+    /** Asks the gateway about a trade whose outcome is unknown and applies the answer. */
+    const reconcileTrade = (merchantId: string, tradeId: string) =>
+      Effect.flatMap(gateway.retrieve(tradeId), (outcome) => applyOutcome(merchantId, tradeId, outcome)).pipe(
+        Effect.withSpan("Payments.reconcileTrade")
+      )
+
+    /** Charges an invoice's trade off-session with the saved token (the trade's current attempt). */
+    const chargeInvoiceTrade = (merchantId: string, tradeId: string, token: string) =>
+      Effect.gen(function* () {
+        const tv = yield* Effect.flatMap(trades.get(merchantId, tradeId), (o) =>
+          Effect.orDie(must(o, "trade", tradeId))
+        )
+        const t = tv.value.trade
+        const outcome = yield* gateway.charge({
+          trade_id: tradeId,
+          attempt: tv.value.attempts,
+          merchant_id: merchantId,
+          amount: Result.getOrThrow(Money.parse(t.amount, t.currency)),
+          source: { _tag: "Token", token },
+          off_session: true
+        })
+        return yield* Effect.orDie(applyOutcome(merchantId, tradeId, outcome))
+      })
+
+    /** Makes a recorded but not yet made off-session charge (after a crash between the two transactions). */
+    const chargePending = (merchantId: string, tradeId: string) =>
+      Effect.gen(function* () {
+        const tv = yield* Effect.flatMap(trades.get(merchantId, tradeId), (o) =>
+          Effect.orDie(must(o, "trade", tradeId))
+        )
+        if (tv.value.trade.trade_status !== "processing" || tv.value.subscription_id === null)
+          return Option.none<PaymentResult>()
+        const sub = yield* Effect.flatMap(subs.get(merchantId, tv.value.subscription_id), (o) =>
+          Effect.orDie(must(o, "subscription", tv.value.subscription_id!))
+        )
+        if (sub.value.payment_token === null) return Option.none<PaymentResult>()
+        return Option.some(yield* chargeInvoiceTrade(merchantId, tradeId, sub.value.payment_token))
+      }).pipe(Effect.withSpan("Payments.chargePending"))
+
+    return { applyOutcome, reconcileTrade, chargeInvoiceTrade, chargePending } as const
+  })
+}) {
+  /** The live implementation. */
+  static readonly layer = Layer.effect(this, this.make)
+}

@@ -1,0 +1,354 @@
+/**
+ * Refunds: part or all of a succeeded trade, never more than was paid even under concurrency
+ * (the amount is reserved on the trade by its version), idempotent by request key, each with a
+ * `refund` invoice against the invoice it pays back; and the refund of a downgrade's credit
+ * across the cycle's payments.
+ *
+ * @since 0.1.0
+ */
+import { Context, Effect, Layer, Option, Result } from "effect"
+import * as Entities from "./Entities.js"
+import * as Errors from "./Errors.js"
+import * as Ids from "./Ids.js"
+import { dt, emit, msOf, nowOf } from "./internal/engine.js"
+import { pageErrors } from "./internal/paging.js"
+import { invalid, must, newInvoice, writes } from "./internal/records.js"
+import * as Invoice from "./Invoice.js"
+import * as Invoicing from "./Invoicing.js"
+import * as Lifecycle from "./Lifecycle.js"
+import * as Merchants from "./Merchants.js"
+import * as Money from "./Money.js"
+import * as Ports from "./Ports.js"
+import * as Refund from "./Refund.js"
+import * as Store from "./Store.js"
+import * as Subscription from "./Subscription.js"
+import * as Trade from "./Trade.js"
+
+const compareKeys = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
+
+/**
+ * The refunds service.
+ *
+ * @since 0.1.0
+ */
+export class Refunds extends Context.Service<Refunds>()("@recur/core/Refunds", {
+  make: Effect.gen(function* () {
+    const storage = yield* Store.Storage
+    const merchants = yield* Merchants.Merchants
+    const gateway = yield* Ports.PaymentGateway
+    const subs = storage.repository(Entities.subscription)
+    const invoices = storage.repository(Entities.invoice)
+    const trades = storage.repository(Entities.trade)
+    const refunds = storage.repository(Entities.refund)
+    const { saveSub } = writes(storage)
+
+    /** Refunds part or all of a succeeded trade; never more than was paid, even under concurrency. */
+    const refund = (
+      merchantId: string,
+      input: {
+        readonly trade_id: string
+        readonly amount?: string | undefined
+        readonly reason?: string | undefined
+        readonly request_key?: string | undefined
+      }
+    ) =>
+      Effect.gen(function* () {
+        const merchant = yield* merchants.get(merchantId)
+        const reserved = yield* storage.withTransaction(
+          Effect.gen(function* () {
+            const at = yield* nowOf(merchant)
+            if (input.request_key !== undefined) {
+              // the same request again (a client retry after a crash): the refund it created, not a second one
+              const earlier = yield* Effect.orDie(
+                refunds.list(merchantId, {
+                  limit: 1,
+                  filters: [{ column: "request_key", op: "in", values: [input.request_key] }]
+                })
+              )
+              const found = earlier.list[0]
+              if (found)
+                return {
+                  record: found.refund,
+                  amount: Result.getOrThrow(Money.parse(found.refund.refund_amount, found.refund.currency)),
+                  earlier: true
+                }
+            }
+            const tv = yield* Effect.flatMap(trades.get(merchantId, input.trade_id), (o) =>
+              Option.match(o, {
+                onNone: () => Effect.fail(new Errors.NotFound({ resource: "trade", id: input.trade_id })),
+                onSome: Effect.succeed
+              })
+            )
+            const t = tv.value.trade
+            if (t.trade_status !== "succeeded")
+              return yield* new Errors.StateConflict({
+                resource: "trade",
+                id: t.trade_id,
+                state: t.trade_status,
+                reason: "only a succeeded trade can be refunded"
+              })
+            const paid = Result.getOrThrow(Money.parse(t.amount, t.currency))
+            const refunded = Result.getOrThrow(Money.parse(t.total_refunded_amount, t.currency))
+            const left = Invoicing.refundable(paid, refunded)
+            let amount = left
+            if (input.amount !== undefined) {
+              const parsed = Money.parse(input.amount, t.currency)
+              if (Result.isFailure(parsed)) return yield* invalid("amount", parsed.failure.message)
+              amount = parsed.success
+            }
+            if (amount.amount <= 0n) return yield* invalid("amount", "must be greater than 0")
+            if (amount.amount > left.amount)
+              return yield* invalid("amount", `at most ${Money.format(left)} can still be refunded`)
+            const refund_id = yield* Ids.make(Ids.prefixes.refund)
+            // reserve the amount on the trade: a concurrent refund fails its version check
+            yield* trades
+              .update(
+                {
+                  ...tv.value,
+                  trade: new Trade.Trade(
+                    {
+                      ...t,
+                      total_refunded_amount: Money.format(Money.make(refunded.amount + amount.amount, t.currency))
+                    },
+                    { disableChecks: true }
+                  )
+                },
+                tv.version
+              )
+              .pipe(
+                Effect.catchTag("VersionConflict", () =>
+                  Effect.fail(
+                    new Errors.StateConflict({
+                      resource: "trade",
+                      id: t.trade_id,
+                      state: t.trade_status,
+                      reason: "another refund is in progress; retry"
+                    })
+                  )
+                ),
+                Effect.catchTag("UniqueViolation", (e) => Effect.die(e))
+              )
+            const record = new Refund.Refund({
+              refund_id,
+              trade_id: t.trade_id,
+              invoice_id: tv.value.invoice_id,
+              refund_amount: Money.format(amount),
+              currency: t.currency,
+              refund_status: Lifecycle.refund.initial,
+              reason: input.reason ?? null,
+              created_at: dt(at),
+              finished_at: null
+            })
+            yield* Effect.orDie(
+              refunds.insert({ merchant_id: merchantId, refund: record, request_key: input.request_key ?? null })
+            )
+            return { record, amount, earlier: false }
+          })
+        )
+        if (reserved.earlier && reserved.record.refund_status !== "pending") return reserved.record
+        // the gateway de-duplicates by refund_id, so asking again for a pending refund is safe
+        const outcome = yield* gateway.refund({
+          refund_id: reserved.record.refund_id,
+          trade_id: input.trade_id,
+          amount: reserved.amount
+        })
+        return yield* storage
+          .withTransaction(
+            Effect.gen(function* () {
+              const at = yield* nowOf(merchant)
+              const rv = Option.getOrThrow(yield* refunds.get(merchantId, reserved.record.refund_id))
+              if (rv.value.refund.refund_status !== "pending") return rv.value.refund
+              const tv = Option.getOrThrow(yield* trades.get(merchantId, input.trade_id))
+              const t = tv.value.trade
+              if (outcome._tag === "Failed") {
+                const failed = Lifecycle.must(Refund.move(rv.value.refund, "failed", { finished_at: dt(at) }))
+                yield* Effect.orDie(refunds.update({ ...rv.value, refund: failed }, rv.version))
+                const back =
+                  Result.getOrThrow(Money.parse(t.total_refunded_amount, t.currency)).amount - reserved.amount.amount
+                yield* trades.update(
+                  {
+                    ...tv.value,
+                    trade: new Trade.Trade(
+                      { ...t, total_refunded_amount: Money.format(Money.make(back, t.currency)) },
+                      { disableChecks: true }
+                    )
+                  },
+                  tv.version
+                )
+                yield* emit(storage, {
+                  merchant_id: merchantId,
+                  type: "v2.refunds.failed",
+                  business_id: failed.refund_id,
+                  schema: Refund.Refund,
+                  data: failed,
+                  at
+                })
+                return failed
+              }
+              const done = Lifecycle.must(Refund.move(rv.value.refund, "succeeded", { finished_at: dt(at) }))
+              yield* Effect.orDie(refunds.update({ ...rv.value, refund: done }, rv.version))
+              const full =
+                Result.getOrThrow(Money.parse(t.total_refunded_amount, t.currency)).amount >=
+                Result.getOrThrow(Money.parse(t.amount, t.currency)).amount
+              // concurrent refunds reserve before they finish: the first to finish the whole amount marks it
+              const refunded =
+                t.refund_status === "refunded"
+                  ? t
+                  : Lifecycle.must(Trade.moveRefund(t, full ? "full_refund" : "partial_refund"))
+              yield* trades.update({ ...tv.value, trade: refunded }, tv.version)
+              yield* emit(storage, {
+                merchant_id: merchantId,
+                type: "v2.refunds.succeeded",
+                business_id: done.refund_id,
+                schema: Refund.Refund,
+                data: done,
+                at
+              })
+              if (tv.value.invoice_id !== null) {
+                const iv = Option.getOrThrow(yield* invoices.get(merchantId, tv.value.invoice_id))
+                const original = iv.value
+                const moved = Invoice.move(original, full ? "full_refund" : "partial_refund", {
+                  refund_order_id: done.refund_id
+                })
+                if (Result.isSuccess(moved)) {
+                  const updated = moved.success.value
+                  yield* invoices.update(updated, iv.version)
+                  yield* emit(storage, {
+                    merchant_id: merchantId,
+                    type: "v2.invoice.refunded",
+                    business_id: updated.invoice_id,
+                    schema: Invoice.Invoice,
+                    data: updated,
+                    at
+                  })
+                }
+                const draft = Invoicing.refund({
+                  amount: reserved.amount,
+                  cycle_index: original.cycle_index,
+                  original_invoice_id: original.invoice_id,
+                  reason: input.reason ?? "refund"
+                })
+                const refundInvoice = yield* newInvoice({
+                  merchant_id: merchantId,
+                  draft,
+                  trade_id: t.trade_id,
+                  subscription_id: original.subscription_id,
+                  price_id: original.price_id,
+                  price_version_id: original.price_version_id,
+                  customer_id: original.customer_id,
+                  order_id: original.order_id,
+                  trigger: "settle_without_charge",
+                  at
+                })
+                yield* Effect.orDie(
+                  invoices.insert(
+                    new Invoice.Invoice({ ...refundInvoice, refund_order_id: done.refund_id }, { disableChecks: true })
+                  )
+                )
+              }
+              return done
+            })
+          )
+          .pipe(
+            // a concurrent refund of the same trade committed first: re-read and apply again
+            Effect.retry({ while: (e) => e._tag === "VersionConflict", times: 50 }),
+            Effect.catchTag("VersionConflict", (e) => Effect.die(e)),
+            Effect.catchTag("UniqueViolation", (e) => Effect.die(e))
+          )
+      }).pipe(Effect.withSpan("Refunds.refund"))
+
+    const getRefund = (merchantId: string, refundId: string) =>
+      Effect.flatMap(refunds.get(merchantId, refundId), (o) =>
+        Option.match(o, {
+          onNone: () => Effect.fail(new Errors.NotFound({ resource: "refund", id: refundId })),
+          onSome: (v) => Effect.succeed(v.value.refund)
+        })
+      )
+
+    const listRefunds = (merchantId: string, query: Store.ListQuery) =>
+      Effect.map(pageErrors(refunds.list(merchantId, query)), (p) => ({
+        has_more: p.has_more,
+        list: p.list.map((r) => r.refund)
+      }))
+
+    /**
+     * Refunds `owed` (a downgrade's negative net) from the payments of the cycle, the newest
+     * first (an upgrade's charge before the cycle's invoice), never more than each still holds;
+     * what the cycle's payments cannot cover (a charge not collected) becomes customer credit.
+     */
+    const refundCycle = (merchantId: string, subscriptionId: string, cycleIndex: number, owed: Money.Money) =>
+      Effect.gen(function* () {
+        const cycle = (yield* Effect.orDie(
+          invoices.list(merchantId, {
+            limit: 100,
+            filters: [
+              { column: "subscription_id", op: "in", values: [subscriptionId] },
+              { column: "cycle_index", op: "in", values: [cycleIndex] }
+            ]
+          })
+        )).list
+        const paying = cycle
+          .filter(
+            (i) =>
+              i.trade_id !== null &&
+              (i.invoice_type === "initial" || i.invoice_type === "renewal" || i.invoice_type === "upgrade")
+          )
+          // newest first; ids sort in creation order within one instant
+          .sort((a, b) => msOf(b.created_at) - msOf(a.created_at) || compareKeys(b.invoice_id, a.invoice_id))
+        let left = owed.amount
+        for (const inv of paying) {
+          if (left <= 0n) break
+          const t = yield* Effect.map(
+            Effect.flatMap(trades.get(merchantId, inv.trade_id!), (o) => Effect.orDie(must(o, "trade", inv.trade_id!))),
+            (v) => v.value.trade
+          )
+          if (t.trade_status !== "succeeded") continue
+          const holds = Invoicing.refundable(
+            Result.getOrThrow(Money.parse(t.amount, t.currency)),
+            Result.getOrThrow(Money.parse(t.total_refunded_amount, t.currency))
+          ).amount
+          const take = holds < left ? holds : left
+          if (take <= 0n) continue
+          yield* refund(merchantId, {
+            trade_id: t.trade_id,
+            amount: Money.format(Money.make(take, owed.currency)),
+            reason: "proration"
+          })
+          left -= take
+        }
+        if (left > 0n) {
+          const merchant = yield* merchants.get(merchantId)
+          yield* storage.withTransaction(
+            Effect.gen(function* () {
+              const at = yield* nowOf(merchant)
+              const sv = yield* Effect.flatMap(subs.get(merchantId, subscriptionId), (o) =>
+                Effect.orDie(must(o, "subscription", subscriptionId))
+              )
+              const credit = Result.getOrThrow(
+                Money.parse(sv.value.subscription.credit_balance, owed.currency, { allowNegative: true })
+              )
+              yield* saveSub(
+                {
+                  ...sv.value,
+                  subscription: new Subscription.Subscription(
+                    {
+                      ...sv.value.subscription,
+                      credit_balance: Money.format(Money.make(credit.amount + left, owed.currency))
+                    },
+                    { disableChecks: true }
+                  )
+                },
+                sv.version,
+                at
+              )
+            })
+          )
+        }
+      })
+
+    return { refund, getRefund, listRefunds, refundCycle } as const
+  })
+}) {
+  /** The live implementation. */
+  static readonly layer = Layer.effect(this, this.make)
+}

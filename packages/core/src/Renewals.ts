@@ -1,0 +1,250 @@
+/**
+ * Renewals: billing each cycle exactly once (the invoice table's unique cycle key) with the
+ * computation of {@link RenewalPlan} (shared with {@link RenewalBatches}); the trial's end notice;
+ * incomplete subscriptions expiring.
+ *
+ * @since 0.1.0
+ */
+import { Context, Effect, Layer, Option, Result } from "effect"
+import * as Entities from "./Entities.js"
+import * as Invoice from "./Invoice.js"
+import { dt, emit, nowOf } from "./internal/engine.js"
+import { discountRules, must, newInvoice, renewalTrade, withTax, writes } from "./internal/records.js"
+import * as Lifecycle from "./Lifecycle.js"
+import * as Merchants from "./Merchants.js"
+import * as Payments from "./Payments.js"
+import * as Ports from "./Ports.js"
+import * as RenewalPlan from "./RenewalPlan.js"
+import * as Store from "./Store.js"
+import * as Subscription from "./Subscription.js"
+import * as Trade from "./Trade.js"
+
+/**
+ * The renewals service.
+ *
+ * @since 0.1.0
+ */
+export class Renewals extends Context.Service<Renewals>()("@recur/core/Renewals", {
+  make: Effect.gen(function* () {
+    const storage = yield* Store.Storage
+    const taxes = yield* Ports.TaxCalculator
+    const merchants = yield* Merchants.Merchants
+    const payments = yield* Payments.Payments
+    const subs = storage.repository(Entities.subscription)
+    const trades = storage.repository(Entities.trade)
+    const invoices = storage.repository(Entities.invoice)
+    const { saveSub, schedule, subEvents, version } = writes(storage)
+    const withTaxes = withTax(taxes)
+
+    /** Renews one subscription whose period ended: bills the next cycle once, charges it, advances. */
+    const renew = (merchantId: string, subscriptionId: string, options: { readonly force?: boolean } = {}) =>
+      Effect.gen(function* () {
+        const merchant = yield* merchants.get(merchantId)
+        const prepared = yield* storage.withTransaction(
+          Effect.gen(function* () {
+            const at = yield* nowOf(merchant)
+            const sv = yield* Effect.flatMap(subs.get(merchantId, subscriptionId), (o) =>
+              must(o, "subscription", subscriptionId)
+            )
+            let rec = sv.value
+            const s = rec.subscription
+            const decision = RenewalPlan.decide(rec, at, options.force ?? false)
+            switch (decision._tag) {
+              case "NotLive":
+              case "NotDue":
+                return Option.none()
+              case "CancelAtPeriodEnd":
+              case "TermCompleted": {
+                const ended = decision._tag === "CancelAtPeriodEnd"
+                const moved = Result.getOrThrow(
+                  Subscription.move(s, ended ? "cancel" : "term_completed", {
+                    cancel_at: dt(at),
+                    next_invoice_date: null,
+                    cancel_reason: ended ? (s.cancel_reason ?? "cancellation_requested") : "term_completed"
+                  })
+                )
+                rec = { ...rec, subscription: moved.value }
+                yield* saveSub(rec, sv.version, at)
+                yield* subEvents(merchantId, rec, moved.events, at)
+                return Option.none()
+              }
+              case "Bill":
+                break
+            }
+            const inForce = yield* version(merchantId, s.price_version_id)
+            const changedPrice = rec.scheduled_price_version_id !== null
+            const pv = changedPrice ? yield* version(merchantId, rec.scheduled_price_version_id!) : inForce
+            const existing = (yield* Effect.orDie(
+              invoices.list(merchantId, {
+                limit: 100,
+                filters: [{ column: "subscription_id", op: "in", values: [subscriptionId] }]
+              })
+            )).list
+            const planned = RenewalPlan.bill(
+              rec,
+              inForce,
+              pv,
+              existing.map((i) => ({ cycle_index: i.cycle_index, invoice_type: i.invoice_type }))
+            )
+            if (Result.isFailure(planned)) {
+              // Already billed (a retried or concurrent run): resume its charge if still pending.
+              const billed = existing.find(
+                (i) => i.cycle_index === planned.failure.cycle_index && i.invoice_type === "renewal"
+              )
+              return billed && billed.biz_status === "pending" && billed.trade_id !== null && rec.payment_token !== null
+                ? Option.some({ tradeId: billed.trade_id, token: rec.payment_token, trial: s.status === "trial" })
+                : Option.none()
+            }
+            const b = planned.success
+            const taxed = yield* withTaxes(b.draft, merchantId, s.customer_id, b.credit, discountRules(rec))
+            const { next, periodEnd } = RenewalPlan.advance(rec, pv, b, taxed, at, decision.continuous)
+            const trade = taxed.total.amount > 0n ? yield* renewalTrade(merchant, s, taxed, at) : null
+            const inv = yield* newInvoice({
+              merchant_id: merchantId,
+              draft: taxed,
+              trade_id: trade?.trade_id ?? null,
+              subscription_id: subscriptionId,
+              price_id: pv.id,
+              price_version_id: pv.price_version_id,
+              customer_id: s.customer_id,
+              order_id: s.order_id,
+              trigger: trade ? "charge" : "settle_without_charge",
+              at
+            })
+            yield* invoices
+              .insert(inv)
+              .pipe(Effect.catchTag("UniqueViolation", () => Effect.die("cycle already billed")))
+            // a zero-amount renewal of a trial also ends the trial
+            rec =
+              trade === null && s.status === "trial"
+                ? { ...next, subscription: Lifecycle.must(Subscription.move(next.subscription, "renewal_succeeded")) }
+                : next
+            yield* saveSub(rec, sv.version, at)
+            if (changedPrice) yield* subEvents(merchantId, rec, ["v2.subscription.price_changed"], at)
+            if (periodEnd !== null) yield* schedule(merchant, "renewal", subscriptionId, periodEnd)
+            if (trade === null) {
+              yield* emit(storage, {
+                merchant_id: merchantId,
+                type: "v2.invoice.paid",
+                business_id: inv.invoice_id,
+                schema: Invoice.Invoice,
+                data: inv,
+                at
+              })
+              return Option.none()
+            }
+            const processing = Lifecycle.must(Trade.move(trade, "submit_payment"))
+            yield* Effect.orDie(
+              trades.insert({
+                trade: processing,
+                attempts: 1,
+                invoice_id: inv.invoice_id,
+                subscription_id: subscriptionId
+              })
+            )
+            yield* emit(storage, {
+              merchant_id: merchantId,
+              type: "v2.trades.created",
+              business_id: trade.trade_id,
+              schema: Trade.Trade,
+              data: trade,
+              at
+            })
+            if (rec.payment_token === null) return Option.none()
+            // a durable intent: if this process dies before the charge, a worker makes it
+            yield* schedule(merchant, "charge", trade.trade_id, at)
+            return Option.some({
+              tradeId: trade.trade_id,
+              token: rec.payment_token,
+              trial: rec.subscription.status === "trial"
+            })
+          })
+        )
+        if (Option.isNone(prepared)) return Option.none<Payments.PaymentResult>()
+        const result = yield* payments.chargeInvoiceTrade(merchantId, prepared.value.tradeId, prepared.value.token)
+        // a successful renewal after a trial ends the trial
+        if (result.status === "succeeded" && prepared.value.trial) {
+          yield* storage.withTransaction(
+            Effect.gen(function* () {
+              const sv = Option.getOrThrow(yield* subs.get(merchantId, subscriptionId))
+              if (sv.value.subscription.status === "trial") {
+                const at = yield* nowOf(merchant)
+                yield* saveSub(
+                  {
+                    ...sv.value,
+                    subscription: Lifecycle.must(Subscription.move(sv.value.subscription, "renewal_succeeded"))
+                  },
+                  sv.version,
+                  at
+                )
+              }
+            })
+          )
+        }
+        return Option.some(result)
+      }).pipe(Effect.withSpan("Renewals.renew"))
+
+    const trialNotice = (merchantId: string, subscriptionId: string) =>
+      storage.withTransaction(
+        Effect.gen(function* () {
+          const merchant = yield* merchants.get(merchantId)
+          const sv = yield* Effect.flatMap(subs.get(merchantId, subscriptionId), (o) =>
+            must(o, "subscription", subscriptionId)
+          )
+          if (sv.value.subscription.status !== "trial") return
+          const moved = Result.getOrThrow(Subscription.move(sv.value.subscription, "trial_expiring_notice"))
+          yield* subEvents(merchantId, sv.value, moved.events, yield* nowOf(merchant))
+        })
+      )
+
+    const expireIncomplete = (merchantId: string, subscriptionId: string) =>
+      storage.withTransaction(
+        Effect.gen(function* () {
+          const merchant = yield* merchants.get(merchantId)
+          const sv = yield* Effect.flatMap(subs.get(merchantId, subscriptionId), (o) =>
+            must(o, "subscription", subscriptionId)
+          )
+          if (sv.value.subscription.status !== "incomplete") return
+          const at = yield* nowOf(merchant)
+          const moved = Result.getOrThrow(
+            Subscription.move(sv.value.subscription, "incomplete_expired", {
+              cancel_reason: "incomplete_expired",
+              cancel_at: dt(at)
+            })
+          )
+          const next = { ...sv.value, subscription: moved.value }
+          yield* saveSub(next, sv.version, at)
+          yield* subEvents(merchantId, next, moved.events, at)
+          const tr = sv.value.subscription.source_trade_id
+          if (tr !== null) {
+            const tv = yield* trades.get(merchantId, tr)
+            if (
+              Option.isSome(tv) &&
+              (tv.value.value.trade.trade_status === "payment_failed" ||
+                tv.value.value.trade.trade_status === "requires_payment_method")
+            ) {
+              yield* Effect.orDie(
+                trades.update(
+                  {
+                    ...tv.value.value,
+                    trade: Lifecycle.must(
+                      Trade.move(tv.value.value.trade, "close", {
+                        closed_at: dt(at),
+                        closed_reason: "incomplete_expired"
+                      })
+                    )
+                  },
+                  tv.value.version
+                )
+              )
+            }
+          }
+        })
+      )
+
+    return { renew, trialNotice, expireIncomplete } as const
+  })
+}) {
+  /** The live implementation. */
+  static readonly layer = Layer.effect(this, this.make)
+}

@@ -1,0 +1,380 @@
+/**
+ * Paying a checkout session — exactly one charge per session under any number of concurrent
+ * pays: the pay transaction claims the session by its version, the others answer 409. A
+ * customer's retry after a decline is a new attempt of the same trade; a pay while the current
+ * attempt's outcome is unknown sends that same attempt again (the gateway answers a repeated
+ * (trade, attempt) with its first outcome, so the card is charged once).
+ *
+ * @since 0.1.0
+ */
+import { Context, Effect, Layer, Option, Result } from "effect"
+import * as BillingPeriod from "./BillingPeriod.js"
+import * as Catalog from "./Catalog.js"
+import * as Checkout from "./Checkout.js"
+import * as CheckoutSession from "./CheckoutSession.js"
+import * as Customers from "./Customers.js"
+import * as Entities from "./Entities.js"
+import * as Errors from "./Errors.js"
+import * as Ids from "./Ids.js"
+import { dt, emit, nowOf } from "./internal/engine.js"
+import {
+  convertDraft,
+  fmtMinor,
+  fullCycle,
+  invalid,
+  must,
+  newInvoice,
+  newTrade,
+  withTax,
+  writes
+} from "./internal/records.js"
+import * as Invoicing from "./Invoicing.js"
+import * as Lifecycle from "./Lifecycle.js"
+import * as Merchants from "./Merchants.js"
+import * as Money from "./Money.js"
+import * as Payments from "./Payments.js"
+import * as Ports from "./Ports.js"
+import * as Price from "./Price.js"
+import * as Settings from "./Settings.js"
+import * as Store from "./Store.js"
+import * as Subscription from "./Subscription.js"
+import * as Trade from "./Trade.js"
+
+const paymentInProgress = (sessionId: string) =>
+  new Errors.StateConflict({
+    resource: "session",
+    id: sessionId,
+    state: "payment_in_progress",
+    reason: "another payment of this session is in progress or done; fetch the session for its outcome"
+  })
+
+/**
+ * The session-payment service.
+ *
+ * @since 0.1.0
+ */
+export class SessionPayments extends Context.Service<SessionPayments>()("@recur/core/SessionPayments", {
+  make: Effect.gen(function* () {
+    const storage = yield* Store.Storage
+    const gateway = yield* Ports.PaymentGateway
+    const taxes = yield* Ports.TaxCalculator
+    const settings = yield* Settings.Settings
+    const merchants = yield* Merchants.Merchants
+    const customers = yield* Customers.Customers
+    const catalog = yield* Catalog.Catalog
+    const payments = yield* Payments.Payments
+    const checkout = yield* Checkout.Checkout
+    const sessions = storage.repository(Entities.checkoutSession)
+    const subs = storage.repository(Entities.subscription)
+    const trades = storage.repository(Entities.trade)
+    const invoices = storage.repository(Entities.invoice)
+    const { schedule } = writes(storage)
+    const withTaxes = withTax(taxes)
+    const getSessionRecord = (merchantId: string, sessionId: string) =>
+      Effect.flatMap(sessions.get(merchantId, sessionId), (o) => must(o, "session", sessionId))
+    const getSession = checkout.getSession
+    const hadTrial = checkout.hadTrial
+
+    const paySession = (
+      merchantId: string,
+      sessionId: string,
+      card: Ports.CardInput
+    ): Effect.Effect<
+      Payments.PaymentResult,
+      | Errors.NotFound
+      | Errors.InvalidParameter
+      | Errors.InvalidRequest
+      | Errors.StateConflict
+      | Errors.DuplicateResource
+    > =>
+      Effect.gen(function* () {
+        const merchant = yield* merchants.get(merchantId)
+        const session = yield* getSession(merchantId, sessionId)
+        if (session.status !== "open")
+          return yield* new Errors.StateConflict({
+            resource: "session",
+            id: sessionId,
+            state: session.status,
+            reason: "the session cannot be paid"
+          })
+        if (!Ports.luhnValid(card.number)) return yield* invalid("card_number", "the card number is invalid")
+        const at = yield* nowOf(merchant)
+        // a retry of a failed payment reuses the session's trade with a new attempt
+        if (session.trade_id !== null) {
+          const existing = yield* Effect.flatMap(trades.get(merchantId, session.trade_id), (o) =>
+            Effect.orDie(must(o, "trade", session.trade_id!))
+          )
+          const status = existing.value.trade.trade_status
+          if (status === "succeeded")
+            return yield* new Errors.StateConflict({
+              resource: "session",
+              id: sessionId,
+              state: "complete",
+              reason: "already paid"
+            })
+          if (status === "processing" && existing.value.trade.next_action === null) {
+            // the current attempt's outcome is unknown (on its way, a crash, a timeout): send the
+            // same attempt again with the card just given — the gateway keys a charge by (trade,
+            // attempt), so whatever reached it before is answered, never charged a second time
+            const t = existing.value.trade
+            const outcome = yield* gateway.charge({
+              trade_id: t.trade_id,
+              attempt: existing.value.attempts,
+              merchant_id: merchantId,
+              amount: Result.getOrThrow(Money.parse(t.amount, t.currency)),
+              source: { _tag: "Card", card },
+              off_session: false
+            })
+            return yield* payments.applyOutcome(merchantId, t.trade_id, outcome)
+          }
+          const attempt = existing.value.attempts + 1
+          const retried = yield* storage.withTransaction(
+            Effect.gen(function* () {
+              // a failed attempt is retried; a processing one here waits on 3-D Secure, which the payer left
+              const moved = Trade.move(
+                existing.value.trade,
+                status === "processing" ? "resubmit_payment" : "submit_payment",
+                { last_payment_error: null, next_action: null }
+              )
+              if (Result.isFailure(moved))
+                return yield* new Errors.StateConflict({
+                  resource: "trade",
+                  id: existing.value.trade.trade_id,
+                  state: status,
+                  reason: "cannot submit payment"
+                })
+              const trade = moved.success.value
+              // a concurrent retry of the same session claimed this attempt first
+              yield* trades.update({ ...existing.value, trade, attempts: attempt }, existing.version).pipe(
+                Effect.catchTag("VersionConflict", () => Effect.fail(paymentInProgress(sessionId))),
+                Effect.catchTag("UniqueViolation", Effect.die)
+              )
+              yield* schedule(merchant, "reconcile", trade.trade_id, at + settings.reconcileAfterMs)
+              return trade
+            })
+          )
+          const outcome = yield* gateway.charge({
+            trade_id: retried.trade_id,
+            attempt,
+            merchant_id: merchantId,
+            amount: Result.getOrThrow(Money.parse(retried.amount, retried.currency)),
+            source: { _tag: "Card", card },
+            off_session: false
+          })
+          return yield* payments.applyOutcome(merchantId, retried.trade_id, outcome)
+        }
+        const first = yield* storage.withTransaction(
+          Effect.gen(function* () {
+            // the claim: this transaction's update of the session is conditional on the version
+            // read here, so of any number of concurrent pays exactly one commits; the others roll
+            // back everything they wrote and answer 409
+            const claimed = yield* getSessionRecord(merchantId, sessionId)
+            if (claimed.value.status !== "open" || claimed.value.trade_id !== null)
+              return yield* paymentInProgress(sessionId)
+            let customerId = session.customer_id
+            if (customerId === null) {
+              const email = session.email ?? card.name ?? undefined
+              customerId = (yield* customers.create(merchantId, { email: email ?? `${sessionId}@checkout.invalid` })).id
+            }
+            const item = session.line_items[0]
+            const pv =
+              session.mode === "checkout" && item ? yield* catalog.sellableVersion(merchantId, item.price_id) : null
+            const quantity = item ? BigInt(item.quantity) : 1n
+            let amount = Result.getOrThrow(Money.parse(session.amount ?? "0", session.currency))
+            const trialPossible =
+              pv !== null &&
+              pv.billing_type === "recurring" &&
+              Option.isSome(Price.trialOf(pv)) &&
+              session.trial_policy !== 3 &&
+              !(session.trial_policy === 2 && (yield* hadTrial(merchantId, customerId)))
+            const firstDraft =
+              pv && pv.billing_type === "recurring"
+                ? yield* withTaxes(
+                    convertDraft(
+                      trialPossible
+                        ? Result.getOrThrow(
+                            Invoicing.cycle({
+                              invoice_type: "trial",
+                              price: pv,
+                              cycle_index: 0,
+                              quantity,
+                              existing: []
+                            })
+                          )
+                        : Result.getOrThrow(
+                            Invoicing.cycle({
+                              invoice_type: "initial",
+                              price: pv,
+                              cycle_index: 0,
+                              paidCycles: 0,
+                              quantity,
+                              usage: 0n,
+                              existing: []
+                            })
+                          ),
+                      session.merchant_rate,
+                      session.currency
+                    ),
+                    merchantId,
+                    customerId
+                  )
+                : undefined
+            if (firstDraft) amount = firstDraft.total
+            const trade = yield* newTrade({
+              merchant,
+              amount,
+              customer_id: customerId,
+              order_id: session.order_id,
+              payment_mode: session.payment_mode,
+              order_type: pv?.billing_type === "recurring" ? "initial" : "one_time",
+              session: Option.some(session),
+              line: pv
+                ? new Trade.LineItem({
+                    id: pv.price_version_id,
+                    title: pv.price_name,
+                    price: Money.format(amount),
+                    price_id: pv.id,
+                    quantity: quantity.toString(),
+                    sku: pv.merchant_price_id ?? "",
+                    vendor: merchant.name,
+                    cycle_unit: pv.price_plan?.billing_cycle_unit ?? ""
+                  })
+                : null,
+              tax: firstDraft ? firstDraft.tax : Money.zero(session.currency),
+              metadata: session.metadata,
+              at
+            })
+            let subscriptionId: string | null = null
+            let invoiceId: string | null = null
+            if (pv && pv.billing_type === "recurring" && firstDraft) {
+              const sub_id = yield* Ids.make(Ids.prefixes.subscription)
+              subscriptionId = sub_id
+              const rec0: Entities.SubscriptionRecord = {
+                merchant_id: merchantId,
+                anchor: null,
+                trial_end: trialPossible
+                  ? BillingPeriod.trialEnd(at, Option.getOrThrow(Price.trialOf(pv)).period)
+                  : null,
+                payment_token: null,
+                scheduled_price_version_id: null,
+                dunning_attempts: 0,
+                accrued_usage: "0",
+                fx_rate: session.merchant_rate,
+                currency: session.currency,
+                convert_to_continuous: session.convert_to_continuous,
+                paused_at: null,
+                anchor_cycle: 0,
+                plan_basis: null,
+                discounts: [],
+                subscription: new Subscription.Subscription({
+                  id: sub_id,
+                  customer_id: customerId,
+                  email: session.email,
+                  cancel_reason: null,
+                  sub_merchant_id: null,
+                  status: Lifecycle.subscription.initial,
+                  price_id: pv.id,
+                  current_period_start: null,
+                  current_period_end: null,
+                  next_invoice_date: null,
+                  created_at: dt(at),
+                  updated_at: dt(at),
+                  cancel_at: null,
+                  order_id: session.order_id,
+                  source_trade_id: trade.trade_id,
+                  price_type: pv.price_type,
+                  price_version_id: pv.price_version_id,
+                  first_source_channel: session.first_source_channel,
+                  last_source_channel: null,
+                  quantity: quantity.toString(),
+                  quantity_unit: pv.quantity_unit,
+                  payment_timing: pv.payment_timing,
+                  billing_dimension: pv.billing_dimension,
+                  quantity_tier_type: pv.quantity_tier_type,
+                  price_tier_type: pv.price_tier_type,
+                  usage_amount: pv.usage_amount,
+                  merchant_price_id: pv.merchant_price_id,
+                  cycle_index: 0,
+                  total_cycles: session.total_cycles,
+                  metadata: session.metadata,
+                  quantity_tiers: pv.quantity_tiers,
+                  usage_tiers: pv.usage_tiers,
+                  pending_change: null,
+                  billing_cycle_unit: pv.price_plan?.billing_cycle_unit ?? "customer-initiated",
+                  cancel_at_period_end: false,
+                  credit_balance: fmtMinor(0n, session.currency)
+                })
+              }
+              // a trial's period is free of proration; the first paid cycle sets the basis
+              const rec: Entities.SubscriptionRecord = trialPossible
+                ? rec0
+                : { ...rec0, plan_basis: Money.format(fullCycle(rec0, pv, quantity, 0)) }
+              yield* Effect.orDie(subs.insert(rec))
+              const inv = yield* newInvoice({
+                merchant_id: merchantId,
+                draft: firstDraft,
+                trade_id: trade.trade_id,
+                subscription_id: sub_id,
+                price_id: pv.id,
+                price_version_id: pv.price_version_id,
+                customer_id: customerId,
+                order_id: session.order_id,
+                trigger: "charge",
+                at
+              })
+              yield* Effect.orDie(invoices.insert(inv))
+              invoiceId = inv.invoice_id
+            }
+            const processing = Lifecycle.must(Trade.move(trade, "submit_payment"))
+            yield* Effect.orDie(
+              trades.insert({
+                trade: processing,
+                attempts: 1,
+                invoice_id: invoiceId,
+                subscription_id: subscriptionId
+              })
+            )
+            yield* emit(storage, {
+              merchant_id: merchantId,
+              type: "v2.trades.created",
+              business_id: trade.trade_id,
+              schema: Trade.Trade,
+              data: trade,
+              at
+            })
+            yield* sessions
+              .update(
+                new CheckoutSession.CheckoutSession({
+                  ...claimed.value,
+                  customer_id: customerId,
+                  trade_id: trade.trade_id,
+                  subscription_id: subscriptionId
+                }),
+                claimed.version
+              )
+              .pipe(
+                Effect.catchTag("VersionConflict", () => Effect.fail(paymentInProgress(sessionId))),
+                Effect.catchTag("UniqueViolation", Effect.die)
+              )
+            // if this process dies before the outcome is recorded, reconciliation asks the gateway
+            yield* schedule(merchant, "reconcile", trade.trade_id, at + settings.reconcileAfterMs)
+            return processing
+          })
+        )
+        const outcome = yield* gateway.charge({
+          trade_id: first.trade_id,
+          attempt: 1,
+          merchant_id: merchantId,
+          amount: Result.getOrThrow(Money.parse(first.amount, first.currency)),
+          source: { _tag: "Card", card },
+          off_session: false
+        })
+        return yield* payments.applyOutcome(merchantId, first.trade_id, outcome)
+      }).pipe(Effect.withSpan("SessionPayments.paySession"))
+
+    return { paySession } as const
+  })
+}) {
+  /** The live implementation. */
+  static readonly layer = Layer.effect(this, this.make)
+}

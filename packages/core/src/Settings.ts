@@ -1,0 +1,50 @@
+/**
+ * The engine's settings: where session pages live, how long sessions and incomplete
+ * subscriptions last, when the trial notice goes out, when an unknown outcome is reconciled.
+ * The dunning policy is {@link Dunning.DefaultPolicy}.
+ *
+ * @since 0.1.0
+ */
+import { Context, Layer } from "effect"
+
+const DAY = 86_400_000
+
+/**
+ * Engine settings (defaults in {@link defaultSettings}).
+ *
+ * @since 0.1.0
+ */
+export class Settings extends Context.Service<
+  Settings,
+  {
+    /** Public base URL of the REST adapter: session pages live at `<publicUrl>/checkout/<id>`. */
+    readonly publicUrl: string
+    readonly sessionTtlMs: number
+    readonly incompleteExpiryMs: number
+    readonly trialNoticeMs: number
+    /** How long an attempt may stay unanswered before the gateway is asked about it. */
+    readonly reconcileAfterMs: number
+  }
+>()("@recur/core/Settings") {}
+
+/**
+ * The defaults: sessions live 24 h, incomplete subscriptions 23 h, the trial notice 3 days
+ * before the end, unknown outcomes are reconciled after a minute.
+ *
+ * @since 0.1.0
+ */
+export const defaultSettings: Settings["Service"] = {
+  publicUrl: "http://localhost:4000",
+  sessionTtlMs: DAY,
+  incompleteExpiryMs: 23 * 3_600_000,
+  trialNoticeMs: 3 * DAY,
+  reconcileAfterMs: 60_000
+}
+
+/**
+ * Settings as a layer.
+ *
+ * @since 0.1.0
+ */
+export const layer = (overrides: Partial<Settings["Service"]> = {}) =>
+  Layer.succeed(Settings, { ...defaultSettings, ...overrides })

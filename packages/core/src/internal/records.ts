@@ -1,0 +1,426 @@
+/**
+ * Record construction and the arithmetic every money service shares: new trades and invoices,
+ * currency conversion of drafts, tax and discounts, the subscription's schedule, the
+ * proration basis, and the bounds checked at input. Functions only: the services that use
+ * them pass their dependencies in.
+ */
+import { Effect, Option, Result } from "effect"
+import type * as BillingPeriod from "../BillingPeriod.js"
+import type * as CheckoutSession from "../CheckoutSession.js"
+import { Discounts, type Metadata } from "../Common.js"
+import * as Decimal from "../Decimal.js"
+import * as Entities from "../Entities.js"
+import * as Errors from "../Errors.js"
+import * as Ids from "../Ids.js"
+import * as Invoice from "../Invoice.js"
+import * as Invoicing from "../Invoicing.js"
+import * as Lifecycle from "../Lifecycle.js"
+import type * as Merchant from "../Merchant.js"
+import * as Money from "../Money.js"
+import type * as Ports from "../Ports.js"
+import * as Price from "../Price.js"
+import * as Pricing from "../Pricing.js"
+import type * as Store from "../Store.js"
+import * as Subscription from "../Subscription.js"
+import * as Trade from "../Trade.js"
+import { dt, emitAll, laneOf, type StorageService } from "./engine.js"
+
+export const DAY = 86_400_000
+
+export const invalid = (param: string, reason: string) => new Errors.InvalidParameter({ param, reason })
+
+export const fmtMinor = (amount: bigint, currency: string) => Money.format(Money.make(amount, currency))
+
+export const sumOf = (discounts: ReadonlyArray<Invoicing.AppliedDiscount>) =>
+  discounts.reduce((a, d) => a + d.amount.amount, 0n)
+
+export const parseMoney = (amount: string, currency: string) =>
+  Result.getOrThrow(Money.parse(amount, currency, { allowNegative: true }))
+
+export const isVersionConflict = (u: unknown): u is Store.VersionConflict =>
+  typeof u === "object" && u !== null && (u as { _tag?: unknown })._tag === "VersionConflict"
+
+export const must = <A>(o: Option.Option<Store.Versioned<A>>, resource: string, id: string) =>
+  Option.match(o, { onNone: () => Effect.fail(new Errors.NotFound({ resource, id })), onSome: Effect.succeed })
+
+/** A subscription's record, or 404. */
+export const loadSub = (subs: Store.Repository<Entities.SubscriptionRecord>, merchantId: string, id: string) =>
+  Effect.flatMap(subs.get(merchantId, id), (o) => must(o, "subscription", id))
+
+/** Succeeds when the subscription is live (trial, active, past_due); else 409 `cannot <action>`. */
+export const mustBeLive = (rec: Entities.SubscriptionRecord, action: string) =>
+  ["trial", "active", "past_due"].includes(rec.subscription.status)
+    ? Effect.void
+    : Effect.fail(
+        new Errors.StateConflict({
+          resource: "subscription",
+          id: rec.subscription.id,
+          state: rec.subscription.status,
+          reason: `cannot ${action}`
+        })
+      )
+
+// ------------------------------------------------------------------ bounds
+
+/** Exchange rates accepted (captured at checkout or from the FX port): 1 primary = rate target. */
+export const MAX_RATE = Decimal.make(1_000_000n)
+export const RATE_RULE = "must be a number greater than 0 and at most 1000000, with at most 12 decimals"
+export const rateInBounds = (r: Decimal.Decimal) =>
+  Decimal.isPositive(r) && Decimal.compare(r, MAX_RATE) <= 0 && r.scale <= 12
+
+/**
+ * What one cycle of `pv` × `quantity` can bill, in the price's currency: each intro phase's
+ * price, the base price, and a paid trial. Usage is bounded where it is recorded.
+ */
+export const cycleAmounts = (pv: Price.PriceVersion, quantity: bigint): ReadonlyArray<Money.Money> => {
+  const starts = [0]
+  for (const t of pv.price_plan?.price_plan_tiers ?? []) starts.push(starts[starts.length - 1]! + t.period_count)
+  const amounts =
+    pv.billing_dimension === "usage"
+      ? []
+      : starts.map((i) => Pricing.rate(Price.modelOf(pv, i), quantity, pv.currency).amount)
+  const trial = Price.trialOf(pv)
+  if (Option.isSome(trial)) amounts.push(Pricing.trialCharge(trial.value.trial, pv.currency))
+  return amounts
+}
+
+// ------------------------------------------------------------------ documents
+
+/** A new trade (status `requires_payment_method`; the caller moves it). */
+export const newTrade = (input: {
+  readonly merchant: Merchant.Merchant
+  readonly amount: Money.Money
+  readonly customer_id: string
+  readonly order_id: string | null
+  readonly payment_mode: "onetime_payment" | "subscription"
+  readonly order_type: "initial" | "renewal" | "upgrade" | "one_time"
+  readonly session: Option.Option<CheckoutSession.CheckoutSession>
+  readonly line: Trade.LineItem | null
+  readonly tax: Money.Money
+  readonly metadata: Metadata
+  readonly at: number
+}) =>
+  Effect.map(
+    Ids.make(Ids.prefixes.trade),
+    (trade_id) =>
+      new Trade.Trade(
+        {
+          trade_id,
+          access_no: null,
+          merchant_id: input.merchant.merchant_id,
+          amount: Money.format(input.amount),
+          currency: input.amount.currency,
+          customer_id: input.customer_id,
+          callback_url: null,
+          order_id: input.order_id,
+          last_trans_id: null,
+          paid_at: null,
+          payment_mode: input.payment_mode,
+          payment_token: null,
+          payment_method: null,
+          payment_channel: "card",
+          return_url: Option.match(input.session, { onNone: () => null, onSome: (s) => s.return_url }),
+          trade_status: Lifecycle.trade.initial,
+          txn_time: null,
+          created_at: dt(input.at),
+          refund_status: Lifecycle.tradeRefund.initial,
+          total_refunded_amount: fmtMinor(0n, input.amount.currency),
+          session_id: Option.match(input.session, { onNone: () => null, onSome: (s) => s.session_id }),
+          session_url: Option.match(input.session, { onNone: () => null, onSome: (s) => s.session_url }),
+          order_type: input.order_type,
+          closed_at: null,
+          closed_reason: null,
+          first_source_channel: Option.match(input.session, {
+            onNone: () => null,
+            onSome: (s) => s.first_source_channel
+          }),
+          last_source_channel: null,
+          tax_amount: Money.format(input.tax),
+          metadata: input.metadata,
+          last_payment_error: null,
+          next_action: null,
+          refer_info: null,
+          line_items: input.line ? [input.line] : [],
+          discounts: new Discounts({ current_period: [] }, { disableChecks: true }),
+          billing_address: Option.match(input.session, { onNone: () => null, onSome: (s) => s.billing_address }),
+          payment_info: null
+        },
+        { disableChecks: true }
+      )
+  )
+
+/** A renewal's trade: the cycle's taxed total, off-session, no session and no line. */
+export const renewalTrade = (
+  merchant: Merchant.Merchant,
+  sub: Subscription.Subscription,
+  taxed: { readonly total: Money.Money; readonly tax: Money.Money },
+  at: number
+) =>
+  newTrade({
+    merchant,
+    amount: taxed.total,
+    customer_id: sub.customer_id,
+    order_id: sub.order_id,
+    payment_mode: "subscription",
+    order_type: "renewal",
+    session: Option.none(),
+    line: null,
+    tax: taxed.tax,
+    metadata: {},
+    at
+  })
+
+/**
+ * A new invoice from a draft, born `open` and moved at once: `charge` (a charge is on its way:
+ * `pending`) or `settle_without_charge` (nothing to collect: `success`).
+ */
+export const newInvoice = (input: {
+  readonly merchant_id: string
+  readonly draft: Invoicing.Draft
+  readonly trade_id: string | null
+  readonly subscription_id: string | null
+  readonly price_id: string | null
+  readonly price_version_id: string | null
+  readonly customer_id: string
+  readonly order_id: string | null
+  readonly trigger: "charge" | "settle_without_charge"
+  readonly at: number
+}) =>
+  Effect.map(
+    Ids.make(Ids.prefixes.invoice),
+    (invoice_id) =>
+      new Invoice.Invoice(
+        {
+          invoice_id,
+          merchant_id: input.merchant_id,
+          trade_id: input.trade_id,
+          subscription_id: input.subscription_id,
+          price_id: input.price_id,
+          customer_id: input.customer_id,
+          order_id: input.order_id,
+          original_invoice_id: Option.getOrNull(input.draft.original_invoice_id),
+          refund_order_id: null,
+          amount: Money.format(input.draft.total),
+          currency: input.draft.currency,
+          biz_status: Lifecycle.invoice.initial,
+          invoice_type: input.draft.invoice_type,
+          paid_at: null,
+          cycle_index: input.draft.cycle_index,
+          created_at: dt(input.at),
+          metadata: {},
+          Discounts: new Discounts({
+            current_period: input.draft.discounts.map((d) => ({
+              discount_id: d.discount_id,
+              discount_code: d.discount_code,
+              discount_amount: Money.format(d.amount)
+            }))
+          }),
+          price_version_id: input.price_version_id,
+          tax_amount: Money.format(input.draft.tax)
+        },
+        { disableChecks: true }
+      )
+  ).pipe(
+    Effect.map((open) =>
+      Lifecycle.must(
+        Invoice.move(open, input.trigger, input.trigger === "settle_without_charge" ? { paid_at: dt(input.at) } : {})
+      )
+    )
+  )
+
+/**
+ * A pure draft plus tax from the injected calculator. The draft's discounts stay (as the
+ * amounts they came to) and `extraDiscounts` (the subscription's, in the draft's currency)
+ * apply after them; tax is on the discounted amount; then customer credit.
+ */
+export const withTax =
+  (taxes: Ports.TaxCalculator["Service"]) =>
+  (
+    draft: Invoicing.Draft,
+    merchantId: string,
+    customerId: string,
+    creditBalance?: Money.Money,
+    extraDiscounts: ReadonlyArray<Invoicing.DiscountRule> = []
+  ) =>
+    Effect.gen(function* () {
+      const discounts: ReadonlyArray<Invoicing.DiscountRule> = [
+        ...draft.discounts.map((d) =>
+          Invoicing.DiscountRule.Amount({
+            discount_id: d.discount_id,
+            discount_code: d.discount_code,
+            amount: d.amount
+          })
+        ),
+        ...extraDiscounts
+      ]
+      const untaxed = Invoicing.total({
+        invoice_type: draft.invoice_type,
+        cycle_index: draft.cycle_index,
+        currency: draft.currency,
+        lines: draft.lines,
+        discounts
+      })
+      const taxable = untaxed.subtotal.amount > 0n ? untaxed.subtotal.amount - sumOf(untaxed.discounts) : 0n
+      const tax = yield* taxes.tax({
+        merchant_id: merchantId,
+        customer_id: customerId,
+        taxable: Money.make(taxable, draft.currency)
+      })
+      return Invoicing.total({
+        invoice_type: draft.invoice_type,
+        cycle_index: draft.cycle_index,
+        currency: draft.currency,
+        lines: draft.lines,
+        discounts,
+        tax: () => tax,
+        ...(creditBalance ? { creditBalance } : {}),
+        ...(Option.isSome(draft.original_invoice_id) ? { original_invoice_id: draft.original_invoice_id.value } : {})
+      })
+    })
+
+/** Converts a draft's amounts with a captured rate (1 primary = rate target). */
+export const convertDraft = (draft: Invoicing.Draft, rate: string | null, target: string): Invoicing.Draft => {
+  if (rate === null || draft.currency === target) return draft
+  const r = Result.getOrThrow(Decimal.parse(rate))
+  const conv = (m: Money.Money) => Result.getOrThrow(Money.convert(m, r, target))
+  return {
+    ...draft,
+    currency: target,
+    lines: draft.lines.map((l) => ({ ...l, amount: conv(l.amount) })),
+    subtotal: conv(draft.subtotal),
+    discounts: draft.discounts.map((d) => ({ ...d, amount: conv(d.amount) })),
+    tax: conv(draft.tax),
+    creditApplied: conv(draft.creditApplied),
+    total: Money.make(
+      draft.lines.reduce((a, l) => a + conv(l.amount).amount, 0n),
+      target
+    )
+  }
+}
+
+// ------------------------------------------------------------------ a subscription's schedule and basis
+
+export const scheduleOf = (rec: Entities.SubscriptionRecord, pv: Price.PriceVersion): BillingPeriod.Schedule => ({
+  anchor: rec.anchor ?? 0,
+  unit: pv.price_plan?.billing_cycle_unit ?? "customer-initiated",
+  count: pv.price_plan?.billing_cycle_count ?? 1,
+  totalCycles: rec.subscription.total_cycles ?? undefined
+})
+
+/** Paid cycles before `cycleIndex` (selects intro phases and counts fixed terms). */
+export const paidIndex = (rec: Entities.SubscriptionRecord, cycleIndex: number) =>
+  cycleIndex - (rec.trial_end !== null ? 1 : 0)
+
+/** The period index of a cycle relative to the anchor. */
+export const periodIndex = (rec: Entities.SubscriptionRecord, cycleIndex: number) => cycleIndex - rec.anchor_cycle
+
+/** The subscription's discounts as rules in its settlement currency. */
+export const discountRules = (rec: Entities.SubscriptionRecord): ReadonlyArray<Invoicing.DiscountRule> =>
+  rec.discounts.map((d) =>
+    d.basis_points !== null
+      ? Invoicing.DiscountRule.Percentage({
+          discount_id: d.discount_id,
+          discount_code: d.discount_code,
+          basisPoints: BigInt(d.basis_points)
+        })
+      : Invoicing.DiscountRule.Amount({
+          discount_id: d.discount_id,
+          discount_code: d.discount_code,
+          amount: Result.getOrThrow(Money.parse(d.amount ?? "0", rec.currency))
+        })
+  )
+
+/**
+ * What a whole period of `pv` × `quantity` costs this subscription before tax: the cycle price
+ * (intro phase of `cycleIndex`, no usage) in the settlement currency, less its discounts. The
+ * basis proration credits and charges (see docs/proration.md).
+ */
+export const fullCycle = (
+  rec: Entities.SubscriptionRecord,
+  pv: Price.PriceVersion,
+  quantity: bigint,
+  cycleIndex: number
+): Money.Money => {
+  const draft = convertDraft(
+    Result.getOrThrow(
+      Invoicing.cycle({
+        invoice_type: "renewal",
+        price: pv,
+        cycle_index: cycleIndex,
+        paidCycles: paidIndex(rec, cycleIndex),
+        quantity,
+        usage: 0n,
+        existing: []
+      })
+    ),
+    rec.fx_rate,
+    rec.currency
+  )
+  const t = Invoicing.total({
+    invoice_type: "renewal",
+    cycle_index: cycleIndex,
+    currency: rec.currency,
+    lines: draft.lines,
+    discounts: discountRules(rec)
+  })
+  const net = t.subtotal.amount - sumOf(t.discounts)
+  return Money.make(net > 0n ? net : 0n, rec.currency)
+}
+
+/** The basis of the plan in force (see {@link fullCycle}); records from before it existed use the current price. */
+export const planBasis = (rec: Entities.SubscriptionRecord, pv: Price.PriceVersion) =>
+  rec.plan_basis !== null
+    ? Result.getOrThrow(Money.parse(rec.plan_basis, rec.currency))
+    : fullCycle(rec, pv, BigInt(rec.subscription.quantity), rec.subscription.cycle_index)
+
+// ------------------------------------------------------------------ writes every service makes
+
+/** Storage helpers bound to one storage. */
+export const writes = (storage: StorageService) => {
+  const subs = storage.repository(Entities.subscription)
+  const versions = storage.repository(Entities.priceVersion)
+  return {
+    /** Saves a subscription record (version-checked; a conflict is a defect for the caller's retry). */
+    saveSub: (rec: Entities.SubscriptionRecord, expected: number, at: number) =>
+      Effect.orDie(
+        subs.update(
+          {
+            ...rec,
+            subscription: new Subscription.Subscription(
+              { ...rec.subscription, updated_at: dt(at) },
+              { disableChecks: true }
+            )
+          },
+          expected
+        )
+      ),
+    /** The subscription's events, in order, in the caller's transaction. */
+    subEvents: (
+      merchant_id: string,
+      rec: Entities.SubscriptionRecord,
+      types: ReadonlyArray<Lifecycle.EventType>,
+      at: number
+    ) =>
+      emitAll(storage, types, {
+        merchant_id,
+        business_id: rec.subscription.id,
+        schema: Subscription.Subscription,
+        data: rec.subscription,
+        at
+      }),
+    /** Schedules work for a subject on the merchant's lane. */
+    schedule: (merchant: Merchant.Merchant, kind: string, subject_id: string, due_at: number) =>
+      storage.workQueue.schedule({
+        lane: laneOf(merchant),
+        merchant_id: merchant.merchant_id,
+        kind,
+        subject_id,
+        due_at
+      }),
+    /** A price version the engine holds a reference to (missing is a defect). */
+    version: (merchantId: string, id: string) =>
+      Effect.flatMap(versions.get(merchantId, id), (o) => Effect.orDie(must(o, "price_version", id))).pipe(
+        Effect.map((v) => v.value)
+      )
+  }
+}
