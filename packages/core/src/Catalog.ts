@@ -355,7 +355,7 @@ export class Catalog extends Context.Service<Catalog>()("@recur/core/Catalog", {
     const getPriceRecord = (merchantId: string, priceId: string) =>
       Effect.flatMap(prices.get(merchantId, priceId), (o) =>
         Option.match(o, {
-          onNone: () => Effect.fail(new Errors.NotFound({ resource: "price", id: priceId })),
+          onNone: () => Effect.fail(new Errors.PriceNotFound({ priceId })),
           onSome: Effect.succeed
         })
       )

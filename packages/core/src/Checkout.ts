@@ -164,7 +164,7 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
         let paymentMode = input.payment_mode
         if (mode === "checkout") {
           if (!item?.price_id) return yield* invalid("line_items[0].price_id", "is required")
-          const pv = yield* Effect.catchTag(catalog.sellableVersion(merchantId, item.price_id), "NotFound", () =>
+          const pv = yield* Effect.catchTag(catalog.sellableVersion(merchantId, item.price_id), "PriceNotFound", () =>
             invalid("line_items[0].price_id", "no such price")
           )
           priceId = pv.id

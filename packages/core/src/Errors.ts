@@ -91,3 +91,162 @@ export class Unauthorized extends Schema.TaggedError<Unauthorized>()("Unauthoriz
     return "ApiKey authentication is required"
   }
 }
+
+// ------------------------------------------------------------------ domain errors
+// Raised by the engine's rules, in the domain's words: they carry the ids and states that
+// explain them and name no request field; each adapter says once how it answers them.
+
+/**
+ * No price with this id is sold by this merchant (missing, another merchant's, or archived).
+ *
+ * @since 0.1.0
+ */
+export class PriceNotFound extends Schema.TaggedError<PriceNotFound>()("PriceNotFound", {
+  priceId: Schema.String
+}) {
+  override get message() {
+    return `No such price: ${this.priceId}`
+  }
+}
+
+/**
+ * A checkout session that cannot take a payment now: already paid, expired, or another payment
+ * of it is in progress (`state: "payment_in_progress"`).
+ *
+ * @since 0.1.0
+ */
+export class SessionNotPayable extends Schema.TaggedError<SessionNotPayable>()("SessionNotPayable", {
+  sessionId: Schema.String,
+  state: Schema.String
+}) {
+  override get message() {
+    return this.state === "payment_in_progress"
+      ? `checkout session ${this.sessionId}: another payment of this session is in progress or done; fetch the session for its outcome`
+      : `checkout session ${this.sessionId} is ${this.state}: it cannot be paid`
+  }
+}
+
+/**
+ * The card a payer typed is not a card number (fails the Luhn check): nothing was sent.
+ *
+ * @since 0.1.0
+ */
+export class CardInvalid extends Schema.TaggedError<CardInvalid>()("CardInvalid", {
+  sessionId: Schema.String
+}) {
+  override get message() {
+    return "the card number is invalid"
+  }
+}
+
+/**
+ * The subscription is not live (trial, active or past due), so `action` cannot run.
+ *
+ * @since 0.1.0
+ */
+export class SubscriptionNotLive extends Schema.TaggedError<SubscriptionNotLive>()("SubscriptionNotLive", {
+  subscriptionId: Schema.String,
+  state: Schema.String,
+  action: Schema.String
+}) {
+  override get message() {
+    return `subscription ${this.subscriptionId} is ${this.state}: cannot ${this.action}`
+  }
+}
+
+/**
+ * A subscription cannot move to this price: it is not sold, not recurring, in another currency
+ * or billing dimension, on another interval, or would bill more per cycle than an invoice may
+ * carry.
+ *
+ * @since 0.1.0
+ */
+export class PriceChangeRefused extends Schema.TaggedError<PriceChangeRefused>()("PriceChangeRefused", {
+  subscriptionId: Schema.String,
+  priceId: Schema.String,
+  reason: Schema.Literals(["not_found", "not_recurring", "currency_or_dimension", "interval", "above_bound"]),
+  detail: Schema.String
+}) {
+  override get message() {
+    return this.detail
+  }
+}
+
+/**
+ * A quantity the subscription cannot take: its price is not billed by quantity, the value is not
+ * a positive whole number, or a cycle would bill more than an invoice may carry.
+ *
+ * @since 0.1.0
+ */
+export class QuantityRefused extends Schema.TaggedError<QuantityRefused>()("QuantityRefused", {
+  subscriptionId: Schema.String,
+  detail: Schema.String
+}) {
+  override get message() {
+    return this.detail
+  }
+}
+
+/**
+ * The quote is older than its time to live (or from the future): preview again.
+ *
+ * @since 0.1.0
+ */
+export class QuoteExpired extends Schema.TaggedError<QuoteExpired>()("QuoteExpired", {
+  quoteId: Schema.String
+}) {
+  override get message() {
+    return `quote ${this.quoteId} has expired; preview again`
+  }
+}
+
+/**
+ * The subscription changed since the quote was made, so its numbers no longer hold.
+ *
+ * @since 0.1.0
+ */
+export class QuoteStale extends Schema.TaggedError<QuoteStale>()("QuoteStale", {
+  quoteId: Schema.String,
+  subscriptionId: Schema.String
+}) {
+  override get message() {
+    return `subscription ${this.subscriptionId} changed since quote ${this.quoteId}; preview again`
+  }
+}
+
+/**
+ * Another writer changed the object between this call's read and its write; the call changed
+ * nothing and may be retried.
+ *
+ * @since 0.1.0
+ */
+export class ConcurrentUpdate extends Schema.TaggedError<ConcurrentUpdate>()("ConcurrentUpdate", {
+  resource: Schema.String,
+  id: Schema.String
+}) {
+  override get message() {
+    return `${this.resource} ${this.id} was modified concurrently; retry`
+  }
+}
+
+/**
+ * Every failure a Recur service can answer: the request-level families and the domain errors.
+ *
+ * @since 0.1.0
+ */
+export type RecurError =
+  | NotFound
+  | InvalidParameter
+  | InvalidRequest
+  | StateConflict
+  | DuplicateResource
+  | Unauthorized
+  | PriceNotFound
+  | SessionNotPayable
+  | CardInvalid
+  | SubscriptionNotLive
+  | PriceChangeRefused
+  | QuantityRefused
+  | QuoteExpired
+  | QuoteStale
+  | ConcurrentUpdate

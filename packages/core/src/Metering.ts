@@ -10,7 +10,7 @@ import * as Entities from "./Entities.js"
 import * as Errors from "./Errors.js"
 import * as Ids from "./Ids.js"
 import { dt, nowOf } from "./internal/engine.js"
-import { invalid, must, paidIndex, writes } from "./internal/records.js"
+import { invalid, must, mustBeLive, paidIndex, writes } from "./internal/records.js"
 import * as Merchants from "./Merchants.js"
 import * as Money from "./Money.js"
 import * as Price from "./Price.js"
@@ -56,17 +56,7 @@ const MAX_INSTANT_MS = 8_640_000_000_000_000
 
 const compareKeys = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
 
-const live = (rec: Entities.SubscriptionRecord, action: string) =>
-  ["trial", "active", "past_due"].includes(rec.subscription.status)
-    ? Effect.void
-    : Effect.fail(
-        new Errors.StateConflict({
-          resource: "subscription",
-          id: rec.subscription.id,
-          state: rec.subscription.status,
-          reason: `cannot ${action}`
-        })
-      )
+const live = mustBeLive
 
 /**
  * The metering service.

@@ -11,11 +11,11 @@ import * as Catalog from "./Catalog.js"
 import * as Decimal from "./Decimal.js"
 import * as Entities from "./Entities.js"
 import * as Errors from "./Errors.js"
+import * as Ids from "./Ids.js"
 import { dt, emit, msOf, nowOf } from "./internal/engine.js"
 import {
   cycleAmounts,
   fullCycle,
-  invalid,
   loadSub,
   mustBeLive,
   newInvoice,
@@ -37,17 +37,51 @@ import * as Subscription from "./Subscription.js"
 import * as Trade from "./Trade.js"
 
 /**
- * The body of `POST /api/v1/subscription/{id}` (and of preview-change).
+ * A change of a running subscription's price, quantity or both (at least one is set). Built
+ * from the API's request body by `Requests.changeCommand`.
  *
  * @since 0.1.0
  */
-export interface ChangeInput {
-  readonly price_id?: string | undefined
-  readonly quantity?: string | undefined
-  readonly effective_type?: "immediate" | "end_of_period" | undefined
-  readonly proration?: "immediate" | "none" | undefined
-  readonly quote_id?: string | undefined
+export interface ChangeCommand {
+  readonly subscriptionId: Ids.SubscriptionId
+  /** The price to move to; none (or the current price) keeps it. */
+  readonly priceId: Option.Option<Ids.PriceId>
+  /** The new quantity (1 … 999,999,999); only for prices billed by quantity. */
+  readonly quantity: Option.Option<bigint>
+  /** Now (prorated per `proration`) or at the end of the current period. */
+  readonly effective: "immediate" | "end_of_period"
+  /** Whether an immediate change credits and charges the rest of the period. */
+  readonly proration: "immediate" | "none"
+  /** The quote a commit must reproduce exactly (from a preview of the same change). */
+  readonly quoteId: Option.Option<string>
 }
+
+/**
+ * A {@link ChangeCommand} from its parts, with the defaults of the API: immediate, prorated,
+ * no quote. Ids are checked for their prefix (a wrong one throws: this is for code, not for
+ * requests; `Requests.changeCommand` decodes a request body).
+ *
+ * @example
+ * yield* priceChanges.changePrice(merchantId, PriceChanges.change(sub.id, { priceId: pro, quantity: 3n }))
+ * @since 0.1.0
+ */
+export const change = (
+  subscriptionId: string,
+  parts: {
+    readonly priceId?: string | undefined
+    readonly quantity?: bigint | undefined
+    readonly effective?: ChangeCommand["effective"] | undefined
+    readonly proration?: ChangeCommand["proration"] | undefined
+    readonly quoteId?: string | undefined
+  }
+): ChangeCommand => ({
+  subscriptionId: Ids.SubscriptionId.make(subscriptionId),
+  priceId: Option.map(Option.fromUndefinedOr(parts.priceId), (id) => Ids.PriceId.make(id)),
+  quantity: Option.fromUndefinedOr(parts.quantity),
+  effective: parts.effective ?? "immediate",
+  proration: parts.proration ?? "immediate",
+  quoteId: Option.fromUndefinedOr(parts.quoteId)
+})
 
 /**
  * What a change will bill, exactly.
@@ -72,6 +106,18 @@ export interface Quote {
 
 const QUOTE_TTL_MS = 15 * 60_000
 
+const QUOTE_ID = /^quo_([0-9a-z]{1,12})_[0-9a-f]{24}$/
+
+/**
+ * The instant a quote id was priced at, or undefined when the text is not a quote id.
+ *
+ * @since 0.1.0
+ */
+export const quoteInstant = (quoteId: string): number | undefined => {
+  const m = QUOTE_ID.exec(quoteId)
+  return m ? parseInt(m[1]!, 36) : undefined
+}
+
 /**
  * The price-change service.
  *
@@ -92,40 +138,47 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
     const load = (merchantId: string, id: string) => loadSub(subs, merchantId, id)
     const live = mustBeLive
 
-    const plan = (merchantId: string, subscriptionId: string, input: ChangeInput, at: number) =>
+    const plan = (merchantId: string, command: ChangeCommand, at: number) =>
       Effect.gen(function* () {
+        const subscriptionId = command.subscriptionId
         const merchant = yield* merchants.get(merchantId)
         const sv = yield* load(merchantId, subscriptionId)
         const rec = sv.value
         yield* live(rec, "change")
-        const effective_type = input.effective_type ?? "immediate"
-        const prorationMode = input.proration ?? "immediate"
-        if (!["immediate", "end_of_period"].includes(effective_type))
-          return yield* invalid("effective_type", "must be immediate or end_of_period")
-        if (!["immediate", "none"].includes(prorationMode))
-          return yield* invalid("proration", "must be immediate or none")
-        if (input.price_id === undefined && input.quantity === undefined)
-          return yield* invalid("price_id", "price_id or quantity is required")
-        let quantity: Option.Option<bigint> = Option.none()
-        if (input.quantity !== undefined) {
-          if (rec.subscription.billing_dimension !== "quantity")
-            return yield* invalid("quantity", "only subscriptions with billing_dimension quantity have a quantity")
-          const q = PriceRules.validateQuantity("quantity", input.quantity)
-          if (Result.isFailure(q)) return yield* invalid("quantity", q.failure.message)
-          quantity = Option.some(q.success)
-        }
+        const effective_type = command.effective
+        const prorationMode = command.proration
+        const quantity = command.quantity
+        if (
+          Option.isSome(quantity) &&
+          (quantity.value < PriceRules.MIN_QUANTITY || quantity.value > PriceRules.MAX_QUANTITY)
+        )
+          return yield* new Errors.QuantityRefused({
+            subscriptionId,
+            detail: `quantity must be a whole number from ${PriceRules.MIN_QUANTITY} to ${PriceRules.MAX_QUANTITY}`
+          })
+        if (Option.isSome(quantity) && rec.subscription.billing_dimension !== "quantity")
+          return yield* new Errors.QuantityRefused({
+            subscriptionId,
+            detail: "only subscriptions with billing_dimension quantity have a quantity"
+          })
         const current = yield* version(merchantId, rec.subscription.price_version_id)
-        const target =
-          input.price_id !== undefined && input.price_id !== rec.subscription.price_id
-            ? yield* Effect.catchTag(catalog.sellableVersion(merchantId, input.price_id), "NotFound", () =>
-                invalid("price_id", "no such price")
-              )
-            : undefined
+        const refuse = (priceId: string, reason: Errors.PriceChangeRefused["reason"], detail: string) =>
+          new Errors.PriceChangeRefused({ subscriptionId, priceId, reason, detail })
+        const wanted = Option.filter(command.priceId, (id) => id !== rec.subscription.price_id)
+        const target = Option.isSome(wanted)
+          ? yield* Effect.catchTag(catalog.sellableVersion(merchantId, wanted.value), "PriceNotFound", () =>
+              Effect.fail(refuse(wanted.value, "not_found", "no such price"))
+            )
+          : undefined
         if (target) {
           if (target.billing_type !== "recurring" || target.price_plan === null)
-            return yield* invalid("price_id", "a subscription can only change to a recurring price")
+            return yield* refuse(target.id, "not_recurring", "a subscription can only change to a recurring price")
           if (target.currency !== current.currency || target.billing_dimension !== current.billing_dimension) {
-            return yield* invalid("price_id", "the new price must have the same currency and billing dimension")
+            return yield* refuse(
+              target.id,
+              "currency_or_dimension",
+              "the new price must have the same currency and billing dimension"
+            )
           }
           const [from, to] = [current.price_plan, target.price_plan]
           if (
@@ -133,8 +186,9 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
             from.billing_cycle_unit !== to.billing_cycle_unit ||
             from.billing_cycle_count !== to.billing_cycle_count
           ) {
-            return yield* invalid(
-              "price_id",
+            return yield* refuse(
+              target.id,
+              "interval",
               `the new price must bill every ${from?.billing_cycle_count ?? 1} ${from?.billing_cycle_unit ?? "cycle"} like the current one; start a new subscription to change the interval`
             )
           }
@@ -149,10 +203,10 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
               ? Result.getOrThrow(Money.convert(amount, Result.getOrThrow(Decimal.parse(rec.fx_rate)), rec.currency))
               : amount
           if (!Money.isWithinBounds(settled)) {
-            return yield* invalid(
-              Option.isSome(quantity) ? "quantity" : "price_id",
-              `${Money.format(settled)} ${settled.currency} a cycle is above the most one invoice may carry`
-            )
+            const detail = `${Money.format(settled)} ${settled.currency} a cycle is above the most one invoice may carry`
+            return yield* Option.isSome(quantity)
+              ? new Errors.QuantityRefused({ subscriptionId, detail })
+              : refuse(sells.id, "above_bound", detail)
           }
         }
         const periodStart =
@@ -229,8 +283,8 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
           JSON.stringify([
             subscriptionId,
             sv.version,
-            input.price_id ?? null,
-            input.quantity ?? null,
+            Option.getOrNull(command.priceId),
+            Option.match(quantity, { onNone: () => null, onSome: (q) => q.toString() }),
             effective_type,
             prorationMode,
             at,
@@ -258,37 +312,29 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
         }
       })
 
-    const previewChange = (merchantId: string, subscriptionId: string, input: ChangeInput) =>
+    const previewChange = (merchantId: string, command: ChangeCommand) =>
       Effect.gen(function* () {
         const merchant = yield* merchants.get(merchantId)
-        return (yield* plan(merchantId, subscriptionId, input, yield* nowOf(merchant))).quote
+        return (yield* plan(merchantId, command, yield* nowOf(merchant))).quote
       }).pipe(Effect.withSpan("Subscriptions.previewChange"))
 
-    const changePrice = (merchantId: string, subscriptionId: string, input: ChangeInput) =>
+    const changePrice = (merchantId: string, command: ChangeCommand) =>
       Effect.gen(function* () {
+        const subscriptionId = command.subscriptionId
         const merchant = yield* merchants.get(merchantId)
         const now = yield* nowOf(merchant)
         let at = now
-        if (input.quote_id !== undefined) {
-          const m = /^quo_([0-9a-z]+)_[0-9a-f]{24}$/.exec(input.quote_id)
-          if (!m) return yield* invalid("quote_id", "malformed quote id")
-          at = parseInt(m[1]!, 36)
-          if (at > now || now - at > QUOTE_TTL_MS)
-            return yield* new Errors.StateConflict({
-              resource: "quote",
-              id: input.quote_id,
-              state: "expired",
-              reason: "the quote has expired; preview again"
-            })
+        if (Option.isSome(command.quoteId)) {
+          const quoteId = command.quoteId.value
+          // a quote is priced at the instant it names; a commit re-plans at that instant
+          const made = quoteInstant(quoteId)
+          if (made === undefined) return yield* new Errors.QuoteStale({ quoteId, subscriptionId })
+          if (made > now || now - made > QUOTE_TTL_MS) return yield* new Errors.QuoteExpired({ quoteId })
+          at = made
         }
-        const planned = yield* plan(merchantId, subscriptionId, input, at)
-        if (input.quote_id !== undefined && planned.quote.quote_id !== input.quote_id) {
-          return yield* new Errors.StateConflict({
-            resource: "subscription",
-            id: subscriptionId,
-            state: planned.rec.subscription.status,
-            reason: "the subscription changed since the quote; preview again"
-          })
+        const planned = yield* plan(merchantId, command, at)
+        if (Option.isSome(command.quoteId) && planned.quote.quote_id !== command.quoteId.value) {
+          return yield* new Errors.QuoteStale({ quoteId: command.quoteId.value, subscriptionId })
         }
         const { quote, rec, target } = planned
         const charge = yield* storage.withTransaction(
@@ -418,14 +464,7 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
             }
             yield* Effect.orDie(saveSub(next, planned.version, now)).pipe(
               Effect.catchDefect(() =>
-                Effect.fail(
-                  new Errors.StateConflict({
-                    resource: "subscription",
-                    id: subscriptionId,
-                    state: rec.subscription.status,
-                    reason: "modified concurrently; retry"
-                  })
-                )
+                Effect.fail(new Errors.ConcurrentUpdate({ resource: "subscription", id: subscriptionId }))
               )
             )
             return {

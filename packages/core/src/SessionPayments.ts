@@ -17,17 +17,7 @@ import * as Entities from "./Entities.js"
 import * as Errors from "./Errors.js"
 import * as Ids from "./Ids.js"
 import { dt, emit, nowOf } from "./internal/engine.js"
-import {
-  convertDraft,
-  fmtMinor,
-  fullCycle,
-  invalid,
-  must,
-  newInvoice,
-  newTrade,
-  withTax,
-  writes
-} from "./internal/records.js"
+import { convertDraft, fmtMinor, fullCycle, must, newInvoice, newTrade, withTax, writes } from "./internal/records.js"
 import * as Invoicing from "./Invoicing.js"
 import * as Lifecycle from "./Lifecycle.js"
 import * as Merchants from "./Merchants.js"
@@ -41,12 +31,7 @@ import * as Subscription from "./Subscription.js"
 import * as Trade from "./Trade.js"
 
 const paymentInProgress = (sessionId: string) =>
-  new Errors.StateConflict({
-    resource: "session",
-    id: sessionId,
-    state: "payment_in_progress",
-    reason: "another payment of this session is in progress or done; fetch the session for its outcome"
-  })
+  new Errors.SessionNotPayable({ sessionId, state: "payment_in_progress" })
 
 /**
  * The session-payment service.
@@ -86,18 +71,15 @@ export class SessionPayments extends Context.Service<SessionPayments>()("@recur/
       | Errors.InvalidRequest
       | Errors.StateConflict
       | Errors.DuplicateResource
+      | Errors.PriceNotFound
+      | Errors.SessionNotPayable
+      | Errors.CardInvalid
     > =>
       Effect.gen(function* () {
         const merchant = yield* merchants.get(merchantId)
         const session = yield* getSession(merchantId, sessionId)
-        if (session.status !== "open")
-          return yield* new Errors.StateConflict({
-            resource: "session",
-            id: sessionId,
-            state: session.status,
-            reason: "the session cannot be paid"
-          })
-        if (!Ports.luhnValid(card.number)) return yield* invalid("card_number", "the card number is invalid")
+        if (session.status !== "open") return yield* new Errors.SessionNotPayable({ sessionId, state: session.status })
+        if (!Ports.luhnValid(card.number)) return yield* new Errors.CardInvalid({ sessionId })
         const at = yield* nowOf(merchant)
         // a retry of a failed payment reuses the session's trade with a new attempt
         if (session.trade_id !== null) {
@@ -105,13 +87,7 @@ export class SessionPayments extends Context.Service<SessionPayments>()("@recur/
             Effect.orDie(must(o, "trade", session.trade_id!))
           )
           const status = existing.value.trade.trade_status
-          if (status === "succeeded")
-            return yield* new Errors.StateConflict({
-              resource: "session",
-              id: sessionId,
-              state: "complete",
-              reason: "already paid"
-            })
+          if (status === "succeeded") return yield* new Errors.SessionNotPayable({ sessionId, state: "complete" })
           if (status === "processing" && existing.value.trade.next_action === null) {
             // the current attempt's outcome is unknown (on its way, a crash, a timeout): send the
             // same attempt again with the card just given — the gateway keys a charge by (trade,
@@ -137,12 +113,7 @@ export class SessionPayments extends Context.Service<SessionPayments>()("@recur/
                 { last_payment_error: null, next_action: null }
               )
               if (Result.isFailure(moved))
-                return yield* new Errors.StateConflict({
-                  resource: "trade",
-                  id: existing.value.trade.trade_id,
-                  state: status,
-                  reason: "cannot submit payment"
-                })
+                return yield* new Errors.SessionNotPayable({ sessionId, state: `trade ${status}` })
               const trade = moved.success.value
               // a concurrent retry of the same session claimed this attempt first
               yield* trades.update({ ...existing.value, trade, attempts: attempt }, existing.version).pipe(

@@ -21,7 +21,7 @@ import * as Subscription from "./Subscription.js"
 
 export type {
   /** @since 0.1.0 */
-  ChangeInput,
+  ChangeCommand,
   /** @since 0.1.0 */
   Quote
 } from "./PriceChanges.js"

@@ -21,6 +21,7 @@ import {
   Price,
   Product,
   Refund,
+  Requests,
   Secrets,
   Settings,
   type Store,
@@ -204,10 +205,10 @@ export const createBilling = async (options: BillingOptions = {}) => {
     subscriptions: {
       get: (merchantId: string, id: string) =>
         billing((b) => Effect.map(b.getSubscription(merchantId, id), json(Subscription.Subscription))),
-      previewChange: (merchantId: string, id: string, input: Subscriptions.ChangeInput) =>
-        subs((s) => s.previewChange(merchantId, id, input)),
-      change: (merchantId: string, id: string, input: Subscriptions.ChangeInput) =>
-        subs((s) => s.changePrice(merchantId, id, input)),
+      previewChange: (merchantId: string, id: string, input: Requests.ChangeRequest) =>
+        subs((s) => Effect.flatMap(Requests.changeCommand(id, input), (c) => s.previewChange(merchantId, c))),
+      change: (merchantId: string, id: string, input: Requests.ChangeRequest) =>
+        subs((s) => Effect.flatMap(Requests.changeCommand(id, input), (c) => s.changePrice(merchantId, c))),
       cancel: (merchantId: string, id: string, input?: { cancel_type?: string; cancel_reason?: string }) =>
         subs((s) => Effect.map(s.cancel(merchantId, id, input), json(Subscription.Subscription))),
       pause: (merchantId: string, id: string) =>

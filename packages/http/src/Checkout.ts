@@ -155,11 +155,11 @@ export const routes = Layer.mergeAll(
       const session = yield* Effect.orDie(billing.getSession(m, session_id))
       if (result._tag === "Failure") {
         // a double-click: the other click paid it, so this one shows the same outcome
-        if (result.failure._tag === "StateConflict" && session.status === "complete") return yield* done(session)
+        if (result.failure._tag === "SessionNotPayable" && session.status === "complete") return yield* done(session)
         return yield* page(
           "Checkout",
           form(session, result.failure.message),
-          result.failure._tag === "StateConflict" ? 409 : 400
+          result.failure._tag === "SessionNotPayable" ? 409 : 400
         )
       }
       const r = result.success

@@ -4,65 +4,33 @@
  *
  * @since 0.1.0
  */
-import { Billing, Catalog, Customers, Errors, Merchants, type Store, Subscriptions, Webhooks } from "@recur/core"
+import {
+  Billing,
+  Catalog,
+  Customers,
+  Errors,
+  Merchants,
+  Requests,
+  type Store,
+  Subscriptions,
+  Webhooks
+} from "@recur/core"
 import { DateTime, Effect, Layer, Option } from "effect"
 import { HttpServerRequest } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { Authentication, BillingApi, CurrentMerchant } from "./Api.js"
+import * as ErrorBindings from "./ErrorBindings.js"
 import * as ApiErrors from "./Errors.js"
 import * as AuthMemo from "./internal/authMemo.js"
 
-type CoreError =
-  | Errors.NotFound
-  | Errors.InvalidParameter
-  | Errors.InvalidRequest
-  | Errors.StateConflict
-  | Errors.DuplicateResource
-  | Errors.Unauthorized
+type CoreError = Errors.RecurError
 
 /**
- * A core error as the contract's error body.
+ * A core error as the contract's error body (see {@link ErrorBindings.bindings}).
  *
  * @since 0.1.0
  */
-export const toApiError =
-  (requestId: string) =>
-  (e: CoreError): ApiErrors.ApiError => {
-    switch (e._tag) {
-      case "NotFound":
-        return new ApiErrors.NotFound({
-          code: "resource_not_found",
-          message: e.message,
-          data: { request_id: requestId }
-        })
-      case "InvalidParameter":
-        return new ApiErrors.InvalidParameter({
-          code: "InvalidParameter",
-          message: e.message,
-          data: { request_id: requestId, param: e.param }
-        })
-      case "InvalidRequest":
-        return new ApiErrors.InvalidRequest({
-          code: "invalid_request_error",
-          message: e.message,
-          data: { request_id: requestId, ...(e.param !== undefined ? { param: e.param } : {}) }
-        })
-      case "StateConflict":
-        return new ApiErrors.Conflict({ code: "state_conflict", message: e.message, data: { request_id: requestId } })
-      case "DuplicateResource":
-        return new ApiErrors.Conflict({
-          code: "duplicate_resource",
-          message: e.message,
-          data: { request_id: requestId, param: e.param }
-        })
-      case "Unauthorized":
-        return new ApiErrors.Unauthorized({
-          code: "unauthorizedError",
-          message: ApiErrors.unauthorizedMessage,
-          data: { request_id: requestId }
-        })
-    }
-  }
+export const toApiError = ErrorBindings.toApiError
 
 const ok = <A>(data: A) => ({ code: "success" as const, message: "success" as const, data })
 
@@ -307,32 +275,6 @@ const subscriptionsLive = HttpApiBuilder.group(BillingApi, "subscriptions", (han
     const subs = yield* Subscriptions.Subscriptions
     const status = (s: { readonly id: string; readonly status: string }) =>
       ok({ subscription_id: s.id, status: s.status })
-    const change = (payload: {
-      readonly price_id?: string | undefined
-      readonly quantity?: string | undefined
-      readonly effective_type?: string | undefined
-      readonly proration?: string | undefined
-      readonly quote_id?: string | undefined
-    }) =>
-      Effect.gen(function* () {
-        if (
-          payload.effective_type !== undefined &&
-          payload.effective_type !== "immediate" &&
-          payload.effective_type !== "end_of_period"
-        )
-          return yield* invalid("effective_type", "must be immediate or end_of_period")
-        if (payload.proration !== undefined && payload.proration !== "immediate" && payload.proration !== "none")
-          return yield* invalid("proration", "must be immediate or none")
-        return {
-          ...(payload.price_id !== undefined ? { price_id: payload.price_id } : {}),
-          ...(payload.quantity !== undefined ? { quantity: payload.quantity } : {}),
-          ...(payload.effective_type !== undefined
-            ? { effective_type: payload.effective_type as "immediate" | "end_of_period" }
-            : {}),
-          ...(payload.proration !== undefined ? { proration: payload.proration as "immediate" | "none" } : {}),
-          ...(payload.quote_id !== undefined ? { quote_id: payload.quote_id } : {})
-        }
-      })
     const quoteJson = (q: Subscriptions.Quote) => ({
       ...q,
       effective_at: DateTime.formatIso(DateTime.makeUnsafe(Math.floor(q.effective_at / 1000) * 1000)).replace(
@@ -409,7 +351,7 @@ const subscriptionsLive = HttpApiBuilder.group(BillingApi, "subscriptions", (han
       .handle("change", ({ params: path, payload }) =>
         call((m) =>
           Effect.as(
-            Effect.flatMap(change(payload), (input) => subs.changePrice(m, path.subscription_id, input)),
+            Effect.flatMap(Requests.changeCommand(path.subscription_id, payload), (c) => subs.changePrice(m, c)),
             ok({})
           )
         )
@@ -417,7 +359,7 @@ const subscriptionsLive = HttpApiBuilder.group(BillingApi, "subscriptions", (han
       .handle("previewChange", ({ params: path, payload }) =>
         call((m) =>
           Effect.map(
-            Effect.flatMap(change(payload), (input) => subs.previewChange(m, path.subscription_id, input)),
+            Effect.flatMap(Requests.changeCommand(path.subscription_id, payload), (c) => subs.previewChange(m, c)),
             (q) => ok(quoteJson(q))
           )
         )

@@ -5,6 +5,7 @@
  */
 export * as Api from "./Api.js"
 export * as ApiErrors from "./Errors.js"
+export * as ErrorBindings from "./ErrorBindings.js"
 export * as Handlers from "./Handlers.js"
 export * as Http from "./Http.js"
 export * as TestClient from "./TestClient.js"

@@ -12,6 +12,7 @@ import {
   Entities,
   Merchants,
   Ports,
+  PriceChanges,
   type PriceRules,
   Secrets,
   Settings,
@@ -190,7 +191,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
           expect(ok.length).toBeGreaterThanOrEqual(1)
           // every other answer is the documented conflict, never a defect
           for (const r of results)
-            if (r._tag === "Failure") expect(r.failure).toMatchObject({ _tag: "StateConflict", resource: "session" })
+            if (r._tag === "Failure") expect(r.failure).toMatchObject({ _tag: "SessionNotPayable" })
           expect(new Set(ok.map((r) => r.success.trade.trade_id)).size).toBe(1)
           const trades = yield* tradesOf(s.session_id)
           expect(trades.map((t) => [t.trade_status, t.amount])).toEqual([["succeeded", "30.00"]])
@@ -207,7 +208,8 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
           const d = yield* newSession()
           expect((yield* billing.paySession(merchantId, d.session_id, card("4000000000000002"))).status).toBe("failed")
           const retries = yield* race(d.session_id, 8)
-          for (const r of retries) if (r._tag === "Failure") expect(r.failure).toMatchObject({ _tag: "StateConflict" })
+          for (const r of retries)
+            if (r._tag === "Failure") expect(r.failure).toMatchObject({ _tag: "SessionNotPayable" })
           const paid = yield* tradesOf(d.session_id)
           expect(paid.map((t) => t.trade_status)).toEqual(["succeeded"])
           expect(yield* subsOf("")).toBe(subsBefore + 12)
@@ -334,7 +336,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
               id(yield* subscribe(merchantId, priceId, "4242424242424242", { total_cycles: 2 }))
             ]
             yield* subscriptions.cancel(merchantId, subs[1]!, { cancel_type: "end_of_period" })
-            yield* subscriptions.changePrice(merchantId, subs[2]!, { quantity: "3" })
+            yield* subscriptions.changePrice(merchantId, PriceChanges.change(subs[2]!, { quantity: 3n }))
             return { merchantId, subs }
           })
           const batched = yield* story
@@ -837,12 +839,14 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
           ).toMatchObject({ _tag: "InvalidParameter", param: "price_val" })
           // a quantity change that would bill above the bound
           const sub = Option.getOrThrow((yield* subscribe(merchantId, thirty)).result.subscription)
-          expect(yield* Effect.flip(subs.changePrice(merchantId, sub.id, { quantity: "999999999" }))).toMatchObject({
-            param: "quantity"
-          })
           expect(
-            yield* Effect.flip(subs.changePrice(merchantId, sub.id, { price_id: priceId, quantity: "100" }))
-          ).toMatchObject({ param: "quantity" })
+            yield* Effect.flip(subs.changePrice(merchantId, PriceChanges.change(sub.id, { quantity: 999999999n })))
+          ).toMatchObject({ _tag: "QuantityRefused", subscriptionId: sub.id })
+          expect(
+            yield* Effect.flip(
+              subs.changePrice(merchantId, PriceChanges.change(sub.id, { priceId: priceId, quantity: 100n }))
+            )
+          ).toMatchObject({ _tag: "QuantityRefused" })
           expect((yield* billing.getSubscription(merchantId, sub.id)).pending_change).toBe(null)
           // usage: one event near 2^53, or a cycle that would bill above the bound
           const usagePrice = (yield* catalog.createPrice(merchantId, {
@@ -931,9 +935,13 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
         // sessions expire after 24 h
         yield* billing.advanceClock(merchantId, iso("2024-01-02T00:00:01Z"))
         expect((yield* billing.getSession(merchantId, ok.session_id)).status).toBe("expired")
-        expect((yield* Effect.flip(billing.paySession(merchantId, ok.session_id, card("4242424242424242"))))._tag).toBe(
-          "StateConflict"
-        )
+        expect(
+          yield* Effect.flip(billing.paySession(merchantId, ok.session_id, card("4242424242424242")))
+        ).toMatchObject({
+          _tag: "SessionNotPayable",
+          sessionId: ok.session_id,
+          state: "expired"
+        })
       })
     )
   })

@@ -4,7 +4,7 @@
  * @since 0.1.0
  */
 import { expect, layer } from "@effect/vitest"
-import { Billing, Catalog, Entities, Invoicing, Money, Store, Subscriptions } from "@recur/core"
+import { Billing, Catalog, Entities, Invoicing, Money, PriceChanges, Requests, Store, Subscriptions } from "@recur/core"
 import type { Invoice } from "@recur/core"
 import { DateTime, Effect, type Layer, Option } from "effect"
 import { engine, eventsOf, invoicesOf, setup, subscribe } from "./EngineScenarios.js"
@@ -52,23 +52,31 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
           const pro = yield* setupPrice(merchantId, "20.00")
           const sub = subOf((yield* subscribe(merchantId, priceId)).result)
           yield* billing.advanceClock(merchantId, iso("2024-04-16T00:00:00Z"))
-          const quote = yield* subs.previewChange(merchantId, sub.id, {
-            price_id: pro,
-            effective_type: "immediate",
-            proration: "immediate"
-          })
+          const quote = yield* subs.previewChange(
+            merchantId,
+            PriceChanges.change(sub.id, {
+              priceId: pro,
+              effective: "immediate",
+              proration: "immediate"
+            })
+          )
           expect([quote.credit, quote.charge, quote.net, quote.outcome]).toEqual(["5.00", "10.00", "5.00", "upgrade"])
-          const committed = yield* subs.changePrice(merchantId, sub.id, {
-            price_id: pro,
-            effective_type: "immediate",
-            proration: "immediate",
-            quote_id: quote.quote_id
-          })
+          const committed = yield* subs.changePrice(
+            merchantId,
+            PriceChanges.change(sub.id, {
+              priceId: pro,
+              effective: "immediate",
+              proration: "immediate",
+              quoteId: quote.quote_id
+            })
+          )
           expect(committed).toEqual(quote)
           // the quote is spent: the subscription moved
           expect(
-            (yield* Effect.flip(subs.changePrice(merchantId, sub.id, { price_id: pro, quote_id: quote.quote_id })))._tag
-          ).toBe("StateConflict")
+            (yield* Effect.flip(
+              subs.changePrice(merchantId, PriceChanges.change(sub.id, { priceId: pro, quoteId: quote.quote_id }))
+            ))._tag
+          ).toBe("QuoteStale")
           const invoices = yield* invoicesOf(merchantId, sub.id)
           expect(invoices.map((i) => [i.invoice_type, i.amount, i.biz_status])).toEqual([
             ["initial", "10.00", "success"],
@@ -99,10 +107,13 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
           const other = subOf((yield* subscribe(merchantId, priceId)).result)
           yield* billing.advanceClock(merchantId, iso("2024-01-16T00:00:00Z"))
           // 16 of 31 days left: 10.00 → 5.16, 20.00 → 10.32, 30.00 → 15.48
-          const first = yield* subs.changePrice(merchantId, sub.id, { price_id: twenty })
+          const first = yield* subs.changePrice(merchantId, PriceChanges.change(sub.id, { priceId: twenty }))
           expect([first.credit, first.charge, first.net]).toEqual(["5.16", "10.32", "5.16"])
-          const preview = yield* subs.previewChange(merchantId, sub.id, { price_id: thirty })
-          const second = yield* subs.changePrice(merchantId, sub.id, { price_id: thirty, quote_id: preview.quote_id })
+          const preview = yield* subs.previewChange(merchantId, PriceChanges.change(sub.id, { priceId: thirty }))
+          const second = yield* subs.changePrice(
+            merchantId,
+            PriceChanges.change(sub.id, { priceId: thirty, quoteId: preview.quote_id })
+          )
           expect(second).toEqual(preview)
           expect([second.credit, second.charge, second.net]).toEqual(["10.32", "15.48", "5.16"])
           const invoices = yield* invoicesOf(merchantId, sub.id)
@@ -113,7 +124,9 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
           ])
           expect(cycleNet(invoices, 0)).toBe(2032n)
           // the two changes at one instant equal one: 10 → 30 directly nets the same 10.32
-          expect((yield* subs.previewChange(merchantId, other.id, { price_id: thirty })).net).toBe("10.32")
+          expect((yield* subs.previewChange(merchantId, PriceChanges.change(other.id, { priceId: thirty }))).net).toBe(
+            "10.32"
+          )
         })
     )
 
@@ -127,8 +140,8 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
         const twenty = yield* setupPrice(merchantId, "20.00")
         const sub = subOf((yield* subscribe(merchantId, priceId)).result)
         yield* billing.advanceClock(merchantId, iso("2024-01-16T00:00:00Z"))
-        yield* subs.changePrice(merchantId, sub.id, { price_id: twenty })
-        const back = yield* subs.changePrice(merchantId, sub.id, { price_id: priceId })
+        yield* subs.changePrice(merchantId, PriceChanges.change(sub.id, { priceId: twenty }))
+        const back = yield* subs.changePrice(merchantId, PriceChanges.change(sub.id, { priceId: priceId }))
         expect([back.credit, back.charge, back.net, back.outcome]).toEqual(["10.32", "5.16", "-5.16", "refund"])
         const invoices = yield* invoicesOf(merchantId, sub.id)
         const upgrade = invoices.find((i) => i.invoice_type === "upgrade")!
@@ -155,8 +168,12 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
           const b = subOf((yield* subscribe(merchantId, priceId)).result)
           yield* billing.advanceClock(merchantId, iso("2024-04-11T00:00:00Z"))
           for (let i = 0; i < 3; i++) {
-            expect((yield* subs.changePrice(merchantId, a.id, { price_id: sixty })).net).toBe("20.00")
-            expect((yield* subs.changePrice(merchantId, a.id, { price_id: priceId })).net).toBe("-20.00")
+            expect((yield* subs.changePrice(merchantId, PriceChanges.change(a.id, { priceId: sixty }))).net).toBe(
+              "20.00"
+            )
+            expect((yield* subs.changePrice(merchantId, PriceChanges.change(a.id, { priceId: priceId }))).net).toBe(
+              "-20.00"
+            )
           }
           const ia = yield* invoicesOf(merchantId, a.id)
           expect(ia.filter((i) => i.invoice_type === "upgrade").map((i) => i.amount)).toEqual([
@@ -171,9 +188,11 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
           ])
           expect(cycleNet(ia, 0)).toBe(3000n)
           // b: on 60.00 from Apr 11 to Apr 21 (10 of 30 days), then back: 30.00 + 30.00 × 10/30
-          yield* subs.changePrice(merchantId, b.id, { price_id: sixty })
+          yield* subs.changePrice(merchantId, PriceChanges.change(b.id, { priceId: sixty }))
           yield* billing.advanceClock(merchantId, iso("2024-04-21T00:00:00Z"))
-          expect((yield* subs.changePrice(merchantId, b.id, { price_id: priceId })).net).toBe("-10.00")
+          expect((yield* subs.changePrice(merchantId, PriceChanges.change(b.id, { priceId: priceId }))).net).toBe(
+            "-10.00"
+          )
           expect(cycleNet(yield* invoicesOf(merchantId, b.id), 0)).toBe(4000n)
         })
     )
@@ -186,9 +205,9 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
         const sixty = yield* setupPrice(merchantId, "60.00")
         const sub = subOf((yield* subscribe(merchantId, priceId)).result)
         yield* billing.advanceClock(merchantId, iso("2024-04-11T00:00:00Z"))
-        yield* subs.changePrice(merchantId, sub.id, { price_id: sixty })
+        yield* subs.changePrice(merchantId, PriceChanges.change(sub.id, { priceId: sixty }))
         yield* billing.advanceClock(merchantId, iso("2024-04-21T00:00:00Z"))
-        yield* subs.changePrice(merchantId, sub.id, { price_id: priceId })
+        yield* subs.changePrice(merchantId, PriceChanges.change(sub.id, { priceId: priceId }))
         expect((yield* billing.getSubscription(merchantId, sub.id)).credit_balance).toBe("10.00")
         yield* billing.advanceClock(merchantId, iso("2024-05-01T00:00:00Z"))
         expect((yield* invoicesOf(merchantId, sub.id)).map((i) => [i.invoice_type, i.amount])).toEqual([
@@ -235,11 +254,29 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
           for (const price_id of [yearly, quarterly, oneTime]) {
             for (const effective_type of ["immediate", "end_of_period"] as const) {
               expect(
-                yield* Effect.flip(subs.changePrice(merchantId, sub.id, { price_id, effective_type }))
-              ).toMatchObject({ _tag: "InvalidParameter", param: "price_id" })
+                yield* Effect.flip(
+                  subs.changePrice(
+                    merchantId,
+                    PriceChanges.change(sub.id, { priceId: price_id, effective: effective_type })
+                  )
+                )
+              ).toMatchObject({
+                _tag: "PriceChangeRefused",
+                priceId: price_id,
+                reason: price_id === oneTime ? "not_recurring" : "interval"
+              })
               expect(
-                yield* Effect.flip(subs.previewChange(merchantId, sub.id, { price_id, effective_type }))
-              ).toMatchObject({ _tag: "InvalidParameter", param: "price_id" })
+                yield* Effect.flip(
+                  subs.previewChange(
+                    merchantId,
+                    PriceChanges.change(sub.id, { priceId: price_id, effective: effective_type })
+                  )
+                )
+              ).toMatchObject({
+                _tag: "PriceChangeRefused",
+                priceId: price_id,
+                reason: price_id === oneTime ? "not_recurring" : "interval"
+              })
             }
           }
           const after = yield* billing.getSubscription(merchantId, sub.id)
@@ -299,11 +336,14 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
         const { result } = yield* subscribe(merchantId, priceId)
         const sub = subOf(result)
         yield* billing.advanceClock(merchantId, iso("2024-04-16T00:00:00Z"))
-        const quote = yield* subs.changePrice(merchantId, sub.id, {
-          price_id: basic,
-          effective_type: "immediate",
-          proration: "immediate"
-        })
+        const quote = yield* subs.changePrice(
+          merchantId,
+          PriceChanges.change(sub.id, {
+            priceId: basic,
+            effective: "immediate",
+            proration: "immediate"
+          })
+        )
         expect([quote.net, quote.outcome]).toEqual(["-5.00", "refund"])
         const invoices = yield* invoicesOf(merchantId, sub.id)
         expect(invoices.map((i) => [i.invoice_type, i.amount, i.biz_status, i.original_invoice_id])).toEqual([
@@ -327,7 +367,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
         const basic = yield* setupPrice(merchantId, "10.00")
         const sub = subOf((yield* subscribe(merchantId, priceId)).result)
         yield* billing.advanceClock(merchantId, iso("2024-04-16T00:00:00Z"))
-        yield* subs.changePrice(merchantId, sub.id, { price_id: basic })
+        yield* subs.changePrice(merchantId, PriceChanges.change(sub.id, { priceId: basic }))
         expect((yield* billing.getSubscription(merchantId, sub.id)).credit_balance).toBe("5.00")
         yield* billing.advanceClock(merchantId, iso("2024-05-02T00:00:00Z"))
         expect((yield* invoicesOf(merchantId, sub.id)).map((i) => [i.invoice_type, i.amount])).toEqual([
@@ -348,7 +388,10 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
         const pro = yield* setupPrice(merchantId, "20.00")
         const sub = subOf((yield* subscribe(merchantId, priceId)).result)
         yield* billing.advanceClock(merchantId, iso("2024-04-10T00:00:00Z"))
-        yield* subs.changePrice(merchantId, sub.id, { price_id: pro, effective_type: "immediate", proration: "none" })
+        yield* subs.changePrice(
+          merchantId,
+          PriceChanges.change(sub.id, { priceId: pro, effective: "immediate", proration: "none" })
+        )
         yield* billing.advanceClock(merchantId, iso("2024-05-01T00:00:00Z"))
         expect((yield* invoicesOf(merchantId, sub.id)).map((i) => [i.invoice_type, i.amount])).toEqual([
           ["initial", "10.00"],
@@ -370,7 +413,10 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
           subscription_id: sub.id,
           result: "no_pending_change"
         })
-        const q = yield* subs.changePrice(merchantId, sub.id, { price_id: pro, effective_type: "end_of_period" })
+        const q = yield* subs.changePrice(
+          merchantId,
+          PriceChanges.change(sub.id, { priceId: pro, effective: "end_of_period" })
+        )
         expect(q.outcome).toBe("scheduled")
         expect(yield* subs.revokePriceChange(merchantId, sub.id)).toEqual({
           subscription_id: sub.id,
@@ -380,13 +426,13 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
           subscription_id: sub.id,
           result: "no_pending_change"
         })
-        yield* subs.changePrice(merchantId, sub.id, { price_id: pro, effective_type: "end_of_period" })
+        yield* subs.changePrice(merchantId, PriceChanges.change(sub.id, { priceId: pro, effective: "end_of_period" }))
         expect((yield* billing.getSubscription(merchantId, sub.id)).price_id).toBe(priceId)
         yield* billing.advanceClock(merchantId, iso("2024-05-01T00:00:00Z"))
         expect((yield* invoicesOf(merchantId, sub.id)).map((i) => i.amount)).toEqual(["10.00", "20.00"])
         expect((yield* billing.getSubscription(merchantId, sub.id)).price_id).toBe(pro)
         // an immediate change cannot be revoked: there is nothing pending
-        yield* subs.changePrice(merchantId, sub.id, { price_id: priceId, proration: "none" })
+        yield* subs.changePrice(merchantId, PriceChanges.change(sub.id, { priceId: priceId, proration: "none" }))
         expect((yield* subs.revokePriceChange(merchantId, sub.id)).result).toBe("no_pending_change")
       })
     )
@@ -397,15 +443,21 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
         const billing = yield* Billing.Billing
         const { merchantId, priceId } = yield* setup("2024-04-01T00:00:00Z")
         const sub = subOf((yield* subscribe(merchantId, priceId)).result)
-        yield* subs.changePrice(merchantId, sub.id, { quantity: "3" })
+        yield* subs.changePrice(merchantId, PriceChanges.change(sub.id, { quantity: 3n }))
         const pending = (yield* billing.getSubscription(merchantId, sub.id)).pending_change
         expect([pending?.quantity, pending?.cycle_index]).toEqual(["3", 1])
-        expect((yield* Effect.flip(subs.changePrice(merchantId, sub.id, { quantity: "0" })))._tag).toBe(
-          "InvalidParameter"
-        )
-        expect((yield* Effect.flip(subs.changePrice(merchantId, sub.id, { quantity: "1000000000" })))._tag).toBe(
-          "InvalidParameter"
-        )
+        expect(
+          (yield* Effect.flip(subs.changePrice(merchantId, PriceChanges.change(sub.id, { quantity: 0n }))))._tag
+        ).toBe("QuantityRefused")
+        // the request body says which field: 400 on quantity through REST and the facade
+        expect(yield* Effect.flip(Requests.changeCommand(sub.id, { quantity: "0" }))).toMatchObject({
+          _tag: "InvalidParameter",
+          param: "quantity"
+        })
+        expect(
+          (yield* Effect.flip(subs.changePrice(merchantId, PriceChanges.change(sub.id, { quantity: 1000000000n }))))
+            ._tag
+        ).toBe("QuantityRefused")
         yield* billing.advanceClock(merchantId, iso("2024-05-01T00:00:00Z"))
         expect((yield* invoicesOf(merchantId, sub.id)).map((i) => i.amount)).toEqual(["30.00", "90.00"])
         const after = yield* billing.getSubscription(merchantId, sub.id)
@@ -444,7 +496,9 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
         ])
         const b = subOf((yield* subscribe(merchantId, priceId)).result)
         yield* subs.cancel(merchantId, b.id)
-        expect((yield* Effect.flip(subs.changePrice(merchantId, b.id, { quantity: "2" })))._tag).toBe("StateConflict")
+        expect(
+          yield* Effect.flip(subs.changePrice(merchantId, PriceChanges.change(b.id, { quantity: 2n })))
+        ).toMatchObject({ _tag: "SubscriptionNotLive", subscriptionId: b.id, state: "canceled", action: "change" })
         expect((yield* Effect.flip(subs.pause(merchantId, b.id)))._tag).toBe("StateConflict")
       })
     )

@@ -1,5 +1,5 @@
 import { expect, layer } from "@effect/vitest"
-import { Billing, Catalog, Entities, Merchants, Money, Store, Subscriptions } from "@recur/core"
+import { Billing, Catalog, Entities, Merchants, Money, PriceChanges, Store, Subscriptions } from "@recur/core"
 import { Effect, Result, Option } from "effect"
 import fc from "fast-check"
 import { EngineScenarios, MemoryStorage } from "../src/index.js"
@@ -104,15 +104,19 @@ layer(EngineScenarios.engine(MemoryStorage.layer), { timeout: "120 seconds" })("
           case "change":
             if (pick(o.which))
               yield* attempt(
-                subs.changePrice(m, pick(o.which)!, {
-                  price_id: plans[o.plan]!.id,
-                  effective_type: o.mode === "end_of_period" ? "end_of_period" : "immediate",
-                  proration: o.mode === "none" ? "none" : "immediate"
-                })
+                subs.changePrice(
+                  m,
+                  PriceChanges.change(pick(o.which)!, {
+                    priceId: plans[o.plan]!.id,
+                    effective: o.mode === "end_of_period" ? "end_of_period" : "immediate",
+                    proration: o.mode === "none" ? "none" : "immediate"
+                  })
+                )
               )
             break
           case "quantity":
-            if (pick(o.which)) yield* attempt(subs.changePrice(m, pick(o.which)!, { quantity: String(o.quantity) }))
+            if (pick(o.which))
+              yield* attempt(subs.changePrice(m, PriceChanges.change(pick(o.which)!, { quantity: BigInt(o.quantity) })))
             break
           case "cancel":
             if (pick(o.which))

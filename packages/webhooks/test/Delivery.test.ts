@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { Billing, Catalog, Lifecycle, Merchants, Store, Subscriptions, Webhooks } from "@recur/core"
+import { Billing, Catalog, Lifecycle, Merchants, PriceChanges, Store, Subscriptions, Webhooks } from "@recur/core"
 import { SandboxGateway } from "@recur/payment-sandbox"
 import { verifyStandardWebhook, verifyWebhook } from "@recur/webhooks"
 import { Effect, Fiber, Option } from "effect"
@@ -88,7 +88,10 @@ for (const [name, storage] of backends()) {
       await subs((s) => s.pause(m.merchantId, a.id))
       await subs((s) => s.resume(m.merchantId, a.id))
       await subs((s) =>
-        s.changePrice(m.merchantId, a.id, { price_id: bigger.id, effective_type: "immediate", proration: "immediate" })
+        s.changePrice(
+          m.merchantId,
+          PriceChanges.change(a.id, { priceId: bigger.id, effective: "immediate", proration: "immediate" })
+        )
       )
       const trade = (
         await billing((b) =>

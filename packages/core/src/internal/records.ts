@@ -47,16 +47,15 @@ export const must = <A>(o: Option.Option<Store.Versioned<A>>, resource: string, 
 export const loadSub = (subs: Store.Repository<Entities.SubscriptionRecord>, merchantId: string, id: string) =>
   Effect.flatMap(subs.get(merchantId, id), (o) => must(o, "subscription", id))
 
-/** Succeeds when the subscription is live (trial, active, past_due); else 409 `cannot <action>`. */
+/** Succeeds when the subscription is live (trial, active, past_due); else `SubscriptionNotLive`. */
 export const mustBeLive = (rec: Entities.SubscriptionRecord, action: string) =>
   ["trial", "active", "past_due"].includes(rec.subscription.status)
     ? Effect.void
     : Effect.fail(
-        new Errors.StateConflict({
-          resource: "subscription",
-          id: rec.subscription.id,
+        new Errors.SubscriptionNotLive({
+          subscriptionId: rec.subscription.id,
           state: rec.subscription.status,
-          reason: `cannot ${action}`
+          action
         })
       )
 

@@ -1,0 +1,72 @@
+/**
+ * The merchant API's request bodies — the wire form the REST adapter and the Promise facade
+ * both take — and their decoding into the engine's commands. This is the one module of core
+ * that names request fields: what fails here is an `InvalidParameter` naming the field, and
+ * what fails past it is a domain error naming ids and states.
+ *
+ * @since 0.1.0
+ */
+import { Effect, Option, Result } from "effect"
+import * as Errors from "./Errors.js"
+import * as Ids from "./Ids.js"
+import * as PriceChanges from "./PriceChanges.js"
+import * as PriceRules from "./PriceRules.js"
+
+/**
+ * The body of `POST /api/v1/subscription/{id}` and of its preview: strings as they arrive.
+ *
+ * @since 0.1.0
+ */
+export interface ChangeRequest {
+  readonly price_id?: string | undefined
+  readonly quantity?: string | undefined
+  readonly effective_type?: string | undefined
+  readonly proration?: string | undefined
+  readonly quote_id?: string | undefined
+}
+
+const invalid = (param: string, reason: string) => new Errors.InvalidParameter({ param, reason })
+
+/**
+ * Decodes a change request for the subscription `subscriptionId` (a path id: one of another
+ * shape is simply not found).
+ *
+ * @since 0.1.0
+ */
+export const changeCommand = (
+  subscriptionId: string,
+  body: ChangeRequest
+): Effect.Effect<PriceChanges.ChangeCommand, Errors.InvalidParameter | Errors.NotFound> =>
+  Effect.gen(function* () {
+    const sub = Ids.SubscriptionId.makeOption(subscriptionId)
+    if (Option.isNone(sub)) return yield* new Errors.NotFound({ resource: "subscription", id: subscriptionId })
+    const effective = body.effective_type ?? "immediate"
+    if (effective !== "immediate" && effective !== "end_of_period")
+      return yield* invalid("effective_type", "must be immediate or end_of_period")
+    const proration = body.proration ?? "immediate"
+    if (proration !== "immediate" && proration !== "none")
+      return yield* invalid("proration", "must be immediate or none")
+    if (body.price_id === undefined && body.quantity === undefined)
+      return yield* invalid("price_id", "price_id or quantity is required")
+    let priceId = Option.none<Ids.PriceId>()
+    if (body.price_id !== undefined) {
+      priceId = Ids.PriceId.makeOption(body.price_id)
+      if (Option.isNone(priceId)) return yield* invalid("price_id", "no such price")
+    }
+    let quantity = Option.none<bigint>()
+    if (body.quantity !== undefined) {
+      const q = PriceRules.validateQuantity("quantity", body.quantity)
+      if (Result.isFailure(q)) return yield* invalid("quantity", q.failure.message)
+      quantity = Option.some(q.success)
+    }
+    if (body.quote_id !== undefined && PriceChanges.quoteInstant(body.quote_id) === undefined)
+      return yield* invalid("quote_id", "malformed quote id")
+    return {
+      subscriptionId: sub.value,
+      priceId,
+      quantity,
+      effective,
+      proration,
+      quoteId: Option.fromUndefinedOr(body.quote_id)
+    }
+  })

@@ -1,0 +1,62 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Errors } from "@recur/core"
+import { ErrorBindings } from "@recur/http"
+
+// one instance of every error core can raise, and the answer the contract gives it
+const cases: ReadonlyArray<readonly [Errors.RecurError, string, string, string | undefined]> = [
+  [new Errors.NotFound({ resource: "price", id: "pri_x" }), "NotFound", "resource_not_found", undefined],
+  [new Errors.InvalidParameter({ param: "limit", reason: "bad" }), "InvalidParameter", "InvalidParameter", "limit"],
+  [new Errors.InvalidRequest({ reason: "both cursors" }), "InvalidRequest", "invalid_request_error", undefined],
+  [
+    new Errors.StateConflict({ resource: "subscription", id: "sub_x", state: "canceled", reason: "no" }),
+    "Conflict",
+    "state_conflict",
+    undefined
+  ],
+  [
+    new Errors.DuplicateResource({ resource: "price", param: "merchant_price_id" }),
+    "Conflict",
+    "duplicate_resource",
+    "merchant_price_id"
+  ],
+  [new Errors.Unauthorized(), "Unauthorized", "unauthorizedError", undefined],
+  [new Errors.PriceNotFound({ priceId: "pri_x" }), "NotFound", "resource_not_found", undefined],
+  [new Errors.SessionNotPayable({ sessionId: "ses_x", state: "complete" }), "Conflict", "state_conflict", undefined],
+  [new Errors.CardInvalid({ sessionId: "ses_x" }), "InvalidParameter", "InvalidParameter", "card_number"],
+  [
+    new Errors.SubscriptionNotLive({ subscriptionId: "sub_x", state: "canceled", action: "change" }),
+    "Conflict",
+    "state_conflict",
+    undefined
+  ],
+  [
+    new Errors.PriceChangeRefused({ subscriptionId: "sub_x", priceId: "pri_y", reason: "interval", detail: "d" }),
+    "InvalidParameter",
+    "InvalidParameter",
+    "price_id"
+  ],
+  [
+    new Errors.QuantityRefused({ subscriptionId: "sub_x", detail: "d" }),
+    "InvalidParameter",
+    "InvalidParameter",
+    "quantity"
+  ],
+  [new Errors.QuoteExpired({ quoteId: "quo_1_x" }), "Conflict", "state_conflict", undefined],
+  [new Errors.QuoteStale({ quoteId: "quo_1_x", subscriptionId: "sub_x" }), "Conflict", "state_conflict", undefined],
+  [new Errors.ConcurrentUpdate({ resource: "subscription", id: "sub_x" }), "Conflict", "state_conflict", undefined]
+]
+
+describe("error bindings", () => {
+  it("every error of core has one answer: its envelope, code, request id and the field it names", () => {
+    expect(new Set(cases.map(([e]) => e._tag))).toEqual(new Set(Object.keys(ErrorBindings.bindings)))
+    for (const [error, envelope, code, param] of cases) {
+      const answer = ErrorBindings.toApiError("req_1")(error)
+      expect([error._tag, answer.constructor.name, answer.code]).toEqual([error._tag, envelope, code])
+      const data = (answer as { data?: { request_id?: string; param?: string } }).data
+      expect(data?.request_id).toBe("req_1")
+      expect(data?.param).toBe(param)
+      // the message is the domain error's own words (the 401 never says why)
+      if (error._tag !== "Unauthorized") expect(answer.message).toBe(error.message)
+    }
+  })
+})
