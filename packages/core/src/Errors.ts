@@ -215,6 +215,49 @@ export class QuoteStale extends Schema.TaggedError<QuoteStale>()("QuoteStale", {
 }
 
 /**
+ * No trade with this id for this merchant.
+ *
+ * @since 0.1.0
+ */
+export class TradeNotFound extends Schema.TaggedError<TradeNotFound>()("TradeNotFound", {
+  tradeId: Schema.String
+}) {
+  override get message() {
+    return `No such trade: ${this.tradeId}`
+  }
+}
+
+/**
+ * Only a succeeded trade can be refunded; this one is in `state`.
+ *
+ * @since 0.1.0
+ */
+export class TradeNotRefundable extends Schema.TaggedError<TradeNotRefundable>()("TradeNotRefundable", {
+  tradeId: Schema.String,
+  state: Schema.String
+}) {
+  override get message() {
+    return `trade ${this.tradeId} is ${this.state}: only a succeeded trade can be refunded`
+  }
+}
+
+/**
+ * A refund amount the trade cannot take: not above zero, finer than its currency's minor unit,
+ * or more than is left to refund (`refundable`).
+ *
+ * @since 0.1.0
+ */
+export class RefundRefused extends Schema.TaggedError<RefundRefused>()("RefundRefused", {
+  tradeId: Schema.String,
+  reason: Schema.Literals(["not_positive", "precision", "above_refundable"]),
+  detail: Schema.String
+}) {
+  override get message() {
+    return this.detail
+  }
+}
+
+/**
  * Another writer changed the object between this call's read and its write; the call changed
  * nothing and may be retried.
  *
@@ -249,4 +292,7 @@ export type RecurError =
   | QuantityRefused
   | QuoteExpired
   | QuoteStale
+  | TradeNotFound
+  | TradeNotRefundable
+  | RefundRefused
   | ConcurrentUpdate

@@ -7,12 +7,13 @@
  * @since 0.1.0
  */
 import { Context, Effect, Layer, Option, Result } from "effect"
+import * as Decimal from "./Decimal.js"
 import * as Entities from "./Entities.js"
 import * as Errors from "./Errors.js"
 import * as Ids from "./Ids.js"
 import { dt, emit, msOf, nowOf } from "./internal/engine.js"
 import { pageErrors } from "./internal/paging.js"
-import { invalid, must, newInvoice, writes } from "./internal/records.js"
+import { must, newInvoice, writes } from "./internal/records.js"
 import * as Invoice from "./Invoice.js"
 import * as Invoicing from "./Invoicing.js"
 import * as Lifecycle from "./Lifecycle.js"
@@ -25,6 +26,43 @@ import * as Subscription from "./Subscription.js"
 import * as Trade from "./Trade.js"
 
 const compareKeys = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
+
+/**
+ * A refund of a succeeded trade. Built from the API's request body by `Requests.refundCommand`,
+ * or in code by {@link refundOf}.
+ *
+ * @since 0.1.0
+ */
+export interface RefundCommand {
+  readonly tradeId: Ids.TradeId
+  /** In the trade's currency, major units; none refunds all that is left. */
+  readonly amount: Option.Option<Decimal.Decimal>
+  readonly reason: Option.Option<string>
+  /** Keys the refund: the same key again answers the refund it made, never a second one. */
+  readonly requestKey: Option.Option<string>
+}
+
+/**
+ * A {@link RefundCommand} from its parts (the amount as text, e.g. `"5.00"`; a malformed one
+ * or a wrong id prefix throws: this is for code, not for requests).
+ *
+ * @example
+ * yield* refunds.refund(merchantId, Refunds.refundOf(tradeId, { amount: "5.00", reason: "goodwill" }))
+ * @since 0.1.0
+ */
+export const refundOf = (
+  tradeId: string,
+  parts: {
+    readonly amount?: string | undefined
+    readonly reason?: string | undefined
+    readonly requestKey?: string | undefined
+  } = {}
+): RefundCommand => ({
+  tradeId: Ids.TradeId.make(tradeId),
+  amount: Option.map(Option.fromUndefinedOr(parts.amount), (a) => Result.getOrThrow(Decimal.parse(a))),
+  reason: Option.fromUndefinedOr(parts.reason),
+  requestKey: Option.fromUndefinedOr(parts.requestKey)
+})
 
 /**
  * The refunds service.
@@ -43,26 +81,20 @@ export class Refunds extends Context.Service<Refunds>()("@recur/core/Refunds", {
     const { saveSub } = writes(storage)
 
     /** Refunds part or all of a succeeded trade; never more than was paid, even under concurrency. */
-    const refund = (
-      merchantId: string,
-      input: {
-        readonly trade_id: string
-        readonly amount?: string | undefined
-        readonly reason?: string | undefined
-        readonly request_key?: string | undefined
-      }
-    ) =>
+    const refund = (merchantId: string, command: RefundCommand) =>
       Effect.gen(function* () {
+        const tradeId = command.tradeId
+        const reason = Option.getOrNull(command.reason)
         const merchant = yield* merchants.get(merchantId)
         const reserved = yield* storage.withTransaction(
           Effect.gen(function* () {
             const at = yield* nowOf(merchant)
-            if (input.request_key !== undefined) {
+            if (Option.isSome(command.requestKey)) {
               // the same request again (a client retry after a crash): the refund it created, not a second one
               const earlier = yield* Effect.orDie(
                 refunds.list(merchantId, {
                   limit: 1,
-                  filters: [{ column: "request_key", op: "in", values: [input.request_key] }]
+                  filters: [{ column: "request_key", op: "in", values: [command.requestKey.value] }]
                 })
               )
               const found = earlier.list[0]
@@ -73,32 +105,37 @@ export class Refunds extends Context.Service<Refunds>()("@recur/core/Refunds", {
                   earlier: true
                 }
             }
-            const tv = yield* Effect.flatMap(trades.get(merchantId, input.trade_id), (o) =>
+            const tv = yield* Effect.flatMap(trades.get(merchantId, tradeId), (o) =>
               Option.match(o, {
-                onNone: () => Effect.fail(new Errors.NotFound({ resource: "trade", id: input.trade_id })),
+                onNone: () => Effect.fail(new Errors.TradeNotFound({ tradeId })),
                 onSome: Effect.succeed
               })
             )
             const t = tv.value.trade
             if (t.trade_status !== "succeeded")
-              return yield* new Errors.StateConflict({
-                resource: "trade",
-                id: t.trade_id,
-                state: t.trade_status,
-                reason: "only a succeeded trade can be refunded"
-              })
+              return yield* new Errors.TradeNotRefundable({ tradeId, state: t.trade_status })
             const paid = Result.getOrThrow(Money.parse(t.amount, t.currency))
             const refunded = Result.getOrThrow(Money.parse(t.total_refunded_amount, t.currency))
             const left = Invoicing.refundable(paid, refunded)
             let amount = left
-            if (input.amount !== undefined) {
-              const parsed = Money.parse(input.amount, t.currency)
-              if (Result.isFailure(parsed)) return yield* invalid("amount", parsed.failure.message)
+            if (Option.isSome(command.amount)) {
+              const parsed = Money.parse(Decimal.format(command.amount.value), t.currency, { allowNegative: true })
+              if (Result.isFailure(parsed))
+                return yield* new Errors.RefundRefused({ tradeId, reason: "precision", detail: parsed.failure.message })
               amount = parsed.success
             }
-            if (amount.amount <= 0n) return yield* invalid("amount", "must be greater than 0")
+            if (amount.amount <= 0n)
+              return yield* new Errors.RefundRefused({
+                tradeId,
+                reason: "not_positive",
+                detail: "must be greater than 0"
+              })
             if (amount.amount > left.amount)
-              return yield* invalid("amount", `at most ${Money.format(left)} can still be refunded`)
+              return yield* new Errors.RefundRefused({
+                tradeId,
+                reason: "above_refundable",
+                detail: `at most ${Money.format(left)} can still be refunded`
+              })
             const refund_id = yield* Ids.make(Ids.prefixes.refund)
             // reserve the amount on the trade: a concurrent refund fails its version check
             yield* trades
@@ -117,14 +154,7 @@ export class Refunds extends Context.Service<Refunds>()("@recur/core/Refunds", {
               )
               .pipe(
                 Effect.catchTag("VersionConflict", () =>
-                  Effect.fail(
-                    new Errors.StateConflict({
-                      resource: "trade",
-                      id: t.trade_id,
-                      state: t.trade_status,
-                      reason: "another refund is in progress; retry"
-                    })
-                  )
+                  Effect.fail(new Errors.ConcurrentUpdate({ resource: "trade", id: t.trade_id }))
                 ),
                 Effect.catchTag("UniqueViolation", (e) => Effect.die(e))
               )
@@ -135,12 +165,16 @@ export class Refunds extends Context.Service<Refunds>()("@recur/core/Refunds", {
               refund_amount: Money.format(amount),
               currency: t.currency,
               refund_status: Lifecycle.refund.initial,
-              reason: input.reason ?? null,
+              reason,
               created_at: dt(at),
               finished_at: null
             })
             yield* Effect.orDie(
-              refunds.insert({ merchant_id: merchantId, refund: record, request_key: input.request_key ?? null })
+              refunds.insert({
+                merchant_id: merchantId,
+                refund: record,
+                request_key: Option.getOrNull(command.requestKey)
+              })
             )
             return { record, amount, earlier: false }
           })
@@ -149,7 +183,7 @@ export class Refunds extends Context.Service<Refunds>()("@recur/core/Refunds", {
         // the gateway de-duplicates by refund_id, so asking again for a pending refund is safe
         const outcome = yield* gateway.refund({
           refund_id: reserved.record.refund_id,
-          trade_id: input.trade_id,
+          trade_id: tradeId,
           amount: reserved.amount
         })
         return yield* storage
@@ -158,7 +192,7 @@ export class Refunds extends Context.Service<Refunds>()("@recur/core/Refunds", {
               const at = yield* nowOf(merchant)
               const rv = Option.getOrThrow(yield* refunds.get(merchantId, reserved.record.refund_id))
               if (rv.value.refund.refund_status !== "pending") return rv.value.refund
-              const tv = Option.getOrThrow(yield* trades.get(merchantId, input.trade_id))
+              const tv = Option.getOrThrow(yield* trades.get(merchantId, tradeId))
               const t = tv.value.trade
               if (outcome._tag === "Failed") {
                 const failed = Lifecycle.must(Refund.move(rv.value.refund, "failed", { finished_at: dt(at) }))
@@ -226,7 +260,7 @@ export class Refunds extends Context.Service<Refunds>()("@recur/core/Refunds", {
                   amount: reserved.amount,
                   cycle_index: original.cycle_index,
                   original_invoice_id: original.invoice_id,
-                  reason: input.reason ?? "refund"
+                  reason: reason ?? "refund"
                 })
                 const refundInvoice = yield* newInvoice({
                   merchant_id: merchantId,
@@ -310,9 +344,10 @@ export class Refunds extends Context.Service<Refunds>()("@recur/core/Refunds", {
           const take = holds < left ? holds : left
           if (take <= 0n) continue
           yield* refund(merchantId, {
-            trade_id: t.trade_id,
-            amount: Money.format(Money.make(take, owed.currency)),
-            reason: "proration"
+            tradeId: Ids.TradeId.make(t.trade_id),
+            amount: Option.some(Decimal.make(take, Money.exponentOf(owed.currency))),
+            reason: Option.some("proration"),
+            requestKey: Option.none()
           })
           left -= take
         }

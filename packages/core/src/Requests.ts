@@ -7,10 +7,12 @@
  * @since 0.1.0
  */
 import { Effect, Option, Result } from "effect"
+import * as Decimal from "./Decimal.js"
 import * as Errors from "./Errors.js"
 import * as Ids from "./Ids.js"
 import * as PriceChanges from "./PriceChanges.js"
 import * as PriceRules from "./PriceRules.js"
+import type * as Refunds from "./Refunds.js"
 
 /**
  * The body of `POST /api/v1/subscription/{id}` and of its preview: strings as they arrive.
@@ -68,5 +70,46 @@ export const changeCommand = (
       effective,
       proration,
       quoteId: Option.fromUndefinedOr(body.quote_id)
+    }
+  })
+
+/**
+ * The body of `POST /api/v1/refund`.
+ *
+ * @since 0.1.0
+ */
+export interface RefundRequest {
+  readonly trade_id?: string | undefined
+  readonly amount?: string | undefined
+  readonly reason?: string | undefined
+}
+
+const AMOUNT = /^\d{1,13}(\.\d{1,12})?$/
+
+/**
+ * Decodes a refund request; `requestKey` (the REST adapter's Request-Id) makes it idempotent.
+ *
+ * @since 0.1.0
+ */
+export const refundCommand = (
+  body: RefundRequest,
+  requestKey?: string
+): Effect.Effect<Refunds.RefundCommand, Errors.InvalidParameter | Errors.TradeNotFound> =>
+  Effect.gen(function* () {
+    if (body.trade_id === undefined) return yield* invalid("trade_id", "is required")
+    const tradeId = Ids.TradeId.makeOption(body.trade_id)
+    if (Option.isNone(tradeId)) return yield* new Errors.TradeNotFound({ tradeId: body.trade_id })
+    let amount = Option.none<Decimal.Decimal>()
+    if (body.amount !== undefined) {
+      const parsed = AMOUNT.test(body.amount) ? Decimal.parse(body.amount) : undefined
+      if (parsed === undefined || Result.isFailure(parsed))
+        return yield* invalid("amount", "must be a positive decimal amount such as 12.50")
+      amount = Option.some(parsed.success)
+    }
+    return {
+      tradeId: tradeId.value,
+      amount,
+      reason: Option.fromUndefinedOr(body.reason),
+      requestKey: Option.fromUndefinedOr(requestKey)
     }
   })

@@ -239,7 +239,12 @@ export const createBilling = async (options: BillingOptions = {}) => {
     },
     refunds: {
       create: (merchantId: string, input: { trade_id: string; amount?: string; reason?: string }) =>
-        subs((s) => Effect.map(s.refund(merchantId, input), json(Refund.Refund)))
+        subs((s) =>
+          Effect.map(
+            Effect.flatMap(Requests.refundCommand(input), (c) => s.refund(merchantId, c)),
+            json(Refund.Refund)
+          )
+        )
     },
     webhooks: {
       /** Creates a webhook endpoint; returns its id and its `whsec_` secret (shown once). */

@@ -52,6 +52,9 @@ export const bindings: {
   QuantityRefused: { reply: "invalid_parameter", param: () => "quantity" },
   QuoteExpired: { reply: "conflict" },
   QuoteStale: { reply: "conflict" },
+  TradeNotFound: { reply: "not_found" },
+  TradeNotRefundable: { reply: "conflict" },
+  RefundRefused: { reply: "invalid_parameter", param: () => "amount" },
   ConcurrentUpdate: { reply: "conflict" }
 }
 

@@ -512,14 +512,8 @@ const paymentsLive = HttpApiBuilder.group(BillingApi, "payments", (handlers) =>
         Effect.flatMap(CurrentMerchant, ({ requestId }) =>
           call((m) =>
             Effect.gen(function* () {
-              if (payload.trade_id === undefined) return yield* invalid("trade_id", "is required")
               // the Request-Id keys the refund: a retry after a crash finds the refund, never makes a second
-              const r = yield* subs.refund(m, {
-                trade_id: payload.trade_id,
-                request_key: requestId,
-                ...(payload.amount !== undefined ? { amount: payload.amount } : {}),
-                ...(payload.reason !== undefined ? { reason: payload.reason } : {})
-              })
+              const r = yield* subs.refund(m, yield* Requests.refundCommand(payload, requestId))
               return ok({ refund_id: r.refund_id, refund_status: r.refund_status })
             })
           )

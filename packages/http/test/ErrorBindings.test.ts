@@ -43,6 +43,14 @@ const cases: ReadonlyArray<readonly [Errors.RecurError, string, string, string |
   ],
   [new Errors.QuoteExpired({ quoteId: "quo_1_x" }), "Conflict", "state_conflict", undefined],
   [new Errors.QuoteStale({ quoteId: "quo_1_x", subscriptionId: "sub_x" }), "Conflict", "state_conflict", undefined],
+  [new Errors.TradeNotFound({ tradeId: "trd_x" }), "NotFound", "resource_not_found", undefined],
+  [new Errors.TradeNotRefundable({ tradeId: "trd_x", state: "failed" }), "Conflict", "state_conflict", undefined],
+  [
+    new Errors.RefundRefused({ tradeId: "trd_x", reason: "above_refundable", detail: "d" }),
+    "InvalidParameter",
+    "InvalidParameter",
+    "amount"
+  ],
   [new Errors.ConcurrentUpdate({ resource: "subscription", id: "sub_x" }), "Conflict", "state_conflict", undefined]
 ]
 

@@ -21,6 +21,7 @@ import {
   Merchants,
   type Ports,
   PriceChanges,
+  Refunds,
   type Store,
   type Subscription,
   Subscriptions
@@ -663,11 +664,10 @@ export const suite = <E>(
                 const all = (yield* invoicesOfSub(billing, s.merchant.id, s.id, Number.MAX_SAFE_INTEGER)).reverse()
                 const target = all[op.index]!
                 expect(engineShape(target), where()).toEqual(shape(s.invoices[op.index]!))
-                const refund = yield* subsService.refund(s.merchant.id, {
-                  trade_id: target.trade_id!,
-                  amount: fmt(op.amount),
-                  reason: "model"
-                })
+                const refund = yield* subsService.refund(
+                  s.merchant.id,
+                  Refunds.refundOf(target.trade_id!, { amount: fmt(op.amount), reason: "model" })
+                )
                 expect(refund.refund_status, where()).toBe("succeeded")
                 const inv = s.invoices[op.index]!
                 inv.refunded += op.amount

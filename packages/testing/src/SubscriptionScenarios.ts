@@ -4,7 +4,18 @@
  * @since 0.1.0
  */
 import { expect, layer } from "@effect/vitest"
-import { Billing, Catalog, Entities, Invoicing, Money, PriceChanges, Requests, Store, Subscriptions } from "@recur/core"
+import {
+  Billing,
+  Catalog,
+  Entities,
+  Invoicing,
+  Money,
+  PriceChanges,
+  Refunds,
+  Requests,
+  Store,
+  Subscriptions
+} from "@recur/core"
 import type { Invoice } from "@recur/core"
 import { DateTime, Effect, type Layer, Option } from "effect"
 import { engine, eventsOf, invoicesOf, setup, subscribe } from "./EngineScenarios.js"
@@ -708,33 +719,31 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
         const { merchantId, priceId } = yield* setup("2024-04-01T00:00:00Z")
         const { result } = yield* subscribe(merchantId, priceId)
         const tradeId = result.trade.trade_id
-        const partial = yield* subs.refund(merchantId, {
-          trade_id: tradeId,
-          amount: "10.00",
-          reason: "goodwill",
-          request_key: "req-refund-1"
-        })
+        const partial = yield* subs.refund(
+          merchantId,
+          Refunds.refundOf(tradeId, { amount: "10.00", reason: "goodwill", requestKey: "req-refund-1" })
+        )
         expect([partial.refund_status, partial.refund_amount]).toEqual(["succeeded", "10.00"])
         // the same request again (a client's retry after a crash): the same refund, nothing more refunded
-        const again = yield* subs.refund(merchantId, {
-          trade_id: tradeId,
-          amount: "10.00",
-          reason: "goodwill",
-          request_key: "req-refund-1"
-        })
+        const again = yield* subs.refund(
+          merchantId,
+          Refunds.refundOf(tradeId, { amount: "10.00", reason: "goodwill", requestKey: "req-refund-1" })
+        )
         expect(again.refund_id).toBe(partial.refund_id)
         expect((yield* billing.getTrade(merchantId, tradeId)).total_refunded_amount).toBe("10.00")
-        expect(yield* Effect.flip(subs.refund(merchantId, { trade_id: tradeId, amount: "25.00" }))).toMatchObject({
-          _tag: "InvalidParameter",
-          param: "amount"
+        expect(
+          yield* Effect.flip(subs.refund(merchantId, Refunds.refundOf(tradeId, { amount: "25.00" })))
+        ).toMatchObject({
+          _tag: "RefundRefused",
+          reason: "above_refundable"
         })
         // six concurrent 5.00 refunds against 20.00 left; a client retries "in progress" conflicts
         const attempts = yield* Effect.all(
           Array.from({ length: 6 }, () =>
             Effect.result(
               subs
-                .refund(merchantId, { trade_id: tradeId, amount: "5.00" })
-                .pipe(Effect.retry({ while: (e) => e._tag === "StateConflict", times: 50 }))
+                .refund(merchantId, Refunds.refundOf(tradeId, { amount: "5.00" }))
+                .pipe(Effect.retry({ while: (e) => e._tag === "ConcurrentUpdate", times: 50 }))
             )
           ),
           { concurrency: 6 }

@@ -1,5 +1,5 @@
 import { expect, layer } from "@effect/vitest"
-import { Billing, Catalog, Entities, Merchants, Money, PriceChanges, Store, Subscriptions } from "@recur/core"
+import { Billing, Catalog, Entities, Merchants, Money, PriceChanges, Refunds, Store, Subscriptions } from "@recur/core"
 import { Effect, Result, Option } from "effect"
 import fc from "fast-check"
 import { EngineScenarios, MemoryStorage } from "../src/index.js"
@@ -131,7 +131,9 @@ layer(EngineScenarios.engine(MemoryStorage.layer), { timeout: "120 seconds" })("
           case "refund": {
             const t = tradeIds[o.which % Math.max(1, tradeIds.length)]
             if (t)
-              yield* attempt(subs.refund(m, { trade_id: t, amount: Money.format(Money.make(BigInt(o.cents), "USD")) }))
+              yield* attempt(
+                subs.refund(m, Refunds.refundOf(t, { amount: Money.format(Money.make(BigInt(o.cents), "USD")) }))
+              )
             break
           }
         }

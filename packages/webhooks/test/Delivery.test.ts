@@ -1,5 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { Billing, Catalog, Lifecycle, Merchants, PriceChanges, Store, Subscriptions, Webhooks } from "@recur/core"
+import {
+  Billing,
+  Catalog,
+  Lifecycle,
+  Merchants,
+  PriceChanges,
+  Refunds,
+  Store,
+  Subscriptions,
+  Webhooks
+} from "@recur/core"
 import { SandboxGateway } from "@recur/payment-sandbox"
 import { verifyStandardWebhook, verifyWebhook } from "@recur/webhooks"
 import { Effect, Fiber, Option } from "effect"
@@ -101,9 +111,9 @@ for (const [name, storage] of backends()) {
           })
         )
       ).list[0]!
-      await subs((s) => s.refund(m.merchantId, { trade_id: trade.trade_id, amount: "1.00" }))
+      await subs((s) => s.refund(m.merchantId, Refunds.refundOf(trade.trade_id, { amount: "1.00" })))
       await run(SandboxGateway.SandboxControls.use((c) => c.failNextRefunds(1)))
-      await subs((s) => s.refund(m.merchantId, { trade_id: trade.trade_id, amount: "1.00" }))
+      await subs((s) => s.refund(m.merchantId, Refunds.refundOf(trade.trade_id, { amount: "1.00" })))
       await subs((s) => s.cancel(m.merchantId, a.id, {}))
       // B: a card whose renewals are declined — past_due, then unpaid
       await run(subscribe(m.merchantId, plain.id, "4000000000000341"))
