@@ -284,7 +284,16 @@ export const SubscriptionRecord = Schema.Struct({
    */
   plan_basis: Schema.NullOr(Schema.String).pipe(Schema.withDecodingDefault(Effect.succeed(null))),
   /** Discounts applied to every cycle invoice of this subscription (in order). */
-  discounts: Schema.Array(DiscountTerm).pipe(Schema.withDecodingDefault(Effect.succeed([])))
+  discounts: Schema.Array(DiscountTerm).pipe(Schema.withDecodingDefault(Effect.succeed([]))),
+  /**
+   * Money a committed downgrade owes back and has not finished paying out: written in the
+   * change's transaction, removed (with what no payment could take added to the credit
+   * balance) once its refunds are made — by the change itself, or after a crash by the
+   * `refund_owed` work item. `key` (the quote id) keys its refunds, so a rerun refunds nothing twice.
+   */
+  owed_refunds: Schema.Array(
+    Schema.Struct({ key: Schema.String, cycle_index: Schema.Number, owed: Schema.String })
+  ).pipe(Schema.withDecodingDefault(Effect.succeed([])))
 })
 /** @since 0.1.0 */
 export type SubscriptionRecord = typeof SubscriptionRecord.Type

@@ -32,6 +32,7 @@ import * as PriceRules from "./PriceRules.js"
 import * as Proration from "./Proration.js"
 import * as Refunds from "./Refunds.js"
 import * as Secrets from "./Secrets.js"
+import * as Settings from "./Settings.js"
 import * as Store from "./Store.js"
 import * as Subscription from "./Subscription.js"
 import * as Trade from "./Trade.js"
@@ -128,6 +129,7 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
     const storage = yield* Store.Storage
     const payments = yield* Payments.Payments
     const refunds = yield* Refunds.Refunds
+    const settings = yield* Settings.Settings
     const { saveSub, schedule, subEvents, version } = writes(storage)
     const merchants = yield* Merchants.Merchants
     const catalog = yield* Catalog.Catalog
@@ -437,6 +439,21 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
                     tradeToCharge = Option.some(trade.trade_id)
                     yield* schedule(planned.merchant, "charge", trade.trade_id, now)
                   }
+                } else if (quote.outcome === "refund") {
+                  // owed back from the cycle's payments: recorded with the change, paid out right
+                  // after it commits — or by this work item if the process dies first
+                  next = {
+                    ...next,
+                    owed_refunds: [
+                      ...next.owed_refunds,
+                      {
+                        key: quote.quote_id,
+                        cycle_index: rec.subscription.cycle_index,
+                        owed: Money.format(Money.negate(net))
+                      }
+                    ]
+                  }
+                  yield* schedule(planned.merchant, "refund_owed", subscriptionId, now + settings.reconcileAfterMs)
                 } else if (quote.outcome === "credit_balance") {
                   const credit = Result.getOrThrow(
                     Money.parse(next.subscription.credit_balance, cur, { allowNegative: true })
@@ -467,21 +484,22 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
                 Effect.fail(new Errors.ConcurrentUpdate({ resource: "subscription", id: subscriptionId }))
               )
             )
-            return {
-              tradeToCharge,
-              refundNet: quote.outcome === "refund" ? Option.some(quote.net) : Option.none<string>()
-            }
+            return { tradeToCharge, owesRefund: quote.outcome === "refund" }
           })
         )
         if (Option.isSome(charge.tradeToCharge) && rec.payment_token !== null) {
           yield* payments.chargeInvoiceTrade(merchantId, charge.tradeToCharge.value, rec.payment_token)
         }
-        if (Option.isSome(charge.refundNet)) {
-          const owed = Money.negate(
-            Result.getOrThrow(Money.parse(charge.refundNet.value, rec.currency, { allowNegative: true }))
-          )
-          yield* refunds.refundCycle(merchantId, subscriptionId, rec.subscription.cycle_index, owed)
-        }
+        // the refund was recorded as owed in the change's transaction (and a work item will pay it
+        // after a crash); paying it now is the usual path, and a failure here is the work item's
+        if (charge.owesRefund)
+          yield* refunds
+            .settleOwed(merchantId, subscriptionId)
+            .pipe(
+              Effect.catchCause((cause) =>
+                Effect.logWarning("event=recur.refund_owed.deferred", { subscription_id: subscriptionId, cause })
+              )
+            )
         return quote
       }).pipe(Effect.withSpan("Subscriptions.changePrice"))
 

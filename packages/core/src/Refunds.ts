@@ -310,14 +310,33 @@ export class Refunds extends Context.Service<Refunds>()("@recur/core/Refunds", {
      * first (an upgrade's charge before the cycle's invoice), never more than each still holds;
      * what the cycle's payments cannot cover (a charge not collected) becomes customer credit.
      */
-    const refundCycle = (merchantId: string, subscriptionId: string, cycleIndex: number, owed: Money.Money) =>
+    /** The refund this request key made, if any. */
+    const refundByKey = (merchantId: string, requestKey: string) =>
+      Effect.map(
+        Effect.orDie(
+          refunds.list(merchantId, { limit: 1, filters: [{ column: "request_key", op: "in", values: [requestKey] }] })
+        ),
+        (page) => Option.fromUndefinedOr(page.list[0])
+      )
+
+    /**
+     * Pays out what one downgrade owes from the cycle's payments, newest first, each keyed by
+     * `${key}:${trade}` so that a rerun after a crash takes the refunds already made instead of
+     * making them again; answers what no payment could take (the caller credits it).
+     */
+    const refundCycle = (
+      merchantId: string,
+      subscriptionId: string,
+      entry: { readonly key: string; readonly cycle_index: number; readonly owed: Money.Money }
+    ) =>
       Effect.gen(function* () {
+        const { owed } = entry
         const cycle = (yield* Effect.orDie(
           invoices.list(merchantId, {
             limit: 100,
             filters: [
               { column: "subscription_id", op: "in", values: [subscriptionId] },
-              { column: "cycle_index", op: "in", values: [cycleIndex] }
+              { column: "cycle_index", op: "in", values: [entry.cycle_index] }
             ]
           })
         )).list
@@ -332,46 +351,78 @@ export class Refunds extends Context.Service<Refunds>()("@recur/core/Refunds", {
         let left = owed.amount
         for (const inv of paying) {
           if (left <= 0n) break
-          const t = yield* Effect.map(
-            Effect.flatMap(trades.get(merchantId, inv.trade_id!), (o) => Effect.orDie(must(o, "trade", inv.trade_id!))),
-            (v) => v.value.trade
-          )
-          if (t.trade_status !== "succeeded") continue
-          const holds = Invoicing.refundable(
-            Result.getOrThrow(Money.parse(t.amount, t.currency)),
-            Result.getOrThrow(Money.parse(t.total_refunded_amount, t.currency))
-          ).amount
-          const take = holds < left ? holds : left
+          const requestKey = `${entry.key}:${inv.trade_id}`
+          const earlier = yield* refundByKey(merchantId, requestKey)
+          let take: bigint
+          if (Option.isSome(earlier)) {
+            take = Result.getOrThrow(Money.parse(earlier.value.refund.refund_amount, owed.currency)).amount
+          } else {
+            const t = yield* Effect.map(
+              Effect.flatMap(trades.get(merchantId, inv.trade_id!), (o) =>
+                Effect.orDie(must(o, "trade", inv.trade_id!))
+              ),
+              (v) => v.value.trade
+            )
+            if (t.trade_status !== "succeeded") continue
+            const holds = Invoicing.refundable(
+              Result.getOrThrow(Money.parse(t.amount, t.currency)),
+              Result.getOrThrow(Money.parse(t.total_refunded_amount, t.currency))
+            ).amount
+            take = holds < left ? holds : left
+          }
           if (take <= 0n) continue
+          // a pending refund found by its key is asked again (the gateway de-duplicates by refund id)
           yield* refund(merchantId, {
-            tradeId: Ids.TradeId.make(t.trade_id),
+            tradeId: Ids.TradeId.make(inv.trade_id!),
             amount: Option.some(Decimal.make(take, Money.exponentOf(owed.currency))),
             reason: Option.some("proration"),
-            requestKey: Option.none()
+            requestKey: Option.some(requestKey)
           })
           left -= take
         }
-        if (left > 0n) {
-          const merchant = yield* merchants.get(merchantId)
+        return left
+      })
+
+    /**
+     * Settles every refund a subscription's downgrades still owe: refunds from the cycle's
+     * payments, the rest to the credit balance, and the entry removed in the same transaction
+     * as that credit — so a crash at any point leaves the entry for the next run, and no run
+     * refunds or credits twice. Run by the change itself and by the `refund_owed` work item.
+     */
+    const settleOwed = (merchantId: string, subscriptionId: string) =>
+      Effect.gen(function* () {
+        const merchant = yield* merchants.get(merchantId)
+        const first = yield* Effect.flatMap(subs.get(merchantId, subscriptionId), (o) =>
+          Effect.orDie(must(o, "subscription", subscriptionId))
+        )
+        for (const pending of first.value.owed_refunds) {
+          const owed = Result.getOrThrow(Money.parse(pending.owed, first.value.currency))
+          const left = yield* refundCycle(merchantId, subscriptionId, { ...pending, owed })
           yield* storage.withTransaction(
             Effect.gen(function* () {
               const at = yield* nowOf(merchant)
               const sv = yield* Effect.flatMap(subs.get(merchantId, subscriptionId), (o) =>
                 Effect.orDie(must(o, "subscription", subscriptionId))
               )
+              // another run settled it meanwhile
+              if (!sv.value.owed_refunds.some((e) => e.key === pending.key)) return
               const credit = Result.getOrThrow(
                 Money.parse(sv.value.subscription.credit_balance, owed.currency, { allowNegative: true })
               )
               yield* saveSub(
                 {
                   ...sv.value,
-                  subscription: new Subscription.Subscription(
-                    {
-                      ...sv.value.subscription,
-                      credit_balance: Money.format(Money.make(credit.amount + left, owed.currency))
-                    },
-                    { disableChecks: true }
-                  )
+                  owed_refunds: sv.value.owed_refunds.filter((e) => e.key !== pending.key),
+                  subscription:
+                    left > 0n
+                      ? new Subscription.Subscription(
+                          {
+                            ...sv.value.subscription,
+                            credit_balance: Money.format(Money.make(credit.amount + left, owed.currency))
+                          },
+                          { disableChecks: true }
+                        )
+                      : sv.value.subscription
                 },
                 sv.version,
                 at
@@ -379,9 +430,9 @@ export class Refunds extends Context.Service<Refunds>()("@recur/core/Refunds", {
             })
           )
         }
-      })
+      }).pipe(Effect.withSpan("Refunds.settleOwed"))
 
-    return { refund, getRefund, listRefunds, refundCycle } as const
+    return { refund, getRefund, listRefunds, settleOwed } as const
   })
 }) {
   /** The live implementation. */

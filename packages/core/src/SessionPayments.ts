@@ -237,6 +237,7 @@ export class SessionPayments extends Context.Service<SessionPayments>()("@recur/
                 anchor_cycle: 0,
                 plan_basis: null,
                 discounts: [],
+                owed_refunds: [],
                 subscription: new Subscription.Subscription({
                   id: sub_id,
                   customer_id: customerId,

@@ -10,6 +10,7 @@ import { Context, Effect, Layer } from "effect"
 import * as Dunning from "./Dunning.js"
 import * as Payments from "./Payments.js"
 import * as RenewalBatches from "./RenewalBatches.js"
+import * as Refunds from "./Refunds.js"
 import * as Renewals from "./Renewals.js"
 import * as Store from "./Store.js"
 import * as Webhooks from "./Webhooks.js"
@@ -26,6 +27,7 @@ export const WORK_KINDS = [
   "incomplete_expiry",
   "reconcile",
   "charge",
+  "refund_owed",
   "webhook"
 ] as const
 
@@ -56,6 +58,7 @@ export class Worker extends Context.Service<Worker>()("@recur/core/Worker", {
     const dunning = yield* Dunning.Dunning
     const payments = yield* Payments.Payments
     const webhooks = yield* Webhooks.Webhooks
+    const refunds = yield* Refunds.Refunds
 
     /** The effect of one work item of a known kind. */
     const workOf = (kind: WorkKind, merchantId: string, subjectId: string): Effect.Effect<unknown, unknown> => {
@@ -72,6 +75,8 @@ export class Worker extends Context.Service<Worker>()("@recur/core/Worker", {
           return payments.reconcileTrade(merchantId, subjectId)
         case "charge":
           return payments.chargePending(merchantId, subjectId)
+        case "refund_owed":
+          return refunds.settleOwed(merchantId, subjectId)
         case "webhook":
           return webhooks.deliver(merchantId, subjectId)
       }

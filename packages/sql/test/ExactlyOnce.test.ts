@@ -1,9 +1,20 @@
 import { describe, expect, layer } from "@effect/vitest"
-import { Billing, Catalog, Engine, Entities, Merchants, Ports, Store } from "@recur/core"
+import {
+  Billing,
+  Catalog,
+  Engine,
+  Entities,
+  Merchants,
+  Money,
+  Ports,
+  PriceChanges,
+  Store,
+  Subscriptions
+} from "@recur/core"
 import { SandboxGateway } from "@recur/payment-sandbox"
 import { Pg } from "@recur/sql"
 import { EngineScenarios } from "@recur/testing"
-import { Effect, Fiber, Layer } from "effect"
+import { Effect, Fiber, Layer, Option, Result } from "effect"
 import { TestClock } from "effect/testing"
 import { freshPostgres } from "./postgres.js"
 
@@ -234,6 +245,88 @@ layer(EngineScenarios.engine(Pg.layerPglite()), { timeout: "120 seconds" })(
             ])
             expect([when, yield* controls.chargeAttempts(trade)]).toEqual([when, 1])
             expect((yield* billing.getSession(merchantId, session.session_id)).status).toBe("complete")
+          }
+        }),
+      120_000
+    )
+  }
+)
+
+/** A gateway whose first `n` refunds crash the process: before the call reaches the processor, or after it. */
+const crashingRefunds = (n: number, when: "before" | "after") =>
+  Layer.effect(
+    Ports.PaymentGateway,
+    Effect.gen(function* () {
+      const real = yield* Ports.PaymentGateway
+      let left = n
+      return Ports.PaymentGateway.of({
+        ...real,
+        refund: (request) =>
+          when === "before"
+            ? left-- > 0
+              ? Effect.die("process killed before the refund")
+              : real.refund(request)
+            : Effect.flatMap(real.refund(request), (outcome) =>
+                left-- > 0 ? Effect.die("process killed after the refund") : Effect.succeed(outcome)
+              )
+      })
+    })
+  )
+
+layer(EngineScenarios.engine(Pg.layerPglite()), { timeout: "120 seconds" })(
+  "crash during a downgrade's refund",
+  (it) => {
+    it.effect(
+      "the refund a committed downgrade owes is paid by the work item after the crash, exactly once, and nothing is credited twice",
+      () =>
+        Effect.gen(function* () {
+          const { merchantId, priceId, pv } = yield* EngineScenarios.setup("2024-03-01T00:00:00Z")
+          const billing = yield* Billing.Billing
+          const subs = yield* Subscriptions.Subscriptions
+          const controls = yield* SandboxGateway.SandboxControls
+          const cheaper = yield* (yield* Catalog.Catalog).createPrice(merchantId, {
+            name: "Basic monthly",
+            product_id: pv.product_id,
+            currency: "USD",
+            billing_type: "recurring",
+            price_type: "flat_price",
+            price_plan: { billing_cycle_unit: "month", billing_cycle_count: 1, base_price_val: "10.00" }
+          })
+          for (const [when, day] of [
+            ["before", 16],
+            ["after", 20]
+          ] as const) {
+            yield* billing.advanceClock(merchantId, Date.UTC(2024, 2, day))
+            const sub = Option.getOrThrow((yield* EngineScenarios.subscribe(merchantId, priceId)).result.subscription)
+            const trade = sub.source_trade_id!
+            const quote = yield* Subscriptions.Subscriptions.use((s) =>
+              s.changePrice(merchantId, PriceChanges.change(sub.id, { priceId: cheaper.id }))
+            ).pipe(Effect.provide(Engine.layer.pipe(Layer.provide(crashingRefunds(1, when))), { local: true }))
+            expect(quote.outcome).toBe("refund")
+            const owed = -Result.getOrThrow(Money.parse(quote.net, "USD", { allowNegative: true })).amount
+            expect(owed).toBeGreaterThan(0n)
+            // the change is committed; the refund is not recorded as done
+            expect((yield* billing.getSubscription(merchantId, sub.id)).price_id).toBe(cheaper.id)
+            const before = (yield* subs.listRefunds(merchantId, {
+              limit: 10,
+              filters: [{ column: "trade_id", op: "in", values: [trade] }]
+            })).list
+            expect(before.every((r) => r.refund_status !== "succeeded")).toBe(true)
+            // the work item, a minute later
+            yield* billing.advanceClock(merchantId, Date.UTC(2024, 2, day, 0, 2))
+            const after = (yield* subs.listRefunds(merchantId, {
+              limit: 10,
+              filters: [{ column: "trade_id", op: "in", values: [trade] }]
+            })).list
+            expect([when, after.map((r) => [r.refund_status, r.refund_amount])]).toEqual([
+              when,
+              [["succeeded", Money.format(Money.make(owed, "USD"))]]
+            ])
+            expect([when, yield* controls.refunded(trade)]).toEqual([when, owed])
+            expect((yield* billing.getSubscription(merchantId, sub.id)).credit_balance).toBe("0.00")
+            // and again: nothing more
+            yield* billing.advanceClock(merchantId, Date.UTC(2024, 2, day, 1))
+            expect(yield* controls.refunded(trade)).toBe(owed)
           }
         }),
       120_000
