@@ -155,6 +155,26 @@ export class SubscriptionNotLive extends Schema.TaggedError<SubscriptionNotLive>
 }
 
 /**
+ * The subscription's state does not allow `action` (cancelling a canceled subscription,
+ * revoking a cancellation none is scheduled for, renewing one whose invoice is open …).
+ *
+ * @since 0.1.0
+ */
+export class SubscriptionActionRefused extends Schema.TaggedError<SubscriptionActionRefused>()(
+  "SubscriptionActionRefused",
+  {
+    subscriptionId: Schema.String,
+    state: Schema.String,
+    action: Schema.String,
+    reason: Schema.String
+  }
+) {
+  override get message() {
+    return `subscription ${this.subscriptionId} is ${this.state}: cannot ${this.action} (${this.reason})`
+  }
+}
+
+/**
  * A subscription cannot move to this price: it is not sold, not recurring, in another currency
  * or billing dimension, on another interval, or would bill more per cycle than an invoice may
  * carry.
@@ -288,6 +308,7 @@ export type RecurError =
   | SessionNotPayable
   | CardInvalid
   | SubscriptionNotLive
+  | SubscriptionActionRefused
   | PriceChangeRefused
   | QuantityRefused
   | QuoteExpired

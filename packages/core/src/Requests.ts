@@ -13,6 +13,7 @@ import * as Ids from "./Ids.js"
 import * as PriceChanges from "./PriceChanges.js"
 import * as PriceRules from "./PriceRules.js"
 import type * as Refunds from "./Refunds.js"
+import type * as Subscriptions from "./Subscriptions.js"
 
 /**
  * The body of `POST /api/v1/subscription/{id}` and of its preview: strings as they arrive.
@@ -112,4 +113,32 @@ export const refundCommand = (
       reason: Option.fromUndefinedOr(body.reason),
       requestKey: Option.fromUndefinedOr(requestKey)
     }
+  })
+
+/**
+ * The body of `POST /api/v1/subscription/{id}/cancel`.
+ *
+ * @since 0.1.0
+ */
+export interface CancelRequest {
+  readonly cancel_type?: string | undefined
+  readonly cancel_reason?: string | undefined
+}
+
+/**
+ * Decodes a cancel request for the subscription `subscriptionId`.
+ *
+ * @since 0.1.0
+ */
+export const cancelCommand = (
+  subscriptionId: string,
+  body: CancelRequest = {}
+): Effect.Effect<Subscriptions.CancelCommand, Errors.InvalidParameter | Errors.NotFound> =>
+  Effect.gen(function* () {
+    const sub = Ids.SubscriptionId.makeOption(subscriptionId)
+    if (Option.isNone(sub)) return yield* new Errors.NotFound({ resource: "subscription", id: subscriptionId })
+    const when = body.cancel_type ?? "immediate"
+    if (when !== "immediate" && when !== "end_of_period")
+      return yield* invalid("cancel_type", "must be immediate or end_of_period")
+    return { subscriptionId: sub.value, when, reason: Option.fromUndefinedOr(body.cancel_reason) }
   })

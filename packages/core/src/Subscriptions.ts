@@ -5,11 +5,12 @@
  *
  * @since 0.1.0
  */
-import { Context, Effect, Layer, Result } from "effect"
+import { Context, Effect, Layer, Option, Result } from "effect"
 import * as Entities from "./Entities.js"
 import * as Errors from "./Errors.js"
+import * as Ids from "./Ids.js"
 import { dt, nowOf } from "./internal/engine.js"
-import { invalid, loadSub, mustBeLive, writes } from "./internal/records.js"
+import { loadSub, mustBeLive, writes } from "./internal/records.js"
 import type * as Lifecycle from "./Lifecycle.js"
 import * as Merchants from "./Merchants.js"
 import * as Metering from "./Metering.js"
@@ -34,6 +35,33 @@ export {
   /** @since 0.1.0 */
   type UsageInput
 } from "./Metering.js"
+
+/**
+ * Cancelling a subscription now, or at the end of its current period (revocable until then).
+ *
+ * @since 0.1.0
+ */
+export interface CancelCommand {
+  readonly subscriptionId: Ids.SubscriptionId
+  readonly when: "immediate" | "end_of_period"
+  /** Kept on the subscription (`cancel_reason`); a cancellation now defaults to `canceled_by_merchant`. */
+  readonly reason: Option.Option<string>
+}
+
+/**
+ * A {@link CancelCommand} from its parts (immediate by default; a wrong id prefix throws: this
+ * is for code, not for requests — `Requests.cancelCommand` decodes a request body).
+ *
+ * @since 0.1.0
+ */
+export const cancelOf = (
+  subscriptionId: string,
+  parts: { readonly when?: CancelCommand["when"] | undefined; readonly reason?: string | undefined } = {}
+): CancelCommand => ({
+  subscriptionId: Ids.SubscriptionId.make(subscriptionId),
+  when: parts.when ?? "immediate",
+  reason: Option.fromUndefinedOr(parts.reason)
+})
 
 /**
  * The subscriptions service.
@@ -75,11 +103,11 @@ export class Subscriptions extends Context.Service<Subscriptions>()("@recur/core
             const c = change(sv.value, at)
             const moved = Subscription.move(sv.value.subscription, trigger, c.patch ?? {})
             if (Result.isFailure(moved))
-              return yield* new Errors.StateConflict({
-                resource: "subscription",
-                id: subscriptionId,
+              return yield* new Errors.SubscriptionActionRefused({
+                subscriptionId,
                 state: sv.value.subscription.status,
-                reason: `cannot ${trigger.replace(/_/g, " ")}`
+                action: trigger.replace(/_/g, " "),
+                reason: "the state machine has no such transition"
               })
             const next: Entities.SubscriptionRecord = { ...sv.value, ...c.record, subscription: moved.success.value }
             yield* saveSub(next, sv.version, at)
@@ -89,23 +117,18 @@ export class Subscriptions extends Context.Service<Subscriptions>()("@recur/core
         )
       })
 
-    const cancel = (
-      merchantId: string,
-      subscriptionId: string,
-      input: { readonly cancel_type?: string; readonly cancel_reason?: string } = {}
-    ) =>
+    const cancel = (merchantId: string, command: CancelCommand) =>
       Effect.gen(function* () {
-        const type = input.cancel_type ?? "immediate"
-        if (type !== "immediate" && type !== "end_of_period")
-          return yield* invalid("cancel_type", "must be immediate or end_of_period")
-        if (type === "end_of_period") {
+        const subscriptionId = command.subscriptionId
+        const reason = Option.getOrNull(command.reason)
+        if (command.when === "end_of_period") {
           const sv = yield* load(merchantId, subscriptionId)
           if (sv.value.subscription.cancel_at_period_end) return sv.value.subscription
           const { next } = yield* transitionSub(merchantId, subscriptionId, "request_cancel_at_period_end", (rec) => ({
             patch: {
               cancel_at_period_end: true,
               cancel_at: rec.subscription.current_period_end,
-              cancel_reason: input.cancel_reason ?? null
+              cancel_reason: reason
             }
           }))
           return next.subscription
@@ -114,7 +137,7 @@ export class Subscriptions extends Context.Service<Subscriptions>()("@recur/core
           patch: {
             cancel_at: dt(at),
             next_invoice_date: null,
-            cancel_reason: input.cancel_reason ?? "canceled_by_merchant"
+            cancel_reason: reason ?? "canceled_by_merchant"
           }
         }))
         for (const kind of ["renewal", "dunning", "trial_notice", "incomplete_expiry"])
@@ -126,10 +149,10 @@ export class Subscriptions extends Context.Service<Subscriptions>()("@recur/core
       Effect.gen(function* () {
         const sv = yield* load(merchantId, subscriptionId)
         if (!sv.value.subscription.cancel_at_period_end) {
-          return yield* new Errors.StateConflict({
-            resource: "subscription",
-            id: subscriptionId,
+          return yield* new Errors.SubscriptionActionRefused({
+            subscriptionId,
             state: sv.value.subscription.status,
+            action: "revoke cancel",
             reason: "no cancellation is scheduled"
           })
         }
@@ -168,10 +191,10 @@ export class Subscriptions extends Context.Service<Subscriptions>()("@recur/core
         const sv = yield* load(merchantId, subscriptionId)
         yield* live(sv.value, "renew")
         if (sv.value.subscription.status === "past_due")
-          return yield* new Errors.StateConflict({
-            resource: "subscription",
-            id: subscriptionId,
+          return yield* new Errors.SubscriptionActionRefused({
+            subscriptionId,
             state: "past_due",
+            action: "renew",
             reason: "settle the open invoice first"
           })
         yield* renewals.renew(merchantId, subscriptionId, { force: true })

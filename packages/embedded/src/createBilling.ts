@@ -210,7 +210,12 @@ export const createBilling = async (options: BillingOptions = {}) => {
       change: (merchantId: string, id: string, input: Requests.ChangeRequest) =>
         subs((s) => Effect.flatMap(Requests.changeCommand(id, input), (c) => s.changePrice(merchantId, c))),
       cancel: (merchantId: string, id: string, input?: { cancel_type?: string; cancel_reason?: string }) =>
-        subs((s) => Effect.map(s.cancel(merchantId, id, input), json(Subscription.Subscription))),
+        subs((s) =>
+          Effect.map(
+            Effect.flatMap(Requests.cancelCommand(id, input), (c) => s.cancel(merchantId, c)),
+            json(Subscription.Subscription)
+          )
+        ),
       pause: (merchantId: string, id: string) =>
         subs((s) => Effect.map(s.pause(merchantId, id), json(Subscription.Subscription))),
       resume: (merchantId: string, id: string) =>

@@ -48,6 +48,7 @@ export const bindings: {
   SessionNotPayable: { reply: "conflict" },
   CardInvalid: { reply: "invalid_parameter", param: () => "card_number" },
   SubscriptionNotLive: { reply: "conflict" },
+  SubscriptionActionRefused: { reply: "conflict" },
   PriceChangeRefused: { reply: "invalid_parameter", param: () => "price_id" },
   QuantityRefused: { reply: "invalid_parameter", param: () => "quantity" },
   QuoteExpired: { reply: "conflict" },

@@ -370,10 +370,14 @@ const subscriptionsLive = HttpApiBuilder.group(BillingApi, "subscriptions", (han
       .handle("cancel", ({ params: path, payload }) =>
         call((m) =>
           Effect.map(
-            subs.cancel(m, path.subscription_id, {
-              ...(payload.cancel_type ? { cancel_type: payload.cancel_type } : {}),
-              ...(payload.cancel_reason ? { cancel_reason: payload.cancel_reason } : {})
-            }),
+            Effect.flatMap(
+              // an empty string is the field left out (form-style clients send one)
+              Requests.cancelCommand(path.subscription_id, {
+                cancel_type: payload.cancel_type || undefined,
+                cancel_reason: payload.cancel_reason || undefined
+              }),
+              (c) => subs.cancel(m, c)
+            ),
             status
           )
         )

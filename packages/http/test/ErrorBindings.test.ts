@@ -43,6 +43,12 @@ const cases: ReadonlyArray<readonly [Errors.RecurError, string, string, string |
   ],
   [new Errors.QuoteExpired({ quoteId: "quo_1_x" }), "Conflict", "state_conflict", undefined],
   [new Errors.QuoteStale({ quoteId: "quo_1_x", subscriptionId: "sub_x" }), "Conflict", "state_conflict", undefined],
+  [
+    new Errors.SubscriptionActionRefused({ subscriptionId: "sub_x", state: "past_due", action: "renew", reason: "r" }),
+    "Conflict",
+    "state_conflict",
+    undefined
+  ],
   [new Errors.TradeNotFound({ tradeId: "trd_x" }), "NotFound", "resource_not_found", undefined],
   [new Errors.TradeNotRefundable({ tradeId: "trd_x", state: "failed" }), "Conflict", "state_conflict", undefined],
   [

@@ -335,7 +335,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
               id(yield* subscribe(merchantId, trial.id)),
               id(yield* subscribe(merchantId, priceId, "4242424242424242", { total_cycles: 2 }))
             ]
-            yield* subscriptions.cancel(merchantId, subs[1]!, { cancel_type: "end_of_period" })
+            yield* subscriptions.cancel(merchantId, Subscriptions.cancelOf(subs[1]!, { when: "end_of_period" }))
             yield* subscriptions.changePrice(merchantId, PriceChanges.change(subs[2]!, { quantity: 3n }))
             return { merchantId, subs }
           })

@@ -513,7 +513,9 @@ export const suite = <E>(
           const conflict = <A, E>(effect: Effect.Effect<A, E>) =>
             Effect.gen(function* () {
               const e = yield* Effect.flip(effect)
-              expect(["StateConflict", "SubscriptionNotLive"], where()).toContain((e as { _tag?: string })._tag)
+              expect(["SubscriptionActionRefused", "SubscriptionNotLive"], where()).toContain(
+                (e as { _tag?: string })._tag
+              )
             })
 
           for (let n = 0; n < options.ops; n++) {
@@ -622,10 +624,10 @@ export const suite = <E>(
                 const s = op.s
                 if (op.atEnd) {
                   if (s.status !== "active") break
-                  yield* subsService.cancel(s.merchant.id, s.id, { cancel_type: "end_of_period" })
+                  yield* subsService.cancel(s.merchant.id, Subscriptions.cancelOf(s.id, { when: "end_of_period" }))
                   s.cancelAtEnd = true
                 } else {
-                  yield* subsService.cancel(s.merchant.id, s.id, { cancel_type: "immediate" })
+                  yield* subsService.cancel(s.merchant.id, Subscriptions.cancelOf(s.id, { when: "immediate" }))
                   s.status = "canceled"
                   s.segments = null
                 }

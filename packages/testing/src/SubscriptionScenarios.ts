@@ -482,13 +482,19 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
         const billing = yield* Billing.Billing
         const { merchantId, priceId } = yield* setup("2024-04-01T00:00:00Z")
         const a = subOf((yield* subscribe(merchantId, priceId)).result)
-        yield* subs.cancel(merchantId, a.id, { cancel_type: "end_of_period" })
+        yield* subs.cancel(merchantId, Subscriptions.cancelOf(a.id, { when: "end_of_period" }))
         yield* subs.revokeCancel(merchantId, a.id)
-        expect((yield* Effect.flip(subs.revokeCancel(merchantId, a.id)))._tag).toBe("StateConflict")
-        const requested = yield* subs.cancel(merchantId, a.id, {
-          cancel_type: "end_of_period",
-          cancel_reason: "too_expensive"
+        expect(yield* Effect.flip(subs.revokeCancel(merchantId, a.id))).toMatchObject({
+          _tag: "SubscriptionActionRefused",
+          action: "revoke cancel"
         })
+        const requested = yield* subs.cancel(
+          merchantId,
+          Subscriptions.cancelOf(a.id, {
+            when: "end_of_period",
+            reason: "too_expensive"
+          })
+        )
         expect(requested.cancel_at_period_end).toBe(true)
         yield* billing.advanceClock(merchantId, iso("2024-06-15T00:00:00Z"))
         const ended = yield* billing.getSubscription(merchantId, a.id)
@@ -506,11 +512,16 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
           "v2.subscription.canceled"
         ])
         const b = subOf((yield* subscribe(merchantId, priceId)).result)
-        yield* subs.cancel(merchantId, b.id)
+        yield* subs.cancel(merchantId, Subscriptions.cancelOf(b.id))
         expect(
           yield* Effect.flip(subs.changePrice(merchantId, PriceChanges.change(b.id, { quantity: 2n })))
         ).toMatchObject({ _tag: "SubscriptionNotLive", subscriptionId: b.id, state: "canceled", action: "change" })
-        expect((yield* Effect.flip(subs.pause(merchantId, b.id)))._tag).toBe("StateConflict")
+        expect(yield* Effect.flip(subs.pause(merchantId, b.id))).toMatchObject({
+          _tag: "SubscriptionActionRefused",
+          subscriptionId: b.id,
+          state: "canceled",
+          action: "pause"
+        })
       })
     )
 

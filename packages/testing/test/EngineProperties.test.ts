@@ -120,7 +120,12 @@ layer(EngineScenarios.engine(MemoryStorage.layer), { timeout: "120 seconds" })("
             break
           case "cancel":
             if (pick(o.which))
-              yield* attempt(subs.cancel(m, pick(o.which)!, { cancel_type: o.atEnd ? "end_of_period" : "immediate" }))
+              yield* attempt(
+                subs.cancel(
+                  m,
+                  Subscriptions.cancelOf(pick(o.which)!, { when: o.atEnd ? "end_of_period" : "immediate" })
+                )
+              )
             break
           case "pause":
             if (pick(o.which)) yield* attempt(subs.pause(m, pick(o.which)!))

@@ -93,7 +93,7 @@ for (const [name, storage] of backends()) {
       // A: a trial that converts, then every lifecycle move
       const a = Option.getOrThrow((await run(subscribe(m.merchantId, m.priceId))).subscription)
       await billing((b) => b.advanceClock(m.merchantId, iso("2026-01-09T00:00:00Z"))) // trial notice, trial end → first charge
-      await subs((s) => s.cancel(m.merchantId, a.id, { cancel_type: "end_of_period" }))
+      await subs((s) => s.cancel(m.merchantId, Subscriptions.cancelOf(a.id, { when: "end_of_period" })))
       await subs((s) => s.revokeCancel(m.merchantId, a.id))
       await subs((s) => s.pause(m.merchantId, a.id))
       await subs((s) => s.resume(m.merchantId, a.id))
@@ -114,7 +114,7 @@ for (const [name, storage] of backends()) {
       await subs((s) => s.refund(m.merchantId, Refunds.refundOf(trade.trade_id, { amount: "1.00" })))
       await run(SandboxGateway.SandboxControls.use((c) => c.failNextRefunds(1)))
       await subs((s) => s.refund(m.merchantId, Refunds.refundOf(trade.trade_id, { amount: "1.00" })))
-      await subs((s) => s.cancel(m.merchantId, a.id, {}))
+      await subs((s) => s.cancel(m.merchantId, Subscriptions.cancelOf(a.id)))
       // B: a card whose renewals are declined — past_due, then unpaid
       await run(subscribe(m.merchantId, plain.id, "4000000000000341"))
       await billing((b) => b.advanceClock(m.merchantId, iso("2026-02-20T00:00:00Z")))
