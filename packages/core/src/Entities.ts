@@ -327,7 +327,14 @@ export const TradeRecord = Schema.Struct({
   trade: Trade.Trade,
   attempts: Schema.Number,
   invoice_id: Schema.NullOr(Schema.String),
-  subscription_id: Schema.NullOr(Schema.String)
+  subscription_id: Schema.NullOr(Schema.String),
+  /**
+   * What refunds have actually returned (succeeded), as an amount; `total_refunded_amount` also
+   * holds refunds still in flight (reserved so that concurrent refunds never exceed the
+   * payment). Whether a trade is fully refunded is decided on this. Absent on records written
+   * before it existed: the reserved total stands in.
+   */
+  refunds_settled: Schema.optional(Schema.String)
 })
 /** @since 0.1.0 */
 export type TradeRecord = typeof TradeRecord.Type

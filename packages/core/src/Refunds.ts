@@ -221,15 +221,26 @@ export class Refunds extends Context.Service<Refunds>()("@recur/core/Refunds", {
               }
               const done = Lifecycle.must(Refund.move(rv.value.refund, "succeeded", { finished_at: dt(at) }))
               yield* Effect.orDie(refunds.update({ ...rv.value, refund: done }, rv.version))
-              const full =
-                Result.getOrThrow(Money.parse(t.total_refunded_amount, t.currency)).amount >=
-                Result.getOrThrow(Money.parse(t.amount, t.currency)).amount
-              // concurrent refunds reserve before they finish: the first to finish the whole amount marks it
+              // full is what succeeded, not what is reserved: a refund still in flight may yet fail
+              // (no record of it: none succeeded while the trade shows no refund; older records
+              // that show one count what is reserved, as they did)
+              const settledBefore =
+                tv.value.refunds_settled !== undefined
+                  ? Result.getOrThrow(Money.parse(tv.value.refunds_settled, t.currency)).amount
+                  : t.refund_status === Lifecycle.tradeRefund.initial
+                    ? 0n
+                    : Result.getOrThrow(Money.parse(t.total_refunded_amount, t.currency)).amount -
+                      reserved.amount.amount
+              const settled = settledBefore + reserved.amount.amount
+              const full = settled >= Result.getOrThrow(Money.parse(t.amount, t.currency)).amount
               const refunded =
                 t.refund_status === "refunded"
                   ? t
                   : Lifecycle.must(Trade.moveRefund(t, full ? "full_refund" : "partial_refund"))
-              yield* trades.update({ ...tv.value, trade: refunded }, tv.version)
+              yield* trades.update(
+                { ...tv.value, trade: refunded, refunds_settled: Money.format(Money.make(settled, t.currency)) },
+                tv.version
+              )
               yield* emit(storage, {
                 merchant_id: merchantId,
                 type: "v2.refunds.succeeded",

@@ -13,6 +13,7 @@ import {
   Merchants,
   Ports,
   PriceChanges,
+  Refunds,
   type PriceRules,
   Secrets,
   Settings,
@@ -22,7 +23,7 @@ import {
   Worker
 } from "@recur/core"
 import { SandboxGateway } from "@recur/payment-sandbox"
-import { Clock, DateTime, Duration, Effect, Fiber, Layer, Option } from "effect"
+import { Clock, DateTime, Deferred, Duration, Effect, Fiber, Layer, Option } from "effect"
 import { TestClock } from "effect/testing"
 import * as ServicesContract from "./ServicesContract.js"
 import * as WebhookRecorder from "./WebhookRecorder.js"
@@ -688,6 +689,58 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
         const sub = result.subscription.pipe((o) => (o._tag === "Some" ? o.value : undefined))!
         expect((yield* billing.getSubscription(merchantId, sub.id)).status).toBe("active")
       })
+    )
+
+    it.effect(
+      "a refund in flight that fails does not count: the trade is fully refunded only by refunds that succeeded",
+      () =>
+        Effect.gen(function* () {
+          const billing = yield* Billing.Billing
+          const { merchantId, priceId } = yield* setup("2024-01-01T00:00:00Z")
+          const { result } = yield* subscribe(merchantId, priceId)
+          const tradeId = result.trade.trade_id
+          // a gateway that holds the 20.00 refund until released, then declines it
+          const release = yield* Deferred.make<void>()
+          const holding = Layer.effect(
+            Ports.PaymentGateway,
+            Effect.gen(function* () {
+              const real = yield* Ports.PaymentGateway
+              return Ports.PaymentGateway.of({
+                ...real,
+                refund: (request) =>
+                  request.amount.amount === 2000n
+                    ? Effect.as(Deferred.await(release), Ports.RefundOutcome.Failed({ code: "x", message: "declined" }))
+                    : real.refund(request)
+              })
+            })
+          )
+          const refundWith = (amount: string) =>
+            Subscriptions.Subscriptions.use((s) => s.refund(merchantId, Refunds.refundOf(tradeId, { amount }))).pipe(
+              Effect.provide(Engine.layer.pipe(Layer.provide(holding)), { local: true })
+            )
+          const first = yield* Effect.forkChild(refundWith("20.00"))
+          // wait until the 20.00 is reserved on the trade
+          yield* Effect.gen(function* () {
+            while ((yield* billing.getTrade(merchantId, tradeId)).total_refunded_amount !== "20.00")
+              yield* Effect.yieldNow
+          })
+          const second = yield* refundWith("10.00")
+          expect(second.refund_status).toBe("succeeded")
+          // 30.00 reserved, but 20.00 of it is still in flight: not fully refunded yet
+          expect((yield* billing.getTrade(merchantId, tradeId)).refund_status).toBe("partially_refunded")
+          yield* Deferred.succeed(release, undefined)
+          expect((yield* Fiber.join(first)).refund_status).toBe("failed")
+          const trade = yield* billing.getTrade(merchantId, tradeId)
+          expect([trade.refund_status, trade.total_refunded_amount]).toEqual(["partially_refunded", "10.00"])
+          // the rest can still be refunded (through the real gateway), and then it is full
+          const last = yield* Subscriptions.Subscriptions.use((s) =>
+            s.refund(merchantId, Refunds.refundOf(tradeId, { amount: "20.00" }))
+          )
+          expect(last.refund_status).toBe("succeeded")
+          const after = yield* billing.getTrade(merchantId, tradeId)
+          expect([after.refund_status, after.total_refunded_amount]).toEqual(["refunded", "30.00"])
+        }),
+      60_000
     )
 
     it.effect("a declined first payment leaves the subscription incomplete; it expires after 23 hours", () =>
