@@ -518,7 +518,13 @@ export const suite = <E>(
               )
             })
 
+          const started = Date.now()
           for (let n = 0; n < options.ops; n++) {
+            // long runs say how far they are (stderr, every 10,000 operations)
+            if (n > 0 && n % 10_000 === 0)
+              process.stderr.write(
+                `model-based money (${name}): ${n} operations in ${Math.round((Date.now() - started) / 1000)} s\n`
+              )
             const op = nextOp(rnd, merchants, maxSubs)
             log.push(describe(op))
             switch (op._tag) {
