@@ -110,7 +110,14 @@ export const run = async () => {
           (batches) =>
             Effect.forEach(
               batches,
-              (batch) => Effect.map(service.recordUsageBatch(merchantId, batch), (r) => (dup += r.duplicates)),
+              (batch) =>
+                Effect.map(
+                  service.recordUsageBatch(
+                    merchantId,
+                    batch.map((r) => Subscriptions.usageOf(r.subscription_id, r.usage_count, { eventId: r.event_id }))
+                  ),
+                  (r) => (dup += r.duplicates)
+                ),
               { discard: true }
             ),
           { concurrency: partitions, discard: true }
@@ -146,10 +153,10 @@ export const run = async () => {
             Effect.forEach(
               list,
               (r) =>
-                service.recordUsage(merchantId, r.subscription_id, {
-                  usage_count: r.usage_count,
-                  event_id: r.event_id
-                }),
+                service.recordUsage(
+                  merchantId,
+                  Subscriptions.usageOf(r.subscription_id, r.usage_count, { eventId: r.event_id })
+                ),
               { discard: true }
             ),
           { concurrency: 16, discard: true }

@@ -278,6 +278,39 @@ export class RefundRefused extends Schema.TaggedError<RefundRefused>()("RefundRe
 }
 
 /**
+ * A usage event the engine cannot take: its count is not a whole number from 1 to 10^12, its
+ * event id is empty or over 255 characters, its instant is not one, the subscription is not
+ * billed by usage, or the cycle would rate above what one invoice may carry. `index` is the
+ * event's position when it came in a batch (the whole batch is refused).
+ *
+ * @since 0.1.0
+ */
+export class UsageRefused extends Schema.TaggedError<UsageRefused>()("UsageRefused", {
+  subscriptionId: Schema.String,
+  index: Schema.optional(Schema.Number),
+  reason: Schema.Literals(["count", "event_id", "instant", "not_metered", "above_bound"]),
+  detail: Schema.String
+}) {
+  override get message() {
+    return this.detail
+  }
+}
+
+/**
+ * A usage batch must hold 1 to `max` events; this one held `size`.
+ *
+ * @since 0.1.0
+ */
+export class UsageBatchRefused extends Schema.TaggedError<UsageBatchRefused>()("UsageBatchRefused", {
+  size: Schema.Number,
+  max: Schema.Number
+}) {
+  override get message() {
+    return `a usage batch must hold 1 to ${this.max.toLocaleString("en-US")} records; this one holds ${this.size}`
+  }
+}
+
+/**
  * Another writer changed the object between this call's read and its write; the call changed
  * nothing and may be retried.
  *
@@ -316,4 +349,6 @@ export type RecurError =
   | TradeNotFound
   | TradeNotRefundable
   | RefundRefused
+  | UsageRefused
+  | UsageBatchRefused
   | ConcurrentUpdate

@@ -10,7 +10,7 @@ import * as Entities from "./Entities.js"
 import * as Errors from "./Errors.js"
 import * as Ids from "./Ids.js"
 import { dt, nowOf } from "./internal/engine.js"
-import { invalid, must, mustBeLive, paidIndex, writes } from "./internal/records.js"
+import { must, mustBeLive, paidIndex, writes } from "./internal/records.js"
 import * as Merchants from "./Merchants.js"
 import * as Money from "./Money.js"
 import * as Price from "./Price.js"
@@ -31,18 +31,32 @@ export const MAX_USAGE_COUNT = 1_000_000_000_000
 const MAX_CYCLE_USAGE = 1_000_000_000_000_000n
 
 /**
- * One usage event: `usage_count` units of a usage-billed subscription. `event_id` makes
- * re-sends harmless (one record per subscription and event id); `timestamp` (Unix ms) is when
- * the usage happened, default now.
+ * One usage event: `count` units of a usage-billed subscription. `eventId` makes re-sends
+ * harmless (one record per subscription and event id); `at` (Unix ms) is when the usage
+ * happened, default now. Built from a request by `Requests.usageEvent(s)`, in code by
+ * {@link usageOf}.
  *
  * @since 0.1.0
  */
-export interface UsageInput {
-  readonly subscription_id: string
-  readonly usage_count: number
-  readonly event_id?: string | undefined
-  readonly timestamp?: number | undefined
+export interface UsageEvent {
+  readonly subscriptionId: Ids.SubscriptionId
+  readonly count: number
+  readonly eventId?: string | undefined
+  readonly at?: number | undefined
 }
+
+/**
+ * A {@link UsageEvent} from its parts (a wrong id prefix throws: this is for code).
+ *
+ * @example
+ * yield* metering.recordUsage(merchantId, Metering.usageOf(sub.id, 400, { eventId: "e1" }))
+ * @since 0.1.0
+ */
+export const usageOf = (
+  subscriptionId: string,
+  count: number,
+  parts: { readonly eventId?: string | undefined; readonly at?: number | undefined } = {}
+): UsageEvent => ({ subscriptionId: Ids.SubscriptionId.make(subscriptionId), count, ...parts })
 
 /**
  * The most records one usage batch may hold.
@@ -75,31 +89,31 @@ export class Metering extends Context.Service<Metering>()("@recur/core/Metering"
     /**
      * Records usage for many subscriptions of one merchant in one transaction: the records in
      * one multi-row insert that skips re-sent `event_id`s, then one running-total update per
-     * subscription. All or nothing: a bad record fails the batch (its index in `param`) and
-     * writes nothing. A subscription that reaches its usage threshold is invoiced afterwards.
+     * subscription. All or nothing: a bad event fails the batch (its position in the error's
+     * `index` when `batch`) and writes nothing. A subscription that reaches its usage threshold
+     * is invoiced afterwards.
      */
-    const ingest = (
-      merchantId: string,
-      records: ReadonlyArray<UsageInput>,
-      param: (index: number, field: string) => string
-    ) =>
+    const ingest = (merchantId: string, events: ReadonlyArray<UsageEvent>, batch: boolean) =>
       Effect.gen(function* () {
-        if (records.length < 1 || records.length > MAX_USAGE_BATCH)
-          return yield* invalid("records", `must hold 1 to ${MAX_USAGE_BATCH.toLocaleString("en-US")} records`)
-        for (let i = 0; i < records.length; i++) {
-          const r = records[i]!
-          if (typeof r.subscription_id !== "string" || r.subscription_id.length === 0)
-            return yield* invalid(param(i, "subscription_id"), "is required")
-          if (!Number.isSafeInteger(r.usage_count) || r.usage_count < 1 || r.usage_count > MAX_USAGE_COUNT)
-            return yield* invalid(param(i, "usage_count"), `must be a whole number from 1 to ${MAX_USAGE_COUNT}`)
-          if (r.event_id !== undefined && (r.event_id.length < 1 || r.event_id.length > 255))
-            return yield* invalid(param(i, "event_id"), "must be 1 to 255 characters")
-          if (
-            r.timestamp !== undefined &&
-            (!Number.isSafeInteger(r.timestamp) || Math.abs(r.timestamp) > MAX_INSTANT_MS)
-          )
-            return yield* invalid(param(i, "timestamp"), "must be an instant (Unix ms)")
+        if (events.length < 1 || events.length > MAX_USAGE_BATCH)
+          return yield* new Errors.UsageBatchRefused({ size: events.length, max: MAX_USAGE_BATCH })
+        const refuse = (i: number, reason: Errors.UsageRefused["reason"], detail: string) =>
+          new Errors.UsageRefused({
+            subscriptionId: events[i]!.subscriptionId,
+            ...(batch ? { index: i } : {}),
+            reason,
+            detail
+          })
+        for (let i = 0; i < events.length; i++) {
+          const r = events[i]!
+          if (!Number.isSafeInteger(r.count) || r.count < 1 || r.count > MAX_USAGE_COUNT)
+            return yield* refuse(i, "count", `must be a whole number from 1 to ${MAX_USAGE_COUNT}`)
+          if (r.eventId !== undefined && (r.eventId.length < 1 || r.eventId.length > 255))
+            return yield* refuse(i, "event_id", "must be 1 to 255 characters")
+          if (r.at !== undefined && (!Number.isSafeInteger(r.at) || Math.abs(r.at) > MAX_INSTANT_MS))
+            return yield* refuse(i, "instant", "must be an instant (Unix ms)")
         }
+        const records = events
         const merchant = yield* merchants.get(merchantId)
         const result = yield* storage
           .withTransaction(
@@ -108,17 +122,17 @@ export class Metering extends Context.Service<Metering>()("@recur/core/Metering"
               const createdAt = dt(at)
               const found = yield* subs.getMany(
                 merchantId,
-                records.map((r) => r.subscription_id)
+                records.map((r) => r.subscriptionId)
               )
               const rows: Array<Entities.UsageRecordRow> = []
               for (let i = 0; i < records.length; i++) {
                 const r = records[i]!
-                const sv = found.get(r.subscription_id)
+                const sv = found.get(r.subscriptionId)
                 if (sv === undefined)
-                  return yield* new Errors.NotFound({ resource: "subscription", id: r.subscription_id })
+                  return yield* new Errors.NotFound({ resource: "subscription", id: r.subscriptionId })
                 const sub = sv.value.subscription
                 if (sub.billing_dimension !== "usage")
-                  return yield* invalid(param(i, "subscription_id"), "the subscription is not billed by usage")
+                  return yield* refuse(i, "not_metered", "the subscription is not billed by usage")
                 yield* live(sv.value, "record usage")
                 const id = yield* Ids.make(Ids.prefixes.usageRecord)
                 rows.push({
@@ -128,11 +142,11 @@ export class Metering extends Context.Service<Metering>()("@recur/core/Metering"
                   usage: new Usage.UsageRecord(
                     {
                       id,
-                      subscription_id: r.subscription_id,
-                      event_id: r.event_id ?? id,
-                      usage_count: r.usage_count,
+                      subscription_id: r.subscriptionId,
+                      event_id: r.eventId ?? id,
+                      usage_count: r.count,
                       cycle_index: sub.cycle_index,
-                      timestamp: dt(r.timestamp ?? at),
+                      timestamp: dt(r.at ?? at),
                       created_at: createdAt
                     },
                     { disableChecks: true }
@@ -185,9 +199,10 @@ export class Metering extends Context.Service<Metering>()("@recur/core/Metering"
                       ).amount
                     : undefined
                 if (amount === undefined || !Money.isWithinBounds(amount)) {
-                  const index = records.findIndex((r) => r.subscription_id === value.subscription.id)
-                  return yield* invalid(
-                    param(index, "usage_count"),
+                  const index = records.findIndex((r) => r.subscriptionId === value.subscription.id)
+                  return yield* refuse(
+                    index,
+                    "above_bound",
                     `this cycle's usage of ${value.subscription.id} would reach ${accrued} units${amount ? ` (${Money.format(amount)} ${amount.currency})` : ""}, above the most one cycle may bill`
                   )
                 }
@@ -221,33 +236,20 @@ export class Metering extends Context.Service<Metering>()("@recur/core/Metering"
       })
 
     /** Records one usage event (`event_id` de-duplicates re-sends). */
-    const recordUsage = (
-      merchantId: string,
-      subscriptionId: string,
-      input: {
-        readonly usage_count: number
-        readonly event_id?: string | undefined
-        readonly timestamp?: number | undefined
-      }
-    ) =>
-      Effect.map(
-        ingest(merchantId, [{ ...input, subscription_id: subscriptionId }], (_, field) => field),
-        (batch) => {
-          const r = batch.records[0]!
-          return {
-            subscription_id: r.subscription_id,
-            cycle_index: r.cycle_index,
-            usage_count: r.usage_count,
-            duplicate: r.duplicate
-          }
+    const recordUsage = (merchantId: string, event: UsageEvent) =>
+      Effect.map(ingest(merchantId, [event], false), (batch) => {
+        const r = batch.records[0]!
+        return {
+          subscription_id: r.subscription_id,
+          cycle_index: r.cycle_index,
+          usage_count: r.usage_count,
+          duplicate: r.duplicate
         }
-      ).pipe(Effect.withSpan("Metering.recordUsage"))
+      }).pipe(Effect.withSpan("Metering.recordUsage"))
 
     /** Records up to 1,000 usage events of any of the merchant's subscriptions in one transaction. */
-    const recordUsageBatch = (merchantId: string, records: ReadonlyArray<UsageInput>) =>
-      ingest(merchantId, records, (index, field) => `records[${index}].${field}`).pipe(
-        Effect.withSpan("Metering.recordUsageBatch")
-      )
+    const recordUsageBatch = (merchantId: string, events: ReadonlyArray<UsageEvent>) =>
+      ingest(merchantId, events, true).pipe(Effect.withSpan("Metering.recordUsageBatch"))
 
     const usageSummary = (merchantId: string, subscriptionId: string, cycleIndex?: number) =>
       Effect.gen(function* () {

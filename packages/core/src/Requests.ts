@@ -10,6 +10,7 @@ import { Effect, Option, Result } from "effect"
 import * as Decimal from "./Decimal.js"
 import * as Errors from "./Errors.js"
 import * as Ids from "./Ids.js"
+import type * as Metering from "./Metering.js"
 import * as PriceChanges from "./PriceChanges.js"
 import * as PriceRules from "./PriceRules.js"
 import type * as Refunds from "./Refunds.js"
@@ -142,3 +143,51 @@ export const cancelCommand = (
       return yield* invalid("cancel_type", "must be immediate or end_of_period")
     return { subscriptionId: sub.value, when, reason: Option.fromUndefinedOr(body.cancel_reason) }
   })
+
+/**
+ * One usage record as the API and the facade take it (`timestamp` already in Unix ms: the
+ * REST adapter reads RFC 3339).
+ *
+ * @since 0.1.0
+ */
+export interface UsageRequest {
+  readonly subscription_id?: string | undefined
+  readonly usage_count?: number | undefined
+  readonly event_id?: string | undefined
+  readonly timestamp?: number | undefined
+}
+
+const usageEventOf = (
+  r: UsageRequest,
+  path: (field: string) => string
+): Effect.Effect<Metering.UsageEvent, Errors.InvalidParameter | Errors.NotFound> =>
+  Effect.gen(function* () {
+    if (r.subscription_id === undefined || r.subscription_id === "")
+      return yield* invalid(path("subscription_id"), "is required")
+    if (r.usage_count === undefined) return yield* invalid(path("usage_count"), "is required")
+    const sub = Ids.SubscriptionId.makeOption(r.subscription_id)
+    if (Option.isNone(sub)) return yield* new Errors.NotFound({ resource: "subscription", id: r.subscription_id })
+    return {
+      subscriptionId: sub.value,
+      count: r.usage_count,
+      ...(r.event_id !== undefined ? { eventId: r.event_id } : {}),
+      ...(r.timestamp !== undefined ? { at: r.timestamp } : {})
+    }
+  })
+
+/**
+ * Decodes one usage record of `POST /api/v1/subscription/{id}/usage`.
+ *
+ * @since 0.1.0
+ */
+export const usageEvent = (subscriptionId: string, body: Omit<UsageRequest, "subscription_id">) =>
+  usageEventOf({ ...body, subscription_id: subscriptionId }, (field) => field)
+
+/**
+ * Decodes the records of `POST /api/v1/usage` (what a record must hold is checked here; its
+ * values — counts, ids, instants — by the engine, which names the record's index).
+ *
+ * @since 0.1.0
+ */
+export const usageEvents = (records: ReadonlyArray<UsageRequest>) =>
+  Effect.forEach(records, (r, i) => usageEventOf(r, (field) => `records[${i}].${field}`))

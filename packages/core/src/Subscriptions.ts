@@ -33,7 +33,9 @@ export {
   /** @since 0.1.0 */
   MAX_USAGE_COUNT,
   /** @since 0.1.0 */
-  type UsageInput
+  type UsageEvent,
+  /** @since 0.1.0 */
+  usageOf
 } from "./Metering.js"
 
 /**

@@ -223,10 +223,10 @@ export const createBilling = async (options: BillingOptions = {}) => {
       usage: (merchantId: string, id: string, cycleIndex?: number) =>
         subs((s) => Effect.map(s.usageSummary(merchantId, id, cycleIndex), json(Usage.UsageSummary))),
       recordUsage: (merchantId: string, id: string, input: { usage_count: number; event_id?: string }) =>
-        subs((s) => s.recordUsage(merchantId, id, input)),
+        subs((s) => Effect.flatMap(Requests.usageEvent(id, input), (e) => s.recordUsage(merchantId, e))),
       /** Up to 1,000 usage events of any subscriptions in one transaction; re-sent event ids come back as duplicates. */
-      recordUsageBatch: (merchantId: string, records: ReadonlyArray<Subscriptions.UsageInput>) =>
-        subs((s) => s.recordUsageBatch(merchantId, records))
+      recordUsageBatch: (merchantId: string, records: ReadonlyArray<Requests.UsageRequest>) =>
+        subs((s) => Effect.flatMap(Requests.usageEvents(records), (e) => s.recordUsageBatch(merchantId, e)))
     },
     invoices: {
       list: (merchantId: string, filter: { subscription_id?: string; limit?: number } = {}) =>

@@ -30,6 +30,14 @@ export interface Binding<E> {
   readonly param?: (e: E) => string | undefined
 }
 
+const usageFields = {
+  count: "usage_count",
+  event_id: "event_id",
+  instant: "timestamp",
+  not_metered: "subscription_id",
+  above_bound: "usage_count"
+} as const
+
 /**
  * Every error of core, bound to its answer.
  *
@@ -56,6 +64,12 @@ export const bindings: {
   TradeNotFound: { reply: "not_found" },
   TradeNotRefundable: { reply: "conflict" },
   RefundRefused: { reply: "invalid_parameter", param: () => "amount" },
+  UsageRefused: {
+    reply: "invalid_parameter",
+    // the single-event endpoint names the field; the batch endpoint the record it is in
+    param: (e) => `${e.index !== undefined ? `records[${e.index}].` : ""}${usageFields[e.reason]}`
+  },
+  UsageBatchRefused: { reply: "invalid_parameter", param: () => "records" },
   ConcurrentUpdate: { reply: "conflict" }
 }
 

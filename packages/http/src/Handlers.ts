@@ -413,20 +413,19 @@ const subscriptionsLive = HttpApiBuilder.group(BillingApi, "subscriptions", (han
               timestamp = instant(payload.timestamp)
               if (timestamp === undefined) return yield* invalid("timestamp", "must be an RFC 3339 timestamp")
             }
-            return ok(
-              yield* subs.recordUsage(m, path.subscription_id, {
-                usage_count: payload.usage_count,
-                ...(payload.event_id !== undefined ? { event_id: payload.event_id } : {}),
-                ...(timestamp !== undefined ? { timestamp } : {})
-              })
-            )
+            const event = yield* Requests.usageEvent(path.subscription_id, {
+              usage_count: payload.usage_count,
+              event_id: payload.event_id,
+              timestamp
+            })
+            return ok(yield* subs.recordUsage(m, event))
           })
         )
       )
       .handle("recordUsageBatch", ({ payload }) =>
         call((m) =>
           Effect.gen(function* () {
-            const records: Array<Subscriptions.UsageInput> = []
+            const records: Array<Requests.UsageRequest> = []
             for (let i = 0; i < payload.records.length; i++) {
               const r = payload.records[i]!
               if (r.subscription_id === undefined) return yield* invalid(`records[${i}].subscription_id`, "is required")
@@ -444,7 +443,7 @@ const subscriptionsLive = HttpApiBuilder.group(BillingApi, "subscriptions", (han
                 ...(timestamp !== undefined ? { timestamp } : {})
               })
             }
-            return ok(yield* subs.recordUsageBatch(m, records))
+            return ok(yield* subs.recordUsageBatch(m, yield* Requests.usageEvents(records)))
           })
         )
       )

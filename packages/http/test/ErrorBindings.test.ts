@@ -57,12 +57,26 @@ const cases: ReadonlyArray<readonly [Errors.RecurError, string, string, string |
     "InvalidParameter",
     "amount"
   ],
+  [
+    new Errors.UsageRefused({ subscriptionId: "sub_x", reason: "count", detail: "d" }),
+    "InvalidParameter",
+    "InvalidParameter",
+    "usage_count"
+  ],
+  [
+    new Errors.UsageRefused({ subscriptionId: "sub_x", index: 3, reason: "not_metered", detail: "d" }),
+    "InvalidParameter",
+    "InvalidParameter",
+    "records[3].subscription_id"
+  ],
+  [new Errors.UsageBatchRefused({ size: 0, max: 1000 }), "InvalidParameter", "InvalidParameter", "records"],
   [new Errors.ConcurrentUpdate({ resource: "subscription", id: "sub_x" }), "Conflict", "state_conflict", undefined]
 ]
 
 describe("error bindings", () => {
   it("every error of core has one answer: its envelope, code, request id and the field it names", () => {
     expect(new Set(cases.map(([e]) => e._tag))).toEqual(new Set(Object.keys(ErrorBindings.bindings)))
+    expect(cases.length).toBeGreaterThanOrEqual(Object.keys(ErrorBindings.bindings).length)
     for (const [error, envelope, code, param] of cases) {
       const answer = ErrorBindings.toApiError("req_1")(error)
       expect([error._tag, answer.constructor.name, answer.code]).toEqual([error._tag, envelope, code])

@@ -27,6 +27,7 @@ import { Clock, DateTime, Deferred, Duration, Effect, Fiber, Layer, Option } fro
 import { TestClock } from "effect/testing"
 import * as ServicesContract from "./ServicesContract.js"
 import * as WebhookRecorder from "./WebhookRecorder.js"
+import { usageEventsOf } from "./Fixtures.js"
 
 /**
  * The whole engine on a storage layer, with the sandbox gateway.
@@ -919,17 +920,20 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
           })).id
           const metered = Option.getOrThrow((yield* subscribe(merchantId, usagePrice)).result.subscription)
           expect(
-            yield* Effect.flip(subs.recordUsage(merchantId, metered.id, { usage_count: 2 ** 53 - 1 }))
-          ).toMatchObject({ param: "usage_count" })
-          yield* subs.recordUsage(merchantId, metered.id, { usage_count: 9_000_000 })
+            yield* Effect.flip(subs.recordUsage(merchantId, Subscriptions.usageOf(metered.id, 2 ** 53 - 1)))
+          ).toMatchObject({ _tag: "UsageRefused", reason: "count" })
+          yield* subs.recordUsage(merchantId, Subscriptions.usageOf(metered.id, 9_000_000))
           expect(
             yield* Effect.flip(
-              subs.recordUsageBatch(merchantId, [
-                { subscription_id: metered.id, usage_count: 1 },
-                { subscription_id: metered.id, usage_count: 1_000_000 }
-              ])
+              subs.recordUsageBatch(
+                merchantId,
+                usageEventsOf([
+                  { subscription_id: metered.id, usage_count: 1 },
+                  { subscription_id: metered.id, usage_count: 1_000_000 }
+                ])
+              )
             )
-          ).toMatchObject({ param: "records[0].usage_count" })
+          ).toMatchObject({ _tag: "UsageRefused", reason: "above_bound", index: 0, subscriptionId: metered.id })
           const summary = yield* subs.usageSummary(merchantId, metered.id)
           expect([summary.total_usage_count, summary.billing_amount]).toEqual([9_000_000, "9000000000.00"])
           yield* billing.advanceClock(merchantId, iso("2024-02-01T00:00:00Z"))

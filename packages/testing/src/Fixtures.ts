@@ -3,7 +3,7 @@
  *
  * @since 0.1.0
  */
-import { Common, type Entities, Ids, Invoice } from "@recur/core"
+import { Common, type Entities, Ids, Invoice, Subscriptions } from "@recur/core"
 import { DateTime, Effect } from "effect"
 
 /**
@@ -75,4 +75,25 @@ export const invoice = (
         tax_amount: "0.00",
         ...overrides
       })
+  )
+
+/**
+ * Usage events from records in the API's shape (`subscription_id`, `usage_count`, `event_id`,
+ * `timestamp`), for tests that write batches compactly.
+ *
+ * @since 0.1.0
+ */
+export const usageEventsOf = (
+  records: ReadonlyArray<{
+    readonly subscription_id: string
+    readonly usage_count: number
+    readonly event_id?: string | undefined
+    readonly timestamp?: number | undefined
+  }>
+): ReadonlyArray<Subscriptions.UsageEvent> =>
+  records.map((r) =>
+    Subscriptions.usageOf(r.subscription_id, r.usage_count, {
+      ...(r.event_id !== undefined ? { eventId: r.event_id } : {}),
+      ...(r.timestamp !== undefined ? { at: r.timestamp } : {})
+    })
   )

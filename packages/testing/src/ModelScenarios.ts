@@ -688,11 +688,14 @@ export const suite = <E>(
                 const s = op.s
                 if (s.status !== "active") {
                   yield* conflict(
-                    subsService.recordUsage(s.merchant.id, s.id, { usage_count: op.units, event_id: `u-${n}` })
+                    subsService.recordUsage(s.merchant.id, Subscriptions.usageOf(s.id, op.units, { eventId: `u-${n}` }))
                   )
                   break
                 }
-                yield* subsService.recordUsage(s.merchant.id, s.id, { usage_count: op.units, event_id: `u-${n}` })
+                yield* subsService.recordUsage(
+                  s.merchant.id,
+                  Subscriptions.usageOf(s.id, op.units, { eventId: `u-${n}` })
+                )
                 s.accrued += BigInt(op.units)
                 events++
                 break

@@ -19,6 +19,7 @@ import {
 import type { Invoice } from "@recur/core"
 import { DateTime, Effect, type Layer, Option } from "effect"
 import { engine, eventsOf, invoicesOf, setup, subscribe } from "./EngineScenarios.js"
+import { usageEventsOf } from "./Fixtures.js"
 
 const iso = (s: string) => Date.parse(s)
 const subOf = (r: Billing.PaymentResult) => Option.getOrThrow(r.subscription)
@@ -564,11 +565,13 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
         const { result } = yield* subscribe(merchantId, priceId)
         expect(result.trade.amount).toBe("0.00")
         const sub = subOf(result)
-        expect((yield* subs.recordUsage(merchantId, sub.id, { usage_count: 400, event_id: "e1" })).duplicate).toBe(
-          false
-        )
-        expect((yield* subs.recordUsage(merchantId, sub.id, { usage_count: 400, event_id: "e1" })).duplicate).toBe(true)
-        yield* subs.recordUsage(merchantId, sub.id, { usage_count: 50, event_id: "e2" })
+        expect(
+          (yield* subs.recordUsage(merchantId, Subscriptions.usageOf(sub.id, 400, { eventId: "e1" }))).duplicate
+        ).toBe(false)
+        expect(
+          (yield* subs.recordUsage(merchantId, Subscriptions.usageOf(sub.id, 400, { eventId: "e1" }))).duplicate
+        ).toBe(true)
+        yield* subs.recordUsage(merchantId, Subscriptions.usageOf(sub.id, 50, { eventId: "e2" }))
         const summary = yield* subs.usageSummary(merchantId, sub.id)
         expect([
           summary.total_usage_count,
@@ -576,8 +579,8 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
           summary.trial_usage_count,
           summary.billing_amount
         ]).toEqual([450, 450, 0, "72.50"])
-        expect((yield* Effect.flip(subs.recordUsage(merchantId, sub.id, { usage_count: 0 })))._tag).toBe(
-          "InvalidParameter"
+        expect((yield* Effect.flip(subs.recordUsage(merchantId, Subscriptions.usageOf(sub.id, 0))))._tag).toBe(
+          "UsageRefused"
         )
         yield* billing.advanceClock(merchantId, iso("2024-05-01T00:00:00Z"))
         const invoices = yield* invoicesOf(merchantId, sub.id)
@@ -605,9 +608,9 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
           price_plan: { billing_cycle_unit: "over_threshold", base_price_val: "0" }
         })
         const sub = subOf((yield* subscribe(merchantId, priceId)).result)
-        yield* subs.recordUsage(merchantId, sub.id, { usage_count: 60 })
+        yield* subs.recordUsage(merchantId, Subscriptions.usageOf(sub.id, 60))
         expect(yield* invoicesOf(merchantId, sub.id)).toHaveLength(1)
-        yield* subs.recordUsage(merchantId, sub.id, { usage_count: 50 })
+        yield* subs.recordUsage(merchantId, Subscriptions.usageOf(sub.id, 50))
         expect((yield* invoicesOf(merchantId, sub.id)).map((i) => [i.invoice_type, i.amount, i.biz_status])).toEqual([
           ["initial", "0.00", "success"],
           ["renewal", "11.00", "success"]
@@ -635,14 +638,17 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
           const a = subOf((yield* subscribe(merchantId, priceId)).result)
           const b = subOf((yield* subscribe(merchantId, priceId)).result)
           const flat = subOf((yield* subscribe(merchantId, yield* setupPrice(merchantId, "10.00"))).result)
-          yield* subs.recordUsage(merchantId, a.id, { usage_count: 5, event_id: "a-0" })
-          const batch = yield* subs.recordUsageBatch(merchantId, [
-            { subscription_id: a.id, usage_count: 10, event_id: "a-1" },
-            { subscription_id: b.id, usage_count: 7, event_id: "b-1" },
-            { subscription_id: a.id, usage_count: 5, event_id: "a-0" }, // recorded before
-            { subscription_id: b.id, usage_count: 7, event_id: "b-1" }, // twice in this batch
-            { subscription_id: a.id, usage_count: 3 } // no event id: never a duplicate
-          ])
+          yield* subs.recordUsage(merchantId, Subscriptions.usageOf(a.id, 5, { eventId: "a-0" }))
+          const batch = yield* subs.recordUsageBatch(
+            merchantId,
+            usageEventsOf([
+              { subscription_id: a.id, usage_count: 10, event_id: "a-1" },
+              { subscription_id: b.id, usage_count: 7, event_id: "b-1" },
+              { subscription_id: a.id, usage_count: 5, event_id: "a-0" }, // recorded before
+              { subscription_id: b.id, usage_count: 7, event_id: "b-1" }, // twice in this batch
+              { subscription_id: a.id, usage_count: 3 } // no event id: never a duplicate
+            ])
+          )
           expect([batch.accepted, batch.duplicates]).toEqual([3, 2])
           expect(batch.records.map((r) => [r.subscription_id, r.usage_count, r.duplicate])).toEqual([
             [a.id, 10, false],
@@ -657,44 +663,49 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
           // one bad record rejects the batch and writes nothing
           const before = yield* Effect.all([subs.usageSummary(merchantId, a.id), subs.usageSummary(merchantId, b.id)])
           const bad = [
-            [{ subscription_id: b.id, usage_count: 0 }, "records[1].usage_count"],
-            [{ subscription_id: b.id, usage_count: 1.5 }, "records[1].usage_count"],
-            [{ subscription_id: b.id, usage_count: 1, event_id: "" }, "records[1].event_id"],
-            [{ subscription_id: flat.id, usage_count: 1 }, "records[1].subscription_id"]
+            [{ subscription_id: b.id, usage_count: 0 }, "count"],
+            [{ subscription_id: b.id, usage_count: 1.5 }, "count"],
+            [{ subscription_id: b.id, usage_count: 1, event_id: "" }, "event_id"],
+            [{ subscription_id: flat.id, usage_count: 1 }, "not_metered"]
           ] as const
-          for (const [record, param] of bad) {
+          for (const [record, reason] of bad) {
             expect(
               yield* Effect.flip(
-                subs.recordUsageBatch(merchantId, [
-                  { subscription_id: a.id, usage_count: 1, event_id: "never" },
-                  record
-                ])
+                subs.recordUsageBatch(
+                  merchantId,
+                  usageEventsOf([{ subscription_id: a.id, usage_count: 1, event_id: "never" }, record])
+                )
               )
-            ).toMatchObject({ _tag: "InvalidParameter", param })
+            ).toMatchObject({ _tag: "UsageRefused", index: 1, reason })
           }
           expect(
             yield* Effect.flip(
-              subs.recordUsageBatch(merchantId, [
-                { subscription_id: a.id, usage_count: 1, event_id: "never" },
-                { subscription_id: "sub_missing", usage_count: 1 }
-              ])
+              subs.recordUsageBatch(
+                merchantId,
+                usageEventsOf([
+                  { subscription_id: a.id, usage_count: 1, event_id: "never" },
+                  { subscription_id: "sub_missing", usage_count: 1 }
+                ])
+              )
             )
           ).toMatchObject({ _tag: "NotFound", id: "sub_missing" })
-          expect(yield* Effect.flip(subs.recordUsageBatch(merchantId, []))).toMatchObject({
-            _tag: "InvalidParameter",
-            param: "records"
+          expect(yield* Effect.flip(subs.recordUsageBatch(merchantId, usageEventsOf([])))).toMatchObject({
+            _tag: "UsageBatchRefused",
+            size: 0
           })
           expect(
             yield* Effect.flip(
               subs.recordUsageBatch(
                 merchantId,
-                Array.from({ length: Subscriptions.MAX_USAGE_BATCH + 1 }, () => ({
-                  subscription_id: a.id,
-                  usage_count: 1
-                }))
+                usageEventsOf(
+                  Array.from({ length: Subscriptions.MAX_USAGE_BATCH + 1 }, () => ({
+                    subscription_id: a.id,
+                    usage_count: 1
+                  }))
+                )
               )
             )
-          ).toMatchObject({ _tag: "InvalidParameter", param: "records" })
+          ).toMatchObject({ _tag: "UsageBatchRefused", size: Subscriptions.MAX_USAGE_BATCH + 1 })
           expect(yield* Effect.all([subs.usageSummary(merchantId, a.id), subs.usageSummary(merchantId, b.id)])).toEqual(
             before
           )
@@ -709,15 +720,22 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
           )
           const distinct = new Set(batches.flat().map((r) => `${r.subscription_id}/${r.event_id}`)).size
           expect(distinct).toBeLessThan(80)
-          const results = yield* Effect.forEach(batches, (records) => subs.recordUsageBatch(merchantId, records), {
-            concurrency: 8
-          })
+          const results = yield* Effect.forEach(
+            batches,
+            (records) => subs.recordUsageBatch(merchantId, usageEventsOf(records)),
+            {
+              concurrency: 8
+            }
+          )
           expect(results.reduce((n, r) => n + r.accepted, 0)).toBe(distinct)
           const totals = yield* Effect.all([subs.usageSummary(merchantId, a.id), subs.usageSummary(merchantId, b.id)])
           expect(totals[0].total_usage_count + totals[1].total_usage_count).toBe(18 + 7 + distinct)
 
           // a batch that takes a subscription over its threshold invoices it
-          yield* subs.recordUsageBatch(merchantId, [{ subscription_id: a.id, usage_count: 100, event_id: "big" }])
+          yield* subs.recordUsageBatch(
+            merchantId,
+            usageEventsOf([{ subscription_id: a.id, usage_count: 100, event_id: "big" }])
+          )
           expect((yield* invoicesOf(merchantId, a.id)).map((i) => i.invoice_type)).toEqual(["initial", "renewal"])
           expect((yield* invoicesOf(merchantId, b.id)).map((i) => i.invoice_type)).toEqual(["initial"])
         })
