@@ -17,6 +17,7 @@ import * as Payments from "./Payments.js"
 import * as Ports from "./Ports.js"
 import * as RenewalBatches from "./RenewalBatches.js"
 import * as Renewals from "./Renewals.js"
+import * as Requests from "./Requests.js"
 import * as SandboxClock from "./SandboxClock.js"
 import * as SessionPayments from "./SessionPayments.js"
 import * as Settings from "./Settings.js"
@@ -92,7 +93,9 @@ export class Billing extends Context.Service<Billing>()("@recur/core/Billing", {
       }))
 
     return {
-      createSession: checkout.createSession,
+      /** Opens a checkout session from the API's request body (see `Checkout.createSession` for the command). */
+      createSession: (merchantId: string, input: Checkout.SessionInput) =>
+        Effect.flatMap(Requests.sessionCommand(input), (command) => checkout.createSession(merchantId, command)),
       getSession: checkout.getSession,
       paySession: sessionPayments.paySession,
       reconcileTrade: payments.reconcileTrade,

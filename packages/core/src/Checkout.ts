@@ -11,21 +11,22 @@ import type { BillingAddress, Metadata } from "./Common.js"
 import * as Customers from "./Customers.js"
 import * as Decimal from "./Decimal.js"
 import * as Entities from "./Entities.js"
+import * as Errors from "./Errors.js"
 import * as Ids from "./Ids.js"
 import { dt, msOf, nowOf } from "./internal/engine.js"
-import { cycleAmounts, fmtMinor, invalid, must, RATE_RULE, rateInBounds } from "./internal/records.js"
+import { cycleAmounts, fmtMinor, must, RATE_RULE, rateInBounds } from "./internal/records.js"
 import * as Lifecycle from "./Lifecycle.js"
 import * as Merchants from "./Merchants.js"
 import * as Money from "./Money.js"
 import * as Ports from "./Ports.js"
 import * as Price from "./Price.js"
-import * as PriceRules from "./PriceRules.js"
 import * as Pricing from "./Pricing.js"
 import * as Settings from "./Settings.js"
 import * as Store from "./Store.js"
 
 /**
- * The body of `POST /api/v1/session`.
+ * The body of `POST /api/v1/session`, as the API and the facade take it (decoded into a
+ * {@link SessionCommand} by `Requests.sessionCommand`).
  *
  * @since 0.1.0
  */
@@ -65,15 +66,50 @@ export interface SessionInput {
   readonly currency?: string | undefined
 }
 
-const isHttpsUrl = (s: string) => {
-  if (s === "") return true
-  if (s.length > 512) return false
-  try {
-    const u = new URL(s)
-    return u.protocol === "https:" && u.hostname !== ""
-  } catch {
-    return false
-  }
+/**
+ * A new checkout session: who pays, what is sold (a price × quantity, or an amount in mode
+ * payment), in which currency it settles, and how the hosted page looks.
+ *
+ * @since 0.1.0
+ */
+export interface SessionCommand {
+  readonly mode: "checkout" | "payment"
+  /** Who pays: an existing customer, a payer id (found or created), an email — at least one. */
+  readonly customerId: Option.Option<Ids.CustomerId>
+  readonly payerId: Option.Option<string>
+  readonly email: Option.Option<string>
+  /** Mode checkout: the price sold and its quantity. */
+  readonly item: Option.Option<{
+    readonly priceId: Ids.PriceId
+    readonly quantity: bigint
+    readonly editable: boolean
+    readonly min: string | null
+    readonly max: string | null
+  }>
+  /** Mode payment: the amount due. */
+  readonly amount: Option.Option<Money.Money>
+  readonly paymentMode: Option.Option<"onetime_payment" | "subscription">
+  /** Settle in another currency: at the merchant's own rate, or at the FX port's. */
+  readonly settlement: Option.Option<{ readonly currency: string; readonly rate: Option.Option<Decimal.Decimal> }>
+  readonly trialPolicy: 1 | 2 | 3
+  readonly totalCycles: number | null
+  readonly convertToContinuous: boolean
+  readonly orderId: string | null
+  readonly metadata: Metadata
+  /** How the hosted page looks and where it sends the payer (stored on the session as given). */
+  readonly page: Pick<
+    CheckoutSession.CheckoutSession,
+    | "return_url"
+    | "cancel_url"
+    | "integration_method"
+    | "redirect_on_completion"
+    | "locale"
+    | "product_type"
+    | "terms_of_service_url"
+    | "privacy_policy_url"
+    | "first_source_channel"
+    | "billing_address"
+  >
 }
 
 /**
@@ -95,86 +131,54 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
     const getSessionRecord = (merchantId: string, sessionId: string) =>
       Effect.flatMap(sessions.get(merchantId, sessionId), (o) => must(o, "session", sessionId))
 
-    const createSession = (merchantId: string, input: SessionInput) =>
+    const createSession = (merchantId: string, command: SessionCommand) =>
       Effect.gen(function* () {
         const merchant = yield* merchants.get(merchantId)
         const at = yield* nowOf(merchant)
-        const mode = input.mode ?? "checkout"
-        const identities = [input.payer_id, input.customer_id, input.email].filter((x) => x !== undefined)
-        if (identities.length === 0)
-          return yield* invalid("customer_id", "one of payer_id, customer_id and email is required")
-        if (input.merchant_rate !== undefined && input.target_currency === undefined)
-          return yield* invalid("merchant_rate", "requires target_currency")
-        let rate: Option.Option<Decimal.Decimal> = Option.none()
-        if (input.merchant_rate !== undefined) {
-          const r = Decimal.parse(input.merchant_rate)
-          if (Result.isFailure(r) || !rateInBounds(r.success)) return yield* invalid("merchant_rate", RATE_RULE)
-          rate = Option.some(r.success)
-        }
-        if (input.target_currency !== undefined && Result.isFailure(Money.currency(input.target_currency)))
-          return yield* invalid("target_currency", "unknown currency")
-        for (const [param, url] of [
-          ["terms_of_service_url", input.terms_of_service_url],
-          ["privacy_policy_url", input.privacy_policy_url]
-        ] as const) {
-          if (url !== undefined && !isHttpsUrl(url))
-            return yield* invalid(param, "must be empty or an absolute https URL of at most 512 characters")
-        }
-        if (input.first_source_channel !== undefined && input.first_source_channel.length > 50)
-          return yield* invalid("first_source_channel", "at most 50 characters")
-        if (input.total_cycles !== undefined && (!Number.isInteger(input.total_cycles) || input.total_cycles < 1))
-          return yield* invalid("total_cycles", "must be a whole number ≥ 1")
-        if (input.trial_policy !== undefined && ![1, 2, 3].includes(input.trial_policy))
-          return yield* invalid("trial_policy", "must be 1, 2 or 3")
-        const items = input.line_items ?? []
-        if (mode === "checkout" && items.length !== 1)
-          return yield* invalid("line_items", "exactly one line item is supported")
-        if (items.length > 1) return yield* invalid("line_items", "exactly one line item is supported")
-        const item = items[0]
-        let quantity = 1n
-        if (item?.quantity !== undefined) {
-          const q = PriceRules.validateQuantity("line_items[0].quantity", item.quantity)
-          if (Result.isFailure(q)) return yield* invalid(q.failure.field, q.failure.message)
-          quantity = q.success
-        }
+        const { mode } = command
+        const rateGiven = Option.isSome(command.settlement) && Option.isSome(command.settlement.value.rate)
+        const refuse = (reason: Errors.SessionRefused["reason"], detail: string) =>
+          new Errors.SessionRefused({ reason, rateGiven, detail })
+        const quantity = Option.match(command.item, { onNone: () => 1n, onSome: (i) => i.quantity })
         // who pays
         let customerId: string | null = null
-        if (input.customer_id !== undefined) {
-          const c = yield* Effect.catchTag(customers.get(merchantId, input.customer_id), "NotFound", () =>
-            invalid("customer_id", "no such customer")
+        if (Option.isSome(command.customerId)) {
+          const c = yield* Effect.catchTag(customers.get(merchantId, command.customerId.value), "NotFound", () =>
+            Effect.fail(refuse("customer", "no such customer"))
           )
           customerId = c.id
-        } else if (input.payer_id !== undefined) {
-          const found = yield* Effect.option(customers.resolve(merchantId, { payer_id: input.payer_id }))
+        } else if (Option.isSome(command.payerId)) {
+          const payer_id = command.payerId.value
+          const found = yield* Effect.option(customers.resolve(merchantId, { payer_id }))
           customerId = Option.isSome(found)
             ? found.value.value.id
             : (yield* customers
                 .create(merchantId, {
-                  payer_id: input.payer_id,
-                  ...(input.email !== undefined ? { email: input.email } : {})
+                  payer_id,
+                  ...(Option.isSome(command.email) ? { email: command.email.value } : {})
                 })
-                .pipe(
-                  Effect.catchTag("InvalidRequest", () => customers.create(merchantId, { payer_id: input.payer_id }))
-                )).id
+                .pipe(Effect.catchTag("InvalidRequest", () => customers.create(merchantId, { payer_id })))).id
         }
         // what is sold, and what is due now
         let currency: string
         let due: Money.Money
         let priceId: string | null = null
-        let paymentMode = input.payment_mode
+        let paymentMode = Option.getOrUndefined(command.paymentMode)
         if (mode === "checkout") {
-          if (!item?.price_id) return yield* invalid("line_items[0].price_id", "is required")
-          const pv = yield* Effect.catchTag(catalog.sellableVersion(merchantId, item.price_id), "PriceNotFound", () =>
-            invalid("line_items[0].price_id", "no such price")
+          if (Option.isNone(command.item)) return yield* refuse("price", "is required")
+          const pv = yield* Effect.catchTag(
+            catalog.sellableVersion(merchantId, command.item.value.priceId),
+            "PriceNotFound",
+            () => Effect.fail(refuse("price", "no such price"))
           )
           priceId = pv.id
           paymentMode ??= pv.billing_type === "recurring" ? "subscription" : "onetime_payment"
           if (pv.billing_type === "recurring" && paymentMode === "onetime_payment")
-            return yield* invalid("payment_mode", "a recurring price needs payment_mode subscription")
+            return yield* refuse("payment_mode", "a recurring price needs payment_mode subscription")
           const trial = Price.trialOf(pv)
           const skipTrial =
-            input.trial_policy === 3 ||
-            (input.trial_policy === 2 && customerId !== null && (yield* hadTrial(merchantId, customerId)))
+            command.trialPolicy === 3 ||
+            (command.trialPolicy === 2 && customerId !== null && (yield* hadTrial(merchantId, customerId)))
           due =
             Option.isSome(trial) && !skipTrial
               ? Money.times(Pricing.trialCharge(trial.value.trial, pv.currency), 1n)
@@ -183,37 +187,26 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
                 : Pricing.rate(Price.modelOf(pv, 0), quantity, pv.currency).amount
           currency = pv.currency
         } else {
-          if (input.amount === undefined || input.currency === undefined)
-            return yield* invalid(
-              input.amount === undefined ? "amount" : "currency",
-              "amount and currency are required in mode payment"
-            )
-          const parsed = Money.parse(input.amount, input.currency)
-          if (Result.isFailure(parsed))
-            return yield* invalid(
-              parsed.failure._tag === "UnknownCurrency" ? "currency" : "amount",
-              parsed.failure.message
-            )
-          due = parsed.success
+          if (Option.isNone(command.amount)) return yield* refuse("amount", "amount and currency are required")
+          due = command.amount.value
           if (!Money.isWithinBounds(due))
-            return yield* invalid("amount", `must be at most ${fmtMinor(Money.MAX_AMOUNT_MINOR, input.currency)}`)
-          currency = input.currency
+            return yield* refuse("amount", `must be at most ${fmtMinor(Money.MAX_AMOUNT_MINOR, due.currency)}`)
+          currency = due.currency
           paymentMode ??= "onetime_payment"
         }
         // settlement currency
         let rateText: string | null = null
         let settleRate: Decimal.Decimal | null = null
-        const target =
-          input.target_currency !== undefined && input.target_currency !== currency ? input.target_currency : null
+        const target = Option.match(command.settlement, {
+          onNone: () => null,
+          onSome: (t) => (t.currency !== currency ? t.currency : null)
+        })
         if (target !== null) {
-          const r = Option.isSome(rate) ? rate : yield* fx.rate(currency, target)
-          if (Option.isNone(r))
-            return yield* invalid("target_currency", `no exchange rate from ${currency} to ${target}`)
+          const given = Option.flatMap(command.settlement, (t) => t.rate)
+          const r = Option.isSome(given) ? given : yield* fx.rate(currency, target)
+          if (Option.isNone(r)) return yield* refuse("no_rate", `no exchange rate from ${currency} to ${target}`)
           if (!rateInBounds(r.value))
-            return yield* invalid(
-              Option.isSome(rate) ? "merchant_rate" : "target_currency",
-              `the rate from ${currency} to ${target} is out of bounds: ${RATE_RULE}`
-            )
+            return yield* refuse("rate", `the rate from ${currency} to ${target} is out of bounds: ${RATE_RULE}`)
           settleRate = r.value
           rateText = Decimal.format(r.value)
         }
@@ -226,14 +219,14 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
         for (const amount of sold) {
           const settled = settleRate !== null ? Result.getOrThrow(Money.convert(amount, settleRate, target!)) : amount
           if (!Money.isWithinBounds(settled)) {
-            return yield* invalid(
-              mode === "checkout" ? "line_items[0].quantity" : "amount",
+            return yield* refuse(
+              mode === "checkout" ? "quantity" : "amount",
               `${Money.format(amount)} ${amount.currency} a cycle${settleRate !== null ? ` (${Money.format(settled)} ${settled.currency})` : ""} is above the most one invoice may carry, ${fmtMinor(Money.MAX_AMOUNT_MINOR, settled.currency)} ${settled.currency}`
             )
           }
           if (amount.amount > 0n && settled.amount === 0n) {
-            return yield* invalid(
-              Option.isSome(rate) ? "merchant_rate" : "target_currency",
+            return yield* refuse(
+              "rate",
               `the rate turns ${Money.format(amount)} ${amount.currency} into 0 ${settled.currency}`
             )
           }
@@ -242,6 +235,7 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
           due = Result.getOrThrow(Money.convert(due, settleRate, target!))
           currency = target!
         }
+        const item = Option.getOrUndefined(command.item)
         const session_id = yield* Ids.make(Ids.prefixes.checkoutSession)
         const session = new CheckoutSession.CheckoutSession({
           session_id,
@@ -252,37 +246,28 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
           line_items: item
             ? [
                 new CheckoutSession.SessionLineItem({
-                  price_id: item.price_id ?? "",
+                  price_id: item.priceId,
                   quantity: quantity.toString(),
-                  quantity_editable: item.quantity_editable ?? false,
-                  quantity_min: item.quantity_min ?? null,
-                  quantity_max: item.quantity_max ?? null
+                  quantity_editable: item.editable,
+                  quantity_min: item.min,
+                  quantity_max: item.max
                 })
               ]
             : [],
           customer_id: customerId,
-          payer_id: input.payer_id ?? null,
-          email: input.email ?? null,
-          order_id: input.order_id ?? null,
-          return_url: input.return_url ?? null,
-          cancel_url: input.cancel_url ?? null,
-          integration_method: input.integration_method ?? "hosted",
-          redirect_on_completion: input.redirect_on_completion ?? "always",
-          locale: input.locale ?? null,
+          payer_id: Option.getOrNull(command.payerId),
+          email: Option.getOrNull(command.email),
+          order_id: command.orderId,
+          ...command.page,
           payment_mode: paymentMode,
-          trial_policy: input.trial_policy ?? 1,
-          total_cycles: input.total_cycles ?? null,
-          convert_to_continuous: input.convert_to_continuous ?? false,
-          product_type: input.product_type ?? null,
-          terms_of_service_url: input.terms_of_service_url ?? null,
-          privacy_policy_url: input.privacy_policy_url ?? null,
-          first_source_channel: input.first_source_channel ?? null,
-          billing_address: input.billing_address ?? null,
+          trial_policy: command.trialPolicy,
+          total_cycles: command.totalCycles,
+          convert_to_continuous: command.convertToContinuous,
           amount: Money.format(due),
           currency,
-          target_currency: input.target_currency ?? null,
+          target_currency: Option.match(command.settlement, { onNone: () => null, onSome: (t) => t.currency }),
           merchant_rate: rateText,
-          metadata: input.metadata ?? {},
+          metadata: command.metadata,
           trade_id: null,
           subscription_id: null,
           expires_at: dt(at + settings.sessionTtlMs),

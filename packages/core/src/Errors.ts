@@ -311,6 +311,24 @@ export class UsageBatchRefused extends Schema.TaggedError<UsageBatchRefused>()("
 }
 
 /**
+ * A checkout session the engine cannot open: the customer or the price does not exist (or the
+ * price is not sold), a recurring price sold as a one-time payment, a cycle above what one
+ * invoice may carry, no exchange rate, or a rate out of bounds or rounding the price to 0.
+ * `rateGiven` says whether the rate was the merchant's own (`merchant_rate`) or the FX port's.
+ *
+ * @since 0.1.0
+ */
+export class SessionRefused extends Schema.TaggedError<SessionRefused>()("SessionRefused", {
+  reason: Schema.Literals(["customer", "price", "payment_mode", "quantity", "amount", "no_rate", "rate"]),
+  rateGiven: Schema.Boolean,
+  detail: Schema.String
+}) {
+  override get message() {
+    return this.detail
+  }
+}
+
+/**
  * Another writer changed the object between this call's read and its write; the call changed
  * nothing and may be retried.
  *
@@ -338,6 +356,7 @@ export type RecurError =
   | DuplicateResource
   | Unauthorized
   | PriceNotFound
+  | SessionRefused
   | SessionNotPayable
   | CardInvalid
   | SubscriptionNotLive

@@ -7,10 +7,13 @@
  * @since 0.1.0
  */
 import { Effect, Option, Result } from "effect"
+import type * as Checkout from "./Checkout.js"
 import * as Decimal from "./Decimal.js"
 import * as Errors from "./Errors.js"
 import * as Ids from "./Ids.js"
+import { RATE_RULE, rateInBounds } from "./internal/records.js"
 import type * as Metering from "./Metering.js"
+import * as Money from "./Money.js"
 import * as PriceChanges from "./PriceChanges.js"
 import * as PriceRules from "./PriceRules.js"
 import type * as Refunds from "./Refunds.js"
@@ -191,3 +194,120 @@ export const usageEvent = (subscriptionId: string, body: Omit<UsageRequest, "sub
  */
 export const usageEvents = (records: ReadonlyArray<UsageRequest>) =>
   Effect.forEach(records, (r, i) => usageEventOf(r, (field) => `records[${i}].${field}`))
+
+const isHttpsUrl = (s: string) => {
+  if (s === "") return true
+  if (s.length > 512) return false
+  try {
+    const u = new URL(s)
+    return u.protocol === "https:" && u.hostname !== ""
+  } catch {
+    return false
+  }
+}
+
+/**
+ * Decodes `POST /api/v1/session`: who pays (one of `payer_id`, `customer_id`, `email`), one
+ * line item in mode checkout or `amount` and `currency` in mode payment, the settlement
+ * currency and rate, the page's URLs and texts. What the engine then refuses (a missing price,
+ * a cycle above the bound, a rate that rounds to 0 …) is a `SessionRefused`.
+ *
+ * @since 0.1.0
+ */
+export const sessionCommand = (
+  input: Checkout.SessionInput
+): Effect.Effect<Checkout.SessionCommand, Errors.InvalidParameter> =>
+  Effect.gen(function* () {
+    const mode = input.mode ?? "checkout"
+    if (input.payer_id === undefined && input.customer_id === undefined && input.email === undefined)
+      return yield* invalid("customer_id", "one of payer_id, customer_id and email is required")
+    if (input.merchant_rate !== undefined && input.target_currency === undefined)
+      return yield* invalid("merchant_rate", "requires target_currency")
+    let rate = Option.none<Decimal.Decimal>()
+    if (input.merchant_rate !== undefined) {
+      const r = Decimal.parse(input.merchant_rate)
+      if (Result.isFailure(r) || !rateInBounds(r.success)) return yield* invalid("merchant_rate", RATE_RULE)
+      rate = Option.some(r.success)
+    }
+    if (input.target_currency !== undefined && Result.isFailure(Money.currency(input.target_currency)))
+      return yield* invalid("target_currency", "unknown currency")
+    for (const [param, url] of [
+      ["terms_of_service_url", input.terms_of_service_url],
+      ["privacy_policy_url", input.privacy_policy_url]
+    ] as const) {
+      if (url !== undefined && !isHttpsUrl(url))
+        return yield* invalid(param, "must be empty or an absolute https URL of at most 512 characters")
+    }
+    if (input.first_source_channel !== undefined && input.first_source_channel.length > 50)
+      return yield* invalid("first_source_channel", "at most 50 characters")
+    if (input.total_cycles !== undefined && (!Number.isInteger(input.total_cycles) || input.total_cycles < 1))
+      return yield* invalid("total_cycles", "must be a whole number ≥ 1")
+    if (input.trial_policy !== undefined && ![1, 2, 3].includes(input.trial_policy))
+      return yield* invalid("trial_policy", "must be 1, 2 or 3")
+    const items = input.line_items ?? []
+    if (items.length > 1 || (mode === "checkout" && items.length !== 1))
+      return yield* invalid("line_items", "exactly one line item is supported")
+    let customerId = Option.none<Ids.CustomerId>()
+    if (input.customer_id !== undefined) {
+      customerId = Ids.CustomerId.makeOption(input.customer_id)
+      if (Option.isNone(customerId)) return yield* invalid("customer_id", "no such customer")
+    }
+    let item: Option.Option<Checkout.SessionCommand["item"] extends Option.Option<infer I> ? I : never> = Option.none()
+    let amount = Option.none<Money.Money>()
+    if (mode === "checkout") {
+      const line = items[0]!
+      if (!line.price_id) return yield* invalid("line_items[0].price_id", "is required")
+      const priceId = Ids.PriceId.makeOption(line.price_id)
+      if (Option.isNone(priceId)) return yield* invalid("line_items[0].price_id", "no such price")
+      let quantity = 1n
+      if (line.quantity !== undefined) {
+        const q = PriceRules.validateQuantity("line_items[0].quantity", line.quantity)
+        if (Result.isFailure(q)) return yield* invalid(q.failure.field, q.failure.message)
+        quantity = q.success
+      }
+      item = Option.some({
+        priceId: priceId.value,
+        quantity,
+        editable: line.quantity_editable ?? false,
+        min: line.quantity_min ?? null,
+        max: line.quantity_max ?? null
+      })
+    } else {
+      if (input.amount === undefined || input.currency === undefined)
+        return yield* invalid(
+          input.amount === undefined ? "amount" : "currency",
+          "amount and currency are required in mode payment"
+        )
+      const parsed = Money.parse(input.amount, input.currency)
+      if (Result.isFailure(parsed))
+        return yield* invalid(parsed.failure._tag === "UnknownCurrency" ? "currency" : "amount", parsed.failure.message)
+      amount = Option.some(parsed.success)
+    }
+    return {
+      mode,
+      customerId,
+      payerId: Option.fromUndefinedOr(input.payer_id),
+      email: Option.fromUndefinedOr(input.email),
+      item,
+      amount,
+      paymentMode: Option.fromUndefinedOr(input.payment_mode),
+      settlement: Option.map(Option.fromUndefinedOr(input.target_currency), (currency) => ({ currency, rate })),
+      trialPolicy: input.trial_policy ?? 1,
+      totalCycles: input.total_cycles ?? null,
+      convertToContinuous: input.convert_to_continuous ?? false,
+      orderId: input.order_id ?? null,
+      metadata: input.metadata ?? {},
+      page: {
+        return_url: input.return_url ?? null,
+        cancel_url: input.cancel_url ?? null,
+        integration_method: input.integration_method ?? "hosted",
+        redirect_on_completion: input.redirect_on_completion ?? "always",
+        locale: input.locale ?? null,
+        product_type: input.product_type ?? null,
+        terms_of_service_url: input.terms_of_service_url ?? null,
+        privacy_policy_url: input.privacy_policy_url ?? null,
+        first_source_channel: input.first_source_channel ?? null,
+        billing_address: input.billing_address ?? null
+      }
+    }
+  })

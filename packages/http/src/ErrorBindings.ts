@@ -30,6 +30,16 @@ export interface Binding<E> {
   readonly param?: (e: E) => string | undefined
 }
 
+const sessionFields = {
+  customer: "customer_id",
+  price: "line_items[0].price_id",
+  payment_mode: "payment_mode",
+  quantity: "line_items[0].quantity",
+  amount: "amount",
+  no_rate: "target_currency",
+  rate: "target_currency"
+} as const
+
 const usageFields = {
   count: "usage_count",
   event_id: "event_id",
@@ -53,6 +63,10 @@ export const bindings: {
   DuplicateResource: { reply: "duplicate", param: (e) => e.param },
   Unauthorized: { reply: "unauthorized" },
   PriceNotFound: { reply: "not_found" },
+  SessionRefused: {
+    reply: "invalid_parameter",
+    param: (e) => (e.reason === "rate" && e.rateGiven ? "merchant_rate" : sessionFields[e.reason])
+  },
   SessionNotPayable: { reply: "conflict" },
   CardInvalid: { reply: "invalid_parameter", param: () => "card_number" },
   SubscriptionNotLive: { reply: "conflict" },

@@ -21,6 +21,18 @@ const cases: ReadonlyArray<readonly [Errors.RecurError, string, string, string |
   ],
   [new Errors.Unauthorized(), "Unauthorized", "unauthorizedError", undefined],
   [new Errors.PriceNotFound({ priceId: "pri_x" }), "NotFound", "resource_not_found", undefined],
+  [
+    new Errors.SessionRefused({ reason: "rate", rateGiven: true, detail: "d" }),
+    "InvalidParameter",
+    "InvalidParameter",
+    "merchant_rate"
+  ],
+  [
+    new Errors.SessionRefused({ reason: "rate", rateGiven: false, detail: "d" }),
+    "InvalidParameter",
+    "InvalidParameter",
+    "target_currency"
+  ],
   [new Errors.SessionNotPayable({ sessionId: "ses_x", state: "complete" }), "Conflict", "state_conflict", undefined],
   [new Errors.CardInvalid({ sessionId: "ses_x" }), "InvalidParameter", "InvalidParameter", "card_number"],
   [
