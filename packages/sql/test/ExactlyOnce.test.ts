@@ -118,16 +118,30 @@ const exactlyOnce = <E>(name: string, storage: Layer.Layer<Store.Storage, E>, n:
     )
   })
 
-/** A gateway whose first `n` charges crash the process right before the call reaches the processor. */
-const crashingGateway = (n: number) =>
+/**
+ * The sandbox gateway, except that its first `n` charges or refunds crash the process: before
+ * the call reaches the processor, or after the processor did it and before the answer is
+ * recorded.
+ */
+const crashing = (n: number, call: "charge" | "refund", when: "before" | "after") =>
   Layer.effect(
     Ports.PaymentGateway,
     Effect.gen(function* () {
       const real = yield* Ports.PaymentGateway
       let left = n
+      const die = <A>(effect: Effect.Effect<A>): Effect.Effect<A> =>
+        when === "before"
+          ? left-- > 0
+            ? Effect.die(`process killed before the ${call}`)
+            : effect
+          : Effect.flatMap(effect, (a) =>
+              left-- > 0 ? Effect.die(`process killed after the ${call}`) : Effect.succeed(a)
+            )
       return Ports.PaymentGateway.of({
         ...real,
-        charge: (request) => (left-- > 0 ? Effect.die("process killed before the charge") : real.charge(request))
+        ...(call === "charge"
+          ? { charge: (request) => die(real.charge(request)) }
+          : { refund: (request) => die(real.refund(request)) })
       })
     })
   )
@@ -161,7 +175,9 @@ layer(EngineScenarios.engine(Pg.layerPglite()), { timeout: "120 seconds" })(
           const now = Date.UTC(2026, 0, 1) + 32 * DAY
           // every renewal of this worker dies after recording its invoice and trade, before the charge
           yield* Billing.Billing.use((b) => b.runDue({ now, owner: "doomed", lane: "live", merchantId: m })).pipe(
-            Effect.provide(Engine.layer.pipe(Layer.provide(crashingGateway(Number.POSITIVE_INFINITY))), { local: true })
+            Effect.provide(Engine.layer.pipe(Layer.provide(crashing(Number.POSITIVE_INFINITY, "charge", "before"))), {
+              local: true
+            })
           )
           const pending = (yield* billing0.listInvoices(m, {
             limit: 100,
@@ -189,23 +205,6 @@ layer(EngineScenarios.engine(Pg.layerPglite()), { timeout: "120 seconds" })(
   }
 )
 
-/** A gateway whose first `n` charges reach the processor, then crash the process before the answer is recorded. */
-const crashingAfterCharge = (n: number) =>
-  Layer.effect(
-    Ports.PaymentGateway,
-    Effect.gen(function* () {
-      const real = yield* Ports.PaymentGateway
-      let left = n
-      return Ports.PaymentGateway.of({
-        ...real,
-        charge: (request) =>
-          Effect.flatMap(real.charge(request), (outcome) =>
-            left-- > 0 ? Effect.die("process killed after the charge") : Effect.succeed(outcome)
-          )
-      })
-    })
-  )
-
 layer(EngineScenarios.engine(Pg.layerPglite()), { timeout: "120 seconds" })(
   "crash around a checkout's charge",
   (it) => {
@@ -217,8 +216,8 @@ layer(EngineScenarios.engine(Pg.layerPglite()), { timeout: "120 seconds" })(
           const billing = yield* Billing.Billing
           const controls = yield* SandboxGateway.SandboxControls
           for (const [when, gateway] of [
-            ["before", crashingGateway(1)],
-            ["after", crashingAfterCharge(1)]
+            ["before", crashing(1, "charge", "before")],
+            ["after", crashing(1, "charge", "after")]
           ] as const) {
             const session = yield* billing.createSession(merchantId, {
               payer_id: `crash-${when}`,
@@ -252,27 +251,6 @@ layer(EngineScenarios.engine(Pg.layerPglite()), { timeout: "120 seconds" })(
   }
 )
 
-/** A gateway whose first `n` refunds crash the process: before the call reaches the processor, or after it. */
-const crashingRefunds = (n: number, when: "before" | "after") =>
-  Layer.effect(
-    Ports.PaymentGateway,
-    Effect.gen(function* () {
-      const real = yield* Ports.PaymentGateway
-      let left = n
-      return Ports.PaymentGateway.of({
-        ...real,
-        refund: (request) =>
-          when === "before"
-            ? left-- > 0
-              ? Effect.die("process killed before the refund")
-              : real.refund(request)
-            : Effect.flatMap(real.refund(request), (outcome) =>
-                left-- > 0 ? Effect.die("process killed after the refund") : Effect.succeed(outcome)
-              )
-      })
-    })
-  )
-
 layer(EngineScenarios.engine(Pg.layerPglite()), { timeout: "120 seconds" })(
   "crash during a downgrade's refund",
   (it) => {
@@ -301,7 +279,7 @@ layer(EngineScenarios.engine(Pg.layerPglite()), { timeout: "120 seconds" })(
             const trade = sub.source_trade_id!
             const quote = yield* Subscriptions.Subscriptions.use((s) =>
               s.changePrice(merchantId, PriceChanges.change(sub.id, { priceId: cheaper.id }))
-            ).pipe(Effect.provide(Engine.layer.pipe(Layer.provide(crashingRefunds(1, when))), { local: true }))
+            ).pipe(Effect.provide(Engine.layer.pipe(Layer.provide(crashing(1, "refund", when))), { local: true }))
             expect(quote.outcome).toBe("refund")
             const owed = -Result.getOrThrow(Money.parse(quote.net, "USD", { allowNegative: true })).amount
             expect(owed).toBeGreaterThan(0n)
