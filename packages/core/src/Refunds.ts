@@ -80,6 +80,15 @@ export class Refunds extends Context.Service<Refunds>()("@recur/core/Refunds", {
     const refunds = storage.repository(Entities.refund)
     const { saveSub } = writes(storage)
 
+    /** The refund this request key made, if any. */
+    const refundByKey = (merchantId: string, requestKey: string) =>
+      Effect.map(
+        Effect.orDie(
+          refunds.list(merchantId, { limit: 1, filters: [{ column: "request_key", op: "in", values: [requestKey] }] })
+        ),
+        (page) => Option.fromUndefinedOr(page.list[0])
+      )
+
     /** Refunds part or all of a succeeded trade; never more than was paid, even under concurrency. */
     const refund = (merchantId: string, command: RefundCommand) =>
       Effect.gen(function* () {
@@ -91,17 +100,13 @@ export class Refunds extends Context.Service<Refunds>()("@recur/core/Refunds", {
             const at = yield* nowOf(merchant)
             if (Option.isSome(command.requestKey)) {
               // the same request again (a client retry after a crash): the refund it created, not a second one
-              const earlier = yield* Effect.orDie(
-                refunds.list(merchantId, {
-                  limit: 1,
-                  filters: [{ column: "request_key", op: "in", values: [command.requestKey.value] }]
-                })
-              )
-              const found = earlier.list[0]
-              if (found)
+              const earlier = yield* refundByKey(merchantId, command.requestKey.value)
+              if (Option.isSome(earlier))
                 return {
-                  record: found.refund,
-                  amount: Result.getOrThrow(Money.parse(found.refund.refund_amount, found.refund.currency)),
+                  record: earlier.value.refund,
+                  amount: Result.getOrThrow(
+                    Money.parse(earlier.value.refund.refund_amount, earlier.value.refund.currency)
+                  ),
                   earlier: true
                 }
             }
@@ -321,15 +326,6 @@ export class Refunds extends Context.Service<Refunds>()("@recur/core/Refunds", {
      * first (an upgrade's charge before the cycle's invoice), never more than each still holds;
      * what the cycle's payments cannot cover (a charge not collected) becomes customer credit.
      */
-    /** The refund this request key made, if any. */
-    const refundByKey = (merchantId: string, requestKey: string) =>
-      Effect.map(
-        Effect.orDie(
-          refunds.list(merchantId, { limit: 1, filters: [{ column: "request_key", op: "in", values: [requestKey] }] })
-        ),
-        (page) => Option.fromUndefinedOr(page.list[0])
-      )
-
     /**
      * Pays out what one downgrade owes from the cycle's payments, newest first, each keyed by
      * `${key}:${trade}` so that a rerun after a crash takes the refunds already made instead of

@@ -11,7 +11,7 @@ import type * as Checkout from "./Checkout.js"
 import * as Decimal from "./Decimal.js"
 import * as Errors from "./Errors.js"
 import * as Ids from "./Ids.js"
-import { RATE_RULE, rateInBounds } from "./internal/records.js"
+import { invalid, RATE_RULE, rateInBounds } from "./internal/records.js"
 import type * as Metering from "./Metering.js"
 import * as Money from "./Money.js"
 import * as PriceChanges from "./PriceChanges.js"
@@ -31,8 +31,6 @@ export interface ChangeRequest {
   readonly proration?: string | undefined
   readonly quote_id?: string | undefined
 }
-
-const invalid = (param: string, reason: string) => new Errors.InvalidParameter({ param, reason })
 
 /**
  * Decodes a change request for the subscription `subscriptionId` (a path id: one of another

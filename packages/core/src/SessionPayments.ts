@@ -60,6 +60,20 @@ export class SessionPayments extends Context.Service<SessionPayments>()("@recur/
     const getSession = checkout.getSession
     const hadTrial = checkout.hadTrial
 
+    /** Charges `attempt` of the trade with the payer's card and records the outcome. */
+    const chargeCard = (merchantId: string, trade: Trade.Trade, attempt: number, card: Ports.CardInput) =>
+      Effect.flatMap(
+        gateway.charge({
+          trade_id: trade.trade_id,
+          attempt,
+          merchant_id: merchantId,
+          amount: Result.getOrThrow(Money.parse(trade.amount, trade.currency)),
+          source: { _tag: "Card", card },
+          off_session: false
+        }),
+        (outcome) => payments.applyOutcome(merchantId, trade.trade_id, outcome)
+      )
+
     const paySession = (
       merchantId: string,
       sessionId: string,
@@ -93,15 +107,7 @@ export class SessionPayments extends Context.Service<SessionPayments>()("@recur/
             // same attempt again with the card just given — the gateway keys a charge by (trade,
             // attempt), so whatever reached it before is answered, never charged a second time
             const t = existing.value.trade
-            const outcome = yield* gateway.charge({
-              trade_id: t.trade_id,
-              attempt: existing.value.attempts,
-              merchant_id: merchantId,
-              amount: Result.getOrThrow(Money.parse(t.amount, t.currency)),
-              source: { _tag: "Card", card },
-              off_session: false
-            })
-            return yield* payments.applyOutcome(merchantId, t.trade_id, outcome)
+            return yield* chargeCard(merchantId, t, existing.value.attempts, card)
           }
           const attempt = existing.value.attempts + 1
           const retried = yield* storage.withTransaction(
@@ -124,15 +130,7 @@ export class SessionPayments extends Context.Service<SessionPayments>()("@recur/
               return trade
             })
           )
-          const outcome = yield* gateway.charge({
-            trade_id: retried.trade_id,
-            attempt,
-            merchant_id: merchantId,
-            amount: Result.getOrThrow(Money.parse(retried.amount, retried.currency)),
-            source: { _tag: "Card", card },
-            off_session: false
-          })
-          return yield* payments.applyOutcome(merchantId, retried.trade_id, outcome)
+          return yield* chargeCard(merchantId, retried, attempt, card)
         }
         const first = yield* storage.withTransaction(
           Effect.gen(function* () {
@@ -333,15 +331,7 @@ export class SessionPayments extends Context.Service<SessionPayments>()("@recur/
             return processing
           })
         )
-        const outcome = yield* gateway.charge({
-          trade_id: first.trade_id,
-          attempt: 1,
-          merchant_id: merchantId,
-          amount: Result.getOrThrow(Money.parse(first.amount, first.currency)),
-          source: { _tag: "Card", card },
-          off_session: false
-        })
-        return yield* payments.applyOutcome(merchantId, first.trade_id, outcome)
+        return yield* chargeCard(merchantId, first, 1, card)
       }).pipe(Effect.withSpan("SessionPayments.paySession"))
 
     return { paySession } as const
