@@ -13,6 +13,7 @@ import * as SqlClient from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
 import { duplexPair, type Duplex } from "node:stream"
 import * as DataDirLock from "./DataDirLock.js"
+import * as Maintenance from "./Maintenance.js"
 import * as Migrations from "./Migrations.js"
 import * as SqlStorage from "./SqlStorage.js"
 
@@ -129,6 +130,11 @@ export interface PgliteOptions {
   readonly dataDir?: string
   /** Restore from a `dumpDataDir` snapshot (fast test templates). */
   readonly loadDataDir?: Blob
+  /**
+   * The background vacuum and analyze PGlite lacks (`Maintenance`): every 30 s of real time by
+   * default; `false` turns it off (a host that runs `Maintenance.run` itself).
+   */
+  readonly maintenance?: Maintenance.MaintenanceOptions | false
 }
 
 /**
@@ -198,7 +204,8 @@ export const clientPglite = (db: PGlite) =>
   ).pipe(Layer.provide(realClock))
 
 /**
- * Storage on embedded PGlite (in memory, or durable in `dataDir`), migrated at start.
+ * Storage on embedded PGlite (in memory, or durable in `dataDir`), migrated at start, and
+ * vacuumed and analyzed in the background as autovacuum would (`Maintenance`).
  *
  * @since 0.1.0
  */
@@ -208,7 +215,11 @@ export const layerPglite = (
   Layer.unwrap(
     Effect.map(openPglite(options), (db) =>
       Layer.provideMerge(
-        Layer.effectDiscard(Effect.orDie(Migrations.run)).pipe(Layer.provideMerge(SqlStorage.layer)),
+        Layer.effectDiscard(Effect.orDie(Migrations.run)).pipe(
+          Layer.provideMerge(SqlStorage.layer),
+          // PGlite has no autovacuum: without it, long-lived embedded databases slow down
+          Layer.provideMerge(options.maintenance === false ? Layer.empty : Maintenance.layer(options.maintenance))
+        ),
         clientPglite(db)
       )
     )

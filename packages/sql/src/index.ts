@@ -4,6 +4,7 @@
  * @since 0.1.0
  */
 export * as DataDirLock from "./DataDirLock.js"
+export * as Maintenance from "./Maintenance.js"
 export * as Migrations from "./Migrations.js"
 export * as Pg from "./Pg.js"
 export * as SqlStorage from "./SqlStorage.js"
