@@ -99,7 +99,7 @@ const Address = Schema.Struct({
   postal_code: Schema.optional(Schema.String),
   country: Schema.optional(Schema.String)
 })
-const Metadata = Schema.Record(Schema.String, Schema.String)
+const Metadata = Common.Metadata
 
 const CustomerBody = {
   email: Schema.optional(Schema.String),

@@ -6,9 +6,12 @@
  */
 import {
   Billing,
+  BillingPeriod,
   Catalog,
   Customers,
   Errors,
+  Invoice,
+  Lifecycle,
   Merchants,
   Requests,
   type Store,
@@ -123,6 +126,21 @@ const inFilter = (
       ? Effect.fail(invalid(column, `at most ${max} values`))
       : Effect.succeed([{ column, op: "in", values }])
 
+/**
+ * The values of an enumerated filter (a status, a type), each checked against the values the
+ * field can take: an unknown one is a 400 naming it (the contract), not an empty list.
+ */
+const enumValues = (
+  param: string,
+  values: ReadonlyArray<string> | undefined,
+  allowed: ReadonlyArray<string>
+): Effect.Effect<ReadonlyArray<string> | undefined, Errors.InvalidParameter> => {
+  const unknown = values?.find((v) => !allowed.includes(v))
+  return unknown === undefined
+    ? Effect.succeed(values)
+    : Effect.fail(invalid(param, `unknown value "${unknown.slice(0, 40)}"; expected one of ${allowed.join(", ")}`))
+}
+
 /** `merchant_id`, where the seed lists it, must be the caller's; anything else matches nothing. */
 const foreignMerchant = (given: string | undefined, merchantId: string) => given !== undefined && given !== merchantId
 
@@ -222,6 +240,7 @@ const catalogLive = HttpApiBuilder.group(BillingApi, "catalog", (handlers) =>
         call((m) =>
           Effect.gen(function* () {
             const page = yield* pageQuery(q)
+            yield* enumValues("status", q.status ? [q.status] : undefined, Lifecycle.PriceVersionStatus.literals)
             return ok(
               yield* catalog.listPrices(m, {
                 ...(q.product_id ? { product_id: q.product_id } : {}),
@@ -290,12 +309,19 @@ const subscriptionsLive = HttpApiBuilder.group(BillingApi, "subscriptions", (han
             if (foreignMerchant(q.merchant_id, m)) return ok({ has_more: false, list: [] })
             const filters: Array<Store.Filter> = [
               ...(yield* inFilter("id", list(q.subscription_ids))),
-              ...(yield* inFilter("status", list(q.status))),
+              ...(yield* inFilter(
+                "status",
+                yield* enumValues("status", list(q.status), Lifecycle.SubscriptionStatus.literals)
+              )),
               ...(yield* inFilter("order_id", list(q.order_ids))),
               ...(yield* inFilter("source_trade_id", list(q.source_trade_id))),
               ...(yield* inFilter(
                 "billing_cycle_unit",
-                q.billing_cycle_unit !== undefined ? [q.billing_cycle_unit] : undefined
+                yield* enumValues(
+                  "billing_cycle_unit",
+                  q.billing_cycle_unit !== undefined ? [q.billing_cycle_unit] : undefined,
+                  BillingPeriod.BillingCycleUnit.literals
+                )
               ))
             ]
             if (q.search_type !== undefined) {
@@ -461,7 +487,10 @@ const paymentsLive = HttpApiBuilder.group(BillingApi, "payments", (handlers) =>
             const page = yield* pageQuery(q)
             const filters = [
               ...(yield* inFilter("id", list(q.trade_ids))),
-              ...(yield* inFilter("trade_status", list(q.trade_status))),
+              ...(yield* inFilter(
+                "trade_status",
+                yield* enumValues("trade_status", list(q.trade_status), Lifecycle.TradeStatus.literals)
+              )),
               ...(yield* inFilter("order_id", list(q.order_ids))),
               ...(yield* inFilter("customer_id", q.customer_id !== undefined ? [q.customer_id] : undefined))
             ]
@@ -493,8 +522,14 @@ const paymentsLive = HttpApiBuilder.group(BillingApi, "payments", (handlers) =>
                 q.subscription_id !== undefined ? [q.subscription_id] : undefined
               )),
               ...(yield* inFilter("customer_id", q.customer_id !== undefined ? [q.customer_id] : undefined)),
-              ...(yield* inFilter("biz_status", list(q.biz_status))),
-              ...(yield* inFilter("invoice_type", list(q.invoice_types)))
+              ...(yield* inFilter(
+                "biz_status",
+                yield* enumValues("biz_status", list(q.biz_status), Lifecycle.InvoiceStatus.literals)
+              )),
+              ...(yield* inFilter(
+                "invoice_type",
+                yield* enumValues("invoice_types", list(q.invoice_types), Invoice.InvoiceType.literals)
+              ))
             ]
             return ok(
               yield* billing.listInvoices(m, {
@@ -594,7 +629,15 @@ const webhooksLive = HttpApiBuilder.group(BillingApi, "webhooks", (handlers) =>
               yield* webhooks.listEvents(m, {
                 ...(list(q.business_ids) ? { business_ids: list(q.business_ids)! } : {}),
                 ...(list(q.event_types) ? { event_types: list(q.event_types)! } : {}),
-                ...(list(q.event_statuses) ? { event_statuses: list(q.event_statuses)! } : {}),
+                ...(list(q.event_statuses)
+                  ? {
+                      event_statuses: (yield* enumValues(
+                        "event_statuses",
+                        list(q.event_statuses),
+                        Lifecycle.DeliveryStatus.literals
+                      ))!
+                    }
+                  : {}),
                 created: page.created,
                 limit: page.limit,
                 starting_after: page.starting_after,
@@ -606,17 +649,19 @@ const webhooksLive = HttpApiBuilder.group(BillingApi, "webhooks", (handlers) =>
       )
       .handle("endpoints", ({ query: q }) =>
         call((m) =>
-          Effect.flatMap(pageQuery(q), (page) =>
-            Effect.map(
-              webhooks.list(m, {
-                ...(list(q.status) ? { status: list(q.status)! } : {}),
-                created: page.created,
-                limit: page.limit,
-                starting_after: page.starting_after,
-                ending_before: page.ending_before
-              }),
-              ok
-            )
+          Effect.flatMap(
+            Effect.zip(pageQuery(q), enumValues("status", list(q.status), Lifecycle.EndpointStatus.literals)),
+            ([page, statuses]) =>
+              Effect.map(
+                webhooks.list(m, {
+                  ...(statuses ? { status: statuses } : {}),
+                  created: page.created,
+                  limit: page.limit,
+                  starting_after: page.starting_after,
+                  ending_before: page.ending_before
+                }),
+                ok
+              )
           )
         )
       )

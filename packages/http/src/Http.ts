@@ -16,13 +16,14 @@ import {
   type Webhooks
 } from "@recur/core"
 import type { SandboxGateway } from "@recur/payment-sandbox"
-import { Cause, Clock, Effect, Layer, Option, SchemaIssue } from "effect"
-import { HttpRouter, HttpServer, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { ByteSize, Cause, Clock, Effect, Layer, Option, SchemaIssue } from "effect"
+import { HttpIncomingMessage, HttpRouter, HttpServer, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder, HttpApiMiddleware, HttpApiSwagger } from "effect/http-api"
 import { BillingApi, DecodeErrors } from "./Api.js"
 import * as ApiErrors from "./Errors.js"
 import * as Checkout from "./Checkout.js"
 import * as AuthMemo from "./internal/authMemo.js"
+import * as BodyChecks from "./internal/bodyChecks.js"
 import { authenticationLive, handlers } from "./Handlers.js"
 
 const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
@@ -233,8 +234,9 @@ const makeLimiter = (limit: RateLimit) => {
  *
  * @since 0.1.0
  */
-export const makeMiddleware = (limit: RateLimit | false = defaultRateLimit) => {
+export const makeMiddleware = (limit: RateLimit | false = defaultRateLimit, limits: RequestLimits = {}) => {
   const take = limit === false ? undefined : makeLimiter(limit)
+  const checked = middlewareWith(limits)
   return <E, R>(
     app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
   ): Effect.Effect<
@@ -261,7 +263,7 @@ export const makeMiddleware = (limit: RateLimit | false = defaultRateLimit) => {
             String(wait)
           )
       }
-      return yield* middleware(app)
+      return yield* checked(app)
     })
 }
 
@@ -273,55 +275,112 @@ const decodes = (text: string) => {
   }
 }
 
-/** Where a request carries a NUL character (`path`, `query`, `body`), or a JSON body that does not parse (`json`). */
-const badInput = (request: HttpServerRequest.HttpServerRequest) =>
-  Effect.gen(function* () {
-    const [path, query = ""] = request.url.split("?", 2) as [string, string | undefined]
-    if (decodes(path).includes("\u0000")) return "path"
-    if (decodes(query).includes("\u0000")) return "query"
-    if (request.method !== "POST" && request.method !== "PUT" && request.method !== "PATCH") return undefined
-    const body = yield* Effect.orElseSucceed(request.text, () => "")
-    if (body.includes("\u0000") || /\\u0000/i.test(body)) return "body"
-    if (body.trim() !== "" && (request.headers["content-type"] ?? "").includes("json")) {
-      try {
-        JSON.parse(body)
-      } catch {
-        return "json"
-      }
-    }
-    return undefined
-  })
-
 /**
- * The app-level middleware: envelope for every error path, idempotency for POSTs.
+ * Limits on what a request may carry.
  *
  * @since 0.1.0
  */
-export const middleware = <E, R>(
-  app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
-): Effect.Effect<
-  HttpServerResponse.HttpServerResponse,
-  never,
-  R | Store.Storage | Merchants.Merchants | HttpServerRequest.HttpServerRequest
-> =>
+export interface RequestLimits {
+  /** Largest request body in bytes; a larger one is refused with 413 before it is read. Default 1 MiB. */
+  readonly maxBodyBytes?: number
+}
+
+/**
+ * Default: request bodies up to 1 MiB.
+ *
+ * @since 0.1.0
+ */
+export const defaultMaxBodyBytes = 1024 * 1024
+
+type Refusal = readonly [status: 400 | 413 | 415, code: string, message: string, param?: string]
+
+const isJson = (contentType: string) => /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(contentType.trim())
+
+/**
+ * Why a request is refused before any handler sees it, or undefined: a NUL character (which no
+ * text Recur stores may hold), a body over the size limit (413, refused from its
+ * `Content-Length` before reading, or while reading), a body on an API route that is not JSON
+ * (415: a multipart or form upload is never parsed), JSON that does not parse, nests too deep,
+ * or holds an over-long or malformed string (400, naming the field).
+ */
+const refusal = (request: HttpServerRequest.HttpServerRequest, maxBodyBytes: number) =>
   Effect.gen(function* () {
-    const request = yield* HttpServerRequest.HttpServerRequest
-    const requestId = request.headers["request-id"] ?? ""
-    // no text Recur stores may hold U+0000 (PostgreSQL cannot): refuse it up front, as bad input
-    const bad = yield* badInput(request)
-    if (bad === "json")
-      return envelope(400, "invalid_request_error", "The request body could not be read as JSON.", requestId)
-    if (bad !== undefined)
-      return envelope(400, "InvalidParameter", "Text must not contain the NUL character (U+0000).", requestId, bad)
-    if (request.method === "POST" && pathOf(request.url).startsWith("/api/")) {
-      const handled = yield* idempotent(app, request, requestId).pipe(
-        Effect.catchCause(recover(requestId)),
-        Effect.map((r) => (HttpServerResponse.isHttpServerResponse(r) ? Option.some(r) : r))
+    const [path, query = ""] = request.url.split("?", 2) as [string, string | undefined]
+    const nul = "Text must not contain the NUL character (U+0000)."
+    if (decodes(path).includes("\u0000")) return [400, "InvalidParameter", nul, "path"] as Refusal
+    if (decodes(query).includes("\u0000")) return [400, "InvalidParameter", nul, "query"] as Refusal
+    if (request.method !== "POST" && request.method !== "PUT" && request.method !== "PATCH") return undefined
+    const tooLarge: Refusal = [413, "payload_too_large", `The request body is larger than ${maxBodyBytes} bytes.`]
+    const length = Number(request.headers["content-length"] ?? "0")
+    if (Number.isFinite(length) && length > maxBodyBytes) return tooLarge
+    const contentType = request.headers["content-type"] ?? ""
+    const api = pathOf(request.url).startsWith("/api/")
+    if (api && contentType !== "" && !isJson(contentType))
+      return [
+        415,
+        "unsupported_media_type",
+        "The request body must be JSON (Content-Type: application/json)."
+      ] as Refusal
+    const read = yield* request.text.pipe(
+      Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(maxBodyBytes)),
+      Effect.map((text) => ({ text, tooLarge: false })),
+      Effect.catch((e) =>
+        Effect.succeed({
+          text: "",
+          tooLarge: e.reason._tag === "RequestParseError" && e.reason.reason === "BodyTooLarge"
+        })
       )
-      if (Option.isSome(handled)) return handled.value
+    )
+    if (read.tooLarge) return tooLarge
+    const body = read.text
+    if (body.includes("\u0000") || /\\u0000/i.test(body)) return [400, "InvalidParameter", nul, "body"] as Refusal
+    if (body.trim() === "" || !(api || isJson(contentType))) return undefined
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(body)
+    } catch {
+      return [400, "invalid_request_error", "The request body could not be read as JSON."] as Refusal
     }
-    return yield* app.pipe(Effect.catchCause(recover(requestId)), Effect.map(normalize))
+    const problem = BodyChecks.inspect(parsed)
+    return problem ? ([400, "InvalidParameter", problem.message, problem.param] as Refusal) : undefined
   })
+
+/**
+ * The app-level middleware: envelope for every error path, idempotency for POSTs, and the
+ * request checks no schema makes (size, media type, NUL, nesting, string length and encoding).
+ *
+ * @since 0.1.0
+ */
+export const middlewareWith =
+  (limits: RequestLimits = {}) =>
+  <E, R>(
+    app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+  ): Effect.Effect<
+    HttpServerResponse.HttpServerResponse,
+    never,
+    R | Store.Storage | Merchants.Merchants | HttpServerRequest.HttpServerRequest
+  > =>
+    Effect.gen(function* () {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const requestId = request.headers["request-id"] ?? ""
+      const refused = yield* refusal(request, limits.maxBodyBytes ?? defaultMaxBodyBytes)
+      if (refused !== undefined) return envelope(refused[0], refused[1], refused[2], requestId, refused[3])
+      if (request.method === "POST" && pathOf(request.url).startsWith("/api/")) {
+        const handled = yield* idempotent(app, request, requestId).pipe(
+          Effect.catchCause(recover(requestId)),
+          Effect.map((r) => (HttpServerResponse.isHttpServerResponse(r) ? Option.some(r) : r))
+        )
+        if (Option.isSome(handled)) return handled.value
+      }
+      return yield* app.pipe(Effect.catchCause(recover(requestId)), Effect.map(normalize))
+    })
+
+/**
+ * {@link middlewareWith} with the default limits.
+ *
+ * @since 0.1.0
+ */
+export const middleware = middlewareWith()
 
 /**
  * `GET /healthz`: liveness. Answers `{"status":"ok"}` without touching the database or the
@@ -340,9 +399,10 @@ export const healthRoute = HttpRouter.add(
  * envelope), which the router's types cannot express: it is typed by what it needs.
  */
 const globalMiddleware = (
-  limit: RateLimit | false | undefined
+  limit: RateLimit | false | undefined,
+  limits: RequestLimits
 ): Layer.Layer<never, never, HttpRouter.HttpRouter | Store.Storage | Merchants.Merchants> =>
-  HttpRouter.middleware(makeMiddleware(limit) as never, { global: true }) as never
+  HttpRouter.middleware(makeMiddleware(limit, limits) as never, { global: true }) as never
 
 /** Any other path: the envelope's 404. */
 const notFoundRoute = HttpRouter.add("*", "/*", (request) =>
@@ -357,7 +417,7 @@ const notFoundRoute = HttpRouter.add("*", "/*", (request) =>
  *
  * @since 0.1.0
  */
-export const layerRoutesWith = (options: { readonly rateLimit?: RateLimit | false } = {}) =>
+export const layerRoutesWith = (options: { readonly rateLimit?: RateLimit | false } & RequestLimits = {}) =>
   Layer.mergeAll(
     HttpApiBuilder.layer(BillingApi, { openapiPath: "/openapi.json" }).pipe(
       Layer.provide(handlers.pipe(Layer.provide([authenticationLive, decodeErrorsLive])))
@@ -366,7 +426,7 @@ export const layerRoutesWith = (options: { readonly rateLimit?: RateLimit | fals
     healthRoute,
     Checkout.routes,
     notFoundRoute,
-    globalMiddleware(options.rateLimit)
+    globalMiddleware(options.rateLimit, options)
   )
 
 /**
@@ -396,7 +456,9 @@ export type EngineServices =
  *
  * @since 0.1.0
  */
-export const serve = (options: { readonly rateLimit?: RateLimit | false; readonly disableLogger?: boolean } = {}) =>
+export const serve = (
+  options: { readonly rateLimit?: RateLimit | false; readonly disableLogger?: boolean } & RequestLimits = {}
+) =>
   HttpRouter.serve(layerRoutesWith(options), { disableListenLog: true, disableLogger: options.disableLogger ?? true })
 
 /**
@@ -410,7 +472,7 @@ export const serve = (options: { readonly rateLimit?: RateLimit | false; readonl
 export const toWebHandler = <A extends EngineServices, E>(
   engine: Layer.Layer<A, E>,
   memoMap?: Layer.MemoMap,
-  options: { readonly rateLimit?: RateLimit | false } = {}
+  options: { readonly rateLimit?: RateLimit | false } & RequestLimits = {}
 ) =>
   HttpRouter.toWebHandler(
     layerRoutesWith(options).pipe(Layer.provideMerge(engine), Layer.provideMerge(HttpServer.layerServices)) as never,

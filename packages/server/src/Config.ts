@@ -25,6 +25,8 @@ export interface ServerConfig {
   readonly allowPrivateWebhooks: boolean
   /** `RECUR_RATE_LIMIT`: `<per second>/<burst>` per API key (`100/200`), or `off`. */
   readonly rateLimit: { readonly perSecond: number; readonly burst: number } | false
+  /** Largest request body in bytes (`RECUR_MAX_BODY_BYTES`, 1 MiB): larger ones get 413. */
+  readonly maxBodyBytes: number
   /** `RECUR_ACCESS_LOG=false`: no log line per request (default on). */
   readonly accessLog: boolean
   /** `RECUR_TRACING=true`: keep Effect's spans (for a tracer you provide); off by default. */
@@ -64,7 +66,7 @@ const HEX64 = /^[0-9a-fA-F]{64}$/
  * Reads `PORT` (4000), `RECUR_PUBLIC_URL`, `RECUR_DATA_DIR` (`./.recur`), `DATABASE_URL`,
  * `RECUR_DATABASE_SCHEMA`, `RECUR_MASTER_KEY` (generated into the data directory for the
  * embedded default, required with Postgres), `RECUR_RATE_LIMIT` (`100/200`, or `off`),
- * `RECUR_ACCESS_LOG` (`true`), `RECUR_WEBHOOKS_ALLOW_PRIVATE` (`false`), `RECUR_WORKER_CONCURRENCY`,
+ * `RECUR_MAX_BODY_BYTES` (`1048576`), `RECUR_ACCESS_LOG` (`true`), `RECUR_WEBHOOKS_ALLOW_PRIVATE` (`false`), `RECUR_WORKER_CONCURRENCY`,
  * `RECUR_DUNNING_RETRY_DAYS` (`1,3,5,7`) and `RECUR_DUNNING_FINAL_STATE` (`unpaid`).
  *
  * @since 0.1.0
@@ -84,6 +86,9 @@ export const load = Effect.gen(function* () {
         `RECUR_RATE_LIMIT must be "off" or "<per second>/<burst>" (e.g. 100/200), not ${JSON.stringify(rateText)}`
       )
     )
+  const maxBodyBytes = yield* Config.Int("RECUR_MAX_BODY_BYTES").pipe(Config.withDefault(1024 * 1024))
+  if (maxBodyBytes < 1024 || maxBodyBytes > 64 * 1024 * 1024)
+    return yield* Effect.fail(new Error("RECUR_MAX_BODY_BYTES must be between 1024 and 67108864 (64 MiB)"))
   const accessLog = yield* Config.Boolean("RECUR_ACCESS_LOG").pipe(Config.withDefault(true))
   const tracing = yield* Config.Boolean("RECUR_TRACING").pipe(Config.withDefault(false))
   // PGlite is one connection: its transactions run one at a time whatever the worker does
@@ -119,6 +124,15 @@ export const load = Effect.gen(function* () {
   } else {
     mkdirSync(dataDir, { recursive: true })
     const file = join(dataDir, "master.key")
+    // a key generated beside existing data could not decrypt its API keys and webhook secrets
+    if (!existsSync(file) && existsSync(join(dataDir, "PG_VERSION")))
+      return yield* Effect.fail(
+        new Error(
+          `${file} is missing, but ${dataDir} holds data encrypted with it (API keys, webhook secrets). ` +
+            `Restore master.key from your backup (or set RECUR_MASTER_KEY to its 64 hex characters); ` +
+            `a new key would lock that data out, so none was generated. To start afresh, use an empty RECUR_DATA_DIR.`
+        )
+      )
     if (!existsSync(file)) {
       const key = [...globalThis.crypto.getRandomValues(new Uint8Array(32))]
         .map((b) => b.toString(16).padStart(2, "0"))
@@ -136,6 +150,7 @@ export const load = Effect.gen(function* () {
     masterKey,
     allowPrivateWebhooks,
     rateLimit,
+    maxBodyBytes,
     accessLog,
     tracing,
     workerConcurrency,

@@ -126,9 +126,11 @@ export const workers = (owner: string, options: { readonly concurrency?: number 
  */
 export const serve = (config: ServerConfig) => {
   const engineLive = engine(config)
-  const http = Http.serve({ rateLimit: config.rateLimit, disableLogger: !config.accessLog }).pipe(
-    Layer.provide(NodeHttpServer.layer(createServer, { port: config.port }))
-  )
+  const http = Http.serve({
+    rateLimit: config.rateLimit,
+    maxBodyBytes: config.maxBodyBytes,
+    disableLogger: !config.accessLog
+  }).pipe(Layer.provide(NodeHttpServer.layer(createServer, { port: config.port })))
   const worker = Layer.effectDiscard(
     Effect.forkScoped(workers(`server-${process.pid}`, { concurrency: config.workerConcurrency }))
   )

@@ -6,7 +6,7 @@
  */
 import { NodeRuntime } from "@effect/platform-node"
 import { Merchants } from "@recur/core"
-import { DataDirLock } from "@recur/sql"
+import { DataDirLock, Pg } from "@recur/sql"
 import { Cause, Console, Data, Effect, Exit, Layer, Runtime } from "effect"
 import * as Config from "./Config.js"
 import * as Server from "./Server.js"
@@ -107,12 +107,13 @@ class Told extends Data.TaggedError("Told") {
   override readonly [Runtime.errorReported] = false
 }
 
-// another process holds the data directory: say who, in one line
+/** Errors whose message is the whole story for an operator (the data directory's state). */
+const operatorError = (e: unknown): e is DataDirLock.DataDirLocked | Pg.DataDirUnrecognised | Pg.DataDirUnreadable =>
+  e instanceof DataDirLock.DataDirLocked || e instanceof Pg.DataDirUnrecognised || e instanceof Pg.DataDirUnreadable
+
+// another process holds the data directory, or it is damaged: say so in one line
 const told = (program as Effect.Effect<unknown, unknown>).pipe(
-  Effect.catchIf(
-    (e): e is DataDirLock.DataDirLocked => e instanceof DataDirLock.DataDirLocked,
-    (e) => Effect.andThen(Console.error(`recur: ${e.message}`), Effect.fail(new Told()))
-  )
+  Effect.catchIf(operatorError, (e) => Effect.andThen(Console.error(`recur: ${e.message}`), Effect.fail(new Told())))
 )
 
 NodeRuntime.runMain(told, { teardown })

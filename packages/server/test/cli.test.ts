@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { spawn, spawnSync } from "node:child_process"
-import { mkdtempSync, rmSync } from "node:fs"
+import { existsSync, mkdtempSync, renameSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -47,6 +47,27 @@ describe("recur CLI and server", () => {
         body: JSON.stringify({ payer_id: "survivor" })
       })
       expect(res.status).toBe(200)
+      // through node:http: a multipart upload is refused at once (415), an oversized body by its length (413)
+      const headers = { authorization: `Bearer ${key}`, "request-id": "cli-hostile" }
+      const form = new FormData()
+      form.set("payer_id", "multipart")
+      const multipart = await fetch(`http://127.0.0.1:${port}/api/v1/front/customer/create`, {
+        method: "POST",
+        headers,
+        body: form,
+        signal: AbortSignal.timeout(20_000)
+      })
+      expect([multipart.status, ((await multipart.json()) as { code: string }).code]).toEqual([
+        415,
+        "unsupported_media_type"
+      ])
+      const huge = await fetch(`http://127.0.0.1:${port}/api/v1/front/customer/create`, {
+        method: "POST",
+        headers: { ...headers, "content-type": "application/json" },
+        body: JSON.stringify({ payer_id: "huge", name: "x".repeat(3 * 1024 * 1024) }),
+        signal: AbortSignal.timeout(20_000)
+      })
+      expect([huge.status, ((await huge.json()) as { code: string }).code]).toEqual([413, "payload_too_large"])
       // the directory is this server's: a CLI command on it is refused, naming the server, in one line
       const refused = recur(["merchant", "create", "--name", "Second", "--currency", "USD"], {
         RECUR_DATA_DIR: dataDir
@@ -114,6 +135,24 @@ describe("recur CLI and server", () => {
       const badDunning = recur(["migrate"], { RECUR_DUNNING_FINAL_STATE: "forgotten", RECUR_DATA_DIR: dataDir })
       expect(badDunning.status).not.toBe(0)
       expect(badDunning.stderr + badDunning.stdout).toContain("RECUR_DUNNING_FINAL_STATE must be")
+
+      // a lost master.key is never regenerated beside data encrypted with the old one
+      renameSync(join(dataDir, "master.key"), join(dataDir, "master.key.bak"))
+      const noKey = recur(["migrate"], { RECUR_DATA_DIR: dataDir })
+      expect(noKey.status).not.toBe(0)
+      expect(noKey.stderr + noKey.stdout).toContain("master.key is missing")
+      expect(noKey.stderr + noKey.stdout).toContain("Restore master.key from your backup")
+      expect(existsSync(join(dataDir, "master.key"))).toBe(false)
+      renameSync(join(dataDir, "master.key.bak"), join(dataDir, "master.key"))
+
+      // a damaged data directory is refused, in one plain sentence, and left as it was
+      rmSync(join(dataDir, "PG_VERSION"))
+      const damaged = recur(["merchant", "create", "--name", "Y", "--currency", "USD"], { RECUR_DATA_DIR: dataDir })
+      expect(damaged.status).not.toBe(0)
+      expect(damaged.stderr + damaged.stdout).toContain("PG_VERSION is missing")
+      expect(damaged.stderr + damaged.stdout).not.toContain("    at ")
+      expect(damaged.stdout).not.toContain("sk_test_")
+      expect(existsSync(join(dataDir, "PG_VERSION"))).toBe(false)
     } finally {
       rmSync(dataDir, { recursive: true, force: true })
     }

@@ -8,7 +8,9 @@ import { PGlite } from "@electric-sql/pglite"
 import { PGLiteSocketHandler } from "@electric-sql/pglite-socket"
 import { PgClient } from "@effect/sql-pg"
 import type { Store } from "@recur/core"
-import { Clock, Config, Effect, Layer, Redacted } from "effect"
+import { Clock, Config, Data, Effect, Layer, Redacted } from "effect"
+import { existsSync, readdirSync } from "node:fs"
+import { join } from "node:path"
 import * as SqlClient from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
 import { duplexPair, type Duplex } from "node:stream"
@@ -138,6 +140,56 @@ export interface PgliteOptions {
 }
 
 /**
+ * The data directory holds files but no PostgreSQL data Recur can recognise (`PG_VERSION` is
+ * missing): damaged, or some other program's. Recur never initialises a database over it.
+ *
+ * @since 0.1.0
+ */
+export class DataDirUnrecognised extends Data.TaggedError("DataDirUnrecognised")<{
+  readonly dataDir: string
+  readonly entries: ReadonlyArray<string>
+}> {
+  override get message() {
+    return (
+      `The data directory ${this.dataDir} is not empty (${this.entries.slice(0, 5).join(", ")}${this.entries.length > 5 ? ", …" : ""}) ` +
+      `but holds no PostgreSQL data (PG_VERSION is missing): it is damaged, or not Recur's. Nothing was written to it. ` +
+      `Restore the directory from a backup, or point RECUR_DATA_DIR (dataDir) at an empty or new directory.`
+    )
+  }
+}
+
+/**
+ * PGlite could not open the data directory (a missing WAL, a read-only directory, files from
+ * another PostgreSQL version): its own error, in a sentence.
+ *
+ * @since 0.1.0
+ */
+export class DataDirUnreadable extends Data.TaggedError("DataDirUnreadable")<{
+  readonly dataDir: string
+  readonly reason: string
+}> {
+  override get message() {
+    return (
+      `PGlite could not open the data directory ${this.dataDir} (${this.reason.slice(0, 200)}). ` +
+      `Check that the directory is readable and writable by this user and complete (pg_wal, global, base); ` +
+      `if it is damaged, restore it from a backup.`
+    )
+  }
+}
+
+/** Files Recur itself writes beside the database: they do not make a directory PostgreSQL data. */
+const OWN_FILES = new Set(["recur.lock", "master.key"])
+
+/** Refuses a non-empty directory that is not a PostgreSQL data directory. */
+const recognise = (dataDir: string) =>
+  Effect.suspend(() => {
+    const entries = existsSync(dataDir) ? readdirSync(dataDir).filter((e) => !OWN_FILES.has(e)) : []
+    return entries.length > 0 && !existsSync(join(dataDir, "PG_VERSION"))
+      ? Effect.fail(new DataDirUnrecognised({ dataDir, entries }))
+      : Effect.void
+  })
+
+/**
  * Opens PGlite, durable when on disk: `fsync` and synchronous commits on, so a change
  * acknowledged before a crash (`kill -9`) is there after reopening. A data directory is held by
  * one process at a time (`DataDirLock`): a second opener fails with `DataDirLocked`, naming the
@@ -148,17 +200,27 @@ export interface PgliteOptions {
 export const openPglite = (options: PgliteOptions = {}) =>
   Effect.gen(function* () {
     const onDisk = options.dataDir !== undefined && !options.dataDir.includes("://")
-    if (onDisk) yield* DataDirLock.acquire(options.dataDir!)
+    if (onDisk) {
+      yield* DataDirLock.acquire(options.dataDir!)
+      yield* recognise(options.dataDir!)
+    }
     return yield* Effect.acquireRelease(
-      Effect.promise(async () => {
-        const db = new PGlite({
-          ...(options.dataDir !== undefined ? { dataDir: options.dataDir } : {}),
-          ...(options.loadDataDir !== undefined ? { loadDataDir: options.loadDataDir } : {}),
-          relaxedDurability: false,
-          postgresqlconf: ["fsync = on", "synchronous_commit = on", "full_page_writes = on"]
-        })
-        await db.waitReady
-        return db
+      Effect.tryPromise({
+        try: async () => {
+          const db = new PGlite({
+            ...(options.dataDir !== undefined ? { dataDir: options.dataDir } : {}),
+            ...(options.loadDataDir !== undefined ? { loadDataDir: options.loadDataDir } : {}),
+            relaxedDurability: false,
+            postgresqlconf: ["fsync = on", "synchronous_commit = on", "full_page_writes = on"]
+          })
+          await db.waitReady
+          return db
+        },
+        catch: (cause) =>
+          new DataDirUnreadable({
+            dataDir: options.dataDir ?? "memory://",
+            reason: cause instanceof Error ? `${cause.name}: ${cause.message}` : JSON.stringify(cause)
+          })
       }),
       (db) => Effect.promise(() => db.close().catch(() => undefined))
     )
@@ -211,7 +273,10 @@ export const clientPglite = (db: PGlite) =>
  */
 export const layerPglite = (
   options: PgliteOptions = {}
-): Layer.Layer<Store.Storage | SqlClient.SqlClient, SqlError | DataDirLock.DataDirLocked> =>
+): Layer.Layer<
+  Store.Storage | SqlClient.SqlClient,
+  SqlError | DataDirLock.DataDirLocked | DataDirUnrecognised | DataDirUnreadable
+> =>
   Layer.unwrap(
     Effect.map(openPglite(options), (db) =>
       Layer.provideMerge(
