@@ -140,6 +140,13 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
         const refuse = (reason: Errors.SessionRefused["reason"], detail: string) =>
           new Errors.SessionRefused({ reason, rateGiven, detail })
         const quantity = Option.match(command.item, { onNone: () => 1n, onSome: (i) => i.quantity })
+        // a live merchant's payer leaves the page over https only
+        if (merchant.mode !== "sandbox")
+          for (const field of ["return_url", "cancel_url"] as const) {
+            const url = command.page[field]
+            if (url !== null && !url.toLowerCase().startsWith("https://"))
+              return yield* refuse(field, `${field} must be an https URL for a live merchant`)
+          }
         // who pays
         let customerId: string | null = null
         if (Option.isSome(command.customerId)) {

@@ -319,7 +319,17 @@ export class UsageBatchRefused extends Schema.TaggedError<UsageBatchRefused>()("
  * @since 0.1.0
  */
 export class SessionRefused extends Schema.TaggedError<SessionRefused>()("SessionRefused", {
-  reason: Schema.Literals(["customer", "price", "payment_mode", "quantity", "amount", "no_rate", "rate"]),
+  reason: Schema.Literals([
+    "customer",
+    "price",
+    "payment_mode",
+    "quantity",
+    "amount",
+    "no_rate",
+    "rate",
+    "return_url",
+    "cancel_url"
+  ]),
   rateGiven: Schema.Boolean,
   detail: Schema.String
 }) {

@@ -205,6 +205,24 @@ const isHttpsUrl = (s: string) => {
 }
 
 /**
+ * Where the hosted page may send the payer (the 303 `Location`): an absolute `https:` or
+ * `http:` URL with a host, at most 2048 characters. `javascript:`, `data:`, scheme-relative
+ * (`//evil.example`) and relative URLs never are; `http:` is for sandbox merchants only (the
+ * checkout service decides, knowing the merchant).
+ */
+const isRedirectUrl = (s: string) => {
+  if (s.length > 2048 || !/^https?:\/\//i.test(s)) return false
+  try {
+    const u = new URL(s)
+    return (
+      (u.protocol === "https:" || u.protocol === "http:") && u.hostname !== "" && u.username === "" && u.password === ""
+    )
+  } catch {
+    return false
+  }
+}
+
+/**
  * Decodes `POST /api/v1/session`: who pays (one of `payer_id`, `customer_id`, `email`), one
  * line item in mode checkout or `amount` and `currency` in mode payment, the settlement
  * currency and rate, the page's URLs and texts. What the engine then refuses (a missing price,
@@ -235,6 +253,16 @@ export const sessionCommand = (
     ] as const) {
       if (url !== undefined && !isHttpsUrl(url))
         return yield* invalid(param, "must be empty or an absolute https URL of at most 512 characters")
+    }
+    for (const [param, url] of [
+      ["return_url", input.return_url],
+      ["cancel_url", input.cancel_url]
+    ] as const) {
+      if (url !== undefined && !isRedirectUrl(url))
+        return yield* invalid(
+          param,
+          "must be an absolute https URL (http for sandbox merchants) of at most 2048 characters"
+        )
     }
     if (input.first_source_channel !== undefined && input.first_source_channel.length > 50)
       return yield* invalid("first_source_channel", "at most 50 characters")

@@ -24,6 +24,11 @@ export class Settings extends Context.Service<
     readonly trialNoticeMs: number
     /** How long an attempt may stay unanswered before the gateway is asked about it. */
     readonly reconcileAfterMs: number
+    /**
+     * Whether live merchants' webhook endpoints may point at private or special-purpose
+     * addresses (an operator's own network). Sandbox merchants always may. Default false.
+     */
+    readonly webhookPrivateNetwork: boolean
   }
 >()("@recur/core/Settings") {}
 
@@ -38,7 +43,8 @@ export const defaultSettings: Settings["Service"] = {
   sessionTtlMs: DAY,
   incompleteExpiryMs: 23 * 3_600_000,
   trialNoticeMs: 3 * DAY,
-  reconcileAfterMs: 60_000
+  reconcileAfterMs: 60_000,
+  webhookPrivateNetwork: false
 }
 
 /**

@@ -9,6 +9,8 @@ import { Context, Effect, Layer, Option } from "effect"
 import * as Entities from "./Entities.js"
 import { merchantNow, nowOf } from "./internal/engine.js"
 import * as Merchants from "./Merchants.js"
+import * as NetworkAddress from "./NetworkAddress.js"
+import * as Settings from "./Settings.js"
 import * as Errors from "./Errors.js"
 import * as Ids from "./Ids.js"
 import { pageErrors } from "./internal/paging.js"
@@ -54,6 +56,7 @@ export class Webhooks extends Context.Service<Webhooks>()("@recur/core/Webhooks"
     const secrets = yield* Secrets.Secrets
     const merchants = yield* Merchants.Merchants
     const dispatch = yield* WebhookDispatch.WebhookDispatch
+    const settings = yield* Settings.Settings
     const endpoints = storage.repository(Entities.webhookEndpoint)
     const events = storage.repository(Entities.webhookEvent)
     const deliveries = storage.repository(Entities.webhookDelivery)
@@ -69,10 +72,26 @@ export class Webhooks extends Context.Service<Webhooks>()("@recur/core/Webhooks"
         { discard: true }
       )
 
+    /**
+     * A live merchant's endpoint may not point at a special-purpose address or at this machine
+     * (server-side request forgery); sandbox merchants may, to test against a local receiver.
+     * Names are judged again at every delivery, on the address the connection is made to.
+     */
+    const checkTarget = (merchantId: string, url: string) =>
+      Effect.gen(function* () {
+        if (settings.webhookPrivateNetwork) return
+        const why = NetworkAddress.refusedHost(url)
+        if (why === undefined) return
+        const merchant = yield* Effect.orDie(merchants.get(merchantId))
+        if (merchant.mode === "sandbox") return
+        return yield* invalid("url", `${why}: webhooks are not sent to private or special-purpose networks`)
+      })
+
     const create = (merchantId: string, input: EndpointInput) =>
       Effect.gen(function* () {
         if (input.url === undefined || !checkUrl(input.url))
           return yield* invalid("url", "must be an absolute http(s) URL")
+        yield* checkTarget(merchantId, input.url)
         yield* checkTypes(input.event_types)
         const all = input.all_events ?? (input.event_types === undefined || input.event_types.length === 0)
         if (!all && (input.event_types ?? []).length === 0)
@@ -111,6 +130,7 @@ export class Webhooks extends Context.Service<Webhooks>()("@recur/core/Webhooks"
         const current = yield* get(merchantId, id)
         if (input.url !== undefined && !checkUrl(input.url))
           return yield* invalid("url", "must be an absolute http(s) URL")
+        if (input.url !== undefined) yield* checkTarget(merchantId, input.url)
         if (input.status !== undefined && input.status !== "enabled" && input.status !== "disabled")
           return yield* invalid("status", "must be enabled or disabled")
         yield* checkTypes(input.event_types)

@@ -6,6 +6,7 @@
 export * as BillingPeriod from "./BillingPeriod.js"
 export * as Decimal from "./Decimal.js"
 export * as Ids from "./Ids.js"
+export * as NetworkAddress from "./NetworkAddress.js"
 export * as Money from "./Money.js"
 export * as Pricing from "./Pricing.js"
 export * as Proration from "./Proration.js"

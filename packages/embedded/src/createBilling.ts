@@ -114,7 +114,13 @@ export const engineOn = <A, E>(
         options.webhooks !== undefined && "transport" in options.webhooks
           ? options.webhooks.transport
           : HttpTransport.layer(options.webhooks ?? {}),
-        Settings.layer(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
+        Settings.layer({
+          ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
+          webhookPrivateNetwork:
+            options.webhooks !== undefined && "allowPrivateNetwork" in options.webhooks
+              ? options.webhooks.allowPrivateNetwork === true
+              : false
+        }),
         DunningPolicy.layerDefault(dunningPolicy(options.dunning))
       )
     )

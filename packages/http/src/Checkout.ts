@@ -4,11 +4,12 @@
  *
  * @since 0.1.0
  */
-import { Billing, type CheckoutSession, Entities, Store } from "@recur/core"
+import { Billing, type CheckoutSession, Entities, NetworkAddress, Store } from "@recur/core"
 import * as ApiErrors from "./Errors.js"
 import { toApiError } from "./Handlers.js"
+import * as Limiter from "./internal/limiter.js"
 import { SandboxGateway } from "@recur/payment-sandbox"
-import { Effect, Layer, Option, type Result } from "effect"
+import { Clock, Effect, Layer, Option, type Result } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 
 const esc = (s: string) =>
@@ -45,8 +46,35 @@ ${error ? `<p class="error" role="alert">${esc(error)}</p>` : ""}
 <button type="submit">Pay ${esc(session.amount ?? "")} ${esc(session.currency)}</button></form></main>`
 }
 
+/**
+ * Card-testing guard on the hosted pay route (in this process): each session allows a burst of
+ * 10 attempts, then one a minute; each client address (other than loopback) a burst of 30,
+ * then one every 10 s. Over either: 429 with `Retry-After`, and no charge is attempted.
+ *
+ * @since 0.1.0
+ */
+export const PAY_LIMITS = {
+  session: { burst: 10, perSecond: 1 / 60 },
+  address: { burst: 30, perSecond: 1 / 10 }
+} as const
+const perSession = Limiter.make(PAY_LIMITS.session)
+const perAddress = Limiter.make(PAY_LIMITS.address)
+
+const isLoopback = (address: string) => NetworkAddress.specialPurpose(address)?.startsWith("loopback") === true
+
+/** Seconds to wait before this pay attempt may run, or 0. */
+const payWait = (request: HttpServerRequest.HttpServerRequest, sessionId: string) =>
+  Effect.map(Clock.currentTimeMillis, (now) => {
+    const bySession = perSession(sessionId, now)
+    // a payer on this machine is the operator (or a local proxy, which should forward the client's address)
+    const address = Option.getOrUndefined(request.remoteAddress)
+    const byAddress = address !== undefined && !isLoopback(address) ? perAddress(address, now) : 0
+    return Math.max(bySession, byAddress)
+  })
+
 const done = (session: CheckoutSession.CheckoutSession) => {
-  const target = session.return_url
+  // only ever an absolute http(s) URL (checked when the session was opened; checked again here)
+  const target = session.return_url !== null && /^https?:\/\/[^/]/i.test(session.return_url) ? session.return_url : null
   if (session.integration_method === "embedded") {
     return page(
       "Paid",
@@ -140,6 +168,24 @@ export const routes = Layer.mergeAll(
       const found = yield* findSession(session_id)
       if (Option.isNone(found))
         return yield* page("Not found", "<main><h1>This checkout does not exist.</h1></main>", 404)
+      const wait = yield* payWait(request, session_id)
+      if (wait > 0) {
+        const message = `Too many payment attempts. Try again in ${wait} seconds.`
+        return HttpServerResponse.setHeader(
+          wantsJson(request)
+            ? HttpServerResponse.jsonUnsafe(
+                {
+                  code: "rate_limit_exceeded",
+                  message,
+                  data: { request_id: request.headers["request-id"] ?? "" }
+                },
+                { status: 429 }
+              )
+            : yield* page("Checkout", `<main><h1>Too many attempts</h1><p>${esc(message)}</p></main>`, 429),
+          "retry-after",
+          String(wait)
+        )
+      }
       const input = yield* Effect.orElseSucceed(body, () => ({}) as Record<string, string>)
       const billing = yield* Billing.Billing
       const m = found.value.merchant_id

@@ -37,7 +37,9 @@ const sessionFields = {
   quantity: "line_items[0].quantity",
   amount: "amount",
   no_rate: "target_currency",
-  rate: "target_currency"
+  rate: "target_currency",
+  return_url: "return_url",
+  cancel_url: "cancel_url"
 } as const
 
 const usageFields = {

@@ -24,6 +24,7 @@ import * as ApiErrors from "./Errors.js"
 import * as Checkout from "./Checkout.js"
 import * as AuthMemo from "./internal/authMemo.js"
 import * as BodyChecks from "./internal/bodyChecks.js"
+import * as Limiter from "./internal/limiter.js"
 import { authenticationLive, handlers } from "./Handlers.js"
 
 const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
@@ -152,6 +153,7 @@ const idempotent = <E, R>(
   Effect.gen(function* () {
     const storage = yield* Store.Storage
     const merchants = yield* Merchants.Merchants
+    const secrets = yield* Secrets.Secrets
     const m = BEARER.exec(request.headers.authorization ?? "")
     if (!m || requestId === "") return Option.none()
     const auth = yield* Effect.option(merchants.authenticate(m[1]!))
@@ -181,9 +183,11 @@ const idempotent = <E, R>(
         return Option.some(
           envelope(409, "request_in_progress", "A request with this Request-Id is still running.", requestId)
         )
-      return Option.some(
-        json(existing.status ?? 200, JSON.parse(existing.response ?? "{}"), { "idempotent-replayed": "true" })
-      )
+      const stored = existing.response ?? "{}"
+      // answers are stored encrypted (they can hold a webhook signing secret); rows written
+      // before that are plain JSON
+      const text = stored.startsWith("{") ? stored : yield* secrets.decrypt(stored)
+      return Option.some(json(existing.status ?? 200, JSON.parse(text), { "idempotent-replayed": "true" }))
     }
     const response = yield* app.pipe(
       Effect.catchCause(recover(requestId)),
@@ -192,7 +196,14 @@ const idempotent = <E, R>(
     )
     const text = bodyText(response)
     if (response.status >= 500 || text === undefined) yield* storage.idempotency.release(merchantId, requestId)
-    else yield* storage.idempotency.complete(merchantId, requestId, response.status, text, now + IDEMPOTENCY_TTL_MS)
+    else
+      yield* storage.idempotency.complete(
+        merchantId,
+        requestId,
+        response.status,
+        yield* secrets.encrypt(text),
+        now + IDEMPOTENCY_TTL_MS
+      )
     return Option.some(response)
   })
 
@@ -213,36 +224,20 @@ export interface RateLimit {
  */
 export const defaultRateLimit: RateLimit = { perSecond: 100, burst: 200 }
 
-const makeLimiter = (limit: RateLimit) => {
-  const buckets = new Map<string, { tokens: number; at: number }>()
-  /** Takes a token for `key` at `now`; returns 0 when allowed, else the seconds to wait. */
-  return (key: string, now: number): number => {
-    const b = buckets.get(key) ?? { tokens: limit.burst, at: now }
-    const tokens = Math.min(limit.burst, b.tokens + ((now - b.at) / 1000) * limit.perSecond)
-    if (tokens >= 1) {
-      buckets.set(key, { tokens: tokens - 1, at: now })
-      if (buckets.size > 100_000) buckets.clear()
-      return 0
-    }
-    buckets.set(key, { tokens, at: now })
-    return Math.max(1, Math.ceil((1 - tokens) / limit.perSecond))
-  }
-}
-
 /**
  * The app-level middleware with a rate limit of its own.
  *
  * @since 0.1.0
  */
 export const makeMiddleware = (limit: RateLimit | false = defaultRateLimit, limits: RequestLimits = {}) => {
-  const take = limit === false ? undefined : makeLimiter(limit)
+  const take = limit === false ? undefined : Limiter.make(limit)
   const checked = middlewareWith(limits)
   return <E, R>(
     app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
   ): Effect.Effect<
     HttpServerResponse.HttpServerResponse,
     never,
-    R | Store.Storage | Merchants.Merchants | HttpServerRequest.HttpServerRequest
+    R | Store.Storage | Merchants.Merchants | Secrets.Secrets | HttpServerRequest.HttpServerRequest
   > =>
     Effect.gen(function* () {
       const request = yield* HttpServerRequest.HttpServerRequest
@@ -358,7 +353,7 @@ export const middlewareWith =
   ): Effect.Effect<
     HttpServerResponse.HttpServerResponse,
     never,
-    R | Store.Storage | Merchants.Merchants | HttpServerRequest.HttpServerRequest
+    R | Store.Storage | Merchants.Merchants | Secrets.Secrets | HttpServerRequest.HttpServerRequest
   > =>
     Effect.gen(function* () {
       const request = yield* HttpServerRequest.HttpServerRequest
@@ -401,7 +396,7 @@ export const healthRoute = HttpRouter.add(
 const globalMiddleware = (
   limit: RateLimit | false | undefined,
   limits: RequestLimits
-): Layer.Layer<never, never, HttpRouter.HttpRouter | Store.Storage | Merchants.Merchants> =>
+): Layer.Layer<never, never, HttpRouter.HttpRouter | Store.Storage | Merchants.Merchants | Secrets.Secrets> =>
   HttpRouter.middleware(makeMiddleware(limit, limits) as never, { global: true }) as never
 
 /** Any other path: the envelope's 404. */
@@ -443,6 +438,7 @@ export const layerRoutes = layerRoutesWith()
  */
 export type EngineServices =
   | Store.Storage
+  | Secrets.Secrets
   | Merchants.Merchants
   | Customers.Customers
   | Catalog.Catalog

@@ -1,4 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { afterAll, beforeAll, describe, expect, it, vi } from "@effect/vitest"
+import { Effect } from "effect"
+import * as SqlClient from "effect/sql/SqlClient"
 import type { TestClient } from "@recur/http"
 import { backends, serve } from "./client.js"
 
@@ -81,6 +83,151 @@ for (const [name, storage] of backends()) {
       }
       const charset = await customer({ payer_id: "cs" }, { "content-type": "application/json; charset=utf-8" })
       expect(charset.status).toBe(200)
+    })
+
+    it("a live merchant's webhook endpoint may not point at a special-purpose address; a sandbox merchant's may", async () => {
+      const live = (await api.merchant({ live: true })).api_key
+      const endpoint = (k: string, url: string) =>
+        api.call("POST", "/api/v2/webhook/endpoints", k, { url, all_events: true })
+      for (const url of [
+        "http://169.254.169.254/latest/meta-data",
+        "http://10.0.0.1/hook",
+        "http://[::ffff:7f00:1]:8080/",
+        "http://[0:0:0:0:0:ffff:127.0.0.1]/",
+        "http://[::ffff:a9fe:a9fe]/",
+        "http://[64:ff9b::7f00:1]/",
+        "http://0x7f.1/",
+        "http://localhost:3000/"
+      ])
+        expect(refusal(await endpoint(live, url)), url).toEqual([400, "InvalidParameter", "url"])
+      const ok = await endpoint(live, "https://hooks.example.com/recur")
+      expect(ok.status).toBe(200)
+      const id = (ok.body as { data: { id: string } }).data.id
+      const moved = await api.call("POST", `/api/v2/webhook/endpoints/${id}`, live, { url: "http://192.168.1.10/" })
+      expect(refusal(moved)).toEqual([400, "InvalidParameter", "url"])
+      expect((await endpoint(key, "http://127.0.0.1:9999/hook")).status).toBe(200)
+    })
+
+    it("no secret or key is stored or logged in plaintext: every table and the logs are searched", async () => {
+      const logged: Array<string> = []
+      const spies = (["log", "info", "warn", "error", "debug"] as const).map((level) =>
+        vi.spyOn(console, level).mockImplementation((...args: Array<unknown>) => {
+          logged.push(args.map(String).join(" "))
+        })
+      )
+      try {
+        const { api_key } = await api.merchant()
+        const body = { url: "https://hooks.example.com/secret-test", all_events: true }
+        const headers = { "request-id": "secret-replay-1" }
+        const first = await api.call("POST", "/api/v2/webhook/endpoints", api_key, body, headers)
+        const secret = (first.body as { data: { secret: string } }).data.secret
+        expect(secret).toMatch(/^whsec_/)
+        // the replay still answers the secret: the stored answer is encrypted, not dropped
+        const replay = await api.call("POST", "/api/v2/webhook/endpoints", api_key, body, headers)
+        expect(replay.headers.get("idempotent-replayed")).toBe("true")
+        expect((replay.body as { data: { secret: string } }).data.secret).toBe(secret)
+        // both backends are SQL stores: the runtime holds their SqlClient
+        const everyRow = Effect.gen(function* () {
+          const sql = yield* SqlClient.SqlClient
+          const tables = yield* sql<{ name: string }>`
+              select table_name as name from information_schema.tables
+              where table_schema = current_schema() and table_type = 'BASE TABLE'`
+          const rows = yield* Effect.forEach(
+            tables,
+            (t) => sql<{ row: string }>`select t::text as row from ${sql(t.name)} t`
+          )
+          return {
+            tables: tables.length,
+            text: rows
+              .flat()
+              .map((r) => r.row)
+              .join("\n")
+          }
+        }) as unknown as Effect.Effect<{ tables: number; text: string }>
+        const dump = await api.runtime.runPromise(everyRow)
+        expect(dump.tables).toBeGreaterThan(10)
+        expect(dump.text).toContain("secret-replay-1")
+        for (const plaintext of [secret, secret.slice(6), api_key, api_key.slice(8)]) {
+          expect(dump.text.includes(plaintext)).toBe(false)
+          expect(logged.some((line) => line.includes(plaintext))).toBe(false)
+        }
+      } finally {
+        for (const spy of spies) spy.mockRestore()
+      }
+    })
+
+    /** A product and a monthly 30.00 price of the merchant with `k`. */
+    const priceOf = async (k: string) => {
+      const product = (await api.call("POST", "/api/v1/products", k, { product_name: "Pro" })).body as any
+      const price = await api.call("POST", "/api/v1/prices", k, {
+        name: "Pro monthly",
+        product_id: product.data.product_id,
+        currency: "USD",
+        billing_type: "recurring",
+        price_type: "flat_price",
+        price_plan: { billing_cycle_unit: "month", base_price_val: "30.00" }
+      })
+      return (price.body as any).data.price_id as string
+    }
+
+    it("return_url and cancel_url: only absolute https URLs (http for sandbox merchants), never a script or another origin's path", async () => {
+      const live = (await api.merchant({ live: true })).api_key
+      const livePrice = await priceOf(live)
+      const sandboxPrice = await priceOf(key)
+      const session = (k: string, price: string, urls: Record<string, string>) =>
+        api.call("POST", "/api/v1/session", k, { payer_id: "redirects", line_items: [{ price_id: price }], ...urls })
+      for (const field of ["return_url", "cancel_url"]) {
+        for (const url of [
+          "javascript:alert(1)",
+          "data:text/html,<script>alert(1)</script>",
+          "//evil.example/x",
+          "/relative/path",
+          "not a url",
+          "https://user:pass@example.com/",
+          `https://example.com/${"x".repeat(2100)}`
+        ]) {
+          expect(refusal(await session(key, sandboxPrice, { [field]: url })), url).toEqual([
+            400,
+            "InvalidParameter",
+            field
+          ])
+        }
+        expect(refusal(await session(live, livePrice, { [field]: "http://shop.example.com/done" }))).toEqual([
+          400,
+          "InvalidParameter",
+          field
+        ])
+        expect((await session(live, livePrice, { [field]: "https://shop.example.com/done" })).status).toBe(200)
+        expect((await session(key, sandboxPrice, { [field]: "http://localhost:3000/done" })).status).toBe(200)
+      }
+    })
+
+    it("card testing: a session takes 10 pay attempts at once, then 429 with Retry-After and no charge", async () => {
+      const price = await priceOf(key)
+      const opened = await api.call("POST", "/api/v1/session", key, {
+        payer_id: "card-tester",
+        line_items: [{ price_id: price }]
+      })
+      const id = (opened.body as any).data.session_id as string
+      const attempt = () =>
+        api.call(
+          "POST",
+          `/checkout/${id}/pay`,
+          null,
+          { card_number: "4000000000000002", exp_month: "12", exp_year: "2030", cvc: "123" },
+          { accept: "application/json" }
+        )
+      const statuses: Array<number> = []
+      for (let i = 0; i < 14; i++) statuses.push((await attempt()).status)
+      expect(statuses.slice(0, 10)).toEqual(Array(10).fill(402))
+      expect(statuses.slice(10)).toEqual(Array(4).fill(429))
+      const limited = await attempt()
+      expect(refusal(limited)).toEqual([429, "rate_limit_exceeded", undefined])
+      expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0)
+      // the refused attempts never reached the gateway: ten declined attempts are all the trades hold
+      const trades = (await api.call("GET", "/api/v1/trades?limit=100", key)).body as any
+      const ofSession = trades.data.list.filter((t: { session_id: string }) => t.session_id === id)
+      expect(ofSession.length).toBeLessThanOrEqual(10)
     })
 
     it("an unknown value of an enumerated filter is a 400 naming the filter", async () => {

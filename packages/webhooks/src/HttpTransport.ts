@@ -1,15 +1,17 @@
 /**
- * The webhook transport on Effect's HttpClient (fetch): POSTs the body as given,
- * never follows a redirect (a 3xx is the answer), gives up after the request's timeout, and
- * refuses loopback / private-network targets unless allowed (server-side request forgery).
+ * The webhook transport on Effect's HttpClient (node:http): POSTs the body as given, never
+ * follows a redirect (a 3xx is the answer), reads at most 4 KiB of the answer, gives up after
+ * the request's timeout, and refuses private and special-purpose targets unless allowed
+ * (server-side request forgery), on the exact address each connection is made to.
  *
  * @since 0.1.0
  */
-import { FetchHttpClient, HttpClient, HttpClientRequest } from "effect/http"
-import { Ports } from "@recur/core"
-import { Effect, Layer } from "effect"
-import { lookup } from "node:dns/promises"
-import { isIP } from "node:net"
+import { NodeHttpClient } from "@effect/platform-node"
+import { NetworkAddress, Ports } from "@recur/core"
+import { Effect, Layer, Stream } from "effect"
+import { HttpClientRequest } from "effect/http"
+import { type LookupAddress, lookup } from "node:dns"
+import { isIP, type LookupFunction } from "node:net"
 
 /**
  * @since 0.1.0
@@ -22,91 +24,125 @@ export interface Options {
   readonly allowPrivateNetwork?: boolean
 }
 
-const v4ToInt = (ip: string) => ip.split(".").reduce((a, p) => (a << 8) + Number(p), 0) >>> 0
-const inV4 = (ip: string, base: string, bits: number) =>
-  bits === 0 || v4ToInt(ip) >>> (32 - bits) === v4ToInt(base) >>> (32 - bits)
-const privateV4: ReadonlyArray<readonly [string, number]> = [
-  ["0.0.0.0", 8],
-  ["10.0.0.0", 8],
-  ["100.64.0.0", 10],
-  ["127.0.0.0", 8],
-  ["169.254.0.0", 16],
-  ["172.16.0.0", 12],
-  ["192.0.0.0", 24],
-  ["192.168.0.0", 16],
-  ["198.18.0.0", 15],
-  ["224.0.0.0", 4],
-  ["240.0.0.0", 4]
-]
-
 /**
- * Whether an IP address is loopback, link-local, private, shared, multicast or reserved.
+ * Whether an IP address is loopback, link-local, private, shared, multicast, reserved or any
+ * other special-purpose address, in any of its IPv6 spellings (`NetworkAddress.specialPurpose`).
  *
  * @example
  * isPrivateAddress("10.1.2.3") // true
- * isPrivateAddress("::ffff:127.0.0.1") // true
+ * isPrivateAddress("::ffff:7f00:1") // true
  * isPrivateAddress("93.184.216.34") // false
  * @since 0.1.0
  */
-export const isPrivateAddress = (ip: string): boolean => {
-  const kind = isIP(ip)
-  if (kind === 4) return privateV4.some(([base, bits]) => inV4(ip, base, bits))
-  if (kind !== 6) return true
-  const lower = ip.toLowerCase()
-  const mapped = /^(?:0*:)*:?ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(lower) ?? /^::(\d+\.\d+\.\d+\.\d+)$/.exec(lower)
-  if (mapped) return isPrivateAddress(mapped[1]!)
-  if (lower === "::1" || lower === "::") return true
-  const first = parseInt(lower.split(":")[0] || "0", 16)
-  return (first & 0xfe00) === 0xfc00 || (first & 0xffc0) === 0xfe80 || (first & 0xff00) === 0xff00
+export const isPrivateAddress = (ip: string): boolean => NetworkAddress.specialPurpose(ip) !== undefined
+
+/** How much of a receiver's answer is read: its content is not used, only its status. */
+export const MAX_ANSWER_BYTES = 4096
+
+const FORBIDDEN = "ERECUR_FORBIDDEN_ADDRESS"
+
+/**
+ * The DNS lookup every guarded connection makes: it resolves the name and refuses it when any
+ * address is special-purpose, so the address checked is the address connected to (no window
+ * for DNS rebinding between a check and the connect).
+ */
+const guardedLookup: LookupFunction = (hostname, options, callback) => {
+  lookup(hostname, { ...options, all: true }, (error, addresses) => {
+    if (error) return (callback as (e: Error) => void)(error)
+    const list = addresses as ReadonlyArray<LookupAddress>
+    const bad = list.find((a) => isPrivateAddress(a.address))
+    if (bad !== undefined || list.length === 0) {
+      const e = Object.assign(
+        new Error(
+          bad
+            ? `${hostname} resolves to ${bad.address}, a private or special-purpose address`
+            : `${hostname} has no address`
+        ),
+        { code: bad ? FORBIDDEN : "ENOTFOUND" }
+      )
+      return (callback as (e: Error) => void)(e)
+    }
+    if ((options as { all?: boolean }).all)
+      return (callback as (e: null, a: ReadonlyArray<LookupAddress>) => void)(null, list)
+    return (callback as (e: null, a: string, f: number) => void)(null, list[0]!.address, list[0]!.family)
+  })
 }
 
 const forbidden = (message: string) => new Ports.WebhookTransportError({ reason: "forbidden", message })
 
-/** Refuses a URL whose host is, or resolves to, a private address. */
-const guard = (url: string) =>
-  Effect.gen(function* () {
+/** The refusal a guarded lookup raised, found in an HTTP client error's causes. */
+const forbiddenCause = (e: unknown): string | undefined => {
+  const seen = new Set<unknown>()
+  let current: unknown = e
+  while (current !== null && typeof current === "object" && !seen.has(current)) {
+    seen.add(current)
+    const c = current as { code?: unknown; message?: unknown; cause?: unknown; reason?: unknown }
+    if (c.code === FORBIDDEN) return String(c.message)
+    current = c.cause ?? c.reason
+  }
+  return undefined
+}
+
+/** Refuses a URL whose host is a special-purpose IP literal (names are checked at connect). */
+const guardLiteral = (url: string) =>
+  Effect.suspend(() => {
     const host = new URL(url).hostname.replace(/^\[|\]$/g, "")
-    if (isIP(host) !== 0) {
-      if (isPrivateAddress(host)) return yield* forbidden(`${host} is a private-network address`)
-      return
-    }
-    const addresses = yield* Effect.tryPromise({
-      try: () => lookup(host, { all: true }),
-      catch: (e) =>
-        new Ports.WebhookTransportError({
-          reason: "network",
-          message: `cannot resolve ${host}: ${String((e as Error).message ?? e)}`
-        })
-    })
-    const bad = addresses.find((a) => isPrivateAddress(a.address))
-    if (bad) return yield* forbidden(`${host} resolves to the private-network address ${bad.address}`)
+    if (isIP(host) === 0) return Effect.void
+    const why = NetworkAddress.specialPurpose(host)
+    return why === undefined ? Effect.void : Effect.fail(forbidden(`${host} is a special-purpose address (${why})`))
   })
 
 /**
- * Builds the transport on the `HttpClient` in context.
+ * Builds the transport: node:http(s) clients, one whose connections resolve names through the
+ * guarded lookup and one without (sandbox merchants, or `allowPrivateNetwork`). A redirect is
+ * never followed (a 3xx is the answer) and at most {@link MAX_ANSWER_BYTES} of an answer are
+ * read; the rest is dropped with the connection.
  *
  * @since 0.1.0
  */
 export const make = (options: Options = {}) =>
   Effect.gen(function* () {
-    const client = yield* HttpClient.HttpClient
+    const client = (agent: NodeHttpClient.HttpAgentOptions) =>
+      Effect.provideServiceEffect(
+        NodeHttpClient.makeNodeHttp,
+        NodeHttpClient.HttpAgent,
+        NodeHttpClient.makeAgent(agent)
+      )
+    const guarded = yield* client({ keepAlive: true, lookup: guardedLookup })
+    const open = yield* client({ keepAlive: true })
     return {
       send: (request: Ports.WebhookRequest) =>
         Effect.gen(function* () {
-          if (!options.allowPrivateNetwork && !request.allowPrivateNetwork) yield* guard(request.url)
-          const response = yield* client
+          const guard = !options.allowPrivateNetwork && !request.allowPrivateNetwork
+          if (guard) yield* guardLiteral(request.url)
+          const response = yield* (guard ? guarded : open)
             .execute(
               HttpClientRequest.post(request.url).pipe(
                 HttpClientRequest.setHeaders(request.headers),
                 HttpClientRequest.bodyText(request.body, "application/json")
               )
             )
-            .pipe(Effect.mapError((e) => new Ports.WebhookTransportError({ reason: "network", message: e.message })))
-          // read (and discard) the answer so the connection is reused; its content is not used
-          yield* Effect.ignore(response.text)
+            .pipe(
+              Effect.mapError((e) => {
+                const refused = forbiddenCause(e)
+                return refused !== undefined
+                  ? forbidden(refused)
+                  : new Ports.WebhookTransportError({ reason: "network", message: e.message })
+              })
+            )
+          // read at most a few KiB of the answer (its content is not used); the rest is dropped
+          let read = 0
+          yield* response.stream.pipe(
+            Stream.runForEachWhile((chunk) =>
+              Effect.sync(() => {
+                read += chunk.length
+                return read < MAX_ANSWER_BYTES
+              })
+            ),
+            Effect.ignore
+          )
           return { status: response.status }
         }).pipe(
-          Effect.provideService(FetchHttpClient.RequestInit, { redirect: "manual" }),
           Effect.scoped,
           Effect.timeoutOrElse({
             duration: request.timeoutMs,
@@ -123,9 +159,9 @@ export const make = (options: Options = {}) =>
   })
 
 /**
- * The transport on fetch.
+ * The transport on node:http(s).
  *
  * @since 0.1.0
  */
 export const layer = (options: Options = {}): Layer.Layer<Ports.WebhookTransport> =>
-  Layer.effect(Ports.WebhookTransport, make(options)).pipe(Layer.provide(FetchHttpClient.layer))
+  Layer.effect(Ports.WebhookTransport, make(options))

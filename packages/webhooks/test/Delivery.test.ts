@@ -2,12 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import {
   Billing,
   Catalog,
+  Entities,
   Lifecycle,
   Merchants,
   PriceChanges,
   Refunds,
   Store,
   Subscriptions,
+  Webhook,
   Webhooks
 } from "@recur/core"
 import { SandboxGateway } from "@recur/payment-sandbox"
@@ -234,13 +236,28 @@ for (const [name, storage] of backends()) {
       await drain()
       expect(at("/gone")).toHaveLength(1)
 
+      // a live merchant cannot create an endpoint on a private network; one stored before that
+      // rule (moved here in storage) is still refused at delivery, on the address connected to
       const live = await run(merchantWithPrice("", {}, "live"))
-      await hooks((w) => w.create(live.merchantId, { url: rcv.url("/private"), all_events: true }))
+      await expect(
+        hooks((w) => w.create(live.merchantId, { url: rcv.url("/private"), all_events: true }))
+      ).rejects.toThrow(/special-purpose address/)
+      const created = await hooks((w) =>
+        w.create(live.merchantId, { url: "https://hooks.example.com/recur", all_events: true })
+      )
+      await run(
+        Effect.gen(function* () {
+          const endpoints = (yield* Store.Storage).repository(Entities.webhookEndpoint)
+          const stored = Option.getOrThrow(yield* endpoints.get(live.merchantId, created.id))
+          const endpoint = new Webhook.WebhookEndpoint({ ...stored.value.endpoint, url: rcv.url("/private") })
+          yield* endpoints.update({ ...stored.value, endpoint }, stored.version)
+        })
+      )
       await run(subscribe(live.merchantId, live.priceId))
       await drain()
       const liveEvent = await eventId(live.merchantId, "v2.subscription.first")
       const refused = await deliveryOf(live.merchantId, liveEvent)
-      expect(refused.last_error).toMatch(/^forbidden: 127\.0\.0\.1 is a private-network address/)
+      expect(refused.last_error).toMatch(/^forbidden: 127\.0\.0\.1 is a special-purpose address \(loopback\)/)
       expect(at("/private")).toHaveLength(0)
     }, 60_000)
 

@@ -79,4 +79,48 @@ describe("HttpTransport", () => {
         expect(yield* send(request(`${base}/ok`))).toMatchObject({ _tag: "Failure", failure: { reason: "network" } })
       })
   )
+
+  it.live(
+    "refuses loopback in every IPv6 spelling and names resolving to it, at connect; reads only the head of an endless answer",
+    () =>
+      Effect.gen(function* () {
+        const seen: Array<string> = []
+        const server = createServer((req, res) => {
+          seen.push(req.url ?? "")
+          if (req.url === "/endless") {
+            res.writeHead(200, { "content-type": "application/octet-stream" })
+            const chunk = Buffer.alloc(64 * 1024, 120)
+            const pump = () => {
+              while (!res.destroyed && res.write(chunk)) {}
+              if (!res.destroyed) res.once("drain", pump)
+            }
+            res.on("close", () => res.removeAllListeners("drain"))
+            return pump()
+          }
+          res.writeHead(204).end()
+        })
+        yield* Effect.promise(() => new Promise<void>((r) => server.listen(0, "::", r)))
+        const port = (server.address() as AddressInfo).port
+        for (const host of [
+          "[::ffff:127.0.0.1]",
+          "[::ffff:7f00:1]",
+          "[0:0:0:0:0:ffff:127.0.0.1]",
+          "[::1]",
+          "[64:ff9b::7f00:1]",
+          "127.1",
+          "0x7f000001",
+          "localhost"
+        ]) {
+          const refused = yield* send(request(`http://${host}:${port}/x`, { allowPrivateNetwork: false }))
+          expect([host, refused]).toMatchObject([host, { _tag: "Failure", failure: { reason: "forbidden" } }])
+        }
+        expect(seen).toEqual([])
+        // an answer that never ends: its status is taken from the first bytes, the rest is dropped
+        const endless = yield* send(request(`http://127.0.0.1:${port}/endless`, { timeoutMs: 10_000 }))
+        expect(endless).toMatchObject({ _tag: "Success", success: { status: 200 } })
+        server.closeAllConnections()
+        yield* Effect.promise(() => new Promise<void>((r) => server.close(() => r())))
+      }),
+    30_000
+  )
 })
