@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { Context, Effect, Layer } from "effect"
+import { Context, DateTime, Effect, Layer } from "effect"
 import * as Entities from "./Entities.js"
 import * as Errors from "./Errors.js"
 import * as Ids from "./Ids.js"
@@ -26,6 +26,14 @@ import * as Usage from "./Usage.js"
  * @since 0.1.0
  */
 export const MAX_USAGE_COUNT = 1_000_000_000_000
+
+/**
+ * How far ahead of the merchant's clock a usage timestamp may be (a producer's clock running a
+ * little fast): 5 minutes. Earlier than the open cycle's start, or later than this, is refused.
+ *
+ * @since 0.1.0
+ */
+export const USAGE_CLOCK_SKEW_MS = 5 * 60_000
 
 /** The most billable units one cycle may accrue (its total stays a safe integer). */
 const MAX_CYCLE_USAGE = 1_000_000_000_000_000n
@@ -134,6 +142,19 @@ export class Metering extends Context.Service<Metering>()("@recur/core/Metering"
                 if (sub.billing_dimension !== "usage")
                   return yield* refuse(i, "not_metered", "the subscription is not billed by usage")
                 yield* live(sv.value, "record usage")
+                if (r.at !== undefined) {
+                  // usage belongs to the open cycle: from its start to now (plus a small clock skew)
+                  const start =
+                    sub.current_period_start === null
+                      ? Number.NEGATIVE_INFINITY
+                      : DateTime.toEpochMillis(sub.current_period_start)
+                  if (r.at < start || r.at > at + USAGE_CLOCK_SKEW_MS)
+                    return yield* refuse(
+                      i,
+                      "instant",
+                      `must be inside the subscription's open cycle: from ${Number.isFinite(start) ? new Date(start).toISOString() : "its start"} to ${new Date(at + USAGE_CLOCK_SKEW_MS).toISOString()} (now + 5 minutes)`
+                    )
+                }
                 const id = yield* Ids.make(Ids.prefixes.usageRecord)
                 rows.push({
                   merchant_id: merchantId,

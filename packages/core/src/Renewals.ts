@@ -7,6 +7,7 @@
  */
 import { Context, Effect, Layer, Option, Result } from "effect"
 import * as Entities from "./Entities.js"
+import * as Errors from "./Errors.js"
 import * as Invoice from "./Invoice.js"
 import { dt, emit, nowOf } from "./internal/engine.js"
 import { discountRules, must, newInvoice, renewalTrade, withTax, writes } from "./internal/records.js"
@@ -113,7 +114,13 @@ export class Renewals extends Context.Service<Renewals>()("@recur/core/Renewals"
             })
             yield* invoices
               .insert(inv)
-              .pipe(Effect.catchTag("UniqueViolation", () => Effect.die("cycle already billed")))
+              // another writer billed this cycle between our read and this insert (a concurrent
+              // renewal): nothing was written here; the caller may read again and retry
+              .pipe(
+                Effect.catchTag("UniqueViolation", () =>
+                  Effect.fail(new Errors.ConcurrentUpdate({ resource: "subscription", id: subscriptionId }))
+                )
+              )
             // a zero-amount renewal of a trial also ends the trial
             rec =
               trade === null && s.status === "trial"

@@ -230,6 +230,146 @@ for (const [name, storage] of backends()) {
       expect(ofSession.length).toBeLessThanOrEqual(10)
     })
 
+    it("usage timestamps outside the open cycle (1970, 9999, before the cycle, in the future) are a 400 naming timestamp", async () => {
+      const { api_key: k, merchant } = await api.merchant({ frozen: "2026-03-10T00:00:00Z" })
+      const product = ((await api.call("POST", "/api/v1/products", k, { product_name: "API" })).body as any).data
+      const price = await api.call("POST", "/api/v1/prices", k, {
+        name: "Calls",
+        product_id: product.product_id,
+        currency: "USD",
+        billing_type: "recurring",
+        price_type: "based_on_usage",
+        model_type: "per_unit",
+        billing_threshold: "1",
+        usage_unit_price: "0.10",
+        payment_timing: "postpaid",
+        billing_dimension: "usage",
+        usage_amount: "1",
+        usage_unit: "call",
+        price_plan: { billing_cycle_unit: "month", base_price_val: "0" }
+      })
+      const session = await api.call("POST", "/api/v1/session", k, {
+        payer_id: "meter",
+        line_items: [{ price_id: (price.body as any).data.price_id }]
+      })
+      const paid = await api.call(
+        "POST",
+        `/checkout/${(session.body as any).data.session_id}/pay`,
+        null,
+        { card_number: "4242424242424242", exp_month: "12", exp_year: "2030", cvc: "123" },
+        { accept: "application/json" }
+      )
+      expect([price.status, session.status, paid.status], JSON.stringify([price.body, session.body])).toEqual([
+        200, 200, 200
+      ])
+      const sub = ((await api.call("GET", "/api/v1/subscription?status=active", k)).body as any).data.list[0].id
+      const record = (timestamp: string, event_id: string) =>
+        api.call("POST", `/api/v1/subscription/${sub}/usage`, k, { usage_count: 5, event_id, timestamp })
+      for (const [t, i] of [
+        ["1970-01-01T00:00:00Z", 1],
+        ["9999-12-31T23:59:59Z", 2],
+        ["2026-03-09T23:59:59Z", 3],
+        ["2026-03-10T00:06:00Z", 4]
+      ] as const)
+        expect(refusal(await record(t, `late-${i}`)), t).toEqual([400, "InvalidParameter", "timestamp"])
+      const batch = await api.call("POST", "/api/v1/usage/batch", k, {
+        records: [
+          { subscription_id: sub, usage_count: 1, event_id: "b-ok", timestamp: "2026-03-10T00:00:00Z" },
+          { subscription_id: sub, usage_count: 1, event_id: "b-old", timestamp: "1970-01-01T00:00:00Z" }
+        ]
+      })
+      expect(refusal(batch)).toEqual([400, "InvalidParameter", "records[1].timestamp"])
+      // nothing was counted; inside the cycle (and within 5 minutes ahead) is fine
+      expect((await record("2026-03-10T00:00:00Z", "ok-1")).status).toBe(200)
+      expect((await record("2026-03-10T00:04:00Z", "ok-2")).status).toBe(200)
+      const summary = await api.call("GET", `/api/v1/subscription/${sub}/usage?merchant_id=${merchant.merchant_id}`, k)
+      expect((summary.body as any).data.total_usage_count, JSON.stringify(summary.body)).toBe(10)
+    })
+
+    it("concurrent conflicting calls on one subscription answer 200 or a documented 409, never 500", async () => {
+      const { api_key: k } = await api.merchant({ frozen: "2026-04-01T00:00:00Z" })
+      const price = await priceOf(k)
+      const product = ((await api.call("POST", "/api/v1/products", k, { product_name: "Max" })).body as any).data
+      const bigger = await api.call("POST", "/api/v1/prices", k, {
+        name: "Max monthly",
+        product_id: product.product_id,
+        currency: "USD",
+        billing_type: "recurring",
+        price_type: "flat_price",
+        price_plan: { billing_cycle_unit: "month", base_price_val: "60.00" }
+      })
+      const subscribe = async (payer: string) => {
+        const session = await api.call("POST", "/api/v1/session", k, {
+          payer_id: payer,
+          line_items: [{ price_id: price }]
+        })
+        const paid = await api.call(
+          "POST",
+          `/checkout/${(session.body as any).data.session_id}/pay`,
+          null,
+          { card_number: "4242424242424242", exp_month: "12", exp_year: "2030", cvc: "123" },
+          { accept: "application/json" }
+        )
+        expect(paid.status).toBe(200)
+        const list = ((await api.call("GET", "/api/v1/subscription?limit=100", k)).body as any).data.list
+        return list.find((x: { customer_id: string; id: string }) => x.id && x.customer_id)!.id as string
+      }
+      const allowed = (answers: ReadonlyArray<TestClient.Answer>) => {
+        for (const a of answers) {
+          expect(a.status, JSON.stringify(a.body)).not.toBe(500)
+          if (a.status !== 200)
+            expect([a.status, (a.body as any).code], JSON.stringify(a.body)).toEqual([409, "state_conflict"])
+        }
+      }
+      const path = (sub: string, action: string) => `/api/v1/subscription/${sub}${action}`
+
+      const renewed = await subscribe("renew-race")
+      const renewals = await Promise.all(
+        Array.from({ length: 10 }, () => api.call("POST", path(renewed, "/renewal"), k, {}))
+      )
+      allowed(renewals)
+      expect(renewals.filter((a) => a.status === 200).length).toBeGreaterThanOrEqual(1)
+
+      const changed = await subscribe("cancel-upgrade-race")
+      allowed(
+        await Promise.all([
+          api.call("POST", path(changed, "/cancel"), k, { cancel_at_period_end: false }),
+          api.call("POST", path(changed, ""), k, { price_id: (bigger.body as any).data.price_id }),
+          api.call("POST", path(changed, "/cancel"), k, { cancel_at_period_end: false }),
+          api.call("POST", path(changed, ""), k, { price_id: (bigger.body as any).data.price_id })
+        ])
+      )
+
+      // a declined checkout retried by several clicks at once: one charge at most, never 500
+      const retried = await api.call("POST", "/api/v1/session", k, {
+        payer_id: "declined-retry",
+        line_items: [{ price_id: price }]
+      })
+      const retriedId = (retried.body as any).data.session_id as string
+      const pay = (card_number: string) =>
+        api.call(
+          "POST",
+          `/checkout/${retriedId}/pay`,
+          null,
+          { card_number, exp_month: "12", exp_year: "2030", cvc: "123" },
+          { accept: "application/json" }
+        )
+      expect((await pay("4000000000000002")).status).toBe(402)
+      const retries = await Promise.all(Array.from({ length: 6 }, () => pay("4242424242424242")))
+      for (const a of retries) expect([200, 409], JSON.stringify(a.body)).toContain(a.status)
+      expect(retries.filter((a) => a.status === 200).length).toBeGreaterThanOrEqual(1)
+      const trades = ((await api.call("GET", "/api/v1/trades?limit=100&trade_status=succeeded", k)).body as any).data
+        .list
+      expect(trades.filter((t: { session_id: string }) => t.session_id === retriedId)).toHaveLength(1)
+
+      const paused = await subscribe("pause-resume-race")
+      allowed(
+        await Promise.all(
+          Array.from({ length: 8 }, (_, i) => api.call("POST", path(paused, i % 2 === 0 ? "/pause" : "/resume"), k, {}))
+        )
+      )
+    })
+
     it("an unknown value of an enumerated filter is a 400 naming the filter", async () => {
       for (const [path, param] of [
         ["/api/v1/subscription?status=bogus", "status"],

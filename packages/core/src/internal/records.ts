@@ -37,8 +37,11 @@ export const sumOf = (discounts: ReadonlyArray<Invoicing.AppliedDiscount>) =>
 export const parseMoney = (amount: string, currency: string) =>
   Result.getOrThrow(Money.parse(amount, currency, { allowNegative: true }))
 
-export const isVersionConflict = (u: unknown): u is Store.VersionConflict =>
-  typeof u === "object" && u !== null && (u as { _tag?: unknown })._tag === "VersionConflict"
+/** Another writer got there first: a store's `VersionConflict`, or the engine's `ConcurrentUpdate`. */
+export const isVersionConflict = (u: unknown): u is Store.VersionConflict | Errors.ConcurrentUpdate =>
+  typeof u === "object" &&
+  u !== null &&
+  ((u as { _tag?: unknown })._tag === "VersionConflict" || (u as { _tag?: unknown })._tag === "ConcurrentUpdate")
 
 export const must = <A>(o: Option.Option<Store.Versioned<A>>, resource: string, id: string) =>
   Option.match(o, { onNone: () => Effect.fail(new Errors.NotFound({ resource, id })), onSome: Effect.succeed })
@@ -380,9 +383,14 @@ export const writes = (storage: StorageService) => {
   const versions = storage.repository(Entities.priceVersion)
   return {
     /** Saves a subscription record (version-checked; a conflict is a defect for the caller's retry). */
+    /**
+     * Saves a subscription read at version `expected`. Another writer in between (a concurrent
+     * call on the same subscription) is a `ConcurrentUpdate`: the transaction rolls back, nothing
+     * is written, and the REST adapter answers 409 `state_conflict`.
+     */
     saveSub: (rec: Entities.SubscriptionRecord, expected: number, at: number) =>
-      Effect.orDie(
-        subs.update(
+      subs
+        .update(
           {
             ...rec,
             subscription: new Subscription.Subscription(
@@ -392,7 +400,12 @@ export const writes = (storage: StorageService) => {
           },
           expected
         )
-      ),
+        .pipe(
+          Effect.catchTag("VersionConflict", () =>
+            Effect.fail(new Errors.ConcurrentUpdate({ resource: "subscription", id: rec.subscription.id }))
+          ),
+          Effect.catchTag("UniqueViolation", (e) => Effect.die(e))
+        ),
     /** The subscription's events, in order, in the caller's transaction. */
     subEvents: (
       merchant_id: string,
