@@ -107,6 +107,7 @@ export class Billing extends Context.Service<Billing>()("@recur/core/Billing", {
       runDue: worker.runDue,
       worker: worker.worker,
       advanceClock: clock.advanceClock,
+      advanceTo: clock.advanceTo,
       /** A draft with the tax calculator's tax, its discounts kept (see `internal/records`). */
       withTax: withTax(taxes),
       getSubscription,

@@ -29,10 +29,17 @@ export class SandboxClock extends Context.Service<SandboxClock>()("@recur/core/S
     const merchantsRepo = storage.repository(Entities.merchant)
 
     /**
-     * Moves a sandbox merchant's frozen clock forward to `to`, running everything that falls
-     * due on the way, in time order, before it returns.
+     * Moves a sandbox merchant's frozen clock toward `to`, running everything that falls due on
+     * the way, in time order. With `maxItems`, at most that many work items run: the clock then
+     * stops at the instant it reached (`complete: false`) and a later call continues from there.
+     * The clock never passes an instant whose due work has not run: if due work cannot run now
+     * (claimed by another worker), it stops there too.
      */
-    const advanceClock = (merchantId: string, to: number, options: { readonly renewalBatch?: number } = {}) =>
+    const advanceTo = (
+      merchantId: string,
+      to: number,
+      options: { readonly renewalBatch?: number; readonly maxItems?: number } = {}
+    ) =>
       Effect.gen(function* () {
         const merchant = yield* merchants.get(merchantId)
         if (merchant.frozen_time === null)
@@ -47,29 +54,55 @@ export class SandboxClock extends Context.Service<SandboxClock>()("@recur/core/S
         const setClock = (t: number) =>
           Effect.gen(function* () {
             const current = Option.getOrThrow(yield* merchantsRepo.get(merchantId, merchantId))
+            if (msOf(current.value.frozen_time!) === t) return
             const next = new Merchant.Merchant({ ...current.value, frozen_time: dt(t) }, { disableChecks: true })
             yield* Effect.orDie(merchantsRepo.update(next, current.version))
           })
+        const budget = options.maxItems ?? Number.POSITIVE_INFINITY
+        const started = msOf(merchant.frozen_time)
+        let ran = 0
+        let complete = false
         for (;;) {
           const next = yield* storage.workQueue.nextDue(merchantId)
           const current = msOf((yield* merchants.get(merchantId)).frozen_time!)
-          if (Option.isNone(next) || next.value > to) break
-          yield* setClock(Math.max(current, next.value))
-          const ran = yield* worker.runDue({
-            now: Math.max(current, next.value),
+          if (Option.isNone(next) || next.value > to) {
+            yield* setClock(to)
+            complete = true
+            break
+          }
+          if (ran >= budget) break
+          const at = Math.max(current, next.value)
+          yield* setClock(at)
+          const n = yield* worker.runDue({
+            now: at,
             owner,
             lane: "frozen",
             merchantId,
+            maxItems: budget - ran,
             ...(options.renewalBatch !== undefined ? { renewalBatch: options.renewalBatch } : {})
           })
-          if (ran === 0) break
+          ran += n
+          // due work that could not be claimed: the clock waits here for it
+          if (n === 0) break
+          // other requests (other merchants on the same database) get their turn between steps
+          yield* Effect.yieldNow
         }
-        yield* setClock(to)
-        return yield* merchants.get(merchantId)
+        if (!complete) {
+          // stopped inside an instant (the bound, or work claimed elsewhere): show the instant
+          // before it, whose due work is all done; the next call starts with what is left
+          const current = msOf((yield* merchants.get(merchantId)).frozen_time!)
+          const pending = yield* storage.workQueue.nextDue(merchantId)
+          if (Option.isSome(pending) && pending.value <= current && current - 1 >= started) yield* setClock(current - 1)
+        }
+        return { merchant: yield* merchants.get(merchantId), complete, ran, requested: to }
         // the clock moves here: nothing inside may take "now" from the request's merchant snapshot
-      }).pipe(Effect.provideService(knownMerchant, undefined), Effect.withSpan("SandboxClock.advanceClock"))
+      }).pipe(Effect.provideService(knownMerchant, undefined), Effect.withSpan("SandboxClock.advanceTo"))
 
-    return { advanceClock } as const
+    /** {@link advanceTo} without a bound: everything due up to `to` runs before it returns. */
+    const advanceClock = (merchantId: string, to: number, options: { readonly renewalBatch?: number } = {}) =>
+      Effect.map(advanceTo(merchantId, to, options), (r) => r.merchant)
+
+    return { advanceClock, advanceTo } as const
   })
 }) {
   /** The live implementation. */

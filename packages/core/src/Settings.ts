@@ -29,6 +29,12 @@ export class Settings extends Context.Service<
      * addresses (an operator's own network). Sandbox merchants always may. Default false.
      */
     readonly webhookPrivateNetwork: boolean
+    /**
+     * The most work items (renewals, retries, notices, deliveries …) one
+     * `POST /test_helpers/advance_clock` request runs; past it the clock stops where it got
+     * to, answers `complete: false`, and the next call continues. Default 2,000.
+     */
+    readonly advanceClockMaxItems: number
   }
 >()("@recur/core/Settings") {}
 
@@ -44,7 +50,8 @@ export const defaultSettings: Settings["Service"] = {
   incompleteExpiryMs: 23 * 3_600_000,
   trialNoticeMs: 3 * DAY,
   reconcileAfterMs: 60_000,
-  webhookPrivateNetwork: false
+  webhookPrivateNetwork: false,
+  advanceClockMaxItems: 2000
 }
 
 /**

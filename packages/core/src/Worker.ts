@@ -139,15 +139,19 @@ export class Worker extends Context.Service<Worker>()("@recur/core/Worker", {
       readonly concurrency?: number
       /** Renewals of one merchant billed together (see `renewMany`); 1 renews each alone. Default 64. */
       readonly renewalBatch?: number
+      /** Stop claiming once this many items ran (a bound on one call's work); default: no bound. */
+      readonly maxItems?: number
     }) =>
       Effect.gen(function* () {
         let ran = 0
         const concurrency = Math.max(1, options.concurrency ?? 1)
         const batchSize = Math.max(1, options.renewalBatch ?? 64)
+        const maxItems = options.maxItems ?? Number.POSITIVE_INFINITY
         for (;;) {
+          if (ran >= maxItems) return ran
           const items = yield* storage.workQueue.claim({
             now: options.now,
-            limit: options.batch ?? Math.max(256, concurrency * 32),
+            limit: Math.min(options.batch ?? Math.max(256, concurrency * 32), maxItems - ran),
             leaseMs: options.leaseMs ?? 60_000,
             owner: options.owner,
             ...(options.lane ? { lane: options.lane } : {}),

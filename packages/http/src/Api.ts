@@ -687,7 +687,16 @@ export class SandboxGroup extends HttpApiGroup.make("sandbox")
   .add(
     HttpApiEndpoint.post("advanceClock", "/api/v1/test_helpers/advance_clock", {
       payload: Schema.Struct({ frozen_time: Schema.optional(Schema.String) }),
-      success: Envelope(Schema.Struct({ frozen_time: Schema.String })),
+      success: Envelope(
+        Schema.Struct({
+          frozen_time: Schema.String.annotate({ description: "where the clock is now" }),
+          target_time: Schema.String.annotate({ description: "the frozen_time asked for" }),
+          complete: Schema.Boolean.annotate({
+            description:
+              "false when the request's work bound (2,000 items by default) stopped the clock before target_time: call again to continue"
+          })
+        })
+      ),
       error: ApiErrors.all
     })
   )

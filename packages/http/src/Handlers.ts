@@ -14,6 +14,7 @@ import {
   Lifecycle,
   Merchants,
   Requests,
+  Settings,
   type Store,
   Subscriptions,
   Webhooks
@@ -609,8 +610,14 @@ const sandboxLive = HttpApiBuilder.group(BillingApi, "sandbox", (handlers) =>
             })
           const to = payload.frozen_time === undefined ? undefined : instant(payload.frozen_time)
           if (to === undefined) return yield* invalid("frozen_time", "must be an RFC 3339 timestamp")
-          const after = yield* billing.advanceClock(m, to)
-          return ok({ frozen_time: DateTime.formatIso(after.frozen_time!).replace(".000Z", "Z") })
+          const settings = yield* Settings.Settings
+          const r = yield* billing.advanceTo(m, to, { maxItems: settings.advanceClockMaxItems })
+          const wire = (d: DateTime.Utc) => DateTime.formatIso(d).replace(".000Z", "Z")
+          return ok({
+            frozen_time: wire(r.merchant.frozen_time!),
+            target_time: wire(DateTime.makeUnsafe(to)),
+            complete: r.complete
+          })
         })
       )
     )

@@ -877,7 +877,7 @@ for (const [name, storage] of backends()) {
       expect(
         (await app.call("POST", "/api/v1/test_helpers/advance_clock", w.key, { frozen_time: "2026-02-01T00:00:00Z" }))
           .body.data
-      ).toEqual({ frozen_time: "2026-02-01T00:00:00Z" })
+      ).toEqual({ frozen_time: "2026-02-01T00:00:00Z", target_time: "2026-02-01T00:00:00Z", complete: true })
       expect(
         (await app.call("GET", `/api/v1/invoices?subscription_id=${w.sub}&invoice_types=renewal`, w.key)).body.data.list
       ).toHaveLength(1)

@@ -162,6 +162,48 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
     )
 
     it.effect(
+      "a bounded advance stops at an instant whose due work is all done, answers complete: false, and the next call continues",
+      () =>
+        Effect.gen(function* () {
+          const billing = yield* Billing.Billing
+          const { merchantId, priceId } = yield* setup("2024-01-31T10:00:00Z")
+          const subs = []
+          for (let i = 0; i < 3; i++) {
+            const { result } = yield* subscribe(merchantId, priceId)
+            subs.push(result.subscription.pipe((o) => (o._tag === "Some" ? o.value.id : ""))!)
+          }
+          const target = iso("2025-03-01T00:00:00Z")
+          // 3 subscriptions × 13 monthly renewals (and their deliveries): 7 items per call at most
+          const first = yield* billing.advanceTo(merchantId, target, { maxItems: 7 })
+          expect(first.complete).toBe(false)
+          expect(first.ran).toBeLessThanOrEqual(7)
+          const shown = DateTime.toEpochMillis(first.merchant.frozen_time!)
+          expect(shown).toBeLessThan(target)
+          // the clock shows an instant whose due work is all done
+          const storage = yield* Store.Storage
+          const pending = yield* storage.workQueue.nextDue(merchantId)
+          expect(pending._tag === "Some" && pending.value > shown).toBe(true)
+          let calls = 1
+          let last = first
+          while (!last.complete) {
+            last = yield* billing.advanceTo(merchantId, target, { maxItems: 7 })
+            expect(DateTime.toEpochMillis(last.merchant.frozen_time!)).toBeGreaterThanOrEqual(shown)
+            calls++
+            expect(calls).toBeLessThan(100)
+          }
+          expect(DateTime.toEpochMillis(last.merchant.frozen_time!)).toBe(target)
+          // the same invoices as one unbounded advance: 13 renewals each, none twice
+          for (const id of subs) {
+            const invoices = yield* invoicesOf(merchantId, id)
+            expect(invoices.map((i) => [i.invoice_type, i.cycle_index])).toEqual([
+              ["initial", 0],
+              ...Array.from({ length: 13 }, (_, i) => ["renewal", i + 1])
+            ])
+          }
+        })
+    )
+
+    it.effect(
       "concurrent pays of one session charge it once: 30 at once, double-clicks on 10 sessions, racing retries after a decline",
       () =>
         Effect.gen(function* () {
