@@ -108,6 +108,8 @@ export class Billing extends Context.Service<Billing>()("@recur/core/Billing", {
       worker: worker.worker,
       advanceClock: clock.advanceClock,
       advanceTo: clock.advanceTo,
+      continueAdvance: clock.continueInBackground,
+      clockOf: clock.clockOf,
       /** A draft with the tax calculator's tax, its discounts kept (see `internal/records`). */
       withTax: withTax(taxes),
       getSubscription,

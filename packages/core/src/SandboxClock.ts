@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { Context, Effect, Layer, Option } from "effect"
+import { Context, Effect, FiberMap, Layer, Option } from "effect"
 import * as Entities from "./Entities.js"
 import * as Errors from "./Errors.js"
 import * as Ids from "./Ids.js"
@@ -35,7 +35,7 @@ export class SandboxClock extends Context.Service<SandboxClock>()("@recur/core/S
      * The clock never passes an instant whose due work has not run: if due work cannot run now
      * (claimed by another worker), it stops there too.
      */
-    const advanceTo = (
+    const step = (
       merchantId: string,
       to: number,
       options: { readonly renewalBatch?: number; readonly maxItems?: number } = {}
@@ -96,13 +96,73 @@ export class SandboxClock extends Context.Service<SandboxClock>()("@recur/core/S
         }
         return { merchant: yield* merchants.get(merchantId), complete, ran, requested: to }
         // the clock moves here: nothing inside may take "now" from the request's merchant snapshot
-      }).pipe(Effect.provideService(knownMerchant, undefined), Effect.withSpan("SandboxClock.advanceTo"))
+      }).pipe(Effect.provideService(knownMerchant, undefined), Effect.withSpan("SandboxClock.step"))
+
+    /** Background advances, one per merchant, stopped with the engine; and where each is going. */
+    const running = yield* FiberMap.make<string, void, never>()
+    const targets = new Map<string, number>()
+
+    const refuseWhileAdvancing = (merchantId: string) =>
+      Effect.suspend(() => {
+        const target = targets.get(merchantId)
+        return target === undefined
+          ? Effect.void
+          : Effect.fail(
+              new Errors.StateConflict({
+                resource: "merchant",
+                id: merchantId,
+                state: "advancing",
+                reason: `its clock is advancing in the background to ${new Date(target).toISOString()}; GET /api/v1/test_helpers/clock shows how far it got`
+              })
+            )
+      })
+
+    /**
+     * Moves the clock toward `to` (see the type's docs): refused while a background advance of
+     * the same merchant runs.
+     */
+    const advanceTo = (
+      merchantId: string,
+      to: number,
+      options: { readonly renewalBatch?: number; readonly maxItems?: number } = {}
+    ) => Effect.andThen(refuseWhileAdvancing(merchantId), step(merchantId, to, options))
+
+    /**
+     * Finishes an advance in the background, `chunk` work items at a time with a yield between
+     * chunks (other requests on the same database get their turn), until the clock reaches `to`.
+     * One per merchant: a second call while one runs does nothing. It lives as long as the
+     * engine; a restart leaves the clock at an instant whose due work is done, and another
+     * advance continues from there.
+     */
+    const continueInBackground = (merchantId: string, to: number, chunk = 200) =>
+      Effect.suspend(() => {
+        if (targets.has(merchantId)) return Effect.void
+        targets.set(merchantId, to)
+        const loop = Effect.gen(function* () {
+          for (;;) {
+            const r = yield* step(merchantId, to, { maxItems: chunk })
+            if (r.complete || r.ran === 0) return
+            yield* Effect.yieldNow
+          }
+        }).pipe(
+          Effect.catchCause((cause) => Effect.logError(`background advance of ${merchantId} stopped`, cause)),
+          Effect.ensuring(Effect.sync(() => targets.delete(merchantId)))
+        )
+        return Effect.asVoid(FiberMap.run(running, merchantId, loop, { onlyIfMissing: true }))
+      })
+
+    /** Where a sandbox clock is, and where a background advance is taking it (if one runs). */
+    const clockOf = (merchantId: string) =>
+      Effect.map(merchants.get(merchantId), (merchant) => ({
+        merchant,
+        target: Option.fromUndefinedOr(targets.get(merchantId))
+      }))
 
     /** {@link advanceTo} without a bound: everything due up to `to` runs before it returns. */
     const advanceClock = (merchantId: string, to: number, options: { readonly renewalBatch?: number } = {}) =>
       Effect.map(advanceTo(merchantId, to, options), (r) => r.merchant)
 
-    return { advanceClock, advanceTo } as const
+    return { advanceClock, advanceTo, continueInBackground, clockOf } as const
   })
 }) {
   /** The live implementation. */

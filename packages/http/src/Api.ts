@@ -693,8 +693,22 @@ export class SandboxGroup extends HttpApiGroup.make("sandbox")
           target_time: Schema.String.annotate({ description: "the frozen_time asked for" }),
           complete: Schema.Boolean.annotate({
             description:
-              "false when the request's work bound (2,000 items by default) stopped the clock before target_time: call again to continue"
+              "false when the request's work bound (2,000 items by default) stopped the clock before target_time; the advance then continues in the background (see GET /api/v1/test_helpers/clock)"
           })
+        })
+      ),
+      error: ApiErrors.all
+    })
+  )
+  .add(
+    HttpApiEndpoint.get("clock", "/api/v1/test_helpers/clock", {
+      success: Envelope(
+        Schema.Struct({
+          frozen_time: Schema.NullOr(Schema.String).annotate({ description: "where the clock is now" }),
+          target_time: Schema.NullOr(Schema.String).annotate({
+            description: "where a background advance is taking it, or null"
+          }),
+          advancing: Schema.Boolean
         })
       ),
       error: ApiErrors.all

@@ -598,29 +598,50 @@ const paymentsLive = HttpApiBuilder.group(BillingApi, "payments", (handlers) =>
 const sandboxLive = HttpApiBuilder.group(BillingApi, "sandbox", (handlers) =>
   Effect.gen(function* () {
     const billing = yield* Billing.Billing
-    return handlers.handle("advanceClock", ({ payload }) =>
-      call((m, merchant) =>
-        Effect.gen(function* () {
-          if (merchant.mode !== "sandbox")
-            return yield* new Errors.StateConflict({
+    const sandboxOnly = (m: string, merchant: { readonly mode: string }) =>
+      merchant.mode === "sandbox"
+        ? Effect.void
+        : Effect.fail(
+            new Errors.StateConflict({
               resource: "merchant",
               id: m,
               state: "live",
               reason: "test helpers need a sandbox key"
             })
-          const to = payload.frozen_time === undefined ? undefined : instant(payload.frozen_time)
-          if (to === undefined) return yield* invalid("frozen_time", "must be an RFC 3339 timestamp")
-          const settings = yield* Settings.Settings
-          const r = yield* billing.advanceTo(m, to, { maxItems: settings.advanceClockMaxItems })
-          const wire = (d: DateTime.Utc) => DateTime.formatIso(d).replace(".000Z", "Z")
-          return ok({
-            frozen_time: wire(r.merchant.frozen_time!),
-            target_time: wire(DateTime.makeUnsafe(to)),
-            complete: r.complete
+          )
+    const wire = (d: DateTime.Utc) => DateTime.formatIso(d).replace(".000Z", "Z")
+    return handlers
+      .handle("clock", () =>
+        call((m, merchant) =>
+          Effect.gen(function* () {
+            yield* sandboxOnly(m, merchant)
+            const c = yield* billing.clockOf(m)
+            return ok({
+              frozen_time: c.merchant.frozen_time === null ? null : wire(c.merchant.frozen_time),
+              target_time: Option.match(c.target, { onNone: () => null, onSome: (t) => wire(DateTime.makeUnsafe(t)) }),
+              advancing: Option.isSome(c.target)
+            })
           })
-        })
+        )
       )
-    )
+      .handle("advanceClock", ({ payload }) =>
+        call((m, merchant) =>
+          Effect.gen(function* () {
+            yield* sandboxOnly(m, merchant)
+            const to = payload.frozen_time === undefined ? undefined : instant(payload.frozen_time)
+            if (to === undefined) return yield* invalid("frozen_time", "must be an RFC 3339 timestamp")
+            const settings = yield* Settings.Settings
+            const r = yield* billing.advanceTo(m, to, { maxItems: settings.advanceClockMaxItems })
+            // past the request's bound, the rest runs in the background, a chunk at a time
+            if (!r.complete && r.ran > 0) yield* billing.continueAdvance(m, to)
+            return ok({
+              frozen_time: wire(r.merchant.frozen_time!),
+              target_time: wire(DateTime.makeUnsafe(to)),
+              complete: r.complete
+            })
+          })
+        )
+      )
   })
 )
 

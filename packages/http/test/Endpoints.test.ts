@@ -872,7 +872,7 @@ for (const [name, storage] of backends()) {
       )
     })
 
-    it("sandbox clock: advance (200), backwards (400), a live merchant (409)", async () => {
+    it("sandbox clock: advance (200), read (200), backwards (400), a live merchant (409)", async () => {
       const w = await world()
       expect(
         (await app.call("POST", "/api/v1/test_helpers/advance_clock", w.key, { frozen_time: "2026-02-01T00:00:00Z" }))
@@ -881,6 +881,11 @@ for (const [name, storage] of backends()) {
       expect(
         (await app.call("GET", `/api/v1/invoices?subscription_id=${w.sub}&invoice_types=renewal`, w.key)).body.data.list
       ).toHaveLength(1)
+      expect((await app.call("GET", "/api/v1/test_helpers/clock", w.key)).body.data).toEqual({
+        frozen_time: "2026-02-01T00:00:00Z",
+        target_time: null,
+        advancing: false
+      })
       expectEnvelopeError(
         await app.call("POST", "/api/v1/test_helpers/advance_clock", w.key, { frozen_time: "2025-01-01T00:00:00Z" }),
         400,
@@ -902,6 +907,7 @@ for (const [name, storage] of backends()) {
         409,
         "state_conflict"
       )
+      expectEnvelopeError(await app.call("GET", "/api/v1/test_helpers/clock", live.api_key), 409, "state_conflict")
     })
 
     it("webhooks: endpoints create/update/list/delete, events list — and their errors", async () => {

@@ -192,12 +192,27 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
             expect(calls).toBeLessThan(100)
           }
           expect(DateTime.toEpochMillis(last.merchant.frozen_time!)).toBe(target)
-          // the same invoices as one unbounded advance: 13 renewals each, none twice
+
+          // the rest of a bounded advance in the background: refused meanwhile, done in the end
+          const later = iso("2025-09-01T00:00:00Z")
+          const bounded = yield* billing.advanceTo(merchantId, later, { maxItems: 2 })
+          expect(bounded.complete).toBe(false)
+          yield* billing.continueAdvance(merchantId, later, 2)
+          const busy = yield* Effect.flip(billing.advanceTo(merchantId, later))
+          expect(busy._tag).toBe("StateConflict")
+          let clock = yield* billing.clockOf(merchantId)
+          for (let i = 0; i < 1500 && Option.isSome(clock.target); i++) {
+            yield* Effect.promise(() => new Promise((r) => setTimeout(r, 20)))
+            clock = yield* billing.clockOf(merchantId)
+          }
+          expect(Option.isNone(clock.target)).toBe(true)
+          expect(DateTime.toEpochMillis(clock.merchant.frozen_time!)).toBe(later)
+          // the same invoices as unbounded advances: 19 renewals each, none twice
           for (const id of subs) {
             const invoices = yield* invoicesOf(merchantId, id)
             expect(invoices.map((i) => [i.invoice_type, i.cycle_index])).toEqual([
               ["initial", 0],
-              ...Array.from({ length: 13 }, (_, i) => ["renewal", i + 1])
+              ...Array.from({ length: 19 }, (_, i) => ["renewal", i + 1])
             ])
           }
         })
