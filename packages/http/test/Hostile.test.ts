@@ -370,6 +370,54 @@ for (const [name, storage] of backends()) {
       )
     })
 
+    it("while one tenant's clock advances over a thousand renewals, another tenant's requests are answered", async () => {
+      const { api_key: busy } = await api.merchant({ frozen: "2026-01-01T00:00:00Z" })
+      const { api_key: other } = await api.merchant()
+      const product = ((await api.call("POST", "/api/v1/products", busy, { product_name: "Weekly" })).body as any).data
+      const weekly = await api.call("POST", "/api/v1/prices", busy, {
+        name: "Weekly",
+        product_id: product.product_id,
+        currency: "USD",
+        billing_type: "recurring",
+        price_type: "flat_price",
+        price_plan: { billing_cycle_unit: "week", base_price_val: "3.00" }
+      })
+      for (let i = 0; i < 10; i++) {
+        const session = await api.call("POST", "/api/v1/session", busy, {
+          payer_id: `weekly-${i}`,
+          line_items: [{ price_id: (weekly.body as any).data.price_id }]
+        })
+        const paid = await api.call(
+          "POST",
+          `/checkout/${(session.body as any).data.session_id}/pay`,
+          null,
+          { card_number: "4242424242424242", exp_month: "12", exp_year: "2030", cvc: "123" },
+          { accept: "application/json" }
+        )
+        expect(paid.status).toBe(200)
+      }
+      // two years of weekly renewals for 10 subscriptions: about 1,040 work items
+      let advanced = false
+      const advancing = api
+        .call("POST", "/api/v1/test_helpers/advance_clock", busy, { frozen_time: "2028-01-01T00:00:00Z" })
+        .then((r) => {
+          advanced = true
+          return r
+        })
+      // the other tenant's reads and writes are answered while the advance is still running
+      for (let i = 0; i < 3; i++) {
+        expect((await api.call("GET", "/api/v1/front/customer", other)).status).toBe(200)
+        expect(
+          (await api.call("POST", "/api/v1/front/customer/create", other, { payer_id: `bystander-${i}` })).status
+        ).toBe(200)
+      }
+      expect(advanced).toBe(false)
+      const done = await advancing
+      expect((done.body as any).data).toMatchObject({ frozen_time: "2028-01-01T00:00:00Z", complete: true })
+      const renewals = await api.call("GET", "/api/v1/invoices?invoice_types=renewal&limit=1", busy)
+      expect((renewals.body as any).data.list).toHaveLength(1)
+    })
+
     it("an unknown value of an enumerated filter is a 400 naming the filter", async () => {
       for (const [path, param] of [
         ["/api/v1/subscription?status=bogus", "status"],

@@ -32,6 +32,26 @@ export class DataDirLocked extends Data.TaggedError("DataDirLocked")<{
   }
 }
 
+/**
+ * The data directory cannot be opened: the lock file cannot be written (a read-only directory,
+ * a path through a file) or PGlite fails on it (a missing WAL, files from another PostgreSQL
+ * version). The cause, in a sentence.
+ *
+ * @since 0.1.0
+ */
+export class DataDirUnreadable extends Data.TaggedError("DataDirUnreadable")<{
+  readonly dataDir: string
+  readonly reason: string
+}> {
+  override get message() {
+    return (
+      `Recur could not open the data directory ${this.dataDir} (${this.reason.slice(0, 200)}). ` +
+      `Check that the directory is readable and writable by this user and complete (pg_wal, global, base); ` +
+      `if it is damaged, restore it from a backup.`
+    )
+  }
+}
+
 interface Holder {
   readonly pid: number
   readonly host: string
@@ -83,10 +103,17 @@ const tryTake = (dataDir: string): Holder | "taken" => {
  *
  * @since 0.1.0
  */
-export const acquire = (dataDir: string): Effect.Effect<void, DataDirLocked, Scope.Scope> =>
+export const acquire = (dataDir: string): Effect.Effect<void, DataDirLocked | DataDirUnreadable, Scope.Scope> =>
   Effect.acquireRelease(
     Effect.flatMap(
-      Effect.sync(() => tryTake(dataDir)),
+      Effect.try({
+        try: () => tryTake(dataDir),
+        catch: (e) =>
+          new DataDirUnreadable({
+            dataDir,
+            reason: e instanceof Error ? e.message : String(e)
+          })
+      }),
       (r) =>
         r === "taken"
           ? Effect.void

@@ -159,23 +159,15 @@ export class DataDirUnrecognised extends Data.TaggedError("DataDirUnrecognised")
 }
 
 /**
- * PGlite could not open the data directory (a missing WAL, a read-only directory, files from
- * another PostgreSQL version): its own error, in a sentence.
+ * The data directory cannot be opened (`DataDirLock.DataDirUnreadable`).
  *
  * @since 0.1.0
  */
-export class DataDirUnreadable extends Data.TaggedError("DataDirUnreadable")<{
-  readonly dataDir: string
-  readonly reason: string
-}> {
-  override get message() {
-    return (
-      `PGlite could not open the data directory ${this.dataDir} (${this.reason.slice(0, 200)}). ` +
-      `Check that the directory is readable and writable by this user and complete (pg_wal, global, base); ` +
-      `if it is damaged, restore it from a backup.`
-    )
-  }
-}
+export const DataDirUnreadable = DataDirLock.DataDirUnreadable
+/**
+ * @since 0.1.0
+ */
+export type DataDirUnreadable = DataDirLock.DataDirUnreadable
 
 /** Files Recur itself writes beside the database: they do not make a directory PostgreSQL data. */
 const OWN_FILES = new Set(["recur.lock", "master.key"])
@@ -217,7 +209,7 @@ export const openPglite = (options: PgliteOptions = {}) =>
           return db
         },
         catch: (cause) =>
-          new DataDirUnreadable({
+          new DataDirLock.DataDirUnreadable({
             dataDir: options.dataDir ?? "memory://",
             reason: cause instanceof Error ? `${cause.name}: ${cause.message}` : JSON.stringify(cause)
           })

@@ -64,6 +64,25 @@ describe("PGlite data directory", { timeout: 120_000 }, () => {
   )
 
   it.effect(
+    'a directory that cannot be written (here: a path through a file) is a plain message, not {"name":"ErrnoError"}',
+    () =>
+      Effect.gen(function* () {
+        const parent = fresh()
+        try {
+          writeFileSync(join(parent, "a-file"), "")
+          const dir = join(parent, "a-file", "data")
+          const failure = yield* failureOf(dir)
+          expect(failure?.tag).toBe("DataDirUnreadable")
+          expect(failure?.message).toContain(`Recur could not open the data directory ${dir}`)
+          expect(failure?.message).toContain("readable and writable")
+        } finally {
+          rmSync(parent, { recursive: true, force: true })
+        }
+      }),
+    { timeout: 120_000 }
+  )
+
+  it.effect(
     "a deleted WAL is a plain message naming the directory, not RuntimeError: Aborted()",
     () =>
       Effect.gen(function* () {
@@ -73,7 +92,7 @@ describe("PGlite data directory", { timeout: 120_000 }, () => {
           rmSync(join(dir, "pg_wal"), { recursive: true, force: true })
           const failure = yield* failureOf(dir)
           expect(failure?.tag).toBe("DataDirUnreadable")
-          expect(failure?.message).toContain(`PGlite could not open the data directory ${dir}`)
+          expect(failure?.message).toContain(`Recur could not open the data directory ${dir}`)
         } finally {
           rmSync(dir, { recursive: true, force: true })
         }
