@@ -784,6 +784,46 @@ export class WebhooksGroup extends HttpApiGroup.make("webhooks")
   .annotate(OpenApi.Title, "Webhooks") {}
 
 /**
+ * Declares what the middleware requires of every operation but no endpoint schema carries: the
+ * `Request-Id` header (1..255 printable characters; the idempotency key of a POST), so Swagger's
+ * "Try it out" and generated clients send it.
+ */
+const requestIdHeader = (spec: Record<string, any>): Record<string, any> => {
+  const ref = { $ref: "#/components/parameters/RequestId" }
+  const paths = Object.fromEntries(
+    Object.entries(spec.paths ?? {}).map(([path, ops]) => [
+      path,
+      Object.fromEntries(
+        Object.entries(ops as Record<string, any>).map(([method, op]) => [
+          method,
+          typeof op === "object" && op !== null && Array.isArray(op.security)
+            ? { ...op, parameters: [...(op.parameters ?? []), ref] }
+            : op
+        ])
+      )
+    ])
+  )
+  return {
+    ...spec,
+    paths,
+    components: {
+      ...spec.components,
+      parameters: {
+        ...spec.components?.parameters,
+        RequestId: {
+          name: "Request-Id",
+          in: "header",
+          required: true,
+          description:
+            "1 to 255 printable characters, unique per request. A POST with a Request-Id already seen replays the stored answer (7 days); with another body it is 409 idempotency_conflict.",
+          schema: { type: "string", minLength: 1, maxLength: 255 }
+        }
+      }
+    }
+  }
+}
+
+/**
  * The whole API.
  *
  * @since 0.1.0
@@ -798,4 +838,5 @@ export class BillingApi extends HttpApi.make("recur")
   .add(WebhooksGroup)
   .middleware(DecodeErrors)
   .annotate(OpenApi.Title, "Recur merchant API")
-  .annotate(OpenApi.Version, "1.0.0") {}
+  .annotate(OpenApi.Version, "1.0.0")
+  .annotate(OpenApi.Transform, requestIdHeader) {}

@@ -4,12 +4,12 @@
  *
  * @since 0.1.0
  */
-import { Billing, type CheckoutSession, Entities, NetworkAddress, Store } from "@recur/core"
+import { Billing, type CheckoutSession, Entities, Errors, NetworkAddress, Store } from "@recur/core"
 import * as ApiErrors from "./Errors.js"
 import { toApiError } from "./Handlers.js"
 import * as Limiter from "./internal/limiter.js"
 import { SandboxGateway } from "@recur/payment-sandbox"
-import { Clock, Effect, Layer, Option, type Result } from "effect"
+import { Clock, Effect, Layer, Option, Result } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 
 const esc = (s: string) =>
@@ -168,6 +168,19 @@ export const routes = Layer.mergeAll(
       const found = yield* findSession(session_id)
       if (Option.isNone(found))
         return yield* page("Not found", "<main><h1>This checkout does not exist.</h1></main>", 404)
+      // a paid or expired session is said so, as the GET says it: no form, no charge attempted
+      const before = yield* Effect.orDie(Billing.Billing.use((b) => b.getSession(found.value.merchant_id, session_id)))
+      if (before.status === "complete" || before.status === "expired") {
+        if (wantsJson(request))
+          return yield* payJson(
+            request,
+            Result.fail(new Errors.SessionNotPayable({ sessionId: session_id, state: before.status }))
+          )
+        // paid: where a paid checkout goes (the merchant's return_url, or the paid page)
+        return yield* before.status === "complete"
+          ? done(before)
+          : page("Expired", "<main><h1>This checkout has expired.</h1></main>", 410)
+      }
       const wait = yield* payWait(request, session_id)
       if (wait > 0) {
         const message = `Too many payment attempts. Try again in ${wait} seconds.`

@@ -243,8 +243,28 @@ describe("hosted checkout page", () => {
     )
     expect(paid.status).toBe(303)
     expect(paid.headers.get("location")).toBe("https://shop.example/thanks")
+    // posting the paid session again: no form, no charge — where a paid checkout goes, or a 409 for code
+    const again = await handler(
+      new Request(`http://localhost/checkout/${s1}/pay`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: form({ card_number: "4242424242424242", ...card }),
+        redirect: "manual"
+      })
+    )
+    expect([again.status, again.headers.get("location")]).toEqual([303, "https://shop.example/thanks"])
+    const againJson = await handler(
+      new Request(`http://localhost/checkout/${s1}/pay`, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json" },
+        body: JSON.stringify({ card_number: "4242424242424242", ...card })
+      })
+    )
+    expect([againJson.status, ((await againJson.json()) as { code: string }).code]).toEqual([409, "state_conflict"])
     const subs = await call("GET", "/api/v1/subscription?status=active", api_key)
     expect(subs.body.data.list).toHaveLength(1)
+    const trades = await call("GET", "/api/v1/trades?trade_status=succeeded", api_key)
+    expect(trades.body.data.list).toHaveLength(1)
 
     const s2 = await session()
     const challenge = await handler(
@@ -288,6 +308,11 @@ describe("hosted checkout page", () => {
       ])
     )
     expect(JSON.stringify(doc)).not.toContain("HttpApiDecodeError")
+    expect((doc.components as { parameters?: Record<string, unknown> }).parameters?.RequestId).toMatchObject({
+      name: "Request-Id",
+      in: "header",
+      required: true
+    })
     for (const [path, ops] of Object.entries(doc.paths)) {
       for (const op of Object.values(
         ops as Record<string, { responses: Record<string, unknown>; security: unknown }>
@@ -297,6 +322,11 @@ describe("hosted checkout page", () => {
           expect.arrayContaining(["200", "400", "401", "404", "409", "429", "500"])
         ])
         expect([path, op.security]).toEqual([path, [{ bearer: [] }]])
+        // the header every call needs is declared on every operation
+        expect([path, (op as { parameters?: Array<unknown> }).parameters]).toEqual([
+          path,
+          expect.arrayContaining([{ $ref: "#/components/parameters/RequestId" }])
+        ])
       }
     }
     expect((await handler(new Request("http://localhost/docs"))).status).toBe(200)
