@@ -108,7 +108,10 @@ export const engineOn = <A, E>(
       Layer.mergeAll(
         storage,
         Secrets.layer(Redacted.make(options.masterKey ?? randomHex())),
-        SandboxGateway.layer(),
+        // the 3-D Secure challenge lives beside the checkout pages, under the public URL (and its mount prefix)
+        SandboxGateway.layer(
+          options.publicUrl ? { challengeBaseUrl: `${options.publicUrl.replace(/\/+$/, "")}/sandbox/3ds` } : {}
+        ),
         Ports.fxStatic(options.fxRates ?? {}),
         Ports.taxNone,
         options.webhooks !== undefined && "transport" in options.webhooks

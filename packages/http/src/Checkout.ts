@@ -30,13 +30,18 @@ const findSession = (sessionId: string) =>
     return Option.map(found, (v) => v.value)
   })
 
-const form = (session: CheckoutSession.CheckoutSession, error?: string) => {
+/**
+ * The payment form. Its `action` is relative to the page that shows it (`ses_…/pay` from the
+ * checkout page, `pay` from the pay route's answer, `../../checkout/ses_…/pay` from the 3-D
+ * Secure page), so it posts to the right place wherever the routes are mounted (`/billing/…`).
+ */
+const form = (session: CheckoutSession.CheckoutSession, action: string, error?: string) => {
   const item = session.line_items[0]
   return `<main><h1>Checkout</h1>
 ${error ? `<p class="error" role="alert">${esc(error)}</p>` : ""}
 <p>${item ? `Price <code>${esc(item.price_id)}</code> × ${esc(item.quantity)}` : "Payment"}</p>
 <p>Due now: <span class="amount">${esc(session.amount ?? "0")} ${esc(session.currency)}</span></p>
-<form method="post" action="/checkout/${esc(session.session_id)}/pay">
+<form method="post" action="${esc(action)}">
 <label for="card_number">Card number</label><input id="card_number" name="card_number" inputmode="numeric" autocomplete="cc-number" required>
 <div class="row"><div><label for="exp_month">Month</label><input id="exp_month" name="exp_month" inputmode="numeric" required placeholder="12"></div>
 <div><label for="exp_year">Year</label><input id="exp_year" name="exp_year" inputmode="numeric" required placeholder="2030"></div>
@@ -156,7 +161,7 @@ export const routes = Layer.mergeAll(
         return yield* page("Paid", "<main><h1>This checkout is already paid.</h1></main>")
       if (session.status === "expired")
         return yield* page("Expired", "<main><h1>This checkout has expired.</h1></main>", 410)
-      return yield* page("Checkout", form(session))
+      return yield* page("Checkout", form(session, `${session.session_id}/pay`))
     })
   ),
   HttpRouter.add(
@@ -217,7 +222,7 @@ export const routes = Layer.mergeAll(
         if (result.failure._tag === "SessionNotPayable" && session.status === "complete") return yield* done(session)
         return yield* page(
           "Checkout",
-          form(session, result.failure.message),
+          form(session, "pay", result.failure.message),
           result.failure._tag === "SessionNotPayable" ? 409 : 400
         )
       }
@@ -236,7 +241,7 @@ export const routes = Layer.mergeAll(
         )
       return yield* page(
         "Checkout",
-        form(session, Option.match(r.error, { onNone: () => "The payment failed.", onSome: (e) => e.message })),
+        form(session, "pay", Option.match(r.error, { onNone: () => "The payment failed.", onSome: (e) => e.message })),
         402
       )
     })
@@ -250,8 +255,8 @@ export const routes = Layer.mergeAll(
       return yield* page(
         "3-D Secure",
         `<main><h1>3-D Secure test challenge</h1><p>Sandbox: approve or fail the authentication of trade <code>${esc(trade_id)}</code>.</p>
-<form method="post" action="/sandbox/3ds/${esc(trade_id)}"><input type="hidden" name="approve" value="1"><button type="submit">Complete authentication</button></form>
-<form method="post" action="/sandbox/3ds/${esc(trade_id)}"><input type="hidden" name="approve" value="0"><button type="submit" style="background:#8a1111">Fail authentication</button></form></main>`
+<form method="post" action="${esc(trade_id)}"><input type="hidden" name="approve" value="1"><button type="submit">Complete authentication</button></form>
+<form method="post" action="${esc(trade_id)}"><input type="hidden" name="approve" value="0"><button type="submit" style="background:#8a1111">Fail authentication</button></form></main>`
       )
     })
   ),
@@ -278,7 +283,11 @@ export const routes = Layer.mergeAll(
         )
       const session = yield* Effect.orDie(billing.getSession(m, sessionId))
       if (r.status === "succeeded") return yield* done(session)
-      return yield* page("Checkout", form(session, "3-D Secure authentication failed."), 402)
+      return yield* page(
+        "Checkout",
+        form(session, `../../checkout/${session.session_id}/pay`, "3-D Secure authentication failed."),
+        402
+      )
     })
   )
 )

@@ -199,6 +199,93 @@ describe("hosted checkout page", () => {
   const form = (data: Record<string, string>) => new URLSearchParams(data).toString()
   const card = { exp_month: "12", exp_year: "2030", cvc: "123", name: "Ada" }
 
+  it("under a mount prefix, every form action and redirect stays under it", async () => {
+    // a host that mounts the API at /billing and strips the prefix (as Express's app.use does)
+    const mountedEngine = engineLayer({ storage: "memory", publicUrl: "http://localhost:4000/billing" })
+    const mountedMemo = Effect.runSync(Layer.makeMemoMap)
+    const mountedRuntime = ManagedRuntime.make(mountedEngine, { memoMap: mountedMemo })
+    const mounted = Http.toWebHandler(mountedEngine, mountedMemo)
+    const host = (url: string, init?: RequestInit) => {
+      const u = new URL(url, "http://localhost:4000")
+      if (!u.pathname.startsWith("/billing/")) return Promise.resolve(new Response(null, { status: 404 }))
+      u.pathname = u.pathname.slice("/billing".length)
+      return mounted.handler(new Request(u, init))
+    }
+    const actionOf = async (response: Response, pageUrl: string) => {
+      const html = await response.text()
+      const action = /<form method="post" action="([^"]+)"/.exec(html)![1]!
+      return new URL(action.replace(/&amp;/g, "&"), pageUrl).toString()
+    }
+    try {
+      const { api_key } = await mountedRuntime.runPromise(
+        Merchants.Merchants.use((m) =>
+          m.create({ name: "Mounted", currency: "USD", frozen_time: Date.parse("2026-01-01T00:00:00Z") })
+        )
+      )
+      const api = async (method: string, path: string, body?: unknown) => {
+        const r = await host(`/billing${path}`, {
+          method,
+          headers: {
+            authorization: `Bearer ${api_key}`,
+            "request-id": `m-${Math.random()}`,
+            "content-type": "application/json"
+          },
+          ...(body !== undefined ? { body: JSON.stringify(body) } : {})
+        })
+        return (await r.json()) as any
+      }
+      const product = await api("POST", "/api/v1/products", { product_name: "Pro" })
+      const price = await api("POST", "/api/v1/prices", {
+        name: "Pro",
+        product_id: product.data.product_id,
+        currency: "USD",
+        billing_type: "recurring",
+        price_type: "flat_price",
+        price_plan: { billing_cycle_unit: "month", base_price_val: "30.00" }
+      })
+      const session = await api("POST", "/api/v1/session", {
+        payer_id: "mounted",
+        line_items: [{ price_id: price.data.price_id }]
+      })
+      const pageUrl = session.data.session_url as string
+      expect(pageUrl).toBe(`http://localhost:4000/billing/checkout/${session.data.session_id}`)
+      // the checkout page's form posts under the prefix
+      const payUrl = await actionOf(await host(pageUrl), pageUrl)
+      expect(payUrl).toBe(`${pageUrl}/pay`)
+      // a decline answers the form again: it still posts under the prefix
+      const declined = await host(payUrl, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: form({ card_number: "4000000000000002", ...card })
+      })
+      expect(declined.status).toBe(402)
+      expect(await actionOf(declined, payUrl)).toBe(payUrl)
+      // 3-D Secure redirects under the prefix, and its forms post there too
+      const challenge = await host(payUrl, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: form({ card_number: "4000000000003220", ...card }),
+        redirect: "manual"
+      })
+      const location = challenge.headers.get("location")!
+      expect(location).toMatch(/^http:\/\/localhost:4000\/billing\/sandbox\/3ds\/trd_/)
+      const challengePage = await host(location)
+      expect(challengePage.status).toBe(200)
+      const approveUrl = await actionOf(challengePage, location)
+      expect(approveUrl).toBe(location)
+      const approved = await host(approveUrl, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: "approve=1"
+      })
+      expect(approved.status).toBe(200)
+      expect(await approved.text()).toContain("Payment complete")
+    } finally {
+      await mounted.dispose()
+      await mountedRuntime.dispose()
+    }
+  })
+
   it("serves the page, pays with 4242 and redirects to return_url; a decline shows the message; 3-D Secure goes through the challenge", async () => {
     const { api_key } = await merchant()
     const product = await call("POST", "/api/v1/products", api_key, { product_name: "Pro" })
@@ -276,9 +363,9 @@ describe("hosted checkout page", () => {
     )
     expect(challenge.status).toBe(303)
     const location = challenge.headers.get("location")!
-    expect(location).toMatch(/\/sandbox\/3ds\/trd_/)
+    expect(location).toMatch(/^http:\/\/localhost:4000\/sandbox\/3ds\/trd_/)
     const approve = await handler(
-      new Request(`http://localhost${location}`, {
+      new Request(new URL(location, "http://localhost"), {
         method: "POST",
         headers: { "content-type": "application/x-www-form-urlencoded" },
         body: "approve=1"
