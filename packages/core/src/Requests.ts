@@ -291,12 +291,28 @@ export const sessionCommand = (
         if (Result.isFailure(q)) return yield* invalid(q.failure.field, q.failure.message)
         quantity = q.success
       }
+      // the payer's bounds: each a quantity, min ≤ max, and the quantity asked for inside them
+      const bound = (field: "quantity_min" | "quantity_max") => {
+        const text = line[field]
+        if (text === undefined || text === "") return Result.succeed(null)
+        return PriceRules.validateQuantity(`line_items[0].${field}`, text)
+      }
+      const min = bound("quantity_min")
+      if (Result.isFailure(min)) return yield* invalid(min.failure.field, min.failure.message)
+      const max = bound("quantity_max")
+      if (Result.isFailure(max)) return yield* invalid(max.failure.field, max.failure.message)
+      if (min.success !== null && max.success !== null && min.success > max.success)
+        return yield* invalid("line_items[0].quantity_min", "must not be above quantity_max")
+      if (min.success !== null && quantity < min.success)
+        return yield* invalid("line_items[0].quantity", `must be at least quantity_min (${min.success})`)
+      if (max.success !== null && quantity > max.success)
+        return yield* invalid("line_items[0].quantity", `must be at most quantity_max (${max.success})`)
       item = Option.some({
         priceId: priceId.value,
         quantity,
         editable: line.quantity_editable ?? false,
-        min: line.quantity_min ?? null,
-        max: line.quantity_max ?? null
+        min: min.success === null ? null : min.success.toString(),
+        max: max.success === null ? null : max.success.toString()
       })
     } else {
       if (input.amount === undefined || input.currency === undefined)

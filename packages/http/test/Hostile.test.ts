@@ -202,6 +202,22 @@ for (const [name, storage] of backends()) {
       }
     })
 
+    it("a line item's quantity must sit inside its own quantity_min and quantity_max", async () => {
+      const price = await priceOf(key)
+      const session = (line: Record<string, unknown>) =>
+        api.call("POST", "/api/v1/session", key, { payer_id: "bounded", line_items: [{ price_id: price, ...line }] })
+      for (const [line, param] of [
+        [{ quantity: "5", quantity_max: "2" }, "line_items[0].quantity"],
+        [{ quantity: "1", quantity_min: "2" }, "line_items[0].quantity"],
+        [{ quantity: "2", quantity_min: "3", quantity_max: "2" }, "line_items[0].quantity_min"],
+        [{ quantity: "2", quantity_max: "lots" }, "line_items[0].quantity_max"],
+        [{ quantity: "2", quantity_min: "0" }, "line_items[0].quantity_min"]
+      ] as const)
+        expect(refusal(await session(line)), JSON.stringify(line)).toEqual([400, "InvalidParameter", param])
+      const ok = await session({ quantity: "2", quantity_min: "1", quantity_max: "5", quantity_editable: true })
+      expect(ok.status).toBe(200)
+    })
+
     it("card testing: a session takes 10 pay attempts at once, then 429 with Retry-After and no charge", async () => {
       const price = await priceOf(key)
       const opened = await api.call("POST", "/api/v1/session", key, {
