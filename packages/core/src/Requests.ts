@@ -193,33 +193,29 @@ export const usageEvent = (subscriptionId: string, body: Omit<UsageRequest, "sub
 export const usageEvents = (records: ReadonlyArray<UsageRequest>) =>
   Effect.forEach(records, (r, i) => usageEventOf(r, (field) => `records[${i}].${field}`))
 
-const isHttpsUrl = (s: string) => {
-  if (s === "") return true
-  if (s.length > 512) return false
+/**
+ * An absolute web URL with a host, of one of `protocols`, at most `max` characters, parsed (or
+ * undefined). The terms and privacy links are `https:` only (≤ 512, or empty). The redirect
+ * URLs, where the hosted page sends the payer (the 303 `Location`), may also be `http:`
+ * (≤ 2,048; for sandbox merchants only, which the checkout service decides, knowing the
+ * merchant) and carry no credentials; `javascript:`, `data:`, scheme-relative
+ * (`//evil.example`) and relative URLs never pass.
+ */
+const webUrl = (s: string, protocols: ReadonlyArray<string>, max: number): URL | undefined => {
+  if (s.length > max || !/^https?:\/\//i.test(s)) return undefined
   try {
     const u = new URL(s)
-    return u.protocol === "https:" && u.hostname !== ""
+    return protocols.includes(u.protocol) && u.hostname !== "" ? u : undefined
   } catch {
-    return false
+    return undefined
   }
 }
 
-/**
- * Where the hosted page may send the payer (the 303 `Location`): an absolute `https:` or
- * `http:` URL with a host, at most 2048 characters. `javascript:`, `data:`, scheme-relative
- * (`//evil.example`) and relative URLs never are; `http:` is for sandbox merchants only (the
- * checkout service decides, knowing the merchant).
- */
+const isHttpsUrl = (s: string) => s === "" || webUrl(s, ["https:"], 512) !== undefined
+
 const isRedirectUrl = (s: string) => {
-  if (s.length > 2048 || !/^https?:\/\//i.test(s)) return false
-  try {
-    const u = new URL(s)
-    return (
-      (u.protocol === "https:" || u.protocol === "http:") && u.hostname !== "" && u.username === "" && u.password === ""
-    )
-  } catch {
-    return false
-  }
+  const u = webUrl(s, ["https:", "http:"], 2048)
+  return u !== undefined && u.username === "" && u.password === ""
 }
 
 /**

@@ -8,6 +8,7 @@ import {
   Billing,
   BillingPeriod,
   Catalog,
+  Common,
   Customers,
   Errors,
   Invoice,
@@ -141,6 +142,14 @@ const enumValues = (
     ? Effect.succeed(values)
     : Effect.fail(invalid(param, `unknown value "${unknown.slice(0, 40)}"; expected one of ${allowed.join(", ")}`))
 }
+
+/** An `in` filter on an enumerated column, its values checked first ({@link enumValues}). */
+const enumFilter = (
+  column: string,
+  param: string,
+  values: ReadonlyArray<string> | undefined,
+  allowed: ReadonlyArray<string>
+) => Effect.flatMap(enumValues(param, values, allowed), (checked) => inFilter(column, checked))
 
 /** `merchant_id`, where the seed lists it, must be the caller's; anything else matches nothing. */
 const foreignMerchant = (given: string | undefined, merchantId: string) => given !== undefined && given !== merchantId
@@ -310,19 +319,14 @@ const subscriptionsLive = HttpApiBuilder.group(BillingApi, "subscriptions", (han
             if (foreignMerchant(q.merchant_id, m)) return ok({ has_more: false, list: [] })
             const filters: Array<Store.Filter> = [
               ...(yield* inFilter("id", list(q.subscription_ids))),
-              ...(yield* inFilter(
-                "status",
-                yield* enumValues("status", list(q.status), Lifecycle.SubscriptionStatus.literals)
-              )),
+              ...(yield* enumFilter("status", "status", list(q.status), Lifecycle.SubscriptionStatus.literals)),
               ...(yield* inFilter("order_id", list(q.order_ids))),
               ...(yield* inFilter("source_trade_id", list(q.source_trade_id))),
-              ...(yield* inFilter(
+              ...(yield* enumFilter(
                 "billing_cycle_unit",
-                yield* enumValues(
-                  "billing_cycle_unit",
-                  q.billing_cycle_unit !== undefined ? [q.billing_cycle_unit] : undefined,
-                  BillingPeriod.BillingCycleUnit.literals
-                )
+                "billing_cycle_unit",
+                q.billing_cycle_unit !== undefined ? [q.billing_cycle_unit] : undefined,
+                BillingPeriod.BillingCycleUnit.literals
               ))
             ]
             if (q.search_type !== undefined) {
@@ -488,9 +492,11 @@ const paymentsLive = HttpApiBuilder.group(BillingApi, "payments", (handlers) =>
             const page = yield* pageQuery(q)
             const filters = [
               ...(yield* inFilter("id", list(q.trade_ids))),
-              ...(yield* inFilter(
+              ...(yield* enumFilter(
                 "trade_status",
-                yield* enumValues("trade_status", list(q.trade_status), Lifecycle.TradeStatus.literals)
+                "trade_status",
+                list(q.trade_status),
+                Lifecycle.TradeStatus.literals
               )),
               ...(yield* inFilter("order_id", list(q.order_ids))),
               ...(yield* inFilter("customer_id", q.customer_id !== undefined ? [q.customer_id] : undefined))
@@ -523,13 +529,12 @@ const paymentsLive = HttpApiBuilder.group(BillingApi, "payments", (handlers) =>
                 q.subscription_id !== undefined ? [q.subscription_id] : undefined
               )),
               ...(yield* inFilter("customer_id", q.customer_id !== undefined ? [q.customer_id] : undefined)),
-              ...(yield* inFilter(
-                "biz_status",
-                yield* enumValues("biz_status", list(q.biz_status), Lifecycle.InvoiceStatus.literals)
-              )),
-              ...(yield* inFilter(
+              ...(yield* enumFilter("biz_status", "biz_status", list(q.biz_status), Lifecycle.InvoiceStatus.literals)),
+              ...(yield* enumFilter(
                 "invoice_type",
-                yield* enumValues("invoice_types", list(q.invoice_types), Invoice.InvoiceType.literals)
+                "invoice_types",
+                list(q.invoice_types),
+                Invoice.InvoiceType.literals
               ))
             ]
             return ok(
@@ -609,7 +614,7 @@ const sandboxLive = HttpApiBuilder.group(BillingApi, "sandbox", (handlers) =>
               reason: "test helpers need a sandbox key"
             })
           )
-    const wire = (d: DateTime.Utc) => DateTime.formatIso(d).replace(".000Z", "Z")
+    const wire = (d: DateTime.Utc) => Common.formatInstant(DateTime.toEpochMillis(d))
     return handlers
       .handle("clock", () =>
         call((m, merchant) =>
@@ -618,7 +623,7 @@ const sandboxLive = HttpApiBuilder.group(BillingApi, "sandbox", (handlers) =>
             const c = yield* billing.clockOf(m)
             return ok({
               frozen_time: c.merchant.frozen_time === null ? null : wire(c.merchant.frozen_time),
-              target_time: Option.match(c.target, { onNone: () => null, onSome: (t) => wire(DateTime.makeUnsafe(t)) }),
+              target_time: Option.match(c.target, { onNone: () => null, onSome: Common.formatInstant }),
               advancing: Option.isSome(c.target)
             })
           })
@@ -636,7 +641,7 @@ const sandboxLive = HttpApiBuilder.group(BillingApi, "sandbox", (handlers) =>
             if (!r.complete && r.ran > 0) yield* billing.continueAdvance(m, to)
             return ok({
               frozen_time: wire(r.merchant.frozen_time!),
-              target_time: wire(DateTime.makeUnsafe(to)),
+              target_time: Common.formatInstant(to),
               complete: r.complete
             })
           })

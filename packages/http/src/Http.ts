@@ -224,6 +224,13 @@ export interface RateLimit {
  */
 export const defaultRateLimit: RateLimit = { perSecond: 100, burst: 200 }
 
+/** An app behind the middleware: it answers every failure itself, and needs the engine's keys and store. */
+type Guarded<R> = Effect.Effect<
+  HttpServerResponse.HttpServerResponse,
+  never,
+  R | Store.Storage | Merchants.Merchants | Secrets.Secrets | HttpServerRequest.HttpServerRequest
+>
+
 /**
  * The app-level middleware with a rate limit of its own.
  *
@@ -232,13 +239,7 @@ export const defaultRateLimit: RateLimit = { perSecond: 100, burst: 200 }
 export const makeMiddleware = (limit: RateLimit | false = defaultRateLimit, limits: RequestLimits = {}) => {
   const take = limit === false ? undefined : Limiter.make(limit)
   const checked = middlewareWith(limits)
-  return <E, R>(
-    app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
-  ): Effect.Effect<
-    HttpServerResponse.HttpServerResponse,
-    never,
-    R | Store.Storage | Merchants.Merchants | Secrets.Secrets | HttpServerRequest.HttpServerRequest
-  > =>
+  return <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>): Guarded<R> =>
     Effect.gen(function* () {
       const request = yield* HttpServerRequest.HttpServerRequest
       // the liveness probe reads nothing and can fail in no way: nothing to guard
@@ -348,13 +349,7 @@ const refusal = (request: HttpServerRequest.HttpServerRequest, maxBodyBytes: num
  */
 export const middlewareWith =
   (limits: RequestLimits = {}) =>
-  <E, R>(
-    app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
-  ): Effect.Effect<
-    HttpServerResponse.HttpServerResponse,
-    never,
-    R | Store.Storage | Merchants.Merchants | Secrets.Secrets | HttpServerRequest.HttpServerRequest
-  > =>
+  <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>): Guarded<R> =>
     Effect.gen(function* () {
       const request = yield* HttpServerRequest.HttpServerRequest
       const requestId = request.headers["request-id"] ?? ""

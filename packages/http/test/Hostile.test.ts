@@ -156,8 +156,8 @@ for (const [name, storage] of backends()) {
       }
     })
 
-    /** A product and a monthly 30.00 price of the merchant with `k`. */
-    const priceOf = async (k: string) => {
+    /** A product and a price of the merchant with `k`: monthly 30.00 flat unless `fields` say otherwise. */
+    const priceOf = async (k: string, fields: Record<string, unknown> = {}) => {
       const product = (await api.call("POST", "/api/v1/products", k, { product_name: "Pro" })).body as any
       const price = await api.call("POST", "/api/v1/prices", k, {
         name: "Pro monthly",
@@ -165,10 +165,22 @@ for (const [name, storage] of backends()) {
         currency: "USD",
         billing_type: "recurring",
         price_type: "flat_price",
-        price_plan: { billing_cycle_unit: "month", base_price_val: "30.00" }
+        price_plan: { billing_cycle_unit: "month", base_price_val: "30.00" },
+        ...fields
       })
+      expect(price.status, JSON.stringify(price.body)).toBe(200)
       return (price.body as any).data.price_id as string
     }
+
+    /** Pays a checkout session on the hosted route, as code does (`Accept: application/json`). */
+    const pay = (sessionId: string, card_number = "4242424242424242") =>
+      api.call(
+        "POST",
+        `/checkout/${sessionId}/pay`,
+        null,
+        { card_number, exp_month: "12", exp_year: "2030", cvc: "123" },
+        { accept: "application/json" }
+      )
 
     it("return_url and cancel_url: only absolute https URLs (http for sandbox merchants), never a script or another origin's path", async () => {
       const live = (await api.merchant({ live: true })).api_key
@@ -225,14 +237,7 @@ for (const [name, storage] of backends()) {
         line_items: [{ price_id: price }]
       })
       const id = (opened.body as any).data.session_id as string
-      const attempt = () =>
-        api.call(
-          "POST",
-          `/checkout/${id}/pay`,
-          null,
-          { card_number: "4000000000000002", exp_month: "12", exp_year: "2030", cvc: "123" },
-          { accept: "application/json" }
-        )
+      const attempt = () => pay(id, "4000000000000002")
       const statuses: Array<number> = []
       for (let i = 0; i < 14; i++) statuses.push((await attempt()).status)
       expect(statuses.slice(0, 10)).toEqual(Array(10).fill(402))
@@ -248,12 +253,8 @@ for (const [name, storage] of backends()) {
 
     it("usage timestamps outside the open cycle (1970, 9999, before the cycle, in the future) are a 400 naming timestamp", async () => {
       const { api_key: k, merchant } = await api.merchant({ frozen: "2026-03-10T00:00:00Z" })
-      const product = ((await api.call("POST", "/api/v1/products", k, { product_name: "API" })).body as any).data
-      const price = await api.call("POST", "/api/v1/prices", k, {
+      const price = await priceOf(k, {
         name: "Calls",
-        product_id: product.product_id,
-        currency: "USD",
-        billing_type: "recurring",
         price_type: "based_on_usage",
         model_type: "per_unit",
         billing_threshold: "1",
@@ -266,18 +267,10 @@ for (const [name, storage] of backends()) {
       })
       const session = await api.call("POST", "/api/v1/session", k, {
         payer_id: "meter",
-        line_items: [{ price_id: (price.body as any).data.price_id }]
+        line_items: [{ price_id: price }]
       })
-      const paid = await api.call(
-        "POST",
-        `/checkout/${(session.body as any).data.session_id}/pay`,
-        null,
-        { card_number: "4242424242424242", exp_month: "12", exp_year: "2030", cvc: "123" },
-        { accept: "application/json" }
-      )
-      expect([price.status, session.status, paid.status], JSON.stringify([price.body, session.body])).toEqual([
-        200, 200, 200
-      ])
+      const paid = await pay((session.body as any).data.session_id)
+      expect([session.status, paid.status], JSON.stringify(session.body)).toEqual([200, 200])
       const sub = ((await api.call("GET", "/api/v1/subscription?status=active", k)).body as any).data.list[0].id
       const record = (timestamp: string, event_id: string) =>
         api.call("POST", `/api/v1/subscription/${sub}/usage`, k, { usage_count: 5, event_id, timestamp })
@@ -305,13 +298,8 @@ for (const [name, storage] of backends()) {
     it("concurrent conflicting calls on one subscription answer 200 or a documented 409, never 500", async () => {
       const { api_key: k } = await api.merchant({ frozen: "2026-04-01T00:00:00Z" })
       const price = await priceOf(k)
-      const product = ((await api.call("POST", "/api/v1/products", k, { product_name: "Max" })).body as any).data
-      const bigger = await api.call("POST", "/api/v1/prices", k, {
+      const bigger = await priceOf(k, {
         name: "Max monthly",
-        product_id: product.product_id,
-        currency: "USD",
-        billing_type: "recurring",
-        price_type: "flat_price",
         price_plan: { billing_cycle_unit: "month", base_price_val: "60.00" }
       })
       const subscribe = async (payer: string) => {
@@ -319,14 +307,7 @@ for (const [name, storage] of backends()) {
           payer_id: payer,
           line_items: [{ price_id: price }]
         })
-        const paid = await api.call(
-          "POST",
-          `/checkout/${(session.body as any).data.session_id}/pay`,
-          null,
-          { card_number: "4242424242424242", exp_month: "12", exp_year: "2030", cvc: "123" },
-          { accept: "application/json" }
-        )
-        expect(paid.status).toBe(200)
+        expect((await pay((session.body as any).data.session_id)).status).toBe(200)
         const list = ((await api.call("GET", "/api/v1/subscription?limit=100", k)).body as any).data.list
         return list.find((x: { customer_id: string; id: string }) => x.id && x.customer_id)!.id as string
       }
@@ -350,9 +331,9 @@ for (const [name, storage] of backends()) {
       allowed(
         await Promise.all([
           api.call("POST", path(changed, "/cancel"), k, { cancel_at_period_end: false }),
-          api.call("POST", path(changed, ""), k, { price_id: (bigger.body as any).data.price_id }),
+          api.call("POST", path(changed, ""), k, { price_id: bigger }),
           api.call("POST", path(changed, "/cancel"), k, { cancel_at_period_end: false }),
-          api.call("POST", path(changed, ""), k, { price_id: (bigger.body as any).data.price_id })
+          api.call("POST", path(changed, ""), k, { price_id: bigger })
         ])
       )
 
@@ -362,16 +343,8 @@ for (const [name, storage] of backends()) {
         line_items: [{ price_id: price }]
       })
       const retriedId = (retried.body as any).data.session_id as string
-      const pay = (card_number: string) =>
-        api.call(
-          "POST",
-          `/checkout/${retriedId}/pay`,
-          null,
-          { card_number, exp_month: "12", exp_year: "2030", cvc: "123" },
-          { accept: "application/json" }
-        )
-      expect((await pay("4000000000000002")).status).toBe(402)
-      const retries = await Promise.all(Array.from({ length: 6 }, () => pay("4242424242424242")))
+      expect((await pay(retriedId, "4000000000000002")).status).toBe(402)
+      const retries = await Promise.all(Array.from({ length: 6 }, () => pay(retriedId)))
       for (const a of retries) expect([200, 409], JSON.stringify(a.body)).toContain(a.status)
       expect(retries.filter((a) => a.status === 200).length).toBeGreaterThanOrEqual(1)
       const trades = ((await api.call("GET", "/api/v1/trades?limit=100&trade_status=succeeded", k)).body as any).data
@@ -389,28 +362,16 @@ for (const [name, storage] of backends()) {
     it("while one tenant's clock advances over a thousand renewals, another tenant's requests are answered", async () => {
       const { api_key: busy } = await api.merchant({ frozen: "2026-01-01T00:00:00Z" })
       const { api_key: other } = await api.merchant()
-      const product = ((await api.call("POST", "/api/v1/products", busy, { product_name: "Weekly" })).body as any).data
-      const weekly = await api.call("POST", "/api/v1/prices", busy, {
+      const weekly = await priceOf(busy, {
         name: "Weekly",
-        product_id: product.product_id,
-        currency: "USD",
-        billing_type: "recurring",
-        price_type: "flat_price",
         price_plan: { billing_cycle_unit: "week", base_price_val: "3.00" }
       })
       for (let i = 0; i < 10; i++) {
         const session = await api.call("POST", "/api/v1/session", busy, {
           payer_id: `weekly-${i}`,
-          line_items: [{ price_id: (weekly.body as any).data.price_id }]
+          line_items: [{ price_id: weekly }]
         })
-        const paid = await api.call(
-          "POST",
-          `/checkout/${(session.body as any).data.session_id}/pay`,
-          null,
-          { card_number: "4242424242424242", exp_month: "12", exp_year: "2030", cvc: "123" },
-          { accept: "application/json" }
-        )
-        expect(paid.status).toBe(200)
+        expect((await pay((session.body as any).data.session_id)).status).toBe(200)
       }
       // two years of weekly renewals for 10 subscriptions: about 1,040 work items
       let advanced = false

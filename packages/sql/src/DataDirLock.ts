@@ -52,6 +52,13 @@ export class DataDirUnreadable extends Data.TaggedError("DataDirUnreadable")<{
   }
 }
 
+/**
+ * The lock file's name inside the data directory.
+ *
+ * @since 0.1.0
+ */
+export const LOCK_FILE = "recur.lock"
+
 interface Holder {
   readonly pid: number
   readonly host: string
@@ -81,7 +88,7 @@ const read = (file: string): Holder | undefined => {
 /** Takes the lock or says who holds it; a lock whose process is gone is taken over. */
 const tryTake = (dataDir: string): Holder | "taken" => {
   fs.mkdirSync(dataDir, { recursive: true })
-  const file = path.join(dataDir, "recur.lock")
+  const file = path.join(dataDir, LOCK_FILE)
   const me: Holder = { pid: process.pid, host: os.hostname(), since: new Date().toISOString() }
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
@@ -121,7 +128,7 @@ export const acquire = (dataDir: string): Effect.Effect<void, DataDirLocked | Da
     ),
     () =>
       Effect.sync(() => {
-        const file = path.join(dataDir, "recur.lock")
+        const file = path.join(dataDir, LOCK_FILE)
         const holder = read(file)
         if (holder?.pid === process.pid) fs.rmSync(file, { force: true })
       })

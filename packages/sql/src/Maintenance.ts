@@ -74,17 +74,19 @@ export interface MaintenanceOptions {
  *
  * @since 0.1.0
  */
-export const layer = (options: MaintenanceOptions = {}): Layer.Layer<never, never, SqlClient.SqlClient> =>
-  Layer.effectDiscard(
+export const layer = (options: MaintenanceOptions = {}): Layer.Layer<never, never, SqlClient.SqlClient> => {
+  const every = Duration.fromInputUnsafe(options.every ?? Duration.seconds(30))
+  return Layer.effectDiscard(
     Effect.forkScoped(
       run.pipe(
         Effect.tap((done) =>
           done.length > 0 ? Effect.logDebug("recur: PGlite maintenance", { tables: done }) : Effect.void
         ),
         Effect.catchCause((cause) => Effect.logWarning("recur: PGlite maintenance failed", cause)),
-        Effect.repeat(Schedule.spaced(Duration.fromInputUnsafe(options.every ?? Duration.seconds(30)))),
-        Effect.delay(Duration.fromInputUnsafe(options.every ?? Duration.seconds(30))),
+        Effect.repeat(Schedule.spaced(every)),
+        Effect.delay(every),
         Effect.provideService(Clock.Clock, Clock.Clock.defaultValue())
       )
     )
   )
+}

@@ -11,7 +11,7 @@ import { NetworkAddress, Ports } from "@recur/core"
 import { Effect, Layer, Stream } from "effect"
 import { HttpClientRequest } from "effect/http"
 import { type LookupAddress, lookup } from "node:dns"
-import { isIP, type LookupFunction } from "node:net"
+import type { LookupFunction } from "node:net"
 
 /**
  * @since 0.1.0
@@ -83,13 +83,11 @@ const forbiddenCause = (e: unknown): string | undefined => {
   return undefined
 }
 
-/** Refuses a URL whose host is a special-purpose IP literal (names are checked at connect). */
+/** Refuses a URL whose host is a special-purpose IP literal or this machine (names are checked at connect). */
 const guardLiteral = (url: string) =>
   Effect.suspend(() => {
-    const host = new URL(url).hostname.replace(/^\[|\]$/g, "")
-    if (isIP(host) === 0) return Effect.void
-    const why = NetworkAddress.specialPurpose(host)
-    return why === undefined ? Effect.void : Effect.fail(forbidden(`${host} is a special-purpose address (${why})`))
+    const why = NetworkAddress.refusedHost(url)
+    return why === undefined ? Effect.void : Effect.fail(forbidden(why))
   })
 
 /**

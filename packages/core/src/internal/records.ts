@@ -382,7 +382,6 @@ export const writes = (storage: StorageService) => {
   const subs = storage.repository(Entities.subscription)
   const versions = storage.repository(Entities.priceVersion)
   return {
-    /** Saves a subscription record (version-checked; a conflict is a defect for the caller's retry). */
     /**
      * Saves a subscription read at version `expected`. Another writer in between (a concurrent
      * call on the same subscription) is a `ConcurrentUpdate`: the transaction rolls back, nothing
