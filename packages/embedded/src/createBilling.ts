@@ -21,6 +21,7 @@ import {
   Price,
   Product,
   Refund,
+  RequestBodies,
   Requests,
   Secrets,
   Settings,
@@ -35,7 +36,8 @@ import { SandboxGateway } from "@recur/payment-sandbox"
 import { HttpTransport } from "@recur/webhooks"
 import { Pg } from "@recur/sql"
 import { MemoryStorage } from "@recur/memory"
-import { Effect, Layer, ManagedRuntime, Option, Redacted, Schema } from "effect"
+import { type Context, Effect, Exit, Layer, ManagedRuntime, Option, Redacted, Schema } from "effect"
+import * as FacadeErrors from "./Errors.js"
 
 /**
  * Where Recur keeps its data.
@@ -144,101 +146,327 @@ const dunningPolicy = (option: BillingOptions["dunning"]): DunningPolicy.Policy 
 }
 
 type Services = Layer.Success<ReturnType<typeof layer>>
+type SubscriptionsService = Subscriptions.Subscriptions["Service"]
+type Success<F extends (...args: never) => Effect.Effect<unknown, unknown, unknown>> = Effect.Success<ReturnType<F>>
+
+/** A product as the REST API returns it (`GET /api/v1/products` items). @since 0.1.0 */
+export type ProductJson = typeof Product.Product.Encoded
+/** A price version as the REST API returns it. @since 0.1.0 */
+export type PriceJson = typeof Price.PriceVersion.Encoded
+/** A customer as the REST API returns it. @since 0.1.0 */
+export type CustomerJson = typeof Customer.Customer.Encoded
+/** A checkout session as the REST API returns it (`session_url` is the hosted page). @since 0.1.0 */
+export type CheckoutSessionJson = typeof CheckoutSession.CheckoutSession.Encoded
+/** A subscription as the REST API returns it. @since 0.1.0 */
+export type SubscriptionJson = typeof Subscription.Subscription.Encoded
+/** A trade (one charge or refund movement) as the REST API returns it. @since 0.1.0 */
+export type TradeJson = typeof Trade.Trade.Encoded
+/** An invoice as the REST API returns it. @since 0.1.0 */
+export type InvoiceJson = typeof Invoice.Invoice.Encoded
+/** A refund as the REST API returns it. @since 0.1.0 */
+export type RefundJson = typeof Refund.Refund.Encoded
+/** A cycle's usage as the REST API returns it. @since 0.1.0 */
+export type UsageSummaryJson = typeof Usage.UsageSummary.Encoded
+
+/**
+ * What paying a checkout session did: `succeeded` (with the subscription it started),
+ * `requires_action` (open `redirect_url` for 3-D Secure), `failed` (with `error`) or `processing`.
+ *
+ * @since 0.1.0
+ */
+export interface PaymentJson {
+  readonly status: Billing.PaymentResult["status"]
+  readonly trade: TradeJson
+  readonly subscription: SubscriptionJson | null
+  readonly redirect_url: string | null
+  readonly error: Option.Option.Value<Billing.PaymentResult["error"]> | null
+}
+
+/** The proration quote of a price or quantity change (what `change` will charge or credit). @since 0.1.0 */
+export type ChangePreview = Success<SubscriptionsService["previewChange"]>
+/** What a price or quantity change did. @since 0.1.0 */
+export type ChangeResult = Success<SubscriptionsService["changePrice"]>
+/** A recorded usage event (`duplicate: true` when its `event_id` was already recorded). @since 0.1.0 */
+export type UsageRecorded = Success<SubscriptionsService["recordUsage"]>
+/** A batch of usage events: how many were accepted and which were duplicates. @since 0.1.0 */
+export type UsageBatchRecorded = Success<SubscriptionsService["recordUsageBatch"]>
+/** A new webhook endpoint: its id and its `whsec_` signing secret (shown once). @since 0.1.0 */
+export type WebhookEndpointCreated = Success<Webhooks.Webhooks["Service"]["create"]>
+
+/**
+ * A usage event as the facade takes it: the REST body with `timestamp` in Unix milliseconds.
+ *
+ * @since 0.1.0
+ */
+export const UsageInput = Schema.Struct({
+  usage_count: Schema.optional(Schema.Number),
+  event_id: Schema.optional(Schema.String),
+  timestamp: Schema.optional(Schema.Number)
+})
+
+const UsageBatchInput = Schema.Struct({
+  records: Schema.Array(Schema.Struct({ subscription_id: Schema.optional(Schema.String), ...UsageInput.fields }))
+})
+
+/** The body of a REST request, as plain data (what the facade's methods take). */
+type Body<S extends Schema.Top> = S["Encoded"]
+
+/**
+ * The Promise API returned by {@link createBilling}. Every method takes the REST API's body for
+ * the same operation (checked the same way) and resolves with the REST API's JSON; failures
+ * reject with a {@link FacadeErrors.RecurError} subclass carrying the REST code and status.
+ *
+ * @since 0.1.0
+ */
+export interface BillingClient {
+  readonly merchants: {
+    /** Creates a merchant; resolves with its id and its API key (shown once). */
+    readonly create: (input: Merchants.CreateMerchant) => Promise<{ merchant_id: string; api_key: string }>
+  }
+  readonly catalog: {
+    /** `POST /api/v1/products`. */
+    readonly createProduct: (
+      merchantId: string,
+      input: Body<typeof RequestBodies.CreateProduct>
+    ) => Promise<ProductJson>
+    /** `POST /api/v1/prices`: a price and its first version. */
+    readonly createPrice: (merchantId: string, input: Body<typeof RequestBodies.CreatePrice>) => Promise<PriceJson>
+  }
+  readonly customers: {
+    /** `POST /api/v1/customer/create`. */
+    readonly create: (merchantId: string, input: Body<typeof RequestBodies.CreateCustomer>) => Promise<CustomerJson>
+  }
+  readonly checkout: {
+    /** `POST /api/v1/session`: a checkout session and its hosted page's URL. */
+    readonly createSession: (
+      merchantId: string,
+      input: Body<typeof RequestBodies.CreateSession>
+    ) => Promise<CheckoutSessionJson>
+    /** Pays a session with a card (the hosted page's form, without the page). */
+    readonly pay: (merchantId: string, sessionId: string, card: Body<typeof RequestBodies.Card>) => Promise<PaymentJson>
+  }
+  readonly subscriptions: {
+    /** `GET /api/v1/subscription/{id}`. */
+    readonly get: (merchantId: string, id: string) => Promise<SubscriptionJson>
+    /** The quote of a change, without changing anything (`POST …/change/preview`). */
+    readonly previewChange: (
+      merchantId: string,
+      id: string,
+      input: Body<typeof RequestBodies.ChangePrice>
+    ) => Promise<ChangePreview>
+    /** `POST /api/v1/subscription/{id}/change`: a new price or quantity, prorated. */
+    readonly change: (
+      merchantId: string,
+      id: string,
+      input: Body<typeof RequestBodies.ChangePrice>
+    ) => Promise<ChangeResult>
+    /** `POST …/cancel`: at the period's end (default) or at once. */
+    readonly cancel: (
+      merchantId: string,
+      id: string,
+      input?: Body<typeof RequestBodies.Cancel>
+    ) => Promise<SubscriptionJson>
+    /** `POST …/pause`. */
+    readonly pause: (merchantId: string, id: string) => Promise<SubscriptionJson>
+    /** `POST …/resume`. */
+    readonly resume: (merchantId: string, id: string) => Promise<SubscriptionJson>
+    /** `GET …/usage`: a cycle's usage (the open one by default). */
+    readonly usage: (merchantId: string, id: string, cycleIndex?: number) => Promise<UsageSummaryJson>
+    /** `POST …/usage`: one usage event (idempotent by `event_id`). */
+    readonly recordUsage: (merchantId: string, id: string, input: Body<typeof UsageInput>) => Promise<UsageRecorded>
+    /** Up to 1,000 usage events of any subscriptions in one transaction; re-sent event ids come back as duplicates. */
+    readonly recordUsageBatch: (
+      merchantId: string,
+      records: ReadonlyArray<Body<typeof UsageInput> & { readonly subscription_id?: string }>
+    ) => Promise<UsageBatchRecorded>
+  }
+  readonly invoices: {
+    /** The merchant's invoices, newest first, optionally of one subscription. */
+    readonly list: (
+      merchantId: string,
+      filter?: { readonly subscription_id?: string; readonly limit?: number }
+    ) => Promise<{ has_more: boolean; list: Array<InvoiceJson> }>
+  }
+  readonly refunds: {
+    /** `POST /api/v1/refund`: all or part of a trade. */
+    readonly create: (merchantId: string, input: Body<typeof RequestBodies.Refund>) => Promise<RefundJson>
+  }
+  readonly webhooks: {
+    /** Creates a webhook endpoint; resolves with its id and its `whsec_` secret (shown once). */
+    readonly createEndpoint: (
+      merchantId: string,
+      input: Body<typeof RequestBodies.WebhookEndpoint>
+    ) => Promise<WebhookEndpointCreated>
+    /** Delivers what is in the outbox now (fan-out + first attempts); resolves with how many events it took. */
+    readonly dispatch: (owner?: string) => Promise<number>
+  }
+  /** Moves a sandbox merchant's frozen clock forward, running everything due on the way. */
+  readonly advanceClock: (merchantId: string, to: Date) => Promise<void>
+  /** Runs due work once (call from your own scheduler). */
+  readonly runDue: (owner?: string) => Promise<unknown>
+  /**
+   * The engine's services (for `@recur/http`'s `Mount` helpers, or Effect code of your own): the
+   * same instances the methods above use, so one process has one engine over its storage.
+   */
+  readonly context: () => Promise<Context.Context<Services>>
+  /** Releases the database and stops background work. Call it before the process ends. */
+  readonly close: () => Promise<void>
+}
 
 /**
  * Builds the engine and returns its Promise API. Call `close()` to release the database.
  *
  * @since 0.1.0
  */
-export const createBilling = async (options: BillingOptions = {}) => {
+export const createBilling = async (options: BillingOptions = {}): Promise<BillingClient> => {
   const runtime = ManagedRuntime.make(layer(options))
-  await runtime.runPromise(Effect.void)
-  const run = <A, E>(effect: Effect.Effect<A, E, Services>): Promise<A> => runtime.runPromise(effect)
+  const started = await runtime.runPromiseExit(Effect.void)
+  if (Exit.isFailure(started)) {
+    await runtime.dispose()
+    throw FacadeErrors.fromCause(started.cause)
+  }
+  const run = async <A, E>(effect: Effect.Effect<A, E, Services>): Promise<A> => {
+    const exit = await runtime.runPromiseExit(effect)
+    if (Exit.isSuccess(exit)) return exit.value
+    throw FacadeErrors.fromCause(exit.cause)
+  }
+  /** Input checked as the REST API checks the same body. */
+  const decode = <S extends Schema.Codec<unknown, unknown>>(schema: S, input: unknown) =>
+    Effect.mapError(Schema.decodeUnknownEffect(schema)(input), (e) => FacadeErrors.invalidInput(e.issue))
   const billing = <A, E>(f: (b: Billing.Billing["Service"]) => Effect.Effect<A, E>) => run(Billing.Billing.use(f))
-  const subs = <A, E>(f: (s: Subscriptions.Subscriptions["Service"]) => Effect.Effect<A, E>) =>
-    run(Subscriptions.Subscriptions.use(f))
+  const subs = <A, E>(f: (s: SubscriptionsService) => Effect.Effect<A, E>) => run(Subscriptions.Subscriptions.use(f))
   // Results are the JSON the REST API returns (timestamps as RFC 3339 strings), not Effect values.
   const json =
     <A, I>(schema: Schema.Codec<A, I>) =>
     (a: A): I =>
       Schema.encodeSync(schema)(a)
-  const payment = (r: Billing.PaymentResult) => ({
+  const payment = (r: Billing.PaymentResult): PaymentJson => ({
     status: r.status,
     trade: json(Trade.Trade)(r.trade),
     subscription: Option.match(r.subscription, { onNone: () => null, onSome: json(Subscription.Subscription) }),
     redirect_url: Option.getOrNull(r.redirect_url),
     error: Option.getOrNull(r.error)
   })
+  const id = (param: string, value: unknown) => decode(Schema.String.annotate({ identifier: param }), value)
   return {
     merchants: {
-      /** Creates a merchant; returns its id and its API key (shown once). */
-      create: (input: Merchants.CreateMerchant) =>
+      create: (input) =>
         run(
-          Effect.map(
-            Merchants.Merchants.use((m) => m.create(input)),
-            (r) => ({ merchant_id: r.merchant.merchant_id, api_key: r.api_key })
+          decode(RequestBodies.CreateMerchant, input).pipe(
+            Effect.flatMap((i) => Merchants.Merchants.use((m) => m.create(i))),
+            Effect.map((r) => ({ merchant_id: r.merchant.merchant_id, api_key: r.api_key }))
           )
         )
     },
     catalog: {
-      createProduct: (merchantId: string, input: Catalog.CreateProduct) =>
+      createProduct: (merchantId, input) =>
         run(
-          Effect.map(
-            Catalog.Catalog.use((c) => c.createProduct(merchantId, input)),
-            json(Product.Product)
+          decode(RequestBodies.CreateProduct, input).pipe(
+            Effect.flatMap((i) => Catalog.Catalog.use((c) => c.createProduct(merchantId, i))),
+            Effect.map(json(Product.Product))
           )
         ),
-      createPrice: (merchantId: string, input: Parameters<Catalog.Catalog["Service"]["createPrice"]>[1]) =>
+      createPrice: (merchantId, input) =>
         run(
-          Effect.map(
-            Catalog.Catalog.use((c) => c.createPrice(merchantId, input)),
-            json(Price.PriceVersion)
+          decode(RequestBodies.CreatePrice, input).pipe(
+            Effect.flatMap((i) => Catalog.Catalog.use((c) => c.createPrice(merchantId, i))),
+            Effect.map(json(Price.PriceVersion))
           )
         )
     },
     customers: {
-      create: (merchantId: string, input: Customers.CreateCustomer) =>
+      create: (merchantId, input) =>
         run(
-          Effect.map(
-            Customers.Customers.use((c) => c.create(merchantId, input)),
-            (r) => json(Customer.Customer)(Customers.toCustomer(r))
+          decode(RequestBodies.CreateCustomer, input).pipe(
+            Effect.flatMap((i) => Customers.Customers.use((c) => c.create(merchantId, i))),
+            Effect.map((r) => json(Customer.Customer)(Customers.toCustomer(r)))
           )
         )
     },
     checkout: {
-      createSession: (merchantId: string, input: Billing.SessionInput) =>
-        billing((b) => Effect.map(b.createSession(merchantId, input), json(CheckoutSession.CheckoutSession))),
-      pay: (merchantId: string, sessionId: string, card: Ports.CardInput) =>
-        billing((b) => Effect.map(b.paySession(merchantId, sessionId, card), payment))
-    },
-    subscriptions: {
-      get: (merchantId: string, id: string) =>
-        billing((b) => Effect.map(b.getSubscription(merchantId, id), json(Subscription.Subscription))),
-      previewChange: (merchantId: string, id: string, input: Requests.ChangeRequest) =>
-        subs((s) => Effect.flatMap(Requests.changeCommand(id, input), (c) => s.previewChange(merchantId, c))),
-      change: (merchantId: string, id: string, input: Requests.ChangeRequest) =>
-        subs((s) => Effect.flatMap(Requests.changeCommand(id, input), (c) => s.changePrice(merchantId, c))),
-      cancel: (merchantId: string, id: string, input?: { cancel_type?: string; cancel_reason?: string }) =>
-        subs((s) =>
-          Effect.map(
-            Effect.flatMap(Requests.cancelCommand(id, input), (c) => s.cancel(merchantId, c)),
-            json(Subscription.Subscription)
+      createSession: (merchantId, input) =>
+        billing((b) =>
+          decode(RequestBodies.CreateSession, input).pipe(
+            Effect.flatMap((i) => b.createSession(merchantId, i)),
+            Effect.map(json(CheckoutSession.CheckoutSession))
           )
         ),
-      pause: (merchantId: string, id: string) =>
-        subs((s) => Effect.map(s.pause(merchantId, id), json(Subscription.Subscription))),
-      resume: (merchantId: string, id: string) =>
-        subs((s) => Effect.map(s.resume(merchantId, id), json(Subscription.Subscription))),
-      usage: (merchantId: string, id: string, cycleIndex?: number) =>
-        subs((s) => Effect.map(s.usageSummary(merchantId, id, cycleIndex), json(Usage.UsageSummary))),
-      recordUsage: (merchantId: string, id: string, input: { usage_count: number; event_id?: string }) =>
-        subs((s) => Effect.flatMap(Requests.usageEvent(id, input), (e) => s.recordUsage(merchantId, e))),
-      /** Up to 1,000 usage events of any subscriptions in one transaction; re-sent event ids come back as duplicates. */
-      recordUsageBatch: (merchantId: string, records: ReadonlyArray<Requests.UsageRequest>) =>
-        subs((s) => Effect.flatMap(Requests.usageEvents(records), (e) => s.recordUsageBatch(merchantId, e)))
+      pay: (merchantId, sessionId, card) =>
+        billing((b) =>
+          Effect.all([id("session_id", sessionId), decode(RequestBodies.Card, card)]).pipe(
+            Effect.flatMap(([s, c]) => b.paySession(merchantId, s, c)),
+            Effect.map(payment)
+          )
+        )
+    },
+    subscriptions: {
+      get: (merchantId, subscriptionId) =>
+        billing((b) =>
+          id("subscription_id", subscriptionId).pipe(
+            Effect.flatMap((s) => b.getSubscription(merchantId, s)),
+            Effect.map(json(Subscription.Subscription))
+          )
+        ),
+      previewChange: (merchantId, subscriptionId, input) =>
+        subs((s) =>
+          decode(RequestBodies.ChangePrice, input).pipe(
+            Effect.flatMap((i) => Requests.changeCommand(subscriptionId, i)),
+            Effect.flatMap((c) => s.previewChange(merchantId, c))
+          )
+        ),
+      change: (merchantId, subscriptionId, input) =>
+        subs((s) =>
+          decode(RequestBodies.ChangePrice, input).pipe(
+            Effect.flatMap((i) => Requests.changeCommand(subscriptionId, i)),
+            Effect.flatMap((c) => s.changePrice(merchantId, c))
+          )
+        ),
+      cancel: (merchantId, subscriptionId, input = {}) =>
+        subs((s) =>
+          decode(RequestBodies.Cancel, input).pipe(
+            Effect.flatMap((i) => Requests.cancelCommand(subscriptionId, i)),
+            Effect.flatMap((c) => s.cancel(merchantId, c)),
+            Effect.map(json(Subscription.Subscription))
+          )
+        ),
+      pause: (merchantId, subscriptionId) =>
+        subs((s) =>
+          id("subscription_id", subscriptionId).pipe(
+            Effect.flatMap((i) => s.pause(merchantId, i)),
+            Effect.map(json(Subscription.Subscription))
+          )
+        ),
+      resume: (merchantId, subscriptionId) =>
+        subs((s) =>
+          id("subscription_id", subscriptionId).pipe(
+            Effect.flatMap((i) => s.resume(merchantId, i)),
+            Effect.map(json(Subscription.Subscription))
+          )
+        ),
+      usage: (merchantId, subscriptionId, cycleIndex) =>
+        subs((s) =>
+          id("subscription_id", subscriptionId).pipe(
+            Effect.flatMap((i) => s.usageSummary(merchantId, i, cycleIndex)),
+            Effect.map(json(Usage.UsageSummary))
+          )
+        ),
+      recordUsage: (merchantId, subscriptionId, input) =>
+        subs((s) =>
+          decode(UsageInput, input).pipe(
+            Effect.flatMap((i) => Requests.usageEvent(subscriptionId, i)),
+            Effect.flatMap((e) => s.recordUsage(merchantId, e))
+          )
+        ),
+      recordUsageBatch: (merchantId, records) =>
+        subs((s) =>
+          decode(UsageBatchInput, { records }).pipe(
+            Effect.flatMap((i) => Requests.usageEvents(i.records)),
+            Effect.flatMap((e) => s.recordUsageBatch(merchantId, e))
+          )
+        )
     },
     invoices: {
-      list: (merchantId: string, filter: { subscription_id?: string; limit?: number } = {}) =>
+      list: (merchantId, filter = {}) =>
         billing((b) =>
           Effect.map(
             b.listInvoices(merchantId, {
@@ -252,25 +480,25 @@ export const createBilling = async (options: BillingOptions = {}) => {
         )
     },
     refunds: {
-      create: (merchantId: string, input: { trade_id: string; amount?: string; reason?: string }) =>
+      create: (merchantId, input) =>
         subs((s) =>
-          Effect.map(
-            Effect.flatMap(Requests.refundCommand(input), (c) => s.refund(merchantId, c)),
-            json(Refund.Refund)
+          decode(RequestBodies.Refund, input).pipe(
+            Effect.flatMap((i) => Requests.refundCommand(i)),
+            Effect.flatMap((c) => s.refund(merchantId, c)),
+            Effect.map(json(Refund.Refund))
           )
         )
     },
     webhooks: {
-      /** Creates a webhook endpoint; returns its id and its `whsec_` secret (shown once). */
-      createEndpoint: (merchantId: string, input: Webhooks.EndpointInput) =>
-        run(Webhooks.Webhooks.use((w) => w.create(merchantId, input))),
-      /** Delivers what is in the outbox now (fan-out + first attempts); returns how many events it took. */
+      createEndpoint: (merchantId, input) =>
+        run(
+          decode(RequestBodies.WebhookEndpoint, input).pipe(
+            Effect.flatMap((i) => Webhooks.Webhooks.use((w) => w.create(merchantId, i)))
+          )
+        ),
       dispatch: (owner = "embedded") => run(Webhooks.Webhooks.use((w) => w.dispatchOnce({ owner })))
     },
-    /** Moves a sandbox merchant's frozen clock forward, running everything due on the way. */
-    advanceClock: (merchantId: string, to: Date) =>
-      billing((b) => Effect.asVoid(b.advanceClock(merchantId, to.getTime()))),
-    /** Runs due work once (call from your own scheduler, or use `startWorker`). */
+    advanceClock: (merchantId, to) => billing((b) => Effect.asVoid(b.advanceClock(merchantId, to.getTime()))),
     runDue: (owner = "embedded") =>
       billing((b) =>
         Effect.flatMap(
@@ -278,13 +506,7 @@ export const createBilling = async (options: BillingOptions = {}) => {
           (now) => b.runDue({ now, owner, lane: "live" })
         )
       ),
+    context: () => runtime.context(),
     close: () => runtime.dispose()
   }
 }
-
-/**
- * The client returned by {@link createBilling}.
- *
- * @since 0.1.0
- */
-export type BillingClient = Awaited<ReturnType<typeof createBilling>>

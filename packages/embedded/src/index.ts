@@ -6,8 +6,32 @@
 export {
   type BillingClient,
   type BillingOptions,
+  type ChangePreview,
+  type ChangeResult,
+  type CheckoutSessionJson,
   createBilling,
+  type CustomerJson,
   engineOn,
+  type InvoiceJson,
   layer,
-  type StorageOption
+  type PaymentJson,
+  type PriceJson,
+  type ProductJson,
+  type RefundJson,
+  type StorageOption,
+  type SubscriptionJson,
+  type TradeJson,
+  type UsageBatchRecorded,
+  type UsageRecorded,
+  type UsageSummaryJson,
+  type WebhookEndpointCreated
 } from "./createBilling.js"
+export {
+  ConflictError,
+  InvalidParameterError,
+  InvalidRequestError,
+  NotFoundError,
+  RecurError,
+  SystemError,
+  UnauthorizedError
+} from "./Errors.js"

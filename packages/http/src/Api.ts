@@ -6,13 +6,13 @@
  */
 import {
   CheckoutSession,
-  Common,
   Customer,
   Invoice,
   type Merchant,
   Price,
   Product,
   Refund,
+  RequestBodies,
   Subscription,
   Trade,
   Usage,
@@ -91,27 +91,6 @@ export class DecodeErrors extends HttpApiMiddleware.Service<DecodeErrors>()("@re
   error: ApiErrors.InvalidParameter
 }) {}
 
-const Address = Schema.Struct({
-  line1: Schema.optional(Schema.String),
-  line2: Schema.optional(Schema.String),
-  city: Schema.optional(Schema.String),
-  province: Schema.optional(Schema.String),
-  postal_code: Schema.optional(Schema.String),
-  country: Schema.optional(Schema.String)
-})
-const Metadata = Common.Metadata
-
-const CustomerBody = {
-  email: Schema.optional(Schema.String),
-  phone: Schema.optional(Schema.String),
-  name: Schema.optional(Schema.String),
-  description: Schema.optional(Schema.String),
-  address: Schema.optional(Address),
-  metadata: Schema.optional(Metadata),
-  payer_id: Schema.optional(Schema.String),
-  email_subscription: Schema.optional(Schema.Literals([1, 2]))
-}
-
 const CustomerRef = Schema.Struct({
   customer_id: Schema.optional(Schema.String),
   payer_id: Schema.optional(Schema.String)
@@ -125,14 +104,14 @@ const CustomerRef = Schema.Struct({
 export class CustomersGroup extends HttpApiGroup.make("customers")
   .add(
     HttpApiEndpoint.post("create", "/api/v1/front/customer/create", {
-      payload: Schema.Struct(CustomerBody),
+      payload: RequestBodies.CreateCustomer,
       success: Envelope(Schema.Struct({ customer_id: Schema.String })),
       error: ApiErrors.all
     })
   )
   .add(
     HttpApiEndpoint.post("update", "/api/v1/front/customer/update", {
-      payload: Schema.Struct({ ...CustomerBody, customer_id: Schema.optional(Schema.String) }),
+      payload: RequestBodies.UpdateCustomer,
       success: Envelope(Schema.Struct({ customer_id: Schema.String })),
       error: ApiErrors.all
     })
@@ -167,64 +146,19 @@ export class CustomersGroup extends HttpApiGroup.make("customers")
   .middleware(Authentication)
   .annotate(OpenApi.Title, "Customers") {}
 
-const PricePlanPayload = Schema.Struct({
-  plan_name: Schema.optional(Schema.String),
-  billing_cycle_unit: Schema.optional(Schema.String),
-  billing_cycle_count: Schema.optional(Schema.Number),
-  is_infinite: Schema.optional(Schema.Boolean),
-  base_price_val: Schema.optional(Schema.String),
-  plan_description: Schema.optional(Schema.String),
-  price_plan_tiers: Schema.optional(
-    Schema.Array(
-      Schema.Struct({
-        period_count: Schema.Number,
-        period_unit: Schema.optional(Schema.String),
-        original_price: Schema.optional(Schema.String),
-        due_price: Schema.optional(Schema.String),
-        discount_type: Schema.optional(Schema.String),
-        discount_value: Schema.optional(Schema.String)
-      })
-    )
-  )
-})
-
 /**
- * The body of `POST /api/v1/prices`.
+ * The body of `POST /api/v1/prices` (core's `RequestBodies.CreatePrice`).
  *
  * @since 0.1.0
  */
-export const PricePayload = Schema.Struct({
-  name: Schema.optional(Schema.String),
-  product_id: Schema.optional(Schema.String),
-  product_version_id: Schema.optional(Schema.String),
-  currency: Schema.optional(Schema.String),
-  billing_type: Schema.optional(Schema.String),
-  description: Schema.optional(Schema.String),
-  price_type: Schema.optional(Schema.String),
-  model_type: Schema.optional(Schema.String),
-  billing_threshold: Schema.optional(Schema.String),
-  trial_type: Schema.optional(Schema.Number),
-  status: Schema.optional(Schema.String),
-  payment_timing: Schema.optional(Schema.String),
-  billing_dimension: Schema.optional(Schema.String),
-  merchant_price_id: Schema.optional(Schema.String),
-  price_val: Schema.optional(Schema.String),
-  has_trial: Schema.optional(Schema.Boolean),
-  trial_period: Schema.optional(Schema.Struct({ trial_period_unit: Schema.String, trial_period_count: Schema.Number })),
-  price_plan: Schema.optional(PricePlanPayload),
-  usage_amount: Schema.optional(Schema.String),
-  usage_unit: Schema.optional(Schema.String),
-  usage_unit_price: Schema.optional(Schema.String),
-  usage_threshold: Schema.optional(Schema.String),
-  features: Schema.optional(Schema.Array(Common.Feature)),
-  trial_amount: Schema.optional(Schema.String),
-  quantity_unit: Schema.optional(Schema.String),
-  quantity_tiers: Schema.optional(Schema.Array(Common.QuantityTier)),
-  quantity_tier_type: Schema.optional(Schema.String),
-  usage_tiers: Schema.optional(Schema.Array(Common.UsageTier)),
-  price_tier_type: Schema.optional(Schema.String),
-  metadata: Schema.optional(Metadata)
-})
+export const PricePayload = RequestBodies.CreatePrice
+
+/**
+ * The body of `POST /api/v1/session` (core's `RequestBodies.CreateSession`).
+ *
+ * @since 0.1.0
+ */
+export const SessionPayload = RequestBodies.CreateSession
 
 /**
  * Products, categories and prices.
@@ -240,19 +174,7 @@ export class CatalogGroup extends HttpApiGroup.make("catalog")
   )
   .add(
     HttpApiEndpoint.post("createProduct", "/api/v1/products", {
-      payload: Schema.Struct({
-        product_name: Schema.optional(Schema.String),
-        description: Schema.optional(Schema.String),
-        category_id: Schema.optional(Schema.String),
-        image_url: Schema.optional(Schema.String),
-        merchant_product_id: Schema.optional(Schema.String),
-        quantity_unit: Schema.optional(Schema.String),
-        features: Schema.optional(
-          Schema.Array(Schema.Struct({ id: Schema.String, name: Schema.String, type: Schema.String }))
-        ),
-        metadata: Schema.optional(Metadata),
-        product_status: Schema.optional(Schema.Literals(["draft", "active"]))
-      }),
+      payload: RequestBodies.CreateProduct,
       success: Envelope(Schema.Struct({ product_id: Schema.String })),
       error: ApiErrors.all
     })
@@ -277,7 +199,7 @@ export class CatalogGroup extends HttpApiGroup.make("catalog")
   )
   .add(
     HttpApiEndpoint.post("createPrice", "/api/v1/prices", {
-      payload: PricePayload,
+      payload: RequestBodies.CreatePrice,
       success: Envelope(
         Schema.Struct({
           price_id: Schema.String,
@@ -329,63 +251,6 @@ export class CatalogGroup extends HttpApiGroup.make("catalog")
   .annotate(OpenApi.Title, "Catalog") {}
 
 /**
- * The body of `POST /api/v1/session`.
- *
- * @since 0.1.0
- */
-export const SessionPayload = Schema.Struct({
-  order_id: Schema.optional(Schema.String),
-  line_items: Schema.optional(
-    Schema.Array(
-      Schema.Struct({
-        price_id: Schema.optional(Schema.String),
-        quantity: Schema.optional(Schema.String),
-        quantity_editable: Schema.optional(Schema.Boolean),
-        quantity_min: Schema.optional(Schema.String),
-        quantity_max: Schema.optional(Schema.String)
-      })
-    )
-  ),
-  customer_id: Schema.optional(Schema.String),
-  payer_id: Schema.optional(Schema.String),
-  email: Schema.optional(Schema.String),
-  mode: Schema.optional(Schema.Literals(["checkout", "payment"])),
-  return_url: Schema.optional(Schema.String),
-  cancel_url: Schema.optional(Schema.String),
-  target_currency: Schema.optional(Schema.String),
-  merchant_rate: Schema.optional(Schema.Union([Schema.Number, Schema.String])),
-  metadata: Schema.optional(Metadata),
-  integration_method: Schema.optional(Schema.Literals(["hosted", "embedded"])),
-  redirect_on_completion: Schema.optional(Schema.Literals(["always", "if_required"])),
-  locale: Schema.optional(CheckoutSession.Locale),
-  payment_mode: Schema.optional(Schema.Literals(["onetime_payment", "subscription"])),
-  trial_policy: Schema.optional(Schema.Literals([1, 2, 3])),
-  total_cycles: Schema.optional(Schema.Number),
-  convert_to_continuous: Schema.optional(Schema.Boolean),
-  product_type: Schema.optional(CheckoutSession.ProductType),
-  terms_of_service_url: Schema.optional(Schema.String),
-  privacy_policy_url: Schema.optional(Schema.String),
-  first_source_channel: Schema.optional(Schema.String),
-  billing_address: Schema.optional(
-    Schema.Struct({
-      name: Schema.optional(Schema.String),
-      address_line1: Schema.optional(Schema.String),
-      address_line2: Schema.optional(Schema.String),
-      country_code: Schema.optional(Schema.String),
-      province_code: Schema.optional(Schema.String),
-      city: Schema.optional(Schema.String),
-      area: Schema.optional(Schema.String),
-      postal_code: Schema.optional(Schema.String),
-      phone: Schema.optional(Schema.String),
-      phone_area_code: Schema.optional(Schema.String),
-      email: Schema.optional(Schema.String)
-    })
-  ),
-  amount: Schema.optional(Schema.String),
-  currency: Schema.optional(Schema.String)
-})
-
-/**
  * Checkout sessions.
  *
  * @since 0.1.0
@@ -393,7 +258,7 @@ export const SessionPayload = Schema.Struct({
 export class CheckoutGroup extends HttpApiGroup.make("checkout")
   .add(
     HttpApiEndpoint.post("create", "/api/v1/session", {
-      payload: SessionPayload,
+      payload: RequestBodies.CreateSession,
       success: Envelope(Schema.Struct({ session_id: Schema.String, session_url: Schema.String })),
       error: ApiErrors.all
     })
@@ -409,15 +274,6 @@ export class CheckoutGroup extends HttpApiGroup.make("checkout")
   .annotate(OpenApi.Title, "Checkout sessions") {}
 
 const SubscriptionPath = Schema.Struct({ subscription_id: Schema.String })
-const ChangePayload = Schema.Struct({
-  subscription_id: Schema.optional(Schema.String),
-  merchant_id: Schema.optional(Schema.String),
-  price_id: Schema.optional(Schema.String),
-  effective_type: Schema.optional(Schema.String),
-  proration: Schema.optional(Schema.String),
-  quantity: Schema.optional(Schema.String),
-  quote_id: Schema.optional(Schema.String)
-})
 const StatusResult = Envelope(Schema.Struct({ subscription_id: Schema.String, status: Schema.String }))
 const Quote = Schema.Struct({
   quote_id: Schema.String,
@@ -466,7 +322,7 @@ export class SubscriptionsGroup extends HttpApiGroup.make("subscriptions")
   .add(
     HttpApiEndpoint.post("change", "/api/v1/subscription/:subscription_id", {
       params: SubscriptionPath,
-      payload: ChangePayload,
+      payload: RequestBodies.ChangePrice,
       success: Envelope(Schema.Struct({})),
       error: ApiErrors.all
     })
@@ -474,7 +330,7 @@ export class SubscriptionsGroup extends HttpApiGroup.make("subscriptions")
   .add(
     HttpApiEndpoint.post("previewChange", "/api/v1/subscription/:subscription_id/preview-change", {
       params: SubscriptionPath,
-      payload: ChangePayload,
+      payload: RequestBodies.ChangePrice,
       success: Envelope(Quote),
       error: ApiErrors.all
     })
@@ -491,10 +347,7 @@ export class SubscriptionsGroup extends HttpApiGroup.make("subscriptions")
   .add(
     HttpApiEndpoint.post("cancel", "/api/v1/subscription/:subscription_id/cancel", {
       params: SubscriptionPath,
-      payload: Schema.Struct({
-        cancel_type: Schema.optional(Schema.String),
-        cancel_reason: Schema.optional(Schema.String)
-      }),
+      payload: RequestBodies.Cancel,
       success: StatusResult,
       error: ApiErrors.all
     })
@@ -541,11 +394,7 @@ export class SubscriptionsGroup extends HttpApiGroup.make("subscriptions")
   .add(
     HttpApiEndpoint.post("recordUsage", "/api/v1/subscription/:subscription_id/usage", {
       params: SubscriptionPath,
-      payload: Schema.Struct({
-        usage_count: Schema.optional(Schema.Number),
-        event_id: Schema.optional(Schema.String),
-        timestamp: Schema.optional(Schema.String)
-      }),
+      payload: RequestBodies.Usage,
       success: Envelope(
         Schema.Struct({
           subscription_id: Schema.String,
@@ -559,16 +408,7 @@ export class SubscriptionsGroup extends HttpApiGroup.make("subscriptions")
   )
   .add(
     HttpApiEndpoint.post("recordUsageBatch", "/api/v1/usage/batch", {
-      payload: Schema.Struct({
-        records: Schema.Array(
-          Schema.Struct({
-            subscription_id: Schema.optional(Schema.String),
-            usage_count: Schema.optional(Schema.Number),
-            event_id: Schema.optional(Schema.String),
-            timestamp: Schema.optional(Schema.String)
-          })
-        )
-      }),
+      payload: RequestBodies.UsageBatch,
       success: Envelope(
         Schema.Struct({
           accepted: Schema.Int,
@@ -644,11 +484,7 @@ export class PaymentsGroup extends HttpApiGroup.make("payments")
   )
   .add(
     HttpApiEndpoint.post("refund", "/api/v1/refund", {
-      payload: Schema.Struct({
-        trade_id: Schema.optional(Schema.String),
-        amount: Schema.optional(Schema.String),
-        reason: Schema.optional(Schema.String)
-      }),
+      payload: RequestBodies.Refund,
       success: Envelope(Schema.Struct({ refund_id: Schema.String, refund_status: Schema.String })),
       error: ApiErrors.all
     })
@@ -717,15 +553,6 @@ export class SandboxGroup extends HttpApiGroup.make("sandbox")
   .middleware(Authentication)
   .annotate(OpenApi.Title, "Sandbox") {}
 
-const EndpointPayload = Schema.Struct({
-  url: Schema.optional(Schema.String),
-  desc: Schema.optional(Schema.String),
-  all_events: Schema.optional(Schema.Boolean),
-  event_types: Schema.optional(Schema.Array(Schema.String)),
-  event_version: Schema.optional(Schema.String),
-  status: Schema.optional(Schema.String)
-})
-
 /**
  * Webhook events and endpoints (version 2 paths).
  *
@@ -753,7 +580,7 @@ export class WebhooksGroup extends HttpApiGroup.make("webhooks")
   )
   .add(
     HttpApiEndpoint.post("createEndpoint", "/api/v2/webhook/endpoints", {
-      payload: EndpointPayload,
+      payload: RequestBodies.WebhookEndpoint,
       success: Envelope(Schema.Struct({ id: Schema.String, secret: Schema.String })),
       error: ApiErrors.all
     })
@@ -761,7 +588,7 @@ export class WebhooksGroup extends HttpApiGroup.make("webhooks")
   .add(
     HttpApiEndpoint.post("updateEndpoint", "/api/v2/webhook/endpoints/:endpoint_id", {
       params: Schema.Struct({ endpoint_id: Schema.String }),
-      payload: EndpointPayload,
+      payload: RequestBodies.WebhookEndpoint,
       success: Envelope(Webhook.WebhookEndpoint),
       error: ApiErrors.all
     })

@@ -1,93 +1,32 @@
 /**
- * How the REST API answers each failure of the engine — declared once, for every error core
- * can raise (the mapped type makes a missing one a compile error): the envelope it becomes (and
- * so its HTTP status), and the request field it names in `data.param`. Core's errors name ids
- * and states, never request fields or statuses; this table is where they meet the contract.
+ * How the REST API answers each failure of the engine: core's `ErrorReplies` table (one answer
+ * per error, shared with the Promise facade) turned into the contract's error bodies.
  *
  * @since 0.1.0
  */
-import type { Errors } from "@recur/core"
+import { ErrorReplies, type Errors } from "@recur/core"
 import * as ApiErrors from "./Errors.js"
 
 /**
- * The envelope an error becomes: `invalid_parameter` (400 `InvalidParameter`),
- * `invalid_request` (400 `invalid_request_error`), `unauthorized` (401), `not_found` (404
- * `resource_not_found`), `conflict` (409 `state_conflict`) or `duplicate` (409
- * `duplicate_resource`).
+ * The envelope an error becomes (core's `ErrorReplies.Reply`).
  *
  * @since 0.1.0
  */
-export type Reply = "invalid_parameter" | "invalid_request" | "unauthorized" | "not_found" | "conflict" | "duplicate"
+export type Reply = ErrorReplies.Reply
 
 /**
- * One error's binding.
+ * One error's binding (core's `ErrorReplies.Binding`).
  *
  * @since 0.1.0
  */
-export interface Binding<E> {
-  readonly reply: Reply
-  /** The request field at fault, when there is one. */
-  readonly param?: (e: E) => string | undefined
-}
-
-const sessionFields = {
-  customer: "customer_id",
-  price: "line_items[0].price_id",
-  payment_mode: "payment_mode",
-  quantity: "line_items[0].quantity",
-  amount: "amount",
-  no_rate: "target_currency",
-  rate: "target_currency",
-  return_url: "return_url",
-  cancel_url: "cancel_url"
-} as const
-
-const usageFields = {
-  count: "usage_count",
-  event_id: "event_id",
-  instant: "timestamp",
-  not_metered: "subscription_id",
-  above_bound: "usage_count"
-} as const
+export type Binding<E> = ErrorReplies.Binding<E>
 
 /**
- * Every error of core, bound to its answer.
+ * Every error of core, bound to its answer (core's `ErrorReplies.bindings`).
  *
  * @since 0.1.0
  */
-export const bindings: {
-  readonly [K in Errors.RecurError["_tag"]]: Binding<Extract<Errors.RecurError, { readonly _tag: K }>>
-} = {
-  NotFound: { reply: "not_found" },
-  InvalidParameter: { reply: "invalid_parameter", param: (e) => e.param },
-  InvalidRequest: { reply: "invalid_request", param: (e) => e.param },
-  StateConflict: { reply: "conflict" },
-  DuplicateResource: { reply: "duplicate", param: (e) => e.param },
-  Unauthorized: { reply: "unauthorized" },
-  PriceNotFound: { reply: "not_found" },
-  SessionRefused: {
-    reply: "invalid_parameter",
-    param: (e) => (e.reason === "rate" && e.rateGiven ? "merchant_rate" : sessionFields[e.reason])
-  },
-  SessionNotPayable: { reply: "conflict" },
-  CardInvalid: { reply: "invalid_parameter", param: () => "card_number" },
-  SubscriptionNotLive: { reply: "conflict" },
-  SubscriptionActionRefused: { reply: "conflict" },
-  PriceChangeRefused: { reply: "invalid_parameter", param: () => "price_id" },
-  QuantityRefused: { reply: "invalid_parameter", param: () => "quantity" },
-  QuoteExpired: { reply: "conflict" },
-  QuoteStale: { reply: "conflict" },
-  TradeNotFound: { reply: "not_found" },
-  TradeNotRefundable: { reply: "conflict" },
-  RefundRefused: { reply: "invalid_parameter", param: () => "amount" },
-  UsageRefused: {
-    reply: "invalid_parameter",
-    // the single-event endpoint names the field; the batch endpoint the record it is in
-    param: (e) => `${e.index !== undefined ? `records[${e.index}].` : ""}${usageFields[e.reason]}`
-  },
-  UsageBatchRefused: { reply: "invalid_parameter", param: () => "records" },
-  ConcurrentUpdate: { reply: "conflict" }
-}
+export const bindings = ErrorReplies.bindings
 
 /**
  * A core error as the contract's error body.
@@ -97,10 +36,9 @@ export const bindings: {
 export const toApiError =
   (requestId: string) =>
   (e: Errors.RecurError): ApiErrors.ApiError => {
-    const binding = bindings[e._tag] as Binding<Errors.RecurError>
-    const param = binding.param?.(e)
+    const { reply, param } = ErrorReplies.replyTo(e)
     const data = { request_id: requestId, ...(param !== undefined ? { param } : {}) }
-    switch (binding.reply) {
+    switch (reply) {
       case "invalid_parameter":
         return new ApiErrors.InvalidParameter({ code: "InvalidParameter", message: e.message, data })
       case "invalid_request":

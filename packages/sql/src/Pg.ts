@@ -189,7 +189,7 @@ const recognise = (dataDir: string) =>
  *
  * @since 0.1.0
  */
-export const openPglite = (options: PgliteOptions = {}) =>
+const openPglite = (options: PgliteOptions = {}) =>
   Effect.gen(function* () {
     const onDisk = options.dataDir !== undefined && !options.dataDir.includes("://")
     if (onDisk) {
@@ -246,7 +246,7 @@ const pgliteStream = (db: PGlite) => (): Duplex => {
  *
  * @since 0.1.0
  */
-export const clientPglite = (db: PGlite) =>
+const clientPglite = (db: PGlite) =>
   PgClient.layerFrom(
     PgClient.make({
       stream: pgliteStream(db),

@@ -7,6 +7,7 @@
 export * as EngineScenarios from "./EngineScenarios.js"
 export * as Fixtures from "./Fixtures.js"
 export * as ModelScenarios from "./ModelScenarios.js"
+export * as MountJourney from "./MountJourney.js"
 export * as PaymentGatewayContract from "./PaymentGatewayContract.js"
 export * as ServicesContract from "./ServicesContract.js"
 export * as StorageContract from "./StorageContract.js"

@@ -6,5 +6,5 @@ const conditions = ["source", "module", "node", "development|production"]
 export default defineProject({
   resolve: { conditions },
   ssr: { resolve: { conditions } },
-  test: { name: "example-rest-mount", include: ["test/**/*.test.ts"], testTimeout: 60_000, hookTimeout: 180_000 }
+  test: { name: "example-mount-hono", include: ["test/**/*.test.ts"], testTimeout: 60_000, hookTimeout: 180_000 }
 })

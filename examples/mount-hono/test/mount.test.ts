@@ -1,0 +1,29 @@
+import { afterAll, beforeAll, expect, it } from "@effect/vitest"
+import { serve, type ServerType } from "@hono/node-server"
+import { MountJourney } from "@recur/testing"
+import { createApp } from "../src/app.js"
+
+let app: Awaited<ReturnType<typeof createApp>>
+let server: ServerType
+let origin = ""
+beforeAll(async () => {
+  const port = await MountJourney.freePort()
+  origin = `http://127.0.0.1:${port}`
+  app = await createApp({ publicUrl: `${origin}/billing` })
+  await new Promise<void>((resolve) => {
+    server = serve({ fetch: app.app.fetch, port, hostname: "127.0.0.1" }, () => resolve())
+  })
+})
+afterAll(async () => {
+  await new Promise((resolve) => server.close(resolve))
+  await app.close()
+})
+
+it("Hono: API, hosted checkout and facade over one engine under /billing", async () => {
+  expect(await (await fetch(`${origin}/health`)).text()).toBe("ok")
+  await MountJourney.run({
+    base: `${origin}/billing`,
+    createMerchant: () => app.billing.merchants.create({ name: "Hono shop", currency: "USD" }),
+    subscriptionStatus: async (m, id) => (await app.billing.subscriptions.get(m, id)).status
+  })
+})

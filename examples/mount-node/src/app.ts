@@ -1,0 +1,29 @@
+/**
+ * An existing node:http app that mounts Recur's REST API under /billing, next to its own routes,
+ * over the same engine as its own billing code (the Promise facade).
+ */
+import { createBilling, type StorageOption } from "@recur/embedded"
+import { Mount } from "@recur/http"
+import { createServer } from "node:http"
+
+export async function createApp(options: { readonly publicUrl: string; readonly storage?: StorageOption }) {
+  // one engine: the host's own code uses `billing`, the API is mounted over the same instance
+  const billing = await createBilling({ storage: options.storage ?? "memory", publicUrl: options.publicUrl })
+  const recur = await Mount.nodeHandler(billing, { prefix: "/billing" })
+  const server = createServer((req, res) => {
+    if (req.url === "/health") {
+      res.writeHead(200, { "content-type": "text/plain" }).end("ok") // the host's own route
+      return
+    }
+    recur.handle(req, res, () => res.writeHead(404, { "content-type": "text/plain" }).end("not found"))
+  })
+  return {
+    server,
+    billing,
+    close: async () => {
+      await new Promise((resolve) => server.close(resolve))
+      await recur.close()
+      await billing.close()
+    }
+  }
+}

@@ -1,0 +1,23 @@
+import { afterAll, beforeAll, expect, it } from "@effect/vitest"
+import { MountJourney } from "@recur/testing"
+import { createApp } from "../src/app.js"
+
+let app: Awaited<ReturnType<typeof createApp>>
+let origin = ""
+beforeAll(async () => {
+  const port = await MountJourney.freePort()
+  origin = `http://127.0.0.1:${port}`
+  app = await createApp({ publicUrl: `${origin}/billing` })
+  await new Promise<void>((resolve) => app.server.listen(port, "127.0.0.1", resolve))
+})
+afterAll(() => app.close())
+
+it("node:http: the host's routes, and Recur's API, hosted checkout and facade over one engine under /billing", async () => {
+  expect(await (await fetch(`${origin}/health`)).text()).toBe("ok")
+  await MountJourney.run({
+    base: `${origin}/billing`,
+    createMerchant: () => app.billing.merchants.create({ name: "Host shop", currency: "USD" }),
+    subscriptionStatus: async (m, id) => (await app.billing.subscriptions.get(m, id)).status
+  })
+  expect((await fetch(`${origin}/billing/openapi.json`)).status).toBe(200)
+})

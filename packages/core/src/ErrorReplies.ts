@@ -1,0 +1,122 @@
+/**
+ * How the merchant API answers each failure of the engine — declared once, for every error core
+ * can raise (the mapped type makes a missing one a compile error): the kind of answer it becomes
+ * (and so its code and HTTP status), and the request field it names in `param`. Core's errors
+ * name ids and states, never request fields or statuses; this table is where they meet the
+ * contract. The REST adapter (`@recur/http`) and the Promise facade (`@recur/embedded`) both
+ * answer from it, so the same failure has the same code and status in both.
+ *
+ * @since 0.1.0
+ */
+import type * as Errors from "./Errors.js"
+
+/**
+ * The envelope an error becomes: `invalid_parameter` (400 `InvalidParameter`),
+ * `invalid_request` (400 `invalid_request_error`), `unauthorized` (401), `not_found` (404
+ * `resource_not_found`), `conflict` (409 `state_conflict`) or `duplicate` (409
+ * `duplicate_resource`).
+ *
+ * @since 0.1.0
+ */
+export type Reply = "invalid_parameter" | "invalid_request" | "unauthorized" | "not_found" | "conflict" | "duplicate"
+
+/**
+ * One error's binding.
+ *
+ * @since 0.1.0
+ */
+export interface Binding<E> {
+  readonly reply: Reply
+  /** The request field at fault, when there is one. */
+  readonly param?: (e: E) => string | undefined
+}
+
+const sessionFields = {
+  customer: "customer_id",
+  price: "line_items[0].price_id",
+  payment_mode: "payment_mode",
+  quantity: "line_items[0].quantity",
+  amount: "amount",
+  no_rate: "target_currency",
+  rate: "target_currency",
+  return_url: "return_url",
+  cancel_url: "cancel_url"
+} as const
+
+const usageFields = {
+  count: "usage_count",
+  event_id: "event_id",
+  instant: "timestamp",
+  not_metered: "subscription_id",
+  above_bound: "usage_count"
+} as const
+
+/**
+ * Every error of core, bound to its answer.
+ *
+ * @since 0.1.0
+ */
+export const bindings: {
+  readonly [K in Errors.RecurError["_tag"]]: Binding<Extract<Errors.RecurError, { readonly _tag: K }>>
+} = {
+  NotFound: { reply: "not_found" },
+  InvalidParameter: { reply: "invalid_parameter", param: (e) => e.param },
+  InvalidRequest: { reply: "invalid_request", param: (e) => e.param },
+  StateConflict: { reply: "conflict" },
+  DuplicateResource: { reply: "duplicate", param: (e) => e.param },
+  Unauthorized: { reply: "unauthorized" },
+  PriceNotFound: { reply: "not_found" },
+  SessionRefused: {
+    reply: "invalid_parameter",
+    param: (e) => (e.reason === "rate" && e.rateGiven ? "merchant_rate" : sessionFields[e.reason])
+  },
+  SessionNotPayable: { reply: "conflict" },
+  CardInvalid: { reply: "invalid_parameter", param: () => "card_number" },
+  SubscriptionNotLive: { reply: "conflict" },
+  SubscriptionActionRefused: { reply: "conflict" },
+  PriceChangeRefused: { reply: "invalid_parameter", param: () => "price_id" },
+  QuantityRefused: { reply: "invalid_parameter", param: () => "quantity" },
+  QuoteExpired: { reply: "conflict" },
+  QuoteStale: { reply: "conflict" },
+  TradeNotFound: { reply: "not_found" },
+  TradeNotRefundable: { reply: "conflict" },
+  RefundRefused: { reply: "invalid_parameter", param: () => "amount" },
+  UsageRefused: {
+    reply: "invalid_parameter",
+    // the single-event endpoint names the field; the batch endpoint the record it is in
+    param: (e) => `${e.index !== undefined ? `records[${e.index}].` : ""}${usageFields[e.reason]}`
+  },
+  UsageBatchRefused: { reply: "invalid_parameter", param: () => "records" },
+  ConcurrentUpdate: { reply: "conflict" }
+}
+
+/**
+ * The code and HTTP status of each kind of answer, as the API documents them.
+ *
+ * @since 0.1.0
+ */
+export const answers: { readonly [K in Reply]: { readonly code: string; readonly httpStatus: number } } = {
+  invalid_parameter: { code: "InvalidParameter", httpStatus: 400 },
+  invalid_request: { code: "invalid_request_error", httpStatus: 400 },
+  unauthorized: { code: "unauthorizedError", httpStatus: 401 },
+  not_found: { code: "resource_not_found", httpStatus: 404 },
+  conflict: { code: "state_conflict", httpStatus: 409 },
+  duplicate: { code: "duplicate_resource", httpStatus: 409 }
+}
+
+/**
+ * The answer to one of core's errors: its kind, code, HTTP status and the request field at fault.
+ *
+ * @since 0.1.0
+ */
+export const replyTo = (
+  e: Errors.RecurError
+): {
+  readonly reply: Reply
+  readonly code: string
+  readonly httpStatus: number
+  readonly param: string | undefined
+} => {
+  const binding = bindings[e._tag] as Binding<Errors.RecurError>
+  return { reply: binding.reply, ...answers[binding.reply], param: binding.param?.(e) }
+}

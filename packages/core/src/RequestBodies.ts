@@ -1,0 +1,221 @@
+/**
+ * The request bodies of the merchant API as Schemas: what the REST adapter decodes from the
+ * wire, and what the Promise facade checks its callers' input against, so both refuse the same
+ * input with the same `InvalidParameter` naming the same field. Fields are as the API names them;
+ * the services decide what is required and what the values mean.
+ *
+ * @since 0.1.0
+ */
+import { Schema } from "effect"
+import * as CheckoutSession from "./CheckoutSession.js"
+import * as Common from "./Common.js"
+import * as Customer from "./Customer.js"
+import * as PriceRules from "./PriceRules.js"
+import * as Proration from "./Proration.js"
+
+/**
+ * A customer's postal address.
+ *
+ * @since 0.1.0
+ */
+export const Address = Schema.Struct(Customer.Address.fields)
+const CustomerFields = {
+  email: Schema.optional(Schema.String),
+  phone: Schema.optional(Schema.String),
+  name: Schema.optional(Schema.String),
+  description: Schema.optional(Schema.String),
+  address: Schema.optional(Address),
+  metadata: Schema.optional(Common.Metadata),
+  payer_id: Schema.optional(Schema.String),
+  email_subscription: Schema.optional(Schema.Literals([1, 2]))
+}
+
+/**
+ * The body of `POST /api/v1/customer/create`.
+ *
+ * @since 0.1.0
+ */
+export const CreateCustomer = Schema.Struct(CustomerFields)
+
+/**
+ * The body of `POST /api/v1/customer/update`.
+ *
+ * @since 0.1.0
+ */
+export const UpdateCustomer = Schema.Struct({ ...CustomerFields, customer_id: Schema.optional(Schema.String) })
+
+/**
+ * The body of `POST /api/v1/products`.
+ *
+ * @since 0.1.0
+ */
+export const CreateProduct = Schema.Struct({
+  product_name: Schema.optional(Schema.String),
+  description: Schema.optional(Schema.String),
+  category_id: Schema.optional(Schema.String),
+  image_url: Schema.optional(Schema.String),
+  merchant_product_id: Schema.optional(Schema.String),
+  quantity_unit: Schema.optional(Schema.String),
+  features: Schema.optional(
+    Schema.Array(Schema.Struct({ id: Schema.String, name: Schema.String, type: Schema.String }))
+  ),
+  metadata: Schema.optional(Common.Metadata),
+  product_status: Schema.optional(Schema.Literals(["draft", "active"]))
+})
+
+/**
+ * A price's `price_plan`.
+ *
+ * @since 0.1.0
+ */
+export const PricePlan = PriceRules.PricePlanInput
+
+/**
+ * The body of `POST /api/v1/prices`.
+ *
+ * @since 0.1.0
+ */
+export const CreatePrice = PriceRules.PriceInput
+
+/**
+ * The body of `POST /api/v1/session`.
+ *
+ * @since 0.1.0
+ */
+export const CreateSession = Schema.Struct({
+  order_id: Schema.optional(Schema.String),
+  line_items: Schema.optional(
+    Schema.Array(
+      Schema.Struct({
+        price_id: Schema.optional(Schema.String),
+        quantity: Schema.optional(Schema.String),
+        quantity_editable: Schema.optional(Schema.Boolean),
+        quantity_min: Schema.optional(Schema.String),
+        quantity_max: Schema.optional(Schema.String)
+      })
+    )
+  ),
+  customer_id: Schema.optional(Schema.String),
+  payer_id: Schema.optional(Schema.String),
+  email: Schema.optional(Schema.String),
+  mode: Schema.optional(Schema.Literals(["checkout", "payment"])),
+  return_url: Schema.optional(Schema.String),
+  cancel_url: Schema.optional(Schema.String),
+  target_currency: Schema.optional(Schema.String),
+  merchant_rate: Schema.optional(Schema.Union([Schema.Number, Schema.String])),
+  metadata: Schema.optional(Common.Metadata),
+  integration_method: Schema.optional(Schema.Literals(["hosted", "embedded"])),
+  redirect_on_completion: Schema.optional(Schema.Literals(["always", "if_required"])),
+  locale: Schema.optional(CheckoutSession.Locale),
+  payment_mode: Schema.optional(Schema.Literals(["onetime_payment", "subscription"])),
+  trial_policy: Schema.optional(Schema.Literals([1, 2, 3])),
+  total_cycles: Schema.optional(Schema.Number),
+  convert_to_continuous: Schema.optional(Schema.Boolean),
+  product_type: Schema.optional(CheckoutSession.ProductType),
+  terms_of_service_url: Schema.optional(Schema.String),
+  privacy_policy_url: Schema.optional(Schema.String),
+  first_source_channel: Schema.optional(Schema.String),
+  billing_address: Schema.optional(Schema.Struct(Common.BillingAddress.fields)),
+
+  amount: Schema.optional(Schema.String),
+  currency: Schema.optional(Schema.String)
+})
+
+/**
+ * The body of `POST /api/v1/subscription/{id}/change` and its preview.
+ *
+ * @since 0.1.0
+ */
+export const ChangePrice = Schema.Struct({
+  subscription_id: Schema.optional(Schema.String),
+  merchant_id: Schema.optional(Schema.String),
+  price_id: Schema.optional(Schema.String),
+  effective_type: Schema.optional(Schema.String),
+  proration: Schema.optional(Schema.String),
+  quantity: Schema.optional(Schema.String),
+  quote_id: Schema.optional(Schema.String)
+})
+
+/**
+ * The body of `POST /api/v1/subscription/{id}/cancel`.
+ *
+ * @since 0.1.0
+ */
+export const Cancel = Schema.Struct({
+  cancel_type: Schema.optional(Schema.String),
+  cancel_reason: Schema.optional(Schema.String)
+})
+
+/**
+ * The body of `POST /api/v1/subscription/{id}/usage`.
+ *
+ * @since 0.1.0
+ */
+export const Usage = Schema.Struct({
+  usage_count: Schema.optional(Schema.Number),
+  event_id: Schema.optional(Schema.String),
+  timestamp: Schema.optional(Schema.String)
+})
+
+/**
+ * The body of `POST /api/v1/usage/batch`.
+ *
+ * @since 0.1.0
+ */
+export const UsageBatch = Schema.Struct({
+  records: Schema.Array(Schema.Struct({ subscription_id: Schema.optional(Schema.String), ...Usage.fields }))
+})
+
+/**
+ * The body of `POST /api/v1/refund`.
+ *
+ * @since 0.1.0
+ */
+export const Refund = Schema.Struct({
+  trade_id: Schema.optional(Schema.String),
+  amount: Schema.optional(Schema.String),
+  reason: Schema.optional(Schema.String)
+})
+
+/**
+ * The body of `POST /api/v2/webhook/endpoints` and its update.
+ *
+ * @since 0.1.0
+ */
+export const WebhookEndpoint = Schema.Struct({
+  url: Schema.optional(Schema.String),
+  desc: Schema.optional(Schema.String),
+  all_events: Schema.optional(Schema.Boolean),
+  event_types: Schema.optional(Schema.Array(Schema.String)),
+  event_version: Schema.optional(Schema.String),
+  status: Schema.optional(Schema.String)
+})
+
+/**
+ * A new merchant (the CLI's `recur merchants create` and the facade's `merchants.create`).
+ *
+ * @since 0.1.0
+ */
+export const CreateMerchant = Schema.Struct({
+  name: Schema.String,
+  currency: Schema.String,
+  mode: Schema.optionalKey(Schema.Literals(["sandbox", "live"])),
+  frozen_time: Schema.optionalKey(Schema.Number),
+  proration_policy: Schema.optionalKey(Schema.String),
+  proration_credit: Schema.optionalKey(Proration.CreditMode),
+  dunning_final_state: Schema.optionalKey(Schema.Literals(["unpaid", "canceled"])),
+  dunning_retry_days: Schema.optionalKey(Schema.Array(Schema.Number))
+})
+
+/**
+ * A card as the hosted checkout page's form posts it.
+ *
+ * @since 0.1.0
+ */
+export const Card = Schema.Struct({
+  number: Schema.String,
+  exp_month: Schema.Number,
+  exp_year: Schema.Number,
+  cvc: Schema.String,
+  name: Schema.optionalKey(Schema.String)
+})

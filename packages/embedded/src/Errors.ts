@@ -1,0 +1,158 @@
+/**
+ * What the Promise facade rejects with: plain `Error` subclasses, one per kind of answer the
+ * REST API gives, each with the API's `code` and HTTP `status`, the request field at fault
+ * (`param`) and the engine's own error (`error`, a tagged value of core's `Errors`). Catch
+ * {@link RecurError} for all of them, or a subclass for one kind.
+ *
+ * @example
+ * try {
+ *   await billing.subscriptions.get(merchantId, "sub_unknown")
+ * } catch (e) {
+ *   if (e instanceof NotFoundError) console.log(e.status, e.code) // 404 resource_not_found
+ * }
+ * @since 0.1.0
+ */
+import { ErrorReplies, Errors } from "@recur/core"
+import { Cause, SchemaIssue } from "effect"
+
+/**
+ * Any failure of a facade call.
+ *
+ * @since 0.1.0
+ */
+export class RecurError extends Error {
+  /** The REST API's error code for the same failure (`InvalidParameter`, `resource_not_found`, …). */
+  readonly code: string
+  /** The HTTP status the REST API answers with for the same failure. */
+  readonly status: number
+  /** The input field at fault, named as in the REST API (`line_items[0].price_id`), when there is one. */
+  readonly param: string | undefined
+  /** The engine's error (core `Errors.RecurError`), or `undefined` for a system failure. */
+  readonly error: Errors.RecurError | undefined
+
+  constructor(args: {
+    readonly message: string
+    readonly code: string
+    readonly status: number
+    readonly param?: string | undefined
+    readonly error?: Errors.RecurError | undefined
+    readonly cause?: unknown
+  }) {
+    super(args.message, args.cause !== undefined ? { cause: args.cause } : undefined)
+    this.name = new.target.name
+    this.code = args.code
+    this.status = args.status
+    this.param = args.param
+    this.error = args.error
+  }
+}
+
+/**
+ * 400 `InvalidParameter`: a field is missing, malformed or out of range (`param` names it).
+ *
+ * @since 0.1.0
+ */
+export class InvalidParameterError extends RecurError {}
+
+/**
+ * 400 `invalid_request_error`: the request as a whole cannot be served (e.g. a live merchant's clock).
+ *
+ * @since 0.1.0
+ */
+export class InvalidRequestError extends RecurError {}
+
+/**
+ * 401 `unauthorizedError`: an API key that is unknown or revoked.
+ *
+ * @since 0.1.0
+ */
+export class UnauthorizedError extends RecurError {}
+
+/**
+ * 404 `resource_not_found`: no such object for this merchant.
+ *
+ * @since 0.1.0
+ */
+export class NotFoundError extends RecurError {}
+
+/**
+ * 409 `state_conflict` or `duplicate_resource`: the object's state does not allow the change,
+ * another change won a race (retry), or the object already exists.
+ *
+ * @since 0.1.0
+ */
+export class ConflictError extends RecurError {}
+
+/**
+ * 500 `system_error`: storage or another port failed, or a defect; `cause` holds what happened.
+ * Nothing was changed half-way: the engine's writes are transactional.
+ *
+ * @since 0.1.0
+ */
+export class SystemError extends RecurError {}
+
+const classes = {
+  invalid_parameter: InvalidParameterError,
+  invalid_request: InvalidRequestError,
+  unauthorized: UnauthorizedError,
+  not_found: NotFoundError,
+  conflict: ConflictError,
+  duplicate: ConflictError
+} as const
+
+const isDomainError = (u: unknown): u is Errors.RecurError =>
+  typeof u === "object" && u !== null && "_tag" in u && typeof u._tag === "string" && u._tag in ErrorReplies.bindings
+
+/**
+ * One of core's errors as the facade's error.
+ *
+ * @since 0.1.0
+ */
+export const fromDomain = (e: Errors.RecurError): RecurError => {
+  const reply = ErrorReplies.replyTo(e)
+  return new classes[reply.reply]({
+    message: e.message,
+    code: reply.code,
+    status: reply.httpStatus,
+    param: reply.param,
+    error: e,
+    cause: e
+  })
+}
+
+/**
+ * A failed call's cause as the facade's error: the engine's error when there is one, otherwise a
+ * {@link SystemError} carrying the squashed cause.
+ *
+ * @since 0.1.0
+ */
+export const fromCause = (cause: Cause.Cause<unknown>): RecurError => {
+  const failure = Cause.findErrorOption(cause)
+  if (failure._tag === "Some" && isDomainError(failure.value)) return fromDomain(failure.value)
+  const squashed = Cause.squash(cause)
+  return new SystemError({
+    message: squashed instanceof Error ? squashed.message : "Recur failed to complete the call",
+    code: "system_error",
+    status: 500,
+    cause: squashed
+  })
+}
+
+/**
+ * Input that does not decode as the REST API's body, as core's `InvalidParameter` naming the
+ * first field at fault (the REST adapter answers the same input the same way).
+ *
+ * @since 0.1.0
+ */
+export const invalidInput = (issue: SchemaIssue.Issue): Errors.InvalidParameter => {
+  const issues = SchemaIssue.makeFormatterStandardSchemaV1()(issue).issues
+  // the REST adapter's spelling of a path: `line_items.0.price_id`
+  const path = (i: (typeof issues)[number]) =>
+    (i.path ?? []).map((p) => String(typeof p === "object" && p !== null && "key" in p ? p.key : p)).join(".")
+  const first = issues[0]
+  return new Errors.InvalidParameter({
+    param: first !== undefined ? path(first) || "body" : "body",
+    reason: first?.message ?? "Invalid input",
+    issues: issues.map((i) => ({ field: path(i) || "body", message: i.message }))
+  })
+}

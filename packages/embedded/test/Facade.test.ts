@@ -1,0 +1,118 @@
+import { describe, expect, it } from "@effect/vitest"
+import {
+  type BillingClient,
+  ConflictError,
+  createBilling,
+  InvalidParameterError,
+  NotFoundError,
+  RecurError,
+  SystemError
+} from "../src/index.js"
+
+const card = (number: string) => ({ number, exp_month: 12, exp_year: 2099, cvc: "123" })
+
+/** The rejection of a call, which must be one. */
+const rejection = async (p: Promise<unknown>): Promise<RecurError> => {
+  try {
+    await p
+  } catch (e) {
+    expect(e).toBeInstanceOf(RecurError)
+    return e as RecurError
+  }
+  throw new Error("the call resolved")
+}
+
+const withBilling = async (f: (billing: BillingClient, merchantId: string) => Promise<void>) => {
+  const billing = await createBilling({ storage: "memory" })
+  try {
+    const { merchant_id } = await billing.merchants.create({
+      name: "Acme",
+      currency: "USD",
+      frozen_time: Date.parse("2024-01-01T00:00:00Z")
+    })
+    await f(billing, merchant_id)
+  } finally {
+    await billing.close()
+  }
+}
+
+const monthly = async (billing: BillingClient, merchantId: string) => {
+  const product = await billing.catalog.createProduct(merchantId, { product_name: "Pro" })
+  return billing.catalog.createPrice(merchantId, {
+    name: "Pro monthly",
+    product_id: product.product_id,
+    currency: "USD",
+    billing_type: "recurring",
+    price_type: "flat_price",
+    price_plan: { billing_cycle_unit: "month", base_price_val: "30.00" }
+  })
+}
+
+describe("the facade's failures", () => {
+  it("an unknown subscription rejects with NotFoundError: code, status and the engine's error", async () => {
+    await withBilling(async (billing, m) => {
+      const e = await rejection(billing.subscriptions.get(m, "sub_unknown"))
+      expect(e).toBeInstanceOf(NotFoundError)
+      expect(e).toBeInstanceOf(Error)
+      expect([e.name, e.code, e.status]).toEqual(["NotFoundError", "resource_not_found", 404])
+      expect(e.error?._tag).toBe("NotFound")
+      expect(e.message).toContain("sub_unknown")
+    })
+  }, 60_000)
+
+  it("plain-JS input of the wrong type is InvalidParameterError naming the field, as REST names it", async () => {
+    await withBilling(async (billing, m) => {
+      // what a caller without TypeScript can send
+      const untyped = billing.catalog.createProduct as (m: string, input: unknown) => Promise<unknown>
+      const e = await rejection(untyped(m, { product_name: 42 }))
+      expect(e).toBeInstanceOf(InvalidParameterError)
+      expect([e.code, e.status, e.param]).toEqual(["InvalidParameter", 400, "product_name"])
+      const price = billing.catalog.createPrice as (m: string, input: unknown) => Promise<unknown>
+      const nested = await rejection(price(m, { name: "x", price_plan: { base_price_val: 30 } }))
+      expect(nested.param).toBe("price_plan.base_price_val")
+      const session = billing.checkout.createSession as (m: string, input: unknown) => Promise<unknown>
+      expect((await rejection(session(m, { line_items: [{ price_id: 7 }] }))).param).toBe("line_items.0.price_id")
+      expect((await rejection(session(m, null))).status).toBe(400)
+      const pay = billing.checkout.pay as (m: string, s: unknown, c: unknown) => Promise<unknown>
+      expect((await rejection(pay(m, "ses_x", { number: 4242 }))).param).toBe("number")
+      expect((await rejection(billing.subscriptions.get(m, undefined as unknown as string))).status).toBe(400)
+    })
+  }, 60_000)
+
+  it("the engine's own refusals keep their REST code and param", async () => {
+    await withBilling(async (billing, m) => {
+      const e = await rejection(
+        billing.checkout.createSession(m, { payer_id: "p", line_items: [{ price_id: "pri_x" }] })
+      )
+      expect([e.status, e.code, e.param]).toEqual([400, "InvalidParameter", "line_items[0].price_id"])
+      const price = await monthly(billing, m)
+      const q = await rejection(
+        billing.checkout.createSession(m, { payer_id: "p", line_items: [{ price_id: price.id, quantity: "0" }] })
+      )
+      expect(q).toBeInstanceOf(InvalidParameterError)
+      expect(q.param).toBe("line_items[0].quantity")
+    })
+  }, 60_000)
+
+  it("a state conflict is ConflictError (409 state_conflict)", async () => {
+    await withBilling(async (billing, m) => {
+      const price = await monthly(billing, m)
+      const session = await billing.checkout.createSession(m, { payer_id: "p", line_items: [{ price_id: price.id }] })
+      const paid = await billing.checkout.pay(m, session.session_id, card("4242424242424242"))
+      const id = paid.subscription!.id
+      await billing.subscriptions.cancel(m, id, { cancel_type: "immediate" })
+      const e = await rejection(billing.subscriptions.pause(m, id))
+      expect(e).toBeInstanceOf(ConflictError)
+      expect([e.status, e.code]).toEqual([409, "state_conflict"])
+    })
+  }, 60_000)
+
+  it("a storage failure is SystemError (500 system_error) with its cause", async () => {
+    const billing = await createBilling({ storage: { postgres: "postgres://nobody@127.0.0.1:9/none" } }).catch(
+      (e: unknown) => e
+    )
+    // the layer fails while building: createBilling itself rejects, as a RecurError
+    expect(billing).toBeInstanceOf(SystemError)
+    expect((billing as SystemError).status).toBe(500)
+  }, 60_000)
+})
