@@ -44,14 +44,14 @@ export class PriceRuleViolation extends Schema.TaggedError<PriceRuleViolation>()
 export const PricePlanInput = Schema.Struct({
   plan_name: Schema.optional(Schema.String),
   billing_cycle_unit: Schema.optional(Schema.String),
-  billing_cycle_count: Schema.optional(Schema.Number),
+  billing_cycle_count: Schema.optional(Schema.Finite),
   is_infinite: Schema.optional(Schema.Boolean),
   base_price_val: Schema.optional(Schema.String),
   plan_description: Schema.optional(Schema.String),
   price_plan_tiers: Schema.optional(
     Schema.Array(
       Schema.Struct({
-        period_count: Schema.Number,
+        period_count: Schema.Finite,
         period_unit: Schema.optional(Schema.String),
         original_price: Schema.optional(Schema.String),
         due_price: Schema.optional(Schema.String),
@@ -78,14 +78,14 @@ export const PriceInput = Schema.Struct({
   price_type: Schema.optional(Schema.String),
   model_type: Schema.optional(Schema.String),
   billing_threshold: Schema.optional(Schema.String),
-  trial_type: Schema.optional(Schema.Number),
+  trial_type: Schema.optional(Schema.Finite),
   status: Schema.optional(Schema.String),
   payment_timing: Schema.optional(Schema.String),
   billing_dimension: Schema.optional(Schema.String),
   merchant_price_id: Schema.optional(Schema.String),
   price_val: Schema.optional(Schema.String),
   has_trial: Schema.optional(Schema.Boolean),
-  trial_period: Schema.optional(Schema.Struct({ trial_period_unit: Schema.String, trial_period_count: Schema.Number })),
+  trial_period: Schema.optional(Schema.Struct({ trial_period_unit: Schema.String, trial_period_count: Schema.Finite })),
   price_plan: Schema.optional(PricePlanInput),
   usage_amount: Schema.optional(Schema.String),
   usage_unit: Schema.optional(Schema.String),

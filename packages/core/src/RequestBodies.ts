@@ -102,14 +102,14 @@ export const CreateSession = Schema.Struct({
   return_url: Schema.optional(Schema.String),
   cancel_url: Schema.optional(Schema.String),
   target_currency: Schema.optional(Schema.String),
-  merchant_rate: Schema.optional(Schema.Union([Schema.Number, Schema.String])),
+  merchant_rate: Schema.optional(Schema.Union([Schema.Finite, Schema.String])),
   metadata: Schema.optional(Common.Metadata),
   integration_method: Schema.optional(Schema.Literals(["hosted", "embedded"])),
   redirect_on_completion: Schema.optional(Schema.Literals(["always", "if_required"])),
   locale: Schema.optional(CheckoutSession.Locale),
   payment_mode: Schema.optional(Schema.Literals(["onetime_payment", "subscription"])),
   trial_policy: Schema.optional(Schema.Literals([1, 2, 3])),
-  total_cycles: Schema.optional(Schema.Number),
+  total_cycles: Schema.optional(Schema.Finite),
   convert_to_continuous: Schema.optional(Schema.Boolean),
   product_type: Schema.optional(CheckoutSession.ProductType),
   terms_of_service_url: Schema.optional(Schema.String),
@@ -152,7 +152,7 @@ export const Cancel = Schema.Struct({
  * @since 0.1.0
  */
 export const Usage = Schema.Struct({
-  usage_count: Schema.optional(Schema.Number),
+  usage_count: Schema.optional(Schema.Finite),
   event_id: Schema.optional(Schema.String),
   timestamp: Schema.optional(Schema.String)
 })
@@ -200,11 +200,11 @@ export const CreateMerchant = Schema.Struct({
   name: Schema.String,
   currency: Schema.String,
   mode: Schema.optionalKey(Schema.Literals(["sandbox", "live"])),
-  frozen_time: Schema.optionalKey(Schema.Number),
+  frozen_time: Schema.optionalKey(Schema.Finite),
   proration_policy: Schema.optionalKey(Schema.String),
   proration_credit: Schema.optionalKey(Proration.CreditMode),
   dunning_final_state: Schema.optionalKey(Schema.Literals(["unpaid", "canceled"])),
-  dunning_retry_days: Schema.optionalKey(Schema.Array(Schema.Number))
+  dunning_retry_days: Schema.optionalKey(Schema.Array(Schema.Finite))
 })
 
 /**
@@ -214,8 +214,8 @@ export const CreateMerchant = Schema.Struct({
  */
 export const Card = Schema.Struct({
   number: Schema.String,
-  exp_month: Schema.Number,
-  exp_year: Schema.Number,
+  exp_month: Schema.Finite,
+  exp_year: Schema.Finite,
   cvc: Schema.String,
   name: Schema.optionalKey(Schema.String)
 })

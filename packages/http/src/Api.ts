@@ -21,6 +21,7 @@ import {
 import { Context, Schema } from "effect"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSecurity, OpenApi } from "effect/http-api"
 import * as ApiErrors from "./Errors.js"
+import * as OpenApiDocument from "./internal/openapi.js"
 
 /**
  * `{code: "success", message: "success", data}`.
@@ -666,4 +667,4 @@ export class BillingApi extends HttpApi.make("recur")
   .middleware(DecodeErrors)
   .annotate(OpenApi.Title, "Recur merchant API")
   .annotate(OpenApi.Version, "1.0.0")
-  .annotate(OpenApi.Transform, requestIdHeader) {}
+  .annotate(OpenApi.Transform, (spec) => OpenApiDocument.describe(requestIdHeader(spec))) {}

@@ -1,0 +1,186 @@
+/**
+ * What the OpenAPI document says beyond the schemas the server decodes with: the request bodies'
+ * schemas are deliberately loose (every field optional, so the engine answers a missing or
+ * malformed field with `InvalidParameter` naming it, in the contract's words), so the document
+ * adds what a reader and a generated client need — which fields are required, which values are
+ * allowed, that unknown fields are accepted, `limit` as an integer, a description of each
+ * operation, and where the API is served.
+ */
+import { BillingPeriod, Price } from "@recur/core"
+
+type Json = Record<string, any>
+
+/** One sentence per operation, by `operationId`. */
+const descriptions: Record<string, string> = {
+  "customers.create": "Creates a customer; `email` or `payer_id` is required (one payer id per customer).",
+  "customers.update": "Updates a customer found by `customer_id` or `payer_id`; omitted fields are kept.",
+  "customers.delete": "Deletes a customer found by `customer_id` or `payer_id` that has no live subscription.",
+  "customers.get": "One customer.",
+  "customers.list": "The merchant's customers, newest first, with cursor pagination and filters.",
+  "catalog.categories": "The product categories a product may name in `category_id`.",
+  "catalog.createProduct": "Creates a product (draft or active) to attach prices to.",
+  "catalog.products": "The merchant's products, with cursor pagination and filters.",
+  "catalog.productStatus": "Moves a product between draft, active and archived.",
+  "catalog.createPrice":
+    "Creates a price and its first version: flat, package or usage-based; one-time or recurring; with trials, intro phases and tiers.",
+  "catalog.prices": "The merchant's prices (their current versions), with cursor pagination and filters.",
+  "catalog.priceStatus": "Activates or archives a price version.",
+  "catalog.priceVersion": "One price version.",
+  "catalog.priceVersions": "Every version of a price, newest first.",
+  "checkout.create":
+    "Creates a checkout session and its hosted page (`session_url`); the payer pays there, or your page posts the card to `/checkout/{session_id}/pay`.",
+  "checkout.get": "One checkout session and its status.",
+  "subscriptions.list":
+    "The merchant's subscriptions, with cursor pagination and filters (`status`, `customer_id`, …).",
+  "subscriptions.get": "One subscription: status, current period, price and quantity.",
+  "subscriptions.change":
+    "Changes a subscription's price or quantity, at once (prorated: charged or credited now) or at the period's end; pass a preview's `quote_id` to commit exactly what was shown.",
+  "subscriptions.previewChange": "The proration a change would charge or credit, without changing anything (a quote).",
+  "subscriptions.revokePriceChange": "Withdraws a change scheduled for the period's end.",
+  "subscriptions.cancel": "Cancels at once (prorated refund per the merchant's policy) or at the period's end.",
+  "subscriptions.revokeCancel": "Withdraws a cancellation scheduled for the period's end.",
+  "subscriptions.pause": "Pauses an active subscription: no renewals until it is resumed.",
+  "subscriptions.resume": "Resumes a paused subscription.",
+  "subscriptions.renewal": "Bills the subscription's due cycle now (sandbox merchants), as the worker would.",
+  "subscriptions.usage": "The usage recorded in one cycle of a metered subscription (the open cycle by default).",
+  "subscriptions.recordUsage": "Records one usage event in the open cycle; a repeated `event_id` is counted once.",
+  "subscriptions.recordUsageBatch": "Records up to 1,000 usage events of any subscriptions in one transaction.",
+  "payments.trades": "Charges and refunds (trades), with cursor pagination and filters.",
+  "payments.trade": "One trade.",
+  "payments.invoices": "Invoices, newest first, with cursor pagination and filters.",
+  "payments.invoice": "One invoice.",
+  "payments.refund": "Refunds all or part of a paid trade (never more than what is left of it).",
+  "payments.getRefund": "One refund.",
+  "payments.refunds": "Refunds, with cursor pagination.",
+  "payments.tradeRefunds": "The refunds of one trade.",
+  "sandbox.advanceClock":
+    "Moves a sandbox merchant's frozen clock forward and runs everything due on the way (renewals, trials, dunning); long runs continue in the background.",
+  "sandbox.clock": "A sandbox merchant's clock: the frozen time, the target of an advance still running.",
+  "webhooks.events": "Webhook events, newest first, with their delivery status.",
+  "webhooks.endpoints": "The merchant's webhook endpoints.",
+  "webhooks.createEndpoint": "Creates a webhook endpoint; its signing secret is returned once.",
+  "webhooks.updateEndpoint": "Updates a webhook endpoint's URL, events or status.",
+  "webhooks.deleteEndpoint": "Deletes a webhook endpoint; its pending deliveries stop.",
+  "webhooks.resendEvent": "Delivers an event again to every endpoint subscribed to it."
+}
+
+/** Required request-body fields, by `operationId` (conditional ones are in the descriptions). */
+const required: Record<string, ReadonlyArray<string>> = {
+  "catalog.createProduct": ["product_name"],
+  "catalog.createPrice": ["name", "product_id", "currency", "billing_type", "price_type"],
+  "checkout.create": ["line_items"],
+  "payments.refund": ["trade_id"],
+  "subscriptions.recordUsage": ["usage_count"],
+  "subscriptions.recordUsageBatch": ["records"],
+  "webhooks.createEndpoint": ["url"],
+  "sandbox.advanceClock": ["frozen_time"]
+}
+
+/** Allowed values of request-body fields, wherever the field appears. */
+const enums: Record<string, ReadonlyArray<string>> = {
+  billing_type: Price.BillingType.literals,
+  price_type: Price.PriceType.literals,
+  model_type: Price.ModelType.literals,
+  payment_timing: Price.PaymentTiming.literals,
+  billing_dimension: Price.BillingDimension.literals,
+  discount_type: Price.DiscountType.literals,
+  billing_cycle_unit: BillingPeriod.BillingCycleUnit.literals,
+  trial_period_unit: BillingPeriod.IntervalUnit.literals,
+  period_unit: BillingPeriod.IntervalUnit.literals,
+  effective_type: ["immediate", "end_of_period"],
+  proration: ["immediate", "none"],
+  cancel_type: ["immediate", "end_of_period"]
+}
+
+const isNull = (s: unknown) => typeof s === "object" && s !== null && (s as Json).type === "null"
+
+/**
+ * A request body's schema as the server reads it: `additionalProperties: false` removed (unknown
+ * fields are accepted and ignored), an optional field's `anyOf [T, null]` back to `T` (the
+ * generator writes "may be absent" as null, but a JSON null is refused), enums added.
+ */
+const loosen = (schema: unknown): unknown => {
+  if (Array.isArray(schema)) return schema.map(loosen)
+  if (typeof schema !== "object" || schema === null) return schema
+  const anyOf = (schema as Json).anyOf
+  if (Array.isArray(anyOf) && anyOf.length === 2 && anyOf.some(isNull)) {
+    const { anyOf: _, ...rest } = schema as Json
+    return loosen({ ...rest, ...anyOf.find((s) => !isNull(s)) })
+  }
+  const out: Json = {}
+  for (const [k, v] of Object.entries(schema)) {
+    if (k === "additionalProperties" && v === false) continue
+    out[k] = loosen(v)
+  }
+  if (out.properties && typeof out.properties === "object") {
+    for (const [name, property] of Object.entries(out.properties as Json)) {
+      const allowed = enums[name]
+      if (allowed && typeof property === "object" && property !== null && property.type === "string") {
+        ;(out.properties as Json)[name] = { ...property, enum: [...allowed] }
+      }
+    }
+  }
+  return out
+}
+
+const integerLimit = { type: "integer", minimum: 1, maximum: 100, default: 10 }
+
+const operation = (op: Json): Json => {
+  const id = String(op.operationId ?? "")
+  const next: Json = { ...op }
+  const description = descriptions[id]
+  if (description !== undefined) next.description = description
+  if (Array.isArray(op.parameters)) {
+    next.parameters = op.parameters.map((p: Json) =>
+      p.in === "query" && p.name === "limit"
+        ? { ...p, schema: integerLimit, description: "Items per page, 1 to 100 (default 10)." }
+        : id === "subscriptions.usage" && p.in === "query" && p.name === "merchant_id"
+          ? { ...p, required: true }
+          : p
+    )
+  }
+  const content = op.requestBody?.content?.["application/json"]
+  if (content?.schema) {
+    const schema = loosen(content.schema) as Json
+    const fields = required[id]
+    next.requestBody = {
+      ...op.requestBody,
+      required: true,
+      content: {
+        ...op.requestBody.content,
+        "application/json": {
+          ...content,
+          schema: fields ? { ...schema, required: [...fields] } : schema
+        }
+      }
+    }
+  }
+  return next
+}
+
+/**
+ * The document's additions, as an `OpenApi.Transform` of the whole API.
+ */
+export const describe = (spec: Json): Json => ({
+  ...spec,
+  info: {
+    ...spec.info,
+    description:
+      "The merchant API of Recur, an embeddable subscription-billing engine: customers, products and versioned prices, checkout sessions and their hosted page, subscriptions with proration, usage, invoices, refunds, webhooks and sandbox clocks. Every call needs `Authorization: Bearer <API key>` and a unique `Request-Id` header; every answer is the envelope `{code, message, data}`.",
+    contact: { name: "Recur", url: "https://github.com/recur-billing/recur" },
+    license: { name: "MIT", identifier: "MIT" }
+  },
+  // relative to where this document is served: the API's root, under a mount prefix too
+  servers: [{ url: ".", description: "This server (the folder /openapi.json is served from)" }],
+  paths: Object.fromEntries(
+    Object.entries(spec.paths ?? {}).map(([path, ops]) => [
+      path,
+      Object.fromEntries(
+        Object.entries(ops as Json).map(([method, op]) => [
+          method,
+          typeof op === "object" && op !== null && "responses" in op ? operation(op as Json) : op
+        ])
+      )
+    ])
+  )
+})
