@@ -51,32 +51,37 @@ const sh = (cwd: string, line: string, env: Record<string, string> = {}) =>
     )
   })
 
-/** Runs a serving command until `url` answers 200, then stops it; returns what it printed. */
-const serveUntil = async (cwd: string, line: string, url: string, env: Record<string, string>) => {
+/** Starts a serving command and waits until `url` answers 200; `stop()` ends it. */
+const startServing = async (cwd: string, line: string, url: string, env: Record<string, string>) => {
   const child = spawn("sh", ["-c", `exec ${line}`], { cwd, env: userEnv(env), detached: true })
   let output = ""
   child.stdout.on("data", (d) => (output += d))
   child.stderr.on("data", (d) => (output += d))
   let exited = false
   child.on("exit", () => (exited = true))
-  try {
-    for (let i = 0; i < 600; i++) {
-      if (exited) throw new Error(`\`${line}\` exited before serving:\n${output}`)
-      const ok = await fetch(url).then(
-        (r) => r.status === 200,
-        () => false
-      )
-      if (ok) return output
-      await new Promise((r) => setTimeout(r, 250))
-    }
-    throw new Error(`\`${line}\` never answered ${url}:\n${output}`)
-  } finally {
+  const stop = async () => {
     try {
       process.kill(-child.pid!, "SIGTERM")
     } catch {}
     await new Promise((r) => (exited ? r(undefined) : child.on("exit", r)))
+    return output
   }
+  for (let i = 0; i < 600; i++) {
+    if (exited) throw new Error(`\`${line}\` exited before serving:\n${output}`)
+    const ok = await fetch(url).then(
+      (r) => r.status === 200,
+      () => false
+    )
+    if (ok) return { output: () => output, stop }
+    await new Promise((r) => setTimeout(r, 250))
+  }
+  await stop()
+  throw new Error(`\`${line}\` never answered ${url}:\n${output}`)
 }
+
+/** Runs a serving command until `url` answers 200, then stops it; returns what it printed. */
+const serveUntil = async (cwd: string, line: string, url: string, env: Record<string, string>) =>
+  (await startServing(cwd, line, url, env)).stop()
 
 /** A fresh TypeScript project, as a user has it before installing Recur. */
 const freshProject = (name: string) => {
@@ -266,6 +271,40 @@ console.log(JSON.stringify(out))
         declared.filter((d) => modules.includes(parent(d)) && !values.includes(d)),
         `${s}: declared, missing at run time`
       ).toEqual([])
+    }
+  })
+})
+
+describe("the OpenAPI document, as linters and generated clients read it", () => {
+  it("Spectral (spectral:oas) finds nothing; an openapi-typescript + openapi-fetch client typechecks without casts and runs", async () => {
+    const dir = freshProject("openapi-client")
+    await sh(dir, "npm i @recur/server openapi-fetch && npm i -D @stoplight/spectral-cli openapi-typescript")
+    const port = await freePort()
+    const server = await startServing(dir, "npx recur serve", `http://127.0.0.1:${port}/healthz`, {
+      PORT: String(port),
+      RECUR_DATA_DIR: join(dir, ".recur")
+    })
+    try {
+      const key = /Demo API key: (sk_test_\S+)/.exec(server.output())?.[1]
+      expect(key, server.output()).toBeDefined()
+      await sh(dir, `curl -sf http://127.0.0.1:${port}/openapi.json -o openapi.json`)
+      writeFileSync(join(dir, ".spectral.yaml"), 'extends: ["spectral:oas"]\n')
+      // every rule of spectral:oas, warnings included
+      await sh(dir, "npx spectral lint openapi.json --fail-severity=hint")
+      await sh(dir, "npx openapi-typescript openapi.json -o schema.d.ts")
+      writeFileSync(join(dir, "client.ts"), readFileSync(join(import.meta.dirname, "../fixtures/openapi-client.ts")))
+      const source = readFileSync(join(dir, "client.ts"), "utf8")
+      expect(source).not.toMatch(/\bas (any|unknown|never)\b|as [A-Z]\w*\b/)
+      expect(Exports.diagnostics([join(dir, "client.ts")], Exports.strictOptions())).toEqual([])
+      const out = JSON.parse(
+        await sh(dir, "node client.ts", { RECUR_URL: `http://127.0.0.1:${port}`, RECUR_KEY: key ?? "" })
+      ) as { productId: string; sessionUrl: string; names: Array<string>; refused: string }
+      expect(out.productId).toMatch(/^prd_/)
+      expect(out.sessionUrl).toContain("/checkout/ses_")
+      expect(out.names).toContain("Pro")
+      expect(out.refused).toBe("InvalidParameter")
+    } finally {
+      await server.stop()
     }
   })
 })
