@@ -97,6 +97,10 @@ export class Billing extends Context.Service<Billing>()("@recur/core/Billing", {
       createSession: (merchantId: string, input: Checkout.SessionInput) =>
         Effect.flatMap(Requests.sessionCommand(input), (command) => checkout.createSession(merchantId, command)),
       getSession: checkout.getSession,
+      /** The payer's quantity on the hosted page (an editable line item, inside its bounds). */
+      setSessionQuantity: checkout.setQuantity,
+      /** A session with what its payer's page shows: merchant, product, price, interval, trial. */
+      sessionView: checkout.sessionView,
       paySession: sessionPayments.paySession,
       reconcileTrade: payments.reconcileTrade,
       applyOutcome: payments.applyOutcome,

@@ -20,6 +20,7 @@ import * as Merchants from "./Merchants.js"
 import * as Money from "./Money.js"
 import * as Ports from "./Ports.js"
 import * as Price from "./Price.js"
+import * as PriceRules from "./PriceRules.js"
 import * as Pricing from "./Pricing.js"
 import * as Settings from "./Settings.js"
 import * as Store from "./Store.js"
@@ -113,6 +114,58 @@ export interface SessionCommand {
 }
 
 /**
+ * A session as its payer's page shows it.
+ *
+ * @since 0.1.0
+ */
+export interface SessionView {
+  readonly session: CheckoutSession.CheckoutSession
+  readonly merchantName: string
+  readonly productName: string | null
+  readonly priceName: string | null
+  /** The billing interval of a recurring price (`month` × 1), or null. */
+  readonly interval: { readonly unit: string; readonly count: number } | null
+  /** The trial the payer gets (unless the session's trial policy skips it), or null. */
+  readonly trial: { readonly unit: string; readonly count: number } | null
+  /** What one cycle costs (first cycle's rate, in the session's currency), or null for usage and one-time prices. */
+  readonly cycleAmount: string | null
+}
+
+/** What a checkout of `quantity` × `pv` charges now: the paid trial, nothing for usage, or the first cycle. */
+const dueNow = (pv: Price.PriceVersion, quantity: bigint, skipTrial: boolean): Money.Money => {
+  const trial = Price.trialOf(pv)
+  return Option.isSome(trial) && !skipTrial
+    ? Money.times(Pricing.trialCharge(trial.value.trial, pv.currency), 1n)
+    : pv.billing_dimension === "usage"
+      ? Money.zero(pv.currency)
+      : Pricing.rate(Price.modelOf(pv, 0), quantity, pv.currency).amount
+}
+
+/**
+ * Why every cycle a session sells (each intro phase, the base price, a paid trial) cannot be
+ * billed as it will be — above the most one invoice may carry, or rounded to nothing by the
+ * settlement rate — or undefined when each can.
+ */
+const soldRefusal = (
+  sold: ReadonlyArray<Money.Money>,
+  settlement: { readonly rate: Decimal.Decimal; readonly target: string } | null,
+  over: "quantity" | "amount"
+): { readonly reason: "quantity" | "amount" | "rate"; readonly detail: string } | undefined => {
+  for (const amount of sold) {
+    const settled =
+      settlement !== null ? Result.getOrThrow(Money.convert(amount, settlement.rate, settlement.target)) : amount
+    if (!Money.isWithinBounds(settled))
+      return {
+        reason: over,
+        detail: `${Money.format(amount)} ${amount.currency} a cycle${settlement !== null ? ` (${Money.format(settled)} ${settled.currency})` : ""} is above the most one invoice may carry, ${fmtMinor(Money.MAX_AMOUNT_MINOR, settled.currency)} ${settled.currency}`
+      }
+    if (amount.amount > 0n && settled.amount === 0n)
+      return { reason: "rate", detail: `the rate turns ${Money.format(amount)} ${amount.currency} into 0 ${settled.currency}` }
+  }
+  return undefined
+}
+
+/**
  * The checkout service.
  *
  * @since 0.1.0
@@ -182,16 +235,10 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
           paymentMode ??= pv.billing_type === "recurring" ? "subscription" : "onetime_payment"
           if (pv.billing_type === "recurring" && paymentMode === "onetime_payment")
             return yield* refuse("payment_mode", "a recurring price needs payment_mode subscription")
-          const trial = Price.trialOf(pv)
           const skipTrial =
             command.trialPolicy === 3 ||
             (command.trialPolicy === 2 && customerId !== null && (yield* hadTrial(merchantId, customerId)))
-          due =
-            Option.isSome(trial) && !skipTrial
-              ? Money.times(Pricing.trialCharge(trial.value.trial, pv.currency), 1n)
-              : pv.billing_dimension === "usage"
-                ? Money.zero(pv.currency)
-                : Pricing.rate(Price.modelOf(pv, 0), quantity, pv.currency).amount
+          due = dueNow(pv, quantity, skipTrial)
           currency = pv.currency
         } else {
           if (Option.isNone(command.amount)) return yield* refuse("amount", "amount and currency are required")
@@ -223,21 +270,12 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
           mode === "checkout" && priceId !== null
             ? cycleAmounts(yield* catalog.sellableVersion(merchantId, priceId), quantity)
             : [due]
-        for (const amount of sold) {
-          const settled = settleRate !== null ? Result.getOrThrow(Money.convert(amount, settleRate, target!)) : amount
-          if (!Money.isWithinBounds(settled)) {
-            return yield* refuse(
-              mode === "checkout" ? "quantity" : "amount",
-              `${Money.format(amount)} ${amount.currency} a cycle${settleRate !== null ? ` (${Money.format(settled)} ${settled.currency})` : ""} is above the most one invoice may carry, ${fmtMinor(Money.MAX_AMOUNT_MINOR, settled.currency)} ${settled.currency}`
-            )
-          }
-          if (amount.amount > 0n && settled.amount === 0n) {
-            return yield* refuse(
-              "rate",
-              `the rate turns ${Money.format(amount)} ${amount.currency} into 0 ${settled.currency}`
-            )
-          }
-        }
+        const refusal = soldRefusal(
+          sold,
+          settleRate !== null ? { rate: settleRate, target: target! } : null,
+          mode === "checkout" ? "quantity" : "amount"
+        )
+        if (refusal !== undefined) return yield* refuse(refusal.reason, refusal.detail)
         if (settleRate !== null) {
           due = Result.getOrThrow(Money.convert(due, settleRate, target!))
           currency = target!
@@ -307,7 +345,108 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
         (p) => p.list.some((s) => s.trial_end !== null)
       )
 
-    return { createSession, getSession, hadTrial } as const
+    /**
+     * The payer's quantity on the hosted page, before paying: only for a line item the merchant
+     * made editable, inside its `quantity_min`/`quantity_max`; what is due now is computed again
+     * exactly as when the session was opened (same trial rule, same settlement rate).
+     */
+    const setQuantity = (merchantId: string, sessionId: string, quantityText: string) =>
+      Effect.gen(function* () {
+        const record = yield* getSessionRecord(merchantId, sessionId)
+        const session = record.value
+        const refuse = (reason: Errors.SessionRefused["reason"], detail: string) =>
+          new Errors.SessionRefused({ reason, rateGiven: false, detail })
+        if (session.status !== "open" || session.trade_id !== null)
+          return yield* new Errors.SessionNotPayable({ sessionId, state: session.status })
+        const item = session.line_items[0]
+        if (session.mode !== "checkout" || item === undefined || !item.quantity_editable)
+          return yield* refuse("quantity", "this checkout's quantity cannot be changed")
+        const parsed = PriceRules.validateQuantity("quantity", quantityText)
+        if (Result.isFailure(parsed)) return yield* refuse("quantity", parsed.failure.message)
+        const quantity = parsed.success
+        if (item.quantity_min !== null && quantity < BigInt(item.quantity_min))
+          return yield* refuse("quantity", `must be at least ${item.quantity_min}`)
+        if (item.quantity_max !== null && quantity > BigInt(item.quantity_max))
+          return yield* refuse("quantity", `must be at most ${item.quantity_max}`)
+        const pv = yield* Effect.catchTag(catalog.sellableVersion(merchantId, item.price_id), "PriceNotFound", () =>
+          Effect.fail(refuse("price", "no such price"))
+        )
+        const skipTrial =
+          session.trial_policy === 3 ||
+          (session.trial_policy === 2 &&
+            session.customer_id !== null &&
+            (yield* hadTrial(merchantId, session.customer_id)))
+        let due = dueNow(pv, quantity, skipTrial)
+        const settlement =
+          session.merchant_rate !== null && session.currency !== pv.currency
+            ? { rate: Result.getOrThrow(Decimal.parse(session.merchant_rate)), target: session.currency }
+            : null
+        const refusal = soldRefusal(cycleAmounts(pv, quantity), settlement, "quantity")
+        if (refusal !== undefined) return yield* refuse(refusal.reason, refusal.detail)
+        if (settlement !== null) due = Result.getOrThrow(Money.convert(due, settlement.rate, settlement.target))
+        const updated = new CheckoutSession.CheckoutSession(
+          {
+            ...session,
+            line_items: [new CheckoutSession.SessionLineItem({ ...item, quantity: quantity.toString() })],
+            amount: Money.format(due)
+          },
+          { disableChecks: true }
+        )
+        // a payment claimed the session meanwhile: the payer's quantity change loses (409)
+        yield* sessions.update(updated, record.version).pipe(
+          Effect.catchTag("UniqueViolation", (e) => Effect.die(e)),
+          Effect.catchTag("VersionConflict", () =>
+            Effect.fail(new Errors.ConcurrentUpdate({ resource: "checkout_session", id: sessionId }))
+          )
+        )
+        return updated
+      }).pipe(Effect.withSpan("Checkout.setQuantity"))
+
+    /**
+     * What the payer's page shows of a session: the merchant, the product and price sold, the
+     * billing interval, a trial, and what a cycle costs after it (in the session's currency).
+     */
+    const sessionView = (merchantId: string, sessionId: string) =>
+      Effect.gen(function* () {
+        const session = yield* getSession(merchantId, sessionId)
+        const merchant = yield* merchants.get(merchantId)
+        const item = session.line_items[0]
+        const pv =
+          session.mode === "checkout" && item !== undefined
+            ? Option.getOrNull(yield* Effect.option(catalog.sellableVersion(merchantId, item.price_id)))
+            : null
+        const product =
+          pv !== null ? Option.getOrNull(yield* Effect.option(catalog.getProduct(merchantId, pv.product_id))) : null
+        const plan = pv?.billing_type === "recurring" ? pv.price_plan : null
+        const skipTrial =
+          session.trial_policy === 3 ||
+          (session.trial_policy === 2 &&
+            session.customer_id !== null &&
+            (yield* hadTrial(merchantId, session.customer_id)))
+        const trial = pv !== null && !skipTrial ? Option.getOrNull(Price.trialOf(pv)) : null
+        let cycleAmount: string | null = null
+        if (pv !== null && plan !== null && pv.billing_dimension !== "usage" && item !== undefined) {
+          const first = Pricing.rate(Price.modelOf(pv, 0), BigInt(item.quantity), pv.currency).amount
+          const settled =
+            session.merchant_rate !== null && session.currency !== pv.currency
+              ? Result.getOrThrow(
+                  Money.convert(first, Result.getOrThrow(Decimal.parse(session.merchant_rate)), session.currency)
+                )
+              : first
+          cycleAmount = Money.format(settled)
+        }
+        return {
+          session,
+          merchantName: merchant.name,
+          productName: product?.product_name ?? null,
+          priceName: pv?.price_name ?? null,
+          interval: plan !== null ? { unit: plan.billing_cycle_unit, count: plan.billing_cycle_count } : null,
+          trial: trial !== null ? { unit: trial.period.trial_period_unit, count: trial.period.trial_period_count } : null,
+          cycleAmount
+        } satisfies SessionView
+      }).pipe(Effect.withSpan("Checkout.sessionView"))
+
+    return { createSession, getSession, hadTrial, setQuantity, sessionView } as const
   })
 }) {
   /** The live implementation. */

@@ -95,7 +95,7 @@ describe("hosted checkout in Chromium", () => {
     const session = await newSession()
     const page = await browser.newPage()
     await page.goto(session.session_url!)
-    expect(await page.textContent(".amount")).toContain("30.00 USD")
+    expect(await page.textContent(".amount")).toContain("$30.00")
     await page.focus("#card_number")
     await page.keyboard.type("4242 4242 4242 4242")
     for (const value of ["12", "2030", "123", "Ada Lovelace"]) {

@@ -4,22 +4,32 @@
  *
  * @since 0.1.0
  */
-import { Billing, type CheckoutSession, Entities, Errors, NetworkAddress, Store } from "@recur/core"
+import {
+  Billing,
+  type Checkout as CoreCheckout,
+  type CheckoutSession,
+  Entities,
+  Errors,
+  NetworkAddress,
+  Store
+} from "@recur/core"
 import * as ApiErrors from "./Errors.js"
 import { toApiError } from "./Handlers.js"
+import * as Page from "./internal/checkoutPage.js"
 import * as Limiter from "./internal/limiter.js"
 import { SandboxGateway } from "@recur/payment-sandbox"
 import { Clock, Effect, Layer, Option, Result } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 
-const esc = (s: string) =>
-  s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!)
+const esc = Page.esc
 
-const page = (title: string, body: string, status = 200) =>
-  HttpServerResponse.html(`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${esc(title)}</title>
+const page = (title: string, body: string, status = 200, language: Page.Language = "en") =>
+  HttpServerResponse.html(`<!doctype html><html lang="${Page.wordsOf(language).htmlLang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${esc(title)}</title>
 <style>body{font-family:system-ui,sans-serif;max-width:28rem;margin:2rem auto;padding:0 1rem;color:#111}label{display:block;margin:.6rem 0 .2rem}input{width:100%;padding:.5rem;font-size:1rem;box-sizing:border-box}
 .row{display:flex;gap:.5rem}.row>div{flex:1}button{margin-top:1rem;width:100%;padding:.7rem;font-size:1rem;background:#1a4fd6;color:#fff;border:0;border-radius:.3rem;cursor:pointer}
-button:focus,input:focus{outline:3px solid #f5a623}.error{background:#fde8e8;color:#8a1111;padding:.6rem;border-radius:.3rem}.amount{font-size:1.6rem;font-weight:600}</style></head>
+button:focus,input:focus,a:focus{outline:3px solid #f5a623}.error{background:#fde8e8;color:#8a1111;padding:.6rem;border-radius:.3rem}.amount{font-size:1.6rem;font-weight:600}
+.merchant{color:#555;margin:0}h1{margin:.2rem 0}.stepper{display:flex;align-items:center;gap:.6rem}.stepper .step{width:2.4rem;margin:0;padding:.3rem}.stepper output{min-width:2rem;text-align:center;font-size:1.2rem}
+.step:disabled{background:#9aa7c7;cursor:not-allowed}.legal{font-size:.85rem;color:#444}a{color:#1a4fd6}</style></head>
 <body>${body}</body></html>`).pipe(HttpServerResponse.setStatus(status), Effect.succeed)
 
 /** Finds a session by id across merchants (the page is public: the id is the capability). */
@@ -30,25 +40,43 @@ const findSession = (sessionId: string) =>
     return Option.map(found, (v) => v.value)
   })
 
+/** The payer's language for a session's pages. */
+const languageFor = (request: HttpServerRequest.HttpServerRequest, session: CheckoutSession.CheckoutSession) =>
+  Page.languageOf(session.locale, request.headers["accept-language"])
+
 /**
- * The payment form. Its `action` is relative to the page that shows it (`ses_…/pay` from the
- * checkout page, `pay` from the pay route's answer, `../../checkout/ses_…/pay` from the 3-D
- * Secure page), so it posts to the right place wherever the routes are mounted (`/billing/…`).
+ * The checkout page for a session. Its forms post relative to the page that shows them
+ * (`ses_…/pay` from the checkout page, `pay` from the pay route's answer, `../../checkout/ses_…/pay`
+ * from the 3-D Secure page), so they post to the right place wherever the routes are mounted.
  */
-const form = (session: CheckoutSession.CheckoutSession, action: string, error?: string) => {
-  const item = session.line_items[0]
-  return `<main><h1>Checkout</h1>
-${error ? `<p class="error" role="alert">${esc(error)}</p>` : ""}
-<p>${item ? `Price <code>${esc(item.price_id)}</code> × ${esc(item.quantity)}` : "Payment"}</p>
-<p>Due now: <span class="amount">${esc(session.amount ?? "0")} ${esc(session.currency)}</span></p>
-<form method="post" action="${esc(action)}">
-<label for="card_number">Card number</label><input id="card_number" name="card_number" inputmode="numeric" autocomplete="cc-number" required>
-<div class="row"><div><label for="exp_month">Month</label><input id="exp_month" name="exp_month" inputmode="numeric" required placeholder="12"></div>
-<div><label for="exp_year">Year</label><input id="exp_year" name="exp_year" inputmode="numeric" required placeholder="2030"></div>
-<div><label for="cvc">CVC</label><input id="cvc" name="cvc" inputmode="numeric" required></div></div>
-<label for="name">Name on card</label><input id="name" name="name" autocomplete="cc-name">
-<label for="email">Email</label><input id="email" name="email" type="email" autocomplete="email" value="${esc(session.email ?? "")}">
-<button type="submit">Pay ${esc(session.amount ?? "")} ${esc(session.currency)}</button></form></main>`
+const checkoutPage = (
+  request: HttpServerRequest.HttpServerRequest,
+  view: CoreCheckout.SessionView,
+  where: { readonly action: string; readonly base: string },
+  error?: { readonly message: string; readonly status: number }
+) => {
+  const language = languageFor(request, view.session)
+  return page(
+    Page.wordsOf(language).checkout,
+    Page.checkoutBody(view, language, where.action, where.base, error?.message),
+    error?.status ?? 200,
+    language
+  )
+}
+
+const viewOf = (merchantId: string, sessionId: string) =>
+  Effect.orDie(Billing.Billing.use((b) => b.sessionView(merchantId, sessionId)))
+
+/** A page that only says something, in the payer's language. */
+const notice = (
+  request: HttpServerRequest.HttpServerRequest,
+  session: CheckoutSession.CheckoutSession | null,
+  say: (w: ReturnType<typeof Page.wordsOf>) => string,
+  status: number
+) => {
+  const language = session ? languageFor(request, session) : Page.languageOf(null, request.headers["accept-language"])
+  const w = Page.wordsOf(language)
+  return page(w.checkout, `<main><h1>${Page.esc(say(w))}</h1></main>`, status, language)
 }
 
 /**
@@ -77,18 +105,24 @@ const payWait = (request: HttpServerRequest.HttpServerRequest, sessionId: string
     return Math.max(bySession, byAddress)
   })
 
-const done = (session: CheckoutSession.CheckoutSession) => {
+const done = (session: CheckoutSession.CheckoutSession, request: HttpServerRequest.HttpServerRequest) => {
+  const w = Page.wordsOf(languageFor(request, session))
   // only ever an absolute http(s) URL (checked when the session was opened; checked again here)
   const target = session.return_url !== null && /^https?:\/\/[^/]/i.test(session.return_url) ? session.return_url : null
   if (session.integration_method === "embedded") {
     return page(
       "Paid",
-      `<main><h1>Payment complete</h1><script>parent.postMessage({type:"recur:checkout_complete",session_id:${JSON.stringify(session.session_id)}},"*")</script></main>`
+      `<main><h1>${Page.esc(w.complete)}</h1><script>parent.postMessage({type:"recur:checkout_complete",session_id:${JSON.stringify(session.session_id)}},"*")</script></main>`
     )
   }
   return target
     ? Effect.succeed(HttpServerResponse.redirect(target, { status: 303 }))
-    : page("Paid", `<main><h1>Payment complete</h1><p>You can close this page.</p></main>`)
+    : page(
+        w.complete,
+        `<main><h1>${Page.esc(w.complete)}</h1><p>${Page.esc(w.closePage)}</p></main>`,
+        200,
+        languageFor(request, session)
+      )
 }
 
 const body = Effect.gen(function* () {
@@ -140,7 +174,8 @@ const payJson = (
 }
 
 /**
- * The routes: `GET /checkout/:id`, `POST /checkout/:id/pay`, `GET|POST /sandbox/3ds/:trade_id`.
+ * The routes: `GET /checkout/:id`, `POST /checkout/:id/pay`, `POST /checkout/:id/quantity` (the payer's
+ * quantity stepper), `GET|POST /sandbox/3ds/:trade_id`.
  *
  * @since 0.1.0
  */
@@ -152,16 +187,14 @@ export const routes = Layer.mergeAll(
       const { session_id } = yield* HttpServerRequest.HttpServerRequest.pipe(
         Effect.map((r) => ({ session_id: r.url.split("/")[2]?.split("?")[0] ?? "" }))
       )
+      const request = yield* HttpServerRequest.HttpServerRequest
       const found = yield* findSession(session_id)
-      if (Option.isNone(found))
-        return yield* page("Not found", "<main><h1>This checkout does not exist.</h1></main>", 404)
-      const billing = yield* Billing.Billing
-      const session = yield* Effect.orDie(billing.getSession(found.value.merchant_id, session_id))
-      if (session.status === "complete")
-        return yield* page("Paid", "<main><h1>This checkout is already paid.</h1></main>")
-      if (session.status === "expired")
-        return yield* page("Expired", "<main><h1>This checkout has expired.</h1></main>", 410)
-      return yield* page("Checkout", form(session, `${session.session_id}/pay`))
+      if (Option.isNone(found)) return yield* notice(request, null, (w) => w.notFound, 404)
+      const view = yield* viewOf(found.value.merchant_id, session_id)
+      const session = view.session
+      if (session.status === "complete") return yield* notice(request, session, (w) => w.paid, 200)
+      if (session.status === "expired") return yield* notice(request, session, (w) => w.expired, 410)
+      return yield* checkoutPage(request, view, { action: `${session.session_id}/pay`, base: "" })
     })
   ),
   HttpRouter.add(
@@ -171,8 +204,7 @@ export const routes = Layer.mergeAll(
       const request = yield* HttpServerRequest.HttpServerRequest
       const session_id = request.url.split("/")[2] ?? ""
       const found = yield* findSession(session_id)
-      if (Option.isNone(found))
-        return yield* page("Not found", "<main><h1>This checkout does not exist.</h1></main>", 404)
+      if (Option.isNone(found)) return yield* notice(request, null, (w) => w.notFound, 404)
       // a paid or expired session is said so, as the GET says it: no form, no charge attempted
       const before = yield* Effect.orDie(Billing.Billing.use((b) => b.getSession(found.value.merchant_id, session_id)))
       if (before.status === "complete" || before.status === "expired") {
@@ -183,8 +215,8 @@ export const routes = Layer.mergeAll(
           )
         // paid: where a paid checkout goes (the merchant's return_url, or the paid page)
         return yield* before.status === "complete"
-          ? done(before)
-          : page("Expired", "<main><h1>This checkout has expired.</h1></main>", 410)
+          ? done(before, request)
+          : notice(request, before, (w) => w.expired, 410)
       }
       const wait = yield* payWait(request, session_id)
       if (wait > 0) {
@@ -199,7 +231,12 @@ export const routes = Layer.mergeAll(
                 },
                 { status: 429 }
               )
-            : yield* page("Checkout", `<main><h1>Too many attempts</h1><p>${esc(message)}</p></main>`, 429),
+            : yield* page(
+                "Checkout",
+                `<main><h1>${Page.esc(Page.wordsOf(languageFor(request, before)).tooMany)}</h1><p>${Page.esc(message)}</p></main>`,
+                429,
+                languageFor(request, before)
+              ),
           "retry-after",
           String(wait)
         )
@@ -216,33 +253,65 @@ export const routes = Layer.mergeAll(
       }
       const result = yield* Effect.result(billing.paySession(m, session_id, card))
       if (wantsJson(request)) return yield* payJson(request, result)
-      const session = yield* Effect.orDie(billing.getSession(m, session_id))
+      const view = yield* viewOf(m, session_id)
+      const session = view.session
+      const here = { action: "pay", base: "../" }
       if (result._tag === "Failure") {
         // a double-click: the other click paid it, so this one shows the same outcome
-        if (result.failure._tag === "SessionNotPayable" && session.status === "complete") return yield* done(session)
-        return yield* page(
-          "Checkout",
-          form(session, "pay", result.failure.message),
-          result.failure._tag === "SessionNotPayable" ? 409 : 400
-        )
+        if (result.failure._tag === "SessionNotPayable" && session.status === "complete")
+          return yield* done(session, request)
+        return yield* checkoutPage(request, view, here, {
+          message: result.failure.message,
+          status: result.failure._tag === "SessionNotPayable" ? 409 : 400
+        })
       }
       const r = result.success
-      if (r.status === "succeeded") return yield* done(session)
+      if (r.status === "succeeded") return yield* done(session, request)
       if (r.status === "requires_action")
         return HttpServerResponse.redirect(
           Option.getOrElse(r.redirect_url, () => "/"),
           { status: 303 }
         )
-      if (r.status === "processing")
+      if (r.status === "processing") {
+        const language = languageFor(request, session)
+        const w = Page.wordsOf(language)
         return yield* page(
-          "Processing",
-          "<main><h1>Your payment is processing.</h1><p>We will confirm it shortly.</p></main>",
-          202
+          w.checkout,
+          `<main><h1>${Page.esc(w.processing)}</h1><p>${Page.esc(w.processingDetail)}</p></main>`,
+          202,
+          language
         )
-      return yield* page(
-        "Checkout",
-        form(session, "pay", Option.match(r.error, { onNone: () => "The payment failed.", onSome: (e) => e.message })),
-        402
+      }
+      return yield* checkoutPage(request, view, here, {
+        message: Option.match(r.error, { onNone: () => "The payment failed.", onSome: (e) => e.message }),
+        status: 402
+      })
+    })
+  ),
+  HttpRouter.add(
+    "POST",
+    "/checkout/:session_id/quantity",
+    Effect.gen(function* () {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const session_id = request.url.split("/")[2] ?? ""
+      const found = yield* findSession(session_id)
+      if (Option.isNone(found)) return yield* notice(request, null, (w) => w.notFound, 404)
+      const m = found.value.merchant_id
+      const input = yield* Effect.orElseSucceed(body, () => ({}) as Record<string, string>)
+      const result = yield* Effect.result(
+        Billing.Billing.use((b) => b.setSessionQuantity(m, session_id, String(input.quantity ?? "")))
+      )
+      if (result._tag === "Success")
+        // back to the page (relative: under any mount prefix), which shows the new quantity and amounts
+        return HttpServerResponse.redirect(`../${session_id}`, { status: 303 })
+      const view = yield* viewOf(m, session_id)
+      if (view.session.status === "complete") return yield* done(view.session, request)
+      if (view.session.status === "expired") return yield* notice(request, view.session, (w) => w.expired, 410)
+      return yield* checkoutPage(
+        request,
+        view,
+        { action: "pay", base: "../" },
+        { message: result.failure.message, status: result.failure._tag === "SessionRefused" ? 400 : 409 }
       )
     })
   ),
@@ -281,12 +350,13 @@ export const routes = Layer.mergeAll(
           "Done",
           `<main><h1>Authentication ${r.status === "succeeded" ? "complete" : "failed"}.</h1></main>`
         )
-      const session = yield* Effect.orDie(billing.getSession(m, sessionId))
-      if (r.status === "succeeded") return yield* done(session)
-      return yield* page(
-        "Checkout",
-        form(session, `../../checkout/${session.session_id}/pay`, "3-D Secure authentication failed."),
-        402
+      const view = yield* viewOf(m, sessionId)
+      if (r.status === "succeeded") return yield* done(view.session, request)
+      return yield* checkoutPage(
+        request,
+        view,
+        { action: `../../checkout/${view.session.session_id}/pay`, base: "../../checkout/" },
+        { message: "3-D Secure authentication failed.", status: 402 }
       )
     })
   )

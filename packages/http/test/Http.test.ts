@@ -309,7 +309,7 @@ describe("hosted checkout page", () => {
     const html = await handler(new Request(`http://localhost/checkout/${s1}`))
     const text = await html.text()
     expect(html.status).toBe(200)
-    expect(text).toContain("30.00 USD")
+    expect(text).toContain("$30.00")
     expect(text).toContain('<label for="card_number">')
     const declined = await handler(
       new Request(`http://localhost/checkout/${s1}/pay`, {

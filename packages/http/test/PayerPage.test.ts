@@ -1,0 +1,151 @@
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { backends, serve } from "./client.js"
+
+const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString()
+const card = { exp_month: "12", exp_year: "2099", cvc: "123" }
+
+for (const [name, storage] of backends()) {
+  describe(`the payer's page (${name})`, { timeout: 120_000 }, () => {
+    const api = serve(storage())
+    let key = ""
+    beforeAll(async () => {
+      await api.ready()
+      key = (await api.merchant()).api_key
+    }, 120_000)
+    afterAll(() => api.dispose())
+
+    const priceOf = async (fields: Record<string, unknown> = {}) => {
+      const product = (await api.call("POST", "/api/v1/products", key, { product_name: "Team plan" })).body as any
+      const price = await api.call("POST", "/api/v1/prices", key, {
+        name: "Team monthly",
+        product_id: product.data.product_id,
+        currency: "USD",
+        billing_type: "recurring",
+        price_type: "flat_price",
+        price_plan: { billing_cycle_unit: "month", base_price_val: "30.00" },
+        ...fields
+      })
+      expect(price.status, JSON.stringify(price.body)).toBe(200)
+      return (price.body as any).data.price_id as string
+    }
+    const sessionOf = async (body: Record<string, unknown>) => {
+      const r = await api.call("POST", "/api/v1/session", key, { payer_id: `p-${Math.random()}`, ...body })
+      expect(r.status, JSON.stringify(r.body)).toBe(200)
+      return (r.body as any).data.session_id as string
+    }
+    const pageOf = async (sessionId: string, headers: Record<string, string> = {}) => {
+      const r = await api.handler(new Request(`http://localhost/checkout/${sessionId}`, { headers }))
+      return { status: r.status, html: await r.text() }
+    }
+    const post = (path: string, fields: Record<string, string>) =>
+      api.handler(
+        new Request(`http://localhost${path}`, {
+          method: "POST",
+          redirect: "manual",
+          headers: { "content-type": "application/x-www-form-urlencoded" },
+          body: form(fields)
+        })
+      )
+
+    it("names the merchant, product, price and interval, shows a trial and what follows, and links cancel and terms", async () => {
+      const price = await priceOf({
+        has_trial: true,
+        trial_period: { trial_period_unit: "day", trial_period_count: 7 }
+      })
+      const id = await sessionOf({
+        line_items: [{ price_id: price }],
+        cancel_url: "https://shop.example/cancel",
+        terms_of_service_url: "https://shop.example/terms",
+        privacy_policy_url: "https://shop.example/privacy"
+      })
+      const { status, html } = await pageOf(id)
+      expect(status).toBe(200)
+      expect(html).toContain('<html lang="en">')
+      expect(html).toContain('<strong id="merchant">Acme</strong>')
+      expect(html).toContain('<h1 id="product">Team plan</h1>')
+      expect(html).toContain('<p id="price-name">Team monthly</p>')
+      expect(html).toContain("Trial: 7 days")
+      expect(html).toContain('<span class="amount" id="due">$0.00</span>')
+      expect(html).toContain('<p id="then">Then $30.00 every month</p>')
+      expect(html).toContain('<a href="https://shop.example/terms">Terms of Service</a>')
+      expect(html).toContain('<a href="https://shop.example/privacy">Privacy Policy</a>')
+      expect(html).toContain('<a href="https://shop.example/cancel" id="cancel">Cancel and return to Acme</a>')
+    })
+
+    it("speaks the session's locale, else the browser's language, else English", async () => {
+      const price = await priceOf({
+        price_plan: { billing_cycle_unit: "month", billing_cycle_count: 3, base_price_val: "1234.50" }
+      })
+      const german = await pageOf(await sessionOf({ line_items: [{ price_id: price }], locale: "de-DE" }))
+      expect(german.html).toContain('<html lang="de">')
+      expect(german.html).toContain("Heute fällig")
+      expect(german.html).toContain("1.234,50")
+      expect(german.html).toContain("Abrechnung alle 3 Monate")
+      const plain = await sessionOf({ line_items: [{ price_id: price }] })
+      const french = await pageOf(plain, { "accept-language": "fr-CH, de;q=0.8" })
+      expect(french.html).toContain('<html lang="fr">')
+      expect(french.html).toContain("À payer aujourd&#39;hui")
+      expect(french.html).toContain("1\u202f234,50")
+      expect(french.html).toContain("tous les 3 mois")
+      const other = await pageOf(plain, { "accept-language": "ja-JP" })
+      expect(other.html).toContain('<html lang="en">')
+      expect(other.html).toContain("$1,234.50")
+      // a locale the page does not speak falls back to the browser's language
+      const japanese = await pageOf(await sessionOf({ line_items: [{ price_id: price }], locale: "ja-JP" }), {
+        "accept-language": "de"
+      })
+      expect(japanese.html).toContain('<html lang="de">')
+    })
+
+    it("the quantity stepper moves inside quantity_min and quantity_max, re-prices, and the payment charges what it showed", async () => {
+      const price = await priceOf()
+      const id = await sessionOf({
+        line_items: [{ price_id: price, quantity: "1", quantity_editable: true, quantity_min: "1", quantity_max: "3" }],
+        return_url: "https://shop.example/thanks"
+      })
+      const first = await pageOf(id)
+      // at the minimum, "−" is disabled; the stepper posts relative to the page
+      expect(first.html).toContain(`action="${id}/quantity"`)
+      expect(first.html).toMatch(/value="0" aria-label="Decrease quantity" class="step" disabled/)
+      const up = await post(`/checkout/${id}/quantity`, { quantity: "2" })
+      expect(up.status).toBe(303)
+      expect(up.headers.get("location")).toBe(`../${id}`)
+      const second = await pageOf(id)
+      expect(second.html).toContain('<output aria-labelledby="qty-label" id="quantity">2</output>')
+      expect(second.html).toContain('<span class="amount" id="due">$60.00</span>')
+      // outside the bounds: refused, nothing changed
+      const over = await post(`/checkout/${id}/quantity`, { quantity: "4" })
+      expect(over.status).toBe(400)
+      expect(await over.text()).toContain("must be at most 3")
+      const garbage = await post(`/checkout/${id}/quantity`, { quantity: "2.5" })
+      expect(garbage.status).toBe(400)
+      const session = await api.call("GET", `/api/v1/session/${id}`, key)
+      expect((session.body as any).data.session.line_items[0].quantity).toBe("2")
+      expect((session.body as any).data.session.amount).toBe("60.00")
+      const paid = await post(`/checkout/${id}/pay`, { card_number: "4242424242424242", ...card })
+      expect(paid.status).toBe(303)
+      const trades = (await api.call("GET", "/api/v1/trades?limit=100", key)).body as any
+      const trade = trades.data.list.find((t: any) => t.session_id === id)
+      expect(trade.amount).toBe("60.00")
+      expect(trade.line_items[0].quantity).toBe("2")
+      const paidSession = ((await api.call("GET", `/api/v1/session/${id}`, key)).body as any).data.session
+      const subscription = await api.call("GET", `/api/v1/subscription/${paidSession.subscription_id}`, key)
+      expect(subscription.status).toBe(200)
+      expect((subscription.body as any).data.subscription.quantity).toBe("2")
+      // after paying, the stepper changes nothing
+      const late = await post(`/checkout/${id}/quantity`, { quantity: "3" })
+      expect([303, 200]).toContain(late.status)
+      expect(((await api.call("GET", `/api/v1/session/${id}`, key)).body as any).data.session.amount).toBe("60.00")
+    })
+
+    it("a quantity the merchant did not make editable cannot be changed", async () => {
+      const id = await sessionOf({ line_items: [{ price_id: await priceOf(), quantity: "2" }] })
+      const page = await pageOf(id)
+      expect(page.html).not.toContain("/quantity")
+      const refused = await post(`/checkout/${id}/quantity`, { quantity: "1" })
+      expect(refused.status).toBe(400)
+      expect(await refused.text()).toContain("cannot be changed")
+      expect(((await api.call("GET", `/api/v1/session/${id}`, key)).body as any).data.session.amount).toBe("60.00")
+    })
+  })
+}
