@@ -61,6 +61,9 @@ afterAll(async () => {
   await runtime?.dispose()
 })
 
+/** Where a screenshot goes: docs/screenshots, shown in docs/rest-api.md. */
+const shot = (name: string) => new URL(`../../../docs/screenshots/${name}`, import.meta.url).pathname
+
 let n = 0
 const api = async (path: string, body: unknown) =>
   (await (
@@ -71,7 +74,7 @@ const api = async (path: string, body: unknown) =>
     })
   ).json()) as { data: Record<string, string> }
 
-const newSession = async () => {
+const newSession = async (extra: Record<string, unknown> = {}, lineItem: Record<string, unknown> = {}) => {
   const product = await api("/api/v1/products", { product_name: "Pro" })
   const price = await api("/api/v1/prices", {
     name: "Pro",
@@ -84,8 +87,9 @@ const newSession = async () => {
   return (
     await api("/api/v1/session", {
       payer_id: `web-${n}`,
-      line_items: [{ price_id: price.data.price_id }],
-      return_url: `${base}/thanks`
+      line_items: [{ price_id: price.data.price_id, ...lineItem }],
+      return_url: `${base}/thanks`,
+      ...extra
     })
   ).data
 }
@@ -123,6 +127,68 @@ describe("hosted checkout in Chromium", () => {
     await fill("4000000000003220")
     await page.waitForURL(/\/sandbox\/3ds\//)
     await Promise.all([page.waitForURL(`${base}/thanks`), page.click("text=Complete authentication")])
+    await page.close()
+  })
+
+  it("a payer sees who sells what, steps the quantity with the keyboard, and is charged what the page showed", async () => {
+    const session = await newSession(
+      {
+        cancel_url: `${base}/cancelled`,
+        terms_of_service_url: "https://shop.example/terms",
+        privacy_policy_url: "https://shop.example/privacy"
+      },
+      { quantity: "1", quantity_editable: true, quantity_min: "1", quantity_max: "3" }
+    )
+    const page = await browser.newPage({ viewport: { width: 520, height: 900 } })
+    await page.goto(session.session_url!)
+    expect(await page.textContent("#merchant")).toBe("Browser")
+    expect(await page.textContent("#product")).toBe("Pro")
+    expect(await page.textContent("#then")).toBe("Billed every month")
+    expect(await page.isDisabled("button[aria-label='Decrease quantity']")).toBe(true)
+    // keyboard only: focus "+" and press Enter; the page comes back with 2 and its new amount
+    await page.focus("button[aria-label='Increase quantity']")
+    await Promise.all([page.waitForLoadState("load"), page.keyboard.press("Enter")])
+    await page.waitForSelector("#quantity:text('2')")
+    expect(await page.textContent("#due")).toBe("$60.00")
+    expect(await page.textContent("#pay")).toBe("Pay $60.00")
+    await page.screenshot({ path: shot("checkout-en.png"), fullPage: true })
+    await page.fill("#card_number", "4242424242424242")
+    await page.fill("#exp_month", "12")
+    await page.fill("#exp_year", "2030")
+    await page.fill("#cvc", "123")
+    await Promise.all([page.waitForURL(`${base}/thanks`), page.click("#pay")])
+    const paid = await (
+      await fetch(`${base}/api/v1/session/${session.session_id}`, {
+        headers: { authorization: `Bearer ${key}`, "request-id": `b-${++n}` }
+      })
+    ).json()
+    const sub = await (
+      await fetch(`${base}/api/v1/subscription/${paid.data.session.subscription_id}`, {
+        headers: { authorization: `Bearer ${key}`, "request-id": `b-${++n}` }
+      })
+    ).json()
+    expect(sub.data.subscription.quantity).toBe("2")
+    await page.close()
+  })
+
+  it("speaks German for a de-DE session, with the cancel and terms links", async () => {
+    const session = await newSession(
+      {
+        locale: "de-DE",
+        cancel_url: `${base}/cancelled`,
+        terms_of_service_url: "https://shop.example/agb",
+        privacy_policy_url: "https://shop.example/datenschutz"
+      },
+      { quantity: "2", quantity_editable: true, quantity_min: "1", quantity_max: "2" }
+    )
+    const page = await browser.newPage({ viewport: { width: 520, height: 900 } })
+    await page.goto(session.session_url!)
+    expect(await page.getAttribute("html", "lang")).toBe("de")
+    expect(await page.textContent("#pay")).toBe("Bezahlen 60,00\u00a0$")
+    expect(await page.isDisabled("button[aria-label='Menge erhöhen']")).toBe(true)
+    expect(await page.getAttribute("#cancel", "href")).toBe(`${base}/cancelled`)
+    expect(await page.textContent(".legal")).toContain("Nutzungsbedingungen")
+    await page.screenshot({ path: shot("checkout-de.png"), fullPage: true })
     await page.close()
   })
 })
