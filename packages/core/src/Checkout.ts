@@ -160,7 +160,10 @@ const soldRefusal = (
         detail: `${Money.format(amount)} ${amount.currency} a cycle${settlement !== null ? ` (${Money.format(settled)} ${settled.currency})` : ""} is above the most one invoice may carry, ${fmtMinor(Money.MAX_AMOUNT_MINOR, settled.currency)} ${settled.currency}`
       }
     if (amount.amount > 0n && settled.amount === 0n)
-      return { reason: "rate", detail: `the rate turns ${Money.format(amount)} ${amount.currency} into 0 ${settled.currency}` }
+      return {
+        reason: "rate",
+        detail: `the rate turns ${Money.format(amount)} ${amount.currency} into 0 ${settled.currency}`
+      }
   }
   return undefined
 }
@@ -441,7 +444,8 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
           productName: product?.product_name ?? null,
           priceName: pv?.price_name ?? null,
           interval: plan !== null ? { unit: plan.billing_cycle_unit, count: plan.billing_cycle_count } : null,
-          trial: trial !== null ? { unit: trial.period.trial_period_unit, count: trial.period.trial_period_count } : null,
+          trial:
+            trial !== null ? { unit: trial.period.trial_period_unit, count: trial.period.trial_period_count } : null,
           cycleAmount
         } satisfies SessionView
       }).pipe(Effect.withSpan("Checkout.sessionView"))

@@ -157,16 +157,16 @@ describe("hosted checkout in Chromium", () => {
     await page.fill("#exp_year", "2030")
     await page.fill("#cvc", "123")
     await Promise.all([page.waitForURL(`${base}/thanks`), page.click("#pay")])
-    const paid = await (
+    const paid = (await (
       await fetch(`${base}/api/v1/session/${session.session_id}`, {
         headers: { authorization: `Bearer ${key}`, "request-id": `b-${++n}` }
       })
-    ).json()
-    const sub = await (
+    ).json()) as { data: { session: { subscription_id: string } } }
+    const sub = (await (
       await fetch(`${base}/api/v1/subscription/${paid.data.session.subscription_id}`, {
         headers: { authorization: `Bearer ${key}`, "request-id": `b-${++n}` }
       })
-    ).json()
+    ).json()) as { data: { subscription: { quantity: string } } }
     expect(sub.data.subscription.quantity).toBe("2")
     await page.close()
   })

@@ -1,15 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Ids, Money, Ports } from "@recur/core"
 import { SandboxGateway } from "@recur/payment-sandbox"
-import { PaymentGatewayContract } from "@recur/testing"
 import { Effect, Option } from "effect"
 import { TestClock } from "effect/testing"
-
-PaymentGatewayContract.suite("sandbox", SandboxGateway.layer(), {
-  succeed: "4242424242424242",
-  decline: "4000000000000002",
-  insufficient: "4000000000009995"
-})
 
 const usd = Money.make(3000n, "USD")
 const card = (number: string) => ({

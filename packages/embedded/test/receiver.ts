@@ -1,5 +1,5 @@
 import { Billing, Catalog, Merchants, type PriceRules } from "@recur/core"
-import { engineOn } from "@recur/embedded"
+import { engineOn } from "../src/index.js"
 import { Pg } from "@recur/sql"
 import { Effect, type Layer, ManagedRuntime } from "effect"
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http"
