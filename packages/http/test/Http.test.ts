@@ -418,6 +418,34 @@ describe("hosted checkout page", () => {
     }
     expect((await handler(new Request("http://localhost/docs"))).status).toBe(200)
   })
+
+  it("the OpenAPI document says what the server requires and accepts", async () => {
+    const doc = (await (await handler(new Request("http://localhost/openapi.json"))).json()) as any
+    expect(doc.servers).toEqual([expect.objectContaining({ url: "." })])
+    expect(doc.info.description).toMatch(/Request-Id/)
+    const body = (path: string) => doc.paths[path].post.requestBody.content["application/json"].schema
+    expect(body("/api/v1/prices").required).toEqual(["name", "product_id", "currency", "billing_type", "price_type"])
+    expect(body("/api/v1/prices").properties.billing_type).toEqual({ type: "string", enum: ["one_time", "recurring"] })
+    expect(body("/api/v1/prices").properties.price_plan.properties.billing_cycle_unit.enum).toContain("month")
+    // an absent field is absent, never null; unknown fields are accepted
+    expect(body("/api/v1/products").properties.product_name).toEqual({ type: "string" })
+    expect(JSON.stringify(body("/api/v1/session"))).not.toContain('"additionalProperties":false')
+    const usage = doc.paths["/api/v1/subscription/{subscription_id}/usage"].get.parameters
+    expect(usage.find((p: any) => p.name === "merchant_id").required).toBe(true)
+    const limit = doc.paths["/api/v1/products"].get.parameters.find((p: any) => p.name === "limit")
+    expect(limit.schema).toMatchObject({ type: "integer", minimum: 1, maximum: 100 })
+    const data = doc.paths["/api/v1/front/customer/delete"].post.responses["200"].content["application/json"].schema
+    expect(data.properties.data).toEqual({ type: "object", properties: {}, additionalProperties: false })
+    for (const ops of Object.values(doc.paths) as Array<Record<string, any>>)
+      for (const op of Object.values(ops))
+        expect([op.operationId, typeof op.description]).toEqual([op.operationId, "string"])
+    // what the document refuses, the server refuses: a JSON null, and a non-finite number
+    const { api_key } = await merchant()
+    const refused = await call("POST", "/api/v1/products", api_key, { product_name: null })
+    expect([refused.status, refused.body.data.param]).toEqual([400, "product_name"])
+    const infinite = await call("POST", "/api/v1/subscription/sub_x/usage", api_key, { usage_count: "Infinity" })
+    expect([infinite.status, infinite.body.data.param]).toEqual([400, "usage_count"])
+  })
 })
 
 describe("rate limit", () => {

@@ -123,6 +123,16 @@ const loosen = (schema: unknown): unknown => {
   return out
 }
 
+/** `Schema.Struct({})` is written as "anything but null"; the server answers `{}`: say so. */
+const emptyObjects = (schema: unknown): unknown => {
+  if (Array.isArray(schema)) return schema.map(emptyObjects)
+  if (typeof schema !== "object" || schema === null) return schema
+  const keys = Object.keys(schema)
+  if (keys.length === 1 && keys[0] === "not" && isNull((schema as Json).not))
+    return { type: "object", properties: {}, additionalProperties: false }
+  return Object.fromEntries(Object.entries(schema).map(([k, v]) => [k, emptyObjects(v)]))
+}
+
 const integerLimit = { type: "integer", minimum: 1, maximum: 100, default: 10 }
 
 const operation = (op: Json): Json => {
@@ -139,6 +149,7 @@ const operation = (op: Json): Json => {
           : p
     )
   }
+  if (op.responses) next.responses = emptyObjects(op.responses)
   const content = op.requestBody?.content?.["application/json"]
   if (content?.schema) {
     const schema = loosen(content.schema) as Json
