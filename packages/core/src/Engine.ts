@@ -15,6 +15,7 @@ import * as Billing from "./Billing.js"
 import * as Catalog from "./Catalog.js"
 import * as Checkout from "./Checkout.js"
 import * as Customers from "./Customers.js"
+import * as Discounts from "./Discounts.js"
 import * as Dunning from "./Dunning.js"
 import * as Merchants from "./Merchants.js"
 import * as Metering from "./Metering.js"
@@ -31,6 +32,7 @@ import * as Webhooks from "./Webhooks.js"
 import * as Worker from "./Worker.js"
 
 const tenants = Layer.mergeAll(Merchants.Merchants.layer, Customers.Customers.layer, Catalog.Catalog.layer)
+const offers = Discounts.Discounts.layer
 const money = Payments.Payments.layer
 const flows = Layer.mergeAll(
   SessionPayments.SessionPayments.layer.pipe(Layer.provideMerge(Checkout.Checkout.layer)),
@@ -54,5 +56,6 @@ export const layer = Layer.mergeAll(Subscriptions.Subscriptions.layer, Billing.B
   Layer.provideMerge(money),
   Layer.provideMerge(Webhooks.Webhooks.layer),
   Layer.provideMerge(WebhookDispatch.WebhookDispatch.layer),
+  Layer.provideMerge(offers),
   Layer.provideMerge(tenants)
 )

@@ -6,6 +6,7 @@
  */
 import { DateTime, Effect, Result, Schema } from "effect"
 import * as CheckoutSession from "./CheckoutSession.js"
+import * as Discount from "./Discount.js"
 import { Feature, Metadata } from "./Common.js"
 import { Address, CustomerType } from "./Customer.js"
 import * as Invoice from "./Invoice.js"
@@ -477,3 +478,20 @@ export const all: ReadonlyArray<Store.Entity<any, any>> = [
   webhookEvent,
   webhookDelivery
 ]
+
+/**
+ * A discount, stored as the API shows it; `code` is unique per merchant (a discount without a
+ * code never conflicts).
+ *
+ * @since 0.1.0
+ */
+export const discount: Store.Entity<Discount.Discount, typeof Discount.Discount.Encoded> = {
+  name: "discount",
+  table: "recur_discounts",
+  schema: Discount.Discount,
+  id: (d) => d.discount_id,
+  merchantId: (d) => d.merchant_id,
+  createdAt: (d) => ms(d.created_at),
+  columns: { status: (d) => d.status, code: (d) => d.code },
+  unique: [{ name: "discount_code", columns: ["code"] }]
+}

@@ -6,7 +6,7 @@
  * @since 0.1.0
  */
 import { Array as Arr, Result, Schema } from "effect"
-import { apiKey, priceVersion, product, webhookDelivery, webhookEndpoint } from "./internal/machines.js"
+import { apiKey, discount, priceVersion, product, webhookDelivery, webhookEndpoint } from "./internal/machines.js"
 import { checkoutSession, invoice, refund, subscription, trade, tradeRefund } from "./internal/moneyMachines.js"
 
 /**
@@ -32,7 +32,9 @@ export const EventType = Schema.Literals([
   "v2.trades.succeeded",
   "v2.trades.payment_failed",
   "v2.refunds.succeeded",
-  "v2.refunds.failed"
+  "v2.refunds.failed",
+  "v2.discount.created",
+  "v2.discount.ended"
 ])
 
 /**
@@ -204,6 +206,10 @@ export {
   /** @since 0.1.0 */
   DeliveryStatus,
   /** @since 0.1.0 */
+  discount,
+  /** @since 0.1.0 */
+  DiscountStatus,
+  /** @since 0.1.0 */
   EndpointStatus,
   /** @since 0.1.0 */
   priceVersion,
@@ -235,7 +241,8 @@ export const machines: ReadonlyArray<Machine<string, string>> = [
   checkoutSession,
   webhookDelivery,
   webhookEndpoint,
-  apiKey
+  apiKey,
+  discount
 ]
 
 /**

@@ -192,6 +192,28 @@ export const WebhookEndpoint = Schema.Struct({
 })
 
 /**
+ * The body of `POST /api/v1/discounts`.
+ *
+ * @since 0.1.0
+ */
+export const CreateDiscount = Schema.Struct({
+  name: Schema.optional(Schema.String),
+  code: Schema.optional(Schema.String),
+  discount_type: Schema.optional(Schema.String),
+  percent_off: Schema.optional(Schema.Finite),
+  amount_off: Schema.optional(Schema.String),
+  duration: Schema.optional(Schema.String),
+  duration_cycles: Schema.optional(Schema.Finite),
+  product_ids: Schema.optional(Schema.Array(Schema.String)),
+  max_redemptions: Schema.optional(Schema.Finite),
+  max_redemptions_per_customer: Schema.optional(Schema.Finite),
+  min_amount: Schema.optional(Schema.String),
+  starts_at: Schema.optional(Schema.String),
+  expires_at: Schema.optional(Schema.String),
+  metadata: Schema.optional(Common.Metadata)
+})
+
+/**
  * A new merchant (the CLI's `recur merchants create` and the facade's `merchants.create`).
  *
  * @since 0.1.0

@@ -24,7 +24,8 @@ const machines = new Set([
   "CheckoutSession.ts",
   "Refund.ts",
   "Webhook.ts",
-  "Merchant.ts"
+  "Merchant.ts",
+  "Discount.ts"
 ])
 
 /** Status fields of records without a machine: written once at creation, never changed. */

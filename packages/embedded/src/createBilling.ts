@@ -13,6 +13,8 @@ import {
   CheckoutSession,
   Customer,
   Customers,
+  Discount,
+  Discounts,
   DunningPolicy,
   Engine,
   Invoice,
@@ -163,6 +165,8 @@ export type SubscriptionJson = typeof Subscription.Subscription.Encoded
 export type TradeJson = typeof Trade.Trade.Encoded
 /** An invoice as the REST API returns it. @since 0.1.0 */
 export type InvoiceJson = typeof Invoice.Invoice.Encoded
+/** A discount as the REST API returns it. @since 0.1.0 */
+export type DiscountJson = typeof Discount.Discount.Encoded
 /** A refund as the REST API returns it. @since 0.1.0 */
 export type RefundJson = typeof Refund.Refund.Encoded
 /** A cycle's usage as the REST API returns it. @since 0.1.0 */
@@ -286,6 +290,24 @@ export interface BillingClient {
       merchantId: string,
       filter?: { readonly subscription_id?: string; readonly limit?: number }
     ) => Promise<{ has_more: boolean; list: Array<InvoiceJson> }>
+  }
+  readonly discounts: {
+    /** `POST /api/v1/discounts`: a percentage or fixed-amount discount, optionally with a code. */
+    readonly create: (merchantId: string, input: Body<typeof RequestBodies.CreateDiscount>) => Promise<DiscountJson>
+    /** `GET /api/v1/discount/{id}`. */
+    readonly get: (merchantId: string, discountId: string) => Promise<DiscountJson>
+    /** `GET /api/v1/discounts`: newest first, optionally by status and code. */
+    readonly list: (
+      merchantId: string,
+      filter?: {
+        readonly status?: ReadonlyArray<"active" | "ended">
+        readonly codes?: ReadonlyArray<string>
+        readonly limit?: number
+        readonly starting_after?: string
+      }
+    ) => Promise<{ has_more: boolean; list: Array<DiscountJson> }>
+    /** `POST /api/v1/discount/{id}/end`: no new redemption from now on. */
+    readonly end: (merchantId: string, discountId: string) => Promise<DiscountJson>
   }
   readonly refunds: {
     /** `POST /api/v1/refund`: all or part of a trade. */
@@ -476,6 +498,36 @@ export const createBilling = async (options: BillingOptions = {}): Promise<Billi
                 : []
             }),
             (p) => ({ has_more: p.has_more, list: p.list.map(json(Invoice.Invoice)) })
+          )
+        )
+    },
+    discounts: {
+      create: (merchantId, input) =>
+        run(
+          decode(RequestBodies.CreateDiscount, input).pipe(
+            Effect.flatMap((i) => Discounts.Discounts.use((d) => d.create(merchantId, i))),
+            Effect.map(json(Discount.Discount))
+          )
+        ),
+      get: (merchantId, discountId) =>
+        run(
+          id("discount_id", discountId).pipe(
+            Effect.flatMap((i) => Discounts.Discounts.use((d) => d.get(merchantId, i))),
+            Effect.map(json(Discount.Discount))
+          )
+        ),
+      list: (merchantId, filter = {}) =>
+        run(
+          Effect.map(
+            Discounts.Discounts.use((d) => d.list(merchantId, filter)),
+            (p) => ({ has_more: p.has_more, list: p.list.map(json(Discount.Discount)) })
+          )
+        ),
+      end: (merchantId, discountId) =>
+        run(
+          id("discount_id", discountId).pipe(
+            Effect.flatMap((i) => Discounts.Discounts.use((d) => d.end(merchantId, i))),
+            Effect.map(json(Discount.Discount))
           )
         )
     },

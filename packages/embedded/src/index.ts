@@ -11,6 +11,7 @@ export {
   type CheckoutSessionJson,
   createBilling,
   type CustomerJson,
+  type DiscountJson,
   engineOn,
   type InvoiceJson,
   layer,

@@ -107,6 +107,34 @@ describe("the facade's failures", () => {
     })
   }, 60_000)
 
+  it("discounts through the facade: created, listed, ended once; a bad one is InvalidParameterError; a taken code ConflictError", async () => {
+    await withBilling(async (billing, m) => {
+      const d = await billing.discounts.create(m, {
+        name: "Ten",
+        code: "TEN",
+        discount_type: "percentage",
+        percent_off: 10,
+        duration: "repeating",
+        duration_cycles: 3
+      })
+      expect([d.status, d.percent_off, d.duration_cycles]).toEqual(["active", 10, 3])
+      expect((await billing.discounts.get(m, d.discount_id)).code).toBe("TEN")
+      const bad = await rejection(
+        billing.discounts.create(m, { name: "x", discount_type: "percentage", percent_off: 0 })
+      )
+      expect([bad.constructor, bad.param]).toEqual([InvalidParameterError, "percent_off"])
+      const taken = await rejection(
+        billing.discounts.create(m, { name: "y", code: "TEN", discount_type: "percentage", percent_off: 5 })
+      )
+      expect([taken.constructor, taken.code, taken.param]).toEqual([ConflictError, "duplicate_resource", "code"])
+      expect((await billing.discounts.end(m, d.discount_id)).status).toBe("ended")
+      expect((await rejection(billing.discounts.end(m, d.discount_id))).status).toBe(409)
+      expect((await billing.discounts.list(m, { status: ["ended"] })).list.map((x) => x.discount_id)).toEqual([
+        d.discount_id
+      ])
+    })
+  }, 60_000)
+
   it("a storage failure is SystemError (500 system_error) with its cause", async () => {
     const billing = await createBilling({ storage: { postgres: "postgres://nobody@127.0.0.1:9/none" } }).catch(
       (e: unknown) => e

@@ -7,6 +7,7 @@
 import {
   CheckoutSession,
   Customer,
+  Discount,
   Invoice,
   type Merchant,
   Price,
@@ -652,6 +653,43 @@ const requestIdHeader = (spec: Record<string, any>): Record<string, any> => {
 }
 
 /**
+ * Discounts: percentage or fixed amount, for one, several or every paid cycle, with codes.
+ *
+ * @since 0.1.0
+ */
+export class DiscountsGroup extends HttpApiGroup.make("discounts")
+  .add(
+    HttpApiEndpoint.post("create", "/api/v1/discounts", {
+      payload: RequestBodies.CreateDiscount,
+      success: Envelope(Schema.Struct({ discount: Discount.Discount })),
+      error: ApiErrors.all
+    })
+  )
+  .add(
+    HttpApiEndpoint.get("list", "/api/v1/discounts", {
+      query: Schema.Struct({ ...PageQuery, status: QueryList, code: QueryList }),
+      success: Envelope(Page(Discount.Discount)),
+      error: ApiErrors.all
+    })
+  )
+  .add(
+    HttpApiEndpoint.get("get", "/api/v1/discount/:discount_id", {
+      params: Schema.Struct({ discount_id: Schema.String }),
+      success: Envelope(Schema.Struct({ discount: Discount.Discount })),
+      error: ApiErrors.all
+    })
+  )
+  .add(
+    HttpApiEndpoint.post("end", "/api/v1/discount/:discount_id/end", {
+      params: Schema.Struct({ discount_id: Schema.String }),
+      success: Envelope(Schema.Struct({ discount: Discount.Discount })),
+      error: ApiErrors.all
+    })
+  )
+  .middleware(Authentication)
+  .annotate(OpenApi.Title, "Discounts") {}
+
+/**
  * The whole API.
  *
  * @since 0.1.0
@@ -664,6 +702,7 @@ export class BillingApi extends HttpApi.make("recur")
   .add(PaymentsGroup)
   .add(SandboxGroup)
   .add(WebhooksGroup)
+  .add(DiscountsGroup)
   .middleware(DecodeErrors)
   .annotate(OpenApi.Title, "Recur merchant API")
   .annotate(OpenApi.Version, "1.0.0")

@@ -10,6 +10,7 @@ import {
   Catalog,
   Common,
   Customers,
+  Discounts,
   Errors,
   Invoice,
   Lifecycle,
@@ -709,6 +710,41 @@ const webhooksLive = HttpApiBuilder.group(BillingApi, "webhooks", (handlers) =>
   })
 )
 
+const discountsLive = HttpApiBuilder.group(BillingApi, "discounts", (handlers) =>
+  Effect.gen(function* () {
+    const discounts = yield* Discounts.Discounts
+    return handlers
+      .handle("create", ({ payload }) =>
+        call((m) => Effect.map(discounts.create(m, payload), (discount) => ok({ discount })))
+      )
+      .handle("list", ({ query: q }) =>
+        call((m) =>
+          Effect.flatMap(
+            Effect.zip(pageQuery(q), enumValues("status", list(q.status), Lifecycle.DiscountStatus.literals)),
+            ([page, statuses]) =>
+              Effect.map(
+                discounts.list(m, {
+                  ...(statuses ? { status: statuses as ReadonlyArray<Lifecycle.DiscountStatus> } : {}),
+                  ...(list(q.code) ? { codes: list(q.code)! } : {}),
+                  created: page.created,
+                  limit: page.limit,
+                  starting_after: page.starting_after,
+                  ending_before: page.ending_before
+                }),
+                ok
+              )
+          )
+        )
+      )
+      .handle("get", ({ params: path }) =>
+        call((m) => Effect.map(discounts.get(m, path.discount_id), (discount) => ok({ discount })))
+      )
+      .handle("end", ({ params: path }) =>
+        call((m) => Effect.map(discounts.end(m, path.discount_id), (discount) => ok({ discount })))
+      )
+  })
+)
+
 const BEARER = /^Bearer (\S+)$/
 
 /**
@@ -764,5 +800,6 @@ export const handlers = Layer.mergeAll(
   subscriptionsLive,
   paymentsLive,
   sandboxLive,
-  webhooksLive
+  webhooksLive,
+  discountsLive
 )

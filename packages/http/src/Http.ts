@@ -9,6 +9,7 @@ import {
   type Billing,
   type Catalog,
   type Customers,
+  type Discounts,
   Merchants,
   Secrets,
   Store,
@@ -437,6 +438,7 @@ export type EngineServices =
   | Merchants.Merchants
   | Customers.Customers
   | Catalog.Catalog
+  | Discounts.Discounts
   | Billing.Billing
   | Subscriptions.Subscriptions
   | Webhooks.Webhooks

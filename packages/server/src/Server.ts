@@ -10,6 +10,7 @@ import {
   Billing,
   type Catalog,
   type Customers,
+  type Discounts,
   Merchants,
   type Ports,
   type Secrets,
@@ -37,6 +38,7 @@ export type Engine =
   | Store.Storage
   | Customers.Customers
   | Catalog.Catalog
+  | Discounts.Discounts
   | Secrets.Secrets
   | Merchants.Merchants
   | Ports.PaymentGateway

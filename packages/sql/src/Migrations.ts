@@ -128,6 +128,14 @@ const refundRequestKeys = Effect.gen(function* () {
   yield* sql`create index if not exists recur_refunds_request_key on recur_refunds (merchant_id, request_key) where request_key is not null`
 })
 
+/** Discounts: one per row, the code unique per merchant. */
+const discounts = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  for (const statement of entityTable("recur_discounts", "status text not null, code text").split(";"))
+    if (statement.trim() !== "") yield* sql.unsafe(statement)
+  yield* sql`create unique index if not exists discount_code on recur_discounts (merchant_id, code)`
+})
+
 /**
  * Every migration, by id and name.
  *
@@ -136,7 +144,8 @@ const refundRequestKeys = Effect.gen(function* () {
 export const migrations = {
   "0001_initial": initial,
   "0002_work_lanes": workLanes,
-  "0003_refund_request_keys": refundRequestKeys
+  "0003_refund_request_keys": refundRequestKeys,
+  "0004_discounts": discounts
 }
 
 /**

@@ -205,3 +205,36 @@ export const apiKey: Machine<ApiKeyStatus, "rotate" | "revoke"> = {
     }
   ]
 }
+
+/**
+ * Discount `status`: a discount is redeemable while `active` (and inside its dates and limits);
+ * once `ended` it never applies to a new checkout or subscription again.
+ *
+ * @since 0.1.0
+ */
+export const DiscountStatus = Schema.Literals(["active", "ended"])
+/** @since 0.1.0 */
+export type DiscountStatus = typeof DiscountStatus.Type
+
+/**
+ * The discount machine.
+ *
+ * @since 0.1.0
+ */
+export const discount: Machine<DiscountStatus, "end"> = {
+  name: "Discount",
+  field: "status",
+  states: DiscountStatus.literals,
+  initial: "active",
+  createEvents: ["v2.discount.created"],
+  terminal: ["ended"],
+  transitions: [
+    {
+      from: ["active"],
+      trigger: "end",
+      to: "ended",
+      events: ["v2.discount.ended"],
+      description: "ended by the merchant: no new redemption; subscriptions that carry it keep it"
+    }
+  ]
+}

@@ -6,7 +6,7 @@
  * allowed, that unknown fields are accepted, `limit` as an integer, a description of each
  * operation, and where the API is served.
  */
-import { BillingPeriod, Price } from "@recur/core"
+import { BillingPeriod, Discount, Price } from "@recur/core"
 
 type Json = Record<string, any>
 
@@ -61,7 +61,12 @@ const descriptions: Record<string, string> = {
   "webhooks.createEndpoint": "Creates a webhook endpoint; its signing secret is returned once.",
   "webhooks.updateEndpoint": "Updates a webhook endpoint's URL, events or status.",
   "webhooks.deleteEndpoint": "Deletes a webhook endpoint; its pending deliveries stop.",
-  "webhooks.resendEvent": "Delivers an event again to every endpoint subscribed to it."
+  "webhooks.resendEvent": "Delivers an event again to every endpoint subscribed to it.",
+  "discounts.create":
+    "Creates a discount in the merchant's currency: `percent_off` (1 to 100) for a percentage, `amount_off` for a fixed amount; `duration_cycles` for a repeating one; an optional customer-facing `code`, unique per merchant.",
+  "discounts.list": "The merchant's discounts, newest first, with cursor pagination and `status` and `code` filters.",
+  "discounts.get": "One discount, with how many times it was redeemed.",
+  "discounts.end": "Ends a discount: no new redemption from now on; subscriptions that carry it keep it."
 }
 
 /** Required request-body fields, by `operationId` (conditional ones are in the descriptions). */
@@ -73,7 +78,8 @@ const required: Record<string, ReadonlyArray<string>> = {
   "subscriptions.recordUsage": ["usage_count"],
   "subscriptions.recordUsageBatch": ["records"],
   "webhooks.createEndpoint": ["url"],
-  "sandbox.advanceClock": ["frozen_time"]
+  "sandbox.advanceClock": ["frozen_time"],
+  "discounts.create": ["name", "discount_type"]
 }
 
 /** Allowed values of request-body fields, wherever the field appears. */
@@ -92,6 +98,11 @@ const enums: Record<string, ReadonlyArray<string>> = {
   cancel_type: ["immediate", "end_of_period"]
 }
 
+/** Allowed values of fields of one operation's body, where a field name means something else elsewhere. */
+const operationEnums: Record<string, Record<string, ReadonlyArray<string>>> = {
+  "discounts.create": { discount_type: Discount.DiscountType.literals, duration: Discount.DiscountDuration.literals }
+}
+
 const isNull = (s: unknown) => typeof s === "object" && s !== null && (s as Json).type === "null"
 
 /**
@@ -99,22 +110,22 @@ const isNull = (s: unknown) => typeof s === "object" && s !== null && (s as Json
  * fields are accepted and ignored), an optional field's `anyOf [T, null]` back to `T` (the
  * generator writes "may be absent" as null, but a JSON null is refused), enums added.
  */
-const loosen = (schema: unknown): unknown => {
-  if (Array.isArray(schema)) return schema.map(loosen)
+const loosen = (schema: unknown, allowedValues: Record<string, ReadonlyArray<string>> = enums): unknown => {
+  if (Array.isArray(schema)) return schema.map((s) => loosen(s, allowedValues))
   if (typeof schema !== "object" || schema === null) return schema
   const anyOf = (schema as Json).anyOf
   if (Array.isArray(anyOf) && anyOf.length === 2 && anyOf.some(isNull)) {
     const { anyOf: _, ...rest } = schema as Json
-    return loosen({ ...rest, ...anyOf.find((s) => !isNull(s)) })
+    return loosen({ ...rest, ...anyOf.find((s) => !isNull(s)) }, allowedValues)
   }
   const out: Json = {}
   for (const [k, v] of Object.entries(schema)) {
     if (k === "additionalProperties" && v === false) continue
-    out[k] = loosen(v)
+    out[k] = loosen(v, allowedValues)
   }
   if (out.properties && typeof out.properties === "object") {
     for (const [name, property] of Object.entries(out.properties as Json)) {
-      const allowed = enums[name]
+      const allowed = allowedValues[name]
       if (allowed && typeof property === "object" && property !== null && property.type === "string") {
         ;(out.properties as Json)[name] = { ...property, enum: [...allowed] }
       }
@@ -152,7 +163,7 @@ const operation = (op: Json): Json => {
   if (op.responses) next.responses = emptyObjects(op.responses)
   const content = op.requestBody?.content?.["application/json"]
   if (content?.schema) {
-    const schema = loosen(content.schema) as Json
+    const schema = loosen(content.schema, { ...enums, ...operationEnums[id] }) as Json
     const fields = required[id]
     next.requestBody = {
       ...op.requestBody,

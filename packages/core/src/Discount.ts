@@ -1,0 +1,85 @@
+/**
+ * Discounts as the REST API returns them: a percentage (whole number 1–100) or a fixed amount in
+ * the merchant's currency, applied once, for a number of paid cycles, or forever; optionally
+ * limited to products, to a number of redemptions in total and per customer, to a minimum
+ * purchase, and to a period; optionally with a customer-facing code, unique per merchant.
+ *
+ * @since 0.1.0
+ */
+import { type Result, Schema } from "effect"
+import { Metadata, NullableString, NullableTimestamp, Timestamp } from "./Common.js"
+import * as Lifecycle from "./Lifecycle.js"
+import { DiscountStatus } from "./Lifecycle.js"
+
+/**
+ * `percentage` (`percent_off`) or `fixed_amount` (`amount_off`, in the merchant's currency).
+ *
+ * @since 0.1.0
+ */
+export const DiscountType = Schema.Literals(["percentage", "fixed_amount"])
+/** @since 0.1.0 */
+export type DiscountType = typeof DiscountType.Type
+
+/**
+ * How long a redemption lasts: the first paid cycle (`once`), `duration_cycles` paid cycles
+ * (`repeating`), or every cycle (`forever`). Trial cycles never count.
+ *
+ * @since 0.1.0
+ */
+export const DiscountDuration = Schema.Literals(["once", "repeating", "forever"])
+/** @since 0.1.0 */
+export type DiscountDuration = typeof DiscountDuration.Type
+
+/**
+ * A customer-facing code: 2 to 20 uppercase letters and digits.
+ *
+ * @since 0.1.0
+ */
+export const CODE_PATTERN = /^[A-Z0-9]{2,20}$/
+
+/**
+ * A discount.
+ *
+ * @since 0.1.0
+ */
+export class Discount extends Schema.Class<Discount>("Discount")({
+  discount_id: Schema.String,
+  merchant_id: Schema.String,
+  name: Schema.String,
+  code: NullableString,
+  discount_type: DiscountType,
+  percent_off: Schema.NullOr(Schema.Int),
+  amount_off: NullableString,
+  currency: Schema.String,
+  duration: DiscountDuration,
+  duration_cycles: Schema.NullOr(Schema.Int),
+  product_ids: Schema.Array(Schema.String),
+  max_redemptions: Schema.NullOr(Schema.Int),
+  max_redemptions_per_customer: Schema.NullOr(Schema.Int),
+  min_amount: NullableString,
+  starts_at: Timestamp,
+  expires_at: NullableTimestamp,
+  status: DiscountStatus,
+  times_redeemed: Schema.Int,
+  metadata: Metadata,
+  created_at: Timestamp,
+  ended_at: NullableTimestamp
+}) {}
+
+/**
+ * Moves a discount's `status` by `trigger` (the {@link Lifecycle.discount} machine), with the
+ * fields that change with it. The only way a discount's status changes.
+ *
+ * @since 0.1.0
+ */
+export const move = (
+  discount: Discount,
+  trigger: "end",
+  patch: Partial<Omit<Discount, "status">> = {}
+): Result.Result<Lifecycle.Moved<Discount>, Lifecycle.InvalidTransition> =>
+  Lifecycle.moveBy(
+    Lifecycle.discount,
+    discount.status,
+    trigger,
+    (to) => new Discount({ ...discount, ...patch, status: to }, { disableChecks: true })
+  )

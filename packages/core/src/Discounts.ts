@@ -1,0 +1,264 @@
+/**
+ * The merchant's discounts: created, listed, read and ended. What a discount is and how long it
+ * lasts is in `Discount`; its input is checked here, field by field, with the API's names.
+ *
+ * @since 0.1.0
+ */
+import { Context, DateTime, Effect, Layer, Result } from "effect"
+import type { Metadata } from "./Common.js"
+import * as Discount from "./Discount.js"
+import * as Entities from "./Entities.js"
+import * as Errors from "./Errors.js"
+import * as Ids from "./Ids.js"
+import { emit, merchantNow } from "./internal/engine.js"
+import { maxItems, pageErrors } from "./internal/paging.js"
+import { fmtMinor } from "./internal/records.js"
+import * as Lifecycle from "./Lifecycle.js"
+import * as Merchants from "./Merchants.js"
+import * as Money from "./Money.js"
+import * as Catalog from "./Catalog.js"
+import type * as Store from "./Store.js"
+import { Storage } from "./Store.js"
+
+/**
+ * The body of `POST /api/v1/discounts`.
+ *
+ * @since 0.1.0
+ */
+export interface CreateDiscount {
+  readonly name?: string | undefined
+  readonly code?: string | undefined
+  readonly discount_type?: string | undefined
+  readonly percent_off?: number | undefined
+  readonly amount_off?: string | undefined
+  readonly duration?: string | undefined
+  readonly duration_cycles?: number | undefined
+  readonly product_ids?: ReadonlyArray<string> | undefined
+  readonly max_redemptions?: number | undefined
+  readonly max_redemptions_per_customer?: number | undefined
+  readonly min_amount?: string | undefined
+  readonly starts_at?: string | undefined
+  readonly expires_at?: string | undefined
+  readonly metadata?: Metadata | undefined
+}
+
+/**
+ * Discount list filters.
+ *
+ * @since 0.1.0
+ */
+export interface ListDiscounts {
+  readonly status?: ReadonlyArray<Lifecycle.DiscountStatus>
+  readonly codes?: ReadonlyArray<string>
+  readonly created?: Store.CreatedRange | undefined
+  readonly limit?: number | undefined
+  readonly starting_after?: string | undefined
+  readonly ending_before?: string | undefined
+}
+
+/** Most redemptions one discount may allow (and most paid cycles a repeating one may last). */
+const MAX_COUNT = 1_000_000_000
+const MAX_CYCLES = 120
+
+const invalid = (param: string, reason: string) => new Errors.InvalidParameter({ param, reason })
+
+const wholeIn = (param: string, value: number | undefined, min: number, max: number) =>
+  value === undefined || (Number.isInteger(value) && value >= min && value <= max)
+    ? Effect.succeed(value ?? null)
+    : Effect.fail(invalid(param, `must be a whole number from ${min} to ${max}`))
+
+const instant = (param: string, text: string | undefined) => {
+  if (text === undefined) return Effect.succeed(null)
+  const parsed = DateTime.make(text)
+  return parsed._tag === "Some" && /^\d{4}-\d{2}-\d{2}T/.test(text)
+    ? Effect.succeed(DateTime.toEpochMillis(parsed.value))
+    : Effect.fail(invalid(param, "must be an RFC 3339 timestamp"))
+}
+
+/** An amount in the merchant's currency: exact to its minor unit, within the engine's bounds. */
+const amountIn = (param: string, text: string | undefined, currency: string, allowZero: boolean) => {
+  if (text === undefined) return Effect.succeed(null)
+  const parsed = Money.parse(text, currency)
+  if (Result.isFailure(parsed))
+    return Effect.fail(invalid(param, `must be an amount in ${currency} with at most its minor-unit digits`))
+  const m = parsed.success
+  if (!allowZero && m.amount === 0n) return Effect.fail(invalid(param, "must be more than 0"))
+  if (!Money.isWithinBounds(m))
+    return Effect.fail(invalid(param, `must be at most ${fmtMinor(Money.MAX_AMOUNT_MINOR, currency)}`))
+  return Effect.succeed(Money.format(m))
+}
+
+/**
+ * The discounts service.
+ *
+ * @since 0.1.0
+ */
+export class Discounts extends Context.Service<Discounts>()("@recur/core/Discounts", {
+  make: Effect.gen(function* () {
+    const storage = yield* Storage
+    const merchants = yield* Merchants.Merchants
+    const catalog = yield* Catalog.Catalog
+    const discounts = storage.repository(Entities.discount)
+    const now = merchantNow(storage)
+
+    const getRecord = (merchantId: string, discountId: string) =>
+      Effect.flatMap(discounts.get(merchantId, discountId), (o) =>
+        o._tag === "Some"
+          ? Effect.succeed(o.value)
+          : Effect.fail(new Errors.NotFound({ resource: "discount", id: discountId }))
+      )
+
+    /** Creates a discount in the merchant's currency; emits `v2.discount.created`. */
+    const create = (merchantId: string, input: CreateDiscount) =>
+      Effect.gen(function* () {
+        const merchant = yield* merchants.get(merchantId)
+        const currency = merchant.currency
+        const name = input.name?.trim() ?? ""
+        if (name === "" || name.length > 255) return yield* invalid("name", "is required (1 to 255 characters)")
+        if (input.code !== undefined && !Discount.CODE_PATTERN.test(input.code))
+          return yield* invalid("code", "must be 2 to 20 uppercase letters and digits")
+        if (input.discount_type !== "percentage" && input.discount_type !== "fixed_amount")
+          return yield* invalid("discount_type", "must be percentage or fixed_amount")
+        let percent_off: number | null = null
+        let amount_off: string | null = null
+        if (input.discount_type === "percentage") {
+          if (input.percent_off === undefined) return yield* invalid("percent_off", "is required for a percentage")
+          if (input.amount_off !== undefined) return yield* invalid("amount_off", "is only for a fixed_amount")
+          percent_off = yield* wholeIn("percent_off", input.percent_off, 1, 100)
+        } else {
+          if (input.amount_off === undefined) return yield* invalid("amount_off", "is required for a fixed_amount")
+          if (input.percent_off !== undefined) return yield* invalid("percent_off", "is only for a percentage")
+          amount_off = yield* amountIn("amount_off", input.amount_off, currency, false)
+        }
+        const duration = input.duration ?? "once"
+        if (duration !== "once" && duration !== "repeating" && duration !== "forever")
+          return yield* invalid("duration", "must be once, repeating or forever")
+        if (duration === "repeating" && input.duration_cycles === undefined)
+          return yield* invalid("duration_cycles", "is required when duration is repeating")
+        if (duration !== "repeating" && input.duration_cycles !== undefined)
+          return yield* invalid("duration_cycles", "is only for a repeating duration")
+        const duration_cycles = yield* wholeIn("duration_cycles", input.duration_cycles, 1, MAX_CYCLES)
+        yield* maxItems("product_ids", input.product_ids, 100)
+        const product_ids = [...new Set(input.product_ids ?? [])]
+        for (const [i, id] of product_ids.entries()) {
+          yield* Effect.catchTag(catalog.getProduct(merchantId, id), "NotFound", () =>
+            Effect.fail(invalid(`product_ids[${i}]`, "no such product"))
+          )
+        }
+        const max_redemptions = yield* wholeIn("max_redemptions", input.max_redemptions, 1, MAX_COUNT)
+        const max_per_customer = yield* wholeIn(
+          "max_redemptions_per_customer",
+          input.max_redemptions_per_customer,
+          1,
+          MAX_COUNT
+        )
+        const min_amount = yield* amountIn("min_amount", input.min_amount, currency, true)
+        const at = yield* now(merchantId)
+        const starts = (yield* instant("starts_at", input.starts_at)) ?? at
+        const expires = yield* instant("expires_at", input.expires_at)
+        if (expires !== null && expires <= starts) return yield* invalid("expires_at", "must be after starts_at")
+        const discount = new Discount.Discount({
+          discount_id: yield* Ids.make(Ids.prefixes.discount),
+          merchant_id: merchantId,
+          name,
+          code: input.code ?? null,
+          discount_type: input.discount_type,
+          percent_off,
+          amount_off,
+          currency,
+          duration,
+          duration_cycles,
+          product_ids,
+          max_redemptions,
+          max_redemptions_per_customer: max_per_customer,
+          min_amount,
+          starts_at: DateTime.makeUnsafe(starts),
+          expires_at: expires !== null ? DateTime.makeUnsafe(expires) : null,
+          status: Lifecycle.discount.initial,
+          times_redeemed: 0,
+          metadata: input.metadata ?? {},
+          created_at: DateTime.makeUnsafe(at),
+          ended_at: null
+        })
+        yield* storage.withTransaction(
+          Effect.gen(function* () {
+            yield* Effect.catchTag(discounts.insert(discount), "UniqueViolation", () =>
+              Effect.fail(new Errors.DuplicateResource({ resource: "discount", param: "code" }))
+            )
+            for (const type of Lifecycle.discount.createEvents)
+              yield* emit(storage, {
+                merchant_id: merchantId,
+                type,
+                business_id: discount.discount_id,
+                schema: Discount.Discount,
+                data: discount,
+                at
+              })
+          })
+        )
+        return discount
+      }).pipe(Effect.withSpan("Discounts.create"))
+
+    /** One discount of this merchant. */
+    const get = (merchantId: string, discountId: string) =>
+      Effect.map(getRecord(merchantId, discountId), (v) => v.value)
+
+    /** The merchant's discounts, newest first, by status and code. */
+    const list = (merchantId: string, q: ListDiscounts) =>
+      Effect.gen(function* () {
+        yield* maxItems("code", q.codes, 100)
+        const filters: Array<Store.Filter> = []
+        if (q.status?.length) filters.push({ column: "status", op: "in", values: q.status })
+        if (q.codes?.length) filters.push({ column: "code", op: "in", values: q.codes })
+        return yield* pageErrors(
+          discounts.list(merchantId, {
+            filters,
+            limit: q.limit ?? 10,
+            starting_after: q.starting_after,
+            ending_before: q.ending_before,
+            ...(q.created ? { created: q.created } : {})
+          })
+        )
+      }).pipe(Effect.withSpan("Discounts.list"))
+
+    /** Ends a discount: no new redemption from now on; emits `v2.discount.ended`. Ending twice is 409. */
+    const end = (merchantId: string, discountId: string) =>
+      Effect.gen(function* () {
+        const current = yield* getRecord(merchantId, discountId)
+        const at = yield* now(merchantId)
+        const moved = Discount.move(current.value, "end", { ended_at: DateTime.makeUnsafe(at) })
+        if (Result.isFailure(moved))
+          return yield* new Errors.StateConflict({
+            resource: "discount",
+            id: discountId,
+            state: current.value.status,
+            reason: "it has already ended"
+          })
+        yield* storage.withTransaction(
+          Effect.gen(function* () {
+            yield* discounts.update(moved.success.value, current.version).pipe(
+              Effect.catchTag("UniqueViolation", (e) => Effect.die(e)),
+              Effect.catchTag("VersionConflict", () =>
+                Effect.fail(new Errors.ConcurrentUpdate({ resource: "discount", id: discountId }))
+              )
+            )
+            for (const type of moved.success.events)
+              yield* emit(storage, {
+                merchant_id: merchantId,
+                type,
+                business_id: discountId,
+                schema: Discount.Discount,
+                data: moved.success.value,
+                at
+              })
+          })
+        )
+        return moved.success.value
+      }).pipe(Effect.withSpan("Discounts.end"))
+
+    return { create, get, list, end } as const
+  })
+}) {
+  /** The live implementation. */
+  static readonly layer = Layer.effect(this, this.make)
+}
