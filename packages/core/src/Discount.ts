@@ -83,3 +83,29 @@ export const move = (
     trigger,
     (to) => new Discount({ ...discount, ...patch, status: to }, { disableChecks: true })
   )
+
+/**
+ * How many paid cycles a redemption lasts: 1 (`once`), `duration_cycles` (`repeating`), or
+ * `null` for every cycle (`forever`).
+ *
+ * @since 0.1.0
+ */
+export const cyclesOf = (discount: Pick<Discount, "duration" | "duration_cycles">): number | null =>
+  discount.duration === "once" ? 1 : discount.duration === "repeating" ? (discount.duration_cycles ?? 1) : null
+
+/**
+ * Whether a redemption's window — `cycles` paid cycles from `first_cycle` (null: no bound) —
+ * covers the cycle `cycleIndex`.
+ *
+ * @example
+ * inWindow({ first_cycle: 1, cycles: 3 }, 0) // false: the trial cycle
+ * inWindow({ first_cycle: 1, cycles: 3 }, 3) // true: the third paid cycle
+ * inWindow({ first_cycle: 1, cycles: 3 }, 4) // false
+ * @since 0.1.0
+ */
+export const inWindow = (
+  window: { readonly first_cycle: number | null; readonly cycles: number | null },
+  cycleIndex: number
+): boolean =>
+  (window.first_cycle === null || cycleIndex >= window.first_cycle) &&
+  (window.cycles === null || window.first_cycle === null || cycleIndex < window.first_cycle + window.cycles)

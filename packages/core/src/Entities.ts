@@ -238,7 +238,9 @@ export const checkoutSession: Store.Entity<
 
 /**
  * A discount a subscription carries: `basis_points` of the subtotal (1250 = 12.50 %) or a
- * fixed `amount` in the settlement currency.
+ * fixed `amount` in the settlement currency, for the cycles from `first_cycle` (the first paid
+ * cycle after it was redeemed) on, `cycles` of them (`null`: every cycle). Terms written before
+ * the window existed apply to every cycle.
  *
  * @since 0.1.0
  */
@@ -246,7 +248,9 @@ export const DiscountTerm = Schema.Struct({
   discount_id: Schema.String,
   discount_code: Schema.String,
   basis_points: Schema.NullOr(Schema.String),
-  amount: Schema.NullOr(Schema.String)
+  amount: Schema.NullOr(Schema.String),
+  first_cycle: Schema.NullOr(Schema.Number).pipe(Schema.withDecodingDefault(Effect.succeed(null))),
+  cycles: Schema.NullOr(Schema.Number).pipe(Schema.withDecodingDefault(Effect.succeed(null)))
 })
 /** @since 0.1.0 */
 export type DiscountTerm = typeof DiscountTerm.Type

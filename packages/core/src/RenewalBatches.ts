@@ -116,7 +116,13 @@ export class RenewalBatches extends Context.Service<RenewalBatches>()("@recur/co
                   continue
                 }
                 const b = planned.success
-                const taxed = yield* withTaxes(b.draft, merchantId, s.customer_id, b.credit, discountRules(rec))
+                const taxed = yield* withTaxes(
+                  b.draft,
+                  merchantId,
+                  s.customer_id,
+                  b.credit,
+                  discountRules(rec, b.draft.cycle_index)
+                )
                 if (taxed.total.amount <= 0n) {
                   alone.add(s.id)
                   continue

@@ -97,7 +97,13 @@ export class Renewals extends Context.Service<Renewals>()("@recur/core/Renewals"
                 : Option.none()
             }
             const b = planned.success
-            const taxed = yield* withTaxes(b.draft, merchantId, s.customer_id, b.credit, discountRules(rec))
+            const taxed = yield* withTaxes(
+              b.draft,
+              merchantId,
+              s.customer_id,
+              b.credit,
+              discountRules(rec, b.draft.cycle_index)
+            )
             const { next, periodEnd } = RenewalPlan.advance(rec, pv, b, taxed, at, decision.continuous)
             const trade = taxed.total.amount > 0n ? yield* renewalTrade(merchant, s, taxed, at) : null
             const inv = yield* newInvoice({

@@ -28,7 +28,8 @@ function readJson(file: string): any {
 
 /** The environment of a user's shell: this Node first on PATH, npm quiet. */
 const userEnv = (extra: Record<string, string> = {}) => ({
-  ...process.env,
+  // without what pnpm sets for its own scripts (npm_config_*, npm_package_*): a user's shell has none of it
+  ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.toLowerCase().startsWith("npm_"))),
   PATH: `${dirname(process.execPath)}:${process.env.PATH}`,
   npm_config_prefer_online: "true",
   npm_config_fund: "false",
@@ -285,7 +286,12 @@ describe("the OpenAPI document, as linters and generated clients read it", () =>
       RECUR_DATA_DIR: join(dir, ".recur")
     })
     try {
-      const key = /Demo API key: (sk_test_\S+)/.exec(server.output())?.[1]
+      // the server answers /healthz as soon as it listens; the demo merchant is printed a moment later
+      let key: string | undefined
+      for (let i = 0; i < 240 && key === undefined; i++) {
+        key = /Demo API key: (sk_test_\S+)/.exec(server.output())?.[1]
+        if (key === undefined) await new Promise((r) => setTimeout(r, 250))
+      }
       expect(key, server.output()).toBeDefined()
       await sh(dir, `curl -sf http://127.0.0.1:${port}/openapi.json -o openapi.json`)
       writeFileSync(join(dir, ".spectral.yaml"), 'extends: ["spectral:oas"]\n')

@@ -309,8 +309,23 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
           {
             ...sv.value,
             discounts: [
-              { discount_id: "dis_10pct", discount_code: "TENOFF", basis_points: "1000", amount: null },
-              { discount_id: "dis_2usd", discount_code: "TWO", basis_points: null, amount: "2.00" }
+              // 10 % for one paid cycle (the next), 2.00 for every cycle
+              {
+                discount_id: "dis_10pct",
+                discount_code: "TENOFF",
+                basis_points: "1000",
+                amount: null,
+                first_cycle: 1,
+                cycles: 1
+              },
+              {
+                discount_id: "dis_2usd",
+                discount_code: "TWO",
+                basis_points: null,
+                amount: "2.00",
+                first_cycle: null,
+                cycles: null
+              }
             ]
           },
           sv.version
@@ -320,6 +335,13 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
         expect([renewal.invoice_type, renewal.amount]).toEqual(["renewal", "25.00"])
         expect(renewal.Discounts.current_period).toEqual([
           { discount_id: "dis_10pct", discount_code: "TENOFF", discount_amount: "3.00" },
+          { discount_id: "dis_2usd", discount_code: "TWO", discount_amount: "2.00" }
+        ])
+        // the one-cycle discount's window has passed; the other goes on
+        yield* billing.advanceClock(merchantId, iso("2024-06-01T00:00:00Z"))
+        const next = (yield* invoicesOf(merchantId, sub.id)).at(-1)!
+        expect([next.cycle_index, next.amount]).toEqual([2, "28.00"])
+        expect(next.Discounts.current_period).toEqual([
           { discount_id: "dis_2usd", discount_code: "TWO", discount_amount: "2.00" }
         ])
         // a draft's own discounts survive tax

@@ -9,6 +9,7 @@ import type * as BillingPeriod from "../BillingPeriod.js"
 import type * as CheckoutSession from "../CheckoutSession.js"
 import { Discounts, type Metadata } from "../Common.js"
 import * as Decimal from "../Decimal.js"
+import * as Discount from "../Discount.js"
 import * as Entities from "../Entities.js"
 import * as Errors from "../Errors.js"
 import * as Ids from "../Ids.js"
@@ -316,21 +317,26 @@ export const paidIndex = (rec: Entities.SubscriptionRecord, cycleIndex: number) 
 /** The period index of a cycle relative to the anchor. */
 export const periodIndex = (rec: Entities.SubscriptionRecord, cycleIndex: number) => cycleIndex - rec.anchor_cycle
 
-/** The subscription's discounts as rules in its settlement currency. */
-export const discountRules = (rec: Entities.SubscriptionRecord): ReadonlyArray<Invoicing.DiscountRule> =>
-  rec.discounts.map((d) =>
-    d.basis_points !== null
-      ? Invoicing.DiscountRule.Percentage({
-          discount_id: d.discount_id,
-          discount_code: d.discount_code,
-          basisPoints: BigInt(d.basis_points)
-        })
-      : Invoicing.DiscountRule.Amount({
-          discount_id: d.discount_id,
-          discount_code: d.discount_code,
-          amount: Result.getOrThrow(Money.parse(d.amount ?? "0", rec.currency))
-        })
-  )
+/** The subscription's discounts whose window covers `cycleIndex`, as rules in its settlement currency. */
+export const discountRules = (
+  rec: Entities.SubscriptionRecord,
+  cycleIndex: number
+): ReadonlyArray<Invoicing.DiscountRule> =>
+  rec.discounts
+    .filter((d) => Discount.inWindow(d, cycleIndex))
+    .map((d) =>
+      d.basis_points !== null
+        ? Invoicing.DiscountRule.Percentage({
+            discount_id: d.discount_id,
+            discount_code: d.discount_code,
+            basisPoints: BigInt(d.basis_points)
+          })
+        : Invoicing.DiscountRule.Amount({
+            discount_id: d.discount_id,
+            discount_code: d.discount_code,
+            amount: Result.getOrThrow(Money.parse(d.amount ?? "0", rec.currency))
+          })
+    )
 
 /**
  * What a whole period of `pv` × `quantity` costs this subscription before tax: the cycle price
@@ -363,7 +369,7 @@ export const fullCycle = (
     cycle_index: cycleIndex,
     currency: rec.currency,
     lines: draft.lines,
-    discounts: discountRules(rec)
+    discounts: discountRules(rec, cycleIndex)
   })
   const net = t.subtotal.amount - sumOf(t.discounts)
   return Money.make(net > 0n ? net : 0n, rec.currency)
