@@ -10,11 +10,21 @@ import * as CheckoutSession from "./CheckoutSession.js"
 import type { BillingAddress, Metadata } from "./Common.js"
 import * as Customers from "./Customers.js"
 import * as Decimal from "./Decimal.js"
+import * as Discount from "./Discount.js"
 import * as Entities from "./Entities.js"
 import * as Errors from "./Errors.js"
 import * as Ids from "./Ids.js"
 import { dt, msOf, nowOf } from "./internal/engine.js"
-import { cycleAmounts, fmtMinor, must, RATE_RULE, rateInBounds } from "./internal/records.js"
+import {
+  afterDiscount,
+  cycleAmounts,
+  discountRule,
+  fmtMinor,
+  must,
+  RATE_RULE,
+  rateInBounds,
+  redemptionsBy
+} from "./internal/records.js"
 import * as Lifecycle from "./Lifecycle.js"
 import * as Merchants from "./Merchants.js"
 import * as Money from "./Money.js"
@@ -65,6 +75,7 @@ export interface SessionInput {
   readonly billing_address?: BillingAddress | undefined
   readonly amount?: string | undefined
   readonly currency?: string | undefined
+  readonly discount_code?: string | undefined
 }
 
 /**
@@ -97,6 +108,8 @@ export interface SessionCommand {
   readonly convertToContinuous: boolean
   readonly orderId: string | null
   readonly metadata: Metadata
+  /** A customer-facing discount code to redeem (mode checkout). */
+  readonly discountCode: Option.Option<string>
   /** How the hosted page looks and where it sends the payer (stored on the session as given). */
   readonly page: Pick<
     CheckoutSession.CheckoutSession,
@@ -182,6 +195,7 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
     const customers = yield* Customers.Customers
     const catalog = yield* Catalog.Catalog
     const sessions = storage.repository(Entities.checkoutSession)
+    const discounts = storage.repository(Entities.discount)
     const subs = storage.repository(Entities.subscription)
 
     const getSessionRecord = (merchantId: string, sessionId: string) =>
@@ -226,6 +240,8 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
         let currency: string
         let due: Money.Money
         let priceId: string | null = null
+        let discount: Discount.Discount | null = null
+        let discountNow = false
         let paymentMode = Option.getOrUndefined(command.paymentMode)
         if (mode === "checkout") {
           if (Option.isNone(command.item)) return yield* refuse("price", "is required")
@@ -242,6 +258,30 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
             command.trialPolicy === 3 ||
             (command.trialPolicy === 2 && customerId !== null && (yield* hadTrial(merchantId, customerId)))
           due = dueNow(pv, quantity, skipTrial)
+          if (Option.isSome(command.discountCode)) {
+            const settleCurrency = Option.match(command.settlement, {
+              onNone: () => pv.currency,
+              onSome: (s) => s.currency
+            })
+            const found = yield* Effect.orDie(discounts.findBy(merchantId, "code", command.discountCode.value))
+            if (Option.isNone(found)) return yield* refuse("discount", "no such discount code")
+            const d = found.value.value
+            const why = Discount.refusal(d, {
+              at,
+              productId: pv.product_id,
+              amount: {
+                minor: Pricing.rate(Price.modelOf(pv, 0), quantity, pv.currency).amount.amount,
+                currency: settleCurrency === pv.currency ? pv.currency : settleCurrency
+              },
+              byCustomer:
+                customerId !== null ? yield* redemptionsBy(storage, merchantId, customerId, d.discount_id) : 0,
+              minMinor: d.min_amount !== null ? Result.getOrThrow(Money.parse(d.min_amount, d.currency)).amount : null
+            })
+            if (why !== undefined) return yield* refuse("discount", why)
+            discount = d
+            // the first paid cycle is due now unless a trial comes first
+            discountNow = !(Option.isSome(Price.trialOf(pv)) && !skipTrial)
+          }
           currency = pv.currency
         } else {
           if (Option.isNone(command.amount)) return yield* refuse("amount", "amount and currency are required")
@@ -283,6 +323,8 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
           due = Result.getOrThrow(Money.convert(due, settleRate, target!))
           currency = target!
         }
+        // in the settlement currency, rounded as the first invoice will round it
+        if (discount !== null && discountNow) due = afterDiscount(due, discountRule(discount))
         const item = Option.getOrUndefined(command.item)
         const session_id = yield* Ids.make(Ids.prefixes.checkoutSession)
         const session = new CheckoutSession.CheckoutSession({
@@ -320,7 +362,9 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
           subscription_id: null,
           expires_at: dt(at + settings.sessionTtlMs),
           created_at: dt(at),
-          completed_at: null
+          completed_at: null,
+          discount_id: discount?.discount_id ?? null,
+          discount_code: discount?.code ?? null
         })
         yield* Effect.orDie(sessions.insert(session))
         return session
@@ -387,6 +431,23 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
         const refusal = soldRefusal(cycleAmounts(pv, quantity), settlement, "quantity")
         if (refusal !== undefined) return yield* refuse(refusal.reason, refusal.detail)
         if (settlement !== null) due = Result.getOrThrow(Money.convert(due, settlement.rate, settlement.target))
+        if (session.discount_id !== null) {
+          const d = yield* Effect.orDie(discounts.get(merchantId, session.discount_id))
+          if (Option.isSome(d)) {
+            const minimum = d.value.value.min_amount
+            if (
+              minimum !== null &&
+              Pricing.rate(Price.modelOf(pv, 0), quantity, pv.currency).amount.amount <
+                Result.getOrThrow(Money.parse(minimum, d.value.value.currency)).amount
+            )
+              return yield* refuse(
+                "discount",
+                `the discount needs a purchase of at least ${minimum} ${d.value.value.currency}`
+              )
+            const trialFirst = Option.isSome(Price.trialOf(pv)) && !skipTrial
+            if (!trialFirst) due = afterDiscount(due, discountRule(d.value.value))
+          }
+        }
         const updated = new CheckoutSession.CheckoutSession(
           {
             ...session,

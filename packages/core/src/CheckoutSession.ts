@@ -3,7 +3,7 @@
  *
  * @since 0.1.0
  */
-import { Schema } from "effect"
+import { Effect, Schema } from "effect"
 import { BillingAddress, Metadata, NullableString, NullableTimestamp, Timestamp } from "./Common.js"
 import type { Result } from "effect"
 import * as Lifecycle from "./Lifecycle.js"
@@ -89,7 +89,10 @@ export class CheckoutSession extends Schema.Class<CheckoutSession>("CheckoutSess
   subscription_id: NullableString,
   expires_at: Timestamp,
   created_at: Timestamp,
-  completed_at: NullableTimestamp
+  completed_at: NullableTimestamp,
+  /** The discount redeemed by `discount_code` (sessions stored before discounts: none). */
+  discount_id: NullableString.pipe(Schema.withDecodingDefault(Effect.succeed(null))),
+  discount_code: NullableString.pipe(Schema.withDecodingDefault(Effect.succeed(null)))
 }) {}
 
 /**

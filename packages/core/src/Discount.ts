@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import { type Result, Schema } from "effect"
+import { DateTime, type Result, Schema } from "effect"
 import { Metadata, NullableString, NullableTimestamp, Timestamp } from "./Common.js"
 import * as Lifecycle from "./Lifecycle.js"
 import { DiscountStatus } from "./Lifecycle.js"
@@ -109,3 +109,42 @@ export const inWindow = (
 ): boolean =>
   (window.first_cycle === null || cycleIndex >= window.first_cycle) &&
   (window.cycles === null || window.first_cycle === null || cycleIndex < window.first_cycle + window.cycles)
+
+/**
+ * Why a discount cannot be redeemed now on a purchase, or undefined when it can: it has ended,
+ * not started or expired; its redemptions are used up (in total, or by this customer); the
+ * product is outside its scope; the purchase is in another currency than its amounts; or the
+ * purchase is below its minimum.
+ *
+ * @since 0.1.0
+ */
+export const refusal = (
+  discount: Discount,
+  purchase: {
+    readonly at: number
+    readonly productId: string
+    /** What one paid cycle of the purchase costs, before discounts (minor units, in `currency`). */
+    readonly amount: { readonly minor: bigint; readonly currency: string }
+    /** How many times this customer already redeemed it (0 for a new customer). */
+    readonly byCustomer: number
+    /** The minimum purchase in minor units of the discount's currency, when it has one. */
+    readonly minMinor: bigint | null
+  }
+): string | undefined => {
+  const ms = (t: typeof discount.starts_at) => DateTime.toEpochMillis(t)
+  if (discount.status !== "active") return "this discount has ended"
+  if (purchase.at < ms(discount.starts_at)) return "this discount has not started yet"
+  if (discount.expires_at !== null && purchase.at >= ms(discount.expires_at)) return "this discount has expired"
+  if (discount.max_redemptions !== null && discount.times_redeemed >= discount.max_redemptions)
+    return "this discount has been fully redeemed"
+  if (discount.max_redemptions_per_customer !== null && purchase.byCustomer >= discount.max_redemptions_per_customer)
+    return "this customer has already redeemed this discount"
+  if (discount.product_ids.length > 0 && !discount.product_ids.includes(purchase.productId))
+    return "this discount does not apply to this product"
+  const needsCurrency = discount.discount_type === "fixed_amount" || purchase.minMinor !== null
+  if (needsCurrency && purchase.amount.currency !== discount.currency)
+    return `this discount is in ${discount.currency}; this purchase is in ${purchase.amount.currency}`
+  if (purchase.minMinor !== null && purchase.amount.minor < purchase.minMinor)
+    return `this discount needs a purchase of at least ${discount.min_amount} ${discount.currency}`
+  return undefined
+}

@@ -40,7 +40,8 @@ const sessionFields = {
   no_rate: "target_currency",
   rate: "target_currency",
   return_url: "return_url",
-  cancel_url: "cancel_url"
+  cancel_url: "cancel_url",
+  discount: "discount_code"
 } as const
 
 const usageFields = {

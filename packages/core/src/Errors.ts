@@ -328,7 +328,8 @@ export class SessionRefused extends Schema.TaggedError<SessionRefused>()("Sessio
     "no_rate",
     "rate",
     "return_url",
-    "cancel_url"
+    "cancel_url",
+    "discount"
   ]),
   rateGiven: Schema.Boolean,
   detail: Schema.String

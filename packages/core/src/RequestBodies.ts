@@ -118,7 +118,8 @@ export const CreateSession = Schema.Struct({
   billing_address: Schema.optional(Schema.Struct(Common.BillingAddress.fields)),
 
   amount: Schema.optional(Schema.String),
-  currency: Schema.optional(Schema.String)
+  currency: Schema.optional(Schema.String),
+  discount_code: Schema.optional(Schema.String)
 })
 
 /**

@@ -9,6 +9,7 @@
 import { Effect, Option, Result } from "effect"
 import type * as Checkout from "./Checkout.js"
 import * as Decimal from "./Decimal.js"
+import * as Discount from "./Discount.js"
 import * as Errors from "./Errors.js"
 import * as Ids from "./Ids.js"
 import { invalid, RATE_RULE, rateInBounds } from "./internal/records.js"
@@ -243,6 +244,11 @@ export const sessionCommand = (
     }
     if (input.target_currency !== undefined && Result.isFailure(Money.currency(input.target_currency)))
       return yield* invalid("target_currency", "unknown currency")
+    if (input.discount_code !== undefined) {
+      if (!Discount.CODE_PATTERN.test(input.discount_code))
+        return yield* invalid("discount_code", "must be 2 to 20 uppercase letters and digits")
+      if (mode !== "checkout") return yield* invalid("discount_code", "applies to mode checkout only")
+    }
     for (const [param, url] of [
       ["terms_of_service_url", input.terms_of_service_url],
       ["privacy_policy_url", input.privacy_policy_url]
@@ -335,6 +341,7 @@ export const sessionCommand = (
       convertToContinuous: input.convert_to_continuous ?? false,
       orderId: input.order_id ?? null,
       metadata: input.metadata ?? {},
+      discountCode: Option.fromUndefinedOr(input.discount_code),
       page: {
         return_url: input.return_url ?? null,
         cancel_url: input.cancel_url ?? null,

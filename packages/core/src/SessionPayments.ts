@@ -13,11 +13,24 @@ import * as Catalog from "./Catalog.js"
 import * as Checkout from "./Checkout.js"
 import * as CheckoutSession from "./CheckoutSession.js"
 import * as Customers from "./Customers.js"
+import * as Discount from "./Discount.js"
 import * as Entities from "./Entities.js"
 import * as Errors from "./Errors.js"
 import * as Ids from "./Ids.js"
 import { dt, emit, nowOf } from "./internal/engine.js"
-import { convertDraft, fmtMinor, fullCycle, must, newInvoice, newTrade, withTax, writes } from "./internal/records.js"
+import {
+  convertDraft,
+  discountRule,
+  discountTerm,
+  fmtMinor,
+  fullCycle,
+  must,
+  newInvoice,
+  newTrade,
+  redemptionsBy,
+  withTax,
+  writes
+} from "./internal/records.js"
 import * as Invoicing from "./Invoicing.js"
 import * as Lifecycle from "./Lifecycle.js"
 import * as Merchants from "./Merchants.js"
@@ -25,6 +38,7 @@ import * as Money from "./Money.js"
 import * as Payments from "./Payments.js"
 import * as Ports from "./Ports.js"
 import * as Price from "./Price.js"
+import * as Pricing from "./Pricing.js"
 import * as Settings from "./Settings.js"
 import * as Store from "./Store.js"
 import * as Subscription from "./Subscription.js"
@@ -53,6 +67,7 @@ export class SessionPayments extends Context.Service<SessionPayments>()("@recur/
     const subs = storage.repository(Entities.subscription)
     const trades = storage.repository(Entities.trade)
     const invoices = storage.repository(Entities.invoice)
+    const discounts = storage.repository(Entities.discount)
     const { schedule } = writes(storage)
     const withTaxes = withTax(taxes)
     const getSessionRecord = (merchantId: string, sessionId: string) =>
@@ -88,6 +103,8 @@ export class SessionPayments extends Context.Service<SessionPayments>()("@recur/
       | Errors.PriceNotFound
       | Errors.SessionNotPayable
       | Errors.CardInvalid
+      | Errors.SessionRefused
+      | Errors.ConcurrentUpdate
     > =>
       Effect.gen(function* () {
         const merchant = yield* merchants.get(merchantId)
@@ -132,205 +149,254 @@ export class SessionPayments extends Context.Service<SessionPayments>()("@recur/
           )
           return yield* chargeCard(merchantId, retried, attempt, card)
         }
-        const first = yield* storage.withTransaction(
-          Effect.gen(function* () {
-            // the claim: this transaction's update of the session is conditional on the version
-            // read here, so of any number of concurrent pays exactly one commits; the others roll
-            // back everything they wrote and answer 409
-            const claimed = yield* getSessionRecord(merchantId, sessionId)
-            if (claimed.value.status !== "open" || claimed.value.trade_id !== null)
-              return yield* paymentInProgress(sessionId)
-            let customerId = session.customer_id
-            if (customerId === null) {
-              const email = session.email ?? card.name ?? undefined
-              customerId = (yield* customers.create(merchantId, { email: email ?? `${sessionId}@checkout.invalid` })).id
-            }
-            const item = session.line_items[0]
-            const pv =
-              session.mode === "checkout" && item ? yield* catalog.sellableVersion(merchantId, item.price_id) : null
-            const quantity = item ? BigInt(item.quantity) : 1n
-            let amount = Result.getOrThrow(Money.parse(session.amount ?? "0", session.currency))
-            const trialPossible =
-              pv !== null &&
-              pv.billing_type === "recurring" &&
-              Option.isSome(Price.trialOf(pv)) &&
-              session.trial_policy !== 3 &&
-              !(session.trial_policy === 2 && (yield* hadTrial(merchantId, customerId)))
-            const firstDraft =
-              pv && pv.billing_type === "recurring"
-                ? yield* withTaxes(
-                    convertDraft(
-                      trialPossible
-                        ? Result.getOrThrow(
-                            Invoicing.cycle({
-                              invoice_type: "trial",
-                              price: pv,
-                              cycle_index: 0,
-                              quantity,
-                              existing: []
-                            })
-                          )
-                        : Result.getOrThrow(
-                            Invoicing.cycle({
-                              invoice_type: "initial",
-                              price: pv,
-                              cycle_index: 0,
-                              paidCycles: 0,
-                              quantity,
-                              usage: 0n,
-                              existing: []
-                            })
-                          ),
-                      session.merchant_rate,
-                      session.currency
-                    ),
-                    merchantId,
-                    customerId
-                  )
-                : undefined
-            if (firstDraft) amount = firstDraft.total
-            const trade = yield* newTrade({
-              merchant,
-              amount,
-              customer_id: customerId,
-              order_id: session.order_id,
-              payment_mode: session.payment_mode,
-              order_type: pv?.billing_type === "recurring" ? "initial" : "one_time",
-              session: Option.some(session),
-              line: pv
-                ? new Trade.LineItem({
-                    id: pv.price_version_id,
-                    title: pv.price_name,
-                    price: Money.format(amount),
-                    price_id: pv.id,
-                    quantity: quantity.toString(),
-                    sku: pv.merchant_price_id ?? "",
-                    vendor: merchant.name,
-                    cycle_unit: pv.price_plan?.billing_cycle_unit ?? ""
-                  })
-                : null,
-              tax: firstDraft ? firstDraft.tax : Money.zero(session.currency),
-              metadata: session.metadata,
-              at
-            })
-            let subscriptionId: string | null = null
-            let invoiceId: string | null = null
-            if (pv && pv.billing_type === "recurring" && firstDraft) {
-              const sub_id = yield* Ids.make(Ids.prefixes.subscription)
-              subscriptionId = sub_id
-              const rec0: Entities.SubscriptionRecord = {
-                merchant_id: merchantId,
-                anchor: null,
-                trial_end: trialPossible
-                  ? BillingPeriod.trialEnd(at, Option.getOrThrow(Price.trialOf(pv)).period)
-                  : null,
-                payment_token: null,
-                scheduled_price_version_id: null,
-                dunning_attempts: 0,
-                accrued_usage: "0",
-                fx_rate: session.merchant_rate,
-                currency: session.currency,
-                convert_to_continuous: session.convert_to_continuous,
-                paused_at: null,
-                anchor_cycle: 0,
-                plan_basis: null,
-                discounts: [],
-                owed_refunds: [],
-                subscription: new Subscription.Subscription({
-                  id: sub_id,
-                  customer_id: customerId,
-                  email: session.email,
-                  cancel_reason: null,
-                  sub_merchant_id: null,
-                  status: Lifecycle.subscription.initial,
-                  price_id: pv.id,
-                  current_period_start: null,
-                  current_period_end: null,
-                  next_invoice_date: null,
-                  created_at: dt(at),
-                  updated_at: dt(at),
-                  cancel_at: null,
-                  order_id: session.order_id,
-                  source_trade_id: trade.trade_id,
-                  price_type: pv.price_type,
-                  price_version_id: pv.price_version_id,
-                  first_source_channel: session.first_source_channel,
-                  last_source_channel: null,
-                  quantity: quantity.toString(),
-                  quantity_unit: pv.quantity_unit,
-                  payment_timing: pv.payment_timing,
-                  billing_dimension: pv.billing_dimension,
-                  quantity_tier_type: pv.quantity_tier_type,
-                  price_tier_type: pv.price_tier_type,
-                  usage_amount: pv.usage_amount,
-                  merchant_price_id: pv.merchant_price_id,
-                  cycle_index: 0,
-                  total_cycles: session.total_cycles,
-                  metadata: session.metadata,
-                  quantity_tiers: pv.quantity_tiers,
-                  usage_tiers: pv.usage_tiers,
-                  pending_change: null,
-                  billing_cycle_unit: pv.price_plan?.billing_cycle_unit ?? "customer-initiated",
-                  cancel_at_period_end: false,
-                  credit_balance: fmtMinor(0n, session.currency)
-                })
+        const first = yield* storage
+          .withTransaction(
+            Effect.gen(function* () {
+              // the claim: this transaction's update of the session is conditional on the version
+              // read here, so of any number of concurrent pays exactly one commits; the others roll
+              // back everything they wrote and answer 409
+              const claimed = yield* getSessionRecord(merchantId, sessionId)
+              if (claimed.value.status !== "open" || claimed.value.trade_id !== null)
+                return yield* paymentInProgress(sessionId)
+              let customerId = session.customer_id
+              if (customerId === null) {
+                const email = session.email ?? card.name ?? undefined
+                customerId = (yield* customers.create(merchantId, { email: email ?? `${sessionId}@checkout.invalid` }))
+                  .id
               }
-              // a trial's period is free of proration; the first paid cycle sets the basis
-              const rec: Entities.SubscriptionRecord = trialPossible
-                ? rec0
-                : { ...rec0, plan_basis: Money.format(fullCycle(rec0, pv, quantity, 0)) }
-              yield* Effect.orDie(subs.insert(rec))
-              const inv = yield* newInvoice({
-                merchant_id: merchantId,
-                draft: firstDraft,
-                trade_id: trade.trade_id,
-                subscription_id: sub_id,
-                price_id: pv.id,
-                price_version_id: pv.price_version_id,
+              const item = session.line_items[0]
+              const pv =
+                session.mode === "checkout" && item ? yield* catalog.sellableVersion(merchantId, item.price_id) : null
+              const quantity = item ? BigInt(item.quantity) : 1n
+              let amount = Result.getOrThrow(Money.parse(session.amount ?? "0", session.currency))
+              const trialPossible =
+                pv !== null &&
+                pv.billing_type === "recurring" &&
+                Option.isSome(Price.trialOf(pv)) &&
+                session.trial_policy !== 3 &&
+                !(session.trial_policy === 2 && (yield* hadTrial(merchantId, customerId)))
+              // the session's discount, redeemed here, in the claim's transaction: checked again now
+              // the customer is known, and counted with the discount's version, so concurrent
+              // checkouts never redeem it more often than it allows (the loser retries the claim)
+              let term: Entities.DiscountTerm | null = null
+              let discountRules: ReadonlyArray<Invoicing.DiscountRule> = []
+              if (session.discount_id !== null && pv !== null && pv.billing_type === "recurring") {
+                const dv = Option.getOrThrow(yield* Effect.orDie(discounts.get(merchantId, session.discount_id)))
+                const d = dv.value
+                const why = Discount.refusal(d, {
+                  at,
+                  productId: pv.product_id,
+                  amount: {
+                    minor: Pricing.rate(Price.modelOf(pv, 0), quantity, pv.currency).amount.amount,
+                    currency: session.currency === pv.currency ? pv.currency : session.currency
+                  },
+                  byCustomer: yield* redemptionsBy(storage, merchantId, customerId, d.discount_id),
+                  minMinor:
+                    d.min_amount !== null ? Result.getOrThrow(Money.parse(d.min_amount, d.currency)).amount : null
+                })
+                if (why !== undefined)
+                  return yield* new Errors.SessionRefused({ reason: "discount", rateGiven: false, detail: why })
+                term = discountTerm(d, trialPossible ? 1 : 0)
+                // a trial invoice shows the discount at 0.00; its cycles start at the first paid cycle
+                discountRules = [
+                  trialPossible
+                    ? Invoicing.DiscountRule.Amount({
+                        discount_id: d.discount_id,
+                        discount_code: d.code ?? "",
+                        amount: Money.zero(session.currency)
+                      })
+                    : discountRule(d)
+                ]
+                yield* discounts
+                  .update(new Discount.Discount({ ...d, times_redeemed: d.times_redeemed + 1 }), dv.version)
+                  .pipe(
+                    Effect.catchTag("UniqueViolation", (e) => Effect.die(e)),
+                    Effect.catchTag("VersionConflict", () =>
+                      Effect.fail(new Errors.ConcurrentUpdate({ resource: "discount", id: d.discount_id }))
+                    )
+                  )
+              }
+              const firstDraft =
+                pv && pv.billing_type === "recurring"
+                  ? yield* withTaxes(
+                      convertDraft(
+                        trialPossible
+                          ? Result.getOrThrow(
+                              Invoicing.cycle({
+                                invoice_type: "trial",
+                                price: pv,
+                                cycle_index: 0,
+                                quantity,
+                                existing: []
+                              })
+                            )
+                          : Result.getOrThrow(
+                              Invoicing.cycle({
+                                invoice_type: "initial",
+                                price: pv,
+                                cycle_index: 0,
+                                paidCycles: 0,
+                                quantity,
+                                usage: 0n,
+                                existing: []
+                              })
+                            ),
+                        session.merchant_rate,
+                        session.currency
+                      ),
+                      merchantId,
+                      customerId,
+                      undefined,
+                      discountRules
+                    )
+                  : undefined
+              if (firstDraft) amount = firstDraft.total
+              const trade = yield* newTrade({
+                merchant,
+                amount,
                 customer_id: customerId,
                 order_id: session.order_id,
-                trigger: "charge",
+                payment_mode: session.payment_mode,
+                order_type: pv?.billing_type === "recurring" ? "initial" : "one_time",
+                session: Option.some(session),
+                line: pv
+                  ? new Trade.LineItem({
+                      id: pv.price_version_id,
+                      title: pv.price_name,
+                      price: Money.format(amount),
+                      price_id: pv.id,
+                      quantity: quantity.toString(),
+                      sku: pv.merchant_price_id ?? "",
+                      vendor: merchant.name,
+                      cycle_unit: pv.price_plan?.billing_cycle_unit ?? ""
+                    })
+                  : null,
+                tax: firstDraft ? firstDraft.tax : Money.zero(session.currency),
+                metadata: session.metadata,
                 at
               })
-              yield* Effect.orDie(invoices.insert(inv))
-              invoiceId = inv.invoice_id
-            }
-            const processing = Lifecycle.must(Trade.move(trade, "submit_payment"))
-            yield* Effect.orDie(
-              trades.insert({
-                trade: processing,
-                attempts: 1,
-                invoice_id: invoiceId,
-                subscription_id: subscriptionId
-              })
-            )
-            yield* emit(storage, {
-              merchant_id: merchantId,
-              type: "v2.trades.created",
-              business_id: trade.trade_id,
-              schema: Trade.Trade,
-              data: trade,
-              at
-            })
-            yield* sessions
-              .update(
-                new CheckoutSession.CheckoutSession({
-                  ...claimed.value,
-                  customer_id: customerId,
+              let subscriptionId: string | null = null
+              let invoiceId: string | null = null
+              if (pv && pv.billing_type === "recurring" && firstDraft) {
+                const sub_id = yield* Ids.make(Ids.prefixes.subscription)
+                subscriptionId = sub_id
+                const rec0: Entities.SubscriptionRecord = {
+                  merchant_id: merchantId,
+                  anchor: null,
+                  trial_end: trialPossible
+                    ? BillingPeriod.trialEnd(at, Option.getOrThrow(Price.trialOf(pv)).period)
+                    : null,
+                  payment_token: null,
+                  scheduled_price_version_id: null,
+                  dunning_attempts: 0,
+                  accrued_usage: "0",
+                  fx_rate: session.merchant_rate,
+                  currency: session.currency,
+                  convert_to_continuous: session.convert_to_continuous,
+                  paused_at: null,
+                  anchor_cycle: 0,
+                  plan_basis: null,
+                  discounts: term !== null ? [term] : [],
+                  owed_refunds: [],
+                  subscription: new Subscription.Subscription({
+                    id: sub_id,
+                    customer_id: customerId,
+                    email: session.email,
+                    cancel_reason: null,
+                    sub_merchant_id: null,
+                    status: Lifecycle.subscription.initial,
+                    price_id: pv.id,
+                    current_period_start: null,
+                    current_period_end: null,
+                    next_invoice_date: null,
+                    created_at: dt(at),
+                    updated_at: dt(at),
+                    cancel_at: null,
+                    order_id: session.order_id,
+                    source_trade_id: trade.trade_id,
+                    price_type: pv.price_type,
+                    price_version_id: pv.price_version_id,
+                    first_source_channel: session.first_source_channel,
+                    last_source_channel: null,
+                    quantity: quantity.toString(),
+                    quantity_unit: pv.quantity_unit,
+                    payment_timing: pv.payment_timing,
+                    billing_dimension: pv.billing_dimension,
+                    quantity_tier_type: pv.quantity_tier_type,
+                    price_tier_type: pv.price_tier_type,
+                    usage_amount: pv.usage_amount,
+                    merchant_price_id: pv.merchant_price_id,
+                    cycle_index: 0,
+                    total_cycles: session.total_cycles,
+                    metadata: session.metadata,
+                    quantity_tiers: pv.quantity_tiers,
+                    usage_tiers: pv.usage_tiers,
+                    pending_change: null,
+                    billing_cycle_unit: pv.price_plan?.billing_cycle_unit ?? "customer-initiated",
+                    cancel_at_period_end: false,
+                    credit_balance: fmtMinor(0n, session.currency)
+                  })
+                }
+                // a trial's period is free of proration; the first paid cycle sets the basis
+                const rec: Entities.SubscriptionRecord = trialPossible
+                  ? rec0
+                  : { ...rec0, plan_basis: Money.format(fullCycle(rec0, pv, quantity, 0)) }
+                yield* Effect.orDie(subs.insert(rec))
+                const inv = yield* newInvoice({
+                  merchant_id: merchantId,
+                  draft: firstDraft,
                   trade_id: trade.trade_id,
+                  subscription_id: sub_id,
+                  price_id: pv.id,
+                  price_version_id: pv.price_version_id,
+                  customer_id: customerId,
+                  order_id: session.order_id,
+                  trigger: "charge",
+                  at
+                })
+                yield* Effect.orDie(invoices.insert(inv))
+                invoiceId = inv.invoice_id
+              }
+              const processing = Lifecycle.must(Trade.move(trade, "submit_payment"))
+              yield* Effect.orDie(
+                trades.insert({
+                  trade: processing,
+                  attempts: 1,
+                  invoice_id: invoiceId,
                   subscription_id: subscriptionId
-                }),
-                claimed.version
+                })
               )
-              .pipe(
-                Effect.catchTag("VersionConflict", () => Effect.fail(paymentInProgress(sessionId))),
-                Effect.catchTag("UniqueViolation", Effect.die)
-              )
-            // if this process dies before the outcome is recorded, reconciliation asks the gateway
-            yield* schedule(merchant, "reconcile", trade.trade_id, at + settings.reconcileAfterMs)
-            return processing
-          })
-        )
+              yield* emit(storage, {
+                merchant_id: merchantId,
+                type: "v2.trades.created",
+                business_id: trade.trade_id,
+                schema: Trade.Trade,
+                data: trade,
+                at
+              })
+              yield* sessions
+                .update(
+                  new CheckoutSession.CheckoutSession({
+                    ...claimed.value,
+                    customer_id: customerId,
+                    trade_id: trade.trade_id,
+                    subscription_id: subscriptionId
+                  }),
+                  claimed.version
+                )
+                .pipe(
+                  Effect.catchTag("VersionConflict", () => Effect.fail(paymentInProgress(sessionId))),
+                  Effect.catchTag("UniqueViolation", Effect.die)
+                )
+              // if this process dies before the outcome is recorded, reconciliation asks the gateway
+              yield* schedule(merchant, "reconcile", trade.trade_id, at + settings.reconcileAfterMs)
+              return processing
+            })
+          )
+          .pipe(
+            // a concurrent checkout redeemed the same discount first: claim again (the rest rolled back)
+            Effect.retry({ while: (e) => e._tag === "ConcurrentUpdate" && e.resource === "discount", times: 20 })
+          )
         return yield* chargeCard(merchantId, first, 1, card)
       }).pipe(Effect.withSpan("SessionPayments.paySession"))
 

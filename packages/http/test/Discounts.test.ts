@@ -149,5 +149,168 @@ for (const [name, storage] of backends()) {
       ).body as any
       expect(next.data.list[0].discount_id).not.toBe(first.data.list[1].discount_id)
     })
+
+    describe("redeemed at checkout", () => {
+      const priceOf = async (k: string, fields: Record<string, unknown> = {}) => {
+        const product = (await api.call("POST", "/api/v1/products", k, { product_name: "Plan" })).body as any
+        const price = await api.call("POST", "/api/v1/prices", k, {
+          name: "Plan monthly",
+          product_id: product.data.product_id,
+          currency: "USD",
+          billing_type: "recurring",
+          price_type: "flat_price",
+          price_plan: { billing_cycle_unit: "month", base_price_val: "30.00" },
+          ...fields
+        })
+        expect(price.status, JSON.stringify(price.body)).toBe(200)
+        return { priceId: (price.body as any).data.price_id as string, productId: product.data.product_id as string }
+      }
+      const pay = (sessionId: string) =>
+        api.call(
+          "POST",
+          `/checkout/${sessionId}/pay`,
+          null,
+          { card_number: "4242424242424242", exp_month: "12", exp_year: "2030", cvc: "123" },
+          { accept: "application/json" }
+        )
+      const session = (k: string, body: Record<string, unknown>) =>
+        api.call("POST", "/api/v1/session", k, { payer_id: `p-${Math.random()}`, ...body })
+      const invoicesOf = async (k: string, sessionId: string) => {
+        const s = ((await api.call("GET", `/api/v1/session/${sessionId}`, k)).body as any).data.session
+        const all = ((await api.call("GET", "/api/v1/invoices?limit=100", k)).body as any).data.list
+        return all
+          .filter((i: any) => i.subscription_id === s.subscription_id)
+          .sort((a: any, b: any) => a.cycle_index - b.cycle_index)
+      }
+      const fresh = async () => (await api.merchant({ frozen: "2026-01-01T00:00:00Z" })).api_key
+
+      it("a 7-day trial, then 30.00 with 10 %: the trial shows a 0.00 discount, the first paid cycle 27.00", async () => {
+        const k = await fresh()
+        const { priceId } = await priceOf(k, {
+          has_trial: true,
+          trial_period: { trial_period_unit: "day", trial_period_count: 7 }
+        })
+        await create(
+          { name: "Ten", code: "TENOFF", discount_type: "percentage", percent_off: 10, duration: "forever" },
+          k
+        )
+        const s = await session(k, { line_items: [{ price_id: priceId }], discount_code: "TENOFF" })
+        expect(s.status, JSON.stringify(s.body)).toBe(200)
+        const id = (s.body as any).data.session_id
+        const opened = ((await api.call("GET", `/api/v1/session/${id}`, k)).body as any).data.session
+        expect([opened.amount, opened.discount_code]).toEqual(["0.00", "TENOFF"])
+        expect((await pay(id)).status).toBe(200)
+        await api.call("POST", "/api/v1/test_helpers/advance_clock", k, { frozen_time: "2026-01-09T00:00:00Z" })
+        const [trial, first] = await invoicesOf(k, id)
+        expect([trial.invoice_type, trial.amount, trial.Discounts.current_period]).toEqual([
+          "trial",
+          "0.00",
+          [{ discount_id: expect.stringMatching(/^dsc_/), discount_code: "TENOFF", discount_amount: "0.00" }]
+        ])
+        expect([first.cycle_index, first.amount, first.Discounts.current_period[0].discount_amount]).toEqual([
+          1,
+          "27.00",
+          "3.00"
+        ])
+        const d = ((await api.call("GET", "/api/v1/discounts?code=TENOFF", k)).body as any).data.list[0]
+        expect(d.times_redeemed).toBe(1)
+      })
+
+      it("10 % for 3 cycles on 50.00: 45.00, 45.00, 45.00, then 50.00", async () => {
+        const k = await fresh()
+        const { priceId } = await priceOf(k, { price_plan: { billing_cycle_unit: "month", base_price_val: "50.00" } })
+        await create(
+          {
+            name: "Three",
+            code: "THREE",
+            discount_type: "percentage",
+            percent_off: 10,
+            duration: "repeating",
+            duration_cycles: 3
+          },
+          k
+        )
+        const id = ((await session(k, { line_items: [{ price_id: priceId }], discount_code: "THREE" })).body as any)
+          .data.session_id
+        expect(((await api.call("GET", `/api/v1/session/${id}`, k)).body as any).data.session.amount).toBe("45.00")
+        expect((await pay(id)).status).toBe(200)
+        await api.call("POST", "/api/v1/test_helpers/advance_clock", k, { frozen_time: "2026-04-15T00:00:00Z" })
+        expect((await invoicesOf(k, id)).map((i: any) => i.amount)).toEqual(["45.00", "45.00", "45.00", "50.00"])
+      })
+
+      it("a code that cannot be redeemed is 400 discount_code at session creation, naming why", async () => {
+        const k = await fresh()
+        const { priceId, productId } = await priceOf(k)
+        const other = await priceOf(k)
+        await create(
+          { name: "Scoped", code: "SCOPED", discount_type: "percentage", percent_off: 5, product_ids: [productId] },
+          k
+        )
+        await create(
+          { name: "Big", code: "BIGONLY", discount_type: "fixed_amount", amount_off: "5", min_amount: "100" },
+          k
+        )
+        await create(
+          {
+            name: "Later",
+            code: "LATER",
+            discount_type: "percentage",
+            percent_off: 5,
+            starts_at: "2027-01-01T00:00:00Z"
+          },
+          k
+        )
+        const ended = (
+          (await create({ name: "Gone", code: "GONE", discount_type: "percentage", percent_off: 5 }, k)).body as any
+        ).data.discount
+        await api.call("POST", `/api/v1/discount/${ended.discount_id}/end`, k)
+        for (const [price, code, why] of [
+          [priceId, "NOSUCH", "no such discount code"],
+          [other.priceId, "SCOPED", "does not apply to this product"],
+          [priceId, "BIGONLY", "at least 100.00 USD"],
+          [priceId, "LATER", "has not started"],
+          [priceId, "GONE", "has ended"]
+        ] as const) {
+          const r = await session(k, { line_items: [{ price_id: price }], discount_code: code })
+          expect([code, ...refusal(r)]).toEqual([code, 400, "InvalidParameter", "discount_code"])
+          expect((r.body as any).message).toContain(why)
+        }
+        expect(refusal(await session(k, { line_items: [{ price_id: priceId }], discount_code: "lower" }))).toEqual([
+          400,
+          "InvalidParameter",
+          "discount_code"
+        ])
+        const scoped = await session(k, { line_items: [{ price_id: priceId }], discount_code: "SCOPED" })
+        expect(scoped.status).toBe(200)
+      })
+
+      it("a limit of 3 redemptions under 8 concurrent checkouts: exactly 3 are discounted, never more", async () => {
+        const k = await fresh()
+        const { priceId } = await priceOf(k)
+        await create(
+          { name: "Few", code: "FEW", discount_type: "fixed_amount", amount_off: "10", max_redemptions: 3 },
+          k
+        )
+        const ids: Array<string> = []
+        for (let i = 0; i < 8; i++)
+          ids.push(
+            ((await session(k, { line_items: [{ price_id: priceId }], discount_code: "FEW" })).body as any).data
+              .session_id
+          )
+        const answers = await Promise.all(ids.map((id) => pay(id)))
+        const statuses = answers.map((a) => a.status)
+        expect(statuses.filter((s) => s === 200)).toHaveLength(3)
+        for (const a of answers.filter((x) => x.status !== 200))
+          expect(refusal(a)).toEqual([400, "InvalidParameter", "discount_code"])
+        const d = ((await api.call("GET", "/api/v1/discounts?code=FEW", k)).body as any).data.list[0]
+        expect(d.times_redeemed).toBe(3)
+        const trades = ((await api.call("GET", "/api/v1/trades?limit=100", k)).body as any).data.list
+        expect(trades.filter((t: any) => t.trade_status === "succeeded").map((t: any) => t.amount)).toEqual([
+          "20.00",
+          "20.00",
+          "20.00"
+        ])
+      })
+    })
   })
 }

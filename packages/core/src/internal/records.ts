@@ -317,6 +317,54 @@ export const paidIndex = (rec: Entities.SubscriptionRecord, cycleIndex: number) 
 /** The period index of a cycle relative to the anchor. */
 export const periodIndex = (rec: Entities.SubscriptionRecord, cycleIndex: number) => cycleIndex - rec.anchor_cycle
 
+/** A discount as the rule an invoice applies: a percentage in basis points, or its fixed amount. */
+export const discountRule = (d: Discount.Discount): Invoicing.DiscountRule =>
+  d.discount_type === "percentage"
+    ? Invoicing.DiscountRule.Percentage({
+        discount_id: d.discount_id,
+        discount_code: d.code ?? "",
+        basisPoints: BigInt(d.percent_off ?? 0) * 100n
+      })
+    : Invoicing.DiscountRule.Amount({
+        discount_id: d.discount_id,
+        discount_code: d.code ?? "",
+        amount: Result.getOrThrow(Money.parse(d.amount_off ?? "0", d.currency))
+      })
+
+/** A redeemed discount as the term a subscription carries, from its first paid cycle `firstCycle`. */
+export const discountTerm = (d: Discount.Discount, firstCycle: number): Entities.DiscountTerm => ({
+  discount_id: d.discount_id,
+  discount_code: d.code ?? "",
+  basis_points: d.discount_type === "percentage" ? String((d.percent_off ?? 0) * 100) : null,
+  amount: d.discount_type === "fixed_amount" ? d.amount_off : null,
+  first_cycle: firstCycle,
+  cycles: Discount.cyclesOf(d)
+})
+
+/** What `amount` costs after `rule`, rounded as an invoice rounds it (never below zero). */
+export const afterDiscount = (amount: Money.Money, rule: Invoicing.DiscountRule): Money.Money => {
+  const t = Invoicing.total({
+    invoice_type: "initial",
+    cycle_index: 0,
+    currency: amount.currency,
+    lines: [{ kind: "subscription", description: "", quantity: 1n, amount }],
+    discounts: [rule]
+  })
+  return Money.make(t.subtotal.amount - sumOf(t.discounts), amount.currency)
+}
+
+/** How many of this customer's subscriptions carry the discount (its redemptions by them). */
+export const redemptionsBy = (storage: StorageService, merchantId: string, customerId: string, discountId: string) =>
+  Effect.map(
+    Effect.orDie(
+      storage.repository(Entities.subscription).list(merchantId, {
+        limit: 100,
+        filters: [{ column: "customer_id", op: "in", values: [customerId] }]
+      })
+    ),
+    (page) => page.list.filter((s) => s.discounts.some((d) => d.discount_id === discountId)).length
+  )
+
 /** The subscription's discounts whose window covers `cycleIndex`, as rules in its settlement currency. */
 export const discountRules = (
   rec: Entities.SubscriptionRecord,
