@@ -74,7 +74,7 @@ export class Discount extends Schema.Class<Discount>("Discount")({
  */
 export const move = (
   discount: Discount,
-  trigger: "end",
+  trigger: "end" | "redeem",
   patch: Partial<Omit<Discount, "status">> = {}
 ): Result.Result<Lifecycle.Moved<Discount>, Lifecycle.InvalidTransition> =>
   Lifecycle.moveBy(

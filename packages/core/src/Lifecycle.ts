@@ -34,6 +34,7 @@ export const EventType = Schema.Literals([
   "v2.refunds.succeeded",
   "v2.refunds.failed",
   "v2.discount.created",
+  "v2.discount.redeemed",
   "v2.discount.ended"
 ])
 

@@ -121,12 +121,13 @@ for (const [name, storage] of backends()) {
       // B: a card whose renewals are declined — past_due, then unpaid
       await run(subscribe(m.merchantId, plain.id, "4000000000000341"))
       await billing((b) => b.advanceClock(m.merchantId, iso("2026-02-20T00:00:00Z")))
-      // C: a discount created and ended
+      // C: a discount created, redeemed at a checkout, and ended
       const discount = await run(
         Discounts.Discounts.use((d) =>
-          d.create(m.merchantId, { name: "Webhook test", discount_type: "percentage", percent_off: 5 })
+          d.create(m.merchantId, { name: "Webhook test", code: "HOOK", discount_type: "percentage", percent_off: 5 })
         )
       )
+      await run(subscribe(m.merchantId, plain.id, "4242424242424242", "HOOK"))
       await run(Discounts.Discounts.use((d) => d.end(m.merchantId, discount.discount_id)))
       await drain()
 

@@ -107,12 +107,13 @@ export const merchantWithPrice = (
   })
 
 /** Subscribes a fresh customer with a test card. */
-export const subscribe = (merchantId: string, priceId: string, number = "4242424242424242") =>
+export const subscribe = (merchantId: string, priceId: string, number = "4242424242424242", discountCode?: string) =>
   Effect.gen(function* () {
     const billing = yield* Billing.Billing
     const session = yield* billing.createSession(merchantId, {
       payer_id: `payer-${Math.random().toString(36).slice(2)}`,
-      line_items: [{ price_id: priceId }]
+      line_items: [{ price_id: priceId }],
+      ...(discountCode !== undefined ? { discount_code: discountCode } : {})
     })
     const result = yield* billing.paySession(merchantId, session.session_id, {
       number,

@@ -221,7 +221,7 @@ export type DiscountStatus = typeof DiscountStatus.Type
  *
  * @since 0.1.0
  */
-export const discount: Machine<DiscountStatus, "end"> = {
+export const discount: Machine<DiscountStatus, "end" | "redeem"> = {
   name: "Discount",
   field: "status",
   states: DiscountStatus.literals,
@@ -229,6 +229,12 @@ export const discount: Machine<DiscountStatus, "end"> = {
   createEvents: ["v2.discount.created"],
   terminal: ["ended"],
   transitions: [
+    {
+      from: ["active"],
+      trigger: "redeem",
+      events: ["v2.discount.redeemed"],
+      description: "redeemed by a checkout or applied to a subscription: `times_redeemed` counts it"
+    },
     {
       from: ["active"],
       trigger: "end",
