@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import { Context, DateTime, Effect, Layer, Result } from "effect"
+import { Context, DateTime, Effect, Layer, Option, Result } from "effect"
 import type { Metadata } from "./Common.js"
 import * as Discount from "./Discount.js"
 import * as Entities from "./Entities.js"
@@ -12,10 +12,12 @@ import * as Errors from "./Errors.js"
 import * as Ids from "./Ids.js"
 import { emit, merchantNow } from "./internal/engine.js"
 import { maxItems, pageErrors } from "./internal/paging.js"
-import { fmtMinor } from "./internal/records.js"
+import { discountTerm, fmtMinor, must, mustBeLive, redeemDiscount, redemptionsBy, writes } from "./internal/records.js"
 import * as Lifecycle from "./Lifecycle.js"
 import * as Merchants from "./Merchants.js"
 import * as Money from "./Money.js"
+import * as Price from "./Price.js"
+import * as Pricing from "./Pricing.js"
 import * as Catalog from "./Catalog.js"
 import type * as Store from "./Store.js"
 import { Storage } from "./Store.js"
@@ -256,7 +258,102 @@ export class Discounts extends Context.Service<Discounts>()("@recur/core/Discoun
         return moved.success.value
       }).pipe(Effect.withSpan("Discounts.end"))
 
-    return { create, get, list, end } as const
+    const subs = storage.repository(Entities.subscription)
+    const versions = storage.repository(Entities.priceVersion)
+    const { saveSub } = writes(storage)
+
+    /** The discounts a subscription carries, as the API shows them. */
+    const termsOf = (rec: Entities.SubscriptionRecord) => ({
+      subscription_id: rec.subscription.id,
+      discounts: rec.discounts.map((t) => ({
+        discount_id: t.discount_id,
+        discount_code: t.discount_code,
+        first_cycle: t.first_cycle,
+        cycles: t.cycles
+      }))
+    })
+
+    /**
+     * Applies a discount (by `discount_id` or `discount_code`) to a live subscription from its
+     * next cycle on, for the discount's duration: checked as a checkout checks it, counted as a
+     * redemption, in one transaction with the subscription's version.
+     */
+    const applyToSubscription = (
+      merchantId: string,
+      subscriptionId: string,
+      input: { readonly discount_id?: string | undefined; readonly discount_code?: string | undefined }
+    ) =>
+      Effect.gen(function* () {
+        if ((input.discount_id === undefined) === (input.discount_code === undefined))
+          return yield* invalid("discount_id", "one of discount_id and discount_code is required")
+        return yield* storage.withTransaction(
+          Effect.gen(function* () {
+            const at = yield* now(merchantId)
+            const sv = yield* Effect.flatMap(subs.get(merchantId, subscriptionId), (o) =>
+              must(o, "subscription", subscriptionId)
+            )
+            const rec = sv.value
+            yield* mustBeLive(rec, "take a discount")
+            const found =
+              input.discount_id !== undefined
+                ? yield* discounts.get(merchantId, input.discount_id)
+                : yield* discounts.findBy(merchantId, "code", input.discount_code!)
+            if (found._tag === "None")
+              return yield* invalid(
+                input.discount_id !== undefined ? "discount_id" : "discount_code",
+                input.discount_id !== undefined ? "no such discount" : "no such discount code"
+              )
+            const dv = found.value
+            const d = dv.value
+            if (rec.discounts.some((t) => t.discount_id === d.discount_id))
+              return yield* new Errors.StateConflict({
+                resource: "subscription",
+                id: subscriptionId,
+                state: rec.subscription.status,
+                reason: "it already carries this discount"
+              })
+            const pv = Option.getOrThrow(
+              Option.map(yield* versions.get(merchantId, rec.subscription.price_version_id), (v) => v.value)
+            )
+            const why = Discount.refusal(d, {
+              at,
+              productId: pv.product_id,
+              amount: {
+                minor: Pricing.rate(Price.modelOf(pv, 0), BigInt(rec.subscription.quantity), pv.currency).amount.amount,
+                currency: rec.currency === pv.currency ? pv.currency : rec.currency
+              },
+              byCustomer: yield* redemptionsBy(storage, merchantId, rec.subscription.customer_id, d.discount_id),
+              minMinor: d.min_amount !== null ? Result.getOrThrow(Money.parse(d.min_amount, d.currency)).amount : null
+            })
+            if (why !== undefined)
+              return yield* invalid(input.discount_id !== undefined ? "discount_id" : "discount_code", why)
+            const next = { ...rec, discounts: [...rec.discounts, discountTerm(d, rec.subscription.cycle_index + 1)] }
+            yield* saveSub(next, sv.version, at)
+            yield* redeemDiscount(storage, merchantId, dv, at)
+            return termsOf(next)
+          })
+        )
+      }).pipe(Effect.withSpan("Discounts.applyToSubscription"))
+
+    /** Removes a discount from a subscription: its next cycles are billed without it. */
+    const removeFromSubscription = (merchantId: string, subscriptionId: string, discountId: string) =>
+      storage
+        .withTransaction(
+          Effect.gen(function* () {
+            const at = yield* now(merchantId)
+            const sv = yield* Effect.flatMap(subs.get(merchantId, subscriptionId), (o) =>
+              must(o, "subscription", subscriptionId)
+            )
+            if (!sv.value.discounts.some((t) => t.discount_id === discountId))
+              return yield* new Errors.NotFound({ resource: "subscription discount", id: discountId })
+            const next = { ...sv.value, discounts: sv.value.discounts.filter((t) => t.discount_id !== discountId) }
+            yield* saveSub(next, sv.version, at)
+            return termsOf(next)
+          })
+        )
+        .pipe(Effect.withSpan("Discounts.removeFromSubscription"))
+
+    return { create, get, list, end, applyToSubscription, removeFromSubscription } as const
   })
 }) {
   /** The live implementation. */

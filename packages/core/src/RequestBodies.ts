@@ -215,6 +215,23 @@ export const CreateDiscount = Schema.Struct({
 })
 
 /**
+ * The body of `POST /api/v1/subscription/{id}/discount`: one of `discount_id` and `discount_code`.
+ *
+ * @since 0.1.0
+ */
+export const ApplyDiscount = Schema.Struct({
+  discount_id: Schema.optional(Schema.String),
+  discount_code: Schema.optional(Schema.String)
+})
+
+/**
+ * The body of `POST /api/v1/subscription/{id}/discount/remove`.
+ *
+ * @since 0.1.0
+ */
+export const RemoveDiscount = Schema.Struct({ discount_id: Schema.optional(Schema.String) })
+
+/**
  * A new merchant (the CLI's `recur merchants create` and the facade's `merchants.create`).
  *
  * @since 0.1.0

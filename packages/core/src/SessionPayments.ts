@@ -27,6 +27,7 @@ import {
   must,
   newInvoice,
   newTrade,
+  redeemDiscount,
   redemptionsBy,
   withTax,
   writes
@@ -69,28 +70,6 @@ export class SessionPayments extends Context.Service<SessionPayments>()("@recur/
     const invoices = storage.repository(Entities.invoice)
     const discounts = storage.repository(Entities.discount)
     const { schedule } = writes(storage)
-    /** Counts a redemption with the discount's version (a concurrent one fails the caller's transaction) and emits it. */
-    const redeem = (merchantId: string, dv: Store.Versioned<Discount.Discount>, at: number) =>
-      Effect.gen(function* () {
-        const moved = Result.getOrThrow(
-          Discount.move(dv.value, "redeem", { times_redeemed: dv.value.times_redeemed + 1 })
-        )
-        yield* discounts.update(moved.value, dv.version).pipe(
-          Effect.catchTag("UniqueViolation", (e) => Effect.die(e)),
-          Effect.catchTag("VersionConflict", () =>
-            Effect.fail(new Errors.ConcurrentUpdate({ resource: "discount", id: dv.value.discount_id }))
-          )
-        )
-        for (const type of moved.events)
-          yield* emit(storage, {
-            merchant_id: merchantId,
-            type,
-            business_id: dv.value.discount_id,
-            schema: Discount.Discount,
-            data: moved.value,
-            at
-          })
-      })
     const withTaxes = withTax(taxes)
     const getSessionRecord = (merchantId: string, sessionId: string) =>
       Effect.flatMap(sessions.get(merchantId, sessionId), (o) => must(o, "session", sessionId))
@@ -229,7 +208,7 @@ export class SessionPayments extends Context.Service<SessionPayments>()("@recur/
                       })
                     : discountRule(d)
                 ]
-                yield* redeem(merchantId, dv, at)
+                yield* redeemDiscount(storage, merchantId, dv, at)
               }
               const firstDraft =
                 pv && pv.billing_type === "recurring"

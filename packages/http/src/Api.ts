@@ -652,6 +652,18 @@ const requestIdHeader = (spec: Record<string, any>): Record<string, any> => {
   }
 }
 
+const SubscriptionDiscounts = Schema.Struct({
+  subscription_id: Schema.String,
+  discounts: Schema.Array(
+    Schema.Struct({
+      discount_id: Schema.String,
+      discount_code: Schema.String,
+      first_cycle: Schema.NullOr(Schema.Int),
+      cycles: Schema.NullOr(Schema.Int)
+    })
+  )
+})
+
 /**
  * Discounts: percentage or fixed amount, for one, several or every paid cycle, with codes.
  *
@@ -683,6 +695,22 @@ export class DiscountsGroup extends HttpApiGroup.make("discounts")
     HttpApiEndpoint.post("end", "/api/v1/discount/:discount_id/end", {
       params: Schema.Struct({ discount_id: Schema.String }),
       success: Envelope(Schema.Struct({ discount: Discount.Discount })),
+      error: ApiErrors.all
+    })
+  )
+  .add(
+    HttpApiEndpoint.post("applyToSubscription", "/api/v1/subscription/:subscription_id/discount", {
+      params: Schema.Struct({ subscription_id: Schema.String }),
+      payload: RequestBodies.ApplyDiscount,
+      success: Envelope(SubscriptionDiscounts),
+      error: ApiErrors.all
+    })
+  )
+  .add(
+    HttpApiEndpoint.post("removeFromSubscription", "/api/v1/subscription/:subscription_id/discount/remove", {
+      params: Schema.Struct({ subscription_id: Schema.String }),
+      payload: RequestBodies.RemoveDiscount,
+      success: Envelope(SubscriptionDiscounts),
       error: ApiErrors.all
     })
   )

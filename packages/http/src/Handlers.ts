@@ -742,6 +742,18 @@ const discountsLive = HttpApiBuilder.group(BillingApi, "discounts", (handlers) =
       .handle("end", ({ params: path }) =>
         call((m) => Effect.map(discounts.end(m, path.discount_id), (discount) => ok({ discount })))
       )
+      .handle("applyToSubscription", ({ params: path, payload }) =>
+        call((m) => Effect.map(discounts.applyToSubscription(m, path.subscription_id, payload), ok))
+      )
+      .handle("removeFromSubscription", ({ params: path, payload }) =>
+        call((m) =>
+          Effect.gen(function* () {
+            if (payload.discount_id === undefined)
+              return yield* new Errors.InvalidParameter({ param: "discount_id", reason: "is required" })
+            return ok(yield* discounts.removeFromSubscription(m, path.subscription_id, payload.discount_id))
+          })
+        )
+      )
   })
 )
 

@@ -311,6 +311,88 @@ for (const [name, storage] of backends()) {
           "20.00"
         ])
       })
+
+      const subscribeOf = async (k: string, priceId: string, code?: string) => {
+        const id = (
+          (await session(k, { line_items: [{ price_id: priceId }], ...(code ? { discount_code: code } : {}) }))
+            .body as any
+        ).data.session_id
+        expect((await pay(id)).status).toBe(200)
+        return ((await api.call("GET", `/api/v1/session/${id}`, k)).body as any).data.session.subscription_id as string
+      }
+      const renewalsOf = async (k: string, subscriptionId: string) =>
+        ((await api.call("GET", "/api/v1/invoices?limit=100", k)).body as any).data.list
+          .filter((i: any) => i.subscription_id === subscriptionId)
+          .sort((a: any, b: any) => a.cycle_index - b.cycle_index)
+          .map((i: any) => i.amount)
+
+      it("applied to a running subscription from its next cycle, kept when the discount ends, removed again", async () => {
+        const k = await fresh()
+        const { priceId } = await priceOf(k)
+        const sub = await subscribeOf(k, priceId)
+        const half = (
+          (
+            await create(
+              { name: "Half", code: "HALF", discount_type: "percentage", percent_off: 50, duration: "forever" },
+              k
+            )
+          ).body as any
+        ).data.discount
+        const applied = await api.call("POST", `/api/v1/subscription/${sub}/discount`, k, { discount_code: "HALF" })
+        expect((applied.body as any).data).toEqual({
+          subscription_id: sub,
+          discounts: [{ discount_id: half.discount_id, discount_code: "HALF", first_cycle: 1, cycles: null }]
+        })
+        expect(
+          refusal(await api.call("POST", `/api/v1/subscription/${sub}/discount`, k, { discount_id: half.discount_id }))
+        ).toEqual([409, "state_conflict", undefined])
+        expect(refusal(await api.call("POST", `/api/v1/subscription/${sub}/discount`, k, {}))).toEqual([
+          400,
+          "InvalidParameter",
+          "discount_id"
+        ])
+        expect(
+          (await api.call("POST", "/api/v1/subscription/sub_missing/discount", k, { discount_code: "HALF" })).status
+        ).toBe(404)
+        // ending the discount stops new redemptions, not this subscription's
+        await api.call("POST", `/api/v1/discount/${half.discount_id}/end`, k)
+        await api.call("POST", "/api/v1/test_helpers/advance_clock", k, { frozen_time: "2026-02-01T00:00:00Z" })
+        expect(await renewalsOf(k, sub)).toEqual(["30.00", "15.00"])
+        const removed = await api.call("POST", `/api/v1/subscription/${sub}/discount/remove`, k, {
+          discount_id: half.discount_id
+        })
+        expect((removed.body as any).data.discounts).toEqual([])
+        expect(
+          (await api.call("POST", `/api/v1/subscription/${sub}/discount/remove`, k, { discount_id: half.discount_id }))
+            .status
+        ).toBe(404)
+        await api.call("POST", "/api/v1/test_helpers/advance_clock", k, { frozen_time: "2026-03-01T00:00:00Z" })
+        expect(await renewalsOf(k, sub)).toEqual(["30.00", "15.00", "30.00"])
+        const d = ((await api.call("GET", `/api/v1/discount/${half.discount_id}`, k)).body as any).data.discount
+        expect([d.status, d.times_redeemed]).toEqual(["ended", 1])
+      })
+
+      it("proration credits what was actually paid after the discount: half the credit of an undiscounted plan", async () => {
+        const k = await fresh()
+        const { priceId } = await priceOf(k)
+        const bigger = await priceOf(k, { price_plan: { billing_cycle_unit: "month", base_price_val: "60.00" } })
+        await create(
+          { name: "Half", code: "HALF2", discount_type: "percentage", percent_off: 50, duration: "forever" },
+          k
+        )
+        const plain = await subscribeOf(k, priceId)
+        const discounted = await subscribeOf(k, priceId, "HALF2")
+        await api.call("POST", "/api/v1/test_helpers/advance_clock", k, { frozen_time: "2026-01-16T00:00:00Z" })
+        const quote = async (sub: string) =>
+          (
+            (await api.call("POST", `/api/v1/subscription/${sub}/preview-change`, k, { price_id: bigger.priceId }))
+              .body as any
+          ).data
+        const [p, d] = [await quote(plain), await quote(discounted)]
+        const cents = (s: string) => Math.round(Number(s.replace(".", "")))
+        expect(Math.abs(cents(d.credit) * 2 - cents(p.credit))).toBeLessThanOrEqual(1)
+        expect(Math.abs(cents(d.charge) * 2 - cents(p.charge))).toBeLessThanOrEqual(1)
+      })
     })
   })
 }

@@ -353,6 +353,37 @@ export const afterDiscount = (amount: Money.Money, rule: Invoicing.DiscountRule)
   return Money.make(t.subtotal.amount - sumOf(t.discounts), amount.currency)
 }
 
+/**
+ * Counts a redemption (the discount machine's `redeem`) with the discount's version — a
+ * concurrent redemption makes this one fail with `ConcurrentUpdate` and roll back the caller's
+ * transaction — and emits `v2.discount.redeemed`.
+ */
+export const redeemDiscount = (
+  storage: StorageService,
+  merchantId: string,
+  dv: Store.Versioned<Discount.Discount>,
+  at: number
+) =>
+  Effect.gen(function* () {
+    const moved = Result.getOrThrow(Discount.move(dv.value, "redeem", { times_redeemed: dv.value.times_redeemed + 1 }))
+    yield* storage
+      .repository(Entities.discount)
+      .update(moved.value, dv.version)
+      .pipe(
+        Effect.catchTag("UniqueViolation", (e) => Effect.die(e)),
+        Effect.catchTag("VersionConflict", () =>
+          Effect.fail(new Errors.ConcurrentUpdate({ resource: "discount", id: dv.value.discount_id }))
+        )
+      )
+    yield* emitAll(storage, moved.events, {
+      merchant_id: merchantId,
+      business_id: dv.value.discount_id,
+      schema: Discount.Discount,
+      data: moved.value,
+      at
+    })
+  })
+
 /** How many of this customer's subscriptions carry the discount (its redemptions by them). */
 export const redemptionsBy = (storage: StorageService, merchantId: string, customerId: string, discountId: string) =>
   Effect.map(

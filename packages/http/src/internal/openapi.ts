@@ -66,7 +66,10 @@ const descriptions: Record<string, string> = {
     "Creates a discount in the merchant's currency: `percent_off` (1 to 100) for a percentage, `amount_off` for a fixed amount; `duration_cycles` for a repeating one; an optional customer-facing `code`, unique per merchant.",
   "discounts.list": "The merchant's discounts, newest first, with cursor pagination and `status` and `code` filters.",
   "discounts.get": "One discount, with how many times it was redeemed.",
-  "discounts.end": "Ends a discount: no new redemption from now on; subscriptions that carry it keep it."
+  "discounts.end": "Ends a discount: no new redemption from now on; subscriptions that carry it keep it.",
+  "discounts.applyToSubscription":
+    "Applies a discount (`discount_id` or `discount_code`) to a live subscription from its next cycle on, for the discount's duration; counted as a redemption.",
+  "discounts.removeFromSubscription": "Removes a discount from a subscription: its next cycles are billed without it."
 }
 
 /** Required request-body fields, by `operationId` (conditional ones are in the descriptions). */
@@ -79,7 +82,8 @@ const required: Record<string, ReadonlyArray<string>> = {
   "subscriptions.recordUsageBatch": ["records"],
   "webhooks.createEndpoint": ["url"],
   "sandbox.advanceClock": ["frozen_time"],
-  "discounts.create": ["name", "discount_type"]
+  "discounts.create": ["name", "discount_type"],
+  "discounts.removeFromSubscription": ["discount_id"]
 }
 
 /** Allowed values of request-body fields, wherever the field appears. */
