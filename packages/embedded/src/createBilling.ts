@@ -167,6 +167,8 @@ export type TradeJson = typeof Trade.Trade.Encoded
 export type InvoiceJson = typeof Invoice.Invoice.Encoded
 /** A discount as the REST API returns it. @since 0.1.0 */
 export type DiscountJson = typeof Discount.Discount.Encoded
+/** The discounts a subscription carries, each with its window of cycles. @since 0.1.0 */
+export type SubscriptionDiscountsJson = Success<Discounts.Discounts["Service"]["applyToSubscription"]>
 /** A refund as the REST API returns it. @since 0.1.0 */
 export type RefundJson = typeof Refund.Refund.Encoded
 /** A cycle's usage as the REST API returns it. @since 0.1.0 */
@@ -308,6 +310,18 @@ export interface BillingClient {
     ) => Promise<{ has_more: boolean; list: Array<DiscountJson> }>
     /** `POST /api/v1/discount/{id}/end`: no new redemption from now on. */
     readonly end: (merchantId: string, discountId: string) => Promise<DiscountJson>
+    /** `POST /api/v1/subscription/{id}/discount`: from the subscription's next cycle, for the discount's duration. */
+    readonly applyToSubscription: (
+      merchantId: string,
+      subscriptionId: string,
+      input: Body<typeof RequestBodies.ApplyDiscount>
+    ) => Promise<SubscriptionDiscountsJson>
+    /** `POST /api/v1/subscription/{id}/discount/remove`: the next cycles are billed without it. */
+    readonly removeFromSubscription: (
+      merchantId: string,
+      subscriptionId: string,
+      discountId: string
+    ) => Promise<SubscriptionDiscountsJson>
   }
   readonly refunds: {
     /** `POST /api/v1/refund`: all or part of a trade. */
@@ -528,6 +542,18 @@ export const createBilling = async (options: BillingOptions = {}): Promise<Billi
           id("discount_id", discountId).pipe(
             Effect.flatMap((i) => Discounts.Discounts.use((d) => d.end(merchantId, i))),
             Effect.map(json(Discount.Discount))
+          )
+        ),
+      applyToSubscription: (merchantId, subscriptionId, input) =>
+        run(
+          Effect.all([id("subscription_id", subscriptionId), decode(RequestBodies.ApplyDiscount, input)]).pipe(
+            Effect.flatMap(([s, i]) => Discounts.Discounts.use((d) => d.applyToSubscription(merchantId, s, i)))
+          )
+        ),
+      removeFromSubscription: (merchantId, subscriptionId, discountId) =>
+        run(
+          Effect.all([id("subscription_id", subscriptionId), id("discount_id", discountId)]).pipe(
+            Effect.flatMap(([s, i]) => Discounts.Discounts.use((d) => d.removeFromSubscription(merchantId, s, i)))
           )
         )
     },

@@ -20,6 +20,7 @@ export {
   type ProductJson,
   type RefundJson,
   type StorageOption,
+  type SubscriptionDiscountsJson,
   type SubscriptionJson,
   type TradeJson,
   type UsageBatchRecorded,

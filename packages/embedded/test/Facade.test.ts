@@ -127,6 +127,20 @@ describe("the facade's failures", () => {
         billing.discounts.create(m, { name: "y", code: "TEN", discount_type: "percentage", percent_off: 5 })
       )
       expect([taken.constructor, taken.code, taken.param]).toEqual([ConflictError, "duplicate_resource", "code"])
+      const product = await billing.catalog.createProduct(m, { product_name: "Pro" })
+      const price = await billing.catalog.createPrice(m, {
+        name: "Pro monthly",
+        product_id: product.product_id,
+        currency: "USD",
+        billing_type: "recurring",
+        price_type: "flat_price",
+        price_plan: { billing_cycle_unit: "month", base_price_val: "30.00" }
+      })
+      const session = await billing.checkout.createSession(m, { payer_id: "p", line_items: [{ price_id: price.id }] })
+      const sub = (await billing.checkout.pay(m, session.session_id, card("4242424242424242"))).subscription!.id
+      const applied = await billing.discounts.applyToSubscription(m, sub, { discount_code: "TEN" })
+      expect(applied.discounts.map((t) => [t.discount_code, t.first_cycle, t.cycles])).toEqual([["TEN", 1, 3]])
+      expect((await billing.discounts.removeFromSubscription(m, sub, d.discount_id)).discounts).toEqual([])
       expect((await billing.discounts.end(m, d.discount_id)).status).toBe("ended")
       expect((await rejection(billing.discounts.end(m, d.discount_id))).status).toBe(409)
       expect((await billing.discounts.list(m, { status: ["ended"] })).list.map((x) => x.discount_id)).toEqual([
