@@ -99,6 +99,8 @@ export class Billing extends Context.Service<Billing>()("@recur/core/Billing", {
       getSession: checkout.getSession,
       /** The payer's quantity on the hosted page (an editable line item, inside its bounds). */
       setSessionQuantity: checkout.setQuantity,
+      /** A discount code the payer enters on the hosted page, before paying. */
+      setSessionDiscountCode: checkout.setDiscountCode,
       /** A session with what its payer's page shows: merchant, product, price, interval, trial. */
       sessionView: checkout.sessionView,
       paySession: sessionPayments.paySession,

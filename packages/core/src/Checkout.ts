@@ -76,6 +76,7 @@ export interface SessionInput {
   readonly amount?: string | undefined
   readonly currency?: string | undefined
   readonly discount_code?: string | undefined
+  readonly allow_discount_codes?: boolean | undefined
 }
 
 /**
@@ -123,6 +124,7 @@ export interface SessionCommand {
     | "privacy_policy_url"
     | "first_source_channel"
     | "billing_address"
+    | "allow_discount_codes"
   >
 }
 
@@ -397,7 +399,18 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
      * made editable, inside its `quantity_min`/`quantity_max`; what is due now is computed again
      * exactly as when the session was opened (same trial rule, same settlement rate).
      */
-    const setQuantity = (merchantId: string, sessionId: string, quantityText: string) =>
+    /**
+     * What the payer changes on the hosted page before paying — the quantity (only an editable
+     * line item, inside its bounds) or a discount code (checked as at the session's creation) —
+     * and what is due now computed again exactly as when the session was opened (same trial
+     * rule, same settlement rate), saved with the session's version: a payment that claimed the
+     * session first wins (409).
+     */
+    const updateSession = (
+      merchantId: string,
+      sessionId: string,
+      change: { readonly quantity?: string; readonly discountCode?: string }
+    ) =>
       Effect.gen(function* () {
         const record = yield* getSessionRecord(merchantId, sessionId)
         const session = record.value
@@ -406,15 +419,22 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
         if (session.status !== "open" || session.trade_id !== null)
           return yield* new Errors.SessionNotPayable({ sessionId, state: session.status })
         const item = session.line_items[0]
-        if (session.mode !== "checkout" || item === undefined || !item.quantity_editable)
-          return yield* refuse("quantity", "this checkout's quantity cannot be changed")
-        const parsed = PriceRules.validateQuantity("quantity", quantityText)
-        if (Result.isFailure(parsed)) return yield* refuse("quantity", parsed.failure.message)
-        const quantity = parsed.success
-        if (item.quantity_min !== null && quantity < BigInt(item.quantity_min))
-          return yield* refuse("quantity", `must be at least ${item.quantity_min}`)
-        if (item.quantity_max !== null && quantity > BigInt(item.quantity_max))
-          return yield* refuse("quantity", `must be at most ${item.quantity_max}`)
+        if (session.mode !== "checkout" || item === undefined)
+          return yield* refuse(
+            change.quantity !== undefined ? "quantity" : "discount",
+            "this checkout cannot be changed"
+          )
+        let quantity = BigInt(item.quantity)
+        if (change.quantity !== undefined) {
+          if (!item.quantity_editable) return yield* refuse("quantity", "this checkout's quantity cannot be changed")
+          const parsed = PriceRules.validateQuantity("quantity", change.quantity)
+          if (Result.isFailure(parsed)) return yield* refuse("quantity", parsed.failure.message)
+          quantity = parsed.success
+          if (item.quantity_min !== null && quantity < BigInt(item.quantity_min))
+            return yield* refuse("quantity", `must be at least ${item.quantity_min}`)
+          if (item.quantity_max !== null && quantity > BigInt(item.quantity_max))
+            return yield* refuse("quantity", `must be at most ${item.quantity_max}`)
+        }
         const pv = yield* Effect.catchTag(catalog.sellableVersion(merchantId, item.price_id), "PriceNotFound", () =>
           Effect.fail(refuse("price", "no such price"))
         )
@@ -431,32 +451,51 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
         const refusal = soldRefusal(cycleAmounts(pv, quantity), settlement, "quantity")
         if (refusal !== undefined) return yield* refuse(refusal.reason, refusal.detail)
         if (settlement !== null) due = Result.getOrThrow(Money.convert(due, settlement.rate, settlement.target))
-        if (session.discount_id !== null) {
-          const d = yield* Effect.orDie(discounts.get(merchantId, session.discount_id))
-          if (Option.isSome(d)) {
-            const minimum = d.value.value.min_amount
-            if (
-              minimum !== null &&
-              Pricing.rate(Price.modelOf(pv, 0), quantity, pv.currency).amount.amount <
-                Result.getOrThrow(Money.parse(minimum, d.value.value.currency)).amount
-            )
-              return yield* refuse(
-                "discount",
-                `the discount needs a purchase of at least ${minimum} ${d.value.value.currency}`
-              )
-            const trialFirst = Option.isSome(Price.trialOf(pv)) && !skipTrial
-            if (!trialFirst) due = afterDiscount(due, discountRule(d.value.value))
-          }
+        // the discount: the one asked for now, else the one the session has
+        let discount: Discount.Discount | null = null
+        if (change.discountCode !== undefined) {
+          if (!Discount.CODE_PATTERN.test(change.discountCode))
+            return yield* refuse("discount", "a discount code is 2 to 20 uppercase letters and digits")
+          const found = yield* Effect.orDie(discounts.findBy(merchantId, "code", change.discountCode))
+          if (Option.isNone(found)) return yield* refuse("discount", "no such discount code")
+          discount = found.value.value
+        } else if (session.discount_id !== null) {
+          discount = Option.getOrNull(
+            Option.map(yield* Effect.orDie(discounts.get(merchantId, session.discount_id)), (v) => v.value)
+          )
+        }
+        if (discount !== null) {
+          const at = yield* nowOf(yield* merchants.get(merchantId))
+          const why = Discount.refusal(discount, {
+            at,
+            productId: pv.product_id,
+            amount: {
+              minor: Pricing.rate(Price.modelOf(pv, 0), quantity, pv.currency).amount.amount,
+              currency: session.currency
+            },
+            byCustomer:
+              session.customer_id !== null
+                ? yield* redemptionsBy(storage, merchantId, session.customer_id, discount.discount_id)
+                : 0,
+            minMinor:
+              discount.min_amount !== null
+                ? Result.getOrThrow(Money.parse(discount.min_amount, discount.currency)).amount
+                : null
+          })
+          if (why !== undefined) return yield* refuse("discount", why)
+          const trialFirst = Option.isSome(Price.trialOf(pv)) && !skipTrial
+          if (!trialFirst) due = afterDiscount(due, discountRule(discount))
         }
         const updated = new CheckoutSession.CheckoutSession(
           {
             ...session,
             line_items: [new CheckoutSession.SessionLineItem({ ...item, quantity: quantity.toString() })],
-            amount: Money.format(due)
+            amount: Money.format(due),
+            discount_id: discount?.discount_id ?? null,
+            discount_code: discount?.code ?? null
           },
           { disableChecks: true }
         )
-        // a payment claimed the session meanwhile: the payer's quantity change loses (409)
         yield* sessions.update(updated, record.version).pipe(
           Effect.catchTag("UniqueViolation", (e) => Effect.die(e)),
           Effect.catchTag("VersionConflict", () =>
@@ -464,7 +503,15 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
           )
         )
         return updated
-      }).pipe(Effect.withSpan("Checkout.setQuantity"))
+      }).pipe(Effect.withSpan("Checkout.updateSession"))
+
+    /** The payer's quantity on the hosted page (see {@link updateSession}). */
+    const setQuantity = (merchantId: string, sessionId: string, quantity: string) =>
+      updateSession(merchantId, sessionId, { quantity })
+
+    /** A discount code the payer enters on the hosted page (see {@link updateSession}). */
+    const setDiscountCode = (merchantId: string, sessionId: string, discountCode: string) =>
+      updateSession(merchantId, sessionId, { discountCode })
 
     /**
      * What the payer's page shows of a session: the merchant, the product and price sold, the
@@ -497,7 +544,18 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
                   Money.convert(first, Result.getOrThrow(Decimal.parse(session.merchant_rate)), session.currency)
                 )
               : first
-          cycleAmount = Money.format(settled)
+          // the cycle after today's: a trial's first paid cycle, else the second — discounted when the
+          // session's discount lasts that long (its window starts at the first paid cycle)
+          let then = settled
+          if (session.discount_id !== null) {
+            const d = Option.getOrNull(
+              Option.map(yield* Effect.orDie(discounts.get(merchantId, session.discount_id)), (v) => v.value)
+            )
+            const cycles = d !== null ? Discount.cyclesOf(d) : 0
+            if (d !== null && (trial !== null || cycles === null || cycles > 1))
+              then = afterDiscount(then, discountRule(d))
+          }
+          cycleAmount = Money.format(then)
         }
         return {
           session,
@@ -511,7 +569,7 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
         } satisfies SessionView
       }).pipe(Effect.withSpan("Checkout.sessionView"))
 
-    return { createSession, getSession, hadTrial, setQuantity, sessionView } as const
+    return { createSession, getSession, hadTrial, setQuantity, setDiscountCode, sessionView } as const
   })
 }) {
   /** The live implementation. */

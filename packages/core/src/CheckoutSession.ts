@@ -92,7 +92,9 @@ export class CheckoutSession extends Schema.Class<CheckoutSession>("CheckoutSess
   completed_at: NullableTimestamp,
   /** The discount redeemed by `discount_code` (sessions stored before discounts: none). */
   discount_id: NullableString.pipe(Schema.withDecodingDefault(Effect.succeed(null))),
-  discount_code: NullableString.pipe(Schema.withDecodingDefault(Effect.succeed(null)))
+  discount_code: NullableString.pipe(Schema.withDecodingDefault(Effect.succeed(null))),
+  /** The hosted page offers a discount code field (Stripe's `allow_promotion_codes`). */
+  allow_discount_codes: Schema.Boolean.pipe(Schema.withDecodingDefault(Effect.succeed(false)))
 }) {}
 
 /**

@@ -119,7 +119,8 @@ export const CreateSession = Schema.Struct({
 
   amount: Schema.optional(Schema.String),
   currency: Schema.optional(Schema.String),
-  discount_code: Schema.optional(Schema.String)
+  discount_code: Schema.optional(Schema.String),
+  allow_discount_codes: Schema.optional(Schema.Boolean)
 })
 
 /**

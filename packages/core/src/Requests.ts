@@ -352,7 +352,8 @@ export const sessionCommand = (
         terms_of_service_url: input.terms_of_service_url ?? null,
         privacy_policy_url: input.privacy_policy_url ?? null,
         first_source_channel: input.first_source_channel ?? null,
-        billing_address: input.billing_address ?? null
+        billing_address: input.billing_address ?? null,
+        allow_discount_codes: input.allow_discount_codes ?? false
       }
     }
   })

@@ -135,10 +135,12 @@ describe("hosted checkout in Chromium", () => {
       {
         cancel_url: `${base}/cancelled`,
         terms_of_service_url: "https://shop.example/terms",
-        privacy_policy_url: "https://shop.example/privacy"
+        privacy_policy_url: "https://shop.example/privacy",
+        allow_discount_codes: true
       },
       { quantity: "1", quantity_editable: true, quantity_min: "1", quantity_max: "3" }
     )
+    await api("/api/v1/discounts", { name: "Welcome", code: "WELCOME10", discount_type: "percentage", percent_off: 10 })
     const page = await browser.newPage({ viewport: { width: 520, height: 900 } })
     await page.goto(session.session_url!)
     expect(await page.textContent("#merchant")).toBe("Browser")
@@ -151,6 +153,11 @@ describe("hosted checkout in Chromium", () => {
     await page.waitForSelector("#quantity:text('2')")
     expect(await page.textContent("#due")).toBe("$60.00")
     expect(await page.textContent("#pay")).toBe("Pay $60.00")
+    // a discount code, typed as a payer types it: the page comes back with the new total
+    await page.fill("#discount_code", "welcome10")
+    await Promise.all([page.waitForLoadState("load"), page.click("#apply")])
+    await page.waitForSelector("#discount")
+    expect(await page.textContent("#due")).toBe("$54.00")
     await page.screenshot({ path: shot("checkout-en.png"), fullPage: true })
     await page.fill("#card_number", "4242424242424242")
     await page.fill("#exp_month", "12")

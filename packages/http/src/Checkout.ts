@@ -29,7 +29,7 @@ const page = (title: string, body: string, status = 200, language: Page.Language
 .row{display:flex;gap:.5rem}.row>div{flex:1}button{margin-top:1rem;width:100%;padding:.7rem;font-size:1rem;background:#1a4fd6;color:#fff;border:0;border-radius:.3rem;cursor:pointer}
 button:focus,input:focus,a:focus{outline:3px solid #f5a623}.error{background:#fde8e8;color:#8a1111;padding:.6rem;border-radius:.3rem}.amount{font-size:1.6rem;font-weight:600}
 .merchant{color:#555;margin:0}h1{margin:.2rem 0}.stepper{display:flex;align-items:center;gap:.6rem}.stepper .step{width:2.4rem;margin:0;padding:.3rem}.stepper output{min-width:2rem;text-align:center;font-size:1.2rem}
-.step:disabled{background:#9aa7c7;cursor:not-allowed}.legal{font-size:.85rem;color:#444}a{color:#1a4fd6}</style></head>
+.step:disabled{background:#9aa7c7;cursor:not-allowed}.discount .apply{margin-top:0}.legal{font-size:.85rem;color:#444}a{color:#1a4fd6}</style></head>
 <body>${body}</body></html>`).pipe(HttpServerResponse.setStatus(status), Effect.succeed)
 
 /** Finds a session by id across merchants (the page is public: the id is the capability). */
@@ -303,6 +303,43 @@ export const routes = Layer.mergeAll(
       )
       if (result._tag === "Success")
         // back to the page (relative: under any mount prefix), which shows the new quantity and amounts
+        return HttpServerResponse.redirect(`../${session_id}`, { status: 303 })
+      const view = yield* viewOf(m, session_id)
+      if (view.session.status === "complete") return yield* done(view.session, request)
+      if (view.session.status === "expired") return yield* notice(request, view.session, (w) => w.expired, 410)
+      return yield* checkoutPage(
+        request,
+        view,
+        { action: "pay", base: "../" },
+        { message: result.failure.message, status: result.failure._tag === "SessionRefused" ? 400 : 409 }
+      )
+    })
+  ),
+  HttpRouter.add(
+    "POST",
+    "/checkout/:session_id/discount",
+    Effect.gen(function* () {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const session_id = request.url.split("/")[2] ?? ""
+      const found = yield* findSession(session_id)
+      if (Option.isNone(found)) return yield* notice(request, null, (w) => w.notFound, 404)
+      const m = found.value.merchant_id
+      const before = yield* Effect.orDie(Billing.Billing.use((b) => b.getSession(m, session_id)))
+      const input = yield* Effect.orElseSucceed(body, () => ({}) as Record<string, string>)
+      const code = String(input.discount_code ?? "")
+        .trim()
+        .toUpperCase()
+      const result = before.allow_discount_codes
+        ? yield* Effect.result(Billing.Billing.use((b) => b.setSessionDiscountCode(m, session_id, code)))
+        : Result.fail(
+            new Errors.SessionRefused({
+              reason: "discount",
+              rateGiven: false,
+              detail: "this checkout takes no discount code"
+            })
+          )
+      if (result._tag === "Success")
+        // back to the page, which shows the discount and the new amount due
         return HttpServerResponse.redirect(`../${session_id}`, { status: 303 })
       const view = yield* viewOf(m, session_id)
       if (view.session.status === "complete") return yield* done(view.session, request)

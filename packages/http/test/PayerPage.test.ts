@@ -147,5 +147,42 @@ for (const [name, storage] of backends()) {
       expect(await refused.text()).toContain("cannot be changed")
       expect(((await api.call("GET", `/api/v1/session/${id}`, key)).body as any).data.session.amount).toBe("60.00")
     })
+
+    it("a discount code entered on the page shows the new total before paying, and the payment charges it", async () => {
+      const price = await priceOf()
+      const code = `PAGE${Math.floor(Math.random() * 1e6)}`
+      await api.call("POST", "/api/v1/discounts", key, {
+        name: "Page",
+        code,
+        discount_type: "percentage",
+        percent_off: 10
+      })
+      const id = await sessionOf({
+        line_items: [{ price_id: price }],
+        allow_discount_codes: true,
+        return_url: "https://shop.example/thanks"
+      })
+      const first = await pageOf(id)
+      expect(first.html).toContain(`action="${id}/discount"`)
+      const wrong = await post(`/checkout/${id}/discount`, { discount_code: "NOPE" })
+      expect(wrong.status).toBe(400)
+      expect(await wrong.text()).toContain("no such discount code")
+      // typed in lower case: taken as the code it is
+      const applied = await post(`/checkout/${id}/discount`, { discount_code: code.toLowerCase() })
+      expect([applied.status, applied.headers.get("location")]).toEqual([303, `../${id}`])
+      const after = await pageOf(id)
+      expect(after.html).toContain(`<p id="discount">Discount applied: <strong>${code}</strong></p>`)
+      expect(after.html).toContain('<span class="amount" id="due">$27.00</span>')
+      // the discount lasts one cycle (duration once): the next one is the full price
+      expect(after.html).toContain('<p id="then">Then $30.00 every month</p>')
+      expect(after.html).not.toContain(`action="${id}/discount"`)
+      expect((await post(`/checkout/${id}/pay`, { card_number: "4242424242424242", ...card })).status).toBe(303)
+      const trades = ((await api.call("GET", "/api/v1/trades?limit=100", key)).body as any).data.list
+      expect(trades.find((t: any) => t.session_id === id).amount).toBe("27.00")
+      // a session that does not offer the field takes no code
+      const plain = await sessionOf({ line_items: [{ price_id: price }] })
+      expect((await pageOf(plain)).html).not.toContain("/discount")
+      expect((await post(`/checkout/${plain}/discount`, { discount_code: code })).status).toBe(400)
+    })
   })
 }

@@ -41,6 +41,9 @@ interface Words {
   readonly processing: string
   readonly processingDetail: string
   readonly tooMany: string
+  readonly discountCode: string
+  readonly apply: string
+  readonly discountApplied: string
   readonly units: Readonly<Record<string, readonly [one: string, many: string]>>
   readonly every: (count: number, one: string, many: string) => string
 }
@@ -79,6 +82,9 @@ const words: Readonly<Record<Language, Words>> = {
     processing: "Your payment is processing.",
     processingDetail: "We will confirm it shortly.",
     tooMany: "Too many attempts",
+    discountCode: "Discount code",
+    apply: "Apply",
+    discountApplied: "Discount applied",
     units: {
       day: ["day", "days"],
       week: ["week", "weeks"],
@@ -121,6 +127,9 @@ const words: Readonly<Record<Language, Words>> = {
     processing: "Ihre Zahlung wird bearbeitet.",
     processingDetail: "Wir bestätigen sie in Kürze.",
     tooMany: "Zu viele Versuche",
+    discountCode: "Rabattcode",
+    apply: "Einlösen",
+    discountApplied: "Rabatt eingelöst",
     units: {
       day: ["Tag", "Tage"],
       week: ["Woche", "Wochen"],
@@ -163,6 +172,9 @@ const words: Readonly<Record<Language, Words>> = {
     processing: "Votre paiement est en cours de traitement.",
     processingDetail: "Nous le confirmerons sous peu.",
     tooMany: "Trop de tentatives",
+    discountCode: "Code de réduction",
+    apply: "Appliquer",
+    discountApplied: "Réduction appliquée",
     units: {
       day: ["jour", "jours"],
       week: ["semaine", "semaines"],
@@ -271,6 +283,13 @@ ${button(q - 1n, w.decrease, "−")}<output aria-labelledby="qty-label" id="quan
         ? `<p>${esc(w.quantity)}: <span id="quantity">${esc(item.quantity)}</span></p>`
         : ""
   const every = view.interval ? interval(language, view.interval.unit, view.interval.count) : null
+  const discount =
+    s.discount_code !== null
+      ? `<p id="discount">${esc(w.discountApplied)}: <strong>${esc(s.discount_code)}</strong></p>`
+      : s.allow_discount_codes
+        ? `<form method="post" action="${esc(`${base}${s.session_id}/discount`)}" class="discount"><label for="discount_code">${esc(w.discountCode)}</label>
+<div class="row"><div><input id="discount_code" name="discount_code" autocomplete="off" autocapitalize="characters" maxlength="20"></div><div><button type="submit" id="apply" class="apply">${esc(w.apply)}</button></div></div></form>`
+        : ""
   const lines = [
     view.trial ? `<p>${esc(w.trial)}: ${esc(duration(language, view.trial.unit, view.trial.count))}</p>` : "",
     `<p>${esc(w.dueToday)}: <span class="amount" id="due">${esc(money(language, due, s.currency))}</span></p>`,
@@ -297,6 +316,7 @@ ${button(q - 1n, w.decrease, "−")}<output aria-labelledby="qty-label" id="quan
 ${view.priceName && view.priceName !== title ? `<p id="price-name">${esc(view.priceName)}</p>` : ""}
 ${error ? `<p class="error" role="alert">${esc(error)}</p>` : ""}
 ${stepper}
+${discount}
 ${lines}
 <form method="post" action="${esc(action)}">
 <label for="card_number">${esc(w.cardNumber)}</label><input id="card_number" name="card_number" inputmode="numeric" autocomplete="cc-number" required>
