@@ -393,6 +393,22 @@ for (const [name, storage] of backends()) {
         expect(Math.abs(cents(d.credit) * 2 - cents(p.credit))).toBeLessThanOrEqual(1)
         expect(Math.abs(cents(d.charge) * 2 - cents(p.charge))).toBeLessThanOrEqual(1)
       })
+
+      it("a discounted invoice refunds what was paid, never the price before the discount", async () => {
+        const k = await fresh()
+        const { priceId } = await priceOf(k)
+        await create({ name: "Ten", code: "REFUND10", discount_type: "percentage", percent_off: 10 }, k)
+        await subscribeOf(k, priceId, "REFUND10")
+        const trade = ((await api.call("GET", "/api/v1/trades?limit=10", k)).body as any).data.list[0]
+        expect(trade.amount).toBe("27.00")
+        expect(
+          refusal(await api.call("POST", "/api/v1/refund", k, { trade_id: trade.trade_id, amount: "27.01" }))
+        ).toEqual([400, "InvalidParameter", "amount"])
+        const full = await api.call("POST", "/api/v1/refund", k, { trade_id: trade.trade_id })
+        expect(full.status, JSON.stringify(full.body)).toBe(200)
+        const after = ((await api.call("GET", `/api/v1/trade/${trade.trade_id}`, k)).body as any).data.trade
+        expect(after.total_refunded_amount).toBe("27.00")
+      })
     })
   })
 }
