@@ -384,17 +384,26 @@ export const redeemDiscount = (
     })
   })
 
-/** How many of this customer's subscriptions carry the discount (its redemptions by them). */
+/** How many of this customer's subscriptions carry the discount (its redemptions by them), every page read. */
 export const redemptionsBy = (storage: StorageService, merchantId: string, customerId: string, discountId: string) =>
-  Effect.map(
-    Effect.orDie(
-      storage.repository(Entities.subscription).list(merchantId, {
-        limit: 100,
-        filters: [{ column: "customer_id", op: "in", values: [customerId] }]
-      })
-    ),
-    (page) => page.list.filter((s) => s.discounts.some((d) => d.discount_id === discountId)).length
-  )
+  Effect.gen(function* () {
+    const subs = storage.repository(Entities.subscription)
+    let count = 0
+    let after: string | undefined
+    for (;;) {
+      const page = yield* Effect.orDie(
+        subs.list(merchantId, {
+          limit: 100,
+          starting_after: after,
+          filters: [{ column: "customer_id", op: "in", values: [customerId] }]
+        })
+      )
+      count += page.list.filter((s) => s.discounts.some((d) => d.discount_id === discountId)).length
+      const last = page.list.at(-1)
+      if (!page.has_more || last === undefined) return count
+      after = last.subscription.id
+    }
+  })
 
 /** The subscription's discounts whose window covers `cycleIndex`, as rules in its settlement currency. */
 export const discountRules = (
