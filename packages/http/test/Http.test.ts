@@ -432,6 +432,10 @@ describe("hosted checkout page", () => {
     expect(JSON.stringify(body("/api/v1/session"))).not.toContain('"additionalProperties":false')
     const usage = doc.paths["/api/v1/subscription/{subscription_id}/usage"].get.parameters
     expect(usage.find((p: any) => p.name === "merchant_id").required).toBe(true)
+    // list filters name their allowed values (others are 400, naming the filter)
+    const status = doc.paths["/api/v1/subscription"].get.parameters.find((p: any) => p.name === "status")
+    expect(status.schema.anyOf[0].enum).toContain("past_due")
+    expect(status.schema.anyOf[1].items.enum).toContain("past_due")
     const limit = doc.paths["/api/v1/products"].get.parameters.find((p: any) => p.name === "limit")
     expect(limit.schema).toMatchObject({ type: "integer", minimum: 1, maximum: 100 })
     const data = doc.paths["/api/v1/front/customer/delete"].post.responses["200"].content["application/json"].schema

@@ -6,7 +6,7 @@
  * allowed, that unknown fields are accepted, `limit` as an integer, a description of each
  * operation, and where the API is served.
  */
-import { BillingPeriod, Discount, Price } from "@recur/core"
+import { BillingPeriod, Discount, Invoice, Lifecycle, Price } from "@recur/core"
 
 type Json = Record<string, any>
 
@@ -148,6 +148,30 @@ const emptyObjects = (schema: unknown): unknown => {
   return Object.fromEntries(Object.entries(schema).map(([k, v]) => [k, emptyObjects(v)]))
 }
 
+/** Allowed values of list filters, by operation and query parameter (the handlers refuse others with 400). */
+const queryEnums: Record<string, Record<string, ReadonlyArray<string>>> = {
+  "catalog.prices": { status: Lifecycle.PriceVersionStatus.literals },
+  "subscriptions.list": {
+    status: Lifecycle.SubscriptionStatus.literals,
+    billing_cycle_unit: BillingPeriod.BillingCycleUnit.literals
+  },
+  "payments.trades": { trade_status: Lifecycle.TradeStatus.literals },
+  "payments.invoices": { biz_status: Lifecycle.InvoiceStatus.literals, invoice_types: Invoice.InvoiceType.literals },
+  "webhooks.events": { event_statuses: Lifecycle.DeliveryStatus.literals, event_types: Lifecycle.EventType.literals },
+  "webhooks.endpoints": { status: Lifecycle.EndpointStatus.literals },
+  "discounts.list": { status: Lifecycle.DiscountStatus.literals }
+}
+
+/** A query schema (one value or a repeated parameter) whose values are `allowed`. */
+const withEnum = (schema: Json, allowed: ReadonlyArray<string>): Json => {
+  const one = { type: "string", enum: [...allowed] }
+  return Array.isArray(schema.anyOf)
+    ? { anyOf: [one, { type: "array", items: one }] }
+    : schema.type === "array"
+      ? { type: "array", items: one }
+      : one
+}
+
 const integerLimit = { type: "integer", minimum: 1, maximum: 100, default: 10 }
 
 const operation = (op: Json): Json => {
@@ -157,11 +181,13 @@ const operation = (op: Json): Json => {
   if (description !== undefined) next.description = description
   if (Array.isArray(op.parameters)) {
     next.parameters = op.parameters.map((p: Json) =>
-      p.in === "query" && p.name === "limit"
-        ? { ...p, schema: integerLimit, description: "Items per page, 1 to 100 (default 10)." }
-        : id === "subscriptions.usage" && p.in === "query" && p.name === "merchant_id"
-          ? { ...p, required: true }
-          : p
+      p.in === "query" && queryEnums[id]?.[p.name] !== undefined
+        ? { ...p, schema: withEnum(p.schema ?? {}, queryEnums[id]![p.name]!) }
+        : p.in === "query" && p.name === "limit"
+          ? { ...p, schema: integerLimit, description: "Items per page, 1 to 100 (default 10)." }
+          : id === "subscriptions.usage" && p.in === "query" && p.name === "merchant_id"
+            ? { ...p, required: true }
+            : p
     )
   }
   if (op.responses) next.responses = emptyObjects(op.responses)
