@@ -10,7 +10,9 @@ export async function createApp(options: { readonly publicUrl: string; readonly 
   const billing = await createBilling({ storage: options.storage ?? "memory", publicUrl: options.publicUrl })
   const recur = await Mount.nodeHandler(billing)
   const app = express()
-  app.use(express.json())
+  // express.json() refuses bodies over its own limit (100 kB by default) before Recur sees them;
+  // Recur's own limit is 1 MiB (RECUR_MAX_BODY_BYTES): raise Express's to match if you need it
+  app.use(express.json({ limit: "1mb" }))
   app.use(express.urlencoded({ extended: false }))
   app.get("/health", (_req, res) => {
     res.type("text/plain").send("ok")
