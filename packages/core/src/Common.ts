@@ -156,3 +156,29 @@ export class Feature extends Schema.Class<Feature>("Feature")({
   type: Schema.String,
   value: Schema.optional(Schema.String)
 }) {}
+
+const RFC3339_PARTS = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i
+
+/**
+ * An RFC 3339 instant in epoch ms, or undefined when malformed or not a real date (Feb 30, 25:00):
+ * how request fields and query filters that name an instant are read.
+ *
+ * @since 0.1.0
+ */
+export const parseInstant = (text: string): number | undefined => {
+  const m = RFC3339_PARTS.exec(text)
+  if (!m) return undefined
+  const [y, mo, d, h, mi, se] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number]
+  const probe = new Date(Date.UTC(y, mo - 1, d, h, mi, se))
+  if (
+    probe.getUTCFullYear() !== y ||
+    probe.getUTCMonth() !== mo - 1 ||
+    probe.getUTCDate() !== d ||
+    probe.getUTCHours() !== h ||
+    probe.getUTCMinutes() !== mi ||
+    probe.getUTCSeconds() !== se
+  )
+    return undefined
+  const ms = Date.parse(text)
+  return Number.isNaN(ms) ? undefined : ms
+}

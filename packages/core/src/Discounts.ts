@@ -5,7 +5,7 @@
  * @since 0.1.0
  */
 import { Context, DateTime, Effect, Layer, Option, Result } from "effect"
-import type { Metadata } from "./Common.js"
+import { type Metadata, parseInstant } from "./Common.js"
 import * as Discount from "./Discount.js"
 import * as Entities from "./Entities.js"
 import * as Errors from "./Errors.js"
@@ -71,10 +71,8 @@ const wholeIn = (param: string, value: number | undefined, min: number, max: num
 
 const instant = (param: string, text: string | undefined) => {
   if (text === undefined) return Effect.succeed(null)
-  const parsed = DateTime.make(text)
-  return parsed._tag === "Some" && /^\d{4}-\d{2}-\d{2}T/.test(text)
-    ? Effect.succeed(DateTime.toEpochMillis(parsed.value))
-    : Effect.fail(invalid(param, "must be an RFC 3339 timestamp"))
+  const ms = parseInstant(text)
+  return ms !== undefined ? Effect.succeed(ms) : Effect.fail(invalid(param, "must be an RFC 3339 timestamp"))
 }
 
 /** An amount in the merchant's currency: exact to its minor unit, within the engine's bounds. */

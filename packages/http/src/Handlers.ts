@@ -62,26 +62,7 @@ const list = (v: string | ReadonlyArray<string> | undefined): ReadonlyArray<stri
         .map((s) => s.trim())
         .filter((s) => s !== "")
 
-const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i
-
-/** An RFC 3339 instant in epoch ms, or undefined when malformed or not a real date (Feb 30, 25:00). */
-const instant = (text: string): number | undefined => {
-  const m = RFC3339.exec(text)
-  if (!m) return undefined
-  const [y, mo, d, h, mi, se] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number]
-  const probe = new Date(Date.UTC(y, mo - 1, d, h, mi, se))
-  if (
-    probe.getUTCFullYear() !== y ||
-    probe.getUTCMonth() !== mo - 1 ||
-    probe.getUTCDate() !== d ||
-    probe.getUTCHours() !== h ||
-    probe.getUTCMinutes() !== mi ||
-    probe.getUTCSeconds() !== se
-  )
-    return undefined
-  const ms = Date.parse(text)
-  return Number.isNaN(ms) ? undefined : ms
-}
+const instant = Common.parseInstant
 
 /** Parses the common list query: limit (1..100, default 10), cursors and created_at ranges. */
 const pageQuery = (q: {
