@@ -23,7 +23,7 @@ import {
   must,
   RATE_RULE,
   rateInBounds,
-  redemptionsBy
+  discountRefusal
 } from "./internal/records.js"
 import * as Lifecycle from "./Lifecycle.js"
 import * as Merchants from "./Merchants.js"
@@ -268,16 +268,12 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
             const found = yield* Effect.orDie(discounts.findBy(merchantId, "code", command.discountCode.value))
             if (Option.isNone(found)) return yield* refuse("discount", "no such discount code")
             const d = found.value.value
-            const why = Discount.refusal(d, {
+            const why = yield* discountRefusal(storage, merchantId, d, {
               at,
-              productId: pv.product_id,
-              amount: {
-                minor: Pricing.rate(Price.modelOf(pv, 0), quantity, pv.currency).amount.amount,
-                currency: settleCurrency === pv.currency ? pv.currency : settleCurrency
-              },
-              byCustomer:
-                customerId !== null ? yield* redemptionsBy(storage, merchantId, customerId, d.discount_id) : 0,
-              minMinor: d.min_amount !== null ? Result.getOrThrow(Money.parse(d.min_amount, d.currency)).amount : null
+              pv,
+              quantity,
+              currency: settleCurrency,
+              customerId
             })
             if (why !== undefined) return yield* refuse("discount", why)
             discount = d
@@ -418,6 +414,9 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
           new Errors.SessionRefused({ reason, rateGiven: false, detail })
         if (session.status !== "open" || session.trade_id !== null)
           return yield* new Errors.SessionNotPayable({ sessionId, state: session.status })
+        // the payer may enter a code only where the merchant offered the field
+        if (change.discountCode !== undefined && !session.allow_discount_codes)
+          return yield* refuse("discount", "this checkout takes no discount code")
         const item = session.line_items[0]
         if (session.mode !== "checkout" || item === undefined)
           return yield* refuse(
@@ -466,21 +465,12 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
         }
         if (discount !== null) {
           const at = yield* nowOf(yield* merchants.get(merchantId))
-          const why = Discount.refusal(discount, {
+          const why = yield* discountRefusal(storage, merchantId, discount, {
             at,
-            productId: pv.product_id,
-            amount: {
-              minor: Pricing.rate(Price.modelOf(pv, 0), quantity, pv.currency).amount.amount,
-              currency: session.currency
-            },
-            byCustomer:
-              session.customer_id !== null
-                ? yield* redemptionsBy(storage, merchantId, session.customer_id, discount.discount_id)
-                : 0,
-            minMinor:
-              discount.min_amount !== null
-                ? Result.getOrThrow(Money.parse(discount.min_amount, discount.currency)).amount
-                : null
+            pv,
+            quantity,
+            currency: session.currency,
+            customerId: session.customer_id
           })
           if (why !== undefined) return yield* refuse("discount", why)
           const trialFirst = Option.isSome(Price.trialOf(pv)) && !skipTrial

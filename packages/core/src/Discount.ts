@@ -6,9 +6,10 @@
  *
  * @since 0.1.0
  */
-import { DateTime, type Result, Schema } from "effect"
+import { DateTime, Result, Schema } from "effect"
 import { Metadata, NullableString, NullableTimestamp, Timestamp } from "./Common.js"
 import * as Lifecycle from "./Lifecycle.js"
+import * as Money from "./Money.js"
 import { DiscountStatus } from "./Lifecycle.js"
 
 /**
@@ -127,10 +128,15 @@ export const refusal = (
     readonly amount: { readonly minor: bigint; readonly currency: string }
     /** How many times this customer already redeemed it (0 for a new customer). */
     readonly byCustomer: number
-    /** The minimum purchase in minor units of the discount's currency, when it has one. */
-    readonly minMinor: bigint | null
   }
 ): string | undefined => {
+  const minMinor =
+    discount.min_amount !== null
+      ? Result.match(Money.parse(discount.min_amount, discount.currency), {
+          onFailure: () => null,
+          onSuccess: (m) => m.amount
+        })
+      : null
   const ms = (t: typeof discount.starts_at) => DateTime.toEpochMillis(t)
   if (discount.status !== "active") return "this discount has ended"
   if (purchase.at < ms(discount.starts_at)) return "this discount has not started yet"
@@ -141,10 +147,10 @@ export const refusal = (
     return "this customer has already redeemed this discount"
   if (discount.product_ids.length > 0 && !discount.product_ids.includes(purchase.productId))
     return "this discount does not apply to this product"
-  const needsCurrency = discount.discount_type === "fixed_amount" || purchase.minMinor !== null
+  const needsCurrency = discount.discount_type === "fixed_amount" || minMinor !== null
   if (needsCurrency && purchase.amount.currency !== discount.currency)
     return `this discount is in ${discount.currency}; this purchase is in ${purchase.amount.currency}`
-  if (purchase.minMinor !== null && purchase.amount.minor < purchase.minMinor)
+  if (minMinor !== null && purchase.amount.minor < minMinor)
     return `this discount needs a purchase of at least ${discount.min_amount} ${discount.currency}`
   return undefined
 }

@@ -12,12 +12,18 @@ import * as Errors from "./Errors.js"
 import * as Ids from "./Ids.js"
 import { emit, merchantNow } from "./internal/engine.js"
 import { maxItems, pageErrors } from "./internal/paging.js"
-import { discountTerm, fmtMinor, must, mustBeLive, redeemDiscount, redemptionsBy, writes } from "./internal/records.js"
+import {
+  discountRefusal,
+  discountTerm,
+  fmtMinor,
+  must,
+  mustBeLive,
+  redeemDiscount,
+  writes
+} from "./internal/records.js"
 import * as Lifecycle from "./Lifecycle.js"
 import * as Merchants from "./Merchants.js"
 import * as Money from "./Money.js"
-import * as Price from "./Price.js"
-import * as Pricing from "./Pricing.js"
 import * as Catalog from "./Catalog.js"
 import type * as Store from "./Store.js"
 import { Storage } from "./Store.js"
@@ -313,15 +319,12 @@ export class Discounts extends Context.Service<Discounts>()("@recur/core/Discoun
             const pv = Option.getOrThrow(
               Option.map(yield* versions.get(merchantId, rec.subscription.price_version_id), (v) => v.value)
             )
-            const why = Discount.refusal(d, {
+            const why = yield* discountRefusal(storage, merchantId, d, {
               at,
-              productId: pv.product_id,
-              amount: {
-                minor: Pricing.rate(Price.modelOf(pv, 0), BigInt(rec.subscription.quantity), pv.currency).amount.amount,
-                currency: rec.currency === pv.currency ? pv.currency : rec.currency
-              },
-              byCustomer: yield* redemptionsBy(storage, merchantId, rec.subscription.customer_id, d.discount_id),
-              minMinor: d.min_amount !== null ? Result.getOrThrow(Money.parse(d.min_amount, d.currency)).amount : null
+              pv,
+              quantity: BigInt(rec.subscription.quantity),
+              currency: rec.currency,
+              customerId: rec.subscription.customer_id
             })
             if (why !== undefined)
               return yield* invalid(input.discount_id !== undefined ? "discount_id" : "discount_code", why)

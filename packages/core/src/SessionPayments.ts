@@ -13,7 +13,6 @@ import * as Catalog from "./Catalog.js"
 import * as Checkout from "./Checkout.js"
 import * as CheckoutSession from "./CheckoutSession.js"
 import * as Customers from "./Customers.js"
-import * as Discount from "./Discount.js"
 import * as Entities from "./Entities.js"
 import * as Errors from "./Errors.js"
 import * as Ids from "./Ids.js"
@@ -28,7 +27,7 @@ import {
   newInvoice,
   newTrade,
   redeemDiscount,
-  redemptionsBy,
+  discountRefusal,
   withTax,
   writes
 } from "./internal/records.js"
@@ -39,7 +38,6 @@ import * as Money from "./Money.js"
 import * as Payments from "./Payments.js"
 import * as Ports from "./Ports.js"
 import * as Price from "./Price.js"
-import * as Pricing from "./Pricing.js"
 import * as Settings from "./Settings.js"
 import * as Store from "./Store.js"
 import * as Subscription from "./Subscription.js"
@@ -184,16 +182,12 @@ export class SessionPayments extends Context.Service<SessionPayments>()("@recur/
               if (session.discount_id !== null && pv !== null && pv.billing_type === "recurring") {
                 const dv = Option.getOrThrow(yield* Effect.orDie(discounts.get(merchantId, session.discount_id)))
                 const d = dv.value
-                const why = Discount.refusal(d, {
+                const why = yield* discountRefusal(storage, merchantId, d, {
                   at,
-                  productId: pv.product_id,
-                  amount: {
-                    minor: Pricing.rate(Price.modelOf(pv, 0), quantity, pv.currency).amount.amount,
-                    currency: session.currency === pv.currency ? pv.currency : session.currency
-                  },
-                  byCustomer: yield* redemptionsBy(storage, merchantId, customerId, d.discount_id),
-                  minMinor:
-                    d.min_amount !== null ? Result.getOrThrow(Money.parse(d.min_amount, d.currency)).amount : null
+                  pv,
+                  quantity,
+                  currency: session.currency,
+                  customerId
                 })
                 if (why !== undefined)
                   return yield* new Errors.SessionRefused({ reason: "discount", rateGiven: false, detail: why })

@@ -174,6 +174,40 @@ const payJson = (
 }
 
 /**
+ * A change the payer makes on the page before paying (the quantity stepper, a discount code):
+ * the engine applies it and the payer goes back to the page (303, relative: under any mount
+ * prefix), which shows the new amounts; a refusal is the page with its reason (400, or 409 when
+ * a payment claimed the session first).
+ */
+const payerChange = (
+  apply: (
+    billing: Billing.Billing["Service"],
+    merchantId: string,
+    sessionId: string,
+    input: Record<string, string>
+  ) => Effect.Effect<unknown, Errors.RecurError>
+) =>
+  Effect.gen(function* () {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const session_id = request.url.split("/")[2] ?? ""
+    const found = yield* findSession(session_id)
+    if (Option.isNone(found)) return yield* notice(request, null, (w) => w.notFound, 404)
+    const m = found.value.merchant_id
+    const input = yield* Effect.orElseSucceed(body, () => ({}) as Record<string, string>)
+    const result = yield* Effect.result(Billing.Billing.use((b) => apply(b, m, session_id, input)))
+    if (result._tag === "Success") return HttpServerResponse.redirect(`../${session_id}`, { status: 303 })
+    const view = yield* viewOf(m, session_id)
+    if (view.session.status === "complete") return yield* done(view.session, request)
+    if (view.session.status === "expired") return yield* notice(request, view.session, (w) => w.expired, 410)
+    return yield* checkoutPage(
+      request,
+      view,
+      { action: "pay", base: "../" },
+      { message: result.failure.message, status: result.failure._tag === "SessionRefused" ? 400 : 409 }
+    )
+  })
+
+/**
  * The routes: `GET /checkout/:id`, `POST /checkout/:id/pay`, `POST /checkout/:id/quantity` (the payer's
  * quantity stepper), `GET|POST /sandbox/3ds/:trade_id`.
  *
@@ -291,66 +325,20 @@ export const routes = Layer.mergeAll(
   HttpRouter.add(
     "POST",
     "/checkout/:session_id/quantity",
-    Effect.gen(function* () {
-      const request = yield* HttpServerRequest.HttpServerRequest
-      const session_id = request.url.split("/")[2] ?? ""
-      const found = yield* findSession(session_id)
-      if (Option.isNone(found)) return yield* notice(request, null, (w) => w.notFound, 404)
-      const m = found.value.merchant_id
-      const input = yield* Effect.orElseSucceed(body, () => ({}) as Record<string, string>)
-      const result = yield* Effect.result(
-        Billing.Billing.use((b) => b.setSessionQuantity(m, session_id, String(input.quantity ?? "")))
-      )
-      if (result._tag === "Success")
-        // back to the page (relative: under any mount prefix), which shows the new quantity and amounts
-        return HttpServerResponse.redirect(`../${session_id}`, { status: 303 })
-      const view = yield* viewOf(m, session_id)
-      if (view.session.status === "complete") return yield* done(view.session, request)
-      if (view.session.status === "expired") return yield* notice(request, view.session, (w) => w.expired, 410)
-      return yield* checkoutPage(
-        request,
-        view,
-        { action: "pay", base: "../" },
-        { message: result.failure.message, status: result.failure._tag === "SessionRefused" ? 400 : 409 }
-      )
-    })
+    payerChange((b, m, id, input) => b.setSessionQuantity(m, id, String(input.quantity ?? "")))
   ),
   HttpRouter.add(
     "POST",
     "/checkout/:session_id/discount",
-    Effect.gen(function* () {
-      const request = yield* HttpServerRequest.HttpServerRequest
-      const session_id = request.url.split("/")[2] ?? ""
-      const found = yield* findSession(session_id)
-      if (Option.isNone(found)) return yield* notice(request, null, (w) => w.notFound, 404)
-      const m = found.value.merchant_id
-      const before = yield* Effect.orDie(Billing.Billing.use((b) => b.getSession(m, session_id)))
-      const input = yield* Effect.orElseSucceed(body, () => ({}) as Record<string, string>)
-      const code = String(input.discount_code ?? "")
-        .trim()
-        .toUpperCase()
-      const result = before.allow_discount_codes
-        ? yield* Effect.result(Billing.Billing.use((b) => b.setSessionDiscountCode(m, session_id, code)))
-        : Result.fail(
-            new Errors.SessionRefused({
-              reason: "discount",
-              rateGiven: false,
-              detail: "this checkout takes no discount code"
-            })
-          )
-      if (result._tag === "Success")
-        // back to the page, which shows the discount and the new amount due
-        return HttpServerResponse.redirect(`../${session_id}`, { status: 303 })
-      const view = yield* viewOf(m, session_id)
-      if (view.session.status === "complete") return yield* done(view.session, request)
-      if (view.session.status === "expired") return yield* notice(request, view.session, (w) => w.expired, 410)
-      return yield* checkoutPage(
-        request,
-        view,
-        { action: "pay", base: "../" },
-        { message: result.failure.message, status: result.failure._tag === "SessionRefused" ? 400 : 409 }
+    payerChange((b, m, id, input) =>
+      b.setSessionDiscountCode(
+        m,
+        id,
+        String(input.discount_code ?? "")
+          .trim()
+          .toUpperCase()
       )
-    })
+    )
   ),
   HttpRouter.add(
     "GET",

@@ -405,6 +405,40 @@ export const redemptionsBy = (storage: StorageService, merchantId: string, custo
     }
   })
 
+/**
+ * Why `discount` cannot be redeemed now on `quantity` × `pv`, settled in `currency`, by
+ * `customerId` (null: a customer not created yet), or undefined: `Discount.refusal` on the first
+ * paid cycle's price and the customer's earlier redemptions — the one check of a checkout, its
+ * payment, its page and a subscription.
+ */
+export const discountRefusal = (
+  storage: StorageService,
+  merchantId: string,
+  discount: Discount.Discount,
+  purchase: {
+    readonly at: number
+    readonly pv: Price.PriceVersion
+    readonly quantity: bigint
+    readonly currency: string
+    readonly customerId: string | null
+  }
+) =>
+  Effect.map(
+    purchase.customerId !== null
+      ? redemptionsBy(storage, merchantId, purchase.customerId, discount.discount_id)
+      : Effect.succeed(0),
+    (byCustomer) =>
+      Discount.refusal(discount, {
+        at: purchase.at,
+        productId: purchase.pv.product_id,
+        amount: {
+          minor: Pricing.rate(Price.modelOf(purchase.pv, 0), purchase.quantity, purchase.pv.currency).amount.amount,
+          currency: purchase.currency
+        },
+        byCustomer
+      })
+  )
+
 /** The subscription's discounts whose window covers `cycleIndex`, as rules in its settlement currency. */
 export const discountRules = (
   rec: Entities.SubscriptionRecord,
