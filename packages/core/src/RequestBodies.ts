@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import { Schema } from "effect"
+import { Schema, SchemaIssue } from "effect"
 import * as CheckoutSession from "./CheckoutSession.js"
 import * as Common from "./Common.js"
 import * as Customer from "./Customer.js"
@@ -260,3 +260,18 @@ export const Card = Schema.Struct({
   cvc: Schema.String,
   name: Schema.optionalKey(Schema.String)
 })
+
+/**
+ * A body that does not decode, field by field: each issue with its field's path as the API spells
+ * it (`line_items.0.price_id`, empty for the body itself). The REST adapter and the Promise
+ * facade both name the field at fault from it.
+ *
+ * @since 0.1.0
+ */
+export const issuesOf = (
+  issue: SchemaIssue.Issue
+): ReadonlyArray<{ readonly field: string; readonly message: string }> =>
+  SchemaIssue.makeFormatterStandardSchemaV1()(issue).issues.map((i) => ({
+    field: (i.path ?? []).map((p) => String(typeof p === "object" && p !== null && "key" in p ? p.key : p)).join("."),
+    message: i.message
+  }))

@@ -12,8 +12,8 @@
  * }
  * @since 0.1.0
  */
-import { ErrorReplies, Errors } from "@recur/core"
-import { Cause, SchemaIssue } from "effect"
+import { ErrorReplies, Errors, RequestBodies } from "@recur/core"
+import { Cause, type SchemaIssue } from "effect"
 
 /**
  * Any failure of a facade call.
@@ -145,14 +145,10 @@ export const fromCause = (cause: Cause.Cause<unknown>): RecurError => {
  * @since 0.1.0
  */
 export const invalidInput = (issue: SchemaIssue.Issue): Errors.InvalidParameter => {
-  const issues = SchemaIssue.makeFormatterStandardSchemaV1()(issue).issues
-  // the REST adapter's spelling of a path: `line_items.0.price_id`
-  const path = (i: (typeof issues)[number]) =>
-    (i.path ?? []).map((p) => String(typeof p === "object" && p !== null && "key" in p ? p.key : p)).join(".")
-  const first = issues[0]
+  const issues = RequestBodies.issuesOf(issue).map((i) => ({ field: i.field || "body", message: i.message }))
   return new Errors.InvalidParameter({
-    param: first !== undefined ? path(first) || "body" : "body",
-    reason: first?.message ?? "Invalid input",
-    issues: issues.map((i) => ({ field: path(i) || "body", message: i.message }))
+    param: issues[0]?.field ?? "body",
+    reason: issues[0]?.message ?? "Invalid input",
+    issues
   })
 }

@@ -11,13 +11,14 @@ import {
   type Customers,
   type Discounts,
   Merchants,
+  RequestBodies,
   Secrets,
   Store,
   type Subscriptions,
   type Webhooks
 } from "@recur/core"
 import type { SandboxGateway } from "@recur/payment-sandbox"
-import { ByteSize, Cause, Clock, Effect, Layer, Option, SchemaIssue } from "effect"
+import { ByteSize, Cause, Clock, Effect, Layer, Option, type SchemaIssue } from "effect"
 import { HttpIncomingMessage, HttpRouter, HttpServer, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder, HttpApiMiddleware, HttpApiSwagger } from "effect/http-api"
 import { BillingApi, DecodeErrors } from "./Api.js"
@@ -70,11 +71,9 @@ const isApiError = (e: unknown): e is ApiErrors.ApiError => ApiErrors.all.some((
 
 /** The issues of a request that does not decode, as `InvalidParameter` naming the first field. */
 const decodeFailure = (requestId: string, issue: SchemaIssue.Issue) => {
-  const issues = SchemaIssue.makeFormatterStandardSchemaV1()(issue).issues
-  const path = (i: (typeof issues)[number]) =>
-    (i.path ?? []).map((p) => String(typeof p === "object" && p !== null && "key" in p ? p.key : p)).join(".")
-  const message = issues.map((i) => `${path(i) || "body"}: ${i.message}`).join("; ") || "Invalid request"
-  const param = issues[0] !== undefined ? path(issues[0]) : ""
+  const issues = RequestBodies.issuesOf(issue)
+  const message = issues.map((i) => `${i.field || "body"}: ${i.message}`).join("; ") || "Invalid request"
+  const param = issues[0]?.field ?? ""
   return new ApiErrors.InvalidParameter({
     code: "InvalidParameter",
     message,
