@@ -10,7 +10,7 @@ import * as Discount from "./Discount.js"
 import * as Entities from "./Entities.js"
 import * as Errors from "./Errors.js"
 import * as Ids from "./Ids.js"
-import { emit, merchantNow } from "./internal/engine.js"
+import { emitAll, merchantNow } from "./internal/engine.js"
 import { maxItems, pageErrors } from "./internal/paging.js"
 import {
   discountRefusal,
@@ -191,15 +191,13 @@ export class Discounts extends Context.Service<Discounts>()("@recur/core/Discoun
             yield* Effect.catchTag(discounts.insert(discount), "UniqueViolation", () =>
               Effect.fail(new Errors.DuplicateResource({ resource: "discount", param: "code" }))
             )
-            for (const type of Lifecycle.discount.createEvents)
-              yield* emit(storage, {
-                merchant_id: merchantId,
-                type,
-                business_id: discount.discount_id,
-                schema: Discount.Discount,
-                data: discount,
-                at
-              })
+            yield* emitAll(storage, Lifecycle.discount.createEvents, {
+              merchant_id: merchantId,
+              business_id: discount.discount_id,
+              schema: Discount.Discount,
+              data: discount,
+              at
+            })
           })
         )
         return discount
@@ -248,15 +246,13 @@ export class Discounts extends Context.Service<Discounts>()("@recur/core/Discoun
                 Effect.fail(new Errors.ConcurrentUpdate({ resource: "discount", id: discountId }))
               )
             )
-            for (const type of moved.success.events)
-              yield* emit(storage, {
-                merchant_id: merchantId,
-                type,
-                business_id: discountId,
-                schema: Discount.Discount,
-                data: moved.success.value,
-                at
-              })
+            yield* emitAll(storage, moved.success.events, {
+              merchant_id: merchantId,
+              business_id: discountId,
+              schema: Discount.Discount,
+              data: moved.success.value,
+              at
+            })
           })
         )
         return moved.success.value
