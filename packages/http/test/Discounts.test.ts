@@ -151,20 +151,8 @@ for (const [name, storage] of backends()) {
     })
 
     describe("redeemed at checkout", () => {
-      const priceOf = async (k: string, fields: Record<string, unknown> = {}) => {
-        const product = (await api.call("POST", "/api/v1/products", k, { product_name: "Plan" })).body as any
-        const price = await api.call("POST", "/api/v1/prices", k, {
-          name: "Plan monthly",
-          product_id: product.data.product_id,
-          currency: "USD",
-          billing_type: "recurring",
-          price_type: "flat_price",
-          price_plan: { billing_cycle_unit: "month", base_price_val: "30.00" },
-          ...fields
-        })
-        expect(price.status, JSON.stringify(price.body)).toBe(200)
-        return { priceId: (price.body as any).data.price_id as string, productId: product.data.product_id as string }
-      }
+      const priceOf = (k: string, fields: Record<string, unknown> = {}) =>
+        api.priceOf(k, fields, { product: "Plan", price: "Plan monthly" })
       const pay = (sessionId: string) =>
         api.call(
           "POST",

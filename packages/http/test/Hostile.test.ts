@@ -156,21 +156,7 @@ for (const [name, storage] of backends()) {
       }
     })
 
-    /** A product and a price of the merchant with `k`: monthly 30.00 flat unless `fields` say otherwise. */
-    const priceOf = async (k: string, fields: Record<string, unknown> = {}) => {
-      const product = (await api.call("POST", "/api/v1/products", k, { product_name: "Pro" })).body as any
-      const price = await api.call("POST", "/api/v1/prices", k, {
-        name: "Pro monthly",
-        product_id: product.data.product_id,
-        currency: "USD",
-        billing_type: "recurring",
-        price_type: "flat_price",
-        price_plan: { billing_cycle_unit: "month", base_price_val: "30.00" },
-        ...fields
-      })
-      expect(price.status, JSON.stringify(price.body)).toBe(200)
-      return (price.body as any).data.price_id as string
-    }
+    const priceOf = async (k: string, fields: Record<string, unknown> = {}) => (await api.priceOf(k, fields)).priceId
 
     /** Pays a checkout session on the hosted route, as code does (`Accept: application/json`). */
     const pay = (sessionId: string, card_number = "4242424242424242") =>

@@ -14,20 +14,8 @@ for (const [name, storage] of backends()) {
     }, 120_000)
     afterAll(() => api.dispose())
 
-    const priceOf = async (fields: Record<string, unknown> = {}) => {
-      const product = (await api.call("POST", "/api/v1/products", key, { product_name: "Team plan" })).body as any
-      const price = await api.call("POST", "/api/v1/prices", key, {
-        name: "Team monthly",
-        product_id: product.data.product_id,
-        currency: "USD",
-        billing_type: "recurring",
-        price_type: "flat_price",
-        price_plan: { billing_cycle_unit: "month", base_price_val: "30.00" },
-        ...fields
-      })
-      expect(price.status, JSON.stringify(price.body)).toBe(200)
-      return (price.body as any).data.price_id as string
-    }
+    const priceOf = async (fields: Record<string, unknown> = {}) =>
+      (await api.priceOf(key, fields, { product: "Team plan", price: "Team monthly" })).priceId
     const sessionOf = async (body: Record<string, unknown>) => {
       const r = await api.call("POST", "/api/v1/session", key, { payer_id: `p-${Math.random()}`, ...body })
       expect(r.status, JSON.stringify(r.body)).toBe(200)

@@ -32,5 +32,24 @@ export const serve = (storage: Layer.Layer<Store.Storage, unknown>) => {
     )
   /** Builds the store (PGlite start, migrations) now: call it in `beforeAll`, not inside a test's time limit. */
   const ready = () => api.runtime.runPromise(Effect.void)
-  return { ...api, merchant, ready }
+  /** A product and a price of the merchant with `key`: monthly 30.00 flat unless `fields` say otherwise. */
+  const priceOf = async (
+    key: string,
+    fields: Record<string, unknown> = {},
+    names: { readonly product: string; readonly price: string } = { product: "Pro", price: "Pro monthly" }
+  ) => {
+    const product = (await api.call("POST", "/api/v1/products", key, { product_name: names.product })).body as any
+    const price = await api.call("POST", "/api/v1/prices", key, {
+      name: names.price,
+      product_id: product.data.product_id,
+      currency: "USD",
+      billing_type: "recurring",
+      price_type: "flat_price",
+      price_plan: { billing_cycle_unit: "month", base_price_val: "30.00" },
+      ...fields
+    })
+    if (price.status !== 200) throw new Error(`price not created: ${JSON.stringify(price.body)}`)
+    return { priceId: (price.body as any).data.price_id as string, productId: product.data.product_id as string }
+  }
+  return { ...api, merchant, ready, priceOf }
 }
