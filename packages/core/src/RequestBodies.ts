@@ -116,7 +116,6 @@ export const CreateSession = Schema.Struct({
   privacy_policy_url: Schema.optional(Schema.String),
   first_source_channel: Schema.optional(Schema.String),
   billing_address: Schema.optional(Schema.Struct(Common.BillingAddress.fields)),
-
   amount: Schema.optional(Schema.String),
   currency: Schema.optional(Schema.String),
   discount_code: Schema.optional(Schema.String),
