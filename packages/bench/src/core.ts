@@ -23,7 +23,7 @@ export const run = async () => {
     { kind: "proration_credit", description: "credit", quantity: 1n, amount: Money.make(-500n, "USD") }
   ]
   const discounts = [Invoicing.DiscountRule.Percentage({ discount_id: "d1", discount_code: "TEN", basisPoints: 1000n })]
-  const tax: Invoicing.TaxFn = (m) => Money.make((m.amount * 825n + 5000n) / 10000n, m.currency)
+  const tax = Invoicing.flatTax("Sales tax", 82_500n)
   let sink = 0n
 
   // the same formulas in raw bigint: half-even division, as Recur rounds
@@ -50,7 +50,7 @@ export const run = async () => {
   const rawInvoice = () => {
     const subtotal = 9000n + 7250n - 500n
     const discounted = subtotal - halfEven(subtotal * 1000n, 10000n)
-    return discounted + (discounted * 825n + 5000n) / 10000n
+    return discounted + halfEven(discounted * 825n, 10000n)
   }
 
   const bench = new Bench({ time: Number(process.env.BENCH_CORE_MS ?? 1500) })

@@ -117,7 +117,7 @@ export class Billing extends Context.Service<Billing>()("@recur/core/Billing", {
       continueAdvance: clock.continueInBackground,
       clockOf: clock.clockOf,
       /** A draft with the tax calculator's tax, its discounts kept (see `internal/records`). */
-      withTax: withTax(taxes),
+      withTax: withTax(taxes, storage),
       getSubscription,
       getSubscriptionRecord,
       getTrade,

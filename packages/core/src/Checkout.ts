@@ -17,6 +17,7 @@ import * as Ids from "./Ids.js"
 import { dt, msOf, nowOf } from "./internal/engine.js"
 import {
   afterDiscount,
+  taxOnAmount,
   cycleAmounts,
   discountRule,
   fmtMinor,
@@ -192,6 +193,7 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
   make: Effect.gen(function* () {
     const storage = yield* Store.Storage
     const fx = yield* Ports.FxRates
+    const taxOf = taxOnAmount(yield* Ports.TaxCalculator, yield* Store.Storage)
     const settings = yield* Settings.Settings
     const merchants = yield* Merchants.Merchants
     const customers = yield* Customers.Customers
@@ -323,6 +325,8 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
         }
         // in the settlement currency, rounded as the first invoice will round it
         if (discount !== null && discountNow) due = afterDiscount(due, discountRule(discount))
+        // with the tax at the billing address (else the customer's), as the payment will charge it
+        const taxed = yield* taxOf(merchantId, customerId, command.page.billing_address, due)
         const item = Option.getOrUndefined(command.item)
         const session_id = yield* Ids.make(Ids.prefixes.checkoutSession)
         const session = new CheckoutSession.CheckoutSession({
@@ -351,7 +355,8 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
           trial_policy: command.trialPolicy,
           total_cycles: command.totalCycles,
           convert_to_continuous: command.convertToContinuous,
-          amount: Money.format(due),
+          amount: Money.format(taxed.total),
+          tax_amount: Money.format(taxed.tax),
           currency,
           target_currency: Option.match(command.settlement, { onNone: () => null, onSome: (t) => t.currency }),
           merchant_rate: rateText,
@@ -476,11 +481,13 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
           const trialFirst = Option.isSome(Price.trialOf(pv)) && !skipTrial
           if (!trialFirst) due = afterDiscount(due, discountRule(discount))
         }
+        const taxed = yield* taxOf(merchantId, session.customer_id, session.billing_address, due)
         const updated = new CheckoutSession.CheckoutSession(
           {
             ...session,
             line_items: [new CheckoutSession.SessionLineItem({ ...item, quantity: quantity.toString() })],
-            amount: Money.format(due),
+            amount: Money.format(taxed.total),
+            tax_amount: Money.format(taxed.tax),
             discount_id: discount?.discount_id ?? null,
             discount_code: discount?.code ?? null
           },
@@ -545,7 +552,9 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
             if (d !== null && (trial !== null || cycles === null || cycles > 1))
               then = afterDiscount(then, discountRule(d))
           }
-          cycleAmount = Money.format(then)
+          cycleAmount = Money.format(
+            (yield* taxOf(merchantId, session.customer_id, session.billing_address, then)).total
+          )
         }
         return {
           session,

@@ -94,7 +94,12 @@ export class CheckoutSession extends Schema.Class<CheckoutSession>("CheckoutSess
   discount_id: NullableString.pipe(Schema.withDecodingDefault(Effect.succeed(null))),
   discount_code: NullableString.pipe(Schema.withDecodingDefault(Effect.succeed(null))),
   /** The hosted page offers a discount code field (Stripe's `allow_promotion_codes`). */
-  allow_discount_codes: Schema.Boolean.pipe(Schema.withDecodingDefault(Effect.succeed(false)))
+  allow_discount_codes: Schema.Boolean.pipe(Schema.withDecodingDefault(Effect.succeed(false))),
+  /**
+   * The tax in `amount` (inclusive taxes are inside it, exclusive ones were added to it), at the
+   * billing address or the customer's (sessions stored before taxes: null).
+   */
+  tax_amount: NullableString.pipe(Schema.withDecodingDefault(Effect.succeed(null)))
 }) {}
 
 /**

@@ -186,6 +186,26 @@ export const divideHalfEven = (numerator: bigint, denominator: bigint): bigint =
 }
 
 /**
+ * Integer division rounded half away from zero ("commercial" rounding: 0.5 → 1, −0.5 → −1).
+ *
+ * @example
+ * Decimal.divideHalfUp(725n, 10n) // 73n
+ * @since 0.1.0
+ */
+export const divideHalfUp = (numerator: bigint, denominator: bigint): bigint => {
+  if (denominator === 0n) throw new RangeError("division by zero")
+  if (denominator < 0n) {
+    numerator = -numerator
+    denominator = -denominator
+  }
+  const negative = numerator < 0n
+  const n = negative ? -numerator : numerator
+  let q = n / denominator
+  if ((n % denominator) * 2n >= denominator) q += 1n
+  return negative ? -q : q
+}
+
+/**
  * Integer division rounded up (towards positive infinity), for counts such as partial
  * packages and usage blocks. Not a money rounding.
  *

@@ -27,12 +27,13 @@ import * as Renewals from "./Renewals.js"
 import * as SandboxClock from "./SandboxClock.js"
 import * as SessionPayments from "./SessionPayments.js"
 import * as Subscriptions from "./Subscriptions.js"
+import * as TaxRates from "./TaxRates.js"
 import * as WebhookDispatch from "./WebhookDispatch.js"
 import * as Webhooks from "./Webhooks.js"
 import * as Worker from "./Worker.js"
 
 const tenants = Layer.mergeAll(Merchants.Merchants.layer, Customers.Customers.layer, Catalog.Catalog.layer)
-const offers = Discounts.Discounts.layer
+const offers = Layer.mergeAll(Discounts.Discounts.layer, TaxRates.TaxRates.layer)
 const money = Payments.Payments.layer
 const flows = Layer.mergeAll(
   SessionPayments.SessionPayments.layer.pipe(Layer.provideMerge(Checkout.Checkout.layer)),

@@ -17,6 +17,7 @@ import * as Price from "./Price.js"
 import * as Refund from "./Refund.js"
 import type * as Store from "./Store.js"
 import * as Subscription from "./Subscription.js"
+import * as Tax from "./Tax.js"
 import * as Trade from "./Trade.js"
 import * as Usage from "./Usage.js"
 import { webhookDelivery, webhookEndpoint, webhookEvent } from "./internal/webhookEntities.js"
@@ -498,4 +499,25 @@ export const discount: Store.Entity<Discount.Discount, typeof Discount.Discount.
   createdAt: (d) => ms(d.created_at),
   columns: { status: (d) => d.status, code: (d) => d.code },
   unique: [{ name: "discount_code", columns: ["code"] }]
+}
+
+/**
+ * A tax rate, stored as the API shows it. `jurisdiction` (`DE`, `US-CA`) is set while the rate is
+ * active and unique per merchant: one active rate per country and region.
+ *
+ * @since 0.1.0
+ */
+export const taxRate: Store.Entity<Tax.TaxRate, typeof Tax.TaxRate.Encoded> = {
+  name: "tax_rate",
+  table: "recur_tax_rates",
+  schema: Tax.TaxRate,
+  id: (t) => t.tax_rate_id,
+  merchantId: (t) => t.merchant_id,
+  createdAt: (t) => ms(t.created_at),
+  columns: {
+    status: (t) => t.status,
+    country: (t) => t.country,
+    jurisdiction: (t) => (t.status === "active" ? Tax.jurisdiction(t) : null)
+  },
+  unique: [{ name: "tax_rate_jurisdiction", columns: ["jurisdiction"] }]
 }

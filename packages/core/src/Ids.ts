@@ -34,7 +34,8 @@ export const prefixes = {
   webhookEvent: "evt",
   webhookDelivery: "whd",
   quote: "quo",
-  discount: "dsc"
+  discount: "dsc",
+  taxRate: "txr"
 } as const
 
 /**

@@ -3,7 +3,7 @@
  *
  * @since 0.1.0
  */
-import { Schema } from "effect"
+import { Effect, Schema } from "effect"
 import { Discounts, Metadata, NullableString, NullableTimestamp, Timestamp } from "./Common.js"
 import type { Result } from "effect"
 import * as Lifecycle from "./Lifecycle.js"
@@ -20,6 +20,55 @@ export const InvoiceType = Schema.Literals(["initial", "trial", "renewal", "refu
  * @since 0.1.0
  */
 export type InvoiceType = typeof InvoiceType.Type
+
+/**
+ * What a line of an invoice is: the cycle's price (`subscription`), a `trial`, `usage` in arrears,
+ * the two sides of a prorated change, a `refund`, or a `discount` (negative).
+ *
+ * @since 0.1.0
+ */
+export const LineKind = Schema.Literals([
+  "subscription",
+  "trial",
+  "usage",
+  "proration_credit",
+  "proration_charge",
+  "refund",
+  "discount"
+])
+
+/**
+ * One line of an invoice document: signed amount (credits and discounts are negative), the
+ * quantity, and the service period it covers when it covers one.
+ *
+ * @since 0.1.0
+ */
+export class InvoiceLine extends Schema.Class<InvoiceLine>("InvoiceLine")({
+  kind: LineKind,
+  description: Schema.String,
+  quantity: Schema.String,
+  amount: Schema.String,
+  period_start: NullableTimestamp,
+  period_end: NullableTimestamp
+}) {}
+
+/**
+ * One tax on an invoice: the rate (`tax_rate_id` null for a tax from a configured table or a tax
+ * service), the amount it was computed on and the tax; `inclusive` taxes are inside the lines'
+ * amounts, exclusive ones are added to the total.
+ *
+ * @since 0.1.0
+ */
+export class InvoiceTaxLine extends Schema.Class<InvoiceTaxLine>("InvoiceTaxLine")({
+  tax_rate_id: NullableString,
+  name: Schema.String,
+  percentage: Schema.String,
+  country: NullableString,
+  region: NullableString,
+  inclusive: Schema.Boolean,
+  taxable_amount: Schema.String,
+  amount: Schema.String
+}) {}
 
 /**
  * An invoice record.
@@ -46,7 +95,12 @@ export class Invoice extends Schema.Class<Invoice>("Invoice")({
   metadata: Metadata,
   Discounts: Discounts,
   price_version_id: NullableString,
-  tax_amount: Schema.String
+  tax_amount: Schema.String,
+  /** The lines before discounts, summed (invoices issued before documents: null). */
+  subtotal: NullableString.pipe(Schema.withDecodingDefault(Effect.succeed(null))),
+  /** Priced lines, then discount lines (invoices issued before documents: none). */
+  lines: Schema.Array(InvoiceLine).pipe(Schema.withDecodingDefault(Effect.succeed([]))),
+  tax_lines: Schema.Array(InvoiceTaxLine).pipe(Schema.withDecodingDefault(Effect.succeed([])))
 }) {}
 
 /**

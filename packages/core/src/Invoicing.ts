@@ -11,6 +11,7 @@ import type { InvoiceType } from "./Invoice.js"
 import * as Money from "./Money.js"
 import * as Price from "./Price.js"
 import * as Pricing from "./Pricing.js"
+import * as Tax from "./Tax.js"
 import type * as Proration from "./Proration.js"
 
 /**
@@ -57,18 +58,61 @@ export interface AppliedDiscount {
 }
 
 /**
- * The tax port's pure shape: tax due on a taxable amount. Zero by default.
+ * One tax on an invoice: which rate, on what amount, how much. Inclusive taxes are already in
+ * the lines' amounts (carved out, the total does not change); exclusive ones are added.
  *
  * @since 0.1.0
  */
-export type TaxFn = (taxable: Money.Money) => Money.Money
+export interface TaxLine {
+  /** The merchant's tax rate, or null for a tax from elsewhere (a configured table, a tax service). */
+  readonly tax_rate_id: string | null
+  readonly name: string
+  /** Percentage as text, up to 4 decimals ("19", "8.875"). */
+  readonly percentage: string
+  readonly country: string | null
+  readonly region: string | null
+  readonly inclusive: boolean
+  /** The amount taxed: the invoice's lines after discounts. */
+  readonly taxable: Money.Money
+  readonly amount: Money.Money
+}
+
+/**
+ * The tax port's pure shape: the taxes due on a taxable amount. None by default.
+ *
+ * @since 0.1.0
+ */
+export type TaxFn = (taxable: Money.Money) => ReadonlyArray<TaxLine>
 
 /**
  * No tax.
  *
  * @since 0.1.0
  */
-export const noTax: TaxFn = (taxable) => Money.zero(taxable.currency)
+export const noTax: TaxFn = () => []
+
+/**
+ * One exclusive tax at `units` (1/10 000 of a percent: 20 % = 200 000), rounded once — for tests
+ * and examples; merchants' rates come from `TaxRates`.
+ *
+ * @example
+ * Invoicing.total({ ..., tax: Invoicing.flatTax("Sales tax", 82_500n) })
+ * @since 0.1.0
+ */
+export const flatTax =
+  (name: string, units: bigint, inclusive = false): TaxFn =>
+  (taxable) => [
+    {
+      tax_rate_id: null,
+      name,
+      percentage: Tax.formatPercentage(units),
+      country: null,
+      region: null,
+      inclusive,
+      taxable,
+      amount: Tax.amountOn(taxable, units, inclusive)
+    }
+  ]
 
 /**
  * An invoice to be issued.
@@ -82,10 +126,12 @@ export interface Draft {
   readonly lines: ReadonlyArray<Line>
   readonly subtotal: Money.Money
   readonly discounts: ReadonlyArray<AppliedDiscount>
+  /** All taxes on it, inclusive and exclusive (the sum of `tax_lines`). */
   readonly tax: Money.Money
+  readonly tax_lines: ReadonlyArray<TaxLine>
   /** Customer credit consumed by this invoice. */
   readonly creditApplied: Money.Money
-  /** What is due: subtotal − discounts + tax − credit applied; never negative. */
+  /** What is due: subtotal − discounts + exclusive tax − credit applied; never negative. */
   readonly total: Money.Money
   readonly original_invoice_id: Option.Option<string>
 }
@@ -141,7 +187,8 @@ const applyDiscounts = (subtotal: Money.Money, rules: ReadonlyArray<DiscountRule
 }
 
 /**
- * Totals a set of lines: discounts, tax on the discounted amount, then customer credit.
+ * Totals a set of lines: discounts, tax on the discounted amount (exclusive tax added, inclusive
+ * tax already in it), then customer credit.
  *
  * @since 0.1.0
  */
@@ -163,8 +210,12 @@ export const total = (input: {
   const positive = subtotal.amount > 0n ? subtotal : Money.zero(currency)
   const discounts = applyDiscounts(positive, input.discounts ?? [])
   const discounted = positive.amount - discounts.reduce((a, d) => a + d.amount.amount, 0n)
-  const tax = (input.tax ?? noTax)(Money.make(discounted, currency))
-  const due = discounted + tax.amount
+  const tax_lines = (input.tax ?? noTax)(Money.make(discounted, currency))
+  const tax = Money.make(
+    tax_lines.reduce((a, t) => a + t.amount.amount, 0n),
+    currency
+  )
+  const due = discounted + tax_lines.reduce((a, t) => (t.inclusive ? a : a + t.amount.amount), 0n)
   const credit = input.creditBalance && input.creditBalance.currency === currency ? input.creditBalance.amount : 0n
   const creditApplied = credit > 0n ? (credit < due ? credit : due) : 0n
   return {
@@ -175,6 +226,7 @@ export const total = (input: {
     subtotal,
     discounts,
     tax,
+    tax_lines,
     creditApplied: Money.make(creditApplied, currency),
     total: Money.make(due - creditApplied, currency),
     original_invoice_id: Option.fromNullishOr(input.original_invoice_id)
@@ -301,14 +353,56 @@ export const refund = (input: {
   readonly cycle_index: number
   readonly original_invoice_id: string
   readonly reason: string
+  /**
+   * The original's taxes, what was paid and what was refunded before this refund: the refund
+   * carries each tax in proportion to the amount it pays back (see {@link refundedTax}).
+   */
+  readonly tax?: {
+    readonly lines: ReadonlyArray<TaxLine>
+    readonly paid: Money.Money
+    readonly refundedBefore: Money.Money
+  }
 }): Draft =>
   total({
     invoice_type: "refund",
     cycle_index: input.cycle_index,
     currency: input.amount.currency,
     lines: [{ kind: "refund", description: input.reason, quantity: 1n, amount: input.amount }],
-    original_invoice_id: input.original_invoice_id
+    original_invoice_id: input.original_invoice_id,
+    ...(input.tax
+      ? { tax: () => refundedTax(input.tax!.lines, input.tax!.paid, input.tax!.refundedBefore, input.amount) }
+      : {})
   })
+
+/**
+ * The taxes a refund of `amount` pays back: each of the original's tax lines in proportion to
+ * the share of `paid` refunded, counted cumulatively — the tax of everything refunded so far,
+ * rounded once, less what earlier refunds carried — so partial refunds that add up to the whole
+ * pay back exactly the whole tax. The refunded amount holds them (they are `inclusive`).
+ *
+ * @example
+ * // 119.00 paid with 19.00 tax; refunds of 59.50 then 59.50 carry 9.50 and 9.50
+ * @since 0.1.0
+ */
+export const refundedTax = (
+  lines: ReadonlyArray<TaxLine>,
+  paid: Money.Money,
+  refundedBefore: Money.Money,
+  amount: Money.Money
+): ReadonlyArray<TaxLine> => {
+  if (paid.amount <= 0n) return []
+  const upTo = (m: Money.Money, share: bigint) => Money.taxProportion(m, share, paid.amount).amount
+  const before = refundedBefore.amount
+  const after = before + amount.amount
+  return lines
+    .filter((t) => t.amount.amount > 0n)
+    .map((t) => ({
+      ...t,
+      inclusive: true,
+      taxable: Money.make(upTo(t.taxable, after) - upTo(t.taxable, before), amount.currency),
+      amount: Money.make(upTo(t.amount, after) - upTo(t.amount, before), amount.currency)
+    }))
+}
 
 /**
  * How much of a paid amount can still be refunded.

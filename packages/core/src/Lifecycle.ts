@@ -6,7 +6,15 @@
  * @since 0.1.0
  */
 import { Array as Arr, Result, Schema } from "effect"
-import { apiKey, discount, priceVersion, product, webhookDelivery, webhookEndpoint } from "./internal/machines.js"
+import {
+  apiKey,
+  discount,
+  priceVersion,
+  product,
+  taxRate,
+  webhookDelivery,
+  webhookEndpoint
+} from "./internal/machines.js"
 import { checkoutSession, invoice, refund, subscription, trade, tradeRefund } from "./internal/moneyMachines.js"
 
 /**
@@ -35,7 +43,9 @@ export const EventType = Schema.Literals([
   "v2.refunds.failed",
   "v2.discount.created",
   "v2.discount.redeemed",
-  "v2.discount.ended"
+  "v2.discount.ended",
+  "v2.tax_rate.created",
+  "v2.tax_rate.archived"
 ])
 
 /**
@@ -221,6 +231,10 @@ export {
   /** @since 0.1.0 */
   ProductStatus,
   /** @since 0.1.0 */
+  taxRate,
+  /** @since 0.1.0 */
+  TaxRateStatus,
+  /** @since 0.1.0 */
   webhookDelivery,
   /** @since 0.1.0 */
   webhookEndpoint
@@ -243,7 +257,8 @@ export const machines: ReadonlyArray<Machine<string, string>> = [
   webhookDelivery,
   webhookEndpoint,
   apiKey,
-  discount
+  discount,
+  taxRate
 ]
 
 /**

@@ -273,6 +273,18 @@ export const proportion = (money: Money, numerator: bigint, denominator: bigint)
   make(Decimal.divideHalfEven(money.amount * numerator, denominator), money.currency)
 
 /**
+ * Rounds `amount × numerator / denominator` once, half away from zero: the rounding of a tax
+ * amount, as tax authorities prescribe it (EU member states' VAT rules, US states' sales tax: a
+ * half cent or more rounds up). Every other proportional amount uses {@link proportion}.
+ *
+ * @example
+ * Money.taxProportion(Money.make(1000n, "USD"), 725n, 10_000n) // 0.73 USD (0.725)
+ * @since 0.1.0
+ */
+export const taxProportion = (money: Money, numerator: bigint, denominator: bigint): Money =>
+  make(Decimal.divideHalfUp(money.amount * numerator, denominator), money.currency)
+
+/**
  * The equivalent dinero.js object (for formatting with locales and other dinero tooling).
  *
  * @since 0.1.0

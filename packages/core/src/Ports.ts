@@ -9,7 +9,9 @@
  */
 import { Context, Data, Effect, Layer, Option, Result } from "effect"
 import * as Decimal from "./Decimal.js"
-import * as Money from "./Money.js"
+import * as Invoicing from "./Invoicing.js"
+import type * as Money from "./Money.js"
+import type * as Tax from "./Tax.js"
 
 /**
  * The card details a gateway receives. Recur never stores more than brand, last 4 and
@@ -143,10 +145,13 @@ export const fxStatic = (table: Readonly<Record<string, string>>): Layer.Layer<F
   })
 
 /**
- * Taxes: what is due on an amount for a customer and merchant. Zero by default.
+ * Taxes: what is due on an invoice's taxable amount (its lines after discounts) for a customer at
+ * an address. The engine gives the address it knows (the checkout's billing address, else the
+ * customer's); a real tax service may look further. None by default; `TaxRates.table` is the
+ * merchant's rate table.
  *
  * @example
- * const tax = yield* (yield* TaxCalculator).tax({ merchant_id, customer_id, taxable })
+ * const lines = yield* (yield* TaxCalculator).tax({ merchant_id, customer_id, address, taxable })
  * @since 0.1.0
  */
 export class TaxCalculator extends Context.Service<
@@ -155,8 +160,9 @@ export class TaxCalculator extends Context.Service<
     readonly tax: (input: {
       readonly merchant_id: string
       readonly customer_id: string
+      readonly address: Tax.TaxAddress | null
       readonly taxable: Money.Money
-    }) => Effect.Effect<Money.Money>
+    }) => Effect.Effect<ReadonlyArray<Invoicing.TaxLine>>
   }
 >()("@recur/core/TaxCalculator") {}
 
@@ -166,18 +172,21 @@ export class TaxCalculator extends Context.Service<
  * @since 0.1.0
  */
 export const taxNone: Layer.Layer<TaxCalculator> = Layer.succeed(TaxCalculator, {
-  tax: ({ taxable }) => Effect.succeed(Money.zero(taxable.currency))
+  tax: () => Effect.succeed([])
 })
 
 /**
- * A flat rate in basis points (2000 = 20 %), rounded once, half-even.
+ * One exclusive rate everywhere, in basis points (2000 = 20 %), rounded once — for tests and
+ * examples.
  *
  * @since 0.1.0
  */
-export const taxRate = (basisPoints: bigint): Layer.Layer<TaxCalculator> =>
-  Layer.succeed(TaxCalculator, {
-    tax: ({ taxable }) => Effect.succeed(Money.proportion(taxable, basisPoints, 10_000n))
+export const taxRate = (basisPoints: bigint): Layer.Layer<TaxCalculator> => {
+  const fn = Invoicing.flatTax("Tax", basisPoints * 100n)
+  return Layer.succeed(TaxCalculator, {
+    tax: ({ taxable }) => Effect.succeed(fn(taxable))
   })
+}
 
 /**
  * Luhn check of a card number (digits only, 12..19 long).

@@ -21,6 +21,7 @@ import {
   newInvoice,
   newTrade,
   planBasis,
+  withTax,
   writes
 } from "./internal/records.js"
 import * as Invoicing from "./Invoicing.js"
@@ -28,6 +29,7 @@ import * as Lifecycle from "./Lifecycle.js"
 import * as Merchants from "./Merchants.js"
 import * as Money from "./Money.js"
 import * as Payments from "./Payments.js"
+import * as Ports from "./Ports.js"
 import * as PriceRules from "./PriceRules.js"
 import * as Proration from "./Proration.js"
 import * as Refunds from "./Refunds.js"
@@ -130,6 +132,7 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
     const payments = yield* Payments.Payments
     const refunds = yield* Refunds.Refunds
     const settings = yield* Settings.Settings
+    const withTaxes = withTax(yield* Ports.TaxCalculator, storage)
     const { saveSub, schedule, subEvents, version } = writes(storage)
     const merchants = yield* Merchants.Merchants
     const catalog = yield* Catalog.Catalog
@@ -382,17 +385,25 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
                 const cur = rec.currency
                 const net = Result.getOrThrow(Money.parse(quote.net, cur, { allowNegative: true }))
                 if (quote.outcome === "upgrade") {
-                  const draft = Invoicing.total({
-                    invoice_type: "upgrade",
-                    cycle_index: rec.subscription.cycle_index,
-                    currency: cur,
-                    lines: quote.lines.map((l) => ({
-                      kind: "proration_charge" as const,
-                      description: l.description,
-                      quantity: 1n,
-                      amount: Result.getOrThrow(Money.parse(l.amount, cur, { allowNegative: true }))
-                    }))
-                  })
+                  // the net of the change, taxed at the customer's address like a cycle invoice
+                  const draft = yield* withTaxes(
+                    Invoicing.total({
+                      invoice_type: "upgrade",
+                      cycle_index: rec.subscription.cycle_index,
+                      currency: cur,
+                      lines: quote.lines.map((l) => {
+                        const amount = Result.getOrThrow(Money.parse(l.amount, cur, { allowNegative: true }))
+                        return {
+                          kind: amount.amount < 0n ? ("proration_credit" as const) : ("proration_charge" as const),
+                          description: l.description,
+                          quantity: 1n,
+                          amount
+                        }
+                      })
+                    }),
+                    merchantId,
+                    rec.subscription.customer_id
+                  )
                   const trade = yield* newTrade({
                     merchant: planned.merchant,
                     amount: draft.total,
@@ -402,7 +413,7 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
                     order_type: "upgrade",
                     session: Option.none(),
                     line: null,
-                    tax: Money.zero(cur),
+                    tax: draft.tax,
                     metadata: {},
                     at: now
                   })
@@ -416,7 +427,12 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
                     customer_id: rec.subscription.customer_id,
                     order_id: rec.subscription.order_id,
                     trigger: "charge",
-                    at: now
+                    at: now,
+                    // the lines cover the rest of the cycle, from the change
+                    period:
+                      rec.subscription.current_period_end !== null
+                        ? { start: now, end: msOf(rec.subscription.current_period_end) }
+                        : undefined
                   })
                   yield* Effect.orDie(invoices.insert(inv))
                   yield* Effect.orDie(

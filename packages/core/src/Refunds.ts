@@ -13,7 +13,7 @@ import * as Errors from "./Errors.js"
 import * as Ids from "./Ids.js"
 import { dt, emit, msOf, nowOf } from "./internal/engine.js"
 import { pageErrors } from "./internal/paging.js"
-import { must, newInvoice, writes } from "./internal/records.js"
+import { must, newInvoice, taxLinesOf, writes } from "./internal/records.js"
 import * as Invoice from "./Invoice.js"
 import * as Invoicing from "./Invoicing.js"
 import * as Lifecycle from "./Lifecycle.js"
@@ -276,7 +276,12 @@ export class Refunds extends Context.Service<Refunds>()("@recur/core/Refunds", {
                   amount: reserved.amount,
                   cycle_index: original.cycle_index,
                   original_invoice_id: original.invoice_id,
-                  reason: reason ?? "refund"
+                  reason: reason ?? "refund",
+                  tax: {
+                    lines: taxLinesOf(original),
+                    paid: Result.getOrThrow(Money.parse(t.amount, t.currency)),
+                    refundedBefore: Money.make(settledBefore, t.currency)
+                  }
                 })
                 const refundInvoice = yield* newInvoice({
                   merchant_id: merchantId,

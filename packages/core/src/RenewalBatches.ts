@@ -10,7 +10,7 @@ import { Context, Effect, Layer, Option, Result } from "effect"
 import * as Entities from "./Entities.js"
 import * as Invoice from "./Invoice.js"
 import { dt, emitMany, laneOf, nowOf, pending as pendingEvent } from "./internal/engine.js"
-import { discountRules, newInvoice, renewalTrade, withTax } from "./internal/records.js"
+import { discountRules, renewalPeriods, newInvoice, renewalTrade, withTax } from "./internal/records.js"
 import * as Lifecycle from "./Lifecycle.js"
 import * as Merchants from "./Merchants.js"
 import * as Money from "./Money.js"
@@ -40,7 +40,7 @@ export class RenewalBatches extends Context.Service<RenewalBatches>()("@recur/co
     const trades = storage.repository(Entities.trade)
     const invoices = storage.repository(Entities.invoice)
     const versions = storage.repository(Entities.priceVersion)
-    const withTaxes = withTax(taxes)
+    const withTaxes = withTax(taxes, storage)
 
     /** The stored record of a batch renewal's trade: its first attempt, tied to the invoice and subscription. */
     const tradeRecordOf = (
@@ -139,7 +139,8 @@ export class RenewalBatches extends Context.Service<RenewalBatches>()("@recur/co
                   customer_id: s.customer_id,
                   order_id: s.order_id,
                   trigger: "charge",
-                  at
+                  at,
+                  ...renewalPeriods(rec, next, periodEnd)
                 })
                 drafts.push({ version: sv.version, trade, invoice, next: periodEnd, rec: next })
               }

@@ -10,7 +10,7 @@ import * as Entities from "./Entities.js"
 import * as Errors from "./Errors.js"
 import * as Invoice from "./Invoice.js"
 import { dt, emit, nowOf } from "./internal/engine.js"
-import { discountRules, must, newInvoice, renewalTrade, withTax, writes } from "./internal/records.js"
+import { discountRules, renewalPeriods, must, newInvoice, renewalTrade, withTax, writes } from "./internal/records.js"
 import * as Lifecycle from "./Lifecycle.js"
 import * as Merchants from "./Merchants.js"
 import * as Payments from "./Payments.js"
@@ -35,7 +35,7 @@ export class Renewals extends Context.Service<Renewals>()("@recur/core/Renewals"
     const trades = storage.repository(Entities.trade)
     const invoices = storage.repository(Entities.invoice)
     const { saveSub, schedule, subEvents, version } = writes(storage)
-    const withTaxes = withTax(taxes)
+    const withTaxes = withTax(taxes, storage)
 
     /** Renews one subscription whose period ended: bills the next cycle once, charges it, advances. */
     const renew = (merchantId: string, subscriptionId: string, options: { readonly force?: boolean } = {}) =>
@@ -116,7 +116,8 @@ export class Renewals extends Context.Service<Renewals>()("@recur/core/Renewals"
               customer_id: s.customer_id,
               order_id: s.order_id,
               trigger: trade ? "charge" : "settle_without_charge",
-              at
+              at,
+              ...renewalPeriods(rec, next, periodEnd)
             })
             yield* invoices
               .insert(inv)

@@ -232,6 +232,20 @@ export const ApplyDiscount = Schema.Struct({
 export const RemoveDiscount = Schema.Struct({ discount_id: Schema.optional(Schema.String) })
 
 /**
+ * The body of `POST /api/v1/tax_rates`.
+ *
+ * @since 0.1.0
+ */
+export const CreateTaxRate = Schema.Struct({
+  name: Schema.optional(Schema.String),
+  percentage: Schema.optional(Schema.String),
+  country: Schema.optional(Schema.String),
+  region: Schema.optional(Schema.String),
+  inclusive: Schema.optional(Schema.Boolean),
+  metadata: Schema.optional(Common.Metadata)
+})
+
+/**
  * A new merchant (the CLI's `recur merchants create` and the facade's `merchants.create`).
  *
  * @since 0.1.0

@@ -12,12 +12,15 @@ import * as BillingPeriod from "./BillingPeriod.js"
 import * as Catalog from "./Catalog.js"
 import * as Checkout from "./Checkout.js"
 import * as CheckoutSession from "./CheckoutSession.js"
+import * as Customer from "./Customer.js"
 import * as Customers from "./Customers.js"
 import * as Entities from "./Entities.js"
 import * as Errors from "./Errors.js"
 import * as Ids from "./Ids.js"
 import { dt, emit, nowOf } from "./internal/engine.js"
 import {
+  firstPeriod,
+  taxAddressOf,
   convertDraft,
   discountRule,
   discountTerm,
@@ -41,7 +44,21 @@ import * as Price from "./Price.js"
 import * as Settings from "./Settings.js"
 import * as Store from "./Store.js"
 import * as Subscription from "./Subscription.js"
+import * as Tax from "./Tax.js"
 import * as Trade from "./Trade.js"
+
+/** A checkout's billing address as a customer address, when it names a country. */
+const billingAddressOf = (b: CheckoutSession.CheckoutSession["billing_address"]): Customer.Address | undefined =>
+  b && Tax.addressOf(b.country_code, b.province_code) !== null
+    ? new Customer.Address({
+        ...(b.address_line1 !== undefined ? { line1: b.address_line1 } : {}),
+        ...(b.address_line2 !== undefined ? { line2: b.address_line2 } : {}),
+        ...(b.city !== undefined ? { city: b.city } : {}),
+        ...(b.province_code !== undefined ? { province: b.province_code } : {}),
+        ...(b.postal_code !== undefined ? { postal_code: b.postal_code } : {}),
+        ...(b.country_code !== undefined ? { country: b.country_code } : {})
+      })
+    : undefined
 
 const paymentInProgress = (sessionId: string) =>
   new Errors.SessionNotPayable({ sessionId, state: "payment_in_progress" })
@@ -68,7 +85,7 @@ export class SessionPayments extends Context.Service<SessionPayments>()("@recur/
     const invoices = storage.repository(Entities.invoice)
     const discounts = storage.repository(Entities.discount)
     const { schedule } = writes(storage)
-    const withTaxes = withTax(taxes)
+    const withTaxes = withTax(taxes, storage)
     const getSessionRecord = (merchantId: string, sessionId: string) =>
       Effect.flatMap(sessions.get(merchantId, sessionId), (o) => must(o, "session", sessionId))
     const getSession = checkout.getSession
@@ -157,11 +174,19 @@ export class SessionPayments extends Context.Service<SessionPayments>()("@recur/
               const claimed = yield* getSessionRecord(merchantId, sessionId)
               if (claimed.value.status !== "open" || claimed.value.trade_id !== null)
                 return yield* paymentInProgress(sessionId)
+              // the billing address the payer gave becomes the customer's when it has none with a
+              // country: later invoices (renewals, changes) are taxed where this one is
+              const billed = billingAddressOf(session.billing_address)
               let customerId = session.customer_id
               if (customerId === null) {
                 const email = session.email ?? card.name ?? undefined
-                customerId = (yield* customers.create(merchantId, { email: email ?? `${sessionId}@checkout.invalid` }))
-                  .id
+                customerId = (yield* customers.create(merchantId, {
+                  email: email ?? `${sessionId}@checkout.invalid`,
+                  ...(billed ? { address: billed } : {})
+                })).id
+              } else if (billed) {
+                const known = yield* taxAddressOf(storage, merchantId, customerId)
+                if (known === null) yield* customers.update(merchantId, { customer_id: customerId, address: billed })
               }
               const item = session.line_items[0]
               const pv =
@@ -235,7 +260,8 @@ export class SessionPayments extends Context.Service<SessionPayments>()("@recur/
                       merchantId,
                       customerId,
                       undefined,
-                      discountRules
+                      discountRules,
+                      session.billing_address
                     )
                   : undefined
               if (firstDraft) amount = firstDraft.total
@@ -259,7 +285,12 @@ export class SessionPayments extends Context.Service<SessionPayments>()("@recur/
                       cycle_unit: pv.price_plan?.billing_cycle_unit ?? ""
                     })
                   : null,
-                tax: firstDraft ? firstDraft.tax : Money.zero(session.currency),
+                // a one-time purchase's amount was taxed when the session was made or last changed
+                tax: firstDraft
+                  ? firstDraft.tax
+                  : session.tax_amount !== null
+                    ? Result.getOrThrow(Money.parse(session.tax_amount, session.currency))
+                    : Money.zero(session.currency),
                 metadata: session.metadata,
                 at
               })
@@ -340,7 +371,8 @@ export class SessionPayments extends Context.Service<SessionPayments>()("@recur/
                   customer_id: customerId,
                   order_id: session.order_id,
                   trigger: "charge",
-                  at
+                  at,
+                  period: firstPeriod(rec, pv, at)
                 })
                 yield* Effect.orDie(invoices.insert(inv))
                 invoiceId = inv.invoice_id

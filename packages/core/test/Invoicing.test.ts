@@ -91,7 +91,7 @@ describe("Invoicing.cycle", () => {
   })
 
   it("applies discounts, then tax, then customer credit", () => {
-    const tenPercentTax: Invoicing.TaxFn = (taxable) => Money.proportion(taxable, 10n, 100n)
+    const tenPercentTax = Invoicing.flatTax("Tax", 100_000n)
     const d = draft(
       Invoicing.cycle({
         invoice_type: "renewal",

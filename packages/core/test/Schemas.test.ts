@@ -27,7 +27,10 @@ describe("Domain schemas", () => {
         metadata: { plan: "pro" },
         Discounts: new Common.Discounts({ current_period: [] }),
         price_version_id: "prv_01",
-        tax_amount: "0.00"
+        tax_amount: "0.00",
+        subtotal: "30.00",
+        lines: [],
+        tax_lines: []
       })
       const json = yield* Schema.encodeEffect(Invoice.Invoice)(invoice)
       expect(json).toMatchObject({
@@ -46,6 +49,7 @@ describe("Domain schemas", () => {
         "cycle_index",
         "invoice_id",
         "invoice_type",
+        "lines", // Recur's: the document's lines
         "merchant_id",
         "metadata",
         "order_id",
@@ -55,7 +59,9 @@ describe("Domain schemas", () => {
         "price_version_id",
         "refund_order_id",
         "subscription_id",
+        "subtotal", // Recur's: before discounts
         "tax_amount",
+        "tax_lines", // Recur's: each tax
         "trade_id"
       ])
       const back = yield* Schema.decodeUnknownEffect(Invoice.Invoice)(JSON.parse(JSON.stringify(json)))

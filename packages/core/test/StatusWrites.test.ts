@@ -25,11 +25,13 @@ const machines = new Set([
   "Refund.ts",
   "Webhook.ts",
   "Merchant.ts",
-  "Discount.ts"
+  "Discount.ts",
+  "Tax.ts"
 ])
 
 /** Status fields of records without a machine: written once at creation, never changed. */
 const noMachine = [
+  /status: "active" as const \}\)\)/, // a configured tax table's rates (TaxRates.table): not records, never stored
   /status: "active",\s*$/, // the default category (`Merchants.create`): categories have no transitions
   /\{ \.\.\.valid, status: valid\.status === "frozen" \? "draft" : valid\.status \}/ // a price *input* (Catalog.updatePrice); its version is born through Lifecycle.bornAs
 ]

@@ -30,6 +30,8 @@ import {
   type Store,
   Subscription,
   Subscriptions,
+  Tax,
+  TaxRates,
   Trade,
   Usage,
   Webhooks
@@ -38,7 +40,7 @@ import { SandboxGateway } from "@recur/payment-sandbox"
 import { HttpTransport } from "@recur/webhooks"
 import { Pg } from "@recur/sql"
 import { MemoryStorage } from "@recur/memory"
-import { type Context, Effect, Exit, Layer, ManagedRuntime, Option, Redacted, Schema } from "effect"
+import { type Context, Effect, Exit, Layer, ManagedRuntime, Option, Redacted, Result, Schema } from "effect"
 import * as FacadeErrors from "./Errors.js"
 
 /**
@@ -76,6 +78,17 @@ export interface BillingOptions {
    * after the first failed renewal (default 1, 3, 5, 7), then `finalState` (default `unpaid`).
    */
   readonly dunning?: { readonly retryDays?: ReadonlyArray<number>; readonly finalState?: "unpaid" | "canceled" }
+  /**
+   * Tax rates for every merchant, used where a merchant has no rate of its own for the customer's
+   * country and region (merchants add theirs with `taxRates.create`), e.g.
+   * `[{ name: "VAT", percentage: "19", country: "DE", inclusive: true }]`. Default: none.
+   */
+  readonly taxRates?: ReadonlyArray<TaxRates.CreateTaxRate>
+  /**
+   * A tax calculator of your own (a tax service's adapter of `Ports.TaxCalculator`) in place of
+   * the rate table.
+   */
+  readonly taxes?: Layer.Layer<Ports.TaxCalculator>
 }
 
 const storageLayer = (option: StorageOption | undefined): Layer.Layer<Store.Storage, unknown> =>
@@ -110,14 +123,13 @@ export const engineOn = <A, E>(
   Engine.layer.pipe(
     Layer.provideMerge(
       Layer.mergeAll(
-        storage,
         Secrets.layer(Redacted.make(options.masterKey ?? randomHex())),
         // the 3-D Secure challenge lives beside the checkout pages, under the public URL (and its mount prefix)
         SandboxGateway.layer(
           options.publicUrl ? { challengeBaseUrl: `${options.publicUrl.replace(/\/+$/, "")}/sandbox/3ds` } : {}
         ),
         Ports.fxStatic(options.fxRates ?? {}),
-        Ports.taxNone,
+        options.taxes ?? TaxRates.table(taxTable(options.taxRates)),
         options.webhooks !== undefined && "transport" in options.webhooks
           ? options.webhooks.transport
           : HttpTransport.layer(options.webhooks ?? {}),
@@ -130,10 +142,17 @@ export const engineOn = <A, E>(
         }),
         DunningPolicy.layerDefault(dunningPolicy(options.dunning))
       )
-    )
+    ),
+    Layer.provideMerge(storage)
   )
 
-/** The facade's `dunning` option as a policy (the standard one where it is silent). */
+/** The configured tax table, checked: a bad entry is a RangeError naming it, as a bad option is. */
+const taxTable = (rates: BillingOptions["taxRates"]): ReadonlyArray<TaxRates.Rate> => {
+  const checked = TaxRates.checkTable(rates ?? [])
+  if (Result.isFailure(checked)) throw new RangeError(`${checked.failure.param} ${checked.failure.reason}`)
+  return checked.success
+}
+
 const dunningPolicy = (option: BillingOptions["dunning"]): DunningPolicy.Policy => {
   if (option?.retryDays !== undefined && !DunningPolicy.validRetryDays(option.retryDays)) {
     throw new RangeError("dunning.retryDays must be 1 to 10 increasing whole days from 1 to 60")
@@ -167,6 +186,8 @@ export type TradeJson = typeof Trade.Trade.Encoded
 export type InvoiceJson = typeof Invoice.Invoice.Encoded
 /** A discount as the REST API returns it. @since 0.1.0 */
 export type DiscountJson = typeof Discount.Discount.Encoded
+/** A tax rate as JSON. @since 0.1.0 */
+export type TaxRateJson = typeof Tax.TaxRate.Encoded
 /** The discounts a subscription carries, each with its window of cycles. @since 0.1.0 */
 export type SubscriptionDiscountsJson = Success<Discounts.Discounts["Service"]["applyToSubscription"]>
 /** A refund as the REST API returns it. @since 0.1.0 */
@@ -322,6 +343,27 @@ export interface BillingClient {
       subscriptionId: string,
       discountId: string
     ) => Promise<SubscriptionDiscountsJson>
+  }
+  readonly taxRates: {
+    /**
+     * `POST /api/v1/tax_rates`: a percentage (up to 4 decimals) for a country and optional region,
+     * inclusive or exclusive; one active rate per country and region.
+     */
+    readonly create: (merchantId: string, input: Body<typeof RequestBodies.CreateTaxRate>) => Promise<TaxRateJson>
+    /** `GET /api/v1/tax_rate/{id}`. */
+    readonly get: (merchantId: string, taxRateId: string) => Promise<TaxRateJson>
+    /** `GET /api/v1/tax_rates`: newest first, optionally by status and country. */
+    readonly list: (
+      merchantId: string,
+      filter?: {
+        readonly status?: ReadonlyArray<"active" | "archived">
+        readonly countries?: ReadonlyArray<string>
+        readonly limit?: number
+        readonly starting_after?: string
+      }
+    ) => Promise<{ has_more: boolean; list: Array<TaxRateJson> }>
+    /** `POST /api/v1/tax_rate/{id}/archive`: no new invoice uses it. */
+    readonly archive: (merchantId: string, taxRateId: string) => Promise<TaxRateJson>
   }
   readonly refunds: {
     /** `POST /api/v1/refund`: all or part of a trade. */
@@ -554,6 +596,36 @@ export const createBilling = async (options: BillingOptions = {}): Promise<Billi
         run(
           Effect.all([id("subscription_id", subscriptionId), id("discount_id", discountId)]).pipe(
             Effect.flatMap(([s, i]) => Discounts.Discounts.use((d) => d.removeFromSubscription(merchantId, s, i)))
+          )
+        )
+    },
+    taxRates: {
+      create: (merchantId, input) =>
+        run(
+          decode(RequestBodies.CreateTaxRate, input).pipe(
+            Effect.flatMap((i) => TaxRates.TaxRates.use((t) => t.create(merchantId, i))),
+            Effect.map(json(Tax.TaxRate))
+          )
+        ),
+      get: (merchantId, taxRateId) =>
+        run(
+          id("tax_rate_id", taxRateId).pipe(
+            Effect.flatMap((i) => TaxRates.TaxRates.use((t) => t.get(merchantId, i))),
+            Effect.map(json(Tax.TaxRate))
+          )
+        ),
+      list: (merchantId, filter = {}) =>
+        run(
+          Effect.map(
+            TaxRates.TaxRates.use((t) => t.list(merchantId, filter)),
+            (p) => ({ has_more: p.has_more, list: p.list.map(json(Tax.TaxRate)) })
+          )
+        ),
+      archive: (merchantId, taxRateId) =>
+        run(
+          id("tax_rate_id", taxRateId).pipe(
+            Effect.flatMap((i) => TaxRates.TaxRates.use((t) => t.archive(merchantId, i))),
+            Effect.map(json(Tax.TaxRate))
           )
         )
     },

@@ -149,6 +149,53 @@ describe("the facade's failures", () => {
     })
   }, 60_000)
 
+  it("taxes through the facade: a configured table for every merchant, the merchant's own rates before it", async () => {
+    await expect(
+      createBilling({ storage: "memory", taxRates: [{ name: "VAT", percentage: "190", country: "DE" }] })
+    ).rejects.toThrow("tax_rates[0].percentage")
+    const billing = await createBilling({
+      storage: "memory",
+      taxRates: [{ name: "VAT", percentage: "19", country: "DE", inclusive: true }]
+    })
+    try {
+      const { merchant_id: m } = await billing.merchants.create({
+        name: "Acme",
+        currency: "USD",
+        frozen_time: Date.parse("2024-01-01T00:00:00Z")
+      })
+      const price = await monthly(billing, m)
+      const buy = async (country: string) => {
+        const session = await billing.checkout.createSession(m, {
+          payer_id: `p-${country}-${Math.random()}`,
+          line_items: [{ price_id: price.id }],
+          billing_address: { country_code: country }
+        })
+        return (await billing.checkout.pay(m, session.session_id, card("4242424242424242"))).trade
+      }
+      // the configured table: 19 % inside 30.00
+      expect([(await buy("DE")).amount, (await buy("DE")).tax_amount]).toEqual(["30.00", "4.79"])
+      // the merchant's own rate wins over the table's; archived, the table's applies again
+      const own = await billing.taxRates.create(m, { name: "MwSt", percentage: "7", country: "DE" })
+      expect([own.percentage, own.inclusive, own.status]).toEqual(["7", false, "active"])
+      expect([(await buy("DE")).amount, (await buy("DE")).tax_amount]).toEqual(["32.10", "2.10"])
+      expect((await billing.taxRates.get(m, own.tax_rate_id)).name).toBe("MwSt")
+      expect((await billing.taxRates.list(m, { countries: ["DE"] })).list.map((r) => r.tax_rate_id)).toEqual([
+        own.tax_rate_id
+      ])
+      expect((await billing.taxRates.archive(m, own.tax_rate_id)).status).toBe("archived")
+      expect((await buy("DE")).tax_amount).toBe("4.79")
+      expect((await buy("FR")).tax_amount).toBe("0.00")
+      const bad = await rejection(billing.taxRates.create(m, { name: "x", percentage: "5", country: "Deutschland" }))
+      expect([bad.constructor, bad.param]).toEqual([InvalidParameterError, "country"])
+      const wrongType = await rejection(
+        billing.taxRates.create(m, { name: "x", percentage: 5 as never, country: "DE" })
+      )
+      expect([wrongType.constructor, wrongType.param]).toEqual([InvalidParameterError, "percentage"])
+    } finally {
+      await billing.close()
+    }
+  }, 60_000)
+
   it("a storage failure is SystemError (500 system_error) with its cause", async () => {
     const billing = await createBilling({ storage: { postgres: "postgres://nobody@127.0.0.1:9/none" } }).catch(
       (e: unknown) => e

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import {
   Billing,
   Discounts,
+  TaxRates,
   Catalog,
   Entities,
   Lifecycle,
@@ -129,6 +130,11 @@ for (const [name, storage] of backends()) {
       )
       await run(subscribe(m.merchantId, plain.id, "4242424242424242", "HOOK"))
       await run(Discounts.Discounts.use((d) => d.end(m.merchantId, discount.discount_id)))
+      // D: a tax rate created and archived
+      const rate = await run(
+        TaxRates.TaxRates.use((t) => t.create(m.merchantId, { name: "VAT", percentage: "19", country: "DE" }))
+      )
+      await run(TaxRates.TaxRates.use((t) => t.archive(m.merchantId, rate.tax_rate_id)))
       await drain()
 
       const got = at("/all")

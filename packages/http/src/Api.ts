@@ -15,6 +15,7 @@ import {
   Refund,
   RequestBodies,
   Subscription,
+  Tax,
   Trade,
   Usage,
   Webhook
@@ -718,6 +719,43 @@ export class DiscountsGroup extends HttpApiGroup.make("discounts")
   .annotate(OpenApi.Title, "Discounts") {}
 
 /**
+ * Tax rates: a percentage for a country and optional region, inclusive or exclusive.
+ *
+ * @since 0.1.0
+ */
+export class TaxRatesGroup extends HttpApiGroup.make("taxRates")
+  .add(
+    HttpApiEndpoint.post("create", "/api/v1/tax_rates", {
+      payload: RequestBodies.CreateTaxRate,
+      success: Envelope(Schema.Struct({ tax_rate: Tax.TaxRate })),
+      error: ApiErrors.all
+    })
+  )
+  .add(
+    HttpApiEndpoint.get("list", "/api/v1/tax_rates", {
+      query: Schema.Struct({ ...PageQuery, status: QueryList, country: QueryList }),
+      success: Envelope(Page(Tax.TaxRate)),
+      error: ApiErrors.all
+    })
+  )
+  .add(
+    HttpApiEndpoint.get("get", "/api/v1/tax_rate/:tax_rate_id", {
+      params: Schema.Struct({ tax_rate_id: Schema.String }),
+      success: Envelope(Schema.Struct({ tax_rate: Tax.TaxRate })),
+      error: ApiErrors.all
+    })
+  )
+  .add(
+    HttpApiEndpoint.post("archive", "/api/v1/tax_rate/:tax_rate_id/archive", {
+      params: Schema.Struct({ tax_rate_id: Schema.String }),
+      success: Envelope(Schema.Struct({ tax_rate: Tax.TaxRate })),
+      error: ApiErrors.all
+    })
+  )
+  .middleware(Authentication)
+  .annotate(OpenApi.Title, "Tax rates") {}
+
+/**
  * The whole API.
  *
  * @since 0.1.0
@@ -731,6 +769,7 @@ export class BillingApi extends HttpApi.make("recur")
   .add(SandboxGroup)
   .add(WebhooksGroup)
   .add(DiscountsGroup)
+  .add(TaxRatesGroup)
   .middleware(DecodeErrors)
   .annotate(OpenApi.Title, "Recur merchant API")
   .annotate(OpenApi.Version, "1.0.0")

@@ -19,6 +19,7 @@ import {
   Settings,
   type Store,
   Subscriptions,
+  TaxRates,
   Webhooks
 } from "@recur/core"
 import { DateTime, Effect, Layer, Option } from "effect"
@@ -691,6 +692,41 @@ const webhooksLive = HttpApiBuilder.group(BillingApi, "webhooks", (handlers) =>
   })
 )
 
+const taxRatesLive = HttpApiBuilder.group(BillingApi, "taxRates", (handlers) =>
+  Effect.gen(function* () {
+    const rates = yield* TaxRates.TaxRates
+    return handlers
+      .handle("create", ({ payload }) =>
+        call((m) => Effect.map(rates.create(m, payload), (tax_rate) => ok({ tax_rate })))
+      )
+      .handle("list", ({ query: q }) =>
+        call((m) =>
+          Effect.flatMap(
+            Effect.zip(pageQuery(q), enumValues("status", list(q.status), Lifecycle.TaxRateStatus.literals)),
+            ([page, statuses]) =>
+              Effect.map(
+                rates.list(m, {
+                  ...(statuses ? { status: statuses as ReadonlyArray<Lifecycle.TaxRateStatus> } : {}),
+                  ...(list(q.country) ? { countries: list(q.country)! } : {}),
+                  created: page.created,
+                  limit: page.limit,
+                  starting_after: page.starting_after,
+                  ending_before: page.ending_before
+                }),
+                ok
+              )
+          )
+        )
+      )
+      .handle("get", ({ params: path }) =>
+        call((m) => Effect.map(rates.get(m, path.tax_rate_id), (tax_rate) => ok({ tax_rate })))
+      )
+      .handle("archive", ({ params: path }) =>
+        call((m) => Effect.map(rates.archive(m, path.tax_rate_id), (tax_rate) => ok({ tax_rate })))
+      )
+  })
+)
+
 const discountsLive = HttpApiBuilder.group(BillingApi, "discounts", (handlers) =>
   Effect.gen(function* () {
     const discounts = yield* Discounts.Discounts
@@ -794,5 +830,6 @@ export const handlers = Layer.mergeAll(
   paymentsLive,
   sandboxLive,
   webhooksLive,
-  discountsLive
+  discountsLive,
+  taxRatesLive
 )

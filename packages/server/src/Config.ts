@@ -3,8 +3,8 @@
  *
  * @since 0.1.0
  */
-import { DunningPolicy } from "@recur/core"
-import { Config, Effect, Option, Redacted } from "effect"
+import { DunningPolicy, TaxRates } from "@recur/core"
+import { Config, Effect, Option, Redacted, Result } from "effect"
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join, resolve } from "node:path"
 
@@ -35,6 +35,12 @@ export interface ServerConfig {
   readonly workerConcurrency: number
   /** `RECUR_DUNNING_RETRY_DAYS` (`1,3,5,7`) and `RECUR_DUNNING_FINAL_STATE` (`unpaid` or `canceled`): the default dunning policy. */
   readonly dunning: { readonly retryDays: ReadonlyArray<number>; readonly finalState: "unpaid" | "canceled" }
+  /**
+   * `RECUR_TAX_RATES`: tax rates for every merchant without its own for a customer's country and
+   * region — a JSON array (`[{"name":"VAT","percentage":"19","country":"DE","inclusive":true}]`),
+   * or `@<path>` of a file holding one. Default: none.
+   */
+  readonly taxRates: ReadonlyArray<TaxRates.CreateTaxRate>
 }
 
 const RATE = /^(\d+(?:\.\d+)?)(?:\/(\d+))?$/
@@ -61,6 +67,38 @@ export const parseRateLimit = (text: string): ServerConfig["rateLimit"] | undefi
 }
 
 const HEX64 = /^[0-9a-fA-F]{64}$/
+
+/**
+ * Reads `RECUR_TAX_RATES`: inline JSON, or `@<path>` of a JSON file; every entry checked as the
+ * API checks a tax rate. An error message names what is wrong.
+ *
+ * @since 0.1.0
+ */
+export const parseTaxRates = (text: string): Result.Result<ReadonlyArray<TaxRates.CreateTaxRate>, string> => {
+  const t = text.trim()
+  if (t === "") return Result.succeed([])
+  let source = t
+  if (t.startsWith("@")) {
+    try {
+      source = readFileSync(resolve(t.slice(1)), "utf8")
+    } catch (e) {
+      return Result.fail(`RECUR_TAX_RATES: cannot read ${t.slice(1)}: ${(e as Error).message}`)
+    }
+  }
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(source)
+  } catch {
+    return Result.fail("RECUR_TAX_RATES must be a JSON array of tax rates, or @<path> of a file holding one")
+  }
+  if (!Array.isArray(parsed) || parsed.some((e) => typeof e !== "object" || e === null || Array.isArray(e)))
+    return Result.fail("RECUR_TAX_RATES must be a JSON array of objects (name, percentage, country, region, inclusive)")
+  const entries = parsed as ReadonlyArray<TaxRates.CreateTaxRate>
+  const checked = TaxRates.checkTable(entries)
+  return Result.isFailure(checked)
+    ? Result.fail(`RECUR_TAX_RATES: ${checked.failure.param} ${checked.failure.reason}`)
+    : Result.succeed(entries)
+}
 
 /**
  * Reads `PORT` (4000), `RECUR_PUBLIC_URL`, `RECUR_DATA_DIR` (`./.recur`), `DATABASE_URL`,
@@ -111,6 +149,8 @@ export const load = Effect.gen(function* () {
       new Error(`RECUR_DUNNING_FINAL_STATE must be unpaid or canceled, not ${JSON.stringify(finalState)}`)
     )
   const dunning = { retryDays, finalState } as const
+  const taxRates = parseTaxRates(yield* Config.String("RECUR_TAX_RATES").pipe(Config.withDefault("")))
+  if (Result.isFailure(taxRates)) return yield* Effect.fail(new Error(taxRates.failure))
   const configured = yield* Config.option(Config.Redacted("RECUR_MASTER_KEY"))
   let masterKey: Redacted.Redacted<string>
   if (Option.isSome(configured)) {
@@ -154,6 +194,7 @@ export const load = Effect.gen(function* () {
     accessLog,
     tracing,
     workerConcurrency,
-    dunning
+    dunning,
+    taxRates: taxRates.success
   } satisfies ServerConfig
 })

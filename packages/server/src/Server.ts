@@ -17,6 +17,7 @@ import {
   type Settings,
   type Store,
   type Subscriptions,
+  type TaxRates,
   type Webhooks
 } from "@recur/core"
 import type { SandboxGateway } from "@recur/payment-sandbox"
@@ -39,6 +40,7 @@ export type Engine =
   | Customers.Customers
   | Catalog.Catalog
   | Discounts.Discounts
+  | TaxRates.TaxRates
   | Secrets.Secrets
   | Merchants.Merchants
   | Ports.PaymentGateway
@@ -71,7 +73,8 @@ export const engine = (config: ServerConfig): Layer.Layer<Engine, unknown> =>
       masterKey: Redacted.value(config.masterKey),
       publicUrl: config.publicUrl,
       webhooks: { allowPrivateNetwork: config.allowPrivateWebhooks },
-      dunning: config.dunning
+      dunning: config.dunning,
+      taxRates: config.taxRates
     }
   )
 

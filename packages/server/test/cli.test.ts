@@ -1,10 +1,11 @@
 import { describe, expect, it } from "@effect/vitest"
 import { spawn, spawnSync } from "node:child_process"
-import { existsSync, mkdtempSync, renameSync, rmSync } from "node:fs"
+import { existsSync, mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import * as Config from "../src/Config.js"
+import { Result } from "effect"
 
 const root = fileURLToPath(new URL("../../..", import.meta.url))
 const main = fileURLToPath(new URL("../src/main.ts", import.meta.url))
@@ -135,6 +136,12 @@ describe("recur CLI and server", () => {
       const badDunning = recur(["migrate"], { RECUR_DUNNING_FINAL_STATE: "forgotten", RECUR_DATA_DIR: dataDir })
       expect(badDunning.status).not.toBe(0)
       expect(badDunning.stderr + badDunning.stdout).toContain("RECUR_DUNNING_FINAL_STATE must be")
+      const badTax = recur(["migrate"], {
+        RECUR_TAX_RATES: '[{"name":"VAT","percentage":"19%","country":"DE"}]',
+        RECUR_DATA_DIR: dataDir
+      })
+      expect(badTax.status).not.toBe(0)
+      expect(badTax.stderr + badTax.stdout).toContain("RECUR_TAX_RATES: tax_rates[0].percentage must be")
 
       // a lost master.key is never regenerated beside data encrypted with the old one
       renameSync(join(dataDir, "master.key"), join(dataDir, "master.key.bak"))
@@ -160,6 +167,33 @@ describe("recur CLI and server", () => {
 })
 
 describe("configuration", () => {
+  it("RECUR_TAX_RATES: inline JSON or @file, each rate checked as the API checks it", () => {
+    expect(Config.parseTaxRates("")).toEqual(Result.succeed([]))
+    const rates = [{ name: "VAT", percentage: "19", country: "DE", inclusive: true }]
+    expect(Config.parseTaxRates(JSON.stringify(rates))).toEqual(Result.succeed(rates))
+    const dir = mkdtempSync(join(tmpdir(), "recur-tax-"))
+    try {
+      writeFileSync(join(dir, "rates.json"), JSON.stringify(rates))
+      expect(Config.parseTaxRates(`@${join(dir, "rates.json")}`)).toEqual(Result.succeed(rates))
+      expect(Result.isFailure(Config.parseTaxRates(`@${join(dir, "missing.json")}`))).toBe(true)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+    for (const [bad, says] of [
+      ["{oops", "must be a JSON array"],
+      ['{"name":"VAT"}', "must be a JSON array of objects"],
+      ["[1]", "must be a JSON array of objects"],
+      [
+        '[{"name":"VAT","percentage":"19","country":"DE"},{"name":"VAT","percentage":"7","country":"DE"}]',
+        "a second rate for DE"
+      ],
+      ['[{"name":"VAT","percentage":"19","country":"XYZ"}]', "tax_rates[0].country"]
+    ] as const) {
+      const r = Config.parseTaxRates(bad)
+      expect([bad, Result.isFailure(r) && r.failure.includes(says)]).toEqual([bad, true])
+    }
+  })
+
   it("RECUR_RATE_LIMIT: per second and burst, a default burst of twice the rate, or off", () => {
     expect(Config.parseRateLimit("100/200")).toEqual({ perSecond: 100, burst: 200 })
     expect(Config.parseRateLimit("25")).toEqual({ perSecond: 25, burst: 50 })

@@ -136,6 +136,17 @@ const discounts = Effect.gen(function* () {
   yield* sql`create unique index if not exists discount_code on recur_discounts (merchant_id, code)`
 })
 
+/** Tax rates: one active rate per (merchant, country, region), by its jurisdiction key. */
+const taxRates = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  for (const statement of entityTable(
+    "recur_tax_rates",
+    "status text not null, country text not null, jurisdiction text"
+  ).split(";"))
+    if (statement.trim() !== "") yield* sql.unsafe(statement)
+  yield* sql`create unique index if not exists tax_rate_jurisdiction on recur_tax_rates (merchant_id, jurisdiction)`
+})
+
 /**
  * Every migration, by id and name.
  *
@@ -145,7 +156,8 @@ export const migrations = {
   "0001_initial": initial,
   "0002_work_lanes": workLanes,
   "0003_refund_request_keys": refundRequestKeys,
-  "0004_discounts": discounts
+  "0004_discounts": discounts,
+  "0005_tax_rates": taxRates
 }
 
 /**

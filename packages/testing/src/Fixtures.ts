@@ -73,6 +73,9 @@ export const invoice = (
         Discounts: new Common.Discounts({ current_period: [] }),
         price_version_id: null,
         tax_amount: "0.00",
+        subtotal: null,
+        lines: [],
+        tax_lines: [],
         ...overrides
       })
   )

@@ -4,8 +4,8 @@
  * proration basis, and the bounds checked at input. Functions only: the services that use
  * them pass their dependencies in.
  */
-import { Effect, Option, Result } from "effect"
-import type * as BillingPeriod from "../BillingPeriod.js"
+import { DateTime, Effect, Option, Result } from "effect"
+import * as BillingPeriod from "../BillingPeriod.js"
 import type * as CheckoutSession from "../CheckoutSession.js"
 import { Discounts, type Metadata } from "../Common.js"
 import * as Decimal from "../Decimal.js"
@@ -23,6 +23,7 @@ import * as Price from "../Price.js"
 import * as Pricing from "../Pricing.js"
 import type * as Store from "../Store.js"
 import * as Subscription from "../Subscription.js"
+import * as Tax from "../Tax.js"
 import * as Trade from "../Trade.js"
 import { dt, emitAll, laneOf, type StorageService } from "./engine.js"
 
@@ -173,6 +174,73 @@ export const renewalTrade = (
     at
   })
 
+/** A span of time, Unix ms. */
+export interface Span {
+  readonly start: number
+  readonly end: number
+}
+
+/** A draft's document fields: its lines (priced, then discounts), subtotal and tax lines. */
+export const documentOf = (
+  draft: Invoicing.Draft,
+  period: Span | undefined,
+  usagePeriod?: Span | undefined
+): Pick<Invoice.Invoice, "subtotal" | "lines" | "tax_lines"> => ({
+  subtotal: Money.format(draft.subtotal),
+  lines: [
+    ...draft.lines.map((l) => {
+      const span = l.kind === "usage" ? usagePeriod : l.kind === "refund" ? undefined : period
+      return new Invoice.InvoiceLine({
+        kind: l.kind,
+        description: l.description,
+        quantity: l.quantity.toString(),
+        amount: Money.format(l.amount),
+        period_start: span ? dt(span.start) : null,
+        period_end: span ? dt(span.end) : null
+      })
+    }),
+    ...draft.discounts
+      .filter((d) => d.amount.amount > 0n)
+      .map(
+        (d) =>
+          new Invoice.InvoiceLine({
+            kind: "discount",
+            description: d.discount_code !== "" ? `Discount ${d.discount_code}` : "Discount",
+            quantity: "1",
+            amount: Money.format(Money.negate(d.amount)),
+            period_start: null,
+            period_end: null
+          })
+      )
+  ],
+  tax_lines: draft.tax_lines.map(
+    (t) =>
+      new Invoice.InvoiceTaxLine({
+        tax_rate_id: t.tax_rate_id,
+        name: t.name,
+        percentage: t.percentage,
+        country: t.country,
+        region: t.region,
+        inclusive: t.inclusive,
+        taxable_amount: Money.format(t.taxable),
+        amount: Money.format(t.amount)
+      })
+  )
+})
+
+/** An issued invoice's tax lines as money (the inverse of {@link documentOf}'s). */
+export const taxLinesOf = (invoice: Invoice.Invoice): ReadonlyArray<Invoicing.TaxLine> =>
+  invoice.tax_lines.map((t) => ({
+    tax_rate_id: t.tax_rate_id,
+    name: t.name,
+    percentage: t.percentage,
+    country: t.country,
+    region: t.region,
+    inclusive: t.inclusive,
+    taxable: Result.getOrThrow(Money.parse(t.taxable_amount, invoice.currency)),
+    amount: Result.getOrThrow(Money.parse(t.amount, invoice.currency))
+  }))
+
 /**
  * A new invoice from a draft, born `open` and moved at once: `charge` (a charge is on its way:
  * `pending`) or `settle_without_charge` (nothing to collect: `success`).
@@ -188,6 +256,10 @@ export const newInvoice = (input: {
   readonly order_id: string | null
   readonly trigger: "charge" | "settle_without_charge"
   readonly at: number
+  /** The service period the cycle's lines cover (Unix ms), when they cover one. */
+  readonly period?: Span | undefined
+  /** The period usage lines bill in arrears (the one before), when known. */
+  readonly usagePeriod?: Span | undefined
 }) =>
   Effect.map(
     Ids.make(Ids.prefixes.invoice),
@@ -219,7 +291,8 @@ export const newInvoice = (input: {
             }))
           }),
           price_version_id: input.price_version_id,
-          tax_amount: Money.format(input.draft.tax)
+          tax_amount: Money.format(input.draft.tax),
+          ...documentOf(input.draft, input.period, input.usagePeriod)
         },
         { disableChecks: true }
       )
@@ -232,18 +305,67 @@ export const newInvoice = (input: {
   )
 
 /**
- * A pure draft plus tax from the injected calculator. The draft's discounts stay (as the
- * amounts they came to) and `extraDiscounts` (the subscription's, in the draft's currency)
- * apply after them; tax is on the discounted amount; then customer credit.
+ * Where the engine taxes a customer: the checkout's billing address when it names a country,
+ * else the customer's stored address; null when neither does.
+ */
+export const taxAddressOf = (
+  storage: StorageService,
+  merchantId: string,
+  customerId: string | null,
+  billing?: { readonly country_code?: string | undefined; readonly province_code?: string | undefined } | null
+) =>
+  Effect.gen(function* () {
+    const fromBilling = billing ? Tax.addressOf(billing.country_code, billing.province_code) : null
+    if (fromBilling !== null || customerId === null) return fromBilling
+    const found = yield* Effect.orDie(storage.repository(Entities.customer).get(merchantId, customerId))
+    const address = Option.isSome(found) ? found.value.value.address : null
+    return address ? Tax.addressOf(address.country, address.province) : null
+  })
+
+/**
+ * An amount (already discounted) with its tax at the customer's address, as one invoice line
+ * would carry it: `total` adds exclusive taxes, `tax` counts every tax. What a checkout session
+ * shows before the payer pays.
+ */
+export const taxOnAmount =
+  (taxes: Ports.TaxCalculator["Service"], storage: StorageService) =>
+  (
+    merchantId: string,
+    customerId: string | null,
+    billing: CheckoutSession.CheckoutSession["billing_address"] | undefined,
+    amount: Money.Money
+  ) =>
+    Effect.gen(function* () {
+      if (amount.amount <= 0n) return { total: amount, tax: Money.zero(amount.currency) }
+      const address = yield* taxAddressOf(storage, merchantId, customerId, billing)
+      const lines = yield* taxes.tax({
+        merchant_id: merchantId,
+        customer_id: customerId ?? "",
+        address,
+        taxable: amount
+      })
+      const sum = (ls: ReadonlyArray<Invoicing.TaxLine>) => ls.reduce((a, t) => a + t.amount.amount, 0n)
+      return {
+        total: Money.make(amount.amount + sum(lines.filter((t) => !t.inclusive)), amount.currency),
+        tax: Money.make(sum(lines), amount.currency)
+      }
+    })
+
+/**
+ * A pure draft plus tax from the injected calculator, at the customer's tax address (see
+ * {@link taxAddressOf}). The draft's discounts stay (as the amounts they came to) and
+ * `extraDiscounts` (the subscription's, in the draft's currency) apply after them; tax is on the
+ * discounted amount; then customer credit.
  */
 export const withTax =
-  (taxes: Ports.TaxCalculator["Service"]) =>
+  (taxes: Ports.TaxCalculator["Service"], storage: StorageService) =>
   (
     draft: Invoicing.Draft,
     merchantId: string,
     customerId: string,
     creditBalance?: Money.Money,
-    extraDiscounts: ReadonlyArray<Invoicing.DiscountRule> = []
+    extraDiscounts: ReadonlyArray<Invoicing.DiscountRule> = [],
+    billing?: CheckoutSession.CheckoutSession["billing_address"]
   ) =>
     Effect.gen(function* () {
       const discounts: ReadonlyArray<Invoicing.DiscountRule> = [
@@ -264,18 +386,23 @@ export const withTax =
         discounts
       })
       const taxable = untaxed.subtotal.amount > 0n ? untaxed.subtotal.amount - sumOf(untaxed.discounts) : 0n
-      const tax = yield* taxes.tax({
-        merchant_id: merchantId,
-        customer_id: customerId,
-        taxable: Money.make(taxable, draft.currency)
-      })
+      const address = yield* taxAddressOf(storage, merchantId, customerId, billing)
+      const lines =
+        taxable > 0n
+          ? yield* taxes.tax({
+              merchant_id: merchantId,
+              customer_id: customerId,
+              address,
+              taxable: Money.make(taxable, draft.currency)
+            })
+          : []
       return Invoicing.total({
         invoice_type: draft.invoice_type,
         cycle_index: draft.cycle_index,
         currency: draft.currency,
         lines: draft.lines,
         discounts,
-        tax: () => tax,
+        tax: () => lines,
         ...(creditBalance ? { creditBalance } : {}),
         ...(Option.isSome(draft.original_invoice_id) ? { original_invoice_id: draft.original_invoice_id.value } : {})
       })
@@ -293,6 +420,7 @@ export const convertDraft = (draft: Invoicing.Draft, rate: string | null, target
     subtotal: conv(draft.subtotal),
     discounts: draft.discounts.map((d) => ({ ...d, amount: conv(d.amount) })),
     tax: conv(draft.tax),
+    tax_lines: draft.tax_lines.map((t) => ({ ...t, taxable: conv(t.taxable), amount: conv(t.amount) })),
     creditApplied: conv(draft.creditApplied),
     total: Money.make(
       draft.lines.reduce((a, l) => a + conv(l.amount).amount, 0n),
@@ -309,6 +437,34 @@ export const scheduleOf = (rec: Entities.SubscriptionRecord, pv: Price.PriceVers
   count: pv.price_plan?.billing_cycle_count ?? 1,
   totalCycles: rec.subscription.total_cycles ?? undefined
 })
+
+/**
+ * The periods a renewal invoice covers: the cycle it opens (`next`, ending at `periodEnd`) and,
+ * for usage in arrears, the cycle that just ended (`rec`'s current period).
+ */
+export const renewalPeriods = (
+  rec: Entities.SubscriptionRecord,
+  next: Entities.SubscriptionRecord,
+  periodEnd: number | null
+): { readonly period: Span | undefined; readonly usagePeriod: Span | undefined } => {
+  const ms = (t: Subscription.Subscription["current_period_start"]) => (t === null ? null : DateTime.toEpochMillis(t))
+  const start = ms(next.subscription.current_period_start)
+  const prevStart = ms(rec.subscription.current_period_start)
+  const prevEnd = ms(rec.subscription.current_period_end)
+  return {
+    period: start !== null && periodEnd !== null ? { start, end: periodEnd } : undefined,
+    usagePeriod: prevStart !== null && prevEnd !== null ? { start: prevStart, end: prevEnd } : undefined
+  }
+}
+
+/**
+ * The service period of a subscription's first invoice, paid at `at`: its trial, else its first
+ * cycle (none for a customer-initiated price).
+ */
+export const firstPeriod = (rec: Entities.SubscriptionRecord, pv: Price.PriceVersion, at: number): Span | undefined =>
+  rec.trial_end !== null
+    ? { start: at, end: rec.trial_end }
+    : Option.getOrUndefined(BillingPeriod.period(scheduleOf({ ...rec, anchor: at }, pv), 0))
 
 /** Paid cycles before `cycleIndex` (selects intro phases and counts fixed terms). */
 export const paidIndex = (rec: Entities.SubscriptionRecord, cycleIndex: number) =>

@@ -69,7 +69,12 @@ const descriptions: Record<string, string> = {
   "discounts.end": "Ends a discount: no new redemption from now on; subscriptions that carry it keep it.",
   "discounts.applyToSubscription":
     "Applies a discount (`discount_id` or `discount_code`) to a live subscription from its next cycle on, for the discount's duration; counted as a redemption.",
-  "discounts.removeFromSubscription": "Removes a discount from a subscription: its next cycles are billed without it."
+  "discounts.removeFromSubscription": "Removes a discount from a subscription: its next cycles are billed without it.",
+  "taxRates.create":
+    "Creates a tax rate: `percentage` (0 to 100, up to 4 decimals, as a string) for a `country` (ISO 3166-1 alpha-2) and optional `region` (`CA` or `US-CA`), `inclusive` (prices hold it) or exclusive (it is added). One active rate per country and region. Invoices of a customer whose billing address is there carry it.",
+  "taxRates.list": "The merchant's tax rates, newest first, with cursor pagination and `status` and `country` filters.",
+  "taxRates.get": "One tax rate.",
+  "taxRates.archive": "Archives a tax rate: no new invoice uses it; issued invoices keep their tax lines."
 }
 
 /** Required request-body fields, by `operationId` (conditional ones are in the descriptions). */
@@ -83,7 +88,8 @@ const required: Record<string, ReadonlyArray<string>> = {
   "webhooks.createEndpoint": ["url"],
   "sandbox.advanceClock": ["frozen_time"],
   "discounts.create": ["name", "discount_type"],
-  "discounts.removeFromSubscription": ["discount_id"]
+  "discounts.removeFromSubscription": ["discount_id"],
+  "taxRates.create": ["name", "percentage", "country"]
 }
 
 /** Allowed values of request-body fields, wherever the field appears. */
@@ -159,7 +165,8 @@ const queryEnums: Record<string, Record<string, ReadonlyArray<string>>> = {
   "payments.invoices": { biz_status: Lifecycle.InvoiceStatus.literals, invoice_types: Invoice.InvoiceType.literals },
   "webhooks.events": { event_statuses: Lifecycle.DeliveryStatus.literals, event_types: Lifecycle.EventType.literals },
   "webhooks.endpoints": { status: Lifecycle.EndpointStatus.literals },
-  "discounts.list": { status: Lifecycle.DiscountStatus.literals }
+  "discounts.list": { status: Lifecycle.DiscountStatus.literals },
+  "taxRates.list": { status: Lifecycle.TaxRateStatus.literals }
 }
 
 /** A query schema (one value or a repeated parameter) whose values are `allowed`. */
