@@ -100,8 +100,39 @@ export class Invoice extends Schema.Class<Invoice>("Invoice")({
   subtotal: NullableString.pipe(Schema.withDecodingDefault(Effect.succeed(null))),
   /** Priced lines, then discount lines (invoices issued before documents: none). */
   lines: Schema.Array(InvoiceLine).pipe(Schema.withDecodingDefault(Effect.succeed([]))),
-  tax_lines: Schema.Array(InvoiceTaxLine).pipe(Schema.withDecodingDefault(Effect.succeed([])))
+  tax_lines: Schema.Array(InvoiceTaxLine).pipe(Schema.withDecodingDefault(Effect.succeed([]))),
+  /**
+   * The merchant's sequential number, assigned as the invoice is issued (`INV-000042`); refund
+   * invoices (credit notes) have their own sequence (`INV-CN-000003`). Invoices issued before
+   * numbering: null.
+   */
+  number: NullableString.pipe(Schema.withDecodingDefault(Effect.succeed(null))),
+  /** The invoice's page for the customer: an unguessable signed link (invoices before documents: null). */
+  hosted_invoice_url: NullableString.pipe(Schema.withDecodingDefault(Effect.succeed(null))),
+  /** The same invoice as a PDF, behind the same signature. */
+  invoice_pdf: NullableString.pipe(Schema.withDecodingDefault(Effect.succeed(null)))
 }) {}
+
+/**
+ * The number of the `n`th document of a series: the prefix, `CN` for credit notes, and at least
+ * six digits.
+ *
+ * @example
+ * numberOf("INV", "renewal", 42) // "INV-000042"
+ * numberOf("INV", "refund", 3)   // "INV-CN-000003"
+ * @since 0.1.0
+ */
+export const numberOf = (prefix: string, type: InvoiceType, n: number): string =>
+  `${prefix}-${type === "refund" ? "CN-" : ""}${String(n).padStart(6, "0")}`
+
+/**
+ * The counter series a document's number is taken from: credit notes apart from invoices, and a
+ * new series when the merchant changes its prefix.
+ *
+ * @since 0.1.0
+ */
+export const seriesOf = (prefix: string, type: InvoiceType): string =>
+  `${type === "refund" ? "credit_note" : "invoice"}:${prefix}`
 
 /**
  * Moves an invoice's `biz_status` by `trigger` (the {@link Lifecycle.invoice} machine), with the

@@ -28,6 +28,8 @@ export class Merchant extends Schema.Class<Merchant>("Merchant")({
   dunning_final_state: Schema.Literals(["unpaid", "canceled"]),
   /** Dunning retries, in days after the first failed renewal; `null` follows the engine's default policy. */
   dunning_retry_days: Schema.NullOr(Schema.Array(Schema.Int)).pipe(Schema.withDecodingDefault(Effect.succeed(null))),
+  /** What invoice numbers start with (`INV` → `INV-000001`, credit notes `INV-CN-000001`). */
+  invoice_prefix: Schema.String.pipe(Schema.withDecodingDefault(Effect.succeed("INV"))),
   created_at: Timestamp
 }) {}
 

@@ -35,7 +35,16 @@ export interface CreateMerchant {
   readonly dunning_final_state?: "unpaid" | "canceled"
   /** Retry days after the first failed renewal (1 to 10 increasing days of 1..60); default: the engine's policy. */
   readonly dunning_retry_days?: ReadonlyArray<number>
+  /** What invoice numbers start with: 3 to 12 uppercase letters and digits (default `INV`). */
+  readonly invoice_prefix?: string
 }
+
+/**
+ * An invoice number prefix: 3 to 12 uppercase letters and digits.
+ *
+ * @since 0.1.0
+ */
+export const INVOICE_PREFIX = /^[A-Z0-9]{3,12}$/
 
 /**
  * An API key, shown in full only here.
@@ -127,6 +136,11 @@ export class Merchants extends Context.Service<Merchants>()("@recur/core/Merchan
             reason: "must be 1 to 10 increasing whole days from 1 to 60"
           })
         }
+        if (input.invoice_prefix !== undefined && !INVOICE_PREFIX.test(input.invoice_prefix))
+          return yield* new Errors.InvalidParameter({
+            param: "invoice_prefix",
+            reason: "must be 3 to 12 uppercase letters and digits"
+          })
         const dunning = yield* Effect.service(Dunning.DefaultPolicy)
         const id = yield* Ids.make(Ids.prefixes.merchant)
         const at = yield* now
@@ -140,6 +154,7 @@ export class Merchants extends Context.Service<Merchants>()("@recur/core/Merchan
           proration_credit: input.proration_credit ?? "refund",
           dunning_final_state: input.dunning_final_state ?? dunning.finalState,
           dunning_retry_days: input.dunning_retry_days ?? null,
+          invoice_prefix: input.invoice_prefix ?? "INV",
           created_at: DateTime.makeUnsafe(at)
         })
         return yield* storage.withTransaction(
@@ -243,7 +258,29 @@ export class Merchants extends Context.Service<Merchants>()("@recur/core/Merchan
         ks.map((k) => ({ key_id: k.id, last4: k.last4, status: k.status, expires_at: k.expires_at }))
       )
 
-    return { create, get, rotateKey, revokeKey, authenticate, signingKeys, listKeys } as const
+    /**
+     * Changes what the merchant's next invoice numbers start with. A new prefix starts its own
+     * sequences at 1; issued invoices keep their numbers.
+     */
+    const setInvoicePrefix = (merchantId: string, prefix: string) =>
+      Effect.gen(function* () {
+        if (!INVOICE_PREFIX.test(prefix))
+          return yield* new Errors.InvalidParameter({
+            param: "invoice_prefix",
+            reason: "must be 3 to 12 uppercase letters and digits"
+          })
+        for (let attempt = 0; ; attempt++) {
+          const current = yield* Effect.flatMap(Effect.orDie(merchants.get(merchantId, merchantId)), (o) =>
+            Option.isSome(o) ? Effect.succeed(o.value) : Effect.fail(new Errors.NotFound({ resource: "merchant", id: merchantId }))
+          )
+          const next = new Merchant.Merchant({ ...current.value, invoice_prefix: prefix }, { disableChecks: true })
+          const saved = yield* Effect.result(merchants.update(next, current.version))
+          if (saved._tag === "Success") return next
+          if (saved.failure._tag !== "VersionConflict" || attempt >= 10) return yield* Effect.die(saved.failure)
+        }
+      }).pipe(Effect.withSpan("Merchants.setInvoicePrefix"))
+
+    return { create, get, rotateKey, revokeKey, authenticate, signingKeys, listKeys, setInvoicePrefix } as const
   })
 }) {
   /** The live implementation: needs `Storage` and the ports it uses. */

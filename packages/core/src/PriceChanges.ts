@@ -20,6 +20,7 @@ import {
   mustBeLive,
   newInvoice,
   newTrade,
+  invoiceDocuments,
   planBasis,
   withTax,
   writes
@@ -129,6 +130,7 @@ export const quoteInstant = (quoteId: string): number | undefined => {
 export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/PriceChanges", {
   make: Effect.gen(function* () {
     const storage = yield* Store.Storage
+    const documents = invoiceDocuments(storage, yield* Secrets.Secrets, yield* Settings.Settings)
     const payments = yield* Payments.Payments
     const refunds = yield* Refunds.Refunds
     const settings = yield* Settings.Settings
@@ -434,7 +436,7 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
                         ? { start: now, end: msOf(rec.subscription.current_period_end) }
                         : undefined
                   })
-                  yield* Effect.orDie(invoices.insert(inv))
+                  yield* Effect.orDie(invoices.insert(yield* documents.issueOne(planned.merchant, inv)))
                   yield* Effect.orDie(
                     trades.insert({
                       trade: Lifecycle.must(Trade.move(trade, "submit_payment")),

@@ -13,7 +13,7 @@ import * as Errors from "./Errors.js"
 import * as Ids from "./Ids.js"
 import { dt, emit, msOf, nowOf } from "./internal/engine.js"
 import { pageErrors } from "./internal/paging.js"
-import { must, newInvoice, taxLinesOf, writes } from "./internal/records.js"
+import { must, newInvoice, invoiceDocuments, taxLinesOf, writes } from "./internal/records.js"
 import * as Invoice from "./Invoice.js"
 import * as Invoicing from "./Invoicing.js"
 import * as Lifecycle from "./Lifecycle.js"
@@ -21,6 +21,8 @@ import * as Merchants from "./Merchants.js"
 import * as Money from "./Money.js"
 import * as Ports from "./Ports.js"
 import * as Refund from "./Refund.js"
+import * as Secrets from "./Secrets.js"
+import * as Settings from "./Settings.js"
 import * as Store from "./Store.js"
 import * as Subscription from "./Subscription.js"
 import * as Trade from "./Trade.js"
@@ -72,6 +74,7 @@ export const refundOf = (
 export class Refunds extends Context.Service<Refunds>()("@recur/core/Refunds", {
   make: Effect.gen(function* () {
     const storage = yield* Store.Storage
+    const documents = invoiceDocuments(storage, yield* Secrets.Secrets, yield* Settings.Settings)
     const merchants = yield* Merchants.Merchants
     const gateway = yield* Ports.PaymentGateway
     const subs = storage.repository(Entities.subscription)
@@ -297,7 +300,10 @@ export class Refunds extends Context.Service<Refunds>()("@recur/core/Refunds", {
                 })
                 yield* Effect.orDie(
                   invoices.insert(
-                    new Invoice.Invoice({ ...refundInvoice, refund_order_id: done.refund_id }, { disableChecks: true })
+                    yield* documents.issueOne(
+                      merchant,
+                      new Invoice.Invoice({ ...refundInvoice, refund_order_id: done.refund_id }, { disableChecks: true })
+                    )
                   )
                 )
               }

@@ -8,9 +8,10 @@
  */
 import { Context, Effect, Layer, Option, Result } from "effect"
 import * as Entities from "./Entities.js"
+import * as Errors from "./Errors.js"
 import * as Invoice from "./Invoice.js"
 import { dt, emitMany, laneOf, nowOf, pending as pendingEvent } from "./internal/engine.js"
-import { discountRules, renewalPeriods, newInvoice, renewalTrade, withTax } from "./internal/records.js"
+import { discountRules, invoiceDocuments, newInvoice, renewalPeriods, renewalTrade, withTax } from "./internal/records.js"
 import * as Lifecycle from "./Lifecycle.js"
 import * as Merchants from "./Merchants.js"
 import * as Money from "./Money.js"
@@ -18,6 +19,8 @@ import * as Payments from "./Payments.js"
 import * as Ports from "./Ports.js"
 import * as RenewalPlan from "./RenewalPlan.js"
 import * as Renewals from "./Renewals.js"
+import * as Secrets from "./Secrets.js"
+import * as Settings from "./Settings.js"
 import * as Store from "./Store.js"
 import * as Trade from "./Trade.js"
 
@@ -31,6 +34,7 @@ const isPlainBill = (d: RenewalPlan.Decision) => d._tag === "Bill" && !d.continu
 export class RenewalBatches extends Context.Service<RenewalBatches>()("@recur/core/RenewalBatches", {
   make: Effect.gen(function* () {
     const storage = yield* Store.Storage
+    const documents = invoiceDocuments(storage, yield* Secrets.Secrets, yield* Settings.Settings)
     const gateway = yield* Ports.PaymentGateway
     const taxes = yield* Ports.TaxCalculator
     const merchants = yield* Merchants.Merchants
@@ -144,12 +148,17 @@ export class RenewalBatches extends Context.Service<RenewalBatches>()("@recur/co
                 })
                 drafts.push({ version: sv.version, trade, invoice, next: periodEnd, rec: next })
               }
-              // a cycle already billed (a retried run) keeps its invoice: that subscription goes alone
-              const inserted = new Set(
-                (yield* invoices.insertMany(drafts.map((d) => d.invoice))).map((i) => i.invoice_id)
+              // numbered in order, from the merchant's gapless counter, in this transaction
+              const issued = yield* documents.issue(
+                merchant,
+                drafts.map((d) => d.invoice)
               )
-              const done = drafts.filter((d) => inserted.has(d.invoice.invoice_id))
-              for (const d of drafts) if (!inserted.has(d.invoice.invoice_id)) alone.add(d.rec.subscription.id)
+              const inserted = new Set((yield* invoices.insertMany(issued)).map((i) => i.invoice_id))
+              // a cycle already billed (a retried run) keeps its invoice; the numbers taken for the
+              // skipped drafts would leave a hole, so the whole batch rolls back and goes one by one
+              if (inserted.size < drafts.length)
+                return yield* Effect.fail(new Errors.ConcurrentUpdate({ resource: "subscription", id: "renewal batch" }))
+              const done = drafts.map((d, i) => ({ ...d, invoice: issued[i]! }))
               if (done.length === 0) return []
               yield* Effect.orDie(
                 trades.insertMany(

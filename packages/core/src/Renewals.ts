@@ -10,12 +10,23 @@ import * as Entities from "./Entities.js"
 import * as Errors from "./Errors.js"
 import * as Invoice from "./Invoice.js"
 import { dt, emit, nowOf } from "./internal/engine.js"
-import { discountRules, renewalPeriods, must, newInvoice, renewalTrade, withTax, writes } from "./internal/records.js"
+import {
+  discountRules,
+  must,
+  newInvoice,
+  invoiceDocuments,
+  renewalPeriods,
+  renewalTrade,
+  withTax,
+  writes
+} from "./internal/records.js"
 import * as Lifecycle from "./Lifecycle.js"
 import * as Merchants from "./Merchants.js"
 import * as Payments from "./Payments.js"
 import * as Ports from "./Ports.js"
 import * as RenewalPlan from "./RenewalPlan.js"
+import * as Secrets from "./Secrets.js"
+import * as Settings from "./Settings.js"
 import * as Store from "./Store.js"
 import * as Subscription from "./Subscription.js"
 import * as Trade from "./Trade.js"
@@ -28,6 +39,7 @@ import * as Trade from "./Trade.js"
 export class Renewals extends Context.Service<Renewals>()("@recur/core/Renewals", {
   make: Effect.gen(function* () {
     const storage = yield* Store.Storage
+    const documents = invoiceDocuments(storage, yield* Secrets.Secrets, yield* Settings.Settings)
     const taxes = yield* Ports.TaxCalculator
     const merchants = yield* Merchants.Merchants
     const payments = yield* Payments.Payments
@@ -120,7 +132,7 @@ export class Renewals extends Context.Service<Renewals>()("@recur/core/Renewals"
               ...renewalPeriods(rec, next, periodEnd)
             })
             yield* invoices
-              .insert(inv)
+              .insert(yield* documents.issueOne(merchant, inv))
               // another writer billed this cycle between our read and this insert (a concurrent
               // renewal): nothing was written here; the caller may read again and retry
               .pipe(

@@ -258,8 +258,16 @@ export const CreateMerchant = Schema.Struct({
   proration_policy: Schema.optionalKey(Schema.String),
   proration_credit: Schema.optionalKey(Proration.CreditMode),
   dunning_final_state: Schema.optionalKey(Schema.Literals(["unpaid", "canceled"])),
-  dunning_retry_days: Schema.optionalKey(Schema.Array(Schema.Finite))
+  dunning_retry_days: Schema.optionalKey(Schema.Array(Schema.Finite)),
+  invoice_prefix: Schema.optionalKey(Schema.String)
 })
+
+/**
+ * The body of `POST /api/v1/invoice_settings`.
+ *
+ * @since 0.1.0
+ */
+export const InvoiceSettings = Schema.Struct({ invoice_prefix: Schema.optional(Schema.String) })
 
 /**
  * A card as the hosted checkout page's form posts it.

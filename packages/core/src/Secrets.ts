@@ -23,6 +23,11 @@ export class Secrets extends Context.Service<
     readonly hash: (text: string) => Effect.Effect<string>
     readonly encrypt: (plaintext: string) => Effect.Effect<string>
     readonly decrypt: (ciphertext: string) => Effect.Effect<string>
+    /**
+     * An unguessable, stable signature of `text` (HMAC-SHA-256 under a key derived from the master
+     * key), base64url: what signed links carry.
+     */
+    readonly sign: (text: string) => Effect.Effect<string>
   }
 >()("@recur/core/Secrets") {}
 
@@ -139,8 +144,11 @@ export const make = (masterKey: Redacted.Redacted<string>) =>
     const key = yield* Effect.promise(() =>
       globalThis.crypto.subtle.importKey("raw", keyBytes, "AES-GCM", false, ["encrypt", "decrypt"])
     )
+    // the link-signing key is derived from the master key, never the master key itself
+    const linkKey = yield* hmacSha256(keyBytes, "recur/signed-links/v1")
     return Secrets.of({
       hash: sha256Hex,
+      sign: (text) => Effect.map(hmacSha256(linkKey, text), (mac) => b64url(mac)),
       encrypt: (plaintext) =>
         Effect.promise(async () => {
           const iv = globalThis.crypto.getRandomValues(new Uint8Array(12))

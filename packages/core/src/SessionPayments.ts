@@ -20,6 +20,7 @@ import * as Ids from "./Ids.js"
 import { dt, emit, nowOf } from "./internal/engine.js"
 import {
   firstPeriod,
+  invoiceDocuments,
   taxAddressOf,
   convertDraft,
   discountRule,
@@ -42,6 +43,7 @@ import * as Payments from "./Payments.js"
 import * as Ports from "./Ports.js"
 import * as Price from "./Price.js"
 import * as Settings from "./Settings.js"
+import * as Secrets from "./Secrets.js"
 import * as Store from "./Store.js"
 import * as Subscription from "./Subscription.js"
 import * as Tax from "./Tax.js"
@@ -71,6 +73,7 @@ const paymentInProgress = (sessionId: string) =>
 export class SessionPayments extends Context.Service<SessionPayments>()("@recur/core/SessionPayments", {
   make: Effect.gen(function* () {
     const storage = yield* Store.Storage
+    const documents = invoiceDocuments(storage, yield* Secrets.Secrets, yield* Settings.Settings)
     const gateway = yield* Ports.PaymentGateway
     const taxes = yield* Ports.TaxCalculator
     const settings = yield* Settings.Settings
@@ -374,7 +377,7 @@ export class SessionPayments extends Context.Service<SessionPayments>()("@recur/
                   at,
                   period: firstPeriod(rec, pv, at)
                 })
-                yield* Effect.orDie(invoices.insert(inv))
+                yield* Effect.orDie(invoices.insert(yield* documents.issueOne(merchant, inv)))
                 invoiceId = inv.invoice_id
               }
               const processing = Lifecycle.must(Trade.move(trade, "submit_payment"))

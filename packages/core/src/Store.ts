@@ -346,6 +346,21 @@ export interface IdempotencyStore {
  * })
  * @since 0.1.0
  */
+/**
+ * Gapless counters: document numbers. `take` reserves the next `count` numbers of a merchant's
+ * series and returns the first (1 for a series' first number). Inside a transaction the
+ * reservation commits or rolls back with it, and concurrent transactions taking from the same
+ * series wait for each other — so committed numbers never skip and never repeat.
+ *
+ * @since 0.1.0
+ */
+export interface Counters {
+  readonly take: (merchantId: string, series: string, count: number) => Effect.Effect<number>
+}
+
+/**
+ * @since 0.1.0
+ */
 export class Storage extends Context.Service<
   Storage,
   {
@@ -355,6 +370,7 @@ export class Storage extends Context.Service<
     readonly outbox: Outbox
     readonly workQueue: WorkQueue
     readonly idempotency: IdempotencyStore
+    readonly counters: Counters
   }
 >()("@recur/core/Storage") {}
 

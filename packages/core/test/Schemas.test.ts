@@ -30,7 +30,10 @@ describe("Domain schemas", () => {
         tax_amount: "0.00",
         subtotal: "30.00",
         lines: [],
-        tax_lines: []
+        tax_lines: [],
+        number: "INV-000001",
+        hosted_invoice_url: null,
+        invoice_pdf: null
       })
       const json = yield* Schema.encodeEffect(Invoice.Invoice)(invoice)
       expect(json).toMatchObject({
@@ -47,11 +50,14 @@ describe("Domain schemas", () => {
         "currency",
         "customer_id",
         "cycle_index",
+        "hosted_invoice_url", // Recur's: the customer's page
         "invoice_id",
+        "invoice_pdf", // Recur's: the PDF
         "invoice_type",
         "lines", // Recur's: the document's lines
         "merchant_id",
         "metadata",
+        "number", // Recur's: the merchant's sequential number
         "order_id",
         "original_invoice_id",
         "paid_at",

@@ -172,5 +172,29 @@ for (const [name, storage] of backends()) {
       expect((await pageOf(plain)).html).not.toContain("/discount")
       expect((await post(`/checkout/${plain}/discount`, { discount_code: code })).status).toBe(400)
     })
+
+    it("shows the tax in what is due, in the payer's language, and charges what it showed", async () => {
+      const k = (await api.merchant()).api_key
+      await api.call("POST", "/api/v1/tax_rates", k, { name: "MwSt", percentage: "19", country: "DE", inclusive: true })
+      const price = (await api.priceOf(k, { price_plan: { billing_cycle_unit: "month", base_price_val: "119.00" } }))
+        .priceId
+      const r = await api.call("POST", "/api/v1/session", k, {
+        payer_id: "de-1",
+        line_items: [{ price_id: price }],
+        billing_address: { country_code: "DE" },
+        locale: "de-DE",
+        return_url: "https://shop.example/danke"
+      })
+      const id = (r.body as any).data.session_id as string
+      const page = await pageOf(id)
+      expect(page.html).toMatch(/<span class="amount" id="due">119,00\s\$<\/span>/)
+      expect(page.html).toMatch(/<p id="tax">Enthaltene Steuer: 19,00\s\$<\/p>/)
+      expect((await post(`/checkout/${id}/pay`, { card_number: "4242424242424242", ...card })).status).toBe(303)
+      const trade = ((await api.call("GET", "/api/v1/trades?limit=1", k)).body as any).data.list[0]
+      expect([trade.amount, trade.tax_amount]).toEqual(["119.00", "19.00"])
+      // no tax where none applies: no line
+      const none = await sessionOf({ line_items: [{ price_id: await priceOf() }] })
+      expect((await pageOf(none)).html).not.toContain('id="tax"')
+    })
   })
 }

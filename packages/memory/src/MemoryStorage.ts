@@ -418,6 +418,17 @@ export const make = Effect.gen(function* () {
       Effect.sync(() => new Map(businessIds.map((b) => [b, (sequences.get(`${merchantId}:${b}`) ?? 0) + 1])))
   }
 
+  const counterValues = new Map<string, number>()
+  const counters: Store.Counters = {
+    take: (merchantId, series, count) =>
+      write((undo) => {
+        const k = `${merchantId}\u0000${series}`
+        const last = counterValues.get(k) ?? 0
+        setMapEntry(counterValues, k, last + count, undo)
+        return last + 1
+      })
+  }
+
   const key = (merchantId: string, kind: string, subjectId: string) => `${merchantId}\u0000${kind}\u0000${subjectId}`
   const workQueue: Store.WorkQueue = {
     schedule: (item) =>
@@ -575,7 +586,8 @@ export const make = Effect.gen(function* () {
     withTransaction,
     outbox: eventOutbox,
     workQueue,
-    idempotency: idempotencyStore
+    idempotency: idempotencyStore,
+    counters
   })
 })
 

@@ -147,6 +147,17 @@ const taxRates = Effect.gen(function* () {
   yield* sql`create unique index if not exists tax_rate_jurisdiction on recur_tax_rates (merchant_id, jurisdiction)`
 })
 
+/** Gapless document counters (invoice and credit note numbers), one row per merchant and series. */
+const counters = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`create table if not exists recur_counters (
+    merchant_id text not null,
+    series text not null,
+    last bigint not null,
+    primary key (merchant_id, series)
+  )`
+})
+
 /**
  * Every migration, by id and name.
  *
@@ -157,7 +168,8 @@ export const migrations = {
   "0002_work_lanes": workLanes,
   "0003_refund_request_keys": refundRequestKeys,
   "0004_discounts": discounts,
-  "0005_tax_rates": taxRates
+  "0005_tax_rates": taxRates,
+  "0006_counters": counters
 }
 
 /**

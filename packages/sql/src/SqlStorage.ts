@@ -528,6 +528,20 @@ export const make = Effect.gen(function* () {
       )
   }
 
+  // the upsert takes the row's lock until the transaction ends: concurrent takers of one series
+  // wait, and a rolled-back take leaves no hole
+  const counters: Store.Counters = {
+    take: (merchantId, series, count) =>
+      Effect.map(
+        Effect.orDie(
+          sql<{ last: unknown }>`insert into recur_counters (merchant_id, series, last) values (${merchantId}, ${series}, ${count})
+            on conflict (merchant_id, series) do update set last = recur_counters.last + excluded.last
+            returning last`
+        ),
+        (r) => num(r[0]!.last) - count + 1
+      )
+  }
+
   return Store.Storage.of({
     repository: <A, I>(entity: Store.Entity<A, I>) => {
       let r = repositories.get(entity.name)
@@ -541,7 +555,8 @@ export const make = Effect.gen(function* () {
       sql.withTransaction(effect).pipe(Effect.catchTag("SqlError", (e) => Effect.die(e))) as typeof effect,
     outbox,
     workQueue,
-    idempotency
+    idempotency,
+    counters
   })
 })
 

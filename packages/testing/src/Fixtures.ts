@@ -76,6 +76,9 @@ export const invoice = (
         subtotal: null,
         lines: [],
         tax_lines: [],
+        number: null,
+        hosted_invoice_url: null,
+        invoice_pdf: null,
         ...overrides
       })
   )

@@ -389,6 +389,25 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>, o
       })
     )
 
+    it.effect("counters: gapless per merchant and series; a rolled-back take leaves no hole", () =>
+      Effect.gen(function* () {
+        const storage = yield* Storage
+        const m = yield* Fixtures.merchantId
+        const other = yield* Fixtures.merchantId
+        expect(yield* storage.counters.take(m, "invoice:INV", 1)).toBe(1)
+        expect(yield* storage.counters.take(m, "invoice:INV", 3)).toBe(2)
+        expect(yield* storage.counters.take(m, "credit_note:INV", 1)).toBe(1)
+        expect(yield* storage.counters.take(other, "invoice:INV", 1)).toBe(1)
+        const failed = yield* Effect.result(
+          storage.withTransaction(
+            Effect.andThen(storage.counters.take(m, "invoice:INV", 2), Effect.fail("injected" as const))
+          )
+        )
+        expect(Result.isFailure(failed)).toBe(true)
+        expect(yield* storage.withTransaction(storage.counters.take(m, "invoice:INV", 1))).toBe(5)
+      })
+    )
+
     it.effect("tenant isolation: no method reaches another merchant's rows", () =>
       Effect.gen(function* () {
         const repo = yield* customers
@@ -676,6 +695,30 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>, o
             expect(new Set([...a, ...b]).size).toBe(200)
             expect(a.length).toBeGreaterThan(0)
             expect(b.length).toBeGreaterThan(0)
+          })
+        )
+
+        it.effect("concurrent transactions taking numbers, some rolled back: the committed ones are 1..n exactly", () =>
+          Effect.gen(function* () {
+            const storage = yield* Storage
+            const m = yield* Fixtures.merchantId
+            const outcomes = yield* Effect.forEach(
+              Array.from({ length: 24 }, (_, i) => i),
+              (i) =>
+                Effect.result(
+                  storage.withTransaction(
+                    Effect.gen(function* () {
+                      const n = yield* storage.counters.take(m, "invoice:RACE", 1)
+                      if (i % 3 === 0) return yield* Effect.fail(`rolled back ${n}` as const)
+                      return n
+                    })
+                  )
+                ),
+              { concurrency: 8 }
+            )
+            const committed = outcomes.filter(Result.isSuccess).map((r) => r.success)
+            expect(committed).toHaveLength(16)
+            expect([...committed].sort((a, b) => a - b)).toEqual(Array.from({ length: 16 }, (_, i) => i + 1))
           })
         )
 

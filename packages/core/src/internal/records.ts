@@ -22,6 +22,8 @@ import type * as Ports from "../Ports.js"
 import * as Price from "../Price.js"
 import * as Pricing from "../Pricing.js"
 import type * as Store from "../Store.js"
+import type * as Secrets from "../Secrets.js"
+import type * as Settings from "../Settings.js"
 import * as Subscription from "../Subscription.js"
 import * as Tax from "../Tax.js"
 import * as Trade from "../Trade.js"
@@ -242,6 +244,62 @@ export const taxLinesOf = (invoice: Invoice.Invoice): ReadonlyArray<Invoicing.Ta
   }))
 
 /**
+ * Issuing invoices: their numbers, in order, from the merchant's gapless counters, and their
+ * signed links (the hosted page and the PDF). Call `issue` in the transaction that inserts the
+ * invoices, so a rollback returns the numbers.
+ */
+export const invoiceDocuments = (
+  storage: StorageService,
+  secrets: Secrets.Secrets["Service"],
+  settings: Pick<Settings.Settings["Service"], "publicUrl">
+) => {
+  const base = settings.publicUrl.replace(/\/+$/, "")
+  const issue = (
+    merchant: Pick<Merchant.Merchant, "merchant_id" | "invoice_prefix">,
+    invoices: ReadonlyArray<Invoice.Invoice>
+  ) =>
+    Effect.gen(function* () {
+      const next = new Map<string, number>()
+      const seriesOf = (i: Invoice.Invoice) => Invoice.seriesOf(merchant.invoice_prefix, i.invoice_type)
+      for (const series of new Set(invoices.map(seriesOf))) {
+        const count = invoices.filter((i) => seriesOf(i) === series).length
+        next.set(series, yield* storage.counters.take(merchant.merchant_id, series, count))
+      }
+      return yield* Effect.forEach(invoices, (i) =>
+        Effect.map(secrets.sign(`invoice:${i.merchant_id}:${i.invoice_id}`), (token) => {
+          const n = next.get(seriesOf(i))!
+          next.set(seriesOf(i), n + 1)
+          const page = `${base}/invoice/${i.invoice_id}/${token}`
+          return new Invoice.Invoice(
+            {
+              ...i,
+              number: Invoice.numberOf(merchant.invoice_prefix, i.invoice_type, n),
+              hosted_invoice_url: page,
+              invoice_pdf: `${page}/pdf`
+            },
+            { disableChecks: true }
+          )
+        })
+      )
+    })
+  return {
+    issue,
+    issueOne: (merchant: Pick<Merchant.Merchant, "merchant_id" | "invoice_prefix">, invoice: Invoice.Invoice) =>
+      Effect.map(issue(merchant, [invoice]), (all) => all[0]!),
+    /** Whether `token` is the signature of this invoice's links. */
+    verify: (merchantId: string, invoiceId: string, token: string) =>
+      Effect.map(secrets.sign(`invoice:${merchantId}:${invoiceId}`), (expected) => timingSafeEqual(expected, token))
+  }
+}
+
+const timingSafeEqual = (a: string, b: string) => {
+  if (a.length !== b.length) return false
+  let diff = 0
+  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i)
+  return diff === 0
+}
+
+/**
  * A new invoice from a draft, born `open` and moved at once: `charge` (a charge is on its way:
  * `pending`) or `settle_without_charge` (nothing to collect: `success`).
  */
@@ -292,7 +350,10 @@ export const newInvoice = (input: {
           }),
           price_version_id: input.price_version_id,
           tax_amount: Money.format(input.draft.tax),
-          ...documentOf(input.draft, input.period, input.usagePeriod)
+          ...documentOf(input.draft, input.period, input.usagePeriod),
+          number: null,
+          hosted_invoice_url: null,
+          invoice_pdf: null
         },
         { disableChecks: true }
       )

@@ -44,6 +44,7 @@ interface Words {
   readonly discountCode: string
   readonly apply: string
   readonly discountApplied: string
+  readonly includesTax: string
   readonly units: Readonly<Record<string, readonly [one: string, many: string]>>
   readonly every: (count: number, one: string, many: string) => string
 }
@@ -85,6 +86,7 @@ const words: Readonly<Record<Language, Words>> = {
     discountCode: "Discount code",
     apply: "Apply",
     discountApplied: "Discount applied",
+    includesTax: "Includes tax",
     units: {
       day: ["day", "days"],
       week: ["week", "weeks"],
@@ -130,6 +132,7 @@ const words: Readonly<Record<Language, Words>> = {
     discountCode: "Rabattcode",
     apply: "Einlösen",
     discountApplied: "Rabatt eingelöst",
+    includesTax: "Enthaltene Steuer",
     units: {
       day: ["Tag", "Tage"],
       week: ["Woche", "Wochen"],
@@ -175,6 +178,7 @@ const words: Readonly<Record<Language, Words>> = {
     discountCode: "Code de réduction",
     apply: "Appliquer",
     discountApplied: "Réduction appliquée",
+    includesTax: "Dont taxes",
     units: {
       day: ["jour", "jours"],
       week: ["semaine", "semaines"],
@@ -293,6 +297,9 @@ ${button(q - 1n, w.decrease, "−")}<output aria-labelledby="qty-label" id="quan
   const lines = [
     view.trial ? `<p>${esc(w.trial)}: ${esc(duration(language, view.trial.unit, view.trial.count))}</p>` : "",
     `<p>${esc(w.dueToday)}: <span class="amount" id="due">${esc(money(language, due, s.currency))}</span></p>`,
+    s.tax_amount !== null && /[1-9]/.test(s.tax_amount)
+      ? `<p id="tax">${esc(w.includesTax)}: ${esc(money(language, s.tax_amount, s.currency))}</p>`
+      : "",
     every && view.cycleAmount !== null && (view.trial !== null || view.cycleAmount !== due)
       ? `<p id="then">${esc(w.thenLabel)} ${esc(money(language, view.cycleAmount, s.currency))} ${esc(every)}</p>`
       : every
