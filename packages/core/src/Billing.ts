@@ -7,17 +7,20 @@
  *
  * @since 0.1.0
  */
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import * as Checkout from "./Checkout.js"
 import * as Dunning from "./Dunning.js"
 import * as Entities from "./Entities.js"
-import { must, withTax } from "./internal/records.js"
+import * as Customer from "./Customer.js"
+import type * as Invoice from "./Invoice.js"
+import { invoiceDocuments, must, withTax } from "./internal/records.js"
 import { pageErrors } from "./internal/paging.js"
 import * as Payments from "./Payments.js"
 import * as Ports from "./Ports.js"
 import * as RenewalBatches from "./RenewalBatches.js"
 import * as Renewals from "./Renewals.js"
 import * as Requests from "./Requests.js"
+import * as Secrets from "./Secrets.js"
 import * as SandboxClock from "./SandboxClock.js"
 import * as SessionPayments from "./SessionPayments.js"
 import * as Settings from "./Settings.js"
@@ -37,6 +40,21 @@ export type SessionInput = Checkout.SessionInput
  * @since 0.1.0
  */
 export type PaymentResult = Payments.PaymentResult
+
+/**
+ * What an invoice's page and PDF show: the invoice, who issued it and to whom.
+ *
+ * @since 0.1.0
+ */
+export interface InvoiceDocument {
+  readonly invoice: Invoice.Invoice
+  readonly merchantName: string
+  readonly customer: {
+    readonly name: string | null
+    readonly email: string | null
+    readonly address: string | null
+  }
+}
 
 /**
  * Settings as a layer (an alias of {@link Settings.layer}).
@@ -81,6 +99,38 @@ export class Billing extends Context.Service<Billing>()("@recur/core/Billing", {
         (v) => v.value
       )
     const listInvoices = (merchantId: string, query: Store.ListQuery) => pageErrors(invoices.list(merchantId, query))
+    const documents = invoiceDocuments(storage, yield* Secrets.Secrets, yield* Settings.Settings)
+    const merchantRecords = storage.repository(Entities.merchant)
+    const customers = storage.repository(Entities.customer)
+
+    /**
+     * An invoice as its hosted page and PDF show it — the invoice, its merchant and its customer —
+     * when `token` is its link's signature; none otherwise (an unknown invoice and a wrong token
+     * look the same).
+     */
+    const invoiceDocument = (invoiceId: string, token: string) =>
+      Effect.gen(function* () {
+        if (!/^inv_[0-9a-z]{26}$/.test(invoiceId) || token.length > 100) return Option.none<InvoiceDocument>()
+        const found = yield* Effect.orDie(invoices.lookup("id", invoiceId))
+        if (Option.isNone(found)) return Option.none<InvoiceDocument>()
+        const invoice = found.value.value
+        if (!(yield* documents.verify(invoice.merchant_id, invoice.invoice_id, token)))
+          return Option.none<InvoiceDocument>()
+        const merchant = yield* Effect.orDie(merchantRecords.get(invoice.merchant_id, invoice.merchant_id))
+        const customer = yield* Effect.orDie(customers.get(invoice.merchant_id, invoice.customer_id))
+        return Option.some<InvoiceDocument>({
+          invoice,
+          merchantName: Option.match(merchant, { onNone: () => "", onSome: (m) => m.value.name }),
+          customer: Option.match(customer, {
+            onNone: () => ({ name: null, email: null, address: null }),
+            onSome: (c) => ({
+              name: c.value.name,
+              email: c.value.email,
+              address: c.value.address ? Customer.formatAddress(c.value.address) || null : null
+            })
+          })
+        })
+      }).pipe(Effect.withSpan("Billing.invoiceDocument"))
     const listTrades = (merchantId: string, query: Store.ListQuery) =>
       Effect.map(pageErrors(trades.list(merchantId, query)), (p) => ({
         has_more: p.has_more,
@@ -116,6 +166,9 @@ export class Billing extends Context.Service<Billing>()("@recur/core/Billing", {
       advanceTo: clock.advanceTo,
       continueAdvance: clock.continueInBackground,
       clockOf: clock.clockOf,
+      invoiceDocument,
+      /** The customer pays an open or retrying invoice with a card (see `Dunning.payInvoice`). */
+      payInvoice: dunning.payInvoice,
       /** A draft with the tax calculator's tax, its discounts kept (see `internal/records`). */
       withTax: withTax(taxes, storage),
       getSubscription,

@@ -4,14 +4,17 @@
  *
  * @since 0.1.0
  */
-import { Context, Effect, Layer, Option } from "effect"
+import { Context, Effect, Layer, Option, Result } from "effect"
 import * as Entities from "./Entities.js"
+import * as Errors from "./Errors.js"
 import * as Invoice from "./Invoice.js"
 import { nowOf } from "./internal/engine.js"
 import { must, writes } from "./internal/records.js"
 import * as Lifecycle from "./Lifecycle.js"
 import * as Merchants from "./Merchants.js"
+import * as Money from "./Money.js"
 import * as Payments from "./Payments.js"
+import * as Ports from "./Ports.js"
 import * as Store from "./Store.js"
 import * as Trade from "./Trade.js"
 
@@ -25,6 +28,7 @@ export class Dunning extends Context.Service<Dunning>()("@recur/core/Dunning", {
     const storage = yield* Store.Storage
     const merchants = yield* Merchants.Merchants
     const payments = yield* Payments.Payments
+    const gateway = yield* Ports.PaymentGateway
     const subs = storage.repository(Entities.subscription)
     const trades = storage.repository(Entities.trade)
     const invoices = storage.repository(Entities.invoice)
@@ -78,7 +82,62 @@ export class Dunning extends Context.Service<Dunning>()("@recur/core/Dunning", {
         return Option.some(yield* payments.chargeInvoiceTrade(merchantId, tradeId, sv.value.payment_token))
       }).pipe(Effect.withSpan("Dunning.retry"))
 
-    return { retry } as const
+    /**
+     * The customer pays an open or retrying invoice with a card (the hosted invoice page's Pay
+     * button): its trade is charged again, on-session, through the engine — a success pays the
+     * invoice, brings a past-due subscription back and saves the card for what follows. Refused
+     * (409) when the invoice is paid, refunded, or a charge of it is in flight.
+     */
+    const payInvoice = (merchantId: string, invoiceId: string, card: Ports.CardInput) =>
+      Effect.gen(function* () {
+        const merchant = yield* merchants.get(merchantId)
+        if (!Ports.luhnValid(card.number)) return yield* new Errors.CardInvalid({ sessionId: invoiceId })
+        const refuse = (state: string, reason: string) =>
+          new Errors.StateConflict({ resource: "invoice", id: invoiceId, state, reason })
+        const tradeId = yield* storage.withTransaction(
+          Effect.gen(function* () {
+            const at = yield* nowOf(merchant)
+            const iv = yield* Effect.flatMap(invoices.get(merchantId, invoiceId), (o) => must(o, "invoice", invoiceId))
+            const invoice = iv.value
+            if ((invoice.biz_status !== "retrying" && invoice.biz_status !== "open") || invoice.trade_id === null)
+              return yield* refuse(invoice.biz_status, "only an open or retrying invoice can be paid")
+            const tv = yield* Effect.flatMap(trades.get(merchantId, invoice.trade_id), (o) =>
+              must(o, "trade", invoice.trade_id!)
+            )
+            if (tv.value.trade.trade_status !== "payment_failed")
+              return yield* refuse(invoice.biz_status, "a payment of this invoice is in progress")
+            yield* trades
+              .update(
+                {
+                  ...tv.value,
+                  attempts: tv.value.attempts + 1,
+                  trade: Lifecycle.must(Trade.move(tv.value.trade, "submit_payment"))
+                },
+                tv.version
+              )
+              .pipe(
+                Effect.catchTag("VersionConflict", () =>
+                  Effect.fail(refuse(invoice.biz_status, "a payment of this invoice is in progress"))
+                ),
+                Effect.catchTag("UniqueViolation", (e) => Effect.die(e))
+              )
+            if (invoice.biz_status === "retrying")
+              yield* Effect.orDie(invoices.update(Lifecycle.must(Invoice.move(invoice, "charge")), iv.version))
+            return { tradeId: invoice.trade_id, attempt: tv.value.attempts + 1, trade: tv.value.trade, at }
+          })
+        )
+        const outcome = yield* gateway.charge({
+          trade_id: tradeId.tradeId,
+          attempt: tradeId.attempt,
+          merchant_id: merchantId,
+          amount: Result.getOrThrow(Money.parse(tradeId.trade.amount, tradeId.trade.currency)),
+          source: { _tag: "Card", card },
+          off_session: false
+        })
+        return yield* Effect.orDie(payments.applyOutcome(merchantId, tradeId.tradeId, outcome))
+      }).pipe(Effect.withSpan("Dunning.payInvoice"))
+
+    return { retry, payInvoice } as const
   })
 }) {
   /** The live implementation. */

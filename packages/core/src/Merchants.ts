@@ -271,7 +271,9 @@ export class Merchants extends Context.Service<Merchants>()("@recur/core/Merchan
           })
         for (let attempt = 0; ; attempt++) {
           const current = yield* Effect.flatMap(Effect.orDie(merchants.get(merchantId, merchantId)), (o) =>
-            Option.isSome(o) ? Effect.succeed(o.value) : Effect.fail(new Errors.NotFound({ resource: "merchant", id: merchantId }))
+            Option.isSome(o)
+              ? Effect.succeed(o.value)
+              : Effect.fail(new Errors.NotFound({ resource: "merchant", id: merchantId }))
           )
           const next = new Merchant.Merchant({ ...current.value, invoice_prefix: prefix }, { disableChecks: true })
           const saved = yield* Effect.result(merchants.update(next, current.version))

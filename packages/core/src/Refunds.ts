@@ -302,7 +302,10 @@ export class Refunds extends Context.Service<Refunds>()("@recur/core/Refunds", {
                   invoices.insert(
                     yield* documents.issueOne(
                       merchant,
-                      new Invoice.Invoice({ ...refundInvoice, refund_order_id: done.refund_id }, { disableChecks: true })
+                      new Invoice.Invoice(
+                        { ...refundInvoice, refund_order_id: done.refund_id },
+                        { disableChecks: true }
+                      )
                     )
                   )
                 )

@@ -11,7 +11,14 @@ import * as Entities from "./Entities.js"
 import * as Errors from "./Errors.js"
 import * as Invoice from "./Invoice.js"
 import { dt, emitMany, laneOf, nowOf, pending as pendingEvent } from "./internal/engine.js"
-import { discountRules, invoiceDocuments, newInvoice, renewalPeriods, renewalTrade, withTax } from "./internal/records.js"
+import {
+  discountRules,
+  invoiceDocuments,
+  newInvoice,
+  renewalPeriods,
+  renewalTrade,
+  withTax
+} from "./internal/records.js"
 import * as Lifecycle from "./Lifecycle.js"
 import * as Merchants from "./Merchants.js"
 import * as Money from "./Money.js"
@@ -157,7 +164,9 @@ export class RenewalBatches extends Context.Service<RenewalBatches>()("@recur/co
               // a cycle already billed (a retried run) keeps its invoice; the numbers taken for the
               // skipped drafts would leave a hole, so the whole batch rolls back and goes one by one
               if (inserted.size < drafts.length)
-                return yield* Effect.fail(new Errors.ConcurrentUpdate({ resource: "subscription", id: "renewal batch" }))
+                return yield* Effect.fail(
+                  new Errors.ConcurrentUpdate({ resource: "subscription", id: "renewal batch" })
+                )
               const done = drafts.map((d, i) => ({ ...d, invoice: issued[i]! }))
               if (done.length === 0) return []
               yield* Effect.orDie(

@@ -436,6 +436,8 @@ export class SubscriptionsGroup extends HttpApiGroup.make("subscriptions")
   .middleware(Authentication)
   .annotate(OpenApi.Title, "Subscriptions") {}
 
+const InvoiceSettings = Schema.Struct({ invoice_prefix: Schema.String })
+
 /**
  * Trades, invoices and refunds.
  *
@@ -482,6 +484,19 @@ export class PaymentsGroup extends HttpApiGroup.make("payments")
     HttpApiEndpoint.get("invoice", "/api/v1/invoice/:invoice_id", {
       params: Schema.Struct({ invoice_id: Schema.String }),
       success: Envelope(Schema.Struct({ invoice: Invoice.Invoice })),
+      error: ApiErrors.all
+    })
+  )
+  .add(
+    HttpApiEndpoint.get("invoiceSettings", "/api/v1/invoice_settings", {
+      success: Envelope(InvoiceSettings),
+      error: ApiErrors.all
+    })
+  )
+  .add(
+    HttpApiEndpoint.post("updateInvoiceSettings", "/api/v1/invoice_settings", {
+      payload: RequestBodies.InvoiceSettings,
+      success: Envelope(InvoiceSettings),
       error: ApiErrors.all
     })
   )

@@ -16,6 +16,7 @@ import {
 import * as ApiErrors from "./Errors.js"
 import { toApiError } from "./Handlers.js"
 import * as Page from "./internal/checkoutPage.js"
+import * as InvoiceDocument from "./internal/invoiceDocument.js"
 import * as Limiter from "./internal/limiter.js"
 import { SandboxGateway } from "@recur/payment-sandbox"
 import { Clock, Effect, Layer, Option, Result } from "effect"
@@ -207,6 +208,49 @@ const payerChange = (
     )
   })
 
+/** The hosted invoice page (or a page that only says something), never cached, never leaking its link. */
+const invoicePage = (title: string, body: string, status: number, language: Page.Language) =>
+  HttpServerResponse.html(`<!doctype html><html lang="${Page.wordsOf(language).htmlLang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="robots" content="noindex"><title>${esc(title)}</title>
+<style>${InvoiceDocument.invoiceStyle}</style></head>
+<body>${body}</body></html>`).pipe(
+    HttpServerResponse.setStatus(status),
+    // the link is the capability: no cache keeps it, no referrer carries it elsewhere
+    HttpServerResponse.setHeaders({ "cache-control": "no-store", "referrer-policy": "no-referrer" }),
+    Effect.succeed
+  )
+
+/** `/invoice/:id/:token[/...]`: the id and the token from the path. */
+const invoicePath = (request: HttpServerRequest.HttpServerRequest) => {
+  const parts = request.url.split("?")[0]!.split("/")
+  return { invoiceId: parts[2] ?? "", token: parts[3] ?? "" }
+}
+
+const invoiceNotFound = (request: HttpServerRequest.HttpServerRequest) => {
+  const language = Page.languageOf(null, request.headers["accept-language"])
+  return invoicePage("Not found", `<main><h1>${esc(InvoiceDocument.notFound[language])}</h1></main>`, 404, language)
+}
+
+/** The page of the invoice the request's link names, with an optional error above its Pay form. */
+const invoiceAnswer = (
+  request: HttpServerRequest.HttpServerRequest,
+  doc: Billing.InvoiceDocument,
+  where: { readonly pay: string; readonly pdf: string },
+  error?: { readonly message: string; readonly status: number }
+) => {
+  const language = Page.languageOf(null, request.headers["accept-language"])
+  return invoicePage(
+    `${doc.invoice.number ?? doc.invoice.invoice_id} — ${doc.merchantName}`,
+    InvoiceDocument.invoiceHtml(doc, language, { payAction: where.pay, pdfHref: where.pdf, error: error?.message }),
+    error?.status ?? 200,
+    language
+  )
+}
+
+const findInvoice = (request: HttpServerRequest.HttpServerRequest) => {
+  const { invoiceId, token } = invoicePath(request)
+  return Effect.orDie(Billing.Billing.use((b) => b.invoiceDocument(invoiceId, token)))
+}
+
 /**
  * The routes: `GET /checkout/:id`, `POST /checkout/:id/pay`, `POST /checkout/:id/quantity` (the payer's
  * quantity stepper), `GET|POST /sandbox/3ds/:trade_id`.
@@ -339,6 +383,91 @@ export const routes = Layer.mergeAll(
           .toUpperCase()
       )
     )
+  ),
+  HttpRouter.add(
+    "GET",
+    "/invoice/:invoice_id/:token",
+    Effect.gen(function* () {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const found = yield* findInvoice(request)
+      if (Option.isNone(found)) return yield* invoiceNotFound(request)
+      const { token } = invoicePath(request)
+      return yield* invoiceAnswer(request, found.value, { pay: `${token}/pay`, pdf: `${token}/pdf` })
+    })
+  ),
+  HttpRouter.add(
+    "GET",
+    "/invoice/:invoice_id/:token/pdf",
+    Effect.gen(function* () {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const found = yield* findInvoice(request)
+      if (Option.isNone(found)) return yield* invoiceNotFound(request)
+      const doc = found.value
+      const language = Page.languageOf(null, request.headers["accept-language"])
+      const bytes = yield* Effect.promise(() => InvoiceDocument.invoicePdf(doc, language))
+      const name = (doc.invoice.number ?? doc.invoice.invoice_id).replace(/[^A-Za-z0-9-]/g, "")
+      return HttpServerResponse.uint8Array(bytes, { contentType: "application/pdf" }).pipe(
+        HttpServerResponse.setHeaders({
+          "content-disposition": `inline; filename="${name}.pdf"`,
+          "cache-control": "no-store",
+          "referrer-policy": "no-referrer"
+        })
+      )
+    })
+  ),
+  HttpRouter.add(
+    "POST",
+    "/invoice/:invoice_id/:token/pay",
+    Effect.gen(function* () {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const found = yield* findInvoice(request)
+      if (Option.isNone(found)) return yield* invoiceNotFound(request)
+      const doc = found.value
+      const here = { pay: "pay", pdf: "pdf" }
+      const wait = yield* payWait(request, doc.invoice.invoice_id)
+      if (wait > 0)
+        return HttpServerResponse.setHeader(
+          yield* invoiceAnswer(request, doc, here, {
+            message: `Too many payment attempts. Try again in ${wait} seconds.`,
+            status: 429
+          }),
+          "retry-after",
+          String(wait)
+        )
+      const input = yield* Effect.orElseSucceed(body, () => ({}) as Record<string, string>)
+      const card = {
+        number: (input.card_number ?? "").replace(/\s/g, ""),
+        exp_month: Number(input.exp_month),
+        exp_year: Number(input.exp_year),
+        cvc: input.cvc ?? "",
+        ...(input.name ? { name: input.name } : {})
+      }
+      const m = doc.invoice.merchant_id
+      const result = yield* Effect.result(Billing.Billing.use((b) => b.payInvoice(m, doc.invoice.invoice_id, card)))
+      const { token } = invoicePath(request)
+      // what the invoice is now, whatever the attempt did
+      const now = Option.getOrElse(
+        yield* Effect.orDie(Billing.Billing.use((b) => b.invoiceDocument(doc.invoice.invoice_id, token))),
+        () => doc
+      )
+      if (result._tag === "Failure")
+        return yield* invoiceAnswer(request, now, here, {
+          message: result.failure.message,
+          status: result.failure._tag === "StateConflict" ? 409 : 400
+        })
+      const r = result.success
+      if (r.status === "succeeded") return HttpServerResponse.redirect(`../${token}`, { status: 303 })
+      if (r.status === "requires_action")
+        return HttpServerResponse.redirect(
+          Option.getOrElse(r.redirect_url, () => "/"),
+          { status: 303 }
+        )
+      if (r.status === "processing") return HttpServerResponse.redirect(`../${token}`, { status: 303 })
+      return yield* invoiceAnswer(request, now, here, {
+        message: Option.match(r.error, { onNone: () => "The payment failed.", onSome: (e) => e.message }),
+        status: 402
+      })
+    })
   ),
   HttpRouter.add(
     "GET",

@@ -468,6 +468,7 @@ const paymentsLive = HttpApiBuilder.group(BillingApi, "payments", (handlers) =>
   Effect.gen(function* () {
     const billing = yield* Billing.Billing
     const subs = yield* Subscriptions.Subscriptions
+    const merchants = yield* Merchants.Merchants
     return handlers
       .handle("trades", ({ query: q }) =>
         call((m) =>
@@ -534,6 +535,18 @@ const paymentsLive = HttpApiBuilder.group(BillingApi, "payments", (handlers) =>
       )
       .handle("invoice", ({ params: path }) =>
         call((m) => Effect.map(billing.getInvoice(m, path.invoice_id), (invoice) => ok({ invoice })))
+      )
+      .handle("invoiceSettings", () =>
+        call((m) => Effect.map(merchants.get(m), (merchant) => ok({ invoice_prefix: merchant.invoice_prefix })))
+      )
+      .handle("updateInvoiceSettings", ({ payload }) =>
+        call((m) =>
+          payload.invoice_prefix === undefined
+            ? Effect.fail(new Errors.InvalidParameter({ param: "invoice_prefix", reason: "is required" }))
+            : Effect.map(merchants.setInvoicePrefix(m, payload.invoice_prefix), (merchant) =>
+                ok({ invoice_prefix: merchant.invoice_prefix })
+              )
+        )
       )
       .handle("refund", ({ payload }) =>
         Effect.flatMap(CurrentMerchant, ({ requestId }) =>

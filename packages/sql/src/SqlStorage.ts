@@ -534,7 +534,9 @@ export const make = Effect.gen(function* () {
     take: (merchantId, series, count) =>
       Effect.map(
         Effect.orDie(
-          sql<{ last: unknown }>`insert into recur_counters (merchant_id, series, last) values (${merchantId}, ${series}, ${count})
+          sql<{
+            last: unknown
+          }>`insert into recur_counters (merchant_id, series, last) values (${merchantId}, ${series}, ${count})
             on conflict (merchant_id, series) do update set last = recur_counters.last + excluded.last
             returning last`
         ),

@@ -74,6 +74,10 @@ const descriptions: Record<string, string> = {
     "Creates a tax rate: `percentage` (0 to 100, up to 4 decimals, as a string) for a `country` (ISO 3166-1 alpha-2) and optional `region` (`CA` or `US-CA`), `inclusive` (prices hold it) or exclusive (it is added). One active rate per country and region. Invoices of a customer whose billing address is there carry it.",
   "taxRates.list": "The merchant's tax rates, newest first, with cursor pagination and `status` and `country` filters.",
   "taxRates.get": "One tax rate.",
+  "payments.invoiceSettings":
+    "How the merchant's invoices are numbered: `invoice_prefix` (`INV` → `INV-000001`, credit notes `INV-CN-000001`).",
+  "payments.updateInvoiceSettings":
+    "Sets `invoice_prefix` (3 to 12 uppercase letters and digits). A new prefix starts its own gapless sequences at 1; issued invoices keep their numbers.",
   "taxRates.archive": "Archives a tax rate: no new invoice uses it; issued invoices keep their tax lines."
 }
 
@@ -89,7 +93,8 @@ const required: Record<string, ReadonlyArray<string>> = {
   "sandbox.advanceClock": ["frozen_time"],
   "discounts.create": ["name", "discount_type"],
   "discounts.removeFromSubscription": ["discount_id"],
-  "taxRates.create": ["name", "percentage", "country"]
+  "taxRates.create": ["name", "percentage", "country"],
+  "payments.updateInvoiceSettings": ["invoice_prefix"]
 }
 
 /** Allowed values of request-body fields, wherever the field appears. */

@@ -1,0 +1,200 @@
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import type { TestClient } from "@recur/http"
+import { backends, serve } from "./client.js"
+
+const refusal = (r: TestClient.Answer) => {
+  const body = r.body as { code?: string; data?: { param?: string } } | null
+  return [r.status, body?.code, body?.data?.param]
+}
+const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString()
+const card = { exp_month: "12", exp_year: "2099", cvc: "123" }
+
+for (const [name, storage] of backends()) {
+  describe(`invoice documents (${name})`, { timeout: 120_000 }, () => {
+    const api = serve(storage())
+    beforeAll(() => api.ready(), 120_000)
+    afterAll(() => api.dispose())
+
+    const fresh = async () => (await api.merchant({ frozen: "2026-01-01T00:00:00Z" })).api_key
+    const pay = (sessionId: string, number = "4242424242424242") =>
+      api.call(
+        "POST",
+        `/checkout/${sessionId}/pay`,
+        null,
+        { card_number: number, exp_month: "12", exp_year: "2030", cvc: "123" },
+        { accept: "application/json" }
+      )
+    const subscribe = async (k: string, priceId: string, body: Record<string, unknown> = {}, number?: string) => {
+      const s = await api.call("POST", "/api/v1/session", k, {
+        payer_id: `p-${Math.random()}`,
+        line_items: [{ price_id: priceId }],
+        ...body
+      })
+      expect(s.status, JSON.stringify(s.body)).toBe(200)
+      const id = (s.body as any).data.session_id as string
+      expect((await pay(id, number)).status).toBe(200)
+      return ((await api.call("GET", `/api/v1/session/${id}`, k)).body as any).data.session.subscription_id as string
+    }
+    const invoices = async (k: string) =>
+      ((await api.call("GET", "/api/v1/invoices?limit=100", k)).body as any).data.list as Array<any>
+    const byNumber = (list: Array<any>) => list.map((i) => i.number).sort()
+    const path = (url: string) => new URL(url).pathname
+    const get = (url: string, headers: Record<string, string> = {}) =>
+      api.handler(new Request(`http://localhost${path(url)}`, { headers }))
+    const post = (url: string, fields: Record<string, string>) =>
+      api.handler(
+        new Request(`http://localhost${path(url)}`, {
+          method: "POST",
+          redirect: "manual",
+          headers: { "content-type": "application/x-www-form-urlencoded" },
+          body: form(fields)
+        })
+      )
+
+    it("numbers every issued invoice in order, gapless, per merchant; credit notes in their own sequence; a new prefix starts its own", async () => {
+      const k = await fresh()
+      const { priceId } = await api.priceOf(k)
+      await subscribe(k, priceId)
+      await api.call("POST", "/api/v1/test_helpers/advance_clock", k, { frozen_time: "2026-03-01T00:00:00Z" })
+      const issued = await invoices(k)
+      expect(byNumber(issued)).toEqual(["INV-000001", "INV-000002", "INV-000003"])
+      // in the order they were issued
+      const inOrder = [...issued].sort((a, b) => a.cycle_index - b.cycle_index).map((i) => i.number)
+      expect(inOrder).toEqual(["INV-000001", "INV-000002", "INV-000003"])
+      const trade = ((await api.call("GET", "/api/v1/trades?limit=100", k)).body as any).data.list.at(-1)
+      expect((await api.call("POST", "/api/v1/refund", k, { trade_id: trade.trade_id, amount: "10.00" })).status).toBe(
+        200
+      )
+      expect((await api.call("POST", "/api/v1/refund", k, { trade_id: trade.trade_id, amount: "5.00" })).status).toBe(
+        200
+      )
+      const notes = (await invoices(k)).filter((i) => i.invoice_type === "refund").map((i) => i.number)
+      expect(notes.sort()).toEqual(["INV-CN-000001", "INV-CN-000002"])
+
+      expect((await api.call("GET", "/api/v1/invoice_settings", k)).body).toMatchObject({
+        data: { invoice_prefix: "INV" }
+      })
+      for (const bad of ["ab", "TOOLONGPREFIX1", "IN-V", "inv"])
+        expect(refusal(await api.call("POST", "/api/v1/invoice_settings", k, { invoice_prefix: bad }))).toEqual([
+          400,
+          "InvalidParameter",
+          "invoice_prefix"
+        ])
+      const set = await api.call("POST", "/api/v1/invoice_settings", k, { invoice_prefix: "ACME2026" })
+      expect((set.body as any).data).toEqual({ invoice_prefix: "ACME2026" })
+      await api.call("POST", "/api/v1/test_helpers/advance_clock", k, { frozen_time: "2026-04-01T00:00:00Z" })
+      expect(byNumber(await invoices(k))).toContain("ACME2026-000001")
+      // another merchant has its own sequence
+      const other = await fresh()
+      await subscribe(other, (await api.priceOf(other)).priceId)
+      expect(byNumber(await invoices(other))).toEqual(["INV-000001"])
+    })
+
+    it("concurrent checkouts take numbers 1..n exactly: none skipped, none twice", async () => {
+      const k = await fresh()
+      const { priceId } = await api.priceOf(k)
+      const ids = await Promise.all(
+        Array.from({ length: 8 }, async (_, i) => {
+          const s = await api.call("POST", "/api/v1/session", k, {
+            payer_id: `race-${i}`,
+            line_items: [{ price_id: priceId }]
+          })
+          return (s.body as any).data.session_id as string
+        })
+      )
+      const answers = await Promise.all(ids.map((id) => pay(id)))
+      expect(answers.map((a) => a.status)).toEqual(ids.map(() => 200))
+      expect(byNumber(await invoices(k))).toEqual(Array.from({ length: 8 }, (_, i) => `INV-00000${i + 1}`))
+    })
+
+    it("the hosted page shows merchant, customer, number, lines with periods, discount, tax and totals behind a signed link", async () => {
+      const k = await fresh()
+      await api.call("POST", "/api/v1/tax_rates", k, { name: "VAT", percentage: "20", country: "GB" })
+      await api.call("POST", "/api/v1/discounts", k, {
+        name: "Ten",
+        code: "TEN",
+        discount_type: "percentage",
+        percent_off: 10,
+        duration: "forever"
+      })
+      const { priceId } = await api.priceOf(k, { price_plan: { billing_cycle_unit: "month", base_price_val: "50.00" } })
+      await subscribe(k, priceId, {
+        discount_code: "TEN",
+        billing_address: { name: "Ada Lovelace", address_line1: "1 Main St", city: "London", country_code: "GB" }
+      })
+      const [inv] = await invoices(k)
+      expect(inv.hosted_invoice_url).toMatch(/^http:\/\/localhost:4000\/invoice\/inv_[0-9a-z]{26}\/[A-Za-z0-9_-]{43}$/)
+      expect(inv.invoice_pdf).toBe(`${inv.hosted_invoice_url}/pdf`)
+      const page = await get(inv.hosted_invoice_url)
+      expect(page.status).toBe(200)
+      expect(page.headers.get("cache-control")).toBe("no-store")
+      expect(page.headers.get("referrer-policy")).toBe("no-referrer")
+      const html = await page.text()
+      expect(html).toContain('<strong id="merchant">Acme</strong>')
+      expect(html).toContain('<span id="number">INV-000001</span>')
+      expect(html).toContain("1 Main St, London, GB")
+      expect(html).toContain("<td>Pro monthly × 1</td><td>Jan 1, 2026 – Feb 1, 2026</td>")
+      expect(html).toContain('<th>Subtotal</th><td class="num">$50.00</td>')
+      expect(html).toContain('<th>Discount TEN</th><td class="num">-$5.00</td>')
+      expect(html).toContain('<th>VAT 20 %</th><td class="num">$9.00</td>')
+      expect(html).toContain('<tr class="total"><th>Total</th><td class="num">$54.00</td>')
+      expect(html).toContain("<dd>Paid</dd>")
+      expect(html).not.toContain('id="pay-form"')
+      // in German when the reader asks for it
+      const german = await (await get(inv.hosted_invoice_url, { "accept-language": "de-DE" })).text()
+      expect(german).toContain("Rechnung")
+      expect(german).toContain("Zwischensumme")
+      // a wrong, truncated or borrowed signature finds nothing, and says the same as no invoice
+      const [, , id, token] = path(inv.hosted_invoice_url).split("/")
+      for (const bad of [
+        `/invoice/${id}/${token!.slice(0, -1)}A`,
+        `/invoice/${id}/${token!.slice(0, 20)}`,
+        `/invoice/inv_01jd0000000000000000000000/${token}`,
+        `/invoice/${id}/${"x".repeat(5000)}`,
+        `/invoice/${id}/${token}/pdf/../../x`
+      ]) {
+        const r = await api.handler(new Request(`http://localhost${bad}`))
+        expect([bad.slice(0, 60), r.status]).toEqual([bad.slice(0, 60), 404])
+      }
+      const pdf = await get(inv.invoice_pdf)
+      expect([pdf.status, pdf.headers.get("content-type")]).toEqual([200, "application/pdf"])
+      expect(pdf.headers.get("content-disposition")).toBe('inline; filename="INV-000001.pdf"')
+      const bytes = new Uint8Array(await pdf.arrayBuffer())
+      expect(new TextDecoder().decode(bytes.slice(0, 5))).toBe("%PDF-")
+      expect(bytes.length).toBeGreaterThan(1000)
+    })
+
+    it("a retrying invoice's page has a Pay button that charges it through the engine: the invoice is paid, the subscription recovers", async () => {
+      const k = await fresh()
+      const { priceId } = await api.priceOf(k)
+      // this card pays the first invoice, then declines renewals
+      const sub = await subscribe(k, priceId, {}, "4000000000000341")
+      await api.call("POST", "/api/v1/test_helpers/advance_clock", k, { frozen_time: "2026-02-01T12:00:00Z" })
+      const renewal = (await invoices(k)).find((i) => i.cycle_index === 1)
+      expect(renewal.biz_status).toBe("retrying")
+      const html = await (await get(renewal.hosted_invoice_url)).text()
+      expect(html).toContain('id="pay-form"')
+      expect(html).toContain("Payment failed — due")
+      const token = path(renewal.hosted_invoice_url).split("/")[3]
+      expect(html).toContain(`action="${token}/pay"`)
+      // a declined card: the page again, with the reason, nothing paid
+      const declined = await post(`${renewal.hosted_invoice_url}/pay`, {
+        card_number: "4000000000000002",
+        ...card
+      })
+      expect(declined.status).toBe(402)
+      expect(await declined.text()).toContain('class="error"')
+      const bad = await post(`${renewal.hosted_invoice_url}/pay`, { card_number: "4242424242424241", ...card })
+      expect(bad.status).toBe(400)
+      const paid = await post(`${renewal.hosted_invoice_url}/pay`, { card_number: "4242424242424242", ...card })
+      expect([paid.status, paid.headers.get("location")]).toEqual([303, `../${token}`])
+      const after = (await invoices(k)).find((i) => i.invoice_id === renewal.invoice_id)
+      expect(after.biz_status).toBe("success")
+      const s = ((await api.call("GET", `/api/v1/subscription/${sub}`, k)).body as any).data.subscription
+      expect(s.status).toBe("active")
+      const again = await post(`${renewal.hosted_invoice_url}/pay`, { card_number: "4242424242424242", ...card })
+      expect(again.status).toBe(409)
+      expect(await (await get(renewal.hosted_invoice_url)).text()).not.toContain('id="pay-form"')
+    })
+  })
+}
