@@ -22,6 +22,7 @@ import {
   newTrade,
   invoiceDocuments,
   planBasis,
+  taxOnAmount,
   withTax,
   writes
 } from "./internal/records.js"
@@ -134,7 +135,9 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
     const payments = yield* Payments.Payments
     const refunds = yield* Refunds.Refunds
     const settings = yield* Settings.Settings
-    const withTaxes = withTax(yield* Ports.TaxCalculator, storage)
+    const taxes = yield* Ports.TaxCalculator
+    const withTaxes = withTax(taxes, storage)
+    const taxBack = taxOnAmount(taxes, storage)
     const { saveSub, schedule, subEvents, version } = writes(storage)
     const merchants = yield* Merchants.Merchants
     const catalog = yield* Catalog.Catalog
@@ -386,6 +389,10 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
                 }
                 const cur = rec.currency
                 const net = Result.getOrThrow(Money.parse(quote.net, cur, { allowNegative: true }))
+                // what a downgrade gives back: the unused net and the exclusive tax paid on it, at
+                // the customer's address (an upgrade's charge is taxed the same way)
+                const backWithTax = (back: Money.Money) =>
+                  taxBack(merchantId, rec.subscription.customer_id, undefined, back)
                 if (quote.outcome === "upgrade") {
                   // the net of the change, taxed at the customer's address like a cycle invoice
                   const draft = yield* withTaxes(
@@ -467,7 +474,7 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
                       {
                         key: quote.quote_id,
                         cycle_index: rec.subscription.cycle_index,
-                        owed: Money.format(Money.negate(net))
+                        owed: Money.format((yield* backWithTax(Money.negate(net))).total)
                       }
                     ]
                   }
@@ -481,7 +488,9 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
                     subscription: new Subscription.Subscription(
                       {
                         ...next.subscription,
-                        credit_balance: Money.format(Money.make(credit.amount - net.amount, cur))
+                        credit_balance: Money.format(
+                          Money.make(credit.amount + (yield* backWithTax(Money.negate(net))).total.amount, cur)
+                        )
                       },
                       { disableChecks: true }
                     )

@@ -178,18 +178,27 @@ export class SessionPayments extends Context.Service<SessionPayments>()("@recur/
               if (claimed.value.status !== "open" || claimed.value.trade_id !== null)
                 return yield* paymentInProgress(sessionId)
               // the billing address the payer gave becomes the customer's when it has none with a
-              // country: later invoices (renewals, changes) are taxed where this one is
+              // country (and its name when the customer has none): later invoices (renewals,
+              // changes) are taxed where this one is, and name whom it names
               const billed = billingAddressOf(session.billing_address)
+              const billedName = session.billing_address?.name?.trim() || undefined
               let customerId = session.customer_id
               if (customerId === null) {
                 const email = session.email ?? card.name ?? undefined
                 customerId = (yield* customers.create(merchantId, {
                   email: email ?? `${sessionId}@checkout.invalid`,
-                  ...(billed ? { address: billed } : {})
+                  ...(billed ? { address: billed } : {}),
+                  ...(billedName ? { name: billedName } : {})
                 })).id
               } else if (billed) {
                 const known = yield* taxAddressOf(storage, merchantId, customerId)
-                if (known === null) yield* customers.update(merchantId, { customer_id: customerId, address: billed })
+                const named = (yield* customers.get(merchantId, customerId)).name !== null
+                if (known === null || (!named && billedName))
+                  yield* customers.update(merchantId, {
+                    customer_id: customerId,
+                    ...(known === null ? { address: billed } : {}),
+                    ...(!named && billedName ? { name: billedName } : {})
+                  })
               }
               const item = session.line_items[0]
               const pv =

@@ -249,6 +249,11 @@ export interface BillingClient {
   readonly merchants: {
     /** Creates a merchant; resolves with its id and its API key (shown once). */
     readonly create: (input: Merchants.CreateMerchant) => Promise<{ merchant_id: string; api_key: string }>
+    /**
+     * What the merchant's next invoice numbers start with (`POST /api/v1/invoice_settings`): 3 to
+     * 12 uppercase letters and digits; a new prefix starts its own sequences at 1.
+     */
+    readonly setInvoicePrefix: (merchantId: string, prefix: string) => Promise<{ invoice_prefix: string }>
   }
   readonly catalog: {
     /** `POST /api/v1/products`. */
@@ -433,6 +438,13 @@ export const createBilling = async (options: BillingOptions = {}): Promise<Billi
           decode(RequestBodies.CreateMerchant, input).pipe(
             Effect.flatMap((i) => Merchants.Merchants.use((m) => m.create(i))),
             Effect.map((r) => ({ merchant_id: r.merchant.merchant_id, api_key: r.api_key }))
+          )
+        ),
+      setInvoicePrefix: (merchantId, prefix) =>
+        run(
+          Effect.all([id("merchant_id", merchantId), id("invoice_prefix", prefix)]).pipe(
+            Effect.flatMap(([m, p]) => Merchants.Merchants.use((ms) => ms.setInvoicePrefix(m, p))),
+            Effect.map((m) => ({ invoice_prefix: m.invoice_prefix }))
           )
         )
     },

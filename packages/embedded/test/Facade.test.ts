@@ -196,6 +196,38 @@ describe("the facade's failures", () => {
     }
   }, 60_000)
 
+  it("invoice documents through the facade: numbers from the merchant's prefix, signed links, a new prefix", async () => {
+    const billing = await createBilling({ storage: "memory", publicUrl: "https://billing.example/recur" })
+    try {
+      const { merchant_id: m } = await billing.merchants.create({
+        name: "Acme",
+        currency: "USD",
+        invoice_prefix: "ACME",
+        frozen_time: Date.parse("2024-01-01T00:00:00Z")
+      })
+      const bad = await rejection(billing.merchants.create({ name: "B", currency: "USD", invoice_prefix: "a-b" }))
+      expect([bad.constructor, bad.param]).toEqual([InvalidParameterError, "invoice_prefix"])
+      const price = await monthly(billing, m)
+      const buy = async () => {
+        const session = await billing.checkout.createSession(m, {
+          payer_id: `p-${Math.random()}`,
+          line_items: [{ price_id: price.id }]
+        })
+        await billing.checkout.pay(m, session.session_id, card("4242424242424242"))
+      }
+      await buy()
+      expect(await billing.merchants.setInvoicePrefix(m, "ACME2")).toEqual({ invoice_prefix: "ACME2" })
+      await buy()
+      const list = (await billing.invoices.list(m)).list
+      expect(list.map((i) => i.number).sort()).toEqual(["ACME-000001", "ACME2-000001"])
+      expect(list[0]!.hosted_invoice_url).toMatch(/^https:\/\/billing\.example\/recur\/invoice\/inv_/)
+      const wrong = await rejection(billing.merchants.setInvoicePrefix(m, "x"))
+      expect([wrong.constructor, wrong.param]).toEqual([InvalidParameterError, "invoice_prefix"])
+    } finally {
+      await billing.close()
+    }
+  }, 60_000)
+
   it("a storage failure is SystemError (500 system_error) with its cause", async () => {
     const billing = await createBilling({ storage: { postgres: "postgres://nobody@127.0.0.1:9/none" } }).catch(
       (e: unknown) => e

@@ -304,5 +304,32 @@ for (const [name, storage] of backends()) {
       expect(Math.round(Number(upgrade.amount) * 100)).toBe(net + Math.round(net * 0.2))
       expect(upgrade.lines.map((l: any) => l.period_end)).toEqual(["2026-02-01T00:00:00Z", "2026-02-01T00:00:00Z"])
     })
+
+    it("a downgrade gives back the unused net and the exclusive tax paid on it", async () => {
+      const k = await fresh()
+      await rateOf(k, { name: "VAT", percentage: "20", country: "FR" })
+      const big = await api.priceOf(k, { price_plan: { billing_cycle_unit: "month", base_price_val: "60.00" } })
+      const small = await api.priceOf(k)
+      const { subscriptionId, trade } = await paid(k, {
+        line_items: [{ price_id: big.priceId }],
+        billing_address: { country_code: "FR" }
+      })
+      expect([trade.amount, trade.tax_amount]).toEqual(["72.00", "12.00"])
+      await api.call("POST", "/api/v1/test_helpers/advance_clock", k, { frozen_time: "2026-01-16T13:00:00Z" })
+      const quote = (
+        await api.call("POST", `/api/v1/subscription/${subscriptionId}/preview-change`, k, { price_id: small.priceId })
+      ).body as any
+      const net = -Math.round(Number(quote.data.net) * 100)
+      expect(net).toBeGreaterThan(0)
+      const changed = await api.call("POST", `/api/v1/subscription/${subscriptionId}`, k, { price_id: small.priceId })
+      expect(changed.status, JSON.stringify(changed.body)).toBe(200)
+      const refunds = (await invoicesOf(k, subscriptionId!)).filter((i: any) => i.invoice_type === "refund")
+      expect(refunds).toHaveLength(1)
+      const back = Math.round(Number(refunds[0].amount) * 100)
+      // the net and 20 % on it, each rounded once
+      expect(Math.abs(back - Math.round(net * 1.2))).toBeLessThanOrEqual(1)
+      // the refund invoice carries the tax part of what it paid back: a sixth of it
+      expect(Math.abs(Math.round(Number(refunds[0].tax_amount) * 100) - Math.round(back / 6))).toBeLessThanOrEqual(1)
+    })
   })
 }

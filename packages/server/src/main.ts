@@ -28,7 +28,7 @@ const duration = (text: string): number => {
 const usage = `recur <command>
   serve                                   start the API server and the worker (default)
   migrate                                 run the database migrations
-  merchant create --name N --currency C [--live] [--frozen-time T] [--json]
+  merchant create --name N --currency C [--live] [--frozen-time T] [--invoice-prefix P] [--json]
   key rotate --merchant M [--grace 3m]
   key revoke --merchant M --key K
   worker                                  run the billing worker and webhook dispatcher alone`
@@ -56,13 +56,15 @@ const program = Effect.gen(function* () {
       const currency = flag("currency")
       if (!name || !currency) return yield* Effect.fail(new Error("merchant create needs --name and --currency"))
       const frozen = flag("frozen-time")
+      const prefix = flag("invoice-prefix")
       return yield* withEngine(() =>
         Effect.gen(function* () {
           const created = yield* (yield* Merchants.Merchants).create({
             name,
             currency,
             mode: has("live") ? "live" : "sandbox",
-            ...(frozen ? { frozen_time: Date.parse(frozen) } : {})
+            ...(frozen ? { frozen_time: Date.parse(frozen) } : {}),
+            ...(prefix ? { invoice_prefix: prefix } : {})
           })
           if (has("json"))
             yield* Console.log(JSON.stringify({ merchant_id: created.merchant.merchant_id, api_key: created.api_key }))
