@@ -170,20 +170,8 @@ export const format = (d: Decimal): string => {
  * Decimal.divideHalfEven(7n, 2n) // 4n
  * @since 0.1.0
  */
-export const divideHalfEven = (numerator: bigint, denominator: bigint): bigint => {
-  if (denominator === 0n) throw new RangeError("division by zero")
-  if (denominator < 0n) {
-    numerator = -numerator
-    denominator = -denominator
-  }
-  const negative = numerator < 0n
-  const n = negative ? -numerator : numerator
-  let q = n / denominator
-  const r = n % denominator
-  const twice = r * 2n
-  if (twice > denominator || (twice === denominator && q % 2n === 1n)) q += 1n
-  return negative ? -q : q
-}
+export const divideHalfEven = (numerator: bigint, denominator: bigint): bigint =>
+  divideRounded(numerator, denominator, (q) => q % 2n === 1n)
 
 /**
  * Integer division rounded half away from zero ("commercial" rounding: 0.5 → 1, −0.5 → −1).
@@ -192,7 +180,11 @@ export const divideHalfEven = (numerator: bigint, denominator: bigint): bigint =
  * Decimal.divideHalfUp(725n, 10n) // 73n
  * @since 0.1.0
  */
-export const divideHalfUp = (numerator: bigint, denominator: bigint): bigint => {
+export const divideHalfUp = (numerator: bigint, denominator: bigint): bigint =>
+  divideRounded(numerator, denominator, () => true)
+
+/** Integer division, rounded to nearest; an exact half rounds away from zero when `upAtHalf(quotient)`. */
+const divideRounded = (numerator: bigint, denominator: bigint, upAtHalf: (q: bigint) => boolean): bigint => {
   if (denominator === 0n) throw new RangeError("division by zero")
   if (denominator < 0n) {
     numerator = -numerator
@@ -201,7 +193,8 @@ export const divideHalfUp = (numerator: bigint, denominator: bigint): bigint => 
   const negative = numerator < 0n
   const n = negative ? -numerator : numerator
   let q = n / denominator
-  if ((n % denominator) * 2n >= denominator) q += 1n
+  const twice = (n % denominator) * 2n
+  if (twice > denominator || (twice === denominator && upAtHalf(q))) q += 1n
   return negative ? -q : q
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import fc from "fast-check"
-import { Invoicing, Money, Tax, TaxRates } from "../src/index.js"
+import { Decimal, Invoicing, Money, Tax, TaxRates } from "../src/index.js"
 import { Result } from "effect"
 import { prop } from "./prop.js"
 
@@ -33,6 +33,26 @@ describe("Tax", () => {
     // in JPY (no minor unit) the one rounding is to whole yen
     expect(Tax.amountOn(Money.make(1100n, "JPY"), units("10"), true)).toEqual(Money.make(100n, "JPY"))
   })
+
+  it("tax rounds half away from zero; everything else half to even", () => {
+    const { divideHalfEven, divideHalfUp } = Decimal
+    expect([725n, -725n, 724n, 735n, 5n, -5n].map((n) => divideHalfUp(n, 10n))).toEqual([73n, -73n, 72n, 74n, 1n, -1n])
+    expect([725n, -725n, 724n, 735n, 5n, -5n].map((n) => divideHalfEven(n, 10n))).toEqual([72n, -72n, 72n, 74n, 0n, 0n])
+    expect(divideHalfUp(5n, -2n)).toBe(-3n)
+    expect(() => divideHalfUp(1n, 0n)).toThrow(RangeError)
+  })
+
+  prop(
+    "half up and half even differ only on exact halves, by one, away from zero",
+    [fc.bigInt({ min: -1_000_000_000_000n, max: 1_000_000_000_000n }), fc.bigInt({ min: 1n, max: 1_000_000n })],
+    ([n, d]) => {
+      const up = Decimal.divideHalfUp(n, d)
+      const even = Decimal.divideHalfEven(n, d)
+      const exactHalf = (n * 2n) % d === 0n && n % d !== 0n
+      if (!exactHalf) expect(up).toBe(even)
+      else expect(up - even === 0n || up - even === (n < 0n ? -1n : 1n)).toBe(true)
+    }
+  )
 
   it("percentages: 0 to 100 with at most 4 decimals, written back in their shortest form", () => {
     expect(

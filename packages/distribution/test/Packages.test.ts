@@ -304,11 +304,22 @@ describe("the OpenAPI document, as linters and generated clients read it", () =>
       expect(Exports.diagnostics([join(dir, "client.ts")], Exports.strictOptions())).toEqual([])
       const out = JSON.parse(
         await sh(dir, "node client.ts", { RECUR_URL: `http://127.0.0.1:${port}`, RECUR_KEY: key ?? "" })
-      ) as { productId: string; sessionUrl: string; names: Array<string>; refused: string }
+      ) as {
+        productId: string
+        sessionUrl: string
+        names: Array<string>
+        refused: string
+        invoice: { number: string; tax: string; amount: string }
+        pdf: string
+        hosted: number
+      }
       expect(out.productId).toMatch(/^prd_/)
       expect(out.sessionUrl).toContain("/checkout/ses_")
       expect(out.names).toContain("Pro")
       expect(out.refused).toBe("InvalidParameter")
+      // the invoice of the payment: numbered, 19 % VAT inside 30.00, its page and its PDF served
+      expect(out.invoice).toEqual({ number: "INV-000001", tax: "4.79", amount: "30.00" })
+      expect([out.pdf, out.hosted]).toEqual(["%PDF-", 200])
     } finally {
       await server.stop()
     }

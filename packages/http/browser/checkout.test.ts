@@ -1,68 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { Merchants } from "@recur/core"
-import { layer as engineLayer } from "@recur/embedded"
-import { Http } from "@recur/http"
-import { Effect, Layer, ManagedRuntime } from "effect"
-import { createServer, type Server } from "node:http"
-import { chromium, type Browser } from "playwright-core"
+import type { Browser } from "playwright-core"
+import { shot, stage } from "./harness.js"
 
 // A real browser (Debian's Chromium) pays on the hosted checkout page served over real HTTP.
-let server: Server
 let browser: Browser
 let base = ""
 let key = ""
-let recur: ReturnType<typeof Http.toWebHandler>
-let runtime: ManagedRuntime.ManagedRuntime<Merchants.Merchants, unknown>
+let close = async () => {}
 
 beforeAll(async () => {
-  const memoMap = Effect.runSync(Layer.makeMemoMap)
-  server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
-  base = `http://127.0.0.1:${(server.address() as { port: number }).port}`
-  const engine = engineLayer({ storage: "memory", publicUrl: base })
-  runtime = ManagedRuntime.make(engine, { memoMap }) as never
-  recur = Http.toWebHandler(engine, memoMap)
-  server.on("request", async (req, res) => {
-    if (req.url === "/thanks") return void res.writeHead(200, { "content-type": "text/html" }).end("<h1>Thanks!</h1>")
-    const chunks: Array<Buffer> = []
-    for await (const c of req) chunks.push(c as Buffer)
-    const headers = new Headers()
-    for (const [k, v] of Object.entries(req.headers)) if (typeof v === "string") headers.set(k, v)
-    const response = await recur.handler(
-      new Request(`${base}${req.url}`, {
-        method: req.method!,
-        headers,
-        ...(chunks.length ? { body: Buffer.concat(chunks) } : {})
-      })
-    )
-    res.writeHead(response.status, Object.fromEntries(response.headers)).end(Buffer.from(await response.arrayBuffer()))
-  })
-  key = (await runtime.runPromise(Merchants.Merchants.use((m) => m.create({ name: "Browser", currency: "USD" }))))
-    .api_key
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync"
-    ]
-  })
+  const s = await stage({ routes: { "/thanks": "<h1>Thanks!</h1>" } })
+  ;({ base, browser, close } = s)
+  key = await s.merchantKey({ name: "Browser", currency: "USD" })
 })
 
-afterAll(async () => {
-  await browser?.close()
-  server?.close()
-  await recur?.dispose()
-  await runtime?.dispose()
-})
-
-/** Where a screenshot goes: docs/screenshots, shown in docs/rest-api.md. */
-const shot = (name: string) => new URL(`../../../docs/screenshots/${name}`, import.meta.url).pathname
+afterAll(() => close())
 
 let n = 0
 const api = async (path: string, body: unknown) =>

@@ -1,84 +1,34 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { Merchants } from "@recur/core"
-import { layer as engineLayer } from "@recur/embedded"
-import { Http } from "@recur/http"
-import { Effect, Layer, ManagedRuntime } from "effect"
 import { execFileSync } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
-import { createServer, type Server } from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { chromium, type Browser } from "playwright-core"
+import type { Browser } from "playwright-core"
+import { shot, stage } from "./harness.js"
 
 // The hosted invoice page in a real browser (Debian's Chromium) over real HTTP, and its PDF
 // rendered by poppler (pdftoppm, pdftotext) as a reader's viewer would.
-let server: Server
 let browser: Browser
 let base = ""
 let key = ""
-let recur: ReturnType<typeof Http.toWebHandler>
-let runtime: ManagedRuntime.ManagedRuntime<Merchants.Merchants, unknown>
+let close = async () => {}
 const dir = mkdtempSync(join(tmpdir(), "recur-invoice-"))
 
 beforeAll(async () => {
-  const memoMap = Effect.runSync(Layer.makeMemoMap)
-  server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
-  base = `http://127.0.0.1:${(server.address() as { port: number }).port}`
-  const engine = engineLayer({ storage: "memory", publicUrl: base })
-  runtime = ManagedRuntime.make(engine, { memoMap }) as never
-  recur = Http.toWebHandler(engine, memoMap)
-  server.on("request", async (req, res) => {
-    const chunks: Array<Buffer> = []
-    for await (const c of req) chunks.push(c as Buffer)
-    const headers = new Headers()
-    for (const [k, v] of Object.entries(req.headers)) if (typeof v === "string") headers.set(k, v)
-    const response = await recur.handler(
-      new Request(`${base}${req.url}`, {
-        method: req.method!,
-        headers,
-        ...(chunks.length ? { body: Buffer.concat(chunks) } : {})
-      })
-    )
-    res.writeHead(response.status, Object.fromEntries(response.headers)).end(Buffer.from(await response.arrayBuffer()))
-  })
-  key = (
-    await runtime.runPromise(
-      Merchants.Merchants.use((m) =>
-        m.create({
-          name: "Browser GmbH",
-          currency: "EUR",
-          invoice_prefix: "BRW",
-          frozen_time: Date.parse("2026-01-01T00:00:00Z")
-        })
-      )
-    )
-  ).api_key
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync"
-    ]
+  const s = await stage({})
+  ;({ base, browser, close } = s)
+  key = await s.merchantKey({
+    name: "Browser GmbH",
+    currency: "EUR",
+    invoice_prefix: "BRW",
+    frozen_time: Date.parse("2026-01-01T00:00:00Z")
   })
 })
 
 afterAll(async () => {
-  await browser?.close()
-  server?.close()
-  await recur?.dispose()
-  await runtime?.dispose()
+  await close()
   rmSync(dir, { recursive: true, force: true })
 })
-
-/** Where a screenshot goes: docs/screenshots, shown in docs/invoices.md. */
-const shot = (name: string) => new URL(`../../../docs/screenshots/${name}`, import.meta.url).pathname
 
 let n = 0
 const call = async (method: string, path: string, body?: unknown) =>

@@ -134,6 +134,15 @@ const body = Effect.gen(function* () {
   return Object.fromEntries(new URLSearchParams(text)) as Record<string, string>
 })
 
+/** The card fields of a hosted page's form. */
+const cardOf = (input: Record<string, string>) => ({
+  number: (input.card_number ?? "").replace(/\s/g, ""),
+  exp_month: Number(input.exp_month),
+  exp_year: Number(input.exp_year),
+  cvc: input.cvc ?? "",
+  ...(input.name ? { name: input.name } : {})
+})
+
 const wantsJson = (request: HttpServerRequest.HttpServerRequest) =>
   (request.headers.accept ?? "").includes("application/json")
 
@@ -251,6 +260,21 @@ const findInvoice = (request: HttpServerRequest.HttpServerRequest) => {
   return Effect.orDie(Billing.Billing.use((b) => b.invoiceDocument(invoiceId, token)))
 }
 
+/** A route of the invoice its link names: 404 (the same for no invoice and a wrong signature) otherwise. */
+const withInvoice = <A, E, R>(
+  route: (
+    request: HttpServerRequest.HttpServerRequest,
+    doc: Billing.InvoiceDocument,
+    token: string
+  ) => Effect.Effect<A, E, R>
+) =>
+  Effect.gen(function* () {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const found = yield* findInvoice(request)
+    if (Option.isNone(found)) return yield* invoiceNotFound(request)
+    return yield* route(request, found.value, invoicePath(request).token)
+  })
+
 /**
  * The routes: `GET /checkout/:id`, `POST /checkout/:id/pay`, `POST /checkout/:id/quantity` (the payer's
  * quantity stepper), `GET|POST /sandbox/3ds/:trade_id`.
@@ -322,13 +346,7 @@ export const routes = Layer.mergeAll(
       const input = yield* Effect.orElseSucceed(body, () => ({}) as Record<string, string>)
       const billing = yield* Billing.Billing
       const m = found.value.merchant_id
-      const card = {
-        number: (input.card_number ?? "").replace(/\s/g, ""),
-        exp_month: Number(input.exp_month),
-        exp_year: Number(input.exp_year),
-        cvc: input.cvc ?? "",
-        ...(input.name ? { name: input.name } : {})
-      }
+      const card = cardOf(input)
       const result = yield* Effect.result(billing.paySession(m, session_id, card))
       if (wantsJson(request)) return yield* payJson(request, result)
       const view = yield* viewOf(m, session_id)
@@ -387,87 +405,70 @@ export const routes = Layer.mergeAll(
   HttpRouter.add(
     "GET",
     "/invoice/:invoice_id/:token",
-    Effect.gen(function* () {
-      const request = yield* HttpServerRequest.HttpServerRequest
-      const found = yield* findInvoice(request)
-      if (Option.isNone(found)) return yield* invoiceNotFound(request)
-      const { token } = invoicePath(request)
-      return yield* invoiceAnswer(request, found.value, { pay: `${token}/pay`, pdf: `${token}/pdf` })
-    })
+    withInvoice((request, doc, token) => invoiceAnswer(request, doc, { pay: `${token}/pay`, pdf: `${token}/pdf` }))
   ),
   HttpRouter.add(
     "GET",
     "/invoice/:invoice_id/:token/pdf",
-    Effect.gen(function* () {
-      const request = yield* HttpServerRequest.HttpServerRequest
-      const found = yield* findInvoice(request)
-      if (Option.isNone(found)) return yield* invoiceNotFound(request)
-      const doc = found.value
-      const language = Page.languageOf(null, request.headers["accept-language"])
-      const bytes = yield* Effect.promise(() => InvoiceDocument.invoicePdf(doc, language))
-      const name = (doc.invoice.number ?? doc.invoice.invoice_id).replace(/[^A-Za-z0-9-]/g, "")
-      return HttpServerResponse.uint8Array(bytes, { contentType: "application/pdf" }).pipe(
-        HttpServerResponse.setHeaders({
-          "content-disposition": `inline; filename="${name}.pdf"`,
-          "cache-control": "no-store",
-          "referrer-policy": "no-referrer"
-        })
-      )
-    })
+    withInvoice((request, doc) =>
+      Effect.gen(function* () {
+        const language = Page.languageOf(null, request.headers["accept-language"])
+        const bytes = yield* Effect.promise(() => InvoiceDocument.invoicePdf(doc, language))
+        const name = (doc.invoice.number ?? doc.invoice.invoice_id).replace(/[^A-Za-z0-9-]/g, "")
+        return HttpServerResponse.uint8Array(bytes, { contentType: "application/pdf" }).pipe(
+          HttpServerResponse.setHeaders({
+            "content-disposition": `inline; filename="${name}.pdf"`,
+            "cache-control": "no-store",
+            "referrer-policy": "no-referrer"
+          })
+        )
+      })
+    )
   ),
   HttpRouter.add(
     "POST",
     "/invoice/:invoice_id/:token/pay",
-    Effect.gen(function* () {
-      const request = yield* HttpServerRequest.HttpServerRequest
-      const found = yield* findInvoice(request)
-      if (Option.isNone(found)) return yield* invoiceNotFound(request)
-      const doc = found.value
-      const here = { pay: "pay", pdf: "pdf" }
-      const wait = yield* payWait(request, doc.invoice.invoice_id)
-      if (wait > 0)
-        return HttpServerResponse.setHeader(
-          yield* invoiceAnswer(request, doc, here, {
-            message: `Too many payment attempts. Try again in ${wait} seconds.`,
-            status: 429
-          }),
-          "retry-after",
-          String(wait)
+    withInvoice((request, doc, token) =>
+      Effect.gen(function* () {
+        const here = { pay: "pay", pdf: "pdf" }
+        const wait = yield* payWait(request, doc.invoice.invoice_id)
+        if (wait > 0)
+          return HttpServerResponse.setHeader(
+            yield* invoiceAnswer(request, doc, here, {
+              message: `Too many payment attempts. Try again in ${wait} seconds.`,
+              status: 429
+            }),
+            "retry-after",
+            String(wait)
+          )
+        const input = yield* Effect.orElseSucceed(body, () => ({}) as Record<string, string>)
+        const card = cardOf(input)
+        const m = doc.invoice.merchant_id
+        const result = yield* Effect.result(Billing.Billing.use((b) => b.payInvoice(m, doc.invoice.invoice_id, card)))
+        // what the invoice is now, whatever the attempt did
+        const now = Option.getOrElse(
+          yield* Effect.orDie(Billing.Billing.use((b) => b.invoiceDocument(doc.invoice.invoice_id, token))),
+          () => doc
         )
-      const input = yield* Effect.orElseSucceed(body, () => ({}) as Record<string, string>)
-      const card = {
-        number: (input.card_number ?? "").replace(/\s/g, ""),
-        exp_month: Number(input.exp_month),
-        exp_year: Number(input.exp_year),
-        cvc: input.cvc ?? "",
-        ...(input.name ? { name: input.name } : {})
-      }
-      const m = doc.invoice.merchant_id
-      const result = yield* Effect.result(Billing.Billing.use((b) => b.payInvoice(m, doc.invoice.invoice_id, card)))
-      const { token } = invoicePath(request)
-      // what the invoice is now, whatever the attempt did
-      const now = Option.getOrElse(
-        yield* Effect.orDie(Billing.Billing.use((b) => b.invoiceDocument(doc.invoice.invoice_id, token))),
-        () => doc
-      )
-      if (result._tag === "Failure")
+        if (result._tag === "Failure")
+          return yield* invoiceAnswer(request, now, here, {
+            message: result.failure.message,
+            status: result.failure._tag === "StateConflict" ? 409 : 400
+          })
+        const r = result.success
+        if (r.status === "succeeded") return HttpServerResponse.redirect(`../${token}`, { status: 303 })
+        if (r.status === "requires_action")
+          return HttpServerResponse.redirect(
+            Option.getOrElse(r.redirect_url, () => "/"),
+            { status: 303 }
+          )
+        if (r.status === "processing") return HttpServerResponse.redirect(`../${token}`, { status: 303 })
         return yield* invoiceAnswer(request, now, here, {
-          message: result.failure.message,
-          status: result.failure._tag === "StateConflict" ? 409 : 400
+          message: Option.match(r.error, { onNone: () => "The payment failed.", onSome: (e) => e.message }),
+          status: 402
         })
-      const r = result.success
-      if (r.status === "succeeded") return HttpServerResponse.redirect(`../${token}`, { status: 303 })
-      if (r.status === "requires_action")
-        return HttpServerResponse.redirect(
-          Option.getOrElse(r.redirect_url, () => "/"),
-          { status: 303 }
-        )
-      if (r.status === "processing") return HttpServerResponse.redirect(`../${token}`, { status: 303 })
-      return yield* invoiceAnswer(request, now, here, {
-        message: Option.match(r.error, { onNone: () => "The payment failed.", onSome: (e) => e.message }),
-        status: 402
       })
-    })
+    )
   ),
   HttpRouter.add(
     "GET",

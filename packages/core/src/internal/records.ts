@@ -216,31 +216,17 @@ export const documentOf = (
       )
   ],
   tax_lines: draft.tax_lines.map(
-    (t) =>
-      new Invoice.InvoiceTaxLine({
-        tax_rate_id: t.tax_rate_id,
-        name: t.name,
-        percentage: t.percentage,
-        country: t.country,
-        region: t.region,
-        inclusive: t.inclusive,
-        taxable_amount: Money.format(t.taxable),
-        amount: Money.format(t.amount)
-      })
+    ({ taxable, amount, ...rate }) =>
+      new Invoice.InvoiceTaxLine({ ...rate, taxable_amount: Money.format(taxable), amount: Money.format(amount) })
   )
 })
 
 /** An issued invoice's tax lines as money (the inverse of {@link documentOf}'s). */
 export const taxLinesOf = (invoice: Invoice.Invoice): ReadonlyArray<Invoicing.TaxLine> =>
-  invoice.tax_lines.map((t) => ({
-    tax_rate_id: t.tax_rate_id,
-    name: t.name,
-    percentage: t.percentage,
-    country: t.country,
-    region: t.region,
-    inclusive: t.inclusive,
-    taxable: Result.getOrThrow(Money.parse(t.taxable_amount, invoice.currency)),
-    amount: Result.getOrThrow(Money.parse(t.amount, invoice.currency))
+  invoice.tax_lines.map(({ taxable_amount, amount, ...rate }) => ({
+    ...rate,
+    taxable: Result.getOrThrow(Money.parse(taxable_amount, invoice.currency)),
+    amount: Result.getOrThrow(Money.parse(amount, invoice.currency))
   }))
 
 /**
