@@ -1,4 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
+import { Ports } from "@recur/core"
 import {
   type BillingClient,
   ConflictError,
@@ -191,6 +192,24 @@ describe("the facade's failures", () => {
         billing.taxRates.create(m, { name: "x", percentage: 5 as never, country: "DE" })
       )
       expect([wrongType.constructor, wrongType.param]).toEqual([InvalidParameterError, "percentage"])
+    } finally {
+      await billing.close()
+    }
+  }, 60_000)
+
+  it("a tax calculator of one's own replaces the rate table", async () => {
+    const billing = await createBilling({ storage: "memory", taxes: Ports.taxRate(1000n) })
+    try {
+      const { merchant_id: m } = await billing.merchants.create({ name: "Acme", currency: "USD" })
+      const price = await monthly(billing, m)
+      const session = await billing.checkout.createSession(m, { payer_id: "p", line_items: [{ price_id: price.id }] })
+      expect([session.amount, session.tax_amount]).toEqual(["33.00", "3.00"])
+      const trade = (await billing.checkout.pay(m, session.session_id, card("4242424242424242"))).trade
+      expect([trade.amount, trade.tax_amount]).toEqual(["33.00", "3.00"])
+      const [invoice] = (await billing.invoices.list(m)).list
+      expect(invoice!.tax_lines.map((t) => [t.name, t.percentage, t.tax_rate_id, t.amount])).toEqual([
+        ["Tax", "10", null, "3.00"]
+      ])
     } finally {
       await billing.close()
     }

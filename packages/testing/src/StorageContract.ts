@@ -404,6 +404,11 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>, o
           )
         )
         expect(Result.isFailure(failed)).toBe(true)
+        // a crash midway (a defect) gives the numbers back too
+        const crashed = yield* Effect.exit(
+          storage.withTransaction(Effect.andThen(storage.counters.take(m, "invoice:INV", 1), Effect.die("crash")))
+        )
+        expect(crashed._tag).toBe("Failure")
         expect(yield* storage.withTransaction(storage.counters.take(m, "invoice:INV", 1))).toBe(5)
       })
     )
