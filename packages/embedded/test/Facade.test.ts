@@ -206,7 +206,7 @@ describe("the facade's failures", () => {
       expect([session.amount, session.tax_amount]).toEqual(["33.00", "3.00"])
       const trade = (await billing.checkout.pay(m, session.session_id, card("4242424242424242"))).trade
       expect([trade?.amount, trade?.tax_amount]).toEqual(["33.00", "3.00"])
-      const taxLines = (await billing.invoices.list(m)).list.flatMap((i) => i.tax_lines)
+      const taxLines = (await billing.invoices.list(m)).list.flatMap((i) => i.tax_lines ?? [])
       expect(taxLines.map((t) => [t.name, t.percentage, t.tax_rate_id, t.amount])).toEqual([
         ["Tax", "10", null, "3.00"]
       ])
