@@ -169,6 +169,8 @@ export class Billing extends Context.Service<Billing>()("@recur/core/Billing", {
       invoiceDocument,
       /** The customer pays an open or retrying invoice with a card (see `Dunning.payInvoice`). */
       payInvoice: dunning.payInvoice,
+      /** Replaces a live subscription's card; a past-due one is retried at once (see `Dunning.updatePaymentMethod`). */
+      updatePaymentMethod: dunning.updatePaymentMethod,
       /** A draft with the tax calculator's tax, its discounts kept (see `internal/records`). */
       withTax: withTax(taxes, storage),
       getSubscription,

@@ -137,7 +137,71 @@ export class Dunning extends Context.Service<Dunning>()("@recur/core/Dunning", {
         return yield* Effect.orDie(payments.applyOutcome(merchantId, tradeId.tradeId, outcome))
       }).pipe(Effect.withSpan("Dunning.payInvoice"))
 
-    return { retry, payInvoice } as const
+    /**
+     * Replaces a live subscription's payment method: the card is checked and saved by the
+     * gateway (nothing charged), then becomes what renewals charge. On a `past_due` subscription
+     * the open invoice is retried at once with it — a success returns the subscription to
+     * `active` and reschedules its renewals, with the same events as a successful dunning retry.
+     * A refused card changes nothing (400 on `card_number`).
+     */
+    const updatePaymentMethod = (merchantId: string, subscriptionId: string, card: Ports.CardInput) =>
+      Effect.gen(function* () {
+        const merchant = yield* merchants.get(merchantId)
+        const current = yield* Effect.flatMap(subs.get(merchantId, subscriptionId), (o) =>
+          must(o, "subscription", subscriptionId)
+        )
+        const live = ["trial", "active", "past_due", "unpaid", "paused"]
+        if (!live.includes(current.value.subscription.status))
+          return yield* new Errors.StateConflict({
+            resource: "subscription",
+            id: subscriptionId,
+            state: current.value.subscription.status,
+            reason: "only a live subscription's payment method can be replaced"
+          })
+        if (!Ports.luhnValid(card.number.replace(/[\s-]/g, "")))
+          return yield* new Errors.InvalidParameter({ param: "card_number", reason: "is not a valid card number" })
+        const saved = yield* gateway.saveCard({
+          merchant_id: merchantId,
+          customer_id: current.value.subscription.customer_id,
+          card
+        })
+        if (saved._tag === "Failed")
+          return yield* new Errors.InvalidParameter({ param: "card_number", reason: saved.message })
+        const payment_method: Entities.PaymentMethod = {
+          brand: saved.brand,
+          last4: saved.last4,
+          exp_month: saved.exp_month,
+          exp_year: saved.exp_year
+        }
+        const rec = yield* storage.withTransaction(
+          Effect.gen(function* () {
+            const at = yield* nowOf(merchant)
+            const sv = yield* Effect.flatMap(subs.get(merchantId, subscriptionId), (o) =>
+              must(o, "subscription", subscriptionId)
+            )
+            const next = { ...sv.value, payment_token: saved.token, payment_method }
+            yield* saveSub(next, sv.version, at)
+            return next
+          })
+        )
+        // a past-due subscription is retried now, with the new card
+        const retried =
+          rec.subscription.status === "past_due" ? yield* retry(merchantId, subscriptionId) : Option.none()
+        const after = yield* Effect.flatMap(subs.get(merchantId, subscriptionId), (o) =>
+          must(o, "subscription", subscriptionId)
+        )
+        return {
+          subscription_id: subscriptionId,
+          status: after.value.subscription.status,
+          payment_method,
+          retry: Option.match(retried, {
+            onNone: () => null,
+            onSome: (r) => ({ trade_id: r.trade.trade_id, trade_status: r.trade.trade_status })
+          })
+        }
+      }).pipe(Effect.withSpan("Dunning.updatePaymentMethod"))
+
+    return { retry, payInvoice, updatePaymentMethod } as const
   })
 }) {
   /** The live implementation. */

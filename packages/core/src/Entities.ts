@@ -238,6 +238,20 @@ export const checkoutSession: Store.Entity<
 }
 
 /**
+ * A saved card as it may be shown: brand, last 4 digits, expiry.
+ *
+ * @since 0.1.0
+ */
+export const PaymentMethod = Schema.Struct({
+  brand: Schema.String,
+  last4: Schema.String,
+  exp_month: Schema.Int,
+  exp_year: Schema.Int
+})
+/** @since 0.1.0 */
+export type PaymentMethod = typeof PaymentMethod.Type
+
+/**
  * A discount a subscription carries: `basis_points` of the subtotal (1250 = 12.50 %) or a
  * fixed `amount` in the settlement currency, for the cycles from `first_cycle` (the first paid
  * cycle after it was redeemed) on, `cycles` of them (`null`: every cycle). Terms written before
@@ -291,6 +305,11 @@ export const SubscriptionRecord = Schema.Struct({
   plan_basis: Schema.NullOr(Schema.String).pipe(Schema.withDecodingDefault(Effect.succeed(null))),
   /** Discounts applied to every cycle invoice of this subscription (in order). */
   discounts: Schema.Array(DiscountTerm).pipe(Schema.withDecodingDefault(Effect.succeed([]))),
+  /**
+   * What may be shown of the card `payment_token` charges (brand, last 4, expiry), when it was
+   * saved through a payment method update; `null` otherwise.
+   */
+  payment_method: Schema.NullOr(PaymentMethod).pipe(Schema.withDecodingDefault(Effect.succeed(null))),
   /**
    * Money a committed downgrade owes back and has not finished paying out: written in the
    * change's transaction, removed (with what no payment could take added to the credit

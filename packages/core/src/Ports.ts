@@ -94,6 +94,30 @@ export type RefundOutcome = Data.TaggedEnum<{
 export const RefundOutcome = Data.taggedEnum<RefundOutcome>()
 
 /**
+ * The outcome of saving a card for later charges (a payment method update, the processor's
+ * "setup"): the token to charge and what may be shown of the card, or why it was refused.
+ *
+ * @since 0.1.0
+ */
+export type SaveCardOutcome = Data.TaggedEnum<{
+  Saved: {
+    readonly token: string
+    readonly brand: string
+    readonly last4: string
+    readonly exp_month: number
+    readonly exp_year: number
+  }
+  Failed: { readonly code: string; readonly message: string }
+}>
+
+/**
+ * Constructors of {@link SaveCardOutcome}.
+ *
+ * @since 0.1.0
+ */
+export const SaveCardOutcome = Data.taggedEnum<SaveCardOutcome>()
+
+/**
  * A payment processor. Calls are idempotent by (trade id, attempt) for charges and by refund id
  * for refunds: calling twice never charges or refunds twice (the port's contract suite checks it).
  *
@@ -113,6 +137,15 @@ export class PaymentGateway extends Context.Service<
       readonly trade_id: string
       readonly amount: Money.Money
     }) => Effect.Effect<RefundOutcome>
+    /**
+     * Checks a card with the processor and saves it for off-session charges, charging nothing:
+     * a declined or invalid card is `Failed`.
+     */
+    readonly saveCard: (request: {
+      readonly merchant_id: string
+      readonly customer_id: string
+      readonly card: CardInput
+    }) => Effect.Effect<SaveCardOutcome>
   }
 >()("@recur/core/PaymentGateway") {}
 

@@ -232,6 +232,19 @@ export const ApplyDiscount = Schema.Struct({
 export const RemoveDiscount = Schema.Struct({ discount_id: Schema.optional(Schema.String) })
 
 /**
+ * The body of `POST /api/v1/subscription/{id}/payment_method`: the new card.
+ *
+ * @since 0.1.0
+ */
+export const PaymentMethod = Schema.Struct({
+  card_number: Schema.optional(Schema.String),
+  exp_month: Schema.optional(Schema.Finite),
+  exp_year: Schema.optional(Schema.Finite),
+  cvc: Schema.optional(Schema.String),
+  name: Schema.optional(Schema.String)
+})
+
+/**
  * The body of `POST /api/v1/tax_rates`.
  *
  * @since 0.1.0

@@ -318,6 +318,7 @@ export class SessionPayments extends Context.Service<SessionPayments>()("@recur/
                     ? BillingPeriod.trialEnd(at, Option.getOrThrow(Price.trialOf(pv)).period)
                     : null,
                   payment_token: null,
+                  payment_method: null,
                   scheduled_price_version_id: null,
                   dunning_attempts: 0,
                   accrued_usage: "0",

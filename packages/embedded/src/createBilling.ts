@@ -186,6 +186,8 @@ export type TradeJson = typeof Trade.Trade.Encoded
 export type InvoiceJson = typeof Invoice.Invoice.Encoded
 /** A discount as the REST API returns it. @since 0.1.0 */
 export type DiscountJson = typeof Discount.Discount.Encoded
+/** A payment method update's answer. @since 0.1.0 */
+export type PaymentMethodResultJson = Success<Billing.Billing["Service"]["updatePaymentMethod"]>
 /** A tax rate as JSON. @since 0.1.0 */
 export type TaxRateJson = typeof Tax.TaxRate.Encoded
 /** The discounts a subscription carries, each with its window of cycles. @since 0.1.0 */
@@ -302,6 +304,15 @@ export interface BillingClient {
     readonly pause: (merchantId: string, id: string) => Promise<SubscriptionJson>
     /** `POST …/resume`. */
     readonly resume: (merchantId: string, id: string) => Promise<SubscriptionJson>
+    /**
+     * `POST …/payment_method`: replaces the card renewals charge; a past-due subscription is
+     * retried at once with it.
+     */
+    readonly updatePaymentMethod: (
+      merchantId: string,
+      id: string,
+      card: Body<typeof RequestBodies.Card>
+    ) => Promise<PaymentMethodResultJson>
     /** `GET …/usage`: a cycle's usage (the open one by default). */
     readonly usage: (merchantId: string, id: string, cycleIndex?: number) => Promise<UsageSummaryJson>
     /** `POST …/usage`: one usage event (idempotent by `event_id`). */
@@ -524,6 +535,12 @@ export const createBilling = async (options: BillingOptions = {}): Promise<Billi
           id("subscription_id", subscriptionId).pipe(
             Effect.flatMap((i) => s.pause(merchantId, i)),
             Effect.map(json(Subscription.Subscription))
+          )
+        ),
+      updatePaymentMethod: (merchantId, subscriptionId, card) =>
+        billing((b) =>
+          Effect.all([id("subscription_id", subscriptionId), decode(RequestBodies.Card, card)]).pipe(
+            Effect.flatMap(([i, c]) => b.updatePaymentMethod(merchantId, i, c))
           )
         ),
       resume: (merchantId, subscriptionId) =>

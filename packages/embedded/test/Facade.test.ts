@@ -247,6 +247,27 @@ describe("the facade's failures", () => {
     }
   }, 60_000)
 
+  it("a new payment method through the facade: a past-due subscription recovers; a refused card is InvalidParameterError", async () => {
+    await withBilling(async (billing, m) => {
+      const price = await monthly(billing, m)
+      const session = await billing.checkout.createSession(m, {
+        payer_id: "late",
+        line_items: [{ price_id: price.id }]
+      })
+      const sub = (await billing.checkout.pay(m, session.session_id, card("4000000000000341"))).subscription!.id
+      await billing.advanceClock(m, new Date("2024-02-01T12:00:00Z"))
+      expect((await billing.subscriptions.get(m, sub)).status).toBe("past_due")
+      const refused = await rejection(billing.subscriptions.updatePaymentMethod(m, sub, card("4000000000000002")))
+      expect([refused.constructor, refused.param]).toEqual([InvalidParameterError, "card_number"])
+      const updated = await billing.subscriptions.updatePaymentMethod(m, sub, card("4242424242424242"))
+      expect([updated.status, updated.payment_method.last4, updated.retry?.trade_status]).toEqual([
+        "active",
+        "4242",
+        "succeeded"
+      ])
+    })
+  }, 60_000)
+
   it("a storage failure is SystemError (500 system_error) with its cause", async () => {
     const billing = await createBilling({ storage: { postgres: "postgres://nobody@127.0.0.1:9/none" } }).catch(
       (e: unknown) => e

@@ -377,6 +377,26 @@ export class SubscriptionsGroup extends HttpApiGroup.make("subscriptions")
     })
   )
   .add(
+    HttpApiEndpoint.post("updatePaymentMethod", "/api/v1/subscription/:subscription_id/payment_method", {
+      params: SubscriptionPath,
+      payload: RequestBodies.PaymentMethod,
+      success: Envelope(
+        Schema.Struct({
+          subscription_id: Schema.String,
+          status: Schema.String,
+          payment_method: Schema.Struct({
+            brand: Schema.String,
+            last4: Schema.String,
+            exp_month: Schema.Int,
+            exp_year: Schema.Int
+          }),
+          retry: Schema.NullOr(Schema.Struct({ trade_id: Schema.String, trade_status: Schema.String }))
+        })
+      ),
+      error: ApiErrors.all
+    })
+  )
+  .add(
     HttpApiEndpoint.post("renewal", "/api/v1/subscription/:subscription_id/renewal", {
       params: SubscriptionPath,
       success: StatusResult,

@@ -401,6 +401,24 @@ const subscriptionsLive = HttpApiBuilder.group(BillingApi, "subscriptions", (han
       )
       .handle("pause", ({ params: path }) => call((m) => Effect.map(subs.pause(m, path.subscription_id), status)))
       .handle("resume", ({ params: path }) => call((m) => Effect.map(subs.resume(m, path.subscription_id), status)))
+      .handle("updatePaymentMethod", ({ params: path, payload }) =>
+        call((m) =>
+          Effect.gen(function* () {
+            for (const field of ["card_number", "exp_month", "exp_year", "cvc"] as const)
+              if (payload[field] === undefined)
+                return yield* new Errors.InvalidParameter({ param: field, reason: "is required" })
+            return ok(
+              yield* billing.updatePaymentMethod(m, path.subscription_id, {
+                number: payload.card_number!.replace(/[\s-]/g, ""),
+                exp_month: payload.exp_month!,
+                exp_year: payload.exp_year!,
+                cvc: payload.cvc!,
+                ...(payload.name !== undefined ? { name: payload.name } : {})
+              })
+            )
+          })
+        )
+      )
       .handle("renewal", ({ params: path }) => call((m) => Effect.map(subs.renewNow(m, path.subscription_id), status)))
       .handle("usage", ({ params: path, query: urlParams }) =>
         call((m) =>

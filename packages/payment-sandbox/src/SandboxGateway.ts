@@ -208,6 +208,34 @@ export const make = (options: Options = {}) =>
             yield* record(trade_id, { ...state, refunded: state.refunded + amount.amount })
           refunds.set(refund_id, outcome)
           return outcome
+        }),
+      saveCard: ({ card }) =>
+        Effect.map(Clock.currentTimeMillis, (now) => {
+          // the card is checked as a first charge checks it, for nothing: a card that declines
+          // charges is refused; one that declines only later (…0341) is saved, as processors do
+          const decided = decide(
+            {
+              trade_id: "setup",
+              merchant_id: "setup",
+              amount: { amount: 0n, currency: "USD" } as Money.Money,
+              source: { _tag: "Card", card },
+              off_session: false
+            },
+            now
+          )
+          if ("_tag" in decided)
+            return decided._tag === "Failed"
+              ? Ports.SaveCardOutcome.Failed({ code: decided.code, message: decided.message })
+              : Ports.SaveCardOutcome.Failed({ code: "card_not_saved", message: "The card could not be saved." })
+          if (decided.outcome._tag === "Failed")
+            return Ports.SaveCardOutcome.Failed({ code: decided.outcome.code, message: decided.outcome.message })
+          return Ports.SaveCardOutcome.Saved({
+            token: decided.token,
+            brand: decided.brand,
+            last4: decided.last4,
+            exp_month: card.exp_month,
+            exp_year: card.exp_year
+          })
         })
     })
 

@@ -75,6 +75,40 @@ export const suite = <E>(name: string, gateway: Layer.Layer<Ports.PaymentGateway
       })
     )
 
+    it.effect(
+      "a saved card charges nothing, shows only brand, last 4 and expiry, and its token charges off-session",
+      () =>
+        Effect.gen(function* () {
+          const g = yield* Ports.PaymentGateway
+          const saved = yield* g.saveCard({ merchant_id: "mch_1", customer_id: "cus_1", card: card(cards.succeed) })
+          expect(saved).toMatchObject({ _tag: "Saved", last4: cards.succeed.slice(-4), exp_month: 12, exp_year: 2099 })
+          if (saved._tag !== "Saved") return
+          expect(saved.token).not.toContain(cards.succeed)
+          const renewal = yield* g.charge({
+            trade_id: yield* Ids.make("trd"),
+            merchant_id: "mch_1",
+            amount: usd(3000n),
+            source: { _tag: "Token", token: saved.token },
+            off_session: true
+          })
+          expect(renewal._tag).toBe("Succeeded")
+          const refused = yield* g.saveCard({ merchant_id: "mch_1", customer_id: "cus_1", card: card(cards.decline) })
+          expect(refused).toMatchObject({ _tag: "Failed", code: "card_declined" })
+          const invalid = yield* g.saveCard({
+            merchant_id: "mch_1",
+            customer_id: "cus_1",
+            card: card("4242424242424241")
+          })
+          expect(invalid._tag).toBe("Failed")
+          const badMonth = yield* g.saveCard({
+            merchant_id: "mch_1",
+            customer_id: "cus_1",
+            card: { ...card(cards.succeed), exp_month: 13 }
+          })
+          expect(badMonth._tag).toBe("Failed")
+        })
+    )
+
     it.effect("charging one trade twice charges once", () =>
       Effect.gen(function* () {
         const g = yield* Ports.PaymentGateway

@@ -78,6 +78,8 @@ const descriptions: Record<string, string> = {
     "How the merchant's invoices are numbered: `invoice_prefix` (`INV` → `INV-000001`, credit notes `INV-CN-000001`).",
   "payments.updateInvoiceSettings":
     "Sets `invoice_prefix` (3 to 12 uppercase letters and digits). A new prefix starts its own gapless sequences at 1; issued invoices keep their numbers.",
+  "subscriptions.updatePaymentMethod":
+    "Replaces the subscription's card: checked and saved by the payment gateway (nothing charged), then charged by renewals. On a `past_due` subscription the open invoice is retried at once with it: a success returns the subscription to `active` (`retry` holds that charge). A refused card is 400 on `card_number` and changes nothing.",
   "taxRates.archive": "Archives a tax rate: no new invoice uses it; issued invoices keep their tax lines."
 }
 
@@ -94,7 +96,8 @@ const required: Record<string, ReadonlyArray<string>> = {
   "discounts.create": ["name", "discount_type"],
   "discounts.removeFromSubscription": ["discount_id"],
   "taxRates.create": ["name", "percentage", "country"],
-  "payments.updateInvoiceSettings": ["invoice_prefix"]
+  "payments.updateInvoiceSettings": ["invoice_prefix"],
+  "subscriptions.updatePaymentMethod": ["card_number", "exp_month", "exp_year", "cvc"]
 }
 
 /** Allowed values of request-body fields, wherever the field appears. */
