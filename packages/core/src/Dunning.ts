@@ -32,7 +32,7 @@ export class Dunning extends Context.Service<Dunning>()("@recur/core/Dunning", {
     const subs = storage.repository(Entities.subscription)
     const trades = storage.repository(Entities.trade)
     const invoices = storage.repository(Entities.invoice)
-    const { saveSub, schedule } = writes(storage)
+    const { saveSub, schedule, subEvents } = writes(storage)
 
     /** One retry of a past-due subscription's open invoice, with its saved card. */
     const retry = (merchantId: string, subscriptionId: string) =>
@@ -150,8 +150,11 @@ export class Dunning extends Context.Service<Dunning>()("@recur/core/Dunning", {
         const current = yield* Effect.flatMap(subs.get(merchantId, subscriptionId), (o) =>
           must(o, "subscription", subscriptionId)
         )
-        const live = ["trial", "active", "past_due", "unpaid", "paused"]
-        if (!live.includes(current.value.subscription.status))
+        if (
+          Result.isFailure(
+            Lifecycle.transition(Lifecycle.subscription, current.value.subscription.status, "update_payment_method")
+          )
+        )
           return yield* new Errors.StateConflict({
             resource: "subscription",
             id: subscriptionId,
@@ -179,8 +182,21 @@ export class Dunning extends Context.Service<Dunning>()("@recur/core/Dunning", {
             const sv = yield* Effect.flatMap(subs.get(merchantId, subscriptionId), (o) =>
               must(o, "subscription", subscriptionId)
             )
+            const moved = Lifecycle.transition(
+              Lifecycle.subscription,
+              sv.value.subscription.status,
+              "update_payment_method"
+            )
+            if (Result.isFailure(moved))
+              return yield* new Errors.StateConflict({
+                resource: "subscription",
+                id: subscriptionId,
+                state: sv.value.subscription.status,
+                reason: "only a live subscription's payment method can be replaced"
+              })
             const next = { ...sv.value, payment_token: saved.token, payment_method }
             yield* saveSub(next, sv.version, at)
+            yield* subEvents(merchantId, next, moved.success.events, at)
             return next
           })
         )

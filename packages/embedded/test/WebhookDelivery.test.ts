@@ -128,8 +128,19 @@ for (const [name, storage] of backends()) {
           d.create(m.merchantId, { name: "Webhook test", code: "HOOK", discount_type: "percentage", percent_off: 5 })
         )
       )
-      await run(subscribe(m.merchantId, plain.id, "4242424242424242", "HOOK"))
+      const c = Option.getOrThrow(
+        (await run(subscribe(m.merchantId, plain.id, "4242424242424242", "HOOK"))).subscription
+      )
       await run(Discounts.Discounts.use((d) => d.end(m.merchantId, discount.discount_id)))
+      // E: a new card for a running subscription
+      await billing((b) =>
+        b.updatePaymentMethod(m.merchantId, c.id, {
+          number: "5555555555554444",
+          exp_month: 12,
+          exp_year: 2099,
+          cvc: "123"
+        })
+      )
       // D: a tax rate created and archived
       const rate = await run(
         TaxRates.TaxRates.use((t) => t.create(m.merchantId, { name: "VAT", percentage: "19", country: "DE" }))

@@ -43,6 +43,7 @@ export type SubscriptionTrigger =
   | "request_cancel_at_period_end"
   | "revoke_cancel"
   | "change_price"
+  | "update_payment_method"
   | "term_completed"
 
 /**
@@ -165,6 +166,12 @@ export const subscription: Machine<SubscriptionStatus, SubscriptionTrigger> = {
       trigger: "change_price",
       events: ["v2.subscription.price_changed"],
       description: "the price changes (immediately or when a scheduled change applies)"
+    },
+    {
+      from: ["trial", "active", "past_due", "unpaid", "paused"],
+      trigger: "update_payment_method",
+      events: ["v2.subscription.payment_method_updated"],
+      description: "a new card, saved by the gateway, is what renewals charge from now on"
     },
     {
       from: ["trial", "active", "past_due"],
