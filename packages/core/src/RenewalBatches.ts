@@ -29,6 +29,7 @@ import * as Renewals from "./Renewals.js"
 import * as Secrets from "./Secrets.js"
 import * as Settings from "./Settings.js"
 import * as Store from "./Store.js"
+import * as Tax from "./Tax.js"
 import * as Trade from "./Trade.js"
 
 const isPlainBill = (d: RenewalPlan.Decision) => d._tag === "Bill" && !d.continuous
@@ -51,6 +52,7 @@ export class RenewalBatches extends Context.Service<RenewalBatches>()("@recur/co
     const trades = storage.repository(Entities.trade)
     const invoices = storage.repository(Entities.invoice)
     const versions = storage.repository(Entities.priceVersion)
+    const customers = storage.repository(Entities.customer)
     const withTaxes = withTax(taxes, storage)
 
     /** The stored record of a batch renewal's trade: its first attempt, tied to the invoice and subscription. */
@@ -102,6 +104,14 @@ export class RenewalBatches extends Context.Service<RenewalBatches>()("@recur/co
                 if (batchable) plain.push(sv)
                 else alone.add(id)
               }
+              // where each customer is taxed, read at once for the batch
+              const customerRecs = yield* customers.getMany(merchantId, [
+                ...new Set(plain.map((sv) => sv.value.subscription.customer_id))
+              ])
+              const addressOf = (customerId: string) => {
+                const a = customerRecs.get(customerId)?.value.address
+                return a ? Tax.addressOf(a.country, a.province) : null
+              }
               const prices = yield* versions.getMany(merchantId, [
                 ...new Set(plain.map((sv) => sv.value.subscription.price_version_id))
               ])
@@ -132,7 +142,8 @@ export class RenewalBatches extends Context.Service<RenewalBatches>()("@recur/co
                   merchantId,
                   s.customer_id,
                   b.credit,
-                  discountRules(rec, b.draft.cycle_index)
+                  discountRules(rec, b.draft.cycle_index),
+                  { address: addressOf(s.customer_id) }
                 )
                 if (taxed.total.amount <= 0n) {
                   alone.add(s.id)

@@ -273,7 +273,7 @@ export class SessionPayments extends Context.Service<SessionPayments>()("@recur/
                       customerId,
                       undefined,
                       discountRules,
-                      session.billing_address
+                      { billing: session.billing_address }
                     )
                   : undefined
               if (firstDraft) amount = firstDraft.total

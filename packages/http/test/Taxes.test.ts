@@ -331,5 +331,36 @@ for (const [name, storage] of backends()) {
       // the refund invoice carries the tax part of what it paid back: a sixth of it
       expect(Math.abs(Math.round(Number(refunds[0].tax_amount) * 100) - Math.round(back / 6))).toBeLessThanOrEqual(1)
     })
+
+    it("renewals billed together are each taxed at their own customer's address", async () => {
+      const k = await fresh()
+      await rateOf(k, { name: "VAT", percentage: "19", country: "DE", inclusive: true })
+      await rateOf(k, { name: "CA", percentage: "7.25", country: "US", region: "CA" })
+      const { priceId } = await api.priceOf(k, {
+        price_plan: { billing_cycle_unit: "month", base_price_val: "100.00" }
+      })
+      const where = [{ country_code: "DE" }, { country_code: "US", province_code: "CA" }, null, { country_code: "DE" }]
+      const subs = await Promise.all(
+        where.map(
+          async (billing_address) =>
+            (
+              await paid(k, {
+                line_items: [{ price_id: priceId }],
+                ...(billing_address ? { billing_address } : {})
+              })
+            ).subscriptionId!
+        )
+      )
+      await api.call("POST", "/api/v1/test_helpers/advance_clock", k, { frozen_time: "2026-02-01T00:00:00Z" })
+      const renewals = await Promise.all(
+        subs.map(async (sub) => (await invoicesOf(k, sub)).find((i: any) => i.cycle_index === 1))
+      )
+      expect(renewals.map((i: any) => [i.amount, i.tax_amount])).toEqual([
+        ["100.00", "15.97"],
+        ["107.25", "7.25"],
+        ["100.00", "0.00"],
+        ["100.00", "15.97"]
+      ])
+    })
   })
 }

@@ -412,7 +412,12 @@ export const withTax =
     customerId: string,
     creditBalance?: Money.Money,
     extraDiscounts: ReadonlyArray<Invoicing.DiscountRule> = [],
-    billing?: CheckoutSession.CheckoutSession["billing_address"]
+    where: {
+      /** The checkout's billing address (first payments). */
+      readonly billing?: CheckoutSession.CheckoutSession["billing_address"]
+      /** The address, already resolved (a renewal batch reads its customers at once). */
+      readonly address?: Tax.TaxAddress | null
+    } = {}
   ) =>
     Effect.gen(function* () {
       const discounts: ReadonlyArray<Invoicing.DiscountRule> = [
@@ -433,7 +438,10 @@ export const withTax =
         discounts
       })
       const taxable = untaxed.subtotal.amount > 0n ? untaxed.subtotal.amount - sumOf(untaxed.discounts) : 0n
-      const address = yield* taxAddressOf(storage, merchantId, customerId, billing)
+      const address =
+        where.address !== undefined
+          ? where.address
+          : yield* taxAddressOf(storage, merchantId, customerId, where.billing)
       const lines =
         taxable > 0n
           ? yield* taxes.tax({
