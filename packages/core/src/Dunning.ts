@@ -8,9 +8,10 @@ import { Context, Effect, Layer, Option, Result } from "effect"
 import * as Entities from "./Entities.js"
 import * as Errors from "./Errors.js"
 import * as Invoice from "./Invoice.js"
-import { nowOf } from "./internal/engine.js"
-import { must, writes } from "./internal/records.js"
+import { emit, nowOf } from "./internal/engine.js"
+import { must, newTrade, writes } from "./internal/records.js"
 import * as Lifecycle from "./Lifecycle.js"
+import type * as Merchant from "./Merchant.js"
 import * as Merchants from "./Merchants.js"
 import * as Money from "./Money.js"
 import * as Payments from "./Payments.js"
@@ -83,6 +84,74 @@ export class Dunning extends Context.Service<Dunning>()("@recur/core/Dunning", {
       }).pipe(Effect.withSpan("Dunning.retry"))
 
     /**
+     * An unpaid subscription's way back: its last failed invoice is reopened with a new trade
+     * (the closed one stays as history) and charged with `token`; success pays the invoice and
+     * returns the subscription to `active` (`retry_succeeded`), as a dunning retry would.
+     */
+    const recoverUnpaid = (merchant: Merchant.Merchant, subscriptionId: string, token: string) =>
+      Effect.gen(function* () {
+        const merchantId = merchant.merchant_id
+        const tradeId = yield* storage.withTransaction(
+          Effect.gen(function* () {
+            const at = yield* nowOf(merchant)
+            const sv = yield* Effect.flatMap(subs.get(merchantId, subscriptionId), (o) =>
+              must(o, "subscription", subscriptionId)
+            )
+            if (sv.value.subscription.status !== "unpaid") return Option.none<string>()
+            const last = (yield* Effect.orDie(
+              invoices.list(merchantId, {
+                limit: 100,
+                filters: [
+                  { column: "subscription_id", op: "in", values: [subscriptionId] },
+                  { column: "biz_status", op: "in", values: ["failed"] }
+                ]
+              })
+            )).list
+              .filter((i) => i.invoice_type !== "refund")
+              .sort((a, b) => b.cycle_index - a.cycle_index)[0]
+            if (last === undefined) return Option.none<string>()
+            const iv = Option.getOrThrow(yield* invoices.get(merchantId, last.invoice_id))
+            const trade = yield* newTrade({
+              merchant,
+              amount: Result.getOrThrow(Money.parse(last.amount, last.currency)),
+              customer_id: sv.value.subscription.customer_id,
+              order_id: sv.value.subscription.order_id,
+              payment_mode: "subscription",
+              order_type: "renewal",
+              session: Option.none(),
+              line: null,
+              tax: Result.getOrThrow(Money.parse(last.tax_amount, last.currency)),
+              metadata: {},
+              at
+            })
+            const reopened = Lifecycle.must(Invoice.move(iv.value, "reopen", { trade_id: trade.trade_id }))
+            yield* Effect.orDie(invoices.update(reopened, iv.version))
+            yield* Effect.orDie(
+              trades.insert({
+                trade: Lifecycle.must(Trade.move(trade, "submit_payment")),
+                attempts: 1,
+                invoice_id: reopened.invoice_id,
+                subscription_id: subscriptionId
+              })
+            )
+            yield* emit(storage, {
+              merchant_id: merchantId,
+              type: "v2.trades.created",
+              business_id: trade.trade_id,
+              schema: Trade.Trade,
+              data: trade,
+              at
+            })
+            // a durable intent: if this process dies before the charge, a worker makes it
+            yield* schedule(merchant, "charge", trade.trade_id, at)
+            return Option.some(trade.trade_id)
+          })
+        )
+        if (Option.isNone(tradeId)) return Option.none<Payments.PaymentResult>()
+        return Option.some(yield* payments.chargeInvoiceTrade(merchantId, tradeId.value, token))
+      })
+
+    /**
      * The customer pays an open or retrying invoice with a card (the hosted invoice page's Pay
      * button): its trade is charged again, on-session, through the engine — a success pays the
      * invoice, brings a past-due subscription back and saves the card for what follows. Refused
@@ -140,8 +209,9 @@ export class Dunning extends Context.Service<Dunning>()("@recur/core/Dunning", {
     /**
      * Replaces a live subscription's payment method: the card is checked and saved by the
      * gateway (nothing charged), then becomes what renewals charge. On a `past_due` subscription
-     * the open invoice is retried at once with it — a success returns the subscription to
-     * `active` and reschedules its renewals, with the same events as a successful dunning retry.
+     * the open invoice is retried at once with it, on an `unpaid` one its last failed invoice is
+     * reopened and charged — a success returns the subscription to `active` and reschedules its
+     * renewals, with the same events as a successful dunning retry.
      * A refused card changes nothing (400 on `card_number`).
      */
     const updatePaymentMethod = (merchantId: string, subscriptionId: string, card: Ports.CardInput) =>
@@ -200,9 +270,13 @@ export class Dunning extends Context.Service<Dunning>()("@recur/core/Dunning", {
             return next
           })
         )
-        // a past-due subscription is retried now, with the new card
+        // a past-due subscription is retried now, with the new card; an unpaid one's last invoice is reopened
         const retried =
-          rec.subscription.status === "past_due" ? yield* retry(merchantId, subscriptionId) : Option.none()
+          rec.subscription.status === "past_due"
+            ? yield* retry(merchantId, subscriptionId)
+            : rec.subscription.status === "unpaid"
+              ? yield* recoverUnpaid(merchant, subscriptionId, saved.token)
+              : Option.none<Payments.PaymentResult>()
         const after = yield* Effect.flatMap(subs.get(merchantId, subscriptionId), (o) =>
           must(o, "subscription", subscriptionId)
         )

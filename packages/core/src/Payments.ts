@@ -345,6 +345,24 @@ export class Payments extends Context.Service<Payments>()("@recur/core/Payments"
                         Option.map(yield* subs.get(merchantId, sub.subscription.id), (v) => v.value)
                       )
                       trade = Option.getOrThrow(yield* trades.get(merchantId, tradeId)).value.trade
+                    } else if (status === "unpaid" && invV && invV.value.biz_status === "pending") {
+                      // a late payment of an unpaid subscription's invoice failed: the invoice
+                      // fails again, its trade closes, the subscription stays unpaid
+                      const failed = Lifecycle.must(Invoice.move(invV.value, "charge_failed_final"))
+                      yield* Effect.orDie(invoices.update(failed, invV.version))
+                      yield* emit(storage, {
+                        merchant_id: merchantId,
+                        type: "v2.invoice.payment_failed",
+                        business_id: failed.invoice_id,
+                        schema: Invoice.Invoice,
+                        data: failed,
+                        at
+                      })
+                      const tv = Option.getOrThrow(yield* trades.get(merchantId, tradeId))
+                      trade = Lifecycle.must(
+                        Trade.move(tv.value.trade, "close", { closed_at: dt(at), closed_reason: "payment_failed" })
+                      )
+                      yield* Effect.orDie(trades.update({ ...tv.value, trade }, tv.version))
                     }
                   }
                   return result("failed", { error: Option.some({ code: outcome.code, message: outcome.message }) })

@@ -70,6 +70,40 @@ for (const [name, storage] of backends()) {
       expect((await invoices(k, sub)).at(-1)).toEqual([2, "success"])
     })
 
+    it("an unpaid subscription comes back: its failed invoice is reopened and paid with the new card, renewals resume", async () => {
+      const k = await fresh()
+      const sub = await subscribe(k, "4000000000000341")
+      // the renewal fails, and every dunning retry after it (1, 3, 5, 7 days)
+      await api.call("POST", "/api/v1/test_helpers/advance_clock", k, { frozen_time: "2026-02-20T00:00:00Z" })
+      expect(await statusOf(k, sub)).toBe("unpaid")
+      expect(await invoices(k, sub)).toEqual([
+        [0, "success"],
+        [1, "failed"]
+      ])
+      // a card that saves but declines charges: the late payment fails, nothing recovers
+      const again = await update(k, sub, card("4000000000000341"))
+      expect((again.body as any).data).toMatchObject({ status: "unpaid", retry: { trade_status: "closed" } })
+      expect(await invoices(k, sub)).toEqual([
+        [0, "success"],
+        [1, "failed"]
+      ])
+      const r = await update(k, sub, card("4242424242424242"))
+      expect((r.body as any).data).toMatchObject({ status: "active", retry: { trade_status: "succeeded" } })
+      expect(await invoices(k, sub)).toEqual([
+        [0, "success"],
+        [1, "success"]
+      ])
+      // renewals resume on the subscription's schedule, with the new card
+      await api.call("POST", "/api/v1/test_helpers/advance_clock", k, { frozen_time: "2026-03-01T12:00:00Z" })
+      expect(await statusOf(k, sub)).toBe("active")
+      expect((await invoices(k, sub)).at(-1)).toEqual([2, "success"])
+      // every attempt is a trade of its own: the first failed one stays as history
+      const trades = ((await api.call("GET", "/api/v1/trades?limit=100", k)).body as any).data.list.map(
+        (t: any) => t.trade_status
+      )
+      expect(trades.filter((t: string) => t === "closed")).toHaveLength(2)
+    })
+
     it("on an active subscription: saved, nothing charged; bad input and other states refused; other merchants see nothing", async () => {
       const k = await fresh()
       const sub = await subscribe(k, "4242424242424242")

@@ -209,6 +209,7 @@ export type InvoiceTrigger =
   | "partial_refund"
   | "full_refund"
   | "settle_without_charge"
+  | "reopen"
 
 /**
  * The invoice machine.
@@ -221,9 +222,16 @@ export const invoice: Machine<InvoiceStatus, InvoiceTrigger> = {
   states: InvoiceStatus.literals,
   initial: "open",
   createEvents: [],
-  terminal: ["failed", "refunded"],
+  terminal: ["refunded"],
   transitions: [
     { from: ["open", "retrying"], trigger: "charge", to: "pending", events: [], description: "a charge is in flight" },
+    {
+      from: ["failed"],
+      trigger: "reopen",
+      to: "pending",
+      events: [],
+      description: "the customer of an unpaid subscription gives a new card: a new charge of the failed invoice"
+    },
     {
       from: ["open"],
       trigger: "settle_without_charge",
