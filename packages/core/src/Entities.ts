@@ -13,6 +13,7 @@ import * as Invoice from "./Invoice.js"
 import { ApiKeyStatus, PriceVersionStatus, ProductStatus } from "./Lifecycle.js"
 import * as Merchant from "./Merchant.js"
 import * as Money from "./Money.js"
+import * as PortalSession from "./PortalSession.js"
 import * as Price from "./Price.js"
 import * as Refund from "./Refund.js"
 import type * as Store from "./Store.js"
@@ -539,4 +540,20 @@ export const taxRate: Store.Entity<Tax.TaxRate, typeof Tax.TaxRate.Encoded> = {
     jurisdiction: (t) => (t.status === "active" ? Tax.jurisdiction(t) : null)
   },
   unique: [{ name: "tax_rate_jurisdiction", columns: ["jurisdiction"] }]
+}
+
+/**
+ * A customer portal session (the link a merchant hands its customer).
+ *
+ * @since 0.1.0
+ */
+export const portalSession: Store.Entity<PortalSession.PortalSession, typeof PortalSession.PortalSession.Encoded> = {
+  name: "portal_session",
+  table: "recur_portal_sessions",
+  schema: PortalSession.PortalSession,
+  id: (s) => s.portal_session_id,
+  merchantId: (s) => s.merchant_id,
+  createdAt: (s) => ms(s.created_at),
+  columns: { customer_id: (s) => s.customer_id },
+  unique: []
 }

@@ -35,7 +35,8 @@ export const prefixes = {
   webhookDelivery: "whd",
   quote: "quo",
   discount: "dsc",
-  taxRate: "txr"
+  taxRate: "txr",
+  portalSession: "bps"
 } as const
 
 /**

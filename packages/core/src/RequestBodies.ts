@@ -245,6 +245,17 @@ export const PaymentMethod = Schema.Struct({
 })
 
 /**
+ * The body of `POST /api/v1/customer-portal/auth`.
+ *
+ * @since 0.1.0
+ */
+export const PortalSession = Schema.Struct({
+  customer_id: Schema.optional(Schema.String),
+  return_url: Schema.optional(Schema.String),
+  flow: Schema.optional(Schema.String)
+})
+
+/**
  * The body of `POST /api/v1/tax_rates`.
  *
  * @since 0.1.0

@@ -214,7 +214,12 @@ const webUrl = (s: string, protocols: ReadonlyArray<string>, max: number): URL |
 
 const isHttpsUrl = (s: string) => s === "" || webUrl(s, ["https:"], 512) !== undefined
 
-const isRedirectUrl = (s: string) => {
+/**
+ * An absolute http(s) URL without credentials, of at most 2048 characters: where a hosted page may send its visitor back.
+ *
+ * @since 0.1.0
+ */
+export const isRedirectUrl = (s: string) => {
   const u = webUrl(s, ["https:", "http:"], 2048)
   return u !== undefined && u.username === "" && u.password === ""
 }

@@ -19,6 +19,8 @@ import {
   Engine,
   Invoice,
   Merchants,
+  Portal,
+  PortalSession,
   Ports,
   Price,
   Product,
@@ -188,6 +190,8 @@ export type InvoiceJson = typeof Invoice.Invoice.Encoded
 export type DiscountJson = typeof Discount.Discount.Encoded
 /** A payment method update's answer. @since 0.1.0 */
 export type PaymentMethodResultJson = Success<Billing.Billing["Service"]["updatePaymentMethod"]>
+/** A customer portal session as JSON. @since 0.1.0 */
+export type PortalSessionJson = typeof PortalSession.PortalSession.Encoded
 /** A tax rate as JSON. @since 0.1.0 */
 export type TaxRateJson = typeof Tax.TaxRate.Encoded
 /** The discounts a subscription carries, each with its window of cycles. @since 0.1.0 */
@@ -380,6 +384,16 @@ export interface BillingClient {
     ) => Promise<{ has_more: boolean; list: Array<TaxRateJson> }>
     /** `POST /api/v1/tax_rate/{id}/archive`: no new invoice uses it. */
     readonly archive: (merchantId: string, taxRateId: string) => Promise<TaxRateJson>
+  }
+  readonly portal: {
+    /**
+     * `POST /api/v1/customer-portal/auth`: a signed link to one customer's billing (subscriptions,
+     * invoices, payment method), working for an hour.
+     */
+    readonly createSession: (
+      merchantId: string,
+      input: Body<typeof RequestBodies.PortalSession>
+    ) => Promise<PortalSessionJson>
   }
   readonly refunds: {
     /** `POST /api/v1/refund`: all or part of a trade. */
@@ -655,6 +669,15 @@ export const createBilling = async (options: BillingOptions = {}): Promise<Billi
           id("tax_rate_id", taxRateId).pipe(
             Effect.flatMap((i) => TaxRates.TaxRates.use((t) => t.archive(merchantId, i))),
             Effect.map(json(Tax.TaxRate))
+          )
+        )
+    },
+    portal: {
+      createSession: (merchantId, input) =>
+        run(
+          decode(RequestBodies.PortalSession, input).pipe(
+            Effect.flatMap((i) => Portal.Portal.use((p) => p.createSession(merchantId, i))),
+            Effect.map(json(PortalSession.PortalSession))
           )
         )
     },

@@ -14,6 +14,7 @@ import {
   Product,
   Refund,
   RequestBodies,
+  PortalSession,
   Subscription,
   Tax,
   Trade,
@@ -791,6 +792,22 @@ export class TaxRatesGroup extends HttpApiGroup.make("taxRates")
   .annotate(OpenApi.Title, "Tax rates") {}
 
 /**
+ * The customer portal: a signed, short-lived link to one customer's billing.
+ *
+ * @since 0.1.0
+ */
+export class PortalGroup extends HttpApiGroup.make("portal")
+  .add(
+    HttpApiEndpoint.post("createSession", "/api/v1/customer-portal/auth", {
+      payload: RequestBodies.PortalSession,
+      success: Envelope(Schema.Struct({ portal_session: PortalSession.PortalSession })),
+      error: ApiErrors.all
+    })
+  )
+  .middleware(Authentication)
+  .annotate(OpenApi.Title, "Customer portal") {}
+
+/**
  * The whole API.
  *
  * @since 0.1.0
@@ -805,6 +822,7 @@ export class BillingApi extends HttpApi.make("recur")
   .add(WebhooksGroup)
   .add(DiscountsGroup)
   .add(TaxRatesGroup)
+  .add(PortalGroup)
   .middleware(DecodeErrors)
   .annotate(OpenApi.Title, "Recur merchant API")
   .annotate(OpenApi.Version, "1.0.0")

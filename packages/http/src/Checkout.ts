@@ -11,12 +11,16 @@ import {
   Entities,
   Errors,
   NetworkAddress,
-  Store
+  Portal,
+  type PortalSession,
+  Store,
+  Subscriptions
 } from "@recur/core"
 import * as ApiErrors from "./Errors.js"
 import { toApiError } from "./Handlers.js"
 import * as Page from "./internal/checkoutPage.js"
 import * as InvoiceDocument from "./internal/invoiceDocument.js"
+import * as PortalPage from "./internal/portalPage.js"
 import * as Limiter from "./internal/limiter.js"
 import { SandboxGateway } from "@recur/payment-sandbox"
 import { Clock, Effect, Layer, Option, Result } from "effect"
@@ -275,6 +279,98 @@ const withInvoice = <A, E, R>(
     return yield* route(request, found.value, invoicePath(request).token)
   })
 
+/** `/portal/:id/:token[/subscription/:sub/:action]`: the parts of a portal path. */
+const portalPath = (request: HttpServerRequest.HttpServerRequest) => {
+  const parts = request.url.split("?")[0]!.split("/")
+  return { id: parts[2] ?? "", token: parts[3] ?? "", subscriptionId: parts[5] ?? "" }
+}
+
+const portalPage = (body: string, status: number) =>
+  HttpServerResponse.html(`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="robots" content="noindex"><title>Billing</title>
+<style>${PortalPage.portalStyle}</style></head>
+<body>${body}</body></html>`).pipe(
+    HttpServerResponse.setStatus(status),
+    HttpServerResponse.setHeaders({ "cache-control": "no-store", "referrer-policy": "no-referrer" }),
+    Effect.succeed
+  )
+
+/** A portal route of the session its link names: an unknown, wrongly signed or expired link is 404. */
+const withPortal = <A, E, R>(
+  route: (
+    request: HttpServerRequest.HttpServerRequest,
+    session: PortalSession.PortalSession,
+    path: ReturnType<typeof portalPath>
+  ) => Effect.Effect<A, E, R>
+) =>
+  Effect.gen(function* () {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const path = portalPath(request)
+    const found = yield* Portal.Portal.use((p) => p.sessionOf(path.id, path.token))
+    if (Option.isNone(found))
+      return yield* portalPage(
+        "<main><h1>This link has expired or does not exist.</h1><p>Ask for a new one where you came from.</p></main>",
+        404
+      )
+    return yield* route(request, found.value, path)
+  })
+
+/** The portal page, with a message above it. */
+const portalAnswer = (
+  session: PortalSession.PortalSession,
+  base: string,
+  message?: { readonly text: string; readonly error: boolean; readonly status: number }
+) =>
+  Effect.flatMap(Effect.orDie(Portal.Portal.use((p) => p.view(session))), (view) =>
+    portalPage(PortalPage.portalHtml(view, base, message), message?.status ?? 200)
+  )
+
+/**
+ * A portal action on one of the session customer's subscriptions: done, the customer goes back
+ * to the portal (303); refused, the portal says why.
+ */
+const portalAction = <R>(
+  act: (
+    billing: Billing.Billing["Service"],
+    merchantId: string,
+    subscriptionId: string,
+    input: Record<string, string>
+  ) => Effect.Effect<unknown, Errors.RecurError, R>
+) =>
+  withPortal((request, session, path) =>
+    Effect.gen(function* () {
+      const back = "../../../"
+      const owned = yield* Effect.result(Portal.Portal.use((p) => p.ownSubscription(session, path.subscriptionId)))
+      if (owned._tag === "Failure")
+        return yield* portalAnswer(session, `${back}${path.token}/`, {
+          text: "No such subscription.",
+          error: true,
+          status: 404
+        })
+      const wait = yield* payWait(request, session.portal_session_id)
+      if (wait > 0)
+        return HttpServerResponse.setHeader(
+          yield* portalAnswer(session, `${back}${path.token}/`, {
+            text: `Too many attempts. Try again in ${wait} seconds.`,
+            error: true,
+            status: 429
+          }),
+          "retry-after",
+          String(wait)
+        )
+      const input = yield* Effect.orElseSucceed(body, () => ({}) as Record<string, string>)
+      const result = yield* Effect.result(
+        Billing.Billing.use((b) => act(b, session.merchant_id, path.subscriptionId, input))
+      )
+      if (result._tag === "Success") return HttpServerResponse.redirect(`${back}${path.token}`, { status: 303 })
+      return yield* portalAnswer(session, `${back}${path.token}/`, {
+        text: result.failure.message,
+        error: true,
+        status:
+          result.failure._tag === "StateConflict" || result.failure._tag === "SubscriptionActionRefused" ? 409 : 400
+      })
+    })
+  )
+
 /**
  * The routes: `GET /checkout/:id`, `POST /checkout/:id/pay`, `POST /checkout/:id/quantity` (the payer's
  * quantity stepper), `GET|POST /sandbox/3ds/:trade_id`.
@@ -469,6 +565,30 @@ export const routes = Layer.mergeAll(
         })
       })
     )
+  ),
+  HttpRouter.add(
+    "GET",
+    "/portal/:portal_session_id/:token",
+    withPortal((_request, session, path) => portalAnswer(session, `${path.token}/`))
+  ),
+  HttpRouter.add(
+    "POST",
+    "/portal/:portal_session_id/:token/subscription/:subscription_id/payment_method",
+    portalAction((b, m, id, input) => b.updatePaymentMethod(m, id, cardOf(input)))
+  ),
+  HttpRouter.add(
+    "POST",
+    "/portal/:portal_session_id/:token/subscription/:subscription_id/cancel",
+    portalAction((_b, m, id) =>
+      Subscriptions.Subscriptions.use((s) =>
+        s.cancel(m, Subscriptions.cancelOf(id, { when: "end_of_period", reason: "customer portal" }))
+      )
+    )
+  ),
+  HttpRouter.add(
+    "POST",
+    "/portal/:portal_session_id/:token/subscription/:subscription_id/revoke",
+    portalAction((_b, m, id) => Subscriptions.Subscriptions.use((s) => s.revokeCancel(m, id)))
   ),
   HttpRouter.add(
     "GET",

@@ -15,6 +15,7 @@ import {
   Invoice,
   Lifecycle,
   Merchants,
+  Portal,
   Requests,
   Settings,
   type Store,
@@ -758,6 +759,15 @@ const taxRatesLive = HttpApiBuilder.group(BillingApi, "taxRates", (handlers) =>
   })
 )
 
+const portalLive = HttpApiBuilder.group(BillingApi, "portal", (handlers) =>
+  Effect.gen(function* () {
+    const portal = yield* Portal.Portal
+    return handlers.handle("createSession", ({ payload }) =>
+      call((m) => Effect.map(portal.createSession(m, payload), (portal_session) => ok({ portal_session })))
+    )
+  })
+)
+
 const discountsLive = HttpApiBuilder.group(BillingApi, "discounts", (handlers) =>
   Effect.gen(function* () {
     const discounts = yield* Discounts.Discounts
@@ -862,5 +872,6 @@ export const handlers = Layer.mergeAll(
   sandboxLive,
   webhooksLive,
   discountsLive,
-  taxRatesLive
+  taxRatesLive,
+  portalLive
 )

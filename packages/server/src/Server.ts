@@ -17,6 +17,7 @@ import {
   type Settings,
   type Store,
   type Subscriptions,
+  type Portal,
   type TaxRates,
   type Webhooks
 } from "@recur/core"
@@ -41,6 +42,7 @@ export type Engine =
   | Catalog.Catalog
   | Discounts.Discounts
   | TaxRates.TaxRates
+  | Portal.Portal
   | Secrets.Secrets
   | Merchants.Merchants
   | Ports.PaymentGateway

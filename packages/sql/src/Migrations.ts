@@ -158,6 +158,13 @@ const counters = Effect.gen(function* () {
   )`
 })
 
+/** Customer portal sessions. */
+const portalSessions = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  for (const statement of entityTable("recur_portal_sessions", "customer_id text not null").split(";"))
+    if (statement.trim() !== "") yield* sql.unsafe(statement)
+})
+
 /**
  * Every migration, by id and name.
  *
@@ -169,7 +176,8 @@ export const migrations = {
   "0003_refund_request_keys": refundRequestKeys,
   "0004_discounts": discounts,
   "0005_tax_rates": taxRates,
-  "0006_counters": counters
+  "0006_counters": counters,
+  "0007_portal_sessions": portalSessions
 }
 
 /**

@@ -278,7 +278,8 @@ export const invoiceDocuments = (
   }
 }
 
-const timingSafeEqual = (a: string, b: string) => {
+/** Whether two signatures are equal, in a time that does not depend on where they differ. */
+export const timingSafeEqual = (a: string, b: string) => {
   if (a.length !== b.length) return false
   let diff = 0
   for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i)

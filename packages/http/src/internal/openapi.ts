@@ -80,6 +80,8 @@ const descriptions: Record<string, string> = {
     "Sets `invoice_prefix` (3 to 12 uppercase letters and digits). A new prefix starts its own gapless sequences at 1; issued invoices keep their numbers.",
   "subscriptions.updatePaymentMethod":
     "Replaces the subscription's card: checked and saved by the payment gateway (nothing charged), then charged by renewals. On a `past_due` subscription the open invoice is retried at once with it: a success returns the subscription to `active` (`retry` holds that charge). A refused card is 400 on `card_number` and changes nothing.",
+  "portal.createSession":
+    "A link to the customer portal for one customer (`customer_id`): their subscriptions, invoices and payment method, working for an hour. Optional `return_url` (the portal's back link) and `flow` (`payment_method_update` opens the card form).",
   "taxRates.archive": "Archives a tax rate: no new invoice uses it; issued invoices keep their tax lines."
 }
 
@@ -97,6 +99,7 @@ const required: Record<string, ReadonlyArray<string>> = {
   "discounts.removeFromSubscription": ["discount_id"],
   "taxRates.create": ["name", "percentage", "country"],
   "payments.updateInvoiceSettings": ["invoice_prefix"],
+  "portal.createSession": ["customer_id"],
   "subscriptions.updatePaymentMethod": ["card_number", "exp_month", "exp_year", "cvc"]
 }
 

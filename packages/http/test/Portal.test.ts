@@ -1,0 +1,166 @@
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import type { TestClient } from "@recur/http"
+import { backends, serve } from "./client.js"
+
+const refusal = (r: TestClient.Answer) => {
+  const body = r.body as { code?: string; data?: { param?: string } } | null
+  return [r.status, body?.code, body?.data?.param]
+}
+const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString()
+
+for (const [name, storage] of backends()) {
+  describe(`customer portal (${name})`, { timeout: 120_000 }, () => {
+    const api = serve(storage())
+    beforeAll(() => api.ready(), 120_000)
+    afterAll(() => api.dispose())
+
+    const fresh = async () => (await api.merchant({ frozen: "2026-01-01T00:00:00Z" })).api_key
+    /** A customer with a subscription paid by `number`: the customer and subscription ids. */
+    const customerWith = async (k: string, payer: string, number = "4242424242424242") => {
+      const { priceId } = await api.priceOf(k)
+      const s = await api.call("POST", "/api/v1/session", k, { payer_id: payer, line_items: [{ price_id: priceId }] })
+      const id = (s.body as any).data.session_id as string
+      expect(
+        (
+          await api.call(
+            "POST",
+            `/checkout/${id}/pay`,
+            null,
+            { card_number: number, exp_month: "12", exp_year: "2030", cvc: "123" },
+            { accept: "application/json" }
+          )
+        ).status
+      ).toBe(200)
+      const session = ((await api.call("GET", `/api/v1/session/${id}`, k)).body as any).data.session
+      return { customerId: session.customer_id as string, subscriptionId: session.subscription_id as string }
+    }
+    const portal = async (k: string, body: Record<string, unknown>) => {
+      const r = await api.call("POST", "/api/v1/customer-portal/auth", k, body)
+      expect(r.status, JSON.stringify(r.body)).toBe(200)
+      return (r.body as any).data.portal_session
+    }
+    const path = (url: string) => new URL(url).pathname
+    const page = async (url: string) => {
+      const r = await api.handler(new Request(`http://localhost${path(url)}`))
+      return { status: r.status, html: await r.text(), headers: r.headers }
+    }
+    const post = (url: string, fields: Record<string, string> = {}) =>
+      api.handler(
+        new Request(`http://localhost${url}`, {
+          method: "POST",
+          redirect: "manual",
+          headers: { "content-type": "application/x-www-form-urlencoded" },
+          body: form(fields)
+        })
+      )
+    const statusOf = async (k: string, sub: string) =>
+      ((await api.call("GET", `/api/v1/subscription/${sub}`, k)).body as any).data.subscription
+
+    it("a portal link is for one customer of one merchant, checked at creation, and expires after an hour", async () => {
+      const k = await fresh()
+      const ada = await customerWith(k, "ada")
+      const s = await portal(k, { customer_id: ada.customerId, return_url: "https://shop.example/account" })
+      expect(s).toMatchObject({
+        customer_id: ada.customerId,
+        return_url: "https://shop.example/account",
+        flow: null,
+        created_at: "2026-01-01T00:00:00Z",
+        expires_at: "2026-01-01T01:00:00Z"
+      })
+      expect(s.url).toMatch(/^http:\/\/localhost:4000\/portal\/bps_[0-9a-z]{26}\/[A-Za-z0-9_-]{43}$/)
+      expect(refusal(await api.call("POST", "/api/v1/customer-portal/auth", k, {}))).toEqual([
+        400,
+        "InvalidParameter",
+        "customer_id"
+      ])
+      for (const [body, param] of [
+        [{ customer_id: ada.customerId, return_url: "javascript:alert(1)" }, "return_url"],
+        [{ customer_id: ada.customerId, flow: "everything" }, "flow"]
+      ] as const)
+        expect(refusal(await api.call("POST", "/api/v1/customer-portal/auth", k, body))).toEqual([
+          400,
+          "InvalidParameter",
+          param
+        ])
+      expect(
+        (await api.call("POST", "/api/v1/customer-portal/auth", k, { customer_id: "cus_01jd0000000000000000000000" }))
+          .status
+      ).toBe(404)
+      // another merchant cannot open a portal for this customer
+      const other = await fresh()
+      expect(
+        (await api.call("POST", "/api/v1/customer-portal/auth", other, { customer_id: ada.customerId })).status
+      ).toBe(404)
+      const open = await page(s.url)
+      expect(open.status).toBe(200)
+      expect(open.headers.get("cache-control")).toBe("no-store")
+      expect(open.html).toContain('<a href="https://shop.example/account" id="return">')
+      // a wrong signature, another session's signature, and an expired link all say the same
+      const [, , id, token] = path(s.url).split("/")
+      const second = await portal(k, { customer_id: ada.customerId })
+      const [, , , token2] = path(second.url).split("/")
+      for (const bad of [`/portal/${id}/${token!.slice(0, -2)}xx`, `/portal/${id}/${token2}`, `/portal/bps_x/${token}`])
+        expect([bad, (await page(`http://localhost${bad}`)).status]).toEqual([bad, 404])
+      await api.call("POST", "/api/v1/test_helpers/advance_clock", k, { frozen_time: "2026-01-01T01:00:00Z" })
+      expect((await page(s.url)).status).toBe(404)
+    })
+
+    it("shows only its customer's subscriptions and invoices, and acts only on them", async () => {
+      const k = await fresh()
+      const ada = await customerWith(k, "ada")
+      const bob = await customerWith(k, "bob")
+      const s = await portal(k, { customer_id: ada.customerId })
+      const { html } = await page(s.url)
+      expect(html).toContain(`id="sub-${ada.subscriptionId}"`)
+      expect(html).not.toContain(bob.subscriptionId)
+      expect(html).toContain("INV-000001")
+      expect(html).not.toContain("INV-000002")
+      expect(html).toContain("Pro monthly")
+      expect(html).toContain("next invoice on Feb 1, 2026")
+      // acting on Bob's subscription through Ada's link: not found, nothing changes
+      const base = path(s.url)
+      const foreign = await post(`${base}/subscription/${bob.subscriptionId}/cancel`)
+      expect(foreign.status).toBe(404)
+      expect((await statusOf(k, bob.subscriptionId)).cancel_at_period_end).toBe(false)
+      // cancel at period end, then keep it
+      const cancel = await post(`${base}/subscription/${ada.subscriptionId}/cancel`)
+      expect([cancel.status, cancel.headers.get("location")]).toEqual([303, `../../../${base.split("/")[3]}`])
+      expect((await statusOf(k, ada.subscriptionId)).cancel_at_period_end).toBe(true)
+      expect((await page(s.url)).html).toContain("Ends on Feb 1, 2026")
+      expect((await post(`${base}/subscription/${ada.subscriptionId}/revoke`)).status).toBe(303)
+      expect((await statusOf(k, ada.subscriptionId)).cancel_at_period_end).toBe(false)
+      const twice = await post(`${base}/subscription/${ada.subscriptionId}/revoke`)
+      expect(twice.status).toBe(409)
+      expect(await twice.text()).toContain('role="alert"')
+    })
+
+    it("a new card in the portal brings an unpaid subscription back", async () => {
+      const k = await fresh()
+      const late = await customerWith(k, "late", "4000000000000341")
+      await api.call("POST", "/api/v1/test_helpers/advance_clock", k, { frozen_time: "2026-02-20T00:00:00Z" })
+      expect((await statusOf(k, late.subscriptionId)).status).toBe("unpaid")
+      const s = await portal(k, { customer_id: late.customerId, flow: "payment_method_update" })
+      const { html } = await page(s.url)
+      expect(html).toContain("Unpaid — update your card to continue")
+      expect(html).toContain("autofocus")
+      const base = path(s.url)
+      const declined = await post(`${base}/subscription/${late.subscriptionId}/payment_method`, {
+        card_number: "4000000000000002",
+        exp_month: "12",
+        exp_year: "2030",
+        cvc: "123"
+      })
+      expect(declined.status).toBe(400)
+      expect(await declined.text()).toContain("declined")
+      const saved = await post(`${base}/subscription/${late.subscriptionId}/payment_method`, {
+        card_number: "4242424242424242",
+        exp_month: "12",
+        exp_year: "2030",
+        cvc: "123"
+      })
+      expect(saved.status).toBe(303)
+      expect((await statusOf(k, late.subscriptionId)).status).toBe("active")
+      expect((await page(s.url)).html).toContain("visa •••• 4242, expires 12/2030")
+    })
+  })
+}
