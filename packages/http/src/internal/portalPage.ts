@@ -72,7 +72,7 @@ export const portalHtml = (
           : `<form method="post" action="${action("cancel")}"><button type="submit" class="secondary">Cancel at the end of the period</button></form>`
         : ""
     return `<section class="sub" id="sub-${esc(s.id)}"><h2>${esc(price_name)}</h2>
-<p><span class="status">${esc(STATUS[s.status] ?? s.status)}</span>${live && s.next_invoice_date !== null && !s.cancel_at_period_end ? ` · next invoice on ${esc(date(s.next_invoice_date))}` : ""}</p>
+<p><span class="status">${esc(STATUS[s.status] ?? s.status)}</span>${(s.status === "active" || s.status === "trial") && s.next_invoice_date !== null && !s.cancel_at_period_end ? ` · next invoice on ${esc(date(s.next_invoice_date))}` : ""}</p>
 <p class="muted">Paid with ${esc(card)}</p>
 ${cardForm}
 ${cancel}</section>`

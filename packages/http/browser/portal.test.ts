@@ -1,0 +1,97 @@
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import type { Browser } from "playwright-core"
+import { shot, stage } from "./harness.js"
+
+// The customer portal in a real browser: an unpaid customer comes back with a new card, using
+// only the keyboard; then cancels at the end of the period and changes their mind.
+let browser: Browser
+let base = ""
+let key = ""
+let close = async () => {}
+
+beforeAll(async () => {
+  const s = await stage({ routes: { "/account": "<h1>Your account</h1>" } })
+  ;({ base, browser, close } = s)
+  key = await s.merchantKey({ name: "Portal Shop", currency: "USD", frozen_time: Date.parse("2026-01-01T00:00:00Z") })
+})
+
+afterAll(() => close())
+
+let n = 0
+const call = async (method: string, path: string, body?: unknown) =>
+  (await (
+    await fetch(`${base}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, "request-id": `portal-${++n}`, "content-type": "application/json" },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {})
+    })
+  ).json()) as { data: any }
+
+describe("the customer portal in Chromium", () => {
+  it("an unpaid customer saves a new card with the keyboard and is active again; cancels and keeps the subscription", async () => {
+    const product = await call("POST", "/api/v1/products", { product_name: "Studio" })
+    const price = await call("POST", "/api/v1/prices", {
+      name: "Studio monthly",
+      product_id: product.data.product_id,
+      currency: "USD",
+      billing_type: "recurring",
+      price_type: "flat_price",
+      price_plan: { billing_cycle_unit: "month", base_price_val: "25.00" }
+    })
+    const session = await call("POST", "/api/v1/session", {
+      payer_id: "portal-1",
+      line_items: [{ price_id: price.data.price_id }]
+    })
+    const paid = await fetch(`${base}/checkout/${session.data.session_id}/pay`, {
+      method: "POST",
+      headers: { accept: "application/json", "content-type": "application/json" },
+      body: JSON.stringify({ card_number: "4000000000000341", exp_month: "12", exp_year: "2030", cvc: "123" })
+    })
+    expect(paid.status).toBe(200)
+    const s = (await call("GET", `/api/v1/session/${session.data.session_id}`)).data.session
+    await call("POST", "/api/v1/test_helpers/advance_clock", { frozen_time: "2026-02-20T00:00:00Z" })
+    const link = (
+      await call("POST", "/api/v1/customer-portal/auth", {
+        customer_id: s.customer_id,
+        return_url: `${base}/account`,
+        flow: "payment_method_update"
+      })
+    ).data.portal_session.url as string
+    const page = await browser.newPage()
+    await page.goto(link)
+    expect(await page.textContent(".status")).toContain("Unpaid")
+    await page.screenshot({ path: shot("portal-unpaid.png"), fullPage: true })
+    // the card form has the focus (flow payment_method_update)
+    await page.keyboard.type("4242 4242 4242 4242")
+    for (const value of ["12", "2030", "123"]) {
+      await page.keyboard.press("Tab")
+      await page.keyboard.type(value)
+    }
+    await Promise.all([
+      page.waitForResponse((r) => r.url() === link && r.request().method() === "GET"),
+      page.keyboard.press("Enter")
+    ])
+    await page.waitForLoadState()
+    expect(await page.textContent(".status")).toContain("Active")
+    expect(await page.textContent(".sub")).toContain("visa •••• 4242, expires 12/2030")
+    expect((await call("GET", `/api/v1/subscription/${s.subscription_id}`)).data.subscription.status).toBe("active")
+    // cancel at the end of the period, then keep it
+    await Promise.all([
+      page.waitForResponse((r) => r.url() === link && r.request().method() === "GET"),
+      page.click("text=Cancel at the end of the period")
+    ])
+    expect(await page.textContent(".sub")).toContain("Ends on")
+    await Promise.all([
+      page.waitForResponse((r) => r.url() === link && r.request().method() === "GET"),
+      page.click("text=Keep my subscription")
+    ])
+    expect(await page.textContent(".sub")).toContain("next invoice on")
+    await page.screenshot({ path: shot("portal-active.png"), fullPage: true })
+    // the invoice's PDF opens from the portal
+    const pdfHref = await page.getAttribute("#invoices a:text('PDF')", "href")
+    const pdf = await fetch(pdfHref!)
+    expect([pdf.status, pdf.headers.get("content-type")]).toEqual([200, "application/pdf"])
+    await Promise.all([page.waitForURL(`${base}/account`), page.click("#return")])
+    await page.close()
+  })
+})
