@@ -8,8 +8,8 @@ import { Context, Effect, Layer, Option, Result } from "effect"
 import * as Entities from "./Entities.js"
 import * as Errors from "./Errors.js"
 import * as Invoice from "./Invoice.js"
-import { emit, nowOf } from "./internal/engine.js"
-import { must, newTrade, writes } from "./internal/records.js"
+import { nowOf } from "./internal/engine.js"
+import { must, newTrade, submitTrade, writes } from "./internal/records.js"
 import * as Lifecycle from "./Lifecycle.js"
 import type * as Merchant from "./Merchant.js"
 import * as Merchants from "./Merchants.js"
@@ -126,22 +126,7 @@ export class Dunning extends Context.Service<Dunning>()("@recur/core/Dunning", {
             })
             const reopened = Lifecycle.must(Invoice.move(iv.value, "reopen", { trade_id: trade.trade_id }))
             yield* Effect.orDie(invoices.update(reopened, iv.version))
-            yield* Effect.orDie(
-              trades.insert({
-                trade: Lifecycle.must(Trade.move(trade, "submit_payment")),
-                attempts: 1,
-                invoice_id: reopened.invoice_id,
-                subscription_id: subscriptionId
-              })
-            )
-            yield* emit(storage, {
-              merchant_id: merchantId,
-              type: "v2.trades.created",
-              business_id: trade.trade_id,
-              schema: Trade.Trade,
-              data: trade,
-              at
-            })
+            yield* submitTrade(storage, { trade, invoice_id: reopened.invoice_id, subscription_id: subscriptionId, at })
             // a durable intent: if this process dies before the charge, a worker makes it
             yield* schedule(merchant, "charge", trade.trade_id, at)
             return Option.some(trade.trade_id)

@@ -12,7 +12,7 @@ import * as Decimal from "./Decimal.js"
 import * as Entities from "./Entities.js"
 import * as Errors from "./Errors.js"
 import * as Ids from "./Ids.js"
-import { dt, emit, msOf, nowOf } from "./internal/engine.js"
+import { dt, msOf, nowOf } from "./internal/engine.js"
 import {
   cycleAmounts,
   fullCycle,
@@ -22,6 +22,7 @@ import {
   newTrade,
   invoiceDocuments,
   planBasis,
+  submitTrade,
   taxOnAmount,
   withTax,
   writes
@@ -39,7 +40,6 @@ import * as Secrets from "./Secrets.js"
 import * as Settings from "./Settings.js"
 import * as Store from "./Store.js"
 import * as Subscription from "./Subscription.js"
-import * as Trade from "./Trade.js"
 
 /**
  * A change of a running subscription's price, quantity or both (at least one is set). Built
@@ -143,7 +143,6 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
     const catalog = yield* Catalog.Catalog
     const subs = storage.repository(Entities.subscription)
     const invoices = storage.repository(Entities.invoice)
-    const trades = storage.repository(Entities.trade)
 
     const load = (merchantId: string, id: string) => loadSub(subs, merchantId, id)
     const live = mustBeLive
@@ -444,20 +443,10 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
                         : undefined
                   })
                   yield* Effect.orDie(invoices.insert(yield* documents.issueOne(planned.merchant, inv)))
-                  yield* Effect.orDie(
-                    trades.insert({
-                      trade: Lifecycle.must(Trade.move(trade, "submit_payment")),
-                      attempts: 1,
-                      invoice_id: inv.invoice_id,
-                      subscription_id: subscriptionId
-                    })
-                  )
-                  yield* emit(storage, {
-                    merchant_id: merchantId,
-                    type: "v2.trades.created",
-                    business_id: trade.trade_id,
-                    schema: Trade.Trade,
-                    data: trade,
+                  yield* submitTrade(storage, {
+                    trade,
+                    invoice_id: inv.invoice_id,
+                    subscription_id: subscriptionId,
                     at: now
                   })
                   if (rec.payment_token !== null) {

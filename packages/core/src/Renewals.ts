@@ -17,6 +17,7 @@ import {
   invoiceDocuments,
   renewalPeriods,
   renewalTrade,
+  submitTrade,
   withTax,
   writes
 } from "./internal/records.js"
@@ -159,23 +160,7 @@ export class Renewals extends Context.Service<Renewals>()("@recur/core/Renewals"
               })
               return Option.none()
             }
-            const processing = Lifecycle.must(Trade.move(trade, "submit_payment"))
-            yield* Effect.orDie(
-              trades.insert({
-                trade: processing,
-                attempts: 1,
-                invoice_id: inv.invoice_id,
-                subscription_id: subscriptionId
-              })
-            )
-            yield* emit(storage, {
-              merchant_id: merchantId,
-              type: "v2.trades.created",
-              business_id: trade.trade_id,
-              schema: Trade.Trade,
-              data: trade,
-              at
-            })
+            yield* submitTrade(storage, { trade, invoice_id: inv.invoice_id, subscription_id: subscriptionId, at })
             if (rec.payment_token === null) return Option.none()
             // a durable intent: if this process dies before the charge, a worker makes it
             yield* schedule(merchant, "charge", trade.trade_id, at)

@@ -17,9 +17,10 @@ import * as Customers from "./Customers.js"
 import * as Entities from "./Entities.js"
 import * as Errors from "./Errors.js"
 import * as Ids from "./Ids.js"
-import { dt, emit, nowOf } from "./internal/engine.js"
+import { dt, nowOf } from "./internal/engine.js"
 import {
   firstPeriod,
+  submitTrade,
   invoiceDocuments,
   taxAddressOf,
   convertDraft,
@@ -390,21 +391,10 @@ export class SessionPayments extends Context.Service<SessionPayments>()("@recur/
                 yield* Effect.orDie(invoices.insert(yield* documents.issueOne(merchant, inv)))
                 invoiceId = inv.invoice_id
               }
-              const processing = Lifecycle.must(Trade.move(trade, "submit_payment"))
-              yield* Effect.orDie(
-                trades.insert({
-                  trade: processing,
-                  attempts: 1,
-                  invoice_id: invoiceId,
-                  subscription_id: subscriptionId
-                })
-              )
-              yield* emit(storage, {
-                merchant_id: merchantId,
-                type: "v2.trades.created",
-                business_id: trade.trade_id,
-                schema: Trade.Trade,
-                data: trade,
+              const processing = yield* submitTrade(storage, {
+                trade,
+                invoice_id: invoiceId,
+                subscription_id: subscriptionId,
                 at
               })
               yield* sessions

@@ -27,7 +27,7 @@ import type * as Settings from "../Settings.js"
 import * as Subscription from "../Subscription.js"
 import * as Tax from "../Tax.js"
 import * as Trade from "../Trade.js"
-import { dt, emitAll, laneOf, type StorageService } from "./engine.js"
+import { dt, emit, emitAll, laneOf, type StorageService } from "./engine.js"
 
 export const DAY = 86_400_000
 
@@ -154,6 +154,41 @@ export const newTrade = (input: {
         { disableChecks: true }
       )
   )
+
+/**
+ * Records a new trade as submitted (its charge is on its way), linked to its invoice and
+ * subscription, and emits `v2.trades.created` with the trade as it was created; answers the
+ * submitted trade.
+ */
+export const submitTrade = (
+  storage: StorageService,
+  input: {
+    readonly trade: Trade.Trade
+    readonly invoice_id: string | null
+    readonly subscription_id: string | null
+    readonly at: number
+  }
+) =>
+  Effect.gen(function* () {
+    const submitted = Lifecycle.must(Trade.move(input.trade, "submit_payment"))
+    yield* Effect.orDie(
+      storage.repository(Entities.trade).insert({
+        trade: submitted,
+        attempts: 1,
+        invoice_id: input.invoice_id,
+        subscription_id: input.subscription_id
+      })
+    )
+    yield* emit(storage, {
+      merchant_id: input.trade.merchant_id,
+      type: "v2.trades.created",
+      business_id: input.trade.trade_id,
+      schema: Trade.Trade,
+      data: input.trade,
+      at: input.at
+    })
+    return submitted
+  })
 
 /** A renewal's trade: the cycle's taxed total, off-session, no session and no line. */
 export const renewalTrade = (

@@ -151,6 +151,9 @@ const words: Readonly<Record<Language, Words>> = {
   }
 }
 
+/** An invoice status as a reader reads it. */
+export const statusText = (language: Language, status: string): string => words[language].statuses[status] ?? status
+
 /** What a link to no invoice (or with a wrong signature) says. */
 export const notFound: Readonly<Record<Language, string>> = {
   en: "This invoice does not exist.",

@@ -6,6 +6,7 @@
 import type { Portal } from "@recur/core"
 import { DateTime } from "effect"
 import { esc, money } from "./checkoutPage.js"
+import { statusText } from "./invoiceDocument.js"
 
 const date = (t: DateTime.Utc | null): string =>
   t === null
@@ -22,14 +23,7 @@ const STATUS: Readonly<Record<string, string>> = {
   incomplete: "Incomplete",
   paused: "Paused",
   past_due: "Past due — payment failed",
-  unpaid: "Unpaid — update your card to continue",
-  open: "Open",
-  pending: "Processing",
-  retrying: "Payment failed — due",
-  success: "Paid",
-  failed: "Failed",
-  refunded: "Refunded",
-  partially_refunded: "Partially refunded"
+  unpaid: "Unpaid — update your card to continue"
 }
 
 /** The portal page's style. */
@@ -79,7 +73,7 @@ ${cancel}</section>`
   })
   const invoices = view.invoices.map(
     (i) =>
-      `<tr><td>${esc(i.number ?? i.invoice_id)}</td><td>${esc(date(i.created_at))}</td><td>${esc(STATUS[i.biz_status] ?? i.biz_status)}</td><td class="num">${esc(money("en", i.amount, i.currency))}</td><td>${i.hosted_invoice_url ? `<a href="${esc(i.hosted_invoice_url)}">View</a> · <a href="${esc(i.invoice_pdf ?? "")}">PDF</a>` : ""}</td></tr>`
+      `<tr><td>${esc(i.number ?? i.invoice_id)}</td><td>${esc(date(i.created_at))}</td><td>${esc(statusText("en", i.biz_status))}</td><td class="num">${esc(money("en", i.amount, i.currency))}</td><td>${i.hosted_invoice_url ? `<a href="${esc(i.hosted_invoice_url)}">View</a> · <a href="${esc(i.invoice_pdf ?? "")}">PDF</a>` : ""}</td></tr>`
   )
   const back = view.session.return_url
   return `<main><p class="muted">${esc(view.merchantName)}</p>
