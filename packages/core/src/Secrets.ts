@@ -4,6 +4,7 @@
  *
  * @since 0.1.0
  */
+import { hmac } from "@noble/hashes/hmac.js"
 import { sha256 } from "@noble/hashes/sha2.js"
 import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils.js"
 import { Context, Effect, Layer, Redacted } from "effect"
@@ -144,11 +145,12 @@ export const make = (masterKey: Redacted.Redacted<string>) =>
     const key = yield* Effect.promise(() =>
       globalThis.crypto.subtle.importKey("raw", keyBytes, "AES-GCM", false, ["encrypt", "decrypt"])
     )
-    // the link-signing key is derived from the master key, never the master key itself
-    const linkKey = yield* hmacSha256(keyBytes, "recur/signed-links/v1")
+    // the link-signing key is derived from the master key, never the master key itself; signing
+    // is synchronous (noble's HMAC): a renewal batch signs one link per invoice
+    const linkKey = hmac(sha256, keyBytes, utf8ToBytes("recur/signed-links/v1"))
     return Secrets.of({
       hash: sha256Hex,
-      sign: (text) => Effect.map(hmacSha256(linkKey, text), (mac) => b64url(mac)),
+      sign: (text) => Effect.sync(() => b64url(hmac(sha256, linkKey, utf8ToBytes(text)))),
       encrypt: (plaintext) =>
         Effect.promise(async () => {
           const iv = globalThis.crypto.getRandomValues(new Uint8Array(12))

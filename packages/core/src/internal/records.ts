@@ -227,32 +227,41 @@ export const documentOf = (
   lines: [
     ...draft.lines.map((l) => {
       const span = l.kind === "usage" ? usagePeriod : l.kind === "refund" ? undefined : period
-      return new Invoice.InvoiceLine({
-        kind: l.kind,
-        description: l.description,
-        quantity: l.quantity.toString(),
-        amount: Money.format(l.amount),
-        period_start: span ? dt(span.start) : null,
-        period_end: span ? dt(span.end) : null
-      })
+      return new Invoice.InvoiceLine(
+        {
+          kind: l.kind,
+          description: l.description,
+          quantity: l.quantity.toString(),
+          amount: Money.format(l.amount),
+          period_start: span ? dt(span.start) : null,
+          period_end: span ? dt(span.end) : null
+        },
+        { disableChecks: true }
+      )
     }),
     ...draft.discounts
       .filter((d) => d.amount.amount > 0n)
       .map(
         (d) =>
-          new Invoice.InvoiceLine({
-            kind: "discount",
-            description: d.discount_code !== "" ? `Discount ${d.discount_code}` : "Discount",
-            quantity: "1",
-            amount: Money.format(Money.negate(d.amount)),
-            period_start: null,
-            period_end: null
-          })
+          new Invoice.InvoiceLine(
+            {
+              kind: "discount",
+              description: d.discount_code !== "" ? `Discount ${d.discount_code}` : "Discount",
+              quantity: "1",
+              amount: Money.format(Money.negate(d.amount)),
+              period_start: null,
+              period_end: null
+            },
+            { disableChecks: true }
+          )
       )
   ],
   tax_lines: draft.tax_lines.map(
     ({ taxable, amount, ...rate }) =>
-      new Invoice.InvoiceTaxLine({ ...rate, taxable_amount: Money.format(taxable), amount: Money.format(amount) })
+      new Invoice.InvoiceTaxLine(
+        { ...rate, taxable_amount: Money.format(taxable), amount: Money.format(amount) },
+        { disableChecks: true }
+      )
   )
 })
 
