@@ -147,7 +147,8 @@ for (const [name, storage] of backends()) {
       // a wrong, truncated or borrowed signature finds nothing, and says the same as no invoice
       const [, , id, token] = path(inv.hosted_invoice_url).split("/")
       for (const bad of [
-        `/invoice/${id}/${token!.slice(0, -1)}A`,
+        // the last character changed (to one it is not)
+        `/invoice/${id}/${token!.slice(0, -1)}${token!.endsWith("A") ? "B" : "A"}`,
         `/invoice/${id}/${token!.slice(0, 20)}`,
         `/invoice/inv_01jd0000000000000000000000/${token}`,
         `/invoice/${id}/${"x".repeat(5000)}`,

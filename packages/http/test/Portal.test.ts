@@ -99,7 +99,11 @@ for (const [name, storage] of backends()) {
       const [, , id, token] = path(s.url).split("/")
       const second = await portal(k, { customer_id: ada.customerId })
       const [, , , token2] = path(second.url).split("/")
-      for (const bad of [`/portal/${id}/${token!.slice(0, -2)}xx`, `/portal/${id}/${token2}`, `/portal/bps_x/${token}`])
+      for (const bad of [
+        `/portal/${id}/${token!.slice(0, -1)}${token!.endsWith("x") ? "y" : "x"}`,
+        `/portal/${id}/${token2}`,
+        `/portal/bps_x/${token}`
+      ])
         expect([bad, (await page(`http://localhost${bad}`)).status]).toEqual([bad, 404])
       await api.call("POST", "/api/v1/test_helpers/advance_clock", k, { frozen_time: "2026-01-01T01:00:00Z" })
       expect((await page(s.url)).status).toBe(404)
