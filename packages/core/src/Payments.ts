@@ -105,6 +105,38 @@ export class Payments extends Context.Service<Payments>()("@recur/core/Payments"
         return { next, events }
       })
 
+    /**
+     * No charge of an invoice will be tried again: the invoice fails for good
+     * (`v2.invoice.payment_failed`) and its trade closes with `reason`; answers the closed trade.
+     */
+    const giveUp = (
+      merchantId: string,
+      invV: Store.Versioned<Invoice.Invoice> | undefined,
+      tradeId: string,
+      reason: string,
+      at: number
+    ) =>
+      Effect.gen(function* () {
+        if (invV) {
+          const failed = Lifecycle.must(
+            Invoice.move(invV.value, invV.value.biz_status === "retrying" ? "retries_exhausted" : "charge_failed_final")
+          )
+          yield* Effect.orDie(invoices.update(failed, invV.version))
+          yield* emit(storage, {
+            merchant_id: merchantId,
+            type: "v2.invoice.payment_failed",
+            business_id: failed.invoice_id,
+            schema: Invoice.Invoice,
+            data: failed,
+            at
+          })
+        }
+        const tv = Option.getOrThrow(yield* trades.get(merchantId, tradeId))
+        const closed = Lifecycle.must(Trade.move(tv.value.trade, "close", { closed_at: dt(at), closed_reason: reason }))
+        yield* Effect.orDie(trades.update({ ...tv.value, trade: closed }, tv.version))
+        return closed
+      })
+
     /** A renewal charge failed: retry on the merchant's dunning schedule, or give up. */
     const dunningStep = (
       merchant: Merchant.Merchant,
@@ -147,32 +179,7 @@ export class Payments extends Context.Service<Payments>()("@recur/core/Payments"
         )
         const next: Entities.SubscriptionRecord = { ...sub, subscription: moved.value }
         yield* saveSub(next, subVersion, at)
-        if (invV) {
-          const failed = Lifecycle.must(
-            Invoice.move(invV.value, invV.value.biz_status === "retrying" ? "retries_exhausted" : "charge_failed_final")
-          )
-          yield* Effect.orDie(invoices.update(failed, invV.version))
-          yield* emit(storage, {
-            merchant_id: merchantId,
-            type: "v2.invoice.payment_failed",
-            business_id: failed.invoice_id,
-            schema: Invoice.Invoice,
-            data: failed,
-            at
-          })
-        }
-        const tv = Option.getOrThrow(yield* trades.get(merchantId, tr.trade.trade_id))
-        yield* Effect.orDie(
-          trades.update(
-            {
-              ...tv.value,
-              trade: Lifecycle.must(
-                Trade.move(tv.value.trade, "close", { closed_at: dt(at), closed_reason: "retries_exhausted" })
-              )
-            },
-            tv.version
-          )
-        )
+        yield* giveUp(merchantId, invV, tr.trade.trade_id, "retries_exhausted", at)
         yield* subEvents(merchantId, next, moved.events, at)
         yield* storage.workQueue.cancel(merchantId, "renewal", sub.subscription.id)
       })
@@ -348,21 +355,7 @@ export class Payments extends Context.Service<Payments>()("@recur/core/Payments"
                     } else if (status === "unpaid" && invV && invV.value.biz_status === "pending") {
                       // a late payment of an unpaid subscription's invoice failed: the invoice
                       // fails again, its trade closes, the subscription stays unpaid
-                      const failed = Lifecycle.must(Invoice.move(invV.value, "charge_failed_final"))
-                      yield* Effect.orDie(invoices.update(failed, invV.version))
-                      yield* emit(storage, {
-                        merchant_id: merchantId,
-                        type: "v2.invoice.payment_failed",
-                        business_id: failed.invoice_id,
-                        schema: Invoice.Invoice,
-                        data: failed,
-                        at
-                      })
-                      const tv = Option.getOrThrow(yield* trades.get(merchantId, tradeId))
-                      trade = Lifecycle.must(
-                        Trade.move(tv.value.trade, "close", { closed_at: dt(at), closed_reason: "payment_failed" })
-                      )
-                      yield* Effect.orDie(trades.update({ ...tv.value, trade }, tv.version))
+                      trade = yield* giveUp(merchantId, invV, tradeId, "payment_failed", at)
                     }
                   }
                   return result("failed", { error: Option.some({ code: outcome.code, message: outcome.message }) })
