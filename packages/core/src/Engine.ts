@@ -34,7 +34,7 @@ import * as Webhooks from "./Webhooks.js"
 import * as Worker from "./Worker.js"
 
 const tenants = Layer.mergeAll(Merchants.Merchants.layer, Customers.Customers.layer, Catalog.Catalog.layer)
-const offers = Layer.mergeAll(Discounts.Discounts.layer, TaxRates.TaxRates.layer, Portal.Portal.layer)
+const offers = Layer.mergeAll(Discounts.Discounts.layer, TaxRates.TaxRates.layer)
 const money = Payments.Payments.layer
 const flows = Layer.mergeAll(
   SessionPayments.SessionPayments.layer.pipe(Layer.provideMerge(Checkout.Checkout.layer)),
@@ -48,7 +48,7 @@ const flows = Layer.mergeAll(
  *
  * @since 0.1.0
  */
-export const layer = Layer.mergeAll(Subscriptions.Subscriptions.layer, Billing.Billing.layer).pipe(
+export const layer = Layer.mergeAll(Subscriptions.Subscriptions.layer, Billing.Billing.layer, Portal.Portal.layer).pipe(
   Layer.provideMerge(SandboxClock.SandboxClock.layer),
   Layer.provideMerge(Worker.Worker.layer),
   Layer.provideMerge(

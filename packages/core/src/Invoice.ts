@@ -114,6 +114,34 @@ export class Invoice extends Schema.Class<Invoice>("Invoice")({
 }) {}
 
 /**
+ * The invoice a subscription's next renewal will issue, if nothing changes before it: the next
+ * cycle's price (a scheduled price change and a pending quantity applied), usage so far for a
+ * usage-billed price, the discounts still running, the customer's credit and the tax at the
+ * customer's address — computed by the same code the renewal runs, and written nowhere.
+ *
+ * @since 0.1.0
+ */
+export class UpcomingInvoice extends Schema.Class<UpcomingInvoice>("UpcomingInvoice")({
+  subscription_id: Schema.String,
+  customer_id: Schema.String,
+  price_id: Schema.String,
+  invoice_type: InvoiceType,
+  cycle_index: Schema.Int,
+  /** When the renewal runs (the subscription's `next_invoice_date`). */
+  invoice_date: Timestamp,
+  currency: Schema.String,
+  subtotal: Schema.String,
+  discount_amount: Schema.String,
+  tax_amount: Schema.String,
+  /** Customer credit the invoice will consume. */
+  credit_applied: Schema.String,
+  /** What will be charged. */
+  amount: Schema.String,
+  lines: Schema.Array(InvoiceLine),
+  tax_lines: Schema.Array(InvoiceTaxLine)
+}) {}
+
+/**
  * The number of the `n`th document of a series: the prefix, `CN` for credit notes, and at least
  * six digits.
  *

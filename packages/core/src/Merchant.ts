@@ -7,6 +7,7 @@ import { Effect, Schema } from "effect"
 import { NullableTimestamp, Timestamp } from "./Common.js"
 import type { Result } from "effect"
 import * as Lifecycle from "./Lifecycle.js"
+import { PortalSettings } from "./PortalSession.js"
 import { CreditMode } from "./Proration.js"
 
 /**
@@ -30,6 +31,8 @@ export class Merchant extends Schema.Class<Merchant>("Merchant")({
   dunning_retry_days: Schema.NullOr(Schema.Array(Schema.Int)).pipe(Schema.withDecodingDefault(Effect.succeed(null))),
   /** What invoice numbers start with (`INV` → `INV-000001`, credit notes `INV-CN-000001`). */
   invoice_prefix: Schema.String.pipe(Schema.withDecodingDefault(Effect.succeed("INV"))),
+  /** What its customers may do in the portal; `null` follows the server's default (`Settings.portal`). */
+  portal_settings: Schema.NullOr(PortalSettings).pipe(Schema.withDecodingDefault(Effect.succeed(null))),
   created_at: Timestamp
 }) {}
 

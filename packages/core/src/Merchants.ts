@@ -11,6 +11,7 @@ import * as Errors from "./Errors.js"
 import * as Ids from "./Ids.js"
 import * as Lifecycle from "./Lifecycle.js"
 import * as Merchant from "./Merchant.js"
+import type { PortalSettings } from "./PortalSession.js"
 import * as Money from "./Money.js"
 import * as Proration from "./Proration.js"
 import * as Secrets from "./Secrets.js"
@@ -155,6 +156,7 @@ export class Merchants extends Context.Service<Merchants>()("@recur/core/Merchan
           dunning_final_state: input.dunning_final_state ?? dunning.finalState,
           dunning_retry_days: input.dunning_retry_days ?? null,
           invoice_prefix: input.invoice_prefix ?? "INV",
+          portal_settings: null,
           created_at: DateTime.makeUnsafe(at)
         })
         return yield* storage.withTransaction(
@@ -258,6 +260,22 @@ export class Merchants extends Context.Service<Merchants>()("@recur/core/Merchan
         ks.map((k) => ({ key_id: k.id, last4: k.last4, status: k.status, expires_at: k.expires_at }))
       )
 
+    /** Writes `patch` onto the merchant's record (re-read and retried on a concurrent write). */
+    const updateMerchant = (merchantId: string, patch: Partial<Omit<Merchant.Merchant, "merchant_id">>) =>
+      Effect.gen(function* () {
+        for (let attempt = 0; ; attempt++) {
+          const current = yield* Effect.flatMap(Effect.orDie(merchants.get(merchantId, merchantId)), (o) =>
+            Option.isSome(o)
+              ? Effect.succeed(o.value)
+              : Effect.fail(new Errors.NotFound({ resource: "merchant", id: merchantId }))
+          )
+          const next = new Merchant.Merchant({ ...current.value, ...patch }, { disableChecks: true })
+          const saved = yield* Effect.result(merchants.update(next, current.version))
+          if (saved._tag === "Success") return next
+          if (saved.failure._tag !== "VersionConflict" || attempt >= 10) return yield* Effect.die(saved.failure)
+        }
+      })
+
     /**
      * Changes what the merchant's next invoice numbers start with. A new prefix starts its own
      * sequences at 1; issued invoices keep their numbers.
@@ -269,20 +287,27 @@ export class Merchants extends Context.Service<Merchants>()("@recur/core/Merchan
             param: "invoice_prefix",
             reason: "must be 3 to 12 uppercase letters and digits"
           })
-        for (let attempt = 0; ; attempt++) {
-          const current = yield* Effect.flatMap(Effect.orDie(merchants.get(merchantId, merchantId)), (o) =>
-            Option.isSome(o)
-              ? Effect.succeed(o.value)
-              : Effect.fail(new Errors.NotFound({ resource: "merchant", id: merchantId }))
-          )
-          const next = new Merchant.Merchant({ ...current.value, invoice_prefix: prefix }, { disableChecks: true })
-          const saved = yield* Effect.result(merchants.update(next, current.version))
-          if (saved._tag === "Success") return next
-          if (saved.failure._tag !== "VersionConflict" || attempt >= 10) return yield* Effect.die(saved.failure)
-        }
+        return yield* updateMerchant(merchantId, { invoice_prefix: prefix })
       }).pipe(Effect.withSpan("Merchants.setInvoicePrefix"))
 
-    return { create, get, rotateKey, revokeKey, authenticate, signingKeys, listKeys, setInvoicePrefix } as const
+    /**
+     * Stores the merchant's portal settings (`null`: the server's default again). The prices are
+     * checked by `Portal.setSettings`, the operation the API calls.
+     */
+    const setPortalSettings = (merchantId: string, settings: PortalSettings | null) =>
+      updateMerchant(merchantId, { portal_settings: settings }).pipe(Effect.withSpan("Merchants.setPortalSettings"))
+
+    return {
+      create,
+      get,
+      rotateKey,
+      revokeKey,
+      authenticate,
+      signingKeys,
+      listKeys,
+      setInvoicePrefix,
+      setPortalSettings
+    } as const
   })
 }) {
   /** The live implementation: needs `Storage` and the ports it uses. */

@@ -103,6 +103,13 @@ export interface Quote {
   readonly credit: string
   readonly charge: string
   readonly net: string
+  /** Tax on the net (inclusive and exclusive), at the customer's address; `0.00` when nothing moves now. */
+  readonly tax: string
+  /**
+   * What moves now, tax included: charged for an upgrade, given back (negative) for a refund or a
+   * credit to the balance; `0.00` otherwise. A commit with the quote charges exactly this.
+   */
+  readonly total: string
   /** `upgrade` (charged now), `refund`, `credit_balance`, `none` or `scheduled`. */
   readonly outcome: "upgrade" | "refund" | "credit_balance" | "none" | "scheduled" | "quantity_next_cycle"
   readonly lines: ReadonlyArray<{ readonly description: string; readonly amount: string }>
@@ -235,6 +242,8 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
           credit: zero,
           charge: zero,
           net: zero,
+          tax: zero,
+          total: zero,
           outcome,
           lines: [],
           effective_at
@@ -273,6 +282,8 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
             credit: Money.format(p.credit),
             charge: Money.format(p.charge),
             net: Money.format(p.net),
+            tax: zero,
+            total: zero,
             outcome:
               p.outcome._tag === "Upgrade"
                 ? "upgrade"
@@ -288,6 +299,40 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
             effective_at: at
           }
         }
+        // what moves now, taxed at the customer's address like a cycle invoice: an upgrade's
+        // invoice, or the net given back with the exclusive tax paid on it
+        let upgrade: Invoicing.Draft | undefined
+        let back: Money.Money | undefined
+        if (quote.outcome === "upgrade") {
+          upgrade = yield* withTaxes(
+            Invoicing.total({
+              invoice_type: "upgrade",
+              cycle_index: rec.subscription.cycle_index,
+              currency,
+              lines: quote.lines.map((l) => {
+                const amount = Result.getOrThrow(Money.parse(l.amount, currency, { allowNegative: true }))
+                return {
+                  kind: amount.amount < 0n ? ("proration_credit" as const) : ("proration_charge" as const),
+                  description: l.description,
+                  quantity: 1n,
+                  amount
+                }
+              })
+            }),
+            merchantId,
+            rec.subscription.customer_id
+          )
+          quote = { ...quote, tax: Money.format(upgrade.tax), total: Money.format(upgrade.total) }
+        } else if (quote.outcome === "refund" || quote.outcome === "credit_balance") {
+          const net = Result.getOrThrow(Money.parse(quote.net, currency, { allowNegative: true }))
+          const given = yield* taxBack(merchantId, rec.subscription.customer_id, undefined, Money.negate(net))
+          back = given.total
+          quote = {
+            ...quote,
+            tax: Money.format(Money.negate(given.tax)),
+            total: Money.format(Money.negate(given.total))
+          }
+        }
         const hash = yield* Secrets.sha256Hex(
           JSON.stringify([
             subscriptionId,
@@ -299,7 +344,9 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
             at,
             quote.net,
             quote.credit,
-            quote.charge
+            quote.charge,
+            quote.tax,
+            quote.total
           ])
         )
         const basis =
@@ -317,6 +364,8 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
           target,
           quantity,
           basis,
+          upgrade,
+          back,
           quote: { ...quote, quote_id: `quo_${at.toString(36)}_${hash.slice(0, 24)}` } as Quote
         }
       })
@@ -387,31 +436,9 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
                   )
                 }
                 const cur = rec.currency
-                const net = Result.getOrThrow(Money.parse(quote.net, cur, { allowNegative: true }))
-                // what a downgrade gives back: the unused net and the exclusive tax paid on it, at
-                // the customer's address (an upgrade's charge is taxed the same way)
-                const backWithTax = (back: Money.Money) =>
-                  taxBack(merchantId, rec.subscription.customer_id, undefined, back)
-                if (quote.outcome === "upgrade") {
-                  // the net of the change, taxed at the customer's address like a cycle invoice
-                  const draft = yield* withTaxes(
-                    Invoicing.total({
-                      invoice_type: "upgrade",
-                      cycle_index: rec.subscription.cycle_index,
-                      currency: cur,
-                      lines: quote.lines.map((l) => {
-                        const amount = Result.getOrThrow(Money.parse(l.amount, cur, { allowNegative: true }))
-                        return {
-                          kind: amount.amount < 0n ? ("proration_credit" as const) : ("proration_charge" as const),
-                          description: l.description,
-                          quantity: 1n,
-                          amount
-                        }
-                      })
-                    }),
-                    merchantId,
-                    rec.subscription.customer_id
-                  )
+                if (quote.outcome === "upgrade" && planned.upgrade) {
+                  // the quoted invoice: the net of the change, taxed at the customer's address
+                  const draft = planned.upgrade
                   const trade = yield* newTrade({
                     merchant: planned.merchant,
                     amount: draft.total,
@@ -463,7 +490,7 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
                       {
                         key: quote.quote_id,
                         cycle_index: rec.subscription.cycle_index,
-                        owed: Money.format((yield* backWithTax(Money.negate(net))).total)
+                        owed: Money.format(planned.back!)
                       }
                     ]
                   }
@@ -477,9 +504,7 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
                     subscription: new Subscription.Subscription(
                       {
                         ...next.subscription,
-                        credit_balance: Money.format(
-                          Money.make(credit.amount + (yield* backWithTax(Money.negate(net))).total.amount, cur)
-                        )
+                        credit_balance: Money.format(Money.make(credit.amount + planned.back!.amount, cur))
                       },
                       { disableChecks: true }
                     )

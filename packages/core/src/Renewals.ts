@@ -9,9 +9,10 @@ import { Context, Effect, Layer, Option, Result } from "effect"
 import * as Entities from "./Entities.js"
 import * as Errors from "./Errors.js"
 import * as Invoice from "./Invoice.js"
-import { dt, emit, nowOf } from "./internal/engine.js"
+import { dt, emit, msOf, nowOf } from "./internal/engine.js"
 import {
   discountRules,
+  documentOf,
   must,
   newInvoice,
   invoiceDocuments,
@@ -23,6 +24,7 @@ import {
 } from "./internal/records.js"
 import * as Lifecycle from "./Lifecycle.js"
 import * as Merchants from "./Merchants.js"
+import * as Money from "./Money.js"
 import * as Payments from "./Payments.js"
 import * as Ports from "./Ports.js"
 import * as RenewalPlan from "./RenewalPlan.js"
@@ -253,7 +255,67 @@ export class Renewals extends Context.Service<Renewals>()("@recur/core/Renewals"
         })
       )
 
-    return { renew, trialNotice, expireIncomplete } as const
+    /**
+     * The invoice the subscription's next renewal will issue if nothing changes before it (none
+     * when it will not renew: not trial or active, canceling at the period's end, or a fixed term
+     * ending). The renewal's own computation ({@link RenewalPlan.bill} and the tax step), run
+     * without writing anything.
+     */
+    const upcoming = (merchantId: string, subscriptionId: string) =>
+      Effect.gen(function* () {
+        yield* merchants.get(merchantId)
+        const sv = yield* Effect.flatMap(Effect.orDie(subs.get(merchantId, subscriptionId)), (o) =>
+          must(o, "subscription", subscriptionId)
+        )
+        const rec = sv.value
+        const s = rec.subscription
+        if (s.next_invoice_date === null) return Option.none<Invoice.UpcomingInvoice>()
+        const due = msOf(s.next_invoice_date)
+        const decision = RenewalPlan.decide(rec, due, true)
+        if (decision._tag !== "Bill") return Option.none<Invoice.UpcomingInvoice>()
+        const inForce = yield* version(merchantId, s.price_version_id)
+        const pv =
+          rec.scheduled_price_version_id !== null ? yield* version(merchantId, rec.scheduled_price_version_id) : inForce
+        const planned = RenewalPlan.bill(rec, inForce, pv, [])
+        if (Result.isFailure(planned)) return Option.none<Invoice.UpcomingInvoice>()
+        const b = planned.success
+        const taxed = yield* withTaxes(
+          b.draft,
+          merchantId,
+          s.customer_id,
+          b.credit,
+          discountRules(rec, b.draft.cycle_index)
+        )
+        const { next, periodEnd } = RenewalPlan.advance(rec, pv, b, taxed, due, decision.continuous)
+        const periods = renewalPeriods(rec, next, periodEnd)
+        return Option.some(
+          new Invoice.UpcomingInvoice(
+            {
+              subscription_id: s.id,
+              customer_id: s.customer_id,
+              price_id: pv.id,
+              invoice_type: taxed.invoice_type,
+              cycle_index: taxed.cycle_index,
+              invoice_date: s.next_invoice_date,
+              currency: taxed.currency,
+              discount_amount: Money.format(
+                Money.make(
+                  taxed.discounts.reduce((sum, d) => sum + d.amount.amount, 0n),
+                  taxed.currency
+                )
+              ),
+              tax_amount: Money.format(taxed.tax),
+              credit_applied: Money.format(taxed.creditApplied),
+              amount: Money.format(taxed.total),
+              ...documentOf(taxed, periods.period, periods.usagePeriod),
+              subtotal: Money.format(taxed.subtotal)
+            },
+            { disableChecks: true }
+          )
+        )
+      }).pipe(Effect.withSpan("Renewals.upcoming"))
+
+    return { renew, trialNotice, expireIncomplete, upcoming } as const
   })
 }) {
   /** The live implementation. */

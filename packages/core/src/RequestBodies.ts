@@ -252,7 +252,22 @@ export const PaymentMethod = Schema.Struct({
 export const PortalSession = Schema.Struct({
   customer_id: Schema.optional(Schema.String),
   return_url: Schema.optional(Schema.String),
-  flow: Schema.optional(Schema.String)
+  flow: Schema.optional(Schema.String),
+  locale: Schema.optional(CheckoutSession.Locale)
+})
+
+/**
+ * The body of `POST /api/v1/portal_settings`: the fields to change (the others keep their value);
+ * `reset: true` drops the merchant's own settings for the server's default.
+ *
+ * @since 0.1.0
+ */
+export const PortalSettings = Schema.Struct({
+  payment_method_update: Schema.optional(Schema.Boolean),
+  cancel: Schema.optional(Schema.Boolean),
+  invoice_history: Schema.optional(Schema.Boolean),
+  switch_prices: Schema.optional(Schema.Array(Schema.String)),
+  reset: Schema.optional(Schema.Boolean)
 })
 
 /**

@@ -6,6 +6,7 @@
  * @since 0.1.0
  */
 import { Context, Layer } from "effect"
+import { defaultPortalSettings, type PortalSettings } from "./PortalSession.js"
 
 const DAY = 86_400_000
 
@@ -35,6 +36,11 @@ export class Settings extends Context.Service<
      * to, answers `complete: false`, and the next call continues. Default 2,000.
      */
     readonly advanceClockMaxItems: number
+    /**
+     * The portal settings of merchants that have set none of their own (a server's
+     * `RECUR_PORTAL_SETTINGS`); price ids of another merchant in `switch_prices` are ignored.
+     */
+    readonly portal: PortalSettings
   }
 >()("@recur/core/Settings") {}
 
@@ -51,7 +57,8 @@ export const defaultSettings: Settings["Service"] = {
   trialNoticeMs: 3 * DAY,
   reconcileAfterMs: 60_000,
   webhookPrivateNetwork: false,
-  advanceClockMaxItems: 2000
+  advanceClockMaxItems: 2000,
+  portal: defaultPortalSettings
 }
 
 /**

@@ -212,6 +212,7 @@ export class Subscriptions extends Context.Service<Subscriptions>()("@recur/core
       pause,
       resume,
       renewNow,
+      upcomingInvoice: renewals.upcoming,
       recordUsage: metering.recordUsage,
       recordUsageBatch: metering.recordUsageBatch,
       usageSummary: metering.usageSummary,

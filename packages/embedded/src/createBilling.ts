@@ -91,6 +91,13 @@ export interface BillingOptions {
    * the rate table.
    */
   readonly taxes?: Layer.Layer<Ports.TaxCalculator>
+  /**
+   * The customer portal's settings for merchants that set none of their own
+   * (`portal.updateSettings`): which actions customers may take and which prices they may switch
+   * between, e.g. `{ cancel: false, switch_prices: ["pri_basic", "pri_pro"] }`. Default: card,
+   * cancellation and invoices on, no switching.
+   */
+  readonly portal?: Omit<Portal.UpdatePortalSettings, "reset">
 }
 
 const storageLayer = (option: StorageOption | undefined): Layer.Layer<Store.Storage, unknown> =>
@@ -137,6 +144,7 @@ export const engineOn = <A, E>(
           : HttpTransport.layer(options.webhooks ?? {}),
         Settings.layer({
           ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
+          portal: portalDefaults(options.portal),
           webhookPrivateNetwork:
             options.webhooks !== undefined && "allowPrivateNetwork" in options.webhooks
               ? options.webhooks.allowPrivateNetwork === true
@@ -152,6 +160,13 @@ export const engineOn = <A, E>(
 const taxTable = (rates: BillingOptions["taxRates"]): ReadonlyArray<TaxRates.Rate> => {
   const checked = TaxRates.checkTable(rates ?? [])
   if (Result.isFailure(checked)) throw new RangeError(`${checked.failure.param} ${checked.failure.reason}`)
+  return checked.success
+}
+
+/** The configured portal settings, checked: a bad one is a RangeError naming it. */
+const portalDefaults = (option: BillingOptions["portal"]) => {
+  const checked = Portal.configured(option ?? {})
+  if (Result.isFailure(checked)) throw new RangeError(`portal.${checked.failure.param} ${checked.failure.reason}`)
   return checked.success
 }
 
@@ -188,8 +203,12 @@ export type TradeJson = typeof Trade.Trade.Encoded
 export type InvoiceJson = typeof Invoice.Invoice.Encoded
 /** A discount as the REST API returns it. @since 0.1.0 */
 export type DiscountJson = typeof Discount.Discount.Encoded
+/** What a subscription's next renewal will bill (`GET /api/v1/subscription/{id}/upcoming_invoice`). @since 0.1.0 */
+export type UpcomingInvoiceJson = typeof Invoice.UpcomingInvoice.Encoded
 /** A payment method update's answer. @since 0.1.0 */
 export type PaymentMethodResultJson = Success<Billing.Billing["Service"]["updatePaymentMethod"]>
+/** What a merchant's customers may do in the portal, as JSON. @since 0.1.0 */
+export type PortalSettingsJson = typeof PortalSession.PortalSettings.Encoded
 /** A customer portal session as JSON. @since 0.1.0 */
 export type PortalSessionJson = typeof PortalSession.PortalSession.Encoded
 /** A tax rate as JSON. @since 0.1.0 */
@@ -317,6 +336,11 @@ export interface BillingClient {
       id: string,
       card: Body<typeof RequestBodies.Card>
     ) => Promise<PaymentMethodResultJson>
+    /**
+     * `GET …/upcoming_invoice`: what the next renewal will bill if nothing changes before it
+     * (computed by the renewal's own code, nothing written); `null` when it will not renew.
+     */
+    readonly upcomingInvoice: (merchantId: string, id: string) => Promise<UpcomingInvoiceJson | null>
     /** `GET …/usage`: a cycle's usage (the open one by default). */
     readonly usage: (merchantId: string, id: string, cycleIndex?: number) => Promise<UsageSummaryJson>
     /** `POST …/usage`: one usage event (idempotent by `event_id`). */
@@ -394,6 +418,16 @@ export interface BillingClient {
       merchantId: string,
       input: Body<typeof RequestBodies.PortalSession>
     ) => Promise<PortalSessionJson>
+    /** `GET /api/v1/portal_settings`: what the merchant's customers may do in the portal. */
+    readonly settings: (merchantId: string) => Promise<PortalSettingsJson>
+    /**
+     * `POST /api/v1/portal_settings`: changes the fields given; `reset: true` returns to the
+     * `portal` option's default. Prices to switch between must be active recurring prices.
+     */
+    readonly updateSettings: (
+      merchantId: string,
+      input: Body<typeof RequestBodies.PortalSettings>
+    ) => Promise<PortalSettingsJson>
   }
   readonly refunds: {
     /** `POST /api/v1/refund`: all or part of a trade. */
@@ -557,6 +591,13 @@ export const createBilling = async (options: BillingOptions = {}): Promise<Billi
             Effect.flatMap(([i, c]) => b.updatePaymentMethod(merchantId, i, c))
           )
         ),
+      upcomingInvoice: (merchantId, subscriptionId) =>
+        subs((s) =>
+          id("subscription_id", subscriptionId).pipe(
+            Effect.flatMap((i) => s.upcomingInvoice(merchantId, i)),
+            Effect.map((o) => (Option.isSome(o) ? json(Invoice.UpcomingInvoice)(o.value) : null))
+          )
+        ),
       resume: (merchantId, subscriptionId) =>
         subs((s) =>
           id("subscription_id", subscriptionId).pipe(
@@ -678,6 +719,15 @@ export const createBilling = async (options: BillingOptions = {}): Promise<Billi
           decode(RequestBodies.PortalSession, input).pipe(
             Effect.flatMap((i) => Portal.Portal.use((p) => p.createSession(merchantId, i))),
             Effect.map(json(PortalSession.PortalSession))
+          )
+        ),
+      settings: (merchantId) =>
+        run(Portal.Portal.use((p) => p.settingsOf(merchantId)).pipe(Effect.map(json(PortalSession.PortalSettings)))),
+      updateSettings: (merchantId, input) =>
+        run(
+          decode(RequestBodies.PortalSettings, input).pipe(
+            Effect.flatMap((i) => Portal.Portal.use((p) => p.setSettings(merchantId, i))),
+            Effect.map(json(PortalSession.PortalSettings))
           )
         )
     },

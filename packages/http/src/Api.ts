@@ -288,6 +288,8 @@ const Quote = Schema.Struct({
   credit: Schema.String,
   charge: Schema.String,
   net: Schema.String,
+  tax: Schema.String,
+  total: Schema.String,
   outcome: Schema.String,
   lines: Schema.Array(Schema.Struct({ description: Schema.String, amount: Schema.String })),
   effective_at: Schema.String
@@ -336,6 +338,13 @@ export class SubscriptionsGroup extends HttpApiGroup.make("subscriptions")
       params: SubscriptionPath,
       payload: RequestBodies.ChangePrice,
       success: Envelope(Quote),
+      error: ApiErrors.all
+    })
+  )
+  .add(
+    HttpApiEndpoint.get("upcomingInvoice", "/api/v1/subscription/:subscription_id/upcoming_invoice", {
+      params: SubscriptionPath,
+      success: Envelope(Schema.Struct({ upcoming_invoice: Schema.NullOr(Invoice.UpcomingInvoice) })),
       error: ApiErrors.all
     })
   )
@@ -801,6 +810,19 @@ export class PortalGroup extends HttpApiGroup.make("portal")
     HttpApiEndpoint.post("createSession", "/api/v1/customer-portal/auth", {
       payload: RequestBodies.PortalSession,
       success: Envelope(Schema.Struct({ portal_session: PortalSession.PortalSession })),
+      error: ApiErrors.all
+    })
+  )
+  .add(
+    HttpApiEndpoint.get("settings", "/api/v1/portal_settings", {
+      success: Envelope(PortalSession.PortalSettings),
+      error: ApiErrors.all
+    })
+  )
+  .add(
+    HttpApiEndpoint.post("updateSettings", "/api/v1/portal_settings", {
+      payload: RequestBodies.PortalSettings,
+      success: Envelope(PortalSession.PortalSettings),
       error: ApiErrors.all
     })
   )

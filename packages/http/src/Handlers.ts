@@ -379,6 +379,13 @@ const subscriptionsLive = HttpApiBuilder.group(BillingApi, "subscriptions", (han
           )
         )
       )
+      .handle("upcomingInvoice", ({ params: path }) =>
+        call((m) =>
+          Effect.map(subs.upcomingInvoice(m, path.subscription_id), (o) =>
+            ok({ upcoming_invoice: Option.getOrNull(o) })
+          )
+        )
+      )
       .handle("revokePriceChange", ({ params: path }) =>
         call((m) => Effect.map(subs.revokePriceChange(m, path.subscription_id), ok))
       )
@@ -762,9 +769,12 @@ const taxRatesLive = HttpApiBuilder.group(BillingApi, "taxRates", (handlers) =>
 const portalLive = HttpApiBuilder.group(BillingApi, "portal", (handlers) =>
   Effect.gen(function* () {
     const portal = yield* Portal.Portal
-    return handlers.handle("createSession", ({ payload }) =>
-      call((m) => Effect.map(portal.createSession(m, payload), (portal_session) => ok({ portal_session })))
-    )
+    return handlers
+      .handle("createSession", ({ payload }) =>
+        call((m) => Effect.map(portal.createSession(m, payload), (portal_session) => ok({ portal_session })))
+      )
+      .handle("settings", () => call((m) => Effect.map(portal.settingsOf(m), ok)))
+      .handle("updateSettings", ({ payload }) => call((m) => Effect.map(portal.setSettings(m, payload), ok)))
   })
 )
 

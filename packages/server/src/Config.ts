@@ -3,7 +3,7 @@
  *
  * @since 0.1.0
  */
-import { DunningPolicy, TaxRates } from "@recur/core"
+import { DunningPolicy, Portal, TaxRates } from "@recur/core"
 import { Config, Effect, Option, Redacted, Result } from "effect"
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join, resolve } from "node:path"
@@ -41,6 +41,8 @@ export interface ServerConfig {
    * or `@<path>` of a file holding one. Default: none.
    */
   readonly taxRates: ReadonlyArray<TaxRates.CreateTaxRate>
+  /** `RECUR_PORTAL_SETTINGS`: the customer portal's settings for merchants without their own. */
+  readonly portal: Portal.UpdatePortalSettings
 }
 
 const RATE = /^(\d+(?:\.\d+)?)(?:\/(\d+))?$/
@@ -68,44 +70,75 @@ export const parseRateLimit = (text: string): ServerConfig["rateLimit"] | undefi
 
 const HEX64 = /^[0-9a-fA-F]{64}$/
 
+/** The JSON of a setting given inline or as `@<path>` of a file; undefined when empty. */
+const jsonSetting = (name: string, text: string, what: string): Result.Result<unknown, string> => {
+  const t = text.trim()
+  if (t === "") return Result.succeed(undefined)
+  let source = t
+  if (t.startsWith("@")) {
+    try {
+      source = readFileSync(resolve(t.slice(1)), "utf8")
+    } catch (e) {
+      return Result.fail(`${name}: cannot read ${t.slice(1)}: ${(e as Error).message}`)
+    }
+  }
+  try {
+    return Result.succeed(JSON.parse(source))
+  } catch {
+    return Result.fail(`${name} must be ${what}, or @<path> of a file holding one`)
+  }
+}
+
 /**
  * Reads `RECUR_TAX_RATES`: inline JSON, or `@<path>` of a JSON file; every entry checked as the
  * API checks a tax rate. An error message names what is wrong.
  *
  * @since 0.1.0
  */
-export const parseTaxRates = (text: string): Result.Result<ReadonlyArray<TaxRates.CreateTaxRate>, string> => {
-  const t = text.trim()
-  if (t === "") return Result.succeed([])
-  let source = t
-  if (t.startsWith("@")) {
-    try {
-      source = readFileSync(resolve(t.slice(1)), "utf8")
-    } catch (e) {
-      return Result.fail(`RECUR_TAX_RATES: cannot read ${t.slice(1)}: ${(e as Error).message}`)
-    }
-  }
-  let parsed: unknown
-  try {
-    parsed = JSON.parse(source)
-  } catch {
-    return Result.fail("RECUR_TAX_RATES must be a JSON array of tax rates, or @<path> of a file holding one")
-  }
-  if (!Array.isArray(parsed) || parsed.some((e) => typeof e !== "object" || e === null || Array.isArray(e)))
-    return Result.fail("RECUR_TAX_RATES must be a JSON array of objects (name, percentage, country, region, inclusive)")
-  const entries = parsed as ReadonlyArray<TaxRates.CreateTaxRate>
-  const checked = TaxRates.checkTable(entries)
-  return Result.isFailure(checked)
-    ? Result.fail(`RECUR_TAX_RATES: ${checked.failure.param} ${checked.failure.reason}`)
-    : Result.succeed(entries)
-}
+export const parseTaxRates = (text: string): Result.Result<ReadonlyArray<TaxRates.CreateTaxRate>, string> =>
+  Result.flatMap(jsonSetting("RECUR_TAX_RATES", text, "a JSON array of tax rates"), (parsed) => {
+    if (parsed === undefined) return Result.succeed([])
+    if (!Array.isArray(parsed) || parsed.some((e) => typeof e !== "object" || e === null || Array.isArray(e)))
+      return Result.fail(
+        "RECUR_TAX_RATES must be a JSON array of objects (name, percentage, country, region, inclusive)"
+      )
+    const entries = parsed as ReadonlyArray<TaxRates.CreateTaxRate>
+    const checked = TaxRates.checkTable(entries)
+    return Result.isFailure(checked)
+      ? Result.fail(`RECUR_TAX_RATES: ${checked.failure.param} ${checked.failure.reason}`)
+      : Result.succeed(entries)
+  })
+
+/**
+ * Reads `RECUR_PORTAL_SETTINGS`: the customer portal's settings for merchants without their own,
+ * inline JSON or `@<path>` of a JSON file (`{"cancel":false,"switch_prices":["pri_…","pri_…"]}`).
+ *
+ * @since 0.1.0
+ */
+export const parsePortalSettings = (text: string): Result.Result<Portal.UpdatePortalSettings, string> =>
+  Result.flatMap(jsonSetting("RECUR_PORTAL_SETTINGS", text, "a JSON object"), (parsed) => {
+    if (parsed === undefined) return Result.succeed({})
+    if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed))
+      return Result.fail(
+        "RECUR_PORTAL_SETTINGS must be a JSON object (payment_method_update, cancel, invoice_history, switch_prices)"
+      )
+    const known = ["payment_method_update", "cancel", "invoice_history", "switch_prices"]
+    const unknown = Object.keys(parsed).find((k) => !known.includes(k))
+    if (unknown !== undefined) return Result.fail(`RECUR_PORTAL_SETTINGS: unknown setting ${JSON.stringify(unknown)}`)
+    const settings = parsed as Portal.UpdatePortalSettings
+    const checked = Portal.configured(settings)
+    return Result.isFailure(checked)
+      ? Result.fail(`RECUR_PORTAL_SETTINGS: ${checked.failure.param} ${checked.failure.reason}`)
+      : Result.succeed(settings)
+  })
 
 /**
  * Reads `PORT` (4000), `RECUR_PUBLIC_URL`, `RECUR_DATA_DIR` (`./.recur`), `DATABASE_URL`,
  * `RECUR_DATABASE_SCHEMA`, `RECUR_MASTER_KEY` (generated into the data directory for the
  * embedded default, required with Postgres), `RECUR_RATE_LIMIT` (`100/200`, or `off`),
  * `RECUR_MAX_BODY_BYTES` (`1048576`), `RECUR_ACCESS_LOG` (`true`), `RECUR_WEBHOOKS_ALLOW_PRIVATE` (`false`), `RECUR_WORKER_CONCURRENCY`,
- * `RECUR_DUNNING_RETRY_DAYS` (`1,3,5,7`) and `RECUR_DUNNING_FINAL_STATE` (`unpaid`).
+ * `RECUR_DUNNING_RETRY_DAYS` (`1,3,5,7`), `RECUR_DUNNING_FINAL_STATE` (`unpaid`), `RECUR_TAX_RATES` and
+ * `RECUR_PORTAL_SETTINGS`.
  *
  * @since 0.1.0
  */
@@ -151,6 +184,8 @@ export const load = Effect.gen(function* () {
   const dunning = { retryDays, finalState } as const
   const taxRates = parseTaxRates(yield* Config.String("RECUR_TAX_RATES").pipe(Config.withDefault("")))
   if (Result.isFailure(taxRates)) return yield* Effect.fail(new Error(taxRates.failure))
+  const portal = parsePortalSettings(yield* Config.String("RECUR_PORTAL_SETTINGS").pipe(Config.withDefault("")))
+  if (Result.isFailure(portal)) return yield* Effect.fail(new Error(portal.failure))
   const configured = yield* Config.option(Config.Redacted("RECUR_MASTER_KEY"))
   let masterKey: Redacted.Redacted<string>
   if (Option.isSome(configured)) {
@@ -195,6 +230,7 @@ export const load = Effect.gen(function* () {
     tracing,
     workerConcurrency,
     dunning,
-    taxRates: taxRates.success
+    taxRates: taxRates.success,
+    portal: portal.success
   } satisfies ServerConfig
 })

@@ -76,7 +76,8 @@ export const engine = (config: ServerConfig): Layer.Layer<Engine, unknown> =>
       publicUrl: config.publicUrl,
       webhooks: { allowPrivateNetwork: config.allowPrivateWebhooks },
       dunning: config.dunning,
-      taxRates: config.taxRates
+      taxRates: config.taxRates,
+      portal: config.portal
     }
   )
 

@@ -164,7 +164,7 @@ export const notFound: Readonly<Record<Language, string>> = {
 const INTL: Readonly<Record<Language, string>> = { en: "en-US", de: "de-DE", fr: "fr-FR" }
 
 /** A date in the reader's language, in UTC (the instants the engine stores). */
-const date = (language: Language, t: DateTime.Utc | null): string =>
+export const date = (language: Language, t: DateTime.Utc | null): string =>
   t === null
     ? ""
     : new Intl.DateTimeFormat(INTL[language], { dateStyle: "medium", timeZone: "UTC" }).format(

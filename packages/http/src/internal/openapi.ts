@@ -80,8 +80,14 @@ const descriptions: Record<string, string> = {
     "Sets `invoice_prefix` (3 to 12 uppercase letters and digits). A new prefix starts its own gapless sequences at 1; issued invoices keep their numbers.",
   "subscriptions.updatePaymentMethod":
     "Replaces the subscription's card: checked and saved by the payment gateway (nothing charged), then charged by renewals. On a `past_due` subscription the open invoice is retried at once with it: a success returns the subscription to `active` (`retry` holds that charge). A refused card is 400 on `card_number` and changes nothing.",
+  "subscriptions.upcomingInvoice":
+    "The invoice the subscription's next renewal will issue if nothing changes before it: the next cycle's price (scheduled price and pending quantity applied), usage so far for usage-billed prices, running discounts, credit and tax at the customer's address. `null` when it will not renew (canceled, paused, past due, canceling at the period's end, a fixed term ending). Nothing is written.",
   "portal.createSession":
     "A link to the customer portal for one customer (`customer_id`): their subscriptions, invoices and payment method, working for an hour. Optional `return_url` (the portal's back link) and `flow` (`payment_method_update` opens the card form).",
+  "portal.settings":
+    "What the merchant's customers may do in the portal: `payment_method_update`, `cancel` (at the period's end, and take it back), `invoice_history`, and `switch_prices` (a subscription on one of these prices may switch to another of them, prorated at once; empty: no switching). The merchant's own settings, else the server's default.",
+  "portal.updateSettings":
+    "Changes the fields given (the others keep their value); `reset: true` returns to the server's default. Every price in `switch_prices` (at most 20, each once) must be one of the merchant's active recurring prices.",
   "taxRates.archive": "Archives a tax rate: no new invoice uses it; issued invoices keep their tax lines."
 }
 
