@@ -237,7 +237,7 @@ export class Portal extends Context.Service<Portal>()("@recur/core/Portal", {
           options.push({
             price_id: v.id,
             name: v.price_name,
-            amount: v.price_type === "flat_price" ? v.price_val : null,
+            amount: v.price_type === "flat_price" ? to.base_price_val : null,
             currency: v.currency,
             interval: { unit: to.billing_cycle_unit, count: to.billing_cycle_count }
           })

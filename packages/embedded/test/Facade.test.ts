@@ -268,6 +268,48 @@ describe("the facade's failures", () => {
     })
   }, 60_000)
 
+  it("portal settings and the upcoming invoice through the facade; a bad portal option is a RangeError", async () => {
+    await expect(createBilling({ storage: "memory", portal: { cancel: "no" as never } })).rejects.toThrow(
+      "portal.cancel must be true or false"
+    )
+    const billing = await createBilling({ storage: "memory", portal: { cancel: false } })
+    try {
+      const { merchant_id: m } = await billing.merchants.create({
+        name: "Acme",
+        currency: "USD",
+        frozen_time: Date.parse("2024-01-01T00:00:00Z")
+      })
+      const price = await monthly(billing, m)
+      // the option is the default of a merchant without its own settings
+      expect(await billing.portal.settings(m)).toEqual({
+        payment_method_update: true,
+        cancel: false,
+        invoice_history: true,
+        switch_prices: []
+      })
+      expect(await billing.portal.updateSettings(m, { switch_prices: [price.id] })).toMatchObject({
+        cancel: false,
+        switch_prices: [price.id]
+      })
+      const bad = await rejection(billing.portal.updateSettings(m, { switch_prices: ["pri_nope"] }))
+      expect([bad.constructor, bad.param]).toEqual([InvalidParameterError, "switch_prices[0]"])
+      expect((await billing.portal.updateSettings(m, { reset: true })).cancel).toBe(false)
+      const session = await billing.checkout.createSession(m, { payer_id: "ada", line_items: [{ price_id: price.id }] })
+      const sub = (await billing.checkout.pay(m, session.session_id, card("4242424242424242"))).subscription!.id
+      expect(await billing.subscriptions.upcomingInvoice(m, sub)).toMatchObject({
+        invoice_date: "2024-02-01T00:00:00Z",
+        amount: "30.00",
+        lines: [{ kind: "subscription", amount: "30.00" }]
+      })
+      await billing.subscriptions.cancel(m, sub, { cancel_type: "end_of_period" })
+      expect(await billing.subscriptions.upcomingInvoice(m, sub)).toBeNull()
+      const missing = await rejection(billing.subscriptions.upcomingInvoice(m, "sub_01jd0000000000000000000000"))
+      expect(missing).toBeInstanceOf(NotFoundError)
+    } finally {
+      await billing.close()
+    }
+  }, 60_000)
+
   it("a storage failure is SystemError (500 system_error) with its cause", async () => {
     const billing = await createBilling({ storage: { postgres: "postgres://nobody@127.0.0.1:9/none" } }).catch(
       (e: unknown) => e

@@ -194,6 +194,30 @@ describe("configuration", () => {
     }
   })
 
+  it("RECUR_PORTAL_SETTINGS: inline JSON or @file, checked for its shape", () => {
+    expect(Config.parsePortalSettings("")).toEqual(Result.succeed({}))
+    const settings = { cancel: false, switch_prices: ["pri_a", "pri_b"] }
+    expect(Config.parsePortalSettings(JSON.stringify(settings))).toEqual(Result.succeed(settings))
+    const dir = mkdtempSync(join(tmpdir(), "recur-portal-"))
+    try {
+      writeFileSync(join(dir, "portal.json"), JSON.stringify(settings))
+      expect(Config.parsePortalSettings(`@${join(dir, "portal.json")}`)).toEqual(Result.succeed(settings))
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+    for (const [bad, says] of [
+      ["{oops", "must be a JSON object"],
+      ["[]", "must be a JSON object"],
+      ['{"cancle":false}', 'unknown setting "cancle"'],
+      ['{"cancel":"no"}', "cancel must be true or false"],
+      ['{"switch_prices":"pri_a"}', "switch_prices must be an array of price ids"],
+      [JSON.stringify({ switch_prices: Array.from({ length: 21 }, (_, i) => `pri_${i}`) }), "at most 20"]
+    ] as const) {
+      const r = Config.parsePortalSettings(bad)
+      expect([bad, Result.isFailure(r) && r.failure.includes(says)]).toEqual([bad, true])
+    }
+  })
+
   it("RECUR_RATE_LIMIT: per second and burst, a default burst of twice the rate, or off", () => {
     expect(Config.parseRateLimit("100/200")).toEqual({ perSecond: 100, burst: 200 })
     expect(Config.parseRateLimit("25")).toEqual({ perSecond: 25, burst: 50 })
