@@ -52,7 +52,11 @@ for (const [name, storage] of backends()) {
       }
     }
     const subscribe = async (k: string, priceId: string, payer: string, extra: Record<string, unknown> = {}) => {
-      const s = await api.call("POST", "/api/v1/session", k, { payer_id: payer, line_items: [{ price_id: priceId }], ...extra })
+      const s = await api.call("POST", "/api/v1/session", k, {
+        payer_id: payer,
+        line_items: [{ price_id: priceId }],
+        ...extra
+      })
       expect(s.status, JSON.stringify(s.body)).toBe(200)
       const id = data(s).session_id as string
       const paid = await api.call(
@@ -85,7 +89,8 @@ for (const [name, storage] of backends()) {
           body: form(fields)
         })
       )
-    const subOf = async (k: string, sub: string) => data(await api.call("GET", `/api/v1/subscription/${sub}`, k)).subscription
+    const subOf = async (k: string, sub: string) =>
+      data(await api.call("GET", `/api/v1/subscription/${sub}`, k)).subscription
     const invoicesOf = async (k: string, sub: string) =>
       data(await api.call("GET", `/api/v1/invoices?subscription_id=${sub}&limit=100`, k)).list as Array<any>
     const upcoming = async (k: string, sub: string) =>
@@ -144,9 +149,9 @@ for (const [name, storage] of backends()) {
       const k = await fresh()
       const p = await plans(k)
       const ada = await subscribe(k, p.basic, "ada")
-      expect(data(await settings(k, { cancel: false, invoice_history: false, payment_method_update: false })).cancel).toBe(
-        false
-      )
+      expect(
+        data(await settings(k, { cancel: false, invoice_history: false, payment_method_update: false })).cancel
+      ).toBe(false)
       expect(
         refusal(
           await api.call("POST", "/api/v1/customer-portal/auth", k, {
@@ -179,7 +184,11 @@ for (const [name, storage] of backends()) {
     it("the upcoming invoice is what the renewal bills: discount, tax, scheduled price; none when it will not renew", async () => {
       const k = await fresh()
       const p = await plans(k)
-      const rate = await api.call("POST", "/api/v1/tax_rates", k, { name: "Sales tax", percentage: "10", country: "US" })
+      const rate = await api.call("POST", "/api/v1/tax_rates", k, {
+        name: "Sales tax",
+        percentage: "10",
+        country: "US"
+      })
       expect(rate.status, JSON.stringify(rate.body)).toBe(200)
       const ada = await subscribe(k, p.basic, "ada", { billing_address: { country_code: "US", province_code: "NY" } })
       const disc = await api.call("POST", "/api/v1/discounts", k, {
@@ -223,7 +232,9 @@ for (const [name, storage] of backends()) {
         ["subscription", "50.00", "2026-02-01T00:00:00Z", "2026-03-01T00:00:00Z"],
         ["discount", "-5.00", null, null]
       ])
-      expect(next.tax_lines.map((t: any) => [t.percentage, t.taxable_amount, t.amount])).toEqual([["10", "45.00", "4.50"]])
+      expect(next.tax_lines.map((t: any) => [t.percentage, t.taxable_amount, t.amount])).toEqual([
+        ["10", "45.00", "4.50"]
+      ])
       // nothing was written: the renewal then bills exactly it
       expect((await invoicesOf(k, ada.subscriptionId)).length).toBe(1)
       await advance(k, "2026-02-01T00:00:00Z")
@@ -239,9 +250,9 @@ for (const [name, storage] of backends()) {
       await api.call("POST", `/api/v1/subscription/${ada.subscriptionId}/cancel`, k, { cancel_type: "end_of_period" })
       expect(await upcoming(k, ada.subscriptionId)).toBeNull()
       // another merchant's subscription is not found
-      expect((await api.call("GET", `/api/v1/subscription/${ada.subscriptionId}/upcoming_invoice`, await fresh())).status).toBe(
-        404
-      )
+      expect(
+        (await api.call("GET", `/api/v1/subscription/${ada.subscriptionId}/upcoming_invoice`, await fresh())).status
+      ).toBe(404)
     })
 
     it("switching plan in the portal charges exactly the amount it showed, tax included", async () => {
@@ -268,12 +279,16 @@ for (const [name, storage] of backends()) {
       expect(preview.html).toContain("Unused time on Basic")
       expect(preview.html).toContain("Remaining time on Pro")
       const events = async () =>
-        (data(await api.call("GET", `/api/v2/webhook/events?business_ids=${ada.subscriptionId}&limit=100`, k)).list as Array<any>).map(
-          (e) => e.event_type
-        )
+        (
+          data(await api.call("GET", `/api/v2/webhook/events?business_ids=${ada.subscriptionId}&limit=100`, k))
+            .list as Array<any>
+        ).map((e) => e.event_type)
       const before = await events()
       // the quote commits once; the shown amount is the amount charged
-      const done = await post(`${base}/subscription/${ada.subscriptionId}/switch`, { price_id: p.pro, quote_id: quoteId! })
+      const done = await post(`${base}/subscription/${ada.subscriptionId}/switch`, {
+        price_id: p.pro,
+        quote_id: quoteId!
+      })
       expect(done.status).toBe(303)
       const sub = await subOf(k, ada.subscriptionId)
       expect([sub.price_id, sub.status]).toEqual([p.pro, "active"])
@@ -283,7 +298,10 @@ for (const [name, storage] of backends()) {
       expect([trade.amount, trade.trade_status]).toEqual([shown, "succeeded"])
       expect((await events()).filter((e) => !before.includes(e))).toContain("v2.subscription.price_changed")
       // the same quote again: it no longer matches (the subscription moved); nothing more is charged
-      const again = await post(`${base}/subscription/${ada.subscriptionId}/switch`, { price_id: p.pro, quote_id: quoteId! })
+      const again = await post(`${base}/subscription/${ada.subscriptionId}/switch`, {
+        price_id: p.pro,
+        quote_id: quoteId!
+      })
       expect(again.status).toBe(400)
       expect((await invoicesOf(k, ada.subscriptionId)).filter((i) => i.invoice_type === "upgrade").length).toBe(1)
       // Pro → Basic now: a refund quote (the unused Pro time back, with its tax)
@@ -300,9 +318,11 @@ for (const [name, storage] of backends()) {
           price,
           status
         ])
-        expect(
-          [sub2, price, (await post(`${base}/subscription/${sub2}/switch`, { price_id: price, quote_id: "quo_x" })).status]
-        ).toEqual([sub2, price, status])
+        expect([
+          sub2,
+          price,
+          (await post(`${base}/subscription/${sub2}/switch`, { price_id: price, quote_id: "quo_x" })).status
+        ]).toEqual([sub2, price, status])
       }
       expect((await subOf(k, bob.subscriptionId)).price_id).toBe(p.basic)
     })
@@ -318,7 +338,10 @@ for (const [name, storage] of backends()) {
       const quoteId = /name="quote_id" value="([^"]+)"/.exec(preview.html)![1]!
       // twenty minutes later the quote has expired (a quote lives 15 minutes)
       await advance(k, "2026-01-10T00:20:00Z")
-      const late = await post(`${base}/subscription/${ada.subscriptionId}/switch`, { price_id: p.pro, quote_id: quoteId })
+      const late = await post(`${base}/subscription/${ada.subscriptionId}/switch`, {
+        price_id: p.pro,
+        quote_id: quoteId
+      })
       expect(late.status).toBe(409)
       const html = await late.text()
       expect(html).toContain("Something changed since this amount was shown")
@@ -327,9 +350,9 @@ for (const [name, storage] of backends()) {
       expect((await subOf(k, ada.subscriptionId)).price_id).toBe(p.basic)
       expect((await invoicesOf(k, ada.subscriptionId)).length).toBe(1)
       // the new quote commits
-      expect((await post(`${base}/subscription/${ada.subscriptionId}/switch`, { price_id: p.pro, quote_id: fresh2 })).status).toBe(
-        303
-      )
+      expect(
+        (await post(`${base}/subscription/${ada.subscriptionId}/switch`, { price_id: p.pro, quote_id: fresh2 })).status
+      ).toBe(303)
       expect((await subOf(k, ada.subscriptionId)).price_id).toBe(p.pro)
     })
 
@@ -349,7 +372,9 @@ for (const [name, storage] of backends()) {
       expect(french.html).toContain("Résilier à la fin de la période")
       expect((await get(`${plain}x`, { "accept-language": "de" })).html).toContain("Dieser Link ist abgelaufen")
       expect(
-        refusal(await api.call("POST", "/api/v1/customer-portal/auth", k, { customer_id: ada.customerId, locale: "xx" }))
+        refusal(
+          await api.call("POST", "/api/v1/customer-portal/auth", k, { customer_id: ada.customerId, locale: "xx" })
+        )
       ).toEqual([400, "InvalidParameter", "locale"])
     })
   })
