@@ -65,10 +65,12 @@ export class Payments extends Context.Service<Payments>()("@recur/core/Payments"
       merchant: Merchant.Merchant,
       rec: Entities.SubscriptionRecord,
       at: number,
-      token: string | null
+      token: string | null,
+      card: Entities.PaymentMethod | null
     ) =>
       Effect.gen(function* () {
         const pv = yield* version(merchant.merchant_id, rec.subscription.price_version_id)
+        const payment_method = card ?? rec.payment_method
         const withTrial = rec.trial_end !== null
         const trigger = withTrial
           ? ("first_payment_succeeded_with_trial" as const)
@@ -84,7 +86,14 @@ export class Payments extends Context.Service<Payments>()("@recur/core/Payments"
               next_invoice_date: dt(end)
             })
           )
-          next = { ...rec, anchor: end, anchor_cycle: 1, payment_token: token, subscription: moved.value }
+          next = {
+            ...rec,
+            anchor: end,
+            anchor_cycle: 1,
+            payment_token: token,
+            payment_method,
+            subscription: moved.value
+          }
           events = moved.events
           yield* schedule(merchant, "renewal", rec.subscription.id, end)
           if (end - settings.trialNoticeMs > at)
@@ -98,7 +107,14 @@ export class Payments extends Context.Service<Payments>()("@recur/core/Payments"
               next_invoice_date: Option.match(period, { onNone: () => null, onSome: (p) => dt(p.end) })
             })
           )
-          next = { ...rec, anchor: at, anchor_cycle: 0, payment_token: token, subscription: moved.value }
+          next = {
+            ...rec,
+            anchor: at,
+            anchor_cycle: 0,
+            payment_token: token,
+            payment_method,
+            subscription: moved.value
+          }
           events = moved.events
           if (Option.isSome(period)) yield* schedule(merchant, "renewal", rec.subscription.id, period.value.end)
         }
@@ -249,6 +265,16 @@ export class Payments extends Context.Service<Payments>()("@recur/core/Payments"
                 }
                 case "Succeeded": {
                   const token = Option.getOrNull(outcome.token)
+                  // the card the token charges, when the processor told its expiry (shown in the portal)
+                  const card: Entities.PaymentMethod | null =
+                    token !== null && outcome.exp_month !== undefined && outcome.exp_year !== undefined
+                      ? {
+                          brand: outcome.brand,
+                          last4: outcome.last4,
+                          exp_month: outcome.exp_month,
+                          exp_year: outcome.exp_year
+                        }
+                      : null
                   trade = Lifecycle.must(
                     Trade.move(trade, "succeeded", {
                       paid_at: dt(at),
@@ -283,7 +309,7 @@ export class Payments extends Context.Service<Payments>()("@recur/core/Payments"
                   }
                   if (sub && subV) {
                     if (sub.subscription.status === "init" || sub.subscription.status === "incomplete") {
-                      const started = yield* startSubscription(merchant, sub, at, token)
+                      const started = yield* startSubscription(merchant, sub, at, token, card)
                       sub = started.next
                       yield* saveSub(sub, subV.version, at)
                       yield* storage.workQueue.cancel(merchantId, "incomplete_expiry", sub.subscription.id)
@@ -293,6 +319,7 @@ export class Payments extends Context.Service<Payments>()("@recur/core/Payments"
                         ...sub,
                         dunning_attempts: 0,
                         payment_token: token ?? sub.payment_token,
+                        payment_method: token !== null && token !== sub.payment_token ? card : sub.payment_method,
                         subscription: Lifecycle.must(Subscription.move(sub.subscription, "retry_succeeded"))
                       }
                       yield* saveSub(sub, subV.version, at)
@@ -301,7 +328,7 @@ export class Payments extends Context.Service<Payments>()("@recur/core/Payments"
                       if (nextDate !== null)
                         yield* schedule(merchant, "renewal", sub.subscription.id, Math.max(msOf(nextDate), at))
                     } else if (token !== null && token !== sub.payment_token) {
-                      sub = { ...sub, payment_token: token }
+                      sub = { ...sub, payment_token: token, payment_method: card }
                       yield* saveSub(sub, subV.version, at)
                     }
                   }

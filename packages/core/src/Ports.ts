@@ -62,6 +62,9 @@ export type ChargeOutcome = Data.TaggedEnum<{
     readonly token: Option.Option<string>
     readonly brand: string
     readonly last4: string
+    /** The card's expiry when the processor tells it (the portal shows the card on file with it). */
+    readonly exp_month?: number | undefined
+    readonly exp_year?: number | undefined
   }
   RequiresAction: { readonly redirect_url: string }
   Failed: { readonly code: string; readonly message: string }

@@ -94,4 +94,88 @@ describe("the customer portal in Chromium", () => {
     await Promise.all([page.waitForURL(`${base}/account`), page.click("#return")])
     await page.close()
   })
+
+  it("a customer switches plan with the keyboard: the amount shown before confirming is the amount charged", async () => {
+    const product = await call("POST", "/api/v1/products", { product_name: "Team" })
+    const plan = async (name: string, amount: string) =>
+      (
+        await call("POST", "/api/v1/prices", {
+          name,
+          product_id: product.data.product_id,
+          currency: "USD",
+          billing_type: "recurring",
+          price_type: "flat_price",
+          price_plan: { billing_cycle_unit: "month", base_price_val: amount }
+        })
+      ).data.price_id as string
+    const basic = await plan("Team Basic", "30.00")
+    const pro = await plan("Team Pro", "50.00")
+    await call("POST", "/api/v1/tax_rates", { name: "Sales tax", percentage: "8.875", country: "US", region: "NY" })
+    expect((await call("POST", "/api/v1/portal_settings", { switch_prices: [basic, pro] })).data.switch_prices).toEqual(
+      [basic, pro]
+    )
+    const clock = (await call("GET", "/api/v1/test_helpers/clock")).data.frozen_time as string
+    const session = await call("POST", "/api/v1/session", {
+      payer_id: "portal-2",
+      line_items: [{ price_id: basic }],
+      billing_address: { country_code: "US", province_code: "NY" }
+    })
+    const paid = await fetch(`${base}/checkout/${session.data.session_id}/pay`, {
+      method: "POST",
+      headers: { accept: "application/json", "content-type": "application/json" },
+      body: JSON.stringify({ card_number: "4242424242424242", exp_month: "12", exp_year: "2030", cvc: "123" })
+    })
+    expect(paid.status).toBe(200)
+    const s = (await call("GET", `/api/v1/session/${session.data.session_id}`)).data.session
+    // ten days into the period
+    await call("POST", "/api/v1/test_helpers/advance_clock", {
+      frozen_time: new Date(Date.parse(clock) + 10 * 86_400_000).toISOString()
+    })
+    const link = (await call("POST", "/api/v1/customer-portal/auth", { customer_id: s.customer_id })).data
+      .portal_session.url as string
+    const page = await browser.newPage()
+    await page.goto(link)
+    // open "Change plan" and review the switch with the keyboard only
+    await page.focus("details:has(.switch-form) summary")
+    await page.keyboard.press("Enter")
+    await page.keyboard.press("Tab")
+    expect(await page.evaluate(() => (globalThis as any).document.activeElement?.id)).toMatch(/^price_/)
+    await page.keyboard.press("Tab")
+    await Promise.all([page.waitForURL(/\/switch\?price_id=/), page.keyboard.press("Enter")])
+    const shown = (await page.textContent("#due-now"))!.replace(/[^0-9.]/g, "")
+    expect(await page.textContent("h1")).toBe("Change from Team Basic to Team Pro")
+    await page.screenshot({ path: shot("portal-switch-preview.png"), fullPage: true })
+    await page.focus("#confirm")
+    await Promise.all([
+      page.waitForResponse((r) => r.url() === link && r.request().method() === "GET"),
+      page.keyboard.press("Enter")
+    ])
+    await page.waitForLoadState()
+    expect(await page.textContent(".sub h2")).toBe("Team Pro")
+    const invoices = (await call("GET", `/api/v1/invoices?subscription_id=${s.subscription_id}`)).data
+      .list as Array<any>
+    const upgrade = invoices.find((i) => i.invoice_type === "upgrade")
+    expect([upgrade.amount, upgrade.biz_status]).toEqual([shown, "success"])
+    expect(Number(upgrade.tax_amount)).toBeGreaterThan(0)
+    const trade = (await call("GET", `/api/v1/trade/${upgrade.trade_id}`)).data.trade
+    expect([trade.amount, trade.trade_status]).toEqual([shown, "succeeded"])
+    // the next invoice shown is the upcoming invoice the engine computes
+    const next = (await call("GET", `/api/v1/subscription/${s.subscription_id}/upcoming_invoice`)).data.upcoming_invoice
+    expect(await page.textContent(".upcoming")).toContain(next.amount)
+    await page.screenshot({ path: shot("portal-switched.png"), fullPage: true })
+    await page.close()
+  })
+
+  it("the portal in German (the session's locale)", async () => {
+    const customers = (await call("GET", "/api/v1/subscription?limit=1")).data.list as Array<any>
+    const link = (
+      await call("POST", "/api/v1/customer-portal/auth", { customer_id: customers[0].customer_id, locale: "de-DE" })
+    ).data.portal_session.url as string
+    const page = await browser.newPage()
+    await page.goto(link)
+    expect(await page.textContent("h1")).toBe("Ihre Abrechnung")
+    expect(await page.getAttribute("html", "lang")).toBe("de")
+    await page.screenshot({ path: shot("portal-de.png"), fullPage: true })
+    await page.close()
+  })
 })

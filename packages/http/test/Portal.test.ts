@@ -120,7 +120,9 @@ for (const [name, storage] of backends()) {
       expect(html).toContain("INV-000001")
       expect(html).not.toContain("INV-000002")
       expect(html).toContain("Pro monthly")
-      expect(html).toContain("next invoice on Feb 1, 2026")
+      expect(html).toContain("next invoice on Feb 1, 2026: $30.00")
+      // the card saved at checkout, with its expiry
+      expect(html).toContain("Paid with visa •••• 4242, expires 12/2030")
       // acting on Bob's subscription through Ada's link: not found, nothing changes
       const base = path(s.url)
       const foreign = await post(`${base}/subscription/${bob.subscriptionId}/cancel`)

@@ -74,6 +74,12 @@ export const make = (options: Options = {}) =>
     const forcedRefundFailures = yield* Ref.make(0)
     const base = options.challengeBaseUrl ?? "/sandbox/3ds"
 
+    /** The expiry a sandbox token carries (`tok_sandbox_<behaviour>_<brand>_<last4>_<month>_<year>_…`). */
+    const expiryOf = (token: string) => {
+      const parts = token.split("_")
+      return { exp_month: Number(parts[5]), exp_year: Number(parts[6]) }
+    }
+
     const record = (tradeId: string, state: TradeState) => Effect.sync(() => void trades.set(tradeId, state))
 
     const decide = (request: Ports.ChargeRequest, now: number): Omit<TradeState, "refunded"> | Ports.ChargeOutcome => {
@@ -115,7 +121,8 @@ export const make = (options: Options = {}) =>
         transaction_id: `txn_${rand()}`,
         token: Option.some(token),
         brand,
-        last4
+        last4,
+        ...expiryOf(token)
       })
       const outcome = (() => {
         switch (behaviour) {
@@ -173,7 +180,8 @@ export const make = (options: Options = {}) =>
               transaction_id: `txn_${rand()}`,
               token: Option.some(state.token),
               brand: state.brand,
-              last4: state.last4
+              last4: state.last4,
+              ...expiryOf(state.token)
             })
             yield* record(tradeId, { ...state, outcome: settled })
             return settled
@@ -252,7 +260,8 @@ export const make = (options: Options = {}) =>
                   transaction_id: `txn_${rand()}`,
                   token: Option.some(state.token),
                   brand: state.brand,
-                  last4: state.last4
+                  last4: state.last4,
+                  ...expiryOf(state.token)
                 })
               : Ports.ChargeOutcome.Failed({
                   code: "authentication_failed",

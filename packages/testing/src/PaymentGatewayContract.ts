@@ -51,6 +51,12 @@ export const suite = <E>(name: string, gateway: Layer.Layer<Ports.PaymentGateway
         expect(outcome._tag).toBe("Succeeded")
         if (outcome._tag !== "Succeeded") return
         expect(outcome.last4).toBe(cards.succeed.slice(-4))
+        // an expiry, when the gateway tells one, is the card's
+        if (outcome.exp_month !== undefined || outcome.exp_year !== undefined)
+          expect([outcome.exp_month, outcome.exp_year]).toEqual([
+            card(cards.succeed).exp_month,
+            card(cards.succeed).exp_year
+          ])
         const token = Option.getOrThrow(outcome.token)
         expect(token).not.toContain(cards.succeed)
         const renewal = yield* g.charge({
@@ -61,6 +67,8 @@ export const suite = <E>(name: string, gateway: Layer.Layer<Ports.PaymentGateway
           off_session: true
         })
         expect(renewal._tag).toBe("Succeeded")
+        if (renewal._tag === "Succeeded" && renewal.exp_year !== undefined)
+          expect(renewal.exp_year).toBe(card(cards.succeed).exp_year)
       })
     )
 
