@@ -49,6 +49,8 @@ export type PaymentResult = Payments.PaymentResult
 export interface InvoiceDocument {
   readonly invoice: Invoice.Invoice
   readonly merchantName: string
+  /** Whether the customer can pay it from its page (see `Dunning.payable`). */
+  readonly payable: boolean
   readonly customer: {
     readonly name: string | null
     readonly email: string | null
@@ -121,6 +123,7 @@ export class Billing extends Context.Service<Billing>()("@recur/core/Billing", {
         return Option.some<InvoiceDocument>({
           invoice,
           merchantName: Option.match(merchant, { onNone: () => "", onSome: (m) => m.value.name }),
+          payable: yield* dunning.payable(invoice),
           customer: Option.match(customer, {
             onNone: () => ({ name: null, email: null, address: null }),
             onSome: (c) => ({
@@ -167,7 +170,10 @@ export class Billing extends Context.Service<Billing>()("@recur/core/Billing", {
       continueAdvance: clock.continueInBackground,
       clockOf: clock.clockOf,
       invoiceDocument,
-      /** The customer pays an open or retrying invoice with a card (see `Dunning.payInvoice`). */
+      /**
+       * The customer pays an open or retrying invoice, or an unpaid subscription's latest failed
+       * one, with a card (see `Dunning.payInvoice`).
+       */
       payInvoice: dunning.payInvoice,
       /** Replaces a live subscription's card; a past-due one is retried at once (see `Dunning.updatePaymentMethod`). */
       updatePaymentMethod: dunning.updatePaymentMethod,

@@ -83,6 +83,38 @@ export class Dunning extends Context.Service<Dunning>()("@recur/core/Dunning", {
         return Option.some(yield* payments.chargeInvoiceTrade(merchantId, tradeId, sv.value.payment_token))
       }).pipe(Effect.withSpan("Dunning.retry"))
 
+    /** The failed invoice an unpaid subscription's recovery reopens: its latest cycle's. */
+    const lastFailed = (merchantId: string, subscriptionId: string) =>
+      Effect.map(
+        Effect.orDie(
+          invoices.list(merchantId, {
+            limit: 100,
+            filters: [
+              { column: "subscription_id", op: "in", values: [subscriptionId] },
+              { column: "biz_status", op: "in", values: ["failed"] }
+            ]
+          })
+        ),
+        (page) =>
+          page.list.filter((i) => i.invoice_type !== "refund").sort((a, b) => b.cycle_index - a.cycle_index)[0] as
+            | Invoice.Invoice
+            | undefined
+      )
+
+    /**
+     * Whether the customer can pay an invoice from its page: an open or retrying one with a trade,
+     * or the failed invoice an unpaid subscription's recovery reopens.
+     */
+    const payable = (invoice: Invoice.Invoice) =>
+      Effect.gen(function* () {
+        if ((invoice.biz_status === "retrying" || invoice.biz_status === "open") && invoice.trade_id !== null)
+          return true
+        if (invoice.biz_status !== "failed" || invoice.subscription_id === null) return false
+        const sv = yield* Effect.orDie(subs.get(invoice.merchant_id, invoice.subscription_id))
+        if (Option.isNone(sv) || sv.value.value.subscription.status !== "unpaid") return false
+        return (yield* lastFailed(invoice.merchant_id, invoice.subscription_id))?.invoice_id === invoice.invoice_id
+      })
+
     /**
      * An unpaid subscription's way back: its last failed invoice is reopened with a new trade
      * (the closed one stays as history) and charged with `token`; success pays the invoice and
@@ -98,17 +130,7 @@ export class Dunning extends Context.Service<Dunning>()("@recur/core/Dunning", {
               must(o, "subscription", subscriptionId)
             )
             if (sv.value.subscription.status !== "unpaid") return Option.none<string>()
-            const last = (yield* Effect.orDie(
-              invoices.list(merchantId, {
-                limit: 100,
-                filters: [
-                  { column: "subscription_id", op: "in", values: [subscriptionId] },
-                  { column: "biz_status", op: "in", values: ["failed"] }
-                ]
-              })
-            )).list
-              .filter((i) => i.invoice_type !== "refund")
-              .sort((a, b) => b.cycle_index - a.cycle_index)[0]
+            const last = yield* lastFailed(merchantId, subscriptionId)
             if (last === undefined) return Option.none<string>()
             const iv = Option.getOrThrow(yield* invoices.get(merchantId, last.invoice_id))
             const trade = yield* newTrade({
@@ -139,8 +161,10 @@ export class Dunning extends Context.Service<Dunning>()("@recur/core/Dunning", {
     /**
      * The customer pays an open or retrying invoice with a card (the hosted invoice page's Pay
      * button): its trade is charged again, on-session, through the engine — a success pays the
-     * invoice, brings a past-due subscription back and saves the card for what follows. Refused
-     * (409) when the invoice is paid, refunded, or a charge of it is in flight.
+     * invoice, brings a past-due subscription back and saves the card for what follows. The
+     * latest failed invoice of an unpaid subscription is paid by making the card the
+     * subscription's and reopening the invoice with it (as a new payment method does). Refused
+     * (409) when the invoice is paid, refunded, another failed one, or a charge of it is in flight.
      */
     const payInvoice = (merchantId: string, invoiceId: string, card: Ports.CardInput) =>
       Effect.gen(function* () {
@@ -148,6 +172,17 @@ export class Dunning extends Context.Service<Dunning>()("@recur/core/Dunning", {
         if (!Ports.luhnValid(card.number)) return yield* new Errors.CardInvalid({ sessionId: invoiceId })
         const refuse = (state: string, reason: string) =>
           new Errors.StateConflict({ resource: "invoice", id: invoiceId, state, reason })
+        const found = yield* Effect.flatMap(invoices.get(merchantId, invoiceId), (o) => must(o, "invoice", invoiceId))
+        if (found.value.biz_status === "failed") {
+          // an unpaid subscription's last failed invoice: the card becomes the subscription's, and
+          // the invoice is reopened and charged with it (the recovery a new payment method starts)
+          if (!(yield* payable(found.value)) || found.value.subscription_id === null)
+            return yield* refuse("failed", "only the latest failed invoice of an unpaid subscription can be paid")
+          const replaced = yield* replaceCard(merchant, found.value.subscription_id, card)
+          const paid = yield* recoverUnpaid(merchant, found.value.subscription_id, replaced.token)
+          if (Option.isNone(paid)) return yield* refuse("failed", "the invoice could not be reopened")
+          return paid.value
+        }
         const tradeId = yield* storage.withTransaction(
           Effect.gen(function* () {
             const at = yield* nowOf(merchant)
@@ -192,16 +227,13 @@ export class Dunning extends Context.Service<Dunning>()("@recur/core/Dunning", {
       }).pipe(Effect.withSpan("Dunning.payInvoice"))
 
     /**
-     * Replaces a live subscription's payment method: the card is checked and saved by the
-     * gateway (nothing charged), then becomes what renewals charge. On a `past_due` subscription
-     * the open invoice is retried at once with it, on an `unpaid` one its last failed invoice is
-     * reopened and charged — a success returns the subscription to `active` and reschedules its
-     * renewals, with the same events as a successful dunning retry.
-     * A refused card changes nothing (400 on `card_number`).
+     * Checks and saves a card with the gateway (nothing charged) and makes it the live
+     * subscription's payment method (`update_payment_method`, with its event). A refused card
+     * changes nothing (400 on `card_number`).
      */
-    const updatePaymentMethod = (merchantId: string, subscriptionId: string, card: Ports.CardInput) =>
+    const replaceCard = (merchant: Merchant.Merchant, subscriptionId: string, card: Ports.CardInput) =>
       Effect.gen(function* () {
-        const merchant = yield* merchants.get(merchantId)
+        const merchantId = merchant.merchant_id
         const current = yield* Effect.flatMap(subs.get(merchantId, subscriptionId), (o) =>
           must(o, "subscription", subscriptionId)
         )
@@ -255,12 +287,27 @@ export class Dunning extends Context.Service<Dunning>()("@recur/core/Dunning", {
             return next
           })
         )
+        return { rec, payment_method, token: saved.token }
+      })
+
+    /**
+     * Replaces a live subscription's payment method: the card is checked and saved by the
+     * gateway (nothing charged), then becomes what renewals charge. On a `past_due` subscription
+     * the open invoice is retried at once with it, on an `unpaid` one its last failed invoice is
+     * reopened and charged — a success returns the subscription to `active` and reschedules its
+     * renewals, with the same events as a successful dunning retry.
+     * A refused card changes nothing (400 on `card_number`).
+     */
+    const updatePaymentMethod = (merchantId: string, subscriptionId: string, card: Ports.CardInput) =>
+      Effect.gen(function* () {
+        const merchant = yield* merchants.get(merchantId)
+        const { payment_method, rec, token } = yield* replaceCard(merchant, subscriptionId, card)
         // a past-due subscription is retried now, with the new card; an unpaid one's last invoice is reopened
         const retried =
           rec.subscription.status === "past_due"
             ? yield* retry(merchantId, subscriptionId)
             : rec.subscription.status === "unpaid"
-              ? yield* recoverUnpaid(merchant, subscriptionId, saved.token)
+              ? yield* recoverUnpaid(merchant, subscriptionId, token)
               : Option.none<Payments.PaymentResult>()
         const after = yield* Effect.flatMap(subs.get(merchantId, subscriptionId), (o) =>
           must(o, "subscription", subscriptionId)
@@ -276,7 +323,7 @@ export class Dunning extends Context.Service<Dunning>()("@recur/core/Dunning", {
         }
       }).pipe(Effect.withSpan("Dunning.updatePaymentMethod"))
 
-    return { retry, payInvoice, updatePaymentMethod } as const
+    return { retry, payInvoice, updatePaymentMethod, payable } as const
   })
 }) {
   /** The live implementation. */

@@ -197,5 +197,40 @@ for (const [name, storage] of backends()) {
       expect(again.status).toBe(409)
       expect(await (await get(renewal.hosted_invoice_url)).text()).not.toContain('id="pay-form"')
     })
+
+    it("an unpaid subscription's latest failed invoice has a Pay button: the card becomes the subscription's and it is active again", async () => {
+      const k = await fresh()
+      const { priceId } = await api.priceOf(k)
+      const sub = await subscribe(k, priceId, {}, "4000000000000341")
+      // dunning gives up by Feb 20 (retries 1, 3, 5, 7 days after the failed renewal)
+      await api.call("POST", "/api/v1/test_helpers/advance_clock", k, { frozen_time: "2026-02-20T00:00:00Z" })
+      const state = async () =>
+        ((await api.call("GET", `/api/v1/subscription/${sub}`, k)).body as any).data.subscription
+      expect((await state()).status).toBe("unpaid")
+      const failed = (await invoices(k)).find((i) => i.cycle_index === 1)
+      const first = (await invoices(k)).find((i) => i.cycle_index === 0)
+      expect([failed.biz_status, first.biz_status]).toEqual(["failed", "success"])
+      const html = await (await get(failed.hosted_invoice_url)).text()
+      expect(html).toContain('id="pay-form"')
+      // the paid first invoice has none, and refuses a payment
+      expect(await (await get(first.hosted_invoice_url)).text()).not.toContain('id="pay-form"')
+      expect((await post(`${first.hosted_invoice_url}/pay`, { card_number: "4242424242424242", ...card })).status).toBe(
+        409
+      )
+      // a card the gateway refuses: nothing changes
+      const refused = await post(`${failed.hosted_invoice_url}/pay`, { card_number: "4000000000000002", ...card })
+      expect(refused.status).toBe(400)
+      expect((await state()).status).toBe("unpaid")
+      const paid = await post(`${failed.hosted_invoice_url}/pay`, { card_number: "5555555555554444", ...card })
+      expect(paid.status).toBe(303)
+      const after = (await invoices(k)).find((i) => i.invoice_id === failed.invoice_id)
+      expect(after.biz_status).toBe("success")
+      expect((await state()).status).toBe("active")
+      // renewals now charge the new card
+      await api.call("POST", "/api/v1/test_helpers/advance_clock", k, { frozen_time: "2026-03-21T00:00:00Z" })
+      const renewals = (await invoices(k)).filter((i) => i.invoice_type === "renewal" && i.cycle_index > 1)
+      expect(renewals.map((i) => i.biz_status)).toEqual(["success"])
+      expect((await state()).status).toBe("active")
+    })
   })
 }

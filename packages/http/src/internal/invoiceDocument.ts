@@ -171,10 +171,6 @@ export const date = (language: Language, t: DateTime.Utc | null): string =>
         new Date(DateTime.toEpochMillis(t))
       )
 
-/** Whether an invoice can be paid from its page: open or retrying, with a trade to charge. */
-export const payable = (doc: Billing.InvoiceDocument): boolean =>
-  (doc.invoice.biz_status === "retrying" || doc.invoice.biz_status === "open") && doc.invoice.trade_id !== null
-
 /** The rows both renderings show. */
 const rowsOf = (doc: Billing.InvoiceDocument, language: Language) => {
   const w = words[language]
@@ -231,7 +227,7 @@ export const invoiceHtml = (
   const r = rowsOf(doc, language)
   const i = doc.invoice
   const pay =
-    options.payAction !== undefined && payable(doc)
+    options.payAction !== undefined && doc.payable
       ? `<h2>${esc(w.amountDue)}: <span id="due">${esc(money(language, i.amount, i.currency))}</span></h2>
 ${options.error ? `<p class="error" role="alert">${esc(options.error)}</p>` : ""}
 <form method="post" action="${esc(options.payAction)}" id="pay-form">
