@@ -168,5 +168,88 @@ for (const [name, storage] of backends()) {
       expect((await statusOf(k, late.subscriptionId)).status).toBe("active")
       expect((await page(s.url)).html).toContain("visa •••• 4242, expires 12/2030")
     })
+
+    it("every portal route: another customer's subscription is 404, a bad, foreign or expired link is 404; nothing changes", async () => {
+      const k = await fresh()
+      const { priceId, productId } = await api.priceOf(k, {}, { product: "Team", price: "Basic" })
+      const pro = (
+        (
+          await api.call("POST", "/api/v1/prices", k, {
+            name: "Pro",
+            product_id: productId,
+            currency: "USD",
+            billing_type: "recurring",
+            price_type: "flat_price",
+            price_plan: { billing_cycle_unit: "month", base_price_val: "50.00" }
+          })
+        ).body as any
+      ).data.price_id as string
+      expect((await api.call("POST", "/api/v1/portal_settings", k, { switch_prices: [priceId, pro] })).status).toBe(200)
+      const subscribeTo = async (payer: string) => {
+        const s = await api.call("POST", "/api/v1/session", k, { payer_id: payer, line_items: [{ price_id: priceId }] })
+        const id = (s.body as any).data.session_id as string
+        await api.call(
+          "POST",
+          `/checkout/${id}/pay`,
+          null,
+          { card_number: "4242424242424242", exp_month: "12", exp_year: "2030", cvc: "123" },
+          { accept: "application/json" }
+        )
+        const session = ((await api.call("GET", `/api/v1/session/${id}`, k)).body as any).data.session
+        return { customerId: session.customer_id as string, subscriptionId: session.subscription_id as string }
+      }
+      const ada = await subscribeTo("ada")
+      const bob = await subscribeTo("bob")
+      // another merchant's customer with a link of its own
+      const other = await fresh()
+      const eve = await customerWith(other, "eve")
+      const adaLink = path((await portal(k, { customer_id: ada.customerId })).url)
+      const eveLink = path((await portal(other, { customer_id: eve.customerId })).url)
+      const card = { card_number: "5555555555554444", exp_month: "12", exp_year: "2031", cvc: "123" }
+      const routes: ReadonlyArray<readonly [string, string, Record<string, string>]> = [
+        ["POST", "payment_method", card],
+        ["POST", "cancel", {}],
+        ["POST", "revoke", {}],
+        ["GET", `switch?price_id=${pro}`, {}],
+        ["POST", "switch", { price_id: pro, quote_id: "quo_x" }]
+      ]
+      const send = (method: string, url: string, fields: Record<string, string>) =>
+        method === "GET" ? api.handler(new Request(`http://localhost${url}`)) : post(url, fields)
+      const [, , adaId, adaToken] = adaLink.split("/")
+      const tampered = `/portal/${adaId}/${adaToken!.slice(0, -1)}${adaToken!.endsWith("A") ? "B" : "A"}`
+      const swapped = `/portal/${adaId}/${eveLink.split("/")[3]}`
+      for (const [method, action, fields] of routes) {
+        // Ada's link on Bob's subscription (same merchant) and on Eve's (another merchant)
+        for (const sub of [bob.subscriptionId, eve.subscriptionId])
+          expect([
+            action,
+            sub,
+            (await send(method, `${adaLink}/subscription/${sub}/${action}`, fields)).status
+          ]).toEqual([action, sub, 404])
+        // a tampered link, another session's signature, and Eve's link on Ada's subscription
+        for (const base of [tampered, swapped, eveLink])
+          expect([
+            action,
+            base,
+            (await send(method, `${base}/subscription/${ada.subscriptionId}/${action}`, fields)).status
+          ]).toEqual([action, base, 404])
+      }
+      for (const [who, sub, key] of [
+        ["bob", bob.subscriptionId, k],
+        ["ada", ada.subscriptionId, k],
+        ["eve", eve.subscriptionId, other]
+      ] as const) {
+        const s = await statusOf(key, sub)
+        expect([who, s.price_id === pro, s.cancel_at_period_end]).toEqual([who, false, false])
+      }
+      // and once the hour is over, every route of Ada's own link is 404 too
+      await api.call("POST", "/api/v1/test_helpers/advance_clock", k, { frozen_time: "2026-01-01T01:00:01Z" })
+      for (const [method, action, fields] of routes)
+        expect([
+          action,
+          (await send(method, `${adaLink}/subscription/${ada.subscriptionId}/${action}`, fields)).status
+        ]).toEqual([action, 404])
+      expect((await page(`http://localhost${adaLink}`)).status).toBe(404)
+    })
   })
 }
