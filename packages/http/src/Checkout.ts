@@ -333,11 +333,13 @@ const FROM_ACTION = "../../../"
 
 /**
  * A portal route on one of the session customer's subscriptions, when the merchant allows
- * `feature`: another customer's subscription is 404, a turned-off feature 403, and too many
- * attempts 429 (the card-testing guard of the pay routes), each answered with the portal page.
+ * `feature`: another customer's subscription is 404, a turned-off feature 403, and — for a route
+ * that `charges` (a card, a switch) — too many attempts 429 (the card-testing guard of the pay
+ * routes), each answered with the portal page.
  */
 const portalRoute = <R>(
   feature: Portal.Feature,
+  charges: boolean,
   route: (
     request: HttpServerRequest.HttpServerRequest,
     session: PortalSession.PortalSession,
@@ -354,7 +356,7 @@ const portalRoute = <R>(
       if (owned._tag === "Failure") return yield* refuse({ text: w.noSuchSubscription, error: true, status: 404 })
       if (!(yield* Effect.orDie(Portal.Portal.use((p) => p.allows(session, feature)))))
         return yield* refuse({ text: w.notAvailable, error: true, status: 403 })
-      const wait = yield* payWait(request, session.portal_session_id)
+      const wait = charges ? yield* payWait(request, session.portal_session_id) : 0
       if (wait > 0)
         return HttpServerResponse.setHeader(
           yield* refuse({ text: w.tooMany(wait), error: true, status: 429 }),
@@ -382,6 +384,7 @@ const refusalStatus = (e: Errors.RecurError) =>
  */
 const portalAction = <R>(
   feature: Portal.Feature,
+  charges: boolean,
   act: (
     billing: Billing.Billing["Service"],
     merchantId: string,
@@ -389,7 +392,7 @@ const portalAction = <R>(
     input: Record<string, string>
   ) => Effect.Effect<unknown, Errors.RecurError, R>
 ) =>
-  portalRoute(feature, (_request, session, path, _language, refuse) =>
+  portalRoute(feature, charges, (_request, session, path, _language, refuse) =>
     Effect.gen(function* () {
       const input = yield* Effect.orElseSucceed(body, () => ({}) as Record<string, string>)
       const result = yield* Effect.result(
@@ -630,12 +633,12 @@ export const routes = Layer.mergeAll(
   HttpRouter.add(
     "POST",
     "/portal/:portal_session_id/:token/subscription/:subscription_id/payment_method",
-    portalAction("payment_method_update", (b, m, id, input) => b.updatePaymentMethod(m, id, cardOf(input)))
+    portalAction("payment_method_update", true, (b, m, id, input) => b.updatePaymentMethod(m, id, cardOf(input)))
   ),
   HttpRouter.add(
     "POST",
     "/portal/:portal_session_id/:token/subscription/:subscription_id/cancel",
-    portalAction("cancel", (_b, m, id) =>
+    portalAction("cancel", false, (_b, m, id) =>
       Subscriptions.Subscriptions.use((s) =>
         s.cancel(m, Subscriptions.cancelOf(id, { when: "end_of_period", reason: "customer portal" }))
       )
@@ -644,12 +647,12 @@ export const routes = Layer.mergeAll(
   HttpRouter.add(
     "POST",
     "/portal/:portal_session_id/:token/subscription/:subscription_id/revoke",
-    portalAction("cancel", (_b, m, id) => Subscriptions.Subscriptions.use((s) => s.revokeCancel(m, id)))
+    portalAction("cancel", false, (_b, m, id) => Subscriptions.Subscriptions.use((s) => s.revokeCancel(m, id)))
   ),
   HttpRouter.add(
     "GET",
     "/portal/:portal_session_id/:token/subscription/:subscription_id/switch",
-    portalRoute("switch_price", (request, session, path, language, refuse) =>
+    portalRoute("switch_price", false, (request, session, path, language, refuse) =>
       switchAnswer(
         session,
         path,
@@ -662,7 +665,7 @@ export const routes = Layer.mergeAll(
   HttpRouter.add(
     "POST",
     "/portal/:portal_session_id/:token/subscription/:subscription_id/switch",
-    portalRoute("switch_price", (_request, session, path, language, refuse) =>
+    portalRoute("switch_price", true, (_request, session, path, language, refuse) =>
       Effect.gen(function* () {
         const input = yield* Effect.orElseSucceed(body, () => ({}) as Record<string, string>)
         const priceId = String(input.price_id ?? "")

@@ -135,6 +135,13 @@ for (const [name, storage] of backends()) {
       expect((await page(s.url)).html).toContain("Ends on Feb 1, 2026")
       expect((await post(`${base}/subscription/${ada.subscriptionId}/revoke`)).status).toBe(303)
       expect((await statusOf(k, ada.subscriptionId)).cancel_at_period_end).toBe(false)
+      // the same events as the REST operations
+      const events = (
+        (await api.call("GET", `/api/v2/webhook/events?business_ids=${ada.subscriptionId}&limit=100`, k)).body as any
+      ).data.list.map((e: any) => e.event_type)
+      expect(events).toEqual(
+        expect.arrayContaining(["v2.subscription.cancellation_requested", "v2.subscription.cancellation_revoked"])
+      )
       const twice = await post(`${base}/subscription/${ada.subscriptionId}/revoke`)
       expect(twice.status).toBe(409)
       expect(await twice.text()).toContain('role="alert"')
@@ -250,6 +257,21 @@ for (const [name, storage] of backends()) {
           (await send(method, `${adaLink}/subscription/${ada.subscriptionId}/${action}`, fields)).status
         ]).toEqual([action, 404])
       expect((await page(`http://localhost${adaLink}`)).status).toBe(404)
+    })
+
+    it("card attempts in the portal share the checkout's card-testing limit; looking and canceling do not", async () => {
+      const k = await fresh()
+      const ada = await customerWith(k, "ada")
+      const base = path((await portal(k, { customer_id: ada.customerId })).url)
+      const declined = { card_number: "4000000000000002", exp_month: "12", exp_year: "2030", cvc: "123" }
+      for (let i = 0; i < 10; i++)
+        expect((await post(`${base}/subscription/${ada.subscriptionId}/payment_method`, declined)).status).toBe(400)
+      const limited = await post(`${base}/subscription/${ada.subscriptionId}/payment_method`, declined)
+      expect(limited.status).toBe(429)
+      expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0)
+      // the page and the cancel button still answer
+      expect((await page(`http://localhost${base}`)).status).toBe(200)
+      expect((await post(`${base}/subscription/${ada.subscriptionId}/cancel`)).status).toBe(303)
     })
   })
 }
