@@ -312,6 +312,7 @@ describe("the OpenAPI document, as linters and generated clients read it", () =>
         invoice: { number: string; tax: string; amount: string }
         pdf: string
         hosted: number
+        portal: { cancel: boolean; upcoming: string | null; page: number; german: boolean }
       }
       expect(out.productId).toMatch(/^prd_/)
       expect(out.sessionUrl).toContain("/checkout/ses_")
@@ -320,6 +321,8 @@ describe("the OpenAPI document, as linters and generated clients read it", () =>
       // the invoice of the payment: numbered, 19 % VAT inside 30.00, its page and its PDF served
       expect(out.invoice).toEqual({ number: "INV-000001", tax: "4.79", amount: "30.00" })
       expect([out.pdf, out.hosted]).toEqual(["%PDF-", 200])
+      // portal settings, the upcoming invoice (30.00 with the VAT inside) and the German portal page
+      expect(out.portal).toEqual({ cancel: false, upcoming: "30.00", page: 200, german: true })
     } finally {
       await server.stop()
     }
