@@ -253,7 +253,7 @@ export class Dunning extends Context.Service<Dunning>()("@recur/core/Dunning", {
         const saved = yield* gateway.saveCard({
           merchant_id: merchantId,
           customer_id: current.value.subscription.customer_id,
-          card
+          source: { _tag: "Card", card }
         })
         if (saved._tag === "Failed")
           return yield* new Errors.InvalidParameter({ param: "card_number", reason: saved.message })

@@ -28,6 +28,25 @@ export interface CardInput {
 }
 
 /**
+ * A payment method the processor collected in the payer's browser (Stripe.js's `pm_…`): Recur's
+ * server never sees the card. Charged on session once, then saved for off-session charges.
+ *
+ * @since 0.1.0
+ */
+export interface CollectedPaymentMethod {
+  readonly _tag: "PaymentMethod"
+  readonly id: string
+}
+
+/**
+ * What a first payment or a payment method update brings: card details (the sandbox's own
+ * form) or a payment method the processor collected.
+ *
+ * @since 0.1.0
+ */
+export type NewPaymentSource = { readonly _tag: "Card"; readonly card: CardInput } | CollectedPaymentMethod
+
+/**
  * What a charge is: keyed by our trade id, which is also the gateway's idempotency key.
  *
  * @since 0.1.0
@@ -43,10 +62,8 @@ export interface ChargeRequest {
   readonly attempt?: number
   readonly merchant_id: string
   readonly amount: Money.Money
-  /** A new card (first payment) or a saved token (renewals, retries: off-session). */
-  readonly source:
-    | { readonly _tag: "Card"; readonly card: CardInput }
-    | { readonly _tag: "Token"; readonly token: string }
+  /** A new card or collected payment method (first payment) or a saved token (renewals, retries: off-session). */
+  readonly source: NewPaymentSource | { readonly _tag: "Token"; readonly token: string }
   readonly off_session: boolean
   readonly return_url?: string
 }
@@ -147,7 +164,7 @@ export class PaymentGateway extends Context.Service<
     readonly saveCard: (request: {
       readonly merchant_id: string
       readonly customer_id: string
-      readonly card: CardInput
+      readonly source: NewPaymentSource
     }) => Effect.Effect<SaveCardOutcome>
   }
 >()("@recur/core/PaymentGateway") {}

@@ -29,6 +29,28 @@ export const testCards: Readonly<Record<string, Behaviour>> = {
   "4000000000000119": "unknown"
 }
 
+/**
+ * Stripe's test payment methods, as the sandbox answers them (the card each stands for; every
+ * one expires 12/2034): a payment method "collected" by a processor's form.
+ *
+ * @since 0.1.0
+ */
+export const testPaymentMethods: Readonly<Record<string, string>> = {
+  pm_card_visa: "4242424242424242",
+  pm_card_mastercard: "5555555555554444",
+  pm_card_chargeDeclined: "4000000000000002",
+  pm_card_chargeDeclinedInsufficientFunds: "4000000000009995",
+  pm_card_authenticationRequired: "4000000000003220"
+}
+
+/** The card a new payment source stands for, or why it is unknown. */
+const cardOfSource = (source: Ports.NewPaymentSource): Ports.CardInput | undefined =>
+  source._tag === "Card"
+    ? source.card
+    : testPaymentMethods[source.id] !== undefined
+      ? { number: testPaymentMethods[source.id]!, exp_month: 12, exp_year: 2034, cvc: "123" }
+      : undefined
+
 const behaviourOf = (number: string): Behaviour => testCards[number.replace(/[\s-]/g, "")] ?? "succeed"
 
 const brandOf = (number: string): string =>
@@ -87,8 +109,10 @@ export const make = (options: Options = {}) =>
       let token: string
       let brand: string
       let last4: string
-      if (request.source._tag === "Card") {
-        const card = request.source.card
+      if (request.source._tag !== "Token") {
+        const card = cardOfSource(request.source)
+        if (card === undefined)
+          return Ports.ChargeOutcome.Failed({ code: "resource_missing", message: "No such payment method." })
         const digits = card.number.replace(/[\s-]/g, "")
         if (!Ports.luhnValid(digits))
           return Ports.ChargeOutcome.Failed({ code: "incorrect_number", message: "The card number is incorrect." })
@@ -140,7 +164,7 @@ export const make = (options: Options = {}) =>
               ? succeeded
               : Ports.ChargeOutcome.RequiresAction({ redirect_url: `${base}/${request.trade_id}` })
           case "later_decline":
-            return request.source._tag === "Card"
+            return request.source._tag !== "Token"
               ? succeeded
               : Ports.ChargeOutcome.Failed({ code: "card_declined", message: "Your card was declined." })
           case "unknown":
@@ -217,7 +241,7 @@ export const make = (options: Options = {}) =>
           refunds.set(refund_id, outcome)
           return outcome
         }),
-      saveCard: ({ card }) =>
+      saveCard: ({ source }) =>
         Effect.map(Clock.currentTimeMillis, (now) => {
           // the card is checked as a first charge checks it, for nothing: a card that declines
           // charges is refused; one that declines only later (…0341) is saved, as processors do
@@ -226,7 +250,7 @@ export const make = (options: Options = {}) =>
               trade_id: "setup",
               merchant_id: "setup",
               amount: { amount: 0n, currency: "USD" } as Money.Money,
-              source: { _tag: "Card", card },
+              source,
               off_session: false
             },
             now
@@ -241,8 +265,7 @@ export const make = (options: Options = {}) =>
             token: decided.token,
             brand: decided.brand,
             last4: decided.last4,
-            exp_month: card.exp_month,
-            exp_year: card.exp_year
+            ...expiryOf(decided.token)
           })
         })
     })

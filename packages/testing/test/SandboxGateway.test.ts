@@ -8,3 +8,12 @@ PaymentGatewayContract.suite("sandbox", SandboxGateway.layer(), {
   decline: "4000000000000002",
   insufficient: "4000000000009995"
 })
+
+// the same contract with payment methods a processor's form collected (Stripe's test ids)
+PaymentGatewayContract.suite("sandbox, collected payment methods", SandboxGateway.layer(), {
+  succeed: { _tag: "PaymentMethod", id: "pm_card_visa" },
+  decline: { _tag: "PaymentMethod", id: "pm_card_chargeDeclined" },
+  insufficient: { _tag: "PaymentMethod", id: "pm_card_chargeDeclinedInsufficientFunds" },
+  invalid: { _tag: "PaymentMethod", id: "pm_nope" },
+  shows: { last4: "4242", exp_month: 12, exp_year: 2034 }
+})
