@@ -219,6 +219,7 @@ export class Dunning extends Context.Service<Dunning>()("@recur/core/Dunning", {
           trade_id: tradeId.tradeId,
           attempt: tradeId.attempt,
           merchant_id: merchantId,
+          customer_id: tradeId.trade.customer_id,
           amount: Result.getOrThrow(Money.parse(tradeId.trade.amount, tradeId.trade.currency)),
           source: { _tag: "Card", card },
           off_session: false

@@ -61,6 +61,11 @@ export interface ChargeRequest {
    */
   readonly attempt?: number
   readonly merchant_id: string
+  /**
+   * Our customer, when the charge has one: a processor that keeps customers (Stripe) saves a new
+   * payment method on its customer for this one.
+   */
+  readonly customer_id?: string | undefined
   readonly amount: Money.Money
   /** A new card or collected payment method (first payment) or a saved token (renewals, retries: off-session). */
   readonly source: NewPaymentSource | { readonly _tag: "Token"; readonly token: string }

@@ -102,6 +102,7 @@ export class SessionPayments extends Context.Service<SessionPayments>()("@recur/
           trade_id: trade.trade_id,
           attempt,
           merchant_id: merchantId,
+          customer_id: trade.customer_id,
           amount: Result.getOrThrow(Money.parse(trade.amount, trade.currency)),
           source: { _tag: "Card", card },
           off_session: false
