@@ -1,0 +1,353 @@
+/**
+ * Stripe as Recur's `PaymentGateway`, on the official `stripe` SDK.
+ *
+ * - The card is collected by Stripe (Stripe.js's Payment Element makes a `pm_…` payment method
+ *   in the payer's browser); this adapter never receives a card number and refuses one.
+ * - A charge is a PaymentIntent created and confirmed at once, with the idempotency key
+ *   `recur:<trade id>:<attempt>`: a retried call never charges twice. The first payment saves the
+ *   payment method on a Stripe customer mapped 1:1 to ours (`setup_future_usage=off_session`);
+ *   renewals, retries and upgrades confirm off session with the saved token.
+ * - Outcomes map onto the port's closed union: `succeeded` → Succeeded; `requires_action`
+ *   (3-D Secure) → RequiresAction with Stripe's redirect; a card error → Failed with Stripe's
+ *   decline code; a timeout, a dropped connection or a 5xx → Unknown, reconciled by
+ *   {@link retrieve} (a search of the trade's intents), never re-charged blindly.
+ * - Refunds are idempotent by our refund id; a payment method update is a SetupIntent.
+ *
+ * @since 0.1.0
+ */
+import { Ports } from "@recur/core"
+import { Context, Effect, Layer, Option } from "effect"
+import Stripe from "stripe"
+
+/**
+ * How to reach Stripe: the secret key (`sk_test_…` or `sk_live_…`), and for tests another
+ * host (a local fake).
+ *
+ * @since 0.1.0
+ */
+export interface Options {
+  readonly secretKey: string
+  /** Another API base, e.g. `http://127.0.0.1:12111` (tests). Default Stripe's. */
+  readonly apiBase?: string | undefined
+  /** How long a call may take before its outcome is unknown. Default 30 s. */
+  readonly timeoutMs?: number | undefined
+}
+
+/** The token of a saved payment method: its Stripe customer and payment method. */
+const tokenOf = (customer: string, paymentMethod: string) => `${customer}:${paymentMethod}`
+const parseToken = (token: string) => {
+  const [customer, paymentMethod] = token.split(":")
+  return customer?.startsWith("cus_") && paymentMethod?.startsWith("pm_") ? { customer, paymentMethod } : undefined
+}
+
+const quote = (value: string) => value.replace(/[\\']/g, (c) => `\\${c}`)
+
+/**
+ * A Stripe client for the options.
+ *
+ * @since 0.1.0
+ */
+export const client = (options: Options): Stripe => {
+  const base = options.apiBase ? new URL(options.apiBase) : undefined
+  return new Stripe(options.secretKey, {
+    maxNetworkRetries: 0,
+    timeout: options.timeoutMs ?? 30_000,
+    telemetry: false,
+    ...(base
+      ? {
+          host: base.hostname,
+          port: base.port || (base.protocol === "https:" ? 443 : 80),
+          protocol: base.protocol.replace(":", "") as "http" | "https"
+        }
+      : {})
+  })
+}
+
+/** Whether an SDK error leaves the outcome unknown (nothing answered, or Stripe failed). */
+const isUnknown = (e: unknown) =>
+  e instanceof Stripe.errors.StripeConnectionError ||
+  e instanceof Stripe.errors.StripeAPIError ||
+  (e instanceof Stripe.errors.StripeError && (e.statusCode ?? 0) >= 500) ||
+  !(e instanceof Stripe.errors.StripeError)
+
+/** The code of a card error: the decline code when it says more than "generic". */
+const codeOf = (e: Stripe.errors.StripeError) =>
+  e.decline_code !== undefined && e.decline_code !== "generic_decline" ? e.decline_code : (e.code ?? e.type)
+
+/**
+ * Builds the gateway on a Stripe client.
+ *
+ * @since 0.1.0
+ */
+export const make = (stripe: Stripe) => {
+  const call = <A>(f: () => Promise<A>) => Effect.tryPromise({ try: f, catch: (e) => e })
+
+  /** The Stripe customer of one of our customers (found by its metadata, else created once). */
+  const customerOf = (merchantId: string, customerId: string | undefined, fallbackKey: string) =>
+    Effect.gen(function* () {
+      const ours = customerId !== undefined ? `${merchantId}/${customerId}` : undefined
+      if (ours !== undefined) {
+        const found = yield* call(() =>
+          stripe.customers.search({ query: `metadata['recur_customer']:'${quote(ours)}'`, limit: 1 })
+        )
+        if (found.data[0] !== undefined) return found.data[0].id
+      }
+      const created = yield* call(() =>
+        stripe.customers.create(
+          { metadata: { recur_merchant_id: merchantId, ...(ours !== undefined ? { recur_customer: ours } : {}) } },
+          { idempotencyKey: `recur:customer:${ours ?? fallbackKey}` }
+        )
+      )
+      return created.id
+    })
+
+  /** The port's outcome of a PaymentIntent. */
+  const outcomeOf = (intent: Stripe.PaymentIntent) =>
+    Effect.gen(function* () {
+      switch (intent.status) {
+        case "succeeded": {
+          const pmId = typeof intent.payment_method === "string" ? intent.payment_method : intent.payment_method?.id
+          const pm = pmId ? yield* call(() => stripe.paymentMethods.retrieve(pmId)) : undefined
+          const customer = typeof intent.customer === "string" ? intent.customer : (intent.customer?.id ?? null)
+          return Ports.ChargeOutcome.Succeeded({
+            transaction_id: typeof intent.latest_charge === "string" ? intent.latest_charge : intent.id,
+            token:
+              customer !== null && pmId !== undefined && intent.setup_future_usage !== null
+                ? Option.some(tokenOf(customer, pmId))
+                : customer !== null && pmId !== undefined && pm?.customer === customer
+                  ? Option.some(tokenOf(customer, pmId))
+                  : Option.none(),
+            brand: pm?.card?.brand ?? "card",
+            last4: pm?.card?.last4 ?? "",
+            ...(pm?.card ? { exp_month: pm.card.exp_month, exp_year: pm.card.exp_year } : {})
+          })
+        }
+        case "requires_action": {
+          const url = intent.next_action?.redirect_to_url?.url
+          return url
+            ? Ports.ChargeOutcome.RequiresAction({ redirect_url: url })
+            : Ports.ChargeOutcome.Failed({
+                code: "authentication_required",
+                message: "The payment needs authentication in the payer's browser."
+              })
+        }
+        case "requires_payment_method": {
+          const error = intent.last_payment_error
+          return Ports.ChargeOutcome.Failed({
+            code:
+              error?.decline_code !== undefined && error.decline_code !== "generic_decline"
+                ? error.decline_code
+                : (error?.code ?? "card_declined"),
+            message: error?.message ?? "The payment failed."
+          })
+        }
+        case "processing":
+        case "requires_confirmation":
+        case "requires_capture":
+          return Ports.ChargeOutcome.Unknown()
+        case "canceled":
+          return Ports.ChargeOutcome.Failed({ code: "canceled", message: "The payment was canceled." })
+        default:
+          return Ports.ChargeOutcome.Unknown()
+      }
+    })
+
+  /** The latest intent of a trade (of one attempt when given), found by its metadata. */
+  const intentOf = (tradeId: string, attempt?: number) =>
+    Effect.map(
+      call(() =>
+        stripe.paymentIntents.search({
+          query: `metadata['recur_trade_id']:'${quote(tradeId)}'${attempt !== undefined ? ` AND metadata['recur_attempt']:'${attempt}'` : ""}`,
+          limit: 100
+        })
+      ),
+      (found) =>
+        [...found.data].sort(
+          (a, b) =>
+            Number(b.metadata.recur_attempt ?? 0) - Number(a.metadata.recur_attempt ?? 0) || b.created - a.created
+        )[0]
+    )
+
+  const retrieve = (tradeId: string) =>
+    Effect.gen(function* () {
+      const intent = yield* intentOf(tradeId)
+      if (intent === undefined)
+        return Ports.ChargeOutcome.Failed({ code: "no_such_charge", message: "No charge for this trade." })
+      return yield* outcomeOf(intent)
+    }).pipe(Effect.catch(() => Effect.succeed(Ports.ChargeOutcome.Unknown())))
+
+  const charge = (request: Ports.ChargeRequest) =>
+    Effect.gen(function* () {
+      const attempt = request.attempt ?? 1
+      if (request.source._tag === "Card")
+        return Ports.ChargeOutcome.Failed({
+          code: "card_not_accepted",
+          message: "Card numbers are collected by Stripe in the payer's browser, never sent to this server."
+        })
+      const saved = request.source._tag === "Token" ? parseToken(request.source.token) : undefined
+      if (request.source._tag === "Token" && saved === undefined)
+        return Ports.ChargeOutcome.Failed({ code: "invalid_token", message: "Unknown payment token." })
+      const customer =
+        saved?.customer ??
+        (yield* customerOf(request.merchant_id, request.customer_id, `${request.trade_id}:${attempt}`))
+      const created = yield* Effect.result(
+        call(() =>
+          stripe.paymentIntents.create(
+            {
+              amount: Number(request.amount.amount),
+              currency: request.amount.currency.toLowerCase(),
+              customer,
+              payment_method: saved?.paymentMethod ?? (request.source as Ports.CollectedPaymentMethod).id,
+              // cards only (and no method that leaves the page): 3-D Secure still returns to `return_url`
+              automatic_payment_methods: { enabled: true, allow_redirects: "never" },
+              confirm: true,
+              ...(request.off_session
+                ? { off_session: true }
+                : {
+                    setup_future_usage: "off_session" as const,
+                    ...(request.return_url ? { return_url: request.return_url } : {})
+                  }),
+              metadata: {
+                recur_trade_id: request.trade_id,
+                recur_attempt: String(attempt),
+                recur_merchant_id: request.merchant_id
+              }
+            },
+            { idempotencyKey: `recur:${request.trade_id}:${attempt}` }
+          )
+        )
+      )
+      if (created._tag === "Success") return yield* outcomeOf(created.success)
+      const e = created.failure
+      // the same key with other parameters: the attempt was made; answer what it did
+      if (e instanceof Stripe.errors.StripeIdempotencyError) {
+        const first = yield* intentOf(request.trade_id, attempt)
+        return first ? yield* outcomeOf(first) : Ports.ChargeOutcome.Unknown()
+      }
+      if (e instanceof Stripe.errors.StripeCardError)
+        return Ports.ChargeOutcome.Failed({ code: codeOf(e), message: e.message })
+      if (isUnknown(e)) return Ports.ChargeOutcome.Unknown()
+      const se = e as Stripe.errors.StripeError
+      return Ports.ChargeOutcome.Failed({ code: se.code ?? se.type, message: se.message })
+    }).pipe(Effect.catch(() => Effect.succeed(Ports.ChargeOutcome.Unknown())))
+
+  const refund = (request: {
+    readonly refund_id: string
+    readonly trade_id: string
+    readonly amount: { readonly amount: bigint }
+  }) =>
+    Effect.gen(function* () {
+      const paid = (yield* call(() =>
+        stripe.paymentIntents.search({ query: `metadata['recur_trade_id']:'${quote(request.trade_id)}'`, limit: 100 })
+      )).data.find((i) => i.status === "succeeded")
+      if (paid === undefined)
+        return Ports.RefundOutcome.Failed({ code: "charge_not_refundable", message: "The charge did not succeed." })
+      const done = yield* Effect.result(
+        call(() =>
+          stripe.refunds.create(
+            {
+              payment_intent: paid.id,
+              amount: Number(request.amount.amount),
+              metadata: { recur_refund_id: request.refund_id, recur_trade_id: request.trade_id }
+            },
+            { idempotencyKey: `recur:refund:${request.refund_id}` }
+          )
+        )
+      )
+      if (done._tag === "Failure") {
+        const e = done.failure
+        return e instanceof Stripe.errors.StripeError && !isUnknown(e)
+          ? Ports.RefundOutcome.Failed({ code: e.code ?? e.type, message: e.message })
+          : Ports.RefundOutcome.Failed({ code: "refund_unknown", message: "Stripe did not answer; try again." })
+      }
+      return done.success.status === "failed" || done.success.status === "canceled"
+        ? Ports.RefundOutcome.Failed({
+            code: done.success.failure_reason ?? "refund_failed",
+            message: "The refund failed."
+          })
+        : Ports.RefundOutcome.Succeeded({ refund_transaction_id: done.success.id })
+    }).pipe(
+      Effect.catch(() =>
+        Effect.succeed(
+          Ports.RefundOutcome.Failed({ code: "refund_unknown", message: "Stripe did not answer; try again." })
+        )
+      )
+    )
+
+  const saveCard = (request: {
+    readonly merchant_id: string
+    readonly customer_id: string
+    readonly source: Ports.NewPaymentSource
+  }) =>
+    Effect.gen(function* () {
+      if (request.source._tag === "Card")
+        return Ports.SaveCardOutcome.Failed({
+          code: "card_not_accepted",
+          message: "Card numbers are collected by Stripe in the payer's browser, never sent to this server."
+        })
+      const pmRef = request.source.id
+      const customer = yield* customerOf(request.merchant_id, request.customer_id, `setup:${pmRef}`)
+      const setup = yield* Effect.result(
+        call(() =>
+          stripe.setupIntents.create({
+            customer,
+            payment_method: pmRef,
+            automatic_payment_methods: { enabled: true, allow_redirects: "never" },
+            usage: "off_session",
+            confirm: true,
+            metadata: { recur_merchant_id: request.merchant_id, recur_customer_id: request.customer_id }
+          })
+        )
+      )
+      if (setup._tag === "Failure") {
+        const e = setup.failure
+        return e instanceof Stripe.errors.StripeError && !isUnknown(e)
+          ? Ports.SaveCardOutcome.Failed({ code: codeOf(e), message: e.message })
+          : Ports.SaveCardOutcome.Failed({
+              code: "processor_unavailable",
+              message: "Stripe did not answer; try again."
+            })
+      }
+      const pmId =
+        typeof setup.success.payment_method === "string"
+          ? setup.success.payment_method
+          : setup.success.payment_method?.id
+      if (setup.success.status !== "succeeded" || pmId === undefined)
+        return Ports.SaveCardOutcome.Failed({ code: "card_not_saved", message: "The card could not be saved." })
+      const pm = yield* call(() => stripe.paymentMethods.retrieve(pmId))
+      if (pm.card === undefined || pm.card === null)
+        return Ports.SaveCardOutcome.Failed({ code: "card_not_saved", message: "Only cards are accepted." })
+      return Ports.SaveCardOutcome.Saved({
+        token: tokenOf(customer, pmId),
+        brand: pm.card.brand,
+        last4: pm.card.last4,
+        exp_month: pm.card.exp_month,
+        exp_year: pm.card.exp_year
+      })
+    }).pipe(
+      Effect.catch(() =>
+        Effect.succeed(
+          Ports.SaveCardOutcome.Failed({ code: "processor_unavailable", message: "Stripe did not answer; try again." })
+        )
+      )
+    )
+
+  return Ports.PaymentGateway.of({ charge, retrieve, refund, saveCard })
+}
+
+/**
+ * The gateway as a Layer.
+ *
+ * @example
+ * const payments = StripeGateway.layer({ secretKey: process.env.STRIPE_SECRET_KEY! })
+ * @since 0.1.0
+ */
+export const layer = (options: Options): Layer.Layer<Ports.PaymentGateway> =>
+  Layer.sync(Ports.PaymentGateway, () => make(client(options)))
+
+/**
+ * The Stripe client the gateway uses, for the webhook endpoint and the pages (publishable key).
+ *
+ * @since 0.1.0
+ */
+export class StripeClient extends Context.Service<StripeClient, Stripe>()("@recur/payment-stripe/StripeClient") {}

@@ -1,0 +1,387 @@
+/**
+ * A stateful local fake of the Stripe endpoints `@recur/payment-stripe` uses, written for the
+ * tests: customers, PaymentIntents (created and confirmed at once), SetupIntents, payment methods,
+ * refunds and the search of intents and customers, with idempotency keys, Stripe's test payment
+ * methods (`pm_card_visa`, `pm_card_chargeDeclined`, `pm_card_authenticationRequired`,
+ * `pm_card_chargeDeclinedInsufficientFunds`, …) behaving as Stripe documents them, and faults to
+ * order (a 500 after the work is done, a connection dropped). Every request and response is
+ * checked against Stripe's OpenAPI description (`spec.ts`); a mismatch fails the request with
+ * 599 and is kept in `violations`.
+ */
+import { randomBytes } from "node:crypto"
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
+import qs from "qs"
+import { checkRequest, checkResponse, templateOf } from "./spec.js"
+
+/** The cards Stripe's test payment method ids stand for (each use makes a new payment method). */
+const TEST_METHODS: Readonly<Record<string, { readonly number: string; readonly brand: string }>> = {
+  pm_card_visa: { number: "4242424242424242", brand: "visa" },
+  pm_card_mastercard: { number: "5555555555554444", brand: "mastercard" },
+  pm_card_chargeDeclined: { number: "4000000000000002", brand: "visa" },
+  pm_card_chargeDeclinedInsufficientFunds: { number: "4000000000009995", brand: "visa" },
+  pm_card_authenticationRequired: { number: "4000002760003184", brand: "visa" }
+}
+
+/** The test cards' expiry (Stripe's test payment methods expire in a future year). */
+export const TEST_EXPIRY = { exp_month: 12, exp_year: 2034 } as const
+
+type Json = Record<string, unknown>
+
+interface PaymentMethod extends Json {
+  id: string
+  customer: string | null
+  card: { brand: string; last4: string; exp_month: number; exp_year: number; funding: string }
+}
+
+/** A fault the next matching request meets. */
+export type Fault = "500_after" | "drop_before"
+
+const id = (prefix: string) => `${prefix}_${randomBytes(12).toString("hex")}`
+
+/**
+ * Starts the fake on a free port of 127.0.0.1.
+ */
+export const start = async () => {
+  const customers = new Map<string, Json>()
+  const methods = new Map<string, PaymentMethod>()
+  const intents = new Map<string, Json>()
+  const refunds = new Map<string, Json>()
+  const idempotent = new Map<string, { readonly params: string; readonly status: number; readonly body: Json }>()
+  const violations: Array<string> = []
+  const faults: Array<{ readonly path: RegExp; readonly fault: Fault }> = []
+  const requests: Array<{ readonly method: string; readonly path: string; readonly params: Json }> = []
+  let clock = 1_767_225_600 // 2026-01-01, seconds
+
+  const now = () => clock++
+
+  const paymentMethodOf = (ref: string, customer: string | null): PaymentMethod | undefined => {
+    const test = TEST_METHODS[ref]
+    if (test !== undefined) {
+      const pm: PaymentMethod = {
+        id: id("pm"),
+        object: "payment_method",
+        billing_details: { address: null, email: null, name: null, phone: null },
+        card: { brand: test.brand, last4: test.number.slice(-4), ...TEST_EXPIRY, funding: "credit" },
+        created: now(),
+        customer,
+        livemode: false,
+        metadata: {},
+        type: "card"
+      }
+      methods.set(pm.id, pm)
+      return pm
+    }
+    return methods.get(ref)
+  }
+
+  const numberOf = (pm: PaymentMethod) =>
+    Object.values(TEST_METHODS).find((t) => t.number.endsWith(pm.card.last4) && t.brand === pm.card.brand)?.number ?? ""
+
+  const cardError = (code: string, decline: string | undefined, message: string, extra: Json = {}) => ({
+    status: 402,
+    body: {
+      error: { type: "card_error", code, ...(decline ? { decline_code: decline } : {}), message, ...extra }
+    }
+  })
+  const invalid = (message: string, param?: string, code?: string, status = 400) => ({
+    status,
+    body: { error: { type: "invalid_request_error", message, ...(param ? { param } : {}), ...(code ? { code } : {}) } }
+  })
+
+  const createIntent = (p: Json): { status: number; body: Json } => {
+    const customer = typeof p.customer === "string" ? p.customer : null
+    if (customer !== null && !customers.has(customer))
+      return invalid(`No such customer: '${customer}'`, "customer", "resource_missing", 404)
+    const pmRef = String(p.payment_method ?? "")
+    const pm = paymentMethodOf(pmRef, null)
+    if (pm === undefined) return invalid(`No such PaymentMethod: '${pmRef}'`, "payment_method", "resource_missing", 404)
+    const offSession = p.off_session === "true" || p.off_session === true
+    if (offSession && (pm.customer === null || pm.customer !== customer))
+      return invalid(
+        "The provided PaymentMethod was previously used without being attached to a Customer or was detached from a Customer, and may not be used again.",
+        "payment_method"
+      )
+    const intent: Json = {
+      id: id("pi"),
+      object: "payment_intent",
+      amount: Number(p.amount),
+      amount_received: 0,
+      capture_method: "automatic",
+      client_secret: null,
+      confirmation_method: "automatic",
+      created: now(),
+      currency: String(p.currency),
+      customer,
+      description: null,
+      last_payment_error: null,
+      latest_charge: null,
+      livemode: false,
+      metadata: (p.metadata as Json | undefined) ?? {},
+      next_action: null,
+      payment_method: pm.id,
+      payment_method_types: (p.payment_method_types as Array<string> | undefined) ?? ["card"],
+      setup_future_usage: (p.setup_future_usage as string | undefined) ?? null,
+      status: "requires_confirmation"
+    }
+    intent.client_secret = `${intent.id}_secret_${randomBytes(8).toString("hex")}`
+    intents.set(intent.id as string, intent)
+    const number = numberOf(pm)
+    const decline = (code: string, declineCode: string, message: string) => {
+      const error = { type: "card_error", code, decline_code: declineCode, message, payment_method: pm }
+      Object.assign(intent, { status: "requires_payment_method", last_payment_error: error })
+      return cardError(code, declineCode, message, { payment_intent: intent })
+    }
+    if (number === "4000000000000002") return decline("card_declined", "generic_decline", "Your card was declined.")
+    if (number === "4000000000009995")
+      return decline("card_declined", "insufficient_funds", "Your card has insufficient funds.")
+    if (number === "4000002760003184") {
+      if (offSession)
+        return decline(
+          "authentication_required",
+          "authentication_required",
+          "Your card was declined. This transaction requires authentication."
+        )
+      const returnUrl = typeof p.return_url === "string" ? p.return_url : null
+      Object.assign(intent, {
+        status: "requires_action",
+        next_action: returnUrl
+          ? {
+              type: "redirect_to_url",
+              redirect_to_url: { return_url: returnUrl, url: `${base}/3ds/${intent.id as string}` }
+            }
+          : { type: "use_stripe_sdk", use_stripe_sdk: {} }
+      })
+      return { status: 200, body: intent }
+    }
+    succeed(intent, pm, customer)
+    return { status: 200, body: intent }
+  }
+
+  const succeed = (intent: Json, pm: PaymentMethod, customer: string | null) => {
+    if (intent.setup_future_usage !== null && customer !== null) pm.customer = customer
+    Object.assign(intent, {
+      status: "succeeded",
+      amount_received: intent.amount,
+      latest_charge: id("ch"),
+      next_action: null,
+      last_payment_error: null
+    })
+  }
+
+  const createSetup = (p: Json): { status: number; body: Json } => {
+    const customer = typeof p.customer === "string" ? p.customer : null
+    if (customer === null || !customers.has(customer))
+      return invalid("No such customer", "customer", "resource_missing", 404)
+    const pmRef = String(p.payment_method ?? "")
+    const pm = paymentMethodOf(pmRef, null)
+    if (pm === undefined) return invalid(`No such PaymentMethod: '${pmRef}'`, "payment_method", "resource_missing", 404)
+    const setup: Json = {
+      id: id("seti"),
+      object: "setup_intent",
+      created: now(),
+      customer,
+      livemode: false,
+      payment_method: pm.id,
+      payment_method_types: ["card"],
+      status: "succeeded",
+      usage: (p.usage as string | undefined) ?? "off_session",
+      metadata: (p.metadata as Json | undefined) ?? {}
+    }
+    const number = numberOf(pm)
+    if (number === "4000000000000002" || number === "4000000000009995") {
+      const declineCode = number === "4000000000000002" ? "generic_decline" : "insufficient_funds"
+      const message = number === "4000000000000002" ? "Your card was declined." : "Your card has insufficient funds."
+      Object.assign(setup, {
+        status: "requires_payment_method",
+        last_setup_error: { type: "card_error", code: "card_declined", decline_code: declineCode, message }
+      })
+      return cardError("card_declined", declineCode, message, { setup_intent: setup })
+    }
+    pm.customer = customer
+    return { status: 200, body: setup }
+  }
+
+  const createRefund = (p: Json): { status: number; body: Json } => {
+    const intent = intents.get(String(p.payment_intent ?? ""))
+    if (intent === undefined) return invalid("No such payment_intent", "payment_intent", "resource_missing", 404)
+    if (intent.status !== "succeeded")
+      return invalid(
+        "This PaymentIntent does not have a successful charge to refund.",
+        "payment_intent",
+        "charge_not_refundable"
+      )
+    const refunded = [...refunds.values()]
+      .filter((r) => r.payment_intent === intent.id && r.status === "succeeded")
+      .reduce((a, r) => a + (r.amount as number), 0)
+    const amount = p.amount !== undefined ? Number(p.amount) : (intent.amount_received as number) - refunded
+    if (amount <= 0 || refunded + amount > (intent.amount_received as number))
+      return invalid(
+        `Refund amount (${amount}) is greater than unrefunded amount on charge (${(intent.amount_received as number) - refunded})`,
+        "amount",
+        "amount_too_large"
+      )
+    const refund: Json = {
+      id: id("re"),
+      object: "refund",
+      amount,
+      charge: intent.latest_charge,
+      created: now(),
+      currency: intent.currency,
+      metadata: (p.metadata as Json | undefined) ?? {},
+      payment_intent: intent.id,
+      reason: null,
+      status: "succeeded"
+    }
+    refunds.set(refund.id as string, refund)
+    return { status: 200, body: refund }
+  }
+
+  /** `metadata['key']:'value'` clauses joined by AND: the only search syntax the adapter uses. */
+  const searchOf = (query: string, items: Iterable<Json>) => {
+    const clauses = [...query.matchAll(/metadata\['([^']+)'\]:'([^']*)'/g)].map((m) => [m[1]!, m[2]!] as const)
+    const data = [...items].filter((o) => clauses.every(([k, v]) => (o.metadata as Json | undefined)?.[k] === v))
+    return { object: "search_result", data, has_more: false, next_page: null, url: "/v1/search" }
+  }
+
+  const route = (method: string, path: string, p: Json): { status: number; body: Json } => {
+    if (method === "post" && path === "/v1/customers") {
+      const c: Json = {
+        id: id("cus"),
+        object: "customer",
+        created: now(),
+        email: (p.email as string | undefined) ?? null,
+        livemode: false,
+        metadata: (p.metadata as Json | undefined) ?? {}
+      }
+      customers.set(c.id as string, c)
+      return { status: 200, body: c }
+    }
+    if (method === "get" && path === "/v1/customers/search")
+      return { status: 200, body: searchOf(String(p.query), customers.values()) }
+    if (method === "get" && path === "/v1/payment_intents/search")
+      return { status: 200, body: searchOf(String(p.query), intents.values()) }
+    if (method === "post" && path === "/v1/payment_intents") return createIntent(p)
+    if (method === "post" && path === "/v1/setup_intents") return createSetup(p)
+    if (method === "post" && path === "/v1/refunds") return createRefund(p)
+    const one = (map: Map<string, Json>, what: string) => {
+      const found = map.get(path.split("/").pop() ?? "")
+      return found ? { status: 200, body: found } : invalid(`No such ${what}`, "id", "resource_missing", 404)
+    }
+    if (method === "get" && path.startsWith("/v1/payment_intents/")) return one(intents, "payment_intent")
+    if (method === "get" && path.startsWith("/v1/refunds/")) return one(refunds, "refund")
+    if (method === "get" && path.startsWith("/v1/payment_methods/"))
+      return one(methods as unknown as Map<string, Json>, "payment_method")
+    return invalid(`Unrecognized request URL (${method.toUpperCase()}: ${path})`, undefined, undefined, 404)
+  }
+
+  const answer = (res: ServerResponse, status: number, body: unknown) => {
+    res.writeHead(status, { "content-type": "application/json", "request-id": id("req") })
+    res.end(JSON.stringify(body))
+  }
+
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Array<Buffer> = []
+    for await (const c of req) chunks.push(c as Buffer)
+    const url = new URL(req.url ?? "/", "http://fake")
+    const method = (req.method ?? "GET").toLowerCase()
+    const path = url.pathname
+    if (method === "get" && path.startsWith("/3ds/")) {
+      // the 3-D Secure page: completing it succeeds the intent, as a customer's authentication does
+      const intent = intents.get(path.slice(5))
+      if (intent?.status === "requires_action") {
+        const pm = methods.get(intent.payment_method as string)!
+        succeed(intent, pm, (intent.customer as string | null) ?? null)
+      }
+      res.writeHead(200, { "content-type": "text/html" }).end("<h1>Authenticated</h1>")
+      return
+    }
+    if (!/^Bearer sk_test_\w+$/.test(req.headers.authorization ?? ""))
+      return answer(res, 401, { error: { type: "invalid_request_error", message: "Invalid API Key provided" } })
+    const params = (
+      method === "get" ? qs.parse(url.search.slice(1)) : qs.parse(Buffer.concat(chunks).toString("utf8"))
+    ) as Json
+    requests.push({ method, path, params })
+    const template = templateOf(method, path)
+    const wrong =
+      template === undefined
+        ? `${method} ${path} is not in the spec subset`
+        : checkRequest(method, template, structuredClone(params))
+    if (wrong !== undefined) {
+      violations.push(`request ${method.toUpperCase()} ${path}: ${wrong}`)
+      return answer(res, 599, {
+        error: { type: "api_error", message: `request does not match Stripe's spec: ${wrong}` }
+      })
+    }
+    const fault = faults.findIndex((f) => f.path.test(`${method.toUpperCase()} ${path}`))
+    const pending = fault >= 0 ? faults.splice(fault, 1)[0]!.fault : undefined
+    if (pending === "drop_before") return void req.socket.destroy()
+    // idempotency: a key answers its first response; the same key with other parameters is refused
+    const key = req.headers["idempotency-key"]
+    const sent = JSON.stringify(params)
+    let result: { status: number; body: Json }
+    const seen = typeof key === "string" && method === "post" ? idempotent.get(key) : undefined
+    if (seen !== undefined) {
+      result =
+        seen.params === sent
+          ? { status: seen.status, body: seen.body }
+          : {
+              status: 400,
+              body: {
+                error: {
+                  type: "idempotency_error",
+                  message: `Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '${key}' if you meant to execute a different request.`
+                }
+              }
+            }
+    } else {
+      result = route(method, path, params)
+      if (typeof key === "string" && method === "post")
+        idempotent.set(key, { params: sent, status: result.status, body: structuredClone(result.body) })
+    }
+    const bad = checkResponse(method, template!, result.status, result.body)
+    if (bad !== undefined) {
+      violations.push(`response ${method.toUpperCase()} ${path} ${result.status}: ${bad}`)
+      return answer(res, 599, {
+        error: { type: "api_error", message: `response does not match Stripe's spec: ${bad}` }
+      })
+    }
+    if (pending === "500_after")
+      return answer(res, 500, { error: { type: "api_error", message: "An unknown error occurred" } })
+    answer(res, result.status, result.body)
+  }
+
+  const server: Server = createServer((req, res) => {
+    handle(req, res).catch((e: unknown) => {
+      violations.push(`fake crashed: ${String(e)}`)
+      answer(res, 500, { error: { type: "api_error", message: String(e) } })
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  const port = (server.address() as { port: number }).port
+  const base = `http://127.0.0.1:${port}`
+
+  return {
+    base,
+    port,
+    /** Requests or responses that did not match Stripe's spec. */
+    violations,
+    /** Every request received, in order. */
+    requests,
+    /**
+     * The next `times` requests matching `path` (`"POST /v1/payment_intents"`) meet `fault` (the
+     * SDK retries a closed connection once on its own, with the same idempotency key).
+     */
+    fault: (path: RegExp, fault: Fault, times = 1) => {
+      for (let i = 0; i < times; i++) faults.push({ path, fault })
+    },
+    intents,
+    refunds,
+    customers,
+    /** Completes the 3-D Secure challenge of an intent (the customer authenticates). */
+    authenticate: (intentId: string) => fetch(`${base}/3ds/${intentId}`).then((r) => r.text()),
+    close: () => new Promise<void>((resolve) => server.close(() => resolve()))
+  }
+}
+
+/** The fake, running. */
+export type StripeFake = Awaited<ReturnType<typeof start>>
