@@ -19,6 +19,10 @@ import * as Ports from "./Ports.js"
 import * as Store from "./Store.js"
 import * as Trade from "./Trade.js"
 
+/** Card details as a payment source; a source as it is. */
+const sourceOf = (payment: Ports.CardInput | Ports.NewPaymentSource): Ports.NewPaymentSource =>
+  "_tag" in payment ? payment : { _tag: "Card", card: payment }
+
 /**
  * Runs scheduled dunning retries.
  *
@@ -166,10 +170,14 @@ export class Dunning extends Context.Service<Dunning>()("@recur/core/Dunning", {
      * subscription's and reopening the invoice with it (as a new payment method does). Refused
      * (409) when the invoice is paid, refunded, another failed one, or a charge of it is in flight.
      */
-    const payInvoice = (merchantId: string, invoiceId: string, card: Ports.CardInput) =>
+    const payInvoice = (merchantId: string, invoiceId: string, payment: Ports.CardInput | Ports.NewPaymentSource) =>
       Effect.gen(function* () {
         const merchant = yield* merchants.get(merchantId)
-        if (!Ports.luhnValid(card.number)) return yield* new Errors.CardInvalid({ sessionId: invoiceId })
+        const source = sourceOf(payment)
+        if (source._tag === "Card" && !Ports.luhnValid(source.card.number))
+          return yield* new Errors.CardInvalid({ sessionId: invoiceId })
+        if (source._tag === "PaymentMethod" && !Ports.isPaymentMethodId(source.id))
+          return yield* new Errors.InvalidParameter({ param: "payment_method", reason: "is not a payment method id" })
         const refuse = (state: string, reason: string) =>
           new Errors.StateConflict({ resource: "invoice", id: invoiceId, state, reason })
         const found = yield* Effect.flatMap(invoices.get(merchantId, invoiceId), (o) => must(o, "invoice", invoiceId))
@@ -178,7 +186,7 @@ export class Dunning extends Context.Service<Dunning>()("@recur/core/Dunning", {
           // the invoice is reopened and charged with it (the recovery a new payment method starts)
           if (!(yield* payable(found.value)) || found.value.subscription_id === null)
             return yield* refuse("failed", "only the latest failed invoice of an unpaid subscription can be paid")
-          const replaced = yield* replaceCard(merchant, found.value.subscription_id, card)
+          const replaced = yield* replaceCard(merchant, found.value.subscription_id, source)
           const paid = yield* recoverUnpaid(merchant, found.value.subscription_id, replaced.token)
           if (Option.isNone(paid)) return yield* refuse("failed", "the invoice could not be reopened")
           return paid.value
@@ -221,7 +229,7 @@ export class Dunning extends Context.Service<Dunning>()("@recur/core/Dunning", {
           merchant_id: merchantId,
           customer_id: tradeId.trade.customer_id,
           amount: Result.getOrThrow(Money.parse(tradeId.trade.amount, tradeId.trade.currency)),
-          source: { _tag: "Card", card },
+          source,
           off_session: false
         })
         return yield* Effect.orDie(payments.applyOutcome(merchantId, tradeId.tradeId, outcome))
@@ -232,7 +240,11 @@ export class Dunning extends Context.Service<Dunning>()("@recur/core/Dunning", {
      * subscription's payment method (`update_payment_method`, with its event). A refused card
      * changes nothing (400 on `card_number`).
      */
-    const replaceCard = (merchant: Merchant.Merchant, subscriptionId: string, card: Ports.CardInput) =>
+    const replaceCard = (
+      merchant: Merchant.Merchant,
+      subscriptionId: string,
+      payment: Ports.CardInput | Ports.NewPaymentSource
+    ) =>
       Effect.gen(function* () {
         const merchantId = merchant.merchant_id
         const current = yield* Effect.flatMap(subs.get(merchantId, subscriptionId), (o) =>
@@ -249,15 +261,21 @@ export class Dunning extends Context.Service<Dunning>()("@recur/core/Dunning", {
             state: current.value.subscription.status,
             reason: "only a live subscription's payment method can be replaced"
           })
-        if (!Ports.luhnValid(card.number.replace(/[\s-]/g, "")))
+        const source = sourceOf(payment)
+        if (source._tag === "Card" && !Ports.luhnValid(source.card.number.replace(/[\s-]/g, "")))
           return yield* new Errors.InvalidParameter({ param: "card_number", reason: "is not a valid card number" })
+        if (source._tag === "PaymentMethod" && !Ports.isPaymentMethodId(source.id))
+          return yield* new Errors.InvalidParameter({ param: "payment_method", reason: "is not a payment method id" })
         const saved = yield* gateway.saveCard({
           merchant_id: merchantId,
           customer_id: current.value.subscription.customer_id,
-          source: { _tag: "Card", card }
+          source
         })
         if (saved._tag === "Failed")
-          return yield* new Errors.InvalidParameter({ param: "card_number", reason: saved.message })
+          return yield* new Errors.InvalidParameter({
+            param: source._tag === "Card" ? "card_number" : "payment_method",
+            reason: saved.message
+          })
         const payment_method: Entities.PaymentMethod = {
           brand: saved.brand,
           last4: saved.last4,
@@ -299,10 +317,14 @@ export class Dunning extends Context.Service<Dunning>()("@recur/core/Dunning", {
      * renewals, with the same events as a successful dunning retry.
      * A refused card changes nothing (400 on `card_number`).
      */
-    const updatePaymentMethod = (merchantId: string, subscriptionId: string, card: Ports.CardInput) =>
+    const updatePaymentMethod = (
+      merchantId: string,
+      subscriptionId: string,
+      payment: Ports.CardInput | Ports.NewPaymentSource
+    ) =>
       Effect.gen(function* () {
         const merchant = yield* merchants.get(merchantId)
-        const { payment_method, rec, token } = yield* replaceCard(merchant, subscriptionId, card)
+        const { payment_method, rec, token } = yield* replaceCard(merchant, subscriptionId, payment)
         // a past-due subscription is retried now, with the new card; an unpaid one's last invoice is reopened
         const retried =
           rec.subscription.status === "past_due"

@@ -39,6 +39,14 @@ export interface CollectedPaymentMethod {
 }
 
 /**
+ * Whether a text can name a collected payment method (`pm_` and up to 200 letters, digits and
+ * underscores): what the API accepts before asking the processor.
+ *
+ * @since 0.1.0
+ */
+export const isPaymentMethodId = (id: string): boolean => /^pm_[A-Za-z0-9_]{1,200}$/.test(id)
+
+/**
  * What a first payment or a payment method update brings: card details (the sandbox's own
  * form) or a payment method the processor collected.
  *

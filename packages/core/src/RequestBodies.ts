@@ -237,6 +237,8 @@ export const RemoveDiscount = Schema.Struct({ discount_id: Schema.optional(Schem
  * @since 0.1.0
  */
 export const PaymentMethod = Schema.Struct({
+  /** A payment method the processor's form collected (Stripe.js `pm_…`), instead of card fields. */
+  payment_method: Schema.optional(Schema.String),
   card_number: Schema.optional(Schema.String),
   exp_month: Schema.optional(Schema.Finite),
   exp_year: Schema.optional(Schema.Finite),
@@ -320,6 +322,21 @@ export const Card = Schema.Struct({
   cvc: Schema.String,
   name: Schema.optionalKey(Schema.String)
 })
+
+/**
+ * A payment method the processor's form collected in the payer's browser (Stripe.js `pm_…`), as
+ * the facade takes it instead of a card.
+ *
+ * @since 0.1.0
+ */
+export const CollectedPaymentMethod = Schema.Struct({ payment_method: Schema.String })
+
+/**
+ * A card, or a payment method the processor collected.
+ *
+ * @since 0.1.0
+ */
+export const Payment = Schema.Union([Card, CollectedPaymentMethod])
 
 /**
  * A body that does not decode, field by field: each issue with its field's path as the API spells

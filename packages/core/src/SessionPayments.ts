@@ -95,8 +95,8 @@ export class SessionPayments extends Context.Service<SessionPayments>()("@recur/
     const getSession = checkout.getSession
     const hadTrial = checkout.hadTrial
 
-    /** Charges `attempt` of the trade with the payer's card and records the outcome. */
-    const chargeCard = (merchantId: string, trade: Trade.Trade, attempt: number, card: Ports.CardInput) =>
+    /** Charges `attempt` of the trade with the payer's card (or collected payment method) and records the outcome. */
+    const chargeCard = (merchantId: string, trade: Trade.Trade, attempt: number, source: Ports.NewPaymentSource) =>
       Effect.flatMap(
         gateway.charge({
           trade_id: trade.trade_id,
@@ -104,7 +104,7 @@ export class SessionPayments extends Context.Service<SessionPayments>()("@recur/
           merchant_id: merchantId,
           customer_id: trade.customer_id,
           amount: Result.getOrThrow(Money.parse(trade.amount, trade.currency)),
-          source: { _tag: "Card", card },
+          source,
           off_session: false
         }),
         (outcome) => payments.applyOutcome(merchantId, trade.trade_id, outcome)
@@ -113,7 +113,7 @@ export class SessionPayments extends Context.Service<SessionPayments>()("@recur/
     const paySession = (
       merchantId: string,
       sessionId: string,
-      card: Ports.CardInput
+      payment: Ports.CardInput | Ports.NewPaymentSource
     ): Effect.Effect<
       Payments.PaymentResult,
       | Errors.NotFound
@@ -131,7 +131,11 @@ export class SessionPayments extends Context.Service<SessionPayments>()("@recur/
         const merchant = yield* merchants.get(merchantId)
         const session = yield* getSession(merchantId, sessionId)
         if (session.status !== "open") return yield* new Errors.SessionNotPayable({ sessionId, state: session.status })
-        if (!Ports.luhnValid(card.number)) return yield* new Errors.CardInvalid({ sessionId })
+        const source: Ports.NewPaymentSource = "_tag" in payment ? payment : { _tag: "Card", card: payment }
+        if (source._tag === "Card" && !Ports.luhnValid(source.card.number))
+          return yield* new Errors.CardInvalid({ sessionId })
+        if (source._tag === "PaymentMethod" && !Ports.isPaymentMethodId(source.id))
+          return yield* new Errors.InvalidParameter({ param: "payment_method", reason: "is not a payment method id" })
         const at = yield* nowOf(merchant)
         // a retry of a failed payment reuses the session's trade with a new attempt
         if (session.trade_id !== null) {
@@ -145,7 +149,7 @@ export class SessionPayments extends Context.Service<SessionPayments>()("@recur/
             // same attempt again with the card just given — the gateway keys a charge by (trade,
             // attempt), so whatever reached it before is answered, never charged a second time
             const t = existing.value.trade
-            return yield* chargeCard(merchantId, t, existing.value.attempts, card)
+            return yield* chargeCard(merchantId, t, existing.value.attempts, source)
           }
           const attempt = existing.value.attempts + 1
           const retried = yield* storage.withTransaction(
@@ -168,7 +172,7 @@ export class SessionPayments extends Context.Service<SessionPayments>()("@recur/
               return trade
             })
           )
-          return yield* chargeCard(merchantId, retried, attempt, card)
+          return yield* chargeCard(merchantId, retried, attempt, source)
         }
         const first = yield* storage
           .withTransaction(
@@ -186,7 +190,7 @@ export class SessionPayments extends Context.Service<SessionPayments>()("@recur/
               const billedName = session.billing_address?.name?.trim() || undefined
               let customerId = session.customer_id
               if (customerId === null) {
-                const email = session.email ?? card.name ?? undefined
+                const email = session.email ?? (source._tag === "Card" ? source.card.name : undefined) ?? undefined
                 customerId = (yield* customers.create(merchantId, {
                   email: email ?? `${sessionId}@checkout.invalid`,
                   ...(billed ? { address: billed } : {}),
@@ -421,7 +425,7 @@ export class SessionPayments extends Context.Service<SessionPayments>()("@recur/
             // a concurrent checkout redeemed the same discount first: claim again (the rest rolled back)
             Effect.retry({ while: (e) => e._tag === "ConcurrentUpdate" && e.resource === "discount", times: 20 })
           )
-        return yield* chargeCard(merchantId, first, 1, card)
+        return yield* chargeCard(merchantId, first, 1, source)
       }).pipe(Effect.withSpan("SessionPayments.paySession"))
 
     return { paySession } as const

@@ -163,6 +163,10 @@ const taxTable = (rates: BillingOptions["taxRates"]): ReadonlyArray<TaxRates.Rat
   return checked.success
 }
 
+/** A decoded card or collected payment method, as the engine takes it. */
+const paymentOf = (p: typeof RequestBodies.Payment.Type): Ports.CardInput | Ports.NewPaymentSource =>
+  "payment_method" in p ? { _tag: "PaymentMethod", id: p.payment_method } : p
+
 /** The configured portal settings, checked: a bad one is a RangeError naming it. */
 const portalDefaults = (option: BillingOptions["portal"]) => {
   const checked = Portal.configured(option ?? {})
@@ -299,8 +303,11 @@ export interface BillingClient {
       merchantId: string,
       input: Body<typeof RequestBodies.CreateSession>
     ) => Promise<CheckoutSessionJson>
-    /** Pays a session with a card (the hosted page's form, without the page). */
-    readonly pay: (merchantId: string, sessionId: string, card: Body<typeof RequestBodies.Card>) => Promise<PaymentJson>
+    /**
+     * Pays a session with a card (the hosted page's form, without the page), or with a payment
+     * method the processor's form collected (`{ payment_method: "pm_…" }`, Stripe).
+     */
+    readonly pay: (merchantId: string, sessionId: string, card: Body<typeof RequestBodies.Payment>) => Promise<PaymentJson>
   }
   readonly subscriptions: {
     /** `GET /api/v1/subscription/{id}`. */
@@ -334,7 +341,7 @@ export interface BillingClient {
     readonly updatePaymentMethod: (
       merchantId: string,
       id: string,
-      card: Body<typeof RequestBodies.Card>
+      card: Body<typeof RequestBodies.Payment>
     ) => Promise<PaymentMethodResultJson>
     /**
      * `GET …/upcoming_invoice`: what the next renewal will bill if nothing changes before it
@@ -542,8 +549,8 @@ export const createBilling = async (options: BillingOptions = {}): Promise<Billi
         ),
       pay: (merchantId, sessionId, card) =>
         billing((b) =>
-          Effect.all([id("session_id", sessionId), decode(RequestBodies.Card, card)]).pipe(
-            Effect.flatMap(([s, c]) => b.paySession(merchantId, s, c)),
+          Effect.all([id("session_id", sessionId), decode(RequestBodies.Payment, card)]).pipe(
+            Effect.flatMap(([s, c]) => b.paySession(merchantId, s, paymentOf(c))),
             Effect.map(payment)
           )
         )
@@ -587,8 +594,8 @@ export const createBilling = async (options: BillingOptions = {}): Promise<Billi
         ),
       updatePaymentMethod: (merchantId, subscriptionId, card) =>
         billing((b) =>
-          Effect.all([id("subscription_id", subscriptionId), decode(RequestBodies.Card, card)]).pipe(
-            Effect.flatMap(([i, c]) => b.updatePaymentMethod(merchantId, i, c))
+          Effect.all([id("subscription_id", subscriptionId), decode(RequestBodies.Payment, card)]).pipe(
+            Effect.flatMap(([i, c]) => b.updatePaymentMethod(merchantId, i, paymentOf(c)))
           )
         ),
       upcomingInvoice: (merchantId, subscriptionId) =>

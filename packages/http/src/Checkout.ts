@@ -13,6 +13,7 @@ import {
   Merchants,
   NetworkAddress,
   Portal,
+  Ports,
   type PortalSession,
   Store,
   Subscriptions
@@ -139,14 +140,23 @@ const body = Effect.gen(function* () {
   return Object.fromEntries(new URLSearchParams(text)) as Record<string, string>
 })
 
-/** The card fields of a hosted page's form. */
-const cardOf = (input: Record<string, string>) => ({
-  number: (input.card_number ?? "").replace(/\s/g, ""),
-  exp_month: Number(input.exp_month),
-  exp_year: Number(input.exp_year),
-  cvc: input.cvc ?? "",
-  ...(input.name ? { name: input.name } : {})
-})
+/**
+ * What a hosted page's form pays with: a payment method the processor's own form collected
+ * (`payment_method`, Stripe.js), else the card fields.
+ */
+const cardOf = (input: Record<string, string>): Ports.NewPaymentSource =>
+  typeof input.payment_method === "string" && input.payment_method !== ""
+    ? { _tag: "PaymentMethod", id: input.payment_method }
+    : {
+        _tag: "Card",
+        card: {
+          number: String(input.card_number ?? "").replace(/\s/g, ""),
+          exp_month: Number(input.exp_month),
+          exp_year: Number(input.exp_year),
+          cvc: String(input.cvc ?? ""),
+          ...(input.name ? { name: String(input.name) } : {})
+        }
+      }
 
 const wantsJson = (request: HttpServerRequest.HttpServerRequest) =>
   (request.headers.accept ?? "").includes("application/json")

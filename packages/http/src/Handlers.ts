@@ -412,6 +412,13 @@ const subscriptionsLive = HttpApiBuilder.group(BillingApi, "subscriptions", (han
       .handle("updatePaymentMethod", ({ params: path, payload }) =>
         call((m) =>
           Effect.gen(function* () {
+            if (payload.payment_method !== undefined)
+              return ok(
+                yield* billing.updatePaymentMethod(m, path.subscription_id, {
+                  _tag: "PaymentMethod",
+                  id: payload.payment_method
+                })
+              )
             for (const field of ["card_number", "exp_month", "exp_year", "cvc"] as const)
               if (payload[field] === undefined)
                 return yield* new Errors.InvalidParameter({ param: field, reason: "is required" })

@@ -79,7 +79,7 @@ const descriptions: Record<string, string> = {
   "payments.updateInvoiceSettings":
     "Sets `invoice_prefix` (3 to 12 uppercase letters and digits). A new prefix starts its own gapless sequences at 1; issued invoices keep their numbers.",
   "subscriptions.updatePaymentMethod":
-    "Replaces the subscription's card: checked and saved by the payment gateway (nothing charged), then charged by renewals. On a `past_due` subscription the open invoice is retried at once with it: a success returns the subscription to `active` (`retry` holds that charge). A refused card is 400 on `card_number` and changes nothing.",
+    "Replaces the subscription's card — `card_number`, `exp_month`, `exp_year` and `cvc` (the sandbox), or `payment_method`, a payment method the processor's form collected (Stripe.js `pm_…`): checked and saved by the payment gateway (nothing charged), then charged by renewals. On a `past_due` subscription the open invoice is retried at once with it: a success returns the subscription to `active` (`retry` holds that charge). A refused card is 400 on `card_number` and changes nothing.",
   "subscriptions.upcomingInvoice":
     "The invoice the subscription's next renewal will issue if nothing changes before it: the next cycle's price (scheduled price and pending quantity applied), usage so far for usage-billed prices, running discounts, credit and tax at the customer's address. `null` when it will not renew (canceled, paused, past due, canceling at the period's end, a fixed term ending). Nothing is written.",
   "portal.createSession":
@@ -105,8 +105,7 @@ const required: Record<string, ReadonlyArray<string>> = {
   "discounts.removeFromSubscription": ["discount_id"],
   "taxRates.create": ["name", "percentage", "country"],
   "payments.updateInvoiceSettings": ["invoice_prefix"],
-  "portal.createSession": ["customer_id"],
-  "subscriptions.updatePaymentMethod": ["card_number", "exp_month", "exp_year", "cvc"]
+  "portal.createSession": ["customer_id"]
 }
 
 /** Allowed values of request-body fields, wherever the field appears. */
