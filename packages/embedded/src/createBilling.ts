@@ -60,8 +60,12 @@ export type StorageOption = "memory" | { readonly pglite?: string } | { readonly
 export interface BillingOptions {
   /** Default: in-memory PGlite. `{ pglite: dir }` persists, `{ postgres: url }` for production. */
   readonly storage?: StorageOption
-  /** Only the sandbox gateway ships today. */
-  readonly payments?: "sandbox"
+  /**
+   * The payment gateway: the sandbox (default), or a `PaymentGateway` Layer of your own — e.g.
+   * `StripeGateway.layer({ secretKey })` of `@recur/payment-stripe`. The sandbox's 3-D Secure page
+   * stays mounted either way.
+   */
+  readonly payments?: "sandbox" | Layer.Layer<Ports.PaymentGateway>
   /** 32 bytes as 64 hex characters; encrypts stored API keys. Default: a fresh random key (fine for tests). */
   readonly masterKey?: string
   /** Exchange rates for `target_currency` without a `merchant_rate`, e.g. `{ "USD:EUR": "0.92" }`. */
@@ -133,10 +137,7 @@ export const engineOn = <A, E>(
     Layer.provideMerge(
       Layer.mergeAll(
         Secrets.layer(Redacted.make(options.masterKey ?? randomHex())),
-        // the 3-D Secure challenge lives beside the checkout pages, under the public URL (and its mount prefix)
-        SandboxGateway.layer(
-          options.publicUrl ? { challengeBaseUrl: `${options.publicUrl.replace(/\/+$/, "")}/sandbox/3ds` } : {}
-        ),
+        paymentsLayer(options),
         Ports.fxStatic(options.fxRates ?? {}),
         options.taxes ?? TaxRates.table(taxTable(options.taxRates)),
         options.webhooks !== undefined && "transport" in options.webhooks
@@ -155,6 +156,17 @@ export const engineOn = <A, E>(
     ),
     Layer.provideMerge(storage)
   )
+
+/** The sandbox (its 3-D Secure challenge under the public URL), with the configured gateway over it. */
+const paymentsLayer = (options: Omit<BillingOptions, "storage">) => {
+  // the 3-D Secure challenge lives beside the checkout pages, under the public URL (and its mount prefix)
+  const sandbox = SandboxGateway.layer(
+    options.publicUrl ? { challengeBaseUrl: `${options.publicUrl.replace(/\/+$/, "")}/sandbox/3ds` } : {}
+  )
+  return options.payments === undefined || options.payments === "sandbox"
+    ? sandbox
+    : Layer.merge(sandbox, options.payments)
+}
 
 /** The configured tax table, checked: a bad entry is a RangeError naming it, as a bad option is. */
 const taxTable = (rates: BillingOptions["taxRates"]): ReadonlyArray<TaxRates.Rate> => {
@@ -307,7 +319,11 @@ export interface BillingClient {
      * Pays a session with a card (the hosted page's form, without the page), or with a payment
      * method the processor's form collected (`{ payment_method: "pm_…" }`, Stripe).
      */
-    readonly pay: (merchantId: string, sessionId: string, card: Body<typeof RequestBodies.Payment>) => Promise<PaymentJson>
+    readonly pay: (
+      merchantId: string,
+      sessionId: string,
+      card: Body<typeof RequestBodies.Payment>
+    ) => Promise<PaymentJson>
   }
   readonly subscriptions: {
     /** `GET /api/v1/subscription/{id}`. */

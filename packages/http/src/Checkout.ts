@@ -13,7 +13,7 @@ import {
   Merchants,
   NetworkAddress,
   Portal,
-  Ports,
+  type Ports,
   type PortalSession,
   Store,
   Subscriptions

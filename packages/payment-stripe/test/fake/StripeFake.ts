@@ -51,6 +51,7 @@ export const start = async () => {
   const faults: Array<{ readonly path: RegExp; readonly fault: Fault }> = []
   const requests: Array<{ readonly method: string; readonly path: string; readonly params: Json }> = []
   let clock = 1_767_225_600 // 2026-01-01, seconds
+  let offSessionDeclines = 0
 
   const now = () => clock++
 
@@ -132,6 +133,10 @@ export const start = async () => {
       return cardError(code, declineCode, message, { payment_intent: intent })
     }
     if (number === "4000000000000002") return decline("card_declined", "generic_decline", "Your card was declined.")
+    if (offSession && offSessionDeclines > 0) {
+      offSessionDeclines--
+      return decline("card_declined", "generic_decline", "Your card was declined.")
+    }
     if (number === "4000000000009995")
       return decline("card_declined", "insufficient_funds", "Your card has insufficient funds.")
     if (number === "4000002760003184") {
@@ -377,6 +382,10 @@ export const start = async () => {
     intents,
     refunds,
     customers,
+    /** The next `n` off-session charges decline (a saved card that stopped working). */
+    declineOffSession: (n: number) => {
+      offSessionDeclines = n
+    },
     /** Completes the 3-D Secure challenge of an intent (the customer authenticates). */
     authenticate: (intentId: string) => fetch(`${base}/3ds/${intentId}`).then((r) => r.text()),
     close: () => new Promise<void>((resolve) => server.close(() => resolve()))

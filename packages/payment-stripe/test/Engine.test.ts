@@ -1,0 +1,163 @@
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { Merchants, type Store } from "@recur/core"
+import { engineOn } from "@recur/embedded"
+import { TestClient } from "@recur/http"
+import { Pg } from "@recur/sql"
+import type { Layer } from "effect"
+import { StripeGateway } from "../src/index.js"
+import * as Fake from "./fake/StripeFake.js"
+
+// The engine's payment scenarios with the Stripe adapter over the local fake of Stripe, through
+// the REST adapter: checkout with a collected payment method, renewals off session, dunning and a
+// recovery by a new payment method, an upgrade, a partial refund, and an unknown outcome
+// reconciled — on PGlite, and on PostgreSQL when RECUR_TEST_DATABASE_URL is set.
+const storages: ReadonlyArray<readonly [string, () => Layer.Layer<Store.Storage, unknown>]> = [
+  ["PGlite", () => Pg.layerPglite()],
+  ...(process.env.RECUR_TEST_DATABASE_URL
+    ? [["PostgreSQL", () => Pg.layerPgScratch({ url: process.env.RECUR_TEST_DATABASE_URL! })] as const]
+    : [])
+]
+
+const serve = (storage: Layer.Layer<Store.Storage, unknown>, fake: Fake.StripeFake) =>
+  TestClient.make(
+    engineOn(storage, {
+      publicUrl: "http://localhost:4000",
+      payments: StripeGateway.layer({ secretKey: "sk_test_recur", apiBase: fake.base, timeoutMs: 5_000 })
+    })
+  )
+
+for (const [name, storage] of storages) {
+  describe(`engine scenarios with Stripe (${name})`, { timeout: 180_000 }, () => {
+    let fake: Fake.StripeFake
+    let api: ReturnType<typeof serve>
+    let key = ""
+    beforeAll(async () => {
+      fake = await Fake.start()
+      api = serve(storage(), fake)
+      key = (
+        await api.runtime.runPromise(
+          Merchants.Merchants.use((m) =>
+            m.create({ name: "Acme", currency: "USD", frozen_time: Date.parse("2026-01-01T00:00:00Z") })
+          )
+        )
+      ).api_key
+    }, 120_000)
+    afterAll(async () => {
+      await api.dispose()
+      await fake.close()
+    })
+
+    const data = (r: TestClient.Answer) => (r.body as any).data
+    const ok = async (method: string, path: string, body?: unknown) => {
+      const r = await api.call(method, path, key, body)
+      expect(r.status, `${method} ${path}: ${JSON.stringify(r.body)}`).toBe(200)
+      return data(r)
+    }
+    const advance = (to: string) => ok("POST", "/api/v1/test_helpers/advance_clock", { frozen_time: to })
+    const invoices = async (sub: string) =>
+      (await ok("GET", `/api/v1/invoices?subscription_id=${sub}&limit=100`)).list as Array<any>
+    const stripeIntents = () => [...fake.intents.values()] as Array<any>
+
+    it("checkout, renewal, dunning and recovery, upgrade, refund and an unknown outcome, all through Stripe", async () => {
+      const product = await ok("POST", "/api/v1/products", { product_name: "Team" })
+      const price = (amount: string, name: string) =>
+        ok("POST", "/api/v1/prices", {
+          name,
+          product_id: product.product_id,
+          currency: "USD",
+          billing_type: "recurring",
+          price_type: "flat_price",
+          price_plan: { billing_cycle_unit: "month", base_price_val: amount }
+        })
+      const basic = (await price("30.00", "Basic")).price_id as string
+      const pro = (await price("50.00", "Pro")).price_id as string
+      const session = await ok("POST", "/api/v1/session", { payer_id: "ada", line_items: [{ price_id: basic }] })
+
+      // checkout: the page posts the payment method Stripe.js collected; no card number reaches us
+      const bad = await api.call(
+        "POST",
+        `/checkout/${session.session_id}/pay`,
+        null,
+        { payment_method: "not a pm" },
+        { accept: "application/json" }
+      )
+      expect([bad.status, (bad.body as any).data?.param]).toEqual([400, "payment_method"])
+      const paid = await api.call(
+        "POST",
+        `/checkout/${session.session_id}/pay`,
+        null,
+        { payment_method: "pm_card_visa" },
+        { accept: "application/json" }
+      )
+      expect(paid.status, JSON.stringify(paid.body)).toBe(200)
+      const s = (await ok("GET", `/api/v1/session/${session.session_id}`)).session
+      const sub = s.subscription_id as string
+      expect((await ok("GET", `/api/v1/subscription/${sub}`)).subscription.status).toBe("active")
+      const first = stripeIntents()[0]
+      expect([first.amount, first.currency, first.setup_future_usage, first.status]).toEqual([
+        3000,
+        "usd",
+        "off_session",
+        "succeeded"
+      ])
+      // one Stripe customer for our customer, named in its metadata
+      const customer = fake.customers.get(first.customer)! as any
+      expect(customer.metadata.recur_customer).toContain(s.customer_id)
+
+      // the renewal: off session with the saved payment method
+      await advance("2026-02-01T01:00:00Z")
+      expect((await invoices(sub)).find((i) => i.cycle_index === 1)?.biz_status).toBe("success")
+      const renewal = stripeIntents().at(-1)
+      expect([renewal.amount, renewal.customer, renewal.status]).toEqual([3000, first.customer, "succeeded"])
+
+      // the saved card stops working: dunning; then a new payment method recovers the subscription
+      fake.declineOffSession(10)
+      await advance("2026-03-01T01:00:00Z")
+      expect((await ok("GET", `/api/v1/subscription/${sub}`)).subscription.status).toBe("past_due")
+      fake.declineOffSession(0)
+      const updated = await ok("POST", `/api/v1/subscription/${sub}/payment_method`, {
+        payment_method: "pm_card_mastercard"
+      })
+      expect([updated.status, updated.payment_method.brand, updated.payment_method.last4]).toEqual([
+        "active",
+        "mastercard",
+        "4444"
+      ])
+      expect((await invoices(sub)).find((i) => i.cycle_index === 2)?.biz_status).toBe("success")
+
+      // an upgrade mid-cycle: charged off session now, the quoted amount
+      await advance("2026-03-16T12:00:00Z")
+      const quote = await ok("POST", `/api/v1/subscription/${sub}/preview-change`, { price_id: pro })
+      await ok("POST", `/api/v1/subscription/${sub}`, { price_id: pro, quote_id: quote.quote_id })
+      const upgrade = (await invoices(sub)).find((i) => i.invoice_type === "upgrade")
+      expect([upgrade.amount, upgrade.biz_status]).toEqual([quote.total, "success"])
+      const upgradeIntent = stripeIntents().at(-1)
+      expect(upgradeIntent.amount).toBe(Math.round(Number(quote.total) * 100))
+
+      // a partial refund of the upgrade: a Stripe refund, idempotent by our refund id
+      const refund = await ok("POST", "/api/v1/refund", {
+        trade_id: upgrade.trade_id,
+        amount: "1.00",
+        reason: "goodwill"
+      })
+      expect(refund.refund_status).toBe("succeeded")
+      const refunds = [...fake.refunds.values()] as Array<any>
+      expect(refunds.map((r) => [r.payment_intent, r.amount])).toEqual([[upgradeIntent.id, 100]])
+
+      // the next renewal's answer is lost (Stripe charged, then a 500): the trade waits, the
+      // worker asks Stripe and settles it — charged once
+      fake.fault(/^POST \/v1\/payment_intents$/, "500_after")
+      await advance("2026-04-01T00:00:30Z")
+      const april = (await invoices(sub)).find((i) => i.cycle_index === 3)
+      const trade = (await ok("GET", `/api/v1/trade/${april.trade_id}`)).trade
+      expect(trade.trade_status).toBe("processing")
+      // the reconciliation is due a minute after the attempt
+      await advance("2026-04-01T00:30:00Z")
+      expect((await ok("GET", `/api/v1/trade/${april.trade_id}`)).trade.trade_status).toBe("succeeded")
+      expect((await invoices(sub)).find((i) => i.cycle_index === 3)?.biz_status).toBe("success")
+      expect(stripeIntents().filter((i) => i.metadata.recur_trade_id === april.trade_id).length).toBe(1)
+
+      expect(fake.violations).toEqual([])
+    })
+  })
+}
