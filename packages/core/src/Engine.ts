@@ -20,6 +20,7 @@ import * as Dunning from "./Dunning.js"
 import * as Merchants from "./Merchants.js"
 import * as Metering from "./Metering.js"
 import * as Payments from "./Payments.js"
+import * as PaymentSettings from "./PaymentSettings.js"
 import * as Portal from "./Portal.js"
 import * as PriceChanges from "./PriceChanges.js"
 import * as Refunds from "./Refunds.js"
@@ -34,7 +35,7 @@ import * as Webhooks from "./Webhooks.js"
 import * as Worker from "./Worker.js"
 
 const tenants = Layer.mergeAll(Merchants.Merchants.layer, Customers.Customers.layer, Catalog.Catalog.layer)
-const offers = Layer.mergeAll(Discounts.Discounts.layer, TaxRates.TaxRates.layer)
+const offers = Layer.mergeAll(Discounts.Discounts.layer, TaxRates.TaxRates.layer, PaymentSettings.PaymentSettings.layer)
 const money = Payments.Payments.layer
 const flows = Layer.mergeAll(
   SessionPayments.SessionPayments.layer.pipe(Layer.provideMerge(Checkout.Checkout.layer)),

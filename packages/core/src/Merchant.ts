@@ -11,6 +11,19 @@ import { PortalSettings } from "./PortalSession.js"
 import { CreditMode } from "./Proration.js"
 
 /**
+ * A merchant's processor as stored: secrets encrypted.
+ *
+ * @since 0.1.0
+ */
+export class PaymentProcessor extends Schema.Class<PaymentProcessor>("PaymentProcessor")({
+  provider: Schema.Literal("stripe"),
+  publishable_key: Schema.String,
+  secret_key_ciphertext: Schema.String,
+  secret_key_last4: Schema.String,
+  webhook_secret_ciphertext: Schema.NullOr(Schema.String)
+}) {}
+
+/**
  * A merchant and its billing settings.
  *
  * @since 0.1.0
@@ -33,6 +46,8 @@ export class Merchant extends Schema.Class<Merchant>("Merchant")({
   invoice_prefix: Schema.String.pipe(Schema.withDecodingDefault(Effect.succeed("INV"))),
   /** What its customers may do in the portal; `null` follows the server's default (`Settings.portal`). */
   portal_settings: Schema.NullOr(PortalSettings).pipe(Schema.withDecodingDefault(Effect.succeed(null))),
+  /** Who charges its customers: `null` the sandbox; its Stripe account (secrets encrypted). */
+  payment_processor: Schema.NullOr(PaymentProcessor).pipe(Schema.withDecodingDefault(Effect.succeed(null))),
   created_at: Timestamp
 }) {}
 

@@ -157,6 +157,7 @@ export class Merchants extends Context.Service<Merchants>()("@recur/core/Merchan
           dunning_retry_days: input.dunning_retry_days ?? null,
           invoice_prefix: input.invoice_prefix ?? "INV",
           portal_settings: null,
+          payment_processor: null,
           created_at: DateTime.makeUnsafe(at)
         })
         return yield* storage.withTransaction(
@@ -297,7 +298,17 @@ export class Merchants extends Context.Service<Merchants>()("@recur/core/Merchan
     const setPortalSettings = (merchantId: string, settings: PortalSettings | null) =>
       updateMerchant(merchantId, { portal_settings: settings }).pipe(Effect.withSpan("Merchants.setPortalSettings"))
 
+    /**
+     * Stores the merchant's payment processor (`null`: the sandbox). Checked and encrypted by
+     * `PaymentSettings.set`, the operation the API calls.
+     */
+    const setPaymentProcessor = (merchantId: string, processor: Merchant.PaymentProcessor | null) =>
+      updateMerchant(merchantId, { payment_processor: processor }).pipe(
+        Effect.withSpan("Merchants.setPaymentProcessor")
+      )
+
     return {
+      setPaymentProcessor,
       create,
       get,
       rotateKey,

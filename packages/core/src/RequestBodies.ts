@@ -273,6 +273,18 @@ export const PortalSettings = Schema.Struct({
 })
 
 /**
+ * The body of `POST /api/v1/payment_settings`.
+ *
+ * @since 0.1.0
+ */
+export const PaymentSettings = Schema.Struct({
+  provider: Schema.optional(Schema.String),
+  secret_key: Schema.optional(Schema.String),
+  publishable_key: Schema.optional(Schema.String),
+  webhook_secret: Schema.optional(Schema.String)
+})
+
+/**
  * The body of `POST /api/v1/tax_rates`.
  *
  * @since 0.1.0

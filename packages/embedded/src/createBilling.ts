@@ -19,6 +19,7 @@ import {
   Engine,
   Invoice,
   Merchants,
+  PaymentSettings,
   Portal,
   PortalSession,
   Ports,
@@ -62,10 +63,14 @@ export interface BillingOptions {
   readonly storage?: StorageOption
   /**
    * The payment gateway: the sandbox (default), or a `PaymentGateway` Layer of your own — e.g.
-   * `StripeGateway.layer({ secretKey })` of `@recur/payment-stripe`. The sandbox's 3-D Secure page
+   * `StripeGateway.perMerchant()` of `@recur/payment-stripe` (each merchant's own Stripe account,
+   * the sandbox for the others) or `StripeGateway.layer({ secretKey })` (one account). Such a
+   * layer may use the sandbox gateway, the storage and the secrets; the sandbox's 3-D Secure page
    * stays mounted either way.
    */
-  readonly payments?: "sandbox" | Layer.Layer<Ports.PaymentGateway>
+  readonly payments?:
+    | "sandbox"
+    | Layer.Layer<Ports.PaymentGateway, never, Ports.PaymentGateway | Store.Storage | Secrets.Secrets>
   /** 32 bytes as 64 hex characters; encrypts stored API keys. Default: a fresh random key (fine for tests). */
   readonly masterKey?: string
   /** Exchange rates for `target_currency` without a `merchant_rate`, e.g. `{ "USD:EUR": "0.92" }`. */
@@ -132,12 +137,13 @@ export const layer = (options: BillingOptions = {}) => engineOn(storageLayer(opt
 export const engineOn = <A, E>(
   storage: Layer.Layer<A | Store.Storage, E>,
   options: Omit<BillingOptions, "storage"> = {}
-) =>
-  Engine.layer.pipe(
+) => {
+  const secrets = Secrets.layer(Redacted.make(options.masterKey ?? randomHex()))
+  return Engine.layer.pipe(
     Layer.provideMerge(
       Layer.mergeAll(
-        Secrets.layer(Redacted.make(options.masterKey ?? randomHex())),
-        paymentsLayer(options),
+        secrets,
+        paymentsLayer(options, secrets),
         Ports.fxStatic(options.fxRates ?? {}),
         options.taxes ?? TaxRates.table(taxTable(options.taxRates)),
         options.webhooks !== undefined && "transport" in options.webhooks
@@ -156,16 +162,17 @@ export const engineOn = <A, E>(
     ),
     Layer.provideMerge(storage)
   )
+}
 
 /** The sandbox (its 3-D Secure challenge under the public URL), with the configured gateway over it. */
-const paymentsLayer = (options: Omit<BillingOptions, "storage">) => {
+const paymentsLayer = (options: Omit<BillingOptions, "storage">, secrets: Layer.Layer<Secrets.Secrets>) => {
   // the 3-D Secure challenge lives beside the checkout pages, under the public URL (and its mount prefix)
   const sandbox = SandboxGateway.layer(
     options.publicUrl ? { challengeBaseUrl: `${options.publicUrl.replace(/\/+$/, "")}/sandbox/3ds` } : {}
   )
   return options.payments === undefined || options.payments === "sandbox"
     ? sandbox
-    : Layer.merge(sandbox, options.payments)
+    : Layer.merge(sandbox, Layer.provide(options.payments, Layer.merge(sandbox, secrets)))
 }
 
 /** The configured tax table, checked: a bad entry is a RangeError naming it, as a bad option is. */
@@ -223,6 +230,8 @@ export type DiscountJson = typeof Discount.Discount.Encoded
 export type UpcomingInvoiceJson = typeof Invoice.UpcomingInvoice.Encoded
 /** A payment method update's answer. @since 0.1.0 */
 export type PaymentMethodResultJson = Success<Billing.Billing["Service"]["updatePaymentMethod"]>
+/** Who charges a merchant's customers, as JSON (never a secret). @since 0.1.0 */
+export type PaymentSettingsJson = typeof PaymentSettings.PaymentSettingsView.Encoded
 /** What a merchant's customers may do in the portal, as JSON. @since 0.1.0 */
 export type PortalSettingsJson = typeof PortalSession.PortalSettings.Encoded
 /** A customer portal session as JSON. @since 0.1.0 */
@@ -295,6 +304,16 @@ export interface BillingClient {
      * 12 uppercase letters and digits; a new prefix starts its own sequences at 1.
      */
     readonly setInvoicePrefix: (merchantId: string, prefix: string) => Promise<{ invoice_prefix: string }>
+    /** `GET /api/v1/payment_settings`: who charges the merchant's customers (never a secret). */
+    readonly paymentSettings: (merchantId: string) => Promise<PaymentSettingsJson>
+    /**
+     * `POST /api/v1/payment_settings`: `sandbox`, or `stripe` with a secret and a publishable key of
+     * the merchant's mode and optionally the webhook signing secret (stored encrypted).
+     */
+    readonly setPaymentSettings: (
+      merchantId: string,
+      input: Body<typeof RequestBodies.PaymentSettings>
+    ) => Promise<PaymentSettingsJson>
   }
   readonly catalog: {
     /** `POST /api/v1/products`. */
@@ -527,6 +546,19 @@ export const createBilling = async (options: BillingOptions = {}): Promise<Billi
           Effect.all([id("merchant_id", merchantId), id("invoice_prefix", prefix)]).pipe(
             Effect.flatMap(([m, p]) => Merchants.Merchants.use((ms) => ms.setInvoicePrefix(m, p))),
             Effect.map((m) => ({ invoice_prefix: m.invoice_prefix }))
+          )
+        ),
+      paymentSettings: (merchantId) =>
+        run(
+          PaymentSettings.PaymentSettings.use((p) => p.get(merchantId)).pipe(
+            Effect.map(json(PaymentSettings.PaymentSettingsView))
+          )
+        ),
+      setPaymentSettings: (merchantId, input) =>
+        run(
+          decode(RequestBodies.PaymentSettings, input).pipe(
+            Effect.flatMap((i) => PaymentSettings.PaymentSettings.use((p) => p.set(merchantId, i))),
+            Effect.map(json(PaymentSettings.PaymentSettingsView))
           )
         )
     },

@@ -14,6 +14,7 @@ import {
   Product,
   Refund,
   RequestBodies,
+  PaymentSettings,
   PortalSession,
   Subscription,
   Tax,
@@ -527,6 +528,19 @@ export class PaymentsGroup extends HttpApiGroup.make("payments")
     HttpApiEndpoint.post("updateInvoiceSettings", "/api/v1/invoice_settings", {
       payload: RequestBodies.InvoiceSettings,
       success: Envelope(InvoiceSettings),
+      error: ApiErrors.all
+    })
+  )
+  .add(
+    HttpApiEndpoint.get("paymentSettings", "/api/v1/payment_settings", {
+      success: Envelope(PaymentSettings.PaymentSettingsView),
+      error: ApiErrors.all
+    })
+  )
+  .add(
+    HttpApiEndpoint.post("updatePaymentSettings", "/api/v1/payment_settings", {
+      payload: RequestBodies.PaymentSettings,
+      success: Envelope(PaymentSettings.PaymentSettingsView),
       error: ApiErrors.all
     })
   )

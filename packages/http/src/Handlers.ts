@@ -15,6 +15,7 @@ import {
   Invoice,
   Lifecycle,
   Merchants,
+  PaymentSettings,
   Portal,
   Requests,
   Settings,
@@ -502,6 +503,7 @@ const paymentsLive = HttpApiBuilder.group(BillingApi, "payments", (handlers) =>
     const billing = yield* Billing.Billing
     const subs = yield* Subscriptions.Subscriptions
     const merchants = yield* Merchants.Merchants
+    const paymentSettings = yield* PaymentSettings.PaymentSettings
     return handlers
       .handle("trades", ({ query: q }) =>
         call((m) =>
@@ -569,6 +571,8 @@ const paymentsLive = HttpApiBuilder.group(BillingApi, "payments", (handlers) =>
       .handle("invoice", ({ params: path }) =>
         call((m) => Effect.map(billing.getInvoice(m, path.invoice_id), (invoice) => ok({ invoice })))
       )
+      .handle("paymentSettings", () => call((m) => Effect.map(paymentSettings.get(m), ok)))
+      .handle("updatePaymentSettings", ({ payload }) => call((m) => Effect.map(paymentSettings.set(m, payload), ok)))
       .handle("invoiceSettings", () =>
         call((m) => Effect.map(merchants.get(m), (merchant) => ok({ invoice_prefix: merchant.invoice_prefix })))
       )

@@ -15,8 +15,8 @@
  *
  * @since 0.1.0
  */
-import { Ports } from "@recur/core"
-import { Context, Effect, Layer, Option } from "effect"
+import { Entities, PaymentSettings, Ports, Secrets, Store } from "@recur/core"
+import { Effect, Layer, Option } from "effect"
 import Stripe from "stripe"
 
 /**
@@ -346,8 +346,50 @@ export const layer = (options: Options): Layer.Layer<Ports.PaymentGateway> =>
   Layer.sync(Ports.PaymentGateway, () => make(client(options)))
 
 /**
- * The Stripe client the gateway uses, for the webhook endpoint and the pages (publishable key).
+ * Each merchant's own Stripe account (`POST /api/v1/payment_settings`), the gateway beneath
+ * (the sandbox) for merchants without one. A merchant's keys are read from its record and
+ * decrypted with the master key; its client is kept until the key changes. A trade's retrieval
+ * and refund go to the processor of the trade's merchant.
  *
+ * @example
+ * const billing = await createBilling({ payments: StripeGateway.perMerchant() })
  * @since 0.1.0
  */
-export class StripeClient extends Context.Service<StripeClient, Stripe>()("@recur/payment-stripe/StripeClient") {}
+export const perMerchant = (options: Omit<Options, "secretKey"> = {}) =>
+  Layer.effect(
+    Ports.PaymentGateway,
+    Effect.gen(function* () {
+      const fallback = yield* Ports.PaymentGateway
+      const storage = yield* Store.Storage
+      const secrets = yield* Secrets.Secrets
+      const merchants = storage.repository(Entities.merchant)
+      const trades = storage.repository(Entities.trade)
+      const clients = new Map<string, { readonly key: string; readonly gateway: Ports.PaymentGateway["Service"] }>()
+      const gatewayOf = (merchantId: string) =>
+        Effect.gen(function* () {
+          const found = yield* Effect.orDie(merchants.get(merchantId, merchantId))
+          const processor = Option.isSome(found) ? found.value.value.payment_processor : null
+          if (processor === null || processor.provider !== "stripe") return fallback
+          const kept = clients.get(merchantId)
+          if (kept !== undefined && kept.key === processor.secret_key_ciphertext) return kept.gateway
+          const credentials = yield* Effect.provideService(
+            PaymentSettings.credentialsOf(processor),
+            Secrets.Secrets,
+            secrets
+          )
+          const gateway = make(client({ ...options, secretKey: credentials.secret_key }))
+          clients.set(merchantId, { key: processor.secret_key_ciphertext, gateway })
+          return gateway
+        })
+      const ofTrade = (tradeId: string) =>
+        Effect.flatMap(Effect.orDie(trades.lookup("id", tradeId)), (t) =>
+          Option.isSome(t) ? gatewayOf(t.value.value.trade.merchant_id) : Effect.succeed(fallback)
+        )
+      return Ports.PaymentGateway.of({
+        charge: (request) => Effect.flatMap(gatewayOf(request.merchant_id), (g) => g.charge(request)),
+        retrieve: (tradeId) => Effect.flatMap(ofTrade(tradeId), (g) => g.retrieve(tradeId)),
+        refund: (request) => Effect.flatMap(ofTrade(request.trade_id), (g) => g.refund(request)),
+        saveCard: (request) => Effect.flatMap(gatewayOf(request.merchant_id), (g) => g.saveCard(request))
+      })
+    })
+  )

@@ -159,5 +159,72 @@ for (const [name, storage] of storages) {
 
       expect(fake.violations).toEqual([])
     })
+
+    it("per merchant: a merchant with its Stripe keys charges through Stripe, one without stays on the sandbox", async () => {
+      const routed = TestClient.make(
+        engineOn(storage(), {
+          publicUrl: "http://localhost:4000",
+          payments: StripeGateway.perMerchant({ apiBase: fake.base, timeoutMs: 5_000 })
+        })
+      )
+      try {
+        const create = (name: string) =>
+          routed.runtime.runPromise(
+            Merchants.Merchants.use((m) =>
+              m.create({ name, currency: "USD", frozen_time: Date.parse("2026-01-01T00:00:00Z") })
+            )
+          )
+        const withStripe = (await create("On Stripe")).api_key
+        const onSandbox = (await create("On the sandbox")).api_key
+        const set = await routed.call("POST", "/api/v1/payment_settings", withStripe, {
+          provider: "stripe",
+          secret_key: "sk_test_routedmerchant01",
+          publishable_key: "pk_test_routedmerchant01"
+        })
+        expect(set.status, JSON.stringify(set.body)).toBe(200)
+        const checkout = async (k: string, payment: Record<string, string>) => {
+          const product = (await routed.call("POST", "/api/v1/products", k, { product_name: "P" })).body.data
+          const price = (
+            await routed.call("POST", "/api/v1/prices", k, {
+              name: "Monthly",
+              product_id: product.product_id,
+              currency: "USD",
+              billing_type: "recurring",
+              price_type: "flat_price",
+              price_plan: { billing_cycle_unit: "month", base_price_val: "12.00" }
+            })
+          ).body.data
+          const session = (
+            await routed.call("POST", "/api/v1/session", k, {
+              payer_id: "p",
+              line_items: [{ price_id: price.price_id }]
+            })
+          ).body.data
+          return routed.call("POST", `/checkout/${session.session_id}/pay`, null, payment, {
+            accept: "application/json"
+          })
+        }
+        const before = fake.intents.size
+        const viaStripe = await checkout(withStripe, { payment_method: "pm_card_visa" })
+        expect(viaStripe.status, JSON.stringify(viaStripe.body)).toBe(200)
+        expect(fake.intents.size).toBe(before + 1)
+        // a card number is refused on the Stripe merchant's page: it never reaches Stripe
+        const card = { card_number: "4242424242424242", exp_month: "12", exp_year: "2030", cvc: "123" }
+        expect((await checkout(withStripe, card)).status).toBe(402)
+        // the sandbox merchant's card is charged by the sandbox, not Stripe
+        const viaSandbox = await checkout(onSandbox, card)
+        expect(viaSandbox.status, JSON.stringify(viaSandbox.body)).toBe(200)
+        expect(fake.intents.size).toBe(before + 1)
+        // Stripe saw this merchant's secret key, which the API never shows
+        expect(fake.requests.filter((r) => r.path === "/v1/payment_intents").at(-1)?.key).toBe(
+          "sk_test_routedmerchant01"
+        )
+        const shown = (await routed.call("GET", "/api/v1/payment_settings", withStripe)).body.data
+        expect(JSON.stringify(shown)).not.toContain("sk_test_routedmerchant01")
+        expect(fake.violations).toEqual([])
+      } finally {
+        await routed.dispose()
+      }
+    })
   })
 }

@@ -11,6 +11,7 @@ import {
   type Catalog,
   type Customers,
   type Discounts,
+  type PaymentSettings,
   Merchants,
   type Ports,
   type Secrets,
@@ -43,6 +44,7 @@ export type Engine =
   | Discounts.Discounts
   | TaxRates.TaxRates
   | Portal.Portal
+  | PaymentSettings.PaymentSettings
   | Secrets.Secrets
   | Merchants.Merchants
   | Ports.PaymentGateway

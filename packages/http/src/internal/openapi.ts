@@ -84,6 +84,10 @@ const descriptions: Record<string, string> = {
     "The invoice the subscription's next renewal will issue if nothing changes before it: the next cycle's price (scheduled price and pending quantity applied), usage so far for usage-billed prices, running discounts, credit and tax at the customer's address. `null` when it will not renew (canceled, paused, past due, canceling at the period's end, a fixed term ending). Nothing is written.",
   "portal.createSession":
     "A link to the customer portal for one customer (`customer_id`): their subscriptions, invoices and payment method, working for an hour. Optional `return_url` (the portal's back link) and `flow` (`payment_method_update` opens the card form).",
+  "payments.paymentSettings":
+    "Who charges the merchant's customers: `sandbox` (the default) or `stripe` — with its publishable key, the last 4 of its secret key, whether the webhook signing secret is set, and the `webhook_url` to give Stripe. Secrets are never returned.",
+  "payments.updatePaymentSettings":
+    "Sets the processor: `provider` `sandbox`, or `stripe` with `secret_key` (`sk_…`/`rk_…`) and `publishable_key` (`pk_…`) of the merchant's mode (test keys for a sandbox merchant, live keys for a live one) and optionally `webhook_secret` (`whsec_…`). Secrets are stored encrypted; one left out keeps the stored one. Cards saved with another processor are not moved: customers give theirs again (the portal's card form).",
   "portal.settings":
     "What the merchant's customers may do in the portal: `payment_method_update`, `cancel` (at the period's end, and take it back), `invoice_history`, and `switch_prices` (a subscription on one of these prices may switch to another of them, prorated at once; empty: no switching). The merchant's own settings, else the server's default.",
   "portal.updateSettings":

@@ -49,7 +49,12 @@ export const start = async () => {
   const idempotent = new Map<string, { readonly params: string; readonly status: number; readonly body: Json }>()
   const violations: Array<string> = []
   const faults: Array<{ readonly path: RegExp; readonly fault: Fault }> = []
-  const requests: Array<{ readonly method: string; readonly path: string; readonly params: Json }> = []
+  const requests: Array<{
+    readonly method: string
+    readonly path: string
+    readonly params: Json
+    readonly key: string
+  }> = []
   let clock = 1_767_225_600 // 2026-01-01, seconds
   let offSessionDeclines = 0
 
@@ -305,7 +310,7 @@ export const start = async () => {
     const params = (
       method === "get" ? qs.parse(url.search.slice(1)) : qs.parse(Buffer.concat(chunks).toString("utf8"))
     ) as Json
-    requests.push({ method, path, params })
+    requests.push({ method, path, params, key: (req.headers.authorization ?? "").replace(/^Bearer /, "") })
     const template = templateOf(method, path)
     const wrong =
       template === undefined
