@@ -22,6 +22,7 @@ import * as Metering from "./Metering.js"
 import * as Payments from "./Payments.js"
 import * as PaymentSettings from "./PaymentSettings.js"
 import * as Portal from "./Portal.js"
+import * as ProcessorEvents from "./ProcessorEvents.js"
 import * as PriceChanges from "./PriceChanges.js"
 import * as Refunds from "./Refunds.js"
 import * as RenewalBatches from "./RenewalBatches.js"
@@ -49,7 +50,12 @@ const flows = Layer.mergeAll(
  *
  * @since 0.1.0
  */
-export const layer = Layer.mergeAll(Subscriptions.Subscriptions.layer, Billing.Billing.layer, Portal.Portal.layer).pipe(
+export const layer = Layer.mergeAll(
+  Subscriptions.Subscriptions.layer,
+  Billing.Billing.layer,
+  Portal.Portal.layer,
+  ProcessorEvents.ProcessorEvents.layer
+).pipe(
   Layer.provideMerge(SandboxClock.SandboxClock.layer),
   Layer.provideMerge(Worker.Worker.layer),
   Layer.provideMerge(

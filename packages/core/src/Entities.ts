@@ -557,3 +557,32 @@ export const portalSession: Store.Entity<PortalSession.PortalSession, typeof Por
   columns: { customer_id: (s) => s.customer_id },
   unique: []
 }
+
+/**
+ * A processor webhook event the engine has acted on (`<provider>:<event id>`): a redelivery of it
+ * is answered without acting again.
+ *
+ * @since 0.1.0
+ */
+export const ProcessorEventRecord = Schema.Struct({
+  id: Schema.String,
+  merchant_id: Schema.String,
+  provider: Schema.String,
+  event_id: Schema.String,
+  type: Schema.String,
+  received_at: Schema.Number
+})
+
+/**
+ * @since 0.1.0
+ */
+export const processorEvent: Store.Entity<typeof ProcessorEventRecord.Type, typeof ProcessorEventRecord.Encoded> = {
+  name: "processor_event",
+  table: "recur_processor_events",
+  schema: ProcessorEventRecord,
+  id: (e) => e.id,
+  merchantId: (e) => e.merchant_id,
+  createdAt: (e) => e.received_at,
+  columns: {},
+  unique: []
+}

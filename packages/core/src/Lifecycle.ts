@@ -15,7 +15,15 @@ import {
   webhookDelivery,
   webhookEndpoint
 } from "./internal/machines.js"
-import { checkoutSession, invoice, refund, subscription, trade, tradeRefund } from "./internal/moneyMachines.js"
+import {
+  checkoutSession,
+  invoice,
+  refund,
+  subscription,
+  trade,
+  tradeDispute,
+  tradeRefund
+} from "./internal/moneyMachines.js"
 
 /**
  * Every webhook event type Recur emits (the original platform's names).
@@ -40,6 +48,8 @@ export const EventType = Schema.Literals([
   "v2.trades.created",
   "v2.trades.succeeded",
   "v2.trades.payment_failed",
+  "v2.trades.disputed",
+  "v2.trades.dispute_closed",
   "v2.refunds.succeeded",
   "v2.refunds.failed",
   "v2.discount.created",
@@ -202,6 +212,10 @@ export {
   /** @since 0.1.0 */
   trade,
   /** @since 0.1.0 */
+  tradeDispute,
+  /** @since 0.1.0 */
+  TradeDisputeStatus,
+  /** @since 0.1.0 */
   tradeRefund,
   /** @since 0.1.0 */
   TradeRefundStatus,
@@ -251,6 +265,7 @@ export const machines: ReadonlyArray<Machine<string, string>> = [
   invoice,
   trade,
   tradeRefund,
+  tradeDispute,
   refund,
   priceVersion,
   product,

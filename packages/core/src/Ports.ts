@@ -151,6 +151,34 @@ export type SaveCardOutcome = Data.TaggedEnum<{
 export const SaveCardOutcome = Data.taggedEnum<SaveCardOutcome>()
 
 /**
+ * What a processor's webhook said, in the engine's vocabulary: a payment of a trade changed (the
+ * engine asks the gateway for its state, as the worker's reconciliation does), a trade was
+ * refunded, a trade's charge was disputed, or something the engine does not follow.
+ *
+ * @since 0.1.0
+ */
+export type ProcessorEvent = Data.TaggedEnum<{
+  PaymentUpdated: { readonly event_id: string; readonly trade_id: string }
+  Refunded: { readonly event_id: string; readonly trade_id: string }
+  Disputed: {
+    readonly event_id: string
+    readonly trade_id: string
+    readonly dispute_id: string
+    readonly amount: Money.Money
+    readonly reason: string
+    readonly status: "open" | "won" | "lost"
+  }
+  Ignored: { readonly event_id: string; readonly type: string }
+}>
+
+/**
+ * Constructors of {@link ProcessorEvent}.
+ *
+ * @since 0.1.0
+ */
+export const ProcessorEvent = Data.taggedEnum<ProcessorEvent>()
+
+/**
  * A payment processor. Calls are idempotent by (trade id, attempt) for charges and by refund id
  * for refunds: calling twice never charges or refunds twice (the port's contract suite checks it).
  *
@@ -179,6 +207,17 @@ export class PaymentGateway extends Context.Service<
       readonly customer_id: string
       readonly source: NewPaymentSource
     }) => Effect.Effect<SaveCardOutcome>
+    /**
+     * Reads a webhook the processor sent for a merchant (`POST /webhooks/<provider>/<merchant>`):
+     * checks its signature with the merchant's webhook secret and says what it means; a bad
+     * signature or body is a failure with the reason. Absent for a gateway without webhooks.
+     */
+    readonly webhook?: (request: {
+      readonly provider: string
+      readonly merchant_id: string
+      readonly body: string
+      readonly headers: Readonly<Record<string, string | undefined>>
+    }) => Effect.Effect<Result.Result<ProcessorEvent, string>>
   }
 >()("@recur/core/PaymentGateway") {}
 

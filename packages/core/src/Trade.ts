@@ -4,10 +4,10 @@
  * @since 0.1.0
  */
 import type { Result } from "effect"
-import { Schema } from "effect"
+import { Effect, Schema } from "effect"
 import { BillingAddress, Discounts, Metadata, NullableString, NullableTimestamp, Timestamp } from "./Common.js"
 import * as Lifecycle from "./Lifecycle.js"
-import { TradeRefundStatus, TradeStatus } from "./Lifecycle.js"
+import { TradeDisputeStatus, TradeRefundStatus, TradeStatus } from "./Lifecycle.js"
 
 /** @since 0.1.0 */
 export class LastPaymentError extends Schema.Class<LastPaymentError>("LastPaymentError")({
@@ -60,6 +60,20 @@ export class PaymentInfo extends Schema.Class<PaymentInfo>("PaymentInfo")({
 }) {}
 
 /**
+ * A dispute of a trade's charge, as the processor reported it last.
+ *
+ * @since 0.1.0
+ */
+export class TradeDisputeRecord extends Schema.Class<TradeDisputeRecord>("TradeDispute")({
+  dispute_id: Schema.String,
+  amount: Schema.String,
+  currency: Schema.String,
+  reason: Schema.String,
+  opened_at: Timestamp,
+  closed_at: NullableTimestamp
+}) {}
+
+/**
  * A trade record.
  *
  * @since 0.1.0
@@ -100,10 +114,13 @@ export class Trade extends Schema.Class<Trade>("Trade")({
   line_items: Schema.Array(LineItem),
   discounts: Discounts,
   billing_address: Schema.NullOr(BillingAddress),
-  payment_info: Schema.NullOr(PaymentInfo)
+  payment_info: Schema.NullOr(PaymentInfo),
+  /** Whether the payer disputed the charge: `none`, `open`, `won` or `lost`. */
+  dispute_status: TradeDisputeStatus.pipe(Schema.withDecodingDefault(Effect.succeed("none" as const))),
+  dispute: Schema.NullOr(TradeDisputeRecord).pipe(Schema.withDecodingDefault(Effect.succeed(null)))
 }) {}
 
-type TradeFields = Omit<Trade, "trade_status" | "refund_status">
+type TradeFields = Omit<Trade, "trade_status" | "refund_status" | "dispute_status">
 
 /**
  * Moves a trade's `trade_status` by `trigger` (the {@link Lifecycle.trade} machine), with the
@@ -138,4 +155,21 @@ export const moveRefund = (
     trade.refund_status,
     trigger,
     (to) => new Trade({ ...trade, ...patch, refund_status: to }, { disableChecks: true })
+  )
+
+/**
+ * Moves a trade's `dispute_status` (the {@link Lifecycle.tradeDispute} machine).
+ *
+ * @since 0.1.0
+ */
+export const moveDispute = (
+  trade: Trade,
+  trigger: "dispute_opened" | "dispute_updated" | "dispute_won" | "dispute_lost",
+  patch: Partial<TradeFields> = {}
+): Result.Result<Lifecycle.Moved<Trade>, Lifecycle.InvalidTransition> =>
+  Lifecycle.moveBy(
+    Lifecycle.tradeDispute,
+    trade.dispute_status,
+    trigger,
+    (to) => new Trade({ ...trade, ...patch, dispute_status: to }, { disableChecks: true })
   )

@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import {
   Billing,
+  Money,
+  Ports,
+  ProcessorEvents,
   Discounts,
   TaxRates,
   Catalog,
@@ -141,6 +144,35 @@ for (const [name, storage] of backends()) {
           cvc: "123"
         })
       )
+      // F: the processor reports a dispute of a paid trade, then the bank's decision
+      const disputed = (
+        await billing((b) =>
+          b.listTrades(m.merchantId, {
+            limit: 100,
+            filters: [{ column: "trade_status", op: "in", values: ["succeeded"] }]
+          })
+        )
+      ).list[0]!
+      for (const [event_id, status] of [
+        ["evt_dispute_1", "open"],
+        ["evt_dispute_2", "lost"]
+      ] as const)
+        await run(
+          ProcessorEvents.ProcessorEvents.use((p) =>
+            p.receive(
+              m.merchantId,
+              "stripe",
+              Ports.ProcessorEvent.Disputed({
+                event_id,
+                trade_id: disputed.trade_id,
+                dispute_id: "dp_1",
+                amount: Money.make(1000n, "USD"),
+                reason: "fraudulent",
+                status
+              })
+            )
+          )
+        )
       // D: a tax rate created and archived
       const rate = await run(
         TaxRates.TaxRates.use((t) => t.create(m.merchantId, { name: "VAT", percentage: "19", country: "DE" }))

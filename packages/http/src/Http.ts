@@ -24,6 +24,7 @@ import { HttpApiBuilder, HttpApiMiddleware, HttpApiSwagger } from "effect/http-a
 import { BillingApi, DecodeErrors } from "./Api.js"
 import * as ApiErrors from "./Errors.js"
 import * as Checkout from "./Checkout.js"
+import * as ProcessorWebhooks from "./ProcessorWebhooks.js"
 import * as AuthMemo from "./internal/authMemo.js"
 import * as BodyChecks from "./internal/bodyChecks.js"
 import * as Limiter from "./internal/limiter.js"
@@ -415,6 +416,7 @@ export const layerRoutesWith = (options: { readonly rateLimit?: RateLimit | fals
     HttpApiSwagger.layer(BillingApi, { path: "/docs" }),
     healthRoute,
     Checkout.routes,
+    ProcessorWebhooks.routes,
     notFoundRoute,
     globalMiddleware(options.rateLimit, options)
   )

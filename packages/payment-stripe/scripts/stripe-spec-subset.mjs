@@ -25,6 +25,9 @@ const used = {
   "/v1/payment_methods/{payment_method}": ["get"]
 }
 
+/** Objects a webhook event carries, beside what the operations answer. */
+const events = ["event", "charge", "dispute"]
+
 /** An expandable field answered unexpanded is its id: keep only the string branch. */
 const prune = (o) => {
   if (Array.isArray(o)) return o.map(prune)
@@ -55,6 +58,10 @@ const walk = (o) => {
   }
 }
 walk(paths)
+for (const name of events) {
+  refs.add(name)
+  walk(schemas[name])
+}
 const sorted = (o) =>
   Array.isArray(o)
     ? o.map(sorted)

@@ -15,8 +15,8 @@
  *
  * @since 0.1.0
  */
-import { Entities, PaymentSettings, Ports, Secrets, Store } from "@recur/core"
-import { Effect, Layer, Option } from "effect"
+import { Entities, Money, PaymentSettings, Ports, Secrets, Store } from "@recur/core"
+import { Effect, Layer, Option, Result } from "effect"
 import Stripe from "stripe"
 
 /**
@@ -345,6 +345,68 @@ export const make = (stripe: Stripe) => {
 export const layer = (options: Options): Layer.Layer<Ports.PaymentGateway> =>
   Layer.sync(Ports.PaymentGateway, () => make(client(options)))
 
+const PAYMENT_EVENTS = new Set([
+  "payment_intent.succeeded",
+  "payment_intent.payment_failed",
+  "payment_intent.processing",
+  "payment_intent.requires_action",
+  "payment_intent.canceled"
+])
+
+/**
+ * What a Stripe webhook means, once its signature is checked with `secret` (the SDK's
+ * `constructEvent`): a payment of a trade changed (`payment_intent.*`), a charge was refunded
+ * (`charge.refunded`), a charge was disputed (`charge.dispute.*`: the dispute's intent names the
+ * trade), or something the engine does not follow. A bad signature or body is a failure.
+ *
+ * @since 0.1.0
+ */
+export const readWebhook = (stripe: Stripe, secret: string, body: string, signature: string | undefined) =>
+  Effect.gen(function* () {
+    let event: Stripe.Event
+    try {
+      event = stripe.webhooks.constructEvent(body, signature ?? "", secret)
+    } catch (e) {
+      return Result.fail(`the Stripe-Signature does not verify: ${(e as Error).message}`)
+    }
+    const object = event.data.object as unknown as Record<string, unknown>
+    const tradeOfIntent = (intent: unknown) =>
+      Effect.gen(function* () {
+        if (typeof intent !== "string") return undefined
+        const found = yield* Effect.option(Effect.tryPromise(() => stripe.paymentIntents.retrieve(intent)))
+        return Option.isSome(found) ? found.value.metadata.recur_trade_id : undefined
+      })
+    const ignored = Ports.ProcessorEvent.Ignored({ event_id: event.id, type: event.type })
+    if (PAYMENT_EVENTS.has(event.type)) {
+      const trade = (object.metadata as Record<string, string> | undefined)?.recur_trade_id
+      return Result.succeed(
+        trade ? Ports.ProcessorEvent.PaymentUpdated({ event_id: event.id, trade_id: trade }) : ignored
+      )
+    }
+    if (event.type === "charge.refunded") {
+      const trade =
+        (object.metadata as Record<string, string> | undefined)?.recur_trade_id ??
+        (yield* tradeOfIntent(object.payment_intent))
+      return Result.succeed(trade ? Ports.ProcessorEvent.Refunded({ event_id: event.id, trade_id: trade }) : ignored)
+    }
+    if (event.type.startsWith("charge.dispute.")) {
+      const trade = yield* tradeOfIntent(object.payment_intent)
+      if (!trade) return Result.succeed(ignored)
+      const status = String(object.status)
+      return Result.succeed(
+        Ports.ProcessorEvent.Disputed({
+          event_id: event.id,
+          trade_id: trade,
+          dispute_id: String(object.id),
+          amount: Money.make(BigInt(Number(object.amount)), String(object.currency).toUpperCase()),
+          reason: String(object.reason ?? "general"),
+          status: status === "won" ? "won" : status === "lost" ? "lost" : "open"
+        })
+      )
+    }
+    return Result.succeed(ignored)
+  })
+
 /**
  * Each merchant's own Stripe account (`POST /api/v1/payment_settings`), the gateway beneath
  * (the sandbox) for merchants without one. A merchant's keys are read from its record and
@@ -364,23 +426,33 @@ export const perMerchant = (options: Omit<Options, "secretKey"> = {}) =>
       const secrets = yield* Secrets.Secrets
       const merchants = storage.repository(Entities.merchant)
       const trades = storage.repository(Entities.trade)
-      const clients = new Map<string, { readonly key: string; readonly gateway: Ports.PaymentGateway["Service"] }>()
-      const gatewayOf = (merchantId: string) =>
+      interface Kept {
+        readonly key: string
+        readonly stripe: Stripe
+        readonly gateway: Ports.PaymentGateway["Service"]
+        readonly webhookSecret: string | null
+      }
+      const clients = new Map<string, Kept>()
+      /** The merchant's Stripe client and gateway, or none when it has no Stripe account. */
+      const stripeOf = (merchantId: string) =>
         Effect.gen(function* () {
           const found = yield* Effect.orDie(merchants.get(merchantId, merchantId))
           const processor = Option.isSome(found) ? found.value.value.payment_processor : null
-          if (processor === null || processor.provider !== "stripe") return fallback
+          if (processor === null || processor.provider !== "stripe") return undefined
+          const key = `${processor.secret_key_ciphertext}/${processor.webhook_secret_ciphertext ?? ""}`
           const kept = clients.get(merchantId)
-          if (kept !== undefined && kept.key === processor.secret_key_ciphertext) return kept.gateway
+          if (kept !== undefined && kept.key === key) return kept
           const credentials = yield* Effect.provideService(
             PaymentSettings.credentialsOf(processor),
             Secrets.Secrets,
             secrets
           )
-          const gateway = make(client({ ...options, secretKey: credentials.secret_key }))
-          clients.set(merchantId, { key: processor.secret_key_ciphertext, gateway })
-          return gateway
+          const stripe = client({ ...options, secretKey: credentials.secret_key })
+          const made: Kept = { key, stripe, gateway: make(stripe), webhookSecret: credentials.webhook_secret }
+          clients.set(merchantId, made)
+          return made
         })
+      const gatewayOf = (merchantId: string) => Effect.map(stripeOf(merchantId), (kept) => kept?.gateway ?? fallback)
       const ofTrade = (tradeId: string) =>
         Effect.flatMap(Effect.orDie(trades.lookup("id", tradeId)), (t) =>
           Option.isSome(t) ? gatewayOf(t.value.value.trade.merchant_id) : Effect.succeed(fallback)
@@ -389,7 +461,20 @@ export const perMerchant = (options: Omit<Options, "secretKey"> = {}) =>
         charge: (request) => Effect.flatMap(gatewayOf(request.merchant_id), (g) => g.charge(request)),
         retrieve: (tradeId) => Effect.flatMap(ofTrade(tradeId), (g) => g.retrieve(tradeId)),
         refund: (request) => Effect.flatMap(ofTrade(request.trade_id), (g) => g.refund(request)),
-        saveCard: (request) => Effect.flatMap(gatewayOf(request.merchant_id), (g) => g.saveCard(request))
+        saveCard: (request) => Effect.flatMap(gatewayOf(request.merchant_id), (g) => g.saveCard(request)),
+        webhook: (request) =>
+          Effect.gen(function* () {
+            if (request.provider !== "stripe") return Result.fail(`no ${request.provider} webhooks here`)
+            const kept = yield* stripeOf(request.merchant_id)
+            if (kept === undefined) return Result.fail("this merchant does not take payments with Stripe")
+            if (kept.webhookSecret === null) return Result.fail("no webhook signing secret is set for this merchant")
+            return yield* readWebhook(
+              kept.stripe,
+              kept.webhookSecret,
+              request.body,
+              request.headers["stripe-signature"]
+            )
+          })
       })
     })
   )

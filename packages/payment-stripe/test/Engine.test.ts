@@ -226,5 +226,127 @@ for (const [name, storage] of storages) {
         await routed.dispose()
       }
     })
+
+    it("Stripe's webhooks: verified, acted on once, order-proof; a dispute is recorded on the trade with its events", async () => {
+      const routed = TestClient.make(
+        engineOn(storage(), {
+          publicUrl: "http://localhost:4000",
+          payments: StripeGateway.perMerchant({ apiBase: fake.base, timeoutMs: 5_000 })
+        })
+      )
+      try {
+        const created = await routed.runtime.runPromise(
+          Merchants.Merchants.use((m) =>
+            m.create({ name: "Hooks", currency: "USD", frozen_time: Date.parse("2026-01-01T00:00:00Z") })
+          )
+        )
+        const k = created.api_key
+        const secret = "whsec_localfaketestsecret"
+        const settings = await routed.call("POST", "/api/v1/payment_settings", k, {
+          provider: "stripe",
+          secret_key: "sk_test_webhookmerchant1",
+          publishable_key: "pk_test_webhookmerchant1",
+          webhook_secret: secret
+        })
+        expect(settings.body.data.webhook_url).toBe(
+          `http://localhost:4000/webhooks/stripe/${created.merchant.merchant_id}`
+        )
+        const product = (await routed.call("POST", "/api/v1/products", k, { product_name: "P" })).body.data
+        const price = (
+          await routed.call("POST", "/api/v1/prices", k, {
+            name: "Monthly",
+            product_id: product.product_id,
+            currency: "USD",
+            billing_type: "recurring",
+            price_type: "flat_price",
+            price_plan: { billing_cycle_unit: "month", base_price_val: "20.00" }
+          })
+        ).body.data
+        const session = (
+          await routed.call("POST", "/api/v1/session", k, { payer_id: "p", line_items: [{ price_id: price.price_id }] })
+        ).body.data
+        // Stripe charged, but its answer was lost: the payment is processing
+        fake.fault(/^POST \/v1\/payment_intents$/, "500_after")
+        const paid = await routed.call(
+          "POST",
+          `/checkout/${session.session_id}/pay`,
+          null,
+          { payment_method: "pm_card_visa" },
+          { accept: "application/json" }
+        )
+        const tradeId = paid.body.data?.trade_id ?? paid.body.trade_id
+        const trade = async () => (await routed.call("GET", `/api/v1/trade/${tradeId}`, k)).body.data.trade
+        expect((await trade()).trade_status).toBe("processing")
+        const intent = [...fake.intents.values()].find((i: any) => i.metadata.recur_trade_id === tradeId) as any
+        const hook = (payload: string, header: string, merchantId = created.merchant.merchant_id) =>
+          routed.handler(
+            new Request(`http://localhost/webhooks/stripe/${merchantId}`, {
+              method: "POST",
+              headers: { "content-type": "application/json", "stripe-signature": header },
+              body: payload
+            })
+          )
+        const succeeded = fake.event("payment_intent.succeeded", intent, secret)
+        // a wrong signature, another merchant's URL, a malformed merchant: refused, nothing done
+        const forged = fake.event("payment_intent.succeeded", intent, "whsec_notthesecret00")
+        expect((await hook(succeeded.payload, forged.header)).status).toBe(400)
+        expect((await hook(`${succeeded.payload} `, succeeded.header)).status).toBe(400)
+        const other = await routed.runtime.runPromise(
+          Merchants.Merchants.use((m) => m.create({ name: "Other", currency: "USD" }))
+        )
+        expect((await hook(succeeded.payload, succeeded.header, other.merchant.merchant_id)).status).toBe(400)
+        expect((await hook(succeeded.payload, succeeded.header, "mch_nope")).status).toBe(404)
+        expect((await trade()).trade_status).toBe("processing")
+        // the event settles the payment at once (no waiting for the worker)
+        const first = await hook(succeeded.payload, succeeded.header)
+        expect([first.status, await first.json()]).toEqual([
+          200,
+          { received: true, event_id: succeeded.id, duplicate: false, handled: "payment" }
+        ])
+        expect((await trade()).trade_status).toBe("succeeded")
+        const sub = (await routed.call("GET", `/api/v1/session/${session.session_id}`, k)).body.data.session
+          .subscription_id
+        expect((await routed.call("GET", `/api/v1/subscription/${sub}`, k)).body.data.subscription.status).toBe(
+          "active"
+        )
+        const events = async () =>
+          (await routed.call("GET", `/api/v2/webhook/events?business_ids=${tradeId}&limit=100`, k)).body.data.list.map(
+            (e: any) => e.event_type
+          )
+        const settled = await events()
+        // redelivered: seen before; an older failure arriving late: Stripe's state decides, nothing moves
+        expect(((await (await hook(succeeded.payload, succeeded.header)).json()) as any).duplicate).toBe(true)
+        const late = fake.event(
+          "payment_intent.payment_failed",
+          { ...intent, status: "requires_payment_method" },
+          secret
+        )
+        expect((await hook(late.payload, late.header)).status).toBe(200)
+        expect((await trade()).trade_status).toBe("succeeded")
+        expect(await events()).toEqual(settled)
+        // a dispute: opened, reported again, lost
+        const opened = fake.event(
+          "charge.dispute.created",
+          fake.dispute(intent.id, "needs_response", "dp_test1"),
+          secret
+        )
+        expect(((await (await hook(opened.payload, opened.header)).json()) as any).handled).toBe("dispute")
+        expect(await trade()).toMatchObject({
+          dispute_status: "open",
+          dispute: { dispute_id: "dp_test1", amount: "20.00", currency: "USD", reason: "fraudulent", closed_at: null }
+        })
+        const again = fake.event("charge.dispute.updated", fake.dispute(intent.id, "under_review", "dp_test1"), secret)
+        expect((await hook(again.payload, again.header)).status).toBe(200)
+        const closed = fake.event("charge.dispute.closed", fake.dispute(intent.id, "lost", "dp_test1"), secret)
+        expect((await hook(closed.payload, closed.header)).status).toBe(200)
+        expect((await trade()).dispute_status).toBe("lost")
+        const all = await events()
+        expect(all.filter((e: string) => e === "v2.trades.disputed").length).toBe(1)
+        expect(all.filter((e: string) => e === "v2.trades.dispute_closed").length).toBe(1)
+        expect(fake.violations).toEqual([])
+      } finally {
+        await routed.dispose()
+      }
+    })
   })
 }

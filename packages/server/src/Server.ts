@@ -12,6 +12,7 @@ import {
   type Customers,
   type Discounts,
   type PaymentSettings,
+  type ProcessorEvents,
   Merchants,
   type Ports,
   type Secrets,
@@ -45,6 +46,7 @@ export type Engine =
   | TaxRates.TaxRates
   | Portal.Portal
   | PaymentSettings.PaymentSettings
+  | ProcessorEvents.ProcessorEvents
   | Secrets.Secrets
   | Merchants.Merchants
   | Ports.PaymentGateway

@@ -165,6 +165,13 @@ const portalSessions = Effect.gen(function* () {
     if (statement.trim() !== "") yield* sql.unsafe(statement)
 })
 
+/** Processor webhook events acted on (redeliveries are answered without acting again). */
+const processorEvents = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  for (const statement of entityTable("recur_processor_events", "").split(";"))
+    if (statement.trim() !== "") yield* sql.unsafe(statement)
+})
+
 /**
  * Every migration, by id and name.
  *
@@ -177,7 +184,8 @@ export const migrations = {
   "0004_discounts": discounts,
   "0005_tax_rates": taxRates,
   "0006_counters": counters,
-  "0007_portal_sessions": portalSessions
+  "0007_portal_sessions": portalSessions,
+  "0008_processor_events": processorEvents
 }
 
 /**

@@ -353,6 +353,62 @@ export const trade: Machine<TradeStatus, TradeTrigger> = {
 }
 
 /**
+ * Trade `dispute_status`: whether the payer disputed the charge with their bank (a chargeback),
+ * as the processor reports it.
+ *
+ * @since 0.1.0
+ */
+export const TradeDisputeStatus = Schema.Literals(["none", "open", "won", "lost"])
+/** @since 0.1.0 */
+export type TradeDisputeStatus = typeof TradeDisputeStatus.Type
+
+/**
+ * The trade's dispute machine: a dispute opens, then is won or lost.
+ *
+ * @since 0.1.0
+ */
+export const tradeDispute: Machine<
+  TradeDisputeStatus,
+  "dispute_opened" | "dispute_updated" | "dispute_won" | "dispute_lost"
+> = {
+  name: "TradeDispute",
+  field: "dispute_status",
+  states: TradeDisputeStatus.literals,
+  initial: "none",
+  createEvents: [],
+  terminal: ["won", "lost"],
+  transitions: [
+    {
+      from: ["none"],
+      trigger: "dispute_opened",
+      to: "open",
+      events: ["v2.trades.disputed"],
+      description: "the payer disputes the charge with their bank (the processor reports it)"
+    },
+    {
+      from: ["open"],
+      trigger: "dispute_updated",
+      events: [],
+      description: "the processor reports a change of the open dispute (its reason, its evidence deadline)"
+    },
+    {
+      from: ["open"],
+      trigger: "dispute_won",
+      to: "won",
+      events: ["v2.trades.dispute_closed"],
+      description: "the bank decides for the merchant: the funds stay"
+    },
+    {
+      from: ["open"],
+      trigger: "dispute_lost",
+      to: "lost",
+      events: ["v2.trades.dispute_closed"],
+      description: "the bank decides for the payer: the funds are returned"
+    }
+  ]
+}
+
+/**
  * Trade `refund_status`.
  *
  * @since 0.1.0

@@ -149,7 +149,9 @@ export const newTrade = (input: {
           line_items: input.line ? [input.line] : [],
           discounts: new Discounts({ current_period: [] }, { disableChecks: true }),
           billing_address: Option.match(input.session, { onNone: () => null, onSome: (s) => s.billing_address }),
-          payment_info: null
+          payment_info: null,
+          dispute_status: Lifecycle.tradeDispute.initial,
+          dispute: null
         },
         { disableChecks: true }
       )

@@ -11,7 +11,8 @@
 import { randomBytes } from "node:crypto"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import qs from "qs"
-import { checkRequest, checkResponse, templateOf } from "./spec.js"
+import Stripe from "stripe"
+import { checkObject, checkRequest, checkResponse, templateOf } from "./spec.js"
 
 /** The cards Stripe's test payment method ids stand for (each use makes a new payment method). */
 const TEST_METHODS: Readonly<Record<string, { readonly number: string; readonly brand: string }>> = {
@@ -387,6 +388,51 @@ export const start = async () => {
     intents,
     refunds,
     customers,
+    /**
+     * A webhook event as Stripe sends it: the JSON body (checked against the spec's `event` and
+     * the object's own schema) and its `Stripe-Signature` header under `secret`, made with the
+     * SDK's test helper.
+     */
+    event: (type: string, object: Json, secret: string, options: { readonly id?: string } = {}) => {
+      const event = {
+        id: options.id ?? id("evt"),
+        object: "event",
+        api_version: "2025-09-30.clover",
+        created: now(),
+        data: { object },
+        livemode: false,
+        pending_webhooks: 1,
+        request: { id: null, idempotency_key: null },
+        type
+      }
+      const kind = String(object.object)
+      for (const wrong of [checkObject("event", event), checkObject(kind, object)])
+        if (wrong !== undefined) violations.push(`event ${type}: ${wrong}`)
+      const payload = JSON.stringify(event)
+      const header = new Stripe("sk_test_events").webhooks.generateTestHeaderString({ payload, secret })
+      return { payload, header, id: event.id }
+    },
+    /** A dispute of an intent's charge, as Stripe's `dispute` object. */
+    dispute: (intentId: string, status: string, disputeId = id("dp")) => {
+      const intent = intents.get(intentId)!
+      return {
+        id: disputeId,
+        object: "dispute",
+        amount: intent.amount_received,
+        balance_transactions: [],
+        charge: intent.latest_charge,
+        created: now(),
+        currency: intent.currency,
+        evidence: {},
+        evidence_details: { due_by: null, has_evidence: false, past_due: false, submission_count: 0 },
+        is_charge_refundable: false,
+        livemode: false,
+        metadata: {},
+        payment_intent: intent.id,
+        reason: "fraudulent",
+        status
+      } as Json
+    },
     /** The next `n` off-session charges decline (a saved card that stopped working). */
     declineOffSession: (n: number) => {
       offSessionDeclines = n

@@ -140,3 +140,11 @@ export const checkResponse = (method: string, template: string, status: number, 
   const unknown = unknownFields(schema, body, "")
   return unknown.length > 0 ? `fields the spec does not define: ${unknown.join(", ")}` : undefined
 }
+
+/** Checks an object against a schema of the spec (a webhook event and what it carries). */
+export const checkObject = (schema: string, value: unknown): string | undefined => {
+  const v = validator(["components", "schemas", schema])
+  if (!v(structuredClone(value))) return describe(v)
+  const unknown = unknownFields({ $ref: `#/components/schemas/${schema}` }, value, "")
+  return unknown.length > 0 ? `fields the spec does not define: ${unknown.join(", ")}` : undefined
+}
