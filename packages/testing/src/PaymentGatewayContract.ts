@@ -32,7 +32,8 @@ export interface Sources {
   readonly decline: Ports.NewPaymentSource
   readonly insufficient: Ports.NewPaymentSource
   readonly invalid: Ports.NewPaymentSource
-  readonly shows: { readonly last4: string; readonly exp_month: number; readonly exp_year: number }
+  /** The expiry when the test knows it (a live processor's test cards expire in a year of its choosing). */
+  readonly shows: { readonly last4: string; readonly exp_month?: number; readonly exp_year?: number }
 }
 
 const card = (number: string): Ports.CardInput => ({ number, exp_month: 12, exp_year: 2099, cvc: "123" })
@@ -81,7 +82,7 @@ export const suite = <E>(name: string, gateway: Layer.Layer<Ports.PaymentGateway
         if (outcome._tag !== "Succeeded") return
         expect(outcome.last4).toBe(sources.shows.last4)
         // an expiry, when the gateway tells one, is the card's
-        if (outcome.exp_month !== undefined || outcome.exp_year !== undefined)
+        if (sources.shows.exp_year !== undefined && (outcome.exp_month !== undefined || outcome.exp_year !== undefined))
           expect([outcome.exp_month, outcome.exp_year]).toEqual([sources.shows.exp_month, sources.shows.exp_year])
         const token = Option.getOrThrow(outcome.token)
         if (sources.succeed._tag === "Card") expect(token).not.toContain(sources.succeed.card.number)
@@ -93,7 +94,7 @@ export const suite = <E>(name: string, gateway: Layer.Layer<Ports.PaymentGateway
           off_session: true
         })
         expect(renewal._tag).toBe("Succeeded")
-        if (renewal._tag === "Succeeded" && renewal.exp_year !== undefined)
+        if (renewal._tag === "Succeeded" && renewal.exp_year !== undefined && sources.shows.exp_year !== undefined)
           expect(renewal.exp_year).toBe(sources.shows.exp_year)
       })
     )
@@ -116,6 +117,7 @@ export const suite = <E>(name: string, gateway: Layer.Layer<Ports.PaymentGateway
           const g = yield* Ports.PaymentGateway
           const saved = yield* g.saveCard({ merchant_id: "mch_1", customer_id: "cus_1", source: sources.succeed })
           expect(saved).toMatchObject({ _tag: "Saved", ...sources.shows })
+          if (saved._tag === "Saved") expect(saved.exp_year).toBeGreaterThan(2000)
           if (saved._tag !== "Saved") return
           if (sources.succeed._tag === "Card") expect(saved.token).not.toContain(sources.succeed.card.number)
           const renewal = yield* g.charge({
