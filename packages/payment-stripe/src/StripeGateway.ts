@@ -42,12 +42,8 @@ const parseToken = (token: string) => {
 
 const quote = (value: string) => value.replace(/[\\']/g, (c) => `\\${c}`)
 
-/**
- * A Stripe client for the options.
- *
- * @since 0.1.0
- */
-export const client = (options: Options): Stripe => {
+/** A Stripe client for the options. */
+const client = (options: Options): Stripe => {
   const base = options.apiBase ? new URL(options.apiBase) : undefined
   return new Stripe(options.secretKey, {
     maxNetworkRetries: 0,
@@ -75,11 +71,15 @@ const codeOf = (e: Stripe.errors.StripeError) =>
   e.decline_code !== undefined && e.decline_code !== "generic_decline" ? e.decline_code : (e.code ?? e.type)
 
 /**
- * Builds the gateway on a Stripe client.
+ * The gateway on one Stripe account.
  *
+ * @example
+ * const gateway = StripeGateway.make({ secretKey: process.env.STRIPE_SECRET_KEY! })
  * @since 0.1.0
  */
-export const make = (stripe: Stripe) => {
+export const make = (options: Options): Ports.PaymentGateway["Service"] => gatewayOn(client(options))
+
+const gatewayOn = (stripe: Stripe) => {
   const call = <A>(f: () => Promise<A>) => Effect.tryPromise({ try: f, catch: (e) => e })
 
   /** The Stripe customer of one of our customers (found by its metadata, else created once). */
@@ -343,7 +343,7 @@ export const make = (stripe: Stripe) => {
  * @since 0.1.0
  */
 export const layer = (options: Options): Layer.Layer<Ports.PaymentGateway> =>
-  Layer.sync(Ports.PaymentGateway, () => make(client(options)))
+  Layer.sync(Ports.PaymentGateway, () => make(options))
 
 const PAYMENT_EVENTS = new Set([
   "payment_intent.succeeded",
@@ -358,10 +358,8 @@ const PAYMENT_EVENTS = new Set([
  * `constructEvent`): a payment of a trade changed (`payment_intent.*`), a charge was refunded
  * (`charge.refunded`), a charge was disputed (`charge.dispute.*`: the dispute's intent names the
  * trade), or something the engine does not follow. A bad signature or body is a failure.
- *
- * @since 0.1.0
  */
-export const readWebhook = (stripe: Stripe, secret: string, body: string, signature: string | undefined) =>
+const readWebhook = (stripe: Stripe, secret: string, body: string, signature: string | undefined) =>
   Effect.gen(function* () {
     let event: Stripe.Event
     try {
@@ -448,7 +446,7 @@ export const perMerchant = (options: Omit<Options, "secretKey"> = {}) =>
             secrets
           )
           const stripe = client({ ...options, secretKey: credentials.secret_key })
-          const made: Kept = { key, stripe, gateway: make(stripe), webhookSecret: credentials.webhook_secret }
+          const made: Kept = { key, stripe, gateway: gatewayOn(stripe), webhookSecret: credentials.webhook_secret }
           clients.set(merchantId, made)
           return made
         })

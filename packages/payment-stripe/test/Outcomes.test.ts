@@ -8,9 +8,7 @@ import * as Fake from "./fake/StripeFake.js"
 // 3-D Secure, customers mapped once, card numbers refused.
 const fake = await Fake.start()
 afterAll(() => fake.close())
-const gateway = StripeGateway.make(
-  StripeGateway.client({ secretKey: "sk_test_recur", apiBase: fake.base, timeoutMs: 3_000 })
-)
+const gateway = StripeGateway.make({ secretKey: "sk_test_recur", apiBase: fake.base, timeoutMs: 3_000 })
 const usd = (n: bigint) => Money.make(n, "USD")
 const pm = (id: string) => ({ _tag: "PaymentMethod", id }) as const
 const intentsOf = (tradeId: string) =>

@@ -43,6 +43,8 @@ export interface ServerConfig {
   readonly taxRates: ReadonlyArray<TaxRates.CreateTaxRate>
   /** `RECUR_PORTAL_SETTINGS`: the customer portal's settings for merchants without their own. */
   readonly portal: Portal.UpdatePortalSettings
+  /** `RECUR_STRIPE_API_BASE`: another Stripe API host (a local fake or stripe-mock); Stripe's by default. */
+  readonly stripeApiBase: Option.Option<string>
 }
 
 const RATE = /^(\d+(?:\.\d+)?)(?:\/(\d+))?$/
@@ -186,6 +188,9 @@ export const load = Effect.gen(function* () {
   if (Result.isFailure(taxRates)) return yield* Effect.fail(new Error(taxRates.failure))
   const portal = parsePortalSettings(yield* Config.String("RECUR_PORTAL_SETTINGS").pipe(Config.withDefault("")))
   if (Result.isFailure(portal)) return yield* Effect.fail(new Error(portal.failure))
+  const stripeApiBase = yield* Config.option(Config.String("RECUR_STRIPE_API_BASE"))
+  if (Option.isSome(stripeApiBase) && !/^https?:\/\/[^/\s]+\/?$/.test(stripeApiBase.value))
+    return yield* Effect.fail(new Error("RECUR_STRIPE_API_BASE must be an http(s) origin, e.g. http://127.0.0.1:12111"))
   const configured = yield* Config.option(Config.Redacted("RECUR_MASTER_KEY"))
   let masterKey: Redacted.Redacted<string>
   if (Option.isSome(configured)) {
@@ -231,6 +236,7 @@ export const load = Effect.gen(function* () {
     workerConcurrency,
     dunning,
     taxRates: taxRates.success,
-    portal: portal.success
+    portal: portal.success,
+    stripeApiBase
   } satisfies ServerConfig
 })

@@ -25,6 +25,7 @@ import {
 } from "@recur/core"
 import type { SandboxGateway } from "@recur/payment-sandbox"
 import { engineOn } from "@recur/embedded"
+import { StripeGateway } from "@recur/payment-stripe"
 import { Pg } from "@recur/sql"
 import { Http } from "@recur/http"
 import { Console, Effect, Layer, Option, Redacted, References } from "effect"
@@ -81,7 +82,11 @@ export const engine = (config: ServerConfig): Layer.Layer<Engine, unknown> =>
       webhooks: { allowPrivateNetwork: config.allowPrivateWebhooks },
       dunning: config.dunning,
       taxRates: config.taxRates,
-      portal: config.portal
+      portal: config.portal,
+      // each merchant's own Stripe account once it has set its keys; the sandbox otherwise
+      payments: StripeGateway.perMerchant(
+        Option.match(config.stripeApiBase, { onNone: () => ({}), onSome: (apiBase) => ({ apiBase }) })
+      )
     }
   )
 

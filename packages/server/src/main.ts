@@ -5,7 +5,7 @@
  * @since 0.1.0
  */
 import { NodeRuntime } from "@effect/platform-node"
-import { Merchants } from "@recur/core"
+import { Merchants, PaymentSettings } from "@recur/core"
 import { DataDirLock, Pg } from "@recur/sql"
 import { Cause, Console, Data, Effect, Exit, Layer, Runtime } from "effect"
 import * as Config from "./Config.js"
@@ -29,6 +29,10 @@ const usage = `recur <command>
   serve                                   start the API server and the worker (default)
   migrate                                 run the database migrations
   merchant create --name N --currency C [--live] [--frozen-time T] [--invoice-prefix P] [--json]
+  merchant payments --merchant M --sandbox
+  merchant payments --merchant M --stripe-publishable-key P [--stripe-secret-key K] [--stripe-webhook-secret S]
+                                          (the secrets also from STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET,
+                                          which keeps them out of the shell's history)
   key rotate --merchant M [--grace 3m]
   key revoke --merchant M --key K
   worker                                  run the billing worker and webhook dispatcher alone`
@@ -51,6 +55,35 @@ const program = Effect.gen(function* () {
         )
       )
     case "merchant": {
+      if (sub === "payments") {
+        const merchant = flag("merchant")
+        if (!merchant) return yield* Effect.fail(new Error("merchant payments needs --merchant"))
+        const secret = flag("stripe-secret-key") ?? process.env.STRIPE_SECRET_KEY
+        const webhook = flag("stripe-webhook-secret") ?? process.env.STRIPE_WEBHOOK_SECRET
+        const publishable = flag("stripe-publishable-key")
+        const input = has("sandbox")
+          ? { provider: "sandbox" }
+          : {
+              provider: "stripe",
+              ...(secret ? { secret_key: secret } : {}),
+              ...(publishable ? { publishable_key: publishable } : {}),
+              ...(webhook ? { webhook_secret: webhook } : {})
+            }
+        return yield* withEngine(() =>
+          PaymentSettings.PaymentSettings.use((p) => p.set(merchant, input)).pipe(
+            Effect.flatMap((view) =>
+              Console.log(
+                has("json")
+                  ? JSON.stringify(view)
+                  : view.provider === "sandbox"
+                    ? `Merchant ${merchant} takes payments with the sandbox`
+                    : `Merchant ${merchant} takes payments with Stripe (secret key …${view.secret_key_last4}); point Stripe's webhooks at ${view.webhook_url}${view.webhook_secret_set ? "" : " and set --stripe-webhook-secret"}`
+              )
+            ),
+            Effect.catchTag("InvalidParameter", (e) => Effect.fail(new Error(`${e.param} ${e.reason}`)))
+          )
+        )
+      }
       if (sub !== "create") return yield* Console.error(usage)
       const name = flag("name")
       const currency = flag("currency")

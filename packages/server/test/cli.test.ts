@@ -124,6 +124,37 @@ describe("recur CLI and server", () => {
       })
       expect(rotated.status).toBe(0)
       expect(JSON.parse(rotated.stdout.trim().split("\n").at(-1)!).api_key).toMatch(/^sk_test_/)
+      // the merchant's Stripe keys: the secrets from the environment, out of the shell's history
+      const stripe = recur(
+        [
+          "merchant",
+          "payments",
+          "--merchant",
+          merchant_id,
+          "--stripe-publishable-key",
+          "pk_test_cliMerchantKey1",
+          "--json"
+        ],
+        {
+          RECUR_DATA_DIR: dataDir,
+          STRIPE_SECRET_KEY: "sk_test_cliMerchantKey1",
+          STRIPE_WEBHOOK_SECRET: "whsec_cliMerchantSecret"
+        }
+      )
+      expect(stripe.status, stripe.stderr).toBe(0)
+      const view = JSON.parse(stripe.stdout.trim().split("\n").at(-1)!)
+      expect(view).toMatchObject({ provider: "stripe", secret_key_last4: "Key1", webhook_secret_set: true })
+      expect(stripe.stdout).not.toContain("sk_test_cliMerchantKey1")
+      const live = recur(
+        ["merchant", "payments", "--merchant", merchant_id, "--stripe-secret-key", "sk_live_cliMerchantKey1"],
+        { RECUR_DATA_DIR: dataDir }
+      )
+      expect(live.status).not.toBe(0)
+      expect(live.stderr + live.stdout).toContain("secret_key must be a Stripe test secret key")
+      const back = recur(["merchant", "payments", "--merchant", merchant_id, "--sandbox", "--json"], {
+        RECUR_DATA_DIR: dataDir
+      })
+      expect(JSON.parse(back.stdout.trim().split("\n").at(-1)!).provider).toBe("sandbox")
       const bad = recur(["merchant", "create", "--name", "X", "--currency", "USD"], {
         DATABASE_URL: "postgres://nowhere/db",
         RECUR_DATA_DIR: dataDir
