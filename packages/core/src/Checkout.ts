@@ -29,6 +29,7 @@ import {
 import * as Lifecycle from "./Lifecycle.js"
 import * as Merchants from "./Merchants.js"
 import * as Money from "./Money.js"
+import * as PaymentSettings from "./PaymentSettings.js"
 import * as Ports from "./Ports.js"
 import * as Price from "./Price.js"
 import * as PriceRules from "./PriceRules.js"
@@ -145,6 +146,8 @@ export interface SessionView {
   readonly trial: { readonly unit: string; readonly count: number } | null
   /** What one cycle costs (first cycle's rate, in the session's currency), or null for usage and one-time prices. */
   readonly cycleAmount: string | null
+  /** How the page takes the payment method: the sandbox's card form or Stripe's Payment Element. */
+  readonly payments: PaymentSettings.PageMode
 }
 
 /** What a checkout of `quantity` × `pv` charges now: the paid trial, nothing for usage, or the first cycle. */
@@ -564,7 +567,8 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
           interval: plan !== null ? { unit: plan.billing_cycle_unit, count: plan.billing_cycle_count } : null,
           trial:
             trial !== null ? { unit: trial.period.trial_period_unit, count: trial.period.trial_period_count } : null,
-          cycleAmount
+          cycleAmount,
+          payments: PaymentSettings.pageModeOf(merchant.payment_processor, settings.stripeJsUrl)
         } satisfies SessionView
       }).pipe(Effect.withSpan("Checkout.sessionView"))
 

@@ -31,6 +31,26 @@ export class PaymentSettingsView extends Schema.Class<PaymentSettingsView>("Paym
 }) {}
 
 /**
+ * What a page needs to take a payment method for a merchant: the sandbox's own card form, or
+ * Stripe's Payment Element with the merchant's publishable key (and Stripe.js from `script`).
+ *
+ * @since 0.1.0
+ */
+export type PageMode =
+  | { readonly provider: "sandbox" }
+  | { readonly provider: "stripe"; readonly publishable_key: string; readonly script: string }
+
+/**
+ * The page mode of a merchant's processor.
+ *
+ * @since 0.1.0
+ */
+export const pageModeOf = (processor: PaymentProcessor | null, script: string): PageMode =>
+  processor === null
+    ? { provider: "sandbox" }
+    : { provider: "stripe", publishable_key: processor.publishable_key, script }
+
+/**
  * The body of `POST /api/v1/payment_settings`: `provider` `sandbox`, or `stripe` with its keys
  * (a secret left out keeps the stored one).
  *

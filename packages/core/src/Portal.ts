@@ -17,6 +17,7 @@ import { merchantNow } from "./internal/engine.js"
 import { timingSafeEqual } from "./internal/records.js"
 import type * as Invoice from "./Invoice.js"
 import * as Merchants from "./Merchants.js"
+import * as PaymentSettings from "./PaymentSettings.js"
 import type * as Price from "./Price.js"
 import * as PriceChanges from "./PriceChanges.js"
 import * as Renewals from "./Renewals.js"
@@ -133,6 +134,10 @@ export interface PortalView {
   readonly invoices: ReadonlyArray<Invoice.Invoice>
   /** What the merchant lets its customers do here. */
   readonly settings: PortalSettings
+  /** How the card form takes a payment method: the sandbox's fields or Stripe's Payment Element. */
+  readonly payments: PaymentSettings.PageMode
+  /** The merchant's currency (a Payment Element in setup mode needs one). */
+  readonly currency: string
 }
 
 /**
@@ -326,7 +331,9 @@ export class Portal extends Context.Service<Portal>()("@recur/core/Portal", {
           customer: { name: customer?.name ?? null, email: customer?.email ?? null },
           subscriptions,
           invoices: ownInvoices,
-          settings: allowed
+          settings: allowed,
+          payments: PaymentSettings.pageModeOf(merchant.payment_processor, settings.stripeJsUrl),
+          currency: merchant.currency
         } satisfies PortalView
       })
 

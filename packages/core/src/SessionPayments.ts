@@ -105,7 +105,11 @@ export class SessionPayments extends Context.Service<SessionPayments>()("@recur/
           customer_id: trade.customer_id,
           amount: Result.getOrThrow(Money.parse(trade.amount, trade.currency)),
           source,
-          off_session: false
+          off_session: false,
+          // where a processor's 3-D Secure page sends the payer back (the sandbox has its own route)
+          ...(trade.session_id !== null
+            ? { return_url: `${settings.publicUrl.replace(/\/+$/, "")}/checkout/${trade.session_id}/complete` }
+            : {})
         }),
         (outcome) => payments.applyOutcome(merchantId, trade.trade_id, outcome)
       )

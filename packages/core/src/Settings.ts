@@ -41,6 +41,8 @@ export class Settings extends Context.Service<
      * `RECUR_PORTAL_SETTINGS`); price ids of another merchant in `switch_prices` are ignored.
      */
     readonly portal: PortalSettings
+    /** Where pages load Stripe.js from for merchants on Stripe (`https://js.stripe.com/v3/`). */
+    readonly stripeJsUrl: string
   }
 >()("@recur/core/Settings") {}
 
@@ -58,7 +60,8 @@ export const defaultSettings: Settings["Service"] = {
   reconcileAfterMs: 60_000,
   webhookPrivateNetwork: false,
   advanceClockMaxItems: 2000,
-  portal: defaultPortalSettings
+  portal: defaultPortalSettings,
+  stripeJsUrl: "https://js.stripe.com/v3/"
 }
 
 /**

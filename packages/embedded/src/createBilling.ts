@@ -107,6 +107,8 @@ export interface BillingOptions {
    * cancellation and invoices on, no switching.
    */
   readonly portal?: Omit<Portal.UpdatePortalSettings, "reset">
+  /** Where the pages of merchants on Stripe load Stripe.js from. Default `https://js.stripe.com/v3/`. */
+  readonly stripeJsUrl?: string
 }
 
 const storageLayer = (option: StorageOption | undefined): Layer.Layer<Store.Storage, unknown> =>
@@ -152,6 +154,7 @@ export const engineOn = <A, E>(
         Settings.layer({
           ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
           portal: portalDefaults(options.portal),
+          ...(options.stripeJsUrl ? { stripeJsUrl: options.stripeJsUrl } : {}),
           webhookPrivateNetwork:
             options.webhooks !== undefined && "allowPrivateNetwork" in options.webhooks
               ? options.webhooks.allowPrivateNetwork === true

@@ -465,6 +465,29 @@ export const routes = Layer.mergeAll(
     })
   ),
   HttpRouter.add(
+    "GET",
+    "/checkout/:session_id/complete",
+    Effect.gen(function* () {
+      // where a processor's 3-D Secure page sends the payer back: the payment is asked about now
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const session_id = request.url.split("/")[2] ?? ""
+      const found = yield* findSession(session_id)
+      if (Option.isNone(found)) return yield* notice(request, null, (w) => w.notFound, 404)
+      const m = found.value.merchant_id
+      if (found.value.trade_id !== null)
+        yield* Effect.ignore(Billing.Billing.use((b) => b.reconcileTrade(m, found.value.trade_id!)))
+      const view = yield* viewOf(m, session_id)
+      if (view.session.status === "complete") return yield* done(view.session, request)
+      if (view.session.status === "expired") return yield* notice(request, view.session, (w) => w.expired, 410)
+      return yield* checkoutPage(
+        request,
+        view,
+        { action: "pay", base: "../" },
+        { message: "3-D Secure authentication failed.", status: 402 }
+      )
+    })
+  ),
+  HttpRouter.add(
     "POST",
     "/checkout/:session_id/pay",
     Effect.gen(function* () {

@@ -75,7 +75,8 @@ describe("Stripe adapter outcomes", { timeout: 60_000 }, () => {
         if (outcome._tag !== "RequiresAction") return
         expect(outcome.redirect_url).toContain("/3ds/pi_")
         expect((yield* gateway.retrieve(trade_id))._tag).toBe("RequiresAction")
-        yield* Effect.promise(() => fetch(outcome.redirect_url).then((r) => r.text()))
+        const back = yield* Effect.promise(() => fetch(outcome.redirect_url, { redirect: "manual" }))
+        expect(back.headers.get("location")).toMatch(/^https:\/\/shop\.example\/back\?payment_intent=pi_/)
         const after = yield* gateway.retrieve(trade_id)
         expect(after).toMatchObject({ _tag: "Succeeded", last4: "3184" })
         // off session, that card needs the customer again: declined with Stripe's code

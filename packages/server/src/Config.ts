@@ -45,6 +45,8 @@ export interface ServerConfig {
   readonly portal: Portal.UpdatePortalSettings
   /** `RECUR_STRIPE_API_BASE`: another Stripe API host (a local fake or stripe-mock); Stripe's by default. */
   readonly stripeApiBase: Option.Option<string>
+  /** `RECUR_STRIPE_JS_URL`: where pages load Stripe.js from (a local copy in tests); Stripe's by default. */
+  readonly stripeJsUrl: Option.Option<string>
 }
 
 const RATE = /^(\d+(?:\.\d+)?)(?:\/(\d+))?$/
@@ -191,6 +193,9 @@ export const load = Effect.gen(function* () {
   const stripeApiBase = yield* Config.option(Config.String("RECUR_STRIPE_API_BASE"))
   if (Option.isSome(stripeApiBase) && !/^https?:\/\/[^/\s]+\/?$/.test(stripeApiBase.value))
     return yield* Effect.fail(new Error("RECUR_STRIPE_API_BASE must be an http(s) origin, e.g. http://127.0.0.1:12111"))
+  const stripeJsUrl = yield* Config.option(Config.String("RECUR_STRIPE_JS_URL"))
+  if (Option.isSome(stripeJsUrl) && !/^https?:\/\/[^\s"'<>]+$/.test(stripeJsUrl.value))
+    return yield* Effect.fail(new Error("RECUR_STRIPE_JS_URL must be an http(s) URL"))
   const configured = yield* Config.option(Config.Redacted("RECUR_MASTER_KEY"))
   let masterKey: Redacted.Redacted<string>
   if (Option.isSome(configured)) {
@@ -237,6 +242,7 @@ export const load = Effect.gen(function* () {
     dunning,
     taxRates: taxRates.success,
     portal: portal.success,
-    stripeApiBase
+    stripeApiBase,
+    stripeJsUrl
   } satisfies ServerConfig
 })

@@ -83,6 +83,7 @@ export const engine = (config: ServerConfig): Layer.Layer<Engine, unknown> =>
       dunning: config.dunning,
       taxRates: config.taxRates,
       portal: config.portal,
+      ...Option.match(config.stripeJsUrl, { onNone: () => ({}), onSome: (stripeJsUrl) => ({ stripeJsUrl }) }),
       // each merchant's own Stripe account once it has set its keys; the sandbox otherwise
       payments: StripeGateway.perMerchant(
         Option.match(config.stripeApiBase, { onNone: () => ({}), onSome: (apiBase) => ({ apiBase }) })

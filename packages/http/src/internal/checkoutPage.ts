@@ -4,6 +4,7 @@
  * formatted from their exact decimal strings (never through a float).
  */
 import type { Checkout } from "@recur/core"
+import * as PaymentElement from "./paymentElement.js"
 
 /** The languages the page speaks. */
 export type Language = "en" | "de" | "fr"
@@ -318,19 +319,29 @@ ${button(q - 1n, w.decrease, "−")}<output aria-labelledby="qty-label" id="quan
           .join(` ${esc(w.and)} `)}.</p>`
       : ""
   const cancel = safeLink(s.cancel_url)
-  return `<main><p class="merchant">${esc(w.soldBy)} <strong id="merchant">${esc(view.merchantName)}</strong></p>
+  return `${view.payments.provider === "stripe" ? PaymentElement.stripeScript(view.payments) : ""}<main><p class="merchant">${esc(w.soldBy)} <strong id="merchant">${esc(view.merchantName)}</strong></p>
 <h1 id="product">${esc(title)}</h1>
 ${view.priceName && view.priceName !== title ? `<p id="price-name">${esc(view.priceName)}</p>` : ""}
 ${error ? `<p class="error" role="alert">${esc(error)}</p>` : ""}
 ${stepper}
 ${discount}
 ${lines}
-<form method="post" action="${esc(action)}">
-<label for="card_number">${esc(w.cardNumber)}</label><input id="card_number" name="card_number" inputmode="numeric" autocomplete="cc-number" required>
+<form method="post" action="${esc(action)}" id="pay-form">
+${
+  view.payments.provider === "stripe"
+    ? PaymentElement.fields(view.payments, {
+        form: "pay-form",
+        suffix: "",
+        amountMinor: PaymentElement.minorUnits(due),
+        currency: s.currency,
+        locale: language
+      })
+    : `<label for="card_number">${esc(w.cardNumber)}</label><input id="card_number" name="card_number" inputmode="numeric" autocomplete="cc-number" required>
 <div class="row"><div><label for="exp_month">${esc(w.month)}</label><input id="exp_month" name="exp_month" inputmode="numeric" required placeholder="12"></div>
 <div><label for="exp_year">${esc(w.year)}</label><input id="exp_year" name="exp_year" inputmode="numeric" required placeholder="2030"></div>
 <div><label for="cvc">${esc(w.cvc)}</label><input id="cvc" name="cvc" inputmode="numeric" required></div></div>
-<label for="name">${esc(w.nameOnCard)}</label><input id="name" name="name" autocomplete="cc-name">
+<label for="name">${esc(w.nameOnCard)}</label><input id="name" name="name" autocomplete="cc-name">`
+}
 <label for="email">${esc(w.email)}</label><input id="email" name="email" type="email" autocomplete="email" value="${esc(s.email ?? "")}">
 <button type="submit" id="pay">${esc(w.pay)} ${esc(money(language, due, s.currency))}</button></form>
 ${legal}

@@ -9,6 +9,7 @@
 import type { Portal, Subscriptions } from "@recur/core"
 import { type Language, esc, interval, money } from "./checkoutPage.js"
 import { date, statusText } from "./invoiceDocument.js"
+import * as PaymentElement from "./paymentElement.js"
 
 interface Words {
   readonly title: string
@@ -252,11 +253,21 @@ export const portalHtml = (
       const cardForm =
         live && allowed.payment_method_update
           ? `<details${focusCard || s.status === "past_due" || s.status === "unpaid" ? " open" : ""}><summary>${esc(w.updateCard)}</summary>
-<form method="post" action="${action("payment_method")}" class="card-form">
-<label for="card_number_${n}">${esc(w.cardNumber)}</label><input id="card_number_${n}" name="card_number" inputmode="numeric" autocomplete="cc-number" required${focusCard && n === 0 ? " autofocus" : ""}>
+<form method="post" action="${action("payment_method")}" class="card-form" id="card-form-${n}">
+${
+  view.payments.provider === "stripe"
+    ? PaymentElement.fields(view.payments, {
+        form: `card-form-${n}`,
+        suffix: `-${n}`,
+        amountMinor: 0,
+        currency: view.currency,
+        locale: language
+      })
+    : `<label for="card_number_${n}">${esc(w.cardNumber)}</label><input id="card_number_${n}" name="card_number" inputmode="numeric" autocomplete="cc-number" required${focusCard && n === 0 ? " autofocus" : ""}>
 <div class="row"><div><label for="exp_month_${n}">${esc(w.month)}</label><input id="exp_month_${n}" name="exp_month" inputmode="numeric" required placeholder="12"></div>
 <div><label for="exp_year_${n}">${esc(w.year)}</label><input id="exp_year_${n}" name="exp_year" inputmode="numeric" required placeholder="2030"></div>
-<div><label for="cvc_${n}">${esc(w.cvc)}</label><input id="cvc_${n}" name="cvc" inputmode="numeric" required></div></div>
+<div><label for="cvc_${n}">${esc(w.cvc)}</label><input id="cvc_${n}" name="cvc" inputmode="numeric" required></div></div>`
+}
 <button type="submit">${esc(w.saveCard)}</button></form></details>`
           : ""
       const switchForm =
@@ -300,7 +311,7 @@ ${cancel}</section>`
     ? `<h2>${esc(w.invoices)}</h2>
 ${invoices.length > 0 ? `<table id="invoices"><thead><tr><th>${esc(cNumber)}</th><th>${esc(cDate)}</th><th>${esc(cStatus)}</th><th class="num">${esc(cAmount)}</th><th></th></tr></thead><tbody>${invoices.join("")}</tbody></table>` : `<p>${esc(w.noInvoices)}</p>`}`
     : ""
-  return `<main><p class="muted">${esc(view.merchantName)}</p>
+  return `${view.payments.provider === "stripe" ? PaymentElement.stripeScript(view.payments) : ""}<main><p class="muted">${esc(view.merchantName)}</p>
 <h1>${esc(w.title)}</h1>
 <p id="customer">${esc([view.customer.name, view.customer.email].filter((x) => x !== null && x !== "").join(" · "))}</p>
 ${messageHtml(message)}

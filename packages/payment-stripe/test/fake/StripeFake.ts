@@ -34,6 +34,59 @@ interface PaymentMethod extends Json {
   card: { brand: string; last4: string; exp_month: number; exp_year: number; funding: string }
 }
 
+/**
+ * A stand-in for Stripe.js (the real one cannot be loaded here), served at `/v3/`: `Stripe(pk)`,
+ * `elements({ mode, amount, currency })`, a Payment Element that mounts a labelled card-number
+ * field, `elements.submit()` and `createPaymentMethod({ elements })`, which answers Stripe's test
+ * payment method for the typed card (4242… → `pm_card_visa`, 4000002760003184 →
+ * `pm_card_authenticationRequired`, 4000000000000002 → `pm_card_chargeDeclined`). What the page
+ * gave it is kept in `window.__stripeFake` for the test to read.
+ */
+const STRIPE_JS = `(function () {
+  var cards = { "4242424242424242": "pm_card_visa", "5555555555554444": "pm_card_mastercard",
+    "4000002760003184": "pm_card_authenticationRequired", "4000000000000002": "pm_card_chargeDeclined" }
+  window.__stripeFake = { calls: [] }
+  window.Stripe = function (pk, options) {
+    window.__stripeFake.pk = pk
+    window.__stripeFake.locale = options && options.locale
+    return {
+      elements: function (o) {
+        window.__stripeFake.elements = o
+        var input
+        return {
+          create: function (type) {
+            window.__stripeFake.type = type
+            return { mount: function (selector) {
+              var box = document.querySelector(selector)
+              var label = document.createElement("label")
+              label.textContent = "Card number"
+              input = document.createElement("input")
+              input.setAttribute("aria-label", "Card number")
+              input.className = "stripe-fake-card"
+              input.id = box.id + "-card"
+              label.setAttribute("for", input.id)
+              box.appendChild(label)
+              box.appendChild(input)
+              window.__stripeFake.mounted = selector
+            } }
+          },
+          submit: function () {
+            window.__stripeFake.calls.push("submit")
+            var digits = input ? input.value.replace(/\\D/g, "") : ""
+            return Promise.resolve(digits.length < 12 ? { error: { message: "Your card number is incomplete." } } : {})
+          },
+          _number: function () { return input ? input.value.replace(/\\D/g, "") : "" }
+        }
+      },
+      createPaymentMethod: function (o) {
+        window.__stripeFake.calls.push("createPaymentMethod")
+        var id = cards[o.elements._number()]
+        return Promise.resolve(id ? { paymentMethod: { id: id } } : { error: { message: "Your card number is invalid." } })
+      }
+    }
+  }
+})()`
+
 /** A fault the next matching request meets. */
 export type Fault = "500_after" | "drop_before"
 
@@ -58,6 +111,7 @@ export const start = async () => {
   }> = []
   let clock = 1_767_225_600 // 2026-01-01, seconds
   let offSessionDeclines = 0
+  const pendingReturn = new Map<string, string>()
 
   const now = () => clock++
 
@@ -169,6 +223,8 @@ export const start = async () => {
   }
 
   const succeed = (intent: Json, pm: PaymentMethod, customer: string | null) => {
+    const back = (intent.next_action as any)?.redirect_to_url?.return_url
+    if (back) pendingReturn.set(intent.id as string, back)
     if (intent.setup_future_usage !== null && customer !== null) pm.customer = customer
     Object.assign(intent, {
       status: "succeeded",
@@ -297,13 +353,33 @@ export const start = async () => {
     const method = (req.method ?? "GET").toLowerCase()
     const path = url.pathname
     if (method === "get" && path.startsWith("/3ds/")) {
-      // the 3-D Secure page: completing it succeeds the intent, as a customer's authentication does
+      // the 3-D Secure page: the customer authenticates (or, with ?fail=1, fails to), and Stripe
+      // sends them back to the intent's return_url
       const intent = intents.get(path.slice(5))
       if (intent?.status === "requires_action") {
         const pm = methods.get(intent.payment_method as string)!
-        succeed(intent, pm, (intent.customer as string | null) ?? null)
+        if (url.searchParams.get("fail") === "1")
+          Object.assign(intent, {
+            status: "requires_payment_method",
+            next_action: null,
+            last_payment_error: {
+              type: "card_error",
+              code: "payment_intent_authentication_failure",
+              message: "The provided PaymentMethod has failed authentication."
+            }
+          })
+        else succeed(intent, pm, (intent.customer as string | null) ?? null)
+      }
+      const back = (intent?.next_action as any)?.redirect_to_url?.return_url ?? pendingReturn.get(path.slice(5))
+      if (back) {
+        res.writeHead(302, { location: `${back}?payment_intent=${path.slice(5)}` }).end()
+        return
       }
       res.writeHead(200, { "content-type": "text/html" }).end("<h1>Authenticated</h1>")
+      return
+    }
+    if (method === "get" && path === "/v3/") {
+      res.writeHead(200, { "content-type": "text/javascript" }).end(STRIPE_JS)
       return
     }
     if (!/^Bearer sk_test_\w+$/.test(req.headers.authorization ?? ""))
