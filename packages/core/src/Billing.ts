@@ -15,6 +15,7 @@ import * as Customer from "./Customer.js"
 import type * as Invoice from "./Invoice.js"
 import { invoiceDocuments, must, withTax } from "./internal/records.js"
 import { pageErrors } from "./internal/paging.js"
+import * as PaymentSettings from "./PaymentSettings.js"
 import * as Payments from "./Payments.js"
 import * as Ports from "./Ports.js"
 import * as RenewalBatches from "./RenewalBatches.js"
@@ -51,6 +52,8 @@ export interface InvoiceDocument {
   readonly merchantName: string
   /** Whether the customer can pay it from its page (see `Dunning.payable`). */
   readonly payable: boolean
+  /** How its Pay form takes a payment method: the sandbox's card fields or Stripe's Payment Element. */
+  readonly payments: PaymentSettings.PageMode
   readonly customer: {
     readonly name: string | null
     readonly email: string | null
@@ -101,7 +104,8 @@ export class Billing extends Context.Service<Billing>()("@recur/core/Billing", {
         (v) => v.value
       )
     const listInvoices = (merchantId: string, query: Store.ListQuery) => pageErrors(invoices.list(merchantId, query))
-    const documents = invoiceDocuments(storage, yield* Secrets.Secrets, yield* Settings.Settings)
+    const settings = yield* Settings.Settings
+    const documents = invoiceDocuments(storage, yield* Secrets.Secrets, settings)
     const merchantRecords = storage.repository(Entities.merchant)
     const customers = storage.repository(Entities.customer)
 
@@ -124,6 +128,10 @@ export class Billing extends Context.Service<Billing>()("@recur/core/Billing", {
           invoice,
           merchantName: Option.match(merchant, { onNone: () => "", onSome: (m) => m.value.name }),
           payable: yield* dunning.payable(invoice),
+          payments: PaymentSettings.pageModeOf(
+            Option.match(merchant, { onNone: () => null, onSome: (m) => m.value.payment_processor }),
+            settings.stripeJsUrl
+          ),
           customer: Option.match(customer, {
             onNone: () => ({ name: null, email: null, address: null }),
             onSome: (c) => ({

@@ -131,6 +131,34 @@ describe("Stripe mode in Chromium", () => {
     ])
     expect(await portal.textContent(".sub")).toContain("mastercard •••• 4444")
     await portal.close()
+
+    // the saved card stops working: the failed renewal's hosted page takes a card through Stripe too
+    fake.declineOffSession(50)
+    await call("POST", "/api/v1/test_helpers/advance_clock", { frozen_time: "2026-02-01T12:00:00Z" })
+    const invoices = (await call("GET", `/api/v1/invoices?subscription_id=${paid.subscription_id}`)).data
+      .list as Array<any>
+    const failed = invoices.find((i) => i.invoice_type === "renewal")
+    expect(failed.biz_status).toBe("retrying")
+    fake.declineOffSession(0)
+    const invoicePage = await browser.newPage()
+    await invoicePage.goto(failed.hosted_invoice_url)
+    await invoicePage.waitForSelector("#payment-element .stripe-fake-card")
+    expect(await invoicePage.evaluate(() => (globalThis as any).__stripeFake.elements)).toMatchObject({
+      mode: "payment",
+      amount: 3000,
+      currency: "usd"
+    })
+    await invoicePage.focus("#payment-element .stripe-fake-card")
+    await invoicePage.keyboard.type("4242 4242 4242 4242")
+    await invoicePage.focus("#pay")
+    await Promise.all([
+      invoicePage.waitForResponse((r) => r.url() === failed.hosted_invoice_url && r.request().method() === "GET"),
+      invoicePage.keyboard.press("Enter")
+    ])
+    const after = (await call("GET", `/api/v1/invoice/${failed.invoice_id}`)).data.invoice
+    expect(after.biz_status).toBe("success")
+    expect((await call("GET", `/api/v1/subscription/${paid.subscription_id}`)).data.subscription.status).toBe("active")
+    await invoicePage.close()
     expect(fake.violations).toEqual([])
   })
 })

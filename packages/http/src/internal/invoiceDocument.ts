@@ -6,6 +6,7 @@ import type { Billing } from "@recur/core"
 import { DateTime } from "effect"
 import PDFDocument from "pdfkit"
 import { esc, type Language, money } from "./checkoutPage.js"
+import * as PaymentElement from "./paymentElement.js"
 
 interface Words {
   readonly invoice: string
@@ -231,11 +232,21 @@ export const invoiceHtml = (
       ? `<h2>${esc(w.amountDue)}: <span id="due">${esc(money(language, i.amount, i.currency))}</span></h2>
 ${options.error ? `<p class="error" role="alert">${esc(options.error)}</p>` : ""}
 <form method="post" action="${esc(options.payAction)}" id="pay-form">
-<label for="card_number">${esc(w.cardNumber)}</label><input id="card_number" name="card_number" inputmode="numeric" autocomplete="cc-number" required>
+${
+  doc.payments.provider === "stripe"
+    ? `${PaymentElement.stripeScript(doc.payments)}${PaymentElement.fields(doc.payments, {
+        form: "pay-form",
+        suffix: "",
+        amountMinor: PaymentElement.minorUnits(i.amount),
+        currency: i.currency,
+        locale: language
+      })}`
+    : `<label for="card_number">${esc(w.cardNumber)}</label><input id="card_number" name="card_number" inputmode="numeric" autocomplete="cc-number" required>
 <div class="row"><div><label for="exp_month">${esc(w.month)}</label><input id="exp_month" name="exp_month" inputmode="numeric" required placeholder="12"></div>
 <div><label for="exp_year">${esc(w.year)}</label><input id="exp_year" name="exp_year" inputmode="numeric" required placeholder="2030"></div>
 <div><label for="cvc">${esc(w.cvc)}</label><input id="cvc" name="cvc" inputmode="numeric" required></div></div>
-<label for="name">${esc(w.nameOnCard)}</label><input id="name" name="name" autocomplete="cc-name">
+<label for="name">${esc(w.nameOnCard)}</label><input id="name" name="name" autocomplete="cc-name">`
+}
 <button type="submit" id="pay">${esc(w.pay)} ${esc(money(language, i.amount, i.currency))}</button></form>`
       : ""
   return `<main>
