@@ -11,14 +11,7 @@ import * as Entities from "./Entities.js"
 import * as Errors from "./Errors.js"
 import * as Invoice from "./Invoice.js"
 import { dt, emitMany, laneOf, nowOf, pending as pendingEvent } from "./internal/engine.js"
-import {
-  discountRules,
-  invoiceDocuments,
-  newInvoice,
-  renewalPeriods,
-  renewalTrade,
-  withTax
-} from "./internal/records.js"
+import { invoiceDocuments, newInvoice, renewalPeriods, renewalTrade, taxRenewal } from "./internal/records.js"
 import * as Lifecycle from "./Lifecycle.js"
 import * as Merchants from "./Merchants.js"
 import * as Money from "./Money.js"
@@ -53,7 +46,7 @@ export class RenewalBatches extends Context.Service<RenewalBatches>()("@recur/co
     const invoices = storage.repository(Entities.invoice)
     const versions = storage.repository(Entities.priceVersion)
     const customers = storage.repository(Entities.customer)
-    const withTaxes = withTax(taxes, storage)
+    const taxed_ = taxRenewal(taxes, storage)
 
     /** The stored record of a batch renewal's trade: its first attempt, tied to the invoice and subscription. */
     const tradeRecordOf = (
@@ -137,14 +130,7 @@ export class RenewalBatches extends Context.Service<RenewalBatches>()("@recur/co
                   continue
                 }
                 const b = planned.success
-                const taxed = yield* withTaxes(
-                  b.draft,
-                  merchantId,
-                  s.customer_id,
-                  b.credit,
-                  discountRules(rec, b.draft.cycle_index),
-                  { address: addressOf(s.customer_id) }
-                )
+                const taxed = yield* taxed_(merchantId, rec, b, addressOf(s.customer_id))
                 if (taxed.total.amount <= 0n) {
                   alone.add(s.id)
                   continue

@@ -11,7 +11,6 @@ import * as Errors from "./Errors.js"
 import * as Invoice from "./Invoice.js"
 import { dt, emit, msOf, nowOf } from "./internal/engine.js"
 import {
-  discountRules,
   documentOf,
   must,
   newInvoice,
@@ -19,7 +18,7 @@ import {
   renewalPeriods,
   renewalTrade,
   submitTrade,
-  withTax,
+  taxRenewal,
   writes
 } from "./internal/records.js"
 import * as Lifecycle from "./Lifecycle.js"
@@ -50,7 +49,16 @@ export class Renewals extends Context.Service<Renewals>()("@recur/core/Renewals"
     const trades = storage.repository(Entities.trade)
     const invoices = storage.repository(Entities.invoice)
     const { saveSub, schedule, subEvents, version } = writes(storage)
-    const withTaxes = withTax(taxes, storage)
+    const taxed_ = taxRenewal(taxes, storage)
+
+    /** The price of the cycle that ends, and the next cycle's (a scheduled change applied). */
+    const pricesOf = (merchantId: string, rec: Entities.SubscriptionRecord) =>
+      Effect.gen(function* () {
+        const inForce = yield* version(merchantId, rec.subscription.price_version_id)
+        const pv =
+          rec.scheduled_price_version_id !== null ? yield* version(merchantId, rec.scheduled_price_version_id) : inForce
+        return { inForce, pv }
+      })
 
     /** Renews one subscription whose period ended: bills the next cycle once, charges it, advances. */
     const renew = (merchantId: string, subscriptionId: string, options: { readonly force?: boolean } = {}) =>
@@ -87,9 +95,8 @@ export class Renewals extends Context.Service<Renewals>()("@recur/core/Renewals"
               case "Bill":
                 break
             }
-            const inForce = yield* version(merchantId, s.price_version_id)
             const changedPrice = rec.scheduled_price_version_id !== null
-            const pv = changedPrice ? yield* version(merchantId, rec.scheduled_price_version_id!) : inForce
+            const { inForce, pv } = yield* pricesOf(merchantId, rec)
             const existing = (yield* Effect.orDie(
               invoices.list(merchantId, {
                 limit: 100,
@@ -112,13 +119,7 @@ export class Renewals extends Context.Service<Renewals>()("@recur/core/Renewals"
                 : Option.none()
             }
             const b = planned.success
-            const taxed = yield* withTaxes(
-              b.draft,
-              merchantId,
-              s.customer_id,
-              b.credit,
-              discountRules(rec, b.draft.cycle_index)
-            )
+            const taxed = yield* taxed_(merchantId, rec, b)
             const { next, periodEnd } = RenewalPlan.advance(rec, pv, b, taxed, at, decision.continuous)
             const trade = taxed.total.amount > 0n ? yield* renewalTrade(merchant, s, taxed, at) : null
             const inv = yield* newInvoice({
@@ -273,19 +274,11 @@ export class Renewals extends Context.Service<Renewals>()("@recur/core/Renewals"
         const due = msOf(s.next_invoice_date)
         const decision = RenewalPlan.decide(rec, due, true)
         if (decision._tag !== "Bill") return Option.none<Invoice.UpcomingInvoice>()
-        const inForce = yield* version(merchantId, s.price_version_id)
-        const pv =
-          rec.scheduled_price_version_id !== null ? yield* version(merchantId, rec.scheduled_price_version_id) : inForce
+        const { inForce, pv } = yield* pricesOf(merchantId, rec)
         const planned = RenewalPlan.bill(rec, inForce, pv, [])
         if (Result.isFailure(planned)) return Option.none<Invoice.UpcomingInvoice>()
         const b = planned.success
-        const taxed = yield* withTaxes(
-          b.draft,
-          merchantId,
-          s.customer_id,
-          b.credit,
-          discountRules(rec, b.draft.cycle_index)
-        )
+        const taxed = yield* taxed_(merchantId, rec, b)
         const { next, periodEnd } = RenewalPlan.advance(rec, pv, b, taxed, due, decision.continuous)
         const periods = renewalPeriods(rec, next, periodEnd)
         return Option.some(

@@ -26,6 +26,42 @@ const serve = (storage: Layer.Layer<Store.Storage, unknown>, fake: Fake.StripeFa
     })
   )
 
+type Api = ReturnType<typeof serve>
+
+/** A session for a monthly price of `amount` of the merchant with `key`: its id. */
+const sessionFor = async (api: Api, key: string, amount: string) => {
+  const product = (await api.call("POST", "/api/v1/products", key, { product_name: "P" })).body.data
+  const price = (
+    await api.call("POST", "/api/v1/prices", key, {
+      name: "Monthly",
+      product_id: product.product_id,
+      currency: "USD",
+      billing_type: "recurring",
+      price_type: "flat_price",
+      price_plan: { billing_cycle_unit: "month", base_price_val: amount }
+    })
+  ).body.data
+  const session = (
+    await api.call("POST", "/api/v1/session", key, { payer_id: "p", line_items: [{ price_id: price.price_id }] })
+  ).body.data
+  return session.session_id as string
+}
+
+/** The engine with each merchant's own Stripe account (the fake), the sandbox for the others. */
+const routedOn = (storage: Layer.Layer<Store.Storage, unknown>, fake: Fake.StripeFake) =>
+  TestClient.make(
+    engineOn(storage, {
+      publicUrl: "http://localhost:4000",
+      payments: StripeGateway.perMerchant({ apiBase: fake.base, timeoutMs: 5_000 })
+    })
+  )
+
+/** A merchant on the sandbox clock of 2026-01-01. */
+const merchantOn = (api: Api, name: string) =>
+  api.runtime.runPromise(
+    Merchants.Merchants.use((m) => m.create({ name, currency: "USD", frozen_time: Date.parse("2026-01-01T00:00:00Z") }))
+  )
+
 for (const [name, storage] of storages) {
   describe(`engine scenarios with Stripe (${name})`, { timeout: 180_000 }, () => {
     let fake: Fake.StripeFake
@@ -161,49 +197,20 @@ for (const [name, storage] of storages) {
     })
 
     it("per merchant: a merchant with its Stripe keys charges through Stripe, one without stays on the sandbox", async () => {
-      const routed = TestClient.make(
-        engineOn(storage(), {
-          publicUrl: "http://localhost:4000",
-          payments: StripeGateway.perMerchant({ apiBase: fake.base, timeoutMs: 5_000 })
-        })
-      )
+      const routed = routedOn(storage(), fake)
       try {
-        const create = (name: string) =>
-          routed.runtime.runPromise(
-            Merchants.Merchants.use((m) =>
-              m.create({ name, currency: "USD", frozen_time: Date.parse("2026-01-01T00:00:00Z") })
-            )
-          )
-        const withStripe = (await create("On Stripe")).api_key
-        const onSandbox = (await create("On the sandbox")).api_key
+        const withStripe = (await merchantOn(routed, "On Stripe")).api_key
+        const onSandbox = (await merchantOn(routed, "On the sandbox")).api_key
         const set = await routed.call("POST", "/api/v1/payment_settings", withStripe, {
           provider: "stripe",
           secret_key: "sk_test_routedmerchant01",
           publishable_key: "pk_test_routedmerchant01"
         })
         expect(set.status, JSON.stringify(set.body)).toBe(200)
-        const checkout = async (k: string, payment: Record<string, string>) => {
-          const product = (await routed.call("POST", "/api/v1/products", k, { product_name: "P" })).body.data
-          const price = (
-            await routed.call("POST", "/api/v1/prices", k, {
-              name: "Monthly",
-              product_id: product.product_id,
-              currency: "USD",
-              billing_type: "recurring",
-              price_type: "flat_price",
-              price_plan: { billing_cycle_unit: "month", base_price_val: "12.00" }
-            })
-          ).body.data
-          const session = (
-            await routed.call("POST", "/api/v1/session", k, {
-              payer_id: "p",
-              line_items: [{ price_id: price.price_id }]
-            })
-          ).body.data
-          return routed.call("POST", `/checkout/${session.session_id}/pay`, null, payment, {
+        const checkout = async (k: string, payment: Record<string, string>) =>
+          routed.call("POST", `/checkout/${await sessionFor(routed, k, "12.00")}/pay`, null, payment, {
             accept: "application/json"
           })
-        }
         const before = fake.intents.size
         const viaStripe = await checkout(withStripe, { payment_method: "pm_card_visa" })
         expect(viaStripe.status, JSON.stringify(viaStripe.body)).toBe(200)
@@ -228,18 +235,9 @@ for (const [name, storage] of storages) {
     })
 
     it("Stripe's webhooks: verified, acted on once, order-proof; a dispute is recorded on the trade with its events", async () => {
-      const routed = TestClient.make(
-        engineOn(storage(), {
-          publicUrl: "http://localhost:4000",
-          payments: StripeGateway.perMerchant({ apiBase: fake.base, timeoutMs: 5_000 })
-        })
-      )
+      const routed = routedOn(storage(), fake)
       try {
-        const created = await routed.runtime.runPromise(
-          Merchants.Merchants.use((m) =>
-            m.create({ name: "Hooks", currency: "USD", frozen_time: Date.parse("2026-01-01T00:00:00Z") })
-          )
-        )
+        const created = await merchantOn(routed, "Hooks")
         const k = created.api_key
         const secret = "whsec_localfaketestsecret"
         const settings = await routed.call("POST", "/api/v1/payment_settings", k, {
@@ -251,20 +249,7 @@ for (const [name, storage] of storages) {
         expect(settings.body.data.webhook_url).toBe(
           `http://localhost:4000/webhooks/stripe/${created.merchant.merchant_id}`
         )
-        const product = (await routed.call("POST", "/api/v1/products", k, { product_name: "P" })).body.data
-        const price = (
-          await routed.call("POST", "/api/v1/prices", k, {
-            name: "Monthly",
-            product_id: product.product_id,
-            currency: "USD",
-            billing_type: "recurring",
-            price_type: "flat_price",
-            price_plan: { billing_cycle_unit: "month", base_price_val: "20.00" }
-          })
-        ).body.data
-        const session = (
-          await routed.call("POST", "/api/v1/session", k, { payer_id: "p", line_items: [{ price_id: price.price_id }] })
-        ).body.data
+        const session = { session_id: await sessionFor(routed, k, "20.00") }
         // Stripe charged, but its answer was lost: the payment is processing
         fake.fault(/^POST \/v1\/payment_intents$/, "500_after")
         const paid = await routed.call(
@@ -291,9 +276,7 @@ for (const [name, storage] of storages) {
         const forged = fake.event("payment_intent.succeeded", intent, "whsec_notthesecret00")
         expect((await hook(succeeded.payload, forged.header)).status).toBe(400)
         expect((await hook(`${succeeded.payload} `, succeeded.header)).status).toBe(400)
-        const other = await routed.runtime.runPromise(
-          Merchants.Merchants.use((m) => m.create({ name: "Other", currency: "USD" }))
-        )
+        const other = await merchantOn(routed, "Other")
         expect((await hook(succeeded.payload, succeeded.header, other.merchant.merchant_id)).status).toBe(400)
         expect((await hook(succeeded.payload, succeeded.header, "mch_nope")).status).toBe(404)
         expect((await trade()).trade_status).toBe("processing")

@@ -510,6 +510,28 @@ export const withTax =
       })
     })
 
+/**
+ * A renewal's invoice: the cycle's bill with the subscription's running discounts, the tax at
+ * the customer's address and the customer's credit — the one tax step of `Renewals.renew`,
+ * `Renewals.upcoming` and `RenewalBatches` (which gives the address it read for the batch).
+ */
+export const taxRenewal =
+  (taxes: Ports.TaxCalculator["Service"], storage: StorageService) =>
+  (
+    merchantId: string,
+    rec: Entities.SubscriptionRecord,
+    b: { readonly draft: Invoicing.Draft; readonly credit: Money.Money },
+    address?: Tax.TaxAddress | null
+  ) =>
+    withTax(taxes, storage)(
+      b.draft,
+      merchantId,
+      rec.subscription.customer_id,
+      b.credit,
+      discountRules(rec, b.draft.cycle_index),
+      address !== undefined ? { address } : {}
+    )
+
 /** Converts a draft's amounts with a captured rate (1 primary = rate target). */
 export const convertDraft = (draft: Invoicing.Draft, rate: string | null, target: string): Invoicing.Draft => {
   if (rate === null || draft.currency === target) return draft
