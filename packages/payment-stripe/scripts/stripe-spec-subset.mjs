@@ -16,7 +16,7 @@ const spec = JSON.parse(readFileSync(source, "utf8"))
 const used = {
   "/v1/customers": ["post"],
   "/v1/customers/search": ["get"],
-  "/v1/payment_intents": ["post"],
+  "/v1/payment_intents": ["get", "post"],
   "/v1/payment_intents/{intent}": ["get"],
   "/v1/payment_intents/search": ["get"],
   "/v1/setup_intents": ["post"],

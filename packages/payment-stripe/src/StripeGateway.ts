@@ -79,7 +79,13 @@ const codeOf = (e: Stripe.errors.StripeError) =>
  */
 export const make = (options: Options): Ports.PaymentGateway["Service"] => gatewayOn(client(options))
 
-const gatewayOn = (stripe: Stripe) => {
+/** Whose a trade is: the merchant and our customer (their Stripe customer holds its intents). */
+interface Owner {
+  readonly merchantId: string
+  readonly customerId: string
+}
+
+const gatewayOn = (stripe: Stripe, ownerOf?: (tradeId: string) => Effect.Effect<Owner | undefined>) => {
   const call = <A>(f: () => Promise<A>) => Effect.tryPromise({ try: f, catch: (e) => e })
 
   /** The Stripe customer of one of our customers (found by its metadata, else created once). */
@@ -152,25 +158,43 @@ const gatewayOn = (stripe: Stripe) => {
       }
     })
 
-  /** The latest intent of a trade (of one attempt when given), found by its metadata. */
-  const intentOf = (tradeId: string, attempt?: number) =>
-    Effect.map(
-      call(() =>
-        stripe.paymentIntents.search({
-          query: `metadata['recur_trade_id']:'${quote(tradeId)}'${attempt !== undefined ? ` AND metadata['recur_attempt']:'${attempt}'` : ""}`,
-          limit: 100
-        })
-      ),
-      (found) =>
-        [...found.data].sort(
-          (a, b) =>
-            Number(b.metadata.recur_attempt ?? 0) - Number(a.metadata.recur_attempt ?? 0) || b.created - a.created
-        )[0]
-    )
+  /**
+   * The intents of a trade, by their metadata. With the trade's owner known, from a list of the
+   * owner's Stripe customer's intents, which is consistent at once; else by search, which Stripe
+   * makes consistent within about a minute. Undefined when the owner's Stripe customer cannot be
+   * found yet: nothing can be told.
+   */
+  const intentsOf = (tradeId: string, owner: Owner | undefined) =>
+    Effect.gen(function* () {
+      if (owner !== undefined) {
+        const ours = `${owner.merchantId}/${owner.customerId}`
+        const customer = (yield* call(() =>
+          stripe.customers.search({ query: `metadata['recur_customer']:'${quote(ours)}'`, limit: 1 })
+        )).data[0]
+        if (customer === undefined) return undefined
+        const listed = yield* call(() => stripe.paymentIntents.list({ customer: customer.id, limit: 100 }))
+        return listed.data.filter((i) => i.metadata.recur_trade_id === tradeId)
+      }
+      const found = yield* call(() =>
+        stripe.paymentIntents.search({ query: `metadata['recur_trade_id']:'${quote(tradeId)}'`, limit: 100 })
+      )
+      return found.data
+    })
+
+  /** The latest of a trade's intents (of one attempt when given). */
+  const latest = (intents: ReadonlyArray<Stripe.PaymentIntent>, attempt?: number) =>
+    [...intents]
+      .filter((i) => attempt === undefined || i.metadata.recur_attempt === String(attempt))
+      .sort(
+        (a, b) => Number(b.metadata.recur_attempt ?? 0) - Number(a.metadata.recur_attempt ?? 0) || b.created - a.created
+      )[0]
 
   const retrieve = (tradeId: string) =>
     Effect.gen(function* () {
-      const intent = yield* intentOf(tradeId)
+      const intents = yield* intentsOf(tradeId, ownerOf ? yield* ownerOf(tradeId) : undefined)
+      // the customer is not visible yet: too early to say the charge does not exist
+      if (intents === undefined) return Ports.ChargeOutcome.Unknown()
+      const intent = latest(intents)
       if (intent === undefined)
         return Ports.ChargeOutcome.Failed({ code: "no_such_charge", message: "No charge for this trade." })
       return yield* outcomeOf(intent)
@@ -221,7 +245,11 @@ const gatewayOn = (stripe: Stripe) => {
       const e = created.failure
       // the same key with other parameters: the attempt was made; answer what it did
       if (e instanceof Stripe.errors.StripeIdempotencyError) {
-        const first = yield* intentOf(request.trade_id, attempt)
+        const owner =
+          request.customer_id !== undefined
+            ? { merchantId: request.merchant_id, customerId: request.customer_id }
+            : undefined
+        const first = latest((yield* intentsOf(request.trade_id, owner)) ?? [], attempt)
         return first ? yield* outcomeOf(first) : Ports.ChargeOutcome.Unknown()
       }
       if (e instanceof Stripe.errors.StripeCardError)
@@ -237,9 +265,8 @@ const gatewayOn = (stripe: Stripe) => {
     readonly amount: { readonly amount: bigint }
   }) =>
     Effect.gen(function* () {
-      const paid = (yield* call(() =>
-        stripe.paymentIntents.search({ query: `metadata['recur_trade_id']:'${quote(request.trade_id)}'`, limit: 100 })
-      )).data.find((i) => i.status === "succeeded")
+      const intents = yield* intentsOf(request.trade_id, ownerOf ? yield* ownerOf(request.trade_id) : undefined)
+      const paid = (intents ?? []).find((i) => i.status === "succeeded")
       if (paid === undefined)
         return Ports.RefundOutcome.Failed({ code: "charge_not_refundable", message: "The charge did not succeed." })
       const done = yield* Effect.result(
@@ -446,11 +473,23 @@ export const perMerchant = (options: Omit<Options, "secretKey"> = {}) =>
             secrets
           )
           const stripe = client({ ...options, secretKey: credentials.secret_key })
-          const made: Kept = { key, stripe, gateway: gatewayOn(stripe), webhookSecret: credentials.webhook_secret }
+          const made: Kept = {
+            key,
+            stripe,
+            gateway: gatewayOn(stripe, ownerOf),
+            webhookSecret: credentials.webhook_secret
+          }
           clients.set(merchantId, made)
           return made
         })
       const gatewayOf = (merchantId: string) => Effect.map(stripeOf(merchantId), (kept) => kept?.gateway ?? fallback)
+      /** The merchant and customer of a trade, from its record. */
+      const ownerOf = (tradeId: string) =>
+        Effect.map(Effect.orDie(trades.lookup("id", tradeId)), (t) =>
+          Option.isSome(t)
+            ? { merchantId: t.value.value.trade.merchant_id, customerId: t.value.value.trade.customer_id }
+            : undefined
+        )
       const ofTrade = (tradeId: string) =>
         Effect.flatMap(Effect.orDie(trades.lookup("id", tradeId)), (t) =>
           Option.isSome(t) ? gatewayOf(t.value.value.trade.merchant_id) : Effect.succeed(fallback)

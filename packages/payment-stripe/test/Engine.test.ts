@@ -250,7 +250,9 @@ for (const [name, storage] of storages) {
           `http://localhost:4000/webhooks/stripe/${created.merchant.merchant_id}`
         )
         const session = { session_id: await sessionFor(routed, k, "20.00") }
-        // Stripe charged, but its answer was lost: the payment is processing
+        // Stripe charged, but its answer was lost: the payment is processing — and Stripe's search
+        // does not show the intent yet: the trade's intents are read from its customer's list
+        fake.searchLag(true)
         fake.fault(/^POST \/v1\/payment_intents$/, "500_after")
         const paid = await routed.call(
           "POST",
@@ -287,6 +289,7 @@ for (const [name, storage] of storages) {
           { received: true, event_id: succeeded.id, duplicate: false, handled: "payment" }
         ])
         expect((await trade()).trade_status).toBe("succeeded")
+        fake.searchLag(false)
         const sub = (await routed.call("GET", `/api/v1/session/${session.session_id}`, k)).body.data.session
           .subscription_id
         expect((await routed.call("GET", `/api/v1/subscription/${sub}`, k)).body.data.subscription.status).toBe(

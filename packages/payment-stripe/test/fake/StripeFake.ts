@@ -111,6 +111,8 @@ export const start = async () => {
   }> = []
   let clock = 1_767_225_600 // 2026-01-01, seconds
   let offSessionDeclines = 0
+  /** While set, the search of intents does not see intents created since (Stripe's search lags). */
+  let searchLagSince: number | undefined
   const pendingReturn = new Map<string, string>()
 
   const now = () => clock++
@@ -325,8 +327,22 @@ export const start = async () => {
     }
     if (method === "get" && path === "/v1/customers/search")
       return { status: 200, body: searchOf(String(p.query), customers.values()) }
+    if (method === "get" && path === "/v1/payment_intents") {
+      // a list is consistent at once (search lags by up to a minute at Stripe)
+      const data = [...intents.values()]
+        .filter((i) => p.customer === undefined || i.customer === p.customer)
+        .sort((a, b) => (b.created as number) - (a.created as number))
+        .slice(0, Number(p.limit ?? 10))
+      return { status: 200, body: { object: "list", data, has_more: false, url: "/v1/payment_intents" } }
+    }
     if (method === "get" && path === "/v1/payment_intents/search")
-      return { status: 200, body: searchOf(String(p.query), intents.values()) }
+      return {
+        status: 200,
+        body: searchOf(
+          String(p.query),
+          [...intents.values()].filter((i) => searchLagSince === undefined || (i.created as number) < searchLagSince)
+        )
+      }
     if (method === "post" && path === "/v1/payment_intents") return createIntent(p)
     if (method === "post" && path === "/v1/setup_intents") return createSetup(p)
     if (method === "post" && path === "/v1/refunds") return createRefund(p)
@@ -508,6 +524,10 @@ export const start = async () => {
         reason: "fraudulent",
         status
       } as Json
+    },
+    /** Stripe's search lag: while on, searching intents misses every intent created since it was turned on. */
+    searchLag: (on: boolean) => {
+      searchLagSince = on ? clock : undefined
     },
     /** The next `n` off-session charges decline (a saved card that stopped working). */
     declineOffSession: (n: number) => {
