@@ -1,3 +1,5 @@
+import { Layer } from "effect"
+import { Ports } from "@recur/core"
 import { PaymentGatewayContract } from "@recur/testing"
 import { StripeGateway } from "../src/index.js"
 
@@ -6,7 +8,9 @@ import { StripeGateway } from "../src/index.js"
 // methods behave as the local fake's do; nothing here is charged for real.
 PaymentGatewayContract.suite(
   "Stripe test mode (live)",
-  StripeGateway.layer({ secretKey: process.env.STRIPE_TEST_SECRET_KEY ?? "", timeoutMs: 30_000 }),
+  Layer.sync(Ports.PaymentGateway, () =>
+    StripeGateway.make({ secretKey: process.env.STRIPE_TEST_SECRET_KEY ?? "", timeoutMs: 30_000 })
+  ),
   {
     succeed: { _tag: "PaymentMethod", id: "pm_card_visa" },
     decline: { _tag: "PaymentMethod", id: "pm_card_chargeDeclined" },

@@ -362,15 +362,33 @@ const gatewayOn = (stripe: Stripe, ownerOf?: (tradeId: string) => Effect.Effect<
   return Ports.PaymentGateway.of({ charge, retrieve, refund, saveCard })
 }
 
+/** The owner of a trade, read from its record through the storage port. */
+const ownerFrom = (storage: Store.Storage["Service"]) => {
+  const trades = storage.repository(Entities.trade)
+  return (tradeId: string) =>
+    Effect.map(Effect.orDie(trades.lookup("id", tradeId)), (t) =>
+      Option.isSome(t)
+        ? { merchantId: t.value.value.trade.merchant_id, customerId: t.value.value.trade.customer_id }
+        : undefined
+    )
+}
+
 /**
- * The gateway as a Layer.
+ * The gateway on one Stripe account as a Layer. It reads a trade's owner through the storage
+ * port, so a trade's intents are found in its customer's list (consistent at once) rather than
+ * by search.
  *
  * @example
  * const payments = StripeGateway.layer({ secretKey: process.env.STRIPE_SECRET_KEY! })
  * @since 0.1.0
  */
-export const layer = (options: Options): Layer.Layer<Ports.PaymentGateway> =>
-  Layer.sync(Ports.PaymentGateway, () => make(options))
+export const layer = (options: Options): Layer.Layer<Ports.PaymentGateway, never, Store.Storage> =>
+  Layer.effect(
+    Ports.PaymentGateway,
+    Effect.gen(function* () {
+      return gatewayOn(client(options), ownerFrom(yield* Store.Storage))
+    })
+  )
 
 const PAYMENT_EVENTS = new Set([
   "payment_intent.succeeded",
@@ -483,13 +501,7 @@ export const perMerchant = (options: Omit<Options, "secretKey"> = {}) =>
           return made
         })
       const gatewayOf = (merchantId: string) => Effect.map(stripeOf(merchantId), (kept) => kept?.gateway ?? fallback)
-      /** The merchant and customer of a trade, from its record. */
-      const ownerOf = (tradeId: string) =>
-        Effect.map(Effect.orDie(trades.lookup("id", tradeId)), (t) =>
-          Option.isSome(t)
-            ? { merchantId: t.value.value.trade.merchant_id, customerId: t.value.value.trade.customer_id }
-            : undefined
-        )
+      const ownerOf = ownerFrom(storage)
       const ofTrade = (tradeId: string) =>
         Effect.flatMap(Effect.orDie(trades.lookup("id", tradeId)), (t) =>
           Option.isSome(t) ? gatewayOf(t.value.value.trade.merchant_id) : Effect.succeed(fallback)

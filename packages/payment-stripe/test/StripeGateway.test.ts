@@ -1,3 +1,4 @@
+import { Ports } from "@recur/core"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { PaymentGatewayContract } from "@recur/testing"
 import { Layer } from "effect"
@@ -11,7 +12,9 @@ afterAll(() => fake.close())
 
 PaymentGatewayContract.suite(
   "Stripe (local fake)",
-  Layer.suspend(() => StripeGateway.layer({ secretKey: "sk_test_recur", apiBase: fake.base, timeoutMs: 5_000 })),
+  Layer.sync(Ports.PaymentGateway, () =>
+    StripeGateway.make({ secretKey: "sk_test_recur", apiBase: fake.base, timeoutMs: 5_000 })
+  ),
   {
     succeed: { _tag: "PaymentMethod", id: "pm_card_visa" },
     decline: { _tag: "PaymentMethod", id: "pm_card_chargeDeclined" },
