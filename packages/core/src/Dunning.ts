@@ -230,7 +230,9 @@ export class Dunning extends Context.Service<Dunning>()("@recur/core/Dunning", {
           customer_id: tradeId.trade.customer_id,
           amount: Result.getOrThrow(Money.parse(tradeId.trade.amount, tradeId.trade.currency)),
           source,
-          off_session: false
+          off_session: false,
+          // a processor's 3-D Secure page sends the payer back to the invoice's page
+          ...(found.value.hosted_invoice_url !== null ? { return_url: found.value.hosted_invoice_url } : {})
         })
         return yield* Effect.orDie(payments.applyOutcome(merchantId, tradeId.tradeId, outcome))
       }).pipe(Effect.withSpan("Dunning.payInvoice"))

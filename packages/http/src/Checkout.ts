@@ -593,7 +593,22 @@ export const routes = Layer.mergeAll(
   HttpRouter.add(
     "GET",
     "/invoice/:invoice_id/:token",
-    withInvoice((request, doc, token) => invoiceAnswer(request, doc, { pay: `${token}/pay`, pdf: `${token}/pdf` }))
+    withInvoice((request, doc, token) =>
+      Effect.gen(function* () {
+        // back from a processor's 3-D Secure page: ask about the payment before showing the invoice
+        if (/[?&]payment_intent=/.test(request.url) && doc.invoice.trade_id !== null) {
+          const m = doc.invoice.merchant_id
+          yield* Effect.ignore(Billing.Billing.use((b) => b.reconcileTrade(m, doc.invoice.trade_id!)))
+          const now = yield* Effect.orDie(Billing.Billing.use((b) => b.invoiceDocument(doc.invoice.invoice_id, token)))
+          return yield* invoiceAnswer(
+            request,
+            Option.getOrElse(now, () => doc),
+            { pay: `${token}/pay`, pdf: `${token}/pdf` }
+          )
+        }
+        return yield* invoiceAnswer(request, doc, { pay: `${token}/pay`, pdf: `${token}/pdf` })
+      })
+    )
   ),
   HttpRouter.add(
     "GET",

@@ -334,5 +334,63 @@ for (const [name, storage] of storages) {
         await routed.dispose()
       }
     })
+
+    it("3-D Secure when a customer pays a failed renewal's invoice page: Stripe's challenge, then back to the page, paid", async () => {
+      const routed = routedOn(storage(), fake)
+      try {
+        const k = (await merchantOn(routed, "Invoices")).api_key
+        await routed.call("POST", "/api/v1/payment_settings", k, {
+          provider: "stripe",
+          secret_key: "sk_test_invoicemerchant1",
+          publishable_key: "pk_test_invoicemerchant1"
+        })
+        const sessionId = await sessionFor(routed, k, "25.00")
+        const paid = await routed.call(
+          "POST",
+          `/checkout/${sessionId}/pay`,
+          null,
+          { payment_method: "pm_card_visa" },
+          {
+            accept: "application/json"
+          }
+        )
+        expect(paid.status, JSON.stringify(paid.body)).toBe(200)
+        const sub = (await routed.call("GET", `/api/v1/session/${sessionId}`, k)).body.data.session.subscription_id
+        fake.declineOffSession(1)
+        await routed.call("POST", "/api/v1/test_helpers/advance_clock", k, { frozen_time: "2026-02-01T06:00:00Z" })
+        fake.declineOffSession(0)
+        const invoice = (
+          await routed.call("GET", `/api/v1/invoices?subscription_id=${sub}&limit=10`, k)
+        ).body.data.list.find((i: any) => i.invoice_type === "renewal")
+        expect(invoice.biz_status).toBe("retrying")
+        const page = new URL(invoice.hosted_invoice_url).pathname
+        const pay = await routed.handler(
+          new Request(`http://localhost${page}/pay`, {
+            method: "POST",
+            redirect: "manual",
+            headers: { "content-type": "application/x-www-form-urlencoded" },
+            body: "payment_method=pm_card_authenticationRequired"
+          })
+        )
+        expect(pay.status).toBe(303)
+        const challenge = pay.headers.get("location")!
+        expect(challenge).toContain(`${fake.base}/3ds/pi_`)
+        // the customer authenticates; Stripe sends them back to the invoice's page
+        const back = await fetch(challenge, { redirect: "manual" })
+        const returned = new URL(back.headers.get("location")!)
+        expect(returned.pathname).toBe(page)
+        expect(returned.searchParams.get("payment_intent")).toMatch(/^pi_/)
+        const shown = await routed.handler(new Request(`http://localhost${page}${returned.search}`))
+        expect(shown.status).toBe(200)
+        const after = (await routed.call("GET", `/api/v1/invoice/${invoice.invoice_id}`, k)).body.data.invoice
+        expect(after.biz_status).toBe("success")
+        expect((await routed.call("GET", `/api/v1/subscription/${sub}`, k)).body.data.subscription.status).toBe(
+          "active"
+        )
+        expect(fake.violations).toEqual([])
+      } finally {
+        await routed.dispose()
+      }
+    })
   })
 }
