@@ -117,6 +117,8 @@ export const ChargeOutcome = Data.taggedEnum<ChargeOutcome>()
 export type RefundOutcome = Data.TaggedEnum<{
   Succeeded: { readonly refund_transaction_id: string }
   Failed: { readonly code: string; readonly message: string }
+  /** Accepted, not settled yet (some processors settle refunds later): asked again later. */
+  Pending: { readonly refund_transaction_id: string }
 }>
 
 /**
@@ -160,6 +162,8 @@ export const SaveCardOutcome = Data.taggedEnum<SaveCardOutcome>()
 export type ProcessorEvent = Data.TaggedEnum<{
   PaymentUpdated: { readonly event_id: string; readonly trade_id: string }
   Refunded: { readonly event_id: string; readonly trade_id: string }
+  /** A refund of ours (its id) changed at the processor: a pending one may have settled. */
+  RefundUpdated: { readonly event_id: string; readonly refund_id: string }
   Disputed: {
     readonly event_id: string
     readonly trade_id: string

@@ -2,7 +2,8 @@
  * What the engine does with a processor's webhook, once the gateway has checked it and said what
  * it means (`Ports.ProcessorEvent`): a payment that changed is reconciled exactly as the worker
  * reconciles an unknown outcome (the gateway is asked for the trade's state, so events arriving
- * late, twice or out of order change nothing twice); a dispute is recorded on the trade through
+ * late, twice or out of order change nothing twice); a pending refund that changed is asked about
+ * again; a dispute is recorded on the trade through
  * its dispute machine, with `v2.trades.disputed` / `v2.trades.dispute_closed`. Each event is acted
  * on once: its id is kept after it was handled (a crash before that only means handling it again,
  * which changes nothing).
@@ -17,6 +18,7 @@ import type * as Lifecycle from "./Lifecycle.js"
 import * as Merchants from "./Merchants.js"
 import * as Money from "./Money.js"
 import * as Payments from "./Payments.js"
+import * as Refunds from "./Refunds.js"
 import type * as Ports from "./Ports.js"
 import * as Store from "./Store.js"
 import * as Trade from "./Trade.js"
@@ -42,6 +44,7 @@ export class ProcessorEvents extends Context.Service<ProcessorEvents>()("@recur/
     const storage = yield* Store.Storage
     const merchants = yield* Merchants.Merchants
     const payments = yield* Payments.Payments
+    const refunds = yield* Refunds.Refunds
     const seen = storage.repository(Entities.processorEvent)
     const trades = storage.repository(Entities.trade)
 
@@ -115,6 +118,9 @@ export class ProcessorEvents extends Context.Service<ProcessorEvents>()("@recur/
             yield* payments.reconcileTrade(merchantId, event.trade_id)
             handled = event._tag === "PaymentUpdated" ? "payment" : "refund"
           }
+        } else if (event._tag === "RefundUpdated") {
+          // a pending refund is asked about again; a settled one (or another merchant's) is left
+          if (Option.isSome(yield* refunds.settle(merchantId, event.refund_id))) handled = "refund"
         } else if (event._tag === "Disputed") {
           yield* dispute(merchantId, event)
           handled = "dispute"

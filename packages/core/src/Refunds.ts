@@ -11,12 +11,13 @@ import * as Decimal from "./Decimal.js"
 import * as Entities from "./Entities.js"
 import * as Errors from "./Errors.js"
 import * as Ids from "./Ids.js"
-import { dt, emit, msOf, nowOf } from "./internal/engine.js"
+import { dt, emit, laneOf, msOf, nowOf } from "./internal/engine.js"
 import { pageErrors } from "./internal/paging.js"
 import { must, newInvoice, invoiceDocuments, taxLinesOf, writes } from "./internal/records.js"
 import * as Invoice from "./Invoice.js"
 import * as Invoicing from "./Invoicing.js"
 import * as Lifecycle from "./Lifecycle.js"
+import type * as Merchant from "./Merchant.js"
 import * as Merchants from "./Merchants.js"
 import * as Money from "./Money.js"
 import * as Ports from "./Ports.js"
@@ -74,7 +75,8 @@ export const refundOf = (
 export class Refunds extends Context.Service<Refunds>()("@recur/core/Refunds", {
   make: Effect.gen(function* () {
     const storage = yield* Store.Storage
-    const documents = invoiceDocuments(storage, yield* Secrets.Secrets, yield* Settings.Settings)
+    const settings = yield* Settings.Settings
+    const documents = invoiceDocuments(storage, yield* Secrets.Secrets, settings)
     const merchants = yield* Merchants.Merchants
     const gateway = yield* Ports.PaymentGateway
     const subs = storage.repository(Entities.subscription)
@@ -91,6 +93,163 @@ export class Refunds extends Context.Service<Refunds>()("@recur/core/Refunds", {
         ),
         (page) => Option.fromUndefinedOr(page.list[0])
       )
+
+    /**
+     * Asks the gateway to make a reserved refund and applies its answer: succeeded (the trade,
+     * the invoice and a credit note), failed (the reservation given back), or pending (asked again
+     * after `reconcileAfterMs` by the `refund_settle` work item, or when a processor's webhook
+     * reports it).
+     */
+    const finish = (
+      merchant: Merchant.Merchant,
+      reserved: { readonly record: Refund.Refund; readonly amount: Money.Money },
+      tradeId: string,
+      reason: string | null
+    ) =>
+      Effect.gen(function* () {
+        // the gateway de-duplicates by refund_id, so asking again for a pending refund is safe
+        const outcome = yield* gateway.refund({
+          refund_id: reserved.record.refund_id,
+          trade_id: tradeId,
+          amount: reserved.amount
+        })
+        if (outcome._tag === "Pending") {
+          // accepted, not settled: asked again later (and when the processor's webhook says so)
+          yield* storage.workQueue.schedule({
+            lane: laneOf(merchant),
+            merchant_id: merchant.merchant_id,
+            kind: "refund_settle",
+            subject_id: reserved.record.refund_id,
+            due_at: (yield* nowOf(merchant)) + settings.reconcileAfterMs
+          })
+          return reserved.record
+        }
+        return yield* storage
+          .withTransaction(
+            Effect.gen(function* () {
+              const at = yield* nowOf(merchant)
+              const rv = Option.getOrThrow(yield* refunds.get(merchant.merchant_id, reserved.record.refund_id))
+              if (rv.value.refund.refund_status !== "pending") return rv.value.refund
+              const tv = Option.getOrThrow(yield* trades.get(merchant.merchant_id, tradeId))
+              const t = tv.value.trade
+              if (outcome._tag === "Failed") {
+                const failed = Lifecycle.must(Refund.move(rv.value.refund, "failed", { finished_at: dt(at) }))
+                yield* Effect.orDie(refunds.update({ ...rv.value, refund: failed }, rv.version))
+                const back =
+                  Result.getOrThrow(Money.parse(t.total_refunded_amount, t.currency)).amount - reserved.amount.amount
+                yield* trades.update(
+                  {
+                    ...tv.value,
+                    trade: new Trade.Trade(
+                      { ...t, total_refunded_amount: Money.format(Money.make(back, t.currency)) },
+                      { disableChecks: true }
+                    )
+                  },
+                  tv.version
+                )
+                yield* emit(storage, {
+                  merchant_id: merchant.merchant_id,
+                  type: "v2.refunds.failed",
+                  business_id: failed.refund_id,
+                  schema: Refund.Refund,
+                  data: failed,
+                  at
+                })
+                return failed
+              }
+              const done = Lifecycle.must(Refund.move(rv.value.refund, "succeeded", { finished_at: dt(at) }))
+              yield* Effect.orDie(refunds.update({ ...rv.value, refund: done }, rv.version))
+              // full is what succeeded, not what is reserved: a refund still in flight may yet fail
+              // (no record of it: none succeeded while the trade shows no refund; older records
+              // that show one count what is reserved, as they did)
+              const settledBefore =
+                tv.value.refunds_settled !== undefined
+                  ? Result.getOrThrow(Money.parse(tv.value.refunds_settled, t.currency)).amount
+                  : t.refund_status === Lifecycle.tradeRefund.initial
+                    ? 0n
+                    : Result.getOrThrow(Money.parse(t.total_refunded_amount, t.currency)).amount -
+                      reserved.amount.amount
+              const settled = settledBefore + reserved.amount.amount
+              const full = settled >= Result.getOrThrow(Money.parse(t.amount, t.currency)).amount
+              const refunded =
+                t.refund_status === "refunded"
+                  ? t
+                  : Lifecycle.must(Trade.moveRefund(t, full ? "full_refund" : "partial_refund"))
+              yield* trades.update(
+                { ...tv.value, trade: refunded, refunds_settled: Money.format(Money.make(settled, t.currency)) },
+                tv.version
+              )
+              yield* emit(storage, {
+                merchant_id: merchant.merchant_id,
+                type: "v2.refunds.succeeded",
+                business_id: done.refund_id,
+                schema: Refund.Refund,
+                data: done,
+                at
+              })
+              if (tv.value.invoice_id !== null) {
+                const iv = Option.getOrThrow(yield* invoices.get(merchant.merchant_id, tv.value.invoice_id))
+                const original = iv.value
+                const moved = Invoice.move(original, full ? "full_refund" : "partial_refund", {
+                  refund_order_id: done.refund_id
+                })
+                if (Result.isSuccess(moved)) {
+                  const updated = moved.success.value
+                  yield* invoices.update(updated, iv.version)
+                  yield* emit(storage, {
+                    merchant_id: merchant.merchant_id,
+                    type: "v2.invoice.refunded",
+                    business_id: updated.invoice_id,
+                    schema: Invoice.Invoice,
+                    data: updated,
+                    at
+                  })
+                }
+                const draft = Invoicing.refund({
+                  amount: reserved.amount,
+                  cycle_index: original.cycle_index,
+                  original_invoice_id: original.invoice_id,
+                  reason: reason ?? "refund",
+                  tax: {
+                    lines: taxLinesOf(original),
+                    paid: Result.getOrThrow(Money.parse(t.amount, t.currency)),
+                    refundedBefore: Money.make(settledBefore, t.currency)
+                  }
+                })
+                const refundInvoice = yield* newInvoice({
+                  merchant_id: merchant.merchant_id,
+                  draft,
+                  trade_id: t.trade_id,
+                  subscription_id: original.subscription_id,
+                  price_id: original.price_id,
+                  price_version_id: original.price_version_id,
+                  customer_id: original.customer_id,
+                  order_id: original.order_id,
+                  trigger: "settle_without_charge",
+                  at
+                })
+                yield* Effect.orDie(
+                  invoices.insert(
+                    yield* documents.issueOne(
+                      merchant,
+                      new Invoice.Invoice(
+                        { ...refundInvoice, refund_order_id: done.refund_id },
+                        { disableChecks: true }
+                      )
+                    )
+                  )
+                )
+              }
+              return done
+            })
+          )
+          .pipe(
+            // a concurrent refund of the same trade committed first: re-read and apply again
+            Effect.retry({ while: (e) => e._tag === "VersionConflict", times: 50 }),
+            Effect.catchTag("VersionConflict", (e) => Effect.die(e)),
+            Effect.catchTag("UniqueViolation", (e) => Effect.die(e))
+          )
+      })
 
     /** Refunds part or all of a succeeded trade; never more than was paid, even under concurrency. */
     const refund = (merchantId: string, command: RefundCommand) =>
@@ -188,137 +347,7 @@ export class Refunds extends Context.Service<Refunds>()("@recur/core/Refunds", {
           })
         )
         if (reserved.earlier && reserved.record.refund_status !== "pending") return reserved.record
-        // the gateway de-duplicates by refund_id, so asking again for a pending refund is safe
-        const outcome = yield* gateway.refund({
-          refund_id: reserved.record.refund_id,
-          trade_id: tradeId,
-          amount: reserved.amount
-        })
-        return yield* storage
-          .withTransaction(
-            Effect.gen(function* () {
-              const at = yield* nowOf(merchant)
-              const rv = Option.getOrThrow(yield* refunds.get(merchantId, reserved.record.refund_id))
-              if (rv.value.refund.refund_status !== "pending") return rv.value.refund
-              const tv = Option.getOrThrow(yield* trades.get(merchantId, tradeId))
-              const t = tv.value.trade
-              if (outcome._tag === "Failed") {
-                const failed = Lifecycle.must(Refund.move(rv.value.refund, "failed", { finished_at: dt(at) }))
-                yield* Effect.orDie(refunds.update({ ...rv.value, refund: failed }, rv.version))
-                const back =
-                  Result.getOrThrow(Money.parse(t.total_refunded_amount, t.currency)).amount - reserved.amount.amount
-                yield* trades.update(
-                  {
-                    ...tv.value,
-                    trade: new Trade.Trade(
-                      { ...t, total_refunded_amount: Money.format(Money.make(back, t.currency)) },
-                      { disableChecks: true }
-                    )
-                  },
-                  tv.version
-                )
-                yield* emit(storage, {
-                  merchant_id: merchantId,
-                  type: "v2.refunds.failed",
-                  business_id: failed.refund_id,
-                  schema: Refund.Refund,
-                  data: failed,
-                  at
-                })
-                return failed
-              }
-              const done = Lifecycle.must(Refund.move(rv.value.refund, "succeeded", { finished_at: dt(at) }))
-              yield* Effect.orDie(refunds.update({ ...rv.value, refund: done }, rv.version))
-              // full is what succeeded, not what is reserved: a refund still in flight may yet fail
-              // (no record of it: none succeeded while the trade shows no refund; older records
-              // that show one count what is reserved, as they did)
-              const settledBefore =
-                tv.value.refunds_settled !== undefined
-                  ? Result.getOrThrow(Money.parse(tv.value.refunds_settled, t.currency)).amount
-                  : t.refund_status === Lifecycle.tradeRefund.initial
-                    ? 0n
-                    : Result.getOrThrow(Money.parse(t.total_refunded_amount, t.currency)).amount -
-                      reserved.amount.amount
-              const settled = settledBefore + reserved.amount.amount
-              const full = settled >= Result.getOrThrow(Money.parse(t.amount, t.currency)).amount
-              const refunded =
-                t.refund_status === "refunded"
-                  ? t
-                  : Lifecycle.must(Trade.moveRefund(t, full ? "full_refund" : "partial_refund"))
-              yield* trades.update(
-                { ...tv.value, trade: refunded, refunds_settled: Money.format(Money.make(settled, t.currency)) },
-                tv.version
-              )
-              yield* emit(storage, {
-                merchant_id: merchantId,
-                type: "v2.refunds.succeeded",
-                business_id: done.refund_id,
-                schema: Refund.Refund,
-                data: done,
-                at
-              })
-              if (tv.value.invoice_id !== null) {
-                const iv = Option.getOrThrow(yield* invoices.get(merchantId, tv.value.invoice_id))
-                const original = iv.value
-                const moved = Invoice.move(original, full ? "full_refund" : "partial_refund", {
-                  refund_order_id: done.refund_id
-                })
-                if (Result.isSuccess(moved)) {
-                  const updated = moved.success.value
-                  yield* invoices.update(updated, iv.version)
-                  yield* emit(storage, {
-                    merchant_id: merchantId,
-                    type: "v2.invoice.refunded",
-                    business_id: updated.invoice_id,
-                    schema: Invoice.Invoice,
-                    data: updated,
-                    at
-                  })
-                }
-                const draft = Invoicing.refund({
-                  amount: reserved.amount,
-                  cycle_index: original.cycle_index,
-                  original_invoice_id: original.invoice_id,
-                  reason: reason ?? "refund",
-                  tax: {
-                    lines: taxLinesOf(original),
-                    paid: Result.getOrThrow(Money.parse(t.amount, t.currency)),
-                    refundedBefore: Money.make(settledBefore, t.currency)
-                  }
-                })
-                const refundInvoice = yield* newInvoice({
-                  merchant_id: merchantId,
-                  draft,
-                  trade_id: t.trade_id,
-                  subscription_id: original.subscription_id,
-                  price_id: original.price_id,
-                  price_version_id: original.price_version_id,
-                  customer_id: original.customer_id,
-                  order_id: original.order_id,
-                  trigger: "settle_without_charge",
-                  at
-                })
-                yield* Effect.orDie(
-                  invoices.insert(
-                    yield* documents.issueOne(
-                      merchant,
-                      new Invoice.Invoice(
-                        { ...refundInvoice, refund_order_id: done.refund_id },
-                        { disableChecks: true }
-                      )
-                    )
-                  )
-                )
-              }
-              return done
-            })
-          )
-          .pipe(
-            // a concurrent refund of the same trade committed first: re-read and apply again
-            Effect.retry({ while: (e) => e._tag === "VersionConflict", times: 50 }),
-            Effect.catchTag("VersionConflict", (e) => Effect.die(e)),
-            Effect.catchTag("UniqueViolation", (e) => Effect.die(e))
-          )
+        return yield* finish(merchant, reserved, tradeId, reason)
       }).pipe(Effect.withSpan("Refunds.refund"))
 
     const getRefund = (merchantId: string, refundId: string) =>
@@ -453,7 +482,22 @@ export class Refunds extends Context.Service<Refunds>()("@recur/core/Refunds", {
         }
       }).pipe(Effect.withSpan("Refunds.settleOwed"))
 
-    return { refund, getRefund, listRefunds, settleOwed } as const
+    /**
+     * Asks again about a pending refund (the `refund_settle` work item, a processor's webhook) and
+     * applies the answer; a refund already settled is left as it is.
+     */
+    const settle = (merchantId: string, refundId: string) =>
+      Effect.gen(function* () {
+        const merchant = yield* merchants.get(merchantId)
+        const found = yield* Effect.orDie(refunds.get(merchantId, refundId))
+        if (Option.isNone(found) || found.value.value.refund.refund_status !== "pending")
+          return Option.none<Refund.Refund>()
+        const record = found.value.value.refund
+        const amount = Result.getOrThrow(Money.parse(record.refund_amount, record.currency))
+        return Option.some(yield* finish(merchant, { record, amount }, record.trade_id, record.reason))
+      }).pipe(Effect.withSpan("Refunds.settle"))
+
+    return { refund, getRefund, listRefunds, settleOwed, settle } as const
   })
 }) {
   /** The live implementation. */

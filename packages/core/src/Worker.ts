@@ -28,6 +28,7 @@ export const WORK_KINDS = [
   "reconcile",
   "charge",
   "refund_owed",
+  "refund_settle",
   "webhook"
 ] as const
 
@@ -77,6 +78,8 @@ export class Worker extends Context.Service<Worker>()("@recur/core/Worker", {
           return payments.chargePending(merchantId, subjectId)
         case "refund_owed":
           return refunds.settleOwed(merchantId, subjectId)
+        case "refund_settle":
+          return refunds.settle(merchantId, subjectId)
         case "webhook":
           return webhooks.deliver(merchantId, subjectId)
       }

@@ -94,6 +94,8 @@ export const make = (options: Options = {}) =>
     const seenAttempts = new Map<string, Ports.ChargeOutcome>()
     const forcedDeclines = yield* Ref.make(0)
     const forcedRefundFailures = yield* Ref.make(0)
+    const forcedRefundPending = yield* Ref.make(0)
+    const pendingRefunds = new Set<string>()
     const base = options.challengeBaseUrl ?? "/sandbox/3ds"
 
     /** The expiry a sandbox token carries (`tok_sandbox_<behaviour>_<brand>_<last4>_<month>_<year>_…`). */
@@ -216,6 +218,14 @@ export const make = (options: Options = {}) =>
         Effect.gen(function* () {
           const done = refunds.get(refund_id)
           if (done) return done
+          // a refund the processor accepts and settles later: pending now, its outcome when asked again
+          if (
+            !pendingRefunds.has(refund_id) &&
+            (yield* Ref.modify(forcedRefundPending, (n) => [n > 0, Math.max(0, n - 1)] as const))
+          ) {
+            pendingRefunds.add(refund_id)
+            return Ports.RefundOutcome.Pending({ refund_transaction_id: `rtx_${refund_id}` })
+          }
           const state = trades.get(trade_id)
           const forced = yield* Ref.modify(forcedRefundFailures, (n) => [n > 0, Math.max(0, n - 1)] as const)
           const outcome = forced
@@ -297,6 +307,8 @@ export const make = (options: Options = {}) =>
       declineNextOffSession: (n: number) => Ref.set(forcedDeclines, n),
       /** Fails the next `n` refunds (a `v2.refunds.failed` scenario). */
       failNextRefunds: (n: number) => Ref.set(forcedRefundFailures, n),
+      /** The next `n` new refunds are accepted pending; each settles when it is asked about again. */
+      pendNextRefunds: (n: number) => Ref.set(forcedRefundPending, n),
       /** How many times the processor was really asked to charge this trade (idempotency proof). */
       chargeAttempts: (tradeId: string) => Effect.sync(() => attempts.get(tradeId) ?? 0),
       /** Total refunded on a trade. */
@@ -317,6 +329,8 @@ export interface Controls {
   readonly declineNextOffSession: (n: number) => Effect.Effect<void>
   /** Fails the next `n` refunds (a `v2.refunds.failed` scenario). */
   readonly failNextRefunds: (n: number) => Effect.Effect<void>
+  /** The next `n` new refunds are accepted pending; each settles when it is asked about again. */
+  readonly pendNextRefunds: (n: number) => Effect.Effect<void>
   /** How many times the processor was really asked to charge this trade (idempotency proof). */
   readonly chargeAttempts: (tradeId: string) => Effect.Effect<number>
   /** Total refunded on a trade. */

@@ -287,12 +287,16 @@ const gatewayOn = (stripe: Stripe, ownerOf?: (tradeId: string) => Effect.Effect<
           ? Ports.RefundOutcome.Failed({ code: e.code ?? e.type, message: e.message })
           : Ports.RefundOutcome.Failed({ code: "refund_unknown", message: "Stripe did not answer; try again." })
       }
-      return done.success.status === "failed" || done.success.status === "canceled"
-        ? Ports.RefundOutcome.Failed({
-            code: done.success.failure_reason ?? "refund_failed",
-            message: "The refund failed."
-          })
-        : Ports.RefundOutcome.Succeeded({ refund_transaction_id: done.success.id })
+      // an idempotent replay answers the refund as it was first made: ask for it as it is now
+      const current =
+        done.success.status === "pending" || done.success.status === "requires_action"
+          ? yield* call(() => stripe.refunds.retrieve(done.success.id))
+          : done.success
+      return current.status === "failed" || current.status === "canceled"
+        ? Ports.RefundOutcome.Failed({ code: current.failure_reason ?? "refund_failed", message: "The refund failed." })
+        : current.status === "succeeded"
+          ? Ports.RefundOutcome.Succeeded({ refund_transaction_id: current.id })
+          : Ports.RefundOutcome.Pending({ refund_transaction_id: current.id })
     }).pipe(
       Effect.catch(() =>
         Effect.succeed(
@@ -431,6 +435,12 @@ const readWebhook = (stripe: Stripe, secret: string, body: string, signature: st
         (object.metadata as Record<string, string> | undefined)?.recur_trade_id ??
         (yield* tradeOfIntent(object.payment_intent))
       return Result.succeed(trade ? Ports.ProcessorEvent.Refunded({ event_id: event.id, trade_id: trade }) : ignored)
+    }
+    if (event.type === "charge.refund.updated" || event.type === "refund.updated" || event.type === "refund.failed") {
+      const refund = (object.metadata as Record<string, string> | undefined)?.recur_refund_id
+      return Result.succeed(
+        refund ? Ports.ProcessorEvent.RefundUpdated({ event_id: event.id, refund_id: refund }) : ignored
+      )
     }
     if (event.type.startsWith("charge.dispute.")) {
       const trade = yield* tradeOfIntent(object.payment_intent)

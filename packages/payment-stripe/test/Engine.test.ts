@@ -392,5 +392,71 @@ for (const [name, storage] of storages) {
         await routed.dispose()
       }
     })
+
+    it("a refund Stripe accepts pending settles by its webhook: succeeded, or failed with the money given back", async () => {
+      const routed = routedOn(storage(), fake)
+      try {
+        const created = await merchantOn(routed, "Refunds")
+        const k = created.api_key
+        const secret = "whsec_refundmerchantsecret"
+        await routed.call("POST", "/api/v1/payment_settings", k, {
+          provider: "stripe",
+          secret_key: "sk_test_refundmerchant1",
+          publishable_key: "pk_test_refundmerchant1",
+          webhook_secret: secret
+        })
+        const sessionId = await sessionFor(routed, k, "40.00")
+        const paid = await routed.call(
+          "POST",
+          `/checkout/${sessionId}/pay`,
+          null,
+          { payment_method: "pm_card_visa" },
+          {
+            accept: "application/json"
+          }
+        )
+        const tradeId = paid.body.data.trade_id as string
+        const hook = (payload: string, header: string) =>
+          routed.handler(
+            new Request(`http://localhost/webhooks/stripe/${created.merchant.merchant_id}`, {
+              method: "POST",
+              headers: { "content-type": "application/json", "stripe-signature": header },
+              body: payload
+            })
+          )
+        const refundOf = async (id: string) => (await routed.call("GET", `/api/v1/refund/${id}`, k)).body.data.refund
+        const trade = async () => (await routed.call("GET", `/api/v1/trade/${tradeId}`, k)).body.data.trade
+        fake.pendRefunds(true)
+        const first = (await routed.call("POST", "/api/v1/refund", k, { trade_id: tradeId, amount: "5.00" })).body.data
+        const second = (await routed.call("POST", "/api/v1/refund", k, { trade_id: tradeId, amount: "7.00" })).body.data
+        fake.pendRefunds(false)
+        expect([first.refund_status, second.refund_status]).toEqual(["pending", "pending"])
+        expect((await trade()).total_refunded_amount).toBe("12.00")
+        const stripeRefundOf = (ours: string) =>
+          [...fake.refunds.values()].find((r: any) => r.metadata.recur_refund_id === ours) as any
+        // the bank settles the first, refuses the second; Stripe says so by webhook
+        const settled = fake.event(
+          "charge.refund.updated",
+          fake.settleRefund(stripeRefundOf(first.refund_id).id, "succeeded"),
+          secret
+        )
+        expect(((await (await hook(settled.payload, settled.header)).json()) as any).handled).toBe("refund")
+        expect((await refundOf(first.refund_id)).refund_status).toBe("succeeded")
+        const refused = fake.event(
+          "charge.refund.updated",
+          fake.settleRefund(stripeRefundOf(second.refund_id).id, "failed"),
+          secret
+        )
+        expect((await hook(refused.payload, refused.header)).status).toBe(200)
+        expect((await refundOf(second.refund_id)).refund_status).toBe("failed")
+        // the failed one's reservation is given back; the trade shows what was refunded
+        expect(await trade()).toMatchObject({ total_refunded_amount: "5.00", refund_status: "partially_refunded" })
+        // the same event again changes nothing
+        expect(((await (await hook(settled.payload, settled.header)).json()) as any).duplicate).toBe(true)
+        expect(fake.violations).toEqual([])
+      } finally {
+        await routed.dispose()
+      }
+    })
   })
 }

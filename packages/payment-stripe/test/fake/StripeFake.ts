@@ -111,6 +111,7 @@ export const start = async () => {
   }> = []
   let clock = 1_767_225_600 // 2026-01-01, seconds
   let offSessionDeclines = 0
+  let refundsPending = false
   /** While set, the search of intents does not see intents created since (Stripe's search lags). */
   let searchLagSince: number | undefined
   const pendingReturn = new Map<string, string>()
@@ -280,7 +281,7 @@ export const start = async () => {
         "charge_not_refundable"
       )
     const refunded = [...refunds.values()]
-      .filter((r) => r.payment_intent === intent.id && r.status === "succeeded")
+      .filter((r) => r.payment_intent === intent.id && (r.status === "succeeded" || r.status === "pending"))
       .reduce((a, r) => a + (r.amount as number), 0)
     const amount = p.amount !== undefined ? Number(p.amount) : (intent.amount_received as number) - refunded
     if (amount <= 0 || refunded + amount > (intent.amount_received as number))
@@ -299,7 +300,7 @@ export const start = async () => {
       metadata: (p.metadata as Json | undefined) ?? {},
       payment_intent: intent.id,
       reason: null,
-      status: "succeeded"
+      status: refundsPending ? "pending" : "succeeded"
     }
     refunds.set(refund.id as string, refund)
     return { status: 200, body: refund }
@@ -528,6 +529,16 @@ export const start = async () => {
     /** Stripe's search lag: while on, searching intents misses every intent created since it was turned on. */
     searchLag: (on: boolean) => {
       searchLagSince = on ? clock : undefined
+    },
+    /** While on, new refunds are `pending` (settled later with `settleRefund`). */
+    pendRefunds: (on: boolean) => {
+      refundsPending = on
+    },
+    /** A pending refund's outcome at the bank: its status now `succeeded` or `failed`. */
+    settleRefund: (refundId: string, status: "succeeded" | "failed") => {
+      const refund = refunds.get(refundId)!
+      Object.assign(refund, { status, ...(status === "failed" ? { failure_reason: "expired_or_canceled_card" } : {}) })
+      return refund
     },
     /** The next `n` off-session charges decline (a saved card that stopped working). */
     declineOffSession: (n: number) => {
