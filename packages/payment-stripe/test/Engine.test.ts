@@ -56,6 +56,16 @@ const routedOn = (storage: Layer.Layer<Store.Storage, unknown>, fake: Fake.Strip
     })
   )
 
+/** Stripe's webhook for a merchant, as Stripe posts it. */
+const webhook = (api: Api, merchantId: string, payload: string, signature: string) =>
+  api.handler(
+    new Request(`http://localhost/webhooks/stripe/${merchantId}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "stripe-signature": signature },
+      body: payload
+    })
+  )
+
 /** A merchant on the sandbox clock of 2026-01-01. */
 const merchantOn = (api: Api, name: string) =>
   api.runtime.runPromise(
@@ -266,13 +276,7 @@ for (const [name, storage] of storages) {
         expect((await trade()).trade_status).toBe("processing")
         const intent = [...fake.intents.values()].find((i: any) => i.metadata.recur_trade_id === tradeId) as any
         const hook = (payload: string, header: string, merchantId = created.merchant.merchant_id) =>
-          routed.handler(
-            new Request(`http://localhost/webhooks/stripe/${merchantId}`, {
-              method: "POST",
-              headers: { "content-type": "application/json", "stripe-signature": header },
-              body: payload
-            })
-          )
+          webhook(routed, merchantId, payload, header)
         const succeeded = fake.event("payment_intent.succeeded", intent, secret)
         // a wrong signature, another merchant's URL, a malformed merchant: refused, nothing done
         const forged = fake.event("payment_intent.succeeded", intent, "whsec_notthesecret00")
@@ -416,14 +420,7 @@ for (const [name, storage] of storages) {
           }
         )
         const tradeId = paid.body.data.trade_id as string
-        const hook = (payload: string, header: string) =>
-          routed.handler(
-            new Request(`http://localhost/webhooks/stripe/${created.merchant.merchant_id}`, {
-              method: "POST",
-              headers: { "content-type": "application/json", "stripe-signature": header },
-              body: payload
-            })
-          )
+        const hook = (payload: string, header: string) => webhook(routed, created.merchant.merchant_id, payload, header)
         const refundOf = async (id: string) => (await routed.call("GET", `/api/v1/refund/${id}`, k)).body.data.refund
         const trade = async () => (await routed.call("GET", `/api/v1/trade/${tradeId}`, k)).body.data.trade
         fake.pendRefunds(true)
