@@ -19,10 +19,6 @@ import * as Ports from "./Ports.js"
 import * as Store from "./Store.js"
 import * as Trade from "./Trade.js"
 
-/** Card details as a payment source; a source as it is. */
-const sourceOf = (payment: Ports.CardInput | Ports.NewPaymentSource): Ports.NewPaymentSource =>
-  "_tag" in payment ? payment : { _tag: "Card", card: payment }
-
 /**
  * Runs scheduled dunning retries.
  *
@@ -173,10 +169,10 @@ export class Dunning extends Context.Service<Dunning>()("@recur/core/Dunning", {
     const payInvoice = (merchantId: string, invoiceId: string, payment: Ports.CardInput | Ports.NewPaymentSource) =>
       Effect.gen(function* () {
         const merchant = yield* merchants.get(merchantId)
-        const source = sourceOf(payment)
-        if (source._tag === "Card" && !Ports.luhnValid(source.card.number))
-          return yield* new Errors.CardInvalid({ sessionId: invoiceId })
-        if (source._tag === "PaymentMethod" && !Ports.isPaymentMethodId(source.id))
+        const source = Ports.sourceOf(payment)
+        const malformed = Ports.malformedField(source)
+        if (malformed === "card_number") return yield* new Errors.CardInvalid({ sessionId: invoiceId })
+        if (malformed === "payment_method")
           return yield* new Errors.InvalidParameter({ param: "payment_method", reason: "is not a payment method id" })
         const refuse = (state: string, reason: string) =>
           new Errors.StateConflict({ resource: "invoice", id: invoiceId, state, reason })
@@ -263,11 +259,13 @@ export class Dunning extends Context.Service<Dunning>()("@recur/core/Dunning", {
             state: current.value.subscription.status,
             reason: "only a live subscription's payment method can be replaced"
           })
-        const source = sourceOf(payment)
-        if (source._tag === "Card" && !Ports.luhnValid(source.card.number.replace(/[\s-]/g, "")))
-          return yield* new Errors.InvalidParameter({ param: "card_number", reason: "is not a valid card number" })
-        if (source._tag === "PaymentMethod" && !Ports.isPaymentMethodId(source.id))
-          return yield* new Errors.InvalidParameter({ param: "payment_method", reason: "is not a payment method id" })
+        const source = Ports.sourceOf(payment)
+        const malformed = Ports.malformedField(source)
+        if (malformed !== undefined)
+          return yield* new Errors.InvalidParameter({
+            param: malformed,
+            reason: malformed === "card_number" ? "is not a valid card number" : "is not a payment method id"
+          })
         const saved = yield* gateway.saveCard({
           merchant_id: merchantId,
           customer_id: current.value.subscription.customer_id,

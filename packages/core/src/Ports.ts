@@ -47,6 +47,30 @@ export interface CollectedPaymentMethod {
 export const isPaymentMethodId = (id: string): boolean => /^pm_[A-Za-z0-9_]{1,200}$/.test(id)
 
 /**
+ * Card details as a payment source; a payment source as it is.
+ *
+ * @since 0.1.0
+ */
+export const sourceOf = (payment: CardInput | NewPaymentSource): NewPaymentSource =>
+  "_tag" in payment ? payment : { _tag: "Card", card: payment }
+
+/**
+ * The field of a new payment source that cannot be right, before any processor is asked: a card
+ * number failing the Luhn check (`card_number`), a payment method id of the wrong shape
+ * (`payment_method`); none when both look right.
+ *
+ * @since 0.1.0
+ */
+export const malformedField = (source: NewPaymentSource): "card_number" | "payment_method" | undefined =>
+  source._tag === "Card"
+    ? luhnValid(source.card.number)
+      ? undefined
+      : "card_number"
+    : isPaymentMethodId(source.id)
+      ? undefined
+      : "payment_method"
+
+/**
  * What a first payment or a payment method update brings: card details (the sandbox's own
  * form) or a payment method the processor collected.
  *

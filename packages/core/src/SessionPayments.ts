@@ -135,10 +135,10 @@ export class SessionPayments extends Context.Service<SessionPayments>()("@recur/
         const merchant = yield* merchants.get(merchantId)
         const session = yield* getSession(merchantId, sessionId)
         if (session.status !== "open") return yield* new Errors.SessionNotPayable({ sessionId, state: session.status })
-        const source: Ports.NewPaymentSource = "_tag" in payment ? payment : { _tag: "Card", card: payment }
-        if (source._tag === "Card" && !Ports.luhnValid(source.card.number))
-          return yield* new Errors.CardInvalid({ sessionId })
-        if (source._tag === "PaymentMethod" && !Ports.isPaymentMethodId(source.id))
+        const source = Ports.sourceOf(payment)
+        const malformed = Ports.malformedField(source)
+        if (malformed === "card_number") return yield* new Errors.CardInvalid({ sessionId })
+        if (malformed === "payment_method")
           return yield* new Errors.InvalidParameter({ param: "payment_method", reason: "is not a payment method id" })
         const at = yield* nowOf(merchant)
         // a retry of a failed payment reuses the session's trade with a new attempt
