@@ -9,6 +9,7 @@ import {
   type Checkout as CoreCheckout,
   type CheckoutSession,
   Entities,
+  ErrorReplies,
   Errors,
   Merchants,
   NetworkAddress,
@@ -377,16 +378,8 @@ const portalRoute = <R>(
     })
   )
 
-/** The status of a refusal the engine gave a portal action. */
-const refusalStatus = (e: Errors.RecurError) =>
-  e._tag === "StateConflict" ||
-  e._tag === "SubscriptionActionRefused" ||
-  e._tag === "SubscriptionNotLive" ||
-  e._tag === "QuoteStale" ||
-  e._tag === "QuoteExpired" ||
-  e._tag === "ConcurrentUpdate"
-    ? 409
-    : 400
+/** The status of a refusal the engine gave a page's action: the API's own for that error. */
+const refusalStatus = (e: Errors.RecurError) => ErrorReplies.replyTo(e).httpStatus
 
 /**
  * A portal action on one of the session customer's subscriptions: done, the customer goes back
@@ -441,6 +434,24 @@ const switchAnswer = (
   })
 
 /**
+ * Where a payer lands after a 3-D Secure challenge (the sandbox's, or a processor's that sends
+ * them back), once the trade was asked about: a paid checkout goes where paid checkouts go; an
+ * unpaid one shows its page with the failure (`where`: its form's action from this page).
+ */
+const afterChallenge = (
+  request: HttpServerRequest.HttpServerRequest,
+  merchantId: string,
+  sessionId: string,
+  where: { readonly action: string; readonly base: string }
+) =>
+  Effect.gen(function* () {
+    const view = yield* viewOf(merchantId, sessionId)
+    if (view.session.status === "complete") return yield* done(view.session, request)
+    if (view.session.status === "expired") return yield* notice(request, view.session, (w) => w.expired, 410)
+    return yield* checkoutPage(request, view, where, { message: "3-D Secure authentication failed.", status: 402 })
+  })
+
+/**
  * The routes: `GET /checkout/:id`, `POST /checkout/:id/pay`, `POST /checkout/:id/quantity` (the payer's
  * quantity stepper), `GET|POST /sandbox/3ds/:trade_id`.
  *
@@ -476,15 +487,7 @@ export const routes = Layer.mergeAll(
       const m = found.value.merchant_id
       if (found.value.trade_id !== null)
         yield* Effect.ignore(Billing.Billing.use((b) => b.reconcileTrade(m, found.value.trade_id!)))
-      const view = yield* viewOf(m, session_id)
-      if (view.session.status === "complete") return yield* done(view.session, request)
-      if (view.session.status === "expired") return yield* notice(request, view.session, (w) => w.expired, 410)
-      return yield* checkoutPage(
-        request,
-        view,
-        { action: "pay", base: "../" },
-        { message: "3-D Secure authentication failed.", status: 402 }
-      )
+      return yield* afterChallenge(request, m, session_id, { action: "pay", base: "../" })
     })
   ),
   HttpRouter.add(
@@ -656,7 +659,7 @@ export const routes = Layer.mergeAll(
         if (result._tag === "Failure")
           return yield* invoiceAnswer(request, now, here, {
             message: result.failure.message,
-            status: result.failure._tag === "StateConflict" ? 409 : 400
+            status: refusalStatus(result.failure)
           })
         const r = result.success
         if (r.status === "succeeded") return HttpServerResponse.redirect(`../${token}`, { status: 303 })
@@ -767,14 +770,10 @@ export const routes = Layer.mergeAll(
           "Done",
           `<main><h1>Authentication ${r.status === "succeeded" ? "complete" : "failed"}.</h1></main>`
         )
-      const view = yield* viewOf(m, sessionId)
-      if (r.status === "succeeded") return yield* done(view.session, request)
-      return yield* checkoutPage(
-        request,
-        view,
-        { action: `../../checkout/${view.session.session_id}/pay`, base: "../../checkout/" },
-        { message: "3-D Secure authentication failed.", status: 402 }
-      )
+      return yield* afterChallenge(request, m, sessionId, {
+        action: `../../checkout/${sessionId}/pay`,
+        base: "../../checkout/"
+      })
     })
   )
 )
