@@ -67,8 +67,10 @@ const isUnknown = (e: unknown) =>
   !(e instanceof Stripe.errors.StripeError)
 
 /** The code of a card error: the decline code when it says more than "generic". */
-const codeOf = (e: Stripe.errors.StripeError) =>
-  e.decline_code !== undefined && e.decline_code !== "generic_decline" ? e.decline_code : (e.code ?? e.type)
+const codeOf = (
+  e: { readonly decline_code?: string | undefined; readonly code?: string | undefined; readonly type: string },
+  fallback = e.type
+) => (e.decline_code !== undefined && e.decline_code !== "generic_decline" ? e.decline_code : (e.code ?? fallback))
 
 /**
  * The gateway on one Stripe account.
@@ -140,10 +142,7 @@ const gatewayOn = (stripe: Stripe, ownerOf?: (tradeId: string) => Effect.Effect<
         case "requires_payment_method": {
           const error = intent.last_payment_error
           return Ports.ChargeOutcome.Failed({
-            code:
-              error?.decline_code !== undefined && error.decline_code !== "generic_decline"
-                ? error.decline_code
-                : (error?.code ?? "card_declined"),
+            code: error ? codeOf(error, "card_declined") : "card_declined",
             message: error?.message ?? "The payment failed."
           })
         }
@@ -478,7 +477,6 @@ export const perMerchant = (options: Omit<Options, "secretKey"> = {}) =>
       const storage = yield* Store.Storage
       const secrets = yield* Secrets.Secrets
       const merchants = storage.repository(Entities.merchant)
-      const trades = storage.repository(Entities.trade)
       interface Kept {
         readonly key: string
         readonly stripe: Stripe
@@ -513,8 +511,8 @@ export const perMerchant = (options: Omit<Options, "secretKey"> = {}) =>
       const gatewayOf = (merchantId: string) => Effect.map(stripeOf(merchantId), (kept) => kept?.gateway ?? fallback)
       const ownerOf = ownerFrom(storage)
       const ofTrade = (tradeId: string) =>
-        Effect.flatMap(Effect.orDie(trades.lookup("id", tradeId)), (t) =>
-          Option.isSome(t) ? gatewayOf(t.value.value.trade.merchant_id) : Effect.succeed(fallback)
+        Effect.flatMap(ownerOf(tradeId), (owner) =>
+          owner !== undefined ? gatewayOf(owner.merchantId) : Effect.succeed(fallback)
         )
       return Ports.PaymentGateway.of({
         charge: (request) => Effect.flatMap(gatewayOf(request.merchant_id), (g) => g.charge(request)),
