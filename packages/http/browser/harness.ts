@@ -69,3 +69,21 @@ export const stage = async (options: {
 
 /** Where a screenshot goes: docs/screenshots, shown in the docs. */
 export const shot = (name: string) => new URL(`../../../docs/screenshots/${name}`, import.meta.url).pathname
+
+/**
+ * A JSON call of the merchant API for a browser suite: its key and a fresh `Request-Id` (named
+ * after the suite) on each; `where` is read at call time (the server starts in `beforeAll`).
+ */
+export const caller = (name: string, where: () => { readonly base: string; readonly key: string }) => {
+  let n = 0
+  return async (method: string, path: string, body?: unknown) => {
+    const { base, key } = where()
+    return (await (
+      await fetch(`${base}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${key}`, "request-id": `${name}-${++n}`, "content-type": "application/json" },
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {})
+      })
+    ).json()) as { data: any }
+  }
+}

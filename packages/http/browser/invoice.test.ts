@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import type { Browser } from "playwright-core"
-import { shot, stage } from "./harness.js"
+import { caller, shot, stage } from "./harness.js"
 
 // The hosted invoice page in a real browser (Debian's Chromium) over real HTTP, and its PDF
 // rendered by poppler (pdftoppm, pdftotext) as a reader's viewer would.
@@ -30,15 +30,8 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true })
 })
 
-let n = 0
-const call = async (method: string, path: string, body?: unknown) =>
-  (await (
-    await fetch(`${base}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${key}`, "request-id": `inv-${++n}`, "content-type": "application/json" },
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {})
-    })
-  ).json()) as { data: any }
+const call = caller("inv", () => ({ base, key }))
+let payers = 0
 
 /** A German customer on a 119.00 EUR plan with 19 % VAT inside, subscribed with `card`. */
 const subscribed = async (card: string) => {
@@ -52,7 +45,7 @@ const subscribed = async (card: string) => {
     price_plan: { billing_cycle_unit: "month", base_price_val: "119.00" }
   })
   const session = await call("POST", "/api/v1/session", {
-    payer_id: `web-${++n}`,
+    payer_id: `web-${++payers}`,
     line_items: [{ price_id: price.data.price_id }],
     billing_address: { name: "Grete Müller", address_line1: "Hauptstraße 5", city: "Berlin", country_code: "DE" }
   })

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import type { Browser } from "playwright-core"
-import { shot, stage } from "./harness.js"
+import { caller, shot, stage } from "./harness.js"
 
 // The customer portal in a real browser: an unpaid customer comes back with a new card, using
 // only the keyboard; then cancels at the end of the period and changes their mind.
@@ -17,15 +17,7 @@ beforeAll(async () => {
 
 afterAll(() => close())
 
-let n = 0
-const call = async (method: string, path: string, body?: unknown) =>
-  (await (
-    await fetch(`${base}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${key}`, "request-id": `portal-${++n}`, "content-type": "application/json" },
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {})
-    })
-  ).json()) as { data: any }
+const call = caller("portal", () => ({ base, key }))
 
 describe("the customer portal in Chromium", () => {
   it("an unpaid customer saves a new card with the keyboard and is active again; cancels and keeps the subscription", async () => {

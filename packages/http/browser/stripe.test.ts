@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { StripeGateway } from "@recur/payment-stripe"
 import type { Browser } from "playwright-core"
 import * as Fake from "../../payment-stripe/test/fake/StripeFake.js"
-import { shot, stage } from "./harness.js"
+import { caller, shot, stage } from "./harness.js"
 
 // The hosted checkout and the portal's card form for a merchant on Stripe, in Chromium: the page
 // mounts the Payment Element (Stripe.js served by the local Stripe fake, since the real one cannot
@@ -32,15 +32,7 @@ afterAll(async () => {
   await fake.close()
 })
 
-let n = 0
-const call = async (method: string, path: string, body?: unknown) =>
-  (await (
-    await fetch(`${base}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${key}`, "request-id": `stripe-${++n}`, "content-type": "application/json" },
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {})
-    })
-  ).json()) as { data: any }
+const call = caller("stripe", () => ({ base, key }))
 
 describe("Stripe mode in Chromium", () => {
   it("checkout mounts the Payment Element, pays with the keyboard, and goes through 3-D Secure; the portal saves a new card", async () => {
