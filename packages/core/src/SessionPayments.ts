@@ -107,9 +107,7 @@ export class SessionPayments extends Context.Service<SessionPayments>()("@recur/
           source,
           off_session: false,
           // where a processor's 3-D Secure page sends the payer back (the sandbox has its own route)
-          ...(trade.session_id !== null
-            ? { return_url: `${settings.publicUrl.replace(/\/+$/, "")}/checkout/${trade.session_id}/complete` }
-            : {})
+          ...(trade.session_url !== null ? { return_url: `${trade.session_url}/complete` } : {})
         }),
         (outcome) => payments.applyOutcome(merchantId, trade.trade_id, outcome)
       )
