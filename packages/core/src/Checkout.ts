@@ -23,9 +23,9 @@ import {
   fmtMinor,
   must,
   RATE_RULE,
-  rateInBounds,
-  discountRefusal
+  rateInBounds
 } from "./internal/records.js"
+import * as Discounts from "./Discounts.js"
 import * as Lifecycle from "./Lifecycle.js"
 import * as Merchants from "./Merchants.js"
 import * as Money from "./Money.js"
@@ -273,7 +273,7 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
             const found = yield* Effect.orDie(discounts.findBy(merchantId, "code", command.discountCode.value))
             if (Option.isNone(found)) return yield* refuse("discount", "no such discount code")
             const d = found.value.value
-            const why = yield* discountRefusal(storage, merchantId, d, {
+            const why = yield* Discounts.refusalFor(storage, merchantId, d, {
               at,
               pv,
               quantity,
@@ -473,7 +473,7 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
         }
         if (discount !== null) {
           const at = yield* nowOf(yield* merchants.get(merchantId))
-          const why = yield* discountRefusal(storage, merchantId, discount, {
+          const why = yield* Discounts.refusalFor(storage, merchantId, discount, {
             at,
             pv,
             quantity,

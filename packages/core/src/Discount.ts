@@ -68,6 +68,34 @@ export class Discount extends Schema.Class<Discount>("Discount")({
 }) {}
 
 /**
+ * One redemption of a discount: by which customer, on which subscription (null when it was not
+ * redeemed on one), when. A durable record: removing the discount from the subscription, or
+ * ending the discount, does not erase it, and every limit (`max_redemptions`,
+ * `max_redemptions_per_customer`, `times_redeemed`) counts these records.
+ *
+ * @since 0.1.0
+ */
+export class Redemption extends Schema.Class<Redemption>("DiscountRedemption")({
+  redemption_id: Schema.String,
+  merchant_id: Schema.String,
+  discount_id: Schema.String,
+  customer_id: Schema.String,
+  subscription_id: NullableString,
+  redeemed_at: Timestamp
+}) {}
+
+/**
+ * Whether a discount's scope covers a product: a discount without `product_ids` covers every
+ * product. Checked wherever a price is chosen — at checkout, when a discount is applied to a
+ * subscription, and wherever a subscription's price changes (outside its scope a discount stops
+ * applying from the change on).
+ *
+ * @since 0.1.0
+ */
+export const covers = (discount: Pick<Discount, "product_ids">, productId: string): boolean =>
+  discount.product_ids.length === 0 || discount.product_ids.includes(productId)
+
+/**
  * Moves a discount's `status` by `trigger` (the {@link Lifecycle.discount} machine), with the
  * fields that change with it. The only way a discount's status changes.
  *
@@ -126,7 +154,7 @@ export const refusal = (
     readonly productId: string
     /** What one paid cycle of the purchase costs, before discounts (minor units, in `currency`). */
     readonly amount: { readonly minor: bigint; readonly currency: string }
-    /** How many times this customer already redeemed it (0 for a new customer). */
+    /** How many redemption records this customer already has of it (0 for a new customer). */
     readonly byCustomer: number
   }
 ): string | undefined => {
@@ -145,8 +173,7 @@ export const refusal = (
     return "this discount has been fully redeemed"
   if (discount.max_redemptions_per_customer !== null && purchase.byCustomer >= discount.max_redemptions_per_customer)
     return "this customer has already redeemed this discount"
-  if (discount.product_ids.length > 0 && !discount.product_ids.includes(purchase.productId))
-    return "this discount does not apply to this product"
+  if (!covers(discount, purchase.productId)) return "this discount does not apply to this product"
   const needsCurrency = discount.discount_type === "fixed_amount" || minMinor !== null
   if (needsCurrency && purchase.amount.currency !== discount.currency)
     return `this discount is in ${discount.currency}; this purchase is in ${purchase.amount.currency}`

@@ -10,23 +10,153 @@ import * as Discount from "./Discount.js"
 import * as Entities from "./Entities.js"
 import * as Errors from "./Errors.js"
 import * as Ids from "./Ids.js"
-import { emitAll, merchantNow } from "./internal/engine.js"
+import { emitAll, merchantNow, type StorageService } from "./internal/engine.js"
 import { maxItems, pageErrors } from "./internal/paging.js"
-import {
-  discountRefusal,
-  discountTerm,
-  fmtMinor,
-  must,
-  mustBeLive,
-  redeemDiscount,
-  writes
-} from "./internal/records.js"
+import { discountTerm, fmtMinor, must, mustBeLive, writes } from "./internal/records.js"
 import * as Lifecycle from "./Lifecycle.js"
 import * as Merchants from "./Merchants.js"
 import * as Money from "./Money.js"
 import * as Catalog from "./Catalog.js"
+import * as Price from "./Price.js"
+import * as Pricing from "./Pricing.js"
 import type * as Store from "./Store.js"
 import { Storage } from "./Store.js"
+
+/**
+ * Records a redemption: the discount machine's `redeem` counted with the discount's version — a
+ * concurrent redemption makes this one fail with `ConcurrentUpdate` and roll back the caller's
+ * transaction — a durable {@link Discount.Redemption} (discount, customer, subscription, when)
+ * in the same transaction, and `v2.discount.redeemed`.
+ *
+ * @since 0.1.0
+ */
+export const redeem = (
+  storage: StorageService,
+  merchantId: string,
+  dv: Store.Versioned<Discount.Discount>,
+  by: { readonly customerId: string; readonly subscriptionId: string | null },
+  at: number
+) =>
+  Effect.gen(function* () {
+    const moved = Result.getOrThrow(Discount.move(dv.value, "redeem", { times_redeemed: dv.value.times_redeemed + 1 }))
+    yield* storage
+      .repository(Entities.discount)
+      .update(moved.value, dv.version)
+      .pipe(
+        Effect.catchTag("UniqueViolation", (e) => Effect.die(e)),
+        Effect.catchTag("VersionConflict", () =>
+          Effect.fail(new Errors.ConcurrentUpdate({ resource: "discount", id: dv.value.discount_id }))
+        )
+      )
+    yield* Effect.orDie(
+      storage.repository(Entities.discountRedemption).insert(
+        new Discount.Redemption({
+          redemption_id: yield* Ids.make(Ids.prefixes.discountRedemption),
+          merchant_id: merchantId,
+          discount_id: dv.value.discount_id,
+          customer_id: by.customerId,
+          subscription_id: by.subscriptionId,
+          redeemed_at: DateTime.makeUnsafe(at)
+        })
+      )
+    )
+    yield* emitAll(storage, moved.events, {
+      merchant_id: merchantId,
+      business_id: dv.value.discount_id,
+      schema: Discount.Discount,
+      data: moved.value,
+      at
+    })
+  })
+
+/**
+ * How many times this customer redeemed the discount: its redemption records, every page read
+ * (removing the discount from a subscription erases none).
+ *
+ * @since 0.1.0
+ */
+export const redemptionsBy = (storage: StorageService, merchantId: string, customerId: string, discountId: string) =>
+  Effect.gen(function* () {
+    const redemptions = storage.repository(Entities.discountRedemption)
+    let count = 0
+    let after: string | undefined
+    for (;;) {
+      const page = yield* Effect.orDie(
+        redemptions.list(merchantId, {
+          limit: 100,
+          starting_after: after,
+          filters: [
+            { column: "discount_id", op: "in", values: [discountId] },
+            { column: "customer_id", op: "in", values: [customerId] }
+          ]
+        })
+      )
+      count += page.list.length
+      const last = page.list.at(-1)
+      if (!page.has_more || last === undefined) return count
+      after = last.redemption_id
+    }
+  })
+
+/**
+ * Why `discount` cannot be redeemed now on `quantity` × `pv`, settled in `currency`, by
+ * `customerId` (null: a customer not created yet), or undefined: `Discount.refusal` on the first
+ * paid cycle's price and the customer's earlier redemptions — the one check of a checkout, its
+ * payment, its page and a subscription.
+ *
+ * @since 0.1.0
+ */
+export const refusalFor = (
+  storage: StorageService,
+  merchantId: string,
+  discount: Discount.Discount,
+  purchase: {
+    readonly at: number
+    readonly pv: Price.PriceVersion
+    readonly quantity: bigint
+    readonly currency: string
+    readonly customerId: string | null
+  }
+) =>
+  Effect.map(
+    purchase.customerId !== null
+      ? redemptionsBy(storage, merchantId, purchase.customerId, discount.discount_id)
+      : Effect.succeed(0),
+    (byCustomer) =>
+      Discount.refusal(discount, {
+        at: purchase.at,
+        productId: purchase.pv.product_id,
+        amount: {
+          minor: Pricing.rate(Price.modelOf(purchase.pv, 0), purchase.quantity, purchase.pv.currency).amount.amount,
+          currency: purchase.currency
+        },
+        byCustomer
+      })
+  )
+
+/**
+ * A subscription's discount terms split by a product: those whose discount covers it (kept) and
+ * those outside its scope (`ending`: they stop applying from a change to that product on). A
+ * term whose discount is gone is kept, as it was.
+ *
+ * @since 0.1.0
+ */
+export const scopeOn = (
+  storage: StorageService,
+  merchantId: string,
+  terms: ReadonlyArray<Entities.DiscountTerm>,
+  productId: string
+) =>
+  Effect.gen(function* () {
+    const kept: Array<Entities.DiscountTerm> = []
+    const ending: Array<Entities.DiscountTerm> = []
+    for (const term of terms) {
+      const found = yield* storage.repository(Entities.discount).get(merchantId, term.discount_id)
+      if (Option.isSome(found) && !Discount.covers(found.value.value, productId)) ending.push(term)
+      else kept.push(term)
+    }
+    return { kept, ending } as const
+  })
 
 /**
  * The body of `POST /api/v1/discounts`.
@@ -315,7 +445,7 @@ export class Discounts extends Context.Service<Discounts>()("@recur/core/Discoun
             const pv = Option.getOrThrow(
               Option.map(yield* versions.get(merchantId, rec.subscription.price_version_id), (v) => v.value)
             )
-            const why = yield* discountRefusal(storage, merchantId, d, {
+            const why = yield* refusalFor(storage, merchantId, d, {
               at,
               pv,
               quantity: BigInt(rec.subscription.quantity),
@@ -326,7 +456,13 @@ export class Discounts extends Context.Service<Discounts>()("@recur/core/Discoun
               return yield* invalid(input.discount_id !== undefined ? "discount_id" : "discount_code", why)
             const next = { ...rec, discounts: [...rec.discounts, discountTerm(d, rec.subscription.cycle_index + 1)] }
             yield* saveSub(next, sv.version, at)
-            yield* redeemDiscount(storage, merchantId, dv, at)
+            yield* redeem(
+              storage,
+              merchantId,
+              dv,
+              { customerId: rec.subscription.customer_id, subscriptionId: rec.subscription.id },
+              at
+            )
             return termsOf(next)
           })
         )

@@ -522,6 +522,27 @@ export const discount: Store.Entity<Discount.Discount, typeof Discount.Discount.
 }
 
 /**
+ * A discount's redemption (who, on which subscription, when): written in the transaction that
+ * counts it, never updated or removed; limits count them by `discount_id` and `customer_id`.
+ *
+ * @since 0.1.0
+ */
+export const discountRedemption: Store.Entity<Discount.Redemption, typeof Discount.Redemption.Encoded> = {
+  name: "discount_redemption",
+  table: "recur_discount_redemptions",
+  schema: Discount.Redemption,
+  id: (r) => r.redemption_id,
+  merchantId: (r) => r.merchant_id,
+  createdAt: (r) => ms(r.redeemed_at),
+  columns: {
+    discount_id: (r) => r.discount_id,
+    customer_id: (r) => r.customer_id,
+    subscription_id: (r) => r.subscription_id
+  },
+  unique: []
+}
+
+/**
  * A tax rate, stored as the API shows it. `jurisdiction` (`DE`, `US-CA`) is set while the rate is
  * active and unique per merchant: one active rate per country and region.
  *

@@ -35,6 +35,7 @@ export const prefixes = {
   webhookDelivery: "whd",
   quote: "quo",
   discount: "dsc",
+  discountRedemption: "rdm",
   taxRate: "txr",
   portalSession: "bps"
 } as const

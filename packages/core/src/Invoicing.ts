@@ -72,7 +72,10 @@ export interface TaxLine {
   readonly country: string | null
   readonly region: string | null
   readonly inclusive: boolean
-  /** The amount taxed: the invoice's lines after discounts. */
+  /**
+   * The amount taxed, net of this tax: the invoice's lines after discounts, less the tax itself
+   * when it is inclusive (see `Tax.lineOn`). A credit note's line is the same share of it.
+   */
   readonly taxable: Money.Money
   readonly amount: Money.Money
 }
@@ -109,8 +112,7 @@ export const flatTax =
       country: null,
       region: null,
       inclusive,
-      taxable,
-      amount: Tax.amountOn(taxable, units, inclusive)
+      ...Tax.lineOn(taxable, units, inclusive)
     }
   ]
 

@@ -281,7 +281,8 @@ export const fxStatic = (table: Readonly<Record<string, string>>): Layer.Layer<F
  * Taxes: what is due on an invoice's taxable amount (its lines after discounts) for a customer at
  * an address. The engine gives the address it knows (the checkout's billing address, else the
  * customer's); a real tax service may look further. None by default; `TaxRates.table` is the
- * merchant's rate table.
+ * merchant's rate table. Each line's `taxable` is the net the tax is on (for an inclusive tax,
+ * `taxable` less the tax: build lines with `Tax.lineOn`).
  *
  * @example
  * const lines = yield* (yield* TaxCalculator).tax({ merchant_id, customer_id, address, taxable })

@@ -31,11 +31,11 @@ import {
   must,
   newInvoice,
   newTrade,
-  redeemDiscount,
-  discountRefusal,
   withTax,
   writes
 } from "./internal/records.js"
+import type * as Discount from "./Discount.js"
+import * as Discounts from "./Discounts.js"
 import * as Invoicing from "./Invoicing.js"
 import * as Lifecycle from "./Lifecycle.js"
 import * as Merchants from "./Merchants.js"
@@ -223,11 +223,12 @@ export class SessionPayments extends Context.Service<SessionPayments>()("@recur/
               // the customer is known, and counted with the discount's version, so concurrent
               // checkouts never redeem it more often than it allows (the loser retries the claim)
               let term: Entities.DiscountTerm | null = null
+              let redeemed: Store.Versioned<Discount.Discount> | null = null
               let discountRules: ReadonlyArray<Invoicing.DiscountRule> = []
               if (session.discount_id !== null && pv !== null && pv.billing_type === "recurring") {
                 const dv = Option.getOrThrow(yield* Effect.orDie(discounts.get(merchantId, session.discount_id)))
                 const d = dv.value
-                const why = yield* discountRefusal(storage, merchantId, d, {
+                const why = yield* Discounts.refusalFor(storage, merchantId, d, {
                   at,
                   pv,
                   quantity,
@@ -247,7 +248,7 @@ export class SessionPayments extends Context.Service<SessionPayments>()("@recur/
                       })
                     : discountRule(d)
                 ]
-                yield* redeemDiscount(storage, merchantId, dv, at)
+                redeemed = dv
               }
               const firstDraft =
                 pv && pv.billing_type === "recurring"
@@ -319,6 +320,9 @@ export class SessionPayments extends Context.Service<SessionPayments>()("@recur/
               if (pv && pv.billing_type === "recurring" && firstDraft) {
                 const sub_id = yield* Ids.make(Ids.prefixes.subscription)
                 subscriptionId = sub_id
+                // the redemption, counted in this transaction: by this customer, on this subscription
+                if (redeemed !== null)
+                  yield* Discounts.redeem(storage, merchantId, redeemed, { customerId, subscriptionId: sub_id }, at)
                 const rec0: Entities.SubscriptionRecord = {
                   merchant_id: merchantId,
                   anchor: null,

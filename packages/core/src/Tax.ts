@@ -106,6 +106,25 @@ export const amountOn = (taxable: Money.Money, units: bigint, inclusive: boolean
       : Money.taxProportion(taxable, units, WHOLE)
 
 /**
+ * One tax on `amount` (the lines after discounts, as billed) at `units`: the amount taxed — always
+ * the net, before this tax: `amount` for an exclusive tax, `amount − tax` for an inclusive one
+ * (119.00 at 19 % inclusive is 19.00 of tax on 100.00) — and the tax. What every tax line and
+ * credit note line states as `taxable_amount` (see docs/taxes.md).
+ *
+ * @example
+ * lineOn(Money.make(11900n, "EUR"), 190_000n, true) // { taxable: 100.00 EUR, amount: 19.00 EUR }
+ * @since 0.1.0
+ */
+export const lineOn = (
+  amount: Money.Money,
+  units: bigint,
+  inclusive: boolean
+): { readonly taxable: Money.Money; readonly amount: Money.Money } => {
+  const tax = amountOn(amount, units, inclusive)
+  return { taxable: inclusive ? Money.make(amount.amount - tax.amount, amount.currency) : amount, amount: tax }
+}
+
+/**
  * Where a customer is taxed: an ISO 3166-1 alpha-2 country and an optional subdivision.
  *
  * @since 0.1.0

@@ -141,8 +141,7 @@ const lineOf = (
   country: rate.country,
   region: rate.region,
   inclusive: rate.inclusive,
-  taxable,
-  amount: Tax.amountOn(taxable, rate.units, rate.inclusive)
+  ...Tax.lineOn(taxable, rate.units, rate.inclusive)
 })
 
 const rateOf = (t: Tax.TaxRate): Rate & { readonly tax_rate_id: string } => ({

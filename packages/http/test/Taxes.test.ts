@@ -161,7 +161,7 @@ for (const [name, storage] of backends()) {
             country: "DE",
             region: null,
             inclusive: true,
-            taxable_amount: "119.00",
+            taxable_amount: "100.00",
             amount: "19.00"
           }
         ]

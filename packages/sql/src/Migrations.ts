@@ -173,6 +173,20 @@ const processorEvents = Effect.gen(function* () {
 })
 
 /**
+ * Discount redemptions: one durable row per redemption (discount, customer, subscription, when),
+ * counted by the per-customer limit.
+ */
+const discountRedemptions = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  for (const statement of entityTable(
+    "recur_discount_redemptions",
+    "discount_id text not null, customer_id text not null, subscription_id text"
+  ).split(";"))
+    if (statement.trim() !== "") yield* sql.unsafe(statement)
+  yield* sql`create index if not exists recur_discount_redemptions_by on recur_discount_redemptions (merchant_id, discount_id, customer_id)`
+})
+
+/**
  * Every migration, by id and name.
  *
  * @since 0.1.0
@@ -185,7 +199,8 @@ export const migrations = {
   "0005_tax_rates": taxRates,
   "0006_counters": counters,
   "0007_portal_sessions": portalSessions,
-  "0008_processor_events": processorEvents
+  "0008_processor_events": processorEvents,
+  "0009_discount_redemptions": discountRedemptions
 }
 
 /**

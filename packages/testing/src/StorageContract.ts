@@ -10,8 +10,8 @@
  * @since 0.1.0
  */
 import { describe, expect, layer } from "@effect/vitest"
-import { Entities, Ids, Store } from "@recur/core"
-import { Effect, Result, type Layer, Option } from "effect"
+import { Discount, Entities, Ids, Store } from "@recur/core"
+import { DateTime, Effect, Result, type Layer, Option } from "effect"
 import * as Fixtures from "./Fixtures.js"
 
 /**
@@ -428,6 +428,51 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>, o
           "VersionConflict"
         )
         expect(Option.getOrThrow(yield* repo.get(b, theirs.id)).value.name).toBe(theirs.name)
+      })
+    )
+
+    it.effect("discount redemptions: durable rows counted by discount and customer, per merchant", () =>
+      Effect.gen(function* () {
+        const repo = (yield* Storage).repository(Entities.discountRedemption)
+        const m = yield* Fixtures.merchantId
+        const other = yield* Fixtures.merchantId
+        const redemption = (merchant: string, discount: string, customer: string, sub: string | null, at: number) =>
+          Effect.map(
+            Ids.make(Ids.prefixes.discountRedemption),
+            (redemption_id) =>
+              new Discount.Redemption({
+                redemption_id,
+                merchant_id: merchant,
+                discount_id: discount,
+                customer_id: customer,
+                subscription_id: sub,
+                redeemed_at: DateTime.makeUnsafe(at)
+              })
+          )
+        const rows = [
+          yield* redemption(m, "dsc_a", "cus_1", "sub_1", 1_000),
+          yield* redemption(m, "dsc_a", "cus_1", "sub_2", 2_000),
+          yield* redemption(m, "dsc_a", "cus_2", null, 3_000),
+          yield* redemption(m, "dsc_b", "cus_1", "sub_1", 4_000),
+          yield* redemption(other, "dsc_a", "cus_1", "sub_9", 5_000)
+        ]
+        for (const r of rows) yield* repo.insert(r)
+        const count = (merchant: string, discount: string, customer: string) =>
+          Effect.map(
+            repo.list(merchant, {
+              limit: 100,
+              filters: [
+                { column: "discount_id", op: "in", values: [discount] },
+                { column: "customer_id", op: "in", values: [customer] }
+              ]
+            }),
+            (page) => page.list.map((r) => r.subscription_id)
+          )
+        expect(yield* count(m, "dsc_a", "cus_1")).toEqual(["sub_2", "sub_1"])
+        expect(yield* count(m, "dsc_a", "cus_2")).toEqual([null])
+        expect(yield* count(m, "dsc_b", "cus_2")).toEqual([])
+        expect(yield* count(other, "dsc_a", "cus_1")).toEqual(["sub_9"])
+        expect(Option.getOrThrow(yield* repo.get(m, rows[0]!.redemption_id)).value).toEqual(rows[0])
       })
     )
 

@@ -1,0 +1,386 @@
+/**
+ * Issue 29, money where features meet: a discount's product scope through price changes, durable
+ * redemptions counted by every limit, give-back from the paid invoices' own lines, nothing given
+ * back beyond what was collected, and `taxable_amount` as the net on every line.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { Merchants } from "@recur/core"
+import type { TestClient } from "@recur/http"
+import { backends, serve } from "./client.js"
+
+const refusal = (r: TestClient.Answer) => {
+  const body = r.body as { code?: string; data?: { param?: string } } | null
+  return [r.status, body?.code, body?.data?.param]
+}
+const cents = (s: string) => BigInt(s.replace(".", ""))
+
+for (const [name, storage] of backends()) {
+  describe(`money where features meet (${name})`, { timeout: 180_000 }, () => {
+    const api = serve(storage())
+    beforeAll(() => api.ready(), 120_000)
+    afterAll(() => api.dispose())
+
+    const data = (r: TestClient.Answer) => (r.body as any).data
+    const fresh = async (proration_credit: "refund" | "credit_balance" = "refund") =>
+      (
+        await api.runtime.runPromise(
+          Merchants.Merchants.use((m) =>
+            m.create({
+              name: "Acme",
+              currency: "USD",
+              frozen_time: Date.parse("2026-01-01T00:00:00Z"),
+              proration_credit
+            })
+          )
+        )
+      ).api_key
+    const ok = (r: TestClient.Answer) => {
+      expect(r.status, JSON.stringify(r.body)).toBe(200)
+      return data(r)
+    }
+    const advance = (k: string, to: string) =>
+      api.call("POST", "/api/v1/test_helpers/advance_clock", k, { frozen_time: to })
+    const subscribe = async (k: string, priceId: string, extra: Record<string, unknown> = {}) => {
+      const s = ok(
+        await api.call("POST", "/api/v1/session", k, {
+          payer_id: `p-${Math.random()}`,
+          line_items: [{ price_id: priceId }],
+          ...extra
+        })
+      )
+      ok(
+        await api.call(
+          "POST",
+          `/checkout/${s.session_id}/pay`,
+          null,
+          { card_number: "4242424242424242", exp_month: "12", exp_year: "2030", cvc: "123" },
+          { accept: "application/json" }
+        )
+      )
+      const session = ok(await api.call("GET", `/api/v1/session/${s.session_id}`, k)).session
+      return {
+        subscriptionId: session.subscription_id as string,
+        customerId: session.customer_id as string,
+        tradeId: session.trade_id as string
+      }
+    }
+    const invoicesOf = async (k: string, subscriptionId: string) =>
+      ok(await api.call("GET", "/api/v1/invoices?limit=100", k))
+        .list.filter((i: any) => i.subscription_id === subscriptionId)
+        .sort((a: any, b: any) => a.cycle_index - b.cycle_index || a.created_at.localeCompare(b.created_at))
+    const subOf = async (k: string, id: string) =>
+      ok(await api.call("GET", `/api/v1/subscription/${id}`, k)).subscription
+    const tradesOf = async (k: string) => ok(await api.call("GET", "/api/v1/trades?limit=100", k)).list
+    const discount = async (k: string, body: Record<string, unknown>) =>
+      ok(await api.call("POST", "/api/v1/discounts", k, { name: "D", discount_type: "percentage", ...body })).discount
+    const price = async (k: string, productId: string, amount: string, label = "Plan") =>
+      ok(
+        await api.call("POST", "/api/v1/prices", k, {
+          name: label,
+          product_id: productId,
+          currency: "USD",
+          billing_type: "recurring",
+          price_type: "flat_price",
+          price_plan: { billing_cycle_unit: "month", base_price_val: amount }
+        })
+      ).price_id as string
+
+    describe("item 1: a product-limited discount does not follow a switch to another product", () => {
+      /** Product A at 30.00 (and 60.00), product B at 60.00; 50 % forever limited to A, redeemed on A. */
+      const setup = async () => {
+        const k = await fresh()
+        const a = await api.priceOf(k, {}, { product: "A", price: "A monthly" })
+        const a60 = await price(k, a.productId, "60.00", "A big")
+        const b = await api.priceOf(
+          k,
+          { price_plan: { billing_cycle_unit: "month", base_price_val: "60.00" } },
+          { product: "B", price: "B monthly" }
+        )
+        const d = await discount(k, {
+          code: "HALFA",
+          percent_off: 50,
+          duration: "forever",
+          product_ids: [a.productId]
+        })
+        const sub = await subscribe(k, a.priceId, { discount_code: "HALFA" })
+        // outside its scope at checkout, as before
+        expect(
+          refusal(
+            await api.call("POST", "/api/v1/session", k, {
+              payer_id: "x",
+              line_items: [{ price_id: b.priceId }],
+              discount_code: "HALFA"
+            })
+          )
+        ).toEqual([400, "InvalidParameter", "discount_code"])
+        return { k, a, a60, b, d, sub }
+      }
+
+      it("immediate: the quote credits what was paid (15.00) and charges B undiscounted; renewals of B are full", async () => {
+        const { k, b, d, sub } = await setup()
+        await advance(k, "2026-01-16T00:00:00Z")
+        const quote = ok(
+          await api.call("POST", `/api/v1/subscription/${sub.subscriptionId}/preview-change`, k, {
+            price_id: b.priceId
+          })
+        )
+        // 16 of 31 days left: credit 15.00 × 16/31 = 7.74 (the discounted price paid), charge 60.00 × 16/31 = 30.97
+        expect([quote.credit, quote.charge, quote.net, quote.outcome]).toEqual(["7.74", "30.97", "23.23", "upgrade"])
+        expect(quote.discounts_ending).toEqual([{ discount_id: d.discount_id, discount_code: "HALFA" }])
+        ok(
+          await api.call("POST", `/api/v1/subscription/${sub.subscriptionId}`, k, {
+            price_id: b.priceId,
+            quote_id: quote.quote_id
+          })
+        )
+        expect((await subOf(k, sub.subscriptionId)).price_id).toBe(b.priceId)
+        await advance(k, "2026-03-01T00:00:00Z")
+        const amounts = (await invoicesOf(k, sub.subscriptionId)).map((i: any) => [i.invoice_type, i.amount])
+        expect(amounts).toEqual([
+          ["initial", "15.00"],
+          ["upgrade", "23.23"],
+          ["renewal", "60.00"],
+          ["renewal", "60.00"]
+        ])
+        // and it cannot be put back on B
+        expect(
+          refusal(
+            await api.call("POST", `/api/v1/subscription/${sub.subscriptionId}/discount`, k, {
+              discount_id: d.discount_id
+            })
+          )
+        ).toEqual([409, "state_conflict", undefined])
+      })
+
+      it("a switch within the discount's products keeps it", async () => {
+        const { k, a60, sub } = await setup()
+        await advance(k, "2026-01-16T00:00:00Z")
+        const quote = ok(
+          await api.call("POST", `/api/v1/subscription/${sub.subscriptionId}/preview-change`, k, { price_id: a60 })
+        )
+        expect([quote.credit, quote.charge, quote.discounts_ending]).toEqual(["7.74", "15.48", []])
+        ok(await api.call("POST", `/api/v1/subscription/${sub.subscriptionId}`, k, { price_id: a60 }))
+        await advance(k, "2026-02-01T00:00:00Z")
+        expect((await invoicesOf(k, sub.subscriptionId)).map((i: any) => i.amount)).toEqual(["15.00", "7.74", "30.00"])
+      })
+
+      it("at the end of the period: the quote names the discount ending, and B renews at its full price", async () => {
+        const { k, b, d, sub } = await setup()
+        const body = { price_id: b.priceId, effective_type: "end_of_period" }
+        const quote = ok(await api.call("POST", `/api/v1/subscription/${sub.subscriptionId}/preview-change`, k, body))
+        expect([quote.outcome, quote.discounts_ending]).toEqual([
+          "scheduled",
+          [{ discount_id: d.discount_id, discount_code: "HALFA" }]
+        ])
+        ok(await api.call("POST", `/api/v1/subscription/${sub.subscriptionId}`, k, body))
+        await advance(k, "2026-02-01T00:00:00Z")
+        expect((await invoicesOf(k, sub.subscriptionId)).map((i: any) => i.amount)).toEqual(["15.00", "60.00"])
+        expect((await subOf(k, sub.subscriptionId)).price_id).toBe(b.priceId)
+      })
+    })
+
+    describe("item 2: redemptions are durable records every limit counts", () => {
+      it("per customer 1: apply, bill, remove, apply again is refused; times_redeemed stays 1", async () => {
+        const k = await fresh()
+        const { priceId } = await api.priceOf(k)
+        const d = await discount(k, {
+          code: "ONCEPER",
+          percent_off: 10,
+          duration: "forever",
+          max_redemptions_per_customer: 1
+        })
+        const sub = await subscribe(k, priceId)
+        const path = `/api/v1/subscription/${sub.subscriptionId}/discount`
+        ok(await api.call("POST", path, k, { discount_code: "ONCEPER" }))
+        await advance(k, "2026-02-01T00:00:00Z")
+        ok(await api.call("POST", `${path}/remove`, k, { discount_id: d.discount_id }))
+        const again = await api.call("POST", path, k, { discount_code: "ONCEPER" })
+        expect(refusal(again)).toEqual([400, "InvalidParameter", "discount_code"])
+        expect((again.body as any).message).toContain("already redeemed")
+        const after = ok(await api.call("GET", `/api/v1/discount/${d.discount_id}`, k)).discount
+        expect(after.times_redeemed).toBe(1)
+        expect((await invoicesOf(k, sub.subscriptionId)).map((i: any) => i.amount)).toEqual(["30.00", "27.00"])
+      })
+
+      it("max_redemptions 1: a removed redemption still counts for another customer", async () => {
+        const k = await fresh()
+        const { priceId } = await api.priceOf(k)
+        const d = await discount(k, { code: "ONLYONE", percent_off: 10, max_redemptions: 1 })
+        const first = await subscribe(k, priceId)
+        const second = await subscribe(k, priceId)
+        ok(
+          await api.call("POST", `/api/v1/subscription/${first.subscriptionId}/discount`, k, {
+            discount_code: "ONLYONE"
+          })
+        )
+        ok(
+          await api.call("POST", `/api/v1/subscription/${first.subscriptionId}/discount/remove`, k, {
+            discount_id: d.discount_id
+          })
+        )
+        const other = await api.call("POST", `/api/v1/subscription/${second.subscriptionId}/discount`, k, {
+          discount_code: "ONLYONE"
+        })
+        expect(refusal(other)).toEqual([400, "InvalidParameter", "discount_code"])
+        expect((other.body as any).message).toContain("fully redeemed")
+        // a checkout with it is refused as well
+        expect(
+          refusal(
+            await api.call("POST", "/api/v1/session", k, {
+              payer_id: "late",
+              line_items: [{ price_id: priceId }],
+              discount_code: "ONLYONE"
+            })
+          )
+        ).toEqual([400, "InvalidParameter", "discount_code"])
+      })
+
+      it("a checkout redemption is counted for its customer: the same customer cannot apply it to another subscription", async () => {
+        const k = await fresh()
+        const { priceId } = await api.priceOf(k)
+        await discount(k, { code: "WELCOME", percent_off: 10, max_redemptions_per_customer: 1 })
+        const first = await subscribe(k, priceId, { discount_code: "WELCOME" })
+        const second = await subscribe(k, priceId, { customer_id: first.customerId })
+        const r = await api.call("POST", `/api/v1/subscription/${second.subscriptionId}/discount`, k, {
+          discount_code: "WELCOME"
+        })
+        expect(refusal(r)).toEqual([400, "InvalidParameter", "discount_code"])
+      })
+    })
+
+    describe("item 3: what a change gives back comes from the paid invoices, not today's rates", () => {
+      it("paid 60.00 without tax; a 20 % rate added later; a downgrade gives back 15.49 with tax 0.00", async () => {
+        const k = await fresh()
+        const big = await api.priceOf(k, { price_plan: { billing_cycle_unit: "month", base_price_val: "60.00" } })
+        const small = await api.priceOf(k)
+        const sub = await subscribe(k, big.priceId, { billing_address: { country_code: "FR" } })
+        ok(await api.call("POST", "/api/v1/tax_rates", k, { name: "TVA", percentage: "20", country: "FR" }))
+        await advance(k, "2026-01-16T00:00:00Z")
+        const quote = ok(
+          await api.call("POST", `/api/v1/subscription/${sub.subscriptionId}/preview-change`, k, {
+            price_id: small.priceId
+          })
+        )
+        // credit 60.00 × 16/31 = 30.97, charge 30.00 × 16/31 = 15.48: 15.49 back, no tax was paid
+        expect([quote.net, quote.tax, quote.total, quote.outcome]).toEqual(["-15.49", "0.00", "-15.49", "refund"])
+        ok(await api.call("POST", `/api/v1/subscription/${sub.subscriptionId}`, k, { price_id: small.priceId }))
+        const refunds = (await invoicesOf(k, sub.subscriptionId)).filter((i: any) => i.invoice_type === "refund")
+        expect(refunds.map((i: any) => [i.amount, i.tax_amount])).toEqual([["15.49", "0.00"]])
+        const trade = (await tradesOf(k)).find((t: any) => t.trade_id === sub.tradeId)
+        expect(trade.total_refunded_amount).toBe("15.49")
+      })
+
+      it("paid 72.00 with 20 % tax; the rate is archived; a downgrade still gives back the tax paid, in proportion", async () => {
+        const k = await fresh()
+        const rate = ok(
+          await api.call("POST", "/api/v1/tax_rates", k, { name: "TVA", percentage: "20", country: "FR" })
+        )
+        const big = await api.priceOf(k, { price_plan: { billing_cycle_unit: "month", base_price_val: "60.00" } })
+        const small = await api.priceOf(k)
+        const sub = await subscribe(k, big.priceId, { billing_address: { country_code: "FR" } })
+        ok(await api.call("POST", `/api/v1/tax_rate/${rate.tax_rate.tax_rate_id}/archive`, k))
+        await advance(k, "2026-01-16T00:00:00Z")
+        const quote = ok(
+          await api.call("POST", `/api/v1/subscription/${sub.subscriptionId}/preview-change`, k, {
+            price_id: small.priceId
+          })
+        )
+        // 15.49 of net, × 72/60 = 18.588 → 18.59 back, of which tax 12.00 × 18.59/72 = 3.098 → 3.10
+        expect([quote.net, quote.tax, quote.total]).toEqual(["-15.49", "-3.10", "-18.59"])
+        ok(await api.call("POST", `/api/v1/subscription/${sub.subscriptionId}`, k, { price_id: small.priceId }))
+        const refunds = (await invoicesOf(k, sub.subscriptionId)).filter((i: any) => i.invoice_type === "refund")
+        expect(refunds.map((i: any) => [i.amount, i.tax_amount])).toEqual([["18.59", "3.10"]])
+      })
+    })
+
+    describe("item 4: refunded + credited never exceed what was collected", () => {
+      it("paid 60.00, refunded 60.00, downgraded the next day: nothing more comes back", async () => {
+        for (const mode of ["refund", "credit_balance"] as const) {
+          const k = await fresh(mode)
+          const big = await api.priceOf(k, { price_plan: { billing_cycle_unit: "month", base_price_val: "60.00" } })
+          const small = await api.priceOf(k)
+          const sub = await subscribe(k, big.priceId)
+          ok(await api.call("POST", "/api/v1/refund", k, { trade_id: sub.tradeId }))
+          await advance(k, "2026-01-02T00:00:00Z")
+          const quote = ok(
+            await api.call("POST", `/api/v1/subscription/${sub.subscriptionId}/preview-change`, k, {
+              price_id: small.priceId
+            })
+          )
+          expect([mode, quote.credit]).toEqual([mode, "0.00"])
+          ok(await api.call("POST", `/api/v1/subscription/${sub.subscriptionId}`, k, { price_id: small.priceId }))
+          const s = await subOf(k, sub.subscriptionId)
+          const trades = await tradesOf(k)
+          const refunded = trades.reduce((a: bigint, t: any) => a + cents(t.total_refunded_amount), 0n)
+          const collected = trades
+            .filter((t: any) => t.trade_status === "succeeded")
+            .reduce((a: bigint, t: any) => a + cents(t.amount), 0n)
+          expect([mode, s.credit_balance]).toEqual([mode, "0.00"])
+          expect(refunded + cents(s.credit_balance)).toBeLessThanOrEqual(collected)
+        }
+      })
+
+      it("credited to the balance first, a refund of the trade can only take what was not given back", async () => {
+        const k = await fresh("credit_balance")
+        const big = await api.priceOf(k, { price_plan: { billing_cycle_unit: "month", base_price_val: "60.00" } })
+        const small = await api.priceOf(k)
+        const sub = await subscribe(k, big.priceId)
+        await advance(k, "2026-01-16T00:00:00Z")
+        ok(await api.call("POST", `/api/v1/subscription/${sub.subscriptionId}`, k, { price_id: small.priceId }))
+        expect((await subOf(k, sub.subscriptionId)).credit_balance).toBe("15.49")
+        const all = await api.call("POST", "/api/v1/refund", k, { trade_id: sub.tradeId, amount: "60.00" })
+        expect(refusal(all)).toEqual([400, "InvalidParameter", "amount"])
+        expect((all.body as any).message).toContain("44.51")
+        ok(await api.call("POST", "/api/v1/refund", k, { trade_id: sub.tradeId }))
+        const trade = (await tradesOf(k)).find((t: any) => t.trade_id === sub.tradeId)
+        expect(trade.total_refunded_amount).toBe("44.51")
+      })
+    })
+
+    describe("item 9: taxable_amount is the net on every line", () => {
+      it("19 % inclusive: the invoice's line is taxable 100.00 of 119.00; a credit note of 29.75 is 25.00 + 4.75", async () => {
+        const k = await fresh()
+        ok(
+          await api.call("POST", "/api/v1/tax_rates", k, {
+            name: "VAT",
+            percentage: "19",
+            country: "DE",
+            inclusive: true
+          })
+        )
+        const { priceId } = await api.priceOf(k, {
+          price_plan: { billing_cycle_unit: "month", base_price_val: "119.00" }
+        })
+        const sub = await subscribe(k, priceId, { billing_address: { country_code: "DE" } })
+        ok(await api.call("POST", "/api/v1/refund", k, { trade_id: sub.tradeId, amount: "29.75" }))
+        const docs = await invoicesOf(k, sub.subscriptionId)
+        const invoice = docs.find((i: any) => i.invoice_type === "initial")
+        const note = docs.find((i: any) => i.invoice_type === "refund")
+        expect(invoice.tax_lines.map((t: any) => [t.inclusive, t.taxable_amount, t.amount])).toEqual([
+          [true, "100.00", "19.00"]
+        ])
+        expect(note.invoice_type).toBe("refund")
+        expect(note.tax_lines.map((t: any) => [t.taxable_amount, t.amount])).toEqual([["25.00", "4.75"]])
+      })
+
+      it("20 % exclusive: 45.00 after a discount is the net; its full credit note states 45.00 + 9.00", async () => {
+        const k = await fresh()
+        ok(await api.call("POST", "/api/v1/tax_rates", k, { name: "VAT", percentage: "20", country: "GB" }))
+        await discount(k, { code: "TEN", percent_off: 10 })
+        const { priceId } = await api.priceOf(k, {
+          price_plan: { billing_cycle_unit: "month", base_price_val: "50.00" }
+        })
+        const sub = await subscribe(k, priceId, { billing_address: { country_code: "GB" }, discount_code: "TEN" })
+        ok(await api.call("POST", "/api/v1/refund", k, { trade_id: sub.tradeId }))
+        const docs = await invoicesOf(k, sub.subscriptionId)
+        const invoice = docs.find((i: any) => i.invoice_type === "initial")
+        const note = docs.find((i: any) => i.invoice_type === "refund")
+        expect(invoice.tax_lines.map((t: any) => [t.taxable_amount, t.amount])).toEqual([["45.00", "9.00"]])
+        expect([note.amount, ...note.tax_lines.map((t: any) => [t.taxable_amount, t.amount])]).toEqual([
+          "54.00",
+          ["45.00", "9.00"]
+        ])
+      })
+    })
+  })
+}
