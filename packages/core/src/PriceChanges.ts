@@ -9,6 +9,7 @@
 import { Context, Effect, Layer, Option, Result } from "effect"
 import * as Catalog from "./Catalog.js"
 import * as Decimal from "./Decimal.js"
+import * as Discounts from "./Discounts.js"
 import * as Entities from "./Entities.js"
 import * as Errors from "./Errors.js"
 import * as Ids from "./Ids.js"
@@ -114,6 +115,12 @@ export interface Quote {
   readonly outcome: "upgrade" | "refund" | "credit_balance" | "none" | "scheduled" | "quantity_next_cycle"
   readonly lines: ReadonlyArray<{ readonly description: string; readonly amount: string }>
   readonly effective_at: number
+  /**
+   * The subscription's discounts whose products do not include the new price's: they stop
+   * applying from the change on (`effective_at`) — the charge above is without them, and so is
+   * every later cycle. Empty when the change keeps every discount.
+   */
+  readonly discounts_ending: ReadonlyArray<{ readonly discount_id: string; readonly discount_code: string }>
 }
 
 const QUOTE_TTL_MS = 15 * 60_000
@@ -209,6 +216,15 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
             )
           }
         }
+        // a discount covers only its products: moving to a price outside them ends it from the change on
+        const scope = target
+          ? yield* Discounts.scopeOn(storage, merchantId, rec.discounts, target.product_id)
+          : { kept: rec.discounts, ending: [] }
+        const discounts_ending = scope.ending.map((t) => ({
+          discount_id: t.discount_id,
+          discount_code: t.discount_code
+        }))
+        const after: Entities.SubscriptionRecord = { ...rec, discounts: scope.kept }
         const qty = BigInt(rec.subscription.quantity)
         // no cycle of the new price or quantity may bill more than an invoice can carry
         const sells = target ?? current
@@ -246,7 +262,8 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
           total: zero,
           outcome,
           lines: [],
-          effective_at
+          effective_at,
+          discounts_ending
         })
         if (!target) {
           quote = unprorated("quantity_next_cycle", periodEnd)
@@ -258,7 +275,7 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
           // credit what a whole period of the plan in force was bought for (not the cycle
           // invoice: an earlier change this cycle replaced it), charge the new plan the same way
           const paid = planBasis(rec, current)
-          const newFull = fullCycle(rec, target, qty, rec.subscription.cycle_index)
+          const newFull = fullCycle(after, target, qty, rec.subscription.cycle_index)
           const policy = Result.getOrElse(
             Proration.parsePolicy(merchant.proration_policy),
             () => Proration.defaultPolicy
@@ -296,7 +313,8 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
               { description: `Unused time on ${current.price_name}`, amount: Money.format(Money.negate(p.credit)) },
               { description: `Remaining time on ${target.price_name}`, amount: Money.format(p.charge) }
             ],
-            effective_at: at
+            effective_at: at,
+            discounts_ending
           }
         }
         // what moves now, taxed at the customer's address like a cycle invoice: an upgrade's
@@ -354,11 +372,12 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
           quote.outcome === "refund" ||
           quote.outcome === "credit_balance" ||
           (quote.outcome === "none" && prorationMode === "immediate")
-            ? Option.some(Money.format(fullCycle(rec, target!, qty, rec.subscription.cycle_index)))
+            ? Option.some(Money.format(fullCycle(after, target!, qty, rec.subscription.cycle_index)))
             : Option.none<string>()
         return {
           rec,
           version: sv.version,
+          kept: scope.kept,
           merchant,
           current,
           target,
@@ -420,6 +439,8 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
               } else {
                 next = {
                   ...next,
+                  // discounts outside the new price's products end with the change
+                  discounts: planned.kept,
                   scheduled_price_version_id: null,
                   // proration none keeps the basis: the remainder stays paid at the old plan's rate
                   plan_basis: Option.getOrElse(planned.basis, () => next.plan_basis),

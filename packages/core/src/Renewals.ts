@@ -6,6 +6,7 @@
  * @since 0.1.0
  */
 import { Context, Effect, Layer, Option, Result } from "effect"
+import * as Discounts from "./Discounts.js"
 import * as Entities from "./Entities.js"
 import * as Errors from "./Errors.js"
 import * as Invoice from "./Invoice.js"
@@ -51,13 +52,18 @@ export class Renewals extends Context.Service<Renewals>()("@recur/core/Renewals"
     const { saveSub, schedule, subEvents, version } = writes(storage)
     const taxed_ = taxRenewal(taxes, storage)
 
-    /** The price of the cycle that ends, and the next cycle's (a scheduled change applied). */
+    /**
+     * The price of the cycle that ends, the next cycle's (a scheduled change applied), and the
+     * record the next cycle bills: a scheduled change to a price outside a discount's products
+     * ends that discount from the change on.
+     */
     const pricesOf = (merchantId: string, rec: Entities.SubscriptionRecord) =>
       Effect.gen(function* () {
         const inForce = yield* version(merchantId, rec.subscription.price_version_id)
-        const pv =
-          rec.scheduled_price_version_id !== null ? yield* version(merchantId, rec.scheduled_price_version_id) : inForce
-        return { inForce, pv }
+        if (rec.scheduled_price_version_id === null) return { inForce, pv: inForce, rec }
+        const pv = yield* version(merchantId, rec.scheduled_price_version_id)
+        const scope = yield* Discounts.scopeOn(storage, merchantId, rec.discounts, pv.product_id)
+        return { inForce, pv, rec: scope.ending.length > 0 ? { ...rec, discounts: scope.kept } : rec }
       })
 
     /** Renews one subscription whose period ended: bills the next cycle once, charges it, advances. */
@@ -96,7 +102,9 @@ export class Renewals extends Context.Service<Renewals>()("@recur/core/Renewals"
                 break
             }
             const changedPrice = rec.scheduled_price_version_id !== null
-            const { inForce, pv } = yield* pricesOf(merchantId, rec)
+            const prices = yield* pricesOf(merchantId, rec)
+            const { inForce, pv } = prices
+            rec = prices.rec
             const existing = (yield* Effect.orDie(
               invoices.list(merchantId, {
                 limit: 100,
@@ -268,13 +276,12 @@ export class Renewals extends Context.Service<Renewals>()("@recur/core/Renewals"
         const sv = yield* Effect.flatMap(Effect.orDie(subs.get(merchantId, subscriptionId)), (o) =>
           must(o, "subscription", subscriptionId)
         )
-        const rec = sv.value
-        const s = rec.subscription
+        const s = sv.value.subscription
         if (s.next_invoice_date === null) return Option.none<Invoice.UpcomingInvoice>()
         const due = msOf(s.next_invoice_date)
-        const decision = RenewalPlan.decide(rec, due, true)
+        const decision = RenewalPlan.decide(sv.value, due, true)
         if (decision._tag !== "Bill") return Option.none<Invoice.UpcomingInvoice>()
-        const { inForce, pv } = yield* pricesOf(merchantId, rec)
+        const { inForce, pv, rec } = yield* pricesOf(merchantId, sv.value)
         const planned = RenewalPlan.bill(rec, inForce, pv, [])
         if (Result.isFailure(planned)) return Option.none<Invoice.UpcomingInvoice>()
         const b = planned.success

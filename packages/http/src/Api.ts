@@ -293,7 +293,9 @@ const Quote = Schema.Struct({
   total: Schema.String,
   outcome: Schema.String,
   lines: Schema.Array(Schema.Struct({ description: Schema.String, amount: Schema.String })),
-  effective_at: Schema.String
+  effective_at: Schema.String,
+  /** The subscription's discounts that stop applying from the change on (outside the new price's products). */
+  discounts_ending: Schema.Array(Schema.Struct({ discount_id: Schema.String, discount_code: Schema.String }))
 })
 
 /**

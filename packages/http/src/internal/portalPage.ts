@@ -37,6 +37,7 @@ interface Words {
   readonly switchTitle: (from: string, to: string) => string
   readonly unusedTime: (name: string) => string
   readonly remainingTime: (name: string) => string
+  readonly discountEnds: (code: string) => string
   readonly tax: string
   readonly dueNow: string
   readonly refunded: string
@@ -91,6 +92,7 @@ const words: Readonly<Record<Language, Words>> = {
     switchTitle: (from, to) => `Change from ${from} to ${to}`,
     unusedTime: (name) => `Unused time on ${name}`,
     remainingTime: (name) => `Remaining time on ${name}`,
+    discountEnds: (code) => `Discount ${code} does not apply to this plan: it ends with this switch`,
     tax: "Tax",
     dueNow: "Due now",
     refunded: "Refunded to your card",
@@ -143,6 +145,7 @@ const words: Readonly<Record<Language, Words>> = {
     switchTitle: (from, to) => `Wechsel von ${from} zu ${to}`,
     unusedTime: (name) => `Nicht genutzte Zeit für ${name}`,
     remainingTime: (name) => `Verbleibende Zeit für ${name}`,
+    discountEnds: (code) => `Rabatt ${code} gilt nicht für diesen Tarif: er endet mit diesem Wechsel`,
     tax: "Steuer",
     dueNow: "Jetzt fällig",
     refunded: "Auf Ihre Karte erstattet",
@@ -195,6 +198,7 @@ const words: Readonly<Record<Language, Words>> = {
     switchTitle: (from, to) => `Passer de ${from} à ${to}`,
     unusedTime: (name) => `Temps non utilisé de ${name}`,
     remainingTime: (name) => `Temps restant de ${name}`,
+    discountEnds: (code) => `La remise ${code} ne s'applique pas à cette offre : elle prend fin avec ce changement`,
     tax: "Taxe",
     dueNow: "À payer maintenant",
     refunded: "Remboursé sur votre carte",
@@ -364,6 +368,7 @@ export const switchHtml = (
 <h1>${esc(w.switchTitle(input.from, input.option.name))}</h1>
 ${messageHtml(message)}
 ${rows ? `<table id="quote"><tbody>${rows}</tbody></table>` : ""}
+${q.discounts_ending.map((d) => `<p class="discount-ends">${esc(w.discountEnds(d.discount_code !== "" ? d.discount_code : d.discount_id))}</p>`).join("")}
 ${outcome}
 <form method="post" action="switch"><input type="hidden" name="price_id" value="${esc(input.option.price_id)}"><input type="hidden" name="quote_id" value="${esc(q.quote_id)}">
 <button type="submit" id="confirm">${esc(w.confirm)}</button></form>
