@@ -319,7 +319,14 @@ export const SubscriptionRecord = Schema.Struct({
    */
   owed_refunds: Schema.Array(
     Schema.Struct({ key: Schema.String, cycle_index: Schema.Number, owed: Schema.String })
-  ).pipe(Schema.withDecodingDefault(Effect.succeed([])))
+  ).pipe(Schema.withDecodingDefault(Effect.succeed([]))),
+  /**
+   * What was credited to the balance from each cycle's payments (downgrades, and what their
+   * refunds could not take), so that refunded + credited never exceeds what a cycle collected.
+   */
+  credited: Schema.Array(Schema.Struct({ cycle_index: Schema.Number, amount: Schema.String })).pipe(
+    Schema.withDecodingDefault(Effect.succeed([]))
+  )
 })
 /** @since 0.1.0 */
 export type SubscriptionRecord = typeof SubscriptionRecord.Type

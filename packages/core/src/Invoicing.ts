@@ -407,6 +407,72 @@ export const refundedTax = (
 }
 
 /**
+ * What one cycle of a subscription collected and has given back so far: the paid invoices of the
+ * cycle (its cycle invoice and any upgrade charged in it), read from their own lines and tax
+ * lines — never from the customer's current address or the merchant's current rates.
+ *
+ * @since 0.1.0
+ */
+export interface Collected {
+  /** What the paid invoices were paid: their totals, plus any customer credit applied to them. */
+  readonly paid: Money.Money
+  /** The exclusive tax in `paid` (added on top of the prices). */
+  readonly exclusiveTax: Money.Money
+  /** Every tax line of the paid invoices. */
+  readonly tax_lines: ReadonlyArray<TaxLine>
+  /** What was given back of `paid` already: refunds (made or in flight), credit to the balance, refunds owed. */
+  readonly givenBack: Money.Money
+}
+
+/**
+ * What is still held of a cycle's payments, before exclusive tax (the terms proration credits
+ * in): `(paid − givenBack) × (paid − exclusiveTax) / paid`, rounded half to even. The credit of
+ * the plan in force never exceeds it — after a full refund nothing is held, and nothing is
+ * credited.
+ *
+ * @example
+ * // 72.00 paid with 12.00 exclusive tax, 18.00 refunded: 45.00 of the 60.00 net is still held
+ * @since 0.1.0
+ */
+export const heldBasis = (c: Collected): Money.Money => {
+  const held = c.paid.amount - c.givenBack.amount
+  if (held <= 0n || c.paid.amount <= 0n) return Money.zero(c.paid.currency)
+  return Money.proportion(Money.make(held, c.paid.currency), c.paid.amount - c.exclusiveTax.amount, c.paid.amount)
+}
+
+/**
+ * What giving back `net` (before tax, in the terms proration credits in) returns of a cycle's
+ * payments: `net × paid / (paid − exclusiveTax)` — the net grossed up by the exclusive tax that
+ * was actually collected, rounded half to even — never more than is still held
+ * (`paid − givenBack`); and the tax in it, each of the paid invoices' tax lines in proportion,
+ * counted cumulatively ({@link refundedTax}), so tax given back never exceeds tax collected.
+ *
+ * @example
+ * // 60.00 paid without tax, a 20 % rate added since: 15.49 back carries no tax
+ * // 72.00 paid with 12.00 tax: 15.49 back is 18.59, of which 3.10 tax
+ * @since 0.1.0
+ */
+export const giveBack = (
+  c: Collected,
+  net: Money.Money
+): { readonly total: Money.Money; readonly tax: Money.Money; readonly tax_lines: ReadonlyArray<TaxLine> } => {
+  const currency = c.paid.currency
+  const base = c.paid.amount - c.exclusiveTax.amount
+  const gross = base > 0n && net.amount > 0n ? Money.proportion(net, c.paid.amount, base).amount : 0n
+  const held = c.paid.amount - c.givenBack.amount
+  const total = Money.make(gross < held ? gross : held > 0n ? held : 0n, currency)
+  const tax_lines = total.amount > 0n ? refundedTax(c.tax_lines, c.paid, c.givenBack, total) : []
+  return {
+    total,
+    tax: Money.make(
+      tax_lines.reduce((a, t) => a + t.amount.amount, 0n),
+      currency
+    ),
+    tax_lines
+  }
+}
+
+/**
  * How much of a paid amount can still be refunded.
  *
  * @since 0.1.0

@@ -24,7 +24,6 @@ import {
   invoiceDocuments,
   planBasis,
   submitTrade,
-  taxOnAmount,
   withTax,
   writes
 } from "./internal/records.js"
@@ -151,7 +150,6 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
     const settings = yield* Settings.Settings
     const taxes = yield* Ports.TaxCalculator
     const withTaxes = withTax(taxes, storage)
-    const taxBack = taxOnAmount(taxes, storage)
     const { saveSub, schedule, subEvents, version } = writes(storage)
     const merchants = yield* Merchants.Merchants
     const catalog = yield* Catalog.Catalog
@@ -247,6 +245,7 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
         const currency = rec.currency
         const zero = Money.format(Money.zero(currency))
         let quote: Omit<Quote, "quote_id">
+        let collected: Invoicing.Collected | undefined
         // nothing to prorate: a quantity change at the next cycle, a change at the period's end,
         // proration "none" or a change during a trial
         const unprorated = (outcome: Quote["outcome"], effective_at: number): Omit<Quote, "quote_id"> => ({
@@ -276,6 +275,7 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
           // invoice: an earlier change this cycle replaced it), charge the new plan the same way
           const paid = planBasis(rec, current)
           const newFull = fullCycle(after, target, qty, rec.subscription.cycle_index)
+          collected = yield* Refunds.collectedBy(storage, merchantId, rec, rec.subscription.cycle_index)
           const policy = Result.getOrElse(
             Proration.parsePolicy(merchant.proration_policy),
             () => Proration.defaultPolicy
@@ -287,7 +287,9 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
               at,
               paid,
               newAmount: newFull,
-              creditMode: merchant.proration_credit
+              creditMode: merchant.proration_credit,
+              // the credit is what was actually paid for the old plan and is still held
+              held: Invoicing.heldBasis(collected)
             })
           )
           quote = {
@@ -341,14 +343,18 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
             rec.subscription.customer_id
           )
           quote = { ...quote, tax: Money.format(upgrade.tax), total: Money.format(upgrade.total) }
-        } else if (quote.outcome === "refund" || quote.outcome === "credit_balance") {
+        } else if ((quote.outcome === "refund" || quote.outcome === "credit_balance") && collected) {
+          // given back from what the cycle's invoices collected, with the tax they collected, in
+          // proportion — never today's rate or address, never more than is still held
           const net = Result.getOrThrow(Money.parse(quote.net, currency, { allowNegative: true }))
-          const given = yield* taxBack(merchantId, rec.subscription.customer_id, undefined, Money.negate(net))
+          const given = Invoicing.giveBack(collected, Money.negate(net))
           back = given.total
           quote = {
             ...quote,
             tax: Money.format(Money.negate(given.tax)),
-            total: Money.format(Money.negate(given.total))
+            total: Money.format(Money.negate(given.total)),
+            // nothing is still held to give back
+            ...(given.total.amount === 0n ? { outcome: "none" as const } : {})
           }
         }
         const hash = yield* Secrets.sha256Hex(
@@ -521,7 +527,7 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
                     Money.parse(next.subscription.credit_balance, cur, { allowNegative: true })
                   )
                   next = {
-                    ...next,
+                    ...Refunds.withCredited(next, rec.subscription.cycle_index, planned.back!),
                     subscription: new Subscription.Subscription(
                       {
                         ...next.subscription,

@@ -1,7 +1,8 @@
 /**
  * Proration: what a mid-cycle price change credits and charges.
  *
- * credit = amount paid for the current cycle × unused / period,
+ * credit = amount paid for the current cycle × unused / period (never more than is still held of
+ * it after refunds and credits),
  * charge = new price × unused / period, each rounded half-even to minor units once
  * ({@link Money.proportion}), all in `bigint`. The net decides the document: a positive net is
  * an `upgrade` invoice charged now; a negative net is refunded (a `refund` invoice) or kept as
@@ -180,12 +181,21 @@ export const prorate = (input: {
   readonly paid: Money.Money
   readonly newAmount: Money.Money
   readonly creditMode: CreditMode
+  /**
+   * What is still held of what was paid for the period (after refunds and credits already
+   * given back, `Invoicing.heldBasis`): the credit never exceeds it. None: all of it.
+   */
+  readonly held?: Money.Money | undefined
 }): Result.Result<Proration, Money.CurrencyMismatch> => {
   if (input.paid.currency !== input.newAmount.currency) {
     return Result.fail(new Money.CurrencyMismatch({ left: input.paid.currency, right: input.newAmount.currency }))
   }
   const fraction = unusedFraction(input.policy, input.period, input.at)
-  const credit = Money.proportion(input.paid, fraction.unused, fraction.total)
+  const prorated = Money.proportion(input.paid, fraction.unused, fraction.total)
+  const credit =
+    input.held !== undefined && input.held.amount < prorated.amount
+      ? Money.make(input.held.amount > 0n ? input.held.amount : 0n, prorated.currency)
+      : prorated
   const charge = Money.proportion(input.newAmount, fraction.unused, fraction.total)
   const net = Money.make(charge.amount - credit.amount, charge.currency)
   const outcome =

@@ -67,6 +67,83 @@ export const refundOf = (
   requestKey: Option.fromUndefinedOr(parts.requestKey)
 })
 
+/** The invoices that collect a cycle's money: its cycle invoice and any upgrade charged in it. */
+const PAYING: ReadonlyArray<Invoice.Invoice["invoice_type"]> = ["initial", "renewal", "upgrade"]
+
+/**
+ * What a subscription's cycle `cycleIndex` collected and has given back (see
+ * `Invoicing.Collected`), from its paid invoices' own totals and tax lines, the refunds of their
+ * trades, and what the record says was credited or is still owed from that cycle.
+ *
+ * @since 0.1.0
+ */
+export const collectedBy = (
+  storage: Store.Storage["Service"],
+  merchantId: string,
+  rec: Entities.SubscriptionRecord,
+  cycleIndex: number
+) =>
+  Effect.gen(function* () {
+    const currency = rec.currency
+    const money = (text: string) => Result.getOrThrow(Money.parse(text, currency, { allowNegative: true })).amount
+    const cycle = (yield* Effect.orDie(
+      storage.repository(Entities.invoice).list(merchantId, {
+        limit: 100,
+        filters: [
+          { column: "subscription_id", op: "in", values: [rec.subscription.id] },
+          { column: "cycle_index", op: "in", values: [cycleIndex] }
+        ]
+      })
+    )).list.filter((i) => PAYING.includes(i.invoice_type) && i.paid_at !== null && i.currency === currency)
+    let paid = 0n
+    let exclusive = 0n
+    let refunded = 0n
+    const tax_lines: Array<Invoicing.TaxLine> = []
+    for (const inv of cycle) {
+      const lines = taxLinesOf(inv)
+      const excl = lines.reduce((a, t) => (t.inclusive ? a : a + t.amount.amount), 0n)
+      // customer credit applied to it: its lines and exclusive tax, less what was charged
+      const applied = inv.lines.reduce((a, l) => a + money(l.amount), 0n) + excl - money(inv.amount)
+      paid += money(inv.amount) + (applied > 0n ? applied : 0n)
+      exclusive += excl
+      tax_lines.push(...lines)
+      if (inv.trade_id !== null) {
+        const tv = yield* storage.repository(Entities.trade).get(merchantId, inv.trade_id)
+        if (Option.isSome(tv)) refunded += money(tv.value.value.trade.total_refunded_amount)
+      }
+    }
+    const credited = rec.credited.filter((c) => c.cycle_index === cycleIndex).reduce((a, c) => a + money(c.amount), 0n)
+    const owed = rec.owed_refunds.filter((o) => o.cycle_index === cycleIndex).reduce((a, o) => a + money(o.owed), 0n)
+    return {
+      paid: Money.make(paid, currency),
+      exclusiveTax: Money.make(exclusive, currency),
+      tax_lines,
+      givenBack: Money.make(refunded + credited + owed, currency)
+    } satisfies Invoicing.Collected
+  })
+
+/**
+ * A record with `amount` more credited from cycle `cycleIndex` (the ledger `collectedBy` reads).
+ *
+ * @since 0.1.0
+ */
+export const withCredited = (
+  rec: Entities.SubscriptionRecord,
+  cycleIndex: number,
+  amount: Money.Money
+): Entities.SubscriptionRecord => {
+  if (amount.amount <= 0n) return rec
+  const before = rec.credited.find((c) => c.cycle_index === cycleIndex)
+  const total = (before ? Result.getOrThrow(Money.parse(before.amount, amount.currency)).amount : 0n) + amount.amount
+  return {
+    ...rec,
+    credited: [
+      ...rec.credited.filter((c) => c.cycle_index !== cycleIndex),
+      { cycle_index: cycleIndex, amount: Money.format(Money.make(total, amount.currency)) }
+    ]
+  }
+}
+
 /**
  * The refunds service.
  *
@@ -251,8 +328,12 @@ export class Refunds extends Context.Service<Refunds>()("@recur/core/Refunds", {
           )
       })
 
-    /** Refunds part or all of a succeeded trade; never more than was paid, even under concurrency. */
-    const refund = (merchantId: string, command: RefundCommand) =>
+    /**
+     * Refunds part or all of a succeeded trade; never more than was paid, even under concurrency,
+     * nor more than its subscription cycle still holds. `owed`: a downgrade's owed refund paying out
+     * (already counted in what the cycle gave back).
+     */
+    const refund = (merchantId: string, command: RefundCommand, owed = false) =>
       Effect.gen(function* () {
         const tradeId = command.tradeId
         const reason = Option.getOrNull(command.reason)
@@ -283,7 +364,29 @@ export class Refunds extends Context.Service<Refunds>()("@recur/core/Refunds", {
               return yield* new Errors.TradeNotRefundable({ tradeId, state: t.trade_status })
             const paid = Result.getOrThrow(Money.parse(t.amount, t.currency))
             const refunded = Result.getOrThrow(Money.parse(t.total_refunded_amount, t.currency))
-            const left = Invoicing.refundable(paid, refunded)
+            let left = Invoicing.refundable(paid, refunded)
+            // a subscription cycle's payment: never more than the cycle still holds after what its
+            // refunds, credits and owed refunds already gave back (a downgrade's own refunds are
+            // that owed money, already counted)
+            if (!owed && tv.value.subscription_id !== null && tv.value.invoice_id !== null) {
+              const inv = yield* invoices.get(merchantId, tv.value.invoice_id)
+              const sv = yield* subs.get(merchantId, tv.value.subscription_id)
+              if (Option.isSome(inv) && Option.isSome(sv) && PAYING.includes(inv.value.value.invoice_type)) {
+                const c = yield* collectedBy(storage, merchantId, sv.value.value, inv.value.value.cycle_index)
+                const held = c.paid.amount - c.givenBack.amount
+                if (c.paid.currency === t.currency && held < left.amount)
+                  left = Money.make(held > 0n ? held : 0n, t.currency)
+                // a change of the subscription meanwhile (a downgrade's credit) fails its version check
+                yield* subs.update(sv.value.value, sv.value.version).pipe(
+                  Effect.catchTag("VersionConflict", () =>
+                    Effect.fail(
+                      new Errors.ConcurrentUpdate({ resource: "subscription", id: sv.value.value.subscription.id })
+                    )
+                  ),
+                  Effect.catchTag("UniqueViolation", (e) => Effect.die(e))
+                )
+              }
+            }
             let amount = left
             if (Option.isSome(command.amount)) {
               const parsed = Money.parse(Decimal.format(command.amount.value), t.currency, { allowNegative: true })
@@ -422,12 +525,16 @@ export class Refunds extends Context.Service<Refunds>()("@recur/core/Refunds", {
           }
           if (take <= 0n) continue
           // a pending refund found by its key is asked again (the gateway de-duplicates by refund id)
-          yield* refund(merchantId, {
-            tradeId: Ids.TradeId.make(inv.trade_id!),
-            amount: Option.some(Decimal.make(take, Money.exponentOf(owed.currency))),
-            reason: Option.some("proration"),
-            requestKey: Option.some(requestKey)
-          })
+          yield* refund(
+            merchantId,
+            {
+              tradeId: Ids.TradeId.make(inv.trade_id!),
+              amount: Option.some(Decimal.make(take, Money.exponentOf(owed.currency))),
+              reason: Option.some("proration"),
+              requestKey: Option.some(requestKey)
+            },
+            true
+          )
           left -= take
         }
         return left
@@ -461,7 +568,7 @@ export class Refunds extends Context.Service<Refunds>()("@recur/core/Refunds", {
               )
               yield* saveSub(
                 {
-                  ...sv.value,
+                  ...withCredited(sv.value, pending.cycle_index, Money.make(left, owed.currency)),
                   owed_refunds: sv.value.owed_refunds.filter((e) => e.key !== pending.key),
                   subscription:
                     left > 0n
@@ -497,7 +604,13 @@ export class Refunds extends Context.Service<Refunds>()("@recur/core/Refunds", {
         return Option.some(yield* finish(merchant, { record, amount }, record.trade_id, record.reason))
       }).pipe(Effect.withSpan("Refunds.settle"))
 
-    return { refund, getRefund, listRefunds, settleOwed, settle } as const
+    return {
+      refund: (merchantId: string, command: RefundCommand) => refund(merchantId, command),
+      getRefund,
+      listRefunds,
+      settleOwed,
+      settle
+    } as const
   })
 }) {
   /** The live implementation. */

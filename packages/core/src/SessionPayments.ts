@@ -342,6 +342,7 @@ export class SessionPayments extends Context.Service<SessionPayments>()("@recur/
                   plan_basis: null,
                   discounts: term !== null ? [term] : [],
                   owed_refunds: [],
+                  credited: [],
                   subscription: new Subscription.Subscription({
                     id: sub_id,
                     customer_id: customerId,
