@@ -150,6 +150,77 @@ describe("the facade's failures", () => {
     })
   }, 60_000)
 
+  it("money where features meet through the facade: discount scope, redemptions, give-back, the invariant, net taxable", async () => {
+    const billing = await createBilling({ storage: "memory" })
+    try {
+      const { merchant_id: m } = await billing.merchants.create({
+        name: "Acme",
+        currency: "USD",
+        frozen_time: Date.parse("2024-01-01T00:00:00Z"),
+        proration_credit: "credit_balance"
+      })
+      const a = await monthly(billing, m)
+      const other = await billing.catalog.createProduct(m, { product_name: "Other" })
+      const b = await billing.catalog.createPrice(m, {
+        name: "Other monthly",
+        product_id: other.product_id,
+        currency: "USD",
+        billing_type: "recurring",
+        price_type: "flat_price",
+        price_plan: { billing_cycle_unit: "month", base_price_val: "60.00" }
+      })
+      const half = await billing.discounts.create(m, {
+        name: "Half",
+        code: "HALF",
+        discount_type: "percentage",
+        percent_off: 50,
+        duration: "forever",
+        product_ids: [a.product_id],
+        max_redemptions_per_customer: 1
+      })
+      const buy = async (price: string, extra: Record<string, unknown> = {}) => {
+        const session = await billing.checkout.createSession(m, {
+          payer_id: `p-${Math.random()}`,
+          line_items: [{ price_id: price }],
+          ...extra
+        })
+        return billing.checkout.pay(m, session.session_id, card("4242424242424242"))
+      }
+      // item 1: the product-limited discount ends with a switch to another product
+      const discounted = (await buy(a.id, { discount_code: "HALF" })).subscription!.id
+      await billing.advanceClock(m, new Date("2024-01-16T00:00:00Z"))
+      const quote = await billing.subscriptions.previewChange(m, discounted, { price_id: b.id })
+      expect([quote.credit, quote.charge, quote.discounts_ending.map((d) => d.discount_code)]).toEqual([
+        "7.74",
+        "30.97",
+        ["HALF"]
+      ])
+      await billing.subscriptions.change(m, discounted, { price_id: b.id, quote_id: quote.quote_id })
+      // item 2: the redemption outlives the term: the same customer cannot redeem it again
+      const again = await rejection(billing.discounts.applyToSubscription(m, discounted, { discount_code: "HALF" }))
+      expect(again).toBeInstanceOf(InvalidParameterError)
+      expect((await billing.discounts.get(m, half.discount_id)).times_redeemed).toBe(1)
+      // items 3 and 4: 60.00 paid, a downgrade credits 15.49 to the balance; a refund takes only the rest
+      const paid = await buy(b.id)
+      const sub = paid.subscription!.id
+      await billing.advanceClock(m, new Date("2024-01-31T00:00:00Z"))
+      const down = await billing.subscriptions.previewChange(m, sub, { price_id: a.id })
+      expect([down.total, down.tax, down.outcome]).toEqual(["-15.49", "0.00", "credit_balance"])
+      await billing.subscriptions.change(m, sub, { price_id: a.id })
+      expect((await billing.subscriptions.get(m, sub)).credit_balance).toBe("15.49")
+      const tooMuch = await rejection(billing.refunds.create(m, { trade_id: paid.trade.trade_id, amount: "60.00" }))
+      expect([tooMuch.constructor, tooMuch.param]).toEqual([InvalidParameterError, "amount"])
+      expect((await billing.refunds.create(m, { trade_id: paid.trade.trade_id })).refund_amount).toBe("44.51")
+      // item 9: an inclusive tax line states its net
+      await billing.taxRates.create(m, { name: "VAT", percentage: "19", country: "DE", inclusive: true })
+      const taxed = (await buy(a.id, { billing_address: { country_code: "DE" } })).subscription!.id
+      const [invoice] = (await billing.invoices.list(m, { subscription_id: taxed })).list
+      expect(invoice!.tax_lines.map((t) => [t.taxable_amount, t.amount])).toEqual([["25.21", "4.79"]])
+    } finally {
+      await billing.close()
+    }
+  }, 60_000)
+
   it("taxes through the facade: a configured table for every merchant, the merchant's own rates before it", async () => {
     await expect(
       createBilling({ storage: "memory", taxRates: [{ name: "VAT", percentage: "190", country: "DE" }] })
