@@ -177,6 +177,42 @@ for (const [name, storage] of backends()) {
       })
     })
 
+    it("item 1 in the portal: the switch page says the discount ends, and the switch bills B in full", async () => {
+      const k = await fresh()
+      const a = await api.priceOf(k, {}, { product: "A", price: "A monthly" })
+      const b = await api.priceOf(
+        k,
+        { price_plan: { billing_cycle_unit: "month", base_price_val: "60.00" } },
+        { product: "B", price: "B monthly" }
+      )
+      await discount(k, { code: "HALFA", percent_off: 50, duration: "forever", product_ids: [a.productId] })
+      const sub = await subscribe(k, a.priceId, { discount_code: "HALFA" })
+      ok(await api.call("POST", "/api/v1/portal_settings", k, { switch_prices: [a.priceId, b.priceId] }))
+      await advance(k, "2026-01-16T00:00:00Z")
+      const link = ok(await api.call("POST", "/api/v1/customer-portal/auth", k, { customer_id: sub.customerId }))
+      const base = new URL(link.portal_session.url).pathname
+      const page = await api.handler(
+        new Request(`http://localhost${base}/subscription/${sub.subscriptionId}/switch?price_id=${b.priceId}`)
+      )
+      const html = await page.text()
+      expect(page.status, html).toBe(200)
+      expect(html).toContain("Discount HALFA does not apply to this plan: it ends with this switch")
+      // credit 7.74 (what was paid), charge 30.97 (B without the discount)
+      expect(/id="due-now">\$([0-9.]+)</.exec(html)?.[1]).toBe("23.23")
+      const quoteId = /name="quote_id" value="([^"]+)"/.exec(html)?.[1]
+      const done = await api.handler(
+        new Request(`http://localhost${base}/subscription/${sub.subscriptionId}/switch`, {
+          method: "POST",
+          redirect: "manual",
+          headers: { "content-type": "application/x-www-form-urlencoded" },
+          body: new URLSearchParams({ price_id: b.priceId, quote_id: quoteId! }).toString()
+        })
+      )
+      expect(done.status).toBe(303)
+      await advance(k, "2026-02-01T00:00:00Z")
+      expect((await invoicesOf(k, sub.subscriptionId)).map((i: any) => i.amount)).toEqual(["15.00", "23.23", "60.00"])
+    })
+
     describe("item 2: redemptions are durable records every limit counts", () => {
       it("per customer 1: apply, bill, remove, apply again is refused; times_redeemed stays 1", async () => {
         const k = await fresh()
