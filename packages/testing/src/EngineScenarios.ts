@@ -719,6 +719,80 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
       60_000
     )
 
+    it.effect(
+      "money back never exceeds money in: a downgrade credit, a refund of the rest, the credit spent, checked after every step",
+      () =>
+        Effect.gen(function* () {
+          const billing = yield* Billing.Billing
+          const subscriptions = yield* Subscriptions.Subscriptions
+          const { merchantId, priceId, pv } = yield* setup(
+            "2024-01-01T00:00:00Z",
+            { price_plan: { billing_cycle_unit: "month", billing_cycle_count: 1, base_price_val: "60.00" } },
+            { proration_credit: "credit_balance" }
+          )
+          const catalog = yield* Catalog.Catalog
+          const small = yield* catalog.createPrice(merchantId, {
+            name: "Small",
+            product_id: pv.product_id,
+            currency: "USD",
+            billing_type: "recurring",
+            price_type: "flat_price",
+            price_plan: { billing_cycle_unit: "month", billing_cycle_count: 1, base_price_val: "30.00" }
+          })
+          const sub = Option.getOrThrow((yield* subscribe(merchantId, priceId)).result.subscription).id
+          const minor = (text: string) => BigInt(text.replace(".", ""))
+          /** Refunded + credit balance ≤ collected, and tax given back ≤ tax collected, for this subscription. */
+          const invariant = Effect.gen(function* () {
+            const trades = (yield* billing.listTrades(merchantId, { limit: 100 })).list
+            const collected = trades
+              .filter((t) => t.trade_status === "succeeded")
+              .reduce((a, t) => a + minor(t.amount), 0n)
+            const refunded = trades.reduce((a, t) => a + minor(t.total_refunded_amount), 0n)
+            const balance = minor((yield* billing.getSubscription(merchantId, sub)).credit_balance)
+            const docs = yield* invoicesOf(merchantId, sub)
+            const tax = (kind: "refund" | "paid") =>
+              docs
+                .filter((i) => (kind === "refund") === (i.invoice_type === "refund"))
+                .reduce((a, i) => a + minor(i.tax_amount), 0n)
+            expect(refunded + balance).toBeLessThanOrEqual(collected)
+            expect(tax("refund")).toBeLessThanOrEqual(tax("paid"))
+            return { collected, refunded, balance }
+          })
+          const trade = (yield* invoicesOf(merchantId, sub))[0]!.trade_id!
+          // a downgrade a third into the cycle: 21 of 31 days left, 40.65 − 20.32 = 20.33 to the balance
+          yield* billing.advanceClock(merchantId, iso("2024-01-11T00:00:00Z"))
+          const quote = yield* subscriptions.changePrice(merchantId, PriceChanges.change(sub, { priceId: small.id }))
+          expect([quote.credit, quote.charge, quote.total, quote.outcome]).toEqual([
+            "40.65",
+            "20.32",
+            "-20.33",
+            "credit_balance"
+          ])
+          yield* invariant
+          // the trade holds 60.00, but the cycle gave 20.33 back already: 39.67 is all a refund can take
+          const over = yield* Effect.flip(
+            subscriptions.refund(merchantId, Refunds.refundOf(trade, { amount: "39.68" }))
+          )
+          expect(over._tag).toBe("RefundRefused")
+          expect((yield* subscriptions.refund(merchantId, Refunds.refundOf(trade))).refund_amount).toBe("39.67")
+          expect(yield* invariant).toEqual({ collected: 6000n, refunded: 3967n, balance: 2033n })
+          // the next cycle spends the credit: 30.00 − 20.33 = 9.67 charged
+          yield* billing.advanceClock(merchantId, iso("2024-02-01T00:00:00Z"))
+          expect((yield* invoicesOf(merchantId, sub)).map((i) => [i.invoice_type, i.amount])).toEqual([
+            ["initial", "60.00"],
+            ["refund", "39.67"],
+            ["renewal", "9.67"]
+          ])
+          // a downgrade in it credits from what it was paid, in money and in credit (30.00), no more
+          yield* billing.advanceClock(merchantId, iso("2024-02-15T00:00:00Z"))
+          const back = yield* subscriptions.changePrice(merchantId, PriceChanges.change(sub, { priceId: priceId }))
+          expect(back.outcome).toBe("upgrade")
+          expect(yield* invariant).toMatchObject({ refunded: 3967n, balance: 0n })
+          yield* invariant
+        }),
+      60_000
+    )
+
     it.effect("3-D Secure: requires action, the challenge approves, the subscription starts", () =>
       Effect.gen(function* () {
         const billing = yield* Billing.Billing
