@@ -173,8 +173,35 @@ const processorEvents = Effect.gen(function* () {
 })
 
 /**
+ * A redemption for every discount a stored subscription carries, dated at the subscription's
+ * creation (what was redeemed before redemptions were recorded; idempotent). Part of
+ * `0009_discount_redemptions`.
+ *
+ * @since 0.1.0
+ */
+export const backfillRedemptions = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql.unsafe(`insert into recur_discount_redemptions
+      (id, merchant_id, created_at, data, discount_id, customer_id, subscription_id)
+    select r.id, s.merchant_id, s.created_at,
+      jsonb_build_object(
+        'redemption_id', r.id,
+        'merchant_id', s.merchant_id,
+        'discount_id', d.value->>'discount_id',
+        'customer_id', s.data->'subscription'->>'customer_id',
+        'subscription_id', s.id,
+        'redeemed_at', s.data->'subscription'->>'created_at'
+      ),
+      d.value->>'discount_id', s.data->'subscription'->>'customer_id', s.id
+    from recur_subscriptions s
+      cross join lateral jsonb_array_elements(coalesce(s.data->'discounts', '[]'::jsonb)) d
+      cross join lateral (select 'rdm_' || substr(md5(s.id || ':' || (d.value->>'discount_id')), 1, 24) as id) r
+    on conflict (id) do nothing`)
+})
+
+/**
  * Discount redemptions: one durable row per redemption (discount, customer, subscription, when),
- * counted by the per-customer limit.
+ * counted by the per-customer limit; the discounts subscriptions already carry are recorded.
  */
 const discountRedemptions = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
@@ -184,6 +211,7 @@ const discountRedemptions = Effect.gen(function* () {
   ).split(";"))
     if (statement.trim() !== "") yield* sql.unsafe(statement)
   yield* sql`create index if not exists recur_discount_redemptions_by on recur_discount_redemptions (merchant_id, discount_id, customer_id)`
+  yield* backfillRedemptions
 })
 
 /**
