@@ -140,6 +140,16 @@ export const inWindow = (
   (window.cycles === null || window.first_cycle === null || cycleIndex < window.first_cycle + window.cycles)
 
 /**
+ * Whether a redemption's window covers `cycleIndex` or a later cycle (false once it is used up).
+ *
+ * @since 0.1.0
+ */
+export const stillApplies = (
+  window: { readonly first_cycle: number | null; readonly cycles: number | null },
+  cycleIndex: number
+): boolean => window.cycles === null || window.first_cycle === null || cycleIndex < window.first_cycle + window.cycles
+
+/**
  * Why a discount cannot be redeemed now on a purchase, or undefined when it can: it has ended,
  * not started or expired; its redemptions are used up (in total, or by this customer); the
  * product is outside its scope; the purchase is in another currency than its amounts; or the

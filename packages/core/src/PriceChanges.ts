@@ -9,6 +9,7 @@
 import { Context, Effect, Layer, Option, Result } from "effect"
 import * as Catalog from "./Catalog.js"
 import * as Decimal from "./Decimal.js"
+import * as Discount from "./Discount.js"
 import * as Discounts from "./Discounts.js"
 import * as Entities from "./Entities.js"
 import * as Errors from "./Errors.js"
@@ -218,10 +219,11 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
         const scope = target
           ? yield* Discounts.scopeOn(storage, merchantId, rec.discounts, target.product_id)
           : { kept: rec.discounts, ending: [] }
-        const discounts_ending = scope.ending.map((t) => ({
-          discount_id: t.discount_id,
-          discount_code: t.discount_code
-        }))
+        // the quote names those that would still apply from the change on
+        const from = rec.subscription.cycle_index + (effective_type === "end_of_period" ? 1 : 0)
+        const discounts_ending = scope.ending
+          .filter((t) => Discount.stillApplies(t, from))
+          .map((t) => ({ discount_id: t.discount_id, discount_code: t.discount_code }))
         const after: Entities.SubscriptionRecord = { ...rec, discounts: scope.kept }
         const qty = BigInt(rec.subscription.quantity)
         // no cycle of the new price or quantity may bill more than an invoice can carry

@@ -27,4 +27,16 @@ describe("Discount windows", () => {
   it("terms written before windows existed apply to every cycle", () => {
     expect([0, 1, 99].every((c) => Discount.inWindow({ first_cycle: null, cycles: null }, c))).toBe(true)
   })
+
+  it("a window still applies from a cycle while it covers it or a later one", () => {
+    const window = { first_cycle: 1, cycles: 3 }
+    expect([0, 1, 3, 4].map((c) => Discount.stillApplies(window, c))).toEqual([true, true, true, false])
+    expect(Discount.stillApplies({ first_cycle: 1, cycles: null }, 99)).toBe(true)
+  })
+
+  it("a discount's scope: every product without product_ids, else only its own", () => {
+    expect(Discount.covers({ product_ids: [] }, "prd_b")).toBe(true)
+    expect(Discount.covers({ product_ids: ["prd_a"] }, "prd_a")).toBe(true)
+    expect(Discount.covers({ product_ids: ["prd_a"] }, "prd_b")).toBe(false)
+  })
 })
