@@ -272,6 +272,21 @@ export const DiscountTerm = Schema.Struct({
 export type DiscountTerm = typeof DiscountTerm.Type
 
 /**
+ * One paid invoice's part of a give-back: how much, and the tax in it (as its credit note states
+ * it).
+ *
+ * @since 0.1.0
+ */
+export const GiveBackShare = Schema.Struct({
+  invoice_id: Schema.String,
+  trade_id: Schema.NullOr(Schema.String),
+  amount: Schema.String,
+  tax_lines: Schema.Array(Invoice.InvoiceTaxLine)
+})
+/** @since 0.1.0 */
+export type OwedShare = typeof GiveBackShare.Type
+
+/**
  * A stored subscription: the record the API returns plus what the engine needs to bill it.
  *
  * @since 0.1.0
@@ -318,15 +333,30 @@ export const SubscriptionRecord = Schema.Struct({
    * `refund_owed` work item. `key` (the quote id) keys its refunds, so a rerun refunds nothing twice.
    */
   owed_refunds: Schema.Array(
-    Schema.Struct({ key: Schema.String, cycle_index: Schema.Number, owed: Schema.String })
+    Schema.Struct({
+      key: Schema.String,
+      cycle_index: Schema.Number,
+      owed: Schema.String,
+      /**
+       * What each paid invoice of the cycle gives back of it, with the tax it carries (the
+       * quote's, `Invoicing.giveBack`): the refunds pay these and their credit notes state these
+       * taxes. Absent on entries recorded before shares were.
+       */
+      shares: Schema.optional(Schema.Array(GiveBackShare))
+    })
   ).pipe(Schema.withDecodingDefault(Effect.succeed([]))),
   /**
    * What was credited to the balance from each cycle's payments (downgrades, and what their
    * refunds could not take), so that refunded + credited never exceeds what a cycle collected.
    */
-  credited: Schema.Array(Schema.Struct({ cycle_index: Schema.Number, amount: Schema.String })).pipe(
-    Schema.withDecodingDefault(Effect.succeed([]))
-  )
+  credited: Schema.Array(
+    Schema.Struct({
+      cycle_index: Schema.Number,
+      amount: Schema.String,
+      /** The paid invoice it was given back from (null: the cycle's, not one invoice's). */
+      invoice_id: Schema.optional(Schema.NullOr(Schema.String))
+    })
+  ).pipe(Schema.withDecodingDefault(Effect.succeed([])))
 })
 /** @since 0.1.0 */
 export type SubscriptionRecord = typeof SubscriptionRecord.Type
@@ -424,7 +454,13 @@ export const RefundRecord = Schema.Struct({
   merchant_id: Schema.String,
   refund: Refund.Refund,
   /** The Request-Id (or caller's key) that created it: a retry with the same key finds it. */
-  request_key: Schema.NullOr(Schema.String).pipe(Schema.withDecodingDefault(Effect.succeed(null)))
+  request_key: Schema.NullOr(Schema.String).pipe(Schema.withDecodingDefault(Effect.succeed(null))),
+  /**
+   * The taxes its credit note states, fixed when the refund was reserved (a subscription cycle's
+   * payment: from its invoice's own ledger, or the downgrade quote's share); null: computed from
+   * the original invoice as it settles.
+   */
+  tax_lines: Schema.NullOr(Schema.Array(Invoice.InvoiceTaxLine)).pipe(Schema.withDecodingDefault(Effect.succeed(null)))
 })
 /** @since 0.1.0 */
 export type RefundRecord = typeof RefundRecord.Type

@@ -359,11 +359,14 @@ export const refund = (input: {
    * The original's taxes, what was paid and what was refunded before this refund: the refund
    * carries each tax in proportion to the amount it pays back (see {@link refundedTax}).
    */
-  readonly tax?: {
-    readonly lines: ReadonlyArray<TaxLine>
-    readonly paid: Money.Money
-    readonly refundedBefore: Money.Money
-  }
+  readonly tax?:
+    | {
+        readonly lines: ReadonlyArray<TaxLine>
+        readonly paid: Money.Money
+        readonly refundedBefore: Money.Money
+      }
+    /** The taxes it pays back, already fixed (a share of a give-back, see {@link giveBack}). */
+    | { readonly fixed: ReadonlyArray<TaxLine> }
 }): Draft =>
   total({
     invoice_type: "refund",
@@ -372,7 +375,12 @@ export const refund = (input: {
     lines: [{ kind: "refund", description: input.reason, quantity: 1n, amount: input.amount }],
     original_invoice_id: input.original_invoice_id,
     ...(input.tax
-      ? { tax: () => refundedTax(input.tax!.lines, input.tax!.paid, input.tax!.refundedBefore, input.amount) }
+      ? {
+          tax: () => {
+            const t = input.tax!
+            return "fixed" in t ? t.fixed : refundedTax(t.lines, t.paid, t.refundedBefore, input.amount)
+          }
+        }
       : {})
   })
 
@@ -422,7 +430,54 @@ export interface Collected {
   readonly tax_lines: ReadonlyArray<TaxLine>
   /** What was given back of `paid` already: refunds (made or in flight), credit to the balance, refunds owed. */
   readonly givenBack: Money.Money
+  /**
+   * The same, invoice by invoice, the newest first (the order a give-back takes from them): each
+   * paid invoice's own ledger, whose tax lines its give-backs carry in proportion.
+   */
+  readonly invoices: ReadonlyArray<PaidInvoice>
 }
+
+/**
+ * One paid invoice of a cycle and what was given back of it: its trade's refunds, and the credit
+ * and owed refunds recorded against it.
+ *
+ * @since 0.1.0
+ */
+export interface PaidInvoice {
+  readonly invoice_id: string
+  readonly trade_id: string | null
+  /** Its total plus any customer credit applied to it. */
+  readonly paid: Money.Money
+  readonly tax_lines: ReadonlyArray<TaxLine>
+  readonly givenBack: Money.Money
+}
+
+/**
+ * One paid invoice's part of a give-back, with the tax in it: what its credit note states.
+ *
+ * @since 0.1.0
+ */
+export interface Share {
+  readonly invoice_id: string
+  readonly trade_id: string | null
+  readonly amount: Money.Money
+  readonly tax_lines: ReadonlyArray<TaxLine>
+}
+
+/**
+ * The tax lines of `part` of a share whose whole carries `lines` (a refund that could take only
+ * part of a share): each line in proportion, rounded once (half up, as tax is).
+ *
+ * @since 0.1.0
+ */
+export const partOf = (lines: ReadonlyArray<TaxLine>, part: Money.Money, whole: Money.Money): ReadonlyArray<TaxLine> =>
+  part.amount >= whole.amount || whole.amount <= 0n
+    ? lines
+    : lines.map((t) => ({
+        ...t,
+        taxable: Money.taxProportion(t.taxable, part.amount, whole.amount),
+        amount: Money.taxProportion(t.amount, part.amount, whole.amount)
+      }))
 
 /**
  * What is still held of a cycle's payments, before exclusive tax (the terms proration credits
@@ -444,8 +499,11 @@ export const heldBasis = (c: Collected): Money.Money => {
  * What giving back `net` (before tax, in the terms proration credits in) returns of a cycle's
  * payments: `net × paid / (paid − exclusiveTax)` — the net grossed up by the exclusive tax that
  * was actually collected, rounded half to even — never more than is still held
- * (`paid − givenBack`); and the tax in it, each of the paid invoices' tax lines in proportion,
- * counted cumulatively ({@link refundedTax}), so tax given back never exceeds tax collected.
+ * (`paid − givenBack`); taken from the paid invoices the newest first, each share never more
+ * than that invoice still holds and carrying that invoice's own tax lines in proportion, counted
+ * cumulatively on its ledger ({@link refundedTax}) — so tax given back never exceeds the tax an
+ * invoice collected, and the shares are exactly what a refund's credit notes or a credit state
+ * (preview = commit).
  *
  * @example
  * // 60.00 paid without tax, a 20 % rate added since: 15.49 back carries no tax
@@ -455,20 +513,44 @@ export const heldBasis = (c: Collected): Money.Money => {
 export const giveBack = (
   c: Collected,
   net: Money.Money
-): { readonly total: Money.Money; readonly tax: Money.Money; readonly tax_lines: ReadonlyArray<TaxLine> } => {
+): {
+  readonly total: Money.Money
+  readonly tax: Money.Money
+  readonly tax_lines: ReadonlyArray<TaxLine>
+  readonly shares: ReadonlyArray<Share>
+} => {
   const currency = c.paid.currency
   const base = c.paid.amount - c.exclusiveTax.amount
   const gross = base > 0n && net.amount > 0n ? Money.proportion(net, c.paid.amount, base).amount : 0n
   const held = c.paid.amount - c.givenBack.amount
-  const total = Money.make(gross < held ? gross : held > 0n ? held : 0n, currency)
-  const tax_lines = total.amount > 0n ? refundedTax(c.tax_lines, c.paid, c.givenBack, total) : []
+  let left = gross < held ? gross : held > 0n ? held : 0n
+  const shares: Array<Share> = []
+  for (const inv of c.invoices) {
+    if (left <= 0n) break
+    const room = inv.paid.amount - inv.givenBack.amount
+    const take = room < left ? room : left
+    if (take <= 0n) continue
+    const amount = Money.make(take, currency)
+    shares.push({
+      invoice_id: inv.invoice_id,
+      trade_id: inv.trade_id,
+      amount,
+      tax_lines: refundedTax(inv.tax_lines, inv.paid, inv.givenBack, amount)
+    })
+    left -= take
+  }
+  const tax_lines = shares.flatMap((s) => s.tax_lines)
   return {
-    total,
+    total: Money.make(
+      shares.reduce((a, s) => a + s.amount.amount, 0n),
+      currency
+    ),
     tax: Money.make(
       tax_lines.reduce((a, t) => a + t.amount.amount, 0n),
       currency
     ),
-    tax_lines
+    tax_lines,
+    shares
   }
 }
 

@@ -325,6 +325,7 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
         // invoice, or the net given back with the exclusive tax paid on it
         let upgrade: Invoicing.Draft | undefined
         let back: Money.Money | undefined
+        let shares: ReadonlyArray<Invoicing.Share> = []
         if (quote.outcome === "upgrade") {
           upgrade = yield* withTaxes(
             Invoicing.total({
@@ -351,6 +352,7 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
           const net = Result.getOrThrow(Money.parse(quote.net, currency, { allowNegative: true }))
           const given = Invoicing.giveBack(collected, Money.negate(net))
           back = given.total
+          shares = given.shares
           quote = {
             ...quote,
             tax: Money.format(Money.negate(given.tax)),
@@ -393,6 +395,7 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
           basis,
           upgrade,
           back,
+          shares,
           quote: { ...quote, quote_id: `quo_${at.toString(36)}_${hash.slice(0, 24)}` } as Quote
         }
       })
@@ -519,7 +522,9 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
                       {
                         key: quote.quote_id,
                         cycle_index: rec.subscription.cycle_index,
-                        owed: Money.format(planned.back!)
+                        owed: Money.format(planned.back!),
+                        // each paid invoice's share, with the tax the quote stated
+                        shares: Refunds.storedShares(planned.shares)
                       }
                     ]
                   }
@@ -529,7 +534,11 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
                     Money.parse(next.subscription.credit_balance, cur, { allowNegative: true })
                   )
                   next = {
-                    ...Refunds.withCredited(next, rec.subscription.cycle_index, planned.back!),
+                    // credited against the invoices it was given back from, as the quote took it
+                    ...planned.shares.reduce(
+                      (r, sh) => Refunds.withCredited(r, rec.subscription.cycle_index, sh.amount, sh.invoice_id),
+                      next
+                    ),
                     subscription: new Subscription.Subscription(
                       {
                         ...next.subscription,

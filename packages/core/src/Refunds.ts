@@ -99,18 +99,43 @@ export const collectedBy = (
     let exclusive = 0n
     let refunded = 0n
     const tax_lines: Array<Invoicing.TaxLine> = []
-    for (const inv of cycle) {
+    const invoices: Array<Invoicing.PaidInvoice> = []
+    // what the record says was given back from one invoice: credited from it, refunds owed from it
+    const against = (invoiceId: string) =>
+      rec.credited
+        .filter((c) => c.cycle_index === cycleIndex && c.invoice_id === invoiceId)
+        .reduce((a, c) => a + money(c.amount), 0n) +
+      rec.owed_refunds
+        .filter((o) => o.cycle_index === cycleIndex)
+        .flatMap((o) => o.shares ?? [])
+        .filter((sh) => sh.invoice_id === invoiceId)
+        .reduce((a, sh) => a + money(sh.amount), 0n)
+    // the newest first: the order a give-back takes from them (an upgrade's before the cycle's)
+    const newestFirst = [...cycle].sort(
+      (a, b) => msOf(b.created_at) - msOf(a.created_at) || compareKeys(b.invoice_id, a.invoice_id)
+    )
+    for (const inv of newestFirst) {
       const lines = taxLinesOf(inv)
       const excl = lines.reduce((a, t) => (t.inclusive ? a : a + t.amount.amount), 0n)
       // customer credit applied to it: its lines and exclusive tax, less what was charged
       const applied = inv.lines.reduce((a, l) => a + money(l.amount), 0n) + excl - money(inv.amount)
-      paid += money(inv.amount) + (applied > 0n ? applied : 0n)
+      const itsPaid = money(inv.amount) + (applied > 0n ? applied : 0n)
+      paid += itsPaid
       exclusive += excl
       tax_lines.push(...lines)
+      let itsRefunds = 0n
       if (inv.trade_id !== null) {
         const tv = yield* storage.repository(Entities.trade).get(merchantId, inv.trade_id)
-        if (Option.isSome(tv)) refunded += money(tv.value.value.trade.total_refunded_amount)
+        if (Option.isSome(tv)) itsRefunds = money(tv.value.value.trade.total_refunded_amount)
       }
+      refunded += itsRefunds
+      invoices.push({
+        invoice_id: inv.invoice_id,
+        trade_id: inv.trade_id,
+        paid: Money.make(itsPaid, currency),
+        tax_lines: lines,
+        givenBack: Money.make(itsRefunds + against(inv.invoice_id), currency)
+      })
     }
     const credited = rec.credited.filter((c) => c.cycle_index === cycleIndex).reduce((a, c) => a + money(c.amount), 0n)
     const owed = rec.owed_refunds.filter((o) => o.cycle_index === cycleIndex).reduce((a, o) => a + money(o.owed), 0n)
@@ -118,9 +143,45 @@ export const collectedBy = (
       paid: Money.make(paid, currency),
       exclusiveTax: Money.make(exclusive, currency),
       tax_lines,
-      givenBack: Money.make(refunded + credited + owed, currency)
+      givenBack: Money.make(refunded + credited + owed, currency),
+      invoices
     } satisfies Invoicing.Collected
   })
+
+/**
+ * Tax lines as stored with a share or a refund (the invoice's tax line shape).
+ *
+ * @since 0.1.0
+ */
+export const storedLines = (lines: ReadonlyArray<Invoicing.TaxLine>): Array<Invoice.InvoiceTaxLine> =>
+  lines.map(
+    ({ taxable, amount, ...rate }) =>
+      new Invoice.InvoiceTaxLine(
+        { ...rate, taxable_amount: Money.format(taxable), amount: Money.format(amount) },
+        { disableChecks: true }
+      )
+  )
+
+/** Stored tax lines as money. */
+const linesOf = (stored: ReadonlyArray<Invoice.InvoiceTaxLine>, currency: string): Array<Invoicing.TaxLine> =>
+  stored.map(({ taxable_amount, amount, ...rate }) => ({
+    ...rate,
+    taxable: Result.getOrThrow(Money.parse(taxable_amount, currency)),
+    amount: Result.getOrThrow(Money.parse(amount, currency))
+  }))
+
+/**
+ * A give-back's shares as an owed refund entry stores them.
+ *
+ * @since 0.1.0
+ */
+export const storedShares = (shares: ReadonlyArray<Invoicing.Share>): Array<Entities.OwedShare> =>
+  shares.map((sh) => ({
+    invoice_id: sh.invoice_id,
+    trade_id: sh.trade_id,
+    amount: Money.format(sh.amount),
+    tax_lines: storedLines(sh.tax_lines)
+  }))
 
 /**
  * A record with `amount` more credited from cycle `cycleIndex` (the ledger `collectedBy` reads).
@@ -130,16 +191,19 @@ export const collectedBy = (
 export const withCredited = (
   rec: Entities.SubscriptionRecord,
   cycleIndex: number,
-  amount: Money.Money
+  amount: Money.Money,
+  invoiceId: string | null = null
 ): Entities.SubscriptionRecord => {
   if (amount.amount <= 0n) return rec
-  const before = rec.credited.find((c) => c.cycle_index === cycleIndex)
+  const same = (c: Entities.SubscriptionRecord["credited"][number]) =>
+    c.cycle_index === cycleIndex && (c.invoice_id ?? null) === invoiceId
+  const before = rec.credited.find(same)
   const total = (before ? Result.getOrThrow(Money.parse(before.amount, amount.currency)).amount : 0n) + amount.amount
   return {
     ...rec,
     credited: [
-      ...rec.credited.filter((c) => c.cycle_index !== cycleIndex),
-      { cycle_index: cycleIndex, amount: Money.format(Money.make(total, amount.currency)) }
+      ...rec.credited.filter((c) => !same(c)),
+      { cycle_index: cycleIndex, amount: Money.format(Money.make(total, amount.currency)), invoice_id: invoiceId }
     ]
   }
 }
@@ -287,11 +351,14 @@ export class Refunds extends Context.Service<Refunds>()("@recur/core/Refunds", {
                   cycle_index: original.cycle_index,
                   original_invoice_id: original.invoice_id,
                   reason: reason ?? "refund",
-                  tax: {
-                    lines: taxLinesOf(original),
-                    paid: Result.getOrThrow(Money.parse(t.amount, t.currency)),
-                    refundedBefore: Money.make(settledBefore, t.currency)
-                  }
+                  tax:
+                    rv.value.tax_lines !== null
+                      ? { fixed: linesOf(rv.value.tax_lines, t.currency) }
+                      : {
+                          lines: taxLinesOf(original),
+                          paid: Result.getOrThrow(Money.parse(t.amount, t.currency)),
+                          refundedBefore: Money.make(settledBefore, t.currency)
+                        }
                 })
                 const refundInvoice = yield* newInvoice({
                   merchant_id: merchant.merchant_id,
@@ -333,7 +400,11 @@ export class Refunds extends Context.Service<Refunds>()("@recur/core/Refunds", {
      * nor more than its subscription cycle still holds. `owed`: a downgrade's owed refund paying out
      * (already counted in what the cycle gave back).
      */
-    const refund = (merchantId: string, command: RefundCommand, owed = false) =>
+    const refund = (
+      merchantId: string,
+      command: RefundCommand,
+      owed: { readonly tax_lines: ReadonlyArray<Invoicing.TaxLine> | null } | null = null
+    ) =>
       Effect.gen(function* () {
         const tradeId = command.tradeId
         const reason = Option.getOrNull(command.reason)
@@ -365,15 +436,20 @@ export class Refunds extends Context.Service<Refunds>()("@recur/core/Refunds", {
             const paid = Result.getOrThrow(Money.parse(t.amount, t.currency))
             const refunded = Result.getOrThrow(Money.parse(t.total_refunded_amount, t.currency))
             let left = Invoicing.refundable(paid, refunded)
-            // a subscription cycle's payment: never more than the cycle still holds after what its
-            // refunds, credits and owed refunds already gave back (a downgrade's own refunds are
-            // that owed money, already counted)
-            if (!owed && tv.value.subscription_id !== null && tv.value.invoice_id !== null) {
+            // the invoice's own ledger, whose tax lines the credit note carries in proportion
+            let ledger: Invoicing.PaidInvoice | undefined
+            // a subscription cycle's payment: never more than the cycle, nor its invoice, still
+            // holds after what refunds, credits and owed refunds already gave back (a downgrade's
+            // own refunds are that owed money, already counted)
+            if (owed === null && tv.value.subscription_id !== null && tv.value.invoice_id !== null) {
               const inv = yield* invoices.get(merchantId, tv.value.invoice_id)
               const sv = yield* subs.get(merchantId, tv.value.subscription_id)
               if (Option.isSome(inv) && Option.isSome(sv) && PAYING.includes(inv.value.value.invoice_type)) {
                 const c = yield* collectedBy(storage, merchantId, sv.value.value, inv.value.value.cycle_index)
-                const held = c.paid.amount - c.givenBack.amount
+                ledger = c.invoices.find((i) => i.invoice_id === inv.value.value.invoice_id)
+                const cycleHeld = c.paid.amount - c.givenBack.amount
+                const itsHeld = ledger ? ledger.paid.amount - ledger.givenBack.amount : cycleHeld
+                const held = itsHeld < cycleHeld ? itsHeld : cycleHeld
                 if (c.paid.currency === t.currency && held < left.amount)
                   left = Money.make(held > 0n ? held : 0n, t.currency)
                 // a change of the subscription meanwhile (a downgrade's credit) fails its version check
@@ -443,7 +519,16 @@ export class Refunds extends Context.Service<Refunds>()("@recur/core/Refunds", {
               refunds.insert({
                 merchant_id: merchantId,
                 refund: record,
-                request_key: Option.getOrNull(command.requestKey)
+                request_key: Option.getOrNull(command.requestKey),
+                // the credit note's taxes, fixed now: a downgrade's share, or this invoice's ledger
+                tax_lines:
+                  owed !== null
+                    ? owed.tax_lines !== null
+                      ? storedLines(owed.tax_lines)
+                      : null
+                    : ledger !== undefined
+                      ? storedLines(Invoicing.refundedTax(ledger.tax_lines, ledger.paid, ledger.givenBack, amount))
+                      : null
               })
             )
             return { record, amount, earlier: false }
@@ -480,10 +565,66 @@ export class Refunds extends Context.Service<Refunds>()("@recur/core/Refunds", {
     const refundCycle = (
       merchantId: string,
       subscriptionId: string,
-      entry: { readonly key: string; readonly cycle_index: number; readonly owed: Money.Money }
+      entry: {
+        readonly key: string
+        readonly cycle_index: number
+        readonly owed: Money.Money
+        readonly shares?: ReadonlyArray<Entities.OwedShare> | undefined
+      }
     ) =>
       Effect.gen(function* () {
         const { owed } = entry
+        /** What the trade still holds (0 unless it succeeded). */
+        const holdsOf = (tradeId: string) =>
+          Effect.gen(function* () {
+            const t = (yield* Effect.flatMap(trades.get(merchantId, tradeId), (o) =>
+              Effect.orDie(must(o, "trade", tradeId))
+            )).value.trade
+            if (t.trade_status !== "succeeded") return 0n
+            return Invoicing.refundable(
+              Result.getOrThrow(Money.parse(t.amount, t.currency)),
+              Result.getOrThrow(Money.parse(t.total_refunded_amount, t.currency))
+            ).amount
+          })
+        /** One refund of `take` from a trade, keyed so that a rerun takes the one already made. */
+        const pay = (tradeId: string, take: bigint, tax_lines: ReadonlyArray<Invoicing.TaxLine> | null) =>
+          refund(
+            merchantId,
+            {
+              tradeId: Ids.TradeId.make(tradeId),
+              amount: Option.some(Decimal.make(take, Money.exponentOf(owed.currency))),
+              reason: Option.some("proration"),
+              requestKey: Option.some(`${entry.key}:${tradeId}`)
+            },
+            { tax_lines }
+          )
+        const earlierOf = (tradeId: string) =>
+          Effect.map(refundByKey(merchantId, `${entry.key}:${tradeId}`), (o) =>
+            Option.map(o, (r) => Result.getOrThrow(Money.parse(r.refund.refund_amount, owed.currency)).amount)
+          )
+        // the quote's shares: each refunded from its invoice's trade with the tax the quote stated;
+        // what a trade cannot take (credit applied to the invoice) is credited against that invoice
+        if (entry.shares !== undefined) {
+          const leftovers: Array<{ readonly invoice_id: string | null; readonly amount: bigint }> = []
+          for (const share of entry.shares) {
+            const whole = Result.getOrThrow(Money.parse(share.amount, owed.currency))
+            const earlier = share.trade_id !== null ? yield* earlierOf(share.trade_id) : Option.none<bigint>()
+            let take = 0n
+            if (Option.isSome(earlier)) take = earlier.value
+            else if (share.trade_id !== null) {
+              const holds = yield* holdsOf(share.trade_id)
+              take = holds < whole.amount ? holds : whole.amount
+            }
+            if (take > 0n && share.trade_id !== null)
+              yield* pay(
+                share.trade_id,
+                take,
+                Invoicing.partOf(linesOf(share.tax_lines, owed.currency), Money.make(take, owed.currency), whole)
+              )
+            if (whole.amount - take > 0n) leftovers.push({ invoice_id: share.invoice_id, amount: whole.amount - take })
+          }
+          return leftovers
+        }
         const cycle = (yield* Effect.orDie(
           invoices.list(merchantId, {
             limit: 100,
@@ -494,50 +635,25 @@ export class Refunds extends Context.Service<Refunds>()("@recur/core/Refunds", {
           })
         )).list
         const paying = cycle
-          .filter(
-            (i) =>
-              i.trade_id !== null &&
-              (i.invoice_type === "initial" || i.invoice_type === "renewal" || i.invoice_type === "upgrade")
-          )
+          .filter((i) => i.trade_id !== null && PAYING.includes(i.invoice_type))
           // newest first; ids sort in creation order within one instant
           .sort((a, b) => msOf(b.created_at) - msOf(a.created_at) || compareKeys(b.invoice_id, a.invoice_id))
         let left = owed.amount
         for (const inv of paying) {
           if (left <= 0n) break
-          const requestKey = `${entry.key}:${inv.trade_id}`
-          const earlier = yield* refundByKey(merchantId, requestKey)
+          const earlier = yield* earlierOf(inv.trade_id!)
           let take: bigint
-          if (Option.isSome(earlier)) {
-            take = Result.getOrThrow(Money.parse(earlier.value.refund.refund_amount, owed.currency)).amount
-          } else {
-            const t = yield* Effect.map(
-              Effect.flatMap(trades.get(merchantId, inv.trade_id!), (o) =>
-                Effect.orDie(must(o, "trade", inv.trade_id!))
-              ),
-              (v) => v.value.trade
-            )
-            if (t.trade_status !== "succeeded") continue
-            const holds = Invoicing.refundable(
-              Result.getOrThrow(Money.parse(t.amount, t.currency)),
-              Result.getOrThrow(Money.parse(t.total_refunded_amount, t.currency))
-            ).amount
+          if (Option.isSome(earlier)) take = earlier.value
+          else {
+            const holds = yield* holdsOf(inv.trade_id!)
             take = holds < left ? holds : left
           }
           if (take <= 0n) continue
           // a pending refund found by its key is asked again (the gateway de-duplicates by refund id)
-          yield* refund(
-            merchantId,
-            {
-              tradeId: Ids.TradeId.make(inv.trade_id!),
-              amount: Option.some(Decimal.make(take, Money.exponentOf(owed.currency))),
-              reason: Option.some("proration"),
-              requestKey: Option.some(requestKey)
-            },
-            true
-          )
+          yield* pay(inv.trade_id!, take, null)
           left -= take
         }
-        return left
+        return left > 0n ? [{ invoice_id: null, amount: left }] : []
       })
 
     /**
@@ -554,7 +670,8 @@ export class Refunds extends Context.Service<Refunds>()("@recur/core/Refunds", {
         )
         for (const pending of first.value.owed_refunds) {
           const owed = Result.getOrThrow(Money.parse(pending.owed, first.value.currency))
-          const left = yield* refundCycle(merchantId, subscriptionId, { ...pending, owed })
+          const leftovers = yield* refundCycle(merchantId, subscriptionId, { ...pending, owed })
+          const left = leftovers.reduce((a, l) => a + l.amount, 0n)
           yield* storage.withTransaction(
             Effect.gen(function* () {
               const at = yield* nowOf(merchant)
@@ -568,7 +685,10 @@ export class Refunds extends Context.Service<Refunds>()("@recur/core/Refunds", {
               )
               yield* saveSub(
                 {
-                  ...withCredited(sv.value, pending.cycle_index, Money.make(left, owed.currency)),
+                  ...leftovers.reduce(
+                    (r, l) => withCredited(r, pending.cycle_index, Money.make(l.amount, owed.currency), l.invoice_id),
+                    sv.value
+                  ),
                   owed_refunds: sv.value.owed_refunds.filter((e) => e.key !== pending.key),
                   subscription:
                     left > 0n

@@ -371,6 +371,76 @@ for (const [name, storage] of backends()) {
       })
     })
 
+    describe("a give-back over several paid invoices: preview = commit, tax back ≤ tax collected", () => {
+      /** 30.00 paid untaxed; a 20 % rate added; an upgrade to 60.00 at mid-cycle, taxed and paid. */
+      const upgraded = async (mode: "refund" | "credit_balance") => {
+        const k = await fresh(mode)
+        const big = await api.priceOf(k, { price_plan: { billing_cycle_unit: "month", base_price_val: "60.00" } })
+        const small = await api.priceOf(k)
+        const sub = await subscribe(k, small.priceId, { billing_address: { country_code: "FR" } })
+        ok(await api.call("POST", "/api/v1/tax_rates", k, { name: "TVA", percentage: "20", country: "FR" }))
+        await advance(k, "2026-01-16T00:00:00Z")
+        ok(await api.call("POST", `/api/v1/subscription/${sub.subscriptionId}`, k, { price_id: big.priceId }))
+        const upgradeInvoice = (await invoicesOf(k, sub.subscriptionId)).find((i: any) => i.invoice_type === "upgrade")
+        expect([upgradeInvoice.amount, upgradeInvoice.tax_amount, upgradeInvoice.paid_at !== null]).toEqual([
+          "18.59",
+          "3.10",
+          true
+        ])
+        await advance(k, "2026-01-24T00:00:00Z")
+        return { k, big, small, sub, upgradeTrade: upgradeInvoice.trade_id as string }
+      }
+      const taxOf = (docs: ReadonlyArray<any>, refund: boolean) =>
+        docs.filter((i) => (i.invoice_type === "refund") === refund).reduce((a, i) => a + cents(i.tax_amount), 0n)
+
+      it("a downgrade refunded from the upgrade's and the cycle's payments: the credit notes state the quote's tax and total", async () => {
+        const { k, small, sub } = await upgraded("refund")
+        const quote = ok(
+          await api.call("POST", `/api/v1/subscription/${sub.subscriptionId}/preview-change`, k, {
+            price_id: small.priceId
+          })
+        )
+        expect(quote.outcome).toBe("refund")
+        ok(
+          await api.call("POST", `/api/v1/subscription/${sub.subscriptionId}`, k, {
+            price_id: small.priceId,
+            quote_id: quote.quote_id
+          })
+        )
+        const docs = await invoicesOf(k, sub.subscriptionId)
+        const notes = docs.filter((i: any) => i.invoice_type === "refund")
+        expect(notes.reduce((a: bigint, i: any) => a + cents(i.amount), 0n)).toBe(-cents(quote.total))
+        expect(taxOf(docs, true)).toBe(-cents(quote.tax))
+        expect(taxOf(docs, true)).toBeLessThanOrEqual(taxOf(docs, false))
+      })
+
+      it("the upgrade refunded in full, then a downgrade: tax given back never exceeds the tax collected", async () => {
+        for (const mode of ["refund", "credit_balance"] as const) {
+          const { k, small, sub, upgradeTrade } = await upgraded(mode)
+          ok(await api.call("POST", "/api/v1/refund", k, { trade_id: upgradeTrade }))
+          const quote = ok(
+            await api.call("POST", `/api/v1/subscription/${sub.subscriptionId}/preview-change`, k, {
+              price_id: small.priceId
+            })
+          )
+          const before = await invoicesOf(k, sub.subscriptionId)
+          ok(
+            await api.call("POST", `/api/v1/subscription/${sub.subscriptionId}`, k, {
+              price_id: small.priceId,
+              quote_id: quote.quote_id
+            })
+          )
+          const docs = await invoicesOf(k, sub.subscriptionId)
+          // a refund's tax is in its credit notes (and equal to the quote's); a credit to the
+          // balance carries the quote's tax
+          if (mode === "refund")
+            expect([mode, taxOf(docs, true) - taxOf(before, true)]).toEqual([mode, -cents(quote.tax)])
+          const back = taxOf(before, true) - cents(quote.tax)
+          expect([mode, back <= taxOf(docs, false)]).toEqual([mode, true])
+        }
+      })
+    })
+
     describe("item 9: taxable_amount is the net on every line", () => {
       it("19 % inclusive: the invoice's line is taxable 100.00 of 119.00; a credit note of 29.75 is 25.00 + 4.75", async () => {
         const k = await fresh()
