@@ -925,7 +925,12 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
           expect(yield* numberOf(retried)).toBe("INV-000002")
           yield* billing.advanceClock(merchantId, iso("2024-01-03T00:00:00Z"))
           const all = (yield* billing.listInvoices(merchantId, { limit: 100 })).list
-          expect(all.filter((i) => i.number !== null).map((i) => i.number).sort()).toEqual(["INV-000001", "INV-000002"])
+          expect(
+            all
+              .filter((i) => i.number !== null)
+              .map((i) => i.number)
+              .sort()
+          ).toEqual(["INV-000001", "INV-000002"])
           expect(all.filter((i) => i.number === null).map((i) => i.biz_status)).toEqual(["void"])
         })
     )
