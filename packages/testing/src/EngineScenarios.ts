@@ -8,8 +8,11 @@ import { expect, layer } from "@effect/vitest"
 import {
   Billing,
   Catalog,
+  Customer,
+  Customers,
   Engine,
   Entities,
+  Merchant,
   Merchants,
   Ports,
   PriceChanges,
@@ -904,6 +907,43 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
           const sub = yield* billing.getSubscription(merchant.merchant_id, Option.getOrThrow(result.subscription).id)
           expect([sub.status, sub.cancel_reason]).toEqual(["canceled", "incomplete_expired"])
           expect((yield* invoicesOf(merchant.merchant_id, sub.id)).map((i) => i.biz_status)).toEqual(["void"])
+        })
+    )
+
+    it.effect(
+      "an issued invoice states the customer and the merchant as they were at issue, whatever changes after",
+      () =>
+        Effect.gen(function* () {
+          const billing = yield* Billing.Billing
+          const storage = yield* Store.Storage
+          const { merchantId, priceId } = yield* setup("2024-01-01T00:00:00Z")
+          const customers = yield* Customers.Customers
+          const { id } = yield* customers.create(merchantId, {
+            name: "Erika Mustermann",
+            email: "erika@example.de",
+            address: new Customer.Address({ line1: "Unter den Linden 1", city: "Berlin", country: "DE" })
+          })
+          const { result } = yield* subscribe(merchantId, priceId, "4242424242424242", { customer_id: id })
+          const [issued] = yield* invoicesOf(merchantId, Option.getOrThrow(result.subscription).id)
+          yield* customers.update(merchantId, {
+            customer_id: id,
+            name: "Jean Dupont",
+            email: "jean@example.fr",
+            address: new Customer.Address({ line1: "1 rue de Rivoli", city: "Paris", country: "FR" })
+          })
+          const merchants = storage.repository(Entities.merchant)
+          const m = Option.getOrThrow(yield* merchants.get(merchantId, merchantId))
+          yield* merchants.update(new Merchant.Merchant({ ...m.value, name: "Renamed Inc" }), m.version)
+          const token = issued!.hosted_invoice_url!.split("/").at(-1)!
+          const doc = Option.getOrThrow(yield* billing.invoiceDocument(issued!.invoice_id, token))
+          expect([doc.merchantName, doc.customer]).toEqual([
+            "Acme",
+            { name: "Erika Mustermann", email: "erika@example.de", address: "Unter den Linden 1, Berlin, DE" }
+          ])
+          expect(yield* billing.getInvoice(merchantId, issued!.invoice_id)).toMatchObject({
+            customer_name: "Erika Mustermann",
+            merchant_name: "Acme"
+          })
         })
     )
 
