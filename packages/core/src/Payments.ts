@@ -461,7 +461,11 @@ export class Payments extends Context.Service<Payments>()("@recur/core/Payments"
           Effect.orDie(must(o, "trade", tradeId))
         )
         if (before.value.trade.trade_status === "processing") {
-          const applied = yield* Effect.orDie(applyOutcome(merchantId, tradeId, yield* gateway.retrieve(tradeId)))
+          // a challenge still waiting is canceled at the gateway first, so the payer can no longer
+          // pay a checkout that has ended; a payment that went through before is kept as paid
+          const outcome = yield* (gateway.cancel ?? gateway.retrieve)(tradeId)
+          if (outcome._tag === "Failed" || outcome._tag === "RequiresAction") return yield* end(merchant, tradeId)
+          const applied = yield* Effect.orDie(applyOutcome(merchantId, tradeId, outcome))
           if (applied.status === "processing") {
             // the gateway does not know yet: ask again later, end nothing now
             yield* schedule(
@@ -474,6 +478,13 @@ export class Payments extends Context.Service<Payments>()("@recur/core/Payments"
           }
           if (applied.status === "succeeded") return "paid" as const
         }
+        return yield* end(merchant, tradeId)
+      }).pipe(Effect.withSpan("Payments.expireFirstPayment"))
+
+    /** Ends an unpaid first payment in one transaction (see {@link expireFirstPayment}). */
+    const end = (merchant: Merchant.Merchant, tradeId: string) =>
+      Effect.gen(function* () {
+        const merchantId = merchant.merchant_id
         return yield* storage.withTransaction(
           Effect.gen(function* () {
             const at = yield* nowOf(merchant)
@@ -532,7 +543,7 @@ export class Payments extends Context.Service<Payments>()("@recur/core/Payments"
             return "expired" as const
           })
         )
-      }).pipe(Effect.withSpan("Payments.expireFirstPayment"))
+      })
 
     return { applyOutcome, reconcileTrade, chargeInvoiceTrade, chargePending, expireFirstPayment } as const
   })

@@ -854,8 +854,12 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
           expect((yield* billing.getSession(merchantId, session.session_id)).status).toBe("expired")
           expect(yield* eventsOf(merchantId, sub.id)).toEqual(["v2.subscription.canceled"])
           expect(yield* eventsOf(merchantId, voided!.invoice_id)).toEqual(["v2.invoice.voided"])
-          // the challenge answered after the end changes nothing: the trade stays closed
-          yield* (yield* SandboxGateway.SandboxControls).completeChallenge(result.trade.trade_id, false)
+          // the challenge was canceled at the gateway: the payer can no longer pay it, nothing is charged
+          expect(yield* (yield* SandboxGateway.SandboxControls).completeChallenge(result.trade.trade_id, true)).toBe(
+            false
+          )
+          const gateway = yield* Ports.PaymentGateway
+          expect((yield* gateway.retrieve(result.trade.trade_id))._tag).toBe("Failed")
           yield* billing.reconcileTrade(merchantId, result.trade.trade_id)
           expect((yield* billing.getTrade(merchantId, result.trade.trade_id)).trade_status).toBe("closed")
           // a later pay of the expired session is refused
