@@ -217,6 +217,13 @@ for (const [name, storage] of backends()) {
       // the voided invoice can be listed by its status
       const listed = ((await api.call("GET", "/api/v1/invoices?biz_status=void", k)).body as any).data.list
       expect(listed.map((i: any) => i.invoice_id)).toEqual([voided.invoice_id])
+      // its customer's portal lists issued documents only: the voided draft is not one
+      const link = (
+        (await api.call("POST", "/api/v1/customer-portal/auth", k, { customer_id: voided.customer_id })).body as any
+      ).data.portal_session.url as string
+      const portal = await (await get(link)).text()
+      expect(portal).not.toContain(voided.invoice_id)
+      expect(portal).not.toContain("Void")
     })
 
     it("concurrent checkouts take numbers 1..n exactly: none skipped, none twice", async () => {
