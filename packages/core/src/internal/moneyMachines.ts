@@ -366,7 +366,7 @@ export const trade: Machine<TradeStatus, TradeTrigger> = {
       to: "closed",
       events: [],
       description:
-        "its checkout session expires while a 3-D Secure challenge waits unanswered (the gateway, asked then, still waits)"
+        "its checkout expires while the payment still waits (a 3-D Secure challenge unanswered): given up at the gateway"
     }
   ]
 }
