@@ -123,17 +123,28 @@ export class Billing extends Context.Service<Billing>()("@recur/core/Billing", {
         if (!(yield* documents.verify(invoice.merchant_id, invoice.invoice_id, token)))
           return Option.none<InvoiceDocument>()
         const merchant = yield* Effect.orDie(merchantRecords.get(invoice.merchant_id, invoice.merchant_id))
-        const customer = yield* Effect.orDie(customers.get(invoice.merchant_id, invoice.customer_id))
+        // an issued invoice states the parties as they were at issue (its snapshot); only one
+        // issued before snapshots were kept shows the current records
+        const kept = invoice.merchant_name !== null
+        const customer = kept
+          ? Option.none()
+          : yield* Effect.orDie(customers.get(invoice.merchant_id, invoice.customer_id))
         return Option.some<InvoiceDocument>({
           invoice,
-          merchantName: Option.match(merchant, { onNone: () => "", onSome: (m) => m.value.name }),
+          merchantName: kept
+            ? invoice.merchant_name!
+            : Option.match(merchant, { onNone: () => "", onSome: (m) => m.value.name }),
           payable: yield* dunning.payable(invoice),
           payments: PaymentSettings.pageModeOf(
             Option.match(merchant, { onNone: () => null, onSome: (m) => m.value.payment_processor }),
             settings.stripeJsUrl
           ),
           customer: Option.match(customer, {
-            onNone: () => ({ name: null, email: null, address: null }),
+            onNone: () => ({
+              name: invoice.customer_name,
+              email: invoice.customer_email,
+              address: invoice.customer_address
+            }),
             onSome: (c) => ({
               name: c.value.name,
               email: c.value.email,

@@ -110,8 +110,29 @@ export class Invoice extends Schema.Class<Invoice>("Invoice")({
   /** The invoice's page for the customer: an unguessable signed link (invoices before documents: null). */
   hosted_invoice_url: NullableString.pipe(Schema.withDecodingDefault(Effect.succeed(null))),
   /** The same invoice as a PDF, behind the same signature. */
-  invoice_pdf: NullableString.pipe(Schema.withDecodingDefault(Effect.succeed(null)))
+  invoice_pdf: NullableString.pipe(Schema.withDecodingDefault(Effect.succeed(null))),
+  /**
+   * The parties as the invoice states them, kept when it is issued (numbered) and never changed
+   * after: a later change of the customer or the merchant does not change an issued invoice.
+   * Null until issued (and on invoices issued before snapshots, which show the current records).
+   */
+  customer_name: NullableString.pipe(Schema.withDecodingDefault(Effect.succeed(null))),
+  /** The customer's email at issue (see `customer_name`). */
+  customer_email: NullableString.pipe(Schema.withDecodingDefault(Effect.succeed(null))),
+  /** The customer's billing address at issue, one line (as the customer API writes it). */
+  customer_address: NullableString.pipe(Schema.withDecodingDefault(Effect.succeed(null))),
+  /** The merchant's name at issue. */
+  merchant_name: NullableString.pipe(Schema.withDecodingDefault(Effect.succeed(null)))
 }) {}
+
+/**
+ * Whether an invoice has been issued: numbered, its parties kept, its links signed. A checkout's
+ * first invoice is issued when it is paid; one that never is (declined, abandoned) is voided
+ * unissued and takes no number.
+ *
+ * @since 0.1.0
+ */
+export const isIssued = (invoice: Invoice): boolean => invoice.number !== null
 
 /**
  * The invoice a subscription's next renewal will issue, if nothing changes before it: the next

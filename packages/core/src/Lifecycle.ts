@@ -45,6 +45,7 @@ export const EventType = Schema.Literals([
   "v2.invoice.paid",
   "v2.invoice.payment_failed",
   "v2.invoice.refunded",
+  "v2.invoice.voided",
   "v2.trades.created",
   "v2.trades.succeeded",
   "v2.trades.payment_failed",

@@ -18,13 +18,14 @@ import * as DunningPolicy from "./DunningPolicy.js"
 import * as Entities from "./Entities.js"
 import type * as Errors from "./Errors.js"
 import * as Invoice from "./Invoice.js"
-import { dt, emit, laneOf, msOf, nowOf } from "./internal/engine.js"
-import { isVersionConflict, must, scheduleOf, writes } from "./internal/records.js"
+import { dt, emit, emitAll, laneOf, msOf, nowOf } from "./internal/engine.js"
+import { invoiceDocuments, isVersionConflict, must, scheduleOf, writes } from "./internal/records.js"
 import * as Lifecycle from "./Lifecycle.js"
 import type * as Merchant from "./Merchant.js"
 import * as Merchants from "./Merchants.js"
 import * as Money from "./Money.js"
 import * as Ports from "./Ports.js"
+import * as Secrets from "./Secrets.js"
 import * as Settings from "./Settings.js"
 import * as Store from "./Store.js"
 import * as Subscription from "./Subscription.js"
@@ -59,6 +60,7 @@ export class Payments extends Context.Service<Payments>()("@recur/core/Payments"
     const trades = storage.repository(Entities.trade)
     const invoices = storage.repository(Entities.invoice)
     const { saveSub, schedule, subEvents, version } = writes(storage)
+    const documents = invoiceDocuments(storage, yield* Secrets.Secrets, settings)
 
     /** Starts a subscription's first period after its first payment. */
     const startSubscription = (
@@ -296,7 +298,10 @@ export class Payments extends Context.Service<Payments>()("@recur/core/Payments"
                     at
                   })
                   if (invV) {
-                    const paid = Lifecycle.must(Invoice.move(invV.value, "paid", { paid_at: dt(at) }))
+                    const moved = Lifecycle.must(Invoice.move(invV.value, "paid", { paid_at: dt(at) }))
+                    // a checkout's first invoice becomes final as it is paid: it is issued now
+                    // (numbered, its parties kept), so a declined or abandoned one takes no number
+                    const paid = Invoice.isIssued(moved) ? moved : yield* documents.issueOne(merchant, moved)
                     yield* Effect.orDie(invoices.update(paid, invV.version))
                     yield* emit(storage, {
                       merchant_id: merchantId,
@@ -438,7 +443,109 @@ export class Payments extends Context.Service<Payments>()("@recur/core/Payments"
         return Option.some(yield* chargeInvoiceTrade(merchantId, tradeId, sub.value.payment_token))
       }).pipe(Effect.withSpan("Payments.chargePending"))
 
-    return { applyOutcome, reconcileTrade, chargeInvoiceTrade, chargePending } as const
+    /**
+     * The end of a first payment that was never made — a checkout declined and not retried, or a
+     * 3-D Secure challenge left unanswered — when its checkout session expires, or 23 hours after
+     * its subscription's first decline (`incomplete_expiry`), whichever comes first. A trade whose
+     * outcome is still open is asked about first: a payment that did go through is recorded as
+     * paid, one still unknown is asked about again later. Otherwise, in one transaction and
+     * through the machines: the trade closes, the subscription ends (`canceled`, cancel_reason
+     * `incomplete_expired`: `v2.subscription.canceled`), its first invoice — never issued, so
+     * without a number — is voided (`v2.invoice.voided`) and the session expires. A no-op once
+     * paid or ended.
+     */
+    const expireFirstPayment = (merchantId: string, tradeId: string) =>
+      Effect.gen(function* () {
+        const merchant = yield* Effect.orDie(merchants.get(merchantId))
+        const before = yield* Effect.flatMap(trades.get(merchantId, tradeId), (o) =>
+          Effect.orDie(must(o, "trade", tradeId))
+        )
+        if (before.value.trade.trade_status === "processing") {
+          // a challenge still waiting is canceled at the gateway first, so the payer can no longer
+          // pay a checkout that has ended; a payment that went through before is kept as paid
+          const outcome = yield* (gateway.cancel ?? gateway.retrieve)(tradeId)
+          if (outcome._tag === "Failed" || outcome._tag === "RequiresAction") return yield* end(merchant, tradeId)
+          const applied = yield* Effect.orDie(applyOutcome(merchantId, tradeId, outcome))
+          if (applied.status === "processing") {
+            // the gateway does not know yet: ask again later, end nothing now
+            yield* schedule(
+              merchant,
+              "first_payment_expiry",
+              tradeId,
+              (yield* nowOf(merchant)) + settings.reconcileAfterMs
+            )
+            return "undecided" as const
+          }
+          if (applied.status === "succeeded") return "paid" as const
+        }
+        return yield* end(merchant, tradeId)
+      }).pipe(Effect.withSpan("Payments.expireFirstPayment"))
+
+    /** Ends an unpaid first payment in one transaction (see {@link expireFirstPayment}). */
+    const end = (merchant: Merchant.Merchant, tradeId: string) =>
+      Effect.gen(function* () {
+        const merchantId = merchant.merchant_id
+        return yield* storage.withTransaction(
+          Effect.gen(function* () {
+            const at = yield* nowOf(merchant)
+            const tv = Option.getOrThrow(yield* Effect.orDie(trades.get(merchantId, tradeId)))
+            const tr = tv.value
+            const status = tr.trade.trade_status
+            if (status === "succeeded") return "paid" as const
+            if (status !== "closed") {
+              const trigger = status === "processing" ? "abandon" : "close"
+              const closed = Lifecycle.must(
+                Trade.move(tr.trade, trigger, { closed_at: dt(at), closed_reason: "expired", next_action: null })
+              )
+              yield* Effect.orDie(trades.update({ ...tr, trade: closed }, tv.version))
+              yield* storage.workQueue.cancel(merchantId, "reconcile", tradeId)
+              yield* storage.workQueue.cancel(merchantId, "charge", tradeId)
+            }
+            if (tr.subscription_id !== null) {
+              const sv = Option.getOrThrow(yield* Effect.orDie(subs.get(merchantId, tr.subscription_id)))
+              const st = sv.value.subscription.status
+              if (st === "init" || st === "incomplete") {
+                const moved = Result.getOrThrow(
+                  Subscription.move(sv.value.subscription, "incomplete_expired", {
+                    cancel_reason: "incomplete_expired",
+                    cancel_at: dt(at),
+                    next_invoice_date: null
+                  })
+                )
+                const next = { ...sv.value, subscription: moved.value }
+                yield* saveSub(next, sv.version, at)
+                yield* subEvents(merchantId, next, moved.events, at)
+                yield* storage.workQueue.cancel(merchantId, "incomplete_expiry", tr.subscription_id)
+              }
+            }
+            if (tr.invoice_id !== null) {
+              const iv = Option.getOrThrow(yield* Effect.orDie(invoices.get(merchantId, tr.invoice_id)))
+              const moved = Invoice.move(iv.value, "void")
+              if (Result.isSuccess(moved)) {
+                yield* Effect.orDie(invoices.update(moved.success.value, iv.version))
+                yield* emitAll(storage, moved.success.events, {
+                  merchant_id: merchantId,
+                  business_id: iv.value.invoice_id,
+                  schema: Invoice.Invoice,
+                  data: moved.success.value,
+                  at
+                })
+              }
+            }
+            if (tr.trade.session_id !== null) {
+              const sv = yield* Effect.orDie(sessions.get(merchantId, tr.trade.session_id))
+              if (Option.isSome(sv) && sv.value.value.status === "open")
+                yield* Effect.orDie(
+                  sessions.update(Lifecycle.must(CheckoutSession.move(sv.value.value, "expire")), sv.value.version)
+                )
+            }
+            yield* storage.workQueue.cancel(merchantId, "first_payment_expiry", tradeId)
+            return "expired" as const
+          })
+        )
+      })
+
+    return { applyOutcome, reconcileTrade, chargeInvoiceTrade, chargePending, expireFirstPayment } as const
   })
 }) {
   /** The live implementation. */

@@ -307,8 +307,11 @@ export class Portal extends Context.Service<Portal>()("@recur/core/Portal", {
         const customer = Option.getOrUndefined(yield* Effect.orDie(customers.get(m, session.customer_id)))?.value
         const mine: ReadonlyArray<Store.Filter> = [{ column: "customer_id", op: "in", values: [session.customer_id] }]
         const ownSubs = (yield* Effect.orDie(subs.list(m, { limit: 100, filters: mine }))).list
+        // issued documents only: a checkout's draft (not paid yet) or voided invoice has no number and no page
         const ownInvoices = allowed.invoice_history
-          ? (yield* Effect.orDie(invoices.list(m, { limit: 100, filters: mine }))).list
+          ? (yield* Effect.orDie(invoices.list(m, { limit: 100, filters: mine }))).list.filter(
+              (i) => i.number !== null || (i.biz_status !== "pending" && i.biz_status !== "void")
+            )
           : []
         const prices = yield* Effect.orDie(
           versions.getMany(m, [...new Set(ownSubs.map((r) => r.subscription.price_version_id))])

@@ -221,6 +221,12 @@ export class PaymentGateway extends Context.Service<
     readonly charge: (request: ChargeRequest) => Effect.Effect<ChargeOutcome>
     /** Asks again about a charge whose outcome was unknown or pending an action. */
     readonly retrieve: (tradeId: string) => Effect.Effect<ChargeOutcome>
+    /**
+     * Gives up a charge that waits for the payer (3-D Secure): afterwards it can no longer
+     * succeed. Answers the charge's outcome then — `Failed` once canceled, `Succeeded` when the
+     * payer finished first. Absent: the engine only asks (`retrieve`) before it ends a checkout.
+     */
+    readonly cancel?: (tradeId: string) => Effect.Effect<ChargeOutcome>
     readonly refund: (request: {
       readonly refund_id: string
       readonly trade_id: string

@@ -32,7 +32,6 @@ import * as Secrets from "./Secrets.js"
 import * as Settings from "./Settings.js"
 import * as Store from "./Store.js"
 import * as Subscription from "./Subscription.js"
-import * as Trade from "./Trade.js"
 
 /**
  * The renewals service.
@@ -47,7 +46,6 @@ export class Renewals extends Context.Service<Renewals>()("@recur/core/Renewals"
     const merchants = yield* Merchants.Merchants
     const payments = yield* Payments.Payments
     const subs = storage.repository(Entities.subscription)
-    const trades = storage.repository(Entities.trade)
     const invoices = storage.repository(Entities.invoice)
     const { saveSub, schedule, subEvents, version } = writes(storage)
     const taxed_ = taxRenewal(taxes, storage)
@@ -219,50 +217,22 @@ export class Renewals extends Context.Service<Renewals>()("@recur/core/Renewals"
         })
       )
 
+    /**
+     * 23 hours after a first payment's decline (the contract's incomplete expiry): the first
+     * payment ends as at its session's expiry (`Payments.expireFirstPayment`: trade closed,
+     * subscription canceled with cancel_reason `incomplete_expired`, invoice voided, session
+     * expired), unless it was paid meanwhile.
+     */
     const expireIncomplete = (merchantId: string, subscriptionId: string) =>
-      storage.withTransaction(
-        Effect.gen(function* () {
-          const merchant = yield* merchants.get(merchantId)
-          const sv = yield* Effect.flatMap(subs.get(merchantId, subscriptionId), (o) =>
-            must(o, "subscription", subscriptionId)
-          )
-          if (sv.value.subscription.status !== "incomplete") return
-          const at = yield* nowOf(merchant)
-          const moved = Result.getOrThrow(
-            Subscription.move(sv.value.subscription, "incomplete_expired", {
-              cancel_reason: "incomplete_expired",
-              cancel_at: dt(at)
-            })
-          )
-          const next = { ...sv.value, subscription: moved.value }
-          yield* saveSub(next, sv.version, at)
-          yield* subEvents(merchantId, next, moved.events, at)
-          const tr = sv.value.subscription.source_trade_id
-          if (tr !== null) {
-            const tv = yield* trades.get(merchantId, tr)
-            if (
-              Option.isSome(tv) &&
-              (tv.value.value.trade.trade_status === "payment_failed" ||
-                tv.value.value.trade.trade_status === "requires_payment_method")
-            ) {
-              yield* Effect.orDie(
-                trades.update(
-                  {
-                    ...tv.value.value,
-                    trade: Lifecycle.must(
-                      Trade.move(tv.value.value.trade, "close", {
-                        closed_at: dt(at),
-                        closed_reason: "incomplete_expired"
-                      })
-                    )
-                  },
-                  tv.value.version
-                )
-              )
-            }
-          }
-        })
-      )
+      Effect.gen(function* () {
+        const sv = yield* Effect.flatMap(subs.get(merchantId, subscriptionId), (o) =>
+          must(o, "subscription", subscriptionId)
+        )
+        const status = sv.value.subscription.status
+        const tradeId = sv.value.subscription.source_trade_id
+        if ((status !== "incomplete" && status !== "init") || tradeId === null) return
+        yield* payments.expireFirstPayment(merchantId, tradeId)
+      })
 
     /**
      * The invoice the subscription's next renewal will issue if nothing changes before it (none

@@ -17,11 +17,10 @@ import * as Customers from "./Customers.js"
 import * as Entities from "./Entities.js"
 import * as Errors from "./Errors.js"
 import * as Ids from "./Ids.js"
-import { dt, nowOf } from "./internal/engine.js"
+import { dt, msOf, nowOf } from "./internal/engine.js"
 import {
   firstPeriod,
   submitTrade,
-  invoiceDocuments,
   taxAddressOf,
   convertDraft,
   discountRule,
@@ -44,7 +43,6 @@ import * as Payments from "./Payments.js"
 import * as Ports from "./Ports.js"
 import * as Price from "./Price.js"
 import * as Settings from "./Settings.js"
-import * as Secrets from "./Secrets.js"
 import * as Store from "./Store.js"
 import * as Subscription from "./Subscription.js"
 import * as Tax from "./Tax.js"
@@ -74,7 +72,6 @@ const paymentInProgress = (sessionId: string) =>
 export class SessionPayments extends Context.Service<SessionPayments>()("@recur/core/SessionPayments", {
   make: Effect.gen(function* () {
     const storage = yield* Store.Storage
-    const documents = invoiceDocuments(storage, yield* Secrets.Secrets, yield* Settings.Settings)
     const gateway = yield* Ports.PaymentGateway
     const taxes = yield* Ports.TaxCalculator
     const settings = yield* Settings.Settings
@@ -400,7 +397,9 @@ export class SessionPayments extends Context.Service<SessionPayments>()("@recur/
                   at,
                   period: firstPeriod(rec, pv, at)
                 })
-                yield* Effect.orDie(invoices.insert(yield* documents.issueOne(merchant, inv)))
+                // not issued yet: it takes its number (and its links, its parties) when it is
+                // paid (`Payments.applyOutcome`), so a declined or abandoned checkout takes none
+                yield* Effect.orDie(invoices.insert(inv))
                 invoiceId = inv.invoice_id
               }
               const processing = yield* submitTrade(storage, {
@@ -425,6 +424,8 @@ export class SessionPayments extends Context.Service<SessionPayments>()("@recur/
                 )
               // if this process dies before the outcome is recorded, reconciliation asks the gateway
               yield* schedule(merchant, "reconcile", trade.trade_id, at + settings.reconcileAfterMs)
+              // a payment not made by the session's expiry ends then (`Payments.expireFirstPayment`)
+              yield* schedule(merchant, "first_payment_expiry", trade.trade_id, msOf(session.expires_at))
               return processing
             })
           )

@@ -1,6 +1,6 @@
 /**
  * The worker: claims due work (renewals, dunning retries, trial notices, incomplete expiries,
- * reconciliations, charges, webhook deliveries) with leases, so any number of processes can run
+ * first payments ended at their checkout's expiry, reconciliations, charges, webhook deliveries) with leases, so any number of processes can run
  * it; renewals of one merchant are billed in batches. A failing item backs off and is set
  * aside after {@link MAX_WORK_ATTEMPTS} attempts, never holding the merchant's other work.
  *
@@ -25,6 +25,7 @@ export const WORK_KINDS = [
   "dunning",
   "trial_notice",
   "incomplete_expiry",
+  "first_payment_expiry",
   "reconcile",
   "charge",
   "refund_owed",
@@ -72,6 +73,8 @@ export class Worker extends Context.Service<Worker>()("@recur/core/Worker", {
           return renewalService.trialNotice(merchantId, subjectId)
         case "incomplete_expiry":
           return renewalService.expireIncomplete(merchantId, subjectId)
+        case "first_payment_expiry":
+          return payments.expireFirstPayment(merchantId, subjectId)
         case "reconcile":
           return payments.reconcileTrade(merchantId, subjectId)
         case "charge":

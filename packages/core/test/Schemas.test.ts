@@ -33,7 +33,11 @@ describe("Domain schemas", () => {
         tax_lines: [],
         number: "INV-000001",
         hosted_invoice_url: null,
-        invoice_pdf: null
+        invoice_pdf: null,
+        customer_name: "Erika Mustermann",
+        customer_email: null,
+        customer_address: null,
+        merchant_name: "Acme"
       })
       const json = yield* Schema.encodeEffect(Invoice.Invoice)(invoice)
       expect(json).toMatchObject({
@@ -48,7 +52,10 @@ describe("Domain schemas", () => {
         "biz_status",
         "created_at",
         "currency",
+        "customer_address", // Recur's: the parties as issued
+        "customer_email",
         "customer_id",
+        "customer_name",
         "cycle_index",
         "hosted_invoice_url", // Recur's: the customer's page
         "invoice_id",
@@ -56,6 +63,7 @@ describe("Domain schemas", () => {
         "invoice_type",
         "lines", // Recur's: the document's lines
         "merchant_id",
+        "merchant_name",
         "metadata",
         "number", // Recur's: the merchant's sequential number
         "order_id",
@@ -112,7 +120,8 @@ describe("Domain schemas", () => {
       "success",
       "failed",
       "refunded",
-      "partially_refunded"
+      "partially_refunded",
+      "void" // Recur's (Stripe's `void`): a checkout's first invoice never paid
     ])
   })
 })

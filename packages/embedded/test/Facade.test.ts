@@ -318,6 +318,37 @@ describe("the facade's failures", () => {
     }
   }, 60_000)
 
+  it("issued invoices through the facade: the parties kept at issue; a declined and an abandoned checkout take no number and end voided at expiry", async () => {
+    await withBilling(async (billing, m) => {
+      const price = await monthly(billing, m)
+      const erika = await billing.customers.create(m, {
+        name: "Erika Mustermann",
+        email: "erika@example.de",
+        address: { line1: "Unter den Linden 1", city: "Berlin", country: "DE" }
+      })
+      const checkout = async (number: string) => {
+        const session = await billing.checkout.createSession(m, {
+          customer_id: erika.id,
+          line_items: [{ price_id: price.id }]
+        })
+        return (await billing.checkout.pay(m, session.session_id, card(number))).status
+      }
+      expect(await checkout("4000000000000002")).toBe("failed")
+      expect(await checkout("4000000000003220")).toBe("requires_action")
+      expect(await checkout("4242424242424242")).toBe("succeeded")
+      const issued = (await billing.invoices.list(m)).list.filter((i) => i.number !== null)
+      expect(
+        issued.map((i) => [i.number, i.customer_name, i.customer_email, i.customer_address, i.merchant_name])
+      ).toEqual([["INV-000001", "Erika Mustermann", "erika@example.de", "Unter den Linden 1, Berlin, DE", "Acme"]])
+      await billing.advanceClock(m, new Date("2024-01-02T00:00:00Z"))
+      const unissued = (await billing.invoices.list(m)).list.filter((i) => i.number === null)
+      expect(unissued.map((i) => [i.biz_status, i.hosted_invoice_url])).toEqual([
+        ["void", null],
+        ["void", null]
+      ])
+    })
+  }, 60_000)
+
   it("a new payment method through the facade: a past-due subscription recovers; a refused card is InvalidParameterError", async () => {
     await withBilling(async (billing, m) => {
       const price = await monthly(billing, m)

@@ -124,6 +124,8 @@ for (const [name, storage] of backends()) {
       await subs((s) => s.cancel(m.merchantId, Subscriptions.cancelOf(a.id)))
       // B: a card whose renewals are declined — past_due, then unpaid
       await run(subscribe(m.merchantId, plain.id, "4000000000000341"))
+      // G: a checkout declined and never retried — it ends at its session's expiry, its invoice voided
+      await run(subscribe(m.merchantId, plain.id, "4000000000000002"))
       await billing((b) => b.advanceClock(m.merchantId, iso("2026-02-20T00:00:00Z")))
       // C: a discount created, redeemed at a checkout, and ended
       const discount = await run(

@@ -1,6 +1,35 @@
+import { inflateSync } from "node:zlib"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import type { TestClient } from "@recur/http"
 import { backends, serve } from "./client.js"
+
+/**
+ * The text a PDF shows, line by line: each `TJ`/`Tj` text operation of its (deflated) content
+ * streams, its strings joined (pdfkit writes the standard fonts' text as hex strings).
+ */
+const pdfText = (bytes: Uint8Array): string => {
+  const raw = Buffer.from(bytes)
+  const lines: Array<string> = []
+  let from = 0
+  for (;;) {
+    const start = raw.indexOf("stream", from, "latin1")
+    if (start < 0) break
+    const body = start + (raw[start + 6] === 0x0d ? 8 : 7)
+    const end = raw.indexOf("endstream", body, "latin1")
+    from = end + 9
+    let content: string
+    try {
+      content = inflateSync(raw.subarray(body, end)).toString("latin1")
+    } catch {
+      continue
+    }
+    for (const op of content.matchAll(/\[((?:<[0-9a-fA-F]*>|[^\]])*)\]\s*TJ|<([0-9a-fA-F]*)>\s*Tj/g)) {
+      const hex = op[1] !== undefined ? [...op[1].matchAll(/<([0-9a-fA-F]*)>/g)].map((h) => h[1]!).join("") : op[2]!
+      lines.push(Buffer.from(hex, "hex").toString("latin1"))
+    }
+  }
+  return lines.join("\n")
+}
 
 const refusal = (r: TestClient.Answer) => {
   const body = r.body as { code?: string; data?: { param?: string } } | null
@@ -88,6 +117,113 @@ for (const [name, storage] of backends()) {
       const other = await fresh()
       await subscribe(other, (await api.priceOf(other)).priceId)
       expect(byNumber(await invoices(other))).toEqual(["INV-000001"])
+    })
+
+    it("an issued invoice keeps the parties it was issued to: updating the customer afterwards changes neither page, PDF nor API", async () => {
+      const k = await fresh()
+      const { priceId } = await api.priceOf(k)
+      const created = await api.call("POST", "/api/v1/front/customer/create", k, {
+        name: "Erika Mustermann",
+        email: "erika@example.de",
+        address: { line1: "Unter den Linden 1", city: "Berlin", country: "DE" }
+      })
+      await subscribe(k, priceId, { customer_id: (created.body as any).data.customer_id })
+      const [inv] = await invoices(k)
+      expect(inv).toMatchObject({
+        number: "INV-000001",
+        customer_name: "Erika Mustermann",
+        customer_email: "erika@example.de",
+        customer_address: "Unter den Linden 1, Berlin, DE",
+        merchant_name: "Acme"
+      })
+      const updated = await api.call("POST", "/api/v1/front/customer/update", k, {
+        customer_id: inv.customer_id,
+        name: "Jean Dupont",
+        email: "jean@example.fr",
+        address: { line1: "1 rue de Rivoli", city: "Paris", country: "FR" }
+      })
+      expect(updated.status).toBe(200)
+      const customer = ((await api.call("GET", `/api/v1/front/customer/${inv.customer_id}`, k)).body as any).data
+        .customer
+      expect([customer.name, customer.address]).toEqual(["Jean Dupont", "1 rue de Rivoli, Paris, FR"])
+      // the API, the page and the PDF still state what was issued
+      const [after] = await invoices(k)
+      expect(after).toMatchObject({
+        customer_name: "Erika Mustermann",
+        customer_email: "erika@example.de",
+        customer_address: "Unter den Linden 1, Berlin, DE"
+      })
+      const html = await (await get(inv.hosted_invoice_url)).text()
+      expect(html).toContain("Erika Mustermann")
+      expect(html).toContain("Unter den Linden 1, Berlin, DE")
+      expect(html).not.toContain("Jean Dupont")
+      expect(html).not.toContain("Paris")
+      const text = pdfText(new Uint8Array(await (await get(inv.invoice_pdf)).arrayBuffer()))
+      expect(text).toContain("Erika Mustermann")
+      expect(text).toContain("Unter den Linden 1, Berlin, DE")
+      expect(text).not.toContain("Jean Dupont")
+      expect(text).not.toContain("Paris")
+      // the next invoice, issued after the change, states the customer as it is then
+      await api.call("POST", "/api/v1/test_helpers/advance_clock", k, { frozen_time: "2026-02-01T12:00:00Z" })
+      const renewal = (await invoices(k)).find((i) => i.cycle_index === 1)
+      expect([renewal.number, renewal.customer_name, renewal.customer_address]).toEqual([
+        "INV-000002",
+        "Jean Dupont",
+        "1 rue de Rivoli, Paris, FR"
+      ])
+      expect(pdfText(new Uint8Array(await (await get(renewal.invoice_pdf)).arrayBuffer()))).toContain("Jean Dupont")
+    })
+
+    it("declined and abandoned checkouts take no number: the issued series stays gapless, a retried checkout is paid under a fresh number, an expired one is voided", async () => {
+      const k = await fresh()
+      const { priceId } = await api.priceOf(k)
+      const session = async () =>
+        (
+          (
+            await api.call("POST", "/api/v1/session", k, {
+              payer_id: `p-${Math.random()}`,
+              line_items: [{ price_id: priceId }]
+            })
+          ).body as any
+        ).data.session_id as string
+      const declined = await session()
+      expect((await pay(declined, "4000000000000002")).status).toBe(402)
+      const abandoned = await session()
+      expect((await pay(abandoned, "4000000000003220")).status).toBe(200)
+      // not issued yet: no number, no page
+      const unpaid = await invoices(k)
+      expect(unpaid.map((i) => [i.biz_status, i.number, i.hosted_invoice_url])).toEqual([
+        ["pending", null, null],
+        ["pending", null, null]
+      ])
+      await subscribe(k, priceId)
+      expect((await pay(declined)).status).toBe(200)
+      const paid = (await invoices(k)).filter((i) => i.biz_status === "success")
+      expect(byNumber(paid)).toEqual(["INV-000001", "INV-000002"])
+      const retried = ((await api.call("GET", `/api/v1/session/${declined}`, k)).body as any).data.session
+      expect(paid.find((i) => i.subscription_id === retried.subscription_id).number).toBe("INV-000002")
+      // the abandoned checkout ends at its session's expiry: voided, no number, no page
+      await api.call("POST", "/api/v1/test_helpers/advance_clock", k, { frozen_time: "2026-01-02T00:00:00Z" })
+      const all = await invoices(k)
+      expect(all.filter((i) => i.number === null).map((i) => [i.biz_status, i.hosted_invoice_url])).toEqual([
+        ["void", null]
+      ])
+      expect(byNumber(all.filter((i) => i.number !== null))).toEqual(["INV-000001", "INV-000002"])
+      const voided = all.find((i) => i.biz_status === "void")
+      const events = (
+        (await api.call("GET", `/api/v2/webhook/events?business_ids=${voided.invoice_id}`, k)).body as any
+      ).data.list
+      expect(events.map((e: any) => e.type ?? e.event_type)).toEqual(["v2.invoice.voided"])
+      // the voided invoice can be listed by its status
+      const listed = ((await api.call("GET", "/api/v1/invoices?biz_status=void", k)).body as any).data.list
+      expect(listed.map((i: any) => i.invoice_id)).toEqual([voided.invoice_id])
+      // its customer's portal lists issued documents only: the voided draft is not one
+      const link = (
+        (await api.call("POST", "/api/v1/customer-portal/auth", k, { customer_id: voided.customer_id })).body as any
+      ).data.portal_session.url as string
+      const portal = await (await get(link)).text()
+      expect(portal).not.toContain(voided.invoice_id)
+      expect(portal).not.toContain("Void")
     })
 
     it("concurrent checkouts take numbers 1..n exactly: none skipped, none twice", async () => {

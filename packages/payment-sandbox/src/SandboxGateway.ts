@@ -214,6 +214,17 @@ export const make = (options: Options = {}) =>
           }
           return state.outcome
         }),
+      cancel: (tradeId) =>
+        Effect.gen(function* () {
+          const state = trades.get(tradeId)
+          if (state?.outcome._tag !== "RequiresAction") return yield* gateway.retrieve(tradeId)
+          const canceled = Ports.ChargeOutcome.Failed({
+            code: "payment_canceled",
+            message: "The payment was canceled before it was authenticated."
+          })
+          yield* record(tradeId, { ...state, outcome: canceled })
+          return canceled
+        }),
       refund: ({ amount, refund_id, trade_id }) =>
         Effect.gen(function* () {
           const done = refunds.get(refund_id)

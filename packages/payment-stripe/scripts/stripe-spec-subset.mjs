@@ -18,6 +18,7 @@ const used = {
   "/v1/customers/search": ["get"],
   "/v1/payment_intents": ["get", "post"],
   "/v1/payment_intents/{intent}": ["get"],
+  "/v1/payment_intents/{intent}/cancel": ["post"],
   "/v1/payment_intents/search": ["get"],
   "/v1/setup_intents": ["post"],
   "/v1/refunds": ["post"],

@@ -199,6 +199,25 @@ const gatewayOn = (stripe: Stripe, ownerOf?: (tradeId: string) => Effect.Effect<
       return yield* outcomeOf(intent)
     }).pipe(Effect.catch(() => Effect.succeed(Ports.ChargeOutcome.Unknown())))
 
+  /** Cancels the trade's latest intent while it still waits (for the payer, or a new method). */
+  const cancel = (tradeId: string) =>
+    Effect.gen(function* () {
+      const intents = yield* intentsOf(tradeId, ownerOf ? yield* ownerOf(tradeId) : undefined)
+      if (intents === undefined) return Ports.ChargeOutcome.Unknown()
+      const intent = latest(intents)
+      if (intent === undefined)
+        return Ports.ChargeOutcome.Failed({ code: "no_such_charge", message: "No charge for this trade." })
+      if (
+        intent.status !== "requires_action" &&
+        intent.status !== "requires_payment_method" &&
+        intent.status !== "requires_confirmation"
+      )
+        return yield* outcomeOf(intent)
+      // a payer finishing at this very moment wins: Stripe refuses to cancel a succeeded intent
+      const canceled = yield* Effect.result(call(() => stripe.paymentIntents.cancel(intent.id)))
+      return canceled._tag === "Success" ? yield* outcomeOf(canceled.success) : yield* retrieve(tradeId)
+    }).pipe(Effect.catch(() => Effect.succeed(Ports.ChargeOutcome.Unknown())))
+
   const charge = (request: Ports.ChargeRequest) =>
     Effect.gen(function* () {
       const attempt = request.attempt ?? 1
@@ -362,7 +381,7 @@ const gatewayOn = (stripe: Stripe, ownerOf?: (tradeId: string) => Effect.Effect<
       )
     )
 
-  return Ports.PaymentGateway.of({ charge, retrieve, refund, saveCard })
+  return Ports.PaymentGateway.of({ charge, retrieve, cancel, refund, saveCard })
 }
 
 /** The owner of a trade, read from its record through the storage port. */
@@ -517,6 +536,8 @@ export const perMerchant = (options: Omit<Options, "secretKey"> = {}) =>
       return Ports.PaymentGateway.of({
         charge: (request) => Effect.flatMap(gatewayOf(request.merchant_id), (g) => g.charge(request)),
         retrieve: (tradeId) => Effect.flatMap(ofTrade(tradeId), (g) => g.retrieve(tradeId)),
+        cancel: (tradeId) =>
+          Effect.flatMap(ofTrade(tradeId), (g) => (g.cancel ? g.cancel(tradeId) : g.retrieve(tradeId))),
         refund: (request) => Effect.flatMap(ofTrade(request.trade_id), (g) => g.refund(request)),
         saveCard: (request) => Effect.flatMap(gatewayOf(request.merchant_id), (g) => g.saveCard(request)),
         webhook: (request) =>

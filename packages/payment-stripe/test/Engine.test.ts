@@ -397,6 +397,47 @@ for (const [name, storage] of storages) {
       }
     })
 
+    it("a checkout's 3-D Secure challenge left unanswered: at the session's expiry Stripe's intent is canceled, the checkout ends voided and unnumbered", async () => {
+      const routed = routedOn(storage(), fake)
+      try {
+        const k = (await merchantOn(routed, "Abandoned")).api_key
+        await routed.call("POST", "/api/v1/payment_settings", k, {
+          provider: "stripe",
+          secret_key: "sk_test_abandonmerchant1",
+          publishable_key: "pk_test_abandonmerchant1"
+        })
+        const sessionId = await sessionFor(routed, k, "25.00")
+        const pay = await routed.call(
+          "POST",
+          `/checkout/${sessionId}/pay`,
+          null,
+          { payment_method: "pm_card_authenticationRequired" },
+          { accept: "application/json" }
+        )
+        expect(pay.status, JSON.stringify(pay.body)).toBe(200)
+        const session = (await routed.call("GET", `/api/v1/session/${sessionId}`, k)).body.data.session
+        const trade = (await routed.call("GET", `/api/v1/trade/${session.trade_id}`, k)).body.data.trade
+        const challenge = trade.next_action.redirect.url as string
+        expect(challenge).toContain(`${fake.base}/3ds/pi_`)
+        await routed.call("POST", "/api/v1/test_helpers/advance_clock", k, { frozen_time: "2026-01-02T00:00:00Z" })
+        const intent = fake.intents.get(challenge.split("/").pop()!) as any
+        expect(intent.status).toBe("canceled")
+        const closed = (await routed.call("GET", `/api/v1/trade/${session.trade_id}`, k)).body.data.trade
+        expect([closed.trade_status, closed.closed_reason]).toEqual(["closed", "expired"])
+        const sub = (await routed.call("GET", `/api/v1/subscription/${session.subscription_id}`, k)).body.data
+          .subscription
+        expect([sub.status, sub.cancel_reason]).toEqual(["canceled", "incomplete_expired"])
+        const [invoice] = (await routed.call("GET", `/api/v1/invoices?subscription_id=${sub.id}`, k)).body.data.list
+        expect([invoice.biz_status, invoice.number]).toEqual(["void", null])
+        // the payer who comes back to the challenge now cannot pay it
+        await fetch(challenge, { redirect: "manual" })
+        expect((fake.intents.get(challenge.split("/").pop()!) as any).status).toBe("canceled")
+        expect(fake.violations).toEqual([])
+      } finally {
+        await routed.dispose()
+      }
+    })
+
     it("a refund Stripe accepts pending settles by its webhook: succeeded, or failed with the money given back", async () => {
       const routed = routedOn(storage(), fake)
       try {

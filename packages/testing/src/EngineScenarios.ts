@@ -8,8 +8,11 @@ import { expect, layer } from "@effect/vitest"
 import {
   Billing,
   Catalog,
+  Customer,
+  Customers,
   Engine,
   Entities,
+  Merchant,
   Merchants,
   Ports,
   PriceChanges,
@@ -884,10 +887,170 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
         expect(result.error.pipe((o) => (o._tag === "Some" ? o.value.code : undefined))).toBe("card_declined")
         const sub = result.subscription.pipe((o) => (o._tag === "Some" ? o.value : undefined))!
         expect(sub.status).toBe("incomplete")
+        const [pending] = yield* invoicesOf(merchantId, sub.id)
+        // declined: the invoice is not issued (no number, no links)
+        expect([pending!.biz_status, pending!.number, pending!.hosted_invoice_url]).toEqual(["pending", null, null])
         yield* billing.advanceClock(merchantId, iso("2024-01-02T00:00:00Z"))
         const after = yield* billing.getSubscription(merchantId, sub.id)
         expect([after.status, after.cancel_reason]).toEqual(["canceled", "incomplete_expired"])
+        // the whole first payment ends through the machines: trade closed, invoice voided unnumbered, session expired
+        const trade = yield* billing.getTrade(merchantId, result.trade.trade_id)
+        expect([trade.trade_status, trade.closed_reason]).toEqual(["closed", "expired"])
+        const [voided] = yield* invoicesOf(merchantId, sub.id)
+        expect([voided!.biz_status, voided!.number]).toEqual(["void", null])
+        expect((yield* billing.getSession(merchantId, result.trade.session_id!)).status).toBe("expired")
+        expect(yield* eventsOf(merchantId, sub.id)).toEqual(["v2.subscription.canceled"])
+        expect(yield* eventsOf(merchantId, voided!.invoice_id)).toEqual(["v2.invoice.voided"])
+        expect(yield* eventsOf(merchantId, trade.trade_id)).toEqual(["v2.trades.created", "v2.trades.payment_failed"])
       })
+    )
+
+    it.effect(
+      "an abandoned 3-D Secure checkout ends with its session's expiry: trade closed, subscription canceled, invoice voided",
+      () =>
+        Effect.gen(function* () {
+          const billing = yield* Billing.Billing
+          const { merchantId, priceId } = yield* setup("2024-01-01T00:00:00Z")
+          const { result, session } = yield* subscribe(merchantId, priceId, "4000000000003220")
+          expect(result.status).toBe("requires_action")
+          const sub = Option.getOrThrow(result.subscription)
+          // an hour before the session expires nothing has ended
+          yield* billing.advanceClock(merchantId, iso("2024-01-01T23:00:00Z"))
+          expect((yield* billing.getTrade(merchantId, result.trade.trade_id)).trade_status).toBe("processing")
+          expect((yield* billing.getSubscription(merchantId, sub.id)).status).toBe("init")
+          yield* billing.advanceClock(merchantId, iso("2024-01-02T00:00:00Z"))
+          const trade = yield* billing.getTrade(merchantId, result.trade.trade_id)
+          expect([trade.trade_status, trade.closed_reason, trade.next_action]).toEqual(["closed", "expired", null])
+          const after = yield* billing.getSubscription(merchantId, sub.id)
+          expect([after.status, after.cancel_reason]).toEqual(["canceled", "incomplete_expired"])
+          const [voided] = yield* invoicesOf(merchantId, sub.id)
+          expect([voided!.biz_status, voided!.number, voided!.hosted_invoice_url]).toEqual(["void", null, null])
+          expect((yield* billing.getSession(merchantId, session.session_id)).status).toBe("expired")
+          expect(yield* eventsOf(merchantId, sub.id)).toEqual(["v2.subscription.canceled"])
+          expect(yield* eventsOf(merchantId, voided!.invoice_id)).toEqual(["v2.invoice.voided"])
+          // the challenge was canceled at the gateway: the payer can no longer pay it, nothing is charged
+          expect(yield* (yield* SandboxGateway.SandboxControls).completeChallenge(result.trade.trade_id, true)).toBe(
+            false
+          )
+          const gateway = yield* Ports.PaymentGateway
+          expect((yield* gateway.retrieve(result.trade.trade_id))._tag).toBe("Failed")
+          yield* billing.reconcileTrade(merchantId, result.trade.trade_id)
+          expect((yield* billing.getTrade(merchantId, result.trade.trade_id)).trade_status).toBe("closed")
+          // a later pay of the expired session is refused
+          const again = yield* Effect.flip(billing.paySession(merchantId, session.session_id, card("4242424242424242")))
+          expect(again._tag).toBe("SessionNotPayable")
+        })
+    )
+
+    it.effect("a challenge approved at the processor but never reported: the expiry asks, and it is paid", () =>
+      Effect.gen(function* () {
+        const billing = yield* Billing.Billing
+        const { merchantId, priceId } = yield* setup("2024-01-01T00:00:00Z")
+        const { result } = yield* subscribe(merchantId, priceId, "4000000000003220")
+        const sub = Option.getOrThrow(result.subscription)
+        yield* (yield* SandboxGateway.SandboxControls).completeChallenge(result.trade.trade_id, true)
+        yield* billing.advanceClock(merchantId, iso("2024-01-02T00:00:00Z"))
+        expect((yield* billing.getTrade(merchantId, result.trade.trade_id)).trade_status).toBe("succeeded")
+        expect((yield* billing.getSubscription(merchantId, sub.id)).status).toBe("active")
+        const [first] = yield* invoicesOf(merchantId, sub.id)
+        expect([first!.biz_status, first!.number]).toEqual(["success", "INV-000001"])
+      })
+    )
+
+    it.effect(
+      "on a live merchant the worker ends an abandoned checkout at its session's expiry on the Effect clock",
+      () =>
+        Effect.gen(function* () {
+          const billing = yield* Billing.Billing
+          yield* TestClock.setTime(Date.UTC(2024, 0, 1))
+          const { merchant } = yield* (yield* Merchants.Merchants).create({ name: "Live", currency: "USD" })
+          const catalog = yield* Catalog.Catalog
+          const product = yield* catalog.createProduct(merchant.merchant_id, { product_name: "Live" })
+          const pv = yield* catalog.createPrice(merchant.merchant_id, {
+            name: "Monthly",
+            product_id: product.product_id,
+            currency: "USD",
+            billing_type: "recurring",
+            price_type: "flat_price",
+            price_plan: { billing_cycle_unit: "month", base_price_val: "9.00" }
+          })
+          const { result } = yield* subscribe(merchant.merchant_id, pv.id, "4000000000003220")
+          const run = Effect.flatMap(Clock.currentTimeMillis, (now) => billing.runDue({ now, owner: "test" }))
+          yield* TestClock.adjust("23 hours")
+          yield* run
+          expect((yield* billing.getTrade(merchant.merchant_id, result.trade.trade_id)).trade_status).toBe("processing")
+          yield* TestClock.adjust("1 hour")
+          yield* run
+          expect((yield* billing.getTrade(merchant.merchant_id, result.trade.trade_id)).trade_status).toBe("closed")
+          const sub = yield* billing.getSubscription(merchant.merchant_id, Option.getOrThrow(result.subscription).id)
+          expect([sub.status, sub.cancel_reason]).toEqual(["canceled", "incomplete_expired"])
+          expect((yield* invoicesOf(merchant.merchant_id, sub.id)).map((i) => i.biz_status)).toEqual(["void"])
+        })
+    )
+
+    it.effect(
+      "an issued invoice states the customer and the merchant as they were at issue, whatever changes after",
+      () =>
+        Effect.gen(function* () {
+          const billing = yield* Billing.Billing
+          const storage = yield* Store.Storage
+          const { merchantId, priceId } = yield* setup("2024-01-01T00:00:00Z")
+          const customers = yield* Customers.Customers
+          const { id } = yield* customers.create(merchantId, {
+            name: "Erika Mustermann",
+            email: "erika@example.de",
+            address: new Customer.Address({ line1: "Unter den Linden 1", city: "Berlin", country: "DE" })
+          })
+          const { result } = yield* subscribe(merchantId, priceId, "4242424242424242", { customer_id: id })
+          const [issued] = yield* invoicesOf(merchantId, Option.getOrThrow(result.subscription).id)
+          yield* customers.update(merchantId, {
+            customer_id: id,
+            name: "Jean Dupont",
+            email: "jean@example.fr",
+            address: new Customer.Address({ line1: "1 rue de Rivoli", city: "Paris", country: "FR" })
+          })
+          const merchants = storage.repository(Entities.merchant)
+          const m = Option.getOrThrow(yield* merchants.get(merchantId, merchantId))
+          yield* merchants.update(new Merchant.Merchant({ ...m.value, name: "Renamed Inc" }), m.version)
+          const token = issued!.hosted_invoice_url!.split("/").at(-1)!
+          const doc = Option.getOrThrow(yield* billing.invoiceDocument(issued!.invoice_id, token))
+          expect([doc.merchantName, doc.customer]).toEqual([
+            "Acme",
+            { name: "Erika Mustermann", email: "erika@example.de", address: "Unter den Linden 1, Berlin, DE" }
+          ])
+          expect(yield* billing.getInvoice(merchantId, issued!.invoice_id)).toMatchObject({
+            customer_name: "Erika Mustermann",
+            merchant_name: "Acme"
+          })
+        })
+    )
+
+    it.effect(
+      "invoice numbers go to paid invoices only: a declined and an abandoned checkout take none, a retry is paid under the next number",
+      () =>
+        Effect.gen(function* () {
+          const billing = yield* Billing.Billing
+          const { merchantId, priceId } = yield* setup("2024-01-01T00:00:00Z")
+          const declined = yield* subscribe(merchantId, priceId, "4000000000000002")
+          yield* subscribe(merchantId, priceId, "4000000000003220")
+          const paid = yield* subscribe(merchantId, priceId)
+          const retried = yield* billing.paySession(merchantId, declined.session.session_id, card("4242424242424242"))
+          expect(retried.status).toBe("succeeded")
+          const numberOf = (r: { readonly subscription: Option.Option<Subscription.Subscription> }) =>
+            Effect.map(invoicesOf(merchantId, Option.getOrThrow(r.subscription).id), (l) => l[0]!.number)
+          expect(yield* numberOf(paid.result)).toBe("INV-000001")
+          // the retry of the declined checkout is paid under a fresh number, after the one paid meanwhile
+          expect(yield* numberOf(retried)).toBe("INV-000002")
+          yield* billing.advanceClock(merchantId, iso("2024-01-03T00:00:00Z"))
+          const all = (yield* billing.listInvoices(merchantId, { limit: 100 })).list
+          expect(
+            all
+              .filter((i) => i.number !== null)
+              .map((i) => i.number)
+              .sort()
+          ).toEqual(["INV-000001", "INV-000002"])
+          expect(all.filter((i) => i.number === null).map((i) => i.biz_status)).toEqual(["void"])
+        })
     )
 
     it.effect("a customer retries a declined payment with another card on the same session", () =>

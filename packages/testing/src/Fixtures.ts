@@ -79,6 +79,10 @@ export const invoice = (
         number: null,
         hosted_invoice_url: null,
         invoice_pdf: null,
+        customer_name: null,
+        customer_email: null,
+        customer_address: null,
+        merchant_name: null,
         ...overrides
       })
   )

@@ -159,6 +159,24 @@ export const suite = <E>(name: string, gateway: Layer.Layer<Ports.PaymentGateway
       })
     )
 
+    it.effect(
+      "giving up a charge that already ended (cancel) changes nothing: paid stays paid, declined stays declined",
+      () =>
+        Effect.gen(function* () {
+          const g = yield* Ports.PaymentGateway
+          // a gateway without `cancel` is only asked (`retrieve`) before a checkout ends
+          const cancel = g.cancel ?? g.retrieve
+          const paid = yield* charge(sources.succeed)
+          expect(paid.outcome._tag).toBe("Succeeded")
+          expect((yield* cancel(paid.trade_id))._tag).toBe("Succeeded")
+          expect((yield* g.retrieve(paid.trade_id))._tag).toBe("Succeeded")
+          const declined = yield* charge(sources.decline)
+          expect(declined.outcome._tag).toBe("Failed")
+          expect((yield* cancel(declined.trade_id))._tag).toBe("Failed")
+          expect((yield* g.retrieve(declined.trade_id))._tag).toBe("Failed")
+        })
+    )
+
     it.effect("a new attempt after a decline is charged; a repeated (trade, attempt) answers its first outcome", () =>
       Effect.gen(function* () {
         const g = yield* Ports.PaymentGateway

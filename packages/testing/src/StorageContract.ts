@@ -10,7 +10,7 @@
  * @since 0.1.0
  */
 import { describe, expect, layer } from "@effect/vitest"
-import { Discount, Entities, Ids, Store } from "@recur/core"
+import { Discount, Entities, Ids, Invoice, Store } from "@recur/core"
 import { DateTime, Effect, Result, type Layer, Option } from "effect"
 import * as Fixtures from "./Fixtures.js"
 
@@ -410,6 +410,56 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>, o
         )
         expect(crashed._tag).toBe("Failure")
         expect(yield* storage.withTransaction(storage.counters.take(m, "invoice:INV", 1))).toBe(5)
+      })
+    )
+
+    it.effect("an issued invoice keeps its snapshot (parties, lines, taxes, totals) through later status moves", () =>
+      Effect.gen(function* () {
+        const storage = yield* Storage
+        const m = yield* Fixtures.merchantId
+        const invoices = storage.repository(Entities.invoice)
+        const issued = yield* Fixtures.invoice(m, {
+          biz_status: "pending",
+          number: "INV-000007",
+          customer_name: "Erika Mustermann",
+          customer_email: "erika@example.de",
+          customer_address: "Unter den Linden 1, Berlin, DE",
+          merchant_name: "Acme GmbH",
+          subtotal: "30.00",
+          tax_amount: "5.70",
+          lines: [
+            new Invoice.InvoiceLine({
+              kind: "subscription",
+              description: "Pro monthly × 1",
+              quantity: "1",
+              amount: "30.00",
+              period_start: null,
+              period_end: null
+            })
+          ],
+          tax_lines: [
+            new Invoice.InvoiceTaxLine({
+              tax_rate_id: null,
+              name: "MwSt",
+              percentage: "19",
+              country: "DE",
+              region: null,
+              inclusive: false,
+              taxable_amount: "30.00",
+              amount: "5.70"
+            })
+          ]
+        })
+        yield* invoices.insert(issued)
+        const read = Option.getOrThrow(yield* invoices.get(m, issued.invoice_id))
+        expect(read.value).toEqual(issued)
+        const paid = Result.getOrThrow(Invoice.move(read.value, "paid")).value
+        yield* invoices.update(paid, read.version)
+        const after = Option.getOrThrow(yield* invoices.get(m, issued.invoice_id)).value
+        expect(after.biz_status).toBe("success")
+        const { biz_status: _a, ...kept } = after
+        const { biz_status: _b, ...before } = issued
+        expect(kept).toEqual(before)
       })
     )
 

@@ -81,11 +81,12 @@ export const subscription: Machine<SubscriptionStatus, SubscriptionTrigger> = {
       description: "first payment fails or 3-D Secure is not completed"
     },
     {
-      from: ["incomplete"],
+      from: ["init", "incomplete"],
       trigger: "incomplete_expired",
       to: "canceled",
       events: ["v2.subscription.canceled"],
-      description: "23 hours pass without payment (cancel_reason incomplete_expired)"
+      description:
+        "the first payment is not made: 23 hours after a decline, or its checkout session expires (a 3-D Secure challenge left unanswered); cancel_reason incomplete_expired"
     },
     {
       from: ["trial"],
@@ -195,7 +196,8 @@ export const InvoiceStatus = Schema.Literals([
   "success",
   "failed",
   "refunded",
-  "partially_refunded"
+  "partially_refunded",
+  "void"
 ])
 /** @since 0.1.0 */
 export type InvoiceStatus = typeof InvoiceStatus.Type
@@ -210,6 +212,7 @@ export type InvoiceTrigger =
   | "full_refund"
   | "settle_without_charge"
   | "reopen"
+  | "void"
 
 /**
  * The invoice machine.
@@ -222,7 +225,7 @@ export const invoice: Machine<InvoiceStatus, InvoiceTrigger> = {
   states: InvoiceStatus.literals,
   initial: "open",
   createEvents: [],
-  terminal: ["refunded"],
+  terminal: ["refunded", "void"],
   transitions: [
     { from: ["open", "retrying"], trigger: "charge", to: "pending", events: [], description: "a charge is in flight" },
     {
@@ -280,6 +283,14 @@ export const invoice: Machine<InvoiceStatus, InvoiceTrigger> = {
       to: "refunded",
       events: ["v2.invoice.refunded"],
       description: "the remainder is refunded"
+    },
+    {
+      from: ["open", "pending"],
+      trigger: "void",
+      to: "void",
+      events: ["v2.invoice.voided"],
+      description:
+        "a checkout's first invoice never paid: its session expired or its subscription's first payment expired (never issued: no number)"
     }
   ]
 }
@@ -299,7 +310,7 @@ export const TradeStatus = Schema.Literals([
 /** @since 0.1.0 */
 export type TradeStatus = typeof TradeStatus.Type
 /** @since 0.1.0 */
-export type TradeTrigger = "submit_payment" | "resubmit_payment" | "succeeded" | "failed" | "close"
+export type TradeTrigger = "submit_payment" | "resubmit_payment" | "succeeded" | "failed" | "close" | "abandon"
 
 /**
  * The trade machine. `next_action` is set while `processing` waits for 3-D Secure.
@@ -347,7 +358,15 @@ export const trade: Machine<TradeStatus, TradeTrigger> = {
       trigger: "close",
       to: "closed",
       events: [],
-      description: "unpaid after 24 hours, or a renewal's retries are exhausted"
+      description: "unpaid when its checkout session or first payment expires, or a renewal's retries are exhausted"
+    },
+    {
+      from: ["processing"],
+      trigger: "abandon",
+      to: "closed",
+      events: [],
+      description:
+        "its checkout expires while the payment still waits (a 3-D Secure challenge unanswered): given up at the gateway"
     }
   ]
 }
@@ -520,7 +539,7 @@ export const checkoutSession: Machine<SessionStatus, "paid" | "expire"> = {
       trigger: "expire",
       to: "expired",
       events: [],
-      description: "24 hours passed unpaid (seen on the next read)"
+      description: "24 hours passed unpaid (seen on the next read; the worker ends a started payment then)"
     }
   ]
 }

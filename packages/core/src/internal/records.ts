@@ -6,6 +6,7 @@
  */
 import { DateTime, Effect, Option, Result } from "effect"
 import * as BillingPeriod from "../BillingPeriod.js"
+import * as Customer from "../Customer.js"
 import type * as CheckoutSession from "../CheckoutSession.js"
 import { Discounts, type Metadata } from "../Common.js"
 import * as Decimal from "../Decimal.js"
@@ -276,9 +277,11 @@ export const taxLinesOf = (invoice: Invoice.Invoice): ReadonlyArray<Invoicing.Ta
   }))
 
 /**
- * Issuing invoices: their numbers, in order, from the merchant's gapless counters, and their
- * signed links (the hosted page and the PDF). Call `issue` in the transaction that inserts the
- * invoices, so a rollback returns the numbers.
+ * Issuing invoices: their numbers, in order, from the merchant's gapless counters, the parties as
+ * they stand now (the customer's name, email and address, the merchant's name: the snapshot the
+ * page, the PDF and the API show from then on), and their signed links (the hosted page and the
+ * PDF). Call `issue` in the transaction that makes the invoices final — inserting them, or, for
+ * a checkout's first invoice, recording its payment — so a rollback returns the numbers.
  */
 export const invoiceDocuments = (
   storage: StorageService,
@@ -286,16 +289,25 @@ export const invoiceDocuments = (
   settings: Pick<Settings.Settings["Service"], "publicUrl">
 ) => {
   const base = settings.publicUrl.replace(/\/+$/, "")
-  const issue = (
-    merchant: Pick<Merchant.Merchant, "merchant_id" | "invoice_prefix">,
-    invoices: ReadonlyArray<Invoice.Invoice>
-  ) =>
+  const customers = storage.repository(Entities.customer)
+  type Issuer = Pick<Merchant.Merchant, "merchant_id" | "invoice_prefix" | "name">
+  const issue = (merchant: Issuer, invoices: ReadonlyArray<Invoice.Invoice>) =>
     Effect.gen(function* () {
       const next = new Map<string, number>()
       const seriesOf = (i: Invoice.Invoice) => Invoice.seriesOf(merchant.invoice_prefix, i.invoice_type)
       for (const series of new Set(invoices.map(seriesOf))) {
         const count = invoices.filter((i) => seriesOf(i) === series).length
         next.set(series, yield* storage.counters.take(merchant.merchant_id, series, count))
+      }
+      const parties = new Map<string, Pick<Invoice.Invoice, "customer_name" | "customer_email" | "customer_address">>()
+      for (const id of new Set(invoices.map((i) => i.customer_id))) {
+        const found = yield* Effect.orDie(customers.get(merchant.merchant_id, id))
+        const c = Option.getOrUndefined(found)?.value
+        parties.set(id, {
+          customer_name: c?.name ?? null,
+          customer_email: c?.email ?? null,
+          customer_address: c?.address ? Customer.formatAddress(c.address) || null : null
+        })
       }
       return yield* Effect.forEach(invoices, (i) =>
         Effect.map(secrets.sign(`invoice:${i.merchant_id}:${i.invoice_id}`), (token) => {
@@ -305,6 +317,8 @@ export const invoiceDocuments = (
           return new Invoice.Invoice(
             {
               ...i,
+              ...parties.get(i.customer_id)!,
+              merchant_name: merchant.name,
               number: Invoice.numberOf(merchant.invoice_prefix, i.invoice_type, n),
               hosted_invoice_url: page,
               invoice_pdf: `${page}/pdf`
@@ -316,8 +330,7 @@ export const invoiceDocuments = (
     })
   return {
     issue,
-    issueOne: (merchant: Pick<Merchant.Merchant, "merchant_id" | "invoice_prefix">, invoice: Invoice.Invoice) =>
-      Effect.map(issue(merchant, [invoice]), (all) => all[0]!),
+    issueOne: (merchant: Issuer, invoice: Invoice.Invoice) => Effect.map(issue(merchant, [invoice]), (all) => all[0]!),
     /** Whether `token` is the signature of this invoice's links. */
     verify: (merchantId: string, invoiceId: string, token: string) =>
       Effect.map(secrets.sign(`invoice:${merchantId}:${invoiceId}`), (expected) => timingSafeEqual(expected, token))
@@ -386,7 +399,11 @@ export const newInvoice = (input: {
           ...documentOf(input.draft, input.period, input.usagePeriod),
           number: null,
           hosted_invoice_url: null,
-          invoice_pdf: null
+          invoice_pdf: null,
+          customer_name: null,
+          customer_email: null,
+          customer_address: null,
+          merchant_name: null
         },
         { disableChecks: true }
       )

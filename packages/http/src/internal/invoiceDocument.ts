@@ -73,7 +73,8 @@ const words: Readonly<Record<Language, Words>> = {
       success: "Paid",
       failed: "Failed",
       refunded: "Refunded",
-      partially_refunded: "Partially refunded"
+      partially_refunded: "Partially refunded",
+      void: "Void"
     }
   },
   de: {
@@ -110,7 +111,8 @@ const words: Readonly<Record<Language, Words>> = {
       success: "Bezahlt",
       failed: "Fehlgeschlagen",
       refunded: "Erstattet",
-      partially_refunded: "Teilweise erstattet"
+      partially_refunded: "Teilweise erstattet",
+      void: "Storniert"
     }
   },
   fr: {
@@ -147,7 +149,8 @@ const words: Readonly<Record<Language, Words>> = {
       success: "Payée",
       failed: "Échouée",
       refunded: "Remboursée",
-      partially_refunded: "Partiellement remboursée"
+      partially_refunded: "Partiellement remboursée",
+      void: "Annulée"
     }
   }
 }

@@ -345,6 +345,21 @@ export const start = async () => {
         )
       }
     if (method === "post" && path === "/v1/payment_intents") return createIntent(p)
+    const canceling = /^\/v1\/payment_intents\/([^/]+)\/cancel$/.exec(path)
+    if (method === "post" && canceling) {
+      // Stripe cancels an intent only while it waits (for a method, a confirmation, an action)
+      const intent = intents.get(canceling[1]!)
+      if (!intent) return invalid("No such payment_intent", "id", "resource_missing", 404)
+      if (!["requires_payment_method", "requires_confirmation", "requires_action"].includes(intent.status as string))
+        return invalid(
+          `You cannot cancel this PaymentIntent because it has a status of ${intent.status as string}.`,
+          undefined,
+          "payment_intent_unexpected_state",
+          400
+        )
+      Object.assign(intent, { status: "canceled", next_action: null, cancellation_reason: "abandoned" })
+      return { status: 200, body: intent }
+    }
     if (method === "post" && path === "/v1/setup_intents") return createSetup(p)
     if (method === "post" && path === "/v1/refunds") return createRefund(p)
     const one = (map: Map<string, Json>, what: string) => {
