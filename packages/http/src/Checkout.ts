@@ -101,6 +101,27 @@ export const PAY_LIMITS = {
 const perSession = Limiter.make(PAY_LIMITS.session)
 const perAddress = Limiter.make(PAY_LIMITS.address)
 
+/**
+ * Anonymous lookups of an open trade at the processor (a payer back from 3-D Secure, on the
+ * checkout's `/complete` or the invoice's page): a burst of 5 per trade, then one every 30 s.
+ * Past it the page shows what the store knows (a webhook or the reconcile worker settles the
+ * trade). A decided trade is never looked up again (`Payments.reconcileTrade`).
+ *
+ * @since 0.1.0
+ */
+export const LOOKUP_LIMITS = { trade: { burst: 5, perSecond: 1 / 30 } } as const
+const perTradeLookup = Limiter.make(LOOKUP_LIMITS.trade)
+
+/** Asks the processor about a trade for a payer's page, within {@link LOOKUP_LIMITS}; failures are the page's to ignore. */
+const askAboutTrade = (merchantId: string, tradeId: string) =>
+  Effect.gen(function* () {
+    if (perTradeLookup(tradeId, yield* Clock.currentTimeMillis) > 0) return
+    yield* Effect.ignore(Billing.Billing.use((b) => b.reconcileTrade(merchantId, tradeId)))
+  })
+
+/** The states of an invoice whose payment is decided. */
+const paid: ReadonlySet<string> = new Set(["success", "refunded", "partially_refunded"])
+
 const isLoopback = (address: string) => NetworkAddress.specialPurpose(address)?.startsWith("loopback") === true
 
 /** Seconds to wait before this pay attempt may run, or 0. */
@@ -485,8 +506,7 @@ export const routes = Layer.mergeAll(
       const found = yield* findSession(session_id)
       if (Option.isNone(found)) return yield* notice(request, null, (w) => w.notFound, 404)
       const m = found.value.merchant_id
-      if (found.value.trade_id !== null)
-        yield* Effect.ignore(Billing.Billing.use((b) => b.reconcileTrade(m, found.value.trade_id!)))
+      if (found.value.trade_id !== null && found.value.status === "open") yield* askAboutTrade(m, found.value.trade_id)
       return yield* afterChallenge(request, m, session_id, { action: "pay", base: "../" })
     })
   ),
@@ -599,9 +619,13 @@ export const routes = Layer.mergeAll(
     withInvoice((request, doc, token) =>
       Effect.gen(function* () {
         // back from a processor's 3-D Secure page: ask about the payment before showing the invoice
-        if (/[?&]payment_intent=/.test(request.url) && doc.invoice.trade_id !== null) {
-          const m = doc.invoice.merchant_id
-          yield* Effect.ignore(Billing.Billing.use((b) => b.reconcileTrade(m, doc.invoice.trade_id!)))
+        // (a paid invoice's trade is decided: nothing to ask)
+        if (
+          /[?&]payment_intent=/.test(request.url) &&
+          doc.invoice.trade_id !== null &&
+          !paid.has(doc.invoice.biz_status)
+        ) {
+          yield* askAboutTrade(doc.invoice.merchant_id, doc.invoice.trade_id)
           const now = yield* Effect.orDie(Billing.Billing.use((b) => b.invoiceDocument(doc.invoice.invoice_id, token)))
           return yield* invoiceAnswer(
             request,
