@@ -10,6 +10,7 @@ import {
   type Catalog,
   type Customers,
   type Discounts,
+  ErrorReplies,
   Merchants,
   RequestBodies,
   Secrets,
@@ -120,6 +121,13 @@ const recover = (requestId: string) => (cause: Cause.Cause<unknown>) => {
       return Effect.succeed(
         envelope(400, "invalid_request_error", "The request body could not be read as JSON.", requestId)
       )
+  }
+  // a lost race (a store's version conflict, a database's serialization failure…) changed
+  // nothing: 409 state_conflict, retry — never a 500
+  const race = ErrorReplies.lostRace(cause)
+  if (race !== undefined) {
+    const { code, httpStatus } = ErrorReplies.replyTo(race)
+    return Effect.succeed(envelope(httpStatus, code, race.message, requestId))
   }
   return Effect.as(
     Effect.logError("unexpected failure", cause),
