@@ -23,6 +23,7 @@ import * as ApiErrors from "./Errors.js"
 import { toApiError } from "./Handlers.js"
 import * as Page from "./internal/checkoutPage.js"
 import * as InvoiceDocument from "./internal/invoiceDocument.js"
+import * as PdfRenderer from "./internal/pdfRenderer.js"
 import * as PortalPage from "./internal/portalPage.js"
 import * as Limiter from "./internal/limiter.js"
 import { SandboxGateway } from "@recur/payment-sandbox"
@@ -291,6 +292,26 @@ const invoiceAnswer = (
     language
   )
 }
+
+/**
+ * The invoice PDFs of this process: each rendered once per state of the invoice (what it states;
+ * not whether its page offers a Pay form) and language, kept in a bounded cache, rendered one at
+ * a time between other requests (see `internal/pdfRenderer`).
+ */
+const invoicePdfs = PdfRenderer.make(
+  InvoiceDocument.invoicePdf,
+  (doc, language) => `${doc.invoice.invoice_id} ${language}`,
+  ({ payable: _payable, payments: _payments, ...stated }) =>
+    JSON.stringify(stated, (_key, value) => (typeof value === "bigint" ? value.toString() : value))
+)
+
+/**
+ * What the invoice PDFs of this process cost so far: renders made, documents and bytes cached,
+ * renders waiting.
+ *
+ * @since 0.1.0
+ */
+export const invoicePdfStats = (): PdfRenderer.Stats => invoicePdfs.stats()
 
 const findInvoice = (request: HttpServerRequest.HttpServerRequest) => {
   const { invoiceId, token } = invoicePath(request)
@@ -643,7 +664,16 @@ export const routes = Layer.mergeAll(
     withInvoice((request, doc) =>
       Effect.gen(function* () {
         const language = Page.languageOf(null, request.headers["accept-language"])
-        const bytes = yield* Effect.promise(() => InvoiceDocument.invoicePdf(doc, language))
+        const rendered = yield* Effect.result(
+          Effect.tryPromise({ try: () => invoicePdfs.pdf(doc, language), catch: (e) => e })
+        )
+        if (Result.isFailure(rendered)) {
+          if (!(rendered.failure instanceof PdfRenderer.Busy)) return yield* Effect.die(rendered.failure)
+          return HttpServerResponse.text(rendered.failure.message, { status: 503 }).pipe(
+            HttpServerResponse.setHeaders({ "retry-after": "1", "cache-control": "no-store" })
+          )
+        }
+        const bytes = rendered.success
         const name = (doc.invoice.number ?? doc.invoice.invoice_id).replace(/[^A-Za-z0-9-]/g, "")
         return HttpServerResponse.uint8Array(bytes, { contentType: "application/pdf" }).pipe(
           HttpServerResponse.setHeaders({
