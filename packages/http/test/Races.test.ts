@@ -252,58 +252,62 @@ for (const [name, storage] of backends()) {
       expect(["active", "paused", "past_due"]).toContain(after.body.data.subscription.status)
     })
 
-    it("an unpaid invoice paid on its page while the customer saves a card in the portal and the merchant one over REST: no 500, paid once", async () => {
-      const { api_key: key } = await api.merchant({ frozen: "2026-01-01T00:00:00Z" })
-      const { priceId } = await api.priceOf(key)
-      // this card pays the checkout, then declines the renewal: the renewal's invoice stays unpaid
-      const { sub, customer } = await subscribed(key, priceId, "4000000000000341")
-      await api.call("POST", "/api/v1/test_helpers/advance_clock", key, { frozen_time: "2026-02-01T12:00:00Z" })
-      expect((await api.call("GET", `/api/v1/subscription/${sub}`, key)).body.data.subscription.status).toBe("past_due")
-      const unpaid = (
-        await api.call("GET", `/api/v1/invoices?subscription_id=${sub}&limit=10`, key)
-      ).body.data.list.find((i: { biz_status: string }) => i.biz_status !== "success")
-      const invoicePage = new URL(unpaid.hosted_invoice_url).pathname
-      const portal = (await api.call("POST", "/api/v1/customer-portal/auth", key, { customer_id: customer })).body.data
-        .portal_session
-      const portalPath = new URL(portal.url).pathname
-      const form = (fields: Record<string, string>) =>
-        ({
-          method: "POST",
-          redirect: "manual",
-          headers: { "content-type": "application/x-www-form-urlencoded" },
-          body: new URLSearchParams(fields).toString()
-        }) as const
-      const visa = { card_number: "4242424242424242", ...card }
-      const answers = await Promise.all(
-        Array.from({ length: 3 }, () => [
-          api.handler(new Request(`http://localhost${invoicePage}/pay`, form(visa))).then((r) => r.status),
-          api
-            .handler(new Request(`http://localhost${portalPath}/subscription/${sub}/payment_method`, form(visa)))
-            .then((r) => r.status),
-          api
-            .call("POST", `/api/v1/subscription/${sub}/payment_method`, key, {
-              card_number: "5555555555554444",
-              exp_month: 12,
-              exp_year: 2030,
-              cvc: "123"
-            })
-            .then((r) => {
-              // a lost race over REST is the API's 409, said so
-              if (r.status === 409) expect(r.body.code).toMatch(/^(state_conflict|session_conflict)$/)
-              return r.status
-            })
-        ]).flat()
-      )
-      expect(answers.filter((s) => s >= 500)).toEqual([])
-      // money stays right: the invoice is paid, once
-      const after = (await api.call("GET", `/api/v1/invoice/${unpaid.invoice_id}`, key)).body.data.invoice
-      expect(after.biz_status).toBe("success")
-      // two payments succeeded in all: the checkout's, and this invoice's once
-      const succeeded = (await api.call("GET", "/api/v1/trades?limit=100", key)).body.data.list.filter(
-        (t: { trade_status: string }) => t.trade_status === "succeeded"
-      )
-      expect(succeeded).toHaveLength(2)
-      expect((await api.call("GET", `/api/v1/subscription/${sub}`, key)).body.data.subscription.status).toBe("active")
-    })
+    for (const [state, until] of [
+      ["past_due", "2026-02-01T12:00:00Z"],
+      ["unpaid", "2026-02-20T00:00:00Z"]
+    ] as const)
+      it(`a ${state} subscription's invoice paid on its page while the customer saves a card in the portal and the merchant one over REST: no 500, paid once`, async () => {
+        const { api_key: key } = await api.merchant({ frozen: "2026-01-01T00:00:00Z" })
+        const { priceId } = await api.priceOf(key)
+        // this card pays the checkout, then declines the renewal (and every retry): its invoice stays unpaid
+        const { sub, customer } = await subscribed(key, priceId, "4000000000000341")
+        await api.call("POST", "/api/v1/test_helpers/advance_clock", key, { frozen_time: until })
+        expect((await api.call("GET", `/api/v1/subscription/${sub}`, key)).body.data.subscription.status).toBe(state)
+        const unpaid = (
+          await api.call("GET", `/api/v1/invoices?subscription_id=${sub}&limit=10`, key)
+        ).body.data.list.find((i: { biz_status: string }) => i.biz_status !== "success")
+        const invoicePage = new URL(unpaid.hosted_invoice_url).pathname
+        const portal = (await api.call("POST", "/api/v1/customer-portal/auth", key, { customer_id: customer })).body
+          .data.portal_session
+        const portalPath = new URL(portal.url).pathname
+        const form = (fields: Record<string, string>) =>
+          ({
+            method: "POST",
+            redirect: "manual",
+            headers: { "content-type": "application/x-www-form-urlencoded" },
+            body: new URLSearchParams(fields).toString()
+          }) as const
+        const visa = { card_number: "4242424242424242", ...card }
+        const answers = await Promise.all(
+          Array.from({ length: 8 }, () => [
+            api.handler(new Request(`http://localhost${invoicePage}/pay`, form(visa))).then((r) => r.status),
+            api
+              .handler(new Request(`http://localhost${portalPath}/subscription/${sub}/payment_method`, form(visa)))
+              .then((r) => r.status),
+            api
+              .call("POST", `/api/v1/subscription/${sub}/payment_method`, key, {
+                card_number: "5555555555554444",
+                exp_month: 12,
+                exp_year: 2030,
+                cvc: "123"
+              })
+              .then((r) => {
+                // a lost race over REST is the API's 409, said so
+                if (r.status === 409) expect(r.body.code).toMatch(/^(state_conflict|session_conflict)$/)
+                return r.status
+              })
+          ]).flat()
+        )
+        expect(answers.filter((s) => s >= 500)).toEqual([])
+        // money stays right: the invoice is paid, once
+        const after = (await api.call("GET", `/api/v1/invoice/${unpaid.invoice_id}`, key)).body.data.invoice
+        expect(after.biz_status).toBe("success")
+        // two payments succeeded in all: the checkout's, and this invoice's once
+        const succeeded = (await api.call("GET", "/api/v1/trades?limit=100", key)).body.data.list.filter(
+          (t: { trade_status: string }) => t.trade_status === "succeeded"
+        )
+        expect(succeeded).toHaveLength(2)
+        expect((await api.call("GET", `/api/v1/subscription/${sub}`, key)).body.data.subscription.status).toBe("active")
+      })
   })
 }
