@@ -206,13 +206,18 @@ const idempotent = <E, R>(
       const text = stored.startsWith("{") ? stored : yield* secrets.decrypt(stored)
       return Option.some(json(existing.status ?? 200, JSON.parse(text), { "idempotent-replayed": "true" }))
     }
+    // a lost race changed nothing: its 409 is not kept, so a retry with this Request-Id runs again
+    let lost = false
     const response = yield* app.pipe(
-      Effect.catchCause(recover(requestId)),
+      Effect.catchCause((cause) => {
+        lost = ErrorReplies.lostRace(cause) !== undefined
+        return recover(requestId)(cause)
+      }),
       Effect.map(normalize),
       Effect.onInterrupt(() => storage.idempotency.release(merchantId, requestId))
     )
     const text = bodyText(response)
-    if (response.status >= 500 || text === undefined) yield* storage.idempotency.release(merchantId, requestId)
+    if (response.status >= 500 || text === undefined || lost) yield* storage.idempotency.release(merchantId, requestId)
     else
       yield* storage.idempotency.complete(
         merchantId,

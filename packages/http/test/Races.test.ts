@@ -1,4 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { Store } from "@recur/core"
+import { Http } from "@recur/http"
+import { Effect } from "effect"
+import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { backends, serve } from "./client.js"
 
 // Lost races answer 409 state_conflict (or win after a safe retry), never 500: every write
@@ -199,6 +203,39 @@ for (const [name, storage] of backends()) {
       "POST /api/v2/webhook/endpoints/{endpoint_id}/delete": (w) => [`/api/v2/webhook/endpoints/${w.endpoint}/delete`],
       "POST /api/v1/front/customer/delete": (w) => ["/api/v1/front/customer/delete", { customer_id: w.customer }]
     }
+
+    it("a lost race's 409 is not kept for its Request-Id: the retry runs again (a real conflict's answer is replayed)", async () => {
+      const { api_key: key } = await api.merchant()
+      let runs = 0
+      const answer = (requestId: string, outcome: "race" | "conflict") => {
+        const request = HttpServerRequest.fromWeb(
+          new Request("http://localhost/api/v1/anything", {
+            method: "POST",
+            headers: { authorization: `Bearer ${key}`, "request-id": requestId, "content-type": "application/json" },
+            body: "{}"
+          })
+        )
+        const app = Effect.suspend(() => {
+          runs++
+          return outcome === "race"
+            ? Effect.die(new Store.VersionConflict({ entity: "subscription", id: "sub_x" }))
+            : Effect.succeed(HttpServerResponse.jsonUnsafe({ code: "state_conflict" }, { status: 409 }))
+        })
+        return api.runtime
+          .runPromise(
+            Http.middleware(app).pipe(
+              Effect.provideService(HttpServerRequest.HttpServerRequest, request)
+            ) as Effect.Effect<HttpServerResponse.HttpServerResponse, never, never>
+          )
+          .then((r) => [r.status, r.headers["idempotent-replayed"] ?? null])
+      }
+      expect(await answer("race-1", "race")).toEqual([409, null])
+      expect(await answer("race-1", "race")).toEqual([409, null])
+      expect(runs).toBe(2)
+      expect(await answer("conflict-1", "conflict")).toEqual([409, null])
+      expect(await answer("conflict-1", "conflict")).toEqual([409, "true"])
+      expect(runs).toBe(3)
+    })
 
     /** The write operations of the API's own OpenAPI document. */
     const documentedWrites = async () => {
