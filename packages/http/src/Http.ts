@@ -331,30 +331,29 @@ export const makeMiddleware = (
   const take = limit === false ? undefined : Limiter.make(limit)
   const checked = middlewareWith(limits)
   const addressed = withClientAddress(addresses)
-  return <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>): Guarded<R> =>
-    addressed(
-      Effect.gen(function* () {
-        const request = yield* HttpServerRequest.HttpServerRequest
-        // the liveness probe reads nothing and can fail in no way: nothing to guard
-        if (request.url === "/healthz") return yield* Effect.orDie(app)
-        const auth = request.headers.authorization
-        if (take !== undefined && auth !== undefined && pathOf(request.url).startsWith("/api/")) {
-          const wait = take(auth, yield* Clock.currentTimeMillis)
-          if (wait > 0)
-            return HttpServerResponse.setHeader(
-              envelope(
-                429,
-                "rate_limit_exceeded",
-                "Too many requests for this API key.",
-                request.headers["request-id"] ?? ""
-              ),
-              "retry-after",
-              String(wait)
-            )
-        }
-        return yield* checked(app)
-      })
-    )
+  const guarded = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>): Guarded<R> =>
+    Effect.gen(function* () {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      // the liveness probe reads nothing and can fail in no way: nothing to guard
+      if (request.url === "/healthz") return yield* Effect.orDie(app)
+      const auth = request.headers.authorization
+      if (take !== undefined && auth !== undefined && pathOf(request.url).startsWith("/api/")) {
+        const wait = take(auth, yield* Clock.currentTimeMillis)
+        if (wait > 0)
+          return HttpServerResponse.setHeader(
+            envelope(
+              429,
+              "rate_limit_exceeded",
+              "Too many requests for this API key.",
+              request.headers["request-id"] ?? ""
+            ),
+            "retry-after",
+            String(wait)
+          )
+      }
+      return yield* checked(app)
+    })
+  return <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>): Guarded<R> => addressed(guarded(app))
 }
 
 const decodes = (text: string) => {
