@@ -6,9 +6,14 @@ import { createBilling, type StorageOption } from "@recur/embedded"
 import { Mount } from "@recur/http"
 import express from "express"
 
-export async function createApp(options: { readonly publicUrl: string; readonly storage?: StorageOption }) {
+export async function createApp(options: {
+  readonly publicUrl: string
+  readonly storage?: StorageOption
+  /** Proxies whose X-Forwarded-For names the client (the card-testing guard counts per client). */
+  readonly trustedProxies?: ReadonlyArray<string>
+}) {
   const billing = await createBilling({ storage: options.storage ?? "memory", publicUrl: options.publicUrl })
-  const recur = await Mount.nodeHandler(billing)
+  const recur = await Mount.nodeHandler(billing, { trustedProxies: options.trustedProxies ?? [] })
   const app = express()
   // express.json() refuses bodies over its own limit (100 kB by default) before Recur sees them;
   // Recur's own limit is 1 MiB (RECUR_MAX_BODY_BYTES): raise Express's to match if you need it

@@ -11,7 +11,8 @@ beforeAll(async () => {
   server = (await import("node:http")).createServer()
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
   origin = `http://127.0.0.1:${(server.address() as { port: number }).port}`
-  app = await createApp({ publicUrl: `${origin}/billing` })
+  // as behind a reverse proxy on this machine: its X-Forwarded-For names the client
+  app = await createApp({ publicUrl: `${origin}/billing`, trustedProxies: ["127.0.0.1"] })
   server.on("request", app.app)
 })
 afterAll(async () => {
@@ -34,4 +35,13 @@ it("Express behind express.json() and express.urlencoded(): API, hosted checkout
     body: deep
   })
   expect(refused.status).toBe(400)
+})
+
+it("Express: 40 declined cards from one client address give 402s, then 429, as the standalone server does", async () => {
+  const statuses = await MountJourney.cardTesting({
+    base: `${origin}/billing`,
+    createMerchant: () => app.billing.merchants.create({ name: "Tested shop", currency: "USD" }),
+    headers: { "x-forwarded-for": "198.51.100.32" }
+  })
+  expect(statuses).toEqual(MountJourney.limitedCardTesting)
 })

@@ -6,9 +6,14 @@ import { createBilling, type StorageOption } from "@recur/embedded"
 import { Mount } from "@recur/http"
 import Fastify from "fastify"
 
-export async function createApp(options: { readonly publicUrl: string; readonly storage?: StorageOption }) {
+export async function createApp(options: {
+  readonly publicUrl: string
+  readonly storage?: StorageOption
+  /** Proxies whose X-Forwarded-For names the client (the card-testing guard counts per client). */
+  readonly trustedProxies?: ReadonlyArray<string>
+}) {
   const billing = await createBilling({ storage: options.storage ?? "memory", publicUrl: options.publicUrl })
-  const recur = await Mount.nodeHandler(billing, { prefix: "/billing" })
+  const recur = await Mount.nodeHandler(billing, { prefix: "/billing", trustedProxies: options.trustedProxies ?? [] })
   const app = Fastify()
   app.get("/health", async (_request, reply) => reply.type("text/plain").send("ok"))
   await app.register(async (scope) => {

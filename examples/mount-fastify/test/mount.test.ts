@@ -7,7 +7,8 @@ let origin = ""
 beforeAll(async () => {
   const port = await MountJourney.freePort()
   origin = `http://127.0.0.1:${port}`
-  app = await createApp({ publicUrl: `${origin}/billing` })
+  // as behind a reverse proxy on this machine: its X-Forwarded-For names the client
+  app = await createApp({ publicUrl: `${origin}/billing`, trustedProxies: ["127.0.0.1"] })
   await app.app.listen({ port, host: "127.0.0.1" })
 })
 afterAll(() => app.close())
@@ -19,4 +20,13 @@ it("Fastify: API, hosted checkout and facade over one engine under /billing", as
     createMerchant: () => app.billing.merchants.create({ name: "Fastify shop", currency: "USD" }),
     subscriptionStatus: async (m, id) => (await app.billing.subscriptions.get(m, id)).status
   })
+})
+
+it("Fastify: 40 declined cards from one client address give 402s, then 429, as the standalone server does", async () => {
+  const statuses = await MountJourney.cardTesting({
+    base: `${origin}/billing`,
+    createMerchant: () => app.billing.merchants.create({ name: "Tested shop", currency: "USD" }),
+    headers: { "x-forwarded-for": "198.51.100.33" }
+  })
+  expect(statuses).toEqual(MountJourney.limitedCardTesting)
 })

@@ -4,15 +4,23 @@
  */
 import { createBilling, type StorageOption } from "@recur/embedded"
 import { Mount } from "@recur/http"
-import { Hono } from "hono"
+import { getConnInfo } from "@hono/node-server/conninfo"
+import { type Context, Hono } from "hono"
 
-export async function createApp(options: { readonly publicUrl: string; readonly storage?: StorageOption }) {
+export async function createApp(options: {
+  readonly publicUrl: string
+  readonly storage?: StorageOption
+  /** Proxies whose X-Forwarded-For names the client (the card-testing guard counts per client). */
+  readonly trustedProxies?: ReadonlyArray<string>
+}) {
   const billing = await createBilling({ storage: options.storage ?? "memory", publicUrl: options.publicUrl })
-  const recur = await Mount.fetchHandler(billing, { prefix: "/billing" })
+  const recur = await Mount.fetchHandler(billing, { prefix: "/billing", trustedProxies: options.trustedProxies ?? [] })
   const app = new Hono()
   app.get("/health", (c) => c.text("ok"))
-  app.all("/billing", (c) => recur.fetch(c.req.raw))
-  app.all("/billing/*", (c) => recur.fetch(c.req.raw))
+  // the connection's address: the card-testing guard counts pay attempts per client
+  const toRecur = (c: Context) => recur.fetch(c.req.raw, { remoteAddress: getConnInfo(c).remote.address })
+  app.all("/billing", toRecur)
+  app.all("/billing/*", toRecur)
   return {
     app,
     billing,

@@ -9,7 +9,8 @@ let origin = ""
 beforeAll(async () => {
   const port = await MountJourney.freePort()
   origin = `http://127.0.0.1:${port}`
-  app = await createApp({ publicUrl: `${origin}/billing` })
+  // as behind a reverse proxy on this machine: its X-Forwarded-For names the client
+  app = await createApp({ publicUrl: `${origin}/billing`, trustedProxies: ["127.0.0.1"] })
   await new Promise<void>((resolve) => {
     server = serve({ fetch: app.app.fetch, port, hostname: "127.0.0.1" }, () => resolve())
   })
@@ -26,4 +27,13 @@ it("Hono: API, hosted checkout and facade over one engine under /billing", async
     createMerchant: () => app.billing.merchants.create({ name: "Hono shop", currency: "USD" }),
     subscriptionStatus: async (m, id) => (await app.billing.subscriptions.get(m, id)).status
   })
+})
+
+it("Hono: 40 declined cards from one client address give 402s, then 429, as the standalone server does", async () => {
+  const statuses = await MountJourney.cardTesting({
+    base: `${origin}/billing`,
+    createMerchant: () => app.billing.merchants.create({ name: "Tested shop", currency: "USD" }),
+    headers: { "x-forwarded-for": "198.51.100.34" }
+  })
+  expect(statuses).toEqual(MountJourney.limitedCardTesting)
 })

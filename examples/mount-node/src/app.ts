@@ -6,10 +6,15 @@ import { createBilling, type StorageOption } from "@recur/embedded"
 import { Mount } from "@recur/http"
 import { createServer } from "node:http"
 
-export async function createApp(options: { readonly publicUrl: string; readonly storage?: StorageOption }) {
+export async function createApp(options: {
+  readonly publicUrl: string
+  readonly storage?: StorageOption
+  /** Proxies whose X-Forwarded-For names the client (the card-testing guard counts per client). */
+  readonly trustedProxies?: ReadonlyArray<string>
+}) {
   // one engine: the host's own code uses `billing`, the API is mounted over the same instance
   const billing = await createBilling({ storage: options.storage ?? "memory", publicUrl: options.publicUrl })
-  const recur = await Mount.nodeHandler(billing, { prefix: "/billing" })
+  const recur = await Mount.nodeHandler(billing, { prefix: "/billing", trustedProxies: options.trustedProxies ?? [] })
   const server = createServer((req, res) => {
     if (req.url === "/health") {
       res.writeHead(200, { "content-type": "text/plain" }).end("ok") // the host's own route

@@ -7,7 +7,8 @@ let origin = ""
 beforeAll(async () => {
   const port = await MountJourney.freePort()
   origin = `http://127.0.0.1:${port}`
-  app = await createApp({ publicUrl: `${origin}/billing` })
+  // as behind a reverse proxy on this machine: its X-Forwarded-For names the client
+  app = await createApp({ publicUrl: `${origin}/billing`, trustedProxies: ["127.0.0.1"] })
   await new Promise<void>((resolve) => app.server.listen(port, "127.0.0.1", resolve))
 })
 afterAll(() => app.close())
@@ -20,4 +21,13 @@ it("node:http: the host's routes, and Recur's API, hosted checkout and facade ov
     subscriptionStatus: async (m, id) => (await app.billing.subscriptions.get(m, id)).status
   })
   expect((await fetch(`${origin}/billing/openapi.json`)).status).toBe(200)
+})
+
+it("node:http: 40 declined cards from one client address give 402s, then 429, as the standalone server does", async () => {
+  const statuses = await MountJourney.cardTesting({
+    base: `${origin}/billing`,
+    createMerchant: () => app.billing.merchants.create({ name: "Tested shop", currency: "USD" }),
+    headers: { "x-forwarded-for": "198.51.100.31" }
+  })
+  expect(statuses).toEqual(MountJourney.limitedCardTesting)
 })

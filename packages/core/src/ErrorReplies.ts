@@ -8,7 +8,8 @@
  *
  * @since 0.1.0
  */
-import type * as Errors from "./Errors.js"
+import { Cause } from "effect"
+import * as Errors from "./Errors.js"
 
 /**
  * The envelope an error becomes: `invalid_parameter` (400 `InvalidParameter`),
@@ -120,4 +121,49 @@ export const replyTo = (
 } => {
   const binding = bindings[e._tag] as Binding<Errors.RecurError>
   return { reply: binding.reply, ...answers[binding.reply], param: binding.param?.(e) }
+}
+
+/** The storage errors that mean "another writer got there first" (a store's or a database's own). */
+const raceTags: ReadonlySet<string> = new Set([
+  "VersionConflict",
+  "ConcurrentUpdate",
+  "UniqueViolation",
+  "DeadlockError",
+  "SerializationError",
+  "LockTimeoutError"
+])
+
+const raceIn = (u: unknown, depth: number): { readonly entity?: string; readonly id?: string } | undefined => {
+  if (typeof u !== "object" || u === null || depth > 4) return undefined
+  const e = u as { _tag?: unknown; reason?: unknown; cause?: unknown; entity?: unknown; id?: unknown }
+  if (typeof e._tag === "string" && raceTags.has(e._tag))
+    return {
+      ...(typeof e.entity === "string" ? { entity: e.entity } : {}),
+      ...(typeof e.id === "string" ? { id: e.id } : {})
+    }
+  // a SQL driver's error carries its kind as `reason`; a wrapped one as `cause`
+  return raceIn(e.reason, depth + 1) ?? raceIn(e.cause, depth + 1)
+}
+
+/**
+ * A lost race anywhere in a failed call's cause — a store's `VersionConflict` or
+ * `UniqueViolation`, the engine's `ConcurrentUpdate`, a database's serialization failure,
+ * deadlock or lock timeout, whether raised as an error or as a defect — as the engine's
+ * {@link Errors.ConcurrentUpdate} (409 `state_conflict`: nothing was changed, retry), or
+ * undefined when the call failed for another reason. The one place both the REST adapter and the
+ * Promise facade turn a race into an answer, instead of a 500.
+ *
+ * @since 0.1.0
+ */
+export const lostRace = (cause: Cause.Cause<unknown>): Errors.ConcurrentUpdate | undefined => {
+  for (const reason of cause.reasons) {
+    const found = Cause.isFailReason(reason)
+      ? raceIn(reason.error, 0)
+      : Cause.isDieReason(reason)
+        ? raceIn(reason.defect, 0)
+        : undefined
+    if (found !== undefined)
+      return new Errors.ConcurrentUpdate({ resource: found.entity ?? "record", id: found.id ?? "" })
+  }
+  return undefined
 }

@@ -350,7 +350,7 @@ export class ConcurrentUpdate extends Schema.TaggedError<ConcurrentUpdate>()("Co
   id: Schema.String
 }) {
   override get message() {
-    return `${this.resource} ${this.id} was modified concurrently; retry`
+    return `${this.resource}${this.id === "" ? "" : ` ${this.id}`} was modified concurrently; retry`
   }
 }
 

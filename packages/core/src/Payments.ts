@@ -404,11 +404,21 @@ export class Payments extends Context.Service<Payments>()("@recur/core/Payments"
           )
       }).pipe(Effect.withSpan("Payments.applyOutcome"))
 
-    /** Asks the gateway about a trade whose outcome is unknown and applies the answer. */
+    /**
+     * Asks the gateway about a trade whose outcome is unknown and applies the answer. A trade
+     * already decided (succeeded, failed, closed) is answered from the store: its outcome can no
+     * longer change by asking, so the processor is never called for it.
+     */
     const reconcileTrade = (merchantId: string, tradeId: string) =>
-      Effect.flatMap(gateway.retrieve(tradeId), (outcome) => applyOutcome(merchantId, tradeId, outcome)).pipe(
-        Effect.withSpan("Payments.reconcileTrade")
-      )
+      Effect.gen(function* () {
+        const tv = yield* Effect.flatMap(trades.get(merchantId, tradeId), (o) => must(o, "trade", tradeId))
+        const outcome =
+          tv.value.trade.trade_status === "processing"
+            ? yield* gateway.retrieve(tradeId)
+            : // applyOutcome answers a decided trade as it is, whatever the outcome says
+              Ports.ChargeOutcome.Unknown()
+        return yield* applyOutcome(merchantId, tradeId, outcome)
+      }).pipe(Effect.withSpan("Payments.reconcileTrade"))
 
     /** Charges an invoice's trade off-session with the saved token (the trade's current attempt). */
     const chargeInvoiceTrade = (merchantId: string, tradeId: string, token: string) =>

@@ -129,6 +129,8 @@ export const fromDomain = (e: Errors.RecurError): RecurError => {
 export const fromCause = (cause: Cause.Cause<unknown>): RecurError => {
   const failure = Cause.findErrorOption(cause)
   if (failure._tag === "Some" && isDomainError(failure.value)) return fromDomain(failure.value)
+  const race = ErrorReplies.lostRace(cause)
+  if (race !== undefined) return fromDomain(race)
   const squashed = Cause.squash(cause)
   return new SystemError({
     message: squashed instanceof Error ? squashed.message : "Recur failed to complete the call",

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Ports } from "@recur/core"
+import { Ports, Store } from "@recur/core"
+import { Cause } from "effect"
+import { fromCause } from "../src/Errors.js"
 import {
   type BillingClient,
   ConflictError,
@@ -50,6 +52,13 @@ const monthly = async (billing: BillingClient, merchantId: string) => {
 }
 
 describe("the facade's failures", () => {
+  it("a lost race (a store's version conflict, even as a defect) rejects with ConflictError 409 state_conflict, not SystemError", () => {
+    const e = fromCause(Cause.die(new Store.VersionConflict({ entity: "subscription", id: "sub_x" })))
+    expect(e).toBeInstanceOf(ConflictError)
+    expect([e.code, e.status, e.error?._tag]).toEqual(["state_conflict", 409, "ConcurrentUpdate"])
+    expect(fromCause(Cause.die(new Error("boom")))).toBeInstanceOf(SystemError)
+  })
+
   it("an unknown subscription rejects with NotFoundError: code, status and the engine's error", async () => {
     await withBilling(async (billing, m) => {
       const e = await rejection(billing.subscriptions.get(m, "sub_unknown"))

@@ -23,6 +23,7 @@ import * as ApiErrors from "./Errors.js"
 import { toApiError } from "./Handlers.js"
 import * as Page from "./internal/checkoutPage.js"
 import * as InvoiceDocument from "./internal/invoiceDocument.js"
+import * as PdfRenderer from "./internal/pdfRenderer.js"
 import * as PortalPage from "./internal/portalPage.js"
 import * as Limiter from "./internal/limiter.js"
 import { SandboxGateway } from "@recur/payment-sandbox"
@@ -100,6 +101,27 @@ export const PAY_LIMITS = {
 } as const
 const perSession = Limiter.make(PAY_LIMITS.session)
 const perAddress = Limiter.make(PAY_LIMITS.address)
+
+/**
+ * Anonymous lookups of an open trade at the processor (a payer back from 3-D Secure, on the
+ * checkout's `/complete` or the invoice's page): a burst of 5 per trade, then one every 30 s.
+ * Past it the page shows what the store knows (a webhook or the reconcile worker settles the
+ * trade). A decided trade is never looked up again (`Payments.reconcileTrade`).
+ *
+ * @since 0.1.0
+ */
+export const LOOKUP_LIMITS = { trade: { burst: 5, perSecond: 1 / 30 } } as const
+const perTradeLookup = Limiter.make(LOOKUP_LIMITS.trade)
+
+/** Asks the processor about a trade for a payer's page, within {@link LOOKUP_LIMITS}; failures are the page's to ignore. */
+const askAboutTrade = (merchantId: string, tradeId: string) =>
+  Effect.gen(function* () {
+    if (perTradeLookup(tradeId, yield* Clock.currentTimeMillis) > 0) return
+    yield* Effect.ignore(Billing.Billing.use((b) => b.reconcileTrade(merchantId, tradeId)))
+  })
+
+/** The states of an invoice whose payment is decided. */
+const paid: ReadonlySet<string> = new Set(["success", "refunded", "partially_refunded"])
 
 const isLoopback = (address: string) => NetworkAddress.specialPurpose(address)?.startsWith("loopback") === true
 
@@ -270,6 +292,26 @@ const invoiceAnswer = (
     language
   )
 }
+
+/**
+ * The invoice PDFs of this process: each rendered once per state of the invoice (what it states;
+ * not whether its page offers a Pay form) and language, kept in a bounded cache, rendered one at
+ * a time between other requests (see `internal/pdfRenderer`).
+ */
+const invoicePdfs = PdfRenderer.make(
+  InvoiceDocument.invoicePdf,
+  (doc, language) => `${doc.invoice.invoice_id} ${language}`,
+  ({ payable: _payable, payments: _payments, ...stated }) =>
+    JSON.stringify(stated, (_key, value) => (typeof value === "bigint" ? value.toString() : value))
+)
+
+/**
+ * What the invoice PDFs of this process cost so far: renders made, documents and bytes cached,
+ * renders waiting.
+ *
+ * @since 0.1.0
+ */
+export const invoicePdfStats = (): PdfRenderer.Stats => invoicePdfs.stats()
 
 const findInvoice = (request: HttpServerRequest.HttpServerRequest) => {
   const { invoiceId, token } = invoicePath(request)
@@ -485,8 +527,7 @@ export const routes = Layer.mergeAll(
       const found = yield* findSession(session_id)
       if (Option.isNone(found)) return yield* notice(request, null, (w) => w.notFound, 404)
       const m = found.value.merchant_id
-      if (found.value.trade_id !== null)
-        yield* Effect.ignore(Billing.Billing.use((b) => b.reconcileTrade(m, found.value.trade_id!)))
+      if (found.value.trade_id !== null && found.value.status === "open") yield* askAboutTrade(m, found.value.trade_id)
       return yield* afterChallenge(request, m, session_id, { action: "pay", base: "../" })
     })
   ),
@@ -599,9 +640,13 @@ export const routes = Layer.mergeAll(
     withInvoice((request, doc, token) =>
       Effect.gen(function* () {
         // back from a processor's 3-D Secure page: ask about the payment before showing the invoice
-        if (/[?&]payment_intent=/.test(request.url) && doc.invoice.trade_id !== null) {
-          const m = doc.invoice.merchant_id
-          yield* Effect.ignore(Billing.Billing.use((b) => b.reconcileTrade(m, doc.invoice.trade_id!)))
+        // (a paid invoice's trade is decided: nothing to ask)
+        if (
+          /[?&]payment_intent=/.test(request.url) &&
+          doc.invoice.trade_id !== null &&
+          !paid.has(doc.invoice.biz_status)
+        ) {
+          yield* askAboutTrade(doc.invoice.merchant_id, doc.invoice.trade_id)
           const now = yield* Effect.orDie(Billing.Billing.use((b) => b.invoiceDocument(doc.invoice.invoice_id, token)))
           return yield* invoiceAnswer(
             request,
@@ -619,7 +664,16 @@ export const routes = Layer.mergeAll(
     withInvoice((request, doc) =>
       Effect.gen(function* () {
         const language = Page.languageOf(null, request.headers["accept-language"])
-        const bytes = yield* Effect.promise(() => InvoiceDocument.invoicePdf(doc, language))
+        const rendered = yield* Effect.result(
+          Effect.tryPromise({ try: () => invoicePdfs.pdf(doc, language), catch: (e) => e })
+        )
+        if (Result.isFailure(rendered)) {
+          if (!(rendered.failure instanceof PdfRenderer.Busy)) return yield* Effect.die(rendered.failure)
+          return HttpServerResponse.text(rendered.failure.message, { status: 503 }).pipe(
+            HttpServerResponse.setHeaders({ "retry-after": "1", "cache-control": "no-store" })
+          )
+        }
+        const bytes = rendered.success
         const name = (doc.invoice.number ?? doc.invoice.invoice_id).replace(/[^A-Za-z0-9-]/g, "")
         return HttpServerResponse.uint8Array(bytes, { contentType: "application/pdf" }).pipe(
           HttpServerResponse.setHeaders({

@@ -10,6 +10,7 @@ import {
   type Catalog,
   type Customers,
   type Discounts,
+  ErrorReplies,
   Merchants,
   RequestBodies,
   Secrets,
@@ -18,8 +19,16 @@ import {
   type Webhooks
 } from "@recur/core"
 import type { SandboxGateway } from "@recur/payment-sandbox"
-import { ByteSize, Cause, Clock, Effect, Layer, Option, type SchemaIssue } from "effect"
-import { HttpIncomingMessage, HttpRouter, HttpServer, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { ByteSize, Cause, Clock, Context, Effect, Layer, Option, Result, type SchemaIssue } from "effect"
+import {
+  HttpIncomingMessage,
+  HttpMiddleware,
+  HttpRouter,
+  HttpServer,
+  HttpServerRequest,
+  HttpServerResponse
+} from "effect/http"
+import { IpNetwork } from "effect/net"
 import { HttpApiBuilder, HttpApiMiddleware, HttpApiSwagger } from "effect/http-api"
 import { BillingApi, DecodeErrors } from "./Api.js"
 import * as ApiErrors from "./Errors.js"
@@ -121,6 +130,13 @@ const recover = (requestId: string) => (cause: Cause.Cause<unknown>) => {
         envelope(400, "invalid_request_error", "The request body could not be read as JSON.", requestId)
       )
   }
+  // a lost race (a store's version conflict, a database's serialization failure…) changed
+  // nothing: 409 state_conflict, retry — never a 500
+  const race = ErrorReplies.lostRace(cause)
+  if (race !== undefined) {
+    const { code, httpStatus } = ErrorReplies.replyTo(race)
+    return Effect.succeed(envelope(httpStatus, code, race.message, requestId))
+  }
   return Effect.as(
     Effect.logError("unexpected failure", cause),
     envelope(500, "system_error", "An unexpected error occurred. Retry later.", requestId)
@@ -190,13 +206,18 @@ const idempotent = <E, R>(
       const text = stored.startsWith("{") ? stored : yield* secrets.decrypt(stored)
       return Option.some(json(existing.status ?? 200, JSON.parse(text), { "idempotent-replayed": "true" }))
     }
+    // a lost race changed nothing: its 409 is not kept, so a retry with this Request-Id runs again
+    let lost = false
     const response = yield* app.pipe(
-      Effect.catchCause(recover(requestId)),
+      Effect.catchCause((cause) => {
+        lost = ErrorReplies.lostRace(cause) !== undefined
+        return recover(requestId)(cause)
+      }),
       Effect.map(normalize),
       Effect.onInterrupt(() => storage.idempotency.release(merchantId, requestId))
     )
     const text = bodyText(response)
-    if (response.status >= 500 || text === undefined) yield* storage.idempotency.release(merchantId, requestId)
+    if (response.status >= 500 || text === undefined || lost) yield* storage.idempotency.release(merchantId, requestId)
     else
       yield* storage.idempotency.complete(
         merchantId,
@@ -225,6 +246,71 @@ export interface RateLimit {
  */
 export const defaultRateLimit: RateLimit = { perSecond: 100, burst: 200 }
 
+/**
+ * The address of the client as the host's own server saw it (the TCP peer), for a request that
+ * reaches the API through a mount ({@link toWebHandler}'s handler, given per request in its
+ * context): a fetch-style `Request` carries none. The standalone server knows it itself.
+ *
+ * @since 0.1.0
+ */
+export class PeerAddress extends Context.Service<PeerAddress, string>()("@recur/http/PeerAddress") {}
+
+/**
+ * Where the API takes a client's address from (the card-testing guard of the hosted pay routes
+ * counts attempts per address).
+ *
+ * @since 0.1.0
+ */
+export interface ClientAddresses {
+  /**
+   * The proxies in front of the API (`"10.0.0.0/8"`, `"127.0.0.1"`: networks in CIDR notation or
+   * single addresses) whose `X-Forwarded-For` is believed: for a request from one of them, the
+   * client is the rightmost address of `X-Forwarded-For` that is not itself a trusted proxy.
+   * Default none: `X-Forwarded-For` is ignored (anyone can send it) and the client is the TCP peer.
+   */
+  readonly trustedProxies?: ReadonlyArray<string>
+}
+
+/**
+ * The networks of {@link ClientAddresses.trustedProxies}; throws on one that is not an address
+ * or a network, so a typo fails at start rather than trusting nothing (or everyone).
+ *
+ * @since 0.1.0
+ */
+export const trustedNetworks = (proxies: ReadonlyArray<string>): ReadonlyArray<IpNetwork.IpNetwork> =>
+  proxies.map((proxy) => {
+    const cidr = proxy.includes("/") ? proxy : `${proxy}/${proxy.includes(":") ? 128 : 32}`
+    const network = IpNetwork.fromString(cidr)
+    if (Result.isFailure(network))
+      throw new Error(`trustedProxies: "${proxy}" is not an IP address or a network in CIDR notation`)
+    return network.success
+  })
+
+/**
+ * The request's client address: the mount's {@link PeerAddress} when the server gave none, then
+ * `X-Forwarded-For` when the peer is a trusted proxy.
+ */
+const withClientAddress = (addresses: ClientAddresses) => {
+  const trusted = trustedNetworks(addresses.trustedProxies ?? [])
+  const forwarded = trusted.length > 0 ? HttpMiddleware.xForwardedHeaders({ trustedProxies: trusted }) : undefined
+  return <E, R>(
+    app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+  ): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | HttpServerRequest.HttpServerRequest> => {
+    const inner = forwarded
+      ? forwarded(
+          app as Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | HttpServerRequest.HttpServerRequest>
+        )
+      : app
+    return Effect.flatMap(Effect.serviceOption(PeerAddress), (peer) =>
+      Option.isNone(peer)
+        ? inner
+        : Effect.updateService(inner, HttpServerRequest.HttpServerRequest, (request) =>
+            Option.isSome(request.remoteAddress) ? request : request.modify({ remoteAddress: peer })
+          )
+    )
+  }
+}
+
 /** An app behind the middleware: it answers every failure itself, and needs the engine's keys and store. */
 type Guarded<R> = Effect.Effect<
   HttpServerResponse.HttpServerResponse,
@@ -237,10 +323,15 @@ type Guarded<R> = Effect.Effect<
  *
  * @since 0.1.0
  */
-export const makeMiddleware = (limit: RateLimit | false = defaultRateLimit, limits: RequestLimits = {}) => {
+export const makeMiddleware = (
+  limit: RateLimit | false = defaultRateLimit,
+  limits: RequestLimits = {},
+  addresses: ClientAddresses = {}
+) => {
   const take = limit === false ? undefined : Limiter.make(limit)
   const checked = middlewareWith(limits)
-  return <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>): Guarded<R> =>
+  const addressed = withClientAddress(addresses)
+  const guarded = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>): Guarded<R> =>
     Effect.gen(function* () {
       const request = yield* HttpServerRequest.HttpServerRequest
       // the liveness probe reads nothing and can fail in no way: nothing to guard
@@ -262,6 +353,7 @@ export const makeMiddleware = (limit: RateLimit | false = defaultRateLimit, limi
       }
       return yield* checked(app)
     })
+  return <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>): Guarded<R> => addressed(guarded(app))
 }
 
 const decodes = (text: string) => {
@@ -391,9 +483,10 @@ export const healthRoute = HttpRouter.add(
  */
 const globalMiddleware = (
   limit: RateLimit | false | undefined,
-  limits: RequestLimits
+  limits: RequestLimits,
+  addresses: ClientAddresses
 ): Layer.Layer<never, never, HttpRouter.HttpRouter | Store.Storage | Merchants.Merchants | Secrets.Secrets> =>
-  HttpRouter.middleware(makeMiddleware(limit, limits) as never, { global: true }) as never
+  HttpRouter.middleware(makeMiddleware(limit, limits, addresses) as never, { global: true }) as never
 
 /** Any other path: the envelope's 404. */
 const notFoundRoute = HttpRouter.add("*", "/*", (request) =>
@@ -408,7 +501,9 @@ const notFoundRoute = HttpRouter.add("*", "/*", (request) =>
  *
  * @since 0.1.0
  */
-export const layerRoutesWith = (options: { readonly rateLimit?: RateLimit | false } & RequestLimits = {}) =>
+export const layerRoutesWith = (
+  options: { readonly rateLimit?: RateLimit | false } & RequestLimits & ClientAddresses = {}
+) =>
   Layer.mergeAll(
     HttpApiBuilder.layer(BillingApi, { openapiPath: "/openapi.json" }).pipe(
       Layer.provide(handlers.pipe(Layer.provide([authenticationLive, decodeErrorsLive])))
@@ -418,7 +513,7 @@ export const layerRoutesWith = (options: { readonly rateLimit?: RateLimit | fals
     Checkout.routes,
     ProcessorWebhooks.routes,
     notFoundRoute,
-    globalMiddleware(options.rateLimit, options)
+    globalMiddleware(options.rateLimit, options, options)
   )
 
 /**
@@ -451,12 +546,16 @@ export type EngineServices =
  * @since 0.1.0
  */
 export const serve = (
-  options: { readonly rateLimit?: RateLimit | false; readonly disableLogger?: boolean } & RequestLimits = {}
+  options: { readonly rateLimit?: RateLimit | false; readonly disableLogger?: boolean } & RequestLimits &
+    ClientAddresses = {}
 ) =>
   HttpRouter.serve(layerRoutesWith(options), { disableListenLog: true, disableLogger: options.disableLogger ?? true })
 
 /**
- * A `Request => Promise<Response>` handler for hosts that mount the API in their own server.
+ * A `Request => Promise<Response>` handler for hosts that mount the API in their own server. A
+ * `Request` carries no client address: pass the TCP peer's as {@link PeerAddress} in the
+ * handler's context (`handler(request, Context.make(Http.PeerAddress, "203.0.113.7"))`), as the
+ * `Mount` helpers do, or the card-testing guard cannot count attempts per client address.
  *
  * @example
  * const { handler, dispose } = Http.toWebHandler(engineLayer)
@@ -466,7 +565,7 @@ export const serve = (
 export const toWebHandler = <A extends EngineServices, E>(
   engine: Layer.Layer<A, E>,
   memoMap?: Layer.MemoMap,
-  options: { readonly rateLimit?: RateLimit | false } & RequestLimits = {}
+  options: { readonly rateLimit?: RateLimit | false } & RequestLimits & ClientAddresses = {}
 ) =>
   HttpRouter.toWebHandler(
     layerRoutesWith(options).pipe(Layer.provideMerge(engine), Layer.provideMerge(HttpServer.layerServices)) as never,
@@ -474,4 +573,7 @@ export const toWebHandler = <A extends EngineServices, E>(
       disableLogger: true,
       ...(memoMap ? { memoMap } : {})
     }
-  ) as { readonly handler: (request: Request) => Promise<Response>; readonly dispose: () => Promise<void> }
+  ) as {
+    readonly handler: (request: Request, context?: Context.Context<PeerAddress>) => Promise<Response>
+    readonly dispose: () => Promise<void>
+  }

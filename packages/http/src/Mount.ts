@@ -9,6 +9,11 @@
  *   or `express.urlencoded()`: an already-parsed body is re-serialised) and Fastify (through
  *   `reply.hijack()`; see `examples/mount-fastify`).
  *
+ * The card-testing guard of the hosted pay routes counts attempts per client address: the node
+ * handler passes each request's TCP peer, a fetch-style host passes it as `fetch`'s second
+ * argument (`{ remoteAddress }`). Behind a proxy, name it in `trustedProxies` so that its
+ * `X-Forwarded-For` is believed (off by default: anyone can send that header).
+ *
  * Every URL the API emits (`session_url`, the 3-D Secure page) is built from the `publicUrl` the
  * engine was created with, and the hosted pages' forms post relative to their page: set
  * `publicUrl` to the mounted address (`https://shop.example/billing`) and give the same path as
@@ -20,8 +25,7 @@
  * createServer((req, res) => recur.handle(req, res, () => res.writeHead(404).end())).listen(3000)
  * @since 0.1.0
  */
-import type { Context } from "effect"
-import { Layer } from "effect"
+import { Context, Layer } from "effect"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { Readable } from "node:stream"
 import * as Http from "./Http.js"
@@ -41,7 +45,7 @@ export interface EngineSource {
  *
  * @since 0.1.0
  */
-export interface MountOptions extends Http.RequestLimits {
+export interface MountOptions extends Http.RequestLimits, Http.ClientAddresses {
   /**
    * The path the API is mounted under (`/billing`): stripped from each request's path before
    * routing. Leave it out when the framework strips it (Express's `app.use("/billing", …)`).
@@ -57,10 +61,25 @@ export interface MountOptions extends Http.RequestLimits {
  * @since 0.1.0
  */
 export interface FetchMount {
-  /** Answers one request; a path outside the prefix gets the API's 404 envelope. */
-  readonly fetch: (request: Request) => Promise<Response>
+  /**
+   * Answers one request; a path outside the prefix gets the API's 404 envelope. `client` is the
+   * connection's peer, when the server knows it (Hono on Node: `getConnInfo(c).remote.address`;
+   * Bun: `server.requestIP(request)?.address`; Deno: `info.remoteAddr.hostname`): without it the
+   * card-testing guard counts attempts per session only.
+   */
+  readonly fetch: (request: Request, client?: ClientInfo) => Promise<Response>
   /** Stops the API's own resources (not the engine: close the facade for that). */
   readonly close: () => Promise<void>
+}
+
+/**
+ * What the host's server knows of a request's connection.
+ *
+ * @since 0.1.0
+ */
+export interface ClientInfo {
+  /** The TCP peer's address (`203.0.113.7`, `::ffff:203.0.113.7`). */
+  readonly remoteAddress?: string | undefined
 }
 
 /**
@@ -105,17 +124,22 @@ export const fetchHandler = async (billing: EngineSource, options: MountOptions 
   const context = await billing.context()
   const { handler, dispose } = Http.toWebHandler(Layer.succeedContext(context), undefined, {
     ...(options.rateLimit !== undefined ? { rateLimit: options.rateLimit } : {}),
-    ...(options.maxBodyBytes !== undefined ? { maxBodyBytes: options.maxBodyBytes } : {})
+    ...(options.maxBodyBytes !== undefined ? { maxBodyBytes: options.maxBodyBytes } : {}),
+    ...(options.trustedProxies !== undefined ? { trustedProxies: options.trustedProxies } : {})
   })
   const prefix = normalisePrefix(options.prefix)
   return {
-    fetch: (request) => {
-      if (prefix === "") return handler(request)
+    fetch: (request, client) => {
+      const peer =
+        client?.remoteAddress !== undefined && client.remoteAddress !== ""
+          ? Context.make(Http.PeerAddress, client.remoteAddress)
+          : undefined
+      if (prefix === "") return handler(request, peer)
       const url = new URL(request.url)
       const rest = below(prefix, url.pathname)
       // outside the prefix: the API's own 404 (its router knows no such path)
       url.pathname = rest ?? `/__outside_the_mount${url.pathname}`
-      return handler(new Request(url, request))
+      return handler(new Request(url, request), peer)
     },
     close: dispose
   }
@@ -183,7 +207,7 @@ export const nodeHandler = async (billing: EngineSource, options: MountOptions =
           ? { body: Readable.toWeb(req) as ReadableStream<Uint8Array>, duplex: "half" }
           : {})
     } as RequestInit)
-    const response = await mount.fetch(request)
+    const response = await mount.fetch(request, { remoteAddress: req.socket?.remoteAddress })
     const out: Record<string, string | Array<string>> = {}
     response.headers.forEach((value, key) => {
       if (key === "set-cookie") return

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Errors } from "@recur/core"
+import { ErrorReplies, Errors, Store } from "@recur/core"
+import { Cause } from "effect"
+import * as SqlError from "effect/sql/SqlError"
 import { ErrorBindings } from "@recur/http"
 
 // one instance of every error core can raise, and the answer the contract gives it
@@ -98,5 +100,26 @@ describe("error bindings", () => {
       // the message is the domain error's own words (the 401 never says why)
       if (error._tag !== "Unauthorized") expect(answer.message).toBe(error.message)
     }
+  })
+})
+
+describe("lost races", () => {
+  it("a store's or a database's conflict, raised as an error or a defect, is a 409 state_conflict; anything else is not", () => {
+    const serialization = new SqlError.SqlError({
+      reason: new SqlError.SerializationError({ cause: new Error("could not serialize access"), message: "40001" })
+    })
+    for (const cause of [
+      Cause.die(new Store.VersionConflict({ entity: "subscription", id: "sub_x" })),
+      Cause.fail(new Store.VersionConflict({ entity: "subscription", id: "sub_x" })),
+      Cause.die(new Store.UniqueViolation({ entity: "payment_method", constraint: "one_default" })),
+      Cause.die(new Errors.ConcurrentUpdate({ resource: "discount", id: "dsc_x" })),
+      Cause.die(serialization)
+    ]) {
+      const race = ErrorReplies.lostRace(cause)
+      expect(race?._tag).toBe("ConcurrentUpdate")
+      expect(ErrorReplies.replyTo(race!)).toMatchObject({ code: "state_conflict", httpStatus: 409 })
+    }
+    expect(ErrorReplies.lostRace(Cause.die(new Error("boom")))).toBeUndefined()
+    expect(ErrorReplies.lostRace(Cause.fail(new Errors.NotFound({ resource: "price", id: "p" })))).toBeUndefined()
   })
 })

@@ -388,6 +388,11 @@ for (const [name, storage] of storages) {
         expect(shown.status).toBe(200)
         const after = (await routed.call("GET", `/api/v1/invoice/${invoice.invoice_id}`, k)).body.data.invoice
         expect(after.biz_status).toBe("success")
+        // paid: a hundred more anonymous visits of the link Stripe sent the payer back to ask Stripe nothing
+        const asked = fake.requests.length
+        for (let i = 0; i < 100; i++)
+          expect((await routed.handler(new Request(`http://localhost${page}${returned.search}`))).status).toBe(200)
+        expect(fake.requests.length).toBe(asked)
         expect((await routed.call("GET", `/api/v1/subscription/${sub}`, k)).body.data.subscription.status).toBe(
           "active"
         )
@@ -432,6 +437,67 @@ for (const [name, storage] of storages) {
         // the payer who comes back to the challenge now cannot pay it
         await fetch(challenge, { redirect: "manual" })
         expect((fake.intents.get(challenge.split("/").pop()!) as any).status).toBe("canceled")
+        expect(fake.violations).toEqual([])
+      } finally {
+        await routed.dispose()
+      }
+    })
+
+    it("a payer back from 3-D Secure: a paid checkout's /complete never asks Stripe again; an open one asks at most 5 times", async () => {
+      const routed = routedOn(storage(), fake)
+      try {
+        const k = (await merchantOn(routed, "Lookups")).api_key
+        await routed.call("POST", "/api/v1/payment_settings", k, {
+          provider: "stripe",
+          secret_key: "sk_test_lookupmerchant1",
+          publishable_key: "pk_test_lookupmerchant1"
+        })
+        const challenged = async () => {
+          const sessionId = await sessionFor(routed, k, "25.00")
+          const pay = await routed.call(
+            "POST",
+            `/checkout/${sessionId}/pay`,
+            null,
+            { payment_method: "pm_card_authenticationRequired" },
+            { accept: "application/json" }
+          )
+          expect(pay.status, JSON.stringify(pay.body)).toBe(200)
+          const challenge: string = pay.body.data.next_action.redirect.url
+          expect(challenge).toContain(`${fake.base}/3ds/pi_`)
+          return { sessionId, challenge, intent: challenge.split("/3ds/")[1]! }
+        }
+        const complete = (sessionId: string, intent: string) =>
+          routed.handler(new Request(`http://localhost/checkout/${sessionId}/complete?payment_intent=${intent}`))
+        /** Stripe API calls made while `visits` anonymous GETs run. */
+        const callsDuring = async (visits: () => Promise<unknown>) => {
+          const before = fake.requests.length
+          await visits()
+          return fake.requests.slice(before)
+        }
+
+        // paid: the payer authenticates, Stripe sends them to /complete, the checkout completes
+        const paid = await challenged()
+        const back = await fetch(paid.challenge, { redirect: "manual" })
+        expect(new URL(back.headers.get("location")!).pathname).toBe(`/checkout/${paid.sessionId}/complete`)
+        const first = await callsDuring(() => complete(paid.sessionId, paid.intent))
+        expect(first.length).toBeGreaterThan(0)
+        const session = (await routed.call("GET", `/api/v1/session/${paid.sessionId}`, k)).body.data.session
+        expect(session.status).toBe("complete")
+        // then 100 more GETs of that URL (a reload, a bot, an attacker): not one call to Stripe
+        const again = await callsDuring(async () => {
+          for (let i = 0; i < 100; i++) expect((await complete(paid.sessionId, paid.intent)).status).toBeLessThan(500)
+        })
+        expect(again).toEqual([])
+
+        // open (the challenge is never answered): 30 GETs ask Stripe about the trade 5 times at most
+        const open = await challenged()
+        const one = (await callsDuring(() => complete(open.sessionId, open.intent))).length
+        expect(one).toBeGreaterThan(0)
+        const more = await callsDuring(async () => {
+          for (let i = 0; i < 29; i++) expect((await complete(open.sessionId, open.intent)).status).toBeLessThan(500)
+        })
+        expect(more.length).toBeGreaterThan(0)
+        expect(more.length).toBeLessThanOrEqual(one * 4)
         expect(fake.violations).toEqual([])
       } finally {
         await routed.dispose()

@@ -4,6 +4,7 @@
  * @since 0.1.0
  */
 import { DunningPolicy, Portal, TaxRates } from "@recur/core"
+import { Http } from "@recur/http"
 import { Config, Effect, Option, Redacted, Result } from "effect"
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join, resolve } from "node:path"
@@ -27,6 +28,12 @@ export interface ServerConfig {
   readonly rateLimit: { readonly perSecond: number; readonly burst: number } | false
   /** Largest request body in bytes (`RECUR_MAX_BODY_BYTES`, 1 MiB): larger ones get 413. */
   readonly maxBodyBytes: number
+  /**
+   * `RECUR_TRUSTED_PROXIES`: comma-separated addresses or CIDR networks of the proxies in front of
+   * the server whose `X-Forwarded-For` names the client (the card-testing guard counts pay
+   * attempts per client address). Default none: the client is the TCP peer.
+   */
+  readonly trustedProxies: ReadonlyArray<string>
   /** `RECUR_ACCESS_LOG=false`: no log line per request (default on). */
   readonly accessLog: boolean
   /** `RECUR_TRACING=true`: keep Effect's spans (for a tracer you provide); off by default. */
@@ -137,10 +144,29 @@ export const parsePortalSettings = (text: string): Result.Result<Portal.UpdatePo
   })
 
 /**
+ * `RECUR_TRUSTED_PROXIES`: comma-separated IP addresses or CIDR networks (`10.0.0.0/8,127.0.0.1`),
+ * or empty; each is checked as `Http.trustedNetworks` reads it.
+ *
+ * @since 0.1.0
+ */
+export const parseTrustedProxies = (text: string): Result.Result<ReadonlyArray<string>, string> => {
+  const proxies = text
+    .split(",")
+    .map((p) => p.trim())
+    .filter((p) => p !== "")
+  try {
+    Http.trustedNetworks(proxies)
+    return Result.succeed(proxies)
+  } catch (e) {
+    return Result.fail(`RECUR_TRUSTED_PROXIES: ${e instanceof Error ? e.message : String(e)}`)
+  }
+}
+
+/**
  * Reads `PORT` (4000), `RECUR_PUBLIC_URL`, `RECUR_DATA_DIR` (`./.recur`), `DATABASE_URL`,
  * `RECUR_DATABASE_SCHEMA`, `RECUR_MASTER_KEY` (generated into the data directory for the
  * embedded default, required with Postgres), `RECUR_RATE_LIMIT` (`100/200`, or `off`),
- * `RECUR_MAX_BODY_BYTES` (`1048576`), `RECUR_ACCESS_LOG` (`true`), `RECUR_WEBHOOKS_ALLOW_PRIVATE` (`false`), `RECUR_WORKER_CONCURRENCY`,
+ * `RECUR_MAX_BODY_BYTES` (`1048576`), `RECUR_TRUSTED_PROXIES` (none), `RECUR_ACCESS_LOG` (`true`), `RECUR_WEBHOOKS_ALLOW_PRIVATE` (`false`), `RECUR_WORKER_CONCURRENCY`,
  * `RECUR_DUNNING_RETRY_DAYS` (`1,3,5,7`), `RECUR_DUNNING_FINAL_STATE` (`unpaid`), `RECUR_TAX_RATES` and
  * `RECUR_PORTAL_SETTINGS`.
  *
@@ -164,6 +190,8 @@ export const load = Effect.gen(function* () {
   const maxBodyBytes = yield* Config.Int("RECUR_MAX_BODY_BYTES").pipe(Config.withDefault(1024 * 1024))
   if (maxBodyBytes < 1024 || maxBodyBytes > 64 * 1024 * 1024)
     return yield* Effect.fail(new Error("RECUR_MAX_BODY_BYTES must be between 1024 and 67108864 (64 MiB)"))
+  const trustedProxies = parseTrustedProxies(yield* Config.String("RECUR_TRUSTED_PROXIES").pipe(Config.withDefault("")))
+  if (Result.isFailure(trustedProxies)) return yield* Effect.fail(new Error(trustedProxies.failure))
   const accessLog = yield* Config.Boolean("RECUR_ACCESS_LOG").pipe(Config.withDefault(true))
   const tracing = yield* Config.Boolean("RECUR_TRACING").pipe(Config.withDefault(false))
   // PGlite is one connection: its transactions run one at a time whatever the worker does
@@ -236,6 +264,7 @@ export const load = Effect.gen(function* () {
     allowPrivateWebhooks,
     rateLimit,
     maxBodyBytes,
+    trustedProxies: trustedProxies.success,
     accessLog,
     tracing,
     workerConcurrency,

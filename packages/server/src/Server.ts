@@ -147,6 +147,7 @@ export const serve = (config: ServerConfig) => {
   const http = Http.serve({
     rateLimit: config.rateLimit,
     maxBodyBytes: config.maxBodyBytes,
+    trustedProxies: config.trustedProxies,
     disableLogger: !config.accessLog
   }).pipe(Layer.provide(NodeHttpServer.layer(createServer, { port: config.port })))
   const worker = Layer.effectDiscard(

@@ -91,6 +91,86 @@ export const run = async (app: MountedApp): Promise<{ readonly subscription_id: 
 }
 
 /**
+ * How a card tester is seen by a mounted API.
+ *
+ * @since 0.1.0
+ */
+export interface CardTester {
+  /** `http://127.0.0.1:PORT/billing`: where the API is mounted (no trailing slash). */
+  readonly base: string
+  /** A new sandbox merchant's API key, made through the host's facade. */
+  readonly createMerchant: () => Promise<{ readonly merchant_id: string; readonly api_key: string }>
+  /** Headers of each pay attempt (`X-Forwarded-For` behind a trusted proxy). */
+  readonly headers?: Record<string, string>
+  /** How a request reaches the app: `fetch` over the network unless given. */
+  readonly fetch?: (url: string, init: RequestInit) => Promise<Response>
+}
+
+/**
+ * A card tester's run: `attempts` declined cards (default 40) from one client, 10 on each of
+ * several checkout sessions (each session allows 10 at once), paid as a script would (JSON).
+ * Answers each attempt's status, in order: the card-testing guard lets 30 per client address
+ * through (402 `payment_failed`), then answers 429 `rate_limit_exceeded`.
+ *
+ * @since 0.1.0
+ */
+export const cardTesting = async (app: CardTester, attempts = 40): Promise<ReadonlyArray<number>> => {
+  const send = app.fetch ?? ((url: string, init: RequestInit) => fetch(url, init))
+  const { api_key } = await app.createMerchant()
+  let n = 0
+  const api = async (path: string, body: unknown) => {
+    const response = await send(`${app.base}${path}`, {
+      method: "POST",
+      headers: {
+        "request-id": `card-testing-${Date.now()}-${++n}`,
+        authorization: `Bearer ${api_key}`,
+        "content-type": "application/json"
+      },
+      body: JSON.stringify(body)
+    })
+    const answer = (await response.json()) as { code: string; data: any }
+    if (response.status !== 200) throw new Error(`card testing, ${path}: ${response.status} ${JSON.stringify(answer)}`)
+    return answer.data
+  }
+  const product = await api("/api/v1/products", { product_name: "Tested plan" })
+  const price = await api("/api/v1/prices", {
+    name: "Tested monthly",
+    product_id: product.product_id,
+    currency: "USD",
+    billing_type: "recurring",
+    price_type: "flat_price",
+    price_plan: { billing_cycle_unit: "month", base_price_val: "5.00" }
+  })
+  const statuses: Array<number> = []
+  for (let s = 0; statuses.length < attempts; s++) {
+    const session = await api("/api/v1/session", {
+      payer_id: `tester-${s}`,
+      line_items: [{ price_id: price.price_id }]
+    })
+    for (let i = 0; i < 10 && statuses.length < attempts; i++) {
+      const paid = await send(`${app.base}/checkout/${session.session_id}/pay`, {
+        method: "POST",
+        headers: { accept: "application/json", "content-type": "application/json", ...app.headers },
+        body: JSON.stringify({ card_number: "4000000000000002", exp_month: "12", exp_year: "2099", cvc: "123" })
+      })
+      const answer = (await paid.json()) as { code: string }
+      const expected = paid.status === 402 ? "payment_failed" : paid.status === 429 ? "rate_limit_exceeded" : undefined
+      if (answer.code !== expected)
+        throw new Error(`card testing, attempt ${statuses.length + 1}: ${paid.status} ${answer.code}`)
+      statuses.push(paid.status)
+    }
+  }
+  return statuses
+}
+
+/**
+ * What the card-testing guard answers 40 declined cards from one client address.
+ *
+ * @since 0.1.0
+ */
+export const limitedCardTesting: ReadonlyArray<number> = [...Array(30).fill(402), ...Array(10).fill(429)]
+
+/**
  * A TCP port free on 127.0.0.1 now (for an app whose `publicUrl` must name its port before it listens).
  *
  * @since 0.1.0
