@@ -330,6 +330,11 @@ export interface BillingClient {
   readonly customers: {
     /** `POST /api/v1/customer/create`. */
     readonly create: (merchantId: string, input: Body<typeof RequestBodies.CreateCustomer>) => Promise<CustomerJson>
+    /**
+     * `POST /api/v1/front/customer/delete`: the customer is gone from reads (its history stays)
+     * and its portal links stop working at once.
+     */
+    readonly delete: (merchantId: string, customerId: string) => Promise<void>
   }
   readonly checkout: {
     /** `POST /api/v1/session`: a checkout session and its hosted page's URL. */
@@ -463,6 +468,11 @@ export interface BillingClient {
       merchantId: string,
       input: Body<typeof RequestBodies.PortalSession>
     ) => Promise<PortalSessionJson>
+    /**
+     * `POST /api/v1/customer-portal/session/{id}/revoke`: the link stops working at once (as a
+     * deleted customer's links do); revoking it again changes nothing.
+     */
+    readonly revokeSession: (merchantId: string, portalSessionId: string) => Promise<PortalSessionJson>
     /** `GET /api/v1/portal_settings`: what the merchant's customers may do in the portal. */
     readonly settings: (merchantId: string) => Promise<PortalSettingsJson>
     /**
@@ -587,6 +597,12 @@ export const createBilling = async (options: BillingOptions = {}): Promise<Billi
           decode(RequestBodies.CreateCustomer, input).pipe(
             Effect.flatMap((i) => Customers.Customers.use((c) => c.create(merchantId, i))),
             Effect.map((r) => json(Customer.Customer)(Customers.toCustomer(r)))
+          )
+        ),
+      delete: (merchantId, customerId) =>
+        run(
+          id("customer_id", customerId).pipe(
+            Effect.flatMap((c) => Customers.Customers.use((s) => s.delete(merchantId, { customer_id: c })))
           )
         )
     },
@@ -776,6 +792,13 @@ export const createBilling = async (options: BillingOptions = {}): Promise<Billi
         run(
           decode(RequestBodies.PortalSession, input).pipe(
             Effect.flatMap((i) => Portal.Portal.use((p) => p.createSession(merchantId, i))),
+            Effect.map(json(PortalSession.PortalSession))
+          )
+        ),
+      revokeSession: (merchantId, sessionId) =>
+        run(
+          id("portal_session_id", sessionId).pipe(
+            Effect.flatMap((s) => Portal.Portal.use((p) => p.revokeSession(merchantId, s))),
             Effect.map(json(PortalSession.PortalSession))
           )
         ),

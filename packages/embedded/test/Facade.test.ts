@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Ports } from "@recur/core"
+import { Portal, Ports } from "@recur/core"
+import { Effect, Option } from "effect"
 import {
   type BillingClient,
   ConflictError,
@@ -309,6 +310,40 @@ describe("the facade's failures", () => {
       await billing.close()
     }
   }, 60_000)
+
+  for (const storage of ["memory", "pglite"] as const)
+    it(`a deleted customer's portal links and a revoked link stop working at once (${storage})`, async () => {
+      const billing = await createBilling({ storage: storage === "memory" ? "memory" : {} })
+      try {
+        const { merchant_id: m } = await billing.merchants.create({ name: "Acme", currency: "USD" })
+        const ada = await billing.customers.create(m, { payer_id: "ada", name: "Ada" })
+        const bob = await billing.customers.create(m, { payer_id: "bob", name: "Bob" })
+        const context = await billing.context()
+        /** Whether a link opens its portal: what every portal route asks first. */
+        const opens = (url: string) => {
+          const [id, token] = new URL(url).pathname.split("/").slice(2)
+          return Effect.runPromise(
+            Portal.Portal.use((p) => p.sessionOf(id!, token!)).pipe(Effect.map(Option.isSome), Effect.provide(context))
+          )
+        }
+        const adaLink = await billing.portal.createSession(m, { customer_id: ada.id })
+        const bobLink = await billing.portal.createSession(m, { customer_id: bob.id })
+        expect([await opens(adaLink.url), await opens(bobLink.url)]).toEqual([true, true])
+        await billing.customers.delete(m, ada.id)
+        expect(await opens(adaLink.url)).toBe(false)
+        expect(await rejection(billing.portal.createSession(m, { customer_id: ada.id }))).toBeInstanceOf(NotFoundError)
+        const revoked = await billing.portal.revokeSession(m, bobLink.portal_session_id)
+        expect(revoked.revoked_at).not.toBeNull()
+        expect(await opens(bobLink.url)).toBe(false)
+        expect((await billing.portal.revokeSession(m, bobLink.portal_session_id)).revoked_at).toBe(revoked.revoked_at)
+        expect(await rejection(billing.portal.revokeSession(m, "bps_01jd0000000000000000000000"))).toBeInstanceOf(
+          NotFoundError
+        )
+        expect(await opens((await billing.portal.createSession(m, { customer_id: bob.id })).url)).toBe(true)
+      } finally {
+        await billing.close()
+      }
+    }, 60_000)
 
   it("a storage failure is SystemError (500 system_error) with its cause", async () => {
     const billing = await createBilling({ storage: { postgres: "postgres://nobody@127.0.0.1:9/none" } }).catch(
