@@ -41,7 +41,7 @@ import {
 } from "@recur/core"
 import { SandboxGateway } from "@recur/payment-sandbox"
 import { HttpTransport } from "@recur/webhooks"
-import { Pg } from "@recur/sql"
+import { MasterKey, Pg } from "@recur/sql"
 import { MemoryStorage } from "@recur/memory"
 import { type Context, Effect, Exit, Layer, ManagedRuntime, Option, Redacted, Result, Schema } from "effect"
 import * as FacadeErrors from "./Errors.js"
@@ -71,7 +71,13 @@ export interface BillingOptions {
   readonly payments?:
     | "sandbox"
     | Layer.Layer<Ports.PaymentGateway, never, Ports.PaymentGateway | Store.Storage | Secrets.Secrets>
-  /** 32 bytes as 64 hex characters; encrypts stored API keys. Default: a fresh random key (fine for tests). */
+  /**
+   * 32 bytes as 64 hex characters: encrypts stored API keys, webhook secrets, processor keys and
+   * idempotent answers, and signs invoice and portal links. Default: with `{ pglite: dir }`, the
+   * key kept in `dir/master.key` (made on first start, as the server does; a directory holding data
+   * without it is refused); with memory storage, a fresh random key; with `{ postgres }`, required
+   * (a RangeError without it: a key made up at each start would lose every secret at restart).
+   */
   readonly masterKey?: string
   /** Exchange rates for `target_currency` without a `merchant_rate`, e.g. `{ "USD:EUR": "0.92" }`. */
   readonly fxRates?: Readonly<Record<string, string>>
@@ -124,11 +130,34 @@ const randomHex = () =>
   [...globalThis.crypto.getRandomValues(new Uint8Array(32))].map((b) => b.toString(16).padStart(2, "0")).join("")
 
 /**
+ * The master key when none is given: kept beside the data of a PGlite directory (as the server
+ * keeps it; a directory with data and no key is refused), a fresh one for storage that ends with
+ * the process, and none for PostgreSQL — a RangeError, as for any bad option.
+ */
+const masterKeyOf = (options: BillingOptions) => {
+  if (options.masterKey !== undefined) return Effect.succeed(options.masterKey)
+  const storage = options.storage
+  if (storage !== undefined && storage !== "memory" && "postgres" in storage)
+    throw new RangeError(
+      new MasterKey.MasterKeyRequired({ setting: "masterKey", storage: "{ postgres } storage" }).message
+    )
+  const dir = storage !== undefined && storage !== "memory" ? storage.pglite : undefined
+  return dir === undefined || dir.includes("://")
+    ? Effect.sync(randomHex)
+    : Effect.map(MasterKey.inDataDir(dir), Redacted.value)
+}
+
+/**
  * The engine as a Layer (for Effect users who want the same composition).
  *
  * @since 0.1.0
  */
-export const layer = (options: BillingOptions = {}) => engineOn(storageLayer(options.storage), options)
+export const layer = (options: BillingOptions = {}) => {
+  const masterKey = masterKeyOf(options)
+  return Layer.unwrap(
+    Effect.map(masterKey, (key) => engineOn(storageLayer(options.storage), { ...options, masterKey: key }))
+  )
+}
 
 /**
  * The engine on a storage layer of your own (its other outputs, such as a `SqlClient`, stay

@@ -346,9 +346,10 @@ describe("the facade's failures", () => {
     }, 60_000)
 
   it("a storage failure is SystemError (500 system_error) with its cause", async () => {
-    const billing = await createBilling({ storage: { postgres: "postgres://nobody@127.0.0.1:9/none" } }).catch(
-      (e: unknown) => e
-    )
+    const billing = await createBilling({
+      storage: { postgres: "postgres://nobody@127.0.0.1:9/none" },
+      masterKey: "ab".repeat(32)
+    }).catch((e: unknown) => e)
     // the layer fails while building: createBilling itself rejects, as a RecurError
     expect(billing).toBeInstanceOf(SystemError)
     expect((billing as SystemError).status).toBe(500)

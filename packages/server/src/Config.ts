@@ -5,8 +5,9 @@
  */
 import { DunningPolicy, Portal, TaxRates } from "@recur/core"
 import { Config, Effect, Option, Redacted, Result } from "effect"
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
-import { join, resolve } from "node:path"
+import { MasterKey } from "@recur/sql"
+import { readFileSync } from "node:fs"
+import { resolve } from "node:path"
 
 /**
  * The validated configuration.
@@ -71,8 +72,6 @@ export const parseRateLimit = (text: string): ServerConfig["rateLimit"] | undefi
   const burst = m[2] !== undefined ? Number(m[2]) : Math.ceil(perSecond * 2)
   return perSecond > 0 && burst >= 1 ? { perSecond, burst } : undefined
 }
-
-const HEX64 = /^[0-9a-fA-F]{64}$/
 
 /** The JSON of a setting given inline or as `@<path>` of a file; undefined when empty. */
 const jsonSetting = (name: string, text: string, what: string): Result.Result<unknown, string> => {
@@ -199,32 +198,16 @@ export const load = Effect.gen(function* () {
   const configured = yield* Config.option(Config.Redacted("RECUR_MASTER_KEY"))
   let masterKey: Redacted.Redacted<string>
   if (Option.isSome(configured)) {
-    if (!HEX64.test(Redacted.value(configured.value)))
+    if (!MasterKey.isValid(Redacted.value(configured.value)))
       return yield* Effect.fail(new Error("RECUR_MASTER_KEY must be 64 hexadecimal characters (32 bytes)"))
     masterKey = configured.value
   } else if (Option.isSome(databaseUrl)) {
     return yield* Effect.fail(
-      new Error("RECUR_MASTER_KEY is required with DATABASE_URL (64 hex characters; it encrypts stored API keys)")
+      new Error(new MasterKey.MasterKeyRequired({ setting: "RECUR_MASTER_KEY", storage: "DATABASE_URL" }).message)
     )
   } else {
-    mkdirSync(dataDir, { recursive: true })
-    const file = join(dataDir, "master.key")
-    // a key generated beside existing data could not decrypt its API keys and webhook secrets
-    if (!existsSync(file) && existsSync(join(dataDir, "PG_VERSION")))
-      return yield* Effect.fail(
-        new Error(
-          `${file} is missing, but ${dataDir} holds data encrypted with it (API keys, webhook secrets). ` +
-            `Restore master.key from your backup (or set RECUR_MASTER_KEY to its 64 hex characters); ` +
-            `a new key would lock that data out, so none was generated. To start afresh, use an empty RECUR_DATA_DIR.`
-        )
-      )
-    if (!existsSync(file)) {
-      const key = [...globalThis.crypto.getRandomValues(new Uint8Array(32))]
-        .map((b) => b.toString(16).padStart(2, "0"))
-        .join("")
-      writeFileSync(file, key, { mode: 0o600 })
-    }
-    masterKey = Redacted.make(readFileSync(file, "utf8").trim())
+    // beside the data, as createBilling keeps it; a missing key beside existing data is refused
+    masterKey = yield* MasterKey.inDataDir(dataDir).pipe(Effect.mapError((e) => new Error(e.message)))
   }
   return {
     port,
