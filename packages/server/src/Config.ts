@@ -146,7 +146,10 @@ export const parsePortalSettings = (text: string): Result.Result<Portal.UpdatePo
  * @since 0.1.0
  */
 export const load = Effect.gen(function* () {
-  const port = yield* Config.Port("PORT").pipe(Config.withDefault(4000))
+  // 0: the system picks a free port (tests); the server prints the one it listens on
+  const port = yield* Config.Int("PORT").pipe(Config.withDefault(4000))
+  if (port < 0 || port > 65535)
+    return yield* Effect.fail(new Error("PORT must be a port number from 0 to 65535 (0: any free port)"))
   const publicUrl = yield* Config.String("RECUR_PUBLIC_URL").pipe(Config.withDefault(`http://localhost:${port}`))
   const dataDir = resolve(yield* Config.String("RECUR_DATA_DIR").pipe(Config.withDefault("./.recur")))
   const databaseUrl = yield* Config.option(Config.String("DATABASE_URL"))
