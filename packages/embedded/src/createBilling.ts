@@ -22,6 +22,7 @@ import {
   PaymentSettings,
   Portal,
   PortalSession,
+  Redaction,
   Ports,
   Price,
   Product,
@@ -545,7 +546,8 @@ export interface BillingClient {
  * @since 0.1.0
  */
 export const createBilling = async (options: BillingOptions = {}): Promise<BillingClient> => {
-  const runtime = ManagedRuntime.make(layer(options))
+  // the engine's own log lines (worker and webhook errors) never show a secret
+  const runtime = ManagedRuntime.make(Layer.merge(layer(options), Redaction.layer))
   const started = await runtime.runPromiseExit(Effect.void)
   if (Exit.isFailure(started)) {
     await runtime.dispose()

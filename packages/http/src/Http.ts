@@ -11,6 +11,7 @@ import {
   type Customers,
   type Discounts,
   Merchants,
+  Redaction,
   RequestBodies,
   Secrets,
   Store,
@@ -19,7 +20,14 @@ import {
 } from "@recur/core"
 import type { SandboxGateway } from "@recur/payment-sandbox"
 import { ByteSize, Cause, Clock, Effect, Layer, Option, type SchemaIssue } from "effect"
-import { HttpIncomingMessage, HttpRouter, HttpServer, HttpServerRequest, HttpServerResponse } from "effect/http"
+import {
+  HttpIncomingMessage,
+  HttpMiddleware,
+  HttpRouter,
+  HttpServer,
+  HttpServerRequest,
+  HttpServerResponse
+} from "effect/http"
 import { HttpApiBuilder, HttpApiMiddleware, HttpApiSwagger } from "effect/http-api"
 import { BillingApi, DecodeErrors } from "./Api.js"
 import * as ApiErrors from "./Errors.js"
@@ -446,14 +454,35 @@ export type EngineServices =
   | SandboxGateway.SandboxControls
 
 /**
- * The API as a server layer on the `HttpServer` in context (for example `NodeHttpServer.layer`).
+ * The access log: Effect's line per response (method, path, status, time), with the path
+ * redacted — an invoice or portal link's signature never reaches the log (`Redaction`). The
+ * request the routes see is the real one.
+ *
+ * @since 0.1.0
+ */
+export const accessLog = <E, R>(
+  app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | HttpServerRequest.HttpServerRequest>
+): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | HttpServerRequest.HttpServerRequest> =>
+  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+    HttpMiddleware.logger(Effect.provideService(app, HttpServerRequest.HttpServerRequest, request)).pipe(
+      Effect.provideService(HttpServerRequest.HttpServerRequest, request.modify({ url: Redaction.redact(request.url) }))
+    )
+  )
+
+/**
+ * The API as a server layer on the `HttpServer` in context (for example `NodeHttpServer.layer`);
+ * `disableLogger: false` adds the {@link accessLog}.
  *
  * @since 0.1.0
  */
 export const serve = (
   options: { readonly rateLimit?: RateLimit | false; readonly disableLogger?: boolean } & RequestLimits = {}
 ) =>
-  HttpRouter.serve(layerRoutesWith(options), { disableListenLog: true, disableLogger: options.disableLogger ?? true })
+  HttpRouter.serve(layerRoutesWith(options), {
+    disableListenLog: true,
+    disableLogger: true,
+    ...(options.disableLogger === false ? { middleware: accessLog } : {})
+  })
 
 /**
  * A `Request => Promise<Response>` handler for hosts that mount the API in their own server.
