@@ -1,4 +1,4 @@
-import { describe, expect, it } from "@effect/vitest"
+import { describe, expect, it, vi } from "@effect/vitest"
 import { Portal, Ports } from "@recur/core"
 import { Effect, Option } from "effect"
 import {
@@ -344,6 +344,33 @@ describe("the facade's failures", () => {
         await billing.close()
       }
     }, 60_000)
+
+  it("the engine's log lines show no secret: createBilling logs through the redacting logger", async () => {
+    const lines: Array<string> = []
+    const spy = vi.spyOn(console, "log").mockImplementation((...args: Array<unknown>) => {
+      lines.push(args.map(String).join(" "))
+    })
+    const billing = await createBilling({ storage: "memory" })
+    try {
+      const context = await billing.context()
+      await Effect.runPromise(
+        Effect.logError(
+          "charge failed",
+          new Error("Stripe refused sk_test_FacadeKey123 for pi_1_secret_FacadeCS")
+        ).pipe(
+          Effect.annotateLogs({ link: "http://localhost/invoice/inv_1/FacadeSignature123/pdf" }),
+          Effect.provide(context)
+        )
+      )
+    } finally {
+      spy.mockRestore()
+      await billing.close()
+    }
+    const line = lines.find((l) => l.includes("charge failed"))
+    expect(line).toBeDefined()
+    for (const secret of ["FacadeKey123", "FacadeCS", "FacadeSignature123"]) expect(line).not.toContain(secret)
+    expect(line).toContain("/invoice/inv_1/[redacted]/pdf")
+  }, 60_000)
 
   it("a storage failure is SystemError (500 system_error) with its cause", async () => {
     const billing = await createBilling({
