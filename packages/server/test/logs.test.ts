@@ -1,4 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
+import { Pg } from "@recur/sql"
+import { Effect } from "effect"
+import { SqlClient } from "effect/sql"
 import { spawn, spawnSync } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
@@ -212,6 +215,15 @@ for (const [name, store] of stores()) {
         if (server.exitCode === null) server.kill("SIGKILL")
         await new Promise<void>((resolve) => receiver.close(() => resolve()))
         if (existsSync(env.RECUR_DATA_DIR!)) rmSync(env.RECUR_DATA_DIR!, { recursive: true, force: true })
+        // a shared database keeps nothing of this test
+        const schema = env.RECUR_DATABASE_SCHEMA
+        if (schema !== undefined)
+          await Effect.runPromise(
+            SqlClient.SqlClient.use((sql) => sql`drop schema if exists ${sql(schema)} cascade`).pipe(
+              Effect.provide(Pg.clientPg({ url: env.DATABASE_URL! })),
+              Effect.ignore
+            )
+          )
       }
     }, 240_000)
   })
