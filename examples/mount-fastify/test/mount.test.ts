@@ -5,11 +5,13 @@ import { createApp } from "../src/app.js"
 let app: Awaited<ReturnType<typeof createApp>>
 let origin = ""
 beforeAll(async () => {
-  const port = await MountJourney.freePort()
+  // a port the system picked, held until Fastify's server takes it over: no race for it
+  const { port, handle } = await MountJourney.listener()
   origin = `http://127.0.0.1:${port}`
   // as behind a reverse proxy on this machine: its X-Forwarded-For names the client
   app = await createApp({ publicUrl: `${origin}/billing`, trustedProxies: ["127.0.0.1"] })
-  await app.app.listen({ port, host: "127.0.0.1" })
+  await app.app.ready()
+  await new Promise<void>((resolve) => app.app.server.listen(handle, resolve))
 })
 afterAll(() => app.close())
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from "@effect/vitest"
-import { serve, type ServerType } from "@hono/node-server"
+import { createAdaptorServer, type ServerType } from "@hono/node-server"
 import { MountJourney } from "@recur/testing"
 import { createApp } from "../src/app.js"
 
@@ -7,13 +7,13 @@ let app: Awaited<ReturnType<typeof createApp>>
 let server: ServerType
 let origin = ""
 beforeAll(async () => {
-  const port = await MountJourney.freePort()
+  // a port the system picked, held until the adaptor's server takes it over: no race for it
+  const { port, handle } = await MountJourney.listener()
   origin = `http://127.0.0.1:${port}`
   // as behind a reverse proxy on this machine: its X-Forwarded-For names the client
   app = await createApp({ publicUrl: `${origin}/billing`, trustedProxies: ["127.0.0.1"] })
-  await new Promise<void>((resolve) => {
-    server = serve({ fetch: app.app.fetch, port, hostname: "127.0.0.1" }, () => resolve())
-  })
+  server = createAdaptorServer({ fetch: app.app.fetch })
+  await new Promise<void>((resolve) => server.listen(handle, resolve))
 })
 afterAll(async () => {
   await new Promise((resolve) => server.close(resolve))

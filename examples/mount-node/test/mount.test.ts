@@ -5,11 +5,12 @@ import { createApp } from "../src/app.js"
 let app: Awaited<ReturnType<typeof createApp>>
 let origin = ""
 beforeAll(async () => {
-  const port = await MountJourney.freePort()
+  // a port the system picked, held until the app's server takes it over: no race for it
+  const { port, handle } = await MountJourney.listener()
   origin = `http://127.0.0.1:${port}`
   // as behind a reverse proxy on this machine: its X-Forwarded-For names the client
   app = await createApp({ publicUrl: `${origin}/billing`, trustedProxies: ["127.0.0.1"] })
-  await new Promise<void>((resolve) => app.server.listen(port, "127.0.0.1", resolve))
+  await new Promise<void>((resolve) => app.server.listen(handle, resolve))
 })
 afterAll(() => app.close())
 

@@ -18,15 +18,15 @@ describe("crash mid-request", () => {
   it("kill -9 the server during checkout payments, upgrades and refunds; retries with the same Request-Id end each exactly once", async () => {
     const k = size(12, 100)
     const kills = size(3, 10)
-    const port = 20_000 + Math.floor(Math.random() * 20_000)
-    const base = `http://127.0.0.1:${port}`
+    // port 0: each start listens on a port the system picks and prints it (no race for a port)
+    let base = ""
     const dataDir = mkdtempSync(join(tmpdir(), "recur-crashreq-"))
     const masterKey = [...crypto.getRandomValues(new Uint8Array(32))]
       .map((b) => b.toString(16).padStart(2, "0"))
       .join("")
     const env = {
       ...process.env,
-      PORT: String(port),
+      PORT: "0",
       RECUR_MASTER_KEY: masterKey,
       RECUR_DATA_DIR: dataDir,
       ...(databaseUrl ? { DATABASE_URL: databaseUrl, RECUR_DATABASE_SCHEMA: Pg.freshSchemaName("recur_crashreq") } : {})
@@ -50,6 +50,9 @@ describe("crash mid-request", () => {
         await sleep(100)
       const m = /Demo API key: (sk_test_\w+)/.exec(out)
       if (m) key = m[1]!
+      const listening = /Recur listening on port (\d+)/.exec(out)
+      if (!listening) throw new Error(`the server did not say where it listens: ${out}`)
+      base = `http://127.0.0.1:${listening[1]}`
       server = p
     }
     const kill = async () => {

@@ -32,18 +32,19 @@ describe("webhooks under faults", () => {
         res.writeHead(200).end()
       })
     }
-    let server: Server = createServer(handler)
+    // "down" keeps the port (closing it and listening again later could lose it to another
+    // process) and resets every connection at once, as a crashed receiver's host does
+    const server: Server = createServer(handler)
+    server.on("connection", (socket) => {
+      if (!up) socket.destroy()
+    })
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r))
     const port = (server.address() as AddressInfo).port
-    const stop = () =>
-      new Promise<void>((r) => {
-        up = false
-        server.closeAllConnections()
-        server.close(() => r())
-      })
+    const stop = async () => {
+      up = false
+      server.closeAllConnections()
+    }
     const start = async () => {
-      server = createServer(handler)
-      await new Promise<void>((r) => server.listen(port, "127.0.0.1", r))
       up = true
     }
 

@@ -275,15 +275,18 @@ export class Portal extends Context.Service<Portal>()("@recur/core/Portal", {
           locale: input.locale ?? null,
           url: `${base}/portal/${id}/${yield* signatureOf(merchantId, id)}`,
           created_at: DateTime.makeUnsafe(at),
-          expires_at: DateTime.makeUnsafe(at + SESSION_MS)
+          expires_at: DateTime.makeUnsafe(at + SESSION_MS),
+          revoked_at: null
         })
         yield* Effect.orDie(sessions.insert(session))
         return session
       }).pipe(Effect.withSpan("Portal.createSession"))
 
     /**
-     * The session a link names, when its signature is right and it has not expired; none
-     * otherwise (the three look the same to the visitor).
+     * The session a link names, when its signature is right, it has not expired, it was not
+     * revoked and its customer was not deleted; none otherwise (all look the same to the
+     * visitor). Every portal route asks this first, so a revocation or a deletion takes effect
+     * on the next request.
      */
     const sessionOf = (id: string, token: string) =>
       Effect.gen(function* () {
@@ -293,10 +296,35 @@ export class Portal extends Context.Service<Portal>()("@recur/core/Portal", {
         const session = found.value.value
         const expected = yield* signatureOf(session.merchant_id, id)
         if (!timingSafeEqual(expected, token)) return Option.none<PortalSession>()
+        if (session.revoked_at !== null) return Option.none<PortalSession>()
         if ((yield* now(session.merchant_id)) >= DateTime.toEpochMillis(session.expires_at))
           return Option.none<PortalSession>()
+        const customer = yield* Effect.orDie(customers.get(session.merchant_id, session.customer_id))
+        if (Option.isNone(customer) || customer.value.value.deleted_at !== null) return Option.none<PortalSession>()
         return Option.some(session)
       })
+
+    /**
+     * Revokes one of the merchant's portal links: from now on it answers as an unknown link.
+     * Revoking a revoked link changes nothing; another merchant's is not found.
+     */
+    const revokeSession = (merchantId: string, sessionId: string) =>
+      Effect.gen(function* () {
+        for (;;) {
+          const found = yield* Effect.orDie(sessions.get(merchantId, sessionId))
+          if (Option.isNone(found)) return yield* new Errors.NotFound({ resource: "portal_session", id: sessionId })
+          const current = found.value.value
+          if (current.revoked_at !== null) return current
+          const revoked = new PortalSession({ ...current, revoked_at: DateTime.makeUnsafe(yield* now(merchantId)) })
+          // a concurrent revocation won the write: read it again (it is revoked either way)
+          const written = yield* sessions.update(revoked, found.value.version).pipe(
+            Effect.as(true),
+            Effect.catchTag("VersionConflict", () => Effect.succeed(false)),
+            Effect.orDie
+          )
+          if (written) return revoked
+        }
+      }).pipe(Effect.withSpan("Portal.revokeSession"))
 
     /** What the session's customer sees: their subscriptions and invoices, newest first. */
     const view = (session: PortalSession) =>
@@ -397,6 +425,7 @@ export class Portal extends Context.Service<Portal>()("@recur/core/Portal", {
 
     return {
       createSession,
+      revokeSession,
       sessionOf,
       view,
       ownSubscription,

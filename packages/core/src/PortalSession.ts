@@ -29,7 +29,9 @@ export class PortalSession extends Schema.Class<PortalSession>("PortalSession")(
   locale: Schema.NullOr(Locale).pipe(Schema.withDecodingDefault(Effect.succeed(null))),
   url: Schema.String,
   created_at: Timestamp,
-  expires_at: Timestamp
+  expires_at: Timestamp,
+  /** When the merchant revoked the link (it stopped working then); null while it works. */
+  revoked_at: Schema.NullOr(Timestamp).pipe(Schema.withDecodingDefault(Effect.succeed(null)))
 }) {}
 
 /**

@@ -52,8 +52,16 @@ const sh = (cwd: string, line: string, env: Record<string, string> = {}) =>
     )
   })
 
-/** Starts a serving command and waits until `url` answers 200; `stop()` ends it. */
-const startServing = async (cwd: string, line: string, url: string, env: Record<string, string>) => {
+/**
+ * Starts a serving command and waits until `url` answers 200 (`url` may be read from the
+ * command's output, for a server on port 0 that prints its port); `stop()` ends it.
+ */
+const startServing = async (
+  cwd: string,
+  line: string,
+  url: string | ((output: string) => string | undefined),
+  env: Record<string, string>
+) => {
   const child = spawn("sh", ["-c", `exec ${line}`], { cwd, env: userEnv(env), detached: true })
   let output = ""
   child.stdout.on("data", (d) => (output += d))
@@ -69,15 +77,18 @@ const startServing = async (cwd: string, line: string, url: string, env: Record<
   }
   for (let i = 0; i < 600; i++) {
     if (exited) throw new Error(`\`${line}\` exited before serving:\n${output}`)
-    const ok = await fetch(url).then(
-      (r) => r.status === 200,
-      () => false
-    )
+    const target = typeof url === "string" ? url : url(output)
+    const ok =
+      target !== undefined &&
+      (await fetch(target).then(
+        (r) => r.status === 200,
+        () => false
+      ))
     if (ok) return { output: () => output, stop }
     await new Promise((r) => setTimeout(r, 250))
   }
   await stop()
-  throw new Error(`\`${line}\` never answered ${url}:\n${output}`)
+  throw new Error(`\`${line}\` never answered ${typeof url === "string" ? url : "the URL it printed"}:\n${output}`)
 }
 
 /** Runs a serving command until `url` answers 200, then stops it; returns what it printed. */
@@ -280,11 +291,18 @@ describe("the OpenAPI document, as linters and generated clients read it", () =>
   it("Spectral (spectral:oas) finds nothing; an openapi-typescript + openapi-fetch client typechecks without casts and runs", async () => {
     const dir = freshProject("openapi-client")
     await sh(dir, "npm i @recur/server openapi-fetch && npm i -D @stoplight/spectral-cli openapi-typescript")
-    const port = await freePort()
-    const server = await startServing(dir, "npx recur serve", `http://127.0.0.1:${port}/healthz`, {
-      PORT: String(port),
-      RECUR_DATA_DIR: join(dir, ".recur")
-    })
+    // port 0: the server listens on a port the system picks and prints it
+    const listening = (output: string) => /Recur listening on port (\d+)/.exec(output)?.[1]
+    const server = await startServing(
+      dir,
+      "npx recur serve",
+      (output) => {
+        const port = listening(output)
+        return port === undefined ? undefined : `http://127.0.0.1:${port}/healthz`
+      },
+      { PORT: "0", RECUR_DATA_DIR: join(dir, ".recur") }
+    )
+    const port = listening(server.output())
     try {
       // the server answers /healthz as soon as it listens; the demo merchant is printed a moment later
       let key: string | undefined

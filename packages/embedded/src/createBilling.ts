@@ -22,6 +22,7 @@ import {
   PaymentSettings,
   Portal,
   PortalSession,
+  Redaction,
   Ports,
   Price,
   Product,
@@ -41,7 +42,7 @@ import {
 } from "@recur/core"
 import { SandboxGateway } from "@recur/payment-sandbox"
 import { HttpTransport } from "@recur/webhooks"
-import { Pg } from "@recur/sql"
+import { MasterKey, Pg } from "@recur/sql"
 import { MemoryStorage } from "@recur/memory"
 import { type Context, Effect, Exit, Layer, ManagedRuntime, Option, Redacted, Result, Schema } from "effect"
 import * as FacadeErrors from "./Errors.js"
@@ -71,7 +72,13 @@ export interface BillingOptions {
   readonly payments?:
     | "sandbox"
     | Layer.Layer<Ports.PaymentGateway, never, Ports.PaymentGateway | Store.Storage | Secrets.Secrets>
-  /** 32 bytes as 64 hex characters; encrypts stored API keys. Default: a fresh random key (fine for tests). */
+  /**
+   * 32 bytes as 64 hex characters: encrypts stored API keys, webhook secrets, processor keys and
+   * idempotent answers, and signs invoice and portal links. Default: with `{ pglite: dir }`, the
+   * key kept in `dir/master.key` (made on first start, as the server does; a directory holding data
+   * without it is refused); with memory storage, a fresh random key; with `{ postgres }`, required
+   * (a RangeError without it: a key made up at each start would lose every secret at restart).
+   */
   readonly masterKey?: string
   /** Exchange rates for `target_currency` without a `merchant_rate`, e.g. `{ "USD:EUR": "0.92" }`. */
   readonly fxRates?: Readonly<Record<string, string>>
@@ -124,11 +131,34 @@ const randomHex = () =>
   [...globalThis.crypto.getRandomValues(new Uint8Array(32))].map((b) => b.toString(16).padStart(2, "0")).join("")
 
 /**
+ * The master key when none is given: kept beside the data of a PGlite directory (as the server
+ * keeps it; a directory with data and no key is refused), a fresh one for storage that ends with
+ * the process, and none for PostgreSQL — a RangeError, as for any bad option.
+ */
+const masterKeyOf = (options: BillingOptions) => {
+  if (options.masterKey !== undefined) return Effect.succeed(options.masterKey)
+  const storage = options.storage
+  if (storage !== undefined && storage !== "memory" && "postgres" in storage)
+    throw new RangeError(
+      new MasterKey.MasterKeyRequired({ setting: "masterKey", storage: "{ postgres } storage" }).message
+    )
+  const dir = storage !== undefined && storage !== "memory" ? storage.pglite : undefined
+  return dir === undefined || dir.includes("://")
+    ? Effect.sync(randomHex)
+    : Effect.map(MasterKey.inDataDir(dir), Redacted.value)
+}
+
+/**
  * The engine as a Layer (for Effect users who want the same composition).
  *
  * @since 0.1.0
  */
-export const layer = (options: BillingOptions = {}) => engineOn(storageLayer(options.storage), options)
+export const layer = (options: BillingOptions = {}) => {
+  const masterKey = masterKeyOf(options)
+  return Layer.unwrap(
+    Effect.map(masterKey, (key) => engineOn(storageLayer(options.storage), { ...options, masterKey: key }))
+  )
+}
 
 /**
  * The engine on a storage layer of your own (its other outputs, such as a `SqlClient`, stay
@@ -330,6 +360,11 @@ export interface BillingClient {
   readonly customers: {
     /** `POST /api/v1/customer/create`. */
     readonly create: (merchantId: string, input: Body<typeof RequestBodies.CreateCustomer>) => Promise<CustomerJson>
+    /**
+     * `POST /api/v1/front/customer/delete`: the customer is gone from reads (its history stays)
+     * and its portal links stop working at once.
+     */
+    readonly delete: (merchantId: string, customerId: string) => Promise<void>
   }
   readonly checkout: {
     /** `POST /api/v1/session`: a checkout session and its hosted page's URL. */
@@ -463,6 +498,11 @@ export interface BillingClient {
       merchantId: string,
       input: Body<typeof RequestBodies.PortalSession>
     ) => Promise<PortalSessionJson>
+    /**
+     * `POST /api/v1/customer-portal/session/{id}/revoke`: the link stops working at once (as a
+     * deleted customer's links do); revoking it again changes nothing.
+     */
+    readonly revokeSession: (merchantId: string, portalSessionId: string) => Promise<PortalSessionJson>
     /** `GET /api/v1/portal_settings`: what the merchant's customers may do in the portal. */
     readonly settings: (merchantId: string) => Promise<PortalSettingsJson>
     /**
@@ -506,7 +546,8 @@ export interface BillingClient {
  * @since 0.1.0
  */
 export const createBilling = async (options: BillingOptions = {}): Promise<BillingClient> => {
-  const runtime = ManagedRuntime.make(layer(options))
+  // the engine's own log lines (worker and webhook errors) never show a secret
+  const runtime = ManagedRuntime.make(Layer.merge(layer(options), Redaction.layer))
   const started = await runtime.runPromiseExit(Effect.void)
   if (Exit.isFailure(started)) {
     await runtime.dispose()
@@ -587,6 +628,12 @@ export const createBilling = async (options: BillingOptions = {}): Promise<Billi
           decode(RequestBodies.CreateCustomer, input).pipe(
             Effect.flatMap((i) => Customers.Customers.use((c) => c.create(merchantId, i))),
             Effect.map((r) => json(Customer.Customer)(Customers.toCustomer(r)))
+          )
+        ),
+      delete: (merchantId, customerId) =>
+        run(
+          id("customer_id", customerId).pipe(
+            Effect.flatMap((c) => Customers.Customers.use((s) => s.delete(merchantId, { customer_id: c })))
           )
         )
     },
@@ -776,6 +823,13 @@ export const createBilling = async (options: BillingOptions = {}): Promise<Billi
         run(
           decode(RequestBodies.PortalSession, input).pipe(
             Effect.flatMap((i) => Portal.Portal.use((p) => p.createSession(merchantId, i))),
+            Effect.map(json(PortalSession.PortalSession))
+          )
+        ),
+      revokeSession: (merchantId, sessionId) =>
+        run(
+          id("portal_session_id", sessionId).pipe(
+            Effect.flatMap((s) => Portal.Portal.use((p) => p.revokeSession(merchantId, s))),
             Effect.map(json(PortalSession.PortalSession))
           )
         ),

@@ -1,6 +1,6 @@
-import { describe, expect, it } from "@effect/vitest"
-import { Ports, Store } from "@recur/core"
-import { Cause } from "effect"
+import { describe, expect, it, vi } from "@effect/vitest"
+import { Portal, Ports, Store } from "@recur/core"
+import { Cause, Effect, Option } from "effect"
 import { fromCause } from "../src/Errors.js"
 import {
   type BillingClient,
@@ -421,10 +421,72 @@ describe("the facade's failures", () => {
     }
   }, 60_000)
 
+  for (const storage of ["memory", "pglite"] as const)
+    it(`a deleted customer's portal links and a revoked link stop working at once (${storage})`, async () => {
+      const billing = await createBilling({ storage: storage === "memory" ? "memory" : {} })
+      try {
+        const { merchant_id: m } = await billing.merchants.create({ name: "Acme", currency: "USD" })
+        const ada = await billing.customers.create(m, { payer_id: "ada", name: "Ada" })
+        const bob = await billing.customers.create(m, { payer_id: "bob", name: "Bob" })
+        const context = await billing.context()
+        /** Whether a link opens its portal: what every portal route asks first. */
+        const opens = (url: string) => {
+          const [id, token] = new URL(url).pathname.split("/").slice(2)
+          return Effect.runPromise(
+            Portal.Portal.use((p) => p.sessionOf(id!, token!)).pipe(Effect.map(Option.isSome), Effect.provide(context))
+          )
+        }
+        const adaLink = await billing.portal.createSession(m, { customer_id: ada.id })
+        const bobLink = await billing.portal.createSession(m, { customer_id: bob.id })
+        expect([await opens(adaLink.url), await opens(bobLink.url)]).toEqual([true, true])
+        await billing.customers.delete(m, ada.id)
+        expect(await opens(adaLink.url)).toBe(false)
+        expect(await rejection(billing.portal.createSession(m, { customer_id: ada.id }))).toBeInstanceOf(NotFoundError)
+        const revoked = await billing.portal.revokeSession(m, bobLink.portal_session_id)
+        expect(revoked.revoked_at).not.toBeNull()
+        expect(await opens(bobLink.url)).toBe(false)
+        expect((await billing.portal.revokeSession(m, bobLink.portal_session_id)).revoked_at).toBe(revoked.revoked_at)
+        expect(await rejection(billing.portal.revokeSession(m, "bps_01jd0000000000000000000000"))).toBeInstanceOf(
+          NotFoundError
+        )
+        expect(await opens((await billing.portal.createSession(m, { customer_id: bob.id })).url)).toBe(true)
+      } finally {
+        await billing.close()
+      }
+    }, 60_000)
+
+  it("the engine's log lines show no secret: createBilling logs through the redacting logger", async () => {
+    const lines: Array<string> = []
+    const spy = vi.spyOn(console, "log").mockImplementation((...args: Array<unknown>) => {
+      lines.push(args.map(String).join(" "))
+    })
+    const billing = await createBilling({ storage: "memory" })
+    try {
+      const context = await billing.context()
+      await Effect.runPromise(
+        Effect.logError(
+          "charge failed",
+          new Error("Stripe refused sk_test_FacadeKey123 for pi_1_secret_FacadeCS")
+        ).pipe(
+          Effect.annotateLogs({ link: "http://localhost/invoice/inv_1/FacadeSignature123/pdf" }),
+          Effect.provide(context)
+        )
+      )
+    } finally {
+      spy.mockRestore()
+      await billing.close()
+    }
+    const line = lines.find((l) => l.includes("charge failed"))
+    expect(line).toBeDefined()
+    for (const secret of ["FacadeKey123", "FacadeCS", "FacadeSignature123"]) expect(line).not.toContain(secret)
+    expect(line).toContain("/invoice/inv_1/[redacted]/pdf")
+  }, 60_000)
+
   it("a storage failure is SystemError (500 system_error) with its cause", async () => {
-    const billing = await createBilling({ storage: { postgres: "postgres://nobody@127.0.0.1:9/none" } }).catch(
-      (e: unknown) => e
-    )
+    const billing = await createBilling({
+      storage: { postgres: "postgres://nobody@127.0.0.1:9/none" },
+      masterKey: "ab".repeat(32)
+    }).catch((e: unknown) => e)
     // the layer fails while building: createBilling itself rejects, as a RecurError
     expect(billing).toBeInstanceOf(SystemError)
     expect((billing as SystemError).status).toBe(500)

@@ -34,7 +34,13 @@ export const receiver = async (answer: (path: string, n: number) => number = () 
       else res.writeHead(status, { "content-type": "text/plain" }).end("ok")
     })
   }
-  let server: Server = createServer(handler)
+  // "down" keeps the port (closing it and listening again later could lose it to another process)
+  // and resets every connection at once, as a crashed receiver's host does
+  let down = false
+  const server: Server = createServer(handler)
+  server.on("connection", (socket) => {
+    if (down) socket.destroy()
+  })
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
   const port = (server.address() as AddressInfo).port
   return {
@@ -43,15 +49,13 @@ export const receiver = async (answer: (path: string, n: number) => number = () 
     setAnswer: (f: (path: string, n: number) => number) => {
       respond = f
     },
-    /** Stops answering (connections refused) until `start`. */
-    stop: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections()
-        server.close(() => resolve())
-      }),
+    /** Stops answering (every connection reset at once) until `start`. */
+    stop: async () => {
+      down = true
+      server.closeAllConnections()
+    },
     start: async () => {
-      server = createServer(handler)
-      await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve))
+      down = false
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -830,6 +830,13 @@ export class PortalGroup extends HttpApiGroup.make("portal")
     })
   )
   .add(
+    HttpApiEndpoint.post("revokeSession", "/api/v1/customer-portal/session/:portal_session_id/revoke", {
+      params: Schema.Struct({ portal_session_id: Schema.String }),
+      success: Envelope(Schema.Struct({ portal_session: PortalSession.PortalSession })),
+      error: ApiErrors.all
+    })
+  )
+  .add(
     HttpApiEndpoint.get("settings", "/api/v1/portal_settings", {
       success: Envelope(PortalSession.PortalSettings),
       error: ApiErrors.all

@@ -784,6 +784,11 @@ const portalLive = HttpApiBuilder.group(BillingApi, "portal", (handlers) =>
       .handle("createSession", ({ payload }) =>
         call((m) => Effect.map(portal.createSession(m, payload), (portal_session) => ok({ portal_session })))
       )
+      .handle("revokeSession", ({ params }) =>
+        call((m) =>
+          Effect.map(portal.revokeSession(m, params.portal_session_id), (portal_session) => ok({ portal_session }))
+        )
+      )
       .handle("settings", () => call((m) => Effect.map(portal.settingsOf(m), ok)))
       .handle("updateSettings", ({ payload }) => call((m) => Effect.map(portal.setSettings(m, payload), ok)))
   })

@@ -12,6 +12,7 @@ import {
   type Discounts,
   ErrorReplies,
   Merchants,
+  Redaction,
   RequestBodies,
   Secrets,
   Store,
@@ -541,7 +542,24 @@ export type EngineServices =
   | SandboxGateway.SandboxControls
 
 /**
- * The API as a server layer on the `HttpServer` in context (for example `NodeHttpServer.layer`).
+ * The access log: Effect's line per response (method, path, status, time), with the path
+ * redacted — an invoice or portal link's signature never reaches the log (`Redaction`). The
+ * request the routes see is the real one.
+ *
+ * @since 0.1.0
+ */
+export const accessLog = <E, R>(
+  app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | HttpServerRequest.HttpServerRequest>
+): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | HttpServerRequest.HttpServerRequest> =>
+  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+    HttpMiddleware.logger(Effect.provideService(app, HttpServerRequest.HttpServerRequest, request)).pipe(
+      Effect.provideService(HttpServerRequest.HttpServerRequest, request.modify({ url: Redaction.redact(request.url) }))
+    )
+  )
+
+/**
+ * The API as a server layer on the `HttpServer` in context (for example `NodeHttpServer.layer`);
+ * `disableLogger: false` adds the {@link accessLog}.
  *
  * @since 0.1.0
  */
@@ -549,7 +567,11 @@ export const serve = (
   options: { readonly rateLimit?: RateLimit | false; readonly disableLogger?: boolean } & RequestLimits &
     ClientAddresses = {}
 ) =>
-  HttpRouter.serve(layerRoutesWith(options), { disableListenLog: true, disableLogger: options.disableLogger ?? true })
+  HttpRouter.serve(layerRoutesWith(options), {
+    disableListenLog: true,
+    disableLogger: true,
+    ...(options.disableLogger === false ? { middleware: accessLog } : {})
+  })
 
 /**
  * A `Request => Promise<Response>` handler for hosts that mount the API in their own server. A

@@ -259,6 +259,122 @@ for (const [name, storage] of backends()) {
       expect((await page(`http://localhost${adaLink}`)).status).toBe(404)
     })
 
+    it("a deleted customer's links and a revoked link stop working at once, on every portal route", async () => {
+      const k = await fresh()
+      const { priceId, productId } = await api.priceOf(k, {}, { product: "Team", price: "Basic" })
+      const pro = (
+        (
+          await api.call("POST", "/api/v1/prices", k, {
+            name: "Pro",
+            product_id: productId,
+            currency: "USD",
+            billing_type: "recurring",
+            price_type: "flat_price",
+            price_plan: { billing_cycle_unit: "month", base_price_val: "50.00" }
+          })
+        ).body as any
+      ).data.price_id as string
+      expect((await api.call("POST", "/api/v1/portal_settings", k, { switch_prices: [priceId, pro] })).status).toBe(200)
+      const subscribe = async (payer: string) => {
+        const s = await api.call("POST", "/api/v1/session", k, { payer_id: payer, line_items: [{ price_id: priceId }] })
+        const id = (s.body as any).data.session_id as string
+        await api.call(
+          "POST",
+          `/checkout/${id}/pay`,
+          null,
+          { card_number: "4242424242424242", exp_month: "12", exp_year: "2030", cvc: "123" },
+          { accept: "application/json" }
+        )
+        const session = ((await api.call("GET", `/api/v1/session/${id}`, k)).body as any).data.session
+        return { customerId: session.customer_id as string, subscriptionId: session.subscription_id as string }
+      }
+      const ada = await subscribe("ada")
+      const bob = await subscribe("bob")
+      await api.call("POST", "/api/v1/front/customer/update", k, { customer_id: ada.customerId, name: "Ada Lovelace" })
+      const card = { card_number: "5555555555554444", exp_month: "12", exp_year: "2031", cvc: "123" }
+      const send = (method: string, url: string, fields: Record<string, string>) =>
+        method === "GET" ? api.handler(new Request(`http://localhost${url}`)) : post(url, fields)
+      /** Every portal route of a link: the page and each action on `sub`, with their statuses and pages. */
+      const everyRoute = async (link: string, sub: string) => {
+        const answers: Array<readonly [string, number, string]> = []
+        const home = await api.handler(new Request(`http://localhost${link}`))
+        answers.push(["page", home.status, await home.text()])
+        for (const [method, action, fields] of [
+          ["POST", "payment_method", card],
+          ["POST", "cancel", {}],
+          ["POST", "revoke", {}],
+          ["GET", `switch?price_id=${pro}`, {}],
+          ["POST", "switch", { price_id: pro, quote_id: "quo_x" }]
+        ] as const) {
+          const r = await send(method, `${link}/subscription/${sub}/${action}`, fields)
+          answers.push([action, r.status, await r.text()])
+        }
+        return answers
+      }
+      const tampered = async (link: string) => {
+        const [, , id, token] = link.split("/")
+        return everyRoute(`/portal/${id}/${token!.slice(0, -1)}${token!.endsWith("A") ? "B" : "A"}`, "sub_x")
+      }
+      const adaLink = path((await portal(k, { customer_id: ada.customerId })).url)
+      const adaPage = await page(`http://localhost${adaLink}`)
+      expect([adaPage.status, adaPage.html.includes("Ada Lovelace")]).toEqual([200, true])
+      const bobSession = await portal(k, { customer_id: bob.customerId })
+      const bobLink = path(bobSession.url)
+      expect(bobSession.revoked_at).toBeNull()
+
+      // Ada is deleted: her link answers every route exactly as a tampered link does, and shows nothing of her
+      expect((await api.call("POST", "/api/v1/front/customer/delete", k, { customer_id: ada.customerId })).status).toBe(
+        200
+      )
+      const deleted = await everyRoute(adaLink, ada.subscriptionId)
+      expect(deleted.map(([what, status, html]) => [what, status, html])).toEqual(
+        (await tampered(adaLink)).map(([what, status, html]) => [what, status, html])
+      )
+      for (const [what, status, html] of deleted) {
+        expect([what, status]).toEqual([what, 404])
+        for (const shown of ["Ada Lovelace", "ada", ada.subscriptionId, "Cancel", "<form"])
+          expect([what, shown, html.includes(shown)]).toEqual([what, shown, false])
+      }
+      expect((await statusOf(k, ada.subscriptionId)).cancel_at_period_end).toBe(false)
+      // and no new link is made for her
+      expect((await api.call("POST", "/api/v1/customer-portal/auth", k, { customer_id: ada.customerId })).status).toBe(
+        404
+      )
+
+      // Bob's link works until the merchant revokes it; then every route is 404, as a tampered link
+      expect((await page(`http://localhost${bobLink}`)).status).toBe(200)
+      const revoked = await api.call(
+        "POST",
+        `/api/v1/customer-portal/session/${bobSession.portal_session_id}/revoke`,
+        k
+      )
+      expect(revoked.status, JSON.stringify(revoked.body)).toBe(200)
+      expect((revoked.body as any).data.portal_session).toMatchObject({
+        portal_session_id: bobSession.portal_session_id,
+        revoked_at: "2026-01-01T00:00:00Z"
+      })
+      const afterRevoke = await everyRoute(bobLink, bob.subscriptionId)
+      expect(afterRevoke).toEqual(await tampered(bobLink))
+      expect(afterRevoke.map(([what, status]) => [what, status])).toEqual(afterRevoke.map(([what]) => [what, 404]))
+      expect((await statusOf(k, bob.subscriptionId)).cancel_at_period_end).toBe(false)
+      // revoking again changes nothing; another merchant's revoke and an unknown id are 404
+      const again = await api.call("POST", `/api/v1/customer-portal/session/${bobSession.portal_session_id}/revoke`, k)
+      expect([again.status, (again.body as any).data.portal_session.revoked_at]).toEqual([200, "2026-01-01T00:00:00Z"])
+      const other = await fresh()
+      const foreign = await api.call(
+        "POST",
+        `/api/v1/customer-portal/session/${bobSession.portal_session_id}/revoke`,
+        other
+      )
+      expect(refusal(foreign).slice(0, 1)).toEqual([404])
+      expect(
+        (await api.call("POST", "/api/v1/customer-portal/session/bps_01jd0000000000000000000000/revoke", k)).status
+      ).toBe(404)
+      // a new link for Bob works: revoking one link revokes that link only
+      const fresh2 = path((await portal(k, { customer_id: bob.customerId })).url)
+      expect((await page(`http://localhost${fresh2}`)).status).toBe(200)
+    })
+
     it("card attempts in the portal share the checkout's card-testing limit; looking and canceling do not", async () => {
       const k = await fresh()
       const ada = await customerWith(k, "ada")

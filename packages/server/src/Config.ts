@@ -6,8 +6,9 @@
 import { DunningPolicy, Portal, TaxRates } from "@recur/core"
 import { Http } from "@recur/http"
 import { Config, Effect, Option, Redacted, Result } from "effect"
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
-import { join, resolve } from "node:path"
+import { MasterKey } from "@recur/sql"
+import { readFileSync } from "node:fs"
+import { resolve } from "node:path"
 
 /**
  * The validated configuration.
@@ -78,8 +79,6 @@ export const parseRateLimit = (text: string): ServerConfig["rateLimit"] | undefi
   const burst = m[2] !== undefined ? Number(m[2]) : Math.ceil(perSecond * 2)
   return perSecond > 0 && burst >= 1 ? { perSecond, burst } : undefined
 }
-
-const HEX64 = /^[0-9a-fA-F]{64}$/
 
 /** The JSON of a setting given inline or as `@<path>` of a file; undefined when empty. */
 const jsonSetting = (name: string, text: string, what: string): Result.Result<unknown, string> => {
@@ -173,7 +172,10 @@ export const parseTrustedProxies = (text: string): Result.Result<ReadonlyArray<s
  * @since 0.1.0
  */
 export const load = Effect.gen(function* () {
-  const port = yield* Config.Port("PORT").pipe(Config.withDefault(4000))
+  // 0: the system picks a free port (tests); the server prints the one it listens on
+  const port = yield* Config.Int("PORT").pipe(Config.withDefault(4000))
+  if (port < 0 || port > 65535)
+    return yield* Effect.fail(new Error("PORT must be a port number from 0 to 65535 (0: any free port)"))
   const publicUrl = yield* Config.String("RECUR_PUBLIC_URL").pipe(Config.withDefault(`http://localhost:${port}`))
   const dataDir = resolve(yield* Config.String("RECUR_DATA_DIR").pipe(Config.withDefault("./.recur")))
   const databaseUrl = yield* Config.option(Config.String("DATABASE_URL"))
@@ -227,32 +229,16 @@ export const load = Effect.gen(function* () {
   const configured = yield* Config.option(Config.Redacted("RECUR_MASTER_KEY"))
   let masterKey: Redacted.Redacted<string>
   if (Option.isSome(configured)) {
-    if (!HEX64.test(Redacted.value(configured.value)))
+    if (!MasterKey.isValid(Redacted.value(configured.value)))
       return yield* Effect.fail(new Error("RECUR_MASTER_KEY must be 64 hexadecimal characters (32 bytes)"))
     masterKey = configured.value
   } else if (Option.isSome(databaseUrl)) {
     return yield* Effect.fail(
-      new Error("RECUR_MASTER_KEY is required with DATABASE_URL (64 hex characters; it encrypts stored API keys)")
+      new Error(new MasterKey.MasterKeyRequired({ setting: "RECUR_MASTER_KEY", storage: "DATABASE_URL" }).message)
     )
   } else {
-    mkdirSync(dataDir, { recursive: true })
-    const file = join(dataDir, "master.key")
-    // a key generated beside existing data could not decrypt its API keys and webhook secrets
-    if (!existsSync(file) && existsSync(join(dataDir, "PG_VERSION")))
-      return yield* Effect.fail(
-        new Error(
-          `${file} is missing, but ${dataDir} holds data encrypted with it (API keys, webhook secrets). ` +
-            `Restore master.key from your backup (or set RECUR_MASTER_KEY to its 64 hex characters); ` +
-            `a new key would lock that data out, so none was generated. To start afresh, use an empty RECUR_DATA_DIR.`
-        )
-      )
-    if (!existsSync(file)) {
-      const key = [...globalThis.crypto.getRandomValues(new Uint8Array(32))]
-        .map((b) => b.toString(16).padStart(2, "0"))
-        .join("")
-      writeFileSync(file, key, { mode: 0o600 })
-    }
-    masterKey = Redacted.make(readFileSync(file, "utf8").trim())
+    // beside the data, as createBilling keeps it; a missing key beside existing data is refused
+    masterKey = yield* MasterKey.inDataDir(dataDir).pipe(Effect.mapError((e) => new Error(e.message)))
   }
   return {
     port,

@@ -29,7 +29,7 @@ import { StripeGateway } from "@recur/payment-stripe"
 import { Pg } from "@recur/sql"
 import { Http } from "@recur/http"
 import { Console, Effect, Layer, Option, Redacted, References } from "effect"
-import { HttpMiddleware } from "effect/http"
+import { HttpMiddleware, HttpServer } from "effect/http"
 import { createServer } from "node:http"
 import { Dispatcher } from "@recur/webhooks"
 import type { ServerConfig } from "./Config.js"
@@ -138,25 +138,46 @@ export const workers = (owner: string, options: { readonly concurrency?: number 
   )
 
 /**
+ * The configuration with the port actually listened on: the default public URL
+ * (`http://localhost:$PORT`) names it; a `RECUR_PUBLIC_URL` of the operator's stays as given.
+ *
+ * @since 0.1.0
+ */
+export const withPort = (config: ServerConfig, port: number): ServerConfig =>
+  config.publicUrl === `http://localhost:${config.port}`
+    ? { ...config, port, publicUrl: `http://localhost:${port}` }
+    : { ...config, port }
+
+/**
  * Everything `serve` runs, as one layer.
  *
  * @since 0.1.0
  */
 export const serve = (config: ServerConfig) => {
-  const engineLive = engine(config)
-  const http = Http.serve({
-    rateLimit: config.rateLimit,
-    maxBodyBytes: config.maxBodyBytes,
-    trustedProxies: config.trustedProxies,
-    disableLogger: !config.accessLog
-  }).pipe(Layer.provide(NodeHttpServer.layer(createServer, { port: config.port })))
-  const worker = Layer.effectDiscard(
-    Effect.forkScoped(workers(`server-${process.pid}`, { concurrency: config.workerConcurrency }))
-  )
-  const demo = Layer.effectDiscard(Effect.orDie(ensureDemoMerchant(config)))
-  const ready = Layer.effectDiscard(
-    Console.log(`Recur listening on ${config.publicUrl} (API docs: ${config.publicUrl}/docs)`)
-  )
+  // listening comes first: with PORT=0 the system picks the port, and the public URL (unless
+  // RECUR_PUBLIC_URL names another) and the first line printed say which one it picked
+  const listening = NodeHttpServer.layer(createServer, { port: config.port })
+  const running = Layer.unwrap(
+    Effect.map(HttpServer.HttpServer, (server) => {
+      const port = server.address._tag === "UnixPathAddress" ? config.port : server.address.port
+      const actual = withPort(config, port)
+      const engineLive = engine(actual)
+      const http = Http.serve({
+        rateLimit: actual.rateLimit,
+        maxBodyBytes: actual.maxBodyBytes,
+          trustedProxies: actual.trustedProxies,
+        disableLogger: !actual.accessLog
+      })
+      const worker = Layer.effectDiscard(
+        Effect.forkScoped(workers(`server-${process.pid}`, { concurrency: actual.workerConcurrency }))
+      )
+      const demo = Layer.effectDiscard(Effect.orDie(ensureDemoMerchant(actual)))
+      const ready = Layer.effectDiscard(
+        Console.log(`Recur listening on port ${port}: ${actual.publicUrl} (API docs: ${actual.publicUrl}/docs)`)
+      )
+      return Layer.mergeAll(http, worker, demo, ready).pipe(Layer.provide(engineLive))
+    })
+  ).pipe(Layer.provide(listening))
   // No tracing exporter is configured in the standalone server: spans would only cost time
   // (a span per request and per service call). Embedders who export traces keep Effect's default.
   const untraced = <E>(l: Layer.Layer<never, E>) =>
@@ -170,5 +191,5 @@ export const serve = (config: ServerConfig) => {
             )
           )
         )
-  return untraced(Layer.mergeAll(http, worker, demo, ready).pipe(Layer.provide(engineLive)))
+  return untraced(running)
 }

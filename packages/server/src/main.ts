@@ -5,7 +5,7 @@
  * @since 0.1.0
  */
 import { NodeRuntime } from "@effect/platform-node"
-import { Merchants, PaymentSettings } from "@recur/core"
+import { Merchants, PaymentSettings, Redaction } from "@recur/core"
 import { DataDirLock, Pg } from "@recur/sql"
 import { Cause, Console, Data, Effect, Exit, Layer, Runtime } from "effect"
 import * as Config from "./Config.js"
@@ -151,4 +151,5 @@ const told = (program as Effect.Effect<unknown, unknown>).pipe(
   Effect.catchIf(operatorError, (e) => Effect.andThen(Console.error(`recur: ${e.message}`), Effect.fail(new Told())))
 )
 
-NodeRuntime.runMain(told, { teardown })
+// every log line (the access log, the worker's and the webhooks' errors) with its secrets redacted
+NodeRuntime.runMain(told.pipe(Effect.provide(Redaction.layer)), { teardown })

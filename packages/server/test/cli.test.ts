@@ -20,12 +20,18 @@ const recur = (args: ReadonlyArray<string>, env: Record<string, string>) =>
 describe("recur CLI and server", () => {
   it("serve: prints the demo key, answers requests, and shuts down cleanly on SIGTERM; data survives a restart", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "recur-serve-"))
-    const port = String(40000 + Math.floor(Math.random() * 20000))
+    // port 0: the system picks a free port, and the server says which one it listens on
     const start = () =>
       spawn(process.execPath, ["--conditions=source", "--import", "tsx", main, "serve"], {
         cwd: root,
-        env: { ...process.env, PORT: port, RECUR_DATA_DIR: dataDir }
+        env: { ...process.env, PORT: "0", RECUR_DATA_DIR: dataDir }
       })
+    const portOf = (out: string) => {
+      const m = /Recur listening on port (\d+): http:\/\/localhost:(\d+) /.exec(out)
+      expect(m?.[1], out).toBe(m?.[2])
+      expect(Number(m?.[1])).toBeGreaterThan(0)
+      return m![1]!
+    }
     try {
       const server = start()
       let out = ""
@@ -42,6 +48,7 @@ describe("recur CLI and server", () => {
           }
         }, 100)
       })
+      let port = portOf(out)
       const res = await fetch(`http://127.0.0.1:${port}/api/v1/front/customer/create`, {
         method: "POST",
         headers: { authorization: `Bearer ${key}`, "request-id": "cli-1", "content-type": "application/json" },
@@ -94,6 +101,7 @@ describe("recur CLI and server", () => {
           }
         }, 100)
       })
+      port = portOf(out2)
       const list = await fetch(`http://127.0.0.1:${port}/api/v1/front/customer?payer_ids=survivor`, {
         headers: { authorization: `Bearer ${key}`, "request-id": "cli-2" }
       })

@@ -5,6 +5,7 @@
  */
 export * as DataDirLock from "./DataDirLock.js"
 export * as Maintenance from "./Maintenance.js"
+export * as MasterKey from "./MasterKey.js"
 export * as Migrations from "./Migrations.js"
 export * as Pg from "./Pg.js"
 export * as SqlStorage from "./SqlStorage.js"

@@ -171,7 +171,28 @@ export const cardTesting = async (app: CardTester, attempts = 40): Promise<Reado
 export const limitedCardTesting: ReadonlyArray<number> = [...Array(30).fill(402), ...Array(10).fill(429)]
 
 /**
- * A TCP port free on 127.0.0.1 now (for an app whose `publicUrl` must name its port before it listens).
+ * A socket listening on a port of 127.0.0.1 the system picked (port 0), held until the app's
+ * server takes it over with `server.listen(handle)`: the port is known before the app is built
+ * (its `publicUrl` names it), and no other process can take the port in between, as it can
+ * between {@link freePort} and a later `listen(port)`.
+ *
+ * @since 0.1.0
+ */
+export const listener = async (): Promise<{ readonly port: number; readonly handle: import("node:net").Server }> => {
+  const { createServer } = await import("node:net")
+  const handle = createServer()
+  await new Promise<void>((resolve, reject) => {
+    handle.once("error", reject)
+    handle.listen(0, "127.0.0.1", () => resolve())
+  })
+  const address = handle.address()
+  if (typeof address !== "object" || address === null) throw new Error("no port")
+  return { port: address.port, handle }
+}
+
+/**
+ * A TCP port free on 127.0.0.1 now. Racy: another process may take it before the app listens on
+ * it; prefer {@link listener}.
  *
  * @since 0.1.0
  */

@@ -84,6 +84,8 @@ const descriptions: Record<string, string> = {
     "The invoice the subscription's next renewal will issue if nothing changes before it: the next cycle's price (scheduled price and pending quantity applied), usage so far for usage-billed prices, running discounts, credit and tax at the customer's address. `null` when it will not renew (canceled, paused, past due, canceling at the period's end, a fixed term ending). Nothing is written.",
   "portal.createSession":
     "A link to the customer portal for one customer (`customer_id`): their subscriptions, invoices and payment method, working for an hour. Optional `return_url` (the portal's back link) and `flow` (`payment_method_update` opens the card form).",
+  "portal.revokeSession":
+    "Revokes a portal link: from now on it answers 404, as an unknown link does (the links of a deleted customer stop working the same way). Revoking it again changes nothing; another merchant's link is 404.",
   "payments.paymentSettings":
     "Who charges the merchant's customers: `sandbox` (the default) or `stripe` — with its publishable key, the last 4 of its secret key, whether the webhook signing secret is set, and the `webhook_url` to give Stripe. Secrets are never returned.",
   "payments.updatePaymentSettings":
