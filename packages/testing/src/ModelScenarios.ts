@@ -416,6 +416,7 @@ interface CSub {
   pastDue: { readonly at: number; readonly invoice: CInvoice } | null
   /** The items of issue 29 whose known disagreement this subscription met (for the failure message). */
   readonly known: Set<number>
+  status: "active" | "canceled"
 }
 
 interface CMerchant {
@@ -540,6 +541,7 @@ const cAdvance = (m: CMerchant, to: number, decline: { armed: boolean } = { arme
     let due: CSub | undefined
     let when = Number.POSITIVE_INFINITY
     for (const s of m.subs) {
+      if (s.status === "canceled") continue
       const at = s.pastDue !== null ? s.pastDue.at + RETRY_AFTER : s.end
       if (at <= to && at < when) {
         due = s
@@ -675,11 +677,13 @@ type COp =
   | { readonly _tag: "CRefund"; readonly s: CSub; readonly index: number; readonly amount: bigint }
   | { readonly _tag: "CDecline"; readonly s: CSub }
   | { readonly _tag: "CRecover"; readonly s: CSub }
+  | { readonly _tag: "CCancel"; readonly s: CSub }
 
 const cNextOp = (rnd: ReturnType<typeof generator>, merchants: ReadonlyArray<CMerchant>, maxSubs: number): COp => {
   const m = rnd.pick(merchants)
   const roll = rnd.next()
-  if (m.subs.length === 0 || (roll < 0.1 && m.subs.length < maxSubs)) {
+  const live = m.subs.filter((s) => s.status === "active")
+  if (live.length === 0 || (roll < 0.1 && live.length < maxSubs)) {
     const cust = rnd.pick(m.customers)
     const price = rnd.int(0, CPRICES.length - 1)
     const codes = m.discounts.filter((d) => d.products.length === 0 || d.products.includes(productOf(price)))
@@ -692,7 +696,7 @@ const cNextOp = (rnd: ReturnType<typeof generator>, merchants: ReadonlyArray<CMe
       code: rnd.next() < 0.6 ? rnd.pick(codes) : null
     }
   }
-  const late = m.subs.find((s) => s.pastDue !== null)
+  const late = live.find((s) => s.pastDue !== null)
   // a declined renewal: the customer saves a new card before the first retry, or it comes
   if (late !== undefined && rnd.next() < 0.35) return { _tag: "CRecover", s: late }
   if (roll < 0.25) {
@@ -707,18 +711,19 @@ const cNextOp = (rnd: ReturnType<typeof generator>, merchants: ReadonlyArray<CMe
   }
   if (late === undefined && roll < 0.29) {
     // the next renewal of the merchant, when no other renews at the same instant, is declined
-    const next = m.subs.reduce((a, s) => (s.end < a.end ? s : a))
-    if (m.subs.filter((s) => s.end === next.end).length === 1) return { _tag: "CDecline", s: next }
+    const next = live.reduce((a, s) => (s.end < a.end ? s : a))
+    if (live.filter((s) => s.end === next.end).length === 1) return { _tag: "CDecline", s: next }
   }
   if (roll < 0.31) return { _tag: "CMove", cust: rnd.pick(m.customers), country: rnd.pick(COUNTRIES) }
   if (roll < 0.35) {
     const country = rnd.pick(Object.keys(RATES))
     return m.rates.has(country) ? { _tag: "CArchiveRate", m, country } : { _tag: "CAddRate", m, country }
   }
-  const current = m.subs.filter((x) => x.pastDue === null)
+  const current = live.filter((x) => x.pastDue === null)
   if (current.length === 0) return { _tag: "CAdvance", m, ms: rnd.int(1, 48) * 3_600_000 }
   const s = rnd.pick(current)
   const r = rnd.next()
+  if (r >= 0.97) return { _tag: "CCancel", s }
   if (r < 0.45) {
     const target = (s.price + rnd.int(1, CPRICES.length - 1)) % CPRICES.length
     const mode = rnd.pick(["immediate", "immediate", "immediate", "none", "end_of_period"] as const)
@@ -1112,36 +1117,54 @@ export const suite = <E>(
              * The invariants of issue 29 on the engine's own documents: for the subscription and its
              * customer, refunded + credited ≤ collected and tax given back ≤ tax collected.
              */
+            /** A subscription's collected, refunded, credited, tax collected and tax given back, from the engine's documents. */
+            const settled = new Map<CSub, readonly [bigint, bigint, bigint, bigint, bigint]>()
+            const engineLedger = (s: CSub) =>
+              Effect.gen(function* () {
+                const done = settled.get(s)
+                if (done !== undefined) return done
+                const got = yield* invoicesOfSub(billing, s.m.id, s.id, Number.MAX_SAFE_INTEGER)
+                const sub = yield* billing.getSubscription(s.m.id, s.id)
+                let [c, r, cr, ti, tb] = [0n, 0n, minor(sub.credit_balance), 0n, 0n]
+                for (const i of got) {
+                  if (i.invoice_type === "refund") {
+                    r += minor(i.amount)
+                    tb += minor(i.tax_amount)
+                  } else {
+                    // credit applied to it: what its lines and exclusive taxes come to less what was due
+                    const due =
+                      i.lines.reduce((a, l) => a + minor(l.amount), 0n) +
+                      i.tax_lines.reduce((a, t) => (t.inclusive ? a : a + minor(t.amount)), 0n)
+                    cr += due > minor(i.amount) ? due - minor(i.amount) : 0n
+                    if (i.biz_status !== "open" && i.biz_status !== "retrying" && i.biz_status !== "failed") {
+                      c += minor(i.amount)
+                      ti += minor(i.tax_amount)
+                    }
+                  }
+                }
+                const ledger = [c, r, cr, ti, tb] as const
+                // a canceled subscription's documents no longer change
+                if (s.status === "canceled") settled.set(s, ledger)
+                return ledger
+              })
+
+            /**
+             * The invariants of issue 29 on the engine's own documents: for every subscription and
+             * for the customer, refunded + credited ≤ collected and tax given back ≤ tax collected.
+             */
             const invariants = (subs: ReadonlyArray<CSub>, label: string) =>
               Effect.gen(function* () {
                 let [collected, refunded, credited, taxIn, taxBack] = [0n, 0n, 0n, 0n, 0n]
                 for (const s of subs) {
-                  const got = yield* invoicesOfSub(billing, s.m.id, s.id, Number.MAX_SAFE_INTEGER)
-                  const sub = yield* billing.getSubscription(s.m.id, s.id)
-                  let [c, r, cr, ti, tb] = [0n, 0n, minor(sub.credit_balance), 0n, 0n]
-                  for (const i of got) {
-                    if (i.invoice_type === "refund") {
-                      r += minor(i.amount)
-                      tb += minor(i.tax_amount)
-                    } else {
-                      // credit applied to it: what its lines and exclusive taxes come to less what was due
-                      const due =
-                        i.lines.reduce((a, l) => a + minor(l.amount), 0n) +
-                        i.tax_lines.reduce((a, t) => (t.inclusive ? a : a + minor(t.amount)), 0n)
-                      cr += due > minor(i.amount) ? due - minor(i.amount) : 0n
-                      if (i.biz_status !== "open" && i.biz_status !== "retrying" && i.biz_status !== "failed") {
-                        c += minor(i.amount)
-                        ti += minor(i.tax_amount)
-                      }
-                    }
-                  }
+                  const [c, r, cr, ti, tb] = yield* engineLedger(s)
                   expect(
                     r + cr <= c,
-                    `${where()}: ${label} ${s.id} refunded ${fmt(r)} + credited ${fmt(cr)} > collected ${fmt(c)}`
+                    `${whereAll()}: subscription ${s.id} refunded ${fmt(r)} + credited ${fmt(cr)} > collected ${fmt(c)}`
                   ).toBe(true)
-                  expect(tb <= ti, `${where()}: ${label} ${s.id} tax back ${fmt(tb)} > tax collected ${fmt(ti)}`).toBe(
-                    true
-                  )
+                  expect(
+                    tb <= ti,
+                    `${whereAll()}: subscription ${s.id} tax back ${fmt(tb)} > tax collected ${fmt(ti)}`
+                  ).toBe(true)
                   collected += c
                   refunded += r
                   credited += cr
@@ -1150,11 +1173,11 @@ export const suite = <E>(
                 }
                 expect(
                   refunded + credited <= collected,
-                  `${where()}: ${label}: refunded ${fmt(refunded)} + credited ${fmt(credited)} > collected ${fmt(collected)}`
+                  `${whereAll()}: ${label}: refunded ${fmt(refunded)} + credited ${fmt(credited)} > collected ${fmt(collected)}`
                 ).toBe(true)
                 expect(
                   taxBack <= taxIn,
-                  `${where()}: ${label}: tax back ${fmt(taxBack)} > tax collected ${fmt(taxIn)}`
+                  `${whereAll()}: ${label}: tax back ${fmt(taxBack)} > tax collected ${fmt(taxIn)}`
                 ).toBe(true)
               })
 
@@ -1172,20 +1195,19 @@ export const suite = <E>(
                 s.checked = s.invoices.length
                 const sub = yield* billing.getSubscription(s.m.id, s.id)
                 expect([sub.status, sub.price_id, sub.quantity, sub.credit_balance, sub.cycle_index], where()).toEqual([
-                  s.pastDue !== null ? "past_due" : "active",
+                  s.status === "canceled" ? "canceled" : s.pastDue !== null ? "past_due" : "active",
                   cPriceId(s, s.price),
                   s.qty.toString(),
                   fmt(s.credit),
                   s.cycle
                 ])
-                if (sub.current_period_end !== null)
+                if (s.status !== "canceled" && sub.current_period_end !== null)
                   expect(DateTime.toEpochMillis(sub.current_period_end), where()).toBe(s.end)
                 // the model's own ledger keeps the invariants too
                 const l = ledger(s)
                 expect(l.refunded + l.credited <= l.collected && l.taxBack <= l.taxIn, `${where()}: model ledger`).toBe(
                   true
                 )
-                yield* invariants([s], "subscription")
                 yield* invariants(s.cust.subs, `customer ${s.cust.id}`)
               })
 
@@ -1237,7 +1259,8 @@ export const suite = <E>(
                       invoices: [],
                       checked: 0,
                       pastDue: null,
-                      known: new Set()
+                      known: new Set(),
+                      status: "active"
                     }
                     if (d !== null) cust.redeemed.set(d.id, (cust.redeemed.get(d.id) ?? 0) + 1)
                     cycleInvoice(s, "initial")
@@ -1348,6 +1371,13 @@ export const suite = <E>(
                       cVerify,
                       { discard: true }
                     )
+                    break
+                  }
+                  case "CCancel": {
+                    const { s } = op
+                    yield* subsService.cancel(s.m.id, Subscriptions.cancelOf(s.id, { when: "immediate" }))
+                    s.status = "canceled"
+                    yield* cVerify(s)
                     break
                   }
                   case "CRecover": {
@@ -1637,7 +1667,7 @@ export const suite = <E>(
                   "Resume"
                 ],
                 ...["Refund", "Usage", "CSubscribe", "CAdvance", "CChange", "CApplyDiscount", "CRemoveDiscount"],
-                ...["CMove", "CAddRate", "CArchiveRate", "CRefund", "CDecline", "CRecover"]
+                ...["CMove", "CAddRate", "CArchiveRate", "CRefund", "CDecline", "CRecover", "CCancel"]
               ]
               expect(
                 kinds.filter((k) => !ran.has(k)),
