@@ -390,6 +390,8 @@ interface CInvoice {
   taxBack: bigint
   /** Whether it was collected (false while a declined payment waits for its retry). */
   paid: boolean
+  /** The engine's trade that paid it, once compared. */
+  tradeId?: string | null
 }
 
 interface CSub {
@@ -1192,6 +1194,8 @@ export const suite = <E>(
                   s.invoices.slice(s.checked).map(cShape)
                 )
                 if (s.checked === 0) expect(got.length, where()).toBe(fresh)
+                // the trades the model's invoices were paid by (a refund names one)
+                for (let k = 0; k < fresh; k++) s.invoices[s.checked + k]!.tradeId = got[fresh - 1 - k]!.trade_id
                 s.checked = s.invoices.length
                 const sub = yield* billing.getSubscription(s.m.id, s.id)
                 expect([sub.status, sub.price_id, sub.quantity, sub.credit_balance, sub.cycle_index], where()).toEqual([
@@ -1389,12 +1393,9 @@ export const suite = <E>(
                   }
                   case "CRefund": {
                     const s = op.s
-                    const all = (yield* invoicesOfSub(billing, s.m.id, s.id, Number.MAX_SAFE_INTEGER)).reverse()
-                    const target = all[op.index]!
-                    expect(cEngineShape(target), where()).toEqual(cShape(s.invoices[op.index]!))
                     const attempt = subsService.refund(
                       s.m.id,
-                      Refunds.refundOf(target.trade_id!, { amount: fmt(op.amount), reason: "model" })
+                      Refunds.refundOf(s.invoices[op.index]!.tradeId!, { amount: fmt(op.amount), reason: "model" })
                     )
                     // (d): a refund that would bring back more than was collected is refused
                     if (op.amount > unreturned(s)) {
