@@ -11,6 +11,16 @@
  * end in `refund` mode, what the customer paid less what came back equals Σ basis × time in
  * force, within ½ minor unit per line.
  *
+ * The commercial layer (issue 29) runs beside it on two more merchants: discount codes
+ * (percentage and fixed; once, repeating, forever; limited to a product or a customer), tax
+ * rates (inclusive and exclusive) and customers moving between them, refunds, price changes
+ * across products, declined renewals and their recovery, cancellations. Its model states the
+ * intended rules of issue 29 (a discount ends outside its products; redemptions are durable; what
+ * comes back carries the tax that was paid; never more back than collected) and, after every
+ * operation, checks refunded + credited ≤ collected and tax back ≤ tax collected on the engine's
+ * own documents, per subscription and per customer. `avoid` leaves out the operations that meet a
+ * known disagreement of the engine with those rules (see docs/reliability.md).
+ *
  * @since 0.1.0
  */
 import { expect, layer } from "@effect/vitest"
@@ -1221,7 +1231,7 @@ export const suite = <E>(
                 expect(r._tag, `${where()}: expected a refusal`).toBe("Failure")
               })
 
-            const cRun = (op: COp, n: number) =>
+            const cRun = (op: COp) =>
               Effect.gen(function* () {
                 switch (op._tag) {
                   case "CSubscribe": {
@@ -1409,7 +1419,6 @@ export const suite = <E>(
                     break
                   }
                 }
-                void n
               })
 
             const started = Date.now()
@@ -1436,7 +1445,7 @@ export const suite = <E>(
                   if ("s" in op) op.s.known.add(item)
                 }
                 log.push(`${describe(op)}${item > 0 ? ` [issue 29 item ${item}]` : ""}`)
-                yield* cRun(op, n)
+                yield* cRun(op)
                 if (trace) {
                   const sub = "s" in op ? op.s : op._tag === "CSubscribe" ? op.m.subs.at(-1) : undefined
                   process.stderr.write(
