@@ -11,23 +11,56 @@
  * end in `refund` mode, what the customer paid less what came back equals Σ basis × time in
  * force, within ½ minor unit per line.
  *
+ * The commercial layer (issue 29) runs beside it on two more merchants: discount codes
+ * (percentage and fixed; once, repeating, forever; limited to a product or a customer), tax
+ * rates (inclusive and exclusive) and customers moving between them, refunds, price changes
+ * across products, declined renewals and their recovery, cancellations. Its model states the
+ * intended rules of issue 29 (a discount ends outside its products; redemptions are durable; what
+ * comes back carries the tax that was paid; never more back than collected) and, after every
+ * operation, checks refunded + credited ≤ collected and tax back ≤ tax collected on the engine's
+ * own documents, per subscription and per customer. `avoid` leaves out the operations that meet a
+ * known disagreement of the engine with those rules (see docs/reliability.md).
+ *
  * @since 0.1.0
  */
 import { expect, layer } from "@effect/vitest"
 import {
   Billing,
   Catalog,
+  Customers,
+  Discounts,
+  Engine,
   type Invoice,
   Merchants,
-  type Ports,
+  Ports,
   PriceChanges,
   Refunds,
+  Secrets,
+  Settings,
   type Store,
+  TaxRates,
   type Subscription,
   Subscriptions
 } from "@recur/core"
-import { DateTime, Effect, type Layer } from "effect"
-import { engine } from "./EngineScenarios.js"
+import { SandboxGateway } from "@recur/payment-sandbox"
+import { DateTime, Effect, Layer } from "effect"
+import * as ServicesContract from "./ServicesContract.js"
+import * as WebhookRecorder from "./WebhookRecorder.js"
+
+/** The whole engine with the sandbox gateway and the merchants' own tax rates (`TaxRates.table`). */
+const commercialEngine = <E>(storage: Layer.Layer<Store.Storage, E>) =>
+  Engine.layer.pipe(
+    Layer.provideMerge(
+      Layer.mergeAll(
+        SandboxGateway.layer(),
+        Ports.fxStatic({}),
+        TaxRates.table(),
+        Settings.layer(),
+        WebhookRecorder.layer
+      )
+    ),
+    Layer.provideMerge(Layer.mergeAll(storage, Secrets.layer(ServicesContract.testMasterKey)))
+  )
 
 // ------------------------------------------------------------------ the model's own arithmetic
 
@@ -279,6 +312,448 @@ const prorateModel = (s: MSub, target: number): bigint => {
   return net
 }
 
+// ------------------------------------------------------------------ the commercial layer
+
+/** Tax rates the commercial merchants use, by country (percentage × 10⁴, inclusive). */
+const RATES: Record<
+  string,
+  { readonly pct: string; readonly units: bigint; readonly inclusive: boolean; readonly region?: string }
+> = {
+  DE: { pct: "19", units: 190_000n, inclusive: true },
+  GB: { pct: "20", units: 200_000n, inclusive: false },
+  FR: { pct: "20", units: 200_000n, inclusive: false },
+  US: { pct: "7.25", units: 72_500n, inclusive: false, region: "CA" }
+}
+const COUNTRIES = ["DE", "GB", "FR", "US", null] as const
+type Country = (typeof COUNTRIES)[number]
+
+/** The commercial catalogue: two products, prices of each (minor units). */
+const CPRICES = [
+  ["A", "30.00"],
+  ["A", "60.00"],
+  ["A", "99.99"],
+  ["B", "20.00"],
+  ["B", "45.50"]
+] as const
+const cMinor = (i: number) => BigInt(CPRICES[i]![1].replace(".", ""))
+const productOf = (i: number) => CPRICES[i]![0]
+
+/** The commercial discounts: percentage and fixed; once, repeating, forever; product-limited. */
+const CDISCOUNTS = [
+  { code: "HALFA", pct: 50, cycles: null, products: ["A"], perCustomer: null },
+  { code: "TEN3", pct: 10, cycles: 3, products: [], perCustomer: null },
+  { code: "FIVEONCE", amount: "5.00", cycles: 1, products: [], perCustomer: null },
+  { code: "QUARTER", pct: 25, cycles: null, products: [], perCustomer: 1 },
+  { code: "THREEB", amount: "3.00", cycles: null, products: ["B"], perCustomer: null }
+] as const
+
+/** amount × num / den, half away from zero (num, den ≥ 0): the rounding of tax. */
+const halfUp = (num: bigint, den: bigint): bigint => (2n * num + den) / (2n * den)
+
+interface CRate {
+  readonly id: string
+  readonly units: bigint
+  readonly inclusive: boolean
+}
+
+/** The tax a rate puts on a taxable amount (nothing on zero or less). */
+const taxOn = (taxable: bigint, rate: CRate | null): { readonly tax: bigint; readonly excl: bigint } => {
+  if (rate === null || taxable <= 0n) return { tax: 0n, excl: 0n }
+  const tax = rate.inclusive
+    ? halfUp(taxable * rate.units, 1_000_000n + rate.units)
+    : halfUp(taxable * rate.units, 1_000_000n)
+  return { tax, excl: rate.inclusive ? 0n : tax }
+}
+
+interface CDiscount {
+  readonly id: string
+  readonly code: string
+  readonly bp: bigint | null
+  readonly amount: bigint | null
+  readonly cycles: number | null
+  readonly products: ReadonlyArray<string>
+  readonly perCustomer: number | null
+}
+
+interface CCustomer {
+  readonly id: string
+  readonly payer: string
+  country: Country
+  /** Durable redemptions: discount id → count (removal does not erase them). */
+  readonly redeemed: Map<string, number>
+  readonly subs: Array<CSub>
+}
+
+interface CTerm {
+  readonly d: CDiscount
+  readonly first: number
+}
+
+interface CInvoice {
+  readonly type: "initial" | "renewal" | "upgrade" | "refund"
+  readonly cycle: number
+  readonly amount: bigint
+  readonly tax: bigint
+  /** Paying invoices: the rate they were taxed at; what was refunded and the tax it carried. */
+  readonly rate: CRate | null
+  refunded: bigint
+  taxBack: bigint
+  /** Whether it was collected (false while a declined payment waits for its retry). */
+  paid: boolean
+  /** The engine's trade that paid it, once compared. */
+  tradeId?: string | null
+}
+
+interface CSub {
+  readonly id: string
+  readonly m: CMerchant
+  readonly cust: CCustomer
+  price: number
+  scheduled: number | null
+  readonly qty: bigint
+  cycle: number
+  readonly anchor: number
+  start: number
+  end: number
+  /** What a whole period of the plan in force was bought for, before tax, and the rate it was taxed at. */
+  basis: bigint
+  basisRate: CRate | null
+  credit: bigint
+  /** Everything credited to the balance so far (the invariant counts it). */
+  credited: bigint
+  terms: Array<CTerm>
+  readonly invoices: Array<CInvoice>
+  checked: number
+  /** A declined renewal: when it failed (its retry is a day later) and the invoice it left open. */
+  pastDue: { readonly at: number; readonly invoice: CInvoice } | null
+  /** The items of issue 29 whose known disagreement this subscription met (for the failure message). */
+  readonly known: Set<number>
+  status: "active" | "canceled"
+}
+
+interface CMerchant {
+  readonly id: string
+  readonly policy: Policy
+  readonly creditMode: CreditMode
+  readonly prices: ReadonlyArray<string>
+  readonly discounts: ReadonlyArray<CDiscount>
+  /** The active rate of each country. */
+  readonly rates: Map<string, CRate>
+  readonly customers: Array<CCustomer>
+  readonly subs: Array<CSub>
+  now: number
+}
+
+const cPaying = (i: CInvoice) => i.type !== "refund" && i.amount > 0n && i.paid
+const rateOf = (c: CCustomer, m: CMerchant): CRate | null =>
+  c.country === null ? null : (m.rates.get(c.country) ?? null)
+const sameRate = (a: CRate | null, b: CRate | null) =>
+  (a === null && b === null) || (a !== null && b !== null && a.units === b.units && a.inclusive === b.inclusive)
+
+/** Whether a redeemed term applies to cycle `cycle` of the price `price`. */
+const applies = (t: CTerm, cycle: number, price: number) =>
+  cycle >= t.first &&
+  (t.d.cycles === null || cycle < t.first + t.d.cycles) &&
+  (t.d.products.length === 0 || t.d.products.includes(productOf(price)))
+
+/** (a): a term limited to products stops applying once the price moves outside them. */
+const endOutOfScope = (s: CSub, price: number) => {
+  s.terms = s.terms.filter((t) => t.d.products.length === 0 || t.d.products.includes(productOf(price)))
+}
+
+/** A whole period of `price` at cycle `cycle`, after the subscription's discounts, before tax. */
+const discounted = (s: CSub, price: number, cycle: number): bigint => {
+  const subtotal = cMinor(price) * s.qty
+  let remaining = subtotal
+  for (const t of s.terms) {
+    if (!applies(t, cycle, price)) continue
+    const wanted = t.d.bp !== null ? halfEven(subtotal * t.d.bp, 10_000n) : t.d.amount!
+    remaining -= wanted > remaining ? remaining : wanted
+  }
+  return remaining
+}
+
+/** Collected, refunded and credited of a subscription, and tax collected and given back. */
+const ledger = (s: CSub) => {
+  let collected = 0n
+  let refunded = 0n
+  let taxIn = 0n
+  let taxBack = 0n
+  for (const i of s.invoices) {
+    if (i.type === "refund") {
+      refunded += i.amount
+      taxBack += i.tax
+    } else if (cPaying(i)) {
+      collected += i.amount
+      taxIn += i.tax
+    }
+  }
+  return { collected, refunded, credited: s.credited, taxIn, taxBack }
+}
+
+/** What of a subscription's collected money has not come back yet (refunded or credited). */
+const unreturned = (s: CSub) => {
+  const l = ledger(s)
+  return l.collected - l.refunded - l.credited
+}
+
+/** A cycle invoice (initial or renewal) at the customer's rate now, the balance applied after tax. */
+const cycleInvoice = (s: CSub, type: "initial" | "renewal") => {
+  const net = discounted(s, s.price, s.cycle)
+  const rate = rateOf(s.cust, s.m)
+  const { tax, excl } = taxOn(net, rate)
+  const due = net + excl
+  const applied = s.credit < due ? s.credit : due
+  s.credit -= applied
+  s.invoices.push({ type, cycle: s.cycle, amount: due - applied, tax, rate, refunded: 0n, taxBack: 0n, paid: true })
+  s.basis = net
+  s.basisRate = rate
+}
+
+/** A refund of `amount` of paying invoice `p`: it carries p's tax in proportion, counted cumulatively. */
+const refundOfInvoice = (s: CSub, p: CInvoice, amount: bigint) => {
+  const before = p.refunded
+  const after = before + amount
+  const tax = p.amount > 0n ? halfUp(p.tax * after, p.amount) - halfUp(p.tax * before, p.amount) : 0n
+  p.refunded = after
+  p.taxBack += tax
+  s.invoices.push({ type: "refund", cycle: p.cycle, amount, tax, rate: null, refunded: 0n, taxBack: 0n, paid: true })
+}
+
+/** The first dunning retry comes a day after the failure (`DunningPolicy` default: 1, 3, 5, 7 days). */
+const RETRY_AFTER = DAY
+
+const recover = (s: CSub) => {
+  if (s.pastDue !== null) s.pastDue.invoice.paid = true
+  s.pastDue = null
+}
+
+/** Renews; a renewal that is charged while a decline is armed fails and leaves the subscription past due. */
+const cRenew = (s: CSub, decline: { armed: boolean }) => {
+  s.cycle += 1
+  if (s.scheduled !== null) {
+    s.price = s.scheduled
+    s.scheduled = null
+    endOutOfScope(s, s.price)
+  }
+  s.start = addMonths(s.anchor, s.cycle)
+  s.end = addMonths(s.anchor, s.cycle + 1)
+  cycleInvoice(s, "renewal")
+  const inv = s.invoices.at(-1)!
+  if (decline.armed && inv.amount > 0n) {
+    decline.armed = false
+    inv.paid = false
+    s.pastDue = { at: s.start, invoice: inv }
+  }
+}
+
+/** Renewals and dunning retries up to `to`, in time order (as `advance_clock`). */
+const cAdvance = (m: CMerchant, to: number, decline: { armed: boolean } = { armed: false }) => {
+  for (;;) {
+    let due: CSub | undefined
+    let when = Number.POSITIVE_INFINITY
+    for (const s of m.subs) {
+      if (s.status === "canceled") continue
+      const at = s.pastDue !== null ? s.pastDue.at + RETRY_AFTER : s.end
+      if (at <= to && at < when) {
+        due = s
+        when = at
+      }
+    }
+    if (due === undefined) break
+    if (due.pastDue !== null) recover(due)
+    else cRenew(due, decline)
+  }
+  m.now = to
+}
+
+/** The numbers of an immediate prorated change of `s` to `target`, without changing anything. */
+const cPlan = (s: CSub, target: number) => {
+  const [u, total] = unused(s.m.policy, s.start, s.end, s.m.now)
+  const credit = halfEven(s.basis * u, total)
+  const terms = s.terms
+  endOutOfScope(s, target)
+  const newFull = discounted(s, target, s.cycle)
+  const outOfScope = s.terms.length !== terms.length
+  s.terms = terms
+  const charge = halfEven(newFull * u, total)
+  const net = charge - credit
+  const now = rateOf(s.cust, s.m)
+  const paidRate = s.basisRate
+  // gross: with the rate unchanged since the plan was paid, tax on the net (one rounding); else
+  // each side at its own rate
+  let gross: bigint
+  let tax: bigint
+  const rateChanged = !sameRate(now, paidRate)
+  if (!rateChanged) {
+    const t = taxOn(net < 0n ? -net : net, now)
+    gross = net < 0n ? net - t.excl : net + t.excl
+    tax = net < 0n ? -t.tax : t.tax
+  } else {
+    const c = taxOn(charge, now)
+    const b = taxOn(credit, paidRate)
+    gross = charge + c.excl - (credit + b.excl)
+    tax = c.tax - b.tax
+  }
+  return { net, gross, tax, newFull, now, outOfScope, rateChanged }
+}
+
+/**
+ * Whether an operation meets one of the engine's known disagreements with the intended rules
+ * (issue 29, items 1–4); a run with `known: "avoid"` leaves these out.
+ */
+const knownDisagreement = (op: COp): 0 | 1 | 2 | 3 | 4 => {
+  const limitReached = (d: CDiscount, c: CCustomer) =>
+    d.perCustomer !== null && (c.redeemed.get(d.id) ?? 0) >= d.perCustomer
+  switch (op._tag) {
+    case "CSubscribe":
+      return op.code !== null && limitReached(op.code, op.cust) ? 2 : 0
+    case "CApplyDiscount":
+      if (limitReached(op.d, op.s.cust)) return 2
+      // a change already scheduled to a product outside the discount's scope
+      return op.d.products.length > 0 && op.s.scheduled !== null && !op.d.products.includes(productOf(op.s.scheduled))
+        ? 1
+        : 0
+    case "CChange": {
+      const s = op.s
+      if (s.terms.some((t) => t.d.products.length > 0 && !t.d.products.includes(productOf(op.target)))) return 1
+      if (op.mode !== "immediate") return 0
+      const p = cPlan(s, op.target)
+      return p.rateChanged ? 3 : p.net < 0n && -p.gross > unreturned(s) ? 4 : 0
+    }
+    case "CRefund":
+      return op.amount > unreturned(op.s) ? 4 : 0
+    default:
+      return 0
+  }
+}
+
+/**
+ * An immediate prorated change (docs/proration.md), with the commercial rules: the credit is
+ * the basis actually paid; a product-limited discount ends before the new plan is priced;
+ * what is given back carries the tax the paid plan carried, never the rate now.
+ */
+const cProrate = (s: CSub, target: number) => {
+  const { net, gross, tax, newFull, now } = cPlan(s, target)
+  endOutOfScope(s, target)
+  s.price = target
+  s.scheduled = null
+  s.basis = newFull
+  s.basisRate = now
+  if (net > 0n) {
+    const amount = gross > 0n ? gross : 0n
+    s.invoices.push({ type: "upgrade", cycle: s.cycle, amount, tax, rate: now, refunded: 0n, taxBack: 0n, paid: true })
+  } else if (net < 0n) {
+    let left = -gross
+    if (s.m.creditMode === "refund") {
+      for (let k = s.invoices.length - 1; k >= 0 && left > 0n; k--) {
+        const p = s.invoices[k]!
+        if (p.cycle !== s.cycle || !cPaying(p)) continue
+        const holds = p.amount - p.refunded
+        const take = holds < left ? holds : left
+        if (take <= 0n) continue
+        refundOfInvoice(s, p, take)
+        left -= take
+      }
+    }
+    // (d): never more back than was collected
+    const room = unreturned(s)
+    const credit = left < room ? left : room > 0n ? room : 0n
+    s.credit += credit
+    s.credited += credit
+  }
+  return net
+}
+
+type COp =
+  | {
+      readonly _tag: "CSubscribe"
+      readonly m: CMerchant
+      readonly cust: CCustomer
+      readonly price: number
+      readonly qty: bigint
+      readonly code: CDiscount | null
+    }
+  | { readonly _tag: "CAdvance"; readonly m: CMerchant; readonly ms: number }
+  | {
+      readonly _tag: "CChange"
+      readonly s: CSub
+      readonly target: number
+      readonly mode: "immediate" | "none" | "end_of_period"
+    }
+  | { readonly _tag: "CApplyDiscount"; readonly s: CSub; readonly d: CDiscount }
+  | { readonly _tag: "CRemoveDiscount"; readonly s: CSub; readonly d: CDiscount }
+  | { readonly _tag: "CMove"; readonly cust: CCustomer; readonly country: Country }
+  | { readonly _tag: "CAddRate"; readonly m: CMerchant; readonly country: string }
+  | { readonly _tag: "CArchiveRate"; readonly m: CMerchant; readonly country: string }
+  | { readonly _tag: "CRefund"; readonly s: CSub; readonly index: number; readonly amount: bigint }
+  | { readonly _tag: "CDecline"; readonly s: CSub }
+  | { readonly _tag: "CRecover"; readonly s: CSub }
+  | { readonly _tag: "CCancel"; readonly s: CSub }
+
+const cNextOp = (rnd: ReturnType<typeof generator>, merchants: ReadonlyArray<CMerchant>, maxSubs: number): COp => {
+  const m = rnd.pick(merchants)
+  const roll = rnd.next()
+  const live = m.subs.filter((s) => s.status === "active")
+  if (live.length === 0 || (roll < 0.1 && live.length < maxSubs)) {
+    const cust = rnd.pick(m.customers)
+    const price = rnd.int(0, CPRICES.length - 1)
+    const codes = m.discounts.filter((d) => d.products.length === 0 || d.products.includes(productOf(price)))
+    return {
+      _tag: "CSubscribe",
+      m,
+      cust,
+      price,
+      qty: BigInt(rnd.int(1, 3)),
+      code: rnd.next() < 0.6 ? rnd.pick(codes) : null
+    }
+  }
+  const late = live.find((s) => s.pastDue !== null)
+  // a declined renewal: the customer saves a new card before the first retry, or it comes
+  if (late !== undefined && rnd.next() < 0.35) return { _tag: "CRecover", s: late }
+  if (roll < 0.25) {
+    const r = rnd.next()
+    const ms =
+      r < 0.5
+        ? rnd.int(1, 72) * 3_600_000
+        : r < 0.85
+          ? rnd.int(1, 12) * DAY + rnd.int(0, 86_399) * 1000
+          : rnd.int(25, 40) * DAY
+    return { _tag: "CAdvance", m, ms }
+  }
+  if (late === undefined && roll < 0.29) {
+    // the next renewal of the merchant, when no other renews at the same instant, is declined
+    const next = live.reduce((a, s) => (s.end < a.end ? s : a))
+    if (live.filter((s) => s.end === next.end).length === 1) return { _tag: "CDecline", s: next }
+  }
+  if (roll < 0.31) return { _tag: "CMove", cust: rnd.pick(m.customers), country: rnd.pick(COUNTRIES) }
+  if (roll < 0.35) {
+    const country = rnd.pick(Object.keys(RATES))
+    return m.rates.has(country) ? { _tag: "CArchiveRate", m, country } : { _tag: "CAddRate", m, country }
+  }
+  const current = live.filter((x) => x.pastDue === null)
+  if (current.length === 0) return { _tag: "CAdvance", m, ms: rnd.int(1, 48) * 3_600_000 }
+  const s = rnd.pick(current)
+  const r = rnd.next()
+  if (r >= 0.97) return { _tag: "CCancel", s }
+  if (r < 0.45) {
+    const target = (s.price + rnd.int(1, CPRICES.length - 1)) % CPRICES.length
+    const mode = rnd.pick(["immediate", "immediate", "immediate", "none", "end_of_period"] as const)
+    return { _tag: "CChange", s, target, mode }
+  }
+  if (r < 0.6) {
+    const d = rnd.pick(m.discounts)
+    return s.terms.some((t) => t.d === d) ? { _tag: "CRemoveDiscount", s, d } : { _tag: "CApplyDiscount", s, d }
+  }
+  const paid = s.invoices.map((i, k) => [i, k] as const).filter(([i]) => cPaying(i) && i.refunded < i.amount)
+  if (paid.length > 0) {
+    const [inv, k] = rnd.pick(paid)
+    const left = inv.amount - inv.refunded
+    return { _tag: "CRefund", s, index: k, amount: rnd.next() < 0.4 ? left : BigInt(rnd.int(1, Number(left))) }
+  }
+  return { _tag: "CAdvance", m, ms: rnd.int(1, 48) * 3_600_000 }
+}
+
 // ------------------------------------------------------------------ the run
 
 const card: Ports.CardInput = { number: "4242424242424242", exp_month: 12, exp_year: 2099, cvc: "123" }
@@ -306,8 +781,8 @@ type Op =
   | { readonly _tag: "Refund"; readonly s: MSub; readonly index: number; readonly amount: bigint }
   | { readonly _tag: "Usage"; readonly s: MSub; readonly units: number }
 
-const describe = (op: Op): string => {
-  const { _tag, ...rest } = op as Op & Record<string, unknown>
+const describe = (op: Op | COp): string => {
+  const { _tag, ...rest } = op as (Op | COp) & Record<string, unknown>
   const shown = Object.entries(rest).map(
     ([k, v]) => `${k}=${typeof v === "object" && v !== null && "id" in v ? (v as { id: string }).id : String(v)}`
   )
@@ -406,309 +881,811 @@ const engineShape = (i: Invoice.Invoice) => [i.invoice_type, i.cycle_index, i.am
 export const suite = <E>(
   name: string,
   storage: Layer.Layer<Store.Storage, E>,
-  options: { readonly ops: number; readonly seed: number; readonly maxSubsPerMerchant?: number }
+  options: {
+    readonly ops: number
+    readonly seed: number
+    readonly maxSubsPerMerchant?: number
+    /** The share of operations on the commercial merchants (discounts, taxes, refunds); default ½. */
+    readonly commercial?: number
+    /**
+     * Items of issue 29 (1 product scope, 2 per-customer limit, 3 tax given back, 4 more back than
+     * collected) whose known disagreement of the engine with the intended rules is left out: an
+     * operation that would meet one becomes a clock move instead. Empty (default): every
+     * operation as drawn, the model's rules strict.
+     */
+    readonly avoid?: ReadonlyArray<number>
+    /** Fail unless every kind of operation ran at least once (the default suite's bounded runs). */
+    readonly everyOperation?: boolean
+  }
 ) =>
   // live services: ids sort in creation order only on a moving clock (the merchants' clocks are frozen)
-  layer(engine(storage), { timeout: "180 seconds", excludeTestServices: true })(`Model-based money: ${name}`, (it) => {
-    it.effect(
-      `${options.ops} random operations from seed ${options.seed} match the reference model to the minor unit`,
-      () =>
-        Effect.gen(function* () {
-          const billing = yield* Billing.Billing
-          const subsService = yield* Subscriptions.Subscriptions
-          const catalog = yield* Catalog.Catalog
-          const merchantsService = yield* Merchants.Merchants
-          const rnd = generator(options.seed)
-          const maxSubs = options.maxSubsPerMerchant ?? 12
-          const start = Date.UTC(2024, 0, 31, 9, 30)
-          const merchants: Array<MMerchant> = []
-          for (const policy of ["per_second", "per_day", "fixed_days(30)"] as const) {
-            for (const creditMode of ["refund", "credit_balance"] as const) {
+  layer(commercialEngine(storage), { timeout: "180 seconds", excludeTestServices: true })(
+    `Model-based money: ${name}`,
+    (it) => {
+      it.effect(
+        `${options.ops} random operations from seed ${options.seed} match the reference model to the minor unit`,
+        () =>
+          Effect.gen(function* () {
+            const billing = yield* Billing.Billing
+            const subsService = yield* Subscriptions.Subscriptions
+            const catalog = yield* Catalog.Catalog
+            const merchantsService = yield* Merchants.Merchants
+            const rnd = generator(options.seed)
+            const maxSubs = options.maxSubsPerMerchant ?? 12
+            const start = Date.UTC(2024, 0, 31, 9, 30)
+            const merchants: Array<MMerchant> = []
+            for (const policy of ["per_second", "per_day", "fixed_days(30)"] as const) {
+              for (const creditMode of ["refund", "credit_balance"] as const) {
+                const { merchant } = yield* merchantsService.create({
+                  name: `Model ${policy} ${creditMode}`,
+                  currency: "USD",
+                  frozen_time: start,
+                  proration_policy: policy,
+                  proration_credit: creditMode
+                })
+                const product = yield* catalog.createProduct(merchant.merchant_id, { product_name: "Plan" })
+                const flat = yield* Effect.forEach(FLAT, (base) =>
+                  Effect.map(
+                    catalog.createPrice(merchant.merchant_id, {
+                      name: `Flat ${base}`,
+                      product_id: product.product_id,
+                      currency: "USD",
+                      billing_type: "recurring",
+                      price_type: "flat_price",
+                      price_plan: { billing_cycle_unit: "month", billing_cycle_count: 1, base_price_val: base }
+                    }),
+                    (p) => p.id
+                  )
+                )
+                const usage = yield* Effect.forEach(USAGE, ([unit]) =>
+                  Effect.map(
+                    catalog.createPrice(merchant.merchant_id, {
+                      name: `Usage ${unit}`,
+                      product_id: product.product_id,
+                      currency: "USD",
+                      billing_type: "recurring",
+                      price_type: "based_on_usage",
+                      model_type: "per_unit",
+                      billing_threshold: "1",
+                      usage_unit_price: unit,
+                      payment_timing: "postpaid",
+                      billing_dimension: "usage",
+                      usage_amount: "1",
+                      usage_unit: "call",
+                      price_plan: { billing_cycle_unit: "month", billing_cycle_count: 1, base_price_val: "0" }
+                    }),
+                    (p) => p.id
+                  )
+                )
+                merchants.push({ id: merchant.merchant_id, policy, creditMode, flat, usage, now: start, subs: [] })
+              }
+            }
+
+            // ---------------------------------------------------------------- the commercial merchants
+            const discountsService = yield* Discounts.Discounts
+            const controls = yield* SandboxGateway.SandboxControls
+            const taxRates = yield* TaxRates.TaxRates
+            const customersService = yield* Customers.Customers
+            const cMerchants: Array<CMerchant> = []
+            for (const [policy, creditMode] of [
+              ["per_second", "refund"],
+              ["per_day", "credit_balance"]
+            ] as const) {
               const { merchant } = yield* merchantsService.create({
-                name: `Model ${policy} ${creditMode}`,
+                name: `Commercial ${policy} ${creditMode}`,
                 currency: "USD",
                 frozen_time: start,
                 proration_policy: policy,
                 proration_credit: creditMode
               })
-              const product = yield* catalog.createProduct(merchant.merchant_id, { product_name: "Plan" })
-              const flat = yield* Effect.forEach(FLAT, (base) =>
+              const mid = merchant.merchant_id
+              const products: Record<string, string> = {}
+              for (const p of ["A", "B"])
+                products[p] = (yield* catalog.createProduct(mid, { product_name: `Product ${p}` })).product_id
+              const prices = yield* Effect.forEach(CPRICES, ([p, base]) =>
                 Effect.map(
-                  catalog.createPrice(merchant.merchant_id, {
-                    name: `Flat ${base}`,
-                    product_id: product.product_id,
+                  catalog.createPrice(mid, {
+                    name: `${p} ${base}`,
+                    product_id: products[p]!,
                     currency: "USD",
                     billing_type: "recurring",
                     price_type: "flat_price",
                     price_plan: { billing_cycle_unit: "month", billing_cycle_count: 1, base_price_val: base }
                   }),
-                  (p) => p.id
+                  (x) => x.id
                 )
               )
-              const usage = yield* Effect.forEach(USAGE, ([unit]) =>
+              const discounts = yield* Effect.forEach(CDISCOUNTS, (d) =>
                 Effect.map(
-                  catalog.createPrice(merchant.merchant_id, {
-                    name: `Usage ${unit}`,
-                    product_id: product.product_id,
-                    currency: "USD",
-                    billing_type: "recurring",
-                    price_type: "based_on_usage",
-                    model_type: "per_unit",
-                    billing_threshold: "1",
-                    usage_unit_price: unit,
-                    payment_timing: "postpaid",
-                    billing_dimension: "usage",
-                    usage_amount: "1",
-                    usage_unit: "call",
-                    price_plan: { billing_cycle_unit: "month", billing_cycle_count: 1, base_price_val: "0" }
+                  discountsService.create(mid, {
+                    name: d.code,
+                    code: d.code,
+                    ...("pct" in d
+                      ? { discount_type: "percentage", percent_off: d.pct }
+                      : { discount_type: "fixed_amount", amount_off: d.amount }),
+                    duration: d.cycles === null ? "forever" : d.cycles === 1 ? "once" : "repeating",
+                    ...(d.cycles !== null && d.cycles > 1 ? { duration_cycles: d.cycles } : {}),
+                    product_ids: d.products.map((p) => products[p]!),
+                    ...(d.perCustomer !== null ? { max_redemptions_per_customer: d.perCustomer } : {})
                   }),
-                  (p) => p.id
-                )
-              )
-              merchants.push({ id: merchant.merchant_id, policy, creditMode, flat, usage, now: start, subs: [] })
-            }
-          }
-
-          const priceIdOf = (s: MSub, index: number) => (s.usage ? s.merchant.usage[index]! : s.merchant.flat[index]!)
-          let events = 0
-          const log: Array<string> = []
-          const where = () => `seed ${options.seed}, operation ${log.length}: ${log.slice(-8).join(" → ")}`
-
-          /** The engine's subscription and newest invoices against the model's. */
-          const verify = (s: MSub) =>
-            Effect.gen(function* () {
-              const fresh = s.invoices.length - s.checked
-              const got = yield* invoicesOfSub(billing, s.merchant.id, s.id, fresh + 1)
-              const expected = s.invoices.slice(s.checked).map(shape)
-              expect(got.slice(0, fresh).reverse().map(engineShape), where()).toEqual(expected)
-              if (s.checked > 0)
-                expect(got[fresh] ? engineShape(got[fresh]) : undefined, where()).toEqual(
-                  shape(s.invoices[s.checked - 1]!)
-                )
-              else expect(got.length, where()).toBe(fresh)
-              s.checked = s.invoices.length
-              const sub: Subscription.Subscription = yield* billing.getSubscription(s.merchant.id, s.id)
-              expect(
-                [sub.status, sub.price_id, sub.quantity, sub.credit_balance, sub.cycle_index, sub.cancel_at_period_end],
-                where()
-              ).toEqual([s.status, priceIdOf(s, s.price), s.qty.toString(), fmt(s.credit), s.cycle, s.cancelAtEnd])
-              if (s.status !== "canceled" && sub.current_period_end !== null)
-                expect(DateTime.toEpochMillis(sub.current_period_end), where()).toBe(s.end)
-            })
-
-          /** Every invoice of every subscription, statuses included. */
-          const verifyAll = Effect.forEach(
-            merchants.flatMap((m) => m.subs),
-            (s) =>
-              Effect.gen(function* () {
-                const got = (yield* invoicesOfSub(billing, s.merchant.id, s.id, Number.MAX_SAFE_INTEGER)).reverse()
-                expect(
-                  got.map((i) => [...engineShape(i), i.biz_status]),
-                  where()
-                ).toEqual(s.invoices.map((i) => [...shape(i), statusOf(i)]))
-              }),
-            { discard: true }
-          )
-
-          const conflict = <A, E>(effect: Effect.Effect<A, E>) =>
-            Effect.gen(function* () {
-              const e = yield* Effect.flip(effect)
-              expect(["SubscriptionActionRefused", "SubscriptionNotLive"], where()).toContain(
-                (e as { _tag?: string })._tag
-              )
-            })
-
-          const started = Date.now()
-          for (let n = 0; n < options.ops; n++) {
-            // long runs say how far they are (stderr, every 10,000 operations)
-            if (n > 0 && n % 10_000 === 0)
-              process.stderr.write(
-                `model-based money (${name}): ${n} operations in ${Math.round((Date.now() - started) / 1000)} s\n`
-              )
-            const op = nextOp(rnd, merchants, maxSubs)
-            log.push(describe(op))
-            switch (op._tag) {
-              case "Subscribe": {
-                const m = op.m
-                const priceId = op.usage ? m.usage[op.price]! : m.flat[op.price]!
-                const session = yield* billing.createSession(m.id, {
-                  payer_id: `payer-${n}`,
-                  line_items: [{ price_id: priceId, ...(op.usage ? {} : { quantity: op.qty.toString() }) }]
-                })
-                const paid = yield* billing.paySession(m.id, session.session_id, card)
-                expect(paid.status, where()).toBe("succeeded")
-                const id = paid.subscription.pipe((o) => (o._tag === "Some" ? o.value.id : ""))
-                const s: MSub = {
-                  id,
-                  merchant: m,
-                  usage: op.usage,
-                  status: "active",
-                  price: op.price,
-                  scheduled: null,
-                  qty: op.qty,
-                  pending: null,
-                  anchor: m.now,
-                  anchorCycle: 0,
-                  cycle: 0,
-                  start: m.now,
-                  end: addMonths(m.now, 1),
-                  basis: 0n,
-                  credit: 0n,
-                  accrued: 0n,
-                  cancelAtEnd: false,
-                  invoices: [],
-                  checked: 0,
-                  segments: null,
-                  lines: 1
-                }
-                s.basis = fullOf(s, op.price, op.qty)
-                issue(s, "initial", 0, s.basis)
-                openCycle(s, s.start)
-                m.subs.push(s)
-                yield* verify(s)
-                break
-              }
-              case "Advance": {
-                const to = op.m.now + op.ms
-                yield* billing.advanceClock(op.m.id, to)
-                advanceModel(op.m, to)
-                yield* Effect.forEach(
-                  op.m.subs.filter((s) => s.checked < s.invoices.length || s.status !== "canceled"),
-                  verify,
-                  { discard: true }
-                )
-                break
-              }
-              case "ChangePrice": {
-                const s = op.s
-                const input = {
-                  priceId: priceIdOf(s, op.target),
-                  effective: op.mode === "end_of_period" ? ("end_of_period" as const) : ("immediate" as const),
-                  proration: op.mode === "none" ? ("none" as const) : ("immediate" as const)
-                }
-                if (s.status !== "active") {
-                  yield* conflict(subsService.changePrice(s.merchant.id, PriceChanges.change(s.id, input)))
-                  break
-                }
-                const preview = yield* subsService.previewChange(s.merchant.id, PriceChanges.change(s.id, input))
-                const quote = yield* subsService.changePrice(
-                  s.merchant.id,
-                  PriceChanges.change(s.id, {
-                    ...input,
-                    quoteId: preview.quote_id
+                  (x): CDiscount => ({
+                    id: x.discount_id,
+                    code: d.code,
+                    bp: "pct" in d ? BigInt(d.pct) * 100n : null,
+                    amount: "amount" in d ? BigInt(d.amount.replace(".", "")) : null,
+                    cycles: d.cycles,
+                    products: d.products,
+                    perCustomer: d.perCustomer
                   })
                 )
-                expect(quote, where()).toEqual(preview)
-                if (op.mode === "end_of_period") s.scheduled = op.target
-                else if (op.mode === "none") {
-                  s.price = op.target
-                  s.scheduled = null
-                  s.segments = null
-                } else {
-                  const net = prorateModel(s, op.target)
-                  expect(quote.net, where()).toBe(fmt(net))
-                }
-                yield* verify(s)
-                break
+              )
+              const cm: CMerchant = {
+                id: mid,
+                policy,
+                creditMode,
+                prices,
+                discounts,
+                rates: new Map(),
+                customers: [],
+                subs: [],
+                now: start
               }
-              case "ChangeQuantity": {
-                const s = op.s
-                if (s.status !== "active") {
-                  yield* conflict(
-                    subsService.changePrice(s.merchant.id, PriceChanges.change(s.id, { quantity: BigInt(op.qty) }))
+              for (const country of ["DE", "GB", "US"]) {
+                const r = RATES[country]!
+                const rate = yield* taxRates.create(mid, {
+                  name: "Tax",
+                  percentage: r.pct,
+                  country,
+                  ...(r.region ? { region: r.region } : {}),
+                  inclusive: r.inclusive
+                })
+                cm.rates.set(country, { id: rate.tax_rate_id, units: r.units, inclusive: r.inclusive })
+              }
+              for (let k = 0; k < 6; k++) {
+                const country = COUNTRIES[k % COUNTRIES.length]!
+                const payer = `cust-${k}`
+                const c = yield* customersService.create(mid, {
+                  payer_id: payer,
+                  address:
+                    country === null
+                      ? {}
+                      : { country, ...(RATES[country]!.region ? { province: RATES[country]!.region } : {}) }
+                })
+                cm.customers.push({ id: c.id, payer, country, redeemed: new Map(), subs: [] })
+              }
+              cMerchants.push(cm)
+            }
+            const commercialShare = options.commercial ?? 0.5
+
+            const priceIdOf = (s: MSub, index: number) => (s.usage ? s.merchant.usage[index]! : s.merchant.flat[index]!)
+            let events = 0
+            const log: Array<string> = []
+            const whereAll = () => `seed ${options.seed}, operation ${log.length}: ${log.slice(-8).join(" → ")}`
+            const where = whereAll
+
+            /** The engine's subscription and newest invoices against the model's. */
+            const verify = (s: MSub) =>
+              Effect.gen(function* () {
+                const fresh = s.invoices.length - s.checked
+                const got = yield* invoicesOfSub(billing, s.merchant.id, s.id, fresh + 1)
+                const expected = s.invoices.slice(s.checked).map(shape)
+                expect(got.slice(0, fresh).reverse().map(engineShape), where()).toEqual(expected)
+                if (s.checked > 0)
+                  expect(got[fresh] ? engineShape(got[fresh]) : undefined, where()).toEqual(
+                    shape(s.invoices[s.checked - 1]!)
+                  )
+                else expect(got.length, where()).toBe(fresh)
+                s.checked = s.invoices.length
+                const sub: Subscription.Subscription = yield* billing.getSubscription(s.merchant.id, s.id)
+                expect(
+                  [
+                    sub.status,
+                    sub.price_id,
+                    sub.quantity,
+                    sub.credit_balance,
+                    sub.cycle_index,
+                    sub.cancel_at_period_end
+                  ],
+                  where()
+                ).toEqual([s.status, priceIdOf(s, s.price), s.qty.toString(), fmt(s.credit), s.cycle, s.cancelAtEnd])
+                if (s.status !== "canceled" && sub.current_period_end !== null)
+                  expect(DateTime.toEpochMillis(sub.current_period_end), where()).toBe(s.end)
+              })
+
+            /** Every invoice of every subscription, statuses included. */
+            const verifyAll = Effect.forEach(
+              merchants.flatMap((m) => m.subs),
+              (s) =>
+                Effect.gen(function* () {
+                  const got = (yield* invoicesOfSub(billing, s.merchant.id, s.id, Number.MAX_SAFE_INTEGER)).reverse()
+                  expect(
+                    got.map((i) => [...engineShape(i), i.biz_status]),
+                    where()
+                  ).toEqual(s.invoices.map((i) => [...shape(i), statusOf(i)]))
+                }),
+              { discard: true }
+            )
+
+            const conflict = <A, E>(effect: Effect.Effect<A, E>) =>
+              Effect.gen(function* () {
+                const e = yield* Effect.flip(effect)
+                expect(["SubscriptionActionRefused", "SubscriptionNotLive"], where()).toContain(
+                  (e as { _tag?: string })._tag
+                )
+              })
+
+            const cPriceId = (s: CSub, i: number) => s.m.prices[i]!
+            const cShape = (i: CInvoice) => [i.type, i.cycle, fmt(i.amount), fmt(i.tax)] as const
+            const cEngineShape = (i: Invoice.Invoice) =>
+              [i.invoice_type, i.cycle_index, i.amount, i.tax_amount] as const
+            const minor = (text: string) => {
+              const neg = text.startsWith("-")
+              const [w, f = ""] = (neg ? text.slice(1) : text).split(".")
+              const v = BigInt(w!) * 100n + BigInt(f.padEnd(2, "0"))
+              return neg ? -v : v
+            }
+
+            /**
+             * The invariants of issue 29 on the engine's own documents: for the subscription and its
+             * customer, refunded + credited ≤ collected and tax given back ≤ tax collected.
+             */
+            /** A subscription's collected, refunded, credited, tax collected and tax given back, from the engine's documents. */
+            const settled = new Map<CSub, readonly [bigint, bigint, bigint, bigint, bigint]>()
+            const engineLedger = (s: CSub) =>
+              Effect.gen(function* () {
+                const done = settled.get(s)
+                if (done !== undefined) return done
+                const got = yield* invoicesOfSub(billing, s.m.id, s.id, Number.MAX_SAFE_INTEGER)
+                const sub = yield* billing.getSubscription(s.m.id, s.id)
+                let [c, r, cr, ti, tb] = [0n, 0n, minor(sub.credit_balance), 0n, 0n]
+                for (const i of got) {
+                  if (i.invoice_type === "refund") {
+                    r += minor(i.amount)
+                    tb += minor(i.tax_amount)
+                  } else {
+                    // credit applied to it: what its lines and exclusive taxes come to less what was due
+                    const due =
+                      i.lines.reduce((a, l) => a + minor(l.amount), 0n) +
+                      i.tax_lines.reduce((a, t) => (t.inclusive ? a : a + minor(t.amount)), 0n)
+                    cr += due > minor(i.amount) ? due - minor(i.amount) : 0n
+                    if (i.biz_status !== "open" && i.biz_status !== "retrying" && i.biz_status !== "failed") {
+                      c += minor(i.amount)
+                      ti += minor(i.tax_amount)
+                    }
+                  }
+                }
+                const ledger = [c, r, cr, ti, tb] as const
+                // a canceled subscription's documents no longer change
+                if (s.status === "canceled") settled.set(s, ledger)
+                return ledger
+              })
+
+            /**
+             * The invariants of issue 29 on the engine's own documents: for every subscription and
+             * for the customer, refunded + credited ≤ collected and tax given back ≤ tax collected.
+             */
+            const invariants = (subs: ReadonlyArray<CSub>, label: string) =>
+              Effect.gen(function* () {
+                let [collected, refunded, credited, taxIn, taxBack] = [0n, 0n, 0n, 0n, 0n]
+                for (const s of subs) {
+                  const [c, r, cr, ti, tb] = yield* engineLedger(s)
+                  expect(
+                    r + cr <= c,
+                    `${whereAll()}: subscription ${s.id} refunded ${fmt(r)} + credited ${fmt(cr)} > collected ${fmt(c)}`
+                  ).toBe(true)
+                  expect(
+                    tb <= ti,
+                    `${whereAll()}: subscription ${s.id} tax back ${fmt(tb)} > tax collected ${fmt(ti)}`
+                  ).toBe(true)
+                  collected += c
+                  refunded += r
+                  credited += cr
+                  taxIn += ti
+                  taxBack += tb
+                }
+                expect(
+                  refunded + credited <= collected,
+                  `${whereAll()}: ${label}: refunded ${fmt(refunded)} + credited ${fmt(credited)} > collected ${fmt(collected)}`
+                ).toBe(true)
+                expect(
+                  taxBack <= taxIn,
+                  `${whereAll()}: ${label}: tax back ${fmt(taxBack)} > tax collected ${fmt(taxIn)}`
+                ).toBe(true)
+              })
+
+            /** The engine's commercial subscription and newest invoices against the model's, then the invariants. */
+            const cVerify = (s: CSub) =>
+              Effect.gen(function* () {
+                const where = () =>
+                  `${whereAll()}\n  known disagreements met: items ${[...s.known].join(", ") || "none"}\n  model: price ${CPRICES[s.price]!.join(" ")} ×${s.qty}, cycle ${s.cycle}, basis ${fmt(s.basis)} at ${s.basisRate ? `${s.basisRate.units}${s.basisRate.inclusive ? " incl" : ""}` : "no tax"}, customer in ${s.cust.country}, terms ${s.terms.map((t) => `${t.d.code}@${t.first}`).join(",")}, credit ${fmt(s.credit)}, invoices ${s.invoices.map((i) => cShape(i).join(" ")).join(" | ")}`
+                const fresh = s.invoices.length - s.checked
+                const got = yield* invoicesOfSub(billing, s.m.id, s.id, fresh + 1)
+                expect(got.slice(0, fresh).reverse().map(cEngineShape), where()).toEqual(
+                  s.invoices.slice(s.checked).map(cShape)
+                )
+                if (s.checked === 0) expect(got.length, where()).toBe(fresh)
+                // the trades the model's invoices were paid by (a refund names one)
+                for (let k = 0; k < fresh; k++) s.invoices[s.checked + k]!.tradeId = got[fresh - 1 - k]!.trade_id
+                s.checked = s.invoices.length
+                const sub = yield* billing.getSubscription(s.m.id, s.id)
+                expect([sub.status, sub.price_id, sub.quantity, sub.credit_balance, sub.cycle_index], where()).toEqual([
+                  s.status === "canceled" ? "canceled" : s.pastDue !== null ? "past_due" : "active",
+                  cPriceId(s, s.price),
+                  s.qty.toString(),
+                  fmt(s.credit),
+                  s.cycle
+                ])
+                if (s.status !== "canceled" && sub.current_period_end !== null)
+                  expect(DateTime.toEpochMillis(sub.current_period_end), where()).toBe(s.end)
+                // the model's own ledger keeps the invariants too
+                const l = ledger(s)
+                expect(l.refunded + l.credited <= l.collected && l.taxBack <= l.taxIn, `${where()}: model ledger`).toBe(
+                  true
+                )
+                yield* invariants(s.cust.subs, `customer ${s.cust.id}`)
+              })
+
+            const refusedAny = <A, E>(effect: Effect.Effect<A, E>) =>
+              Effect.gen(function* () {
+                const r = yield* Effect.result(effect)
+                expect(r._tag, `${where()}: expected a refusal`).toBe("Failure")
+              })
+
+            const cRun = (op: COp) =>
+              Effect.gen(function* () {
+                switch (op._tag) {
+                  case "CSubscribe": {
+                    const { m, cust } = op
+                    const d = op.code
+                    const refused =
+                      d !== null && d.perCustomer !== null && (cust.redeemed.get(d.id) ?? 0) >= d.perCustomer
+                    const attempt = Effect.gen(function* () {
+                      const session = yield* billing.createSession(m.id, {
+                        payer_id: cust.payer,
+                        line_items: [{ price_id: m.prices[op.price]!, quantity: op.qty.toString() }],
+                        ...(d !== null ? { discount_code: d.code } : {})
+                      })
+                      return yield* billing.paySession(m.id, session.session_id, card)
+                    })
+                    if (refused) {
+                      yield* refusedAny(attempt)
+                      break
+                    }
+                    const paid = yield* attempt
+                    expect(paid.status, where()).toBe("succeeded")
+                    const id = paid.subscription.pipe((o) => (o._tag === "Some" ? o.value.id : ""))
+                    const s: CSub = {
+                      id,
+                      m,
+                      cust,
+                      price: op.price,
+                      scheduled: null,
+                      qty: op.qty,
+                      cycle: 0,
+                      anchor: m.now,
+                      start: m.now,
+                      end: addMonths(m.now, 1),
+                      basis: 0n,
+                      basisRate: null,
+                      credit: 0n,
+                      credited: 0n,
+                      terms: d !== null ? [{ d, first: 0 }] : [],
+                      invoices: [],
+                      checked: 0,
+                      pastDue: null,
+                      known: new Set(),
+                      status: "active"
+                    }
+                    if (d !== null) cust.redeemed.set(d.id, (cust.redeemed.get(d.id) ?? 0) + 1)
+                    cycleInvoice(s, "initial")
+                    m.subs.push(s)
+                    cust.subs.push(s)
+                    yield* cVerify(s)
+                    break
+                  }
+                  case "CAdvance": {
+                    const to = op.m.now + op.ms
+                    yield* billing.advanceClock(op.m.id, to)
+                    cAdvance(op.m, to)
+                    yield* Effect.forEach(
+                      op.m.subs.filter((s) => s.checked < s.invoices.length),
+                      cVerify,
+                      { discard: true }
+                    )
+                    break
+                  }
+                  case "CChange": {
+                    const s = op.s
+                    const input = {
+                      priceId: cPriceId(s, op.target),
+                      effective: op.mode === "end_of_period" ? ("end_of_period" as const) : ("immediate" as const),
+                      proration: op.mode === "none" ? ("none" as const) : ("immediate" as const)
+                    }
+                    const preview = yield* subsService.previewChange(s.m.id, PriceChanges.change(s.id, input))
+                    const quote = yield* subsService.changePrice(
+                      s.m.id,
+                      PriceChanges.change(s.id, { ...input, quoteId: preview.quote_id })
+                    )
+                    expect(quote, where()).toEqual(preview)
+                    if (op.mode === "end_of_period") s.scheduled = op.target
+                    else if (op.mode === "none") {
+                      // the remainder stays paid at the old plan's rate: the basis is kept
+                      s.price = op.target
+                      s.scheduled = null
+                      endOutOfScope(s, op.target)
+                    } else {
+                      const net = cProrate(s, op.target)
+                      expect(quote.net, where()).toBe(fmt(net))
+                    }
+                    yield* cVerify(s)
+                    break
+                  }
+                  case "CApplyDiscount": {
+                    const { s, d } = op
+                    const outOfScope = d.products.length > 0 && !d.products.includes(productOf(s.price))
+                    const limit = d.perCustomer !== null && (s.cust.redeemed.get(d.id) ?? 0) >= d.perCustomer
+                    const apply = discountsService.applyToSubscription(s.m.id, s.id, { discount_id: d.id })
+                    if (outOfScope || limit) {
+                      yield* refusedAny(apply)
+                      break
+                    }
+                    yield* apply
+                    s.terms.push({ d, first: s.cycle + 1 })
+                    s.cust.redeemed.set(d.id, (s.cust.redeemed.get(d.id) ?? 0) + 1)
+                    const sub = yield* billing.getSubscription(s.m.id, s.id)
+                    expect(sub.credit_balance, where()).toBe(fmt(s.credit))
+                    break
+                  }
+                  case "CRemoveDiscount": {
+                    const { s, d } = op
+                    yield* discountsService.removeFromSubscription(s.m.id, s.id, d.id)
+                    s.terms = s.terms.filter((t) => t.d !== d)
+                    break
+                  }
+                  case "CMove": {
+                    const { cust, country } = op
+                    const m = cMerchants.find((x) => x.customers.includes(cust))!
+                    yield* customersService.update(m.id, {
+                      customer_id: cust.id,
+                      address:
+                        country === null
+                          ? { country: "" }
+                          : { country, ...(RATES[country]!.region ? { province: RATES[country]!.region } : {}) }
+                    })
+                    cust.country = country
+                    break
+                  }
+                  case "CAddRate": {
+                    const r = RATES[op.country]!
+                    const rate = yield* taxRates.create(op.m.id, {
+                      name: "Tax",
+                      percentage: r.pct,
+                      country: op.country,
+                      ...(r.region ? { region: r.region } : {}),
+                      inclusive: r.inclusive
+                    })
+                    op.m.rates.set(op.country, { id: rate.tax_rate_id, units: r.units, inclusive: r.inclusive })
+                    break
+                  }
+                  case "CArchiveRate": {
+                    yield* taxRates.archive(op.m.id, op.m.rates.get(op.country)!.id)
+                    op.m.rates.delete(op.country)
+                    break
+                  }
+                  case "CDecline": {
+                    const { s } = op
+                    const m = s.m
+                    const to = s.end
+                    yield* controls.declineNextOffSession(1)
+                    yield* billing.advanceClock(m.id, to)
+                    yield* controls.declineNextOffSession(0)
+                    cAdvance(m, to, { armed: true })
+                    yield* Effect.forEach(
+                      m.subs.filter((x) => x.checked < x.invoices.length),
+                      cVerify,
+                      { discard: true }
+                    )
+                    break
+                  }
+                  case "CCancel": {
+                    const { s } = op
+                    yield* subsService.cancel(s.m.id, Subscriptions.cancelOf(s.id, { when: "immediate" }))
+                    s.status = "canceled"
+                    yield* cVerify(s)
+                    break
+                  }
+                  case "CRecover": {
+                    const { s } = op
+                    yield* billing.updatePaymentMethod(s.m.id, s.id, card)
+                    recover(s)
+                    yield* cVerify(s)
+                    break
+                  }
+                  case "CRefund": {
+                    const s = op.s
+                    const attempt = subsService.refund(
+                      s.m.id,
+                      Refunds.refundOf(s.invoices[op.index]!.tradeId!, { amount: fmt(op.amount), reason: "model" })
+                    )
+                    // (d): a refund that would bring back more than was collected is refused
+                    if (op.amount > unreturned(s)) {
+                      yield* refusedAny(attempt)
+                      break
+                    }
+                    const refund = yield* attempt
+                    expect(refund.refund_status, where()).toBe("succeeded")
+                    refundOfInvoice(s, s.invoices[op.index]!, op.amount)
+                    yield* cVerify(s)
+                    break
+                  }
+                }
+              })
+
+            const started = Date.now()
+            const trace = process.env.RECUR_MODEL_TRACE !== undefined
+            const ran = new Map<string, number>()
+            for (let n = 0; n < options.ops; n++) {
+              // long runs say how far they are (stderr, every 10,000 operations)
+              if (n > 0 && n % 10_000 === 0)
+                process.stderr.write(
+                  `model-based money (${name}): ${n} operations in ${Math.round((Date.now() - started) / 1000)} s\n`
+                )
+              if (rnd.next() < commercialShare) {
+                const drawn = cNextOp(rnd, cMerchants, maxSubs)
+                const op: COp = (options.avoid ?? []).includes(knownDisagreement(drawn))
+                  ? {
+                      _tag: "CAdvance",
+                      m: "s" in drawn ? drawn.s.m : "m" in drawn ? drawn.m : cMerchants[0]!,
+                      ms: 3_600_000
+                    }
+                  : drawn
+                ran.set(op._tag, (ran.get(op._tag) ?? 0) + 1)
+                const item = knownDisagreement(op)
+                if (item > 0) {
+                  if ("s" in op) op.s.known.add(item)
+                }
+                log.push(`${describe(op)}${item > 0 ? ` [issue 29 item ${item}]` : ""}`)
+                yield* cRun(op)
+                if (trace) {
+                  const sub = "s" in op ? op.s : op._tag === "CSubscribe" ? op.m.subs.at(-1) : undefined
+                  process.stderr.write(
+                    `${n} ${describe(op)}${sub ? `\n    ${sub.id}: price ${CPRICES[sub.price]!.join(" ")} ×${sub.qty}, cycle ${sub.cycle}, basis ${fmt(sub.basis)}, customer in ${sub.cust.country}, terms ${sub.terms.map((t) => `${t.d.code}@${t.first}`).join(",")}, credit ${fmt(sub.credit)}, invoices ${sub.invoices.map((i) => cShape(i).join(" ")).join(" | ")}` : ""}\n`
+                  )
+                }
+                continue
+              }
+              const op = nextOp(rnd, merchants, maxSubs)
+              ran.set(op._tag, (ran.get(op._tag) ?? 0) + 1)
+              log.push(describe(op))
+              switch (op._tag) {
+                case "Subscribe": {
+                  const m = op.m
+                  const priceId = op.usage ? m.usage[op.price]! : m.flat[op.price]!
+                  const session = yield* billing.createSession(m.id, {
+                    payer_id: `payer-${n}`,
+                    line_items: [{ price_id: priceId, ...(op.usage ? {} : { quantity: op.qty.toString() }) }]
+                  })
+                  const paid = yield* billing.paySession(m.id, session.session_id, card)
+                  expect(paid.status, where()).toBe("succeeded")
+                  const id = paid.subscription.pipe((o) => (o._tag === "Some" ? o.value.id : ""))
+                  const s: MSub = {
+                    id,
+                    merchant: m,
+                    usage: op.usage,
+                    status: "active",
+                    price: op.price,
+                    scheduled: null,
+                    qty: op.qty,
+                    pending: null,
+                    anchor: m.now,
+                    anchorCycle: 0,
+                    cycle: 0,
+                    start: m.now,
+                    end: addMonths(m.now, 1),
+                    basis: 0n,
+                    credit: 0n,
+                    accrued: 0n,
+                    cancelAtEnd: false,
+                    invoices: [],
+                    checked: 0,
+                    segments: null,
+                    lines: 1
+                  }
+                  s.basis = fullOf(s, op.price, op.qty)
+                  issue(s, "initial", 0, s.basis)
+                  openCycle(s, s.start)
+                  m.subs.push(s)
+                  yield* verify(s)
+                  break
+                }
+                case "Advance": {
+                  const to = op.m.now + op.ms
+                  yield* billing.advanceClock(op.m.id, to)
+                  advanceModel(op.m, to)
+                  yield* Effect.forEach(
+                    op.m.subs.filter((s) => s.checked < s.invoices.length || s.status !== "canceled"),
+                    verify,
+                    { discard: true }
                   )
                   break
                 }
-                yield* subsService.changePrice(s.merchant.id, PriceChanges.change(s.id, { quantity: BigInt(op.qty) }))
-                s.pending = op.qty
-                const sub = yield* billing.getSubscription(s.merchant.id, s.id)
-                expect(sub.pending_change?.quantity, where()).toBe(op.qty.toString())
-                yield* verify(s)
-                break
-              }
-              case "Cancel": {
-                const s = op.s
-                if (op.atEnd) {
-                  if (s.status !== "active") break
-                  yield* subsService.cancel(s.merchant.id, Subscriptions.cancelOf(s.id, { when: "end_of_period" }))
-                  s.cancelAtEnd = true
-                } else {
-                  yield* subsService.cancel(s.merchant.id, Subscriptions.cancelOf(s.id, { when: "immediate" }))
-                  s.status = "canceled"
-                  s.segments = null
-                }
-                yield* verify(s)
-                break
-              }
-              case "RevokeCancel": {
-                const s = op.s
-                if (!s.cancelAtEnd) {
-                  yield* conflict(subsService.revokeCancel(s.merchant.id, s.id))
-                  break
-                }
-                yield* subsService.revokeCancel(s.merchant.id, s.id)
-                s.cancelAtEnd = false
-                yield* verify(s)
-                break
-              }
-              case "Pause": {
-                yield* subsService.pause(op.s.merchant.id, op.s.id)
-                op.s.status = "paused"
-                op.s.segments = null
-                yield* verify(op.s)
-                break
-              }
-              case "Resume": {
-                const s = op.s
-                yield* subsService.resume(s.merchant.id, s.id)
-                s.status = "active"
-                renewModel(s, s.merchant.now, true)
-                yield* verify(s)
-                break
-              }
-              case "Refund": {
-                const s = op.s
-                // the engine's k-th paying invoice is the model's k-th
-                const all = (yield* invoicesOfSub(billing, s.merchant.id, s.id, Number.MAX_SAFE_INTEGER)).reverse()
-                const target = all[op.index]!
-                expect(engineShape(target), where()).toEqual(shape(s.invoices[op.index]!))
-                const refund = yield* subsService.refund(
-                  s.merchant.id,
-                  Refunds.refundOf(target.trade_id!, { amount: fmt(op.amount), reason: "model" })
-                )
-                expect(refund.refund_status, where()).toBe("succeeded")
-                const inv = s.invoices[op.index]!
-                inv.refunded += op.amount
-                issue(s, "refund", inv.cycle, op.amount)
-                s.segments = inv.cycle === s.cycle ? null : s.segments
-                yield* verify(s)
-                break
-              }
-              case "Usage": {
-                const s = op.s
-                if (s.status !== "active") {
-                  yield* conflict(
-                    subsService.recordUsage(s.merchant.id, Subscriptions.usageOf(s.id, op.units, { eventId: `u-${n}` }))
+                case "ChangePrice": {
+                  const s = op.s
+                  const input = {
+                    priceId: priceIdOf(s, op.target),
+                    effective: op.mode === "end_of_period" ? ("end_of_period" as const) : ("immediate" as const),
+                    proration: op.mode === "none" ? ("none" as const) : ("immediate" as const)
+                  }
+                  if (s.status !== "active") {
+                    yield* conflict(subsService.changePrice(s.merchant.id, PriceChanges.change(s.id, input)))
+                    break
+                  }
+                  const preview = yield* subsService.previewChange(s.merchant.id, PriceChanges.change(s.id, input))
+                  const quote = yield* subsService.changePrice(
+                    s.merchant.id,
+                    PriceChanges.change(s.id, {
+                      ...input,
+                      quoteId: preview.quote_id
+                    })
                   )
+                  expect(quote, where()).toEqual(preview)
+                  if (op.mode === "end_of_period") s.scheduled = op.target
+                  else if (op.mode === "none") {
+                    s.price = op.target
+                    s.scheduled = null
+                    s.segments = null
+                  } else {
+                    const net = prorateModel(s, op.target)
+                    expect(quote.net, where()).toBe(fmt(net))
+                  }
+                  yield* verify(s)
                   break
                 }
-                yield* subsService.recordUsage(
-                  s.merchant.id,
-                  Subscriptions.usageOf(s.id, op.units, { eventId: `u-${n}` })
-                )
-                s.accrued += BigInt(op.units)
-                events++
-                break
+                case "ChangeQuantity": {
+                  const s = op.s
+                  if (s.status !== "active") {
+                    yield* conflict(
+                      subsService.changePrice(s.merchant.id, PriceChanges.change(s.id, { quantity: BigInt(op.qty) }))
+                    )
+                    break
+                  }
+                  yield* subsService.changePrice(s.merchant.id, PriceChanges.change(s.id, { quantity: BigInt(op.qty) }))
+                  s.pending = op.qty
+                  const sub = yield* billing.getSubscription(s.merchant.id, s.id)
+                  expect(sub.pending_change?.quantity, where()).toBe(op.qty.toString())
+                  yield* verify(s)
+                  break
+                }
+                case "Cancel": {
+                  const s = op.s
+                  if (op.atEnd) {
+                    if (s.status !== "active") break
+                    yield* subsService.cancel(s.merchant.id, Subscriptions.cancelOf(s.id, { when: "end_of_period" }))
+                    s.cancelAtEnd = true
+                  } else {
+                    yield* subsService.cancel(s.merchant.id, Subscriptions.cancelOf(s.id, { when: "immediate" }))
+                    s.status = "canceled"
+                    s.segments = null
+                  }
+                  yield* verify(s)
+                  break
+                }
+                case "RevokeCancel": {
+                  const s = op.s
+                  if (!s.cancelAtEnd) {
+                    yield* conflict(subsService.revokeCancel(s.merchant.id, s.id))
+                    break
+                  }
+                  yield* subsService.revokeCancel(s.merchant.id, s.id)
+                  s.cancelAtEnd = false
+                  yield* verify(s)
+                  break
+                }
+                case "Pause": {
+                  yield* subsService.pause(op.s.merchant.id, op.s.id)
+                  op.s.status = "paused"
+                  op.s.segments = null
+                  yield* verify(op.s)
+                  break
+                }
+                case "Resume": {
+                  const s = op.s
+                  yield* subsService.resume(s.merchant.id, s.id)
+                  s.status = "active"
+                  renewModel(s, s.merchant.now, true)
+                  yield* verify(s)
+                  break
+                }
+                case "Refund": {
+                  const s = op.s
+                  // the engine's k-th paying invoice is the model's k-th
+                  const all = (yield* invoicesOfSub(billing, s.merchant.id, s.id, Number.MAX_SAFE_INTEGER)).reverse()
+                  const target = all[op.index]!
+                  expect(engineShape(target), where()).toEqual(shape(s.invoices[op.index]!))
+                  const refund = yield* subsService.refund(
+                    s.merchant.id,
+                    Refunds.refundOf(target.trade_id!, { amount: fmt(op.amount), reason: "model" })
+                  )
+                  expect(refund.refund_status, where()).toBe("succeeded")
+                  const inv = s.invoices[op.index]!
+                  inv.refunded += op.amount
+                  issue(s, "refund", inv.cycle, op.amount)
+                  s.segments = inv.cycle === s.cycle ? null : s.segments
+                  yield* verify(s)
+                  break
+                }
+                case "Usage": {
+                  const s = op.s
+                  if (s.status !== "active") {
+                    yield* conflict(
+                      subsService.recordUsage(
+                        s.merchant.id,
+                        Subscriptions.usageOf(s.id, op.units, { eventId: `u-${n}` })
+                      )
+                    )
+                    break
+                  }
+                  yield* subsService.recordUsage(
+                    s.merchant.id,
+                    Subscriptions.usageOf(s.id, op.units, { eventId: `u-${n}` })
+                  )
+                  s.accrued += BigInt(op.units)
+                  events++
+                  break
+                }
               }
             }
-          }
-          yield* verifyAll
-          const invoices = merchants.reduce((a, m) => a + m.subs.reduce((b, s) => b + s.invoices.length, 0), 0)
-          const subscriptions = merchants.reduce((a, m) => a + m.subs.length, 0)
-          console.log(
-            `model-based money (${name}): ${options.ops} operations, ${subscriptions} subscriptions, ${invoices} invoices, ${events} usage events — all equal to the model`
-          )
-        }),
-      (120 + options.ops / 10) * 1000
-    )
-  })
+            yield* verifyAll
+            // every commercial invoice (statuses too) and every customer's invariants
+            const cStatus = (i: CInvoice, engine: string) =>
+              i.type === "refund" || i.amount === 0n || !i.paid
+                ? engine
+                : i.refunded >= i.amount
+                  ? "refunded"
+                  : i.refunded > 0n
+                    ? "partially_refunded"
+                    : "success"
+            for (const m of cMerchants) {
+              for (const s of m.subs) {
+                const got = (yield* invoicesOfSub(billing, m.id, s.id, Number.MAX_SAFE_INTEGER)).reverse()
+                expect(
+                  got.map((i) => [...cEngineShape(i), i.biz_status]),
+                  whereAll()
+                ).toEqual(s.invoices.map((i, k) => [...cShape(i), cStatus(i, got[k]?.biz_status ?? "")]))
+              }
+              for (const c of m.customers) yield* invariants(c.subs, `customer ${c.id}`)
+            }
+            const invoices =
+              merchants.reduce((a, m) => a + m.subs.reduce((b, s) => b + s.invoices.length, 0), 0) +
+              cMerchants.reduce((a, m) => a + m.subs.reduce((b, s) => b + s.invoices.length, 0), 0)
+            const subscriptions =
+              merchants.reduce((a, m) => a + m.subs.length, 0) + cMerchants.reduce((a, m) => a + m.subs.length, 0)
+            const counts = [...ran.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => `${k} ${v}`)
+            console.log(
+              `model-based money (${name}): ${options.ops} operations (${counts.join(", ")}), ${subscriptions} subscriptions, ${invoices} invoices, ${events} usage events — all equal to the model in ${Math.round((Date.now() - started) / 1000)} s`
+            )
+            if (options.everyOperation) {
+              const kinds = [
+                ...[
+                  "Subscribe",
+                  "Advance",
+                  "ChangePrice",
+                  "ChangeQuantity",
+                  "Cancel",
+                  "RevokeCancel",
+                  "Pause",
+                  "Resume"
+                ],
+                ...["Refund", "Usage", "CSubscribe", "CAdvance", "CChange", "CApplyDiscount", "CRemoveDiscount"],
+                ...["CMove", "CAddRate", "CArchiveRate", "CRefund", "CDecline", "CRecover", "CCancel"]
+              ]
+              expect(
+                kinds.filter((k) => !ran.has(k)),
+                "operations that never ran"
+              ).toEqual([])
+            }
+          }),
+        (120 + options.ops / 10) * 1000
+      )
+    }
+  )
