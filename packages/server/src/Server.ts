@@ -165,7 +165,7 @@ export const serve = (config: ServerConfig) => {
       const http = Http.serve({
         rateLimit: actual.rateLimit,
         maxBodyBytes: actual.maxBodyBytes,
-          trustedProxies: actual.trustedProxies,
+        trustedProxies: actual.trustedProxies,
         disableLogger: !actual.accessLog
       })
       const worker = Layer.effectDiscard(
