@@ -85,6 +85,8 @@ for (const [name, storage] of backends()) {
       ).body.data.id as string
       const event = (await api.call("GET", `/api/v2/webhook/events?business_ids=${a.sub}`, key)).body.data.list[0]
         .id as string
+      const portalSession = (await api.call("POST", "/api/v1/customer-portal/auth", key, { customer_id: a.customer }))
+        .body.data.portal_session_id as string
       return {
         key,
         productId,
@@ -96,7 +98,8 @@ for (const [name, storage] of backends()) {
         discountCode: discount.code as string,
         taxRateId: rate.tax_rate_id as string,
         endpoint,
-        event
+        event,
+        portalSession
       }
     }
     type World = Awaited<ReturnType<typeof world>>
@@ -175,6 +178,9 @@ for (const [name, storage] of backends()) {
       "POST /api/v1/payment_settings": () => ["/api/v1/payment_settings", { provider: "sandbox" }],
       "POST /api/v1/portal_settings": () => ["/api/v1/portal_settings", { cancel: true }],
       "POST /api/v1/customer-portal/auth": (w) => ["/api/v1/customer-portal/auth", { customer_id: w.customer }],
+      "POST /api/v1/customer-portal/session/{portal_session_id}/revoke": (w) => [
+        `/api/v1/customer-portal/session/${w.portalSession}/revoke`
+      ],
       "POST /api/v1/discounts": (w) => [
         "/api/v1/discounts",
         { name: "Same", code: `${w.discountCode}X`, discount_type: "percentage", percent_off: 5, duration: "once" }
