@@ -326,25 +326,36 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
         let upgrade: Invoicing.Draft | undefined
         let back: Money.Money | undefined
         let shares: ReadonlyArray<Invoicing.Share> = []
-        if (quote.outcome === "upgrade") {
-          upgrade = yield* withTaxes(
+        if (quote.outcome === "upgrade" && collected) {
+          const lines = quote.lines.map((l) => {
+            const amount = Result.getOrThrow(Money.parse(l.amount, currency, { allowNegative: true }))
+            return {
+              kind: amount.amount < 0n ? ("proration_credit" as const) : ("proration_charge" as const),
+              description: l.description,
+              quantity: 1n,
+              amount
+            }
+          })
+          // the charge is taxed at today's address and rates; the credit gives back the tax its
+          // paid invoices collected (Invoicing.change), never today's
+          const charged = yield* withTaxes(
             Invoicing.total({
               invoice_type: "upgrade",
               cycle_index: rec.subscription.cycle_index,
               currency,
-              lines: quote.lines.map((l) => {
-                const amount = Result.getOrThrow(Money.parse(l.amount, currency, { allowNegative: true }))
-                return {
-                  kind: amount.amount < 0n ? ("proration_credit" as const) : ("proration_charge" as const),
-                  description: l.description,
-                  quantity: 1n,
-                  amount
-                }
-              })
+              lines: lines.filter((l) => l.kind === "proration_charge")
             }),
             merchantId,
             rec.subscription.customer_id
           )
+          upgrade = Invoicing.change({
+            cycle_index: rec.subscription.cycle_index,
+            currency,
+            lines,
+            credit: Result.getOrThrow(Money.parse(quote.credit, currency)),
+            chargeTax: charged.tax_lines,
+            collected
+          })
           quote = { ...quote, tax: Money.format(upgrade.tax), total: Money.format(upgrade.total) }
         } else if ((quote.outcome === "refund" || quote.outcome === "credit_balance") && collected) {
           // given back from what the cycle's invoices collected, with the tax they collected, in

@@ -166,8 +166,8 @@ export const storedLines = (lines: ReadonlyArray<Invoicing.TaxLine>): Array<Invo
 const linesOf = (stored: ReadonlyArray<Invoice.InvoiceTaxLine>, currency: string): Array<Invoicing.TaxLine> =>
   stored.map(({ taxable_amount, amount, ...rate }) => ({
     ...rate,
-    taxable: Result.getOrThrow(Money.parse(taxable_amount, currency)),
-    amount: Result.getOrThrow(Money.parse(amount, currency))
+    taxable: Result.getOrThrow(Money.parse(taxable_amount, currency, { allowNegative: true })),
+    amount: Result.getOrThrow(Money.parse(amount, currency, { allowNegative: true }))
   }))
 
 /**

@@ -327,6 +327,66 @@ for (const [name, storage] of backends()) {
       })
     })
 
+    describe("item 3 in an upgrade: its credit gives back the tax the old plan's invoice collected", () => {
+      it("30.00 paid without tax, a 20 % rate added: the upgrade's credit carries no tax; its charge is taxed", async () => {
+        const k = await fresh()
+        const big = await api.priceOf(k, { price_plan: { billing_cycle_unit: "month", base_price_val: "60.00" } })
+        const small = await api.priceOf(k)
+        const sub = await subscribe(k, small.priceId, { billing_address: { country_code: "FR" } })
+        ok(await api.call("POST", "/api/v1/tax_rates", k, { name: "TVA", percentage: "20", country: "FR" }))
+        await advance(k, "2026-01-16T00:00:00Z")
+        const quote = ok(
+          await api.call("POST", `/api/v1/subscription/${sub.subscriptionId}/preview-change`, k, {
+            price_id: big.priceId
+          })
+        )
+        // credit 30.00 × 16/31 = 15.48 (no tax was paid on it); charge 60.00 × 16/31 = 30.97 + 6.19 tax
+        expect([quote.credit, quote.charge, quote.tax, quote.total]).toEqual(["15.48", "30.97", "6.19", "21.68"])
+        ok(
+          await api.call("POST", `/api/v1/subscription/${sub.subscriptionId}`, k, {
+            price_id: big.priceId,
+            quote_id: quote.quote_id
+          })
+        )
+        const up = (await invoicesOf(k, sub.subscriptionId)).find((i: any) => i.invoice_type === "upgrade")
+        expect([up.amount, up.tax_amount]).toEqual(["21.68", "6.19"])
+      })
+
+      it("36.00 paid with 20 % tax, the rate archived: the upgrade's credit gives the 3.10 tax back", async () => {
+        const k = await fresh()
+        const rate = ok(
+          await api.call("POST", "/api/v1/tax_rates", k, { name: "TVA", percentage: "20", country: "FR" })
+        )
+        const big = await api.priceOf(k, { price_plan: { billing_cycle_unit: "month", base_price_val: "60.00" } })
+        const small = await api.priceOf(k)
+        const sub = await subscribe(k, small.priceId, { billing_address: { country_code: "FR" } })
+        ok(await api.call("POST", `/api/v1/tax_rate/${rate.tax_rate.tax_rate_id}/archive`, k))
+        await advance(k, "2026-01-16T00:00:00Z")
+        const quote = ok(
+          await api.call("POST", `/api/v1/subscription/${sub.subscriptionId}/preview-change`, k, {
+            price_id: big.priceId
+          })
+        )
+        // the credit 15.48 gives back 15.48 × 36/30 = 18.58, of which 6.00 × 18.58/36 = 3.10 tax;
+        // the charge 30.97 is untaxed now: 30.97 − 18.58 = 12.39
+        expect([quote.credit, quote.charge, quote.tax, quote.total]).toEqual(["15.48", "30.97", "-3.10", "12.39"])
+        ok(
+          await api.call("POST", `/api/v1/subscription/${sub.subscriptionId}`, k, {
+            price_id: big.priceId,
+            quote_id: quote.quote_id
+          })
+        )
+        const up = (await invoicesOf(k, sub.subscriptionId)).find((i: any) => i.invoice_type === "upgrade")
+        expect([up.amount, up.tax_amount]).toEqual(["12.39", "-3.10"])
+        // refunded in full, the upgrade gives back its own net tax (−3.10 of it: nothing more)
+        ok(await api.call("POST", "/api/v1/refund", k, { trade_id: up.trade_id }))
+        const note = (await invoicesOf(k, sub.subscriptionId)).find(
+          (i: any) => i.invoice_type === "refund" && i.original_invoice_id === up.invoice_id
+        )
+        expect([note.amount, note.tax_amount]).toEqual(["12.39", "-3.10"])
+      })
+    })
+
     describe("item 4: refunded + credited never exceed what was collected", () => {
       it("paid 60.00, refunded 60.00, downgraded the next day: nothing more comes back", async () => {
         for (const mode of ["refund", "credit_balance"] as const) {
@@ -382,9 +442,10 @@ for (const [name, storage] of backends()) {
         await advance(k, "2026-01-16T00:00:00Z")
         ok(await api.call("POST", `/api/v1/subscription/${sub.subscriptionId}`, k, { price_id: big.priceId }))
         const upgradeInvoice = (await invoicesOf(k, sub.subscriptionId)).find((i: any) => i.invoice_type === "upgrade")
+        // its credit carried no tax (none was paid), its charge 30.97 the 20 %: 30.97 − 15.48 + 6.19
         expect([upgradeInvoice.amount, upgradeInvoice.tax_amount, upgradeInvoice.paid_at !== null]).toEqual([
-          "18.59",
-          "3.10",
+          "21.68",
+          "6.19",
           true
         ])
         await advance(k, "2026-01-24T00:00:00Z")
