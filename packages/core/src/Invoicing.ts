@@ -406,9 +406,9 @@ export const refundedTax = (
   const upTo = (m: Money.Money, share: bigint) => Money.taxProportion(m, share, paid.amount).amount
   const before = refundedBefore.amount
   const after = before + amount.amount
-  // a negative line (an upgrade's credit giving tax back) is given back in proportion too
+  // an upgrade's negative lines (its credit giving tax back) belong to the invoices it came from
   return lines
-    .filter((t) => t.amount.amount !== 0n)
+    .filter((t) => t.amount.amount > 0n)
     .map((t) => ({
       ...t,
       inclusive: asRefund ? true : t.inclusive,
@@ -580,21 +580,22 @@ export const change = (input: {
   /** The charge line's taxes at today's address and rates. */
   readonly chargeTax: ReadonlyArray<TaxLine>
   readonly collected: Collected
-}): Draft => {
-  const back =
-    input.credit.amount > 0n ? giveBack(input.collected, input.credit, false).tax_lines : ([] as ReadonlyArray<TaxLine>)
+}): { readonly draft: Draft; readonly shares: ReadonlyArray<Share> } => {
+  const given = input.credit.amount > 0n ? giveBack(input.collected, input.credit, false) : undefined
+  const back = given?.tax_lines ?? []
   const negated = back.map((t) => ({
     ...t,
     taxable: Money.negate(t.taxable),
     amount: Money.negate(t.amount)
   }))
-  return total({
+  const draft = total({
     invoice_type: "upgrade",
     cycle_index: input.cycle_index,
     currency: input.currency,
     lines: input.lines,
     tax: () => [...input.chargeTax, ...negated]
   })
+  return { draft, shares: given?.shares ?? [] }
 }
 
 /**

@@ -100,8 +100,14 @@ export const collectedBy = (
     let refunded = 0n
     const tax_lines: Array<Invoicing.TaxLine> = []
     const invoices: Array<Invoicing.PaidInvoice> = []
-    // what the record says was given back from one invoice: credited from it, refunds owed from it
+    const movedOf = (pick: (m: Entities.SubscriptionRecord["moved"][number]) => string, invoiceId: string) =>
+      rec.moved
+        .filter((m) => m.cycle_index === cycleIndex && pick(m) === invoiceId)
+        .reduce((a, m) => a + money(m.amount), 0n)
+    // what the record says was given back from one invoice: credited from it, refunds owed from
+    // it, an upgrade's credit moved out of it
     const against = (invoiceId: string) =>
+      movedOf((m) => m.from_invoice_id, invoiceId) +
       rec.credited
         .filter((c) => c.cycle_index === cycleIndex && c.invoice_id === invoiceId)
         .reduce((a, c) => a + money(c.amount), 0n) +
@@ -132,8 +138,11 @@ export const collectedBy = (
       invoices.push({
         invoice_id: inv.invoice_id,
         trade_id: inv.trade_id,
-        paid: Money.make(itsPaid, currency),
-        tax_lines: lines,
+        // an upgrade's credit moved into it paid for it too
+        paid: Money.make(itsPaid + movedOf((m) => m.to_invoice_id, inv.invoice_id), currency),
+        // its own taxes: an upgrade's negative lines are the tax its credit gave back of the
+        // invoices it moved from, counted in their ledgers
+        tax_lines: lines.filter((t) => t.amount.amount > 0n),
         givenBack: Money.make(itsRefunds + against(inv.invoice_id), currency)
       })
     }
@@ -207,6 +216,33 @@ export const withCredited = (
     ]
   }
 }
+
+/**
+ * A record with an upgrade's credit `shares` moved from the invoices they came from into the
+ * upgrade's invoice `toInvoiceId` (the ledger `collectedBy` reads).
+ *
+ * @since 0.1.0
+ */
+export const withMoved = (
+  rec: Entities.SubscriptionRecord,
+  cycleIndex: number,
+  shares: ReadonlyArray<Invoicing.Share>,
+  toInvoiceId: string
+): Entities.SubscriptionRecord =>
+  shares.length === 0
+    ? rec
+    : {
+        ...rec,
+        moved: [
+          ...rec.moved,
+          ...shares.map((sh) => ({
+            cycle_index: cycleIndex,
+            from_invoice_id: sh.invoice_id,
+            to_invoice_id: toInvoiceId,
+            amount: Money.format(sh.amount)
+          }))
+        ]
+      }
 
 /**
  * The refunds service.

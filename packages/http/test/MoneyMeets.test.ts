@@ -378,12 +378,53 @@ for (const [name, storage] of backends()) {
         )
         const up = (await invoicesOf(k, sub.subscriptionId)).find((i: any) => i.invoice_type === "upgrade")
         expect([up.amount, up.tax_amount]).toEqual(["12.39", "-3.10"])
-        // refunded in full, the upgrade gives back its own net tax (−3.10 of it: nothing more)
+        // refunded in full, the upgrade gives back its own tax (none: its charge was untaxed) ...
         ok(await api.call("POST", "/api/v1/refund", k, { trade_id: up.trade_id }))
-        const note = (await invoicesOf(k, sub.subscriptionId)).find(
-          (i: any) => i.invoice_type === "refund" && i.original_invoice_id === up.invoice_id
+        // ... and the first invoice only what its credit did not move: 36.00 − 18.58 = 17.42, with
+        // the 6.00 − 3.10 = 2.90 of tax not given back yet
+        ok(await api.call("POST", "/api/v1/refund", k, { trade_id: sub.tradeId }))
+        const docs = await invoicesOf(k, sub.subscriptionId)
+        const notes = docs.filter((i: any) => i.invoice_type === "refund")
+        const rows = notes.map((i: any) => [i.original_invoice_id === up.invoice_id, i.amount, i.tax_amount])
+        expect(rows.sort()).toEqual([
+          [false, "17.42", "2.90"],
+          [true, "12.39", "0.00"]
+        ])
+        // tax given back (3.10 by the upgrade's credit, 2.90 by the refunds) is the 6.00 collected
+        const taxBack = notes.reduce((a: bigint, i: any) => a + cents(i.tax_amount), 0n) - cents(up.tax_amount)
+        expect(taxBack).toBe(600n)
+      })
+
+      it("36.00 paid with 20 % tax, the rate archived, an upgrade to 35.00: the credit exceeds the charge and goes to the balance", async () => {
+        const k = await fresh()
+        const rate = ok(
+          await api.call("POST", "/api/v1/tax_rates", k, { name: "TVA", percentage: "20", country: "FR" })
         )
-        expect([note.amount, note.tax_amount]).toEqual(["12.39", "-3.10"])
+        const big = await api.priceOf(k, { price_plan: { billing_cycle_unit: "month", base_price_val: "35.00" } })
+        const small = await api.priceOf(k)
+        const sub = await subscribe(k, small.priceId, { billing_address: { country_code: "FR" } })
+        ok(await api.call("POST", `/api/v1/tax_rate/${rate.tax_rate.tax_rate_id}/archive`, k))
+        await advance(k, "2026-01-16T00:00:00Z")
+        const quote = ok(
+          await api.call("POST", `/api/v1/subscription/${sub.subscriptionId}/preview-change`, k, {
+            price_id: big.priceId
+          })
+        )
+        // credit 15.48 gives back 18.58 (3.10 tax); the charge 35.00 × 16/31 = 18.06 is untaxed now
+        expect([quote.net, quote.tax, quote.total, quote.outcome]).toEqual(["2.58", "-3.10", "-0.52", "credit_balance"])
+        ok(
+          await api.call("POST", `/api/v1/subscription/${sub.subscriptionId}`, k, {
+            price_id: big.priceId,
+            quote_id: quote.quote_id
+          })
+        )
+        const up = (await invoicesOf(k, sub.subscriptionId)).find((i: any) => i.invoice_type === "upgrade")
+        expect([up.amount, up.tax_amount, up.paid_at !== null, up.trade_id]).toEqual(["0.00", "-3.10", true, null])
+        expect((await subOf(k, sub.subscriptionId)).credit_balance).toBe("0.52")
+        // the first payment can give back only what neither the credit nor the balance took
+        ok(await api.call("POST", "/api/v1/refund", k, { trade_id: sub.tradeId }))
+        const note = (await invoicesOf(k, sub.subscriptionId)).find((i: any) => i.invoice_type === "refund")
+        expect([note.amount, note.tax_amount]).toEqual(["17.42", "2.90"])
       })
     })
 
@@ -492,10 +533,12 @@ for (const [name, storage] of backends()) {
             })
           )
           const docs = await invoicesOf(k, sub.subscriptionId)
-          // a refund's tax is in its credit notes (and equal to the quote's); a credit to the
-          // balance carries the quote's tax
-          if (mode === "refund")
-            expect([mode, taxOf(docs, true) - taxOf(before, true)]).toEqual([mode, -cents(quote.tax)])
+          // the change gives back what it quoted — refunded, or to the balance where the upgrade's
+          // trade holds nothing more — and the tax given back in all never exceeds the tax collected
+          const balance = cents((await subOf(k, sub.subscriptionId)).credit_balance)
+          const refunded = (d: ReadonlyArray<any>) =>
+            d.filter((i) => i.invoice_type === "refund").reduce((a: bigint, i) => a + cents(i.amount), 0n)
+          expect([mode, refunded(docs) - refunded(before) + balance]).toEqual([mode, -cents(quote.total)])
           const back = taxOf(before, true) - cents(quote.tax)
           expect([mode, back <= taxOf(docs, false)]).toEqual([mode, true])
         }
