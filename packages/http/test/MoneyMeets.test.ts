@@ -545,6 +545,28 @@ for (const [name, storage] of backends()) {
       })
     })
 
+    it("refunds of two trades of one subscription at once both succeed (the subscription's check is retried, not a 409)", async () => {
+      const k = await fresh()
+      const big = await api.priceOf(k, { price_plan: { billing_cycle_unit: "month", base_price_val: "60.00" } })
+      const small = await api.priceOf(k)
+      const sub = await subscribe(k, small.priceId)
+      await advance(k, "2026-01-16T00:00:00Z")
+      ok(await api.call("POST", `/api/v1/subscription/${sub.subscriptionId}`, k, { price_id: big.priceId }))
+      const up = (await invoicesOf(k, sub.subscriptionId)).find((i: any) => i.invoice_type === "upgrade")
+      for (let round = 0; round < 3; round++) {
+        const answers = await Promise.all(
+          [sub.tradeId, up.trade_id].map((trade_id) =>
+            api.call("POST", "/api/v1/refund", k, { trade_id, amount: "1.00" })
+          )
+        )
+        expect(answers.map((r) => r.status)).toEqual([200, 200])
+      }
+      const trades = await tradesOf(k)
+      expect(
+        [sub.tradeId, up.trade_id].map((id) => trades.find((t: any) => t.trade_id === id).total_refunded_amount)
+      ).toEqual(["3.00", "3.00"])
+    })
+
     describe("item 9: taxable_amount is the net on every line", () => {
       it("19 % inclusive: the invoice's line is taxable 100.00 of 119.00; a credit note of 29.75 is 25.00 + 4.75", async () => {
         const k = await fresh()
