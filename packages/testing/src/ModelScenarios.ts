@@ -550,6 +550,13 @@ export const suite = <E>(
               ).toEqual([s.status, priceIdOf(s, s.price), s.qty.toString(), fmt(s.credit), s.cycle, s.cancelAtEnd])
               if (s.status !== "canceled" && sub.current_period_end !== null)
                 expect(DateTime.toEpochMillis(sub.current_period_end), where()).toBe(s.end)
+              // never more back than in: refunded + the balance still held ≤ the money collected
+              // (the invoices, equal to the engine's above; a balance spent was collected again)
+              const collected = s.invoices.filter((i) => i.type !== "refund").reduce((a, i) => a + i.amount, 0n)
+              const refunded = s.invoices.filter((i) => i.type === "refund").reduce((a, i) => a + i.amount, 0n)
+              expect(refunded + s.credit <= collected, `${where()}: ${refunded} + ${s.credit} > ${collected}`).toBe(
+                true
+              )
             })
 
           /** Every invoice of every subscription, statuses included. */
