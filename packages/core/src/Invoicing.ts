@@ -599,6 +599,31 @@ export const change = (input: {
 }
 
 /**
+ * An upgrade invoice whose credit gives back more than its charge costs (the old plan's tax was
+ * higher than today's), settled to the customer's balance: a line crediting the balance with what
+ * is owed back, so that the document adds up to a total of 0.00. Answers the draft and the amount
+ * credited (zero, and the draft unchanged, when the total is not negative).
+ *
+ * @since 0.1.0
+ */
+export const toBalance = (
+  draft: Draft,
+  description: string
+): { readonly draft: Draft; readonly credited: Money.Money } => {
+  if (draft.total.amount >= 0n) return { draft, credited: Money.zero(draft.currency) }
+  const credited = Money.negate(draft.total)
+  return {
+    draft: {
+      ...draft,
+      lines: [...draft.lines, { kind: "refund", description, quantity: 1n, amount: credited }],
+      subtotal: Money.make(draft.subtotal.amount + credited.amount, draft.currency),
+      total: Money.zero(draft.currency)
+    },
+    credited
+  }
+}
+
+/**
  * How much of a paid amount can still be refunded.
  *
  * @since 0.1.0

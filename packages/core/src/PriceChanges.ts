@@ -492,10 +492,11 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
                 if (planned.upgrade && planned.upgrade.total.amount <= 0n) {
                   // the credit covers the charge and more: the invoice settles at 0.00, the rest
                   // goes to the balance, credited against it
-                  const owedBack = Money.negate(planned.upgrade.total)
+                  const settled = Invoicing.toBalance(planned.upgrade, "Credited to your balance")
+                  const owedBack = settled.credited
                   const inv = yield* newInvoice({
                     merchant_id: merchantId,
-                    draft: { ...planned.upgrade, total: Money.zero(cur) },
+                    draft: settled.draft,
                     trade_id: null,
                     subscription_id: subscriptionId,
                     price_id: target.id,

@@ -420,6 +420,20 @@ for (const [name, storage] of backends()) {
         )
         const up = (await invoicesOf(k, sub.subscriptionId)).find((i: any) => i.invoice_type === "upgrade")
         expect([up.amount, up.tax_amount, up.paid_at !== null, up.trade_id]).toEqual(["0.00", "-3.10", true, null])
+        // its page and PDF render the negative tax line
+        for (const url of [up.hosted_invoice_url, up.invoice_pdf]) {
+          const r = await api.handler(new Request(`http://localhost${new URL(url).pathname}`))
+          expect([url, r.status]).toEqual([url, 200])
+        }
+        const page = await (
+          await api.handler(new Request(`http://localhost${new URL(up.hosted_invoice_url).pathname}`))
+        ).text()
+        // and add up: 18.06 − 15.48 + 0.52 credited to the balance − 3.10 tax = 0.00
+        expect([page.includes("-$3.10"), page.includes("Credited to your balance"), page.includes("$0.52")]).toEqual([
+          true,
+          true,
+          true
+        ])
         expect((await subOf(k, sub.subscriptionId)).credit_balance).toBe("0.52")
         // the first payment can give back only what neither the credit nor the balance took
         ok(await api.call("POST", "/api/v1/refund", k, { trade_id: sub.tradeId }))
