@@ -143,6 +143,13 @@ interface MInvoice {
   readonly amount: bigint
   /** For a paying invoice: what was refunded of it. */
   refunded: bigint
+  /** Customer credit applied to it (a renewal). */
+  applied: bigint
+  /** Credited to the balance from it (a downgrade, or what a refund of it could not take). */
+  credited: bigint
+  /** An upgrade's credit moved out of it, and (on the upgrade's invoice) into it. */
+  movedOut: bigint
+  movedIn: bigint
 }
 
 interface MSub {
@@ -195,8 +202,42 @@ const usageAmount = (price: number, units: bigint) => {
   return halfEven(units * num, den)
 }
 
-const issue = (s: MSub, type: MInvoice["type"], cycle: number, amount: bigint) => {
-  s.invoices.push({ type, cycle, amount, refunded: 0n })
+const issue = (s: MSub, type: MInvoice["type"], cycle: number, amount: bigint, applied = 0n) => {
+  const inv: MInvoice = { type, cycle, amount, refunded: 0n, applied, credited: 0n, movedOut: 0n, movedIn: 0n }
+  s.invoices.push(inv)
+  return inv
+}
+
+// what a cycle collected and gave back (the engine's `Refunds.collectedBy`, without tax)
+const collects = (i: MInvoice) => i.type !== "refund" && i.amount + i.applied > 0n
+/** What a paid invoice still holds: its paid (and moved in) less refunds, credits, moved out. */
+const roomOf = (i: MInvoice) => i.amount + i.applied + i.movedIn - i.refunded - i.credited - i.movedOut
+/** The cycle's paid invoices, newest first (the order a give-back takes from them). */
+const cycleOf = (s: MSub, cycle: number) => s.invoices.filter((i) => i.cycle === cycle && collects(i)).reverse()
+/** What the cycle still holds: paid less refunded and credited. */
+const heldOf = (s: MSub, cycle: number) =>
+  cycleOf(s, cycle).reduce((a, i) => a + i.amount + i.applied - i.refunded - i.credited, 0n)
+/** `amount` given back from the cycle's invoices, newest first, each no more than it holds. */
+const sharesOf = (s: MSub, cycle: number, amount: bigint) => {
+  const shares: Array<readonly [MInvoice, bigint]> = []
+  let left = amount
+  for (const i of cycleOf(s, cycle)) {
+    if (left <= 0n) break
+    const room = roomOf(i)
+    const take = room < left ? room : left
+    if (take <= 0n) continue
+    shares.push([i, take])
+    left -= take
+  }
+  return shares
+}
+/** How much a refund of invoice `i` may take: its cash, what its cycle and it still hold. */
+const refundCap = (s: MSub, i: MInvoice) => {
+  const cash = i.amount - i.refunded
+  const held = heldOf(s, i.cycle)
+  const room = roomOf(i)
+  const cap = [cash, held, room].reduce((a, b) => (b < a ? b : a))
+  return cap > 0n ? cap : 0n
 }
 
 /** The identity of a finished cycle: paid − refunded = Σ basis × time in force (± ½ per line). */
@@ -251,7 +292,7 @@ const renewModel = (s: MSub, at: number, resumed: boolean) => {
   }
   const applied = s.credit < amount! ? s.credit : amount!
   s.credit -= applied
-  issue(s, "renewal", s.usage ? s.cycle : s.cycle + 1, amount! - applied)
+  issue(s, "renewal", s.usage ? s.cycle : s.cycle + 1, amount! - applied, applied)
   s.cycle += 1
   if (resumed) {
     s.anchor = at
@@ -275,10 +316,16 @@ const advanceModel = (m: MMerchant, to: number) => {
   m.now = to
 }
 
-/** An immediate prorated change: the lines, and where a negative net goes. */
+/**
+ * An immediate prorated change: the lines, and where a negative net goes. The credit is never
+ * more than the cycle still holds; an upgrade's credit moves out of the invoices that paid the
+ * old plan into the upgrade's; a downgrade gives back from them, newest first.
+ */
 const prorateModel = (s: MSub, target: number): bigint => {
   const [u, total] = unused(s.merchant.policy, s.start, s.end, s.merchant.now)
-  const credit = halfEven(s.basis * u, total)
+  const prorated = halfEven(s.basis * u, total)
+  const held = heldOf(s, s.cycle)
+  const credit = prorated < held ? prorated : held > 0n ? held : 0n
   const newFull = fullOf(s, target, s.qty)
   const charge = halfEven(newFull * u, total)
   const net = charge - credit
@@ -288,25 +335,33 @@ const prorateModel = (s: MSub, target: number): bigint => {
   if (s.segments) {
     s.segments.push({ basis: newFull, at: s.merchant.now })
     s.lines += 2
+    // a capped credit (money already given back) breaks the cycle's identity
+    if (credit !== prorated) s.segments = null
   }
-  if (net > 0n) issue(s, "upgrade", s.cycle, net)
-  else if (net < 0n) {
-    let left = -net
-    if (s.merchant.creditMode === "refund") {
-      // newest payment of the cycle first
-      for (let k = s.invoices.length - 1; k >= 0 && left > 0n; k--) {
-        const p = s.invoices[k]!
-        if (p.cycle !== s.cycle || !paying(p)) continue
-        const take = p.amount - p.refunded < left ? p.amount - p.refunded : left
-        if (take <= 0n) continue
-        p.refunded += take
-        issue(s, "refund", p.cycle, take)
-        left -= take
+  if (net > 0n) {
+    const shares = sharesOf(s, s.cycle, credit)
+    const up = issue(s, "upgrade", s.cycle, net)
+    for (const [i, take] of shares) {
+      i.movedOut += take
+      up.movedIn += take
+    }
+  } else if (net < 0n) {
+    for (const [i, share] of sharesOf(s, s.cycle, -net)) {
+      let left = share
+      if (s.merchant.creditMode === "refund") {
+        const cash = i.amount - i.refunded
+        const take = cash < share ? cash : share
+        if (take > 0n) {
+          i.refunded += take
+          issue(s, "refund", i.cycle, take)
+          left -= take
+        }
+      } else if (s.segments) s.segments = null
+      if (left > 0n) {
+        i.credited += left
+        s.credit += left
+        if (s.segments && s.merchant.creditMode === "refund") s.segments = null
       }
-    } else if (s.segments) s.segments = null
-    if (left > 0n) {
-      s.credit += left
-      if (s.segments && s.merchant.creditMode === "refund") s.segments = null
     }
   }
   return net
@@ -834,10 +889,11 @@ const nextOp = (rnd: ReturnType<typeof generator>, merchants: ReadonlyArray<MMer
       : { _tag: "ChangeQuantity", s, qty: BigInt(rnd.int(1, 6)) }
   if (r < 0.7 && s.usage) return { _tag: "Usage", s, units: rnd.int(1, 100_000) }
   if (r < 0.8) {
-    const paid = s.invoices.map((i, k) => [i, k] as const).filter(([i]) => paying(i) && i.refunded < i.amount)
+    // never more than the invoice's trade, its cycle and it still hold
+    const paid = s.invoices.map((i, k) => [i, k] as const).filter(([i]) => paying(i) && refundCap(s, i) > 0n)
     if (paid.length > 0) {
       const [inv, k] = rnd.pick(paid)
-      const left = inv.amount - inv.refunded
+      const left = refundCap(s, inv)
       return { _tag: "Refund", s, index: k, amount: rnd.next() < 0.3 ? left : BigInt(rnd.int(1, Number(left))) }
     }
   }
@@ -1090,6 +1146,13 @@ export const suite = <E>(
                 ).toEqual([s.status, priceIdOf(s, s.price), s.qty.toString(), fmt(s.credit), s.cycle, s.cancelAtEnd])
                 if (s.status !== "canceled" && sub.current_period_end !== null)
                   expect(DateTime.toEpochMillis(sub.current_period_end), where()).toBe(s.end)
+                // never more back than in: refunded + the balance still held ≤ the money collected
+                // (the invoices, equal to the engine's above; a balance spent was collected again)
+                const collected = s.invoices.filter((i) => i.type !== "refund").reduce((a, i) => a + i.amount, 0n)
+                const refunded = s.invoices.filter((i) => i.type === "refund").reduce((a, i) => a + i.amount, 0n)
+                expect(refunded + s.credit <= collected, `${where()}: ${refunded} + ${s.credit} > ${collected}`).toBe(
+                  true
+                )
               })
 
             /** Every invoice of every subscription, statuses included. */
