@@ -356,6 +356,19 @@ export const SubscriptionRecord = Schema.Struct({
       /** The paid invoice it was given back from (null: the cycle's, not one invoice's). */
       invoice_id: Schema.optional(Schema.NullOr(Schema.String))
     })
+  ).pipe(Schema.withDecodingDefault(Effect.succeed([]))),
+  /**
+   * What an upgrade's credit moved from the cycle's paid invoices into its own invoice (the old
+   * plan's unused time paying for the new plan's): given back from the one, paid into the other,
+   * so each invoice's ledger (and the tax it can still give back) stays right.
+   */
+  moved: Schema.Array(
+    Schema.Struct({
+      cycle_index: Schema.Number,
+      from_invoice_id: Schema.String,
+      to_invoice_id: Schema.String,
+      amount: Schema.String
+    })
   ).pipe(Schema.withDecodingDefault(Effect.succeed([])))
 })
 /** @since 0.1.0 */

@@ -398,17 +398,20 @@ export const refundedTax = (
   lines: ReadonlyArray<TaxLine>,
   paid: Money.Money,
   refundedBefore: Money.Money,
-  amount: Money.Money
+  amount: Money.Money,
+  /** false: each line keeps its own `inclusive` (a credit line of an upgrade, see {@link change}). */
+  asRefund = true
 ): ReadonlyArray<TaxLine> => {
   if (paid.amount <= 0n) return []
   const upTo = (m: Money.Money, share: bigint) => Money.taxProportion(m, share, paid.amount).amount
   const before = refundedBefore.amount
   const after = before + amount.amount
+  // an upgrade's negative lines (its credit giving tax back) belong to the invoices it came from
   return lines
     .filter((t) => t.amount.amount > 0n)
     .map((t) => ({
       ...t,
-      inclusive: true,
+      inclusive: asRefund ? true : t.inclusive,
       taxable: Money.make(upTo(t.taxable, after) - upTo(t.taxable, before), amount.currency),
       amount: Money.make(upTo(t.amount, after) - upTo(t.amount, before), amount.currency)
     }))
@@ -512,7 +515,9 @@ export const heldBasis = (c: Collected): Money.Money => {
  */
 export const giveBack = (
   c: Collected,
-  net: Money.Money
+  net: Money.Money,
+  /** false: the tax lines keep their own `inclusive` (see {@link refundedTax}). */
+  asRefund = true
 ): {
   readonly total: Money.Money
   readonly tax: Money.Money
@@ -535,7 +540,7 @@ export const giveBack = (
       invoice_id: inv.invoice_id,
       trade_id: inv.trade_id,
       amount,
-      tax_lines: refundedTax(inv.tax_lines, inv.paid, inv.givenBack, amount)
+      tax_lines: refundedTax(inv.tax_lines, inv.paid, inv.givenBack, amount, asRefund)
     })
     left -= take
   }
@@ -551,6 +556,70 @@ export const giveBack = (
     ),
     tax_lines,
     shares
+  }
+}
+
+/**
+ * The `upgrade` invoice of a prorated change with a positive net: the credit line for the old
+ * plan's unused time gives back what the cycle's paid invoices collected for it, with **their**
+ * taxes in proportion ({@link giveBack}, each line negated, keeping whether it was inclusive),
+ * and the charge line for the new plan carries `chargeTax`, the tax at the customer's address and
+ * the rates in force today. So a rate added since the old plan was paid taxes only the charge, and
+ * a rate ended since still gives the tax it collected back.
+ *
+ * @example
+ * // 30.00 paid untaxed, a 20 % rate since: credit −15.48 (no tax), charge 30.97 + 6.19 → 21.68
+ * @since 0.1.0
+ */
+export const change = (input: {
+  readonly cycle_index: number
+  readonly currency: string
+  readonly lines: ReadonlyArray<Line>
+  /** The credit line's amount (positive), in proration's terms (before exclusive tax). */
+  readonly credit: Money.Money
+  /** The charge line's taxes at today's address and rates. */
+  readonly chargeTax: ReadonlyArray<TaxLine>
+  readonly collected: Collected
+}): { readonly draft: Draft; readonly shares: ReadonlyArray<Share> } => {
+  const given = input.credit.amount > 0n ? giveBack(input.collected, input.credit, false) : undefined
+  const back = given?.tax_lines ?? []
+  const negated = back.map((t) => ({
+    ...t,
+    taxable: Money.negate(t.taxable),
+    amount: Money.negate(t.amount)
+  }))
+  const draft = total({
+    invoice_type: "upgrade",
+    cycle_index: input.cycle_index,
+    currency: input.currency,
+    lines: input.lines,
+    tax: () => [...input.chargeTax, ...negated]
+  })
+  return { draft, shares: given?.shares ?? [] }
+}
+
+/**
+ * An upgrade invoice whose credit gives back more than its charge costs (the old plan's tax was
+ * higher than today's), settled to the customer's balance: a line crediting the balance with what
+ * is owed back, so that the document adds up to a total of 0.00. Answers the draft and the amount
+ * credited (zero, and the draft unchanged, when the total is not negative).
+ *
+ * @since 0.1.0
+ */
+export const toBalance = (
+  draft: Draft,
+  description: string
+): { readonly draft: Draft; readonly credited: Money.Money } => {
+  if (draft.total.amount >= 0n) return { draft, credited: Money.zero(draft.currency) }
+  const credited = Money.negate(draft.total)
+  return {
+    draft: {
+      ...draft,
+      lines: [...draft.lines, { kind: "refund", description, quantity: 1n, amount: credited }],
+      subtotal: Money.make(draft.subtotal.amount + credited.amount, draft.currency),
+      total: Money.zero(draft.currency)
+    },
+    credited
   }
 }
 

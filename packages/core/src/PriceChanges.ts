@@ -325,27 +325,48 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
         // invoice, or the net given back with the exclusive tax paid on it
         let upgrade: Invoicing.Draft | undefined
         let back: Money.Money | undefined
+        // what the change gives back, invoice by invoice (an upgrade's credit, a downgrade's back)
         let shares: ReadonlyArray<Invoicing.Share> = []
-        if (quote.outcome === "upgrade") {
-          upgrade = yield* withTaxes(
+        if (quote.outcome === "upgrade" && collected) {
+          const lines = quote.lines.map((l) => {
+            const amount = Result.getOrThrow(Money.parse(l.amount, currency, { allowNegative: true }))
+            return {
+              kind: amount.amount < 0n ? ("proration_credit" as const) : ("proration_charge" as const),
+              description: l.description,
+              quantity: 1n,
+              amount
+            }
+          })
+          // the charge is taxed at today's address and rates; the credit gives back the tax its
+          // paid invoices collected (Invoicing.change), never today's
+          const charged = yield* withTaxes(
             Invoicing.total({
               invoice_type: "upgrade",
               cycle_index: rec.subscription.cycle_index,
               currency,
-              lines: quote.lines.map((l) => {
-                const amount = Result.getOrThrow(Money.parse(l.amount, currency, { allowNegative: true }))
-                return {
-                  kind: amount.amount < 0n ? ("proration_credit" as const) : ("proration_charge" as const),
-                  description: l.description,
-                  quantity: 1n,
-                  amount
-                }
-              })
+              lines: lines.filter((l) => l.kind === "proration_charge")
             }),
             merchantId,
             rec.subscription.customer_id
           )
-          quote = { ...quote, tax: Money.format(upgrade.tax), total: Money.format(upgrade.total) }
+          const changed = Invoicing.change({
+            cycle_index: rec.subscription.cycle_index,
+            currency,
+            lines,
+            credit: Result.getOrThrow(Money.parse(quote.credit, currency)),
+            chargeTax: charged.tax_lines,
+            collected
+          })
+          upgrade = changed.draft
+          shares = changed.shares
+          quote = {
+            ...quote,
+            tax: Money.format(upgrade.tax),
+            total: Money.format(upgrade.total),
+            // the credit gives back more than the charge costs (its tax was higher than today's):
+            // the invoice settles at 0.00 and the rest goes to the customer's balance
+            ...(upgrade.total.amount < 0n ? { outcome: "credit_balance" as const } : {})
+          }
         } else if ((quote.outcome === "refund" || quote.outcome === "credit_balance") && collected) {
           // given back from what the cycle's invoices collected, with the tax they collected, in
           // proportion — never today's rate or address, never more than is still held
@@ -468,7 +489,47 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
                   )
                 }
                 const cur = rec.currency
-                if (quote.outcome === "upgrade" && planned.upgrade) {
+                if (planned.upgrade && planned.upgrade.total.amount <= 0n) {
+                  // the credit covers the charge and more: the invoice settles at 0.00, the rest
+                  // goes to the balance, credited against it
+                  const settled = Invoicing.toBalance(planned.upgrade, "Credited to your balance")
+                  const owedBack = settled.credited
+                  const inv = yield* newInvoice({
+                    merchant_id: merchantId,
+                    draft: settled.draft,
+                    trade_id: null,
+                    subscription_id: subscriptionId,
+                    price_id: target.id,
+                    price_version_id: target.price_version_id,
+                    customer_id: rec.subscription.customer_id,
+                    order_id: rec.subscription.order_id,
+                    trigger: "settle_without_charge",
+                    at: now,
+                    period:
+                      rec.subscription.current_period_end !== null
+                        ? { start: now, end: msOf(rec.subscription.current_period_end) }
+                        : undefined
+                  })
+                  yield* Effect.orDie(invoices.insert(yield* documents.issueOne(planned.merchant, inv)))
+                  const credit = Result.getOrThrow(
+                    Money.parse(next.subscription.credit_balance, cur, { allowNegative: true })
+                  )
+                  next = {
+                    ...Refunds.withMoved(
+                      Refunds.withCredited(next, rec.subscription.cycle_index, owedBack, inv.invoice_id),
+                      rec.subscription.cycle_index,
+                      planned.shares,
+                      inv.invoice_id
+                    ),
+                    subscription: new Subscription.Subscription(
+                      {
+                        ...next.subscription,
+                        credit_balance: Money.format(Money.make(credit.amount + owedBack.amount, cur))
+                      },
+                      { disableChecks: true }
+                    )
+                  }
+                } else if (quote.outcome === "upgrade" && planned.upgrade) {
                   // the quoted invoice: the net of the change, taxed at the customer's address
                   const draft = planned.upgrade
                   const trade = yield* newTrade({
@@ -502,6 +563,8 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
                         : undefined
                   })
                   yield* Effect.orDie(invoices.insert(yield* documents.issueOne(planned.merchant, inv)))
+                  // the old plan's credit moved from the invoices that paid it into this one
+                  next = Refunds.withMoved(next, rec.subscription.cycle_index, planned.shares, inv.invoice_id)
                   yield* submitTrade(storage, {
                     trade,
                     invoice_id: inv.invoice_id,

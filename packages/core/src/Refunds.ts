@@ -100,8 +100,14 @@ export const collectedBy = (
     let refunded = 0n
     const tax_lines: Array<Invoicing.TaxLine> = []
     const invoices: Array<Invoicing.PaidInvoice> = []
-    // what the record says was given back from one invoice: credited from it, refunds owed from it
+    const movedOf = (pick: (m: Entities.SubscriptionRecord["moved"][number]) => string, invoiceId: string) =>
+      rec.moved
+        .filter((m) => m.cycle_index === cycleIndex && pick(m) === invoiceId)
+        .reduce((a, m) => a + money(m.amount), 0n)
+    // what the record says was given back from one invoice: credited from it, refunds owed from
+    // it, an upgrade's credit moved out of it
     const against = (invoiceId: string) =>
+      movedOf((m) => m.from_invoice_id, invoiceId) +
       rec.credited
         .filter((c) => c.cycle_index === cycleIndex && c.invoice_id === invoiceId)
         .reduce((a, c) => a + money(c.amount), 0n) +
@@ -132,8 +138,11 @@ export const collectedBy = (
       invoices.push({
         invoice_id: inv.invoice_id,
         trade_id: inv.trade_id,
-        paid: Money.make(itsPaid, currency),
-        tax_lines: lines,
+        // an upgrade's credit moved into it paid for it too
+        paid: Money.make(itsPaid + movedOf((m) => m.to_invoice_id, inv.invoice_id), currency),
+        // its own taxes: an upgrade's negative lines are the tax its credit gave back of the
+        // invoices it moved from, counted in their ledgers
+        tax_lines: lines.filter((t) => t.amount.amount > 0n),
         givenBack: Money.make(itsRefunds + against(inv.invoice_id), currency)
       })
     }
@@ -166,8 +175,8 @@ export const storedLines = (lines: ReadonlyArray<Invoicing.TaxLine>): Array<Invo
 const linesOf = (stored: ReadonlyArray<Invoice.InvoiceTaxLine>, currency: string): Array<Invoicing.TaxLine> =>
   stored.map(({ taxable_amount, amount, ...rate }) => ({
     ...rate,
-    taxable: Result.getOrThrow(Money.parse(taxable_amount, currency)),
-    amount: Result.getOrThrow(Money.parse(amount, currency))
+    taxable: Result.getOrThrow(Money.parse(taxable_amount, currency, { allowNegative: true })),
+    amount: Result.getOrThrow(Money.parse(amount, currency, { allowNegative: true }))
   }))
 
 /**
@@ -207,6 +216,33 @@ export const withCredited = (
     ]
   }
 }
+
+/**
+ * A record with an upgrade's credit `shares` moved from the invoices they came from into the
+ * upgrade's invoice `toInvoiceId` (the ledger `collectedBy` reads).
+ *
+ * @since 0.1.0
+ */
+export const withMoved = (
+  rec: Entities.SubscriptionRecord,
+  cycleIndex: number,
+  shares: ReadonlyArray<Invoicing.Share>,
+  toInvoiceId: string
+): Entities.SubscriptionRecord =>
+  shares.length === 0
+    ? rec
+    : {
+        ...rec,
+        moved: [
+          ...rec.moved,
+          ...shares.map((sh) => ({
+            cycle_index: cycleIndex,
+            from_invoice_id: sh.invoice_id,
+            to_invoice_id: toInvoiceId,
+            amount: Money.format(sh.amount)
+          }))
+        ]
+      }
 
 /**
  * The refunds service.
@@ -409,131 +445,145 @@ export class Refunds extends Context.Service<Refunds>()("@recur/core/Refunds", {
         const tradeId = command.tradeId
         const reason = Option.getOrNull(command.reason)
         const merchant = yield* merchants.get(merchantId)
-        const reserved = yield* storage.withTransaction(
-          Effect.gen(function* () {
-            const at = yield* nowOf(merchant)
-            if (Option.isSome(command.requestKey)) {
-              // the same request again (a client retry after a crash): the refund it created, not a second one
-              const earlier = yield* refundByKey(merchantId, command.requestKey.value)
-              if (Option.isSome(earlier))
-                return {
-                  record: earlier.value.refund,
-                  amount: Result.getOrThrow(
-                    Money.parse(earlier.value.refund.refund_amount, earlier.value.refund.currency)
-                  ),
-                  earlier: true
+        const reserved = yield* storage
+          .withTransaction(
+            Effect.gen(function* () {
+              const at = yield* nowOf(merchant)
+              if (Option.isSome(command.requestKey)) {
+                // the same request again (a client retry after a crash): the refund it created, not a second one
+                const earlier = yield* refundByKey(merchantId, command.requestKey.value)
+                if (Option.isSome(earlier))
+                  return {
+                    record: earlier.value.refund,
+                    amount: Result.getOrThrow(
+                      Money.parse(earlier.value.refund.refund_amount, earlier.value.refund.currency)
+                    ),
+                    earlier: true
+                  }
+              }
+              const tv = yield* Effect.flatMap(trades.get(merchantId, tradeId), (o) =>
+                Option.match(o, {
+                  onNone: () => Effect.fail(new Errors.TradeNotFound({ tradeId })),
+                  onSome: Effect.succeed
+                })
+              )
+              const t = tv.value.trade
+              if (t.trade_status !== "succeeded")
+                return yield* new Errors.TradeNotRefundable({ tradeId, state: t.trade_status })
+              const paid = Result.getOrThrow(Money.parse(t.amount, t.currency))
+              const refunded = Result.getOrThrow(Money.parse(t.total_refunded_amount, t.currency))
+              let left = Invoicing.refundable(paid, refunded)
+              // the invoice's own ledger, whose tax lines the credit note carries in proportion
+              let ledger: Invoicing.PaidInvoice | undefined
+              // a subscription cycle's payment: never more than the cycle, nor its invoice, still
+              // holds after what refunds, credits and owed refunds already gave back (a downgrade's
+              // own refunds are that owed money, already counted)
+              if (owed === null && tv.value.subscription_id !== null && tv.value.invoice_id !== null) {
+                const inv = yield* invoices.get(merchantId, tv.value.invoice_id)
+                const sv = yield* subs.get(merchantId, tv.value.subscription_id)
+                if (Option.isSome(inv) && Option.isSome(sv) && PAYING.includes(inv.value.value.invoice_type)) {
+                  const c = yield* collectedBy(storage, merchantId, sv.value.value, inv.value.value.cycle_index)
+                  ledger = c.invoices.find((i) => i.invoice_id === inv.value.value.invoice_id)
+                  const cycleHeld = c.paid.amount - c.givenBack.amount
+                  const itsHeld = ledger ? ledger.paid.amount - ledger.givenBack.amount : cycleHeld
+                  const held = itsHeld < cycleHeld ? itsHeld : cycleHeld
+                  if (c.paid.currency === t.currency && held < left.amount)
+                    left = Money.make(held > 0n ? held : 0n, t.currency)
+                  // a change of the subscription meanwhile (a downgrade's credit) fails its version check
+                  yield* subs.update(sv.value.value, sv.value.version).pipe(
+                    Effect.catchTag("VersionConflict", () =>
+                      Effect.fail(
+                        new Errors.ConcurrentUpdate({ resource: "subscription", id: sv.value.value.subscription.id })
+                      )
+                    ),
+                    Effect.catchTag("UniqueViolation", (e) => Effect.die(e))
+                  )
                 }
-            }
-            const tv = yield* Effect.flatMap(trades.get(merchantId, tradeId), (o) =>
-              Option.match(o, {
-                onNone: () => Effect.fail(new Errors.TradeNotFound({ tradeId })),
-                onSome: Effect.succeed
-              })
-            )
-            const t = tv.value.trade
-            if (t.trade_status !== "succeeded")
-              return yield* new Errors.TradeNotRefundable({ tradeId, state: t.trade_status })
-            const paid = Result.getOrThrow(Money.parse(t.amount, t.currency))
-            const refunded = Result.getOrThrow(Money.parse(t.total_refunded_amount, t.currency))
-            let left = Invoicing.refundable(paid, refunded)
-            // the invoice's own ledger, whose tax lines the credit note carries in proportion
-            let ledger: Invoicing.PaidInvoice | undefined
-            // a subscription cycle's payment: never more than the cycle, nor its invoice, still
-            // holds after what refunds, credits and owed refunds already gave back (a downgrade's
-            // own refunds are that owed money, already counted)
-            if (owed === null && tv.value.subscription_id !== null && tv.value.invoice_id !== null) {
-              const inv = yield* invoices.get(merchantId, tv.value.invoice_id)
-              const sv = yield* subs.get(merchantId, tv.value.subscription_id)
-              if (Option.isSome(inv) && Option.isSome(sv) && PAYING.includes(inv.value.value.invoice_type)) {
-                const c = yield* collectedBy(storage, merchantId, sv.value.value, inv.value.value.cycle_index)
-                ledger = c.invoices.find((i) => i.invoice_id === inv.value.value.invoice_id)
-                const cycleHeld = c.paid.amount - c.givenBack.amount
-                const itsHeld = ledger ? ledger.paid.amount - ledger.givenBack.amount : cycleHeld
-                const held = itsHeld < cycleHeld ? itsHeld : cycleHeld
-                if (c.paid.currency === t.currency && held < left.amount)
-                  left = Money.make(held > 0n ? held : 0n, t.currency)
-                // a change of the subscription meanwhile (a downgrade's credit) fails its version check
-                yield* subs.update(sv.value.value, sv.value.version).pipe(
-                  Effect.catchTag("VersionConflict", () =>
-                    Effect.fail(
-                      new Errors.ConcurrentUpdate({ resource: "subscription", id: sv.value.value.subscription.id })
+              }
+              let amount = left
+              if (Option.isSome(command.amount)) {
+                const parsed = Money.parse(Decimal.format(command.amount.value), t.currency, { allowNegative: true })
+                if (Result.isFailure(parsed))
+                  return yield* new Errors.RefundRefused({
+                    tradeId,
+                    reason: "precision",
+                    detail: parsed.failure.message
+                  })
+                amount = parsed.success
+              }
+              if (amount.amount <= 0n)
+                return yield* new Errors.RefundRefused({
+                  tradeId,
+                  reason: "not_positive",
+                  detail: "must be greater than 0"
+                })
+              if (amount.amount > left.amount)
+                return yield* new Errors.RefundRefused({
+                  tradeId,
+                  reason: "above_refundable",
+                  detail: `at most ${Money.format(left)} can still be refunded`
+                })
+              const refund_id = yield* Ids.make(Ids.prefixes.refund)
+              // reserve the amount on the trade: a concurrent refund fails its version check
+              yield* trades
+                .update(
+                  {
+                    ...tv.value,
+                    trade: new Trade.Trade(
+                      {
+                        ...t,
+                        total_refunded_amount: Money.format(Money.make(refunded.amount + amount.amount, t.currency))
+                      },
+                      { disableChecks: true }
                     )
+                  },
+                  tv.version
+                )
+                .pipe(
+                  Effect.catchTag("VersionConflict", () =>
+                    Effect.fail(new Errors.ConcurrentUpdate({ resource: "trade", id: t.trade_id }))
                   ),
                   Effect.catchTag("UniqueViolation", (e) => Effect.die(e))
                 )
-              }
-            }
-            let amount = left
-            if (Option.isSome(command.amount)) {
-              const parsed = Money.parse(Decimal.format(command.amount.value), t.currency, { allowNegative: true })
-              if (Result.isFailure(parsed))
-                return yield* new Errors.RefundRefused({ tradeId, reason: "precision", detail: parsed.failure.message })
-              amount = parsed.success
-            }
-            if (amount.amount <= 0n)
-              return yield* new Errors.RefundRefused({
-                tradeId,
-                reason: "not_positive",
-                detail: "must be greater than 0"
+              const record = new Refund.Refund({
+                refund_id,
+                trade_id: t.trade_id,
+                invoice_id: tv.value.invoice_id,
+                refund_amount: Money.format(amount),
+                currency: t.currency,
+                refund_status: Lifecycle.refund.initial,
+                reason,
+                created_at: dt(at),
+                finished_at: null
               })
-            if (amount.amount > left.amount)
-              return yield* new Errors.RefundRefused({
-                tradeId,
-                reason: "above_refundable",
-                detail: `at most ${Money.format(left)} can still be refunded`
-              })
-            const refund_id = yield* Ids.make(Ids.prefixes.refund)
-            // reserve the amount on the trade: a concurrent refund fails its version check
-            yield* trades
-              .update(
-                {
-                  ...tv.value,
-                  trade: new Trade.Trade(
-                    {
-                      ...t,
-                      total_refunded_amount: Money.format(Money.make(refunded.amount + amount.amount, t.currency))
-                    },
-                    { disableChecks: true }
-                  )
-                },
-                tv.version
+              yield* Effect.orDie(
+                refunds.insert({
+                  merchant_id: merchantId,
+                  refund: record,
+                  request_key: Option.getOrNull(command.requestKey),
+                  // the credit note's taxes, fixed now: a downgrade's share, or this invoice's ledger
+                  tax_lines:
+                    owed !== null
+                      ? owed.tax_lines !== null
+                        ? storedLines(owed.tax_lines)
+                        : null
+                      : ledger !== undefined
+                        ? storedLines(Invoicing.refundedTax(ledger.tax_lines, ledger.paid, ledger.givenBack, amount))
+                        : null
+                })
               )
-              .pipe(
-                Effect.catchTag("VersionConflict", () =>
-                  Effect.fail(new Errors.ConcurrentUpdate({ resource: "trade", id: t.trade_id }))
-                ),
-                Effect.catchTag("UniqueViolation", (e) => Effect.die(e))
-              )
-            const record = new Refund.Refund({
-              refund_id,
-              trade_id: t.trade_id,
-              invoice_id: tv.value.invoice_id,
-              refund_amount: Money.format(amount),
-              currency: t.currency,
-              refund_status: Lifecycle.refund.initial,
-              reason,
-              created_at: dt(at),
-              finished_at: null
+              return { record, amount, earlier: false }
             })
-            yield* Effect.orDie(
-              refunds.insert({
-                merchant_id: merchantId,
-                refund: record,
-                request_key: Option.getOrNull(command.requestKey),
-                // the credit note's taxes, fixed now: a downgrade's share, or this invoice's ledger
-                tax_lines:
-                  owed !== null
-                    ? owed.tax_lines !== null
-                      ? storedLines(owed.tax_lines)
-                      : null
-                    : ledger !== undefined
-                      ? storedLines(Invoicing.refundedTax(ledger.tax_lines, ledger.paid, ledger.givenBack, amount))
-                      : null
-              })
-            )
-            return { record, amount, earlier: false }
-          })
-        )
+          )
+          .pipe(
+            // another refund or change of the same subscription committed first: nothing has left
+            // the engine yet (the gateway is asked after), so the reservation is made again on what
+            // the subscription holds now — a lost race is a retry, not a 409
+            Effect.retry({
+              while: (e) => e._tag === "ConcurrentUpdate" && e.resource === "subscription",
+              times: 20
+            })
+          )
         if (reserved.earlier && reserved.record.refund_status !== "pending") return reserved.record
         return yield* finish(merchant, reserved, tradeId, reason)
       }).pipe(Effect.withSpan("Refunds.refund"))

@@ -340,6 +340,7 @@ export class SessionPayments extends Context.Service<SessionPayments>()("@recur/
                   discounts: term !== null ? [term] : [],
                   owed_refunds: [],
                   credited: [],
+                  moved: [],
                   subscription: new Subscription.Subscription({
                     id: sub_id,
                     customer_id: customerId,

@@ -187,3 +187,75 @@ describe("Invoicing.upgrade / refund", () => {
     expect(Invoicing.refundable(usd(1000n), usd(1200n))).toEqual(usd(0n))
   })
 })
+
+describe("Invoicing.giveBack / change: what a change gives back, invoice by invoice", () => {
+  const usd = (minor: bigint) => Money.make(minor, "USD")
+  const vat = (taxable: bigint, amount: bigint): Invoicing.TaxLine => ({
+    tax_rate_id: "txr_1",
+    name: "TVA",
+    percentage: "20",
+    country: "FR",
+    region: null,
+    inclusive: false,
+    taxable: usd(taxable),
+    amount: usd(amount)
+  })
+  // the cycle's invoices, newest first: an upgrade 21.68 (6.19 tax on 30.97), the first 30.00 untaxed
+  const upgrade: Invoicing.PaidInvoice = {
+    invoice_id: "inv_up",
+    trade_id: "trd_up",
+    paid: usd(2168n),
+    tax_lines: [vat(3097n, 619n)],
+    givenBack: usd(0n)
+  }
+  const first: Invoicing.PaidInvoice = {
+    invoice_id: "inv_1",
+    trade_id: "trd_1",
+    paid: usd(3000n),
+    tax_lines: [],
+    givenBack: usd(0n)
+  }
+  const collected: Invoicing.Collected = {
+    paid: usd(5168n),
+    exclusiveTax: usd(619n),
+    tax_lines: [vat(3097n, 619n)],
+    givenBack: usd(0n),
+    invoices: [upgrade, first]
+  }
+
+  it("takes the newest invoice first, each share taxed by its own invoice's lines; the sum is the whole", () => {
+    const given = Invoicing.giveBack(collected, usd(2500n))
+    // 25.00 × 51.68 / 45.49 = 28.40: 21.68 from the upgrade (all of its 6.19 tax), 6.72 untaxed
+    expect(given.shares.map((s) => [s.invoice_id, s.amount.amount, s.tax_lines.map((t) => t.amount.amount)])).toEqual([
+      ["inv_up", 2168n, [619n]],
+      ["inv_1", 672n, []]
+    ])
+    expect([given.total.amount, given.tax.amount]).toEqual([2840n, 619n])
+  })
+
+  it("an invoice already given back in part gives only the rest, and only the tax not given back yet", () => {
+    const given = Invoicing.giveBack(
+      { ...collected, givenBack: usd(1000n), invoices: [{ ...upgrade, givenBack: usd(1000n) }, first] },
+      usd(1000n)
+    )
+    // 11.36 gross: 11.36 of the upgrade's last 11.68; tax 6.19 × 21.36/21.68 − 6.19 × 10.00/21.68
+    expect(given.shares.map((s) => [s.invoice_id, s.amount.amount])).toEqual([["inv_up", 1136n]])
+    expect(given.tax.amount).toBe(610n - 286n)
+  })
+
+  it("an upgrade's credit carries the old invoice's own tax (none), its charge today's", () => {
+    const { draft, shares } = Invoicing.change({
+      cycle_index: 0,
+      currency: "USD",
+      lines: [
+        { kind: "proration_credit", description: "Unused", quantity: 1n, amount: usd(-1548n) },
+        { kind: "proration_charge", description: "Remaining", quantity: 1n, amount: usd(3097n) }
+      ],
+      credit: usd(1548n),
+      chargeTax: [vat(3097n, 619n)],
+      collected: { paid: usd(3000n), exclusiveTax: usd(0n), tax_lines: [], givenBack: usd(0n), invoices: [first] }
+    })
+    expect([draft.total.amount, draft.tax.amount]).toEqual([2168n, 619n])
+    expect(shares.map((s) => [s.invoice_id, s.amount.amount])).toEqual([["inv_1", 1548n]])
+  })
+})

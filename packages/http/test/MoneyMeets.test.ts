@@ -327,6 +327,121 @@ for (const [name, storage] of backends()) {
       })
     })
 
+    describe("item 3 in an upgrade: its credit gives back the tax the old plan's invoice collected", () => {
+      it("30.00 paid without tax, a 20 % rate added: the upgrade's credit carries no tax; its charge is taxed", async () => {
+        const k = await fresh()
+        const big = await api.priceOf(k, { price_plan: { billing_cycle_unit: "month", base_price_val: "60.00" } })
+        const small = await api.priceOf(k)
+        const sub = await subscribe(k, small.priceId, { billing_address: { country_code: "FR" } })
+        ok(await api.call("POST", "/api/v1/tax_rates", k, { name: "TVA", percentage: "20", country: "FR" }))
+        await advance(k, "2026-01-16T00:00:00Z")
+        const quote = ok(
+          await api.call("POST", `/api/v1/subscription/${sub.subscriptionId}/preview-change`, k, {
+            price_id: big.priceId
+          })
+        )
+        // credit 30.00 × 16/31 = 15.48 (no tax was paid on it); charge 60.00 × 16/31 = 30.97 + 6.19 tax
+        expect([quote.credit, quote.charge, quote.tax, quote.total]).toEqual(["15.48", "30.97", "6.19", "21.68"])
+        ok(
+          await api.call("POST", `/api/v1/subscription/${sub.subscriptionId}`, k, {
+            price_id: big.priceId,
+            quote_id: quote.quote_id
+          })
+        )
+        const up = (await invoicesOf(k, sub.subscriptionId)).find((i: any) => i.invoice_type === "upgrade")
+        expect([up.amount, up.tax_amount]).toEqual(["21.68", "6.19"])
+      })
+
+      it("36.00 paid with 20 % tax, the rate archived: the upgrade's credit gives the 3.10 tax back", async () => {
+        const k = await fresh()
+        const rate = ok(
+          await api.call("POST", "/api/v1/tax_rates", k, { name: "TVA", percentage: "20", country: "FR" })
+        )
+        const big = await api.priceOf(k, { price_plan: { billing_cycle_unit: "month", base_price_val: "60.00" } })
+        const small = await api.priceOf(k)
+        const sub = await subscribe(k, small.priceId, { billing_address: { country_code: "FR" } })
+        ok(await api.call("POST", `/api/v1/tax_rate/${rate.tax_rate.tax_rate_id}/archive`, k))
+        await advance(k, "2026-01-16T00:00:00Z")
+        const quote = ok(
+          await api.call("POST", `/api/v1/subscription/${sub.subscriptionId}/preview-change`, k, {
+            price_id: big.priceId
+          })
+        )
+        // the credit 15.48 gives back 15.48 × 36/30 = 18.58, of which 6.00 × 18.58/36 = 3.10 tax;
+        // the charge 30.97 is untaxed now: 30.97 − 18.58 = 12.39
+        expect([quote.credit, quote.charge, quote.tax, quote.total]).toEqual(["15.48", "30.97", "-3.10", "12.39"])
+        ok(
+          await api.call("POST", `/api/v1/subscription/${sub.subscriptionId}`, k, {
+            price_id: big.priceId,
+            quote_id: quote.quote_id
+          })
+        )
+        const up = (await invoicesOf(k, sub.subscriptionId)).find((i: any) => i.invoice_type === "upgrade")
+        expect([up.amount, up.tax_amount]).toEqual(["12.39", "-3.10"])
+        // refunded in full, the upgrade gives back its own tax (none: its charge was untaxed) ...
+        ok(await api.call("POST", "/api/v1/refund", k, { trade_id: up.trade_id }))
+        // ... and the first invoice only what its credit did not move: 36.00 − 18.58 = 17.42, with
+        // the 6.00 − 3.10 = 2.90 of tax not given back yet
+        ok(await api.call("POST", "/api/v1/refund", k, { trade_id: sub.tradeId }))
+        const docs = await invoicesOf(k, sub.subscriptionId)
+        const notes = docs.filter((i: any) => i.invoice_type === "refund")
+        const rows = notes.map((i: any) => [i.original_invoice_id === up.invoice_id, i.amount, i.tax_amount])
+        expect(rows.sort()).toEqual([
+          [false, "17.42", "2.90"],
+          [true, "12.39", "0.00"]
+        ])
+        // tax given back (3.10 by the upgrade's credit, 2.90 by the refunds) is the 6.00 collected
+        const taxBack = notes.reduce((a: bigint, i: any) => a + cents(i.tax_amount), 0n) - cents(up.tax_amount)
+        expect(taxBack).toBe(600n)
+      })
+
+      it("36.00 paid with 20 % tax, the rate archived, an upgrade to 35.00: the credit exceeds the charge and goes to the balance", async () => {
+        const k = await fresh()
+        const rate = ok(
+          await api.call("POST", "/api/v1/tax_rates", k, { name: "TVA", percentage: "20", country: "FR" })
+        )
+        const big = await api.priceOf(k, { price_plan: { billing_cycle_unit: "month", base_price_val: "35.00" } })
+        const small = await api.priceOf(k)
+        const sub = await subscribe(k, small.priceId, { billing_address: { country_code: "FR" } })
+        ok(await api.call("POST", `/api/v1/tax_rate/${rate.tax_rate.tax_rate_id}/archive`, k))
+        await advance(k, "2026-01-16T00:00:00Z")
+        const quote = ok(
+          await api.call("POST", `/api/v1/subscription/${sub.subscriptionId}/preview-change`, k, {
+            price_id: big.priceId
+          })
+        )
+        // credit 15.48 gives back 18.58 (3.10 tax); the charge 35.00 × 16/31 = 18.06 is untaxed now
+        expect([quote.net, quote.tax, quote.total, quote.outcome]).toEqual(["2.58", "-3.10", "-0.52", "credit_balance"])
+        ok(
+          await api.call("POST", `/api/v1/subscription/${sub.subscriptionId}`, k, {
+            price_id: big.priceId,
+            quote_id: quote.quote_id
+          })
+        )
+        const up = (await invoicesOf(k, sub.subscriptionId)).find((i: any) => i.invoice_type === "upgrade")
+        expect([up.amount, up.tax_amount, up.paid_at !== null, up.trade_id]).toEqual(["0.00", "-3.10", true, null])
+        // its page and PDF render the negative tax line
+        for (const url of [up.hosted_invoice_url, up.invoice_pdf]) {
+          const r = await api.handler(new Request(`http://localhost${new URL(url).pathname}`))
+          expect([url, r.status]).toEqual([url, 200])
+        }
+        const page = await (
+          await api.handler(new Request(`http://localhost${new URL(up.hosted_invoice_url).pathname}`))
+        ).text()
+        // and add up: 18.06 − 15.48 + 0.52 credited to the balance − 3.10 tax = 0.00
+        expect([page.includes("-$3.10"), page.includes("Credited to your balance"), page.includes("$0.52")]).toEqual([
+          true,
+          true,
+          true
+        ])
+        expect((await subOf(k, sub.subscriptionId)).credit_balance).toBe("0.52")
+        // the first payment can give back only what neither the credit nor the balance took
+        ok(await api.call("POST", "/api/v1/refund", k, { trade_id: sub.tradeId }))
+        const note = (await invoicesOf(k, sub.subscriptionId)).find((i: any) => i.invoice_type === "refund")
+        expect([note.amount, note.tax_amount]).toEqual(["17.42", "2.90"])
+      })
+    })
+
     describe("item 4: refunded + credited never exceed what was collected", () => {
       it("paid 60.00, refunded 60.00, downgraded the next day: nothing more comes back", async () => {
         for (const mode of ["refund", "credit_balance"] as const) {
@@ -382,9 +497,10 @@ for (const [name, storage] of backends()) {
         await advance(k, "2026-01-16T00:00:00Z")
         ok(await api.call("POST", `/api/v1/subscription/${sub.subscriptionId}`, k, { price_id: big.priceId }))
         const upgradeInvoice = (await invoicesOf(k, sub.subscriptionId)).find((i: any) => i.invoice_type === "upgrade")
+        // its credit carried no tax (none was paid), its charge 30.97 the 20 %: 30.97 − 15.48 + 6.19
         expect([upgradeInvoice.amount, upgradeInvoice.tax_amount, upgradeInvoice.paid_at !== null]).toEqual([
-          "18.59",
-          "3.10",
+          "21.68",
+          "6.19",
           true
         ])
         await advance(k, "2026-01-24T00:00:00Z")
@@ -431,14 +547,38 @@ for (const [name, storage] of backends()) {
             })
           )
           const docs = await invoicesOf(k, sub.subscriptionId)
-          // a refund's tax is in its credit notes (and equal to the quote's); a credit to the
-          // balance carries the quote's tax
-          if (mode === "refund")
-            expect([mode, taxOf(docs, true) - taxOf(before, true)]).toEqual([mode, -cents(quote.tax)])
+          // the change gives back what it quoted — refunded, or to the balance where the upgrade's
+          // trade holds nothing more — and the tax given back in all never exceeds the tax collected
+          const balance = cents((await subOf(k, sub.subscriptionId)).credit_balance)
+          const refunded = (d: ReadonlyArray<any>) =>
+            d.filter((i) => i.invoice_type === "refund").reduce((a: bigint, i) => a + cents(i.amount), 0n)
+          expect([mode, refunded(docs) - refunded(before) + balance]).toEqual([mode, -cents(quote.total)])
           const back = taxOf(before, true) - cents(quote.tax)
           expect([mode, back <= taxOf(docs, false)]).toEqual([mode, true])
         }
       })
+    })
+
+    it("refunds of two trades of one subscription at once both succeed (the subscription's check is retried, not a 409)", async () => {
+      const k = await fresh()
+      const big = await api.priceOf(k, { price_plan: { billing_cycle_unit: "month", base_price_val: "60.00" } })
+      const small = await api.priceOf(k)
+      const sub = await subscribe(k, small.priceId)
+      await advance(k, "2026-01-16T00:00:00Z")
+      ok(await api.call("POST", `/api/v1/subscription/${sub.subscriptionId}`, k, { price_id: big.priceId }))
+      const up = (await invoicesOf(k, sub.subscriptionId)).find((i: any) => i.invoice_type === "upgrade")
+      for (let round = 0; round < 3; round++) {
+        const answers = await Promise.all(
+          [sub.tradeId, up.trade_id].map((trade_id) =>
+            api.call("POST", "/api/v1/refund", k, { trade_id, amount: "1.00" })
+          )
+        )
+        expect(answers.map((r) => r.status)).toEqual([200, 200])
+      }
+      const trades = await tradesOf(k)
+      expect(
+        [sub.tradeId, up.trade_id].map((id) => trades.find((t: any) => t.trade_id === id).total_refunded_amount)
+      ).toEqual(["3.00", "3.00"])
     })
 
     describe("item 9: taxable_amount is the net on every line", () => {

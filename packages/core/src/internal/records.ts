@@ -272,8 +272,8 @@ export const documentOf = (
 export const taxLinesOf = (invoice: Invoice.Invoice): ReadonlyArray<Invoicing.TaxLine> =>
   invoice.tax_lines.map(({ taxable_amount, amount, ...rate }) => ({
     ...rate,
-    taxable: Result.getOrThrow(Money.parse(taxable_amount, invoice.currency)),
-    amount: Result.getOrThrow(Money.parse(amount, invoice.currency))
+    taxable: Result.getOrThrow(Money.parse(taxable_amount, invoice.currency, { allowNegative: true })),
+    amount: Result.getOrThrow(Money.parse(amount, invoice.currency, { allowNegative: true }))
   }))
 
 /**
