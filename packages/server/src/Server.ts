@@ -149,6 +149,22 @@ export const withPort = (config: ServerConfig, port: number): ServerConfig =>
     : { ...config, port }
 
 /**
+ * A `node:http` server that answers 503 (`Retry-After: 1`) while the engine starts (migrations,
+ * the first worker round): it listens before the routes are attached, and a request in that window
+ * (a load balancer's health check, a client that retries) must get an answer, never hang.
+ */
+const startingServer = () => {
+  const server = createServer()
+  server.on("request", (_request, response) => {
+    // once the API's own handler is attached, it answers
+    if (server.listenerCount("request") > 1) return
+    response.writeHead(503, { "content-type": "application/json", "retry-after": "1" })
+    response.end(JSON.stringify({ code: "service_unavailable", message: "Recur is starting", data: {} }))
+  })
+  return server
+}
+
+/**
  * Everything `serve` runs, as one layer.
  *
  * @since 0.1.0
@@ -156,7 +172,7 @@ export const withPort = (config: ServerConfig, port: number): ServerConfig =>
 export const serve = (config: ServerConfig) => {
   // listening comes first: with PORT=0 the system picks the port, and the public URL (unless
   // RECUR_PUBLIC_URL names another) and the first line printed say which one it picked
-  const listening = NodeHttpServer.layer(createServer, { port: config.port })
+  const listening = NodeHttpServer.layer(startingServer, { port: config.port })
   const running = Layer.unwrap(
     Effect.map(HttpServer.HttpServer, (server) => {
       const port = server.address._tag === "UnixPathAddress" ? config.port : server.address.port
