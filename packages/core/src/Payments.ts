@@ -409,16 +409,15 @@ export class Payments extends Context.Service<Payments>()("@recur/core/Payments"
      * already decided (succeeded, failed, closed) is answered from the store: its outcome can no
      * longer change by asking, so the processor is never called for it.
      */
-    const reconcileTrade = (merchantId: string, tradeId: string) =>
-      Effect.gen(function* () {
-        const tv = yield* Effect.flatMap(trades.get(merchantId, tradeId), (o) => must(o, "trade", tradeId))
-        const outcome =
-          tv.value.trade.trade_status === "processing"
-            ? yield* gateway.retrieve(tradeId)
-            : // applyOutcome answers a decided trade as it is, whatever the outcome says
-              Ports.ChargeOutcome.Unknown()
-        return yield* applyOutcome(merchantId, tradeId, outcome)
-      }).pipe(Effect.withSpan("Payments.reconcileTrade"))
+    const reconcileTrade = Effect.fn("Payments.reconcileTrade")(function* (merchantId: string, tradeId: string) {
+      const tv = yield* Effect.flatMap(trades.get(merchantId, tradeId), (o) => must(o, "trade", tradeId))
+      const outcome =
+        tv.value.trade.trade_status === "processing"
+          ? yield* gateway.retrieve(tradeId)
+          : // applyOutcome answers a decided trade as it is, whatever the outcome says
+            Ports.ChargeOutcome.Unknown()
+      return yield* applyOutcome(merchantId, tradeId, outcome)
+    })
 
     /** Charges an invoice's trade off-session with the saved token (the trade's current attempt). */
     const chargeInvoiceTrade = (merchantId: string, tradeId: string, token: string) =>
@@ -464,32 +463,34 @@ export class Payments extends Context.Service<Payments>()("@recur/core/Payments"
      * without a number — is voided (`v2.invoice.voided`) and the session expires. A no-op once
      * paid or ended.
      */
-    const expireFirstPayment = (merchantId: string, tradeId: string) =>
-      Effect.gen(function* () {
-        const merchant = yield* Effect.orDie(merchants.get(merchantId))
-        const before = yield* Effect.flatMap(trades.get(merchantId, tradeId), (o) =>
-          Effect.orDie(must(o, "trade", tradeId))
-        )
-        if (before.value.trade.trade_status === "processing") {
-          // a challenge still waiting is canceled at the gateway first, so the payer can no longer
-          // pay a checkout that has ended; a payment that went through before is kept as paid
-          const outcome = yield* (gateway.cancel ?? gateway.retrieve)(tradeId)
-          if (outcome._tag === "Failed" || outcome._tag === "RequiresAction") return yield* end(merchant, tradeId)
-          const applied = yield* Effect.orDie(applyOutcome(merchantId, tradeId, outcome))
-          if (applied.status === "processing") {
-            // the gateway does not know yet: ask again later, end nothing now
-            yield* schedule(
-              merchant,
-              "first_payment_expiry",
-              tradeId,
-              (yield* nowOf(merchant)) + settings.reconcileAfterMs
-            )
-            return "undecided" as const
-          }
-          if (applied.status === "succeeded") return "paid" as const
+    const expireFirstPayment = Effect.fn("Payments.expireFirstPayment")(function* (
+      merchantId: string,
+      tradeId: string
+    ) {
+      const merchant = yield* Effect.orDie(merchants.get(merchantId))
+      const before = yield* Effect.flatMap(trades.get(merchantId, tradeId), (o) =>
+        Effect.orDie(must(o, "trade", tradeId))
+      )
+      if (before.value.trade.trade_status === "processing") {
+        // a challenge still waiting is canceled at the gateway first, so the payer can no longer
+        // pay a checkout that has ended; a payment that went through before is kept as paid
+        const outcome = yield* (gateway.cancel ?? gateway.retrieve)(tradeId)
+        if (outcome._tag === "Failed" || outcome._tag === "RequiresAction") return yield* end(merchant, tradeId)
+        const applied = yield* Effect.orDie(applyOutcome(merchantId, tradeId, outcome))
+        if (applied.status === "processing") {
+          // the gateway does not know yet: ask again later, end nothing now
+          yield* schedule(
+            merchant,
+            "first_payment_expiry",
+            tradeId,
+            (yield* nowOf(merchant)) + settings.reconcileAfterMs
+          )
+          return "undecided" as const
         }
-        return yield* end(merchant, tradeId)
-      }).pipe(Effect.withSpan("Payments.expireFirstPayment"))
+        if (applied.status === "succeeded") return "paid" as const
+      }
+      return yield* end(merchant, tradeId)
+    })
 
     /** Ends an unpaid first payment in one transaction (see {@link expireFirstPayment}). */
     const end = (merchant: Merchant.Merchant, tradeId: string) =>

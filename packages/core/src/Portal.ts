@@ -308,23 +308,22 @@ export class Portal extends Context.Service<Portal>()("@recur/core/Portal", {
      * Revokes one of the merchant's portal links: from now on it answers as an unknown link.
      * Revoking a revoked link changes nothing; another merchant's is not found.
      */
-    const revokeSession = (merchantId: string, sessionId: string) =>
-      Effect.gen(function* () {
-        for (;;) {
-          const found = yield* Effect.orDie(sessions.get(merchantId, sessionId))
-          if (Option.isNone(found)) return yield* new Errors.NotFound({ resource: "portal_session", id: sessionId })
-          const current = found.value.value
-          if (current.revoked_at !== null) return current
-          const revoked = new PortalSession({ ...current, revoked_at: DateTime.makeUnsafe(yield* now(merchantId)) })
-          // a concurrent revocation won the write: read it again (it is revoked either way)
-          const written = yield* sessions.update(revoked, found.value.version).pipe(
-            Effect.as(true),
-            Effect.catchTag("VersionConflict", () => Effect.succeed(false)),
-            Effect.orDie
-          )
-          if (written) return revoked
-        }
-      }).pipe(Effect.withSpan("Portal.revokeSession"))
+    const revokeSession = Effect.fn("Portal.revokeSession")(function* (merchantId: string, sessionId: string) {
+      for (;;) {
+        const found = yield* Effect.orDie(sessions.get(merchantId, sessionId))
+        if (Option.isNone(found)) return yield* new Errors.NotFound({ resource: "portal_session", id: sessionId })
+        const current = found.value.value
+        if (current.revoked_at !== null) return current
+        const revoked = new PortalSession({ ...current, revoked_at: DateTime.makeUnsafe(yield* now(merchantId)) })
+        // a concurrent revocation won the write: read it again (it is revoked either way)
+        const written = yield* sessions.update(revoked, found.value.version).pipe(
+          Effect.as(true),
+          Effect.catchTag("VersionConflict", () => Effect.succeed(false)),
+          Effect.orDie
+        )
+        if (written) return revoked
+      }
+    })
 
     /** What the session's customer sees: their subscriptions and invoices, newest first. */
     const view = (session: PortalSession) =>
