@@ -242,6 +242,16 @@ export class PaymentGateway extends Context.Service<
       readonly source: NewPaymentSource
     }) => Effect.Effect<SaveCardOutcome>
     /**
+     * The smallest charge the merchant's processor takes in a currency (Stripe: 0.50 USD,
+     * 0.30 GBP, 50 JPY…), none when it has no minimum. The engine never sends a charge under it:
+     * such an invoice is settled by carrying its amount to the customer's next invoice. Absent:
+     * no minimum.
+     */
+    readonly minimumCharge?: (request: {
+      readonly merchant_id: string
+      readonly currency: string
+    }) => Effect.Effect<Option.Option<Money.Money>>
+    /**
      * Reads a webhook the processor sent for a merchant (`POST /webhooks/<provider>/<merchant>`):
      * checks its signature with the merchant's webhook secret and says what it means; a bad
      * signature or body is a failure with the reason. Absent for a gateway without webhooks.

@@ -15,7 +15,7 @@
  *
  * @since 0.1.0
  */
-import { Entities, Money, PaymentSettings, Ports, Secrets, Store } from "@recur/core"
+import { Entities, PaymentSettings, Ports, Secrets, Store, StripeCurrency } from "@recur/core"
 import { Effect, Layer, Option, Result } from "effect"
 import Stripe from "stripe"
 
@@ -218,6 +218,61 @@ const gatewayOn = (stripe: Stripe, ownerOf?: (tradeId: string) => Effect.Effect<
       return canceled._tag === "Success" ? yield* outcomeOf(canceled.success) : yield* retrieve(tradeId)
     }).pipe(Effect.catch(() => Effect.succeed(Ports.ChargeOutcome.Unknown())))
 
+  /**
+   * A charge of 0 (in Stripe's units) with a new payment method: a SetupIntent saves it on the
+   * Stripe customer for off-session charges, charging nothing, idempotent by trade and attempt.
+   * Succeeded carries the token as a first payment's does; a card that needs 3-D Secure to be
+   * saved is refused (`authentication_required`) — its challenge is not followed here.
+   */
+  const setupFor = (request: Ports.ChargeRequest, customer: string, paymentMethod: string, attempt: number) =>
+    Effect.gen(function* () {
+      const setup = yield* Effect.result(
+        call(() =>
+          stripe.setupIntents.create(
+            {
+              customer,
+              payment_method: paymentMethod,
+              automatic_payment_methods: { enabled: true, allow_redirects: "never" },
+              usage: "off_session",
+              confirm: true,
+              metadata: {
+                recur_trade_id: request.trade_id,
+                recur_attempt: String(attempt),
+                recur_merchant_id: request.merchant_id
+              }
+            },
+            { idempotencyKey: `recur:setup:${request.trade_id}:${attempt}` }
+          )
+        )
+      )
+      if (setup._tag === "Failure") {
+        const e = setup.failure
+        if (e instanceof Stripe.errors.StripeError && !isUnknown(e))
+          return Ports.ChargeOutcome.Failed({ code: codeOf(e), message: e.message })
+        return Ports.ChargeOutcome.Unknown()
+      }
+      const seti = setup.success
+      const pmId = typeof seti.payment_method === "string" ? seti.payment_method : seti.payment_method?.id
+      if (seti.status === "requires_action")
+        return Ports.ChargeOutcome.Failed({
+          code: "authentication_required",
+          message: "Saving this card needs authentication in the payer's browser."
+        })
+      if (seti.status !== "succeeded" || pmId === undefined)
+        return Ports.ChargeOutcome.Failed({
+          code: seti.last_setup_error ? codeOf(seti.last_setup_error, "card_declined") : "card_not_saved",
+          message: seti.last_setup_error?.message ?? "The card could not be saved."
+        })
+      const pm = yield* call(() => stripe.paymentMethods.retrieve(pmId))
+      return Ports.ChargeOutcome.Succeeded({
+        transaction_id: seti.id,
+        token: Option.some(tokenOf(customer, pmId)),
+        brand: pm.card?.brand ?? "card",
+        last4: pm.card?.last4 ?? "",
+        ...(pm.card ? { exp_month: pm.card.exp_month, exp_year: pm.card.exp_year } : {})
+      })
+    })
+
   const charge = (request: Ports.ChargeRequest) =>
     Effect.gen(function* () {
       const attempt = request.attempt ?? 1
@@ -232,11 +287,23 @@ const gatewayOn = (stripe: Stripe, ownerOf?: (tradeId: string) => Effect.Effect<
       const customer =
         saved?.customer ??
         (yield* customerOf(request.merchant_id, request.customer_id, `${request.trade_id}:${attempt}`))
+      // Stripe's units (ISK ×100, MGA ÷10, three-decimal to a multiple of 10), rounded down
+      const units = StripeCurrency.toStripe(request.amount)
+      if (units.amount === 0n) {
+        if (saved !== undefined)
+          return Ports.ChargeOutcome.Failed({
+            code: "amount_too_small",
+            message: `Nothing to charge: ${request.amount.amount} in ${request.amount.currency}'s minor units is 0 in Stripe's.`
+          })
+        // a free trial or a 100 %-off first invoice: Stripe refuses a PaymentIntent of 0, so the
+        // card is saved with a SetupIntent, charging nothing
+        return yield* setupFor(request, customer, (request.source as Ports.CollectedPaymentMethod).id, attempt)
+      }
       const created = yield* Effect.result(
         call(() =>
           stripe.paymentIntents.create(
             {
-              amount: Number(request.amount.amount),
+              amount: Number(units.amount),
               currency: request.amount.currency.toLowerCase(),
               customer,
               payment_method: saved?.paymentMethod ?? (request.source as Ports.CollectedPaymentMethod).id,
@@ -280,9 +347,16 @@ const gatewayOn = (stripe: Stripe, ownerOf?: (tradeId: string) => Effect.Effect<
   const refund = (request: {
     readonly refund_id: string
     readonly trade_id: string
-    readonly amount: { readonly amount: bigint }
+    readonly amount: { readonly amount: bigint; readonly currency: string }
   }) =>
     Effect.gen(function* () {
+      // never more than asked: rounded down to an amount Stripe takes
+      const units = StripeCurrency.toStripe(request.amount)
+      if (units.amount === 0n)
+        return Ports.RefundOutcome.Failed({
+          code: "amount_too_small",
+          message: `The refund is 0 in Stripe's units of ${request.amount.currency}.`
+        })
       const intents = yield* intentsOf(request.trade_id, ownerOf ? yield* ownerOf(request.trade_id) : undefined)
       const paid = (intents ?? []).find((i) => i.status === "succeeded")
       if (paid === undefined)
@@ -292,7 +366,7 @@ const gatewayOn = (stripe: Stripe, ownerOf?: (tradeId: string) => Effect.Effect<
           stripe.refunds.create(
             {
               payment_intent: paid.id,
-              amount: Number(request.amount.amount),
+              amount: Number(units.amount),
               metadata: { recur_refund_id: request.refund_id, recur_trade_id: request.trade_id }
             },
             { idempotencyKey: `recur:refund:${request.refund_id}` }
@@ -381,7 +455,11 @@ const gatewayOn = (stripe: Stripe, ownerOf?: (tradeId: string) => Effect.Effect<
       )
     )
 
-  return Ports.PaymentGateway.of({ charge, retrieve, cancel, refund, saveCard })
+  /** Stripe's minimum charge in the currency, from the table (none where Stripe publishes none). */
+  const minimumCharge = (request: { readonly currency: string }) =>
+    Effect.succeed(Option.fromNullishOr(StripeCurrency.minimumCharge(request.currency)))
+
+  return Ports.PaymentGateway.of({ charge, retrieve, cancel, refund, saveCard, minimumCharge })
 }
 
 /** The owner of a trade, read from its record through the storage port. */
@@ -469,7 +547,7 @@ const readWebhook = (stripe: Stripe, secret: string, body: string, signature: st
           event_id: event.id,
           trade_id: trade,
           dispute_id: String(object.id),
-          amount: Money.make(BigInt(Number(object.amount)), String(object.currency).toUpperCase()),
+          amount: StripeCurrency.fromStripe(Number(object.amount), String(object.currency)),
           reason: String(object.reason ?? "general"),
           status: status === "won" ? "won" : status === "lost" ? "lost" : "open"
         })
@@ -540,6 +618,10 @@ export const perMerchant = (options: Omit<Options, "secretKey"> = {}) =>
           Effect.flatMap(ofTrade(tradeId), (g) => (g.cancel ? g.cancel(tradeId) : g.retrieve(tradeId))),
         refund: (request) => Effect.flatMap(ofTrade(request.trade_id), (g) => g.refund(request)),
         saveCard: (request) => Effect.flatMap(gatewayOf(request.merchant_id), (g) => g.saveCard(request)),
+        minimumCharge: (request) =>
+          Effect.flatMap(gatewayOf(request.merchant_id), (g) =>
+            g.minimumCharge ? g.minimumCharge(request) : Effect.succeed(Option.none())
+          ),
         webhook: (request) =>
           Effect.gen(function* () {
             if (request.provider !== "stripe") return Result.fail(`no ${request.provider} webhooks here`)

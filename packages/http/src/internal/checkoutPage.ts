@@ -332,7 +332,7 @@ ${
     ? PaymentElement.fields(view.payments, {
         form: "pay-form",
         suffix: "",
-        amountMinor: PaymentElement.minorUnits(due),
+        amountMinor: PaymentElement.minorUnits(due, s.currency),
         currency: s.currency,
         locale: language
       })

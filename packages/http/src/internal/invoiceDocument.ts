@@ -240,7 +240,7 @@ ${
     ? `${PaymentElement.stripeScript(doc.payments)}${PaymentElement.fields(doc.payments, {
         form: "pay-form",
         suffix: "",
-        amountMinor: PaymentElement.minorUnits(i.amount),
+        amountMinor: PaymentElement.minorUnits(i.amount, i.currency),
         currency: i.currency,
         locale: language
       })}`

@@ -5,7 +5,8 @@
  * `pm_…` id in `payment_method` — the server never sees the card. The form works as the sandbox's
  * does otherwise: same action, same answers.
  */
-import type { PaymentSettings } from "@recur/core"
+import { Money, type PaymentSettings, StripeCurrency } from "@recur/core"
+import { Result } from "effect"
 import { esc } from "./checkoutPage.js"
 
 type Stripe = Extract<PaymentSettings.PageMode, { readonly provider: "stripe" }>
@@ -90,5 +91,14 @@ export const fields = (
 <script>(${client})(${scriptJson(config)})</script>`
 }
 
-/** An exact decimal amount (`30.00`) in minor units (`3000`), as Stripe counts. */
-export const minorUnits = (amount: string): number => Number(amount.replace(".", ""))
+/**
+ * An exact decimal amount of a currency in Stripe's units, as Stripe.js wants the Payment
+ * Element's `amount`: `30.00 USD` → 3000, `4990 ISK` → 499000 (two decimals at Stripe), `12.345
+ * KWD` → 12340 (rounded down, as the charge itself is: `StripeCurrency.toStripe`).
+ */
+export const minorUnits = (amount: string, currency: string): number => {
+  const parsed = Money.parse(amount, currency.toUpperCase())
+  return Result.isSuccess(parsed)
+    ? Number(StripeCurrency.toStripe(parsed.success).amount)
+    : Number(amount.replace(".", ""))
+}

@@ -87,6 +87,52 @@ const STRIPE_JS = `(function () {
   }
 })()`
 
+/**
+ * Stripe's amount rules as its documentation states them (docs.stripe.com/currencies), written
+ * here independently of the adapter's table so the fake can catch a wrong one: the minimum charge
+ * of some settlement currencies (in Stripe's units), the three-decimal currencies whose last
+ * digit must be 0, and ISK, sent with two decimals that are always 00.
+ */
+const MINIMUM: Readonly<Record<string, number>> = {
+  usd: 50,
+  eur: 50,
+  gbp: 30,
+  jpy: 50,
+  chf: 50,
+  cad: 50,
+  aud: 50,
+  huf: 17500
+}
+const STEP: Readonly<Record<string, number>> = { bhd: 10, jod: 10, kwd: 10, omr: 10, tnd: 10, isk: 100 }
+
+/** Stripe's refusal of an amount (a PaymentIntent's or a refund's), or none. */
+const amountRefusal = (amount: number, currency: string, charge: boolean): Json | undefined => {
+  if (!Number.isInteger(amount) || amount < 1)
+    return {
+      type: "invalid_request_error",
+      code: "parameter_invalid_integer",
+      param: "amount",
+      message: "This value must be greater than or equal to 1."
+    }
+  const step = STEP[currency]
+  if (step !== undefined && amount % step !== 0)
+    return {
+      type: "invalid_request_error",
+      code: "invalid_charge_amount",
+      param: "amount",
+      message: `Invalid amount: ${currency.toUpperCase()} amounts must be a multiple of ${step} in the currency's smallest unit.`
+    }
+  const minimum = MINIMUM[currency]
+  if (charge && minimum !== undefined && amount < minimum)
+    return {
+      type: "invalid_request_error",
+      code: "amount_too_small",
+      param: "amount",
+      message: `Amount must be at least ${minimum} ${currency}`
+    }
+  return undefined
+}
+
 /** A fault the next matching request meets. */
 export type Fault = "500_after" | "drop_before"
 
@@ -153,6 +199,8 @@ export const start = async () => {
   })
 
   const createIntent = (p: Json): { status: number; body: Json } => {
+    const refused = amountRefusal(Number(p.amount), String(p.currency), true)
+    if (refused !== undefined) return { status: 400, body: { error: refused } }
     const customer = typeof p.customer === "string" ? p.customer : null
     if (customer !== null && !customers.has(customer))
       return invalid(`No such customer: '${customer}'`, "customer", "resource_missing", 404)
@@ -284,6 +332,8 @@ export const start = async () => {
       .filter((r) => r.payment_intent === intent.id && (r.status === "succeeded" || r.status === "pending"))
       .reduce((a, r) => a + (r.amount as number), 0)
     const amount = p.amount !== undefined ? Number(p.amount) : (intent.amount_received as number) - refunded
+    const refused = amountRefusal(amount, String(intent.currency), false)
+    if (refused !== undefined) return { status: 400, body: { error: refused } }
     if (amount <= 0 || refunded + amount > (intent.amount_received as number))
       return invalid(
         `Refund amount (${amount}) is greater than unrefunded amount on charge (${(intent.amount_received as number) - refunded})`,
