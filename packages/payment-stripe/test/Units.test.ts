@@ -1,0 +1,172 @@
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { Merchants, type Store } from "@recur/core"
+import { engineOn } from "@recur/embedded"
+import { TestClient } from "@recur/http"
+import { Pg } from "@recur/sql"
+import type { Layer } from "effect"
+import { StripeGateway } from "../src/index.js"
+import * as Fake from "./fake/StripeFake.js"
+
+// Issue 30, items 6 and 7: amounts in Stripe's units (ISK with two decimals, three-decimal
+// currencies ending in 0, JPY as it is), a free trial saving the card with a SetupIntent, and a
+// charge under Stripe's minimum carried to the next invoice — through REST, with the Stripe
+// adapter on the local fake (which refuses what Stripe refuses), on PGlite and PostgreSQL.
+const storages: ReadonlyArray<readonly [string, () => Layer.Layer<Store.Storage, unknown>]> = [
+  ["PGlite", () => Pg.layerPglite()],
+  ...(process.env.RECUR_TEST_DATABASE_URL
+    ? [["PostgreSQL", () => Pg.layerPgScratch({ url: process.env.RECUR_TEST_DATABASE_URL! })] as const]
+    : [])
+]
+
+for (const [name, storage] of storages) {
+  describe(`amounts in Stripe's units (${name})`, { timeout: 180_000 }, () => {
+    let fake: Fake.StripeFake
+    let api: ReturnType<typeof TestClient.make>
+    beforeAll(async () => {
+      fake = await Fake.start()
+      api = TestClient.make(
+        engineOn(storage(), {
+          publicUrl: "http://localhost:4000",
+          payments: StripeGateway.perMerchant({ apiBase: fake.base, timeoutMs: 5_000 })
+        })
+      )
+    }, 120_000)
+    afterAll(async () => {
+      await api.dispose()
+      await fake.close()
+    })
+
+    /** A merchant of `currency` on the sandbox clock of 2026-01-01, and calls with its key. */
+    const merchant = async (currency: string) => {
+      const key = (
+        await api.runtime.runPromise(
+          Merchants.Merchants.use((m) =>
+            m.create({ name: `M ${currency}`, currency, frozen_time: Date.parse("2026-01-01T00:00:00Z") })
+          )
+        )
+      ).api_key
+      const ok = async (method: string, path: string, body?: unknown) => {
+        const r = await api.call(method, path, key, body)
+        expect(r.status, `${method} ${path}: ${JSON.stringify(r.body)}`).toBe(200)
+        return (r.body as any).data
+      }
+      // the merchant's own Stripe account: its pages mount Stripe's Payment Element
+      await ok("POST", "/api/v1/payment_settings", {
+        provider: "stripe",
+        secret_key: `sk_test_units${currency}`,
+        publishable_key: `pk_test_units${currency}`
+      })
+      const product = await ok("POST", "/api/v1/products", { product_name: "Plan" })
+      const price = async (amount: string, fields: Record<string, unknown> = {}) =>
+        (
+          await ok("POST", "/api/v1/prices", {
+            name: `${amount} ${currency}`,
+            product_id: product.product_id,
+            currency,
+            billing_type: "recurring",
+            price_type: "flat_price",
+            price_plan: { billing_cycle_unit: "month", base_price_val: amount },
+            ...fields
+          })
+        ).price_id as string
+      /** Checks out `priceId` paying with `pm`: the session, its subscription and trade. */
+      const checkout = async (priceId: string, pm = "pm_card_visa") => {
+        const session = await ok("POST", "/api/v1/session", {
+          payer_id: `p-${Math.random()}`,
+          line_items: [{ price_id: priceId }]
+        })
+        const page = await (await api.handler(new Request(`http://localhost/checkout/${session.session_id}`))).text()
+        const paid = await api.call(
+          "POST",
+          `/checkout/${session.session_id}/pay`,
+          null,
+          { payment_method: pm },
+          {
+            accept: "application/json"
+          }
+        )
+        expect(paid.status, JSON.stringify(paid.body)).toBe(200)
+        const s = (await ok("GET", `/api/v1/session/${session.session_id}`)).session
+        return { page, sub: s.subscription_id as string, trade: s.trade_id as string }
+      }
+      const invoices = async (sub: string) =>
+        ((await ok("GET", `/api/v1/invoices?subscription_id=${sub}&limit=100`)).list as Array<any>).sort(
+          (a, b) => a.cycle_index - b.cycle_index
+        )
+      const advance = (to: string) => ok("POST", "/api/v1/test_helpers/advance_clock", { frozen_time: to })
+      return { key, ok, price, checkout, invoices, advance }
+    }
+    const intentsOf = (trade: string) =>
+      ([...fake.intents.values()] as Array<any>).filter((i) => i.metadata.recur_trade_id === trade)
+
+    it("ISK: a plan of 4,990 kr. is charged 499000 (two decimals at Stripe), at checkout, on the page and at renewal", async () => {
+      const m = await merchant("ISK")
+      const { page, sub, trade } = await m.checkout(await m.price("4990"))
+      // the Payment Element is given Stripe's units too
+      expect(page).toContain('"amount":499000')
+      expect(intentsOf(trade).map((i) => [i.amount, i.currency, i.status])).toEqual([[499000, "isk", "succeeded"]])
+      await m.advance("2026-02-01T01:00:00Z")
+      const renewal = (await m.invoices(sub)).find((i) => i.cycle_index === 1)
+      expect([renewal.amount, renewal.biz_status]).toEqual(["4990", "success"])
+      expect(intentsOf(renewal.trade_id).map((i) => i.amount)).toEqual([499000])
+      // a partial refund of 990 kr. is 99000 at Stripe
+      const refund = await m.ok("POST", "/api/v1/refund", {
+        trade_id: renewal.trade_id,
+        amount: "990",
+        reason: "goodwill"
+      })
+      expect(refund.refund_status).toBe("succeeded")
+      expect(([...fake.refunds.values()] as Array<any>).at(-1).amount).toBe(99000)
+      expect(fake.violations).toEqual([])
+    })
+
+    it("JPY: a plan of ¥3,000 is charged 3000", async () => {
+      const m = await merchant("JPY")
+      const { page, trade } = await m.checkout(await m.price("3000"))
+      expect(page).toContain('"amount":3000,')
+      expect(intentsOf(trade).map((i) => [i.amount, i.currency, i.status])).toEqual([[3000, "jpy", "succeeded"]])
+      expect(fake.violations).toEqual([])
+    })
+
+    it("KWD: a prorated upgrade of x.xx5 KWD is sent rounded down to a multiple of 10 fils and paid, not dunned", async () => {
+      const m = await merchant("KWD")
+      const basic = await m.price("10.000")
+      const pro = await m.price("15.000")
+      const { sub } = await m.checkout(basic)
+      // 2026-01-01 + 14 days 7 hours of 31 days: the upgrade's net has a last digit that is not 0
+      await m.advance("2026-01-15T07:00:00Z")
+      const quote = await m.ok("POST", `/api/v1/subscription/${sub}/preview-change`, { price_id: pro })
+      expect(quote.total).toMatch(/[1-9]$/)
+      await m.ok("POST", `/api/v1/subscription/${sub}`, { price_id: pro, quote_id: quote.quote_id })
+      const upgrade = (await m.invoices(sub)).find((i) => i.invoice_type === "upgrade")
+      expect([upgrade.amount, upgrade.biz_status]).toEqual([quote.total, "success"])
+      const [intent] = intentsOf(upgrade.trade_id)
+      const fils = Number(quote.total.replace(".", ""))
+      expect([intent.amount, intent.status]).toEqual([fils - (fils % 10), "succeeded"])
+      expect((await m.ok("GET", `/api/v1/subscription/${sub}`)).subscription.status).toBe("active")
+      expect(fake.violations).toEqual([])
+    })
+
+    it("a free trial saves the card with a SetupIntent (no PaymentIntent of 0); the first renewal charges it off session", async () => {
+      const m = await merchant("USD")
+      const trial = await m.price("30.00", {
+        has_trial: true,
+        trial_period: { trial_period_unit: "day", trial_period_count: 7 }
+      })
+      const { page, sub, trade } = await m.checkout(trial)
+      // the page mounts the Payment Element in setup mode
+      expect(page).toContain('"mode":"setup"')
+      expect(intentsOf(trade)).toEqual([])
+      const subscription = (await m.ok("GET", `/api/v1/subscription/${sub}`)).subscription
+      expect(subscription.status).toBe("trial")
+      expect((await m.ok("GET", `/api/v1/trade/${trade}`)).trade.trade_status).toBe("succeeded")
+      await m.advance("2026-01-08T01:00:00Z")
+      const first = (await m.invoices(sub)).find((i) => i.cycle_index === 1)
+      expect([first.amount, first.biz_status]).toEqual(["30.00", "success"])
+      const [charged] = intentsOf(first.trade_id)
+      expect([charged.amount, charged.status]).toEqual([3000, "succeeded"])
+      expect((await m.ok("GET", `/api/v1/subscription/${sub}`)).subscription.status).toBe("active")
+      expect(fake.violations).toEqual([])
+    })
+  })
+}
