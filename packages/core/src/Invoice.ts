@@ -23,7 +23,9 @@ export type InvoiceType = typeof InvoiceType.Type
 
 /**
  * What a line of an invoice is: the cycle's price (`subscription`), a `trial`, `usage` in arrears,
- * the two sides of a prorated change, a `refund`, or a `discount` (negative).
+ * the two sides of a prorated change, a `refund`, a `discount` (negative), or the customer's
+ * `balance`: an amount under the processor's minimum charge carried out of an invoice (negative)
+ * and into the next one (positive).
  *
  * @since 0.1.0
  */
@@ -34,7 +36,8 @@ export const LineKind = Schema.Literals([
   "proration_credit",
   "proration_charge",
   "refund",
-  "discount"
+  "discount",
+  "balance"
 ])
 
 /**

@@ -20,7 +20,7 @@ import type * as Proration from "./Proration.js"
  * @since 0.1.0
  */
 export interface Line {
-  readonly kind: "subscription" | "trial" | "usage" | "proration_credit" | "proration_charge" | "refund"
+  readonly kind: "subscription" | "trial" | "usage" | "proration_credit" | "proration_charge" | "refund" | "balance"
   readonly description: string
   readonly quantity: bigint
   /** Signed: credits are negative. */
@@ -131,7 +131,10 @@ export interface Draft {
   /** All taxes on it, inclusive and exclusive (the sum of `tax_lines`). */
   readonly tax: Money.Money
   readonly tax_lines: ReadonlyArray<TaxLine>
-  /** Customer credit consumed by this invoice. */
+  /**
+   * Customer credit consumed by this invoice; negative when the customer owed a debit (an amount
+   * carried from an earlier invoice under the processor's minimum charge), which it collects.
+   */
   readonly creditApplied: Money.Money
   /** What is due: subtotal − discounts + exclusive tax − credit applied; never negative. */
   readonly total: Money.Money
@@ -190,7 +193,9 @@ const applyDiscounts = (subtotal: Money.Money, rules: ReadonlyArray<DiscountRule
 
 /**
  * Totals a set of lines: discounts, tax on the discounted amount (exclusive tax added, inclusive
- * tax already in it), then customer credit.
+ * tax already in it), then customer credit — or a debit (a negative balance: an earlier invoice's
+ * amount carried here, see {@link carry}), added after tax as a `balance` line that neither the
+ * discounts nor the tax touch.
  *
  * @since 0.1.0
  */
@@ -219,12 +224,23 @@ export const total = (input: {
   )
   const due = discounted + tax_lines.reduce((a, t) => (t.inclusive ? a : a + t.amount.amount), 0n)
   const credit = input.creditBalance && input.creditBalance.currency === currency ? input.creditBalance.amount : 0n
-  const creditApplied = credit > 0n ? (credit < due ? credit : due) : 0n
+  const creditApplied = credit > 0n ? (credit < due ? credit : due) : credit
   return {
     invoice_type: input.invoice_type,
     cycle_index: input.cycle_index,
     currency,
-    lines: input.lines,
+    lines:
+      credit < 0n
+        ? [
+            ...input.lines,
+            {
+              kind: "balance" as const,
+              description: "Carried from an earlier invoice",
+              quantity: 1n,
+              amount: Money.make(-credit, currency)
+            }
+          ]
+        : input.lines,
     subtotal,
     discounts,
     tax,
@@ -620,6 +636,30 @@ export const toBalance = (
       total: Money.zero(draft.currency)
     },
     credited
+  }
+}
+
+/**
+ * An invoice whose total is under the processor's minimum charge, settled as Stripe settles one:
+ * not charged, its total carried to the customer's balance as a debit that the next invoice
+ * collects ({@link total}). The draft gains a `balance` line taking the total out, so that it adds
+ * up to 0.00; answers it and the amount carried (zero, and the draft unchanged, when the total is
+ * not positive).
+ *
+ * @example
+ * const { draft, carried } = Invoicing.carry(upgrade, "Carried to your next invoice") // 0.30 USD carried
+ * @since 0.1.0
+ */
+export const carry = (draft: Draft, description: string): { readonly draft: Draft; readonly carried: Money.Money } => {
+  if (draft.total.amount <= 0n) return { draft, carried: Money.zero(draft.currency) }
+  const carried = draft.total
+  return {
+    draft: {
+      ...draft,
+      lines: [...draft.lines, { kind: "balance", description, quantity: 1n, amount: Money.negate(carried) }],
+      total: Money.zero(draft.currency)
+    },
+    carried
   }
 }
 

@@ -25,6 +25,8 @@ import {
   invoiceDocuments,
   planBasis,
   submitTrade,
+  underMinimum,
+  CARRIED,
   withTax,
   writes
 } from "./internal/records.js"
@@ -150,6 +152,7 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
     const refunds = yield* Refunds.Refunds
     const settings = yield* Settings.Settings
     const taxes = yield* Ports.TaxCalculator
+    const gateway = yield* Ports.PaymentGateway
     const withTaxes = withTax(taxes, storage)
     const { saveSub, schedule, subEvents, version } = writes(storage)
     const merchants = yield* Merchants.Merchants
@@ -525,6 +528,45 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
                       {
                         ...next.subscription,
                         credit_balance: Money.format(Money.make(credit.amount + owedBack.amount, cur))
+                      },
+                      { disableChecks: true }
+                    )
+                  }
+                } else if (
+                  quote.outcome === "upgrade" &&
+                  planned.upgrade &&
+                  (yield* underMinimum(gateway, merchantId, planned.upgrade.total))
+                ) {
+                  // under the processor's minimum charge: not charged; the invoice is settled by
+                  // carrying its total to the customer's next invoice (a debit on the balance)
+                  const settled = Invoicing.carry(planned.upgrade, CARRIED)
+                  const inv = yield* newInvoice({
+                    merchant_id: merchantId,
+                    draft: settled.draft,
+                    trade_id: null,
+                    subscription_id: subscriptionId,
+                    price_id: target.id,
+                    price_version_id: target.price_version_id,
+                    customer_id: rec.subscription.customer_id,
+                    order_id: rec.subscription.order_id,
+                    trigger: "settle_without_charge",
+                    at: now,
+                    period:
+                      rec.subscription.current_period_end !== null
+                        ? { start: now, end: msOf(rec.subscription.current_period_end) }
+                        : undefined
+                  })
+                  yield* Effect.orDie(invoices.insert(yield* documents.issueOne(planned.merchant, inv)))
+                  const credit = Result.getOrThrow(
+                    Money.parse(next.subscription.credit_balance, cur, { allowNegative: true })
+                  )
+                  next = {
+                    // the old plan's credit moved from the invoices that paid it into this one
+                    ...Refunds.withMoved(next, rec.subscription.cycle_index, planned.shares, inv.invoice_id),
+                    subscription: new Subscription.Subscription(
+                      {
+                        ...next.subscription,
+                        credit_balance: Money.format(Money.make(credit.amount - settled.carried.amount, cur))
                       },
                       { disableChecks: true }
                     )

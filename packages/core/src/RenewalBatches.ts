@@ -11,7 +11,14 @@ import * as Entities from "./Entities.js"
 import * as Errors from "./Errors.js"
 import * as Invoice from "./Invoice.js"
 import { dt, emitMany, laneOf, nowOf, pending as pendingEvent } from "./internal/engine.js"
-import { invoiceDocuments, newInvoice, renewalPeriods, renewalTrade, taxRenewal } from "./internal/records.js"
+import {
+  invoiceDocuments,
+  newInvoice,
+  renewalPeriods,
+  renewalTrade,
+  taxRenewal,
+  underMinimum
+} from "./internal/records.js"
 import * as Lifecycle from "./Lifecycle.js"
 import * as Merchants from "./Merchants.js"
 import * as Money from "./Money.js"
@@ -65,7 +72,7 @@ export class RenewalBatches extends Context.Service<RenewalBatches>()("@recur/co
      * outbox events), the gateway charges each, and one transaction records the charges that
      * succeeded. What the batch does not cover goes through `renew` and `applyOutcome` one by
      * one: a trial, a cancellation or fixed term ending, a scheduled price change, an amount of
-     * zero, a subscription without a saved card, a cycle already billed, a charge that did not
+     * zero or under the processor's minimum charge, a subscription without a saved card, a cycle already billed, a charge that did not
      * simply succeed, and everything when a batch transaction fails (a concurrent change).
      * Returns the subscriptions it finished; the others failed and their work is tried again.
      */
@@ -131,7 +138,8 @@ export class RenewalBatches extends Context.Service<RenewalBatches>()("@recur/co
                 }
                 const b = planned.success
                 const taxed = yield* taxed_(merchantId, rec, b, addressOf(s.customer_id))
-                if (taxed.total.amount <= 0n) {
+                // nothing to charge, or under the processor's minimum (carried): renewed alone
+                if (taxed.total.amount <= 0n || (yield* underMinimum(gateway, merchantId, taxed.total))) {
                   alone.add(s.id)
                   continue
                 }

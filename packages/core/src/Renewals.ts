@@ -20,8 +20,11 @@ import {
   renewalTrade,
   submitTrade,
   taxRenewal,
+  underMinimum,
+  CARRIED,
   writes
 } from "./internal/records.js"
+import * as Invoicing from "./Invoicing.js"
 import * as Lifecycle from "./Lifecycle.js"
 import * as Merchants from "./Merchants.js"
 import * as Money from "./Money.js"
@@ -32,6 +35,20 @@ import * as Secrets from "./Secrets.js"
 import * as Settings from "./Settings.js"
 import * as Store from "./Store.js"
 import * as Subscription from "./Subscription.js"
+
+/** The record with `amount` more owed on the customer's balance (a debit: a lower credit balance). */
+export const withDebit = (rec: Entities.SubscriptionRecord, amount: Money.Money): Entities.SubscriptionRecord => {
+  const credit = Result.getOrThrow(
+    Money.parse(rec.subscription.credit_balance, amount.currency, { allowNegative: true })
+  )
+  return {
+    ...rec,
+    subscription: new Subscription.Subscription(
+      { ...rec.subscription, credit_balance: Money.format(Money.make(credit.amount - amount.amount, amount.currency)) },
+      { disableChecks: true }
+    )
+  }
+}
 
 /**
  * The renewals service.
@@ -45,6 +62,7 @@ export class Renewals extends Context.Service<Renewals>()("@recur/core/Renewals"
     const taxes = yield* Ports.TaxCalculator
     const merchants = yield* Merchants.Merchants
     const payments = yield* Payments.Payments
+    const gateway = yield* Ports.PaymentGateway
     const subs = storage.repository(Entities.subscription)
     const invoices = storage.repository(Entities.invoice)
     const { saveSub, schedule, subEvents, version } = writes(storage)
@@ -125,8 +143,15 @@ export class Renewals extends Context.Service<Renewals>()("@recur/core/Renewals"
                 : Option.none()
             }
             const b = planned.success
-            const taxed = yield* taxed_(merchantId, rec, b)
-            const { next, periodEnd } = RenewalPlan.advance(rec, pv, b, taxed, at, decision.continuous)
+            const billed = yield* taxed_(merchantId, rec, b)
+            // under the processor's minimum charge: not charged, carried to the next invoice
+            const carried = (yield* underMinimum(gateway, merchantId, billed.total))
+              ? Invoicing.carry(billed, CARRIED)
+              : undefined
+            const taxed = carried?.draft ?? billed
+            const advanced = RenewalPlan.advance(rec, pv, b, taxed, at, decision.continuous)
+            const { periodEnd } = advanced
+            const next = carried ? withDebit(advanced.next, carried.carried) : advanced.next
             const trade = taxed.total.amount > 0n ? yield* renewalTrade(merchant, s, taxed, at) : null
             const inv = yield* newInvoice({
               merchant_id: merchantId,

@@ -18,18 +18,22 @@ const storages: ReadonlyArray<readonly [string, () => Layer.Layer<Store.Storage,
     : [])
 ]
 
+/** The engine with each merchant's own Stripe account (the fake). */
+const serve = (storage: Layer.Layer<Store.Storage, unknown>, fake: Fake.StripeFake) =>
+  TestClient.make(
+    engineOn(storage, {
+      publicUrl: "http://localhost:4000",
+      payments: StripeGateway.perMerchant({ apiBase: fake.base, timeoutMs: 5_000 })
+    })
+  )
+
 for (const [name, storage] of storages) {
   describe(`amounts in Stripe's units (${name})`, { timeout: 180_000 }, () => {
     let fake: Fake.StripeFake
-    let api: ReturnType<typeof TestClient.make>
+    let api: ReturnType<typeof serve>
     beforeAll(async () => {
       fake = await Fake.start()
-      api = TestClient.make(
-        engineOn(storage(), {
-          publicUrl: "http://localhost:4000",
-          payments: StripeGateway.perMerchant({ apiBase: fake.base, timeoutMs: 5_000 })
-        })
-      )
+      api = serve(storage(), fake)
     }, 120_000)
     afterAll(async () => {
       await api.dispose()
@@ -128,6 +132,14 @@ for (const [name, storage] of storages) {
       expect(fake.violations).toEqual([])
     })
 
+    it("MGA: zero-decimal at Stripe though Recur keeps one decimal — a plan of 5,000.0 Ar is charged 5000, not 50000", async () => {
+      const m = await merchant("MGA")
+      const { page, trade } = await m.checkout(await m.price("5000.0"))
+      expect(page).toContain('"amount":5000,')
+      expect(intentsOf(trade).map((i) => [i.amount, i.currency, i.status])).toEqual([[5000, "mga", "succeeded"]])
+      expect(fake.violations).toEqual([])
+    })
+
     it("KWD: a prorated upgrade of x.xx5 KWD is sent rounded down to a multiple of 10 fils and paid, not dunned", async () => {
       const m = await merchant("KWD")
       const basic = await m.price("10.000")
@@ -144,6 +156,64 @@ for (const [name, storage] of storages) {
       const fils = Number(quote.total.replace(".", ""))
       expect([intent.amount, intent.status]).toEqual([fils - (fils % 10), "succeeded"])
       expect((await m.ok("GET", `/api/v1/subscription/${sub}`)).subscription.status).toBe("active")
+      expect(fake.violations).toEqual([])
+    })
+
+    it("a prorated upgrade under Stripe's minimum (0.50 USD) is carried to the next invoice, not charged nor dunned; the next invoice shows it and charges it", async () => {
+      const m = await merchant("USD")
+      const basic = await m.price("30.00")
+      const plus = await m.price("30.60")
+      const { sub } = await m.checkout(basic)
+      // a week before the period ends: the upgrade's net is a few cents
+      await m.advance("2026-01-25T00:00:00Z")
+      const quote = await m.ok("POST", `/api/v1/subscription/${sub}/preview-change`, { price_id: plus })
+      const tiny = Number(quote.total.replace(".", ""))
+      expect(tiny > 0 && tiny < 50).toBe(true)
+      const before = fake.intents.size
+      await m.ok("POST", `/api/v1/subscription/${sub}`, { price_id: plus, quote_id: quote.quote_id })
+      const upgrade = (await m.invoices(sub)).find((i) => i.invoice_type === "upgrade")
+      // settled by the carry: paid at 0.00, a balance line taking the amount to the next invoice
+      expect([upgrade.amount, upgrade.biz_status, upgrade.trade_id]).toEqual(["0.00", "success", null])
+      expect(upgrade.lines.filter((l: any) => l.kind === "balance").map((l: any) => l.amount)).toEqual([
+        `-${quote.total}`
+      ])
+      expect(fake.intents.size).toBe(before)
+      const after = (await m.ok("GET", `/api/v1/subscription/${sub}`)).subscription
+      expect([after.status, after.credit_balance]).toEqual(["active", `-${quote.total}`])
+      // the next invoice: the new plan and what was carried, charged at once
+      await m.advance("2026-02-01T01:00:00Z")
+      const next = (await m.invoices(sub)).find((i) => i.invoice_type === "renewal" && i.cycle_index === 1)
+      expect([next.amount, next.biz_status]).toEqual([((3060 + tiny) / 100).toFixed(2), "success"])
+      expect(next.lines.filter((l: any) => l.kind === "balance").map((l: any) => l.amount)).toEqual([quote.total])
+      expect(intentsOf(next.trade_id).map((i) => [i.amount, i.status])).toEqual([[3060 + tiny, "succeeded"]])
+      expect((await m.ok("GET", `/api/v1/subscription/${sub}`)).subscription.credit_balance).toBe("0.00")
+      expect(fake.violations).toEqual([])
+    })
+
+    it("renewals under Stripe's minimum are carried until the balance reaches it, then charged once", async () => {
+      const m = await merchant("USD")
+      const monthly = await m.price("30.00")
+      const cheap = await m.price("0.20")
+      const { sub } = await m.checkout(monthly)
+      await m.ok("POST", `/api/v1/subscription/${sub}`, { price_id: cheap, effective_type: "end_of_period" })
+      const before = fake.intents.size
+      // 0.20 and 0.20 + 0.20: under 0.50, carried; then 0.20 + 0.40 = 0.60: charged
+      await m.advance("2026-02-01T01:00:00Z")
+      await m.advance("2026-03-01T01:00:00Z")
+      expect(fake.intents.size).toBe(before)
+      expect((await m.ok("GET", `/api/v1/subscription/${sub}`)).subscription).toMatchObject({
+        status: "active",
+        credit_balance: "-0.40"
+      })
+      await m.advance("2026-04-01T01:00:00Z")
+      const renewals = (await m.invoices(sub)).filter((i) => i.invoice_type === "renewal")
+      expect(renewals.map((i) => [i.cycle_index, i.amount, i.biz_status])).toEqual([
+        [1, "0.00", "success"],
+        [2, "0.00", "success"],
+        [3, "0.60", "success"]
+      ])
+      expect(intentsOf(renewals[2].trade_id).map((i) => [i.amount, i.status])).toEqual([[60, "succeeded"]])
+      expect((await m.ok("GET", `/api/v1/subscription/${sub}`)).subscription.credit_balance).toBe("0.00")
       expect(fake.violations).toEqual([])
     })
 

@@ -194,6 +194,27 @@ export const submitTrade = (
   })
 
 /** A renewal's trade: the cycle's taxed total, off-session, no session and no line. */
+/**
+ * Whether a charge of `amount` would be under the processor's minimum for the merchant (Stripe:
+ * 0.50 USD…): such an invoice is not charged but carried to the customer's next invoice
+ * (`Invoicing.carry`). Never for a gateway without a minimum (the sandbox).
+ */
+export const underMinimum = (
+  gateway: Ports.PaymentGateway["Service"],
+  merchantId: string,
+  amount: Money.Money
+): Effect.Effect<boolean> =>
+  amount.amount <= 0n || gateway.minimumCharge === undefined
+    ? Effect.succeed(false)
+    : Effect.map(
+        gateway.minimumCharge({ merchant_id: merchantId, currency: amount.currency }),
+        (minimum) =>
+          Option.isSome(minimum) && minimum.value.currency === amount.currency && amount.amount < minimum.value.amount
+      )
+
+/** The description of the `balance` line that carries an invoice's total to the next one. */
+export const CARRIED = "Under the minimum charge: carried to your next invoice"
+
 export const renewalTrade = (
   merchant: Merchant.Merchant,
   sub: Subscription.Subscription,
@@ -229,7 +250,7 @@ export const documentOf = (
   subtotal: Money.format(draft.subtotal),
   lines: [
     ...draft.lines.map((l) => {
-      const span = l.kind === "usage" ? usagePeriod : l.kind === "refund" ? undefined : period
+      const span = l.kind === "usage" ? usagePeriod : l.kind === "refund" || l.kind === "balance" ? undefined : period
       return new Invoice.InvoiceLine(
         {
           kind: l.kind,
