@@ -99,6 +99,32 @@ export const suite = <E>(name: string, gateway: Layer.Layer<Ports.PaymentGateway
       })
     )
 
+    it.effect(
+      "a charge of 0 (a free trial) saves the card, charging nothing: a reusable token; a declined card fails",
+      () =>
+        Effect.gen(function* () {
+          const g = yield* Ports.PaymentGateway
+          const { outcome } = yield* charge(sources.succeed, 0n)
+          expect(outcome._tag).toBe("Succeeded")
+          if (outcome._tag !== "Succeeded") return
+          const renewal = yield* g.charge({
+            trade_id: yield* Ids.make("trd"),
+            merchant_id: "mch_1",
+            amount: usd(3000n),
+            source: { _tag: "Token", token: Option.getOrThrow(outcome.token) },
+            off_session: true
+          })
+          expect(renewal._tag).toBe("Succeeded")
+          expect((yield* charge(sources.decline, 0n)).outcome).toMatchObject({ _tag: "Failed" })
+          // a gateway with a minimum charge takes a charge of exactly that minimum
+          const minimum = g.minimumCharge
+            ? yield* g.minimumCharge({ merchant_id: "mch_1", currency: "USD" })
+            : Option.none()
+          if (Option.isSome(minimum))
+            expect((yield* charge(sources.succeed, minimum.value.amount)).outcome._tag).toBe("Succeeded")
+        })
+    )
+
     it.effect("declines carry their codes", () =>
       Effect.gen(function* () {
         expect((yield* charge(sources.decline)).outcome).toMatchObject({ _tag: "Failed", code: "card_declined" })

@@ -1,0 +1,78 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Ids, Money, Ports } from "@recur/core"
+import { Effect, Option } from "effect"
+import Stripe from "stripe"
+import { StripeGateway } from "../src/index.js"
+
+// Issue 30, items 6 and 7, against Stripe's real test mode (`pnpm test:stripe-live` with
+// STRIPE_TEST_SECRET_KEY): amounts reach Stripe in its units, a charge of 0 saves the card with a
+// SetupIntent, and the minimum the adapter declares is one Stripe takes while one unit under it is
+// refused by Stripe itself.
+const key = process.env.STRIPE_TEST_SECRET_KEY ?? ""
+const gateway = StripeGateway.make({ secretKey: key, timeoutMs: 30_000 })
+const stripe = new Stripe(key)
+
+const charge = (amount: Money.Money, pm = "pm_card_visa") =>
+  Effect.gen(function* () {
+    const trade_id = yield* Ids.make("trd")
+    const outcome = yield* gateway.charge({
+      trade_id,
+      merchant_id: "mch_live_units",
+      customer_id: "cus_live_units",
+      amount,
+      source: { _tag: "PaymentMethod", id: pm },
+      off_session: false
+    })
+    return { trade_id, outcome }
+  })
+
+/** The PaymentIntent Stripe holds for a trade. */
+const intentOf = (tradeId: string) =>
+  Effect.promise(() =>
+    stripe.paymentIntents
+      .search({ query: `metadata['recur_trade_id']:'${tradeId}'` })
+      .then((r) => r.data[0])
+  )
+
+describe("Stripe test mode (live): amounts in Stripe's units", () => {
+  it.effect("a 4,990 ISK charge reaches Stripe as 499000 and succeeds", () =>
+    Effect.gen(function* () {
+      const { trade_id, outcome } = yield* charge(Money.make(4990n, "ISK"))
+      expect(outcome._tag).toBe("Succeeded")
+      // search is eventually consistent at Stripe: wait for it
+      yield* Effect.sleep("20 seconds")
+      expect((yield* intentOf(trade_id))?.amount).toBe(499000)
+    }),
+    120_000
+  )
+
+  it.effect("a charge of 0 saves the card with a SetupIntent; a renewal then charges the token", () =>
+    Effect.gen(function* () {
+      const { outcome } = yield* charge(Money.make(0n, "USD"))
+      expect(outcome._tag).toBe("Succeeded")
+      if (outcome._tag !== "Succeeded") return
+      expect(outcome.transaction_id.startsWith("seti_")).toBe(true)
+      const renewal = yield* gateway.charge({
+        trade_id: yield* Ids.make("trd"),
+        merchant_id: "mch_live_units",
+        amount: Money.make(3000n, "USD"),
+        source: { _tag: "Token", token: Option.getOrThrow(outcome.token) },
+        off_session: true
+      })
+      expect(renewal._tag).toBe("Succeeded")
+    }),
+    120_000
+  )
+
+  it.effect("the declared USD minimum is taken; one cent under it Stripe refuses (amount_too_small)", () =>
+    Effect.gen(function* () {
+      const minimum = Option.getOrThrow(yield* gateway.minimumCharge!({ merchant_id: "m", currency: "USD" }))
+      expect((yield* charge(minimum)).outcome._tag).toBe("Succeeded")
+      expect((yield* charge(Money.make(minimum.amount - 1n, "USD"))).outcome).toMatchObject({
+        _tag: "Failed",
+        code: "amount_too_small"
+      })
+    }),
+    120_000
+  )
+})
