@@ -18,6 +18,8 @@ const storages: ReadonlyArray<readonly [string, () => Layer.Layer<Store.Storage,
     : [])
 ]
 
+const SECRET = "whsec_unitslocalfakesecret"
+
 /** The engine with each merchant's own Stripe account (the fake). */
 const serve = (storage: Layer.Layer<Store.Storage, unknown>, fake: Fake.StripeFake) =>
   TestClient.make(
@@ -42,13 +44,12 @@ for (const [name, storage] of storages) {
 
     /** A merchant of `currency` on the sandbox clock of 2026-01-01, and calls with its key. */
     const merchant = async (currency: string) => {
-      const key = (
-        await api.runtime.runPromise(
-          Merchants.Merchants.use((m) =>
-            m.create({ name: `M ${currency}`, currency, frozen_time: Date.parse("2026-01-01T00:00:00Z") })
-          )
+      const created = await api.runtime.runPromise(
+        Merchants.Merchants.use((m) =>
+          m.create({ name: `M ${currency}`, currency, frozen_time: Date.parse("2026-01-01T00:00:00Z") })
         )
-      ).api_key
+      )
+      const key = created.api_key
       const ok = async (method: string, path: string, body?: unknown) => {
         const r = await api.call(method, path, key, body)
         expect(r.status, `${method} ${path}: ${JSON.stringify(r.body)}`).toBe(200)
@@ -58,7 +59,8 @@ for (const [name, storage] of storages) {
       await ok("POST", "/api/v1/payment_settings", {
         provider: "stripe",
         secret_key: `sk_test_units${currency}`,
-        publishable_key: `pk_test_units${currency}`
+        publishable_key: `pk_test_units${currency}`,
+        webhook_secret: SECRET
       })
       const product = await ok("POST", "/api/v1/products", { product_name: "Plan" })
       const price = async (amount: string, fields: Record<string, unknown> = {}) =>
@@ -98,17 +100,35 @@ for (const [name, storage] of storages) {
           (a, b) => a.cycle_index - b.cycle_index
         )
       const advance = (to: string) => ok("POST", "/api/v1/test_helpers/advance_clock", { frozen_time: to })
-      return { key, ok, price, checkout, invoices, advance }
+      /** Stripe posts a webhook event for this merchant. */
+      const hook = async (type: string, object: Record<string, unknown>) => {
+        const event = fake.event(type, object, SECRET)
+        const r = await api.handler(
+          new Request(`http://localhost/webhooks/stripe/${created.merchant.merchant_id}`, {
+            method: "POST",
+            headers: { "content-type": "application/json", "stripe-signature": event.header },
+            body: event.payload
+          })
+        )
+        expect(r.status).toBe(200)
+      }
+      return { key, ok, price, checkout, invoices, advance, hook }
     }
     const intentsOf = (trade: string) =>
       ([...fake.intents.values()] as Array<any>).filter((i) => i.metadata.recur_trade_id === trade)
 
-    it("ISK: a plan of 4,990 kr. is charged 499000 (two decimals at Stripe), at checkout, on the page and at renewal", async () => {
+    it("ISK: a plan of 4,990 kr. is charged 499000 (two decimals at Stripe) at checkout, on the page and at renewal; refunds and disputes convert too", async () => {
       const m = await merchant("ISK")
       const { page, sub, trade } = await m.checkout(await m.price("4990"))
       // the Payment Element is given Stripe's units too
       expect(page).toContain('"amount":499000')
       expect(intentsOf(trade).map((i) => [i.amount, i.currency, i.status])).toEqual([[499000, "isk", "succeeded"]])
+      // a dispute of the whole charge: Stripe's 499000 is Recur's 4,990 kr.
+      await m.hook("charge.dispute.created", fake.dispute(intentsOf(trade)[0].id, "needs_response"))
+      expect((await m.ok("GET", `/api/v1/trade/${trade}`)).trade.dispute).toMatchObject({
+        amount: "4990",
+        currency: "ISK"
+      })
       await m.advance("2026-02-01T01:00:00Z")
       const renewal = (await m.invoices(sub)).find((i) => i.cycle_index === 1)
       expect([renewal.amount, renewal.biz_status]).toEqual(["4990", "success"])
