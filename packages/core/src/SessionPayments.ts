@@ -30,6 +30,8 @@ import {
   must,
   newInvoice,
   newTrade,
+  underMinimum,
+  CARRIED,
   withTax,
   writes
 } from "./internal/records.js"
@@ -282,7 +284,16 @@ export class SessionPayments extends Context.Service<SessionPayments>()("@recur/
                       { billing: session.billing_address }
                     )
                   : undefined
-              if (firstDraft) amount = firstDraft.total
+              // a first invoice under the processor's minimum charge (0.20 USD on Stripe): not
+              // charged; the card is saved (a charge of 0) and the total carried to the next invoice
+              const carriedFirst =
+                firstDraft &&
+                pv?.billing_type === "recurring" &&
+                (yield* underMinimum(gateway, merchantId, firstDraft.total))
+                  ? Invoicing.carry(firstDraft, CARRIED)
+                  : undefined
+              const firstInvoice = carriedFirst?.draft ?? firstDraft
+              if (firstInvoice) amount = firstInvoice.total
               const trade = yield* newTrade({
                 merchant,
                 amount,
@@ -377,7 +388,7 @@ export class SessionPayments extends Context.Service<SessionPayments>()("@recur/
                     pending_change: null,
                     billing_cycle_unit: pv.price_plan?.billing_cycle_unit ?? "customer-initiated",
                     cancel_at_period_end: false,
-                    credit_balance: fmtMinor(0n, session.currency)
+                    credit_balance: fmtMinor(-(carriedFirst?.carried.amount ?? 0n), session.currency)
                   })
                 }
                 // a trial's period is free of proration; the first paid cycle sets the basis
@@ -387,7 +398,7 @@ export class SessionPayments extends Context.Service<SessionPayments>()("@recur/
                 yield* Effect.orDie(subs.insert(rec))
                 const inv = yield* newInvoice({
                   merchant_id: merchantId,
-                  draft: firstDraft,
+                  draft: carriedFirst?.draft ?? firstDraft,
                   trade_id: trade.trade_id,
                   subscription_id: sub_id,
                   price_id: pv.id,

@@ -237,6 +237,23 @@ for (const [name, storage] of storages) {
       expect(fake.violations).toEqual([])
     })
 
+    it("a first invoice under Stripe's minimum: the card is saved (SetupIntent), the amount carried to the first renewal, which charges it", async () => {
+      const m = await merchant("USD")
+      const { sub, trade } = await m.checkout(await m.price("0.40"))
+      expect(intentsOf(trade)).toEqual([])
+      const [initial] = await m.invoices(sub)
+      expect([initial.invoice_type, initial.amount, initial.biz_status]).toEqual(["initial", "0.00", "success"])
+      expect((await m.ok("GET", `/api/v1/subscription/${sub}`)).subscription).toMatchObject({
+        status: "active",
+        credit_balance: "-0.40"
+      })
+      await m.advance("2026-02-01T01:00:00Z")
+      const renewal = (await m.invoices(sub)).find((i) => i.cycle_index === 1)
+      expect([renewal.amount, renewal.biz_status]).toEqual(["0.80", "success"])
+      expect(intentsOf(renewal.trade_id).map((i) => [i.amount, i.status])).toEqual([[80, "succeeded"]])
+      expect(fake.violations).toEqual([])
+    })
+
     it("a free trial saves the card with a SetupIntent (no PaymentIntent of 0); the first renewal charges it off session", async () => {
       const m = await merchant("USD")
       const trial = await m.price("30.00", {
