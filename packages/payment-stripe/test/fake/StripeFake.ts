@@ -119,6 +119,7 @@ export const start = async () => {
   const accounts = new Map<string, Account>()
   const tokens = new Map<string, { readonly account: string; readonly body: Json }>()
   const register = (keys: {
+    readonly id?: string
     readonly secret_key?: string
     readonly publishable_key?: string
     readonly live?: boolean
@@ -127,7 +128,7 @@ export const start = async () => {
     const mode = live ? "live" : "test"
     const suffix = randomBytes(12).toString("hex")
     const account: Account = {
-      id: `acct_${randomBytes(8).toString("hex")}`,
+      id: keys.id ?? `acct_${randomBytes(8).toString("hex")}`,
       live,
       secret_key: keys.secret_key ?? `sk_${mode}_${suffix}`,
       publishable_key: keys.publishable_key ?? `pk_${mode}_${suffix}`
@@ -602,11 +603,17 @@ export const start = async () => {
     customers,
     /**
      * A Stripe account the fake knows: its keys (fresh ones, or those given), test mode unless
-     * `live`. Only a known key is accepted; a key of one account cannot read another's tokens, and a
-     * live key finds no test-mode object.
+     * `live`; with the `id` of an account already made, more keys of that one (a rolled key).
+     * Only a known key is accepted; a key of one account cannot read another's tokens, and a live
+     * key finds no test-mode object.
      */
     account: (
-      keys: { readonly secret_key?: string; readonly publishable_key?: string; readonly live?: boolean } = {}
+      keys: {
+        readonly id?: string
+        readonly secret_key?: string
+        readonly publishable_key?: string
+        readonly live?: boolean
+      } = {}
     ) => {
       const made = register(keys)
       return { id: made.id, secret_key: made.secret_key, publishable_key: made.publishable_key }
