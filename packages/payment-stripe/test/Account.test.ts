@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Billing, Entities, Merchant, Merchants, Store } from "@recur/core"
-import { engineOn } from "@recur/embedded"
+import { ConflictError, createBilling, engineOn, InvalidParameterError, UnavailableError } from "@recur/embedded"
 import { TestClient } from "@recur/http"
 import { Pg } from "@recur/sql"
 import { Effect, type Layer, Option } from "effect"
@@ -262,3 +262,77 @@ for (const [name, storage] of storages) {
     })
   })
 }
+
+describe("a merchant's processor and its keys, through the facade (PGlite)", { timeout: 120_000 }, () => {
+  it("createBilling: a live merchant's session is a ConflictError, its way back to the sandbox and a foreign publishable key InvalidParameterErrors, Stripe's silence an UnavailableError", async () => {
+    const fake = await Fake.start()
+    const billing = await createBilling({
+      payments: StripeGateway.perMerchant({ apiBase: fake.base, timeoutMs: 5_000 })
+    })
+    try {
+      const live = await billing.merchants.create({ name: "Live", currency: "USD", mode: "live" })
+      const product = await billing.catalog.createProduct(live.merchant_id, { product_name: "Pro" })
+      const price = await billing.catalog.createPrice(live.merchant_id, {
+        name: "Pro monthly",
+        product_id: product.product_id,
+        currency: "USD",
+        billing_type: "recurring",
+        price_type: "flat_price",
+        price_plan: { billing_cycle_unit: "month", base_price_val: "30.00" }
+      })
+      const refused = await billing.checkout
+        .createSession(live.merchant_id, { payer_id: "ada", line_items: [{ price_id: price.id }] })
+        .then(
+          () => undefined,
+          (e: unknown) => e
+        )
+      expect(refused).toBeInstanceOf(ConflictError)
+      expect(refused).toMatchObject({ status: 409, code: "state_conflict", error: { _tag: "PaymentsUnavailable" } })
+      const back = await billing.merchants.setPaymentSettings(live.merchant_id, { provider: "sandbox" }).then(
+        () => undefined,
+        (e: unknown) => e
+      )
+      expect(back).toBeInstanceOf(InvalidParameterError)
+      expect(back).toMatchObject({ status: 400, param: "provider" })
+
+      const shop = await billing.merchants.create({ name: "Test", currency: "USD" })
+      const mine = fake.account()
+      const foreign = await billing.merchants
+        .setPaymentSettings(shop.merchant_id, {
+          provider: "stripe",
+          secret_key: mine.secret_key,
+          publishable_key: fake.account().publishable_key
+        })
+        .then(
+          () => undefined,
+          (e: unknown) => e
+        )
+      expect(foreign).toBeInstanceOf(InvalidParameterError)
+      expect(foreign).toMatchObject({ status: 400, param: "publishable_key" })
+      fake.fault(/^POST \/v1\/tokens$/, "drop_before", 2)
+      const silent = await billing.merchants
+        .setPaymentSettings(shop.merchant_id, {
+          provider: "stripe",
+          secret_key: mine.secret_key,
+          publishable_key: mine.publishable_key
+        })
+        .then(
+          () => undefined,
+          (e: unknown) => e
+        )
+      expect(silent).toBeInstanceOf(UnavailableError)
+      expect(silent).toMatchObject({ status: 503, code: "service_unavailable" })
+      expect((await billing.merchants.paymentSettings(shop.merchant_id)).provider).toBe("sandbox")
+      const saved = await billing.merchants.setPaymentSettings(shop.merchant_id, {
+        provider: "stripe",
+        secret_key: mine.secret_key,
+        publishable_key: mine.publishable_key
+      })
+      expect(saved).toMatchObject({ provider: "stripe", publishable_key: mine.publishable_key })
+      expect(fake.violations).toEqual([])
+    } finally {
+      await billing.close()
+      await fake.close()
+    }
+  })
+})
