@@ -540,6 +540,24 @@ const verifyKeys = (options: Omit<Options, "secretKey">, keys: Ports.AccountKeys
   })
 
 /**
+ * Verifies a merchant's Stripe keys as `perMerchant`'s `verifyAccount` does before they are saved:
+ * the secret key reads its account, the publishable key makes a token of the mode asked, and the
+ * secret key reads that token back (the same account). Never fails: Stripe's silence is
+ * `Unreachable`.
+ *
+ * @example
+ * const check = yield* StripeGateway.verifyAccount({ merchant_id, mode: "test", secret_key, publishable_key })
+ * @since 0.1.0
+ */
+export const verifyAccount = (
+  keys: Ports.AccountKeys,
+  options: Omit<Options, "secretKey"> = {}
+): Effect.Effect<Ports.AccountCheck> =>
+  verifyKeys(options, keys).pipe(
+    Effect.catchCause(() => Effect.succeed(Ports.AccountCheck.Unreachable({ message: "the check of the keys failed" })))
+  )
+
+/**
  * Each merchant's own Stripe account (`POST /api/v1/payment_settings`), the gateway beneath
  * (the sandbox) for sandbox merchants without one. A live merchant without one takes no payments
  * (`PaymentSettings.paymentsRefusal`): its charges and card saves are refused
@@ -630,12 +648,7 @@ export const perMerchant = (options: Omit<Options, "secretKey"> = {}) =>
               : Effect.succeed(Ports.SaveCardOutcome.Failed(notConfigured(g.failure)))
           ),
         refusal: refusalOf,
-        verifyAccount: (keys) =>
-          verifyKeys(options, keys).pipe(
-            Effect.catchCause(() =>
-              Effect.succeed(Ports.AccountCheck.Unreachable({ message: "the check of the keys failed" }))
-            )
-          ),
+        verifyAccount: (keys) => verifyAccount(keys, options),
         webhook: (request) =>
           Effect.gen(function* () {
             if (request.provider !== "stripe") return Result.fail(`no ${request.provider} webhooks here`)
