@@ -257,6 +257,20 @@ for (const [name, storage] of storages) {
       const trade = (await api.call("GET", `/api/v1/trade/${renewal.trade_id}`, shop.api_key)).body.data.trade
       expect(trade.trade_status).not.toBe("succeeded")
       expect(trade.last_payment_error?.code).toBe("processor_not_configured")
+      // nor is a new card saved for it (the portal's and the API's card update): the sandbox is not asked
+      const card = await api.call("POST", `/api/v1/subscription/${sub}/payment_method`, shop.api_key, {
+        card_number: "4242424242424242",
+        exp_month: 12,
+        exp_year: 2030,
+        cvc: "123"
+      })
+      expect(card.status, JSON.stringify(card.body)).toBe(400)
+      expect((card.body as any).message).toContain("no payment processor")
+      expect(
+        (await api.call("GET", `/api/v1/invoices?subscription_id=${sub}&limit=100`, shop.api_key)).body.data.list.find(
+          (i: any) => i.cycle_index === 1
+        ).biz_status
+      ).not.toBe("success")
       // and no new checkout either
       expect(refusal(await sessionOf(api, shop.api_key))).toEqual([409, "state_conflict", undefined])
     })
