@@ -4,7 +4,10 @@
  * refunds and the search of intents and customers, with idempotency keys, Stripe's test payment
  * methods (`pm_card_visa`, `pm_card_chargeDeclined`, `pm_card_authenticationRequired`,
  * `pm_card_chargeDeclinedInsufficientFunds`, …) behaving as Stripe documents them, and faults to
- * order (a 500 after the work is done, a connection dropped). Every request and response is
+ * order (a 500 after the work is done, a connection dropped). It knows Stripe accounts by their
+ * keys (`account()`; `sk_test_recur` from the start) and refuses any other key (401); the account
+ * endpoints (`GET /v1/account`, PII tokens) serve the check of a merchant's keys; a live key is
+ * served only those (the fake has no live-mode data). Every request and response is
  * checked against Stripe's OpenAPI description (`spec.ts`); a mismatch fails the request with
  * 599 and is kept in `violations`.
  */
