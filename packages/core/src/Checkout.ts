@@ -196,6 +196,7 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
   make: Effect.gen(function* () {
     const storage = yield* Store.Storage
     const fx = yield* Ports.FxRates
+    const gateway = yield* Ports.PaymentGateway
     const taxOf = taxOnAmount(yield* Ports.TaxCalculator, yield* Store.Storage)
     const settings = yield* Settings.Settings
     const merchants = yield* Merchants.Merchants
@@ -211,6 +212,9 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
     const createSession = (merchantId: string, command: SessionCommand) =>
       Effect.gen(function* () {
         const merchant = yield* merchants.get(merchantId)
+        // a merchant whose payments no processor takes opens no session (a live one without keys)
+        const refused = gateway.refusal ? yield* gateway.refusal(merchantId) : Option.none()
+        if (Option.isSome(refused)) return yield* new Errors.PaymentsUnavailable({ merchantId, reason: refused.value })
         const at = yield* nowOf(merchant)
         const { mode } = command
         const rateGiven = Option.isSome(command.settlement) && Option.isSome(command.settlement.value.rate)

@@ -14,12 +14,20 @@ import * as Errors from "./Errors.js"
 /**
  * The envelope an error becomes: `invalid_parameter` (400 `InvalidParameter`),
  * `invalid_request` (400 `invalid_request_error`), `unauthorized` (401), `not_found` (404
- * `resource_not_found`), `conflict` (409 `state_conflict`) or `duplicate` (409
- * `duplicate_resource`).
+ * `resource_not_found`), `conflict` (409 `state_conflict`), `duplicate` (409
+ * `duplicate_resource`) or `unavailable` (503 `service_unavailable`: a processor that must answer
+ * first did not; nothing changed, retry).
  *
  * @since 0.1.0
  */
-export type Reply = "invalid_parameter" | "invalid_request" | "unauthorized" | "not_found" | "conflict" | "duplicate"
+export type Reply =
+  | "invalid_parameter"
+  | "invalid_request"
+  | "unauthorized"
+  | "not_found"
+  | "conflict"
+  | "duplicate"
+  | "unavailable"
 
 /**
  * One error's binding.
@@ -89,7 +97,9 @@ export const bindings: {
     param: (e) => `${e.index !== undefined ? `records[${e.index}].` : ""}${usageFields[e.reason]}`
   },
   UsageBatchRefused: { reply: "invalid_parameter", param: () => "records" },
-  ConcurrentUpdate: { reply: "conflict" }
+  ConcurrentUpdate: { reply: "conflict" },
+  PaymentsUnavailable: { reply: "conflict" },
+  ProcessorUnreachable: { reply: "unavailable" }
 }
 
 /**
@@ -103,7 +113,8 @@ export const answers: { readonly [K in Reply]: { readonly code: string; readonly
   unauthorized: { code: "unauthorizedError", httpStatus: 401 },
   not_found: { code: "resource_not_found", httpStatus: 404 },
   conflict: { code: "state_conflict", httpStatus: 409 },
-  duplicate: { code: "duplicate_resource", httpStatus: 409 }
+  duplicate: { code: "duplicate_resource", httpStatus: 409 },
+  unavailable: { code: "service_unavailable", httpStatus: 503 }
 }
 
 /**

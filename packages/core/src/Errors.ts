@@ -355,6 +355,36 @@ export class ConcurrentUpdate extends Schema.TaggedError<ConcurrentUpdate>()("Co
 }
 
 /**
+ * The merchant cannot take payments: it is live and has no working processor account (the
+ * sandbox never takes a live merchant's payments). Nothing was created; the merchant sets its
+ * processor's keys (`POST /api/v1/payment_settings`) first.
+ *
+ * @since 0.1.0
+ */
+export class PaymentsUnavailable extends Schema.TaggedError<PaymentsUnavailable>()("PaymentsUnavailable", {
+  merchantId: Schema.String,
+  reason: Schema.String
+}) {
+  override get message() {
+    return this.reason
+  }
+}
+
+/**
+ * The payment processor did not answer a question that must be answered first (whether a
+ * merchant's keys work): nothing was changed; try again.
+ *
+ * @since 0.1.0
+ */
+export class ProcessorUnreachable extends Schema.TaggedError<ProcessorUnreachable>()("ProcessorUnreachable", {
+  detail: Schema.String
+}) {
+  override get message() {
+    return this.detail
+  }
+}
+
+/**
  * Every failure a Recur service can answer: the request-level families and the domain errors.
  *
  * @since 0.1.0
@@ -382,3 +412,5 @@ export type RecurError =
   | UsageRefused
   | UsageBatchRefused
   | ConcurrentUpdate
+  | PaymentsUnavailable
+  | ProcessorUnreachable

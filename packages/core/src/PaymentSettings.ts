@@ -7,10 +7,11 @@
  *
  * @since 0.1.0
  */
-import { Context, Effect, Layer, Schema } from "effect"
+import { Context, Effect, Layer, Option, Schema } from "effect"
 import * as Errors from "./Errors.js"
-import { PaymentProcessor } from "./Merchant.js"
+import { type Merchant, PaymentProcessor } from "./Merchant.js"
 import * as Merchants from "./Merchants.js"
+import * as Ports from "./Ports.js"
 import * as Secrets from "./Secrets.js"
 import * as Settings from "./Settings.js"
 
@@ -82,6 +83,32 @@ export interface Credentials {
 const invalid = (param: string, reason: string) => new Errors.InvalidParameter({ param, reason })
 
 /**
+ * Whether the sandbox may take a merchant's payments: only a sandbox merchant's. A live merchant's
+ * customers pay real money, so its payments go to its own processor account or nowhere — never
+ * to the sandbox, where a test card "pays".
+ *
+ * @since 0.1.0
+ */
+export const sandboxMayCharge = (merchant: Pick<Merchant, "mode">): boolean => merchant.mode === "sandbox"
+
+/**
+ * Why a gateway that routes each merchant to its own processor account (the sandbox for the
+ * others) cannot take this merchant's payments: a live merchant without a processor account.
+ * None when it can. `StripeGateway.perMerchant` routes by it; the engine asks the gateway
+ * (`PaymentGateway.refusal`) before it opens a checkout session, and the server when it starts.
+ *
+ * @since 0.1.0
+ */
+export const paymentsRefusal = (
+  merchant: Pick<Merchant, "merchant_id" | "mode" | "payment_processor">
+): Option.Option<string> =>
+  merchant.payment_processor === null && !sandboxMayCharge(merchant)
+    ? Option.some(
+        `merchant ${merchant.merchant_id} is live and has no payment processor: it takes no payments until its Stripe keys are set (POST /api/v1/payment_settings); the sandbox never takes a live merchant's payments`
+      )
+    : Option.none()
+
+/**
  * The payment settings service.
  *
  * @since 0.1.0
@@ -91,7 +118,28 @@ export class PaymentSettings extends Context.Service<PaymentSettings>()("@recur/
     const merchants = yield* Merchants.Merchants
     const secrets = yield* Secrets.Secrets
     const settings = yield* Settings.Settings
+    const gateway = yield* Ports.PaymentGateway
     const base = settings.publicUrl.replace(/\/+$/, "")
+
+    /**
+     * Asks the processor whether the keys work, are of the merchant's mode and belong to one
+     * account: a wrong key is refused (400, naming it), an unanswered question is a 503.
+     */
+    const verify = (keys: Ports.AccountKeys) =>
+      Effect.gen(function* () {
+        if (gateway.verifyAccount === undefined)
+          return yield* invalid(
+            "provider",
+            "this server's payment gateway takes no merchant's own Stripe account (it runs the sandbox, or one account for every merchant)"
+          )
+        const check = yield* gateway.verifyAccount(keys)
+        if (check._tag === "Refused") return yield* invalid(check.param, check.reason)
+        if (check._tag === "Unreachable")
+          return yield* new Errors.ProcessorUnreachable({
+            detail: `Stripe did not answer while the keys were verified (${check.message}); nothing was saved, try again`
+          })
+        return check.account_id
+      })
 
     const viewOf = (merchantId: string, p: PaymentProcessor | null) =>
       new PaymentSettingsView({
@@ -107,9 +155,10 @@ export class PaymentSettings extends Context.Service<PaymentSettings>()("@recur/
       Effect.map(merchants.get(merchantId), (m) => viewOf(merchantId, m.payment_processor))
 
     /**
-     * Sets the merchant's processor: `sandbox`, or `stripe` with a secret key and a publishable key
-     * of the merchant's mode (test keys for a sandbox merchant, live keys for a live one) and
-     * optionally the webhook signing secret. A secret left out keeps the stored one.
+     * Sets the merchant's processor: `sandbox` (sandbox merchants only), or `stripe` with a secret
+     * key and a publishable key of the merchant's mode (test keys for a sandbox merchant, live keys
+     * for a live one) and optionally the webhook signing secret. A secret left out keeps the
+     * stored one. New keys are verified with the processor before anything is saved.
      */
     const set = (merchantId: string, input: UpdatePaymentSettings) =>
       Effect.gen(function* () {
@@ -118,6 +167,11 @@ export class PaymentSettings extends Context.Service<PaymentSettings>()("@recur/
         if (provider !== "sandbox" && provider !== "stripe")
           return yield* invalid("provider", "must be sandbox or stripe")
         if (provider === "sandbox") {
+          if (!sandboxMayCharge(merchant))
+            return yield* invalid(
+              "provider",
+              "a live merchant cannot take payments with the sandbox: its payments go to its own Stripe account"
+            )
           yield* merchants.setPaymentProcessor(merchantId, null)
           return viewOf(merchantId, null)
         }
@@ -132,6 +186,14 @@ export class PaymentSettings extends Context.Service<PaymentSettings>()("@recur/
           return yield* invalid("publishable_key", `must be a Stripe ${mode} publishable key (pk_${mode}_…)`)
         if (input.webhook_secret !== undefined && !WEBHOOK_SECRET.test(input.webhook_secret))
           return yield* invalid("webhook_secret", "must be a Stripe webhook signing secret (whsec_…)")
+        // new keys (or a first account) answer for themselves before they are kept
+        if (input.secret_key !== undefined || current === null || publishable !== current.publishable_key)
+          yield* verify({
+            merchant_id: merchantId,
+            mode,
+            secret_key: input.secret_key ?? (yield* secrets.decrypt(current!.secret_key_ciphertext)),
+            publishable_key: publishable
+          })
         const processor = new PaymentProcessor({
           provider: "stripe",
           publishable_key: publishable,

@@ -207,6 +207,41 @@ export type ProcessorEvent = Data.TaggedEnum<{
 export const ProcessorEvent = Data.taggedEnum<ProcessorEvent>()
 
 /**
+ * The keys a merchant gives for its own processor account, to verify before they are saved: the
+ * secret and the publishable key, and the mode they must be of (a live merchant's live keys, a
+ * sandbox merchant's test keys).
+ *
+ * @since 0.1.0
+ */
+export interface AccountKeys {
+  readonly merchant_id: string
+  readonly mode: "test" | "live"
+  readonly secret_key: string
+  readonly publishable_key: string
+}
+
+/**
+ * What the processor said of a merchant's keys: `Verified` (both keys answer, of the mode asked,
+ * and belong to the same account `account_id`); `Refused` (a key is wrong: `param` names it,
+ * `reason` says why, never the key); `Unreachable` (the processor did not answer: nothing can be
+ * told, try again).
+ *
+ * @since 0.1.0
+ */
+export type AccountCheck = Data.TaggedEnum<{
+  Verified: { readonly account_id: string }
+  Refused: { readonly param: "secret_key" | "publishable_key"; readonly reason: string }
+  Unreachable: { readonly message: string }
+}>
+
+/**
+ * Constructors of {@link AccountCheck}.
+ *
+ * @since 0.1.0
+ */
+export const AccountCheck = Data.taggedEnum<AccountCheck>()
+
+/**
  * A payment processor. Calls are idempotent by (trade id, attempt) for charges and by refund id
  * for refunds: calling twice never charges or refunds twice (the port's contract suite checks it).
  *
@@ -262,6 +297,19 @@ export class PaymentGateway extends Context.Service<
       readonly body: string
       readonly headers: Readonly<Record<string, string | undefined>>
     }) => Effect.Effect<Result.Result<ProcessorEvent, string>>
+    /**
+     * Asks the processor whether a merchant's own account keys work before they are saved
+     * (`PaymentSettings.set`). Absent: the gateway takes no merchant's own account, and keys for
+     * one are refused.
+     */
+    readonly verifyAccount?: (keys: AccountKeys) => Effect.Effect<AccountCheck>
+    /**
+     * Why the gateway cannot take a merchant's payments now (a live merchant without a working
+     * processor account: `PaymentSettings.paymentsRefusal`), or none when it can. Asked before a
+     * checkout session opens and when the server starts; a charge for such a merchant is refused
+     * by the gateway itself. Absent: it takes every merchant's payments.
+     */
+    readonly refusal?: (merchantId: string) => Effect.Effect<Option.Option<string>>
   }
 >()("@recur/core/PaymentGateway") {}
 

@@ -91,13 +91,22 @@ export class ConflictError extends RecurError {}
  */
 export class SystemError extends RecurError {}
 
+/**
+ * 503 `service_unavailable`: a payment processor that had to answer first (whether a merchant's
+ * keys work) did not. Nothing was changed; retry.
+ *
+ * @since 0.1.0
+ */
+export class UnavailableError extends RecurError {}
+
 const classes = {
   invalid_parameter: InvalidParameterError,
   invalid_request: InvalidRequestError,
   unauthorized: UnauthorizedError,
   not_found: NotFoundError,
   conflict: ConflictError,
-  duplicate: ConflictError
+  duplicate: ConflictError,
+  unavailable: UnavailableError
 } as const
 
 const isDomainError = (u: unknown): u is Errors.RecurError =>

@@ -35,5 +35,6 @@ export {
   NotFoundError,
   RecurError,
   SystemError,
-  UnauthorizedError
+  UnauthorizedError,
+  UnavailableError
 } from "./Errors.js"

@@ -16,6 +16,7 @@ let close = async () => {}
 
 beforeAll(async () => {
   fake = await Fake.start()
+  fake.account({ secret_key: "sk_test_browserMerchant1", publishable_key: "pk_test_browserMerchant1" })
   const s = await stage({
     engine: {
       payments: StripeGateway.perMerchant({ apiBase: fake.base, timeoutMs: 10_000 }),

@@ -55,5 +55,7 @@ export const toApiError =
         return new ApiErrors.Conflict({ code: "state_conflict", message: e.message, data })
       case "duplicate":
         return new ApiErrors.Conflict({ code: "duplicate_resource", message: e.message, data })
+      case "unavailable":
+        return new ApiErrors.ServiceUnavailable({ code: "service_unavailable", message: e.message, data })
     }
   }

@@ -73,6 +73,12 @@ export class RateLimited extends Schema.Class<RateLimited>("RateLimited")(
 ) {}
 
 /** @since 0.1.0 */
+export class ServiceUnavailable extends Schema.Class<ServiceUnavailable>("ServiceUnavailable")(
+  { code: Schema.Literal("service_unavailable"), message: Schema.String, data: ErrorData },
+  { httpApiStatus: 503, description: "A payment processor that must answer first did not: nothing changed, retry" }
+) {}
+
+/** @since 0.1.0 */
 export class SystemError extends Schema.Class<SystemError>("SystemError")(
   { code: Schema.Literal("system_error"), message: Schema.String, data: ErrorData },
   { httpApiStatus: 500 }
@@ -91,6 +97,7 @@ export type ApiError =
   | NotFound
   | Conflict
   | RateLimited
+  | ServiceUnavailable
   | SystemError
 
 /**
@@ -107,6 +114,7 @@ export const all = [
   NotFound,
   Conflict,
   RateLimited,
+  ServiceUnavailable,
   SystemError
 ] as const
 

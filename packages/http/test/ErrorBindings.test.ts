@@ -84,7 +84,22 @@ const cases: ReadonlyArray<readonly [Errors.RecurError, string, string, string |
     "records[3].subscription_id"
   ],
   [new Errors.UsageBatchRefused({ size: 0, max: 1000 }), "InvalidParameter", "InvalidParameter", "records"],
-  [new Errors.ConcurrentUpdate({ resource: "subscription", id: "sub_x" }), "Conflict", "state_conflict", undefined]
+  [new Errors.ConcurrentUpdate({ resource: "subscription", id: "sub_x" }), "Conflict", "state_conflict", undefined],
+  [
+    new Errors.PaymentsUnavailable({
+      merchantId: "mch_x",
+      reason: "merchant mch_x is live and has no payment processor"
+    }),
+    "Conflict",
+    "state_conflict",
+    undefined
+  ],
+  [
+    new Errors.ProcessorUnreachable({ detail: "Stripe did not answer" }),
+    "ServiceUnavailable",
+    "service_unavailable",
+    undefined
+  ]
 ]
 
 describe("error bindings", () => {

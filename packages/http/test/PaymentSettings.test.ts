@@ -1,5 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import type { TestClient } from "@recur/http"
+import { Merchants } from "@recur/core"
+import { Effect } from "effect"
+import { engineOn } from "@recur/embedded"
+import { TestClient } from "@recur/http"
+import { StripeGateway } from "@recur/payment-stripe"
+import * as Fake from "../../payment-stripe/test/fake/StripeFake.js"
 import { backends, serve } from "./client.js"
 
 const refusal = (r: TestClient.Answer) => {
@@ -9,9 +14,44 @@ const refusal = (r: TestClient.Answer) => {
 
 for (const [name, storage] of backends()) {
   describe(`payment settings (${name})`, { timeout: 120_000 }, () => {
-    const api = serve(storage())
-    beforeAll(() => api.ready(), 120_000)
-    afterAll(() => api.dispose())
+    // each merchant's own Stripe account (the local fake, which knows the keys below), as the server runs
+    const fake = Fake.start()
+    const routed = fake.then((f) => {
+      const test = f.account({
+        secret_key: "sk_test_51AbCdEfGhIjKlMnOp",
+        publishable_key: "pk_test_51AbCdEfGhIjKlMnOp"
+      })
+      // its publishable key rolled: another key of the same account
+      f.account({ id: test.id, secret_key: "sk_test_51AbCdEfGhIjKlMnOp", publishable_key: "pk_test_51Zz9Yy8Xx7Ww6Vv" })
+      f.account({ secret_key: "rk_live_51AbCdEfGhIjKlMnOp", publishable_key: "pk_live_51AbCdEfGhIjKlMnOp", live: true })
+      return TestClient.make(
+        engineOn(storage(), {
+          publicUrl: "http://localhost:4000",
+          payments: StripeGateway.perMerchant({ apiBase: f.base, timeoutMs: 5_000 })
+        })
+      )
+    })
+    let api: Awaited<typeof routed> & { merchant: (o?: { live?: boolean }) => Promise<{ api_key: string }> }
+    beforeAll(async () => {
+      const client = await routed
+      await client.runtime.runPromise(Effect.void)
+      api = Object.assign(client, {
+        merchant: (o: { live?: boolean } = {}) =>
+          client.runtime.runPromise(
+            Merchants.Merchants.use((m) =>
+              m.create({
+                name: "Acme",
+                currency: "USD",
+                ...(o.live ? { mode: "live" as const } : { frozen_time: Date.parse("2026-01-01T00:00:00Z") })
+              })
+            )
+          )
+      })
+    }, 120_000)
+    afterAll(async () => {
+      await api.dispose()
+      await (await fake).close()
+    })
 
     const stripe = {
       provider: "stripe",
@@ -91,6 +131,26 @@ for (const [name, storage] of backends()) {
         "sandbox"
       )
       expect((await api.call("GET", "/api/v1/payment_settings", null)).status).toBe(401)
+    })
+  })
+
+  describe(`payment settings on a sandbox-only engine (${name})`, { timeout: 120_000 }, () => {
+    const sandbox = serve(storage())
+    beforeAll(() => sandbox.ready(), 120_000)
+    afterAll(() => sandbox.dispose())
+
+    it("Stripe keys are refused (nothing could verify or use them); the sandbox stays", async () => {
+      const k = (await sandbox.merchant()).api_key
+      expect(
+        refusal(
+          await sandbox.call("POST", "/api/v1/payment_settings", k, {
+            provider: "stripe",
+            secret_key: "sk_test_51AbCdEfGhIjKlMnOp",
+            publishable_key: "pk_test_51AbCdEfGhIjKlMnOp"
+          })
+        )
+      ).toEqual([400, "InvalidParameter", "provider"])
+      expect((await sandbox.call("GET", "/api/v1/payment_settings", k)).body.data.provider).toBe("sandbox")
     })
   })
 }

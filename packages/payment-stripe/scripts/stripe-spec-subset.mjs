@@ -23,7 +23,11 @@ const used = {
   "/v1/setup_intents": ["post"],
   "/v1/refunds": ["post"],
   "/v1/refunds/{refund}": ["get"],
-  "/v1/payment_methods/{payment_method}": ["get"]
+  "/v1/payment_methods/{payment_method}": ["get"],
+  // the check of a merchant's keys when they are saved (StripeGateway's verifyAccount)
+  "/v1/account": ["get"],
+  "/v1/tokens": ["post"],
+  "/v1/tokens/{token}": ["get"]
 }
 
 /** Objects a webhook event carries, beside what the operations answer. */

@@ -42,10 +42,21 @@ const parseToken = (token: string) => {
 
 const quote = (value: string) => value.replace(/[\\']/g, (c) => `\\${c}`)
 
+/**
+ * The Stripe API version every request is made with: the one the `stripe` SDK in use is typed
+ * for (its `LatestApiVersion`, so an SDK of another version fails to compile until this moves
+ * with it). Pinned, so a change of the account's default version in Stripe's dashboard changes
+ * nothing here.
+ *
+ * @since 0.1.0
+ */
+export const API_VERSION = "2026-10-28.endive" satisfies Stripe.LatestApiVersion
+
 /** A Stripe client for the options. */
 const client = (options: Options): Stripe => {
   const base = options.apiBase ? new URL(options.apiBase) : undefined
   return new Stripe(options.secretKey, {
+    apiVersion: API_VERSION,
     maxNetworkRetries: 0,
     timeout: options.timeoutMs ?? 30_000,
     telemetry: false,
@@ -556,9 +567,81 @@ const readWebhook = (stripe: Stripe, secret: string, body: string, signature: st
     return Result.succeed(ignored)
   })
 
+/** Whether an SDK error means Stripe did not answer (nothing can be told of the keys). */
+const unanswered = (e: unknown) =>
+  !(e instanceof Stripe.errors.StripeError) ||
+  e instanceof Stripe.errors.StripeConnectionError ||
+  e instanceof Stripe.errors.StripeAPIError ||
+  e instanceof Stripe.errors.StripeRateLimitError ||
+  (e.statusCode ?? 0) >= 500
+
+/**
+ * Verifies a merchant's keys with Stripe: the secret key reads its account (`GET /v1/account`);
+ * the publishable key makes a token (`POST /v1/tokens`, a `pii` token of no one — what a
+ * publishable key may do) of the mode asked; the secret key reads that token back
+ * (`GET /v1/tokens/:id`), which Stripe answers only for a token of the same account. No message
+ * of Stripe's is passed on (it quotes part of the key).
+ */
+const verifyKeys = (options: Omit<Options, "secretKey">, keys: Ports.AccountKeys) =>
+  Effect.gen(function* () {
+    const call = <A>(f: () => Promise<A>) => Effect.result(Effect.tryPromise({ try: f, catch: (e) => e }))
+    const refused = (param: "secret_key" | "publishable_key", reason: string) =>
+      Ports.AccountCheck.Refused({ param, reason })
+    const unreachable = () => Ports.AccountCheck.Unreachable({ message: "no answer from Stripe" })
+    const secret = client({ ...options, secretKey: keys.secret_key })
+    const account = yield* call(() => secret.accounts.retrieveCurrent())
+    if (account._tag === "Failure") {
+      const e = account.failure
+      if (unanswered(e)) return unreachable()
+      if (e instanceof Stripe.errors.StripePermissionError)
+        return refused("secret_key", "this restricted key may not read its Stripe account: give it read access to it")
+      return refused("secret_key", "Stripe does not accept this secret key (rolled, deleted or mistyped)")
+    }
+    const publishable = client({ ...options, secretKey: keys.publishable_key })
+    const token = yield* call(() => publishable.tokens.create({ pii: { id_number: "000000000" } }))
+    if (token._tag === "Failure") {
+      const e = token.failure
+      if (unanswered(e)) return unreachable()
+      return refused("publishable_key", "Stripe does not accept this publishable key (rolled, deleted or mistyped)")
+    }
+    if (token.success.livemode !== (keys.mode === "live"))
+      return refused("publishable_key", `must be a ${keys.mode} mode key`)
+    const back = yield* call(() => secret.tokens.retrieve(token.success.id))
+    if (back._tag === "Failure") {
+      const e = back.failure
+      if (unanswered(e)) return unreachable()
+      if (e instanceof Stripe.errors.StripePermissionError)
+        return refused("secret_key", "this restricted key may not read tokens: give it read access to them")
+      return refused("publishable_key", `belongs to another Stripe account than the secret key (${account.success.id})`)
+    }
+    return Ports.AccountCheck.Verified({ account_id: account.success.id })
+  })
+
+/**
+ * Verifies a merchant's Stripe keys as `perMerchant`'s `verifyAccount` does before they are saved:
+ * the secret key reads its account, the publishable key makes a token of the mode asked, and the
+ * secret key reads that token back (the same account). Never fails: Stripe's silence is
+ * `Unreachable`.
+ *
+ * @example
+ * const check = yield* StripeGateway.verifyAccount({ merchant_id, mode: "test", secret_key, publishable_key })
+ * @since 0.1.0
+ */
+export const verifyAccount = (
+  keys: Ports.AccountKeys,
+  options: Omit<Options, "secretKey"> = {}
+): Effect.Effect<Ports.AccountCheck> =>
+  verifyKeys(options, keys).pipe(
+    Effect.catchCause(() => Effect.succeed(Ports.AccountCheck.Unreachable({ message: "the check of the keys failed" })))
+  )
+
 /**
  * Each merchant's own Stripe account (`POST /api/v1/payment_settings`), the gateway beneath
- * (the sandbox) for merchants without one. A merchant's keys are read from its record and
+ * (the sandbox) for sandbox merchants without one. A live merchant without one takes no payments
+ * (`PaymentSettings.paymentsRefusal`): its charges and card saves are refused
+ * (`processor_not_configured`), never sent to the sandbox, and `refusal` tells the engine (no
+ * checkout session opens) and the server (a line at start). Keys are verified with Stripe before
+ * they are saved (`verifyAccount`). A merchant's keys are read from its record and
  * decrypted with the master key; its client is kept until the key changes. A trade's retrieval
  * and refund go to the processor of the trade's merchant.
  *
@@ -605,19 +688,45 @@ export const perMerchant = (options: Omit<Options, "secretKey"> = {}) =>
           clients.set(merchantId, made)
           return made
         })
+      /** Why the merchant's payments go nowhere (a live merchant without its Stripe account), if they do. */
+      const refusalOf = (merchantId: string) =>
+        Effect.map(Effect.orDie(merchants.get(merchantId, merchantId)), (found) =>
+          Option.isSome(found) ? PaymentSettings.paymentsRefusal(found.value.value) : Option.none<string>()
+        )
       const gatewayOf = (merchantId: string) => Effect.map(stripeOf(merchantId), (kept) => kept?.gateway ?? fallback)
+      /** The gateway that may charge the merchant: its Stripe account, the sandbox, or none (the reason). */
+      const chargerOf = (merchantId: string) =>
+        Effect.gen(function* () {
+          const kept = yield* stripeOf(merchantId)
+          if (kept !== undefined) return Result.succeed(kept.gateway)
+          const refused = yield* refusalOf(merchantId)
+          return Option.isSome(refused) ? Result.fail(refused.value) : Result.succeed(fallback)
+        })
+      const notConfigured = (reason: string) => ({ code: "processor_not_configured", message: reason })
       const ownerOf = ownerFrom(storage)
       const ofTrade = (tradeId: string) =>
         Effect.flatMap(ownerOf(tradeId), (owner) =>
           owner !== undefined ? gatewayOf(owner.merchantId) : Effect.succeed(fallback)
         )
       return Ports.PaymentGateway.of({
-        charge: (request) => Effect.flatMap(gatewayOf(request.merchant_id), (g) => g.charge(request)),
+        charge: (request) =>
+          Effect.flatMap(chargerOf(request.merchant_id), (g) =>
+            Result.isSuccess(g)
+              ? g.success.charge(request)
+              : Effect.succeed(Ports.ChargeOutcome.Failed(notConfigured(g.failure)))
+          ),
         retrieve: (tradeId) => Effect.flatMap(ofTrade(tradeId), (g) => g.retrieve(tradeId)),
         cancel: (tradeId) =>
           Effect.flatMap(ofTrade(tradeId), (g) => (g.cancel ? g.cancel(tradeId) : g.retrieve(tradeId))),
         refund: (request) => Effect.flatMap(ofTrade(request.trade_id), (g) => g.refund(request)),
-        saveCard: (request) => Effect.flatMap(gatewayOf(request.merchant_id), (g) => g.saveCard(request)),
+        saveCard: (request) =>
+          Effect.flatMap(chargerOf(request.merchant_id), (g) =>
+            Result.isSuccess(g)
+              ? g.success.saveCard(request)
+              : Effect.succeed(Ports.SaveCardOutcome.Failed(notConfigured(g.failure)))
+          ),
+        refusal: refusalOf,
+        verifyAccount: (keys) => verifyAccount(keys, options),
         minimumCharge: (request) =>
           Effect.flatMap(gatewayOf(request.merchant_id), (g) =>
             g.minimumCharge ? g.minimumCharge(request) : Effect.succeed(Option.none())

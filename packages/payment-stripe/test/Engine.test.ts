@@ -79,6 +79,16 @@ for (const [name, storage] of storages) {
     let key = ""
     beforeAll(async () => {
       fake = await Fake.start()
+      // the Stripe accounts of the merchants below (the fake refuses a key it does not know)
+      for (const name of [
+        "routedmerchant01",
+        "webhookmerchant1",
+        "invoicemerchant1",
+        "abandonmerchant1",
+        "lookupmerchant1",
+        "refundmerchant1"
+      ])
+        fake.account({ secret_key: `sk_test_${name}`, publishable_key: `pk_test_${name}` })
       api = serve(storage(), fake)
       key = (
         await api.runtime.runPromise(

@@ -14,7 +14,7 @@ import {
   type PaymentSettings,
   type ProcessorEvents,
   Merchants,
-  type Ports,
+  Ports,
   type Secrets,
   type Settings,
   type Store,
@@ -121,6 +121,24 @@ export const ensureDemoMerchant = (config: ServerConfig) =>
   })
 
 /**
+ * Says at start which live merchants take no payments (no processor account of their own: the
+ * sandbox never takes a live merchant's payments), one line each naming the merchant; the others
+ * start as usual. Their checkout sessions are refused, and their charges, until their keys are set.
+ *
+ * @since 0.1.0
+ */
+export const reportMerchantsWithoutPayments = Effect.gen(function* () {
+  const gateway = yield* Ports.PaymentGateway
+  if (gateway.refusal === undefined) return
+  const sql = yield* SqlClient.SqlClient
+  const live = yield* sql<{ id: string }>`select id from recur_merchants where mode = 'live' order by id`
+  for (const { id } of live) {
+    const refused = yield* gateway.refusal(id)
+    if (Option.isSome(refused)) yield* Console.error(`Recur: payments refused: ${refused.value}`)
+  }
+})
+
+/**
  * The billing worker (renewals, dunning, webhook retries) and the webhook dispatcher (outbox
  * fan-out and first attempts), side by side, forever.
  *
@@ -187,7 +205,9 @@ export const serve = (config: ServerConfig) => {
       const worker = Layer.effectDiscard(
         Effect.forkScoped(workers(`server-${process.pid}`, { concurrency: actual.workerConcurrency }))
       )
-      const demo = Layer.effectDiscard(Effect.orDie(ensureDemoMerchant(actual)))
+      const demo = Layer.effectDiscard(
+        Effect.orDie(Effect.andThen(ensureDemoMerchant(actual), reportMerchantsWithoutPayments))
+      )
       const ready = Layer.effectDiscard(
         Console.log(`Recur listening on port ${port}: ${actual.publicUrl} (API docs: ${actual.publicUrl}/docs)`)
       )

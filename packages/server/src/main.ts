@@ -80,7 +80,8 @@ const program = Effect.gen(function* () {
                     : `Merchant ${merchant} takes payments with Stripe (secret key …${view.secret_key_last4}); point Stripe's webhooks at ${view.webhook_url}${view.webhook_secret_set ? "" : " and set --stripe-webhook-secret"}`
               )
             ),
-            Effect.catchTag("InvalidParameter", (e) => Effect.fail(new Error(`${e.param} ${e.reason}`)))
+            Effect.catchTag("InvalidParameter", (e) => Effect.fail(new Error(`${e.param} ${e.reason}`))),
+            Effect.catchTag("ProcessorUnreachable", (e) => Effect.fail(new Error(e.message)))
           )
         )
       }

@@ -9,6 +9,25 @@ import { Result } from "effect"
 
 const root = fileURLToPath(new URL("../../..", import.meta.url))
 const main = fileURLToPath(new URL("../src/main.ts", import.meta.url))
+const fakeMain = fileURLToPath(new URL("../../payment-stripe/test/fake/main.ts", import.meta.url))
+
+/** The local Stripe fake in a process of its own (the CLI runs with spawnSync), knowing `accounts`. */
+const stripeFake = async (accounts: ReadonlyArray<Record<string, unknown>>) => {
+  const child = spawn(process.execPath, ["--import", "tsx", fakeMain, JSON.stringify(accounts)], { cwd: root })
+  const base = await new Promise<string>((resolve, reject) => {
+    let out = ""
+    const timer = setTimeout(() => reject(new Error(`the fake did not start: ${out}`)), 30_000)
+    child.stdout.on("data", (d) => {
+      out += String(d)
+      const line = /\{"base":"([^"]+)"\}/.exec(out)
+      if (line) {
+        clearTimeout(timer)
+        resolve(line[1]!)
+      }
+    })
+  })
+  return { base, close: () => child.kill("SIGTERM") }
+}
 const recur = (args: ReadonlyArray<string>, env: Record<string, string>) =>
   spawnSync(process.execPath, ["--conditions=source", "--import", "tsx", main, ...args], {
     cwd: root,
@@ -87,14 +106,22 @@ describe("recur CLI and server", () => {
       server.kill("SIGTERM")
       expect(await exited).toBe(0)
 
+      // a live merchant without Stripe keys: named at the next start, which still serves the others
+      const liveShop = recur(["merchant", "create", "--name", "Live", "--currency", "USD", "--live", "--json"], {
+        RECUR_DATA_DIR: dataDir
+      })
+      expect(liveShop.status, liveShop.stderr).toBe(0)
+      const liveId = JSON.parse(liveShop.stdout.trim().split("\n").at(-1)!).merchant_id as string
+
       // restart on the same data: no second demo merchant, the customer is still there
       const again = start()
       let out2 = ""
       again.stdout.on("data", (d) => (out2 += String(d)))
+      again.stderr.on("data", (d) => (out2 += String(d)))
       await new Promise<void>((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(out2)), 60_000)
         const check = setInterval(() => {
-          if (out2.includes("listening") && out2.includes("existing data")) {
+          if (out2.includes("listening") && out2.includes("existing data") && out2.includes("payments refused")) {
             clearTimeout(timer)
             clearInterval(check)
             resolve()
@@ -102,6 +129,7 @@ describe("recur CLI and server", () => {
         }, 100)
       })
       port = portOf(out2)
+      expect(out2).toContain(`Recur: payments refused: merchant ${liveId} is live and has no payment processor`)
       const list = await fetch(`http://127.0.0.1:${port}/api/v1/front/customer?payer_ids=survivor`, {
         headers: { authorization: `Bearer ${key}`, "request-id": "cli-2" }
       })
@@ -114,8 +142,9 @@ describe("recur CLI and server", () => {
     }
   }, 150_000)
 
-  it("merchant create --json, key rotate, and clear configuration errors", () => {
+  it("merchant create --json, key rotate, and clear configuration errors", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "recur-cli-"))
+    let fake: Awaited<ReturnType<typeof stripeFake>> | undefined
     try {
       const created = recur(["merchant", "create", "--name", "Acme", "--currency", "EUR", "--json"], {
         RECUR_DATA_DIR: dataDir
@@ -132,7 +161,36 @@ describe("recur CLI and server", () => {
       })
       expect(rotated.status).toBe(0)
       expect(JSON.parse(rotated.stdout.trim().split("\n").at(-1)!).api_key).toMatch(/^sk_test_/)
-      // the merchant's Stripe keys: the secrets from the environment, out of the shell's history
+      // the merchant's Stripe keys: the secrets from the environment, out of the shell's history;
+      // verified with Stripe (the local fake) before they are saved
+      const started = await stripeFake([
+        { secret_key: "sk_test_cliMerchantKey1", publishable_key: "pk_test_cliMerchantKey1" },
+        { secret_key: "sk_test_cliOtherAccount", publishable_key: "pk_test_cliOtherAccount" }
+      ])
+      fake = started
+      const withFake = { RECUR_DATA_DIR: dataDir, RECUR_STRIPE_API_BASE: started.base }
+      // a publishable key of another account, a key Stripe does not know: refused, nothing saved
+      const foreign = recur(
+        [
+          "merchant",
+          "payments",
+          "--merchant",
+          merchant_id,
+          "--stripe-publishable-key",
+          "pk_test_cliOtherAccount",
+          "--json"
+        ],
+        { ...withFake, STRIPE_SECRET_KEY: "sk_test_cliMerchantKey1" }
+      )
+      expect(foreign.status).not.toBe(0)
+      expect(foreign.stderr + foreign.stdout).toContain("publishable_key belongs to another Stripe account")
+      const unknown = recur(
+        ["merchant", "payments", "--merchant", merchant_id, "--stripe-publishable-key", "pk_test_cliMerchantKey1"],
+        { ...withFake, STRIPE_SECRET_KEY: "sk_test_cliNotAKeyOfStripe" }
+      )
+      expect(unknown.status).not.toBe(0)
+      expect(unknown.stderr + unknown.stdout).toContain("secret_key Stripe does not accept this secret key")
+      expect(unknown.stderr + unknown.stdout).not.toContain("sk_test_cliNotAKeyOfStripe")
       const stripe = recur(
         [
           "merchant",
@@ -144,7 +202,7 @@ describe("recur CLI and server", () => {
           "--json"
         ],
         {
-          RECUR_DATA_DIR: dataDir,
+          ...withFake,
           STRIPE_SECRET_KEY: "sk_test_cliMerchantKey1",
           STRIPE_WEBHOOK_SECRET: "whsec_cliMerchantSecret"
         }
@@ -163,6 +221,16 @@ describe("recur CLI and server", () => {
         RECUR_DATA_DIR: dataDir
       })
       expect(JSON.parse(back.stdout.trim().split("\n").at(-1)!).provider).toBe("sandbox")
+      // a live merchant never goes (back) to the sandbox
+      const liveShop = recur(["merchant", "create", "--name", "Live", "--currency", "USD", "--live", "--json"], {
+        RECUR_DATA_DIR: dataDir
+      })
+      const liveId = JSON.parse(liveShop.stdout.trim().split("\n").at(-1)!).merchant_id as string
+      const liveBack = recur(["merchant", "payments", "--merchant", liveId, "--sandbox"], { RECUR_DATA_DIR: dataDir })
+      expect(liveBack.status).not.toBe(0)
+      expect(liveBack.stderr + liveBack.stdout).toContain(
+        "provider a live merchant cannot take payments with the sandbox"
+      )
       const bad = recur(["merchant", "create", "--name", "X", "--currency", "USD"], {
         DATABASE_URL: "postgres://nowhere/db",
         RECUR_DATA_DIR: dataDir
@@ -200,9 +268,10 @@ describe("recur CLI and server", () => {
       expect(damaged.stdout).not.toContain("sk_test_")
       expect(existsSync(join(dataDir, "PG_VERSION"))).toBe(false)
     } finally {
+      fake?.close()
       rmSync(dataDir, { recursive: true, force: true })
     }
-  }, 120_000)
+  }, 240_000)
 })
 
 describe("configuration", () => {

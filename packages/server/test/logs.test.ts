@@ -10,6 +10,7 @@ import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
+import * as Fake from "../../payment-stripe/test/fake/StripeFake.js"
 
 const root = fileURLToPath(new URL("../../..", import.meta.url))
 const main = fileURLToPath(new URL("../src/main.ts", import.meta.url))
@@ -66,9 +67,13 @@ for (const [name, store] of stores()) {
       await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve))
       const shop = merchant(env, "Logs shop")
       const stripeShop = merchant(env, "Stripe shop")
+      // Stripe: the local fake, which verifies the Stripe shop's keys when they are saved
+      const fake = await Fake.start()
+      const stripeKey = `sk_test_Logs${randomBytes(12).toString("hex")}`
+      fake.account({ secret_key: stripeKey, publishable_key: "pk_test_LogsPublishable" })
       const server = spawn(process.execPath, [...node, "serve"], {
         cwd: root,
-        env: { ...process.env, ...env, PORT: "0", RECUR_ACCESS_LOG: "true" }
+        env: { ...process.env, ...env, PORT: "0", RECUR_ACCESS_LOG: "true", RECUR_STRIPE_API_BASE: fake.base }
       })
       let log = ""
       server.stdout.on("data", (d) => (log += String(d)))
@@ -162,7 +167,6 @@ for (const [name, store] of stores()) {
         expect(cancel.status).toBe(303)
         expect((await call("GET", `${portalPath.slice(0, -3)}xyz`, null)).status).toBe(404)
         // a merchant's Stripe keys, a processor webhook, a wrong key
-        const stripeKey = `sk_test_Logs${randomBytes(12).toString("hex")}`
         const stripeWebhookSecret = `whsec_Logs${randomBytes(12).toString("hex")}`
         const settings = await call("POST", "/api/v1/payment_settings", stripeShop.api_key, {
           provider: "stripe",
@@ -214,6 +218,7 @@ for (const [name, store] of stores()) {
       } finally {
         if (server.exitCode === null) server.kill("SIGKILL")
         await new Promise<void>((resolve) => receiver.close(() => resolve()))
+        await fake.close()
         if (existsSync(env.RECUR_DATA_DIR!)) rmSync(env.RECUR_DATA_DIR!, { recursive: true, force: true })
         // a shared database keeps nothing of this test
         const schema = env.RECUR_DATABASE_SCHEMA

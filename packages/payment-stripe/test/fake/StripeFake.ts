@@ -4,7 +4,10 @@
  * refunds and the search of intents and customers, with idempotency keys, Stripe's test payment
  * methods (`pm_card_visa`, `pm_card_chargeDeclined`, `pm_card_authenticationRequired`,
  * `pm_card_chargeDeclinedInsufficientFunds`, …) behaving as Stripe documents them, and faults to
- * order (a 500 after the work is done, a connection dropped). Every request and response is
+ * order (a 500 after the work is done, a connection dropped). It knows Stripe accounts by their
+ * keys (`account()`; `sk_test_recur` from the start) and refuses any other key (401); the account
+ * endpoints (`GET /v1/account`, PII tokens) serve the check of a merchant's keys; a live key is
+ * served only those (the fake has no live-mode data). Every request and response is
  * checked against Stripe's OpenAPI description (`spec.ts`); a mismatch fails the request with
  * 599 and is kept in `violations`.
  */
@@ -155,6 +158,36 @@ export const start = async () => {
     readonly params: Json
     readonly key: string
   }> = []
+  /** The Stripe accounts the fake knows, by their keys: any other key is refused (401), as Stripe does. */
+  interface Account {
+    readonly id: string
+    readonly live: boolean
+    readonly secret_key: string
+    readonly publishable_key: string
+  }
+  const accounts = new Map<string, Account>()
+  const tokens = new Map<string, { readonly account: string; readonly body: Json }>()
+  const register = (keys: {
+    readonly id?: string
+    readonly secret_key?: string
+    readonly publishable_key?: string
+    readonly live?: boolean
+  }) => {
+    const live = keys.live === true
+    const mode = live ? "live" : "test"
+    const suffix = randomBytes(12).toString("hex")
+    const account: Account = {
+      id: keys.id ?? `acct_${randomBytes(8).toString("hex")}`,
+      live,
+      secret_key: keys.secret_key ?? `sk_${mode}_${suffix}`,
+      publishable_key: keys.publishable_key ?? `pk_${mode}_${suffix}`
+    }
+    accounts.set(account.secret_key, account)
+    accounts.set(account.publishable_key, account)
+    return account
+  }
+  // the account of the adapter's own tests (`StripeGateway.make({ secretKey: "sk_test_recur" })`)
+  register({ secret_key: "sk_test_recur", publishable_key: "pk_test_recur" })
   let clock = 1_767_225_600 // 2026-01-01, seconds
   let offSessionDeclines = 0
   let refundsPending = false
@@ -363,6 +396,73 @@ export const start = async () => {
     return { object: "search_result", data, has_more: false, next_page: null, url: "/v1/search" }
   }
 
+  /** The account endpoints: what a key can tell of its account (the check of a merchant's keys). */
+  const routeAccount = (
+    method: string,
+    path: string,
+    p: Json,
+    account: Account,
+    publishable: boolean
+  ): { status: number; body: Json } | undefined => {
+    if (method === "post" && path === "/v1/tokens") {
+      if (p.pii === undefined) return invalid("The fake makes PII tokens only.", undefined, undefined, 400)
+      const token: Json = {
+        id: id("pii"),
+        object: "token",
+        client_ip: null,
+        created: now(),
+        livemode: account.live,
+        type: "pii",
+        used: false
+      }
+      tokens.set(token.id as string, { account: account.id, body: token })
+      return { status: 200, body: token }
+    }
+    // the other calls need a secret key, as at Stripe
+    if (publishable)
+      return {
+        status: 401,
+        body: {
+          error: {
+            type: "invalid_request_error",
+            message:
+              "This API call cannot be made with a publishable API key. Please use a secret API key. You can find a list of your API keys at https://dashboard.stripe.com/account/apikeys."
+          }
+        }
+      }
+    if (method === "get" && path === "/v1/account")
+      return {
+        status: 200,
+        body: {
+          id: account.id,
+          object: "account",
+          charges_enabled: true,
+          country: "US",
+          default_currency: "usd",
+          details_submitted: true,
+          payouts_enabled: true,
+          type: "standard"
+        }
+      }
+    const token = /^\/v1\/tokens\/([^/]+)$/.exec(path)
+    if (method === "get" && token) {
+      const found = tokens.get(token[1]!)
+      // another account's token does not exist for this one
+      return found !== undefined && found.account === account.id
+        ? { status: 200, body: found.body }
+        : invalid(`No such token: '${token[1]}'`, "token", "resource_missing", 404)
+    }
+    // the fake holds test-mode data only: a live key finds none of it, as at Stripe
+    if (account.live)
+      return invalid(
+        "No such object; a similar object exists in test mode, but a live mode key was used to make this request.",
+        undefined,
+        "resource_missing",
+        404
+      )
+    return undefined
+  }
+
   const route = (method: string, path: string, p: Json): { status: number; body: Json } => {
     if (method === "post" && path === "/v1/customers") {
       const c: Json = {
@@ -464,8 +564,16 @@ export const start = async () => {
       res.writeHead(200, { "content-type": "text/javascript" }).end(STRIPE_JS)
       return
     }
-    if (!/^Bearer sk_test_\w+$/.test(req.headers.authorization ?? ""))
-      return answer(res, 401, { error: { type: "invalid_request_error", message: "Invalid API Key provided" } })
+    const bearer = (req.headers.authorization ?? "").replace(/^Bearer /, "")
+    const account = accounts.get(bearer)
+    if (account === undefined)
+      return answer(res, 401, {
+        error: {
+          type: "invalid_request_error",
+          message: `Invalid API Key provided: ${bearer.slice(0, 8)}${"*".repeat(Math.max(0, bearer.length - 12))}${bearer.slice(-4)}`
+        }
+      })
+    const publishable = bearer.startsWith("pk_")
     const params = (
       method === "get" ? qs.parse(url.search.slice(1)) : qs.parse(Buffer.concat(chunks).toString("utf8"))
     ) as Json
@@ -503,7 +611,7 @@ export const start = async () => {
               }
             }
     } else {
-      result = route(method, path, params)
+      result = routeAccount(method, path, params, account, publishable) ?? route(method, path, params)
       if (typeof key === "string" && method === "post")
         idempotent.set(key, { params: sent, status: result.status, body: structuredClone(result.body) })
     }
@@ -546,6 +654,27 @@ export const start = async () => {
     intents,
     refunds,
     customers,
+    /**
+     * A Stripe account the fake knows: its keys (fresh ones, or those given), test mode unless
+     * `live`; with the `id` of an account already made, more keys of that one (a rolled key).
+     * Only a known key is accepted; a key of one account cannot read another's tokens, and a live
+     * key finds no test-mode object.
+     */
+    account: (
+      keys: {
+        readonly id?: string
+        readonly secret_key?: string
+        readonly publishable_key?: string
+        readonly live?: boolean
+      } = {}
+    ) => {
+      const made = register(keys)
+      return { id: made.id, secret_key: made.secret_key, publishable_key: made.publishable_key }
+    },
+    /** Forgets a key (rolled or deleted in Stripe's dashboard): from now on it is refused (401). */
+    roll: (key: string) => {
+      accounts.delete(key)
+    },
     /**
      * A webhook event as Stripe sends it: the JSON body (checked against the spec's `event` and
      * the object's own schema) and its `Stripe-Signature` header under `secret`, made with the
