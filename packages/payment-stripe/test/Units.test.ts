@@ -56,6 +56,7 @@ for (const [name, storage] of storages) {
         return (r.body as any).data
       }
       // the merchant's own Stripe account: its pages mount Stripe's Payment Element
+      fake.account({ secret_key: `sk_test_units${currency}`, publishable_key: `pk_test_units${currency}` })
       await ok("POST", "/api/v1/payment_settings", {
         provider: "stripe",
         secret_key: `sk_test_units${currency}`,

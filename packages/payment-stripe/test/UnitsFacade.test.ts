@@ -11,6 +11,7 @@ describe("amounts in Stripe's units through the facade", { timeout: 120_000 }, (
   let billing: BillingClient
   beforeAll(async () => {
     fake = await Fake.start()
+    fake.account({ secret_key: "sk_test_facadeunits", publishable_key: "pk_test_facadeunits" })
     billing = await createBilling({
       storage: "memory",
       payments: StripeGateway.layer({ secretKey: "sk_test_facadeunits", apiBase: fake.base, timeoutMs: 5_000 })
