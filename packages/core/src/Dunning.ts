@@ -20,6 +20,25 @@ import * as Store from "./Store.js"
 import * as Trade from "./Trade.js"
 
 /**
+ * A card that could not be checked because the processor is unavailable (or refuses the
+ * merchant's set-up): nothing changed, not the card's fault; the payer tries again later.
+ */
+const unavailableToSave = (outcome: Ports.UnavailableReason) =>
+  Effect.andThen(
+    Effect.logWarning(
+      `the processor could not check a card (${outcome.reason}: ${outcome.code}); nothing changed`
+    ).pipe(
+      Effect.annotateLogs({ event: "recur.payment.processor_unavailable", reason: outcome.reason, code: outcome.code })
+    ),
+    Effect.fail(
+      new Errors.InvalidRequest({
+        reason:
+          "payments are temporarily unavailable: the card was not checked and nothing was changed or charged; try again in a few minutes"
+      })
+    )
+  )
+
+/**
  * Runs scheduled dunning retries.
  *
  * @since 0.1.0
@@ -275,6 +294,12 @@ export class Dunning extends Context.Service<Dunning>()("@recur/core/Dunning", {
           return yield* new Errors.InvalidParameter({
             param: source._tag === "Card" ? "card_number" : "payment_method",
             reason: saved.message
+          })
+        if (saved._tag === "Unavailable") return yield* unavailableToSave(saved)
+        if (saved._tag === "RequiresAction")
+          return yield* new Errors.InvalidParameter({
+            param: source._tag === "Card" ? "card_number" : "payment_method",
+            reason: "the card's issuer asks for authentication (3-D Secure), which needs the cardholder's browser"
           })
         const payment_method: Entities.PaymentMethod = {
           brand: saved.brand,

@@ -37,11 +37,31 @@ import * as Trade from "./Trade.js"
  * @since 0.1.0
  */
 export interface PaymentResult {
-  readonly status: "succeeded" | "requires_action" | "failed" | "processing"
+  /**
+   * `unavailable`: the processor could not take the charge (outage, rate limit, the merchant's
+   * keys): nothing was charged, it is not a decline (`error.code` is the reason).
+   */
+  readonly status: "succeeded" | "requires_action" | "failed" | "processing" | "unavailable"
   readonly trade: Trade.Trade
   readonly subscription: Option.Option<Subscription.Subscription>
   readonly redirect_url: Option.Option<string>
   readonly error: Option.Option<{ readonly code: string; readonly message: string }>
+}
+
+/**
+ * How long an off-session charge the processor could not take waits before it is made again,
+ * given how long the processor has been unavailable to it: as long again (a doubling backoff),
+ * at least a minute, at most an hour.
+ *
+ * @since 0.1.0
+ */
+export const unavailableBackoff = (unavailableForMs: number): number =>
+  Math.min(Math.max(unavailableForMs, 60_000), 3_600_000)
+
+/** A trade's record once the processor answered its charge: no longer waiting on an unavailable processor. */
+const settledRecord = (tr: Entities.TradeRecord): Entities.TradeRecord => {
+  const { unavailable_since: _, ...rest } = tr
+  return rest
 }
 
 /**
@@ -240,6 +260,49 @@ export class Payments extends Context.Service<Payments>()("@recur/core/Payments"
                 if (outcome._tag !== "Unknown") yield* storage.workQueue.cancel(merchantId, "reconcile", tradeId)
               }
               switch (outcome._tag) {
+                case "Unavailable": {
+                  // nothing was charged and the card was not asked: not a decline, no dunning. The
+                  // trade waits for a payment again; an off-session charge (renewal, retry, change)
+                  // is made again by the worker with backoff, a payer on the page tries again
+                  const since = tr.unavailable_since ?? at
+                  trade = Lifecycle.must(
+                    Trade.move(trade, "processor_unavailable", {
+                      next_action: null,
+                      last_payment_error: new Trade.LastPaymentError({ code: outcome.code, message: outcome.message })
+                    })
+                  )
+                  yield* Effect.orDie(trades.update({ ...tr, trade, unavailable_since: since }, tv.version))
+                  const offSession =
+                    sub !== undefined &&
+                    sub.payment_token !== null &&
+                    sub.subscription.status !== "init" &&
+                    sub.subscription.status !== "incomplete"
+                  if (offSession) yield* schedule(merchant, "charge", tradeId, at + unavailableBackoff(at - since))
+                  yield* Effect.logWarning(
+                    `the processor could not take the charge of trade ${tradeId} (${outcome.reason}: ${outcome.code}); nothing was charged${offSession ? ", tried again later" : ""}`
+                  ).pipe(
+                    Effect.annotateLogs({
+                      event: "recur.payment.processor_unavailable",
+                      merchant_id: merchantId,
+                      trade_id: tradeId,
+                      reason: outcome.reason,
+                      code: outcome.code
+                    })
+                  )
+                  // the operator is told once per run of unavailability, not at every retry
+                  if (tr.unavailable_since === undefined)
+                    yield* emit(storage, {
+                      merchant_id: merchantId,
+                      type: "v2.trades.processor_unavailable",
+                      business_id: tradeId,
+                      schema: Trade.Trade,
+                      data: trade,
+                      at
+                    })
+                  return result("unavailable", {
+                    error: Option.some({ code: outcome.reason, message: outcome.message })
+                  })
+                }
                 case "Unknown": {
                   yield* storage.workQueue.schedule({
                     lane: laneOf(merchant),
@@ -288,7 +351,7 @@ export class Payments extends Context.Service<Payments>()("@recur/core/Payments"
                       last_payment_error: null
                     })
                   )
-                  yield* Effect.orDie(trades.update({ ...tr, trade }, tv.version))
+                  yield* Effect.orDie(trades.update({ ...settledRecord(tr), trade }, tv.version))
                   yield* emit(storage, {
                     merchant_id: merchantId,
                     type: "v2.trades.succeeded",
@@ -355,7 +418,7 @@ export class Payments extends Context.Service<Payments>()("@recur/core/Payments"
                   trade = Lifecycle.must(
                     Trade.move(trade, "failed", { last_payment_error: error, next_action: null, txn_time: dt(at) })
                   )
-                  yield* Effect.orDie(trades.update({ ...tr, trade }, tv.version))
+                  yield* Effect.orDie(trades.update({ ...settledRecord(tr), trade }, tv.version))
                   yield* emit(storage, {
                     merchant_id: merchantId,
                     type: "v2.trades.payment_failed",
@@ -443,12 +506,36 @@ export class Payments extends Context.Service<Payments>()("@recur/core/Payments"
         const tv = yield* Effect.flatMap(trades.get(merchantId, tradeId), (o) =>
           Effect.orDie(must(o, "trade", tradeId))
         )
-        if (tv.value.trade.trade_status !== "processing" || tv.value.subscription_id === null)
+        // a charge the processor could not take (`Unavailable`) waits in requires_payment_method
+        const waiting =
+          tv.value.trade.trade_status === "requires_payment_method" && tv.value.unavailable_since !== undefined
+        if ((tv.value.trade.trade_status !== "processing" && !waiting) || tv.value.subscription_id === null)
           return Option.none<PaymentResult>()
         const sub = yield* Effect.flatMap(subs.get(merchantId, tv.value.subscription_id), (o) =>
           Effect.orDie(must(o, "subscription", tv.value.subscription_id!))
         )
         if (sub.value.payment_token === null) return Option.none<PaymentResult>()
+        if (waiting) {
+          // made again as a new attempt: the one the processor could not take charged nothing
+          const resubmitted = yield* storage.withTransaction(
+            Effect.gen(function* () {
+              const now = Option.getOrThrow(yield* Effect.orDie(trades.get(merchantId, tradeId)))
+              if (now.value.trade.trade_status !== "requires_payment_method") return false
+              yield* Effect.orDie(
+                trades.update(
+                  {
+                    ...now.value,
+                    attempts: now.value.attempts + 1,
+                    trade: Lifecycle.must(Trade.move(now.value.trade, "submit_payment", { last_payment_error: null }))
+                  },
+                  now.version
+                )
+              )
+              return true
+            })
+          )
+          if (!resubmitted) return Option.none<PaymentResult>()
+        }
         return Option.some(yield* chargeInvoiceTrade(merchantId, tradeId, sub.value.payment_token))
       }).pipe(Effect.withSpan("Payments.chargePending"))
 

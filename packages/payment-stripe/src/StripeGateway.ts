@@ -46,7 +46,9 @@ const quote = (value: string) => value.replace(/[\\']/g, (c) => `\\${c}`)
 const client = (options: Options): Stripe => {
   const base = options.apiBase ? new URL(options.apiBase) : undefined
   return new Stripe(options.secretKey, {
-    maxNetworkRetries: 0,
+    // the SDK re-sends a request that met a dropped connection, a 409 (a lock), a 5xx or Stripe's
+    // `Stripe-Should-Retry: true`, with the same idempotency key and a growing delay
+    maxNetworkRetries: 2,
     timeout: options.timeoutMs ?? 30_000,
     telemetry: false,
     ...(base
@@ -65,6 +67,53 @@ const isUnknown = (e: unknown) =>
   e instanceof Stripe.errors.StripeAPIError ||
   (e instanceof Stripe.errors.StripeError && (e.statusCode ?? 0) >= 500) ||
   !(e instanceof Stripe.errors.StripeError)
+
+/** Stripe's codes of a request it refused for the merchant's set-up, not for the card. */
+const MERCHANT_CODES = new Set([
+  "amount_too_small",
+  "api_key_expired",
+  "platform_api_key_expired",
+  "secret_key_required",
+  "testmode_charges_only",
+  "account_invalid"
+])
+
+/**
+ * What an SDK error means when it is no decline and nothing was done: Stripe could not take the
+ * request now (a 429 rate limit, a `lock_timeout`) or refuses the merchant's set-up (a 401 rolled
+ * or wrong key, a 403 restricted key without the permission, an amount under Stripe's minimum).
+ * The message is ours: Stripe's names part of the key for a 401 or a 403.
+ *
+ * @since 0.1.0
+ */
+export const unavailableOf = (e: unknown): Ports.UnavailableReason | undefined => {
+  if (!(e instanceof Stripe.errors.StripeError)) return undefined
+  if (e instanceof Stripe.errors.StripeRateLimitError || e.code === "lock_timeout" || e.code === "rate_limit")
+    return {
+      reason: "processor_unavailable",
+      code: e.code ?? "rate_limit",
+      message: "Stripe is busy (rate limit or lock timeout): nothing was charged; tried again later."
+    }
+  if (e instanceof Stripe.errors.StripeAuthenticationError)
+    return {
+      reason: "merchant_configuration",
+      code: e.code ?? "invalid_api_key",
+      message: "Stripe refused the merchant's secret key (rolled, revoked or wrong): nothing was charged."
+    }
+  if (e instanceof Stripe.errors.StripePermissionError)
+    return {
+      reason: "merchant_configuration",
+      code: e.code ?? "permission_denied",
+      message: "The merchant's restricted Stripe key lacks a permission this call needs: nothing was charged."
+    }
+  if (e.code !== undefined && MERCHANT_CODES.has(e.code))
+    return {
+      reason: "merchant_configuration",
+      code: e.code,
+      message: `Stripe refused the request for the merchant's set-up (${e.code}): nothing was charged.`
+    }
+  return undefined
+}
 
 /** The code of a card error: the decline code when it says more than "generic". */
 const codeOf = (
@@ -229,9 +278,17 @@ const gatewayOn = (stripe: Stripe, ownerOf?: (tradeId: string) => Effect.Effect<
       const saved = request.source._tag === "Token" ? parseToken(request.source.token) : undefined
       if (request.source._tag === "Token" && saved === undefined)
         return Ports.ChargeOutcome.Failed({ code: "invalid_token", message: "Unknown payment token." })
-      const customer =
-        saved?.customer ??
-        (yield* customerOf(request.merchant_id, request.customer_id, `${request.trade_id}:${attempt}`))
+      let customer = saved?.customer
+      if (customer === undefined) {
+        const found = yield* Effect.result(
+          customerOf(request.merchant_id, request.customer_id, `${request.trade_id}:${attempt}`)
+        )
+        // no intent was created yet: a refused key or a rate limit here charged nothing
+        const down = found._tag === "Failure" ? unavailableOf(found.failure) : undefined
+        if (down !== undefined) return Ports.ChargeOutcome.Unavailable(down)
+        if (found._tag === "Failure") return yield* Effect.fail(found.failure)
+        customer = found.success
+      }
       const created = yield* Effect.result(
         call(() =>
           stripe.paymentIntents.create(
@@ -272,6 +329,8 @@ const gatewayOn = (stripe: Stripe, ownerOf?: (tradeId: string) => Effect.Effect<
       }
       if (e instanceof Stripe.errors.StripeCardError)
         return Ports.ChargeOutcome.Failed({ code: codeOf(e), message: e.message })
+      const down = unavailableOf(e)
+      if (down !== undefined) return Ports.ChargeOutcome.Unavailable(down)
       if (isUnknown(e)) return Ports.ChargeOutcome.Unknown()
       const se = e as Stripe.errors.StripeError
       return Ports.ChargeOutcome.Failed({ code: se.code ?? se.type, message: se.message })
@@ -323,45 +382,25 @@ const gatewayOn = (stripe: Stripe, ownerOf?: (tradeId: string) => Effect.Effect<
       )
     )
 
-  const saveCard = (request: {
-    readonly merchant_id: string
-    readonly customer_id: string
-    readonly source: Ports.NewPaymentSource
-  }) =>
+  /** The port's outcome of a SetupIntent of `customer`. */
+  const setupOutcomeOf = (customer: string, setup: Stripe.SetupIntent) =>
     Effect.gen(function* () {
-      if (request.source._tag === "Card")
-        return Ports.SaveCardOutcome.Failed({
-          code: "card_not_accepted",
-          message: "Card numbers are collected by Stripe in the payer's browser, never sent to this server."
-        })
-      const pmRef = request.source.id
-      const customer = yield* customerOf(request.merchant_id, request.customer_id, `setup:${pmRef}`)
-      const setup = yield* Effect.result(
-        call(() =>
-          stripe.setupIntents.create({
-            customer,
-            payment_method: pmRef,
-            automatic_payment_methods: { enabled: true, allow_redirects: "never" },
-            usage: "off_session",
-            confirm: true,
-            metadata: { recur_merchant_id: request.merchant_id, recur_customer_id: request.customer_id }
-          })
-        )
-      )
-      if (setup._tag === "Failure") {
-        const e = setup.failure
-        return e instanceof Stripe.errors.StripeError && !isUnknown(e)
-          ? Ports.SaveCardOutcome.Failed({ code: codeOf(e), message: e.message })
+      const pmId = typeof setup.payment_method === "string" ? setup.payment_method : setup.payment_method?.id
+      if (setup.status === "requires_action") {
+        const url = setup.next_action?.redirect_to_url?.url
+        return url
+          ? Ports.SaveCardOutcome.RequiresAction({ redirect_url: url, setup_id: setup.id })
           : Ports.SaveCardOutcome.Failed({
-              code: "processor_unavailable",
-              message: "Stripe did not answer; try again."
+              code: "authentication_required",
+              message: "The card's issuer asks for authentication (3-D Secure) in the cardholder's browser."
             })
       }
-      const pmId =
-        typeof setup.success.payment_method === "string"
-          ? setup.success.payment_method
-          : setup.success.payment_method?.id
-      if (setup.success.status !== "succeeded" || pmId === undefined)
+      if (setup.status === "requires_payment_method" && setup.last_setup_error)
+        return Ports.SaveCardOutcome.Failed({
+          code: codeOf(setup.last_setup_error, "card_declined"),
+          message: setup.last_setup_error.message ?? "The card could not be saved."
+        })
+      if (setup.status !== "succeeded" || pmId === undefined)
         return Ports.SaveCardOutcome.Failed({ code: "card_not_saved", message: "The card could not be saved." })
       const pm = yield* call(() => stripe.paymentMethods.retrieve(pmId))
       if (pm.card === undefined || pm.card === null)
@@ -373,6 +412,38 @@ const gatewayOn = (stripe: Stripe, ownerOf?: (tradeId: string) => Effect.Effect<
         exp_month: pm.card.exp_month,
         exp_year: pm.card.exp_year
       })
+    })
+
+  /** A SetupIntent that waited for 3-D Secure, asked again: only one made for this merchant's customer. */
+  const completeSaveCard = (request: {
+    readonly merchant_id: string
+    readonly customer_id: string
+    readonly setup_id: string
+  }) =>
+    Effect.gen(function* () {
+      if (!/^seti_[A-Za-z0-9_]{1,200}$/.test(request.setup_id))
+        return Ports.SaveCardOutcome.Failed({ code: "resource_missing", message: "No such card set-up." })
+      const found = yield* Effect.result(call(() => stripe.setupIntents.retrieve(request.setup_id)))
+      if (found._tag === "Failure") {
+        const down = unavailableOf(found.failure)
+        if (down !== undefined) return Ports.SaveCardOutcome.Unavailable(down)
+        const e = found.failure
+        return e instanceof Stripe.errors.StripeError && !isUnknown(e)
+          ? Ports.SaveCardOutcome.Failed({ code: e.code ?? "resource_missing", message: "No such card set-up." })
+          : Ports.SaveCardOutcome.Failed({
+              code: "processor_unavailable",
+              message: "Stripe did not answer; try again."
+            })
+      }
+      const setup = found.success
+      const customer = typeof setup.customer === "string" ? setup.customer : setup.customer?.id
+      if (
+        setup.metadata?.recur_merchant_id !== request.merchant_id ||
+        setup.metadata?.recur_customer_id !== request.customer_id ||
+        customer === undefined
+      )
+        return Ports.SaveCardOutcome.Failed({ code: "resource_missing", message: "No such card set-up." })
+      return yield* setupOutcomeOf(customer, setup)
     }).pipe(
       Effect.catch(() =>
         Effect.succeed(
@@ -381,7 +452,59 @@ const gatewayOn = (stripe: Stripe, ownerOf?: (tradeId: string) => Effect.Effect<
       )
     )
 
-  return Ports.PaymentGateway.of({ charge, retrieve, cancel, refund, saveCard })
+  const saveCard = (request: {
+    readonly merchant_id: string
+    readonly customer_id: string
+    readonly source: Ports.NewPaymentSource
+    readonly return_url?: string | undefined
+  }) =>
+    Effect.gen(function* () {
+      if (request.source._tag === "Card")
+        return Ports.SaveCardOutcome.Failed({
+          code: "card_not_accepted",
+          message: "Card numbers are collected by Stripe in the payer's browser, never sent to this server."
+        })
+      const pmRef = request.source.id
+      const found = yield* Effect.result(customerOf(request.merchant_id, request.customer_id, `setup:${pmRef}`))
+      const unreachable = found._tag === "Failure" ? unavailableOf(found.failure) : undefined
+      if (unreachable !== undefined) return Ports.SaveCardOutcome.Unavailable(unreachable)
+      if (found._tag === "Failure") return yield* Effect.fail(found.failure)
+      const customer = found.success
+      const setup = yield* Effect.result(
+        call(() =>
+          stripe.setupIntents.create({
+            customer,
+            payment_method: pmRef,
+            automatic_payment_methods: { enabled: true, allow_redirects: "never" },
+            usage: "off_session",
+            confirm: true,
+            // the cardholder is on our page: a 3-D Secure challenge sends them back there
+            ...(request.return_url !== undefined ? { return_url: request.return_url } : {}),
+            metadata: { recur_merchant_id: request.merchant_id, recur_customer_id: request.customer_id }
+          })
+        )
+      )
+      if (setup._tag === "Failure") {
+        const e = setup.failure
+        const down = unavailableOf(e)
+        if (down !== undefined) return Ports.SaveCardOutcome.Unavailable(down)
+        return e instanceof Stripe.errors.StripeError && !isUnknown(e)
+          ? Ports.SaveCardOutcome.Failed({ code: codeOf(e), message: e.message })
+          : Ports.SaveCardOutcome.Failed({
+              code: "processor_unavailable",
+              message: "Stripe did not answer; try again."
+            })
+      }
+      return yield* setupOutcomeOf(customer, setup.success)
+    }).pipe(
+      Effect.catch(() =>
+        Effect.succeed(
+          Ports.SaveCardOutcome.Failed({ code: "processor_unavailable", message: "Stripe did not answer; try again." })
+        )
+      )
+    )
+
+  return Ports.PaymentGateway.of({ charge, retrieve, cancel, refund, saveCard, completeSaveCard })
 }
 
 /** The owner of a trade, read from its record through the storage port. */
@@ -540,6 +663,14 @@ export const perMerchant = (options: Omit<Options, "secretKey"> = {}) =>
           Effect.flatMap(ofTrade(tradeId), (g) => (g.cancel ? g.cancel(tradeId) : g.retrieve(tradeId))),
         refund: (request) => Effect.flatMap(ofTrade(request.trade_id), (g) => g.refund(request)),
         saveCard: (request) => Effect.flatMap(gatewayOf(request.merchant_id), (g) => g.saveCard(request)),
+        completeSaveCard: (request) =>
+          Effect.flatMap(gatewayOf(request.merchant_id), (g) =>
+            g.completeSaveCard
+              ? g.completeSaveCard(request)
+              : Effect.succeed(
+                  Ports.SaveCardOutcome.Failed({ code: "resource_missing", message: "No such card set-up." })
+                )
+          ),
         webhook: (request) =>
           Effect.gen(function* () {
             if (request.provider !== "stripe") return Result.fail(`no ${request.provider} webhooks here`)
