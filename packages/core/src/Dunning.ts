@@ -75,13 +75,27 @@ export class Dunning extends Context.Service<Dunning>()("@recur/core/Dunning", {
         const invoice = open.find((i) => i.trade_id !== null)
         if (!invoice) return Option.none<Payments.PaymentResult>()
         const tradeId = invoice.trade_id!
+        const last = Option.getOrUndefined(yield* trades.get(merchantId, tradeId))
+        if (
+          last?.value.trade.trade_status === "payment_failed" &&
+          last.value.trade.last_payment_error?.code === "authentication_required"
+        ) {
+          // the issuer wants the customer (3-D Secure): an off-session retry would only be declined
+          // again; the invoice waits for them, the schedule goes on
+          yield* payments.dunningWithoutCharge(merchantId, subscriptionId, tradeId)
+          return Option.none<Payments.PaymentResult>()
+        }
         yield* storage.withTransaction(
           Effect.gen(function* () {
             const at = yield* nowOf(merchant)
             const s = Option.getOrThrow(yield* subs.get(merchantId, subscriptionId))
             yield* saveSub({ ...s.value, dunning_attempts: s.value.dunning_attempts + 1 }, s.version, at)
             const tv = Option.getOrThrow(yield* trades.get(merchantId, tradeId))
-            if (tv.value.trade.trade_status === "payment_failed") {
+            // a declined charge, or one the processor could not take (nothing was charged)
+            if (
+              tv.value.trade.trade_status === "payment_failed" ||
+              tv.value.trade.trade_status === "requires_payment_method"
+            ) {
               yield* Effect.orDie(
                 trades.update(
                   {
@@ -216,7 +230,10 @@ export class Dunning extends Context.Service<Dunning>()("@recur/core/Dunning", {
             const tv = yield* Effect.flatMap(trades.get(merchantId, invoice.trade_id), (o) =>
               must(o, "trade", invoice.trade_id!)
             )
-            if (tv.value.trade.trade_status !== "payment_failed")
+            if (
+              tv.value.trade.trade_status !== "payment_failed" &&
+              tv.value.trade.trade_status !== "requires_payment_method"
+            )
               return yield* refuse(invoice.biz_status, "a payment of this invoice is in progress")
             yield* trades
               .update(

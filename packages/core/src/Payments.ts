@@ -222,6 +222,56 @@ export class Payments extends Context.Service<Payments>()("@recur/core/Payments"
         yield* storage.workQueue.cancel(merchantId, "renewal", sub.subscription.id)
       })
 
+    /**
+     * An off-session charge of an invoice met `authentication_required`: the card's issuer wants
+     * the customer (3-D Secure), so no off-session retry can succeed. The invoice waits for them
+     * (`v2.invoice.payment_action_required`, with its hosted page, where they pay on session);
+     * dunning keeps its schedule without charging (see `Dunning.retry`).
+     */
+    const actionRequired = (merchantId: string, invoiceId: string, at: number) =>
+      Effect.gen(function* () {
+        const iv = Option.getOrUndefined(yield* invoices.get(merchantId, invoiceId))
+        if (iv === undefined) return
+        const moved = Invoice.move(iv.value, "payment_action_required")
+        if (Result.isFailure(moved)) return
+        yield* Effect.orDie(invoices.update(moved.success.value, iv.version))
+        yield* emitAll(storage, moved.success.events, {
+          merchant_id: merchantId,
+          business_id: invoiceId,
+          schema: Invoice.Invoice,
+          data: moved.success.value,
+          at
+        })
+      })
+
+    /**
+     * A dunning retry of an invoice that waits for its customer's authentication
+     * (`authentication_required` off session): the retry is counted and the merchant's schedule
+     * goes on — the next retry, or the end (unpaid or canceled) — but nothing is charged off
+     * session, where the issuer would only decline again.
+     */
+    const dunningWithoutCharge = Effect.fn("Payments.dunningWithoutCharge")(function* (
+      merchantId: string,
+      subscriptionId: string,
+      tradeId: string
+    ) {
+      const merchant = yield* Effect.orDie(merchants.get(merchantId))
+      yield* storage.withTransaction(
+        Effect.gen(function* () {
+          const at = yield* nowOf(merchant)
+          const before = Option.getOrThrow(yield* subs.get(merchantId, subscriptionId))
+          if (before.value.subscription.status !== "past_due") return
+          yield* saveSub({ ...before.value, dunning_attempts: before.value.dunning_attempts + 1 }, before.version, at)
+          const sv = Option.getOrThrow(yield* subs.get(merchantId, subscriptionId))
+          const tv = Option.getOrThrow(yield* trades.get(merchantId, tradeId))
+          const invV = tv.value.invoice_id
+            ? Option.getOrUndefined(yield* invoices.get(merchantId, tv.value.invoice_id))
+            : undefined
+          yield* dunningStep(merchant, sv.value, sv.version, tv.value, invV, at)
+        })
+      )
+    })
+
     /** Applies a gateway outcome to a trade and everything that hangs off it. */
     const applyOutcome = (
       merchantId: string,
@@ -443,6 +493,8 @@ export class Payments extends Context.Service<Payments>()("@recur/core/Payments"
                       )
                     } else if (status === "trial" || status === "active" || status === "past_due") {
                       yield* dunningStep(merchant, sub, subV.version, tr, invV, at)
+                      if (outcome.code === "authentication_required" && invV)
+                        yield* actionRequired(merchantId, invV.value.invoice_id, at)
                       sub = Option.getOrUndefined(
                         Option.map(yield* subs.get(merchantId, sub.subscription.id), (v) => v.value)
                       )
@@ -643,7 +695,14 @@ export class Payments extends Context.Service<Payments>()("@recur/core/Payments"
         )
       })
 
-    return { applyOutcome, reconcileTrade, chargeInvoiceTrade, chargePending, expireFirstPayment } as const
+    return {
+      applyOutcome,
+      reconcileTrade,
+      chargeInvoiceTrade,
+      chargePending,
+      expireFirstPayment,
+      dunningWithoutCharge
+    } as const
   })
 }) {
   /** The live implementation. */

@@ -195,6 +195,31 @@ const payJson = (
   const request_id = request.headers["request-id"] ?? ""
   if (result._tag === "Failure") return Effect.fail(toApiError(request_id)(result.failure))
   const r = result.success
+  if (r.status === "unavailable")
+    // nothing was charged and the card is not at fault: try again later (no decline, no 402)
+    return Effect.succeed(
+      HttpServerResponse.setHeader(
+        HttpServerResponse.jsonUnsafe(
+          {
+            code: "processor_unavailable",
+            message: "Payments are temporarily unavailable. Nothing was charged; try again in a few minutes.",
+            data: {
+              request_id,
+              reason: Option.getOrElse(
+                Option.map(r.error, (e) => e.code),
+                () => "processor_unavailable"
+              ),
+              code: r.trade.last_payment_error?.code ?? null,
+              trade_id: r.trade.trade_id,
+              trade_status: r.trade.trade_status
+            }
+          },
+          { status: 503 }
+        ),
+        "retry-after",
+        "60"
+      )
+    )
   if (r.status === "failed") {
     const error = Option.getOrElse(r.error, () => ({ code: "card_declined", message: "The payment failed." }))
     return Effect.fail(
@@ -610,6 +635,12 @@ export const routes = Layer.mergeAll(
           language
         )
       }
+      // the processor could not take it: nothing charged, the form again to try later (no decline)
+      if (r.status === "unavailable")
+        return yield* checkoutPage(request, view, here, {
+          message: Page.wordsOf(languageFor(request, session)).unavailable,
+          status: 503
+        })
       return yield* checkoutPage(request, view, here, {
         message: Option.match(r.error, { onNone: () => "The payment failed.", onSome: (e) => e.message }),
         status: 402
@@ -723,6 +754,11 @@ export const routes = Layer.mergeAll(
             { status: 303 }
           )
         if (r.status === "processing") return HttpServerResponse.redirect(`../${token}`, { status: 303 })
+        if (r.status === "unavailable")
+          return yield* invoiceAnswer(request, now, here, {
+            message: "Payments are temporarily unavailable. Nothing was charged; please try again in a few minutes.",
+            status: 503
+          })
         return yield* invoiceAnswer(request, now, here, {
           message: Option.match(r.error, { onNone: () => "The payment failed.", onSome: (e) => e.message }),
           status: 402
