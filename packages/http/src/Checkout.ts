@@ -846,6 +846,16 @@ export const routes = Layer.mergeAll(
       const request = yield* HttpServerRequest.HttpServerRequest
       const trade_id = request.url.split("/")[3] ?? ""
       const input = yield* Effect.orElseSucceed(body, () => ({}) as Record<string, string>)
+      if (trade_id.startsWith("seti_sandbox_")) {
+        // a card set-up's challenge: answered, the cardholder goes back where the set-up said
+        const back = yield* (yield* SandboxGateway.SandboxControls).completeSetupChallenge(
+          trade_id,
+          input.approve === "1"
+        )
+        return back === undefined
+          ? yield* page("Not found", "<main><h1>No such card set-up.</h1></main>", 404)
+          : HttpServerResponse.redirect(back, { status: 303 })
+      }
       const storage = yield* Store.Storage
       const trade = yield* storage.repository(Entities.trade).lookup("id", trade_id)
       if (Option.isNone(trade)) return yield* page("Not found", "<main><h1>No such payment.</h1></main>", 404)
