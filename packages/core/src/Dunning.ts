@@ -215,7 +215,10 @@ export class Dunning extends Context.Service<Dunning>()("@recur/core/Dunning", {
           // the invoice is reopened and charged with it (the recovery a new payment method starts)
           if (!(yield* payable(found.value)) || found.value.subscription_id === null)
             return yield* refuse("failed", "only the latest failed invoice of an unpaid subscription can be paid")
-          const replaced = yield* replaceCard(merchant, found.value.subscription_id, source)
+          const replaced = yield* savedNow(
+            source._tag === "Card" ? "card_number" : "payment_method",
+            replaceCard(merchant, found.value.subscription_id, source)
+          )
           const paid = yield* recoverUnpaid(merchant, found.value.subscription_id, replaced.token)
           if (Option.isNone(paid)) return yield* refuse("failed", "the invoice could not be reopened")
           return paid.value
@@ -277,7 +280,8 @@ export class Dunning extends Context.Service<Dunning>()("@recur/core/Dunning", {
     const replaceCard = (
       merchant: Merchant.Merchant,
       subscriptionId: string,
-      payment: Ports.CardInput | Ports.NewPaymentSource
+      payment: Ports.CardInput | Ports.NewPaymentSource,
+      returnUrl?: string
     ) =>
       Effect.gen(function* () {
         const merchantId = merchant.merchant_id
@@ -305,19 +309,34 @@ export class Dunning extends Context.Service<Dunning>()("@recur/core/Dunning", {
         const saved = yield* gateway.saveCard({
           merchant_id: merchantId,
           customer_id: current.value.subscription.customer_id,
-          source
+          source,
+          ...(returnUrl !== undefined ? { return_url: returnUrl } : {})
         })
-        if (saved._tag === "Failed")
-          return yield* new Errors.InvalidParameter({
-            param: source._tag === "Card" ? "card_number" : "payment_method",
-            reason: saved.message
-          })
+        return yield* useSaved(
+          merchant,
+          subscriptionId,
+          source._tag === "Card" ? "card_number" : "payment_method",
+          saved
+        )
+      })
+
+    /**
+     * What a card saving answered, applied to the live subscription: saved, the card becomes its
+     * payment method (`update_payment_method`, with its event); waiting for 3-D Secure, where to
+     * send the cardholder; refused, nothing changes (400 on `param`).
+     */
+    const useSaved = (
+      merchant: Merchant.Merchant,
+      subscriptionId: string,
+      param: "card_number" | "payment_method",
+      saved: Ports.SaveCardOutcome
+    ) =>
+      Effect.gen(function* () {
+        const merchantId = merchant.merchant_id
+        if (saved._tag === "Failed") return yield* new Errors.InvalidParameter({ param, reason: saved.message })
         if (saved._tag === "Unavailable") return yield* unavailableToSave(saved)
         if (saved._tag === "RequiresAction")
-          return yield* new Errors.InvalidParameter({
-            param: source._tag === "Card" ? "card_number" : "payment_method",
-            reason: "the card's issuer asks for authentication (3-D Secure), which needs the cardholder's browser"
-          })
+          return { _tag: "RequiresAction" as const, redirect_url: saved.redirect_url }
         const payment_method: Entities.PaymentMethod = {
           brand: saved.brand,
           last4: saved.last4,
@@ -348,8 +367,24 @@ export class Dunning extends Context.Service<Dunning>()("@recur/core/Dunning", {
             return next
           })
         )
-        return { rec, payment_method, token: saved.token }
+        return { _tag: "Saved" as const, rec, payment_method, token: saved.token }
       })
+
+    /** A card that must be saved now (no cardholder to challenge): a 3-D Secure request refuses it. */
+    const savedNow = <A extends { readonly _tag: string }, E, R>(
+      param: "card_number" | "payment_method",
+      replaced: Effect.Effect<A, E, R>
+    ) =>
+      Effect.flatMap(replaced, (r) =>
+        r._tag === "RequiresAction"
+          ? Effect.fail(
+              new Errors.InvalidParameter({
+                param,
+                reason: "the card's issuer asks for authentication (3-D Secure), which needs the cardholder's browser"
+              })
+            )
+          : Effect.succeed(r as Extract<A, { readonly _tag: "Saved" }>)
+      )
 
     /**
      * Replaces a live subscription's payment method: the card is checked and saved by the
@@ -366,7 +401,30 @@ export class Dunning extends Context.Service<Dunning>()("@recur/core/Dunning", {
     ) =>
       Effect.gen(function* () {
         const merchant = yield* merchants.get(merchantId)
-        const { payment_method, rec, token } = yield* replaceCard(merchant, subscriptionId, payment)
+        const source = Ports.sourceOf(payment)
+        const replaced = yield* savedNow(
+          source._tag === "Card" ? "card_number" : "payment_method",
+          replaceCard(merchant, subscriptionId, payment)
+        )
+        return yield* afterReplaced(merchant, subscriptionId, replaced)
+      }).pipe(Effect.withSpan("Dunning.updatePaymentMethod"))
+
+    /**
+     * A live subscription's new card, saved: a past-due subscription is retried at once with it,
+     * an unpaid one's last failed invoice reopened and charged (see {@link updatePaymentMethod}).
+     */
+    const afterReplaced = (
+      merchant: Merchant.Merchant,
+      subscriptionId: string,
+      replaced: {
+        readonly rec: Entities.SubscriptionRecord
+        readonly payment_method: Entities.PaymentMethod
+        readonly token: string
+      }
+    ) =>
+      Effect.gen(function* () {
+        const merchantId = merchant.merchant_id
+        const { payment_method, rec, token } = replaced
         // a past-due subscription is retried now, with the new card; an unpaid one's last invoice is reopened
         const retried =
           rec.subscription.status === "past_due"
@@ -386,9 +444,62 @@ export class Dunning extends Context.Service<Dunning>()("@recur/core/Dunning", {
             onSome: (r) => ({ trade_id: r.trade.trade_id, trade_status: r.trade.trade_status })
           })
         }
-      }).pipe(Effect.withSpan("Dunning.updatePaymentMethod"))
+      })
 
-    return { retry, payInvoice, updatePaymentMethod, payable } as const
+    /**
+     * {@link updatePaymentMethod} with the cardholder at a page of ours (the portal): a card whose
+     * issuer asks for 3-D Secure is challenged — the answer is where to send the cardholder, who
+     * comes back to `returnUrl` (with the processor's `setup_intent`), where
+     * {@link completePaymentMethod} finishes. Otherwise as `updatePaymentMethod`, `redirect_url` none.
+     */
+    const updatePaymentMethodOnSession = (
+      merchantId: string,
+      subscriptionId: string,
+      payment: Ports.CardInput | Ports.NewPaymentSource,
+      returnUrl: string
+    ) =>
+      Effect.gen(function* () {
+        const merchant = yield* merchants.get(merchantId)
+        const replaced = yield* replaceCard(merchant, subscriptionId, payment, returnUrl)
+        if (replaced._tag === "RequiresAction") return { redirect_url: Option.some(replaced.redirect_url) }
+        yield* afterReplaced(merchant, subscriptionId, replaced)
+        return { redirect_url: Option.none<string>() }
+      }).pipe(Effect.withSpan("Dunning.updatePaymentMethodOnSession"))
+
+    /**
+     * The cardholder is back from a card set-up's 3-D Secure challenge (`setupId`, the
+     * processor's): the gateway is asked how it ended; saved, the card becomes the subscription's
+     * as {@link updatePaymentMethod} does (a past-due one retried, an unpaid one's invoice
+     * reopened); still waiting, where to send them again; failed, nothing changes (400). A set-up
+     * made for another customer is refused.
+     */
+    const completePaymentMethod = (merchantId: string, subscriptionId: string, setupId: string) =>
+      Effect.gen(function* () {
+        const merchant = yield* merchants.get(merchantId)
+        const sv = yield* Effect.flatMap(subs.get(merchantId, subscriptionId), (o) =>
+          must(o, "subscription", subscriptionId)
+        )
+        if (gateway.completeSaveCard === undefined)
+          return yield* new Errors.InvalidParameter({ param: "setup_intent", reason: "is not a card set-up" })
+        const outcome = yield* gateway.completeSaveCard({
+          merchant_id: merchantId,
+          customer_id: sv.value.subscription.customer_id,
+          setup_id: setupId
+        })
+        const replaced = yield* useSaved(merchant, subscriptionId, "payment_method", outcome)
+        if (replaced._tag === "RequiresAction") return { redirect_url: Option.some(replaced.redirect_url) }
+        yield* afterReplaced(merchant, subscriptionId, replaced)
+        return { redirect_url: Option.none<string>() }
+      }).pipe(Effect.withSpan("Dunning.completePaymentMethod"))
+
+    return {
+      retry,
+      payInvoice,
+      updatePaymentMethod,
+      updatePaymentMethodOnSession,
+      completePaymentMethod,
+      payable
+    } as const
   })
 }) {
   /** The live implementation. */

@@ -774,7 +774,48 @@ export const routes = Layer.mergeAll(
   HttpRouter.add(
     "POST",
     "/portal/:portal_session_id/:token/subscription/:subscription_id/payment_method",
-    portalAction("payment_method_update", true, (b, m, id, input) => b.updatePaymentMethod(m, id, cardOf(input)))
+    portalRoute("payment_method_update", true, (_request, session, path, _language, refuse) =>
+      Effect.gen(function* () {
+        const input = yield* Effect.orElseSucceed(body, () => ({}) as Record<string, string>)
+        // a card whose issuer asks for 3-D Secure: the cardholder is challenged and comes back here
+        const back = `${session.url}/subscription/${encodeURIComponent(path.subscriptionId)}/payment_method/complete`
+        const result = yield* Effect.result(
+          Billing.Billing.use((b) =>
+            b.updatePaymentMethodOnSession(session.merchant_id, path.subscriptionId, cardOf(input), back)
+          )
+        )
+        if (result._tag === "Failure")
+          return yield* refuse({ text: result.failure.message, error: true, status: refusalStatus(result.failure) })
+        return Option.match(result.success.redirect_url, {
+          onNone: () => HttpServerResponse.redirect(`${FROM_ACTION}${path.token}`, { status: 303 }),
+          onSome: (url) => HttpServerResponse.redirect(url, { status: 303 })
+        })
+      })
+    )
+  ),
+  HttpRouter.add(
+    "GET",
+    "/portal/:portal_session_id/:token/subscription/:subscription_id/payment_method/complete",
+    portalRoute("payment_method_update", false, (request, session, path, language) =>
+      Effect.gen(function* () {
+        // back from the card set-up's 3-D Secure page: the processor is asked how it ended
+        const setupId = new URLSearchParams(request.url.split("?")[1] ?? "").get("setup_intent") ?? ""
+        const result = yield* Effect.result(
+          Billing.Billing.use((b) => b.completePaymentMethod(session.merchant_id, path.subscriptionId, setupId))
+        )
+        if (result._tag === "Failure")
+          // the portal with why, one level deeper than an action's page
+          return yield* portalAnswer(session, `../${FROM_ACTION}${path.token}/`, language, {
+            text: result.failure.message,
+            error: true,
+            status: refusalStatus(result.failure)
+          })
+        return Option.match(result.success.redirect_url, {
+          onNone: () => HttpServerResponse.redirect(`../${FROM_ACTION}${path.token}`, { status: 303 }),
+          onSome: (url) => HttpServerResponse.redirect(url, { status: 303 })
+        })
+      })
+    )
   ),
   HttpRouter.add(
     "POST",
