@@ -226,6 +226,46 @@ for (const [name, storage] of storages) {
       expect(fake.violations).toEqual([])
     })
 
+    it("a portal card update with a card that asks for 3-D Secure: challenged by Stripe, completed when the cardholder is back, the card saved and the past-due subscription paid", async () => {
+      const s = await subscriber("Portal challenge", "15.00")
+      fake.declineOffSession(1)
+      await s.advance("2026-02-01T01:00:00Z")
+      expect((await s.subscription()).status).toBe("past_due")
+      const customerId = (await s.subscription()).customer_id as string
+      const portal = await s.ok("POST", "/api/v1/customer-portal/auth", { customer_id: customerId })
+      const base = new URL(portal.portal_session.url).pathname
+      const update = await api.handler(
+        new Request(`http://localhost${base}/subscription/${s.sub}/payment_method`, {
+          method: "POST",
+          redirect: "manual",
+          headers: { "content-type": "application/x-www-form-urlencoded" },
+          body: "payment_method=pm_card_authenticationRequiredOnSetup"
+        })
+      )
+      expect(update.status, await update.clone().text()).toBe(303)
+      const challenge = update.headers.get("location")!
+      expect(challenge).toContain(`${fake.base}/3ds/seti_`)
+      // nothing changed before the cardholder answers
+      expect((await s.subscription()).status).toBe("past_due")
+      const back = new URL((await fetch(challenge, { redirect: "manual" })).headers.get("location")!)
+      expect(back.pathname).toBe(`${base}/subscription/${s.sub}/payment_method/complete`)
+      expect(back.searchParams.get("setup_intent")).toMatch(/^seti_/)
+      // a forged or foreign set-up id changes nothing
+      const forged = await api.handler(
+        new Request(`http://localhost${back.pathname}?setup_intent=seti_${"0".repeat(24)}`)
+      )
+      expect(forged.status).toBe(400)
+      expect((await s.subscription()).status).toBe("past_due")
+      const done = await api.handler(new Request(`http://localhost${back.pathname}${back.search}`))
+      expect(done.status).toBe(303)
+      const after = await s.subscription()
+      expect(after.status).toBe("active")
+      const shown = await (await api.handler(new Request(`http://localhost${base}`))).text()
+      expect(shown).toContain("3155")
+      expect((await s.renewal(1)).biz_status).toBe("success")
+      expect(fake.violations).toEqual([])
+    })
+
     it("authentication_required off session: the invoice waits for the customer (no off-session retry), the event names its page; 3-D Secure there pays it and the subscription is active", async () => {
       const s = await subscriber("Wants its cardholder", "20.00", "pm_card_authenticationRequired")
       await s.advance("2026-02-01T01:00:00Z")

@@ -25,7 +25,8 @@ const TEST_METHODS: Readonly<Record<string, { readonly number: string; readonly 
   pm_card_chargeDeclined: { number: "4000000000000002", brand: "visa" },
   pm_card_chargeDeclinedInsufficientFunds: { number: "4000000000009995", brand: "visa" },
   pm_card_authenticationRequired: { number: "4000002760003184", brand: "visa" },
-  pm_card_threeDSecure2Required: { number: "4000000000003220", brand: "visa" }
+  pm_card_threeDSecure2Required: { number: "4000000000003220", brand: "visa" },
+  pm_card_authenticationRequiredOnSetup: { number: "4000002500003155", brand: "visa" }
 }
 
 /**
@@ -33,6 +34,12 @@ const TEST_METHODS: Readonly<Record<string, { readonly number: string; readonly 
  * documents them: on session `requires_action`, off session declined `authentication_required`.
  */
 const ALWAYS_AUTHENTICATE = new Set(["4000002760003184", "4000000000003220"])
+
+/**
+ * The card that asks for 3-D Secure once, when it is set up (or paid on session without being set
+ * up); off session after that, its charges go through.
+ */
+const AUTHENTICATE_ON_SETUP = "4000002500003155"
 
 /** The test cards' expiry (Stripe's test payment methods expire in a future year). */
 export const TEST_EXPIRY = { exp_month: 12, exp_year: 2034 } as const
@@ -56,7 +63,8 @@ interface PaymentMethod extends Json {
 const STRIPE_JS = `(function () {
   var cards = { "4242424242424242": "pm_card_visa", "5555555555554444": "pm_card_mastercard",
     "4000002760003184": "pm_card_authenticationRequired", "4000000000000002": "pm_card_chargeDeclined",
-    "4000000000003220": "pm_card_threeDSecure2Required" }
+    "4000000000003220": "pm_card_threeDSecure2Required",
+    "4000002500003155": "pm_card_authenticationRequiredOnSetup" }
   window.__stripeFake = { calls: [] }
   window.Stripe = function (pk, options) {
     window.__stripeFake.pk = pk
@@ -272,7 +280,7 @@ export const start = async () => {
     }
     if (number === "4000000000009995")
       return decline("card_declined", "insufficient_funds", "Your card has insufficient funds.")
-    if (ALWAYS_AUTHENTICATE.has(number)) {
+    if (ALWAYS_AUTHENTICATE.has(number) || (number === AUTHENTICATE_ON_SETUP && !offSession)) {
       if (offSession)
         return decline(
           "authentication_required",
@@ -329,7 +337,7 @@ export const start = async () => {
     }
     setups.set(setup.id as string, setup)
     const number = numberOf(pm)
-    if (ALWAYS_AUTHENTICATE.has(number)) {
+    if (ALWAYS_AUTHENTICATE.has(number) || number === AUTHENTICATE_ON_SETUP) {
       // the issuer asks the cardholder: with a return_url, Stripe's page and back; without, Stripe.js
       const returnUrl = typeof p.return_url === "string" ? p.return_url : null
       Object.assign(setup, {
