@@ -200,6 +200,8 @@ export class Billing extends Context.Service<Billing>()("@recur/core/Billing", {
       updatePaymentMethodOnSession: dunning.updatePaymentMethodOnSession,
       /** Back from a card set-up's 3-D Secure challenge (see `Dunning.completePaymentMethod`). */
       completePaymentMethod: dunning.completePaymentMethod,
+      /** Back on a failed invoice's page from a new card's 3-D Secure challenge (see `Dunning.completeInvoiceCard`). */
+      completeInvoiceCard: dunning.completeInvoiceCard,
       /** A draft with the tax calculator's tax, its discounts kept (see `internal/records`). */
       withTax: withTax(taxes, storage),
       getSubscription,

@@ -215,10 +215,15 @@ export class Dunning extends Context.Service<Dunning>()("@recur/core/Dunning", {
           // the invoice is reopened and charged with it (the recovery a new payment method starts)
           if (!(yield* payable(found.value)) || found.value.subscription_id === null)
             return yield* refuse("failed", "only the latest failed invoice of an unpaid subscription can be paid")
-          const replaced = yield* savedNow(
-            source._tag === "Card" ? "card_number" : "payment_method",
-            replaceCard(merchant, found.value.subscription_id, source)
+          // a card whose issuer asks for 3-D Secure is challenged; the cardholder comes back to the
+          // invoice's page, where `completeInvoiceCard` finishes
+          const replaced = yield* replaceCard(
+            merchant,
+            found.value.subscription_id,
+            source,
+            found.value.hosted_invoice_url ?? undefined
           )
+          if (replaced._tag === "RequiresAction") return yield* waitingFor(found.value, replaced.redirect_url)
           const paid = yield* recoverUnpaid(merchant, found.value.subscription_id, replaced.token)
           if (Option.isNone(paid)) return yield* refuse("failed", "the invoice could not be reopened")
           return paid.value
@@ -271,6 +276,63 @@ export class Dunning extends Context.Service<Dunning>()("@recur/core/Dunning", {
         })
         return yield* Effect.orDie(payments.applyOutcome(merchantId, tradeId.tradeId, outcome))
       }).pipe(Effect.withSpan("Dunning.payInvoice"))
+
+    /** A failed invoice's payment that waits for its card's 3-D Secure: where to send the cardholder. */
+    const waitingFor = (invoice: Invoice.Invoice, redirectUrl: string) =>
+      Effect.gen(function* () {
+        const tv = yield* Effect.flatMap(trades.get(invoice.merchant_id, invoice.trade_id ?? ""), (o) =>
+          must(o, "trade", invoice.trade_id ?? "")
+        )
+        return {
+          status: "requires_action",
+          trade: tv.value.trade,
+          subscription: Option.none(),
+          redirect_url: Option.some(redirectUrl),
+          error: Option.none()
+        } satisfies Payments.PaymentResult as Payments.PaymentResult
+      })
+
+    /**
+     * The cardholder is back on a failed invoice's page from their new card's 3-D Secure challenge
+     * (`setupId`, the processor's): saved, the card becomes the unpaid subscription's and the
+     * invoice is reopened and charged with it, as {@link payInvoice} does; still waiting, where to
+     * send them again; refused, nothing changes (400). Only the latest failed invoice of an unpaid
+     * subscription (409 otherwise).
+     */
+    const completeInvoiceCard = (merchantId: string, invoiceId: string, setupId: string) =>
+      Effect.gen(function* () {
+        const merchant = yield* merchants.get(merchantId)
+        const found = yield* Effect.flatMap(invoices.get(merchantId, invoiceId), (o) => must(o, "invoice", invoiceId))
+        const invoice = found.value
+        if (invoice.biz_status !== "failed" || invoice.subscription_id === null || !(yield* payable(invoice)))
+          return yield* new Errors.StateConflict({
+            resource: "invoice",
+            id: invoiceId,
+            state: invoice.biz_status,
+            reason: "only the latest failed invoice of an unpaid subscription can be paid"
+          })
+        if (gateway.completeSaveCard === undefined)
+          return yield* new Errors.InvalidParameter({ param: "setup_intent", reason: "is not a card set-up" })
+        const sv = yield* Effect.flatMap(subs.get(merchantId, invoice.subscription_id), (o) =>
+          must(o, "subscription", invoice.subscription_id!)
+        )
+        const outcome = yield* gateway.completeSaveCard({
+          merchant_id: merchantId,
+          customer_id: sv.value.subscription.customer_id,
+          setup_id: setupId
+        })
+        const replaced = yield* useSaved(merchant, invoice.subscription_id, "payment_method", outcome)
+        if (replaced._tag === "RequiresAction") return yield* waitingFor(invoice, replaced.redirect_url)
+        const paid = yield* recoverUnpaid(merchant, invoice.subscription_id, replaced.token)
+        if (Option.isNone(paid))
+          return yield* new Errors.StateConflict({
+            resource: "invoice",
+            id: invoiceId,
+            state: "failed",
+            reason: "the invoice could not be reopened"
+          })
+        return paid.value
+      }).pipe(Effect.withSpan("Dunning.completeInvoiceCard"))
 
     /**
      * Checks and saves a card with the gateway (nothing charged) and makes it the live
@@ -498,6 +560,7 @@ export class Dunning extends Context.Service<Dunning>()("@recur/core/Dunning", {
       updatePaymentMethod,
       updatePaymentMethodOnSession,
       completePaymentMethod,
+      completeInvoiceCard,
       payable
     } as const
   })

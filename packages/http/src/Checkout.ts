@@ -685,6 +685,36 @@ export const routes = Layer.mergeAll(
             { pay: `${token}/pay`, pdf: `${token}/pdf` }
           )
         }
+        // back from a new card's 3-D Secure page (a failed invoice paid with a new card): the
+        // card set-up is asked about; saved, the invoice is reopened and charged with it
+        const setupId = new URLSearchParams(request.url.split("?")[1] ?? "").get("setup_intent")
+        if (setupId !== null && doc.invoice.biz_status === "failed") {
+          const here = { pay: `${token}/pay`, pdf: `${token}/pdf` }
+          const result = yield* Effect.result(
+            Billing.Billing.use((b) => b.completeInvoiceCard(doc.invoice.merchant_id, doc.invoice.invoice_id, setupId))
+          )
+          const now = Option.getOrElse(
+            yield* Effect.orDie(Billing.Billing.use((b) => b.invoiceDocument(doc.invoice.invoice_id, token))),
+            () => doc
+          )
+          if (result._tag === "Failure")
+            return yield* invoiceAnswer(request, now, here, {
+              message: result.failure.message,
+              status: refusalStatus(result.failure)
+            })
+          const r = result.success
+          if (r.status === "requires_action")
+            return HttpServerResponse.redirect(
+              Option.getOrElse(r.redirect_url, () => "/"),
+              { status: 303 }
+            )
+          if (r.status === "failed")
+            return yield* invoiceAnswer(request, now, here, {
+              message: Option.match(r.error, { onNone: () => "The payment failed.", onSome: (e) => e.message }),
+              status: 402
+            })
+          return yield* invoiceAnswer(request, now, here)
+        }
         return yield* invoiceAnswer(request, doc, { pay: `${token}/pay`, pdf: `${token}/pdf` })
       })
     )

@@ -266,6 +266,36 @@ for (const [name, storage] of storages) {
       expect(fake.violations).toEqual([])
     })
 
+    it("an unpaid subscription's failed invoice paid with a new card that asks for 3-D Secure: challenged, back on the invoice's page, reopened and paid", async () => {
+      const s = await subscriber("Invoice challenge", "18.00")
+      fake.declineOffSession(10)
+      await s.advance("2026-02-20T00:00:00Z")
+      fake.declineOffSession(0)
+      expect((await s.subscription()).status).toBe("unpaid")
+      const failed = await s.renewal(1)
+      expect(failed.biz_status).toBe("failed")
+      const page = new URL(failed.hosted_invoice_url).pathname
+      const pay = await api.handler(
+        new Request(`http://localhost${page}/pay`, {
+          method: "POST",
+          redirect: "manual",
+          headers: { "content-type": "application/x-www-form-urlencoded" },
+          body: "payment_method=pm_card_authenticationRequiredOnSetup"
+        })
+      )
+      expect(pay.status, await pay.clone().text()).toBe(303)
+      const challenge = pay.headers.get("location")!
+      expect(challenge).toContain(`${fake.base}/3ds/seti_`)
+      expect((await s.subscription()).status).toBe("unpaid")
+      const back = new URL((await fetch(challenge, { redirect: "manual" })).headers.get("location")!)
+      expect(back.pathname).toBe(page)
+      expect(back.searchParams.get("setup_intent")).toMatch(/^seti_/)
+      expect((await api.handler(new Request(`http://localhost${page}${back.search}`))).status).toBe(200)
+      expect((await s.renewal(1)).biz_status).toBe("success")
+      expect((await s.subscription()).status).toBe("active")
+      expect(fake.violations).toEqual([])
+    })
+
     it("authentication_required off session: the invoice waits for the customer (no off-session retry), the event names its page; 3-D Secure there pays it and the subscription is active", async () => {
       const s = await subscriber("Wants its cardholder", "20.00", "pm_card_authenticationRequired")
       await s.advance("2026-02-01T01:00:00Z")
