@@ -283,8 +283,10 @@ export class Dunning extends Context.Service<Dunning>()("@recur/core/Dunning", {
         const tv = yield* Effect.flatMap(trades.get(invoice.merchant_id, invoice.trade_id ?? ""), (o) =>
           must(o, "trade", invoice.trade_id ?? "")
         )
+        // the payment's status (not a record's): the cardholder has to act
+        const status = "requires_action" as Payments.PaymentResult["status"]
         return {
-          status: "requires_action",
+          status,
           trade: tv.value.trade,
           subscription: Option.none(),
           redirect_url: Option.some(redirectUrl),
