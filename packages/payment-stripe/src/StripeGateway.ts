@@ -10,8 +10,13 @@
  * - Outcomes map onto the port's closed union: `succeeded` → Succeeded; `requires_action`
  *   (3-D Secure) → RequiresAction with Stripe's redirect; a card error → Failed with Stripe's
  *   decline code; a timeout, a dropped connection or a 5xx → Unknown, reconciled by
- *   {@link retrieve} (a search of the trade's intents), never re-charged blindly.
- * - Refunds are idempotent by our refund id; a payment method update is a SetupIntent.
+ *   {@link retrieve} (a search of the trade's intents), never re-charged blindly; a rate limit, a
+ *   `lock_timeout`, a refused or restricted key (401/403) or an amount under Stripe's minimum →
+ *   Unavailable ({@link unavailableOf}): nothing charged, never a decline. The SDK re-sends
+ *   dropped connections, 409s and 5xx itself (`maxNetworkRetries: 2`, the same idempotency key).
+ * - Refunds are idempotent by our refund id; a payment method update is a SetupIntent, challenged
+ *   (3-D Secure, `RequiresAction`) when the caller gives a `return_url` and finished by
+ *   `completeSaveCard`.
  *
  * @since 0.1.0
  */
