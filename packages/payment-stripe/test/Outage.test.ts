@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Merchants, type Store } from "@recur/core"
-import { engineOn } from "@recur/embedded"
+import { createBilling, engineOn } from "@recur/embedded"
 import { TestClient } from "@recur/http"
 import { Pg } from "@recur/sql"
 import type { Layer } from "effect"
@@ -338,3 +338,42 @@ for (const [name, storage] of storages) {
     })
   })
 }
+
+describe("an outage is not a decline, through the facade (createBilling with Stripe)", { timeout: 120_000 }, () => {
+  it("a checkout during a rate limit answers status unavailable (no error, nothing charged); the next pay is charged", async () => {
+    const fake = await Fake.start()
+    const billing = await createBilling({
+      storage: "memory",
+      payments: StripeGateway.layer({ secretKey: "sk_test_recur", apiBase: fake.base, timeoutMs: 5_000 })
+    })
+    try {
+      const { merchant_id: m } = await billing.merchants.create({ name: "Facade", currency: "USD" })
+      const product = await billing.catalog.createProduct(m, { product_name: "Pro" })
+      const price = await billing.catalog.createPrice(m, {
+        name: "Pro monthly",
+        product_id: product.product_id,
+        currency: "USD",
+        billing_type: "recurring",
+        price_type: "flat_price",
+        price_plan: { billing_cycle_unit: "month", base_price_val: "30.00" }
+      })
+      const session = await billing.checkout.createSession(m, { payer_id: "p", line_items: [{ price_id: price.id }] })
+      fake.down("rate_limit")
+      const down = await billing.checkout.pay(m, session.session_id, { payment_method: "pm_card_visa" })
+      fake.down(undefined)
+      expect([down.status, down.error?.code, down.trade.trade_status]).toEqual([
+        "unavailable",
+        "processor_unavailable",
+        "requires_payment_method"
+      ])
+      expect(down.subscription?.status).toBe("init")
+      expect(fake.intents.size).toBe(0)
+      const paid = await billing.checkout.pay(m, session.session_id, { payment_method: "pm_card_visa" })
+      expect([paid.status, paid.subscription?.status]).toEqual(["succeeded", "active"])
+      expect(fake.violations).toEqual([])
+    } finally {
+      await billing.close()
+      await fake.close()
+    }
+  })
+})
