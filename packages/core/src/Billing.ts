@@ -196,6 +196,12 @@ export class Billing extends Context.Service<Billing>()("@recur/core/Billing", {
       payInvoice: dunning.payInvoice,
       /** Replaces a live subscription's card; a past-due one is retried at once (see `Dunning.updatePaymentMethod`). */
       updatePaymentMethod: dunning.updatePaymentMethod,
+      /** The portal's card update: a 3-D Secure challenge is a redirect (see `Dunning.updatePaymentMethodOnSession`). */
+      updatePaymentMethodOnSession: dunning.updatePaymentMethodOnSession,
+      /** Back from a card set-up's 3-D Secure challenge (see `Dunning.completePaymentMethod`). */
+      completePaymentMethod: dunning.completePaymentMethod,
+      /** Back on a failed invoice's page from a new card's 3-D Secure challenge (see `Dunning.completeInvoiceCard`). */
+      completeInvoiceCard: dunning.completeInvoiceCard,
       /** A draft with the tax calculator's tax, its discounts kept (see `internal/records`). */
       withTax: withTax(taxes, storage),
       getSubscription,

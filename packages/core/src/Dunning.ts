@@ -20,6 +20,25 @@ import * as Store from "./Store.js"
 import * as Trade from "./Trade.js"
 
 /**
+ * A card that could not be checked because the processor is unavailable (or refuses the
+ * merchant's set-up): nothing changed, not the card's fault; the payer tries again later.
+ */
+const unavailableToSave = (outcome: Ports.UnavailableReason) =>
+  Effect.andThen(
+    Effect.logWarning(
+      `the processor could not check a card (${outcome.reason}: ${outcome.code}); nothing changed`
+    ).pipe(
+      Effect.annotateLogs({ event: "recur.payment.processor_unavailable", reason: outcome.reason, code: outcome.code })
+    ),
+    Effect.fail(
+      new Errors.InvalidRequest({
+        reason:
+          "payments are temporarily unavailable: the card was not checked and nothing was changed or charged; try again in a few minutes"
+      })
+    )
+  )
+
+/**
  * Runs scheduled dunning retries.
  *
  * @since 0.1.0
@@ -56,13 +75,27 @@ export class Dunning extends Context.Service<Dunning>()("@recur/core/Dunning", {
         const invoice = open.find((i) => i.trade_id !== null)
         if (!invoice) return Option.none<Payments.PaymentResult>()
         const tradeId = invoice.trade_id!
+        const last = Option.getOrUndefined(yield* trades.get(merchantId, tradeId))
+        if (
+          last?.value.trade.trade_status === "payment_failed" &&
+          last.value.trade.last_payment_error?.code === "authentication_required"
+        ) {
+          // the issuer wants the customer (3-D Secure): an off-session retry would only be declined
+          // again; the invoice waits for them, the schedule goes on
+          yield* payments.dunningWithoutCharge(merchantId, subscriptionId, tradeId)
+          return Option.none<Payments.PaymentResult>()
+        }
         yield* storage.withTransaction(
           Effect.gen(function* () {
             const at = yield* nowOf(merchant)
             const s = Option.getOrThrow(yield* subs.get(merchantId, subscriptionId))
             yield* saveSub({ ...s.value, dunning_attempts: s.value.dunning_attempts + 1 }, s.version, at)
             const tv = Option.getOrThrow(yield* trades.get(merchantId, tradeId))
-            if (tv.value.trade.trade_status === "payment_failed") {
+            // a declined charge, or one the processor could not take (nothing was charged)
+            if (
+              tv.value.trade.trade_status === "payment_failed" ||
+              tv.value.trade.trade_status === "requires_payment_method"
+            ) {
               yield* Effect.orDie(
                 trades.update(
                   {
@@ -182,7 +215,15 @@ export class Dunning extends Context.Service<Dunning>()("@recur/core/Dunning", {
           // the invoice is reopened and charged with it (the recovery a new payment method starts)
           if (!(yield* payable(found.value)) || found.value.subscription_id === null)
             return yield* refuse("failed", "only the latest failed invoice of an unpaid subscription can be paid")
-          const replaced = yield* replaceCard(merchant, found.value.subscription_id, source)
+          // a card whose issuer asks for 3-D Secure is challenged; the cardholder comes back to the
+          // invoice's page, where `completeInvoiceCard` finishes
+          const replaced = yield* replaceCard(
+            merchant,
+            found.value.subscription_id,
+            source,
+            found.value.hosted_invoice_url ?? undefined
+          )
+          if (replaced._tag === "RequiresAction") return yield* waitingFor(found.value, replaced.redirect_url)
           const paid = yield* recoverUnpaid(merchant, found.value.subscription_id, replaced.token)
           if (Option.isNone(paid)) return yield* refuse("failed", "the invoice could not be reopened")
           return paid.value
@@ -197,7 +238,10 @@ export class Dunning extends Context.Service<Dunning>()("@recur/core/Dunning", {
             const tv = yield* Effect.flatMap(trades.get(merchantId, invoice.trade_id), (o) =>
               must(o, "trade", invoice.trade_id!)
             )
-            if (tv.value.trade.trade_status !== "payment_failed")
+            if (
+              tv.value.trade.trade_status !== "payment_failed" &&
+              tv.value.trade.trade_status !== "requires_payment_method"
+            )
               return yield* refuse(invoice.biz_status, "a payment of this invoice is in progress")
             yield* trades
               .update(
@@ -233,6 +277,65 @@ export class Dunning extends Context.Service<Dunning>()("@recur/core/Dunning", {
         return yield* Effect.orDie(payments.applyOutcome(merchantId, tradeId.tradeId, outcome))
       }).pipe(Effect.withSpan("Dunning.payInvoice"))
 
+    /** A failed invoice's payment that waits for its card's 3-D Secure: where to send the cardholder. */
+    const waitingFor = (invoice: Invoice.Invoice, redirectUrl: string) =>
+      Effect.gen(function* () {
+        const tv = yield* Effect.flatMap(trades.get(invoice.merchant_id, invoice.trade_id ?? ""), (o) =>
+          must(o, "trade", invoice.trade_id ?? "")
+        )
+        // the payment's status (not a record's): the cardholder has to act
+        const status = "requires_action" as Payments.PaymentResult["status"]
+        return {
+          status,
+          trade: tv.value.trade,
+          subscription: Option.none(),
+          redirect_url: Option.some(redirectUrl),
+          error: Option.none()
+        } satisfies Payments.PaymentResult as Payments.PaymentResult
+      })
+
+    /**
+     * The cardholder is back on a failed invoice's page from their new card's 3-D Secure challenge
+     * (`setupId`, the processor's): saved, the card becomes the unpaid subscription's and the
+     * invoice is reopened and charged with it, as {@link payInvoice} does; still waiting, where to
+     * send them again; refused, nothing changes (400). Only the latest failed invoice of an unpaid
+     * subscription (409 otherwise).
+     */
+    const completeInvoiceCard = (merchantId: string, invoiceId: string, setupId: string) =>
+      Effect.gen(function* () {
+        const merchant = yield* merchants.get(merchantId)
+        const found = yield* Effect.flatMap(invoices.get(merchantId, invoiceId), (o) => must(o, "invoice", invoiceId))
+        const invoice = found.value
+        if (invoice.biz_status !== "failed" || invoice.subscription_id === null || !(yield* payable(invoice)))
+          return yield* new Errors.StateConflict({
+            resource: "invoice",
+            id: invoiceId,
+            state: invoice.biz_status,
+            reason: "only the latest failed invoice of an unpaid subscription can be paid"
+          })
+        if (gateway.completeSaveCard === undefined)
+          return yield* new Errors.InvalidParameter({ param: "setup_intent", reason: "is not a card set-up" })
+        const sv = yield* Effect.flatMap(subs.get(merchantId, invoice.subscription_id), (o) =>
+          must(o, "subscription", invoice.subscription_id!)
+        )
+        const outcome = yield* gateway.completeSaveCard({
+          merchant_id: merchantId,
+          customer_id: sv.value.subscription.customer_id,
+          setup_id: setupId
+        })
+        const replaced = yield* useSaved(merchant, invoice.subscription_id, "payment_method", outcome)
+        if (replaced._tag === "RequiresAction") return yield* waitingFor(invoice, replaced.redirect_url)
+        const paid = yield* recoverUnpaid(merchant, invoice.subscription_id, replaced.token)
+        if (Option.isNone(paid))
+          return yield* new Errors.StateConflict({
+            resource: "invoice",
+            id: invoiceId,
+            state: "failed",
+            reason: "the invoice could not be reopened"
+          })
+        return paid.value
+      }).pipe(Effect.withSpan("Dunning.completeInvoiceCard"))
+
     /**
      * Checks and saves a card with the gateway (nothing charged) and makes it the live
      * subscription's payment method (`update_payment_method`, with its event). A refused card
@@ -241,7 +344,8 @@ export class Dunning extends Context.Service<Dunning>()("@recur/core/Dunning", {
     const replaceCard = (
       merchant: Merchant.Merchant,
       subscriptionId: string,
-      payment: Ports.CardInput | Ports.NewPaymentSource
+      payment: Ports.CardInput | Ports.NewPaymentSource,
+      returnUrl?: string
     ) =>
       Effect.gen(function* () {
         const merchantId = merchant.merchant_id
@@ -269,13 +373,34 @@ export class Dunning extends Context.Service<Dunning>()("@recur/core/Dunning", {
         const saved = yield* gateway.saveCard({
           merchant_id: merchantId,
           customer_id: current.value.subscription.customer_id,
-          source
+          source,
+          ...(returnUrl !== undefined ? { return_url: returnUrl } : {})
         })
-        if (saved._tag === "Failed")
-          return yield* new Errors.InvalidParameter({
-            param: source._tag === "Card" ? "card_number" : "payment_method",
-            reason: saved.message
-          })
+        return yield* useSaved(
+          merchant,
+          subscriptionId,
+          source._tag === "Card" ? "card_number" : "payment_method",
+          saved
+        )
+      })
+
+    /**
+     * What a card saving answered, applied to the live subscription: saved, the card becomes its
+     * payment method (`update_payment_method`, with its event); waiting for 3-D Secure, where to
+     * send the cardholder; refused, nothing changes (400 on `param`).
+     */
+    const useSaved = (
+      merchant: Merchant.Merchant,
+      subscriptionId: string,
+      param: "card_number" | "payment_method",
+      saved: Ports.SaveCardOutcome
+    ) =>
+      Effect.gen(function* () {
+        const merchantId = merchant.merchant_id
+        if (saved._tag === "Failed") return yield* new Errors.InvalidParameter({ param, reason: saved.message })
+        if (saved._tag === "Unavailable") return yield* unavailableToSave(saved)
+        if (saved._tag === "RequiresAction")
+          return { _tag: "RequiresAction" as const, redirect_url: saved.redirect_url }
         const payment_method: Entities.PaymentMethod = {
           brand: saved.brand,
           last4: saved.last4,
@@ -306,8 +431,24 @@ export class Dunning extends Context.Service<Dunning>()("@recur/core/Dunning", {
             return next
           })
         )
-        return { rec, payment_method, token: saved.token }
+        return { _tag: "Saved" as const, rec, payment_method, token: saved.token }
       })
+
+    /** A card that must be saved now (no cardholder to challenge): a 3-D Secure request refuses it. */
+    const savedNow = <A extends { readonly _tag: string }, E, R>(
+      param: "card_number" | "payment_method",
+      replaced: Effect.Effect<A, E, R>
+    ) =>
+      Effect.flatMap(replaced, (r) =>
+        r._tag === "RequiresAction"
+          ? Effect.fail(
+              new Errors.InvalidParameter({
+                param,
+                reason: "the card's issuer asks for authentication (3-D Secure), which needs the cardholder's browser"
+              })
+            )
+          : Effect.succeed(r as Extract<A, { readonly _tag: "Saved" }>)
+      )
 
     /**
      * Replaces a live subscription's payment method: the card is checked and saved by the
@@ -324,7 +465,30 @@ export class Dunning extends Context.Service<Dunning>()("@recur/core/Dunning", {
     ) =>
       Effect.gen(function* () {
         const merchant = yield* merchants.get(merchantId)
-        const { payment_method, rec, token } = yield* replaceCard(merchant, subscriptionId, payment)
+        const source = Ports.sourceOf(payment)
+        const replaced = yield* savedNow(
+          source._tag === "Card" ? "card_number" : "payment_method",
+          replaceCard(merchant, subscriptionId, payment)
+        )
+        return yield* afterReplaced(merchant, subscriptionId, replaced)
+      }).pipe(Effect.withSpan("Dunning.updatePaymentMethod"))
+
+    /**
+     * A live subscription's new card, saved: a past-due subscription is retried at once with it,
+     * an unpaid one's last failed invoice reopened and charged (see {@link updatePaymentMethod}).
+     */
+    const afterReplaced = (
+      merchant: Merchant.Merchant,
+      subscriptionId: string,
+      replaced: {
+        readonly rec: Entities.SubscriptionRecord
+        readonly payment_method: Entities.PaymentMethod
+        readonly token: string
+      }
+    ) =>
+      Effect.gen(function* () {
+        const merchantId = merchant.merchant_id
+        const { payment_method, rec, token } = replaced
         // a past-due subscription is retried now, with the new card; an unpaid one's last invoice is reopened
         const retried =
           rec.subscription.status === "past_due"
@@ -344,9 +508,63 @@ export class Dunning extends Context.Service<Dunning>()("@recur/core/Dunning", {
             onSome: (r) => ({ trade_id: r.trade.trade_id, trade_status: r.trade.trade_status })
           })
         }
-      }).pipe(Effect.withSpan("Dunning.updatePaymentMethod"))
+      })
 
-    return { retry, payInvoice, updatePaymentMethod, payable } as const
+    /**
+     * {@link updatePaymentMethod} with the cardholder at a page of ours (the portal): a card whose
+     * issuer asks for 3-D Secure is challenged — the answer is where to send the cardholder, who
+     * comes back to `returnUrl` (with the processor's `setup_intent`), where
+     * {@link completePaymentMethod} finishes. Otherwise as `updatePaymentMethod`, `redirect_url` none.
+     */
+    const updatePaymentMethodOnSession = (
+      merchantId: string,
+      subscriptionId: string,
+      payment: Ports.CardInput | Ports.NewPaymentSource,
+      returnUrl: string
+    ) =>
+      Effect.gen(function* () {
+        const merchant = yield* merchants.get(merchantId)
+        const replaced = yield* replaceCard(merchant, subscriptionId, payment, returnUrl)
+        if (replaced._tag === "RequiresAction") return { redirect_url: Option.some(replaced.redirect_url) }
+        yield* afterReplaced(merchant, subscriptionId, replaced)
+        return { redirect_url: Option.none<string>() }
+      }).pipe(Effect.withSpan("Dunning.updatePaymentMethodOnSession"))
+
+    /**
+     * The cardholder is back from a card set-up's 3-D Secure challenge (`setupId`, the
+     * processor's): the gateway is asked how it ended; saved, the card becomes the subscription's
+     * as {@link updatePaymentMethod} does (a past-due one retried, an unpaid one's invoice
+     * reopened); still waiting, where to send them again; failed, nothing changes (400). A set-up
+     * made for another customer is refused.
+     */
+    const completePaymentMethod = (merchantId: string, subscriptionId: string, setupId: string) =>
+      Effect.gen(function* () {
+        const merchant = yield* merchants.get(merchantId)
+        const sv = yield* Effect.flatMap(subs.get(merchantId, subscriptionId), (o) =>
+          must(o, "subscription", subscriptionId)
+        )
+        if (gateway.completeSaveCard === undefined)
+          return yield* new Errors.InvalidParameter({ param: "setup_intent", reason: "is not a card set-up" })
+        const outcome = yield* gateway.completeSaveCard({
+          merchant_id: merchantId,
+          customer_id: sv.value.subscription.customer_id,
+          setup_id: setupId
+        })
+        const replaced = yield* useSaved(merchant, subscriptionId, "payment_method", outcome)
+        if (replaced._tag === "RequiresAction") return { redirect_url: Option.some(replaced.redirect_url) }
+        yield* afterReplaced(merchant, subscriptionId, replaced)
+        return { redirect_url: Option.none<string>() }
+      }).pipe(Effect.withSpan("Dunning.completePaymentMethod"))
+
+    return {
+      retry,
+      payInvoice,
+      updatePaymentMethod,
+      updatePaymentMethodOnSession,
+      completePaymentMethod,
+      completeInvoiceCard,
+      payable
+    } as const
   })
 }) {
   /** The live implementation. */

@@ -410,7 +410,13 @@ export const TradeRecord = Schema.Struct({
    * payment). Whether a trade is fully refunded is decided on this. Absent on records written
    * before it existed: the reserved total stands in.
    */
-  refunds_settled: Schema.optional(Schema.String)
+  refunds_settled: Schema.optional(Schema.String),
+  /**
+   * Since when (ms) the processor has been unavailable to this trade's charge (a run of
+   * `ChargeOutcome.Unavailable` answers, the trade waiting in `requires_payment_method`): the
+   * retry's backoff grows with it and the operator is told once per run. Absent otherwise.
+   */
+  unavailable_since: Schema.optional(Schema.Number)
 })
 /** @since 0.1.0 */
 export type TradeRecord = typeof TradeRecord.Type

@@ -37,11 +37,31 @@ import * as Trade from "./Trade.js"
  * @since 0.1.0
  */
 export interface PaymentResult {
-  readonly status: "succeeded" | "requires_action" | "failed" | "processing"
+  /**
+   * `unavailable`: the processor could not take the charge (outage, rate limit, the merchant's
+   * keys): nothing was charged, it is not a decline (`error.code` is the reason).
+   */
+  readonly status: "succeeded" | "requires_action" | "failed" | "processing" | "unavailable"
   readonly trade: Trade.Trade
   readonly subscription: Option.Option<Subscription.Subscription>
   readonly redirect_url: Option.Option<string>
   readonly error: Option.Option<{ readonly code: string; readonly message: string }>
+}
+
+/**
+ * How long an off-session charge the processor could not take waits before it is made again,
+ * given how long the processor has been unavailable to it: as long again (a doubling backoff),
+ * at least a minute, at most an hour.
+ *
+ * @since 0.1.0
+ */
+export const unavailableBackoff = (unavailableForMs: number): number =>
+  Math.min(Math.max(unavailableForMs, 60_000), 3_600_000)
+
+/** A trade's record once the processor answered its charge: no longer waiting on an unavailable processor. */
+const settledRecord = (tr: Entities.TradeRecord): Entities.TradeRecord => {
+  const { unavailable_since: _, ...rest } = tr
+  return rest
 }
 
 /**
@@ -202,6 +222,56 @@ export class Payments extends Context.Service<Payments>()("@recur/core/Payments"
         yield* storage.workQueue.cancel(merchantId, "renewal", sub.subscription.id)
       })
 
+    /**
+     * An off-session charge of an invoice met `authentication_required`: the card's issuer wants
+     * the customer (3-D Secure), so no off-session retry can succeed. The invoice waits for them
+     * (`v2.invoice.payment_action_required`, with its hosted page, where they pay on session);
+     * dunning keeps its schedule without charging (see `Dunning.retry`).
+     */
+    const actionRequired = (merchantId: string, invoiceId: string, at: number) =>
+      Effect.gen(function* () {
+        const iv = Option.getOrUndefined(yield* invoices.get(merchantId, invoiceId))
+        if (iv === undefined) return
+        const moved = Invoice.move(iv.value, "payment_action_required")
+        if (Result.isFailure(moved)) return
+        yield* Effect.orDie(invoices.update(moved.success.value, iv.version))
+        yield* emitAll(storage, moved.success.events, {
+          merchant_id: merchantId,
+          business_id: invoiceId,
+          schema: Invoice.Invoice,
+          data: moved.success.value,
+          at
+        })
+      })
+
+    /**
+     * A dunning retry of an invoice that waits for its customer's authentication
+     * (`authentication_required` off session): the retry is counted and the merchant's schedule
+     * goes on — the next retry, or the end (unpaid or canceled) — but nothing is charged off
+     * session, where the issuer would only decline again.
+     */
+    const dunningWithoutCharge = Effect.fn("Payments.dunningWithoutCharge")(function* (
+      merchantId: string,
+      subscriptionId: string,
+      tradeId: string
+    ) {
+      const merchant = yield* Effect.orDie(merchants.get(merchantId))
+      yield* storage.withTransaction(
+        Effect.gen(function* () {
+          const at = yield* nowOf(merchant)
+          const before = Option.getOrThrow(yield* subs.get(merchantId, subscriptionId))
+          if (before.value.subscription.status !== "past_due") return
+          yield* saveSub({ ...before.value, dunning_attempts: before.value.dunning_attempts + 1 }, before.version, at)
+          const sv = Option.getOrThrow(yield* subs.get(merchantId, subscriptionId))
+          const tv = Option.getOrThrow(yield* trades.get(merchantId, tradeId))
+          const invV = tv.value.invoice_id
+            ? Option.getOrUndefined(yield* invoices.get(merchantId, tv.value.invoice_id))
+            : undefined
+          yield* dunningStep(merchant, sv.value, sv.version, tv.value, invV, at)
+        })
+      )
+    })
+
     /** Applies a gateway outcome to a trade and everything that hangs off it. */
     const applyOutcome = (
       merchantId: string,
@@ -240,6 +310,49 @@ export class Payments extends Context.Service<Payments>()("@recur/core/Payments"
                 if (outcome._tag !== "Unknown") yield* storage.workQueue.cancel(merchantId, "reconcile", tradeId)
               }
               switch (outcome._tag) {
+                case "Unavailable": {
+                  // nothing was charged and the card was not asked: not a decline, no dunning. The
+                  // trade waits for a payment again; an off-session charge (renewal, retry, change)
+                  // is made again by the worker with backoff, a payer on the page tries again
+                  const since = tr.unavailable_since ?? at
+                  trade = Lifecycle.must(
+                    Trade.move(trade, "processor_unavailable", {
+                      next_action: null,
+                      last_payment_error: new Trade.LastPaymentError({ code: outcome.code, message: outcome.message })
+                    })
+                  )
+                  yield* Effect.orDie(trades.update({ ...tr, trade, unavailable_since: since }, tv.version))
+                  const offSession =
+                    sub !== undefined &&
+                    sub.payment_token !== null &&
+                    sub.subscription.status !== "init" &&
+                    sub.subscription.status !== "incomplete"
+                  if (offSession) yield* schedule(merchant, "charge", tradeId, at + unavailableBackoff(at - since))
+                  yield* Effect.logWarning(
+                    `the processor could not take the charge of trade ${tradeId} (${outcome.reason}: ${outcome.code}); nothing was charged${offSession ? ", tried again later" : ""}`
+                  ).pipe(
+                    Effect.annotateLogs({
+                      event: "recur.payment.processor_unavailable",
+                      merchant_id: merchantId,
+                      trade_id: tradeId,
+                      reason: outcome.reason,
+                      code: outcome.code
+                    })
+                  )
+                  // the operator is told once per run of unavailability, not at every retry
+                  if (tr.unavailable_since === undefined)
+                    yield* emit(storage, {
+                      merchant_id: merchantId,
+                      type: "v2.trades.processor_unavailable",
+                      business_id: tradeId,
+                      schema: Trade.Trade,
+                      data: trade,
+                      at
+                    })
+                  return result("unavailable", {
+                    error: Option.some({ code: outcome.reason, message: outcome.message })
+                  })
+                }
                 case "Unknown": {
                   yield* storage.workQueue.schedule({
                     lane: laneOf(merchant),
@@ -288,7 +401,7 @@ export class Payments extends Context.Service<Payments>()("@recur/core/Payments"
                       last_payment_error: null
                     })
                   )
-                  yield* Effect.orDie(trades.update({ ...tr, trade }, tv.version))
+                  yield* Effect.orDie(trades.update({ ...settledRecord(tr), trade }, tv.version))
                   yield* emit(storage, {
                     merchant_id: merchantId,
                     type: "v2.trades.succeeded",
@@ -355,7 +468,7 @@ export class Payments extends Context.Service<Payments>()("@recur/core/Payments"
                   trade = Lifecycle.must(
                     Trade.move(trade, "failed", { last_payment_error: error, next_action: null, txn_time: dt(at) })
                   )
-                  yield* Effect.orDie(trades.update({ ...tr, trade }, tv.version))
+                  yield* Effect.orDie(trades.update({ ...settledRecord(tr), trade }, tv.version))
                   yield* emit(storage, {
                     merchant_id: merchantId,
                     type: "v2.trades.payment_failed",
@@ -380,6 +493,8 @@ export class Payments extends Context.Service<Payments>()("@recur/core/Payments"
                       )
                     } else if (status === "trial" || status === "active" || status === "past_due") {
                       yield* dunningStep(merchant, sub, subV.version, tr, invV, at)
+                      if (outcome.code === "authentication_required" && invV)
+                        yield* actionRequired(merchantId, invV.value.invoice_id, at)
                       sub = Option.getOrUndefined(
                         Option.map(yield* subs.get(merchantId, sub.subscription.id), (v) => v.value)
                       )
@@ -443,12 +558,36 @@ export class Payments extends Context.Service<Payments>()("@recur/core/Payments"
         const tv = yield* Effect.flatMap(trades.get(merchantId, tradeId), (o) =>
           Effect.orDie(must(o, "trade", tradeId))
         )
-        if (tv.value.trade.trade_status !== "processing" || tv.value.subscription_id === null)
+        // a charge the processor could not take (`Unavailable`) waits in requires_payment_method
+        const waiting =
+          tv.value.trade.trade_status === "requires_payment_method" && tv.value.unavailable_since !== undefined
+        if ((tv.value.trade.trade_status !== "processing" && !waiting) || tv.value.subscription_id === null)
           return Option.none<PaymentResult>()
         const sub = yield* Effect.flatMap(subs.get(merchantId, tv.value.subscription_id), (o) =>
           Effect.orDie(must(o, "subscription", tv.value.subscription_id!))
         )
         if (sub.value.payment_token === null) return Option.none<PaymentResult>()
+        if (waiting) {
+          // made again as a new attempt: the one the processor could not take charged nothing
+          const resubmitted = yield* storage.withTransaction(
+            Effect.gen(function* () {
+              const now = Option.getOrThrow(yield* Effect.orDie(trades.get(merchantId, tradeId)))
+              if (now.value.trade.trade_status !== "requires_payment_method") return false
+              yield* Effect.orDie(
+                trades.update(
+                  {
+                    ...now.value,
+                    attempts: now.value.attempts + 1,
+                    trade: Lifecycle.must(Trade.move(now.value.trade, "submit_payment", { last_payment_error: null }))
+                  },
+                  now.version
+                )
+              )
+              return true
+            })
+          )
+          if (!resubmitted) return Option.none<PaymentResult>()
+        }
         return Option.some(yield* chargeInvoiceTrade(merchantId, tradeId, sub.value.payment_token))
       }).pipe(Effect.withSpan("Payments.chargePending"))
 
@@ -556,7 +695,14 @@ export class Payments extends Context.Service<Payments>()("@recur/core/Payments"
         )
       })
 
-    return { applyOutcome, reconcileTrade, chargeInvoiceTrade, chargePending, expireFirstPayment } as const
+    return {
+      applyOutcome,
+      reconcileTrade,
+      chargeInvoiceTrade,
+      chargePending,
+      expireFirstPayment,
+      dunningWithoutCharge
+    } as const
   })
 }) {
   /** The live implementation. */

@@ -124,7 +124,27 @@ export type ChargeOutcome = Data.TaggedEnum<{
   Failed: { readonly code: string; readonly message: string }
   /** The gateway did not answer (timeout): ask again later with `retrieve`. Never a throw. */
   Unknown: {}
+  /**
+   * Nothing was charged and the payer's card was not asked: the processor could not take the
+   * charge now (`processor_unavailable`: a rate limit, a lock timeout) or refuses the merchant's
+   * set-up (`merchant_configuration`: a rolled or wrong key, a restricted key without the
+   * permission, an amount under the processor's minimum). Never a decline: the engine does not
+   * dun, tries again later with backoff and tells the operator. `code` is the processor's.
+   */
+  Unavailable: UnavailableReason
 }>
+
+/**
+ * Why a processor could not take a call that is not the payer's fault (see
+ * `ChargeOutcome.Unavailable`): the reason, the processor's code and a message without secrets.
+ *
+ * @since 0.1.0
+ */
+export interface UnavailableReason {
+  readonly reason: "processor_unavailable" | "merchant_configuration"
+  readonly code: string
+  readonly message: string
+}
 
 /**
  * Constructors of {@link ChargeOutcome}.
@@ -167,6 +187,14 @@ export type SaveCardOutcome = Data.TaggedEnum<{
     readonly exp_year: number
   }
   Failed: { readonly code: string; readonly message: string }
+  /**
+   * The card's issuer wants the cardholder to authenticate (3-D Secure) before the card can be
+   * saved: send them to `redirect_url`; they come back to the request's `return_url`, and
+   * `completeSaveCard` with `setup_id` then answers the outcome. Only when a `return_url` was given.
+   */
+  RequiresAction: { readonly redirect_url: string; readonly setup_id: string }
+  /** Nothing was checked: the processor is unavailable or refuses the merchant's set-up (see `ChargeOutcome.Unavailable`). */
+  Unavailable: UnavailableReason
 }>
 
 /**
@@ -275,6 +303,21 @@ export class PaymentGateway extends Context.Service<
       readonly merchant_id: string
       readonly customer_id: string
       readonly source: NewPaymentSource
+      /**
+       * Where a 3-D Secure challenge sends the cardholder back (a page of ours, the payer present):
+       * with it, a card whose issuer asks for authentication is `RequiresAction`; without it, `Failed`.
+       */
+      readonly return_url?: string | undefined
+    }) => Effect.Effect<SaveCardOutcome>
+    /**
+     * The outcome of a card saving that waited for 3-D Secure (`SaveCardOutcome.RequiresAction`),
+     * asked again once the cardholder is back: `Saved`, `Failed`, or still `RequiresAction`. A
+     * `setup_id` not made for this merchant's customer is `Failed`. Absent: no gateway challenges.
+     */
+    readonly completeSaveCard?: (request: {
+      readonly merchant_id: string
+      readonly customer_id: string
+      readonly setup_id: string
     }) => Effect.Effect<SaveCardOutcome>
     /**
      * The smallest charge the merchant's processor takes in a currency (Stripe: 0.50 USD,

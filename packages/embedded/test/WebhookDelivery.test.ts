@@ -126,6 +126,15 @@ for (const [name, storage] of backends()) {
       await run(subscribe(m.merchantId, plain.id, "4000000000000341"))
       // G: a checkout declined and never retried — it ends at its session's expiry, its invoice voided
       await run(subscribe(m.merchantId, plain.id, "4000000000000002"))
+      // H: a checkout the processor could not take (nothing charged: the operator is told)
+      await run(SandboxGateway.SandboxControls.use((c) => c.unavailableNext(1)))
+      await run(subscribe(m.merchantId, plain.id))
+      // I: a card whose issuer wants its cardholder every time: 3-D Secure at the checkout, then its
+      // renewal off session waits for the customer on the invoice's page
+      const challenged = await run(subscribe(m.merchantId, plain.id, "4000002760003184"))
+      expect(challenged.status).toBe("requires_action")
+      await run(SandboxGateway.SandboxControls.use((c) => c.completeChallenge(challenged.trade.trade_id, true)))
+      await billing((b) => b.reconcileTrade(m.merchantId, challenged.trade.trade_id))
       await billing((b) => b.advanceClock(m.merchantId, iso("2026-02-20T00:00:00Z")))
       // C: a discount created, redeemed at a checkout, and ended
       const discount = await run(

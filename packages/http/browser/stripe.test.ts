@@ -36,7 +36,7 @@ afterAll(async () => {
 const call = caller("stripe", () => ({ base, key }))
 
 describe("Stripe mode in Chromium", () => {
-  it("checkout mounts the Payment Element, pays with the keyboard, and goes through 3-D Secure; the portal saves a new card", async () => {
+  it("checkout mounts the Payment Element, pays with the keyboard, and goes through 3-D Secure; the portal saves a new card, one through Stripe's 3-D Secure challenge", async () => {
     const settings = await call("POST", "/api/v1/payment_settings", {
       provider: "stripe",
       secret_key: "sk_test_browserMerchant1",
@@ -123,6 +123,22 @@ describe("Stripe mode in Chromium", () => {
       portal.click("#card-form-0 button[type=submit]")
     ])
     expect(await portal.textContent(".sub")).toContain("mastercard •••• 4444")
+    // a card whose issuer asks for 3-D Secure when it is saved: Stripe's challenge (the fake's page
+    // authenticates at once), back to the portal, the card saved
+    await portal.click("summary:has-text('Update payment method')")
+    await portal.waitForSelector("#payment-element-0 .stripe-fake-card")
+    await portal.focus("#payment-element-0 .stripe-fake-card")
+    await portal.keyboard.type("4000 0025 0000 3155")
+    const setupChallenges: Array<string> = []
+    portal.on("request", (r) => {
+      if (r.url().includes("/3ds/seti_")) setupChallenges.push(r.url())
+    })
+    await Promise.all([
+      portal.waitForResponse((r) => r.url() === link && r.request().method() === "GET"),
+      portal.click("#card-form-0 button[type=submit]")
+    ])
+    expect(setupChallenges.length).toBe(1)
+    expect(await portal.textContent(".sub")).toContain("visa •••• 3155")
     await portal.close()
 
     // the saved card stops working: the failed renewal's hosted page takes a card through Stripe too

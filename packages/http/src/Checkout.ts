@@ -195,6 +195,31 @@ const payJson = (
   const request_id = request.headers["request-id"] ?? ""
   if (result._tag === "Failure") return Effect.fail(toApiError(request_id)(result.failure))
   const r = result.success
+  if (r.status === "unavailable")
+    // nothing was charged and the card is not at fault: try again later (no decline, no 402)
+    return Effect.succeed(
+      HttpServerResponse.setHeader(
+        HttpServerResponse.jsonUnsafe(
+          {
+            code: "processor_unavailable",
+            message: "Payments are temporarily unavailable. Nothing was charged; try again in a few minutes.",
+            data: {
+              request_id,
+              reason: Option.getOrElse(
+                Option.map(r.error, (e) => e.code),
+                () => "processor_unavailable"
+              ),
+              code: r.trade.last_payment_error?.code ?? null,
+              trade_id: r.trade.trade_id,
+              trade_status: r.trade.trade_status
+            }
+          },
+          { status: 503 }
+        ),
+        "retry-after",
+        "60"
+      )
+    )
   if (r.status === "failed") {
     const error = Option.getOrElse(r.error, () => ({ code: "card_declined", message: "The payment failed." }))
     return Effect.fail(
@@ -610,6 +635,12 @@ export const routes = Layer.mergeAll(
           language
         )
       }
+      // the processor could not take it: nothing charged, the form again to try later (no decline)
+      if (r.status === "unavailable")
+        return yield* checkoutPage(request, view, here, {
+          message: Page.wordsOf(languageFor(request, session)).unavailable,
+          status: 503
+        })
       return yield* checkoutPage(request, view, here, {
         message: Option.match(r.error, { onNone: () => "The payment failed.", onSome: (e) => e.message }),
         status: 402
@@ -653,6 +684,36 @@ export const routes = Layer.mergeAll(
             Option.getOrElse(now, () => doc),
             { pay: `${token}/pay`, pdf: `${token}/pdf` }
           )
+        }
+        // back from a new card's 3-D Secure page (a failed invoice paid with a new card): the
+        // card set-up is asked about; saved, the invoice is reopened and charged with it
+        const setupId = new URLSearchParams(request.url.split("?")[1] ?? "").get("setup_intent")
+        if (setupId !== null && doc.invoice.biz_status === "failed") {
+          const here = { pay: `${token}/pay`, pdf: `${token}/pdf` }
+          const result = yield* Effect.result(
+            Billing.Billing.use((b) => b.completeInvoiceCard(doc.invoice.merchant_id, doc.invoice.invoice_id, setupId))
+          )
+          const now = Option.getOrElse(
+            yield* Effect.orDie(Billing.Billing.use((b) => b.invoiceDocument(doc.invoice.invoice_id, token))),
+            () => doc
+          )
+          if (result._tag === "Failure")
+            return yield* invoiceAnswer(request, now, here, {
+              message: result.failure.message,
+              status: refusalStatus(result.failure)
+            })
+          const r = result.success
+          if (r.status === "requires_action")
+            return HttpServerResponse.redirect(
+              Option.getOrElse(r.redirect_url, () => "/"),
+              { status: 303 }
+            )
+          if (r.status === "failed")
+            return yield* invoiceAnswer(request, now, here, {
+              message: Option.match(r.error, { onNone: () => "The payment failed.", onSome: (e) => e.message }),
+              status: 402
+            })
+          return yield* invoiceAnswer(request, now, here)
         }
         return yield* invoiceAnswer(request, doc, { pay: `${token}/pay`, pdf: `${token}/pdf` })
       })
@@ -723,6 +784,11 @@ export const routes = Layer.mergeAll(
             { status: 303 }
           )
         if (r.status === "processing") return HttpServerResponse.redirect(`../${token}`, { status: 303 })
+        if (r.status === "unavailable")
+          return yield* invoiceAnswer(request, now, here, {
+            message: "Payments are temporarily unavailable. Nothing was charged; please try again in a few minutes.",
+            status: 503
+          })
         return yield* invoiceAnswer(request, now, here, {
           message: Option.match(r.error, { onNone: () => "The payment failed.", onSome: (e) => e.message }),
           status: 402
@@ -738,7 +804,48 @@ export const routes = Layer.mergeAll(
   HttpRouter.add(
     "POST",
     "/portal/:portal_session_id/:token/subscription/:subscription_id/payment_method",
-    portalAction("payment_method_update", true, (b, m, id, input) => b.updatePaymentMethod(m, id, cardOf(input)))
+    portalRoute("payment_method_update", true, (_request, session, path, _language, refuse) =>
+      Effect.gen(function* () {
+        const input = yield* Effect.orElseSucceed(body, () => ({}) as Record<string, string>)
+        // a card whose issuer asks for 3-D Secure: the cardholder is challenged and comes back here
+        const back = `${session.url}/subscription/${encodeURIComponent(path.subscriptionId)}/payment_method/complete`
+        const result = yield* Effect.result(
+          Billing.Billing.use((b) =>
+            b.updatePaymentMethodOnSession(session.merchant_id, path.subscriptionId, cardOf(input), back)
+          )
+        )
+        if (result._tag === "Failure")
+          return yield* refuse({ text: result.failure.message, error: true, status: refusalStatus(result.failure) })
+        return Option.match(result.success.redirect_url, {
+          onNone: () => HttpServerResponse.redirect(`${FROM_ACTION}${path.token}`, { status: 303 }),
+          onSome: (url) => HttpServerResponse.redirect(url, { status: 303 })
+        })
+      })
+    )
+  ),
+  HttpRouter.add(
+    "GET",
+    "/portal/:portal_session_id/:token/subscription/:subscription_id/payment_method/complete",
+    portalRoute("payment_method_update", false, (request, session, path, language) =>
+      Effect.gen(function* () {
+        // back from the card set-up's 3-D Secure page: the processor is asked how it ended
+        const setupId = new URLSearchParams(request.url.split("?")[1] ?? "").get("setup_intent") ?? ""
+        const result = yield* Effect.result(
+          Billing.Billing.use((b) => b.completePaymentMethod(session.merchant_id, path.subscriptionId, setupId))
+        )
+        if (result._tag === "Failure")
+          // the portal with why, one level deeper than an action's page
+          return yield* portalAnswer(session, `../${FROM_ACTION}${path.token}/`, language, {
+            text: result.failure.message,
+            error: true,
+            status: refusalStatus(result.failure)
+          })
+        return Option.match(result.success.redirect_url, {
+          onNone: () => HttpServerResponse.redirect(`../${FROM_ACTION}${path.token}`, { status: 303 }),
+          onSome: (url) => HttpServerResponse.redirect(url, { status: 303 })
+        })
+      })
+    )
   ),
   HttpRouter.add(
     "POST",
@@ -810,6 +917,16 @@ export const routes = Layer.mergeAll(
       const request = yield* HttpServerRequest.HttpServerRequest
       const trade_id = request.url.split("/")[3] ?? ""
       const input = yield* Effect.orElseSucceed(body, () => ({}) as Record<string, string>)
+      if (trade_id.startsWith("seti_sandbox_")) {
+        // a card set-up's challenge: answered, the cardholder goes back where the set-up said
+        const back = yield* (yield* SandboxGateway.SandboxControls).completeSetupChallenge(
+          trade_id,
+          input.approve === "1"
+        )
+        return back === undefined
+          ? yield* page("Not found", "<main><h1>No such card set-up.</h1></main>", 404)
+          : HttpServerResponse.redirect(back, { status: 303 })
+      }
       const storage = yield* Store.Storage
       const trade = yield* storage.repository(Entities.trade).lookup("id", trade_id)
       if (Option.isNone(trade)) return yield* page("Not found", "<main><h1>No such payment.</h1></main>", 404)

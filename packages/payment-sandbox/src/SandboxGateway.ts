@@ -13,7 +13,14 @@ import { Clock, Context, Effect, Layer, Option, Ref } from "effect"
  *
  * @since 0.1.0
  */
-export type Behaviour = "succeed" | "decline" | "insufficient" | "three_d_secure" | "later_decline" | "unknown"
+export type Behaviour =
+  | "succeed"
+  | "decline"
+  | "insufficient"
+  | "three_d_secure"
+  | "always_authenticate"
+  | "later_decline"
+  | "unknown"
 
 /**
  * The contract's test cards.
@@ -25,6 +32,8 @@ export const testCards: Readonly<Record<string, Behaviour>> = {
   "4000000000000002": "decline",
   "4000000000009995": "insufficient",
   "4000000000003220": "three_d_secure",
+  // the issuer wants its cardholder every time: 3-D Secure on session, `authentication_required` off session
+  "4000002760003184": "always_authenticate",
   "4000000000000341": "later_decline",
   "4000000000000119": "unknown"
 }
@@ -76,6 +85,12 @@ export interface Options {
   readonly challengeBaseUrl?: string
 }
 
+const RATE_LIMITED: Ports.UnavailableReason = {
+  reason: "processor_unavailable",
+  code: "rate_limit",
+  message: "The processor is busy: nothing was charged; tried again later."
+}
+
 const rand = () =>
   [...globalThis.crypto.getRandomValues(new Uint8Array(9))].map((b) => b.toString(36).padStart(2, "0")).join("")
 
@@ -95,6 +110,28 @@ export const make = (options: Options = {}) =>
     const forcedDeclines = yield* Ref.make(0)
     const forcedRefundFailures = yield* Ref.make(0)
     const forcedRefundPending = yield* Ref.make(0)
+    const forcedUnavailable = yield* Ref.make<{ readonly n: number; readonly outcome?: Ports.UnavailableReason }>({
+      n: 0
+    })
+    /** The next forced unavailability, if one is ordered (`unavailableNext`). */
+    const unavailable = Ref.modify(forcedUnavailable, (f) =>
+      f.n > 0 && f.outcome !== undefined
+        ? ([f.outcome, { n: f.n - 1, outcome: f.outcome }] as const)
+        : ([undefined, f] as const)
+    )
+    /** Card set-ups waiting for their 3-D Secure challenge: the card's outcome once authenticated. */
+    const setups = new Map<
+      string,
+      {
+        readonly merchant_id: string
+        readonly customer_id: string
+        readonly return_url: string
+        /** What the set-up answers: RequiresAction until the cardholder answers the challenge. */
+        outcome: Ports.SaveCardOutcome
+        /** The card's outcome once authenticated. */
+        readonly saved: Ports.SaveCardOutcome
+      }
+    >()
     const pendingRefunds = new Set<string>()
     const base = options.challengeBaseUrl ?? "/sandbox/3ds"
 
@@ -165,6 +202,13 @@ export const make = (options: Options = {}) =>
             return request.off_session
               ? succeeded
               : Ports.ChargeOutcome.RequiresAction({ redirect_url: `${base}/${request.trade_id}` })
+          case "always_authenticate":
+            return request.off_session
+              ? Ports.ChargeOutcome.Failed({
+                  code: "authentication_required",
+                  message: "Your card was declined. This transaction requires authentication."
+                })
+              : Ports.ChargeOutcome.RequiresAction({ redirect_url: `${base}/${request.trade_id}` })
           case "later_decline":
             return request.source._tag !== "Token"
               ? succeeded
@@ -185,6 +229,9 @@ export const make = (options: Options = {}) =>
           if (existing && existing.outcome._tag !== "Failed") return existing.outcome
           const seen = seenAttempts.get(key)
           if (seen) return seen
+          // the processor could not take it: nothing recorded, the same attempt may come again
+          const down = yield* unavailable
+          if (down !== undefined) return Ports.ChargeOutcome.Unavailable(down)
           attempts.set(request.trade_id, (attempts.get(request.trade_id) ?? 0) + 1)
           const forced = request.off_session && (yield* Ref.getAndUpdate(forcedDeclines, (n) => Math.max(0, n - 1))) > 0
           const decided = forced
@@ -262,8 +309,11 @@ export const make = (options: Options = {}) =>
           refunds.set(refund_id, outcome)
           return outcome
         }),
-      saveCard: ({ source }) =>
-        Effect.map(Clock.currentTimeMillis, (now) => {
+      saveCard: ({ customer_id, merchant_id, return_url, source }) =>
+        Effect.gen(function* () {
+          const down = yield* unavailable
+          if (down !== undefined) return Ports.SaveCardOutcome.Unavailable(down)
+          const now = yield* Clock.currentTimeMillis
           // the card is checked as a first charge checks it, for nothing: a card that declines
           // charges is refused; one that declines only later (…0341) is saved, as processors do
           const decided = decide(
@@ -282,12 +332,30 @@ export const make = (options: Options = {}) =>
               : Ports.SaveCardOutcome.Failed({ code: "card_not_saved", message: "The card could not be saved." })
           if (decided.outcome._tag === "Failed")
             return Ports.SaveCardOutcome.Failed({ code: decided.outcome.code, message: decided.outcome.message })
-          return Ports.SaveCardOutcome.Saved({
+          const saved = Ports.SaveCardOutcome.Saved({
             token: decided.token,
             brand: decided.brand,
             last4: decided.last4,
             ...expiryOf(decided.token)
           })
+          // a card whose issuer wants its cardholder every time is challenged when they are here
+          if (decided.behaviour !== "always_authenticate") return saved
+          if (return_url === undefined)
+            return Ports.SaveCardOutcome.Failed({
+              code: "authentication_required",
+              message: "The card's issuer asks for authentication (3-D Secure) in the cardholder's browser."
+            })
+          const setup_id = `seti_sandbox_${rand()}`
+          const challenge = Ports.SaveCardOutcome.RequiresAction({ redirect_url: `${base}/${setup_id}`, setup_id })
+          setups.set(setup_id, { merchant_id, customer_id, return_url, outcome: challenge, saved })
+          return challenge
+        }),
+      completeSaveCard: ({ customer_id, merchant_id, setup_id }) =>
+        Effect.sync(() => {
+          const setup = setups.get(setup_id)
+          if (setup === undefined || setup.merchant_id !== merchant_id || setup.customer_id !== customer_id)
+            return Ports.SaveCardOutcome.Failed({ code: "resource_missing", message: "No such card set-up." })
+          return setup.outcome
         })
     })
 
@@ -316,6 +384,23 @@ export const make = (options: Options = {}) =>
         }),
       /** Declines the next `n` off-session charges, whatever the card (dunning that recovers). */
       declineNextOffSession: (n: number) => Ref.set(forcedDeclines, n),
+      unavailableNext: (n: number, outcome: Ports.UnavailableReason = RATE_LIMITED) =>
+        Ref.set(forcedUnavailable, { n, outcome }),
+      completeSetupChallenge: (setupId: string, approve: boolean) =>
+        Effect.sync(() => {
+          const setup = setups.get(setupId)
+          if (setup === undefined) return undefined
+          if (setup.outcome._tag === "RequiresAction")
+            setup.outcome = approve
+              ? setup.saved
+              : Ports.SaveCardOutcome.Failed({
+                  code: "setup_intent_authentication_failure",
+                  message: "3-D Secure authentication failed."
+                })
+          const back = new URL(setup.return_url)
+          back.searchParams.set("setup_intent", setupId)
+          return back.toString()
+        }),
       /** Fails the next `n` refunds (a `v2.refunds.failed` scenario). */
       failNextRefunds: (n: number) => Ref.set(forcedRefundFailures, n),
       /** The next `n` new refunds are accepted pending; each settles when it is asked about again. */
@@ -338,6 +423,16 @@ export interface Controls {
   readonly completeChallenge: (tradeId: string, approve: boolean) => Effect.Effect<boolean>
   /** Declines the next `n` off-session charges, whatever the card (dunning that recovers). */
   readonly declineNextOffSession: (n: number) => Effect.Effect<void>
+  /**
+   * The next `n` charges and card set-ups find the processor unavailable (`Unavailable`, by
+   * default a rate limit): nothing charged or saved.
+   */
+  readonly unavailableNext: (n: number, outcome?: Ports.UnavailableReason) => Effect.Effect<void>
+  /**
+   * The cardholder answers a card set-up's 3-D Secure challenge (`seti_sandbox_…`): where they
+   * go back to (the set-up's return URL with `setup_intent`), or none when there is no such set-up.
+   */
+  readonly completeSetupChallenge: (setupId: string, approve: boolean) => Effect.Effect<string | undefined>
   /** Fails the next `n` refunds (a `v2.refunds.failed` scenario). */
   readonly failNextRefunds: (n: number) => Effect.Effect<void>
   /** The next `n` new refunds are accepted pending; each settles when it is asked about again. */

@@ -10,8 +10,13 @@
  * - Outcomes map onto the port's closed union: `succeeded` → Succeeded; `requires_action`
  *   (3-D Secure) → RequiresAction with Stripe's redirect; a card error → Failed with Stripe's
  *   decline code; a timeout, a dropped connection or a 5xx → Unknown, reconciled by
- *   {@link retrieve} (a search of the trade's intents), never re-charged blindly.
- * - Refunds are idempotent by our refund id; a payment method update is a SetupIntent.
+ *   {@link retrieve} (a search of the trade's intents), never re-charged blindly; a rate limit, a
+ *   `lock_timeout`, a refused or restricted key (401/403) or an amount under Stripe's minimum →
+ *   Unavailable ({@link unavailableOf}): nothing charged, never a decline. The SDK re-sends
+ *   dropped connections, 409s and 5xx itself (`maxNetworkRetries: 2`, the same idempotency key).
+ * - Refunds are idempotent by our refund id; a payment method update is a SetupIntent, challenged
+ *   (3-D Secure, `RequiresAction`) when the caller gives a `return_url` and finished by
+ *   `completeSaveCard`.
  *
  * @since 0.1.0
  */
@@ -57,7 +62,9 @@ const client = (options: Options): Stripe => {
   const base = options.apiBase ? new URL(options.apiBase) : undefined
   return new Stripe(options.secretKey, {
     apiVersion: API_VERSION,
-    maxNetworkRetries: 0,
+    // the SDK re-sends a request that met a dropped connection, a 409 (a lock), a 5xx or Stripe's
+    // `Stripe-Should-Retry: true`, with the same idempotency key and a growing delay
+    maxNetworkRetries: 2,
     timeout: options.timeoutMs ?? 30_000,
     telemetry: false,
     ...(base
@@ -76,6 +83,53 @@ const isUnknown = (e: unknown) =>
   e instanceof Stripe.errors.StripeAPIError ||
   (e instanceof Stripe.errors.StripeError && (e.statusCode ?? 0) >= 500) ||
   !(e instanceof Stripe.errors.StripeError)
+
+/** Stripe's codes of a request it refused for the merchant's set-up, not for the card. */
+const MERCHANT_CODES = new Set([
+  "amount_too_small",
+  "api_key_expired",
+  "platform_api_key_expired",
+  "secret_key_required",
+  "testmode_charges_only",
+  "account_invalid"
+])
+
+/**
+ * What an SDK error means when it is no decline and nothing was done: Stripe could not take the
+ * request now (a 429 rate limit, a `lock_timeout`) or refuses the merchant's set-up (a 401 rolled
+ * or wrong key, a 403 restricted key without the permission, an amount under Stripe's minimum).
+ * The message is ours: Stripe's names part of the key for a 401 or a 403.
+ *
+ * @since 0.1.0
+ */
+export const unavailableOf = (e: unknown): Ports.UnavailableReason | undefined => {
+  if (!(e instanceof Stripe.errors.StripeError)) return undefined
+  if (e instanceof Stripe.errors.StripeRateLimitError || e.code === "lock_timeout" || e.code === "rate_limit")
+    return {
+      reason: "processor_unavailable",
+      code: e.code ?? "rate_limit",
+      message: "Stripe is busy (rate limit or lock timeout): nothing was charged; tried again later."
+    }
+  if (e instanceof Stripe.errors.StripeAuthenticationError)
+    return {
+      reason: "merchant_configuration",
+      code: e.code ?? "invalid_api_key",
+      message: "Stripe refused the merchant's secret key (rolled, revoked or wrong): nothing was charged."
+    }
+  if (e instanceof Stripe.errors.StripePermissionError)
+    return {
+      reason: "merchant_configuration",
+      code: e.code ?? "permission_denied",
+      message: "The merchant's restricted Stripe key lacks a permission this call needs: nothing was charged."
+    }
+  if (e.code !== undefined && MERCHANT_CODES.has(e.code))
+    return {
+      reason: "merchant_configuration",
+      code: e.code,
+      message: `Stripe refused the request for the merchant's set-up (${e.code}): nothing was charged.`
+    }
+  return undefined
+}
 
 /** The code of a card error: the decline code when it says more than "generic". */
 const codeOf = (
@@ -295,9 +349,17 @@ const gatewayOn = (stripe: Stripe, ownerOf?: (tradeId: string) => Effect.Effect<
       const saved = request.source._tag === "Token" ? parseToken(request.source.token) : undefined
       if (request.source._tag === "Token" && saved === undefined)
         return Ports.ChargeOutcome.Failed({ code: "invalid_token", message: "Unknown payment token." })
-      const customer =
-        saved?.customer ??
-        (yield* customerOf(request.merchant_id, request.customer_id, `${request.trade_id}:${attempt}`))
+      let customer = saved?.customer
+      if (customer === undefined) {
+        const found = yield* Effect.result(
+          customerOf(request.merchant_id, request.customer_id, `${request.trade_id}:${attempt}`)
+        )
+        // no intent was created yet: a refused key or a rate limit here charged nothing
+        const down = found._tag === "Failure" ? unavailableOf(found.failure) : undefined
+        if (down !== undefined) return Ports.ChargeOutcome.Unavailable(down)
+        if (found._tag === "Failure") return yield* Effect.fail(found.failure)
+        customer = found.success
+      }
       // Stripe's units (ISK ×100, MGA ÷10, three-decimal to a multiple of 10), rounded down
       const units = StripeCurrency.toStripe(request.amount)
       if (units.amount === 0n) {
@@ -350,6 +412,8 @@ const gatewayOn = (stripe: Stripe, ownerOf?: (tradeId: string) => Effect.Effect<
       }
       if (e instanceof Stripe.errors.StripeCardError)
         return Ports.ChargeOutcome.Failed({ code: codeOf(e), message: e.message })
+      const down = unavailableOf(e)
+      if (down !== undefined) return Ports.ChargeOutcome.Unavailable(down)
       if (isUnknown(e)) return Ports.ChargeOutcome.Unknown()
       const se = e as Stripe.errors.StripeError
       return Ports.ChargeOutcome.Failed({ code: se.code ?? se.type, message: se.message })
@@ -408,45 +472,25 @@ const gatewayOn = (stripe: Stripe, ownerOf?: (tradeId: string) => Effect.Effect<
       )
     )
 
-  const saveCard = (request: {
-    readonly merchant_id: string
-    readonly customer_id: string
-    readonly source: Ports.NewPaymentSource
-  }) =>
+  /** The port's outcome of a SetupIntent of `customer`. */
+  const setupOutcomeOf = (customer: string, setup: Stripe.SetupIntent) =>
     Effect.gen(function* () {
-      if (request.source._tag === "Card")
-        return Ports.SaveCardOutcome.Failed({
-          code: "card_not_accepted",
-          message: "Card numbers are collected by Stripe in the payer's browser, never sent to this server."
-        })
-      const pmRef = request.source.id
-      const customer = yield* customerOf(request.merchant_id, request.customer_id, `setup:${pmRef}`)
-      const setup = yield* Effect.result(
-        call(() =>
-          stripe.setupIntents.create({
-            customer,
-            payment_method: pmRef,
-            automatic_payment_methods: { enabled: true, allow_redirects: "never" },
-            usage: "off_session",
-            confirm: true,
-            metadata: { recur_merchant_id: request.merchant_id, recur_customer_id: request.customer_id }
-          })
-        )
-      )
-      if (setup._tag === "Failure") {
-        const e = setup.failure
-        return e instanceof Stripe.errors.StripeError && !isUnknown(e)
-          ? Ports.SaveCardOutcome.Failed({ code: codeOf(e), message: e.message })
+      const pmId = typeof setup.payment_method === "string" ? setup.payment_method : setup.payment_method?.id
+      if (setup.status === "requires_action") {
+        const url = setup.next_action?.redirect_to_url?.url
+        return url
+          ? Ports.SaveCardOutcome.RequiresAction({ redirect_url: url, setup_id: setup.id })
           : Ports.SaveCardOutcome.Failed({
-              code: "processor_unavailable",
-              message: "Stripe did not answer; try again."
+              code: "authentication_required",
+              message: "The card's issuer asks for authentication (3-D Secure) in the cardholder's browser."
             })
       }
-      const pmId =
-        typeof setup.success.payment_method === "string"
-          ? setup.success.payment_method
-          : setup.success.payment_method?.id
-      if (setup.success.status !== "succeeded" || pmId === undefined)
+      if (setup.status === "requires_payment_method" && setup.last_setup_error)
+        return Ports.SaveCardOutcome.Failed({
+          code: codeOf(setup.last_setup_error, "card_declined"),
+          message: setup.last_setup_error.message ?? "The card could not be saved."
+        })
+      if (setup.status !== "succeeded" || pmId === undefined)
         return Ports.SaveCardOutcome.Failed({ code: "card_not_saved", message: "The card could not be saved." })
       const pm = yield* call(() => stripe.paymentMethods.retrieve(pmId))
       if (pm.card === undefined || pm.card === null)
@@ -458,6 +502,90 @@ const gatewayOn = (stripe: Stripe, ownerOf?: (tradeId: string) => Effect.Effect<
         exp_month: pm.card.exp_month,
         exp_year: pm.card.exp_year
       })
+    })
+
+  /** A SetupIntent that waited for 3-D Secure, asked again: only one made for this merchant's customer. */
+  const completeSaveCard = (request: {
+    readonly merchant_id: string
+    readonly customer_id: string
+    readonly setup_id: string
+  }) =>
+    Effect.gen(function* () {
+      if (!/^seti_[A-Za-z0-9_]{1,200}$/.test(request.setup_id))
+        return Ports.SaveCardOutcome.Failed({ code: "resource_missing", message: "No such card set-up." })
+      const found = yield* Effect.result(call(() => stripe.setupIntents.retrieve(request.setup_id)))
+      if (found._tag === "Failure") {
+        const down = unavailableOf(found.failure)
+        if (down !== undefined) return Ports.SaveCardOutcome.Unavailable(down)
+        const e = found.failure
+        return e instanceof Stripe.errors.StripeError && !isUnknown(e)
+          ? Ports.SaveCardOutcome.Failed({ code: e.code ?? "resource_missing", message: "No such card set-up." })
+          : Ports.SaveCardOutcome.Failed({
+              code: "processor_unavailable",
+              message: "Stripe did not answer; try again."
+            })
+      }
+      const setup = found.success
+      const customer = typeof setup.customer === "string" ? setup.customer : setup.customer?.id
+      if (
+        setup.metadata?.recur_merchant_id !== request.merchant_id ||
+        setup.metadata?.recur_customer_id !== request.customer_id ||
+        customer === undefined
+      )
+        return Ports.SaveCardOutcome.Failed({ code: "resource_missing", message: "No such card set-up." })
+      return yield* setupOutcomeOf(customer, setup)
+    }).pipe(
+      Effect.catch(() =>
+        Effect.succeed(
+          Ports.SaveCardOutcome.Failed({ code: "processor_unavailable", message: "Stripe did not answer; try again." })
+        )
+      )
+    )
+
+  const saveCard = (request: {
+    readonly merchant_id: string
+    readonly customer_id: string
+    readonly source: Ports.NewPaymentSource
+    readonly return_url?: string | undefined
+  }) =>
+    Effect.gen(function* () {
+      if (request.source._tag === "Card")
+        return Ports.SaveCardOutcome.Failed({
+          code: "card_not_accepted",
+          message: "Card numbers are collected by Stripe in the payer's browser, never sent to this server."
+        })
+      const pmRef = request.source.id
+      const found = yield* Effect.result(customerOf(request.merchant_id, request.customer_id, `setup:${pmRef}`))
+      const unreachable = found._tag === "Failure" ? unavailableOf(found.failure) : undefined
+      if (unreachable !== undefined) return Ports.SaveCardOutcome.Unavailable(unreachable)
+      if (found._tag === "Failure") return yield* Effect.fail(found.failure)
+      const customer = found.success
+      const setup = yield* Effect.result(
+        call(() =>
+          stripe.setupIntents.create({
+            customer,
+            payment_method: pmRef,
+            automatic_payment_methods: { enabled: true, allow_redirects: "never" },
+            usage: "off_session",
+            confirm: true,
+            // the cardholder is on our page: a 3-D Secure challenge sends them back there
+            ...(request.return_url !== undefined ? { return_url: request.return_url } : {}),
+            metadata: { recur_merchant_id: request.merchant_id, recur_customer_id: request.customer_id }
+          })
+        )
+      )
+      if (setup._tag === "Failure") {
+        const e = setup.failure
+        const down = unavailableOf(e)
+        if (down !== undefined) return Ports.SaveCardOutcome.Unavailable(down)
+        return e instanceof Stripe.errors.StripeError && !isUnknown(e)
+          ? Ports.SaveCardOutcome.Failed({ code: codeOf(e), message: e.message })
+          : Ports.SaveCardOutcome.Failed({
+              code: "processor_unavailable",
+              message: "Stripe did not answer; try again."
+            })
+      }
+      return yield* setupOutcomeOf(customer, setup.success)
     }).pipe(
       Effect.catch(() =>
         Effect.succeed(
@@ -470,7 +598,7 @@ const gatewayOn = (stripe: Stripe, ownerOf?: (tradeId: string) => Effect.Effect<
   const minimumCharge = (request: { readonly currency: string }) =>
     Effect.succeed(Option.fromNullishOr(StripeCurrency.minimumCharge(request.currency)))
 
-  return Ports.PaymentGateway.of({ charge, retrieve, cancel, refund, saveCard, minimumCharge })
+  return Ports.PaymentGateway.of({ charge, retrieve, cancel, refund, saveCard, completeSaveCard, minimumCharge })
 }
 
 /** The owner of a trade, read from its record through the storage port. */
@@ -702,7 +830,12 @@ export const perMerchant = (options: Omit<Options, "secretKey"> = {}) =>
           const refused = yield* refusalOf(merchantId)
           return Option.isSome(refused) ? Result.fail(refused.value) : Result.succeed(fallback)
         })
-      const notConfigured = (reason: string) => ({ code: "processor_not_configured", message: reason })
+      // a live merchant without its own processor: the merchant's configuration, never a decline
+      const notConfigured = (reason: string) => ({
+        reason: "merchant_configuration" as const,
+        code: "processor_not_configured",
+        message: reason
+      })
       const ownerOf = ownerFrom(storage)
       const ofTrade = (tradeId: string) =>
         Effect.flatMap(ownerOf(tradeId), (owner) =>
@@ -713,7 +846,7 @@ export const perMerchant = (options: Omit<Options, "secretKey"> = {}) =>
           Effect.flatMap(chargerOf(request.merchant_id), (g) =>
             Result.isSuccess(g)
               ? g.success.charge(request)
-              : Effect.succeed(Ports.ChargeOutcome.Failed(notConfigured(g.failure)))
+              : Effect.succeed(Ports.ChargeOutcome.Unavailable(notConfigured(g.failure)))
           ),
         retrieve: (tradeId) => Effect.flatMap(ofTrade(tradeId), (g) => g.retrieve(tradeId)),
         cancel: (tradeId) =>
@@ -723,7 +856,17 @@ export const perMerchant = (options: Omit<Options, "secretKey"> = {}) =>
           Effect.flatMap(chargerOf(request.merchant_id), (g) =>
             Result.isSuccess(g)
               ? g.success.saveCard(request)
-              : Effect.succeed(Ports.SaveCardOutcome.Failed(notConfigured(g.failure)))
+              : Effect.succeed(Ports.SaveCardOutcome.Unavailable(notConfigured(g.failure)))
+          ),
+        completeSaveCard: (request) =>
+          Effect.flatMap(chargerOf(request.merchant_id), (g) =>
+            Result.isSuccess(g)
+              ? g.success.completeSaveCard
+                ? g.success.completeSaveCard(request)
+                : Effect.succeed(
+                    Ports.SaveCardOutcome.Failed({ code: "resource_missing", message: "No such card set-up." })
+                  )
+              : Effect.succeed(Ports.SaveCardOutcome.Unavailable(notConfigured(g.failure)))
           ),
         refusal: refusalOf,
         verifyAccount: (keys) => verifyAccount(keys, options),

@@ -202,7 +202,7 @@ for (const [name, storage] of storages) {
 
       // the next renewal's answer is lost (Stripe charged, then a 500): the trade waits, the
       // worker asks Stripe and settles it — charged once
-      fake.fault(/^POST \/v1\/payment_intents$/, "500_after")
+      fake.fault(/^POST \/v1\/payment_intents$/, "500_after", 3)
       await advance("2026-04-01T00:00:30Z")
       const april = (await invoices(sub)).find((i) => i.cycle_index === 3)
       const trade = (await ok("GET", `/api/v1/trade/${april.trade_id}`)).trade
@@ -273,7 +273,7 @@ for (const [name, storage] of storages) {
         // Stripe charged, but its answer was lost: the payment is processing — and Stripe's search
         // does not show the intent yet: the trade's intents are read from its customer's list
         fake.searchLag(true)
-        fake.fault(/^POST \/v1\/payment_intents$/, "500_after")
+        fake.fault(/^POST \/v1\/payment_intents$/, "500_after", 3)
         const paid = await routed.call(
           "POST",
           `/checkout/${session.session_id}/pay`,

@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import { Ids, Money, type Ports } from "@recur/core"
 import { Effect, Option } from "effect"
+import Stripe_ from "stripe"
 import { StripeGateway } from "../src/index.js"
 import * as Fake from "./fake/StripeFake.js"
 
@@ -16,7 +17,7 @@ const intentsOf = (tradeId: string) =>
 
 describe("Stripe adapter outcomes", { timeout: 60_000 }, () => {
   it.effect(
-    "a 500 after Stripe charged: Unknown; retrieve finds the charge; the same attempt again charges nothing",
+    "a 500 after Stripe charged, on every re-send: Unknown; retrieve finds the charge; the same attempt again charges nothing",
     () =>
       Effect.gen(function* () {
         const trade_id = yield* Ids.make("trd")
@@ -27,7 +28,8 @@ describe("Stripe adapter outcomes", { timeout: 60_000 }, () => {
           source: pm("pm_card_visa"),
           off_session: false
         }
-        fake.fault(/^POST \/v1\/payment_intents$/, "500_after")
+        // the SDK re-sends a 5xx twice with the same key: all three meet the fault
+        fake.fault(/^POST \/v1\/payment_intents$/, "500_after", 3)
         expect((yield* gateway.charge(request))._tag).toBe("Unknown")
         const found = yield* gateway.retrieve(trade_id)
         expect(found._tag).toBe("Succeeded")
@@ -48,8 +50,8 @@ describe("Stripe adapter outcomes", { timeout: 60_000 }, () => {
           source: pm("pm_card_visa"),
           off_session: false
         }
-        // dropped twice: the SDK's own retry of a closed connection meets the second
-        fake.fault(/^POST \/v1\/payment_intents$/, "drop_before", 2)
+        // dropped three times: the SDK's own re-sends of a closed connection (2) meet the others
+        fake.fault(/^POST \/v1\/payment_intents$/, "drop_before", 3)
         expect((yield* gateway.charge(request))._tag).toBe("Unknown")
         expect(yield* gateway.retrieve(trade_id)).toMatchObject({ _tag: "Failed", code: "no_such_charge" })
         expect((yield* gateway.charge(request))._tag).toBe("Succeeded")
@@ -133,4 +135,198 @@ describe("Stripe adapter outcomes", { timeout: 60_000 }, () => {
       expect(fake.violations).toEqual([])
     })
   )
+})
+
+// Issue 30, items 4 and 5: an outage or the merchant's keys are never a decline; the 3-D Secure
+// cards challenge a card set-up on session and decline off session.
+describe("Stripe adapter: an outage is not a decline", { timeout: 60_000 }, () => {
+  const request = (trade_id: string, extra: Partial<Ports.ChargeRequest> = {}): Ports.ChargeRequest => ({
+    trade_id,
+    merchant_id: "mch_down",
+    customer_id: "cus_down",
+    amount: usd(2500n),
+    source: pm("pm_card_visa"),
+    off_session: false,
+    ...extra
+  })
+
+  it.effect(
+    "429, lock_timeout, 401 and 403 answer Unavailable with the reason, charge nothing and name no key; once Stripe answers the next attempt is charged",
+    () =>
+      Effect.gen(function* () {
+        const cases = [
+          ["rate_limit", "processor_unavailable", "rate_limit"],
+          ["lock_timeout", "processor_unavailable", "lock_timeout"],
+          ["401", "merchant_configuration", "invalid_api_key"],
+          ["403", "merchant_configuration", "permission_denied"]
+        ] as const
+        for (const [fault, reason, code] of cases) {
+          const trade_id = yield* Ids.make("trd")
+          // every request fails: the customer's look-up first (nothing was created)
+          fake.down(fault)
+          const outcome = yield* gateway.charge(request(trade_id))
+          fake.down(undefined)
+          expect(outcome, fault).toMatchObject({ _tag: "Unavailable", reason, code })
+          expect(JSON.stringify(outcome)).not.toMatch(/sk_test|rk_test|acct_/)
+          expect(intentsOf(trade_id).length).toBe(0)
+          // only the intent's creation fails (the customer is known by then)
+          fake.down(fault, /^POST \/v1\/payment_intents$/)
+          expect(yield* gateway.charge(request(trade_id)), fault).toMatchObject({ _tag: "Unavailable", reason, code })
+          fake.down(undefined)
+          expect(intentsOf(trade_id).length).toBe(0)
+          expect((yield* gateway.charge(request(trade_id, { attempt: 2 })))._tag).toBe("Succeeded")
+          expect(intentsOf(trade_id).length).toBe(1)
+        }
+        // a saved card's renewal (off session, no look-up): the same
+        const first = yield* gateway.charge(request(yield* Ids.make("trd")))
+        const token = first._tag === "Succeeded" ? Option.getOrThrow(first.token) : ""
+        fake.down("401")
+        const renewal = yield* gateway.charge({
+          ...request(yield* Ids.make("trd")),
+          source: { _tag: "Token", token },
+          off_session: true
+        })
+        fake.down(undefined)
+        expect(renewal).toMatchObject({ _tag: "Unavailable", reason: "merchant_configuration" })
+        // a card set-up meets the same: nothing checked, not the card's fault
+        fake.down("rate_limit")
+        expect(
+          yield* gateway.saveCard({ merchant_id: "mch_down", customer_id: "cus_down", source: pm("pm_card_visa") })
+        ).toMatchObject({ _tag: "Unavailable", reason: "processor_unavailable" })
+        fake.down(undefined)
+        expect(fake.violations).toEqual([])
+      })
+  )
+
+  it("the mapping: rate limits and lock timeouts are the processor's, keys, permissions and amounts under the minimum the merchant's; declines and 5xx are not", () => {
+    const E = (Stripe_ as any).errors
+    const raw = (type: string, statusCode: number, code?: string) => ({
+      type,
+      statusCode,
+      message: "Invalid API Key provided: sk_live_****1234",
+      ...(code ? { code } : {})
+    })
+    expect(
+      StripeGateway.unavailableOf(new E.StripeRateLimitError(raw("invalid_request_error", 429, "rate_limit")))
+    ).toMatchObject({
+      reason: "processor_unavailable",
+      code: "rate_limit"
+    })
+    expect(
+      StripeGateway.unavailableOf(new E.StripeInvalidRequestError(raw("invalid_request_error", 409, "lock_timeout")))
+    ).toMatchObject({
+      reason: "processor_unavailable",
+      code: "lock_timeout"
+    })
+    const key = StripeGateway.unavailableOf(new E.StripeAuthenticationError(raw("invalid_request_error", 401)))
+    expect(key).toMatchObject({ reason: "merchant_configuration", code: "invalid_api_key" })
+    expect(key?.message).not.toContain("sk_live")
+    expect(StripeGateway.unavailableOf(new E.StripePermissionError(raw("invalid_request_error", 403)))).toMatchObject({
+      reason: "merchant_configuration"
+    })
+    expect(
+      StripeGateway.unavailableOf(
+        new E.StripeInvalidRequestError(raw("invalid_request_error", 400, "amount_too_small"))
+      )
+    ).toMatchObject({
+      reason: "merchant_configuration",
+      code: "amount_too_small"
+    })
+    expect(StripeGateway.unavailableOf(new E.StripeCardError(raw("card_error", 402, "card_declined")))).toBeUndefined()
+    expect(StripeGateway.unavailableOf(new E.StripeAPIError(raw("api_error", 500)))).toBeUndefined()
+    expect(StripeGateway.unavailableOf(new Error("socket hang up"))).toBeUndefined()
+  })
+
+  it.effect("the SDK re-sends a 5xx and a lock timeout itself, with the same idempotency key: charged once", () =>
+    Effect.gen(function* () {
+      const after500 = yield* Ids.make("trd")
+      fake.fault(/^POST \/v1\/payment_intents$/, "500_after")
+      expect((yield* gateway.charge(request(after500)))._tag).toBe("Succeeded")
+      expect(intentsOf(after500).length).toBe(1)
+      const locked = yield* Ids.make("trd")
+      fake.fault(/^POST \/v1\/payment_intents$/, "lock_timeout")
+      expect((yield* gateway.charge(request(locked)))._tag).toBe("Succeeded")
+      expect(intentsOf(locked).length).toBe(1)
+      const sent = fake.requests.filter(
+        (r) =>
+          r.path === "/v1/payment_intents" &&
+          r.method === "post" &&
+          (r.params.metadata as any)?.recur_trade_id === locked
+      )
+      expect(sent.length).toBe(2)
+      expect(fake.violations).toEqual([])
+    })
+  )
+})
+
+describe("Stripe adapter: cards that always ask for 3-D Secure", { timeout: 60_000 }, () => {
+  for (const method of ["pm_card_authenticationRequired", "pm_card_threeDSecure2Required"]) {
+    it.effect(`${method}: a card set-up with a return_url is challenged, completed by the cardholder, then saved`, () =>
+      Effect.gen(function* () {
+        const customer_id = yield* Ids.make("cus")
+        const setup = yield* gateway.saveCard({
+          merchant_id: "mch_3ds",
+          customer_id,
+          source: pm(method),
+          return_url: "https://shop.example/card/done"
+        })
+        expect(setup._tag).toBe("RequiresAction")
+        if (setup._tag !== "RequiresAction") return
+        expect(setup.redirect_url).toContain("/3ds/seti_")
+        // not yet authenticated: still waiting; another customer's or merchant's asking finds nothing
+        expect(
+          (yield* gateway.completeSaveCard!({ merchant_id: "mch_3ds", customer_id, setup_id: setup.setup_id }))._tag
+        ).toBe("RequiresAction")
+        expect(
+          yield* gateway.completeSaveCard!({
+            merchant_id: "mch_3ds",
+            customer_id: "cus_other",
+            setup_id: setup.setup_id
+          })
+        ).toMatchObject({ _tag: "Failed" })
+        expect(
+          yield* gateway.completeSaveCard!({ merchant_id: "mch_other", customer_id, setup_id: setup.setup_id })
+        ).toMatchObject({ _tag: "Failed" })
+        const back = yield* Effect.promise(() => fetch(setup.redirect_url, { redirect: "manual" }))
+        const returned = new URL(back.headers.get("location")!)
+        expect(`${returned.origin}${returned.pathname}`).toBe("https://shop.example/card/done")
+        expect(returned.searchParams.get("setup_intent")).toBe(setup.setup_id)
+        const saved = yield* gateway.completeSaveCard!({
+          merchant_id: "mch_3ds",
+          customer_id,
+          setup_id: setup.setup_id
+        })
+        expect(saved).toMatchObject({ _tag: "Saved", brand: "visa" })
+        // off session that card still wants its cardholder: declined authentication_required
+        const token = saved._tag === "Saved" ? saved.token : ""
+        expect(
+          yield* gateway.charge({
+            trade_id: yield* Ids.make("trd"),
+            merchant_id: "mch_3ds",
+            amount: usd(900n),
+            source: { _tag: "Token", token },
+            off_session: true
+          })
+        ).toMatchObject({ _tag: "Failed", code: "authentication_required" })
+        // without a return_url (no cardholder to send anywhere) it cannot be saved
+        expect(yield* gateway.saveCard({ merchant_id: "mch_3ds", customer_id, source: pm(method) })).toMatchObject({
+          _tag: "Failed",
+          code: "authentication_required"
+        })
+        // a failed authentication is Failed
+        const again = yield* gateway.saveCard({
+          merchant_id: "mch_3ds",
+          customer_id,
+          source: pm(method),
+          return_url: "https://shop.example/card/done"
+        })
+        if (again._tag !== "RequiresAction") return expect(again._tag).toBe("RequiresAction")
+        yield* Effect.promise(() => fetch(`${again.redirect_url}?fail=1`, { redirect: "manual" }))
+        expect(
+          yield* gateway.completeSaveCard!({ merchant_id: "mch_3ds", customer_id, setup_id: again.setup_id })
+        ).toMatchObject({ _tag: "Failed", code: "setup_intent_authentication_failure" })
+        expect(fake.violations).toEqual([])
+      })
+    )
+  }
 })

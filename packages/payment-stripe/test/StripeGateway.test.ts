@@ -1,7 +1,7 @@
 import { Ports } from "@recur/core"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { PaymentGatewayContract } from "@recur/testing"
-import { Layer } from "effect"
+import { Effect, Layer } from "effect"
 import { StripeGateway } from "../src/index.js"
 import * as Fake from "./fake/StripeFake.js"
 
@@ -20,7 +20,9 @@ PaymentGatewayContract.suite(
     decline: { _tag: "PaymentMethod", id: "pm_card_chargeDeclined" },
     insufficient: { _tag: "PaymentMethod", id: "pm_card_chargeDeclinedInsufficientFunds" },
     invalid: { _tag: "PaymentMethod", id: "pm_nope" },
-    shows: { last4: "4242", ...Fake.TEST_EXPIRY }
+    shows: { last4: "4242", ...Fake.TEST_EXPIRY },
+    challenge: { _tag: "PaymentMethod", id: "pm_card_authenticationRequired" },
+    makeUnavailable: Effect.sync(() => fake.fault(/^POST \/v1\/payment_intents$/, "rate_limit"))
   }
 )
 

@@ -34,6 +34,16 @@ export interface Sources {
   readonly invalid: Ports.NewPaymentSource
   /** The expiry when the test knows it (a live processor's test cards expire in a year of its choosing). */
   readonly shows: { readonly last4: string; readonly exp_month?: number; readonly exp_year?: number }
+  /**
+   * A card whose issuer asks for 3-D Secure every time (Stripe's `pm_card_authenticationRequired`,
+   * the sandbox's 4000002760003184): its cases run when given.
+   */
+  readonly challenge?: Ports.NewPaymentSource
+  /**
+   * Makes the processor unavailable to the next charge (a rate limit, an outage: the sandbox's
+   * `unavailableNext`, a fault of a fake); its case runs when given.
+   */
+  readonly makeUnavailable?: Effect.Effect<void, never, any>
 }
 
 const card = (number: string): Ports.CardInput => ({ number, exp_month: 12, exp_year: 2099, cvc: "123" })
@@ -226,6 +236,70 @@ export const suite = <E>(name: string, gateway: Layer.Layer<Ports.PaymentGateway
         expect(yield* g.retrieve(trade_id)).toEqual(second)
       })
     )
+
+    if (sources.makeUnavailable !== undefined) {
+      const makeUnavailable = sources.makeUnavailable
+      it.effect(
+        "a processor that cannot take a charge answers Unavailable, never Failed: nothing is charged, the next attempt is",
+        () =>
+          Effect.gen(function* () {
+            const g = yield* Ports.PaymentGateway
+            yield* makeUnavailable
+            const { outcome, trade_id } = yield* charge(sources.succeed)
+            expect(outcome._tag).toBe("Unavailable")
+            if (outcome._tag !== "Unavailable") return
+            expect(["processor_unavailable", "merchant_configuration"]).toContain(outcome.reason)
+            expect((yield* g.retrieve(trade_id))._tag).not.toBe("Succeeded")
+            const next = yield* g.charge({
+              trade_id,
+              attempt: 2,
+              merchant_id: "mch_1",
+              amount: usd(3000n),
+              source: sources.succeed,
+              off_session: false
+            })
+            expect(next._tag).toBe("Succeeded")
+          })
+      )
+    }
+
+    if (sources.challenge !== undefined) {
+      const challenge = sources.challenge
+      it.effect(
+        "a card that asks for 3-D Secure: a charge and a card set-up with a return_url wait for the cardholder; without one it is never saved",
+        () =>
+          Effect.gen(function* () {
+            const g = yield* Ports.PaymentGateway
+            const { outcome } = yield* charge(challenge, 3000n, { return_url: "https://shop.example/back" })
+            expect(outcome._tag).toBe("RequiresAction")
+            if (outcome._tag === "RequiresAction") expect(outcome.redirect_url.length).toBeGreaterThan(0)
+            const customer_id = yield* Ids.make("cus")
+            const setup = yield* g.saveCard({
+              merchant_id: "mch_1",
+              customer_id,
+              source: challenge,
+              return_url: "https://shop.example/card"
+            })
+            expect(setup._tag).toBe("RequiresAction")
+            if (setup._tag !== "RequiresAction") return
+            expect(setup.redirect_url.length).toBeGreaterThan(0)
+            if (g.completeSaveCard !== undefined) {
+              // not answered yet: still waiting; another customer's asking finds nothing
+              expect(
+                (yield* g.completeSaveCard({ merchant_id: "mch_1", customer_id, setup_id: setup.setup_id }))._tag
+              ).toBe("RequiresAction")
+              expect(
+                (yield* g.completeSaveCard({
+                  merchant_id: "mch_1",
+                  customer_id: "cus_other",
+                  setup_id: setup.setup_id
+                }))._tag
+              ).toBe("Failed")
+            }
+            expect((yield* g.saveCard({ merchant_id: "mch_1", customer_id, source: challenge }))._tag).toBe("Failed")
+          })
+      )
+    }
 
     it.effect("refunds: idempotent by refund id, never above the charge", () =>
       Effect.gen(function* () {

@@ -17,3 +17,17 @@ PaymentGatewayContract.suite("sandbox, collected payment methods", SandboxGatewa
   invalid: { _tag: "PaymentMethod", id: "pm_nope" },
   shows: { last4: "4242", exp_month: 12, exp_year: 2034 }
 })
+
+// the same with the cases of issue 30: a card that always asks for 3-D Secure, an unavailable processor
+PaymentGatewayContract.suite("sandbox, challenges and outages", SandboxGateway.layer(), {
+  ...PaymentGatewayContract.cardSources({
+    succeed: "4242424242424242",
+    decline: "4000000000000002",
+    insufficient: "4000000000009995"
+  }),
+  challenge: {
+    _tag: "Card",
+    card: { number: "4000002760003184", exp_month: 12, exp_year: 2099, cvc: "123" }
+  },
+  makeUnavailable: SandboxGateway.SandboxControls.use((c) => c.unavailableNext(1))
+})

@@ -213,6 +213,7 @@ export type InvoiceTrigger =
   | "settle_without_charge"
   | "reopen"
   | "void"
+  | "payment_action_required"
 
 /**
  * The invoice machine.
@@ -291,6 +292,13 @@ export const invoice: Machine<InvoiceStatus, InvoiceTrigger> = {
       events: ["v2.invoice.voided"],
       description:
         "a checkout's first invoice never paid: its session expired or its subscription's first payment expired (never issued: no number)"
+    },
+    {
+      from: ["retrying"],
+      trigger: "payment_action_required",
+      events: ["v2.invoice.payment_action_required"],
+      description:
+        "an off-session renewal needs the customer's authentication (3-D Secure): no off-session retry, the customer pays on the hosted invoice page"
     }
   ]
 }
@@ -310,7 +318,14 @@ export const TradeStatus = Schema.Literals([
 /** @since 0.1.0 */
 export type TradeStatus = typeof TradeStatus.Type
 /** @since 0.1.0 */
-export type TradeTrigger = "submit_payment" | "resubmit_payment" | "succeeded" | "failed" | "close" | "abandon"
+export type TradeTrigger =
+  | "submit_payment"
+  | "resubmit_payment"
+  | "succeeded"
+  | "failed"
+  | "close"
+  | "abandon"
+  | "processor_unavailable"
 
 /**
  * The trade machine. `next_action` is set while `processing` waits for 3-D Secure.
@@ -352,6 +367,14 @@ export const trade: Machine<TradeStatus, TradeTrigger> = {
       to: "payment_failed",
       events: ["v2.trades.payment_failed"],
       description: "the gateway declines (last_payment_error set)"
+    },
+    {
+      from: ["processing"],
+      trigger: "processor_unavailable",
+      to: "requires_payment_method",
+      events: ["v2.trades.processor_unavailable"],
+      description:
+        "the processor could not take the charge (rate limit, outage, a rolled or restricted key): nothing charged, not a decline; tried again later"
     },
     {
       from: ["requires_payment_method", "payment_failed"],

@@ -41,6 +41,8 @@ interface Words {
   readonly closePage: string
   readonly processing: string
   readonly processingDetail: string
+  /** The processor could not take the payment (an outage, the merchant's keys): nothing charged, not a decline. */
+  readonly unavailable: string
   readonly tooMany: string
   readonly discountCode: string
   readonly apply: string
@@ -83,6 +85,7 @@ const words: Readonly<Record<Language, Words>> = {
     closePage: "You can close this page.",
     processing: "Your payment is processing.",
     processingDetail: "We will confirm it shortly.",
+    unavailable: "Payments are temporarily unavailable. Nothing was charged; please try again in a few minutes.",
     tooMany: "Too many attempts",
     discountCode: "Discount code",
     apply: "Apply",
@@ -129,6 +132,8 @@ const words: Readonly<Record<Language, Words>> = {
     closePage: "Sie können diese Seite schließen.",
     processing: "Ihre Zahlung wird bearbeitet.",
     processingDetail: "Wir bestätigen sie in Kürze.",
+    unavailable:
+      "Zahlungen sind vorübergehend nicht möglich. Es wurde nichts belastet; bitte versuchen Sie es in einigen Minuten erneut.",
     tooMany: "Zu viele Versuche",
     discountCode: "Rabattcode",
     apply: "Einlösen",
@@ -175,6 +180,8 @@ const words: Readonly<Record<Language, Words>> = {
     closePage: "Vous pouvez fermer cette page.",
     processing: "Votre paiement est en cours de traitement.",
     processingDetail: "Nous le confirmerons sous peu.",
+    unavailable:
+      "Les paiements sont temporairement indisponibles. Rien n'a été débité ; veuillez réessayer dans quelques minutes.",
     tooMany: "Trop de tentatives",
     discountCode: "Code de réduction",
     apply: "Appliquer",

@@ -3,11 +3,16 @@
  * tests: customers, PaymentIntents (created and confirmed at once), SetupIntents, payment methods,
  * refunds and the search of intents and customers, with idempotency keys, Stripe's test payment
  * methods (`pm_card_visa`, `pm_card_chargeDeclined`, `pm_card_authenticationRequired`,
- * `pm_card_chargeDeclinedInsufficientFunds`, …) behaving as Stripe documents them, and faults to
- * order (a 500 after the work is done, a connection dropped). It knows Stripe accounts by their
- * keys (`account()`; `sk_test_recur` from the start) and refuses any other key (401); the account
- * endpoints (`GET /v1/account`, PII tokens) serve the check of a merchant's keys; a live key is
- * served only those (the fake has no live-mode data). Every request and response is
+ * `pm_card_chargeDeclinedInsufficientFunds`, `pm_card_threeDSecure2Required`, …) behaving as Stripe
+ * documents them — the 3-D Secure cards challenge PaymentIntents and SetupIntents on session (a
+ * redirect to the fake's 3-D Secure page) and decline `authentication_required` off session — and
+ * faults to order or for as long as asked (a 500 after the work is done, a connection dropped, a
+ * 429 rate limit or `lock_timeout`, a 500/503, a 401 rolled key, a 403 restricted key, each with
+ * Stripe's error body). It knows Stripe accounts by their keys (`account()`; `sk_test_recur` from
+ * the start) and refuses any other key (401); the account endpoints (`GET /v1/account`, PII
+ * tokens) serve the check of a merchant's keys; a live key is served only those (the fake has no
+ * live-mode data). It refuses amounts Stripe refuses (0, under the currency's minimum, off its
+ * precision). Every request and response is
  * checked against Stripe's OpenAPI description (`spec.ts`); a mismatch fails the request with
  * 599 and is kept in `violations`.
  */
@@ -23,8 +28,22 @@ const TEST_METHODS: Readonly<Record<string, { readonly number: string; readonly 
   pm_card_mastercard: { number: "5555555555554444", brand: "mastercard" },
   pm_card_chargeDeclined: { number: "4000000000000002", brand: "visa" },
   pm_card_chargeDeclinedInsufficientFunds: { number: "4000000000009995", brand: "visa" },
-  pm_card_authenticationRequired: { number: "4000002760003184", brand: "visa" }
+  pm_card_authenticationRequired: { number: "4000002760003184", brand: "visa" },
+  pm_card_threeDSecure2Required: { number: "4000000000003220", brand: "visa" },
+  pm_card_authenticationRequiredOnSetup: { number: "4000002500003155", brand: "visa" }
 }
+
+/**
+ * The cards whose issuer asks for 3-D Secure on every payment and every set-up, as Stripe
+ * documents them: on session `requires_action`, off session declined `authentication_required`.
+ */
+const ALWAYS_AUTHENTICATE = new Set(["4000002760003184", "4000000000003220"])
+
+/**
+ * The card that asks for 3-D Secure once, when it is set up (or paid on session without being set
+ * up); off session after that, its charges go through.
+ */
+const AUTHENTICATE_ON_SETUP = "4000002500003155"
 
 /** The test cards' expiry (Stripe's test payment methods expire in a future year). */
 export const TEST_EXPIRY = { exp_month: 12, exp_year: 2034 } as const
@@ -47,7 +66,9 @@ interface PaymentMethod extends Json {
  */
 const STRIPE_JS = `(function () {
   var cards = { "4242424242424242": "pm_card_visa", "5555555555554444": "pm_card_mastercard",
-    "4000002760003184": "pm_card_authenticationRequired", "4000000000000002": "pm_card_chargeDeclined" }
+    "4000002760003184": "pm_card_authenticationRequired", "4000000000000002": "pm_card_chargeDeclined",
+    "4000000000003220": "pm_card_threeDSecure2Required",
+    "4000002500003155": "pm_card_authenticationRequiredOnSetup" }
   window.__stripeFake = { calls: [] }
   window.Stripe = function (pk, options) {
     window.__stripeFake.pk = pk
@@ -136,8 +157,61 @@ const amountRefusal = (amount: number, currency: string, charge: boolean): Json 
   return undefined
 }
 
-/** A fault the next matching request meets. */
-export type Fault = "500_after" | "drop_before"
+/**
+ * A fault the next matching request meets: after the work is done a 500 (`500_after`), the
+ * connection dropped before (`drop_before`), or instead of the work, as Stripe answers them: a 429
+ * rate limit (`rate_limit`), a 429 `lock_timeout`, a 500 or a 503, a 401 (a rolled or wrong key),
+ * a 403 (a restricted key without the permission).
+ */
+export type Fault = "500_after" | "drop_before" | "rate_limit" | "lock_timeout" | "500" | "503" | "401" | "403"
+
+/** What Stripe answers for a fault that stops a request before any work (its documented error bodies). */
+const FAULT_ANSWERS: Readonly<Record<string, { readonly status: number; readonly body: Json }>> = {
+  rate_limit: {
+    status: 429,
+    body: {
+      error: {
+        type: "invalid_request_error",
+        code: "rate_limit",
+        doc_url: "https://stripe.com/docs/error-codes/rate-limit",
+        message: "Request rate limit exceeded. Learn more about rate limits here https://stripe.com/docs/rate-limits."
+      }
+    }
+  },
+  lock_timeout: {
+    status: 429,
+    body: {
+      error: {
+        type: "invalid_request_error",
+        code: "lock_timeout",
+        doc_url: "https://stripe.com/docs/error-codes/lock-timeout",
+        message:
+          "This object cannot be accessed right now because another API request or Stripe process is currently accessing it. If you see this error intermittently, retry the request."
+      }
+    }
+  },
+  "500": { status: 500, body: { error: { type: "api_error", message: "An unknown error occurred" } } },
+  "503": {
+    status: 503,
+    body: { error: { type: "api_error", message: "Stripe is temporarily unavailable. Please try again later." } }
+  },
+  "401": {
+    status: 401,
+    body: {
+      error: { type: "invalid_request_error", message: "Invalid API Key provided: sk_test_********************test" }
+    }
+  },
+  "403": {
+    status: 403,
+    body: {
+      error: {
+        type: "invalid_request_error",
+        message:
+          "The provided key 'rk_test_*********************test' does not have the required permissions for this endpoint on account 'acct_1Fake'. Having the 'rak_payment_intent_write' permission would allow this request to continue."
+      }
+    }
+  }
+}
 
 const id = (prefix: string) => `${prefix}_${randomBytes(12).toString("hex")}`
 
@@ -149,8 +223,13 @@ export const start = async () => {
   const methods = new Map<string, PaymentMethod>()
   const intents = new Map<string, Json>()
   const refunds = new Map<string, Json>()
+  const setups = new Map<string, Json>()
+  /** While set, every request matching `path` meets `fault` (an outage, a rolled key), until turned off. */
+  let outage: { readonly path: RegExp; readonly fault: Fault } | undefined
   const idempotent = new Map<string, { readonly params: string; readonly status: number; readonly body: Json }>()
   const violations: Array<string> = []
+  /** The requests that met a fault instead of Stripe's work. */
+  const faulted: Array<{ readonly method: string; readonly path: string; readonly fault: Fault }> = []
   const faults: Array<{ readonly path: RegExp; readonly fault: Fault }> = []
   const requests: Array<{
     readonly method: string
@@ -283,7 +362,7 @@ export const start = async () => {
     }
     if (number === "4000000000009995")
       return decline("card_declined", "insufficient_funds", "Your card has insufficient funds.")
-    if (number === "4000002760003184") {
+    if (ALWAYS_AUTHENTICATE.has(number) || (number === AUTHENTICATE_ON_SETUP && !offSession)) {
       if (offSession)
         return decline(
           "authentication_required",
@@ -338,7 +417,22 @@ export const start = async () => {
       usage: (p.usage as string | undefined) ?? "off_session",
       metadata: (p.metadata as Json | undefined) ?? {}
     }
+    setups.set(setup.id as string, setup)
     const number = numberOf(pm)
+    if (ALWAYS_AUTHENTICATE.has(number) || number === AUTHENTICATE_ON_SETUP) {
+      // the issuer asks the cardholder: with a return_url, Stripe's page and back; without, Stripe.js
+      const returnUrl = typeof p.return_url === "string" ? p.return_url : null
+      Object.assign(setup, {
+        status: "requires_action",
+        next_action: returnUrl
+          ? {
+              type: "redirect_to_url",
+              redirect_to_url: { return_url: returnUrl, url: `${base}/3ds/${setup.id as string}` }
+            }
+          : { type: "use_stripe_sdk", use_stripe_sdk: {} }
+      })
+      return { status: 200, body: setup }
+    }
     if (number === "4000000000000002" || number === "4000000000009995") {
       const declineCode = number === "4000000000000002" ? "generic_decline" : "insufficient_funds"
       const message = number === "4000000000000002" ? "Your card was declined." : "Your card has insufficient funds."
@@ -518,6 +612,7 @@ export const start = async () => {
     }
     if (method === "get" && path.startsWith("/v1/payment_intents/")) return one(intents, "payment_intent")
     if (method === "get" && path.startsWith("/v1/refunds/")) return one(refunds, "refund")
+    if (method === "get" && path.startsWith("/v1/setup_intents/")) return one(setups, "setup_intent")
     if (method === "get" && path.startsWith("/v1/payment_methods/"))
       return one(methods as unknown as Map<string, Json>, "payment_method")
     return invalid(`Unrecognized request URL (${method.toUpperCase()}: ${path})`, undefined, undefined, 404)
@@ -534,6 +629,37 @@ export const start = async () => {
     const url = new URL(req.url ?? "/", "http://fake")
     const method = (req.method ?? "GET").toLowerCase()
     const path = url.pathname
+    if (method === "get" && path.startsWith("/3ds/seti_")) {
+      // the 3-D Secure page of a card set-up: the cardholder authenticates (or, with ?fail=1,
+      // fails to), and Stripe sends them back to the SetupIntent's return_url
+      const setup = setups.get(path.slice(5))
+      const back = (setup?.next_action as any)?.redirect_to_url?.return_url ?? pendingReturn.get(path.slice(5))
+      if (setup?.status === "requires_action") {
+        if (back) pendingReturn.set(setup.id as string, back)
+        if (url.searchParams.get("fail") === "1")
+          Object.assign(setup, {
+            status: "requires_payment_method",
+            next_action: null,
+            last_setup_error: {
+              type: "card_error",
+              code: "setup_intent_authentication_failure",
+              message: "The latest attempt to set up the payment method has failed because authentication failed."
+            }
+          })
+        else {
+          methods.get(setup.payment_method as string)!.customer = setup.customer as string
+          Object.assign(setup, { status: "succeeded", next_action: null })
+        }
+      }
+      if (back) {
+        const to = new URL(back)
+        to.searchParams.set("setup_intent", path.slice(5))
+        res.writeHead(302, { location: to.toString() }).end()
+        return
+      }
+      res.writeHead(200, { "content-type": "text/html" }).end("<h1>Authenticated</h1>")
+      return
+    }
     if (method === "get" && path.startsWith("/3ds/")) {
       // the 3-D Secure page: the customer authenticates (or, with ?fail=1, fails to), and Stripe
       // sends them back to the intent's return_url
@@ -590,8 +716,28 @@ export const start = async () => {
       })
     }
     const fault = faults.findIndex((f) => f.path.test(`${method.toUpperCase()} ${path}`))
-    const pending = fault >= 0 ? faults.splice(fault, 1)[0]!.fault : undefined
+    const pending =
+      fault >= 0
+        ? faults.splice(fault, 1)[0]!.fault
+        : outage?.path.test(`${method.toUpperCase()} ${path}`)
+          ? outage.fault
+          : undefined
     if (pending === "drop_before") return void req.socket.destroy()
+    const refused = pending !== undefined ? FAULT_ANSWERS[pending] : undefined
+    if (refused !== undefined) {
+      // Stripe did nothing: nothing is kept under the idempotency key either
+      const badFault = checkResponse(method, template!, refused.status, refused.body)
+      if (badFault !== undefined)
+        violations.push(`response ${method.toUpperCase()} ${path} ${refused.status}: ${badFault}`)
+      faulted.push({ method, path, fault: pending! })
+      res.writeHead(refused.status, {
+        "content-type": "application/json",
+        "request-id": id("req"),
+        ...(pending === "lock_timeout" ? { "stripe-should-retry": "true" } : {})
+      })
+      res.end(JSON.stringify(refused.body))
+      return
+    }
     // idempotency: a key answers its first response; the same key with other parameters is refused
     const key = req.headers["idempotency-key"]
     const sent = JSON.stringify(params)
@@ -651,6 +797,16 @@ export const start = async () => {
     fault: (path: RegExp, fault: Fault, times = 1) => {
       for (let i = 0; i < times; i++) faults.push({ path, fault })
     },
+    /**
+     * An outage, a rolled key: every request matching `path` (default all) meets `fault` until
+     * called again with `undefined`.
+     */
+    down: (fault: Fault | undefined, path: RegExp = /./) => {
+      outage = fault === undefined ? undefined : { path, fault }
+    },
+    /** The requests that met a fault instead of Stripe's work, in order. */
+    faulted,
+    setups,
     intents,
     refunds,
     customers,
@@ -738,7 +894,7 @@ export const start = async () => {
     declineOffSession: (n: number) => {
       offSessionDeclines = n
     },
-    /** Completes the 3-D Secure challenge of an intent (the customer authenticates). */
+    /** Completes the 3-D Secure challenge of an intent or a SetupIntent (the customer authenticates). */
     authenticate: (intentId: string) => fetch(`${base}/3ds/${intentId}`).then((r) => r.text()),
     close: () => new Promise<void>((resolve) => server.close(() => resolve()))
   }
