@@ -33,7 +33,9 @@ const unavailableToSave = (outcome: Ports.UnavailableReason) =>
     Effect.fail(
       new Errors.InvalidRequest({
         reason:
-          "payments are temporarily unavailable: the card was not checked and nothing was changed or charged; try again in a few minutes"
+          outcome.reason === "merchant_configuration"
+            ? `this merchant cannot take payments now (${outcome.message}): the card was not checked and nothing was changed or charged`
+            : "payments are temporarily unavailable: the card was not checked and nothing was changed or charged; try again in a few minutes"
       })
     )
   )

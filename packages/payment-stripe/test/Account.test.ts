@@ -191,7 +191,7 @@ for (const [name, storage] of storages) {
       ])
       // Stripe does not answer: 503, nothing saved, and the same Request-Id may be sent again
       const next = fake.account()
-      fake.fault(/^GET \/v1\/account$/, "drop_before", 2)
+      fake.fault(/^GET \/v1\/account$/, "drop_before", 3)
       const body = { provider: "stripe", secret_key: next.secret_key, publishable_key: next.publishable_key }
       const down = await api.call("POST", "/api/v1/payment_settings", shop.api_key, body, { "request-id": "verify-1" })
       expect(refusal(down)).toEqual([503, "service_unavailable", undefined])
@@ -323,7 +323,7 @@ describe("a merchant's processor and its keys, through the facade (PGlite)", { t
         )
       expect(foreign).toBeInstanceOf(InvalidParameterError)
       expect(foreign).toMatchObject({ status: 400, param: "publishable_key" })
-      fake.fault(/^POST \/v1\/tokens$/, "drop_before", 2)
+      fake.fault(/^POST \/v1\/tokens$/, "drop_before", 3)
       const silent = await billing.merchants
         .setPaymentSettings(shop.merchant_id, {
           provider: "stripe",
