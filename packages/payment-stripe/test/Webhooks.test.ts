@@ -314,6 +314,53 @@ for (const [name, storage] of storages) {
       expect(fake.violations).toEqual([])
     })
 
+    it("a renewal under an open fraud dispute is not charged by default, and is with the merchant's policy", async () => {
+      const renewalUnderDispute = async (m: { key: string; id: string }, reason: string) => {
+        const { subscriptionId, intent } = await paidCheckout(api, fake, m.key, "20.00")
+        const opened = fake.event(
+          "charge.dispute.created",
+          fake.dispute(intent.id, "needs_response", undefined, { reason }),
+          SECRET
+        )
+        expect((await post(api, m.id, opened)).status).toBe(200)
+        const before = fake.intents.size
+        const advanced = await api.call("POST", "/api/v1/test_helpers/advance_clock", m.key, {
+          frozen_time: "2026-02-01T01:00:00Z"
+        })
+        expect(advanced.status, JSON.stringify(advanced.body)).toBe(200)
+        const renewal = (
+          await api.call("GET", `/api/v1/invoices?subscription_id=${subscriptionId}&limit=100`, m.key)
+        ).body.data.list.find((i: any) => i.cycle_index === 1)
+        const trade = (await api.call("GET", `/api/v1/trade/${renewal.trade_id}`, m.key)).body.data.trade
+        const subscription = (await api.call("GET", `/api/v1/subscription/${subscriptionId}`, m.key)).body.data
+          .subscription
+        return { renewal, trade, subscription, sent: fake.intents.size - before }
+      }
+      // the default: held — nothing sent to Stripe, the invoice follows dunning with the hold's code
+      const held = await merchantOn(api, "Holds", "holdmerchant000001")
+      expect((await api.call("GET", "/api/v1/dispute_settings", held.key)).body.data).toEqual({
+        fraud_dispute_renewals: "hold"
+      })
+      const h = await renewalUnderDispute(held, "fraudulent")
+      expect(h.sent).toBe(0)
+      expect([h.trade.trade_status, h.trade.last_payment_error?.code]).toEqual(["payment_failed", "dispute_hold"])
+      expect(h.renewal.biz_status).not.toBe("success")
+      expect(h.subscription.status).toBe("past_due")
+      // a dispute of another reason holds nothing
+      const other = await merchantOn(api, "Other reason", "holdmerchant000002")
+      const o = await renewalUnderDispute(other, "product_not_received")
+      expect([o.sent, o.renewal.biz_status, o.subscription.status]).toEqual([1, "success", "active"])
+      // the merchant's policy says charge: charged as usual
+      const charging = await merchantOn(api, "Charges", "holdmerchant000003")
+      const bad = await api.call("POST", "/api/v1/dispute_settings", charging.key, { fraud_dispute_renewals: "maybe" })
+      expect(bad.status).toBe(400)
+      const set = await api.call("POST", "/api/v1/dispute_settings", charging.key, { fraud_dispute_renewals: "charge" })
+      expect([set.status, set.body.data]).toEqual([200, { fraud_dispute_renewals: "charge" }])
+      const c = await renewalUnderDispute(charging, "fraudulent")
+      expect([c.sent, c.renewal.biz_status, c.subscription.status]).toEqual([1, "success", "active"])
+      expect(fake.violations).toEqual([])
+    })
+
     it("StripeGateway.layer({ secretKey, webhookSecret }) reads Stripe's webhooks too", async () => {
       const single = singleOn(storage(), fake)
       try {
