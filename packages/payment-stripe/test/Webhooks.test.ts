@@ -273,6 +273,10 @@ for (const [name, storage] of storages) {
       const { tradeId, intent } = await paidCheckout(api, fake, m.key, "40.00")
       const { refund, charge } = fake.dashboardRefund(intent.id, 1500)
       const refunded = fake.event("charge.refunded", charge, SECRET)
+      // Stripe fails the list of the charge's refunds: 503, nothing recorded, then Stripe's retry
+      fake.fault(/^GET \/v1\/refunds$/, "500_after")
+      expect((await post(api, m.id, refunded)).status).toBe(503)
+      expect((await api.call("GET", `/api/v1/refunds?trade_id=${tradeId}`, m.key)).body.data.list).toEqual([])
       const first = await post(api, m.id, refunded)
       expect([first.status, ((await first.json()) as any).handled]).toEqual([200, "refund"])
       // delivered again, and Stripe's other event about the same refund
@@ -304,7 +308,8 @@ for (const [name, storage] of storages) {
       const answers = await Promise.all([
         post(api, m.id, fake.event("charge.refunded", charge, SECRET)),
         post(api, m.id, fake.event("charge.refunded", charge, SECRET)),
-        post(api, m.id, fake.event("charge.refund.updated", refund, SECRET))
+        post(api, m.id, fake.event("charge.refund.updated", refund, SECRET)),
+        post(api, m.id, fake.event("refund.updated", refund, SECRET))
       ])
       // a lost race is answered 409 at worst, and Stripe sends that event again
       for (const a of answers) expect([200, 409]).toContain(a.status)
