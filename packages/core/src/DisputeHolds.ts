@@ -4,7 +4,8 @@
  * by the subscription while the bank looks into it: each further charge would likely be disputed
  * too, with its fee. So, unless the merchant's `fraud_dispute_renewals` is `charge`, an
  * off-session charge (a renewal, a dunning retry, an upgrade) of a subscription one of whose
- * charges is under an open fraud dispute is not sent to the processor: it fails with the code
+ * charges is under an open fraud dispute, with the card that charge was made with (a card the
+ * customer gave since is charged), is not sent to the processor: it fails with the code
  * `dispute_hold`, as a decline would — the invoice follows dunning (the subscription is
  * `past_due`, the merchant's retry days and final state apply) and a retry after the dispute
  * ended charges as usual. A charge the customer makes on session (paying the invoice's page) is
@@ -54,16 +55,16 @@ export const layer: Layer.Layer<Ports.PaymentGateway, never, Ports.PaymentGatewa
           limit: 100,
           filters: [{ column: "subscription_id", op: "in", values: [subscriptionId] }]
         })
+        const charging = request.source._tag === "Token" ? request.source.token : null
         for (const invoice of page.list) {
           if (invoice.dispute_status !== "open" || invoice.trade_id === null) continue
           const disputed = yield* trades.get(request.merchant_id, invoice.trade_id)
-          const dispute = Option.isSome(disputed) ? disputed.value.value.trade.dispute : null
-          if (
-            Option.isSome(disputed) &&
-            disputed.value.value.trade.dispute_status === "open" &&
-            dispute?.reason === "fraudulent"
-          )
-            return dispute
+          if (Option.isNone(disputed)) continue
+          const trade = disputed.value.value.trade
+          // the disputed card only: a card the customer gave since is charged (unknown: held)
+          const sameCard = trade.payment_token === null || charging === null || trade.payment_token === charging
+          if (trade.dispute_status === "open" && trade.dispute?.reason === "fraudulent" && sameCard)
+            return trade.dispute
         }
         return undefined
       }).pipe(Effect.orDie)

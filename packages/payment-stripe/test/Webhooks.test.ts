@@ -351,6 +351,13 @@ for (const [name, storage] of storages) {
       expect([h.trade.trade_status, h.trade.last_payment_error?.code]).toEqual(["payment_failed", "dispute_hold"])
       expect(h.renewal.biz_status).not.toBe("success")
       expect(h.subscription.status).toBe("past_due")
+      // the customer gives another card: it is not the disputed one, and the open invoice is paid
+      const before = fake.intents.size
+      const updated = await api.call("POST", `/api/v1/subscription/${h.subscription.id}/payment_method`, held.key, {
+        payment_method: "pm_card_mastercard"
+      })
+      expect([updated.status, updated.body.data?.status]).toEqual([200, "active"])
+      expect(fake.intents.size).toBe(before + 1)
       // a dispute of another reason holds nothing
       const other = await merchantOn(api, "Other reason", "holdmerchant000002")
       const o = await renewalUnderDispute(other, "product_not_received")
