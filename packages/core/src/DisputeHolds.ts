@@ -45,8 +45,6 @@ export const layer: Layer.Layer<Ports.PaymentGateway, never, Ports.PaymentGatewa
     const holding = (request: Ports.ChargeRequest) =>
       Effect.gen(function* () {
         if (!request.off_session) return undefined
-        const merchant = yield* merchants.get(request.merchant_id, request.merchant_id)
-        if (Option.isNone(merchant) || merchant.value.value.fraud_dispute_renewals === "charge") return undefined
         const trade = yield* trades.get(request.merchant_id, request.trade_id)
         const subscriptionId = Option.isSome(trade) ? trade.value.value.subscription_id : null
         if (subscriptionId === null) return undefined
@@ -63,8 +61,13 @@ export const layer: Layer.Layer<Ports.PaymentGateway, never, Ports.PaymentGatewa
           const trade = disputed.value.value.trade
           // the disputed card only: a card the customer gave since is charged (unknown: held)
           const sameCard = trade.payment_token === null || charging === null || trade.payment_token === charging
-          if (trade.dispute_status === "open" && trade.dispute?.reason === "fraudulent" && sameCard)
-            return trade.dispute
+          if (trade.dispute_status === "open" && trade.dispute?.reason === "fraudulent" && sameCard) {
+            // the merchant's policy is read only when a dispute could hold the charge (rarely)
+            const merchant = yield* merchants.get(request.merchant_id, request.merchant_id)
+            return Option.isSome(merchant) && merchant.value.value.fraud_dispute_renewals === "charge"
+              ? undefined
+              : trade.dispute
+          }
         }
         return undefined
       }).pipe(Effect.orDie)
