@@ -33,8 +33,8 @@ export interface Options {
   readonly timeoutMs?: number | undefined
   /**
    * The signing secret (`whsec_…`) of the account's webhook endpoint: with it, the gateway reads
-   * Stripe's webhooks (`POST /webhooks/stripe/:merchant_id`) for every merchant it serves.
-   * Without it, webhooks are refused (400) and the worker's reconciliation settles payments.
+   * Stripe's webhooks (`POST /webhooks/stripe/:merchant_id`, acted on for the merchant in the
+   * URL). Without it, webhooks are refused (400) and the worker's reconciliation settles payments.
    */
   readonly webhookSecret?: string | undefined
 }
