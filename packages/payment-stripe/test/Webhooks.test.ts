@@ -213,7 +213,9 @@ for (const [name, storage] of storages) {
         { path: ["warning_needs_response", "warning_under_review", "warning_closed"], end: "warning_closed" },
         { path: ["needs_response", "under_review", "won"], end: "won" },
         { path: ["needs_response", "lost"], end: "lost" },
-        { path: ["warning_needs_response", "prevented"], end: "prevented" }
+        { path: ["warning_needs_response", "prevented"], end: "prevented" },
+        // the disputed charge refunded: the payer has the money back
+        { path: ["needs_response", "charge_refunded"], end: "lost" }
       ] as const
       for (const [n, c] of cases.entries()) {
         const { tradeId, intent } = await paidCheckout(api, fake, m.key, "30.00")
@@ -240,7 +242,7 @@ for (const [name, storage] of storages) {
             amount: "25.00",
             currency: "USD",
             reason: "fraudulent",
-            processor_status: c.end,
+            processor_status: c.path.at(-1),
             evidence_due_by: new Date(dueBy * 1000).toISOString().replace(".000Z", "Z")
           }
         })
@@ -255,7 +257,7 @@ for (const [name, storage] of storages) {
         expect(events.map((e) => [e.type, e.data.dispute_status, e.data.dispute.processor_status])).toEqual([
           ["v2.trades.disputed", "open", c.path[0]],
           ...c.path.slice(1, -1).map((s) => ["v2.trades.dispute_updated", "open", s]),
-          ["v2.trades.dispute_closed", c.end, c.end]
+          ["v2.trades.dispute_closed", c.end, c.path.at(-1)]
         ])
         expect(events[0]!.data.dispute).toMatchObject({
           amount: "25.00",
