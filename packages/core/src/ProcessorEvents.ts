@@ -188,8 +188,12 @@ export class ProcessorEvents extends Context.Service<ProcessorEvents>()("@recur/
           if (Option.isSome(trade)) {
             // the same reconciliation as the worker's: the gateway's answer, applied once
             const result = yield* payments.reconcileTrade(merchantId, event.trade_id)
-            // the processor says the payment ended, but its state could not be read: retried
-            if (event._tag === "PaymentUpdated" && event.settled === true && result.status === "processing")
+            // the processor says the payment ended (or was refunded: it was paid), but its state
+            // could not be read: retried
+            if (
+              result.status === "processing" &&
+              (event._tag === "PaymentUpdated" ? event.settled === true : (event.processor_refunds ?? []).length > 0)
+            )
               return yield* new EventNotReadable({
                 event_id: event.event_id,
                 reason: "the payment's outcome could not be read from the processor"

@@ -195,6 +195,12 @@ for (const [name, storage] of storages) {
       expect((await tradeOf(m.key, tradeId)).trade_status).toBe("processing")
       const intent = [...fake.intents.values()].find((i: any) => i.metadata.recur_trade_id === tradeId) as any
       const succeeded = fake.event("payment_intent.succeeded", intent, SECRET)
+      // a refund in the dashboard of that payment, reported while Stripe cannot tell the payment:
+      // not recorded against a trade Recur does not know as paid, retried
+      const { charge } = fake.dashboardRefund(intent.id, 500)
+      const refunded = fake.event("charge.refunded", charge, SECRET)
+      fake.fault(/^GET \/v1\/customers\/search$/, "500_after")
+      expect((await post(api, m.id, refunded)).status).toBe(503)
       // the engine asks Stripe about the trade; Stripe fails: still processing, so retried
       fake.fault(/^GET \/v1\/customers\/search$/, "500_after")
       expect((await post(api, m.id, succeeded)).status).toBe(503)
@@ -202,6 +208,12 @@ for (const [name, storage] of storages) {
       const retried = await post(api, m.id, succeeded)
       expect([retried.status, ((await retried.json()) as any).handled]).toEqual([200, "payment"])
       expect((await tradeOf(m.key, tradeId)).trade_status).toBe("succeeded")
+      // Stripe's retry of the refund's event: recorded now
+      expect((await post(api, m.id, refunded)).status).toBe(200)
+      expect(await tradeOf(m.key, tradeId)).toMatchObject({
+        total_refunded_amount: "5.00",
+        refund_status: "partially_refunded"
+      })
       expect(fake.violations).toEqual([])
     })
 
