@@ -192,6 +192,8 @@ export type ProcessorEvent = Data.TaggedEnum<{
      * payer): when the engine still cannot read one, the event is answered "retry" (503).
      */
     readonly settled?: boolean | undefined
+    /** See {@link merchantOfEvent}. */
+    readonly merchant_id?: string | undefined
   }
   Refunded: {
     readonly event_id: string
@@ -201,6 +203,8 @@ export type ProcessorEvent = Data.TaggedEnum<{
      * recorded once as a Recur refund (by its processor id), never beyond what the trade holds.
      */
     readonly processor_refunds?: ReadonlyArray<ProcessorRefund> | undefined
+    /** See {@link merchantOfEvent}. */
+    readonly merchant_id?: string | undefined
   }
   /** A refund of ours (its id) changed at the processor: a pending one may have settled. */
   RefundUpdated: { readonly event_id: string; readonly refund_id: string }
@@ -220,6 +224,8 @@ export type ProcessorEvent = Data.TaggedEnum<{
     readonly processor_status?: string | undefined
     /** When the evidence is due (epoch milliseconds), while the processor gives one. */
     readonly evidence_due_by?: number | null | undefined
+    /** See {@link merchantOfEvent}. */
+    readonly merchant_id?: string | undefined
   }
   Ignored: { readonly event_id: string; readonly type: string }
   /**
@@ -229,6 +235,17 @@ export type ProcessorEvent = Data.TaggedEnum<{
    */
   Retry: { readonly event_id: string; readonly reason: string }
 }>
+
+/**
+ * The merchant an event is acted on for: the URL's (`/webhooks/<provider>/<merchant_id>`), unless
+ * the gateway serves several merchants on one processor account and read the event's merchant
+ * from the object it is about (its `merchant_id`, which only such a gateway sets: a merchant's own
+ * account could name another merchant).
+ *
+ * @since 0.1.0
+ */
+export const merchantOfEvent = (event: ProcessorEvent, urlMerchantId: string): string =>
+  "merchant_id" in event && event.merchant_id !== undefined ? event.merchant_id : urlMerchantId
 
 /**
  * A dispute's state as the engine follows it: open, or how it ended.

@@ -83,14 +83,14 @@ export class ProcessorEvents extends Context.Service<ProcessorEvents>()("@recur/
     /**
      * Records a dispute's state on its trade and its invoice, with its amount, reason, the
      * processor's status and the evidence deadline (a repeated report, or one about an ended
-     * dispute, changes nothing).
+     * dispute, changes nothing). False when the trade is not this merchant's.
      */
     const dispute = (merchantId: string, event: Extract<Ports.ProcessorEvent, { _tag: "Disputed" }>) =>
       storage.withTransaction(
         Effect.gen(function* () {
           const merchant = yield* merchants.get(merchantId)
           const tv = yield* tradeOf(merchantId, event.trade_id)
-          if (Option.isNone(tv)) return
+          if (Option.isNone(tv)) return false
           const at = yield* nowOf(merchant)
           let trade = tv.value.value.trade
           const triggers: Array<Lifecycle.TradeDisputeTrigger> = []
@@ -135,7 +135,7 @@ export class ProcessorEvents extends Context.Service<ProcessorEvents>()("@recur/
                 move("dispute_updated")
             }
           }
-          if (trade === tv.value.value.trade) return
+          if (trade === tv.value.value.trade) return true
           // a concurrent change of the trade: the processor sends the event again on a non-2xx
           const conflict = () => Effect.fail(new Errors.ConcurrentUpdate({ resource: "trade", id: event.trade_id }))
           yield* trades
@@ -164,6 +164,7 @@ export class ProcessorEvents extends Context.Service<ProcessorEvents>()("@recur/
               data: trade,
               at
             })
+          return true
         })
       )
 
@@ -207,8 +208,8 @@ export class ProcessorEvents extends Context.Service<ProcessorEvents>()("@recur/
           // a pending refund is asked about again; a settled one (or another merchant's) is left
           if (Option.isSome(yield* refunds.settle(merchantId, event.refund_id))) handled = "refund"
         } else if (event._tag === "Disputed") {
-          yield* dispute(merchantId, event)
-          handled = "dispute"
+          // another merchant's trade (or none) is left alone
+          if (yield* dispute(merchantId, event)) handled = "dispute"
         }
         yield* seen
           .insert({

@@ -42,8 +42,10 @@ export const routes = HttpRouter.add(
     if (read._tag === "Failure") return answer(400, { code: "invalid_request_error", message: read.failure })
     // genuine, but what it is about could not be read now: not acted on, not recorded; retried
     if (read.success._tag === "Retry") return retry(read.success.reason)
+    // one account serving several merchants: the event's own merchant (the gateway read it)
+    const target = Ports.merchantOfEvent(read.success, merchantId)
     const received = yield* Effect.result(
-      ProcessorEvents.ProcessorEvents.use((p) => p.receive(merchantId, provider, read.success))
+      ProcessorEvents.ProcessorEvents.use((p) => p.receive(target, provider, read.success))
     )
     if (received._tag === "Failure")
       return received.failure._tag === "ConcurrentUpdate"

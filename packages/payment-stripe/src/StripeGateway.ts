@@ -398,7 +398,7 @@ const gatewayOn = (
       ? Effect.succeed(Result.fail(`no ${request.provider} webhooks here`))
       : webhookSecret === undefined || webhookSecret === ""
         ? Effect.succeed(Result.fail("no webhook signing secret is set for this Stripe account"))
-        : readWebhook(stripe, webhookSecret, request.body, request.headers["stripe-signature"])
+        : readWebhook(stripe, webhookSecret, request.body, request.headers["stripe-signature"], true)
 
   return Ports.PaymentGateway.of({ charge, retrieve, cancel, refund, saveCard, webhook })
 }
@@ -499,7 +499,7 @@ const readOr404 = <A>(what: string, f: () => Promise<A>) =>
  * the engine does not follow. A bad signature or body is a failure; an event whose object could
  * not be read from Stripe now is `Retry` (answered 503: Stripe sends it again).
  */
-const readWebhook = (stripe: Stripe, secret: string, body: string, signature: string | undefined) =>
+const readWebhook = (stripe: Stripe, secret: string, body: string, signature: string | undefined, shared = false) =>
   Effect.gen(function* () {
     let event: Stripe.Event
     try {
@@ -509,11 +509,14 @@ const readWebhook = (stripe: Stripe, secret: string, body: string, signature: st
     }
     const object = event.data.object as unknown as Record<string, unknown>
     const metadata = (object.metadata as Record<string, string> | undefined | null) ?? {}
-    const tradeOfIntent = (intent: unknown) =>
+    /** On an account shared by several merchants, the merchant named by our metadata. */
+    const merchantOf = (of: Record<string, string> | undefined | null) =>
+      shared && of?.recur_merchant_id ? { merchant_id: of.recur_merchant_id } : {}
+    const intentOf = (intent: unknown) =>
       Effect.gen(function* () {
         if (typeof intent !== "string") return undefined
         const found = yield* readOr404("payment intent", () => stripe.paymentIntents.retrieve(intent))
-        return Option.isSome(found) ? found.value.metadata.recur_trade_id : undefined
+        return Option.isSome(found) ? found.value : undefined
       })
     /** The intent's succeeded refunds that Recur did not make (no `recur_refund_id`). */
     const madeOutside = (intent: unknown) =>
@@ -535,12 +538,14 @@ const readWebhook = (stripe: Stripe, secret: string, body: string, signature: st
     const ignored = Ports.ProcessorEvent.Ignored({ event_id: event.id, type: event.type })
     const refunded = (intent: unknown, trade: string | undefined) =>
       Effect.gen(function* () {
-        const tradeId = trade ?? (yield* tradeOfIntent(intent))
+        const read = trade === undefined ? yield* intentOf(intent) : undefined
+        const tradeId = trade ?? read?.metadata.recur_trade_id
         if (!tradeId) return ignored
         return Ports.ProcessorEvent.Refunded({
           event_id: event.id,
           trade_id: tradeId,
-          processor_refunds: yield* madeOutside(intent)
+          processor_refunds: yield* madeOutside(intent),
+          ...merchantOf(read?.metadata ?? metadata)
         })
       })
     const meaning = Effect.gen(function* () {
@@ -550,7 +555,8 @@ const readWebhook = (stripe: Stripe, secret: string, body: string, signature: st
           ? Ports.ProcessorEvent.PaymentUpdated({
               event_id: event.id,
               trade_id: trade,
-              settled: SETTLED_EVENTS.has(event.type)
+              settled: SETTLED_EVENTS.has(event.type),
+              ...merchantOf(metadata)
             })
           : ignored
       }
@@ -562,7 +568,8 @@ const readWebhook = (stripe: Stripe, secret: string, body: string, signature: st
         return object.status === "succeeded" ? yield* refunded(object.payment_intent, undefined) : ignored
       }
       if (event.type.startsWith("charge.dispute.")) {
-        const trade = yield* tradeOfIntent(object.payment_intent)
+        const intent = yield* intentOf(object.payment_intent)
+        const trade = intent?.metadata.recur_trade_id
         if (!trade) return ignored
         const status = String(object.status)
         const due = (object.evidence_details as { due_by?: number | null } | undefined)?.due_by
@@ -575,7 +582,8 @@ const readWebhook = (stripe: Stripe, secret: string, body: string, signature: st
           status: disputeStatusOf(status),
           processor_status: status,
           // 0: the bank takes no response for this dispute
-          evidence_due_by: typeof due === "number" && due > 0 ? due * 1000 : null
+          evidence_due_by: typeof due === "number" && due > 0 ? due * 1000 : null,
+          ...merchantOf(intent?.metadata)
         })
       }
       return ignored

@@ -161,6 +161,12 @@ for (const [name, storage] of storages) {
       })
       // and once more: seen, nothing twice
       expect(((await (await post(api, m.id, created)).json()) as any).duplicate).toBe(true)
+      // another merchant's own account reporting this merchant's trade: nothing is done to it
+      const intruder = await merchantOn(api, "Intruder", "intrudermerchant01")
+      const closing = fake.event("charge.dispute.closed", fake.dispute(intent.id, "lost", "dp_transient"), SECRET)
+      const ignored = await post(api, intruder.id, closing)
+      expect([ignored.status, ((await ignored.json()) as any).handled]).toEqual([200, "ignored"])
+      expect((await tradeOf(m.key, tradeId)).dispute_status).toBe("open")
       const disputed = (await eventsOf(api, m.key, tradeId)).filter((e) => e.type === "v2.trades.disputed")
       expect(disputed.length).toBe(1)
       expect(fake.violations).toEqual([])
@@ -400,6 +406,16 @@ for (const [name, storage] of storages) {
         )
         const forged = fake.event("charge.dispute.created", fake.dispute(intent.id, "needs_response"), "whsec_wrong0")
         expect((await post(single, m.id, forged)).status).toBe(400)
+        // the account serves another merchant too: Stripe posts to the one endpoint it was given,
+        // and the event is acted on for the merchant its intent names
+        const other = await merchantOn(single, "Single, second merchant")
+        const second = await paidCheckout(single, fake, other.key, "14.00")
+        const theirs = fake.event("charge.dispute.created", fake.dispute(second.intent.id, "needs_response"), SECRET)
+        const routed = await post(single, m.id, theirs)
+        expect([routed.status, ((await routed.json()) as any).handled]).toEqual([200, "dispute"])
+        expect(
+          (await single.call("GET", `/api/v1/trade/${second.tradeId}`, other.key)).body.data.trade.dispute_status
+        ).toBe("open")
         expect(fake.violations).toEqual([])
       } finally {
         await single.dispose()
