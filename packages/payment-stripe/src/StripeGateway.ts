@@ -33,8 +33,9 @@ export interface Options {
   readonly timeoutMs?: number | undefined
   /**
    * The signing secret (`whsec_…`) of the account's webhook endpoint: with it, the gateway reads
-   * Stripe's webhooks (`POST /webhooks/stripe/:merchant_id`, acted on for the merchant in the
-   * URL). Without it, webhooks are refused (400) and the worker's reconciliation settles payments.
+   * Stripe's webhooks (`POST /webhooks/stripe/:merchant_id`), each acted on for the merchant its
+   * PaymentIntent names (one endpoint serves every merchant of the account). Without it, webhooks
+   * are refused (400) and the worker's reconciliation settles payments.
    */
   readonly webhookSecret?: string | undefined
 }
