@@ -421,7 +421,10 @@ const ownerFrom = (storage: Store.Storage["Service"]) => {
  * by search.
  *
  * @example
- * const payments = StripeGateway.layer({ secretKey: process.env.STRIPE_SECRET_KEY! })
+ * const payments = StripeGateway.layer({
+ *   secretKey: process.env.STRIPE_SECRET_KEY!,
+ *   webhookSecret: process.env.STRIPE_WEBHOOK_SECRET // optional: Stripe's webhooks at /webhooks/stripe/:merchant_id
+ * })
  * @since 0.1.0
  */
 export const layer = (options: Options): Layer.Layer<Ports.PaymentGateway, never, Store.Storage> =>
