@@ -15,6 +15,7 @@ import * as Billing from "./Billing.js"
 import * as Catalog from "./Catalog.js"
 import * as Checkout from "./Checkout.js"
 import * as Customers from "./Customers.js"
+import * as DisputeHolds from "./DisputeHolds.js"
 import * as Discounts from "./Discounts.js"
 import * as Dunning from "./Dunning.js"
 import * as Merchants from "./Merchants.js"
@@ -66,5 +67,7 @@ export const layer = Layer.mergeAll(
   Layer.provideMerge(Webhooks.Webhooks.layer),
   Layer.provideMerge(WebhookDispatch.WebhookDispatch.layer),
   Layer.provideMerge(offers),
-  Layer.provideMerge(tenants)
+  Layer.provideMerge(tenants),
+  // every off-session charge passes the hold of an open fraud dispute
+  Layer.provideMerge(DisputeHolds.layer)
 )

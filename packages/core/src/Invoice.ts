@@ -125,8 +125,33 @@ export class Invoice extends Schema.Class<Invoice>("Invoice")({
   /** The customer's billing address at issue, one line (as the customer API writes it). */
   customer_address: NullableString.pipe(Schema.withDecodingDefault(Effect.succeed(null))),
   /** The merchant's name at issue. */
-  merchant_name: NullableString.pipe(Schema.withDecodingDefault(Effect.succeed(null)))
+  merchant_name: NullableString.pipe(Schema.withDecodingDefault(Effect.succeed(null))),
+  /**
+   * Whether the charge that paid it is disputed: its trade's `dispute_status` (`none`, `open`,
+   * `won`, `lost`, `warning_closed`, `prevented`), moved by the same machine as the trade's.
+   */
+  dispute_status: Lifecycle.TradeDisputeStatus.pipe(
+    Schema.withDecodingDefault(Effect.succeed("none" as const)),
+    Schema.withConstructorDefault(Effect.succeed("none" as const))
+  )
 }) {}
+
+/**
+ * Moves an invoice's `dispute_status` with its trade's (the {@link Lifecycle.tradeDispute}
+ * machine; the trade's moves emit the events).
+ *
+ * @since 0.1.0
+ */
+export const moveDispute = (
+  invoice: Invoice,
+  trigger: Lifecycle.TradeDisputeTrigger
+): Result.Result<Lifecycle.Moved<Invoice>, Lifecycle.InvalidTransition> =>
+  Lifecycle.moveBy(
+    Lifecycle.tradeDispute,
+    invoice.dispute_status,
+    trigger,
+    (to) => new Invoice({ ...invoice, dispute_status: to }, { disableChecks: true })
+  )
 
 /**
  * Whether an invoice has been issued: numbered, its parties kept, its links signed. A checkout's

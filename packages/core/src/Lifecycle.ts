@@ -53,6 +53,7 @@ export const EventType = Schema.Literals([
   "v2.trades.processor_unavailable",
   "v2.trades.disputed",
   "v2.trades.dispute_closed",
+  "v2.trades.dispute_updated",
   "v2.refunds.succeeded",
   "v2.refunds.failed",
   "v2.discount.created",
@@ -218,6 +219,8 @@ export {
   tradeDispute,
   /** @since 0.1.0 */
   TradeDisputeStatus,
+  /** @since 0.1.0 */
+  type TradeDisputeTrigger,
   /** @since 0.1.0 */
   tradeRefund,
   /** @since 0.1.0 */

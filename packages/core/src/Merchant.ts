@@ -24,6 +24,14 @@ export class PaymentProcessor extends Schema.Class<PaymentProcessor>("PaymentPro
 }) {}
 
 /**
+ * What a merchant does with the renewals of a subscription whose charge is under an open fraud
+ * dispute: `hold` them (the default) or `charge` them as usual.
+ *
+ * @since 0.1.0
+ */
+export const FraudDisputeRenewals = Schema.Literals(["hold", "charge"])
+
+/**
  * A merchant and its billing settings.
  *
  * @since 0.1.0
@@ -48,7 +56,16 @@ export class Merchant extends Schema.Class<Merchant>("Merchant")({
   portal_settings: Schema.NullOr(PortalSettings).pipe(Schema.withDecodingDefault(Effect.succeed(null))),
   /** Who charges its customers: `null` the sandbox; its Stripe account (secrets encrypted). */
   payment_processor: Schema.NullOr(PaymentProcessor).pipe(Schema.withDecodingDefault(Effect.succeed(null))),
-  created_at: Timestamp
+  created_at: Timestamp,
+  /**
+   * Whether off-session charges (renewals, dunning retries, upgrades) of a subscription whose
+   * charge is under an open fraud dispute (reason `fraudulent`) are made: `hold` (the default)
+   * makes none while the dispute is open, `charge` makes them as usual.
+   */
+  fraud_dispute_renewals: FraudDisputeRenewals.pipe(
+    Schema.withDecodingDefault(Effect.succeed("hold" as const)),
+    Schema.withConstructorDefault(Effect.succeed("hold" as const))
+  )
 }) {}
 
 /**

@@ -307,8 +307,21 @@ export class Merchants extends Context.Service<Merchants>()("@recur/core/Merchan
         Effect.withSpan("Merchants.setPaymentProcessor")
       )
 
+    /**
+     * Sets what happens to off-session charges of a subscription under an open fraud dispute:
+     * `hold` (the default: none is made while it is open) or `charge`.
+     */
+    const setDisputeSettings = (
+      merchantId: string,
+      settings: { readonly fraud_dispute_renewals: Merchant.Merchant["fraud_dispute_renewals"] }
+    ) =>
+      updateMerchant(merchantId, { fraud_dispute_renewals: settings.fraud_dispute_renewals }).pipe(
+        Effect.withSpan("Merchants.setDisputeSettings")
+      )
+
     return {
       setPaymentProcessor,
+      setDisputeSettings,
       create,
       get,
       rotateKey,

@@ -281,15 +281,19 @@ export class Refunds extends Context.Service<Refunds>()("@recur/core/Refunds", {
       merchant: Merchant.Merchant,
       reserved: { readonly record: Refund.Refund; readonly amount: Money.Money },
       tradeId: string,
-      reason: string | null
+      reason: string | null,
+      made?: Ports.RefundOutcome
     ) =>
       Effect.gen(function* () {
-        // the gateway de-duplicates by refund_id, so asking again for a pending refund is safe
-        const outcome = yield* gateway.refund({
-          refund_id: reserved.record.refund_id,
-          trade_id: tradeId,
-          amount: reserved.amount
-        })
+        // the gateway de-duplicates by refund_id, so asking again for a pending refund is safe;
+        // a refund the processor already made (its dashboard) is not asked for again
+        const outcome =
+          made ??
+          (yield* gateway.refund({
+            refund_id: reserved.record.refund_id,
+            trade_id: tradeId,
+            amount: reserved.amount
+          }))
         if (outcome._tag === "Pending") {
           // accepted, not settled: asked again later (and when the processor's webhook says so)
           yield* storage.workQueue.schedule({
@@ -439,7 +443,8 @@ export class Refunds extends Context.Service<Refunds>()("@recur/core/Refunds", {
     const refund = (
       merchantId: string,
       command: RefundCommand,
-      owed: { readonly tax_lines: ReadonlyArray<Invoicing.TaxLine> | null } | null = null
+      owed: { readonly tax_lines: ReadonlyArray<Invoicing.TaxLine> | null } | null = null,
+      made?: Ports.RefundOutcome
     ) =>
       Effect.gen(function* () {
         const tradeId = command.tradeId
@@ -580,12 +585,16 @@ export class Refunds extends Context.Service<Refunds>()("@recur/core/Refunds", {
             // the engine yet (the gateway is asked after), so the reservation is made again on what
             // the subscription holds now — a lost race is a retry, not a 409
             Effect.retry({
-              while: (e) => e._tag === "ConcurrentUpdate" && e.resource === "subscription",
+              while: (e) =>
+                e._tag === "ConcurrentUpdate" &&
+                // a refund the processor already made: a lost race over the trade is retried too
+                // (the retry finds the other delivery's refund by its key)
+                (e.resource === "subscription" || (made !== undefined && e.resource === "trade")),
               times: 20
             })
           )
         if (reserved.earlier && reserved.record.refund_status !== "pending") return reserved.record
-        return yield* finish(merchant, reserved, tradeId, reason)
+        return yield* finish(merchant, reserved, tradeId, reason, made)
       }).pipe(Effect.withSpan("Refunds.refund"))
 
     const getRefund = (merchantId: string, refundId: string) =>
@@ -774,8 +783,46 @@ export class Refunds extends Context.Service<Refunds>()("@recur/core/Refunds", {
         return Option.some(yield* finish(merchant, { record, amount }, record.trade_id, record.reason))
       }).pipe(Effect.withSpan("Refunds.settle"))
 
+    /**
+     * Records a refund the processor made outside Recur (a refund in its dashboard) as a Recur
+     * refund of the trade — its refund record, its credit note, `v2.refunds.succeeded`,
+     * `v2.invoice.refunded` and the trade's refund status — once, keyed by the processor's refund
+     * id (`processor:<id>`), even when the event is delivered twice or concurrently; never
+     * beyond what the trade (and its subscription cycle) still holds: what is beyond is not
+     * recorded. None when there was nothing left to record it against.
+     */
+    const recordProcessorRefund = (merchantId: string, tradeId: string, made: Ports.ProcessorRefund) =>
+      Effect.gen(function* () {
+        const outcome = Ports.RefundOutcome.Succeeded({ refund_transaction_id: made.refund_id })
+        const command = (amount: Option.Option<Decimal.Decimal>): RefundCommand => ({
+          tradeId: Ids.TradeId.make(tradeId),
+          amount,
+          reason: Option.some(made.reason ?? "refunded at the payment processor"),
+          requestKey: Option.some(`processor:${made.refund_id}`)
+        })
+        const exact = refund(
+          merchantId,
+          command(Option.some(Result.getOrThrow(Decimal.parse(Money.format(made.amount))))),
+          null,
+          outcome
+        )
+        return yield* exact.pipe(
+          // more than the trade still holds: what it holds is recorded, the rest was never ours
+          Effect.catchTag("RefundRefused", (e) =>
+            e.reason === "above_refundable" ? refund(merchantId, command(Option.none()), null, outcome) : Effect.fail(e)
+          ),
+          Effect.map(Option.some),
+          Effect.catchTags({
+            RefundRefused: () => Effect.succeed(Option.none<Refund.Refund>()),
+            TradeNotRefundable: () => Effect.succeed(Option.none<Refund.Refund>()),
+            TradeNotFound: () => Effect.succeed(Option.none<Refund.Refund>())
+          })
+        )
+      }).pipe(Effect.withSpan("Refunds.recordProcessorRefund"))
+
     return {
       refund: (merchantId: string, command: RefundCommand) => refund(merchantId, command),
+      recordProcessorRefund,
       getRefund,
       listRefunds,
       settleOwed,

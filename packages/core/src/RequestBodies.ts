@@ -323,6 +323,15 @@ export const CreateMerchant = Schema.Struct({
 export const InvoiceSettings = Schema.Struct({ invoice_prefix: Schema.optional(Schema.String) })
 
 /**
+ * The body of `POST /api/v1/dispute_settings`.
+ *
+ * @since 0.1.0
+ */
+export const DisputeSettings = Schema.Struct({
+  fraud_dispute_renewals: Schema.optional(Schema.Literals(["hold", "charge"]))
+})
+
+/**
  * A card as the hosted checkout page's form posts it.
  *
  * @since 0.1.0

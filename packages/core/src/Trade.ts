@@ -70,7 +70,15 @@ export class TradeDisputeRecord extends Schema.Class<TradeDisputeRecord>("TradeD
   currency: Schema.String,
   reason: Schema.String,
   opened_at: Timestamp,
-  closed_at: NullableTimestamp
+  closed_at: NullableTimestamp,
+  /**
+   * The processor's own status of the dispute as reported last (Stripe's `needs_response`,
+   * `under_review`, `warning_needs_response`, `warning_under_review`, `warning_closed`, `won`,
+   * `lost`, `prevented`); null on disputes recorded before it was kept.
+   */
+  processor_status: NullableString.pipe(Schema.withDecodingDefault(Effect.succeed(null))),
+  /** When the merchant's evidence is due at the processor (Stripe's `evidence_details.due_by`); null when none is given. */
+  evidence_due_by: NullableTimestamp.pipe(Schema.withDecodingDefault(Effect.succeed(null)))
 }) {}
 
 /**
@@ -115,7 +123,10 @@ export class Trade extends Schema.Class<Trade>("Trade")({
   discounts: Discounts,
   billing_address: Schema.NullOr(BillingAddress),
   payment_info: Schema.NullOr(PaymentInfo),
-  /** Whether the payer disputed the charge: `none`, `open`, `won` or `lost`. */
+  /**
+   * Whether the payer disputed the charge: `none`, `open`, or how it ended — `won`, `lost`,
+   * `warning_closed` (an inquiry closed), `prevented`.
+   */
   dispute_status: TradeDisputeStatus.pipe(Schema.withDecodingDefault(Effect.succeed("none" as const))),
   dispute: Schema.NullOr(TradeDisputeRecord).pipe(Schema.withDecodingDefault(Effect.succeed(null)))
 }) {}
@@ -164,7 +175,7 @@ export const moveRefund = (
  */
 export const moveDispute = (
   trade: Trade,
-  trigger: "dispute_opened" | "dispute_updated" | "dispute_won" | "dispute_lost",
+  trigger: Lifecycle.TradeDisputeTrigger,
   patch: Partial<TradeFields> = {}
 ): Result.Result<Lifecycle.Moved<Trade>, Lifecycle.InvalidTransition> =>
   Lifecycle.moveBy(

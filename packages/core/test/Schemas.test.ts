@@ -57,6 +57,7 @@ describe("Domain schemas", () => {
         "customer_id",
         "customer_name",
         "cycle_index",
+        "dispute_status", // Recur's: whether the charge that paid it is disputed
         "hosted_invoice_url", // Recur's: the customer's page
         "invoice_id",
         "invoice_pdf", // Recur's: the PDF

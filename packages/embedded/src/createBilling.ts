@@ -17,6 +17,7 @@ import {
   Discounts,
   DunningPolicy,
   Engine,
+  Errors,
   Invoice,
   Merchants,
   PaymentSettings,
@@ -337,6 +338,14 @@ export interface BillingClient {
      * 12 uppercase letters and digits; a new prefix starts its own sequences at 1.
      */
     readonly setInvoicePrefix: (merchantId: string, prefix: string) => Promise<{ invoice_prefix: string }>
+    /**
+     * `POST /api/v1/dispute_settings`: whether renewals of a subscription under an open fraud
+     * dispute are held (`hold`, the default) or charged (`charge`).
+     */
+    readonly setDisputeSettings: (
+      merchantId: string,
+      settings: { readonly fraud_dispute_renewals: "hold" | "charge" }
+    ) => Promise<{ fraud_dispute_renewals: "hold" | "charge" }>
     /** `GET /api/v1/payment_settings`: who charges the merchant's customers (never a secret). */
     readonly paymentSettings: (merchantId: string) => Promise<PaymentSettingsJson>
     /**
@@ -591,6 +600,19 @@ export const createBilling = async (options: BillingOptions = {}): Promise<Billi
             Effect.flatMap(([m, p]) => Merchants.Merchants.use((ms) => ms.setInvoicePrefix(m, p))),
             Effect.map((m) => ({ invoice_prefix: m.invoice_prefix }))
           )
+        ),
+      setDisputeSettings: (merchantId, settings) =>
+        run(
+          Effect.gen(function* () {
+            const m = yield* id("merchant_id", merchantId)
+            const policy = (yield* decode(RequestBodies.DisputeSettings, settings)).fraud_dispute_renewals
+            if (policy === undefined)
+              return yield* new Errors.InvalidParameter({ param: "fraud_dispute_renewals", reason: "is required" })
+            const merchant = yield* Merchants.Merchants.use((ms) =>
+              ms.setDisputeSettings(m, { fraud_dispute_renewals: policy })
+            )
+            return { fraud_dispute_renewals: merchant.fraud_dispute_renewals }
+          })
         ),
       paymentSettings: (merchantId) =>
         run(

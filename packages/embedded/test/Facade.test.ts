@@ -322,6 +322,15 @@ describe("the facade's failures", () => {
       expect(list[0]!.hosted_invoice_url).toMatch(/^https:\/\/billing\.example\/recur\/invoice\/inv_/)
       const wrong = await rejection(billing.merchants.setInvoicePrefix(m, "x"))
       expect([wrong.constructor, wrong.param]).toEqual([InvalidParameterError, "invoice_prefix"])
+      // renewals under an open fraud dispute: held by default, charged when the merchant says so
+      expect(await billing.merchants.setDisputeSettings(m, { fraud_dispute_renewals: "charge" })).toEqual({
+        fraud_dispute_renewals: "charge"
+      })
+      expect(await billing.merchants.setDisputeSettings(m, { fraud_dispute_renewals: "hold" })).toEqual({
+        fraud_dispute_renewals: "hold"
+      })
+      const policy = await rejection(billing.merchants.setDisputeSettings(m, { fraud_dispute_renewals: "x" as "hold" }))
+      expect(policy.constructor).toBe(InvalidParameterError)
     } finally {
       await billing.close()
     }

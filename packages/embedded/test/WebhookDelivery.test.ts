@@ -164,9 +164,10 @@ for (const [name, storage] of backends()) {
           })
         )
       ).list[0]!
-      for (const [event_id, status] of [
-        ["evt_dispute_1", "open"],
-        ["evt_dispute_2", "lost"]
+      for (const [event_id, status, processor_status] of [
+        ["evt_dispute_1", "open", "needs_response"],
+        ["evt_dispute_3", "open", "under_review"],
+        ["evt_dispute_2", "lost", "lost"]
       ] as const)
         await run(
           ProcessorEvents.ProcessorEvents.use((p) =>
@@ -179,7 +180,8 @@ for (const [name, storage] of backends()) {
                 dispute_id: "dp_1",
                 amount: Money.make(1000n, "USD"),
                 reason: "fraudulent",
-                status
+                status,
+                processor_status
               })
             )
           )

@@ -470,6 +470,7 @@ export class SubscriptionsGroup extends HttpApiGroup.make("subscriptions")
   .annotate(OpenApi.Title, "Subscriptions") {}
 
 const InvoiceSettings = Schema.Struct({ invoice_prefix: Schema.String })
+const DisputeSettings = Schema.Struct({ fraud_dispute_renewals: Schema.Literals(["hold", "charge"]) })
 
 /**
  * Trades, invoices and refunds.
@@ -530,6 +531,19 @@ export class PaymentsGroup extends HttpApiGroup.make("payments")
     HttpApiEndpoint.post("updateInvoiceSettings", "/api/v1/invoice_settings", {
       payload: RequestBodies.InvoiceSettings,
       success: Envelope(InvoiceSettings),
+      error: ApiErrors.all
+    })
+  )
+  .add(
+    HttpApiEndpoint.get("disputeSettings", "/api/v1/dispute_settings", {
+      success: Envelope(DisputeSettings),
+      error: ApiErrors.all
+    })
+  )
+  .add(
+    HttpApiEndpoint.post("updateDisputeSettings", "/api/v1/dispute_settings", {
+      payload: RequestBodies.DisputeSettings,
+      success: Envelope(DisputeSettings),
       error: ApiErrors.all
     })
   )

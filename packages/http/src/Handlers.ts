@@ -585,6 +585,22 @@ const paymentsLive = HttpApiBuilder.group(BillingApi, "payments", (handlers) =>
               )
         )
       )
+      .handle("disputeSettings", () =>
+        call((m) =>
+          Effect.map(merchants.get(m), (merchant) => ok({ fraud_dispute_renewals: merchant.fraud_dispute_renewals }))
+        )
+      )
+      .handle("updateDisputeSettings", ({ payload }) =>
+        call((m) =>
+          Effect.gen(function* () {
+            const policy = payload.fraud_dispute_renewals
+            if (policy === undefined)
+              return yield* new Errors.InvalidParameter({ param: "fraud_dispute_renewals", reason: "is required" })
+            const merchant = yield* merchants.setDisputeSettings(m, { fraud_dispute_renewals: policy })
+            return ok({ fraud_dispute_renewals: merchant.fraud_dispute_renewals })
+          })
+        )
+      )
       .handle("refund", ({ payload }) =>
         Effect.flatMap(CurrentMerchant, ({ requestId }) =>
           call((m) =>

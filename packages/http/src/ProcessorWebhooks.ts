@@ -4,7 +4,8 @@
  * with the merchant's webhook secret and says what it means; the engine acts on it once
  * (`ProcessorEvents.receive`). Answers 200 for an event acted on or seen before, 400 for a bad
  * signature or body, 404 where no gateway takes webhooks, 409 when a concurrent change of the
- * trade should be retried (the processor sends the event again).
+ * trade should be retried, 503 when what the event is about could not be read from the processor
+ * now (the event is not recorded as seen: the processor sends it again and it is acted on then).
  *
  * @since 0.1.0
  */
@@ -14,6 +15,13 @@ import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 
 const answer = (status: number, body: Record<string, unknown>) =>
   HttpServerResponse.jsonUnsafe(body, { status, headers: { "cache-control": "no-store" } })
+
+/** 503: the processor sends the event again later (Stripe retries for up to three days). */
+const retry = (reason: string) =>
+  HttpServerResponse.jsonUnsafe(
+    { code: "processor_unavailable", message: `The event could not be handled now: ${reason}. Send it again.` },
+    { status: 503, headers: { "cache-control": "no-store", "retry-after": "60" } }
+  )
 
 /**
  * The route.
@@ -32,13 +40,19 @@ export const routes = HttpRouter.add(
     const body = yield* Effect.orElseSucceed(request.text, () => "")
     const read = yield* gateway.webhook({ provider, merchant_id: merchantId, body, headers: request.headers })
     if (read._tag === "Failure") return answer(400, { code: "invalid_request_error", message: read.failure })
+    // genuine, but what it is about could not be read now: not acted on, not recorded; retried
+    if (read.success._tag === "Retry") return retry(read.success.reason)
+    // one account serving several merchants: the event's own merchant (the gateway read it)
+    const target = Ports.merchantOfEvent(read.success, merchantId)
     const received = yield* Effect.result(
-      ProcessorEvents.ProcessorEvents.use((p) => p.receive(merchantId, provider, read.success))
+      ProcessorEvents.ProcessorEvents.use((p) => p.receive(target, provider, read.success))
     )
     if (received._tag === "Failure")
       return received.failure._tag === "ConcurrentUpdate"
         ? answer(409, { code: "state_conflict", message: received.failure.message })
-        : answer(404, { code: "not_found", message: received.failure.message })
+        : received.failure._tag === "EventNotReadable"
+          ? retry(received.failure.reason)
+          : answer(404, { code: "not_found", message: received.failure.message })
     return answer(200, { received: true, ...received.success })
   })
 )

@@ -36,6 +36,13 @@ export interface Options {
   readonly apiBase?: string | undefined
   /** How long a call may take before its outcome is unknown. Default 30 s. */
   readonly timeoutMs?: number | undefined
+  /**
+   * The signing secret (`whsec_…`) of the account's webhook endpoint: with it, the gateway reads
+   * Stripe's webhooks (`POST /webhooks/stripe/:merchant_id`), each acted on for the merchant its
+   * PaymentIntent names (one endpoint serves every merchant of the account). Without it, webhooks
+   * are refused (400) and the worker's reconciliation settles payments.
+   */
+  readonly webhookSecret?: string | undefined
 }
 
 /** The token of a saved payment method: its Stripe customer and payment method. */
@@ -144,7 +151,8 @@ const codeOf = (
  * const gateway = StripeGateway.make({ secretKey: process.env.STRIPE_SECRET_KEY! })
  * @since 0.1.0
  */
-export const make = (options: Options): Ports.PaymentGateway["Service"] => gatewayOn(client(options))
+export const make = (options: Options): Ports.PaymentGateway["Service"] =>
+  gatewayOn(client(options), undefined, options.webhookSecret)
 
 /** Whose a trade is: the merchant and our customer (their Stripe customer holds its intents). */
 interface Owner {
@@ -152,7 +160,11 @@ interface Owner {
   readonly customerId: string
 }
 
-const gatewayOn = (stripe: Stripe, ownerOf?: (tradeId: string) => Effect.Effect<Owner | undefined>) => {
+const gatewayOn = (
+  stripe: Stripe,
+  ownerOf?: (tradeId: string) => Effect.Effect<Owner | undefined>,
+  webhookSecret?: string
+) => {
   const call = <A>(f: () => Promise<A>) => Effect.tryPromise({ try: f, catch: (e) => e })
 
   /** The Stripe customer of one of our customers (found by its metadata, else created once). */
@@ -598,7 +610,24 @@ const gatewayOn = (stripe: Stripe, ownerOf?: (tradeId: string) => Effect.Effect<
   const minimumCharge = (request: { readonly currency: string }) =>
     Effect.succeed(Option.fromNullishOr(StripeCurrency.minimumCharge(request.currency)))
 
-  return Ports.PaymentGateway.of({ charge, retrieve, cancel, refund, saveCard, completeSaveCard, minimumCharge })
+  /** The account's webhooks, when its signing secret is given (one account serves every merchant). */
+  const webhook = (request: Parameters<NonNullable<Ports.PaymentGateway["Service"]["webhook"]>>[0]) =>
+    request.provider !== "stripe"
+      ? Effect.succeed(Result.fail(`no ${request.provider} webhooks here`))
+      : webhookSecret === undefined || webhookSecret === ""
+        ? Effect.succeed(Result.fail("no webhook signing secret is set for this Stripe account"))
+        : readWebhook(stripe, webhookSecret, request.body, request.headers["stripe-signature"], true)
+
+  return Ports.PaymentGateway.of({
+    charge,
+    retrieve,
+    cancel,
+    refund,
+    saveCard,
+    completeSaveCard,
+    minimumCharge,
+    webhook
+  })
 }
 
 /** The owner of a trade, read from its record through the storage port. */
@@ -618,14 +647,17 @@ const ownerFrom = (storage: Store.Storage["Service"]) => {
  * by search.
  *
  * @example
- * const payments = StripeGateway.layer({ secretKey: process.env.STRIPE_SECRET_KEY! })
+ * const payments = StripeGateway.layer({
+ *   secretKey: process.env.STRIPE_SECRET_KEY!,
+ *   webhookSecret: process.env.STRIPE_WEBHOOK_SECRET // optional: Stripe's webhooks at /webhooks/stripe/:merchant_id
+ * })
  * @since 0.1.0
  */
 export const layer = (options: Options): Layer.Layer<Ports.PaymentGateway, never, Store.Storage> =>
   Layer.effect(
     Ports.PaymentGateway,
     Effect.gen(function* () {
-      return gatewayOn(client(options), ownerFrom(yield* Store.Storage))
+      return gatewayOn(client(options), ownerFrom(yield* Store.Storage), options.webhookSecret)
     })
   )
 
@@ -637,13 +669,70 @@ const PAYMENT_EVENTS = new Set([
   "payment_intent.canceled"
 ])
 
+/** The payment events that say the intent reached an outcome the engine can read at once. */
+const SETTLED_EVENTS = new Set([
+  "payment_intent.succeeded",
+  "payment_intent.payment_failed",
+  "payment_intent.requires_action",
+  "payment_intent.canceled"
+])
+
+/**
+ * An amount as Stripe states it (an integer in Stripe's units of the currency) as Recur's money,
+ * at the ISO 4217 exponent (`StripeCurrency.fromStripe`: ISK ÷100, MGA ×10, rounded down).
+ */
+const moneyOf = (amount: unknown, currency: unknown): ReturnType<typeof StripeCurrency.fromStripe> =>
+  StripeCurrency.fromStripe(Number(amount), String(currency))
+
+/**
+ * Stripe's dispute statuses as the engine's: the inquiry (`warning_needs_response`,
+ * `warning_under_review`) and chargeback (`needs_response`, `under_review`) statuses are open;
+ * `won`, `lost`, `warning_closed` and `prevented` end it as they say; `charge_refunded` (the
+ * disputed charge was refunded, so the payer has the money back) ends it as `lost`. An unknown
+ * status is open (its closing event says how it ended).
+ */
+const disputeStatusOf = (status: string): Ports.DisputeStatus =>
+  status === "won" || status === "lost" || status === "warning_closed" || status === "prevented"
+    ? status
+    : status === "charge_refunded"
+      ? "lost"
+      : "open"
+
+/** A read that could not be made now: the event is answered "retry" (503). */
+class Unreadable {
+  readonly _tag = "Unreadable"
+  constructor(readonly reason: string) {}
+}
+
+/**
+ * A Stripe read made while handling a webhook: a missing object (404, e.g. an object of another
+ * account) is none; any other failure (a timeout, a 5xx, a 429, a rolled key) cannot tell what
+ * the event is about, and fails with {@link Unreadable}.
+ */
+const readOr404 = <A>(what: string, f: () => Promise<A>) =>
+  Effect.tryPromise({ try: f, catch: (e) => e }).pipe(
+    Effect.map(Option.some),
+    Effect.catch((e) =>
+      e instanceof Stripe.errors.StripeError && e.statusCode === 404 && e.code === "resource_missing"
+        ? Effect.succeed(Option.none<A>())
+        : Effect.fail(
+            new Unreadable(
+              `Stripe did not answer reading the event's ${what}${e instanceof Stripe.errors.StripeError && e.statusCode ? ` (${e.statusCode})` : ""}`
+            )
+          )
+    )
+  )
+
 /**
  * What a Stripe webhook means, once its signature is checked with `secret` (the SDK's
  * `constructEvent`): a payment of a trade changed (`payment_intent.*`), a charge was refunded
- * (`charge.refunded`), a charge was disputed (`charge.dispute.*`: the dispute's intent names the
- * trade), or something the engine does not follow. A bad signature or body is a failure.
+ * (`charge.refunded`, and a refund without our metadata changed: with the charge's succeeded
+ * refunds made outside Recur, e.g. in the dashboard), a charge was disputed (`charge.dispute.*`:
+ * the dispute's intent names the trade; its status, amount and evidence deadline), or something
+ * the engine does not follow. A bad signature or body is a failure; an event whose object could
+ * not be read from Stripe now is `Retry` (answered 503: Stripe sends it again).
  */
-const readWebhook = (stripe: Stripe, secret: string, body: string, signature: string | undefined) =>
+const readWebhook = (stripe: Stripe, secret: string, body: string, signature: string | undefined, shared = false) =>
   Effect.gen(function* () {
     let event: Stripe.Event
     try {
@@ -652,47 +741,93 @@ const readWebhook = (stripe: Stripe, secret: string, body: string, signature: st
       return Result.fail(`the Stripe-Signature does not verify: ${(e as Error).message}`)
     }
     const object = event.data.object as unknown as Record<string, unknown>
-    const tradeOfIntent = (intent: unknown) =>
+    const metadata = (object.metadata as Record<string, string> | undefined | null) ?? {}
+    /** On an account shared by several merchants, the merchant named by our metadata. */
+    const merchantOf = (of: Record<string, string> | undefined | null) =>
+      shared && of?.recur_merchant_id ? { merchant_id: of.recur_merchant_id } : {}
+    const intentOf = (intent: unknown) =>
       Effect.gen(function* () {
         if (typeof intent !== "string") return undefined
-        const found = yield* Effect.option(Effect.tryPromise(() => stripe.paymentIntents.retrieve(intent)))
-        return Option.isSome(found) ? found.value.metadata.recur_trade_id : undefined
+        const found = yield* readOr404("payment intent", () => stripe.paymentIntents.retrieve(intent))
+        return Option.isSome(found) ? found.value : undefined
+      })
+    /** The intent's succeeded refunds that Recur did not make (no `recur_refund_id`). */
+    const madeOutside = (intent: unknown) =>
+      Effect.gen(function* () {
+        if (typeof intent !== "string") return []
+        const listed = yield* readOr404("refunds", () => stripe.refunds.list({ payment_intent: intent, limit: 100 }))
+        return Option.isSome(listed)
+          ? listed.value.data
+              .filter((r) => r.status === "succeeded" && !r.metadata?.recur_refund_id)
+              .map(
+                (r): Ports.ProcessorRefund => ({
+                  refund_id: r.id,
+                  amount: moneyOf(r.amount, r.currency),
+                  reason: r.reason ?? null
+                })
+              )
+          : []
       })
     const ignored = Ports.ProcessorEvent.Ignored({ event_id: event.id, type: event.type })
-    if (PAYMENT_EVENTS.has(event.type)) {
-      const trade = (object.metadata as Record<string, string> | undefined)?.recur_trade_id
-      return Result.succeed(
-        trade ? Ports.ProcessorEvent.PaymentUpdated({ event_id: event.id, trade_id: trade }) : ignored
-      )
-    }
-    if (event.type === "charge.refunded") {
-      const trade =
-        (object.metadata as Record<string, string> | undefined)?.recur_trade_id ??
-        (yield* tradeOfIntent(object.payment_intent))
-      return Result.succeed(trade ? Ports.ProcessorEvent.Refunded({ event_id: event.id, trade_id: trade }) : ignored)
-    }
-    if (event.type === "charge.refund.updated" || event.type === "refund.updated" || event.type === "refund.failed") {
-      const refund = (object.metadata as Record<string, string> | undefined)?.recur_refund_id
-      return Result.succeed(
-        refund ? Ports.ProcessorEvent.RefundUpdated({ event_id: event.id, refund_id: refund }) : ignored
-      )
-    }
-    if (event.type.startsWith("charge.dispute.")) {
-      const trade = yield* tradeOfIntent(object.payment_intent)
-      if (!trade) return Result.succeed(ignored)
-      const status = String(object.status)
-      return Result.succeed(
-        Ports.ProcessorEvent.Disputed({
+    const refunded = (intent: unknown, trade: string | undefined) =>
+      Effect.gen(function* () {
+        const read = trade === undefined ? yield* intentOf(intent) : undefined
+        const tradeId = trade ?? read?.metadata.recur_trade_id
+        if (!tradeId) return ignored
+        return Ports.ProcessorEvent.Refunded({
+          event_id: event.id,
+          trade_id: tradeId,
+          processor_refunds: yield* madeOutside(intent),
+          ...merchantOf(read?.metadata ?? metadata)
+        })
+      })
+    const meaning = Effect.gen(function* () {
+      if (PAYMENT_EVENTS.has(event.type)) {
+        const trade = metadata.recur_trade_id
+        return trade
+          ? Ports.ProcessorEvent.PaymentUpdated({
+              event_id: event.id,
+              trade_id: trade,
+              settled: SETTLED_EVENTS.has(event.type),
+              ...merchantOf(metadata)
+            })
+          : ignored
+      }
+      if (event.type === "charge.refunded") return yield* refunded(object.payment_intent, metadata.recur_trade_id)
+      if (event.type === "charge.refund.updated" || event.type === "refund.updated" || event.type === "refund.failed") {
+        const refund = metadata.recur_refund_id
+        if (refund) return Ports.ProcessorEvent.RefundUpdated({ event_id: event.id, refund_id: refund })
+        // a refund made outside Recur that settled: recorded as the charge's refunds are
+        return object.status === "succeeded" ? yield* refunded(object.payment_intent, undefined) : ignored
+      }
+      if (event.type.startsWith("charge.dispute.")) {
+        const intent = yield* intentOf(object.payment_intent)
+        const trade = intent?.metadata.recur_trade_id
+        if (!trade) return ignored
+        const status = String(object.status)
+        const due = (object.evidence_details as { due_by?: number | null } | undefined)?.due_by
+        return Ports.ProcessorEvent.Disputed({
           event_id: event.id,
           trade_id: trade,
           dispute_id: String(object.id),
-          amount: StripeCurrency.fromStripe(Number(object.amount), String(object.currency)),
+          amount: moneyOf(object.amount, object.currency),
           reason: String(object.reason ?? "general"),
-          status: status === "won" ? "won" : status === "lost" ? "lost" : "open"
+          status: disputeStatusOf(status),
+          processor_status: status,
+          // 0: the bank takes no response for this dispute
+          evidence_due_by: typeof due === "number" && due > 0 ? due * 1000 : null,
+          ...merchantOf(intent?.metadata)
         })
+      }
+      return ignored
+    })
+    return Result.succeed(
+      yield* meaning.pipe(
+        Effect.catch((e: Unreadable) =>
+          Effect.succeed(Ports.ProcessorEvent.Retry({ event_id: event.id, reason: e.reason }))
+        )
       )
-    }
-    return Result.succeed(ignored)
+    )
   })
 
 /** Whether an SDK error means Stripe did not answer (nothing can be told of the keys). */

@@ -395,43 +395,60 @@ export const trade: Machine<TradeStatus, TradeTrigger> = {
 }
 
 /**
- * Trade `dispute_status`: whether the payer disputed the charge with their bank (a chargeback),
- * as the processor reports it.
+ * Trade `dispute_status`: whether the payer disputed the charge with their bank (a chargeback) or
+ * asked about it (an inquiry), as the processor reports it: `open` while it runs (the
+ * processor's own status — Stripe's `warning_needs_response`, `warning_under_review`,
+ * `needs_response`, `under_review` — and the evidence deadline are on the trade's `dispute`),
+ * then how it ended: `won`, `lost`, `warning_closed` (an inquiry closed without a chargeback) or
+ * `prevented` (stopped before it became one). Every end is terminal: none stays open forever.
  *
  * @since 0.1.0
  */
-export const TradeDisputeStatus = Schema.Literals(["none", "open", "won", "lost"])
+export const TradeDisputeStatus = Schema.Literals(["none", "open", "won", "lost", "warning_closed", "prevented"])
 /** @since 0.1.0 */
 export type TradeDisputeStatus = typeof TradeDisputeStatus.Type
 
 /**
- * The trade's dispute machine: a dispute opens, then is won or lost.
+ * A trigger of the dispute machine.
  *
  * @since 0.1.0
  */
-export const tradeDispute: Machine<
-  TradeDisputeStatus,
-  "dispute_opened" | "dispute_updated" | "dispute_won" | "dispute_lost"
-> = {
+export type TradeDisputeTrigger =
+  | "dispute_opened"
+  | "dispute_updated"
+  | "dispute_won"
+  | "dispute_lost"
+  | "dispute_warning_closed"
+  | "dispute_prevented"
+
+/**
+ * The trade's dispute machine: a dispute (or an inquiry) opens, then is won, lost, closed as an
+ * inquiry or prevented. Its invoice's `dispute_status` follows the same machine.
+ *
+ * @since 0.1.0
+ */
+export const tradeDispute: Machine<TradeDisputeStatus, TradeDisputeTrigger> = {
   name: "TradeDispute",
   field: "dispute_status",
   states: TradeDisputeStatus.literals,
   initial: "none",
   createEvents: [],
-  terminal: ["won", "lost"],
+  terminal: ["won", "lost", "warning_closed", "prevented"],
   transitions: [
     {
       from: ["none"],
       trigger: "dispute_opened",
       to: "open",
       events: ["v2.trades.disputed"],
-      description: "the payer disputes the charge with their bank (the processor reports it)"
+      description:
+        "the payer disputes the charge with their bank, or the bank asks about it (an inquiry): the processor reports it with its amount and evidence deadline"
     },
     {
       from: ["open"],
       trigger: "dispute_updated",
-      events: [],
-      description: "the processor reports a change of the open dispute (its reason, its evidence deadline)"
+      events: ["v2.trades.dispute_updated"],
+      description:
+        "the processor reports a change of the open dispute (its status, reason, amount or evidence deadline); a report that changes nothing emits nothing"
     },
     {
       from: ["open"],
@@ -445,7 +462,21 @@ export const tradeDispute: Machine<
       trigger: "dispute_lost",
       to: "lost",
       events: ["v2.trades.dispute_closed"],
-      description: "the bank decides for the payer: the funds are returned"
+      description: "the bank decides for the payer (or the merchant accepts the dispute): the funds are returned"
+    },
+    {
+      from: ["open"],
+      trigger: "dispute_warning_closed",
+      to: "warning_closed",
+      events: ["v2.trades.dispute_closed"],
+      description: "an inquiry closes without becoming a chargeback"
+    },
+    {
+      from: ["open"],
+      trigger: "dispute_prevented",
+      to: "prevented",
+      events: ["v2.trades.dispute_closed"],
+      description: "the dispute is prevented before it becomes a chargeback (e.g. resolved with the issuer)"
     }
   ]
 }

@@ -78,6 +78,10 @@ const descriptions: Record<string, string> = {
     "How the merchant's invoices are numbered: `invoice_prefix` (`INV` → `INV-000001`, credit notes `INV-CN-000001`).",
   "payments.updateInvoiceSettings":
     "Sets `invoice_prefix` (3 to 12 uppercase letters and digits). A new prefix starts its own gapless sequences at 1; issued invoices keep their numbers.",
+  "payments.disputeSettings":
+    "What happens to the renewals of a subscription whose charge is under an open fraud dispute (reason `fraudulent`): `fraud_dispute_renewals` `hold` (the default: no off-session charge — renewal, dunning retry, upgrade — is made while the dispute is open; the invoice fails with `dispute_hold` and follows dunning) or `charge` (charged as usual).",
+  "payments.updateDisputeSettings":
+    "Sets `fraud_dispute_renewals`: `hold` (the default) or `charge`. Applies to the next charge.",
   "subscriptions.updatePaymentMethod":
     "Replaces the subscription's card — `card_number`, `exp_month`, `exp_year` and `cvc` (the sandbox), or `payment_method`, a payment method the processor's form collected (Stripe.js `pm_…`): checked and saved by the payment gateway (nothing charged), then charged by renewals. On a `past_due` subscription the open invoice is retried at once with it: a success returns the subscription to `active` (`retry` holds that charge). A refused card is 400 on `card_number` and changes nothing.",
   "subscriptions.upcomingInvoice":
@@ -111,6 +115,7 @@ const required: Record<string, ReadonlyArray<string>> = {
   "discounts.removeFromSubscription": ["discount_id"],
   "taxRates.create": ["name", "percentage", "country"],
   "payments.updateInvoiceSettings": ["invoice_prefix"],
+  "payments.updateDisputeSettings": ["fraud_dispute_renewals"],
   "portal.createSession": ["customer_id"]
 }
 

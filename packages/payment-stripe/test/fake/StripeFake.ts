@@ -611,6 +611,18 @@ export const start = async () => {
       return found ? { status: 200, body: found } : invalid(`No such ${what}`, "id", "resource_missing", 404)
     }
     if (method === "get" && path.startsWith("/v1/payment_intents/")) return one(intents, "payment_intent")
+    if (method === "get" && path === "/v1/refunds") {
+      // a charge's or an intent's refunds, the newest first
+      const data = [...refunds.values()]
+        .filter(
+          (r) =>
+            (p.payment_intent === undefined || r.payment_intent === p.payment_intent) &&
+            (p.charge === undefined || r.charge === p.charge)
+        )
+        .sort((a, b) => (b.created as number) - (a.created as number))
+        .slice(0, Number(p.limit ?? 10))
+      return { status: 200, body: { object: "list", data, has_more: false, url: "/v1/refunds" } }
+    }
     if (method === "get" && path.startsWith("/v1/refunds/")) return one(refunds, "refund")
     if (method === "get" && path.startsWith("/v1/setup_intents/")) return one(setups, "setup_intent")
     if (method === "get" && path.startsWith("/v1/payment_methods/"))
@@ -855,26 +867,76 @@ export const start = async () => {
       const header = new Stripe("sk_test_events").webhooks.generateTestHeaderString({ payload, secret })
       return { payload, header, id: event.id }
     },
-    /** A dispute of an intent's charge, as Stripe's `dispute` object. */
-    dispute: (intentId: string, status: string, disputeId = id("dp")) => {
+    /**
+     * A dispute of an intent's charge, as Stripe's `dispute` object (any of Stripe's statuses:
+     * `warning_needs_response`, `warning_under_review`, `warning_closed`, `needs_response`,
+     * `under_review`, `won`, `lost`, `prevented`), by default of the whole amount, reason
+     * `fraudulent`, its evidence due a week after the fake's clock (`dueBy`, seconds; null: none).
+     */
+    dispute: (
+      intentId: string,
+      status: string,
+      disputeId = id("dp"),
+      options: { readonly dueBy?: number | null; readonly amount?: number; readonly reason?: string } = {}
+    ) => {
       const intent = intents.get(intentId)!
+      const created = now()
       return {
         id: disputeId,
         object: "dispute",
-        amount: intent.amount_received,
+        amount: options.amount ?? intent.amount_received,
         balance_transactions: [],
         charge: intent.latest_charge,
-        created: now(),
+        created,
         currency: intent.currency,
         evidence: {},
-        evidence_details: { due_by: null, has_evidence: false, past_due: false, submission_count: 0 },
+        evidence_details: {
+          due_by: options.dueBy !== undefined ? options.dueBy : created + 7 * 86_400,
+          has_evidence: false,
+          past_due: false,
+          submission_count: 0
+        },
         is_charge_refundable: false,
         livemode: false,
         metadata: {},
         payment_intent: intent.id,
-        reason: "fraudulent",
+        reason: options.reason ?? "fraudulent",
         status
       } as Json
+    },
+    /**
+     * A refund made in Stripe's dashboard (no metadata of ours) of `amount` of an intent's charge,
+     * and the charge as Stripe's `charge.refunded` event carries it then (`amount_refunded`,
+     * `refunded`; its `refunds` list is not included, as since API version 2022-11-15).
+     */
+    dashboardRefund: (intentId: string, amount: number) => {
+      const made = createRefund({ payment_intent: intentId, amount: String(amount) })
+      if (made.status !== 200) throw new Error(`dashboard refund refused: ${JSON.stringify(made.body)}`)
+      const intent = intents.get(intentId)!
+      const refunded = [...refunds.values()]
+        .filter((r) => r.payment_intent === intentId && r.status === "succeeded")
+        .reduce((a, r) => a + (r.amount as number), 0)
+      const charge: Json = {
+        id: intent.latest_charge,
+        object: "charge",
+        amount: intent.amount_received,
+        amount_captured: intent.amount_received,
+        amount_refunded: refunded,
+        billing_details: { address: null, email: null, name: null, phone: null },
+        captured: true,
+        created: intent.created,
+        currency: intent.currency,
+        customer: intent.customer,
+        disputed: false,
+        livemode: false,
+        metadata: intent.metadata,
+        paid: true,
+        payment_intent: intent.id,
+        payment_method: intent.payment_method,
+        refunded: refunded >= (intent.amount_received as number),
+        status: "succeeded"
+      }
+      return { refund: made.body, charge }
     },
     /** Stripe's search lag: while on, searching intents misses every intent created since it was turned on. */
     searchLag: (on: boolean) => {
