@@ -125,7 +125,11 @@ for (const [name, storage] of storages) {
       expect(page).toContain('"amount":499000')
       expect(intentsOf(trade).map((i) => [i.amount, i.currency, i.status])).toEqual([[499000, "isk", "succeeded"]])
       // a dispute of the whole charge: Stripe's 499000 is Recur's 4,990 kr.
-      await m.hook("charge.dispute.created", fake.dispute(intentsOf(trade)[0].id, "needs_response"))
+      // (not a fraud dispute: those hold the card's renewals by default)
+      await m.hook(
+        "charge.dispute.created",
+        fake.dispute(intentsOf(trade)[0].id, "needs_response", undefined, { reason: "product_not_received" })
+      )
       expect((await m.ok("GET", `/api/v1/trade/${trade}`)).trade.dispute).toMatchObject({
         amount: "4990",
         currency: "ISK"

@@ -118,6 +118,20 @@ for (const [name, storage] of storages) {
     let api: Api
     beforeAll(async () => {
       fake = await Fake.start()
+      // the Stripe accounts of the merchants below (the fake refuses keys it does not know)
+      fake.account({ secret_key: "sk_test_singleaccount", publishable_key: "pk_test_singleaccount" })
+      for (const keys of [
+        "transientmerchant1",
+        "intrudermerchant01",
+        "transientmerchant2",
+        "disputemerchant01",
+        "dashboardmerchant1",
+        "concurrentmerchan1",
+        "holdmerchant000001",
+        "holdmerchant000002",
+        "holdmerchant000003"
+      ])
+        fake.account({ secret_key: `sk_test_${keys}`, publishable_key: `pk_test_${keys}` })
       api = routedOn(storage(), fake)
     }, 120_000)
     afterAll(async () => {
@@ -138,7 +152,7 @@ for (const [name, storage] of storages) {
         SECRET
       )
       // Stripe answers 500 while the dispute's intent is read: the event is not acknowledged
-      fake.fault(/^GET \/v1\/payment_intents\/pi_/, "500_after")
+      fake.fault(/^GET \/v1\/payment_intents\/pi_/, "500_after", 3)
       const first = await post(api, m.id, created)
       expect(first.status).toBe(503)
       expect(first.headers.get("retry-after")).toBe("60")
@@ -189,7 +203,7 @@ for (const [name, storage] of storages) {
         await api.call("POST", "/api/v1/session", m.key, { payer_id: "p", line_items: [{ price_id: price.price_id }] })
       ).body.data
       // Stripe charged, its answer was lost: the trade waits
-      fake.fault(/^POST \/v1\/payment_intents$/, "500_after")
+      fake.fault(/^POST \/v1\/payment_intents$/, "500_after", 3)
       const paid = await api.call(
         "POST",
         `/checkout/${session.session_id}/pay`,
@@ -205,10 +219,10 @@ for (const [name, storage] of storages) {
       // not recorded against a trade Recur does not know as paid, retried
       const { charge } = fake.dashboardRefund(intent.id, 500)
       const refunded = fake.event("charge.refunded", charge, SECRET)
-      fake.fault(/^GET \/v1\/customers\/search$/, "500_after")
+      fake.fault(/^GET \/v1\/customers\/search$/, "500_after", 3)
       expect((await post(api, m.id, refunded)).status).toBe(503)
       // the engine asks Stripe about the trade; Stripe fails: still processing, so retried
-      fake.fault(/^GET \/v1\/customers\/search$/, "500_after")
+      fake.fault(/^GET \/v1\/customers\/search$/, "500_after", 3)
       expect((await post(api, m.id, succeeded)).status).toBe(503)
       expect((await tradeOf(m.key, tradeId)).trade_status).toBe("processing")
       const retried = await post(api, m.id, succeeded)
@@ -294,7 +308,7 @@ for (const [name, storage] of storages) {
       const { refund, charge } = fake.dashboardRefund(intent.id, 1500)
       const refunded = fake.event("charge.refunded", charge, SECRET)
       // Stripe fails the list of the charge's refunds: 503, nothing recorded, then Stripe's retry
-      fake.fault(/^GET \/v1\/refunds$/, "500_after")
+      fake.fault(/^GET \/v1\/refunds$/, "500_after", 3)
       expect((await post(api, m.id, refunded)).status).toBe(503)
       expect((await api.call("GET", `/api/v1/refunds?trade_id=${tradeId}`, m.key)).body.data.list).toEqual([])
       const first = await post(api, m.id, refunded)
