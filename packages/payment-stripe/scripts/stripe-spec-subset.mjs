@@ -21,7 +21,7 @@ const used = {
   "/v1/payment_intents/{intent}/cancel": ["post"],
   "/v1/payment_intents/search": ["get"],
   "/v1/setup_intents": ["post"],
-  "/v1/refunds": ["post"],
+  "/v1/refunds": ["get", "post"],
   "/v1/refunds/{refund}": ["get"],
   "/v1/payment_methods/{payment_method}": ["get"]
 }
