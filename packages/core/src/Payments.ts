@@ -232,8 +232,19 @@ export class Payments extends Context.Service<Payments>()("@recur/core/Payments"
                 error: Option.none(),
                 ...extra
               })
+              // the processor's reference of the charge this outcome names, kept on the trade so that
+              // the gateway reads it by id from then on (never a search, never a second create)
+              const named = outcome._tag !== "Unknown" ? outcome.reference : undefined
+              const known = tr.charges ?? []
+              const rec: Entities.TradeRecord =
+                named !== undefined && !known.some((c) => c.reference === named)
+                  ? { ...tr, charges: [...known, { attempt: tr.attempts, reference: named }] }
+                  : tr
               if (trade.trade_status === "succeeded") return result("succeeded")
-              if (trade.trade_status !== "processing")
+              // a charge recorded as failed that the processor took after all (a late confirmation,
+              // a webhook): the money was taken, so the trade is paid — never left failed
+              const late = trade.trade_status === "payment_failed" && outcome._tag === "Succeeded"
+              if (trade.trade_status !== "processing" && !late)
                 return result(trade.trade_status === "payment_failed" ? "failed" : "processing")
               if (outcome._tag !== "RequiresAction") {
                 yield* storage.workQueue.cancel(merchantId, "charge", tradeId)
@@ -262,7 +273,7 @@ export class Payments extends Context.Service<Payments>()("@recur/core/Payments"
                     },
                     { disableChecks: true }
                   )
-                  yield* Effect.orDie(trades.update({ ...tr, trade }, tv.version))
+                  yield* Effect.orDie(trades.update({ ...rec, trade }, tv.version))
                   return result("requires_action", { redirect_url: Option.some(outcome.redirect_url) })
                 }
                 case "Succeeded": {
@@ -278,7 +289,7 @@ export class Payments extends Context.Service<Payments>()("@recur/core/Payments"
                         }
                       : null
                   trade = Lifecycle.must(
-                    Trade.move(trade, "succeeded", {
+                    Trade.move(trade, late ? "succeeded_late" : "succeeded", {
                       paid_at: dt(at),
                       txn_time: dt(at),
                       last_trans_id: outcome.transaction_id,
@@ -288,7 +299,7 @@ export class Payments extends Context.Service<Payments>()("@recur/core/Payments"
                       last_payment_error: null
                     })
                   )
-                  yield* Effect.orDie(trades.update({ ...tr, trade }, tv.version))
+                  yield* Effect.orDie(trades.update({ ...rec, trade }, tv.version))
                   yield* emit(storage, {
                     merchant_id: merchantId,
                     type: "v2.trades.succeeded",
@@ -297,7 +308,9 @@ export class Payments extends Context.Service<Payments>()("@recur/core/Payments"
                     data: trade,
                     at
                   })
-                  if (invV) {
+                  // a late success finds its invoice wherever the failure left it: paid when it still
+                  // can be (retrying, pending), else left as it is (the trade shows the money taken)
+                  if (invV && (!late || Result.isSuccess(Invoice.move(invV.value, "paid")))) {
                     const moved = Lifecycle.must(Invoice.move(invV.value, "paid", { paid_at: dt(at) }))
                     // a checkout's first invoice becomes final as it is paid: it is issued now
                     // (numbered, its parties kept), so a declined or abandoned one takes no number
@@ -355,7 +368,7 @@ export class Payments extends Context.Service<Payments>()("@recur/core/Payments"
                   trade = Lifecycle.must(
                     Trade.move(trade, "failed", { last_payment_error: error, next_action: null, txn_time: dt(at) })
                   )
-                  yield* Effect.orDie(trades.update({ ...tr, trade }, tv.version))
+                  yield* Effect.orDie(trades.update({ ...rec, trade }, tv.version))
                   yield* emit(storage, {
                     merchant_id: merchantId,
                     type: "v2.trades.payment_failed",
@@ -411,12 +424,21 @@ export class Payments extends Context.Service<Payments>()("@recur/core/Payments"
      */
     const reconcileTrade = Effect.fn("Payments.reconcileTrade")(function* (merchantId: string, tradeId: string) {
       const tv = yield* Effect.flatMap(trades.get(merchantId, tradeId), (o) => must(o, "trade", tradeId))
+      const status = tv.value.trade.trade_status
+      // a failed trade is asked too: a charge the processor took after all is applied (the money
+      // was taken); a succeeded or closed one is answered as it is
       const outcome =
-        tv.value.trade.trade_status === "processing"
-          ? yield* gateway.retrieve(tradeId)
+        status === "processing" || status === "payment_failed"
+          ? yield* gateway.retrieve(tradeId, referencesOf(tv.value))
           : // applyOutcome answers a decided trade as it is, whatever the outcome says
             Ports.ChargeOutcome.Unknown()
       return yield* applyOutcome(merchantId, tradeId, outcome)
+    })
+
+    /** What the engine knows of a trade's charges at the gateway (its attempt and their references). */
+    const referencesOf = (tr: Entities.TradeRecord): Ports.ChargeReferences => ({
+      attempt: tr.attempts,
+      references: tr.charges ?? []
     })
 
     /** Charges an invoice's trade off-session with the saved token (the trade's current attempt). */
@@ -432,7 +454,8 @@ export class Payments extends Context.Service<Payments>()("@recur/core/Payments"
           merchant_id: merchantId,
           amount: Result.getOrThrow(Money.parse(t.amount, t.currency)),
           source: { _tag: "Token", token },
-          off_session: true
+          off_session: true,
+          references: tv.value.charges ?? []
         })
         return yield* Effect.orDie(applyOutcome(merchantId, tradeId, outcome))
       })
@@ -474,7 +497,7 @@ export class Payments extends Context.Service<Payments>()("@recur/core/Payments"
       if (before.value.trade.trade_status === "processing") {
         // a challenge still waiting is canceled at the gateway first, so the payer can no longer
         // pay a checkout that has ended; a payment that went through before is kept as paid
-        const outcome = yield* (gateway.cancel ?? gateway.retrieve)(tradeId)
+        const outcome = yield* (gateway.cancel ?? gateway.retrieve)(tradeId, referencesOf(before.value))
         if (outcome._tag === "Failed" || outcome._tag === "RequiresAction") return yield* end(merchant, tradeId)
         const applied = yield* Effect.orDie(applyOutcome(merchantId, tradeId, outcome))
         if (applied.status === "processing") {
@@ -556,7 +579,14 @@ export class Payments extends Context.Service<Payments>()("@recur/core/Payments"
         )
       })
 
-    return { applyOutcome, reconcileTrade, chargeInvoiceTrade, chargePending, expireFirstPayment } as const
+    return {
+      applyOutcome,
+      reconcileTrade,
+      chargeInvoiceTrade,
+      chargePending,
+      expireFirstPayment,
+      referencesOf
+    } as const
   })
 }) {
   /** The live implementation. */

@@ -284,14 +284,32 @@ export class Refunds extends Context.Service<Refunds>()("@recur/core/Refunds", {
       reason: string | null
     ) =>
       Effect.gen(function* () {
-        // the gateway de-duplicates by refund_id, so asking again for a pending refund is safe
+        // the gateway de-duplicates by refund_id, and reads a refund it named before by that
+        // reference (never a second create), so asking again for a pending refund is safe
+        const before = yield* Effect.orDie(refunds.get(merchant.merchant_id, reserved.record.refund_id))
+        const paidBy = yield* Effect.orDie(trades.get(merchant.merchant_id, tradeId))
+        const known = Option.isSome(before) ? before.value.value.reference : undefined
         const outcome = yield* gateway.refund({
           refund_id: reserved.record.refund_id,
           trade_id: tradeId,
-          amount: reserved.amount
+          amount: reserved.amount,
+          ...(Option.isSome(paidBy)
+            ? { charges: { attempt: paidBy.value.value.attempts, references: paidBy.value.value.charges ?? [] } }
+            : {}),
+          ...(known !== undefined ? { reference: known } : {})
         })
-        if (outcome._tag === "Pending") {
-          // accepted, not settled: asked again later (and when the processor's webhook says so)
+        // the processor's id of the refund, kept: it is read by it from then on
+        const named = outcome._tag === "Pending" || outcome._tag === "Succeeded" ? outcome.refund_transaction_id : undefined
+        if (named !== undefined && named !== known && Option.isSome(before))
+          yield* refunds.update({ ...before.value.value, reference: named }, before.value.version).pipe(
+            // settled meanwhile by another run (a webhook): it wrote what it knew
+            Effect.catchTag("VersionConflict", () => Effect.void),
+            Effect.catchTag("UniqueViolation", (e) => Effect.die(e))
+          )
+        if (outcome._tag === "Pending" || outcome._tag === "Unknown") {
+          // accepted and not settled, or not answered (the refund may have been made): the amount
+          // stays reserved and the refund is asked about again later (and when the processor's
+          // webhook says so) — an unanswered call is never taken for a failure
           yield* storage.workQueue.schedule({
             lane: laneOf(merchant),
             merchant_id: merchant.merchant_id,

@@ -310,7 +310,14 @@ export const TradeStatus = Schema.Literals([
 /** @since 0.1.0 */
 export type TradeStatus = typeof TradeStatus.Type
 /** @since 0.1.0 */
-export type TradeTrigger = "submit_payment" | "resubmit_payment" | "succeeded" | "failed" | "close" | "abandon"
+export type TradeTrigger =
+  | "submit_payment"
+  | "resubmit_payment"
+  | "succeeded"
+  | "succeeded_late"
+  | "failed"
+  | "close"
+  | "abandon"
 
 /**
  * The trade machine. `next_action` is set while `processing` waits for 3-D Secure.
@@ -345,6 +352,14 @@ export const trade: Machine<TradeStatus, TradeTrigger> = {
       to: "succeeded",
       events: ["v2.trades.succeeded"],
       description: "the gateway confirms the charge"
+    },
+    {
+      from: ["payment_failed"],
+      trigger: "succeeded_late",
+      to: "succeeded",
+      events: ["v2.trades.succeeded"],
+      description:
+        "a charge recorded as failed succeeded after all at the processor (a late confirmation): the money was taken"
     },
     {
       from: ["processing"],
