@@ -299,7 +299,8 @@ export class Refunds extends Context.Service<Refunds>()("@recur/core/Refunds", {
           ...(known !== undefined ? { reference: known } : {})
         })
         // the processor's id of the refund, kept: it is read by it from then on
-        const named = outcome._tag === "Pending" || outcome._tag === "Succeeded" ? outcome.refund_transaction_id : undefined
+        const named =
+          outcome._tag === "Pending" || outcome._tag === "Succeeded" ? outcome.refund_transaction_id : undefined
         if (named !== undefined && named !== known && Option.isSome(before))
           yield* refunds.update({ ...before.value.value, reference: named }, before.value.version).pipe(
             // settled meanwhile by another run (a webhook): it wrote what it knew
