@@ -1,7 +1,7 @@
 import { Ports } from "@recur/core"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { PaymentGatewayContract } from "@recur/testing"
-import { Layer } from "effect"
+import { Effect, Layer } from "effect"
 import { StripeGateway } from "../src/index.js"
 import * as Fake from "./fake/StripeFake.js"
 
@@ -21,7 +21,9 @@ PaymentGatewayContract.suite(
     insufficient: { _tag: "PaymentMethod", id: "pm_card_chargeDeclinedInsufficientFunds" },
     invalid: { _tag: "PaymentMethod", id: "pm_nope" },
     shows: { last4: "4242", ...Fake.TEST_EXPIRY }
-  }
+  },
+  // Stripe refunds, then answers 500: the answer is lost
+  { refundAnswerLost: Effect.sync(() => fake.fault(/^POST \/v1\/refunds$/, "500_after")) }
 )
 
 describe("the Stripe fake stays Stripe", () => {
