@@ -184,13 +184,19 @@ const gatewayOn = (stripe: Stripe, ownerOf?: (tradeId: string) => Effect.Effect<
   const intentsOf = (tradeId: string, owner: Owner | undefined) =>
     Effect.gen(function* () {
       if (owner !== undefined) {
-        const ours = `${owner.merchantId}/${owner.customerId}`
-        const customer = (yield* call(() =>
-          stripe.customers.search({ query: `metadata['recur_customer']:'${quote(ours)}'`, limit: 1 })
-        )).data[0]
-        if (customer === undefined) return undefined
-        const listed = yield* call(() => stripe.paymentIntents.list({ customer: customer.id, limit: 100 }))
-        return listed.data.filter((i) => i.metadata.recur_trade_id === tradeId)
+        // the owner's Stripe customer: by search once Stripe's index has it, else by the key that
+        // made it (Stripe answers the same customer while it keeps the key, i.e. within a day, by
+        // when search has long caught up)
+        const customer = yield* customerOf(owner.merchantId, owner.customerId, `owner:${tradeId}`)
+        return yield* call(async () => {
+          const found: Array<Stripe.PaymentIntent> = []
+          let seen = 0
+          for await (const intent of stripe.paymentIntents.list({ customer, limit: 100 })) {
+            if (intent.metadata.recur_trade_id === tradeId) found.push(intent)
+            if (++seen >= SCAN_LIMIT) break
+          }
+          return found
+        })
       }
       const found = yield* call(() =>
         stripe.paymentIntents.search({ query: `metadata['recur_trade_id']:'${quote(tradeId)}'`, limit: 100 })
