@@ -490,7 +490,27 @@ const afterChallenge = (
     const view = yield* viewOf(merchantId, sessionId)
     if (view.session.status === "complete") return yield* done(view.session, request)
     if (view.session.status === "expired") return yield* notice(request, view.session, (w) => w.expired, 410)
-    return yield* checkoutPage(request, view, where, { message: "3-D Secure authentication failed.", status: 402 })
+    const tradeId = view.session.trade_id
+    const trade =
+      tradeId !== null
+        ? Option.getOrNull(
+            yield* Effect.option(Effect.orDie(Billing.Billing.use((b) => b.getTrade(merchantId, tradeId))))
+          )
+        : null
+    // still undecided (the processor has not answered yet, or the challenge's outcome is not in):
+    // "we are confirming your payment" — no failure, no Pay button; the page looks again by itself
+    if (trade !== null && trade.trade_status === "processing") {
+      const language = languageFor(request, view.session)
+      const w = Page.wordsOf(language)
+      return yield* page(
+        w.checkout,
+        `<main><h1>${Page.esc(w.confirming)}</h1><meta http-equiv="refresh" content="10"></main>`,
+        202,
+        language
+      )
+    }
+    const why = trade?.last_payment_error?.message ?? "3-D Secure authentication failed."
+    return yield* checkoutPage(request, view, where, { message: why, status: 402 })
   })
 
 /**
