@@ -31,6 +31,9 @@ import * as Store from "./Store.js"
 import * as Subscription from "./Subscription.js"
 import * as Trade from "./Trade.js"
 
+/** A trade waiting for its payer (3-D Secure) is asked about again after this many reconcile delays. */
+const WAITING_RECHECKS = 5
+
 /**
  * The result of paying a session (or of any charge the engine makes).
  *
@@ -274,6 +277,21 @@ export class Payments extends Context.Service<Payments>()("@recur/core/Payments"
                     { disableChecks: true }
                   )
                   yield* Effect.orDie(trades.update({ ...rec, trade }, tv.version))
+                  // the payer may finish the challenge and never come back (and no webhook may
+                  // come): the worker asks again until it is decided or expires — after a few
+                  // minutes, then less and less often (half the trade's age), a handful of calls a day
+                  yield* storage.workQueue.schedule({
+                    lane: laneOf(merchant),
+                    merchant_id: merchantId,
+                    kind: "reconcile",
+                    subject_id: tradeId,
+                    due_at:
+                      at +
+                      Math.max(
+                        WAITING_RECHECKS * settings.reconcileAfterMs,
+                        Math.floor((at - msOf(trade.created_at)) / 2)
+                      )
+                  })
                   return result("requires_action", { redirect_url: Option.some(outcome.redirect_url) })
                 }
                 case "Succeeded": {

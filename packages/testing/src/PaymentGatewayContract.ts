@@ -284,30 +284,34 @@ export const suite = <E, R = never>(
 
     if (faults.refundAnswerLost !== undefined) {
       const lose = faults.refundAnswerLost
-      it.effect(
-        "a refund whose answer was lost is Unknown, and asking again settles it without refunding twice",
-        () =>
-          Effect.gen(function* () {
-            const g = yield* Ports.PaymentGateway
-            const { outcome, trade_id } = yield* charge(sources.succeed, 1000n)
-            const charges = knownOf(outcome)
-            const refund_id = yield* Ids.make("ref")
-            yield* lose
-            expect(yield* g.refund({ refund_id, trade_id, amount: usd(600n), charges })).toMatchObject({
-              _tag: "Unknown"
-            })
-            const settled = yield* g.refund({ refund_id, trade_id, amount: usd(600n), charges })
-            expect(settled._tag).toBe("Succeeded")
-            if (settled._tag !== "Succeeded") return
-            // read by the reference it named: the same refund
-            expect(
-              yield* g.refund({ refund_id, trade_id, amount: usd(600n), charges, reference: settled.refund_transaction_id })
-            ).toEqual(settled)
-            // made once: 400 is all that is left
-            expect(
-              (yield* g.refund({ refund_id: yield* Ids.make("ref"), trade_id, amount: usd(500n), charges }))._tag
-            ).toBe("Failed")
+      it.effect("a refund whose answer was lost is Unknown, and asking again settles it without refunding twice", () =>
+        Effect.gen(function* () {
+          const g = yield* Ports.PaymentGateway
+          const { outcome, trade_id } = yield* charge(sources.succeed, 1000n)
+          const charges = knownOf(outcome)
+          const refund_id = yield* Ids.make("ref")
+          yield* lose
+          expect(yield* g.refund({ refund_id, trade_id, amount: usd(600n), charges })).toMatchObject({
+            _tag: "Unknown"
           })
+          const settled = yield* g.refund({ refund_id, trade_id, amount: usd(600n), charges })
+          expect(settled._tag).toBe("Succeeded")
+          if (settled._tag !== "Succeeded") return
+          // read by the reference it named: the same refund
+          expect(
+            yield* g.refund({
+              refund_id,
+              trade_id,
+              amount: usd(600n),
+              charges,
+              reference: settled.refund_transaction_id
+            })
+          ).toEqual(settled)
+          // made once: 400 is all that is left
+          expect(
+            (yield* g.refund({ refund_id: yield* Ids.make("ref"), trade_id, amount: usd(500n), charges }))._tag
+          ).toBe("Failed")
+        })
       )
     }
   })

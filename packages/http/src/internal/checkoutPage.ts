@@ -130,8 +130,7 @@ const words: Readonly<Record<Language, Words>> = {
     notFound: "Diesen Bezahlvorgang gibt es nicht.",
     complete: "Zahlung abgeschlossen",
     closePage: "Sie können diese Seite schließen.",
-    confirming:
-      "Wir bestätigen Ihre Zahlung. Diese Seite aktualisiert sich selbst; bitte zahlen Sie nicht erneut.",
+    confirming: "Wir bestätigen Ihre Zahlung. Diese Seite aktualisiert sich selbst; bitte zahlen Sie nicht erneut.",
     processing: "Ihre Zahlung wird bearbeitet.",
     processingDetail: "Wir bestätigen sie in Kürze.",
     tooMany: "Zu viele Versuche",

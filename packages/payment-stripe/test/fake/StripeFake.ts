@@ -355,10 +355,7 @@ export const start = async (options: FakeOptions = {}) => {
     if (method === "get" && path === "/v1/payment_intents/search")
       return {
         status: 200,
-        body: searchOf(
-          String(p.query),
-          [...intents.values()].filter(searchable)
-        )
+        body: searchOf(String(p.query), [...intents.values()].filter(searchable))
       }
     if (method === "post" && path === "/v1/payment_intents") return createIntent(p)
     const canceling = /^\/v1\/payment_intents\/([^/]+)\/cancel$/.exec(path)
