@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { Merchants, Payments, type Store } from "@recur/core"
-import { engineOn } from "@recur/embedded"
+import { Billing, Merchants, Payments, type Store, Subscriptions } from "@recur/core"
+import { createBilling, engineOn, type StorageOption } from "@recur/embedded"
 import { TestClient } from "@recur/http"
 import { Pg } from "@recur/sql"
-import type { Layer } from "effect"
+import { Effect, type Layer } from "effect"
 import { StripeGateway } from "../src/index.js"
 import * as Fake from "./fake/StripeFake.js"
 
@@ -281,6 +281,72 @@ for (const [name, storage] of storages) {
         expect(fake.violations).toEqual([])
       } finally {
         await routed.dispose()
+      }
+    })
+  })
+}
+
+// The same through the facade (`createBilling` with the Stripe gateway): a refund whose answer was
+// lost is pending with its amount reserved, then settled by reading it — refunded once.
+const facadeStorages: ReadonlyArray<readonly [string, StorageOption]> = [
+  ["PGlite", "memory"],
+  ...(process.env.RECUR_TEST_DATABASE_URL
+    ? [["PostgreSQL", { postgres: process.env.RECUR_TEST_DATABASE_URL }] as const]
+    : [])
+]
+
+for (const [name, storage] of facadeStorages) {
+  describe(`charges exactly once through the facade (${name})`, { timeout: 180_000 }, () => {
+    it("a refund whose answer is lost after Stripe refunded stays pending and reserved, then settles once", async () => {
+      const fake = await Fake.start()
+      const billing = await createBilling({
+        storage,
+        masterKey: "ab".repeat(32),
+        payments: StripeGateway.layer({ secretKey: "sk_test_facade", apiBase: fake.base, timeoutMs: 5_000 })
+      })
+      try {
+        const { merchant_id: m } = await billing.merchants.create({
+          name: `Facade ${Math.random()}`,
+          currency: "USD",
+          frozen_time: Date.parse("2026-01-01T00:00:00Z")
+        })
+        const product = await billing.catalog.createProduct(m, { product_name: "Pro" })
+        const price = await billing.catalog.createPrice(m, {
+          name: "Pro monthly",
+          product_id: product.product_id,
+          currency: "USD",
+          billing_type: "recurring",
+          price_type: "flat_price",
+          price_plan: { billing_cycle_unit: "month", base_price_val: "30.00" }
+        })
+        const session = await billing.checkout.createSession(m, {
+          payer_id: "facade",
+          line_items: [{ price_id: price.id }]
+        })
+        const paid = await billing.checkout.pay(m, session.session_id, { payment_method: "pm_card_visa" })
+        expect(paid.status).toBe("succeeded")
+        const tradeId = paid.trade.trade_id
+        const ctx = await billing.context()
+        const engine = <A, E>(f: (b: Billing.Billing["Service"]) => Effect.Effect<A, E>) =>
+          Effect.runPromise(Billing.Billing.use(f).pipe(Effect.provide(ctx)))
+        fake.fault(/^POST \/v1\/refunds$/, "500_after")
+        const refund = await billing.refunds.create(m, { trade_id: tradeId })
+        expect(refund.refund_status).toBe("pending")
+        expect((await engine((b) => b.getTrade(m, tradeId))).total_refunded_amount).toBe("30.00")
+        await expect(billing.refunds.create(m, { trade_id: tradeId, amount: "30.00" })).rejects.toMatchObject({
+          status: 400
+        })
+        fake.advance(DAY + 3600)
+        await billing.advanceClock(m, new Date("2026-01-01T00:05:00Z"))
+        const settled = await Effect.runPromise(
+          Subscriptions.Subscriptions.use((s) => s.getRefund(m, refund.refund_id)).pipe(Effect.provide(ctx))
+        )
+        expect(settled.refund_status).toBe("succeeded")
+        expect([...fake.refunds.values()].map((r: any) => r.amount)).toEqual([3000])
+        expect(fake.violations).toEqual([])
+      } finally {
+        await billing.close()
+        await fake.close()
       }
     })
   })
