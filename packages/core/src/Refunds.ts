@@ -673,6 +673,13 @@ export class Refunds extends Context.Service<Refunds>()("@recur/core/Refunds", {
           )
         // the quote's shares: each refunded from its invoice's trade with the tax the quote stated;
         // what a trade cannot take (credit applied to the invoice) is credited against that invoice
+        // only settled refunds count as paid out: one still pending (or unanswered) keeps the
+        // entry for a later run; a failed one gave nothing back, so its amount is credited instead
+        let unsettled = false
+        const counted = (r: Refund.Refund, take: bigint) => {
+          if (r.refund_status === "pending") unsettled = true
+          return r.refund_status === "failed" ? 0n : take
+        }
         if (entry.shares !== undefined) {
           const leftovers: Array<{ readonly invoice_id: string | null; readonly amount: bigint }> = []
           for (const share of entry.shares) {
@@ -685,14 +692,17 @@ export class Refunds extends Context.Service<Refunds>()("@recur/core/Refunds", {
               take = holds < whole.amount ? holds : whole.amount
             }
             if (take > 0n && share.trade_id !== null)
-              yield* pay(
-                share.trade_id,
-                take,
-                Invoicing.partOf(linesOf(share.tax_lines, owed.currency), Money.make(take, owed.currency), whole)
+              take = counted(
+                yield* pay(
+                  share.trade_id,
+                  take,
+                  Invoicing.partOf(linesOf(share.tax_lines, owed.currency), Money.make(take, owed.currency), whole)
+                ),
+                take
               )
             if (whole.amount - take > 0n) leftovers.push({ invoice_id: share.invoice_id, amount: whole.amount - take })
           }
-          return leftovers
+          return { leftovers, unsettled }
         }
         const cycle = (yield* Effect.orDie(
           invoices.list(merchantId, {
@@ -719,10 +729,9 @@ export class Refunds extends Context.Service<Refunds>()("@recur/core/Refunds", {
           }
           if (take <= 0n) continue
           // a pending refund found by its key is asked again (the gateway de-duplicates by refund id)
-          yield* pay(inv.trade_id!, take, null)
-          left -= take
+          left -= counted(yield* pay(inv.trade_id!, take, null), take)
         }
-        return left > 0n ? [{ invoice_id: null, amount: left }] : []
+        return { leftovers: left > 0n ? [{ invoice_id: null, amount: left }] : [], unsettled }
       })
 
     /**
@@ -739,7 +748,18 @@ export class Refunds extends Context.Service<Refunds>()("@recur/core/Refunds", {
         )
         for (const pending of first.value.owed_refunds) {
           const owed = Result.getOrThrow(Money.parse(pending.owed, first.value.currency))
-          const leftovers = yield* refundCycle(merchantId, subscriptionId, { ...pending, owed })
+          const { leftovers, unsettled } = yield* refundCycle(merchantId, subscriptionId, { ...pending, owed })
+          if (unsettled) {
+            // a refund of it has not settled yet: the entry stays, and is looked at again later
+            yield* storage.workQueue.schedule({
+              lane: laneOf(merchant),
+              merchant_id: merchantId,
+              kind: "refund_owed",
+              subject_id: subscriptionId,
+              due_at: (yield* nowOf(merchant)) + settings.reconcileAfterMs
+            })
+            continue
+          }
           const left = leftovers.reduce((a, l) => a + l.amount, 0n)
           yield* storage.withTransaction(
             Effect.gen(function* () {
