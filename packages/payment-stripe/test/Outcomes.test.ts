@@ -29,9 +29,20 @@ describe("Stripe adapter outcomes", { timeout: 60_000 }, () => {
         }
         fake.fault(/^POST \/v1\/payment_intents$/, "500_after")
         expect((yield* gateway.charge(request))._tag).toBe("Unknown")
-        const found = yield* gateway.retrieve(trade_id)
-        expect(found._tag).toBe("Succeeded")
-        expect(yield* gateway.charge(request)).toEqual(found)
+        // the engine sends the same attempt again (within the key's day): the first call's answer
+        const again = yield* gateway.charge(request)
+        expect(again._tag).toBe("Succeeded")
+        expect(intentsOf(trade_id).length).toBe(1)
+        // from then on it is read by the reference it named
+        expect(
+          yield* gateway.retrieve(trade_id, {
+            attempt: 1,
+            references: [{ attempt: 1, reference: intentsOf(trade_id)[0]!.id as string }]
+          })
+        ).toEqual(again)
+        // without references (no storage), once Stripe's search has caught up, it finds it too
+        fake.advance(120)
+        expect(yield* gateway.retrieve(trade_id)).toEqual(again)
         expect(intentsOf(trade_id).length).toBe(1)
       })
   )
@@ -51,6 +62,7 @@ describe("Stripe adapter outcomes", { timeout: 60_000 }, () => {
         // dropped twice: the SDK's own retry of a closed connection meets the second
         fake.fault(/^POST \/v1\/payment_intents$/, "drop_before", 2)
         expect((yield* gateway.charge(request))._tag).toBe("Unknown")
+        fake.advance(120)
         expect(yield* gateway.retrieve(trade_id)).toMatchObject({ _tag: "Failed", code: "no_such_charge" })
         expect((yield* gateway.charge(request))._tag).toBe("Succeeded")
         expect(intentsOf(trade_id).length).toBe(1)
@@ -74,10 +86,13 @@ describe("Stripe adapter outcomes", { timeout: 60_000 }, () => {
         expect(outcome._tag).toBe("RequiresAction")
         if (outcome._tag !== "RequiresAction") return
         expect(outcome.redirect_url).toContain("/3ds/pi_")
-        expect((yield* gateway.retrieve(trade_id))._tag).toBe("RequiresAction")
+        // read by the reference it named (a search would not see it yet)
+        expect(outcome.reference).toMatch(/^pi_/)
+        const known = { attempt: 1, references: [{ attempt: 1, reference: outcome.reference! }] }
+        expect((yield* gateway.retrieve(trade_id, known))._tag).toBe("RequiresAction")
         const back = yield* Effect.promise(() => fetch(outcome.redirect_url, { redirect: "manual" }))
         expect(back.headers.get("location")).toMatch(/^https:\/\/shop\.example\/back\?payment_intent=pi_/)
-        const after = yield* gateway.retrieve(trade_id)
+        const after = yield* gateway.retrieve(trade_id, known)
         expect(after).toMatchObject({ _tag: "Succeeded", last4: "3184" })
         // off session, that card needs the customer again: declined with Stripe's code
         const token = after._tag === "Succeeded" ? Option.getOrThrow(after.token) : ""
