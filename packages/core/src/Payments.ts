@@ -328,7 +328,8 @@ export class Payments extends Context.Service<Payments>()("@recur/core/Payments"
                   })
                   // a late success finds its invoice wherever the failure left it: paid when it still
                   // can be (retrying, pending), else left as it is (the trade shows the money taken)
-                  if (invV && (!late || Result.isSuccess(Invoice.move(invV.value, "paid")))) {
+                  const payable = !late || invV === undefined || Result.isSuccess(Invoice.move(invV.value, "paid"))
+                  if (invV && payable) {
                     const moved = Lifecycle.must(Invoice.move(invV.value, "paid", { paid_at: dt(at) }))
                     // a checkout's first invoice becomes final as it is paid: it is issued now
                     // (numbered, its parties kept), so a declined or abandoned one takes no number
@@ -343,7 +344,9 @@ export class Payments extends Context.Service<Payments>()("@recur/core/Payments"
                       at
                     })
                   }
-                  if (sub && subV) {
+                  // a late success whose invoice had already failed for good leaves the subscription
+                  // where its end of dunning put it: the trade shows the money taken (its event)
+                  if (sub && subV && payable) {
                     if (sub.subscription.status === "init" || sub.subscription.status === "incomplete") {
                       const started = yield* startSubscription(merchant, sub, at, token, card)
                       sub = started.next
