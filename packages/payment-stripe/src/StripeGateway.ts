@@ -244,6 +244,44 @@ const gatewayOn = (stripe: Stripe, ownerOf?: (tradeId: string) => Effect.Effect<
       return undefined
     })
 
+  /**
+   * A second intent of one trade that also succeeded (a race the checks before each attempt make
+   * all but impossible): the trade is paid once, by the first; the extra payment is refunded in
+   * full at Stripe (idempotent by the intent, and only what is left of it), with a warning log
+   * line (`event=recur.payment.extra_refunded`) naming both intents. Recur's books never counted
+   * it, so no refund record is made.
+   */
+  const refundExtra = (kept: Stripe.PaymentIntent, extra: Stripe.PaymentIntent) =>
+    Effect.gen(function* () {
+      const refunded = yield* call(async () => {
+        let sum = 0
+        for await (const r of stripe.refunds.list({ payment_intent: extra.id, limit: 100 }))
+          if (r.status !== "failed" && r.status !== "canceled") sum += r.amount
+        return sum
+      })
+      if (refunded >= extra.amount_received) return
+      yield* call(() =>
+        stripe.refunds.create(
+          {
+            payment_intent: extra.id,
+            metadata: {
+              recur_trade_id: extra.metadata.recur_trade_id ?? "",
+              recur_duplicate_of: kept.id
+            }
+          },
+          { idempotencyKey: `recur:extra:${extra.id}` }
+        )
+      )
+      yield* Effect.logWarning("a trade was paid twice at Stripe: the extra payment is refunded").pipe(
+        Effect.annotateLogs({
+          event: "recur.payment.extra_refunded",
+          trade_id: extra.metadata.recur_trade_id ?? "",
+          kept: kept.id,
+          refunded: extra.id
+        })
+      )
+    }).pipe(Effect.ignore)
+
   /** Whether an intent still waits (for the payer, a confirmation or a method): it can be canceled. */
   const waiting = (intent: Stripe.PaymentIntent) =>
     intent.status === "requires_action" ||
@@ -259,8 +297,11 @@ const gatewayOn = (stripe: Stripe, ownerOf?: (tradeId: string) => Effect.Effect<
     attempt: number
   ) =>
     Effect.gen(function* () {
-      const paid = intents.find((i) => i.intent.status === "succeeded")
-      if (paid !== undefined) return yield* outcomeOf(paid.intent)
+      const paid = intents.filter((i) => i.intent.status === "succeeded")
+      if (paid[0] !== undefined) {
+        for (const extra of paid.slice(1)) yield* refundExtra(paid[0].intent, extra.intent)
+        return yield* outcomeOf(paid[0].intent)
+      }
       const current = intents.filter((i) => i.attempt === attempt).at(-1)
       return current !== undefined ? yield* outcomeOf(current.intent) : undefined
     })
@@ -337,8 +378,8 @@ const gatewayOn = (stripe: Stripe, ownerOf?: (tradeId: string) => Effect.Effect<
       // before any new attempt or re-send, what the trade's intents did: a trade is paid once
       const references = request.references ?? []
       const earlier = yield* intentsById(references)
-      const paid = earlier.find((i) => i.intent.status === "succeeded")
-      if (paid !== undefined) return yield* outcomeOf(paid.intent)
+      if (earlier.some((i) => i.intent.status === "succeeded"))
+        return (yield* verdictOf(earlier, attempt)) ?? Ports.ChargeOutcome.Unknown()
       const same = earlier.filter((i) => i.attempt === attempt).at(-1)
       if (same !== undefined) return yield* outcomeOf(same.intent)
       // an earlier attempt still being processed may yet succeed: no second charge beside it

@@ -107,6 +107,41 @@ describe("Stripe adapter outcomes", { timeout: 60_000 }, () => {
       })
   )
 
+  it.effect(
+    "a trade paid twice at Stripe (two intents succeeded): paid once by the first, the extra refunded in full, once",
+    () =>
+      Effect.gen(function* () {
+        const trade_id = yield* Ids.make("trd")
+        const attempt = (n: number) =>
+          gateway.charge({
+            trade_id,
+            attempt: n,
+            merchant_id: "mch_1",
+            customer_id: "cus_twice",
+            amount: usd(2500n),
+            source: pm("pm_card_visa"),
+            off_session: false
+          })
+        // two attempts each sent without knowing of the other (what the checks now prevent)
+        const first = yield* attempt(1)
+        const second = yield* attempt(2)
+        expect([first._tag, second._tag]).toEqual(["Succeeded", "Succeeded"])
+        const ref = (o: typeof first) => (o._tag === "Succeeded" ? o.reference! : "")
+        const known = {
+          attempt: 2,
+          references: [
+            { attempt: 1, reference: ref(first) },
+            { attempt: 2, reference: ref(second) }
+          ]
+        }
+        for (let i = 0; i < 2; i++) expect(yield* gateway.retrieve(trade_id, known)).toEqual(first)
+        const refunds = [...fake.refunds.values()].filter((r: any) => r.payment_intent === ref(second)) as Array<any>
+        expect(refunds.map((r) => [r.amount, r.metadata.recur_duplicate_of])).toEqual([[2500, ref(first)]])
+        expect([...fake.refunds.values()].filter((r: any) => r.payment_intent === ref(first))).toEqual([])
+        expect(fake.violations).toEqual([])
+      })
+  )
+
   it.effect("one Stripe customer per customer of ours; card numbers are refused before any call", () =>
     Effect.gen(function* () {
       const before = fake.customers.size
