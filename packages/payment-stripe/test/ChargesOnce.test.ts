@@ -150,6 +150,29 @@ for (const [name, storage] of storages) {
       expect(fake.violations).toEqual([])
     })
 
+    it("back from 3-D Secure without authenticating: the form again; paying with another card cancels the waiting intent first — paid once", async () => {
+      const { key } = await merchant(api, "Left the challenge")
+      const sessionId = await sessionFor(api, key, "25.00")
+      const challenged = await pay(api, sessionId, "pm_card_authenticationRequired")
+      const waiting: string = challenged.body.data.next_action.redirect.url.split("/3ds/")[1]
+      const shown = await api.handler(
+        new Request(`http://localhost/checkout/${sessionId}/complete?payment_intent=${waiting}`)
+      )
+      expect(shown.status).toBe(402)
+      const html = await shown.text()
+      expect(html).toContain("not completed")
+      expect(html).toContain("<form")
+      const paid = await pay(api, sessionId, "pm_card_visa")
+      expect(paid.status, JSON.stringify(paid.body)).toBe(200)
+      const session = (await ok(api, key, "GET", `/api/v1/session/${sessionId}`)).session
+      expect(session.status).toBe("complete")
+      expect((fake.intents.get(waiting) as any).status).toBe("canceled")
+      // the payer authenticates the old challenge after all: it cannot be paid any more
+      await fetch(`${fake.base}/3ds/${waiting}`, { redirect: "manual" })
+      expect(intentsOf(session.trade_id).filter((i) => i.status === "succeeded").length).toBe(1)
+      expect(fake.violations).toEqual([])
+    })
+
     it("a 3-D Secure payment finished while no webhook comes and the payer never returns: the worker finds it paid", async () => {
       const { key } = await merchant(api, "No webhooks")
       const sessionId = await sessionFor(api, key, "25.00")
