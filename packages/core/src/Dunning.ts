@@ -262,7 +262,13 @@ export class Dunning extends Context.Service<Dunning>()("@recur/core/Dunning", {
               )
             if (invoice.biz_status === "retrying")
               yield* Effect.orDie(invoices.update(Lifecycle.must(Invoice.move(invoice, "charge")), iv.version))
-            return { tradeId: invoice.trade_id, attempt: tv.value.attempts + 1, trade: tv.value.trade, at }
+            return {
+              tradeId: invoice.trade_id,
+              attempt: tv.value.attempts + 1,
+              trade: tv.value.trade,
+              references: tv.value.charges ?? [],
+              at
+            }
           })
         )
         const outcome = yield* gateway.charge({
@@ -273,6 +279,7 @@ export class Dunning extends Context.Service<Dunning>()("@recur/core/Dunning", {
           amount: Result.getOrThrow(Money.parse(tradeId.trade.amount, tradeId.trade.currency)),
           source,
           off_session: false,
+          references: tradeId.references,
           // a processor's 3-D Secure page sends the payer back to the invoice's page
           ...(found.value.hosted_invoice_url !== null ? { return_url: found.value.hosted_invoice_url } : {})
         })

@@ -416,7 +416,12 @@ export const TradeRecord = Schema.Struct({
    * `ChargeOutcome.Unavailable` answers, the trade waiting in `requires_payment_method`): the
    * retry's backoff grows with it and the operator is told once per run. Absent otherwise.
    */
-  unavailable_since: Schema.optional(Schema.Number)
+  unavailable_since: Schema.optional(Schema.Number),
+  /**
+   * The processor's reference of each attempt the gateway named (Stripe's `pi_…`), handed back to
+   * it so that it reads the charges by id. Absent (none) on records written before it existed.
+   */
+  charges: Schema.optional(Schema.Array(Schema.Struct({ attempt: Schema.Number, reference: Schema.String })))
 })
 /** @since 0.1.0 */
 export type TradeRecord = typeof TradeRecord.Type
@@ -479,7 +484,9 @@ export const RefundRecord = Schema.Struct({
    * payment: from its invoice's own ledger, or the downgrade quote's share); null: computed from
    * the original invoice as it settles.
    */
-  tax_lines: Schema.NullOr(Schema.Array(Invoice.InvoiceTaxLine)).pipe(Schema.withDecodingDefault(Effect.succeed(null)))
+  tax_lines: Schema.NullOr(Schema.Array(Invoice.InvoiceTaxLine)).pipe(Schema.withDecodingDefault(Effect.succeed(null))),
+  /** The processor's id of the refund once it named one (Stripe's `re_…`): it is read by it later. */
+  reference: Schema.optional(Schema.String)
 })
 /** @since 0.1.0 */
 export type RefundRecord = typeof RefundRecord.Type

@@ -31,6 +31,9 @@ import * as Store from "./Store.js"
 import * as Subscription from "./Subscription.js"
 import * as Trade from "./Trade.js"
 
+/** A trade waiting for its payer (3-D Secure) is asked about again after this many reconcile delays. */
+const WAITING_RECHECKS = 5
+
 /**
  * The result of paying a session (or of any charge the engine makes).
  *
@@ -302,8 +305,19 @@ export class Payments extends Context.Service<Payments>()("@recur/core/Payments"
                 error: Option.none(),
                 ...extra
               })
+              // the processor's reference of the charge this outcome names, kept on the trade so that
+              // the gateway reads it by id from then on (never a search, never a second create)
+              const named = outcome._tag !== "Unknown" && outcome._tag !== "Unavailable" ? outcome.reference : undefined
+              const known = tr.charges ?? []
+              const rec: Entities.TradeRecord =
+                named !== undefined && !known.some((c) => c.reference === named)
+                  ? { ...tr, charges: [...known, { attempt: tr.attempts, reference: named }] }
+                  : tr
               if (trade.trade_status === "succeeded") return result("succeeded")
-              if (trade.trade_status !== "processing")
+              // a charge recorded as failed that the processor took after all (a late confirmation,
+              // a webhook): the money was taken, so the trade is paid — never left failed
+              const late = trade.trade_status === "payment_failed" && outcome._tag === "Succeeded"
+              if (trade.trade_status !== "processing" && !late)
                 return result(trade.trade_status === "payment_failed" ? "failed" : "processing")
               if (outcome._tag !== "RequiresAction") {
                 yield* storage.workQueue.cancel(merchantId, "charge", tradeId)
@@ -375,7 +389,22 @@ export class Payments extends Context.Service<Payments>()("@recur/core/Payments"
                     },
                     { disableChecks: true }
                   )
-                  yield* Effect.orDie(trades.update({ ...tr, trade }, tv.version))
+                  yield* Effect.orDie(trades.update({ ...rec, trade }, tv.version))
+                  // the payer may finish the challenge and never come back (and no webhook may
+                  // come): the worker asks again until it is decided or expires — after a few
+                  // minutes, then less and less often (half the trade's age), a handful of calls a day
+                  yield* storage.workQueue.schedule({
+                    lane: laneOf(merchant),
+                    merchant_id: merchantId,
+                    kind: "reconcile",
+                    subject_id: tradeId,
+                    due_at:
+                      at +
+                      Math.max(
+                        WAITING_RECHECKS * settings.reconcileAfterMs,
+                        Math.floor((at - msOf(trade.created_at)) / 2)
+                      )
+                  })
                   return result("requires_action", { redirect_url: Option.some(outcome.redirect_url) })
                 }
                 case "Succeeded": {
@@ -391,7 +420,7 @@ export class Payments extends Context.Service<Payments>()("@recur/core/Payments"
                         }
                       : null
                   trade = Lifecycle.must(
-                    Trade.move(trade, "succeeded", {
+                    Trade.move(trade, late ? "succeeded_late" : "succeeded", {
                       paid_at: dt(at),
                       txn_time: dt(at),
                       last_trans_id: outcome.transaction_id,
@@ -401,7 +430,7 @@ export class Payments extends Context.Service<Payments>()("@recur/core/Payments"
                       last_payment_error: null
                     })
                   )
-                  yield* Effect.orDie(trades.update({ ...settledRecord(tr), trade }, tv.version))
+                  yield* Effect.orDie(trades.update({ ...settledRecord(rec), trade }, tv.version))
                   yield* emit(storage, {
                     merchant_id: merchantId,
                     type: "v2.trades.succeeded",
@@ -410,7 +439,10 @@ export class Payments extends Context.Service<Payments>()("@recur/core/Payments"
                     data: trade,
                     at
                   })
-                  if (invV) {
+                  // a late success finds its invoice wherever the failure left it: paid when it still
+                  // can be (retrying, pending), else left as it is (the trade shows the money taken)
+                  const payable = !late || invV === undefined || Result.isSuccess(Invoice.move(invV.value, "paid"))
+                  if (invV && payable) {
                     const moved = Lifecycle.must(Invoice.move(invV.value, "paid", { paid_at: dt(at) }))
                     // a checkout's first invoice becomes final as it is paid: it is issued now
                     // (numbered, its parties kept), so a declined or abandoned one takes no number
@@ -425,7 +457,9 @@ export class Payments extends Context.Service<Payments>()("@recur/core/Payments"
                       at
                     })
                   }
-                  if (sub && subV) {
+                  // a late success whose invoice had already failed for good leaves the subscription
+                  // where its end of dunning put it: the trade shows the money taken (its event)
+                  if (sub && subV && payable) {
                     if (sub.subscription.status === "init" || sub.subscription.status === "incomplete") {
                       const started = yield* startSubscription(merchant, sub, at, token, card)
                       sub = started.next
@@ -468,7 +502,7 @@ export class Payments extends Context.Service<Payments>()("@recur/core/Payments"
                   trade = Lifecycle.must(
                     Trade.move(trade, "failed", { last_payment_error: error, next_action: null, txn_time: dt(at) })
                   )
-                  yield* Effect.orDie(trades.update({ ...settledRecord(tr), trade }, tv.version))
+                  yield* Effect.orDie(trades.update({ ...settledRecord(rec), trade }, tv.version))
                   yield* emit(storage, {
                     merchant_id: merchantId,
                     type: "v2.trades.payment_failed",
@@ -526,12 +560,21 @@ export class Payments extends Context.Service<Payments>()("@recur/core/Payments"
      */
     const reconcileTrade = Effect.fn("Payments.reconcileTrade")(function* (merchantId: string, tradeId: string) {
       const tv = yield* Effect.flatMap(trades.get(merchantId, tradeId), (o) => must(o, "trade", tradeId))
+      const status = tv.value.trade.trade_status
+      // a failed trade is asked too: a charge the processor took after all is applied (the money
+      // was taken); a succeeded or closed one is answered as it is
       const outcome =
-        tv.value.trade.trade_status === "processing"
-          ? yield* gateway.retrieve(tradeId)
+        status === "processing" || status === "payment_failed"
+          ? yield* gateway.retrieve(tradeId, referencesOf(tv.value))
           : // applyOutcome answers a decided trade as it is, whatever the outcome says
             Ports.ChargeOutcome.Unknown()
       return yield* applyOutcome(merchantId, tradeId, outcome)
+    })
+
+    /** What the engine knows of a trade's charges at the gateway (its attempt and their references). */
+    const referencesOf = (tr: Entities.TradeRecord): Ports.ChargeReferences => ({
+      attempt: tr.attempts,
+      references: tr.charges ?? []
     })
 
     /** Charges an invoice's trade off-session with the saved token (the trade's current attempt). */
@@ -547,7 +590,8 @@ export class Payments extends Context.Service<Payments>()("@recur/core/Payments"
           merchant_id: merchantId,
           amount: Result.getOrThrow(Money.parse(t.amount, t.currency)),
           source: { _tag: "Token", token },
-          off_session: true
+          off_session: true,
+          references: tv.value.charges ?? []
         })
         return yield* Effect.orDie(applyOutcome(merchantId, tradeId, outcome))
       })
@@ -613,7 +657,7 @@ export class Payments extends Context.Service<Payments>()("@recur/core/Payments"
       if (before.value.trade.trade_status === "processing") {
         // a challenge still waiting is canceled at the gateway first, so the payer can no longer
         // pay a checkout that has ended; a payment that went through before is kept as paid
-        const outcome = yield* (gateway.cancel ?? gateway.retrieve)(tradeId)
+        const outcome = yield* (gateway.cancel ?? gateway.retrieve)(tradeId, referencesOf(before.value))
         if (outcome._tag === "Failed" || outcome._tag === "RequiresAction") return yield* end(merchant, tradeId)
         const applied = yield* Effect.orDie(applyOutcome(merchantId, tradeId, outcome))
         if (applied.status === "processing") {
@@ -701,7 +745,8 @@ export class Payments extends Context.Service<Payments>()("@recur/core/Payments"
       chargeInvoiceTrade,
       chargePending,
       expireFirstPayment,
-      dunningWithoutCharge
+      dunningWithoutCharge,
+      referencesOf
     } as const
   })
 }) {

@@ -79,6 +79,30 @@ export const malformedField = (source: NewPaymentSource): "card_number" | "payme
 export type NewPaymentSource = { readonly _tag: "Card"; readonly card: CardInput } | CollectedPaymentMethod
 
 /**
+ * The processor's own reference of one attempt of a trade's charge (Stripe's `pi_…`), as the
+ * gateway named it in an outcome: the engine keeps it on the trade and hands it back, so the
+ * gateway reads the charge by id (never by a search, never by re-sending a create whose
+ * idempotency key the processor may have forgotten).
+ *
+ * @since 0.1.0
+ */
+export interface ChargeReference {
+  readonly attempt: number
+  readonly reference: string
+}
+
+/**
+ * What the engine knows of a trade's charges at the processor: its current attempt and the
+ * references of the attempts the gateway named (see {@link ChargeReference}).
+ *
+ * @since 0.1.0
+ */
+export interface ChargeReferences {
+  readonly attempt: number
+  readonly references: ReadonlyArray<ChargeReference>
+}
+
+/**
  * What a charge is: keyed by our trade id, which is also the gateway's idempotency key.
  *
  * @since 0.1.0
@@ -103,6 +127,13 @@ export interface ChargeRequest {
   readonly source: NewPaymentSource | { readonly _tag: "Token"; readonly token: string }
   readonly off_session: boolean
   readonly return_url?: string
+  /**
+   * The processor references of this trade's attempts known so far (earlier attempts, and this
+   * one's on a re-send). A gateway reads them before it charges: an attempt already made is
+   * answered as it is, an earlier one that succeeded answers the charge, and an earlier one still
+   * waiting (3-D Secure) is canceled first, so a trade is never paid twice.
+   */
+  readonly references?: ReadonlyArray<ChargeReference> | undefined
 }
 
 /**
@@ -119,9 +150,20 @@ export type ChargeOutcome = Data.TaggedEnum<{
     /** The card's expiry when the processor tells it (the portal shows the card on file with it). */
     readonly exp_month?: number | undefined
     readonly exp_year?: number | undefined
+    /** The processor's reference of the charge that succeeded (kept on the trade). */
+    readonly reference?: string | undefined
   }
-  RequiresAction: { readonly redirect_url: string }
-  Failed: { readonly code: string; readonly message: string }
+  RequiresAction: {
+    readonly redirect_url: string
+    /** The processor's reference of the charge waiting for the payer (kept on the trade). */
+    readonly reference?: string | undefined
+  }
+  Failed: {
+    readonly code: string
+    readonly message: string
+    /** The processor's reference of the declined charge, when one was made (kept on the trade). */
+    readonly reference?: string | undefined
+  }
   /** The gateway did not answer (timeout): ask again later with `retrieve`. Never a throw. */
   Unknown: {}
   /**
@@ -163,6 +205,12 @@ export type RefundOutcome = Data.TaggedEnum<{
   Failed: { readonly code: string; readonly message: string }
   /** Accepted, not settled yet (some processors settle refunds later): asked again later. */
   Pending: { readonly refund_transaction_id: string }
+  /**
+   * The processor did not answer (a timeout, a 5xx): the refund may have been made. The amount
+   * stays reserved and the refund is asked about again later (by its reference, never by a
+   * second create); never a failure.
+   */
+  Unknown: {}
 }>
 
 /**
@@ -349,18 +397,28 @@ export class PaymentGateway extends Context.Service<
   PaymentGateway,
   {
     readonly charge: (request: ChargeRequest) => Effect.Effect<ChargeOutcome>
-    /** Asks again about a charge whose outcome was unknown or pending an action. */
-    readonly retrieve: (tradeId: string) => Effect.Effect<ChargeOutcome>
+    /**
+     * Asks again about a charge whose outcome was unknown or pending an action. With `known`, the
+     * charges are read by their references; the trade is paid if any of its attempts succeeded.
+     */
+    readonly retrieve: (tradeId: string, known?: ChargeReferences) => Effect.Effect<ChargeOutcome>
     /**
      * Gives up a charge that waits for the payer (3-D Secure): afterwards it can no longer
      * succeed. Answers the charge's outcome then — `Failed` once canceled, `Succeeded` when the
      * payer finished first. Absent: the engine only asks (`retrieve`) before it ends a checkout.
      */
-    readonly cancel?: (tradeId: string) => Effect.Effect<ChargeOutcome>
+    readonly cancel?: (tradeId: string, known?: ChargeReferences) => Effect.Effect<ChargeOutcome>
+    /**
+     * Refunds part of a trade's payment, idempotent by `refund_id`. `charges`: the trade's charge
+     * references (the refund goes to the one that succeeded); `reference`: the processor's id of
+     * this refund when an earlier call named it — the refund is then read by it, never made again.
+     */
     readonly refund: (request: {
       readonly refund_id: string
       readonly trade_id: string
       readonly amount: Money.Money
+      readonly charges?: ChargeReferences | undefined
+      readonly reference?: string | undefined
     }) => Effect.Effect<RefundOutcome>
     /**
      * Checks a card with the processor and saves it for off-session charges, charging nothing:

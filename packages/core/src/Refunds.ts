@@ -285,17 +285,38 @@ export class Refunds extends Context.Service<Refunds>()("@recur/core/Refunds", {
       made?: Ports.RefundOutcome
     ) =>
       Effect.gen(function* () {
-        // the gateway de-duplicates by refund_id, so asking again for a pending refund is safe;
-        // a refund the processor already made (its dashboard) is not asked for again
+        // the gateway de-duplicates by refund_id, and reads a refund it named before by that
+        // reference (never a second create), so asking again for a pending refund is safe; a
+        // refund the processor already made (its dashboard) is not asked for again
+        const before = yield* Effect.orDie(refunds.get(merchant.merchant_id, reserved.record.refund_id))
+        const known = Option.isSome(before) ? before.value.value.reference : undefined
         const outcome =
           made ??
-          (yield* gateway.refund({
-            refund_id: reserved.record.refund_id,
-            trade_id: tradeId,
-            amount: reserved.amount
+          (yield* Effect.gen(function* () {
+            const paidBy = yield* Effect.orDie(trades.get(merchant.merchant_id, tradeId))
+            return yield* gateway.refund({
+              refund_id: reserved.record.refund_id,
+              trade_id: tradeId,
+              amount: reserved.amount,
+              ...(Option.isSome(paidBy)
+                ? { charges: { attempt: paidBy.value.value.attempts, references: paidBy.value.value.charges ?? [] } }
+                : {}),
+              ...(known !== undefined ? { reference: known } : {})
+            })
           }))
-        if (outcome._tag === "Pending") {
-          // accepted, not settled: asked again later (and when the processor's webhook says so)
+        // the processor's id of the refund, kept: it is read by it from then on
+        const named =
+          outcome._tag === "Pending" || outcome._tag === "Succeeded" ? outcome.refund_transaction_id : undefined
+        if (named !== undefined && named !== known && Option.isSome(before))
+          yield* refunds.update({ ...before.value.value, reference: named }, before.value.version).pipe(
+            // settled meanwhile by another run (a webhook): it wrote what it knew
+            Effect.catchTag("VersionConflict", () => Effect.void),
+            Effect.catchTag("UniqueViolation", (e) => Effect.die(e))
+          )
+        if (outcome._tag === "Pending" || outcome._tag === "Unknown") {
+          // accepted and not settled, or not answered (the refund may have been made): the amount
+          // stays reserved and the refund is asked about again later (and when the processor's
+          // webhook says so) — an unanswered call is never taken for a failure
           yield* storage.workQueue.schedule({
             lane: laneOf(merchant),
             merchant_id: merchant.merchant_id,
@@ -663,6 +684,13 @@ export class Refunds extends Context.Service<Refunds>()("@recur/core/Refunds", {
           )
         // the quote's shares: each refunded from its invoice's trade with the tax the quote stated;
         // what a trade cannot take (credit applied to the invoice) is credited against that invoice
+        // only settled refunds count as paid out: one still pending (or unanswered) keeps the
+        // entry for a later run; a failed one gave nothing back, so its amount is credited instead
+        let unsettled = false
+        const counted = (r: Refund.Refund, take: bigint) => {
+          if (r.refund_status === "pending") unsettled = true
+          return r.refund_status === "failed" ? 0n : take
+        }
         if (entry.shares !== undefined) {
           const leftovers: Array<{ readonly invoice_id: string | null; readonly amount: bigint }> = []
           for (const share of entry.shares) {
@@ -675,14 +703,17 @@ export class Refunds extends Context.Service<Refunds>()("@recur/core/Refunds", {
               take = holds < whole.amount ? holds : whole.amount
             }
             if (take > 0n && share.trade_id !== null)
-              yield* pay(
-                share.trade_id,
-                take,
-                Invoicing.partOf(linesOf(share.tax_lines, owed.currency), Money.make(take, owed.currency), whole)
+              take = counted(
+                yield* pay(
+                  share.trade_id,
+                  take,
+                  Invoicing.partOf(linesOf(share.tax_lines, owed.currency), Money.make(take, owed.currency), whole)
+                ),
+                take
               )
             if (whole.amount - take > 0n) leftovers.push({ invoice_id: share.invoice_id, amount: whole.amount - take })
           }
-          return leftovers
+          return { leftovers, unsettled }
         }
         const cycle = (yield* Effect.orDie(
           invoices.list(merchantId, {
@@ -709,10 +740,9 @@ export class Refunds extends Context.Service<Refunds>()("@recur/core/Refunds", {
           }
           if (take <= 0n) continue
           // a pending refund found by its key is asked again (the gateway de-duplicates by refund id)
-          yield* pay(inv.trade_id!, take, null)
-          left -= take
+          left -= counted(yield* pay(inv.trade_id!, take, null), take)
         }
-        return left > 0n ? [{ invoice_id: null, amount: left }] : []
+        return { leftovers: left > 0n ? [{ invoice_id: null, amount: left }] : [], unsettled }
       })
 
     /**
@@ -729,7 +759,18 @@ export class Refunds extends Context.Service<Refunds>()("@recur/core/Refunds", {
         )
         for (const pending of first.value.owed_refunds) {
           const owed = Result.getOrThrow(Money.parse(pending.owed, first.value.currency))
-          const leftovers = yield* refundCycle(merchantId, subscriptionId, { ...pending, owed })
+          const { leftovers, unsettled } = yield* refundCycle(merchantId, subscriptionId, { ...pending, owed })
+          if (unsettled) {
+            // a refund of it has not settled yet: the entry stays, and is looked at again later
+            yield* storage.workQueue.schedule({
+              lane: laneOf(merchant),
+              merchant_id: merchantId,
+              kind: "refund_owed",
+              subject_id: subscriptionId,
+              due_at: (yield* nowOf(merchant)) + settings.reconcileAfterMs
+            })
+            continue
+          }
           const left = leftovers.reduce((a, l) => a + l.amount, 0n)
           yield* storage.withTransaction(
             Effect.gen(function* () {

@@ -58,12 +58,15 @@ export class RenewalBatches extends Context.Service<RenewalBatches>()("@recur/co
     /** The stored record of a batch renewal's trade: its first attempt, tied to the invoice and subscription. */
     const tradeRecordOf = (
       d: { readonly rec: Entities.SubscriptionRecord; readonly invoice: Invoice.Invoice },
-      trade: Trade.Trade
+      trade: Trade.Trade,
+      reference?: string
     ): Entities.TradeRecord => ({
       trade,
       attempts: 1,
       invoice_id: d.invoice.invoice_id,
-      subscription_id: d.rec.subscription.id
+      subscription_id: d.rec.subscription.id,
+      // the processor's reference of the charge, read by id from then on (a refund, a retrieve)
+      ...(reference !== undefined ? { charges: [{ attempt: 1, reference }] } : {})
     })
 
     /**
@@ -290,7 +293,16 @@ export class RenewalBatches extends Context.Service<RenewalBatches>()("@recur/co
                   })
                 }
                 // a VersionConflict here is a failure (not a defect): the batch's outcomes go alone
-                yield* trades.updateMany(paid.map((p) => ({ value: tradeRecordOf(p.o.d, p.next), expectedVersion: 1 })))
+                yield* trades.updateMany(
+                  paid.map((p) => ({
+                    value: tradeRecordOf(
+                      p.o.d,
+                      p.next,
+                      (p.o.outcome as Extract<Ports.ChargeOutcome, { _tag: "Succeeded" }>).reference
+                    ),
+                    expectedVersion: 1
+                  }))
+                )
                 yield* invoices.updateMany(paid.map((p) => ({ value: p.paid, expectedVersion: 1 })))
                 yield* storage.workQueue.cancelMany(
                   paid.flatMap((p) =>

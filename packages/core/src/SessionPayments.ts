@@ -95,9 +95,17 @@ export class SessionPayments extends Context.Service<SessionPayments>()("@recur/
     const hadTrial = checkout.hadTrial
 
     /** Charges `attempt` of the trade with the payer's card (or collected payment method) and records the outcome. */
-    const chargeCard = (merchantId: string, trade: Trade.Trade, attempt: number, source: Ports.NewPaymentSource) =>
+    const chargeCard = (
+      merchantId: string,
+      trade: Trade.Trade,
+      attempt: number,
+      source: Ports.NewPaymentSource,
+      references: ReadonlyArray<Ports.ChargeReference> = []
+    ) =>
       Effect.flatMap(
         gateway.charge({
+          // the trade's earlier attempts at the processor: read first, so a trade is paid once
+          references,
           trade_id: trade.trade_id,
           attempt,
           merchant_id: merchantId,
@@ -150,7 +158,7 @@ export class SessionPayments extends Context.Service<SessionPayments>()("@recur/
             // same attempt again with the card just given — the gateway keys a charge by (trade,
             // attempt), so whatever reached it before is answered, never charged a second time
             const t = existing.value.trade
-            return yield* chargeCard(merchantId, t, existing.value.attempts, source)
+            return yield* chargeCard(merchantId, t, existing.value.attempts, source, existing.value.charges ?? [])
           }
           const attempt = existing.value.attempts + 1
           const retried = yield* storage.withTransaction(
@@ -173,7 +181,7 @@ export class SessionPayments extends Context.Service<SessionPayments>()("@recur/
               return trade
             })
           )
-          return yield* chargeCard(merchantId, retried, attempt, source)
+          return yield* chargeCard(merchantId, retried, attempt, source, existing.value.charges ?? [])
         }
         const first = yield* storage
           .withTransaction(

@@ -113,11 +113,16 @@ const perAddress = Limiter.make(PAY_LIMITS.address)
 export const LOOKUP_LIMITS = { trade: { burst: 5, perSecond: 1 / 30 } } as const
 const perTradeLookup = Limiter.make(LOOKUP_LIMITS.trade)
 
-/** Asks the processor about a trade for a payer's page, within {@link LOOKUP_LIMITS}; failures are the page's to ignore. */
+/**
+ * Asks the processor about a trade for a payer's page, within {@link LOOKUP_LIMITS}; failures are
+ * the page's to ignore. Answers what the processor said (`requires_action`: the payer has not
+ * authenticated), or nothing when it was not asked or did not answer.
+ */
 const askAboutTrade = (merchantId: string, tradeId: string) =>
   Effect.gen(function* () {
-    if (perTradeLookup(tradeId, yield* Clock.currentTimeMillis) > 0) return
-    yield* Effect.ignore(Billing.Billing.use((b) => b.reconcileTrade(merchantId, tradeId)))
+    if (perTradeLookup(tradeId, yield* Clock.currentTimeMillis) > 0) return undefined
+    const asked = yield* Effect.option(Billing.Billing.use((b) => b.reconcileTrade(merchantId, tradeId)))
+    return Option.isSome(asked) ? asked.value.status : undefined
   })
 
 /** The states of an invoice whose payment is decided. */
@@ -509,13 +514,41 @@ const afterChallenge = (
   request: HttpServerRequest.HttpServerRequest,
   merchantId: string,
   sessionId: string,
-  where: { readonly action: string; readonly base: string }
+  where: { readonly action: string; readonly base: string },
+  asked?: string
 ) =>
   Effect.gen(function* () {
     const view = yield* viewOf(merchantId, sessionId)
     if (view.session.status === "complete") return yield* done(view.session, request)
     if (view.session.status === "expired") return yield* notice(request, view.session, (w) => w.expired, 410)
-    return yield* checkoutPage(request, view, where, { message: "3-D Secure authentication failed.", status: 402 })
+    const tradeId = view.session.trade_id
+    const trade =
+      tradeId !== null
+        ? Option.getOrNull(
+            yield* Effect.option(Effect.orDie(Billing.Billing.use((b) => b.getTrade(merchantId, tradeId))))
+          )
+        : null
+    // still undecided (the processor has not answered yet, or the challenge's outcome is not in):
+    // "we are confirming your payment" — no failure, no Pay button; the page looks again by itself
+    // the processor says the payer has not authenticated (back without finishing the challenge):
+    // the form again — paying now cancels the waiting charge first, so nothing is paid twice
+    if (trade !== null && trade.trade_status === "processing" && asked === "requires_action")
+      return yield* checkoutPage(request, view, where, {
+        message: "The 3-D Secure authentication was not completed.",
+        status: 402
+      })
+    if (trade !== null && trade.trade_status === "processing") {
+      const language = languageFor(request, view.session)
+      const w = Page.wordsOf(language)
+      return yield* page(
+        w.checkout,
+        `<main><h1>${Page.esc(w.confirming)}</h1><meta http-equiv="refresh" content="10"></main>`,
+        202,
+        language
+      )
+    }
+    const why = trade?.last_payment_error?.message ?? "3-D Secure authentication failed."
+    return yield* checkoutPage(request, view, where, { message: why, status: 402 })
   })
 
 /**
@@ -552,8 +585,11 @@ export const routes = Layer.mergeAll(
       const found = yield* findSession(session_id)
       if (Option.isNone(found)) return yield* notice(request, null, (w) => w.notFound, 404)
       const m = found.value.merchant_id
-      if (found.value.trade_id !== null && found.value.status === "open") yield* askAboutTrade(m, found.value.trade_id)
-      return yield* afterChallenge(request, m, session_id, { action: "pay", base: "../" })
+      const asked =
+        found.value.trade_id !== null && found.value.status === "open"
+          ? yield* askAboutTrade(m, found.value.trade_id)
+          : undefined
+      return yield* afterChallenge(request, m, session_id, { action: "pay", base: "../" }, asked)
     })
   ),
   HttpRouter.add(
@@ -941,10 +977,13 @@ export const routes = Layer.mergeAll(
           "Done",
           `<main><h1>Authentication ${r.status === "succeeded" ? "complete" : "failed"}.</h1></main>`
         )
-      return yield* afterChallenge(request, m, sessionId, {
-        action: `../../checkout/${sessionId}/pay`,
-        base: "../../checkout/"
-      })
+      return yield* afterChallenge(
+        request,
+        m,
+        sessionId,
+        { action: `../../checkout/${sessionId}/pay`, base: "../../checkout/" },
+        r.status
+      )
     })
   )
 )

@@ -49,5 +49,40 @@ for (const [name, storage] of backends()) {
         number: "INV-CN-000001"
       })
     })
+
+    it("a downgrade's owed refund counts only settled refunds: one that ends failed is credited to the balance, never lost", async () => {
+      const k = (await api.merchant({ frozen: "2026-01-01T00:00:00Z" })).api_key
+      const big = await api.priceOf(k, { price_plan: { billing_cycle_unit: "month", base_price_val: "60.00" } })
+      const small = await api.priceOf(k)
+      const s = await api.call("POST", "/api/v1/session", k, {
+        payer_id: "bea",
+        line_items: [{ price_id: big.priceId }]
+      })
+      const sessionId = (s.body as any).data.session_id as string
+      await api.call(
+        "POST",
+        `/checkout/${sessionId}/pay`,
+        null,
+        { card_number: "4242424242424242", exp_month: "12", exp_year: "2030", cvc: "123" },
+        { accept: "application/json" }
+      )
+      const subId = ((await api.call("GET", `/api/v1/session/${sessionId}`, k)).body as any).data.session
+        .subscription_id as string
+      await api.call("POST", "/api/v1/test_helpers/advance_clock", k, { frozen_time: "2026-01-16T00:00:00Z" })
+      // the downgrade's refund is accepted pending, then refused by the bank
+      await api.runtime.runPromise(SandboxGateway.SandboxControls.use((c) => c.pendNextRefunds(1)))
+      const changed = await api.call("POST", `/api/v1/subscription/${subId}`, k, { price_id: small.priceId })
+      expect(changed.status, JSON.stringify(changed.body)).toBe(200)
+      const refunds = async () =>
+        ((await api.call("GET", `/api/v1/refunds?limit=10`, k)).body as any).data.list as Array<any>
+      expect((await refunds()).map((r) => r.refund_status)).toEqual(["pending"])
+      const owed = (await refunds())[0].refund_amount as string
+      await api.runtime.runPromise(SandboxGateway.SandboxControls.use((c) => c.failNextRefunds(1)))
+      await api.call("POST", "/api/v1/test_helpers/advance_clock", k, { frozen_time: "2026-01-16T00:05:00Z" })
+      expect((await refunds()).map((r) => r.refund_status)).toEqual(["failed"])
+      // what the failed refund did not give back is the customer's credit
+      const sub = ((await api.call("GET", `/api/v1/subscription/${subId}`, k)).body as any).data.subscription
+      expect(sub.credit_balance).toBe(owed)
+    })
   })
 }

@@ -91,6 +91,20 @@ const RATE_LIMITED: Ports.UnavailableReason = {
   message: "The processor is busy: nothing was charged; tried again later."
 }
 
+/** An outcome naming the processor's reference of its charge (an unknown one names none). */
+const named = (outcome: Ports.ChargeOutcome, reference: string): Ports.ChargeOutcome => {
+  switch (outcome._tag) {
+    case "Succeeded":
+      return Ports.ChargeOutcome.Succeeded({ ...outcome, reference })
+    case "RequiresAction":
+      return Ports.ChargeOutcome.RequiresAction({ redirect_url: outcome.redirect_url, reference })
+    case "Failed":
+      return Ports.ChargeOutcome.Failed({ code: outcome.code, message: outcome.message, reference })
+    default:
+      return outcome
+  }
+}
+
 const rand = () =>
   [...globalThis.crypto.getRandomValues(new Uint8Array(9))].map((b) => b.toString(36).padStart(2, "0")).join("")
 
@@ -132,6 +146,7 @@ export const make = (options: Options = {}) =>
         readonly saved: Ports.SaveCardOutcome
       }
     >()
+    const forcedRefundUnknown = yield* Ref.make(0)
     const pendingRefunds = new Set<string>()
     const base = options.challengeBaseUrl ?? "/sandbox/3ds"
 
@@ -237,8 +252,9 @@ export const make = (options: Options = {}) =>
           const decided = forced
             ? Ports.ChargeOutcome.Failed({ code: "card_declined", message: "Your card was declined." })
             : decide(request, yield* Clock.currentTimeMillis)
-          const outcome = "_tag" in decided ? decided : decided.outcome
-          if (!("_tag" in decided)) yield* record(request.trade_id, { ...decided, refunded: 0n })
+          // the sandbox's reference of the attempt (a processor's charge id), as a processor names it
+          const outcome = named("_tag" in decided ? decided : decided.outcome, `sbx_${key}`)
+          if (!("_tag" in decided)) yield* record(request.trade_id, { ...decided, outcome, refunded: 0n })
           seenAttempts.set(key, outcome)
           return outcome
         }),
@@ -272,8 +288,16 @@ export const make = (options: Options = {}) =>
           yield* record(tradeId, { ...state, outcome: canceled })
           return canceled
         }),
-      refund: ({ amount, refund_id, trade_id }) =>
+      refund: ({ amount, refund_id, trade_id, reference }) =>
         Effect.gen(function* () {
+          // a refund named before is read by its reference; by our refund id otherwise
+          const byReference =
+            reference !== undefined
+              ? [...refunds.values()].find(
+                  (r) => (r._tag === "Succeeded" || r._tag === "Pending") && r.refund_transaction_id === reference
+                )
+              : undefined
+          if (byReference) return byReference
           const done = refunds.get(refund_id)
           if (done) return done
           // a refund the processor accepts and settles later: pending now, its outcome when asked again
@@ -307,6 +331,9 @@ export const make = (options: Options = {}) =>
           if (state && outcome._tag === "Succeeded")
             yield* record(trade_id, { ...state, refunded: state.refunded + amount.amount })
           refunds.set(refund_id, outcome)
+          // made, but its answer lost on the way back (a timeout): asking again tells it
+          if (yield* Ref.modify(forcedRefundUnknown, (n) => [n > 0, Math.max(0, n - 1)] as const))
+            return Ports.RefundOutcome.Unknown()
           return outcome
         }),
       saveCard: ({ customer_id, merchant_id, return_url, source }) =>
@@ -405,6 +432,8 @@ export const make = (options: Options = {}) =>
       failNextRefunds: (n: number) => Ref.set(forcedRefundFailures, n),
       /** The next `n` new refunds are accepted pending; each settles when it is asked about again. */
       pendNextRefunds: (n: number) => Ref.set(forcedRefundPending, n),
+      /** The next `n` refunds are made but answer Unknown (the answer lost); asking again tells them. */
+      unknownNextRefunds: (n: number) => Ref.set(forcedRefundUnknown, n),
       /** How many times the processor was really asked to charge this trade (idempotency proof). */
       chargeAttempts: (tradeId: string) => Effect.sync(() => attempts.get(tradeId) ?? 0),
       /** Total refunded on a trade. */
@@ -437,6 +466,8 @@ export interface Controls {
   readonly failNextRefunds: (n: number) => Effect.Effect<void>
   /** The next `n` new refunds are accepted pending; each settles when it is asked about again. */
   readonly pendNextRefunds: (n: number) => Effect.Effect<void>
+  /** The next `n` refunds are made but answer Unknown (the answer lost); asking again tells them. */
+  readonly unknownNextRefunds: (n: number) => Effect.Effect<void>
   /** How many times the processor was really asked to charge this trade (idempotency proof). */
   readonly chargeAttempts: (tradeId: string) => Effect.Effect<number>
   /** Total refunded on a trade. */

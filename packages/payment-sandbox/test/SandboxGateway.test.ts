@@ -23,7 +23,13 @@ describe("Sandbox test cards", () => {
         source: card("4000 0000 0000 3220"),
         off_session: false
       })
-      expect(first).toEqual(Ports.ChargeOutcome.RequiresAction({ redirect_url: `/sandbox/3ds/${approved}` }))
+      // the attempt's reference is named, as a processor names its charge (kept by the engine)
+      expect(first).toEqual(
+        Ports.ChargeOutcome.RequiresAction({
+          redirect_url: `/sandbox/3ds/${approved}`,
+          reference: `sbx_${approved}:1`
+        })
+      )
       expect(yield* controls.completeChallenge(approved, true)).toBe(true)
       expect((yield* g.retrieve(approved))._tag).toBe("Succeeded")
       const refused = yield* Ids.make("trd")

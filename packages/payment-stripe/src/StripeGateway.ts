@@ -144,6 +144,17 @@ const codeOf = (
   fallback = e.type
 ) => (e.decline_code !== undefined && e.decline_code !== "generic_decline" ? e.decline_code : (e.code ?? fallback))
 
+/** How many of a customer's newest intents are read to find one whose answer was lost. */
+const SCAN_LIMIT = 300
+
+/** The port's outcome of a Stripe refund. */
+const refundOutcomeOf = (refund: Stripe.Refund) =>
+  refund.status === "failed" || refund.status === "canceled"
+    ? Ports.RefundOutcome.Failed({ code: refund.failure_reason ?? "refund_failed", message: "The refund failed." })
+    : refund.status === "succeeded"
+      ? Ports.RefundOutcome.Succeeded({ refund_transaction_id: refund.id })
+      : Ports.RefundOutcome.Pending({ refund_transaction_id: refund.id })
+
 /**
  * The gateway on one Stripe account.
  *
@@ -195,6 +206,7 @@ const gatewayOn = (
           const pm = pmId ? yield* call(() => stripe.paymentMethods.retrieve(pmId)) : undefined
           const customer = typeof intent.customer === "string" ? intent.customer : (intent.customer?.id ?? null)
           return Ports.ChargeOutcome.Succeeded({
+            reference: intent.id,
             transaction_id: typeof intent.latest_charge === "string" ? intent.latest_charge : intent.id,
             token:
               customer !== null && pmId !== undefined && intent.setup_future_usage !== null
@@ -210,17 +222,19 @@ const gatewayOn = (
         case "requires_action": {
           const url = intent.next_action?.redirect_to_url?.url
           return url
-            ? Ports.ChargeOutcome.RequiresAction({ redirect_url: url })
+            ? Ports.ChargeOutcome.RequiresAction({ redirect_url: url, reference: intent.id })
             : Ports.ChargeOutcome.Failed({
                 code: "authentication_required",
-                message: "The payment needs authentication in the payer's browser."
+                message: "The payment needs authentication in the payer's browser.",
+                reference: intent.id
               })
         }
         case "requires_payment_method": {
           const error = intent.last_payment_error
           return Ports.ChargeOutcome.Failed({
             code: error ? codeOf(error, "card_declined") : "card_declined",
-            message: error?.message ?? "The payment failed."
+            message: error?.message ?? "The payment failed.",
+            reference: intent.id
           })
         }
         case "processing":
@@ -228,7 +242,11 @@ const gatewayOn = (
         case "requires_capture":
           return Ports.ChargeOutcome.Unknown()
         case "canceled":
-          return Ports.ChargeOutcome.Failed({ code: "canceled", message: "The payment was canceled." })
+          return Ports.ChargeOutcome.Failed({
+            code: "canceled",
+            message: "The payment was canceled.",
+            reference: intent.id
+          })
         default:
           return Ports.ChargeOutcome.Unknown()
       }
@@ -243,13 +261,19 @@ const gatewayOn = (
   const intentsOf = (tradeId: string, owner: Owner | undefined) =>
     Effect.gen(function* () {
       if (owner !== undefined) {
-        const ours = `${owner.merchantId}/${owner.customerId}`
-        const customer = (yield* call(() =>
-          stripe.customers.search({ query: `metadata['recur_customer']:'${quote(ours)}'`, limit: 1 })
-        )).data[0]
-        if (customer === undefined) return undefined
-        const listed = yield* call(() => stripe.paymentIntents.list({ customer: customer.id, limit: 100 }))
-        return listed.data.filter((i) => i.metadata.recur_trade_id === tradeId)
+        // the owner's Stripe customer: by search once Stripe's index has it, else by the key that
+        // made it (Stripe answers the same customer while it keeps the key, i.e. within a day, by
+        // when search has long caught up)
+        const customer = yield* customerOf(owner.merchantId, owner.customerId, `owner:${tradeId}`)
+        return yield* call(async () => {
+          const found: Array<Stripe.PaymentIntent> = []
+          let seen = 0
+          for await (const intent of stripe.paymentIntents.list({ customer, limit: 100 })) {
+            if (intent.metadata.recur_trade_id === tradeId) found.push(intent)
+            if (++seen >= SCAN_LIMIT) break
+          }
+          return found
+        })
       }
       const found = yield* call(() =>
         stripe.paymentIntents.search({ query: `metadata['recur_trade_id']:'${quote(tradeId)}'`, limit: 100 })
@@ -265,8 +289,123 @@ const gatewayOn = (
         (a, b) => Number(b.metadata.recur_attempt ?? 0) - Number(a.metadata.recur_attempt ?? 0) || b.created - a.created
       )[0]
 
-  const retrieve = (tradeId: string) =>
+  /** The trade's intents the engine named, read by id (consistent at once; no search, no list). */
+  const intentsById = (references: ReadonlyArray<Ports.ChargeReference>) =>
+    Effect.forEach(references, (r) =>
+      Effect.map(
+        call(() => stripe.paymentIntents.retrieve(r.reference)),
+        (intent) => ({ attempt: r.attempt, intent })
+      )
+    )
+
+  /** The Stripe customer of a trade's intents (the first that names one). */
+  const customerIn = (intents: ReadonlyArray<{ readonly intent: Stripe.PaymentIntent }>) =>
+    intents
+      .map(({ intent }) => (typeof intent.customer === "string" ? intent.customer : intent.customer?.id))
+      .find((c) => c !== undefined)
+
+  /**
+   * The intent of one attempt whose answer was lost (no reference came back: a timeout, a crash
+   * before the outcome was recorded), from its Stripe customer's list of intents — a list is
+   * consistent at once, and reading it never depends on an idempotency key Stripe prunes after
+   * 24 hours. The newest first; the attempt is among the customer's latest intents.
+   */
+  const attemptIn = (customer: string, tradeId: string, attempt: number) =>
+    call(async () => {
+      let seen = 0
+      for await (const intent of stripe.paymentIntents.list({ customer, limit: 100 })) {
+        if (intent.metadata.recur_trade_id === tradeId && intent.metadata.recur_attempt === String(attempt))
+          return intent
+        if (++seen >= SCAN_LIMIT) break
+      }
+      return undefined
+    })
+
+  /**
+   * A second intent of one trade that also succeeded (a race the checks before each attempt make
+   * all but impossible): the trade is paid once, by the first; the extra payment is refunded in
+   * full at Stripe (idempotent by the intent, and only what is left of it), with a warning log
+   * line (`event=recur.payment.extra_refunded`) naming both intents. Recur's books never counted
+   * it, so no refund record is made.
+   */
+  const refundExtra = (kept: Stripe.PaymentIntent, extra: Stripe.PaymentIntent) =>
     Effect.gen(function* () {
+      const refunded = yield* call(async () => {
+        let sum = 0
+        for await (const r of stripe.refunds.list({ payment_intent: extra.id, limit: 100 }))
+          if (r.status !== "failed" && r.status !== "canceled") sum += r.amount
+        return sum
+      })
+      if (refunded >= extra.amount_received) return
+      yield* call(() =>
+        stripe.refunds.create(
+          {
+            payment_intent: extra.id,
+            metadata: {
+              recur_trade_id: extra.metadata.recur_trade_id ?? "",
+              recur_duplicate_of: kept.id
+            }
+          },
+          { idempotencyKey: `recur:extra:${extra.id}` }
+        )
+      )
+      yield* Effect.logWarning("a trade was paid twice at Stripe: the extra payment is refunded").pipe(
+        Effect.annotateLogs({
+          event: "recur.payment.extra_refunded",
+          trade_id: extra.metadata.recur_trade_id ?? "",
+          kept: kept.id,
+          refunded: extra.id
+        })
+      )
+    }).pipe(Effect.ignore)
+
+  /** Whether an intent still waits (for the payer, a confirmation or a method): it can be canceled. */
+  const waiting = (intent: Stripe.PaymentIntent) =>
+    intent.status === "requires_action" ||
+    intent.status === "requires_confirmation" ||
+    intent.status === "requires_payment_method"
+
+  /**
+   * What the trade's intents named by the engine say: paid when any of them succeeded (the first
+   * that did); else the current attempt's outcome when it is among them; else undefined.
+   */
+  const verdictOf = (
+    intents: ReadonlyArray<{ readonly attempt: number; readonly intent: Stripe.PaymentIntent }>,
+    attempt: number
+  ) =>
+    Effect.gen(function* () {
+      const paid = intents.filter((i) => i.intent.status === "succeeded")
+      if (paid[0] !== undefined) {
+        for (const extra of paid.slice(1)) yield* refundExtra(paid[0].intent, extra.intent)
+        return yield* outcomeOf(paid[0].intent)
+      }
+      const current = intents.filter((i) => i.attempt === attempt).at(-1)
+      return current !== undefined ? yield* outcomeOf(current.intent) : undefined
+    })
+
+  /**
+   * A trade's outcome from the references the engine kept: read by id; an attempt without one
+   * (its answer was lost) is looked for in its customer's list. Undefined without references
+   * (a record written before they were kept): the caller falls back to finding the intents.
+   */
+  const byReference = (tradeId: string, known: Ports.ChargeReferences | undefined) =>
+    Effect.gen(function* () {
+      if (known === undefined || known.references.length === 0) return undefined
+      const intents = yield* intentsById(known.references)
+      const verdict = yield* verdictOf(intents, known.attempt)
+      if (verdict !== undefined) return verdict
+      const customer = customerIn(intents)
+      const lost = customer !== undefined ? yield* attemptIn(customer, tradeId, known.attempt) : undefined
+      if (lost !== undefined) return yield* outcomeOf(lost)
+      // the current attempt was never made at Stripe: the latest attempt made tells the trade
+      const made = [...intents].sort((a, b) => b.attempt - a.attempt)[0]!
+      return yield* outcomeOf(made.intent)
+    })
+
+  const retrieve = (tradeId: string, known?: Ports.ChargeReferences) =>
+    Effect.gen(function* () {
+      const read = yield* byReference(tradeId, known)
+      if (read !== undefined) return read
       const intents = yield* intentsOf(tradeId, ownerOf ? yield* ownerOf(tradeId) : undefined)
       // the customer is not visible yet: too early to say the charge does not exist
       if (intents === undefined) return Ports.ChargeOutcome.Unknown()
@@ -277,8 +416,15 @@ const gatewayOn = (
     }).pipe(Effect.catch(() => Effect.succeed(Ports.ChargeOutcome.Unknown())))
 
   /** Cancels the trade's latest intent while it still waits (for the payer, or a new method). */
-  const cancel = (tradeId: string) =>
+  const cancel = (tradeId: string, known?: Ports.ChargeReferences) =>
     Effect.gen(function* () {
+      if (known !== undefined && known.references.length > 0) {
+        // every intent of the trade that still waits is canceled; one that succeeded pays it
+        const intents = yield* intentsById(known.references)
+        for (const { intent } of intents)
+          if (waiting(intent)) yield* Effect.ignore(call(() => stripe.paymentIntents.cancel(intent.id)))
+        return yield* retrieve(tradeId, known)
+      }
       const intents = yield* intentsOf(tradeId, ownerOf ? yield* ownerOf(tradeId) : undefined)
       if (intents === undefined) return Ports.ChargeOutcome.Unknown()
       const intent = latest(intents)
@@ -292,7 +438,7 @@ const gatewayOn = (
         return yield* outcomeOf(intent)
       // a payer finishing at this very moment wins: Stripe refuses to cancel a succeeded intent
       const canceled = yield* Effect.result(call(() => stripe.paymentIntents.cancel(intent.id)))
-      return canceled._tag === "Success" ? yield* outcomeOf(canceled.success) : yield* retrieve(tradeId)
+      return canceled._tag === "Success" ? yield* outcomeOf(canceled.success) : yield* retrieve(tradeId, known)
     }).pipe(Effect.catch(() => Effect.succeed(Ports.ChargeOutcome.Unknown())))
 
   /**
@@ -361,7 +507,27 @@ const gatewayOn = (
       const saved = request.source._tag === "Token" ? parseToken(request.source.token) : undefined
       if (request.source._tag === "Token" && saved === undefined)
         return Ports.ChargeOutcome.Failed({ code: "invalid_token", message: "Unknown payment token." })
-      let customer = saved?.customer
+      // before any new attempt or re-send, what the trade's intents did: a trade is paid once
+      const references = request.references ?? []
+      const earlier = yield* intentsById(references)
+      if (earlier.some((i) => i.intent.status === "succeeded"))
+        return (yield* verdictOf(earlier, attempt)) ?? Ports.ChargeOutcome.Unknown()
+      const same = earlier.filter((i) => i.attempt === attempt).at(-1)
+      if (same !== undefined) return yield* outcomeOf(same.intent)
+      // an earlier attempt still being processed may yet succeed: no second charge beside it
+      if (earlier.some((i) => i.intent.status === "processing")) return Ports.ChargeOutcome.Unknown()
+      for (const { intent } of earlier) {
+        if (!waiting(intent)) continue
+        // it can no longer succeed once canceled; a payer who finished first wins (Stripe refuses)
+        const canceled = yield* Effect.result(call(() => stripe.paymentIntents.cancel(intent.id)))
+        if (canceled._tag === "Failure") {
+          const now = yield* call(() => stripe.paymentIntents.retrieve(intent.id))
+          if (now.status === "succeeded") return yield* outcomeOf(now)
+          if (waiting(now) || now.status === "processing") return Ports.ChargeOutcome.Unknown()
+        }
+      }
+      const existing = saved?.customer ?? customerIn(earlier)
+      let customer = existing
       if (customer === undefined) {
         const found = yield* Effect.result(
           customerOf(request.merchant_id, request.customer_id, `${request.trade_id}:${attempt}`)
@@ -371,6 +537,12 @@ const gatewayOn = (
         if (down !== undefined) return Ports.ChargeOutcome.Unavailable(down)
         if (found._tag === "Failure") return yield* Effect.fail(found.failure)
         customer = found.success
+      }
+      // an attempt made before whose answer was lost (a crash, a timeout) is answered as it is,
+      // read from the customer's list — never created again with a key Stripe may have forgotten
+      if (existing !== undefined) {
+        const lost = yield* attemptIn(existing, request.trade_id, attempt)
+        if (lost !== undefined) return yield* outcomeOf(lost)
       }
       // Stripe's units (ISK ×100, MGA ÷10, three-decimal to a multiple of 10), rounded down
       const units = StripeCurrency.toStripe(request.amount)
@@ -423,7 +595,12 @@ const gatewayOn = (
         return first ? yield* outcomeOf(first) : Ports.ChargeOutcome.Unknown()
       }
       if (e instanceof Stripe.errors.StripeCardError)
-        return Ports.ChargeOutcome.Failed({ code: codeOf(e), message: e.message })
+        return Ports.ChargeOutcome.Failed({
+          code: codeOf(e),
+          message: e.message,
+          // the declined intent, read by id from then on
+          ...(e.payment_intent?.id !== undefined ? { reference: e.payment_intent.id } : {})
+        })
       const down = unavailableOf(e)
       if (down !== undefined) return Ports.ChargeOutcome.Unavailable(down)
       if (isUnknown(e)) return Ports.ChargeOutcome.Unknown()
@@ -435,8 +612,13 @@ const gatewayOn = (
     readonly refund_id: string
     readonly trade_id: string
     readonly amount: { readonly amount: bigint; readonly currency: string }
+    readonly charges?: Ports.ChargeReferences | undefined
+    readonly reference?: string | undefined
   }) =>
     Effect.gen(function* () {
+      // a refund Stripe named before is read by its id: never made a second time
+      if (request.reference !== undefined)
+        return refundOutcomeOf(yield* call(() => stripe.refunds.retrieve(request.reference!)))
       // never more than asked: rounded down to an amount Stripe takes
       const units = StripeCurrency.toStripe(request.amount)
       if (units.amount === 0n)
@@ -444,10 +626,22 @@ const gatewayOn = (
           code: "amount_too_small",
           message: `The refund is 0 in Stripe's units of ${request.amount.currency}.`
         })
-      const intents = yield* intentsOf(request.trade_id, ownerOf ? yield* ownerOf(request.trade_id) : undefined)
+      const known = request.charges?.references ?? []
+      const intents =
+        known.length > 0
+          ? (yield* intentsById(known)).map((i) => i.intent)
+          : yield* intentsOf(request.trade_id, ownerOf ? yield* ownerOf(request.trade_id) : undefined)
       const paid = (intents ?? []).find((i) => i.status === "succeeded")
       if (paid === undefined)
         return Ports.RefundOutcome.Failed({ code: "charge_not_refundable", message: "The charge did not succeed." })
+      // a refund made before whose answer was lost is found among the intent's refunds (a list,
+      // consistent at once), so a re-send after Stripe forgot its key (24 hours) never refunds twice
+      const made = yield* call(async () => {
+        for await (const r of stripe.refunds.list({ payment_intent: paid.id, limit: 100 }))
+          if (r.metadata?.recur_refund_id === request.refund_id) return r
+        return undefined
+      })
+      if (made !== undefined) return refundOutcomeOf(made)
       const done = yield* Effect.result(
         call(() =>
           stripe.refunds.create(
@@ -462,27 +656,19 @@ const gatewayOn = (
       )
       if (done._tag === "Failure") {
         const e = done.failure
+        // no answer, or Stripe failed (a timeout, a 5xx): the refund may have been made — Unknown,
+        // settled later by reading it, never a failure that gives the reserved amount back
         return e instanceof Stripe.errors.StripeError && !isUnknown(e)
           ? Ports.RefundOutcome.Failed({ code: e.code ?? e.type, message: e.message })
-          : Ports.RefundOutcome.Failed({ code: "refund_unknown", message: "Stripe did not answer; try again." })
+          : Ports.RefundOutcome.Unknown()
       }
       // an idempotent replay answers the refund as it was first made: ask for it as it is now
       const current =
         done.success.status === "pending" || done.success.status === "requires_action"
           ? yield* call(() => stripe.refunds.retrieve(done.success.id))
           : done.success
-      return current.status === "failed" || current.status === "canceled"
-        ? Ports.RefundOutcome.Failed({ code: current.failure_reason ?? "refund_failed", message: "The refund failed." })
-        : current.status === "succeeded"
-          ? Ports.RefundOutcome.Succeeded({ refund_transaction_id: current.id })
-          : Ports.RefundOutcome.Pending({ refund_transaction_id: current.id })
-    }).pipe(
-      Effect.catch(() =>
-        Effect.succeed(
-          Ports.RefundOutcome.Failed({ code: "refund_unknown", message: "Stripe did not answer; try again." })
-        )
-      )
-    )
+      return refundOutcomeOf(current)
+    }).pipe(Effect.catch(() => Effect.succeed(Ports.RefundOutcome.Unknown())))
 
   /** The port's outcome of a SetupIntent of `customer`. */
   const setupOutcomeOf = (customer: string, setup: Stripe.SetupIntent) =>
@@ -983,9 +1169,9 @@ export const perMerchant = (options: Omit<Options, "secretKey"> = {}) =>
               ? g.success.charge(request)
               : Effect.succeed(Ports.ChargeOutcome.Unavailable(notConfigured(g.failure)))
           ),
-        retrieve: (tradeId) => Effect.flatMap(ofTrade(tradeId), (g) => g.retrieve(tradeId)),
-        cancel: (tradeId) =>
-          Effect.flatMap(ofTrade(tradeId), (g) => (g.cancel ? g.cancel(tradeId) : g.retrieve(tradeId))),
+        retrieve: (tradeId, known) => Effect.flatMap(ofTrade(tradeId), (g) => g.retrieve(tradeId, known)),
+        cancel: (tradeId, known) =>
+          Effect.flatMap(ofTrade(tradeId), (g) => (g.cancel ? g.cancel(tradeId, known) : g.retrieve(tradeId, known))),
         refund: (request) => Effect.flatMap(ofTrade(request.trade_id), (g) => g.refund(request)),
         saveCard: (request) =>
           Effect.flatMap(chargerOf(request.merchant_id), (g) =>

@@ -31,9 +31,20 @@ describe("Stripe adapter outcomes", { timeout: 60_000 }, () => {
         // the SDK re-sends a 5xx twice with the same key: all three meet the fault
         fake.fault(/^POST \/v1\/payment_intents$/, "500_after", 3)
         expect((yield* gateway.charge(request))._tag).toBe("Unknown")
-        const found = yield* gateway.retrieve(trade_id)
-        expect(found._tag).toBe("Succeeded")
-        expect(yield* gateway.charge(request)).toEqual(found)
+        // the engine sends the same attempt again (within the key's day): the first call's answer
+        const again = yield* gateway.charge(request)
+        expect(again._tag).toBe("Succeeded")
+        expect(intentsOf(trade_id).length).toBe(1)
+        // from then on it is read by the reference it named
+        expect(
+          yield* gateway.retrieve(trade_id, {
+            attempt: 1,
+            references: [{ attempt: 1, reference: intentsOf(trade_id)[0]!.id as string }]
+          })
+        ).toEqual(again)
+        // without references (no storage), once Stripe's search has caught up, it finds it too
+        fake.advance(120)
+        expect(yield* gateway.retrieve(trade_id)).toEqual(again)
         expect(intentsOf(trade_id).length).toBe(1)
       })
   )
@@ -53,6 +64,7 @@ describe("Stripe adapter outcomes", { timeout: 60_000 }, () => {
         // dropped three times: the SDK's own re-sends of a closed connection (2) meet the others
         fake.fault(/^POST \/v1\/payment_intents$/, "drop_before", 3)
         expect((yield* gateway.charge(request))._tag).toBe("Unknown")
+        fake.advance(120)
         expect(yield* gateway.retrieve(trade_id)).toMatchObject({ _tag: "Failed", code: "no_such_charge" })
         expect((yield* gateway.charge(request))._tag).toBe("Succeeded")
         expect(intentsOf(trade_id).length).toBe(1)
@@ -76,10 +88,13 @@ describe("Stripe adapter outcomes", { timeout: 60_000 }, () => {
         expect(outcome._tag).toBe("RequiresAction")
         if (outcome._tag !== "RequiresAction") return
         expect(outcome.redirect_url).toContain("/3ds/pi_")
-        expect((yield* gateway.retrieve(trade_id))._tag).toBe("RequiresAction")
+        // read by the reference it named (a search would not see it yet)
+        expect(outcome.reference).toMatch(/^pi_/)
+        const known = { attempt: 1, references: [{ attempt: 1, reference: outcome.reference! }] }
+        expect((yield* gateway.retrieve(trade_id, known))._tag).toBe("RequiresAction")
         const back = yield* Effect.promise(() => fetch(outcome.redirect_url, { redirect: "manual" }))
         expect(back.headers.get("location")).toMatch(/^https:\/\/shop\.example\/back\?payment_intent=pi_/)
-        const after = yield* gateway.retrieve(trade_id)
+        const after = yield* gateway.retrieve(trade_id, known)
         expect(after).toMatchObject({ _tag: "Succeeded", last4: "3184" })
         // off session, that card needs the customer again: declined with Stripe's code
         const token = after._tag === "Succeeded" ? Option.getOrThrow(after.token) : ""
@@ -91,6 +106,41 @@ describe("Stripe adapter outcomes", { timeout: 60_000 }, () => {
           off_session: true
         })
         expect(renewal).toMatchObject({ _tag: "Failed", code: "authentication_required" })
+      })
+  )
+
+  it.effect(
+    "a trade paid twice at Stripe (two intents succeeded): paid once by the first, the extra refunded in full, once",
+    () =>
+      Effect.gen(function* () {
+        const trade_id = yield* Ids.make("trd")
+        const attempt = (n: number) =>
+          gateway.charge({
+            trade_id,
+            attempt: n,
+            merchant_id: "mch_1",
+            customer_id: "cus_twice",
+            amount: usd(2500n),
+            source: pm("pm_card_visa"),
+            off_session: false
+          })
+        // two attempts each sent without knowing of the other (what the checks now prevent)
+        const first = yield* attempt(1)
+        const second = yield* attempt(2)
+        expect([first._tag, second._tag]).toEqual(["Succeeded", "Succeeded"])
+        const ref = (o: typeof first) => (o._tag === "Succeeded" ? o.reference! : "")
+        const known = {
+          attempt: 2,
+          references: [
+            { attempt: 1, reference: ref(first) },
+            { attempt: 2, reference: ref(second) }
+          ]
+        }
+        for (let i = 0; i < 2; i++) expect(yield* gateway.retrieve(trade_id, known)).toEqual(first)
+        const refunds = [...fake.refunds.values()].filter((r: any) => r.payment_intent === ref(second)) as Array<any>
+        expect(refunds.map((r) => [r.amount, r.metadata.recur_duplicate_of])).toEqual([[2500, ref(first)]])
+        expect([...fake.refunds.values()].filter((r: any) => r.payment_intent === ref(first))).toEqual([])
+        expect(fake.violations).toEqual([])
       })
   )
 

@@ -23,7 +23,9 @@ PaymentGatewayContract.suite(
     shows: { last4: "4242", ...Fake.TEST_EXPIRY },
     challenge: { _tag: "PaymentMethod", id: "pm_card_authenticationRequired" },
     makeUnavailable: Effect.sync(() => fake.fault(/^POST \/v1\/payment_intents$/, "rate_limit"))
-  }
+  },
+  // Stripe refunds, then answers 500 (to the SDK's re-sends too): the answer is lost
+  { refundAnswerLost: Effect.sync(() => fake.fault(/^POST \/v1\/refunds$/, "500_after", 3)) }
 )
 
 describe("the Stripe fake stays Stripe", () => {

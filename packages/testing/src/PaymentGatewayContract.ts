@@ -62,11 +62,42 @@ export const cardSources = (cards: Cards): Sources => ({
 })
 
 /**
+ * What the engine keeps of a trade's charges after the outcomes of its attempts 1, 2, …: the
+ * processor references they named (a gateway that names none falls back to its own lookup).
+ *
+ * @since 0.1.0
+ */
+export const knownOf = (...outcomes: ReadonlyArray<Ports.ChargeOutcome>): Ports.ChargeReferences => ({
+  attempt: outcomes.length,
+  references: outcomes.flatMap((o, i) =>
+    o._tag !== "Unknown" && o._tag !== "Unavailable" && o.reference !== undefined
+      ? [{ attempt: i + 1, reference: o.reference }]
+      : []
+  )
+})
+
+/**
+ * Faults the suite can order from the gateway under test (each optional: its cases are skipped
+ * for a gateway that cannot stage it, e.g. a live processor).
+ *
+ * @since 0.1.0
+ */
+export interface Faults<R> {
+  /** The next refund is made at the processor but its answer is lost (a timeout or a 5xx after). */
+  readonly refundAnswerLost?: Effect.Effect<void, never, R>
+}
+
+/**
  * Registers the gateway suite.
  *
  * @since 0.1.0
  */
-export const suite = <E>(name: string, gateway: Layer.Layer<Ports.PaymentGateway, E>, cards: Cards | Sources) =>
+export const suite = <E, R = never>(
+  name: string,
+  gateway: Layer.Layer<Ports.PaymentGateway | R, E>,
+  cards: Cards | Sources,
+  faults: Faults<R> = {}
+) =>
   layer(gateway, { timeout: 60_000 })(`PaymentGateway contract: ${name}`, (it) => {
     const sources: Sources = "shows" in cards ? cards : cardSources(cards)
     const usd = (n: bigint) => Money.make(n, "USD")
@@ -191,7 +222,7 @@ export const suite = <E>(name: string, gateway: Layer.Layer<Ports.PaymentGateway
           off_session: false
         })
         expect(again).toEqual(outcome)
-        expect(yield* g.retrieve(trade_id)).toEqual(outcome)
+        expect(yield* g.retrieve(trade_id, knownOf(outcome))).toEqual(outcome)
       })
     )
 
@@ -204,12 +235,12 @@ export const suite = <E>(name: string, gateway: Layer.Layer<Ports.PaymentGateway
           const cancel = g.cancel ?? g.retrieve
           const paid = yield* charge(sources.succeed)
           expect(paid.outcome._tag).toBe("Succeeded")
-          expect((yield* cancel(paid.trade_id))._tag).toBe("Succeeded")
-          expect((yield* g.retrieve(paid.trade_id))._tag).toBe("Succeeded")
+          expect((yield* cancel(paid.trade_id, knownOf(paid.outcome)))._tag).toBe("Succeeded")
+          expect((yield* g.retrieve(paid.trade_id, knownOf(paid.outcome)))._tag).toBe("Succeeded")
           const declined = yield* charge(sources.decline)
           expect(declined.outcome._tag).toBe("Failed")
-          expect((yield* cancel(declined.trade_id))._tag).toBe("Failed")
-          expect((yield* g.retrieve(declined.trade_id))._tag).toBe("Failed")
+          expect((yield* cancel(declined.trade_id, knownOf(declined.outcome)))._tag).toBe("Failed")
+          expect((yield* g.retrieve(declined.trade_id, knownOf(declined.outcome)))._tag).toBe("Failed")
         })
     )
 
@@ -218,22 +249,24 @@ export const suite = <E>(name: string, gateway: Layer.Layer<Ports.PaymentGateway
         const g = yield* Ports.PaymentGateway
         const { outcome, trade_id } = yield* charge(sources.decline)
         expect(outcome._tag).toBe("Failed")
-        const attempt = (attempt: number, source: Ports.NewPaymentSource) =>
+        // as the engine sends it: with the references the earlier answers named
+        const attempt = (attempt: number, source: Ports.NewPaymentSource, ...before: Array<Ports.ChargeOutcome>) =>
           g.charge({
             trade_id,
             attempt,
             merchant_id: "mch_1",
             amount: usd(3000n),
             source,
-            off_session: false
+            off_session: false,
+            references: knownOf(...before).references
           })
         // the same attempt again, even with another card: the first answer, nothing charged
-        expect(yield* attempt(1, sources.succeed)).toEqual(outcome)
-        const second = yield* attempt(2, sources.succeed)
+        expect(yield* attempt(1, sources.succeed, outcome)).toEqual(outcome)
+        const second = yield* attempt(2, sources.succeed, outcome)
         expect(second._tag).toBe("Succeeded")
-        expect(yield* attempt(2, sources.succeed)).toEqual(second)
-        expect(yield* attempt(2, sources.decline)).toEqual(second)
-        expect(yield* g.retrieve(trade_id)).toEqual(second)
+        expect(yield* attempt(2, sources.succeed, outcome, second)).toEqual(second)
+        expect(yield* attempt(2, sources.decline, outcome, second)).toEqual(second)
+        expect(yield* g.retrieve(trade_id, knownOf(outcome, second))).toEqual(second)
       })
     )
 
@@ -304,20 +337,83 @@ export const suite = <E>(name: string, gateway: Layer.Layer<Ports.PaymentGateway
     it.effect("refunds: idempotent by refund id, never above the charge", () =>
       Effect.gen(function* () {
         const g = yield* Ports.PaymentGateway
-        const { trade_id } = yield* charge(sources.succeed, 1000n)
+        const { outcome, trade_id } = yield* charge(sources.succeed, 1000n)
+        const charges = knownOf(outcome)
         const r1 = yield* Ids.make("ref")
-        expect((yield* g.refund({ refund_id: r1, trade_id, amount: usd(600n) }))._tag).toBe("Succeeded")
-        expect((yield* g.refund({ refund_id: r1, trade_id, amount: usd(600n) }))._tag).toBe("Succeeded")
-        expect((yield* g.refund({ refund_id: yield* Ids.make("ref"), trade_id, amount: usd(500n) }))._tag).toBe(
-          "Failed"
-        )
-        expect((yield* g.refund({ refund_id: yield* Ids.make("ref"), trade_id, amount: usd(400n) }))._tag).toBe(
-          "Succeeded"
-        )
+        expect((yield* g.refund({ refund_id: r1, trade_id, amount: usd(600n), charges }))._tag).toBe("Succeeded")
+        expect((yield* g.refund({ refund_id: r1, trade_id, amount: usd(600n), charges }))._tag).toBe("Succeeded")
+        expect(
+          (yield* g.refund({ refund_id: yield* Ids.make("ref"), trade_id, amount: usd(500n), charges }))._tag
+        ).toBe("Failed")
+        expect(
+          (yield* g.refund({ refund_id: yield* Ids.make("ref"), trade_id, amount: usd(400n), charges }))._tag
+        ).toBe("Succeeded")
         const declined = yield* charge(sources.decline)
         expect(
-          (yield* g.refund({ refund_id: yield* Ids.make("ref"), trade_id: declined.trade_id, amount: usd(1n) }))._tag
+          (yield* g.refund({
+            refund_id: yield* Ids.make("ref"),
+            trade_id: declined.trade_id,
+            amount: usd(1n),
+            charges: knownOf(declined.outcome)
+          }))._tag
         ).toBe("Failed")
       })
     )
+
+    it.effect(
+      "a charge is read by the reference it named: a later attempt of a paid trade answers the payment, charging nothing",
+      () =>
+        Effect.gen(function* () {
+          const g = yield* Ports.PaymentGateway
+          const { outcome, trade_id } = yield* charge(sources.succeed)
+          expect(outcome._tag).toBe("Succeeded")
+          expect(yield* g.retrieve(trade_id, knownOf(outcome))).toMatchObject({ _tag: "Succeeded" })
+          // the payer pays again (a page that did not know yet): the trade's first payment answers
+          const again = yield* g.charge({
+            trade_id,
+            attempt: 2,
+            merchant_id: "mch_1",
+            amount: usd(3000n),
+            source: sources.succeed,
+            off_session: false,
+            references: knownOf(outcome).references
+          })
+          expect(again._tag).toBe("Succeeded")
+          if (again._tag === "Succeeded" && outcome._tag === "Succeeded")
+            expect(again.reference).toBe(outcome.reference)
+        })
+    )
+
+    if (faults.refundAnswerLost !== undefined) {
+      const lose = faults.refundAnswerLost
+      it.effect("a refund whose answer was lost is Unknown, and asking again settles it without refunding twice", () =>
+        Effect.gen(function* () {
+          const g = yield* Ports.PaymentGateway
+          const { outcome, trade_id } = yield* charge(sources.succeed, 1000n)
+          const charges = knownOf(outcome)
+          const refund_id = yield* Ids.make("ref")
+          yield* lose
+          expect(yield* g.refund({ refund_id, trade_id, amount: usd(600n), charges })).toMatchObject({
+            _tag: "Unknown"
+          })
+          const settled = yield* g.refund({ refund_id, trade_id, amount: usd(600n), charges })
+          expect(settled._tag).toBe("Succeeded")
+          if (settled._tag !== "Succeeded") return
+          // read by the reference it named: the same refund
+          expect(
+            yield* g.refund({
+              refund_id,
+              trade_id,
+              amount: usd(600n),
+              charges,
+              reference: settled.refund_transaction_id
+            })
+          ).toEqual(settled)
+          // made once: 400 is all that is left
+          expect(
+            (yield* g.refund({ refund_id: yield* Ids.make("ref"), trade_id, amount: usd(500n), charges }))._tag
+          ).toBe("Failed")
+        })
+      )
+    }
   })

@@ -326,6 +326,7 @@ export type TradeTrigger =
   | "close"
   | "abandon"
   | "processor_unavailable"
+  | "succeeded_late"
 
 /**
  * The trade machine. `next_action` is set while `processing` waits for 3-D Secure.
@@ -360,6 +361,14 @@ export const trade: Machine<TradeStatus, TradeTrigger> = {
       to: "succeeded",
       events: ["v2.trades.succeeded"],
       description: "the gateway confirms the charge"
+    },
+    {
+      from: ["payment_failed"],
+      trigger: "succeeded_late",
+      to: "succeeded",
+      events: ["v2.trades.succeeded"],
+      description:
+        "a charge recorded as failed succeeded after all at the processor (a late confirmation): the money was taken"
     },
     {
       from: ["processing"],

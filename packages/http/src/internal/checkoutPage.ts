@@ -39,6 +39,8 @@ interface Words {
   readonly notFound: string
   readonly complete: string
   readonly closePage: string
+  /** The payment's outcome is not known yet (back from 3-D Secure, the processor not answering yet). */
+  readonly confirming: string
   readonly processing: string
   readonly processingDetail: string
   /** The processor could not take the payment (an outage, the merchant's keys): nothing charged, not a decline. */
@@ -83,6 +85,7 @@ const words: Readonly<Record<Language, Words>> = {
     notFound: "This checkout does not exist.",
     complete: "Payment complete",
     closePage: "You can close this page.",
+    confirming: "We are confirming your payment. This page refreshes by itself; please do not pay again.",
     processing: "Your payment is processing.",
     processingDetail: "We will confirm it shortly.",
     unavailable: "Payments are temporarily unavailable. Nothing was charged; please try again in a few minutes.",
@@ -130,6 +133,7 @@ const words: Readonly<Record<Language, Words>> = {
     notFound: "Diesen Bezahlvorgang gibt es nicht.",
     complete: "Zahlung abgeschlossen",
     closePage: "Sie können diese Seite schließen.",
+    confirming: "Wir bestätigen Ihre Zahlung. Diese Seite aktualisiert sich selbst; bitte zahlen Sie nicht erneut.",
     processing: "Ihre Zahlung wird bearbeitet.",
     processingDetail: "Wir bestätigen sie in Kürze.",
     unavailable:
@@ -178,6 +182,8 @@ const words: Readonly<Record<Language, Words>> = {
     notFound: "Ce paiement n'existe pas.",
     complete: "Paiement effectué",
     closePage: "Vous pouvez fermer cette page.",
+    confirming:
+      "Nous confirmons votre paiement. Cette page se met à jour d’elle-même ; merci de ne pas payer à nouveau.",
     processing: "Votre paiement est en cours de traitement.",
     processingDetail: "Nous le confirmerons sous peu.",
     unavailable:

@@ -1,7 +1,8 @@
 /**
  * A stateful local fake of the Stripe endpoints `@recur/payment-stripe` uses, written for the
  * tests: customers, PaymentIntents (created and confirmed at once), SetupIntents, payment methods,
- * refunds and the search of intents and customers, with idempotency keys, Stripe's test payment
+ * refunds (and their list) and the search of intents and customers — lagging a minute behind, as
+ * Stripe documents it — with idempotency keys pruned after 24 hours of the fake's clock, Stripe's test payment
  * methods (`pm_card_visa`, `pm_card_chargeDeclined`, `pm_card_authenticationRequired`,
  * `pm_card_chargeDeclinedInsufficientFunds`, `pm_card_threeDSecure2Required`, …) behaving as Stripe
  * documents them — the 3-D Secure cards challenge PaymentIntents and SetupIntents on session (a
@@ -218,7 +219,18 @@ const id = (prefix: string) => `${prefix}_${randomBytes(12).toString("hex")}`
 /**
  * Starts the fake on a free port of 127.0.0.1.
  */
-export const start = async () => {
+export interface FakeOptions {
+  /**
+   * How many seconds of the fake's clock a new object stays out of search results (Stripe
+   * documents search as eventually consistent, usually within a minute). Default 60; 0 turns it off.
+   */
+  readonly searchLagSeconds?: number
+}
+
+/** How long Stripe keeps an idempotency key: 24 hours, then the same key makes a new object. */
+const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60
+
+export const start = async (options: FakeOptions = {}) => {
   const customers = new Map<string, Json>()
   const methods = new Map<string, PaymentMethod>()
   const intents = new Map<string, Json>()
@@ -226,7 +238,10 @@ export const start = async () => {
   const setups = new Map<string, Json>()
   /** While set, every request matching `path` meets `fault` (an outage, a rolled key), until turned off. */
   let outage: { readonly path: RegExp; readonly fault: Fault } | undefined
-  const idempotent = new Map<string, { readonly params: string; readonly status: number; readonly body: Json }>()
+  const idempotent = new Map<
+    string,
+    { readonly params: string; readonly status: number; readonly body: Json; readonly at: number }
+  >()
   const violations: Array<string> = []
   /** The requests that met a fault instead of Stripe's work. */
   const faulted: Array<{ readonly method: string; readonly path: string; readonly fault: Fault }> = []
@@ -270,8 +285,9 @@ export const start = async () => {
   let clock = 1_767_225_600 // 2026-01-01, seconds
   let offSessionDeclines = 0
   let refundsPending = false
-  /** While set, the search of intents does not see intents created since (Stripe's search lags). */
-  let searchLagSince: number | undefined
+  /** Search does not see what was created in the last this many seconds (Stripe's search lags). */
+  let searchLag = options.searchLagSeconds ?? 60
+  const searchable = (o: Json) => (o.created as number) <= clock - searchLag
   const pendingReturn = new Map<string, string>()
 
   const now = () => clock++
@@ -571,7 +587,7 @@ export const start = async () => {
       return { status: 200, body: c }
     }
     if (method === "get" && path === "/v1/customers/search")
-      return { status: 200, body: searchOf(String(p.query), customers.values()) }
+      return { status: 200, body: searchOf(String(p.query), [...customers.values()].filter(searchable)) }
     if (method === "get" && path === "/v1/payment_intents") {
       // a list is consistent at once (search lags by up to a minute at Stripe)
       const data = [...intents.values()]
@@ -583,10 +599,7 @@ export const start = async () => {
     if (method === "get" && path === "/v1/payment_intents/search")
       return {
         status: 200,
-        body: searchOf(
-          String(p.query),
-          [...intents.values()].filter((i) => searchLagSince === undefined || (i.created as number) < searchLagSince)
-        )
+        body: searchOf(String(p.query), [...intents.values()].filter(searchable))
       }
     if (method === "post" && path === "/v1/payment_intents") return createIntent(p)
     const canceling = /^\/v1\/payment_intents\/([^/]+)\/cancel$/.exec(path)
@@ -606,6 +619,14 @@ export const start = async () => {
     }
     if (method === "post" && path === "/v1/setup_intents") return createSetup(p)
     if (method === "post" && path === "/v1/refunds") return createRefund(p)
+    if (method === "get" && path === "/v1/refunds") {
+      // a list is consistent at once; the newest first
+      const data = [...refunds.values()]
+        .filter((r) => p.payment_intent === undefined || r.payment_intent === p.payment_intent)
+        .sort((a, b) => (b.created as number) - (a.created as number))
+        .slice(0, Number(p.limit ?? 10))
+      return { status: 200, body: { object: "list", data, has_more: false, url: "/v1/refunds" } }
+    }
     const one = (map: Map<string, Json>, what: string) => {
       const found = map.get(path.split("/").pop() ?? "")
       return found ? { status: 200, body: found } : invalid(`No such ${what}`, "id", "resource_missing", 404)
@@ -754,7 +775,9 @@ export const start = async () => {
     const key = req.headers["idempotency-key"]
     const sent = JSON.stringify(params)
     let result: { status: number; body: Json }
-    const seen = typeof key === "string" && method === "post" ? idempotent.get(key) : undefined
+    // Stripe prunes a key 24 hours after its first use: the same key then makes a new object
+    const kept = typeof key === "string" && method === "post" ? idempotent.get(key) : undefined
+    const seen = kept !== undefined && clock - kept.at < IDEMPOTENCY_TTL_SECONDS ? kept : undefined
     if (seen !== undefined) {
       result =
         seen.params === sent
@@ -771,7 +794,7 @@ export const start = async () => {
     } else {
       result = routeAccount(method, path, params, account, publishable) ?? route(method, path, params)
       if (typeof key === "string" && method === "post")
-        idempotent.set(key, { params: sent, status: result.status, body: structuredClone(result.body) })
+        idempotent.set(key, { params: sent, status: result.status, body: structuredClone(result.body), at: clock })
     }
     const bad = checkResponse(method, template!, result.status, result.body)
     if (bad !== undefined) {
@@ -938,9 +961,22 @@ export const start = async () => {
       }
       return { refund: made.body, charge }
     },
-    /** Stripe's search lag: while on, searching intents misses every intent created since it was turned on. */
+    /** Stripe's search lag: on (60 s of the fake's clock, the default) or off (search sees everything at once). */
     searchLag: (on: boolean) => {
-      searchLagSince = on ? clock : undefined
+      searchLag = on ? 60 : 0
+    },
+    /** Moves the fake's clock on (Stripe's time: search catching up, idempotency keys pruned after 24 h). */
+    advance: (seconds: number) => {
+      clock += seconds
+    },
+    /**
+     * An intent that had not succeeded succeeds after all (the payer confirmed it again in the
+     * browser, or a delayed method settled): what a late `payment_intent.succeeded` reports.
+     */
+    succeedLater: (intentId: string) => {
+      const intent = intents.get(intentId)!
+      succeed(intent, methods.get(intent.payment_method as string)!, (intent.customer as string | null) ?? null)
+      return intent
     },
     /** While on, new refunds are `pending` (settled later with `settleRefund`). */
     pendRefunds: (on: boolean) => {
