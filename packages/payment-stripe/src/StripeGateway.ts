@@ -497,116 +497,130 @@ const gatewayOn = (
     })
 
   const charge = (request: Ports.ChargeRequest) =>
-    Effect.gen(function* () {
-      const attempt = request.attempt ?? 1
-      if (request.source._tag === "Card")
-        return Ports.ChargeOutcome.Failed({
-          code: "card_not_accepted",
-          message: "Card numbers are collected by Stripe in the payer's browser, never sent to this server."
-        })
-      const saved = request.source._tag === "Token" ? parseToken(request.source.token) : undefined
-      if (request.source._tag === "Token" && saved === undefined)
-        return Ports.ChargeOutcome.Failed({ code: "invalid_token", message: "Unknown payment token." })
-      // before any new attempt or re-send, what the trade's intents did: a trade is paid once
-      const references = request.references ?? []
-      const earlier = yield* intentsById(references)
-      if (earlier.some((i) => i.intent.status === "succeeded"))
-        return (yield* verdictOf(earlier, attempt)) ?? Ports.ChargeOutcome.Unknown()
-      const same = earlier.filter((i) => i.attempt === attempt).at(-1)
-      if (same !== undefined) return yield* outcomeOf(same.intent)
-      // an earlier attempt still being processed may yet succeed: no second charge beside it
-      if (earlier.some((i) => i.intent.status === "processing")) return Ports.ChargeOutcome.Unknown()
-      for (const { intent } of earlier) {
-        if (!waiting(intent)) continue
-        // it can no longer succeed once canceled; a payer who finished first wins (Stripe refuses)
-        const canceled = yield* Effect.result(call(() => stripe.paymentIntents.cancel(intent.id)))
-        if (canceled._tag === "Failure") {
-          const now = yield* call(() => stripe.paymentIntents.retrieve(intent.id))
-          if (now.status === "succeeded") return yield* outcomeOf(now)
-          if (waiting(now) || now.status === "processing") return Ports.ChargeOutcome.Unknown()
-        }
-      }
-      const existing = saved?.customer ?? customerIn(earlier)
-      let customer = existing
-      if (customer === undefined) {
-        const found = yield* Effect.result(
-          customerOf(request.merchant_id, request.customer_id, `${request.trade_id}:${attempt}`)
-        )
-        // no intent was created yet: a refused key or a rate limit here charged nothing
-        const down = found._tag === "Failure" ? unavailableOf(found.failure) : undefined
-        if (down !== undefined) return Ports.ChargeOutcome.Unavailable(down)
-        if (found._tag === "Failure") return yield* Effect.fail(found.failure)
-        customer = found.success
-      }
-      // an attempt made before whose answer was lost (a crash, a timeout) is answered as it is,
-      // read from the customer's list — never created again with a key Stripe may have forgotten
-      if (existing !== undefined) {
-        const lost = yield* attemptIn(existing, request.trade_id, attempt)
-        if (lost !== undefined) return yield* outcomeOf(lost)
-      }
-      // Stripe's units (ISK ×100, MGA ÷10, three-decimal to a multiple of 10), rounded down
-      const units = StripeCurrency.toStripe(request.amount)
-      if (units.amount === 0n) {
-        if (saved !== undefined)
+    Effect.suspend(() => {
+      // whether the PaymentIntent's creation was sent: a refused key or a rate limit before it
+      // (reading the trade's earlier intents, its customer) charged nothing — Unavailable; after
+      // it, an error leaves the charge's outcome Unknown
+      let sent = false
+      return Effect.gen(function* () {
+        const attempt = request.attempt ?? 1
+        if (request.source._tag === "Card")
+          return Ports.ChargeOutcome.Failed({
+            code: "card_not_accepted",
+            message: "Card numbers are collected by Stripe in the payer's browser, never sent to this server."
+          })
+        const saved = request.source._tag === "Token" ? parseToken(request.source.token) : undefined
+        if (request.source._tag === "Token" && saved === undefined)
+          return Ports.ChargeOutcome.Failed({ code: "invalid_token", message: "Unknown payment token." })
+        // Stripe's units (ISK ×100, MGA ÷10, three-decimal to a multiple of 10), rounded down
+        const units = StripeCurrency.toStripe(request.amount)
+        if (units.amount === 0n && saved !== undefined)
           return Ports.ChargeOutcome.Failed({
             code: "amount_too_small",
             message: `Nothing to charge: ${request.amount.amount} in ${request.amount.currency}'s minor units is 0 in Stripe's.`
           })
-        // a free trial or a 100 %-off first invoice: Stripe refuses a PaymentIntent of 0, so the
-        // card is saved with a SetupIntent, charging nothing
-        return yield* setupFor(request, customer, (request.source as Ports.CollectedPaymentMethod).id, attempt)
-      }
-      const created = yield* Effect.result(
-        call(() =>
-          stripe.paymentIntents.create(
-            {
-              amount: Number(units.amount),
-              currency: request.amount.currency.toLowerCase(),
-              customer,
-              payment_method: saved?.paymentMethod ?? (request.source as Ports.CollectedPaymentMethod).id,
-              // cards only (and no method that leaves the page): 3-D Secure still returns to `return_url`
-              automatic_payment_methods: { enabled: true, allow_redirects: "never" },
-              confirm: true,
-              ...(request.off_session
-                ? { off_session: true }
-                : {
-                    setup_future_usage: "off_session" as const,
-                    ...(request.return_url ? { return_url: request.return_url } : {})
-                  }),
-              metadata: {
-                recur_trade_id: request.trade_id,
-                recur_attempt: String(attempt),
-                recur_merchant_id: request.merchant_id
-              }
-            },
-            { idempotencyKey: `recur:${request.trade_id}:${attempt}` }
+        // before any new attempt or re-send, what the trade's intents did: a trade is paid once
+        const references = request.references ?? []
+        const earlier = yield* intentsById(references)
+        if (earlier.some((i) => i.intent.status === "succeeded"))
+          return (yield* verdictOf(earlier, attempt)) ?? Ports.ChargeOutcome.Unknown()
+        const same = earlier.filter((i) => i.attempt === attempt).at(-1)
+        if (same !== undefined) return yield* outcomeOf(same.intent)
+        // an earlier attempt still being processed may yet succeed: no second charge beside it
+        if (earlier.some((i) => i.intent.status === "processing")) return Ports.ChargeOutcome.Unknown()
+        for (const { intent } of earlier) {
+          if (!waiting(intent)) continue
+          // it can no longer succeed once canceled; a payer who finished first wins (Stripe refuses)
+          const canceled = yield* Effect.result(call(() => stripe.paymentIntents.cancel(intent.id)))
+          if (canceled._tag === "Failure") {
+            const now = yield* call(() => stripe.paymentIntents.retrieve(intent.id))
+            if (now.status === "succeeded") return yield* outcomeOf(now)
+            if (waiting(now) || now.status === "processing") return Ports.ChargeOutcome.Unknown()
+          }
+        }
+        const existing = saved?.customer ?? customerIn(earlier)
+        let customer = existing
+        if (customer === undefined) {
+          const found = yield* Effect.result(
+            customerOf(request.merchant_id, request.customer_id, `${request.trade_id}:${attempt}`)
+          )
+          // no intent was created yet: a refused key or a rate limit here charged nothing
+          const down = found._tag === "Failure" ? unavailableOf(found.failure) : undefined
+          if (down !== undefined) return Ports.ChargeOutcome.Unavailable(down)
+          if (found._tag === "Failure") return yield* Effect.fail(found.failure)
+          customer = found.success
+        }
+        // an attempt made before whose answer was lost (a crash, a timeout) is answered as it is,
+        // read from the customer's list — never created again with a key Stripe may have forgotten
+        if (existing !== undefined) {
+          const lost = yield* attemptIn(existing, request.trade_id, attempt)
+          if (lost !== undefined) return yield* outcomeOf(lost)
+        }
+        if (units.amount === 0n) {
+          // a free trial or a 100 %-off first invoice: Stripe refuses a PaymentIntent of 0, so the
+          // card is saved with a SetupIntent, charging nothing
+          return yield* setupFor(request, customer, (request.source as Ports.CollectedPaymentMethod).id, attempt)
+        }
+        sent = true
+        const created = yield* Effect.result(
+          call(() =>
+            stripe.paymentIntents.create(
+              {
+                amount: Number(units.amount),
+                currency: request.amount.currency.toLowerCase(),
+                customer,
+                payment_method: saved?.paymentMethod ?? (request.source as Ports.CollectedPaymentMethod).id,
+                // cards only (and no method that leaves the page): 3-D Secure still returns to `return_url`
+                automatic_payment_methods: { enabled: true, allow_redirects: "never" },
+                confirm: true,
+                ...(request.off_session
+                  ? { off_session: true }
+                  : {
+                      setup_future_usage: "off_session" as const,
+                      ...(request.return_url ? { return_url: request.return_url } : {})
+                    }),
+                metadata: {
+                  recur_trade_id: request.trade_id,
+                  recur_attempt: String(attempt),
+                  recur_merchant_id: request.merchant_id
+                }
+              },
+              { idempotencyKey: `recur:${request.trade_id}:${attempt}` }
+            )
           )
         )
-      )
-      if (created._tag === "Success") return yield* outcomeOf(created.success)
-      const e = created.failure
-      // the same key with other parameters: the attempt was made; answer what it did
-      if (e instanceof Stripe.errors.StripeIdempotencyError) {
-        const owner =
-          request.customer_id !== undefined
-            ? { merchantId: request.merchant_id, customerId: request.customer_id }
-            : undefined
-        const first = latest((yield* intentsOf(request.trade_id, owner)) ?? [], attempt)
-        return first ? yield* outcomeOf(first) : Ports.ChargeOutcome.Unknown()
-      }
-      if (e instanceof Stripe.errors.StripeCardError)
-        return Ports.ChargeOutcome.Failed({
-          code: codeOf(e),
-          message: e.message,
-          // the declined intent, read by id from then on
-          ...(e.payment_intent?.id !== undefined ? { reference: e.payment_intent.id } : {})
+        if (created._tag === "Success") return yield* outcomeOf(created.success)
+        const e = created.failure
+        // the same key with other parameters: the attempt was made; answer what it did
+        if (e instanceof Stripe.errors.StripeIdempotencyError) {
+          const owner =
+            request.customer_id !== undefined
+              ? { merchantId: request.merchant_id, customerId: request.customer_id }
+              : undefined
+          const first = latest((yield* intentsOf(request.trade_id, owner)) ?? [], attempt)
+          return first ? yield* outcomeOf(first) : Ports.ChargeOutcome.Unknown()
+        }
+        if (e instanceof Stripe.errors.StripeCardError)
+          return Ports.ChargeOutcome.Failed({
+            code: codeOf(e),
+            message: e.message,
+            // the declined intent, read by id from then on
+            ...(e.payment_intent?.id !== undefined ? { reference: e.payment_intent.id } : {})
+          })
+        const down = unavailableOf(e)
+        if (down !== undefined) return Ports.ChargeOutcome.Unavailable(down)
+        if (isUnknown(e)) return Ports.ChargeOutcome.Unknown()
+        const se = e as Stripe.errors.StripeError
+        return Ports.ChargeOutcome.Failed({ code: se.code ?? se.type, message: se.message })
+      }).pipe(
+        Effect.catch((e) => {
+          const down = sent ? undefined : unavailableOf(e)
+          return Effect.succeed(
+            down !== undefined ? Ports.ChargeOutcome.Unavailable(down) : Ports.ChargeOutcome.Unknown()
+          )
         })
-      const down = unavailableOf(e)
-      if (down !== undefined) return Ports.ChargeOutcome.Unavailable(down)
-      if (isUnknown(e)) return Ports.ChargeOutcome.Unknown()
-      const se = e as Stripe.errors.StripeError
-      return Ports.ChargeOutcome.Failed({ code: se.code ?? se.type, message: se.message })
-    }).pipe(Effect.catch(() => Effect.succeed(Ports.ChargeOutcome.Unknown())))
+      )
+    })
 
   const refund = (request: {
     readonly refund_id: string

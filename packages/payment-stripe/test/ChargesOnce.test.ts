@@ -138,7 +138,7 @@ for (const [name, storage] of storages) {
       const back = await fetch(challenge, { redirect: "manual" })
       const returned = new URL(back.headers.get("location")!)
       // reading the intent fails (a 500): the outcome is unknown
-      fake.fault(/^GET \/v1\/payment_intents\/pi_/, "500_after")
+      fake.fault(/^GET \/v1\/payment_intents\/pi_/, "500_after", 3)
       const shown = await api.handler(new Request(`http://localhost${returned.pathname}${returned.search}`))
       const html = await shown.text()
       expect(html).toContain("We are confirming your payment")
@@ -196,7 +196,7 @@ for (const [name, storage] of storages) {
       const { key, id } = await merchant(api, "Crash")
       const { session } = await paidCheckout(api, key, "30.00")
       // the renewal: Stripe charges, then its answer is lost (the process dies before recording it)
-      fake.fault(/^POST \/v1\/payment_intents$/, "500_after")
+      fake.fault(/^POST \/v1\/payment_intents$/, "500_after", 3)
       await ok(api, key, "POST", "/api/v1/test_helpers/advance_clock", { frozen_time: "2026-02-01T00:00:30Z" })
       const renewal = (
         await ok(api, key, "GET", `/api/v1/invoices?subscription_id=${session.subscription_id}&limit=10`)
@@ -237,7 +237,7 @@ for (const [name, storage] of storages) {
     it("a refund whose answer is lost after Stripe refunded: pending with the amount still reserved, settled by reading it — refunded once", async () => {
       const { key } = await merchant(api, "Refund timeout")
       const { tradeId, intent } = await paidCheckout(api, key, "40.00")
-      fake.fault(/^POST \/v1\/refunds$/, "500_after")
+      fake.fault(/^POST \/v1\/refunds$/, "500_after", 3)
       const r = await api.call("POST", "/api/v1/refund", key, { trade_id: tradeId })
       expect(r.status, JSON.stringify(r.body)).toBe(200)
       const refund = (r.body as any).data
@@ -261,6 +261,7 @@ for (const [name, storage] of storages) {
       try {
         const { key, id } = await merchant(routed, "Late success")
         const secret = "whsec_latesuccesssecret"
+        fake.account({ secret_key: "sk_test_latesuccess01", publishable_key: "pk_test_latesuccess01" })
         await ok(routed, key, "POST", "/api/v1/payment_settings", {
           provider: "stripe",
           secret_key: "sk_test_latesuccess01",
@@ -322,6 +323,7 @@ for (const [name, storage] of facadeStorages) {
   describe(`charges exactly once through the facade (${name})`, { timeout: 180_000 }, () => {
     it("a refund whose answer is lost after Stripe refunded stays pending and reserved, then settles once", async () => {
       const fake = await Fake.start()
+      fake.account({ secret_key: "sk_test_facade", publishable_key: "pk_test_facade" })
       const billing = await createBilling({
         storage,
         masterKey: "ab".repeat(32),
@@ -352,7 +354,7 @@ for (const [name, storage] of facadeStorages) {
         const ctx = await billing.context()
         const engine = <A, E>(f: (b: Billing.Billing["Service"]) => Effect.Effect<A, E>) =>
           Effect.runPromise(Billing.Billing.use(f).pipe(Effect.provide(ctx)))
-        fake.fault(/^POST \/v1\/refunds$/, "500_after")
+        fake.fault(/^POST \/v1\/refunds$/, "500_after", 3)
         const refund = await billing.refunds.create(m, { trade_id: tradeId })
         expect(refund.refund_status).toBe("pending")
         expect((await engine((b) => b.getTrade(m, tradeId))).total_refunded_amount).toBe("30.00")
