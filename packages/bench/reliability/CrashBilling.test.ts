@@ -40,13 +40,14 @@ describe("crash mid-billing", () => {
       ...(databaseUrl ? { DATABASE_URL: databaseUrl, RECUR_DATABASE_SCHEMA: schema } : { RECUR_DATA_DIR: dataDir })
     }
     try {
-      // seed: a live merchant whose subscriptions started 31 days ago
+      // seed: a merchant on the real clock whose subscriptions started 31 days ago (a sandbox
+      // merchant without a frozen time: the sandbox gateway charges it, as it may not a live one)
       /** Seeds `n` due subscriptions through the services. */
       const serviceSeed = async () => {
         const seeding = ManagedRuntime.make(engineOn(storage(), { masterKey }))
         const id = await seeding.runPromise(
           Effect.gen(function* () {
-            const m = yield* (yield* Merchants.Merchants).create({ name: "Crash", currency: "USD", mode: "live" })
+            const m = yield* (yield* Merchants.Merchants).create({ name: "Crash", currency: "USD", mode: "sandbox" })
             const catalog = yield* Catalog.Catalog
             const product = yield* catalog.createProduct(m.merchant.merchant_id, { product_name: "Pro" })
             const price = yield* catalog.createPrice(m.merchant.merchant_id, {

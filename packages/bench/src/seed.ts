@@ -24,7 +24,9 @@ export const seedTemplate = async (
   try {
     return await rt.runPromise(
       Effect.gen(function* () {
-        const m = yield* (yield* Merchants.Merchants).create({ name: "Bench", currency: "USD", mode: "live" })
+        // a sandbox merchant on the real clock (no frozen time): the sandbox gateway may charge it,
+        // as it may not a live merchant (which takes payments only through its own processor)
+        const m = yield* (yield* Merchants.Merchants).create({ name: "Bench", currency: "USD", mode: "sandbox" })
         const merchantId = m.merchant.merchant_id
         const catalog = yield* Catalog.Catalog
         const product = yield* catalog.createProduct(merchantId, { product_name: "Pro" })
