@@ -951,14 +951,20 @@ const readWebhook = (stripe: Stripe, secret: string, body: string, signature: st
         const found = yield* readOr404("payment intent", () => stripe.paymentIntents.retrieve(intent))
         return Option.isSome(found) ? found.value : undefined
       })
-    /** The intent's succeeded refunds that Recur did not make (no `recur_refund_id`). */
+    /**
+     * The intent's succeeded refunds that Recur did not make (no `recur_refund_id`), but for the
+     * adapter's own refund of an extra payment (`recur_duplicate_of`): Recur's books never counted
+     * that payment, so its refund is no refund of the trade.
+     */
     const madeOutside = (intent: unknown) =>
       Effect.gen(function* () {
         if (typeof intent !== "string") return []
         const listed = yield* readOr404("refunds", () => stripe.refunds.list({ payment_intent: intent, limit: 100 }))
         return Option.isSome(listed)
           ? listed.value.data
-              .filter((r) => r.status === "succeeded" && !r.metadata?.recur_refund_id)
+              .filter(
+                (r) => r.status === "succeeded" && !r.metadata?.recur_refund_id && !r.metadata?.recur_duplicate_of
+              )
               .map(
                 (r): Ports.ProcessorRefund => ({
                   refund_id: r.id,
