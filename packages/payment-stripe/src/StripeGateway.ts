@@ -975,15 +975,18 @@ const readWebhook = (stripe: Stripe, secret: string, body: string, signature: st
           : []
       })
     const ignored = Ports.ProcessorEvent.Ignored({ event_id: event.id, type: event.type })
-    const refunded = (intent: unknown, trade: string | undefined) =>
+    const refunded = (intent: unknown, trade: string | undefined, charge: unknown) =>
       Effect.gen(function* () {
         const read = trade === undefined ? yield* intentOf(intent) : undefined
         const tradeId = trade ?? read?.metadata.recur_trade_id
         if (!tradeId) return ignored
+        // the refunded charge and its intent: the engine records only the refunds of the one that paid
+        const ids = [charge, intent].filter((i): i is string => typeof i === "string")
         return Ports.ProcessorEvent.Refunded({
           event_id: event.id,
           trade_id: tradeId,
           processor_refunds: yield* madeOutside(intent),
+          ...(ids.length > 0 ? { charge_ids: ids } : {}),
           ...merchantOf(read?.metadata ?? metadata)
         })
       })
@@ -999,12 +1002,15 @@ const readWebhook = (stripe: Stripe, secret: string, body: string, signature: st
             })
           : ignored
       }
-      if (event.type === "charge.refunded") return yield* refunded(object.payment_intent, metadata.recur_trade_id)
+      if (event.type === "charge.refunded")
+        return yield* refunded(object.payment_intent, metadata.recur_trade_id, object.id)
       if (event.type === "charge.refund.updated" || event.type === "refund.updated" || event.type === "refund.failed") {
         const refund = metadata.recur_refund_id
         if (refund) return Ports.ProcessorEvent.RefundUpdated({ event_id: event.id, refund_id: refund })
         // a refund made outside Recur that settled: recorded as the charge's refunds are
-        return object.status === "succeeded" ? yield* refunded(object.payment_intent, undefined) : ignored
+        return object.status === "succeeded"
+          ? yield* refunded(object.payment_intent, undefined, object.charge)
+          : ignored
       }
       if (event.type.startsWith("charge.dispute.")) {
         const intent = yield* intentOf(object.payment_intent)

@@ -89,7 +89,7 @@ for (const [name, storage] of storages) {
     let api: Api
     beforeAll(async () => {
       fake = await Fake.start()
-      for (const keys of ["extrarefundmerch01"])
+      for (const keys of ["extrarefundmerch01", "extradashboardmer1"])
         fake.account({ secret_key: `sk_test_${keys}`, publishable_key: `pk_test_${keys}` })
       api = routedOn(storage(), fake)
     }, 120_000)
@@ -159,6 +159,39 @@ for (const [name, storage] of storages) {
       expect(refunds).toEqual([])
       const trade = (await api.call("GET", `/api/v1/trade/${tradeId}`, m.key)).body.data.trade
       expect([trade.trade_status, trade.total_refunded_amount]).toEqual(["succeeded", "0.00"])
+      expect(fake.violations).toEqual([])
+    })
+
+    it("a refund in Stripe's dashboard of a trade's extra payment is not recorded as a refund of the payment that paid it", async () => {
+      const m = await merchantOn(api, "Extra, dashboard", "extradashboardmer1")
+      const { tradeId, intent } = await paidCheckout(api, fake, m.key, "40.00")
+      // a second intent of the trade that succeeded too; the merchant sees two charges in Stripe's
+      // dashboard and refunds the second there, before Recur's reading of the trade did
+      const gateway = StripeGateway.make({ secretKey: "sk_test_extradashboardmer1", apiBase: fake.base })
+      const extra = await Effect.runPromise(
+        gateway.charge({
+          trade_id: tradeId,
+          attempt: 2,
+          merchant_id: m.id,
+          amount: Money.make(4000n, "USD"),
+          source: { _tag: "PaymentMethod", id: "pm_card_visa" },
+          off_session: false
+        })
+      )
+      const second = extra._tag === "Succeeded" ? extra.reference! : ""
+      expect(second).not.toBe(intent.id)
+      const { refund, charge } = fake.dashboardRefund(second, 4000)
+      expect((await post(api, m.id, fake.event("charge.refunded", charge, SECRET))).status).toBe(200)
+      expect((await post(api, m.id, fake.event("refund.updated", refund, SECRET))).status).toBe(200)
+      // the payment that paid the trade stands, and Recur can still refund it
+      expect((await api.call("GET", `/api/v1/refunds?trade_id=${tradeId}`, m.key)).body.data.list).toEqual([])
+      const trade = (await api.call("GET", `/api/v1/trade/${tradeId}`, m.key)).body.data.trade
+      expect([trade.trade_status, trade.total_refunded_amount]).toEqual(["succeeded", "0.00"])
+      // a dashboard refund of the payment that paid it is still recorded
+      const own = fake.dashboardRefund(intent.id, 1000)
+      expect((await post(api, m.id, fake.event("charge.refunded", own.charge, SECRET))).status).toBe(200)
+      const refunds = (await api.call("GET", `/api/v1/refunds?trade_id=${tradeId}`, m.key)).body.data.list as Array<any>
+      expect(refunds.map((r) => [r.refund_amount, r.refund_status])).toEqual([["10.00", "succeeded"]])
       expect(fake.violations).toEqual([])
     })
   })
