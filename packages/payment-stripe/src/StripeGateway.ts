@@ -671,7 +671,9 @@ const gatewayOn = (
       if (done._tag === "Failure") {
         const e = done.failure
         // no answer, or Stripe failed (a timeout, a 5xx): the refund may have been made — Unknown,
-        // settled later by reading it, never a failure that gives the reserved amount back
+        // settled later by reading it, never a failure that gives the reserved amount back; Stripe
+        // busy (a 429, a lock timeout) refused nothing: Unknown too, asked again later
+        if (unavailableOf(e)?.reason === "processor_unavailable") return Ports.RefundOutcome.Unknown()
         return e instanceof Stripe.errors.StripeError && !isUnknown(e)
           ? Ports.RefundOutcome.Failed({ code: e.code ?? e.type, message: e.message })
           : Ports.RefundOutcome.Unknown()

@@ -89,7 +89,7 @@ for (const [name, storage] of storages) {
     let api: Api
     beforeAll(async () => {
       fake = await Fake.start()
-      for (const keys of ["extrarefundmerch01", "extradashboardmer1"])
+      for (const keys of ["extrarefundmerch01", "extradashboardmer1", "refundratelimit001"])
         fake.account({ secret_key: `sk_test_${keys}`, publishable_key: `pk_test_${keys}` })
       api = routedOn(storage(), fake)
     }, 120_000)
@@ -192,6 +192,28 @@ for (const [name, storage] of storages) {
       expect((await post(api, m.id, fake.event("charge.refunded", own.charge, SECRET))).status).toBe(200)
       const refunds = (await api.call("GET", `/api/v1/refunds?trade_id=${tradeId}`, m.key)).body.data.list as Array<any>
       expect(refunds.map((r) => [r.refund_amount, r.refund_status])).toEqual([["10.00", "succeeded"]])
+      expect(fake.violations).toEqual([])
+    })
+
+    it("a refund met by Stripe's rate limit is not a failed refund: it stays pending, reserved, and is made once when Stripe takes it", async () => {
+      const m = await merchantOn(api, "Refund rate limit", "refundratelimit001")
+      const { tradeId, intent } = await paidCheckout(api, fake, m.key, "40.00")
+      // Stripe answers 429 (past the SDK's own re-sends): nothing was refunded, and nothing refused
+      fake.fault(/^POST \/v1\/refunds$/, "rate_limit", 3)
+      const r = await api.call("POST", "/api/v1/refund", m.key, { trade_id: tradeId })
+      expect(r.status, JSON.stringify(r.body)).toBe(200)
+      const refund = r.body.data
+      expect(refund.refund_status).toBe("pending")
+      const refundsAt = () => [...fake.refunds.values()].filter((x: any) => x.payment_intent === intent.id) as any[]
+      expect(refundsAt()).toEqual([])
+      // the worker asks again once Stripe takes requests: refunded once
+      const advanced = await api.call("POST", "/api/v1/test_helpers/advance_clock", m.key, {
+        frozen_time: "2026-01-01T00:05:00Z"
+      })
+      expect(advanced.status, JSON.stringify(advanced.body)).toBe(200)
+      const after = (await api.call("GET", `/api/v1/refund/${refund.refund_id}`, m.key)).body.data.refund
+      expect(after.refund_status).toBe("succeeded")
+      expect(refundsAt().map((x) => x.amount)).toEqual([4000])
       expect(fake.violations).toEqual([])
     })
   })
