@@ -212,9 +212,6 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
     const createSession = (merchantId: string, command: SessionCommand) =>
       Effect.gen(function* () {
         const merchant = yield* merchants.get(merchantId)
-        // a merchant whose payments no processor takes opens no session (a live one without keys)
-        const refused = gateway.refusal ? yield* gateway.refusal(merchantId) : Option.none()
-        if (Option.isSome(refused)) return yield* new Errors.PaymentsUnavailable({ merchantId, reason: refused.value })
         const at = yield* nowOf(merchant)
         const { mode } = command
         const rateGiven = Option.isSome(command.settlement) && Option.isSome(command.settlement.value.rate)
@@ -228,6 +225,10 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
             if (url !== null && !url.toLowerCase().startsWith("https://"))
               return yield* refuse(field, `${field} must be an https URL for a live merchant`)
           }
+        // a merchant whose payments no processor takes opens no session (a live one without keys, or
+        // on an engine with the sandbox alone); the request's own fields are judged first (400)
+        const refused = gateway.refusal ? yield* gateway.refusal(merchantId) : Option.none()
+        if (Option.isSome(refused)) return yield* new Errors.PaymentsUnavailable({ merchantId, reason: refused.value })
         // who pays
         let customerId: string | null = null
         if (Option.isSome(command.customerId)) {

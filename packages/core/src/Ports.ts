@@ -279,6 +279,12 @@ export type ProcessorEvent = Data.TaggedEnum<{
      * recorded once as a Recur refund (by its processor id), never beyond what the trade holds.
      */
     readonly processor_refunds?: ReadonlyArray<ProcessorRefund> | undefined
+    /**
+     * The processor's ids of the refunded charge (Stripe: the charge and its PaymentIntent): when
+     * neither is the transaction that paid the trade (an extra payment of it, refunded apart), its
+     * refunds are not the trade's and none is recorded. Unset: the charge is the trade's.
+     */
+    readonly charge_ids?: ReadonlyArray<string> | undefined
     /** See {@link merchantOfEvent}. */
     readonly merchant_id?: string | undefined
   }

@@ -199,7 +199,12 @@ export class ProcessorEvents extends Context.Service<ProcessorEvents>()("@recur/
                 event_id: event.event_id,
                 reason: "the payment's outcome could not be read from the processor"
               })
-            if (event._tag === "Refunded")
+            // refunds of another charge than the one that paid the trade (an extra payment) are not its
+            const paidBy = result.trade.last_trans_id
+            const ofTrade =
+              event._tag === "Refunded" &&
+              (event.charge_ids === undefined || paidBy === null || event.charge_ids.includes(paidBy))
+            if (event._tag === "Refunded" && ofTrade)
               for (const made of event.processor_refunds ?? [])
                 yield* refunds.recordProcessorRefund(merchantId, event.trade_id, made)
             handled = event._tag === "PaymentUpdated" ? "payment" : "refund"

@@ -17,6 +17,7 @@ import {
   Discounts,
   DunningPolicy,
   Engine,
+  Entities,
   Errors,
   Invoice,
   Merchants,
@@ -32,7 +33,7 @@ import {
   Requests,
   Secrets,
   Settings,
-  type Store,
+  Store,
   Subscription,
   Subscriptions,
   Tax,
@@ -205,9 +206,63 @@ const paymentsLayer = (options: Omit<BillingOptions, "storage">, secrets: Layer.
     options.publicUrl ? { challengeBaseUrl: `${options.publicUrl.replace(/\/+$/, "")}/sandbox/3ds` } : {}
   )
   return options.payments === undefined || options.payments === "sandbox"
-    ? sandbox
+    ? Layer.merge(sandbox, Layer.provide(sandboxOnly, sandbox))
     : Layer.merge(sandbox, Layer.provide(options.payments, Layer.merge(sandbox, secrets)))
 }
+
+/**
+ * The sandbox as the only gateway: it takes sandbox merchants' payments only. A live merchant's
+ * customers pay real money, and no processor of its own is configured here, so it opens no
+ * checkout session (`refusal`) and its charges and card saves are refused as the merchant's
+ * configuration (`processor_not_configured`) — never "paid" with a test card.
+ */
+const sandboxOnly = Layer.effect(
+  Ports.PaymentGateway,
+  Effect.gen(function* () {
+    const sandbox = yield* Ports.PaymentGateway
+    const merchants = (yield* Store.Storage).repository(Entities.merchant)
+    const refusal = (merchantId: string) =>
+      Effect.map(Effect.orDie(merchants.get(merchantId, merchantId)), (found) =>
+        Option.isSome(found) && !PaymentSettings.sandboxMayCharge(found.value.value)
+          ? Option.some(
+              `merchant ${merchantId} is live and this engine takes payments with the sandbox only (no payments option): it takes no payments; the sandbox never takes a live merchant's payments`
+            )
+          : Option.none<string>()
+      )
+    const refused = (reason: string): Ports.UnavailableReason => ({
+      reason: "merchant_configuration",
+      code: "processor_not_configured",
+      message: reason
+    })
+    const completeSaveCard = sandbox.completeSaveCard
+    return Ports.PaymentGateway.of({
+      ...sandbox,
+      refusal,
+      charge: (request) =>
+        Effect.flatMap(refusal(request.merchant_id), (why) =>
+          Option.isSome(why)
+            ? Effect.succeed(Ports.ChargeOutcome.Unavailable(refused(why.value)))
+            : sandbox.charge(request)
+        ),
+      saveCard: (request) =>
+        Effect.flatMap(refusal(request.merchant_id), (why) =>
+          Option.isSome(why)
+            ? Effect.succeed(Ports.SaveCardOutcome.Unavailable(refused(why.value)))
+            : sandbox.saveCard(request)
+        ),
+      ...(completeSaveCard !== undefined
+        ? {
+            completeSaveCard: (request: Parameters<typeof completeSaveCard>[0]) =>
+              Effect.flatMap(refusal(request.merchant_id), (why) =>
+                Option.isSome(why)
+                  ? Effect.succeed(Ports.SaveCardOutcome.Unavailable(refused(why.value)))
+                  : completeSaveCard(request)
+              )
+          }
+        : {})
+    })
+  })
+)
 
 /** The configured tax table, checked: a bad entry is a RangeError naming it, as a bad option is. */
 const taxTable = (rates: BillingOptions["taxRates"]): ReadonlyArray<TaxRates.Rate> => {

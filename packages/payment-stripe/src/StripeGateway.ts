@@ -671,7 +671,9 @@ const gatewayOn = (
       if (done._tag === "Failure") {
         const e = done.failure
         // no answer, or Stripe failed (a timeout, a 5xx): the refund may have been made — Unknown,
-        // settled later by reading it, never a failure that gives the reserved amount back
+        // settled later by reading it, never a failure that gives the reserved amount back; Stripe
+        // busy (a 429, a lock timeout) refused nothing: Unknown too, asked again later
+        if (unavailableOf(e)?.reason === "processor_unavailable") return Ports.RefundOutcome.Unknown()
         return e instanceof Stripe.errors.StripeError && !isUnknown(e)
           ? Ports.RefundOutcome.Failed({ code: e.code ?? e.type, message: e.message })
           : Ports.RefundOutcome.Unknown()
@@ -951,14 +953,20 @@ const readWebhook = (stripe: Stripe, secret: string, body: string, signature: st
         const found = yield* readOr404("payment intent", () => stripe.paymentIntents.retrieve(intent))
         return Option.isSome(found) ? found.value : undefined
       })
-    /** The intent's succeeded refunds that Recur did not make (no `recur_refund_id`). */
+    /**
+     * The intent's succeeded refunds that Recur did not make (no `recur_refund_id`), but for the
+     * adapter's own refund of an extra payment (`recur_duplicate_of`): Recur's books never counted
+     * that payment, so its refund is no refund of the trade.
+     */
     const madeOutside = (intent: unknown) =>
       Effect.gen(function* () {
         if (typeof intent !== "string") return []
         const listed = yield* readOr404("refunds", () => stripe.refunds.list({ payment_intent: intent, limit: 100 }))
         return Option.isSome(listed)
           ? listed.value.data
-              .filter((r) => r.status === "succeeded" && !r.metadata?.recur_refund_id)
+              .filter(
+                (r) => r.status === "succeeded" && !r.metadata?.recur_refund_id && !r.metadata?.recur_duplicate_of
+              )
               .map(
                 (r): Ports.ProcessorRefund => ({
                   refund_id: r.id,
@@ -969,15 +977,18 @@ const readWebhook = (stripe: Stripe, secret: string, body: string, signature: st
           : []
       })
     const ignored = Ports.ProcessorEvent.Ignored({ event_id: event.id, type: event.type })
-    const refunded = (intent: unknown, trade: string | undefined) =>
+    const refunded = (intent: unknown, trade: string | undefined, charge: unknown) =>
       Effect.gen(function* () {
         const read = trade === undefined ? yield* intentOf(intent) : undefined
         const tradeId = trade ?? read?.metadata.recur_trade_id
         if (!tradeId) return ignored
+        // the refunded charge and its intent: the engine records only the refunds of the one that paid
+        const ids = [charge, intent].filter((i): i is string => typeof i === "string")
         return Ports.ProcessorEvent.Refunded({
           event_id: event.id,
           trade_id: tradeId,
           processor_refunds: yield* madeOutside(intent),
+          ...(ids.length > 0 ? { charge_ids: ids } : {}),
           ...merchantOf(read?.metadata ?? metadata)
         })
       })
@@ -993,12 +1004,15 @@ const readWebhook = (stripe: Stripe, secret: string, body: string, signature: st
             })
           : ignored
       }
-      if (event.type === "charge.refunded") return yield* refunded(object.payment_intent, metadata.recur_trade_id)
+      if (event.type === "charge.refunded")
+        return yield* refunded(object.payment_intent, metadata.recur_trade_id, object.id)
       if (event.type === "charge.refund.updated" || event.type === "refund.updated" || event.type === "refund.failed") {
         const refund = metadata.recur_refund_id
         if (refund) return Ports.ProcessorEvent.RefundUpdated({ event_id: event.id, refund_id: refund })
         // a refund made outside Recur that settled: recorded as the charge's refunds are
-        return object.status === "succeeded" ? yield* refunded(object.payment_intent, undefined) : ignored
+        return object.status === "succeeded"
+          ? yield* refunded(object.payment_intent, undefined, object.charge)
+          : ignored
       }
       if (event.type.startsWith("charge.dispute.")) {
         const intent = yield* intentOf(object.payment_intent)
