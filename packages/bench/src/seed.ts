@@ -13,7 +13,7 @@ const DAY = 86_400_000
 const randomId = () =>
   Array.from(crypto.getRandomValues(new Uint8Array(26)), (b) => "0123456789abcdefghjkmnpqrstvwxyz"[b % 32]).join("")
 
-/** A live merchant with `n` subscriptions paid 31 days ago (due now), through the services. */
+/** A merchant on the real clock with `n` subscriptions paid 31 days ago (due now), through the services. */
 export const seedTemplate = async (
   db: { readonly url: string; readonly schema: string; readonly masterKey: string },
   n: number
