@@ -179,11 +179,17 @@ export class PaymentSettings extends Context.Service<PaymentSettings>()("@recur/
         const current = merchant.payment_processor
         if (input.secret_key === undefined && current === null) return yield* invalid("secret_key", "is required")
         if (input.secret_key !== undefined && !keyPattern("sk|rk", mode).test(input.secret_key))
-          return yield* invalid("secret_key", `must be a Stripe ${mode} secret key (sk_${mode}_… or rk_${mode}_…)`)
+          return yield* invalid(
+            "secret_key",
+            `must be a Stripe ${mode} secret key: sk_${mode}_ or rk_${mode}_ followed by 8 to 247 letters and digits`
+          )
         const publishable = input.publishable_key ?? current?.publishable_key
         if (publishable === undefined) return yield* invalid("publishable_key", "is required")
         if (!keyPattern("pk", mode).test(publishable))
-          return yield* invalid("publishable_key", `must be a Stripe ${mode} publishable key (pk_${mode}_…)`)
+          return yield* invalid(
+            "publishable_key",
+            `must be a Stripe ${mode} publishable key: pk_${mode}_ followed by 8 to 247 letters and digits`
+          )
         if (input.webhook_secret !== undefined && !WEBHOOK_SECRET.test(input.webhook_secret))
           return yield* invalid("webhook_secret", "must be a Stripe webhook signing secret (whsec_…)")
         // new keys (or a first account) answer for themselves before they are kept

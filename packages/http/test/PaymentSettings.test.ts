@@ -100,6 +100,15 @@ for (const [name, storage] of backends()) {
           "InvalidParameter",
           param
         ])
+      // a key of the right prefix but too short says what is wrong with it, not only its prefix
+      const short = await api.call("POST", "/api/v1/payment_settings", k, { ...stripe, secret_key: "sk_test_acme1" })
+      expect(short.body.message).toBe(
+        "secret_key: must be a Stripe test secret key: sk_test_ or rk_test_ followed by 8 to 247 letters and digits"
+      )
+      const shortPk = await api.call("POST", "/api/v1/payment_settings", k, { ...stripe, publishable_key: "pk_test_1" })
+      expect(shortPk.body.message).toBe(
+        "publishable_key: must be a Stripe test publishable key: pk_test_ followed by 8 to 247 letters and digits"
+      )
       // a live merchant takes live keys only
       const live = (await api.merchant({ live: true })).api_key
       expect(refusal(await api.call("POST", "/api/v1/payment_settings", live, stripe))).toEqual([

@@ -88,7 +88,7 @@ export interface Options {
 const RATE_LIMITED: Ports.UnavailableReason = {
   reason: "processor_unavailable",
   code: "rate_limit",
-  message: "The processor is busy: nothing was charged; tried again later."
+  message: "The processor is busy: nothing was charged."
 }
 
 /** An outcome naming the processor's reference of its charge (an unknown one names none). */

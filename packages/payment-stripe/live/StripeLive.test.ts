@@ -68,7 +68,7 @@ describe("Stripe test mode (live): a merchant's keys are verified before they ar
 describe("Stripe test mode (live): a wrong key", { timeout: 60_000 }, () => {
   it.effect("a charge with a key Stripe does not know answers Unavailable (merchant_configuration), naming no key", () =>
     Effect.gen(function* () {
-      const gateway = StripeGateway.make({ secretKey: "sk_test_recurNoSuchKey000000000000", timeoutMs: 30_000 })
+      const gateway = StripeGateway.make({ secretKey: "sk_test_recurNoSuchKey000000000000", ...options })
       const outcome = yield* gateway.charge({
         trade_id: "trd_recur_live_wrong_key",
         merchant_id: "mch_live",

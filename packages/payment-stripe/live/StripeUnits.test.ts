@@ -1,16 +1,15 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Ids, Money, Ports } from "@recur/core"
 import { Effect, Option } from "effect"
-import Stripe from "stripe"
 import { StripeGateway } from "../src/index.js"
+import { client, options, secretKey } from "./env.js"
 
 // Issue 30, items 6 and 7, against Stripe's real test mode (`pnpm test:stripe-live` with
 // STRIPE_TEST_SECRET_KEY): amounts reach Stripe in its units, a charge of 0 saves the card with a
 // SetupIntent, and the minimum the adapter declares is one Stripe takes while one unit under it is
 // refused by Stripe itself.
-const key = process.env.STRIPE_TEST_SECRET_KEY ?? ""
-const gateway = StripeGateway.make({ secretKey: key, timeoutMs: 30_000 })
-const stripe = new Stripe(key)
+const gateway = StripeGateway.make({ secretKey, ...options })
+const stripe = client()
 
 const charge = (amount: Money.Money, pm = "pm_card_visa") =>
   Effect.gen(function* () {

@@ -1,18 +1,18 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Money, type Ports } from "@recur/core"
 import { Effect } from "effect"
-import Stripe from "stripe"
+import type Stripe from "stripe"
 import { StripeGateway } from "../src/index.js"
+import { client, options, secretKey } from "./env.js"
 
 // Issue 30's webhook cases against Stripe's real test mode (`pnpm test:stripe-live` with
 // STRIPE_TEST_SECRET_KEY): the objects are Stripe's own — a dispute made by the test payment
 // method `pm_card_createDispute`, a refund made without our metadata as the dashboard makes one —
 // and the events carrying them are signed here with a local secret (Stripe cannot reach this
 // machine), as Stripe signs them.
-const key = process.env.STRIPE_TEST_SECRET_KEY ?? ""
 const secret = "whsec_recurlivelocalsecret"
-const stripe = new Stripe(key, { telemetry: false })
-const gateway = StripeGateway.make({ secretKey: key, webhookSecret: secret, timeoutMs: 30_000 })
+const stripe = client()
+const gateway = StripeGateway.make({ secretKey, webhookSecret: secret, ...options })
 const merchant = "mch_00000000000000000000000000"
 
 const charge = (tradeId: string, paymentMethod: string) =>

@@ -115,7 +115,7 @@ export const unavailableOf = (e: unknown): Ports.UnavailableReason | undefined =
     return {
       reason: "processor_unavailable",
       code: e.code ?? "rate_limit",
-      message: "Stripe is busy (rate limit or lock timeout): nothing was charged; tried again later."
+      message: "Stripe is busy (rate limit or lock timeout): nothing was charged."
     }
   if (e instanceof Stripe.errors.StripeAuthenticationError)
     return {

@@ -367,6 +367,11 @@ describe("an outage is not a decline, through the facade (createBilling with Str
         "requires_payment_method"
       ])
       expect(down.subscription?.status).toBe("init")
+      // nothing retries a checkout: the trade's error says what happened, and promises no retry
+      expect(down.trade.last_payment_error).toEqual({
+        code: "rate_limit",
+        message: "Stripe is busy (rate limit or lock timeout): nothing was charged."
+      })
       expect(fake.intents.size).toBe(0)
       const paid = await billing.checkout.pay(m, session.session_id, { payment_method: "pm_card_visa" })
       expect([paid.status, paid.subscription?.status]).toEqual(["succeeded", "active"])

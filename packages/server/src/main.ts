@@ -57,7 +57,7 @@ const program = Effect.gen(function* () {
     case "merchant": {
       if (sub === "payments") {
         const merchant = flag("merchant")
-        if (!merchant) return yield* Effect.fail(new Error("merchant payments needs --merchant"))
+        if (!merchant) return yield* tell("merchant payments needs --merchant")
         const secret = flag("stripe-secret-key") ?? process.env.STRIPE_SECRET_KEY
         const webhook = flag("stripe-webhook-secret") ?? process.env.STRIPE_WEBHOOK_SECRET
         const publishable = flag("stripe-publishable-key")
@@ -80,8 +80,8 @@ const program = Effect.gen(function* () {
                     : `Merchant ${merchant} takes payments with Stripe (secret key …${view.secret_key_last4}); point Stripe's webhooks at ${view.webhook_url}${view.webhook_secret_set ? "" : " and set --stripe-webhook-secret"}`
               )
             ),
-            Effect.catchTag("InvalidParameter", (e) => Effect.fail(new Error(`${e.param} ${e.reason}`))),
-            Effect.catchTag("ProcessorUnreachable", (e) => Effect.fail(new Error(e.message)))
+            Effect.catchTag("InvalidParameter", (e) => tell(`${e.param}: ${e.reason}`)),
+            Effect.catchTag("ProcessorUnreachable", (e) => tell(e.message))
           )
         )
       }
@@ -142,6 +142,9 @@ const teardown: Runtime.Teardown = (exit, onExit) =>
 class Told extends Data.TaggedError("Told") {
   override readonly [Runtime.errorReported] = false
 }
+
+/** Tells the operator what is wrong in one line on stderr (`recur: …`) and exits 1, without a stack trace. */
+const tell = (message: string) => Effect.andThen(Console.error(`recur: ${message}`), Effect.fail(new Told()))
 
 /** Errors whose message is the whole story for an operator (the data directory's state). */
 const operatorError = (e: unknown): e is DataDirLock.DataDirLocked | Pg.DataDirUnrecognised | Pg.DataDirUnreadable =>

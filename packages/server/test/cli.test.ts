@@ -183,13 +183,18 @@ describe("recur CLI and server", () => {
         { ...withFake, STRIPE_SECRET_KEY: "sk_test_cliMerchantKey1" }
       )
       expect(foreign.status).not.toBe(0)
-      expect(foreign.stderr + foreign.stdout).toContain("publishable_key belongs to another Stripe account")
+      // one line on stderr, no stack trace
+      expect(foreign.stderr.trim()).toMatch(
+        /^recur: publishable_key: belongs to another Stripe account than the secret key \(acct_\w+\)$/
+      )
       const unknown = recur(
         ["merchant", "payments", "--merchant", merchant_id, "--stripe-publishable-key", "pk_test_cliMerchantKey1"],
         { ...withFake, STRIPE_SECRET_KEY: "sk_test_cliNotAKeyOfStripe" }
       )
       expect(unknown.status).not.toBe(0)
-      expect(unknown.stderr + unknown.stdout).toContain("secret_key Stripe does not accept this secret key")
+      expect(unknown.stderr.trim()).toBe(
+        "recur: secret_key: Stripe does not accept this secret key (rolled, deleted or mistyped)"
+      )
       expect(unknown.stderr + unknown.stdout).not.toContain("sk_test_cliNotAKeyOfStripe")
       const stripe = recur(
         [
@@ -211,12 +216,26 @@ describe("recur CLI and server", () => {
       const view = JSON.parse(stripe.stdout.trim().split("\n").at(-1)!)
       expect(view).toMatchObject({ provider: "stripe", secret_key_last4: "Key1", webhook_secret_set: true })
       expect(stripe.stdout).not.toContain("sk_test_cliMerchantKey1")
+      // Stripe not answering (nothing listens there): one line, exit 1, nothing saved
+      const silent = recur(
+        ["merchant", "payments", "--merchant", merchant_id, "--stripe-publishable-key", "pk_test_cliOtherAccount"],
+        {
+          RECUR_DATA_DIR: dataDir,
+          RECUR_STRIPE_API_BASE: "http://127.0.0.1:9",
+          STRIPE_SECRET_KEY: "sk_test_cliOtherAccount"
+        }
+      )
+      expect(silent.status).toBe(1)
+      expect(silent.stderr.trim()).toMatch(/^recur: [^\n]+$/)
+      expect(silent.stderr).not.toContain("sk_test_cliOtherAccount")
       const live = recur(
         ["merchant", "payments", "--merchant", merchant_id, "--stripe-secret-key", "sk_live_cliMerchantKey1"],
         { RECUR_DATA_DIR: dataDir }
       )
       expect(live.status).not.toBe(0)
-      expect(live.stderr + live.stdout).toContain("secret_key must be a Stripe test secret key")
+      expect(live.stderr.trim()).toBe(
+        "recur: secret_key: must be a Stripe test secret key: sk_test_ or rk_test_ followed by 8 to 247 letters and digits"
+      )
       const back = recur(["merchant", "payments", "--merchant", merchant_id, "--sandbox", "--json"], {
         RECUR_DATA_DIR: dataDir
       })
@@ -228,8 +247,8 @@ describe("recur CLI and server", () => {
       const liveId = JSON.parse(liveShop.stdout.trim().split("\n").at(-1)!).merchant_id as string
       const liveBack = recur(["merchant", "payments", "--merchant", liveId, "--sandbox"], { RECUR_DATA_DIR: dataDir })
       expect(liveBack.status).not.toBe(0)
-      expect(liveBack.stderr + liveBack.stdout).toContain(
-        "provider a live merchant cannot take payments with the sandbox"
+      expect(liveBack.stderr.trim()).toBe(
+        "recur: provider: a live merchant cannot take payments with the sandbox: its payments go to its own Stripe account"
       )
       const bad = recur(["merchant", "create", "--name", "X", "--currency", "USD"], {
         DATABASE_URL: "postgres://nowhere/db",
