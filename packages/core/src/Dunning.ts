@@ -181,7 +181,12 @@ export class Dunning extends Context.Service<Dunning>()("@recur/core/Dunning", {
               metadata: {},
               at
             })
-            const reopened = Lifecycle.must(Invoice.move(iv.value, "reopen", { trade_id: trade.trade_id }))
+            const moved = Invoice.move(iv.value, "reopen", { trade_id: trade.trade_id })
+            // reopened by a concurrent payment between the two reads (PostgreSQL reads each
+            // statement's own snapshot): a lost race, answered 409 and rolled back — never a 500
+            if (Result.isFailure(moved))
+              return yield* Effect.die(new Errors.ConcurrentUpdate({ resource: "invoice", id: iv.value.invoice_id }))
+            const reopened = moved.success.value
             yield* Effect.orDie(invoices.update(reopened, iv.version))
             yield* submitTrade(storage, { trade, invoice_id: reopened.invoice_id, subscription_id: subscriptionId, at })
             // a durable intent: if this process dies before the charge, a worker makes it
