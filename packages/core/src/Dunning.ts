@@ -315,40 +315,43 @@ export class Dunning extends Context.Service<Dunning>()("@recur/core/Dunning", {
      * send them again; refused, nothing changes (400). Only the latest failed invoice of an unpaid
      * subscription (409 otherwise).
      */
-    const completeInvoiceCard = (merchantId: string, invoiceId: string, setupId: string) =>
-      Effect.gen(function* () {
-        const merchant = yield* merchants.get(merchantId)
-        const found = yield* Effect.flatMap(invoices.get(merchantId, invoiceId), (o) => must(o, "invoice", invoiceId))
-        const invoice = found.value
-        if (invoice.biz_status !== "failed" || invoice.subscription_id === null || !(yield* payable(invoice)))
-          return yield* new Errors.StateConflict({
-            resource: "invoice",
-            id: invoiceId,
-            state: invoice.biz_status,
-            reason: "only the latest failed invoice of an unpaid subscription can be paid"
-          })
-        if (gateway.completeSaveCard === undefined)
-          return yield* new Errors.InvalidParameter({ param: "setup_intent", reason: "is not a card set-up" })
-        const sv = yield* Effect.flatMap(subs.get(merchantId, invoice.subscription_id), (o) =>
-          must(o, "subscription", invoice.subscription_id!)
-        )
-        const outcome = yield* gateway.completeSaveCard({
-          merchant_id: merchantId,
-          customer_id: sv.value.subscription.customer_id,
-          setup_id: setupId
+    const completeInvoiceCard = Effect.fn("Dunning.completeInvoiceCard")(function* (
+      merchantId: string,
+      invoiceId: string,
+      setupId: string
+    ) {
+      const merchant = yield* merchants.get(merchantId)
+      const found = yield* Effect.flatMap(invoices.get(merchantId, invoiceId), (o) => must(o, "invoice", invoiceId))
+      const invoice = found.value
+      if (invoice.biz_status !== "failed" || invoice.subscription_id === null || !(yield* payable(invoice)))
+        return yield* new Errors.StateConflict({
+          resource: "invoice",
+          id: invoiceId,
+          state: invoice.biz_status,
+          reason: "only the latest failed invoice of an unpaid subscription can be paid"
         })
-        const replaced = yield* useSaved(merchant, invoice.subscription_id, "payment_method", outcome)
-        if (replaced._tag === "RequiresAction") return yield* waitingFor(invoice, replaced.redirect_url)
-        const paid = yield* recoverUnpaid(merchant, invoice.subscription_id, replaced.token)
-        if (Option.isNone(paid))
-          return yield* new Errors.StateConflict({
-            resource: "invoice",
-            id: invoiceId,
-            state: "failed",
-            reason: "the invoice could not be reopened"
-          })
-        return paid.value
-      }).pipe(Effect.withSpan("Dunning.completeInvoiceCard"))
+      if (gateway.completeSaveCard === undefined)
+        return yield* new Errors.InvalidParameter({ param: "setup_intent", reason: "is not a card set-up" })
+      const sv = yield* Effect.flatMap(subs.get(merchantId, invoice.subscription_id), (o) =>
+        must(o, "subscription", invoice.subscription_id!)
+      )
+      const outcome = yield* gateway.completeSaveCard({
+        merchant_id: merchantId,
+        customer_id: sv.value.subscription.customer_id,
+        setup_id: setupId
+      })
+      const replaced = yield* useSaved(merchant, invoice.subscription_id, "payment_method", outcome)
+      if (replaced._tag === "RequiresAction") return yield* waitingFor(invoice, replaced.redirect_url)
+      const paid = yield* recoverUnpaid(merchant, invoice.subscription_id, replaced.token)
+      if (Option.isNone(paid))
+        return yield* new Errors.StateConflict({
+          resource: "invoice",
+          id: invoiceId,
+          state: "failed",
+          reason: "the invoice could not be reopened"
+        })
+      return paid.value
+    })
 
     /**
      * Checks and saves a card with the gateway (nothing charged) and makes it the live
@@ -472,20 +475,19 @@ export class Dunning extends Context.Service<Dunning>()("@recur/core/Dunning", {
      * renewals, with the same events as a successful dunning retry.
      * A refused card changes nothing (400 on `card_number`).
      */
-    const updatePaymentMethod = (
+    const updatePaymentMethod = Effect.fn("Dunning.updatePaymentMethod")(function* (
       merchantId: string,
       subscriptionId: string,
       payment: Ports.CardInput | Ports.NewPaymentSource
-    ) =>
-      Effect.gen(function* () {
-        const merchant = yield* merchants.get(merchantId)
-        const source = Ports.sourceOf(payment)
-        const replaced = yield* savedNow(
-          source._tag === "Card" ? "card_number" : "payment_method",
-          replaceCard(merchant, subscriptionId, payment)
-        )
-        return yield* afterReplaced(merchant, subscriptionId, replaced)
-      }).pipe(Effect.withSpan("Dunning.updatePaymentMethod"))
+    ) {
+      const merchant = yield* merchants.get(merchantId)
+      const source = Ports.sourceOf(payment)
+      const replaced = yield* savedNow(
+        source._tag === "Card" ? "card_number" : "payment_method",
+        replaceCard(merchant, subscriptionId, payment)
+      )
+      return yield* afterReplaced(merchant, subscriptionId, replaced)
+    })
 
     /**
      * A live subscription's new card, saved: a past-due subscription is retried at once with it,
@@ -530,19 +532,18 @@ export class Dunning extends Context.Service<Dunning>()("@recur/core/Dunning", {
      * comes back to `returnUrl` (with the processor's `setup_intent`), where
      * {@link completePaymentMethod} finishes. Otherwise as `updatePaymentMethod`, `redirect_url` none.
      */
-    const updatePaymentMethodOnSession = (
+    const updatePaymentMethodOnSession = Effect.fn("Dunning.updatePaymentMethodOnSession")(function* (
       merchantId: string,
       subscriptionId: string,
       payment: Ports.CardInput | Ports.NewPaymentSource,
       returnUrl: string
-    ) =>
-      Effect.gen(function* () {
-        const merchant = yield* merchants.get(merchantId)
-        const replaced = yield* replaceCard(merchant, subscriptionId, payment, returnUrl)
-        if (replaced._tag === "RequiresAction") return { redirect_url: Option.some(replaced.redirect_url) }
-        yield* afterReplaced(merchant, subscriptionId, replaced)
-        return { redirect_url: Option.none<string>() }
-      }).pipe(Effect.withSpan("Dunning.updatePaymentMethodOnSession"))
+    ) {
+      const merchant = yield* merchants.get(merchantId)
+      const replaced = yield* replaceCard(merchant, subscriptionId, payment, returnUrl)
+      if (replaced._tag === "RequiresAction") return { redirect_url: Option.some(replaced.redirect_url) }
+      yield* afterReplaced(merchant, subscriptionId, replaced)
+      return { redirect_url: Option.none<string>() }
+    })
 
     /**
      * The cardholder is back from a card set-up's 3-D Secure challenge (`setupId`, the
@@ -551,24 +552,27 @@ export class Dunning extends Context.Service<Dunning>()("@recur/core/Dunning", {
      * reopened); still waiting, where to send them again; failed, nothing changes (400). A set-up
      * made for another customer is refused.
      */
-    const completePaymentMethod = (merchantId: string, subscriptionId: string, setupId: string) =>
-      Effect.gen(function* () {
-        const merchant = yield* merchants.get(merchantId)
-        const sv = yield* Effect.flatMap(subs.get(merchantId, subscriptionId), (o) =>
-          must(o, "subscription", subscriptionId)
-        )
-        if (gateway.completeSaveCard === undefined)
-          return yield* new Errors.InvalidParameter({ param: "setup_intent", reason: "is not a card set-up" })
-        const outcome = yield* gateway.completeSaveCard({
-          merchant_id: merchantId,
-          customer_id: sv.value.subscription.customer_id,
-          setup_id: setupId
-        })
-        const replaced = yield* useSaved(merchant, subscriptionId, "payment_method", outcome)
-        if (replaced._tag === "RequiresAction") return { redirect_url: Option.some(replaced.redirect_url) }
-        yield* afterReplaced(merchant, subscriptionId, replaced)
-        return { redirect_url: Option.none<string>() }
-      }).pipe(Effect.withSpan("Dunning.completePaymentMethod"))
+    const completePaymentMethod = Effect.fn("Dunning.completePaymentMethod")(function* (
+      merchantId: string,
+      subscriptionId: string,
+      setupId: string
+    ) {
+      const merchant = yield* merchants.get(merchantId)
+      const sv = yield* Effect.flatMap(subs.get(merchantId, subscriptionId), (o) =>
+        must(o, "subscription", subscriptionId)
+      )
+      if (gateway.completeSaveCard === undefined)
+        return yield* new Errors.InvalidParameter({ param: "setup_intent", reason: "is not a card set-up" })
+      const outcome = yield* gateway.completeSaveCard({
+        merchant_id: merchantId,
+        customer_id: sv.value.subscription.customer_id,
+        setup_id: setupId
+      })
+      const replaced = yield* useSaved(merchant, subscriptionId, "payment_method", outcome)
+      if (replaced._tag === "RequiresAction") return { redirect_url: Option.some(replaced.redirect_url) }
+      yield* afterReplaced(merchant, subscriptionId, replaced)
+      return { redirect_url: Option.none<string>() }
+    })
 
     return {
       retry,

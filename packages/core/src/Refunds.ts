@@ -832,34 +832,37 @@ export class Refunds extends Context.Service<Refunds>()("@recur/core/Refunds", {
      * beyond what the trade (and its subscription cycle) still holds: what is beyond is not
      * recorded. None when there was nothing left to record it against.
      */
-    const recordProcessorRefund = (merchantId: string, tradeId: string, made: Ports.ProcessorRefund) =>
-      Effect.gen(function* () {
-        const outcome = Ports.RefundOutcome.Succeeded({ refund_transaction_id: made.refund_id })
-        const command = (amount: Option.Option<Decimal.Decimal>): RefundCommand => ({
-          tradeId: Ids.TradeId.make(tradeId),
-          amount,
-          reason: Option.some(made.reason ?? "refunded at the payment processor"),
-          requestKey: Option.some(`processor:${made.refund_id}`)
+    const recordProcessorRefund = Effect.fn("Refunds.recordProcessorRefund")(function* (
+      merchantId: string,
+      tradeId: string,
+      made: Ports.ProcessorRefund
+    ) {
+      const outcome = Ports.RefundOutcome.Succeeded({ refund_transaction_id: made.refund_id })
+      const command = (amount: Option.Option<Decimal.Decimal>): RefundCommand => ({
+        tradeId: Ids.TradeId.make(tradeId),
+        amount,
+        reason: Option.some(made.reason ?? "refunded at the payment processor"),
+        requestKey: Option.some(`processor:${made.refund_id}`)
+      })
+      const exact = refund(
+        merchantId,
+        command(Option.some(Result.getOrThrow(Decimal.parse(Money.format(made.amount))))),
+        null,
+        outcome
+      )
+      return yield* exact.pipe(
+        // more than the trade still holds: what it holds is recorded, the rest was never ours
+        Effect.catchTag("RefundRefused", (e) =>
+          e.reason === "above_refundable" ? refund(merchantId, command(Option.none()), null, outcome) : Effect.fail(e)
+        ),
+        Effect.map(Option.some),
+        Effect.catchTags({
+          RefundRefused: () => Effect.succeed(Option.none<Refund.Refund>()),
+          TradeNotRefundable: () => Effect.succeed(Option.none<Refund.Refund>()),
+          TradeNotFound: () => Effect.succeed(Option.none<Refund.Refund>())
         })
-        const exact = refund(
-          merchantId,
-          command(Option.some(Result.getOrThrow(Decimal.parse(Money.format(made.amount))))),
-          null,
-          outcome
-        )
-        return yield* exact.pipe(
-          // more than the trade still holds: what it holds is recorded, the rest was never ours
-          Effect.catchTag("RefundRefused", (e) =>
-            e.reason === "above_refundable" ? refund(merchantId, command(Option.none()), null, outcome) : Effect.fail(e)
-          ),
-          Effect.map(Option.some),
-          Effect.catchTags({
-            RefundRefused: () => Effect.succeed(Option.none<Refund.Refund>()),
-            TradeNotRefundable: () => Effect.succeed(Option.none<Refund.Refund>()),
-            TradeNotFound: () => Effect.succeed(Option.none<Refund.Refund>())
-          })
-        )
-      }).pipe(Effect.withSpan("Refunds.recordProcessorRefund"))
+      )
+    })
 
     return {
       refund: (merchantId: string, command: RefundCommand) => refund(merchantId, command),
