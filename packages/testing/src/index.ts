@@ -4,6 +4,7 @@
  *
  * @since 0.1.0
  */
+export * as DiscountScenarios from "./DiscountScenarios.js"
 export * as EngineScenarios from "./EngineScenarios.js"
 export * as Fixtures from "./Fixtures.js"
 export * as ModelScenarios from "./ModelScenarios.js"
@@ -12,5 +13,6 @@ export * as PaymentGatewayContract from "./PaymentGatewayContract.js"
 export * as ServicesContract from "./ServicesContract.js"
 export * as StorageContract from "./StorageContract.js"
 export * as SubscriptionScenarios from "./SubscriptionScenarios.js"
+export * as TaxScenarios from "./TaxScenarios.js"
 export * as WebhookRecorder from "./WebhookRecorder.js"
 export { MemoryStorage } from "@recur/memory"

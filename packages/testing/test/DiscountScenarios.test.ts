@@ -1,0 +1,3 @@
+import { MemoryStorage, DiscountScenarios } from "../src/index.js"
+
+DiscountScenarios.suite("memory", MemoryStorage.layer)

@@ -1,0 +1,3 @@
+import { MemoryStorage, TaxScenarios } from "../src/index.js"
+
+TaxScenarios.suite("memory", MemoryStorage.layer)
