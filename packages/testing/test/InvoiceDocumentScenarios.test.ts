@@ -1,0 +1,3 @@
+import { InvoiceDocumentScenarios, MemoryStorage } from "../src/index.js"
+
+InvoiceDocumentScenarios.suite("memory", MemoryStorage.layer)

@@ -1,0 +1,3 @@
+import { MemoryStorage, PortalScenarios } from "../src/index.js"
+
+PortalScenarios.suite("memory", MemoryStorage.layer)
