@@ -273,10 +273,11 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
             product_ids: [productId]
           })
           const { subscriptionId } = yield* subscribeTo(merchantId, priceId, { discount_code: "PROHALF" })
-          yield* subs.changePrice(
+          const scheduled = yield* subs.changePrice(
             merchantId,
             PriceChanges.change(subscriptionId, { priceId: team, effective: "end_of_period" })
           )
+          expect(scheduled.discounts_ending.map((d) => d.discount_code)).toEqual(["PROHALF"])
           yield* advance(merchantId, "2026-03-01T00:00:00Z")
           expect(yield* amountsOf(merchantId, subscriptionId)).toEqual([1500n, 6000n, 6000n])
         })
