@@ -4,7 +4,8 @@
  *
  * @since 0.1.0
  */
-import { ErrorReplies, type Errors } from "@recur/core"
+import type { Errors } from "@recur/core"
+import { ErrorReplies } from "@recur/contract"
 import * as ApiErrors from "./Errors.js"
 
 /**
