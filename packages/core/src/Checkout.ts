@@ -246,7 +246,7 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
               return yield* refuse(field, `${field} must be an https URL for a live merchant`)
           }
         // a merchant whose payments no processor takes opens no session (a live one without keys, or
-        // on an engine with the sandbox alone); the request's own fields are judged first (400)
+        // on an engine with the sandbox alone); the request's own fields are judged first
         const refused = gateway.refusal ? yield* gateway.refusal(merchantId) : Option.none()
         if (Option.isSome(refused)) return yield* new Errors.PaymentsUnavailable({ merchantId, reason: refused.value })
         // who pays
@@ -433,7 +433,7 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
      * line item, inside its bounds) or a discount code (checked as at the session's creation) —
      * and what is due now computed again exactly as when the session was opened (same trial
      * rule, same settlement rate), saved with the session's version: a payment that claimed the
-     * session first wins (409).
+     * session first wins (a `StateConflict`).
      */
     const updateSession = (
       merchantId: string,

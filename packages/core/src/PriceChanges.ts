@@ -697,7 +697,7 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
         return { subscription_id: subscriptionId, result: "revoked" as const }
       }).pipe(Effect.withSpan("Subscriptions.revokePriceChange"))
 
-    /** Moves a subscription by `trigger` with the fields `change` gives (a refused move is a 409). */
+    /** Moves a subscription by `trigger` with the fields `change` gives (a refused move is a `StateConflict`). */
     return { previewChange, changePrice, revokePriceChange } as const
   })
 }) {

@@ -604,7 +604,7 @@ export class Refunds extends Context.Service<Refunds>()("@recur/core/Refunds", {
           .pipe(
             // another refund or change of the same subscription committed first: nothing has left
             // the engine yet (the gateway is asked after), so the reservation is made again on what
-            // the subscription holds now — a lost race is a retry, not a 409
+            // the subscription holds now — a lost race is a retry, not a conflict
             Effect.retry({
               while: (e) =>
                 e._tag === "ConcurrentUpdate" &&
