@@ -157,7 +157,10 @@ export class Billing extends Context.Service<Billing>()("@recur/core/Billing", {
       }))
 
     return {
-      /** Opens a checkout session (see `Checkout.createSession`; `@recur/contract`'s `Requests.sessionCommand` builds the command from the API's body). */
+      /**
+       * Opens a checkout session (see `Checkout.createSession`): `Checkout.sessionOf` builds the
+       * command in code, `@recur/contract`'s `Requests.sessionCommand` from the API's body.
+       */
       createSession: checkout.createSession,
       getSession: checkout.getSession,
       /** The payer's quantity on the hosted page (an editable line item, inside its bounds). */

@@ -31,7 +31,7 @@ import * as Trade from "./Trade.js"
 const compareKeys = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
 
 /**
- * A refund of a succeeded trade. Built from the API's request body by `Requests.refundCommand`,
+ * A refund of a succeeded trade. Built from the API's request body by the contract's `Requests.refundCommand`,
  * or in code by {@link refundOf}.
  *
  * @since 0.1.0
