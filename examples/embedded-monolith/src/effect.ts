@@ -1,5 +1,5 @@
 /** The same story in Effect: compose the layer, write the program, run it. */
-import { Billing, Catalog, Merchants } from "@recur/core"
+import { Billing, Catalog, Checkout, Merchants } from "@recur/core"
 import { layer } from "@recur/embedded"
 import { Effect } from "effect"
 
@@ -20,10 +20,10 @@ export const program = Effect.gen(function* () {
     price_plan: { billing_cycle_unit: "month", base_price_val: "49.00" }
   })
   const billing = yield* Billing.Billing
-  const session = yield* billing.createSession(m, {
-    payer_id: "user-42",
-    line_items: [{ price_id: price.id, quantity: "3" }]
-  })
+  const session = yield* billing.createSession(
+    m,
+    Checkout.sessionOf(price.id, { payerId: "user-42" }, { quantity: 3n })
+  )
   yield* billing.paySession(m, session.session_id, {
     number: "4242424242424242",
     exp_month: 12,

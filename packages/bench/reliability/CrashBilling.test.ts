@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { SqlClient } from "effect/sql"
-import { Billing, Catalog, Merchants } from "@recur/core"
+import { Billing, Catalog, Checkout, Merchants } from "@recur/core"
 import { engineOn } from "@recur/embedded"
 import { Pg } from "@recur/sql"
 import { Effect, Layer, ManagedRuntime } from "effect"
@@ -63,10 +63,10 @@ describe("crash mid-billing", () => {
               Array.from({ length: n }, (_, i) => i),
               (i) =>
                 Effect.gen(function* () {
-                  const s = yield* billing.createSession(m.merchant.merchant_id, {
-                    payer_id: `crash-${i}`,
-                    line_items: [{ price_id: price.id }]
-                  })
+                  const s = yield* billing.createSession(
+                    m.merchant.merchant_id,
+                    Checkout.sessionOf(price.id, { payerId: `crash-${i}` })
+                  )
                   yield* billing.paySession(m.merchant.merchant_id, s.session_id, {
                     number: "4242424242424242",
                     exp_month: 12,

@@ -1,7 +1,7 @@
 // Seeding many due subscriptions fast: a template of real subscriptions (made through checkout
 // and payment, 31 days ago, so due now) is cloned in SQL, every row of a template subscription
 // copied with its ids rewritten. Used by the billing benchmark and the full-size crash suite.
-import { Billing, Catalog, Merchants } from "@recur/core"
+import { Billing, Catalog, Checkout, Merchants } from "@recur/core"
 import { engineOn } from "@recur/embedded"
 import { Pg } from "@recur/sql"
 import { Effect, ManagedRuntime } from "effect"
@@ -44,10 +44,10 @@ export const seedTemplate = async (
           () =>
             Effect.gen(function* () {
               // payer ids shaped like Recur's ids, so cloning rewrites them too (payer_id is unique)
-              const s = yield* billing.createSession(merchantId, {
-                payer_id: `pay_${randomId()}`,
-                line_items: [{ price_id: price.id }]
-              })
+              const s = yield* billing.createSession(
+                merchantId,
+                Checkout.sessionOf(price.id, { payerId: `pay_${randomId()}` })
+              )
               yield* billing.paySession(merchantId, s.session_id, {
                 number: "4242424242424242",
                 exp_month: 12,

@@ -20,20 +20,12 @@ import * as Payments from "./Payments.js"
 import * as Ports from "./Ports.js"
 import * as RenewalBatches from "./RenewalBatches.js"
 import * as Renewals from "./Renewals.js"
-import * as Requests from "./Requests.js"
 import * as Secrets from "./Secrets.js"
 import * as SandboxClock from "./SandboxClock.js"
 import * as SessionPayments from "./SessionPayments.js"
 import * as Settings from "./Settings.js"
 import * as Store from "./Store.js"
 import * as Worker from "./Worker.js"
-
-/**
- * The body of `POST /api/v1/session`.
- *
- * @since 0.1.0
- */
-export type SessionInput = Checkout.SessionInput
 
 /**
  * The result of paying a session (or of any charge the engine makes).
@@ -165,9 +157,11 @@ export class Billing extends Context.Service<Billing>()("@recur/core/Billing", {
       }))
 
     return {
-      /** Opens a checkout session from the API's request body (see `Checkout.createSession` for the command). */
-      createSession: (merchantId: string, input: Checkout.SessionInput) =>
-        Effect.flatMap(Requests.sessionCommand(input), (command) => checkout.createSession(merchantId, command)),
+      /**
+       * Opens a checkout session (see `Checkout.createSession`): `Checkout.sessionOf` builds the
+       * command in code, `@recur/contract`'s `Requests.sessionCommand` from the API's body.
+       */
+      createSession: checkout.createSession,
       getSession: checkout.getSession,
       /** The payer's quantity on the hosted page (an editable line item, inside its bounds). */
       setSessionQuantity: checkout.setQuantity,

@@ -20,7 +20,7 @@ import type * as Store from "./Store.js"
 import { Storage } from "./Store.js"
 
 /**
- * The body of `POST /api/v1/products`.
+ * A new product as given (the merchant API's body).
  *
  * @since 0.1.0
  */

@@ -7,7 +7,7 @@
 import { Context, Effect, Layer, Option, Result } from "effect"
 import * as Catalog from "./Catalog.js"
 import * as CheckoutSession from "./CheckoutSession.js"
-import type { BillingAddress, Metadata } from "./Common.js"
+import type { Metadata } from "./Common.js"
 import * as Customers from "./Customers.js"
 import * as Decimal from "./Decimal.js"
 import * as Discount from "./Discount.js"
@@ -38,48 +38,13 @@ import * as Settings from "./Settings.js"
 import * as Store from "./Store.js"
 
 /**
- * The body of `POST /api/v1/session`, as the API and the facade take it (decoded into a
- * {@link SessionCommand} by `Requests.sessionCommand`).
+ * A settlement rate's bounds (1 primary unit = `rate` target units, captured at checkout or read
+ * from the FX port): {@link rateInBounds} tells whether a rate is inside them, {@link RATE_RULE}
+ * says what they are.
  *
  * @since 0.1.0
  */
-export interface SessionInput {
-  readonly order_id?: string | undefined
-  readonly line_items?:
-    | ReadonlyArray<{
-        readonly price_id?: string | undefined
-        readonly quantity?: string | undefined
-        readonly quantity_editable?: boolean | undefined
-        readonly quantity_min?: string | undefined
-        readonly quantity_max?: string | undefined
-      }>
-    | undefined
-  readonly customer_id?: string | undefined
-  readonly payer_id?: string | undefined
-  readonly email?: string | undefined
-  readonly mode?: "checkout" | "payment" | undefined
-  readonly return_url?: string | undefined
-  readonly cancel_url?: string | undefined
-  readonly target_currency?: string | undefined
-  readonly merchant_rate?: string | number | undefined
-  readonly metadata?: Metadata | undefined
-  readonly integration_method?: "hosted" | "embedded" | undefined
-  readonly redirect_on_completion?: "always" | "if_required" | undefined
-  readonly locale?: typeof CheckoutSession.Locale.Type | undefined
-  readonly payment_mode?: "onetime_payment" | "subscription" | undefined
-  readonly trial_policy?: 1 | 2 | 3 | undefined
-  readonly total_cycles?: number | undefined
-  readonly convert_to_continuous?: boolean | undefined
-  readonly product_type?: typeof CheckoutSession.ProductType.Type | undefined
-  readonly terms_of_service_url?: string | undefined
-  readonly privacy_policy_url?: string | undefined
-  readonly first_source_channel?: string | undefined
-  readonly billing_address?: BillingAddress | undefined
-  readonly amount?: string | undefined
-  readonly currency?: string | undefined
-  readonly discount_code?: string | undefined
-  readonly allow_discount_codes?: boolean | undefined
-}
+export { RATE_RULE, rateInBounds }
 
 /**
  * A new checkout session: who pays, what is sold (a price × quantity, or an amount in mode
@@ -129,6 +94,61 @@ export interface SessionCommand {
     | "allow_discount_codes"
   >
 }
+
+/**
+ * A checkout session for code, not for requests: `quantity` (default 1) of the price `priceId`,
+ * paid by `who` (an existing customer, a payer id found or created, or an email — at least one),
+ * with a customer-facing discount code to redeem if given. Every other part takes the default the API's body has: settled in the price's currency, trial
+ * policy 1, the hosted page with no redirect URLs. (The merchant API's body is decoded into a
+ * command, every part included, by the contract's `Requests.sessionCommand`.)
+ *
+ * @example
+ * yield* billing.createSession(merchantId, Checkout.sessionOf(price.id, { payerId: "user-42" }, { quantity: 3n }))
+ * @since 0.1.0
+ */
+export const sessionOf = (
+  priceId: string,
+  who: {
+    readonly customerId?: string | undefined
+    readonly payerId?: string | undefined
+    readonly email?: string | undefined
+  },
+  parts: { readonly quantity?: bigint | undefined; readonly discountCode?: string | undefined } = {}
+): SessionCommand => ({
+  mode: "checkout",
+  customerId: Option.map(Option.fromUndefinedOr(who.customerId), (id) => Ids.CustomerId.make(id)),
+  payerId: Option.fromUndefinedOr(who.payerId),
+  email: Option.fromUndefinedOr(who.email),
+  item: Option.some({
+    priceId: Ids.PriceId.make(priceId),
+    quantity: parts.quantity ?? 1n,
+    editable: false,
+    min: null,
+    max: null
+  }),
+  amount: Option.none(),
+  paymentMode: Option.none(),
+  settlement: Option.none(),
+  trialPolicy: 1,
+  totalCycles: null,
+  convertToContinuous: false,
+  orderId: null,
+  metadata: {},
+  discountCode: Option.fromUndefinedOr(parts.discountCode),
+  page: {
+    return_url: null,
+    cancel_url: null,
+    integration_method: "hosted",
+    redirect_on_completion: "always",
+    locale: null,
+    product_type: null,
+    terms_of_service_url: null,
+    privacy_policy_url: null,
+    first_source_channel: null,
+    billing_address: null,
+    allow_discount_codes: false
+  }
+})
 
 /**
  * A session as its payer's page shows it.
@@ -226,7 +246,7 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
               return yield* refuse(field, `${field} must be an https URL for a live merchant`)
           }
         // a merchant whose payments no processor takes opens no session (a live one without keys, or
-        // on an engine with the sandbox alone); the request's own fields are judged first (400)
+        // on an engine with the sandbox alone); the request's own fields are judged first
         const refused = gateway.refusal ? yield* gateway.refusal(merchantId) : Option.none()
         if (Option.isSome(refused)) return yield* new Errors.PaymentsUnavailable({ merchantId, reason: refused.value })
         // who pays
@@ -413,7 +433,7 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
      * line item, inside its bounds) or a discount code (checked as at the session's creation) —
      * and what is due now computed again exactly as when the session was opened (same trial
      * rule, same settlement rate), saved with the session's version: a payment that claimed the
-     * session first wins (409).
+     * session first wins (a `StateConflict`).
      */
     const updateSession = (
       merchantId: string,

@@ -119,3 +119,38 @@ export const move = (
     trigger,
     (to) => new CheckoutSession({ ...session, ...patch, status: to }, { disableChecks: true })
   )
+
+/**
+ * An absolute web URL with a host, of one of `protocols`, at most `max` characters, parsed (or
+ * undefined). The terms and privacy links are `https:` only (≤ 512, or empty). The redirect
+ * URLs, where the hosted page sends the payer, may also be `http:` (≤ 2,048; for sandbox
+ * merchants only, which the checkout service decides, knowing the merchant) and carry no
+ * credentials; `javascript:`, `data:`, scheme-relative (`//evil.example`) and relative URLs
+ * never pass.
+ */
+const webUrl = (s: string, protocols: ReadonlyArray<string>, max: number): URL | undefined => {
+  if (s.length > max || !/^https?:\/\//i.test(s)) return undefined
+  try {
+    const u = new URL(s)
+    return protocols.includes(u.protocol) && u.hostname !== "" ? u : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * A session page's terms or privacy link: empty, or an absolute https URL of at most 512 characters.
+ *
+ * @since 0.1.0
+ */
+export const isPolicyUrl = (s: string): boolean => s === "" || webUrl(s, ["https:"], 512) !== undefined
+
+/**
+ * An absolute http(s) URL without credentials, of at most 2048 characters: where a hosted page may send its visitor back.
+ *
+ * @since 0.1.0
+ */
+export const isRedirectUrl = (s: string): boolean => {
+  const u = webUrl(s, ["https:", "http:"], 2048)
+  return u !== undefined && u.username === "" && u.password === ""
+}

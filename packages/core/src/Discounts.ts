@@ -159,7 +159,7 @@ export const scopeOn = (
   })
 
 /**
- * The body of `POST /api/v1/discounts`.
+ * A new discount as given (the merchant API's body).
  *
  * @since 0.1.0
  */
@@ -355,7 +355,7 @@ export class Discounts extends Context.Service<Discounts>()("@recur/core/Discoun
         )
       }).pipe(Effect.withSpan("Discounts.list"))
 
-    /** Ends a discount: no new redemption from now on; emits `v2.discount.ended`. Ending twice is 409. */
+    /** Ends a discount: no new redemption from now on; emits `v2.discount.ended`. Ending twice is a `StateConflict`. */
     const end = (merchantId: string, discountId: string) =>
       Effect.gen(function* () {
         const current = yield* getRecord(merchantId, discountId)

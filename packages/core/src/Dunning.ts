@@ -183,7 +183,7 @@ export class Dunning extends Context.Service<Dunning>()("@recur/core/Dunning", {
             })
             const moved = Invoice.move(iv.value, "reopen", { trade_id: trade.trade_id })
             // reopened by a concurrent payment between the two reads (PostgreSQL reads each
-            // statement's own snapshot): a lost race, answered 409 and rolled back — never a 500
+            // statement's own snapshot): a lost race, a `ConcurrentUpdate` rolled back — never a defect
             if (Result.isFailure(moved))
               return yield* Effect.die(new Errors.ConcurrentUpdate({ resource: "invoice", id: iv.value.invoice_id }))
             const reopened = moved.success.value
@@ -204,7 +204,8 @@ export class Dunning extends Context.Service<Dunning>()("@recur/core/Dunning", {
      * invoice, brings a past-due subscription back and saves the card for what follows. The
      * latest failed invoice of an unpaid subscription is paid by making the card the
      * subscription's and reopening the invoice with it (as a new payment method does). Refused
-     * (409) when the invoice is paid, refunded, another failed one, or a charge of it is in flight.
+     * (`StateConflict`) when the invoice is paid, refunded, another failed one, or a charge of it
+     * is in flight.
      */
     const payInvoice = (merchantId: string, invoiceId: string, payment: Ports.CardInput | Ports.NewPaymentSource) =>
       Effect.gen(function* () {
@@ -312,8 +313,8 @@ export class Dunning extends Context.Service<Dunning>()("@recur/core/Dunning", {
      * The cardholder is back on a failed invoice's page from their new card's 3-D Secure challenge
      * (`setupId`, the processor's): saved, the card becomes the unpaid subscription's and the
      * invoice is reopened and charged with it, as {@link payInvoice} does; still waiting, where to
-     * send them again; refused, nothing changes (400). Only the latest failed invoice of an unpaid
-     * subscription (409 otherwise).
+     * send them again; refused, nothing changes (`InvalidParameter`). Only the latest failed invoice of
+     * an unpaid subscription (`StateConflict` otherwise).
      */
     const completeInvoiceCard = Effect.fn("Dunning.completeInvoiceCard")(function* (
       merchantId: string,
@@ -356,7 +357,7 @@ export class Dunning extends Context.Service<Dunning>()("@recur/core/Dunning", {
     /**
      * Checks and saves a card with the gateway (nothing charged) and makes it the live
      * subscription's payment method (`update_payment_method`, with its event). A refused card
-     * changes nothing (400 on `card_number`).
+     * changes nothing (`InvalidParameter` naming `card_number`).
      */
     const replaceCard = (
       merchant: Merchant.Merchant,
@@ -404,7 +405,7 @@ export class Dunning extends Context.Service<Dunning>()("@recur/core/Dunning", {
     /**
      * What a card saving answered, applied to the live subscription: saved, the card becomes its
      * payment method (`update_payment_method`, with its event); waiting for 3-D Secure, where to
-     * send the cardholder; refused, nothing changes (400 on `param`).
+     * send the cardholder; refused, nothing changes (`InvalidParameter` naming `param`).
      */
     const useSaved = (
       merchant: Merchant.Merchant,
@@ -473,7 +474,7 @@ export class Dunning extends Context.Service<Dunning>()("@recur/core/Dunning", {
      * the open invoice is retried at once with it, on an `unpaid` one its last failed invoice is
      * reopened and charged — a success returns the subscription to `active` and reschedules its
      * renewals, with the same events as a successful dunning retry.
-     * A refused card changes nothing (400 on `card_number`).
+     * A refused card changes nothing (`InvalidParameter` naming `card_number`).
      */
     const updatePaymentMethod = Effect.fn("Dunning.updatePaymentMethod")(function* (
       merchantId: string,
@@ -549,8 +550,8 @@ export class Dunning extends Context.Service<Dunning>()("@recur/core/Dunning", {
      * The cardholder is back from a card set-up's 3-D Secure challenge (`setupId`, the
      * processor's): the gateway is asked how it ended; saved, the card becomes the subscription's
      * as {@link updatePaymentMethod} does (a past-due one retried, an unpaid one's invoice
-     * reopened); still waiting, where to send them again; failed, nothing changes (400). A set-up
-     * made for another customer is refused.
+     * reopened); still waiting, where to send them again; failed, nothing changes
+     * (`InvalidParameter`). A set-up made for another customer is refused.
      */
     const completePaymentMethod = Effect.fn("Dunning.completePaymentMethod")(function* (
       merchantId: string,

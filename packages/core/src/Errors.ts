@@ -1,6 +1,7 @@
 /**
- * The typed failures of Recur's services. Core never names an HTTP status: the REST adapter
- * binds one to each error where it declares its endpoints.
+ * The typed failures of Recur's services. They carry ids, amounts and states, never a response
+ * status or a request path: the API contract (`@recur/contract`'s `ErrorReplies`) gives each its
+ * answer.
  *
  * @since 0.1.0
  */
@@ -357,7 +358,7 @@ export class ConcurrentUpdate extends Schema.TaggedError<ConcurrentUpdate>()("Co
 /**
  * The merchant cannot take payments: it is live and has no working processor account (the
  * sandbox never takes a live merchant's payments). Nothing was created; the merchant sets its
- * processor's keys (`POST /api/v1/payment_settings`) first.
+ * processor's keys (its payment settings) first.
  *
  * @since 0.1.0
  */

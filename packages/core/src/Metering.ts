@@ -41,8 +41,8 @@ const MAX_CYCLE_USAGE = 1_000_000_000_000_000n
 /**
  * One usage event: `count` units of a usage-billed subscription. `eventId` makes re-sends
  * harmless (one record per subscription and event id); `at` (Unix ms) is when the usage
- * happened, default now. Built from a request by `Requests.usageEvent(s)`, in code by
- * {@link usageOf}.
+ * happened, default now. Built from a request by the contract's `Requests.usageEvent(s)`, in
+ * code by {@link usageOf}.
  *
  * @since 0.1.0
  */

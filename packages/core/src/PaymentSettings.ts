@@ -52,7 +52,7 @@ export const pageModeOf = (processor: PaymentProcessor | null, script: string): 
     : { provider: "stripe", publishable_key: processor.publishable_key, script }
 
 /**
- * The body of `POST /api/v1/payment_settings`: `provider` `sandbox`, or `stripe` with its keys
+ * A merchant's payment settings as given: `provider` `sandbox`, or `stripe` with its keys
  * (a secret left out keeps the stored one).
  *
  * @since 0.1.0
@@ -104,7 +104,7 @@ export const paymentsRefusal = (
 ): Option.Option<string> =>
   merchant.payment_processor === null && !sandboxMayCharge(merchant)
     ? Option.some(
-        `merchant ${merchant.merchant_id} is live and has no payment processor: it takes no payments until its Stripe keys are set (POST /api/v1/payment_settings); the sandbox never takes a live merchant's payments`
+        `merchant ${merchant.merchant_id} is live and has no payment processor: it takes no payments until its Stripe keys are set in its payment settings; the sandbox never takes a live merchant's payments`
       )
     : Option.none()
 
@@ -123,7 +123,8 @@ export class PaymentSettings extends Context.Service<PaymentSettings>()("@recur/
 
     /**
      * Asks the processor whether the keys work, are of the merchant's mode and belong to one
-     * account: a wrong key is refused (400, naming it), an unanswered question is a 503.
+     * account: a wrong key is refused (`InvalidParameter`, naming it), an unanswered question is a
+     * `ProcessorUnreachable`.
      */
     const verify = (keys: Ports.AccountKeys) =>
       Effect.gen(function* () {

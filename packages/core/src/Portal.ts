@@ -1,6 +1,6 @@
 /**
  * The customer portal: a short-lived, signed link a merchant creates for one of its customers
- * (`POST /api/v1/customer-portal/auth`), and what that link may see and do — that customer's
+ * (`Portal.createSession`), and what that link may see and do — that customer's
  * subscriptions, invoices and payment method, nothing of anyone else's. Every action goes
  * through the engine's public operations, so it has the same rules and events as over REST.
  *
@@ -8,7 +8,7 @@
  */
 import { Context, DateTime, Effect, Layer, Option, Result } from "effect"
 import * as Catalog from "./Catalog.js"
-import type { Locale } from "./CheckoutSession.js"
+import { isRedirectUrl, type Locale } from "./CheckoutSession.js"
 import * as Entities from "./Entities.js"
 import { defaultPortalSettings, Flow, PortalSession, PortalSettings } from "./PortalSession.js"
 import * as Errors from "./Errors.js"
@@ -21,7 +21,6 @@ import * as PaymentSettings from "./PaymentSettings.js"
 import type * as Price from "./Price.js"
 import * as PriceChanges from "./PriceChanges.js"
 import * as Renewals from "./Renewals.js"
-import { isRedirectUrl } from "./Requests.js"
 import * as Secrets from "./Secrets.js"
 import * as Settings from "./Settings.js"
 import type * as Store from "./Store.js"
@@ -29,7 +28,7 @@ import { Storage } from "./Store.js"
 import type * as Subscription from "./Subscription.js"
 
 /**
- * The body of `POST /api/v1/customer-portal/auth`.
+ * A new portal link as asked for (the merchant API's body).
  *
  * @since 0.1.0
  */
@@ -42,7 +41,7 @@ export interface CreatePortalSession {
 }
 
 /**
- * The body of `POST /api/v1/portal_settings`: the fields to change; `reset` returns to the
+ * A change of the merchant's portal settings: the fields to change; `reset` returns to the
  * server's default.
  *
  * @since 0.1.0

@@ -265,7 +265,7 @@ export type ProcessorEvent = Data.TaggedEnum<{
     readonly trade_id: string
     /**
      * The event says the payment reached an outcome (succeeded, failed, canceled, waits for the
-     * payer): when the engine still cannot read one, the event is answered "retry" (503).
+     * payer): when the engine still cannot read one, the event is a `Retry`.
      */
     readonly settled?: boolean | undefined
     /** See {@link merchantOfEvent}. */
@@ -312,8 +312,8 @@ export type ProcessorEvent = Data.TaggedEnum<{
   Ignored: { readonly event_id: string; readonly type: string }
   /**
    * The event is genuine but could not be read now (the processor did not answer while its
-   * object was read): nothing is done or recorded, and the processor is answered 503 so that it
-   * sends the event again.
+   * object was read): nothing is done or recorded, and the processor is asked to send the event
+   * again.
    */
   Retry: { readonly event_id: string; readonly reason: string }
 }>
@@ -461,7 +461,7 @@ export class PaymentGateway extends Context.Service<
       readonly currency: string
     }) => Effect.Effect<Option.Option<Money.Money>>
     /**
-     * Reads a webhook the processor sent for a merchant (`POST /webhooks/<provider>/<merchant>`):
+     * Reads a webhook the processor sent for a merchant (its body, headers and the merchant):
      * checks its signature with the merchant's webhook secret and says what it means; a bad
      * signature or body is a failure with the reason. Absent for a gateway without webhooks.
      */
@@ -608,7 +608,7 @@ export class WebhookTransportError extends Data.TaggedError("WebhookTransportErr
 
 /**
  * Sends webhook requests. It never follows redirects: a 3xx is returned as the answer.
- * `@recur/webhooks` provides one on `@effect/platform`'s HttpClient.
+ * `@recur/webhooks` provides one on Effect's HTTP client.
  *
  * @since 0.1.0
  */

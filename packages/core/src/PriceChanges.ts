@@ -46,7 +46,7 @@ import * as Subscription from "./Subscription.js"
 
 /**
  * A change of a running subscription's price, quantity or both (at least one is set). Built
- * from the API's request body by `Requests.changeCommand`.
+ * from the API's request body by the contract's `Requests.changeCommand`.
  *
  * @since 0.1.0
  */
@@ -67,7 +67,7 @@ export interface ChangeCommand {
 /**
  * A {@link ChangeCommand} from its parts, with the defaults of the API: immediate, prorated,
  * no quote. Ids are checked for their prefix (a wrong one throws: this is for code, not for
- * requests; `Requests.changeCommand` decodes a request body).
+ * requests; the contract's `Requests.changeCommand` decodes a request body).
  *
  * @example
  * yield* priceChanges.changePrice(merchantId, PriceChanges.change(sub.id, { priceId: pro, quantity: 3n }))
@@ -697,7 +697,7 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
         return { subscription_id: subscriptionId, result: "revoked" as const }
       }).pipe(Effect.withSpan("Subscriptions.revokePriceChange"))
 
-    /** Moves a subscription by `trigger` with the fields `change` gives (a refused move is a 409). */
+    /** Moves a subscription by `trigger` with the fields `change` gives (a refused move is a `StateConflict`). */
     return { previewChange, changePrice, revokePriceChange } as const
   })
 }) {

@@ -63,7 +63,7 @@ export const PricePlanInput = Schema.Struct({
 })
 
 /**
- * The body of `POST /api/v1/prices` (names per the contract). Loosely typed on purpose: the
+ * A new price as given (the merchant API's body, its names). Loosely typed on purpose: the
  * rules below produce field-named errors instead of a generic decode failure.
  *
  * @since 0.1.0

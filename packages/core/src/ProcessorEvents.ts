@@ -39,8 +39,8 @@ export interface Received {
 
 /**
  * An event that cannot be handled now: the processor did not answer while the engine read what
- * the event is about. Nothing was done and the event is not recorded as seen; the HTTP adapter
- * answers 503 so that the processor sends it again.
+ * the event is about. Nothing was done and the event is not recorded as seen; the adapter that
+ * received it asks the processor to send it again.
  *
  * @since 0.1.0
  */

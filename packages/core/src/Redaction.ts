@@ -15,7 +15,7 @@ const REDACTED = "[redacted]"
 /** Each secret's shape, and what of it stays. */
 const rules: ReadonlyArray<readonly [RegExp, string]> = [
   // `/invoice/<id>/<signature>…` and `/portal/<id>/<signature>…`, under any mount prefix (the
-  // merchant API's `/api/v1/invoice/<id>` has no signature)
+  // merchant API's own invoice route, under its version prefix, has no signature)
   [/(?<!\/api\/v\d)(\/(?:invoice|portal)\/[A-Za-z0-9_]+\/)[^/?#\s"'<>&]+/g, `$1${REDACTED}`],
   // Stripe's client secrets (`pi_…_secret_…`, `seti_…_secret_…`, `cs_…_secret_…`)
   [/\b((?:pi|seti|cs|src)_[A-Za-z0-9]+_secret_)[A-Za-z0-9]+/g, `$1${REDACTED}`],
@@ -33,7 +33,7 @@ const rules: ReadonlyArray<readonly [RegExp, string]> = [
  * `text` with every secret it shows replaced by `[redacted]`.
  *
  * @example
- * redact("GET /invoice/inv_01j…/kq3…Zx/pdf") // "GET /invoice/inv_01j…/[redacted]/pdf"
+ * redact("/invoice/inv_01j…/kq3…Zx/pdf") // "/invoice/inv_01j…/[redacted]/pdf"
  * @since 0.1.0
  */
 export const redact = (text: string): string => {

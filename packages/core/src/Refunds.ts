@@ -31,7 +31,7 @@ import * as Trade from "./Trade.js"
 const compareKeys = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
 
 /**
- * A refund of a succeeded trade. Built from the API's request body by `Requests.refundCommand`,
+ * A refund of a succeeded trade. Built from the API's request body by the contract's `Requests.refundCommand`,
  * or in code by {@link refundOf}.
  *
  * @since 0.1.0
@@ -604,7 +604,7 @@ export class Refunds extends Context.Service<Refunds>()("@recur/core/Refunds", {
           .pipe(
             // another refund or change of the same subscription committed first: nothing has left
             // the engine yet (the gateway is asked after), so the reservation is made again on what
-            // the subscription holds now — a lost race is a retry, not a 409
+            // the subscription holds now — a lost race is a retry, not a conflict
             Effect.retry({
               while: (e) =>
                 e._tag === "ConcurrentUpdate" &&

@@ -112,7 +112,7 @@ export class SandboxClock extends Context.Service<SandboxClock>()("@recur/core/S
                 resource: "merchant",
                 id: merchantId,
                 state: "advancing",
-                reason: `its clock is advancing in the background to ${new Date(target).toISOString()}; GET /api/v1/test_helpers/clock shows how far it got`
+                reason: `its clock is advancing in the background to ${new Date(target).toISOString()}; its clock shows how far it got`
               })
             )
       })

@@ -1,6 +1,6 @@
 /**
  * Paying a checkout session — exactly one charge per session under any number of concurrent
- * pays: the pay transaction claims the session by its version, the others answer 409. A
+ * pays: the pay transaction claims the session by its version, the others fail with a conflict. A
  * customer's retry after a decline is a new attempt of the same trade; a pay while the current
  * attempt's outcome is unknown sends that same attempt again (the gateway answers a repeated
  * (trade, attempt) with its first outcome, so the card is charged once).
@@ -188,7 +188,7 @@ export class SessionPayments extends Context.Service<SessionPayments>()("@recur/
             Effect.gen(function* () {
               // the claim: this transaction's update of the session is conditional on the version
               // read here, so of any number of concurrent pays exactly one commits; the others roll
-              // back everything they wrote and answer 409
+              // back everything they wrote and fail with a conflict
               const claimed = yield* getSessionRecord(merchantId, sessionId)
               if (claimed.value.status !== "open" || claimed.value.trade_id !== null)
                 return yield* paymentInProgress(sessionId)

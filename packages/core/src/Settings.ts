@@ -31,8 +31,8 @@ export class Settings extends Context.Service<
      */
     readonly webhookPrivateNetwork: boolean
     /**
-     * The most work items (renewals, retries, notices, deliveries …) one
-     * `POST /test_helpers/advance_clock` request runs; past it the clock stops where it got
+     * The most work items (renewals, retries, notices, deliveries …) one advance of a sandbox
+     * clock runs; past it the clock stops where it got
      * to, answers `complete: false`, and the next call continues. Default 2,000.
      */
     readonly advanceClockMaxItems: number

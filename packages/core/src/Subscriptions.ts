@@ -52,7 +52,7 @@ export interface CancelCommand {
 
 /**
  * A {@link CancelCommand} from its parts (immediate by default; a wrong id prefix throws: this
- * is for code, not for requests — `Requests.cancelCommand` decodes a request body).
+ * is for code, not for requests — the contract's `Requests.cancelCommand` decodes a request body).
  *
  * @since 0.1.0
  */

@@ -25,7 +25,7 @@ import { Storage } from "./Store.js"
 import * as Tax from "./Tax.js"
 
 /**
- * The body of `POST /api/v1/tax_rates`, and one entry of a configured table.
+ * A new tax rate as given (the merchant API's body), and one entry of a configured table.
  *
  * @since 0.1.0
  */
@@ -210,7 +210,7 @@ export class TaxRates extends Context.Service<TaxRates>()("@recur/core/TaxRates"
 
     /**
      * Creates a tax rate; emits `v2.tax_rate.created`. A second active rate for the same country
-     * and region is refused (409): archive the old one first.
+     * and region is refused (`DuplicateResource`): archive the old one first.
      */
     const create = (merchantId: string, input: CreateTaxRate) =>
       Effect.gen(function* () {
@@ -271,7 +271,7 @@ export class TaxRates extends Context.Service<TaxRates>()("@recur/core/TaxRates"
 
     /**
      * Archives a tax rate: no new invoice uses it (issued ones keep their tax lines); emits
-     * `v2.tax_rate.archived`. Archiving twice is 409.
+     * `v2.tax_rate.archived`. Archiving twice is a `StateConflict`.
      */
     const archive = (merchantId: string, id: string) =>
       Effect.gen(function* () {

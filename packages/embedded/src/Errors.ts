@@ -12,7 +12,8 @@
  * }
  * @since 0.1.0
  */
-import { ErrorReplies, Errors, RequestBodies } from "@recur/core"
+import { Errors } from "@recur/core"
+import { ErrorReplies, RequestBodies } from "@recur/contract"
 import { Cause, type SchemaIssue } from "effect"
 
 /**

@@ -29,8 +29,6 @@ import {
   Price,
   Product,
   Refund,
-  RequestBodies,
-  Requests,
   Secrets,
   Settings,
   Store,
@@ -42,6 +40,7 @@ import {
   Usage,
   Webhooks
 } from "@recur/core"
+import { RequestBodies, Requests } from "@recur/contract"
 import { SandboxGateway } from "@recur/payment-sandbox"
 import { HttpTransport } from "@recur/webhooks"
 import { MasterKey, Pg } from "@recur/sql"
@@ -718,7 +717,8 @@ export const createBilling = async (options: BillingOptions = {}): Promise<Billi
       createSession: (merchantId, input) =>
         billing((b) =>
           decode(RequestBodies.CreateSession, input).pipe(
-            Effect.flatMap((i) => b.createSession(merchantId, i)),
+            Effect.flatMap(Requests.sessionCommand),
+            Effect.flatMap((command) => b.createSession(merchantId, command)),
             Effect.map(json(CheckoutSession.CheckoutSession))
           )
         ),

@@ -13,7 +13,6 @@ import {
   Price,
   Product,
   Refund,
-  RequestBodies,
   PaymentSettings,
   PortalSession,
   Subscription,
@@ -22,6 +21,7 @@ import {
   Usage,
   Webhook
 } from "@recur/core"
+import { RequestBodies } from "@recur/contract"
 import { Context, Schema } from "effect"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSecurity, OpenApi } from "effect/http-api"
 import * as ApiErrors from "./Errors.js"

@@ -9,7 +9,6 @@ import {
   type Checkout as CoreCheckout,
   type CheckoutSession,
   Entities,
-  ErrorReplies,
   Errors,
   Merchants,
   NetworkAddress,
@@ -19,6 +18,7 @@ import {
   Store,
   Subscriptions
 } from "@recur/core"
+import { ErrorReplies } from "@recur/contract"
 import * as ApiErrors from "./Errors.js"
 import { toApiError } from "./Handlers.js"
 import * as Page from "./internal/checkoutPage.js"

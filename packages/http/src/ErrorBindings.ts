@@ -1,28 +1,29 @@
 /**
- * How the REST API answers each failure of the engine: core's `ErrorReplies` table (one answer
- * per error, shared with the Promise facade) turned into the contract's error bodies.
+ * How the REST API answers each failure of the engine: `@recur/contract`'s `ErrorReplies` table
+ * (one answer per error, shared with the Promise facade) turned into the contract's error bodies.
  *
  * @since 0.1.0
  */
-import { ErrorReplies, type Errors } from "@recur/core"
+import type { Errors } from "@recur/core"
+import { ErrorReplies } from "@recur/contract"
 import * as ApiErrors from "./Errors.js"
 
 /**
- * The envelope an error becomes (core's `ErrorReplies.Reply`).
+ * The envelope an error becomes (`@recur/contract`'s `ErrorReplies.Reply`).
  *
  * @since 0.1.0
  */
 export type Reply = ErrorReplies.Reply
 
 /**
- * One error's binding (core's `ErrorReplies.Binding`).
+ * One error's binding (`@recur/contract`'s `ErrorReplies.Binding`).
  *
  * @since 0.1.0
  */
 export type Binding<E> = ErrorReplies.Binding<E>
 
 /**
- * Every error of core, bound to its answer (core's `ErrorReplies.bindings`).
+ * Every error of core, bound to its answer (`@recur/contract`'s `ErrorReplies.bindings`).
  *
  * @since 0.1.0
  */

@@ -17,13 +17,13 @@ import {
   Merchants,
   PaymentSettings,
   Portal,
-  Requests,
   Settings,
   type Store,
   Subscriptions,
   TaxRates,
   Webhooks
 } from "@recur/core"
+import { Requests } from "@recur/contract"
 import { DateTime, Effect, Layer, Option } from "effect"
 import { HttpServerRequest } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
@@ -272,8 +272,9 @@ const checkoutLive = HttpApiBuilder.group(BillingApi, "checkout", (handlers) =>
     return handlers
       .handle("create", ({ payload }) =>
         call((m) =>
-          Effect.map(billing.createSession(m, payload), (s) =>
-            ok({ session_id: s.session_id, session_url: s.session_url })
+          Requests.sessionCommand(payload).pipe(
+            Effect.flatMap((command) => billing.createSession(m, command)),
+            Effect.map((s) => ok({ session_id: s.session_id, session_url: s.session_url }))
           )
         )
       )

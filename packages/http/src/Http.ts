@@ -10,15 +10,14 @@ import {
   type Catalog,
   type Customers,
   type Discounts,
-  ErrorReplies,
   Merchants,
   Redaction,
-  RequestBodies,
   Secrets,
   Store,
   type Subscriptions,
   type Webhooks
 } from "@recur/core"
+import { ErrorReplies, RequestBodies } from "@recur/contract"
 import type { SandboxGateway } from "@recur/payment-sandbox"
 import { ByteSize, Cause, Clock, Context, Effect, Layer, Option, Result, type SchemaIssue } from "effect"
 import {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
-import { ErrorReplies, Errors, Store } from "@recur/core"
+import { Errors, Store } from "@recur/core"
+import { ErrorReplies } from "@recur/contract"
 import { Cause } from "effect"
 import * as SqlError from "effect/sql/SqlError"
 import { ErrorBindings } from "@recur/http"

@@ -2,6 +2,7 @@ import { describe, expect, layer } from "@effect/vitest"
 import {
   Billing,
   Catalog,
+  Checkout,
   Engine,
   Entities,
   Merchants,
@@ -46,7 +47,7 @@ const exactlyOnce = <E>(name: string, storage: Layer.Layer<Store.Storage, E>, n:
             Array.from({ length: n }, (_, i) => i),
             (i) =>
               Effect.gen(function* () {
-                const s = yield* billing.createSession(m, { payer_id: `p${i}`, line_items: [{ price_id: pv.id }] })
+                const s = yield* billing.createSession(m, Checkout.sessionOf(pv.id, { payerId: `p${i}` }))
                 const r = yield* billing.paySession(m, s.session_id, card)
                 expect(r.status).toBe("succeeded")
               }),
@@ -168,7 +169,7 @@ layer(EngineScenarios.engine(Pg.layerPglite()), { timeout: "120 seconds" })(
           })
           const billing0 = yield* Billing.Billing
           for (let i = 0; i < 8; i++) {
-            const s = yield* billing0.createSession(m, { payer_id: `c${i}`, line_items: [{ price_id: pv.id }] })
+            const s = yield* billing0.createSession(m, Checkout.sessionOf(pv.id, { payerId: `c${i}` }))
             yield* billing0.paySession(m, s.session_id, card)
           }
           yield* TestClock.adjust(32 * DAY)
@@ -219,10 +220,10 @@ layer(EngineScenarios.engine(Pg.layerPglite()), { timeout: "120 seconds" })(
             ["before", crashing(1, "charge", "before")],
             ["after", crashing(1, "charge", "after")]
           ] as const) {
-            const session = yield* billing.createSession(merchantId, {
-              payer_id: `crash-${when}`,
-              line_items: [{ price_id: priceId }]
-            })
+            const session = yield* billing.createSession(
+              merchantId,
+              Checkout.sessionOf(priceId, { payerId: `crash-${when}` })
+            )
             const died = yield* Billing.Billing.use((b) => b.paySession(merchantId, session.session_id, card)).pipe(
               Effect.provide(Engine.layer.pipe(Layer.provide(gateway)), { local: true }),
               Effect.exit

@@ -25,6 +25,7 @@ import {
   Subscriptions,
   Worker
 } from "@recur/core"
+import { Requests } from "@recur/contract"
 import { SandboxGateway } from "@recur/payment-sandbox"
 import { Clock, DateTime, Deferred, Duration, Effect, Fiber, Layer, Option } from "effect"
 import { TestClock } from "effect/testing"
@@ -82,16 +83,25 @@ export const setup = (
     return { merchantId: m.merchant_id, priceId: pv.id, pv }
   })
 
+/**
+ * Opens a checkout session from the merchant API's body, decoded as the REST adapter and the
+ * facade decode it (`@recur/contract`'s `Requests.sessionCommand`).
+ */
+const openSession = (merchantId: string, body: Requests.SessionRequest) =>
+  Effect.flatMap(Requests.sessionCommand(body), (command) =>
+    Billing.Billing.use((billing) => billing.createSession(merchantId, command))
+  )
+
 /** Checkout: a session for the price, paid with `number`. */
 export const subscribe = (
   merchantId: string,
   priceId: string,
   number = "4242424242424242",
-  extra: Partial<Billing.SessionInput> = {}
+  extra: Partial<Requests.SessionRequest> = {}
 ) =>
   Effect.gen(function* () {
     const billing = yield* Billing.Billing
-    const session = yield* billing.createSession(merchantId, {
+    const session = yield* openSession(merchantId, {
       payer_id: `payer-${Math.random().toString(36).slice(2)}`,
       line_items: [{ price_id: priceId }],
       return_url: "https://shop.example/done",
@@ -242,7 +252,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
               { concurrency: "unbounded" }
             )
           const newSession = () =>
-            billing.createSession(merchantId, {
+            openSession(merchantId, {
               payer_id: `payer-${Math.random().toString(36).slice(2)}`,
               line_items: [{ price_id: priceId }]
             })
@@ -598,7 +608,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
             trial_period: { trial_period_unit: "day", trial_period_count: 7 }
           })
           // a one-time payment: a trade, no subscription
-          const pay = yield* billing.createSession(merchantId, {
+          const pay = yield* openSession(merchantId, {
             email: "buyer@example.com",
             mode: "payment",
             amount: "12.34",
@@ -1129,7 +1139,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
           const { merchantId, priceId } = yield* setup("2024-01-01T00:00:00Z", {
             price_plan: { billing_cycle_unit: "month", base_price_val: "1000000000.00" }
           })
-          const bad = (input: Billing.SessionInput) => Effect.flip(billing.createSession(merchantId, input))
+          const bad = (input: Requests.SessionRequest) => Effect.flip(openSession(merchantId, input))
           // 1,000,000,000.00 × 999,999,999 is far above 9,999,999,999.99
           expect(
             yield* bad({ email: "a@b.co", line_items: [{ price_id: priceId, quantity: "999999999" }] })
@@ -1139,7 +1149,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
             reason: "quantity"
           })
           expect(
-            (yield* billing.createSession(merchantId, {
+            (yield* openSession(merchantId, {
               email: "a@b.co",
               line_items: [{ price_id: priceId, quantity: "9" }]
             })).amount
@@ -1250,7 +1260,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
       Effect.gen(function* () {
         const billing = yield* Billing.Billing
         const { merchantId, priceId, pv } = yield* setup("2024-01-01T00:00:00Z")
-        const bad = (input: Billing.SessionInput) => Effect.flip(billing.createSession(merchantId, input))
+        const bad = (input: Requests.SessionRequest) => Effect.flip(openSession(merchantId, input))
         const line = [{ price_id: priceId }]
         expect(yield* bad({ line_items: line })).toMatchObject({ _tag: "InvalidParameter" })
         expect(yield* bad({ email: "a@b.co", line_items: line, merchant_rate: 2 })).toMatchObject({
@@ -1278,13 +1288,13 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
         expect(yield* bad({ email: "a@b.co", line_items: [{ price_id: priceId, quantity: "0" }] })).toMatchObject({
           _tag: "InvalidParameter"
         })
-        const ok = yield* billing.createSession(merchantId, {
+        const ok = yield* openSession(merchantId, {
           email: "a@b.co",
           line_items: line,
           terms_of_service_url: ""
         })
         expect(ok.session_url).toContain(`/checkout/${ok.session_id}`)
-        const payment = yield* billing.createSession(merchantId, {
+        const payment = yield* openSession(merchantId, {
           email: "a@b.co",
           mode: "payment",
           amount: "12.5",

@@ -27,6 +27,7 @@ import { expect, layer } from "@effect/vitest"
 import {
   Billing,
   Catalog,
+  Checkout,
   Customers,
   Discounts,
   Engine,
@@ -38,9 +39,9 @@ import {
   Secrets,
   Settings,
   type Store,
-  TaxRates,
   type Subscription,
-  Subscriptions
+  Subscriptions,
+  TaxRates
 } from "@recur/core"
 import { SandboxGateway } from "@recur/payment-sandbox"
 import { DateTime, Effect, Layer } from "effect"
@@ -1478,11 +1479,14 @@ export const suite = <E>(
                     const refused =
                       d !== null && d.perCustomer !== null && (cust.redeemed.get(d.id) ?? 0) >= d.perCustomer
                     const attempt = Effect.gen(function* () {
-                      const session = yield* billing.createSession(m.id, {
-                        payer_id: cust.payer,
-                        line_items: [{ price_id: m.prices[op.price]!, quantity: op.qty.toString() }],
-                        ...(d !== null ? { discount_code: d.code } : {})
-                      })
+                      const session = yield* billing.createSession(
+                        m.id,
+                        Checkout.sessionOf(
+                          m.prices[op.price]!,
+                          { payerId: cust.payer },
+                          { quantity: BigInt(op.qty), discountCode: d?.code }
+                        )
+                      )
                       return yield* billing.paySession(m.id, session.session_id, card)
                     })
                     if (refused) {
@@ -1703,10 +1707,10 @@ export const suite = <E>(
                 case "Subscribe": {
                   const m = op.m
                   const priceId = op.usage ? m.usage[op.price]! : m.flat[op.price]!
-                  const session = yield* billing.createSession(m.id, {
-                    payer_id: `payer-${n}`,
-                    line_items: [{ price_id: priceId, ...(op.usage ? {} : { quantity: op.qty.toString() }) }]
-                  })
+                  const session = yield* billing.createSession(
+                    m.id,
+                    Checkout.sessionOf(priceId, { payerId: `payer-${n}` }, { quantity: op.usage ? 1n : BigInt(op.qty) })
+                  )
                   const paid = yield* billing.paySession(m.id, session.session_id, card)
                   expect(paid.status, where()).toBe("succeeded")
                   const id = paid.subscription.pipe((o) => (o._tag === "Some" ? o.value.id : ""))

@@ -4,18 +4,8 @@
  * @since 0.1.0
  */
 import { expect, layer } from "@effect/vitest"
-import {
-  Billing,
-  Catalog,
-  Entities,
-  Invoicing,
-  Money,
-  PriceChanges,
-  Refunds,
-  Requests,
-  Store,
-  Subscriptions
-} from "@recur/core"
+import { Billing, Catalog, Entities, Invoicing, Money, PriceChanges, Refunds, Store, Subscriptions } from "@recur/core"
+import { Requests } from "@recur/contract"
 import type { Invoice } from "@recur/core"
 import { DateTime, Effect, type Layer, Option } from "effect"
 import { engine, eventsOf, invoicesOf, setup, subscribe } from "./EngineScenarios.js"

@@ -1,5 +1,16 @@
 import { expect, layer } from "@effect/vitest"
-import { Billing, Catalog, Entities, Merchants, Money, PriceChanges, Refunds, Store, Subscriptions } from "@recur/core"
+import {
+  Billing,
+  Catalog,
+  Checkout,
+  Entities,
+  Merchants,
+  Money,
+  PriceChanges,
+  Refunds,
+  Store,
+  Subscriptions
+} from "@recur/core"
 import { Effect, Result, Option } from "effect"
 import fc from "fast-check"
 import { EngineScenarios, MemoryStorage } from "../src/index.js"
@@ -88,10 +99,10 @@ layer(EngineScenarios.engine(MemoryStorage.layer), { timeout: "120 seconds" })("
         const attempt = <A, E>(e: Effect.Effect<A, E>) => Effect.result(e)
         switch (o._tag) {
           case "subscribe": {
-            const s = yield* billing.createSession(m, {
-              payer_id: `p${subIds.length}-${now}`,
-              line_items: [{ price_id: plans[o.plan]!.id }]
-            })
+            const s = yield* billing.createSession(
+              m,
+              Checkout.sessionOf(plans[o.plan]!.id, { payerId: `p${subIds.length}-${now}` })
+            )
             const r = yield* billing.paySession(m, s.session_id, card(o.good ? "4242424242424242" : "4000000000000341"))
             if (Option.isSome(r.subscription)) subIds.push(r.subscription.value.id)
             tradeIds.push(r.trade.trade_id)

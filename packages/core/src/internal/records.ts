@@ -51,7 +51,7 @@ export const isVersionConflict = (u: unknown): u is Store.VersionConflict | Erro
 export const must = <A>(o: Option.Option<Store.Versioned<A>>, resource: string, id: string) =>
   Option.match(o, { onNone: () => Effect.fail(new Errors.NotFound({ resource, id })), onSome: Effect.succeed })
 
-/** A subscription's record, or 404. */
+/** A subscription's record, or `NotFound`. */
 export const loadSub = (subs: Store.Repository<Entities.SubscriptionRecord>, merchantId: string, id: string) =>
   Effect.flatMap(subs.get(merchantId, id), (o) => must(o, "subscription", id))
 
@@ -745,7 +745,7 @@ export const writes = (storage: StorageService) => {
     /**
      * Saves a subscription read at version `expected`. Another writer in between (a concurrent
      * call on the same subscription) is a `ConcurrentUpdate`: the transaction rolls back, nothing
-     * is written, and the REST adapter answers 409 `state_conflict`.
+     * is written, and the call may be retried.
      */
     saveSub: (rec: Entities.SubscriptionRecord, expected: number, at: number) =>
       subs

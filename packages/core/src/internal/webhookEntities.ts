@@ -33,7 +33,7 @@ export const webhookEndpoint: Store.Entity<WebhookEndpointRecord, typeof Webhook
 }
 
 /**
- * An outbox event as listed (`GET /api/v2/webhook/events`); written through `Outbox.append`.
+ * An outbox event as the merchant lists it; written through `Outbox.append`.
  *
  * @since 0.1.0
  */

@@ -6,12 +6,8 @@
  *
  * @since 0.1.0
  */
+import { CheckoutSession, Common, Customer, PriceRules, Proration } from "@recur/core"
 import { Schema, SchemaIssue } from "effect"
-import * as CheckoutSession from "./CheckoutSession.js"
-import * as Common from "./Common.js"
-import * as Customer from "./Customer.js"
-import * as PriceRules from "./PriceRules.js"
-import * as Proration from "./Proration.js"
 
 /**
  * A customer's postal address.

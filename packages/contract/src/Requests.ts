@@ -1,24 +1,31 @@
 /**
  * The merchant API's request bodies — the wire form the REST adapter and the Promise facade
- * both take — and their decoding into the engine's commands. This is the one module of core
- * that names request fields: what fails here is an `InvalidParameter` naming the field, and
- * what fails past it is a domain error naming ids and states.
+ * both take — and their decoding into the engine's commands, which take domain types (branded
+ * ids, `Money`, `Decimal`, literal unions). This is the one module that names request fields:
+ * what fails here is an `InvalidParameter` naming the field, and what fails past it is a domain
+ * error naming ids and states (`ErrorReplies` names the field each of those is about).
  *
  * @since 0.1.0
  */
+import {
+  Checkout,
+  CheckoutSession,
+  type Common,
+  Decimal,
+  Discount,
+  Errors,
+  Ids,
+  type Metering,
+  Money,
+  PriceChanges,
+  PriceRules,
+  type Refunds,
+  type Subscriptions
+} from "@recur/core"
 import { Effect, Option, Result } from "effect"
-import type * as Checkout from "./Checkout.js"
-import * as Decimal from "./Decimal.js"
-import * as Discount from "./Discount.js"
-import * as Errors from "./Errors.js"
-import * as Ids from "./Ids.js"
-import { invalid, RATE_RULE, rateInBounds } from "./internal/records.js"
-import type * as Metering from "./Metering.js"
-import * as Money from "./Money.js"
-import * as PriceChanges from "./PriceChanges.js"
-import * as PriceRules from "./PriceRules.js"
-import type * as Refunds from "./Refunds.js"
-import type * as Subscriptions from "./Subscriptions.js"
+
+/** A request field that does not decode: its path as the API spells it, and why. */
+const invalid = (param: string, reason: string) => new Errors.InvalidParameter({ param, reason })
 
 /**
  * The body of `POST /api/v1/subscription/{id}` and of its preview: strings as they arrive.
@@ -195,33 +202,47 @@ export const usageEvents = (records: ReadonlyArray<UsageRequest>) =>
   Effect.forEach(records, (r, i) => usageEventOf(r, (field) => `records[${i}].${field}`))
 
 /**
- * An absolute web URL with a host, of one of `protocols`, at most `max` characters, parsed (or
- * undefined). The terms and privacy links are `https:` only (≤ 512, or empty). The redirect
- * URLs, where the hosted page sends the payer (the 303 `Location`), may also be `http:`
- * (≤ 2,048; for sandbox merchants only, which the checkout service decides, knowing the
- * merchant) and carry no credentials; `javascript:`, `data:`, scheme-relative
- * (`//evil.example`) and relative URLs never pass.
- */
-const webUrl = (s: string, protocols: ReadonlyArray<string>, max: number): URL | undefined => {
-  if (s.length > max || !/^https?:\/\//i.test(s)) return undefined
-  try {
-    const u = new URL(s)
-    return protocols.includes(u.protocol) && u.hostname !== "" ? u : undefined
-  } catch {
-    return undefined
-  }
-}
-
-const isHttpsUrl = (s: string) => s === "" || webUrl(s, ["https:"], 512) !== undefined
-
-/**
- * An absolute http(s) URL without credentials, of at most 2048 characters: where a hosted page may send its visitor back.
+ * The body of `POST /api/v1/session`, as the API and the facade take it (decoded into core's
+ * `Checkout.SessionCommand` by {@link sessionCommand}; its Schema is `RequestBodies.CreateSession`).
  *
  * @since 0.1.0
  */
-export const isRedirectUrl = (s: string) => {
-  const u = webUrl(s, ["https:", "http:"], 2048)
-  return u !== undefined && u.username === "" && u.password === ""
+export interface SessionRequest {
+  readonly order_id?: string | undefined
+  readonly line_items?:
+    | ReadonlyArray<{
+        readonly price_id?: string | undefined
+        readonly quantity?: string | undefined
+        readonly quantity_editable?: boolean | undefined
+        readonly quantity_min?: string | undefined
+        readonly quantity_max?: string | undefined
+      }>
+    | undefined
+  readonly customer_id?: string | undefined
+  readonly payer_id?: string | undefined
+  readonly email?: string | undefined
+  readonly mode?: "checkout" | "payment" | undefined
+  readonly return_url?: string | undefined
+  readonly cancel_url?: string | undefined
+  readonly target_currency?: string | undefined
+  readonly merchant_rate?: string | number | undefined
+  readonly metadata?: Common.Metadata | undefined
+  readonly integration_method?: "hosted" | "embedded" | undefined
+  readonly redirect_on_completion?: "always" | "if_required" | undefined
+  readonly locale?: typeof CheckoutSession.Locale.Type | undefined
+  readonly payment_mode?: "onetime_payment" | "subscription" | undefined
+  readonly trial_policy?: 1 | 2 | 3 | undefined
+  readonly total_cycles?: number | undefined
+  readonly convert_to_continuous?: boolean | undefined
+  readonly product_type?: typeof CheckoutSession.ProductType.Type | undefined
+  readonly terms_of_service_url?: string | undefined
+  readonly privacy_policy_url?: string | undefined
+  readonly first_source_channel?: string | undefined
+  readonly billing_address?: Common.BillingAddress | undefined
+  readonly amount?: string | undefined
+  readonly currency?: string | undefined
+  readonly discount_code?: string | undefined
+  readonly allow_discount_codes?: boolean | undefined
 }
 
 /**
@@ -233,7 +254,7 @@ export const isRedirectUrl = (s: string) => {
  * @since 0.1.0
  */
 export const sessionCommand = (
-  input: Checkout.SessionInput
+  input: SessionRequest
 ): Effect.Effect<Checkout.SessionCommand, Errors.InvalidParameter> =>
   Effect.gen(function* () {
     const mode = input.mode ?? "checkout"
@@ -244,7 +265,8 @@ export const sessionCommand = (
     let rate = Option.none<Decimal.Decimal>()
     if (input.merchant_rate !== undefined) {
       const r = Decimal.parse(input.merchant_rate)
-      if (Result.isFailure(r) || !rateInBounds(r.success)) return yield* invalid("merchant_rate", RATE_RULE)
+      if (Result.isFailure(r) || !Checkout.rateInBounds(r.success))
+        return yield* invalid("merchant_rate", Checkout.RATE_RULE)
       rate = Option.some(r.success)
     }
     if (input.target_currency !== undefined && Result.isFailure(Money.currency(input.target_currency)))
@@ -258,14 +280,14 @@ export const sessionCommand = (
       ["terms_of_service_url", input.terms_of_service_url],
       ["privacy_policy_url", input.privacy_policy_url]
     ] as const) {
-      if (url !== undefined && !isHttpsUrl(url))
+      if (url !== undefined && !CheckoutSession.isPolicyUrl(url))
         return yield* invalid(param, "must be empty or an absolute https URL of at most 512 characters")
     }
     for (const [param, url] of [
       ["return_url", input.return_url],
       ["cancel_url", input.cancel_url]
     ] as const) {
-      if (url !== undefined && !isRedirectUrl(url))
+      if (url !== undefined && !CheckoutSession.isRedirectUrl(url))
         return yield* invalid(
           param,
           "must be an absolute https URL (http for sandbox merchants) of at most 2048 characters"

@@ -8,8 +8,8 @@
  *
  * @since 0.1.0
  */
+import { Errors } from "@recur/core"
 import { Cause } from "effect"
-import * as Errors from "./Errors.js"
 
 /**
  * The envelope an error becomes: `invalid_parameter` (400 `InvalidParameter`),

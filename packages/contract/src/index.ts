@@ -1,0 +1,13 @@
+/**
+ * The merchant API's contract, between the engine (`@recur/core`) and its two front doors: the
+ * REST adapter (`@recur/http`) and the Promise facade (`@recur/embedded`). Request bodies as
+ * Schemas (`RequestBodies`), their decoding into the engine's commands (`Requests`), and the
+ * answer — code, HTTP status, request field — to each of the engine's errors (`ErrorReplies`).
+ * Core knows none of this: its commands take domain types and its errors carry ids, amounts and
+ * states.
+ *
+ * @since 0.1.0
+ */
+export * as ErrorReplies from "./ErrorReplies.js"
+export * as RequestBodies from "./RequestBodies.js"
+export * as Requests from "./Requests.js"
