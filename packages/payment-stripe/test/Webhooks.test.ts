@@ -219,10 +219,11 @@ for (const [name, storage] of storages) {
       // not recorded against a trade Recur does not know as paid, retried
       const { charge } = fake.dashboardRefund(intent.id, 500)
       const refunded = fake.event("charge.refunded", charge, SECRET)
-      fake.fault(/^GET \/v1\/customers\/search$/, "500_after", 3)
+      fake.fault(/^GET \/v1\/payment_intents$/, "500_after", 3)
       expect((await post(api, m.id, refunded)).status).toBe(503)
-      // the engine asks Stripe about the trade; Stripe fails: still processing, so retried
-      fake.fault(/^GET \/v1\/customers\/search$/, "500_after", 3)
+      // the engine asks Stripe about the trade (the list of its kept customer's intents); Stripe
+      // fails: still processing, so retried
+      fake.fault(/^GET \/v1\/payment_intents$/, "500_after", 3)
       expect((await post(api, m.id, succeeded)).status).toBe(503)
       expect((await tradeOf(m.key, tradeId)).trade_status).toBe("processing")
       const retried = await post(api, m.id, succeeded)

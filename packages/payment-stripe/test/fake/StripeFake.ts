@@ -260,6 +260,12 @@ export const start = async (options: FakeOptions = {}) => {
     readonly publishable_key: string
   }
   const accounts = new Map<string, Account>()
+  /** The account each customer lives in: another account's keys neither find nor use it, as at Stripe. */
+  const customerAccounts = new Map<string, string>()
+  /** The account of the request being answered. */
+  let caller: Account | undefined
+  const ownCustomer = (customer: string) =>
+    customers.has(customer) && (caller === undefined || customerAccounts.get(customer) === caller.id)
   const tokens = new Map<string, { readonly account: string; readonly body: Json }>()
   const register = (keys: {
     readonly id?: string
@@ -330,7 +336,7 @@ export const start = async (options: FakeOptions = {}) => {
     const refused = amountRefusal(Number(p.amount), String(p.currency), true)
     if (refused !== undefined) return { status: 400, body: { error: refused } }
     const customer = typeof p.customer === "string" ? p.customer : null
-    if (customer !== null && !customers.has(customer))
+    if (customer !== null && !ownCustomer(customer))
       return invalid(`No such customer: '${customer}'`, "customer", "resource_missing", 404)
     const pmRef = String(p.payment_method ?? "")
     const pm = paymentMethodOf(pmRef, null)
@@ -416,7 +422,7 @@ export const start = async (options: FakeOptions = {}) => {
 
   const createSetup = (p: Json): { status: number; body: Json } => {
     const customer = typeof p.customer === "string" ? p.customer : null
-    if (customer === null || !customers.has(customer))
+    if (customer === null || !ownCustomer(customer))
       return invalid("No such customer", "customer", "resource_missing", 404)
     const pmRef = String(p.payment_method ?? "")
     const pm = paymentMethodOf(pmRef, null)
@@ -584,10 +590,17 @@ export const start = async (options: FakeOptions = {}) => {
         metadata: (p.metadata as Json | undefined) ?? {}
       }
       customers.set(c.id as string, c)
+      if (caller !== undefined) customerAccounts.set(c.id as string, caller.id)
       return { status: 200, body: c }
     }
     if (method === "get" && path === "/v1/customers/search")
-      return { status: 200, body: searchOf(String(p.query), [...customers.values()].filter(searchable)) }
+      return {
+        status: 200,
+        body: searchOf(
+          String(p.query),
+          [...customers.values()].filter((c) => searchable(c) && ownCustomer(c.id as string))
+        )
+      }
     if (method === "get" && path === "/v1/payment_intents") {
       // a list is consistent at once (search lags by up to a minute at Stripe)
       const data = [...intents.values()]
@@ -776,7 +789,8 @@ export const start = async (options: FakeOptions = {}) => {
     const sent = JSON.stringify(params)
     let result: { status: number; body: Json }
     // Stripe prunes a key 24 hours after its first use: the same key then makes a new object
-    const kept = typeof key === "string" && method === "post" ? idempotent.get(key) : undefined
+    // Stripe keeps idempotency keys per account: another account's same key is a new request
+    const kept = typeof key === "string" && method === "post" ? idempotent.get(`${account.id}:${key}`) : undefined
     const seen = kept !== undefined && clock - kept.at < IDEMPOTENCY_TTL_SECONDS ? kept : undefined
     if (seen !== undefined) {
       result =
@@ -792,9 +806,15 @@ export const start = async (options: FakeOptions = {}) => {
               }
             }
     } else {
+      caller = account
       result = routeAccount(method, path, params, account, publishable) ?? route(method, path, params)
       if (typeof key === "string" && method === "post")
-        idempotent.set(key, { params: sent, status: result.status, body: structuredClone(result.body), at: clock })
+        idempotent.set(`${account.id}:${key}`, {
+          params: sent,
+          status: result.status,
+          body: structuredClone(result.body),
+          at: clock
+        })
     }
     const bad = checkResponse(method, template!, result.status, result.body)
     if (bad !== undefined) {
