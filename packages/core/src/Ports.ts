@@ -186,6 +186,13 @@ export interface UnavailableReason {
   readonly reason: "processor_unavailable" | "merchant_configuration"
   readonly code: string
   readonly message: string
+  /**
+   * The processor refused the amount as under its minimum charge (Stripe's `amount_too_small`
+   * from an account settling in another currency, where the minimum is the settlement
+   * currency's, at the day's rate): the engine carries an off-session invoice's amount to the
+   * next invoice, as one under `minimumCharge`, instead of trying again.
+   */
+  readonly below_minimum?: boolean | undefined
 }
 
 /**

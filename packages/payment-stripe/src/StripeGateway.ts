@@ -129,6 +129,16 @@ export const unavailableOf = (e: unknown): Ports.UnavailableReason | undefined =
       code: e.code ?? "permission_denied",
       message: "The merchant's restricted Stripe key lacks a permission this call needs: nothing was charged."
     }
+  if (e.code === "amount_too_small")
+    // the amount passed the table's minimum of its own currency: the account settles in another
+    // currency, whose minimum (at the day's rate) it does not reach
+    return {
+      reason: "merchant_configuration",
+      code: e.code,
+      message:
+        "Stripe refused the amount as under its minimum charge in the account's settlement currency: nothing was charged.",
+      below_minimum: true
+    }
   if (e.code !== undefined && MERCHANT_CODES.has(e.code))
     return {
       reason: "merchant_configuration",

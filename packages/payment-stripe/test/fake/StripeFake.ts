@@ -264,6 +264,32 @@ export const start = async (options: FakeOptions = {}) => {
   const customerAccounts = new Map<string, string>()
   /** The account of the request being answered. */
   let caller: Account | undefined
+  /**
+   * Accounts that settle in another currency than a charge's (`settle`): Stripe refuses a charge
+   * whose amount converts to less than the settlement currency's minimum (`amount_too_small`).
+   */
+  const settlements = new Map<string, { readonly currency: string; readonly rates: Readonly<Record<string, number>> }>()
+  /**
+   * Stripe's rule for an account settling in another currency: the amount, converted at the day's
+   * rate (here the account's `rates`: settlement units per unit of the charge's currency), must be
+   * at least the settlement currency's minimum.
+   */
+  const settlementRefusal = (amount: number, currency: string): Json | undefined => {
+    const settles = caller !== undefined ? settlements.get(caller.id) : undefined
+    if (settles === undefined || settles.currency === currency) return undefined
+    const minimum = MINIMUM[settles.currency]
+    const rate = settles.rates[currency]
+    if (minimum === undefined || rate === undefined) return undefined
+    const converted = Math.round(amount * rate)
+    return converted < minimum
+      ? {
+          type: "invalid_request_error",
+          code: "amount_too_small",
+          param: "amount",
+          message: `Amount must convert to at least ${minimum} ${settles.currency}. ${amount} ${currency} converts to approximately ${converted} ${settles.currency}.`
+        }
+      : undefined
+  }
   const ownCustomer = (customer: string) =>
     customers.has(customer) && (caller === undefined || customerAccounts.get(customer) === caller.id)
   const tokens = new Map<string, { readonly account: string; readonly body: Json }>()
@@ -333,7 +359,9 @@ export const start = async (options: FakeOptions = {}) => {
   })
 
   const createIntent = (p: Json): { status: number; body: Json } => {
-    const refused = amountRefusal(Number(p.amount), String(p.currency), true)
+    const refused =
+      amountRefusal(Number(p.amount), String(p.currency), true) ??
+      settlementRefusal(Number(p.amount), String(p.currency))
     if (refused !== undefined) return { status: 400, body: { error: refused } }
     const customer = typeof p.customer === "string" ? p.customer : null
     if (customer !== null && !ownCustomer(customer))
@@ -881,6 +909,16 @@ export const start = async (options: FakeOptions = {}) => {
     ) => {
       const made = register(keys)
       return { id: made.id, secret_key: made.secret_key, publishable_key: made.publishable_key }
+    },
+    /**
+     * The account now settles in `currency` (`"eur"`): a charge in another currency is refused
+     * (`amount_too_small`) when it converts, at `rates` (settlement units per unit of the charge's
+     * currency, e.g. `{ usd: 0.9 }`), to less than that currency's minimum — Stripe's rule. `null`:
+     * it settles in each charge's own currency again.
+     */
+    settle: (accountId: string, settlement: { currency: string; rates: Record<string, number> } | null) => {
+      if (settlement === null) settlements.delete(accountId)
+      else settlements.set(accountId, settlement)
     },
     /** Forgets a key (rolled or deleted in Stripe's dashboard): from now on it is refused (401). */
     roll: (key: string) => {
