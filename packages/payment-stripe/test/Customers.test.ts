@@ -1,11 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { Entities, Merchant, Merchants, Store } from "@recur/core"
-import { engineOn } from "@recur/embedded"
-import { TestClient } from "@recur/http"
-import { Pg } from "@recur/sql"
-import { Effect, type Layer, Option } from "effect"
+import { Entities, Merchant, Store } from "@recur/core"
+import { Effect, Option } from "effect"
 import { StripeGateway } from "../src/index.js"
 import * as Fake from "./fake/StripeFake.js"
+import * as Harness from "./harness.js"
 
 // Issue 30, after its payments review: the Stripe customer (`cus_…`) of each of our customers is
 // kept with the Stripe account it lives in when Stripe makes it, and read back by id — no search
@@ -13,36 +11,18 @@ import * as Fake from "./fake/StripeFake.js"
 // move to another Stripe account while its subscriptions renew with cards saved in the old one.
 // Engine scenarios over REST on the local fake (its search lagging a minute), on PGlite, and on
 // PostgreSQL when RECUR_TEST_DATABASE_URL is set.
-const storages: ReadonlyArray<readonly [string, () => Layer.Layer<Store.Storage, unknown>]> = [
-  ["PGlite", () => Pg.layerPglite()],
-  ...(process.env.RECUR_TEST_DATABASE_URL
-    ? [["PostgreSQL", () => Pg.layerPgScratch({ url: process.env.RECUR_TEST_DATABASE_URL! })] as const]
-    : [])
-]
 
 const DAY = 24 * 60 * 60
 
 /** The engine on one Stripe account (the fake). */
-const serve = (storage: Layer.Layer<Store.Storage, unknown>, fake: Fake.StripeFake) =>
-  TestClient.make(
-    engineOn(storage, {
-      publicUrl: "http://localhost:4000",
-      payments: StripeGateway.layer({ secretKey: "sk_test_recur", apiBase: fake.base, timeoutMs: 5_000 })
-    })
-  )
+const serve = Harness.oneAccount
 
-/** The engine with each merchant's own Stripe account. */
-const routedOn = (storage: Layer.Layer<Store.Storage, unknown>, fake: Fake.StripeFake) =>
-  TestClient.make(
-    engineOn(storage, {
-      publicUrl: "http://localhost:4000",
-      payments: StripeGateway.perMerchant({ apiBase: fake.base, timeoutMs: 5_000 })
-    })
-  )
+/** The engine with each merchant's own Stripe account (the fake). */
+const routedOn = Harness.perMerchant
 
 type Api = ReturnType<typeof serve>
 
-for (const [name, storage] of storages) {
+for (const [name, storage] of Harness.storages) {
   describe(`Stripe customers kept by id, and the account they live in (${name})`, { timeout: 180_000 }, () => {
     let fake: Fake.StripeFake
     let api: Api
@@ -58,19 +38,8 @@ for (const [name, storage] of storages) {
       await fake.close()
     })
 
-    const merchant = async (on: Api, label: string) => {
-      const made = await on.runtime.runPromise(
-        Merchants.Merchants.use((m) =>
-          m.create({ name: label, currency: "USD", frozen_time: Date.parse("2026-01-01T00:00:00Z") })
-        )
-      )
-      return { key: made.api_key, id: made.merchant.merchant_id }
-    }
-    const ok = async (on: Api, key: string, method: string, path: string, body?: unknown) => {
-      const r = await on.call(method, path, key, body)
-      expect(r.status, `${method} ${path}: ${JSON.stringify(r.body)}`).toBe(200)
-      return (r.body as any).data
-    }
+    const merchant = Harness.merchantOn
+    const ok = Harness.okOn
     /** A monthly price of `amount`: its id. */
     const priceOf = async (on: Api, key: string, amount: string) => {
       const product = await ok(on, key, "POST", "/api/v1/products", { product_name: "P" })

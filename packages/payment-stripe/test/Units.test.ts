@@ -1,35 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { Merchants, type Store } from "@recur/core"
-import { engineOn } from "@recur/embedded"
-import { TestClient } from "@recur/http"
-import { Pg } from "@recur/sql"
-import type { Layer } from "effect"
-import { StripeGateway } from "../src/index.js"
+import { Merchants } from "@recur/core"
 import * as Fake from "./fake/StripeFake.js"
+import * as Harness from "./harness.js"
 
 // Issue 30, items 6 and 7: amounts in Stripe's units (ISK with two decimals, three-decimal
 // currencies ending in 0, JPY as it is), a free trial saving the card with a SetupIntent, and a
 // charge under Stripe's minimum carried to the next invoice — through REST, with the Stripe
 // adapter on the local fake (which refuses what Stripe refuses), on PGlite and PostgreSQL.
-const storages: ReadonlyArray<readonly [string, () => Layer.Layer<Store.Storage, unknown>]> = [
-  ["PGlite", () => Pg.layerPglite()],
-  ...(process.env.RECUR_TEST_DATABASE_URL
-    ? [["PostgreSQL", () => Pg.layerPgScratch({ url: process.env.RECUR_TEST_DATABASE_URL! })] as const]
-    : [])
-]
 
 const SECRET = "whsec_unitslocalfakesecret"
 
 /** The engine with each merchant's own Stripe account (the fake). */
-const serve = (storage: Layer.Layer<Store.Storage, unknown>, fake: Fake.StripeFake) =>
-  TestClient.make(
-    engineOn(storage, {
-      publicUrl: "http://localhost:4000",
-      payments: StripeGateway.perMerchant({ apiBase: fake.base, timeoutMs: 5_000 })
-    })
-  )
+const serve = Harness.perMerchant
 
-for (const [name, storage] of storages) {
+for (const [name, storage] of Harness.storages) {
   describe(`amounts in Stripe's units (${name})`, { timeout: 180_000 }, () => {
     let fake: Fake.StripeFake
     let api: ReturnType<typeof serve>
