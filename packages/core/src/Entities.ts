@@ -676,3 +676,49 @@ export const processorEvent: Store.Entity<typeof ProcessorEventRecord.Type, type
   columns: {},
   unique: []
 }
+
+/**
+ * A processor's own customer for one of ours (Stripe's `cus_…`), on one processor account
+ * (Stripe's `acct_…`): kept when the processor made it, read back by id — never found again by a
+ * search, which the processor makes consistent only after a while. Keyed by provider, account and
+ * our customer (`<provider>:<account>:<customer id>`, {@link processorCustomerId}), so a merchant
+ * whose keys move to another account gets a new one there rather than a stranger's.
+ *
+ * @since 0.1.0
+ */
+export const ProcessorCustomerRecord = Schema.Struct({
+  id: Schema.String,
+  merchant_id: Schema.String,
+  provider: Schema.String,
+  /** The processor account the customer lives in (Stripe's `acct_…`). */
+  account_id: Schema.String,
+  /** Our customer. */
+  customer_id: Schema.String,
+  /** The processor's customer (Stripe's `cus_…`). */
+  reference: Schema.String,
+  created_at: Schema.Number
+})
+/** @since 0.1.0 */
+export type ProcessorCustomerRecord = typeof ProcessorCustomerRecord.Type
+
+/**
+ * The id of a {@link ProcessorCustomerRecord}: one per provider, account and customer.
+ *
+ * @since 0.1.0
+ */
+export const processorCustomerId = (provider: string, accountId: string, customerId: string): string =>
+  `${provider}:${accountId}:${customerId}`
+
+/**
+ * @since 0.1.0
+ */
+export const processorCustomer: Store.Entity<ProcessorCustomerRecord, typeof ProcessorCustomerRecord.Encoded> = {
+  name: "processor_customer",
+  table: "recur_processor_customers",
+  schema: ProcessorCustomerRecord,
+  id: (c) => c.id,
+  merchantId: (c) => c.merchant_id,
+  createdAt: (c) => c.created_at,
+  columns: { customer_id: (c) => c.customer_id, account_id: (c) => c.account_id, reference: (c) => c.reference },
+  unique: []
+}

@@ -20,7 +20,15 @@ export class PaymentProcessor extends Schema.Class<PaymentProcessor>("PaymentPro
   publishable_key: Schema.String,
   secret_key_ciphertext: Schema.String,
   secret_key_last4: Schema.String,
-  webhook_secret_ciphertext: Schema.NullOr(Schema.String)
+  webhook_secret_ciphertext: Schema.NullOr(Schema.String),
+  /**
+   * The processor account the keys belong to (Stripe's `acct_…`), as verified when they were
+   * saved; `null` on records saved before it was kept.
+   */
+  account_id: Schema.NullOr(Schema.String).pipe(
+    Schema.withDecodingDefault(Effect.succeed(null)),
+    Schema.withConstructorDefault(Effect.succeed(null))
+  )
 }) {}
 
 /**

@@ -194,13 +194,29 @@ export class PaymentSettings extends Context.Service<PaymentSettings>()("@recur/
         if (input.webhook_secret !== undefined && !WEBHOOK_SECRET.test(input.webhook_secret))
           return yield* invalid("webhook_secret", "must be a Stripe webhook signing secret (whsec_…)")
         // new keys (or a first account) answer for themselves before they are kept
-        if (input.secret_key !== undefined || current === null || publishable !== current.publishable_key)
-          yield* verify({
-            merchant_id: merchantId,
-            mode,
-            secret_key: input.secret_key ?? (yield* secrets.decrypt(current!.secret_key_ciphertext)),
-            publishable_key: publishable
-          })
+        const verified =
+          input.secret_key !== undefined || current === null || publishable !== current.publishable_key
+            ? yield* verify({
+                merchant_id: merchantId,
+                mode,
+                secret_key: input.secret_key ?? (yield* secrets.decrypt(current!.secret_key_ciphertext)),
+                publishable_key: publishable
+              })
+            : undefined
+        // keys of another account than the one whose customers' cards are saved: refused (409)
+        if (verified !== undefined && current !== null && current.account_id !== verified) {
+          const refused =
+            gateway.accountChange === undefined
+              ? Option.none<string>()
+              : yield* gateway.accountChange({ merchant_id: merchantId, from: current.account_id, to: verified })
+          if (Option.isSome(refused))
+            return yield* new Errors.StateConflict({
+              resource: "merchant",
+              id: merchantId,
+              state: `charging saved cards on ${current.account_id === null ? "its current Stripe account" : `Stripe account ${current.account_id}`}`,
+              reason: `the new keys belong to Stripe account ${verified}: ${refused.value}`
+            })
+        }
         const processor = new PaymentProcessor({
           provider: "stripe",
           publishable_key: publishable,
@@ -210,7 +226,8 @@ export class PaymentSettings extends Context.Service<PaymentSettings>()("@recur/
           webhook_secret_ciphertext:
             input.webhook_secret !== undefined
               ? yield* secrets.encrypt(input.webhook_secret)
-              : (current?.webhook_secret_ciphertext ?? null)
+              : (current?.webhook_secret_ciphertext ?? null),
+          account_id: verified ?? current?.account_id ?? null
         })
         yield* merchants.setPaymentProcessor(merchantId, processor)
         return viewOf(merchantId, processor)

@@ -275,6 +275,77 @@ export class Payments extends Context.Service<Payments>()("@recur/core/Payments"
       )
     })
 
+    /**
+     * An off-session invoice charge the processor refused as under its minimum charge (Stripe's
+     * `amount_too_small` from an account settling in another currency: its minimum is the
+     * settlement currency's, at the day's rate, which `minimumCharge` cannot know) is settled as
+     * an invoice under `minimumCharge` is at billing: the invoice is paid with nothing charged, its
+     * amount becomes a debit on the subscription's balance that the next invoice collects (its
+     * `balance` line), a trial ends as after any paid renewal. The trade closes
+     * (`closed_reason` `below_minimum`, its `last_payment_error` the processor's code); never
+     * dunned, never tried again. Told by `v2.invoice.paid` and a warning log line
+     * (`event=recur.payment.carried`). Answers the closed trade and the subscription.
+     */
+    const carryBelowMinimum = (
+      merchant: Merchant.Merchant,
+      tv: Store.Versioned<Entities.TradeRecord>,
+      subV: Store.Versioned<Entities.SubscriptionRecord>,
+      invV: Store.Versioned<Invoice.Invoice>,
+      outcome: Ports.UnavailableReason,
+      at: number
+    ) =>
+      Effect.gen(function* () {
+        const merchantId = merchant.merchant_id
+        const waiting = Lifecycle.must(
+          Trade.move(tv.value.trade, "processor_unavailable", {
+            next_action: null,
+            last_payment_error: new Trade.LastPaymentError({ code: outcome.code, message: outcome.message })
+          })
+        )
+        const closed = Lifecycle.must(
+          Trade.move(waiting, "close", { closed_at: dt(at), closed_reason: "below_minimum" })
+        )
+        yield* Effect.orDie(trades.update({ ...settledRecord(tv.value), trade: closed }, tv.version))
+        const moved = Lifecycle.must(Invoice.move(invV.value, "paid", { paid_at: dt(at) }))
+        const paid = Invoice.isIssued(moved) ? moved : yield* documents.issueOne(merchant, moved)
+        yield* Effect.orDie(invoices.update(paid, invV.version))
+        yield* emit(storage, {
+          merchant_id: merchantId,
+          type: "v2.invoice.paid",
+          business_id: paid.invoice_id,
+          schema: Invoice.Invoice,
+          data: paid,
+          at
+        })
+        const carried = Result.getOrThrow(Money.parse(closed.amount, closed.currency))
+        const credit = Result.getOrThrow(
+          Money.parse(subV.value.subscription.credit_balance, carried.currency, { allowNegative: true })
+        )
+        const before = subV.value.subscription
+        const debited = new Subscription.Subscription(
+          { ...before, credit_balance: Money.format(Money.make(credit.amount - carried.amount, carried.currency)) },
+          { disableChecks: true }
+        )
+        const sub: Entities.SubscriptionRecord = {
+          ...subV.value,
+          subscription:
+            debited.status === "trial" ? Lifecycle.must(Subscription.move(debited, "renewal_succeeded")) : debited
+        }
+        yield* saveSub(sub, subV.version, at)
+        yield* Effect.logWarning(
+          `the processor refused trade ${closed.trade_id}'s ${closed.amount} ${closed.currency} as under its minimum charge (${outcome.code}); its invoice is paid and the amount carried to the next invoice`
+        ).pipe(
+          Effect.annotateLogs({
+            event: "recur.payment.carried",
+            merchant_id: merchantId,
+            trade_id: closed.trade_id,
+            invoice_id: paid.invoice_id,
+            code: outcome.code
+          })
+        )
+        return { trade: closed, sub }
+      })
+
     /** Applies a gateway outcome to a trade and everything that hangs off it. */
     const applyOutcome = (
       merchantId: string,
@@ -325,6 +396,20 @@ export class Payments extends Context.Service<Payments>()("@recur/core/Payments"
               }
               switch (outcome._tag) {
                 case "Unavailable": {
+                  // refused as under the processor's minimum: carried to the next invoice, settled
+                  if (
+                    outcome.below_minimum === true &&
+                    subV !== undefined &&
+                    invV !== undefined &&
+                    invV.value.biz_status === "pending" &&
+                    subV.value.payment_token !== null &&
+                    (subV.value.subscription.status === "active" || subV.value.subscription.status === "trial")
+                  ) {
+                    const carried = yield* carryBelowMinimum(merchant, tv, subV, invV, outcome, at)
+                    trade = carried.trade
+                    sub = carried.sub
+                    return result("succeeded")
+                  }
                   // nothing was charged and the card was not asked: not a decline, no dunning. The
                   // trade waits for a payment again; an off-session charge (renewal, retry, change)
                   // is made again by the worker with backoff, a payer on the page tries again

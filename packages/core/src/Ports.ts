@@ -186,6 +186,13 @@ export interface UnavailableReason {
   readonly reason: "processor_unavailable" | "merchant_configuration"
   readonly code: string
   readonly message: string
+  /**
+   * The processor refused the amount as under its minimum charge (Stripe's `amount_too_small`
+   * from an account settling in another currency, where the minimum is the settlement
+   * currency's, at the day's rate): the engine carries an off-session invoice's amount to the
+   * next invoice, as one under `minimumCharge`, instead of trying again.
+   */
+  readonly below_minimum?: boolean | undefined
 }
 
 /**
@@ -484,6 +491,18 @@ export class PaymentGateway extends Context.Service<
      * by the gateway itself. Absent: it takes every merchant's payments.
      */
     readonly refusal?: (merchantId: string) => Effect.Effect<Option.Option<string>>
+    /**
+     * Why a merchant's processor keys may not move from account `from` (`null`: not known, keys
+     * saved before the account was kept) to account `to` now, or none when they may: its customers'
+     * saved cards live in the old account, where the new keys cannot charge them. Asked by
+     * `PaymentSettings.set` once the new keys are verified; a reason refuses the change (409).
+     * Absent: every change is allowed.
+     */
+    readonly accountChange?: (request: {
+      readonly merchant_id: string
+      readonly from: string | null
+      readonly to: string
+    }) => Effect.Effect<Option.Option<string>>
   }
 >()("@recur/core/PaymentGateway") {}
 

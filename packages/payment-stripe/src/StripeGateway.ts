@@ -21,7 +21,7 @@
  * @since 0.1.0
  */
 import { Entities, PaymentSettings, Ports, Secrets, Store, StripeCurrency } from "@recur/core"
-import { Effect, Layer, Option, Result } from "effect"
+import { Clock, Effect, Layer, Option, Result } from "effect"
 import Stripe from "stripe"
 
 /**
@@ -129,6 +129,16 @@ export const unavailableOf = (e: unknown): Ports.UnavailableReason | undefined =
       code: e.code ?? "permission_denied",
       message: "The merchant's restricted Stripe key lacks a permission this call needs: nothing was charged."
     }
+  if (e.code === "amount_too_small")
+    // the amount passed the table's minimum of its own currency: the account settles in another
+    // currency, whose minimum (at the day's rate) it does not reach
+    return {
+      reason: "merchant_configuration",
+      code: e.code,
+      message:
+        "Stripe refused the amount as under its minimum charge in the account's settlement currency: nothing was charged.",
+      below_minimum: true
+    }
   if (e.code !== undefined && MERCHANT_CODES.has(e.code))
     return {
       reason: "merchant_configuration",
@@ -162,8 +172,17 @@ const refundOutcomeOf = (refund: Stripe.Refund) =>
  * const gateway = StripeGateway.make({ secretKey: process.env.STRIPE_SECRET_KEY! })
  * @since 0.1.0
  */
-export const make = (options: Options): Ports.PaymentGateway["Service"] =>
-  gatewayOn(client(options), undefined, options.webhookSecret)
+export const make = (options: Options): Ports.PaymentGateway["Service"] => {
+  // no storage: what this process learnt (each trade's owner, each customer's Stripe customer) is
+  // kept in memory, so a lost answer or a later charge reads by id and lists instead of searching
+  const owners = new Map<string, Owner>()
+  return gatewayOn(client(options), {
+    ownerOf: (tradeId) => Effect.sync(() => owners.get(tradeId)),
+    noteOwner: (tradeId, owner) => Effect.sync(() => void owners.set(tradeId, owner)),
+    book: memoryBook(),
+    webhookSecret: options.webhookSecret
+  })
+}
 
 /** Whose a trade is: the merchant and our customer (their Stripe customer holds its intents). */
 interface Owner {
@@ -171,22 +190,119 @@ interface Owner {
   readonly customerId: string
 }
 
-const gatewayOn = (
-  stripe: Stripe,
-  ownerOf?: (tradeId: string) => Effect.Effect<Owner | undefined>,
-  webhookSecret?: string
-) => {
+/**
+ * Where the Stripe customer (`cus_…`) of each of our customers is kept once Stripe made it, to be
+ * read back by id: never searched for again (Stripe's search lags), never made twice.
+ */
+interface CustomerBook {
+  readonly get: (merchantId: string, customerId: string) => Effect.Effect<string | undefined>
+  /** Keeps it (the first kept stays). */
+  readonly put: (merchantId: string, customerId: string, reference: string) => Effect.Effect<void>
+}
+
+/** A book in this process's memory (`make`, without storage). */
+const memoryBook = (): CustomerBook => {
+  const kept = new Map<string, string>()
+  return {
+    get: (merchantId, customerId) => Effect.sync(() => kept.get(`${merchantId}/${customerId}`)),
+    put: (merchantId, customerId, reference) =>
+      Effect.sync(() => {
+        if (!kept.has(`${merchantId}/${customerId}`)) kept.set(`${merchantId}/${customerId}`, reference)
+      })
+  }
+}
+
+/**
+ * The book in storage (`Entities.processorCustomer`), per Stripe account: a customer kept for one
+ * account is never used with another's keys. Without the account (Stripe did not say it yet)
+ * nothing is read or kept.
+ */
+const storedBook = (storage: Store.Storage["Service"], accountOf: Effect.Effect<string | undefined>): CustomerBook => {
+  const rows = storage.repository(Entities.processorCustomer)
+  return {
+    get: (merchantId, customerId) =>
+      Effect.gen(function* () {
+        const account = yield* accountOf
+        if (account === undefined) return undefined
+        const found = yield* rows.get(merchantId, Entities.processorCustomerId("stripe", account, customerId))
+        return Option.isSome(found) ? found.value.value.reference : undefined
+      }),
+    put: (merchantId, customerId, reference) =>
+      Effect.gen(function* () {
+        const account = yield* accountOf
+        if (account === undefined) return
+        // a concurrent first payment kept the same customer (Stripe's idempotency): the first stays
+        yield* rows.insertMany([
+          {
+            id: Entities.processorCustomerId("stripe", account, customerId),
+            merchant_id: merchantId,
+            provider: "stripe",
+            account_id: account,
+            customer_id: customerId,
+            reference,
+            created_at: yield* Clock.currentTimeMillis
+          }
+        ])
+      })
+  }
+}
+
+/**
+ * The id of the account a client's key belongs to (`GET /v1/account`), asked once and kept. A
+ * restricted key that may not read its account has none (its customers are not kept: found by
+ * search as before); a failure to answer is asked again next time.
+ */
+const accountOfClient = (stripe: Stripe, known?: string | null): Effect.Effect<string | undefined> => {
+  let kept: string | null | undefined = known ?? undefined
+  return Effect.suspend(() =>
+    kept !== undefined
+      ? Effect.succeed(kept ?? undefined)
+      : Effect.tryPromise({ try: () => stripe.accounts.retrieveCurrent(), catch: (e) => e }).pipe(
+          Effect.map((account) => {
+            kept = account.id
+            return account.id
+          }),
+          Effect.catch((e) => {
+            if (e instanceof Stripe.errors.StripePermissionError) kept = null
+            return Effect.succeed(undefined)
+          })
+        )
+  )
+}
+
+/** What a gateway on one client knows beside Stripe: trades' owners and customers' Stripe customers. */
+interface Known {
+  readonly ownerOf?: ((tradeId: string) => Effect.Effect<Owner | undefined>) | undefined
+  /** Notes a charged trade's owner (`make`, which has no storage to read it from). */
+  readonly noteOwner?: ((tradeId: string, owner: Owner) => Effect.Effect<void>) | undefined
+  readonly book: CustomerBook
+  readonly webhookSecret?: string | undefined
+}
+
+const gatewayOn = (stripe: Stripe, known: Known) => {
+  const { ownerOf, book, webhookSecret } = known
   const call = <A>(f: () => Promise<A>) => Effect.tryPromise({ try: f, catch: (e) => e })
 
-  /** The Stripe customer of one of our customers (found by its metadata, else created once). */
+  /**
+   * The Stripe customer of one of our customers: the one kept when Stripe made it, read back by
+   * id; else (a customer made before they were kept) found by its metadata, which Stripe's search
+   * shows only after about a minute; else created, idempotently by our customer — within the
+   * search's lag the key answers the customer made before (Stripe keeps it for 24 hours, by when
+   * search has long caught up). Kept once known.
+   */
   const customerOf = (merchantId: string, customerId: string | undefined, fallbackKey: string) =>
     Effect.gen(function* () {
       const ours = customerId !== undefined ? `${merchantId}/${customerId}` : undefined
-      if (ours !== undefined) {
+      if (customerId !== undefined) {
+        const kept = yield* book.get(merchantId, customerId)
+        if (kept !== undefined) return kept
         const found = yield* call(() =>
-          stripe.customers.search({ query: `metadata['recur_customer']:'${quote(ours)}'`, limit: 1 })
+          stripe.customers.search({ query: `metadata['recur_customer']:'${quote(ours!)}'`, limit: 1 })
         )
-        if (found.data[0] !== undefined) return found.data[0].id
+        if (found.data[0] !== undefined) {
+          yield* book.put(merchantId, customerId, found.data[0].id)
+          return found.data[0].id
+        }
       }
       const created = yield* call(() =>
         stripe.customers.create(
@@ -194,6 +310,7 @@ const gatewayOn = (
           { idempotencyKey: `recur:customer:${ours ?? fallbackKey}` }
         )
       )
+      if (customerId !== undefined) yield* book.put(merchantId, customerId, created.id)
       return created.id
     })
 
@@ -512,6 +629,8 @@ const gatewayOn = (
         const saved = request.source._tag === "Token" ? parseToken(request.source.token) : undefined
         if (request.source._tag === "Token" && saved === undefined)
           return Ports.ChargeOutcome.Failed({ code: "invalid_token", message: "Unknown payment token." })
+        if (request.customer_id !== undefined && known.noteOwner !== undefined)
+          yield* known.noteOwner(request.trade_id, { merchantId: request.merchant_id, customerId: request.customer_id })
         // Stripe's units (ISK ×100, MGA ÷10, three-decimal to a multiple of 10), rounded down
         const units = StripeCurrency.toStripe(request.amount)
         if (units.amount === 0n && saved !== undefined)
@@ -589,7 +708,13 @@ const gatewayOn = (
             )
           )
         )
-        if (created._tag === "Success") return yield* outcomeOf(created.success)
+        if (created._tag === "Success") {
+          // a saved card's customer that Stripe charged is this account's: kept (a customer made
+          // before customers were kept is read by id from now on)
+          if (saved !== undefined && request.customer_id !== undefined)
+            yield* book.put(request.merchant_id, request.customer_id, saved.customer)
+          return yield* outcomeOf(created.success)
+        }
         const e = created.failure
         // the same key with other parameters: the attempt was made; answer what it did
         if (e instanceof Stripe.errors.StripeIdempotencyError) {
@@ -859,7 +984,13 @@ export const layer = (options: Options): Layer.Layer<Ports.PaymentGateway, never
   Layer.effect(
     Ports.PaymentGateway,
     Effect.gen(function* () {
-      return gatewayOn(client(options), ownerFrom(yield* Store.Storage), options.webhookSecret)
+      const storage = yield* Store.Storage
+      const stripe = client(options)
+      return gatewayOn(stripe, {
+        ownerOf: ownerFrom(storage),
+        book: storedBook(storage, accountOfClient(stripe)),
+        webhookSecret: options.webhookSecret
+      })
     })
   )
 
@@ -1112,6 +1243,60 @@ export const verifyAccount = (
     Effect.catchCause(() => Effect.succeed(Ports.AccountCheck.Unreachable({ message: "the check of the keys failed" })))
   )
 
+/** The subscriptions that may still charge their saved card. */
+const RENEWING = ["trial", "active", "past_due", "unpaid", "paused"]
+
+/**
+ * Why a merchant's keys may not move from Stripe account `from` to `to`: a subscription that may
+ * still charge its saved card (trial, active, past due, unpaid, paused) holds a card of a Stripe
+ * customer kept for another account than `to` — or, for a customer not kept yet (made before
+ * customers were kept), the merchant's current account is known and is not `to`. Stripe holds a
+ * customer and its cards in one account: the new keys could not charge them, and every renewal
+ * would be refused. None when no such card is found.
+ */
+const savedCardsElsewhere = (
+  storage: Store.Storage["Service"],
+  request: { readonly merchant_id: string; readonly from: string | null; readonly to: string }
+) =>
+  Effect.gen(function* () {
+    if (request.from === request.to) return Option.none<string>()
+    const subscriptions = storage.repository(Entities.subscription)
+    const kept = storage.repository(Entities.processorCustomer)
+    let after: string | undefined
+    for (;;) {
+      const page = yield* Effect.orDie(
+        subscriptions.list(request.merchant_id, {
+          limit: 100,
+          filters: [{ column: "status", op: "in", values: RENEWING }],
+          ...(after !== undefined ? { starting_after: after } : {})
+        })
+      )
+      const carded = page.list.flatMap((s) => {
+        const token = s.payment_token !== null ? parseToken(s.payment_token) : undefined
+        return token !== undefined ? [{ id: s.subscription.id, customer: token.customer }] : []
+      })
+      if (carded.length > 0) {
+        const rows = yield* Effect.orDie(
+          kept.list(request.merchant_id, {
+            limit: 100,
+            filters: [{ column: "reference", op: "in", values: [...new Set(carded.map((c) => c.customer))] }]
+          })
+        )
+        const accountOf = new Map(rows.list.map((r) => [r.reference, r.account_id]))
+        const elsewhere = carded.filter((c) => {
+          const account = accountOf.get(c.customer)
+          return account !== undefined ? account !== request.to : request.from !== null
+        })
+        if (elsewhere[0] !== undefined)
+          return Option.some(
+            `subscription ${elsewhere[0].id}${elsewhere.length > 1 || page.has_more ? " and others" : ""} renew${elsewhere.length > 1 || page.has_more ? "" : "s"} with a card saved in the current account (Stripe customer ${elsewhere[0].customer}), which another account's keys cannot charge; use keys of the same account (a rolled key is accepted): Recur does not move saved cards between Stripe accounts`
+          )
+      }
+      if (!page.has_more || page.list.length === 0) return Option.none<string>()
+      after = page.list.at(-1)!.subscription.id
+    }
+  })
+
 /**
  * Each merchant's own Stripe account (`POST /api/v1/payment_settings`), the gateway beneath
  * (the sandbox) for sandbox merchants without one. A live merchant without one takes no payments
@@ -1159,7 +1344,10 @@ export const perMerchant = (options: Omit<Options, "secretKey"> = {}) =>
           const made: Kept = {
             key,
             stripe,
-            gateway: gatewayOn(stripe, ownerOf),
+            gateway: gatewayOn(stripe, {
+              ownerOf,
+              book: storedBook(storage, accountOfClient(stripe, processor.account_id))
+            }),
             webhookSecret: credentials.webhook_secret
           }
           clients.set(merchantId, made)
@@ -1219,6 +1407,7 @@ export const perMerchant = (options: Omit<Options, "secretKey"> = {}) =>
           ),
         refusal: refusalOf,
         verifyAccount: (keys) => verifyAccount(keys, options),
+        accountChange: (request) => savedCardsElsewhere(storage, request),
         minimumCharge: (request) =>
           Effect.flatMap(gatewayOf(request.merchant_id), (g) =>
             g.minimumCharge ? g.minimumCharge(request) : Effect.succeed(Option.none())

@@ -1,29 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Billing, Entities, Merchant, Merchants, Store } from "@recur/core"
-import { ConflictError, createBilling, engineOn, InvalidParameterError, UnavailableError } from "@recur/embedded"
-import { TestClient } from "@recur/http"
-import { Pg } from "@recur/sql"
-import { Effect, type Layer, Option } from "effect"
+import { ConflictError, createBilling, InvalidParameterError, UnavailableError } from "@recur/embedded"
+import type { TestClient } from "@recur/http"
+import { Effect, Option } from "effect"
 import { StripeGateway } from "../src/index.js"
 import * as Fake from "./fake/StripeFake.js"
+import * as Harness from "./harness.js"
 
 // Issue 30 (8): which processor a merchant may use, and its keys checked with Stripe when saved —
 // through the REST adapter with each merchant's own Stripe account (the local fake), the sandbox
 // for sandbox merchants without one; on PGlite, and on PostgreSQL when RECUR_TEST_DATABASE_URL is set.
-const storages: ReadonlyArray<readonly [string, () => Layer.Layer<Store.Storage, unknown>]> = [
-  ["PGlite", () => Pg.layerPglite()],
-  ...(process.env.RECUR_TEST_DATABASE_URL
-    ? [["PostgreSQL", () => Pg.layerPgScratch({ url: process.env.RECUR_TEST_DATABASE_URL! })] as const]
-    : [])
-]
 
-const routedOn = (storage: Layer.Layer<Store.Storage, unknown>, fake: Fake.StripeFake) =>
-  TestClient.make(
-    engineOn(storage, {
-      publicUrl: "http://localhost:4000",
-      payments: StripeGateway.perMerchant({ apiBase: fake.base, timeoutMs: 5_000 })
-    })
-  )
+/** The engine with each merchant's own Stripe account (the fake). */
+const routedOn = Harness.perMerchant
 
 type Api = ReturnType<typeof routedOn>
 
@@ -48,7 +37,7 @@ const sessionOf = async (api: Api, key: string) => {
   return api.call("POST", "/api/v1/session", key, { payer_id: "p", line_items: [{ price_id: price.price_id }] })
 }
 
-for (const [name, storage] of storages) {
+for (const [name, storage] of Harness.storages) {
   describe(`a merchant's processor and its keys (${name})`, { timeout: 180_000 }, () => {
     let fake: Fake.StripeFake
     let api: Api

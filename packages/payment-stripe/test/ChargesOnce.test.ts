@@ -1,47 +1,28 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { Billing, Merchants, Payments, type Store, Subscriptions } from "@recur/core"
-import { createBilling, engineOn, type StorageOption } from "@recur/embedded"
-import { TestClient } from "@recur/http"
-import { Pg } from "@recur/sql"
-import { Effect, type Layer } from "effect"
+import { Billing, Payments, Subscriptions } from "@recur/core"
+import { createBilling } from "@recur/embedded"
+import { Effect } from "effect"
 import { StripeGateway } from "../src/index.js"
 import * as Fake from "./fake/StripeFake.js"
+import * as Harness from "./harness.js"
 
 // Issue 30, "charges exactly once": the PaymentIntent (and the refund) is the truth, read by the id
 // Stripe gave — never by a search that lags, never by re-sending a create whose idempotency key
 // Stripe forgot after 24 hours. Engine scenarios over REST with the Stripe adapter on the local
 // fake (search lagging a minute, keys pruned after 24 h of its clock), on PGlite, and on
 // PostgreSQL when RECUR_TEST_DATABASE_URL is set.
-const storages: ReadonlyArray<readonly [string, () => Layer.Layer<Store.Storage, unknown>]> = [
-  ["PGlite", () => Pg.layerPglite()],
-  ...(process.env.RECUR_TEST_DATABASE_URL
-    ? [["PostgreSQL", () => Pg.layerPgScratch({ url: process.env.RECUR_TEST_DATABASE_URL! })] as const]
-    : [])
-]
 
 const DAY = 24 * 60 * 60
 
-/** The engine on one Stripe account (the fake), its trades read through the storage port. */
-const serve = (storage: Layer.Layer<Store.Storage, unknown>, fake: Fake.StripeFake) =>
-  TestClient.make(
-    engineOn(storage, {
-      publicUrl: "http://localhost:4000",
-      payments: StripeGateway.layer({ secretKey: "sk_test_recur", apiBase: fake.base, timeoutMs: 5_000 })
-    })
-  )
+/** The engine on one Stripe account (the fake). */
+const serve = Harness.oneAccount
 
-/** The engine with each merchant's own Stripe account (webhooks), the sandbox for the others. */
-const routedOn = (storage: Layer.Layer<Store.Storage, unknown>, fake: Fake.StripeFake) =>
-  TestClient.make(
-    engineOn(storage, {
-      publicUrl: "http://localhost:4000",
-      payments: StripeGateway.perMerchant({ apiBase: fake.base, timeoutMs: 5_000 })
-    })
-  )
+/** The engine with each merchant's own Stripe account (the fake). */
+const routedOn = Harness.perMerchant
 
 type Api = ReturnType<typeof serve>
 
-for (const [name, storage] of storages) {
+for (const [name, storage] of Harness.storages) {
   describe(`charges exactly once with Stripe (${name})`, { timeout: 180_000 }, () => {
     let fake: Fake.StripeFake
     let api: Api
@@ -54,20 +35,8 @@ for (const [name, storage] of storages) {
       await fake.close()
     })
 
-    /** A merchant on the sandbox clock of 2026-01-01: its API key and id. */
-    const merchant = async (on: Api, label: string) => {
-      const made = await on.runtime.runPromise(
-        Merchants.Merchants.use((m) =>
-          m.create({ name: label, currency: "USD", frozen_time: Date.parse("2026-01-01T00:00:00Z") })
-        )
-      )
-      return { key: made.api_key, id: made.merchant.merchant_id }
-    }
-    const ok = async (on: Api, key: string, method: string, path: string, body?: unknown) => {
-      const r = await on.call(method, path, key, body)
-      expect(r.status, `${method} ${path}: ${JSON.stringify(r.body)}`).toBe(200)
-      return (r.body as any).data
-    }
+    const merchant = Harness.merchantOn
+    const ok = Harness.okOn
     /** A session for a monthly price of `amount`: its id. */
     const sessionFor = async (on: Api, key: string, amount: string) => {
       const product = await ok(on, key, "POST", "/api/v1/products", { product_name: "P" })
@@ -312,14 +281,8 @@ for (const [name, storage] of storages) {
 
 // The same through the facade (`createBilling` with the Stripe gateway): a refund whose answer was
 // lost is pending with its amount reserved, then settled by reading it — refunded once.
-const facadeStorages: ReadonlyArray<readonly [string, StorageOption]> = [
-  ["PGlite", "memory"],
-  ...(process.env.RECUR_TEST_DATABASE_URL
-    ? [["PostgreSQL", { postgres: process.env.RECUR_TEST_DATABASE_URL }] as const]
-    : [])
-]
 
-for (const [name, storage] of facadeStorages) {
+for (const [name, storage] of Harness.facadeStorages) {
   describe(`charges exactly once through the facade (${name})`, { timeout: 180_000 }, () => {
     it("a refund whose answer is lost after Stripe refunded stays pending and reserved, then settles once", async () => {
       const fake = await Fake.start()

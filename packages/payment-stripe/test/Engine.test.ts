@@ -1,30 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { Merchants, type Store } from "@recur/core"
-import { engineOn } from "@recur/embedded"
-import { TestClient } from "@recur/http"
-import { Pg } from "@recur/sql"
-import type { Layer } from "effect"
-import { StripeGateway } from "../src/index.js"
+import { Merchants } from "@recur/core"
+import type { TestClient } from "@recur/http"
 import * as Fake from "./fake/StripeFake.js"
+import * as Harness from "./harness.js"
 
 // The engine's payment scenarios with the Stripe adapter over the local fake of Stripe, through
 // the REST adapter: checkout with a collected payment method, renewals off session, dunning and a
 // recovery by a new payment method, an upgrade, a partial refund, and an unknown outcome
 // reconciled — on PGlite, and on PostgreSQL when RECUR_TEST_DATABASE_URL is set.
-const storages: ReadonlyArray<readonly [string, () => Layer.Layer<Store.Storage, unknown>]> = [
-  ["PGlite", () => Pg.layerPglite()],
-  ...(process.env.RECUR_TEST_DATABASE_URL
-    ? [["PostgreSQL", () => Pg.layerPgScratch({ url: process.env.RECUR_TEST_DATABASE_URL! })] as const]
-    : [])
-]
 
-const serve = (storage: Layer.Layer<Store.Storage, unknown>, fake: Fake.StripeFake) =>
-  TestClient.make(
-    engineOn(storage, {
-      publicUrl: "http://localhost:4000",
-      payments: StripeGateway.layer({ secretKey: "sk_test_recur", apiBase: fake.base, timeoutMs: 5_000 })
-    })
-  )
+/** The engine on one Stripe account (the fake). */
+const serve = Harness.oneAccount
 
 type Api = ReturnType<typeof serve>
 
@@ -47,14 +33,8 @@ const sessionFor = async (api: Api, key: string, amount: string) => {
   return session.session_id as string
 }
 
-/** The engine with each merchant's own Stripe account (the fake), the sandbox for the others. */
-const routedOn = (storage: Layer.Layer<Store.Storage, unknown>, fake: Fake.StripeFake) =>
-  TestClient.make(
-    engineOn(storage, {
-      publicUrl: "http://localhost:4000",
-      payments: StripeGateway.perMerchant({ apiBase: fake.base, timeoutMs: 5_000 })
-    })
-  )
+/** The engine with each merchant's own Stripe account (the fake). */
+const routedOn = Harness.perMerchant
 
 /** Stripe's webhook for a merchant, as Stripe posts it. */
 const webhook = (api: Api, merchantId: string, payload: string, signature: string) =>
@@ -72,7 +52,7 @@ const merchantOn = (api: Api, name: string) =>
     Merchants.Merchants.use((m) => m.create({ name, currency: "USD", frozen_time: Date.parse("2026-01-01T00:00:00Z") }))
   )
 
-for (const [name, storage] of storages) {
+for (const [name, storage] of Harness.storages) {
   describe(`engine scenarios with Stripe (${name})`, { timeout: 180_000 }, () => {
     let fake: Fake.StripeFake
     let api: ReturnType<typeof serve>

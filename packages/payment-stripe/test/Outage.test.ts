@@ -1,33 +1,21 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { Merchants, type Store } from "@recur/core"
-import { createBilling, engineOn } from "@recur/embedded"
-import { TestClient } from "@recur/http"
-import { Pg } from "@recur/sql"
-import type { Layer } from "effect"
+import { Merchants } from "@recur/core"
+import { createBilling } from "@recur/embedded"
+import type { TestClient } from "@recur/http"
 import { StripeGateway } from "../src/index.js"
 import * as Fake from "./fake/StripeFake.js"
+import * as Harness from "./harness.js"
 
 // Issue 30, items 4 and 5, through REST with the Stripe adapter on the local fake: an outage or
 // the merchant's keys are never a decline (no dunning, retried with backoff, the operator told),
 // and a card whose issuer wants its cardholder is not retried off session: the invoice waits for
 // them and their 3-D Secure on its hosted page — on PGlite, and on PostgreSQL when
 // RECUR_TEST_DATABASE_URL is set.
-const storages: ReadonlyArray<readonly [string, () => Layer.Layer<Store.Storage, unknown>]> = [
-  ["PGlite", () => Pg.layerPglite()],
-  ...(process.env.RECUR_TEST_DATABASE_URL
-    ? [["PostgreSQL", () => Pg.layerPgScratch({ url: process.env.RECUR_TEST_DATABASE_URL! })] as const]
-    : [])
-]
 
-const serve = (storage: Layer.Layer<Store.Storage, unknown>, fake: Fake.StripeFake) =>
-  TestClient.make(
-    engineOn(storage, {
-      publicUrl: "http://localhost:4000",
-      payments: StripeGateway.layer({ secretKey: "sk_test_recur", apiBase: fake.base, timeoutMs: 5_000 })
-    })
-  )
+/** The engine on one Stripe account (the fake). */
+const serve = Harness.oneAccount
 
-for (const [name, storage] of storages) {
+for (const [name, storage] of Harness.storages) {
   describe(`an outage is not a decline, with Stripe (${name})`, { timeout: 240_000 }, () => {
     let fake: Fake.StripeFake
     let api: ReturnType<typeof serve>

@@ -280,7 +280,8 @@ describe("Stripe adapter: an outage is not a decline", { timeout: 60_000 }, () =
       )
     ).toMatchObject({
       reason: "merchant_configuration",
-      code: "amount_too_small"
+      code: "amount_too_small",
+      below_minimum: true
     })
     expect(StripeGateway.unavailableOf(new E.StripeCardError(raw("card_error", 402, "card_declined")))).toBeUndefined()
     expect(StripeGateway.unavailableOf(new E.StripeAPIError(raw("api_error", 500)))).toBeUndefined()

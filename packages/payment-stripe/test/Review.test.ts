@@ -1,31 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { Merchants, Money, type Store } from "@recur/core"
-import { engineOn } from "@recur/embedded"
-import { TestClient } from "@recur/http"
-import { Pg } from "@recur/sql"
-import { Effect, type Layer } from "effect"
+import { Merchants, Money } from "@recur/core"
+import { Effect } from "effect"
 import { StripeGateway } from "../src/index.js"
 import * as Fake from "./fake/StripeFake.js"
+import * as Harness from "./harness.js"
 
 // Issue 30, the payments review: engine scenarios over REST with the Stripe adapter on the local
 // fake (PGlite, and PostgreSQL when RECUR_TEST_DATABASE_URL is set), each a way the change could
 // still lose a merchant money or charge a payer wrongly.
-const storages: ReadonlyArray<readonly [string, () => Layer.Layer<Store.Storage, unknown>]> = [
-  ["PGlite", () => Pg.layerPglite()],
-  ...(process.env.RECUR_TEST_DATABASE_URL
-    ? [["PostgreSQL", () => Pg.layerPgScratch({ url: process.env.RECUR_TEST_DATABASE_URL! })] as const]
-    : [])
-]
 
 const SECRET = "whsec_issue30reviewsecret"
 
-const routedOn = (storage: Layer.Layer<Store.Storage, unknown>, fake: Fake.StripeFake) =>
-  TestClient.make(
-    engineOn(storage, {
-      publicUrl: "http://localhost:4000",
-      payments: StripeGateway.perMerchant({ apiBase: fake.base, timeoutMs: 5_000 })
-    })
-  )
+/** The engine with each merchant's own Stripe account (the fake). */
+const routedOn = Harness.perMerchant
 
 type Api = ReturnType<typeof routedOn>
 
@@ -83,7 +70,7 @@ const post = (api: Api, merchantId: string, event: { readonly payload: string; r
     })
   )
 
-for (const [name, storage] of storages) {
+for (const [name, storage] of Harness.storages) {
   describe(`issue 30 review (${name})`, { timeout: 180_000 }, () => {
     let fake: Fake.StripeFake
     let api: Api

@@ -1,35 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { Merchants, type Store } from "@recur/core"
-import { engineOn } from "@recur/embedded"
-import { TestClient } from "@recur/http"
-import { Pg } from "@recur/sql"
-import type { Layer } from "effect"
-import { StripeGateway } from "../src/index.js"
+import { Merchants } from "@recur/core"
 import * as Fake from "./fake/StripeFake.js"
+import * as Harness from "./harness.js"
 
 // Issue 30, items 6 and 7: amounts in Stripe's units (ISK with two decimals, three-decimal
 // currencies ending in 0, JPY as it is), a free trial saving the card with a SetupIntent, and a
 // charge under Stripe's minimum carried to the next invoice — through REST, with the Stripe
 // adapter on the local fake (which refuses what Stripe refuses), on PGlite and PostgreSQL.
-const storages: ReadonlyArray<readonly [string, () => Layer.Layer<Store.Storage, unknown>]> = [
-  ["PGlite", () => Pg.layerPglite()],
-  ...(process.env.RECUR_TEST_DATABASE_URL
-    ? [["PostgreSQL", () => Pg.layerPgScratch({ url: process.env.RECUR_TEST_DATABASE_URL! })] as const]
-    : [])
-]
 
 const SECRET = "whsec_unitslocalfakesecret"
 
 /** The engine with each merchant's own Stripe account (the fake). */
-const serve = (storage: Layer.Layer<Store.Storage, unknown>, fake: Fake.StripeFake) =>
-  TestClient.make(
-    engineOn(storage, {
-      publicUrl: "http://localhost:4000",
-      payments: StripeGateway.perMerchant({ apiBase: fake.base, timeoutMs: 5_000 })
-    })
-  )
+const serve = Harness.perMerchant
 
-for (const [name, storage] of storages) {
+for (const [name, storage] of Harness.storages) {
   describe(`amounts in Stripe's units (${name})`, { timeout: 180_000 }, () => {
     let fake: Fake.StripeFake
     let api: ReturnType<typeof serve>
@@ -56,7 +40,10 @@ for (const [name, storage] of storages) {
         return (r.body as any).data
       }
       // the merchant's own Stripe account: its pages mount Stripe's Payment Element
-      fake.account({ secret_key: `sk_test_units${currency}`, publishable_key: `pk_test_units${currency}` })
+      const account = fake.account({
+        secret_key: `sk_test_units${currency}`,
+        publishable_key: `pk_test_units${currency}`
+      }).id
       await ok("POST", "/api/v1/payment_settings", {
         provider: "stripe",
         secret_key: `sk_test_units${currency}`,
@@ -113,7 +100,7 @@ for (const [name, storage] of storages) {
         )
         expect(r.status).toBe(200)
       }
-      return { key, ok, price, checkout, invoices, advance, hook }
+      return { key, ok, price, checkout, invoices, advance, hook, account }
     }
     const intentsOf = (trade: string) =>
       ([...fake.intents.values()] as Array<any>).filter((i) => i.metadata.recur_trade_id === trade)
@@ -238,6 +225,43 @@ for (const [name, storage] of storages) {
         [3, "0.60", "success"]
       ])
       expect(intentsOf(renewals[2].trade_id).map((i) => [i.amount, i.status])).toEqual([[60, "succeeded"]])
+      expect((await m.ok("GET", `/api/v1/subscription/${sub}`)).subscription.credit_balance).toBe("0.00")
+      expect(fake.violations).toEqual([])
+    })
+
+    it("a renewal Stripe refuses as under the minimum of the account's settlement currency (amount_too_small) is carried to the next invoice, not tried again", async () => {
+      const m = await merchant("USD")
+      const { sub } = await m.checkout(await m.price("0.52"))
+      // the merchant's Stripe account now settles in EUR: 0.52 USD is about 0.47 EUR, under 0.50 EUR
+      fake.settle(m.account, { currency: "eur", rates: { usd: 0.9 } })
+      await m.advance("2026-02-01T01:00:00Z")
+      const first = (await m.invoices(sub)).find((i) => i.cycle_index === 1)
+      expect([first.amount, first.biz_status]).toEqual(["0.52", "success"])
+      expect(intentsOf(first.trade_id)).toEqual([])
+      const trade = (await m.ok("GET", `/api/v1/trade/${first.trade_id}`)).trade
+      expect([trade.trade_status, trade.closed_reason, trade.last_payment_error?.code]).toEqual([
+        "closed",
+        "below_minimum",
+        "amount_too_small"
+      ])
+      expect((await m.ok("GET", `/api/v1/subscription/${sub}`)).subscription).toMatchObject({
+        status: "active",
+        credit_balance: "-0.52"
+      })
+      // not tried again hourly: an hour and a day later, still no PaymentIntent for it
+      const refusals = fake.requests.filter((r) => r.method === "post" && r.path === "/v1/payment_intents").length
+      await m.advance("2026-02-02T03:00:00Z")
+      expect(fake.requests.filter((r) => r.method === "post" && r.path === "/v1/payment_intents").length).toBe(refusals)
+      const events = (await m.ok("GET", `/api/v2/webhook/events?business_ids=${first.invoice_id}&limit=100`)).list.map(
+        (e: any) => e.event_type
+      )
+      expect(events).toContain("v2.invoice.paid")
+      // the next invoice collects it: 0.52 + 0.52 = 1.04 USD, about 0.94 EUR, charged once
+      await m.advance("2026-03-01T01:00:00Z")
+      const second = (await m.invoices(sub)).find((i) => i.cycle_index === 2)
+      expect([second.amount, second.biz_status]).toEqual(["1.04", "success"])
+      expect(second.lines.some((l: any) => l.kind === "balance" && l.amount === "0.52")).toBe(true)
+      expect(intentsOf(second.trade_id).map((i) => [i.amount, i.status])).toEqual([[104, "succeeded"]])
       expect((await m.ok("GET", `/api/v1/subscription/${sub}`)).subscription.credit_balance).toBe("0.00")
       expect(fake.violations).toEqual([])
     })

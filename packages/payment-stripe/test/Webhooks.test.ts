@@ -2,33 +2,21 @@ import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Merchants, type Store } from "@recur/core"
 import { engineOn } from "@recur/embedded"
 import { TestClient } from "@recur/http"
-import { Pg } from "@recur/sql"
 import type { Layer } from "effect"
 import { StripeGateway } from "../src/index.js"
 import * as Fake from "./fake/StripeFake.js"
+import * as Harness from "./harness.js"
 
 // Issue 30, webhooks and disputes, over REST with the Stripe adapter on the local fake (PGlite,
 // and PostgreSQL when RECUR_TEST_DATABASE_URL is set): an event whose object cannot be read is
 // answered 503 and not recorded, so Stripe's retry is acted on; a dispute goes through its
 // statuses to an end with its amount and evidence deadline in the events; a refund made in
 // Stripe's dashboard becomes a Recur refund once; the single-account gateway reads webhooks.
-const storages: ReadonlyArray<readonly [string, () => Layer.Layer<Store.Storage, unknown>]> = [
-  ["PGlite", () => Pg.layerPglite()],
-  ...(process.env.RECUR_TEST_DATABASE_URL
-    ? [["PostgreSQL", () => Pg.layerPgScratch({ url: process.env.RECUR_TEST_DATABASE_URL! })] as const]
-    : [])
-]
 
 const SECRET = "whsec_issue30hookssecret"
 
 /** The engine with each merchant's own Stripe account (the fake). */
-const routedOn = (storage: Layer.Layer<Store.Storage, unknown>, fake: Fake.StripeFake) =>
-  TestClient.make(
-    engineOn(storage, {
-      publicUrl: "http://localhost:4000",
-      payments: StripeGateway.perMerchant({ apiBase: fake.base, timeoutMs: 5_000 })
-    })
-  )
+const routedOn = Harness.perMerchant
 
 /** The engine on one Stripe account, its webhooks signed with `SECRET`. */
 const singleOn = (storage: Layer.Layer<Store.Storage, unknown>, fake: Fake.StripeFake) =>
@@ -112,7 +100,7 @@ const eventsOf = async (api: Api, key: string, businessId: string) =>
     .map((e) => ({ type: e.event_type as string, data: JSON.parse(e.content).data }))
     .reverse()
 
-for (const [name, storage] of storages) {
+for (const [name, storage] of Harness.storages) {
   describe(`Stripe webhooks and disputes (${name})`, { timeout: 180_000 }, () => {
     let fake: Fake.StripeFake
     let api: Api
@@ -219,10 +207,11 @@ for (const [name, storage] of storages) {
       // not recorded against a trade Recur does not know as paid, retried
       const { charge } = fake.dashboardRefund(intent.id, 500)
       const refunded = fake.event("charge.refunded", charge, SECRET)
-      fake.fault(/^GET \/v1\/customers\/search$/, "500_after", 3)
+      fake.fault(/^GET \/v1\/payment_intents$/, "500_after", 3)
       expect((await post(api, m.id, refunded)).status).toBe(503)
-      // the engine asks Stripe about the trade; Stripe fails: still processing, so retried
-      fake.fault(/^GET \/v1\/customers\/search$/, "500_after", 3)
+      // the engine asks Stripe about the trade (the list of its kept customer's intents); Stripe
+      // fails: still processing, so retried
+      fake.fault(/^GET \/v1\/payment_intents$/, "500_after", 3)
       expect((await post(api, m.id, succeeded)).status).toBe(503)
       expect((await tradeOf(m.key, tradeId)).trade_status).toBe("processing")
       const retried = await post(api, m.id, succeeded)

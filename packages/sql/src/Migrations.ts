@@ -215,6 +215,21 @@ const discountRedemptions = Effect.gen(function* () {
 })
 
 /**
+ * Processors' own customers (Stripe's `cus_…`) of ours, per processor account: kept when made and
+ * read back by id (`Entities.processorCustomer`).
+ */
+const processorCustomers = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  for (const statement of entityTable(
+    "recur_processor_customers",
+    "customer_id text not null, account_id text not null, reference text not null"
+  ).split(";"))
+    if (statement.trim() !== "") yield* sql.unsafe(statement)
+  yield* sql`create index if not exists recur_processor_customers_customer on recur_processor_customers (merchant_id, customer_id)`
+  yield* sql`create index if not exists recur_processor_customers_reference on recur_processor_customers (merchant_id, reference)`
+})
+
+/**
  * Every migration, by id and name.
  *
  * @since 0.1.0
@@ -228,7 +243,8 @@ export const migrations = {
   "0006_counters": counters,
   "0007_portal_sessions": portalSessions,
   "0008_processor_events": processorEvents,
-  "0009_discount_redemptions": discountRedemptions
+  "0009_discount_redemptions": discountRedemptions,
+  "0010_processor_customers": processorCustomers
 }
 
 /**

@@ -526,6 +526,47 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>, o
       })
     )
 
+    it.effect("processor customers: one per provider, account and customer, read back by id, found by reference", () =>
+      Effect.gen(function* () {
+        const repo = (yield* Storage).repository(Entities.processorCustomer)
+        const m = yield* Fixtures.merchantId
+        const other = yield* Fixtures.merchantId
+        const row = (merchant: string, account: string, customer: string, reference: string, at: number) => ({
+          id: Entities.processorCustomerId("stripe", account, customer),
+          merchant_id: merchant,
+          provider: "stripe",
+          account_id: account,
+          customer_id: customer,
+          reference,
+          created_at: at
+        })
+        const a = row(m, "acct_a", "cus_1", "cus_stripeA1", 1_000)
+        const b = row(m, "acct_b", "cus_1", "cus_stripeB1", 2_000)
+        // the same customer kept twice (two first payments at once): the first stays
+        expect((yield* repo.insertMany([a, b, { ...a, reference: "cus_other" }])).map((r) => r.reference)).toEqual([
+          "cus_stripeA1",
+          "cus_stripeB1"
+        ])
+        expect(yield* repo.insertMany([{ ...a, reference: "cus_later" }])).toEqual([])
+        expect(
+          Option.getOrThrow(yield* repo.get(m, Entities.processorCustomerId("stripe", "acct_a", "cus_1"))).value
+        ).toEqual(a)
+        expect(Option.isNone(yield* repo.get(other, Entities.processorCustomerId("stripe", "acct_a", "cus_1")))).toBe(
+          true
+        )
+        const byReference = yield* repo.list(m, {
+          limit: 100,
+          filters: [{ column: "reference", op: "in", values: ["cus_stripeB1", "cus_unknown"] }]
+        })
+        expect(byReference.list.map((r) => [r.account_id, r.customer_id])).toEqual([["acct_b", "cus_1"]])
+        const byCustomer = yield* repo.list(m, {
+          limit: 100,
+          filters: [{ column: "customer_id", op: "in", values: ["cus_1"] }]
+        })
+        expect(byCustomer.list.map((r) => r.account_id)).toEqual(["acct_b", "acct_a"])
+      })
+    )
+
     it.effect("lookup finds a unique value across merchants (API keys by hash)", () =>
       Effect.gen(function* () {
         const keys = (yield* Storage).repository(Entities.apiKey)

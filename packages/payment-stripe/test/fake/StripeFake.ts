@@ -260,6 +260,38 @@ export const start = async (options: FakeOptions = {}) => {
     readonly publishable_key: string
   }
   const accounts = new Map<string, Account>()
+  /** The account each customer lives in: another account's keys neither find nor use it, as at Stripe. */
+  const customerAccounts = new Map<string, string>()
+  /** The account of the request being answered. */
+  let caller: Account | undefined
+  /**
+   * Accounts that settle in another currency than a charge's (`settle`): Stripe refuses a charge
+   * whose amount converts to less than the settlement currency's minimum (`amount_too_small`).
+   */
+  const settlements = new Map<string, { readonly currency: string; readonly rates: Readonly<Record<string, number>> }>()
+  /**
+   * Stripe's rule for an account settling in another currency: the amount, converted at the day's
+   * rate (here the account's `rates`: settlement units per unit of the charge's currency), must be
+   * at least the settlement currency's minimum.
+   */
+  const settlementRefusal = (amount: number, currency: string): Json | undefined => {
+    const settles = caller !== undefined ? settlements.get(caller.id) : undefined
+    if (settles === undefined || settles.currency === currency) return undefined
+    const minimum = MINIMUM[settles.currency]
+    const rate = settles.rates[currency]
+    if (minimum === undefined || rate === undefined) return undefined
+    const converted = Math.round(amount * rate)
+    return converted < minimum
+      ? {
+          type: "invalid_request_error",
+          code: "amount_too_small",
+          param: "amount",
+          message: `Amount must convert to at least ${minimum} ${settles.currency}. ${amount} ${currency} converts to approximately ${converted} ${settles.currency}.`
+        }
+      : undefined
+  }
+  const ownCustomer = (customer: string) =>
+    customers.has(customer) && (caller === undefined || customerAccounts.get(customer) === caller.id)
   const tokens = new Map<string, { readonly account: string; readonly body: Json }>()
   const register = (keys: {
     readonly id?: string
@@ -327,10 +359,12 @@ export const start = async (options: FakeOptions = {}) => {
   })
 
   const createIntent = (p: Json): { status: number; body: Json } => {
-    const refused = amountRefusal(Number(p.amount), String(p.currency), true)
+    const refused =
+      amountRefusal(Number(p.amount), String(p.currency), true) ??
+      settlementRefusal(Number(p.amount), String(p.currency))
     if (refused !== undefined) return { status: 400, body: { error: refused } }
     const customer = typeof p.customer === "string" ? p.customer : null
-    if (customer !== null && !customers.has(customer))
+    if (customer !== null && !ownCustomer(customer))
       return invalid(`No such customer: '${customer}'`, "customer", "resource_missing", 404)
     const pmRef = String(p.payment_method ?? "")
     const pm = paymentMethodOf(pmRef, null)
@@ -416,7 +450,7 @@ export const start = async (options: FakeOptions = {}) => {
 
   const createSetup = (p: Json): { status: number; body: Json } => {
     const customer = typeof p.customer === "string" ? p.customer : null
-    if (customer === null || !customers.has(customer))
+    if (customer === null || !ownCustomer(customer))
       return invalid("No such customer", "customer", "resource_missing", 404)
     const pmRef = String(p.payment_method ?? "")
     const pm = paymentMethodOf(pmRef, null)
@@ -584,10 +618,17 @@ export const start = async (options: FakeOptions = {}) => {
         metadata: (p.metadata as Json | undefined) ?? {}
       }
       customers.set(c.id as string, c)
+      if (caller !== undefined) customerAccounts.set(c.id as string, caller.id)
       return { status: 200, body: c }
     }
     if (method === "get" && path === "/v1/customers/search")
-      return { status: 200, body: searchOf(String(p.query), [...customers.values()].filter(searchable)) }
+      return {
+        status: 200,
+        body: searchOf(
+          String(p.query),
+          [...customers.values()].filter((c) => searchable(c) && ownCustomer(c.id as string))
+        )
+      }
     if (method === "get" && path === "/v1/payment_intents") {
       // a list is consistent at once (search lags by up to a minute at Stripe)
       const data = [...intents.values()]
@@ -776,7 +817,8 @@ export const start = async (options: FakeOptions = {}) => {
     const sent = JSON.stringify(params)
     let result: { status: number; body: Json }
     // Stripe prunes a key 24 hours after its first use: the same key then makes a new object
-    const kept = typeof key === "string" && method === "post" ? idempotent.get(key) : undefined
+    // Stripe keeps idempotency keys per account: another account's same key is a new request
+    const kept = typeof key === "string" && method === "post" ? idempotent.get(`${account.id}:${key}`) : undefined
     const seen = kept !== undefined && clock - kept.at < IDEMPOTENCY_TTL_SECONDS ? kept : undefined
     if (seen !== undefined) {
       result =
@@ -792,9 +834,15 @@ export const start = async (options: FakeOptions = {}) => {
               }
             }
     } else {
+      caller = account
       result = routeAccount(method, path, params, account, publishable) ?? route(method, path, params)
       if (typeof key === "string" && method === "post")
-        idempotent.set(key, { params: sent, status: result.status, body: structuredClone(result.body), at: clock })
+        idempotent.set(`${account.id}:${key}`, {
+          params: sent,
+          status: result.status,
+          body: structuredClone(result.body),
+          at: clock
+        })
     }
     const bad = checkResponse(method, template!, result.status, result.body)
     if (bad !== undefined) {
@@ -861,6 +909,16 @@ export const start = async (options: FakeOptions = {}) => {
     ) => {
       const made = register(keys)
       return { id: made.id, secret_key: made.secret_key, publishable_key: made.publishable_key }
+    },
+    /**
+     * The account now settles in `currency` (`"eur"`): a charge in another currency is refused
+     * (`amount_too_small`) when it converts, at `rates` (settlement units per unit of the charge's
+     * currency, e.g. `{ usd: 0.9 }`), to less than that currency's minimum — Stripe's rule. `null`:
+     * it settles in each charge's own currency again.
+     */
+    settle: (accountId: string, settlement: { currency: string; rates: Record<string, number> } | null) => {
+      if (settlement === null) settlements.delete(accountId)
+      else settlements.set(accountId, settlement)
     },
     /** Forgets a key (rolled or deleted in Stripe's dashboard): from now on it is refused (401). */
     roll: (key: string) => {
