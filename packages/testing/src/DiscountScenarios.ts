@@ -11,7 +11,7 @@ import { expect, layer } from "@effect/vitest"
 import { Billing, Discounts, PriceChanges, Refunds, type Store, Subscriptions } from "@recur/core"
 import { Effect, type Layer } from "effect"
 import { invoicesOf } from "./EngineScenarios.js"
-import { advance, merchantAt, minor, monthly, productOf, subscribeTo, taxedEngine } from "./ScenarioKit.js"
+import { advance, merchantAt, minor, monthly, openSession, productOf, subscribeTo, taxedEngine } from "./ScenarioKit.js"
 
 const START = "2026-01-01T00:00:00Z"
 
@@ -288,7 +288,6 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
       () =>
         Effect.gen(function* () {
           const discounts = yield* Discounts.Discounts
-          const billing = yield* Billing.Billing
           const { merchantId, priceId } = yield* shop("30.00")
           const d = yield* discounts.create(merchantId, {
             name: "Few",
@@ -301,7 +300,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
           const first = yield* subscribeTo(merchantId, priceId, { discount_code: "FEW" })
           expect(minor(first.trade!.amount)).toBe(2000n)
           const again = yield* Effect.flip(
-            billing.createSession(merchantId, {
+            openSession(merchantId, {
               customer_id: first.customerId,
               line_items: [{ price_id: priceId }],
               discount_code: "FEW"
@@ -315,7 +314,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
           const second = yield* subscribeTo(merchantId, priceId, { discount_code: "FEW" })
           expect(minor(second.trade!.amount)).toBe(2000n)
           const third = yield* Effect.flip(
-            billing.createSession(merchantId, {
+            openSession(merchantId, {
               payer_id: "late",
               line_items: [{ price_id: priceId }],
               discount_code: "FEW"

@@ -18,6 +18,7 @@ import {
   type Store,
   TaxRates
 } from "@recur/core"
+import { Requests } from "@recur/contract"
 import { SandboxGateway } from "@recur/payment-sandbox"
 import { Effect, Layer, Option } from "effect"
 import * as ServicesContract from "./ServicesContract.js"
@@ -98,13 +99,22 @@ export const address = (country_code: string, province_code?: string) =>
 const card = (number: string): Ports.CardInput => ({ number, exp_month: 12, exp_year: 2099, cvc: "123" })
 
 /**
+ * A checkout session opened from a REST-shaped body, decoded as the REST adapter and the facade
+ * decode it (`@recur/contract`'s `Requests.sessionCommand`).
+ */
+export const openSession = (merchantId: string, body: Requests.SessionRequest) =>
+  Effect.flatMap(Requests.sessionCommand(body), (command) =>
+    Billing.Billing.use((billing) => billing.createSession(merchantId, command))
+  )
+
+/**
  * A checkout session opened with `input` and paid with the card `number`: the session as opened,
  * and the subscription, trade and customer it made.
  */
-export const checkout = (merchantId: string, input: Billing.SessionInput, number = "4242424242424242") =>
+export const checkout = (merchantId: string, input: Requests.SessionRequest, number = "4242424242424242") =>
   Effect.gen(function* () {
     const billing = yield* Billing.Billing
-    const opened = yield* billing.createSession(merchantId, {
+    const opened = yield* openSession(merchantId, {
       ...(input.customer_id === undefined ? { payer_id: `payer-${Math.random().toString(36).slice(2)}` } : {}),
       return_url: "https://shop.example/done",
       ...input
@@ -126,7 +136,7 @@ export const checkout = (merchantId: string, input: Billing.SessionInput, number
 export const subscribeTo = (
   merchantId: string,
   priceId: string,
-  extra: Partial<Billing.SessionInput> = {},
+  extra: Partial<Requests.SessionRequest> = {},
   number = "4242424242424242"
 ) => checkout(merchantId, { line_items: [{ price_id: priceId }], ...extra }, number)
 
