@@ -53,22 +53,12 @@ export const subscriptionsLive = HttpApiBuilder.group(BillingApi, "subscriptions
                 >
               )[q.search_type]
               if (q.search_type === "invoice_id" || q.search_type === "refund_id") {
-                // resolved through the invoice / refund to its subscription
-                const sub = yield* Effect.option(
+                // resolved through the invoice / refund to its subscription (none matches nothing)
+                const sub = yield* subs.search(
+                  m,
                   q.search_type === "invoice_id"
-                    ? Effect.map(billing.getInvoice(m, q.search_value ?? ""), (i) => i.subscription_id)
-                    : Effect.flatMap(subs.getRefund(m, q.search_value ?? ""), (r) =>
-                        Effect.flatMap(
-                          billing.listInvoices(m, {
-                            filters: [{ column: "trade_id", op: "in", values: [r.trade_id] }],
-                            limit: 1
-                          }),
-                          (page) =>
-                            page.list[0]?.subscription_id
-                              ? Effect.succeed(page.list[0].subscription_id)
-                              : Effect.fail(new Errors.NotFound({ resource: "subscription", id: r.trade_id }))
-                        )
-                      )
+                    ? { invoiceId: q.search_value ?? "" }
+                    : { refundId: q.search_value ?? "" }
                 )
                 filters.push({ column: "id", op: "in", values: [Option.getOrNull(sub) ?? "__none__"] })
               } else if (column === undefined)
