@@ -33,7 +33,7 @@ import { IpNetwork } from "effect/net"
 import { HttpApiBuilder, HttpApiMiddleware, HttpApiSwagger } from "effect/http-api"
 import { BillingApi, DecodeErrors } from "./Api.js"
 import * as ApiErrors from "./Errors.js"
-import * as Checkout from "./Checkout.js"
+import * as Pages from "./pages/index.js"
 import * as ProcessorWebhooks from "./ProcessorWebhooks.js"
 import * as AuthMemo from "./internal/authMemo.js"
 import * as BodyChecks from "./internal/bodyChecks.js"
@@ -511,7 +511,7 @@ export const layerRoutesWith = (
     ),
     HttpApiSwagger.layer(BillingApi, { path: "/docs" }),
     healthRoute,
-    Checkout.routes,
+    Pages.routes,
     ProcessorWebhooks.routes,
     notFoundRoute,
     globalMiddleware(options.rateLimit, options, options)
