@@ -19,7 +19,7 @@ import {
   type Subscriptions,
   type Webhooks
 } from "@recur/core"
-import type { SandboxGateway } from "@recur/payment-sandbox"
+import type { Ports } from "@recur/core"
 import { ByteSize, Cause, Clock, Context, Effect, Layer, Option, Result, type SchemaIssue } from "effect"
 import {
   HttpIncomingMessage,
@@ -539,7 +539,7 @@ export type EngineServices =
   | Billing.Billing
   | Subscriptions.Subscriptions
   | Webhooks.Webhooks
-  | SandboxGateway.SandboxControls
+  | Ports.PaymentGateway
 
 /**
  * The access log: Effect's line per response (method, path, status, time), with the path
