@@ -1218,6 +1218,8 @@ export const perMerchant = (options: Omit<Options, "secretKey"> = {}) =>
               : Effect.succeed(Ports.SaveCardOutcome.Unavailable(notConfigured(g.failure)))
           ),
         refusal: refusalOf,
+        // sandbox merchants' 3-D Secure challenges are the gateway beneath's (Stripe serves its own)
+        ...(fallback.challengePage !== undefined ? { challengePage: fallback.challengePage } : {}),
         verifyAccount: (keys) => verifyAccount(keys, options),
         minimumCharge: (request) =>
           Effect.flatMap(gatewayOf(request.merchant_id), (g) =>
