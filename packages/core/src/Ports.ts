@@ -398,6 +398,59 @@ export type AccountCheck = Data.TaggedEnum<{
 export const AccountCheck = Data.taggedEnum<AccountCheck>()
 
 /**
+ * What a gateway's own challenge page shows (see {@link ChallengePage}): its title and the body
+ * of the page as HTML, which the host serves inside its own page.
+ *
+ * @since 0.1.0
+ */
+export interface ChallengeContent {
+  readonly title: string
+  readonly html: string
+}
+
+/**
+ * What a payer's answer on a gateway's own challenge page leads to.
+ *
+ * @since 0.1.0
+ */
+export type ChallengeAnswer = Data.TaggedEnum<{
+  /** A card set-up's challenge was answered: the cardholder goes back to `url` (the set-up's `return_url`). */
+  ReturnTo: { readonly url: string }
+  /**
+   * A charge's challenge was answered (or was not waiting any more): the engine asks about the
+   * trade now (`Payments.reconcileTrade`) and the payer sees where their payment stands.
+   */
+  Charge: { readonly trade_id: string }
+  /** No such challenge: the page says so. */
+  Unknown: { readonly content: ChallengeContent }
+}>
+
+/**
+ * Constructors of {@link ChallengeAnswer}.
+ *
+ * @since 0.1.0
+ */
+export const ChallengeAnswer = Data.taggedEnum<ChallengeAnswer>()
+
+/**
+ * A 3-D Secure challenge page the gateway serves through the engine's host, for a gateway with
+ * no processor page of its own (the sandbox's test challenge): the host mounts it where the
+ * gateway's `redirect_url`s point, shows {@link ChallengePage.show} and hands the payer's form
+ * to {@link ChallengePage.answer}. A processor with its own page (Stripe) has none.
+ *
+ * @since 0.1.0
+ */
+export interface ChallengePage {
+  /** The page of a challenge (a trade id or a card set-up id, the last part of its `redirect_url`). */
+  readonly show: (challengeId: string) => Effect.Effect<ChallengeContent>
+  /** The payer's answer: the fields of the page's form. */
+  readonly answer: (
+    challengeId: string,
+    form: Readonly<Record<string, string | undefined>>
+  ) => Effect.Effect<ChallengeAnswer>
+}
+
+/**
  * A payment processor. Calls are idempotent by (trade id, attempt) for charges and by refund id
  * for refunds: calling twice never charges or refunds twice (the port's contract suite checks it).
  *
@@ -495,7 +548,7 @@ export class PaymentGateway extends Context.Service<
      * Why a merchant's processor keys may not move from account `from` (`null`: not known, keys
      * saved before the account was kept) to account `to` now, or none when they may: its customers'
      * saved cards live in the old account, where the new keys cannot charge them. Asked by
-     * `PaymentSettings.set` once the new keys are verified; a reason refuses the change (409).
+     * `PaymentSettings.set` once the new keys are verified; a reason refuses the change (`StateConflict`).
      * Absent: every change is allowed.
      */
     readonly accountChange?: (request: {
@@ -503,6 +556,11 @@ export class PaymentGateway extends Context.Service<
       readonly from: string | null
       readonly to: string
     }) => Effect.Effect<Option.Option<string>>
+    /**
+     * The gateway's own 3-D Secure challenge page, served by the host (see {@link ChallengePage}).
+     * Absent: the processor serves its challenges itself.
+     */
+    readonly challengePage?: ChallengePage
   }
 >()("@recur/core/PaymentGateway") {}
 

@@ -80,6 +80,7 @@ export class Subscriptions extends Context.Service<Subscriptions>()("@recur/core
     const { saveSub, schedule, subEvents } = writes(storage)
     const merchants = yield* Merchants.Merchants
     const subs = storage.repository(Entities.subscription)
+    const invoices = storage.repository(Entities.invoice)
 
     const load = (merchantId: string, id: string) => loadSub(subs, merchantId, id)
     const live = mustBeLive
@@ -203,7 +204,36 @@ export class Subscriptions extends Context.Service<Subscriptions>()("@recur/core
         return (yield* load(merchantId, subscriptionId)).value.subscription
       }).pipe(Effect.withSpan("Subscriptions.renewNow"))
 
+    /**
+     * The subscription an invoice or a refund belongs to (a refund's through the invoice of its
+     * trade): the list's search by `invoice_id` or `refund_id`. None when the merchant has no such
+     * invoice or refund, or it belongs to no subscription.
+     */
+    const search = Effect.fn("Subscriptions.search")(function* (
+      merchantId: string,
+      by: { readonly invoiceId: string } | { readonly refundId: string }
+    ) {
+      const subscriptionId: Effect.Effect<string | null | undefined, unknown> =
+        "invoiceId" in by
+          ? Effect.map(invoices.get(merchantId, by.invoiceId), (found) =>
+              Option.isSome(found) ? found.value.value.subscription_id : null
+            )
+          : Effect.flatMap(refunds.getRefund(merchantId, by.refundId), (refund) =>
+              Effect.map(
+                invoices.list(merchantId, {
+                  filters: [{ column: "trade_id", op: "in", values: [refund.trade_id] }],
+                  limit: 1
+                }),
+                (page) => page.list[0]?.subscription_id
+              )
+            )
+      // a read that fails finds nothing, as an unknown id does
+      const found = yield* Effect.option(subscriptionId)
+      return Option.filter(Option.flatMap(found, Option.fromNullishOr), (id) => id !== "")
+    })
+
     return {
+      search,
       previewChange: priceChanges.previewChange,
       changePrice: priceChanges.changePrice,
       revokePriceChange: priceChanges.revokePriceChange,

@@ -17,8 +17,8 @@ import {
   type Subscriptions,
   type Webhooks
 } from "@recur/core"
+import type { Ports } from "@recur/core"
 import { ErrorReplies, RequestBodies } from "@recur/contract"
-import type { SandboxGateway } from "@recur/payment-sandbox"
 import { ByteSize, Cause, Clock, Context, Effect, Layer, Option, Result, type SchemaIssue } from "effect"
 import {
   HttpIncomingMessage,
@@ -32,7 +32,7 @@ import { IpNetwork } from "effect/net"
 import { HttpApiBuilder, HttpApiMiddleware, HttpApiSwagger } from "effect/http-api"
 import { BillingApi, DecodeErrors } from "./Api.js"
 import * as ApiErrors from "./Errors.js"
-import * as Checkout from "./Checkout.js"
+import * as Pages from "./pages/index.js"
 import * as ProcessorWebhooks from "./ProcessorWebhooks.js"
 import * as AuthMemo from "./internal/authMemo.js"
 import * as BodyChecks from "./internal/bodyChecks.js"
@@ -510,7 +510,7 @@ export const layerRoutesWith = (
     ),
     HttpApiSwagger.layer(BillingApi, { path: "/docs" }),
     healthRoute,
-    Checkout.routes,
+    Pages.routes,
     ProcessorWebhooks.routes,
     notFoundRoute,
     globalMiddleware(options.rateLimit, options, options)
@@ -538,7 +538,7 @@ export type EngineServices =
   | Billing.Billing
   | Subscriptions.Subscriptions
   | Webhooks.Webhooks
-  | SandboxGateway.SandboxControls
+  | Ports.PaymentGateway
 
 /**
  * The access log: Effect's line per response (method, path, status, time), with the path

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import * as Checkout from "../src/Checkout.js"
+import * as InvoicePages from "../src/pages/invoice.js"
 import { backends, serve } from "./client.js"
 
 // Anonymous GETs of invoice PDFs cannot stall the process: an invoice's PDF is rendered once per
@@ -39,32 +39,32 @@ for (const [name, storage] of backends()) {
       api.handler(new Request(`http://localhost${page}/pdf`, { headers: { "accept-language": language } }))
 
     it("150 concurrent GETs of one invoice's PDF: one render, the same bytes for all", async () => {
-      const before = Checkout.invoicePdfStats().renders
+      const before = InvoicePages.invoicePdfStats().renders
       const answers = await Promise.all(Array.from({ length: 150 }, () => pdf(pages[0]!, "de")))
       expect(answers.map((r) => r.status)).toEqual(Array(150).fill(200))
       const bodies = await Promise.all(answers.map(async (r) => Buffer.from(await r.arrayBuffer()).toString("base64")))
       expect(new Set(bodies).size).toBe(1)
       expect(Buffer.from(bodies[0]!, "base64").subarray(0, 5).toString()).toBe("%PDF-")
-      expect(Checkout.invoicePdfStats().renders - before).toBe(1)
+      expect(InvoicePages.invoicePdfStats().renders - before).toBe(1)
       // and later GETs are served from the cache
       expect((await pdf(pages[0]!, "de")).status).toBe(200)
-      expect(Checkout.invoicePdfStats().renders - before).toBe(1)
+      expect(InvoicePages.invoicePdfStats().renders - before).toBe(1)
     })
 
     it("another merchant's API call made during a burst of 150 GETs of one PDF waits for one render at most, not 150", async () => {
       const page = pages[1]!
-      const before = Checkout.invoicePdfStats().renders
+      const before = InvoicePages.invoicePdfStats().renders
       let rendersBeforeAnswer = -1
       const burst = Array.from({ length: 150 }, () => pdf(page, "fr"))
       const call = api.call("GET", "/api/v1/products?limit=10", other).then((r) => {
-        rendersBeforeAnswer = Checkout.invoicePdfStats().renders - before
+        rendersBeforeAnswer = InvoicePages.invoicePdfStats().renders - before
         return r
       })
       const [answer, ...pdfs] = await Promise.all([call, ...burst])
       expect(answer!.status).toBe(200)
       expect(pdfs.map((r) => r.status)).toEqual(Array(150).fill(200))
       expect(rendersBeforeAnswer).toBeLessThanOrEqual(1)
-      expect(Checkout.invoicePdfStats().renders - before).toBe(1)
+      expect(InvoicePages.invoicePdfStats().renders - before).toBe(1)
     })
 
     it("a paid invoice's PDF says so: a new state of the invoice is rendered once more, the old one is not served", async () => {
@@ -96,12 +96,12 @@ for (const [name, storage] of backends()) {
         })
       )
       expect(pay.status).toBe(303)
-      const before = Checkout.invoicePdfStats().renders
+      const before = InvoicePages.invoicePdfStats().renders
       const after = Buffer.from(await (await pdf(page)).arrayBuffer())
       expect(after.equals(first)).toBe(false)
-      expect(Checkout.invoicePdfStats().renders - before).toBe(1)
+      expect(InvoicePages.invoicePdfStats().renders - before).toBe(1)
       expect(Buffer.from(await (await pdf(page)).arrayBuffer()).equals(after)).toBe(true)
-      expect(Checkout.invoicePdfStats().renders - before).toBe(1)
+      expect(InvoicePages.invoicePdfStats().renders - before).toBe(1)
     })
   })
 }

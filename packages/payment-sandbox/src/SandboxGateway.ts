@@ -7,6 +7,7 @@
  */
 import { type Money, Ports } from "@recur/core"
 import { Clock, Context, Effect, Layer, Option, Ref } from "effect"
+import * as ChallengePage from "./ChallengePage.js"
 
 /**
  * How a test card behaves.
@@ -383,7 +384,12 @@ export const make = (options: Options = {}) =>
           if (setup === undefined || setup.merchant_id !== merchant_id || setup.customer_id !== customer_id)
             return Ports.SaveCardOutcome.Failed({ code: "resource_missing", message: "No such card set-up." })
           return setup.outcome
-        })
+        }),
+      // the test challenge, served by the host at `base` (the controls are defined below)
+      challengePage: ChallengePage.make({
+        completeChallenge: (tradeId, approve) => controls.completeChallenge(tradeId, approve),
+        completeSetupChallenge: (setupId, approve) => controls.completeSetupChallenge(setupId, approve)
+      })
     })
 
     const controls: Controls = {

@@ -1406,6 +1406,8 @@ export const perMerchant = (options: Omit<Options, "secretKey"> = {}) =>
               : Effect.succeed(Ports.SaveCardOutcome.Unavailable(notConfigured(g.failure)))
           ),
         refusal: refusalOf,
+        // sandbox merchants' 3-D Secure challenges are the gateway beneath's (Stripe serves its own)
+        ...(fallback.challengePage !== undefined ? { challengePage: fallback.challengePage } : {}),
         verifyAccount: (keys) => verifyAccount(keys, options),
         accountChange: (request) => savedCardsElsewhere(storage, request),
         minimumCharge: (request) =>

@@ -263,6 +263,41 @@ for (const [name, storage] of Harness.storages) {
       // and no new checkout either
       expect(refusal(await sessionOf(api, shop.api_key))).toEqual([409, "state_conflict", undefined])
     })
+
+    it("a sandbox merchant without Stripe keys is challenged on the sandbox's own 3-D Secure page, served by the host", async () => {
+      const sandbox = await merchant("sandbox")
+      const session = (await sessionOf(api, sandbox.api_key)).body.data
+      const paid = await api.handler(
+        new Request(`http://localhost/checkout/${session.session_id}/pay`, {
+          method: "POST",
+          headers: { "content-type": "application/x-www-form-urlencoded" },
+          body: new URLSearchParams({
+            card_number: "4000000000003220",
+            exp_month: "12",
+            exp_year: "2030",
+            cvc: "123"
+          }).toString(),
+          redirect: "manual"
+        })
+      )
+      expect(paid.status).toBe(303)
+      const location = paid.headers.get("location")!
+      expect(location).toMatch(/^http:\/\/localhost:4000\/sandbox\/3ds\/trd_/)
+      const path = new URL(location).pathname
+      const page = await api.handler(new Request(`http://localhost${path}`))
+      expect([page.status, await page.text()]).toEqual([200, expect.stringContaining("3-D Secure test challenge")])
+      const approved = await api.handler(
+        new Request(`http://localhost${path}`, {
+          method: "POST",
+          headers: { "content-type": "application/x-www-form-urlencoded" },
+          body: "approve=1"
+        })
+      )
+      expect(approved.status).toBe(200)
+      expect(await approved.text()).toContain("Payment complete")
+      const trades = await api.call("GET", "/api/v1/trades?trade_status=succeeded", sandbox.api_key)
+      expect(trades.body.data.list).toHaveLength(1)
+    })
   })
 }
 

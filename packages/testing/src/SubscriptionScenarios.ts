@@ -810,6 +810,26 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
         ).toHaveLength(5)
       })
     )
+
+    it.effect(
+      "search: the subscription of an invoice, and of a refund through its trade's invoice; none for an unknown id or another merchant's",
+      () =>
+        Effect.gen(function* () {
+          const subs = yield* Subscriptions.Subscriptions
+          const { merchantId, priceId } = yield* setup("2024-04-01T00:00:00Z")
+          const { result } = yield* subscribe(merchantId, priceId)
+          const sub = Option.getOrThrow(result.subscription)
+          const invoice = (yield* invoicesOf(merchantId, sub.id))[0]!
+          const refund = yield* subs.refund(merchantId, Refunds.refundOf(result.trade.trade_id, { amount: "1.00" }))
+          expect(yield* subs.search(merchantId, { invoiceId: invoice.invoice_id })).toEqual(Option.some(sub.id))
+          expect(yield* subs.search(merchantId, { refundId: refund.refund_id })).toEqual(Option.some(sub.id))
+          expect(yield* subs.search(merchantId, { invoiceId: "inv_unknown" })).toEqual(Option.none())
+          expect(yield* subs.search(merchantId, { refundId: "rfd_unknown" })).toEqual(Option.none())
+          const other = yield* setup("2024-04-01T00:00:00Z")
+          expect(yield* subs.search(other.merchantId, { invoiceId: invoice.invoice_id })).toEqual(Option.none())
+          expect(yield* subs.search(other.merchantId, { refundId: refund.refund_id })).toEqual(Option.none())
+        })
+    )
   })
 
 /** Adds a monthly flat price to the merchant's first product. */

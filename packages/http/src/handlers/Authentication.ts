@@ -1,0 +1,54 @@
+/**
+ * The `Authentication` middleware: the merchant of a request from its API key, and its `Request-Id`.
+ *
+ * @since 0.1.0
+ */
+import { Merchants } from "@recur/core"
+import { Effect, Layer } from "effect"
+import { HttpServerRequest } from "effect/http"
+import { Authentication, CurrentMerchant } from "../api/Shared.js"
+import * as ApiErrors from "../Errors.js"
+import * as AuthMemo from "../internal/authMemo.js"
+
+const BEARER = /^Bearer (\S+)$/
+
+/**
+ * Authentication: the key from `Authorization: Bearer <key>` (exactly one space), then the
+ * required `Request-Id`.
+ *
+ * @since 0.1.0
+ */
+export const authenticationLive = Layer.effect(
+  Authentication,
+  Effect.gen(function* () {
+    const merchants = yield* Merchants.Merchants
+    return Authentication.of({
+      bearer: (httpEffect) =>
+        Effect.gen(function* () {
+          const request = yield* HttpServerRequest.HttpServerRequest
+          const requestId = request.headers["request-id"] ?? ""
+          const header = request.headers.authorization
+          const m = header === undefined ? null : BEARER.exec(header)
+          const unauthorized = new ApiErrors.Unauthorized({
+            code: "unauthorizedError",
+            message: ApiErrors.unauthorizedMessage,
+            data: { request_id: requestId }
+          })
+          if (!m) return yield* Effect.fail(unauthorized)
+          const auth =
+            AuthMemo.recall(request, m[1]!) ??
+            (yield* Effect.mapError(merchants.authenticate(m[1]!), () => unauthorized))
+          if (requestId === "" || requestId.length > 255 || !/^[\x21-\x7e][\x20-\x7e]*$/.test(requestId)) {
+            return yield* Effect.fail(
+              new ApiErrors.InvalidParameter({
+                code: "InvalidParameter",
+                message: "The Request-Id header is required (1 to 255 printable characters).",
+                data: { request_id: requestId, param: "Request-Id" }
+              })
+            )
+          }
+          return yield* Effect.provideService(httpEffect, CurrentMerchant, { merchant: auth.merchant, requestId })
+        })
+    })
+  })
+)

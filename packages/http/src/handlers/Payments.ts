@@ -1,0 +1,168 @@
+/**
+ * The handlers of the trades, invoices and refunds group (with the invoice, dispute and payment settings).
+ *
+ * @since 0.1.0
+ */
+import { Billing, Errors, Invoice, Lifecycle, Merchants, PaymentSettings, Subscriptions } from "@recur/core"
+import { Requests } from "@recur/contract"
+import { Effect } from "effect"
+import { HttpApiBuilder } from "effect/http-api"
+import { BillingApi } from "../Api.js"
+import { CurrentMerchant } from "../api/Shared.js"
+import { ok, call, list, pageQuery, inFilter, enumFilter } from "./Shared.js"
+
+/**
+ * The handlers of the trades, invoices and refunds group.
+ *
+ * @since 0.1.0
+ */
+export const paymentsLive = HttpApiBuilder.group(BillingApi, "payments", (handlers) =>
+  Effect.gen(function* () {
+    const billing = yield* Billing.Billing
+    const subs = yield* Subscriptions.Subscriptions
+    const merchants = yield* Merchants.Merchants
+    const paymentSettings = yield* PaymentSettings.PaymentSettings
+    return handlers
+      .handle("trades", ({ query: q }) =>
+        call((m) =>
+          Effect.gen(function* () {
+            const page = yield* pageQuery(q)
+            const filters = [
+              ...(yield* inFilter("id", list(q.trade_ids))),
+              ...(yield* enumFilter(
+                "trade_status",
+                "trade_status",
+                list(q.trade_status),
+                Lifecycle.TradeStatus.literals
+              )),
+              ...(yield* inFilter("order_id", list(q.order_ids))),
+              ...(yield* inFilter("customer_id", q.customer_id !== undefined ? [q.customer_id] : undefined))
+            ]
+            return ok(
+              yield* billing.listTrades(m, {
+                filters,
+                limit: page.limit,
+                created: page.created,
+                starting_after: page.starting_after,
+                ending_before: page.ending_before
+              })
+            )
+          })
+        )
+      )
+      .handle("trade", ({ params: path }) =>
+        call((m) => Effect.map(billing.getTrade(m, path.trade_id), (trade) => ok({ trade })))
+      )
+      .handle("invoices", ({ query: q }) =>
+        call((m) =>
+          Effect.gen(function* () {
+            const page = yield* pageQuery(q)
+            const filters = [
+              ...(yield* inFilter("id", list(q.invoice_ids))),
+              ...(yield* inFilter("trade_id", list(q.trade_ids))),
+              ...(yield* inFilter("order_id", list(q.order_ids))),
+              ...(yield* inFilter(
+                "subscription_id",
+                q.subscription_id !== undefined ? [q.subscription_id] : undefined
+              )),
+              ...(yield* inFilter("customer_id", q.customer_id !== undefined ? [q.customer_id] : undefined)),
+              ...(yield* enumFilter("biz_status", "biz_status", list(q.biz_status), Lifecycle.InvoiceStatus.literals)),
+              ...(yield* enumFilter(
+                "invoice_type",
+                "invoice_types",
+                list(q.invoice_types),
+                Invoice.InvoiceType.literals
+              ))
+            ]
+            return ok(
+              yield* billing.listInvoices(m, {
+                filters,
+                limit: page.limit,
+                created: page.created,
+                starting_after: page.starting_after,
+                ending_before: page.ending_before
+              })
+            )
+          })
+        )
+      )
+      .handle("invoice", ({ params: path }) =>
+        call((m) => Effect.map(billing.getInvoice(m, path.invoice_id), (invoice) => ok({ invoice })))
+      )
+      .handle("paymentSettings", () => call((m) => Effect.map(paymentSettings.get(m), ok)))
+      .handle("updatePaymentSettings", ({ payload }) => call((m) => Effect.map(paymentSettings.set(m, payload), ok)))
+      .handle("invoiceSettings", () =>
+        call((m) => Effect.map(merchants.get(m), (merchant) => ok({ invoice_prefix: merchant.invoice_prefix })))
+      )
+      .handle("updateInvoiceSettings", ({ payload }) =>
+        call((m) =>
+          payload.invoice_prefix === undefined
+            ? Effect.fail(new Errors.InvalidParameter({ param: "invoice_prefix", reason: "is required" }))
+            : Effect.map(merchants.setInvoicePrefix(m, payload.invoice_prefix), (merchant) =>
+                ok({ invoice_prefix: merchant.invoice_prefix })
+              )
+        )
+      )
+      .handle("disputeSettings", () =>
+        call((m) =>
+          Effect.map(merchants.get(m), (merchant) => ok({ fraud_dispute_renewals: merchant.fraud_dispute_renewals }))
+        )
+      )
+      .handle("updateDisputeSettings", ({ payload }) =>
+        call((m) =>
+          Effect.gen(function* () {
+            const policy = payload.fraud_dispute_renewals
+            if (policy === undefined)
+              return yield* new Errors.InvalidParameter({ param: "fraud_dispute_renewals", reason: "is required" })
+            const merchant = yield* merchants.setDisputeSettings(m, { fraud_dispute_renewals: policy })
+            return ok({ fraud_dispute_renewals: merchant.fraud_dispute_renewals })
+          })
+        )
+      )
+      .handle("refund", ({ payload }) =>
+        Effect.flatMap(CurrentMerchant, ({ requestId }) =>
+          call((m) =>
+            Effect.gen(function* () {
+              // the Request-Id keys the refund: a retry after a crash finds the refund, never makes a second
+              const r = yield* subs.refund(m, yield* Requests.refundCommand(payload, requestId))
+              return ok({ refund_id: r.refund_id, refund_status: r.refund_status })
+            })
+          )
+        )
+      )
+      .handle("getRefund", ({ params: path }) =>
+        call((m) => Effect.map(subs.getRefund(m, path.refund_id), (refund) => ok({ refund })))
+      )
+      .handle("refunds", ({ query: q }) =>
+        call((m) =>
+          Effect.flatMap(pageQuery(q), (page) =>
+            Effect.map(
+              subs.listRefunds(m, {
+                limit: page.limit,
+                created: page.created,
+                starting_after: page.starting_after,
+                ending_before: page.ending_before
+              }),
+              ok
+            )
+          )
+        )
+      )
+      .handle("tradeRefunds", ({ params: path, query: q }) =>
+        call((m) =>
+          Effect.gen(function* () {
+            const page = yield* pageQuery(q)
+            yield* billing.getTrade(m, path.trade_id)
+            return ok(
+              yield* subs.listRefunds(m, {
+                filters: [{ column: "trade_id", op: "in", values: [path.trade_id] }],
+                limit: page.limit,
+                starting_after: page.starting_after,
+                ending_before: page.ending_before
+              })
+            )
+          })
+        )
+      )
+  })
+)
