@@ -203,7 +203,7 @@ export class PaymentSettings extends Context.Service<PaymentSettings>()("@recur/
                 publishable_key: publishable
               })
             : undefined
-        // keys of another account than the one whose customers' cards are saved: refused (409)
+        // keys of another account than the one whose customers' cards are saved: refused (StateConflict)
         if (verified !== undefined && current !== null && current.account_id !== verified) {
           const refused =
             gateway.accountChange === undefined
