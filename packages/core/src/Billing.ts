@@ -114,45 +114,44 @@ export class Billing extends Context.Service<Billing>()("@recur/core/Billing", {
      * when `token` is its link's signature; none otherwise (an unknown invoice and a wrong token
      * look the same).
      */
-    const invoiceDocument = (invoiceId: string, token: string) =>
-      Effect.gen(function* () {
-        if (!/^inv_[0-9a-z]{26}$/.test(invoiceId) || token.length > 100) return Option.none<InvoiceDocument>()
-        const found = yield* Effect.orDie(invoices.lookup("id", invoiceId))
-        if (Option.isNone(found)) return Option.none<InvoiceDocument>()
-        const invoice = found.value.value
-        if (!(yield* documents.verify(invoice.merchant_id, invoice.invoice_id, token)))
-          return Option.none<InvoiceDocument>()
-        const merchant = yield* Effect.orDie(merchantRecords.get(invoice.merchant_id, invoice.merchant_id))
-        // an issued invoice states the parties as they were at issue (its snapshot); only one
-        // issued before snapshots were kept shows the current records
-        const kept = invoice.merchant_name !== null
-        const customer = kept
-          ? Option.none()
-          : yield* Effect.orDie(customers.get(invoice.merchant_id, invoice.customer_id))
-        return Option.some<InvoiceDocument>({
-          invoice,
-          merchantName: kept
-            ? invoice.merchant_name!
-            : Option.match(merchant, { onNone: () => "", onSome: (m) => m.value.name }),
-          payable: yield* dunning.payable(invoice),
-          payments: PaymentSettings.pageModeOf(
-            Option.match(merchant, { onNone: () => null, onSome: (m) => m.value.payment_processor }),
-            settings.stripeJsUrl
-          ),
-          customer: Option.match(customer, {
-            onNone: () => ({
-              name: invoice.customer_name,
-              email: invoice.customer_email,
-              address: invoice.customer_address
-            }),
-            onSome: (c) => ({
-              name: c.value.name,
-              email: c.value.email,
-              address: c.value.address ? Customer.formatAddress(c.value.address) || null : null
-            })
+    const invoiceDocument = Effect.fn("Billing.invoiceDocument")(function* (invoiceId: string, token: string) {
+      if (!/^inv_[0-9a-z]{26}$/.test(invoiceId) || token.length > 100) return Option.none<InvoiceDocument>()
+      const found = yield* Effect.orDie(invoices.lookup("id", invoiceId))
+      if (Option.isNone(found)) return Option.none<InvoiceDocument>()
+      const invoice = found.value.value
+      if (!(yield* documents.verify(invoice.merchant_id, invoice.invoice_id, token)))
+        return Option.none<InvoiceDocument>()
+      const merchant = yield* Effect.orDie(merchantRecords.get(invoice.merchant_id, invoice.merchant_id))
+      // an issued invoice states the parties as they were at issue (its snapshot); only one
+      // issued before snapshots were kept shows the current records
+      const kept = invoice.merchant_name !== null
+      const customer = kept
+        ? Option.none()
+        : yield* Effect.orDie(customers.get(invoice.merchant_id, invoice.customer_id))
+      return Option.some<InvoiceDocument>({
+        invoice,
+        merchantName: kept
+          ? invoice.merchant_name!
+          : Option.match(merchant, { onNone: () => "", onSome: (m) => m.value.name }),
+        payable: yield* dunning.payable(invoice),
+        payments: PaymentSettings.pageModeOf(
+          Option.match(merchant, { onNone: () => null, onSome: (m) => m.value.payment_processor }),
+          settings.stripeJsUrl
+        ),
+        customer: Option.match(customer, {
+          onNone: () => ({
+            name: invoice.customer_name,
+            email: invoice.customer_email,
+            address: invoice.customer_address
+          }),
+          onSome: (c) => ({
+            name: c.value.name,
+            email: c.value.email,
+            address: c.value.address ? Customer.formatAddress(c.value.address) || null : null
           })
         })
-      }).pipe(Effect.withSpan("Billing.invoiceDocument"))
+      })
+    })
     const listTrades = (merchantId: string, query: Store.ListQuery) =>
       Effect.map(pageErrors(trades.list(merchantId, query)), (p) => ({
         has_more: p.has_more,

@@ -175,38 +175,37 @@ export class Portal extends Context.Service<Portal>()("@recur/core/Portal", {
      * `reset` returns to the server's default. Every price to switch between must be one of the
      * merchant's active recurring prices.
      */
-    const setSettings = (merchantId: string, input: UpdatePortalSettings) =>
-      Effect.gen(function* () {
-        if (input.reset === true) {
-          yield* merchants.setPortalSettings(merchantId, null)
-          return settings.portal
+    const setSettings = Effect.fn("Portal.setSettings")(function* (merchantId: string, input: UpdatePortalSettings) {
+      if (input.reset === true) {
+        yield* merchants.setPortalSettings(merchantId, null)
+        return settings.portal
+      }
+      const base = yield* settingsOf(merchantId)
+      const prices = input.switch_prices ?? base.switch_prices
+      if (prices.length > MAX_SWITCH_PRICES)
+        return yield* invalid("switch_prices", `may list at most ${MAX_SWITCH_PRICES} prices`)
+      if (input.switch_prices !== undefined)
+        for (const [i, id] of input.switch_prices.entries()) {
+          const param = `switch_prices[${i}]`
+          if (input.switch_prices.indexOf(id) !== i) return yield* invalid(param, "is listed twice")
+          const version = yield* catalog.sellableVersion(merchantId, id).pipe(
+            Effect.catchTags({
+              PriceNotFound: () => invalid(param, "is not a price of this merchant"),
+              StateConflict: () => invalid(param, "is not an active price")
+            })
+          )
+          if (version.billing_type !== "recurring" || version.price_plan === null)
+            return yield* invalid(param, "is not a recurring price")
         }
-        const base = yield* settingsOf(merchantId)
-        const prices = input.switch_prices ?? base.switch_prices
-        if (prices.length > MAX_SWITCH_PRICES)
-          return yield* invalid("switch_prices", `may list at most ${MAX_SWITCH_PRICES} prices`)
-        if (input.switch_prices !== undefined)
-          for (const [i, id] of input.switch_prices.entries()) {
-            const param = `switch_prices[${i}]`
-            if (input.switch_prices.indexOf(id) !== i) return yield* invalid(param, "is listed twice")
-            const version = yield* catalog.sellableVersion(merchantId, id).pipe(
-              Effect.catchTags({
-                PriceNotFound: () => invalid(param, "is not a price of this merchant"),
-                StateConflict: () => invalid(param, "is not an active price")
-              })
-            )
-            if (version.billing_type !== "recurring" || version.price_plan === null)
-              return yield* invalid(param, "is not a recurring price")
-          }
-        const next = new PortalSettings({
-          payment_method_update: input.payment_method_update ?? base.payment_method_update,
-          cancel: input.cancel ?? base.cancel,
-          invoice_history: input.invoice_history ?? base.invoice_history,
-          switch_prices: [...prices]
-        })
-        yield* merchants.setPortalSettings(merchantId, next)
-        return next
-      }).pipe(Effect.withSpan("Portal.setSettings"))
+      const next = new PortalSettings({
+        payment_method_update: input.payment_method_update ?? base.payment_method_update,
+        cancel: input.cancel ?? base.cancel,
+        invoice_history: input.invoice_history ?? base.invoice_history,
+        switch_prices: [...prices]
+      })
+      yield* merchants.setPortalSettings(merchantId, next)
+      return next
+    })
 
     /**
      * The prices a subscription may switch to: when it is on one of the listed prices and live
@@ -251,36 +250,35 @@ export class Portal extends Context.Service<Portal>()("@recur/core/Portal", {
       })
 
     /** Creates a portal link for one customer of this merchant, working for an hour. */
-    const createSession = (merchantId: string, input: CreatePortalSession) =>
-      Effect.gen(function* () {
-        yield* merchants.get(merchantId)
-        if (input.customer_id === undefined) return yield* invalid("customer_id", "is required")
-        const customer = yield* Effect.orDie(customers.get(merchantId, input.customer_id))
-        if (Option.isNone(customer) || customer.value.value.deleted_at !== null)
-          return yield* new Errors.NotFound({ resource: "customer", id: input.customer_id })
-        if (input.return_url !== undefined && !isRedirectUrl(input.return_url))
-          return yield* invalid("return_url", "must be an absolute http(s) URL of at most 2048 characters")
-        if (input.flow !== undefined && !Flow.literals.includes(input.flow as never))
-          return yield* invalid("flow", `must be ${Flow.literals.join(" or ")}`)
-        if (input.flow === "payment_method_update" && !(yield* settingsOf(merchantId)).payment_method_update)
-          return yield* invalid("flow", "payment_method_update is turned off in the portal settings")
-        const at = yield* now(merchantId)
-        const id = yield* Ids.make(Ids.prefixes.portalSession)
-        const session = new PortalSession({
-          portal_session_id: id,
-          merchant_id: merchantId,
-          customer_id: input.customer_id,
-          return_url: input.return_url ?? null,
-          flow: (input.flow as typeof Flow.Type | undefined) ?? null,
-          locale: input.locale ?? null,
-          url: `${base}/portal/${id}/${yield* signatureOf(merchantId, id)}`,
-          created_at: DateTime.makeUnsafe(at),
-          expires_at: DateTime.makeUnsafe(at + SESSION_MS),
-          revoked_at: null
-        })
-        yield* Effect.orDie(sessions.insert(session))
-        return session
-      }).pipe(Effect.withSpan("Portal.createSession"))
+    const createSession = Effect.fn("Portal.createSession")(function* (merchantId: string, input: CreatePortalSession) {
+      yield* merchants.get(merchantId)
+      if (input.customer_id === undefined) return yield* invalid("customer_id", "is required")
+      const customer = yield* Effect.orDie(customers.get(merchantId, input.customer_id))
+      if (Option.isNone(customer) || customer.value.value.deleted_at !== null)
+        return yield* new Errors.NotFound({ resource: "customer", id: input.customer_id })
+      if (input.return_url !== undefined && !isRedirectUrl(input.return_url))
+        return yield* invalid("return_url", "must be an absolute http(s) URL of at most 2048 characters")
+      if (input.flow !== undefined && !Flow.literals.includes(input.flow as never))
+        return yield* invalid("flow", `must be ${Flow.literals.join(" or ")}`)
+      if (input.flow === "payment_method_update" && !(yield* settingsOf(merchantId)).payment_method_update)
+        return yield* invalid("flow", "payment_method_update is turned off in the portal settings")
+      const at = yield* now(merchantId)
+      const id = yield* Ids.make(Ids.prefixes.portalSession)
+      const session = new PortalSession({
+        portal_session_id: id,
+        merchant_id: merchantId,
+        customer_id: input.customer_id,
+        return_url: input.return_url ?? null,
+        flow: (input.flow as typeof Flow.Type | undefined) ?? null,
+        locale: input.locale ?? null,
+        url: `${base}/portal/${id}/${yield* signatureOf(merchantId, id)}`,
+        created_at: DateTime.makeUnsafe(at),
+        expires_at: DateTime.makeUnsafe(at + SESSION_MS),
+        revoked_at: null
+      })
+      yield* Effect.orDie(sessions.insert(session))
+      return session
+    })
 
     /**
      * The session a link names, when its signature is right, it has not expired, it was not
@@ -402,25 +400,32 @@ export class Portal extends Context.Service<Portal>()("@recur/core/Portal", {
      * or credit now: the engine's quote, prorated at once, with the price switched to and the
      * name of the current one. {@link switchPrice} with its `quote_id` commits exactly these numbers.
      */
-    const previewSwitch = (session: PortalSession, subscriptionId: string, priceId: string) =>
-      Effect.gen(function* () {
-        const target = yield* switchTarget(session, subscriptionId, priceId)
-        const quote = yield* priceChanges.previewChange(
-          session.merchant_id,
-          PriceChanges.change(subscriptionId, { priceId })
-        )
-        return { ...target, quote }
-      }).pipe(Effect.withSpan("Portal.previewSwitch"))
+    const previewSwitch = Effect.fn("Portal.previewSwitch")(function* (
+      session: PortalSession,
+      subscriptionId: string,
+      priceId: string
+    ) {
+      const target = yield* switchTarget(session, subscriptionId, priceId)
+      const quote = yield* priceChanges.previewChange(
+        session.merchant_id,
+        PriceChanges.change(subscriptionId, { priceId })
+      )
+      return { ...target, quote }
+    })
 
     /** Switches the subscription as quoted by {@link previewSwitch}; anything moved since is a refusal. */
-    const switchPrice = (session: PortalSession, subscriptionId: string, priceId: string, quoteId: string) =>
-      Effect.gen(function* () {
-        yield* switchTarget(session, subscriptionId, priceId)
-        return yield* priceChanges.changePrice(
-          session.merchant_id,
-          PriceChanges.change(subscriptionId, { priceId, quoteId })
-        )
-      }).pipe(Effect.withSpan("Portal.switchPrice"))
+    const switchPrice = Effect.fn("Portal.switchPrice")(function* (
+      session: PortalSession,
+      subscriptionId: string,
+      priceId: string,
+      quoteId: string
+    ) {
+      yield* switchTarget(session, subscriptionId, priceId)
+      return yield* priceChanges.changePrice(
+        session.merchant_id,
+        PriceChanges.change(subscriptionId, { priceId, quoteId })
+      )
+    })
 
     return {
       createSession,

@@ -35,12 +35,12 @@ export class SandboxClock extends Context.Service<SandboxClock>()("@recur/core/S
      * The clock never passes an instant whose due work has not run: if due work cannot run now
      * (claimed by another worker), it stops there too.
      */
-    const step = (
-      merchantId: string,
-      to: number,
-      options: { readonly renewalBatch?: number; readonly maxItems?: number } = {}
-    ) =>
-      Effect.gen(function* () {
+    const step = Effect.fn("SandboxClock.step")(
+      function* (
+        merchantId: string,
+        to: number,
+        options: { readonly renewalBatch?: number; readonly maxItems?: number } = {}
+      ) {
         const merchant = yield* merchants.get(merchantId)
         if (merchant.frozen_time === null)
           return yield* new Errors.StateConflict({
@@ -96,7 +96,9 @@ export class SandboxClock extends Context.Service<SandboxClock>()("@recur/core/S
         }
         return { merchant: yield* merchants.get(merchantId), complete, ran, requested: to }
         // the clock moves here: nothing inside may take "now" from the request's merchant snapshot
-      }).pipe(Effect.provideService(knownMerchant, undefined), Effect.withSpan("SandboxClock.step"))
+      },
+      Effect.provideService(knownMerchant, undefined)
+    )
 
     /** Background advances, one per merchant, stopped with the engine; and where each is going. */
     const running = yield* FiberMap.make<string, void, never>()

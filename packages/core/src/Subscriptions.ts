@@ -119,89 +119,87 @@ export class Subscriptions extends Context.Service<Subscriptions>()("@recur/core
         )
       })
 
-    const cancel = (merchantId: string, command: CancelCommand) =>
-      Effect.gen(function* () {
-        const subscriptionId = command.subscriptionId
-        const reason = Option.getOrNull(command.reason)
-        if (command.when === "end_of_period") {
-          const sv = yield* load(merchantId, subscriptionId)
-          if (sv.value.subscription.cancel_at_period_end) return sv.value.subscription
-          const { next } = yield* transitionSub(merchantId, subscriptionId, "request_cancel_at_period_end", (rec) => ({
-            patch: {
-              cancel_at_period_end: true,
-              cancel_at: rec.subscription.current_period_end,
-              cancel_reason: reason
-            }
-          }))
-          return next.subscription
-        }
-        const { next } = yield* transitionSub(merchantId, subscriptionId, "cancel", (_, at) => ({
+    const cancel = Effect.fn("Subscriptions.cancel")(function* (merchantId: string, command: CancelCommand) {
+      const subscriptionId = command.subscriptionId
+      const reason = Option.getOrNull(command.reason)
+      if (command.when === "end_of_period") {
+        const sv = yield* load(merchantId, subscriptionId)
+        if (sv.value.subscription.cancel_at_period_end) return sv.value.subscription
+        const { next } = yield* transitionSub(merchantId, subscriptionId, "request_cancel_at_period_end", (rec) => ({
           patch: {
-            cancel_at: dt(at),
-            next_invoice_date: null,
-            cancel_reason: reason ?? "canceled_by_merchant"
+            cancel_at_period_end: true,
+            cancel_at: rec.subscription.current_period_end,
+            cancel_reason: reason
           }
         }))
-        for (const kind of ["renewal", "dunning", "trial_notice", "incomplete_expiry"])
-          yield* storage.workQueue.cancel(merchantId, kind, subscriptionId)
         return next.subscription
-      }).pipe(Effect.withSpan("Subscriptions.cancel"))
-
-    const revokeCancel = (merchantId: string, subscriptionId: string) =>
-      Effect.gen(function* () {
-        const sv = yield* load(merchantId, subscriptionId)
-        if (!sv.value.subscription.cancel_at_period_end) {
-          return yield* new Errors.SubscriptionActionRefused({
-            subscriptionId,
-            state: sv.value.subscription.status,
-            action: "revoke cancel",
-            reason: "no cancellation is scheduled"
-          })
+      }
+      const { next } = yield* transitionSub(merchantId, subscriptionId, "cancel", (_, at) => ({
+        patch: {
+          cancel_at: dt(at),
+          next_invoice_date: null,
+          cancel_reason: reason ?? "canceled_by_merchant"
         }
-        const { next } = yield* transitionSub(merchantId, subscriptionId, "revoke_cancel", () => ({
-          patch: { cancel_at_period_end: false, cancel_at: null, cancel_reason: null }
-        }))
-        return next.subscription
-      }).pipe(Effect.withSpan("Subscriptions.revokeCancel"))
+      }))
+      for (const kind of ["renewal", "dunning", "trial_notice", "incomplete_expiry"])
+        yield* storage.workQueue.cancel(merchantId, kind, subscriptionId)
+      return next.subscription
+    })
 
-    const pause = (merchantId: string, subscriptionId: string) =>
-      Effect.gen(function* () {
-        const { next } = yield* transitionSub(merchantId, subscriptionId, "pause", (_, at) => ({
-          record: { paused_at: at },
-          patch: { next_invoice_date: null }
-        }))
-        yield* storage.workQueue.cancel(merchantId, "renewal", subscriptionId)
-        yield* storage.workQueue.cancel(merchantId, "dunning", subscriptionId)
-        return next.subscription
-      }).pipe(Effect.withSpan("Subscriptions.pause"))
+    const revokeCancel = Effect.fn("Subscriptions.revokeCancel")(function* (
+      merchantId: string,
+      subscriptionId: string
+    ) {
+      const sv = yield* load(merchantId, subscriptionId)
+      if (!sv.value.subscription.cancel_at_period_end) {
+        return yield* new Errors.SubscriptionActionRefused({
+          subscriptionId,
+          state: sv.value.subscription.status,
+          action: "revoke cancel",
+          reason: "no cancellation is scheduled"
+        })
+      }
+      const { next } = yield* transitionSub(merchantId, subscriptionId, "revoke_cancel", () => ({
+        patch: { cancel_at_period_end: false, cancel_at: null, cancel_reason: null }
+      }))
+      return next.subscription
+    })
+
+    const pause = Effect.fn("Subscriptions.pause")(function* (merchantId: string, subscriptionId: string) {
+      const { next } = yield* transitionSub(merchantId, subscriptionId, "pause", (_, at) => ({
+        record: { paused_at: at },
+        patch: { next_invoice_date: null }
+      }))
+      yield* storage.workQueue.cancel(merchantId, "renewal", subscriptionId)
+      yield* storage.workQueue.cancel(merchantId, "dunning", subscriptionId)
+      return next.subscription
+    })
 
     /** Resumes a paused subscription: a new period starts now and is billed now. */
-    const resume = (merchantId: string, subscriptionId: string) =>
-      Effect.gen(function* () {
-        const { at, merchant } = yield* transitionSub(merchantId, subscriptionId, "resume", (rec, at) => ({
-          record: { paused_at: null, anchor: at, anchor_cycle: rec.subscription.cycle_index + 1 },
-          patch: { next_invoice_date: dt(at) }
-        }))
-        yield* schedule(merchant, "renewal", subscriptionId, at)
-        yield* renewals.renew(merchantId, subscriptionId)
-        return (yield* load(merchantId, subscriptionId)).value.subscription
-      }).pipe(Effect.withSpan("Subscriptions.resume"))
+    const resume = Effect.fn("Subscriptions.resume")(function* (merchantId: string, subscriptionId: string) {
+      const { at, merchant } = yield* transitionSub(merchantId, subscriptionId, "resume", (rec, at) => ({
+        record: { paused_at: null, anchor: at, anchor_cycle: rec.subscription.cycle_index + 1 },
+        patch: { next_invoice_date: dt(at) }
+      }))
+      yield* schedule(merchant, "renewal", subscriptionId, at)
+      yield* renewals.renew(merchantId, subscriptionId)
+      return (yield* load(merchantId, subscriptionId)).value.subscription
+    })
 
     /** Charges the next cycle now (customer-initiated renewal). */
-    const renewNow = (merchantId: string, subscriptionId: string) =>
-      Effect.gen(function* () {
-        const sv = yield* load(merchantId, subscriptionId)
-        yield* live(sv.value, "renew")
-        if (sv.value.subscription.status === "past_due")
-          return yield* new Errors.SubscriptionActionRefused({
-            subscriptionId,
-            state: "past_due",
-            action: "renew",
-            reason: "settle the open invoice first"
-          })
-        yield* renewals.renew(merchantId, subscriptionId, { force: true })
-        return (yield* load(merchantId, subscriptionId)).value.subscription
-      }).pipe(Effect.withSpan("Subscriptions.renewNow"))
+    const renewNow = Effect.fn("Subscriptions.renewNow")(function* (merchantId: string, subscriptionId: string) {
+      const sv = yield* load(merchantId, subscriptionId)
+      yield* live(sv.value, "renew")
+      if (sv.value.subscription.status === "past_due")
+        return yield* new Errors.SubscriptionActionRefused({
+          subscriptionId,
+          state: "past_due",
+          action: "renew",
+          reason: "settle the open invoice first"
+        })
+      yield* renewals.renew(merchantId, subscriptionId, { force: true })
+      return (yield* load(merchantId, subscriptionId)).value.subscription
+    })
 
     return {
       previewChange: priceChanges.previewChange,

@@ -89,17 +89,17 @@ export class Worker extends Context.Service<Worker>()("@recur/core/Worker", {
     }
 
     /** Runs one claimed work item; `false` when it failed (see {@link failedItem}). */
-    const runItem = (item: Store.WorkItem): Effect.Effect<boolean> => {
+    const runItem = Effect.fn("Worker.runItem")(function* (item: Store.WorkItem): Effect.fn.Return<boolean> {
+      yield* Effect.annotateCurrentSpan({ kind: item.kind })
       // an item of a kind this version does not know (written by a newer one) is left alone
-      if (!isWorkKind(item.kind)) return Effect.as(Effect.logWarning(`unknown work kind ${item.kind}`), false)
-      return workOf(item.kind, item.merchant_id, item.subject_id).pipe(
+      if (!isWorkKind(item.kind)) return yield* Effect.as(Effect.logWarning(`unknown work kind ${item.kind}`), false)
+      return yield* workOf(item.kind, item.merchant_id, item.subject_id).pipe(
         Effect.as(true),
         Effect.catchCause((cause) =>
           Effect.as(Effect.logError(`work item ${item.kind} ${item.subject_id} failed`, cause), false)
-        ),
-        Effect.withSpan("Worker.runItem", { attributes: { kind: item.kind } })
+        )
       )
-    }
+    })
 
     /**
      * A work item that failed: claimable again after a delay that doubles with each attempt (1
@@ -237,19 +237,22 @@ export class Worker extends Context.Service<Worker>()("@recur/core/Worker", {
      * The worker: runs due live work every `interval`, forever. Safe on many processes at once
      * (leases).
      */
-    const worker = (options: { readonly owner: string; readonly intervalMs?: number; readonly concurrency?: number }) =>
-      Effect.gen(function* () {
-        for (;;) {
-          const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
-          yield* runDue({
-            now,
-            owner: options.owner,
-            lane: "live",
-            ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {})
-          })
-          yield* Effect.sleep(options.intervalMs ?? 1000)
-        }
-      }).pipe(Effect.withSpan("Worker.worker"))
+    const worker = Effect.fn("Worker.worker")(function* (options: {
+      readonly owner: string
+      readonly intervalMs?: number
+      readonly concurrency?: number
+    }) {
+      for (;;) {
+        const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
+        yield* runDue({
+          now,
+          owner: options.owner,
+          lane: "live",
+          ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {})
+        })
+        yield* Effect.sleep(options.intervalMs ?? 1000)
+      }
+    })
 
     return { runItem, runDue, worker } as const
   })
