@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { SqlClient } from "effect/sql"
-import { Billing, Catalog, Merchants } from "@recur/core"
+import { Billing, Catalog, Merchants, SessionPayments } from "@recur/core"
 import { engineOn } from "@recur/embedded"
 import { Pg } from "@recur/sql"
 import { Effect, Layer, ManagedRuntime } from "effect"
@@ -59,6 +59,7 @@ describe("crash mid-billing", () => {
               price_plan: { billing_cycle_unit: "month", base_price_val: "30.00" }
             })
             const billing = yield* Billing.Billing
+            const sessionPayments = yield* SessionPayments.SessionPayments
             yield* Effect.forEach(
               Array.from({ length: n }, (_, i) => i),
               (i) =>
@@ -67,7 +68,7 @@ describe("crash mid-billing", () => {
                     payer_id: `crash-${i}`,
                     line_items: [{ price_id: price.id }]
                   })
-                  yield* billing.paySession(m.merchant.merchant_id, s.session_id, {
+                  yield* sessionPayments.paySession(m.merchant.merchant_id, s.session_id, {
                     number: "4242424242424242",
                     exp_month: 12,
                     exp_year: 2099,

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from "@effect/vitest"
-import { Billing, Catalog, Entities, Merchants, Store, Webhooks } from "@recur/core"
+import { Catalog, Entities, Merchants, SandboxClock, Store, Webhooks } from "@recur/core"
 import { engineOn } from "@recur/embedded"
 import { Effect, Fiber, ManagedRuntime } from "effect"
 import { createServer, type Server } from "node:http"
@@ -104,7 +104,7 @@ describe("webhooks under faults", () => {
     await drain()
     // a 30-minute outage on the merchant's clock, then two days for the retries
     await stop()
-    const advance = (to: number) => rt.runPromise(Billing.Billing.use((b) => b.advanceClock(merchantId, to)))
+    const advance = (to: number) => rt.runPromise(SandboxClock.SandboxClock.use((b) => b.advanceClock(merchantId, to)))
     for (let m = 1; m <= 30; m += 5) await advance(t0 + m * MIN)
     await start()
     await advance(t0 + 3 * 24 * 60 * MIN)

@@ -1,7 +1,7 @@
 // Seeding many due subscriptions fast: a template of real subscriptions (made through checkout
 // and payment, 31 days ago, so due now) is cloned in SQL, every row of a template subscription
 // copied with its ids rewritten. Used by the billing benchmark and the full-size crash suite.
-import { Billing, Catalog, Merchants } from "@recur/core"
+import { Billing, Catalog, Merchants, SessionPayments } from "@recur/core"
 import { engineOn } from "@recur/embedded"
 import { Pg } from "@recur/sql"
 import { Effect, ManagedRuntime } from "effect"
@@ -39,6 +39,7 @@ export const seedTemplate = async (
           price_plan: { billing_cycle_unit: "month", base_price_val: "30.00" }
         })
         const billing = yield* Billing.Billing
+        const sessionPayments = yield* SessionPayments.SessionPayments
         yield* Effect.forEach(
           Array.from({ length: n }),
           () =>
@@ -48,7 +49,7 @@ export const seedTemplate = async (
                 payer_id: `pay_${randomId()}`,
                 line_items: [{ price_id: price.id }]
               })
-              yield* billing.paySession(merchantId, s.session_id, {
+              yield* sessionPayments.paySession(merchantId, s.session_id, {
                 number: "4242424242424242",
                 exp_month: 12,
                 exp_year: 2099,

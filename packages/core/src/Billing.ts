@@ -1,9 +1,8 @@
 /**
- * The money path in one service for the REST adapter and the facade: checkout
- * ({@link Checkout}), payments and their outcomes ({@link Payments}), renewals
- * ({@link Renewals}), dunning ({@link Dunning}), the worker ({@link Worker}) and the sandbox clock
- * ({@link SandboxClock}), plus the reads of subscriptions, trades and invoices. It only
- * delegates: each concept lives in its own module (see docs/engine.md).
+ * The REST adapter's and the facade's reads of subscriptions, trades and invoices, an invoice's
+ * hosted document, and a checkout session opened from the API's request body. The money path's
+ * operations are called on the service that owns them: {@link Checkout}, `SessionPayments`,
+ * `Payments`, `Renewals`, {@link Dunning}, `Worker`, `SandboxClock` (see docs/engine.md).
  *
  * @since 0.1.0
  */
@@ -16,17 +15,12 @@ import type * as Invoice from "./Invoice.js"
 import { invoiceDocuments, must, withTax } from "./internal/records.js"
 import { pageErrors } from "./internal/paging.js"
 import * as PaymentSettings from "./PaymentSettings.js"
-import * as Payments from "./Payments.js"
+import type * as Payments from "./Payments.js"
 import * as Ports from "./Ports.js"
-import * as RenewalBatches from "./RenewalBatches.js"
-import * as Renewals from "./Renewals.js"
 import * as Requests from "./Requests.js"
 import * as Secrets from "./Secrets.js"
-import * as SandboxClock from "./SandboxClock.js"
-import * as SessionPayments from "./SessionPayments.js"
 import * as Settings from "./Settings.js"
 import * as Store from "./Store.js"
-import * as Worker from "./Worker.js"
 
 /**
  * The body of `POST /api/v1/session`.
@@ -77,13 +71,7 @@ export class Billing extends Context.Service<Billing>()("@recur/core/Billing", {
   make: Effect.gen(function* () {
     const storage = yield* Store.Storage
     const checkout = yield* Checkout.Checkout
-    const sessionPayments = yield* SessionPayments.SessionPayments
-    const payments = yield* Payments.Payments
-    const renewals = yield* Renewals.Renewals
-    const batches = yield* RenewalBatches.RenewalBatches
     const dunning = yield* Dunning.Dunning
-    const worker = yield* Worker.Worker
-    const clock = yield* SandboxClock.SandboxClock
     const taxes = yield* Ports.TaxCalculator
     const subs = storage.repository(Entities.subscription)
     const trades = storage.repository(Entities.trade)
@@ -167,40 +155,7 @@ export class Billing extends Context.Service<Billing>()("@recur/core/Billing", {
       /** Opens a checkout session from the API's request body (see `Checkout.createSession` for the command). */
       createSession: (merchantId: string, input: Checkout.SessionInput) =>
         Effect.flatMap(Requests.sessionCommand(input), (command) => checkout.createSession(merchantId, command)),
-      getSession: checkout.getSession,
-      /** The payer's quantity on the hosted page (an editable line item, inside its bounds). */
-      setSessionQuantity: checkout.setQuantity,
-      /** A discount code the payer enters on the hosted page, before paying. */
-      setSessionDiscountCode: checkout.setDiscountCode,
-      /** A session with what its payer's page shows: merchant, product, price, interval, trial. */
-      sessionView: checkout.sessionView,
-      paySession: sessionPayments.paySession,
-      reconcileTrade: payments.reconcileTrade,
-      applyOutcome: payments.applyOutcome,
-      chargeInvoiceTrade: payments.chargeInvoiceTrade,
-      renew: renewals.renew,
-      renewMany: batches.renewMany,
-      retry: dunning.retry,
-      runDue: worker.runDue,
-      worker: worker.worker,
-      advanceClock: clock.advanceClock,
-      advanceTo: clock.advanceTo,
-      continueAdvance: clock.continueInBackground,
-      clockOf: clock.clockOf,
       invoiceDocument,
-      /**
-       * The customer pays an open or retrying invoice, or an unpaid subscription's latest failed
-       * one, with a card (see `Dunning.payInvoice`).
-       */
-      payInvoice: dunning.payInvoice,
-      /** Replaces a live subscription's card; a past-due one is retried at once (see `Dunning.updatePaymentMethod`). */
-      updatePaymentMethod: dunning.updatePaymentMethod,
-      /** The portal's card update: a 3-D Secure challenge is a redirect (see `Dunning.updatePaymentMethodOnSession`). */
-      updatePaymentMethodOnSession: dunning.updatePaymentMethodOnSession,
-      /** Back from a card set-up's 3-D Secure challenge (see `Dunning.completePaymentMethod`). */
-      completePaymentMethod: dunning.completePaymentMethod,
-      /** Back on a failed invoice's page from a new card's 3-D Secure challenge (see `Dunning.completeInvoiceCard`). */
-      completeInvoiceCard: dunning.completeInvoiceCard,
       /** A draft with the tax calculator's tax, its discounts kept (see `internal/records`). */
       withTax: withTax(taxes, storage),
       getSubscription,

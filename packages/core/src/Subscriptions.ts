@@ -13,9 +13,6 @@ import { dt, nowOf } from "./internal/engine.js"
 import { loadSub, mustBeLive, writes } from "./internal/records.js"
 import type * as Lifecycle from "./Lifecycle.js"
 import * as Merchants from "./Merchants.js"
-import * as Metering from "./Metering.js"
-import * as PriceChanges from "./PriceChanges.js"
-import * as Refunds from "./Refunds.js"
 import * as Renewals from "./Renewals.js"
 import * as Store from "./Store.js"
 import * as Subscription from "./Subscription.js"
@@ -74,9 +71,6 @@ export class Subscriptions extends Context.Service<Subscriptions>()("@recur/core
   make: Effect.gen(function* () {
     const storage = yield* Store.Storage
     const renewals = yield* Renewals.Renewals
-    const refunds = yield* Refunds.Refunds
-    const metering = yield* Metering.Metering
-    const priceChanges = yield* PriceChanges.PriceChanges
     const { saveSub, schedule, subEvents } = writes(storage)
     const merchants = yield* Merchants.Merchants
     const subs = storage.repository(Entities.subscription)
@@ -202,21 +196,11 @@ export class Subscriptions extends Context.Service<Subscriptions>()("@recur/core
     })
 
     return {
-      previewChange: priceChanges.previewChange,
-      changePrice: priceChanges.changePrice,
-      revokePriceChange: priceChanges.revokePriceChange,
       cancel,
       revokeCancel,
       pause,
       resume,
-      renewNow,
-      upcomingInvoice: renewals.upcoming,
-      recordUsage: metering.recordUsage,
-      recordUsageBatch: metering.recordUsageBatch,
-      usageSummary: metering.usageSummary,
-      refund: refunds.refund,
-      getRefund: refunds.getRefund,
-      listRefunds: refunds.listRefunds
+      renewNow
     } as const
   })
 }) {

@@ -1,4 +1,4 @@
-import { Billing, Catalog, Merchants, type PriceRules } from "@recur/core"
+import { Billing, Catalog, Merchants, type PriceRules, SessionPayments } from "@recur/core"
 import { engineOn } from "../src/index.js"
 import { Pg } from "@recur/sql"
 import { Effect, type Layer, ManagedRuntime } from "effect"
@@ -114,12 +114,13 @@ export const merchantWithPrice = (
 export const subscribe = (merchantId: string, priceId: string, number = "4242424242424242", discountCode?: string) =>
   Effect.gen(function* () {
     const billing = yield* Billing.Billing
+    const sessionPayments = yield* SessionPayments.SessionPayments
     const session = yield* billing.createSession(merchantId, {
       payer_id: `payer-${Math.random().toString(36).slice(2)}`,
       line_items: [{ price_id: priceId }],
       ...(discountCode !== undefined ? { discount_code: discountCode } : {})
     })
-    const result = yield* billing.paySession(merchantId, session.session_id, {
+    const result = yield* sessionPayments.paySession(merchantId, session.session_id, {
       number,
       exp_month: 12,
       exp_year: 2099,

@@ -6,16 +6,20 @@
  */
 import {
   Billing,
+  Checkout,
   type Checkout as CoreCheckout,
   type CheckoutSession,
+  Dunning,
   Entities,
   ErrorReplies,
   Errors,
   Merchants,
   NetworkAddress,
+  Payments,
   Portal,
-  type Ports,
   type PortalSession,
+  type Ports,
+  SessionPayments,
   Store,
   Subscriptions
 } from "@recur/core"
@@ -74,7 +78,7 @@ const checkoutPage = (
 }
 
 const viewOf = (merchantId: string, sessionId: string) =>
-  Effect.orDie(Billing.Billing.use((b) => b.sessionView(merchantId, sessionId)))
+  Effect.orDie(Checkout.Checkout.use((b) => b.sessionView(merchantId, sessionId)))
 
 /** A page that only says something, in the payer's language. */
 const notice = (
@@ -121,7 +125,7 @@ const perTradeLookup = Limiter.make(LOOKUP_LIMITS.trade)
 const askAboutTrade = (merchantId: string, tradeId: string) =>
   Effect.gen(function* () {
     if (perTradeLookup(tradeId, yield* Clock.currentTimeMillis) > 0) return undefined
-    const asked = yield* Effect.option(Billing.Billing.use((b) => b.reconcileTrade(merchantId, tradeId)))
+    const asked = yield* Effect.option(Payments.Payments.use((b) => b.reconcileTrade(merchantId, tradeId)))
     return Option.isSome(asked) ? asked.value.status : undefined
   })
 
@@ -259,7 +263,7 @@ const payJson = (
  */
 const payerChange = (
   apply: (
-    billing: Billing.Billing["Service"],
+    checkout: Checkout.Checkout["Service"],
     merchantId: string,
     sessionId: string,
     input: Record<string, string>
@@ -272,7 +276,7 @@ const payerChange = (
     if (Option.isNone(found)) return yield* notice(request, null, (w) => w.notFound, 404)
     const m = found.value.merchant_id
     const input = yield* Effect.orElseSucceed(body, () => ({}) as Record<string, string>)
-    const result = yield* Effect.result(Billing.Billing.use((b) => apply(b, m, session_id, input)))
+    const result = yield* Effect.result(Checkout.Checkout.use((c) => apply(c, m, session_id, input)))
     if (result._tag === "Success") return HttpServerResponse.redirect(`../${session_id}`, { status: 303 })
     const view = yield* viewOf(m, session_id)
     if (view.session.status === "complete") return yield* done(view.session, request)
@@ -601,7 +605,9 @@ export const routes = Layer.mergeAll(
       const found = yield* findSession(session_id)
       if (Option.isNone(found)) return yield* notice(request, null, (w) => w.notFound, 404)
       // a paid or expired session is said so, as the GET says it: no form, no charge attempted
-      const before = yield* Effect.orDie(Billing.Billing.use((b) => b.getSession(found.value.merchant_id, session_id)))
+      const before = yield* Effect.orDie(
+        Checkout.Checkout.use((b) => b.getSession(found.value.merchant_id, session_id))
+      )
       if (before.status === "complete" || before.status === "expired") {
         if (wantsJson(request))
           return yield* payJson(
@@ -637,10 +643,10 @@ export const routes = Layer.mergeAll(
         )
       }
       const input = yield* Effect.orElseSucceed(body, () => ({}) as Record<string, string>)
-      const billing = yield* Billing.Billing
+      const sessionPayments = yield* SessionPayments.SessionPayments
       const m = found.value.merchant_id
       const card = cardOf(input)
-      const result = yield* Effect.result(billing.paySession(m, session_id, card))
+      const result = yield* Effect.result(sessionPayments.paySession(m, session_id, card))
       if (wantsJson(request)) return yield* payJson(request, result)
       const view = yield* viewOf(m, session_id)
       const session = view.session
@@ -686,13 +692,13 @@ export const routes = Layer.mergeAll(
   HttpRouter.add(
     "POST",
     "/checkout/:session_id/quantity",
-    payerChange((b, m, id, input) => b.setSessionQuantity(m, id, String(input.quantity ?? "")))
+    payerChange((b, m, id, input) => b.setQuantity(m, id, String(input.quantity ?? "")))
   ),
   HttpRouter.add(
     "POST",
     "/checkout/:session_id/discount",
     payerChange((b, m, id, input) =>
-      b.setSessionDiscountCode(
+      b.setDiscountCode(
         m,
         id,
         String(input.discount_code ?? "")
@@ -727,7 +733,7 @@ export const routes = Layer.mergeAll(
         if (setupId !== null && doc.invoice.biz_status === "failed") {
           const here = { pay: `${token}/pay`, pdf: `${token}/pdf` }
           const result = yield* Effect.result(
-            Billing.Billing.use((b) => b.completeInvoiceCard(doc.invoice.merchant_id, doc.invoice.invoice_id, setupId))
+            Dunning.Dunning.use((b) => b.completeInvoiceCard(doc.invoice.merchant_id, doc.invoice.invoice_id, setupId))
           )
           const now = Option.getOrElse(
             yield* Effect.orDie(Billing.Billing.use((b) => b.invoiceDocument(doc.invoice.invoice_id, token))),
@@ -801,7 +807,7 @@ export const routes = Layer.mergeAll(
         const input = yield* Effect.orElseSucceed(body, () => ({}) as Record<string, string>)
         const card = cardOf(input)
         const m = doc.invoice.merchant_id
-        const result = yield* Effect.result(Billing.Billing.use((b) => b.payInvoice(m, doc.invoice.invoice_id, card)))
+        const result = yield* Effect.result(Dunning.Dunning.use((b) => b.payInvoice(m, doc.invoice.invoice_id, card)))
         // what the invoice is now, whatever the attempt did
         const now = Option.getOrElse(
           yield* Effect.orDie(Billing.Billing.use((b) => b.invoiceDocument(doc.invoice.invoice_id, token))),
@@ -846,7 +852,7 @@ export const routes = Layer.mergeAll(
         // a card whose issuer asks for 3-D Secure: the cardholder is challenged and comes back here
         const back = `${session.url}/subscription/${encodeURIComponent(path.subscriptionId)}/payment_method/complete`
         const result = yield* Effect.result(
-          Billing.Billing.use((b) =>
+          Dunning.Dunning.use((b) =>
             b.updatePaymentMethodOnSession(session.merchant_id, path.subscriptionId, cardOf(input), back)
           )
         )
@@ -867,7 +873,7 @@ export const routes = Layer.mergeAll(
         // back from the card set-up's 3-D Secure page: the processor is asked how it ended
         const setupId = new URLSearchParams(request.url.split("?")[1] ?? "").get("setup_intent") ?? ""
         const result = yield* Effect.result(
-          Billing.Billing.use((b) => b.completePaymentMethod(session.merchant_id, path.subscriptionId, setupId))
+          Dunning.Dunning.use((b) => b.completePaymentMethod(session.merchant_id, path.subscriptionId, setupId))
         )
         if (result._tag === "Failure")
           // the portal with why, one level deeper than an action's page
@@ -968,9 +974,9 @@ export const routes = Layer.mergeAll(
       if (Option.isNone(trade)) return yield* page("Not found", "<main><h1>No such payment.</h1></main>", 404)
       const controls = yield* SandboxGateway.SandboxControls
       yield* controls.completeChallenge(trade_id, input.approve === "1")
-      const billing = yield* Billing.Billing
+      const payments = yield* Payments.Payments
       const m = trade.value.value.trade.merchant_id
-      const r = yield* Effect.orDie(billing.reconcileTrade(m, trade_id))
+      const r = yield* Effect.orDie(payments.reconcileTrade(m, trade_id))
       const sessionId = trade.value.value.trade.session_id
       if (sessionId === null)
         return yield* page(

@@ -8,16 +8,23 @@ import {
   Billing,
   BillingPeriod,
   Catalog,
+  Checkout,
   Common,
   Customers,
   Discounts,
+  Dunning,
   Errors,
   Invoice,
   Lifecycle,
   Merchants,
+  Metering,
   PaymentSettings,
   Portal,
+  PriceChanges,
+  Refunds,
+  Renewals,
   Requests,
+  SandboxClock,
   Settings,
   type Store,
   Subscriptions,
@@ -269,6 +276,7 @@ const catalogLive = HttpApiBuilder.group(BillingApi, "catalog", (handlers) =>
 const checkoutLive = HttpApiBuilder.group(BillingApi, "checkout", (handlers) =>
   Effect.gen(function* () {
     const billing = yield* Billing.Billing
+    const checkout = yield* Checkout.Checkout
     return handlers
       .handle("create", ({ payload }) =>
         call((m) =>
@@ -278,7 +286,7 @@ const checkoutLive = HttpApiBuilder.group(BillingApi, "checkout", (handlers) =>
         )
       )
       .handle("get", ({ params: path }) =>
-        call((m) => Effect.map(billing.getSession(m, path.session_id), (session) => ok({ session })))
+        call((m) => Effect.map(checkout.getSession(m, path.session_id), (session) => ok({ session })))
       )
   })
 )
@@ -286,7 +294,12 @@ const checkoutLive = HttpApiBuilder.group(BillingApi, "checkout", (handlers) =>
 const subscriptionsLive = HttpApiBuilder.group(BillingApi, "subscriptions", (handlers) =>
   Effect.gen(function* () {
     const billing = yield* Billing.Billing
+    const dunning = yield* Dunning.Dunning
     const subs = yield* Subscriptions.Subscriptions
+    const refunds = yield* Refunds.Refunds
+    const priceChanges = yield* PriceChanges.PriceChanges
+    const renewals = yield* Renewals.Renewals
+    const metering = yield* Metering.Metering
     const status = (s: { readonly id: string; readonly status: string }) =>
       ok({ subscription_id: s.id, status: s.status })
     const quoteJson = (q: Subscriptions.Quote) => ({
@@ -326,7 +339,7 @@ const subscriptionsLive = HttpApiBuilder.group(BillingApi, "subscriptions", (han
                 const sub = yield* Effect.option(
                   q.search_type === "invoice_id"
                     ? Effect.map(billing.getInvoice(m, q.search_value ?? ""), (i) => i.subscription_id)
-                    : Effect.flatMap(subs.getRefund(m, q.search_value ?? ""), (r) =>
+                    : Effect.flatMap(refunds.getRefund(m, q.search_value ?? ""), (r) =>
                         Effect.flatMap(
                           billing.listInvoices(m, {
                             filters: [{ column: "trade_id", op: "in", values: [r.trade_id] }],
@@ -367,7 +380,9 @@ const subscriptionsLive = HttpApiBuilder.group(BillingApi, "subscriptions", (han
       .handle("change", ({ params: path, payload }) =>
         call((m) =>
           Effect.as(
-            Effect.flatMap(Requests.changeCommand(path.subscription_id, payload), (c) => subs.changePrice(m, c)),
+            Effect.flatMap(Requests.changeCommand(path.subscription_id, payload), (c) =>
+              priceChanges.changePrice(m, c)
+            ),
             ok({})
           )
         )
@@ -375,20 +390,20 @@ const subscriptionsLive = HttpApiBuilder.group(BillingApi, "subscriptions", (han
       .handle("previewChange", ({ params: path, payload }) =>
         call((m) =>
           Effect.map(
-            Effect.flatMap(Requests.changeCommand(path.subscription_id, payload), (c) => subs.previewChange(m, c)),
+            Effect.flatMap(Requests.changeCommand(path.subscription_id, payload), (c) =>
+              priceChanges.previewChange(m, c)
+            ),
             (q) => ok(quoteJson(q))
           )
         )
       )
       .handle("upcomingInvoice", ({ params: path }) =>
         call((m) =>
-          Effect.map(subs.upcomingInvoice(m, path.subscription_id), (o) =>
-            ok({ upcoming_invoice: Option.getOrNull(o) })
-          )
+          Effect.map(renewals.upcoming(m, path.subscription_id), (o) => ok({ upcoming_invoice: Option.getOrNull(o) }))
         )
       )
       .handle("revokePriceChange", ({ params: path }) =>
-        call((m) => Effect.map(subs.revokePriceChange(m, path.subscription_id), ok))
+        call((m) => Effect.map(priceChanges.revokePriceChange(m, path.subscription_id), ok))
       )
       .handle("cancel", ({ params: path, payload }) =>
         call((m) =>
@@ -415,7 +430,7 @@ const subscriptionsLive = HttpApiBuilder.group(BillingApi, "subscriptions", (han
           Effect.gen(function* () {
             if (payload.payment_method !== undefined)
               return ok(
-                yield* billing.updatePaymentMethod(m, path.subscription_id, {
+                yield* dunning.updatePaymentMethod(m, path.subscription_id, {
                   _tag: "PaymentMethod",
                   id: payload.payment_method
                 })
@@ -424,7 +439,7 @@ const subscriptionsLive = HttpApiBuilder.group(BillingApi, "subscriptions", (han
               if (payload[field] === undefined)
                 return yield* new Errors.InvalidParameter({ param: field, reason: "is required" })
             return ok(
-              yield* billing.updatePaymentMethod(m, path.subscription_id, {
+              yield* dunning.updatePaymentMethod(m, path.subscription_id, {
                 number: payload.card_number!.replace(/[\s-]/g, ""),
                 exp_month: payload.exp_month!,
                 exp_year: payload.exp_year!,
@@ -448,7 +463,7 @@ const subscriptionsLive = HttpApiBuilder.group(BillingApi, "subscriptions", (han
                 return yield* invalid("cycle_index", "must be a whole number")
               cycle = Number(urlParams.cycle_index)
             }
-            return ok(yield* subs.usageSummary(m, path.subscription_id, cycle))
+            return ok(yield* metering.usageSummary(m, path.subscription_id, cycle))
           })
         )
       )
@@ -466,7 +481,7 @@ const subscriptionsLive = HttpApiBuilder.group(BillingApi, "subscriptions", (han
               event_id: payload.event_id,
               timestamp
             })
-            return ok(yield* subs.recordUsage(m, event))
+            return ok(yield* metering.recordUsage(m, event))
           })
         )
       )
@@ -491,7 +506,7 @@ const subscriptionsLive = HttpApiBuilder.group(BillingApi, "subscriptions", (han
                 ...(timestamp !== undefined ? { timestamp } : {})
               })
             }
-            return ok(yield* subs.recordUsageBatch(m, yield* Requests.usageEvents(records)))
+            return ok(yield* metering.recordUsageBatch(m, yield* Requests.usageEvents(records)))
           })
         )
       )
@@ -501,7 +516,7 @@ const subscriptionsLive = HttpApiBuilder.group(BillingApi, "subscriptions", (han
 const paymentsLive = HttpApiBuilder.group(BillingApi, "payments", (handlers) =>
   Effect.gen(function* () {
     const billing = yield* Billing.Billing
-    const subs = yield* Subscriptions.Subscriptions
+    const refunds = yield* Refunds.Refunds
     const merchants = yield* Merchants.Merchants
     const paymentSettings = yield* PaymentSettings.PaymentSettings
     return handlers
@@ -606,20 +621,20 @@ const paymentsLive = HttpApiBuilder.group(BillingApi, "payments", (handlers) =>
           call((m) =>
             Effect.gen(function* () {
               // the Request-Id keys the refund: a retry after a crash finds the refund, never makes a second
-              const r = yield* subs.refund(m, yield* Requests.refundCommand(payload, requestId))
+              const r = yield* refunds.refund(m, yield* Requests.refundCommand(payload, requestId))
               return ok({ refund_id: r.refund_id, refund_status: r.refund_status })
             })
           )
         )
       )
       .handle("getRefund", ({ params: path }) =>
-        call((m) => Effect.map(subs.getRefund(m, path.refund_id), (refund) => ok({ refund })))
+        call((m) => Effect.map(refunds.getRefund(m, path.refund_id), (refund) => ok({ refund })))
       )
       .handle("refunds", ({ query: q }) =>
         call((m) =>
           Effect.flatMap(pageQuery(q), (page) =>
             Effect.map(
-              subs.listRefunds(m, {
+              refunds.listRefunds(m, {
                 limit: page.limit,
                 created: page.created,
                 starting_after: page.starting_after,
@@ -636,7 +651,7 @@ const paymentsLive = HttpApiBuilder.group(BillingApi, "payments", (handlers) =>
             const page = yield* pageQuery(q)
             yield* billing.getTrade(m, path.trade_id)
             return ok(
-              yield* subs.listRefunds(m, {
+              yield* refunds.listRefunds(m, {
                 filters: [{ column: "trade_id", op: "in", values: [path.trade_id] }],
                 limit: page.limit,
                 starting_after: page.starting_after,
@@ -651,7 +666,7 @@ const paymentsLive = HttpApiBuilder.group(BillingApi, "payments", (handlers) =>
 
 const sandboxLive = HttpApiBuilder.group(BillingApi, "sandbox", (handlers) =>
   Effect.gen(function* () {
-    const billing = yield* Billing.Billing
+    const sandboxClock = yield* SandboxClock.SandboxClock
     const sandboxOnly = (m: string, merchant: { readonly mode: string }) =>
       merchant.mode === "sandbox"
         ? Effect.void
@@ -669,7 +684,7 @@ const sandboxLive = HttpApiBuilder.group(BillingApi, "sandbox", (handlers) =>
         call((m, merchant) =>
           Effect.gen(function* () {
             yield* sandboxOnly(m, merchant)
-            const c = yield* billing.clockOf(m)
+            const c = yield* sandboxClock.clockOf(m)
             return ok({
               frozen_time: c.merchant.frozen_time === null ? null : wire(c.merchant.frozen_time),
               target_time: Option.match(c.target, { onNone: () => null, onSome: Common.formatInstant }),
@@ -685,9 +700,9 @@ const sandboxLive = HttpApiBuilder.group(BillingApi, "sandbox", (handlers) =>
             const to = payload.frozen_time === undefined ? undefined : instant(payload.frozen_time)
             if (to === undefined) return yield* invalid("frozen_time", "must be an RFC 3339 timestamp")
             const settings = yield* Settings.Settings
-            const r = yield* billing.advanceTo(m, to, { maxItems: settings.advanceClockMaxItems })
+            const r = yield* sandboxClock.advanceTo(m, to, { maxItems: settings.advanceClockMaxItems })
             // past the request's bound, the rest runs in the background, a chunk at a time
-            if (!r.complete && r.ran > 0) yield* billing.continueAdvance(m, to)
+            if (!r.complete && r.ran > 0) yield* sandboxClock.continueInBackground(m, to)
             return ok({
               frozen_time: wire(r.merchant.frozen_time!),
               target_time: Common.formatInstant(to),

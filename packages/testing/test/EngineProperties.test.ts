@@ -1,5 +1,17 @@
 import { expect, layer } from "@effect/vitest"
-import { Billing, Catalog, Entities, Merchants, Money, PriceChanges, Refunds, Store, Subscriptions } from "@recur/core"
+import {
+  Billing,
+  Catalog,
+  Entities,
+  Merchants,
+  Money,
+  PriceChanges,
+  Refunds,
+  SandboxClock,
+  SessionPayments,
+  Store,
+  Subscriptions
+} from "@recur/core"
 import { Effect, Result, Option } from "effect"
 import fc from "fast-check"
 import { EngineScenarios, MemoryStorage } from "../src/index.js"
@@ -60,7 +72,10 @@ layer(EngineScenarios.engine(MemoryStorage.layer), { timeout: "120 seconds" })("
   const run = (ops: ReadonlyArray<Op>) =>
     Effect.gen(function* () {
       const billing = yield* Billing.Billing
+      const sessionPayments = yield* SessionPayments.SessionPayments
+      const sandboxClock = yield* SandboxClock.SandboxClock
       const subs = yield* Subscriptions.Subscriptions
+      const priceChanges = yield* PriceChanges.PriceChanges
       const catalog = yield* Catalog.Catalog
       const start = Date.UTC(2024, 0, 31, 12)
       const { merchant } = yield* (yield* Merchants.Merchants).create({
@@ -92,19 +107,23 @@ layer(EngineScenarios.engine(MemoryStorage.layer), { timeout: "120 seconds" })("
               payer_id: `p${subIds.length}-${now}`,
               line_items: [{ price_id: plans[o.plan]!.id }]
             })
-            const r = yield* billing.paySession(m, s.session_id, card(o.good ? "4242424242424242" : "4000000000000341"))
+            const r = yield* sessionPayments.paySession(
+              m,
+              s.session_id,
+              card(o.good ? "4242424242424242" : "4000000000000341")
+            )
             if (Option.isSome(r.subscription)) subIds.push(r.subscription.value.id)
             tradeIds.push(r.trade.trade_id)
             break
           }
           case "advance":
             now += o.days * DAY
-            yield* billing.advanceClock(m, now)
+            yield* sandboxClock.advanceClock(m, now)
             break
           case "change":
             if (pick(o.which))
               yield* attempt(
-                subs.changePrice(
+                priceChanges.changePrice(
                   m,
                   PriceChanges.change(pick(o.which)!, {
                     priceId: plans[o.plan]!.id,
@@ -116,7 +135,9 @@ layer(EngineScenarios.engine(MemoryStorage.layer), { timeout: "120 seconds" })("
             break
           case "quantity":
             if (pick(o.which))
-              yield* attempt(subs.changePrice(m, PriceChanges.change(pick(o.which)!, { quantity: BigInt(o.quantity) })))
+              yield* attempt(
+                priceChanges.changePrice(m, PriceChanges.change(pick(o.which)!, { quantity: BigInt(o.quantity) }))
+              )
             break
           case "cancel":
             if (pick(o.which))
@@ -137,7 +158,10 @@ layer(EngineScenarios.engine(MemoryStorage.layer), { timeout: "120 seconds" })("
             const t = tradeIds[o.which % Math.max(1, tradeIds.length)]
             if (t)
               yield* attempt(
-                subs.refund(m, Refunds.refundOf(t, { amount: Money.format(Money.make(BigInt(o.cents), "USD")) }))
+                (yield* Refunds.Refunds).refund(
+                  m,
+                  Refunds.refundOf(t, { amount: Money.format(Money.make(BigInt(o.cents), "USD")) })
+                )
               )
             break
           }
