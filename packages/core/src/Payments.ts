@@ -68,6 +68,31 @@ const settledRecord = (tr: Entities.TradeRecord): Entities.TradeRecord => {
 }
 
 /**
+ * A trade its charge paid: moved `succeeded` (or `succeeded_late`, after it had failed) at `at`
+ * with the processor's transaction, the token it charged and the card it showed. The one update
+ * `Payments.applyOutcome` and `RenewalBatches.renewMany` share.
+ *
+ * @since 0.1.0
+ */
+export const tradeSucceeded = (
+  trade: Trade.Trade,
+  event: "succeeded" | "succeeded_late",
+  outcome: Extract<Ports.ChargeOutcome, { readonly _tag: "Succeeded" }>,
+  at: number
+): Trade.Trade =>
+  Lifecycle.must(
+    Trade.move(trade, event, {
+      paid_at: dt(at),
+      txn_time: dt(at),
+      last_trans_id: outcome.transaction_id,
+      payment_token: Option.getOrNull(outcome.token),
+      payment_method: `${outcome.brand} •••• ${outcome.last4}`,
+      next_action: null,
+      last_payment_error: null
+    })
+  )
+
+/**
  * The payments service.
  *
  * @since 0.1.0
@@ -418,17 +443,7 @@ export class Payments extends Context.Service<Payments>()("@recur/core/Payments"
                         exp_year: outcome.exp_year
                       }
                     : null
-                trade = Lifecycle.must(
-                  Trade.move(trade, late ? "succeeded_late" : "succeeded", {
-                    paid_at: dt(at),
-                    txn_time: dt(at),
-                    last_trans_id: outcome.transaction_id,
-                    payment_token: token,
-                    payment_method: `${outcome.brand} •••• ${outcome.last4}`,
-                    next_action: null,
-                    last_payment_error: null
-                  })
-                )
+                trade = tradeSucceeded(trade, late ? "succeeded_late" : "succeeded", outcome, at)
                 yield* Effect.orDie(trades.update({ ...settledRecord(rec), trade }, tv.version))
                 yield* emit(storage, {
                   merchant_id: merchantId,

@@ -11,14 +11,7 @@ import * as Entities from "./Entities.js"
 import * as Errors from "./Errors.js"
 import * as Invoice from "./Invoice.js"
 import { dt, emitMany, laneOf, nowOf, pending as pendingEvent } from "./internal/engine.js"
-import {
-  invoiceDocuments,
-  newInvoice,
-  renewalPeriods,
-  renewalTrade,
-  taxRenewal,
-  underMinimum
-} from "./internal/records.js"
+import { invoiceDocuments, renewalTrade, taxRenewal, underMinimum } from "./internal/records.js"
 import * as Lifecycle from "./Lifecycle.js"
 import * as Merchants from "./Merchants.js"
 import * as Money from "./Money.js"
@@ -149,18 +142,16 @@ export class RenewalBatches extends Context.Service<RenewalBatches>()("@recur/co
               }
               const { next, periodEnd } = RenewalPlan.advance(rec, pv, b, taxed, at)
               const trade = yield* renewalTrade(merchant, s, taxed, at)
-              const invoice = yield* newInvoice({
-                merchant_id: merchantId,
+              const invoice = yield* Renewals.renewalInvoice({
+                merchantId,
+                subscription: s,
+                rec,
+                next,
+                periodEnd,
+                pv,
                 draft: taxed,
-                trade_id: trade.trade_id,
-                subscription_id: s.id,
-                price_id: pv.id,
-                price_version_id: pv.price_version_id,
-                customer_id: s.customer_id,
-                order_id: s.order_id,
-                trigger: "charge",
-                at,
-                ...renewalPeriods(rec, next, periodEnd)
+                trade,
+                at
               })
               drafts.push({ version: sv.version, trade, invoice, next: periodEnd, rec: next })
             }
@@ -277,16 +268,11 @@ export class RenewalBatches extends Context.Service<RenewalBatches>()("@recur/co
                 paid.push({
                   o,
                   // the batch wrote it processing (version 1): it moves from there
-                  next: Lifecycle.must(
-                    Trade.move(Lifecycle.must(Trade.move(o.d.trade, "submit_payment")), "succeeded", {
-                      paid_at: dt(at),
-                      txn_time: dt(at),
-                      last_trans_id: outcome.transaction_id,
-                      payment_token: token,
-                      payment_method: `${outcome.brand} •••• ${outcome.last4}`,
-                      next_action: null,
-                      last_payment_error: null
-                    })
+                  next: Payments.tradeSucceeded(
+                    Lifecycle.must(Trade.move(o.d.trade, "submit_payment")),
+                    "succeeded",
+                    outcome,
+                    at
                   ),
                   paid: Lifecycle.must(Invoice.move(o.d.invoice, "paid", { paid_at: dt(at) }))
                 })

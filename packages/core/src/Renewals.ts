@@ -51,6 +51,38 @@ export const withDebit = (rec: Entities.SubscriptionRecord, amount: Money.Money)
 }
 
 /**
+ * A renewal's invoice: the draft of the cycle that `next` opens (ending at `periodEnd`, usage
+ * billed for the cycle `rec` ends), charged by `trade` — or settled without a charge when there is
+ * none. The one construction `Renewals.renew` and `RenewalBatches.renewMany` share.
+ *
+ * @since 0.1.0
+ */
+export const renewalInvoice = (input: {
+  readonly merchantId: string
+  readonly subscription: Subscription.Subscription
+  readonly rec: Entities.SubscriptionRecord
+  readonly next: Entities.SubscriptionRecord
+  readonly periodEnd: number | null
+  readonly pv: { readonly id: string; readonly price_version_id: string }
+  readonly draft: Invoicing.Draft
+  readonly trade: { readonly trade_id: string } | null
+  readonly at: number
+}) =>
+  newInvoice({
+    merchant_id: input.merchantId,
+    draft: input.draft,
+    trade_id: input.trade?.trade_id ?? null,
+    subscription_id: input.subscription.id,
+    price_id: input.pv.id,
+    price_version_id: input.pv.price_version_id,
+    customer_id: input.subscription.customer_id,
+    order_id: input.subscription.order_id,
+    trigger: input.trade ? "charge" : "settle_without_charge",
+    at: input.at,
+    ...renewalPeriods(input.rec, input.next, input.periodEnd)
+  })
+
+/**
  * The renewals service.
  *
  * @since 0.1.0
@@ -156,18 +188,16 @@ export class Renewals extends Context.Service<Renewals>()("@recur/core/Renewals"
           const { periodEnd } = advanced
           const next = carried ? withDebit(advanced.next, carried.carried) : advanced.next
           const trade = taxed.total.amount > 0n ? yield* renewalTrade(merchant, s, taxed, at) : null
-          const inv = yield* newInvoice({
-            merchant_id: merchantId,
+          const inv = yield* renewalInvoice({
+            merchantId,
+            subscription: s,
+            rec,
+            next,
+            periodEnd,
+            pv,
             draft: taxed,
-            trade_id: trade?.trade_id ?? null,
-            subscription_id: subscriptionId,
-            price_id: pv.id,
-            price_version_id: pv.price_version_id,
-            customer_id: s.customer_id,
-            order_id: s.order_id,
-            trigger: trade ? "charge" : "settle_without_charge",
-            at,
-            ...renewalPeriods(rec, next, periodEnd)
+            trade,
+            at
           })
           yield* invoices
             .insert(yield* documents.issueOne(merchant, inv))

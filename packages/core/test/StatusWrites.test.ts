@@ -43,7 +43,7 @@ const ALLOWED = [
   /^Lifecycle\.\w+\.initial\b/, // born in the machine's initial state
   /^Result\.getOrThrow\(Lifecycle\.bornAs\(/, // born one transition away from it
   /^[\w.]+\.(status|trade_status|biz_status|refund_status|event_status|to)$/, // a copy, or a transition's result
-  /^[A-Z]\w*Status$/, // a type
+  /^([A-Z]\w*\.)?[A-Z]\w*Status$/, // a type (a parameter's on its own line: `status: Lifecycle.ProductStatus`)
   /^[\w.]+\["status"\]$/, // a type
   /^(string|number|[A-Z][\w.]*)\)/, // a parameter's type
   /^(string|number|boolean)$/ // a parameter's type on its own line
