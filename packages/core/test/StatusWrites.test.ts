@@ -45,6 +45,7 @@ const ALLOWED = [
   /^[\w.]+\.(status|trade_status|biz_status|refund_status|event_status|to)$/, // a copy, or a transition's result
   /^([A-Z]\w*\.)?[A-Z]\w*Status$/, // a type (a parameter's on its own line: `status: Lifecycle.ProductStatus`)
   /^[\w.]+\["status"\]$/, // a type
+  /^"(status|trade_status|biz_status|refund_status|event_status)"$/, // an indexed column of the same-named field (Store.entity)
   /^(string|number|[A-Z][\w.]*)\)/, // a parameter's type
   /^(string|number|boolean)$/ // a parameter's type on its own line
 ]
