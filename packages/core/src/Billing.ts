@@ -77,21 +77,30 @@ export class Billing extends Context.Service<Billing>()("@recur/core/Billing", {
     const trades = storage.repository(Entities.trade)
     const invoices = storage.repository(Entities.invoice)
 
-    const getSubscriptionRecord = (merchantId: string, id: string) =>
-      Effect.flatMap(subs.get(merchantId, id), (o) => must(o, "subscription", id))
-    const getSubscription = (merchantId: string, id: string) =>
-      Effect.map(getSubscriptionRecord(merchantId, id), (v) => v.value.subscription)
-    const getTrade = (merchantId: string, id: string) =>
-      Effect.map(
+    const getSubscriptionRecord = Effect.fn("Billing.getSubscriptionRecord")(function* (
+      merchantId: string,
+      id: string
+    ) {
+      return yield* Effect.flatMap(subs.get(merchantId, id), (o) => must(o, "subscription", id))
+    })
+    const getSubscription = Effect.fn("Billing.getSubscription")(function* (merchantId: string, id: string) {
+      return yield* Effect.map(getSubscriptionRecord(merchantId, id), (v) => v.value.subscription)
+    })
+    const getTrade = Effect.fn("Billing.getTrade")(function* (merchantId: string, id: string) {
+      return yield* Effect.map(
         Effect.flatMap(trades.get(merchantId, id), (o) => must(o, "trade", id)),
         (v) => v.value.trade
       )
-    const getInvoice = (merchantId: string, id: string) =>
-      Effect.map(
+    })
+    const getInvoice = Effect.fn("Billing.getInvoice")(function* (merchantId: string, id: string) {
+      return yield* Effect.map(
         Effect.flatMap(invoices.get(merchantId, id), (o) => must(o, "invoice", id)),
         (v) => v.value
       )
-    const listInvoices = (merchantId: string, query: Store.ListQuery) => pageErrors(invoices.list(merchantId, query))
+    })
+    const listInvoices = Effect.fn("Billing.listInvoices")(function* (merchantId: string, query: Store.ListQuery) {
+      return yield* pageErrors(invoices.list(merchantId, query))
+    })
     const settings = yield* Settings.Settings
     const documents = invoiceDocuments(storage, yield* Secrets.Secrets, settings)
     const merchantRecords = storage.repository(Entities.merchant)
@@ -140,21 +149,29 @@ export class Billing extends Context.Service<Billing>()("@recur/core/Billing", {
         })
       })
     })
-    const listTrades = (merchantId: string, query: Store.ListQuery) =>
-      Effect.map(pageErrors(trades.list(merchantId, query)), (p) => ({
+    const listTrades = Effect.fn("Billing.listTrades")(function* (merchantId: string, query: Store.ListQuery) {
+      return yield* Effect.map(pageErrors(trades.list(merchantId, query)), (p) => ({
         has_more: p.has_more,
         list: p.list.map((t) => t.trade)
       }))
-    const listSubscriptions = (merchantId: string, query: Store.ListQuery) =>
-      Effect.map(pageErrors(subs.list(merchantId, query)), (p) => ({
+    })
+    const listSubscriptions = Effect.fn("Billing.listSubscriptions")(function* (
+      merchantId: string,
+      query: Store.ListQuery
+    ) {
+      return yield* Effect.map(pageErrors(subs.list(merchantId, query)), (p) => ({
         has_more: p.has_more,
         list: p.list.map((s) => s.subscription)
       }))
+    })
 
     return {
       /** Opens a checkout session from the API's request body (see `Checkout.createSession` for the command). */
-      createSession: (merchantId: string, input: Checkout.SessionInput) =>
-        Effect.flatMap(Requests.sessionCommand(input), (command) => checkout.createSession(merchantId, command)),
+      createSession: Effect.fn("Billing.createSession")(function* (merchantId: string, input: Checkout.SessionInput) {
+        return yield* Effect.flatMap(Requests.sessionCommand(input), (command) =>
+          checkout.createSession(merchantId, command)
+        )
+      }),
       invoiceDocument,
       /** A draft with the tax calculator's tax, its discounts kept (see `internal/records`). */
       withTax: withTax(taxes, storage),

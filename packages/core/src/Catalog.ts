@@ -187,11 +187,10 @@ export class Catalog extends Context.Service<Catalog>()("@recur/core/Catalog", {
       return next
     })
 
-    const getProduct = (merchantId: string, productId: string) =>
-      Effect.gen(function* () {
-        const p = (yield* getProductRecord(merchantId, productId)).value
-        return toProduct(p, yield* categoryName(merchantId, p.category_id))
-      })
+    const getProduct = Effect.fn("Catalog.getProduct")(function* (merchantId: string, productId: string) {
+      const p = (yield* getProductRecord(merchantId, productId)).value
+      return toProduct(p, yield* categoryName(merchantId, p.category_id))
+    })
 
     const listProducts = Effect.fn("Catalog.listProducts")(function* (merchantId: string, q: ListProducts) {
       yield* maxItems("price_ids", q.price_ids, 100)
@@ -489,19 +488,18 @@ export class Catalog extends Context.Service<Catalog>()("@recur/core/Catalog", {
     })
 
     /** The version a checkout may sell: the price's current version, which must be active. */
-    const sellableVersion = (merchantId: string, priceId: string) =>
-      Effect.gen(function* () {
-        const price = yield* getPriceRecord(merchantId, priceId)
-        const version = yield* Effect.orDie(getVersion(merchantId, price.value.current_version_id))
-        if (version.biz_status !== "active")
-          return yield* new Errors.StateConflict({
-            resource: "price",
-            id: priceId,
-            state: version.biz_status,
-            reason: "only active prices can be sold"
-          })
-        return version
-      })
+    const sellableVersion = Effect.fn("Catalog.sellableVersion")(function* (merchantId: string, priceId: string) {
+      const price = yield* getPriceRecord(merchantId, priceId)
+      const version = yield* Effect.orDie(getVersion(merchantId, price.value.current_version_id))
+      if (version.biz_status !== "active")
+        return yield* new Errors.StateConflict({
+          resource: "price",
+          id: priceId,
+          state: version.biz_status,
+          reason: "only active prices can be sold"
+        })
+      return version
+    })
 
     return {
       listCategories,

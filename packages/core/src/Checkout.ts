@@ -393,13 +393,14 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
     })
 
     /** Whether this customer already had a trial (`trial_policy` 2). */
-    const hadTrial = (merchantId: string, customerId: string) =>
-      Effect.map(
+    const hadTrial = Effect.fn("Checkout.hadTrial")(function* (merchantId: string, customerId: string) {
+      return yield* Effect.map(
         Effect.orDie(
           subs.list(merchantId, { limit: 100, filters: [{ column: "customer_id", op: "in", values: [customerId] }] })
         ),
         (p) => p.list.some((s) => s.trial_end !== null)
       )
+    })
 
     /**
      * The payer's quantity on the hosted page, before paying: only for a line item the merchant
@@ -505,12 +506,22 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
     })
 
     /** The payer's quantity on the hosted page (see {@link updateSession}). */
-    const setQuantity = (merchantId: string, sessionId: string, quantity: string) =>
-      updateSession(merchantId, sessionId, { quantity })
+    const setQuantity = Effect.fn("Checkout.setQuantity")(function* (
+      merchantId: string,
+      sessionId: string,
+      quantity: string
+    ) {
+      return yield* updateSession(merchantId, sessionId, { quantity })
+    })
 
     /** A discount code the payer enters on the hosted page (see {@link updateSession}). */
-    const setDiscountCode = (merchantId: string, sessionId: string, discountCode: string) =>
-      updateSession(merchantId, sessionId, { discountCode })
+    const setDiscountCode = Effect.fn("Checkout.setDiscountCode")(function* (
+      merchantId: string,
+      sessionId: string,
+      discountCode: string
+    ) {
+      return yield* updateSession(merchantId, sessionId, { discountCode })
+    })
 
     /**
      * What the payer's page shows of a session: the merchant, the product and price sold, the

@@ -99,26 +99,25 @@ export class Customers extends Context.Service<Customers>()("@recur/core/Custome
       ) as Effect.Effect<A, Exclude<E, Store.UniqueViolation> | Errors.DuplicateResource, R>
 
     /** Finds a live customer by id or payer id. */
-    const resolve = (
+    const resolve = Effect.fn("Customers.resolve")(function* (
       merchantId: string,
       ref: { readonly customer_id?: string | undefined; readonly payer_id?: string | undefined }
-    ) =>
-      Effect.gen(function* () {
-        if (ref.customer_id === undefined && ref.payer_id === undefined) {
-          return yield* new Errors.InvalidParameter({
-            param: "customer_id",
-            reason: "customer_id or payer_id is required"
-          })
-        }
-        const found =
-          ref.customer_id !== undefined
-            ? yield* repo.get(merchantId, ref.customer_id)
-            : yield* repo.findBy(merchantId, "payer_id", ref.payer_id!)
-        if (Option.isNone(found) || found.value.value.deleted_at !== null) {
-          return yield* new Errors.NotFound({ resource: "customer", id: ref.customer_id ?? ref.payer_id! })
-        }
-        return found.value
-      })
+    ) {
+      if (ref.customer_id === undefined && ref.payer_id === undefined) {
+        return yield* new Errors.InvalidParameter({
+          param: "customer_id",
+          reason: "customer_id or payer_id is required"
+        })
+      }
+      const found =
+        ref.customer_id !== undefined
+          ? yield* repo.get(merchantId, ref.customer_id)
+          : yield* repo.findBy(merchantId, "payer_id", ref.payer_id!)
+      if (Option.isNone(found) || found.value.value.deleted_at !== null) {
+        return yield* new Errors.NotFound({ resource: "customer", id: ref.customer_id ?? ref.payer_id! })
+      }
+      return found.value
+    })
 
     const create = Effect.fn("Customers.create")(function* (merchantId: string, input: CreateCustomer) {
       if (input.email !== undefined && input.payer_id !== undefined) {

@@ -333,8 +333,9 @@ export class Discounts extends Context.Service<Discounts>()("@recur/core/Discoun
     })
 
     /** One discount of this merchant. */
-    const get = (merchantId: string, discountId: string) =>
-      Effect.map(getRecord(merchantId, discountId), (v) => v.value)
+    const get = Effect.fn("Discounts.get")(function* (merchantId: string, discountId: string) {
+      return yield* Effect.map(getRecord(merchantId, discountId), (v) => v.value)
+    })
 
     /** The merchant's discounts, newest first, by status and code. */
     const list = Effect.fn("Discounts.list")(function* (merchantId: string, q: ListDiscounts) {

@@ -254,10 +254,11 @@ export class Merchants extends Context.Service<Merchants>()("@recur/core/Merchan
       }
     })
 
-    const listKeys = (merchantId: string) =>
-      Effect.map(activeKeys(merchantId), (ks) =>
+    const listKeys = Effect.fn("Merchants.listKeys")(function* (merchantId: string) {
+      return yield* Effect.map(activeKeys(merchantId), (ks) =>
         ks.map((k) => ({ key_id: k.id, last4: k.last4, status: k.status, expires_at: k.expires_at }))
       )
+    })
 
     /** Writes `patch` onto the merchant's record (re-read and retried on a concurrent write). */
     const updateMerchant = (merchantId: string, patch: Partial<Omit<Merchant.Merchant, "merchant_id">>) =>

@@ -592,23 +592,24 @@ export class Payments extends Context.Service<Payments>()("@recur/core/Payments"
     })
 
     /** Charges an invoice's trade off-session with the saved token (the trade's current attempt). */
-    const chargeInvoiceTrade = (merchantId: string, tradeId: string, token: string) =>
-      Effect.gen(function* () {
-        const tv = yield* Effect.flatMap(trades.get(merchantId, tradeId), (o) =>
-          Effect.orDie(must(o, "trade", tradeId))
-        )
-        const t = tv.value.trade
-        const outcome = yield* gateway.charge({
-          trade_id: tradeId,
-          attempt: tv.value.attempts,
-          merchant_id: merchantId,
-          amount: Result.getOrThrow(Money.parse(t.amount, t.currency)),
-          source: { _tag: "Token", token },
-          off_session: true,
-          references: tv.value.charges ?? []
-        })
-        return yield* Effect.orDie(applyOutcome(merchantId, tradeId, outcome))
+    const chargeInvoiceTrade = Effect.fn("Payments.chargeInvoiceTrade")(function* (
+      merchantId: string,
+      tradeId: string,
+      token: string
+    ) {
+      const tv = yield* Effect.flatMap(trades.get(merchantId, tradeId), (o) => Effect.orDie(must(o, "trade", tradeId)))
+      const t = tv.value.trade
+      const outcome = yield* gateway.charge({
+        trade_id: tradeId,
+        attempt: tv.value.attempts,
+        merchant_id: merchantId,
+        amount: Result.getOrThrow(Money.parse(t.amount, t.currency)),
+        source: { _tag: "Token", token },
+        off_session: true,
+        references: tv.value.charges ?? []
       })
+      return yield* Effect.orDie(applyOutcome(merchantId, tradeId, outcome))
+    })
 
     /** Makes a recorded but not yet made off-session charge (after a crash between the two transactions). */
     const chargePending = Effect.fn("Payments.chargePending")(function* (merchantId: string, tradeId: string) {

@@ -168,7 +168,9 @@ export class Portal extends Context.Service<Portal>()("@recur/core/Portal", {
       merchant.portal_settings ?? settings.portal
 
     /** The portal settings in force for a merchant. */
-    const settingsOf = (merchantId: string) => Effect.map(merchants.get(merchantId), effective)
+    const settingsOf = Effect.fn("Portal.settingsOf")(function* (merchantId: string) {
+      return yield* Effect.map(merchants.get(merchantId), effective)
+    })
 
     /**
      * Changes the merchant's portal settings: the fields given (the others keep their value);
@@ -286,21 +288,20 @@ export class Portal extends Context.Service<Portal>()("@recur/core/Portal", {
      * visitor). Every portal route asks this first, so a revocation or a deletion takes effect
      * on the next request.
      */
-    const sessionOf = (id: string, token: string) =>
-      Effect.gen(function* () {
-        if (!/^bps_[0-9a-z]{26}$/.test(id) || token.length > 100) return Option.none<PortalSession>()
-        const found = yield* Effect.orDie(sessions.lookup("id", id))
-        if (Option.isNone(found)) return Option.none<PortalSession>()
-        const session = found.value.value
-        const expected = yield* signatureOf(session.merchant_id, id)
-        if (!timingSafeEqual(expected, token)) return Option.none<PortalSession>()
-        if (session.revoked_at !== null) return Option.none<PortalSession>()
-        if ((yield* now(session.merchant_id)) >= DateTime.toEpochMillis(session.expires_at))
-          return Option.none<PortalSession>()
-        const customer = yield* Effect.orDie(customers.get(session.merchant_id, session.customer_id))
-        if (Option.isNone(customer) || customer.value.value.deleted_at !== null) return Option.none<PortalSession>()
-        return Option.some(session)
-      })
+    const sessionOf = Effect.fn("Portal.sessionOf")(function* (id: string, token: string) {
+      if (!/^bps_[0-9a-z]{26}$/.test(id) || token.length > 100) return Option.none<PortalSession>()
+      const found = yield* Effect.orDie(sessions.lookup("id", id))
+      if (Option.isNone(found)) return Option.none<PortalSession>()
+      const session = found.value.value
+      const expected = yield* signatureOf(session.merchant_id, id)
+      if (!timingSafeEqual(expected, token)) return Option.none<PortalSession>()
+      if (session.revoked_at !== null) return Option.none<PortalSession>()
+      if ((yield* now(session.merchant_id)) >= DateTime.toEpochMillis(session.expires_at))
+        return Option.none<PortalSession>()
+      const customer = yield* Effect.orDie(customers.get(session.merchant_id, session.customer_id))
+      if (Option.isNone(customer) || customer.value.value.deleted_at !== null) return Option.none<PortalSession>()
+      return Option.some(session)
+    })
 
     /**
      * Revokes one of the merchant's portal links: from now on it answers as an unknown link.
@@ -324,61 +325,63 @@ export class Portal extends Context.Service<Portal>()("@recur/core/Portal", {
     })
 
     /** What the session's customer sees: their subscriptions and invoices, newest first. */
-    const view = (session: PortalSession) =>
-      Effect.gen(function* () {
-        const m = session.merchant_id
-        const merchant = yield* merchants.get(m)
-        const allowed = effective(merchant)
-        const customer = Option.getOrUndefined(yield* Effect.orDie(customers.get(m, session.customer_id)))?.value
-        const mine: ReadonlyArray<Store.Filter> = [{ column: "customer_id", op: "in", values: [session.customer_id] }]
-        const ownSubs = (yield* Effect.orDie(subs.list(m, { limit: 100, filters: mine }))).list
-        // issued documents only: a checkout's draft (not paid yet) or voided invoice has no number and no page
-        const ownInvoices = allowed.invoice_history
-          ? (yield* Effect.orDie(invoices.list(m, { limit: 100, filters: mine }))).list.filter(
-              (i) => i.number !== null || (i.biz_status !== "pending" && i.biz_status !== "void")
-            )
-          : []
-        const prices = yield* Effect.orDie(
-          versions.getMany(m, [...new Set(ownSubs.map((r) => r.subscription.price_version_id))])
-        )
-        const subscriptions = yield* Effect.forEach(ownSubs, (r) =>
-          Effect.gen(function* () {
-            const current = prices.get(r.subscription.price_version_id)?.value
-            return {
-              subscription: r.subscription,
-              payment_method: r.payment_method,
-              price_name: current?.price_name ?? r.subscription.price_id,
-              upcoming: Option.getOrNull(yield* renewals.upcoming(m, r.subscription.id)),
-              switch_options: current ? yield* switchOptions(m, allowed, r.subscription, current) : []
-            }
-          })
-        )
-        return {
-          session,
-          merchantName: merchant.name,
-          customer: { name: customer?.name ?? null, email: customer?.email ?? null },
-          subscriptions,
-          invoices: ownInvoices,
-          settings: allowed,
-          payments: PaymentSettings.pageModeOf(merchant.payment_processor, settings.stripeJsUrl),
-          currency: merchant.currency
-        } satisfies PortalView
-      })
+    const view = Effect.fn("Portal.view")(function* (session: PortalSession) {
+      const m = session.merchant_id
+      const merchant = yield* merchants.get(m)
+      const allowed = effective(merchant)
+      const customer = Option.getOrUndefined(yield* Effect.orDie(customers.get(m, session.customer_id)))?.value
+      const mine: ReadonlyArray<Store.Filter> = [{ column: "customer_id", op: "in", values: [session.customer_id] }]
+      const ownSubs = (yield* Effect.orDie(subs.list(m, { limit: 100, filters: mine }))).list
+      // issued documents only: a checkout's draft (not paid yet) or voided invoice has no number and no page
+      const ownInvoices = allowed.invoice_history
+        ? (yield* Effect.orDie(invoices.list(m, { limit: 100, filters: mine }))).list.filter(
+            (i) => i.number !== null || (i.biz_status !== "pending" && i.biz_status !== "void")
+          )
+        : []
+      const prices = yield* Effect.orDie(
+        versions.getMany(m, [...new Set(ownSubs.map((r) => r.subscription.price_version_id))])
+      )
+      const subscriptions = yield* Effect.forEach(ownSubs, (r) =>
+        Effect.gen(function* () {
+          const current = prices.get(r.subscription.price_version_id)?.value
+          return {
+            subscription: r.subscription,
+            payment_method: r.payment_method,
+            price_name: current?.price_name ?? r.subscription.price_id,
+            upcoming: Option.getOrNull(yield* renewals.upcoming(m, r.subscription.id)),
+            switch_options: current ? yield* switchOptions(m, allowed, r.subscription, current) : []
+          }
+        })
+      )
+      return {
+        session,
+        merchantName: merchant.name,
+        customer: { name: customer?.name ?? null, email: customer?.email ?? null },
+        subscriptions,
+        invoices: ownInvoices,
+        settings: allowed,
+        payments: PaymentSettings.pageModeOf(merchant.payment_processor, settings.stripeJsUrl),
+        currency: merchant.currency
+      } satisfies PortalView
+    })
 
     /** One of the session customer's subscriptions; another customer's is not found. */
-    const ownSubscription = (session: PortalSession, subscriptionId: string) =>
-      Effect.gen(function* () {
-        const found = yield* Effect.orDie(subs.get(session.merchant_id, subscriptionId))
-        if (Option.isNone(found) || found.value.value.subscription.customer_id !== session.customer_id)
-          return yield* new Errors.NotFound({ resource: "subscription", id: subscriptionId })
-        return found.value.value.subscription
-      })
+    const ownSubscription = Effect.fn("Portal.ownSubscription")(function* (
+      session: PortalSession,
+      subscriptionId: string
+    ) {
+      const found = yield* Effect.orDie(subs.get(session.merchant_id, subscriptionId))
+      if (Option.isNone(found) || found.value.value.subscription.customer_id !== session.customer_id)
+        return yield* new Errors.NotFound({ resource: "subscription", id: subscriptionId })
+      return found.value.value.subscription
+    })
 
     /** Whether the merchant lets its customers do `feature` in the portal. */
-    const allows = (session: PortalSession, feature: Feature) =>
-      Effect.map(settingsOf(session.merchant_id), (allowed) =>
+    const allows = Effect.fn("Portal.allows")(function* (session: PortalSession, feature: Feature) {
+      return yield* Effect.map(settingsOf(session.merchant_id), (allowed) =>
         feature === "switch_price" ? allowed.switch_prices.length > 0 : allowed[feature]
       )
+    })
 
     /** A price the session customer's subscription may switch to, or a refusal naming `price_id`. */
     const switchTarget = (session: PortalSession, subscriptionId: string, priceId: string) =>

@@ -617,19 +617,21 @@ export class Refunds extends Context.Service<Refunds>()("@recur/core/Refunds", {
       return yield* finish(merchant, reserved, tradeId, reason, made)
     })
 
-    const getRefund = (merchantId: string, refundId: string) =>
-      Effect.flatMap(refunds.get(merchantId, refundId), (o) =>
+    const getRefund = Effect.fn("Refunds.getRefund")(function* (merchantId: string, refundId: string) {
+      return yield* Effect.flatMap(refunds.get(merchantId, refundId), (o) =>
         Option.match(o, {
           onNone: () => Effect.fail(new Errors.NotFound({ resource: "refund", id: refundId })),
           onSome: (v) => Effect.succeed(v.value.refund)
         })
       )
+    })
 
-    const listRefunds = (merchantId: string, query: Store.ListQuery) =>
-      Effect.map(pageErrors(refunds.list(merchantId, query)), (p) => ({
+    const listRefunds = Effect.fn("Refunds.listRefunds")(function* (merchantId: string, query: Store.ListQuery) {
+      return yield* Effect.map(pageErrors(refunds.list(merchantId, query)), (p) => ({
         has_more: p.has_more,
         list: p.list.map((r) => r.refund)
       }))
+    })
 
     /**
      * Refunds `owed` (a downgrade's negative net) from the payments of the cycle, the newest
@@ -862,7 +864,9 @@ export class Refunds extends Context.Service<Refunds>()("@recur/core/Refunds", {
     })
 
     return {
-      refund: (merchantId: string, command: RefundCommand) => refund(merchantId, command),
+      refund: Effect.fn("Refunds.refund")(function* (merchantId: string, command: RefundCommand) {
+        return yield* refund(merchantId, command)
+      }),
       recordProcessorRefund,
       getRefund,
       listRefunds,

@@ -262,8 +262,8 @@ export class Renewals extends Context.Service<Renewals>()("@recur/core/Renewals"
       return Option.some(result)
     })
 
-    const trialNotice = (merchantId: string, subscriptionId: string) =>
-      storage.withTransaction(
+    const trialNotice = Effect.fn("Renewals.trialNotice")(function* (merchantId: string, subscriptionId: string) {
+      return yield* storage.withTransaction(
         Effect.gen(function* () {
           const merchant = yield* merchants.get(merchantId)
           const sv = yield* Effect.flatMap(subs.get(merchantId, subscriptionId), (o) =>
@@ -274,6 +274,7 @@ export class Renewals extends Context.Service<Renewals>()("@recur/core/Renewals"
           yield* subEvents(merchantId, sv.value, moved.events, yield* nowOf(merchant))
         })
       )
+    })
 
     /**
      * 23 hours after a first payment's decline (the contract's incomplete expiry): the first
@@ -281,16 +282,18 @@ export class Renewals extends Context.Service<Renewals>()("@recur/core/Renewals"
      * subscription canceled with cancel_reason `incomplete_expired`, invoice voided, session
      * expired), unless it was paid meanwhile.
      */
-    const expireIncomplete = (merchantId: string, subscriptionId: string) =>
-      Effect.gen(function* () {
-        const sv = yield* Effect.flatMap(subs.get(merchantId, subscriptionId), (o) =>
-          must(o, "subscription", subscriptionId)
-        )
-        const status = sv.value.subscription.status
-        const tradeId = sv.value.subscription.source_trade_id
-        if ((status !== "incomplete" && status !== "init") || tradeId === null) return
-        yield* payments.expireFirstPayment(merchantId, tradeId)
-      })
+    const expireIncomplete = Effect.fn("Renewals.expireIncomplete")(function* (
+      merchantId: string,
+      subscriptionId: string
+    ) {
+      const sv = yield* Effect.flatMap(subs.get(merchantId, subscriptionId), (o) =>
+        must(o, "subscription", subscriptionId)
+      )
+      const status = sv.value.subscription.status
+      const tradeId = sv.value.subscription.source_trade_id
+      if ((status !== "incomplete" && status !== "init") || tradeId === null) return
+      yield* payments.expireFirstPayment(merchantId, tradeId)
+    })
 
     /**
      * The invoice the subscription's next renewal will issue if nothing changes before it (none

@@ -123,11 +123,13 @@ export class SandboxClock extends Context.Service<SandboxClock>()("@recur/core/S
      * Moves the clock toward `to` (see the type's docs): refused while a background advance of
      * the same merchant runs.
      */
-    const advanceTo = (
+    const advanceTo = Effect.fn("SandboxClock.advanceTo")(function* (
       merchantId: string,
       to: number,
       options: { readonly renewalBatch?: number; readonly maxItems?: number } = {}
-    ) => Effect.andThen(refuseWhileAdvancing(merchantId), step(merchantId, to, options))
+    ) {
+      return yield* Effect.andThen(refuseWhileAdvancing(merchantId), step(merchantId, to, options))
+    })
 
     /**
      * Finishes an advance in the background, `chunk` work items at a time with a yield between
@@ -136,8 +138,12 @@ export class SandboxClock extends Context.Service<SandboxClock>()("@recur/core/S
      * engine; a restart leaves the clock at an instant whose due work is done, and another
      * advance continues from there.
      */
-    const continueInBackground = (merchantId: string, to: number, chunk = 200) =>
-      Effect.suspend(() => {
+    const continueInBackground = Effect.fn("SandboxClock.continueInBackground")(function* (
+      merchantId: string,
+      to: number,
+      chunk = 200
+    ) {
+      return yield* Effect.suspend(() => {
         if (targets.has(merchantId)) return Effect.void
         targets.set(merchantId, to)
         const loop = Effect.gen(function* () {
@@ -152,17 +158,24 @@ export class SandboxClock extends Context.Service<SandboxClock>()("@recur/core/S
         )
         return Effect.asVoid(FiberMap.run(running, merchantId, loop, { onlyIfMissing: true }))
       })
+    })
 
     /** Where a sandbox clock is, and where a background advance is taking it (if one runs). */
-    const clockOf = (merchantId: string) =>
-      Effect.map(merchants.get(merchantId), (merchant) => ({
+    const clockOf = Effect.fn("SandboxClock.clockOf")(function* (merchantId: string) {
+      return yield* Effect.map(merchants.get(merchantId), (merchant) => ({
         merchant,
         target: Option.fromUndefinedOr(targets.get(merchantId))
       }))
+    })
 
     /** {@link advanceTo} without a bound: everything due up to `to` runs before it returns. */
-    const advanceClock = (merchantId: string, to: number, options: { readonly renewalBatch?: number } = {}) =>
-      Effect.map(advanceTo(merchantId, to, options), (r) => r.merchant)
+    const advanceClock = Effect.fn("SandboxClock.advanceClock")(function* (
+      merchantId: string,
+      to: number,
+      options: { readonly renewalBatch?: number } = {}
+    ) {
+      return yield* Effect.map(advanceTo(merchantId, to, options), (r) => r.merchant)
+    })
 
     return { advanceClock, advanceTo, continueInBackground, clockOf } as const
   })

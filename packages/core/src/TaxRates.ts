@@ -247,7 +247,9 @@ export class TaxRates extends Context.Service<TaxRates>()("@recur/core/TaxRates"
     })
 
     /** One tax rate of this merchant. */
-    const get = (merchantId: string, id: string) => Effect.map(getRecord(merchantId, id), (v) => v.value)
+    const get = Effect.fn("TaxRates.get")(function* (merchantId: string, id: string) {
+      return yield* Effect.map(getRecord(merchantId, id), (v) => v.value)
+    })
 
     /** The merchant's tax rates, newest first, by status and country. */
     const list = Effect.fn("TaxRates.list")(function* (merchantId: string, q: ListTaxRates) {

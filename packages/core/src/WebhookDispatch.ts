@@ -273,33 +273,33 @@ export class WebhookDispatch extends Context.Service<WebhookDispatch>()("@recur/
      * The dispatcher: `dispatchOnce` until the outbox is drained, then waits `intervalMs`;
      * forever. Retries run with the billing worker (work items of kind `webhook`).
      */
-    const dispatcher = (options: {
+    const dispatcher = Effect.fn("WebhookDispatch.dispatcher")(function* (options: {
       readonly owner: string
       readonly intervalMs?: number
       readonly limit?: number
       readonly leaseMs?: number
-    }) =>
-      Effect.gen(function* () {
-        for (;;) {
-          const n = yield* dispatchOnce(options).pipe(
-            Effect.catchCause((cause) => Effect.as(Effect.logError("webhook dispatch failed", cause), 0))
-          )
-          if (n === 0) yield* Effect.sleep(options.intervalMs ?? 500)
-        }
-      })
+    }) {
+      for (;;) {
+        const n = yield* dispatchOnce(options).pipe(
+          Effect.catchCause((cause) => Effect.as(Effect.logError("webhook dispatch failed", cause), 0))
+        )
+        if (n === 0) yield* Effect.sleep(options.intervalMs ?? 500)
+      }
+    })
 
     /**
      * Sends one event again to every enabled endpoint subscribed to it, now: each delivery
      * starts a fresh run of attempts. Returns the event with its per-endpoint statuses.
      */
     /** Every delivery of an event (with its attempts), for operators and tests. */
-    const deliveriesOf = (merchantId: string, eventId: string) =>
-      Effect.map(
+    const deliveriesOf = Effect.fn("WebhookDispatch.deliveriesOf")(function* (merchantId: string, eventId: string) {
+      return yield* Effect.map(
         Effect.orDie(
           deliveries.list(merchantId, { limit: 100, filters: [{ column: "event_id", op: "in", values: [eventId] }] })
         ),
         (p) => p.list
       )
+    })
 
     return { fanOut, deliver, dispatchOnce, dispatcher, deliveriesOf } as const
   })

@@ -247,8 +247,9 @@ export class Webhooks extends Context.Service<Webhooks>()("@recur/core/Webhooks"
     })
 
     /** The endpoint's secret, for signing deliveries. */
-    const secretOf = (merchantId: string, id: string) =>
-      Effect.flatMap(get(merchantId, id), (v) => secrets.decrypt(v.value.secret_ciphertext))
+    const secretOf = Effect.fn("Webhooks.secretOf")(function* (merchantId: string, id: string) {
+      return yield* Effect.flatMap(get(merchantId, id), (v) => secrets.decrypt(v.value.secret_ciphertext))
+    })
 
     // ------------------------------------------------------------------ delivery
 
