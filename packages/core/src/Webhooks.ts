@@ -299,12 +299,7 @@ export class Webhooks extends Context.Service<Webhooks>()("@recur/core/Webhooks"
       list,
       listEvents,
       secretOf,
-      resend,
-      fanOut: dispatch.fanOut,
-      deliver: dispatch.deliver,
-      dispatchOnce: dispatch.dispatchOnce,
-      dispatcher: dispatch.dispatcher,
-      deliveriesOf: dispatch.deliveriesOf
+      resend
     } as const
   })
 }) {

@@ -13,7 +13,7 @@ import * as RenewalBatches from "./RenewalBatches.js"
 import * as Refunds from "./Refunds.js"
 import * as Renewals from "./Renewals.js"
 import * as Store from "./Store.js"
-import * as Webhooks from "./Webhooks.js"
+import * as WebhookDispatch from "./WebhookDispatch.js"
 
 /**
  * The kinds of work, closed: every kind is matched exhaustively by the worker.
@@ -59,7 +59,7 @@ export class Worker extends Context.Service<Worker>()("@recur/core/Worker", {
     const renewalBatches = yield* RenewalBatches.RenewalBatches
     const dunning = yield* Dunning.Dunning
     const payments = yield* Payments.Payments
-    const webhooks = yield* Webhooks.Webhooks
+    const webhooks = yield* WebhookDispatch.WebhookDispatch
     const refunds = yield* Refunds.Refunds
 
     /** The effect of one work item of a known kind. */

@@ -47,6 +47,7 @@ import {
   TaxRates,
   Trade,
   Usage,
+  WebhookDispatch,
   Webhooks,
   Worker
 } from "@recur/core"
@@ -963,7 +964,7 @@ export const createBilling = async (options: BillingOptions = {}): Promise<Billi
             Effect.flatMap((i) => Webhooks.Webhooks.use((w) => w.create(merchantId, i)))
           )
         ),
-      dispatch: (owner = "embedded") => run(Webhooks.Webhooks.use((w) => w.dispatchOnce({ owner })))
+      dispatch: (owner = "embedded") => run(WebhookDispatch.WebhookDispatch.use((w) => w.dispatchOnce({ owner })))
     },
     advanceClock: (merchantId, to) =>
       run(

@@ -18,6 +18,7 @@ import {
   Store,
   Subscriptions,
   Webhook,
+  WebhookDispatch,
   Webhooks
 } from "@recur/core"
 import { SandboxGateway } from "@recur/payment-sandbox"
@@ -51,12 +52,14 @@ for (const [name, storage] of backends()) {
     })
     const run = <A, E>(effect: Effect.Effect<A, E, any>) => rt.runPromise(effect as Effect.Effect<A, E, never>)
     const hooks = <A, E>(f: (w: Webhooks.Webhooks["Service"]) => Effect.Effect<A, E>) => run(Webhooks.Webhooks.use(f))
+    const dispatch = <A, E>(f: (w: WebhookDispatch.WebhookDispatch["Service"]) => Effect.Effect<A, E>) =>
+      run(WebhookDispatch.WebhookDispatch.use(f))
     const billing = <A, E>(f: (b: Billing.Billing["Service"]) => Effect.Effect<A, E>) => run(Billing.Billing.use(f))
     const subs = <A, E>(f: (s: Subscriptions.Subscriptions["Service"]) => Effect.Effect<A, E>) =>
       run(Subscriptions.Subscriptions.use(f))
     /** Dispatches until the outbox is empty. */
     const drain = async (owner = "test") => {
-      while ((await hooks((w) => w.dispatchOnce({ owner }))) > 0) {
+      while ((await dispatch((w) => w.dispatchOnce({ owner }))) > 0) {
         /* more */
       }
     }
@@ -64,7 +67,7 @@ for (const [name, storage] of backends()) {
     const eventId = async (merchantId: string, type: string) =>
       (await hooks((w) => w.listEvents(merchantId, { event_types: [type], limit: 1 }))).list[0]!.id
     const deliveryOf = async (merchantId: string, id: string) =>
-      (await hooks((w) => w.deliveriesOf(merchantId, id)))[0]!
+      (await dispatch((w) => w.deliveriesOf(merchantId, id)))[0]!
 
     it("every event type of the contract is produced by its flow, delivered, and verifies under both schemes — also during a key rotation", async () => {
       const m = await run(
@@ -323,10 +326,12 @@ for (const [name, storage] of backends()) {
       await hooks((w) => w.create(m.merchantId, { url: rcv.url("/moved"), event_types: ["v2.subscription.first"] }))
       await run(subscribe(m.merchantId, m.priceId))
       await drain()
-      const ds = await hooks((w) => w.deliveriesOf(m.merchantId, "")) // none for an unknown event
+      const ds = await dispatch((w) => w.deliveriesOf(m.merchantId, "")) // none for an unknown event
       expect(ds).toEqual([])
       const id = await eventId(m.merchantId, "v2.subscription.first")
-      const byEndpoint = new Map((await hooks((w) => w.deliveriesOf(m.merchantId, id))).map((d) => [d.endpoint_id, d]))
+      const byEndpoint = new Map(
+        (await dispatch((w) => w.deliveriesOf(m.merchantId, id))).map((d) => [d.endpoint_id, d])
+      )
       expect([byEndpoint.get(gone.id)!.status, byEndpoint.get(gone.id)!.attempts]).toEqual(["failed", 1])
       const endpoints = await hooks((w) => w.list(m.merchantId, { limit: 10 }))
       expect(endpoints.list.find((e) => e.id === gone.id)!.status).toBe("disabled")
@@ -421,7 +426,7 @@ for (const [name, storage] of backends()) {
       for (let k = 0; k < 3; k++) {
         const before = await retrying()
         const fiber = rt.runFork(
-          Webhooks.Webhooks.use((w) => w.dispatcher({ owner: `doomed-${k}`, leaseMs: 1_000, limit: 50 }))
+          WebhookDispatch.WebhookDispatch.use((w) => w.dispatcher({ owner: `doomed-${k}`, leaseMs: 1_000, limit: 50 }))
         )
         const deadline = Date.now() + 30_000
         while ((await retrying()) === before && before < 100 && Date.now() < deadline)

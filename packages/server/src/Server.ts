@@ -30,6 +30,7 @@ import {
   type Store,
   type Subscriptions,
   type TaxRates,
+  type WebhookDispatch,
   type Webhooks,
   Worker
 } from "@recur/core"
@@ -79,6 +80,7 @@ export type Engine =
   | SandboxGateway.SandboxControls
   | SqlClient.SqlClient
   | Webhooks.Webhooks
+  | WebhookDispatch.WebhookDispatch
   | Ports.WebhookTransport
 
 /**
