@@ -1,5 +1,5 @@
 /** The same story in Effect: compose the layer, write the program, run it. */
-import { Billing, Catalog, Checkout, Merchants } from "@recur/core"
+import { Billing, Catalog, Checkout, Merchants, SandboxClock, SessionPayments } from "@recur/core"
 import { layer } from "@recur/embedded"
 import { Effect } from "effect"
 
@@ -20,17 +20,20 @@ export const program = Effect.gen(function* () {
     price_plan: { billing_cycle_unit: "month", base_price_val: "49.00" }
   })
   const billing = yield* Billing.Billing
-  const session = yield* billing.createSession(
+  const sessionPayments = yield* SessionPayments.SessionPayments
+  const checkout = yield* Checkout.Checkout
+  const sandboxClock = yield* SandboxClock.SandboxClock
+  const session = yield* checkout.createSession(
     m,
     Checkout.sessionOf(price.id, { payerId: "user-42" }, { quantity: 3n })
   )
-  yield* billing.paySession(m, session.session_id, {
+  yield* sessionPayments.paySession(m, session.session_id, {
     number: "4242424242424242",
     exp_month: 12,
     exp_year: 2030,
     cvc: "123"
   })
-  yield* billing.advanceClock(m, Date.parse("2026-04-30T10:00:00Z"))
+  yield* sandboxClock.advanceClock(m, Date.parse("2026-04-30T10:00:00Z"))
   return (yield* billing.listInvoices(m, { limit: 100 })).list
     .map((i) => `${i.invoice_type} ${i.cycle_index} ${i.amount}`)
     .reverse()

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { SqlClient } from "effect/sql"
-import { Billing, Catalog, Checkout, Merchants } from "@recur/core"
+import { Billing, Catalog, Checkout, Merchants, SessionPayments } from "@recur/core"
 import { engineOn } from "@recur/embedded"
 import { Pg } from "@recur/sql"
 import { Effect, Layer, ManagedRuntime } from "effect"
@@ -58,16 +58,18 @@ describe("crash mid-billing", () => {
               price_type: "flat_price",
               price_plan: { billing_cycle_unit: "month", base_price_val: "30.00" }
             })
-            const billing = yield* Billing.Billing
+            const _billing = yield* Billing.Billing
+            const sessionPayments = yield* SessionPayments.SessionPayments
+            const checkout = yield* Checkout.Checkout
             yield* Effect.forEach(
               Array.from({ length: n }, (_, i) => i),
               (i) =>
                 Effect.gen(function* () {
-                  const s = yield* billing.createSession(
+                  const s = yield* checkout.createSession(
                     m.merchant.merchant_id,
                     Checkout.sessionOf(price.id, { payerId: `crash-${i}` })
                   )
-                  yield* billing.paySession(m.merchant.merchant_id, s.session_id, {
+                  yield* sessionPayments.paySession(m.merchant.merchant_id, s.session_id, {
                     number: "4242424242424242",
                     exp_month: 12,
                     exp_year: 2099,

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from "@effect/vitest"
-import { Billing, Catalog, Entities, Merchants, Store, Webhooks } from "@recur/core"
+import { Catalog, Entities, Merchants, SandboxClock, Store, WebhookDispatch, Webhooks } from "@recur/core"
 import { engineOn } from "@recur/embedded"
 import { Effect, Fiber, ManagedRuntime } from "effect"
 import { createServer, type Server } from "node:http"
@@ -88,7 +88,7 @@ describe("webhooks under faults", () => {
     // dispatchers killed mid-batch, again and again
     for (let k = 0; k < size(5, 20); k++) {
       const fiber = rt.runFork(
-        Webhooks.Webhooks.use((w) => w.dispatcher({ owner: `doomed-${k}`, leaseMs: 1_000, limit: 50 }))
+        WebhookDispatch.WebhookDispatch.use((w) => w.dispatcher({ owner: `doomed-${k}`, leaseMs: 1_000, limit: 50 }))
       )
       await new Promise((r) => setTimeout(r, 100 + Math.random() * 400))
       await rt.runPromise(Fiber.interrupt(fiber))
@@ -96,7 +96,9 @@ describe("webhooks under faults", () => {
     await new Promise((r) => setTimeout(r, 1_100))
     const drain = async () => {
       while (
-        (await rt.runPromise(Webhooks.Webhooks.use((w) => w.dispatchOnce({ owner: "survivor", limit: 200 })))) > 0
+        (await rt.runPromise(
+          WebhookDispatch.WebhookDispatch.use((w) => w.dispatchOnce({ owner: "survivor", limit: 200 }))
+        )) > 0
       ) {
         /* more */
       }
@@ -104,7 +106,7 @@ describe("webhooks under faults", () => {
     await drain()
     // a 30-minute outage on the merchant's clock, then two days for the retries
     await stop()
-    const advance = (to: number) => rt.runPromise(Billing.Billing.use((b) => b.advanceClock(merchantId, to)))
+    const advance = (to: number) => rt.runPromise(SandboxClock.SandboxClock.use((b) => b.advanceClock(merchantId, to)))
     for (let m = 1; m <= 30; m += 5) await advance(t0 + m * MIN)
     await start()
     await advance(t0 + 3 * 24 * 60 * MIN)

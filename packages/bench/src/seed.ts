@@ -1,7 +1,7 @@
 // Seeding many due subscriptions fast: a template of real subscriptions (made through checkout
 // and payment, 31 days ago, so due now) is cloned in SQL, every row of a template subscription
 // copied with its ids rewritten. Used by the billing benchmark and the full-size crash suite.
-import { Billing, Catalog, Checkout, Merchants } from "@recur/core"
+import { Billing, Catalog, Checkout, Merchants, SessionPayments } from "@recur/core"
 import { engineOn } from "@recur/embedded"
 import { Pg } from "@recur/sql"
 import { Effect, ManagedRuntime } from "effect"
@@ -38,17 +38,19 @@ export const seedTemplate = async (
           price_type: "flat_price",
           price_plan: { billing_cycle_unit: "month", base_price_val: "30.00" }
         })
-        const billing = yield* Billing.Billing
+        const _billing = yield* Billing.Billing
+        const sessionPayments = yield* SessionPayments.SessionPayments
+        const checkout = yield* Checkout.Checkout
         yield* Effect.forEach(
           Array.from({ length: n }),
           () =>
             Effect.gen(function* () {
               // payer ids shaped like Recur's ids, so cloning rewrites them too (payer_id is unique)
-              const s = yield* billing.createSession(
+              const s = yield* checkout.createSession(
                 merchantId,
                 Checkout.sessionOf(price.id, { payerId: `pay_${randomId()}` })
               )
-              yield* billing.paySession(merchantId, s.session_id, {
+              yield* sessionPayments.paySession(merchantId, s.session_id, {
                 number: "4242424242424242",
                 exp_month: 12,
                 exp_year: 2099,

@@ -4,7 +4,7 @@
 // a partitioned queue's consumers), over REST (POST /api/v1/usage/batch) and, for reference,
 // one record per call (Subscriptions.recordUsage), against batched raw SQL writing the same
 // rows (1,000 per statement, ON CONFLICT DO NOTHING, one running-total update per subscription).
-import { Subscriptions } from "@recur/core"
+import { Metering, Subscriptions } from "@recur/core"
 import { Merchants } from "@recur/core"
 import { engineOn } from "@recur/embedded"
 import { TestClient } from "@recur/http"
@@ -103,7 +103,7 @@ export const run = async () => {
     const t0 = performance.now()
     const duplicates = await app.runtime.runPromise(
       Effect.gen(function* () {
-        const service = yield* Subscriptions.Subscriptions
+        const metering = yield* Metering.Metering
         let dup = 0
         yield* Effect.forEach(
           partitioned(records),
@@ -112,7 +112,7 @@ export const run = async () => {
               batches,
               (batch) =>
                 Effect.map(
-                  service.recordUsageBatch(
+                  metering.recordUsageBatch(
                     merchantId,
                     batch.map((r) => Subscriptions.usageOf(r.subscription_id, r.usage_count, { eventId: r.event_id }))
                   ),
@@ -144,7 +144,7 @@ export const run = async () => {
     const t3 = performance.now()
     await app.runtime.runPromise(
       Effect.gen(function* () {
-        const service = yield* Subscriptions.Subscriptions
+        const metering = yield* Metering.Metering
         const bySub = new Map<string, Array<(typeof single)[number]>>()
         for (const r of single) bySub.set(r.subscription_id, [...(bySub.get(r.subscription_id) ?? []), r])
         yield* Effect.forEach(
@@ -153,7 +153,7 @@ export const run = async () => {
             Effect.forEach(
               list,
               (r) =>
-                service.recordUsage(
+                metering.recordUsage(
                   merchantId,
                   Subscriptions.usageOf(r.subscription_id, r.usage_count, { eventId: r.event_id })
                 ),

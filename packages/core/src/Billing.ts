@@ -1,9 +1,8 @@
 /**
- * The money path in one service for the REST adapter and the facade: checkout
- * ({@link Checkout}), payments and their outcomes ({@link Payments}), renewals
- * ({@link Renewals}), dunning ({@link Dunning}), the worker ({@link Worker}) and the sandbox clock
- * ({@link SandboxClock}), plus the reads of subscriptions, trades and invoices. It only
- * delegates: each concept lives in its own module (see docs/engine.md).
+ * The REST adapter's and the facade's reads of subscriptions, trades and invoices, an invoice's
+ * hosted document. The money path's
+ * operations are called on the service that owns them: {@link Checkout}, `SessionPayments`,
+ * `Payments`, `Renewals`, {@link Dunning}, `Worker`, `SandboxClock` (see docs/engine.md).
  *
  * @since 0.1.0
  */
@@ -16,16 +15,11 @@ import type * as Invoice from "./Invoice.js"
 import { invoiceDocuments, must, withTax } from "./internal/records.js"
 import { pageErrors } from "./internal/paging.js"
 import * as PaymentSettings from "./PaymentSettings.js"
-import * as Payments from "./Payments.js"
+import type * as Payments from "./Payments.js"
 import * as Ports from "./Ports.js"
-import * as RenewalBatches from "./RenewalBatches.js"
-import * as Renewals from "./Renewals.js"
 import * as Secrets from "./Secrets.js"
-import * as SandboxClock from "./SandboxClock.js"
-import * as SessionPayments from "./SessionPayments.js"
 import * as Settings from "./Settings.js"
 import * as Store from "./Store.js"
-import * as Worker from "./Worker.js"
 
 /**
  * The result of paying a session (or of any charge the engine makes).
@@ -68,34 +62,37 @@ export const layerSettings = Settings.layer
 export class Billing extends Context.Service<Billing>()("@recur/core/Billing", {
   make: Effect.gen(function* () {
     const storage = yield* Store.Storage
-    const checkout = yield* Checkout.Checkout
-    const sessionPayments = yield* SessionPayments.SessionPayments
-    const payments = yield* Payments.Payments
-    const renewals = yield* Renewals.Renewals
-    const batches = yield* RenewalBatches.RenewalBatches
+    const _checkout = yield* Checkout.Checkout
     const dunning = yield* Dunning.Dunning
-    const worker = yield* Worker.Worker
-    const clock = yield* SandboxClock.SandboxClock
     const taxes = yield* Ports.TaxCalculator
     const subs = storage.repository(Entities.subscription)
     const trades = storage.repository(Entities.trade)
     const invoices = storage.repository(Entities.invoice)
 
-    const getSubscriptionRecord = (merchantId: string, id: string) =>
-      Effect.flatMap(subs.get(merchantId, id), (o) => must(o, "subscription", id))
-    const getSubscription = (merchantId: string, id: string) =>
-      Effect.map(getSubscriptionRecord(merchantId, id), (v) => v.value.subscription)
-    const getTrade = (merchantId: string, id: string) =>
-      Effect.map(
+    const getSubscriptionRecord = Effect.fn("Billing.getSubscriptionRecord")(function* (
+      merchantId: string,
+      id: string
+    ) {
+      return yield* Effect.flatMap(subs.get(merchantId, id), (o) => must(o, "subscription", id))
+    })
+    const getSubscription = Effect.fn("Billing.getSubscription")(function* (merchantId: string, id: string) {
+      return yield* Effect.map(getSubscriptionRecord(merchantId, id), (v) => v.value.subscription)
+    })
+    const getTrade = Effect.fn("Billing.getTrade")(function* (merchantId: string, id: string) {
+      return yield* Effect.map(
         Effect.flatMap(trades.get(merchantId, id), (o) => must(o, "trade", id)),
         (v) => v.value.trade
       )
-    const getInvoice = (merchantId: string, id: string) =>
-      Effect.map(
+    })
+    const getInvoice = Effect.fn("Billing.getInvoice")(function* (merchantId: string, id: string) {
+      return yield* Effect.map(
         Effect.flatMap(invoices.get(merchantId, id), (o) => must(o, "invoice", id)),
         (v) => v.value
       )
-    const listInvoices = (merchantId: string, query: Store.ListQuery) => pageErrors(invoices.list(merchantId, query))
+    })
+    const listInvoices = Effect.fn("Billing.listInvoices")(function* (merchantId: string, query: Store.ListQuery) {
+      return yield* pageErrors(invoices.list(merchantId, query))
+    })
     const settings = yield* Settings.Settings
     const documents = invoiceDocuments(storage, yield* Secrets.Secrets, settings)
     const merchantRecords = storage.repository(Entities.merchant)
@@ -106,96 +103,62 @@ export class Billing extends Context.Service<Billing>()("@recur/core/Billing", {
      * when `token` is its link's signature; none otherwise (an unknown invoice and a wrong token
      * look the same).
      */
-    const invoiceDocument = (invoiceId: string, token: string) =>
-      Effect.gen(function* () {
-        if (!/^inv_[0-9a-z]{26}$/.test(invoiceId) || token.length > 100) return Option.none<InvoiceDocument>()
-        const found = yield* Effect.orDie(invoices.lookup("id", invoiceId))
-        if (Option.isNone(found)) return Option.none<InvoiceDocument>()
-        const invoice = found.value.value
-        if (!(yield* documents.verify(invoice.merchant_id, invoice.invoice_id, token)))
-          return Option.none<InvoiceDocument>()
-        const merchant = yield* Effect.orDie(merchantRecords.get(invoice.merchant_id, invoice.merchant_id))
-        // an issued invoice states the parties as they were at issue (its snapshot); only one
-        // issued before snapshots were kept shows the current records
-        const kept = invoice.merchant_name !== null
-        const customer = kept
-          ? Option.none()
-          : yield* Effect.orDie(customers.get(invoice.merchant_id, invoice.customer_id))
-        return Option.some<InvoiceDocument>({
-          invoice,
-          merchantName: kept
-            ? invoice.merchant_name!
-            : Option.match(merchant, { onNone: () => "", onSome: (m) => m.value.name }),
-          payable: yield* dunning.payable(invoice),
-          payments: PaymentSettings.pageModeOf(
-            Option.match(merchant, { onNone: () => null, onSome: (m) => m.value.payment_processor }),
-            settings.stripeJsUrl
-          ),
-          customer: Option.match(customer, {
-            onNone: () => ({
-              name: invoice.customer_name,
-              email: invoice.customer_email,
-              address: invoice.customer_address
-            }),
-            onSome: (c) => ({
-              name: c.value.name,
-              email: c.value.email,
-              address: c.value.address ? Customer.formatAddress(c.value.address) || null : null
-            })
+    const invoiceDocument = Effect.fn("Billing.invoiceDocument")(function* (invoiceId: string, token: string) {
+      if (!/^inv_[0-9a-z]{26}$/.test(invoiceId) || token.length > 100) return Option.none<InvoiceDocument>()
+      const found = yield* Effect.orDie(invoices.lookup("id", invoiceId))
+      if (Option.isNone(found)) return Option.none<InvoiceDocument>()
+      const invoice = found.value.value
+      if (!(yield* documents.verify(invoice.merchant_id, invoice.invoice_id, token)))
+        return Option.none<InvoiceDocument>()
+      const merchant = yield* Effect.orDie(merchantRecords.get(invoice.merchant_id, invoice.merchant_id))
+      // an issued invoice states the parties as they were at issue (its snapshot); only one
+      // issued before snapshots were kept shows the current records
+      const kept = invoice.merchant_name !== null
+      const customer = kept
+        ? Option.none()
+        : yield* Effect.orDie(customers.get(invoice.merchant_id, invoice.customer_id))
+      return Option.some<InvoiceDocument>({
+        invoice,
+        merchantName: kept
+          ? invoice.merchant_name!
+          : Option.match(merchant, { onNone: () => "", onSome: (m) => m.value.name }),
+        payable: yield* dunning.payable(invoice),
+        payments: PaymentSettings.pageModeOf(
+          Option.match(merchant, { onNone: () => null, onSome: (m) => m.value.payment_processor }),
+          settings.stripeJsUrl
+        ),
+        customer: Option.match(customer, {
+          onNone: () => ({
+            name: invoice.customer_name,
+            email: invoice.customer_email,
+            address: invoice.customer_address
+          }),
+          onSome: (c) => ({
+            name: c.value.name,
+            email: c.value.email,
+            address: c.value.address ? Customer.formatAddress(c.value.address) || null : null
           })
         })
-      }).pipe(Effect.withSpan("Billing.invoiceDocument"))
-    const listTrades = (merchantId: string, query: Store.ListQuery) =>
-      Effect.map(pageErrors(trades.list(merchantId, query)), (p) => ({
+      })
+    })
+    const listTrades = Effect.fn("Billing.listTrades")(function* (merchantId: string, query: Store.ListQuery) {
+      return yield* Effect.map(pageErrors(trades.list(merchantId, query)), (p) => ({
         has_more: p.has_more,
         list: p.list.map((t) => t.trade)
       }))
-    const listSubscriptions = (merchantId: string, query: Store.ListQuery) =>
-      Effect.map(pageErrors(subs.list(merchantId, query)), (p) => ({
+    })
+    const listSubscriptions = Effect.fn("Billing.listSubscriptions")(function* (
+      merchantId: string,
+      query: Store.ListQuery
+    ) {
+      return yield* Effect.map(pageErrors(subs.list(merchantId, query)), (p) => ({
         has_more: p.has_more,
         list: p.list.map((s) => s.subscription)
       }))
+    })
 
     return {
-      /**
-       * Opens a checkout session (see `Checkout.createSession`): `Checkout.sessionOf` builds the
-       * command in code, `@recur/contract`'s `Requests.sessionCommand` from the API's body.
-       */
-      createSession: checkout.createSession,
-      getSession: checkout.getSession,
-      /** The payer's quantity on the hosted page (an editable line item, inside its bounds). */
-      setSessionQuantity: checkout.setQuantity,
-      /** A discount code the payer enters on the hosted page, before paying. */
-      setSessionDiscountCode: checkout.setDiscountCode,
-      /** A session with what its payer's page shows: merchant, product, price, interval, trial. */
-      sessionView: checkout.sessionView,
-      paySession: sessionPayments.paySession,
-      reconcileTrade: payments.reconcileTrade,
-      applyOutcome: payments.applyOutcome,
-      chargeInvoiceTrade: payments.chargeInvoiceTrade,
-      renew: renewals.renew,
-      renewMany: batches.renewMany,
-      retry: dunning.retry,
-      runDue: worker.runDue,
-      worker: worker.worker,
-      advanceClock: clock.advanceClock,
-      advanceTo: clock.advanceTo,
-      continueAdvance: clock.continueInBackground,
-      clockOf: clock.clockOf,
       invoiceDocument,
-      /**
-       * The customer pays an open or retrying invoice, or an unpaid subscription's latest failed
-       * one, with a card (see `Dunning.payInvoice`).
-       */
-      payInvoice: dunning.payInvoice,
-      /** Replaces a live subscription's card; a past-due one is retried at once (see `Dunning.updatePaymentMethod`). */
-      updatePaymentMethod: dunning.updatePaymentMethod,
-      /** The portal's card update: a 3-D Secure challenge is a redirect (see `Dunning.updatePaymentMethodOnSession`). */
-      updatePaymentMethodOnSession: dunning.updatePaymentMethodOnSession,
-      /** Back from a card set-up's 3-D Secure challenge (see `Dunning.completePaymentMethod`). */
-      completePaymentMethod: dunning.completePaymentMethod,
-      /** Back on a failed invoice's page from a new card's 3-D Secure challenge (see `Dunning.completeInvoiceCard`). */
-      completeInvoiceCard: dunning.completeInvoiceCard,
       /** A draft with the tax calculator's tax, its discounts kept (see `internal/records`). */
       withTax: withTax(taxes, storage),
       getSubscription,

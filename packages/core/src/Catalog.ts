@@ -105,11 +105,10 @@ export class Catalog extends Context.Service<Catalog>()("@recur/core/Catalog", {
     const versions = storage.repository(Entities.priceVersion)
     const now = merchantNow(storage)
 
-    const listCategories = (merchantId: string) =>
-      Effect.gen(function* () {
-        const page = yield* Effect.orDie(categories.list(merchantId, { limit: 100 }))
-        return { total: page.list.length, list: page.list.map(toCategory) }
-      }).pipe(Effect.withSpan("Catalog.listCategories"))
+    const listCategories = Effect.fn("Catalog.listCategories")(function* (merchantId: string) {
+      const page = yield* Effect.orDie(categories.list(merchantId, { limit: 100 }))
+      return { total: page.list.length, list: page.list.map(toCategory) }
+    })
 
     const defaultCategory = (merchantId: string) =>
       Effect.flatMap(categories.findBy(merchantId, "default_key", "default"), (o) =>
@@ -132,86 +131,86 @@ export class Catalog extends Context.Service<Catalog>()("@recur/core/Catalog", {
         })
       )
 
-    const createProduct = (merchantId: string, input: CreateProduct) =>
-      Effect.gen(function* () {
-        const name = input.product_name?.trim() ?? ""
-        if (name === "" || name.length > 255)
-          return yield* new Errors.InvalidParameter({
-            param: "product_name",
-            reason: "is required (1 to 255 characters)"
-          })
-        const category =
-          input.category_id !== undefined
-            ? Option.getOrUndefined(Option.map(yield* categories.get(merchantId, input.category_id), (v) => v.value))
-            : yield* defaultCategory(merchantId)
-        if (!category) return yield* new Errors.InvalidParameter({ param: "category_id", reason: "no such category" })
-        const at = yield* now(merchantId)
-        const record: Entities.ProductRecord = {
-          id: yield* Ids.make(Ids.prefixes.product),
-          merchant_id: merchantId,
-          name,
-          status: Result.getOrThrow(Lifecycle.bornAs(Lifecycle.product, input.product_status ?? "active")),
-          merchant_product_id: input.merchant_product_id ?? null,
-          category_id: category.id,
-          description: input.description ?? null,
-          image_url: input.image_url ?? null,
-          created_by: null,
-          quantity_unit: input.quantity_unit ?? null,
-          features: (input.features ?? []).map((f) => new Feature(f)),
-          metadata: input.metadata ?? {},
-          price_ids: [],
-          created_at: at,
-          updated_at: at
-        }
-        yield* Effect.orDie(products.insert(record))
-        return toProduct(record, category.name)
-      }).pipe(Effect.withSpan("Catalog.createProduct"))
+    const createProduct = Effect.fn("Catalog.createProduct")(function* (merchantId: string, input: CreateProduct) {
+      const name = input.product_name?.trim() ?? ""
+      if (name === "" || name.length > 255)
+        return yield* new Errors.InvalidParameter({
+          param: "product_name",
+          reason: "is required (1 to 255 characters)"
+        })
+      const category =
+        input.category_id !== undefined
+          ? Option.getOrUndefined(Option.map(yield* categories.get(merchantId, input.category_id), (v) => v.value))
+          : yield* defaultCategory(merchantId)
+      if (!category) return yield* new Errors.InvalidParameter({ param: "category_id", reason: "no such category" })
+      const at = yield* now(merchantId)
+      const record: Entities.ProductRecord = {
+        id: yield* Ids.make(Ids.prefixes.product),
+        merchant_id: merchantId,
+        name,
+        status: Result.getOrThrow(Lifecycle.bornAs(Lifecycle.product, input.product_status ?? "active")),
+        merchant_product_id: input.merchant_product_id ?? null,
+        category_id: category.id,
+        description: input.description ?? null,
+        image_url: input.image_url ?? null,
+        created_by: null,
+        quantity_unit: input.quantity_unit ?? null,
+        features: (input.features ?? []).map((f) => new Feature(f)),
+        metadata: input.metadata ?? {},
+        price_ids: [],
+        created_at: at,
+        updated_at: at
+      }
+      yield* Effect.orDie(products.insert(record))
+      return toProduct(record, category.name)
+    })
 
-    const setProductStatus = (merchantId: string, productId: string, status: Lifecycle.ProductStatus) =>
-      Effect.gen(function* () {
-        const current = yield* getProductRecord(merchantId, productId)
-        if (current.value.status === status) return current.value
-        const trigger = status === "active" ? "activate" : status === "disabled" ? "disable" : undefined
-        if (trigger === undefined)
-          return yield* new Errors.StateConflict({
-            resource: "product",
-            id: productId,
-            state: current.value.status,
-            reason: "cannot return to draft"
-          })
-        const moved = Lifecycle.transition(Lifecycle.product, current.value.status, trigger)
-        if (Result.isFailure(moved)) return yield* invalidTransition("product", productId)(moved.failure)
-        const next = { ...current.value, status: moved.success.to, updated_at: yield* now(merchantId) }
-        yield* Effect.orDie(products.update(next, current.version))
-        return next
-      }).pipe(Effect.withSpan("Catalog.setProductStatus"))
+    const setProductStatus = Effect.fn("Catalog.setProductStatus")(function* (
+      merchantId: string,
+      productId: string,
+      status: Lifecycle.ProductStatus
+    ) {
+      const current = yield* getProductRecord(merchantId, productId)
+      if (current.value.status === status) return current.value
+      const trigger = status === "active" ? "activate" : status === "disabled" ? "disable" : undefined
+      if (trigger === undefined)
+        return yield* new Errors.StateConflict({
+          resource: "product",
+          id: productId,
+          state: current.value.status,
+          reason: "cannot return to draft"
+        })
+      const moved = Lifecycle.transition(Lifecycle.product, current.value.status, trigger)
+      if (Result.isFailure(moved)) return yield* invalidTransition("product", productId)(moved.failure)
+      const next = { ...current.value, status: moved.success.to, updated_at: yield* now(merchantId) }
+      yield* Effect.orDie(products.update(next, current.version))
+      return next
+    })
 
-    const getProduct = (merchantId: string, productId: string) =>
-      Effect.gen(function* () {
-        const p = (yield* getProductRecord(merchantId, productId)).value
-        return toProduct(p, yield* categoryName(merchantId, p.category_id))
-      })
+    const getProduct = Effect.fn("Catalog.getProduct")(function* (merchantId: string, productId: string) {
+      const p = (yield* getProductRecord(merchantId, productId)).value
+      return toProduct(p, yield* categoryName(merchantId, p.category_id))
+    })
 
-    const listProducts = (merchantId: string, q: ListProducts) =>
-      Effect.gen(function* () {
-        yield* maxItems("price_ids", q.price_ids, 100)
-        const filters: Array<Store.Filter> = []
-        if (q.price_ids?.length) filters.push({ column: "price_ids", op: "overlaps", values: q.price_ids })
-        if (q.status) filters.push({ column: "status", op: "in", values: [q.status] })
-        const page = yield* pageErrors(
-          products.list(merchantId, {
-            filters,
-            limit: q.limit ?? 10,
-            starting_after: q.starting_after,
-            ending_before: q.ending_before,
-            ...(q.created ? { created: q.created } : {})
-          })
-        )
-        const names = new Map<string, string>()
-        for (const p of page.list)
-          if (!names.has(p.category_id)) names.set(p.category_id, yield* categoryName(merchantId, p.category_id))
-        return { has_more: page.has_more, list: page.list.map((p) => toProduct(p, names.get(p.category_id) ?? "")) }
-      }).pipe(Effect.withSpan("Catalog.listProducts"))
+    const listProducts = Effect.fn("Catalog.listProducts")(function* (merchantId: string, q: ListProducts) {
+      yield* maxItems("price_ids", q.price_ids, 100)
+      const filters: Array<Store.Filter> = []
+      if (q.price_ids?.length) filters.push({ column: "price_ids", op: "overlaps", values: q.price_ids })
+      if (q.status) filters.push({ column: "status", op: "in", values: [q.status] })
+      const page = yield* pageErrors(
+        products.list(merchantId, {
+          filters,
+          limit: q.limit ?? 10,
+          starting_after: q.starting_after,
+          ending_before: q.ending_before,
+          ...(q.created ? { created: q.created } : {})
+        })
+      )
+      const names = new Map<string, string>()
+      for (const p of page.list)
+        if (!names.has(p.category_id)) names.set(p.category_id, yield* categoryName(merchantId, p.category_id))
+      return { has_more: page.has_more, list: page.list.map((p) => toProduct(p, names.get(p.category_id) ?? "")) }
+    })
 
     const buildVersion = (merchantId: string, priceId: string, valid: PriceRules.ValidPrice, at: number) =>
       Effect.gen(function* () {
@@ -307,50 +306,49 @@ export class Catalog extends Context.Service<Catalog>()("@recur/core/Catalog", {
         onSuccess: Effect.succeed
       })
 
-    const createPrice = (merchantId: string, input: PriceRules.PriceInput) =>
-      Effect.gen(function* () {
-        const valid = yield* validate(input)
-        const product = yield* Effect.catchTag(getProductRecord(merchantId, valid.product_id), "NotFound", () =>
-          Effect.fail(new Errors.InvalidParameter({ param: "product_id", reason: "no such product" }))
-        )
-        if (valid.status === "frozen")
-          return yield* new Errors.InvalidParameter({
-            param: "status",
-            reason: "a new price starts as draft or active"
-          })
-        const at = yield* now(merchantId)
-        const priceId = yield* Ids.make(Ids.prefixes.price)
-        const version = yield* buildVersion(merchantId, priceId, valid, at)
-        return yield* storage.withTransaction(
-          Effect.gen(function* () {
-            yield* prices
-              .insert({
-                id: priceId,
-                merchant_id: merchantId,
-                product_id: valid.product_id,
-                name: valid.name,
-                merchant_price_id: valid.merchant_price_id ?? null,
-                current_version_id: version.price_version_id,
-                status: version.biz_status,
-                versions: 1,
-                created_at: at
-              })
-              .pipe(
-                Effect.catchTag("UniqueViolation", () =>
-                  Effect.fail(new Errors.DuplicateResource({ resource: "price", param: "merchant_price_id" }))
-                )
-              )
-            yield* Effect.orDie(versions.insert(version))
-            yield* Effect.orDie(
-              products.update(
-                { ...product.value, price_ids: [...product.value.price_ids, priceId], updated_at: at },
-                product.version
+    const createPrice = Effect.fn("Catalog.createPrice")(function* (merchantId: string, input: PriceRules.PriceInput) {
+      const valid = yield* validate(input)
+      const product = yield* Effect.catchTag(getProductRecord(merchantId, valid.product_id), "NotFound", () =>
+        Effect.fail(new Errors.InvalidParameter({ param: "product_id", reason: "no such product" }))
+      )
+      if (valid.status === "frozen")
+        return yield* new Errors.InvalidParameter({
+          param: "status",
+          reason: "a new price starts as draft or active"
+        })
+      const at = yield* now(merchantId)
+      const priceId = yield* Ids.make(Ids.prefixes.price)
+      const version = yield* buildVersion(merchantId, priceId, valid, at)
+      return yield* storage.withTransaction(
+        Effect.gen(function* () {
+          yield* prices
+            .insert({
+              id: priceId,
+              merchant_id: merchantId,
+              product_id: valid.product_id,
+              name: valid.name,
+              merchant_price_id: valid.merchant_price_id ?? null,
+              current_version_id: version.price_version_id,
+              status: version.biz_status,
+              versions: 1,
+              created_at: at
+            })
+            .pipe(
+              Effect.catchTag("UniqueViolation", () =>
+                Effect.fail(new Errors.DuplicateResource({ resource: "price", param: "merchant_price_id" }))
               )
             )
-            return version
-          })
-        )
-      }).pipe(Effect.withSpan("Catalog.createPrice"))
+          yield* Effect.orDie(versions.insert(version))
+          yield* Effect.orDie(
+            products.update(
+              { ...product.value, price_ids: [...product.value.price_ids, priceId], updated_at: at },
+              product.version
+            )
+          )
+          return version
+        })
+      )
+    })
 
     const getPriceRecord = (merchantId: string, priceId: string) =>
       Effect.flatMap(prices.get(merchantId, priceId), (o) =>
@@ -360,86 +358,93 @@ export class Catalog extends Context.Service<Catalog>()("@recur/core/Catalog", {
         })
       )
 
-    const createVersion = (merchantId: string, priceId: string, input: PriceRules.PriceInput) =>
-      Effect.gen(function* () {
-        const price = yield* getPriceRecord(merchantId, priceId)
-        const valid = yield* validate({ ...input, product_id: price.value.product_id })
-        if (valid.merchant_price_id !== undefined && valid.merchant_price_id !== price.value.merchant_price_id) {
-          return yield* new Errors.InvalidParameter({ param: "merchant_price_id", reason: "is set at creation only" })
-        }
-        const at = yield* now(merchantId)
-        const version = yield* buildVersion(
-          merchantId,
-          priceId,
-          { ...valid, status: valid.status === "frozen" ? "draft" : valid.status },
-          at
-        )
-        return yield* storage.withTransaction(
-          Effect.gen(function* () {
-            yield* Effect.orDie(versions.insert(version))
-            const next =
-              version.biz_status === "active"
-                ? {
-                    ...price.value,
-                    current_version_id: version.price_version_id,
-                    status: version.biz_status,
-                    versions: price.value.versions + 1
-                  }
-                : { ...price.value, versions: price.value.versions + 1 }
-            yield* Effect.orDie(prices.update(next, price.version))
-            return version
-          })
-        )
-      }).pipe(Effect.withSpan("Catalog.createVersion"))
+    const createVersion = Effect.fn("Catalog.createVersion")(function* (
+      merchantId: string,
+      priceId: string,
+      input: PriceRules.PriceInput
+    ) {
+      const price = yield* getPriceRecord(merchantId, priceId)
+      const valid = yield* validate({ ...input, product_id: price.value.product_id })
+      if (valid.merchant_price_id !== undefined && valid.merchant_price_id !== price.value.merchant_price_id) {
+        return yield* new Errors.InvalidParameter({ param: "merchant_price_id", reason: "is set at creation only" })
+      }
+      const at = yield* now(merchantId)
+      const version = yield* buildVersion(
+        merchantId,
+        priceId,
+        { ...valid, status: valid.status === "frozen" ? "draft" : valid.status },
+        at
+      )
+      return yield* storage.withTransaction(
+        Effect.gen(function* () {
+          yield* Effect.orDie(versions.insert(version))
+          const next =
+            version.biz_status === "active"
+              ? {
+                  ...price.value,
+                  current_version_id: version.price_version_id,
+                  status: version.biz_status,
+                  versions: price.value.versions + 1
+                }
+              : { ...price.value, versions: price.value.versions + 1 }
+          yield* Effect.orDie(prices.update(next, price.version))
+          return version
+        })
+      )
+    })
 
-    const getVersion = (merchantId: string, versionId: string) =>
-      Effect.flatMap(versions.get(merchantId, versionId), (o) =>
+    const getVersion = Effect.fn("Catalog.getVersion")(function* (merchantId: string, versionId: string) {
+      return yield* Effect.flatMap(versions.get(merchantId, versionId), (o) =>
         Option.match(o, {
           onNone: () => Effect.fail(new Errors.NotFound({ resource: "price_version", id: versionId })),
           onSome: (v) => Effect.succeed(v.value)
         })
-      ).pipe(Effect.withSpan("Catalog.getVersion"))
+      )
+    })
 
     /** Moves a version draft → active ⇄ frozen. Activating a version makes it the price's current one. */
-    const setVersionStatus = (merchantId: string, versionId: string, status: string) =>
-      Effect.gen(function* () {
-        if (!Lifecycle.PriceVersionStatus.literals.includes(status as Lifecycle.PriceVersionStatus)) {
-          return yield* new Errors.InvalidParameter({ param: "status", reason: "must be draft, active or frozen" })
-        }
-        const found = yield* versions.get(merchantId, versionId)
-        if (Option.isNone(found)) return yield* new Errors.NotFound({ resource: "price_version", id: versionId })
-        const current = found.value.value
-        if (current.biz_status === status) return current
-        if (status === "draft")
-          return yield* new Errors.StateConflict({
-            resource: "price_version",
-            id: versionId,
-            state: current.biz_status,
-            reason: "cannot return to draft"
-          })
-        const moved = Lifecycle.transition(
-          Lifecycle.priceVersion,
-          current.biz_status,
-          status === "active" ? "activate" : "freeze"
-        )
-        if (Result.isFailure(moved)) return yield* invalidTransition("price_version", versionId)(moved.failure)
-        const next = new Price.PriceVersion({ ...current, biz_status: moved.success.to })
-        return yield* storage.withTransaction(
-          Effect.gen(function* () {
-            yield* Effect.orDie(versions.update(next, found.value.version))
-            const price = yield* getPriceRecord(merchantId, current.id)
-            const isCurrent = price.value.current_version_id === versionId
-            if (next.biz_status === "active" || isCurrent) {
-              yield* Effect.orDie(
-                prices.update({ ...price.value, current_version_id: versionId, status: next.biz_status }, price.version)
-              )
-            }
-            return next
-          })
-        )
-      }).pipe(Effect.withSpan("Catalog.setVersionStatus"))
+    const setVersionStatus = Effect.fn("Catalog.setVersionStatus")(function* (
+      merchantId: string,
+      versionId: string,
+      status: string
+    ) {
+      if (!Lifecycle.PriceVersionStatus.literals.includes(status as Lifecycle.PriceVersionStatus)) {
+        return yield* new Errors.InvalidParameter({ param: "status", reason: "must be draft, active or frozen" })
+      }
+      const found = yield* versions.get(merchantId, versionId)
+      if (Option.isNone(found)) return yield* new Errors.NotFound({ resource: "price_version", id: versionId })
+      const current = found.value.value
+      if (current.biz_status === status) return current
+      if (status === "draft")
+        return yield* new Errors.StateConflict({
+          resource: "price_version",
+          id: versionId,
+          state: current.biz_status,
+          reason: "cannot return to draft"
+        })
+      const moved = Lifecycle.transition(
+        Lifecycle.priceVersion,
+        current.biz_status,
+        status === "active" ? "activate" : "freeze"
+      )
+      if (Result.isFailure(moved)) return yield* invalidTransition("price_version", versionId)(moved.failure)
+      const next = new Price.PriceVersion({ ...current, biz_status: moved.success.to })
+      return yield* storage.withTransaction(
+        Effect.gen(function* () {
+          yield* Effect.orDie(versions.update(next, found.value.version))
+          const price = yield* getPriceRecord(merchantId, current.id)
+          const isCurrent = price.value.current_version_id === versionId
+          if (next.biz_status === "active" || isCurrent) {
+            yield* Effect.orDie(
+              prices.update({ ...price.value, current_version_id: versionId, status: next.biz_status }, price.version)
+            )
+          }
+          return next
+        })
+      )
+    })
 
-    const listPrices = (
+    const listPrices = Effect.fn("Catalog.listPrices")(function* (
       merchantId: string,
       q: {
         readonly product_id?: string
@@ -449,55 +454,52 @@ export class Catalog extends Context.Service<Catalog>()("@recur/core/Catalog", {
         readonly starting_after?: string
         readonly ending_before?: string
       }
-    ) =>
-      Effect.gen(function* () {
-        const filters: Array<Store.Filter> = []
-        if (q.product_id) filters.push({ column: "product_id", op: "in", values: [q.product_id] })
-        if (q.status) filters.push({ column: "status", op: "in", values: [q.status] })
-        const page = yield* pageErrors(
-          prices.list(merchantId, {
-            filters,
-            limit: q.limit ?? 10,
-            starting_after: q.starting_after,
-            ending_before: q.ending_before,
-            ...(q.created ? { created: q.created } : {})
-          })
-        )
-        const list = yield* Effect.forEach(page.list, (p) => Effect.orDie(getVersion(merchantId, p.current_version_id)))
-        return { has_more: page.has_more, list }
-      }).pipe(Effect.withSpan("Catalog.listPrices"))
+    ) {
+      const filters: Array<Store.Filter> = []
+      if (q.product_id) filters.push({ column: "product_id", op: "in", values: [q.product_id] })
+      if (q.status) filters.push({ column: "status", op: "in", values: [q.status] })
+      const page = yield* pageErrors(
+        prices.list(merchantId, {
+          filters,
+          limit: q.limit ?? 10,
+          starting_after: q.starting_after,
+          ending_before: q.ending_before,
+          ...(q.created ? { created: q.created } : {})
+        })
+      )
+      const list = yield* Effect.forEach(page.list, (p) => Effect.orDie(getVersion(merchantId, p.current_version_id)))
+      return { has_more: page.has_more, list }
+    })
 
-    const listVersions = (
+    const listVersions = Effect.fn("Catalog.listVersions")(function* (
       merchantId: string,
       priceId: string,
       q: { readonly limit?: number; readonly starting_after?: string; readonly ending_before?: string } = {}
-    ) =>
-      Effect.gen(function* () {
-        yield* getPriceRecord(merchantId, priceId)
-        return yield* pageErrors(
-          versions.list(merchantId, {
-            filters: [{ column: "price_id", op: "in", values: [priceId] }],
-            limit: q.limit ?? 10,
-            starting_after: q.starting_after,
-            ending_before: q.ending_before
-          })
-        )
-      }).pipe(Effect.withSpan("Catalog.listVersions"))
+    ) {
+      yield* getPriceRecord(merchantId, priceId)
+      return yield* pageErrors(
+        versions.list(merchantId, {
+          filters: [{ column: "price_id", op: "in", values: [priceId] }],
+          limit: q.limit ?? 10,
+          starting_after: q.starting_after,
+          ending_before: q.ending_before
+        })
+      )
+    })
 
     /** The version a checkout may sell: the price's current version, which must be active. */
-    const sellableVersion = (merchantId: string, priceId: string) =>
-      Effect.gen(function* () {
-        const price = yield* getPriceRecord(merchantId, priceId)
-        const version = yield* Effect.orDie(getVersion(merchantId, price.value.current_version_id))
-        if (version.biz_status !== "active")
-          return yield* new Errors.StateConflict({
-            resource: "price",
-            id: priceId,
-            state: version.biz_status,
-            reason: "only active prices can be sold"
-          })
-        return version
-      })
+    const sellableVersion = Effect.fn("Catalog.sellableVersion")(function* (merchantId: string, priceId: string) {
+      const price = yield* getPriceRecord(merchantId, priceId)
+      const version = yield* Effect.orDie(getVersion(merchantId, price.value.current_version_id))
+      if (version.biz_status !== "active")
+        return yield* new Errors.StateConflict({
+          resource: "price",
+          id: priceId,
+          state: version.biz_status,
+          reason: "only active prices can be sold"
+        })
+      return version
+    })
 
     return {
       listCategories,

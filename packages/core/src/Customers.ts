@@ -99,140 +99,134 @@ export class Customers extends Context.Service<Customers>()("@recur/core/Custome
       ) as Effect.Effect<A, Exclude<E, Store.UniqueViolation> | Errors.DuplicateResource, R>
 
     /** Finds a live customer by id or payer id. */
-    const resolve = (
+    const resolve = Effect.fn("Customers.resolve")(function* (
       merchantId: string,
       ref: { readonly customer_id?: string | undefined; readonly payer_id?: string | undefined }
-    ) =>
-      Effect.gen(function* () {
-        if (ref.customer_id === undefined && ref.payer_id === undefined) {
-          return yield* new Errors.InvalidParameter({
-            param: "customer_id",
-            reason: "customer_id or payer_id is required"
-          })
-        }
-        const found =
-          ref.customer_id !== undefined
-            ? yield* repo.get(merchantId, ref.customer_id)
-            : yield* repo.findBy(merchantId, "payer_id", ref.payer_id!)
-        if (Option.isNone(found) || found.value.value.deleted_at !== null) {
-          return yield* new Errors.NotFound({ resource: "customer", id: ref.customer_id ?? ref.payer_id! })
-        }
-        return found.value
-      })
+    ) {
+      if (ref.customer_id === undefined && ref.payer_id === undefined) {
+        return yield* new Errors.InvalidParameter({
+          param: "customer_id",
+          reason: "customer_id or payer_id is required"
+        })
+      }
+      const found =
+        ref.customer_id !== undefined
+          ? yield* repo.get(merchantId, ref.customer_id)
+          : yield* repo.findBy(merchantId, "payer_id", ref.payer_id!)
+      if (Option.isNone(found) || found.value.value.deleted_at !== null) {
+        return yield* new Errors.NotFound({ resource: "customer", id: ref.customer_id ?? ref.payer_id! })
+      }
+      return found.value
+    })
 
-    const create = (merchantId: string, input: CreateCustomer) =>
-      Effect.gen(function* () {
-        if (input.email !== undefined && input.payer_id !== undefined) {
-          return yield* new Errors.InvalidRequest({
-            reason: "email and payer_id are mutually exclusive",
-            param: "payer_id"
-          })
-        }
-        if (input.email === undefined && input.payer_id === undefined) {
-          return yield* new Errors.InvalidParameter({ param: "email", reason: "email or payer_id is required" })
-        }
-        if (input.payer_id !== undefined && (input.payer_id.trim() === "" || input.payer_id.length > 255)) {
-          return yield* new Errors.InvalidParameter({ param: "payer_id", reason: "must be 1 to 255 characters" })
-        }
-        yield* checkEmail(input.email)
-        const at = yield* now(merchantId)
-        const record: Entities.CustomerRecord = {
-          id: yield* Ids.make(Ids.prefixes.customer),
-          merchant_id: merchantId,
-          email: input.email ?? null,
-          payer_id: input.payer_id ?? null,
-          name: input.name ?? null,
-          phone: input.phone ?? null,
-          description: input.description ?? null,
-          address: input.address !== undefined ? new Address(input.address) : null,
-          metadata: input.metadata ?? {},
-          email_subscription: input.email_subscription ?? null,
-          type: input.payer_id !== undefined ? "customer" : "guest",
-          created_at: at,
-          updated_at: at,
-          deleted_at: null
-        }
-        yield* duplicate(repo.insert(record))
-        return record
-      }).pipe(Effect.withSpan("Customers.create"))
+    const create = Effect.fn("Customers.create")(function* (merchantId: string, input: CreateCustomer) {
+      if (input.email !== undefined && input.payer_id !== undefined) {
+        return yield* new Errors.InvalidRequest({
+          reason: "email and payer_id are mutually exclusive",
+          param: "payer_id"
+        })
+      }
+      if (input.email === undefined && input.payer_id === undefined) {
+        return yield* new Errors.InvalidParameter({ param: "email", reason: "email or payer_id is required" })
+      }
+      if (input.payer_id !== undefined && (input.payer_id.trim() === "" || input.payer_id.length > 255)) {
+        return yield* new Errors.InvalidParameter({ param: "payer_id", reason: "must be 1 to 255 characters" })
+      }
+      yield* checkEmail(input.email)
+      const at = yield* now(merchantId)
+      const record: Entities.CustomerRecord = {
+        id: yield* Ids.make(Ids.prefixes.customer),
+        merchant_id: merchantId,
+        email: input.email ?? null,
+        payer_id: input.payer_id ?? null,
+        name: input.name ?? null,
+        phone: input.phone ?? null,
+        description: input.description ?? null,
+        address: input.address !== undefined ? new Address(input.address) : null,
+        metadata: input.metadata ?? {},
+        email_subscription: input.email_subscription ?? null,
+        type: input.payer_id !== undefined ? "customer" : "guest",
+        created_at: at,
+        updated_at: at,
+        deleted_at: null
+      }
+      yield* duplicate(repo.insert(record))
+      return record
+    })
 
-    const update = (merchantId: string, input: UpdateCustomer) =>
-      Effect.gen(function* () {
-        yield* checkEmail(input.email)
-        const current = yield* resolve(merchantId, input)
-        const next: Entities.CustomerRecord = {
-          ...current.value,
-          ...(input.email !== undefined ? { email: input.email } : {}),
-          ...(input.phone !== undefined ? { phone: input.phone } : {}),
-          ...(input.name !== undefined ? { name: input.name } : {}),
-          ...(input.description !== undefined ? { description: input.description } : {}),
-          ...(input.address !== undefined ? { address: new Address(input.address) } : {}),
-          ...(input.metadata !== undefined ? { metadata: input.metadata } : {}),
-          ...(input.email_subscription !== undefined ? { email_subscription: input.email_subscription } : {}),
-          updated_at: yield* now(merchantId)
-        }
-        yield* duplicate(repo.update(next, current.version)).pipe(
-          Effect.catchTag("VersionConflict", () =>
-            Effect.fail(
-              new Errors.StateConflict({
-                resource: "customer",
-                id: next.id,
-                state: "changed",
-                reason: "modified concurrently; retry"
-              })
-            )
+    const update = Effect.fn("Customers.update")(function* (merchantId: string, input: UpdateCustomer) {
+      yield* checkEmail(input.email)
+      const current = yield* resolve(merchantId, input)
+      const next: Entities.CustomerRecord = {
+        ...current.value,
+        ...(input.email !== undefined ? { email: input.email } : {}),
+        ...(input.phone !== undefined ? { phone: input.phone } : {}),
+        ...(input.name !== undefined ? { name: input.name } : {}),
+        ...(input.description !== undefined ? { description: input.description } : {}),
+        ...(input.address !== undefined ? { address: new Address(input.address) } : {}),
+        ...(input.metadata !== undefined ? { metadata: input.metadata } : {}),
+        ...(input.email_subscription !== undefined ? { email_subscription: input.email_subscription } : {}),
+        updated_at: yield* now(merchantId)
+      }
+      yield* duplicate(repo.update(next, current.version)).pipe(
+        Effect.catchTag("VersionConflict", () =>
+          Effect.fail(
+            new Errors.StateConflict({
+              resource: "customer",
+              id: next.id,
+              state: "changed",
+              reason: "modified concurrently; retry"
+            })
           )
         )
-        return next
-      }).pipe(Effect.withSpan("Customers.update"))
-
-    const remove = (
-      merchantId: string,
-      ref: { readonly customer_id?: string | undefined; readonly payer_id?: string | undefined }
-    ) =>
-      Effect.gen(function* () {
-        const current = yield* resolve(merchantId, ref)
-        const at = yield* now(merchantId)
-        // The payer_id is released so the merchant can reuse it for a new customer.
-        yield* Effect.orDie(
-          repo.update(
-            {
-              ...current.value,
-              deleted_at: at,
-              updated_at: at,
-              payer_id: null,
-              metadata: { ...current.value.metadata }
-            },
-            current.version
-          )
-        )
-      }).pipe(Effect.withSpan("Customers.delete"))
-
-    const get = (merchantId: string, customerId: string) =>
-      Effect.map(resolve(merchantId, { customer_id: customerId }), (v) => v.value).pipe(
-        Effect.withSpan("Customers.get")
       )
+      return next
+    })
 
-    const list = (merchantId: string, q: ListCustomers) =>
-      Effect.gen(function* () {
-        yield* maxItems("customer_ids", q.customer_ids, 10)
-        yield* maxItems("emails", q.emails, 10)
-        yield* maxItems("payer_ids", q.payer_ids, 10)
-        const filters: Array<Store.Filter> = [{ column: "deleted", op: "in", values: [false] }]
-        if (q.customer_ids?.length) filters.push({ column: "id", op: "in", values: q.customer_ids })
-        if (q.emails?.length) filters.push({ column: "email", op: "in", values: q.emails })
-        if (q.payer_ids?.length) filters.push({ column: "payer_id", op: "in", values: q.payer_ids })
-        if (q.type) filters.push({ column: "type", op: "in", values: [q.type] })
-        return yield* pageErrors(
-          repo.list(merchantId, {
-            filters,
-            limit: q.limit ?? 10,
-            starting_after: q.starting_after,
-            ending_before: q.ending_before,
-            ...(q.created ? { created: q.created } : {})
-          })
+    const remove = Effect.fn("Customers.delete")(function* (
+      merchantId: string,
+      ref: { readonly customer_id?: string | undefined; readonly payer_id?: string | undefined }
+    ) {
+      const current = yield* resolve(merchantId, ref)
+      const at = yield* now(merchantId)
+      // The payer_id is released so the merchant can reuse it for a new customer.
+      yield* Effect.orDie(
+        repo.update(
+          {
+            ...current.value,
+            deleted_at: at,
+            updated_at: at,
+            payer_id: null,
+            metadata: { ...current.value.metadata }
+          },
+          current.version
         )
-      }).pipe(Effect.withSpan("Customers.list"))
+      )
+    })
+
+    const get = Effect.fn("Customers.get")(function* (merchantId: string, customerId: string) {
+      return yield* Effect.map(resolve(merchantId, { customer_id: customerId }), (v) => v.value)
+    })
+
+    const list = Effect.fn("Customers.list")(function* (merchantId: string, q: ListCustomers) {
+      yield* maxItems("customer_ids", q.customer_ids, 10)
+      yield* maxItems("emails", q.emails, 10)
+      yield* maxItems("payer_ids", q.payer_ids, 10)
+      const filters: Array<Store.Filter> = [{ column: "deleted", op: "in", values: [false] }]
+      if (q.customer_ids?.length) filters.push({ column: "id", op: "in", values: q.customer_ids })
+      if (q.emails?.length) filters.push({ column: "email", op: "in", values: q.emails })
+      if (q.payer_ids?.length) filters.push({ column: "payer_id", op: "in", values: q.payer_ids })
+      if (q.type) filters.push({ column: "type", op: "in", values: [q.type] })
+      return yield* pageErrors(
+        repo.list(merchantId, {
+          filters,
+          limit: q.limit ?? 10,
+          starting_after: q.starting_after,
+          ending_before: q.ending_before,
+          ...(q.created ? { created: q.created } : {})
+        })
+      )
+    })
 
     return { create, update, delete: remove, get, list, resolve } as const
   })

@@ -245,148 +245,146 @@ export class Discounts extends Context.Service<Discounts>()("@recur/core/Discoun
       )
 
     /** Creates a discount in the merchant's currency; emits `v2.discount.created`. */
-    const create = (merchantId: string, input: CreateDiscount) =>
-      Effect.gen(function* () {
-        const merchant = yield* merchants.get(merchantId)
-        const currency = merchant.currency
-        const name = input.name?.trim() ?? ""
-        if (name === "" || name.length > 255) return yield* invalid("name", "is required (1 to 255 characters)")
-        if (input.code !== undefined && !Discount.CODE_PATTERN.test(input.code))
-          return yield* invalid("code", "must be 2 to 20 uppercase letters and digits")
-        if (input.discount_type !== "percentage" && input.discount_type !== "fixed_amount")
-          return yield* invalid("discount_type", "must be percentage or fixed_amount")
-        let percent_off: number | null = null
-        let amount_off: string | null = null
-        if (input.discount_type === "percentage") {
-          if (input.percent_off === undefined) return yield* invalid("percent_off", "is required for a percentage")
-          if (input.amount_off !== undefined) return yield* invalid("amount_off", "is only for a fixed_amount")
-          percent_off = yield* wholeIn("percent_off", input.percent_off, 1, 100)
-        } else {
-          if (input.amount_off === undefined) return yield* invalid("amount_off", "is required for a fixed_amount")
-          if (input.percent_off !== undefined) return yield* invalid("percent_off", "is only for a percentage")
-          amount_off = yield* amountIn("amount_off", input.amount_off, currency, false)
-        }
-        const duration = input.duration ?? "once"
-        if (duration !== "once" && duration !== "repeating" && duration !== "forever")
-          return yield* invalid("duration", "must be once, repeating or forever")
-        if (duration === "repeating" && input.duration_cycles === undefined)
-          return yield* invalid("duration_cycles", "is required when duration is repeating")
-        if (duration !== "repeating" && input.duration_cycles !== undefined)
-          return yield* invalid("duration_cycles", "is only for a repeating duration")
-        const duration_cycles = yield* wholeIn("duration_cycles", input.duration_cycles, 1, MAX_CYCLES)
-        yield* maxItems("product_ids", input.product_ids, 100)
-        const product_ids = [...new Set(input.product_ids ?? [])]
-        for (const [i, id] of product_ids.entries()) {
-          yield* Effect.catchTag(catalog.getProduct(merchantId, id), "NotFound", () =>
-            Effect.fail(invalid(`product_ids[${i}]`, "no such product"))
+    const create = Effect.fn("Discounts.create")(function* (merchantId: string, input: CreateDiscount) {
+      const merchant = yield* merchants.get(merchantId)
+      const currency = merchant.currency
+      const name = input.name?.trim() ?? ""
+      if (name === "" || name.length > 255) return yield* invalid("name", "is required (1 to 255 characters)")
+      if (input.code !== undefined && !Discount.CODE_PATTERN.test(input.code))
+        return yield* invalid("code", "must be 2 to 20 uppercase letters and digits")
+      if (input.discount_type !== "percentage" && input.discount_type !== "fixed_amount")
+        return yield* invalid("discount_type", "must be percentage or fixed_amount")
+      let percent_off: number | null = null
+      let amount_off: string | null = null
+      if (input.discount_type === "percentage") {
+        if (input.percent_off === undefined) return yield* invalid("percent_off", "is required for a percentage")
+        if (input.amount_off !== undefined) return yield* invalid("amount_off", "is only for a fixed_amount")
+        percent_off = yield* wholeIn("percent_off", input.percent_off, 1, 100)
+      } else {
+        if (input.amount_off === undefined) return yield* invalid("amount_off", "is required for a fixed_amount")
+        if (input.percent_off !== undefined) return yield* invalid("percent_off", "is only for a percentage")
+        amount_off = yield* amountIn("amount_off", input.amount_off, currency, false)
+      }
+      const duration = input.duration ?? "once"
+      if (duration !== "once" && duration !== "repeating" && duration !== "forever")
+        return yield* invalid("duration", "must be once, repeating or forever")
+      if (duration === "repeating" && input.duration_cycles === undefined)
+        return yield* invalid("duration_cycles", "is required when duration is repeating")
+      if (duration !== "repeating" && input.duration_cycles !== undefined)
+        return yield* invalid("duration_cycles", "is only for a repeating duration")
+      const duration_cycles = yield* wholeIn("duration_cycles", input.duration_cycles, 1, MAX_CYCLES)
+      yield* maxItems("product_ids", input.product_ids, 100)
+      const product_ids = [...new Set(input.product_ids ?? [])]
+      for (const [i, id] of product_ids.entries()) {
+        yield* Effect.catchTag(catalog.getProduct(merchantId, id), "NotFound", () =>
+          Effect.fail(invalid(`product_ids[${i}]`, "no such product"))
+        )
+      }
+      const max_redemptions = yield* wholeIn("max_redemptions", input.max_redemptions, 1, MAX_COUNT)
+      const max_per_customer = yield* wholeIn(
+        "max_redemptions_per_customer",
+        input.max_redemptions_per_customer,
+        1,
+        MAX_COUNT
+      )
+      const min_amount = yield* amountIn("min_amount", input.min_amount, currency, true)
+      const at = yield* now(merchantId)
+      const starts = (yield* instant("starts_at", input.starts_at)) ?? at
+      const expires = yield* instant("expires_at", input.expires_at)
+      if (expires !== null && expires <= starts) return yield* invalid("expires_at", "must be after starts_at")
+      const discount = new Discount.Discount({
+        discount_id: yield* Ids.make(Ids.prefixes.discount),
+        merchant_id: merchantId,
+        name,
+        code: input.code ?? null,
+        discount_type: input.discount_type,
+        percent_off,
+        amount_off,
+        currency,
+        duration,
+        duration_cycles,
+        product_ids,
+        max_redemptions,
+        max_redemptions_per_customer: max_per_customer,
+        min_amount,
+        starts_at: DateTime.makeUnsafe(starts),
+        expires_at: expires !== null ? DateTime.makeUnsafe(expires) : null,
+        status: Lifecycle.discount.initial,
+        times_redeemed: 0,
+        metadata: input.metadata ?? {},
+        created_at: DateTime.makeUnsafe(at),
+        ended_at: null
+      })
+      yield* storage.withTransaction(
+        Effect.gen(function* () {
+          yield* Effect.catchTag(discounts.insert(discount), "UniqueViolation", () =>
+            Effect.fail(new Errors.DuplicateResource({ resource: "discount", param: "code" }))
           )
-        }
-        const max_redemptions = yield* wholeIn("max_redemptions", input.max_redemptions, 1, MAX_COUNT)
-        const max_per_customer = yield* wholeIn(
-          "max_redemptions_per_customer",
-          input.max_redemptions_per_customer,
-          1,
-          MAX_COUNT
-        )
-        const min_amount = yield* amountIn("min_amount", input.min_amount, currency, true)
-        const at = yield* now(merchantId)
-        const starts = (yield* instant("starts_at", input.starts_at)) ?? at
-        const expires = yield* instant("expires_at", input.expires_at)
-        if (expires !== null && expires <= starts) return yield* invalid("expires_at", "must be after starts_at")
-        const discount = new Discount.Discount({
-          discount_id: yield* Ids.make(Ids.prefixes.discount),
-          merchant_id: merchantId,
-          name,
-          code: input.code ?? null,
-          discount_type: input.discount_type,
-          percent_off,
-          amount_off,
-          currency,
-          duration,
-          duration_cycles,
-          product_ids,
-          max_redemptions,
-          max_redemptions_per_customer: max_per_customer,
-          min_amount,
-          starts_at: DateTime.makeUnsafe(starts),
-          expires_at: expires !== null ? DateTime.makeUnsafe(expires) : null,
-          status: Lifecycle.discount.initial,
-          times_redeemed: 0,
-          metadata: input.metadata ?? {},
-          created_at: DateTime.makeUnsafe(at),
-          ended_at: null
-        })
-        yield* storage.withTransaction(
-          Effect.gen(function* () {
-            yield* Effect.catchTag(discounts.insert(discount), "UniqueViolation", () =>
-              Effect.fail(new Errors.DuplicateResource({ resource: "discount", param: "code" }))
-            )
-            yield* emitAll(storage, Lifecycle.discount.createEvents, {
-              merchant_id: merchantId,
-              business_id: discount.discount_id,
-              schema: Discount.Discount,
-              data: discount,
-              at
-            })
+          yield* emitAll(storage, Lifecycle.discount.createEvents, {
+            merchant_id: merchantId,
+            business_id: discount.discount_id,
+            schema: Discount.Discount,
+            data: discount,
+            at
           })
-        )
-        return discount
-      }).pipe(Effect.withSpan("Discounts.create"))
+        })
+      )
+      return discount
+    })
 
     /** One discount of this merchant. */
-    const get = (merchantId: string, discountId: string) =>
-      Effect.map(getRecord(merchantId, discountId), (v) => v.value)
+    const get = Effect.fn("Discounts.get")(function* (merchantId: string, discountId: string) {
+      return yield* Effect.map(getRecord(merchantId, discountId), (v) => v.value)
+    })
 
     /** The merchant's discounts, newest first, by status and code. */
-    const list = (merchantId: string, q: ListDiscounts) =>
-      Effect.gen(function* () {
-        yield* maxItems("code", q.codes, 100)
-        const filters: Array<Store.Filter> = []
-        if (q.status?.length) filters.push({ column: "status", op: "in", values: q.status })
-        if (q.codes?.length) filters.push({ column: "code", op: "in", values: q.codes })
-        return yield* pageErrors(
-          discounts.list(merchantId, {
-            filters,
-            limit: q.limit ?? 10,
-            starting_after: q.starting_after,
-            ending_before: q.ending_before,
-            ...(q.created ? { created: q.created } : {})
-          })
-        )
-      }).pipe(Effect.withSpan("Discounts.list"))
+    const list = Effect.fn("Discounts.list")(function* (merchantId: string, q: ListDiscounts) {
+      yield* maxItems("code", q.codes, 100)
+      const filters: Array<Store.Filter> = []
+      if (q.status?.length) filters.push({ column: "status", op: "in", values: q.status })
+      if (q.codes?.length) filters.push({ column: "code", op: "in", values: q.codes })
+      return yield* pageErrors(
+        discounts.list(merchantId, {
+          filters,
+          limit: q.limit ?? 10,
+          starting_after: q.starting_after,
+          ending_before: q.ending_before,
+          ...(q.created ? { created: q.created } : {})
+        })
+      )
+    })
 
     /** Ends a discount: no new redemption from now on; emits `v2.discount.ended`. Ending twice is a `StateConflict`. */
-    const end = (merchantId: string, discountId: string) =>
-      Effect.gen(function* () {
-        const current = yield* getRecord(merchantId, discountId)
-        const at = yield* now(merchantId)
-        const moved = Discount.move(current.value, "end", { ended_at: DateTime.makeUnsafe(at) })
-        if (Result.isFailure(moved))
-          return yield* new Errors.StateConflict({
-            resource: "discount",
-            id: discountId,
-            state: current.value.status,
-            reason: "it has already ended"
-          })
-        yield* storage.withTransaction(
-          Effect.gen(function* () {
-            yield* discounts.update(moved.success.value, current.version).pipe(
-              Effect.catchTag("UniqueViolation", (e) => Effect.die(e)),
-              Effect.catchTag("VersionConflict", () =>
-                Effect.fail(new Errors.ConcurrentUpdate({ resource: "discount", id: discountId }))
-              )
+    const end = Effect.fn("Discounts.end")(function* (merchantId: string, discountId: string) {
+      const current = yield* getRecord(merchantId, discountId)
+      const at = yield* now(merchantId)
+      const moved = Discount.move(current.value, "end", { ended_at: DateTime.makeUnsafe(at) })
+      if (Result.isFailure(moved))
+        return yield* new Errors.StateConflict({
+          resource: "discount",
+          id: discountId,
+          state: current.value.status,
+          reason: "it has already ended"
+        })
+      yield* storage.withTransaction(
+        Effect.gen(function* () {
+          yield* discounts.update(moved.success.value, current.version).pipe(
+            Effect.catchTag("UniqueViolation", (e) => Effect.die(e)),
+            Effect.catchTag("VersionConflict", () =>
+              Effect.fail(new Errors.ConcurrentUpdate({ resource: "discount", id: discountId }))
             )
-            yield* emitAll(storage, moved.success.events, {
-              merchant_id: merchantId,
-              business_id: discountId,
-              schema: Discount.Discount,
-              data: moved.success.value,
-              at
-            })
+          )
+          yield* emitAll(storage, moved.success.events, {
+            merchant_id: merchantId,
+            business_id: discountId,
+            schema: Discount.Discount,
+            data: moved.success.value,
+            at
           })
-        )
-        return moved.success.value
-      }).pipe(Effect.withSpan("Discounts.end"))
+        })
+      )
+      return moved.success.value
+    })
 
     const subs = storage.repository(Entities.subscription)
     const versions = storage.repository(Entities.priceVersion)
@@ -408,83 +406,85 @@ export class Discounts extends Context.Service<Discounts>()("@recur/core/Discoun
      * next cycle on, for the discount's duration: checked as a checkout checks it, counted as a
      * redemption, in one transaction with the subscription's version.
      */
-    const applyToSubscription = (
+    const applyToSubscription = Effect.fn("Discounts.applyToSubscription")(function* (
       merchantId: string,
       subscriptionId: string,
       input: { readonly discount_id?: string | undefined; readonly discount_code?: string | undefined }
-    ) =>
-      Effect.gen(function* () {
-        if ((input.discount_id === undefined) === (input.discount_code === undefined))
-          return yield* invalid("discount_id", "one of discount_id and discount_code is required")
-        return yield* storage.withTransaction(
-          Effect.gen(function* () {
-            const at = yield* now(merchantId)
-            const sv = yield* Effect.flatMap(subs.get(merchantId, subscriptionId), (o) =>
-              must(o, "subscription", subscriptionId)
+    ) {
+      if ((input.discount_id === undefined) === (input.discount_code === undefined))
+        return yield* invalid("discount_id", "one of discount_id and discount_code is required")
+      return yield* storage.withTransaction(
+        Effect.gen(function* () {
+          const at = yield* now(merchantId)
+          const sv = yield* Effect.flatMap(subs.get(merchantId, subscriptionId), (o) =>
+            must(o, "subscription", subscriptionId)
+          )
+          const rec = sv.value
+          yield* mustBeLive(rec, "take a discount")
+          const found =
+            input.discount_id !== undefined
+              ? yield* discounts.get(merchantId, input.discount_id)
+              : yield* discounts.findBy(merchantId, "code", input.discount_code!)
+          if (found._tag === "None")
+            return yield* invalid(
+              input.discount_id !== undefined ? "discount_id" : "discount_code",
+              input.discount_id !== undefined ? "no such discount" : "no such discount code"
             )
-            const rec = sv.value
-            yield* mustBeLive(rec, "take a discount")
-            const found =
-              input.discount_id !== undefined
-                ? yield* discounts.get(merchantId, input.discount_id)
-                : yield* discounts.findBy(merchantId, "code", input.discount_code!)
-            if (found._tag === "None")
-              return yield* invalid(
-                input.discount_id !== undefined ? "discount_id" : "discount_code",
-                input.discount_id !== undefined ? "no such discount" : "no such discount code"
-              )
-            const dv = found.value
-            const d = dv.value
-            if (rec.discounts.some((t) => t.discount_id === d.discount_id))
-              return yield* new Errors.StateConflict({
-                resource: "subscription",
-                id: subscriptionId,
-                state: rec.subscription.status,
-                reason: "it already carries this discount"
-              })
-            const pv = Option.getOrThrow(
-              Option.map(yield* versions.get(merchantId, rec.subscription.price_version_id), (v) => v.value)
-            )
-            const why = yield* refusalFor(storage, merchantId, d, {
-              at,
-              pv,
-              quantity: BigInt(rec.subscription.quantity),
-              currency: rec.currency,
-              customerId: rec.subscription.customer_id
+          const dv = found.value
+          const d = dv.value
+          if (rec.discounts.some((t) => t.discount_id === d.discount_id))
+            return yield* new Errors.StateConflict({
+              resource: "subscription",
+              id: subscriptionId,
+              state: rec.subscription.status,
+              reason: "it already carries this discount"
             })
-            if (why !== undefined)
-              return yield* invalid(input.discount_id !== undefined ? "discount_id" : "discount_code", why)
-            const next = { ...rec, discounts: [...rec.discounts, discountTerm(d, rec.subscription.cycle_index + 1)] }
-            yield* saveSub(next, sv.version, at)
-            yield* redeem(
-              storage,
-              merchantId,
-              dv,
-              { customerId: rec.subscription.customer_id, subscriptionId: rec.subscription.id },
-              at
-            )
-            return termsOf(next)
+          const pv = Option.getOrThrow(
+            Option.map(yield* versions.get(merchantId, rec.subscription.price_version_id), (v) => v.value)
+          )
+          const why = yield* refusalFor(storage, merchantId, d, {
+            at,
+            pv,
+            quantity: BigInt(rec.subscription.quantity),
+            currency: rec.currency,
+            customerId: rec.subscription.customer_id
           })
-        )
-      }).pipe(Effect.withSpan("Discounts.applyToSubscription"))
+          if (why !== undefined)
+            return yield* invalid(input.discount_id !== undefined ? "discount_id" : "discount_code", why)
+          const next = { ...rec, discounts: [...rec.discounts, discountTerm(d, rec.subscription.cycle_index + 1)] }
+          yield* saveSub(next, sv.version, at)
+          yield* redeem(
+            storage,
+            merchantId,
+            dv,
+            { customerId: rec.subscription.customer_id, subscriptionId: rec.subscription.id },
+            at
+          )
+          return termsOf(next)
+        })
+      )
+    })
 
     /** Removes a discount from a subscription: its next cycles are billed without it. */
-    const removeFromSubscription = (merchantId: string, subscriptionId: string, discountId: string) =>
-      storage
-        .withTransaction(
-          Effect.gen(function* () {
-            const at = yield* now(merchantId)
-            const sv = yield* Effect.flatMap(subs.get(merchantId, subscriptionId), (o) =>
-              must(o, "subscription", subscriptionId)
-            )
-            if (!sv.value.discounts.some((t) => t.discount_id === discountId))
-              return yield* new Errors.NotFound({ resource: "subscription discount", id: discountId })
-            const next = { ...sv.value, discounts: sv.value.discounts.filter((t) => t.discount_id !== discountId) }
-            yield* saveSub(next, sv.version, at)
-            return termsOf(next)
-          })
-        )
-        .pipe(Effect.withSpan("Discounts.removeFromSubscription"))
+    const removeFromSubscription = Effect.fn("Discounts.removeFromSubscription")(function* (
+      merchantId: string,
+      subscriptionId: string,
+      discountId: string
+    ) {
+      return yield* storage.withTransaction(
+        Effect.gen(function* () {
+          const at = yield* now(merchantId)
+          const sv = yield* Effect.flatMap(subs.get(merchantId, subscriptionId), (o) =>
+            must(o, "subscription", subscriptionId)
+          )
+          if (!sv.value.discounts.some((t) => t.discount_id === discountId))
+            return yield* new Errors.NotFound({ resource: "subscription discount", id: discountId })
+          const next = { ...sv.value, discounts: sv.value.discounts.filter((t) => t.discount_id !== discountId) }
+          yield* saveSub(next, sv.version, at)
+          return termsOf(next)
+        })
+      )
+    })
 
     return { create, get, list, end, applyToSubscription, removeFromSubscription } as const
   })

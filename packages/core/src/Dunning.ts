@@ -57,66 +57,65 @@ export class Dunning extends Context.Service<Dunning>()("@recur/core/Dunning", {
     const { saveSub, schedule, subEvents } = writes(storage)
 
     /** One retry of a past-due subscription's open invoice, with its saved card. */
-    const retry = (merchantId: string, subscriptionId: string) =>
-      Effect.gen(function* () {
-        const merchant = yield* merchants.get(merchantId)
-        const sv = yield* Effect.flatMap(subs.get(merchantId, subscriptionId), (o) =>
-          must(o, "subscription", subscriptionId)
-        )
-        if (sv.value.subscription.status !== "past_due" || sv.value.payment_token === null)
-          return Option.none<Payments.PaymentResult>()
-        const open = (yield* Effect.orDie(
-          invoices.list(merchantId, {
-            limit: 100,
-            filters: [
-              { column: "subscription_id", op: "in", values: [subscriptionId] },
-              { column: "biz_status", op: "in", values: ["retrying", "pending"] }
-            ]
-          })
-        )).list
-        const invoice = open.find((i) => i.trade_id !== null)
-        if (!invoice) return Option.none<Payments.PaymentResult>()
-        const tradeId = invoice.trade_id!
-        const last = Option.getOrUndefined(yield* trades.get(merchantId, tradeId))
-        if (
-          last?.value.trade.trade_status === "payment_failed" &&
-          last.value.trade.last_payment_error?.code === "authentication_required"
-        ) {
-          // the issuer wants the customer (3-D Secure): an off-session retry would only be declined
-          // again; the invoice waits for them, the schedule goes on
-          yield* payments.dunningWithoutCharge(merchantId, subscriptionId, tradeId)
-          return Option.none<Payments.PaymentResult>()
-        }
-        yield* storage.withTransaction(
-          Effect.gen(function* () {
-            const at = yield* nowOf(merchant)
-            const s = Option.getOrThrow(yield* subs.get(merchantId, subscriptionId))
-            yield* saveSub({ ...s.value, dunning_attempts: s.value.dunning_attempts + 1 }, s.version, at)
-            const tv = Option.getOrThrow(yield* trades.get(merchantId, tradeId))
-            // a declined charge, or one the processor could not take (nothing was charged)
-            if (
-              tv.value.trade.trade_status === "payment_failed" ||
-              tv.value.trade.trade_status === "requires_payment_method"
-            ) {
-              yield* Effect.orDie(
-                trades.update(
-                  {
-                    ...tv.value,
-                    attempts: tv.value.attempts + 1,
-                    trade: Lifecycle.must(Trade.move(tv.value.trade, "submit_payment"))
-                  },
-                  tv.version
-                )
+    const retry = Effect.fn("Dunning.retry")(function* (merchantId: string, subscriptionId: string) {
+      const merchant = yield* merchants.get(merchantId)
+      const sv = yield* Effect.flatMap(subs.get(merchantId, subscriptionId), (o) =>
+        must(o, "subscription", subscriptionId)
+      )
+      if (sv.value.subscription.status !== "past_due" || sv.value.payment_token === null)
+        return Option.none<Payments.PaymentResult>()
+      const open = (yield* Effect.orDie(
+        invoices.list(merchantId, {
+          limit: 100,
+          filters: [
+            { column: "subscription_id", op: "in", values: [subscriptionId] },
+            { column: "biz_status", op: "in", values: ["retrying", "pending"] }
+          ]
+        })
+      )).list
+      const invoice = open.find((i) => i.trade_id !== null)
+      if (!invoice) return Option.none<Payments.PaymentResult>()
+      const tradeId = invoice.trade_id!
+      const last = Option.getOrUndefined(yield* trades.get(merchantId, tradeId))
+      if (
+        last?.value.trade.trade_status === "payment_failed" &&
+        last.value.trade.last_payment_error?.code === "authentication_required"
+      ) {
+        // the issuer wants the customer (3-D Secure): an off-session retry would only be declined
+        // again; the invoice waits for them, the schedule goes on
+        yield* payments.dunningWithoutCharge(merchantId, subscriptionId, tradeId)
+        return Option.none<Payments.PaymentResult>()
+      }
+      yield* storage.withTransaction(
+        Effect.gen(function* () {
+          const at = yield* nowOf(merchant)
+          const s = Option.getOrThrow(yield* subs.get(merchantId, subscriptionId))
+          yield* saveSub({ ...s.value, dunning_attempts: s.value.dunning_attempts + 1 }, s.version, at)
+          const tv = Option.getOrThrow(yield* trades.get(merchantId, tradeId))
+          // a declined charge, or one the processor could not take (nothing was charged)
+          if (
+            tv.value.trade.trade_status === "payment_failed" ||
+            tv.value.trade.trade_status === "requires_payment_method"
+          ) {
+            yield* Effect.orDie(
+              trades.update(
+                {
+                  ...tv.value,
+                  attempts: tv.value.attempts + 1,
+                  trade: Lifecycle.must(Trade.move(tv.value.trade, "submit_payment"))
+                },
+                tv.version
               )
-            }
-            const iv = Option.getOrThrow(yield* invoices.get(merchantId, invoice.invoice_id))
-            if (iv.value.biz_status === "retrying")
-              yield* Effect.orDie(invoices.update(Lifecycle.must(Invoice.move(iv.value, "charge")), iv.version))
-            yield* schedule(merchant, "charge", tradeId, at)
-          })
-        )
-        return Option.some(yield* payments.chargeInvoiceTrade(merchantId, tradeId, sv.value.payment_token))
-      }).pipe(Effect.withSpan("Dunning.retry"))
+            )
+          }
+          const iv = Option.getOrThrow(yield* invoices.get(merchantId, invoice.invoice_id))
+          if (iv.value.biz_status === "retrying")
+            yield* Effect.orDie(invoices.update(Lifecycle.must(Invoice.move(iv.value, "charge")), iv.version))
+          yield* schedule(merchant, "charge", tradeId, at)
+        })
+      )
+      return Option.some(yield* payments.chargeInvoiceTrade(merchantId, tradeId, sv.value.payment_token))
+    })
 
     /** The failed invoice an unpaid subscription's recovery reopens: its latest cycle's. */
     const lastFailed = (merchantId: string, subscriptionId: string) =>
@@ -140,15 +139,13 @@ export class Dunning extends Context.Service<Dunning>()("@recur/core/Dunning", {
      * Whether the customer can pay an invoice from its page: an open or retrying one with a trade,
      * or the failed invoice an unpaid subscription's recovery reopens.
      */
-    const payable = (invoice: Invoice.Invoice) =>
-      Effect.gen(function* () {
-        if ((invoice.biz_status === "retrying" || invoice.biz_status === "open") && invoice.trade_id !== null)
-          return true
-        if (invoice.biz_status !== "failed" || invoice.subscription_id === null) return false
-        const sv = yield* Effect.orDie(subs.get(invoice.merchant_id, invoice.subscription_id))
-        if (Option.isNone(sv) || sv.value.value.subscription.status !== "unpaid") return false
-        return (yield* lastFailed(invoice.merchant_id, invoice.subscription_id))?.invoice_id === invoice.invoice_id
-      })
+    const payable = Effect.fn("Dunning.payable")(function* (invoice: Invoice.Invoice) {
+      if ((invoice.biz_status === "retrying" || invoice.biz_status === "open") && invoice.trade_id !== null) return true
+      if (invoice.biz_status !== "failed" || invoice.subscription_id === null) return false
+      const sv = yield* Effect.orDie(subs.get(invoice.merchant_id, invoice.subscription_id))
+      if (Option.isNone(sv) || sv.value.value.subscription.status !== "unpaid") return false
+      return (yield* lastFailed(invoice.merchant_id, invoice.subscription_id))?.invoice_id === invoice.invoice_id
+    })
 
     /**
      * An unpaid subscription's way back: its last failed invoice is reopened with a new trade
@@ -207,90 +204,93 @@ export class Dunning extends Context.Service<Dunning>()("@recur/core/Dunning", {
      * (`StateConflict`) when the invoice is paid, refunded, another failed one, or a charge of it
      * is in flight.
      */
-    const payInvoice = (merchantId: string, invoiceId: string, payment: Ports.CardInput | Ports.NewPaymentSource) =>
-      Effect.gen(function* () {
-        const merchant = yield* merchants.get(merchantId)
-        const source = Ports.sourceOf(payment)
-        const malformed = Ports.malformedField(source)
-        if (malformed === "card_number") return yield* new Errors.CardInvalid({ sessionId: invoiceId })
-        if (malformed === "payment_method")
-          return yield* new Errors.InvalidParameter({ param: "payment_method", reason: "is not a payment method id" })
-        const refuse = (state: string, reason: string) =>
-          new Errors.StateConflict({ resource: "invoice", id: invoiceId, state, reason })
-        const found = yield* Effect.flatMap(invoices.get(merchantId, invoiceId), (o) => must(o, "invoice", invoiceId))
-        if (found.value.biz_status === "failed") {
-          // an unpaid subscription's last failed invoice: the card becomes the subscription's, and
-          // the invoice is reopened and charged with it (the recovery a new payment method starts)
-          if (!(yield* payable(found.value)) || found.value.subscription_id === null)
-            return yield* refuse("failed", "only the latest failed invoice of an unpaid subscription can be paid")
-          // a card whose issuer asks for 3-D Secure is challenged; the cardholder comes back to the
-          // invoice's page, where `completeInvoiceCard` finishes
-          const replaced = yield* replaceCard(
-            merchant,
-            found.value.subscription_id,
-            source,
-            found.value.hosted_invoice_url ?? undefined
-          )
-          if (replaced._tag === "RequiresAction") return yield* waitingFor(found.value, replaced.redirect_url)
-          const paid = yield* recoverUnpaid(merchant, found.value.subscription_id, replaced.token)
-          if (Option.isNone(paid)) return yield* refuse("failed", "the invoice could not be reopened")
-          return paid.value
-        }
-        const tradeId = yield* storage.withTransaction(
-          Effect.gen(function* () {
-            const at = yield* nowOf(merchant)
-            const iv = yield* Effect.flatMap(invoices.get(merchantId, invoiceId), (o) => must(o, "invoice", invoiceId))
-            const invoice = iv.value
-            if ((invoice.biz_status !== "retrying" && invoice.biz_status !== "open") || invoice.trade_id === null)
-              return yield* refuse(invoice.biz_status, "only an open or retrying invoice can be paid")
-            const tv = yield* Effect.flatMap(trades.get(merchantId, invoice.trade_id), (o) =>
-              must(o, "trade", invoice.trade_id!)
-            )
-            if (
-              tv.value.trade.trade_status !== "payment_failed" &&
-              tv.value.trade.trade_status !== "requires_payment_method"
-            )
-              return yield* refuse(invoice.biz_status, "a payment of this invoice is in progress")
-            yield* trades
-              .update(
-                {
-                  ...tv.value,
-                  attempts: tv.value.attempts + 1,
-                  trade: Lifecycle.must(Trade.move(tv.value.trade, "submit_payment"))
-                },
-                tv.version
-              )
-              .pipe(
-                Effect.catchTag("VersionConflict", () =>
-                  Effect.fail(refuse(invoice.biz_status, "a payment of this invoice is in progress"))
-                ),
-                Effect.catchTag("UniqueViolation", (e) => Effect.die(e))
-              )
-            if (invoice.biz_status === "retrying")
-              yield* Effect.orDie(invoices.update(Lifecycle.must(Invoice.move(invoice, "charge")), iv.version))
-            return {
-              tradeId: invoice.trade_id,
-              attempt: tv.value.attempts + 1,
-              trade: tv.value.trade,
-              references: tv.value.charges ?? [],
-              at
-            }
-          })
-        )
-        const outcome = yield* gateway.charge({
-          trade_id: tradeId.tradeId,
-          attempt: tradeId.attempt,
-          merchant_id: merchantId,
-          customer_id: tradeId.trade.customer_id,
-          amount: Result.getOrThrow(Money.parse(tradeId.trade.amount, tradeId.trade.currency)),
+    const payInvoice = Effect.fn("Dunning.payInvoice")(function* (
+      merchantId: string,
+      invoiceId: string,
+      payment: Ports.CardInput | Ports.NewPaymentSource
+    ) {
+      const merchant = yield* merchants.get(merchantId)
+      const source = Ports.sourceOf(payment)
+      const malformed = Ports.malformedField(source)
+      if (malformed === "card_number") return yield* new Errors.CardInvalid({ sessionId: invoiceId })
+      if (malformed === "payment_method")
+        return yield* new Errors.InvalidParameter({ param: "payment_method", reason: "is not a payment method id" })
+      const refuse = (state: string, reason: string) =>
+        new Errors.StateConflict({ resource: "invoice", id: invoiceId, state, reason })
+      const found = yield* Effect.flatMap(invoices.get(merchantId, invoiceId), (o) => must(o, "invoice", invoiceId))
+      if (found.value.biz_status === "failed") {
+        // an unpaid subscription's last failed invoice: the card becomes the subscription's, and
+        // the invoice is reopened and charged with it (the recovery a new payment method starts)
+        if (!(yield* payable(found.value)) || found.value.subscription_id === null)
+          return yield* refuse("failed", "only the latest failed invoice of an unpaid subscription can be paid")
+        // a card whose issuer asks for 3-D Secure is challenged; the cardholder comes back to the
+        // invoice's page, where `completeInvoiceCard` finishes
+        const replaced = yield* replaceCard(
+          merchant,
+          found.value.subscription_id,
           source,
-          off_session: false,
-          references: tradeId.references,
-          // a processor's 3-D Secure page sends the payer back to the invoice's page
-          ...(found.value.hosted_invoice_url !== null ? { return_url: found.value.hosted_invoice_url } : {})
+          found.value.hosted_invoice_url ?? undefined
+        )
+        if (replaced._tag === "RequiresAction") return yield* waitingFor(found.value, replaced.redirect_url)
+        const paid = yield* recoverUnpaid(merchant, found.value.subscription_id, replaced.token)
+        if (Option.isNone(paid)) return yield* refuse("failed", "the invoice could not be reopened")
+        return paid.value
+      }
+      const tradeId = yield* storage.withTransaction(
+        Effect.gen(function* () {
+          const at = yield* nowOf(merchant)
+          const iv = yield* Effect.flatMap(invoices.get(merchantId, invoiceId), (o) => must(o, "invoice", invoiceId))
+          const invoice = iv.value
+          if ((invoice.biz_status !== "retrying" && invoice.biz_status !== "open") || invoice.trade_id === null)
+            return yield* refuse(invoice.biz_status, "only an open or retrying invoice can be paid")
+          const tv = yield* Effect.flatMap(trades.get(merchantId, invoice.trade_id), (o) =>
+            must(o, "trade", invoice.trade_id!)
+          )
+          if (
+            tv.value.trade.trade_status !== "payment_failed" &&
+            tv.value.trade.trade_status !== "requires_payment_method"
+          )
+            return yield* refuse(invoice.biz_status, "a payment of this invoice is in progress")
+          yield* trades
+            .update(
+              {
+                ...tv.value,
+                attempts: tv.value.attempts + 1,
+                trade: Lifecycle.must(Trade.move(tv.value.trade, "submit_payment"))
+              },
+              tv.version
+            )
+            .pipe(
+              Effect.catchTag("VersionConflict", () =>
+                Effect.fail(refuse(invoice.biz_status, "a payment of this invoice is in progress"))
+              ),
+              Effect.catchTag("UniqueViolation", (e) => Effect.die(e))
+            )
+          if (invoice.biz_status === "retrying")
+            yield* Effect.orDie(invoices.update(Lifecycle.must(Invoice.move(invoice, "charge")), iv.version))
+          return {
+            tradeId: invoice.trade_id,
+            attempt: tv.value.attempts + 1,
+            trade: tv.value.trade,
+            references: tv.value.charges ?? [],
+            at
+          }
         })
-        return yield* Effect.orDie(payments.applyOutcome(merchantId, tradeId.tradeId, outcome))
-      }).pipe(Effect.withSpan("Dunning.payInvoice"))
+      )
+      const outcome = yield* gateway.charge({
+        trade_id: tradeId.tradeId,
+        attempt: tradeId.attempt,
+        merchant_id: merchantId,
+        customer_id: tradeId.trade.customer_id,
+        amount: Result.getOrThrow(Money.parse(tradeId.trade.amount, tradeId.trade.currency)),
+        source,
+        off_session: false,
+        references: tradeId.references,
+        // a processor's 3-D Secure page sends the payer back to the invoice's page
+        ...(found.value.hosted_invoice_url !== null ? { return_url: found.value.hosted_invoice_url } : {})
+      })
+      return yield* Effect.orDie(payments.applyOutcome(merchantId, tradeId.tradeId, outcome))
+    })
 
     /** A failed invoice's payment that waits for its card's 3-D Secure: where to send the cardholder. */
     const waitingFor = (invoice: Invoice.Invoice, redirectUrl: string) =>

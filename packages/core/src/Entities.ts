@@ -16,7 +16,7 @@ import * as Money from "./Money.js"
 import * as PortalSession from "./PortalSession.js"
 import * as Price from "./Price.js"
 import * as Refund from "./Refund.js"
-import type * as Store from "./Store.js"
+import * as Store from "./Store.js"
 import * as Subscription from "./Subscription.js"
 import * as Tax from "./Tax.js"
 import * as Trade from "./Trade.js"
@@ -31,16 +31,14 @@ const minor = (amount: string, currency: string): bigint =>
   })
 
 /** @since 0.1.0 */
-export const merchant: Store.Entity<Merchant.Merchant, typeof Merchant.Merchant.Encoded> = {
+export const merchant: Store.Entity<Merchant.Merchant, typeof Merchant.Merchant.Encoded> = Store.entity({
   name: "merchant",
   table: "recur_merchants",
   schema: Merchant.Merchant,
-  id: (m) => m.merchant_id,
-  merchantId: (m) => m.merchant_id,
+  id: "merchant_id",
   createdAt: (m) => ms(m.created_at),
-  columns: { mode: (m) => m.mode },
-  unique: []
-}
+  columns: { mode: "mode" }
+})
 
 /**
  * A stored API key: never the key itself. `lookup_hash` is the SHA-256 of the key (for
@@ -66,16 +64,15 @@ export const ApiKeyRecord = Schema.Struct({
 export type ApiKeyRecord = typeof ApiKeyRecord.Type
 
 /** @since 0.1.0 */
-export const apiKey: Store.Entity<ApiKeyRecord, typeof ApiKeyRecord.Encoded> = {
+export const apiKey: Store.Entity<ApiKeyRecord, typeof ApiKeyRecord.Encoded> = Store.entity({
   name: "api_key",
   table: "recur_api_keys",
   schema: ApiKeyRecord,
-  id: (k) => k.id,
-  merchantId: (k) => k.merchant_id,
-  createdAt: (k) => k.created_at,
-  columns: { lookup_hash: (k) => k.lookup_hash, status: (k) => k.status },
+  id: "id",
+  createdAt: "created_at",
+  columns: { lookup_hash: "lookup_hash", status: "status" },
   unique: [{ name: "api_key_lookup_hash", columns: ["lookup_hash"] }]
-}
+})
 
 /**
  * A stored customer: the structured address, the member/guest type and soft deletion.
@@ -102,21 +99,20 @@ export const CustomerRecord = Schema.Struct({
 export type CustomerRecord = typeof CustomerRecord.Type
 
 /** @since 0.1.0 */
-export const customer: Store.Entity<CustomerRecord, typeof CustomerRecord.Encoded> = {
+export const customer: Store.Entity<CustomerRecord, typeof CustomerRecord.Encoded> = Store.entity({
   name: "customer",
   table: "recur_customers",
   schema: CustomerRecord,
-  id: (c) => c.id,
-  merchantId: (c) => c.merchant_id,
-  createdAt: (c) => c.created_at,
+  id: "id",
+  createdAt: "created_at",
   columns: {
-    email: (c) => c.email,
-    payer_id: (c) => c.payer_id,
-    type: (c) => c.type,
+    email: "email",
+    payer_id: "payer_id",
+    type: "type",
     deleted: (c) => c.deleted_at !== null
   },
   unique: [{ name: "customer_payer_id", columns: ["payer_id"] }]
-}
+})
 
 /** @since 0.1.0 */
 export const CategoryRecord = Schema.Struct({
@@ -134,17 +130,16 @@ export const CategoryRecord = Schema.Struct({
 export type CategoryRecord = typeof CategoryRecord.Type
 
 /** @since 0.1.0 */
-export const category: Store.Entity<CategoryRecord, typeof CategoryRecord.Encoded> = {
+export const category: Store.Entity<CategoryRecord, typeof CategoryRecord.Encoded> = Store.entity({
   name: "category",
   table: "recur_categories",
   schema: CategoryRecord,
-  id: (c) => c.id,
-  merchantId: (c) => c.merchant_id,
-  createdAt: (c) => c.created_at,
+  id: "id",
+  createdAt: "created_at",
   // `default_key` is "default" on the default category and null elsewhere: one default per merchant.
-  columns: { default_key: (c) => (c.is_default ? "default" : null), status: (c) => c.status },
+  columns: { default_key: (c) => (c.is_default ? "default" : null), status: "status" },
   unique: [{ name: "category_default", columns: ["default_key"] }]
-}
+})
 
 /** @since 0.1.0 */
 export const ProductRecord = Schema.Struct({
@@ -169,16 +164,14 @@ export const ProductRecord = Schema.Struct({
 export type ProductRecord = typeof ProductRecord.Type
 
 /** @since 0.1.0 */
-export const product: Store.Entity<ProductRecord, typeof ProductRecord.Encoded> = {
+export const product: Store.Entity<ProductRecord, typeof ProductRecord.Encoded> = Store.entity({
   name: "product",
   table: "recur_products",
   schema: ProductRecord,
-  id: (p) => p.id,
-  merchantId: (p) => p.merchant_id,
-  createdAt: (p) => p.created_at,
-  columns: { status: (p) => p.status, category_id: (p) => p.category_id, price_ids: (p) => p.price_ids },
-  unique: []
-}
+  id: "id",
+  createdAt: "created_at",
+  columns: { status: "status", category_id: "category_id", price_ids: "price_ids" }
+})
 
 /**
  * A price: the stable id that versions hang off.
@@ -200,43 +193,38 @@ export const PriceRecord = Schema.Struct({
 export type PriceRecord = typeof PriceRecord.Type
 
 /** @since 0.1.0 */
-export const price: Store.Entity<PriceRecord, typeof PriceRecord.Encoded> = {
+export const price: Store.Entity<PriceRecord, typeof PriceRecord.Encoded> = Store.entity({
   name: "price",
   table: "recur_prices",
   schema: PriceRecord,
-  id: (p) => p.id,
-  merchantId: (p) => p.merchant_id,
-  createdAt: (p) => p.created_at,
-  columns: { product_id: (p) => p.product_id, merchant_price_id: (p) => p.merchant_price_id, status: (p) => p.status },
+  id: "id",
+  createdAt: "created_at",
+  columns: { product_id: "product_id", merchant_price_id: "merchant_price_id", status: "status" },
   unique: [{ name: "price_merchant_price_id", columns: ["merchant_price_id"] }]
-}
+})
 
 /** @since 0.1.0 */
-export const priceVersion: Store.Entity<Price.PriceVersion, typeof Price.PriceVersion.Encoded> = {
+export const priceVersion: Store.Entity<Price.PriceVersion, typeof Price.PriceVersion.Encoded> = Store.entity({
   name: "price_version",
   table: "recur_price_versions",
   schema: Price.PriceVersion,
-  id: (v) => v.price_version_id,
-  merchantId: (v) => v.merchant_id,
+  id: "price_version_id",
   createdAt: (v) => ms(v.created_at),
-  columns: { price_id: (v) => v.id, product_id: (v) => v.product_id, biz_status: (v) => v.biz_status },
-  unique: []
-}
+  columns: { price_id: "id", product_id: "product_id", biz_status: "biz_status" }
+})
 
 /** @since 0.1.0 */
 export const checkoutSession: Store.Entity<
   CheckoutSession.CheckoutSession,
   typeof CheckoutSession.CheckoutSession.Encoded
-> = {
+> = Store.entity({
   name: "checkout_session",
   table: "recur_checkout_sessions",
   schema: CheckoutSession.CheckoutSession,
-  id: (s) => s.session_id,
-  merchantId: (s) => s.merchant_id,
+  id: "session_id",
   createdAt: (s) => ms(s.created_at),
-  columns: { status: (s) => s.status, customer_id: (s) => s.customer_id },
-  unique: []
-}
+  columns: { status: "status", customer_id: "customer_id" }
+})
 
 /**
  * A saved card as it may be shown: brand, last 4 digits, expiry.
@@ -375,12 +363,11 @@ export const SubscriptionRecord = Schema.Struct({
 export type SubscriptionRecord = typeof SubscriptionRecord.Type
 
 /** @since 0.1.0 */
-export const subscription: Store.Entity<SubscriptionRecord, typeof SubscriptionRecord.Encoded> = {
+export const subscription: Store.Entity<SubscriptionRecord, typeof SubscriptionRecord.Encoded> = Store.entity({
   name: "subscription",
   table: "recur_subscriptions",
   schema: SubscriptionRecord,
   id: (s) => s.subscription.id,
-  merchantId: (s) => s.merchant_id,
   createdAt: (s) => ms(s.subscription.created_at),
   columns: {
     status: (s) => s.subscription.status,
@@ -389,9 +376,8 @@ export const subscription: Store.Entity<SubscriptionRecord, typeof SubscriptionR
     source_trade_id: (s) => s.subscription.source_trade_id,
     billing_cycle_unit: (s) => s.subscription.billing_cycle_unit,
     price_id: (s) => s.subscription.price_id
-  },
-  unique: []
-}
+  }
+})
 
 /**
  * A stored trade: the record the API returns plus the engine's payment attempt counter (each
@@ -427,7 +413,7 @@ export const TradeRecord = Schema.Struct({
 export type TradeRecord = typeof TradeRecord.Type
 
 /** @since 0.1.0 */
-export const trade: Store.Entity<TradeRecord, typeof TradeRecord.Encoded> = {
+export const trade: Store.Entity<TradeRecord, typeof TradeRecord.Encoded> = Store.entity({
   name: "trade",
   table: "recur_trades",
   schema: TradeRecord,
@@ -440,30 +426,28 @@ export const trade: Store.Entity<TradeRecord, typeof TradeRecord.Encoded> = {
     customer_id: (t) => t.trade.customer_id,
     amount_minor: (t) => minor(t.trade.amount, t.trade.currency),
     currency: (t) => t.trade.currency
-  },
-  unique: []
-}
+  }
+})
 
 const CYCLE_TYPES: ReadonlyArray<string> = ["initial", "trial", "renewal"]
 
 /** @since 0.1.0 */
-export const invoice: Store.Entity<Invoice.Invoice, typeof Invoice.Invoice.Encoded> = {
+export const invoice: Store.Entity<Invoice.Invoice, typeof Invoice.Invoice.Encoded> = Store.entity({
   name: "invoice",
   table: "recur_invoices",
   schema: Invoice.Invoice,
-  id: (i) => i.invoice_id,
-  merchantId: (i) => i.merchant_id,
+  id: "invoice_id",
   createdAt: (i) => ms(i.created_at),
   columns: {
-    trade_id: (i) => i.trade_id,
-    order_id: (i) => i.order_id,
-    subscription_id: (i) => i.subscription_id,
-    customer_id: (i) => i.customer_id,
-    biz_status: (i) => i.biz_status,
-    invoice_type: (i) => i.invoice_type,
-    cycle_index: (i) => i.cycle_index,
+    trade_id: "trade_id",
+    order_id: "order_id",
+    subscription_id: "subscription_id",
+    customer_id: "customer_id",
+    biz_status: "biz_status",
+    invoice_type: "invoice_type",
+    cycle_index: "cycle_index",
     amount_minor: (i) => minor(i.amount, i.currency),
-    currency: (i) => i.currency,
+    currency: "currency",
     // One cycle invoice per (subscription, cycle, type); refunds and upgrades may repeat.
     cycle_key: (i) =>
       i.subscription_id !== null && CYCLE_TYPES.includes(i.invoice_type)
@@ -471,7 +455,7 @@ export const invoice: Store.Entity<Invoice.Invoice, typeof Invoice.Invoice.Encod
         : null
   },
   unique: [{ name: "invoice_cycle", columns: ["cycle_key"] }]
-}
+})
 
 /** @since 0.1.0 */
 export const RefundRecord = Schema.Struct({
@@ -492,22 +476,20 @@ export const RefundRecord = Schema.Struct({
 export type RefundRecord = typeof RefundRecord.Type
 
 /** @since 0.1.0 */
-export const refund: Store.Entity<RefundRecord, typeof RefundRecord.Encoded> = {
+export const refund: Store.Entity<RefundRecord, typeof RefundRecord.Encoded> = Store.entity({
   name: "refund",
   table: "recur_refunds",
   schema: RefundRecord,
   id: (r) => r.refund.refund_id,
-  merchantId: (r) => r.merchant_id,
   createdAt: (r) => ms(r.refund.created_at),
   columns: {
     trade_id: (r) => r.refund.trade_id,
     refund_status: (r) => r.refund.refund_status,
     amount_minor: (r) => minor(r.refund.refund_amount, r.refund.currency),
     currency: (r) => r.refund.currency,
-    request_key: (r) => r.request_key
-  },
-  unique: []
-}
+    request_key: "request_key"
+  }
+})
 
 /** @since 0.1.0 */
 export const UsageRecordRow = Schema.Struct({
@@ -519,12 +501,11 @@ export const UsageRecordRow = Schema.Struct({
 export type UsageRecordRow = typeof UsageRecordRow.Type
 
 /** @since 0.1.0 */
-export const usageRecord: Store.Entity<UsageRecordRow, typeof UsageRecordRow.Encoded> = {
+export const usageRecord: Store.Entity<UsageRecordRow, typeof UsageRecordRow.Encoded> = Store.entity({
   name: "usage_record",
   table: "recur_usage_records",
   schema: UsageRecordRow,
   id: (u) => u.usage.id,
-  merchantId: (u) => u.merchant_id,
   createdAt: (u) => ms(u.usage.created_at),
   columns: {
     subscription_id: (u) => u.usage.subscription_id,
@@ -532,7 +513,7 @@ export const usageRecord: Store.Entity<UsageRecordRow, typeof UsageRecordRow.Enc
     cycle_index: (u) => u.usage.cycle_index
   },
   unique: [{ name: "usage_event", columns: ["subscription_id", "event_id"] }]
-}
+})
 
 export {
   /** @since 0.1.0 */
@@ -579,16 +560,15 @@ export const all: ReadonlyArray<Store.Entity<any, any>> = [
  *
  * @since 0.1.0
  */
-export const discount: Store.Entity<Discount.Discount, typeof Discount.Discount.Encoded> = {
+export const discount: Store.Entity<Discount.Discount, typeof Discount.Discount.Encoded> = Store.entity({
   name: "discount",
   table: "recur_discounts",
   schema: Discount.Discount,
-  id: (d) => d.discount_id,
-  merchantId: (d) => d.merchant_id,
+  id: "discount_id",
   createdAt: (d) => ms(d.created_at),
-  columns: { status: (d) => d.status, code: (d) => d.code },
+  columns: { status: "status", code: "code" },
   unique: [{ name: "discount_code", columns: ["code"] }]
-}
+})
 
 /**
  * A discount's redemption (who, on which subscription, when): written in the transaction that
@@ -596,20 +576,18 @@ export const discount: Store.Entity<Discount.Discount, typeof Discount.Discount.
  *
  * @since 0.1.0
  */
-export const discountRedemption: Store.Entity<Discount.Redemption, typeof Discount.Redemption.Encoded> = {
+export const discountRedemption: Store.Entity<Discount.Redemption, typeof Discount.Redemption.Encoded> = Store.entity({
   name: "discount_redemption",
   table: "recur_discount_redemptions",
   schema: Discount.Redemption,
-  id: (r) => r.redemption_id,
-  merchantId: (r) => r.merchant_id,
+  id: "redemption_id",
   createdAt: (r) => ms(r.redeemed_at),
   columns: {
-    discount_id: (r) => r.discount_id,
-    customer_id: (r) => r.customer_id,
-    subscription_id: (r) => r.subscription_id
-  },
-  unique: []
-}
+    discount_id: "discount_id",
+    customer_id: "customer_id",
+    subscription_id: "subscription_id"
+  }
+})
 
 /**
  * A tax rate, stored as the API shows it. `jurisdiction` (`DE`, `US-CA`) is set while the rate is
@@ -617,36 +595,34 @@ export const discountRedemption: Store.Entity<Discount.Redemption, typeof Discou
  *
  * @since 0.1.0
  */
-export const taxRate: Store.Entity<Tax.TaxRate, typeof Tax.TaxRate.Encoded> = {
+export const taxRate: Store.Entity<Tax.TaxRate, typeof Tax.TaxRate.Encoded> = Store.entity({
   name: "tax_rate",
   table: "recur_tax_rates",
   schema: Tax.TaxRate,
-  id: (t) => t.tax_rate_id,
-  merchantId: (t) => t.merchant_id,
+  id: "tax_rate_id",
   createdAt: (t) => ms(t.created_at),
   columns: {
-    status: (t) => t.status,
-    country: (t) => t.country,
+    status: "status",
+    country: "country",
     jurisdiction: (t) => (t.status === "active" ? Tax.jurisdiction(t) : null)
   },
   unique: [{ name: "tax_rate_jurisdiction", columns: ["jurisdiction"] }]
-}
+})
 
 /**
  * A customer portal session (the link a merchant hands its customer).
  *
  * @since 0.1.0
  */
-export const portalSession: Store.Entity<PortalSession.PortalSession, typeof PortalSession.PortalSession.Encoded> = {
-  name: "portal_session",
-  table: "recur_portal_sessions",
-  schema: PortalSession.PortalSession,
-  id: (s) => s.portal_session_id,
-  merchantId: (s) => s.merchant_id,
-  createdAt: (s) => ms(s.created_at),
-  columns: { customer_id: (s) => s.customer_id },
-  unique: []
-}
+export const portalSession: Store.Entity<PortalSession.PortalSession, typeof PortalSession.PortalSession.Encoded> =
+  Store.entity({
+    name: "portal_session",
+    table: "recur_portal_sessions",
+    schema: PortalSession.PortalSession,
+    id: "portal_session_id",
+    createdAt: (s) => ms(s.created_at),
+    columns: { customer_id: "customer_id" }
+  })
 
 /**
  * A processor webhook event the engine has acted on (`<provider>:<event id>`): a redelivery of it
@@ -666,16 +642,15 @@ export const ProcessorEventRecord = Schema.Struct({
 /**
  * @since 0.1.0
  */
-export const processorEvent: Store.Entity<typeof ProcessorEventRecord.Type, typeof ProcessorEventRecord.Encoded> = {
-  name: "processor_event",
-  table: "recur_processor_events",
-  schema: ProcessorEventRecord,
-  id: (e) => e.id,
-  merchantId: (e) => e.merchant_id,
-  createdAt: (e) => e.received_at,
-  columns: {},
-  unique: []
-}
+export const processorEvent: Store.Entity<typeof ProcessorEventRecord.Type, typeof ProcessorEventRecord.Encoded> =
+  Store.entity({
+    name: "processor_event",
+    table: "recur_processor_events",
+    schema: ProcessorEventRecord,
+    id: "id",
+    createdAt: "received_at",
+    columns: {}
+  })
 
 /**
  * A processor's own customer for one of ours (Stripe's `cus_…`), on one processor account
@@ -712,13 +687,12 @@ export const processorCustomerId = (provider: string, accountId: string, custome
 /**
  * @since 0.1.0
  */
-export const processorCustomer: Store.Entity<ProcessorCustomerRecord, typeof ProcessorCustomerRecord.Encoded> = {
-  name: "processor_customer",
-  table: "recur_processor_customers",
-  schema: ProcessorCustomerRecord,
-  id: (c) => c.id,
-  merchantId: (c) => c.merchant_id,
-  createdAt: (c) => c.created_at,
-  columns: { customer_id: (c) => c.customer_id, account_id: (c) => c.account_id, reference: (c) => c.reference },
-  unique: []
-}
+export const processorCustomer: Store.Entity<ProcessorCustomerRecord, typeof ProcessorCustomerRecord.Encoded> =
+  Store.entity({
+    name: "processor_customer",
+    table: "recur_processor_customers",
+    schema: ProcessorCustomerRecord,
+    id: "id",
+    createdAt: "created_at",
+    columns: { customer_id: "customer_id", account_id: "account_id", reference: "reference" }
+  })

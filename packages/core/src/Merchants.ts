@@ -102,85 +102,84 @@ export class Merchants extends Context.Service<Merchants>()("@recur/core/Merchan
         return { key_id: id, api_key, last4: record.last4 } satisfies IssuedKey
       })
 
-    const get = (merchantId: string) =>
-      Effect.flatMap(merchants.get(merchantId, merchantId), (o) =>
+    const get = Effect.fn("Merchants.get")(function* (merchantId: string) {
+      return yield* Effect.flatMap(merchants.get(merchantId, merchantId), (o) =>
         Option.match(o, {
           onNone: () => Effect.fail(new Errors.NotFound({ resource: "merchant", id: merchantId })),
           onSome: (v) => Effect.succeed(v.value)
         })
-      ).pipe(Effect.withSpan("Merchants.get"))
+      )
+    })
 
-    const create = (input: CreateMerchant) =>
-      Effect.gen(function* () {
-        if (input.name.trim() === "")
-          return yield* new Errors.InvalidParameter({ param: "name", reason: "is required" })
-        if (Result.isFailure(Money.currency(input.currency)))
-          return yield* new Errors.InvalidParameter({
-            param: "currency",
-            reason: `unknown currency "${input.currency}"`
-          })
-        const mode = input.mode ?? "sandbox"
-        if (input.frozen_time !== undefined && mode !== "sandbox")
-          return yield* new Errors.InvalidParameter({
-            param: "frozen_time",
-            reason: "only sandbox merchants have a frozen clock"
-          })
-        const policy = input.proration_policy ?? "per_second"
-        if (Result.isFailure(Proration.parsePolicy(policy)))
-          return yield* new Errors.InvalidParameter({
-            param: "proration_policy",
-            reason: "must be per_second, per_day or fixed_days(n)"
-          })
-        if (input.dunning_retry_days !== undefined && !Dunning.validRetryDays(input.dunning_retry_days)) {
-          return yield* new Errors.InvalidParameter({
-            param: "dunning_retry_days",
-            reason: "must be 1 to 10 increasing whole days from 1 to 60"
-          })
-        }
-        if (input.invoice_prefix !== undefined && !INVOICE_PREFIX.test(input.invoice_prefix))
-          return yield* new Errors.InvalidParameter({
-            param: "invoice_prefix",
-            reason: "must be 3 to 12 uppercase letters and digits"
-          })
-        const dunning = yield* Effect.service(Dunning.DefaultPolicy)
-        const id = yield* Ids.make(Ids.prefixes.merchant)
-        const at = yield* now
-        const merchant = new Merchant.Merchant({
-          merchant_id: id,
-          name: input.name.trim(),
-          currency: input.currency,
-          mode,
-          frozen_time: input.frozen_time !== undefined ? DateTime.makeUnsafe(input.frozen_time) : null,
-          proration_policy: policy,
-          proration_credit: input.proration_credit ?? "refund",
-          dunning_final_state: input.dunning_final_state ?? dunning.finalState,
-          dunning_retry_days: input.dunning_retry_days ?? null,
-          invoice_prefix: input.invoice_prefix ?? "INV",
-          portal_settings: null,
-          payment_processor: null,
-          created_at: DateTime.makeUnsafe(at)
+    const create = Effect.fn("Merchants.create")(function* (input: CreateMerchant) {
+      if (input.name.trim() === "") return yield* new Errors.InvalidParameter({ param: "name", reason: "is required" })
+      if (Result.isFailure(Money.currency(input.currency)))
+        return yield* new Errors.InvalidParameter({
+          param: "currency",
+          reason: `unknown currency "${input.currency}"`
         })
-        return yield* storage.withTransaction(
-          Effect.gen(function* () {
-            yield* Effect.orDie(merchants.insert(merchant))
-            yield* Effect.orDie(
-              categories.insert({
-                id: yield* Ids.make(Ids.prefixes.category),
-                merchant_id: id,
-                name: "Default",
-                description: null,
-                status: "active",
-                chinese_name: null,
-                chinese_description: null,
-                is_default: true,
-                created_at: at
-              })
-            )
-            const key = yield* issueKey(id, mode)
-            return { merchant, ...key }
-          })
-        )
-      }).pipe(Effect.withSpan("Merchants.create"))
+      const mode = input.mode ?? "sandbox"
+      if (input.frozen_time !== undefined && mode !== "sandbox")
+        return yield* new Errors.InvalidParameter({
+          param: "frozen_time",
+          reason: "only sandbox merchants have a frozen clock"
+        })
+      const policy = input.proration_policy ?? "per_second"
+      if (Result.isFailure(Proration.parsePolicy(policy)))
+        return yield* new Errors.InvalidParameter({
+          param: "proration_policy",
+          reason: "must be per_second, per_day or fixed_days(n)"
+        })
+      if (input.dunning_retry_days !== undefined && !Dunning.validRetryDays(input.dunning_retry_days)) {
+        return yield* new Errors.InvalidParameter({
+          param: "dunning_retry_days",
+          reason: "must be 1 to 10 increasing whole days from 1 to 60"
+        })
+      }
+      if (input.invoice_prefix !== undefined && !INVOICE_PREFIX.test(input.invoice_prefix))
+        return yield* new Errors.InvalidParameter({
+          param: "invoice_prefix",
+          reason: "must be 3 to 12 uppercase letters and digits"
+        })
+      const dunning = yield* Effect.service(Dunning.DefaultPolicy)
+      const id = yield* Ids.make(Ids.prefixes.merchant)
+      const at = yield* now
+      const merchant = new Merchant.Merchant({
+        merchant_id: id,
+        name: input.name.trim(),
+        currency: input.currency,
+        mode,
+        frozen_time: input.frozen_time !== undefined ? DateTime.makeUnsafe(input.frozen_time) : null,
+        proration_policy: policy,
+        proration_credit: input.proration_credit ?? "refund",
+        dunning_final_state: input.dunning_final_state ?? dunning.finalState,
+        dunning_retry_days: input.dunning_retry_days ?? null,
+        invoice_prefix: input.invoice_prefix ?? "INV",
+        portal_settings: null,
+        payment_processor: null,
+        created_at: DateTime.makeUnsafe(at)
+      })
+      return yield* storage.withTransaction(
+        Effect.gen(function* () {
+          yield* Effect.orDie(merchants.insert(merchant))
+          yield* Effect.orDie(
+            categories.insert({
+              id: yield* Ids.make(Ids.prefixes.category),
+              merchant_id: id,
+              name: "Default",
+              description: null,
+              status: "active",
+              chinese_name: null,
+              chinese_description: null,
+              is_default: true,
+              created_at: at
+            })
+          )
+          const key = yield* issueKey(id, mode)
+          return { merchant, ...key }
+        })
+      )
+    })
 
     const activeKeys = (merchantId: string) =>
       Effect.map(
@@ -193,73 +192,73 @@ export class Merchants extends Context.Service<Merchants>()("@recur/core/Merchan
         (p) => p.list
       )
 
-    const rotateKey = (merchantId: string, options: { readonly graceMs?: number } = {}) =>
-      Effect.gen(function* () {
-        const merchant = yield* get(merchantId)
-        const grace = options.graceMs ?? DEFAULT_GRACE_MS
-        if (!Number.isInteger(grace) || grace < 0)
-          return yield* new Errors.InvalidParameter({ param: "grace", reason: "must be a non-negative duration" })
-        const at = yield* now
-        return yield* storage.withTransaction(
-          Effect.gen(function* () {
-            const issued = yield* issueKey(merchantId, merchant.mode)
-            for (const k of yield* activeKeys(merchantId)) {
-              if (k.id === issued.key_id || k.status !== "active") continue
-              const current = Option.getOrThrow(yield* keys.get(merchantId, k.id))
-              yield* Effect.orDie(
-                keys.update(
-                  Lifecycle.must(
-                    Merchant.moveKey(current.value, "rotate", { expires_at: at + grace, replaced_by: issued.key_id })
-                  ),
-                  current.version
-                )
+    const rotateKey = Effect.fn("Merchants.rotateKey")(function* (
+      merchantId: string,
+      options: { readonly graceMs?: number } = {}
+    ) {
+      const merchant = yield* get(merchantId)
+      const grace = options.graceMs ?? DEFAULT_GRACE_MS
+      if (!Number.isInteger(grace) || grace < 0)
+        return yield* new Errors.InvalidParameter({ param: "grace", reason: "must be a non-negative duration" })
+      const at = yield* now
+      return yield* storage.withTransaction(
+        Effect.gen(function* () {
+          const issued = yield* issueKey(merchantId, merchant.mode)
+          for (const k of yield* activeKeys(merchantId)) {
+            if (k.id === issued.key_id || k.status !== "active") continue
+            const current = Option.getOrThrow(yield* keys.get(merchantId, k.id))
+            yield* Effect.orDie(
+              keys.update(
+                Lifecycle.must(
+                  Merchant.moveKey(current.value, "rotate", { expires_at: at + grace, replaced_by: issued.key_id })
+                ),
+                current.version
               )
-            }
-            return issued
-          })
-        )
-      }).pipe(Effect.withSpan("Merchants.rotateKey"))
+            )
+          }
+          return issued
+        })
+      )
+    })
 
-    const revokeKey = (merchantId: string, keyId: string) =>
-      Effect.gen(function* () {
-        const found = yield* keys.get(merchantId, keyId)
-        if (Option.isNone(found)) return yield* new Errors.NotFound({ resource: "api_key", id: keyId })
-        // revoking a revoked key changes nothing
-        const moved = Merchant.moveKey(found.value.value, "revoke", { expires_at: yield* now })
-        if (Result.isSuccess(moved)) yield* Effect.orDie(keys.update(moved.success.value, found.value.version))
-      }).pipe(Effect.withSpan("Merchants.revokeKey"))
+    const revokeKey = Effect.fn("Merchants.revokeKey")(function* (merchantId: string, keyId: string) {
+      const found = yield* keys.get(merchantId, keyId)
+      if (Option.isNone(found)) return yield* new Errors.NotFound({ resource: "api_key", id: keyId })
+      // revoking a revoked key changes nothing
+      const moved = Merchant.moveKey(found.value.value, "revoke", { expires_at: yield* now })
+      if (Result.isSuccess(moved)) yield* Effect.orDie(keys.update(moved.success.value, found.value.version))
+    })
 
-    const authenticate = (apiKey: string) =>
-      Effect.gen(function* () {
-        if (!KEY_FORMAT.test(apiKey)) return yield* new Errors.Unauthorized()
-        const hash = yield* secrets.hash(apiKey)
-        const found = yield* keys.lookup("lookup_hash", hash)
-        if (Option.isNone(found)) return yield* new Errors.Unauthorized()
-        const key = found.value.value
-        if (!Secrets.constantTimeEqual(key.lookup_hash, hash)) return yield* new Errors.Unauthorized()
-        const at = yield* now
-        if (key.status === "revoked" || (key.expires_at !== null && at >= key.expires_at))
-          return yield* new Errors.Unauthorized()
-        const merchant = yield* Effect.catchTag(get(key.merchant_id), "NotFound", () => new Errors.Unauthorized())
-        return { merchant, key_id: key.id }
-      }).pipe(Effect.withSpan("Merchants.authenticate"))
+    const authenticate = Effect.fn("Merchants.authenticate")(function* (apiKey: string) {
+      if (!KEY_FORMAT.test(apiKey)) return yield* new Errors.Unauthorized()
+      const hash = yield* secrets.hash(apiKey)
+      const found = yield* keys.lookup("lookup_hash", hash)
+      if (Option.isNone(found)) return yield* new Errors.Unauthorized()
+      const key = found.value.value
+      if (!Secrets.constantTimeEqual(key.lookup_hash, hash)) return yield* new Errors.Unauthorized()
+      const at = yield* now
+      if (key.status === "revoked" || (key.expires_at !== null && at >= key.expires_at))
+        return yield* new Errors.Unauthorized()
+      const merchant = yield* Effect.catchTag(get(key.merchant_id), "NotFound", () => new Errors.Unauthorized())
+      return { merchant, key_id: key.id }
+    })
 
-    const signingKeys = (merchantId: string) =>
-      Effect.gen(function* () {
-        const at = yield* now
-        const live = (yield* activeKeys(merchantId)).filter((k) => k.expires_at === null || k.expires_at > at)
-        const current = live.find((k) => k.status === "active")
-        const previous = live.filter((k) => k.status === "expiring").sort((a, b) => b.created_at - a.created_at)[0]
-        return {
-          current: current ? Option.some(yield* secrets.decrypt(current.ciphertext)) : Option.none<string>(),
-          previous: previous ? Option.some(yield* secrets.decrypt(previous.ciphertext)) : Option.none<string>()
-        }
-      }).pipe(Effect.withSpan("Merchants.signingKeys"))
+    const signingKeys = Effect.fn("Merchants.signingKeys")(function* (merchantId: string) {
+      const at = yield* now
+      const live = (yield* activeKeys(merchantId)).filter((k) => k.expires_at === null || k.expires_at > at)
+      const current = live.find((k) => k.status === "active")
+      const previous = live.filter((k) => k.status === "expiring").sort((a, b) => b.created_at - a.created_at)[0]
+      return {
+        current: current ? Option.some(yield* secrets.decrypt(current.ciphertext)) : Option.none<string>(),
+        previous: previous ? Option.some(yield* secrets.decrypt(previous.ciphertext)) : Option.none<string>()
+      }
+    })
 
-    const listKeys = (merchantId: string) =>
-      Effect.map(activeKeys(merchantId), (ks) =>
+    const listKeys = Effect.fn("Merchants.listKeys")(function* (merchantId: string) {
+      return yield* Effect.map(activeKeys(merchantId), (ks) =>
         ks.map((k) => ({ key_id: k.id, last4: k.last4, status: k.status, expires_at: k.expires_at }))
       )
+    })
 
     /** Writes `patch` onto the merchant's record (re-read and retried on a concurrent write). */
     const updateMerchant = (merchantId: string, patch: Partial<Omit<Merchant.Merchant, "merchant_id">>) =>
@@ -281,43 +280,47 @@ export class Merchants extends Context.Service<Merchants>()("@recur/core/Merchan
      * Changes what the merchant's next invoice numbers start with. A new prefix starts its own
      * sequences at 1; issued invoices keep their numbers.
      */
-    const setInvoicePrefix = (merchantId: string, prefix: string) =>
-      Effect.gen(function* () {
-        if (!INVOICE_PREFIX.test(prefix))
-          return yield* new Errors.InvalidParameter({
-            param: "invoice_prefix",
-            reason: "must be 3 to 12 uppercase letters and digits"
-          })
-        return yield* updateMerchant(merchantId, { invoice_prefix: prefix })
-      }).pipe(Effect.withSpan("Merchants.setInvoicePrefix"))
+    const setInvoicePrefix = Effect.fn("Merchants.setInvoicePrefix")(function* (merchantId: string, prefix: string) {
+      if (!INVOICE_PREFIX.test(prefix))
+        return yield* new Errors.InvalidParameter({
+          param: "invoice_prefix",
+          reason: "must be 3 to 12 uppercase letters and digits"
+        })
+      return yield* updateMerchant(merchantId, { invoice_prefix: prefix })
+    })
 
     /**
      * Stores the merchant's portal settings (`null`: the server's default again). The prices are
      * checked by `Portal.setSettings`, the operation the API calls.
      */
-    const setPortalSettings = (merchantId: string, settings: PortalSettings | null) =>
-      updateMerchant(merchantId, { portal_settings: settings }).pipe(Effect.withSpan("Merchants.setPortalSettings"))
+    const setPortalSettings = Effect.fn("Merchants.setPortalSettings")(function* (
+      merchantId: string,
+      settings: PortalSettings | null
+    ) {
+      return yield* updateMerchant(merchantId, { portal_settings: settings })
+    })
 
     /**
      * Stores the merchant's payment processor (`null`: the sandbox). Checked and encrypted by
      * `PaymentSettings.set`, the operation the API calls.
      */
-    const setPaymentProcessor = (merchantId: string, processor: Merchant.PaymentProcessor | null) =>
-      updateMerchant(merchantId, { payment_processor: processor }).pipe(
-        Effect.withSpan("Merchants.setPaymentProcessor")
-      )
+    const setPaymentProcessor = Effect.fn("Merchants.setPaymentProcessor")(function* (
+      merchantId: string,
+      processor: Merchant.PaymentProcessor | null
+    ) {
+      return yield* updateMerchant(merchantId, { payment_processor: processor })
+    })
 
     /**
      * Sets what happens to off-session charges of a subscription under an open fraud dispute:
      * `hold` (the default: none is made while it is open) or `charge`.
      */
-    const setDisputeSettings = (
+    const setDisputeSettings = Effect.fn("Merchants.setDisputeSettings")(function* (
       merchantId: string,
       settings: { readonly fraud_dispute_renewals: Merchant.Merchant["fraud_dispute_renewals"] }
-    ) =>
-      updateMerchant(merchantId, { fraud_dispute_renewals: settings.fraud_dispute_renewals }).pipe(
-        Effect.withSpan("Merchants.setDisputeSettings")
-      )
+    ) {
+      return yield* updateMerchant(merchantId, { fraud_dispute_renewals: settings.fraud_dispute_renewals })
+    })
 
     return {
       setPaymentProcessor,

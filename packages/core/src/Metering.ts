@@ -257,8 +257,8 @@ export class Metering extends Context.Service<Metering>()("@recur/core/Metering"
       })
 
     /** Records one usage event (`event_id` de-duplicates re-sends). */
-    const recordUsage = (merchantId: string, event: UsageEvent) =>
-      Effect.map(ingest(merchantId, [event], false), (batch) => {
+    const recordUsage = Effect.fn("Metering.recordUsage")(function* (merchantId: string, event: UsageEvent) {
+      return yield* Effect.map(ingest(merchantId, [event], false), (batch) => {
         const r = batch.records[0]!
         return {
           subscription_id: r.subscription_id,
@@ -266,52 +266,60 @@ export class Metering extends Context.Service<Metering>()("@recur/core/Metering"
           usage_count: r.usage_count,
           duplicate: r.duplicate
         }
-      }).pipe(Effect.withSpan("Metering.recordUsage"))
+      })
+    })
 
     /** Records up to 1,000 usage events of any of the merchant's subscriptions in one transaction. */
-    const recordUsageBatch = (merchantId: string, events: ReadonlyArray<UsageEvent>) =>
-      ingest(merchantId, events, true).pipe(Effect.withSpan("Metering.recordUsageBatch"))
+    const recordUsageBatch = Effect.fn("Metering.recordUsageBatch")(function* (
+      merchantId: string,
+      events: ReadonlyArray<UsageEvent>
+    ) {
+      return yield* ingest(merchantId, events, true)
+    })
 
-    const usageSummary = (merchantId: string, subscriptionId: string, cycleIndex?: number) =>
-      Effect.gen(function* () {
-        const rec = (yield* Effect.flatMap(subs.get(merchantId, subscriptionId), (o) =>
-          must(o, "subscription", subscriptionId)
-        )).value
-        const cycle = cycleIndex ?? rec.subscription.cycle_index
-        const rows: Array<Entities.UsageRecordRow> = []
-        let cursor: string | undefined
-        for (;;) {
-          const page = yield* Effect.orDie(
-            usage.list(merchantId, {
-              limit: 100,
-              starting_after: cursor,
-              filters: [
-                { column: "subscription_id", op: "in", values: [subscriptionId] },
-                { column: "cycle_index", op: "in", values: [cycle] }
-              ]
-            })
-          )
-          rows.push(...page.list)
-          if (!page.has_more) break
-          cursor = page.list[page.list.length - 1]!.usage.id
-        }
-        const total = rows.reduce((a, r) => a + BigInt(r.usage.usage_count), 0n)
-        const trial = rows.filter((r) => r.trial).reduce((a, r) => a + BigInt(r.usage.usage_count), 0n)
-        const pv = yield* version(merchantId, rec.subscription.price_version_id)
-        const amount =
-          pv.billing_dimension === "usage"
-            ? Pricing.rate(Price.modelOf(pv, paidIndex(rec, cycle)), total - trial, pv.currency).amount
-            : Money.zero(pv.currency)
-        return new Usage.UsageSummary({
-          subscription_id: subscriptionId,
-          usage_unit: pv.usage_unit,
-          billing_amount: Money.format(amount),
-          currency: pv.currency,
-          total_usage_count: Number(total),
-          billing_usage_count: Number(total - trial),
-          trial_usage_count: Number(trial)
-        })
-      }).pipe(Effect.withSpan("Metering.usageSummary"))
+    const usageSummary = Effect.fn("Metering.usageSummary")(function* (
+      merchantId: string,
+      subscriptionId: string,
+      cycleIndex?: number
+    ) {
+      const rec = (yield* Effect.flatMap(subs.get(merchantId, subscriptionId), (o) =>
+        must(o, "subscription", subscriptionId)
+      )).value
+      const cycle = cycleIndex ?? rec.subscription.cycle_index
+      const rows: Array<Entities.UsageRecordRow> = []
+      let cursor: string | undefined
+      for (;;) {
+        const page = yield* Effect.orDie(
+          usage.list(merchantId, {
+            limit: 100,
+            starting_after: cursor,
+            filters: [
+              { column: "subscription_id", op: "in", values: [subscriptionId] },
+              { column: "cycle_index", op: "in", values: [cycle] }
+            ]
+          })
+        )
+        rows.push(...page.list)
+        if (!page.has_more) break
+        cursor = page.list[page.list.length - 1]!.usage.id
+      }
+      const total = rows.reduce((a, r) => a + BigInt(r.usage.usage_count), 0n)
+      const trial = rows.filter((r) => r.trial).reduce((a, r) => a + BigInt(r.usage.usage_count), 0n)
+      const pv = yield* version(merchantId, rec.subscription.price_version_id)
+      const amount =
+        pv.billing_dimension === "usage"
+          ? Pricing.rate(Price.modelOf(pv, paidIndex(rec, cycle)), total - trial, pv.currency).amount
+          : Money.zero(pv.currency)
+      return new Usage.UsageSummary({
+        subscription_id: subscriptionId,
+        usage_unit: pv.usage_unit,
+        billing_amount: Money.format(amount),
+        currency: pv.currency,
+        total_usage_count: Number(total),
+        billing_usage_count: Number(total - trial),
+        trial_usage_count: Number(trial)
+      })
+    })
 
     return { recordUsage, recordUsageBatch, usageSummary } as const
   })

@@ -161,77 +161,76 @@ export class PaymentSettings extends Context.Service<PaymentSettings>()("@recur/
      * for a live one) and optionally the webhook signing secret. A secret left out keeps the
      * stored one. New keys are verified with the processor before anything is saved.
      */
-    const set = (merchantId: string, input: UpdatePaymentSettings) =>
-      Effect.gen(function* () {
-        const merchant = yield* merchants.get(merchantId)
-        const provider = input.provider ?? merchant.payment_processor?.provider ?? "sandbox"
-        if (provider !== "sandbox" && provider !== "stripe")
-          return yield* invalid("provider", "must be sandbox or stripe")
-        if (provider === "sandbox") {
-          if (!sandboxMayCharge(merchant))
-            return yield* invalid(
-              "provider",
-              "a live merchant cannot take payments with the sandbox: its payments go to its own Stripe account"
-            )
-          yield* merchants.setPaymentProcessor(merchantId, null)
-          return viewOf(merchantId, null)
-        }
-        const mode = merchant.mode === "live" ? "live" : "test"
-        const current = merchant.payment_processor
-        if (input.secret_key === undefined && current === null) return yield* invalid("secret_key", "is required")
-        if (input.secret_key !== undefined && !keyPattern("sk|rk", mode).test(input.secret_key))
+    const set = Effect.fn("PaymentSettings.set")(function* (merchantId: string, input: UpdatePaymentSettings) {
+      const merchant = yield* merchants.get(merchantId)
+      const provider = input.provider ?? merchant.payment_processor?.provider ?? "sandbox"
+      if (provider !== "sandbox" && provider !== "stripe")
+        return yield* invalid("provider", "must be sandbox or stripe")
+      if (provider === "sandbox") {
+        if (!sandboxMayCharge(merchant))
           return yield* invalid(
-            "secret_key",
-            `must be a Stripe ${mode} secret key: sk_${mode}_ or rk_${mode}_ followed by 8 to 247 letters and digits`
+            "provider",
+            "a live merchant cannot take payments with the sandbox: its payments go to its own Stripe account"
           )
-        const publishable = input.publishable_key ?? current?.publishable_key
-        if (publishable === undefined) return yield* invalid("publishable_key", "is required")
-        if (!keyPattern("pk", mode).test(publishable))
-          return yield* invalid(
-            "publishable_key",
-            `must be a Stripe ${mode} publishable key: pk_${mode}_ followed by 8 to 247 letters and digits`
-          )
-        if (input.webhook_secret !== undefined && !WEBHOOK_SECRET.test(input.webhook_secret))
-          return yield* invalid("webhook_secret", "must be a Stripe webhook signing secret (whsec_…)")
-        // new keys (or a first account) answer for themselves before they are kept
-        const verified =
-          input.secret_key !== undefined || current === null || publishable !== current.publishable_key
-            ? yield* verify({
-                merchant_id: merchantId,
-                mode,
-                secret_key: input.secret_key ?? (yield* secrets.decrypt(current!.secret_key_ciphertext)),
-                publishable_key: publishable
-              })
-            : undefined
-        // keys of another account than the one whose customers' cards are saved: refused (StateConflict)
-        if (verified !== undefined && current !== null && current.account_id !== verified) {
-          const refused =
-            gateway.accountChange === undefined
-              ? Option.none<string>()
-              : yield* gateway.accountChange({ merchant_id: merchantId, from: current.account_id, to: verified })
-          if (Option.isSome(refused))
-            return yield* new Errors.StateConflict({
-              resource: "merchant",
-              id: merchantId,
-              state: `charging saved cards on ${current.account_id === null ? "its current Stripe account" : `Stripe account ${current.account_id}`}`,
-              reason: `the new keys belong to Stripe account ${verified}: ${refused.value}`
+        yield* merchants.setPaymentProcessor(merchantId, null)
+        return viewOf(merchantId, null)
+      }
+      const mode = merchant.mode === "live" ? "live" : "test"
+      const current = merchant.payment_processor
+      if (input.secret_key === undefined && current === null) return yield* invalid("secret_key", "is required")
+      if (input.secret_key !== undefined && !keyPattern("sk|rk", mode).test(input.secret_key))
+        return yield* invalid(
+          "secret_key",
+          `must be a Stripe ${mode} secret key: sk_${mode}_ or rk_${mode}_ followed by 8 to 247 letters and digits`
+        )
+      const publishable = input.publishable_key ?? current?.publishable_key
+      if (publishable === undefined) return yield* invalid("publishable_key", "is required")
+      if (!keyPattern("pk", mode).test(publishable))
+        return yield* invalid(
+          "publishable_key",
+          `must be a Stripe ${mode} publishable key: pk_${mode}_ followed by 8 to 247 letters and digits`
+        )
+      if (input.webhook_secret !== undefined && !WEBHOOK_SECRET.test(input.webhook_secret))
+        return yield* invalid("webhook_secret", "must be a Stripe webhook signing secret (whsec_…)")
+      // new keys (or a first account) answer for themselves before they are kept
+      const verified =
+        input.secret_key !== undefined || current === null || publishable !== current.publishable_key
+          ? yield* verify({
+              merchant_id: merchantId,
+              mode,
+              secret_key: input.secret_key ?? (yield* secrets.decrypt(current!.secret_key_ciphertext)),
+              publishable_key: publishable
             })
-        }
-        const processor = new PaymentProcessor({
-          provider: "stripe",
-          publishable_key: publishable,
-          secret_key_ciphertext:
-            input.secret_key !== undefined ? yield* secrets.encrypt(input.secret_key) : current!.secret_key_ciphertext,
-          secret_key_last4: input.secret_key !== undefined ? input.secret_key.slice(-4) : current!.secret_key_last4,
-          webhook_secret_ciphertext:
-            input.webhook_secret !== undefined
-              ? yield* secrets.encrypt(input.webhook_secret)
-              : (current?.webhook_secret_ciphertext ?? null),
-          account_id: verified ?? current?.account_id ?? null
-        })
-        yield* merchants.setPaymentProcessor(merchantId, processor)
-        return viewOf(merchantId, processor)
-      }).pipe(Effect.withSpan("PaymentSettings.set"))
+          : undefined
+      // keys of another account than the one whose customers' cards are saved: refused (StateConflict)
+      if (verified !== undefined && current !== null && current.account_id !== verified) {
+        const refused =
+          gateway.accountChange === undefined
+            ? Option.none<string>()
+            : yield* gateway.accountChange({ merchant_id: merchantId, from: current.account_id, to: verified })
+        if (Option.isSome(refused))
+          return yield* new Errors.StateConflict({
+            resource: "merchant",
+            id: merchantId,
+            state: `charging saved cards on ${current.account_id === null ? "its current Stripe account" : `Stripe account ${current.account_id}`}`,
+            reason: `the new keys belong to Stripe account ${verified}: ${refused.value}`
+          })
+      }
+      const processor = new PaymentProcessor({
+        provider: "stripe",
+        publishable_key: publishable,
+        secret_key_ciphertext:
+          input.secret_key !== undefined ? yield* secrets.encrypt(input.secret_key) : current!.secret_key_ciphertext,
+        secret_key_last4: input.secret_key !== undefined ? input.secret_key.slice(-4) : current!.secret_key_last4,
+        webhook_secret_ciphertext:
+          input.webhook_secret !== undefined
+            ? yield* secrets.encrypt(input.webhook_secret)
+            : (current?.webhook_secret_ciphertext ?? null),
+        account_id: verified ?? current?.account_id ?? null
+      })
+      yield* merchants.setPaymentProcessor(merchantId, processor)
+      return viewOf(merchantId, processor)
+    })
 
     return { get, set } as const
   })

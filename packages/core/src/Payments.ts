@@ -68,6 +68,31 @@ const settledRecord = (tr: Entities.TradeRecord): Entities.TradeRecord => {
 }
 
 /**
+ * A trade its charge paid: moved `succeeded` (or `succeeded_late`, after it had failed) at `at`
+ * with the processor's transaction, the token it charged and the card it showed. The one update
+ * `Payments.applyOutcome` and `RenewalBatches.renewMany` share.
+ *
+ * @since 0.1.0
+ */
+export const tradeSucceeded = (
+  trade: Trade.Trade,
+  event: "succeeded" | "succeeded_late",
+  outcome: Extract<Ports.ChargeOutcome, { readonly _tag: "Succeeded" }>,
+  at: number
+): Trade.Trade =>
+  Lifecycle.must(
+    Trade.move(trade, event, {
+      paid_at: dt(at),
+      txn_time: dt(at),
+      last_trans_id: outcome.transaction_id,
+      payment_token: Option.getOrNull(outcome.token),
+      payment_method: `${outcome.brand} •••• ${outcome.last4}`,
+      next_action: null,
+      last_payment_error: null
+    })
+  )
+
+/**
  * The payments service.
  *
  * @since 0.1.0
@@ -347,296 +372,285 @@ export class Payments extends Context.Service<Payments>()("@recur/core/Payments"
       })
 
     /** Applies a gateway outcome to a trade and everything that hangs off it. */
-    const applyOutcome = (
+    const applyOutcome = Effect.fn("Payments.applyOutcome")(function* (
       merchantId: string,
       tradeId: string,
       outcome: Ports.ChargeOutcome
-    ): Effect.Effect<PaymentResult, Errors.NotFound> =>
-      Effect.gen(function* () {
-        const merchant = yield* Effect.orDie(merchants.get(merchantId))
-        return yield* storage
-          .withTransaction(
-            Effect.gen(function* () {
-              const at = yield* nowOf(merchant)
-              const tv = yield* Effect.flatMap(trades.get(merchantId, tradeId), (o) => must(o, "trade", tradeId))
-              const tr = tv.value
-              let trade = tr.trade
-              const subV = tr.subscription_id
-                ? Option.getOrUndefined(yield* subs.get(merchantId, tr.subscription_id))
-                : undefined
-              const invV = tr.invoice_id
-                ? Option.getOrUndefined(yield* invoices.get(merchantId, tr.invoice_id))
-                : undefined
-              let sub = subV?.value
-              const result = (status: PaymentResult["status"], extra: Partial<PaymentResult> = {}): PaymentResult => ({
-                status,
-                trade,
-                subscription: Option.fromNullishOr(sub?.subscription),
-                redirect_url: Option.none(),
-                error: Option.none(),
-                ...extra
-              })
-              // the processor's reference of the charge this outcome names, kept on the trade so that
-              // the gateway reads it by id from then on (never a search, never a second create)
-              const named = outcome._tag !== "Unknown" && outcome._tag !== "Unavailable" ? outcome.reference : undefined
-              const known = tr.charges ?? []
-              const rec: Entities.TradeRecord =
-                named !== undefined && !known.some((c) => c.reference === named)
-                  ? { ...tr, charges: [...known, { attempt: tr.attempts, reference: named }] }
-                  : tr
-              if (trade.trade_status === "succeeded") return result("succeeded")
-              // a charge recorded as failed that the processor took after all (a late confirmation,
-              // a webhook): the money was taken, so the trade is paid — never left failed
-              const late = trade.trade_status === "payment_failed" && outcome._tag === "Succeeded"
-              if (trade.trade_status !== "processing" && !late)
-                return result(trade.trade_status === "payment_failed" ? "failed" : "processing")
-              if (outcome._tag !== "RequiresAction") {
-                yield* storage.workQueue.cancel(merchantId, "charge", tradeId)
-                if (outcome._tag !== "Unknown") yield* storage.workQueue.cancel(merchantId, "reconcile", tradeId)
-              }
-              switch (outcome._tag) {
-                case "Unavailable": {
-                  // refused as under the processor's minimum: carried to the next invoice, settled
-                  if (
-                    outcome.below_minimum === true &&
-                    subV !== undefined &&
-                    invV !== undefined &&
-                    invV.value.biz_status === "pending" &&
-                    subV.value.payment_token !== null &&
-                    (subV.value.subscription.status === "active" || subV.value.subscription.status === "trial")
-                  ) {
-                    const carried = yield* carryBelowMinimum(merchant, tv, subV, invV, outcome, at)
-                    trade = carried.trade
-                    sub = carried.sub
-                    return result("succeeded")
-                  }
-                  // nothing was charged and the card was not asked: not a decline, no dunning. The
-                  // trade waits for a payment again; an off-session charge (renewal, retry, change)
-                  // is made again by the worker with backoff, a payer on the page tries again
-                  const since = tr.unavailable_since ?? at
-                  trade = Lifecycle.must(
-                    Trade.move(trade, "processor_unavailable", {
-                      next_action: null,
-                      last_payment_error: new Trade.LastPaymentError({ code: outcome.code, message: outcome.message })
-                    })
-                  )
-                  yield* Effect.orDie(trades.update({ ...tr, trade, unavailable_since: since }, tv.version))
-                  const offSession =
-                    sub !== undefined &&
-                    sub.payment_token !== null &&
-                    sub.subscription.status !== "init" &&
-                    sub.subscription.status !== "incomplete"
-                  if (offSession) yield* schedule(merchant, "charge", tradeId, at + unavailableBackoff(at - since))
-                  yield* Effect.logWarning(
-                    `the processor could not take the charge of trade ${tradeId} (${outcome.reason}: ${outcome.code}); nothing was charged${offSession ? ", tried again later" : ""}`
-                  ).pipe(
-                    Effect.annotateLogs({
-                      event: "recur.payment.processor_unavailable",
-                      merchant_id: merchantId,
-                      trade_id: tradeId,
-                      reason: outcome.reason,
-                      code: outcome.code
-                    })
-                  )
-                  // the operator is told once per run of unavailability, not at every retry
-                  if (tr.unavailable_since === undefined)
-                    yield* emit(storage, {
-                      merchant_id: merchantId,
-                      type: "v2.trades.processor_unavailable",
-                      business_id: tradeId,
-                      schema: Trade.Trade,
-                      data: trade,
-                      at
-                    })
-                  return result("unavailable", {
-                    error: Option.some({ code: outcome.reason, message: outcome.message })
-                  })
-                }
-                case "Unknown": {
-                  yield* storage.workQueue.schedule({
-                    lane: laneOf(merchant),
-                    merchant_id: merchantId,
-                    kind: "reconcile",
-                    subject_id: tradeId,
-                    due_at: at + settings.reconcileAfterMs
-                  })
-                  return result("processing")
-                }
-                case "RequiresAction": {
-                  trade = new Trade.Trade(
-                    {
-                      ...trade,
-                      next_action: new Trade.NextAction({
-                        type: "redirect_to_url",
-                        redirect: { url: outcome.redirect_url },
-                        client: { confirm_url: "", apple_pay_session: "" }
-                      })
-                    },
-                    { disableChecks: true }
-                  )
-                  yield* Effect.orDie(trades.update({ ...rec, trade }, tv.version))
-                  // the payer may finish the challenge and never come back (and no webhook may
-                  // come): the worker asks again until it is decided or expires — after a few
-                  // minutes, then less and less often (half the trade's age), a handful of calls a day
-                  yield* storage.workQueue.schedule({
-                    lane: laneOf(merchant),
-                    merchant_id: merchantId,
-                    kind: "reconcile",
-                    subject_id: tradeId,
-                    due_at:
-                      at +
-                      Math.max(
-                        WAITING_RECHECKS * settings.reconcileAfterMs,
-                        Math.floor((at - msOf(trade.created_at)) / 2)
-                      )
-                  })
-                  return result("requires_action", { redirect_url: Option.some(outcome.redirect_url) })
-                }
-                case "Succeeded": {
-                  const token = Option.getOrNull(outcome.token)
-                  // the card the token charges, when the processor told its expiry (shown in the portal)
-                  const card: Entities.PaymentMethod | null =
-                    token !== null && outcome.exp_month !== undefined && outcome.exp_year !== undefined
-                      ? {
-                          brand: outcome.brand,
-                          last4: outcome.last4,
-                          exp_month: outcome.exp_month,
-                          exp_year: outcome.exp_year
-                        }
-                      : null
-                  trade = Lifecycle.must(
-                    Trade.move(trade, late ? "succeeded_late" : "succeeded", {
-                      paid_at: dt(at),
-                      txn_time: dt(at),
-                      last_trans_id: outcome.transaction_id,
-                      payment_token: token,
-                      payment_method: `${outcome.brand} •••• ${outcome.last4}`,
-                      next_action: null,
-                      last_payment_error: null
-                    })
-                  )
-                  yield* Effect.orDie(trades.update({ ...settledRecord(rec), trade }, tv.version))
-                  yield* emit(storage, {
-                    merchant_id: merchantId,
-                    type: "v2.trades.succeeded",
-                    business_id: tradeId,
-                    schema: Trade.Trade,
-                    data: trade,
-                    at
-                  })
-                  // a late success finds its invoice wherever the failure left it: paid when it still
-                  // can be (retrying, pending), else left as it is (the trade shows the money taken)
-                  const payable = !late || invV === undefined || Result.isSuccess(Invoice.move(invV.value, "paid"))
-                  if (invV && payable) {
-                    const moved = Lifecycle.must(Invoice.move(invV.value, "paid", { paid_at: dt(at) }))
-                    // a checkout's first invoice becomes final as it is paid: it is issued now
-                    // (numbered, its parties kept), so a declined or abandoned one takes no number
-                    const paid = Invoice.isIssued(moved) ? moved : yield* documents.issueOne(merchant, moved)
-                    yield* Effect.orDie(invoices.update(paid, invV.version))
-                    yield* emit(storage, {
-                      merchant_id: merchantId,
-                      type: "v2.invoice.paid",
-                      business_id: paid.invoice_id,
-                      schema: Invoice.Invoice,
-                      data: paid,
-                      at
-                    })
-                  }
-                  // a late success whose invoice had already failed for good leaves the subscription
-                  // where its end of dunning put it: the trade shows the money taken (its event)
-                  if (sub && subV && payable) {
-                    if (sub.subscription.status === "init" || sub.subscription.status === "incomplete") {
-                      const started = yield* startSubscription(merchant, sub, at, token, card)
-                      sub = started.next
-                      yield* saveSub(sub, subV.version, at)
-                      yield* storage.workQueue.cancel(merchantId, "incomplete_expiry", sub.subscription.id)
-                      yield* subEvents(merchantId, sub, started.events, at)
-                    } else if (sub.subscription.status === "past_due" || sub.subscription.status === "unpaid") {
-                      sub = {
-                        ...sub,
-                        dunning_attempts: 0,
-                        payment_token: token ?? sub.payment_token,
-                        payment_method: token !== null && token !== sub.payment_token ? card : sub.payment_method,
-                        subscription: Lifecycle.must(Subscription.move(sub.subscription, "retry_succeeded"))
-                      }
-                      yield* saveSub(sub, subV.version, at)
-                      yield* storage.workQueue.cancel(merchantId, "dunning", sub.subscription.id)
-                      const nextDate = sub.subscription.next_invoice_date
-                      if (nextDate !== null)
-                        yield* schedule(merchant, "renewal", sub.subscription.id, Math.max(msOf(nextDate), at))
-                    } else if (token !== null && token !== sub.payment_token) {
-                      sub = { ...sub, payment_token: token, payment_method: card }
-                      yield* saveSub(sub, subV.version, at)
-                    }
-                  }
-                  if (trade.session_id !== null) {
-                    const s = yield* sessions.get(merchantId, trade.session_id)
-                    if (Option.isSome(s) && s.value.value.status === "open") {
-                      yield* Effect.orDie(
-                        sessions.update(
-                          Lifecycle.must(CheckoutSession.move(s.value.value, "paid", { completed_at: dt(at) })),
-                          s.value.version
-                        )
-                      )
-                    }
-                  }
+    ): Effect.fn.Return<PaymentResult, Errors.NotFound> {
+      const merchant = yield* Effect.orDie(merchants.get(merchantId))
+      return yield* storage
+        .withTransaction(
+          Effect.gen(function* () {
+            const at = yield* nowOf(merchant)
+            const tv = yield* Effect.flatMap(trades.get(merchantId, tradeId), (o) => must(o, "trade", tradeId))
+            const tr = tv.value
+            let trade = tr.trade
+            const subV = tr.subscription_id
+              ? Option.getOrUndefined(yield* subs.get(merchantId, tr.subscription_id))
+              : undefined
+            const invV = tr.invoice_id
+              ? Option.getOrUndefined(yield* invoices.get(merchantId, tr.invoice_id))
+              : undefined
+            let sub = subV?.value
+            const result = (status: PaymentResult["status"], extra: Partial<PaymentResult> = {}): PaymentResult => ({
+              status,
+              trade,
+              subscription: Option.fromNullishOr(sub?.subscription),
+              redirect_url: Option.none(),
+              error: Option.none(),
+              ...extra
+            })
+            // the processor's reference of the charge this outcome names, kept on the trade so that
+            // the gateway reads it by id from then on (never a search, never a second create)
+            const named = outcome._tag !== "Unknown" && outcome._tag !== "Unavailable" ? outcome.reference : undefined
+            const known = tr.charges ?? []
+            const rec: Entities.TradeRecord =
+              named !== undefined && !known.some((c) => c.reference === named)
+                ? { ...tr, charges: [...known, { attempt: tr.attempts, reference: named }] }
+                : tr
+            if (trade.trade_status === "succeeded") return result("succeeded")
+            // a charge recorded as failed that the processor took after all (a late confirmation,
+            // a webhook): the money was taken, so the trade is paid — never left failed
+            const late = trade.trade_status === "payment_failed" && outcome._tag === "Succeeded"
+            if (trade.trade_status !== "processing" && !late)
+              return result(trade.trade_status === "payment_failed" ? "failed" : "processing")
+            if (outcome._tag !== "RequiresAction") {
+              yield* storage.workQueue.cancel(merchantId, "charge", tradeId)
+              if (outcome._tag !== "Unknown") yield* storage.workQueue.cancel(merchantId, "reconcile", tradeId)
+            }
+            switch (outcome._tag) {
+              case "Unavailable": {
+                // refused as under the processor's minimum: carried to the next invoice, settled
+                if (
+                  outcome.below_minimum === true &&
+                  subV !== undefined &&
+                  invV !== undefined &&
+                  invV.value.biz_status === "pending" &&
+                  subV.value.payment_token !== null &&
+                  (subV.value.subscription.status === "active" || subV.value.subscription.status === "trial")
+                ) {
+                  const carried = yield* carryBelowMinimum(merchant, tv, subV, invV, outcome, at)
+                  trade = carried.trade
+                  sub = carried.sub
                   return result("succeeded")
                 }
-                case "Failed": {
-                  const error = new Trade.LastPaymentError({ code: outcome.code, message: outcome.message })
-                  trade = Lifecycle.must(
-                    Trade.move(trade, "failed", { last_payment_error: error, next_action: null, txn_time: dt(at) })
-                  )
-                  yield* Effect.orDie(trades.update({ ...settledRecord(rec), trade }, tv.version))
+                // nothing was charged and the card was not asked: not a decline, no dunning. The
+                // trade waits for a payment again; an off-session charge (renewal, retry, change)
+                // is made again by the worker with backoff, a payer on the page tries again
+                const since = tr.unavailable_since ?? at
+                trade = Lifecycle.must(
+                  Trade.move(trade, "processor_unavailable", {
+                    next_action: null,
+                    last_payment_error: new Trade.LastPaymentError({ code: outcome.code, message: outcome.message })
+                  })
+                )
+                yield* Effect.orDie(trades.update({ ...tr, trade, unavailable_since: since }, tv.version))
+                const offSession =
+                  sub !== undefined &&
+                  sub.payment_token !== null &&
+                  sub.subscription.status !== "init" &&
+                  sub.subscription.status !== "incomplete"
+                if (offSession) yield* schedule(merchant, "charge", tradeId, at + unavailableBackoff(at - since))
+                yield* Effect.logWarning(
+                  `the processor could not take the charge of trade ${tradeId} (${outcome.reason}: ${outcome.code}); nothing was charged${offSession ? ", tried again later" : ""}`
+                ).pipe(
+                  Effect.annotateLogs({
+                    event: "recur.payment.processor_unavailable",
+                    merchant_id: merchantId,
+                    trade_id: tradeId,
+                    reason: outcome.reason,
+                    code: outcome.code
+                  })
+                )
+                // the operator is told once per run of unavailability, not at every retry
+                if (tr.unavailable_since === undefined)
                   yield* emit(storage, {
                     merchant_id: merchantId,
-                    type: "v2.trades.payment_failed",
+                    type: "v2.trades.processor_unavailable",
                     business_id: tradeId,
                     schema: Trade.Trade,
                     data: trade,
                     at
                   })
-                  if (sub && subV) {
-                    const status = sub.subscription.status
-                    if (status === "init") {
-                      sub = {
-                        ...sub,
-                        subscription: Lifecycle.must(Subscription.move(sub.subscription, "first_payment_failed"))
-                      }
-                      yield* saveSub(sub, subV.version, at)
-                      yield* schedule(
-                        merchant,
-                        "incomplete_expiry",
-                        sub.subscription.id,
-                        msOf(sub.subscription.created_at) + settings.incompleteExpiryMs
-                      )
-                    } else if (status === "trial" || status === "active" || status === "past_due") {
-                      yield* dunningStep(merchant, sub, subV.version, tr, invV, at)
-                      if (outcome.code === "authentication_required" && invV)
-                        yield* actionRequired(merchantId, invV.value.invoice_id, at)
-                      sub = Option.getOrUndefined(
-                        Option.map(yield* subs.get(merchantId, sub.subscription.id), (v) => v.value)
-                      )
-                      trade = Option.getOrThrow(yield* trades.get(merchantId, tradeId)).value.trade
-                    } else if (status === "unpaid" && invV && invV.value.biz_status === "pending") {
-                      // a late payment of an unpaid subscription's invoice failed: the invoice
-                      // fails again, its trade closes, the subscription stays unpaid
-                      trade = yield* giveUp(merchantId, invV, tradeId, "payment_failed", at)
-                    }
-                  }
-                  return result("failed", { error: Option.some({ code: outcome.code, message: outcome.message }) })
-                }
+                return result("unavailable", {
+                  error: Option.some({ code: outcome.reason, message: outcome.message })
+                })
               }
-            })
-          )
-          .pipe(
-            // another applier (the reconcile worker, a concurrent pay) moved one of the records
-            // first: apply again on what it wrote (a trade already decided is answered as it is)
-            Effect.catchDefect((d) => (isVersionConflict(d) ? Effect.fail(d) : Effect.die(d))),
-            Effect.retry({ while: isVersionConflict, times: 20 }),
-            Effect.catchIf(isVersionConflict, Effect.die)
-          )
-      }).pipe(Effect.withSpan("Payments.applyOutcome"))
+              case "Unknown": {
+                yield* storage.workQueue.schedule({
+                  lane: laneOf(merchant),
+                  merchant_id: merchantId,
+                  kind: "reconcile",
+                  subject_id: tradeId,
+                  due_at: at + settings.reconcileAfterMs
+                })
+                return result("processing")
+              }
+              case "RequiresAction": {
+                trade = new Trade.Trade(
+                  {
+                    ...trade,
+                    next_action: new Trade.NextAction({
+                      type: "redirect_to_url",
+                      redirect: { url: outcome.redirect_url },
+                      client: { confirm_url: "", apple_pay_session: "" }
+                    })
+                  },
+                  { disableChecks: true }
+                )
+                yield* Effect.orDie(trades.update({ ...rec, trade }, tv.version))
+                // the payer may finish the challenge and never come back (and no webhook may
+                // come): the worker asks again until it is decided or expires — after a few
+                // minutes, then less and less often (half the trade's age), a handful of calls a day
+                yield* storage.workQueue.schedule({
+                  lane: laneOf(merchant),
+                  merchant_id: merchantId,
+                  kind: "reconcile",
+                  subject_id: tradeId,
+                  due_at:
+                    at +
+                    Math.max(
+                      WAITING_RECHECKS * settings.reconcileAfterMs,
+                      Math.floor((at - msOf(trade.created_at)) / 2)
+                    )
+                })
+                return result("requires_action", { redirect_url: Option.some(outcome.redirect_url) })
+              }
+              case "Succeeded": {
+                const token = Option.getOrNull(outcome.token)
+                // the card the token charges, when the processor told its expiry (shown in the portal)
+                const card: Entities.PaymentMethod | null =
+                  token !== null && outcome.exp_month !== undefined && outcome.exp_year !== undefined
+                    ? {
+                        brand: outcome.brand,
+                        last4: outcome.last4,
+                        exp_month: outcome.exp_month,
+                        exp_year: outcome.exp_year
+                      }
+                    : null
+                trade = tradeSucceeded(trade, late ? "succeeded_late" : "succeeded", outcome, at)
+                yield* Effect.orDie(trades.update({ ...settledRecord(rec), trade }, tv.version))
+                yield* emit(storage, {
+                  merchant_id: merchantId,
+                  type: "v2.trades.succeeded",
+                  business_id: tradeId,
+                  schema: Trade.Trade,
+                  data: trade,
+                  at
+                })
+                // a late success finds its invoice wherever the failure left it: paid when it still
+                // can be (retrying, pending), else left as it is (the trade shows the money taken)
+                const payable = !late || invV === undefined || Result.isSuccess(Invoice.move(invV.value, "paid"))
+                if (invV && payable) {
+                  const moved = Lifecycle.must(Invoice.move(invV.value, "paid", { paid_at: dt(at) }))
+                  // a checkout's first invoice becomes final as it is paid: it is issued now
+                  // (numbered, its parties kept), so a declined or abandoned one takes no number
+                  const paid = Invoice.isIssued(moved) ? moved : yield* documents.issueOne(merchant, moved)
+                  yield* Effect.orDie(invoices.update(paid, invV.version))
+                  yield* emit(storage, {
+                    merchant_id: merchantId,
+                    type: "v2.invoice.paid",
+                    business_id: paid.invoice_id,
+                    schema: Invoice.Invoice,
+                    data: paid,
+                    at
+                  })
+                }
+                // a late success whose invoice had already failed for good leaves the subscription
+                // where its end of dunning put it: the trade shows the money taken (its event)
+                if (sub && subV && payable) {
+                  if (sub.subscription.status === "init" || sub.subscription.status === "incomplete") {
+                    const started = yield* startSubscription(merchant, sub, at, token, card)
+                    sub = started.next
+                    yield* saveSub(sub, subV.version, at)
+                    yield* storage.workQueue.cancel(merchantId, "incomplete_expiry", sub.subscription.id)
+                    yield* subEvents(merchantId, sub, started.events, at)
+                  } else if (sub.subscription.status === "past_due" || sub.subscription.status === "unpaid") {
+                    sub = {
+                      ...sub,
+                      dunning_attempts: 0,
+                      payment_token: token ?? sub.payment_token,
+                      payment_method: token !== null && token !== sub.payment_token ? card : sub.payment_method,
+                      subscription: Lifecycle.must(Subscription.move(sub.subscription, "retry_succeeded"))
+                    }
+                    yield* saveSub(sub, subV.version, at)
+                    yield* storage.workQueue.cancel(merchantId, "dunning", sub.subscription.id)
+                    const nextDate = sub.subscription.next_invoice_date
+                    if (nextDate !== null)
+                      yield* schedule(merchant, "renewal", sub.subscription.id, Math.max(msOf(nextDate), at))
+                  } else if (token !== null && token !== sub.payment_token) {
+                    sub = { ...sub, payment_token: token, payment_method: card }
+                    yield* saveSub(sub, subV.version, at)
+                  }
+                }
+                if (trade.session_id !== null) {
+                  const s = yield* sessions.get(merchantId, trade.session_id)
+                  if (Option.isSome(s) && s.value.value.status === "open") {
+                    yield* Effect.orDie(
+                      sessions.update(
+                        Lifecycle.must(CheckoutSession.move(s.value.value, "paid", { completed_at: dt(at) })),
+                        s.value.version
+                      )
+                    )
+                  }
+                }
+                return result("succeeded")
+              }
+              case "Failed": {
+                const error = new Trade.LastPaymentError({ code: outcome.code, message: outcome.message })
+                trade = Lifecycle.must(
+                  Trade.move(trade, "failed", { last_payment_error: error, next_action: null, txn_time: dt(at) })
+                )
+                yield* Effect.orDie(trades.update({ ...settledRecord(rec), trade }, tv.version))
+                yield* emit(storage, {
+                  merchant_id: merchantId,
+                  type: "v2.trades.payment_failed",
+                  business_id: tradeId,
+                  schema: Trade.Trade,
+                  data: trade,
+                  at
+                })
+                if (sub && subV) {
+                  const status = sub.subscription.status
+                  if (status === "init") {
+                    sub = {
+                      ...sub,
+                      subscription: Lifecycle.must(Subscription.move(sub.subscription, "first_payment_failed"))
+                    }
+                    yield* saveSub(sub, subV.version, at)
+                    yield* schedule(
+                      merchant,
+                      "incomplete_expiry",
+                      sub.subscription.id,
+                      msOf(sub.subscription.created_at) + settings.incompleteExpiryMs
+                    )
+                  } else if (status === "trial" || status === "active" || status === "past_due") {
+                    yield* dunningStep(merchant, sub, subV.version, tr, invV, at)
+                    if (outcome.code === "authentication_required" && invV)
+                      yield* actionRequired(merchantId, invV.value.invoice_id, at)
+                    sub = Option.getOrUndefined(
+                      Option.map(yield* subs.get(merchantId, sub.subscription.id), (v) => v.value)
+                    )
+                    trade = Option.getOrThrow(yield* trades.get(merchantId, tradeId)).value.trade
+                  } else if (status === "unpaid" && invV && invV.value.biz_status === "pending") {
+                    // a late payment of an unpaid subscription's invoice failed: the invoice
+                    // fails again, its trade closes, the subscription stays unpaid
+                    trade = yield* giveUp(merchantId, invV, tradeId, "payment_failed", at)
+                  }
+                }
+                return result("failed", { error: Option.some({ code: outcome.code, message: outcome.message }) })
+              }
+            }
+          })
+        )
+        .pipe(
+          // another applier (the reconcile worker, a concurrent pay) moved one of the records
+          // first: apply again on what it wrote (a trade already decided is answered as it is)
+          Effect.catchDefect((d) => (isVersionConflict(d) ? Effect.fail(d) : Effect.die(d))),
+          Effect.retry({ while: isVersionConflict, times: 20 }),
+          Effect.catchIf(isVersionConflict, Effect.die)
+        )
+    })
 
     /**
      * Asks the gateway about a trade whose outcome is unknown and applies the answer. A trade
@@ -663,62 +677,60 @@ export class Payments extends Context.Service<Payments>()("@recur/core/Payments"
     })
 
     /** Charges an invoice's trade off-session with the saved token (the trade's current attempt). */
-    const chargeInvoiceTrade = (merchantId: string, tradeId: string, token: string) =>
-      Effect.gen(function* () {
-        const tv = yield* Effect.flatMap(trades.get(merchantId, tradeId), (o) =>
-          Effect.orDie(must(o, "trade", tradeId))
-        )
-        const t = tv.value.trade
-        const outcome = yield* gateway.charge({
-          trade_id: tradeId,
-          attempt: tv.value.attempts,
-          merchant_id: merchantId,
-          amount: Result.getOrThrow(Money.parse(t.amount, t.currency)),
-          source: { _tag: "Token", token },
-          off_session: true,
-          references: tv.value.charges ?? []
-        })
-        return yield* Effect.orDie(applyOutcome(merchantId, tradeId, outcome))
+    const chargeInvoiceTrade = Effect.fn("Payments.chargeInvoiceTrade")(function* (
+      merchantId: string,
+      tradeId: string,
+      token: string
+    ) {
+      const tv = yield* Effect.flatMap(trades.get(merchantId, tradeId), (o) => Effect.orDie(must(o, "trade", tradeId)))
+      const t = tv.value.trade
+      const outcome = yield* gateway.charge({
+        trade_id: tradeId,
+        attempt: tv.value.attempts,
+        merchant_id: merchantId,
+        amount: Result.getOrThrow(Money.parse(t.amount, t.currency)),
+        source: { _tag: "Token", token },
+        off_session: true,
+        references: tv.value.charges ?? []
       })
+      return yield* Effect.orDie(applyOutcome(merchantId, tradeId, outcome))
+    })
 
     /** Makes a recorded but not yet made off-session charge (after a crash between the two transactions). */
-    const chargePending = (merchantId: string, tradeId: string) =>
-      Effect.gen(function* () {
-        const tv = yield* Effect.flatMap(trades.get(merchantId, tradeId), (o) =>
-          Effect.orDie(must(o, "trade", tradeId))
-        )
-        // a charge the processor could not take (`Unavailable`) waits in requires_payment_method
-        const waiting =
-          tv.value.trade.trade_status === "requires_payment_method" && tv.value.unavailable_since !== undefined
-        if ((tv.value.trade.trade_status !== "processing" && !waiting) || tv.value.subscription_id === null)
-          return Option.none<PaymentResult>()
-        const sub = yield* Effect.flatMap(subs.get(merchantId, tv.value.subscription_id), (o) =>
-          Effect.orDie(must(o, "subscription", tv.value.subscription_id!))
-        )
-        if (sub.value.payment_token === null) return Option.none<PaymentResult>()
-        if (waiting) {
-          // made again as a new attempt: the one the processor could not take charged nothing
-          const resubmitted = yield* storage.withTransaction(
-            Effect.gen(function* () {
-              const now = Option.getOrThrow(yield* Effect.orDie(trades.get(merchantId, tradeId)))
-              if (now.value.trade.trade_status !== "requires_payment_method") return false
-              yield* Effect.orDie(
-                trades.update(
-                  {
-                    ...now.value,
-                    attempts: now.value.attempts + 1,
-                    trade: Lifecycle.must(Trade.move(now.value.trade, "submit_payment", { last_payment_error: null }))
-                  },
-                  now.version
-                )
+    const chargePending = Effect.fn("Payments.chargePending")(function* (merchantId: string, tradeId: string) {
+      const tv = yield* Effect.flatMap(trades.get(merchantId, tradeId), (o) => Effect.orDie(must(o, "trade", tradeId)))
+      // a charge the processor could not take (`Unavailable`) waits in requires_payment_method
+      const waiting =
+        tv.value.trade.trade_status === "requires_payment_method" && tv.value.unavailable_since !== undefined
+      if ((tv.value.trade.trade_status !== "processing" && !waiting) || tv.value.subscription_id === null)
+        return Option.none<PaymentResult>()
+      const sub = yield* Effect.flatMap(subs.get(merchantId, tv.value.subscription_id), (o) =>
+        Effect.orDie(must(o, "subscription", tv.value.subscription_id!))
+      )
+      if (sub.value.payment_token === null) return Option.none<PaymentResult>()
+      if (waiting) {
+        // made again as a new attempt: the one the processor could not take charged nothing
+        const resubmitted = yield* storage.withTransaction(
+          Effect.gen(function* () {
+            const now = Option.getOrThrow(yield* Effect.orDie(trades.get(merchantId, tradeId)))
+            if (now.value.trade.trade_status !== "requires_payment_method") return false
+            yield* Effect.orDie(
+              trades.update(
+                {
+                  ...now.value,
+                  attempts: now.value.attempts + 1,
+                  trade: Lifecycle.must(Trade.move(now.value.trade, "submit_payment", { last_payment_error: null }))
+                },
+                now.version
               )
-              return true
-            })
-          )
-          if (!resubmitted) return Option.none<PaymentResult>()
-        }
-        return Option.some(yield* chargeInvoiceTrade(merchantId, tradeId, sub.value.payment_token))
-      }).pipe(Effect.withSpan("Payments.chargePending"))
+            )
+            return true
+          })
+        )
+        if (!resubmitted) return Option.none<PaymentResult>()
+      }
+      return Option.some(yield* chargeInvoiceTrade(merchantId, tradeId, sub.value.payment_token))
+    })
 
     /**
      * The end of a first payment that was never made — a checkout declined and not retried, or a

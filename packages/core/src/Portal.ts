@@ -167,45 +167,46 @@ export class Portal extends Context.Service<Portal>()("@recur/core/Portal", {
       merchant.portal_settings ?? settings.portal
 
     /** The portal settings in force for a merchant. */
-    const settingsOf = (merchantId: string) => Effect.map(merchants.get(merchantId), effective)
+    const settingsOf = Effect.fn("Portal.settingsOf")(function* (merchantId: string) {
+      return yield* Effect.map(merchants.get(merchantId), effective)
+    })
 
     /**
      * Changes the merchant's portal settings: the fields given (the others keep their value);
      * `reset` returns to the server's default. Every price to switch between must be one of the
      * merchant's active recurring prices.
      */
-    const setSettings = (merchantId: string, input: UpdatePortalSettings) =>
-      Effect.gen(function* () {
-        if (input.reset === true) {
-          yield* merchants.setPortalSettings(merchantId, null)
-          return settings.portal
+    const setSettings = Effect.fn("Portal.setSettings")(function* (merchantId: string, input: UpdatePortalSettings) {
+      if (input.reset === true) {
+        yield* merchants.setPortalSettings(merchantId, null)
+        return settings.portal
+      }
+      const base = yield* settingsOf(merchantId)
+      const prices = input.switch_prices ?? base.switch_prices
+      if (prices.length > MAX_SWITCH_PRICES)
+        return yield* invalid("switch_prices", `may list at most ${MAX_SWITCH_PRICES} prices`)
+      if (input.switch_prices !== undefined)
+        for (const [i, id] of input.switch_prices.entries()) {
+          const param = `switch_prices[${i}]`
+          if (input.switch_prices.indexOf(id) !== i) return yield* invalid(param, "is listed twice")
+          const version = yield* catalog.sellableVersion(merchantId, id).pipe(
+            Effect.catchTags({
+              PriceNotFound: () => invalid(param, "is not a price of this merchant"),
+              StateConflict: () => invalid(param, "is not an active price")
+            })
+          )
+          if (version.billing_type !== "recurring" || version.price_plan === null)
+            return yield* invalid(param, "is not a recurring price")
         }
-        const base = yield* settingsOf(merchantId)
-        const prices = input.switch_prices ?? base.switch_prices
-        if (prices.length > MAX_SWITCH_PRICES)
-          return yield* invalid("switch_prices", `may list at most ${MAX_SWITCH_PRICES} prices`)
-        if (input.switch_prices !== undefined)
-          for (const [i, id] of input.switch_prices.entries()) {
-            const param = `switch_prices[${i}]`
-            if (input.switch_prices.indexOf(id) !== i) return yield* invalid(param, "is listed twice")
-            const version = yield* catalog.sellableVersion(merchantId, id).pipe(
-              Effect.catchTags({
-                PriceNotFound: () => invalid(param, "is not a price of this merchant"),
-                StateConflict: () => invalid(param, "is not an active price")
-              })
-            )
-            if (version.billing_type !== "recurring" || version.price_plan === null)
-              return yield* invalid(param, "is not a recurring price")
-          }
-        const next = new PortalSettings({
-          payment_method_update: input.payment_method_update ?? base.payment_method_update,
-          cancel: input.cancel ?? base.cancel,
-          invoice_history: input.invoice_history ?? base.invoice_history,
-          switch_prices: [...prices]
-        })
-        yield* merchants.setPortalSettings(merchantId, next)
-        return next
-      }).pipe(Effect.withSpan("Portal.setSettings"))
+      const next = new PortalSettings({
+        payment_method_update: input.payment_method_update ?? base.payment_method_update,
+        cancel: input.cancel ?? base.cancel,
+        invoice_history: input.invoice_history ?? base.invoice_history,
+        switch_prices: [...prices]
+      })
+      yield* merchants.setPortalSettings(merchantId, next)
+      return next
+    })
 
     /**
      * The prices a subscription may switch to: when it is on one of the listed prices and live
@@ -250,36 +251,35 @@ export class Portal extends Context.Service<Portal>()("@recur/core/Portal", {
       })
 
     /** Creates a portal link for one customer of this merchant, working for an hour. */
-    const createSession = (merchantId: string, input: CreatePortalSession) =>
-      Effect.gen(function* () {
-        yield* merchants.get(merchantId)
-        if (input.customer_id === undefined) return yield* invalid("customer_id", "is required")
-        const customer = yield* Effect.orDie(customers.get(merchantId, input.customer_id))
-        if (Option.isNone(customer) || customer.value.value.deleted_at !== null)
-          return yield* new Errors.NotFound({ resource: "customer", id: input.customer_id })
-        if (input.return_url !== undefined && !isRedirectUrl(input.return_url))
-          return yield* invalid("return_url", "must be an absolute http(s) URL of at most 2048 characters")
-        if (input.flow !== undefined && !Flow.literals.includes(input.flow as never))
-          return yield* invalid("flow", `must be ${Flow.literals.join(" or ")}`)
-        if (input.flow === "payment_method_update" && !(yield* settingsOf(merchantId)).payment_method_update)
-          return yield* invalid("flow", "payment_method_update is turned off in the portal settings")
-        const at = yield* now(merchantId)
-        const id = yield* Ids.make(Ids.prefixes.portalSession)
-        const session = new PortalSession({
-          portal_session_id: id,
-          merchant_id: merchantId,
-          customer_id: input.customer_id,
-          return_url: input.return_url ?? null,
-          flow: (input.flow as typeof Flow.Type | undefined) ?? null,
-          locale: input.locale ?? null,
-          url: `${base}/portal/${id}/${yield* signatureOf(merchantId, id)}`,
-          created_at: DateTime.makeUnsafe(at),
-          expires_at: DateTime.makeUnsafe(at + SESSION_MS),
-          revoked_at: null
-        })
-        yield* Effect.orDie(sessions.insert(session))
-        return session
-      }).pipe(Effect.withSpan("Portal.createSession"))
+    const createSession = Effect.fn("Portal.createSession")(function* (merchantId: string, input: CreatePortalSession) {
+      yield* merchants.get(merchantId)
+      if (input.customer_id === undefined) return yield* invalid("customer_id", "is required")
+      const customer = yield* Effect.orDie(customers.get(merchantId, input.customer_id))
+      if (Option.isNone(customer) || customer.value.value.deleted_at !== null)
+        return yield* new Errors.NotFound({ resource: "customer", id: input.customer_id })
+      if (input.return_url !== undefined && !isRedirectUrl(input.return_url))
+        return yield* invalid("return_url", "must be an absolute http(s) URL of at most 2048 characters")
+      if (input.flow !== undefined && !Flow.literals.includes(input.flow as never))
+        return yield* invalid("flow", `must be ${Flow.literals.join(" or ")}`)
+      if (input.flow === "payment_method_update" && !(yield* settingsOf(merchantId)).payment_method_update)
+        return yield* invalid("flow", "payment_method_update is turned off in the portal settings")
+      const at = yield* now(merchantId)
+      const id = yield* Ids.make(Ids.prefixes.portalSession)
+      const session = new PortalSession({
+        portal_session_id: id,
+        merchant_id: merchantId,
+        customer_id: input.customer_id,
+        return_url: input.return_url ?? null,
+        flow: (input.flow as typeof Flow.Type | undefined) ?? null,
+        locale: input.locale ?? null,
+        url: `${base}/portal/${id}/${yield* signatureOf(merchantId, id)}`,
+        created_at: DateTime.makeUnsafe(at),
+        expires_at: DateTime.makeUnsafe(at + SESSION_MS),
+        revoked_at: null
+      })
+      yield* Effect.orDie(sessions.insert(session))
+      return session
+    })
 
     /**
      * The session a link names, when its signature is right, it has not expired, it was not
@@ -287,21 +287,20 @@ export class Portal extends Context.Service<Portal>()("@recur/core/Portal", {
      * visitor). Every portal route asks this first, so a revocation or a deletion takes effect
      * on the next request.
      */
-    const sessionOf = (id: string, token: string) =>
-      Effect.gen(function* () {
-        if (!/^bps_[0-9a-z]{26}$/.test(id) || token.length > 100) return Option.none<PortalSession>()
-        const found = yield* Effect.orDie(sessions.lookup("id", id))
-        if (Option.isNone(found)) return Option.none<PortalSession>()
-        const session = found.value.value
-        const expected = yield* signatureOf(session.merchant_id, id)
-        if (!timingSafeEqual(expected, token)) return Option.none<PortalSession>()
-        if (session.revoked_at !== null) return Option.none<PortalSession>()
-        if ((yield* now(session.merchant_id)) >= DateTime.toEpochMillis(session.expires_at))
-          return Option.none<PortalSession>()
-        const customer = yield* Effect.orDie(customers.get(session.merchant_id, session.customer_id))
-        if (Option.isNone(customer) || customer.value.value.deleted_at !== null) return Option.none<PortalSession>()
-        return Option.some(session)
-      })
+    const sessionOf = Effect.fn("Portal.sessionOf")(function* (id: string, token: string) {
+      if (!/^bps_[0-9a-z]{26}$/.test(id) || token.length > 100) return Option.none<PortalSession>()
+      const found = yield* Effect.orDie(sessions.lookup("id", id))
+      if (Option.isNone(found)) return Option.none<PortalSession>()
+      const session = found.value.value
+      const expected = yield* signatureOf(session.merchant_id, id)
+      if (!timingSafeEqual(expected, token)) return Option.none<PortalSession>()
+      if (session.revoked_at !== null) return Option.none<PortalSession>()
+      if ((yield* now(session.merchant_id)) >= DateTime.toEpochMillis(session.expires_at))
+        return Option.none<PortalSession>()
+      const customer = yield* Effect.orDie(customers.get(session.merchant_id, session.customer_id))
+      if (Option.isNone(customer) || customer.value.value.deleted_at !== null) return Option.none<PortalSession>()
+      return Option.some(session)
+    })
 
     /**
      * Revokes one of the merchant's portal links: from now on it answers as an unknown link.
@@ -325,61 +324,63 @@ export class Portal extends Context.Service<Portal>()("@recur/core/Portal", {
     })
 
     /** What the session's customer sees: their subscriptions and invoices, newest first. */
-    const view = (session: PortalSession) =>
-      Effect.gen(function* () {
-        const m = session.merchant_id
-        const merchant = yield* merchants.get(m)
-        const allowed = effective(merchant)
-        const customer = Option.getOrUndefined(yield* Effect.orDie(customers.get(m, session.customer_id)))?.value
-        const mine: ReadonlyArray<Store.Filter> = [{ column: "customer_id", op: "in", values: [session.customer_id] }]
-        const ownSubs = (yield* Effect.orDie(subs.list(m, { limit: 100, filters: mine }))).list
-        // issued documents only: a checkout's draft (not paid yet) or voided invoice has no number and no page
-        const ownInvoices = allowed.invoice_history
-          ? (yield* Effect.orDie(invoices.list(m, { limit: 100, filters: mine }))).list.filter(
-              (i) => i.number !== null || (i.biz_status !== "pending" && i.biz_status !== "void")
-            )
-          : []
-        const prices = yield* Effect.orDie(
-          versions.getMany(m, [...new Set(ownSubs.map((r) => r.subscription.price_version_id))])
-        )
-        const subscriptions = yield* Effect.forEach(ownSubs, (r) =>
-          Effect.gen(function* () {
-            const current = prices.get(r.subscription.price_version_id)?.value
-            return {
-              subscription: r.subscription,
-              payment_method: r.payment_method,
-              price_name: current?.price_name ?? r.subscription.price_id,
-              upcoming: Option.getOrNull(yield* renewals.upcoming(m, r.subscription.id)),
-              switch_options: current ? yield* switchOptions(m, allowed, r.subscription, current) : []
-            }
-          })
-        )
-        return {
-          session,
-          merchantName: merchant.name,
-          customer: { name: customer?.name ?? null, email: customer?.email ?? null },
-          subscriptions,
-          invoices: ownInvoices,
-          settings: allowed,
-          payments: PaymentSettings.pageModeOf(merchant.payment_processor, settings.stripeJsUrl),
-          currency: merchant.currency
-        } satisfies PortalView
-      })
+    const view = Effect.fn("Portal.view")(function* (session: PortalSession) {
+      const m = session.merchant_id
+      const merchant = yield* merchants.get(m)
+      const allowed = effective(merchant)
+      const customer = Option.getOrUndefined(yield* Effect.orDie(customers.get(m, session.customer_id)))?.value
+      const mine: ReadonlyArray<Store.Filter> = [{ column: "customer_id", op: "in", values: [session.customer_id] }]
+      const ownSubs = (yield* Effect.orDie(subs.list(m, { limit: 100, filters: mine }))).list
+      // issued documents only: a checkout's draft (not paid yet) or voided invoice has no number and no page
+      const ownInvoices = allowed.invoice_history
+        ? (yield* Effect.orDie(invoices.list(m, { limit: 100, filters: mine }))).list.filter(
+            (i) => i.number !== null || (i.biz_status !== "pending" && i.biz_status !== "void")
+          )
+        : []
+      const prices = yield* Effect.orDie(
+        versions.getMany(m, [...new Set(ownSubs.map((r) => r.subscription.price_version_id))])
+      )
+      const subscriptions = yield* Effect.forEach(ownSubs, (r) =>
+        Effect.gen(function* () {
+          const current = prices.get(r.subscription.price_version_id)?.value
+          return {
+            subscription: r.subscription,
+            payment_method: r.payment_method,
+            price_name: current?.price_name ?? r.subscription.price_id,
+            upcoming: Option.getOrNull(yield* renewals.upcoming(m, r.subscription.id)),
+            switch_options: current ? yield* switchOptions(m, allowed, r.subscription, current) : []
+          }
+        })
+      )
+      return {
+        session,
+        merchantName: merchant.name,
+        customer: { name: customer?.name ?? null, email: customer?.email ?? null },
+        subscriptions,
+        invoices: ownInvoices,
+        settings: allowed,
+        payments: PaymentSettings.pageModeOf(merchant.payment_processor, settings.stripeJsUrl),
+        currency: merchant.currency
+      } satisfies PortalView
+    })
 
     /** One of the session customer's subscriptions; another customer's is not found. */
-    const ownSubscription = (session: PortalSession, subscriptionId: string) =>
-      Effect.gen(function* () {
-        const found = yield* Effect.orDie(subs.get(session.merchant_id, subscriptionId))
-        if (Option.isNone(found) || found.value.value.subscription.customer_id !== session.customer_id)
-          return yield* new Errors.NotFound({ resource: "subscription", id: subscriptionId })
-        return found.value.value.subscription
-      })
+    const ownSubscription = Effect.fn("Portal.ownSubscription")(function* (
+      session: PortalSession,
+      subscriptionId: string
+    ) {
+      const found = yield* Effect.orDie(subs.get(session.merchant_id, subscriptionId))
+      if (Option.isNone(found) || found.value.value.subscription.customer_id !== session.customer_id)
+        return yield* new Errors.NotFound({ resource: "subscription", id: subscriptionId })
+      return found.value.value.subscription
+    })
 
     /** Whether the merchant lets its customers do `feature` in the portal. */
-    const allows = (session: PortalSession, feature: Feature) =>
-      Effect.map(settingsOf(session.merchant_id), (allowed) =>
+    const allows = Effect.fn("Portal.allows")(function* (session: PortalSession, feature: Feature) {
+      return yield* Effect.map(settingsOf(session.merchant_id), (allowed) =>
         feature === "switch_price" ? allowed.switch_prices.length > 0 : allowed[feature]
       )
+    })
 
     /** A price the session customer's subscription may switch to, or a refusal naming `price_id`. */
     const switchTarget = (session: PortalSession, subscriptionId: string, priceId: string) =>
@@ -401,25 +402,32 @@ export class Portal extends Context.Service<Portal>()("@recur/core/Portal", {
      * or credit now: the engine's quote, prorated at once, with the price switched to and the
      * name of the current one. {@link switchPrice} with its `quote_id` commits exactly these numbers.
      */
-    const previewSwitch = (session: PortalSession, subscriptionId: string, priceId: string) =>
-      Effect.gen(function* () {
-        const target = yield* switchTarget(session, subscriptionId, priceId)
-        const quote = yield* priceChanges.previewChange(
-          session.merchant_id,
-          PriceChanges.change(subscriptionId, { priceId })
-        )
-        return { ...target, quote }
-      }).pipe(Effect.withSpan("Portal.previewSwitch"))
+    const previewSwitch = Effect.fn("Portal.previewSwitch")(function* (
+      session: PortalSession,
+      subscriptionId: string,
+      priceId: string
+    ) {
+      const target = yield* switchTarget(session, subscriptionId, priceId)
+      const quote = yield* priceChanges.previewChange(
+        session.merchant_id,
+        PriceChanges.change(subscriptionId, { priceId })
+      )
+      return { ...target, quote }
+    })
 
     /** Switches the subscription as quoted by {@link previewSwitch}; anything moved since is a refusal. */
-    const switchPrice = (session: PortalSession, subscriptionId: string, priceId: string, quoteId: string) =>
-      Effect.gen(function* () {
-        yield* switchTarget(session, subscriptionId, priceId)
-        return yield* priceChanges.changePrice(
-          session.merchant_id,
-          PriceChanges.change(subscriptionId, { priceId, quoteId })
-        )
-      }).pipe(Effect.withSpan("Portal.switchPrice"))
+    const switchPrice = Effect.fn("Portal.switchPrice")(function* (
+      session: PortalSession,
+      subscriptionId: string,
+      priceId: string,
+      quoteId: string
+    ) {
+      yield* switchTarget(session, subscriptionId, priceId)
+      return yield* priceChanges.changePrice(
+        session.merchant_id,
+        PriceChanges.change(subscriptionId, { priceId, quoteId })
+      )
+    })
 
     return {
       createSession,

@@ -424,278 +424,280 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
         }
       })
 
-    const previewChange = (merchantId: string, command: ChangeCommand) =>
-      Effect.gen(function* () {
-        const merchant = yield* merchants.get(merchantId)
-        return (yield* plan(merchantId, command, yield* nowOf(merchant))).quote
-      }).pipe(Effect.withSpan("Subscriptions.previewChange"))
+    const previewChange = Effect.fn("PriceChanges.previewChange")(function* (
+      merchantId: string,
+      command: ChangeCommand
+    ) {
+      const merchant = yield* merchants.get(merchantId)
+      return (yield* plan(merchantId, command, yield* nowOf(merchant))).quote
+    })
 
-    const changePrice = (merchantId: string, command: ChangeCommand) =>
-      Effect.gen(function* () {
-        const subscriptionId = command.subscriptionId
-        const merchant = yield* merchants.get(merchantId)
-        const now = yield* nowOf(merchant)
-        let at = now
-        if (Option.isSome(command.quoteId)) {
-          const quoteId = command.quoteId.value
-          // a quote is priced at the instant it names; a commit re-plans at that instant
-          const made = quoteInstant(quoteId)
-          if (made === undefined) return yield* new Errors.QuoteStale({ quoteId, subscriptionId })
-          if (made > now || now - made > QUOTE_TTL_MS) return yield* new Errors.QuoteExpired({ quoteId })
-          at = made
-        }
-        const planned = yield* plan(merchantId, command, at)
-        if (Option.isSome(command.quoteId) && planned.quote.quote_id !== command.quoteId.value) {
-          return yield* new Errors.QuoteStale({ quoteId: command.quoteId.value, subscriptionId })
-        }
-        const { quote, rec, target } = planned
-        const charge = yield* storage.withTransaction(
-          Effect.gen(function* () {
-            let next: Entities.SubscriptionRecord = rec
-            if (Option.isSome(planned.quantity)) {
-              const pending = rec.subscription.pending_change
+    const changePrice = Effect.fn("PriceChanges.changePrice")(function* (merchantId: string, command: ChangeCommand) {
+      const subscriptionId = command.subscriptionId
+      const merchant = yield* merchants.get(merchantId)
+      const now = yield* nowOf(merchant)
+      let at = now
+      if (Option.isSome(command.quoteId)) {
+        const quoteId = command.quoteId.value
+        // a quote is priced at the instant it names; a commit re-plans at that instant
+        const made = quoteInstant(quoteId)
+        if (made === undefined) return yield* new Errors.QuoteStale({ quoteId, subscriptionId })
+        if (made > now || now - made > QUOTE_TTL_MS) return yield* new Errors.QuoteExpired({ quoteId })
+        at = made
+      }
+      const planned = yield* plan(merchantId, command, at)
+      if (Option.isSome(command.quoteId) && planned.quote.quote_id !== command.quoteId.value) {
+        return yield* new Errors.QuoteStale({ quoteId: command.quoteId.value, subscriptionId })
+      }
+      const { quote, rec, target } = planned
+      const charge = yield* storage.withTransaction(
+        Effect.gen(function* () {
+          let next: Entities.SubscriptionRecord = rec
+          if (Option.isSome(planned.quantity)) {
+            const pending = rec.subscription.pending_change
+            next = {
+              ...next,
+              subscription: new Subscription.Subscription({
+                ...next.subscription,
+                pending_change: new Subscription.PendingChange({
+                  quantity: planned.quantity.value.toString(),
+                  cycle_index: rec.subscription.cycle_index + 1,
+                  version: (pending?.version ?? 0) + 1,
+                  effective_at: dt(quote.effective_at > at ? quote.effective_at : at)
+                })
+              })
+            }
+          }
+          let tradeToCharge: Option.Option<string> = Option.none()
+          if (target) {
+            if (quote.outcome === "scheduled") {
+              next = { ...next, scheduled_price_version_id: target.price_version_id }
+            } else {
               next = {
                 ...next,
-                subscription: new Subscription.Subscription({
-                  ...next.subscription,
-                  pending_change: new Subscription.PendingChange({
-                    quantity: planned.quantity.value.toString(),
-                    cycle_index: rec.subscription.cycle_index + 1,
-                    version: (pending?.version ?? 0) + 1,
-                    effective_at: dt(quote.effective_at > at ? quote.effective_at : at)
-                  })
-                })
+                // discounts outside the new price's products end with the change
+                discounts: planned.kept,
+                scheduled_price_version_id: null,
+                // proration none keeps the basis: the remainder stays paid at the old plan's rate
+                plan_basis: Option.getOrElse(planned.basis, () => next.plan_basis),
+                subscription: new Subscription.Subscription(
+                  {
+                    ...next.subscription,
+                    price_id: target.id,
+                    price_version_id: target.price_version_id,
+                    price_type: target.price_type,
+                    quantity_tiers: target.quantity_tiers,
+                    usage_tiers: target.usage_tiers
+                  },
+                  { disableChecks: true }
+                )
               }
-            }
-            let tradeToCharge: Option.Option<string> = Option.none()
-            if (target) {
-              if (quote.outcome === "scheduled") {
-                next = { ...next, scheduled_price_version_id: target.price_version_id }
-              } else {
+              const cur = rec.currency
+              if (planned.upgrade && planned.upgrade.total.amount <= 0n) {
+                // the credit covers the charge and more: the invoice settles at 0.00, the rest
+                // goes to the balance, credited against it
+                const settled = Invoicing.toBalance(planned.upgrade, "Credited to your balance")
+                const owedBack = settled.credited
+                const inv = yield* newInvoice({
+                  merchant_id: merchantId,
+                  draft: settled.draft,
+                  trade_id: null,
+                  subscription_id: subscriptionId,
+                  price_id: target.id,
+                  price_version_id: target.price_version_id,
+                  customer_id: rec.subscription.customer_id,
+                  order_id: rec.subscription.order_id,
+                  trigger: "settle_without_charge",
+                  at: now,
+                  period:
+                    rec.subscription.current_period_end !== null
+                      ? { start: now, end: msOf(rec.subscription.current_period_end) }
+                      : undefined
+                })
+                yield* Effect.orDie(invoices.insert(yield* documents.issueOne(planned.merchant, inv)))
+                const credit = Result.getOrThrow(
+                  Money.parse(next.subscription.credit_balance, cur, { allowNegative: true })
+                )
                 next = {
-                  ...next,
-                  // discounts outside the new price's products end with the change
-                  discounts: planned.kept,
-                  scheduled_price_version_id: null,
-                  // proration none keeps the basis: the remainder stays paid at the old plan's rate
-                  plan_basis: Option.getOrElse(planned.basis, () => next.plan_basis),
+                  ...Refunds.withMoved(
+                    Refunds.withCredited(next, rec.subscription.cycle_index, owedBack, inv.invoice_id),
+                    rec.subscription.cycle_index,
+                    planned.shares,
+                    inv.invoice_id
+                  ),
                   subscription: new Subscription.Subscription(
                     {
                       ...next.subscription,
-                      price_id: target.id,
-                      price_version_id: target.price_version_id,
-                      price_type: target.price_type,
-                      quantity_tiers: target.quantity_tiers,
-                      usage_tiers: target.usage_tiers
+                      credit_balance: Money.format(Money.make(credit.amount + owedBack.amount, cur))
                     },
                     { disableChecks: true }
                   )
                 }
-                const cur = rec.currency
-                if (planned.upgrade && planned.upgrade.total.amount <= 0n) {
-                  // the credit covers the charge and more: the invoice settles at 0.00, the rest
-                  // goes to the balance, credited against it
-                  const settled = Invoicing.toBalance(planned.upgrade, "Credited to your balance")
-                  const owedBack = settled.credited
-                  const inv = yield* newInvoice({
-                    merchant_id: merchantId,
-                    draft: settled.draft,
-                    trade_id: null,
-                    subscription_id: subscriptionId,
-                    price_id: target.id,
-                    price_version_id: target.price_version_id,
-                    customer_id: rec.subscription.customer_id,
-                    order_id: rec.subscription.order_id,
-                    trigger: "settle_without_charge",
-                    at: now,
-                    period:
-                      rec.subscription.current_period_end !== null
-                        ? { start: now, end: msOf(rec.subscription.current_period_end) }
-                        : undefined
-                  })
-                  yield* Effect.orDie(invoices.insert(yield* documents.issueOne(planned.merchant, inv)))
-                  const credit = Result.getOrThrow(
-                    Money.parse(next.subscription.credit_balance, cur, { allowNegative: true })
-                  )
-                  next = {
-                    ...Refunds.withMoved(
-                      Refunds.withCredited(next, rec.subscription.cycle_index, owedBack, inv.invoice_id),
-                      rec.subscription.cycle_index,
-                      planned.shares,
-                      inv.invoice_id
-                    ),
-                    subscription: new Subscription.Subscription(
-                      {
-                        ...next.subscription,
-                        credit_balance: Money.format(Money.make(credit.amount + owedBack.amount, cur))
-                      },
-                      { disableChecks: true }
-                    )
-                  }
-                } else if (
-                  quote.outcome === "upgrade" &&
-                  planned.upgrade &&
-                  (yield* underMinimum(gateway, merchantId, planned.upgrade.total))
-                ) {
-                  // under the processor's minimum charge: not charged; the invoice is settled by
-                  // carrying its total to the customer's next invoice (a debit on the balance)
-                  const settled = Invoicing.carry(planned.upgrade, CARRIED)
-                  const inv = yield* newInvoice({
-                    merchant_id: merchantId,
-                    draft: settled.draft,
-                    trade_id: null,
-                    subscription_id: subscriptionId,
-                    price_id: target.id,
-                    price_version_id: target.price_version_id,
-                    customer_id: rec.subscription.customer_id,
-                    order_id: rec.subscription.order_id,
-                    trigger: "settle_without_charge",
-                    at: now,
-                    period:
-                      rec.subscription.current_period_end !== null
-                        ? { start: now, end: msOf(rec.subscription.current_period_end) }
-                        : undefined
-                  })
-                  yield* Effect.orDie(invoices.insert(yield* documents.issueOne(planned.merchant, inv)))
-                  const credit = Result.getOrThrow(
-                    Money.parse(next.subscription.credit_balance, cur, { allowNegative: true })
-                  )
-                  next = {
-                    // the old plan's credit moved from the invoices that paid it into this one
-                    ...Refunds.withMoved(next, rec.subscription.cycle_index, planned.shares, inv.invoice_id),
-                    subscription: new Subscription.Subscription(
-                      {
-                        ...next.subscription,
-                        credit_balance: Money.format(Money.make(credit.amount - settled.carried.amount, cur))
-                      },
-                      { disableChecks: true }
-                    )
-                  }
-                } else if (quote.outcome === "upgrade" && planned.upgrade) {
-                  // the quoted invoice: the net of the change, taxed at the customer's address
-                  const draft = planned.upgrade
-                  const trade = yield* newTrade({
-                    merchant: planned.merchant,
-                    amount: draft.total,
-                    customer_id: rec.subscription.customer_id,
-                    order_id: rec.subscription.order_id,
-                    payment_mode: "subscription",
-                    order_type: "upgrade",
-                    session: Option.none(),
-                    line: null,
-                    tax: draft.tax,
-                    metadata: {},
-                    at: now
-                  })
-                  const inv = yield* newInvoice({
-                    merchant_id: merchantId,
-                    draft,
-                    trade_id: trade.trade_id,
-                    subscription_id: subscriptionId,
-                    price_id: target.id,
-                    price_version_id: target.price_version_id,
-                    customer_id: rec.subscription.customer_id,
-                    order_id: rec.subscription.order_id,
-                    trigger: "charge",
-                    at: now,
-                    // the lines cover the rest of the cycle, from the change
-                    period:
-                      rec.subscription.current_period_end !== null
-                        ? { start: now, end: msOf(rec.subscription.current_period_end) }
-                        : undefined
-                  })
-                  yield* Effect.orDie(invoices.insert(yield* documents.issueOne(planned.merchant, inv)))
-                  // the old plan's credit moved from the invoices that paid it into this one
-                  next = Refunds.withMoved(next, rec.subscription.cycle_index, planned.shares, inv.invoice_id)
-                  yield* submitTrade(storage, {
-                    trade,
-                    invoice_id: inv.invoice_id,
-                    subscription_id: subscriptionId,
-                    at: now
-                  })
-                  if (rec.payment_token !== null) {
-                    tradeToCharge = Option.some(trade.trade_id)
-                    yield* schedule(planned.merchant, "charge", trade.trade_id, now)
-                  }
-                } else if (quote.outcome === "refund") {
-                  // owed back from the cycle's payments: recorded with the change, paid out right
-                  // after it commits — or by this work item if the process dies first
-                  next = {
-                    ...next,
-                    owed_refunds: [
-                      ...next.owed_refunds,
-                      {
-                        key: quote.quote_id,
-                        cycle_index: rec.subscription.cycle_index,
-                        owed: Money.format(planned.back!),
-                        // each paid invoice's share, with the tax the quote stated
-                        shares: Refunds.storedShares(planned.shares)
-                      }
-                    ]
-                  }
-                  yield* schedule(planned.merchant, "refund_owed", subscriptionId, now + settings.reconcileAfterMs)
-                } else if (quote.outcome === "credit_balance") {
-                  const credit = Result.getOrThrow(
-                    Money.parse(next.subscription.credit_balance, cur, { allowNegative: true })
-                  )
-                  next = {
-                    // credited against the invoices it was given back from, as the quote took it
-                    ...planned.shares.reduce(
-                      (r, sh) => Refunds.withCredited(r, rec.subscription.cycle_index, sh.amount, sh.invoice_id),
-                      next
-                    ),
-                    subscription: new Subscription.Subscription(
-                      {
-                        ...next.subscription,
-                        credit_balance: Money.format(Money.make(credit.amount + planned.back!.amount, cur))
-                      },
-                      { disableChecks: true }
-                    )
-                  }
-                }
-                yield* subEvents(
-                  merchantId,
-                  next,
-                  Result.getOrThrow(
-                    Lifecycle.transition(Lifecycle.subscription, rec.subscription.status, "change_price")
-                  ).events,
-                  now
+              } else if (
+                quote.outcome === "upgrade" &&
+                planned.upgrade &&
+                (yield* underMinimum(gateway, merchantId, planned.upgrade.total))
+              ) {
+                // under the processor's minimum charge: not charged; the invoice is settled by
+                // carrying its total to the customer's next invoice (a debit on the balance)
+                const settled = Invoicing.carry(planned.upgrade, CARRIED)
+                const inv = yield* newInvoice({
+                  merchant_id: merchantId,
+                  draft: settled.draft,
+                  trade_id: null,
+                  subscription_id: subscriptionId,
+                  price_id: target.id,
+                  price_version_id: target.price_version_id,
+                  customer_id: rec.subscription.customer_id,
+                  order_id: rec.subscription.order_id,
+                  trigger: "settle_without_charge",
+                  at: now,
+                  period:
+                    rec.subscription.current_period_end !== null
+                      ? { start: now, end: msOf(rec.subscription.current_period_end) }
+                      : undefined
+                })
+                yield* Effect.orDie(invoices.insert(yield* documents.issueOne(planned.merchant, inv)))
+                const credit = Result.getOrThrow(
+                  Money.parse(next.subscription.credit_balance, cur, { allowNegative: true })
                 )
+                next = {
+                  // the old plan's credit moved from the invoices that paid it into this one
+                  ...Refunds.withMoved(next, rec.subscription.cycle_index, planned.shares, inv.invoice_id),
+                  subscription: new Subscription.Subscription(
+                    {
+                      ...next.subscription,
+                      credit_balance: Money.format(Money.make(credit.amount - settled.carried.amount, cur))
+                    },
+                    { disableChecks: true }
+                  )
+                }
+              } else if (quote.outcome === "upgrade" && planned.upgrade) {
+                // the quoted invoice: the net of the change, taxed at the customer's address
+                const draft = planned.upgrade
+                const trade = yield* newTrade({
+                  merchant: planned.merchant,
+                  amount: draft.total,
+                  customer_id: rec.subscription.customer_id,
+                  order_id: rec.subscription.order_id,
+                  payment_mode: "subscription",
+                  order_type: "upgrade",
+                  session: Option.none(),
+                  line: null,
+                  tax: draft.tax,
+                  metadata: {},
+                  at: now
+                })
+                const inv = yield* newInvoice({
+                  merchant_id: merchantId,
+                  draft,
+                  trade_id: trade.trade_id,
+                  subscription_id: subscriptionId,
+                  price_id: target.id,
+                  price_version_id: target.price_version_id,
+                  customer_id: rec.subscription.customer_id,
+                  order_id: rec.subscription.order_id,
+                  trigger: "charge",
+                  at: now,
+                  // the lines cover the rest of the cycle, from the change
+                  period:
+                    rec.subscription.current_period_end !== null
+                      ? { start: now, end: msOf(rec.subscription.current_period_end) }
+                      : undefined
+                })
+                yield* Effect.orDie(invoices.insert(yield* documents.issueOne(planned.merchant, inv)))
+                // the old plan's credit moved from the invoices that paid it into this one
+                next = Refunds.withMoved(next, rec.subscription.cycle_index, planned.shares, inv.invoice_id)
+                yield* submitTrade(storage, {
+                  trade,
+                  invoice_id: inv.invoice_id,
+                  subscription_id: subscriptionId,
+                  at: now
+                })
+                if (rec.payment_token !== null) {
+                  tradeToCharge = Option.some(trade.trade_id)
+                  yield* schedule(planned.merchant, "charge", trade.trade_id, now)
+                }
+              } else if (quote.outcome === "refund") {
+                // owed back from the cycle's payments: recorded with the change, paid out right
+                // after it commits — or by this work item if the process dies first
+                next = {
+                  ...next,
+                  owed_refunds: [
+                    ...next.owed_refunds,
+                    {
+                      key: quote.quote_id,
+                      cycle_index: rec.subscription.cycle_index,
+                      owed: Money.format(planned.back!),
+                      // each paid invoice's share, with the tax the quote stated
+                      shares: Refunds.storedShares(planned.shares)
+                    }
+                  ]
+                }
+                yield* schedule(planned.merchant, "refund_owed", subscriptionId, now + settings.reconcileAfterMs)
+              } else if (quote.outcome === "credit_balance") {
+                const credit = Result.getOrThrow(
+                  Money.parse(next.subscription.credit_balance, cur, { allowNegative: true })
+                )
+                next = {
+                  // credited against the invoices it was given back from, as the quote took it
+                  ...planned.shares.reduce(
+                    (r, sh) => Refunds.withCredited(r, rec.subscription.cycle_index, sh.amount, sh.invoice_id),
+                    next
+                  ),
+                  subscription: new Subscription.Subscription(
+                    {
+                      ...next.subscription,
+                      credit_balance: Money.format(Money.make(credit.amount + planned.back!.amount, cur))
+                    },
+                    { disableChecks: true }
+                  )
+                }
               }
+              yield* subEvents(
+                merchantId,
+                next,
+                Result.getOrThrow(Lifecycle.transition(Lifecycle.subscription, rec.subscription.status, "change_price"))
+                  .events,
+                now
+              )
             }
-            yield* Effect.orDie(saveSub(next, planned.version, now)).pipe(
-              Effect.catchDefect(() =>
-                Effect.fail(new Errors.ConcurrentUpdate({ resource: "subscription", id: subscriptionId }))
-              )
+          }
+          yield* Effect.orDie(saveSub(next, planned.version, now)).pipe(
+            Effect.catchDefect(() =>
+              Effect.fail(new Errors.ConcurrentUpdate({ resource: "subscription", id: subscriptionId }))
             )
-            return { tradeToCharge, owesRefund: quote.outcome === "refund" }
-          })
-        )
-        if (Option.isSome(charge.tradeToCharge) && rec.payment_token !== null) {
-          yield* payments.chargeInvoiceTrade(merchantId, charge.tradeToCharge.value, rec.payment_token)
-        }
-        // the refund was recorded as owed in the change's transaction (and a work item will pay it
-        // after a crash); paying it now is the usual path, and a failure here is the work item's
-        if (charge.owesRefund)
-          yield* refunds
-            .settleOwed(merchantId, subscriptionId)
-            .pipe(
-              Effect.catchCause((cause) =>
-                Effect.logWarning("event=recur.refund_owed.deferred", { subscription_id: subscriptionId, cause })
-              )
+          )
+          return { tradeToCharge, owesRefund: quote.outcome === "refund" }
+        })
+      )
+      if (Option.isSome(charge.tradeToCharge) && rec.payment_token !== null) {
+        yield* payments.chargeInvoiceTrade(merchantId, charge.tradeToCharge.value, rec.payment_token)
+      }
+      // the refund was recorded as owed in the change's transaction (and a work item will pay it
+      // after a crash); paying it now is the usual path, and a failure here is the work item's
+      if (charge.owesRefund)
+        yield* refunds
+          .settleOwed(merchantId, subscriptionId)
+          .pipe(
+            Effect.catchCause((cause) =>
+              Effect.logWarning("event=recur.refund_owed.deferred", { subscription_id: subscriptionId, cause })
             )
-        return quote
-      }).pipe(Effect.withSpan("Subscriptions.changePrice"))
+          )
+      return quote
+    })
 
-    const revokePriceChange = (merchantId: string, subscriptionId: string) =>
-      Effect.gen(function* () {
-        const merchant = yield* merchants.get(merchantId)
-        const sv = yield* load(merchantId, subscriptionId)
-        if (sv.value.scheduled_price_version_id === null)
-          return { subscription_id: subscriptionId, result: "no_pending_change" as const }
-        yield* saveSub({ ...sv.value, scheduled_price_version_id: null }, sv.version, yield* nowOf(merchant))
-        return { subscription_id: subscriptionId, result: "revoked" as const }
-      }).pipe(Effect.withSpan("Subscriptions.revokePriceChange"))
+    const revokePriceChange = Effect.fn("PriceChanges.revokePriceChange")(function* (
+      merchantId: string,
+      subscriptionId: string
+    ) {
+      const merchant = yield* merchants.get(merchantId)
+      const sv = yield* load(merchantId, subscriptionId)
+      if (sv.value.scheduled_price_version_id === null)
+        return { subscription_id: subscriptionId, result: "no_pending_change" as const }
+      yield* saveSub({ ...sv.value, scheduled_price_version_id: null }, sv.version, yield* nowOf(merchant))
+      return { subscription_id: subscriptionId, result: "revoked" as const }
+    })
 
     /** Moves a subscription by `trigger` with the fields `change` gives (a refused move is a `StateConflict`). */
     return { previewChange, changePrice, revokePriceChange } as const

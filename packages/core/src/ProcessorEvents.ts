@@ -175,59 +175,61 @@ export class ProcessorEvents extends Context.Service<ProcessorEvents>()("@recur/
      * nothing twice); one that cannot be handled now fails with {@link EventNotReadable} and is
      * not recorded, so the processor's retry is acted on.
      */
-    const receive = (merchantId: string, provider: string, event: Ports.ProcessorEvent) =>
-      Effect.gen(function* () {
-        const merchant = yield* merchants.get(merchantId)
-        const key = `${provider}:${event.event_id}`
-        if (Option.isSome(yield* Effect.orDie(seen.get(merchantId, key))))
-          return { event_id: event.event_id, duplicate: true, handled: "ignored" } satisfies Received as Received
-        if (event._tag === "Retry")
-          return yield* new EventNotReadable({ event_id: event.event_id, reason: event.reason })
-        let handled: Received["handled"] = "ignored"
-        if (event._tag === "PaymentUpdated" || event._tag === "Refunded") {
-          const trade = yield* tradeOf(merchantId, event.trade_id)
-          if (Option.isSome(trade)) {
-            // the same reconciliation as the worker's: the gateway's answer, applied once
-            const result = yield* payments.reconcileTrade(merchantId, event.trade_id)
-            // the processor says the payment ended (or was refunded: it was paid), but its state
-            // could not be read: retried
-            if (
-              result.status === "processing" &&
-              (event._tag === "PaymentUpdated" ? event.settled === true : (event.processor_refunds ?? []).length > 0)
-            )
-              return yield* new EventNotReadable({
-                event_id: event.event_id,
-                reason: "the payment's outcome could not be read from the processor"
-              })
-            // refunds of another charge than the one that paid the trade (an extra payment) are not its
-            const paidBy = result.trade.last_trans_id
-            const ofTrade =
-              event._tag === "Refunded" &&
-              (event.charge_ids === undefined || paidBy === null || event.charge_ids.includes(paidBy))
-            if (event._tag === "Refunded" && ofTrade)
-              for (const made of event.processor_refunds ?? [])
-                yield* refunds.recordProcessorRefund(merchantId, event.trade_id, made)
-            handled = event._tag === "PaymentUpdated" ? "payment" : "refund"
-          }
-        } else if (event._tag === "RefundUpdated") {
-          // a pending refund is asked about again; a settled one (or another merchant's) is left
-          if (Option.isSome(yield* refunds.settle(merchantId, event.refund_id))) handled = "refund"
-        } else if (event._tag === "Disputed") {
-          // another merchant's trade (or none) is left alone
-          if (yield* dispute(merchantId, event)) handled = "dispute"
+    const receive = Effect.fn("ProcessorEvents.receive")(function* (
+      merchantId: string,
+      provider: string,
+      event: Ports.ProcessorEvent
+    ) {
+      const merchant = yield* merchants.get(merchantId)
+      const key = `${provider}:${event.event_id}`
+      if (Option.isSome(yield* Effect.orDie(seen.get(merchantId, key))))
+        return { event_id: event.event_id, duplicate: true, handled: "ignored" } satisfies Received as Received
+      if (event._tag === "Retry") return yield* new EventNotReadable({ event_id: event.event_id, reason: event.reason })
+      let handled: Received["handled"] = "ignored"
+      if (event._tag === "PaymentUpdated" || event._tag === "Refunded") {
+        const trade = yield* tradeOf(merchantId, event.trade_id)
+        if (Option.isSome(trade)) {
+          // the same reconciliation as the worker's: the gateway's answer, applied once
+          const result = yield* payments.reconcileTrade(merchantId, event.trade_id)
+          // the processor says the payment ended (or was refunded: it was paid), but its state
+          // could not be read: retried
+          if (
+            result.status === "processing" &&
+            (event._tag === "PaymentUpdated" ? event.settled === true : (event.processor_refunds ?? []).length > 0)
+          )
+            return yield* new EventNotReadable({
+              event_id: event.event_id,
+              reason: "the payment's outcome could not be read from the processor"
+            })
+          // refunds of another charge than the one that paid the trade (an extra payment) are not its
+          const paidBy = result.trade.last_trans_id
+          const ofTrade =
+            event._tag === "Refunded" &&
+            (event.charge_ids === undefined || paidBy === null || event.charge_ids.includes(paidBy))
+          if (event._tag === "Refunded" && ofTrade)
+            for (const made of event.processor_refunds ?? [])
+              yield* refunds.recordProcessorRefund(merchantId, event.trade_id, made)
+          handled = event._tag === "PaymentUpdated" ? "payment" : "refund"
         }
-        yield* seen
-          .insert({
-            id: key,
-            merchant_id: merchantId,
-            provider,
-            event_id: event.event_id,
-            type: event._tag,
-            received_at: yield* nowOf(merchant)
-          })
-          .pipe(Effect.catchTag("UniqueViolation", () => Effect.void))
-        return { event_id: event.event_id, duplicate: false, handled } satisfies Received as Received
-      }).pipe(Effect.withSpan("ProcessorEvents.receive"))
+      } else if (event._tag === "RefundUpdated") {
+        // a pending refund is asked about again; a settled one (or another merchant's) is left
+        if (Option.isSome(yield* refunds.settle(merchantId, event.refund_id))) handled = "refund"
+      } else if (event._tag === "Disputed") {
+        // another merchant's trade (or none) is left alone
+        if (yield* dispute(merchantId, event)) handled = "dispute"
+      }
+      yield* seen
+        .insert({
+          id: key,
+          merchant_id: merchantId,
+          provider,
+          event_id: event.event_id,
+          type: event._tag,
+          received_at: yield* nowOf(merchant)
+        })
+        .pipe(Effect.catchTag("UniqueViolation", () => Effect.void))
+      return { event_id: event.event_id, duplicate: false, handled } satisfies Received as Received
+    })
 
     return { receive } as const
   })

@@ -461,176 +461,177 @@ export class Refunds extends Context.Service<Refunds>()("@recur/core/Refunds", {
      * nor more than its subscription cycle still holds. `owed`: a downgrade's owed refund paying out
      * (already counted in what the cycle gave back).
      */
-    const refund = (
+    const refund = Effect.fn("Refunds.refund")(function* (
       merchantId: string,
       command: RefundCommand,
       owed: { readonly tax_lines: ReadonlyArray<Invoicing.TaxLine> | null } | null = null,
       made?: Ports.RefundOutcome
-    ) =>
-      Effect.gen(function* () {
-        const tradeId = command.tradeId
-        const reason = Option.getOrNull(command.reason)
-        const merchant = yield* merchants.get(merchantId)
-        const reserved = yield* storage
-          .withTransaction(
-            Effect.gen(function* () {
-              const at = yield* nowOf(merchant)
-              if (Option.isSome(command.requestKey)) {
-                // the same request again (a client retry after a crash): the refund it created, not a second one
-                const earlier = yield* refundByKey(merchantId, command.requestKey.value)
-                if (Option.isSome(earlier))
-                  return {
-                    record: earlier.value.refund,
-                    amount: Result.getOrThrow(
-                      Money.parse(earlier.value.refund.refund_amount, earlier.value.refund.currency)
-                    ),
-                    earlier: true
-                  }
-              }
-              const tv = yield* Effect.flatMap(trades.get(merchantId, tradeId), (o) =>
-                Option.match(o, {
-                  onNone: () => Effect.fail(new Errors.TradeNotFound({ tradeId })),
-                  onSome: Effect.succeed
-                })
-              )
-              const t = tv.value.trade
-              if (t.trade_status !== "succeeded")
-                return yield* new Errors.TradeNotRefundable({ tradeId, state: t.trade_status })
-              const paid = Result.getOrThrow(Money.parse(t.amount, t.currency))
-              const refunded = Result.getOrThrow(Money.parse(t.total_refunded_amount, t.currency))
-              let left = Invoicing.refundable(paid, refunded)
-              // the invoice's own ledger, whose tax lines the credit note carries in proportion
-              let ledger: Invoicing.PaidInvoice | undefined
-              // a subscription cycle's payment: never more than the cycle, nor its invoice, still
-              // holds after what refunds, credits and owed refunds already gave back (a downgrade's
-              // own refunds are that owed money, already counted)
-              if (owed === null && tv.value.subscription_id !== null && tv.value.invoice_id !== null) {
-                const inv = yield* invoices.get(merchantId, tv.value.invoice_id)
-                const sv = yield* subs.get(merchantId, tv.value.subscription_id)
-                if (Option.isSome(inv) && Option.isSome(sv) && PAYING.includes(inv.value.value.invoice_type)) {
-                  const c = yield* collectedBy(storage, merchantId, sv.value.value, inv.value.value.cycle_index)
-                  ledger = c.invoices.find((i) => i.invoice_id === inv.value.value.invoice_id)
-                  const cycleHeld = c.paid.amount - c.givenBack.amount
-                  const itsHeld = ledger ? ledger.paid.amount - ledger.givenBack.amount : cycleHeld
-                  const held = itsHeld < cycleHeld ? itsHeld : cycleHeld
-                  if (c.paid.currency === t.currency && held < left.amount)
-                    left = Money.make(held > 0n ? held : 0n, t.currency)
-                  // a change of the subscription meanwhile (a downgrade's credit) fails its version check
-                  yield* subs.update(sv.value.value, sv.value.version).pipe(
-                    Effect.catchTag("VersionConflict", () =>
-                      Effect.fail(
-                        new Errors.ConcurrentUpdate({ resource: "subscription", id: sv.value.value.subscription.id })
-                      )
-                    ),
-                    Effect.catchTag("UniqueViolation", (e) => Effect.die(e))
-                  )
+    ) {
+      const tradeId = command.tradeId
+      const reason = Option.getOrNull(command.reason)
+      const merchant = yield* merchants.get(merchantId)
+      const reserved = yield* storage
+        .withTransaction(
+          Effect.gen(function* () {
+            const at = yield* nowOf(merchant)
+            if (Option.isSome(command.requestKey)) {
+              // the same request again (a client retry after a crash): the refund it created, not a second one
+              const earlier = yield* refundByKey(merchantId, command.requestKey.value)
+              if (Option.isSome(earlier))
+                return {
+                  record: earlier.value.refund,
+                  amount: Result.getOrThrow(
+                    Money.parse(earlier.value.refund.refund_amount, earlier.value.refund.currency)
+                  ),
+                  earlier: true
                 }
-              }
-              let amount = left
-              if (Option.isSome(command.amount)) {
-                const parsed = Money.parse(Decimal.format(command.amount.value), t.currency, { allowNegative: true })
-                if (Result.isFailure(parsed))
-                  return yield* new Errors.RefundRefused({
-                    tradeId,
-                    reason: "precision",
-                    detail: parsed.failure.message
-                  })
-                amount = parsed.success
-              }
-              if (amount.amount <= 0n)
-                return yield* new Errors.RefundRefused({
-                  tradeId,
-                  reason: "not_positive",
-                  detail: "must be greater than 0"
-                })
-              if (amount.amount > left.amount)
-                return yield* new Errors.RefundRefused({
-                  tradeId,
-                  reason: "above_refundable",
-                  detail: `at most ${Money.format(left)} can still be refunded`
-                })
-              const refund_id = yield* Ids.make(Ids.prefixes.refund)
-              // reserve the amount on the trade: a concurrent refund fails its version check
-              yield* trades
-                .update(
-                  {
-                    ...tv.value,
-                    trade: new Trade.Trade(
-                      {
-                        ...t,
-                        total_refunded_amount: Money.format(Money.make(refunded.amount + amount.amount, t.currency))
-                      },
-                      { disableChecks: true }
-                    )
-                  },
-                  tv.version
-                )
-                .pipe(
+            }
+            const tv = yield* Effect.flatMap(trades.get(merchantId, tradeId), (o) =>
+              Option.match(o, {
+                onNone: () => Effect.fail(new Errors.TradeNotFound({ tradeId })),
+                onSome: Effect.succeed
+              })
+            )
+            const t = tv.value.trade
+            if (t.trade_status !== "succeeded")
+              return yield* new Errors.TradeNotRefundable({ tradeId, state: t.trade_status })
+            const paid = Result.getOrThrow(Money.parse(t.amount, t.currency))
+            const refunded = Result.getOrThrow(Money.parse(t.total_refunded_amount, t.currency))
+            let left = Invoicing.refundable(paid, refunded)
+            // the invoice's own ledger, whose tax lines the credit note carries in proportion
+            let ledger: Invoicing.PaidInvoice | undefined
+            // a subscription cycle's payment: never more than the cycle, nor its invoice, still
+            // holds after what refunds, credits and owed refunds already gave back (a downgrade's
+            // own refunds are that owed money, already counted)
+            if (owed === null && tv.value.subscription_id !== null && tv.value.invoice_id !== null) {
+              const inv = yield* invoices.get(merchantId, tv.value.invoice_id)
+              const sv = yield* subs.get(merchantId, tv.value.subscription_id)
+              if (Option.isSome(inv) && Option.isSome(sv) && PAYING.includes(inv.value.value.invoice_type)) {
+                const c = yield* collectedBy(storage, merchantId, sv.value.value, inv.value.value.cycle_index)
+                ledger = c.invoices.find((i) => i.invoice_id === inv.value.value.invoice_id)
+                const cycleHeld = c.paid.amount - c.givenBack.amount
+                const itsHeld = ledger ? ledger.paid.amount - ledger.givenBack.amount : cycleHeld
+                const held = itsHeld < cycleHeld ? itsHeld : cycleHeld
+                if (c.paid.currency === t.currency && held < left.amount)
+                  left = Money.make(held > 0n ? held : 0n, t.currency)
+                // a change of the subscription meanwhile (a downgrade's credit) fails its version check
+                yield* subs.update(sv.value.value, sv.value.version).pipe(
                   Effect.catchTag("VersionConflict", () =>
-                    Effect.fail(new Errors.ConcurrentUpdate({ resource: "trade", id: t.trade_id }))
+                    Effect.fail(
+                      new Errors.ConcurrentUpdate({ resource: "subscription", id: sv.value.value.subscription.id })
+                    )
                   ),
                   Effect.catchTag("UniqueViolation", (e) => Effect.die(e))
                 )
-              const record = new Refund.Refund({
-                refund_id,
-                trade_id: t.trade_id,
-                invoice_id: tv.value.invoice_id,
-                refund_amount: Money.format(amount),
-                currency: t.currency,
-                refund_status: Lifecycle.refund.initial,
-                reason,
-                created_at: dt(at),
-                finished_at: null
-              })
-              yield* Effect.orDie(
-                refunds.insert({
-                  merchant_id: merchantId,
-                  refund: record,
-                  request_key: Option.getOrNull(command.requestKey),
-                  // the credit note's taxes, fixed now: a downgrade's share, or this invoice's ledger
-                  tax_lines:
-                    owed !== null
-                      ? owed.tax_lines !== null
-                        ? storedLines(owed.tax_lines)
-                        : null
-                      : ledger !== undefined
-                        ? storedLines(Invoicing.refundedTax(ledger.tax_lines, ledger.paid, ledger.givenBack, amount))
-                        : null
+              }
+            }
+            let amount = left
+            if (Option.isSome(command.amount)) {
+              const parsed = Money.parse(Decimal.format(command.amount.value), t.currency, { allowNegative: true })
+              if (Result.isFailure(parsed))
+                return yield* new Errors.RefundRefused({
+                  tradeId,
+                  reason: "precision",
+                  detail: parsed.failure.message
                 })
+              amount = parsed.success
+            }
+            if (amount.amount <= 0n)
+              return yield* new Errors.RefundRefused({
+                tradeId,
+                reason: "not_positive",
+                detail: "must be greater than 0"
+              })
+            if (amount.amount > left.amount)
+              return yield* new Errors.RefundRefused({
+                tradeId,
+                reason: "above_refundable",
+                detail: `at most ${Money.format(left)} can still be refunded`
+              })
+            const refund_id = yield* Ids.make(Ids.prefixes.refund)
+            // reserve the amount on the trade: a concurrent refund fails its version check
+            yield* trades
+              .update(
+                {
+                  ...tv.value,
+                  trade: new Trade.Trade(
+                    {
+                      ...t,
+                      total_refunded_amount: Money.format(Money.make(refunded.amount + amount.amount, t.currency))
+                    },
+                    { disableChecks: true }
+                  )
+                },
+                tv.version
               )
-              return { record, amount, earlier: false }
+              .pipe(
+                Effect.catchTag("VersionConflict", () =>
+                  Effect.fail(new Errors.ConcurrentUpdate({ resource: "trade", id: t.trade_id }))
+                ),
+                Effect.catchTag("UniqueViolation", (e) => Effect.die(e))
+              )
+            const record = new Refund.Refund({
+              refund_id,
+              trade_id: t.trade_id,
+              invoice_id: tv.value.invoice_id,
+              refund_amount: Money.format(amount),
+              currency: t.currency,
+              refund_status: Lifecycle.refund.initial,
+              reason,
+              created_at: dt(at),
+              finished_at: null
             })
-          )
-          .pipe(
-            // another refund or change of the same subscription committed first: nothing has left
-            // the engine yet (the gateway is asked after), so the reservation is made again on what
-            // the subscription holds now — a lost race is a retry, not a conflict
-            Effect.retry({
-              while: (e) =>
-                e._tag === "ConcurrentUpdate" &&
-                // a refund the processor already made: a lost race over the trade is retried too
-                // (the retry finds the other delivery's refund by its key)
-                (e.resource === "subscription" || (made !== undefined && e.resource === "trade")),
-              times: 20
-            })
-          )
-        if (reserved.earlier && reserved.record.refund_status !== "pending") return reserved.record
-        return yield* finish(merchant, reserved, tradeId, reason, made)
-      }).pipe(Effect.withSpan("Refunds.refund"))
+            yield* Effect.orDie(
+              refunds.insert({
+                merchant_id: merchantId,
+                refund: record,
+                request_key: Option.getOrNull(command.requestKey),
+                // the credit note's taxes, fixed now: a downgrade's share, or this invoice's ledger
+                tax_lines:
+                  owed !== null
+                    ? owed.tax_lines !== null
+                      ? storedLines(owed.tax_lines)
+                      : null
+                    : ledger !== undefined
+                      ? storedLines(Invoicing.refundedTax(ledger.tax_lines, ledger.paid, ledger.givenBack, amount))
+                      : null
+              })
+            )
+            return { record, amount, earlier: false }
+          })
+        )
+        .pipe(
+          // another refund or change of the same subscription committed first: nothing has left
+          // the engine yet (the gateway is asked after), so the reservation is made again on what
+          // the subscription holds now — a lost race is a retry, not a conflict
+          Effect.retry({
+            while: (e) =>
+              e._tag === "ConcurrentUpdate" &&
+              // a refund the processor already made: a lost race over the trade is retried too
+              // (the retry finds the other delivery's refund by its key)
+              (e.resource === "subscription" || (made !== undefined && e.resource === "trade")),
+            times: 20
+          })
+        )
+      if (reserved.earlier && reserved.record.refund_status !== "pending") return reserved.record
+      return yield* finish(merchant, reserved, tradeId, reason, made)
+    })
 
-    const getRefund = (merchantId: string, refundId: string) =>
-      Effect.flatMap(refunds.get(merchantId, refundId), (o) =>
+    const getRefund = Effect.fn("Refunds.getRefund")(function* (merchantId: string, refundId: string) {
+      return yield* Effect.flatMap(refunds.get(merchantId, refundId), (o) =>
         Option.match(o, {
           onNone: () => Effect.fail(new Errors.NotFound({ resource: "refund", id: refundId })),
           onSome: (v) => Effect.succeed(v.value.refund)
         })
       )
+    })
 
-    const listRefunds = (merchantId: string, query: Store.ListQuery) =>
-      Effect.map(pageErrors(refunds.list(merchantId, query)), (p) => ({
+    const listRefunds = Effect.fn("Refunds.listRefunds")(function* (merchantId: string, query: Store.ListQuery) {
+      return yield* Effect.map(pageErrors(refunds.list(merchantId, query)), (p) => ({
         has_more: p.has_more,
         list: p.list.map((r) => r.refund)
       }))
+    })
 
     /**
      * Refunds `owed` (a downgrade's negative net) from the payments of the cycle, the newest
@@ -751,78 +752,76 @@ export class Refunds extends Context.Service<Refunds>()("@recur/core/Refunds", {
      * as that credit — so a crash at any point leaves the entry for the next run, and no run
      * refunds or credits twice. Run by the change itself and by the `refund_owed` work item.
      */
-    const settleOwed = (merchantId: string, subscriptionId: string) =>
-      Effect.gen(function* () {
-        const merchant = yield* merchants.get(merchantId)
-        const first = yield* Effect.flatMap(subs.get(merchantId, subscriptionId), (o) =>
-          Effect.orDie(must(o, "subscription", subscriptionId))
-        )
-        for (const pending of first.value.owed_refunds) {
-          const owed = Result.getOrThrow(Money.parse(pending.owed, first.value.currency))
-          const { leftovers, unsettled } = yield* refundCycle(merchantId, subscriptionId, { ...pending, owed })
-          if (unsettled) {
-            // a refund of it has not settled yet: the entry stays, and is looked at again later
-            yield* storage.workQueue.schedule({
-              lane: laneOf(merchant),
-              merchant_id: merchantId,
-              kind: "refund_owed",
-              subject_id: subscriptionId,
-              due_at: (yield* nowOf(merchant)) + settings.reconcileAfterMs
-            })
-            continue
-          }
-          const left = leftovers.reduce((a, l) => a + l.amount, 0n)
-          yield* storage.withTransaction(
-            Effect.gen(function* () {
-              const at = yield* nowOf(merchant)
-              const sv = yield* Effect.flatMap(subs.get(merchantId, subscriptionId), (o) =>
-                Effect.orDie(must(o, "subscription", subscriptionId))
-              )
-              // another run settled it meanwhile
-              if (!sv.value.owed_refunds.some((e) => e.key === pending.key)) return
-              const credit = Result.getOrThrow(
-                Money.parse(sv.value.subscription.credit_balance, owed.currency, { allowNegative: true })
-              )
-              yield* saveSub(
-                {
-                  ...leftovers.reduce(
-                    (r, l) => withCredited(r, pending.cycle_index, Money.make(l.amount, owed.currency), l.invoice_id),
-                    sv.value
-                  ),
-                  owed_refunds: sv.value.owed_refunds.filter((e) => e.key !== pending.key),
-                  subscription:
-                    left > 0n
-                      ? new Subscription.Subscription(
-                          {
-                            ...sv.value.subscription,
-                            credit_balance: Money.format(Money.make(credit.amount + left, owed.currency))
-                          },
-                          { disableChecks: true }
-                        )
-                      : sv.value.subscription
-                },
-                sv.version,
-                at
-              )
-            })
-          )
+    const settleOwed = Effect.fn("Refunds.settleOwed")(function* (merchantId: string, subscriptionId: string) {
+      const merchant = yield* merchants.get(merchantId)
+      const first = yield* Effect.flatMap(subs.get(merchantId, subscriptionId), (o) =>
+        Effect.orDie(must(o, "subscription", subscriptionId))
+      )
+      for (const pending of first.value.owed_refunds) {
+        const owed = Result.getOrThrow(Money.parse(pending.owed, first.value.currency))
+        const { leftovers, unsettled } = yield* refundCycle(merchantId, subscriptionId, { ...pending, owed })
+        if (unsettled) {
+          // a refund of it has not settled yet: the entry stays, and is looked at again later
+          yield* storage.workQueue.schedule({
+            lane: laneOf(merchant),
+            merchant_id: merchantId,
+            kind: "refund_owed",
+            subject_id: subscriptionId,
+            due_at: (yield* nowOf(merchant)) + settings.reconcileAfterMs
+          })
+          continue
         }
-      }).pipe(Effect.withSpan("Refunds.settleOwed"))
+        const left = leftovers.reduce((a, l) => a + l.amount, 0n)
+        yield* storage.withTransaction(
+          Effect.gen(function* () {
+            const at = yield* nowOf(merchant)
+            const sv = yield* Effect.flatMap(subs.get(merchantId, subscriptionId), (o) =>
+              Effect.orDie(must(o, "subscription", subscriptionId))
+            )
+            // another run settled it meanwhile
+            if (!sv.value.owed_refunds.some((e) => e.key === pending.key)) return
+            const credit = Result.getOrThrow(
+              Money.parse(sv.value.subscription.credit_balance, owed.currency, { allowNegative: true })
+            )
+            yield* saveSub(
+              {
+                ...leftovers.reduce(
+                  (r, l) => withCredited(r, pending.cycle_index, Money.make(l.amount, owed.currency), l.invoice_id),
+                  sv.value
+                ),
+                owed_refunds: sv.value.owed_refunds.filter((e) => e.key !== pending.key),
+                subscription:
+                  left > 0n
+                    ? new Subscription.Subscription(
+                        {
+                          ...sv.value.subscription,
+                          credit_balance: Money.format(Money.make(credit.amount + left, owed.currency))
+                        },
+                        { disableChecks: true }
+                      )
+                    : sv.value.subscription
+              },
+              sv.version,
+              at
+            )
+          })
+        )
+      }
+    })
 
     /**
      * Asks again about a pending refund (the `refund_settle` work item, a processor's webhook) and
      * applies the answer; a refund already settled is left as it is.
      */
-    const settle = (merchantId: string, refundId: string) =>
-      Effect.gen(function* () {
-        const merchant = yield* merchants.get(merchantId)
-        const found = yield* Effect.orDie(refunds.get(merchantId, refundId))
-        if (Option.isNone(found) || found.value.value.refund.refund_status !== "pending")
-          return Option.none<Refund.Refund>()
-        const record = found.value.value.refund
-        const amount = Result.getOrThrow(Money.parse(record.refund_amount, record.currency))
-        return Option.some(yield* finish(merchant, { record, amount }, record.trade_id, record.reason))
-      }).pipe(Effect.withSpan("Refunds.settle"))
+    const settle = Effect.fn("Refunds.settle")(function* (merchantId: string, refundId: string) {
+      const merchant = yield* merchants.get(merchantId)
+      const found = yield* Effect.orDie(refunds.get(merchantId, refundId))
+      if (Option.isNone(found) || found.value.value.refund.refund_status !== "pending")
+        return Option.none<Refund.Refund>()
+      const record = found.value.value.refund
+      const amount = Result.getOrThrow(Money.parse(record.refund_amount, record.currency))
+      return Option.some(yield* finish(merchant, { record, amount }, record.trade_id, record.reason))
+    })
 
     /**
      * Records a refund the processor made outside Recur (a refund in its dashboard) as a Recur
@@ -865,7 +864,9 @@ export class Refunds extends Context.Service<Refunds>()("@recur/core/Refunds", {
     })
 
     return {
-      refund: (merchantId: string, command: RefundCommand) => refund(merchantId, command),
+      refund: Effect.fn("Refunds.refund")(function* (merchantId: string, command: RefundCommand) {
+        return yield* refund(merchantId, command)
+      }),
       recordProcessorRefund,
       getRefund,
       listRefunds,

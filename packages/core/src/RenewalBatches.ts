@@ -11,14 +11,7 @@ import * as Entities from "./Entities.js"
 import * as Errors from "./Errors.js"
 import * as Invoice from "./Invoice.js"
 import { dt, emitMany, laneOf, nowOf, pending as pendingEvent } from "./internal/engine.js"
-import {
-  invoiceDocuments,
-  newInvoice,
-  renewalPeriods,
-  renewalTrade,
-  taxRenewal,
-  underMinimum
-} from "./internal/records.js"
+import { invoiceDocuments, renewalTrade, taxRenewal, underMinimum } from "./internal/records.js"
 import * as Lifecycle from "./Lifecycle.js"
 import * as Merchants from "./Merchants.js"
 import * as Money from "./Money.js"
@@ -79,289 +72,281 @@ export class RenewalBatches extends Context.Service<RenewalBatches>()("@recur/co
      * simply succeed, and everything when a batch transaction fails (a concurrent change).
      * Returns the subscriptions it finished; the others failed and their work is tried again.
      */
-    const renewMany = (
+    const renewMany = Effect.fn("RenewalBatches.renewMany")(function* (
       merchantId: string,
       subscriptionIds: ReadonlyArray<string>,
       options: { readonly concurrency?: number } = {}
-    ) =>
-      Effect.gen(function* () {
-        const merchant = yield* merchants.get(merchantId)
-        const concurrency = Math.max(1, options.concurrency ?? 1)
-        const alone = new Set<string>()
-        const billed = yield* storage
+    ) {
+      yield* Effect.annotateCurrentSpan({ size: subscriptionIds.length })
+
+      const merchant = yield* merchants.get(merchantId)
+      const concurrency = Math.max(1, options.concurrency ?? 1)
+      const alone = new Set<string>()
+      const billed = yield* storage
+        .withTransaction(
+          Effect.gen(function* () {
+            const at = yield* nowOf(merchant)
+            const found = yield* subs.getMany(merchantId, subscriptionIds)
+            const plain: Array<Store.Versioned<Entities.SubscriptionRecord>> = []
+            for (const id of subscriptionIds) {
+              const sv = found.get(id)
+              const s = sv?.value.subscription
+              const batchable =
+                sv !== undefined &&
+                s !== undefined &&
+                s.status === "active" &&
+                sv.value.scheduled_price_version_id === null &&
+                sv.value.payment_token !== null &&
+                isPlainBill(RenewalPlan.decide(sv.value, at))
+              if (batchable) plain.push(sv)
+              else alone.add(id)
+            }
+            // where each customer is taxed, read at once for the batch
+            const customerRecs = yield* customers.getMany(merchantId, [
+              ...new Set(plain.map((sv) => sv.value.subscription.customer_id))
+            ])
+            const addressOf = (customerId: string) => {
+              const a = customerRecs.get(customerId)?.value.address
+              return a ? Tax.addressOf(a.country, a.province) : null
+            }
+            const prices = yield* versions.getMany(merchantId, [
+              ...new Set(plain.map((sv) => sv.value.subscription.price_version_id))
+            ])
+            const drafts: Array<{
+              readonly rec: Entities.SubscriptionRecord
+              readonly version: number
+              readonly trade: Trade.Trade
+              readonly invoice: Invoice.Invoice
+              readonly next: number | null
+            }> = []
+            for (const sv of plain) {
+              const rec = sv.value
+              const s = rec.subscription
+              const pv = prices.get(s.price_version_id)?.value
+              if (pv === undefined) {
+                alone.add(s.id)
+                continue
+              }
+              // the same computation as `renew` (RenewalPlan), for the plain case
+              const planned = RenewalPlan.bill(rec, pv, pv, [])
+              if (Result.isFailure(planned)) {
+                alone.add(s.id)
+                continue
+              }
+              const b = planned.success
+              const taxed = yield* taxed_(merchantId, rec, b, addressOf(s.customer_id))
+              // nothing to charge, or under the processor's minimum (carried): renewed alone
+              if (taxed.total.amount <= 0n || (yield* underMinimum(gateway, merchantId, taxed.total))) {
+                alone.add(s.id)
+                continue
+              }
+              const { next, periodEnd } = RenewalPlan.advance(rec, pv, b, taxed, at)
+              const trade = yield* renewalTrade(merchant, s, taxed, at)
+              const invoice = yield* Renewals.renewalInvoice({
+                merchantId,
+                subscription: s,
+                rec,
+                next,
+                periodEnd,
+                pv,
+                draft: taxed,
+                trade,
+                at
+              })
+              drafts.push({ version: sv.version, trade, invoice, next: periodEnd, rec: next })
+            }
+            // numbered in order, from the merchant's gapless counter, in this transaction
+            const issued = yield* documents.issue(
+              merchant,
+              drafts.map((d) => d.invoice)
+            )
+            const inserted = new Set((yield* invoices.insertMany(issued)).map((i) => i.invoice_id))
+            // a cycle already billed (a retried run) keeps its invoice; the numbers taken for the
+            // skipped drafts would leave a hole, so the whole batch rolls back and goes one by one
+            if (inserted.size < drafts.length)
+              return yield* Effect.fail(new Errors.ConcurrentUpdate({ resource: "subscription", id: "renewal batch" }))
+            const done = drafts.map((d, i) => ({ ...d, invoice: issued[i]! }))
+            if (done.length === 0) return []
+            yield* Effect.orDie(
+              trades.insertMany(
+                done.map((d) => tradeRecordOf(d, Lifecycle.must(Trade.move(d.trade, "submit_payment"))))
+              )
+            )
+            yield* Effect.orDie(subs.updateMany(done.map((d) => ({ value: d.rec, expectedVersion: d.version }))))
+            const lane = laneOf(merchant)
+            yield* storage.workQueue.scheduleMany([
+              ...done.flatMap((d) =>
+                d.next === null
+                  ? []
+                  : [
+                      {
+                        lane,
+                        merchant_id: merchantId,
+                        kind: "renewal",
+                        subject_id: d.rec.subscription.id,
+                        due_at: d.next
+                      }
+                    ]
+              ),
+              // durable intents: if this process dies before a charge, a worker makes it
+              ...done.map((d) => ({
+                lane,
+                merchant_id: merchantId,
+                kind: "charge",
+                subject_id: d.trade.trade_id,
+                due_at: at
+              }))
+            ])
+            yield* emitMany(
+              storage,
+              merchantId,
+              done.map((d) =>
+                pendingEvent({
+                  type: "v2.trades.created",
+                  business_id: d.trade.trade_id,
+                  schema: Trade.Trade,
+                  data: d.trade,
+                  at
+                })
+              )
+            )
+            return done
+          })
+        )
+        .pipe(
+          Effect.catchCause((cause) =>
+            Effect.as(Effect.logWarning("renewal batch fell back to one by one", cause), []).pipe(
+              Effect.tap(() =>
+                Effect.sync(() => {
+                  for (const id of subscriptionIds) alone.add(id)
+                })
+              )
+            )
+          )
+        )
+      const finished = new Set<string>(billed.map((d) => d.rec.subscription.id))
+      // charge each at the gateway; a charge that did not simply succeed is applied alone
+      const outcomes = yield* Effect.forEach(
+        billed,
+        (d) =>
+          Effect.map(
+            gateway.charge({
+              trade_id: d.trade.trade_id,
+              attempt: 1,
+              merchant_id: merchantId,
+              amount: Result.getOrThrow(Money.parse(d.trade.amount, d.trade.currency)),
+              source: { _tag: "Token", token: d.rec.payment_token! },
+              off_session: true
+            }),
+            (outcome) => ({ d, outcome })
+          ),
+        { concurrency: Math.max(concurrency, 16) }
+      )
+      const succeeded = outcomes.filter((o) => o.outcome._tag === "Succeeded")
+      const one = new Set(outcomes.filter((o) => o.outcome._tag !== "Succeeded"))
+      if (succeeded.length > 0) {
+        const recorded = yield* storage
           .withTransaction(
             Effect.gen(function* () {
               const at = yield* nowOf(merchant)
-              const found = yield* subs.getMany(merchantId, subscriptionIds)
-              const plain: Array<Store.Versioned<Entities.SubscriptionRecord>> = []
-              for (const id of subscriptionIds) {
-                const sv = found.get(id)
-                const s = sv?.value.subscription
-                const batchable =
-                  sv !== undefined &&
-                  s !== undefined &&
-                  s.status === "active" &&
-                  sv.value.scheduled_price_version_id === null &&
-                  sv.value.payment_token !== null &&
-                  isPlainBill(RenewalPlan.decide(sv.value, at))
-                if (batchable) plain.push(sv)
-                else alone.add(id)
-              }
-              // where each customer is taxed, read at once for the batch
-              const customerRecs = yield* customers.getMany(merchantId, [
-                ...new Set(plain.map((sv) => sv.value.subscription.customer_id))
-              ])
-              const addressOf = (customerId: string) => {
-                const a = customerRecs.get(customerId)?.value.address
-                return a ? Tax.addressOf(a.country, a.province) : null
-              }
-              const prices = yield* versions.getMany(merchantId, [
-                ...new Set(plain.map((sv) => sv.value.subscription.price_version_id))
-              ])
-              const drafts: Array<{
-                readonly rec: Entities.SubscriptionRecord
-                readonly version: number
-                readonly trade: Trade.Trade
-                readonly invoice: Invoice.Invoice
-                readonly next: number | null
+              // the trades and invoices are as the first transaction wrote them (version 1): anything
+              // that moved since (a concurrent reconcile) fails the versioned update, and then every
+              // outcome of the batch is applied alone. A charge that returned another card is applied
+              // alone too (it updates the subscription).
+              const paid: Array<{
+                readonly o: (typeof succeeded)[number]
+                readonly next: Trade.Trade
+                readonly paid: Invoice.Invoice
               }> = []
-              for (const sv of plain) {
-                const rec = sv.value
-                const s = rec.subscription
-                const pv = prices.get(s.price_version_id)?.value
-                if (pv === undefined) {
-                  alone.add(s.id)
+              for (const o of succeeded) {
+                const outcome = o.outcome as Extract<Ports.ChargeOutcome, { _tag: "Succeeded" }>
+                const token = Option.getOrNull(outcome.token)
+                if (token !== null && token !== o.d.rec.payment_token) {
+                  one.add(o)
                   continue
                 }
-                // the same computation as `renew` (RenewalPlan), for the plain case
-                const planned = RenewalPlan.bill(rec, pv, pv, [])
-                if (Result.isFailure(planned)) {
-                  alone.add(s.id)
-                  continue
-                }
-                const b = planned.success
-                const taxed = yield* taxed_(merchantId, rec, b, addressOf(s.customer_id))
-                // nothing to charge, or under the processor's minimum (carried): renewed alone
-                if (taxed.total.amount <= 0n || (yield* underMinimum(gateway, merchantId, taxed.total))) {
-                  alone.add(s.id)
-                  continue
-                }
-                const { next, periodEnd } = RenewalPlan.advance(rec, pv, b, taxed, at)
-                const trade = yield* renewalTrade(merchant, s, taxed, at)
-                const invoice = yield* newInvoice({
-                  merchant_id: merchantId,
-                  draft: taxed,
-                  trade_id: trade.trade_id,
-                  subscription_id: s.id,
-                  price_id: pv.id,
-                  price_version_id: pv.price_version_id,
-                  customer_id: s.customer_id,
-                  order_id: s.order_id,
-                  trigger: "charge",
-                  at,
-                  ...renewalPeriods(rec, next, periodEnd)
+                paid.push({
+                  o,
+                  // the batch wrote it processing (version 1): it moves from there
+                  next: Payments.tradeSucceeded(
+                    Lifecycle.must(Trade.move(o.d.trade, "submit_payment")),
+                    "succeeded",
+                    outcome,
+                    at
+                  ),
+                  paid: Lifecycle.must(Invoice.move(o.d.invoice, "paid", { paid_at: dt(at) }))
                 })
-                drafts.push({ version: sv.version, trade, invoice, next: periodEnd, rec: next })
               }
-              // numbered in order, from the merchant's gapless counter, in this transaction
-              const issued = yield* documents.issue(
-                merchant,
-                drafts.map((d) => d.invoice)
-              )
-              const inserted = new Set((yield* invoices.insertMany(issued)).map((i) => i.invoice_id))
-              // a cycle already billed (a retried run) keeps its invoice; the numbers taken for the
-              // skipped drafts would leave a hole, so the whole batch rolls back and goes one by one
-              if (inserted.size < drafts.length)
-                return yield* Effect.fail(
-                  new Errors.ConcurrentUpdate({ resource: "subscription", id: "renewal batch" })
-                )
-              const done = drafts.map((d, i) => ({ ...d, invoice: issued[i]! }))
-              if (done.length === 0) return []
-              yield* Effect.orDie(
-                trades.insertMany(
-                  done.map((d) => tradeRecordOf(d, Lifecycle.must(Trade.move(d.trade, "submit_payment"))))
-                )
-              )
-              yield* Effect.orDie(subs.updateMany(done.map((d) => ({ value: d.rec, expectedVersion: d.version }))))
-              const lane = laneOf(merchant)
-              yield* storage.workQueue.scheduleMany([
-                ...done.flatMap((d) =>
-                  d.next === null
-                    ? []
-                    : [
-                        {
-                          lane,
-                          merchant_id: merchantId,
-                          kind: "renewal",
-                          subject_id: d.rec.subscription.id,
-                          due_at: d.next
-                        }
-                      ]
-                ),
-                // durable intents: if this process dies before a charge, a worker makes it
-                ...done.map((d) => ({
-                  lane,
-                  merchant_id: merchantId,
-                  kind: "charge",
-                  subject_id: d.trade.trade_id,
-                  due_at: at
+              // a VersionConflict here is a failure (not a defect): the batch's outcomes go alone
+              yield* trades.updateMany(
+                paid.map((p) => ({
+                  value: tradeRecordOf(
+                    p.o.d,
+                    p.next,
+                    (p.o.outcome as Extract<Ports.ChargeOutcome, { _tag: "Succeeded" }>).reference
+                  ),
+                  expectedVersion: 1
                 }))
-              ])
+              )
+              yield* invoices.updateMany(paid.map((p) => ({ value: p.paid, expectedVersion: 1 })))
+              yield* storage.workQueue.cancelMany(
+                paid.flatMap((p) =>
+                  ["charge", "reconcile"].map((kind) => ({
+                    merchant_id: merchantId,
+                    kind,
+                    subject_id: p.next.trade_id
+                  }))
+                )
+              )
               yield* emitMany(
                 storage,
                 merchantId,
-                done.map((d) =>
+                paid.flatMap((p) => [
                   pendingEvent({
-                    type: "v2.trades.created",
-                    business_id: d.trade.trade_id,
+                    type: "v2.trades.succeeded",
+                    business_id: p.next.trade_id,
                     schema: Trade.Trade,
-                    data: d.trade,
+                    data: p.next,
+                    at
+                  }),
+                  pendingEvent({
+                    type: "v2.invoice.paid",
+                    business_id: p.paid.invoice_id,
+                    schema: Invoice.Invoice,
+                    data: p.paid,
                     at
                   })
-                )
+                ])
               )
-              return done
             })
           )
-          .pipe(
+          .pipe(Effect.result)
+        if (Result.isFailure(recorded)) for (const o of succeeded) one.add(o)
+      }
+      yield* Effect.forEach(
+        one,
+        (o) =>
+          payments.applyOutcome(merchantId, o.d.trade.trade_id, o.outcome).pipe(
             Effect.catchCause((cause) =>
-              Effect.as(Effect.logWarning("renewal batch fell back to one by one", cause), []).pipe(
-                Effect.tap(() =>
-                  Effect.sync(() => {
-                    for (const id of subscriptionIds) alone.add(id)
-                  })
-                )
-              )
+              // the charge intent stays scheduled: a worker makes or reconciles the charge again
+              Effect.logError(`renewal charge of ${o.d.trade.trade_id} not recorded`, cause)
             )
-          )
-        const finished = new Set<string>(billed.map((d) => d.rec.subscription.id))
-        // charge each at the gateway; a charge that did not simply succeed is applied alone
-        const outcomes = yield* Effect.forEach(
-          billed,
-          (d) =>
-            Effect.map(
-              gateway.charge({
-                trade_id: d.trade.trade_id,
-                attempt: 1,
-                merchant_id: merchantId,
-                amount: Result.getOrThrow(Money.parse(d.trade.amount, d.trade.currency)),
-                source: { _tag: "Token", token: d.rec.payment_token! },
-                off_session: true
-              }),
-              (outcome) => ({ d, outcome })
-            ),
-          { concurrency: Math.max(concurrency, 16) }
-        )
-        const succeeded = outcomes.filter((o) => o.outcome._tag === "Succeeded")
-        const one = new Set(outcomes.filter((o) => o.outcome._tag !== "Succeeded"))
-        if (succeeded.length > 0) {
-          const recorded = yield* storage
-            .withTransaction(
-              Effect.gen(function* () {
-                const at = yield* nowOf(merchant)
-                // the trades and invoices are as the first transaction wrote them (version 1): anything
-                // that moved since (a concurrent reconcile) fails the versioned update, and then every
-                // outcome of the batch is applied alone. A charge that returned another card is applied
-                // alone too (it updates the subscription).
-                const paid: Array<{
-                  readonly o: (typeof succeeded)[number]
-                  readonly next: Trade.Trade
-                  readonly paid: Invoice.Invoice
-                }> = []
-                for (const o of succeeded) {
-                  const outcome = o.outcome as Extract<Ports.ChargeOutcome, { _tag: "Succeeded" }>
-                  const token = Option.getOrNull(outcome.token)
-                  if (token !== null && token !== o.d.rec.payment_token) {
-                    one.add(o)
-                    continue
-                  }
-                  paid.push({
-                    o,
-                    // the batch wrote it processing (version 1): it moves from there
-                    next: Lifecycle.must(
-                      Trade.move(Lifecycle.must(Trade.move(o.d.trade, "submit_payment")), "succeeded", {
-                        paid_at: dt(at),
-                        txn_time: dt(at),
-                        last_trans_id: outcome.transaction_id,
-                        payment_token: token,
-                        payment_method: `${outcome.brand} •••• ${outcome.last4}`,
-                        next_action: null,
-                        last_payment_error: null
-                      })
-                    ),
-                    paid: Lifecycle.must(Invoice.move(o.d.invoice, "paid", { paid_at: dt(at) }))
-                  })
-                }
-                // a VersionConflict here is a failure (not a defect): the batch's outcomes go alone
-                yield* trades.updateMany(
-                  paid.map((p) => ({
-                    value: tradeRecordOf(
-                      p.o.d,
-                      p.next,
-                      (p.o.outcome as Extract<Ports.ChargeOutcome, { _tag: "Succeeded" }>).reference
-                    ),
-                    expectedVersion: 1
-                  }))
-                )
-                yield* invoices.updateMany(paid.map((p) => ({ value: p.paid, expectedVersion: 1 })))
-                yield* storage.workQueue.cancelMany(
-                  paid.flatMap((p) =>
-                    ["charge", "reconcile"].map((kind) => ({
-                      merchant_id: merchantId,
-                      kind,
-                      subject_id: p.next.trade_id
-                    }))
-                  )
-                )
-                yield* emitMany(
-                  storage,
-                  merchantId,
-                  paid.flatMap((p) => [
-                    pendingEvent({
-                      type: "v2.trades.succeeded",
-                      business_id: p.next.trade_id,
-                      schema: Trade.Trade,
-                      data: p.next,
-                      at
-                    }),
-                    pendingEvent({
-                      type: "v2.invoice.paid",
-                      business_id: p.paid.invoice_id,
-                      schema: Invoice.Invoice,
-                      data: p.paid,
-                      at
-                    })
-                  ])
-                )
-              })
-            )
-            .pipe(Effect.result)
-          if (Result.isFailure(recorded)) for (const o of succeeded) one.add(o)
-        }
-        yield* Effect.forEach(
-          one,
-          (o) =>
-            payments.applyOutcome(merchantId, o.d.trade.trade_id, o.outcome).pipe(
-              Effect.catchCause((cause) =>
-                // the charge intent stays scheduled: a worker makes or reconciles the charge again
-                Effect.logError(`renewal charge of ${o.d.trade.trade_id} not recorded`, cause)
-              )
-            ),
-          { concurrency, discard: true }
-        )
-        yield* Effect.forEach(
-          alone,
-          (id) =>
-            renewals.renew(merchantId, id).pipe(
-              Effect.matchCauseEffect({
-                onFailure: (cause) => Effect.logError(`work item renewal ${id} failed`, cause),
-                onSuccess: () => Effect.sync(() => finished.add(id))
-              })
-            ),
-          { concurrency, discard: true }
-        )
-        return finished
-      }).pipe(Effect.withSpan("RenewalBatches.renewMany", { attributes: { size: subscriptionIds.length } }))
+          ),
+        { concurrency, discard: true }
+      )
+      yield* Effect.forEach(
+        alone,
+        (id) =>
+          renewals.renew(merchantId, id).pipe(
+            Effect.matchCauseEffect({
+              onFailure: (cause) => Effect.logError(`work item renewal ${id} failed`, cause),
+              onSuccess: () => Effect.sync(() => finished.add(id))
+            })
+          ),
+        { concurrency, discard: true }
+      )
+      return finished
+    })
 
     return { renewMany } as const
   })

@@ -35,12 +35,12 @@ export class SandboxClock extends Context.Service<SandboxClock>()("@recur/core/S
      * The clock never passes an instant whose due work has not run: if due work cannot run now
      * (claimed by another worker), it stops there too.
      */
-    const step = (
-      merchantId: string,
-      to: number,
-      options: { readonly renewalBatch?: number; readonly maxItems?: number } = {}
-    ) =>
-      Effect.gen(function* () {
+    const step = Effect.fn("SandboxClock.step")(
+      function* (
+        merchantId: string,
+        to: number,
+        options: { readonly renewalBatch?: number; readonly maxItems?: number } = {}
+      ) {
         const merchant = yield* merchants.get(merchantId)
         if (merchant.frozen_time === null)
           return yield* new Errors.StateConflict({
@@ -96,7 +96,9 @@ export class SandboxClock extends Context.Service<SandboxClock>()("@recur/core/S
         }
         return { merchant: yield* merchants.get(merchantId), complete, ran, requested: to }
         // the clock moves here: nothing inside may take "now" from the request's merchant snapshot
-      }).pipe(Effect.provideService(knownMerchant, undefined), Effect.withSpan("SandboxClock.step"))
+      },
+      Effect.provideService(knownMerchant, undefined)
+    )
 
     /** Background advances, one per merchant, stopped with the engine; and where each is going. */
     const running = yield* FiberMap.make<string, void, never>()
@@ -121,11 +123,13 @@ export class SandboxClock extends Context.Service<SandboxClock>()("@recur/core/S
      * Moves the clock toward `to` (see the type's docs): refused while a background advance of
      * the same merchant runs.
      */
-    const advanceTo = (
+    const advanceTo = Effect.fn("SandboxClock.advanceTo")(function* (
       merchantId: string,
       to: number,
       options: { readonly renewalBatch?: number; readonly maxItems?: number } = {}
-    ) => Effect.andThen(refuseWhileAdvancing(merchantId), step(merchantId, to, options))
+    ) {
+      return yield* Effect.andThen(refuseWhileAdvancing(merchantId), step(merchantId, to, options))
+    })
 
     /**
      * Finishes an advance in the background, `chunk` work items at a time with a yield between
@@ -134,8 +138,12 @@ export class SandboxClock extends Context.Service<SandboxClock>()("@recur/core/S
      * engine; a restart leaves the clock at an instant whose due work is done, and another
      * advance continues from there.
      */
-    const continueInBackground = (merchantId: string, to: number, chunk = 200) =>
-      Effect.suspend(() => {
+    const continueInBackground = Effect.fn("SandboxClock.continueInBackground")(function* (
+      merchantId: string,
+      to: number,
+      chunk = 200
+    ) {
+      return yield* Effect.suspend(() => {
         if (targets.has(merchantId)) return Effect.void
         targets.set(merchantId, to)
         const loop = Effect.gen(function* () {
@@ -150,17 +158,24 @@ export class SandboxClock extends Context.Service<SandboxClock>()("@recur/core/S
         )
         return Effect.asVoid(FiberMap.run(running, merchantId, loop, { onlyIfMissing: true }))
       })
+    })
 
     /** Where a sandbox clock is, and where a background advance is taking it (if one runs). */
-    const clockOf = (merchantId: string) =>
-      Effect.map(merchants.get(merchantId), (merchant) => ({
+    const clockOf = Effect.fn("SandboxClock.clockOf")(function* (merchantId: string) {
+      return yield* Effect.map(merchants.get(merchantId), (merchant) => ({
         merchant,
         target: Option.fromUndefinedOr(targets.get(merchantId))
       }))
+    })
 
     /** {@link advanceTo} without a bound: everything due up to `to` runs before it returns. */
-    const advanceClock = (merchantId: string, to: number, options: { readonly renewalBatch?: number } = {}) =>
-      Effect.map(advanceTo(merchantId, to, options), (r) => r.merchant)
+    const advanceClock = Effect.fn("SandboxClock.advanceClock")(function* (
+      merchantId: string,
+      to: number,
+      options: { readonly renewalBatch?: number } = {}
+    ) {
+      return yield* Effect.map(advanceTo(merchantId, to, options), (r) => r.merchant)
+    })
 
     return { advanceClock, advanceTo, continueInBackground, clockOf } as const
   })

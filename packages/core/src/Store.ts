@@ -37,6 +37,46 @@ export interface Entity<A, I = unknown> {
   readonly unique: ReadonlyArray<{ readonly name: string; readonly columns: ReadonlyArray<string> }>
 }
 
+/** The fields of `A` whose values are `V`. */
+type FieldOf<A, V> = { [K in keyof A]-?: A[K] extends V ? K : never }[keyof A] & string
+
+/**
+ * How an {@link entity} reads a value of a record: the name of one of its fields, or a function
+ * of the record.
+ *
+ * @since 0.1.0
+ */
+export type Read<A, V> = FieldOf<A, V> | ((a: A) => V)
+
+const reader = <A, V>(read: Read<A, V>): ((a: A) => V) => (typeof read === "function" ? read : (a) => a[read] as V)
+
+/**
+ * An {@link Entity} described once: `id`, `createdAt` and each indexed column name a field of
+ * the record (or are a function of it), `merchantId` is the record's `merchant_id` unless told
+ * otherwise, and there is no unique constraint unless given.
+ *
+ * @since 0.1.0
+ */
+export const entity = <A, I>(spec: {
+  readonly name: string
+  readonly table: string
+  readonly schema: Schema.Codec<A, I>
+  readonly id: Read<A, string>
+  readonly merchantId?: Read<A, string>
+  readonly createdAt: Read<A, number>
+  readonly columns?: { readonly [column: string]: Read<A, ColumnValue> }
+  readonly unique?: Entity<A, I>["unique"]
+}): Entity<A, I> => ({
+  name: spec.name,
+  table: spec.table,
+  schema: spec.schema,
+  id: reader(spec.id),
+  merchantId: reader(spec.merchantId ?? ("merchant_id" as Read<A, string>)),
+  createdAt: reader(spec.createdAt),
+  columns: Object.fromEntries(Object.entries(spec.columns ?? {}).map(([column, read]) => [column, reader(read)])),
+  unique: spec.unique ?? []
+})
+
 /**
  * A filter on an indexed column: `in` (any of the values), `overlaps` (an array column shares a
  * value), `is_null` / `not_null`.

@@ -1,7 +1,7 @@
 /**
  * A running subscription's lifecycle: cancel now or at period end and revoke it, pause and
- * resume, customer-initiated renewal; with price changes ({@link PriceChanges}), usage
- * ({@link Metering}) and refunds ({@link Refunds}) on the same service for the REST adapter.
+ * resume, customer-initiated renewal, and finding the subscription of an invoice or a refund.
+ * Price changes are {@link PriceChanges}', usage {@link Metering}'s and refunds {@link Refunds}'.
  *
  * @since 0.1.0
  */
@@ -13,10 +13,8 @@ import { dt, nowOf } from "./internal/engine.js"
 import { loadSub, mustBeLive, writes } from "./internal/records.js"
 import type * as Lifecycle from "./Lifecycle.js"
 import * as Merchants from "./Merchants.js"
-import * as Metering from "./Metering.js"
-import * as PriceChanges from "./PriceChanges.js"
-import * as Refunds from "./Refunds.js"
 import * as Renewals from "./Renewals.js"
+import * as Refunds from "./Refunds.js"
 import * as Store from "./Store.js"
 import * as Subscription from "./Subscription.js"
 
@@ -74,11 +72,9 @@ export class Subscriptions extends Context.Service<Subscriptions>()("@recur/core
   make: Effect.gen(function* () {
     const storage = yield* Store.Storage
     const renewals = yield* Renewals.Renewals
-    const refunds = yield* Refunds.Refunds
-    const metering = yield* Metering.Metering
-    const priceChanges = yield* PriceChanges.PriceChanges
     const { saveSub, schedule, subEvents } = writes(storage)
     const merchants = yield* Merchants.Merchants
+    const refunds = yield* Refunds.Refunds
     const subs = storage.repository(Entities.subscription)
     const invoices = storage.repository(Entities.invoice)
 
@@ -120,89 +116,87 @@ export class Subscriptions extends Context.Service<Subscriptions>()("@recur/core
         )
       })
 
-    const cancel = (merchantId: string, command: CancelCommand) =>
-      Effect.gen(function* () {
-        const subscriptionId = command.subscriptionId
-        const reason = Option.getOrNull(command.reason)
-        if (command.when === "end_of_period") {
-          const sv = yield* load(merchantId, subscriptionId)
-          if (sv.value.subscription.cancel_at_period_end) return sv.value.subscription
-          const { next } = yield* transitionSub(merchantId, subscriptionId, "request_cancel_at_period_end", (rec) => ({
-            patch: {
-              cancel_at_period_end: true,
-              cancel_at: rec.subscription.current_period_end,
-              cancel_reason: reason
-            }
-          }))
-          return next.subscription
-        }
-        const { next } = yield* transitionSub(merchantId, subscriptionId, "cancel", (_, at) => ({
+    const cancel = Effect.fn("Subscriptions.cancel")(function* (merchantId: string, command: CancelCommand) {
+      const subscriptionId = command.subscriptionId
+      const reason = Option.getOrNull(command.reason)
+      if (command.when === "end_of_period") {
+        const sv = yield* load(merchantId, subscriptionId)
+        if (sv.value.subscription.cancel_at_period_end) return sv.value.subscription
+        const { next } = yield* transitionSub(merchantId, subscriptionId, "request_cancel_at_period_end", (rec) => ({
           patch: {
-            cancel_at: dt(at),
-            next_invoice_date: null,
-            cancel_reason: reason ?? "canceled_by_merchant"
+            cancel_at_period_end: true,
+            cancel_at: rec.subscription.current_period_end,
+            cancel_reason: reason
           }
         }))
-        for (const kind of ["renewal", "dunning", "trial_notice", "incomplete_expiry"])
-          yield* storage.workQueue.cancel(merchantId, kind, subscriptionId)
         return next.subscription
-      }).pipe(Effect.withSpan("Subscriptions.cancel"))
-
-    const revokeCancel = (merchantId: string, subscriptionId: string) =>
-      Effect.gen(function* () {
-        const sv = yield* load(merchantId, subscriptionId)
-        if (!sv.value.subscription.cancel_at_period_end) {
-          return yield* new Errors.SubscriptionActionRefused({
-            subscriptionId,
-            state: sv.value.subscription.status,
-            action: "revoke cancel",
-            reason: "no cancellation is scheduled"
-          })
+      }
+      const { next } = yield* transitionSub(merchantId, subscriptionId, "cancel", (_, at) => ({
+        patch: {
+          cancel_at: dt(at),
+          next_invoice_date: null,
+          cancel_reason: reason ?? "canceled_by_merchant"
         }
-        const { next } = yield* transitionSub(merchantId, subscriptionId, "revoke_cancel", () => ({
-          patch: { cancel_at_period_end: false, cancel_at: null, cancel_reason: null }
-        }))
-        return next.subscription
-      }).pipe(Effect.withSpan("Subscriptions.revokeCancel"))
+      }))
+      for (const kind of ["renewal", "dunning", "trial_notice", "incomplete_expiry"])
+        yield* storage.workQueue.cancel(merchantId, kind, subscriptionId)
+      return next.subscription
+    })
 
-    const pause = (merchantId: string, subscriptionId: string) =>
-      Effect.gen(function* () {
-        const { next } = yield* transitionSub(merchantId, subscriptionId, "pause", (_, at) => ({
-          record: { paused_at: at },
-          patch: { next_invoice_date: null }
-        }))
-        yield* storage.workQueue.cancel(merchantId, "renewal", subscriptionId)
-        yield* storage.workQueue.cancel(merchantId, "dunning", subscriptionId)
-        return next.subscription
-      }).pipe(Effect.withSpan("Subscriptions.pause"))
+    const revokeCancel = Effect.fn("Subscriptions.revokeCancel")(function* (
+      merchantId: string,
+      subscriptionId: string
+    ) {
+      const sv = yield* load(merchantId, subscriptionId)
+      if (!sv.value.subscription.cancel_at_period_end) {
+        return yield* new Errors.SubscriptionActionRefused({
+          subscriptionId,
+          state: sv.value.subscription.status,
+          action: "revoke cancel",
+          reason: "no cancellation is scheduled"
+        })
+      }
+      const { next } = yield* transitionSub(merchantId, subscriptionId, "revoke_cancel", () => ({
+        patch: { cancel_at_period_end: false, cancel_at: null, cancel_reason: null }
+      }))
+      return next.subscription
+    })
+
+    const pause = Effect.fn("Subscriptions.pause")(function* (merchantId: string, subscriptionId: string) {
+      const { next } = yield* transitionSub(merchantId, subscriptionId, "pause", (_, at) => ({
+        record: { paused_at: at },
+        patch: { next_invoice_date: null }
+      }))
+      yield* storage.workQueue.cancel(merchantId, "renewal", subscriptionId)
+      yield* storage.workQueue.cancel(merchantId, "dunning", subscriptionId)
+      return next.subscription
+    })
 
     /** Resumes a paused subscription: a new period starts now and is billed now. */
-    const resume = (merchantId: string, subscriptionId: string) =>
-      Effect.gen(function* () {
-        const { at, merchant } = yield* transitionSub(merchantId, subscriptionId, "resume", (rec, at) => ({
-          record: { paused_at: null, anchor: at, anchor_cycle: rec.subscription.cycle_index + 1 },
-          patch: { next_invoice_date: dt(at) }
-        }))
-        yield* schedule(merchant, "renewal", subscriptionId, at)
-        yield* renewals.renew(merchantId, subscriptionId)
-        return (yield* load(merchantId, subscriptionId)).value.subscription
-      }).pipe(Effect.withSpan("Subscriptions.resume"))
+    const resume = Effect.fn("Subscriptions.resume")(function* (merchantId: string, subscriptionId: string) {
+      const { at, merchant } = yield* transitionSub(merchantId, subscriptionId, "resume", (rec, at) => ({
+        record: { paused_at: null, anchor: at, anchor_cycle: rec.subscription.cycle_index + 1 },
+        patch: { next_invoice_date: dt(at) }
+      }))
+      yield* schedule(merchant, "renewal", subscriptionId, at)
+      yield* renewals.renew(merchantId, subscriptionId)
+      return (yield* load(merchantId, subscriptionId)).value.subscription
+    })
 
     /** Charges the next cycle now (customer-initiated renewal). */
-    const renewNow = (merchantId: string, subscriptionId: string) =>
-      Effect.gen(function* () {
-        const sv = yield* load(merchantId, subscriptionId)
-        yield* live(sv.value, "renew")
-        if (sv.value.subscription.status === "past_due")
-          return yield* new Errors.SubscriptionActionRefused({
-            subscriptionId,
-            state: "past_due",
-            action: "renew",
-            reason: "settle the open invoice first"
-          })
-        yield* renewals.renew(merchantId, subscriptionId, { force: true })
-        return (yield* load(merchantId, subscriptionId)).value.subscription
-      }).pipe(Effect.withSpan("Subscriptions.renewNow"))
+    const renewNow = Effect.fn("Subscriptions.renewNow")(function* (merchantId: string, subscriptionId: string) {
+      const sv = yield* load(merchantId, subscriptionId)
+      yield* live(sv.value, "renew")
+      if (sv.value.subscription.status === "past_due")
+        return yield* new Errors.SubscriptionActionRefused({
+          subscriptionId,
+          state: "past_due",
+          action: "renew",
+          reason: "settle the open invoice first"
+        })
+      yield* renewals.renew(merchantId, subscriptionId, { force: true })
+      return (yield* load(merchantId, subscriptionId)).value.subscription
+    })
 
     /**
      * The subscription an invoice or a refund belongs to (a refund's through the invoice of its
@@ -234,21 +228,11 @@ export class Subscriptions extends Context.Service<Subscriptions>()("@recur/core
 
     return {
       search,
-      previewChange: priceChanges.previewChange,
-      changePrice: priceChanges.changePrice,
-      revokePriceChange: priceChanges.revokePriceChange,
       cancel,
       revokeCancel,
       pause,
       resume,
-      renewNow,
-      upcomingInvoice: renewals.upcoming,
-      recordUsage: metering.recordUsage,
-      recordUsageBatch: metering.recordUsageBatch,
-      usageSummary: metering.usageSummary,
-      refund: refunds.refund,
-      getRefund: refunds.getRefund,
-      listRefunds: refunds.listRefunds
+      renewNow
     } as const
   })
 }) {

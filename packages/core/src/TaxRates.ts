@@ -212,98 +212,97 @@ export class TaxRates extends Context.Service<TaxRates>()("@recur/core/TaxRates"
      * Creates a tax rate; emits `v2.tax_rate.created`. A second active rate for the same country
      * and region is refused (`DuplicateResource`): archive the old one first.
      */
-    const create = (merchantId: string, input: CreateTaxRate) =>
-      Effect.gen(function* () {
-        yield* merchants.get(merchantId)
-        const rate = yield* Effect.fromResult(check(input))
-        const at = yield* now(merchantId)
-        const record = new Tax.TaxRate({
-          tax_rate_id: yield* Ids.make(Ids.prefixes.taxRate),
-          merchant_id: merchantId,
-          name: rate.name,
-          percentage: rate.percentage,
-          country: rate.country,
-          region: rate.region,
-          inclusive: rate.inclusive,
-          status: Lifecycle.taxRate.initial,
-          metadata: input.metadata ?? {},
-          created_at: DateTime.makeUnsafe(at),
-          archived_at: null
-        })
-        yield* storage.withTransaction(
-          Effect.gen(function* () {
-            yield* Effect.catchTag(rates.insert(record), "UniqueViolation", () =>
-              Effect.fail(new Errors.DuplicateResource({ resource: "tax_rate", param: "region" }))
-            )
-            yield* emitAll(storage, Lifecycle.taxRate.createEvents, {
-              merchant_id: merchantId,
-              business_id: record.tax_rate_id,
-              schema: Tax.TaxRate,
-              data: record,
-              at
-            })
+    const create = Effect.fn("TaxRates.create")(function* (merchantId: string, input: CreateTaxRate) {
+      yield* merchants.get(merchantId)
+      const rate = yield* Effect.fromResult(check(input))
+      const at = yield* now(merchantId)
+      const record = new Tax.TaxRate({
+        tax_rate_id: yield* Ids.make(Ids.prefixes.taxRate),
+        merchant_id: merchantId,
+        name: rate.name,
+        percentage: rate.percentage,
+        country: rate.country,
+        region: rate.region,
+        inclusive: rate.inclusive,
+        status: Lifecycle.taxRate.initial,
+        metadata: input.metadata ?? {},
+        created_at: DateTime.makeUnsafe(at),
+        archived_at: null
+      })
+      yield* storage.withTransaction(
+        Effect.gen(function* () {
+          yield* Effect.catchTag(rates.insert(record), "UniqueViolation", () =>
+            Effect.fail(new Errors.DuplicateResource({ resource: "tax_rate", param: "region" }))
+          )
+          yield* emitAll(storage, Lifecycle.taxRate.createEvents, {
+            merchant_id: merchantId,
+            business_id: record.tax_rate_id,
+            schema: Tax.TaxRate,
+            data: record,
+            at
           })
-        )
-        return record
-      }).pipe(Effect.withSpan("TaxRates.create"))
+        })
+      )
+      return record
+    })
 
     /** One tax rate of this merchant. */
-    const get = (merchantId: string, id: string) => Effect.map(getRecord(merchantId, id), (v) => v.value)
+    const get = Effect.fn("TaxRates.get")(function* (merchantId: string, id: string) {
+      return yield* Effect.map(getRecord(merchantId, id), (v) => v.value)
+    })
 
     /** The merchant's tax rates, newest first, by status and country. */
-    const list = (merchantId: string, q: ListTaxRates) =>
-      Effect.gen(function* () {
-        yield* maxItems("country", q.countries, 100)
-        const filters: Array<Store.Filter> = []
-        if (q.status?.length) filters.push({ column: "status", op: "in", values: q.status })
-        if (q.countries?.length)
-          filters.push({ column: "country", op: "in", values: q.countries.map((c) => c.trim().toUpperCase()) })
-        return yield* pageErrors(
-          rates.list(merchantId, {
-            filters,
-            limit: q.limit ?? 10,
-            starting_after: q.starting_after,
-            ending_before: q.ending_before,
-            ...(q.created ? { created: q.created } : {})
-          })
-        )
-      }).pipe(Effect.withSpan("TaxRates.list"))
+    const list = Effect.fn("TaxRates.list")(function* (merchantId: string, q: ListTaxRates) {
+      yield* maxItems("country", q.countries, 100)
+      const filters: Array<Store.Filter> = []
+      if (q.status?.length) filters.push({ column: "status", op: "in", values: q.status })
+      if (q.countries?.length)
+        filters.push({ column: "country", op: "in", values: q.countries.map((c) => c.trim().toUpperCase()) })
+      return yield* pageErrors(
+        rates.list(merchantId, {
+          filters,
+          limit: q.limit ?? 10,
+          starting_after: q.starting_after,
+          ending_before: q.ending_before,
+          ...(q.created ? { created: q.created } : {})
+        })
+      )
+    })
 
     /**
      * Archives a tax rate: no new invoice uses it (issued ones keep their tax lines); emits
      * `v2.tax_rate.archived`. Archiving twice is a `StateConflict`.
      */
-    const archive = (merchantId: string, id: string) =>
-      Effect.gen(function* () {
-        const current = yield* getRecord(merchantId, id)
-        const at = yield* now(merchantId)
-        const moved = Tax.move(current.value, "archive", { archived_at: DateTime.makeUnsafe(at) })
-        if (Result.isFailure(moved))
-          return yield* new Errors.StateConflict({
-            resource: "tax_rate",
-            id,
-            state: current.value.status,
-            reason: "it is already archived"
-          })
-        yield* storage.withTransaction(
-          Effect.gen(function* () {
-            yield* rates.update(moved.success.value, current.version).pipe(
-              Effect.catchTag("UniqueViolation", (e) => Effect.die(e)),
-              Effect.catchTag("VersionConflict", () =>
-                Effect.fail(new Errors.ConcurrentUpdate({ resource: "tax_rate", id }))
-              )
+    const archive = Effect.fn("TaxRates.archive")(function* (merchantId: string, id: string) {
+      const current = yield* getRecord(merchantId, id)
+      const at = yield* now(merchantId)
+      const moved = Tax.move(current.value, "archive", { archived_at: DateTime.makeUnsafe(at) })
+      if (Result.isFailure(moved))
+        return yield* new Errors.StateConflict({
+          resource: "tax_rate",
+          id,
+          state: current.value.status,
+          reason: "it is already archived"
+        })
+      yield* storage.withTransaction(
+        Effect.gen(function* () {
+          yield* rates.update(moved.success.value, current.version).pipe(
+            Effect.catchTag("UniqueViolation", (e) => Effect.die(e)),
+            Effect.catchTag("VersionConflict", () =>
+              Effect.fail(new Errors.ConcurrentUpdate({ resource: "tax_rate", id }))
             )
-            yield* emitAll(storage, moved.success.events, {
-              merchant_id: merchantId,
-              business_id: id,
-              schema: Tax.TaxRate,
-              data: moved.success.value,
-              at
-            })
+          )
+          yield* emitAll(storage, moved.success.events, {
+            merchant_id: merchantId,
+            business_id: id,
+            schema: Tax.TaxRate,
+            data: moved.success.value,
+            at
           })
-        )
-        return moved.success.value
-      }).pipe(Effect.withSpan("TaxRates.archive"))
+        })
+      )
+      return moved.success.value
+    })
 
     return { create, get, list, archive } as const
   })

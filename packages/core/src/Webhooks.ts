@@ -87,35 +87,34 @@ export class Webhooks extends Context.Service<Webhooks>()("@recur/core/Webhooks"
         return yield* invalid("url", `${why}: webhooks are not sent to private or special-purpose networks`)
       })
 
-    const create = (merchantId: string, input: EndpointInput) =>
-      Effect.gen(function* () {
-        if (input.url === undefined || !checkUrl(input.url))
-          return yield* invalid("url", "must be an absolute http(s) URL")
-        yield* checkTarget(merchantId, input.url)
-        yield* checkTypes(input.event_types)
-        const all = input.all_events ?? (input.event_types === undefined || input.event_types.length === 0)
-        if (!all && (input.event_types ?? []).length === 0)
-          return yield* invalid("event_types", "give event_types or all_events: true")
-        const id = yield* Ids.make(Ids.prefixes.webhookEndpoint)
-        const secret = Secrets.webhookSecret()
-        yield* Effect.orDie(
-          endpoints.insert({
-            merchant_id: merchantId,
-            created_at: yield* now(merchantId),
-            secret_ciphertext: yield* secrets.encrypt(secret),
-            endpoint: new Webhook.WebhookEndpoint({
-              id,
-              url: input.url,
-              desc: input.desc ?? null,
-              event_version: input.event_version ?? "v2",
-              all_events: all,
-              event_types: (input.event_types ?? []) as ReadonlyArray<Lifecycle.EventType>,
-              status: Lifecycle.webhookEndpoint.initial
-            })
+    const create = Effect.fn("Webhooks.create")(function* (merchantId: string, input: EndpointInput) {
+      if (input.url === undefined || !checkUrl(input.url))
+        return yield* invalid("url", "must be an absolute http(s) URL")
+      yield* checkTarget(merchantId, input.url)
+      yield* checkTypes(input.event_types)
+      const all = input.all_events ?? (input.event_types === undefined || input.event_types.length === 0)
+      if (!all && (input.event_types ?? []).length === 0)
+        return yield* invalid("event_types", "give event_types or all_events: true")
+      const id = yield* Ids.make(Ids.prefixes.webhookEndpoint)
+      const secret = Secrets.webhookSecret()
+      yield* Effect.orDie(
+        endpoints.insert({
+          merchant_id: merchantId,
+          created_at: yield* now(merchantId),
+          secret_ciphertext: yield* secrets.encrypt(secret),
+          endpoint: new Webhook.WebhookEndpoint({
+            id,
+            url: input.url,
+            desc: input.desc ?? null,
+            event_version: input.event_version ?? "v2",
+            all_events: all,
+            event_types: (input.event_types ?? []) as ReadonlyArray<Lifecycle.EventType>,
+            status: Lifecycle.webhookEndpoint.initial
           })
-        )
-        return { id, secret }
-      }).pipe(Effect.withSpan("Webhooks.create"))
+        })
+      )
+      return { id, secret }
+    })
 
     const get = (merchantId: string, id: string) =>
       Effect.flatMap(endpoints.get(merchantId, id), (o) =>
@@ -125,41 +124,39 @@ export class Webhooks extends Context.Service<Webhooks>()("@recur/core/Webhooks"
         })
       )
 
-    const update = (merchantId: string, id: string, input: EndpointInput) =>
-      Effect.gen(function* () {
-        const current = yield* get(merchantId, id)
-        if (input.url !== undefined && !checkUrl(input.url))
-          return yield* invalid("url", "must be an absolute http(s) URL")
-        if (input.url !== undefined) yield* checkTarget(merchantId, input.url)
-        if (input.status !== undefined && input.status !== "enabled" && input.status !== "disabled")
-          return yield* invalid("status", "must be enabled or disabled")
-        yield* checkTypes(input.event_types)
-        const e = current.value.endpoint
-        const edited = new Webhook.WebhookEndpoint({
-          ...e,
-          ...(input.url !== undefined ? { url: input.url } : {}),
-          ...(input.desc !== undefined ? { desc: input.desc } : {}),
-          ...(input.all_events !== undefined ? { all_events: input.all_events } : {}),
-          ...(input.event_types !== undefined
-            ? { event_types: input.event_types as ReadonlyArray<Lifecycle.EventType> }
-            : {})
-        })
-        // enabling or disabling goes through the machine; asking for the state it is in changes nothing
-        const next =
-          input.status === undefined || input.status === e.status
-            ? edited
-            : Lifecycle.must(Webhook.moveEndpoint(edited, input.status === "enabled" ? "enable" : "disable"))
-        yield* Effect.orDie(endpoints.update({ ...current.value, endpoint: next }, current.version))
-        return next
-      }).pipe(Effect.withSpan("Webhooks.update"))
+    const update = Effect.fn("Webhooks.update")(function* (merchantId: string, id: string, input: EndpointInput) {
+      const current = yield* get(merchantId, id)
+      if (input.url !== undefined && !checkUrl(input.url))
+        return yield* invalid("url", "must be an absolute http(s) URL")
+      if (input.url !== undefined) yield* checkTarget(merchantId, input.url)
+      if (input.status !== undefined && input.status !== "enabled" && input.status !== "disabled")
+        return yield* invalid("status", "must be enabled or disabled")
+      yield* checkTypes(input.event_types)
+      const e = current.value.endpoint
+      const edited = new Webhook.WebhookEndpoint({
+        ...e,
+        ...(input.url !== undefined ? { url: input.url } : {}),
+        ...(input.desc !== undefined ? { desc: input.desc } : {}),
+        ...(input.all_events !== undefined ? { all_events: input.all_events } : {}),
+        ...(input.event_types !== undefined
+          ? { event_types: input.event_types as ReadonlyArray<Lifecycle.EventType> }
+          : {})
+      })
+      // enabling or disabling goes through the machine; asking for the state it is in changes nothing
+      const next =
+        input.status === undefined || input.status === e.status
+          ? edited
+          : Lifecycle.must(Webhook.moveEndpoint(edited, input.status === "enabled" ? "enable" : "disable"))
+      yield* Effect.orDie(endpoints.update({ ...current.value, endpoint: next }, current.version))
+      return next
+    })
 
-    const remove = (merchantId: string, id: string) =>
-      Effect.gen(function* () {
-        yield* get(merchantId, id)
-        yield* endpoints.remove(merchantId, id)
-      }).pipe(Effect.withSpan("Webhooks.delete"))
+    const remove = Effect.fn("Webhooks.delete")(function* (merchantId: string, id: string) {
+      yield* get(merchantId, id)
+      yield* endpoints.remove(merchantId, id)
+    })
 
-    const list = (
+    const list = Effect.fn("Webhooks.list")(function* (
       merchantId: string,
       q: {
         readonly status?: ReadonlyArray<string>
@@ -168,8 +165,8 @@ export class Webhooks extends Context.Service<Webhooks>()("@recur/core/Webhooks"
         readonly starting_after?: string | undefined
         readonly ending_before?: string | undefined
       }
-    ) =>
-      Effect.map(
+    ) {
+      return yield* Effect.map(
         pageErrors(
           endpoints.list(merchantId, {
             filters: q.status?.length ? [{ column: "status", op: "in", values: q.status }] : [],
@@ -180,7 +177,8 @@ export class Webhooks extends Context.Service<Webhooks>()("@recur/core/Webhooks"
           })
         ),
         (p) => ({ has_more: p.has_more, list: p.list.map((e) => e.endpoint) })
-      ).pipe(Effect.withSpan("Webhooks.list"))
+      )
+    })
 
     const eventView = (merchantId: string, e: Entities.EventRecord) =>
       Effect.gen(function* () {
@@ -207,7 +205,7 @@ export class Webhooks extends Context.Service<Webhooks>()("@recur/core/Webhooks"
         })
       })
 
-    const listEvents = (
+    const listEvents = Effect.fn("Webhooks.listEvents")(function* (
       merchantId: string,
       q: {
         readonly business_ids?: ReadonlyArray<string>
@@ -218,82 +216,81 @@ export class Webhooks extends Context.Service<Webhooks>()("@recur/core/Webhooks"
         readonly starting_after?: string | undefined
         readonly ending_before?: string | undefined
       }
-    ) =>
-      Effect.gen(function* () {
-        const filters: Array<Store.Filter> = []
-        if (q.business_ids?.length) filters.push({ column: "business_id", op: "in", values: q.business_ids })
-        if (q.event_types?.length) filters.push({ column: "type", op: "in", values: q.event_types })
-        if (q.event_statuses?.length) {
-          const matching = yield* Effect.orDie(
-            deliveries.list(merchantId, {
-              limit: 100,
-              filters: [{ column: "status", op: "in", values: q.event_statuses }]
-            })
-          )
-          filters.push({
-            column: "id",
-            op: "in",
-            values: [...new Set(matching.list.map((d) => d.event_id)), "__none__"]
-          })
-        }
-        const page = yield* pageErrors(
-          events.list(merchantId, {
-            filters,
-            limit: q.limit,
-            starting_after: q.starting_after,
-            ending_before: q.ending_before,
-            ...(q.created ? { created: q.created } : {})
+    ) {
+      const filters: Array<Store.Filter> = []
+      if (q.business_ids?.length) filters.push({ column: "business_id", op: "in", values: q.business_ids })
+      if (q.event_types?.length) filters.push({ column: "type", op: "in", values: q.event_types })
+      if (q.event_statuses?.length) {
+        const matching = yield* Effect.orDie(
+          deliveries.list(merchantId, {
+            limit: 100,
+            filters: [{ column: "status", op: "in", values: q.event_statuses }]
           })
         )
-        const list = yield* Effect.forEach(page.list, (e) => eventView(merchantId, e))
-        return { has_more: page.has_more, list }
-      }).pipe(Effect.withSpan("Webhooks.listEvents"))
+        filters.push({
+          column: "id",
+          op: "in",
+          values: [...new Set(matching.list.map((d) => d.event_id)), "__none__"]
+        })
+      }
+      const page = yield* pageErrors(
+        events.list(merchantId, {
+          filters,
+          limit: q.limit,
+          starting_after: q.starting_after,
+          ending_before: q.ending_before,
+          ...(q.created ? { created: q.created } : {})
+        })
+      )
+      const list = yield* Effect.forEach(page.list, (e) => eventView(merchantId, e))
+      return { has_more: page.has_more, list }
+    })
 
     /** The endpoint's secret, for signing deliveries. */
-    const secretOf = (merchantId: string, id: string) =>
-      Effect.flatMap(get(merchantId, id), (v) => secrets.decrypt(v.value.secret_ciphertext))
+    const secretOf = Effect.fn("Webhooks.secretOf")(function* (merchantId: string, id: string) {
+      return yield* Effect.flatMap(get(merchantId, id), (v) => secrets.decrypt(v.value.secret_ciphertext))
+    })
 
     // ------------------------------------------------------------------ delivery
 
     /** A merchant's enabled endpoints. */
-    const resend = (merchantId: string, eventId: string) =>
-      Effect.gen(function* () {
-        const event = yield* Effect.flatMap(events.get(merchantId, eventId), (o) =>
-          Option.match(o, {
-            onNone: () => Effect.fail(new Errors.NotFound({ resource: "webhook_event", id: eventId })),
-            onSome: (v) => Effect.succeed(v.value)
-          })
-        )
-        yield* dispatch.fanOut({ ...event })
-        const existing = yield* Effect.orDie(
-          deliveries.list(merchantId, { limit: 100, filters: [{ column: "event_id", op: "in", values: [eventId] }] })
-        )
-        const merchant = yield* Effect.orDie(merchants.get(merchantId))
-        const at = yield* nowOf(merchant)
-        yield* Effect.forEach(
-          existing.list,
-          (d) =>
-            Effect.gen(function* () {
-              const current = yield* deliveries.get(merchantId, d.id)
-              if (Option.isNone(current)) return
-              yield* deliveries
-                .update(
-                  Lifecycle.must(
-                    Webhook.moveDelivery(current.value.value, "resend", {
-                      attempts: 0,
-                      first_attempt_at: null,
-                      next_attempt_at: at
-                    })
-                  ),
-                  current.value.version
-                )
-                .pipe(Effect.catch(() => Effect.void))
-              yield* dispatch.deliver(merchantId, d.id)
-            }),
-          { discard: true, concurrency: 4 }
-        )
-        return yield* eventView(merchantId, event)
-      }).pipe(Effect.withSpan("Webhooks.resend"))
+    const resend = Effect.fn("Webhooks.resend")(function* (merchantId: string, eventId: string) {
+      const event = yield* Effect.flatMap(events.get(merchantId, eventId), (o) =>
+        Option.match(o, {
+          onNone: () => Effect.fail(new Errors.NotFound({ resource: "webhook_event", id: eventId })),
+          onSome: (v) => Effect.succeed(v.value)
+        })
+      )
+      yield* dispatch.fanOut({ ...event })
+      const existing = yield* Effect.orDie(
+        deliveries.list(merchantId, { limit: 100, filters: [{ column: "event_id", op: "in", values: [eventId] }] })
+      )
+      const merchant = yield* Effect.orDie(merchants.get(merchantId))
+      const at = yield* nowOf(merchant)
+      yield* Effect.forEach(
+        existing.list,
+        (d) =>
+          Effect.gen(function* () {
+            const current = yield* deliveries.get(merchantId, d.id)
+            if (Option.isNone(current)) return
+            yield* deliveries
+              .update(
+                Lifecycle.must(
+                  Webhook.moveDelivery(current.value.value, "resend", {
+                    attempts: 0,
+                    first_attempt_at: null,
+                    next_attempt_at: at
+                  })
+                ),
+                current.value.version
+              )
+              .pipe(Effect.catch(() => Effect.void))
+            yield* dispatch.deliver(merchantId, d.id)
+          }),
+        { discard: true, concurrency: 4 }
+      )
+      return yield* eventView(merchantId, event)
+    })
 
     return {
       create,
@@ -302,12 +299,7 @@ export class Webhooks extends Context.Service<Webhooks>()("@recur/core/Webhooks"
       list,
       listEvents,
       secretOf,
-      resend,
-      fanOut: dispatch.fanOut,
-      deliver: dispatch.deliver,
-      dispatchOnce: dispatch.dispatchOnce,
-      dispatcher: dispatch.dispatcher,
-      deliveriesOf: dispatch.deliveriesOf
+      resend
     } as const
   })
 }) {

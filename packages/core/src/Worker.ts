@@ -13,7 +13,7 @@ import * as RenewalBatches from "./RenewalBatches.js"
 import * as Refunds from "./Refunds.js"
 import * as Renewals from "./Renewals.js"
 import * as Store from "./Store.js"
-import * as Webhooks from "./Webhooks.js"
+import * as WebhookDispatch from "./WebhookDispatch.js"
 
 /**
  * The kinds of work, closed: every kind is matched exhaustively by the worker.
@@ -59,7 +59,7 @@ export class Worker extends Context.Service<Worker>()("@recur/core/Worker", {
     const renewalBatches = yield* RenewalBatches.RenewalBatches
     const dunning = yield* Dunning.Dunning
     const payments = yield* Payments.Payments
-    const webhooks = yield* Webhooks.Webhooks
+    const webhooks = yield* WebhookDispatch.WebhookDispatch
     const refunds = yield* Refunds.Refunds
 
     /** The effect of one work item of a known kind. */
@@ -89,17 +89,17 @@ export class Worker extends Context.Service<Worker>()("@recur/core/Worker", {
     }
 
     /** Runs one claimed work item; `false` when it failed (see {@link failedItem}). */
-    const runItem = (item: Store.WorkItem): Effect.Effect<boolean> => {
+    const runItem = Effect.fn("Worker.runItem")(function* (item: Store.WorkItem): Effect.fn.Return<boolean> {
+      yield* Effect.annotateCurrentSpan({ kind: item.kind })
       // an item of a kind this version does not know (written by a newer one) is left alone
-      if (!isWorkKind(item.kind)) return Effect.as(Effect.logWarning(`unknown work kind ${item.kind}`), false)
-      return workOf(item.kind, item.merchant_id, item.subject_id).pipe(
+      if (!isWorkKind(item.kind)) return yield* Effect.as(Effect.logWarning(`unknown work kind ${item.kind}`), false)
+      return yield* workOf(item.kind, item.merchant_id, item.subject_id).pipe(
         Effect.as(true),
         Effect.catchCause((cause) =>
           Effect.as(Effect.logError(`work item ${item.kind} ${item.subject_id} failed`, cause), false)
-        ),
-        Effect.withSpan("Worker.runItem", { attributes: { kind: item.kind } })
+        )
       )
-    }
+    })
 
     /**
      * A work item that failed: claimable again after a delay that doubles with each attempt (1
@@ -134,7 +134,7 @@ export class Worker extends Context.Service<Worker>()("@recur/core/Worker", {
     /**
      * Claims and runs due work of a lane until none is left at `now`. Returns how many items ran.
      */
-    const runDue = (options: {
+    const runDue = Effect.fn("Worker.runDue")(function* (options: {
       readonly now: number
       readonly owner: string
       readonly lane?: "live" | "frozen"
@@ -147,109 +147,111 @@ export class Worker extends Context.Service<Worker>()("@recur/core/Worker", {
       readonly renewalBatch?: number
       /** Stop claiming once this many items ran (a bound on one call's work); default: no bound. */
       readonly maxItems?: number
-    }) =>
-      Effect.gen(function* () {
-        let ran = 0
-        const concurrency = Math.max(1, options.concurrency ?? 1)
-        const batchSize = Math.max(1, options.renewalBatch ?? 64)
-        const maxItems = options.maxItems ?? Number.POSITIVE_INFINITY
-        for (;;) {
-          if (ran >= maxItems) return ran
-          const items = yield* storage.workQueue.claim({
-            now: options.now,
-            limit: Math.min(options.batch ?? Math.max(256, concurrency * 32), maxItems - ran),
-            leaseMs: options.leaseMs ?? 60_000,
-            owner: options.owner,
-            ...(options.lane ? { lane: options.lane } : {}),
-            ...(options.merchantId ? { merchantId: options.merchantId } : {})
-          })
-          if (items.length === 0) return ran
-          // a renewal alone on its subject joins its merchant's batch (see renewMany)
-          const bySubject = new Map<string, Array<Store.WorkItem>>()
-          for (const item of items) {
-            const key = `${item.merchant_id} ${item.subject_id}`
-            const group = bySubject.get(key)
-            if (group) group.push(item)
-            else bySubject.set(key, [item])
-          }
-          const renewals = new Map<string, Array<Store.WorkItem>>()
-          const singles: Array<Array<Store.WorkItem>> = []
-          for (const group of bySubject.values()) {
-            const item = group[0]!
-            if (group.length === 1 && item.kind === "renewal" && batchSize > 1) {
-              const batch = renewals.get(item.merchant_id)
-              if (batch) batch.push(item)
-              else renewals.set(item.merchant_id, [item])
-            } else singles.push(group)
-          }
-          const batches = [...renewals.values()].flatMap((all) =>
-            Array.from({ length: Math.ceil(all.length / batchSize) }, (_, i) =>
-              all.slice(i * batchSize, (i + 1) * batchSize)
-            )
+    }) {
+      let ran = 0
+      const concurrency = Math.max(1, options.concurrency ?? 1)
+      const batchSize = Math.max(1, options.renewalBatch ?? 64)
+      const maxItems = options.maxItems ?? Number.POSITIVE_INFINITY
+      for (;;) {
+        if (ran >= maxItems) return ran
+        const items = yield* storage.workQueue.claim({
+          now: options.now,
+          limit: Math.min(options.batch ?? Math.max(256, concurrency * 32), maxItems - ran),
+          leaseMs: options.leaseMs ?? 60_000,
+          owner: options.owner,
+          ...(options.lane ? { lane: options.lane } : {}),
+          ...(options.merchantId ? { merchantId: options.merchantId } : {})
+        })
+        if (items.length === 0) return ran
+        // a renewal alone on its subject joins its merchant's batch (see renewMany)
+        const bySubject = new Map<string, Array<Store.WorkItem>>()
+        for (const item of items) {
+          const key = `${item.merchant_id} ${item.subject_id}`
+          const group = bySubject.get(key)
+          if (group) group.push(item)
+          else bySubject.set(key, [item])
+        }
+        const renewals = new Map<string, Array<Store.WorkItem>>()
+        const singles: Array<Array<Store.WorkItem>> = []
+        for (const group of bySubject.values()) {
+          const item = group[0]!
+          if (group.length === 1 && item.kind === "renewal" && batchSize > 1) {
+            const batch = renewals.get(item.merchant_id)
+            if (batch) batch.push(item)
+            else renewals.set(item.merchant_id, [item])
+          } else singles.push(group)
+        }
+        const batches = [...renewals.values()].flatMap((all) =>
+          Array.from({ length: Math.ceil(all.length / batchSize) }, (_, i) =>
+            all.slice(i * batchSize, (i + 1) * batchSize)
           )
-          const runBatch = (batch: ReadonlyArray<Store.WorkItem>) =>
-            Effect.gen(function* () {
-              const finished = yield* renewalBatches
-                .renewMany(
-                  batch[0]!.merchant_id,
-                  batch.map((i) => i.subject_id),
-                  { concurrency }
-                )
-                .pipe(
-                  Effect.catchCause((cause) =>
-                    Effect.as(Effect.logError("renewal batch failed", cause), new Set<string>())
-                  )
-                )
-              yield* storage.workQueue.completeMany(
-                batch.filter((i) => finished.has(i.subject_id)),
-                options.owner
+        )
+        const runBatch = (batch: ReadonlyArray<Store.WorkItem>) =>
+          Effect.gen(function* () {
+            const finished = yield* renewalBatches
+              .renewMany(
+                batch[0]!.merchant_id,
+                batch.map((i) => i.subject_id),
+                { concurrency }
               )
-              yield* Effect.forEach(
-                batch.filter((i) => !finished.has(i.subject_id)),
-                (i) => failedItem(i, options.owner, options.now),
-                { discard: true }
+              .pipe(
+                Effect.catchCause((cause) =>
+                  Effect.as(Effect.logError("renewal batch failed", cause), new Set<string>())
+                )
               )
-              ran += batch.length
-            })
-          // items of one subject stay in order, one after the other; subjects run side by side
-          const runGroup = (group: ReadonlyArray<Store.WorkItem>) =>
-            Effect.forEach(
-              group,
-              (item) =>
-                Effect.gen(function* () {
-                  if (yield* runItem(item)) yield* storage.workQueue.complete(item, options.owner)
-                  else yield* failedItem(item, options.owner, options.now)
-                  ran++
-                }),
+            yield* storage.workQueue.completeMany(
+              batch.filter((i) => finished.has(i.subject_id)),
+              options.owner
+            )
+            yield* Effect.forEach(
+              batch.filter((i) => !finished.has(i.subject_id)),
+              (i) => failedItem(i, options.owner, options.now),
               { discard: true }
             )
-          yield* Effect.all(
-            [
-              Effect.forEach(batches, runBatch, { concurrency: Math.min(concurrency, 4), discard: true }),
-              Effect.forEach(singles, runGroup, { concurrency, discard: true })
-            ],
-            { concurrency: concurrency > 1 ? 2 : 1, discard: true }
+            ran += batch.length
+          })
+        // items of one subject stay in order, one after the other; subjects run side by side
+        const runGroup = (group: ReadonlyArray<Store.WorkItem>) =>
+          Effect.forEach(
+            group,
+            (item) =>
+              Effect.gen(function* () {
+                if (yield* runItem(item)) yield* storage.workQueue.complete(item, options.owner)
+                else yield* failedItem(item, options.owner, options.now)
+                ran++
+              }),
+            { discard: true }
           )
-        }
-      })
+        yield* Effect.all(
+          [
+            Effect.forEach(batches, runBatch, { concurrency: Math.min(concurrency, 4), discard: true }),
+            Effect.forEach(singles, runGroup, { concurrency, discard: true })
+          ],
+          { concurrency: concurrency > 1 ? 2 : 1, discard: true }
+        )
+      }
+    })
 
     /**
      * The worker: runs due live work every `interval`, forever. Safe on many processes at once
      * (leases).
      */
-    const worker = (options: { readonly owner: string; readonly intervalMs?: number; readonly concurrency?: number }) =>
-      Effect.gen(function* () {
-        for (;;) {
-          const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
-          yield* runDue({
-            now,
-            owner: options.owner,
-            lane: "live",
-            ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {})
-          })
-          yield* Effect.sleep(options.intervalMs ?? 1000)
-        }
-      }).pipe(Effect.withSpan("Worker.worker"))
+    const worker = Effect.fn("Worker.worker")(function* (options: {
+      readonly owner: string
+      readonly intervalMs?: number
+      readonly concurrency?: number
+    }) {
+      for (;;) {
+        const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
+        yield* runDue({
+          now,
+          owner: options.owner,
+          lane: "live",
+          ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {})
+        })
+        yield* Effect.sleep(options.intervalMs ?? 1000)
+      }
+    })
 
     return { runItem, runDue, worker } as const
   })

@@ -43,8 +43,9 @@ const ALLOWED = [
   /^Lifecycle\.\w+\.initial\b/, // born in the machine's initial state
   /^Result\.getOrThrow\(Lifecycle\.bornAs\(/, // born one transition away from it
   /^[\w.]+\.(status|trade_status|biz_status|refund_status|event_status|to)$/, // a copy, or a transition's result
-  /^[A-Z]\w*Status$/, // a type
+  /^([A-Z]\w*\.)?[A-Z]\w*Status$/, // a type (a parameter's on its own line: `status: Lifecycle.ProductStatus`)
   /^[\w.]+\["status"\]$/, // a type
+  /^"(status|trade_status|biz_status|refund_status|event_status)"$/, // an indexed column of the same-named field (Store.entity)
   /^(string|number|[A-Z][\w.]*)\)/, // a parameter's type
   /^(string|number|boolean)$/ // a parameter's type on its own line
 ]

@@ -9,27 +9,35 @@
  */
 import {
   Billing,
+  Checkout,
   Catalog,
   CheckoutSession,
   Customer,
   Customers,
   Discount,
   Discounts,
+  Dunning,
   DunningPolicy,
   Engine,
   Entities,
   Errors,
   Invoice,
   Merchants,
+  Metering,
   PaymentSettings,
   Portal,
   PortalSession,
+  PriceChanges,
   Redaction,
   Ports,
   Price,
   Product,
   Refund,
+  Refunds,
+  Renewals,
+  SandboxClock,
   Secrets,
+  SessionPayments,
   Settings,
   Store,
   Subscription,
@@ -38,7 +46,9 @@ import {
   TaxRates,
   Trade,
   Usage,
-  Webhooks
+  WebhookDispatch,
+  Webhooks,
+  Worker
 } from "@recur/core"
 import { RequestBodies, Requests } from "@recur/contract"
 import { SandboxGateway } from "@recur/payment-sandbox"
@@ -317,7 +327,7 @@ export type DiscountJson = typeof Discount.Discount.Encoded
 /** What a subscription's next renewal will bill (`GET /api/v1/subscription/{id}/upcoming_invoice`). @since 0.1.0 */
 export type UpcomingInvoiceJson = typeof Invoice.UpcomingInvoice.Encoded
 /** A payment method update's answer. @since 0.1.0 */
-export type PaymentMethodResultJson = Success<Billing.Billing["Service"]["updatePaymentMethod"]>
+export type PaymentMethodResultJson = Success<Dunning.Dunning["Service"]["updatePaymentMethod"]>
 /** Who charges a merchant's customers, as JSON (never a secret). @since 0.1.0 */
 export type PaymentSettingsJson = typeof PaymentSettings.PaymentSettingsView.Encoded
 /** What a merchant's customers may do in the portal, as JSON. @since 0.1.0 */
@@ -348,13 +358,13 @@ export interface PaymentJson {
 }
 
 /** The proration quote of a price or quantity change (what `change` will charge or credit). @since 0.1.0 */
-export type ChangePreview = Success<SubscriptionsService["previewChange"]>
+export type ChangePreview = Success<PriceChanges.PriceChanges["Service"]["previewChange"]>
 /** What a price or quantity change did. @since 0.1.0 */
-export type ChangeResult = Success<SubscriptionsService["changePrice"]>
+export type ChangeResult = Success<PriceChanges.PriceChanges["Service"]["changePrice"]>
 /** A recorded usage event (`duplicate: true` when its `event_id` was already recorded). @since 0.1.0 */
-export type UsageRecorded = Success<SubscriptionsService["recordUsage"]>
+export type UsageRecorded = Success<Metering.Metering["Service"]["recordUsage"]>
 /** A batch of usage events: how many were accepted and which were duplicates. @since 0.1.0 */
-export type UsageBatchRecorded = Success<SubscriptionsService["recordUsageBatch"]>
+export type UsageBatchRecorded = Success<Metering.Metering["Service"]["recordUsageBatch"]>
 /** A new webhook endpoint: its id and its `whsec_` signing secret (shown once). @since 0.1.0 */
 export type WebhookEndpointCreated = Success<Webhooks.Webhooks["Service"]["create"]>
 
@@ -715,18 +725,20 @@ export const createBilling = async (options: BillingOptions = {}): Promise<Billi
     },
     checkout: {
       createSession: (merchantId, input) =>
-        billing((b) =>
+        run(
           decode(RequestBodies.CreateSession, input).pipe(
             Effect.flatMap(Requests.sessionCommand),
-            Effect.flatMap((command) => b.createSession(merchantId, command)),
+            Effect.flatMap((command) => Checkout.Checkout.use((c) => c.createSession(merchantId, command))),
             Effect.map(json(CheckoutSession.CheckoutSession))
           )
         ),
       pay: (merchantId, sessionId, card) =>
-        billing((b) =>
-          Effect.all([id("session_id", sessionId), decode(RequestBodies.Payment, card)]).pipe(
-            Effect.flatMap(([s, c]) => b.paySession(merchantId, s, paymentOf(c))),
-            Effect.map(payment)
+        run(
+          SessionPayments.SessionPayments.use((sessionPayments) =>
+            Effect.all([id("session_id", sessionId), decode(RequestBodies.Payment, card)]).pipe(
+              Effect.flatMap(([s, c]) => sessionPayments.paySession(merchantId, s, paymentOf(c))),
+              Effect.map(payment)
+            )
           )
         )
     },
@@ -739,17 +751,21 @@ export const createBilling = async (options: BillingOptions = {}): Promise<Billi
           )
         ),
       previewChange: (merchantId, subscriptionId, input) =>
-        subs((s) =>
-          decode(RequestBodies.ChangePrice, input).pipe(
-            Effect.flatMap((i) => Requests.changeCommand(subscriptionId, i)),
-            Effect.flatMap((c) => s.previewChange(merchantId, c))
+        run(
+          PriceChanges.PriceChanges.use((priceChanges) =>
+            decode(RequestBodies.ChangePrice, input).pipe(
+              Effect.flatMap((i) => Requests.changeCommand(subscriptionId, i)),
+              Effect.flatMap((c) => priceChanges.previewChange(merchantId, c))
+            )
           )
         ),
       change: (merchantId, subscriptionId, input) =>
-        subs((s) =>
-          decode(RequestBodies.ChangePrice, input).pipe(
-            Effect.flatMap((i) => Requests.changeCommand(subscriptionId, i)),
-            Effect.flatMap((c) => s.changePrice(merchantId, c))
+        run(
+          PriceChanges.PriceChanges.use((priceChanges) =>
+            decode(RequestBodies.ChangePrice, input).pipe(
+              Effect.flatMap((i) => Requests.changeCommand(subscriptionId, i)),
+              Effect.flatMap((c) => priceChanges.changePrice(merchantId, c))
+            )
           )
         ),
       cancel: (merchantId, subscriptionId, input = {}) =>
@@ -768,16 +784,20 @@ export const createBilling = async (options: BillingOptions = {}): Promise<Billi
           )
         ),
       updatePaymentMethod: (merchantId, subscriptionId, card) =>
-        billing((b) =>
-          Effect.all([id("subscription_id", subscriptionId), decode(RequestBodies.Payment, card)]).pipe(
-            Effect.flatMap(([i, c]) => b.updatePaymentMethod(merchantId, i, paymentOf(c)))
+        run(
+          Dunning.Dunning.use((dunning) =>
+            Effect.all([id("subscription_id", subscriptionId), decode(RequestBodies.Payment, card)]).pipe(
+              Effect.flatMap(([i, c]) => dunning.updatePaymentMethod(merchantId, i, paymentOf(c)))
+            )
           )
         ),
       upcomingInvoice: (merchantId, subscriptionId) =>
-        subs((s) =>
-          id("subscription_id", subscriptionId).pipe(
-            Effect.flatMap((i) => s.upcomingInvoice(merchantId, i)),
-            Effect.map((o) => (Option.isSome(o) ? json(Invoice.UpcomingInvoice)(o.value) : null))
+        run(
+          Renewals.Renewals.use((renewals) =>
+            id("subscription_id", subscriptionId).pipe(
+              Effect.flatMap((i) => renewals.upcoming(merchantId, i)),
+              Effect.map((o) => (Option.isSome(o) ? json(Invoice.UpcomingInvoice)(o.value) : null))
+            )
           )
         ),
       resume: (merchantId, subscriptionId) =>
@@ -788,24 +808,30 @@ export const createBilling = async (options: BillingOptions = {}): Promise<Billi
           )
         ),
       usage: (merchantId, subscriptionId, cycleIndex) =>
-        subs((s) =>
-          id("subscription_id", subscriptionId).pipe(
-            Effect.flatMap((i) => s.usageSummary(merchantId, i, cycleIndex)),
-            Effect.map(json(Usage.UsageSummary))
+        run(
+          Metering.Metering.use((metering) =>
+            id("subscription_id", subscriptionId).pipe(
+              Effect.flatMap((i) => metering.usageSummary(merchantId, i, cycleIndex)),
+              Effect.map(json(Usage.UsageSummary))
+            )
           )
         ),
       recordUsage: (merchantId, subscriptionId, input) =>
-        subs((s) =>
-          decode(UsageInput, input).pipe(
-            Effect.flatMap((i) => Requests.usageEvent(subscriptionId, i)),
-            Effect.flatMap((e) => s.recordUsage(merchantId, e))
+        run(
+          Metering.Metering.use((metering) =>
+            decode(UsageInput, input).pipe(
+              Effect.flatMap((i) => Requests.usageEvent(subscriptionId, i)),
+              Effect.flatMap((e) => metering.recordUsage(merchantId, e))
+            )
           )
         ),
       recordUsageBatch: (merchantId, records) =>
-        subs((s) =>
-          decode(UsageBatchInput, { records }).pipe(
-            Effect.flatMap((i) => Requests.usageEvents(i.records)),
-            Effect.flatMap((e) => s.recordUsageBatch(merchantId, e))
+        run(
+          Metering.Metering.use((metering) =>
+            decode(UsageBatchInput, { records }).pipe(
+              Effect.flatMap((i) => Requests.usageEvents(i.records)),
+              Effect.flatMap((e) => metering.recordUsageBatch(merchantId, e))
+            )
           )
         )
     },
@@ -922,11 +948,13 @@ export const createBilling = async (options: BillingOptions = {}): Promise<Billi
     },
     refunds: {
       create: (merchantId, input) =>
-        subs((s) =>
-          decode(RequestBodies.Refund, input).pipe(
-            Effect.flatMap((i) => Requests.refundCommand(i)),
-            Effect.flatMap((c) => s.refund(merchantId, c)),
-            Effect.map(json(Refund.Refund))
+        run(
+          Refunds.Refunds.use((refunds) =>
+            decode(RequestBodies.Refund, input).pipe(
+              Effect.flatMap((i) => Requests.refundCommand(i)),
+              Effect.flatMap((c) => refunds.refund(merchantId, c)),
+              Effect.map(json(Refund.Refund))
+            )
           )
         )
     },
@@ -937,14 +965,21 @@ export const createBilling = async (options: BillingOptions = {}): Promise<Billi
             Effect.flatMap((i) => Webhooks.Webhooks.use((w) => w.create(merchantId, i)))
           )
         ),
-      dispatch: (owner = "embedded") => run(Webhooks.Webhooks.use((w) => w.dispatchOnce({ owner })))
+      dispatch: (owner = "embedded") => run(WebhookDispatch.WebhookDispatch.use((w) => w.dispatchOnce({ owner })))
     },
-    advanceClock: (merchantId, to) => billing((b) => Effect.asVoid(b.advanceClock(merchantId, to.getTime()))),
+    advanceClock: (merchantId, to) =>
+      run(
+        SandboxClock.SandboxClock.use((sandboxClock) =>
+          Effect.asVoid(sandboxClock.advanceClock(merchantId, to.getTime()))
+        )
+      ),
     runDue: (owner = "embedded") =>
-      billing((b) =>
-        Effect.flatMap(
-          Effect.clockWith((c) => c.currentTimeMillis),
-          (now) => b.runDue({ now, owner, lane: "live" })
+      run(
+        Worker.Worker.use((worker) =>
+          Effect.flatMap(
+            Effect.clockWith((c) => c.currentTimeMillis),
+            (now) => worker.runDue({ now, owner, lane: "live" })
+          )
         )
       ),
     context: () => runtime.context(),

@@ -5,16 +5,20 @@ import {
   Ports,
   ProcessorEvents,
   Discounts,
+  Dunning,
   TaxRates,
   Catalog,
   Entities,
   Lifecycle,
   Merchants,
+  Payments,
   PriceChanges,
   Refunds,
+  SandboxClock,
   Store,
   Subscriptions,
   Webhook,
+  WebhookDispatch,
   Webhooks
 } from "@recur/core"
 import { SandboxGateway } from "@recur/payment-sandbox"
@@ -48,12 +52,14 @@ for (const [name, storage] of backends()) {
     })
     const run = <A, E>(effect: Effect.Effect<A, E, any>) => rt.runPromise(effect as Effect.Effect<A, E, never>)
     const hooks = <A, E>(f: (w: Webhooks.Webhooks["Service"]) => Effect.Effect<A, E>) => run(Webhooks.Webhooks.use(f))
+    const dispatch = <A, E>(f: (w: WebhookDispatch.WebhookDispatch["Service"]) => Effect.Effect<A, E>) =>
+      run(WebhookDispatch.WebhookDispatch.use(f))
     const billing = <A, E>(f: (b: Billing.Billing["Service"]) => Effect.Effect<A, E>) => run(Billing.Billing.use(f))
     const subs = <A, E>(f: (s: Subscriptions.Subscriptions["Service"]) => Effect.Effect<A, E>) =>
       run(Subscriptions.Subscriptions.use(f))
     /** Dispatches until the outbox is empty. */
     const drain = async (owner = "test") => {
-      while ((await hooks((w) => w.dispatchOnce({ owner }))) > 0) {
+      while ((await dispatch((w) => w.dispatchOnce({ owner }))) > 0) {
         /* more */
       }
     }
@@ -61,7 +67,7 @@ for (const [name, storage] of backends()) {
     const eventId = async (merchantId: string, type: string) =>
       (await hooks((w) => w.listEvents(merchantId, { event_types: [type], limit: 1 }))).list[0]!.id
     const deliveryOf = async (merchantId: string, id: string) =>
-      (await hooks((w) => w.deliveriesOf(merchantId, id)))[0]!
+      (await dispatch((w) => w.deliveriesOf(merchantId, id)))[0]!
 
     it("every event type of the contract is produced by its flow, delivered, and verifies under both schemes — also during a key rotation", async () => {
       const m = await run(
@@ -99,15 +105,21 @@ for (const [name, storage] of backends()) {
 
       // A: a trial that converts, then every lifecycle move
       const a = Option.getOrThrow((await run(subscribe(m.merchantId, m.priceId))).subscription)
-      await billing((b) => b.advanceClock(m.merchantId, iso("2026-01-09T00:00:00Z"))) // trial notice, trial end → first charge
+      await run(
+        SandboxClock.SandboxClock.use((sandboxClock) =>
+          sandboxClock.advanceClock(m.merchantId, iso("2026-01-09T00:00:00Z"))
+        )
+      ) // trial notice, trial end → first charge
       await subs((s) => s.cancel(m.merchantId, Subscriptions.cancelOf(a.id, { when: "end_of_period" })))
       await subs((s) => s.revokeCancel(m.merchantId, a.id))
       await subs((s) => s.pause(m.merchantId, a.id))
       await subs((s) => s.resume(m.merchantId, a.id))
-      await subs((s) =>
-        s.changePrice(
-          m.merchantId,
-          PriceChanges.change(a.id, { priceId: bigger.id, effective: "immediate", proration: "immediate" })
+      await run(
+        PriceChanges.PriceChanges.use((priceChanges) =>
+          priceChanges.changePrice(
+            m.merchantId,
+            PriceChanges.change(a.id, { priceId: bigger.id, effective: "immediate", proration: "immediate" })
+          )
         )
       )
       const trade = (
@@ -118,9 +130,17 @@ for (const [name, storage] of backends()) {
           })
         )
       ).list[0]!
-      await subs((s) => s.refund(m.merchantId, Refunds.refundOf(trade.trade_id, { amount: "1.00" })))
+      await run(
+        Refunds.Refunds.use((refunds) =>
+          refunds.refund(m.merchantId, Refunds.refundOf(trade.trade_id, { amount: "1.00" }))
+        )
+      )
       await run(SandboxGateway.SandboxControls.use((c) => c.failNextRefunds(1)))
-      await subs((s) => s.refund(m.merchantId, Refunds.refundOf(trade.trade_id, { amount: "1.00" })))
+      await run(
+        Refunds.Refunds.use((refunds) =>
+          refunds.refund(m.merchantId, Refunds.refundOf(trade.trade_id, { amount: "1.00" }))
+        )
+      )
       await subs((s) => s.cancel(m.merchantId, Subscriptions.cancelOf(a.id)))
       // B: a card whose renewals are declined — past_due, then unpaid
       await run(subscribe(m.merchantId, plain.id, "4000000000000341"))
@@ -134,8 +154,12 @@ for (const [name, storage] of backends()) {
       const challenged = await run(subscribe(m.merchantId, plain.id, "4000002760003184"))
       expect(challenged.status).toBe("requires_action")
       await run(SandboxGateway.SandboxControls.use((c) => c.completeChallenge(challenged.trade.trade_id, true)))
-      await billing((b) => b.reconcileTrade(m.merchantId, challenged.trade.trade_id))
-      await billing((b) => b.advanceClock(m.merchantId, iso("2026-02-20T00:00:00Z")))
+      await run(Payments.Payments.use((payments) => payments.reconcileTrade(m.merchantId, challenged.trade.trade_id)))
+      await run(
+        SandboxClock.SandboxClock.use((sandboxClock) =>
+          sandboxClock.advanceClock(m.merchantId, iso("2026-02-20T00:00:00Z"))
+        )
+      )
       // C: a discount created, redeemed at a checkout, and ended
       const discount = await run(
         Discounts.Discounts.use((d) =>
@@ -147,13 +171,15 @@ for (const [name, storage] of backends()) {
       )
       await run(Discounts.Discounts.use((d) => d.end(m.merchantId, discount.discount_id)))
       // E: a new card for a running subscription
-      await billing((b) =>
-        b.updatePaymentMethod(m.merchantId, c.id, {
-          number: "5555555555554444",
-          exp_month: 12,
-          exp_year: 2099,
-          cvc: "123"
-        })
+      await run(
+        Dunning.Dunning.use((dunning) =>
+          dunning.updatePaymentMethod(m.merchantId, c.id, {
+            number: "5555555555554444",
+            exp_month: 12,
+            exp_year: 2099,
+            cvc: "123"
+          })
+        )
       )
       // F: the processor reports a dispute of a paid trade, then the bank's decision
       const disputed = (
@@ -250,7 +276,11 @@ for (const [name, storage] of backends()) {
       await run(subscribe(m.merchantId, m.priceId))
       await drain()
       expect(at("/flaky")).toHaveLength(1)
-      await billing((b) => b.advanceClock(m.merchantId, iso("2026-03-01T01:00:00Z")))
+      await run(
+        SandboxClock.SandboxClock.use((sandboxClock) =>
+          sandboxClock.advanceClock(m.merchantId, iso("2026-03-01T01:00:00Z"))
+        )
+      )
       expect(at("/flaky")).toHaveLength(4)
       const d = await deliveryOf(m.merchantId, await eventId(m.merchantId, "v2.subscription.first"))
       const t0 = iso("2026-03-01T00:00:00Z")
@@ -270,7 +300,11 @@ for (const [name, storage] of backends()) {
       await hooks((w) => w.create(m.merchantId, { url: rcv.url("/down"), event_types: ["v2.subscription.first"] }))
       await run(subscribe(m.merchantId, m.priceId))
       await drain()
-      await billing((b) => b.advanceClock(m.merchantId, iso("2026-04-04T00:00:00Z")))
+      await run(
+        SandboxClock.SandboxClock.use((sandboxClock) =>
+          sandboxClock.advanceClock(m.merchantId, iso("2026-04-04T00:00:00Z"))
+        )
+      )
       const id = await eventId(m.merchantId, "v2.subscription.first")
       const d = await deliveryOf(m.merchantId, id)
       expect([d.status, d.attempts, at("/down").length]).toEqual(["failed", 17, 17])
@@ -292,10 +326,12 @@ for (const [name, storage] of backends()) {
       await hooks((w) => w.create(m.merchantId, { url: rcv.url("/moved"), event_types: ["v2.subscription.first"] }))
       await run(subscribe(m.merchantId, m.priceId))
       await drain()
-      const ds = await hooks((w) => w.deliveriesOf(m.merchantId, "")) // none for an unknown event
+      const ds = await dispatch((w) => w.deliveriesOf(m.merchantId, "")) // none for an unknown event
       expect(ds).toEqual([])
       const id = await eventId(m.merchantId, "v2.subscription.first")
-      const byEndpoint = new Map((await hooks((w) => w.deliveriesOf(m.merchantId, id))).map((d) => [d.endpoint_id, d]))
+      const byEndpoint = new Map(
+        (await dispatch((w) => w.deliveriesOf(m.merchantId, id))).map((d) => [d.endpoint_id, d])
+      )
       expect([byEndpoint.get(gone.id)!.status, byEndpoint.get(gone.id)!.attempts]).toEqual(["failed", 1])
       const endpoints = await hooks((w) => w.list(m.merchantId, { limit: 10 }))
       expect(endpoints.list.find((e) => e.id === gone.id)!.status).toBe("disabled")
@@ -390,7 +426,7 @@ for (const [name, storage] of backends()) {
       for (let k = 0; k < 3; k++) {
         const before = await retrying()
         const fiber = rt.runFork(
-          Webhooks.Webhooks.use((w) => w.dispatcher({ owner: `doomed-${k}`, leaseMs: 1_000, limit: 50 }))
+          WebhookDispatch.WebhookDispatch.use((w) => w.dispatcher({ owner: `doomed-${k}`, leaseMs: 1_000, limit: 50 }))
         )
         const deadline = Date.now() + 30_000
         while ((await retrying()) === before && before < 100 && Date.now() < deadline)
@@ -404,7 +440,7 @@ for (const [name, storage] of backends()) {
       const waiting = await hooks((w) => w.listEvents(m.merchantId, { event_statuses: ["retrying"], limit: 100 }))
       expect(waiting.list.length).toBeGreaterThan(0)
       // retries on the merchant's clock deliver whatever failed while the receiver was down
-      await billing((b) => b.advanceClock(m.merchantId, t + 60 * MIN))
+      await run(SandboxClock.SandboxClock.use((sandboxClock) => sandboxClock.advanceClock(m.merchantId, t + 60 * MIN)))
       const bulk = at("/bulk")
       const seen = new Map<string, number>()
       for (const r of bulk) seen.set(r.event.id, (seen.get(r.event.id) ?? 0) + 1)

@@ -1,4 +1,4 @@
-import { Billing, Catalog, Checkout, Merchants, type PriceRules } from "@recur/core"
+import { Billing, Catalog, Checkout, Merchants, type PriceRules, SessionPayments } from "@recur/core"
 import { engineOn } from "../src/index.js"
 import { Pg } from "@recur/sql"
 import { Effect, type Layer, ManagedRuntime } from "effect"
@@ -113,12 +113,14 @@ export const merchantWithPrice = (
 /** Subscribes a fresh customer with a test card. */
 export const subscribe = (merchantId: string, priceId: string, number = "4242424242424242", discountCode?: string) =>
   Effect.gen(function* () {
-    const billing = yield* Billing.Billing
-    const session = yield* billing.createSession(
+    const _billing = yield* Billing.Billing
+    const sessionPayments = yield* SessionPayments.SessionPayments
+    const checkout = yield* Checkout.Checkout
+    const session = yield* checkout.createSession(
       merchantId,
       Checkout.sessionOf(priceId, { payerId: `payer-${Math.random().toString(36).slice(2)}` }, { discountCode })
     )
-    const result = yield* billing.paySession(merchantId, session.session_id, {
+    const result = yield* sessionPayments.paySession(merchantId, session.session_id, {
       number,
       exp_month: 12,
       exp_year: 2099,

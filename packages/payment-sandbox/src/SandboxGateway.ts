@@ -237,154 +237,178 @@ export const make = (options: Options = {}) =>
     }
 
     const gateway = Ports.PaymentGateway.of({
-      charge: (request) =>
-        Effect.gen(function* () {
-          // Idempotent per (trade, attempt); a newer attempt supersedes an older failed one.
-          const key = `${request.trade_id}:${request.attempt ?? 1}`
-          const existing = trades.get(request.trade_id)
-          if (existing && existing.outcome._tag !== "Failed") return existing.outcome
-          const seen = seenAttempts.get(key)
-          if (seen) return seen
-          // the processor could not take it: nothing recorded, the same attempt may come again
-          const down = yield* unavailable
-          if (down !== undefined) return Ports.ChargeOutcome.Unavailable(down)
-          attempts.set(request.trade_id, (attempts.get(request.trade_id) ?? 0) + 1)
-          const forced = request.off_session && (yield* Ref.getAndUpdate(forcedDeclines, (n) => Math.max(0, n - 1))) > 0
-          const decided = forced
-            ? Ports.ChargeOutcome.Failed({ code: "card_declined", message: "Your card was declined." })
-            : decide(request, yield* Clock.currentTimeMillis)
-          // the sandbox's reference of the attempt (a processor's charge id), as a processor names it
-          const outcome = named("_tag" in decided ? decided : decided.outcome, `sbx_${key}`)
-          if (!("_tag" in decided)) yield* record(request.trade_id, { ...decided, outcome, refunded: 0n })
-          seenAttempts.set(key, outcome)
-          return outcome
-        }),
-      retrieve: (tradeId) =>
-        Effect.gen(function* () {
-          const state = trades.get(tradeId)
-          if (!state)
-            return Ports.ChargeOutcome.Failed({ code: "no_such_charge", message: "No charge for this trade." })
-          if (state.outcome._tag === "Unknown") {
-            // The processor did take the payment: reconciliation learns it now.
-            const settled = Ports.ChargeOutcome.Succeeded({
-              transaction_id: `txn_${rand()}`,
-              token: Option.some(state.token),
-              brand: state.brand,
-              last4: state.last4,
-              ...expiryOf(state.token)
-            })
-            yield* record(tradeId, { ...state, outcome: settled })
-            return settled
-          }
-          return state.outcome
-        }),
-      cancel: (tradeId) =>
-        Effect.gen(function* () {
-          const state = trades.get(tradeId)
-          if (state?.outcome._tag !== "RequiresAction") return yield* gateway.retrieve(tradeId)
-          const canceled = Ports.ChargeOutcome.Failed({
-            code: "payment_canceled",
-            message: "The payment was canceled before it was authenticated."
+      charge: Effect.fn("SandboxGateway.charge")(function* (request: Ports.ChargeRequest) {
+        // Idempotent per (trade, attempt); a newer attempt supersedes an older failed one.
+        const key = `${request.trade_id}:${request.attempt ?? 1}`
+        const existing = trades.get(request.trade_id)
+        if (existing && existing.outcome._tag !== "Failed") return existing.outcome
+        const seen = seenAttempts.get(key)
+        if (seen) return seen
+        // the processor could not take it: nothing recorded, the same attempt may come again
+        const down = yield* unavailable
+        if (down !== undefined) return Ports.ChargeOutcome.Unavailable(down)
+        attempts.set(request.trade_id, (attempts.get(request.trade_id) ?? 0) + 1)
+        const forced = request.off_session && (yield* Ref.getAndUpdate(forcedDeclines, (n) => Math.max(0, n - 1))) > 0
+        const decided = forced
+          ? Ports.ChargeOutcome.Failed({ code: "card_declined", message: "Your card was declined." })
+          : decide(request, yield* Clock.currentTimeMillis)
+        // the sandbox's reference of the attempt (a processor's charge id), as a processor names it
+        const outcome = named("_tag" in decided ? decided : decided.outcome, `sbx_${key}`)
+        if (!("_tag" in decided)) yield* record(request.trade_id, { ...decided, outcome, refunded: 0n })
+        seenAttempts.set(key, outcome)
+        return outcome
+      }),
+      retrieve: Effect.fn("SandboxGateway.retrieve")(function* (tradeId: string) {
+        const state = trades.get(tradeId)
+        if (!state) return Ports.ChargeOutcome.Failed({ code: "no_such_charge", message: "No charge for this trade." })
+        if (state.outcome._tag === "Unknown") {
+          // The processor did take the payment: reconciliation learns it now.
+          const settled = Ports.ChargeOutcome.Succeeded({
+            transaction_id: `txn_${rand()}`,
+            token: Option.some(state.token),
+            brand: state.brand,
+            last4: state.last4,
+            ...expiryOf(state.token)
           })
-          yield* record(tradeId, { ...state, outcome: canceled })
-          return canceled
-        }),
-      refund: ({ amount, refund_id, trade_id, reference }) =>
-        Effect.gen(function* () {
-          // a refund named before is read by its reference; by our refund id otherwise
-          const byReference =
-            reference !== undefined
-              ? [...refunds.values()].find(
-                  (r) => (r._tag === "Succeeded" || r._tag === "Pending") && r.refund_transaction_id === reference
-                )
-              : undefined
-          if (byReference) return byReference
-          const done = refunds.get(refund_id)
-          if (done) return done
-          // a refund the processor accepts and settles later: pending now, its outcome when asked again
-          if (
-            !pendingRefunds.has(refund_id) &&
-            (yield* Ref.modify(forcedRefundPending, (n) => [n > 0, Math.max(0, n - 1)] as const))
-          ) {
-            pendingRefunds.add(refund_id)
-            return Ports.RefundOutcome.Pending({ refund_transaction_id: `rtx_${refund_id}` })
-          }
-          const state = trades.get(trade_id)
-          const forced = yield* Ref.modify(forcedRefundFailures, (n) => [n > 0, Math.max(0, n - 1)] as const)
-          const outcome = forced
-            ? Ports.RefundOutcome.Failed({ code: "refund_declined", message: "The processor declined the refund." })
-            : // a charge from before a restart is unknown here (the sandbox keeps no books): the engine's
-              // own reservation already bounds the amount, so the sandbox refunds it
-              state !== undefined && state.outcome._tag !== "Succeeded"
-              ? Ports.RefundOutcome.Failed({ code: "charge_not_refundable", message: "The charge did not succeed." })
-              : state === undefined
-                ? amount.amount > 0n
-                  ? Ports.RefundOutcome.Succeeded({ refund_transaction_id: `rtx_${rand()}` })
-                  : Ports.RefundOutcome.Failed({ code: "amount_too_large", message: "Nothing to refund." })
-                : amount.currency !== state.amount.currency ||
-                    amount.amount <= 0n ||
-                    state.refunded + amount.amount > state.amount.amount
-                  ? Ports.RefundOutcome.Failed({
-                      code: "amount_too_large",
-                      message: "The refund exceeds what is left to refund."
-                    })
-                  : Ports.RefundOutcome.Succeeded({ refund_transaction_id: `rtx_${rand()}` })
-          if (state && outcome._tag === "Succeeded")
-            yield* record(trade_id, { ...state, refunded: state.refunded + amount.amount })
-          refunds.set(refund_id, outcome)
-          // made, but its answer lost on the way back (a timeout): asking again tells it
-          if (yield* Ref.modify(forcedRefundUnknown, (n) => [n > 0, Math.max(0, n - 1)] as const))
-            return Ports.RefundOutcome.Unknown()
-          return outcome
-        }),
-      saveCard: ({ customer_id, merchant_id, return_url, source }) =>
-        Effect.gen(function* () {
-          const down = yield* unavailable
-          if (down !== undefined) return Ports.SaveCardOutcome.Unavailable(down)
-          const now = yield* Clock.currentTimeMillis
-          // the card is checked as a first charge checks it, for nothing: a card that declines
-          // charges is refused; one that declines only later (…0341) is saved, as processors do
-          const decided = decide(
-            {
-              trade_id: "setup",
-              merchant_id: "setup",
-              amount: { amount: 0n, currency: "USD" } as Money.Money,
-              source,
-              off_session: false
-            },
-            now
-          )
-          if ("_tag" in decided)
-            return decided._tag === "Failed"
-              ? Ports.SaveCardOutcome.Failed({ code: decided.code, message: decided.message })
-              : Ports.SaveCardOutcome.Failed({ code: "card_not_saved", message: "The card could not be saved." })
-          if (decided.outcome._tag === "Failed")
-            return Ports.SaveCardOutcome.Failed({ code: decided.outcome.code, message: decided.outcome.message })
-          const saved = Ports.SaveCardOutcome.Saved({
-            token: decided.token,
-            brand: decided.brand,
-            last4: decided.last4,
-            ...expiryOf(decided.token)
+          yield* record(tradeId, { ...state, outcome: settled })
+          return settled
+        }
+        return state.outcome
+      }),
+      cancel: Effect.fn("SandboxGateway.cancel")(function* (tradeId: string) {
+        const state = trades.get(tradeId)
+        if (state?.outcome._tag !== "RequiresAction") return yield* gateway.retrieve(tradeId)
+        const canceled = Ports.ChargeOutcome.Failed({
+          code: "payment_canceled",
+          message: "The payment was canceled before it was authenticated."
+        })
+        yield* record(tradeId, { ...state, outcome: canceled })
+        return canceled
+      }),
+      refund: Effect.fn("SandboxGateway.refund")(function* ({
+        amount,
+        refund_id,
+        trade_id,
+        reference
+      }: {
+        readonly refund_id: string
+        readonly trade_id: string
+        readonly amount: Money.Money
+        readonly charges?: Ports.ChargeReferences | undefined
+        readonly reference?: string | undefined
+      }) {
+        // a refund named before is read by its reference; by our refund id otherwise
+        const byReference =
+          reference !== undefined
+            ? [...refunds.values()].find(
+                (r) => (r._tag === "Succeeded" || r._tag === "Pending") && r.refund_transaction_id === reference
+              )
+            : undefined
+        if (byReference) return byReference
+        const done = refunds.get(refund_id)
+        if (done) return done
+        // a refund the processor accepts and settles later: pending now, its outcome when asked again
+        if (
+          !pendingRefunds.has(refund_id) &&
+          (yield* Ref.modify(forcedRefundPending, (n) => [n > 0, Math.max(0, n - 1)] as const))
+        ) {
+          pendingRefunds.add(refund_id)
+          return Ports.RefundOutcome.Pending({ refund_transaction_id: `rtx_${refund_id}` })
+        }
+        const state = trades.get(trade_id)
+        const forced = yield* Ref.modify(forcedRefundFailures, (n) => [n > 0, Math.max(0, n - 1)] as const)
+        const outcome = forced
+          ? Ports.RefundOutcome.Failed({ code: "refund_declined", message: "The processor declined the refund." })
+          : // a charge from before a restart is unknown here (the sandbox keeps no books): the engine's
+            // own reservation already bounds the amount, so the sandbox refunds it
+            state !== undefined && state.outcome._tag !== "Succeeded"
+            ? Ports.RefundOutcome.Failed({ code: "charge_not_refundable", message: "The charge did not succeed." })
+            : state === undefined
+              ? amount.amount > 0n
+                ? Ports.RefundOutcome.Succeeded({ refund_transaction_id: `rtx_${rand()}` })
+                : Ports.RefundOutcome.Failed({ code: "amount_too_large", message: "Nothing to refund." })
+              : amount.currency !== state.amount.currency ||
+                  amount.amount <= 0n ||
+                  state.refunded + amount.amount > state.amount.amount
+                ? Ports.RefundOutcome.Failed({
+                    code: "amount_too_large",
+                    message: "The refund exceeds what is left to refund."
+                  })
+                : Ports.RefundOutcome.Succeeded({ refund_transaction_id: `rtx_${rand()}` })
+        if (state && outcome._tag === "Succeeded")
+          yield* record(trade_id, { ...state, refunded: state.refunded + amount.amount })
+        refunds.set(refund_id, outcome)
+        // made, but its answer lost on the way back (a timeout): asking again tells it
+        if (yield* Ref.modify(forcedRefundUnknown, (n) => [n > 0, Math.max(0, n - 1)] as const))
+          return Ports.RefundOutcome.Unknown()
+        return outcome
+      }),
+      saveCard: Effect.fn("SandboxGateway.saveCard")(function* ({
+        customer_id,
+        merchant_id,
+        return_url,
+        source
+      }: {
+        readonly merchant_id: string
+        readonly customer_id: string
+        readonly source: Ports.NewPaymentSource
+        readonly return_url?: string | undefined
+      }) {
+        const down = yield* unavailable
+        if (down !== undefined) return Ports.SaveCardOutcome.Unavailable(down)
+        const now = yield* Clock.currentTimeMillis
+        // the card is checked as a first charge checks it, for nothing: a card that declines
+        // charges is refused; one that declines only later (…0341) is saved, as processors do
+        const decided = decide(
+          {
+            trade_id: "setup",
+            merchant_id: "setup",
+            amount: { amount: 0n, currency: "USD" } as Money.Money,
+            source,
+            off_session: false
+          },
+          now
+        )
+        if ("_tag" in decided)
+          return decided._tag === "Failed"
+            ? Ports.SaveCardOutcome.Failed({ code: decided.code, message: decided.message })
+            : Ports.SaveCardOutcome.Failed({ code: "card_not_saved", message: "The card could not be saved." })
+        if (decided.outcome._tag === "Failed")
+          return Ports.SaveCardOutcome.Failed({ code: decided.outcome.code, message: decided.outcome.message })
+        const saved = Ports.SaveCardOutcome.Saved({
+          token: decided.token,
+          brand: decided.brand,
+          last4: decided.last4,
+          ...expiryOf(decided.token)
+        })
+        // a card whose issuer wants its cardholder every time is challenged when they are here
+        if (decided.behaviour !== "always_authenticate") return saved
+        if (return_url === undefined)
+          return Ports.SaveCardOutcome.Failed({
+            code: "authentication_required",
+            message: "The card's issuer asks for authentication (3-D Secure) in the cardholder's browser."
           })
-          // a card whose issuer wants its cardholder every time is challenged when they are here
-          if (decided.behaviour !== "always_authenticate") return saved
-          if (return_url === undefined)
-            return Ports.SaveCardOutcome.Failed({
-              code: "authentication_required",
-              message: "The card's issuer asks for authentication (3-D Secure) in the cardholder's browser."
-            })
-          const setup_id = `seti_sandbox_${rand()}`
-          const challenge = Ports.SaveCardOutcome.RequiresAction({ redirect_url: `${base}/${setup_id}`, setup_id })
-          setups.set(setup_id, { merchant_id, customer_id, return_url, outcome: challenge, saved })
-          return challenge
-        }),
-      completeSaveCard: ({ customer_id, merchant_id, setup_id }) =>
-        Effect.sync(() => {
+        const setup_id = `seti_sandbox_${rand()}`
+        const challenge = Ports.SaveCardOutcome.RequiresAction({ redirect_url: `${base}/${setup_id}`, setup_id })
+        setups.set(setup_id, { merchant_id, customer_id, return_url, outcome: challenge, saved })
+        return challenge
+      }),
+      completeSaveCard: Effect.fn("SandboxGateway.completeSaveCard")(function* ({
+        customer_id,
+        merchant_id,
+        setup_id
+      }: {
+        readonly merchant_id: string
+        readonly customer_id: string
+        readonly setup_id: string
+      }) {
+        return yield* Effect.sync(() => {
           const setup = setups.get(setup_id)
           if (setup === undefined || setup.merchant_id !== merchant_id || setup.customer_id !== customer_id)
             return Ports.SaveCardOutcome.Failed({ code: "resource_missing", message: "No such card set-up." })
           return setup.outcome
-        }),
+        })
+      }),
       // the test challenge, served by the host at `base` (the controls are defined below)
       challengePage: ChallengePage.make({
         completeChallenge: (tradeId, approve) => controls.completeChallenge(tradeId, approve),

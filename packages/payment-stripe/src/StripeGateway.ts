@@ -519,8 +519,8 @@ const gatewayOn = (stripe: Stripe, known: Known) => {
       return yield* outcomeOf(made.intent)
     })
 
-  const retrieve = (tradeId: string, known?: Ports.ChargeReferences) =>
-    Effect.gen(function* () {
+  const retrieve = Effect.fn("StripeGateway.retrieve")(function* (tradeId: string, known?: Ports.ChargeReferences) {
+    return yield* Effect.gen(function* () {
       const read = yield* byReference(tradeId, known)
       if (read !== undefined) return read
       const intents = yield* intentsOf(tradeId, ownerOf ? yield* ownerOf(tradeId) : undefined)
@@ -531,10 +531,11 @@ const gatewayOn = (stripe: Stripe, known: Known) => {
         return Ports.ChargeOutcome.Failed({ code: "no_such_charge", message: "No charge for this trade." })
       return yield* outcomeOf(intent)
     }).pipe(Effect.catch(() => Effect.succeed(Ports.ChargeOutcome.Unknown())))
+  })
 
   /** Cancels the trade's latest intent while it still waits (for the payer, or a new method). */
-  const cancel = (tradeId: string, known?: Ports.ChargeReferences) =>
-    Effect.gen(function* () {
+  const cancel = Effect.fn("StripeGateway.cancel")(function* (tradeId: string, known?: Ports.ChargeReferences) {
+    return yield* Effect.gen(function* () {
       if (known !== undefined && known.references.length > 0) {
         // every intent of the trade that still waits is canceled; one that succeeded pays it
         const intents = yield* intentsById(known.references)
@@ -557,6 +558,7 @@ const gatewayOn = (stripe: Stripe, known: Known) => {
       const canceled = yield* Effect.result(call(() => stripe.paymentIntents.cancel(intent.id)))
       return canceled._tag === "Success" ? yield* outcomeOf(canceled.success) : yield* retrieve(tradeId, known)
     }).pipe(Effect.catch(() => Effect.succeed(Ports.ChargeOutcome.Unknown())))
+  })
 
   /**
    * A charge of 0 (in Stripe's units) with a new payment method: a SetupIntent saves it on the
@@ -613,8 +615,8 @@ const gatewayOn = (stripe: Stripe, known: Known) => {
       })
     })
 
-  const charge = (request: Ports.ChargeRequest) =>
-    Effect.suspend(() => {
+  const charge = Effect.fn("StripeGateway.charge")(function* (request: Ports.ChargeRequest) {
+    return yield* Effect.suspend(() => {
       // whether the PaymentIntent's creation was sent: a refused key or a rate limit before it
       // (reading the trade's earlier intents, its customer) charged nothing — Unavailable; after
       // it, an error leaves the charge's outcome Unknown
@@ -746,15 +748,16 @@ const gatewayOn = (stripe: Stripe, known: Known) => {
         })
       )
     })
+  })
 
-  const refund = (request: {
+  const refund = Effect.fn("StripeGateway.refund")(function* (request: {
     readonly refund_id: string
     readonly trade_id: string
     readonly amount: { readonly amount: bigint; readonly currency: string }
     readonly charges?: Ports.ChargeReferences | undefined
     readonly reference?: string | undefined
-  }) =>
-    Effect.gen(function* () {
+  }) {
+    return yield* Effect.gen(function* () {
       // a refund Stripe named before is read by its id: never made a second time
       if (request.reference !== undefined)
         return refundOutcomeOf(yield* call(() => stripe.refunds.retrieve(request.reference!)))
@@ -810,6 +813,7 @@ const gatewayOn = (stripe: Stripe, known: Known) => {
           : done.success
       return refundOutcomeOf(current)
     }).pipe(Effect.catch(() => Effect.succeed(Ports.RefundOutcome.Unknown())))
+  })
 
   /** The port's outcome of a SetupIntent of `customer`. */
   const setupOutcomeOf = (customer: string, setup: Stripe.SetupIntent) =>
@@ -844,12 +848,12 @@ const gatewayOn = (stripe: Stripe, known: Known) => {
     })
 
   /** A SetupIntent that waited for 3-D Secure, asked again: only one made for this merchant's customer. */
-  const completeSaveCard = (request: {
+  const completeSaveCard = Effect.fn("StripeGateway.completeSaveCard")(function* (request: {
     readonly merchant_id: string
     readonly customer_id: string
     readonly setup_id: string
-  }) =>
-    Effect.gen(function* () {
+  }) {
+    return yield* Effect.gen(function* () {
       if (!/^seti_[A-Za-z0-9_]{1,200}$/.test(request.setup_id))
         return Ports.SaveCardOutcome.Failed({ code: "resource_missing", message: "No such card set-up." })
       const found = yield* Effect.result(call(() => stripe.setupIntents.retrieve(request.setup_id)))
@@ -880,14 +884,15 @@ const gatewayOn = (stripe: Stripe, known: Known) => {
         )
       )
     )
+  })
 
-  const saveCard = (request: {
+  const saveCard = Effect.fn("StripeGateway.saveCard")(function* (request: {
     readonly merchant_id: string
     readonly customer_id: string
     readonly source: Ports.NewPaymentSource
     readonly return_url?: string | undefined
-  }) =>
-    Effect.gen(function* () {
+  }) {
+    return yield* Effect.gen(function* () {
       if (request.source._tag === "Card")
         return Ports.SaveCardOutcome.Failed({
           code: "card_not_accepted",
@@ -932,18 +937,23 @@ const gatewayOn = (stripe: Stripe, known: Known) => {
         )
       )
     )
+  })
 
   /** Stripe's minimum charge in the currency, from the table (none where Stripe publishes none). */
-  const minimumCharge = (request: { readonly currency: string }) =>
-    Effect.succeed(Option.fromNullishOr(StripeCurrency.minimumCharge(request.currency)))
+  const minimumCharge = Effect.fn("StripeGateway.minimumCharge")(function* (request: { readonly currency: string }) {
+    return yield* Effect.succeed(Option.fromNullishOr(StripeCurrency.minimumCharge(request.currency)))
+  })
 
   /** The account's webhooks, when its signing secret is given (one account serves every merchant). */
-  const webhook = (request: Parameters<NonNullable<Ports.PaymentGateway["Service"]["webhook"]>>[0]) =>
-    request.provider !== "stripe"
+  const webhook = Effect.fn("StripeGateway.webhook")(function* (
+    request: Parameters<NonNullable<Ports.PaymentGateway["Service"]["webhook"]>>[0]
+  ) {
+    return yield* request.provider !== "stripe"
       ? Effect.succeed(Result.fail(`no ${request.provider} webhooks here`))
       : webhookSecret === undefined || webhookSecret === ""
         ? Effect.succeed(Result.fail("no webhook signing secret is set for this Stripe account"))
         : readWebhook(stripe, webhookSecret, request.body, request.headers["stripe-signature"], true)
+  })
 
   return Ports.PaymentGateway.of({
     charge,

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { Billing, Entities, Merchant, Merchants, Store } from "@recur/core"
+import { Entities, Merchant, Merchants, Store, Worker } from "@recur/core"
 import { ConflictError, createBilling, InvalidParameterError, UnavailableError } from "@recur/embedded"
 import type { TestClient } from "@recur/http"
 import { Effect, Option } from "effect"
@@ -231,7 +231,7 @@ for (const [name, storage] of Harness.storages) {
       // the renewal falls due (2026-02-01) and the worker runs it
       // (queued on the frozen clock's lane while it was a sandbox merchant)
       const ran = await api.runtime.runPromise(
-        Billing.Billing.use((b) =>
+        Worker.Worker.use((b) =>
           b.runDue({ now: Date.parse("2026-02-02T00:00:00Z"), owner: "test", lane: "frozen", merchantId })
         )
       )

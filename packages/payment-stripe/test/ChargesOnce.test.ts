@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { Billing, Payments, Subscriptions } from "@recur/core"
+import { Billing, Payments, Refunds } from "@recur/core"
 import { createBilling } from "@recur/embedded"
 import { Effect } from "effect"
 import { StripeGateway } from "../src/index.js"
@@ -327,7 +327,7 @@ for (const [name, storage] of Harness.facadeStorages) {
         fake.advance(DAY + 3600)
         await billing.advanceClock(m, new Date("2026-01-01T00:05:00Z"))
         const settled = await Effect.runPromise(
-          Subscriptions.Subscriptions.use((s) => s.getRefund(m, refund.refund_id)).pipe(Effect.provide(ctx))
+          Refunds.Refunds.use((s) => s.getRefund(m, refund.refund_id)).pipe(Effect.provide(ctx))
         )
         expect(settled.refund_status).toBe("succeeded")
         expect([...fake.refunds.values()].map((r: any) => r.amount)).toEqual([3000])

@@ -7,21 +7,32 @@
 import { NodeHttpServer } from "@effect/platform-node"
 import { SqlClient } from "effect/sql"
 import {
-  Billing,
+  type Billing,
   type Catalog,
+  type Checkout,
   type Customers,
   type Discounts,
-  type PaymentSettings,
-  type ProcessorEvents,
+  type Dunning,
   Merchants,
+  type Metering,
+  type Payments,
+  type PaymentSettings,
+  type Portal,
+  type PriceChanges,
   Ports,
+  type ProcessorEvents,
+  type Refunds,
+  type Renewals,
+  type SandboxClock,
   type Secrets,
+  type SessionPayments,
   type Settings,
   type Store,
   type Subscriptions,
-  type Portal,
   type TaxRates,
-  type Webhooks
+  type WebhookDispatch,
+  type Webhooks,
+  Worker
 } from "@recur/core"
 import type { SandboxGateway } from "@recur/payment-sandbox"
 import { engineOn } from "@recur/embedded"
@@ -56,9 +67,20 @@ export type Engine =
   | Settings.Settings
   | Billing.Billing
   | Subscriptions.Subscriptions
+  | Checkout.Checkout
+  | SessionPayments.SessionPayments
+  | Payments.Payments
+  | Renewals.Renewals
+  | PriceChanges.PriceChanges
+  | Metering.Metering
+  | Refunds.Refunds
+  | Dunning.Dunning
+  | Worker.Worker
+  | SandboxClock.SandboxClock
   | SandboxGateway.SandboxControls
   | SqlClient.SqlClient
   | Webhooks.Webhooks
+  | WebhookDispatch.WebhookDispatch
   | Ports.WebhookTransport
 
 /**
@@ -147,7 +169,7 @@ export const reportMerchantsWithoutPayments = Effect.gen(function* () {
 export const workers = (owner: string, options: { readonly concurrency?: number } = {}) =>
   Effect.all(
     [
-      Billing.Billing.use((b) =>
+      Worker.Worker.use((b) =>
         b.worker({ owner, ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}) })
       ),
       Dispatcher.run({ owner })

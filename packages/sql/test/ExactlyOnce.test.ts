@@ -9,8 +9,11 @@ import {
   Money,
   Ports,
   PriceChanges,
+  Refunds,
+  SandboxClock,
+  SessionPayments,
   Store,
-  Subscriptions
+  Worker
 } from "@recur/core"
 import { SandboxGateway } from "@recur/payment-sandbox"
 import { Pg } from "@recur/sql"
@@ -31,6 +34,9 @@ const exactlyOnce = <E>(name: string, storage: Layer.Layer<Store.Storage, E>, n:
         Effect.gen(function* () {
           yield* TestClock.setTime(Date.UTC(2026, 0, 1))
           const billing = yield* Billing.Billing
+          const sessionPayments = yield* SessionPayments.SessionPayments
+          const checkout = yield* Checkout.Checkout
+          const worker = yield* Worker.Worker
           const { merchant } = yield* (yield* Merchants.Merchants).create({ name: "Load", currency: "USD" })
           const m = merchant.merchant_id
           const catalog = yield* Catalog.Catalog
@@ -47,8 +53,8 @@ const exactlyOnce = <E>(name: string, storage: Layer.Layer<Store.Storage, E>, n:
             Array.from({ length: n }, (_, i) => i),
             (i) =>
               Effect.gen(function* () {
-                const s = yield* billing.createSession(m, Checkout.sessionOf(pv.id, { payerId: `p${i}` }))
-                const r = yield* billing.paySession(m, s.session_id, card)
+                const s = yield* checkout.createSession(m, Checkout.sessionOf(pv.id, { payerId: `p${i}` }))
+                const r = yield* sessionPayments.paySession(m, s.session_id, card)
                 expect(r.status).toBe("succeeded")
               }),
             { concurrency: 4, discard: true }
@@ -57,11 +63,11 @@ const exactlyOnce = <E>(name: string, storage: Layer.Layer<Store.Storage, E>, n:
           const now = Date.UTC(2026, 0, 1) + 32 * DAY
           // worker A is killed after a moment; worker B runs alongside and then finishes after A's leases expire
           const a = yield* Effect.forkChild(
-            billing.runDue({ now, owner: "worker-a", lane: "live", merchantId: m, batch: 5, leaseMs: 60_000 })
+            worker.runDue({ now, owner: "worker-a", lane: "live", merchantId: m, batch: 5, leaseMs: 60_000 })
           )
           // worker B bills several subscriptions at once (RECUR_WORKER_CONCURRENCY)
           const b = yield* Effect.forkChild(
-            billing.runDue({
+            worker.runDue({
               now,
               owner: "worker-b",
               lane: "live",
@@ -74,7 +80,7 @@ const exactlyOnce = <E>(name: string, storage: Layer.Layer<Store.Storage, E>, n:
           yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 40)))
           yield* Fiber.interrupt(a)
           yield* Fiber.join(b)
-          const restarted = yield* billing.runDue({
+          const restarted = yield* worker.runDue({
             now: now + 120_000,
             owner: "worker-a2",
             lane: "live",
@@ -168,14 +174,17 @@ layer(EngineScenarios.engine(Pg.layerPglite()), { timeout: "120 seconds" })(
             price_plan: { billing_cycle_unit: "month", base_price_val: "5.00" }
           })
           const billing0 = yield* Billing.Billing
+          const sessionPayments = yield* SessionPayments.SessionPayments
+          const checkout = yield* Checkout.Checkout
+          const worker = yield* Worker.Worker
           for (let i = 0; i < 8; i++) {
-            const s = yield* billing0.createSession(m, Checkout.sessionOf(pv.id, { payerId: `c${i}` }))
-            yield* billing0.paySession(m, s.session_id, card)
+            const s = yield* checkout.createSession(m, Checkout.sessionOf(pv.id, { payerId: `c${i}` }))
+            yield* sessionPayments.paySession(m, s.session_id, card)
           }
           yield* TestClock.adjust(32 * DAY)
           const now = Date.UTC(2026, 0, 1) + 32 * DAY
           // every renewal of this worker dies after recording its invoice and trade, before the charge
-          yield* Billing.Billing.use((b) => b.runDue({ now, owner: "doomed", lane: "live", merchantId: m })).pipe(
+          yield* Worker.Worker.use((b) => b.runDue({ now, owner: "doomed", lane: "live", merchantId: m })).pipe(
             Effect.provide(Engine.layer.pipe(Layer.provide(crashing(Number.POSITIVE_INFINITY, "charge", "before"))), {
               local: true
             })
@@ -189,7 +198,7 @@ layer(EngineScenarios.engine(Pg.layerPglite()), { timeout: "120 seconds" })(
           })).list
           expect(pending).toHaveLength(8)
           // a fresh worker after the crashed one's leases ran out
-          yield* billing0.runDue({ now: now + 120_000, owner: "survivor", lane: "live", merchantId: m })
+          yield* worker.runDue({ now: now + 120_000, owner: "survivor", lane: "live", merchantId: m })
           const renewals = (yield* billing0.listInvoices(m, {
             limit: 100,
             filters: [{ column: "invoice_type", op: "in", values: ["renewal"] }]
@@ -215,27 +224,28 @@ layer(EngineScenarios.engine(Pg.layerPglite()), { timeout: "120 seconds" })(
         Effect.gen(function* () {
           const { merchantId, priceId } = yield* EngineScenarios.setup("2024-03-01T00:00:00Z")
           const billing = yield* Billing.Billing
+          const checkout = yield* Checkout.Checkout
+          const sessionPayments = yield* SessionPayments.SessionPayments
           const controls = yield* SandboxGateway.SandboxControls
           for (const [when, gateway] of [
             ["before", crashing(1, "charge", "before")],
             ["after", crashing(1, "charge", "after")]
           ] as const) {
-            const session = yield* billing.createSession(
+            const session = yield* checkout.createSession(
               merchantId,
               Checkout.sessionOf(priceId, { payerId: `crash-${when}` })
             )
-            const died = yield* Billing.Billing.use((b) => b.paySession(merchantId, session.session_id, card)).pipe(
-              Effect.provide(Engine.layer.pipe(Layer.provide(gateway)), { local: true }),
-              Effect.exit
-            )
+            const died = yield* SessionPayments.SessionPayments.use((b) =>
+              b.paySession(merchantId, session.session_id, card)
+            ).pipe(Effect.provide(Engine.layer.pipe(Layer.provide(gateway)), { local: true }), Effect.exit)
             expect(died._tag).toBe("Failure")
-            const trade = (yield* billing.getSession(merchantId, session.session_id)).trade_id!
+            const trade = (yield* checkout.getSession(merchantId, session.session_id)).trade_id!
             expect((yield* billing.getTrade(merchantId, trade)).trade_status).toBe("processing")
             // the payer clicks again, twice at once: the unknown attempt is sent again under its own key
             const again = yield* Effect.all(
               [
-                billing.paySession(merchantId, session.session_id, card),
-                billing.paySession(merchantId, session.session_id, card)
+                sessionPayments.paySession(merchantId, session.session_id, card),
+                sessionPayments.paySession(merchantId, session.session_id, card)
               ],
               { concurrency: 2 }
             )
@@ -244,7 +254,7 @@ layer(EngineScenarios.engine(Pg.layerPglite()), { timeout: "120 seconds" })(
               ["succeeded", trade]
             ])
             expect([when, yield* controls.chargeAttempts(trade)]).toEqual([when, 1])
-            expect((yield* billing.getSession(merchantId, session.session_id)).status).toBe("complete")
+            expect((yield* checkout.getSession(merchantId, session.session_id)).status).toBe("complete")
           }
         }),
       120_000
@@ -261,7 +271,8 @@ layer(EngineScenarios.engine(Pg.layerPglite()), { timeout: "120 seconds" })(
         Effect.gen(function* () {
           const { merchantId, priceId, pv } = yield* EngineScenarios.setup("2024-03-01T00:00:00Z")
           const billing = yield* Billing.Billing
-          const subs = yield* Subscriptions.Subscriptions
+          const sandboxClock = yield* SandboxClock.SandboxClock
+          const refunds = yield* Refunds.Refunds
           const controls = yield* SandboxGateway.SandboxControls
           const cheaper = yield* (yield* Catalog.Catalog).createPrice(merchantId, {
             name: "Basic monthly",
@@ -275,10 +286,10 @@ layer(EngineScenarios.engine(Pg.layerPglite()), { timeout: "120 seconds" })(
             ["before", 16],
             ["after", 20]
           ] as const) {
-            yield* billing.advanceClock(merchantId, Date.UTC(2024, 2, day))
+            yield* sandboxClock.advanceClock(merchantId, Date.UTC(2024, 2, day))
             const sub = Option.getOrThrow((yield* EngineScenarios.subscribe(merchantId, priceId)).result.subscription)
             const trade = sub.source_trade_id!
-            const quote = yield* Subscriptions.Subscriptions.use((s) =>
+            const quote = yield* PriceChanges.PriceChanges.use((s) =>
               s.changePrice(merchantId, PriceChanges.change(sub.id, { priceId: cheaper.id }))
             ).pipe(Effect.provide(Engine.layer.pipe(Layer.provide(crashing(1, "refund", when))), { local: true }))
             expect(quote.outcome).toBe("refund")
@@ -286,14 +297,14 @@ layer(EngineScenarios.engine(Pg.layerPglite()), { timeout: "120 seconds" })(
             expect(owed).toBeGreaterThan(0n)
             // the change is committed; the refund is not recorded as done
             expect((yield* billing.getSubscription(merchantId, sub.id)).price_id).toBe(cheaper.id)
-            const before = (yield* subs.listRefunds(merchantId, {
+            const before = (yield* refunds.listRefunds(merchantId, {
               limit: 10,
               filters: [{ column: "trade_id", op: "in", values: [trade] }]
             })).list
             expect(before.every((r) => r.refund_status !== "succeeded")).toBe(true)
             // the work item, a minute later
-            yield* billing.advanceClock(merchantId, Date.UTC(2024, 2, day, 0, 2))
-            const after = (yield* subs.listRefunds(merchantId, {
+            yield* sandboxClock.advanceClock(merchantId, Date.UTC(2024, 2, day, 0, 2))
+            const after = (yield* refunds.listRefunds(merchantId, {
               limit: 10,
               filters: [{ column: "trade_id", op: "in", values: [trade] }]
             })).list
@@ -304,7 +315,7 @@ layer(EngineScenarios.engine(Pg.layerPglite()), { timeout: "120 seconds" })(
             expect([when, yield* controls.refunded(trade)]).toEqual([when, owed])
             expect((yield* billing.getSubscription(merchantId, sub.id)).credit_balance).toBe("0.00")
             // and again: nothing more
-            yield* billing.advanceClock(merchantId, Date.UTC(2024, 2, day, 1))
+            yield* sandboxClock.advanceClock(merchantId, Date.UTC(2024, 2, day, 1))
             expect(yield* controls.refunded(trade)).toBe(owed)
           }
         }),

@@ -214,7 +214,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
       () =>
         Effect.gen(function* () {
           const discounts = yield* Discounts.Discounts
-          const subs = yield* Subscriptions.Subscriptions
+          const _subs = yield* Subscriptions.Subscriptions
           const { merchantId, productId, priceId } = yield* shop("30.00")
           const bigger = yield* monthly(merchantId, productId, "60.00")
           yield* discounts.create(merchantId, {
@@ -228,19 +228,19 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
           const discounted = yield* subscribeTo(merchantId, priceId, { discount_code: "HALF2" })
           yield* advance(merchantId, "2026-01-16T00:00:00Z")
           // 16 of January's 31 days left: what was paid for them back, the new plan for them charged
-          const p = yield* subs.previewChange(
+          const p = yield* (yield* PriceChanges.PriceChanges).previewChange(
             merchantId,
             PriceChanges.change(plain.subscriptionId, { priceId: bigger })
           )
           // 30.00 × 16/31 = 15.48; 60.00 × 16/31 = 30.97
           expect([minor(p.credit), minor(p.charge), minor(p.net)]).toEqual([1548n, 3097n, 1549n])
-          const quote = yield* subs.previewChange(
+          const quote = yield* (yield* PriceChanges.PriceChanges).previewChange(
             merchantId,
             PriceChanges.change(discounted.subscriptionId, { priceId: bigger })
           )
           // 15.00 paid × 16/31 = 7.74; 60.00 less 50 % = 30.00 × 16/31 = 15.48
           expect([minor(quote.credit), minor(quote.charge), minor(quote.net)]).toEqual([774n, 1548n, 774n])
-          const committed = yield* subs.changePrice(
+          const committed = yield* (yield* PriceChanges.PriceChanges).changePrice(
             merchantId,
             PriceChanges.change(discounted.subscriptionId, { priceId: bigger, quoteId: quote.quote_id })
           )
@@ -260,7 +260,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
       () =>
         Effect.gen(function* () {
           const discounts = yield* Discounts.Discounts
-          const subs = yield* Subscriptions.Subscriptions
+          const _subs = yield* Subscriptions.Subscriptions
           const { merchantId, productId, priceId } = yield* shop("30.00")
           const otherProduct = yield* productOf(merchantId, "Team")
           const team = yield* monthly(merchantId, otherProduct, "60.00")
@@ -273,7 +273,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
             product_ids: [productId]
           })
           const { subscriptionId } = yield* subscribeTo(merchantId, priceId, { discount_code: "PROHALF" })
-          const scheduled = yield* subs.changePrice(
+          const scheduled = yield* (yield* PriceChanges.PriceChanges).changePrice(
             merchantId,
             PriceChanges.change(subscriptionId, { priceId: team, effective: "end_of_period" })
           )
@@ -333,7 +333,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
     it.effect("a discounted invoice refunds what was paid, 27.00, never the 30.00 before the discount", () =>
       Effect.gen(function* () {
         const discounts = yield* Discounts.Discounts
-        const subs = yield* Subscriptions.Subscriptions
+        const _subs = yield* Subscriptions.Subscriptions
         const billing = yield* Billing.Billing
         const { merchantId, priceId } = yield* shop("30.00")
         yield* discounts.create(merchantId, {
@@ -344,9 +344,11 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
         })
         const { trade } = yield* subscribeTo(merchantId, priceId, { discount_code: "REFUND10" })
         expect(minor(trade!.amount)).toBe(2700n)
-        const over = yield* Effect.flip(subs.refund(merchantId, Refunds.refundOf(trade!.trade_id, { amount: "27.01" })))
+        const over = yield* Effect.flip(
+          (yield* Refunds.Refunds).refund(merchantId, Refunds.refundOf(trade!.trade_id, { amount: "27.01" }))
+        )
         expect(over).toMatchObject({ _tag: "RefundRefused", reason: "above_refundable" })
-        yield* subs.refund(merchantId, Refunds.refundOf(trade!.trade_id))
+        yield* (yield* Refunds.Refunds).refund(merchantId, Refunds.refundOf(trade!.trade_id))
         expect(minor((yield* billing.getTrade(merchantId, trade!.trade_id)).total_refunded_amount)).toBe(2700n)
       })
     )

@@ -8,17 +8,22 @@ import { expect, layer } from "@effect/vitest"
 import {
   Billing,
   Catalog,
+  Checkout,
   Customer,
   Customers,
   Engine,
   Entities,
   Merchant,
   Merchants,
+  Metering,
+  Payments,
   Ports,
   PriceChanges,
-  Refunds,
   type PriceRules,
+  Refunds,
+  SandboxClock,
   Secrets,
+  SessionPayments,
   Settings,
   Store,
   Subscription,
@@ -89,7 +94,7 @@ export const setup = (
  */
 const openSession = (merchantId: string, body: Requests.SessionRequest) =>
   Effect.flatMap(Requests.sessionCommand(body), (command) =>
-    Billing.Billing.use((billing) => billing.createSession(merchantId, command))
+    Checkout.Checkout.use((checkout) => checkout.createSession(merchantId, command))
   )
 
 /** Checkout: a session for the price, paid with `number`. */
@@ -100,14 +105,15 @@ export const subscribe = (
   extra: Partial<Requests.SessionRequest> = {}
 ) =>
   Effect.gen(function* () {
-    const billing = yield* Billing.Billing
+    const _billing = yield* Billing.Billing
+    const sessionPayments = yield* SessionPayments.SessionPayments
     const session = yield* openSession(merchantId, {
       payer_id: `payer-${Math.random().toString(36).slice(2)}`,
       line_items: [{ price_id: priceId }],
       return_url: "https://shop.example/done",
       ...extra
     })
-    const result = yield* billing.paySession(merchantId, session.session_id, card(number))
+    const result = yield* sessionPayments.paySession(merchantId, session.session_id, card(number))
     return { session, result }
   })
 
@@ -146,13 +152,15 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
       () =>
         Effect.gen(function* () {
           const billing = yield* Billing.Billing
+          const checkout = yield* Checkout.Checkout
+          const sandboxClock = yield* SandboxClock.SandboxClock
           const { merchantId, priceId } = yield* setup("2024-01-31T10:00:00Z")
           const { result, session } = yield* subscribe(merchantId, priceId)
           expect(result.status).toBe("succeeded")
           const sub = result.subscription.pipe((o) => (o._tag === "Some" ? o.value : undefined))!
           expect(sub.status).toBe("active")
-          expect((yield* billing.getSession(merchantId, session.session_id)).status).toBe("complete")
-          yield* billing.advanceClock(merchantId, iso("2025-03-01T00:00:00Z"))
+          expect((yield* checkout.getSession(merchantId, session.session_id)).status).toBe("complete")
+          yield* sandboxClock.advanceClock(merchantId, iso("2025-03-01T00:00:00Z"))
           const invoices = yield* invoicesOf(merchantId, sub.id)
           expect(invoices.map((i) => [i.invoice_type, i.cycle_index, i.amount, i.biz_status])).toEqual([
             ["initial", 0, "30.00", "success"],
@@ -169,7 +177,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
           const paidEvents = (yield* Effect.forEach(invoices, (i) => eventsOf(merchantId, i.invoice_id))).flat()
           expect(paidEvents).toEqual(Array.from({ length: 14 }, () => "v2.invoice.paid"))
           // running the clock again over the same time bills nothing twice
-          yield* billing.advanceClock(merchantId, iso("2025-03-01T00:00:00Z"))
+          yield* sandboxClock.advanceClock(merchantId, iso("2025-03-01T00:00:00Z"))
           expect(yield* invoicesOf(merchantId, sub.id)).toHaveLength(14)
         })
     )
@@ -178,7 +186,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
       "a bounded advance stops at an instant whose due work is all done, answers complete: false, and the next call continues",
       () =>
         Effect.gen(function* () {
-          const billing = yield* Billing.Billing
+          const sandboxClock = yield* SandboxClock.SandboxClock
           const { merchantId, priceId } = yield* setup("2024-01-31T10:00:00Z")
           const subs = []
           for (let i = 0; i < 3; i++) {
@@ -187,7 +195,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
           }
           const target = iso("2025-03-01T00:00:00Z")
           // 3 subscriptions × 13 monthly renewals (and their deliveries): 7 items per call at most
-          const first = yield* billing.advanceTo(merchantId, target, { maxItems: 7 })
+          const first = yield* sandboxClock.advanceTo(merchantId, target, { maxItems: 7 })
           expect(first.complete).toBe(false)
           expect(first.ran).toBeLessThanOrEqual(7)
           const shown = DateTime.toEpochMillis(first.merchant.frozen_time!)
@@ -199,7 +207,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
           let calls = 1
           let last = first
           while (!last.complete) {
-            last = yield* billing.advanceTo(merchantId, target, { maxItems: 7 })
+            last = yield* sandboxClock.advanceTo(merchantId, target, { maxItems: 7 })
             expect(DateTime.toEpochMillis(last.merchant.frozen_time!)).toBeGreaterThanOrEqual(shown)
             calls++
             expect(calls).toBeLessThan(100)
@@ -208,15 +216,15 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
 
           // the rest of a bounded advance in the background: refused meanwhile, done in the end
           const later = iso("2025-09-01T00:00:00Z")
-          const bounded = yield* billing.advanceTo(merchantId, later, { maxItems: 2 })
+          const bounded = yield* sandboxClock.advanceTo(merchantId, later, { maxItems: 2 })
           expect(bounded.complete).toBe(false)
-          yield* billing.continueAdvance(merchantId, later, 2)
-          const busy = yield* Effect.flip(billing.advanceTo(merchantId, later))
+          yield* sandboxClock.continueInBackground(merchantId, later, 2)
+          const busy = yield* Effect.flip(sandboxClock.advanceTo(merchantId, later))
           expect(busy._tag).toBe("StateConflict")
-          let clock = yield* billing.clockOf(merchantId)
+          let clock = yield* sandboxClock.clockOf(merchantId)
           for (let i = 0; i < 1500 && Option.isSome(clock.target); i++) {
             yield* Effect.promise(() => new Promise((r) => setTimeout(r, 20)))
-            clock = yield* billing.clockOf(merchantId)
+            clock = yield* sandboxClock.clockOf(merchantId)
           }
           expect(Option.isNone(clock.target)).toBe(true)
           expect(DateTime.toEpochMillis(clock.merchant.frozen_time!)).toBe(later)
@@ -236,6 +244,8 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
       () =>
         Effect.gen(function* () {
           const billing = yield* Billing.Billing
+          const sessionPayments = yield* SessionPayments.SessionPayments
+          const checkout = yield* Checkout.Checkout
           const { merchantId, priceId } = yield* setup("2024-03-01T00:00:00Z")
           const tradesOf = (sessionId: string) =>
             Effect.map(billing.listTrades(merchantId, { limit: 100, filters: [] }), (p) =>
@@ -248,7 +258,9 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
             )
           const race = (sessionId: string, n: number, number = "4242424242424242") =>
             Effect.all(
-              Array.from({ length: n }, () => Effect.result(billing.paySession(merchantId, sessionId, card(number)))),
+              Array.from({ length: n }, () =>
+                Effect.result(sessionPayments.paySession(merchantId, sessionId, card(number)))
+              ),
               { concurrency: "unbounded" }
             )
           const newSession = () =>
@@ -269,7 +281,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
           expect(trades.map((t) => [t.trade_status, t.amount])).toEqual([["succeeded", "30.00"]])
           expect(yield* (yield* SandboxGateway.SandboxControls).chargeAttempts(trades[0]!.trade_id)).toBe(1)
           expect(yield* subsOf("")).toBe(subsBefore + 1)
-          expect((yield* billing.getSession(merchantId, s.session_id)).status).toBe("complete")
+          expect((yield* checkout.getSession(merchantId, s.session_id)).status).toBe("complete")
           // a double-click on each of 10 sessions
           const sessions = yield* Effect.forEach(Array.from({ length: 10 }), () => newSession())
           yield* Effect.forEach(sessions, (x) => race(x.session_id, 2), { concurrency: "unbounded" })
@@ -278,7 +290,9 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
           expect(yield* subsOf("")).toBe(subsBefore + 11)
           // a declined first attempt, then 8 racing retries with a good card: one more attempt charges it
           const d = yield* newSession()
-          expect((yield* billing.paySession(merchantId, d.session_id, card("4000000000000002"))).status).toBe("failed")
+          expect((yield* sessionPayments.paySession(merchantId, d.session_id, card("4000000000000002"))).status).toBe(
+            "failed"
+          )
           const retries = yield* race(d.session_id, 8)
           for (const r of retries)
             if (r._tag === "Failure") expect(r.failure).toMatchObject({ _tag: "SessionNotPayable" })
@@ -292,7 +306,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
       "a renewal that keeps failing is set aside after 8 attempts and never holds back the merchant's other renewals",
       () =>
         Effect.gen(function* () {
-          const billing = yield* Billing.Billing
+          const sandboxClock = yield* SandboxClock.SandboxClock
           const storage = yield* Store.Storage
           const { merchantId, priceId } = yield* setup("2024-04-01T00:00:00Z")
           const broken = Option.getOrThrow((yield* subscribe(merchantId, priceId)).result.subscription)
@@ -310,7 +324,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
             },
             sv.version
           )
-          yield* billing.advanceClock(merchantId, iso("2024-07-01T12:00:00Z"))
+          yield* sandboxClock.advanceClock(merchantId, iso("2024-07-01T12:00:00Z"))
           expect(
             (yield* invoicesOf(merchantId, fine.id)).map((i) => [i.invoice_type, i.cycle_index, i.biz_status])
           ).toEqual([
@@ -335,6 +349,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
       () =>
         Effect.gen(function* () {
           const billing = yield* Billing.Billing
+          const sandboxClock = yield* SandboxClock.SandboxClock
           const { merchantId, priceId } = yield* setup("2024-03-01T00:00:00Z", {
             has_trial: true,
             trial_type: 0,
@@ -343,12 +358,12 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
           const { result } = yield* subscribe(merchantId, priceId)
           const sub = result.subscription.pipe((o) => (o._tag === "Some" ? o.value : undefined))!
           expect(sub.status).toBe("trial")
-          yield* billing.advanceClock(merchantId, iso("2024-03-12T00:00:00Z"))
+          yield* sandboxClock.advanceClock(merchantId, iso("2024-03-12T00:00:00Z"))
           expect(yield* eventsOf(merchantId, sub.id)).toEqual([
             "v2.subscription.first",
             "v2.subscription.trial_period_expiring"
           ])
-          yield* billing.advanceClock(merchantId, iso("2024-03-16T00:00:00Z"))
+          yield* sandboxClock.advanceClock(merchantId, iso("2024-03-16T00:00:00Z"))
           const invoices = yield* invoicesOf(merchantId, sub.id)
           expect(invoices.map((i) => [i.invoice_type, i.cycle_index, i.amount, i.biz_status])).toEqual([
             ["trial", 0, "0.00", "success"],
@@ -371,7 +386,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
         const { result } = yield* subscribe(merchantId, priceId)
         expect(result.trade.amount).toBe("1.00")
         const sub = result.subscription.pipe((o) => (o._tag === "Some" ? o.value : undefined))!
-        yield* (yield* Billing.Billing).advanceClock(merchantId, iso("2024-03-09T00:00:00Z"))
+        yield* (yield* SandboxClock.SandboxClock).advanceClock(merchantId, iso("2024-03-09T00:00:00Z"))
         expect((yield* invoicesOf(merchantId, sub.id)).map((i) => [i.invoice_type, i.amount])).toEqual([
           ["trial", "1.00"],
           ["renewal", "30.00"]
@@ -384,7 +399,9 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
       () =>
         Effect.gen(function* () {
           const billing = yield* Billing.Billing
+          const sandboxClock = yield* SandboxClock.SandboxClock
           const subscriptions = yield* Subscriptions.Subscriptions
+          const priceChanges = yield* PriceChanges.PriceChanges
           const catalog = yield* Catalog.Catalog
           // the same merchant story twice: one renewed in batches (the default), one item at a time
           const story = Effect.gen(function* () {
@@ -408,14 +425,14 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
               id(yield* subscribe(merchantId, priceId, "4242424242424242", { total_cycles: 2 }))
             ]
             yield* subscriptions.cancel(merchantId, Subscriptions.cancelOf(subs[1]!, { when: "end_of_period" }))
-            yield* subscriptions.changePrice(merchantId, PriceChanges.change(subs[2]!, { quantity: 3n }))
+            yield* priceChanges.changePrice(merchantId, PriceChanges.change(subs[2]!, { quantity: 3n }))
             return { merchantId, subs }
           })
           const batched = yield* story
           const alone = yield* story
           const to = iso("2024-09-02T00:00:00Z")
-          yield* billing.advanceClock(batched.merchantId, to)
-          yield* billing.advanceClock(alone.merchantId, to, { renewalBatch: 1 })
+          yield* sandboxClock.advanceClock(batched.merchantId, to)
+          yield* sandboxClock.advanceClock(alone.merchantId, to, { renewalBatch: 1 })
           const picture = (merchantId: string, subscriptionId: string) =>
             Effect.gen(function* () {
               const s = yield* billing.getSubscription(merchantId, subscriptionId)
@@ -477,7 +494,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
           ])
           expect(a[7]!.subscription[0]).not.toBe("active")
           // a second pass over the same time bills nothing again
-          yield* billing.advanceClock(batched.merchantId, to)
+          yield* sandboxClock.advanceClock(batched.merchantId, to)
           expect(yield* Effect.forEach(batched.subs, (s) => picture(batched.merchantId, s))).toEqual(a)
         })
     )
@@ -485,16 +502,17 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
     it.effect("dunning to unpaid: 4 retries over 7 days, then the invoice fails and the trade closes", () =>
       Effect.gen(function* () {
         const billing = yield* Billing.Billing
+        const sandboxClock = yield* SandboxClock.SandboxClock
         const { merchantId, priceId } = yield* setup("2024-01-01T00:00:00Z")
         const { result } = yield* subscribe(merchantId, priceId, "4000000000000341")
         const sub = result.subscription.pipe((o) => (o._tag === "Some" ? o.value : undefined))!
-        yield* billing.advanceClock(merchantId, iso("2024-02-01T12:00:00Z"))
+        yield* sandboxClock.advanceClock(merchantId, iso("2024-02-01T12:00:00Z"))
         expect((yield* billing.getSubscription(merchantId, sub.id)).status).toBe("past_due")
         const [, renewal] = yield* invoicesOf(merchantId, sub.id)
         expect(renewal!.biz_status).toBe("retrying")
-        yield* billing.advanceClock(merchantId, iso("2024-02-07T00:00:00Z"))
+        yield* sandboxClock.advanceClock(merchantId, iso("2024-02-07T00:00:00Z"))
         expect((yield* billing.getSubscription(merchantId, sub.id)).status).toBe("past_due")
-        yield* billing.advanceClock(merchantId, iso("2024-02-09T00:00:00Z"))
+        yield* sandboxClock.advanceClock(merchantId, iso("2024-02-09T00:00:00Z"))
         const final = yield* billing.getSubscription(merchantId, sub.id)
         expect(final.status).toBe("unpaid")
         const inv = yield* billing.getInvoice(merchantId, renewal!.invoice_id)
@@ -517,15 +535,16 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
     it.effect("dunning to recovery: two declines, the second retry succeeds, the subscription is active again", () =>
       Effect.gen(function* () {
         const billing = yield* Billing.Billing
+        const sandboxClock = yield* SandboxClock.SandboxClock
         const { merchantId, priceId } = yield* setup("2024-01-01T00:00:00Z")
         const { result } = yield* subscribe(merchantId, priceId)
         const sub = result.subscription.pipe((o) => (o._tag === "Some" ? o.value : undefined))!
         yield* (yield* SandboxGateway.SandboxControls).declineNextOffSession(2)
-        yield* billing.advanceClock(merchantId, iso("2024-02-01T00:00:00Z"))
+        yield* sandboxClock.advanceClock(merchantId, iso("2024-02-01T00:00:00Z"))
         expect((yield* billing.getSubscription(merchantId, sub.id)).status).toBe("past_due")
-        yield* billing.advanceClock(merchantId, iso("2024-02-02T00:00:00Z"))
+        yield* sandboxClock.advanceClock(merchantId, iso("2024-02-02T00:00:00Z"))
         expect((yield* billing.getSubscription(merchantId, sub.id)).status).toBe("past_due")
-        yield* billing.advanceClock(merchantId, iso("2024-02-04T00:00:00Z"))
+        yield* sandboxClock.advanceClock(merchantId, iso("2024-02-04T00:00:00Z"))
         const after = yield* billing.getSubscription(merchantId, sub.id)
         expect(after.status).toBe("active")
         const invoices = yield* invoicesOf(merchantId, sub.id)
@@ -535,7 +554,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
         ])
         expect(yield* eventsOf(merchantId, sub.id)).toEqual(["v2.subscription.first", "v2.subscription.past_due"])
         // and billing goes on at the next period end
-        yield* billing.advanceClock(merchantId, iso("2024-03-01T00:00:00Z"))
+        yield* sandboxClock.advanceClock(merchantId, iso("2024-03-01T00:00:00Z"))
         expect((yield* invoicesOf(merchantId, sub.id)).map((i) => [i.cycle_index, i.biz_status])).toEqual([
           [0, "success"],
           [1, "success"],
@@ -547,6 +566,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
     it.effect("a merchant's own dunning days: retries 2 and 5 days after the first failure, then its final state", () =>
       Effect.gen(function* () {
         const billing = yield* Billing.Billing
+        const sandboxClock = yield* SandboxClock.SandboxClock
         const { merchantId, priceId } = yield* setup(
           "2024-01-01T00:00:00Z",
           {},
@@ -560,7 +580,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
         const sub = Option.getOrThrow((yield* subscribe(merchantId, priceId, "4000000000000341")).result.subscription)
         const attemptsAt = (to: string) =>
           Effect.gen(function* () {
-            yield* billing.advanceClock(merchantId, iso(to))
+            yield* sandboxClock.advanceClock(merchantId, iso(to))
             const s = yield* billing.getSubscription(merchantId, sub.id)
             const renewal = (yield* invoicesOf(merchantId, sub.id)).find((i) => i.invoice_type === "renewal")
             const trade = renewal?.trade_id ? yield* billing.getTrade(merchantId, renewal.trade_id) : undefined
@@ -582,11 +602,12 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
     it.effect("dunning exhausted with the merchant setting canceled cancels the subscription", () =>
       Effect.gen(function* () {
         const billing = yield* Billing.Billing
+        const sandboxClock = yield* SandboxClock.SandboxClock
         const { merchantId, priceId } = yield* setup("2024-01-01T00:00:00Z", {}, { dunning_final_state: "canceled" })
         const sub = (yield* subscribe(merchantId, priceId, "4000000000000341")).result.subscription.pipe((o) =>
           o._tag === "Some" ? o.value : undefined
         )!
-        yield* billing.advanceClock(merchantId, iso("2024-02-10T00:00:00Z"))
+        yield* sandboxClock.advanceClock(merchantId, iso("2024-02-10T00:00:00Z"))
         const after = yield* billing.getSubscription(merchantId, sub.id)
         expect([after.status, after.cancel_reason]).toEqual(["canceled", "payment_failed"])
         expect(yield* eventsOf(merchantId, sub.id)).toEqual([
@@ -602,6 +623,8 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
       () =>
         Effect.gen(function* () {
           const billing = yield* Billing.Billing
+          const sessionPayments = yield* SessionPayments.SessionPayments
+          const sandboxClock = yield* SandboxClock.SandboxClock
           const { merchantId, priceId } = yield* setup("2024-01-01T00:00:00Z", {
             has_trial: true,
             trial_type: 0,
@@ -614,7 +637,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
             amount: "12.34",
             currency: "USD"
           })
-          const paid = yield* billing.paySession(merchantId, pay.session_id, card("4242424242424242"))
+          const paid = yield* sessionPayments.paySession(merchantId, pay.session_id, card("4242424242424242"))
           expect([paid.status, paid.trade.amount, paid.trade.order_type, Option.isNone(paid.subscription)]).toEqual([
             "succeeded",
             "12.34",
@@ -643,7 +666,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
             o._tag === "Some" ? o.value : undefined
           )!
           expect(m.next_invoice_date).toBe(null)
-          yield* billing.advanceClock(manual.merchantId, iso("2024-06-01T00:00:00Z"))
+          yield* sandboxClock.advanceClock(manual.merchantId, iso("2024-06-01T00:00:00Z"))
           expect(yield* invoicesOf(manual.merchantId, m.id)).toHaveLength(1)
           const { Subscriptions } = yield* Effect.promise(() => import("@recur/core"))
           yield* (yield* Subscriptions.Subscriptions).renewNow(manual.merchantId, m.id)
@@ -664,7 +687,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
             total_cycles: 2,
             convert_to_continuous: true
           })).result.subscription.pipe((o) => (o._tag === "Some" ? o.value : undefined))!
-          yield* billing.advanceClock(fixed.merchantId, iso("2024-05-01T00:00:00Z"))
+          yield* sandboxClock.advanceClock(fixed.merchantId, iso("2024-05-01T00:00:00Z"))
           const after = yield* billing.getSubscription(fixed.merchantId, f.id)
           expect([after.status, after.total_cycles, after.cycle_index]).toEqual(["active", null, 3])
         })
@@ -674,7 +697,6 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
       "the worker runs due live work on the Effect clock",
       () =>
         Effect.gen(function* () {
-          const billing = yield* Billing.Billing
           yield* TestClock.setTime(Date.UTC(2024, 0, 1))
           const { merchant } = yield* (yield* Merchants.Merchants).create({ name: "Live", currency: "USD" })
           const catalog = yield* Catalog.Catalog
@@ -713,7 +735,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
                   })
           }
           const worker = yield* Effect.forkChild(
-            billing
+            (yield* Worker.Worker)
               .worker({ owner: "test-worker", intervalMs: 86_400_000 })
               .pipe(Effect.provideService(Clock.Clock, watched))
           )
@@ -737,7 +759,9 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
       () =>
         Effect.gen(function* () {
           const billing = yield* Billing.Billing
-          const subscriptions = yield* Subscriptions.Subscriptions
+          const sandboxClock = yield* SandboxClock.SandboxClock
+          const priceChanges = yield* PriceChanges.PriceChanges
+          const refunds = yield* Refunds.Refunds
           const { merchantId, priceId, pv } = yield* setup(
             "2024-01-01T00:00:00Z",
             { price_plan: { billing_cycle_unit: "month", billing_cycle_count: 1, base_price_val: "60.00" } },
@@ -773,8 +797,8 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
           })
           const trade = (yield* invoicesOf(merchantId, sub))[0]!.trade_id!
           // a downgrade a third into the cycle: 21 of 31 days left, 40.65 − 20.32 = 20.33 to the balance
-          yield* billing.advanceClock(merchantId, iso("2024-01-11T00:00:00Z"))
-          const quote = yield* subscriptions.changePrice(merchantId, PriceChanges.change(sub, { priceId: small.id }))
+          yield* sandboxClock.advanceClock(merchantId, iso("2024-01-11T00:00:00Z"))
+          const quote = yield* priceChanges.changePrice(merchantId, PriceChanges.change(sub, { priceId: small.id }))
           expect([quote.credit, quote.charge, quote.total, quote.outcome]).toEqual([
             "40.65",
             "20.32",
@@ -783,22 +807,20 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
           ])
           yield* invariant
           // the trade holds 60.00, but the cycle gave 20.33 back already: 39.67 is all a refund can take
-          const over = yield* Effect.flip(
-            subscriptions.refund(merchantId, Refunds.refundOf(trade, { amount: "39.68" }))
-          )
+          const over = yield* Effect.flip(refunds.refund(merchantId, Refunds.refundOf(trade, { amount: "39.68" })))
           expect(over._tag).toBe("RefundRefused")
-          expect((yield* subscriptions.refund(merchantId, Refunds.refundOf(trade))).refund_amount).toBe("39.67")
+          expect((yield* refunds.refund(merchantId, Refunds.refundOf(trade))).refund_amount).toBe("39.67")
           expect(yield* invariant).toEqual({ collected: 6000n, refunded: 3967n, balance: 2033n })
           // the next cycle spends the credit: 30.00 − 20.33 = 9.67 charged
-          yield* billing.advanceClock(merchantId, iso("2024-02-01T00:00:00Z"))
+          yield* sandboxClock.advanceClock(merchantId, iso("2024-02-01T00:00:00Z"))
           expect((yield* invoicesOf(merchantId, sub)).map((i) => [i.invoice_type, i.amount])).toEqual([
             ["initial", "60.00"],
             ["refund", "39.67"],
             ["renewal", "9.67"]
           ])
           // a downgrade in it credits from what it was paid, in money and in credit (30.00), no more
-          yield* billing.advanceClock(merchantId, iso("2024-02-15T00:00:00Z"))
-          const back = yield* subscriptions.changePrice(merchantId, PriceChanges.change(sub, { priceId: priceId }))
+          yield* sandboxClock.advanceClock(merchantId, iso("2024-02-15T00:00:00Z"))
+          const back = yield* priceChanges.changePrice(merchantId, PriceChanges.change(sub, { priceId: priceId }))
           expect(back.outcome).toBe("upgrade")
           expect(yield* invariant).toMatchObject({ refunded: 3967n, balance: 0n })
           yield* invariant
@@ -808,14 +830,14 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
 
     it.effect("3-D Secure: requires action, the challenge approves, the subscription starts", () =>
       Effect.gen(function* () {
-        const billing = yield* Billing.Billing
+        const payments = yield* Payments.Payments
         const { merchantId, priceId } = yield* setup("2024-01-01T00:00:00Z")
         const { result } = yield* subscribe(merchantId, priceId, "4000000000003220")
         expect(result.status).toBe("requires_action")
         expect(result.trade.next_action?.redirect.url).toContain(result.trade.trade_id)
         expect(result.subscription.pipe((o) => (o._tag === "Some" ? o.value.status : undefined))).toBe("init")
         yield* (yield* SandboxGateway.SandboxControls).completeChallenge(result.trade.trade_id, true)
-        const done = yield* billing.reconcileTrade(merchantId, result.trade.trade_id)
+        const done = yield* payments.reconcileTrade(merchantId, result.trade.trade_id)
         expect(done.status).toBe("succeeded")
         expect(done.subscription.pipe((o) => (o._tag === "Some" ? o.value.status : undefined))).toBe("active")
       })
@@ -824,11 +846,12 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
     it.effect("unknown outcome: the trade stays processing until reconciliation, charged once", () =>
       Effect.gen(function* () {
         const billing = yield* Billing.Billing
+        const sandboxClock = yield* SandboxClock.SandboxClock
         const { merchantId, priceId } = yield* setup("2024-01-01T00:00:00Z")
         const { result } = yield* subscribe(merchantId, priceId, "4000000000000119")
         expect(result.status).toBe("processing")
         expect((yield* billing.getTrade(merchantId, result.trade.trade_id)).trade_status).toBe("processing")
-        yield* billing.advanceClock(merchantId, iso("2024-01-01T00:05:00Z"))
+        yield* sandboxClock.advanceClock(merchantId, iso("2024-01-01T00:05:00Z"))
         expect((yield* billing.getTrade(merchantId, result.trade.trade_id)).trade_status).toBe("succeeded")
         expect(yield* (yield* SandboxGateway.SandboxControls).chargeAttempts(result.trade.trade_id)).toBe(1)
         const sub = result.subscription.pipe((o) => (o._tag === "Some" ? o.value : undefined))!
@@ -860,7 +883,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
             })
           )
           const refundWith = (amount: string) =>
-            Subscriptions.Subscriptions.use((s) => s.refund(merchantId, Refunds.refundOf(tradeId, { amount }))).pipe(
+            Refunds.Refunds.use((s) => s.refund(merchantId, Refunds.refundOf(tradeId, { amount }))).pipe(
               Effect.provide(Engine.layer.pipe(Layer.provide(holding)), { local: true })
             )
           const first = yield* Effect.forkChild(refundWith("20.00"))
@@ -878,7 +901,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
           const trade = yield* billing.getTrade(merchantId, tradeId)
           expect([trade.refund_status, trade.total_refunded_amount]).toEqual(["partially_refunded", "10.00"])
           // the rest can still be refunded (through the real gateway), and then it is full
-          const last = yield* Subscriptions.Subscriptions.use((s) =>
+          const last = yield* Refunds.Refunds.use((s) =>
             s.refund(merchantId, Refunds.refundOf(tradeId, { amount: "20.00" }))
           )
           expect(last.refund_status).toBe("succeeded")
@@ -891,6 +914,8 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
     it.effect("a declined first payment leaves the subscription incomplete; it expires after 23 hours", () =>
       Effect.gen(function* () {
         const billing = yield* Billing.Billing
+        const sandboxClock = yield* SandboxClock.SandboxClock
+        const checkout = yield* Checkout.Checkout
         const { merchantId, priceId } = yield* setup("2024-01-01T00:00:00Z")
         const { result } = yield* subscribe(merchantId, priceId, "4000000000000002")
         expect(result.status).toBe("failed")
@@ -900,7 +925,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
         const [pending] = yield* invoicesOf(merchantId, sub.id)
         // declined: the invoice is not issued (no number, no links)
         expect([pending!.biz_status, pending!.number, pending!.hosted_invoice_url]).toEqual(["pending", null, null])
-        yield* billing.advanceClock(merchantId, iso("2024-01-02T00:00:00Z"))
+        yield* sandboxClock.advanceClock(merchantId, iso("2024-01-02T00:00:00Z"))
         const after = yield* billing.getSubscription(merchantId, sub.id)
         expect([after.status, after.cancel_reason]).toEqual(["canceled", "incomplete_expired"])
         // the whole first payment ends through the machines: trade closed, invoice voided unnumbered, session expired
@@ -908,7 +933,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
         expect([trade.trade_status, trade.closed_reason]).toEqual(["closed", "expired"])
         const [voided] = yield* invoicesOf(merchantId, sub.id)
         expect([voided!.biz_status, voided!.number]).toEqual(["void", null])
-        expect((yield* billing.getSession(merchantId, result.trade.session_id!)).status).toBe("expired")
+        expect((yield* checkout.getSession(merchantId, result.trade.session_id!)).status).toBe("expired")
         expect(yield* eventsOf(merchantId, sub.id)).toEqual(["v2.subscription.canceled"])
         expect(yield* eventsOf(merchantId, voided!.invoice_id)).toEqual(["v2.invoice.voided"])
         expect(yield* eventsOf(merchantId, trade.trade_id)).toEqual(["v2.trades.created", "v2.trades.payment_failed"])
@@ -920,22 +945,26 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
       () =>
         Effect.gen(function* () {
           const billing = yield* Billing.Billing
+          const sandboxClock = yield* SandboxClock.SandboxClock
+          const checkout = yield* Checkout.Checkout
+          const payments = yield* Payments.Payments
+          const sessionPayments = yield* SessionPayments.SessionPayments
           const { merchantId, priceId } = yield* setup("2024-01-01T00:00:00Z")
           const { result, session } = yield* subscribe(merchantId, priceId, "4000000000003220")
           expect(result.status).toBe("requires_action")
           const sub = Option.getOrThrow(result.subscription)
           // an hour before the session expires nothing has ended
-          yield* billing.advanceClock(merchantId, iso("2024-01-01T23:00:00Z"))
+          yield* sandboxClock.advanceClock(merchantId, iso("2024-01-01T23:00:00Z"))
           expect((yield* billing.getTrade(merchantId, result.trade.trade_id)).trade_status).toBe("processing")
           expect((yield* billing.getSubscription(merchantId, sub.id)).status).toBe("init")
-          yield* billing.advanceClock(merchantId, iso("2024-01-02T00:00:00Z"))
+          yield* sandboxClock.advanceClock(merchantId, iso("2024-01-02T00:00:00Z"))
           const trade = yield* billing.getTrade(merchantId, result.trade.trade_id)
           expect([trade.trade_status, trade.closed_reason, trade.next_action]).toEqual(["closed", "expired", null])
           const after = yield* billing.getSubscription(merchantId, sub.id)
           expect([after.status, after.cancel_reason]).toEqual(["canceled", "incomplete_expired"])
           const [voided] = yield* invoicesOf(merchantId, sub.id)
           expect([voided!.biz_status, voided!.number, voided!.hosted_invoice_url]).toEqual(["void", null, null])
-          expect((yield* billing.getSession(merchantId, session.session_id)).status).toBe("expired")
+          expect((yield* checkout.getSession(merchantId, session.session_id)).status).toBe("expired")
           expect(yield* eventsOf(merchantId, sub.id)).toEqual(["v2.subscription.canceled"])
           expect(yield* eventsOf(merchantId, voided!.invoice_id)).toEqual(["v2.invoice.voided"])
           // the challenge was canceled at the gateway: the payer can no longer pay it, nothing is charged
@@ -944,10 +973,12 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
           )
           const gateway = yield* Ports.PaymentGateway
           expect((yield* gateway.retrieve(result.trade.trade_id))._tag).toBe("Failed")
-          yield* billing.reconcileTrade(merchantId, result.trade.trade_id)
+          yield* payments.reconcileTrade(merchantId, result.trade.trade_id)
           expect((yield* billing.getTrade(merchantId, result.trade.trade_id)).trade_status).toBe("closed")
           // a later pay of the expired session is refused
-          const again = yield* Effect.flip(billing.paySession(merchantId, session.session_id, card("4242424242424242")))
+          const again = yield* Effect.flip(
+            sessionPayments.paySession(merchantId, session.session_id, card("4242424242424242"))
+          )
           expect(again._tag).toBe("SessionNotPayable")
         })
     )
@@ -955,11 +986,12 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
     it.effect("a challenge approved at the processor but never reported: the expiry asks, and it is paid", () =>
       Effect.gen(function* () {
         const billing = yield* Billing.Billing
+        const sandboxClock = yield* SandboxClock.SandboxClock
         const { merchantId, priceId } = yield* setup("2024-01-01T00:00:00Z")
         const { result } = yield* subscribe(merchantId, priceId, "4000000000003220")
         const sub = Option.getOrThrow(result.subscription)
         yield* (yield* SandboxGateway.SandboxControls).completeChallenge(result.trade.trade_id, true)
-        yield* billing.advanceClock(merchantId, iso("2024-01-02T00:00:00Z"))
+        yield* sandboxClock.advanceClock(merchantId, iso("2024-01-02T00:00:00Z"))
         expect((yield* billing.getTrade(merchantId, result.trade.trade_id)).trade_status).toBe("succeeded")
         expect((yield* billing.getSubscription(merchantId, sub.id)).status).toBe("active")
         const [first] = yield* invoicesOf(merchantId, sub.id)
@@ -972,6 +1004,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
       () =>
         Effect.gen(function* () {
           const billing = yield* Billing.Billing
+          const worker = yield* Worker.Worker
           yield* TestClock.setTime(Date.UTC(2024, 0, 1))
           const { merchant } = yield* (yield* Merchants.Merchants).create({ name: "Live", currency: "USD" })
           const catalog = yield* Catalog.Catalog
@@ -985,7 +1018,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
             price_plan: { billing_cycle_unit: "month", base_price_val: "9.00" }
           })
           const { result } = yield* subscribe(merchant.merchant_id, pv.id, "4000000000003220")
-          const run = Effect.flatMap(Clock.currentTimeMillis, (now) => billing.runDue({ now, owner: "test" }))
+          const run = Effect.flatMap(Clock.currentTimeMillis, (now) => worker.runDue({ now, owner: "test" }))
           yield* TestClock.adjust("23 hours")
           yield* run
           expect((yield* billing.getTrade(merchant.merchant_id, result.trade.trade_id)).trade_status).toBe("processing")
@@ -1040,18 +1073,24 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
       () =>
         Effect.gen(function* () {
           const billing = yield* Billing.Billing
+          const sessionPayments = yield* SessionPayments.SessionPayments
+          const sandboxClock = yield* SandboxClock.SandboxClock
           const { merchantId, priceId } = yield* setup("2024-01-01T00:00:00Z")
           const declined = yield* subscribe(merchantId, priceId, "4000000000000002")
           yield* subscribe(merchantId, priceId, "4000000000003220")
           const paid = yield* subscribe(merchantId, priceId)
-          const retried = yield* billing.paySession(merchantId, declined.session.session_id, card("4242424242424242"))
+          const retried = yield* sessionPayments.paySession(
+            merchantId,
+            declined.session.session_id,
+            card("4242424242424242")
+          )
           expect(retried.status).toBe("succeeded")
           const numberOf = (r: { readonly subscription: Option.Option<Subscription.Subscription> }) =>
             Effect.map(invoicesOf(merchantId, Option.getOrThrow(r.subscription).id), (l) => l[0]!.number)
           expect(yield* numberOf(paid.result)).toBe("INV-000001")
           // the retry of the declined checkout is paid under a fresh number, after the one paid meanwhile
           expect(yield* numberOf(retried)).toBe("INV-000002")
-          yield* billing.advanceClock(merchantId, iso("2024-01-03T00:00:00Z"))
+          yield* sandboxClock.advanceClock(merchantId, iso("2024-01-03T00:00:00Z"))
           const all = (yield* billing.listInvoices(merchantId, { limit: 100 })).list
           expect(
             all
@@ -1065,11 +1104,11 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
 
     it.effect("a customer retries a declined payment with another card on the same session", () =>
       Effect.gen(function* () {
-        const billing = yield* Billing.Billing
+        const sessionPayments = yield* SessionPayments.SessionPayments
         const { merchantId, priceId } = yield* setup("2024-01-01T00:00:00Z")
         const { result, session } = yield* subscribe(merchantId, priceId, "4000000000009995")
         expect(result.status).toBe("failed")
-        const second = yield* billing.paySession(merchantId, session.session_id, card("4242424242424242"))
+        const second = yield* sessionPayments.paySession(merchantId, session.session_id, card("4242424242424242"))
         expect(second.status).toBe("succeeded")
         expect(second.trade.trade_id).toBe(result.trade.trade_id)
         expect(second.subscription.pipe((o) => (o._tag === "Some" ? o.value.status : undefined))).toBe("active")
@@ -1084,10 +1123,11 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
     it.effect("a fixed term of 3 cycles ends after the third paid cycle", () =>
       Effect.gen(function* () {
         const billing = yield* Billing.Billing
+        const sandboxClock = yield* SandboxClock.SandboxClock
         const { merchantId, priceId } = yield* setup("2024-01-15T00:00:00Z")
         const { result } = yield* subscribe(merchantId, priceId, "4242424242424242", { total_cycles: 3 })
         const sub = result.subscription.pipe((o) => (o._tag === "Some" ? o.value : undefined))!
-        yield* billing.advanceClock(merchantId, iso("2024-06-01T00:00:00Z"))
+        yield* sandboxClock.advanceClock(merchantId, iso("2024-06-01T00:00:00Z"))
         expect((yield* invoicesOf(merchantId, sub.id)).map((i) => i.cycle_index)).toEqual([0, 1, 2])
         const after = yield* billing.getSubscription(merchantId, sub.id)
         expect([after.status, after.cancel_reason, day(DateTime.toEpochMillis(after.cancel_at!))]).toEqual([
@@ -1100,7 +1140,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
 
     it.effect("JPY prices bill whole yen; a USD price settles in JPY at the merchant_rate", () =>
       Effect.gen(function* () {
-        const billing = yield* Billing.Billing
+        const sandboxClock = yield* SandboxClock.SandboxClock
         const jp = yield* setup(
           "2024-01-01T00:00:00Z",
           { currency: "JPY", price_plan: { billing_cycle_unit: "month", base_price_val: "3000" } },
@@ -1119,7 +1159,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
           "4515"
         ])
         const sub = converted.result.subscription.pipe((o) => (o._tag === "Some" ? o.value : undefined))!
-        yield* billing.advanceClock(us.merchantId, iso("2024-02-02T00:00:00Z"))
+        yield* sandboxClock.advanceClock(us.merchantId, iso("2024-02-02T00:00:00Z"))
         expect((yield* invoicesOf(us.merchantId, sub.id)).map((i) => [i.amount, i.currency])).toEqual([
           ["4515", "JPY"],
           ["4515", "JPY"]
@@ -1134,7 +1174,9 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
       () =>
         Effect.gen(function* () {
           const billing = yield* Billing.Billing
-          const subs = yield* Subscriptions.Subscriptions
+          const sandboxClock = yield* SandboxClock.SandboxClock
+          const priceChanges = yield* PriceChanges.PriceChanges
+          const metering = yield* Metering.Metering
           const catalog = yield* Catalog.Catalog
           const { merchantId, priceId } = yield* setup("2024-01-01T00:00:00Z", {
             price_plan: { billing_cycle_unit: "month", base_price_val: "1000000000.00" }
@@ -1204,11 +1246,13 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
           // a quantity change that would bill above the bound
           const sub = Option.getOrThrow((yield* subscribe(merchantId, thirty)).result.subscription)
           expect(
-            yield* Effect.flip(subs.changePrice(merchantId, PriceChanges.change(sub.id, { quantity: 999999999n })))
+            yield* Effect.flip(
+              priceChanges.changePrice(merchantId, PriceChanges.change(sub.id, { quantity: 999999999n }))
+            )
           ).toMatchObject({ _tag: "QuantityRefused", subscriptionId: sub.id })
           expect(
             yield* Effect.flip(
-              subs.changePrice(merchantId, PriceChanges.change(sub.id, { priceId: priceId, quantity: 100n }))
+              priceChanges.changePrice(merchantId, PriceChanges.change(sub.id, { priceId: priceId, quantity: 100n }))
             )
           ).toMatchObject({ _tag: "QuantityRefused" })
           expect((yield* billing.getSubscription(merchantId, sub.id)).pending_change).toBe(null)
@@ -1230,12 +1274,12 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
           })).id
           const metered = Option.getOrThrow((yield* subscribe(merchantId, usagePrice)).result.subscription)
           expect(
-            yield* Effect.flip(subs.recordUsage(merchantId, Subscriptions.usageOf(metered.id, 2 ** 53 - 1)))
+            yield* Effect.flip(metering.recordUsage(merchantId, Subscriptions.usageOf(metered.id, 2 ** 53 - 1)))
           ).toMatchObject({ _tag: "UsageRefused", reason: "count" })
-          yield* subs.recordUsage(merchantId, Subscriptions.usageOf(metered.id, 9_000_000))
+          yield* metering.recordUsage(merchantId, Subscriptions.usageOf(metered.id, 9_000_000))
           expect(
             yield* Effect.flip(
-              subs.recordUsageBatch(
+              metering.recordUsageBatch(
                 merchantId,
                 usageEventsOf([
                   { subscription_id: metered.id, usage_count: 1 },
@@ -1244,9 +1288,9 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
               )
             )
           ).toMatchObject({ _tag: "UsageRefused", reason: "above_bound", index: 0, subscriptionId: metered.id })
-          const summary = yield* subs.usageSummary(merchantId, metered.id)
+          const summary = yield* metering.usageSummary(merchantId, metered.id)
           expect([summary.total_usage_count, summary.billing_amount]).toEqual([9_000_000, "9000000000.00"])
-          yield* billing.advanceClock(merchantId, iso("2024-02-01T00:00:00Z"))
+          yield* sandboxClock.advanceClock(merchantId, iso("2024-02-01T00:00:00Z"))
           expect(
             (yield* invoicesOf(merchantId, metered.id)).map((i) => [i.invoice_type, i.amount, i.biz_status])
           ).toEqual([
@@ -1258,7 +1302,10 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
 
     it.effect("checkout validation: identity, rates, URLs, channels, inactive prices", () =>
       Effect.gen(function* () {
-        const billing = yield* Billing.Billing
+        const _billing = yield* Billing.Billing
+        const sandboxClock = yield* SandboxClock.SandboxClock
+        const checkout = yield* Checkout.Checkout
+        const sessionPayments = yield* SessionPayments.SessionPayments
         const { merchantId, priceId, pv } = yield* setup("2024-01-01T00:00:00Z")
         const bad = (input: Requests.SessionRequest) => Effect.flip(openSession(merchantId, input))
         const line = [{ price_id: priceId }]
@@ -1304,10 +1351,10 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
         yield* (yield* Catalog.Catalog).setVersionStatus(merchantId, pv.price_version_id, "frozen")
         expect(yield* bad({ email: "a@b.co", line_items: line })).toMatchObject({ _tag: "StateConflict" })
         // sessions expire after 24 h
-        yield* billing.advanceClock(merchantId, iso("2024-01-02T00:00:01Z"))
-        expect((yield* billing.getSession(merchantId, ok.session_id)).status).toBe("expired")
+        yield* sandboxClock.advanceClock(merchantId, iso("2024-01-02T00:00:01Z"))
+        expect((yield* checkout.getSession(merchantId, ok.session_id)).status).toBe("expired")
         expect(
-          yield* Effect.flip(billing.paySession(merchantId, ok.session_id, card("4242424242424242")))
+          yield* Effect.flip(sessionPayments.paySession(merchantId, ok.session_id, card("4242424242424242")))
         ).toMatchObject({
           _tag: "SessionNotPayable",
           sessionId: ok.session_id,

@@ -15,6 +15,7 @@ import {
   type Invoice,
   Merchants,
   Refunds,
+  SessionPayments,
   type Store,
   Subscriptions,
   TaxRates
@@ -72,7 +73,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
       "numbers are gapless per merchant and in the order issued; credit notes have their own series; a new prefix starts its own at 1",
       () =>
         Effect.gen(function* () {
-          const subs = yield* Subscriptions.Subscriptions
+          const _subs = yield* Subscriptions.Subscriptions
           const merchants = yield* Merchants.Merchants
           const { merchantId, priceId } = yield* shop()
           const { subscriptionId } = yield* subscribeTo(merchantId, priceId)
@@ -84,8 +85,8 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
             [2, "INV-000003"]
           ])
           const last = issued.at(-1)!
-          yield* subs.refund(merchantId, Refunds.refundOf(last.trade_id!, { amount: "10.00" }))
-          yield* subs.refund(merchantId, Refunds.refundOf(last.trade_id!, { amount: "5.00" }))
+          yield* (yield* Refunds.Refunds).refund(merchantId, Refunds.refundOf(last.trade_id!, { amount: "10.00" }))
+          yield* (yield* Refunds.Refunds).refund(merchantId, Refunds.refundOf(last.trade_id!, { amount: "5.00" }))
           const notes = (yield* invoicesOf(merchantId, subscriptionId)).filter((i) => i.invoice_type === "refund")
           expect(notes.map((i) => [i.number, minor(i.amount)])).toEqual([
             ["INV-CN-000001", 1000n],
@@ -124,7 +125,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
 
     it.effect("a declined checkout takes no number and has no link until it is paid; then it takes the next one", () =>
       Effect.gen(function* () {
-        const billing = yield* Billing.Billing
+        const _billing = yield* Billing.Billing
         const { merchantId, priceId } = yield* shop()
         const declined = yield* subscribeTo(merchantId, priceId, {}, "4000000000000002")
         expect(declined.result.status).not.toBe("succeeded")
@@ -133,12 +134,16 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
           ["pending", null, null, null]
         ])
         yield* subscribeTo(merchantId, priceId)
-        const retried = yield* billing.paySession(merchantId, declined.opened.session_id, {
-          number: "4242424242424242",
-          exp_month: 12,
-          exp_year: 2099,
-          cvc: "123"
-        })
+        const retried = yield* (yield* SessionPayments.SessionPayments).paySession(
+          merchantId,
+          declined.opened.session_id,
+          {
+            number: "4242424242424242",
+            exp_month: 12,
+            exp_year: 2099,
+            cvc: "123"
+          }
+        )
         expect(retried.status).toBe("succeeded")
         const all = yield* allInvoices(merchantId)
         expect(all.map((i) => [i.biz_status, i.number])).toEqual([

@@ -30,13 +30,17 @@ import {
   Checkout,
   Customers,
   Discounts,
+  Dunning,
   Engine,
   type Invoice,
   Merchants,
+  Metering,
   Ports,
   PriceChanges,
   Refunds,
+  SandboxClock,
   Secrets,
+  SessionPayments,
   Settings,
   type Store,
   type Subscription,
@@ -1137,7 +1141,14 @@ export const suite = <E>(
         () =>
           Effect.gen(function* () {
             const billing = yield* Billing.Billing
+            const sessionPayments = yield* SessionPayments.SessionPayments
+            const checkout = yield* Checkout.Checkout
+            const sandboxClock = yield* SandboxClock.SandboxClock
+            const dunning = yield* Dunning.Dunning
             const subsService = yield* Subscriptions.Subscriptions
+            const priceChanges = yield* PriceChanges.PriceChanges
+            const refunds = yield* Refunds.Refunds
+            const metering = yield* Metering.Metering
             const catalog = yield* Catalog.Catalog
             const merchantsService = yield* Merchants.Merchants
             const rnd = generator(options.seed)
@@ -1479,7 +1490,7 @@ export const suite = <E>(
                     const refused =
                       d !== null && d.perCustomer !== null && (cust.redeemed.get(d.id) ?? 0) >= d.perCustomer
                     const attempt = Effect.gen(function* () {
-                      const session = yield* billing.createSession(
+                      const session = yield* checkout.createSession(
                         m.id,
                         Checkout.sessionOf(
                           m.prices[op.price]!,
@@ -1487,7 +1498,7 @@ export const suite = <E>(
                           { quantity: BigInt(op.qty), discountCode: d?.code }
                         )
                       )
-                      return yield* billing.paySession(m.id, session.session_id, card)
+                      return yield* sessionPayments.paySession(m.id, session.session_id, card)
                     })
                     if (refused) {
                       yield* refusedAny(attempt)
@@ -1526,7 +1537,7 @@ export const suite = <E>(
                   }
                   case "CAdvance": {
                     const to = op.m.now + op.ms
-                    yield* billing.advanceClock(op.m.id, to)
+                    yield* sandboxClock.advanceClock(op.m.id, to)
                     cAdvance(op.m, to)
                     yield* Effect.forEach(
                       op.m.subs.filter((s) => s.checked < s.invoices.length),
@@ -1542,8 +1553,8 @@ export const suite = <E>(
                       effective: op.mode === "end_of_period" ? ("end_of_period" as const) : ("immediate" as const),
                       proration: op.mode === "none" ? ("none" as const) : ("immediate" as const)
                     }
-                    const preview = yield* subsService.previewChange(s.m.id, PriceChanges.change(s.id, input))
-                    const quote = yield* subsService.changePrice(
+                    const preview = yield* priceChanges.previewChange(s.m.id, PriceChanges.change(s.id, input))
+                    const quote = yield* priceChanges.changePrice(
                       s.m.id,
                       PriceChanges.change(s.id, { ...input, quoteId: preview.quote_id })
                     )
@@ -1618,7 +1629,7 @@ export const suite = <E>(
                     const m = s.m
                     const to = s.end
                     yield* controls.declineNextOffSession(1)
-                    yield* billing.advanceClock(m.id, to)
+                    yield* sandboxClock.advanceClock(m.id, to)
                     yield* controls.declineNextOffSession(0)
                     cAdvance(m, to, { armed: true })
                     yield* Effect.forEach(
@@ -1637,14 +1648,14 @@ export const suite = <E>(
                   }
                   case "CRecover": {
                     const { s } = op
-                    yield* billing.updatePaymentMethod(s.m.id, s.id, card)
+                    yield* dunning.updatePaymentMethod(s.m.id, s.id, card)
                     recover(s)
                     yield* cVerify(s)
                     break
                   }
                   case "CRefund": {
                     const s = op.s
-                    const attempt = subsService.refund(
+                    const attempt = refunds.refund(
                       s.m.id,
                       Refunds.refundOf(s.invoices[op.index]!.tradeId!, { amount: fmt(op.amount), reason: "model" })
                     )
@@ -1707,11 +1718,11 @@ export const suite = <E>(
                 case "Subscribe": {
                   const m = op.m
                   const priceId = op.usage ? m.usage[op.price]! : m.flat[op.price]!
-                  const session = yield* billing.createSession(
+                  const session = yield* checkout.createSession(
                     m.id,
                     Checkout.sessionOf(priceId, { payerId: `payer-${n}` }, { quantity: op.usage ? 1n : BigInt(op.qty) })
                   )
-                  const paid = yield* billing.paySession(m.id, session.session_id, card)
+                  const paid = yield* sessionPayments.paySession(m.id, session.session_id, card)
                   expect(paid.status, where()).toBe("succeeded")
                   const id = paid.subscription.pipe((o) => (o._tag === "Some" ? o.value.id : ""))
                   const s: MSub = {
@@ -1746,7 +1757,7 @@ export const suite = <E>(
                 }
                 case "Advance": {
                   const to = op.m.now + op.ms
-                  yield* billing.advanceClock(op.m.id, to)
+                  yield* sandboxClock.advanceClock(op.m.id, to)
                   advanceModel(op.m, to)
                   yield* Effect.forEach(
                     op.m.subs.filter((s) => s.checked < s.invoices.length || s.status !== "canceled"),
@@ -1763,11 +1774,11 @@ export const suite = <E>(
                     proration: op.mode === "none" ? ("none" as const) : ("immediate" as const)
                   }
                   if (s.status !== "active") {
-                    yield* conflict(subsService.changePrice(s.merchant.id, PriceChanges.change(s.id, input)))
+                    yield* conflict(priceChanges.changePrice(s.merchant.id, PriceChanges.change(s.id, input)))
                     break
                   }
-                  const preview = yield* subsService.previewChange(s.merchant.id, PriceChanges.change(s.id, input))
-                  const quote = yield* subsService.changePrice(
+                  const preview = yield* priceChanges.previewChange(s.merchant.id, PriceChanges.change(s.id, input))
+                  const quote = yield* priceChanges.changePrice(
                     s.merchant.id,
                     PriceChanges.change(s.id, {
                       ...input,
@@ -1791,11 +1802,14 @@ export const suite = <E>(
                   const s = op.s
                   if (s.status !== "active") {
                     yield* conflict(
-                      subsService.changePrice(s.merchant.id, PriceChanges.change(s.id, { quantity: BigInt(op.qty) }))
+                      priceChanges.changePrice(s.merchant.id, PriceChanges.change(s.id, { quantity: BigInt(op.qty) }))
                     )
                     break
                   }
-                  yield* subsService.changePrice(s.merchant.id, PriceChanges.change(s.id, { quantity: BigInt(op.qty) }))
+                  yield* priceChanges.changePrice(
+                    s.merchant.id,
+                    PriceChanges.change(s.id, { quantity: BigInt(op.qty) })
+                  )
                   s.pending = op.qty
                   const sub = yield* billing.getSubscription(s.merchant.id, s.id)
                   expect(sub.pending_change?.quantity, where()).toBe(op.qty.toString())
@@ -1848,7 +1862,7 @@ export const suite = <E>(
                   const all = (yield* invoicesOfSub(billing, s.merchant.id, s.id, Number.MAX_SAFE_INTEGER)).reverse()
                   const target = all[op.index]!
                   expect(engineShape(target), where()).toEqual(shape(s.invoices[op.index]!))
-                  const refund = yield* subsService.refund(
+                  const refund = yield* refunds.refund(
                     s.merchant.id,
                     Refunds.refundOf(target.trade_id!, { amount: fmt(op.amount), reason: "model" })
                   )
@@ -1864,14 +1878,11 @@ export const suite = <E>(
                   const s = op.s
                   if (s.status !== "active") {
                     yield* conflict(
-                      subsService.recordUsage(
-                        s.merchant.id,
-                        Subscriptions.usageOf(s.id, op.units, { eventId: `u-${n}` })
-                      )
+                      metering.recordUsage(s.merchant.id, Subscriptions.usageOf(s.id, op.units, { eventId: `u-${n}` }))
                     )
                     break
                   }
-                  yield* subsService.recordUsage(
+                  yield* metering.recordUsage(
                     s.merchant.id,
                     Subscriptions.usageOf(s.id, op.units, { eventId: `u-${n}` })
                   )

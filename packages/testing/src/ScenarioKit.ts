@@ -8,12 +8,15 @@
 import {
   Billing,
   Catalog,
+  Checkout,
   Common,
   Engine,
   Merchants,
   Ports,
   type PriceRules,
+  SandboxClock,
   Secrets,
+  SessionPayments,
   Settings,
   type Store,
   TaxRates
@@ -104,7 +107,7 @@ const card = (number: string): Ports.CardInput => ({ number, exp_month: 12, exp_
  */
 export const openSession = (merchantId: string, body: Requests.SessionRequest) =>
   Effect.flatMap(Requests.sessionCommand(body), (command) =>
-    Billing.Billing.use((billing) => billing.createSession(merchantId, command))
+    Checkout.Checkout.use((checkout) => checkout.createSession(merchantId, command))
   )
 
 /**
@@ -119,8 +122,12 @@ export const checkout = (merchantId: string, input: Requests.SessionRequest, num
       return_url: "https://shop.example/done",
       ...input
     })
-    const result = yield* billing.paySession(merchantId, opened.session_id, card(number))
-    const session = yield* billing.getSession(merchantId, opened.session_id)
+    const result = yield* (yield* SessionPayments.SessionPayments).paySession(
+      merchantId,
+      opened.session_id,
+      card(number)
+    )
+    const session = yield* (yield* Checkout.Checkout).getSession(merchantId, opened.session_id)
     const trade = session.trade_id !== null ? yield* billing.getTrade(merchantId, session.trade_id) : undefined
     return {
       opened,
@@ -142,4 +149,4 @@ export const subscribeTo = (
 
 /** Moves the merchant's frozen clock to `to`, running everything due on the way. */
 export const advance = (merchantId: string, to: string) =>
-  Billing.Billing.use((b) => b.advanceClock(merchantId, iso(to)))
+  SandboxClock.SandboxClock.use((c) => c.advanceClock(merchantId, iso(to)))

@@ -4,8 +4,20 @@
  * @since 0.1.0
  */
 import { expect, layer } from "@effect/vitest"
-import { Billing, Catalog, Entities, Invoicing, Money, PriceChanges, Refunds, Store, Subscriptions } from "@recur/core"
 import { Requests } from "@recur/contract"
+import {
+  Billing,
+  Catalog,
+  Entities,
+  Invoicing,
+  Metering,
+  Money,
+  PriceChanges,
+  Refunds,
+  SandboxClock,
+  Store,
+  Subscriptions
+} from "@recur/core"
 import type { Invoice } from "@recur/core"
 import { DateTime, Effect, type Layer, Option } from "effect"
 import { engine, eventsOf, invoicesOf, setup, subscribe } from "./EngineScenarios.js"
@@ -46,15 +58,16 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
       "upgrade half-way with immediate proration: preview equals commit, +5.00 charged now, the next renewal bills the new price",
       () =>
         Effect.gen(function* () {
-          const subs = yield* Subscriptions.Subscriptions
+          const priceChanges = yield* PriceChanges.PriceChanges
           const billing = yield* Billing.Billing
+          const sandboxClock = yield* SandboxClock.SandboxClock
           const { merchantId, priceId } = yield* setup("2024-04-01T00:00:00Z", {
             price_plan: { billing_cycle_unit: "month", base_price_val: "10.00" }
           })
           const pro = yield* setupPrice(merchantId, "20.00")
           const sub = subOf((yield* subscribe(merchantId, priceId)).result)
-          yield* billing.advanceClock(merchantId, iso("2024-04-16T00:00:00Z"))
-          const quote = yield* subs.previewChange(
+          yield* sandboxClock.advanceClock(merchantId, iso("2024-04-16T00:00:00Z"))
+          const quote = yield* priceChanges.previewChange(
             merchantId,
             PriceChanges.change(sub.id, {
               priceId: pro,
@@ -63,7 +76,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
             })
           )
           expect([quote.credit, quote.charge, quote.net, quote.outcome]).toEqual(["5.00", "10.00", "5.00", "upgrade"])
-          const committed = yield* subs.changePrice(
+          const committed = yield* priceChanges.changePrice(
             merchantId,
             PriceChanges.change(sub.id, {
               priceId: pro,
@@ -76,7 +89,10 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
           // the quote is spent: the subscription moved
           expect(
             (yield* Effect.flip(
-              subs.changePrice(merchantId, PriceChanges.change(sub.id, { priceId: pro, quoteId: quote.quote_id }))
+              priceChanges.changePrice(
+                merchantId,
+                PriceChanges.change(sub.id, { priceId: pro, quoteId: quote.quote_id })
+              )
             ))._tag
           ).toBe("QuoteStale")
           const invoices = yield* invoicesOf(merchantId, sub.id)
@@ -85,7 +101,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
             ["upgrade", "5.00", "success"]
           ])
           expect((yield* billing.getSubscription(merchantId, sub.id)).price_id).toBe(pro)
-          yield* billing.advanceClock(merchantId, iso("2024-05-01T00:00:00Z"))
+          yield* sandboxClock.advanceClock(merchantId, iso("2024-05-01T00:00:00Z"))
           expect((yield* invoicesOf(merchantId, sub.id)).map((i) => i.amount)).toEqual(["10.00", "5.00", "20.00"])
           expect(yield* eventsOf(merchantId, sub.id)).toEqual([
             "v2.subscription.first",
@@ -98,8 +114,8 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
       "two changes in one cycle credit the plan in force: 10 → 20 → 30 on Jan 16 costs 20.32 for January (was 25.48)",
       () =>
         Effect.gen(function* () {
-          const subs = yield* Subscriptions.Subscriptions
-          const billing = yield* Billing.Billing
+          const priceChanges = yield* PriceChanges.PriceChanges
+          const sandboxClock = yield* SandboxClock.SandboxClock
           const { merchantId, priceId } = yield* setup("2024-01-01T00:00:00Z", {
             price_plan: { billing_cycle_unit: "month", base_price_val: "10.00" }
           })
@@ -107,12 +123,15 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
           const thirty = yield* setupPrice(merchantId, "30.00")
           const sub = subOf((yield* subscribe(merchantId, priceId)).result)
           const other = subOf((yield* subscribe(merchantId, priceId)).result)
-          yield* billing.advanceClock(merchantId, iso("2024-01-16T00:00:00Z"))
+          yield* sandboxClock.advanceClock(merchantId, iso("2024-01-16T00:00:00Z"))
           // 16 of 31 days left: 10.00 → 5.16, 20.00 → 10.32, 30.00 → 15.48
-          const first = yield* subs.changePrice(merchantId, PriceChanges.change(sub.id, { priceId: twenty }))
+          const first = yield* priceChanges.changePrice(merchantId, PriceChanges.change(sub.id, { priceId: twenty }))
           expect([first.credit, first.charge, first.net]).toEqual(["5.16", "10.32", "5.16"])
-          const preview = yield* subs.previewChange(merchantId, PriceChanges.change(sub.id, { priceId: thirty }))
-          const second = yield* subs.changePrice(
+          const preview = yield* priceChanges.previewChange(
+            merchantId,
+            PriceChanges.change(sub.id, { priceId: thirty })
+          )
+          const second = yield* priceChanges.changePrice(
             merchantId,
             PriceChanges.change(sub.id, { priceId: thirty, quoteId: preview.quote_id })
           )
@@ -126,24 +145,24 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
           ])
           expect(cycleNet(invoices, 0)).toBe(2032n)
           // the two changes at one instant equal one: 10 → 30 directly nets the same 10.32
-          expect((yield* subs.previewChange(merchantId, PriceChanges.change(other.id, { priceId: thirty }))).net).toBe(
-            "10.32"
-          )
+          expect(
+            (yield* priceChanges.previewChange(merchantId, PriceChanges.change(other.id, { priceId: thirty }))).net
+          ).toBe("10.32")
         })
     )
 
     it.effect("10 → 20 → 10 at one instant nets 0.00: the 5.16 paid for the upgrade is refunded", () =>
       Effect.gen(function* () {
-        const subs = yield* Subscriptions.Subscriptions
-        const billing = yield* Billing.Billing
+        const priceChanges = yield* PriceChanges.PriceChanges
+        const sandboxClock = yield* SandboxClock.SandboxClock
         const { merchantId, priceId } = yield* setup("2024-01-01T00:00:00Z", {
           price_plan: { billing_cycle_unit: "month", base_price_val: "10.00" }
         })
         const twenty = yield* setupPrice(merchantId, "20.00")
         const sub = subOf((yield* subscribe(merchantId, priceId)).result)
-        yield* billing.advanceClock(merchantId, iso("2024-01-16T00:00:00Z"))
-        yield* subs.changePrice(merchantId, PriceChanges.change(sub.id, { priceId: twenty }))
-        const back = yield* subs.changePrice(merchantId, PriceChanges.change(sub.id, { priceId: priceId }))
+        yield* sandboxClock.advanceClock(merchantId, iso("2024-01-16T00:00:00Z"))
+        yield* priceChanges.changePrice(merchantId, PriceChanges.change(sub.id, { priceId: twenty }))
+        const back = yield* priceChanges.changePrice(merchantId, PriceChanges.change(sub.id, { priceId: priceId }))
         expect([back.credit, back.charge, back.net, back.outcome]).toEqual(["10.32", "5.16", "-5.16", "refund"])
         const invoices = yield* invoicesOf(merchantId, sub.id)
         const upgrade = invoices.find((i) => i.invoice_type === "upgrade")!
@@ -153,7 +172,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
           ["refund", "5.16", "success", upgrade.invoice_id]
         ])
         expect(cycleNet(invoices, 0)).toBe(1000n)
-        yield* billing.advanceClock(merchantId, iso("2024-02-01T00:00:00Z"))
+        yield* sandboxClock.advanceClock(merchantId, iso("2024-02-01T00:00:00Z"))
         expect((yield* invoicesOf(merchantId, sub.id)).at(-1)!.amount).toBe("10.00")
       })
     )
@@ -162,20 +181,20 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
       "three 30 ↔ 60 round trips in one cycle: the cycle costs what the plans in force cost (30.00 at one instant, 40.00 over ten days)",
       () =>
         Effect.gen(function* () {
-          const subs = yield* Subscriptions.Subscriptions
-          const billing = yield* Billing.Billing
+          const priceChanges = yield* PriceChanges.PriceChanges
+          const sandboxClock = yield* SandboxClock.SandboxClock
           const { merchantId, priceId } = yield* setup("2024-04-01T00:00:00Z")
           const sixty = yield* setupPrice(merchantId, "60.00")
           const a = subOf((yield* subscribe(merchantId, priceId)).result)
           const b = subOf((yield* subscribe(merchantId, priceId)).result)
-          yield* billing.advanceClock(merchantId, iso("2024-04-11T00:00:00Z"))
+          yield* sandboxClock.advanceClock(merchantId, iso("2024-04-11T00:00:00Z"))
           for (let i = 0; i < 3; i++) {
-            expect((yield* subs.changePrice(merchantId, PriceChanges.change(a.id, { priceId: sixty }))).net).toBe(
-              "20.00"
-            )
-            expect((yield* subs.changePrice(merchantId, PriceChanges.change(a.id, { priceId: priceId }))).net).toBe(
-              "-20.00"
-            )
+            expect(
+              (yield* priceChanges.changePrice(merchantId, PriceChanges.change(a.id, { priceId: sixty }))).net
+            ).toBe("20.00")
+            expect(
+              (yield* priceChanges.changePrice(merchantId, PriceChanges.change(a.id, { priceId: priceId }))).net
+            ).toBe("-20.00")
           }
           const ia = yield* invoicesOf(merchantId, a.id)
           expect(ia.filter((i) => i.invoice_type === "upgrade").map((i) => i.amount)).toEqual([
@@ -190,28 +209,29 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
           ])
           expect(cycleNet(ia, 0)).toBe(3000n)
           // b: on 60.00 from Apr 11 to Apr 21 (10 of 30 days), then back: 30.00 + 30.00 × 10/30
-          yield* subs.changePrice(merchantId, PriceChanges.change(b.id, { priceId: sixty }))
-          yield* billing.advanceClock(merchantId, iso("2024-04-21T00:00:00Z"))
-          expect((yield* subs.changePrice(merchantId, PriceChanges.change(b.id, { priceId: priceId }))).net).toBe(
-            "-10.00"
-          )
+          yield* priceChanges.changePrice(merchantId, PriceChanges.change(b.id, { priceId: sixty }))
+          yield* sandboxClock.advanceClock(merchantId, iso("2024-04-21T00:00:00Z"))
+          expect(
+            (yield* priceChanges.changePrice(merchantId, PriceChanges.change(b.id, { priceId: priceId }))).net
+          ).toBe("-10.00")
           expect(cycleNet(yield* invoicesOf(merchantId, b.id), 0)).toBe(4000n)
         })
     )
 
     it.effect("a downgrade under credit_balance after an upgrade credits what the upgrade paid", () =>
       Effect.gen(function* () {
-        const subs = yield* Subscriptions.Subscriptions
+        const priceChanges = yield* PriceChanges.PriceChanges
         const billing = yield* Billing.Billing
+        const sandboxClock = yield* SandboxClock.SandboxClock
         const { merchantId, priceId } = yield* setup("2024-04-01T00:00:00Z", {}, { proration_credit: "credit_balance" })
         const sixty = yield* setupPrice(merchantId, "60.00")
         const sub = subOf((yield* subscribe(merchantId, priceId)).result)
-        yield* billing.advanceClock(merchantId, iso("2024-04-11T00:00:00Z"))
-        yield* subs.changePrice(merchantId, PriceChanges.change(sub.id, { priceId: sixty }))
-        yield* billing.advanceClock(merchantId, iso("2024-04-21T00:00:00Z"))
-        yield* subs.changePrice(merchantId, PriceChanges.change(sub.id, { priceId: priceId }))
+        yield* sandboxClock.advanceClock(merchantId, iso("2024-04-11T00:00:00Z"))
+        yield* priceChanges.changePrice(merchantId, PriceChanges.change(sub.id, { priceId: sixty }))
+        yield* sandboxClock.advanceClock(merchantId, iso("2024-04-21T00:00:00Z"))
+        yield* priceChanges.changePrice(merchantId, PriceChanges.change(sub.id, { priceId: priceId }))
         expect((yield* billing.getSubscription(merchantId, sub.id)).credit_balance).toBe("10.00")
-        yield* billing.advanceClock(merchantId, iso("2024-05-01T00:00:00Z"))
+        yield* sandboxClock.advanceClock(merchantId, iso("2024-05-01T00:00:00Z"))
         expect((yield* invoicesOf(merchantId, sub.id)).map((i) => [i.invoice_type, i.amount])).toEqual([
           ["initial", "30.00"],
           ["upgrade", "20.00"],
@@ -224,8 +244,9 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
       "a price change keeps the interval: another interval, count or a one-time price is a 400 and changes nothing",
       () =>
         Effect.gen(function* () {
-          const subs = yield* Subscriptions.Subscriptions
+          const priceChanges = yield* PriceChanges.PriceChanges
           const billing = yield* Billing.Billing
+          const sandboxClock = yield* SandboxClock.SandboxClock
           const catalog = yield* Catalog.Catalog
           const { merchantId, priceId } = yield* setup("2024-04-01T00:00:00Z")
           const productId = (yield* catalog.listProducts(merchantId, {})).list[0]!.product_id
@@ -252,12 +273,12 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
             price_val: "50.00"
           })).id
           const sub = subOf((yield* subscribe(merchantId, priceId)).result)
-          yield* billing.advanceClock(merchantId, iso("2024-04-11T00:00:00Z"))
+          yield* sandboxClock.advanceClock(merchantId, iso("2024-04-11T00:00:00Z"))
           for (const price_id of [yearly, quarterly, oneTime]) {
             for (const effective_type of ["immediate", "end_of_period"] as const) {
               expect(
                 yield* Effect.flip(
-                  subs.changePrice(
+                  priceChanges.changePrice(
                     merchantId,
                     PriceChanges.change(sub.id, { priceId: price_id, effective: effective_type })
                   )
@@ -269,7 +290,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
               })
               expect(
                 yield* Effect.flip(
-                  subs.previewChange(
+                  priceChanges.previewChange(
                     merchantId,
                     PriceChanges.change(sub.id, { priceId: price_id, effective: effective_type })
                   )
@@ -290,6 +311,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
     it.effect("a subscription's discounts reach its invoices: after tax, on the invoice's Discounts", () =>
       Effect.gen(function* () {
         const billing = yield* Billing.Billing
+        const sandboxClock = yield* SandboxClock.SandboxClock
         const storage = yield* Store.Storage
         const { merchantId, priceId } = yield* setup("2024-04-01T00:00:00Z")
         const sub = subOf((yield* subscribe(merchantId, priceId)).result)
@@ -320,7 +342,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
           },
           sv.version
         )
-        yield* billing.advanceClock(merchantId, iso("2024-05-01T00:00:00Z"))
+        yield* sandboxClock.advanceClock(merchantId, iso("2024-05-01T00:00:00Z"))
         const renewal = (yield* invoicesOf(merchantId, sub.id)).at(-1)!
         expect([renewal.invoice_type, renewal.amount]).toEqual(["renewal", "25.00"])
         expect(renewal.Discounts.current_period).toEqual([
@@ -328,7 +350,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
           { discount_id: "dis_2usd", discount_code: "TWO", discount_amount: "2.00" }
         ])
         // the one-cycle discount's window has passed; the other goes on
-        yield* billing.advanceClock(merchantId, iso("2024-06-01T00:00:00Z"))
+        yield* sandboxClock.advanceClock(merchantId, iso("2024-06-01T00:00:00Z"))
         const next = (yield* invoicesOf(merchantId, sub.id)).at(-1)!
         expect([next.cycle_index, next.amount]).toEqual([2, "28.00"])
         expect(next.Discounts.current_period).toEqual([
@@ -351,16 +373,17 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
 
     it.effect("downgrade refunds the unused difference against the cycle's invoice", () =>
       Effect.gen(function* () {
-        const subs = yield* Subscriptions.Subscriptions
+        const priceChanges = yield* PriceChanges.PriceChanges
         const billing = yield* Billing.Billing
+        const sandboxClock = yield* SandboxClock.SandboxClock
         const { merchantId, priceId } = yield* setup("2024-04-01T00:00:00Z", {
           price_plan: { billing_cycle_unit: "month", base_price_val: "20.00" }
         })
         const basic = yield* setupPrice(merchantId, "10.00")
         const { result } = yield* subscribe(merchantId, priceId)
         const sub = subOf(result)
-        yield* billing.advanceClock(merchantId, iso("2024-04-16T00:00:00Z"))
-        const quote = yield* subs.changePrice(
+        yield* sandboxClock.advanceClock(merchantId, iso("2024-04-16T00:00:00Z"))
+        const quote = yield* priceChanges.changePrice(
           merchantId,
           PriceChanges.change(sub.id, {
             priceId: basic,
@@ -381,8 +404,9 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
 
     it.effect("downgrade with credit_balance keeps the difference as credit for the next invoice", () =>
       Effect.gen(function* () {
-        const subs = yield* Subscriptions.Subscriptions
+        const priceChanges = yield* PriceChanges.PriceChanges
         const billing = yield* Billing.Billing
+        const sandboxClock = yield* SandboxClock.SandboxClock
         const { merchantId, priceId } = yield* setup(
           "2024-04-01T00:00:00Z",
           { price_plan: { billing_cycle_unit: "month", base_price_val: "20.00" } },
@@ -390,10 +414,10 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
         )
         const basic = yield* setupPrice(merchantId, "10.00")
         const sub = subOf((yield* subscribe(merchantId, priceId)).result)
-        yield* billing.advanceClock(merchantId, iso("2024-04-16T00:00:00Z"))
-        yield* subs.changePrice(merchantId, PriceChanges.change(sub.id, { priceId: basic }))
+        yield* sandboxClock.advanceClock(merchantId, iso("2024-04-16T00:00:00Z"))
+        yield* priceChanges.changePrice(merchantId, PriceChanges.change(sub.id, { priceId: basic }))
         expect((yield* billing.getSubscription(merchantId, sub.id)).credit_balance).toBe("5.00")
-        yield* billing.advanceClock(merchantId, iso("2024-05-02T00:00:00Z"))
+        yield* sandboxClock.advanceClock(merchantId, iso("2024-05-02T00:00:00Z"))
         expect((yield* invoicesOf(merchantId, sub.id)).map((i) => [i.invoice_type, i.amount])).toEqual([
           ["initial", "20.00"],
           ["renewal", "5.00"]
@@ -404,19 +428,19 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
 
     it.effect("proration none switches now, charges nothing now, bills the new price in full next", () =>
       Effect.gen(function* () {
-        const subs = yield* Subscriptions.Subscriptions
-        const billing = yield* Billing.Billing
+        const priceChanges = yield* PriceChanges.PriceChanges
+        const sandboxClock = yield* SandboxClock.SandboxClock
         const { merchantId, priceId } = yield* setup("2024-04-01T00:00:00Z", {
           price_plan: { billing_cycle_unit: "month", base_price_val: "10.00" }
         })
         const pro = yield* setupPrice(merchantId, "20.00")
         const sub = subOf((yield* subscribe(merchantId, priceId)).result)
-        yield* billing.advanceClock(merchantId, iso("2024-04-10T00:00:00Z"))
-        yield* subs.changePrice(
+        yield* sandboxClock.advanceClock(merchantId, iso("2024-04-10T00:00:00Z"))
+        yield* priceChanges.changePrice(
           merchantId,
           PriceChanges.change(sub.id, { priceId: pro, effective: "immediate", proration: "none" })
         )
-        yield* billing.advanceClock(merchantId, iso("2024-05-01T00:00:00Z"))
+        yield* sandboxClock.advanceClock(merchantId, iso("2024-05-01T00:00:00Z"))
         expect((yield* invoicesOf(merchantId, sub.id)).map((i) => [i.invoice_type, i.amount])).toEqual([
           ["initial", "10.00"],
           ["renewal", "20.00"]
@@ -426,52 +450,60 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
 
     it.effect("end-of-period change: scheduled, revoked, scheduled again, applied at renewal", () =>
       Effect.gen(function* () {
-        const subs = yield* Subscriptions.Subscriptions
+        const priceChanges = yield* PriceChanges.PriceChanges
         const billing = yield* Billing.Billing
+        const sandboxClock = yield* SandboxClock.SandboxClock
         const { merchantId, priceId } = yield* setup("2024-04-01T00:00:00Z", {
           price_plan: { billing_cycle_unit: "month", base_price_val: "10.00" }
         })
         const pro = yield* setupPrice(merchantId, "20.00")
         const sub = subOf((yield* subscribe(merchantId, priceId)).result)
-        expect(yield* subs.revokePriceChange(merchantId, sub.id)).toEqual({
+        expect(yield* priceChanges.revokePriceChange(merchantId, sub.id)).toEqual({
           subscription_id: sub.id,
           result: "no_pending_change"
         })
-        const q = yield* subs.changePrice(
+        const q = yield* priceChanges.changePrice(
           merchantId,
           PriceChanges.change(sub.id, { priceId: pro, effective: "end_of_period" })
         )
         expect(q.outcome).toBe("scheduled")
-        expect(yield* subs.revokePriceChange(merchantId, sub.id)).toEqual({
+        expect(yield* priceChanges.revokePriceChange(merchantId, sub.id)).toEqual({
           subscription_id: sub.id,
           result: "revoked"
         })
-        expect(yield* subs.revokePriceChange(merchantId, sub.id)).toEqual({
+        expect(yield* priceChanges.revokePriceChange(merchantId, sub.id)).toEqual({
           subscription_id: sub.id,
           result: "no_pending_change"
         })
-        yield* subs.changePrice(merchantId, PriceChanges.change(sub.id, { priceId: pro, effective: "end_of_period" }))
+        yield* priceChanges.changePrice(
+          merchantId,
+          PriceChanges.change(sub.id, { priceId: pro, effective: "end_of_period" })
+        )
         expect((yield* billing.getSubscription(merchantId, sub.id)).price_id).toBe(priceId)
-        yield* billing.advanceClock(merchantId, iso("2024-05-01T00:00:00Z"))
+        yield* sandboxClock.advanceClock(merchantId, iso("2024-05-01T00:00:00Z"))
         expect((yield* invoicesOf(merchantId, sub.id)).map((i) => i.amount)).toEqual(["10.00", "20.00"])
         expect((yield* billing.getSubscription(merchantId, sub.id)).price_id).toBe(pro)
         // an immediate change cannot be revoked: there is nothing pending
-        yield* subs.changePrice(merchantId, PriceChanges.change(sub.id, { priceId: priceId, proration: "none" }))
-        expect((yield* subs.revokePriceChange(merchantId, sub.id)).result).toBe("no_pending_change")
+        yield* priceChanges.changePrice(
+          merchantId,
+          PriceChanges.change(sub.id, { priceId: priceId, proration: "none" })
+        )
+        expect((yield* priceChanges.revokePriceChange(merchantId, sub.id)).result).toBe("no_pending_change")
       })
     )
 
     it.effect("a quantity change waits for the next cycle as pending_change", () =>
       Effect.gen(function* () {
-        const subs = yield* Subscriptions.Subscriptions
+        const priceChanges = yield* PriceChanges.PriceChanges
         const billing = yield* Billing.Billing
+        const sandboxClock = yield* SandboxClock.SandboxClock
         const { merchantId, priceId } = yield* setup("2024-04-01T00:00:00Z")
         const sub = subOf((yield* subscribe(merchantId, priceId)).result)
-        yield* subs.changePrice(merchantId, PriceChanges.change(sub.id, { quantity: 3n }))
+        yield* priceChanges.changePrice(merchantId, PriceChanges.change(sub.id, { quantity: 3n }))
         const pending = (yield* billing.getSubscription(merchantId, sub.id)).pending_change
         expect([pending?.quantity, pending?.cycle_index]).toEqual(["3", 1])
         expect(
-          (yield* Effect.flip(subs.changePrice(merchantId, PriceChanges.change(sub.id, { quantity: 0n }))))._tag
+          (yield* Effect.flip(priceChanges.changePrice(merchantId, PriceChanges.change(sub.id, { quantity: 0n }))))._tag
         ).toBe("QuantityRefused")
         // the request body says which field: 400 on quantity through REST and the facade
         expect(yield* Effect.flip(Requests.changeCommand(sub.id, { quantity: "0" }))).toMatchObject({
@@ -479,10 +511,11 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
           param: "quantity"
         })
         expect(
-          (yield* Effect.flip(subs.changePrice(merchantId, PriceChanges.change(sub.id, { quantity: 1000000000n }))))
-            ._tag
+          (yield* Effect.flip(
+            priceChanges.changePrice(merchantId, PriceChanges.change(sub.id, { quantity: 1000000000n }))
+          ))._tag
         ).toBe("QuantityRefused")
-        yield* billing.advanceClock(merchantId, iso("2024-05-01T00:00:00Z"))
+        yield* sandboxClock.advanceClock(merchantId, iso("2024-05-01T00:00:00Z"))
         expect((yield* invoicesOf(merchantId, sub.id)).map((i) => i.amount)).toEqual(["30.00", "90.00"])
         const after = yield* billing.getSubscription(merchantId, sub.id)
         expect([after.quantity, after.pending_change]).toEqual(["3", null])
@@ -492,7 +525,9 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
     it.effect("cancel at period end (revocable), immediate cancel, and nothing runs after", () =>
       Effect.gen(function* () {
         const subs = yield* Subscriptions.Subscriptions
+        const priceChanges = yield* PriceChanges.PriceChanges
         const billing = yield* Billing.Billing
+        const sandboxClock = yield* SandboxClock.SandboxClock
         const { merchantId, priceId } = yield* setup("2024-04-01T00:00:00Z")
         const a = subOf((yield* subscribe(merchantId, priceId)).result)
         yield* subs.cancel(merchantId, Subscriptions.cancelOf(a.id, { when: "end_of_period" }))
@@ -509,7 +544,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
           })
         )
         expect(requested.cancel_at_period_end).toBe(true)
-        yield* billing.advanceClock(merchantId, iso("2024-06-15T00:00:00Z"))
+        yield* sandboxClock.advanceClock(merchantId, iso("2024-06-15T00:00:00Z"))
         const ended = yield* billing.getSubscription(merchantId, a.id)
         expect([ended.status, ended.cancel_reason, DateTime.formatIso(ended.cancel_at!)]).toEqual([
           "canceled",
@@ -527,7 +562,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
         const b = subOf((yield* subscribe(merchantId, priceId)).result)
         yield* subs.cancel(merchantId, Subscriptions.cancelOf(b.id))
         expect(
-          yield* Effect.flip(subs.changePrice(merchantId, PriceChanges.change(b.id, { quantity: 2n })))
+          yield* Effect.flip(priceChanges.changePrice(merchantId, PriceChanges.change(b.id, { quantity: 2n })))
         ).toMatchObject({ _tag: "SubscriptionNotLive", subscriptionId: b.id, state: "canceled", action: "change" })
         expect(yield* Effect.flip(subs.pause(merchantId, b.id))).toMatchObject({
           _tag: "SubscriptionActionRefused",
@@ -541,12 +576,12 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
     it.effect("pause stops billing; resume starts a new period and bills it", () =>
       Effect.gen(function* () {
         const subs = yield* Subscriptions.Subscriptions
-        const billing = yield* Billing.Billing
+        const sandboxClock = yield* SandboxClock.SandboxClock
         const { merchantId, priceId } = yield* setup("2024-04-01T00:00:00Z")
         const sub = subOf((yield* subscribe(merchantId, priceId)).result)
-        yield* billing.advanceClock(merchantId, iso("2024-04-20T00:00:00Z"))
+        yield* sandboxClock.advanceClock(merchantId, iso("2024-04-20T00:00:00Z"))
         yield* subs.pause(merchantId, sub.id)
-        yield* billing.advanceClock(merchantId, iso("2024-07-10T00:00:00Z"))
+        yield* sandboxClock.advanceClock(merchantId, iso("2024-07-10T00:00:00Z"))
         expect(yield* invoicesOf(merchantId, sub.id)).toHaveLength(1)
         const resumed = yield* subs.resume(merchantId, sub.id)
         expect([
@@ -568,8 +603,8 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
 
     it.effect("postpaid usage with graduated tiers is invoiced in arrears; duplicates by event_id count once", () =>
       Effect.gen(function* () {
-        const subs = yield* Subscriptions.Subscriptions
-        const billing = yield* Billing.Billing
+        const metering = yield* Metering.Metering
+        const sandboxClock = yield* SandboxClock.SandboxClock
         const { merchantId, priceId } = yield* setup("2024-04-01T00:00:00Z", {
           ...usageTiers,
           price_plan: { billing_cycle_unit: "month", base_price_val: "0" }
@@ -578,35 +613,35 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
         expect(result.trade.amount).toBe("0.00")
         const sub = subOf(result)
         expect(
-          (yield* subs.recordUsage(merchantId, Subscriptions.usageOf(sub.id, 400, { eventId: "e1" }))).duplicate
+          (yield* metering.recordUsage(merchantId, Subscriptions.usageOf(sub.id, 400, { eventId: "e1" }))).duplicate
         ).toBe(false)
         expect(
-          (yield* subs.recordUsage(merchantId, Subscriptions.usageOf(sub.id, 400, { eventId: "e1" }))).duplicate
+          (yield* metering.recordUsage(merchantId, Subscriptions.usageOf(sub.id, 400, { eventId: "e1" }))).duplicate
         ).toBe(true)
-        yield* subs.recordUsage(merchantId, Subscriptions.usageOf(sub.id, 50, { eventId: "e2" }))
-        const summary = yield* subs.usageSummary(merchantId, sub.id)
+        yield* metering.recordUsage(merchantId, Subscriptions.usageOf(sub.id, 50, { eventId: "e2" }))
+        const summary = yield* metering.usageSummary(merchantId, sub.id)
         expect([
           summary.total_usage_count,
           summary.billing_usage_count,
           summary.trial_usage_count,
           summary.billing_amount
         ]).toEqual([450, 450, 0, "72.50"])
-        expect((yield* Effect.flip(subs.recordUsage(merchantId, Subscriptions.usageOf(sub.id, 0))))._tag).toBe(
+        expect((yield* Effect.flip(metering.recordUsage(merchantId, Subscriptions.usageOf(sub.id, 0))))._tag).toBe(
           "UsageRefused"
         )
-        yield* billing.advanceClock(merchantId, iso("2024-05-01T00:00:00Z"))
+        yield* sandboxClock.advanceClock(merchantId, iso("2024-05-01T00:00:00Z"))
         const invoices = yield* invoicesOf(merchantId, sub.id)
         expect(invoices.map((i) => [i.invoice_type, i.cycle_index, i.amount])).toEqual([
           ["initial", 0, "0.00"],
           ["renewal", 0, "72.50"]
         ])
-        expect((yield* subs.usageSummary(merchantId, sub.id)).total_usage_count).toBe(0)
+        expect((yield* metering.usageSummary(merchantId, sub.id)).total_usage_count).toBe(0)
       })
     )
 
     it.effect("over_threshold bills as soon as accrued usage reaches the threshold", () =>
       Effect.gen(function* () {
-        const subs = yield* Subscriptions.Subscriptions
+        const metering = yield* Metering.Metering
         const { merchantId, priceId } = yield* setup("2024-04-01T00:00:00Z", {
           price_type: "based_on_usage",
           model_type: "per_unit",
@@ -620,9 +655,9 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
           price_plan: { billing_cycle_unit: "over_threshold", base_price_val: "0" }
         })
         const sub = subOf((yield* subscribe(merchantId, priceId)).result)
-        yield* subs.recordUsage(merchantId, Subscriptions.usageOf(sub.id, 60))
+        yield* metering.recordUsage(merchantId, Subscriptions.usageOf(sub.id, 60))
         expect(yield* invoicesOf(merchantId, sub.id)).toHaveLength(1)
-        yield* subs.recordUsage(merchantId, Subscriptions.usageOf(sub.id, 50))
+        yield* metering.recordUsage(merchantId, Subscriptions.usageOf(sub.id, 50))
         expect((yield* invoicesOf(merchantId, sub.id)).map((i) => [i.invoice_type, i.amount, i.biz_status])).toEqual([
           ["initial", "0.00", "success"],
           ["renewal", "11.00", "success"]
@@ -634,7 +669,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
       "usage batches: many subscriptions in one call, re-sends counted once, all or nothing, thresholds billed",
       () =>
         Effect.gen(function* () {
-          const subs = yield* Subscriptions.Subscriptions
+          const metering = yield* Metering.Metering
           const { merchantId, priceId } = yield* setup("2024-04-01T00:00:00Z", {
             price_type: "based_on_usage",
             model_type: "per_unit",
@@ -650,8 +685,8 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
           const a = subOf((yield* subscribe(merchantId, priceId)).result)
           const b = subOf((yield* subscribe(merchantId, priceId)).result)
           const flat = subOf((yield* subscribe(merchantId, yield* setupPrice(merchantId, "10.00"))).result)
-          yield* subs.recordUsage(merchantId, Subscriptions.usageOf(a.id, 5, { eventId: "a-0" }))
-          const batch = yield* subs.recordUsageBatch(
+          yield* metering.recordUsage(merchantId, Subscriptions.usageOf(a.id, 5, { eventId: "a-0" }))
+          const batch = yield* metering.recordUsageBatch(
             merchantId,
             usageEventsOf([
               { subscription_id: a.id, usage_count: 10, event_id: "a-1" },
@@ -669,11 +704,14 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
             [b.id, 7, true],
             [a.id, 3, false]
           ])
-          expect((yield* subs.usageSummary(merchantId, a.id)).total_usage_count).toBe(18)
-          expect((yield* subs.usageSummary(merchantId, b.id)).total_usage_count).toBe(7)
+          expect((yield* metering.usageSummary(merchantId, a.id)).total_usage_count).toBe(18)
+          expect((yield* metering.usageSummary(merchantId, b.id)).total_usage_count).toBe(7)
 
           // one bad record rejects the batch and writes nothing
-          const before = yield* Effect.all([subs.usageSummary(merchantId, a.id), subs.usageSummary(merchantId, b.id)])
+          const before = yield* Effect.all([
+            metering.usageSummary(merchantId, a.id),
+            metering.usageSummary(merchantId, b.id)
+          ])
           const bad = [
             [{ subscription_id: b.id, usage_count: 0 }, "count"],
             [{ subscription_id: b.id, usage_count: 1.5 }, "count"],
@@ -683,7 +721,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
           for (const [record, reason] of bad) {
             expect(
               yield* Effect.flip(
-                subs.recordUsageBatch(
+                metering.recordUsageBatch(
                   merchantId,
                   usageEventsOf([{ subscription_id: a.id, usage_count: 1, event_id: "never" }, record])
                 )
@@ -692,7 +730,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
           }
           expect(
             yield* Effect.flip(
-              subs.recordUsageBatch(
+              metering.recordUsageBatch(
                 merchantId,
                 usageEventsOf([
                   { subscription_id: a.id, usage_count: 1, event_id: "never" },
@@ -701,13 +739,13 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
               )
             )
           ).toMatchObject({ _tag: "NotFound", id: "sub_missing" })
-          expect(yield* Effect.flip(subs.recordUsageBatch(merchantId, usageEventsOf([])))).toMatchObject({
+          expect(yield* Effect.flip(metering.recordUsageBatch(merchantId, usageEventsOf([])))).toMatchObject({
             _tag: "UsageBatchRefused",
             size: 0
           })
           expect(
             yield* Effect.flip(
-              subs.recordUsageBatch(
+              metering.recordUsageBatch(
                 merchantId,
                 usageEventsOf(
                   Array.from({ length: Subscriptions.MAX_USAGE_BATCH + 1 }, () => ({
@@ -718,9 +756,9 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
               )
             )
           ).toMatchObject({ _tag: "UsageBatchRefused", size: Subscriptions.MAX_USAGE_BATCH + 1 })
-          expect(yield* Effect.all([subs.usageSummary(merchantId, a.id), subs.usageSummary(merchantId, b.id)])).toEqual(
-            before
-          )
+          expect(
+            yield* Effect.all([metering.usageSummary(merchantId, a.id), metering.usageSummary(merchantId, b.id)])
+          ).toEqual(before)
 
           // concurrent batches on the same subscriptions, overlapping event ids: every event counted exactly once
           const batches = Array.from({ length: 8 }, (_, k) =>
@@ -734,17 +772,20 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
           expect(distinct).toBeLessThan(80)
           const results = yield* Effect.forEach(
             batches,
-            (records) => subs.recordUsageBatch(merchantId, usageEventsOf(records)),
+            (records) => metering.recordUsageBatch(merchantId, usageEventsOf(records)),
             {
               concurrency: 8
             }
           )
           expect(results.reduce((n, r) => n + r.accepted, 0)).toBe(distinct)
-          const totals = yield* Effect.all([subs.usageSummary(merchantId, a.id), subs.usageSummary(merchantId, b.id)])
+          const totals = yield* Effect.all([
+            metering.usageSummary(merchantId, a.id),
+            metering.usageSummary(merchantId, b.id)
+          ])
           expect(totals[0].total_usage_count + totals[1].total_usage_count).toBe(18 + 7 + distinct)
 
           // a batch that takes a subscription over its threshold invoices it
-          yield* subs.recordUsageBatch(
+          yield* metering.recordUsageBatch(
             merchantId,
             usageEventsOf([{ subscription_id: a.id, usage_count: 100, event_id: "big" }])
           )
@@ -755,25 +796,25 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
 
     it.effect("refunds: partial then full, never more than paid, even when requested concurrently", () =>
       Effect.gen(function* () {
-        const subs = yield* Subscriptions.Subscriptions
+        const refunds = yield* Refunds.Refunds
         const billing = yield* Billing.Billing
         const { merchantId, priceId } = yield* setup("2024-04-01T00:00:00Z")
         const { result } = yield* subscribe(merchantId, priceId)
         const tradeId = result.trade.trade_id
-        const partial = yield* subs.refund(
+        const partial = yield* refunds.refund(
           merchantId,
           Refunds.refundOf(tradeId, { amount: "10.00", reason: "goodwill", requestKey: "req-refund-1" })
         )
         expect([partial.refund_status, partial.refund_amount]).toEqual(["succeeded", "10.00"])
         // the same request again (a client's retry after a crash): the same refund, nothing more refunded
-        const again = yield* subs.refund(
+        const again = yield* refunds.refund(
           merchantId,
           Refunds.refundOf(tradeId, { amount: "10.00", reason: "goodwill", requestKey: "req-refund-1" })
         )
         expect(again.refund_id).toBe(partial.refund_id)
         expect((yield* billing.getTrade(merchantId, tradeId)).total_refunded_amount).toBe("10.00")
         expect(
-          yield* Effect.flip(subs.refund(merchantId, Refunds.refundOf(tradeId, { amount: "25.00" })))
+          yield* Effect.flip(refunds.refund(merchantId, Refunds.refundOf(tradeId, { amount: "25.00" })))
         ).toMatchObject({
           _tag: "RefundRefused",
           reason: "above_refundable"
@@ -782,7 +823,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
         const attempts = yield* Effect.all(
           Array.from({ length: 6 }, () =>
             Effect.result(
-              subs
+              refunds
                 .refund(merchantId, Refunds.refundOf(tradeId, { amount: "5.00" }))
                 .pipe(Effect.retry({ while: (e) => e._tag === "ConcurrentUpdate", times: 50 }))
             )
@@ -803,7 +844,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
           "5.00"
         ])
         expect(
-          (yield* subs.listRefunds(merchantId, {
+          (yield* refunds.listRefunds(merchantId, {
             limit: 100,
             filters: [{ column: "trade_id", op: "in", values: [tradeId] }]
           })).list
@@ -820,7 +861,10 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
           const { result } = yield* subscribe(merchantId, priceId)
           const sub = Option.getOrThrow(result.subscription)
           const invoice = (yield* invoicesOf(merchantId, sub.id))[0]!
-          const refund = yield* subs.refund(merchantId, Refunds.refundOf(result.trade.trade_id, { amount: "1.00" }))
+          const refund = yield* (yield* Refunds.Refunds).refund(
+            merchantId,
+            Refunds.refundOf(result.trade.trade_id, { amount: "1.00" })
+          )
           expect(yield* subs.search(merchantId, { invoiceId: invoice.invoice_id })).toEqual(Option.some(sub.id))
           expect(yield* subs.search(merchantId, { refundId: refund.refund_id })).toEqual(Option.some(sub.id))
           expect(yield* subs.search(merchantId, { invoiceId: "inv_unknown" })).toEqual(Option.none())

@@ -194,7 +194,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
       "an upgrade taxes its charge at today's rate and its credit gives back the tax its invoice collected, each rounded on its own: 30.00 → 60.00 on Jan 16 at 20 % is 6.19 on 30.97 less 3.10 on 15.48 — 3.09, not 3.10 on the net 15.49",
       () =>
         Effect.gen(function* () {
-          const subs = yield* Subscriptions.Subscriptions
+          const _subs = yield* Subscriptions.Subscriptions
           const { merchantId, productId } = yield* shop
           yield* rate(merchantId, { name: "VAT", percentage: "20", country: "FR" })
           const priceId = yield* monthly(merchantId, productId, "30.00")
@@ -204,7 +204,10 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
           })
           expect([minor(trade!.amount), minor(trade!.tax_amount)]).toEqual([3600n, 600n])
           yield* advance(merchantId, "2026-01-16T00:00:00Z")
-          const quote = yield* subs.changePrice(merchantId, PriceChanges.change(subscriptionId, { priceId: bigger }))
+          const quote = yield* (yield* PriceChanges.PriceChanges).changePrice(
+            merchantId,
+            PriceChanges.change(subscriptionId, { priceId: bigger })
+          )
           expect([minor(quote.credit), minor(quote.charge), minor(quote.net)]).toEqual([1548n, 3097n, 1549n])
           const upgrade = (yield* invoicesOf(merchantId, subscriptionId)).find((i) => i.invoice_type === "upgrade")!
           expect(upgrade.lines.map((l) => minor(l.amount))).toEqual([-1548n, 3097n])
@@ -225,7 +228,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
       "a downgrade gives back the unused net and the exclusive tax paid on it, at the rate paid: 60.00 → 30.00 on Jan 16 at 20 % refunds 15.49 + 3.10, though the rate is 10 % by then",
       () =>
         Effect.gen(function* () {
-          const subs = yield* Subscriptions.Subscriptions
+          const _subs = yield* Subscriptions.Subscriptions
           const { merchantId, productId } = yield* shop
           const vat = yield* rate(merchantId, { name: "VAT", percentage: "20", country: "FR" })
           const big = yield* monthly(merchantId, productId, "60.00")
@@ -235,7 +238,10 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
           yield* advance(merchantId, "2026-01-16T00:00:00Z")
           yield* TaxRates.TaxRates.use((t) => t.archive(merchantId, vat.tax_rate_id))
           yield* rate(merchantId, { name: "VAT", percentage: "10", country: "FR" })
-          const quote = yield* subs.changePrice(merchantId, PriceChanges.change(subscriptionId, { priceId: small }))
+          const quote = yield* (yield* PriceChanges.PriceChanges).changePrice(
+            merchantId,
+            PriceChanges.change(subscriptionId, { priceId: small })
+          )
           expect([minor(quote.credit), minor(quote.charge), minor(quote.net), quote.outcome]).toEqual([
             3097n,
             1548n,
@@ -260,14 +266,14 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
       "refunds carry the tax in proportion: three refunds of 3.97 of 11.91 (1.90 tax) carry 0.63, 0.64 and 0.63 — exactly the whole 1.90",
       () =>
         Effect.gen(function* () {
-          const subs = yield* Subscriptions.Subscriptions
+          const _subs = yield* Subscriptions.Subscriptions
           const { merchantId, productId } = yield* shop
           yield* rate(merchantId, { name: "VAT", percentage: "19", country: "DE" })
           const priceId = yield* monthly(merchantId, productId, "10.01")
           const { trade, subscriptionId } = yield* subscribeTo(merchantId, priceId, { billing_address: address("DE") })
           expect([minor(trade!.amount), minor(trade!.tax_amount)]).toEqual([1191n, 190n])
           for (let i = 0; i < 3; i++)
-            yield* subs.refund(merchantId, Refunds.refundOf(trade!.trade_id, { amount: "3.97" }))
+            yield* (yield* Refunds.Refunds).refund(merchantId, Refunds.refundOf(trade!.trade_id, { amount: "3.97" }))
           const refunds = (yield* invoicesOf(merchantId, subscriptionId)).filter((i) => i.invoice_type === "refund")
           // 1.90 × 3.97 / 11.91 = 0.6333…: 0.63; then 1.27 − 0.63 = 0.64; then 1.90 − 1.27 = 0.63
           expect(refunds.map((i) => [minor(i.amount), minor(i.tax_amount)])).toEqual([

@@ -1,5 +1,5 @@
 import { expect, layer } from "@effect/vitest"
-import { Billing, Customers, Engine, Merchant, Merchants, Ports, Secrets, Settings } from "@recur/core"
+import { Customers, Engine, Merchant, Merchants, Ports, SandboxClock, Secrets, Settings } from "@recur/core"
 import { SandboxGateway } from "@recur/payment-sandbox"
 import { DateTime, Effect, Layer, Option } from "effect"
 import { EngineScenarios, MemoryStorage, ServicesContract, WebhookRecorder } from "../src/index.js"
@@ -38,7 +38,7 @@ layer(engine, { timeout: "60 seconds" })("Merchants.asCaller: the request's merc
         // advance_clock inside a request: every renewal on the way is stamped at its due time, not
         // at the snapshot's, and the merchant's clock ends where it was moved
         const after = yield* Merchants.asCaller(merchant)(
-          Billing.Billing.use((b) => b.advanceClock(merchantId, ms("2024-08-15T00:00:00Z")))
+          SandboxClock.SandboxClock.use((b) => b.advanceClock(merchantId, ms("2024-08-15T00:00:00Z")))
         )
         expect(DateTime.toEpochMillis(after.frozen_time!)).toBe(ms("2024-08-15T00:00:00Z"))
         const invoices = yield* EngineScenarios.invoicesOf(merchantId, sub)

@@ -8,6 +8,8 @@ import {
   Money,
   PriceChanges,
   Refunds,
+  SandboxClock,
+  SessionPayments,
   Store,
   Subscriptions
 } from "@recur/core"
@@ -70,8 +72,12 @@ const all = <A>(repo: Store.Repository<A>, merchantId: string, idOf: (a: A) => s
 layer(EngineScenarios.engine(MemoryStorage.layer), { timeout: "120 seconds" })("engine invariants", (it) => {
   const run = (ops: ReadonlyArray<Op>) =>
     Effect.gen(function* () {
-      const billing = yield* Billing.Billing
+      const _billing = yield* Billing.Billing
+      const sessionPayments = yield* SessionPayments.SessionPayments
+      const checkout = yield* Checkout.Checkout
+      const sandboxClock = yield* SandboxClock.SandboxClock
       const subs = yield* Subscriptions.Subscriptions
+      const priceChanges = yield* PriceChanges.PriceChanges
       const catalog = yield* Catalog.Catalog
       const start = Date.UTC(2024, 0, 31, 12)
       const { merchant } = yield* (yield* Merchants.Merchants).create({
@@ -99,23 +105,27 @@ layer(EngineScenarios.engine(MemoryStorage.layer), { timeout: "120 seconds" })("
         const attempt = <A, E>(e: Effect.Effect<A, E>) => Effect.result(e)
         switch (o._tag) {
           case "subscribe": {
-            const s = yield* billing.createSession(
+            const s = yield* checkout.createSession(
               m,
               Checkout.sessionOf(plans[o.plan]!.id, { payerId: `p${subIds.length}-${now}` })
             )
-            const r = yield* billing.paySession(m, s.session_id, card(o.good ? "4242424242424242" : "4000000000000341"))
+            const r = yield* sessionPayments.paySession(
+              m,
+              s.session_id,
+              card(o.good ? "4242424242424242" : "4000000000000341")
+            )
             if (Option.isSome(r.subscription)) subIds.push(r.subscription.value.id)
             tradeIds.push(r.trade.trade_id)
             break
           }
           case "advance":
             now += o.days * DAY
-            yield* billing.advanceClock(m, now)
+            yield* sandboxClock.advanceClock(m, now)
             break
           case "change":
             if (pick(o.which))
               yield* attempt(
-                subs.changePrice(
+                priceChanges.changePrice(
                   m,
                   PriceChanges.change(pick(o.which)!, {
                     priceId: plans[o.plan]!.id,
@@ -127,7 +137,9 @@ layer(EngineScenarios.engine(MemoryStorage.layer), { timeout: "120 seconds" })("
             break
           case "quantity":
             if (pick(o.which))
-              yield* attempt(subs.changePrice(m, PriceChanges.change(pick(o.which)!, { quantity: BigInt(o.quantity) })))
+              yield* attempt(
+                priceChanges.changePrice(m, PriceChanges.change(pick(o.which)!, { quantity: BigInt(o.quantity) }))
+              )
             break
           case "cancel":
             if (pick(o.which))
@@ -148,7 +160,10 @@ layer(EngineScenarios.engine(MemoryStorage.layer), { timeout: "120 seconds" })("
             const t = tradeIds[o.which % Math.max(1, tradeIds.length)]
             if (t)
               yield* attempt(
-                subs.refund(m, Refunds.refundOf(t, { amount: Money.format(Money.make(BigInt(o.cents), "USD")) }))
+                (yield* Refunds.Refunds).refund(
+                  m,
+                  Refunds.refundOf(t, { amount: Money.format(Money.make(BigInt(o.cents), "USD")) })
+                )
               )
             break
           }

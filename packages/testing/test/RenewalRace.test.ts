@@ -1,5 +1,5 @@
 import { expect, layer } from "@effect/vitest"
-import { Billing, Engine, Ports, Secrets, Settings } from "@recur/core"
+import { Billing, Engine, Payments, Ports, SandboxClock, Secrets, Settings } from "@recur/core"
 import { SandboxGateway } from "@recur/payment-sandbox"
 import { Effect, Layer, Logger, LogLevel, Option } from "effect"
 import { EngineScenarios, MemoryStorage, ServicesContract, WebhookRecorder } from "../src/index.js"
@@ -30,6 +30,8 @@ layer(engine, { timeout: "60 seconds" })("renewal batch racing another process",
     () =>
       Effect.gen(function* () {
         const billing = yield* Billing.Billing
+        const payments = yield* Payments.Payments
+        const sandboxClock = yield* SandboxClock.SandboxClock
         const { merchantId, priceId } = yield* EngineScenarios.setup("2024-05-31T09:00:00Z")
         const subs = yield* Effect.forEach([1, 2, 3, 4], () =>
           Effect.map(
@@ -46,7 +48,7 @@ layer(engine, { timeout: "60 seconds" })("renewal batch racing another process",
             : Effect.asVoid(
                 Effect.tap(
                   Effect.sync(() => raced.push(request.trade_id)),
-                  () => Effect.orDie(billing.applyOutcome(merchantId, request.trade_id, outcome))
+                  () => Effect.orDie(payments.applyOutcome(merchantId, request.trade_id, outcome))
                 )
               )
         // the conflict is expected and handled: the batch's outcomes are applied one by one, and
@@ -57,7 +59,9 @@ layer(engine, { timeout: "60 seconds" })("renewal batch racing another process",
             if (LogLevel.isGreaterThanOrEqualTo(logLevel, "Warn")) errors.push(message)
           })
         ])
-        yield* billing.advanceClock(merchantId, Date.parse("2024-07-01T00:00:00Z")).pipe(Effect.provide(recordErrors))
+        yield* sandboxClock
+          .advanceClock(merchantId, Date.parse("2024-07-01T00:00:00Z"))
+          .pipe(Effect.provide(recordErrors))
         expect(errors).toEqual([])
         afterCharge = undefined
         expect(raced).toHaveLength(1)

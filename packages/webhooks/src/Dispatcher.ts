@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import { Webhooks } from "@recur/core"
+import { WebhookDispatch } from "@recur/core"
 import { Effect, Layer } from "effect"
 
 /**
@@ -13,7 +13,7 @@ import { Effect, Layer } from "effect"
  * @since 0.1.0
  */
 export const run = (options: { readonly owner: string; readonly intervalMs?: number; readonly limit?: number }) =>
-  Webhooks.Webhooks.use((w) => w.dispatcher(options))
+  WebhookDispatch.WebhookDispatch.use((w) => w.dispatcher(options))
 
 /**
  * The dispatcher as a Layer: forked for the Layer's lifetime.

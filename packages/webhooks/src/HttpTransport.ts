@@ -109,8 +109,8 @@ export const make = (options: Options = {}) =>
     const guarded = yield* client({ keepAlive: true, lookup: guardedLookup })
     const open = yield* client({ keepAlive: true })
     return {
-      send: (request: Ports.WebhookRequest) =>
-        Effect.gen(function* () {
+      send: Effect.fn("HttpTransport.send")(
+        function* (request: Ports.WebhookRequest) {
           const guard = !options.allowPrivateNetwork && !request.allowPrivateNetwork
           if (guard) yield* guardLiteral(request.url)
           const response = yield* (guard ? guarded : open)
@@ -140,9 +140,10 @@ export const make = (options: Options = {}) =>
             Effect.ignore
           )
           return { status: response.status }
-        }).pipe(
-          Effect.scoped,
-          Effect.timeoutOrElse({
+        },
+        Effect.scoped,
+        (effect, request) =>
+          Effect.timeoutOrElse(effect, {
             duration: request.timeoutMs,
             orElse: () =>
               Effect.fail(
@@ -152,7 +153,7 @@ export const make = (options: Options = {}) =>
                 })
               )
           })
-        )
+      )
     }
   })
 

@@ -3,7 +3,7 @@
  * log) and deliveries with their attempts (re-exported by `Entities`).
  */
 import { Effect, Schema } from "effect"
-import type * as Store from "../Store.js"
+import * as Store from "../Store.js"
 import * as Webhook from "../Webhook.js"
 
 /**
@@ -21,16 +21,14 @@ export const WebhookEndpointRecord = Schema.Struct({
 export type WebhookEndpointRecord = typeof WebhookEndpointRecord.Type
 
 /** @since 0.1.0 */
-export const webhookEndpoint: Store.Entity<WebhookEndpointRecord, typeof WebhookEndpointRecord.Encoded> = {
+export const webhookEndpoint: Store.Entity<WebhookEndpointRecord, typeof WebhookEndpointRecord.Encoded> = Store.entity({
   name: "webhook_endpoint",
   table: "recur_webhook_endpoints",
   schema: WebhookEndpointRecord,
   id: (e) => e.endpoint.id,
-  merchantId: (e) => e.merchant_id,
-  createdAt: (e) => e.created_at,
-  columns: { status: (e) => e.endpoint.status },
-  unique: []
-}
+  createdAt: "created_at",
+  columns: { status: (e) => e.endpoint.status }
+})
 
 /**
  * An outbox event as the merchant lists it; written through `Outbox.append`.
@@ -50,16 +48,14 @@ export const EventRecord = Schema.Struct({
 export type EventRecord = typeof EventRecord.Type
 
 /** @since 0.1.0 */
-export const webhookEvent: Store.Entity<EventRecord, typeof EventRecord.Encoded> = {
+export const webhookEvent: Store.Entity<EventRecord, typeof EventRecord.Encoded> = Store.entity({
   name: "webhook_event",
   table: "recur_events",
   schema: EventRecord,
-  id: (e) => e.id,
-  merchantId: (e) => e.merchant_id,
-  createdAt: (e) => e.created_at,
-  columns: { business_id: (e) => e.business_id, type: (e) => e.type },
-  unique: []
-}
+  id: "id",
+  createdAt: "created_at",
+  columns: { business_id: "business_id", type: "type" }
+})
 
 /**
  * One event's delivery to one endpoint.
@@ -93,13 +89,12 @@ export const DeliveryRecord = Schema.Struct({
 export type DeliveryRecord = typeof DeliveryRecord.Type
 
 /** @since 0.1.0 */
-export const webhookDelivery: Store.Entity<DeliveryRecord, typeof DeliveryRecord.Encoded> = {
+export const webhookDelivery: Store.Entity<DeliveryRecord, typeof DeliveryRecord.Encoded> = Store.entity({
   name: "webhook_delivery",
   table: "recur_webhook_deliveries",
   schema: DeliveryRecord,
-  id: (d) => d.id,
-  merchantId: (d) => d.merchant_id,
-  createdAt: (d) => d.created_at,
-  columns: { event_id: (d) => d.event_id, endpoint_id: (d) => d.endpoint_id, status: (d) => d.status },
+  id: "id",
+  createdAt: "created_at",
+  columns: { event_id: "event_id", endpoint_id: "endpoint_id", status: "status" },
   unique: [{ name: "delivery_event_endpoint", columns: ["event_id", "endpoint_id"] }]
-}
+})

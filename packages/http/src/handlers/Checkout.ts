@@ -4,7 +4,7 @@
  * @since 0.1.0
  */
 import { Requests } from "@recur/contract"
-import { Billing } from "@recur/core"
+import { Checkout } from "@recur/core"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { BillingApi } from "../Api.js"
@@ -17,18 +17,18 @@ import { ok, call } from "./Shared.js"
  */
 export const checkoutLive = HttpApiBuilder.group(BillingApi, "checkout", (handlers) =>
   Effect.gen(function* () {
-    const billing = yield* Billing.Billing
+    const checkout = yield* Checkout.Checkout
     return handlers
       .handle("create", ({ payload }) =>
         call((m) =>
           Requests.sessionCommand(payload).pipe(
-            Effect.flatMap((command) => billing.createSession(m, command)),
+            Effect.flatMap((command) => checkout.createSession(m, command)),
             Effect.map((s) => ok({ session_id: s.session_id, session_url: s.session_url }))
           )
         )
       )
       .handle("get", ({ params: path }) =>
-        call((m) => Effect.map(billing.getSession(m, path.session_id), (session) => ok({ session })))
+        call((m) => Effect.map(checkout.getSession(m, path.session_id), (session) => ok({ session })))
       )
   })
 )

@@ -3,7 +3,7 @@
  *
  * @since 0.1.0
  */
-import { Billing, Errors, Invoice, Lifecycle, Merchants, PaymentSettings, Subscriptions } from "@recur/core"
+import { Billing, Errors, Invoice, Lifecycle, Merchants, PaymentSettings, Refunds } from "@recur/core"
 import { Requests } from "@recur/contract"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
@@ -19,7 +19,7 @@ import { ok, call, list, pageQuery, inFilter, enumFilter } from "./Shared.js"
 export const paymentsLive = HttpApiBuilder.group(BillingApi, "payments", (handlers) =>
   Effect.gen(function* () {
     const billing = yield* Billing.Billing
-    const subs = yield* Subscriptions.Subscriptions
+    const refunds = yield* Refunds.Refunds
     const merchants = yield* Merchants.Merchants
     const paymentSettings = yield* PaymentSettings.PaymentSettings
     return handlers
@@ -124,20 +124,20 @@ export const paymentsLive = HttpApiBuilder.group(BillingApi, "payments", (handle
           call((m) =>
             Effect.gen(function* () {
               // the Request-Id keys the refund: a retry after a crash finds the refund, never makes a second
-              const r = yield* subs.refund(m, yield* Requests.refundCommand(payload, requestId))
+              const r = yield* refunds.refund(m, yield* Requests.refundCommand(payload, requestId))
               return ok({ refund_id: r.refund_id, refund_status: r.refund_status })
             })
           )
         )
       )
       .handle("getRefund", ({ params: path }) =>
-        call((m) => Effect.map(subs.getRefund(m, path.refund_id), (refund) => ok({ refund })))
+        call((m) => Effect.map(refunds.getRefund(m, path.refund_id), (refund) => ok({ refund })))
       )
       .handle("refunds", ({ query: q }) =>
         call((m) =>
           Effect.flatMap(pageQuery(q), (page) =>
             Effect.map(
-              subs.listRefunds(m, {
+              refunds.listRefunds(m, {
                 limit: page.limit,
                 created: page.created,
                 starting_after: page.starting_after,
@@ -154,7 +154,7 @@ export const paymentsLive = HttpApiBuilder.group(BillingApi, "payments", (handle
             const page = yield* pageQuery(q)
             yield* billing.getTrade(m, path.trade_id)
             return ok(
-              yield* subs.listRefunds(m, {
+              yield* refunds.listRefunds(m, {
                 filters: [{ column: "trade_id", op: "in", values: [path.trade_id] }],
                 limit: page.limit,
                 starting_after: page.starting_after,

@@ -3,7 +3,7 @@
  *
  * @since 0.1.0
  */
-import { Billing, Common, Errors, Settings } from "@recur/core"
+import { Common, Errors, SandboxClock, Settings } from "@recur/core"
 import { DateTime, Effect, Option } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { BillingApi } from "../Api.js"
@@ -16,7 +16,7 @@ import { ok, call, invalid, instant } from "./Shared.js"
  */
 export const sandboxLive = HttpApiBuilder.group(BillingApi, "sandbox", (handlers) =>
   Effect.gen(function* () {
-    const billing = yield* Billing.Billing
+    const sandboxClock = yield* SandboxClock.SandboxClock
     const sandboxOnly = (m: string, merchant: { readonly mode: string }) =>
       merchant.mode === "sandbox"
         ? Effect.void
@@ -34,7 +34,7 @@ export const sandboxLive = HttpApiBuilder.group(BillingApi, "sandbox", (handlers
         call((m, merchant) =>
           Effect.gen(function* () {
             yield* sandboxOnly(m, merchant)
-            const c = yield* billing.clockOf(m)
+            const c = yield* sandboxClock.clockOf(m)
             return ok({
               frozen_time: c.merchant.frozen_time === null ? null : wire(c.merchant.frozen_time),
               target_time: Option.match(c.target, { onNone: () => null, onSome: Common.formatInstant }),
@@ -50,9 +50,9 @@ export const sandboxLive = HttpApiBuilder.group(BillingApi, "sandbox", (handlers
             const to = payload.frozen_time === undefined ? undefined : instant(payload.frozen_time)
             if (to === undefined) return yield* invalid("frozen_time", "must be an RFC 3339 timestamp")
             const settings = yield* Settings.Settings
-            const r = yield* billing.advanceTo(m, to, { maxItems: settings.advanceClockMaxItems })
+            const r = yield* sandboxClock.advanceTo(m, to, { maxItems: settings.advanceClockMaxItems })
             // past the request's bound, the rest runs in the background, a chunk at a time
-            if (!r.complete && r.ran > 0) yield* billing.continueAdvance(m, to)
+            if (!r.complete && r.ran > 0) yield* sandboxClock.continueInBackground(m, to)
             return ok({
               frozen_time: wire(r.merchant.frozen_time!),
               target_time: Common.formatInstant(to),

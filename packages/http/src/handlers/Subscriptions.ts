@@ -3,7 +3,18 @@
  *
  * @since 0.1.0
  */
-import { Billing, BillingPeriod, Errors, Lifecycle, type Store, Subscriptions } from "@recur/core"
+import {
+  Billing,
+  BillingPeriod,
+  Dunning,
+  Errors,
+  Lifecycle,
+  Metering,
+  PriceChanges,
+  Renewals,
+  type Store,
+  Subscriptions
+} from "@recur/core"
 import { Requests } from "@recur/contract"
 import { DateTime, Effect, Option } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
@@ -19,6 +30,10 @@ export const subscriptionsLive = HttpApiBuilder.group(BillingApi, "subscriptions
   Effect.gen(function* () {
     const billing = yield* Billing.Billing
     const subs = yield* Subscriptions.Subscriptions
+    const dunning = yield* Dunning.Dunning
+    const priceChanges = yield* PriceChanges.PriceChanges
+    const renewals = yield* Renewals.Renewals
+    const metering = yield* Metering.Metering
     const status = (s: { readonly id: string; readonly status: string }) =>
       ok({ subscription_id: s.id, status: s.status })
     const quoteJson = (q: Subscriptions.Quote) => ({
@@ -89,7 +104,9 @@ export const subscriptionsLive = HttpApiBuilder.group(BillingApi, "subscriptions
       .handle("change", ({ params: path, payload }) =>
         call((m) =>
           Effect.as(
-            Effect.flatMap(Requests.changeCommand(path.subscription_id, payload), (c) => subs.changePrice(m, c)),
+            Effect.flatMap(Requests.changeCommand(path.subscription_id, payload), (c) =>
+              priceChanges.changePrice(m, c)
+            ),
             ok({})
           )
         )
@@ -97,20 +114,20 @@ export const subscriptionsLive = HttpApiBuilder.group(BillingApi, "subscriptions
       .handle("previewChange", ({ params: path, payload }) =>
         call((m) =>
           Effect.map(
-            Effect.flatMap(Requests.changeCommand(path.subscription_id, payload), (c) => subs.previewChange(m, c)),
+            Effect.flatMap(Requests.changeCommand(path.subscription_id, payload), (c) =>
+              priceChanges.previewChange(m, c)
+            ),
             (q) => ok(quoteJson(q))
           )
         )
       )
       .handle("upcomingInvoice", ({ params: path }) =>
         call((m) =>
-          Effect.map(subs.upcomingInvoice(m, path.subscription_id), (o) =>
-            ok({ upcoming_invoice: Option.getOrNull(o) })
-          )
+          Effect.map(renewals.upcoming(m, path.subscription_id), (o) => ok({ upcoming_invoice: Option.getOrNull(o) }))
         )
       )
       .handle("revokePriceChange", ({ params: path }) =>
-        call((m) => Effect.map(subs.revokePriceChange(m, path.subscription_id), ok))
+        call((m) => Effect.map(priceChanges.revokePriceChange(m, path.subscription_id), ok))
       )
       .handle("cancel", ({ params: path, payload }) =>
         call((m) =>
@@ -137,7 +154,7 @@ export const subscriptionsLive = HttpApiBuilder.group(BillingApi, "subscriptions
           Effect.gen(function* () {
             if (payload.payment_method !== undefined)
               return ok(
-                yield* billing.updatePaymentMethod(m, path.subscription_id, {
+                yield* dunning.updatePaymentMethod(m, path.subscription_id, {
                   _tag: "PaymentMethod",
                   id: payload.payment_method
                 })
@@ -146,7 +163,7 @@ export const subscriptionsLive = HttpApiBuilder.group(BillingApi, "subscriptions
               if (payload[field] === undefined)
                 return yield* new Errors.InvalidParameter({ param: field, reason: "is required" })
             return ok(
-              yield* billing.updatePaymentMethod(m, path.subscription_id, {
+              yield* dunning.updatePaymentMethod(m, path.subscription_id, {
                 number: payload.card_number!.replace(/[\s-]/g, ""),
                 exp_month: payload.exp_month!,
                 exp_year: payload.exp_year!,
@@ -170,7 +187,7 @@ export const subscriptionsLive = HttpApiBuilder.group(BillingApi, "subscriptions
                 return yield* invalid("cycle_index", "must be a whole number")
               cycle = Number(urlParams.cycle_index)
             }
-            return ok(yield* subs.usageSummary(m, path.subscription_id, cycle))
+            return ok(yield* metering.usageSummary(m, path.subscription_id, cycle))
           })
         )
       )
@@ -188,7 +205,7 @@ export const subscriptionsLive = HttpApiBuilder.group(BillingApi, "subscriptions
               event_id: payload.event_id,
               timestamp
             })
-            return ok(yield* subs.recordUsage(m, event))
+            return ok(yield* metering.recordUsage(m, event))
           })
         )
       )
@@ -213,7 +230,7 @@ export const subscriptionsLive = HttpApiBuilder.group(BillingApi, "subscriptions
                 ...(timestamp !== undefined ? { timestamp } : {})
               })
             }
-            return ok(yield* subs.recordUsageBatch(m, yield* Requests.usageEvents(records)))
+            return ok(yield* metering.recordUsageBatch(m, yield* Requests.usageEvents(records)))
           })
         )
       )

@@ -4,7 +4,15 @@
  *
  * @since 0.1.0
  */
-import { Billing, type Checkout as CoreCheckout, type CheckoutSession, Entities, Errors, Store } from "@recur/core"
+import {
+  Billing,
+  Checkout as CoreCheckout,
+  type CheckoutSession,
+  Entities,
+  Errors,
+  SessionPayments,
+  Store
+} from "@recur/core"
 import { Effect, Layer, Option, Result } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import * as ApiErrors from "../Errors.js"
@@ -45,7 +53,7 @@ const checkoutPage = (
 }
 
 const viewOf = (merchantId: string, sessionId: string) =>
-  Effect.orDie(Billing.Billing.use((b) => b.sessionView(merchantId, sessionId)))
+  Effect.orDie(CoreCheckout.Checkout.use((b) => b.sessionView(merchantId, sessionId)))
 
 /** A page that only says something, in the payer's language. */
 const notice = (
@@ -152,7 +160,7 @@ const payJson = (
  */
 const payerChange = (
   apply: (
-    billing: Billing.Billing["Service"],
+    checkout: CoreCheckout.Checkout["Service"],
     merchantId: string,
     sessionId: string,
     input: Record<string, string>
@@ -165,7 +173,7 @@ const payerChange = (
     if (Option.isNone(found)) return yield* notice(request, null, (w) => w.notFound, 404)
     const m = found.value.merchant_id
     const input = yield* Effect.orElseSucceed(body, () => ({}) as Record<string, string>)
-    const result = yield* Effect.result(Billing.Billing.use((b) => apply(b, m, session_id, input)))
+    const result = yield* Effect.result(CoreCheckout.Checkout.use((c) => apply(c, m, session_id, input)))
     if (result._tag === "Success") return HttpServerResponse.redirect(`../${session_id}`, { status: 303 })
     const view = yield* viewOf(m, session_id)
     if (view.session.status === "complete") return yield* done(view.session, request)
@@ -275,7 +283,9 @@ export const routes = Layer.mergeAll(
       const found = yield* findSession(session_id)
       if (Option.isNone(found)) return yield* notice(request, null, (w) => w.notFound, 404)
       // a paid or expired session is said so, as the GET says it: no form, no charge attempted
-      const before = yield* Effect.orDie(Billing.Billing.use((b) => b.getSession(found.value.merchant_id, session_id)))
+      const before = yield* Effect.orDie(
+        CoreCheckout.Checkout.use((b) => b.getSession(found.value.merchant_id, session_id))
+      )
       if (before.status === "complete" || before.status === "expired") {
         if (wantsJson(request))
           return yield* payJson(
@@ -311,10 +321,10 @@ export const routes = Layer.mergeAll(
         )
       }
       const input = yield* Effect.orElseSucceed(body, () => ({}) as Record<string, string>)
-      const billing = yield* Billing.Billing
+      const sessionPayments = yield* SessionPayments.SessionPayments
       const m = found.value.merchant_id
       const card = cardOf(input)
-      const result = yield* Effect.result(billing.paySession(m, session_id, card))
+      const result = yield* Effect.result(sessionPayments.paySession(m, session_id, card))
       if (wantsJson(request)) return yield* payJson(request, result)
       const view = yield* viewOf(m, session_id)
       const session = view.session
@@ -360,13 +370,13 @@ export const routes = Layer.mergeAll(
   HttpRouter.add(
     "POST",
     "/checkout/:session_id/quantity",
-    payerChange((b, m, id, input) => b.setSessionQuantity(m, id, String(input.quantity ?? "")))
+    payerChange((b, m, id, input) => b.setQuantity(m, id, String(input.quantity ?? "")))
   ),
   HttpRouter.add(
     "POST",
     "/checkout/:session_id/discount",
     payerChange((b, m, id, input) =>
-      b.setSessionDiscountCode(
+      b.setDiscountCode(
         m,
         id,
         String(input.discount_code ?? "")

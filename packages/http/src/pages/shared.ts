@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import { Billing, type Errors, NetworkAddress, type Ports } from "@recur/core"
+import { type Errors, NetworkAddress, Payments, type Ports } from "@recur/core"
 import { ErrorReplies } from "@recur/contract"
 import { Clock, Effect, Option } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
@@ -87,7 +87,7 @@ const perTradeLookup = Limiter.make(LOOKUP_LIMITS.trade)
 export const askAboutTrade = (merchantId: string, tradeId: string) =>
   Effect.gen(function* () {
     if (perTradeLookup(tradeId, yield* Clock.currentTimeMillis) > 0) return undefined
-    const asked = yield* Effect.option(Billing.Billing.use((b) => b.reconcileTrade(merchantId, tradeId)))
+    const asked = yield* Effect.option(Payments.Payments.use((b) => b.reconcileTrade(merchantId, tradeId)))
     return Option.isSome(asked) ? asked.value.status : undefined
   })
 
