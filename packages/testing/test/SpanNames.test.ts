@@ -11,7 +11,7 @@ const engine = Engine.layer.pipe(
   )
 )
 
-/** The engine's services, by the name their operations' spans carry (`Concept.method`). */
+/** The engine's services and the adapters in this engine, by the name their operations' spans carry (`Concept.method`). */
 const services = new Set([
   "Billing",
   "Catalog",
@@ -28,6 +28,7 @@ const services = new Set([
   "ProcessorEvents",
   "Refunds",
   "RenewalBatches",
+  "SandboxGateway",
   "Renewals",
   "SandboxClock",
   "SessionPayments",
@@ -66,6 +67,7 @@ layer(engine, { timeout: "60 seconds" })("span names", (it) => {
           "SessionPayments.paySession",
           "Payments.applyOutcome",
           "PriceChanges.previewChange",
+          "SandboxGateway.charge",
           "SandboxClock.advanceClock",
           "Worker.runItem"
         ])
