@@ -15,16 +15,11 @@ import * as Entities from "./Entities.js"
 import * as Errors from "./Errors.js"
 import * as Ids from "./Ids.js"
 import { dt, msOf, nowOf } from "./internal/engine.js"
-import {
-  afterDiscount,
-  taxOnAmount,
-  cycleAmounts,
-  discountRule,
-  fmtMinor,
-  must,
-  RATE_RULE,
-  rateInBounds
-} from "./internal/records.js"
+import { afterDiscount, discountRule } from "./Discount.js"
+import { fmtMinor, RATE_RULE, rateInBounds } from "./Money.js"
+import { cycleAmounts } from "./Price.js"
+import { taxOnAmount } from "./TaxRates.js"
+import { must } from "./internal/engine.js"
 import * as Discounts from "./Discounts.js"
 import * as Lifecycle from "./Lifecycle.js"
 import * as Merchants from "./Merchants.js"

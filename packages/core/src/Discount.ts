@@ -11,6 +11,8 @@ import { Metadata, NullableString, NullableTimestamp, Timestamp } from "./Common
 import * as Lifecycle from "./Lifecycle.js"
 import * as Money from "./Money.js"
 import { DiscountStatus } from "./Lifecycle.js"
+import type * as Entities from "./Entities.js"
+import * as Invoicing from "./Invoicing.js"
 
 /**
  * `percentage` (`percent_off`) or `fixed_amount` (`amount_off`, in the merchant's currency).
@@ -191,3 +193,62 @@ export const refusal = (
     return `this discount needs a purchase of at least ${discount.min_amount} ${discount.currency}`
   return undefined
 }
+
+// ------------------------------------------------------------------ discounts as invoice rules
+
+/** A discount as the rule an invoice applies: a percentage in basis points, or its fixed amount. */
+export const discountRule = (d: Discount): Invoicing.DiscountRule =>
+  d.discount_type === "percentage"
+    ? Invoicing.DiscountRule.Percentage({
+        discount_id: d.discount_id,
+        discount_code: d.code ?? "",
+        basisPoints: BigInt(d.percent_off ?? 0) * 100n
+      })
+    : Invoicing.DiscountRule.Amount({
+        discount_id: d.discount_id,
+        discount_code: d.code ?? "",
+        amount: Result.getOrThrow(Money.parse(d.amount_off ?? "0", d.currency))
+      })
+
+/** A redeemed discount as the term a subscription carries, from its first paid cycle `firstCycle`. */
+export const discountTerm = (d: Discount, firstCycle: number): Entities.DiscountTerm => ({
+  discount_id: d.discount_id,
+  discount_code: d.code ?? "",
+  basis_points: d.discount_type === "percentage" ? String((d.percent_off ?? 0) * 100) : null,
+  amount: d.discount_type === "fixed_amount" ? d.amount_off : null,
+  first_cycle: firstCycle,
+  cycles: cyclesOf(d)
+})
+
+/** What `amount` costs after `rule`, rounded as an invoice rounds it (never below zero). */
+export const afterDiscount = (amount: Money.Money, rule: Invoicing.DiscountRule): Money.Money => {
+  const t = Invoicing.total({
+    invoice_type: "initial",
+    cycle_index: 0,
+    currency: amount.currency,
+    lines: [{ kind: "subscription", description: "", quantity: 1n, amount }],
+    discounts: [rule]
+  })
+  return Money.make(t.subtotal.amount - Invoicing.sumOfDiscounts(t.discounts), amount.currency)
+}
+
+/** The subscription's discounts whose window covers `cycleIndex`, as rules in its settlement currency. */
+export const discountRules = (
+  rec: Entities.SubscriptionRecord,
+  cycleIndex: number
+): ReadonlyArray<Invoicing.DiscountRule> =>
+  rec.discounts
+    .filter((d) => inWindow(d, cycleIndex))
+    .map((d) =>
+      d.basis_points !== null
+        ? Invoicing.DiscountRule.Percentage({
+            discount_id: d.discount_id,
+            discount_code: d.discount_code,
+            basisPoints: BigInt(d.basis_points)
+          })
+        : Invoicing.DiscountRule.Amount({
+            discount_id: d.discount_id,
+            discount_code: d.discount_code,
+            amount: Result.getOrThrow(Money.parse(d.amount ?? "0", rec.currency))
+          })
+    )

@@ -414,3 +414,8 @@ export type RecurError =
   | ConcurrentUpdate
   | PaymentsUnavailable
   | ProcessorUnreachable
+
+// ------------------------------------------------------------------ building errors
+
+/** An `InvalidParameter` for `param`, with the rule it broke. */
+export const invalid = (param: string, reason: string) => new InvalidParameter({ param, reason })

@@ -13,6 +13,7 @@ import * as Price from "./Price.js"
 import * as Pricing from "./Pricing.js"
 import * as Tax from "./Tax.js"
 import type * as Proration from "./Proration.js"
+import * as Decimal from "./Decimal.js"
 
 /**
  * One line of an invoice.
@@ -671,4 +672,40 @@ export const carry = (draft: Draft, description: string): { readonly draft: Draf
 export const refundable = (paid: Money.Money, refunded: Money.Money): Money.Money => {
   const left = paid.amount - refunded.amount
   return Money.make(left > 0n ? left : 0n, paid.currency)
+}
+
+// ------------------------------------------------------------------ drafts: discount sums, carried balances, currency conversion
+
+/** The sum of applied discounts, in minor units. */
+export const sumOfDiscounts = (discounts: ReadonlyArray<AppliedDiscount>) =>
+  discounts.reduce((a, d) => a + d.amount.amount, 0n)
+
+/** The description of the `balance` line that carries an invoice's total to the next one. */
+export const CARRIED = "Under the minimum charge: carried to your next invoice"
+
+/** A span of time, Unix ms. */
+export interface Span {
+  readonly start: number
+  readonly end: number
+}
+
+/** Converts a draft's amounts with a captured rate (1 primary = rate target). */
+export const convertDraft = (draft: Draft, rate: string | null, target: string): Draft => {
+  if (rate === null || draft.currency === target) return draft
+  const r = Result.getOrThrow(Decimal.parse(rate))
+  const conv = (m: Money.Money) => Result.getOrThrow(Money.convert(m, r, target))
+  return {
+    ...draft,
+    currency: target,
+    lines: draft.lines.map((l) => ({ ...l, amount: conv(l.amount) })),
+    subtotal: conv(draft.subtotal),
+    discounts: draft.discounts.map((d) => ({ ...d, amount: conv(d.amount) })),
+    tax: conv(draft.tax),
+    tax_lines: draft.tax_lines.map((t) => ({ ...t, taxable: conv(t.taxable), amount: conv(t.amount) })),
+    creditApplied: conv(draft.creditApplied),
+    total: Money.make(
+      draft.lines.reduce((a, l) => a + conv(l.amount).amount, 0n),
+      target
+    )
+  }
 }

@@ -365,3 +365,16 @@ export const AmountString = Schema.String.pipe(
   Schema.check(Schema.isPattern(/^-?\d+(\.\d+)?$/)),
   Schema.annotate({ identifier: "AmountString", description: 'decimal amount string, e.g. "30.00"' })
 )
+
+// ------------------------------------------------------------------ formatting and exchange-rate bounds
+
+/** `amount` minor units of `currency`, formatted as a decimal string. */
+export const fmtMinor = (amount: bigint, currency: string) => format(make(amount, currency))
+
+/** Exchange rates accepted (captured at checkout or from the FX port): 1 primary = rate target. */
+export const MAX_RATE = Decimal.make(1_000_000n)
+/** The rule an exchange rate must satisfy, as the error states it. */
+export const RATE_RULE = "must be a number greater than 0 and at most 1000000, with at most 12 decimals"
+/** Whether `r` is an accepted exchange rate (positive, at most {@link MAX_RATE}, at most 12 decimals). */
+export const rateInBounds = (r: Decimal.Decimal) =>
+  Decimal.isPositive(r) && Decimal.compare(r, MAX_RATE) <= 0 && r.scale <= 12

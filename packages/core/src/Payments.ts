@@ -18,18 +18,24 @@ import * as DunningPolicy from "./DunningPolicy.js"
 import * as Entities from "./Entities.js"
 import type * as Errors from "./Errors.js"
 import * as Invoice from "./Invoice.js"
-import { dt, emit, emitAll, laneOf, msOf, nowOf } from "./internal/engine.js"
-import { invoiceDocuments, isVersionConflict, must, scheduleOf, writes } from "./internal/records.js"
+import { dt, emit, emitAll, laneOf, msOf, nowOf, type StorageService } from "./internal/engine.js"
+import { invoiceDocuments } from "./InvoiceDocuments.js"
+import { scheduleOf } from "./Subscription.js"
+import { writes } from "./SubscriptionStore.js"
+import { isVersionConflict, must } from "./internal/engine.js"
 import * as Lifecycle from "./Lifecycle.js"
 import type * as Merchant from "./Merchant.js"
 import * as Merchants from "./Merchants.js"
 import * as Money from "./Money.js"
+import { fmtMinor } from "./Money.js"
 import * as Ports from "./Ports.js"
 import * as Secrets from "./Secrets.js"
 import * as Settings from "./Settings.js"
 import * as Store from "./Store.js"
 import * as Subscription from "./Subscription.js"
 import * as Trade from "./Trade.js"
+import { Discounts, type Metadata } from "./Common.js"
+import * as Ids from "./Ids.js"
 
 /** A trade waiting for its payer (3-D Secure) is asked about again after this many reconcile delays. */
 const WAITING_RECHECKS = 5
@@ -753,3 +759,144 @@ export class Payments extends Context.Service<Payments>()("@recur/core/Payments"
   /** The live implementation. */
   static readonly layer = Layer.effect(this, this.make)
 }
+
+// ------------------------------------------------------------------ building and submitting trades
+
+/** A new trade (status `requires_payment_method`; the caller moves it). */
+export const newTrade = (input: {
+  readonly merchant: Merchant.Merchant
+  readonly amount: Money.Money
+  readonly customer_id: string
+  readonly order_id: string | null
+  readonly payment_mode: "onetime_payment" | "subscription"
+  readonly order_type: "initial" | "renewal" | "upgrade" | "one_time"
+  readonly session: Option.Option<CheckoutSession.CheckoutSession>
+  readonly line: Trade.LineItem | null
+  readonly tax: Money.Money
+  readonly metadata: Metadata
+  readonly at: number
+}) =>
+  Effect.map(
+    Ids.make(Ids.prefixes.trade),
+    (trade_id) =>
+      new Trade.Trade(
+        {
+          trade_id,
+          access_no: null,
+          merchant_id: input.merchant.merchant_id,
+          amount: Money.format(input.amount),
+          currency: input.amount.currency,
+          customer_id: input.customer_id,
+          callback_url: null,
+          order_id: input.order_id,
+          last_trans_id: null,
+          paid_at: null,
+          payment_mode: input.payment_mode,
+          payment_token: null,
+          payment_method: null,
+          payment_channel: "card",
+          return_url: Option.match(input.session, { onNone: () => null, onSome: (s) => s.return_url }),
+          trade_status: Lifecycle.trade.initial,
+          txn_time: null,
+          created_at: dt(input.at),
+          refund_status: Lifecycle.tradeRefund.initial,
+          total_refunded_amount: fmtMinor(0n, input.amount.currency),
+          session_id: Option.match(input.session, { onNone: () => null, onSome: (s) => s.session_id }),
+          session_url: Option.match(input.session, { onNone: () => null, onSome: (s) => s.session_url }),
+          order_type: input.order_type,
+          closed_at: null,
+          closed_reason: null,
+          first_source_channel: Option.match(input.session, {
+            onNone: () => null,
+            onSome: (s) => s.first_source_channel
+          }),
+          last_source_channel: null,
+          tax_amount: Money.format(input.tax),
+          metadata: input.metadata,
+          last_payment_error: null,
+          next_action: null,
+          refer_info: null,
+          line_items: input.line ? [input.line] : [],
+          discounts: new Discounts({ current_period: [] }, { disableChecks: true }),
+          billing_address: Option.match(input.session, { onNone: () => null, onSome: (s) => s.billing_address }),
+          payment_info: null,
+          dispute_status: Lifecycle.tradeDispute.initial,
+          dispute: null
+        },
+        { disableChecks: true }
+      )
+  )
+
+/**
+ * Records a new trade as submitted (its charge is on its way), linked to its invoice and
+ * subscription, and emits `v2.trades.created` with the trade as it was created; answers the
+ * submitted trade.
+ */
+export const submitTrade = (
+  storage: StorageService,
+  input: {
+    readonly trade: Trade.Trade
+    readonly invoice_id: string | null
+    readonly subscription_id: string | null
+    readonly at: number
+  }
+) =>
+  Effect.gen(function* () {
+    const submitted = Lifecycle.must(Trade.move(input.trade, "submit_payment"))
+    yield* Effect.orDie(
+      storage.repository(Entities.trade).insert({
+        trade: submitted,
+        attempts: 1,
+        invoice_id: input.invoice_id,
+        subscription_id: input.subscription_id
+      })
+    )
+    yield* emit(storage, {
+      merchant_id: input.trade.merchant_id,
+      type: "v2.trades.created",
+      business_id: input.trade.trade_id,
+      schema: Trade.Trade,
+      data: input.trade,
+      at: input.at
+    })
+    return submitted
+  })
+
+/**
+ * Whether a charge of `amount` would be under the processor's minimum for the merchant (Stripe:
+ * 0.50 USD…): such an invoice is not charged but carried to the customer's next invoice
+ * (`Invoicing.carry`). Never for a gateway without a minimum (the sandbox).
+ */
+export const underMinimum = (
+  gateway: Ports.PaymentGateway["Service"],
+  merchantId: string,
+  amount: Money.Money
+): Effect.Effect<boolean> =>
+  amount.amount <= 0n || gateway.minimumCharge === undefined
+    ? Effect.succeed(false)
+    : Effect.map(
+        gateway.minimumCharge({ merchant_id: merchantId, currency: amount.currency }),
+        (minimum) =>
+          Option.isSome(minimum) && minimum.value.currency === amount.currency && amount.amount < minimum.value.amount
+      )
+
+/** A renewal's trade: the cycle's taxed total, off-session, no session and no line. */
+export const renewalTrade = (
+  merchant: Merchant.Merchant,
+  sub: Subscription.Subscription,
+  taxed: { readonly total: Money.Money; readonly tax: Money.Money },
+  at: number
+) =>
+  newTrade({
+    merchant,
+    amount: taxed.total,
+    customer_id: sub.customer_id,
+    order_id: sub.order_id,
+    payment_mode: "subscription",
+    order_type: "renewal",
+    session: Option.none(),
+    line: null,
+    tax: taxed.tax,
+    metadata: {},
+    at
+  })

@@ -14,7 +14,7 @@ import { defaultPortalSettings, Flow, PortalSession, PortalSettings } from "./Po
 import * as Errors from "./Errors.js"
 import * as Ids from "./Ids.js"
 import { merchantNow } from "./internal/engine.js"
-import { timingSafeEqual } from "./internal/records.js"
+import { timingSafeEqual } from "./Secrets.js"
 import type * as Invoice from "./Invoice.js"
 import * as Merchants from "./Merchants.js"
 import * as PaymentSettings from "./PaymentSettings.js"

@@ -10,6 +10,7 @@ import { Feature, Metadata, NullableString, QuantityTier, TierType, Timestamp, U
 import * as Decimal from "./Decimal.js"
 import { PriceVersionStatus } from "./Lifecycle.js"
 import * as Pricing from "./Pricing.js"
+import type * as Money from "./Money.js"
 
 /** @since 0.1.0 */
 export const BillingType = Schema.Literals(["one_time", "recurring"])
@@ -199,3 +200,21 @@ export const trialOf = (
         period: pv.trial_period
       })
     : Option.none()
+
+// ------------------------------------------------------------------ what a cycle can bill
+
+/**
+ * What one cycle of `pv` × `quantity` can bill, in the price's currency: each intro phase's
+ * price, the base price, and a paid trial. Usage is bounded where it is recorded.
+ */
+export const cycleAmounts = (pv: PriceVersion, quantity: bigint): ReadonlyArray<Money.Money> => {
+  const starts = [0]
+  for (const t of pv.price_plan?.price_plan_tiers ?? []) starts.push(starts[starts.length - 1]! + t.period_count)
+  const amounts =
+    pv.billing_dimension === "usage"
+      ? []
+      : starts.map((i) => Pricing.rate(modelOf(pv, i), quantity, pv.currency).amount)
+  const trial = trialOf(pv)
+  if (Option.isSome(trial)) amounts.push(Pricing.trialCharge(trial.value.trial, pv.currency))
+  return amounts
+}

@@ -15,21 +15,13 @@ import * as Entities from "./Entities.js"
 import * as Errors from "./Errors.js"
 import * as Ids from "./Ids.js"
 import { dt, msOf, nowOf } from "./internal/engine.js"
-import {
-  cycleAmounts,
-  fullCycle,
-  loadSub,
-  mustBeLive,
-  newInvoice,
-  newTrade,
-  invoiceDocuments,
-  planBasis,
-  submitTrade,
-  underMinimum,
-  CARRIED,
-  withTax,
-  writes
-} from "./internal/records.js"
+import { invoiceDocuments, newInvoice } from "./InvoiceDocuments.js"
+import { CARRIED } from "./Invoicing.js"
+import { newTrade, submitTrade, underMinimum } from "./Payments.js"
+import { cycleAmounts } from "./Price.js"
+import { fullCycle, mustBeLive, planBasis } from "./Subscription.js"
+import { loadSub, writes } from "./SubscriptionStore.js"
+import { withTax } from "./TaxRates.js"
 import * as Invoicing from "./Invoicing.js"
 import * as Lifecycle from "./Lifecycle.js"
 import * as Merchants from "./Merchants.js"

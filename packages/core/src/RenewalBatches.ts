@@ -11,14 +11,10 @@ import * as Entities from "./Entities.js"
 import * as Errors from "./Errors.js"
 import * as Invoice from "./Invoice.js"
 import { dt, emitMany, laneOf, nowOf, pending as pendingEvent } from "./internal/engine.js"
-import {
-  invoiceDocuments,
-  newInvoice,
-  renewalPeriods,
-  renewalTrade,
-  taxRenewal,
-  underMinimum
-} from "./internal/records.js"
+import { invoiceDocuments, newInvoice } from "./InvoiceDocuments.js"
+import { renewalTrade, underMinimum } from "./Payments.js"
+import { taxRenewal } from "./RenewalPlan.js"
+import { renewalPeriods } from "./Subscription.js"
 import * as Lifecycle from "./Lifecycle.js"
 import * as Merchants from "./Merchants.js"
 import * as Money from "./Money.js"

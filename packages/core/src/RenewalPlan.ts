@@ -11,11 +11,17 @@ import { Data, Option, Result } from "effect"
 import * as BillingPeriod from "./BillingPeriod.js"
 import type * as Entities from "./Entities.js"
 import { dt, msOf } from "./internal/engine.js"
-import { convertDraft, fullCycle, paidIndex, periodIndex, scheduleOf } from "./internal/records.js"
+import { convertDraft } from "./Invoicing.js"
+import { fullCycle, paidIndex, periodIndex, scheduleOf } from "./Subscription.js"
 import * as Invoicing from "./Invoicing.js"
 import * as Money from "./Money.js"
 import type * as Price from "./Price.js"
 import * as Subscription from "./Subscription.js"
+import { discountRules } from "./Discount.js"
+import type { StorageService } from "./internal/engine.js"
+import type * as Ports from "./Ports.js"
+import type * as Tax from "./Tax.js"
+import { withTax } from "./TaxRates.js"
 
 /**
  * What a due renewal does.
@@ -166,3 +172,27 @@ export const advance = (
   }
   return { next, periodEnd }
 }
+
+// ------------------------------------------------------------------ the renewal's tax step
+
+/**
+ * A renewal's invoice: the cycle's bill with the subscription's running discounts, the tax at
+ * the customer's address and the customer's credit — the one tax step of `Renewals.renew`,
+ * `Renewals.upcoming` and `RenewalBatches` (which gives the address it read for the batch).
+ */
+export const taxRenewal =
+  (taxes: Ports.TaxCalculator["Service"], storage: StorageService) =>
+  (
+    merchantId: string,
+    rec: Entities.SubscriptionRecord,
+    b: { readonly draft: Invoicing.Draft; readonly credit: Money.Money },
+    address?: Tax.TaxAddress | null
+  ) =>
+    withTax(taxes, storage)(
+      b.draft,
+      merchantId,
+      rec.subscription.customer_id,
+      b.credit,
+      discountRules(rec, b.draft.cycle_index),
+      address !== undefined ? { address } : {}
+    )

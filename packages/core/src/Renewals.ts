@@ -11,19 +11,13 @@ import * as Entities from "./Entities.js"
 import * as Errors from "./Errors.js"
 import * as Invoice from "./Invoice.js"
 import { dt, emit, msOf, nowOf } from "./internal/engine.js"
-import {
-  documentOf,
-  must,
-  newInvoice,
-  invoiceDocuments,
-  renewalPeriods,
-  renewalTrade,
-  submitTrade,
-  taxRenewal,
-  underMinimum,
-  CARRIED,
-  writes
-} from "./internal/records.js"
+import { documentOf, invoiceDocuments, newInvoice } from "./InvoiceDocuments.js"
+import { CARRIED } from "./Invoicing.js"
+import { renewalTrade, submitTrade, underMinimum } from "./Payments.js"
+import { taxRenewal } from "./RenewalPlan.js"
+import { renewalPeriods } from "./Subscription.js"
+import { writes } from "./SubscriptionStore.js"
+import { must } from "./internal/engine.js"
 import * as Invoicing from "./Invoicing.js"
 import * as Lifecycle from "./Lifecycle.js"
 import * as Merchants from "./Merchants.js"

@@ -180,3 +180,13 @@ export const make = (masterKey: Redacted.Redacted<string>) =>
  */
 export const layer = (masterKey: Redacted.Redacted<string>): Layer.Layer<Secrets> =>
   Layer.effect(Secrets, make(masterKey))
+
+// ------------------------------------------------------------------ comparing signatures
+
+/** Whether two signatures are equal, in a time that does not depend on where they differ. */
+export const timingSafeEqual = (a: string, b: string) => {
+  if (a.length !== b.length) return false
+  let diff = 0
+  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i)
+  return diff === 0
+}

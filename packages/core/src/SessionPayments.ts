@@ -18,23 +18,15 @@ import * as Entities from "./Entities.js"
 import * as Errors from "./Errors.js"
 import * as Ids from "./Ids.js"
 import { dt, msOf, nowOf } from "./internal/engine.js"
-import {
-  firstPeriod,
-  submitTrade,
-  taxAddressOf,
-  convertDraft,
-  discountRule,
-  discountTerm,
-  fmtMinor,
-  fullCycle,
-  must,
-  newInvoice,
-  newTrade,
-  underMinimum,
-  CARRIED,
-  withTax,
-  writes
-} from "./internal/records.js"
+import { discountRule, discountTerm } from "./Discount.js"
+import { newInvoice } from "./InvoiceDocuments.js"
+import { CARRIED, convertDraft } from "./Invoicing.js"
+import { fmtMinor } from "./Money.js"
+import { newTrade, submitTrade, underMinimum } from "./Payments.js"
+import { firstPeriod, fullCycle } from "./Subscription.js"
+import { writes } from "./SubscriptionStore.js"
+import { taxAddressOf, withTax } from "./TaxRates.js"
+import { must } from "./internal/engine.js"
 import type * as Discount from "./Discount.js"
 import * as Discounts from "./Discounts.js"
 import * as Invoicing from "./Invoicing.js"

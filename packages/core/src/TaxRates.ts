@@ -16,13 +16,16 @@ import * as Errors from "./Errors.js"
 import * as Ids from "./Ids.js"
 import { emitAll, merchantNow } from "./internal/engine.js"
 import { maxItems, pageErrors } from "./internal/paging.js"
-import type * as Invoicing from "./Invoicing.js"
+import * as Invoicing from "./Invoicing.js"
 import * as Lifecycle from "./Lifecycle.js"
 import * as Merchants from "./Merchants.js"
 import * as Ports from "./Ports.js"
 import type * as Store from "./Store.js"
 import { Storage } from "./Store.js"
 import * as Tax from "./Tax.js"
+import type * as CheckoutSession from "./CheckoutSession.js"
+import type { StorageService } from "./internal/engine.js"
+import * as Money from "./Money.js"
 
 /**
  * The body of `POST /api/v1/tax_rates`, and one entry of a configured table.
@@ -311,3 +314,118 @@ export class TaxRates extends Context.Service<TaxRates>()("@recur/core/TaxRates"
   /** The live implementation. */
   static readonly layer = Layer.effect(this, this.make)
 }
+
+// ------------------------------------------------------------------ taxing drafts and amounts at the customer's address
+
+/**
+ * Where the engine taxes a customer: the checkout's billing address when it names a country,
+ * else the customer's stored address; null when neither does.
+ */
+export const taxAddressOf = (
+  storage: StorageService,
+  merchantId: string,
+  customerId: string | null,
+  billing?: { readonly country_code?: string | undefined; readonly province_code?: string | undefined } | null
+) =>
+  Effect.gen(function* () {
+    const fromBilling = billing ? Tax.addressOf(billing.country_code, billing.province_code) : null
+    if (fromBilling !== null || customerId === null) return fromBilling
+    const found = yield* Effect.orDie(storage.repository(Entities.customer).get(merchantId, customerId))
+    const address = Option.isSome(found) ? found.value.value.address : null
+    return address ? Tax.addressOf(address.country, address.province) : null
+  })
+
+/**
+ * An amount (already discounted) with its tax at the customer's address, as one invoice line
+ * would carry it: `total` adds exclusive taxes, `tax` counts every tax. What a checkout session
+ * shows before the payer pays.
+ */
+export const taxOnAmount =
+  (taxes: Ports.TaxCalculator["Service"], storage: StorageService) =>
+  (
+    merchantId: string,
+    customerId: string | null,
+    billing: CheckoutSession.CheckoutSession["billing_address"] | undefined,
+    amount: Money.Money
+  ) =>
+    Effect.gen(function* () {
+      if (amount.amount <= 0n) return { total: amount, tax: Money.zero(amount.currency) }
+      const address = yield* taxAddressOf(storage, merchantId, customerId, billing)
+      const lines = yield* taxes.tax({
+        merchant_id: merchantId,
+        customer_id: customerId ?? "",
+        address,
+        taxable: amount
+      })
+      const sum = (ls: ReadonlyArray<Invoicing.TaxLine>) => ls.reduce((a, t) => a + t.amount.amount, 0n)
+      return {
+        total: Money.make(amount.amount + sum(lines.filter((t) => !t.inclusive)), amount.currency),
+        tax: Money.make(sum(lines), amount.currency)
+      }
+    })
+
+/**
+ * A pure draft plus tax from the injected calculator, at the customer's tax address (see
+ * {@link taxAddressOf}). The draft's discounts stay (as the amounts they came to) and
+ * `extraDiscounts` (the subscription's, in the draft's currency) apply after them; tax is on the
+ * discounted amount; then customer credit.
+ */
+export const withTax =
+  (taxes: Ports.TaxCalculator["Service"], storage: StorageService) =>
+  (
+    draft: Invoicing.Draft,
+    merchantId: string,
+    customerId: string,
+    creditBalance?: Money.Money,
+    extraDiscounts: ReadonlyArray<Invoicing.DiscountRule> = [],
+    where: {
+      /** The checkout's billing address (first payments). */
+      readonly billing?: CheckoutSession.CheckoutSession["billing_address"]
+      /** The address, already resolved (a renewal batch reads its customers at once). */
+      readonly address?: Tax.TaxAddress | null
+    } = {}
+  ) =>
+    Effect.gen(function* () {
+      const discounts: ReadonlyArray<Invoicing.DiscountRule> = [
+        ...draft.discounts.map((d) =>
+          Invoicing.DiscountRule.Amount({
+            discount_id: d.discount_id,
+            discount_code: d.discount_code,
+            amount: d.amount
+          })
+        ),
+        ...extraDiscounts
+      ]
+      const untaxed = Invoicing.total({
+        invoice_type: draft.invoice_type,
+        cycle_index: draft.cycle_index,
+        currency: draft.currency,
+        lines: draft.lines,
+        discounts
+      })
+      const taxable =
+        untaxed.subtotal.amount > 0n ? untaxed.subtotal.amount - Invoicing.sumOfDiscounts(untaxed.discounts) : 0n
+      const address =
+        where.address !== undefined
+          ? where.address
+          : yield* taxAddressOf(storage, merchantId, customerId, where.billing)
+      const lines =
+        taxable > 0n
+          ? yield* taxes.tax({
+              merchant_id: merchantId,
+              customer_id: customerId,
+              address,
+              taxable: Money.make(taxable, draft.currency)
+            })
+          : []
+      return Invoicing.total({
+        invoice_type: draft.invoice_type,
+        cycle_index: draft.cycle_index,
+        currency: draft.currency,
+        lines: draft.lines,
+        discounts,
+        tax: () => lines,
+        ...(creditBalance ? { creditBalance } : {}),
+        ...(Option.isSome(draft.original_invoice_id) ? { original_invoice_id: draft.original_invoice_id.value } : {})
+      })
+    })

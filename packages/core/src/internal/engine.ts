@@ -5,6 +5,9 @@ import * as Ids from "../Ids.js"
 import type * as Lifecycle from "../Lifecycle.js"
 import type * as Merchant from "../Merchant.js"
 import type * as Store from "../Store.js"
+import { Option } from "effect"
+import type * as Errors from "../Errors.js"
+import { NotFound } from "../Errors.js"
 
 export type StorageService = Context.Service.Shape<typeof import("../Store.js").Storage>
 
@@ -141,3 +144,15 @@ export const merchantNow = (storage: StorageService) => {
 export const knownMerchant: Context.Reference<Merchant.Merchant | undefined> = Context.Reference<
   Merchant.Merchant | undefined
 >("@recur/core/internal/knownMerchant", { defaultValue: () => undefined })
+
+// ------------------------------------------------------------------ reads every service makes
+
+/** Another writer got there first: a store's `VersionConflict`, or the engine's `ConcurrentUpdate`. */
+export const isVersionConflict = (u: unknown): u is Store.VersionConflict | Errors.ConcurrentUpdate =>
+  typeof u === "object" &&
+  u !== null &&
+  ((u as { _tag?: unknown })._tag === "VersionConflict" || (u as { _tag?: unknown })._tag === "ConcurrentUpdate")
+
+/** The record read, or `NotFound` for `resource` `id`. */
+export const must = <A>(o: Option.Option<Store.Versioned<A>>, resource: string, id: string) =>
+  Option.match(o, { onNone: () => Effect.fail(new NotFound({ resource, id })), onSome: Effect.succeed })
