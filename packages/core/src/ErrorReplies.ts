@@ -9,7 +9,7 @@
  * @since 0.1.0
  */
 import { Cause } from "effect"
-import * as Errors from "./Errors.js"
+import * as Errors from "./kernel/Errors.js"
 
 /**
  * The envelope an error becomes: `invalid_parameter` (400 `InvalidParameter`),

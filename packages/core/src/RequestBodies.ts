@@ -7,11 +7,11 @@
  * @since 0.1.0
  */
 import { Schema, SchemaIssue } from "effect"
-import * as CheckoutSession from "./CheckoutSession.js"
-import * as Common from "./Common.js"
-import * as Customer from "./Customer.js"
-import * as PriceRules from "./PriceRules.js"
-import * as Proration from "./Proration.js"
+import * as CheckoutSession from "./checkout/CheckoutSession.js"
+import * as Common from "./kernel/Common.js"
+import * as Customer from "./customers/Customer.js"
+import * as PriceRules from "./catalog/PriceRules.js"
+import * as Proration from "./money/Proration.js"
 
 /**
  * A customer's postal address.

@@ -7,19 +7,19 @@
  * @since 0.1.0
  */
 import { Effect, Option, Result } from "effect"
-import type * as Checkout from "./Checkout.js"
-import * as Decimal from "./Decimal.js"
-import * as Discount from "./Discount.js"
-import * as Errors from "./Errors.js"
-import * as Ids from "./Ids.js"
-import { invalid } from "./Errors.js"
-import { RATE_RULE, rateInBounds } from "./Money.js"
-import type * as Metering from "./Metering.js"
-import * as Money from "./Money.js"
-import * as PriceChanges from "./PriceChanges.js"
-import * as PriceRules from "./PriceRules.js"
-import type * as Refunds from "./Refunds.js"
-import type * as Subscriptions from "./Subscriptions.js"
+import type * as Checkout from "./checkout/Checkout.js"
+import * as Decimal from "./money/Decimal.js"
+import * as Discount from "./discounts/Discount.js"
+import * as Errors from "./kernel/Errors.js"
+import * as Ids from "./kernel/Ids.js"
+import { invalid } from "./kernel/Errors.js"
+import { RATE_RULE, rateInBounds } from "./money/Money.js"
+import type * as Metering from "./usage/Metering.js"
+import * as Money from "./money/Money.js"
+import * as PriceChanges from "./subscriptions/PriceChanges.js"
+import * as PriceRules from "./catalog/PriceRules.js"
+import type * as Refunds from "./refunds/Refunds.js"
+import type * as Subscriptions from "./subscriptions/Subscriptions.js"
 
 /**
  * The body of `POST /api/v1/subscription/{id}` and of its preview: strings as they arrive.

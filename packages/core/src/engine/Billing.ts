@@ -1,0 +1,221 @@
+/**
+ * The money path in one service for the REST adapter and the facade: checkout
+ * ({@link Checkout}), payments and their outcomes ({@link Payments}), renewals
+ * ({@link Renewals}), dunning ({@link Dunning}), the worker ({@link Worker}) and the sandbox clock
+ * ({@link SandboxClock}), plus the reads of subscriptions, trades and invoices. It only
+ * delegates: each concept lives in its own module (see docs/engine.md).
+ *
+ * @since 0.1.0
+ */
+import { Context, Effect, Layer, Option } from "effect"
+import * as Checkout from "../checkout/Checkout.js"
+import * as Dunning from "../payments/Dunning.js"
+import * as Entities from "../kernel/Entities.js"
+import * as Customer from "../customers/Customer.js"
+import type * as Invoice from "../invoices/Invoice.js"
+import { invoiceDocuments } from "../invoices/InvoiceDocuments.js"
+import { withTax } from "../taxes/TaxRates.js"
+import { must } from "../kernel/ServiceSupport.js"
+import { pageErrors } from "../kernel/Paging.js"
+import * as PaymentSettings from "../payments/PaymentSettings.js"
+import * as Payments from "../payments/Payments.js"
+import * as Ports from "../kernel/Ports.js"
+import * as RenewalBatches from "../subscriptions/RenewalBatches.js"
+import * as Renewals from "../subscriptions/Renewals.js"
+import * as Requests from "../Requests.js"
+import * as Secrets from "../tenants/Secrets.js"
+import * as SandboxClock from "../tenants/SandboxClock.js"
+import * as SessionPayments from "../checkout/SessionPayments.js"
+import * as Settings from "../tenants/Settings.js"
+import * as Store from "../kernel/Store.js"
+import * as Worker from "./Worker.js"
+
+/**
+ * The body of `POST /api/v1/session`.
+ *
+ * @since 0.1.0
+ */
+export type SessionInput = Checkout.SessionInput
+
+/**
+ * The result of paying a session (or of any charge the engine makes).
+ *
+ * @since 0.1.0
+ */
+export type PaymentResult = Payments.PaymentResult
+
+/**
+ * What an invoice's page and PDF show: the invoice, who issued it and to whom.
+ *
+ * @since 0.1.0
+ */
+export interface InvoiceDocument {
+  readonly invoice: Invoice.Invoice
+  readonly merchantName: string
+  /** Whether the customer can pay it from its page (see `Dunning.payable`). */
+  readonly payable: boolean
+  /** How its Pay form takes a payment method: the sandbox's card fields or Stripe's Payment Element. */
+  readonly payments: PaymentSettings.PageMode
+  readonly customer: {
+    readonly name: string | null
+    readonly email: string | null
+    readonly address: string | null
+  }
+}
+
+/**
+ * Settings as a layer (an alias of {@link Settings.layer}).
+ *
+ * @since 0.1.0
+ */
+export const layerSettings = Settings.layer
+
+/**
+ * The billing façade.
+ *
+ * @since 0.1.0
+ */
+export class Billing extends Context.Service<Billing>()("@recur/core/Billing", {
+  make: Effect.gen(function* () {
+    const storage = yield* Store.Storage
+    const checkout = yield* Checkout.Checkout
+    const sessionPayments = yield* SessionPayments.SessionPayments
+    const payments = yield* Payments.Payments
+    const renewals = yield* Renewals.Renewals
+    const batches = yield* RenewalBatches.RenewalBatches
+    const dunning = yield* Dunning.Dunning
+    const worker = yield* Worker.Worker
+    const clock = yield* SandboxClock.SandboxClock
+    const taxes = yield* Ports.TaxCalculator
+    const subs = storage.repository(Entities.subscription)
+    const trades = storage.repository(Entities.trade)
+    const invoices = storage.repository(Entities.invoice)
+
+    const getSubscriptionRecord = (merchantId: string, id: string) =>
+      Effect.flatMap(subs.get(merchantId, id), (o) => must(o, "subscription", id))
+    const getSubscription = (merchantId: string, id: string) =>
+      Effect.map(getSubscriptionRecord(merchantId, id), (v) => v.value.subscription)
+    const getTrade = (merchantId: string, id: string) =>
+      Effect.map(
+        Effect.flatMap(trades.get(merchantId, id), (o) => must(o, "trade", id)),
+        (v) => v.value.trade
+      )
+    const getInvoice = (merchantId: string, id: string) =>
+      Effect.map(
+        Effect.flatMap(invoices.get(merchantId, id), (o) => must(o, "invoice", id)),
+        (v) => v.value
+      )
+    const listInvoices = (merchantId: string, query: Store.ListQuery) => pageErrors(invoices.list(merchantId, query))
+    const settings = yield* Settings.Settings
+    const documents = invoiceDocuments(storage, yield* Secrets.Secrets, settings)
+    const merchantRecords = storage.repository(Entities.merchant)
+    const customers = storage.repository(Entities.customer)
+
+    /**
+     * An invoice as its hosted page and PDF show it — the invoice, its merchant and its customer —
+     * when `token` is its link's signature; none otherwise (an unknown invoice and a wrong token
+     * look the same).
+     */
+    const invoiceDocument = (invoiceId: string, token: string) =>
+      Effect.gen(function* () {
+        if (!/^inv_[0-9a-z]{26}$/.test(invoiceId) || token.length > 100) return Option.none<InvoiceDocument>()
+        const found = yield* Effect.orDie(invoices.lookup("id", invoiceId))
+        if (Option.isNone(found)) return Option.none<InvoiceDocument>()
+        const invoice = found.value.value
+        if (!(yield* documents.verify(invoice.merchant_id, invoice.invoice_id, token)))
+          return Option.none<InvoiceDocument>()
+        const merchant = yield* Effect.orDie(merchantRecords.get(invoice.merchant_id, invoice.merchant_id))
+        // an issued invoice states the parties as they were at issue (its snapshot); only one
+        // issued before snapshots were kept shows the current records
+        const kept = invoice.merchant_name !== null
+        const customer = kept
+          ? Option.none()
+          : yield* Effect.orDie(customers.get(invoice.merchant_id, invoice.customer_id))
+        return Option.some<InvoiceDocument>({
+          invoice,
+          merchantName: kept
+            ? invoice.merchant_name!
+            : Option.match(merchant, { onNone: () => "", onSome: (m) => m.value.name }),
+          payable: yield* dunning.payable(invoice),
+          payments: PaymentSettings.pageModeOf(
+            Option.match(merchant, { onNone: () => null, onSome: (m) => m.value.payment_processor }),
+            settings.stripeJsUrl
+          ),
+          customer: Option.match(customer, {
+            onNone: () => ({
+              name: invoice.customer_name,
+              email: invoice.customer_email,
+              address: invoice.customer_address
+            }),
+            onSome: (c) => ({
+              name: c.value.name,
+              email: c.value.email,
+              address: c.value.address ? Customer.formatAddress(c.value.address) || null : null
+            })
+          })
+        })
+      }).pipe(Effect.withSpan("Billing.invoiceDocument"))
+    const listTrades = (merchantId: string, query: Store.ListQuery) =>
+      Effect.map(pageErrors(trades.list(merchantId, query)), (p) => ({
+        has_more: p.has_more,
+        list: p.list.map((t) => t.trade)
+      }))
+    const listSubscriptions = (merchantId: string, query: Store.ListQuery) =>
+      Effect.map(pageErrors(subs.list(merchantId, query)), (p) => ({
+        has_more: p.has_more,
+        list: p.list.map((s) => s.subscription)
+      }))
+
+    return {
+      /** Opens a checkout session from the API's request body (see `Checkout.createSession` for the command). */
+      createSession: (merchantId: string, input: Checkout.SessionInput) =>
+        Effect.flatMap(Requests.sessionCommand(input), (command) => checkout.createSession(merchantId, command)),
+      getSession: checkout.getSession,
+      /** The payer's quantity on the hosted page (an editable line item, inside its bounds). */
+      setSessionQuantity: checkout.setQuantity,
+      /** A discount code the payer enters on the hosted page, before paying. */
+      setSessionDiscountCode: checkout.setDiscountCode,
+      /** A session with what its payer's page shows: merchant, product, price, interval, trial. */
+      sessionView: checkout.sessionView,
+      paySession: sessionPayments.paySession,
+      reconcileTrade: payments.reconcileTrade,
+      applyOutcome: payments.applyOutcome,
+      chargeInvoiceTrade: payments.chargeInvoiceTrade,
+      renew: renewals.renew,
+      renewMany: batches.renewMany,
+      retry: dunning.retry,
+      runDue: worker.runDue,
+      worker: worker.worker,
+      advanceClock: clock.advanceClock,
+      advanceTo: clock.advanceTo,
+      continueAdvance: clock.continueInBackground,
+      clockOf: clock.clockOf,
+      invoiceDocument,
+      /**
+       * The customer pays an open or retrying invoice, or an unpaid subscription's latest failed
+       * one, with a card (see `Dunning.payInvoice`).
+       */
+      payInvoice: dunning.payInvoice,
+      /** Replaces a live subscription's card; a past-due one is retried at once (see `Dunning.updatePaymentMethod`). */
+      updatePaymentMethod: dunning.updatePaymentMethod,
+      /** The portal's card update: a 3-D Secure challenge is a redirect (see `Dunning.updatePaymentMethodOnSession`). */
+      updatePaymentMethodOnSession: dunning.updatePaymentMethodOnSession,
+      /** Back from a card set-up's 3-D Secure challenge (see `Dunning.completePaymentMethod`). */
+      completePaymentMethod: dunning.completePaymentMethod,
+      /** Back on a failed invoice's page from a new card's 3-D Secure challenge (see `Dunning.completeInvoiceCard`). */
+      completeInvoiceCard: dunning.completeInvoiceCard,
+      /** A draft with the tax calculator's tax, its discounts kept (see `internal/records`). */
+      withTax: withTax(taxes, storage),
+      getSubscription,
+      getSubscriptionRecord,
+      getTrade,
+      getInvoice,
+      listInvoices,
+      listTrades,
+      listSubscriptions
+    } as const
+  })
+}) {
+  /** The live implementation: needs the concept services (see `Engine.layer`). */
+  static readonly layer = Layer.effect(this, this.make)
+}
