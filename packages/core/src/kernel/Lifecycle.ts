@@ -6,97 +6,26 @@
  * @since 0.1.0
  */
 import { Array as Arr, Result, Schema } from "effect"
-import {
-  apiKey,
-  discount,
-  priceVersion,
-  product,
-  taxRate,
-  webhookDelivery,
-  webhookEndpoint
-} from "./internal/machines.js"
-import {
-  checkoutSession,
-  invoice,
-  refund,
-  subscription,
-  trade,
-  tradeDispute,
-  tradeRefund
-} from "./internal/moneyMachines.js"
+import type { EventType, Machine } from "./Machine.js"
+import { subscription } from "../subscriptions/SubscriptionMachine.js"
+import { invoice } from "../invoices/InvoiceMachine.js"
+import { trade, tradeDispute, tradeRefund } from "../payments/TradeMachines.js"
+import { refund } from "../refunds/RefundMachine.js"
+import { checkoutSession } from "../checkout/SessionMachine.js"
+import { priceVersion, product } from "../catalog/CatalogMachines.js"
+import { webhookDelivery, webhookEndpoint } from "../webhooks/WebhookMachines.js"
+import { apiKey } from "../tenants/ApiKeyMachine.js"
+import { discount } from "../discounts/DiscountMachine.js"
+import { taxRate } from "../taxes/TaxRateMachine.js"
 
-/**
- * Every webhook event type Recur emits (the original platform's names).
- *
- * @since 0.1.0
- */
-export const EventType = Schema.Literals([
-  "v2.subscription.first",
-  "v2.subscription.trial_period_expiring",
-  "v2.subscription.canceled",
-  "v2.subscription.price_changed",
-  "v2.subscription.paused",
-  "v2.subscription.resumed",
-  "v2.subscription.past_due",
-  "v2.subscription.unpaid",
-  "v2.subscription.cancellation_requested",
-  "v2.subscription.cancellation_revoked",
-  "v2.subscription.payment_method_updated",
-  "v2.invoice.paid",
-  "v2.invoice.payment_failed",
-  "v2.invoice.refunded",
-  "v2.invoice.voided",
-  "v2.invoice.payment_action_required",
-  "v2.trades.created",
-  "v2.trades.succeeded",
-  "v2.trades.payment_failed",
-  "v2.trades.processor_unavailable",
-  "v2.trades.disputed",
-  "v2.trades.dispute_closed",
-  "v2.trades.dispute_updated",
-  "v2.refunds.succeeded",
-  "v2.refunds.failed",
-  "v2.discount.created",
-  "v2.discount.redeemed",
-  "v2.discount.ended",
-  "v2.tax_rate.created",
-  "v2.tax_rate.archived"
-])
-
-/**
- * @since 0.1.0
- */
-export type EventType = typeof EventType.Type
-
-/**
- * One row of a machine.
- *
- * @since 0.1.0
- */
-export interface Transition<S extends string, T extends string> {
-  readonly from: ReadonlyArray<S>
-  readonly trigger: T
-  /** The state entered; `undefined` keeps the current state (a self-transition). */
-  readonly to?: S
-  readonly events: ReadonlyArray<EventType>
-  readonly description: string
-}
-
-/**
- * A state machine: its states, the state an object is born in, and its transitions.
- *
- * @since 0.1.0
- */
-export interface Machine<S extends string, T extends string> {
-  readonly name: string
-  readonly field: string
-  readonly states: ReadonlyArray<S>
-  readonly initial: S
-  /** Events emitted when an object is created in its initial state. */
-  readonly createEvents: ReadonlyArray<EventType>
-  readonly terminal: ReadonlyArray<S>
-  readonly transitions: ReadonlyArray<Transition<S, T>>
-}
+export {
+  /** @since 0.1.0 */
+  EventType,
+  /** @since 0.1.0 */
+  type Machine,
+  /** @since 0.1.0 */
+  type Transition
+} from "./Machine.js"
 
 /**
  * A trigger that is not allowed from the object's current state.
@@ -194,25 +123,21 @@ export const triggersFrom = <S extends string, T extends string>(machine: Machin
 
 export {
   /** @since 0.1.0 */
-  checkoutSession,
+  subscription,
+  /** @since 0.1.0 */
+  SubscriptionStatus,
+  /** @since 0.1.0 */
+  type SubscriptionTrigger
+} from "../subscriptions/SubscriptionMachine.js"
+export {
   /** @since 0.1.0 */
   invoice,
   /** @since 0.1.0 */
   InvoiceStatus,
   /** @since 0.1.0 */
-  type InvoiceTrigger,
-  /** @since 0.1.0 */
-  refund,
-  /** @since 0.1.0 */
-  RefundStatus,
-  /** @since 0.1.0 */
-  SessionStatus,
-  /** @since 0.1.0 */
-  subscription,
-  /** @since 0.1.0 */
-  SubscriptionStatus,
-  /** @since 0.1.0 */
-  type SubscriptionTrigger,
+  type InvoiceTrigger
+} from "../invoices/InvoiceMachine.js"
+export {
   /** @since 0.1.0 */
   trade,
   /** @since 0.1.0 */
@@ -229,20 +154,20 @@ export {
   TradeStatus,
   /** @since 0.1.0 */
   type TradeTrigger
-} from "./internal/moneyMachines.js"
+} from "../payments/TradeMachines.js"
 export {
   /** @since 0.1.0 */
-  apiKey,
+  refund,
   /** @since 0.1.0 */
-  ApiKeyStatus,
+  RefundStatus
+} from "../refunds/RefundMachine.js"
+export {
   /** @since 0.1.0 */
-  DeliveryStatus,
+  checkoutSession,
   /** @since 0.1.0 */
-  discount,
-  /** @since 0.1.0 */
-  DiscountStatus,
-  /** @since 0.1.0 */
-  EndpointStatus,
+  SessionStatus
+} from "../checkout/SessionMachine.js"
+export {
   /** @since 0.1.0 */
   priceVersion,
   /** @since 0.1.0 */
@@ -250,16 +175,36 @@ export {
   /** @since 0.1.0 */
   product,
   /** @since 0.1.0 */
-  ProductStatus,
+  ProductStatus
+} from "../catalog/CatalogMachines.js"
+export {
   /** @since 0.1.0 */
-  taxRate,
+  DeliveryStatus,
   /** @since 0.1.0 */
-  TaxRateStatus,
+  EndpointStatus,
   /** @since 0.1.0 */
   webhookDelivery,
   /** @since 0.1.0 */
   webhookEndpoint
-} from "./internal/machines.js"
+} from "../webhooks/WebhookMachines.js"
+export {
+  /** @since 0.1.0 */
+  apiKey,
+  /** @since 0.1.0 */
+  ApiKeyStatus
+} from "../tenants/ApiKeyMachine.js"
+export {
+  /** @since 0.1.0 */
+  discount,
+  /** @since 0.1.0 */
+  DiscountStatus
+} from "../discounts/DiscountMachine.js"
+export {
+  /** @since 0.1.0 */
+  taxRate,
+  /** @since 0.1.0 */
+  TaxRateStatus
+} from "../taxes/TaxRateMachine.js"
 
 /**
  * Every machine, in documentation order.
