@@ -1,0 +1,21 @@
+/**
+ * The checkout session as stored (re-exported by `Entities`).
+ */
+import * as CheckoutSession from "./CheckoutSession.js"
+import type * as Store from "../kernel/Store.js"
+import { ms } from "../kernel/internal/entities.js"
+
+/** @since 0.1.0 */
+export const checkoutSession: Store.Entity<
+  CheckoutSession.CheckoutSession,
+  typeof CheckoutSession.CheckoutSession.Encoded
+> = {
+  name: "checkout_session",
+  table: "recur_checkout_sessions",
+  schema: CheckoutSession.CheckoutSession,
+  id: (s) => s.session_id,
+  merchantId: (s) => s.merchant_id,
+  createdAt: (s) => ms(s.created_at),
+  columns: { status: (s) => s.status, customer_id: (s) => s.customer_id },
+  unique: []
+}

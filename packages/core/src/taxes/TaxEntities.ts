@@ -1,0 +1,27 @@
+/**
+ * Tax rates as stored (re-exported by `Entities`).
+ */
+import type * as Store from "../kernel/Store.js"
+import * as Tax from "./Tax.js"
+import { ms } from "../kernel/internal/entities.js"
+
+/**
+ * A tax rate, stored as the API shows it. `jurisdiction` (`DE`, `US-CA`) is set while the rate is
+ * active and unique per merchant: one active rate per country and region.
+ *
+ * @since 0.1.0
+ */
+export const taxRate: Store.Entity<Tax.TaxRate, typeof Tax.TaxRate.Encoded> = {
+  name: "tax_rate",
+  table: "recur_tax_rates",
+  schema: Tax.TaxRate,
+  id: (t) => t.tax_rate_id,
+  merchantId: (t) => t.merchant_id,
+  createdAt: (t) => ms(t.created_at),
+  columns: {
+    status: (t) => t.status,
+    country: (t) => t.country,
+    jurisdiction: (t) => (t.status === "active" ? Tax.jurisdiction(t) : null)
+  },
+  unique: [{ name: "tax_rate_jurisdiction", columns: ["jurisdiction"] }]
+}
