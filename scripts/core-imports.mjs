@@ -98,7 +98,10 @@ for (const file of all) {
   const next = text.replace(/((?:from|import)\s*\(?\s*")(\.{1,2}\/[^"]+?)\.js"/g, (whole, head, spec) => {
     if (existsSync(resolve(dirname(file), `${spec}.ts`))) return whole
     const target = byName.get(basename(spec))
-    if (target === undefined) throw new Error(`${relative(core, file)}: no module for ${spec}`)
+    if (target === undefined) {
+      console.warn(`${relative(core, file)}: no module named ${basename(spec)}; left as it is`)
+      return whole
+    }
     let path = relative(dirname(file), target).replace(/\.ts$/, "")
     if (!path.startsWith(".")) path = `./${path}`
     return `${head}${path}.js"`

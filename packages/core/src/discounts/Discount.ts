@@ -11,7 +11,6 @@ import { Metadata, NullableString, NullableTimestamp, Timestamp } from "../kerne
 import * as Lifecycle from "../kernel/Lifecycle.js"
 import * as Money from "../money/Money.js"
 import { DiscountStatus } from "../kernel/Lifecycle.js"
-import type * as Entities from "../kernel/Entities.js"
 import * as Invoicing from "../invoices/Invoicing.js"
 
 /**
@@ -210,16 +209,6 @@ export const discountRule = (d: Discount): Invoicing.DiscountRule =>
         amount: Result.getOrThrow(Money.parse(d.amount_off ?? "0", d.currency))
       })
 
-/** A redeemed discount as the term a subscription carries, from its first paid cycle `firstCycle`. */
-export const discountTerm = (d: Discount, firstCycle: number): Entities.DiscountTerm => ({
-  discount_id: d.discount_id,
-  discount_code: d.code ?? "",
-  basis_points: d.discount_type === "percentage" ? String((d.percent_off ?? 0) * 100) : null,
-  amount: d.discount_type === "fixed_amount" ? d.amount_off : null,
-  first_cycle: firstCycle,
-  cycles: cyclesOf(d)
-})
-
 /** What `amount` costs after `rule`, rounded as an invoice rounds it (never below zero). */
 export const afterDiscount = (amount: Money.Money, rule: Invoicing.DiscountRule): Money.Money => {
   const t = Invoicing.total({
@@ -231,24 +220,3 @@ export const afterDiscount = (amount: Money.Money, rule: Invoicing.DiscountRule)
   })
   return Money.make(t.subtotal.amount - Invoicing.sumOfDiscounts(t.discounts), amount.currency)
 }
-
-/** The subscription's discounts whose window covers `cycleIndex`, as rules in its settlement currency. */
-export const discountRules = (
-  rec: Entities.SubscriptionRecord,
-  cycleIndex: number
-): ReadonlyArray<Invoicing.DiscountRule> =>
-  rec.discounts
-    .filter((d) => inWindow(d, cycleIndex))
-    .map((d) =>
-      d.basis_points !== null
-        ? Invoicing.DiscountRule.Percentage({
-            discount_id: d.discount_id,
-            discount_code: d.discount_code,
-            basisPoints: BigInt(d.basis_points)
-          })
-        : Invoicing.DiscountRule.Amount({
-            discount_id: d.discount_id,
-            discount_code: d.discount_code,
-            amount: Result.getOrThrow(Money.parse(d.amount ?? "0", rec.currency))
-          })
-    )

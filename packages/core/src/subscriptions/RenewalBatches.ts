@@ -14,7 +14,7 @@ import { dt, emitMany, laneOf, nowOf, pending as pendingEvent } from "../kernel/
 import { invoiceDocuments, newInvoice } from "../invoices/InvoiceDocuments.js"
 import { renewalTrade, underMinimum } from "../payments/Payments.js"
 import { taxRenewal } from "./RenewalPlan.js"
-import { renewalPeriods } from "./Subscription.js"
+import { renewalPeriods } from "./SubscriptionTerms.js"
 import * as Lifecycle from "../kernel/Lifecycle.js"
 import * as Merchants from "../tenants/Merchants.js"
 import * as Money from "../money/Money.js"

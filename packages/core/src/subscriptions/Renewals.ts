@@ -15,7 +15,7 @@ import { documentOf, invoiceDocuments, newInvoice } from "../invoices/InvoiceDoc
 import { CARRIED } from "../invoices/Invoicing.js"
 import { renewalTrade, submitTrade, underMinimum } from "../payments/Payments.js"
 import { taxRenewal } from "./RenewalPlan.js"
-import { renewalPeriods } from "./Subscription.js"
+import { renewalPeriods } from "./SubscriptionTerms.js"
 import { writes } from "./SubscriptionStore.js"
 import { must } from "../kernel/ServiceSupport.js"
 import * as Invoicing from "../invoices/Invoicing.js"

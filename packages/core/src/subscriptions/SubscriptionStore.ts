@@ -74,3 +74,15 @@ export const writes = (storage: StorageService) => {
       )
   }
 }
+
+/** Succeeds when the subscription is live (trial, active, past_due); else `SubscriptionNotLive`. */
+export const mustBeLive = (rec: Entities.SubscriptionRecord, action: string) =>
+  ["trial", "active", "past_due"].includes(rec.subscription.status)
+    ? Effect.void
+    : Effect.fail(
+        new Errors.SubscriptionNotLive({
+          subscriptionId: rec.subscription.id,
+          state: rec.subscription.status,
+          action
+        })
+      )
