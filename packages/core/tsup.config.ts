@@ -1,7 +1,8 @@
 import { defineConfig } from "tsup"
 
 export default defineConfig({
-  entry: ["src/*.ts"],
+  // index.ts, the REST modules still at the top, and each concept folder's modules
+  entry: ["src/*.ts", "src/*/*.ts"],
   format: ["esm"],
   dts: false,
   sourcemap: true,

@@ -93,39 +93,39 @@ const allowed: ReadonlyArray<{
   readonly why: string
 }> = [
   {
-    file: "WebhookDelivery.ts",
+    file: "webhooks/WebhookDelivery.ts",
     rule: "an HTTP status compared or set in code",
     match: "status >= 200",
     why: "outbound webhooks: a merchant endpoint's answer counts as delivered when its status is 2xx (the delivery rule core owns)"
   },
   {
-    file: "WebhookDispatch.ts",
+    file: "webhooks/WebhookDispatch.ts",
     rule: "an HTTP status compared or set in code",
     match: "status === 410",
     why: "outbound webhooks: an endpoint that answers 410 Gone is disabled (the endpoint machine's `gone` trigger)"
   },
   {
-    file: "WebhookDispatch.ts",
+    file: "webhooks/WebhookDispatch.ts",
     rule: "an HTTP status in words",
     match: "410 answer",
     why: "outbound webhooks: documents the rule above"
   },
   {
-    file: "internal/machines.ts",
+    file: "webhooks/WebhookMachines.ts",
     rule: "an HTTP status in words",
     match: "answered 410",
     why: "outbound webhooks: the endpoint machine's descriptions of its `gone` trigger (docs/states.md is generated from them)"
   },
   {
-    file: "WebhookDelivery.ts",
+    file: "webhooks/WebhookDelivery.ts",
     rule: "an HTTP status compared or set in code",
     match: "status < 300",
     why: "outbound webhooks: as above"
   },
   ...[
-    ["Discounts.ts", "product_ids[${"],
-    ["Portal.ts", "switch_prices[${"],
-    ["PriceRules.ts", "price_plan_tiers[${"]
+    ["discounts/Discounts.ts", "product_ids[${"],
+    ["portal/Portal.ts", "switch_prices[${"],
+    ["catalog/PriceRules.ts", "price_plan_tiers[${"]
   ].map(([file, match]) => ({
     file: file!,
     rule: "a request path (a field inside a body's list)",
@@ -133,13 +133,13 @@ const allowed: ReadonlyArray<{
     why: "a service that still takes the API's body shape (snake_case fields, strings) checks it and names the entry at fault; it leaves with the decoding into @recur/contract when the service takes a domain command"
   })),
   ...["tax_rates[${", "tax_rates[${", "tax_rates[2].percentage"].map((match) => ({
-    file: "TaxRates.ts",
+    file: "taxes/TaxRates.ts",
     rule: "a request path (a field inside a body's list)",
     match,
     why: "not the API's: a configured tax table (the server's RECUR_TAX_RATES, the facade's taxRates) names the entry at fault"
   })),
   {
-    file: "Redaction.ts",
+    file: "kernel/Redaction.ts",
     rule: "a route of the merchant API",
     match: String.raw`\/api\/v`,
     why: "log redaction: the signed-link pattern must leave the merchant API's own unsigned invoice route alone"

@@ -17,16 +17,16 @@ const files = (dir: string): ReadonlyArray<string> =>
 
 /** The machines themselves and the entity modules whose transition functions write the status. */
 const machines = new Set([
-  "Lifecycle.ts",
-  "Trade.ts",
-  "Invoice.ts",
-  "Subscription.ts",
-  "CheckoutSession.ts",
-  "Refund.ts",
-  "Webhook.ts",
-  "Merchant.ts",
-  "Discount.ts",
-  "Tax.ts"
+  "kernel/Lifecycle.ts",
+  "payments/Trade.ts",
+  "invoices/Invoice.ts",
+  "subscriptions/Subscription.ts",
+  "checkout/CheckoutSession.ts",
+  "refunds/Refund.ts",
+  "webhooks/Webhook.ts",
+  "tenants/Merchant.ts",
+  "discounts/Discount.ts",
+  "taxes/Tax.ts"
 ])
 
 /** Status fields of records without a machine: written once at creation, never changed. */

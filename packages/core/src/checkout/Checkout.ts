@@ -1,0 +1,504 @@
+/**
+ * Checkout sessions: what is sold, to whom, in which currency — every cycle it can bill bounded
+ * at input — and their expiry. Paying them is {@link SessionPayments}.
+ *
+ * @since 0.1.0
+ */
+import { Context, Effect, Layer, Option, Result } from "effect"
+import * as Catalog from "../catalog/Catalog.js"
+import * as CheckoutSession from "./CheckoutSession.js"
+import * as Customers from "../customers/Customers.js"
+import * as Decimal from "../money/Decimal.js"
+import * as Discount from "../discounts/Discount.js"
+import * as Entities from "../kernel/Entities.js"
+import * as Errors from "../kernel/Errors.js"
+import * as Ids from "../kernel/Ids.js"
+import { dt, msOf, nowOf } from "../kernel/ServiceSupport.js"
+import { afterDiscount, discountRule } from "../discounts/Discount.js"
+import { fmtMinor, RATE_RULE, rateInBounds } from "../money/Money.js"
+import { cycleAmounts } from "../catalog/Price.js"
+import { taxOnAmount } from "../taxes/TaxRates.js"
+import { must } from "../kernel/ServiceSupport.js"
+import * as Discounts from "../discounts/Discounts.js"
+import * as Lifecycle from "../kernel/Lifecycle.js"
+import * as Merchants from "../tenants/Merchants.js"
+import * as Money from "../money/Money.js"
+import * as PaymentSettings from "../payments/PaymentSettings.js"
+import * as Ports from "../kernel/Ports.js"
+import * as Price from "../catalog/Price.js"
+import * as PriceRules from "../catalog/PriceRules.js"
+import * as Pricing from "../money/Pricing.js"
+import * as Settings from "../tenants/Settings.js"
+import * as Store from "../kernel/Store.js"
+
+/**
+ * A settlement rate's bounds (1 primary unit = `rate` target units, captured at checkout or read
+ * from the FX port): {@link rateInBounds} tells whether a rate is inside them, {@link RATE_RULE}
+ * says what they are.
+ *
+ * @since 0.1.0
+ */
+export { RATE_RULE, rateInBounds }
+
+/**
+ * A new checkout session ({@link SessionCommand}) and {@link sessionOf}, which builds one in code.
+ *
+ * @since 0.1.0
+ */
+export { type SessionCommand, sessionOf } from "./SessionCommand.js"
+import type { SessionCommand } from "./SessionCommand.js"
+
+/**
+ * A session as its payer's page shows it.
+ *
+ * @since 0.1.0
+ */
+export interface SessionView {
+  readonly session: CheckoutSession.CheckoutSession
+  readonly merchantName: string
+  readonly productName: string | null
+  readonly priceName: string | null
+  /** The billing interval of a recurring price (`month` × 1), or null. */
+  readonly interval: { readonly unit: string; readonly count: number } | null
+  /** The trial the payer gets (unless the session's trial policy skips it), or null. */
+  readonly trial: { readonly unit: string; readonly count: number } | null
+  /** What one cycle costs (first cycle's rate, in the session's currency), or null for usage and one-time prices. */
+  readonly cycleAmount: string | null
+  /** How the page takes the payment method: the sandbox's card form or Stripe's Payment Element. */
+  readonly payments: PaymentSettings.PageMode
+}
+
+/** What a checkout of `quantity` × `pv` charges now: the paid trial, nothing for usage, or the first cycle. */
+const dueNow = (pv: Price.PriceVersion, quantity: bigint, skipTrial: boolean): Money.Money => {
+  const trial = Price.trialOf(pv)
+  return Option.isSome(trial) && !skipTrial
+    ? Money.times(Pricing.trialCharge(trial.value.trial, pv.currency), 1n)
+    : pv.billing_dimension === "usage"
+      ? Money.zero(pv.currency)
+      : Pricing.rate(Price.modelOf(pv, 0), quantity, pv.currency).amount
+}
+
+/**
+ * Why every cycle a session sells (each intro phase, the base price, a paid trial) cannot be
+ * billed as it will be — above the most one invoice may carry, or rounded to nothing by the
+ * settlement rate — or undefined when each can.
+ */
+const soldRefusal = (
+  sold: ReadonlyArray<Money.Money>,
+  settlement: { readonly rate: Decimal.Decimal; readonly target: string } | null,
+  over: "quantity" | "amount"
+): { readonly reason: "quantity" | "amount" | "rate"; readonly detail: string } | undefined => {
+  for (const amount of sold) {
+    const settled =
+      settlement !== null ? Result.getOrThrow(Money.convert(amount, settlement.rate, settlement.target)) : amount
+    if (!Money.isWithinBounds(settled))
+      return {
+        reason: over,
+        detail: `${Money.format(amount)} ${amount.currency} a cycle${settlement !== null ? ` (${Money.format(settled)} ${settled.currency})` : ""} is above the most one invoice may carry, ${fmtMinor(Money.MAX_AMOUNT_MINOR, settled.currency)} ${settled.currency}`
+      }
+    if (amount.amount > 0n && settled.amount === 0n)
+      return {
+        reason: "rate",
+        detail: `the rate turns ${Money.format(amount)} ${amount.currency} into 0 ${settled.currency}`
+      }
+  }
+  return undefined
+}
+
+/**
+ * The checkout service.
+ *
+ * @since 0.1.0
+ */
+export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout", {
+  make: Effect.gen(function* () {
+    const storage = yield* Store.Storage
+    const fx = yield* Ports.FxRates
+    const gateway = yield* Ports.PaymentGateway
+    const taxOf = taxOnAmount(yield* Ports.TaxCalculator, yield* Store.Storage)
+    const settings = yield* Settings.Settings
+    const merchants = yield* Merchants.Merchants
+    const customers = yield* Customers.Customers
+    const catalog = yield* Catalog.Catalog
+    const sessions = storage.repository(Entities.checkoutSession)
+    const discounts = storage.repository(Entities.discount)
+    const subs = storage.repository(Entities.subscription)
+
+    const getSessionRecord = (merchantId: string, sessionId: string) =>
+      Effect.flatMap(sessions.get(merchantId, sessionId), (o) => must(o, "session", sessionId))
+
+    const createSession = Effect.fn("Checkout.createSession")(function* (merchantId: string, command: SessionCommand) {
+      const merchant = yield* merchants.get(merchantId)
+      const at = yield* nowOf(merchant)
+      const { mode } = command
+      const rateGiven = Option.isSome(command.settlement) && Option.isSome(command.settlement.value.rate)
+      const refuse = (reason: Errors.SessionRefused["reason"], detail: string) =>
+        new Errors.SessionRefused({ reason, rateGiven, detail })
+      const quantity = Option.match(command.item, { onNone: () => 1n, onSome: (i) => i.quantity })
+      // a live merchant's payer leaves the page over https only
+      if (merchant.mode !== "sandbox")
+        for (const field of ["return_url", "cancel_url"] as const) {
+          const url = command.page[field]
+          if (url !== null && !url.toLowerCase().startsWith("https://"))
+            return yield* refuse(field, `${field} must be an https URL for a live merchant`)
+        }
+      // a merchant whose payments no processor takes opens no session (a live one without keys, or
+      // on an engine with the sandbox alone); the request's own fields are judged first
+      const refused = gateway.refusal ? yield* gateway.refusal(merchantId) : Option.none()
+      if (Option.isSome(refused)) return yield* new Errors.PaymentsUnavailable({ merchantId, reason: refused.value })
+      // who pays
+      let customerId: string | null = null
+      if (Option.isSome(command.customerId)) {
+        const c = yield* Effect.catchTag(customers.get(merchantId, command.customerId.value), "NotFound", () =>
+          Effect.fail(refuse("customer", "no such customer"))
+        )
+        customerId = c.id
+      } else if (Option.isSome(command.payerId)) {
+        const payer_id = command.payerId.value
+        const found = yield* Effect.option(customers.resolve(merchantId, { payer_id }))
+        customerId = Option.isSome(found)
+          ? found.value.value.id
+          : (yield* customers
+              .create(merchantId, {
+                payer_id,
+                ...(Option.isSome(command.email) ? { email: command.email.value } : {})
+              })
+              .pipe(Effect.catchTag("InvalidRequest", () => customers.create(merchantId, { payer_id })))).id
+      }
+      // what is sold, and what is due now
+      let currency: string
+      let due: Money.Money
+      let priceId: string | null = null
+      let discount: Discount.Discount | null = null
+      let discountNow = false
+      let paymentMode = Option.getOrUndefined(command.paymentMode)
+      if (mode === "checkout") {
+        if (Option.isNone(command.item)) return yield* refuse("price", "is required")
+        const pv = yield* Effect.catchTag(
+          catalog.sellableVersion(merchantId, command.item.value.priceId),
+          "PriceNotFound",
+          () => Effect.fail(refuse("price", "no such price"))
+        )
+        priceId = pv.id
+        paymentMode ??= pv.billing_type === "recurring" ? "subscription" : "onetime_payment"
+        if (pv.billing_type === "recurring" && paymentMode === "onetime_payment")
+          return yield* refuse("payment_mode", "a recurring price needs payment_mode subscription")
+        const skipTrial =
+          command.trialPolicy === 3 ||
+          (command.trialPolicy === 2 && customerId !== null && (yield* hadTrial(merchantId, customerId)))
+        due = dueNow(pv, quantity, skipTrial)
+        if (Option.isSome(command.discountCode)) {
+          const settleCurrency = Option.match(command.settlement, {
+            onNone: () => pv.currency,
+            onSome: (s) => s.currency
+          })
+          const found = yield* Effect.orDie(discounts.findBy(merchantId, "code", command.discountCode.value))
+          if (Option.isNone(found)) return yield* refuse("discount", "no such discount code")
+          const d = found.value.value
+          const why = yield* Discounts.refusalFor(storage, merchantId, d, {
+            at,
+            pv,
+            quantity,
+            currency: settleCurrency,
+            customerId
+          })
+          if (why !== undefined) return yield* refuse("discount", why)
+          discount = d
+          // the first paid cycle is due now unless a trial comes first
+          discountNow = !(Option.isSome(Price.trialOf(pv)) && !skipTrial)
+        }
+        currency = pv.currency
+      } else {
+        if (Option.isNone(command.amount)) return yield* refuse("amount", "amount and currency are required")
+        due = command.amount.value
+        if (!Money.isWithinBounds(due))
+          return yield* refuse("amount", `must be at most ${fmtMinor(Money.MAX_AMOUNT_MINOR, due.currency)}`)
+        currency = due.currency
+        paymentMode ??= "onetime_payment"
+      }
+      // settlement currency
+      let rateText: string | null = null
+      let settleRate: Decimal.Decimal | null = null
+      const target = Option.match(command.settlement, {
+        onNone: () => null,
+        onSome: (t) => (t.currency !== currency ? t.currency : null)
+      })
+      if (target !== null) {
+        const given = Option.flatMap(command.settlement, (t) => t.rate)
+        const r = Option.isSome(given) ? given : yield* fx.rate(currency, target)
+        if (Option.isNone(r)) return yield* refuse("no_rate", `no exchange rate from ${currency} to ${target}`)
+        if (!rateInBounds(r.value))
+          return yield* refuse("rate", `the rate from ${currency} to ${target} is out of bounds: ${RATE_RULE}`)
+        settleRate = r.value
+        rateText = Decimal.format(r.value)
+      }
+      // every cycle this sells (each intro phase, the base price, a paid trial), as it will be
+      // billed: never above the most an invoice may carry, never rounded to nothing by the rate
+      const sold =
+        mode === "checkout" && priceId !== null
+          ? cycleAmounts(yield* catalog.sellableVersion(merchantId, priceId), quantity)
+          : [due]
+      const refusal = soldRefusal(
+        sold,
+        settleRate !== null ? { rate: settleRate, target: target! } : null,
+        mode === "checkout" ? "quantity" : "amount"
+      )
+      if (refusal !== undefined) return yield* refuse(refusal.reason, refusal.detail)
+      if (settleRate !== null) {
+        due = Result.getOrThrow(Money.convert(due, settleRate, target!))
+        currency = target!
+      }
+      // in the settlement currency, rounded as the first invoice will round it
+      if (discount !== null && discountNow) due = afterDiscount(due, discountRule(discount))
+      // with the tax at the billing address (else the customer's), as the payment will charge it
+      const taxed = yield* taxOf(merchantId, customerId, command.page.billing_address, due)
+      const item = Option.getOrUndefined(command.item)
+      const session_id = yield* Ids.make(Ids.prefixes.checkoutSession)
+      const session = new CheckoutSession.CheckoutSession({
+        session_id,
+        session_url: `${settings.publicUrl}/checkout/${session_id}`,
+        merchant_id: merchantId,
+        status: Lifecycle.checkoutSession.initial,
+        mode,
+        line_items: item
+          ? [
+              new CheckoutSession.SessionLineItem({
+                price_id: item.priceId,
+                quantity: quantity.toString(),
+                quantity_editable: item.editable,
+                quantity_min: item.min,
+                quantity_max: item.max
+              })
+            ]
+          : [],
+        customer_id: customerId,
+        payer_id: Option.getOrNull(command.payerId),
+        email: Option.getOrNull(command.email),
+        order_id: command.orderId,
+        ...command.page,
+        payment_mode: paymentMode,
+        trial_policy: command.trialPolicy,
+        total_cycles: command.totalCycles,
+        convert_to_continuous: command.convertToContinuous,
+        amount: Money.format(taxed.total),
+        tax_amount: Money.format(taxed.tax),
+        currency,
+        target_currency: Option.match(command.settlement, { onNone: () => null, onSome: (t) => t.currency }),
+        merchant_rate: rateText,
+        metadata: command.metadata,
+        trade_id: null,
+        subscription_id: null,
+        expires_at: dt(at + settings.sessionTtlMs),
+        created_at: dt(at),
+        completed_at: null,
+        discount_id: discount?.discount_id ?? null,
+        discount_code: discount?.code ?? null
+      })
+      yield* Effect.orDie(sessions.insert(session))
+      return session
+    })
+
+    const getSession = Effect.fn("Checkout.getSession")(function* (merchantId: string, sessionId: string) {
+      const merchant = yield* merchants.get(merchantId)
+      const s = yield* getSessionRecord(merchantId, sessionId)
+      const at = yield* nowOf(merchant)
+      if (s.value.status === "open" && at >= msOf(s.value.expires_at)) {
+        const expired = Lifecycle.must(CheckoutSession.move(s.value, "expire"))
+        yield* Effect.orDie(Effect.ignore(sessions.update(expired, s.version)))
+        return expired
+      }
+      return s.value
+    })
+
+    /** Whether this customer already had a trial (`trial_policy` 2). */
+    const hadTrial = Effect.fn("Checkout.hadTrial")(function* (merchantId: string, customerId: string) {
+      return yield* Effect.map(
+        Effect.orDie(
+          subs.list(merchantId, { limit: 100, filters: [{ column: "customer_id", op: "in", values: [customerId] }] })
+        ),
+        (p) => p.list.some((s) => s.trial_end !== null)
+      )
+    })
+
+    /**
+     * The payer's quantity on the hosted page, before paying: only for a line item the merchant
+     * made editable, inside its `quantity_min`/`quantity_max`; what is due now is computed again
+     * exactly as when the session was opened (same trial rule, same settlement rate).
+     */
+    /**
+     * What the payer changes on the hosted page before paying — the quantity (only an editable
+     * line item, inside its bounds) or a discount code (checked as at the session's creation) —
+     * and what is due now computed again exactly as when the session was opened (same trial
+     * rule, same settlement rate), saved with the session's version: a payment that claimed the
+     * session first wins (a `StateConflict`).
+     */
+    const updateSession = Effect.fn("Checkout.updateSession")(function* (
+      merchantId: string,
+      sessionId: string,
+      change: { readonly quantity?: string; readonly discountCode?: string }
+    ) {
+      const record = yield* getSessionRecord(merchantId, sessionId)
+      const session = record.value
+      const refuse = (reason: Errors.SessionRefused["reason"], detail: string) =>
+        new Errors.SessionRefused({ reason, rateGiven: false, detail })
+      if (session.status !== "open" || session.trade_id !== null)
+        return yield* new Errors.SessionNotPayable({ sessionId, state: session.status })
+      // the payer may enter a code only where the merchant offered the field
+      if (change.discountCode !== undefined && !session.allow_discount_codes)
+        return yield* refuse("discount", "this checkout takes no discount code")
+      const item = session.line_items[0]
+      if (session.mode !== "checkout" || item === undefined)
+        return yield* refuse(change.quantity !== undefined ? "quantity" : "discount", "this checkout cannot be changed")
+      let quantity = BigInt(item.quantity)
+      if (change.quantity !== undefined) {
+        if (!item.quantity_editable) return yield* refuse("quantity", "this checkout's quantity cannot be changed")
+        const parsed = PriceRules.validateQuantity("quantity", change.quantity)
+        if (Result.isFailure(parsed)) return yield* refuse("quantity", parsed.failure.message)
+        quantity = parsed.success
+        if (item.quantity_min !== null && quantity < BigInt(item.quantity_min))
+          return yield* refuse("quantity", `must be at least ${item.quantity_min}`)
+        if (item.quantity_max !== null && quantity > BigInt(item.quantity_max))
+          return yield* refuse("quantity", `must be at most ${item.quantity_max}`)
+      }
+      const pv = yield* Effect.catchTag(catalog.sellableVersion(merchantId, item.price_id), "PriceNotFound", () =>
+        Effect.fail(refuse("price", "no such price"))
+      )
+      const skipTrial =
+        session.trial_policy === 3 ||
+        (session.trial_policy === 2 &&
+          session.customer_id !== null &&
+          (yield* hadTrial(merchantId, session.customer_id)))
+      let due = dueNow(pv, quantity, skipTrial)
+      const settlement =
+        session.merchant_rate !== null && session.currency !== pv.currency
+          ? { rate: Result.getOrThrow(Decimal.parse(session.merchant_rate)), target: session.currency }
+          : null
+      const refusal = soldRefusal(cycleAmounts(pv, quantity), settlement, "quantity")
+      if (refusal !== undefined) return yield* refuse(refusal.reason, refusal.detail)
+      if (settlement !== null) due = Result.getOrThrow(Money.convert(due, settlement.rate, settlement.target))
+      // the discount: the one asked for now, else the one the session has
+      let discount: Discount.Discount | null = null
+      if (change.discountCode !== undefined) {
+        if (!Discount.CODE_PATTERN.test(change.discountCode))
+          return yield* refuse("discount", "a discount code is 2 to 20 uppercase letters and digits")
+        const found = yield* Effect.orDie(discounts.findBy(merchantId, "code", change.discountCode))
+        if (Option.isNone(found)) return yield* refuse("discount", "no such discount code")
+        discount = found.value.value
+      } else if (session.discount_id !== null) {
+        discount = Option.getOrNull(
+          Option.map(yield* Effect.orDie(discounts.get(merchantId, session.discount_id)), (v) => v.value)
+        )
+      }
+      if (discount !== null) {
+        const at = yield* nowOf(yield* merchants.get(merchantId))
+        const why = yield* Discounts.refusalFor(storage, merchantId, discount, {
+          at,
+          pv,
+          quantity,
+          currency: session.currency,
+          customerId: session.customer_id
+        })
+        if (why !== undefined) return yield* refuse("discount", why)
+        const trialFirst = Option.isSome(Price.trialOf(pv)) && !skipTrial
+        if (!trialFirst) due = afterDiscount(due, discountRule(discount))
+      }
+      const taxed = yield* taxOf(merchantId, session.customer_id, session.billing_address, due)
+      const updated = new CheckoutSession.CheckoutSession(
+        {
+          ...session,
+          line_items: [new CheckoutSession.SessionLineItem({ ...item, quantity: quantity.toString() })],
+          amount: Money.format(taxed.total),
+          tax_amount: Money.format(taxed.tax),
+          discount_id: discount?.discount_id ?? null,
+          discount_code: discount?.code ?? null
+        },
+        { disableChecks: true }
+      )
+      yield* sessions.update(updated, record.version).pipe(
+        Effect.catchTag("UniqueViolation", (e) => Effect.die(e)),
+        Effect.catchTag("VersionConflict", () =>
+          Effect.fail(new Errors.ConcurrentUpdate({ resource: "checkout_session", id: sessionId }))
+        )
+      )
+      return updated
+    })
+
+    /** The payer's quantity on the hosted page (see {@link updateSession}). */
+    const setQuantity = Effect.fn("Checkout.setQuantity")(function* (
+      merchantId: string,
+      sessionId: string,
+      quantity: string
+    ) {
+      return yield* updateSession(merchantId, sessionId, { quantity })
+    })
+
+    /** A discount code the payer enters on the hosted page (see {@link updateSession}). */
+    const setDiscountCode = Effect.fn("Checkout.setDiscountCode")(function* (
+      merchantId: string,
+      sessionId: string,
+      discountCode: string
+    ) {
+      return yield* updateSession(merchantId, sessionId, { discountCode })
+    })
+
+    /**
+     * What the payer's page shows of a session: the merchant, the product and price sold, the
+     * billing interval, a trial, and what a cycle costs after it (in the session's currency).
+     */
+    const sessionView = Effect.fn("Checkout.sessionView")(function* (merchantId: string, sessionId: string) {
+      const session = yield* getSession(merchantId, sessionId)
+      const merchant = yield* merchants.get(merchantId)
+      const item = session.line_items[0]
+      const pv =
+        session.mode === "checkout" && item !== undefined
+          ? Option.getOrNull(yield* Effect.option(catalog.sellableVersion(merchantId, item.price_id)))
+          : null
+      const product =
+        pv !== null ? Option.getOrNull(yield* Effect.option(catalog.getProduct(merchantId, pv.product_id))) : null
+      const plan = pv?.billing_type === "recurring" ? pv.price_plan : null
+      const skipTrial =
+        session.trial_policy === 3 ||
+        (session.trial_policy === 2 &&
+          session.customer_id !== null &&
+          (yield* hadTrial(merchantId, session.customer_id)))
+      const trial = pv !== null && !skipTrial ? Option.getOrNull(Price.trialOf(pv)) : null
+      let cycleAmount: string | null = null
+      if (pv !== null && plan !== null && pv.billing_dimension !== "usage" && item !== undefined) {
+        const first = Pricing.rate(Price.modelOf(pv, 0), BigInt(item.quantity), pv.currency).amount
+        const settled =
+          session.merchant_rate !== null && session.currency !== pv.currency
+            ? Result.getOrThrow(
+                Money.convert(first, Result.getOrThrow(Decimal.parse(session.merchant_rate)), session.currency)
+              )
+            : first
+        // the cycle after today's: a trial's first paid cycle, else the second — discounted when the
+        // session's discount lasts that long (its window starts at the first paid cycle)
+        let then = settled
+        if (session.discount_id !== null) {
+          const d = Option.getOrNull(
+            Option.map(yield* Effect.orDie(discounts.get(merchantId, session.discount_id)), (v) => v.value)
+          )
+          const cycles = d !== null ? Discount.cyclesOf(d) : 0
+          if (d !== null && (trial !== null || cycles === null || cycles > 1))
+            then = afterDiscount(then, discountRule(d))
+        }
+        cycleAmount = Money.format((yield* taxOf(merchantId, session.customer_id, session.billing_address, then)).total)
+      }
+      return {
+        session,
+        merchantName: merchant.name,
+        productName: product?.product_name ?? null,
+        priceName: pv?.price_name ?? null,
+        interval: plan !== null ? { unit: plan.billing_cycle_unit, count: plan.billing_cycle_count } : null,
+        trial: trial !== null ? { unit: trial.period.trial_period_unit, count: trial.period.trial_period_count } : null,
+        cycleAmount,
+        payments: PaymentSettings.pageModeOf(merchant.payment_processor, settings.stripeJsUrl)
+      } satisfies SessionView
+    })
+
+    return { createSession, getSession, hadTrial, setQuantity, setDiscountCode, sessionView } as const
+  })
+}) {
+  /** The live implementation. */
+  static readonly layer = Layer.effect(this, this.make)
+}

@@ -1,0 +1,54 @@
+/**
+ * Customers: members (`customer`, identified by the merchant's `payer_id`) and visitors
+ * (`guest`, known by email only).
+ *
+ * @since 0.1.0
+ */
+import { Schema } from "effect"
+import { NullableString } from "../kernel/Common.js"
+
+/**
+ * The structured address accepted on create/update.
+ *
+ * @since 0.1.0
+ */
+export class Address extends Schema.Class<Address>("Address")({
+  line1: Schema.optional(Schema.String),
+  line2: Schema.optional(Schema.String),
+  city: Schema.optional(Schema.String),
+  province: Schema.optional(Schema.String),
+  postal_code: Schema.optional(Schema.String),
+  country: Schema.optional(Schema.String)
+}) {}
+
+/**
+ * The address as one string (the seed returns it so): non-empty parts joined with ", ".
+ *
+ * @since 0.1.0
+ */
+export const formatAddress = (a: Address): string =>
+  [a.line1, a.line2, a.city, a.province, a.postal_code, a.country]
+    .filter((p) => p !== undefined && p.trim() !== "")
+    .join(", ")
+
+/**
+ * `customer` (member) or `guest` (visitor).
+ *
+ * @since 0.1.0
+ */
+export const CustomerType = Schema.Literals(["customer", "guest"])
+
+/**
+ * A customer record as the REST API returns it.
+ *
+ * @since 0.1.0
+ */
+export class Customer extends Schema.Class<Customer>("Customer")({
+  id: Schema.String,
+  email: NullableString,
+  address: NullableString,
+  phone: NullableString,
+  name: NullableString,
+  description: NullableString,
+  payer_id: NullableString
+}) {}

@@ -1,0 +1,236 @@
+/**
+ * Customers: members (with the merchant's `payer_id`, unique per merchant) and guests (email
+ * only). Deletion is soft: a deleted customer is gone from reads but its history stays.
+ *
+ * @since 0.1.0
+ */
+import { Context, Effect, Layer, Option } from "effect"
+import type { Metadata } from "../kernel/Common.js"
+import { Address, Customer, formatAddress } from "./Customer.js"
+import * as Entities from "../kernel/Entities.js"
+import { merchantNow } from "../kernel/ServiceSupport.js"
+import * as Errors from "../kernel/Errors.js"
+import * as Ids from "../kernel/Ids.js"
+import { maxItems, pageErrors } from "../kernel/Paging.js"
+import type * as Store from "../kernel/Store.js"
+import { Storage } from "../kernel/Store.js"
+
+/**
+ * The seed's create body.
+ *
+ * @since 0.1.0
+ */
+export interface CreateCustomer {
+  readonly email?: string | undefined
+  readonly payer_id?: string | undefined
+  readonly phone?: string | undefined
+  readonly name?: string | undefined
+  readonly description?: string | undefined
+  readonly address?: Address | undefined
+  readonly metadata?: Metadata | undefined
+  readonly email_subscription?: 1 | 2 | undefined
+}
+
+/**
+ * The seed's update body: `customer_id` (wins) or `payer_id` identifies the customer.
+ *
+ * @since 0.1.0
+ */
+export interface UpdateCustomer extends Omit<CreateCustomer, "payer_id"> {
+  readonly customer_id?: string | undefined
+  readonly payer_id?: string | undefined
+}
+
+/**
+ * The list filters.
+ *
+ * @since 0.1.0
+ */
+export interface ListCustomers {
+  readonly customer_ids?: ReadonlyArray<string>
+  readonly emails?: ReadonlyArray<string>
+  readonly payer_ids?: ReadonlyArray<string>
+  readonly type?: "customer" | "guest"
+  readonly created?: Store.CreatedRange
+  readonly limit?: number
+  readonly starting_after?: string
+  readonly ending_before?: string
+}
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
+
+/**
+ * The customer record as the REST API returns it.
+ *
+ * @since 0.1.0
+ */
+export const toCustomer = (r: Entities.CustomerRecord): Customer =>
+  new Customer({
+    id: r.id,
+    email: r.email,
+    address: r.address ? formatAddress(r.address) : null,
+    phone: r.phone,
+    name: r.name,
+    description: r.description,
+    payer_id: r.payer_id
+  })
+
+/**
+ * The customers service.
+ *
+ * @since 0.1.0
+ */
+export class Customers extends Context.Service<Customers>()("@recur/core/Customers", {
+  make: Effect.gen(function* () {
+    const storage = yield* Storage
+    const repo = storage.repository(Entities.customer)
+    const now = merchantNow(storage)
+
+    const checkEmail = (email: string | undefined) =>
+      email !== undefined && !EMAIL.test(email)
+        ? Effect.fail(new Errors.InvalidParameter({ param: "email", reason: "is not an email address" }))
+        : Effect.void
+
+    const duplicate = <A, E, R>(effect: Effect.Effect<A, E | Store.UniqueViolation, R>) =>
+      Effect.catchIf(
+        effect,
+        (e): e is Store.UniqueViolation => (e as { _tag?: string })._tag === "UniqueViolation",
+        () => Effect.fail(new Errors.DuplicateResource({ resource: "customer", param: "payer_id" }))
+      ) as Effect.Effect<A, Exclude<E, Store.UniqueViolation> | Errors.DuplicateResource, R>
+
+    /** Finds a live customer by id or payer id. */
+    const resolve = Effect.fn("Customers.resolve")(function* (
+      merchantId: string,
+      ref: { readonly customer_id?: string | undefined; readonly payer_id?: string | undefined }
+    ) {
+      if (ref.customer_id === undefined && ref.payer_id === undefined) {
+        return yield* new Errors.InvalidParameter({
+          param: "customer_id",
+          reason: "customer_id or payer_id is required"
+        })
+      }
+      const found =
+        ref.customer_id !== undefined
+          ? yield* repo.get(merchantId, ref.customer_id)
+          : yield* repo.findBy(merchantId, "payer_id", ref.payer_id!)
+      if (Option.isNone(found) || found.value.value.deleted_at !== null) {
+        return yield* new Errors.NotFound({ resource: "customer", id: ref.customer_id ?? ref.payer_id! })
+      }
+      return found.value
+    })
+
+    const create = Effect.fn("Customers.create")(function* (merchantId: string, input: CreateCustomer) {
+      if (input.email !== undefined && input.payer_id !== undefined) {
+        return yield* new Errors.InvalidRequest({
+          reason: "email and payer_id are mutually exclusive",
+          param: "payer_id"
+        })
+      }
+      if (input.email === undefined && input.payer_id === undefined) {
+        return yield* new Errors.InvalidParameter({ param: "email", reason: "email or payer_id is required" })
+      }
+      if (input.payer_id !== undefined && (input.payer_id.trim() === "" || input.payer_id.length > 255)) {
+        return yield* new Errors.InvalidParameter({ param: "payer_id", reason: "must be 1 to 255 characters" })
+      }
+      yield* checkEmail(input.email)
+      const at = yield* now(merchantId)
+      const record: Entities.CustomerRecord = {
+        id: yield* Ids.make(Ids.prefixes.customer),
+        merchant_id: merchantId,
+        email: input.email ?? null,
+        payer_id: input.payer_id ?? null,
+        name: input.name ?? null,
+        phone: input.phone ?? null,
+        description: input.description ?? null,
+        address: input.address !== undefined ? new Address(input.address) : null,
+        metadata: input.metadata ?? {},
+        email_subscription: input.email_subscription ?? null,
+        type: input.payer_id !== undefined ? "customer" : "guest",
+        created_at: at,
+        updated_at: at,
+        deleted_at: null
+      }
+      yield* duplicate(repo.insert(record))
+      return record
+    })
+
+    const update = Effect.fn("Customers.update")(function* (merchantId: string, input: UpdateCustomer) {
+      yield* checkEmail(input.email)
+      const current = yield* resolve(merchantId, input)
+      const next: Entities.CustomerRecord = {
+        ...current.value,
+        ...(input.email !== undefined ? { email: input.email } : {}),
+        ...(input.phone !== undefined ? { phone: input.phone } : {}),
+        ...(input.name !== undefined ? { name: input.name } : {}),
+        ...(input.description !== undefined ? { description: input.description } : {}),
+        ...(input.address !== undefined ? { address: new Address(input.address) } : {}),
+        ...(input.metadata !== undefined ? { metadata: input.metadata } : {}),
+        ...(input.email_subscription !== undefined ? { email_subscription: input.email_subscription } : {}),
+        updated_at: yield* now(merchantId)
+      }
+      yield* duplicate(repo.update(next, current.version)).pipe(
+        Effect.catchTag("VersionConflict", () =>
+          Effect.fail(
+            new Errors.StateConflict({
+              resource: "customer",
+              id: next.id,
+              state: "changed",
+              reason: "modified concurrently; retry"
+            })
+          )
+        )
+      )
+      return next
+    })
+
+    const remove = Effect.fn("Customers.delete")(function* (
+      merchantId: string,
+      ref: { readonly customer_id?: string | undefined; readonly payer_id?: string | undefined }
+    ) {
+      const current = yield* resolve(merchantId, ref)
+      const at = yield* now(merchantId)
+      // The payer_id is released so the merchant can reuse it for a new customer.
+      yield* Effect.orDie(
+        repo.update(
+          {
+            ...current.value,
+            deleted_at: at,
+            updated_at: at,
+            payer_id: null,
+            metadata: { ...current.value.metadata }
+          },
+          current.version
+        )
+      )
+    })
+
+    const get = Effect.fn("Customers.get")(function* (merchantId: string, customerId: string) {
+      return yield* Effect.map(resolve(merchantId, { customer_id: customerId }), (v) => v.value)
+    })
+
+    const list = Effect.fn("Customers.list")(function* (merchantId: string, q: ListCustomers) {
+      yield* maxItems("customer_ids", q.customer_ids, 10)
+      yield* maxItems("emails", q.emails, 10)
+      yield* maxItems("payer_ids", q.payer_ids, 10)
+      const filters: Array<Store.Filter> = [{ column: "deleted", op: "in", values: [false] }]
+      if (q.customer_ids?.length) filters.push({ column: "id", op: "in", values: q.customer_ids })
+      if (q.emails?.length) filters.push({ column: "email", op: "in", values: q.emails })
+      if (q.payer_ids?.length) filters.push({ column: "payer_id", op: "in", values: q.payer_ids })
+      if (q.type) filters.push({ column: "type", op: "in", values: [q.type] })
+      return yield* pageErrors(
+        repo.list(merchantId, {
+          filters,
+          limit: q.limit ?? 10,
+          starting_after: q.starting_after,
+          ending_before: q.ending_before,
+          ...(q.created ? { created: q.created } : {})
+        })
+      )
+    })
+
+    return { create, update, delete: remove, get, list, resolve } as const
+  })
+}) {
+  /** The live implementation: needs `Storage` and the ports it uses. */
+  static readonly layer = Layer.effect(this, this.make)
+}

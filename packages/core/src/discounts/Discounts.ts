@@ -1,0 +1,498 @@
+/**
+ * The merchant's discounts: created, listed, read and ended. What a discount is and how long it
+ * lasts is in `Discount`; its input is checked here, field by field, with the API's names.
+ *
+ * @since 0.1.0
+ */
+import { Context, DateTime, Effect, Layer, Option, Result } from "effect"
+import { type Metadata, parseInstant } from "../kernel/Common.js"
+import * as Discount from "./Discount.js"
+import * as Entities from "../kernel/Entities.js"
+import * as Errors from "../kernel/Errors.js"
+import * as Ids from "../kernel/Ids.js"
+import { emitAll, merchantNow, type StorageService } from "../kernel/ServiceSupport.js"
+import { maxItems, pageErrors } from "../kernel/Paging.js"
+import { discountTerm } from "../subscriptions/SubscriptionTerms.js"
+import { fmtMinor } from "../money/Money.js"
+import { mustBeLive } from "../subscriptions/SubscriptionStore.js"
+import { writes } from "../subscriptions/SubscriptionStore.js"
+import { must } from "../kernel/ServiceSupport.js"
+import * as Lifecycle from "../kernel/Lifecycle.js"
+import * as Merchants from "../tenants/Merchants.js"
+import * as Money from "../money/Money.js"
+import * as Catalog from "../catalog/Catalog.js"
+import * as Price from "../catalog/Price.js"
+import * as Pricing from "../money/Pricing.js"
+import type * as Store from "../kernel/Store.js"
+import { Storage } from "../kernel/Store.js"
+
+/**
+ * Records a redemption: the discount machine's `redeem` counted with the discount's version — a
+ * concurrent redemption makes this one fail with `ConcurrentUpdate` and roll back the caller's
+ * transaction — a durable {@link Discount.Redemption} (discount, customer, subscription, when)
+ * in the same transaction, and `v2.discount.redeemed`.
+ *
+ * @since 0.1.0
+ */
+export const redeem = (
+  storage: StorageService,
+  merchantId: string,
+  dv: Store.Versioned<Discount.Discount>,
+  by: { readonly customerId: string; readonly subscriptionId: string | null },
+  at: number
+) =>
+  Effect.gen(function* () {
+    const moved = Result.getOrThrow(Discount.move(dv.value, "redeem", { times_redeemed: dv.value.times_redeemed + 1 }))
+    yield* storage
+      .repository(Entities.discount)
+      .update(moved.value, dv.version)
+      .pipe(
+        Effect.catchTag("UniqueViolation", (e) => Effect.die(e)),
+        Effect.catchTag("VersionConflict", () =>
+          Effect.fail(new Errors.ConcurrentUpdate({ resource: "discount", id: dv.value.discount_id }))
+        )
+      )
+    yield* Effect.orDie(
+      storage.repository(Entities.discountRedemption).insert(
+        new Discount.Redemption({
+          redemption_id: yield* Ids.make(Ids.prefixes.discountRedemption),
+          merchant_id: merchantId,
+          discount_id: dv.value.discount_id,
+          customer_id: by.customerId,
+          subscription_id: by.subscriptionId,
+          redeemed_at: DateTime.makeUnsafe(at)
+        })
+      )
+    )
+    yield* emitAll(storage, moved.events, {
+      merchant_id: merchantId,
+      business_id: dv.value.discount_id,
+      schema: Discount.Discount,
+      data: moved.value,
+      at
+    })
+  })
+
+/**
+ * How many times this customer redeemed the discount: its redemption records, every page read
+ * (removing the discount from a subscription erases none).
+ *
+ * @since 0.1.0
+ */
+export const redemptionsBy = (storage: StorageService, merchantId: string, customerId: string, discountId: string) =>
+  Effect.gen(function* () {
+    const redemptions = storage.repository(Entities.discountRedemption)
+    let count = 0
+    let after: string | undefined
+    for (;;) {
+      const page = yield* Effect.orDie(
+        redemptions.list(merchantId, {
+          limit: 100,
+          starting_after: after,
+          filters: [
+            { column: "discount_id", op: "in", values: [discountId] },
+            { column: "customer_id", op: "in", values: [customerId] }
+          ]
+        })
+      )
+      count += page.list.length
+      const last = page.list.at(-1)
+      if (!page.has_more || last === undefined) return count
+      after = last.redemption_id
+    }
+  })
+
+/**
+ * Why `discount` cannot be redeemed now on `quantity` × `pv`, settled in `currency`, by
+ * `customerId` (null: a customer not created yet), or undefined: `Discount.refusal` on the first
+ * paid cycle's price and the customer's earlier redemptions — the one check of a checkout, its
+ * payment, its page and a subscription.
+ *
+ * @since 0.1.0
+ */
+export const refusalFor = (
+  storage: StorageService,
+  merchantId: string,
+  discount: Discount.Discount,
+  purchase: {
+    readonly at: number
+    readonly pv: Price.PriceVersion
+    readonly quantity: bigint
+    readonly currency: string
+    readonly customerId: string | null
+  }
+) =>
+  Effect.map(
+    purchase.customerId !== null
+      ? redemptionsBy(storage, merchantId, purchase.customerId, discount.discount_id)
+      : Effect.succeed(0),
+    (byCustomer) =>
+      Discount.refusal(discount, {
+        at: purchase.at,
+        productId: purchase.pv.product_id,
+        amount: {
+          minor: Pricing.rate(Price.modelOf(purchase.pv, 0), purchase.quantity, purchase.pv.currency).amount.amount,
+          currency: purchase.currency
+        },
+        byCustomer
+      })
+  )
+
+/**
+ * A subscription's discount terms split by a product: those whose discount covers it (kept) and
+ * those outside its scope (`ending`: they stop applying from a change to that product on). A
+ * term whose discount is gone is kept, as it was.
+ *
+ * @since 0.1.0
+ */
+export const scopeOn = (
+  storage: StorageService,
+  merchantId: string,
+  terms: ReadonlyArray<Entities.DiscountTerm>,
+  productId: string
+) =>
+  Effect.gen(function* () {
+    const kept: Array<Entities.DiscountTerm> = []
+    const ending: Array<Entities.DiscountTerm> = []
+    for (const term of terms) {
+      const found = yield* storage.repository(Entities.discount).get(merchantId, term.discount_id)
+      if (Option.isSome(found) && !Discount.covers(found.value.value, productId)) ending.push(term)
+      else kept.push(term)
+    }
+    return { kept, ending } as const
+  })
+
+/**
+ * A new discount as given (the merchant API's body).
+ *
+ * @since 0.1.0
+ */
+export interface CreateDiscount {
+  readonly name?: string | undefined
+  readonly code?: string | undefined
+  readonly discount_type?: string | undefined
+  readonly percent_off?: number | undefined
+  readonly amount_off?: string | undefined
+  readonly duration?: string | undefined
+  readonly duration_cycles?: number | undefined
+  readonly product_ids?: ReadonlyArray<string> | undefined
+  readonly max_redemptions?: number | undefined
+  readonly max_redemptions_per_customer?: number | undefined
+  readonly min_amount?: string | undefined
+  readonly starts_at?: string | undefined
+  readonly expires_at?: string | undefined
+  readonly metadata?: Metadata | undefined
+}
+
+/**
+ * Discount list filters.
+ *
+ * @since 0.1.0
+ */
+export interface ListDiscounts {
+  readonly status?: ReadonlyArray<Lifecycle.DiscountStatus>
+  readonly codes?: ReadonlyArray<string>
+  readonly created?: Store.CreatedRange | undefined
+  readonly limit?: number | undefined
+  readonly starting_after?: string | undefined
+  readonly ending_before?: string | undefined
+}
+
+/** Most redemptions one discount may allow (and most paid cycles a repeating one may last). */
+const MAX_COUNT = 1_000_000_000
+const MAX_CYCLES = 120
+
+const invalid = (param: string, reason: string) => new Errors.InvalidParameter({ param, reason })
+
+const wholeIn = (param: string, value: number | undefined, min: number, max: number) =>
+  value === undefined || (Number.isInteger(value) && value >= min && value <= max)
+    ? Effect.succeed(value ?? null)
+    : Effect.fail(invalid(param, `must be a whole number from ${min} to ${max}`))
+
+const instant = (param: string, text: string | undefined) => {
+  if (text === undefined) return Effect.succeed(null)
+  const ms = parseInstant(text)
+  return ms !== undefined ? Effect.succeed(ms) : Effect.fail(invalid(param, "must be an RFC 3339 timestamp"))
+}
+
+/** An amount in the merchant's currency: exact to its minor unit, within the engine's bounds. */
+const amountIn = (param: string, text: string | undefined, currency: string, allowZero: boolean) => {
+  if (text === undefined) return Effect.succeed(null)
+  const parsed = Money.parse(text, currency)
+  if (Result.isFailure(parsed))
+    return Effect.fail(invalid(param, `must be an amount in ${currency} with at most its minor-unit digits`))
+  const m = parsed.success
+  if (!allowZero && m.amount === 0n) return Effect.fail(invalid(param, "must be more than 0"))
+  if (!Money.isWithinBounds(m))
+    return Effect.fail(invalid(param, `must be at most ${fmtMinor(Money.MAX_AMOUNT_MINOR, currency)}`))
+  return Effect.succeed(Money.format(m))
+}
+
+/**
+ * The discounts service.
+ *
+ * @since 0.1.0
+ */
+export class Discounts extends Context.Service<Discounts>()("@recur/core/Discounts", {
+  make: Effect.gen(function* () {
+    const storage = yield* Storage
+    const merchants = yield* Merchants.Merchants
+    const catalog = yield* Catalog.Catalog
+    const discounts = storage.repository(Entities.discount)
+    const now = merchantNow(storage)
+
+    const getRecord = (merchantId: string, discountId: string) =>
+      Effect.flatMap(discounts.get(merchantId, discountId), (o) =>
+        o._tag === "Some"
+          ? Effect.succeed(o.value)
+          : Effect.fail(new Errors.NotFound({ resource: "discount", id: discountId }))
+      )
+
+    /** Creates a discount in the merchant's currency; emits `v2.discount.created`. */
+    const create = Effect.fn("Discounts.create")(function* (merchantId: string, input: CreateDiscount) {
+      const merchant = yield* merchants.get(merchantId)
+      const currency = merchant.currency
+      const name = input.name?.trim() ?? ""
+      if (name === "" || name.length > 255) return yield* invalid("name", "is required (1 to 255 characters)")
+      if (input.code !== undefined && !Discount.CODE_PATTERN.test(input.code))
+        return yield* invalid("code", "must be 2 to 20 uppercase letters and digits")
+      if (input.discount_type !== "percentage" && input.discount_type !== "fixed_amount")
+        return yield* invalid("discount_type", "must be percentage or fixed_amount")
+      let percent_off: number | null = null
+      let amount_off: string | null = null
+      if (input.discount_type === "percentage") {
+        if (input.percent_off === undefined) return yield* invalid("percent_off", "is required for a percentage")
+        if (input.amount_off !== undefined) return yield* invalid("amount_off", "is only for a fixed_amount")
+        percent_off = yield* wholeIn("percent_off", input.percent_off, 1, 100)
+      } else {
+        if (input.amount_off === undefined) return yield* invalid("amount_off", "is required for a fixed_amount")
+        if (input.percent_off !== undefined) return yield* invalid("percent_off", "is only for a percentage")
+        amount_off = yield* amountIn("amount_off", input.amount_off, currency, false)
+      }
+      const duration = input.duration ?? "once"
+      if (duration !== "once" && duration !== "repeating" && duration !== "forever")
+        return yield* invalid("duration", "must be once, repeating or forever")
+      if (duration === "repeating" && input.duration_cycles === undefined)
+        return yield* invalid("duration_cycles", "is required when duration is repeating")
+      if (duration !== "repeating" && input.duration_cycles !== undefined)
+        return yield* invalid("duration_cycles", "is only for a repeating duration")
+      const duration_cycles = yield* wholeIn("duration_cycles", input.duration_cycles, 1, MAX_CYCLES)
+      yield* maxItems("product_ids", input.product_ids, 100)
+      const product_ids = [...new Set(input.product_ids ?? [])]
+      for (const [i, id] of product_ids.entries()) {
+        yield* Effect.catchTag(catalog.getProduct(merchantId, id), "NotFound", () =>
+          Effect.fail(invalid(`product_ids[${i}]`, "no such product"))
+        )
+      }
+      const max_redemptions = yield* wholeIn("max_redemptions", input.max_redemptions, 1, MAX_COUNT)
+      const max_per_customer = yield* wholeIn(
+        "max_redemptions_per_customer",
+        input.max_redemptions_per_customer,
+        1,
+        MAX_COUNT
+      )
+      const min_amount = yield* amountIn("min_amount", input.min_amount, currency, true)
+      const at = yield* now(merchantId)
+      const starts = (yield* instant("starts_at", input.starts_at)) ?? at
+      const expires = yield* instant("expires_at", input.expires_at)
+      if (expires !== null && expires <= starts) return yield* invalid("expires_at", "must be after starts_at")
+      const discount = new Discount.Discount({
+        discount_id: yield* Ids.make(Ids.prefixes.discount),
+        merchant_id: merchantId,
+        name,
+        code: input.code ?? null,
+        discount_type: input.discount_type,
+        percent_off,
+        amount_off,
+        currency,
+        duration,
+        duration_cycles,
+        product_ids,
+        max_redemptions,
+        max_redemptions_per_customer: max_per_customer,
+        min_amount,
+        starts_at: DateTime.makeUnsafe(starts),
+        expires_at: expires !== null ? DateTime.makeUnsafe(expires) : null,
+        status: Lifecycle.discount.initial,
+        times_redeemed: 0,
+        metadata: input.metadata ?? {},
+        created_at: DateTime.makeUnsafe(at),
+        ended_at: null
+      })
+      yield* storage.withTransaction(
+        Effect.gen(function* () {
+          yield* Effect.catchTag(discounts.insert(discount), "UniqueViolation", () =>
+            Effect.fail(new Errors.DuplicateResource({ resource: "discount", param: "code" }))
+          )
+          yield* emitAll(storage, Lifecycle.discount.createEvents, {
+            merchant_id: merchantId,
+            business_id: discount.discount_id,
+            schema: Discount.Discount,
+            data: discount,
+            at
+          })
+        })
+      )
+      return discount
+    })
+
+    /** One discount of this merchant. */
+    const get = Effect.fn("Discounts.get")(function* (merchantId: string, discountId: string) {
+      return yield* Effect.map(getRecord(merchantId, discountId), (v) => v.value)
+    })
+
+    /** The merchant's discounts, newest first, by status and code. */
+    const list = Effect.fn("Discounts.list")(function* (merchantId: string, q: ListDiscounts) {
+      yield* maxItems("code", q.codes, 100)
+      const filters: Array<Store.Filter> = []
+      if (q.status?.length) filters.push({ column: "status", op: "in", values: q.status })
+      if (q.codes?.length) filters.push({ column: "code", op: "in", values: q.codes })
+      return yield* pageErrors(
+        discounts.list(merchantId, {
+          filters,
+          limit: q.limit ?? 10,
+          starting_after: q.starting_after,
+          ending_before: q.ending_before,
+          ...(q.created ? { created: q.created } : {})
+        })
+      )
+    })
+
+    /** Ends a discount: no new redemption from now on; emits `v2.discount.ended`. Ending twice is a `StateConflict`. */
+    const end = Effect.fn("Discounts.end")(function* (merchantId: string, discountId: string) {
+      const current = yield* getRecord(merchantId, discountId)
+      const at = yield* now(merchantId)
+      const moved = Discount.move(current.value, "end", { ended_at: DateTime.makeUnsafe(at) })
+      if (Result.isFailure(moved))
+        return yield* new Errors.StateConflict({
+          resource: "discount",
+          id: discountId,
+          state: current.value.status,
+          reason: "it has already ended"
+        })
+      yield* storage.withTransaction(
+        Effect.gen(function* () {
+          yield* discounts.update(moved.success.value, current.version).pipe(
+            Effect.catchTag("UniqueViolation", (e) => Effect.die(e)),
+            Effect.catchTag("VersionConflict", () =>
+              Effect.fail(new Errors.ConcurrentUpdate({ resource: "discount", id: discountId }))
+            )
+          )
+          yield* emitAll(storage, moved.success.events, {
+            merchant_id: merchantId,
+            business_id: discountId,
+            schema: Discount.Discount,
+            data: moved.success.value,
+            at
+          })
+        })
+      )
+      return moved.success.value
+    })
+
+    const subs = storage.repository(Entities.subscription)
+    const versions = storage.repository(Entities.priceVersion)
+    const { saveSub } = writes(storage)
+
+    /** The discounts a subscription carries, as the API shows them. */
+    const termsOf = (rec: Entities.SubscriptionRecord) => ({
+      subscription_id: rec.subscription.id,
+      discounts: rec.discounts.map((t) => ({
+        discount_id: t.discount_id,
+        discount_code: t.discount_code,
+        first_cycle: t.first_cycle,
+        cycles: t.cycles
+      }))
+    })
+
+    /**
+     * Applies a discount (by `discount_id` or `discount_code`) to a live subscription from its
+     * next cycle on, for the discount's duration: checked as a checkout checks it, counted as a
+     * redemption, in one transaction with the subscription's version.
+     */
+    const applyToSubscription = Effect.fn("Discounts.applyToSubscription")(function* (
+      merchantId: string,
+      subscriptionId: string,
+      input: { readonly discount_id?: string | undefined; readonly discount_code?: string | undefined }
+    ) {
+      if ((input.discount_id === undefined) === (input.discount_code === undefined))
+        return yield* invalid("discount_id", "one of discount_id and discount_code is required")
+      return yield* storage.withTransaction(
+        Effect.gen(function* () {
+          const at = yield* now(merchantId)
+          const sv = yield* Effect.flatMap(subs.get(merchantId, subscriptionId), (o) =>
+            must(o, "subscription", subscriptionId)
+          )
+          const rec = sv.value
+          yield* mustBeLive(rec, "take a discount")
+          const found =
+            input.discount_id !== undefined
+              ? yield* discounts.get(merchantId, input.discount_id)
+              : yield* discounts.findBy(merchantId, "code", input.discount_code!)
+          if (found._tag === "None")
+            return yield* invalid(
+              input.discount_id !== undefined ? "discount_id" : "discount_code",
+              input.discount_id !== undefined ? "no such discount" : "no such discount code"
+            )
+          const dv = found.value
+          const d = dv.value
+          if (rec.discounts.some((t) => t.discount_id === d.discount_id))
+            return yield* new Errors.StateConflict({
+              resource: "subscription",
+              id: subscriptionId,
+              state: rec.subscription.status,
+              reason: "it already carries this discount"
+            })
+          const pv = Option.getOrThrow(
+            Option.map(yield* versions.get(merchantId, rec.subscription.price_version_id), (v) => v.value)
+          )
+          const why = yield* refusalFor(storage, merchantId, d, {
+            at,
+            pv,
+            quantity: BigInt(rec.subscription.quantity),
+            currency: rec.currency,
+            customerId: rec.subscription.customer_id
+          })
+          if (why !== undefined)
+            return yield* invalid(input.discount_id !== undefined ? "discount_id" : "discount_code", why)
+          const next = { ...rec, discounts: [...rec.discounts, discountTerm(d, rec.subscription.cycle_index + 1)] }
+          yield* saveSub(next, sv.version, at)
+          yield* redeem(
+            storage,
+            merchantId,
+            dv,
+            { customerId: rec.subscription.customer_id, subscriptionId: rec.subscription.id },
+            at
+          )
+          return termsOf(next)
+        })
+      )
+    })
+
+    /** Removes a discount from a subscription: its next cycles are billed without it. */
+    const removeFromSubscription = Effect.fn("Discounts.removeFromSubscription")(function* (
+      merchantId: string,
+      subscriptionId: string,
+      discountId: string
+    ) {
+      return yield* storage.withTransaction(
+        Effect.gen(function* () {
+          const at = yield* now(merchantId)
+          const sv = yield* Effect.flatMap(subs.get(merchantId, subscriptionId), (o) =>
+            must(o, "subscription", subscriptionId)
+          )
+          if (!sv.value.discounts.some((t) => t.discount_id === discountId))
+            return yield* new Errors.NotFound({ resource: "subscription discount", id: discountId })
+          const next = { ...sv.value, discounts: sv.value.discounts.filter((t) => t.discount_id !== discountId) }
+          yield* saveSub(next, sv.version, at)
+          return termsOf(next)
+        })
+      )
+    })
+
+    return { create, get, list, end, applyToSubscription, removeFromSubscription } as const
+  })
+}) {
+  /** The live implementation. */
+  static readonly layer = Layer.effect(this, this.make)
+}

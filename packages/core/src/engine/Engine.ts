@@ -1,0 +1,73 @@
+/**
+ * The whole engine as one Layer: every service of `core`, wired once. The embedded facade,
+ * the REST server, the test kit and the tests all build on it; they only choose the ports.
+ *
+ * Needs: `Store.Storage`, `Secrets.Secrets`, `Ports.PaymentGateway`, `Ports.FxRates`,
+ * `Ports.TaxCalculator`, `Ports.WebhookTransport` and `Settings.Settings` (and optionally a
+ * `DunningPolicy.DefaultPolicy`).
+ *
+ * @example
+ * const live = Engine.layer.pipe(Layer.provideMerge(Layer.mergeAll(storage, Secrets.layer(key), gateway, Ports.fxStatic({}), Ports.taxNone, transport, Settings.layer())))
+ * @since 0.1.0
+ */
+import { Layer } from "effect"
+import * as Billing from "./Billing.js"
+import * as Catalog from "../catalog/Catalog.js"
+import * as Checkout from "../checkout/Checkout.js"
+import * as Customers from "../customers/Customers.js"
+import * as DisputeHolds from "../payments/DisputeHolds.js"
+import * as Discounts from "../discounts/Discounts.js"
+import * as Dunning from "../payments/Dunning.js"
+import * as Merchants from "../tenants/Merchants.js"
+import * as Metering from "../usage/Metering.js"
+import * as Payments from "../payments/Payments.js"
+import * as PaymentSettings from "../payments/PaymentSettings.js"
+import * as Portal from "../portal/Portal.js"
+import * as ProcessorEvents from "../payments/ProcessorEvents.js"
+import * as PriceChanges from "../subscriptions/PriceChanges.js"
+import * as Refunds from "../refunds/Refunds.js"
+import * as RenewalBatches from "../subscriptions/RenewalBatches.js"
+import * as Renewals from "../subscriptions/Renewals.js"
+import * as SandboxClock from "../tenants/SandboxClock.js"
+import * as SessionPayments from "../checkout/SessionPayments.js"
+import * as Subscriptions from "../subscriptions/Subscriptions.js"
+import * as TaxRates from "../taxes/TaxRates.js"
+import * as WebhookDispatch from "../webhooks/WebhookDispatch.js"
+import * as Webhooks from "../webhooks/Webhooks.js"
+import * as Worker from "./Worker.js"
+
+const tenants = Layer.mergeAll(Merchants.Merchants.layer, Customers.Customers.layer, Catalog.Catalog.layer)
+const offers = Layer.mergeAll(Discounts.Discounts.layer, TaxRates.TaxRates.layer, PaymentSettings.PaymentSettings.layer)
+const money = Payments.Payments.layer
+const flows = Layer.mergeAll(
+  SessionPayments.SessionPayments.layer.pipe(Layer.provideMerge(Checkout.Checkout.layer)),
+  Renewals.Renewals.layer,
+  Dunning.Dunning.layer,
+  Refunds.Refunds.layer
+)
+
+/**
+ * Every service of the engine, given its ports.
+ *
+ * @since 0.1.0
+ */
+export const layer = Layer.mergeAll(
+  Subscriptions.Subscriptions.layer,
+  Billing.Billing.layer,
+  Portal.Portal.layer,
+  ProcessorEvents.ProcessorEvents.layer
+).pipe(
+  Layer.provideMerge(SandboxClock.SandboxClock.layer),
+  Layer.provideMerge(Worker.Worker.layer),
+  Layer.provideMerge(
+    Layer.mergeAll(Metering.Metering.layer, PriceChanges.PriceChanges.layer, RenewalBatches.RenewalBatches.layer)
+  ),
+  Layer.provideMerge(flows),
+  Layer.provideMerge(money),
+  Layer.provideMerge(Webhooks.Webhooks.layer),
+  Layer.provideMerge(WebhookDispatch.WebhookDispatch.layer),
+  Layer.provideMerge(offers),
+  Layer.provideMerge(tenants),
+  // every off-session charge passes the hold of an open fraud dispute
+  Layer.provideMerge(DisputeHolds.layer)
+)

@@ -1,0 +1,230 @@
+/**
+ * Invoices as the REST API returns them (note the seed's capital-D `Discounts`).
+ *
+ * @since 0.1.0
+ */
+import { Effect, Schema } from "effect"
+import { Discounts, Metadata, NullableString, NullableTimestamp, Timestamp } from "../kernel/Common.js"
+import type { Result } from "effect"
+import * as Lifecycle from "../kernel/Lifecycle.js"
+import { InvoiceStatus } from "../kernel/Lifecycle.js"
+
+/**
+ * The seed's four invoice types plus `upgrade` (a prorated charge).
+ *
+ * @since 0.1.0
+ */
+export const InvoiceType = Schema.Literals(["initial", "trial", "renewal", "refund", "upgrade"])
+
+/**
+ * @since 0.1.0
+ */
+export type InvoiceType = typeof InvoiceType.Type
+
+/**
+ * What a line of an invoice is: the cycle's price (`subscription`), a `trial`, `usage` in arrears,
+ * the two sides of a prorated change, a `refund`, a `discount` (negative), or the customer's
+ * `balance`: an amount under the processor's minimum charge carried out of an invoice (negative)
+ * and into the next one (positive).
+ *
+ * @since 0.1.0
+ */
+export const LineKind = Schema.Literals([
+  "subscription",
+  "trial",
+  "usage",
+  "proration_credit",
+  "proration_charge",
+  "refund",
+  "discount",
+  "balance"
+])
+
+/**
+ * One line of an invoice document: signed amount (credits and discounts are negative), the
+ * quantity, and the service period it covers when it covers one.
+ *
+ * @since 0.1.0
+ */
+export class InvoiceLine extends Schema.Class<InvoiceLine>("InvoiceLine")({
+  kind: LineKind,
+  description: Schema.String,
+  quantity: Schema.String,
+  amount: Schema.String,
+  period_start: NullableTimestamp,
+  period_end: NullableTimestamp
+}) {}
+
+/**
+ * One tax on an invoice: the rate (`tax_rate_id` null for a tax from a configured table or a tax
+ * service), the amount it was computed on and the tax; `inclusive` taxes are inside the lines'
+ * amounts, exclusive ones are added to the total.
+ *
+ * @since 0.1.0
+ */
+export class InvoiceTaxLine extends Schema.Class<InvoiceTaxLine>("InvoiceTaxLine")({
+  tax_rate_id: NullableString,
+  name: Schema.String,
+  percentage: Schema.String,
+  country: NullableString,
+  region: NullableString,
+  inclusive: Schema.Boolean,
+  taxable_amount: Schema.String,
+  amount: Schema.String
+}) {}
+
+/**
+ * An invoice record.
+ *
+ * @since 0.1.0
+ */
+export class Invoice extends Schema.Class<Invoice>("Invoice")({
+  invoice_id: Schema.String,
+  merchant_id: Schema.String,
+  trade_id: NullableString,
+  subscription_id: NullableString,
+  price_id: NullableString,
+  customer_id: Schema.String,
+  order_id: NullableString,
+  original_invoice_id: NullableString,
+  refund_order_id: NullableString,
+  amount: Schema.String,
+  currency: Schema.String,
+  biz_status: InvoiceStatus,
+  invoice_type: InvoiceType,
+  paid_at: NullableTimestamp,
+  cycle_index: Schema.Int,
+  created_at: Timestamp,
+  metadata: Metadata,
+  Discounts: Discounts,
+  price_version_id: NullableString,
+  tax_amount: Schema.String,
+  /** The lines before discounts, summed (invoices issued before documents: null). */
+  subtotal: NullableString.pipe(Schema.withDecodingDefault(Effect.succeed(null))),
+  /** Priced lines, then discount lines (invoices issued before documents: none). */
+  lines: Schema.Array(InvoiceLine).pipe(Schema.withDecodingDefault(Effect.succeed([]))),
+  tax_lines: Schema.Array(InvoiceTaxLine).pipe(Schema.withDecodingDefault(Effect.succeed([]))),
+  /**
+   * The merchant's sequential number, assigned as the invoice is issued (`INV-000042`); refund
+   * invoices (credit notes) have their own sequence (`INV-CN-000003`). Invoices issued before
+   * numbering: null.
+   */
+  number: NullableString.pipe(Schema.withDecodingDefault(Effect.succeed(null))),
+  /** The invoice's page for the customer: an unguessable signed link (invoices before documents: null). */
+  hosted_invoice_url: NullableString.pipe(Schema.withDecodingDefault(Effect.succeed(null))),
+  /** The same invoice as a PDF, behind the same signature. */
+  invoice_pdf: NullableString.pipe(Schema.withDecodingDefault(Effect.succeed(null))),
+  /**
+   * The parties as the invoice states them, kept when it is issued (numbered) and never changed
+   * after: a later change of the customer or the merchant does not change an issued invoice.
+   * Null until issued (and on invoices issued before snapshots, which show the current records).
+   */
+  customer_name: NullableString.pipe(Schema.withDecodingDefault(Effect.succeed(null))),
+  /** The customer's email at issue (see `customer_name`). */
+  customer_email: NullableString.pipe(Schema.withDecodingDefault(Effect.succeed(null))),
+  /** The customer's billing address at issue, one line (as the customer API writes it). */
+  customer_address: NullableString.pipe(Schema.withDecodingDefault(Effect.succeed(null))),
+  /** The merchant's name at issue. */
+  merchant_name: NullableString.pipe(Schema.withDecodingDefault(Effect.succeed(null))),
+  /**
+   * Whether the charge that paid it is disputed: its trade's `dispute_status` (`none`, `open`,
+   * `won`, `lost`, `warning_closed`, `prevented`), moved by the same machine as the trade's.
+   */
+  dispute_status: Lifecycle.TradeDisputeStatus.pipe(
+    Schema.withDecodingDefault(Effect.succeed("none" as const)),
+    Schema.withConstructorDefault(Effect.succeed("none" as const))
+  )
+}) {}
+
+/**
+ * Moves an invoice's `dispute_status` with its trade's (the {@link Lifecycle.tradeDispute}
+ * machine; the trade's moves emit the events).
+ *
+ * @since 0.1.0
+ */
+export const moveDispute = (
+  invoice: Invoice,
+  trigger: Lifecycle.TradeDisputeTrigger
+): Result.Result<Lifecycle.Moved<Invoice>, Lifecycle.InvalidTransition> =>
+  Lifecycle.moveBy(
+    Lifecycle.tradeDispute,
+    invoice.dispute_status,
+    trigger,
+    (to) => new Invoice({ ...invoice, dispute_status: to }, { disableChecks: true })
+  )
+
+/**
+ * Whether an invoice has been issued: numbered, its parties kept, its links signed. A checkout's
+ * first invoice is issued when it is paid; one that never is (declined, abandoned) is voided
+ * unissued and takes no number.
+ *
+ * @since 0.1.0
+ */
+export const isIssued = (invoice: Invoice): boolean => invoice.number !== null
+
+/**
+ * The invoice a subscription's next renewal will issue, if nothing changes before it: the next
+ * cycle's price (a scheduled price change and a pending quantity applied), usage so far for a
+ * usage-billed price, the discounts still running, the customer's credit and the tax at the
+ * customer's address — computed by the same code the renewal runs, and written nowhere.
+ *
+ * @since 0.1.0
+ */
+export class UpcomingInvoice extends Schema.Class<UpcomingInvoice>("UpcomingInvoice")({
+  subscription_id: Schema.String,
+  customer_id: Schema.String,
+  price_id: Schema.String,
+  invoice_type: InvoiceType,
+  cycle_index: Schema.Int,
+  /** When the renewal runs (the subscription's `next_invoice_date`). */
+  invoice_date: Timestamp,
+  currency: Schema.String,
+  subtotal: Schema.String,
+  discount_amount: Schema.String,
+  tax_amount: Schema.String,
+  /** Customer credit the invoice will consume. */
+  credit_applied: Schema.String,
+  /** What will be charged. */
+  amount: Schema.String,
+  lines: Schema.Array(InvoiceLine),
+  tax_lines: Schema.Array(InvoiceTaxLine)
+}) {}
+
+/**
+ * The number of the `n`th document of a series: the prefix, `CN` for credit notes, and at least
+ * six digits.
+ *
+ * @example
+ * numberOf("INV", "renewal", 42) // "INV-000042"
+ * numberOf("INV", "refund", 3)   // "INV-CN-000003"
+ * @since 0.1.0
+ */
+export const numberOf = (prefix: string, type: InvoiceType, n: number): string =>
+  `${prefix}-${type === "refund" ? "CN-" : ""}${String(n).padStart(6, "0")}`
+
+/**
+ * The counter series a document's number is taken from: credit notes apart from invoices, and a
+ * new series when the merchant changes its prefix.
+ *
+ * @since 0.1.0
+ */
+export const seriesOf = (prefix: string, type: InvoiceType): string =>
+  `${type === "refund" ? "credit_note" : "invoice"}:${prefix}`
+
+/**
+ * Moves an invoice's `biz_status` by `trigger` (the {@link Lifecycle.invoice} machine), with the
+ * fields that change with it. The only way an invoice's status changes.
+ *
+ * @since 0.1.0
+ */
+export const move = (
+  invoice: Invoice,
+  trigger: Lifecycle.InvoiceTrigger,
+  patch: Partial<Omit<Invoice, "biz_status">> = {}
+): Result.Result<Lifecycle.Moved<Invoice>, Lifecycle.InvalidTransition> =>
+  Lifecycle.moveBy(
+    Lifecycle.invoice,
+    invoice.biz_status,
+    trigger,
+    (to) => new Invoice({ ...invoice, ...patch, biz_status: to }, { disableChecks: true })
+  )

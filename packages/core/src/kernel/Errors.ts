@@ -1,0 +1,422 @@
+/**
+ * The typed failures of Recur's services. They carry ids, amounts and states, never a response
+ * status or a request path: the API contract (`@recur/contract`'s `ErrorReplies`) gives each its
+ * answer.
+ *
+ * @since 0.1.0
+ */
+import { Schema } from "effect"
+
+/**
+ * The object does not exist for this merchant (another merchant's object included).
+ *
+ * @since 0.1.0
+ */
+export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", {
+  resource: Schema.String,
+  id: Schema.String
+}) {
+  override get message() {
+    return `No such ${this.resource}: ${this.id}`
+  }
+}
+
+/**
+ * A field is missing, malformed, out of range or not in its enum.
+ *
+ * @since 0.1.0
+ */
+export class InvalidParameter extends Schema.TaggedError<InvalidParameter>()("InvalidParameter", {
+  param: Schema.String,
+  reason: Schema.String,
+  issues: Schema.optional(Schema.Array(Schema.Struct({ field: Schema.String, message: Schema.String })))
+}) {
+  override get message() {
+    return `${this.param}: ${this.reason}`
+  }
+}
+
+/**
+ * A well-formed but contradictory request (mutually exclusive fields, both cursors, a
+ * foreign cursor).
+ *
+ * @since 0.1.0
+ */
+export class InvalidRequest extends Schema.TaggedError<InvalidRequest>()("InvalidRequest", {
+  reason: Schema.String,
+  param: Schema.optional(Schema.String)
+}) {
+  override get message() {
+    return this.reason
+  }
+}
+
+/**
+ * The operation is not allowed in the object's current state.
+ *
+ * @since 0.1.0
+ */
+export class StateConflict extends Schema.TaggedError<StateConflict>()("StateConflict", {
+  resource: Schema.String,
+  id: Schema.String,
+  state: Schema.String,
+  reason: Schema.String
+}) {
+  override get message() {
+    return `${this.resource} ${this.id} is ${this.state}: ${this.reason}`
+  }
+}
+
+/**
+ * A per-merchant unique value is taken.
+ *
+ * @since 0.1.0
+ */
+export class DuplicateResource extends Schema.TaggedError<DuplicateResource>()("DuplicateResource", {
+  resource: Schema.String,
+  param: Schema.String
+}) {
+  override get message() {
+    return `A ${this.resource} with this ${this.param} already exists`
+  }
+}
+
+/**
+ * Authentication failed (missing, malformed, unknown, expired or revoked key). Never says
+ * which, so a caller learns nothing about keys.
+ *
+ * @since 0.1.0
+ */
+export class Unauthorized extends Schema.TaggedError<Unauthorized>()("Unauthorized", {}) {
+  override get message() {
+    return "ApiKey authentication is required"
+  }
+}
+
+// ------------------------------------------------------------------ domain errors
+// Raised by the engine's rules, in the domain's words: they carry the ids and states that
+// explain them and name no request field; each adapter says once how it answers them.
+
+/**
+ * No price with this id is sold by this merchant (missing, another merchant's, or archived).
+ *
+ * @since 0.1.0
+ */
+export class PriceNotFound extends Schema.TaggedError<PriceNotFound>()("PriceNotFound", {
+  priceId: Schema.String
+}) {
+  override get message() {
+    return `No such price: ${this.priceId}`
+  }
+}
+
+/**
+ * A checkout session that cannot take a payment now: already paid, expired, or another payment
+ * of it is in progress (`state: "payment_in_progress"`).
+ *
+ * @since 0.1.0
+ */
+export class SessionNotPayable extends Schema.TaggedError<SessionNotPayable>()("SessionNotPayable", {
+  sessionId: Schema.String,
+  state: Schema.String
+}) {
+  override get message() {
+    return this.state === "payment_in_progress"
+      ? `checkout session ${this.sessionId}: another payment of this session is in progress or done; fetch the session for its outcome`
+      : `checkout session ${this.sessionId} is ${this.state}: it cannot be paid`
+  }
+}
+
+/**
+ * The card a payer typed is not a card number (fails the Luhn check): nothing was sent.
+ *
+ * @since 0.1.0
+ */
+export class CardInvalid extends Schema.TaggedError<CardInvalid>()("CardInvalid", {
+  sessionId: Schema.String
+}) {
+  override get message() {
+    return "the card number is invalid"
+  }
+}
+
+/**
+ * The subscription is not live (trial, active or past due), so `action` cannot run.
+ *
+ * @since 0.1.0
+ */
+export class SubscriptionNotLive extends Schema.TaggedError<SubscriptionNotLive>()("SubscriptionNotLive", {
+  subscriptionId: Schema.String,
+  state: Schema.String,
+  action: Schema.String
+}) {
+  override get message() {
+    return `subscription ${this.subscriptionId} is ${this.state}: cannot ${this.action}`
+  }
+}
+
+/**
+ * The subscription's state does not allow `action` (cancelling a canceled subscription,
+ * revoking a cancellation none is scheduled for, renewing one whose invoice is open …).
+ *
+ * @since 0.1.0
+ */
+export class SubscriptionActionRefused extends Schema.TaggedError<SubscriptionActionRefused>()(
+  "SubscriptionActionRefused",
+  {
+    subscriptionId: Schema.String,
+    state: Schema.String,
+    action: Schema.String,
+    reason: Schema.String
+  }
+) {
+  override get message() {
+    return `subscription ${this.subscriptionId} is ${this.state}: cannot ${this.action} (${this.reason})`
+  }
+}
+
+/**
+ * A subscription cannot move to this price: it is not sold, not recurring, in another currency
+ * or billing dimension, on another interval, or would bill more per cycle than an invoice may
+ * carry.
+ *
+ * @since 0.1.0
+ */
+export class PriceChangeRefused extends Schema.TaggedError<PriceChangeRefused>()("PriceChangeRefused", {
+  subscriptionId: Schema.String,
+  priceId: Schema.String,
+  reason: Schema.Literals(["not_found", "not_recurring", "currency_or_dimension", "interval", "above_bound"]),
+  detail: Schema.String
+}) {
+  override get message() {
+    return this.detail
+  }
+}
+
+/**
+ * A quantity the subscription cannot take: its price is not billed by quantity, the value is not
+ * a positive whole number, or a cycle would bill more than an invoice may carry.
+ *
+ * @since 0.1.0
+ */
+export class QuantityRefused extends Schema.TaggedError<QuantityRefused>()("QuantityRefused", {
+  subscriptionId: Schema.String,
+  detail: Schema.String
+}) {
+  override get message() {
+    return this.detail
+  }
+}
+
+/**
+ * The quote is older than its time to live (or from the future): preview again.
+ *
+ * @since 0.1.0
+ */
+export class QuoteExpired extends Schema.TaggedError<QuoteExpired>()("QuoteExpired", {
+  quoteId: Schema.String
+}) {
+  override get message() {
+    return `quote ${this.quoteId} has expired; preview again`
+  }
+}
+
+/**
+ * The subscription changed since the quote was made, so its numbers no longer hold.
+ *
+ * @since 0.1.0
+ */
+export class QuoteStale extends Schema.TaggedError<QuoteStale>()("QuoteStale", {
+  quoteId: Schema.String,
+  subscriptionId: Schema.String
+}) {
+  override get message() {
+    return `subscription ${this.subscriptionId} changed since quote ${this.quoteId}; preview again`
+  }
+}
+
+/**
+ * No trade with this id for this merchant.
+ *
+ * @since 0.1.0
+ */
+export class TradeNotFound extends Schema.TaggedError<TradeNotFound>()("TradeNotFound", {
+  tradeId: Schema.String
+}) {
+  override get message() {
+    return `No such trade: ${this.tradeId}`
+  }
+}
+
+/**
+ * Only a succeeded trade can be refunded; this one is in `state`.
+ *
+ * @since 0.1.0
+ */
+export class TradeNotRefundable extends Schema.TaggedError<TradeNotRefundable>()("TradeNotRefundable", {
+  tradeId: Schema.String,
+  state: Schema.String
+}) {
+  override get message() {
+    return `trade ${this.tradeId} is ${this.state}: only a succeeded trade can be refunded`
+  }
+}
+
+/**
+ * A refund amount the trade cannot take: not above zero, finer than its currency's minor unit,
+ * or more than is left to refund (`refundable`).
+ *
+ * @since 0.1.0
+ */
+export class RefundRefused extends Schema.TaggedError<RefundRefused>()("RefundRefused", {
+  tradeId: Schema.String,
+  reason: Schema.Literals(["not_positive", "precision", "above_refundable"]),
+  detail: Schema.String
+}) {
+  override get message() {
+    return this.detail
+  }
+}
+
+/**
+ * A usage event the engine cannot take: its count is not a whole number from 1 to 10^12, its
+ * event id is empty or over 255 characters, its instant is not one, the subscription is not
+ * billed by usage, or the cycle would rate above what one invoice may carry. `index` is the
+ * event's position when it came in a batch (the whole batch is refused).
+ *
+ * @since 0.1.0
+ */
+export class UsageRefused extends Schema.TaggedError<UsageRefused>()("UsageRefused", {
+  subscriptionId: Schema.String,
+  index: Schema.optional(Schema.Number),
+  reason: Schema.Literals(["count", "event_id", "instant", "not_metered", "above_bound"]),
+  detail: Schema.String
+}) {
+  override get message() {
+    return this.detail
+  }
+}
+
+/**
+ * A usage batch must hold 1 to `max` events; this one held `size`.
+ *
+ * @since 0.1.0
+ */
+export class UsageBatchRefused extends Schema.TaggedError<UsageBatchRefused>()("UsageBatchRefused", {
+  size: Schema.Number,
+  max: Schema.Number
+}) {
+  override get message() {
+    return `a usage batch must hold 1 to ${this.max.toLocaleString("en-US")} records; this one holds ${this.size}`
+  }
+}
+
+/**
+ * A checkout session the engine cannot open: the customer or the price does not exist (or the
+ * price is not sold), a recurring price sold as a one-time payment, a cycle above what one
+ * invoice may carry, no exchange rate, or a rate out of bounds or rounding the price to 0.
+ * `rateGiven` says whether the rate was the merchant's own (`merchant_rate`) or the FX port's.
+ *
+ * @since 0.1.0
+ */
+export class SessionRefused extends Schema.TaggedError<SessionRefused>()("SessionRefused", {
+  reason: Schema.Literals([
+    "customer",
+    "price",
+    "payment_mode",
+    "quantity",
+    "amount",
+    "no_rate",
+    "rate",
+    "return_url",
+    "cancel_url",
+    "discount"
+  ]),
+  rateGiven: Schema.Boolean,
+  detail: Schema.String
+}) {
+  override get message() {
+    return this.detail
+  }
+}
+
+/**
+ * Another writer changed the object between this call's read and its write; the call changed
+ * nothing and may be retried.
+ *
+ * @since 0.1.0
+ */
+export class ConcurrentUpdate extends Schema.TaggedError<ConcurrentUpdate>()("ConcurrentUpdate", {
+  resource: Schema.String,
+  id: Schema.String
+}) {
+  override get message() {
+    return `${this.resource}${this.id === "" ? "" : ` ${this.id}`} was modified concurrently; retry`
+  }
+}
+
+/**
+ * The merchant cannot take payments: it is live and has no working processor account (the
+ * sandbox never takes a live merchant's payments). Nothing was created; the merchant sets its
+ * processor's keys (its payment settings) first.
+ *
+ * @since 0.1.0
+ */
+export class PaymentsUnavailable extends Schema.TaggedError<PaymentsUnavailable>()("PaymentsUnavailable", {
+  merchantId: Schema.String,
+  reason: Schema.String
+}) {
+  override get message() {
+    return this.reason
+  }
+}
+
+/**
+ * The payment processor did not answer a question that must be answered first (whether a
+ * merchant's keys work): nothing was changed; try again.
+ *
+ * @since 0.1.0
+ */
+export class ProcessorUnreachable extends Schema.TaggedError<ProcessorUnreachable>()("ProcessorUnreachable", {
+  detail: Schema.String
+}) {
+  override get message() {
+    return this.detail
+  }
+}
+
+/**
+ * Every failure a Recur service can answer: the request-level families and the domain errors.
+ *
+ * @since 0.1.0
+ */
+export type RecurError =
+  | NotFound
+  | InvalidParameter
+  | InvalidRequest
+  | StateConflict
+  | DuplicateResource
+  | Unauthorized
+  | PriceNotFound
+  | SessionRefused
+  | SessionNotPayable
+  | CardInvalid
+  | SubscriptionNotLive
+  | SubscriptionActionRefused
+  | PriceChangeRefused
+  | QuantityRefused
+  | QuoteExpired
+  | QuoteStale
+  | TradeNotFound
+  | TradeNotRefundable
+  | RefundRefused
+  | UsageRefused
+  | UsageBatchRefused
+  | ConcurrentUpdate
+  | PaymentsUnavailable
+  | ProcessorUnreachable
+
+// ------------------------------------------------------------------ building errors
+
+/** An `InvalidParameter` for `param`, with the rule it broke. */
+export const invalid = (param: string, reason: string) => new InvalidParameter({ param, reason })

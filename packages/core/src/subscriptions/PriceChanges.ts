@@ -1,0 +1,701 @@
+/**
+ * Price and quantity changes of a running subscription: the plan (what a change credits and
+ * charges, with the proration rule of docs/proration.md), the preview and its quote, the commit
+ * that produces exactly the quoted numbers, scheduled changes and their revocation, quantity
+ * changes for the next cycle. A change keeps the interval and stays within the amount bounds.
+ *
+ * @since 0.1.0
+ */
+import { Context, Effect, Layer, Option, Result } from "effect"
+import * as Catalog from "../catalog/Catalog.js"
+import * as Decimal from "../money/Decimal.js"
+import * as Discount from "../discounts/Discount.js"
+import * as Discounts from "../discounts/Discounts.js"
+import * as Entities from "../kernel/Entities.js"
+import * as Errors from "../kernel/Errors.js"
+import * as Ids from "../kernel/Ids.js"
+import { dt, msOf, nowOf } from "../kernel/ServiceSupport.js"
+import { invoiceDocuments, newInvoice } from "../invoices/InvoiceDocuments.js"
+import { CARRIED } from "../invoices/Invoicing.js"
+import { newTrade, submitTrade, underMinimum } from "../payments/Payments.js"
+import { cycleAmounts } from "../catalog/Price.js"
+import { mustBeLive } from "./SubscriptionStore.js"
+import { fullCycle, planBasis } from "./SubscriptionTerms.js"
+import { loadSub, writes } from "./SubscriptionStore.js"
+import { withTax } from "../taxes/TaxRates.js"
+import * as Invoicing from "../invoices/Invoicing.js"
+import * as Lifecycle from "../kernel/Lifecycle.js"
+import * as Merchants from "../tenants/Merchants.js"
+import * as Money from "../money/Money.js"
+import * as Payments from "../payments/Payments.js"
+import * as Ports from "../kernel/Ports.js"
+import * as PriceRules from "../catalog/PriceRules.js"
+import * as Proration from "../money/Proration.js"
+import * as Refunds from "../refunds/Refunds.js"
+import * as Secrets from "../tenants/Secrets.js"
+import * as Settings from "../tenants/Settings.js"
+import * as Store from "../kernel/Store.js"
+import * as Subscription from "./Subscription.js"
+
+/**
+ * A change of a running subscription's price, quantity or both (at least one is set). Built
+ * from the API's request body by the contract's `Requests.changeCommand`.
+ *
+ * @since 0.1.0
+ */
+export interface ChangeCommand {
+  readonly subscriptionId: Ids.SubscriptionId
+  /** The price to move to; none (or the current price) keeps it. */
+  readonly priceId: Option.Option<Ids.PriceId>
+  /** The new quantity (1 … 999,999,999); only for prices billed by quantity. */
+  readonly quantity: Option.Option<bigint>
+  /** Now (prorated per `proration`) or at the end of the current period. */
+  readonly effective: "immediate" | "end_of_period"
+  /** Whether an immediate change credits and charges the rest of the period. */
+  readonly proration: "immediate" | "none"
+  /** The quote a commit must reproduce exactly (from a preview of the same change). */
+  readonly quoteId: Option.Option<string>
+}
+
+/**
+ * A {@link ChangeCommand} from its parts, with the defaults of the API: immediate, prorated,
+ * no quote. Ids are checked for their prefix (a wrong one throws: this is for code, not for
+ * requests; the contract's `Requests.changeCommand` decodes a request body).
+ *
+ * @example
+ * yield* priceChanges.changePrice(merchantId, PriceChanges.change(sub.id, { priceId: pro, quantity: 3n }))
+ * @since 0.1.0
+ */
+export const change = (
+  subscriptionId: string,
+  parts: {
+    readonly priceId?: string | undefined
+    readonly quantity?: bigint | undefined
+    readonly effective?: ChangeCommand["effective"] | undefined
+    readonly proration?: ChangeCommand["proration"] | undefined
+    readonly quoteId?: string | undefined
+  }
+): ChangeCommand => ({
+  subscriptionId: Ids.SubscriptionId.make(subscriptionId),
+  priceId: Option.map(Option.fromUndefinedOr(parts.priceId), (id) => Ids.PriceId.make(id)),
+  quantity: Option.fromUndefinedOr(parts.quantity),
+  effective: parts.effective ?? "immediate",
+  proration: parts.proration ?? "immediate",
+  quoteId: Option.fromUndefinedOr(parts.quoteId)
+})
+
+/**
+ * What a change will bill, exactly.
+ *
+ * @since 0.1.0
+ */
+export interface Quote {
+  readonly quote_id: string
+  readonly subscription_id: string
+  readonly effective_type: "immediate" | "end_of_period"
+  readonly proration: "immediate" | "none"
+  readonly at: number
+  readonly currency: string
+  readonly credit: string
+  readonly charge: string
+  readonly net: string
+  /** Tax on the net (inclusive and exclusive), at the customer's address; `0.00` when nothing moves now. */
+  readonly tax: string
+  /**
+   * What moves now, tax included: charged for an upgrade, given back (negative) for a refund or a
+   * credit to the balance; `0.00` otherwise. A commit with the quote charges exactly this.
+   */
+  readonly total: string
+  /** `upgrade` (charged now), `refund`, `credit_balance`, `none` or `scheduled`. */
+  readonly outcome: "upgrade" | "refund" | "credit_balance" | "none" | "scheduled" | "quantity_next_cycle"
+  readonly lines: ReadonlyArray<{ readonly description: string; readonly amount: string }>
+  readonly effective_at: number
+  /**
+   * The subscription's discounts whose products do not include the new price's: they stop
+   * applying from the change on (`effective_at`) — the charge above is without them, and so is
+   * every later cycle. Empty when the change keeps every discount.
+   */
+  readonly discounts_ending: ReadonlyArray<{ readonly discount_id: string; readonly discount_code: string }>
+}
+
+const QUOTE_TTL_MS = 15 * 60_000
+
+const QUOTE_ID = /^quo_([0-9a-z]{1,12})_[0-9a-f]{24}$/
+
+/**
+ * The instant a quote id was priced at, or undefined when the text is not a quote id.
+ *
+ * @since 0.1.0
+ */
+export const quoteInstant = (quoteId: string): number | undefined => {
+  const m = QUOTE_ID.exec(quoteId)
+  return m ? parseInt(m[1]!, 36) : undefined
+}
+
+/**
+ * The price-change service.
+ *
+ * @since 0.1.0
+ */
+export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/PriceChanges", {
+  make: Effect.gen(function* () {
+    const storage = yield* Store.Storage
+    const documents = invoiceDocuments(storage, yield* Secrets.Secrets, yield* Settings.Settings)
+    const payments = yield* Payments.Payments
+    const refunds = yield* Refunds.Refunds
+    const settings = yield* Settings.Settings
+    const taxes = yield* Ports.TaxCalculator
+    const gateway = yield* Ports.PaymentGateway
+    const withTaxes = withTax(taxes, storage)
+    const { saveSub, schedule, subEvents, version } = writes(storage)
+    const merchants = yield* Merchants.Merchants
+    const catalog = yield* Catalog.Catalog
+    const subs = storage.repository(Entities.subscription)
+    const invoices = storage.repository(Entities.invoice)
+
+    const load = (merchantId: string, id: string) => loadSub(subs, merchantId, id)
+    const live = mustBeLive
+
+    const plan = (merchantId: string, command: ChangeCommand, at: number) =>
+      Effect.gen(function* () {
+        const subscriptionId = command.subscriptionId
+        const merchant = yield* merchants.get(merchantId)
+        const sv = yield* load(merchantId, subscriptionId)
+        const rec = sv.value
+        yield* live(rec, "change")
+        const effective_type = command.effective
+        const prorationMode = command.proration
+        const quantity = command.quantity
+        if (
+          Option.isSome(quantity) &&
+          (quantity.value < PriceRules.MIN_QUANTITY || quantity.value > PriceRules.MAX_QUANTITY)
+        )
+          return yield* new Errors.QuantityRefused({
+            subscriptionId,
+            detail: `quantity must be a whole number from ${PriceRules.MIN_QUANTITY} to ${PriceRules.MAX_QUANTITY}`
+          })
+        if (Option.isSome(quantity) && rec.subscription.billing_dimension !== "quantity")
+          return yield* new Errors.QuantityRefused({
+            subscriptionId,
+            detail: "only subscriptions with billing_dimension quantity have a quantity"
+          })
+        const current = yield* version(merchantId, rec.subscription.price_version_id)
+        const refuse = (priceId: string, reason: Errors.PriceChangeRefused["reason"], detail: string) =>
+          new Errors.PriceChangeRefused({ subscriptionId, priceId, reason, detail })
+        const wanted = Option.filter(command.priceId, (id) => id !== rec.subscription.price_id)
+        const target = Option.isSome(wanted)
+          ? yield* Effect.catchTag(catalog.sellableVersion(merchantId, wanted.value), "PriceNotFound", () =>
+              Effect.fail(refuse(wanted.value, "not_found", "no such price"))
+            )
+          : undefined
+        if (target) {
+          if (target.billing_type !== "recurring" || target.price_plan === null)
+            return yield* refuse(target.id, "not_recurring", "a subscription can only change to a recurring price")
+          if (target.currency !== current.currency || target.billing_dimension !== current.billing_dimension) {
+            return yield* refuse(
+              target.id,
+              "currency_or_dimension",
+              "the new price must have the same currency and billing dimension"
+            )
+          }
+          const [from, to] = [current.price_plan, target.price_plan]
+          if (
+            from === null ||
+            from.billing_cycle_unit !== to.billing_cycle_unit ||
+            from.billing_cycle_count !== to.billing_cycle_count
+          ) {
+            return yield* refuse(
+              target.id,
+              "interval",
+              `the new price must bill every ${from?.billing_cycle_count ?? 1} ${from?.billing_cycle_unit ?? "cycle"} like the current one; start a new subscription to change the interval`
+            )
+          }
+        }
+        // a discount covers only its products: moving to a price outside them ends it from the change on
+        const scope = target
+          ? yield* Discounts.scopeOn(storage, merchantId, rec.discounts, target.product_id)
+          : { kept: rec.discounts, ending: [] }
+        // the quote names those that would still apply from the change on
+        const from = rec.subscription.cycle_index + (effective_type === "end_of_period" ? 1 : 0)
+        const discounts_ending = scope.ending
+          .filter((t) => Discount.stillApplies(t, from))
+          .map((t) => ({ discount_id: t.discount_id, discount_code: t.discount_code }))
+        const after: Entities.SubscriptionRecord = { ...rec, discounts: scope.kept }
+        const qty = BigInt(rec.subscription.quantity)
+        // no cycle of the new price or quantity may bill more than an invoice can carry
+        const sells = target ?? current
+        const sellsQty = Option.getOrElse(quantity, () => qty)
+        for (const amount of cycleAmounts(sells, sellsQty)) {
+          const settled =
+            rec.fx_rate !== null && rec.currency !== amount.currency
+              ? Result.getOrThrow(Money.convert(amount, Result.getOrThrow(Decimal.parse(rec.fx_rate)), rec.currency))
+              : amount
+          if (!Money.isWithinBounds(settled)) {
+            const detail = `${Money.format(settled)} ${settled.currency} a cycle is above the most one invoice may carry`
+            return yield* Option.isSome(quantity)
+              ? new Errors.QuantityRefused({ subscriptionId, detail })
+              : refuse(sells.id, "above_bound", detail)
+          }
+        }
+        const periodStart =
+          rec.subscription.current_period_start !== null ? msOf(rec.subscription.current_period_start) : at
+        const periodEnd = rec.subscription.current_period_end !== null ? msOf(rec.subscription.current_period_end) : at
+        const currency = rec.currency
+        const zero = Money.format(Money.zero(currency))
+        let quote: Omit<Quote, "quote_id">
+        let collected: Invoicing.Collected | undefined
+        // nothing to prorate: a quantity change at the next cycle, a change at the period's end,
+        // proration "none" or a change during a trial
+        const unprorated = (outcome: Quote["outcome"], effective_at: number): Omit<Quote, "quote_id"> => ({
+          subscription_id: subscriptionId,
+          effective_type,
+          proration: prorationMode,
+          at,
+          currency,
+          credit: zero,
+          charge: zero,
+          net: zero,
+          tax: zero,
+          total: zero,
+          outcome,
+          lines: [],
+          effective_at,
+          discounts_ending
+        })
+        if (!target) {
+          quote = unprorated("quantity_next_cycle", periodEnd)
+        } else if (effective_type === "end_of_period") {
+          quote = unprorated("scheduled", periodEnd)
+        } else if (prorationMode === "none" || rec.subscription.status === "trial") {
+          quote = unprorated("none", at)
+        } else {
+          // credit what a whole period of the plan in force was bought for (not the cycle
+          // invoice: an earlier change this cycle replaced it), charge the new plan the same way
+          const paid = planBasis(rec, current)
+          const newFull = fullCycle(after, target, qty, rec.subscription.cycle_index)
+          collected = yield* Refunds.collectedBy(storage, merchantId, rec, rec.subscription.cycle_index)
+          const policy = Result.getOrElse(
+            Proration.parsePolicy(merchant.proration_policy),
+            () => Proration.defaultPolicy
+          )
+          const p = Result.getOrThrow(
+            Proration.prorate({
+              policy,
+              period: { start: periodStart, end: periodEnd },
+              at,
+              paid,
+              newAmount: newFull,
+              creditMode: merchant.proration_credit,
+              // the credit is what was actually paid for the old plan and is still held
+              held: Invoicing.heldBasis(collected)
+            })
+          )
+          quote = {
+            subscription_id: subscriptionId,
+            effective_type,
+            proration: prorationMode,
+            at,
+            currency,
+            credit: Money.format(p.credit),
+            charge: Money.format(p.charge),
+            net: Money.format(p.net),
+            tax: zero,
+            total: zero,
+            outcome:
+              p.outcome._tag === "Upgrade"
+                ? "upgrade"
+                : p.outcome._tag === "Refund"
+                  ? "refund"
+                  : p.outcome._tag === "CreditBalance"
+                    ? "credit_balance"
+                    : "none",
+            lines: [
+              { description: `Unused time on ${current.price_name}`, amount: Money.format(Money.negate(p.credit)) },
+              { description: `Remaining time on ${target.price_name}`, amount: Money.format(p.charge) }
+            ],
+            effective_at: at,
+            discounts_ending
+          }
+        }
+        // what moves now, taxed at the customer's address like a cycle invoice: an upgrade's
+        // invoice, or the net given back with the exclusive tax paid on it
+        let upgrade: Invoicing.Draft | undefined
+        let back: Money.Money | undefined
+        // what the change gives back, invoice by invoice (an upgrade's credit, a downgrade's back)
+        let shares: ReadonlyArray<Invoicing.Share> = []
+        if (quote.outcome === "upgrade" && collected) {
+          const lines = quote.lines.map((l) => {
+            const amount = Result.getOrThrow(Money.parse(l.amount, currency, { allowNegative: true }))
+            return {
+              kind: amount.amount < 0n ? ("proration_credit" as const) : ("proration_charge" as const),
+              description: l.description,
+              quantity: 1n,
+              amount
+            }
+          })
+          // the charge is taxed at today's address and rates; the credit gives back the tax its
+          // paid invoices collected (Invoicing.change), never today's
+          const charged = yield* withTaxes(
+            Invoicing.total({
+              invoice_type: "upgrade",
+              cycle_index: rec.subscription.cycle_index,
+              currency,
+              lines: lines.filter((l) => l.kind === "proration_charge")
+            }),
+            merchantId,
+            rec.subscription.customer_id
+          )
+          const changed = Invoicing.change({
+            cycle_index: rec.subscription.cycle_index,
+            currency,
+            lines,
+            credit: Result.getOrThrow(Money.parse(quote.credit, currency)),
+            chargeTax: charged.tax_lines,
+            collected
+          })
+          upgrade = changed.draft
+          shares = changed.shares
+          quote = {
+            ...quote,
+            tax: Money.format(upgrade.tax),
+            total: Money.format(upgrade.total),
+            // the credit gives back more than the charge costs (its tax was higher than today's):
+            // the invoice settles at 0.00 and the rest goes to the customer's balance
+            ...(upgrade.total.amount < 0n ? { outcome: "credit_balance" as const } : {})
+          }
+        } else if ((quote.outcome === "refund" || quote.outcome === "credit_balance") && collected) {
+          // given back from what the cycle's invoices collected, with the tax they collected, in
+          // proportion — never today's rate or address, never more than is still held
+          const net = Result.getOrThrow(Money.parse(quote.net, currency, { allowNegative: true }))
+          const given = Invoicing.giveBack(collected, Money.negate(net))
+          back = given.total
+          shares = given.shares
+          quote = {
+            ...quote,
+            tax: Money.format(Money.negate(given.tax)),
+            total: Money.format(Money.negate(given.total)),
+            // nothing is still held to give back
+            ...(given.total.amount === 0n ? { outcome: "none" as const } : {})
+          }
+        }
+        const hash = yield* Secrets.sha256Hex(
+          JSON.stringify([
+            subscriptionId,
+            sv.version,
+            Option.getOrNull(command.priceId),
+            Option.match(quantity, { onNone: () => null, onSome: (q) => q.toString() }),
+            effective_type,
+            prorationMode,
+            at,
+            quote.net,
+            quote.credit,
+            quote.charge,
+            quote.tax,
+            quote.total
+          ])
+        )
+        const basis =
+          quote.outcome === "upgrade" ||
+          quote.outcome === "refund" ||
+          quote.outcome === "credit_balance" ||
+          (quote.outcome === "none" && prorationMode === "immediate")
+            ? Option.some(Money.format(fullCycle(after, target!, qty, rec.subscription.cycle_index)))
+            : Option.none<string>()
+        return {
+          rec,
+          version: sv.version,
+          kept: scope.kept,
+          merchant,
+          current,
+          target,
+          quantity,
+          basis,
+          upgrade,
+          back,
+          shares,
+          quote: { ...quote, quote_id: `quo_${at.toString(36)}_${hash.slice(0, 24)}` } as Quote
+        }
+      })
+
+    const previewChange = Effect.fn("PriceChanges.previewChange")(function* (
+      merchantId: string,
+      command: ChangeCommand
+    ) {
+      const merchant = yield* merchants.get(merchantId)
+      return (yield* plan(merchantId, command, yield* nowOf(merchant))).quote
+    })
+
+    const changePrice = Effect.fn("PriceChanges.changePrice")(function* (merchantId: string, command: ChangeCommand) {
+      const subscriptionId = command.subscriptionId
+      const merchant = yield* merchants.get(merchantId)
+      const now = yield* nowOf(merchant)
+      let at = now
+      if (Option.isSome(command.quoteId)) {
+        const quoteId = command.quoteId.value
+        // a quote is priced at the instant it names; a commit re-plans at that instant
+        const made = quoteInstant(quoteId)
+        if (made === undefined) return yield* new Errors.QuoteStale({ quoteId, subscriptionId })
+        if (made > now || now - made > QUOTE_TTL_MS) return yield* new Errors.QuoteExpired({ quoteId })
+        at = made
+      }
+      const planned = yield* plan(merchantId, command, at)
+      if (Option.isSome(command.quoteId) && planned.quote.quote_id !== command.quoteId.value) {
+        return yield* new Errors.QuoteStale({ quoteId: command.quoteId.value, subscriptionId })
+      }
+      const { quote, rec, target } = planned
+      const charge = yield* storage.withTransaction(
+        Effect.gen(function* () {
+          let next: Entities.SubscriptionRecord = rec
+          if (Option.isSome(planned.quantity)) {
+            const pending = rec.subscription.pending_change
+            next = {
+              ...next,
+              subscription: new Subscription.Subscription({
+                ...next.subscription,
+                pending_change: new Subscription.PendingChange({
+                  quantity: planned.quantity.value.toString(),
+                  cycle_index: rec.subscription.cycle_index + 1,
+                  version: (pending?.version ?? 0) + 1,
+                  effective_at: dt(quote.effective_at > at ? quote.effective_at : at)
+                })
+              })
+            }
+          }
+          let tradeToCharge: Option.Option<string> = Option.none()
+          if (target) {
+            if (quote.outcome === "scheduled") {
+              next = { ...next, scheduled_price_version_id: target.price_version_id }
+            } else {
+              next = {
+                ...next,
+                // discounts outside the new price's products end with the change
+                discounts: planned.kept,
+                scheduled_price_version_id: null,
+                // proration none keeps the basis: the remainder stays paid at the old plan's rate
+                plan_basis: Option.getOrElse(planned.basis, () => next.plan_basis),
+                subscription: new Subscription.Subscription(
+                  {
+                    ...next.subscription,
+                    price_id: target.id,
+                    price_version_id: target.price_version_id,
+                    price_type: target.price_type,
+                    quantity_tiers: target.quantity_tiers,
+                    usage_tiers: target.usage_tiers
+                  },
+                  { disableChecks: true }
+                )
+              }
+              const cur = rec.currency
+              if (planned.upgrade && planned.upgrade.total.amount <= 0n) {
+                // the credit covers the charge and more: the invoice settles at 0.00, the rest
+                // goes to the balance, credited against it
+                const settled = Invoicing.toBalance(planned.upgrade, "Credited to your balance")
+                const owedBack = settled.credited
+                const inv = yield* newInvoice({
+                  merchant_id: merchantId,
+                  draft: settled.draft,
+                  trade_id: null,
+                  subscription_id: subscriptionId,
+                  price_id: target.id,
+                  price_version_id: target.price_version_id,
+                  customer_id: rec.subscription.customer_id,
+                  order_id: rec.subscription.order_id,
+                  trigger: "settle_without_charge",
+                  at: now,
+                  period:
+                    rec.subscription.current_period_end !== null
+                      ? { start: now, end: msOf(rec.subscription.current_period_end) }
+                      : undefined
+                })
+                yield* Effect.orDie(invoices.insert(yield* documents.issueOne(planned.merchant, inv)))
+                const credit = Result.getOrThrow(
+                  Money.parse(next.subscription.credit_balance, cur, { allowNegative: true })
+                )
+                next = {
+                  ...Refunds.withMoved(
+                    Refunds.withCredited(next, rec.subscription.cycle_index, owedBack, inv.invoice_id),
+                    rec.subscription.cycle_index,
+                    planned.shares,
+                    inv.invoice_id
+                  ),
+                  subscription: new Subscription.Subscription(
+                    {
+                      ...next.subscription,
+                      credit_balance: Money.format(Money.make(credit.amount + owedBack.amount, cur))
+                    },
+                    { disableChecks: true }
+                  )
+                }
+              } else if (
+                quote.outcome === "upgrade" &&
+                planned.upgrade &&
+                (yield* underMinimum(gateway, merchantId, planned.upgrade.total))
+              ) {
+                // under the processor's minimum charge: not charged; the invoice is settled by
+                // carrying its total to the customer's next invoice (a debit on the balance)
+                const settled = Invoicing.carry(planned.upgrade, CARRIED)
+                const inv = yield* newInvoice({
+                  merchant_id: merchantId,
+                  draft: settled.draft,
+                  trade_id: null,
+                  subscription_id: subscriptionId,
+                  price_id: target.id,
+                  price_version_id: target.price_version_id,
+                  customer_id: rec.subscription.customer_id,
+                  order_id: rec.subscription.order_id,
+                  trigger: "settle_without_charge",
+                  at: now,
+                  period:
+                    rec.subscription.current_period_end !== null
+                      ? { start: now, end: msOf(rec.subscription.current_period_end) }
+                      : undefined
+                })
+                yield* Effect.orDie(invoices.insert(yield* documents.issueOne(planned.merchant, inv)))
+                const credit = Result.getOrThrow(
+                  Money.parse(next.subscription.credit_balance, cur, { allowNegative: true })
+                )
+                next = {
+                  // the old plan's credit moved from the invoices that paid it into this one
+                  ...Refunds.withMoved(next, rec.subscription.cycle_index, planned.shares, inv.invoice_id),
+                  subscription: new Subscription.Subscription(
+                    {
+                      ...next.subscription,
+                      credit_balance: Money.format(Money.make(credit.amount - settled.carried.amount, cur))
+                    },
+                    { disableChecks: true }
+                  )
+                }
+              } else if (quote.outcome === "upgrade" && planned.upgrade) {
+                // the quoted invoice: the net of the change, taxed at the customer's address
+                const draft = planned.upgrade
+                const trade = yield* newTrade({
+                  merchant: planned.merchant,
+                  amount: draft.total,
+                  customer_id: rec.subscription.customer_id,
+                  order_id: rec.subscription.order_id,
+                  payment_mode: "subscription",
+                  order_type: "upgrade",
+                  session: Option.none(),
+                  line: null,
+                  tax: draft.tax,
+                  metadata: {},
+                  at: now
+                })
+                const inv = yield* newInvoice({
+                  merchant_id: merchantId,
+                  draft,
+                  trade_id: trade.trade_id,
+                  subscription_id: subscriptionId,
+                  price_id: target.id,
+                  price_version_id: target.price_version_id,
+                  customer_id: rec.subscription.customer_id,
+                  order_id: rec.subscription.order_id,
+                  trigger: "charge",
+                  at: now,
+                  // the lines cover the rest of the cycle, from the change
+                  period:
+                    rec.subscription.current_period_end !== null
+                      ? { start: now, end: msOf(rec.subscription.current_period_end) }
+                      : undefined
+                })
+                yield* Effect.orDie(invoices.insert(yield* documents.issueOne(planned.merchant, inv)))
+                // the old plan's credit moved from the invoices that paid it into this one
+                next = Refunds.withMoved(next, rec.subscription.cycle_index, planned.shares, inv.invoice_id)
+                yield* submitTrade(storage, {
+                  trade,
+                  invoice_id: inv.invoice_id,
+                  subscription_id: subscriptionId,
+                  at: now
+                })
+                if (rec.payment_token !== null) {
+                  tradeToCharge = Option.some(trade.trade_id)
+                  yield* schedule(planned.merchant, "charge", trade.trade_id, now)
+                }
+              } else if (quote.outcome === "refund") {
+                // owed back from the cycle's payments: recorded with the change, paid out right
+                // after it commits — or by this work item if the process dies first
+                next = {
+                  ...next,
+                  owed_refunds: [
+                    ...next.owed_refunds,
+                    {
+                      key: quote.quote_id,
+                      cycle_index: rec.subscription.cycle_index,
+                      owed: Money.format(planned.back!),
+                      // each paid invoice's share, with the tax the quote stated
+                      shares: Refunds.storedShares(planned.shares)
+                    }
+                  ]
+                }
+                yield* schedule(planned.merchant, "refund_owed", subscriptionId, now + settings.reconcileAfterMs)
+              } else if (quote.outcome === "credit_balance") {
+                const credit = Result.getOrThrow(
+                  Money.parse(next.subscription.credit_balance, cur, { allowNegative: true })
+                )
+                next = {
+                  // credited against the invoices it was given back from, as the quote took it
+                  ...planned.shares.reduce(
+                    (r, sh) => Refunds.withCredited(r, rec.subscription.cycle_index, sh.amount, sh.invoice_id),
+                    next
+                  ),
+                  subscription: new Subscription.Subscription(
+                    {
+                      ...next.subscription,
+                      credit_balance: Money.format(Money.make(credit.amount + planned.back!.amount, cur))
+                    },
+                    { disableChecks: true }
+                  )
+                }
+              }
+              yield* subEvents(
+                merchantId,
+                next,
+                Result.getOrThrow(Lifecycle.transition(Lifecycle.subscription, rec.subscription.status, "change_price"))
+                  .events,
+                now
+              )
+            }
+          }
+          yield* Effect.orDie(saveSub(next, planned.version, now)).pipe(
+            Effect.catchDefect(() =>
+              Effect.fail(new Errors.ConcurrentUpdate({ resource: "subscription", id: subscriptionId }))
+            )
+          )
+          return { tradeToCharge, owesRefund: quote.outcome === "refund" }
+        })
+      )
+      if (Option.isSome(charge.tradeToCharge) && rec.payment_token !== null) {
+        yield* payments.chargeInvoiceTrade(merchantId, charge.tradeToCharge.value, rec.payment_token)
+      }
+      // the refund was recorded as owed in the change's transaction (and a work item will pay it
+      // after a crash); paying it now is the usual path, and a failure here is the work item's
+      if (charge.owesRefund)
+        yield* refunds
+          .settleOwed(merchantId, subscriptionId)
+          .pipe(
+            Effect.catchCause((cause) =>
+              Effect.logWarning("event=recur.refund_owed.deferred", { subscription_id: subscriptionId, cause })
+            )
+          )
+      return quote
+    })
+
+    const revokePriceChange = Effect.fn("PriceChanges.revokePriceChange")(function* (
+      merchantId: string,
+      subscriptionId: string
+    ) {
+      const merchant = yield* merchants.get(merchantId)
+      const sv = yield* load(merchantId, subscriptionId)
+      if (sv.value.scheduled_price_version_id === null)
+        return { subscription_id: subscriptionId, result: "no_pending_change" as const }
+      yield* saveSub({ ...sv.value, scheduled_price_version_id: null }, sv.version, yield* nowOf(merchant))
+      return { subscription_id: subscriptionId, result: "revoked" as const }
+    })
+
+    /** Moves a subscription by `trigger` with the fields `change` gives (a refused move is a `StateConflict`). */
+    return { previewChange, changePrice, revokePriceChange } as const
+  })
+}) {
+  /** The live implementation. */
+  static readonly layer = Layer.effect(this, this.make)
+}

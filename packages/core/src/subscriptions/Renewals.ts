@@ -1,0 +1,347 @@
+/**
+ * Renewals: billing each cycle exactly once (the invoice table's unique cycle key) with the
+ * computation of {@link RenewalPlan} (shared with {@link RenewalBatches}); the trial's end notice;
+ * incomplete subscriptions expiring.
+ *
+ * @since 0.1.0
+ */
+import { Context, Effect, Layer, Option, Result } from "effect"
+import * as Discounts from "../discounts/Discounts.js"
+import * as Entities from "../kernel/Entities.js"
+import * as Errors from "../kernel/Errors.js"
+import * as Invoice from "../invoices/Invoice.js"
+import { dt, emit, msOf, nowOf } from "../kernel/ServiceSupport.js"
+import { documentOf, invoiceDocuments, newInvoice } from "../invoices/InvoiceDocuments.js"
+import { CARRIED } from "../invoices/Invoicing.js"
+import { renewalTrade, submitTrade, underMinimum } from "../payments/Payments.js"
+import { taxRenewal } from "./RenewalPlan.js"
+import { renewalPeriods } from "./SubscriptionTerms.js"
+import { writes } from "./SubscriptionStore.js"
+import { must } from "../kernel/ServiceSupport.js"
+import * as Invoicing from "../invoices/Invoicing.js"
+import * as Lifecycle from "../kernel/Lifecycle.js"
+import * as Merchants from "../tenants/Merchants.js"
+import * as Money from "../money/Money.js"
+import * as Payments from "../payments/Payments.js"
+import * as Ports from "../kernel/Ports.js"
+import * as RenewalPlan from "./RenewalPlan.js"
+import * as Secrets from "../tenants/Secrets.js"
+import * as Settings from "../tenants/Settings.js"
+import * as Store from "../kernel/Store.js"
+import * as Subscription from "./Subscription.js"
+
+/** The record with `amount` more owed on the customer's balance (a debit: a lower credit balance). */
+export const withDebit = (rec: Entities.SubscriptionRecord, amount: Money.Money): Entities.SubscriptionRecord => {
+  const credit = Result.getOrThrow(
+    Money.parse(rec.subscription.credit_balance, amount.currency, { allowNegative: true })
+  )
+  return {
+    ...rec,
+    subscription: new Subscription.Subscription(
+      { ...rec.subscription, credit_balance: Money.format(Money.make(credit.amount - amount.amount, amount.currency)) },
+      { disableChecks: true }
+    )
+  }
+}
+
+/**
+ * A renewal's invoice: the draft of the cycle that `next` opens (ending at `periodEnd`, usage
+ * billed for the cycle `rec` ends), charged by `trade` — or settled without a charge when there is
+ * none. The one construction `Renewals.renew` and `RenewalBatches.renewMany` share.
+ *
+ * @since 0.1.0
+ */
+export const renewalInvoice = (input: {
+  readonly merchantId: string
+  readonly subscription: Subscription.Subscription
+  readonly rec: Entities.SubscriptionRecord
+  readonly next: Entities.SubscriptionRecord
+  readonly periodEnd: number | null
+  readonly pv: { readonly id: string; readonly price_version_id: string }
+  readonly draft: Invoicing.Draft
+  readonly trade: { readonly trade_id: string } | null
+  readonly at: number
+}) =>
+  newInvoice({
+    merchant_id: input.merchantId,
+    draft: input.draft,
+    trade_id: input.trade?.trade_id ?? null,
+    subscription_id: input.subscription.id,
+    price_id: input.pv.id,
+    price_version_id: input.pv.price_version_id,
+    customer_id: input.subscription.customer_id,
+    order_id: input.subscription.order_id,
+    trigger: input.trade ? "charge" : "settle_without_charge",
+    at: input.at,
+    ...renewalPeriods(input.rec, input.next, input.periodEnd)
+  })
+
+/**
+ * The renewals service.
+ *
+ * @since 0.1.0
+ */
+export class Renewals extends Context.Service<Renewals>()("@recur/core/Renewals", {
+  make: Effect.gen(function* () {
+    const storage = yield* Store.Storage
+    const documents = invoiceDocuments(storage, yield* Secrets.Secrets, yield* Settings.Settings)
+    const taxes = yield* Ports.TaxCalculator
+    const merchants = yield* Merchants.Merchants
+    const payments = yield* Payments.Payments
+    const gateway = yield* Ports.PaymentGateway
+    const subs = storage.repository(Entities.subscription)
+    const invoices = storage.repository(Entities.invoice)
+    const { saveSub, schedule, subEvents, version } = writes(storage)
+    const taxed_ = taxRenewal(taxes, storage)
+
+    /**
+     * The price of the cycle that ends, the next cycle's (a scheduled change applied), and the
+     * record the next cycle bills: a scheduled change to a price outside a discount's products
+     * ends that discount from the change on.
+     */
+    const pricesOf = (merchantId: string, rec: Entities.SubscriptionRecord) =>
+      Effect.gen(function* () {
+        const inForce = yield* version(merchantId, rec.subscription.price_version_id)
+        if (rec.scheduled_price_version_id === null) return { inForce, pv: inForce, rec }
+        const pv = yield* version(merchantId, rec.scheduled_price_version_id)
+        const scope = yield* Discounts.scopeOn(storage, merchantId, rec.discounts, pv.product_id)
+        return { inForce, pv, rec: scope.ending.length > 0 ? { ...rec, discounts: scope.kept } : rec }
+      })
+
+    /** Renews one subscription whose period ended: bills the next cycle once, charges it, advances. */
+    const renew = Effect.fn("Renewals.renew")(function* (
+      merchantId: string,
+      subscriptionId: string,
+      options: { readonly force?: boolean } = {}
+    ) {
+      const merchant = yield* merchants.get(merchantId)
+      const prepared = yield* storage.withTransaction(
+        Effect.gen(function* () {
+          const at = yield* nowOf(merchant)
+          const sv = yield* Effect.flatMap(subs.get(merchantId, subscriptionId), (o) =>
+            must(o, "subscription", subscriptionId)
+          )
+          let rec = sv.value
+          const s = rec.subscription
+          const decision = RenewalPlan.decide(rec, at, options.force ?? false)
+          switch (decision._tag) {
+            case "NotLive":
+            case "NotDue":
+              return Option.none()
+            case "CancelAtPeriodEnd":
+            case "TermCompleted": {
+              const ended = decision._tag === "CancelAtPeriodEnd"
+              const moved = Result.getOrThrow(
+                Subscription.move(s, ended ? "cancel" : "term_completed", {
+                  cancel_at: dt(at),
+                  next_invoice_date: null,
+                  cancel_reason: ended ? (s.cancel_reason ?? "cancellation_requested") : "term_completed"
+                })
+              )
+              rec = { ...rec, subscription: moved.value }
+              yield* saveSub(rec, sv.version, at)
+              yield* subEvents(merchantId, rec, moved.events, at)
+              return Option.none()
+            }
+            case "Bill":
+              break
+          }
+          const changedPrice = rec.scheduled_price_version_id !== null
+          const prices = yield* pricesOf(merchantId, rec)
+          const { inForce, pv } = prices
+          rec = prices.rec
+          const existing = (yield* Effect.orDie(
+            invoices.list(merchantId, {
+              limit: 100,
+              filters: [{ column: "subscription_id", op: "in", values: [subscriptionId] }]
+            })
+          )).list
+          const planned = RenewalPlan.bill(
+            rec,
+            inForce,
+            pv,
+            existing.map((i) => ({ cycle_index: i.cycle_index, invoice_type: i.invoice_type }))
+          )
+          if (Result.isFailure(planned)) {
+            // Already billed (a retried or concurrent run): resume its charge if still pending.
+            const billed = existing.find(
+              (i) => i.cycle_index === planned.failure.cycle_index && i.invoice_type === "renewal"
+            )
+            return billed && billed.biz_status === "pending" && billed.trade_id !== null && rec.payment_token !== null
+              ? Option.some({ tradeId: billed.trade_id, token: rec.payment_token, trial: s.status === "trial" })
+              : Option.none()
+          }
+          const b = planned.success
+          const billed = yield* taxed_(merchantId, rec, b)
+          // under the processor's minimum charge: not charged, carried to the next invoice
+          const carried = (yield* underMinimum(gateway, merchantId, billed.total))
+            ? Invoicing.carry(billed, CARRIED)
+            : undefined
+          const taxed = carried?.draft ?? billed
+          const advanced = RenewalPlan.advance(rec, pv, b, taxed, at, decision.continuous)
+          const { periodEnd } = advanced
+          const next = carried ? withDebit(advanced.next, carried.carried) : advanced.next
+          const trade = taxed.total.amount > 0n ? yield* renewalTrade(merchant, s, taxed, at) : null
+          const inv = yield* renewalInvoice({
+            merchantId,
+            subscription: s,
+            rec,
+            next,
+            periodEnd,
+            pv,
+            draft: taxed,
+            trade,
+            at
+          })
+          yield* invoices
+            .insert(yield* documents.issueOne(merchant, inv))
+            // another writer billed this cycle between our read and this insert (a concurrent
+            // renewal): nothing was written here; the caller may read again and retry
+            .pipe(
+              Effect.catchTag("UniqueViolation", () =>
+                Effect.fail(new Errors.ConcurrentUpdate({ resource: "subscription", id: subscriptionId }))
+              )
+            )
+          // a zero-amount renewal of a trial also ends the trial
+          rec =
+            trade === null && s.status === "trial"
+              ? { ...next, subscription: Lifecycle.must(Subscription.move(next.subscription, "renewal_succeeded")) }
+              : next
+          yield* saveSub(rec, sv.version, at)
+          if (changedPrice) yield* subEvents(merchantId, rec, ["v2.subscription.price_changed"], at)
+          if (periodEnd !== null) yield* schedule(merchant, "renewal", subscriptionId, periodEnd)
+          if (trade === null) {
+            yield* emit(storage, {
+              merchant_id: merchantId,
+              type: "v2.invoice.paid",
+              business_id: inv.invoice_id,
+              schema: Invoice.Invoice,
+              data: inv,
+              at
+            })
+            return Option.none()
+          }
+          yield* submitTrade(storage, { trade, invoice_id: inv.invoice_id, subscription_id: subscriptionId, at })
+          if (rec.payment_token === null) return Option.none()
+          // a durable intent: if this process dies before the charge, a worker makes it
+          yield* schedule(merchant, "charge", trade.trade_id, at)
+          return Option.some({
+            tradeId: trade.trade_id,
+            token: rec.payment_token,
+            trial: rec.subscription.status === "trial"
+          })
+        })
+      )
+      if (Option.isNone(prepared)) return Option.none<Payments.PaymentResult>()
+      const result = yield* payments.chargeInvoiceTrade(merchantId, prepared.value.tradeId, prepared.value.token)
+      // a successful renewal after a trial ends the trial
+      if (result.status === "succeeded" && prepared.value.trial) {
+        yield* storage.withTransaction(
+          Effect.gen(function* () {
+            const sv = Option.getOrThrow(yield* subs.get(merchantId, subscriptionId))
+            if (sv.value.subscription.status === "trial") {
+              const at = yield* nowOf(merchant)
+              yield* saveSub(
+                {
+                  ...sv.value,
+                  subscription: Lifecycle.must(Subscription.move(sv.value.subscription, "renewal_succeeded"))
+                },
+                sv.version,
+                at
+              )
+            }
+          })
+        )
+      }
+      return Option.some(result)
+    })
+
+    const trialNotice = Effect.fn("Renewals.trialNotice")(function* (merchantId: string, subscriptionId: string) {
+      return yield* storage.withTransaction(
+        Effect.gen(function* () {
+          const merchant = yield* merchants.get(merchantId)
+          const sv = yield* Effect.flatMap(subs.get(merchantId, subscriptionId), (o) =>
+            must(o, "subscription", subscriptionId)
+          )
+          if (sv.value.subscription.status !== "trial") return
+          const moved = Result.getOrThrow(Subscription.move(sv.value.subscription, "trial_expiring_notice"))
+          yield* subEvents(merchantId, sv.value, moved.events, yield* nowOf(merchant))
+        })
+      )
+    })
+
+    /**
+     * 23 hours after a first payment's decline (the contract's incomplete expiry): the first
+     * payment ends as at its session's expiry (`Payments.expireFirstPayment`: trade closed,
+     * subscription canceled with cancel_reason `incomplete_expired`, invoice voided, session
+     * expired), unless it was paid meanwhile.
+     */
+    const expireIncomplete = Effect.fn("Renewals.expireIncomplete")(function* (
+      merchantId: string,
+      subscriptionId: string
+    ) {
+      const sv = yield* Effect.flatMap(subs.get(merchantId, subscriptionId), (o) =>
+        must(o, "subscription", subscriptionId)
+      )
+      const status = sv.value.subscription.status
+      const tradeId = sv.value.subscription.source_trade_id
+      if ((status !== "incomplete" && status !== "init") || tradeId === null) return
+      yield* payments.expireFirstPayment(merchantId, tradeId)
+    })
+
+    /**
+     * The invoice the subscription's next renewal will issue if nothing changes before it (none
+     * when it will not renew: not trial or active, canceling at the period's end, or a fixed term
+     * ending). The renewal's own computation ({@link RenewalPlan.bill} and the tax step), run
+     * without writing anything.
+     */
+    const upcoming = Effect.fn("Renewals.upcoming")(function* (merchantId: string, subscriptionId: string) {
+      yield* merchants.get(merchantId)
+      const sv = yield* Effect.flatMap(Effect.orDie(subs.get(merchantId, subscriptionId)), (o) =>
+        must(o, "subscription", subscriptionId)
+      )
+      const s = sv.value.subscription
+      if (s.next_invoice_date === null) return Option.none<Invoice.UpcomingInvoice>()
+      const due = msOf(s.next_invoice_date)
+      const decision = RenewalPlan.decide(sv.value, due, true)
+      if (decision._tag !== "Bill") return Option.none<Invoice.UpcomingInvoice>()
+      const { inForce, pv, rec } = yield* pricesOf(merchantId, sv.value)
+      const planned = RenewalPlan.bill(rec, inForce, pv, [])
+      if (Result.isFailure(planned)) return Option.none<Invoice.UpcomingInvoice>()
+      const b = planned.success
+      const taxed = yield* taxed_(merchantId, rec, b)
+      const { next, periodEnd } = RenewalPlan.advance(rec, pv, b, taxed, due, decision.continuous)
+      const periods = renewalPeriods(rec, next, periodEnd)
+      return Option.some(
+        new Invoice.UpcomingInvoice(
+          {
+            subscription_id: s.id,
+            customer_id: s.customer_id,
+            price_id: pv.id,
+            invoice_type: taxed.invoice_type,
+            cycle_index: taxed.cycle_index,
+            invoice_date: s.next_invoice_date,
+            currency: taxed.currency,
+            discount_amount: Money.format(
+              Money.make(
+                taxed.discounts.reduce((sum, d) => sum + d.amount.amount, 0n),
+                taxed.currency
+              )
+            ),
+            tax_amount: Money.format(taxed.tax),
+            credit_applied: Money.format(taxed.creditApplied),
+            amount: Money.format(taxed.total),
+            ...documentOf(taxed, periods.period, periods.usagePeriod),
+            subtotal: Money.format(taxed.subtotal)
+          },
+          { disableChecks: true }
+        )
+      )
+    })
+
+    return { renew, trialNotice, expireIncomplete, upcoming } as const
+  })
+}) {
+  /** The live implementation. */
+  static readonly layer = Layer.effect(this, this.make)
+}

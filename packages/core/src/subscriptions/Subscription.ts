@@ -1,0 +1,95 @@
+/**
+ * Subscriptions as the REST API returns them.
+ *
+ * @since 0.1.0
+ */
+import { Schema } from "effect"
+import { BillingCycleUnit } from "../money/BillingPeriod.js"
+import {
+  Metadata,
+  NullableString,
+  NullableTimestamp,
+  QuantityTier,
+  TierType,
+  Timestamp,
+  UsageTier
+} from "../kernel/Common.js"
+import type { Result } from "effect"
+import * as Lifecycle from "../kernel/Lifecycle.js"
+import { SubscriptionStatus } from "../kernel/Lifecycle.js"
+import { BillingDimension, PaymentTiming, PriceType } from "../catalog/Price.js"
+
+/**
+ * A quantity change waiting for the next cycle.
+ *
+ * @since 0.1.0
+ */
+export class PendingChange extends Schema.Class<PendingChange>("PendingChange")({
+  quantity: Schema.String,
+  cycle_index: Schema.Int,
+  version: Schema.Int,
+  effective_at: Timestamp
+}) {}
+
+/**
+ * A subscription record.
+ *
+ * @since 0.1.0
+ */
+export class Subscription extends Schema.Class<Subscription>("Subscription")({
+  id: Schema.String,
+  customer_id: Schema.String,
+  email: NullableString,
+  cancel_reason: NullableString,
+  sub_merchant_id: NullableString,
+  status: SubscriptionStatus,
+  price_id: Schema.String,
+  current_period_start: NullableTimestamp,
+  current_period_end: NullableTimestamp,
+  next_invoice_date: NullableTimestamp,
+  created_at: Timestamp,
+  updated_at: Timestamp,
+  cancel_at: NullableTimestamp,
+  order_id: NullableString,
+  source_trade_id: NullableString,
+  price_type: PriceType,
+  price_version_id: Schema.String,
+  first_source_channel: NullableString,
+  last_source_channel: NullableString,
+  quantity: Schema.String,
+  quantity_unit: NullableString,
+  payment_timing: PaymentTiming,
+  billing_dimension: BillingDimension,
+  quantity_tier_type: Schema.NullOr(TierType),
+  price_tier_type: Schema.NullOr(TierType),
+  usage_amount: NullableString,
+  merchant_price_id: NullableString,
+  cycle_index: Schema.Int,
+  total_cycles: Schema.NullOr(Schema.Int),
+  metadata: Metadata,
+  quantity_tiers: Schema.Array(QuantityTier),
+  usage_tiers: Schema.Array(UsageTier),
+  pending_change: Schema.NullOr(PendingChange),
+  billing_cycle_unit: BillingCycleUnit,
+  cancel_at_period_end: Schema.Boolean,
+  credit_balance: Schema.String
+}) {}
+
+/**
+ * Moves a subscription's `status` by `trigger` (the {@link Lifecycle.subscription} machine), with
+ * the fields that change with it; the transition's events come with it. The only way a
+ * subscription's status changes.
+ *
+ * @since 0.1.0
+ */
+export const move = (
+  subscription: Subscription,
+  trigger: Lifecycle.SubscriptionTrigger,
+  patch: Partial<Omit<Subscription, "status">> = {}
+): Result.Result<Lifecycle.Moved<Subscription>, Lifecycle.InvalidTransition> =>
+  Lifecycle.moveBy(
+    Lifecycle.subscription,
+    subscription.status,
+    trigger,
+    (to) => new Subscription({ ...subscription, ...patch, status: to }, { disableChecks: true })
+  )

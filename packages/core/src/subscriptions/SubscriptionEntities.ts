@@ -1,0 +1,162 @@
+/**
+ * The subscription's record: its payment method, discount terms, shares owed back, and the
+ * engine's own fields (re-exported by `Entities`).
+ */
+import { Effect, Schema } from "effect"
+import * as Invoice from "../invoices/Invoice.js"
+import * as Store from "../kernel/Store.js"
+import * as Subscription from "./Subscription.js"
+import { ms } from "../kernel/internal/entities.js"
+
+/**
+ * A saved card as it may be shown: brand, last 4 digits, expiry.
+ *
+ * @since 0.1.0
+ */
+export const PaymentMethod = Schema.Struct({
+  brand: Schema.String,
+  last4: Schema.String,
+  exp_month: Schema.Int,
+  exp_year: Schema.Int
+})
+/** @since 0.1.0 */
+export type PaymentMethod = typeof PaymentMethod.Type
+
+/**
+ * A discount a subscription carries: `basis_points` of the subtotal (1250 = 12.50 %) or a
+ * fixed `amount` in the settlement currency, for the cycles from `first_cycle` (the first paid
+ * cycle after it was redeemed) on, `cycles` of them (`null`: every cycle). Terms written before
+ * the window existed apply to every cycle.
+ *
+ * @since 0.1.0
+ */
+export const DiscountTerm = Schema.Struct({
+  discount_id: Schema.String,
+  discount_code: Schema.String,
+  basis_points: Schema.NullOr(Schema.String),
+  amount: Schema.NullOr(Schema.String),
+  first_cycle: Schema.NullOr(Schema.Number).pipe(Schema.withDecodingDefault(Effect.succeed(null))),
+  cycles: Schema.NullOr(Schema.Number).pipe(Schema.withDecodingDefault(Effect.succeed(null)))
+})
+/** @since 0.1.0 */
+export type DiscountTerm = typeof DiscountTerm.Type
+
+/**
+ * One paid invoice's part of a give-back: how much, and the tax in it (as its credit note states
+ * it).
+ *
+ * @since 0.1.0
+ */
+export const GiveBackShare = Schema.Struct({
+  invoice_id: Schema.String,
+  trade_id: Schema.NullOr(Schema.String),
+  amount: Schema.String,
+  tax_lines: Schema.Array(Invoice.InvoiceTaxLine)
+})
+/** @since 0.1.0 */
+export type OwedShare = typeof GiveBackShare.Type
+
+/**
+ * A stored subscription: the record the API returns plus what the engine needs to bill it.
+ *
+ * @since 0.1.0
+ */
+export const SubscriptionRecord = Schema.Struct({
+  merchant_id: Schema.String,
+  subscription: Subscription.Subscription,
+  /** Start of paid cycle 0 (Unix ms): the anniversary anchor. */
+  anchor: Schema.NullOr(Schema.Number),
+  trial_end: Schema.NullOr(Schema.Number),
+  payment_token: Schema.NullOr(Schema.String),
+  scheduled_price_version_id: Schema.NullOr(Schema.String),
+  dunning_attempts: Schema.Number,
+  accrued_usage: Schema.String,
+  /** merchant_rate captured at checkout when billing in another currency (1 primary = rate target). */
+  fx_rate: Schema.NullOr(Schema.String),
+  /** The settlement currency: what invoices, trades and the credit balance are in. */
+  currency: Schema.String,
+  /** Trials already had by this customer count against `trial_policy` 2. */
+  convert_to_continuous: Schema.Boolean,
+  /** When the period was paused (resume restarts the period). */
+  paused_at: Schema.NullOr(Schema.Number),
+  /** The cycle index whose period starts at `anchor` (1 after a trial; moves on resume). */
+  anchor_cycle: Schema.Number.pipe(Schema.withDecodingDefault(Effect.succeed(0))),
+  /**
+   * What the customer pays for a whole period of the plan in force, before tax, in the
+   * settlement currency's minor units: set by the cycle's invoice and by each prorated change.
+   * Proration credits this (not the cycle invoice's amount) for the unused remainder, so several
+   * changes in one cycle credit what was actually paid for the plan they replace. `null` on
+   * records written before it existed: the current price's full-cycle amount is used.
+   */
+  plan_basis: Schema.NullOr(Schema.String).pipe(Schema.withDecodingDefault(Effect.succeed(null))),
+  /** Discounts applied to every cycle invoice of this subscription (in order). */
+  discounts: Schema.Array(DiscountTerm).pipe(Schema.withDecodingDefault(Effect.succeed([]))),
+  /**
+   * What may be shown of the card `payment_token` charges (brand, last 4, expiry), when it was
+   * saved through a payment method update; `null` otherwise.
+   */
+  payment_method: Schema.NullOr(PaymentMethod).pipe(Schema.withDecodingDefault(Effect.succeed(null))),
+  /**
+   * Money a committed downgrade owes back and has not finished paying out: written in the
+   * change's transaction, removed (with what no payment could take added to the credit
+   * balance) once its refunds are made — by the change itself, or after a crash by the
+   * `refund_owed` work item. `key` (the quote id) keys its refunds, so a rerun refunds nothing twice.
+   */
+  owed_refunds: Schema.Array(
+    Schema.Struct({
+      key: Schema.String,
+      cycle_index: Schema.Number,
+      owed: Schema.String,
+      /**
+       * What each paid invoice of the cycle gives back of it, with the tax it carries (the
+       * quote's, `Invoicing.giveBack`): the refunds pay these and their credit notes state these
+       * taxes. Absent on entries recorded before shares were.
+       */
+      shares: Schema.optional(Schema.Array(GiveBackShare))
+    })
+  ).pipe(Schema.withDecodingDefault(Effect.succeed([]))),
+  /**
+   * What was credited to the balance from each cycle's payments (downgrades, and what their
+   * refunds could not take), so that refunded + credited never exceeds what a cycle collected.
+   */
+  credited: Schema.Array(
+    Schema.Struct({
+      cycle_index: Schema.Number,
+      amount: Schema.String,
+      /** The paid invoice it was given back from (null: the cycle's, not one invoice's). */
+      invoice_id: Schema.optional(Schema.NullOr(Schema.String))
+    })
+  ).pipe(Schema.withDecodingDefault(Effect.succeed([]))),
+  /**
+   * What an upgrade's credit moved from the cycle's paid invoices into its own invoice (the old
+   * plan's unused time paying for the new plan's): given back from the one, paid into the other,
+   * so each invoice's ledger (and the tax it can still give back) stays right.
+   */
+  moved: Schema.Array(
+    Schema.Struct({
+      cycle_index: Schema.Number,
+      from_invoice_id: Schema.String,
+      to_invoice_id: Schema.String,
+      amount: Schema.String
+    })
+  ).pipe(Schema.withDecodingDefault(Effect.succeed([])))
+})
+/** @since 0.1.0 */
+export type SubscriptionRecord = typeof SubscriptionRecord.Type
+
+/** @since 0.1.0 */
+export const subscription: Store.Entity<SubscriptionRecord, typeof SubscriptionRecord.Encoded> = Store.entity({
+  name: "subscription",
+  table: "recur_subscriptions",
+  schema: SubscriptionRecord,
+  id: (s) => s.subscription.id,
+  createdAt: (s) => ms(s.subscription.created_at),
+  columns: {
+    status: (s) => s.subscription.status,
+    customer_id: (s) => s.subscription.customer_id,
+    order_id: (s) => s.subscription.order_id,
+    source_trade_id: (s) => s.subscription.source_trade_id,
+    billing_cycle_unit: (s) => s.subscription.billing_cycle_unit,
+    price_id: (s) => s.subscription.price_id
+  }
+})

@@ -1,0 +1,88 @@
+/**
+ * The subscription's record in storage: loading it, saving it at the version read, its events
+ * and scheduled work — the writes every subscription service makes. Formerly part of
+ * `internal/records`.
+ */
+import { Effect } from "effect"
+import * as Entities from "../kernel/Entities.js"
+import * as Errors from "../kernel/Errors.js"
+import { dt, emitAll, laneOf, must, type StorageService } from "../kernel/ServiceSupport.js"
+import type * as Lifecycle from "../kernel/Lifecycle.js"
+import type * as Merchant from "../tenants/Merchant.js"
+import type * as Store from "../kernel/Store.js"
+import * as Subscription from "./Subscription.js"
+
+/** A subscription's record, or `NotFound`. */
+export const loadSub = (subs: Store.Repository<Entities.SubscriptionRecord>, merchantId: string, id: string) =>
+  Effect.flatMap(subs.get(merchantId, id), (o) => must(o, "subscription", id))
+
+/** Storage helpers bound to one storage. */
+export const writes = (storage: StorageService) => {
+  const subs = storage.repository(Entities.subscription)
+  const versions = storage.repository(Entities.priceVersion)
+  return {
+    /**
+     * Saves a subscription read at version `expected`. Another writer in between (a concurrent
+     * call on the same subscription) is a `ConcurrentUpdate`: the transaction rolls back, nothing
+     * is written, and the call may be retried.
+     */
+    saveSub: (rec: Entities.SubscriptionRecord, expected: number, at: number) =>
+      subs
+        .update(
+          {
+            ...rec,
+            subscription: new Subscription.Subscription(
+              { ...rec.subscription, updated_at: dt(at) },
+              { disableChecks: true }
+            )
+          },
+          expected
+        )
+        .pipe(
+          Effect.catchTag("VersionConflict", () =>
+            Effect.fail(new Errors.ConcurrentUpdate({ resource: "subscription", id: rec.subscription.id }))
+          ),
+          Effect.catchTag("UniqueViolation", (e) => Effect.die(e))
+        ),
+    /** The subscription's events, in order, in the caller's transaction. */
+    subEvents: (
+      merchant_id: string,
+      rec: Entities.SubscriptionRecord,
+      types: ReadonlyArray<Lifecycle.EventType>,
+      at: number
+    ) =>
+      emitAll(storage, types, {
+        merchant_id,
+        business_id: rec.subscription.id,
+        schema: Subscription.Subscription,
+        data: rec.subscription,
+        at
+      }),
+    /** Schedules work for a subject on the merchant's lane. */
+    schedule: (merchant: Merchant.Merchant, kind: string, subject_id: string, due_at: number) =>
+      storage.workQueue.schedule({
+        lane: laneOf(merchant),
+        merchant_id: merchant.merchant_id,
+        kind,
+        subject_id,
+        due_at
+      }),
+    /** A price version the engine holds a reference to (missing is a defect). */
+    version: (merchantId: string, id: string) =>
+      Effect.flatMap(versions.get(merchantId, id), (o) => Effect.orDie(must(o, "price_version", id))).pipe(
+        Effect.map((v) => v.value)
+      )
+  }
+}
+
+/** Succeeds when the subscription is live (trial, active, past_due); else `SubscriptionNotLive`. */
+export const mustBeLive = (rec: Entities.SubscriptionRecord, action: string) =>
+  ["trial", "active", "past_due"].includes(rec.subscription.status)
+    ? Effect.void
+    : Effect.fail(
+        new Errors.SubscriptionNotLive({
+          subscriptionId: rec.subscription.id,
+          state: rec.subscription.status,
+          action
+        })
+      )

@@ -1,0 +1,242 @@
+/**
+ * A running subscription's lifecycle: cancel now or at period end and revoke it, pause and
+ * resume, customer-initiated renewal, and finding the subscription of an invoice or a refund.
+ * Price changes are {@link PriceChanges}', usage {@link Metering}'s and refunds {@link Refunds}'.
+ *
+ * @since 0.1.0
+ */
+import { Context, Effect, Layer, Option, Result } from "effect"
+import * as Entities from "../kernel/Entities.js"
+import * as Errors from "../kernel/Errors.js"
+import * as Ids from "../kernel/Ids.js"
+import { dt, nowOf } from "../kernel/ServiceSupport.js"
+import { mustBeLive } from "./SubscriptionStore.js"
+import { loadSub, writes } from "./SubscriptionStore.js"
+import type * as Lifecycle from "../kernel/Lifecycle.js"
+import * as Merchants from "../tenants/Merchants.js"
+import * as Refunds from "../refunds/Refunds.js"
+import * as Renewals from "./Renewals.js"
+import * as Store from "../kernel/Store.js"
+import * as Subscription from "./Subscription.js"
+
+export type {
+  /** @since 0.1.0 */
+  ChangeCommand,
+  /** @since 0.1.0 */
+  Quote
+} from "./PriceChanges.js"
+
+export {
+  /** @since 0.1.0 */
+  MAX_USAGE_BATCH,
+  /** @since 0.1.0 */
+  MAX_USAGE_COUNT,
+  /** @since 0.1.0 */
+  type UsageEvent,
+  /** @since 0.1.0 */
+  usageOf
+} from "../usage/Metering.js"
+
+/**
+ * Cancelling a subscription now, or at the end of its current period (revocable until then).
+ *
+ * @since 0.1.0
+ */
+export interface CancelCommand {
+  readonly subscriptionId: Ids.SubscriptionId
+  readonly when: "immediate" | "end_of_period"
+  /** Kept on the subscription (`cancel_reason`); a cancellation now defaults to `canceled_by_merchant`. */
+  readonly reason: Option.Option<string>
+}
+
+/**
+ * A {@link CancelCommand} from its parts (immediate by default; a wrong id prefix throws: this
+ * is for code, not for requests — the contract's `Requests.cancelCommand` decodes a request body).
+ *
+ * @since 0.1.0
+ */
+export const cancelOf = (
+  subscriptionId: string,
+  parts: { readonly when?: CancelCommand["when"] | undefined; readonly reason?: string | undefined } = {}
+): CancelCommand => ({
+  subscriptionId: Ids.SubscriptionId.make(subscriptionId),
+  when: parts.when ?? "immediate",
+  reason: Option.fromUndefinedOr(parts.reason)
+})
+
+/**
+ * The subscriptions service.
+ *
+ * @since 0.1.0
+ */
+export class Subscriptions extends Context.Service<Subscriptions>()("@recur/core/Subscriptions", {
+  make: Effect.gen(function* () {
+    const storage = yield* Store.Storage
+    const renewals = yield* Renewals.Renewals
+    const { saveSub, schedule, subEvents } = writes(storage)
+    const merchants = yield* Merchants.Merchants
+    const refunds = yield* Refunds.Refunds
+    const subs = storage.repository(Entities.subscription)
+    const invoices = storage.repository(Entities.invoice)
+
+    const load = (merchantId: string, id: string) => loadSub(subs, merchantId, id)
+    const live = mustBeLive
+
+    const transitionSub = (
+      merchantId: string,
+      subscriptionId: string,
+      trigger: Lifecycle.SubscriptionTrigger,
+      change: (
+        rec: Entities.SubscriptionRecord,
+        at: number
+      ) => {
+        readonly patch?: Partial<Omit<Subscription.Subscription, "status">>
+        readonly record?: Partial<Omit<Entities.SubscriptionRecord, "subscription">>
+      }
+    ) =>
+      Effect.gen(function* () {
+        const merchant = yield* merchants.get(merchantId)
+        return yield* storage.withTransaction(
+          Effect.gen(function* () {
+            const at = yield* nowOf(merchant)
+            const sv = yield* load(merchantId, subscriptionId)
+            const c = change(sv.value, at)
+            const moved = Subscription.move(sv.value.subscription, trigger, c.patch ?? {})
+            if (Result.isFailure(moved))
+              return yield* new Errors.SubscriptionActionRefused({
+                subscriptionId,
+                state: sv.value.subscription.status,
+                action: trigger.replace(/_/g, " "),
+                reason: "the state machine has no such transition"
+              })
+            const next: Entities.SubscriptionRecord = { ...sv.value, ...c.record, subscription: moved.success.value }
+            yield* saveSub(next, sv.version, at)
+            yield* subEvents(merchantId, next, moved.success.events, at)
+            return { merchant, next, at }
+          })
+        )
+      })
+
+    const cancel = Effect.fn("Subscriptions.cancel")(function* (merchantId: string, command: CancelCommand) {
+      const subscriptionId = command.subscriptionId
+      const reason = Option.getOrNull(command.reason)
+      if (command.when === "end_of_period") {
+        const sv = yield* load(merchantId, subscriptionId)
+        if (sv.value.subscription.cancel_at_period_end) return sv.value.subscription
+        const { next } = yield* transitionSub(merchantId, subscriptionId, "request_cancel_at_period_end", (rec) => ({
+          patch: {
+            cancel_at_period_end: true,
+            cancel_at: rec.subscription.current_period_end,
+            cancel_reason: reason
+          }
+        }))
+        return next.subscription
+      }
+      const { next } = yield* transitionSub(merchantId, subscriptionId, "cancel", (_, at) => ({
+        patch: {
+          cancel_at: dt(at),
+          next_invoice_date: null,
+          cancel_reason: reason ?? "canceled_by_merchant"
+        }
+      }))
+      for (const kind of ["renewal", "dunning", "trial_notice", "incomplete_expiry"])
+        yield* storage.workQueue.cancel(merchantId, kind, subscriptionId)
+      return next.subscription
+    })
+
+    const revokeCancel = Effect.fn("Subscriptions.revokeCancel")(function* (
+      merchantId: string,
+      subscriptionId: string
+    ) {
+      const sv = yield* load(merchantId, subscriptionId)
+      if (!sv.value.subscription.cancel_at_period_end) {
+        return yield* new Errors.SubscriptionActionRefused({
+          subscriptionId,
+          state: sv.value.subscription.status,
+          action: "revoke cancel",
+          reason: "no cancellation is scheduled"
+        })
+      }
+      const { next } = yield* transitionSub(merchantId, subscriptionId, "revoke_cancel", () => ({
+        patch: { cancel_at_period_end: false, cancel_at: null, cancel_reason: null }
+      }))
+      return next.subscription
+    })
+
+    const pause = Effect.fn("Subscriptions.pause")(function* (merchantId: string, subscriptionId: string) {
+      const { next } = yield* transitionSub(merchantId, subscriptionId, "pause", (_, at) => ({
+        record: { paused_at: at },
+        patch: { next_invoice_date: null }
+      }))
+      yield* storage.workQueue.cancel(merchantId, "renewal", subscriptionId)
+      yield* storage.workQueue.cancel(merchantId, "dunning", subscriptionId)
+      return next.subscription
+    })
+
+    /** Resumes a paused subscription: a new period starts now and is billed now. */
+    const resume = Effect.fn("Subscriptions.resume")(function* (merchantId: string, subscriptionId: string) {
+      const { at, merchant } = yield* transitionSub(merchantId, subscriptionId, "resume", (rec, at) => ({
+        record: { paused_at: null, anchor: at, anchor_cycle: rec.subscription.cycle_index + 1 },
+        patch: { next_invoice_date: dt(at) }
+      }))
+      yield* schedule(merchant, "renewal", subscriptionId, at)
+      yield* renewals.renew(merchantId, subscriptionId)
+      return (yield* load(merchantId, subscriptionId)).value.subscription
+    })
+
+    /** Charges the next cycle now (customer-initiated renewal). */
+    const renewNow = Effect.fn("Subscriptions.renewNow")(function* (merchantId: string, subscriptionId: string) {
+      const sv = yield* load(merchantId, subscriptionId)
+      yield* live(sv.value, "renew")
+      if (sv.value.subscription.status === "past_due")
+        return yield* new Errors.SubscriptionActionRefused({
+          subscriptionId,
+          state: "past_due",
+          action: "renew",
+          reason: "settle the open invoice first"
+        })
+      yield* renewals.renew(merchantId, subscriptionId, { force: true })
+      return (yield* load(merchantId, subscriptionId)).value.subscription
+    })
+
+    /**
+     * The subscription an invoice or a refund belongs to (a refund's through the invoice of its
+     * trade): the list's search by `invoice_id` or `refund_id`. None when the merchant has no such
+     * invoice or refund, or it belongs to no subscription.
+     */
+    const search = Effect.fn("Subscriptions.search")(function* (
+      merchantId: string,
+      by: { readonly invoiceId: string } | { readonly refundId: string }
+    ) {
+      const subscriptionId: Effect.Effect<string | null | undefined, unknown> =
+        "invoiceId" in by
+          ? Effect.map(invoices.get(merchantId, by.invoiceId), (found) =>
+              Option.isSome(found) ? found.value.value.subscription_id : null
+            )
+          : Effect.flatMap(refunds.getRefund(merchantId, by.refundId), (refund) =>
+              Effect.map(
+                invoices.list(merchantId, {
+                  filters: [{ column: "trade_id", op: "in", values: [refund.trade_id] }],
+                  limit: 1
+                }),
+                (page) => page.list[0]?.subscription_id
+              )
+            )
+      // a read that fails finds nothing, as an unknown id does
+      const found = yield* Effect.option(subscriptionId)
+      return Option.filter(Option.flatMap(found, Option.fromNullishOr), (id) => id !== "")
+    })
+
+    return {
+      search,
+      cancel,
+      revokeCancel,
+      pause,
+      resume,
+      renewNow
+    } as const
+  })
+}) {
+  /** The live implementation: needs `Storage` and the ports it uses. */
+  static readonly layer = Layer.effect(this, this.make)
+}

@@ -1,0 +1,90 @@
+/**
+ * Merchants: the tenant of every record, with the settings the engine reads.
+ *
+ * @since 0.1.0
+ */
+import { Effect, Schema } from "effect"
+import { NullableTimestamp, Timestamp } from "../kernel/Common.js"
+import type { Result } from "effect"
+import * as Lifecycle from "../kernel/Lifecycle.js"
+import { PortalSettings } from "../portal/PortalSession.js"
+import { CreditMode } from "../money/Proration.js"
+
+/**
+ * A merchant's processor as stored: secrets encrypted.
+ *
+ * @since 0.1.0
+ */
+export class PaymentProcessor extends Schema.Class<PaymentProcessor>("PaymentProcessor")({
+  provider: Schema.Literal("stripe"),
+  publishable_key: Schema.String,
+  secret_key_ciphertext: Schema.String,
+  secret_key_last4: Schema.String,
+  webhook_secret_ciphertext: Schema.NullOr(Schema.String),
+  /**
+   * The processor account the keys belong to (Stripe's `acct_…`), as verified when they were
+   * saved; `null` on records saved before it was kept.
+   */
+  account_id: Schema.NullOr(Schema.String).pipe(
+    Schema.withDecodingDefault(Effect.succeed(null)),
+    Schema.withConstructorDefault(Effect.succeed(null))
+  )
+}) {}
+
+/**
+ * What a merchant does with the renewals of a subscription whose charge is under an open fraud
+ * dispute: `hold` them (the default) or `charge` them as usual.
+ *
+ * @since 0.1.0
+ */
+export const FraudDisputeRenewals = Schema.Literals(["hold", "charge"])
+
+/**
+ * A merchant and its billing settings.
+ *
+ * @since 0.1.0
+ */
+export class Merchant extends Schema.Class<Merchant>("Merchant")({
+  merchant_id: Schema.String,
+  name: Schema.String,
+  currency: Schema.String,
+  mode: Schema.Literals(["sandbox", "live"]),
+  /** A sandbox merchant's frozen clock; moves only through `advance_clock`. */
+  frozen_time: NullableTimestamp,
+  /** `per_second` (default), `per_day` or `fixed_days(n)`. */
+  proration_policy: Schema.String,
+  proration_credit: CreditMode,
+  /** Where a subscription goes when dunning retries are exhausted. */
+  dunning_final_state: Schema.Literals(["unpaid", "canceled"]),
+  /** Dunning retries, in days after the first failed renewal; `null` follows the engine's default policy. */
+  dunning_retry_days: Schema.NullOr(Schema.Array(Schema.Int)).pipe(Schema.withDecodingDefault(Effect.succeed(null))),
+  /** What invoice numbers start with (`INV` → `INV-000001`, credit notes `INV-CN-000001`). */
+  invoice_prefix: Schema.String.pipe(Schema.withDecodingDefault(Effect.succeed("INV"))),
+  /** What its customers may do in the portal; `null` follows the server's default (`Settings.portal`). */
+  portal_settings: Schema.NullOr(PortalSettings).pipe(Schema.withDecodingDefault(Effect.succeed(null))),
+  /** Who charges its customers: `null` the sandbox; its Stripe account (secrets encrypted). */
+  payment_processor: Schema.NullOr(PaymentProcessor).pipe(Schema.withDecodingDefault(Effect.succeed(null))),
+  created_at: Timestamp,
+  /**
+   * Whether off-session charges (renewals, dunning retries, upgrades) of a subscription whose
+   * charge is under an open fraud dispute (reason `fraudulent`) are made: `hold` (the default)
+   * makes none while the dispute is open, `charge` makes them as usual.
+   */
+  fraud_dispute_renewals: FraudDisputeRenewals.pipe(
+    Schema.withDecodingDefault(Effect.succeed("hold" as const)),
+    Schema.withConstructorDefault(Effect.succeed("hold" as const))
+  )
+}) {}
+
+/**
+ * Moves an API key record's `status` (the {@link Lifecycle.apiKey} machine). The only way it
+ * changes.
+ *
+ * @since 0.1.0
+ */
+export const moveKey = <K extends { readonly status: Lifecycle.ApiKeyStatus }>(
+  key: K,
+  trigger: "rotate" | "revoke",
+  patch: Partial<Omit<K, "status">> = {}
+): Result.Result<Lifecycle.Moved<K>, Lifecycle.InvalidTransition> =>
+  Lifecycle.moveBy(Lifecycle.apiKey, key.status, trigger, (to) => ({ ...key, ...patch, status: to }))
