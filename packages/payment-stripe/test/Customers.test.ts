@@ -146,6 +146,30 @@ for (const [name, storage] of Harness.storages) {
       expect(fake.violations).toEqual([])
     })
 
+    it("a kept Stripe customer deleted in Stripe's dashboard: the payer's next checkout and card update make a new one, kept in its place", async () => {
+      const { key, id } = await merchant(api, "Deleted customer")
+      const first = await checkout(api, key, await priceOf(api, key, "30.00"), "del")
+      const gone = intentsOf(first.trade_id)[0].customer as string
+      // the merchant deletes the customer in Stripe's dashboard (within the day: the key that
+      // made it would answer it again)
+      fake.customers.delete(gone)
+      const second = await checkout(api, key, await priceOf(api, key, "12.00"), "del")
+      const made = intentsOf(second.trade_id)[0].customer as string
+      expect(made).not.toBe(gone)
+      expect(fake.customers.has(made)).toBe(true)
+      expect((await kept(api, id)).list.map((r) => r.reference)).toEqual([made])
+      // and a card given for a subscription of before uses the new one
+      fake.customers.delete(made)
+      const updated = await ok(api, key, "POST", `/api/v1/subscription/${second.subscription_id}/payment_method`, {
+        payment_method: "pm_card_mastercard"
+      })
+      expect(updated.payment_method.last4).toBe("4444")
+      const rows = (await kept(api, id)).list
+      expect(rows.map((r) => r.reference)).not.toContain(made)
+      expect(fake.customers.has(rows[0]!.reference)).toBe(true)
+      expect(fake.violations).toEqual([])
+    })
+
     describe("keys moved to another Stripe account", () => {
       /** A sandbox merchant on Stripe account `keys` (its settings saved over REST). */
       const onAccount = async (label: string, keys: { secret_key: string; publishable_key: string }) => {
