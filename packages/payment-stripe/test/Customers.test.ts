@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Entities, Merchant, Store } from "@recur/core"
+import { ConflictError, createBilling } from "@recur/embedded"
 import { Effect, Option } from "effect"
 import { StripeGateway } from "../src/index.js"
 import * as Fake from "./fake/StripeFake.js"
@@ -227,6 +228,20 @@ for (const [name, storage] of Harness.storages) {
         expect(fake.violations).toEqual([])
       })
 
+      it("not bypassed by going through the sandbox: keys of another account after sandbox are refused (409) while cards renew in the first", async () => {
+        const a = fake.account()
+        const b = fake.account()
+        const { key } = await onAccount("Round trip", a)
+        const session = await checkout(routed, key, await priceOf(routed, key, "30.00"), "cy")
+        await ok(routed, key, "POST", "/api/v1/payment_settings", { provider: "sandbox" })
+        const moved = await routed.call("POST", "/api/v1/payment_settings", key, { provider: "stripe", ...b })
+        expect(moved.status, JSON.stringify(moved.body)).toBe(409)
+        expect((moved.body as any).message).toContain(session.subscription_id)
+        // the first account's keys again: taken
+        await ok(routed, key, "POST", "/api/v1/payment_settings", { provider: "stripe", ...a })
+        expect(fake.violations).toEqual([])
+      })
+
       it("taken when no subscription renews with a saved card; the new account's first payment makes its own Stripe customer", async () => {
         const a = fake.account()
         const b = fake.account()
@@ -255,6 +270,50 @@ for (const [name, storage] of Harness.storages) {
     })
   })
 }
+
+for (const [name, storage] of Harness.facadeStorages)
+  describe(`keys moved to another Stripe account, through the facade (${name})`, { timeout: 120_000 }, () => {
+    it("setPaymentSettings with another account's keys while a subscription renews with a saved card: a ConflictError (409 state_conflict), nothing saved", async () => {
+      const fake = await Fake.start()
+      const billing = await createBilling({
+        storage,
+        payments: StripeGateway.perMerchant({ apiBase: fake.base, timeoutMs: 5_000 })
+      })
+      try {
+        const a = fake.account()
+        const b = fake.account()
+        const { merchant_id: m } = await billing.merchants.create({ name: "Facade move", currency: "USD" })
+        await billing.merchants.setPaymentSettings(m, { provider: "stripe", ...a })
+        const product = await billing.catalog.createProduct(m, { product_name: "Pro" })
+        const price = await billing.catalog.createPrice(m, {
+          name: "Pro monthly",
+          product_id: product.product_id,
+          currency: "USD",
+          billing_type: "recurring",
+          price_type: "flat_price",
+          price_plan: { billing_cycle_unit: "month", base_price_val: "30.00" }
+        })
+        const session = await billing.checkout.createSession(m, { payer_id: "p", line_items: [{ price_id: price.id }] })
+        const paid = await billing.checkout.pay(m, session.session_id, { payment_method: "pm_card_visa" })
+        expect([paid.status, paid.subscription?.status]).toEqual(["succeeded", "active"])
+        const refused = await billing.merchants.setPaymentSettings(m, { provider: "stripe", ...b }).then(
+          () => undefined,
+          (e: unknown) => e
+        )
+        expect(refused).toBeInstanceOf(ConflictError)
+        expect(refused).toMatchObject({ status: 409, code: "state_conflict" })
+        // no secret in the message: neither key of either account
+        const message = (refused as ConflictError).message
+        expect(message).toContain(b.id)
+        for (const secret of [a.secret_key, b.secret_key]) expect(message).not.toContain(secret.slice(8))
+        expect((await billing.merchants.paymentSettings(m)).publishable_key).toBe(a.publishable_key)
+        expect(fake.violations).toEqual([])
+      } finally {
+        await billing.close()
+        await fake.close()
+      }
+    })
+  })
 
 // `StripeGateway.make()` without storage: what it learnt in this process (a trade's owner, a
 // customer's Stripe customer) is read by id and by list, not searched for.
