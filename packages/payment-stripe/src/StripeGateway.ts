@@ -1472,7 +1472,21 @@ export const perMerchant = (options: Omit<Options, "secretKey"> = {}) =>
           ),
         refusal: refusalOf,
         verifyAccount: (keys) => verifyAccount(keys, options),
-        accountChange: (request) => savedCardsElsewhere(storage, request),
+        accountChange: (request) =>
+          Effect.gen(function* () {
+            // keys saved before their account was kept: the current key tells it (its customers
+            // not kept yet are then known to live there); a key that no longer answers tells nothing
+            if (request.from !== null) return yield* savedCardsElsewhere(storage, request)
+            const current = yield* stripeOf(request.merchant_id)
+            const from =
+              current === undefined
+                ? undefined
+                : yield* Effect.tryPromise(() => current.stripe.accounts.retrieveCurrent()).pipe(
+                    Effect.map((account) => account.id),
+                    Effect.orElseSucceed(() => undefined)
+                  )
+            return yield* savedCardsElsewhere(storage, { ...request, from: from ?? null })
+          }),
         minimumCharge: (request) =>
           Effect.flatMap(gatewayOf(request.merchant_id), (g) =>
             g.minimumCharge ? g.minimumCharge(request) : Effect.succeed(Option.none())

@@ -228,6 +228,42 @@ for (const [name, storage] of Harness.storages) {
         expect(fake.violations).toEqual([])
       })
 
+      it("keys saved before the account was kept, a renewing customer never kept since: the old key tells its account, the move is refused (409); a rolled key is taken", async () => {
+        const a = fake.account()
+        const b = fake.account()
+        const { key, id } = await onAccount("Legacy move", a)
+        await checkout(routed, key, await priceOf(routed, key, "30.00"), "dee")
+        // as before this change: no account on the processor, no customer kept
+        await routed.runtime.runPromise(
+          Effect.gen(function* () {
+            const storage = yield* Store.Storage
+            const merchants = storage.repository(Entities.merchant)
+            const found = Option.getOrThrow(yield* merchants.get(id, id))
+            yield* Effect.orDie(
+              merchants.update(
+                new Merchant.Merchant({
+                  ...found.value,
+                  payment_processor: new Merchant.PaymentProcessor({
+                    ...found.value.payment_processor!,
+                    account_id: null
+                  })
+                }),
+                found.version
+              )
+            )
+            const rows = storage.repository(Entities.processorCustomer)
+            for (const r of (yield* Effect.orDie(rows.list(id, { limit: 100 }))).list) yield* rows.remove(id, r.id)
+          })
+        )
+        expect((await kept(routed, id)).list).toEqual([])
+        const moved = await routed.call("POST", "/api/v1/payment_settings", key, { provider: "stripe", ...b })
+        expect(moved.status, JSON.stringify(moved.body)).toBe(409)
+        const rolled = fake.account({ id: a.id })
+        await ok(routed, key, "POST", "/api/v1/payment_settings", { provider: "stripe", ...rolled })
+        expect((await stored(id)).value.payment_processor?.account_id).toBe(a.id)
+        expect(fake.violations).toEqual([])
+      })
+
       it("not bypassed by going through the sandbox: keys of another account after sandbox are refused (409) while cards renew in the first", async () => {
         const a = fake.account()
         const b = fake.account()
