@@ -256,6 +256,10 @@ for (const [name, storage] of Harness.storages) {
         (e: any) => e.event_type
       )
       expect(events).toContain("v2.invoice.paid")
+      // its page says so: nothing charged, the amount carried to the next invoice (not paid by card)
+      const page = await api.handler(new Request(`http://localhost${new URL(first.hosted_invoice_url).pathname}`))
+      expect(page.status).toBe(200)
+      expect(await page.text()).toContain("<dt>Carried to your next invoice</dt><dd>$0.52</dd>")
       // the next invoice collects it: 0.52 + 0.52 = 1.04 USD, about 0.94 EUR, charged once
       await m.advance("2026-03-01T01:00:00Z")
       const second = (await m.invoices(sub)).find((i) => i.cycle_index === 2)
