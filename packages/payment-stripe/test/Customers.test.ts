@@ -313,6 +313,7 @@ for (const [name, storage] of Harness.facadeStorages)
       const fake = await Fake.start()
       const billing = await createBilling({
         storage,
+        masterKey: "ab".repeat(32),
         payments: StripeGateway.perMerchant({ apiBase: fake.base, timeoutMs: 5_000 })
       })
       try {
