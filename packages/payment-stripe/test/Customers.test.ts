@@ -171,6 +171,24 @@ for (const [name, storage] of Harness.storages) {
       expect(fake.violations).toEqual([])
     })
 
+    it("a restricted key that may not read its account (403 on GET /v1/account): nothing kept, payments still taken, one Stripe customer within the search lag", async () => {
+      fake.down("403", /^GET \/v1\/account$/)
+      const restricted = serve(storage(), fake)
+      try {
+        const { key, id } = await merchant(restricted, "Restricted")
+        const first = await checkout(restricted, key, await priceOf(restricted, key, "30.00"), "rex")
+        const second = await checkout(restricted, key, await priceOf(restricted, key, "12.00"), "rex")
+        expect(intentsOf(second.trade_id)[0].customer).toBe(intentsOf(first.trade_id)[0].customer)
+        expect((await kept(restricted, id)).list).toEqual([])
+        // asked once: a key refused its account is not asked again at every charge
+        expect(fake.faulted.filter((f) => f.path === "/v1/account").length).toBe(1)
+      } finally {
+        fake.down(undefined)
+        await restricted.dispose()
+      }
+      expect(fake.violations).toEqual([])
+    })
+
     describe("keys moved to another Stripe account", () => {
       /** A sandbox merchant on Stripe account `keys` (its settings saved over REST). */
       const onAccount = async (label: string, keys: { secret_key: string; publishable_key: string }) => {
