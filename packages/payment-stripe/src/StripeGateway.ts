@@ -764,9 +764,16 @@ const gatewayOn = (stripe: Stripe, known: Known) => {
           request.customer_id !== undefined &&
           customerGone(created.failure)
         ) {
-          const gone = customer
-          customer = yield* customerOf(request.merchant_id, request.customer_id, `${request.trade_id}:${attempt}`, gone)
-          created = yield* Effect.result(create(customer, `recur:${request.trade_id}:${attempt}:${customer}`))
+          const replaced = yield* Effect.result(
+            customerOf(request.merchant_id, request.customer_id, `${request.trade_id}:${attempt}`, customer)
+          )
+          // Stripe silent while the new one is made: nothing was charged either way
+          const down = replaced._tag === "Failure" ? unavailableOf(replaced.failure) : undefined
+          if (down !== undefined) return Ports.ChargeOutcome.Unavailable(down)
+          if (replaced._tag === "Success") {
+            customer = replaced.success
+            created = yield* Effect.result(create(customer, `recur:${request.trade_id}:${attempt}:${customer}`))
+          }
         }
         if (created._tag === "Success") {
           // a saved card's customer that Stripe charged is this account's: kept (a customer made
