@@ -767,13 +767,17 @@ const gatewayOn = (stripe: Stripe, known: Known) => {
           const replaced = yield* Effect.result(
             customerOf(request.merchant_id, request.customer_id, `${request.trade_id}:${attempt}`, customer)
           )
-          // Stripe silent while the new one is made: nothing was charged either way
-          const down = replaced._tag === "Failure" ? unavailableOf(replaced.failure) : undefined
-          if (down !== undefined) return Ports.ChargeOutcome.Unavailable(down)
-          if (replaced._tag === "Success") {
-            customer = replaced.success
-            created = yield* Effect.result(create(customer, `recur:${request.trade_id}:${attempt}:${customer}`))
-          }
+          // Stripe silent or refusing while the new one is made: nothing was charged either way
+          if (replaced._tag === "Failure")
+            return Ports.ChargeOutcome.Unavailable(
+              unavailableOf(replaced.failure) ?? {
+                reason: "processor_unavailable",
+                code: "processor_unavailable",
+                message: "Stripe did not answer while the customer was made again: nothing was charged."
+              }
+            )
+          customer = replaced.success
+          created = yield* Effect.result(create(customer, `recur:${request.trade_id}:${attempt}:${customer}`))
         }
         if (created._tag === "Success") {
           // a saved card's customer that Stripe charged is this account's: kept (a customer made

@@ -171,6 +171,38 @@ for (const [name, storage] of Harness.storages) {
       expect(fake.violations).toEqual([])
     })
 
+    it("a kept Stripe customer deleted, and Stripe silent while its replacement is made: the payer is told to try again (503, nothing charged), then pays", async () => {
+      const { key } = await merchant(api, "Deleted, then silent")
+      const first = await checkout(api, key, await priceOf(api, key, "30.00"), "sil")
+      fake.customers.delete(intentsOf(first.trade_id)[0].customer)
+      const session = await ok(api, key, "POST", "/api/v1/session", {
+        payer_id: "sil",
+        line_items: [{ price_id: await priceOf(api, key, "12.00") }]
+      })
+      fake.down("503", /^POST \/v1\/customers$/)
+      const silent = await api.call(
+        "POST",
+        `/checkout/${session.session_id}/pay`,
+        null,
+        { payment_method: "pm_card_visa" },
+        { accept: "application/json" }
+      )
+      expect([silent.status, (silent.body as any).code], JSON.stringify(silent.body)).toEqual([
+        503,
+        "processor_unavailable"
+      ])
+      fake.down(undefined)
+      const paid = await api.call(
+        "POST",
+        `/checkout/${session.session_id}/pay`,
+        null,
+        { payment_method: "pm_card_visa" },
+        { accept: "application/json" }
+      )
+      expect(paid.status, JSON.stringify(paid.body)).toBe(200)
+      expect(fake.violations).toEqual([])
+    })
+
     it("a restricted key that may not read its account (403 on GET /v1/account): nothing kept, payments still taken, one Stripe customer within the search lag", async () => {
       fake.down("403", /^GET \/v1\/account$/)
       const restricted = serve(storage(), fake)
