@@ -198,6 +198,11 @@ interface CustomerBook {
   readonly get: (merchantId: string, customerId: string) => Effect.Effect<string | undefined>
   /** Keeps it (the first kept stays). */
   readonly put: (merchantId: string, customerId: string, reference: string) => Effect.Effect<void>
+  /**
+   * Keeps `reference` in place of `gone` (a Stripe customer deleted since it was kept); a record
+   * naming another one already (a concurrent replacement) stays.
+   */
+  readonly replace: (merchantId: string, customerId: string, gone: string, reference: string) => Effect.Effect<void>
 }
 
 /** A book in this process's memory (`make`, without storage). */
@@ -208,6 +213,11 @@ const memoryBook = (): CustomerBook => {
     put: (merchantId, customerId, reference) =>
       Effect.sync(() => {
         if (!kept.has(`${merchantId}/${customerId}`)) kept.set(`${merchantId}/${customerId}`, reference)
+      }),
+    replace: (merchantId, customerId, gone, reference) =>
+      Effect.sync(() => {
+        const at = `${merchantId}/${customerId}`
+        if (!kept.has(at) || kept.get(at) === gone) kept.set(at, reference)
       })
   }
 }
@@ -243,6 +253,30 @@ const storedBook = (storage: Store.Storage["Service"], accountOf: Effect.Effect<
             created_at: yield* Clock.currentTimeMillis
           }
         ])
+      }),
+    replace: (merchantId, customerId, gone, reference) =>
+      Effect.gen(function* () {
+        const account = yield* accountOf
+        if (account === undefined) return
+        const id = Entities.processorCustomerId("stripe", account, customerId)
+        const found = yield* rows.get(merchantId, id)
+        if (Option.isNone(found)) {
+          yield* rows.insertMany([
+            {
+              id,
+              merchant_id: merchantId,
+              provider: "stripe",
+              account_id: account,
+              customer_id: customerId,
+              reference,
+              created_at: yield* Clock.currentTimeMillis
+            }
+          ])
+          return
+        }
+        if (found.value.value.reference !== gone) return
+        // a concurrent replacement made the same customer (its key names the one gone): either stays
+        yield* rows.update({ ...found.value.value, reference }, found.value.version).pipe(Effect.ignore)
       })
   }
 }
@@ -289,30 +323,44 @@ const gatewayOn = (stripe: Stripe, known: Known) => {
    * shows only after about a minute; else created, idempotently by our customer — within the
    * search's lag the key answers the customer made before (Stripe keeps it for 24 hours, by when
    * search has long caught up). Kept once known.
+   *
+   * `gone`: the kept customer, which Stripe says no longer exists (deleted in the dashboard): one
+   * found by search or made in its place (by a key naming the one gone, since the key that made
+   * it would answer it again within the day) is kept instead.
    */
-  const customerOf = (merchantId: string, customerId: string | undefined, fallbackKey: string) =>
+  const customerOf = (merchantId: string, customerId: string | undefined, fallbackKey: string, gone?: string) =>
     Effect.gen(function* () {
       const ours = customerId !== undefined ? `${merchantId}/${customerId}` : undefined
+      const keep = (reference: string) =>
+        customerId === undefined
+          ? Effect.void
+          : gone !== undefined
+            ? book.replace(merchantId, customerId, gone, reference)
+            : book.put(merchantId, customerId, reference)
       if (customerId !== undefined) {
-        const kept = yield* book.get(merchantId, customerId)
+        const kept = gone === undefined ? yield* book.get(merchantId, customerId) : undefined
         if (kept !== undefined) return kept
         const found = yield* call(() =>
           stripe.customers.search({ query: `metadata['recur_customer']:'${quote(ours!)}'`, limit: 1 })
         )
-        if (found.data[0] !== undefined) {
-          yield* book.put(merchantId, customerId, found.data[0].id)
+        if (found.data[0] !== undefined && found.data[0].id !== gone) {
+          yield* keep(found.data[0].id)
           return found.data[0].id
         }
       }
       const created = yield* call(() =>
         stripe.customers.create(
           { metadata: { recur_merchant_id: merchantId, ...(ours !== undefined ? { recur_customer: ours } : {}) } },
-          { idempotencyKey: `recur:customer:${ours ?? fallbackKey}` }
+          { idempotencyKey: `recur:customer:${ours ?? fallbackKey}${gone !== undefined ? `:after:${gone}` : ""}` }
         )
       )
-      if (customerId !== undefined) yield* book.put(merchantId, customerId, created.id)
+      yield* keep(created.id)
       return created.id
     })
+
+  /** Stripe says the customer a call named does not exist (deleted in the dashboard since kept). */
+  const customerGone = (e: unknown) =>
+    e instanceof Stripe.errors.StripeInvalidRequestError && e.code === "resource_missing" && e.param === "customer"
 
   /** The port's outcome of a PaymentIntent. */
   const outcomeOf = (intent: Stripe.PaymentIntent) =>
@@ -683,7 +731,7 @@ const gatewayOn = (stripe: Stripe, known: Known) => {
           return yield* setupFor(request, customer, (request.source as Ports.CollectedPaymentMethod).id, attempt)
         }
         sent = true
-        const created = yield* Effect.result(
+        const create = (customer: string, idempotencyKey: string) =>
           call(() =>
             stripe.paymentIntents.create(
               {
@@ -706,10 +754,33 @@ const gatewayOn = (stripe: Stripe, known: Known) => {
                   recur_merchant_id: request.merchant_id
                 }
               },
-              { idempotencyKey: `recur:${request.trade_id}:${attempt}` }
+              { idempotencyKey }
             )
           )
-        )
+        let created = yield* Effect.result(create(customer, `recur:${request.trade_id}:${attempt}`))
+        // the kept Stripe customer was deleted at Stripe (nothing was charged): charged on one made
+        // in its place, under a key of its own (the first key's answer names the one gone)
+        if (
+          created._tag === "Failure" &&
+          existing === undefined &&
+          request.customer_id !== undefined &&
+          customerGone(created.failure)
+        ) {
+          const replaced = yield* Effect.result(
+            customerOf(request.merchant_id, request.customer_id, `${request.trade_id}:${attempt}`, customer)
+          )
+          // Stripe silent or refusing while the new one is made: nothing was charged either way
+          if (replaced._tag === "Failure")
+            return Ports.ChargeOutcome.Unavailable(
+              unavailableOf(replaced.failure) ?? {
+                reason: "processor_unavailable",
+                code: "processor_unavailable",
+                message: "Stripe did not answer while the customer was made again: nothing was charged."
+              }
+            )
+          customer = replaced.success
+          created = yield* Effect.result(create(customer, `recur:${request.trade_id}:${attempt}:${customer}`))
+        }
         if (created._tag === "Success") {
           // a saved card's customer that Stripe charged is this account's: kept (a customer made
           // before customers were kept is read by id from now on)
@@ -903,8 +974,8 @@ const gatewayOn = (stripe: Stripe, known: Known) => {
       const unreachable = found._tag === "Failure" ? unavailableOf(found.failure) : undefined
       if (unreachable !== undefined) return Ports.SaveCardOutcome.Unavailable(unreachable)
       if (found._tag === "Failure") return yield* Effect.fail(found.failure)
-      const customer = found.success
-      const setup = yield* Effect.result(
+      let customer = found.success
+      const create = (customer: string) =>
         call(() =>
           stripe.setupIntents.create({
             customer,
@@ -917,7 +988,12 @@ const gatewayOn = (stripe: Stripe, known: Known) => {
             metadata: { recur_merchant_id: request.merchant_id, recur_customer_id: request.customer_id }
           })
         )
-      )
+      let setup = yield* Effect.result(create(customer))
+      // the kept Stripe customer was deleted at Stripe: the card is saved to one made in its place
+      if (setup._tag === "Failure" && customerGone(setup.failure)) {
+        customer = yield* customerOf(request.merchant_id, request.customer_id, `setup:${pmRef}`, customer)
+        setup = yield* Effect.result(create(customer))
+      }
       if (setup._tag === "Failure") {
         const e = setup.failure
         const down = unavailableOf(e)
@@ -1419,7 +1495,21 @@ export const perMerchant = (options: Omit<Options, "secretKey"> = {}) =>
         // sandbox merchants' 3-D Secure challenges are the gateway beneath's (Stripe serves its own)
         ...(fallback.challengePage !== undefined ? { challengePage: fallback.challengePage } : {}),
         verifyAccount: (keys) => verifyAccount(keys, options),
-        accountChange: (request) => savedCardsElsewhere(storage, request),
+        accountChange: (request) =>
+          Effect.gen(function* () {
+            // keys saved before their account was kept: the current key tells it (its customers
+            // not kept yet are then known to live there); a key that no longer answers tells nothing
+            if (request.from !== null) return yield* savedCardsElsewhere(storage, request)
+            const current = yield* stripeOf(request.merchant_id)
+            const from =
+              current === undefined
+                ? undefined
+                : yield* Effect.tryPromise(() => current.stripe.accounts.retrieveCurrent()).pipe(
+                    Effect.map((account) => account.id),
+                    Effect.orElseSucceed(() => undefined)
+                  )
+            return yield* savedCardsElsewhere(storage, { ...request, from: from ?? null })
+          }),
         minimumCharge: (request) =>
           Effect.flatMap(gatewayOf(request.merchant_id), (g) =>
             g.minimumCharge ? g.minimumCharge(request) : Effect.succeed(Option.none())

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Entities, Merchant, Store } from "@recur/core"
+import { ConflictError, createBilling } from "@recur/embedded"
 import { Effect, Option } from "effect"
 import { StripeGateway } from "../src/index.js"
 import * as Fake from "./fake/StripeFake.js"
@@ -146,6 +147,80 @@ for (const [name, storage] of Harness.storages) {
       expect(fake.violations).toEqual([])
     })
 
+    it("a kept Stripe customer deleted in Stripe's dashboard: the payer's next checkout and card update make a new one, kept in its place", async () => {
+      const { key, id } = await merchant(api, "Deleted customer")
+      const first = await checkout(api, key, await priceOf(api, key, "30.00"), "del")
+      const gone = intentsOf(first.trade_id)[0].customer as string
+      // the merchant deletes the customer in Stripe's dashboard (within the day: the key that
+      // made it would answer it again)
+      fake.customers.delete(gone)
+      const second = await checkout(api, key, await priceOf(api, key, "12.00"), "del")
+      const made = intentsOf(second.trade_id)[0].customer as string
+      expect(made).not.toBe(gone)
+      expect(fake.customers.has(made)).toBe(true)
+      expect((await kept(api, id)).list.map((r) => r.reference)).toEqual([made])
+      // and a card given for a subscription of before uses the new one
+      fake.customers.delete(made)
+      const updated = await ok(api, key, "POST", `/api/v1/subscription/${second.subscription_id}/payment_method`, {
+        payment_method: "pm_card_mastercard"
+      })
+      expect(updated.payment_method.last4).toBe("4444")
+      const rows = (await kept(api, id)).list
+      expect(rows.map((r) => r.reference)).not.toContain(made)
+      expect(fake.customers.has(rows[0]!.reference)).toBe(true)
+      expect(fake.violations).toEqual([])
+    })
+
+    it("a kept Stripe customer deleted, and Stripe silent while its replacement is made: the payer is told to try again (503, nothing charged), then pays", async () => {
+      const { key } = await merchant(api, "Deleted, then silent")
+      const first = await checkout(api, key, await priceOf(api, key, "30.00"), "sil")
+      fake.customers.delete(intentsOf(first.trade_id)[0].customer)
+      const session = await ok(api, key, "POST", "/api/v1/session", {
+        payer_id: "sil",
+        line_items: [{ price_id: await priceOf(api, key, "12.00") }]
+      })
+      fake.down("503", /^POST \/v1\/customers$/)
+      const silent = await api.call(
+        "POST",
+        `/checkout/${session.session_id}/pay`,
+        null,
+        { payment_method: "pm_card_visa" },
+        { accept: "application/json" }
+      )
+      expect([silent.status, (silent.body as any).code], JSON.stringify(silent.body)).toEqual([
+        503,
+        "processor_unavailable"
+      ])
+      fake.down(undefined)
+      const paid = await api.call(
+        "POST",
+        `/checkout/${session.session_id}/pay`,
+        null,
+        { payment_method: "pm_card_visa" },
+        { accept: "application/json" }
+      )
+      expect(paid.status, JSON.stringify(paid.body)).toBe(200)
+      expect(fake.violations).toEqual([])
+    })
+
+    it("a restricted key that may not read its account (403 on GET /v1/account): nothing kept, payments still taken, one Stripe customer within the search lag", async () => {
+      fake.down("403", /^GET \/v1\/account$/)
+      const restricted = serve(storage(), fake)
+      try {
+        const { key, id } = await merchant(restricted, "Restricted")
+        const first = await checkout(restricted, key, await priceOf(restricted, key, "30.00"), "rex")
+        const second = await checkout(restricted, key, await priceOf(restricted, key, "12.00"), "rex")
+        expect(intentsOf(second.trade_id)[0].customer).toBe(intentsOf(first.trade_id)[0].customer)
+        expect((await kept(restricted, id)).list).toEqual([])
+        // asked once: a key refused its account is not asked again at every charge
+        expect(fake.faulted.filter((f) => f.path === "/v1/account").length).toBe(1)
+      } finally {
+        fake.down(undefined)
+        await restricted.dispose()
+      }
+      expect(fake.violations).toEqual([])
+    })
+
     describe("keys moved to another Stripe account", () => {
       /** A sandbox merchant on Stripe account `keys` (its settings saved over REST). */
       const onAccount = async (label: string, keys: { secret_key: string; publishable_key: string }) => {
@@ -203,6 +278,56 @@ for (const [name, storage] of Harness.storages) {
         expect(fake.violations).toEqual([])
       })
 
+      it("keys saved before the account was kept, a renewing customer never kept since: the old key tells its account, the move is refused (409); a rolled key is taken", async () => {
+        const a = fake.account()
+        const b = fake.account()
+        const { key, id } = await onAccount("Legacy move", a)
+        await checkout(routed, key, await priceOf(routed, key, "30.00"), "dee")
+        // as before this change: no account on the processor, no customer kept
+        await routed.runtime.runPromise(
+          Effect.gen(function* () {
+            const storage = yield* Store.Storage
+            const merchants = storage.repository(Entities.merchant)
+            const found = Option.getOrThrow(yield* merchants.get(id, id))
+            yield* Effect.orDie(
+              merchants.update(
+                new Merchant.Merchant({
+                  ...found.value,
+                  payment_processor: new Merchant.PaymentProcessor({
+                    ...found.value.payment_processor!,
+                    account_id: null
+                  })
+                }),
+                found.version
+              )
+            )
+            const rows = storage.repository(Entities.processorCustomer)
+            for (const r of (yield* Effect.orDie(rows.list(id, { limit: 100 }))).list) yield* rows.remove(id, r.id)
+          })
+        )
+        expect((await kept(routed, id)).list).toEqual([])
+        const moved = await routed.call("POST", "/api/v1/payment_settings", key, { provider: "stripe", ...b })
+        expect(moved.status, JSON.stringify(moved.body)).toBe(409)
+        const rolled = fake.account({ id: a.id })
+        await ok(routed, key, "POST", "/api/v1/payment_settings", { provider: "stripe", ...rolled })
+        expect((await stored(id)).value.payment_processor?.account_id).toBe(a.id)
+        expect(fake.violations).toEqual([])
+      })
+
+      it("not bypassed by going through the sandbox: keys of another account after sandbox are refused (409) while cards renew in the first", async () => {
+        const a = fake.account()
+        const b = fake.account()
+        const { key } = await onAccount("Round trip", a)
+        const session = await checkout(routed, key, await priceOf(routed, key, "30.00"), "cy")
+        await ok(routed, key, "POST", "/api/v1/payment_settings", { provider: "sandbox" })
+        const moved = await routed.call("POST", "/api/v1/payment_settings", key, { provider: "stripe", ...b })
+        expect(moved.status, JSON.stringify(moved.body)).toBe(409)
+        expect((moved.body as any).message).toContain(session.subscription_id)
+        // the first account's keys again: taken
+        await ok(routed, key, "POST", "/api/v1/payment_settings", { provider: "stripe", ...a })
+        expect(fake.violations).toEqual([])
+      })
+
       it("taken when no subscription renews with a saved card; the new account's first payment makes its own Stripe customer", async () => {
         const a = fake.account()
         const b = fake.account()
@@ -231,6 +356,51 @@ for (const [name, storage] of Harness.storages) {
     })
   })
 }
+
+for (const [name, storage] of Harness.facadeStorages)
+  describe(`keys moved to another Stripe account, through the facade (${name})`, { timeout: 120_000 }, () => {
+    it("setPaymentSettings with another account's keys while a subscription renews with a saved card: a ConflictError (409 state_conflict), nothing saved", async () => {
+      const fake = await Fake.start()
+      const billing = await createBilling({
+        storage,
+        masterKey: "ab".repeat(32),
+        payments: StripeGateway.perMerchant({ apiBase: fake.base, timeoutMs: 5_000 })
+      })
+      try {
+        const a = fake.account()
+        const b = fake.account()
+        const { merchant_id: m } = await billing.merchants.create({ name: "Facade move", currency: "USD" })
+        await billing.merchants.setPaymentSettings(m, { provider: "stripe", ...a })
+        const product = await billing.catalog.createProduct(m, { product_name: "Pro" })
+        const price = await billing.catalog.createPrice(m, {
+          name: "Pro monthly",
+          product_id: product.product_id,
+          currency: "USD",
+          billing_type: "recurring",
+          price_type: "flat_price",
+          price_plan: { billing_cycle_unit: "month", base_price_val: "30.00" }
+        })
+        const session = await billing.checkout.createSession(m, { payer_id: "p", line_items: [{ price_id: price.id }] })
+        const paid = await billing.checkout.pay(m, session.session_id, { payment_method: "pm_card_visa" })
+        expect([paid.status, paid.subscription?.status]).toEqual(["succeeded", "active"])
+        const refused = await billing.merchants.setPaymentSettings(m, { provider: "stripe", ...b }).then(
+          () => undefined,
+          (e: unknown) => e
+        )
+        expect(refused).toBeInstanceOf(ConflictError)
+        expect(refused).toMatchObject({ status: 409, code: "state_conflict" })
+        // no secret in the message: neither key of either account
+        const message = (refused as ConflictError).message
+        expect(message).toContain(b.id)
+        for (const secret of [a.secret_key, b.secret_key]) expect(message).not.toContain(secret.slice(8))
+        expect((await billing.merchants.paymentSettings(m)).publishable_key).toBe(a.publishable_key)
+        expect(fake.violations).toEqual([])
+      } finally {
+        await billing.close()
+        await fake.close()
+      }
+    })
+  })
 
 // `StripeGateway.make()` without storage: what it learnt in this process (a trade's owner, a
 // customer's Stripe customer) is read by id and by list, not searched for.

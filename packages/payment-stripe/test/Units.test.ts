@@ -256,11 +256,42 @@ for (const [name, storage] of Harness.storages) {
         (e: any) => e.event_type
       )
       expect(events).toContain("v2.invoice.paid")
+      // its page says so: nothing charged, the amount carried to the next invoice (not paid by card)
+      const page = await api.handler(new Request(`http://localhost${new URL(first.hosted_invoice_url).pathname}`))
+      expect(page.status).toBe(200)
+      expect(await page.text()).toContain("<dt>Carried to your next invoice</dt><dd>$0.52</dd>")
       // the next invoice collects it: 0.52 + 0.52 = 1.04 USD, about 0.94 EUR, charged once
       await m.advance("2026-03-01T01:00:00Z")
       const second = (await m.invoices(sub)).find((i) => i.cycle_index === 2)
       expect([second.amount, second.biz_status]).toEqual(["1.04", "success"])
       expect(second.lines.some((l: any) => l.kind === "balance" && l.amount === "0.52")).toBe(true)
+      expect(intentsOf(second.trade_id).map((i) => [i.amount, i.status])).toEqual([[104, "succeeded"]])
+      expect((await m.ok("GET", `/api/v1/subscription/${sub}`)).subscription.credit_balance).toBe("0.00")
+      expect(fake.violations).toEqual([])
+    })
+
+    it("a past-due subscription's dunning retry Stripe refuses as amount_too_small is carried too: the subscription recovers, never stuck past due retrying hourly", async () => {
+      const m = await merchant("USD")
+      const { sub } = await m.checkout(await m.price("0.52"))
+      // the renewal is declined: past due, dunning retries the saved card
+      fake.declineOffSession(1)
+      await m.advance("2026-02-01T01:00:00Z")
+      expect((await m.ok("GET", `/api/v1/subscription/${sub}`)).subscription.status).toBe("past_due")
+      // meanwhile the account settles in EUR: the retry's 0.52 USD is under Stripe's 0.50 EUR
+      fake.settle(m.account, { currency: "eur", rates: { usd: 0.9 } })
+      await m.advance("2026-02-20T01:00:00Z")
+      const first = (await m.invoices(sub)).find((i) => i.cycle_index === 1)
+      expect([first.amount, first.biz_status]).toEqual(["0.52", "success"])
+      const trade = (await m.ok("GET", `/api/v1/trade/${first.trade_id}`)).trade
+      expect([trade.trade_status, trade.closed_reason]).toEqual(["closed", "below_minimum"])
+      expect((await m.ok("GET", `/api/v1/subscription/${sub}`)).subscription).toMatchObject({
+        status: "active",
+        credit_balance: "-0.52"
+      })
+      // the next renewal collects it once
+      await m.advance("2026-03-01T01:00:00Z")
+      const second = (await m.invoices(sub)).find((i) => i.cycle_index === 2)
+      expect([second.amount, second.biz_status]).toEqual(["1.04", "success"])
       expect(intentsOf(second.trade_id).map((i) => [i.amount, i.status])).toEqual([[104, "succeeded"]])
       expect((await m.ok("GET", `/api/v1/subscription/${sub}`)).subscription.credit_balance).toBe("0.00")
       expect(fake.violations).toEqual([])

@@ -124,7 +124,7 @@ export const ensureDemoMerchant = (config: ServerConfig) =>
     const rows = yield* sql<{ n: number }>`select count(*)::int as n from recur_merchants`
     if ((rows[0]?.n ?? 0) > 0) {
       yield* Console.log(
-        "Recur: existing data found; the demo key was printed on first start (keys are shown once). Create another with: pnpm recur merchant create --name Demo --currency USD"
+        "Recur: existing data found; the demo key was printed on first start (keys are shown once). Create another with (the server stopped first: one process per data directory): pnpm recur merchant create --name Demo --currency USD"
       )
       return
     }

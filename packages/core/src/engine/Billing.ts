@@ -47,6 +47,11 @@ export interface InvoiceDocument {
     readonly email: string | null
     readonly address: string | null
   }
+  /**
+   * Paid with nothing charged: the processor refused its charge as under its minimum (its trade
+   * closed `below_minimum`), its total carried to the customer's next invoice.
+   */
+  readonly carried?: boolean
 }
 
 /**
@@ -119,8 +124,13 @@ export class Billing extends Context.Service<Billing>()("@recur/core/Billing", {
       const customer = kept
         ? Option.none()
         : yield* Effect.orDie(customers.get(invoice.merchant_id, invoice.customer_id))
+      const trade =
+        invoice.biz_status === "success" && invoice.trade_id !== null
+          ? yield* trades.get(invoice.merchant_id, invoice.trade_id)
+          : Option.none()
       return Option.some<InvoiceDocument>({
         invoice,
+        carried: Option.isSome(trade) && trade.value.value.trade.closed_reason === "below_minimum",
         merchantName: kept
           ? invoice.merchant_name!
           : Option.match(merchant, { onNone: () => "", onSome: (m) => m.value.name }),

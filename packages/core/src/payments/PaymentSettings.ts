@@ -202,17 +202,19 @@ export class PaymentSettings extends Context.Service<PaymentSettings>()("@recur/
               publishable_key: publishable
             })
           : undefined
-      // keys of another account than the one whose customers' cards are saved: refused (StateConflict)
-      if (verified !== undefined && current !== null && current.account_id !== verified) {
+      // keys of another account than the one whose customers' cards are saved: refused (StateConflict) —
+      // also after a stay on the sandbox (no keys now, the cards still in the account before)
+      const from = current?.account_id ?? null
+      if (verified !== undefined && (current === null || from !== verified)) {
         const refused =
           gateway.accountChange === undefined
             ? Option.none<string>()
-            : yield* gateway.accountChange({ merchant_id: merchantId, from: current.account_id, to: verified })
+            : yield* gateway.accountChange({ merchant_id: merchantId, from, to: verified })
         if (Option.isSome(refused))
           return yield* new Errors.StateConflict({
             resource: "merchant",
             id: merchantId,
-            state: `charging saved cards on ${current.account_id === null ? "its current Stripe account" : `Stripe account ${current.account_id}`}`,
+            state: `charging saved cards on ${from === null ? "another Stripe account" : `Stripe account ${from}`}`,
             reason: `the new keys belong to Stripe account ${verified}: ${refused.value}`
           })
       }

@@ -357,12 +357,24 @@ export class Payments extends Context.Service<Payments>()("@recur/core/Payments"
           { ...before, credit_balance: Money.format(Money.make(credit.amount - carried.amount, carried.currency)) },
           { disableChecks: true }
         )
+        // a past-due subscription's dunning retry recovers it as a paid retry does
+        const recovered = debited.status === "past_due"
         const sub: Entities.SubscriptionRecord = {
           ...subV.value,
+          ...(recovered ? { dunning_attempts: 0 } : {}),
           subscription:
-            debited.status === "trial" ? Lifecycle.must(Subscription.move(debited, "renewal_succeeded")) : debited
+            debited.status === "trial"
+              ? Lifecycle.must(Subscription.move(debited, "renewal_succeeded"))
+              : recovered
+                ? Lifecycle.must(Subscription.move(debited, "retry_succeeded"))
+                : debited
         }
         yield* saveSub(sub, subV.version, at)
+        if (recovered) {
+          yield* storage.workQueue.cancel(merchantId, "dunning", sub.subscription.id)
+          const nextDate = sub.subscription.next_invoice_date
+          if (nextDate !== null) yield* schedule(merchant, "renewal", sub.subscription.id, Math.max(msOf(nextDate), at))
+        }
         yield* Effect.logWarning(
           `the processor refused trade ${closed.trade_id}'s ${closed.amount} ${closed.currency} as under its minimum charge (${outcome.code}); its invoice is paid and the amount carried to the next invoice`
         ).pipe(
@@ -433,7 +445,9 @@ export class Payments extends Context.Service<Payments>()("@recur/core/Payments"
                   invV !== undefined &&
                   invV.value.biz_status === "pending" &&
                   subV.value.payment_token !== null &&
-                  (subV.value.subscription.status === "active" || subV.value.subscription.status === "trial")
+                  (subV.value.subscription.status === "active" ||
+                    subV.value.subscription.status === "trial" ||
+                    subV.value.subscription.status === "past_due")
                 ) {
                   const carried = yield* carryBelowMinimum(merchant, tv, subV, invV, outcome, at)
                   trade = carried.trade

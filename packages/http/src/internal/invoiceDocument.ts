@@ -14,6 +14,7 @@ interface Words {
   readonly number: string
   readonly issued: string
   readonly paidAt: string
+  readonly carried: string
   readonly status: string
   readonly from: string
   readonly billTo: string
@@ -45,6 +46,7 @@ const words: Readonly<Record<Language, Words>> = {
     number: "Number",
     issued: "Issued",
     paidAt: "Paid",
+    carried: "Carried to your next invoice",
     status: "Status",
     from: "From",
     billTo: "Bill to",
@@ -83,6 +85,7 @@ const words: Readonly<Record<Language, Words>> = {
     number: "Nummer",
     issued: "Ausgestellt",
     paidAt: "Bezahlt",
+    carried: "Auf Ihre nächste Rechnung übertragen",
     status: "Status",
     from: "Von",
     billTo: "Rechnung an",
@@ -121,6 +124,7 @@ const words: Readonly<Record<Language, Words>> = {
     number: "Numéro",
     issued: "Émise le",
     paidAt: "Payée le",
+    carried: "Reporté sur votre prochaine facture",
     status: "Statut",
     from: "De",
     billTo: "Facturé à",
@@ -208,6 +212,8 @@ const rowsOf = (doc: Billing.InvoiceDocument, language: Language) => {
       [w.number, i.number ?? i.invoice_id],
       [w.issued, date(language, i.created_at)],
       ...(i.paid_at !== null ? [[w.paidAt, date(language, i.paid_at)] as const] : []),
+      // settled with nothing charged: its total is owed on the next invoice, not paid by card
+      ...(doc.carried === true ? [[w.carried, m(i.amount)] as const] : []),
       [w.status, w.statuses[i.biz_status] ?? i.biz_status]
     ] as ReadonlyArray<readonly [string, string]>,
     customer: [doc.customer.name, doc.customer.email, doc.customer.address].filter(
