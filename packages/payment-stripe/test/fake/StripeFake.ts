@@ -1,6 +1,6 @@
 /**
  * A stateful local fake of the Stripe endpoints `@recur/payment-stripe` uses, written for the
- * tests: customers, PaymentIntents (created and confirmed at once), SetupIntents, payment methods,
+ * tests: customers (deleted too, as in the dashboard), PaymentIntents (created and confirmed at once), SetupIntents, payment methods,
  * refunds (and their list) and the search of intents and customers — lagging a minute behind, as
  * Stripe documents it — with idempotency keys pruned after 24 hours of the fake's clock, Stripe's test payment
  * methods (`pm_card_visa`, `pm_card_chargeDeclined`, `pm_card_authenticationRequired`,
@@ -620,6 +620,14 @@ export const start = async (options: FakeOptions = {}) => {
       customers.set(c.id as string, c)
       if (caller !== undefined) customerAccounts.set(c.id as string, caller.id)
       return { status: 200, body: c }
+    }
+    const deleting = /^\/v1\/customers\/(cus_[^/]+)$/.exec(path)
+    if (method === "delete" && deleting) {
+      // as in Stripe's dashboard: the customer is gone (a call naming it answers resource_missing)
+      if (!ownCustomer(deleting[1]!))
+        return invalid(`No such customer: '${deleting[1]}'`, "id", "resource_missing", 404)
+      customers.delete(deleting[1]!)
+      return { status: 200, body: { id: deleting[1]!, object: "customer", deleted: true } }
     }
     if (method === "get" && path === "/v1/customers/search")
       return {
