@@ -39,18 +39,9 @@ for (const [name, storage] of Harness.storages) {
     const ok = Harness.okOn
     /** A session for a monthly price of `amount`: its id. */
     const sessionFor = async (on: Api, key: string, amount: string) => {
-      const product = await ok(on, key, "POST", "/api/v1/products", { product_name: "P" })
-      const price = await ok(on, key, "POST", "/api/v1/prices", {
-        name: "Monthly",
-        product_id: product.product_id,
-        currency: "USD",
-        billing_type: "recurring",
-        price_type: "flat_price",
-        price_plan: { billing_cycle_unit: "month", base_price_val: amount }
-      })
       const session = await ok(on, key, "POST", "/api/v1/session", {
         payer_id: `p${Math.random()}`,
-        line_items: [{ price_id: price.price_id }]
+        line_items: [{ price_id: await Harness.monthlyPriceOn(on, key, amount) }]
       })
       return session.session_id as string
     }

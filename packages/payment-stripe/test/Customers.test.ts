@@ -41,19 +41,7 @@ for (const [name, storage] of Harness.storages) {
 
     const merchant = Harness.merchantOn
     const ok = Harness.okOn
-    /** A monthly price of `amount`: its id. */
-    const priceOf = async (on: Api, key: string, amount: string) => {
-      const product = await ok(on, key, "POST", "/api/v1/products", { product_name: "P" })
-      const price = await ok(on, key, "POST", "/api/v1/prices", {
-        name: "Monthly",
-        product_id: product.product_id,
-        currency: "USD",
-        billing_type: "recurring",
-        price_type: "flat_price",
-        price_plan: { billing_cycle_unit: "month", base_price_val: amount }
-      })
-      return price.price_id as string
-    }
+    const priceOf = Harness.monthlyPriceOn
     /** A checkout of `price` by `payer`, paid with `pm_card_visa`: the session. */
     const checkout = async (on: Api, key: string, price: string, payer: string) => {
       const session = await ok(on, key, "POST", "/api/v1/session", {

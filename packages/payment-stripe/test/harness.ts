@@ -65,3 +65,17 @@ export const okOn = async (on: Api, key: string, method: string, path: string, b
   expect(r.status, `${method} ${path}: ${JSON.stringify(r.body)}`).toBe(200)
   return (r.body as any).data
 }
+
+/** A monthly USD flat price of `amount` (a product of its own): its id. */
+export const monthlyPriceOn = async (on: Api, key: string, amount: string): Promise<string> => {
+  const product = await okOn(on, key, "POST", "/api/v1/products", { product_name: "P" })
+  const price = await okOn(on, key, "POST", "/api/v1/prices", {
+    name: "Monthly",
+    product_id: product.product_id,
+    currency: "USD",
+    billing_type: "recurring",
+    price_type: "flat_price",
+    price_plan: { billing_cycle_unit: "month", base_price_val: amount }
+  })
+  return price.price_id as string
+}
