@@ -486,28 +486,34 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
                 )
               }
               const cur = rec.currency
+              // an upgrade's invoice settled without a charge (credited or carried), issued now
+              const issueSettled = (draft: Invoicing.Draft) =>
+                Effect.gen(function* () {
+                  const inv = yield* newInvoice({
+                    merchant_id: merchantId,
+                    draft,
+                    trade_id: null,
+                    subscription_id: subscriptionId,
+                    price_id: target.id,
+                    price_version_id: target.price_version_id,
+                    customer_id: rec.subscription.customer_id,
+                    order_id: rec.subscription.order_id,
+                    trigger: "settle_without_charge",
+                    at: now,
+                    period:
+                      rec.subscription.current_period_end !== null
+                        ? { start: now, end: msOf(rec.subscription.current_period_end) }
+                        : undefined
+                  })
+                  yield* Effect.orDie(invoices.insert(yield* documents.issueOne(planned.merchant, inv)))
+                  return inv
+                })
               if (planned.upgrade && planned.upgrade.total.amount <= 0n) {
                 // the credit covers the charge and more: the invoice settles at 0.00, the rest
                 // goes to the balance, credited against it
                 const settled = Invoicing.toBalance(planned.upgrade, "Credited to your balance")
                 const owedBack = settled.credited
-                const inv = yield* newInvoice({
-                  merchant_id: merchantId,
-                  draft: settled.draft,
-                  trade_id: null,
-                  subscription_id: subscriptionId,
-                  price_id: target.id,
-                  price_version_id: target.price_version_id,
-                  customer_id: rec.subscription.customer_id,
-                  order_id: rec.subscription.order_id,
-                  trigger: "settle_without_charge",
-                  at: now,
-                  period:
-                    rec.subscription.current_period_end !== null
-                      ? { start: now, end: msOf(rec.subscription.current_period_end) }
-                      : undefined
-                })
-                yield* Effect.orDie(invoices.insert(yield* documents.issueOne(planned.merchant, inv)))
+                const inv = yield* issueSettled(settled.draft)
                 const credit = Result.getOrThrow(
                   Money.parse(next.subscription.credit_balance, cur, { allowNegative: true })
                 )
@@ -534,23 +540,7 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
                 // under the processor's minimum charge: not charged; the invoice is settled by
                 // carrying its total to the customer's next invoice (a debit on the balance)
                 const settled = Invoicing.carry(planned.upgrade, CARRIED)
-                const inv = yield* newInvoice({
-                  merchant_id: merchantId,
-                  draft: settled.draft,
-                  trade_id: null,
-                  subscription_id: subscriptionId,
-                  price_id: target.id,
-                  price_version_id: target.price_version_id,
-                  customer_id: rec.subscription.customer_id,
-                  order_id: rec.subscription.order_id,
-                  trigger: "settle_without_charge",
-                  at: now,
-                  period:
-                    rec.subscription.current_period_end !== null
-                      ? { start: now, end: msOf(rec.subscription.current_period_end) }
-                      : undefined
-                })
-                yield* Effect.orDie(invoices.insert(yield* documents.issueOne(planned.merchant, inv)))
+                const inv = yield* issueSettled(settled.draft)
                 const credit = Result.getOrThrow(
                   Money.parse(next.subscription.credit_balance, cur, { allowNegative: true })
                 )
