@@ -237,7 +237,7 @@ export const toMarkdown = (all: ReadonlyArray<Machine<string, string>> = machine
   const out: Array<string> = [
     "# States and transitions",
     "",
-    "Generated from `packages/core/src/Lifecycle.ts` by `pnpm docs:states`; a test fails when this file",
+    "Generated from `packages/core/src/kernel/Lifecycle.ts` by `pnpm docs:states`; a test fails when this file",
     "and the code disagree. Do not edit by hand.",
     "",
     "These tables are the code: each entity's transition function (`Trade.move`, `Trade.moveRefund`,",
