@@ -87,6 +87,7 @@ const all = [...files(src), ...files(join(core, "test")), ...files(join(core, "s
 const byName = new Map()
 for (const f of all) {
   const name = basename(f, ".ts")
+  if (name === "index") continue // each folder's index.ts only re-exports its folder's modules
   if (byName.has(name)) throw new Error(`two modules named ${name}: ${byName.get(name)} and ${f}`)
   byName.set(name, f)
 }
@@ -113,11 +114,19 @@ for (const file of all) {
 }
 console.log(`imports rewritten in ${changed} files`)
 
-// The subpath exports: one per namespace of index.ts (`@recur/core/Proration`), whatever folder
-// its module lives in, for the sources (`source`) and the published package.
+// The subpath exports: one per namespace that index.ts publishes through the folders' index.ts
+// (`export * from "./money/index.js"` → `export * as Proration from "./Proration.js"` gives
+// `@recur/core/Proration`), for the sources (`source`) and the published package.
 const pkgPath = join(core, "package.json")
 const pkg = JSON.parse(readFileSync(pkgPath, "utf8"))
-const entries = [...readFileSync(join(src, "index.ts"), "utf8").matchAll(/export \* as (\w+) from "\.\/([^"]+)\.js"/g)]
+const namespacesIn = (dir, file) =>
+  [...readFileSync(join(src, dir, file), "utf8").matchAll(/export \*(?: as (\w+))? from "\.\/([^"]+)\.js"/g)].flatMap(
+    ([, name, path]) =>
+      name === undefined
+        ? namespacesIn(join(dir, dirname(path)), `${basename(path)}.ts`)
+        : [[undefined, name, join(dir, path)]]
+  )
+const entries = namespacesIn("", "index.ts")
 const exportsMap = (withSource) => {
   const map = {
     ".": { ...(withSource ? { source: "./src/index.ts" } : {}), types: "./dist/index.d.ts", import: "./dist/index.js" }

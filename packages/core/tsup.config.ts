@@ -1,7 +1,7 @@
 import { defineConfig } from "tsup"
 
 export default defineConfig({
-  // index.ts, the REST modules still at the top, and each concept folder's modules
+  // index.ts and each concept folder's modules (its index.ts among them)
   entry: ["src/*.ts", "src/*/*.ts"],
   format: ["esm"],
   dts: false,

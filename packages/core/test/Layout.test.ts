@@ -53,6 +53,15 @@ const importsOf = (file: string, text = readFileSync(file, "utf8")) => {
 }
 const graph = new Map(sources.map((f) => [f, importsOf(f)]))
 
+/** The namespaces an index.ts publishes, following `export * from "./folder/index.js"` into folders. */
+const namespacesIn = (dir: string, file = "index.ts"): ReadonlyArray<readonly [string, string]> =>
+  [...readFileSync(join(src, dir, file), "utf8").matchAll(/export \*(?: as (\w+))? from "\.\/([^"]+)\.js"/g)].flatMap(
+    ([, n, path]) =>
+      n === undefined
+        ? namespacesIn(join(dir, dirname(path!)), `${path!.split("/").pop()}.ts`)
+        : [[n, join(dir, path!)] as const]
+  )
+
 describe("core's layout", () => {
   it(`no module is over ${MAX_LINES} lines, and those awaiting a split do not grow`, () => {
     const over = sources.flatMap((f) => {
@@ -104,16 +113,41 @@ describe("core's layout", () => {
     expect([...runtime].map((f) => relative("/x", f))).toEqual(["c.ts", "e.ts"])
   })
 
+  it("index.ts publishes each concept folder through the folder's index.ts, and nothing else", () => {
+    const root = readFileSync(join(src, "index.ts"), "utf8")
+    const folders = readdirSync(src).filter((f) => statSync(join(src, f)).isDirectory())
+    const published = [...root.matchAll(/^export \* from "\.\/(\w+)\/index\.js"$/gm)].map(([, f]) => f)
+    expect(published.sort()).toEqual(folders.sort())
+    expect(
+      root
+        .replace(/\/\*\*[\s\S]*?\*\//, "")
+        .trim()
+        .split("\n").length
+    ).toBe(folders.length)
+    for (const f of folders) {
+      const index = readFileSync(join(src, f, "index.ts"), "utf8")
+      expect(index.startsWith(`/**\n * \`${f}/\``), `${f}/index.ts opens with what the folder holds`).toBe(true)
+      for (const [, path] of index.matchAll(/from "([^"]+)"/g)) expect(path).toMatch(/^\.\/\w+\.js$/)
+    }
+  })
+
+  it("modules import each other, never a folder's index.ts (which is for the package's users)", () => {
+    const through = sources.flatMap((f) =>
+      [...graph.get(f)!.all]
+        .filter((t) => t.endsWith(`${"/"}index.ts`) && name(f) !== "index.ts")
+        .map((t) => `${name(f)} -> ${name(t)}`)
+    )
+    expect(through).toEqual([])
+  })
+
   it("package.json exports each namespace of index.ts by its name, from its folder", () => {
     const pkg = JSON.parse(readFileSync(join(src, "..", "package.json"), "utf8"))
-    const namespaces = [
-      ...readFileSync(join(src, "index.ts"), "utf8").matchAll(/export \* as (\w+) from "\.\/([^"]+)\.js"/g)
-    ]
+    const namespaces = namespacesIn("")
     expect(namespaces.length).toBeGreaterThan(60)
     for (const exportsMap of [pkg.exports, pkg.publishConfig.exports]) {
-      expect(Object.keys(exportsMap).sort()).toEqual([".", ...namespaces.map(([, n]) => `./${n}`)].sort())
-      for (const [, n, path] of namespaces) expect(exportsMap[`./${n}`].import).toBe(`./dist/${path}.js`)
+      expect(Object.keys(exportsMap).sort()).toEqual([".", ...namespaces.map(([n]) => `./${n}`)].sort())
+      for (const [n, path] of namespaces) expect(exportsMap[`./${n}`].import).toBe(`./dist/${path}.js`)
     }
-    for (const [, n, path] of namespaces) expect(pkg.exports[`./${n}`].source).toBe(`./src/${path}.ts`)
+    for (const [n, path] of namespaces) expect(pkg.exports[`./${n}`].source).toBe(`./src/${path}.ts`)
   })
 })

@@ -1,0 +1,7 @@
+/**
+ * `customers/` — Customers: the entity and the service that keeps them.
+ *
+ * @since 0.1.0
+ */
+export * as Customer from "./Customer.js"
+export * as Customers from "./Customers.js"

@@ -1,0 +1,7 @@
+/**
+ * `invoices/` — Invoices: the entity and its machine, invoicing (issue, number, pay) and the invoice documents.
+ *
+ * @since 0.1.0
+ */
+export * as Invoice from "./Invoice.js"
+export * as Invoicing from "./Invoicing.js"

@@ -1,0 +1,7 @@
+/**
+ * `portal/` — The customer portal: its session entity and the service behind the hosted portal.
+ *
+ * @since 0.1.0
+ */
+export * as Portal from "./Portal.js"
+export * as PortalSession from "./PortalSession.js"

@@ -1,0 +1,7 @@
+/**
+ * `refunds/` — Refunds and credit notes: the entity, its machine and the service.
+ *
+ * @since 0.1.0
+ */
+export * as Refund from "./Refund.js"
+export * as Refunds from "./Refunds.js"

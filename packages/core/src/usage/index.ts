@@ -1,0 +1,7 @@
+/**
+ * `usage/` — Usage records and the metering service.
+ *
+ * @since 0.1.0
+ */
+export * as Usage from "./Usage.js"
+export * as Metering from "./Metering.js"
