@@ -166,6 +166,57 @@ describe("the tarballs", () => {
   })
 })
 
+describe("before the public registry", () => {
+  it("`npm publish --dry-run` of every tarball is clean: no warning, no correction, nothing refused", async () => {
+    // a token for a registry nobody answers on: the dry run checks the package, not the login
+    const userconfig = join(work, "publish.npmrc")
+    writeFileSync(userconfig, "//127.0.0.1:9/:_authToken=dry-run\n")
+    for (const p of registry.packages) {
+      const out = await sh(
+        work,
+        `npm publish --dry-run --userconfig ${userconfig} --registry http://127.0.0.1:9/ ${p.tarball} 2>&1`
+      )
+      expect(
+        out.split("\n").filter((l) => /npm (warn|error|ERR)/i.test(l)),
+        p.name
+      ).toEqual([])
+      expect(out, p.name).toContain(`+ ${p.name}@${p.version}`)
+    }
+  })
+
+  it("a clone's `pnpm pack:all` writes every tarball and the npm line that installs them into a project", async () => {
+    const out = join(work, "from-clone")
+    const line = (await sh(root, `node scripts/pack.mjs --no-build --out ${out}`)).trim()
+    expect(readdirSync(out).sort()).toEqual(
+      published.map((p) => `${p.manifest.name.replace("@", "").replace("/", "-")}-${p.manifest.version}.tgz`).sort()
+    )
+    expect(line.split(" ").slice(0, 3)).toEqual(["npm", "i", "effect"])
+    expect(
+      line
+        .split(" ")
+        .slice(3)
+        .map((t) => t.slice(out.length + 1))
+    ).toEqual(readdirSync(out).sort())
+    // a project that knows no registry of ours: the @recur packages resolve each other from the tarballs
+    const dir = join(work, "install-from-clone")
+    mkdirSync(dir)
+    writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "from-clone", private: true, type: "module" }))
+    await sh(dir, line)
+    writeFileSync(
+      join(dir, "run.ts"),
+      [
+        'import { createBilling } from "@recur/embedded"',
+        'import { Money } from "@recur/core"',
+        'const billing = await createBilling({ storage: "memory", payments: "sandbox" })',
+        'const { merchant_id } = await billing.merchants.create({ name: "Acme", currency: "USD", frozen_time: Date.now() })',
+        'console.log(merchant_id.startsWith("mch_"), Money.format(Money.make(4900n, "USD")))',
+        "await billing.close()"
+      ].join("\n")
+    )
+    expect((await sh(dir, "node run.ts")).trim()).toBe("true 49.00")
+  })
+})
+
 describe("the README's install sections, as written", () => {
   const kinds = Readme.installSections(readFileSync(join(root, "README.md"), "utf8"))
   it("names a section for each kind of user", () => {
