@@ -213,7 +213,7 @@ const issue = (s: MSub, type: MInvoice["type"], cycle: number, amount: bigint, a
   return inv
 }
 
-// what a cycle collected and gave back (the engine's `Refunds.collectedBy`, without tax)
+// what a cycle collected and gave back (the engine's `CycleLedger.collectedBy`, without tax)
 const collects = (i: MInvoice) => i.type !== "refund" && i.amount + i.applied > 0n
 /** What a paid invoice still holds: its paid (and moved in) less refunds, credits, moved out. */
 const roomOf = (i: MInvoice) => i.amount + i.applied + i.movedIn - i.refunded - i.credited - i.movedOut

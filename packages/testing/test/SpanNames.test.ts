@@ -26,6 +26,7 @@ const services = new Set([
   "Portal",
   "PriceChanges",
   "ProcessorEvents",
+  "OwedRefunds",
   "Refunds",
   "RenewalBatches",
   "SandboxGateway",

@@ -25,6 +25,7 @@ import * as PaymentSettings from "../payments/PaymentSettings.js"
 import * as Portal from "../portal/Portal.js"
 import * as ProcessorEvents from "../payments/ProcessorEvents.js"
 import * as PriceChanges from "../subscriptions/PriceChanges.js"
+import * as OwedRefunds from "../refunds/OwedRefunds.js"
 import * as Refunds from "../refunds/Refunds.js"
 import * as RenewalBatches from "../subscriptions/RenewalBatches.js"
 import * as Renewals from "../subscriptions/Renewals.js"
@@ -43,7 +44,7 @@ const flows = Layer.mergeAll(
   SessionPayments.SessionPayments.layer.pipe(Layer.provideMerge(Checkout.Checkout.layer)),
   Renewals.Renewals.layer,
   Dunning.Dunning.layer,
-  Refunds.Refunds.layer
+  OwedRefunds.OwedRefunds.layer.pipe(Layer.provideMerge(Refunds.Refunds.layer))
 )
 
 /**

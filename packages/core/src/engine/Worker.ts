@@ -10,6 +10,7 @@ import { Context, Effect, Layer } from "effect"
 import * as Dunning from "../payments/Dunning.js"
 import * as Payments from "../payments/Payments.js"
 import * as RenewalBatches from "../subscriptions/RenewalBatches.js"
+import * as OwedRefunds from "../refunds/OwedRefunds.js"
 import * as Refunds from "../refunds/Refunds.js"
 import * as Renewals from "../subscriptions/Renewals.js"
 import * as Store from "../kernel/Store.js"
@@ -61,6 +62,7 @@ export class Worker extends Context.Service<Worker>()("@recur/core/Worker", {
     const payments = yield* Payments.Payments
     const webhooks = yield* WebhookDispatch.WebhookDispatch
     const refunds = yield* Refunds.Refunds
+    const owedRefunds = yield* OwedRefunds.OwedRefunds
 
     /** The effect of one work item of a known kind. */
     const workOf = (kind: WorkKind, merchantId: string, subjectId: string): Effect.Effect<unknown, unknown> => {
@@ -80,7 +82,7 @@ export class Worker extends Context.Service<Worker>()("@recur/core/Worker", {
         case "charge":
           return payments.chargePending(merchantId, subjectId)
         case "refund_owed":
-          return refunds.settleOwed(merchantId, subjectId)
+          return owedRefunds.settle(merchantId, subjectId)
         case "refund_settle":
           return refunds.settle(merchantId, subjectId)
         case "webhook":

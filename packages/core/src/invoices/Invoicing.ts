@@ -1,8 +1,9 @@
 /**
- * Invoice building as pure functions: what a cycle (initial, trial, renewal), a prorated
- * change (upgrade) or a refund should bill, as new documents. Issued invoices are never
- * edited; there is at most one invoice per (subscription, cycle, type), checked against the
- * prior documents passed in.
+ * Invoice building as pure functions: what a cycle (initial, trial, renewal) or a prorated
+ * change (upgrade) should bill, as new drafts, and how a draft is totalled, carried and
+ * converted. Issued invoices are never edited; there is at most one invoice per (subscription,
+ * cycle, type), checked against the prior documents passed in. A refund's draft is
+ * `CreditNotes.draft`; what a cycle collected and gives back is `CycleLedger` and `GiveBack`.
  *
  * @since 0.1.0
  */
@@ -13,6 +14,7 @@ import * as Price from "../catalog/Price.js"
 import * as Pricing from "../money/Pricing.js"
 import * as Tax from "../taxes/Tax.js"
 import type * as Proration from "../money/Proration.js"
+import { giveBack, type Collected, type Share } from "./GiveBack.js"
 import * as Decimal from "../money/Decimal.js"
 
 /**
@@ -361,222 +363,6 @@ export const upgrade = (input: {
   )
 
 /**
- * A `refund` invoice for `amount` (positive) against an original invoice. Refunds may repeat
- * per cycle (partial refunds), so no (cycle, type) uniqueness applies; the caller enforces
- * refunded ≤ paid with {@link refundable}.
- *
- * @since 0.1.0
- */
-export const refund = (input: {
-  readonly amount: Money.Money
-  readonly cycle_index: number
-  readonly original_invoice_id: string
-  readonly reason: string
-  /**
-   * The original's taxes, what was paid and what was refunded before this refund: the refund
-   * carries each tax in proportion to the amount it pays back (see {@link refundedTax}).
-   */
-  readonly tax?:
-    | {
-        readonly lines: ReadonlyArray<TaxLine>
-        readonly paid: Money.Money
-        readonly refundedBefore: Money.Money
-      }
-    /** The taxes it pays back, already fixed (a share of a give-back, see {@link giveBack}). */
-    | { readonly fixed: ReadonlyArray<TaxLine> }
-}): Draft =>
-  total({
-    invoice_type: "refund",
-    cycle_index: input.cycle_index,
-    currency: input.amount.currency,
-    lines: [{ kind: "refund", description: input.reason, quantity: 1n, amount: input.amount }],
-    original_invoice_id: input.original_invoice_id,
-    ...(input.tax
-      ? {
-          tax: () => {
-            const t = input.tax!
-            return "fixed" in t ? t.fixed : refundedTax(t.lines, t.paid, t.refundedBefore, input.amount)
-          }
-        }
-      : {})
-  })
-
-/**
- * The taxes a refund of `amount` pays back: each of the original's tax lines in proportion to
- * the share of `paid` refunded, counted cumulatively — the tax of everything refunded so far,
- * rounded once, less what earlier refunds carried — so partial refunds that add up to the whole
- * pay back exactly the whole tax. The refunded amount holds them (they are `inclusive`).
- *
- * @example
- * // 119.00 paid with 19.00 tax; refunds of 59.50 then 59.50 carry 9.50 and 9.50
- * @since 0.1.0
- */
-export const refundedTax = (
-  lines: ReadonlyArray<TaxLine>,
-  paid: Money.Money,
-  refundedBefore: Money.Money,
-  amount: Money.Money,
-  /** false: each line keeps its own `inclusive` (a credit line of an upgrade, see {@link change}). */
-  asRefund = true
-): ReadonlyArray<TaxLine> => {
-  if (paid.amount <= 0n) return []
-  const upTo = (m: Money.Money, share: bigint) => Money.taxProportion(m, share, paid.amount).amount
-  const before = refundedBefore.amount
-  const after = before + amount.amount
-  // an upgrade's negative lines (its credit giving tax back) belong to the invoices it came from
-  return lines
-    .filter((t) => t.amount.amount > 0n)
-    .map((t) => ({
-      ...t,
-      inclusive: asRefund ? true : t.inclusive,
-      taxable: Money.make(upTo(t.taxable, after) - upTo(t.taxable, before), amount.currency),
-      amount: Money.make(upTo(t.amount, after) - upTo(t.amount, before), amount.currency)
-    }))
-}
-
-/**
- * What one cycle of a subscription collected and has given back so far: the paid invoices of the
- * cycle (its cycle invoice and any upgrade charged in it), read from their own lines and tax
- * lines — never from the customer's current address or the merchant's current rates.
- *
- * @since 0.1.0
- */
-export interface Collected {
-  /** What the paid invoices were paid: their totals, plus any customer credit applied to them. */
-  readonly paid: Money.Money
-  /** The exclusive tax in `paid` (added on top of the prices). */
-  readonly exclusiveTax: Money.Money
-  /** Every tax line of the paid invoices. */
-  readonly tax_lines: ReadonlyArray<TaxLine>
-  /** What was given back of `paid` already: refunds (made or in flight), credit to the balance, refunds owed. */
-  readonly givenBack: Money.Money
-  /**
-   * The same, invoice by invoice, the newest first (the order a give-back takes from them): each
-   * paid invoice's own ledger, whose tax lines its give-backs carry in proportion.
-   */
-  readonly invoices: ReadonlyArray<PaidInvoice>
-}
-
-/**
- * One paid invoice of a cycle and what was given back of it: its trade's refunds, and the credit
- * and owed refunds recorded against it.
- *
- * @since 0.1.0
- */
-export interface PaidInvoice {
-  readonly invoice_id: string
-  readonly trade_id: string | null
-  /** Its total plus any customer credit applied to it. */
-  readonly paid: Money.Money
-  readonly tax_lines: ReadonlyArray<TaxLine>
-  readonly givenBack: Money.Money
-}
-
-/**
- * One paid invoice's part of a give-back, with the tax in it: what its credit note states.
- *
- * @since 0.1.0
- */
-export interface Share {
-  readonly invoice_id: string
-  readonly trade_id: string | null
-  readonly amount: Money.Money
-  readonly tax_lines: ReadonlyArray<TaxLine>
-}
-
-/**
- * The tax lines of `part` of a share whose whole carries `lines` (a refund that could take only
- * part of a share): each line in proportion, rounded once (half up, as tax is).
- *
- * @since 0.1.0
- */
-export const partOf = (lines: ReadonlyArray<TaxLine>, part: Money.Money, whole: Money.Money): ReadonlyArray<TaxLine> =>
-  part.amount >= whole.amount || whole.amount <= 0n
-    ? lines
-    : lines.map((t) => ({
-        ...t,
-        taxable: Money.taxProportion(t.taxable, part.amount, whole.amount),
-        amount: Money.taxProportion(t.amount, part.amount, whole.amount)
-      }))
-
-/**
- * What is still held of a cycle's payments, before exclusive tax (the terms proration credits
- * in): `(paid − givenBack) × (paid − exclusiveTax) / paid`, rounded half to even. The credit of
- * the plan in force never exceeds it — after a full refund nothing is held, and nothing is
- * credited.
- *
- * @example
- * // 72.00 paid with 12.00 exclusive tax, 18.00 refunded: 45.00 of the 60.00 net is still held
- * @since 0.1.0
- */
-export const heldBasis = (c: Collected): Money.Money => {
-  const held = c.paid.amount - c.givenBack.amount
-  if (held <= 0n || c.paid.amount <= 0n) return Money.zero(c.paid.currency)
-  return Money.proportion(Money.make(held, c.paid.currency), c.paid.amount - c.exclusiveTax.amount, c.paid.amount)
-}
-
-/**
- * What giving back `net` (before tax, in the terms proration credits in) returns of a cycle's
- * payments: `net × paid / (paid − exclusiveTax)` — the net grossed up by the exclusive tax that
- * was actually collected, rounded half to even — never more than is still held
- * (`paid − givenBack`); taken from the paid invoices the newest first, each share never more
- * than that invoice still holds and carrying that invoice's own tax lines in proportion, counted
- * cumulatively on its ledger ({@link refundedTax}) — so tax given back never exceeds the tax an
- * invoice collected, and the shares are exactly what a refund's credit notes or a credit state
- * (preview = commit).
- *
- * @example
- * // 60.00 paid without tax, a 20 % rate added since: 15.49 back carries no tax
- * // 72.00 paid with 12.00 tax: 15.49 back is 18.59, of which 3.10 tax
- * @since 0.1.0
- */
-export const giveBack = (
-  c: Collected,
-  net: Money.Money,
-  /** false: the tax lines keep their own `inclusive` (see {@link refundedTax}). */
-  asRefund = true
-): {
-  readonly total: Money.Money
-  readonly tax: Money.Money
-  readonly tax_lines: ReadonlyArray<TaxLine>
-  readonly shares: ReadonlyArray<Share>
-} => {
-  const currency = c.paid.currency
-  const base = c.paid.amount - c.exclusiveTax.amount
-  const gross = base > 0n && net.amount > 0n ? Money.proportion(net, c.paid.amount, base).amount : 0n
-  const held = c.paid.amount - c.givenBack.amount
-  let left = gross < held ? gross : held > 0n ? held : 0n
-  const shares: Array<Share> = []
-  for (const inv of c.invoices) {
-    if (left <= 0n) break
-    const room = inv.paid.amount - inv.givenBack.amount
-    const take = room < left ? room : left
-    if (take <= 0n) continue
-    const amount = Money.make(take, currency)
-    shares.push({
-      invoice_id: inv.invoice_id,
-      trade_id: inv.trade_id,
-      amount,
-      tax_lines: refundedTax(inv.tax_lines, inv.paid, inv.givenBack, amount, asRefund)
-    })
-    left -= take
-  }
-  const tax_lines = shares.flatMap((s) => s.tax_lines)
-  return {
-    total: Money.make(
-      shares.reduce((a, s) => a + s.amount.amount, 0n),
-      currency
-    ),
-    tax: Money.make(
-      tax_lines.reduce((a, t) => a + t.amount.amount, 0n),
-      currency
-    ),
-    tax_lines,
-    shares
-  }
-}
-
-/**
  * The `upgrade` invoice of a prorated change with a positive net: the credit line for the old
  * plan's unused time gives back what the cycle's paid invoices collected for it, with **their**
  * taxes in proportion ({@link giveBack}, each line negated, keeping whether it was inclusive),
@@ -662,16 +448,6 @@ export const carry = (draft: Draft, description: string): { readonly draft: Draf
     },
     carried
   }
-}
-
-/**
- * How much of a paid amount can still be refunded.
- *
- * @since 0.1.0
- */
-export const refundable = (paid: Money.Money, refunded: Money.Money): Money.Money => {
-  const left = paid.amount - refunded.amount
-  return Money.make(left > 0n ? left : 0n, paid.currency)
 }
 
 // ------------------------------------------------------------------ drafts: discount sums, carried balances, currency conversion

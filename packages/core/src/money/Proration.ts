@@ -183,7 +183,7 @@ export const prorate = (input: {
   readonly creditMode: CreditMode
   /**
    * What is still held of what was paid for the period (after refunds and credits already
-   * given back, `Invoicing.heldBasis`): the credit never exceeds it. None: all of it.
+   * given back, `GiveBack.heldBasis`): the credit never exceeds it. None: all of it.
    */
   readonly held?: Money.Money | undefined
 }): Result.Result<Proration, Money.CurrencyMismatch> => {

@@ -5,3 +5,5 @@
  */
 export * as Refund from "./Refund.js"
 export * as Refunds from "./Refunds.js"
+export * as OwedRefunds from "./OwedRefunds.js"
+export * as CreditNotes from "./CreditNotes.js"

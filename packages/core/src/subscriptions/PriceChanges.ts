@@ -23,6 +23,8 @@ import { mustBeLive } from "./SubscriptionStore.js"
 import { fullCycle, planBasis } from "./SubscriptionTerms.js"
 import { loadSub, writes } from "./SubscriptionStore.js"
 import { withTax } from "../taxes/TaxRates.js"
+import * as CycleLedger from "../invoices/CycleLedger.js"
+import * as GiveBack from "../invoices/GiveBack.js"
 import * as Invoicing from "../invoices/Invoicing.js"
 import * as Lifecycle from "../kernel/Lifecycle.js"
 import * as Merchants from "../tenants/Merchants.js"
@@ -31,7 +33,7 @@ import * as Payments from "../payments/Payments.js"
 import * as Ports from "../kernel/Ports.js"
 import * as PriceRules from "../catalog/PriceRules.js"
 import * as Proration from "../money/Proration.js"
-import * as Refunds from "../refunds/Refunds.js"
+import * as OwedRefunds from "../refunds/OwedRefunds.js"
 import * as Secrets from "../tenants/Secrets.js"
 import * as Settings from "../tenants/Settings.js"
 import * as Store from "../kernel/Store.js"
@@ -142,7 +144,7 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
     const storage = yield* Store.Storage
     const documents = invoiceDocuments(storage, yield* Secrets.Secrets, yield* Settings.Settings)
     const payments = yield* Payments.Payments
-    const refunds = yield* Refunds.Refunds
+    const owedRefunds = yield* OwedRefunds.OwedRefunds
     const settings = yield* Settings.Settings
     const taxes = yield* Ports.TaxCalculator
     const gateway = yield* Ports.PaymentGateway
@@ -243,7 +245,7 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
         const currency = rec.currency
         const zero = Money.format(Money.zero(currency))
         let quote: Omit<Quote, "quote_id">
-        let collected: Invoicing.Collected | undefined
+        let collected: GiveBack.Collected | undefined
         // nothing to prorate: a quantity change at the next cycle, a change at the period's end,
         // proration "none" or a change during a trial
         const unprorated = (outcome: Quote["outcome"], effective_at: number): Omit<Quote, "quote_id"> => ({
@@ -273,7 +275,7 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
           // invoice: an earlier change this cycle replaced it), charge the new plan the same way
           const paid = planBasis(rec, current)
           const newFull = fullCycle(after, target, qty, rec.subscription.cycle_index)
-          collected = yield* Refunds.collectedBy(storage, merchantId, rec, rec.subscription.cycle_index)
+          collected = yield* CycleLedger.collectedBy(storage, merchantId, rec, rec.subscription.cycle_index)
           const policy = Result.getOrElse(
             Proration.parsePolicy(merchant.proration_policy),
             () => Proration.defaultPolicy
@@ -287,7 +289,7 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
               newAmount: newFull,
               creditMode: merchant.proration_credit,
               // the credit is what was actually paid for the old plan and is still held
-              held: Invoicing.heldBasis(collected)
+              held: GiveBack.heldBasis(collected)
             })
           )
           quote = {
@@ -322,7 +324,7 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
         let upgrade: Invoicing.Draft | undefined
         let back: Money.Money | undefined
         // what the change gives back, invoice by invoice (an upgrade's credit, a downgrade's back)
-        let shares: ReadonlyArray<Invoicing.Share> = []
+        let shares: ReadonlyArray<GiveBack.Share> = []
         if (quote.outcome === "upgrade" && collected) {
           const lines = quote.lines.map((l) => {
             const amount = Result.getOrThrow(Money.parse(l.amount, currency, { allowNegative: true }))
@@ -367,7 +369,7 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
           // given back from what the cycle's invoices collected, with the tax they collected, in
           // proportion — never today's rate or address, never more than is still held
           const net = Result.getOrThrow(Money.parse(quote.net, currency, { allowNegative: true }))
-          const given = Invoicing.giveBack(collected, Money.negate(net))
+          const given = GiveBack.giveBack(collected, Money.negate(net))
           back = given.total
           shares = given.shares
           quote = {
@@ -518,8 +520,8 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
                   Money.parse(next.subscription.credit_balance, cur, { allowNegative: true })
                 )
                 next = {
-                  ...Refunds.withMoved(
-                    Refunds.withCredited(next, rec.subscription.cycle_index, owedBack, inv.invoice_id),
+                  ...CycleLedger.withMoved(
+                    CycleLedger.withCredited(next, rec.subscription.cycle_index, owedBack, inv.invoice_id),
                     rec.subscription.cycle_index,
                     planned.shares,
                     inv.invoice_id
@@ -546,7 +548,7 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
                 )
                 next = {
                   // the old plan's credit moved from the invoices that paid it into this one
-                  ...Refunds.withMoved(next, rec.subscription.cycle_index, planned.shares, inv.invoice_id),
+                  ...CycleLedger.withMoved(next, rec.subscription.cycle_index, planned.shares, inv.invoice_id),
                   subscription: new Subscription.Subscription(
                     {
                       ...next.subscription,
@@ -590,7 +592,7 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
                 })
                 yield* Effect.orDie(invoices.insert(yield* documents.issueOne(planned.merchant, inv)))
                 // the old plan's credit moved from the invoices that paid it into this one
-                next = Refunds.withMoved(next, rec.subscription.cycle_index, planned.shares, inv.invoice_id)
+                next = CycleLedger.withMoved(next, rec.subscription.cycle_index, planned.shares, inv.invoice_id)
                 yield* submitTrade(storage, {
                   trade,
                   invoice_id: inv.invoice_id,
@@ -613,7 +615,7 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
                       cycle_index: rec.subscription.cycle_index,
                       owed: Money.format(planned.back!),
                       // each paid invoice's share, with the tax the quote stated
-                      shares: Refunds.storedShares(planned.shares)
+                      shares: CycleLedger.storedShares(planned.shares)
                     }
                   ]
                 }
@@ -625,7 +627,7 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
                 next = {
                   // credited against the invoices it was given back from, as the quote took it
                   ...planned.shares.reduce(
-                    (r, sh) => Refunds.withCredited(r, rec.subscription.cycle_index, sh.amount, sh.invoice_id),
+                    (r, sh) => CycleLedger.withCredited(r, rec.subscription.cycle_index, sh.amount, sh.invoice_id),
                     next
                   ),
                   subscription: new Subscription.Subscription(
@@ -660,8 +662,8 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
       // the refund was recorded as owed in the change's transaction (and a work item will pay it
       // after a crash); paying it now is the usual path, and a failure here is the work item's
       if (charge.owesRefund)
-        yield* refunds
-          .settleOwed(merchantId, subscriptionId)
+        yield* owedRefunds
+          .settle(merchantId, subscriptionId)
           .pipe(
             Effect.catchCause((cause) =>
               Effect.logWarning("event=recur.refund_owed.deferred", { subscription_id: subscriptionId, cause })

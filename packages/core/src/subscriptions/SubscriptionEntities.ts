@@ -109,7 +109,7 @@ export const SubscriptionRecord = Schema.Struct({
       owed: Schema.String,
       /**
        * What each paid invoice of the cycle gives back of it, with the tax it carries (the
-       * quote's, `Invoicing.giveBack`): the refunds pay these and their credit notes state these
+       * quote's, `GiveBack.giveBack`): the refunds pay these and their credit notes state these
        * taxes. Absent on entries recorded before shares were.
        */
       shares: Schema.optional(Schema.Array(GiveBackShare))

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Result, Option } from "effect"
-import { Common, Invoicing, Money, Price, Proration } from "../../src/index.js"
+import { Common, CreditNotes, GiveBack, Invoicing, Money, Price, Proration } from "../../src/index.js"
 import { priceVersion } from "../fixtures.js"
 
 const usd = (n: bigint) => Money.make(n, "USD")
@@ -156,7 +156,7 @@ describe("Invoicing.cycle", () => {
   })
 })
 
-describe("Invoicing.upgrade / refund", () => {
+describe("Invoicing.upgrade / CreditNotes.draft", () => {
   const period = { start: Date.parse("2024-01-01T00:00:00Z"), end: Date.parse("2024-02-01T00:00:00Z") }
   it("an upgrade invoice carries the credit and charge lines of the proration", () => {
     const proration = Result.getOrThrow(
@@ -175,7 +175,7 @@ describe("Invoicing.upgrade / refund", () => {
     expect(d.invoice_type).toBe("upgrade")
   })
   it("a refund invoice references its original and refunds never exceed what was paid", () => {
-    const d = Invoicing.refund({
+    const d = CreditNotes.draft({
       amount: usd(300n),
       cycle_index: 0,
       original_invoice_id: "inv_1",
@@ -183,12 +183,12 @@ describe("Invoicing.upgrade / refund", () => {
     })
     expect(d.total).toEqual(usd(300n))
     expect(d.original_invoice_id).toEqual(Option.some("inv_1"))
-    expect(Invoicing.refundable(usd(1000n), usd(300n))).toEqual(usd(700n))
-    expect(Invoicing.refundable(usd(1000n), usd(1200n))).toEqual(usd(0n))
+    expect(GiveBack.refundable(usd(1000n), usd(300n))).toEqual(usd(700n))
+    expect(GiveBack.refundable(usd(1000n), usd(1200n))).toEqual(usd(0n))
   })
 })
 
-describe("Invoicing.giveBack / change: what a change gives back, invoice by invoice", () => {
+describe("GiveBack.giveBack / Invoicing.change: what a change gives back, invoice by invoice", () => {
   const usd = (minor: bigint) => Money.make(minor, "USD")
   const vat = (taxable: bigint, amount: bigint): Invoicing.TaxLine => ({
     tax_rate_id: "txr_1",
@@ -201,21 +201,21 @@ describe("Invoicing.giveBack / change: what a change gives back, invoice by invo
     amount: usd(amount)
   })
   // the cycle's invoices, newest first: an upgrade 21.68 (6.19 tax on 30.97), the first 30.00 untaxed
-  const upgrade: Invoicing.PaidInvoice = {
+  const upgrade: GiveBack.PaidInvoice = {
     invoice_id: "inv_up",
     trade_id: "trd_up",
     paid: usd(2168n),
     tax_lines: [vat(3097n, 619n)],
     givenBack: usd(0n)
   }
-  const first: Invoicing.PaidInvoice = {
+  const first: GiveBack.PaidInvoice = {
     invoice_id: "inv_1",
     trade_id: "trd_1",
     paid: usd(3000n),
     tax_lines: [],
     givenBack: usd(0n)
   }
-  const collected: Invoicing.Collected = {
+  const collected: GiveBack.Collected = {
     paid: usd(5168n),
     exclusiveTax: usd(619n),
     tax_lines: [vat(3097n, 619n)],
@@ -224,7 +224,7 @@ describe("Invoicing.giveBack / change: what a change gives back, invoice by invo
   }
 
   it("takes the newest invoice first, each share taxed by its own invoice's lines; the sum is the whole", () => {
-    const given = Invoicing.giveBack(collected, usd(2500n))
+    const given = GiveBack.giveBack(collected, usd(2500n))
     // 25.00 × 51.68 / 45.49 = 28.40: 21.68 from the upgrade (all of its 6.19 tax), 6.72 untaxed
     expect(given.shares.map((s) => [s.invoice_id, s.amount.amount, s.tax_lines.map((t) => t.amount.amount)])).toEqual([
       ["inv_up", 2168n, [619n]],
@@ -234,7 +234,7 @@ describe("Invoicing.giveBack / change: what a change gives back, invoice by invo
   })
 
   it("an invoice already given back in part gives only the rest, and only the tax not given back yet", () => {
-    const given = Invoicing.giveBack(
+    const given = GiveBack.giveBack(
       { ...collected, givenBack: usd(1000n), invoices: [{ ...upgrade, givenBack: usd(1000n) }, first] },
       usd(1000n)
     )
