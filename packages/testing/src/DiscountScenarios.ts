@@ -8,7 +8,7 @@
  * @since 0.1.0
  */
 import { expect, layer } from "@effect/vitest"
-import { Billing, Discounts, PriceChanges, Refunds, type Store, Subscriptions } from "@recur/core"
+import { Billing, Discounts, Ids, PriceChanges, Refunds, type Store, Subscriptions } from "@recur/core"
 import { Effect, type Layer } from "effect"
 import { invoicesOf } from "./EngineScenarios.js"
 import {
@@ -282,6 +282,20 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
             duration: "forever",
             product_ids: [productId]
           })
+          // the engine refuses a product outside the catalog by its index in the command and its id
+          const ghost = Ids.ProductId.make("prd_missing")
+          expect(
+            yield* Effect.flip(
+              (yield* Discounts.Discounts).create(
+                merchantId,
+                Discounts.discountOf(
+                  "Ghost",
+                  { type: "percentage", percent: 5 },
+                  { productIds: [Ids.ProductId.make(productId), ghost] }
+                )
+              )
+            )
+          ).toMatchObject({ _tag: "CommandRefused", part: "discountProduct", index: 1, id: ghost })
           const { subscriptionId } = yield* subscribeTo(merchantId, priceId, { discount_code: "PROHALF" })
           const scheduled = yield* (yield* PriceChanges.PriceChanges).changePrice(
             merchantId,

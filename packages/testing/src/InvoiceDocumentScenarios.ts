@@ -11,7 +11,6 @@ import { expect, layer } from "@effect/vitest"
 import {
   Billing,
   Catalog,
-  Discounts,
   type Invoice,
   Merchants,
   Refunds,

@@ -29,7 +29,6 @@ import {
   Catalog,
   Checkout,
   Customers,
-  Discounts,
   Dunning,
   Engine,
   type Invoice,

@@ -10,7 +10,17 @@
  */
 import { expect, layer } from "@effect/vitest"
 import { Requests } from "@recur/contract"
-import { Billing, Catalog, Customers, Merchants, Portal, type PortalSession, type Store, TaxRates } from "@recur/core"
+import {
+  Billing,
+  Catalog,
+  Customers,
+  Ids,
+  Merchants,
+  Portal,
+  type PortalSession,
+  type Store,
+  TaxRates
+} from "@recur/core"
 import { DateTime, Effect, type Layer, Option } from "effect"
 import { invoicesOf } from "./EngineScenarios.js"
 import {
@@ -241,6 +251,18 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
               _tag: "InvalidParameter",
               param
             })
+          // the engine names the entry by its index in the command and the price it names
+          expect(
+            yield* Effect.flip(
+              portal.setSettings(merchantId, {
+                reset: false,
+                paymentMethodUpdate: Option.none(),
+                cancel: Option.none(),
+                invoiceHistory: Option.none(),
+                switchPrices: Option.some([basic, once].map((id) => Ids.PriceId.make(id)))
+              })
+            )
+          ).toMatchObject({ _tag: "CommandRefused", part: "switchPrice", index: 1, id: once })
           // a refusal changed nothing; a reset returns to the default
           expect((yield* portal.settingsOf(merchantId)).switch_prices).toEqual([basic, pro])
           expect(yield* setSettings(merchantId, { reset: true })).toMatchObject({

@@ -13,7 +13,6 @@ import {
   Billing,
   Customer,
   Customers,
-  Discounts,
   type Invoice,
   PriceChanges,
   Refunds,
