@@ -189,9 +189,10 @@ export class Portal extends Context.Service<Portal>()("@recur/core/Portal", {
     })
 
     /**
-     * Changes the merchant's portal settings: the fields given (the others keep their value);
+     * Changes the merchant's portal settings: the settings given (the others keep their value);
      * `reset` returns to the server's default. Every price to switch between must be one of the
-     * merchant's active recurring prices.
+     * merchant's active recurring prices, listed once: a `CommandRefused` names the entry's index
+     * and price otherwise.
      */
     const setSettings = Effect.fn("Portal.setSettings")(function* (merchantId: string, command: SettingsCommand) {
       if (command.reset) {
@@ -272,7 +273,10 @@ export class Portal extends Context.Service<Portal>()("@recur/core/Portal", {
         return options as ReadonlyArray<SwitchOption>
       })
 
-    /** Creates a portal link for one customer of this merchant, working for an hour. */
+    /**
+     * Creates a portal link for one customer of this merchant, working for an hour; a flow the
+     * merchant's settings turned off is a `CommandRefused`.
+     */
     const createSession = Effect.fn("Portal.createSession")(function* (merchantId: string, command: SessionCommand) {
       yield* merchants.get(merchantId)
       const customer = yield* Effect.orDie(customers.get(merchantId, command.customerId))
