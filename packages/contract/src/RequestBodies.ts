@@ -281,7 +281,8 @@ export const PaymentSettings = Schema.Struct({
 })
 
 /**
- * The body of `POST /api/v1/tax_rates`.
+ * The body of `POST /api/v1/tax_rates`: core's `TaxRates.TaxRateCommand` field for field (the
+ * engine checks it as it checks a configured table's entry), so it needs no decoding of its own.
  *
  * @since 0.1.0
  */

@@ -10,13 +10,16 @@
 import {
   Checkout,
   CheckoutSession,
-  type Common,
+  Common,
   Decimal,
   Discount,
+  Discounts,
   Errors,
   Ids,
   type Metering,
   Money,
+  Portal,
+  PortalSession,
   PriceChanges,
   PriceRules,
   type Refunds,
@@ -384,3 +387,256 @@ export const sessionCommand = (
       }
     }
   })
+
+/**
+ * The body of `POST /api/v1/customer-portal/auth` (its Schema is `RequestBodies.PortalSession`).
+ *
+ * @since 0.1.0
+ */
+export interface PortalSessionRequest {
+  readonly customer_id?: string | undefined
+  readonly return_url?: string | undefined
+  readonly flow?: string | undefined
+  readonly locale?: typeof CheckoutSession.Locale.Type | undefined
+}
+
+/**
+ * Decodes a portal link's request into `Portal.SessionCommand`: the customer (an id of another
+ * shape is simply not found), the return URL, the flow.
+ *
+ * @since 0.1.0
+ */
+export const portalSessionCommand = (
+  body: PortalSessionRequest
+): Effect.Effect<Portal.SessionCommand, Errors.InvalidParameter | Errors.NotFound> =>
+  Effect.gen(function* () {
+    if (body.customer_id === undefined) return yield* invalid("customer_id", "is required")
+    const customerId = Ids.CustomerId.makeOption(body.customer_id)
+    if (Option.isNone(customerId)) return yield* new Errors.NotFound({ resource: "customer", id: body.customer_id })
+    if (body.return_url !== undefined && !CheckoutSession.isRedirectUrl(body.return_url))
+      return yield* invalid("return_url", "must be an absolute http(s) URL of at most 2048 characters")
+    const flows: ReadonlyArray<string> = PortalSession.Flow.literals
+    if (body.flow !== undefined && !flows.includes(body.flow))
+      return yield* invalid("flow", `must be ${PortalSession.Flow.literals.join(" or ")}`)
+    return {
+      customerId: customerId.value,
+      returnUrl: Option.fromUndefinedOr(body.return_url),
+      flow: Option.fromUndefinedOr(body.flow as typeof PortalSession.Flow.Type | undefined),
+      locale: Option.fromUndefinedOr(body.locale)
+    }
+  })
+
+/**
+ * The body of `POST /api/v1/portal_settings` (its Schema is `RequestBodies.PortalSettings`).
+ *
+ * @since 0.1.0
+ */
+export interface PortalSettingsRequest {
+  readonly payment_method_update?: boolean | undefined
+  readonly cancel?: boolean | undefined
+  readonly invoice_history?: boolean | undefined
+  readonly switch_prices?: ReadonlyArray<string> | undefined
+  readonly reset?: boolean | undefined
+}
+
+/**
+ * Decodes a change of the portal settings into `Portal.SettingsCommand`: `reset: true` drops
+ * the rest; the switch prices are at most `Portal.MAX_SWITCH_PRICES` price ids, each listed once
+ * (whether each is an active recurring price of the merchant the engine checks, refusing the
+ * entry by its index: {@link refusal} names it `switch_prices[i]`).
+ *
+ * @since 0.1.0
+ */
+export const portalSettingsCommand = (
+  body: PortalSettingsRequest
+): Effect.Effect<Portal.SettingsCommand, Errors.InvalidParameter> =>
+  Effect.gen(function* () {
+    if (body.reset === true) return { reset: true } as const
+    let switchPrices = Option.none<ReadonlyArray<Ids.PriceId>>()
+    if (body.switch_prices !== undefined) {
+      const given = body.switch_prices
+      if (given.length > Portal.MAX_SWITCH_PRICES)
+        return yield* invalid("switch_prices", `may list at most ${Portal.MAX_SWITCH_PRICES} prices`)
+      const ids: Array<Ids.PriceId> = []
+      for (const [i, id] of given.entries()) {
+        if (given.indexOf(id) !== i) return yield* invalid(`switch_prices[${i}]`, "is listed twice")
+        const priceId = Ids.PriceId.makeOption(id)
+        if (Option.isNone(priceId)) return yield* invalid(`switch_prices[${i}]`, "is not a price of this merchant")
+        ids.push(priceId.value)
+      }
+      switchPrices = Option.some(ids)
+    }
+    return {
+      reset: false,
+      paymentMethodUpdate: Option.fromUndefinedOr(body.payment_method_update),
+      cancel: Option.fromUndefinedOr(body.cancel),
+      invoiceHistory: Option.fromUndefinedOr(body.invoice_history),
+      switchPrices
+    } as const
+  })
+
+/**
+ * The body of `POST /api/v1/discounts` (its Schema is `RequestBodies.CreateDiscount`).
+ *
+ * @since 0.1.0
+ */
+export interface DiscountRequest {
+  readonly name?: string | undefined
+  readonly code?: string | undefined
+  readonly discount_type?: string | undefined
+  readonly percent_off?: number | undefined
+  readonly amount_off?: string | undefined
+  readonly duration?: string | undefined
+  readonly duration_cycles?: number | undefined
+  readonly product_ids?: ReadonlyArray<string> | undefined
+  readonly max_redemptions?: number | undefined
+  readonly max_redemptions_per_customer?: number | undefined
+  readonly min_amount?: string | undefined
+  readonly starts_at?: string | undefined
+  readonly expires_at?: string | undefined
+  readonly metadata?: Common.Metadata | undefined
+}
+
+const wholeIn = (param: string, value: number | undefined, min: number, max: number) =>
+  value === undefined || (Number.isInteger(value) && value >= min && value <= max)
+    ? Effect.succeed(Option.fromUndefinedOr(value))
+    : Effect.fail(invalid(param, `must be a whole number from ${min} to ${max}`))
+
+const instantOf = (param: string, text: string | undefined) => {
+  if (text === undefined) return Effect.succeed(Option.none<number>())
+  const ms = Common.parseInstant(text)
+  return ms !== undefined
+    ? Effect.succeed(Option.some(ms))
+    : Effect.fail(invalid(param, "must be an RFC 3339 timestamp"))
+}
+
+/**
+ * Decodes `POST /api/v1/discounts` into `Discounts.DiscountCommand`: a name, a code of the
+ * code pattern, a percentage (whole, 1 to 100) or an amount off, the duration and its cycles,
+ * the products (each once, at most `Discounts.MAX_PRODUCTS`), the redemption limits and the
+ * RFC 3339 start and end. What needs the merchant's data — the amounts in its currency, its
+ * products, its clock — the engine checks ({@link refusal} names the field).
+ *
+ * @since 0.1.0
+ */
+export const discountCommand = (
+  body: DiscountRequest
+): Effect.Effect<Discounts.DiscountCommand, Errors.InvalidParameter> =>
+  Effect.gen(function* () {
+    const name = body.name?.trim() ?? ""
+    if (name === "" || name.length > 255) return yield* invalid("name", "is required (1 to 255 characters)")
+    if (body.code !== undefined && !Discount.CODE_PATTERN.test(body.code))
+      return yield* invalid("code", "must be 2 to 20 uppercase letters and digits")
+    if (body.discount_type !== "percentage" && body.discount_type !== "fixed_amount")
+      return yield* invalid("discount_type", "must be percentage or fixed_amount")
+    let off: Discounts.DiscountCommand["off"]
+    if (body.discount_type === "percentage") {
+      if (body.percent_off === undefined) return yield* invalid("percent_off", "is required for a percentage")
+      if (body.amount_off !== undefined) return yield* invalid("amount_off", "is only for a fixed_amount")
+      yield* wholeIn("percent_off", body.percent_off, 1, 100)
+      off = { type: "percentage", percent: body.percent_off }
+    } else {
+      if (body.amount_off === undefined) return yield* invalid("amount_off", "is required for a fixed_amount")
+      if (body.percent_off !== undefined) return yield* invalid("percent_off", "is only for a percentage")
+      off = { type: "fixed_amount", amount: body.amount_off }
+    }
+    const duration = body.duration ?? "once"
+    if (duration !== "once" && duration !== "repeating" && duration !== "forever")
+      return yield* invalid("duration", "must be once, repeating or forever")
+    if (duration === "repeating" && body.duration_cycles === undefined)
+      return yield* invalid("duration_cycles", "is required when duration is repeating")
+    if (duration !== "repeating" && body.duration_cycles !== undefined)
+      return yield* invalid("duration_cycles", "is only for a repeating duration")
+    const cycles = yield* wholeIn("duration_cycles", body.duration_cycles, 1, Discounts.MAX_CYCLES)
+    if (body.product_ids !== undefined && body.product_ids.length > Discounts.MAX_PRODUCTS)
+      return yield* invalid("product_ids", `at most ${Discounts.MAX_PRODUCTS} values`)
+    const productIds: Array<Ids.ProductId> = []
+    for (const [i, id] of [...new Set(body.product_ids ?? [])].entries()) {
+      const productId = Ids.ProductId.makeOption(id)
+      if (Option.isNone(productId)) return yield* invalid(`product_ids[${i}]`, "no such product")
+      productIds.push(productId.value)
+    }
+    const maxRedemptions = yield* wholeIn("max_redemptions", body.max_redemptions, 1, Discounts.MAX_REDEMPTIONS)
+    const maxRedemptionsPerCustomer = yield* wholeIn(
+      "max_redemptions_per_customer",
+      body.max_redemptions_per_customer,
+      1,
+      Discounts.MAX_REDEMPTIONS
+    )
+    const startsAt = yield* instantOf("starts_at", body.starts_at)
+    const expiresAt = yield* instantOf("expires_at", body.expires_at)
+    if (Option.isSome(startsAt) && Option.isSome(expiresAt) && expiresAt.value <= startsAt.value)
+      return yield* invalid("expires_at", "must be after starts_at")
+    return {
+      name,
+      code: Option.fromUndefinedOr(body.code),
+      off,
+      duration:
+        duration === "repeating" && Option.isSome(cycles)
+          ? { type: "repeating", cycles: cycles.value }
+          : { type: duration === "forever" ? "forever" : "once" },
+      productIds,
+      maxRedemptions,
+      maxRedemptionsPerCustomer,
+      minAmount: Option.fromUndefinedOr(body.min_amount),
+      startsAt,
+      expiresAt,
+      metadata: body.metadata ?? {}
+    }
+  })
+
+/**
+ * Decodes the body of `POST /api/v1/subscription/{id}/discount`: one of `discount_id` and
+ * `discount_code`.
+ *
+ * @since 0.1.0
+ */
+export const discountRef = (body: {
+  readonly discount_id?: string | undefined
+  readonly discount_code?: string | undefined
+}): Effect.Effect<Discounts.DiscountRef, Errors.InvalidParameter> =>
+  body.discount_id !== undefined && body.discount_code === undefined
+    ? Effect.succeed({ discountId: body.discount_id })
+    : body.discount_code !== undefined && body.discount_id === undefined
+      ? Effect.succeed({ code: body.discount_code })
+      : Effect.fail(invalid("discount_id", "one of discount_id and discount_code is required"))
+
+/** The request field each refused part of a command is about, and the rule's words if the API's differ. */
+const refusedFields: {
+  readonly [K in Errors.CommandRefused["part"]]: (e: Errors.CommandRefused) => string
+} = {
+  discountProduct: (e) => `product_ids[${e.index}]`,
+  discountAmountOff: () => "amount_off",
+  discountMinAmount: () => "min_amount",
+  discountExpiry: () => "expires_at",
+  discountId: () => "discount_id",
+  discountCode: () => "discount_code",
+  switchPrices: () => "switch_prices",
+  switchPrice: (e) => `switch_prices[${e.index}]`,
+  portalFlow: () => "flow"
+}
+
+/**
+ * A part of a decoded command the engine refused (`Errors.CommandRefused`), as the
+ * `InvalidParameter` naming the request field it came from (`product_ids[1]`,
+ * `switch_prices[0]`, `expires_at`).
+ *
+ * @since 0.1.0
+ */
+export const refusal = (e: Errors.CommandRefused): Errors.InvalidParameter =>
+  invalid(refusedFields[e.part](e), e.part === "discountExpiry" ? "must be after starts_at" : e.detail)
+
+/**
+ * An engine call on a decoded command, its `CommandRefused` answered as the request field's
+ * `InvalidParameter` ({@link refusal}).
+ *
+ * @since 0.1.0
+ */
+export const refusedAsParameter = <A, E, R>(
+  self: Effect.Effect<A, E, R>
+): Effect.Effect<A, Exclude<E, Errors.CommandRefused> | Errors.InvalidParameter, R> =>
+  Effect.mapError(self, (e) => (e instanceof Errors.CommandRefused ? refusal(e) : e)) as Effect.Effect<
+    A,
+    Exclude<E, Errors.CommandRefused> | Errors.InvalidParameter,
+    R
+  >

@@ -112,7 +112,7 @@ export interface BillingOptions {
    * country and region (merchants add theirs with `taxRates.create`), e.g.
    * `[{ name: "VAT", percentage: "19", country: "DE", inclusive: true }]`. Default: none.
    */
-  readonly taxRates?: ReadonlyArray<TaxRates.CreateTaxRate>
+  readonly taxRates?: ReadonlyArray<TaxRates.TaxRateCommand>
   /**
    * A tax calculator of your own (a tax service's adapter of `Ports.TaxCalculator`) in place of
    * the rate table.
@@ -124,7 +124,7 @@ export interface BillingOptions {
    * between, e.g. `{ cancel: false, switch_prices: ["pri_basic", "pri_pro"] }`. Default: card,
    * cancellation and invoices on, no switching.
    */
-  readonly portal?: Omit<Portal.UpdatePortalSettings, "reset">
+  readonly portal?: Portal.ConfiguredSettings
   /** Where the pages of merchants on Stripe load Stripe.js from. Default `https://js.stripe.com/v3/`. */
   readonly stripeJsUrl?: string
 }
@@ -853,7 +853,8 @@ export const createBilling = async (options: BillingOptions = {}): Promise<Billi
       create: (merchantId, input) =>
         run(
           decode(RequestBodies.CreateDiscount, input).pipe(
-            Effect.flatMap((i) => Discounts.Discounts.use((d) => d.create(merchantId, i))),
+            Effect.flatMap(Requests.discountCommand),
+            Effect.flatMap((c) => Requests.refusedAsParameter(Discounts.Discounts.use((d) => d.create(merchantId, c)))),
             Effect.map(json(Discount.Discount))
           )
         ),
@@ -880,8 +881,13 @@ export const createBilling = async (options: BillingOptions = {}): Promise<Billi
         ),
       applyToSubscription: (merchantId, subscriptionId, input) =>
         run(
-          Effect.all([id("subscription_id", subscriptionId), decode(RequestBodies.ApplyDiscount, input)]).pipe(
-            Effect.flatMap(([s, i]) => Discounts.Discounts.use((d) => d.applyToSubscription(merchantId, s, i)))
+          Effect.all([
+            id("subscription_id", subscriptionId),
+            Effect.flatMap(decode(RequestBodies.ApplyDiscount, input), Requests.discountRef)
+          ]).pipe(
+            Effect.flatMap(([s, ref]) =>
+              Requests.refusedAsParameter(Discounts.Discounts.use((d) => d.applyToSubscription(merchantId, s, ref)))
+            )
           )
         ),
       removeFromSubscription: (merchantId, subscriptionId, discountId) =>
@@ -925,7 +931,10 @@ export const createBilling = async (options: BillingOptions = {}): Promise<Billi
       createSession: (merchantId, input) =>
         run(
           decode(RequestBodies.PortalSession, input).pipe(
-            Effect.flatMap((i) => Portal.Portal.use((p) => p.createSession(merchantId, i))),
+            Effect.flatMap(Requests.portalSessionCommand),
+            Effect.flatMap((c) =>
+              Requests.refusedAsParameter(Portal.Portal.use((p) => p.createSession(merchantId, c)))
+            ),
             Effect.map(json(PortalSession.PortalSession))
           )
         ),
@@ -941,7 +950,8 @@ export const createBilling = async (options: BillingOptions = {}): Promise<Billi
       updateSettings: (merchantId, input) =>
         run(
           decode(RequestBodies.PortalSettings, input).pipe(
-            Effect.flatMap((i) => Portal.Portal.use((p) => p.setSettings(merchantId, i))),
+            Effect.flatMap(Requests.portalSettingsCommand),
+            Effect.flatMap((c) => Requests.refusedAsParameter(Portal.Portal.use((p) => p.setSettings(merchantId, c)))),
             Effect.map(json(PortalSession.PortalSettings))
           )
         )

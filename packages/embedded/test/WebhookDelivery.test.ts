@@ -163,7 +163,10 @@ for (const [name, storage] of backends()) {
       // C: a discount created, redeemed at a checkout, and ended
       const discount = await run(
         Discounts.Discounts.use((d) =>
-          d.create(m.merchantId, { name: "Webhook test", code: "HOOK", discount_type: "percentage", percent_off: 5 })
+          d.create(
+            m.merchantId,
+            Discounts.discountOf("Webhook test", { type: "percentage", percent: 5 }, { code: Option.some("HOOK") })
+          )
         )
       )
       const c = Option.getOrThrow(

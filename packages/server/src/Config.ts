@@ -48,9 +48,9 @@ export interface ServerConfig {
    * region — a JSON array (`[{"name":"VAT","percentage":"19","country":"DE","inclusive":true}]`),
    * or `@<path>` of a file holding one. Default: none.
    */
-  readonly taxRates: ReadonlyArray<TaxRates.CreateTaxRate>
+  readonly taxRates: ReadonlyArray<TaxRates.TaxRateCommand>
   /** `RECUR_PORTAL_SETTINGS`: the customer portal's settings for merchants without their own. */
-  readonly portal: Portal.UpdatePortalSettings
+  readonly portal: Portal.ConfiguredSettings
   /** `RECUR_STRIPE_API_BASE`: another Stripe API host (a local fake or stripe-mock); Stripe's by default. */
   readonly stripeApiBase: Option.Option<string>
   /** `RECUR_STRIPE_JS_URL`: where pages load Stripe.js from (a local copy in tests); Stripe's by default. */
@@ -105,14 +105,14 @@ const jsonSetting = (name: string, text: string, what: string): Result.Result<un
  *
  * @since 0.1.0
  */
-export const parseTaxRates = (text: string): Result.Result<ReadonlyArray<TaxRates.CreateTaxRate>, string> =>
+export const parseTaxRates = (text: string): Result.Result<ReadonlyArray<TaxRates.TaxRateCommand>, string> =>
   Result.flatMap(jsonSetting("RECUR_TAX_RATES", text, "a JSON array of tax rates"), (parsed) => {
     if (parsed === undefined) return Result.succeed([])
     if (!Array.isArray(parsed) || parsed.some((e) => typeof e !== "object" || e === null || Array.isArray(e)))
       return Result.fail(
         "RECUR_TAX_RATES must be a JSON array of objects (name, percentage, country, region, inclusive)"
       )
-    const entries = parsed as ReadonlyArray<TaxRates.CreateTaxRate>
+    const entries = parsed as ReadonlyArray<TaxRates.TaxRateCommand>
     const checked = TaxRates.checkTable(entries)
     return Result.isFailure(checked)
       ? Result.fail(`RECUR_TAX_RATES: ${checked.failure.param} ${checked.failure.reason}`)
@@ -125,7 +125,7 @@ export const parseTaxRates = (text: string): Result.Result<ReadonlyArray<TaxRate
  *
  * @since 0.1.0
  */
-export const parsePortalSettings = (text: string): Result.Result<Portal.UpdatePortalSettings, string> =>
+export const parsePortalSettings = (text: string): Result.Result<Portal.ConfiguredSettings, string> =>
   Result.flatMap(jsonSetting("RECUR_PORTAL_SETTINGS", text, "a JSON object"), (parsed) => {
     if (parsed === undefined) return Result.succeed({})
     if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed))
@@ -135,7 +135,7 @@ export const parsePortalSettings = (text: string): Result.Result<Portal.UpdatePo
     const known = ["payment_method_update", "cancel", "invoice_history", "switch_prices"]
     const unknown = Object.keys(parsed).find((k) => !known.includes(k))
     if (unknown !== undefined) return Result.fail(`RECUR_PORTAL_SETTINGS: unknown setting ${JSON.stringify(unknown)}`)
-    const settings = parsed as Portal.UpdatePortalSettings
+    const settings = parsed as Portal.ConfiguredSettings
     const checked = Portal.configured(settings)
     return Result.isFailure(checked)
       ? Result.fail(`RECUR_PORTAL_SETTINGS: ${checked.failure.param} ${checked.failure.reason}`)

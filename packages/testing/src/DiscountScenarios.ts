@@ -8,10 +8,20 @@
  * @since 0.1.0
  */
 import { expect, layer } from "@effect/vitest"
-import { Billing, Discounts, PriceChanges, Refunds, type Store, Subscriptions } from "@recur/core"
+import { Billing, Discounts, Ids, PriceChanges, Refunds, type Store, Subscriptions } from "@recur/core"
 import { Effect, type Layer } from "effect"
 import { invoicesOf } from "./EngineScenarios.js"
-import { advance, merchantAt, minor, monthly, openSession, productOf, subscribeTo, taxedEngine } from "./ScenarioKit.js"
+import {
+  discountsByRequest,
+  advance,
+  merchantAt,
+  minor,
+  monthly,
+  openSession,
+  productOf,
+  subscribeTo,
+  taxedEngine
+} from "./ScenarioKit.js"
 
 const START = "2026-01-01T00:00:00Z"
 
@@ -37,7 +47,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
   layer(taxedEngine(storage), { timeout: "120 seconds" })(`Discount scenarios: ${name}`, (it) => {
     it.effect("once: 10 % off 50.00 takes 5.00 off the first paid cycle only — 45.00, then 50.00 and 50.00", () =>
       Effect.gen(function* () {
-        const discounts = yield* Discounts.Discounts
+        const discounts = yield* discountsByRequest
         const { merchantId, priceId } = yield* shop("50.00")
         const d = yield* discounts.create(merchantId, {
           name: "Once",
@@ -69,7 +79,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
 
     it.effect("repeating for 3 cycles: 10 % off 50.00 is 45.00, 45.00, 45.00, then 50.00", () =>
       Effect.gen(function* () {
-        const discounts = yield* Discounts.Discounts
+        const discounts = yield* discountsByRequest
         const { merchantId, priceId } = yield* shop("50.00")
         yield* discounts.create(merchantId, {
           name: "Three",
@@ -89,7 +99,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
       "forever: 5.00 off 30.00 is 25.00 every cycle; an amount off above the cycle's price makes it 0.00, never less",
       () =>
         Effect.gen(function* () {
-          const discounts = yield* Discounts.Discounts
+          const discounts = yield* discountsByRequest
           const { merchantId, productId, priceId } = yield* shop("30.00")
           yield* discounts.create(merchantId, {
             name: "Five off",
@@ -118,7 +128,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
       "a percentage rounds once, half to even: 15 % of 10.10 (1.515) takes 1.52, of 10.30 (1.545) takes 1.54",
       () =>
         Effect.gen(function* () {
-          const discounts = yield* Discounts.Discounts
+          const discounts = yield* discountsByRequest
           const { merchantId, productId, priceId } = yield* shop("10.10")
           const other = yield* monthly(merchantId, productId, "10.30")
           yield* discounts.create(merchantId, {
@@ -141,7 +151,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
       "a trial cycle never counts: once 10 % after a 7-day trial shows a 0.00 discount on the trial, 27.00 on the first paid cycle, then 30.00",
       () =>
         Effect.gen(function* () {
-          const discounts = yield* Discounts.Discounts
+          const discounts = yield* discountsByRequest
           const merchantId = yield* merchantAt(START)
           const priceId = yield* monthly(merchantId, yield* productOf(merchantId), "30.00", {
             has_trial: true,
@@ -177,7 +187,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
       "applied to a running subscription from its next cycle: 30.00, 15.00 under 50 % — kept when the discount ends, gone when removed: 30.00",
       () =>
         Effect.gen(function* () {
-          const discounts = yield* Discounts.Discounts
+          const discounts = yield* discountsByRequest
           const { merchantId, priceId } = yield* shop("30.00")
           const { subscriptionId } = yield* subscribeTo(merchantId, priceId)
           const half = yield* discounts.create(merchantId, {
@@ -213,7 +223,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
       "through a plan switch: under 50 % forever, 30.00 → 60.00 on Jan 16 credits 7.74 and charges 15.48 (the plain one: 15.48 and 30.97); the renewal bills 30.00",
       () =>
         Effect.gen(function* () {
-          const discounts = yield* Discounts.Discounts
+          const discounts = yield* discountsByRequest
           const _subs = yield* Subscriptions.Subscriptions
           const { merchantId, productId, priceId } = yield* shop("30.00")
           const bigger = yield* monthly(merchantId, productId, "60.00")
@@ -259,7 +269,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
       "a discount limited to a product stops at a switch to another product: the renewal on it bills the full 60.00",
       () =>
         Effect.gen(function* () {
-          const discounts = yield* Discounts.Discounts
+          const discounts = yield* discountsByRequest
           const _subs = yield* Subscriptions.Subscriptions
           const { merchantId, productId, priceId } = yield* shop("30.00")
           const otherProduct = yield* productOf(merchantId, "Team")
@@ -272,6 +282,20 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
             duration: "forever",
             product_ids: [productId]
           })
+          // the engine refuses a product outside the catalog by its index in the command and its id
+          const ghost = Ids.ProductId.make("prd_missing")
+          expect(
+            yield* Effect.flip(
+              (yield* Discounts.Discounts).create(
+                merchantId,
+                Discounts.discountOf(
+                  "Ghost",
+                  { type: "percentage", percent: 5 },
+                  { productIds: [Ids.ProductId.make(productId), ghost] }
+                )
+              )
+            )
+          ).toMatchObject({ _tag: "CommandRefused", part: "discountProduct", index: 1, id: ghost })
           const { subscriptionId } = yield* subscribeTo(merchantId, priceId, { discount_code: "PROHALF" })
           const scheduled = yield* (yield* PriceChanges.PriceChanges).changePrice(
             merchantId,
@@ -287,7 +311,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
       "what may be redeemed: 2 in total and 1 per customer — the third checkout and the same customer's second are refused, naming why",
       () =>
         Effect.gen(function* () {
-          const discounts = yield* Discounts.Discounts
+          const discounts = yield* discountsByRequest
           const { merchantId, priceId } = yield* shop("30.00")
           const d = yield* discounts.create(merchantId, {
             name: "Few",
@@ -332,7 +356,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
 
     it.effect("a discounted invoice refunds what was paid, 27.00, never the 30.00 before the discount", () =>
       Effect.gen(function* () {
-        const discounts = yield* Discounts.Discounts
+        const discounts = yield* discountsByRequest
         const _subs = yield* Subscriptions.Subscriptions
         const billing = yield* Billing.Billing
         const { merchantId, priceId } = yield* shop("30.00")

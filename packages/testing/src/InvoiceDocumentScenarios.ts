@@ -11,7 +11,6 @@ import { expect, layer } from "@effect/vitest"
 import {
   Billing,
   Catalog,
-  Discounts,
   type Invoice,
   Merchants,
   Refunds,
@@ -22,7 +21,17 @@ import {
 } from "@recur/core"
 import { Effect, type Layer, Option } from "effect"
 import { invoicesOf } from "./EngineScenarios.js"
-import { address, advance, merchantAt, minor, monthly, productOf, subscribeTo, taxedEngine } from "./ScenarioKit.js"
+import {
+  discountsByRequest,
+  address,
+  advance,
+  merchantAt,
+  minor,
+  monthly,
+  productOf,
+  subscribeTo,
+  taxedEngine
+} from "./ScenarioKit.js"
 
 const START = "2026-01-01T00:00:00Z"
 
@@ -160,7 +169,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
           const billing = yield* Billing.Billing
           const catalog = yield* Catalog.Catalog
           const taxRates = yield* TaxRates.TaxRates
-          const discounts = yield* Discounts.Discounts
+          const discounts = yield* discountsByRequest
           const { merchantId, productId, priceId } = yield* shop("50.00")
           const vat = yield* taxRates.create(merchantId, { name: "VAT", percentage: "20", country: "GB" })
           const ten = yield* discounts.create(merchantId, {

@@ -29,7 +29,6 @@ import {
   Catalog,
   Checkout,
   Customers,
-  Discounts,
   Dunning,
   Engine,
   type Invoice,
@@ -49,6 +48,7 @@ import {
 } from "@recur/core"
 import { SandboxGateway } from "@recur/payment-sandbox"
 import { DateTime, Effect, Layer } from "effect"
+import { discountsByRequest } from "./ScenarioKit.js"
 import * as ServicesContract from "./ServicesContract.js"
 import * as WebhookRecorder from "./WebhookRecorder.js"
 
@@ -1203,7 +1203,7 @@ export const suite = <E>(
             }
 
             // ---------------------------------------------------------------- the commercial merchants
-            const discountsService = yield* Discounts.Discounts
+            const discountsService = yield* discountsByRequest
             const controls = yield* SandboxGateway.SandboxControls
             const taxRates = yield* TaxRates.TaxRates
             const customersService = yield* Customers.Customers

@@ -9,7 +9,18 @@
  * @since 0.1.0
  */
 import { expect, layer } from "@effect/vitest"
-import { Billing, Catalog, Customers, Merchants, Portal, type PortalSession, type Store, TaxRates } from "@recur/core"
+import { Requests } from "@recur/contract"
+import {
+  Billing,
+  Catalog,
+  Customers,
+  Ids,
+  Merchants,
+  Portal,
+  type PortalSession,
+  type Store,
+  TaxRates
+} from "@recur/core"
 import { DateTime, Effect, type Layer, Option } from "effect"
 import { invoicesOf } from "./EngineScenarios.js"
 import {
@@ -25,6 +36,18 @@ import {
 } from "./ScenarioKit.js"
 
 const START = "2026-01-01T00:00:00Z"
+
+/** A portal link asked for with the merchant API's body, decoded as the REST adapter decodes it. */
+const createSession = (merchantId: string, body: Requests.PortalSessionRequest) =>
+  Effect.flatMap(Requests.portalSessionCommand(body), (command) =>
+    Requests.refusedAsParameter(Portal.Portal.use((p) => p.createSession(merchantId, command)))
+  )
+
+/** A change of the portal settings with the merchant API's body, decoded as the REST adapter decodes it. */
+const setSettings = (merchantId: string, body: Requests.PortalSettingsRequest) =>
+  Effect.flatMap(Requests.portalSettingsCommand(body), (command) =>
+    Requests.refusedAsParameter(Portal.Portal.use((p) => p.setSettings(merchantId, command)))
+  )
 
 /** The id and signature a portal link ends with. */
 const partsOf = (session: PortalSession.PortalSession) => {
@@ -86,7 +109,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
           const { merchantId, basic } = yield* plans
           const { customerId } = yield* subscribeTo(merchantId, basic)
           const other = yield* subscribeTo(merchantId, basic)
-          const session = yield* portal.createSession(merchantId, {
+          const session = yield* createSession(merchantId, {
             customer_id: customerId,
             return_url: "https://shop.example/account"
           })
@@ -97,7 +120,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
             iso(START),
             iso("2026-01-01T01:00:00Z")
           ])
-          const otherSession = yield* portal.createSession(merchantId, { customer_id: other.customerId })
+          const otherSession = yield* createSession(merchantId, { customer_id: other.customerId })
           for (const [sid, bad] of [
             [id, `${token.slice(0, -1)}${token.endsWith("A") ? "B" : "A"}`],
             [id, partsOf(otherSession).token],
@@ -110,7 +133,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
           yield* advance(merchantId, "2026-01-01T01:00:00Z")
           expect(yield* opens(session)).toBe(false)
           // a fresh link works again, from the merchant's clock of now
-          const fresh = yield* portal.createSession(merchantId, { customer_id: customerId })
+          const fresh = yield* createSession(merchantId, { customer_id: customerId })
           expect(DateTime.toEpochMillis(fresh.expires_at)).toBe(iso("2026-01-01T02:00:00Z"))
           expect(yield* opens(fresh)).toBe(true)
         })
@@ -124,27 +147,27 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
           const { merchantId, basic } = yield* plans
           const a = yield* subscribeTo(merchantId, basic)
           const b = yield* subscribeTo(merchantId, basic)
-          const revoked = yield* portal.createSession(merchantId, { customer_id: a.customerId })
-          const kept = yield* portal.createSession(merchantId, { customer_id: a.customerId })
+          const revoked = yield* createSession(merchantId, { customer_id: a.customerId })
+          const kept = yield* createSession(merchantId, { customer_id: a.customerId })
           const stranger = yield* merchantAt(START)
           expect((yield* Effect.flip(portal.revokeSession(stranger, revoked.portal_session_id)))._tag).toBe("NotFound")
           const first = yield* portal.revokeSession(merchantId, revoked.portal_session_id)
           expect(first.revoked_at).not.toBeNull()
           expect(yield* portal.revokeSession(merchantId, revoked.portal_session_id)).toEqual(first)
           expect([yield* opens(revoked), yield* opens(kept)]).toEqual([false, true])
-          const bLink = yield* portal.createSession(merchantId, { customer_id: b.customerId })
+          const bLink = yield* createSession(merchantId, { customer_id: b.customerId })
           yield* Customers.Customers.use((c) => c.delete(merchantId, { customer_id: b.customerId }))
           expect(yield* opens(bLink)).toBe(false)
-          expect(yield* Effect.flip(portal.createSession(merchantId, { customer_id: b.customerId }))).toMatchObject({
+          expect(yield* Effect.flip(createSession(merchantId, { customer_id: b.customerId }))).toMatchObject({
             _tag: "NotFound"
           })
           // no link for a customer of another merchant, nor to a return URL that is not http(s)
-          expect(yield* Effect.flip(portal.createSession(stranger, { customer_id: a.customerId }))).toMatchObject({
+          expect(yield* Effect.flip(createSession(stranger, { customer_id: a.customerId }))).toMatchObject({
             _tag: "NotFound"
           })
           expect(
             yield* Effect.flip(
-              portal.createSession(merchantId, { customer_id: a.customerId, return_url: "javascript:alert(1)" })
+              createSession(merchantId, { customer_id: a.customerId, return_url: "javascript:alert(1)" })
             )
           ).toMatchObject({ _tag: "InvalidParameter", param: "return_url" })
         })
@@ -161,7 +184,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
           // a declined checkout of Ada's leaves an unnumbered draft: not a document the portal shows
           const declined = yield* subscribeTo(merchantId, basic, { customer_id: ada.customerId }, "4000000000000002")
           yield* advance(merchantId, "2026-02-01T00:00:00Z")
-          const link = yield* portal.createSession(merchantId, { customer_id: ada.customerId })
+          const link = yield* createSession(merchantId, { customer_id: ada.customerId })
           const session = Option.getOrThrow(yield* portal.sessionOf(partsOf(link).id, partsOf(link).token))
           const view = yield* portal.view(session)
           const shown = new Map(view.subscriptions.map((s) => [s.subscription.id, s]))
@@ -186,7 +209,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
           expect((yield* portal.ownSubscription(session, ada.subscriptionId)).id).toBe(ada.subscriptionId)
           expect((yield* Effect.flip(portal.ownSubscription(session, bob.subscriptionId)))._tag).toBe("NotFound")
           // the merchant hides the invoice history: none shown
-          yield* portal.setSettings(merchantId, { invoice_history: false })
+          yield* setSettings(merchantId, { invoice_history: false })
           expect((yield* portal.view(session)).invoices).toEqual([])
         })
     )
@@ -198,12 +221,12 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
           const portal = yield* Portal.Portal
           const { merchantId, basic, pro, once } = yield* plans
           const { customerId } = yield* subscribeTo(merchantId, basic)
-          const session = yield* portal.createSession(merchantId, { customer_id: customerId })
+          const session = yield* createSession(merchantId, { customer_id: customerId })
           const allowed = (f: Portal.Feature) => portal.allows(session, f)
           const features = ["payment_method_update", "cancel", "invoice_history", "switch_price"] as const
           expect(yield* Effect.forEach(features, allowed)).toEqual([true, true, true, false])
           expect(
-            yield* portal.setSettings(merchantId, {
+            yield* setSettings(merchantId, {
               cancel: false,
               payment_method_update: false,
               switch_prices: [basic, pro]
@@ -216,9 +239,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
           })
           expect(yield* Effect.forEach(features, allowed)).toEqual([false, false, true, true])
           expect(
-            yield* Effect.flip(
-              portal.createSession(merchantId, { customer_id: customerId, flow: "payment_method_update" })
-            )
+            yield* Effect.flip(createSession(merchantId, { customer_id: customerId, flow: "payment_method_update" }))
           ).toMatchObject({ _tag: "InvalidParameter", param: "flow" })
           const other = yield* plans
           for (const [prices, param] of [
@@ -226,13 +247,25 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
             [[basic, basic], "switch_prices[1]"],
             [[other.pro], "switch_prices[0]"]
           ] as const)
-            expect(yield* Effect.flip(portal.setSettings(merchantId, { switch_prices: [...prices] }))).toMatchObject({
+            expect(yield* Effect.flip(setSettings(merchantId, { switch_prices: [...prices] }))).toMatchObject({
               _tag: "InvalidParameter",
               param
             })
+          // the engine names the entry by its index in the command and the price it names
+          expect(
+            yield* Effect.flip(
+              portal.setSettings(merchantId, {
+                reset: false,
+                paymentMethodUpdate: Option.none(),
+                cancel: Option.none(),
+                invoiceHistory: Option.none(),
+                switchPrices: Option.some([basic, once].map((id) => Ids.PriceId.make(id)))
+              })
+            )
+          ).toMatchObject({ _tag: "CommandRefused", part: "switchPrice", index: 1, id: once })
           // a refusal changed nothing; a reset returns to the default
           expect((yield* portal.settingsOf(merchantId)).switch_prices).toEqual([basic, pro])
-          expect(yield* portal.setSettings(merchantId, { reset: true })).toMatchObject({
+          expect(yield* setSettings(merchantId, { reset: true })).toMatchObject({
             payment_method_update: true,
             cancel: true,
             invoice_history: true,
@@ -255,9 +288,9 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
           )
           const ada = yield* subscribeTo(merchantId, basic, { billing_address: address("US") })
           const bob = yield* subscribeTo(merchantId, basic)
-          yield* portal.setSettings(merchantId, { switch_prices: [basic, pro, yearly] })
+          yield* setSettings(merchantId, { switch_prices: [basic, pro, yearly] })
           yield* advance(merchantId, "2026-01-16T12:00:00Z")
-          const link = yield* portal.createSession(merchantId, { customer_id: ada.customerId })
+          const link = yield* createSession(merchantId, { customer_id: ada.customerId })
           const session = Option.getOrThrow(yield* portal.sessionOf(partsOf(link).id, partsOf(link).token))
           const [mine] = (yield* portal.view(session)).subscriptions
           // Pro is offered; Yearly bills on another interval, so it is not

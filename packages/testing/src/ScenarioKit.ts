@@ -10,6 +10,7 @@ import {
   Catalog,
   Checkout,
   Common,
+  Discounts,
   Engine,
   Merchants,
   Ports,
@@ -150,3 +151,28 @@ export const subscribeTo = (
 /** Moves the merchant's frozen clock to `to`, running everything due on the way. */
 export const advance = (merchantId: string, to: string) =>
   SandboxClock.SandboxClock.use((c) => c.advanceClock(merchantId, iso(to)))
+
+/**
+ * The discounts service taking the merchant API's bodies, decoded as the REST adapter decodes
+ * them (`create`, `applyToSubscription`); its other methods as the service has them.
+ *
+ * @since 0.1.0
+ */
+export const discountsByRequest = Effect.gen(function* () {
+  const discounts = yield* Discounts.Discounts
+  return {
+    ...discounts,
+    create: (merchantId: string, body: Requests.DiscountRequest) =>
+      Effect.flatMap(Requests.discountCommand(body), (command) =>
+        Requests.refusedAsParameter(discounts.create(merchantId, command))
+      ),
+    applyToSubscription: (
+      merchantId: string,
+      subscriptionId: string,
+      body: { readonly discount_id?: string | undefined; readonly discount_code?: string | undefined }
+    ) =>
+      Effect.flatMap(Requests.discountRef(body), (ref) =>
+        Requests.refusedAsParameter(discounts.applyToSubscription(merchantId, subscriptionId, ref))
+      )
+  }
+})

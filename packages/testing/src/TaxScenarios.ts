@@ -13,7 +13,6 @@ import {
   Billing,
   Customer,
   Customers,
-  Discounts,
   type Invoice,
   PriceChanges,
   Refunds,
@@ -32,7 +31,8 @@ import {
   monthly,
   productOf,
   subscribeTo,
-  taxedEngine
+  taxedEngine,
+  discountsByRequest
 } from "./ScenarioKit.js"
 
 const START = "2026-01-01T00:00:00Z"
@@ -43,7 +43,7 @@ const shop = Effect.gen(function* () {
   return { merchantId, productId: yield* productOf(merchantId) }
 })
 
-const rate = (merchantId: string, input: TaxRates.CreateTaxRate) =>
+const rate = (merchantId: string, input: TaxRates.TaxRateCommand) =>
   TaxRates.TaxRates.use((t) => t.create(merchantId, input))
 
 /** An invoice's amounts in minor units: total, subtotal, tax. */
@@ -140,7 +140,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
           expect([minor(odd.trade!.amount), minor(odd.trade!.tax_amount)]).toEqual([1191n, 190n])
           // 5 % of 0.50 is 0.025: tax rounds it up to 0.03, a discount of 5 % rounds it to even, 0.02
           yield* rate(merchantId, { name: "GST", percentage: "5", country: "AU" })
-          yield* Discounts.Discounts.use((d) =>
+          yield* Effect.flatMap(discountsByRequest, (d) =>
             d.create(merchantId, {
               name: "Five",
               code: "FIVEPCT",
@@ -165,7 +165,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
         Effect.gen(function* () {
           const { merchantId, productId } = yield* shop
           yield* rate(merchantId, { name: "VAT", percentage: "20", country: "GB" })
-          yield* Discounts.Discounts.use((d) =>
+          yield* Effect.flatMap(discountsByRequest, (d) =>
             d.create(merchantId, {
               name: "Ten",
               code: "TEN",

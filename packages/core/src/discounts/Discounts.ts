@@ -1,11 +1,12 @@
 /**
  * The merchant's discounts: created, listed, read and ended. What a discount is and how long it
- * lasts is in `Discount`; its input is checked here, field by field, with the API's names.
+ * lasts is in `Discount`. They take domain commands ({@link DiscountCommand}, {@link DiscountRef});
+ * what needs the merchant's data — its currency, its products, its clock — is checked here.
  *
  * @since 0.1.0
  */
 import { Context, DateTime, Effect, Layer, Option, Result } from "effect"
-import { type Metadata, parseInstant } from "../kernel/Common.js"
+import type { Metadata } from "../kernel/Common.js"
 import * as Discount from "./Discount.js"
 import * as Entities from "../kernel/Entities.js"
 import * as Errors from "../kernel/Errors.js"
@@ -163,26 +164,76 @@ export const scopeOn = (
   })
 
 /**
- * A new discount as given (the merchant API's body).
+ * A new discount (decoded from the merchant API's body by the contract's
+ * `Requests.discountCommand`): what it takes off — a whole percentage from 1 to 100, or an
+ * amount in the merchant's currency — how many paid cycles it lasts, which products it is
+ * limited to (none: every product), how often it may be redeemed, the smallest purchase it
+ * applies to, and when it may be redeemed (from `startsAt`, default now, until `expiresAt`).
  *
  * @since 0.1.0
  */
-export interface CreateDiscount {
-  readonly name?: string | undefined
-  readonly code?: string | undefined
-  readonly discount_type?: string | undefined
-  readonly percent_off?: number | undefined
-  readonly amount_off?: string | undefined
-  readonly duration?: string | undefined
-  readonly duration_cycles?: number | undefined
-  readonly product_ids?: ReadonlyArray<string> | undefined
-  readonly max_redemptions?: number | undefined
-  readonly max_redemptions_per_customer?: number | undefined
-  readonly min_amount?: string | undefined
-  readonly starts_at?: string | undefined
-  readonly expires_at?: string | undefined
-  readonly metadata?: Metadata | undefined
+export interface DiscountCommand {
+  /** 1 to 255 characters, trimmed. */
+  readonly name: string
+  /** The customer-facing code ({@link Discount.CODE_PATTERN}); none for a discount applied by id only. */
+  readonly code: Option.Option<string>
+  readonly off:
+    | { readonly type: "percentage"; readonly percent: number }
+    /** A decimal amount, exact in the merchant's currency (which the engine checks): "5.00". */
+    | { readonly type: "fixed_amount"; readonly amount: string }
+  /** `repeating` lasts `cycles` paid cycles (1 to 120). */
+  readonly duration:
+    | { readonly type: "once" }
+    | { readonly type: "forever" }
+    | { readonly type: "repeating"; readonly cycles: number }
+  /** Each once. */
+  readonly productIds: ReadonlyArray<Ids.ProductId>
+  readonly maxRedemptions: Option.Option<number>
+  readonly maxRedemptionsPerCustomer: Option.Option<number>
+  /** A decimal amount in the merchant's currency (0 allowed). */
+  readonly minAmount: Option.Option<string>
+  /** Unix ms. */
+  readonly startsAt: Option.Option<number>
+  /** Unix ms, after `startsAt` (or now). */
+  readonly expiresAt: Option.Option<number>
+  readonly metadata: Metadata
 }
+
+/**
+ * A discount command for code, not for requests: `name`, what it takes `off`, and every other
+ * part as the API's body defaults it (once, every product, no limits, from now on, no code)
+ * unless given in `parts`.
+ *
+ * @example
+ * yield* discounts.create(merchantId, Discounts.discountOf("Launch", { type: "percentage", percent: 20 }, { code: Option.some("LAUNCH") }))
+ * @since 0.1.0
+ */
+export const discountOf = (
+  name: string,
+  off: DiscountCommand["off"],
+  parts: Partial<Omit<DiscountCommand, "name" | "off">> = {}
+): DiscountCommand => ({
+  name,
+  off,
+  code: Option.none(),
+  duration: { type: "once" },
+  productIds: [],
+  maxRedemptions: Option.none(),
+  maxRedemptionsPerCustomer: Option.none(),
+  minAmount: Option.none(),
+  startsAt: Option.none(),
+  expiresAt: Option.none(),
+  metadata: {},
+  ...parts
+})
+
+/**
+ * Which discount a subscription is to take: by its id, or by its customer-facing code (decoded
+ * from the merchant API's body by the contract's `Requests.discountRef`).
+ *
+ * @since 0.1.0
+ */
+export type DiscountRef = { readonly discountId: string } | { readonly code: string }
 
 /**
  * Discount list filters.
@@ -198,33 +249,49 @@ export interface ListDiscounts {
   readonly ending_before?: string | undefined
 }
 
-/** Most redemptions one discount may allow (and most paid cycles a repeating one may last). */
-const MAX_COUNT = 1_000_000_000
-const MAX_CYCLES = 120
+/**
+ * Most redemptions one discount may allow, in all and per customer.
+ *
+ * @since 0.1.0
+ */
+export const MAX_REDEMPTIONS = 1_000_000_000
 
-const invalid = (param: string, reason: string) => new Errors.InvalidParameter({ param, reason })
+/**
+ * Most paid cycles a repeating discount may last.
+ *
+ * @since 0.1.0
+ */
+export const MAX_CYCLES = 120
 
-const wholeIn = (param: string, value: number | undefined, min: number, max: number) =>
-  value === undefined || (Number.isInteger(value) && value >= min && value <= max)
-    ? Effect.succeed(value ?? null)
-    : Effect.fail(invalid(param, `must be a whole number from ${min} to ${max}`))
+/**
+ * Most products one discount may be limited to.
+ *
+ * @since 0.1.0
+ */
+export const MAX_PRODUCTS = 100
 
-const instant = (param: string, text: string | undefined) => {
-  if (text === undefined) return Effect.succeed(null)
-  const ms = parseInstant(text)
-  return ms !== undefined ? Effect.succeed(ms) : Effect.fail(invalid(param, "must be an RFC 3339 timestamp"))
-}
+/** A part of a discount command the engine refuses, by the rule that needs the merchant's data. */
+const refused = (
+  part: "discountProduct" | "discountAmountOff" | "discountMinAmount" | "discountExpiry",
+  detail: string,
+  entry?: { readonly index: number; readonly id: string }
+) => new Errors.CommandRefused({ part, detail, ...entry })
 
 /** An amount in the merchant's currency: exact to its minor unit, within the engine's bounds. */
-const amountIn = (param: string, text: string | undefined, currency: string, allowZero: boolean) => {
+const amountIn = (
+  part: "discountAmountOff" | "discountMinAmount",
+  text: string | undefined,
+  currency: string,
+  allowZero: boolean
+) => {
   if (text === undefined) return Effect.succeed(null)
   const parsed = Money.parse(text, currency)
   if (Result.isFailure(parsed))
-    return Effect.fail(invalid(param, `must be an amount in ${currency} with at most its minor-unit digits`))
+    return Effect.fail(refused(part, `must be an amount in ${currency} with at most its minor-unit digits`))
   const m = parsed.success
-  if (!allowZero && m.amount === 0n) return Effect.fail(invalid(param, "must be more than 0"))
+  if (!allowZero && m.amount === 0n) return Effect.fail(refused(part, "must be more than 0"))
   if (!Money.isWithinBounds(m))
-    return Effect.fail(invalid(param, `must be at most ${fmtMinor(Money.MAX_AMOUNT_MINOR, currency)}`))
+    return Effect.fail(refused(part, `must be at most ${fmtMinor(Money.MAX_AMOUNT_MINOR, currency)}`))
   return Effect.succeed(Money.format(m))
 }
 
@@ -248,74 +315,49 @@ export class Discounts extends Context.Service<Discounts>()("@recur/core/Discoun
           : Effect.fail(new Errors.NotFound({ resource: "discount", id: discountId }))
       )
 
-    /** Creates a discount in the merchant's currency; emits `v2.discount.created`. */
-    const create = Effect.fn("Discounts.create")(function* (merchantId: string, input: CreateDiscount) {
+    /**
+     * Creates a discount in the merchant's currency; emits `v2.discount.created`. Its amounts must
+     * be exact in that currency, its products the merchant's, its end after its start
+     * (`CommandRefused`); a code already in use is a `DuplicateResource`.
+     */
+    const create = Effect.fn("Discounts.create")(function* (merchantId: string, command: DiscountCommand) {
       const merchant = yield* merchants.get(merchantId)
       const currency = merchant.currency
-      const name = input.name?.trim() ?? ""
-      if (name === "" || name.length > 255) return yield* invalid("name", "is required (1 to 255 characters)")
-      if (input.code !== undefined && !Discount.CODE_PATTERN.test(input.code))
-        return yield* invalid("code", "must be 2 to 20 uppercase letters and digits")
-      if (input.discount_type !== "percentage" && input.discount_type !== "fixed_amount")
-        return yield* invalid("discount_type", "must be percentage or fixed_amount")
-      let percent_off: number | null = null
-      let amount_off: string | null = null
-      if (input.discount_type === "percentage") {
-        if (input.percent_off === undefined) return yield* invalid("percent_off", "is required for a percentage")
-        if (input.amount_off !== undefined) return yield* invalid("amount_off", "is only for a fixed_amount")
-        percent_off = yield* wholeIn("percent_off", input.percent_off, 1, 100)
-      } else {
-        if (input.amount_off === undefined) return yield* invalid("amount_off", "is required for a fixed_amount")
-        if (input.percent_off !== undefined) return yield* invalid("percent_off", "is only for a percentage")
-        amount_off = yield* amountIn("amount_off", input.amount_off, currency, false)
-      }
-      const duration = input.duration ?? "once"
-      if (duration !== "once" && duration !== "repeating" && duration !== "forever")
-        return yield* invalid("duration", "must be once, repeating or forever")
-      if (duration === "repeating" && input.duration_cycles === undefined)
-        return yield* invalid("duration_cycles", "is required when duration is repeating")
-      if (duration !== "repeating" && input.duration_cycles !== undefined)
-        return yield* invalid("duration_cycles", "is only for a repeating duration")
-      const duration_cycles = yield* wholeIn("duration_cycles", input.duration_cycles, 1, MAX_CYCLES)
-      yield* maxItems("product_ids", input.product_ids, 100)
-      const product_ids = [...new Set(input.product_ids ?? [])]
-      for (const [i, id] of product_ids.entries()) {
+      const amount_off =
+        command.off.type === "fixed_amount"
+          ? yield* amountIn("discountAmountOff", command.off.amount, currency, false)
+          : null
+      for (const [index, id] of command.productIds.entries()) {
         yield* Effect.catchTag(catalog.getProduct(merchantId, id), "NotFound", () =>
-          Effect.fail(invalid(`product_ids[${i}]`, "no such product"))
+          Effect.fail(refused("discountProduct", "no such product", { index, id }))
         )
       }
-      const max_redemptions = yield* wholeIn("max_redemptions", input.max_redemptions, 1, MAX_COUNT)
-      const max_per_customer = yield* wholeIn(
-        "max_redemptions_per_customer",
-        input.max_redemptions_per_customer,
-        1,
-        MAX_COUNT
-      )
-      const min_amount = yield* amountIn("min_amount", input.min_amount, currency, true)
+      const min_amount = yield* amountIn("discountMinAmount", Option.getOrUndefined(command.minAmount), currency, true)
       const at = yield* now(merchantId)
-      const starts = (yield* instant("starts_at", input.starts_at)) ?? at
-      const expires = yield* instant("expires_at", input.expires_at)
-      if (expires !== null && expires <= starts) return yield* invalid("expires_at", "must be after starts_at")
+      const starts = Option.getOrElse(command.startsAt, () => at)
+      const expires = Option.getOrNull(command.expiresAt)
+      if (expires !== null && expires <= starts)
+        return yield* refused("discountExpiry", "must be after the discount starts")
       const discount = new Discount.Discount({
         discount_id: yield* Ids.make(Ids.prefixes.discount),
         merchant_id: merchantId,
-        name,
-        code: input.code ?? null,
-        discount_type: input.discount_type,
-        percent_off,
+        name: command.name,
+        code: Option.getOrNull(command.code),
+        discount_type: command.off.type,
+        percent_off: command.off.type === "percentage" ? command.off.percent : null,
         amount_off,
         currency,
-        duration,
-        duration_cycles,
-        product_ids,
-        max_redemptions,
-        max_redemptions_per_customer: max_per_customer,
+        duration: command.duration.type,
+        duration_cycles: command.duration.type === "repeating" ? command.duration.cycles : null,
+        product_ids: [...command.productIds],
+        max_redemptions: Option.getOrNull(command.maxRedemptions),
+        max_redemptions_per_customer: Option.getOrNull(command.maxRedemptionsPerCustomer),
         min_amount,
         starts_at: DateTime.makeUnsafe(starts),
         expires_at: expires !== null ? DateTime.makeUnsafe(expires) : null,
         status: Lifecycle.discount.initial,
         times_redeemed: 0,
-        metadata: input.metadata ?? {},
+        metadata: command.metadata,
         created_at: DateTime.makeUnsafe(at),
         ended_at: null
       })
@@ -406,17 +448,23 @@ export class Discounts extends Context.Service<Discounts>()("@recur/core/Discoun
     })
 
     /**
-     * Applies a discount (by `discount_id` or `discount_code`) to a live subscription from its
-     * next cycle on, for the discount's duration: checked as a checkout checks it, counted as a
-     * redemption, in one transaction with the subscription's version.
+     * Applies a discount (by its id or its code) to a live subscription from its next cycle on,
+     * for the discount's duration: checked as a checkout checks it, counted as a redemption, in
+     * one transaction with the subscription's version. A discount not found or not redeemable on
+     * it is a `CommandRefused` naming the id or code.
      */
     const applyToSubscription = Effect.fn("Discounts.applyToSubscription")(function* (
       merchantId: string,
       subscriptionId: string,
-      input: { readonly discount_id?: string | undefined; readonly discount_code?: string | undefined }
+      ref: DiscountRef
     ) {
-      if ((input.discount_id === undefined) === (input.discount_code === undefined))
-        return yield* invalid("discount_id", "one of discount_id and discount_code is required")
+      const byId = "discountId" in ref
+      const refusedRef = (detail: string) =>
+        new Errors.CommandRefused({
+          part: byId ? "discountId" : "discountCode",
+          id: byId ? ref.discountId : ref.code,
+          detail
+        })
       return yield* storage.withTransaction(
         Effect.gen(function* () {
           const at = yield* now(merchantId)
@@ -425,15 +473,10 @@ export class Discounts extends Context.Service<Discounts>()("@recur/core/Discoun
           )
           const rec = sv.value
           yield* mustBeLive(rec, "take a discount")
-          const found =
-            input.discount_id !== undefined
-              ? yield* discounts.get(merchantId, input.discount_id)
-              : yield* discounts.findBy(merchantId, "code", input.discount_code!)
-          if (found._tag === "None")
-            return yield* invalid(
-              input.discount_id !== undefined ? "discount_id" : "discount_code",
-              input.discount_id !== undefined ? "no such discount" : "no such discount code"
-            )
+          const found = byId
+            ? yield* discounts.get(merchantId, ref.discountId)
+            : yield* discounts.findBy(merchantId, "code", ref.code)
+          if (found._tag === "None") return yield* refusedRef(byId ? "no such discount" : "no such discount code")
           const dv = found.value
           const d = dv.value
           if (rec.discounts.some((t) => t.discount_id === d.discount_id))
@@ -453,8 +496,7 @@ export class Discounts extends Context.Service<Discounts>()("@recur/core/Discoun
             currency: rec.currency,
             customerId: rec.subscription.customer_id
           })
-          if (why !== undefined)
-            return yield* invalid(input.discount_id !== undefined ? "discount_id" : "discount_code", why)
+          if (why !== undefined) return yield* refusedRef(why)
           const next = { ...rec, discounts: [...rec.discounts, discountTerm(d, rec.subscription.cycle_index + 1)] }
           yield* saveSub(next, sv.version, at)
           yield* redeem(

@@ -386,6 +386,38 @@ export class ProcessorUnreachable extends Schema.TaggedError<ProcessorUnreachabl
 }
 
 /**
+ * A part of a command refused by a rule that needs the merchant's data — a discount's product
+ * that is not in its catalog, an amount that is not exact in its currency, an end before the
+ * discount starts; the discount a subscription is to take; a price the portal may not offer for
+ * switching, a portal flow the merchant turned off. `index` is the entry's position in the command's list (its products, its switch
+ * prices), `id` the id it names. Not one of {@link RecurError}: the front doors that decoded the
+ * command (the contract's `Requests.refusal`) answer it as the parameter of their own request it
+ * is about.
+ *
+ * @since 0.1.0
+ */
+export class CommandRefused extends Schema.TaggedError<CommandRefused>()("CommandRefused", {
+  part: Schema.Literals([
+    "discountProduct",
+    "discountAmountOff",
+    "discountMinAmount",
+    "discountExpiry",
+    "discountId",
+    "discountCode",
+    "switchPrices",
+    "switchPrice",
+    "portalFlow"
+  ]),
+  index: Schema.optional(Schema.Number),
+  id: Schema.optional(Schema.String),
+  detail: Schema.String
+}) {
+  override get message() {
+    return `${this.part}${this.index !== undefined ? ` #${this.index}` : ""}${this.id !== undefined ? ` (${this.id})` : ""}: ${this.detail}`
+  }
+}
+
+/**
  * Every failure a Recur service can answer: the request-level families and the domain errors.
  *
  * @since 0.1.0

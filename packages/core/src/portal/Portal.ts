@@ -8,9 +8,9 @@
  */
 import { Context, DateTime, Effect, Layer, Option, Result } from "effect"
 import * as Catalog from "../catalog/Catalog.js"
-import { isRedirectUrl, type Locale } from "../checkout/CheckoutSession.js"
+import type { Locale } from "../checkout/CheckoutSession.js"
 import * as Entities from "../kernel/Entities.js"
-import { defaultPortalSettings, Flow, PortalSession, PortalSettings } from "./PortalSession.js"
+import { defaultPortalSettings, type Flow, PortalSession, PortalSettings } from "./PortalSession.js"
 import * as Errors from "../kernel/Errors.js"
 import * as Ids from "../kernel/Ids.js"
 import { merchantNow } from "../kernel/ServiceSupport.js"
@@ -28,30 +28,49 @@ import { Storage } from "../kernel/Store.js"
 import type * as Subscription from "../subscriptions/Subscription.js"
 
 /**
- * A new portal link as asked for (the merchant API's body).
+ * A new portal link: the customer it is for, where its return link leads, the flow it opens on
+ * and its language (decoded from the merchant API's body by the contract's
+ * `Requests.portalSessionCommand`).
  *
  * @since 0.1.0
  */
-export interface CreatePortalSession {
-  readonly customer_id?: string | undefined
-  readonly return_url?: string | undefined
-  readonly flow?: string | undefined
-  /** The portal's language, as a checkout session's `locale` (the API's body checks it). */
-  readonly locale?: typeof Locale.Type | undefined
+export interface SessionCommand {
+  readonly customerId: Ids.CustomerId
+  /** An absolute http(s) URL (`CheckoutSession.isRedirectUrl`). */
+  readonly returnUrl: Option.Option<string>
+  readonly flow: Option.Option<typeof Flow.Type>
+  readonly locale: Option.Option<typeof Locale.Type>
 }
 
 /**
- * A change of the merchant's portal settings: the fields to change; `reset` returns to the
- * server's default.
+ * A change of the merchant's portal settings: `reset` returns to the server's default;
+ * otherwise the settings given change and the others keep their value. Every price to switch
+ * between must be one of the merchant's active recurring prices, each listed once (decoded from
+ * the merchant API's body by the contract's `Requests.portalSettingsCommand`).
  *
  * @since 0.1.0
  */
-export interface UpdatePortalSettings {
+export type SettingsCommand =
+  | { readonly reset: true }
+  | {
+      readonly reset: false
+      readonly paymentMethodUpdate: Option.Option<boolean>
+      readonly cancel: Option.Option<boolean>
+      readonly invoiceHistory: Option.Option<boolean>
+      readonly switchPrices: Option.Option<ReadonlyArray<Ids.PriceId>>
+    }
+
+/**
+ * Portal settings as configured (a server's `RECUR_PORTAL_SETTINGS`, the facade's `portal`
+ * option): the settings given, the others the default.
+ *
+ * @since 0.1.0
+ */
+export interface ConfiguredSettings {
   readonly payment_method_update?: boolean | undefined
   readonly cancel?: boolean | undefined
   readonly invoice_history?: boolean | undefined
   readonly switch_prices?: ReadonlyArray<string> | undefined
-  readonly reset?: boolean | undefined
 }
 
 /** The most prices a merchant may list for switching in the portal. */
@@ -81,9 +100,7 @@ const invalid = (param: string, reason: string) => new Errors.InvalidParameter({
  *
  * @since 0.1.0
  */
-export const configured = (
-  input: Omit<UpdatePortalSettings, "reset">
-): Result.Result<PortalSettings, Errors.InvalidParameter> => {
+export const configured = (input: ConfiguredSettings): Result.Result<PortalSettings, Errors.InvalidParameter> => {
   const flags = ["payment_method_update", "cancel", "invoice_history"] as const
   for (const flag of flags)
     if (input[flag] !== undefined && typeof input[flag] !== "boolean")
@@ -172,36 +189,42 @@ export class Portal extends Context.Service<Portal>()("@recur/core/Portal", {
     })
 
     /**
-     * Changes the merchant's portal settings: the fields given (the others keep their value);
+     * Changes the merchant's portal settings: the settings given (the others keep their value);
      * `reset` returns to the server's default. Every price to switch between must be one of the
-     * merchant's active recurring prices.
+     * merchant's active recurring prices, listed once: a `CommandRefused` names the entry's index
+     * and price otherwise.
      */
-    const setSettings = Effect.fn("Portal.setSettings")(function* (merchantId: string, input: UpdatePortalSettings) {
-      if (input.reset === true) {
+    const setSettings = Effect.fn("Portal.setSettings")(function* (merchantId: string, command: SettingsCommand) {
+      if (command.reset) {
         yield* merchants.setPortalSettings(merchantId, null)
         return settings.portal
       }
       const base = yield* settingsOf(merchantId)
-      const prices = input.switch_prices ?? base.switch_prices
-      if (prices.length > MAX_SWITCH_PRICES)
-        return yield* invalid("switch_prices", `may list at most ${MAX_SWITCH_PRICES} prices`)
-      if (input.switch_prices !== undefined)
-        for (const [i, id] of input.switch_prices.entries()) {
-          const param = `switch_prices[${i}]`
-          if (input.switch_prices.indexOf(id) !== i) return yield* invalid(param, "is listed twice")
+      const prices = Option.getOrElse(command.switchPrices, () => base.switch_prices)
+      const refused = (detail: string, index?: number, id?: string) =>
+        new Errors.CommandRefused({
+          part: index === undefined ? "switchPrices" : "switchPrice",
+          ...(index !== undefined ? { index } : {}),
+          ...(id !== undefined ? { id } : {}),
+          detail
+        })
+      if (prices.length > MAX_SWITCH_PRICES) return yield* refused(`may list at most ${MAX_SWITCH_PRICES} prices`)
+      if (Option.isSome(command.switchPrices))
+        for (const [i, id] of command.switchPrices.value.entries()) {
+          if (command.switchPrices.value.indexOf(id) !== i) return yield* refused("is listed twice", i, id)
           const version = yield* catalog.sellableVersion(merchantId, id).pipe(
             Effect.catchTags({
-              PriceNotFound: () => invalid(param, "is not a price of this merchant"),
-              StateConflict: () => invalid(param, "is not an active price")
+              PriceNotFound: () => refused("is not a price of this merchant", i, id),
+              StateConflict: () => refused("is not an active price", i, id)
             })
           )
           if (version.billing_type !== "recurring" || version.price_plan === null)
-            return yield* invalid(param, "is not a recurring price")
+            return yield* refused("is not a recurring price", i, id)
         }
       const next = new PortalSettings({
-        payment_method_update: input.payment_method_update ?? base.payment_method_update,
-        cancel: input.cancel ?? base.cancel,
-        invoice_history: input.invoice_history ?? base.invoice_history,
+        payment_method_update: Option.getOrElse(command.paymentMethodUpdate, () => base.payment_method_update),
+        cancel: Option.getOrElse(command.cancel, () => base.cancel),
+        invoice_history: Option.getOrElse(command.invoiceHistory, () => base.invoice_history),
         switch_prices: [...prices]
       })
       yield* merchants.setPortalSettings(merchantId, next)
@@ -250,28 +273,32 @@ export class Portal extends Context.Service<Portal>()("@recur/core/Portal", {
         return options as ReadonlyArray<SwitchOption>
       })
 
-    /** Creates a portal link for one customer of this merchant, working for an hour. */
-    const createSession = Effect.fn("Portal.createSession")(function* (merchantId: string, input: CreatePortalSession) {
+    /**
+     * Creates a portal link for one customer of this merchant, working for an hour; a flow the
+     * merchant's settings turned off is a `CommandRefused`.
+     */
+    const createSession = Effect.fn("Portal.createSession")(function* (merchantId: string, command: SessionCommand) {
       yield* merchants.get(merchantId)
-      if (input.customer_id === undefined) return yield* invalid("customer_id", "is required")
-      const customer = yield* Effect.orDie(customers.get(merchantId, input.customer_id))
+      const customer = yield* Effect.orDie(customers.get(merchantId, command.customerId))
       if (Option.isNone(customer) || customer.value.value.deleted_at !== null)
-        return yield* new Errors.NotFound({ resource: "customer", id: input.customer_id })
-      if (input.return_url !== undefined && !isRedirectUrl(input.return_url))
-        return yield* invalid("return_url", "must be an absolute http(s) URL of at most 2048 characters")
-      if (input.flow !== undefined && !Flow.literals.includes(input.flow as never))
-        return yield* invalid("flow", `must be ${Flow.literals.join(" or ")}`)
-      if (input.flow === "payment_method_update" && !(yield* settingsOf(merchantId)).payment_method_update)
-        return yield* invalid("flow", "payment_method_update is turned off in the portal settings")
+        return yield* new Errors.NotFound({ resource: "customer", id: command.customerId })
+      if (Option.isSome(command.flow) && command.flow.value === "payment_method_update") {
+        if (!(yield* settingsOf(merchantId)).payment_method_update)
+          return yield* new Errors.CommandRefused({
+            part: "portalFlow",
+            id: command.flow.value,
+            detail: "payment_method_update is turned off in the portal settings"
+          })
+      }
       const at = yield* now(merchantId)
       const id = yield* Ids.make(Ids.prefixes.portalSession)
       const session = new PortalSession({
         portal_session_id: id,
         merchant_id: merchantId,
-        customer_id: input.customer_id,
-        return_url: input.return_url ?? null,
-        flow: (input.flow as typeof Flow.Type | undefined) ?? null,
-        locale: input.locale ?? null,
+        customer_id: command.customerId,
+        return_url: Option.getOrNull(command.returnUrl),
+        flow: Option.getOrNull(command.flow),
+        locale: Option.getOrNull(command.locale),
         url: `${base}/portal/${id}/${yield* signatureOf(merchantId, id)}`,
         created_at: DateTime.makeUnsafe(at),
         expires_at: DateTime.makeUnsafe(at + SESSION_MS),

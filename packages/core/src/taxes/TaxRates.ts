@@ -28,11 +28,14 @@ import type { StorageService } from "../kernel/ServiceSupport.js"
 import * as Money from "../money/Money.js"
 
 /**
- * A new tax rate as given (the merchant API's body), and one entry of a configured table.
+ * A new tax rate: its name, percentage, jurisdiction (country, and region or the whole country)
+ * and whether prices include it — checked by {@link check} when created. Also one entry of a
+ * configured table (the server's `RECUR_TAX_RATES`, the facade's `taxRates`). The merchant API's
+ * body (the contract's `RequestBodies.TaxRateCommand`) has these very fields and is taken as is.
  *
  * @since 0.1.0
  */
-export interface CreateTaxRate {
+export interface TaxRateCommand {
   readonly name?: string | undefined
   /** 0 to 100, at most 4 decimals, as text ("19", "8.875"). */
   readonly percentage?: string | undefined
@@ -76,12 +79,12 @@ export interface Rate {
 const invalid = (param: string, reason: string) => new Errors.InvalidParameter({ param, reason })
 
 /**
- * Checks a tax rate's fields, with the API's names: a name of 1 to 100 characters, a percentage
+ * Checks a tax rate's fields, each refusal naming its field: a name of 1 to 100 characters, a percentage
  * of 0 to 100 with at most 4 decimals, a two-letter country, an optional region code.
  *
  * @since 0.1.0
  */
-export const check = (input: CreateTaxRate): Result.Result<Rate, Errors.InvalidParameter> => {
+export const check = (input: TaxRateCommand): Result.Result<Rate, Errors.InvalidParameter> => {
   const name = input.name?.trim() ?? ""
   if (name === "" || name.length > 100) return Result.fail(invalid("name", "is required (1 to 100 characters)"))
   const units = input.percentage === undefined ? undefined : Tax.parsePercentage(input.percentage)
@@ -117,7 +120,7 @@ export const check = (input: CreateTaxRate): Result.Result<Rate, Errors.InvalidP
  * @since 0.1.0
  */
 export const checkTable = (
-  entries: ReadonlyArray<CreateTaxRate>
+  entries: ReadonlyArray<TaxRateCommand>
 ): Result.Result<ReadonlyArray<Rate>, Errors.InvalidParameter> => {
   const out: Array<Rate> = []
   const seen = new Set<string>()
@@ -215,9 +218,9 @@ export class TaxRates extends Context.Service<TaxRates>()("@recur/core/TaxRates"
      * Creates a tax rate; emits `v2.tax_rate.created`. A second active rate for the same country
      * and region is refused (`DuplicateResource`): archive the old one first.
      */
-    const create = Effect.fn("TaxRates.create")(function* (merchantId: string, input: CreateTaxRate) {
+    const create = Effect.fn("TaxRates.create")(function* (merchantId: string, command: TaxRateCommand) {
       yield* merchants.get(merchantId)
-      const rate = yield* Effect.fromResult(check(input))
+      const rate = yield* Effect.fromResult(check(command))
       const at = yield* now(merchantId)
       const record = new Tax.TaxRate({
         tax_rate_id: yield* Ids.make(Ids.prefixes.taxRate),
@@ -228,7 +231,7 @@ export class TaxRates extends Context.Service<TaxRates>()("@recur/core/TaxRates"
         region: rate.region,
         inclusive: rate.inclusive,
         status: Lifecycle.taxRate.initial,
-        metadata: input.metadata ?? {},
+        metadata: command.metadata ?? {},
         created_at: DateTime.makeUnsafe(at),
         archived_at: null
       })

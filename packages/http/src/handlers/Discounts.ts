@@ -3,6 +3,7 @@
  *
  * @since 0.1.0
  */
+import { Requests } from "@recur/contract"
 import { Discounts, Errors, Lifecycle } from "@recur/core"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
@@ -19,7 +20,12 @@ export const discountsLive = HttpApiBuilder.group(BillingApi, "discounts", (hand
     const discounts = yield* Discounts.Discounts
     return handlers
       .handle("create", ({ payload }) =>
-        call((m) => Effect.map(discounts.create(m, payload), (discount) => ok({ discount })))
+        call((m) =>
+          Requests.discountCommand(payload).pipe(
+            Effect.flatMap((command) => Requests.refusedAsParameter(discounts.create(m, command))),
+            Effect.map((discount) => ok({ discount }))
+          )
+        )
       )
       .handle("list", ({ query: q }) =>
         call((m) =>
@@ -47,7 +53,14 @@ export const discountsLive = HttpApiBuilder.group(BillingApi, "discounts", (hand
         call((m) => Effect.map(discounts.end(m, path.discount_id), (discount) => ok({ discount })))
       )
       .handle("applyToSubscription", ({ params: path, payload }) =>
-        call((m) => Effect.map(discounts.applyToSubscription(m, path.subscription_id, payload), ok))
+        call((m) =>
+          Requests.discountRef(payload).pipe(
+            Effect.flatMap((ref) =>
+              Requests.refusedAsParameter(discounts.applyToSubscription(m, path.subscription_id, ref))
+            ),
+            Effect.map(ok)
+          )
+        )
       )
       .handle("removeFromSubscription", ({ params: path, payload }) =>
         call((m) =>

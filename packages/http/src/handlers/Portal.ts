@@ -3,6 +3,7 @@
  *
  * @since 0.1.0
  */
+import { Requests } from "@recur/contract"
 import { Portal } from "@recur/core"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
@@ -19,7 +20,12 @@ export const portalLive = HttpApiBuilder.group(BillingApi, "portal", (handlers) 
     const portal = yield* Portal.Portal
     return handlers
       .handle("createSession", ({ payload }) =>
-        call((m) => Effect.map(portal.createSession(m, payload), (portal_session) => ok({ portal_session })))
+        call((m) =>
+          Requests.portalSessionCommand(payload).pipe(
+            Effect.flatMap((command) => Requests.refusedAsParameter(portal.createSession(m, command))),
+            Effect.map((portal_session) => ok({ portal_session }))
+          )
+        )
       )
       .handle("revokeSession", ({ params }) =>
         call((m) =>
@@ -27,6 +33,13 @@ export const portalLive = HttpApiBuilder.group(BillingApi, "portal", (handlers) 
         )
       )
       .handle("settings", () => call((m) => Effect.map(portal.settingsOf(m), ok)))
-      .handle("updateSettings", ({ payload }) => call((m) => Effect.map(portal.setSettings(m, payload), ok)))
+      .handle("updateSettings", ({ payload }) =>
+        call((m) =>
+          Requests.portalSettingsCommand(payload).pipe(
+            Effect.flatMap((command) => Requests.refusedAsParameter(portal.setSettings(m, command))),
+            Effect.map(ok)
+          )
+        )
+      )
   })
 )
