@@ -57,6 +57,14 @@ export const engine = <E>(storage: Layer.Layer<Store.Storage, E>) =>
     )
   )
 
+/**
+ * The services {@link engine} provides, for the scenario files that register their tests in a
+ * suite over it.
+ *
+ * @since 0.1.0
+ */
+export type Services = Layer.Success<ReturnType<typeof engine<never>>>
+
 const card = (number: string): Ports.CardInput => ({ number, exp_month: 12, exp_year: 2099, cvc: "123" })
 const iso = (s: string) => Date.parse(s)
 const day = (ms: number) => new Date(ms).toISOString().slice(0, 10)

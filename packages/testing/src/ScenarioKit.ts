@@ -95,6 +95,16 @@ export const monthly = (
     (pv) => pv.id
   )
 
+/** A flat monthly price at `base` of the merchant's first product (named `Plan <base>`). */
+export const monthlyOfFirstProduct = (merchantId: string, base: string) =>
+  Effect.flatMap(
+    Catalog.Catalog.use((c) => c.listProducts(merchantId, {})),
+    (products) => monthly(merchantId, products.list[0]!.product_id, base)
+  )
+
+/** The subscription a paid checkout made (it made one). */
+export const subscriptionOf = (result: Billing.PaymentResult) => Option.getOrThrow(result.subscription)
+
 /** A billing address by country (and region). */
 export const address = (country_code: string, province_code?: string) =>
   new Common.BillingAddress(province_code === undefined ? { country_code } : { country_code, province_code })
