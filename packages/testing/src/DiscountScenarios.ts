@@ -10,8 +10,17 @@
 import { expect, layer } from "@effect/vitest"
 import { Billing, Discounts, PriceChanges, Refunds, type Store, Subscriptions } from "@recur/core"
 import { Effect, type Layer } from "effect"
-import { invoicesOf } from "./EngineScenarios.js"
-import { advance, merchantAt, minor, monthly, openSession, productOf, subscribeTo, taxedEngine } from "./ScenarioKit.js"
+import {
+  invoicesOf,
+  advance,
+  merchantAt,
+  minor,
+  monthly,
+  openSession,
+  productOf,
+  subscribeTo,
+  taxedEngine
+} from "./ScenarioKit.js"
 
 const START = "2026-01-01T00:00:00Z"
 

@@ -21,8 +21,17 @@ import {
   TaxRates
 } from "@recur/core"
 import { Effect, type Layer, Option } from "effect"
-import { invoicesOf } from "./EngineScenarios.js"
-import { address, advance, merchantAt, minor, monthly, productOf, subscribeTo, taxedEngine } from "./ScenarioKit.js"
+import {
+  invoicesOf,
+  address,
+  advance,
+  merchantAt,
+  minor,
+  monthly,
+  productOf,
+  subscribeTo,
+  taxedEngine
+} from "./ScenarioKit.js"
 
 const START = "2026-01-01T00:00:00Z"
 

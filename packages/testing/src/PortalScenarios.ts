@@ -11,7 +11,7 @@
 import { expect, layer } from "@effect/vitest"
 import { Billing, Catalog, Customers, Merchants, Portal, type PortalSession, type Store, TaxRates } from "@recur/core"
 import { DateTime, Effect, type Layer, Option } from "effect"
-import { invoicesOf } from "./EngineScenarios.js"
+import { invoicesOf } from "./ScenarioKit.js"
 import {
   address,
   advance,

@@ -6,7 +6,7 @@
 import { layer } from "@effect/vitest"
 import type { Store } from "@recur/core"
 import type { Layer } from "effect"
-import { engine } from "./EngineScenarios.js"
+import { engine } from "./ScenarioKit.js"
 import { lifecycleStories } from "./subscription/LifecycleStories.js"
 import { priceChangeStories } from "./subscription/PriceChangeStories.js"
 

@@ -8,9 +8,17 @@
 import { expect, type Vitest } from "@effect/vitest"
 import { Billing, Metering, PriceChanges, Refunds, SandboxClock, Subscriptions } from "@recur/core"
 import { DateTime, Effect, Option } from "effect"
-import { eventsOf, invoicesOf, setup, subscribe, type Services } from "../EngineScenarios.js"
+import {
+  eventsOf,
+  invoicesOf,
+  setup,
+  subscribe,
+  type Services,
+  iso,
+  monthlyOfFirstProduct,
+  subscriptionOf
+} from "../ScenarioKit.js"
 import { usageEventsOf } from "../Fixtures.js"
-import { iso, monthlyOfFirstProduct, subscriptionOf } from "../ScenarioKit.js"
 
 const usageTiers = {
   price_type: "based_on_usage",

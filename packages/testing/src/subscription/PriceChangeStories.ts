@@ -11,8 +11,17 @@ import { Requests } from "@recur/contract"
 import { Billing, Catalog, Entities, Invoicing, Money, PriceChanges, SandboxClock, Store } from "@recur/core"
 import type { Invoice } from "@recur/core"
 import { Effect, Option } from "effect"
-import { eventsOf, invoicesOf, setup, subscribe, type Services } from "../EngineScenarios.js"
-import { iso, minor, monthlyOfFirstProduct, subscriptionOf } from "../ScenarioKit.js"
+import {
+  eventsOf,
+  invoicesOf,
+  setup,
+  subscribe,
+  type Services,
+  iso,
+  minor,
+  monthlyOfFirstProduct,
+  subscriptionOf
+} from "../ScenarioKit.js"
 
 /** What a cycle cost the customer in minor units: its invoices less its refunds. */
 const cycleNet = (invoices: ReadonlyArray<Invoice.Invoice>, cycle: number) =>
