@@ -137,6 +137,20 @@ export const monthly = (
 ) => Effect.map(monthlyVersion(merchantId, productId, base, extra, name), (pv) => pv.id)
 
 /**
+ * A sandbox merchant frozen at `start` with one product ("Pro") and a flat monthly price at
+ * `base` (named `Plan <base>`).
+ *
+ * @since 0.1.0
+ */
+export const shopAt = (start: string, base = "30.00") =>
+  Effect.gen(function* () {
+    const merchantId = yield* merchantAt(start)
+    const productId = yield* productOf(merchantId)
+    const priceId = yield* monthly(merchantId, productId, base)
+    return { merchantId, productId, priceId }
+  })
+
+/**
  * A sandbox merchant frozen at `start` with the product "Pro" and its price "Pro monthly" (30.00
  * a month unless `price` says otherwise); `merchant` adds to the merchant's fields.
  *
