@@ -21,8 +21,7 @@ const MAX_LINES = 600
 
 /** Service modules still over the limit, to be split by operation; each may not grow past its ceiling. */
 const awaitingSplit: Record<string, number> = {
-  "payments/Payments.ts": 1014,
-  "subscriptions/PriceChanges.ts": 710
+  "payments/Payments.ts": 1014
 }
 
 /** A module's relative imports: `runtime` excludes `import type` and imports of types only. */

@@ -17,7 +17,7 @@ import {
 } from "@recur/core"
 import { SandboxGateway } from "@recur/payment-sandbox"
 import { Pg } from "@recur/sql"
-import { EngineScenarios } from "@recur/testing"
+import { ScenarioKit } from "@recur/testing"
 import { Effect, Fiber, Layer, Option, Result } from "effect"
 import { TestClock } from "effect/testing"
 import { freshPostgres } from "./postgres.js"
@@ -27,7 +27,7 @@ const card = { number: "4242424242424242", exp_month: 12, exp_year: 2099, cvc: "
 
 /** `n` live monthly subscriptions, all due for renewal 32 days later; two workers race over them, one is killed. */
 const exactlyOnce = <E>(name: string, storage: Layer.Layer<Store.Storage, E>, n: number) =>
-  layer(EngineScenarios.engine(storage), { timeout: "600 seconds" })(name, (it) => {
+  layer(ScenarioKit.engine(storage), { timeout: "600 seconds" })(name, (it) => {
     it.effect(
       `two workers over ${n} due subscriptions, one killed mid-run, bill each cycle exactly once`,
       () =>
@@ -153,7 +153,7 @@ const crashing = (n: number, call: "charge" | "refund", when: "before" | "after"
     })
   )
 
-layer(EngineScenarios.engine(Pg.layerPglite()), { timeout: "120 seconds" })(
+layer(ScenarioKit.engine(Pg.layerPglite()), { timeout: "120 seconds" })(
   "crash between the billing transaction and the charge",
   (it) => {
     it.effect(
@@ -215,114 +215,108 @@ layer(EngineScenarios.engine(Pg.layerPglite()), { timeout: "120 seconds" })(
   }
 )
 
-layer(EngineScenarios.engine(Pg.layerPglite()), { timeout: "120 seconds" })(
-  "crash around a checkout's charge",
-  (it) => {
-    it.effect(
-      "the payer pays again after the process died before or after the charge: the same attempt is sent again and the card is charged once",
-      () =>
-        Effect.gen(function* () {
-          const { merchantId, priceId } = yield* EngineScenarios.setup("2024-03-01T00:00:00Z")
-          const billing = yield* Billing.Billing
-          const checkout = yield* Checkout.Checkout
-          const sessionPayments = yield* SessionPayments.SessionPayments
-          const controls = yield* SandboxGateway.SandboxControls
-          for (const [when, gateway] of [
-            ["before", crashing(1, "charge", "before")],
-            ["after", crashing(1, "charge", "after")]
-          ] as const) {
-            const session = yield* checkout.createSession(
-              merchantId,
-              Checkout.sessionOf(priceId, { payerId: `crash-${when}` })
-            )
-            const died = yield* SessionPayments.SessionPayments.use((b) =>
-              b.paySession(merchantId, session.session_id, card)
-            ).pipe(Effect.provide(Engine.layer.pipe(Layer.provide(gateway)), { local: true }), Effect.exit)
-            expect(died._tag).toBe("Failure")
-            const trade = (yield* checkout.getSession(merchantId, session.session_id)).trade_id!
-            expect((yield* billing.getTrade(merchantId, trade)).trade_status).toBe("processing")
-            // the payer clicks again, twice at once: the unknown attempt is sent again under its own key
-            const again = yield* Effect.all(
-              [
-                sessionPayments.paySession(merchantId, session.session_id, card),
-                sessionPayments.paySession(merchantId, session.session_id, card)
-              ],
-              { concurrency: 2 }
-            )
-            expect(again.map((r) => [r.status, r.trade.trade_id])).toEqual([
-              ["succeeded", trade],
-              ["succeeded", trade]
-            ])
-            expect([when, yield* controls.chargeAttempts(trade)]).toEqual([when, 1])
-            expect((yield* checkout.getSession(merchantId, session.session_id)).status).toBe("complete")
-          }
-        }),
-      120_000
-    )
-  }
-)
+layer(ScenarioKit.engine(Pg.layerPglite()), { timeout: "120 seconds" })("crash around a checkout's charge", (it) => {
+  it.effect(
+    "the payer pays again after the process died before or after the charge: the same attempt is sent again and the card is charged once",
+    () =>
+      Effect.gen(function* () {
+        const { merchantId, priceId } = yield* ScenarioKit.setup("2024-03-01T00:00:00Z")
+        const billing = yield* Billing.Billing
+        const checkout = yield* Checkout.Checkout
+        const sessionPayments = yield* SessionPayments.SessionPayments
+        const controls = yield* SandboxGateway.SandboxControls
+        for (const [when, gateway] of [
+          ["before", crashing(1, "charge", "before")],
+          ["after", crashing(1, "charge", "after")]
+        ] as const) {
+          const session = yield* checkout.createSession(
+            merchantId,
+            Checkout.sessionOf(priceId, { payerId: `crash-${when}` })
+          )
+          const died = yield* SessionPayments.SessionPayments.use((b) =>
+            b.paySession(merchantId, session.session_id, card)
+          ).pipe(Effect.provide(Engine.layer.pipe(Layer.provide(gateway)), { local: true }), Effect.exit)
+          expect(died._tag).toBe("Failure")
+          const trade = (yield* checkout.getSession(merchantId, session.session_id)).trade_id!
+          expect((yield* billing.getTrade(merchantId, trade)).trade_status).toBe("processing")
+          // the payer clicks again, twice at once: the unknown attempt is sent again under its own key
+          const again = yield* Effect.all(
+            [
+              sessionPayments.paySession(merchantId, session.session_id, card),
+              sessionPayments.paySession(merchantId, session.session_id, card)
+            ],
+            { concurrency: 2 }
+          )
+          expect(again.map((r) => [r.status, r.trade.trade_id])).toEqual([
+            ["succeeded", trade],
+            ["succeeded", trade]
+          ])
+          expect([when, yield* controls.chargeAttempts(trade)]).toEqual([when, 1])
+          expect((yield* checkout.getSession(merchantId, session.session_id)).status).toBe("complete")
+        }
+      }),
+    120_000
+  )
+})
 
-layer(EngineScenarios.engine(Pg.layerPglite()), { timeout: "120 seconds" })(
-  "crash during a downgrade's refund",
-  (it) => {
-    it.effect(
-      "the refund a committed downgrade owes is paid by the work item after the crash, exactly once, and nothing is credited twice",
-      () =>
-        Effect.gen(function* () {
-          const { merchantId, priceId, pv } = yield* EngineScenarios.setup("2024-03-01T00:00:00Z")
-          const billing = yield* Billing.Billing
-          const sandboxClock = yield* SandboxClock.SandboxClock
-          const refunds = yield* Refunds.Refunds
-          const controls = yield* SandboxGateway.SandboxControls
-          const cheaper = yield* (yield* Catalog.Catalog).createPrice(merchantId, {
-            name: "Basic monthly",
-            product_id: pv.product_id,
-            currency: "USD",
-            billing_type: "recurring",
-            price_type: "flat_price",
-            price_plan: { billing_cycle_unit: "month", billing_cycle_count: 1, base_price_val: "10.00" }
-          })
-          for (const [when, day] of [
-            ["before", 16],
-            ["after", 20]
-          ] as const) {
-            yield* sandboxClock.advanceClock(merchantId, Date.UTC(2024, 2, day))
-            const sub = Option.getOrThrow((yield* EngineScenarios.subscribe(merchantId, priceId)).result.subscription)
-            const trade = sub.source_trade_id!
-            const quote = yield* PriceChanges.PriceChanges.use((s) =>
-              s.changePrice(merchantId, PriceChanges.change(sub.id, { priceId: cheaper.id }))
-            ).pipe(Effect.provide(Engine.layer.pipe(Layer.provide(crashing(1, "refund", when))), { local: true }))
-            expect(quote.outcome).toBe("refund")
-            const owed = -Result.getOrThrow(Money.parse(quote.net, "USD", { allowNegative: true })).amount
-            expect(owed).toBeGreaterThan(0n)
-            // the change is committed; the refund is not recorded as done
-            expect((yield* billing.getSubscription(merchantId, sub.id)).price_id).toBe(cheaper.id)
-            const before = (yield* refunds.listRefunds(merchantId, {
-              limit: 10,
-              filters: [{ column: "trade_id", op: "in", values: [trade] }]
-            })).list
-            expect(before.every((r) => r.refund_status !== "succeeded")).toBe(true)
-            // the work item, a minute later
-            yield* sandboxClock.advanceClock(merchantId, Date.UTC(2024, 2, day, 0, 2))
-            const after = (yield* refunds.listRefunds(merchantId, {
-              limit: 10,
-              filters: [{ column: "trade_id", op: "in", values: [trade] }]
-            })).list
-            expect([when, after.map((r) => [r.refund_status, r.refund_amount])]).toEqual([
-              when,
-              [["succeeded", Money.format(Money.make(owed, "USD"))]]
-            ])
-            expect([when, yield* controls.refunded(trade)]).toEqual([when, owed])
-            expect((yield* billing.getSubscription(merchantId, sub.id)).credit_balance).toBe("0.00")
-            // and again: nothing more
-            yield* sandboxClock.advanceClock(merchantId, Date.UTC(2024, 2, day, 1))
-            expect(yield* controls.refunded(trade)).toBe(owed)
-          }
-        }),
-      120_000
-    )
-  }
-)
+layer(ScenarioKit.engine(Pg.layerPglite()), { timeout: "120 seconds" })("crash during a downgrade's refund", (it) => {
+  it.effect(
+    "the refund a committed downgrade owes is paid by the work item after the crash, exactly once, and nothing is credited twice",
+    () =>
+      Effect.gen(function* () {
+        const { merchantId, priceId, pv } = yield* ScenarioKit.setup("2024-03-01T00:00:00Z")
+        const billing = yield* Billing.Billing
+        const sandboxClock = yield* SandboxClock.SandboxClock
+        const refunds = yield* Refunds.Refunds
+        const controls = yield* SandboxGateway.SandboxControls
+        const cheaper = yield* (yield* Catalog.Catalog).createPrice(merchantId, {
+          name: "Basic monthly",
+          product_id: pv.product_id,
+          currency: "USD",
+          billing_type: "recurring",
+          price_type: "flat_price",
+          price_plan: { billing_cycle_unit: "month", billing_cycle_count: 1, base_price_val: "10.00" }
+        })
+        for (const [when, day] of [
+          ["before", 16],
+          ["after", 20]
+        ] as const) {
+          yield* sandboxClock.advanceClock(merchantId, Date.UTC(2024, 2, day))
+          const sub = Option.getOrThrow((yield* ScenarioKit.subscribe(merchantId, priceId)).result.subscription)
+          const trade = sub.source_trade_id!
+          const quote = yield* PriceChanges.PriceChanges.use((s) =>
+            s.changePrice(merchantId, PriceChanges.change(sub.id, { priceId: cheaper.id }))
+          ).pipe(Effect.provide(Engine.layer.pipe(Layer.provide(crashing(1, "refund", when))), { local: true }))
+          expect(quote.outcome).toBe("refund")
+          const owed = -Result.getOrThrow(Money.parse(quote.net, "USD", { allowNegative: true })).amount
+          expect(owed).toBeGreaterThan(0n)
+          // the change is committed; the refund is not recorded as done
+          expect((yield* billing.getSubscription(merchantId, sub.id)).price_id).toBe(cheaper.id)
+          const before = (yield* refunds.listRefunds(merchantId, {
+            limit: 10,
+            filters: [{ column: "trade_id", op: "in", values: [trade] }]
+          })).list
+          expect(before.every((r) => r.refund_status !== "succeeded")).toBe(true)
+          // the work item, a minute later
+          yield* sandboxClock.advanceClock(merchantId, Date.UTC(2024, 2, day, 0, 2))
+          const after = (yield* refunds.listRefunds(merchantId, {
+            limit: 10,
+            filters: [{ column: "trade_id", op: "in", values: [trade] }]
+          })).list
+          expect([when, after.map((r) => [r.refund_status, r.refund_amount])]).toEqual([
+            when,
+            [["succeeded", Money.format(Money.make(owed, "USD"))]]
+          ])
+          expect([when, yield* controls.refunded(trade)]).toEqual([when, owed])
+          expect((yield* billing.getSubscription(merchantId, sub.id)).credit_balance).toBe("0.00")
+          // and again: nothing more
+          yield* sandboxClock.advanceClock(merchantId, Date.UTC(2024, 2, day, 1))
+          expect(yield* controls.refunded(trade)).toBe(owed)
+        }
+      }),
+    120_000
+  )
+})
 
 describe("exactly-once renewals", () => {
   exactlyOnce("PGlite", Pg.layerPglite(), 60)

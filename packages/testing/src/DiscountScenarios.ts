@@ -10,8 +10,8 @@
 import { expect, layer } from "@effect/vitest"
 import { Billing, Discounts, Ids, PriceChanges, Refunds, type Store, Subscriptions } from "@recur/core"
 import { Effect, type Layer } from "effect"
-import { invoicesOf } from "./EngineScenarios.js"
 import {
+  invoicesOf,
   discountsByRequest,
   advance,
   merchantAt,
@@ -20,19 +20,11 @@ import {
   openSession,
   productOf,
   subscribeTo,
-  taxedEngine
+  taxedEngine,
+  shopAt
 } from "./ScenarioKit.js"
 
 const START = "2026-01-01T00:00:00Z"
-
-/** A merchant frozen on Jan 1, 2026 with one product and a monthly price at `base`. */
-const shop = (base: string) =>
-  Effect.gen(function* () {
-    const merchantId = yield* merchantAt(START)
-    const productId = yield* productOf(merchantId)
-    const priceId = yield* monthly(merchantId, productId, base)
-    return { merchantId, productId, priceId }
-  })
 
 /** The amounts a subscription's invoices charged, oldest first, in minor units. */
 const amountsOf = (merchantId: string, subscriptionId: string) =>
@@ -48,7 +40,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
     it.effect("once: 10 % off 50.00 takes 5.00 off the first paid cycle only — 45.00, then 50.00 and 50.00", () =>
       Effect.gen(function* () {
         const discounts = yield* discountsByRequest
-        const { merchantId, priceId } = yield* shop("50.00")
+        const { merchantId, priceId } = yield* shopAt(START, "50.00")
         const d = yield* discounts.create(merchantId, {
           name: "Once",
           code: "ONCE10",
@@ -80,7 +72,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
     it.effect("repeating for 3 cycles: 10 % off 50.00 is 45.00, 45.00, 45.00, then 50.00", () =>
       Effect.gen(function* () {
         const discounts = yield* discountsByRequest
-        const { merchantId, priceId } = yield* shop("50.00")
+        const { merchantId, priceId } = yield* shopAt(START, "50.00")
         yield* discounts.create(merchantId, {
           name: "Three",
           code: "THREE",
@@ -100,7 +92,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
       () =>
         Effect.gen(function* () {
           const discounts = yield* discountsByRequest
-          const { merchantId, productId, priceId } = yield* shop("30.00")
+          const { merchantId, productId, priceId } = yield* shopAt(START, "30.00")
           yield* discounts.create(merchantId, {
             name: "Five off",
             code: "FIVE",
@@ -129,7 +121,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
       () =>
         Effect.gen(function* () {
           const discounts = yield* discountsByRequest
-          const { merchantId, productId, priceId } = yield* shop("10.10")
+          const { merchantId, productId, priceId } = yield* shopAt(START, "10.10")
           const other = yield* monthly(merchantId, productId, "10.30")
           yield* discounts.create(merchantId, {
             name: "Fifteen",
@@ -188,7 +180,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
       () =>
         Effect.gen(function* () {
           const discounts = yield* discountsByRequest
-          const { merchantId, priceId } = yield* shop("30.00")
+          const { merchantId, priceId } = yield* shopAt(START, "30.00")
           const { subscriptionId } = yield* subscribeTo(merchantId, priceId)
           const half = yield* discounts.create(merchantId, {
             name: "Half",
@@ -225,7 +217,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
         Effect.gen(function* () {
           const discounts = yield* discountsByRequest
           const _subs = yield* Subscriptions.Subscriptions
-          const { merchantId, productId, priceId } = yield* shop("30.00")
+          const { merchantId, productId, priceId } = yield* shopAt(START, "30.00")
           const bigger = yield* monthly(merchantId, productId, "60.00")
           yield* discounts.create(merchantId, {
             name: "Half",
@@ -271,7 +263,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
         Effect.gen(function* () {
           const discounts = yield* discountsByRequest
           const _subs = yield* Subscriptions.Subscriptions
-          const { merchantId, productId, priceId } = yield* shop("30.00")
+          const { merchantId, productId, priceId } = yield* shopAt(START, "30.00")
           const otherProduct = yield* productOf(merchantId, "Team")
           const team = yield* monthly(merchantId, otherProduct, "60.00")
           yield* discounts.create(merchantId, {
@@ -312,7 +304,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
       () =>
         Effect.gen(function* () {
           const discounts = yield* discountsByRequest
-          const { merchantId, priceId } = yield* shop("30.00")
+          const { merchantId, priceId } = yield* shopAt(START, "30.00")
           const d = yield* discounts.create(merchantId, {
             name: "Few",
             code: "FEW",
@@ -359,7 +351,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
         const discounts = yield* discountsByRequest
         const _subs = yield* Subscriptions.Subscriptions
         const billing = yield* Billing.Billing
-        const { merchantId, priceId } = yield* shop("30.00")
+        const { merchantId, priceId } = yield* shopAt(START, "30.00")
         yield* discounts.create(merchantId, {
           name: "Ten",
           code: "REFUND10",

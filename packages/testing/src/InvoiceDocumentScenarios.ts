@@ -20,29 +20,18 @@ import {
   TaxRates
 } from "@recur/core"
 import { Effect, type Layer, Option } from "effect"
-import { invoicesOf } from "./EngineScenarios.js"
 import {
+  invoicesOf,
   discountsByRequest,
   address,
   advance,
-  merchantAt,
   minor,
-  monthly,
-  productOf,
   subscribeTo,
-  taxedEngine
+  taxedEngine,
+  shopAt
 } from "./ScenarioKit.js"
 
 const START = "2026-01-01T00:00:00Z"
-
-/** A merchant frozen on Jan 1, 2026 with one product and a monthly price at `base`. */
-const shop = (base = "30.00") =>
-  Effect.gen(function* () {
-    const merchantId = yield* merchantAt(START)
-    const productId = yield* productOf(merchantId)
-    const priceId = yield* monthly(merchantId, productId, base)
-    return { merchantId, productId, priceId }
-  })
 
 /** Every invoice of the merchant, oldest first. */
 const allInvoices = (merchantId: string) =>
@@ -84,7 +73,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
         Effect.gen(function* () {
           const _subs = yield* Subscriptions.Subscriptions
           const merchants = yield* Merchants.Merchants
-          const { merchantId, priceId } = yield* shop()
+          const { merchantId, priceId } = yield* shopAt(START)
           const { subscriptionId } = yield* subscribeTo(merchantId, priceId)
           yield* advance(merchantId, "2026-03-01T00:00:00Z")
           const issued = yield* invoicesOf(merchantId, subscriptionId)
@@ -114,7 +103,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
             "INV-CN-000002"
           ])
           // another merchant has its own series
-          const other = yield* shop()
+          const other = yield* shopAt(START)
           yield* subscribeTo(other.merchantId, other.priceId)
           expect(numbers(yield* allInvoices(other.merchantId))).toEqual(["INV-000001"])
         })
@@ -122,7 +111,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
 
     it.effect("eight concurrent checkouts take the numbers 1 to 8 exactly: none skipped, none twice", () =>
       Effect.gen(function* () {
-        const { merchantId, priceId } = yield* shop()
+        const { merchantId, priceId } = yield* shopAt(START)
         yield* Effect.forEach(Array.from({ length: 8 }), () => subscribeTo(merchantId, priceId), {
           concurrency: "unbounded"
         })
@@ -135,7 +124,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
     it.effect("a declined checkout takes no number and has no link until it is paid; then it takes the next one", () =>
       Effect.gen(function* () {
         const _billing = yield* Billing.Billing
-        const { merchantId, priceId } = yield* shop()
+        const { merchantId, priceId } = yield* shopAt(START)
         const declined = yield* subscribeTo(merchantId, priceId, {}, "4000000000000002")
         expect(declined.result.status).not.toBe("succeeded")
         const drafts = yield* allInvoices(merchantId)
@@ -170,7 +159,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
           const catalog = yield* Catalog.Catalog
           const taxRates = yield* TaxRates.TaxRates
           const discounts = yield* discountsByRequest
-          const { merchantId, productId, priceId } = yield* shop("50.00")
+          const { merchantId, productId, priceId } = yield* shopAt(START, "50.00")
           const vat = yield* taxRates.create(merchantId, { name: "VAT", percentage: "20", country: "GB" })
           const ten = yield* discounts.create(merchantId, {
             name: "Ten",
@@ -231,7 +220,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
       () =>
         Effect.gen(function* () {
           const billing = yield* Billing.Billing
-          const { merchantId, priceId } = yield* shop()
+          const { merchantId, priceId } = yield* shopAt(START)
           const a = yield* subscribeTo(merchantId, priceId)
           const b = yield* subscribeTo(merchantId, priceId)
           const [ia] = yield* invoicesOf(merchantId, a.subscriptionId)

@@ -22,7 +22,7 @@ import {
   TaxRates
 } from "@recur/core"
 import { DateTime, Effect, type Layer, Option } from "effect"
-import { invoicesOf } from "./EngineScenarios.js"
+import { invoicesOf } from "./ScenarioKit.js"
 import {
   address,
   advance,

@@ -2,7 +2,7 @@ import { expect, layer } from "@effect/vitest"
 import { Customers, Engine, Merchant, Merchants, Ports, SandboxClock, Secrets, Settings } from "@recur/core"
 import { SandboxGateway } from "@recur/payment-sandbox"
 import { DateTime, Effect, Layer, Option } from "effect"
-import { EngineScenarios, MemoryStorage, ServicesContract, WebhookRecorder } from "../src/index.js"
+import { MemoryStorage, ScenarioKit, ServicesContract, WebhookRecorder } from "../src/index.js"
 
 const engine = Engine.layer.pipe(
   Layer.provideMerge(Layer.mergeAll(MemoryStorage.layer, Secrets.layer(ServicesContract.testMasterKey))),
@@ -20,8 +20,8 @@ layer(engine, { timeout: "60 seconds" })("Merchants.asCaller: the request's merc
       Effect.gen(function* () {
         const merchants = yield* Merchants.Merchants
         const customers = yield* Customers.Customers
-        const { merchantId, priceId } = yield* EngineScenarios.setup("2024-05-31T09:00:00Z")
-        const sub = Option.getOrThrow((yield* EngineScenarios.subscribe(merchantId, priceId)).result.subscription).id
+        const { merchantId, priceId } = yield* ScenarioKit.setup("2024-05-31T09:00:00Z")
+        const sub = Option.getOrThrow((yield* ScenarioKit.subscribe(merchantId, priceId)).result.subscription).id
         const merchant = yield* merchants.get(merchantId)
 
         // the snapshot is what "now" is: a create stamped on the merchant as the request read it
@@ -41,7 +41,7 @@ layer(engine, { timeout: "60 seconds" })("Merchants.asCaller: the request's merc
           SandboxClock.SandboxClock.use((b) => b.advanceClock(merchantId, ms("2024-08-15T00:00:00Z")))
         )
         expect(DateTime.toEpochMillis(after.frozen_time!)).toBe(ms("2024-08-15T00:00:00Z"))
-        const invoices = yield* EngineScenarios.invoicesOf(merchantId, sub)
+        const invoices = yield* ScenarioKit.invoicesOf(merchantId, sub)
         expect(invoices.map((i) => [i.invoice_type, i.cycle_index])).toEqual([
           ["initial", 0],
           ["renewal", 1],

@@ -15,7 +15,7 @@ import {
 } from "@recur/core"
 import { Effect, Result, Option } from "effect"
 import fc from "fast-check"
-import { EngineScenarios, MemoryStorage } from "../src/index.js"
+import { MemoryStorage, ScenarioKit } from "../src/index.js"
 
 const DAY = 86_400_000
 const cents = (s: string) => Result.getOrThrow(Money.parse(s, "USD")).amount
@@ -69,7 +69,7 @@ const all = <A>(repo: Store.Repository<A>, merchantId: string, idOf: (a: A) => s
     }
   })
 
-layer(EngineScenarios.engine(MemoryStorage.layer), { timeout: "120 seconds" })("engine invariants", (it) => {
+layer(ScenarioKit.engine(MemoryStorage.layer), { timeout: "120 seconds" })("engine invariants", (it) => {
   const run = (ops: ReadonlyArray<Op>) =>
     Effect.gen(function* () {
       const _billing = yield* Billing.Billing

@@ -2,7 +2,7 @@ import { expect, layer } from "@effect/vitest"
 import { Billing, Engine, Payments, Ports, SandboxClock, Secrets, Settings } from "@recur/core"
 import { SandboxGateway } from "@recur/payment-sandbox"
 import { Effect, Layer, Logger, LogLevel, Option } from "effect"
-import { EngineScenarios, MemoryStorage, ServicesContract, WebhookRecorder } from "../src/index.js"
+import { MemoryStorage, ScenarioKit, ServicesContract, WebhookRecorder } from "../src/index.js"
 
 // Called after each charge the engine makes; the test uses it to act as a second process.
 let afterCharge: ((request: Ports.ChargeRequest, outcome: Ports.ChargeOutcome) => Effect.Effect<void>) | undefined
@@ -32,10 +32,10 @@ layer(engine, { timeout: "60 seconds" })("renewal batch racing another process",
         const billing = yield* Billing.Billing
         const payments = yield* Payments.Payments
         const sandboxClock = yield* SandboxClock.SandboxClock
-        const { merchantId, priceId } = yield* EngineScenarios.setup("2024-05-31T09:00:00Z")
+        const { merchantId, priceId } = yield* ScenarioKit.setup("2024-05-31T09:00:00Z")
         const subs = yield* Effect.forEach([1, 2, 3, 4], () =>
           Effect.map(
-            EngineScenarios.subscribe(merchantId, priceId),
+            ScenarioKit.subscribe(merchantId, priceId),
             ({ result }) => Option.getOrThrow(result.subscription).id
           )
         )
@@ -66,14 +66,14 @@ layer(engine, { timeout: "60 seconds" })("renewal batch racing another process",
         afterCharge = undefined
         expect(raced).toHaveLength(1)
         for (const id of subs) {
-          const invoices = yield* EngineScenarios.invoicesOf(merchantId, id)
+          const invoices = yield* ScenarioKit.invoicesOf(merchantId, id)
           expect(invoices.map((i) => [i.invoice_type, i.cycle_index, i.amount, i.biz_status])).toEqual([
             ["initial", 0, "30.00", "success"],
             ["renewal", 1, "30.00", "success"]
           ])
           const renewal = invoices[1]!
-          expect(yield* EngineScenarios.eventsOf(merchantId, renewal.invoice_id)).toEqual(["v2.invoice.paid"])
-          expect(yield* EngineScenarios.eventsOf(merchantId, renewal.trade_id!)).toEqual([
+          expect(yield* ScenarioKit.eventsOf(merchantId, renewal.invoice_id)).toEqual(["v2.invoice.paid"])
+          expect(yield* ScenarioKit.eventsOf(merchantId, renewal.trade_id!)).toEqual([
             "v2.trades.created",
             "v2.trades.succeeded"
           ])
@@ -82,7 +82,7 @@ layer(engine, { timeout: "60 seconds" })("renewal batch racing another process",
         }
         // the raced trade is among them
         const trades = yield* Effect.forEach(subs, (id) =>
-          Effect.map(EngineScenarios.invoicesOf(merchantId, id), (i) => i[1]!.trade_id)
+          Effect.map(ScenarioKit.invoicesOf(merchantId, id), (i) => i[1]!.trade_id)
         )
         expect(trades).toContain(raced[0])
       })

@@ -2,7 +2,7 @@ import { expect, layer } from "@effect/vitest"
 import { Engine, Ports, PriceChanges, SandboxClock, Secrets, Settings } from "@recur/core"
 import { SandboxGateway } from "@recur/payment-sandbox"
 import { Effect, Layer, Option, Tracer } from "effect"
-import { EngineScenarios, MemoryStorage, ServicesContract, WebhookRecorder } from "../src/index.js"
+import { MemoryStorage, ScenarioKit, ServicesContract, WebhookRecorder } from "../src/index.js"
 
 const engine = Engine.layer.pipe(
   Layer.provideMerge(Layer.mergeAll(MemoryStorage.layer, Secrets.layer(ServicesContract.testMasterKey))),
@@ -53,8 +53,8 @@ layer(engine, { timeout: "60 seconds" })("span names", (it) => {
           }
         })
         yield* Effect.gen(function* () {
-          const { merchantId, priceId } = yield* EngineScenarios.setup("2024-05-31T09:00:00Z")
-          const { result } = yield* EngineScenarios.subscribe(merchantId, priceId)
+          const { merchantId, priceId } = yield* ScenarioKit.setup("2024-05-31T09:00:00Z")
+          const { result } = yield* ScenarioKit.subscribe(merchantId, priceId)
           const subscriptionId = Option.getOrThrow(result.subscription).id
           const priceChanges = yield* PriceChanges.PriceChanges
           yield* priceChanges.previewChange(merchantId, PriceChanges.change(subscriptionId, { quantity: 2n }))

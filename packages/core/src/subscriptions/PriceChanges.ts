@@ -1,43 +1,40 @@
 /**
  * Price and quantity changes of a running subscription: the plan (what a change credits and
- * charges, with the proration rule of docs/proration.md), the preview and its quote, the commit
- * that produces exactly the quoted numbers, scheduled changes and their revocation, quantity
- * changes for the next cycle. A change keeps the interval and stays within the amount bounds.
+ * charges, by the rules of `ChangeQuote`), the preview and its quote, the commit that produces
+ * exactly the quoted numbers (writing the record as `ChangeCommit` says), scheduled changes and
+ * their revocation, quantity changes for the next cycle. A change keeps the interval and stays
+ * within the amount bounds.
  *
  * @since 0.1.0
  */
 import { Context, Effect, Layer, Option, Result } from "effect"
 import * as Catalog from "../catalog/Catalog.js"
-import * as Decimal from "../money/Decimal.js"
-import * as Discount from "../discounts/Discount.js"
 import * as Discounts from "../discounts/Discounts.js"
 import * as Entities from "../kernel/Entities.js"
 import * as Errors from "../kernel/Errors.js"
 import * as Ids from "../kernel/Ids.js"
-import { dt, msOf, nowOf } from "../kernel/ServiceSupport.js"
+import { msOf, nowOf } from "../kernel/ServiceSupport.js"
 import { invoiceDocuments, newInvoice } from "../invoices/InvoiceDocuments.js"
 import { CARRIED } from "../invoices/Invoicing.js"
 import { newTrade, submitTrade, underMinimum } from "../payments/Payments.js"
-import { cycleAmounts } from "../catalog/Price.js"
 import { mustBeLive } from "./SubscriptionStore.js"
-import { fullCycle, planBasis } from "./SubscriptionTerms.js"
+import { fullCycle } from "./SubscriptionTerms.js"
 import { loadSub, writes } from "./SubscriptionStore.js"
 import { withTax } from "../taxes/TaxRates.js"
 import * as CycleLedger from "../invoices/CycleLedger.js"
-import * as GiveBack from "../invoices/GiveBack.js"
+import type * as GiveBack from "../invoices/GiveBack.js"
 import * as Invoicing from "../invoices/Invoicing.js"
 import * as Lifecycle from "../kernel/Lifecycle.js"
 import * as Merchants from "../tenants/Merchants.js"
 import * as Money from "../money/Money.js"
 import * as Payments from "../payments/Payments.js"
 import * as Ports from "../kernel/Ports.js"
-import * as PriceRules from "../catalog/PriceRules.js"
-import * as Proration from "../money/Proration.js"
 import * as OwedRefunds from "../refunds/OwedRefunds.js"
 import * as Secrets from "../tenants/Secrets.js"
 import * as Settings from "../tenants/Settings.js"
 import * as Store from "../kernel/Store.js"
-import * as Subscription from "./Subscription.js"
+import * as ChangeCommit from "./ChangeCommit.js"
+import * as ChangeQuote from "./ChangeQuote.js"
 
 /**
  * A change of a running subscription's price, quantity or both (at least one is set). Built
@@ -168,156 +165,66 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
         const effective_type = command.effective
         const prorationMode = command.proration
         const quantity = command.quantity
-        if (
-          Option.isSome(quantity) &&
-          (quantity.value < PriceRules.MIN_QUANTITY || quantity.value > PriceRules.MAX_QUANTITY)
-        )
-          return yield* new Errors.QuantityRefused({
-            subscriptionId,
-            detail: `quantity must be a whole number from ${PriceRules.MIN_QUANTITY} to ${PriceRules.MAX_QUANTITY}`
-          })
-        if (Option.isSome(quantity) && rec.subscription.billing_dimension !== "quantity")
-          return yield* new Errors.QuantityRefused({
-            subscriptionId,
-            detail: "only subscriptions with billing_dimension quantity have a quantity"
-          })
+        const wrongQuantity = ChangeQuote.quantityRefusal(subscriptionId, rec, quantity)
+        if (wrongQuantity) return yield* wrongQuantity
         const current = yield* version(merchantId, rec.subscription.price_version_id)
-        const refuse = (priceId: string, reason: Errors.PriceChangeRefused["reason"], detail: string) =>
-          new Errors.PriceChangeRefused({ subscriptionId, priceId, reason, detail })
         const wanted = Option.filter(command.priceId, (id) => id !== rec.subscription.price_id)
         const target = Option.isSome(wanted)
           ? yield* Effect.catchTag(catalog.sellableVersion(merchantId, wanted.value), "PriceNotFound", () =>
-              Effect.fail(refuse(wanted.value, "not_found", "no such price"))
+              Effect.fail(ChangeQuote.refusal(subscriptionId, wanted.value, "not_found", "no such price"))
             )
           : undefined
-        if (target) {
-          if (target.billing_type !== "recurring" || target.price_plan === null)
-            return yield* refuse(target.id, "not_recurring", "a subscription can only change to a recurring price")
-          if (target.currency !== current.currency || target.billing_dimension !== current.billing_dimension) {
-            return yield* refuse(
-              target.id,
-              "currency_or_dimension",
-              "the new price must have the same currency and billing dimension"
-            )
-          }
-          const [from, to] = [current.price_plan, target.price_plan]
-          if (
-            from === null ||
-            from.billing_cycle_unit !== to.billing_cycle_unit ||
-            from.billing_cycle_count !== to.billing_cycle_count
-          ) {
-            return yield* refuse(
-              target.id,
-              "interval",
-              `the new price must bill every ${from?.billing_cycle_count ?? 1} ${from?.billing_cycle_unit ?? "cycle"} like the current one; start a new subscription to change the interval`
-            )
-          }
-        }
+        const wrongTarget = target && ChangeQuote.targetRefusal(subscriptionId, current, target)
+        if (wrongTarget) return yield* wrongTarget
         // a discount covers only its products: moving to a price outside them ends it from the change on
         const scope = target
           ? yield* Discounts.scopeOn(storage, merchantId, rec.discounts, target.product_id)
           : { kept: rec.discounts, ending: [] }
         // the quote names those that would still apply from the change on
-        const from = rec.subscription.cycle_index + (effective_type === "end_of_period" ? 1 : 0)
-        const discounts_ending = scope.ending
-          .filter((t) => Discount.stillApplies(t, from))
-          .map((t) => ({ discount_id: t.discount_id, discount_code: t.discount_code }))
+        const discounts_ending = ChangeQuote.endingDiscounts(rec, scope.ending, effective_type)
         const after: Entities.SubscriptionRecord = { ...rec, discounts: scope.kept }
         const qty = BigInt(rec.subscription.quantity)
         // no cycle of the new price or quantity may bill more than an invoice can carry
-        const sells = target ?? current
-        const sellsQty = Option.getOrElse(quantity, () => qty)
-        for (const amount of cycleAmounts(sells, sellsQty)) {
-          const settled =
-            rec.fx_rate !== null && rec.currency !== amount.currency
-              ? Result.getOrThrow(Money.convert(amount, Result.getOrThrow(Decimal.parse(rec.fx_rate)), rec.currency))
-              : amount
-          if (!Money.isWithinBounds(settled)) {
-            const detail = `${Money.format(settled)} ${settled.currency} a cycle is above the most one invoice may carry`
-            return yield* Option.isSome(quantity)
-              ? new Errors.QuantityRefused({ subscriptionId, detail })
-              : refuse(sells.id, "above_bound", detail)
-          }
-        }
+        const aboveBound = ChangeQuote.boundRefusal(
+          subscriptionId,
+          rec,
+          target ?? current,
+          quantity,
+          Option.getOrElse(quantity, () => qty)
+        )
+        if (aboveBound) return yield* aboveBound
         const periodStart =
           rec.subscription.current_period_start !== null ? msOf(rec.subscription.current_period_start) : at
         const periodEnd = rec.subscription.current_period_end !== null ? msOf(rec.subscription.current_period_end) : at
         const currency = rec.currency
-        const zero = Money.format(Money.zero(currency))
-        let quote: Omit<Quote, "quote_id">
-        let collected: GiveBack.Collected | undefined
-        // nothing to prorate: a quantity change at the next cycle, a change at the period's end,
-        // proration "none" or a change during a trial
-        const unprorated = (outcome: Quote["outcome"], effective_at: number): Omit<Quote, "quote_id"> => ({
+        const head: ChangeQuote.Head = {
           subscription_id: subscriptionId,
           effective_type,
           proration: prorationMode,
           at,
           currency,
-          credit: zero,
-          charge: zero,
-          net: zero,
-          tax: zero,
-          total: zero,
-          outcome,
-          lines: [],
-          effective_at,
           discounts_ending
-        })
+        }
+        let quote: ChangeQuote.Priced
+        let collected: GiveBack.Collected | undefined
         if (!target) {
-          quote = unprorated("quantity_next_cycle", periodEnd)
+          quote = ChangeQuote.unprorated(head, "quantity_next_cycle", periodEnd)
         } else if (effective_type === "end_of_period") {
-          quote = unprorated("scheduled", periodEnd)
+          quote = ChangeQuote.unprorated(head, "scheduled", periodEnd)
         } else if (prorationMode === "none" || rec.subscription.status === "trial") {
-          quote = unprorated("none", at)
+          quote = ChangeQuote.unprorated(head, "none", at)
         } else {
-          // credit what a whole period of the plan in force was bought for (not the cycle
-          // invoice: an earlier change this cycle replaced it), charge the new plan the same way
-          const paid = planBasis(rec, current)
-          const newFull = fullCycle(after, target, qty, rec.subscription.cycle_index)
           collected = yield* CycleLedger.collectedBy(storage, merchantId, rec, rec.subscription.cycle_index)
-          const policy = Result.getOrElse(
-            Proration.parsePolicy(merchant.proration_policy),
-            () => Proration.defaultPolicy
-          )
-          const p = Result.getOrThrow(
-            Proration.prorate({
-              policy,
-              period: { start: periodStart, end: periodEnd },
-              at,
-              paid,
-              newAmount: newFull,
-              creditMode: merchant.proration_credit,
-              // the credit is what was actually paid for the old plan and is still held
-              held: GiveBack.heldBasis(collected)
-            })
-          )
-          quote = {
-            subscription_id: subscriptionId,
-            effective_type,
-            proration: prorationMode,
-            at,
-            currency,
-            credit: Money.format(p.credit),
-            charge: Money.format(p.charge),
-            net: Money.format(p.net),
-            tax: zero,
-            total: zero,
-            outcome:
-              p.outcome._tag === "Upgrade"
-                ? "upgrade"
-                : p.outcome._tag === "Refund"
-                  ? "refund"
-                  : p.outcome._tag === "CreditBalance"
-                    ? "credit_balance"
-                    : "none",
-            lines: [
-              { description: `Unused time on ${current.price_name}`, amount: Money.format(Money.negate(p.credit)) },
-              { description: `Remaining time on ${target.price_name}`, amount: Money.format(p.charge) }
-            ],
-            effective_at: at,
-            discounts_ending
-          }
+          quote = ChangeQuote.prorated(head, {
+            merchant,
+            rec,
+            after,
+            current,
+            target,
+            quantity: qty,
+            collected,
+            period: { start: periodStart, end: periodEnd }
+          })
         }
         // what moves now, taxed at the customer's address like a cycle invoice: an upgrade's
         // invoice, or the net given back with the exclusive tax paid on it
@@ -326,15 +233,7 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
         // what the change gives back, invoice by invoice (an upgrade's credit, a downgrade's back)
         let shares: ReadonlyArray<GiveBack.Share> = []
         if (quote.outcome === "upgrade" && collected) {
-          const lines = quote.lines.map((l) => {
-            const amount = Result.getOrThrow(Money.parse(l.amount, currency, { allowNegative: true }))
-            return {
-              kind: amount.amount < 0n ? ("proration_credit" as const) : ("proration_charge" as const),
-              description: l.description,
-              quantity: 1n,
-              amount
-            }
-          })
+          const lines = ChangeQuote.upgradeLines(quote)
           // the charge is taxed at today's address and rates; the credit gives back the tax its
           // paid invoices collected (Invoicing.change), never today's
           const charged = yield* withTaxes(
@@ -357,52 +256,17 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
           })
           upgrade = changed.draft
           shares = changed.shares
-          quote = {
-            ...quote,
-            tax: Money.format(upgrade.tax),
-            total: Money.format(upgrade.total),
-            // the credit gives back more than the charge costs (its tax was higher than today's):
-            // the invoice settles at 0.00 and the rest goes to the customer's balance
-            ...(upgrade.total.amount < 0n ? { outcome: "credit_balance" as const } : {})
-          }
+          quote = ChangeQuote.upgradeQuote(quote, upgrade)
         } else if ((quote.outcome === "refund" || quote.outcome === "credit_balance") && collected) {
-          // given back from what the cycle's invoices collected, with the tax they collected, in
-          // proportion — never today's rate or address, never more than is still held
-          const net = Result.getOrThrow(Money.parse(quote.net, currency, { allowNegative: true }))
-          const given = GiveBack.giveBack(collected, Money.negate(net))
-          back = given.total
-          shares = given.shares
-          quote = {
-            ...quote,
-            tax: Money.format(Money.negate(given.tax)),
-            total: Money.format(Money.negate(given.total)),
-            // nothing is still held to give back
-            ...(given.total.amount === 0n ? { outcome: "none" as const } : {})
-          }
+          const given = ChangeQuote.givenBack(quote, collected)
+          back = given.given.total
+          shares = given.given.shares
+          quote = given.quote
         }
-        const hash = yield* Secrets.sha256Hex(
-          JSON.stringify([
-            subscriptionId,
-            sv.version,
-            Option.getOrNull(command.priceId),
-            Option.match(quantity, { onNone: () => null, onSome: (q) => q.toString() }),
-            effective_type,
-            prorationMode,
-            at,
-            quote.net,
-            quote.credit,
-            quote.charge,
-            quote.tax,
-            quote.total
-          ])
-        )
-        const basis =
-          quote.outcome === "upgrade" ||
-          quote.outcome === "refund" ||
-          quote.outcome === "credit_balance" ||
-          (quote.outcome === "none" && prorationMode === "immediate")
-            ? Option.some(Money.format(fullCycle(after, target!, qty, rec.subscription.cycle_index)))
-            : Option.none<string>()
+        const hash = yield* Secrets.sha256Hex(ChangeQuote.hashed(command, sv.version, quote))
+        const basis = ChangeQuote.movesBasis(quote)
+          ? Option.some(Money.format(fullCycle(after, target!, qty, rec.subscription.cycle_index)))
+          : Option.none<string>()
         return {
           rec,
           version: sv.version,
@@ -449,45 +313,20 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
         Effect.gen(function* () {
           let next: Entities.SubscriptionRecord = rec
           if (Option.isSome(planned.quantity)) {
-            const pending = rec.subscription.pending_change
-            next = {
-              ...next,
-              subscription: new Subscription.Subscription({
-                ...next.subscription,
-                pending_change: new Subscription.PendingChange({
-                  quantity: planned.quantity.value.toString(),
-                  cycle_index: rec.subscription.cycle_index + 1,
-                  version: (pending?.version ?? 0) + 1,
-                  effective_at: dt(quote.effective_at > at ? quote.effective_at : at)
-                })
-              })
-            }
+            next = ChangeCommit.withPendingQuantity(
+              next,
+              planned.quantity.value,
+              quote.effective_at > at ? quote.effective_at : at
+            )
           }
           let tradeToCharge: Option.Option<string> = Option.none()
           if (target) {
             if (quote.outcome === "scheduled") {
               next = { ...next, scheduled_price_version_id: target.price_version_id }
             } else {
-              next = {
-                ...next,
-                // discounts outside the new price's products end with the change
-                discounts: planned.kept,
-                scheduled_price_version_id: null,
-                // proration none keeps the basis: the remainder stays paid at the old plan's rate
-                plan_basis: Option.getOrElse(planned.basis, () => next.plan_basis),
-                subscription: new Subscription.Subscription(
-                  {
-                    ...next.subscription,
-                    price_id: target.id,
-                    price_version_id: target.price_version_id,
-                    price_type: target.price_type,
-                    quantity_tiers: target.quantity_tiers,
-                    usage_tiers: target.usage_tiers
-                  },
-                  { disableChecks: true }
-                )
-              }
-              const cur = rec.currency
+              // discounts outside the new price's products end with the change
+              next = ChangeCommit.movedTo(next, target, planned.kept, planned.basis)
+              const cycle = rec.subscription.cycle_index
               // an upgrade's invoice settled without a charge (credited or carried), issued now
               const issueSettled = (draft: Invoicing.Draft) =>
                 Effect.gen(function* () {
@@ -502,10 +341,7 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
                     order_id: rec.subscription.order_id,
                     trigger: "settle_without_charge",
                     at: now,
-                    period:
-                      rec.subscription.current_period_end !== null
-                        ? { start: now, end: msOf(rec.subscription.current_period_end) }
-                        : undefined
+                    period: ChangeCommit.restOfCycle(rec, now)
                   })
                   yield* Effect.orDie(invoices.insert(yield* documents.issueOne(planned.merchant, inv)))
                   return inv
@@ -514,26 +350,8 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
                 // the credit covers the charge and more: the invoice settles at 0.00, the rest
                 // goes to the balance, credited against it
                 const settled = Invoicing.toBalance(planned.upgrade, "Credited to your balance")
-                const owedBack = settled.credited
                 const inv = yield* issueSettled(settled.draft)
-                const credit = Result.getOrThrow(
-                  Money.parse(next.subscription.credit_balance, cur, { allowNegative: true })
-                )
-                next = {
-                  ...CycleLedger.withMoved(
-                    CycleLedger.withCredited(next, rec.subscription.cycle_index, owedBack, inv.invoice_id),
-                    rec.subscription.cycle_index,
-                    planned.shares,
-                    inv.invoice_id
-                  ),
-                  subscription: new Subscription.Subscription(
-                    {
-                      ...next.subscription,
-                      credit_balance: Money.format(Money.make(credit.amount + owedBack.amount, cur))
-                    },
-                    { disableChecks: true }
-                  )
-                }
+                next = ChangeCommit.creditedUpgrade(next, cycle, planned.shares, settled.credited, inv.invoice_id)
               } else if (
                 quote.outcome === "upgrade" &&
                 planned.upgrade &&
@@ -543,20 +361,8 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
                 // carrying its total to the customer's next invoice (a debit on the balance)
                 const settled = Invoicing.carry(planned.upgrade, CARRIED)
                 const inv = yield* issueSettled(settled.draft)
-                const credit = Result.getOrThrow(
-                  Money.parse(next.subscription.credit_balance, cur, { allowNegative: true })
-                )
-                next = {
-                  // the old plan's credit moved from the invoices that paid it into this one
-                  ...CycleLedger.withMoved(next, rec.subscription.cycle_index, planned.shares, inv.invoice_id),
-                  subscription: new Subscription.Subscription(
-                    {
-                      ...next.subscription,
-                      credit_balance: Money.format(Money.make(credit.amount - settled.carried.amount, cur))
-                    },
-                    { disableChecks: true }
-                  )
-                }
+                // the old plan's credit moved from the invoices that paid it into this one
+                next = ChangeCommit.carriedUpgrade(next, cycle, planned.shares, settled.carried, inv.invoice_id)
               } else if (quote.outcome === "upgrade" && planned.upgrade) {
                 // the quoted invoice: the net of the change, taxed at the customer's address
                 const draft = planned.upgrade
@@ -585,14 +391,11 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
                   trigger: "charge",
                   at: now,
                   // the lines cover the rest of the cycle, from the change
-                  period:
-                    rec.subscription.current_period_end !== null
-                      ? { start: now, end: msOf(rec.subscription.current_period_end) }
-                      : undefined
+                  period: ChangeCommit.restOfCycle(rec, now)
                 })
                 yield* Effect.orDie(invoices.insert(yield* documents.issueOne(planned.merchant, inv)))
                 // the old plan's credit moved from the invoices that paid it into this one
-                next = CycleLedger.withMoved(next, rec.subscription.cycle_index, planned.shares, inv.invoice_id)
+                next = CycleLedger.withMoved(next, cycle, planned.shares, inv.invoice_id)
                 yield* submitTrade(storage, {
                   trade,
                   invoice_id: inv.invoice_id,
@@ -606,38 +409,11 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
               } else if (quote.outcome === "refund") {
                 // owed back from the cycle's payments: recorded with the change, paid out right
                 // after it commits — or by this work item if the process dies first
-                next = {
-                  ...next,
-                  owed_refunds: [
-                    ...next.owed_refunds,
-                    {
-                      key: quote.quote_id,
-                      cycle_index: rec.subscription.cycle_index,
-                      owed: Money.format(planned.back!),
-                      // each paid invoice's share, with the tax the quote stated
-                      shares: CycleLedger.storedShares(planned.shares)
-                    }
-                  ]
-                }
+                next = ChangeCommit.withOwedRefund(next, quote.quote_id, cycle, planned.back!, planned.shares)
                 yield* schedule(planned.merchant, "refund_owed", subscriptionId, now + settings.reconcileAfterMs)
               } else if (quote.outcome === "credit_balance") {
-                const credit = Result.getOrThrow(
-                  Money.parse(next.subscription.credit_balance, cur, { allowNegative: true })
-                )
-                next = {
-                  // credited against the invoices it was given back from, as the quote took it
-                  ...planned.shares.reduce(
-                    (r, sh) => CycleLedger.withCredited(r, rec.subscription.cycle_index, sh.amount, sh.invoice_id),
-                    next
-                  ),
-                  subscription: new Subscription.Subscription(
-                    {
-                      ...next.subscription,
-                      credit_balance: Money.format(Money.make(credit.amount + planned.back!.amount, cur))
-                    },
-                    { disableChecks: true }
-                  )
-                }
+                // credited against the invoices it was given back from, as the quote took it
+                next = ChangeCommit.creditedBack(next, cycle, planned.shares, planned.back!)
               }
               yield* subEvents(
                 merchantId,

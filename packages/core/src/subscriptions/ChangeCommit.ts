@@ -1,0 +1,173 @@
+/**
+ * What a committed price or quantity change writes into the subscription's record, as rules:
+ * a quantity pending for the next cycle, the move to the new price, and each outcome's ledger
+ * and balance (an upgrade settled by the credit or carried, a refund owed, a credit to the
+ * balance). `PriceChanges.changePrice` issues the invoices and trades and saves the record.
+ *
+ * @since 0.1.0
+ */
+import { Option, Result } from "effect"
+import type { PriceVersion } from "../catalog/Price.js"
+import * as CycleLedger from "../invoices/CycleLedger.js"
+import type * as GiveBack from "../invoices/GiveBack.js"
+import type * as Invoicing from "../invoices/Invoicing.js"
+import type * as Entities from "../kernel/Entities.js"
+import { dt, msOf } from "../kernel/ServiceSupport.js"
+import * as Money from "../money/Money.js"
+import * as Subscription from "./Subscription.js"
+
+/**
+ * The record with `quantity` pending from the next cycle on, taking effect at `effectiveAt`.
+ *
+ * @since 0.1.0
+ */
+export const withPendingQuantity = (
+  rec: Entities.SubscriptionRecord,
+  quantity: bigint,
+  effectiveAt: number
+): Entities.SubscriptionRecord => {
+  const pending = rec.subscription.pending_change
+  return {
+    ...rec,
+    subscription: new Subscription.Subscription({
+      ...rec.subscription,
+      pending_change: new Subscription.PendingChange({
+        quantity: quantity.toString(),
+        cycle_index: rec.subscription.cycle_index + 1,
+        version: (pending?.version ?? 0) + 1,
+        effective_at: dt(effectiveAt)
+      })
+    })
+  }
+}
+
+/**
+ * The record on `target` from now: the discounts outside the new price's products ended (only
+ * `kept` stay), no scheduled change, and the proration basis moved to `basis` when there is one
+ * (proration none keeps it: the remainder stays paid at the old plan's rate).
+ *
+ * @since 0.1.0
+ */
+export const movedTo = (
+  next: Entities.SubscriptionRecord,
+  target: PriceVersion,
+  kept: ReadonlyArray<Entities.DiscountTerm>,
+  basis: Option.Option<string>
+): Entities.SubscriptionRecord => ({
+  ...next,
+  discounts: kept,
+  scheduled_price_version_id: null,
+  plan_basis: Option.getOrElse(basis, () => next.plan_basis),
+  subscription: new Subscription.Subscription(
+    {
+      ...next.subscription,
+      price_id: target.id,
+      price_version_id: target.price_version_id,
+      price_type: target.price_type,
+      quantity_tiers: target.quantity_tiers,
+      usage_tiers: target.usage_tiers
+    },
+    { disableChecks: true }
+  )
+})
+
+/**
+ * The period an upgrade's invoice covers: the rest of the cycle, from `now`.
+ *
+ * @since 0.1.0
+ */
+export const restOfCycle = (rec: Entities.SubscriptionRecord, now: number) =>
+  rec.subscription.current_period_end !== null
+    ? { start: now, end: msOf(rec.subscription.current_period_end) }
+    : undefined
+
+/** The record with `by` (in minor units, negative for a debit) added to the customer's balance. */
+const withBalance = (next: Entities.SubscriptionRecord, by: bigint): Entities.SubscriptionRecord => {
+  const cur = next.currency
+  const credit = Result.getOrThrow(Money.parse(next.subscription.credit_balance, cur, { allowNegative: true }))
+  return {
+    ...next,
+    subscription: new Subscription.Subscription(
+      { ...next.subscription, credit_balance: Money.format(Money.make(credit.amount + by, cur)) },
+      { disableChecks: true }
+    )
+  }
+}
+
+/**
+ * An upgrade whose credit covers the charge and more, settled at 0.00 by invoice `invoiceId`:
+ * the rest (`owedBack`) is credited against it and goes to the balance, and the old plan's
+ * credit `shares` move into it.
+ *
+ * @since 0.1.0
+ */
+export const creditedUpgrade = (
+  next: Entities.SubscriptionRecord,
+  cycleIndex: number,
+  shares: ReadonlyArray<GiveBack.Share>,
+  owedBack: Money.Money,
+  invoiceId: string
+): Entities.SubscriptionRecord =>
+  withBalance(
+    CycleLedger.withMoved(
+      CycleLedger.withCredited(next, cycleIndex, owedBack, invoiceId),
+      cycleIndex,
+      shares,
+      invoiceId
+    ),
+    owedBack.amount
+  )
+
+/**
+ * An upgrade under the processor's minimum charge, settled by invoice `invoiceId` by carrying
+ * `carried` to the customer's next invoice (a debit on the balance); the old plan's credit
+ * `shares` move into it.
+ *
+ * @since 0.1.0
+ */
+export const carriedUpgrade = (
+  next: Entities.SubscriptionRecord,
+  cycleIndex: number,
+  shares: ReadonlyArray<GiveBack.Share>,
+  carried: Money.Money,
+  invoiceId: string
+): Entities.SubscriptionRecord =>
+  withBalance(CycleLedger.withMoved(next, cycleIndex, shares, invoiceId), -carried.amount)
+
+/**
+ * A refund owed from the cycle's payments under `key`: recorded with the change, paid out right
+ * after it commits (or by the `refund_owed` work item), each paid invoice's share with the tax
+ * the quote stated.
+ *
+ * @since 0.1.0
+ */
+export const withOwedRefund = (
+  next: Entities.SubscriptionRecord,
+  key: string,
+  cycleIndex: number,
+  back: Money.Money,
+  shares: ReadonlyArray<GiveBack.Share>
+): Entities.SubscriptionRecord => ({
+  ...next,
+  owed_refunds: [
+    ...next.owed_refunds,
+    { key, cycle_index: cycleIndex, owed: Money.format(back), shares: CycleLedger.storedShares(shares) }
+  ]
+})
+
+/**
+ * A downgrade's `back` credited to the balance, against the invoices it was given back from (as
+ * the quote took it).
+ *
+ * @since 0.1.0
+ */
+export const creditedBack = (
+  next: Entities.SubscriptionRecord,
+  cycleIndex: number,
+  shares: ReadonlyArray<GiveBack.Share>,
+  back: Money.Money
+): Entities.SubscriptionRecord =>
+  withBalance(
+    shares.reduce((r, sh) => CycleLedger.withCredited(r, cycleIndex, sh.amount, sh.invoice_id), next),
+    back.amount
+  )

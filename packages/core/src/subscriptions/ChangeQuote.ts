@@ -1,0 +1,328 @@
+/**
+ * What a price or quantity change bills, as rules over what `PriceChanges` read: the checks a
+ * change must pass (the quantity, the new price's kind, currency, dimension and interval, the
+ * amount bounds of every cycle), the discounts it ends, its quote — unprorated, or prorated with
+ * the rule of docs/proration.md — an upgrade's invoice lines and what they make of the quote,
+ * and what a refund or a credit gives back.
+ *
+ * @since 0.1.0
+ */
+import { Option, Result } from "effect"
+import { cycleAmounts, type PriceVersion } from "../catalog/Price.js"
+import * as PriceRules from "../catalog/PriceRules.js"
+import * as Discount from "../discounts/Discount.js"
+import * as GiveBack from "../invoices/GiveBack.js"
+import type * as Invoicing from "../invoices/Invoicing.js"
+import type * as Entities from "../kernel/Entities.js"
+import * as Errors from "../kernel/Errors.js"
+import * as Decimal from "../money/Decimal.js"
+import * as Money from "../money/Money.js"
+import * as Proration from "../money/Proration.js"
+import type * as Merchant from "../tenants/Merchant.js"
+import type { ChangeCommand, Quote } from "./PriceChanges.js"
+import { fullCycle, planBasis } from "./SubscriptionTerms.js"
+
+/**
+ * A quote before its id.
+ *
+ * @since 0.1.0
+ */
+export type Priced = Omit<Quote, "quote_id">
+
+/**
+ * What every quote of one change states whatever it bills.
+ *
+ * @since 0.1.0
+ */
+export type Head = Pick<
+  Quote,
+  "subscription_id" | "effective_type" | "proration" | "at" | "currency" | "discounts_ending"
+>
+
+/**
+ * Why `quantity` cannot be set on the subscription, if it cannot: out of range, or a price not
+ * billed by quantity.
+ *
+ * @since 0.1.0
+ */
+export const quantityRefusal = (
+  subscriptionId: string,
+  rec: Entities.SubscriptionRecord,
+  quantity: ChangeCommand["quantity"]
+): Errors.QuantityRefused | undefined => {
+  if (Option.isSome(quantity) && (quantity.value < PriceRules.MIN_QUANTITY || quantity.value > PriceRules.MAX_QUANTITY))
+    return new Errors.QuantityRefused({
+      subscriptionId,
+      detail: `quantity must be a whole number from ${PriceRules.MIN_QUANTITY} to ${PriceRules.MAX_QUANTITY}`
+    })
+  if (Option.isSome(quantity) && rec.subscription.billing_dimension !== "quantity")
+    return new Errors.QuantityRefused({
+      subscriptionId,
+      detail: "only subscriptions with billing_dimension quantity have a quantity"
+    })
+  return undefined
+}
+
+/**
+ * A change to price `priceId` refused for `reason`.
+ *
+ * @since 0.1.0
+ */
+export const refusal = (
+  subscriptionId: string,
+  priceId: string,
+  reason: Errors.PriceChangeRefused["reason"],
+  detail: string
+): Errors.PriceChangeRefused => new Errors.PriceChangeRefused({ subscriptionId, priceId, reason, detail })
+
+/**
+ * Why a subscription on `current` cannot move to `target`, if it cannot: a price that does not
+ * recur, another currency or billing dimension, or another interval.
+ *
+ * @since 0.1.0
+ */
+export const targetRefusal = (
+  subscriptionId: string,
+  current: PriceVersion,
+  target: PriceVersion
+): Errors.PriceChangeRefused | undefined => {
+  if (target.billing_type !== "recurring" || target.price_plan === null)
+    return refusal(subscriptionId, target.id, "not_recurring", "a subscription can only change to a recurring price")
+  if (target.currency !== current.currency || target.billing_dimension !== current.billing_dimension) {
+    return refusal(
+      subscriptionId,
+      target.id,
+      "currency_or_dimension",
+      "the new price must have the same currency and billing dimension"
+    )
+  }
+  const [from, to] = [current.price_plan, target.price_plan]
+  if (
+    from === null ||
+    from.billing_cycle_unit !== to.billing_cycle_unit ||
+    from.billing_cycle_count !== to.billing_cycle_count
+  ) {
+    return refusal(
+      subscriptionId,
+      target.id,
+      "interval",
+      `the new price must bill every ${from?.billing_cycle_count ?? 1} ${from?.billing_cycle_unit ?? "cycle"} like the current one; start a new subscription to change the interval`
+    )
+  }
+  return undefined
+}
+
+/**
+ * Why `sells` × `sellsQty` cannot be sold to the subscription, if it cannot: a cycle (in the
+ * settlement currency) bills more than an invoice can carry. A quantity change is refused as
+ * `QuantityRefused`, a price change as `PriceChangeRefused`.
+ *
+ * @since 0.1.0
+ */
+export const boundRefusal = (
+  subscriptionId: string,
+  rec: Entities.SubscriptionRecord,
+  sells: PriceVersion,
+  quantity: ChangeCommand["quantity"],
+  sellsQty: bigint
+): Errors.QuantityRefused | Errors.PriceChangeRefused | undefined => {
+  for (const amount of cycleAmounts(sells, sellsQty)) {
+    const settled =
+      rec.fx_rate !== null && rec.currency !== amount.currency
+        ? Result.getOrThrow(Money.convert(amount, Result.getOrThrow(Decimal.parse(rec.fx_rate)), rec.currency))
+        : amount
+    if (!Money.isWithinBounds(settled)) {
+      const detail = `${Money.format(settled)} ${settled.currency} a cycle is above the most one invoice may carry`
+      return Option.isSome(quantity)
+        ? new Errors.QuantityRefused({ subscriptionId, detail })
+        : refusal(subscriptionId, sells.id, "above_bound", detail)
+    }
+  }
+  return undefined
+}
+
+/**
+ * The discounts the change ends that would still apply from it on (from the next cycle for a
+ * change at the period's end), as the quote names them.
+ *
+ * @since 0.1.0
+ */
+export const endingDiscounts = (
+  rec: Entities.SubscriptionRecord,
+  ending: ReadonlyArray<Entities.DiscountTerm>,
+  effective: ChangeCommand["effective"]
+): Quote["discounts_ending"] => {
+  const from = rec.subscription.cycle_index + (effective === "end_of_period" ? 1 : 0)
+  return ending
+    .filter((t) => Discount.stillApplies(t, from))
+    .map((t) => ({ discount_id: t.discount_id, discount_code: t.discount_code }))
+}
+
+/**
+ * A quote with nothing to prorate: a quantity change at the next cycle, a change at the period's
+ * end, proration "none" or a change during a trial.
+ *
+ * @since 0.1.0
+ */
+export const unprorated = (head: Head, outcome: Quote["outcome"], effective_at: number): Priced => {
+  const zero = Money.format(Money.zero(head.currency))
+  return {
+    ...head,
+    credit: zero,
+    charge: zero,
+    net: zero,
+    tax: zero,
+    total: zero,
+    outcome,
+    lines: [],
+    effective_at
+  }
+}
+
+/**
+ * The prorated quote of an immediate change from `current` to `target` at `head.at`: it credits
+ * what a whole period of the plan in force was bought for (not the cycle invoice: an earlier
+ * change this cycle replaced it), at most what is still held of what was paid for it, and
+ * charges the new plan (`after`, the record with the discounts kept) the same way.
+ *
+ * @since 0.1.0
+ */
+export const prorated = (
+  head: Head,
+  input: {
+    readonly merchant: Merchant.Merchant
+    readonly rec: Entities.SubscriptionRecord
+    readonly after: Entities.SubscriptionRecord
+    readonly current: PriceVersion
+    readonly target: PriceVersion
+    readonly quantity: bigint
+    readonly collected: GiveBack.Collected
+    readonly period: { readonly start: number; readonly end: number }
+  }
+): Priced => {
+  const { merchant, rec, current, target } = input
+  const paid = planBasis(rec, current)
+  const newFull = fullCycle(input.after, target, input.quantity, rec.subscription.cycle_index)
+  const policy = Result.getOrElse(Proration.parsePolicy(merchant.proration_policy), () => Proration.defaultPolicy)
+  const p = Result.getOrThrow(
+    Proration.prorate({
+      policy,
+      period: input.period,
+      at: head.at,
+      paid,
+      newAmount: newFull,
+      creditMode: merchant.proration_credit,
+      // the credit is what was actually paid for the old plan and is still held
+      held: GiveBack.heldBasis(input.collected)
+    })
+  )
+  return {
+    ...head,
+    credit: Money.format(p.credit),
+    charge: Money.format(p.charge),
+    net: Money.format(p.net),
+    tax: Money.format(Money.zero(head.currency)),
+    total: Money.format(Money.zero(head.currency)),
+    outcome:
+      p.outcome._tag === "Upgrade"
+        ? "upgrade"
+        : p.outcome._tag === "Refund"
+          ? "refund"
+          : p.outcome._tag === "CreditBalance"
+            ? "credit_balance"
+            : "none",
+    lines: [
+      { description: `Unused time on ${current.price_name}`, amount: Money.format(Money.negate(p.credit)) },
+      { description: `Remaining time on ${target.price_name}`, amount: Money.format(p.charge) }
+    ],
+    effective_at: head.at
+  }
+}
+
+/**
+ * An upgrade's invoice lines from its quote: the credit of the unused time, the charge of the
+ * remaining time.
+ *
+ * @since 0.1.0
+ */
+export const upgradeLines = (quote: Priced) =>
+  quote.lines.map((l) => {
+    const amount = Result.getOrThrow(Money.parse(l.amount, quote.currency, { allowNegative: true }))
+    return {
+      kind: amount.amount < 0n ? ("proration_credit" as const) : ("proration_charge" as const),
+      description: l.description,
+      quantity: 1n,
+      amount
+    }
+  })
+
+/**
+ * The quote of an upgrade with its invoice `upgrade` (the charge taxed at today's address and
+ * rates, the credit with the tax its paid invoices collected): a credit giving back more than
+ * the charge costs (its tax was higher than today's) settles the invoice at 0.00 and the rest
+ * goes to the customer's balance.
+ *
+ * @since 0.1.0
+ */
+export const upgradeQuote = (quote: Priced, upgrade: Invoicing.Draft): Priced => ({
+  ...quote,
+  tax: Money.format(upgrade.tax),
+  total: Money.format(upgrade.total),
+  ...(upgrade.total.amount < 0n ? { outcome: "credit_balance" as const } : {})
+})
+
+/**
+ * What a refund or a credit gives back of the quote's net: from what the cycle's invoices
+ * collected, with the tax they collected, in proportion — never today's rate or address, never
+ * more than is still held — and the quote stating it (nothing moves when nothing is held).
+ *
+ * @since 0.1.0
+ */
+export const givenBack = (quote: Priced, collected: GiveBack.Collected) => {
+  const net = Result.getOrThrow(Money.parse(quote.net, quote.currency, { allowNegative: true }))
+  const given = GiveBack.giveBack(collected, Money.negate(net))
+  return {
+    given,
+    quote: {
+      ...quote,
+      tax: Money.format(Money.negate(given.tax)),
+      total: Money.format(Money.negate(given.total)),
+      // nothing is still held to give back
+      ...(given.total.amount === 0n ? { outcome: "none" as const } : {})
+    } satisfies Priced
+  }
+}
+
+/**
+ * Whether the change moves the proration basis to the new plan's full cycle: every prorated
+ * outcome; proration "none" keeps the basis (the remainder stays paid at the old plan's rate).
+ *
+ * @since 0.1.0
+ */
+export const movesBasis = (quote: Priced): boolean =>
+  quote.outcome === "upgrade" ||
+  quote.outcome === "refund" ||
+  quote.outcome === "credit_balance" ||
+  (quote.outcome === "none" && quote.proration === "immediate")
+
+/**
+ * What a quote id hashes: the change, the subscription's version and the numbers quoted, so a
+ * commit reproduces the id only when nothing moved.
+ *
+ * @since 0.1.0
+ */
+export const hashed = (command: ChangeCommand, version: number, quote: Priced): string =>
+  JSON.stringify([
+    command.subscriptionId,
+    version,
+    Option.getOrNull(command.priceId),
+    Option.match(command.quantity, { onNone: () => null, onSome: (q) => q.toString() }),
+    quote.effective_type,
+    quote.proration,
+    quote.at,
+    quote.net,
+    quote.credit,
+    quote.charge,
+    quote.tax,
+    quote.total
+  ])

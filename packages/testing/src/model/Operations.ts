@@ -1,0 +1,139 @@
+/**
+ * The model run's operations on the plain merchants: what they are, how they read in a log, the
+ * next one drawn, and the invoices of a subscription as the model and the engine shape them.
+ * Used by `ModelScenarios.suite`.
+ *
+ * @since 0.1.0
+ */
+import type { Billing, Invoice, Ports } from "@recur/core"
+import { Effect } from "effect"
+import {
+  DAY,
+  type generator,
+  fmt,
+  FLAT,
+  USAGE,
+  type MInvoice,
+  type MSub,
+  type MMerchant,
+  paying,
+  refundCap
+} from "./Reference.js"
+import type { COp } from "./CommercialOps.js"
+
+export const card: Ports.CardInput = { number: "4242424242424242", exp_month: 12, exp_year: 2099, cvc: "123" }
+
+export type Op =
+  | {
+      readonly _tag: "Subscribe"
+      readonly m: MMerchant
+      readonly usage: boolean
+      readonly price: number
+      readonly qty: bigint
+    }
+  | { readonly _tag: "Advance"; readonly m: MMerchant; readonly ms: number }
+  | {
+      readonly _tag: "ChangePrice"
+      readonly s: MSub
+      readonly target: number
+      readonly mode: "immediate" | "none" | "end_of_period"
+    }
+  | { readonly _tag: "ChangeQuantity"; readonly s: MSub; readonly qty: bigint }
+  | { readonly _tag: "Cancel"; readonly s: MSub; readonly atEnd: boolean }
+  | { readonly _tag: "RevokeCancel"; readonly s: MSub }
+  | { readonly _tag: "Pause"; readonly s: MSub }
+  | { readonly _tag: "Resume"; readonly s: MSub }
+  | { readonly _tag: "Refund"; readonly s: MSub; readonly index: number; readonly amount: bigint }
+  | { readonly _tag: "Usage"; readonly s: MSub; readonly units: number }
+
+export const describe = (op: Op | COp): string => {
+  const { _tag, ...rest } = op as (Op | COp) & Record<string, unknown>
+  const shown = Object.entries(rest).map(
+    ([k, v]) => `${k}=${typeof v === "object" && v !== null && "id" in v ? (v as { id: string }).id : String(v)}`
+  )
+  return `${_tag}(${shown.join(", ")})`
+}
+
+/** The next operation: mostly valid ones, weighted towards what moves money. */
+export const nextOp = (rnd: ReturnType<typeof generator>, merchants: ReadonlyArray<MMerchant>, maxSubs: number): Op => {
+  const m = rnd.pick(merchants)
+  const live = m.subs.filter((s) => s.status !== "canceled")
+  const roll = rnd.next()
+  if (live.length === 0 || (roll < 0.1 && live.length < maxSubs)) {
+    const usage = rnd.next() < 0.25
+    return {
+      _tag: "Subscribe",
+      m,
+      usage,
+      price: rnd.int(0, (usage ? USAGE.length : FLAT.length) - 1),
+      qty: usage ? 1n : BigInt(rnd.int(1, 5))
+    }
+  }
+  if (roll < 0.28) {
+    const r = rnd.next()
+    const ms =
+      r < 0.5
+        ? rnd.int(1, 72) * 3_600_000
+        : r < 0.85
+          ? rnd.int(1, 12) * DAY + rnd.int(0, 86_399) * 1000
+          : rnd.int(25, 70) * DAY
+    return { _tag: "Advance", m, ms }
+  }
+  const s = rnd.pick(live)
+  const r = rnd.next()
+  if (s.status === "paused")
+    return r < 0.8
+      ? { _tag: "Resume", s }
+      : r < 0.9
+        ? { _tag: "Cancel", s, atEnd: false }
+        : { _tag: "ChangePrice", s, target: (s.price + 1) % (s.usage ? USAGE.length : FLAT.length), mode: "immediate" }
+  if (r < 0.5) {
+    const family = s.usage ? USAGE.length : FLAT.length
+    const target = (s.price + rnd.int(1, family - 1)) % family
+    const mode = rnd.pick(["immediate", "immediate", "immediate", "none", "end_of_period"] as const)
+    return { _tag: "ChangePrice", s, target, mode }
+  }
+  if (r < 0.6)
+    return s.usage
+      ? { _tag: "Usage", s, units: rnd.int(1, 5000) }
+      : { _tag: "ChangeQuantity", s, qty: BigInt(rnd.int(1, 6)) }
+  if (r < 0.7 && s.usage) return { _tag: "Usage", s, units: rnd.int(1, 100_000) }
+  if (r < 0.8) {
+    // never more than the invoice's trade, its cycle and it still hold
+    const paid = s.invoices.map((i, k) => [i, k] as const).filter(([i]) => paying(i) && refundCap(s, i) > 0n)
+    if (paid.length > 0) {
+      const [inv, k] = rnd.pick(paid)
+      const left = refundCap(s, inv)
+      return { _tag: "Refund", s, index: k, amount: rnd.next() < 0.3 ? left : BigInt(rnd.int(1, Number(left))) }
+    }
+  }
+  if (r < 0.86) return { _tag: "Cancel", s, atEnd: rnd.next() < 0.7 }
+  if (r < 0.9) return { _tag: "RevokeCancel", s }
+  if (r < 0.95 && !s.usage && !s.cancelAtEnd) return { _tag: "Pause", s }
+  return { _tag: "Advance", m, ms: rnd.int(1, 48) * 3_600_000 }
+}
+
+export const invoicesOfSub = (
+  billing: Billing.Billing["Service"],
+  merchantId: string,
+  subscriptionId: string,
+  newest: number
+) =>
+  Effect.gen(function* () {
+    const out: Array<Invoice.Invoice> = []
+    let cursor: string | undefined
+    while (out.length < newest) {
+      const page = yield* billing.listInvoices(merchantId, {
+        limit: Math.min(100, newest - out.length),
+        ...(cursor ? { starting_after: cursor } : {}),
+        filters: [{ column: "subscription_id", op: "in", values: [subscriptionId] }]
+      })
+      out.push(...page.list)
+      if (!page.has_more) break
+      cursor = page.list[page.list.length - 1]!.invoice_id
+    }
+    return out
+  })
+
+export const shape = (i: MInvoice) => [i.type, i.cycle, fmt(i.amount)] as const
+export const engineShape = (i: Invoice.Invoice) => [i.invoice_type, i.cycle_index, i.amount] as const

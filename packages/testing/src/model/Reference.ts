@@ -1,0 +1,309 @@
+/**
+ * The reference model of the money path, written from the rules in docs/proration.md with its own
+ * calendar and rounding: a seeded generator, the model's merchants, subscriptions and invoices,
+ * renewals, proration and the identity of a finished cycle. Used by `ModelScenarios.suite`.
+ *
+ * @since 0.1.0
+ */
+import { expect } from "@effect/vitest"
+
+export const DAY = 86_400_000
+
+/** A small seeded generator (mulberry32): the same seed replays the same sequence. */
+export const generator = (seed: number) => {
+  let state = seed >>> 0
+  const next = () => {
+    state = (state + 0x6d2b79f5) >>> 0
+    let t = state
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+  const int = (lo: number, hi: number) => lo + Math.floor(next() * (hi - lo + 1))
+  const pick = <A>(xs: ReadonlyArray<A>): A => xs[Math.floor(next() * xs.length)]!
+  return { next, int, pick }
+}
+
+/** Calendar months from an anchor, clamped to the month's last day, time of day kept. */
+export const addMonths = (anchor: number, months: number): number => {
+  const d = new Date(anchor)
+  const y = d.getUTCFullYear()
+  const m = d.getUTCMonth() + months
+  const last = new Date(Date.UTC(y, m + 1, 0)).getUTCDate()
+  return Date.UTC(
+    y,
+    m,
+    Math.min(d.getUTCDate(), last),
+    d.getUTCHours(),
+    d.getUTCMinutes(),
+    d.getUTCSeconds(),
+    d.getUTCMilliseconds()
+  )
+}
+
+/** num / den to the nearest integer, ties to even (num ≥ 0, den > 0). */
+export const halfEven = (num: bigint, den: bigint): bigint => {
+  const q = num / den
+  const twice = 2n * (num % den)
+  return twice > den || (twice === den && q % 2n === 1n) ? q + 1n : q
+}
+
+export type Policy = "per_second" | "per_day" | "fixed_days(30)"
+export type CreditMode = "refund" | "credit_balance"
+
+/** The unused part of [start, end) at `at`, as [unused, total]. */
+export const unused = (policy: Policy, start: number, end: number, at: number): readonly [bigint, bigint] => {
+  const c = Math.min(Math.max(at, start), end)
+  const day = (ms: number) => Math.floor(ms / DAY)
+  switch (policy) {
+    case "per_second":
+      return [BigInt(Math.floor((end - c) / 1000)), BigInt(Math.max(1, Math.floor((end - start) / 1000)))]
+    case "per_day":
+      return [BigInt(day(end) - day(c)), BigInt(Math.max(1, day(end) - day(start)))]
+    case "fixed_days(30)":
+      return [BigInt(Math.min(30, day(end) - day(c))), 30n]
+  }
+}
+
+export const fmt = (minor: bigint): string => {
+  const sign = minor < 0n ? "-" : ""
+  const abs = minor < 0n ? -minor : minor
+  return `${sign}${abs / 100n}.${(abs % 100n).toString().padStart(2, "0")}`
+}
+
+/** Flat monthly prices (minor units) and per-unit usage prices (minor units per unit as num/den). */
+export const FLAT = ["10.00", "20.00", "30.00", "60.00", "99.99", "7.77"] as const
+export const USAGE = [
+  ["0.25", 25n, 1n],
+  ["0.10", 10n, 1n],
+  ["0.125", 125n, 10n]
+] as const
+export const flatMinor = (i: number) => BigInt(FLAT[i]!.replace(".", ""))
+
+export interface MInvoice {
+  readonly type: "initial" | "renewal" | "upgrade" | "refund"
+  readonly cycle: number
+  readonly amount: bigint
+  /** For a paying invoice: what was refunded of it. */
+  refunded: bigint
+  /** Customer credit applied to it (a renewal). */
+  applied: bigint
+  /** Credited to the balance from it (a downgrade, or what a refund of it could not take). */
+  credited: bigint
+  /** An upgrade's credit moved out of it, and (on the upgrade's invoice) into it. */
+  movedOut: bigint
+  movedIn: bigint
+}
+
+export interface MSub {
+  readonly id: string
+  readonly merchant: MMerchant
+  readonly usage: boolean
+  status: "active" | "paused" | "canceled"
+  price: number
+  scheduled: number | null
+  qty: bigint
+  pending: bigint | null
+  anchor: number
+  anchorCycle: number
+  cycle: number
+  start: number
+  end: number
+  basis: bigint
+  credit: bigint
+  accrued: bigint
+  cancelAtEnd: boolean
+  readonly invoices: Array<MInvoice>
+  /** Invoices compared with the engine's so far. */
+  checked: number
+  /** The current cycle's segments for the identity check; null once it cannot hold. */
+  segments: Array<{ readonly basis: bigint; readonly at: number }> | null
+  lines: number
+}
+
+export interface MMerchant {
+  readonly id: string
+  readonly policy: Policy
+  readonly creditMode: CreditMode
+  readonly flat: ReadonlyArray<string>
+  readonly usage: ReadonlyArray<string>
+  now: number
+  readonly subs: Array<MSub>
+}
+
+export const paying = (i: MInvoice) => i.type !== "refund" && i.amount > 0n
+
+export const statusOf = (i: MInvoice): string =>
+  !paying(i) ? "success" : i.refunded >= i.amount ? "refunded" : i.refunded > 0n ? "partially_refunded" : "success"
+
+export const fullOf = (s: MSub, price: number, qty: bigint) => (s.usage ? 0n : flatMinor(price) * qty)
+
+export const usageAmount = (price: number, units: bigint) => {
+  const [, num, den] = USAGE[price]!
+  return halfEven(units * num, den)
+}
+
+export const issue = (s: MSub, type: MInvoice["type"], cycle: number, amount: bigint, applied = 0n) => {
+  const inv: MInvoice = { type, cycle, amount, refunded: 0n, applied, credited: 0n, movedOut: 0n, movedIn: 0n }
+  s.invoices.push(inv)
+  return inv
+}
+
+// what a cycle collected and gave back (the engine's `CycleLedger.collectedBy`, without tax)
+export const collects = (i: MInvoice) => i.type !== "refund" && i.amount + i.applied > 0n
+/** What a paid invoice still holds: its paid (and moved in) less refunds, credits, moved out. */
+export const roomOf = (i: MInvoice) => i.amount + i.applied + i.movedIn - i.refunded - i.credited - i.movedOut
+/** The cycle's paid invoices, newest first (the order a give-back takes from them). */
+export const cycleOf = (s: MSub, cycle: number) => s.invoices.filter((i) => i.cycle === cycle && collects(i)).reverse()
+/** What the cycle still holds: paid less refunded and credited. */
+export const heldOf = (s: MSub, cycle: number) =>
+  cycleOf(s, cycle).reduce((a, i) => a + i.amount + i.applied - i.refunded - i.credited, 0n)
+/** `amount` given back from the cycle's invoices, newest first, each no more than it holds. */
+export const sharesOf = (s: MSub, cycle: number, amount: bigint) => {
+  const shares: Array<readonly [MInvoice, bigint]> = []
+  let left = amount
+  for (const i of cycleOf(s, cycle)) {
+    if (left <= 0n) break
+    const room = roomOf(i)
+    const take = room < left ? room : left
+    if (take <= 0n) continue
+    shares.push([i, take])
+    left -= take
+  }
+  return shares
+}
+/** How much a refund of invoice `i` may take: its cash, what its cycle and it still hold. */
+export const refundCap = (s: MSub, i: MInvoice) => {
+  const cash = i.amount - i.refunded
+  const held = heldOf(s, i.cycle)
+  const room = roomOf(i)
+  const cap = [cash, held, room].reduce((a, b) => (b < a ? b : a))
+  return cap > 0n ? cap : 0n
+}
+
+/** The identity of a finished cycle: paid − refunded = Σ basis × time in force (± ½ per line). */
+export const closeCycle = (s: MSub) => {
+  const seg = s.segments
+  if (seg !== null && s.merchant.policy !== "fixed_days(30)" && s.merchant.creditMode === "refund" && !s.usage) {
+    const net = s.invoices
+      .filter((i) => i.cycle === s.cycle)
+      .reduce((a, i) => (i.type === "refund" ? a - i.amount : a + i.amount), 0n)
+    // Σ basis_k × (f(t_k) − f(t_k+1)), f the unused fraction, as one fraction over total
+    const [, total] = unused(s.merchant.policy, s.start, s.end, s.start)
+    let exact = 0n
+    for (let k = 0; k < seg.length; k++) {
+      const from = unused(s.merchant.policy, s.start, s.end, seg[k]!.at)[0]
+      const to = k + 1 < seg.length ? unused(s.merchant.policy, s.start, s.end, seg[k + 1]!.at)[0] : 0n
+      exact += seg[k]!.basis * (from - to)
+    }
+    // |net × total − exact| ≤ lines × total / 2
+    const diff = net * total - exact
+    expect(
+      2n * (diff < 0n ? -diff : diff) <= BigInt(s.lines) * total,
+      `cycle ${s.cycle} of ${s.id}: paid ${net} vs Σ basis × time ${exact}/${total}`
+    ).toBe(true)
+  }
+}
+
+export const openCycle = (s: MSub, at: number) => {
+  s.segments = s.usage ? null : [{ basis: s.basis, at }]
+  s.lines = 1
+}
+
+/** Bills the next cycle at `at`: the period-end renewal, or a resume. */
+export const renewModel = (s: MSub, at: number, resumed: boolean) => {
+  if (!resumed) closeCycle(s)
+  if (s.cancelAtEnd) {
+    s.status = "canceled"
+    return
+  }
+  let amount: bigint
+  if (s.usage) {
+    amount = usageAmount(s.price, s.accrued)
+    s.accrued = 0n
+  }
+  if (s.scheduled !== null) {
+    s.price = s.scheduled
+    s.scheduled = null
+  }
+  if (!s.usage) {
+    if (s.pending !== null) s.qty = s.pending
+    s.pending = null
+    amount = fullOf(s, s.price, s.qty)
+  }
+  const applied = s.credit < amount! ? s.credit : amount!
+  s.credit -= applied
+  issue(s, "renewal", s.usage ? s.cycle : s.cycle + 1, amount! - applied, applied)
+  s.cycle += 1
+  if (resumed) {
+    s.anchor = at
+    s.anchorCycle = s.cycle
+  }
+  s.start = addMonths(s.anchor, s.cycle - s.anchorCycle)
+  s.end = addMonths(s.anchor, s.cycle - s.anchorCycle + 1)
+  s.basis = fullOf(s, s.price, s.qty)
+  openCycle(s, s.start)
+  if (applied > 0n && s.segments) s.segments = null
+}
+
+/** Renewals of a merchant's subscriptions up to `to`, in time order (as `advance_clock`). */
+export const advanceModel = (m: MMerchant, to: number) => {
+  for (;;) {
+    let due: MSub | undefined
+    for (const s of m.subs) if (s.status === "active" && s.end <= to && (due === undefined || s.end < due.end)) due = s
+    if (due === undefined) break
+    renewModel(due, due.end, false)
+  }
+  m.now = to
+}
+
+/**
+ * An immediate prorated change: the lines, and where a negative net goes. The credit is never
+ * more than the cycle still holds; an upgrade's credit moves out of the invoices that paid the
+ * old plan into the upgrade's; a downgrade gives back from them, newest first.
+ */
+export const prorateModel = (s: MSub, target: number): bigint => {
+  const [u, total] = unused(s.merchant.policy, s.start, s.end, s.merchant.now)
+  const prorated = halfEven(s.basis * u, total)
+  const held = heldOf(s, s.cycle)
+  const credit = prorated < held ? prorated : held > 0n ? held : 0n
+  const newFull = fullOf(s, target, s.qty)
+  const charge = halfEven(newFull * u, total)
+  const net = charge - credit
+  s.price = target
+  s.scheduled = null
+  s.basis = newFull
+  if (s.segments) {
+    s.segments.push({ basis: newFull, at: s.merchant.now })
+    s.lines += 2
+    // a capped credit (money already given back) breaks the cycle's identity
+    if (credit !== prorated) s.segments = null
+  }
+  if (net > 0n) {
+    const shares = sharesOf(s, s.cycle, credit)
+    const up = issue(s, "upgrade", s.cycle, net)
+    for (const [i, take] of shares) {
+      i.movedOut += take
+      up.movedIn += take
+    }
+  } else if (net < 0n) {
+    for (const [i, share] of sharesOf(s, s.cycle, -net)) {
+      let left = share
+      if (s.merchant.creditMode === "refund") {
+        const cash = i.amount - i.refunded
+        const take = cash < share ? cash : share
+        if (take > 0n) {
+          i.refunded += take
+          issue(s, "refund", i.cycle, take)
+          left -= take
+        }
+      } else if (s.segments) s.segments = null
+      if (left > 0n) {
+        i.credited += left
+        s.credit += left
+        if (s.segments && s.merchant.creditMode === "refund") s.segments = null
+      }
+    }
+  }
+  return net
+}
