@@ -21,7 +21,6 @@ const MAX_LINES = 600
 
 /** Service modules still over the limit, to be split by operation; each may not grow past its ceiling. */
 const awaitingSplit: Record<string, number> = {
-  "payments/Payments.ts": 1014,
   "refunds/Refunds.ts": 890,
   "invoices/Invoicing.ts": 720,
   "subscriptions/PriceChanges.ts": 710

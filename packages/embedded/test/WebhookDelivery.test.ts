@@ -11,8 +11,8 @@ import {
   Entities,
   Lifecycle,
   Merchants,
-  Payments,
   PriceChanges,
+  Reconciliation,
   Refunds,
   SandboxClock,
   Store,
@@ -154,7 +154,11 @@ for (const [name, storage] of backends()) {
       const challenged = await run(subscribe(m.merchantId, plain.id, "4000002760003184"))
       expect(challenged.status).toBe("requires_action")
       await run(SandboxGateway.SandboxControls.use((c) => c.completeChallenge(challenged.trade.trade_id, true)))
-      await run(Payments.Payments.use((payments) => payments.reconcileTrade(m.merchantId, challenged.trade.trade_id)))
+      await run(
+        Reconciliation.Reconciliation.use((reconciliation) =>
+          reconciliation.reconcileTrade(m.merchantId, challenged.trade.trade_id)
+        )
+      )
       await run(
         SandboxClock.SandboxClock.use((sandboxClock) =>
           sandboxClock.advanceClock(m.merchantId, iso("2026-02-20T00:00:00Z"))

@@ -9,8 +9,10 @@ import { SqlClient } from "effect/sql"
 import {
   type Billing,
   type Catalog,
+  type Charges,
   type Checkout,
   type Customers,
+  type Declines,
   type Discounts,
   type Dunning,
   Merchants,
@@ -21,6 +23,7 @@ import {
   type PriceChanges,
   Ports,
   type ProcessorEvents,
+  type Reconciliation,
   type Refunds,
   type Renewals,
   type SandboxClock,
@@ -70,6 +73,9 @@ export type Engine =
   | Checkout.Checkout
   | SessionPayments.SessionPayments
   | Payments.Payments
+  | Charges.Charges
+  | Reconciliation.Reconciliation
+  | Declines.Declines
   | Renewals.Renewals
   | PriceChanges.PriceChanges
   | Metering.Metering

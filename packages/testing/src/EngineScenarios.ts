@@ -16,10 +16,10 @@ import {
   Merchant,
   Merchants,
   Metering,
-  Payments,
   Ports,
   PriceChanges,
   type PriceRules,
+  Reconciliation,
   Refunds,
   SandboxClock,
   Secrets,
@@ -830,14 +830,14 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
 
     it.effect("3-D Secure: requires action, the challenge approves, the subscription starts", () =>
       Effect.gen(function* () {
-        const payments = yield* Payments.Payments
+        const reconciliation = yield* Reconciliation.Reconciliation
         const { merchantId, priceId } = yield* setup("2024-01-01T00:00:00Z")
         const { result } = yield* subscribe(merchantId, priceId, "4000000000003220")
         expect(result.status).toBe("requires_action")
         expect(result.trade.next_action?.redirect.url).toContain(result.trade.trade_id)
         expect(result.subscription.pipe((o) => (o._tag === "Some" ? o.value.status : undefined))).toBe("init")
         yield* (yield* SandboxGateway.SandboxControls).completeChallenge(result.trade.trade_id, true)
-        const done = yield* payments.reconcileTrade(merchantId, result.trade.trade_id)
+        const done = yield* reconciliation.reconcileTrade(merchantId, result.trade.trade_id)
         expect(done.status).toBe("succeeded")
         expect(done.subscription.pipe((o) => (o._tag === "Some" ? o.value.status : undefined))).toBe("active")
       })
@@ -947,7 +947,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
           const billing = yield* Billing.Billing
           const sandboxClock = yield* SandboxClock.SandboxClock
           const checkout = yield* Checkout.Checkout
-          const payments = yield* Payments.Payments
+          const reconciliation = yield* Reconciliation.Reconciliation
           const sessionPayments = yield* SessionPayments.SessionPayments
           const { merchantId, priceId } = yield* setup("2024-01-01T00:00:00Z")
           const { result, session } = yield* subscribe(merchantId, priceId, "4000000000003220")
@@ -973,7 +973,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
           )
           const gateway = yield* Ports.PaymentGateway
           expect((yield* gateway.retrieve(result.trade.trade_id))._tag).toBe("Failed")
-          yield* payments.reconcileTrade(merchantId, result.trade.trade_id)
+          yield* reconciliation.reconcileTrade(merchantId, result.trade.trade_id)
           expect((yield* billing.getTrade(merchantId, result.trade.trade_id)).trade_status).toBe("closed")
           // a later pay of the expired session is refused
           const again = yield* Effect.flip(

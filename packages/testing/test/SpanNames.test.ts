@@ -15,8 +15,10 @@ const engine = Engine.layer.pipe(
 const services = new Set([
   "Billing",
   "Catalog",
+  "Charges",
   "Checkout",
   "Customers",
+  "Declines",
   "Discounts",
   "Dunning",
   "Merchants",
@@ -26,6 +28,7 @@ const services = new Set([
   "Portal",
   "PriceChanges",
   "ProcessorEvents",
+  "Reconciliation",
   "Refunds",
   "RenewalBatches",
   "SandboxGateway",

@@ -9,13 +9,15 @@ import * as Entities from "../kernel/Entities.js"
 import * as Errors from "../kernel/Errors.js"
 import * as Invoice from "../invoices/Invoice.js"
 import { nowOf } from "../kernel/ServiceSupport.js"
-import { newTrade, submitTrade } from "./Payments.js"
+import { newTrade, submitTrade } from "./TradeStore.js"
 import { writes } from "../subscriptions/SubscriptionStore.js"
 import { must } from "../kernel/ServiceSupport.js"
 import * as Lifecycle from "../kernel/Lifecycle.js"
 import type * as Merchant from "../tenants/Merchant.js"
 import * as Merchants from "../tenants/Merchants.js"
 import * as Money from "../money/Money.js"
+import * as Charges from "./Charges.js"
+import * as Declines from "./Declines.js"
 import * as Payments from "./Payments.js"
 import * as Ports from "../kernel/Ports.js"
 import * as Store from "../kernel/Store.js"
@@ -52,6 +54,8 @@ export class Dunning extends Context.Service<Dunning>()("@recur/core/Dunning", {
     const storage = yield* Store.Storage
     const merchants = yield* Merchants.Merchants
     const payments = yield* Payments.Payments
+    const charges = yield* Charges.Charges
+    const declines = yield* Declines.Declines
     const gateway = yield* Ports.PaymentGateway
     const subs = storage.repository(Entities.subscription)
     const trades = storage.repository(Entities.trade)
@@ -85,7 +89,7 @@ export class Dunning extends Context.Service<Dunning>()("@recur/core/Dunning", {
       ) {
         // the issuer wants the customer (3-D Secure): an off-session retry would only be declined
         // again; the invoice waits for them, the schedule goes on
-        yield* payments.dunningWithoutCharge(merchantId, subscriptionId, tradeId)
+        yield* declines.dunningWithoutCharge(merchantId, subscriptionId, tradeId)
         return Option.none<Payments.PaymentResult>()
       }
       yield* storage.withTransaction(
@@ -116,7 +120,7 @@ export class Dunning extends Context.Service<Dunning>()("@recur/core/Dunning", {
           yield* schedule(merchant, "charge", tradeId, at)
         })
       )
-      return Option.some(yield* payments.chargeInvoiceTrade(merchantId, tradeId, sv.value.payment_token))
+      return Option.some(yield* charges.chargeInvoiceTrade(merchantId, tradeId, sv.value.payment_token))
     })
 
     /** The failed invoice an unpaid subscription's recovery reopens: its latest cycle's. */
@@ -194,7 +198,7 @@ export class Dunning extends Context.Service<Dunning>()("@recur/core/Dunning", {
           })
         )
         if (Option.isNone(tradeId)) return Option.none<Payments.PaymentResult>()
-        return Option.some(yield* payments.chargeInvoiceTrade(merchantId, tradeId.value, token))
+        return Option.some(yield* charges.chargeInvoiceTrade(merchantId, tradeId.value, token))
       })
 
     /**

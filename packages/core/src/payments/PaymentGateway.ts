@@ -410,7 +410,7 @@ export type ChallengeAnswer = Data.TaggedEnum<{
   ReturnTo: { readonly url: string }
   /**
    * A charge's challenge was answered (or was not waiting any more): the engine asks about the
-   * trade now (`Payments.reconcileTrade`) and the payer sees where their payment stands.
+   * trade now (`Reconciliation.reconcileTrade`) and the payer sees where their payment stands.
    */
   Charge: { readonly trade_id: string }
   /** No such challenge: the page says so. */

@@ -17,7 +17,8 @@ import * as Ids from "../kernel/Ids.js"
 import { dt, msOf, nowOf } from "../kernel/ServiceSupport.js"
 import { invoiceDocuments, newInvoice } from "../invoices/InvoiceDocuments.js"
 import { CARRIED } from "../invoices/Invoicing.js"
-import { newTrade, submitTrade, underMinimum } from "../payments/Payments.js"
+import { underMinimum } from "../payments/Charges.js"
+import { newTrade, submitTrade } from "../payments/TradeStore.js"
 import { cycleAmounts } from "../catalog/Price.js"
 import { mustBeLive } from "./SubscriptionStore.js"
 import { fullCycle, planBasis } from "./SubscriptionTerms.js"
@@ -27,7 +28,7 @@ import * as Invoicing from "../invoices/Invoicing.js"
 import * as Lifecycle from "../kernel/Lifecycle.js"
 import * as Merchants from "../tenants/Merchants.js"
 import * as Money from "../money/Money.js"
-import * as Payments from "../payments/Payments.js"
+import * as Charges from "../payments/Charges.js"
 import * as Ports from "../kernel/Ports.js"
 import * as PriceRules from "../catalog/PriceRules.js"
 import * as Proration from "../money/Proration.js"
@@ -141,7 +142,7 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
   make: Effect.gen(function* () {
     const storage = yield* Store.Storage
     const documents = invoiceDocuments(storage, yield* Secrets.Secrets, yield* Settings.Settings)
-    const payments = yield* Payments.Payments
+    const charges = yield* Charges.Charges
     const refunds = yield* Refunds.Refunds
     const settings = yield* Settings.Settings
     const taxes = yield* Ports.TaxCalculator
@@ -655,7 +656,7 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
         })
       )
       if (Option.isSome(charge.tradeToCharge) && rec.payment_token !== null) {
-        yield* payments.chargeInvoiceTrade(merchantId, charge.tradeToCharge.value, rec.payment_token)
+        yield* charges.chargeInvoiceTrade(merchantId, charge.tradeToCharge.value, rec.payment_token)
       }
       // the refund was recorded as owed in the change's transaction (and a work item will pay it
       // after a crash); paying it now is the usual path, and a failure here is the work item's
