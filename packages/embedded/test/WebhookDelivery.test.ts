@@ -5,12 +5,12 @@ import {
   Ports,
   ProcessorEvents,
   Discounts,
-  Dunning,
   TaxRates,
   Catalog,
   Entities,
   Lifecycle,
   Merchants,
+  PaymentMethods,
   PriceChanges,
   Reconciliation,
   Refunds,
@@ -176,8 +176,8 @@ for (const [name, storage] of backends()) {
       await run(Discounts.Discounts.use((d) => d.end(m.merchantId, discount.discount_id)))
       // E: a new card for a running subscription
       await run(
-        Dunning.Dunning.use((dunning) =>
-          dunning.updatePaymentMethod(m.merchantId, c.id, {
+        PaymentMethods.PaymentMethods.use((paymentMethods) =>
+          paymentMethods.updatePaymentMethod(m.merchantId, c.id, {
             number: "5555555555554444",
             exp_month: 12,
             exp_year: 2099,

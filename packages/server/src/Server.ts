@@ -15,9 +15,11 @@ import {
   type Declines,
   type Discounts,
   type Dunning,
+  type InvoicePayments,
   Merchants,
   type Metering,
   type Payments,
+  type PaymentMethods,
   type PaymentSettings,
   type Portal,
   type PriceChanges,
@@ -81,6 +83,8 @@ export type Engine =
   | Metering.Metering
   | Refunds.Refunds
   | Dunning.Dunning
+  | PaymentMethods.PaymentMethods
+  | InvoicePayments.InvoicePayments
   | Worker.Worker
   | SandboxClock.SandboxClock
   | SandboxGateway.SandboxControls

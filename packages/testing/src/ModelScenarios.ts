@@ -30,11 +30,11 @@ import {
   Checkout,
   Customers,
   Discounts,
-  Dunning,
   Engine,
   type Invoice,
   Merchants,
   Metering,
+  PaymentMethods,
   Ports,
   PriceChanges,
   Refunds,
@@ -1144,7 +1144,7 @@ export const suite = <E>(
             const sessionPayments = yield* SessionPayments.SessionPayments
             const checkout = yield* Checkout.Checkout
             const sandboxClock = yield* SandboxClock.SandboxClock
-            const dunning = yield* Dunning.Dunning
+            const paymentMethods = yield* PaymentMethods.PaymentMethods
             const subsService = yield* Subscriptions.Subscriptions
             const priceChanges = yield* PriceChanges.PriceChanges
             const refunds = yield* Refunds.Refunds
@@ -1648,7 +1648,7 @@ export const suite = <E>(
                   }
                   case "CRecover": {
                     const { s } = op
-                    yield* dunning.updatePaymentMethod(s.m.id, s.id, card)
+                    yield* paymentMethods.updatePaymentMethod(s.m.id, s.id, card)
                     recover(s)
                     yield* cVerify(s)
                     break

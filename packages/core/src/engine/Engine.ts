@@ -18,11 +18,13 @@ import * as Customers from "../customers/Customers.js"
 import * as DisputeHolds from "../payments/DisputeHolds.js"
 import * as Discounts from "../discounts/Discounts.js"
 import * as Dunning from "../payments/Dunning.js"
+import * as InvoicePayments from "../payments/InvoicePayments.js"
 import * as Merchants from "../tenants/Merchants.js"
 import * as Metering from "../usage/Metering.js"
 import * as Charges from "../payments/Charges.js"
 import * as Declines from "../payments/Declines.js"
 import * as Payments from "../payments/Payments.js"
+import * as PaymentMethods from "../payments/PaymentMethods.js"
 import * as PaymentSettings from "../payments/PaymentSettings.js"
 import * as Portal from "../portal/Portal.js"
 import * as ProcessorEvents from "../payments/ProcessorEvents.js"
@@ -50,7 +52,11 @@ const money = Layer.mergeAll(Charges.Charges.layer, Reconciliation.Reconciliatio
 const flows = Layer.mergeAll(
   SessionPayments.SessionPayments.layer.pipe(Layer.provideMerge(Checkout.Checkout.layer)),
   Renewals.Renewals.layer,
-  Dunning.Dunning.layer,
+  // paying an invoice from its page may replace the card; a new card retries or recovers (Dunning)
+  InvoicePayments.InvoicePayments.layer.pipe(
+    Layer.provideMerge(PaymentMethods.PaymentMethods.layer),
+    Layer.provideMerge(Dunning.Dunning.layer)
+  ),
   Refunds.Refunds.layer
 )
 
