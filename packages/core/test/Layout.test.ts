@@ -20,9 +20,7 @@ const name = (file: string) => relative(src, file)
 const MAX_LINES = 600
 
 /** Service modules still over the limit, to be split by operation; each may not grow past its ceiling. */
-const awaitingSplit: Record<string, number> = {
-  "payments/Payments.ts": 1014
-}
+const awaitingSplit: Record<string, number> = {}
 
 /** A module's relative imports: `runtime` excludes `import type` and imports of types only. */
 const importsOf = (file: string, text = readFileSync(file, "utf8")) => {

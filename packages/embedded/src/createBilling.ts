@@ -16,7 +16,6 @@ import {
   Customers,
   Discount,
   Discounts,
-  Dunning,
   DunningPolicy,
   Engine,
   Entities,
@@ -24,6 +23,7 @@ import {
   Invoice,
   Merchants,
   Metering,
+  PaymentMethods,
   PaymentSettings,
   Portal,
   PortalSession,
@@ -327,7 +327,7 @@ export type DiscountJson = typeof Discount.Discount.Encoded
 /** What a subscription's next renewal will bill (`GET /api/v1/subscription/{id}/upcoming_invoice`). @since 0.1.0 */
 export type UpcomingInvoiceJson = typeof Invoice.UpcomingInvoice.Encoded
 /** A payment method update's answer. @since 0.1.0 */
-export type PaymentMethodResultJson = Success<Dunning.Dunning["Service"]["updatePaymentMethod"]>
+export type PaymentMethodResultJson = Success<PaymentMethods.PaymentMethods["Service"]["updatePaymentMethod"]>
 /** Who charges a merchant's customers, as JSON (never a secret). @since 0.1.0 */
 export type PaymentSettingsJson = typeof PaymentSettings.PaymentSettingsView.Encoded
 /** What a merchant's customers may do in the portal, as JSON. @since 0.1.0 */
@@ -785,9 +785,9 @@ export const createBilling = async (options: BillingOptions = {}): Promise<Billi
         ),
       updatePaymentMethod: (merchantId, subscriptionId, card) =>
         run(
-          Dunning.Dunning.use((dunning) =>
+          PaymentMethods.PaymentMethods.use((paymentMethods) =>
             Effect.all([id("subscription_id", subscriptionId), decode(RequestBodies.Payment, card)]).pipe(
-              Effect.flatMap(([i, c]) => dunning.updatePaymentMethod(merchantId, i, paymentOf(c)))
+              Effect.flatMap(([i, c]) => paymentMethods.updatePaymentMethod(merchantId, i, paymentOf(c)))
             )
           )
         ),

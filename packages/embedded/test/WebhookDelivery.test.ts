@@ -5,14 +5,14 @@ import {
   Ports,
   ProcessorEvents,
   Discounts,
-  Dunning,
   TaxRates,
   Catalog,
   Entities,
   Lifecycle,
   Merchants,
-  Payments,
+  PaymentMethods,
   PriceChanges,
+  Reconciliation,
   Refunds,
   SandboxClock,
   Store,
@@ -154,7 +154,11 @@ for (const [name, storage] of backends()) {
       const challenged = await run(subscribe(m.merchantId, plain.id, "4000002760003184"))
       expect(challenged.status).toBe("requires_action")
       await run(SandboxGateway.SandboxControls.use((c) => c.completeChallenge(challenged.trade.trade_id, true)))
-      await run(Payments.Payments.use((payments) => payments.reconcileTrade(m.merchantId, challenged.trade.trade_id)))
+      await run(
+        Reconciliation.Reconciliation.use((reconciliation) =>
+          reconciliation.reconcileTrade(m.merchantId, challenged.trade.trade_id)
+        )
+      )
       await run(
         SandboxClock.SandboxClock.use((sandboxClock) =>
           sandboxClock.advanceClock(m.merchantId, iso("2026-02-20T00:00:00Z"))
@@ -175,8 +179,8 @@ for (const [name, storage] of backends()) {
       await run(Discounts.Discounts.use((d) => d.end(m.merchantId, discount.discount_id)))
       // E: a new card for a running subscription
       await run(
-        Dunning.Dunning.use((dunning) =>
-          dunning.updatePaymentMethod(m.merchantId, c.id, {
+        PaymentMethods.PaymentMethods.use((paymentMethods) =>
+          paymentMethods.updatePaymentMethod(m.merchantId, c.id, {
             number: "5555555555554444",
             exp_month: 12,
             exp_year: 2099,

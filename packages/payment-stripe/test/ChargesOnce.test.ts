@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { Billing, Payments, Refunds } from "@recur/core"
+import { Billing, Charges, Refunds } from "@recur/core"
 import { createBilling } from "@recur/embedded"
 import { Effect } from "effect"
 import { StripeGateway } from "../src/index.js"
@@ -166,7 +166,7 @@ for (const [name, storage] of Harness.storages) {
       // more than a day later at Stripe (its idempotency key is gone), the worker's charge item runs again
       fake.advance(DAY + 3600)
       const result = await api.runtime.runPromise(
-        Payments.Payments.use((p) => p.chargePending(id, renewal.trade_id as string))
+        Charges.Charges.use((c) => c.chargePending(id, renewal.trade_id as string))
       )
       expect(result._tag === "Some" && result.value.status).toBe("succeeded")
       expect((await ok(api, key, "GET", `/api/v1/trade/${renewal.trade_id}`)).trade.trade_status).toBe("succeeded")

@@ -9,18 +9,23 @@ import { SqlClient } from "effect/sql"
 import {
   type Billing,
   type Catalog,
+  type Charges,
   type Checkout,
   type Customers,
+  type Declines,
   type Discounts,
   type Dunning,
+  type InvoicePayments,
   Merchants,
   type Metering,
   type Payments,
+  type PaymentMethods,
   type PaymentSettings,
   type Portal,
   type PriceChanges,
   Ports,
   type ProcessorEvents,
+  type Reconciliation,
   type Refunds,
   type Renewals,
   type SandboxClock,
@@ -70,11 +75,16 @@ export type Engine =
   | Checkout.Checkout
   | SessionPayments.SessionPayments
   | Payments.Payments
+  | Charges.Charges
+  | Reconciliation.Reconciliation
+  | Declines.Declines
   | Renewals.Renewals
   | PriceChanges.PriceChanges
   | Metering.Metering
   | Refunds.Refunds
   | Dunning.Dunning
+  | PaymentMethods.PaymentMethods
+  | InvoicePayments.InvoicePayments
   | Worker.Worker
   | SandboxClock.SandboxClock
   | SandboxGateway.SandboxControls

@@ -23,7 +23,8 @@ import { discountTerm } from "../subscriptions/SubscriptionTerms.js"
 import { newInvoice } from "../invoices/InvoiceDocuments.js"
 import { CARRIED, convertDraft } from "../invoices/Invoicing.js"
 import { fmtMinor } from "../money/Money.js"
-import { newTrade, submitTrade, underMinimum } from "../payments/Payments.js"
+import { underMinimum } from "../payments/Charges.js"
+import { newTrade, submitTrade } from "../payments/TradeStore.js"
 import { firstPeriod, fullCycle } from "../subscriptions/SubscriptionTerms.js"
 import { writes } from "../subscriptions/SubscriptionStore.js"
 import { taxAddressOf, withTax } from "../taxes/TaxRates.js"
@@ -436,7 +437,7 @@ export class SessionPayments extends Context.Service<SessionPayments>()("@recur/
               )
             // if this process dies before the outcome is recorded, reconciliation asks the gateway
             yield* schedule(merchant, "reconcile", trade.trade_id, at + settings.reconcileAfterMs)
-            // a payment not made by the session's expiry ends then (`Payments.expireFirstPayment`)
+            // a payment not made by the session's expiry ends then (`Reconciliation.expireFirstPayment`)
             yield* schedule(merchant, "first_payment_expiry", trade.trade_id, msOf(session.expires_at))
             return processing
           })

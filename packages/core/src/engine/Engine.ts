@@ -18,12 +18,17 @@ import * as Customers from "../customers/Customers.js"
 import * as DisputeHolds from "../payments/DisputeHolds.js"
 import * as Discounts from "../discounts/Discounts.js"
 import * as Dunning from "../payments/Dunning.js"
+import * as InvoicePayments from "../payments/InvoicePayments.js"
 import * as Merchants from "../tenants/Merchants.js"
 import * as Metering from "../usage/Metering.js"
+import * as Charges from "../payments/Charges.js"
+import * as Declines from "../payments/Declines.js"
 import * as Payments from "../payments/Payments.js"
+import * as PaymentMethods from "../payments/PaymentMethods.js"
 import * as PaymentSettings from "../payments/PaymentSettings.js"
 import * as Portal from "../portal/Portal.js"
 import * as ProcessorEvents from "../payments/ProcessorEvents.js"
+import * as Reconciliation from "../payments/Reconciliation.js"
 import * as PriceChanges from "../subscriptions/PriceChanges.js"
 import * as OwedRefunds from "../refunds/OwedRefunds.js"
 import * as Refunds from "../refunds/Refunds.js"
@@ -39,11 +44,20 @@ import * as Worker from "./Worker.js"
 
 const tenants = Layer.mergeAll(Merchants.Merchants.layer, Customers.Customers.layer, Catalog.Catalog.layer)
 const offers = Layer.mergeAll(Discounts.Discounts.layer, TaxRates.TaxRates.layer, PaymentSettings.PaymentSettings.layer)
-const money = Payments.Payments.layer
+// the answer of a charge (Payments) and what a decline does (Declines) under the off-session
+// charges and the reconciliation of open trades
+const money = Layer.mergeAll(Charges.Charges.layer, Reconciliation.Reconciliation.layer).pipe(
+  Layer.provideMerge(Payments.Payments.layer),
+  Layer.provideMerge(Declines.Declines.layer)
+)
 const flows = Layer.mergeAll(
   SessionPayments.SessionPayments.layer.pipe(Layer.provideMerge(Checkout.Checkout.layer)),
   Renewals.Renewals.layer,
-  Dunning.Dunning.layer,
+  // paying an invoice from its page may replace the card; a new card retries or recovers (Dunning)
+  InvoicePayments.InvoicePayments.layer.pipe(
+    Layer.provideMerge(PaymentMethods.PaymentMethods.layer),
+    Layer.provideMerge(Dunning.Dunning.layer)
+  ),
   OwedRefunds.OwedRefunds.layer.pipe(Layer.provideMerge(Refunds.Refunds.layer))
 )
 

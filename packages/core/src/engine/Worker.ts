@@ -8,7 +8,8 @@
  */
 import { Context, Effect, Layer } from "effect"
 import * as Dunning from "../payments/Dunning.js"
-import * as Payments from "../payments/Payments.js"
+import * as Charges from "../payments/Charges.js"
+import * as Reconciliation from "../payments/Reconciliation.js"
 import * as RenewalBatches from "../subscriptions/RenewalBatches.js"
 import * as OwedRefunds from "../refunds/OwedRefunds.js"
 import * as Refunds from "../refunds/Refunds.js"
@@ -59,7 +60,8 @@ export class Worker extends Context.Service<Worker>()("@recur/core/Worker", {
     const renewalService = yield* Renewals.Renewals
     const renewalBatches = yield* RenewalBatches.RenewalBatches
     const dunning = yield* Dunning.Dunning
-    const payments = yield* Payments.Payments
+    const charges = yield* Charges.Charges
+    const reconciliation = yield* Reconciliation.Reconciliation
     const webhooks = yield* WebhookDispatch.WebhookDispatch
     const refunds = yield* Refunds.Refunds
     const owedRefunds = yield* OwedRefunds.OwedRefunds
@@ -76,11 +78,11 @@ export class Worker extends Context.Service<Worker>()("@recur/core/Worker", {
         case "incomplete_expiry":
           return renewalService.expireIncomplete(merchantId, subjectId)
         case "first_payment_expiry":
-          return payments.expireFirstPayment(merchantId, subjectId)
+          return reconciliation.expireFirstPayment(merchantId, subjectId)
         case "reconcile":
-          return payments.reconcileTrade(merchantId, subjectId)
+          return reconciliation.reconcileTrade(merchantId, subjectId)
         case "charge":
-          return payments.chargePending(merchantId, subjectId)
+          return charges.chargePending(merchantId, subjectId)
         case "refund_owed":
           return owedRefunds.settle(merchantId, subjectId)
         case "refund_settle":

@@ -8,6 +8,8 @@
  * @since 0.1.0
  */
 export * from "../payments/PaymentGateway.js"
+export * from "../payments/PaymentSources.js"
+export * from "../payments/GatewayEvents.js"
 export * from "../money/FxRates.js"
 export * from "../taxes/TaxCalculator.js"
 export * from "../webhooks/WebhookTransport.js"

@@ -1,74 +1,12 @@
 /**
- * The payment processor's port: cards and collected payment methods, charges, refunds, saved
- * cards, processor events, account checks (re-exported by `Ports`).
+ * The payment processor's port: charges, refunds, saved cards, account checks, the challenge
+ * page (re-exported by `Ports`); what pays is in `PaymentSources`, the processor's events in
+ * `GatewayEvents`.
  */
 import { Context, Data, type Effect, type Option, type Result } from "effect"
 import type * as Money from "../money/Money.js"
-
-/**
- * The card details a gateway receives. Recur never stores more than brand, last 4 and
- * expiry.
- *
- * @since 0.1.0
- */
-export interface CardInput {
-  readonly number: string
-  readonly exp_month: number
-  readonly exp_year: number
-  readonly cvc: string
-  readonly name?: string
-}
-
-/**
- * A payment method the processor collected in the payer's browser (Stripe.js's `pm_…`): Recur's
- * server never sees the card. Charged on session once, then saved for off-session charges.
- *
- * @since 0.1.0
- */
-export interface CollectedPaymentMethod {
-  readonly _tag: "PaymentMethod"
-  readonly id: string
-}
-
-/**
- * Whether a text can name a collected payment method (`pm_` and up to 200 letters, digits and
- * underscores): what the API accepts before asking the processor.
- *
- * @since 0.1.0
- */
-export const isPaymentMethodId = (id: string): boolean => /^pm_[A-Za-z0-9_]{1,200}$/.test(id)
-
-/**
- * Card details as a payment source; a payment source as it is.
- *
- * @since 0.1.0
- */
-export const sourceOf = (payment: CardInput | NewPaymentSource): NewPaymentSource =>
-  "_tag" in payment ? payment : { _tag: "Card", card: payment }
-
-/**
- * The field of a new payment source that cannot be right, before any processor is asked: a card
- * number failing the Luhn check (`card_number`), a payment method id of the wrong shape
- * (`payment_method`); none when both look right.
- *
- * @since 0.1.0
- */
-export const malformedField = (source: NewPaymentSource): "card_number" | "payment_method" | undefined =>
-  source._tag === "Card"
-    ? luhnValid(source.card.number)
-      ? undefined
-      : "card_number"
-    : isPaymentMethodId(source.id)
-      ? undefined
-      : "payment_method"
-
-/**
- * What a first payment or a payment method update brings: card details (the sandbox's own
- * form) or a payment method the processor collected.
- *
- * @since 0.1.0
- */
-export type NewPaymentSource = { readonly _tag: "Card"; readonly card: CardInput } | CollectedPaymentMethod
+import type { ProcessorEvent } from "./GatewayEvents.js"
+import type { NewPaymentSource } from "./PaymentSources.js"
 
 /**
  * The processor's own reference of one attempt of a trade's charge (Stripe's `pi_…`), as the
@@ -252,109 +190,6 @@ export type SaveCardOutcome = Data.TaggedEnum<{
 export const SaveCardOutcome = Data.taggedEnum<SaveCardOutcome>()
 
 /**
- * What a processor's webhook said, in the engine's vocabulary: a payment of a trade changed (the
- * engine asks the gateway for its state, as the worker's reconciliation does), a trade was
- * refunded, a trade's charge was disputed, or something the engine does not follow.
- *
- * @since 0.1.0
- */
-export type ProcessorEvent = Data.TaggedEnum<{
-  PaymentUpdated: {
-    readonly event_id: string
-    readonly trade_id: string
-    /**
-     * The event says the payment reached an outcome (succeeded, failed, canceled, waits for the
-     * payer): when the engine still cannot read one, the event is a `Retry`.
-     */
-    readonly settled?: boolean | undefined
-    /** See {@link merchantOfEvent}. */
-    readonly merchant_id?: string | undefined
-  }
-  Refunded: {
-    readonly event_id: string
-    readonly trade_id: string
-    /**
-     * The charge's succeeded refunds made at the processor outside Recur (its dashboard): each is
-     * recorded once as a Recur refund (by its processor id), never beyond what the trade holds.
-     */
-    readonly processor_refunds?: ReadonlyArray<ProcessorRefund> | undefined
-    /**
-     * The processor's ids of the refunded charge (Stripe: the charge and its PaymentIntent): when
-     * neither is the transaction that paid the trade (an extra payment of it, refunded apart), its
-     * refunds are not the trade's and none is recorded. Unset: the charge is the trade's.
-     */
-    readonly charge_ids?: ReadonlyArray<string> | undefined
-    /** See {@link merchantOfEvent}. */
-    readonly merchant_id?: string | undefined
-  }
-  /** A refund of ours (its id) changed at the processor: a pending one may have settled. */
-  RefundUpdated: { readonly event_id: string; readonly refund_id: string }
-  Disputed: {
-    readonly event_id: string
-    readonly trade_id: string
-    readonly dispute_id: string
-    readonly amount: Money.Money
-    readonly reason: string
-    /**
-     * Where the dispute is: `open` (an inquiry or a chargeback waiting for evidence or the bank),
-     * or how it ended: `won`, `lost`, `warning_closed` (an inquiry closed without a chargeback),
-     * `prevented` (stopped before it became a chargeback).
-     */
-    readonly status: DisputeStatus
-    /** The processor's own status (Stripe's `needs_response`, `warning_under_review`, …). */
-    readonly processor_status?: string | undefined
-    /** When the evidence is due (epoch milliseconds), while the processor gives one. */
-    readonly evidence_due_by?: number | null | undefined
-    /** See {@link merchantOfEvent}. */
-    readonly merchant_id?: string | undefined
-  }
-  Ignored: { readonly event_id: string; readonly type: string }
-  /**
-   * The event is genuine but could not be read now (the processor did not answer while its
-   * object was read): nothing is done or recorded, and the processor is asked to send the event
-   * again.
-   */
-  Retry: { readonly event_id: string; readonly reason: string }
-}>
-
-/**
- * The merchant an event is acted on for: the URL's (`/webhooks/<provider>/<merchant_id>`), unless
- * the gateway serves several merchants on one processor account and read the event's merchant
- * from the object it is about (its `merchant_id`, which only such a gateway sets: a merchant's own
- * account could name another merchant).
- *
- * @since 0.1.0
- */
-export const merchantOfEvent = (event: ProcessorEvent, urlMerchantId: string): string =>
-  "merchant_id" in event && event.merchant_id !== undefined ? event.merchant_id : urlMerchantId
-
-/**
- * A dispute's state as the engine follows it: open, or how it ended.
- *
- * @since 0.1.0
- */
-export type DisputeStatus = "open" | "won" | "lost" | "warning_closed" | "prevented"
-
-/**
- * A refund of a trade's charge the processor made outside Recur (a refund in its dashboard).
- *
- * @since 0.1.0
- */
-export interface ProcessorRefund {
-  /** The processor's id of the refund (`re_…`): the key it is recorded once by. */
-  readonly refund_id: string
-  readonly amount: Money.Money
-  readonly reason?: string | null | undefined
-}
-
-/**
- * Constructors of {@link ProcessorEvent}.
- *
- * @since 0.1.0
- */
-export const ProcessorEvent = Data.taggedEnum<ProcessorEvent>()
-
-/**
  * The keys a merchant gives for its own processor account, to verify before they are saved: the
  * secret and the publishable key, and the mode they must be of (a live merchant's live keys, a
  * sandbox merchant's test keys).
@@ -410,7 +245,7 @@ export type ChallengeAnswer = Data.TaggedEnum<{
   ReturnTo: { readonly url: string }
   /**
    * A charge's challenge was answered (or was not waiting any more): the engine asks about the
-   * trade now (`Payments.reconcileTrade`) and the payer sees where their payment stands.
+   * trade now (`Reconciliation.reconcileTrade`) and the payer sees where their payment stands.
    */
   Charge: { readonly trade_id: string }
   /** No such challenge: the page says so. */
@@ -555,23 +390,3 @@ export class PaymentGateway extends Context.Service<
     readonly challengePage?: ChallengePage
   }
 >()("@recur/core/PaymentGateway") {}
-
-/**
- * Luhn check of a card number (digits only, 12..19 long).
- *
- * @since 0.1.0
- */
-export const luhnValid = (number: string): boolean => {
-  const digits = number.replace(/[\s-]/g, "")
-  if (!/^\d{12,19}$/.test(digits)) return false
-  let sum = 0
-  for (let i = 0; i < digits.length; i++) {
-    let d = Number(digits[digits.length - 1 - i])
-    if (i % 2 === 1) {
-      d *= 2
-      if (d > 9) d -= 9
-    }
-    sum += d
-  }
-  return sum % 10 === 0
-}

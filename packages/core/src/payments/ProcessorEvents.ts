@@ -20,7 +20,7 @@ import * as Invoice from "../invoices/Invoice.js"
 import type * as Lifecycle from "../kernel/Lifecycle.js"
 import * as Merchants from "../tenants/Merchants.js"
 import * as Money from "../money/Money.js"
-import * as Payments from "./Payments.js"
+import * as Reconciliation from "./Reconciliation.js"
 import * as Refunds from "../refunds/Refunds.js"
 import type * as Ports from "../kernel/Ports.js"
 import * as Store from "../kernel/Store.js"
@@ -62,7 +62,7 @@ export class ProcessorEvents extends Context.Service<ProcessorEvents>()("@recur/
   make: Effect.gen(function* () {
     const storage = yield* Store.Storage
     const merchants = yield* Merchants.Merchants
-    const payments = yield* Payments.Payments
+    const reconciliation = yield* Reconciliation.Reconciliation
     const refunds = yield* Refunds.Refunds
     const seen = storage.repository(Entities.processorEvent)
     const trades = storage.repository(Entities.trade)
@@ -190,7 +190,7 @@ export class ProcessorEvents extends Context.Service<ProcessorEvents>()("@recur/
         const trade = yield* tradeOf(merchantId, event.trade_id)
         if (Option.isSome(trade)) {
           // the same reconciliation as the worker's: the gateway's answer, applied once
-          const result = yield* payments.reconcileTrade(merchantId, event.trade_id)
+          const result = yield* reconciliation.reconcileTrade(merchantId, event.trade_id)
           // the processor says the payment ended (or was refunded: it was paid), but its state
           // could not be read: retried
           if (

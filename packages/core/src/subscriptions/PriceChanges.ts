@@ -16,7 +16,8 @@ import * as Ids from "../kernel/Ids.js"
 import { msOf, nowOf } from "../kernel/ServiceSupport.js"
 import { invoiceDocuments, newInvoice } from "../invoices/InvoiceDocuments.js"
 import { CARRIED } from "../invoices/Invoicing.js"
-import { newTrade, submitTrade, underMinimum } from "../payments/Payments.js"
+import { underMinimum } from "../payments/Charges.js"
+import { newTrade, submitTrade } from "../payments/TradeStore.js"
 import { mustBeLive } from "./SubscriptionStore.js"
 import { fullCycle } from "./SubscriptionTerms.js"
 import { loadSub, writes } from "./SubscriptionStore.js"
@@ -27,7 +28,7 @@ import * as Invoicing from "../invoices/Invoicing.js"
 import * as Lifecycle from "../kernel/Lifecycle.js"
 import * as Merchants from "../tenants/Merchants.js"
 import * as Money from "../money/Money.js"
-import * as Payments from "../payments/Payments.js"
+import * as Charges from "../payments/Charges.js"
 import * as Ports from "../kernel/Ports.js"
 import * as OwedRefunds from "../refunds/OwedRefunds.js"
 import * as Secrets from "../tenants/Secrets.js"
@@ -140,7 +141,7 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
   make: Effect.gen(function* () {
     const storage = yield* Store.Storage
     const documents = invoiceDocuments(storage, yield* Secrets.Secrets, yield* Settings.Settings)
-    const payments = yield* Payments.Payments
+    const charges = yield* Charges.Charges
     const owedRefunds = yield* OwedRefunds.OwedRefunds
     const settings = yield* Settings.Settings
     const taxes = yield* Ports.TaxCalculator
@@ -433,7 +434,7 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
         })
       )
       if (Option.isSome(charge.tradeToCharge) && rec.payment_token !== null) {
-        yield* payments.chargeInvoiceTrade(merchantId, charge.tradeToCharge.value, rec.payment_token)
+        yield* charges.chargeInvoiceTrade(merchantId, charge.tradeToCharge.value, rec.payment_token)
       }
       // the refund was recorded as owed in the change's transaction (and a work item will pay it
       // after a crash); paying it now is the usual path, and a failure here is the work item's

@@ -12,7 +12,8 @@ import * as Errors from "../kernel/Errors.js"
 import * as Invoice from "../invoices/Invoice.js"
 import { dt, emitMany, laneOf, nowOf, pending as pendingEvent } from "../kernel/ServiceSupport.js"
 import { invoiceDocuments } from "../invoices/InvoiceDocuments.js"
-import { renewalTrade, underMinimum } from "../payments/Payments.js"
+import { underMinimum } from "../payments/Charges.js"
+import { renewalTrade, tradeSucceeded } from "../payments/TradeStore.js"
 import { taxRenewal } from "./RenewalPlan.js"
 import * as Lifecycle from "../kernel/Lifecycle.js"
 import * as Merchants from "../tenants/Merchants.js"
@@ -270,7 +271,7 @@ export class RenewalBatches extends Context.Service<RenewalBatches>()("@recur/co
                 paid.push({
                   o,
                   // the batch wrote it processing (version 1): it moves from there
-                  next: Payments.tradeSucceeded(
+                  next: tradeSucceeded(
                     Lifecycle.must(Trade.move(o.d.trade, "submit_payment")),
                     "succeeded",
                     outcome,

@@ -13,7 +13,8 @@ import * as Invoice from "../invoices/Invoice.js"
 import { dt, emit, msOf, nowOf } from "../kernel/ServiceSupport.js"
 import { documentOf, invoiceDocuments, newInvoice } from "../invoices/InvoiceDocuments.js"
 import { CARRIED } from "../invoices/Invoicing.js"
-import { renewalTrade, submitTrade, underMinimum } from "../payments/Payments.js"
+import { underMinimum } from "../payments/Charges.js"
+import { renewalTrade, submitTrade } from "../payments/TradeStore.js"
 import { taxRenewal } from "./RenewalPlan.js"
 import { renewalPeriods } from "./SubscriptionTerms.js"
 import { writes } from "./SubscriptionStore.js"
@@ -22,7 +23,9 @@ import * as Invoicing from "../invoices/Invoicing.js"
 import * as Lifecycle from "../kernel/Lifecycle.js"
 import * as Merchants from "../tenants/Merchants.js"
 import * as Money from "../money/Money.js"
-import * as Payments from "../payments/Payments.js"
+import * as Charges from "../payments/Charges.js"
+import type * as Payments from "../payments/Payments.js"
+import * as Reconciliation from "../payments/Reconciliation.js"
 import * as Ports from "../kernel/Ports.js"
 import * as RenewalPlan from "./RenewalPlan.js"
 import * as Secrets from "../tenants/Secrets.js"
@@ -87,7 +90,8 @@ export class Renewals extends Context.Service<Renewals>()("@recur/core/Renewals"
     const documents = invoiceDocuments(storage, yield* Secrets.Secrets, yield* Settings.Settings)
     const taxes = yield* Ports.TaxCalculator
     const merchants = yield* Merchants.Merchants
-    const payments = yield* Payments.Payments
+    const charges = yield* Charges.Charges
+    const reconciliation = yield* Reconciliation.Reconciliation
     const gateway = yield* Ports.PaymentGateway
     const subs = storage.repository(Entities.subscription)
     const invoices = storage.repository(Entities.invoice)
@@ -233,7 +237,7 @@ export class Renewals extends Context.Service<Renewals>()("@recur/core/Renewals"
         })
       )
       if (Option.isNone(prepared)) return Option.none<Payments.PaymentResult>()
-      const result = yield* payments.chargeInvoiceTrade(merchantId, prepared.value.tradeId, prepared.value.token)
+      const result = yield* charges.chargeInvoiceTrade(merchantId, prepared.value.tradeId, prepared.value.token)
       // a successful renewal after a trial ends the trial
       if (result.status === "succeeded" && prepared.value.trial) {
         yield* storage.withTransaction(
@@ -272,7 +276,7 @@ export class Renewals extends Context.Service<Renewals>()("@recur/core/Renewals"
 
     /**
      * 23 hours after a first payment's decline (the contract's incomplete expiry): the first
-     * payment ends as at its session's expiry (`Payments.expireFirstPayment`: trade closed,
+     * payment ends as at its session's expiry (`Reconciliation.expireFirstPayment`: trade closed,
      * subscription canceled with cancel_reason `incomplete_expired`, invoice voided, session
      * expired), unless it was paid meanwhile.
      */
@@ -286,7 +290,7 @@ export class Renewals extends Context.Service<Renewals>()("@recur/core/Renewals"
       const status = sv.value.subscription.status
       const tradeId = sv.value.subscription.source_trade_id
       if ((status !== "incomplete" && status !== "init") || tradeId === null) return
-      yield* payments.expireFirstPayment(merchantId, tradeId)
+      yield* reconciliation.expireFirstPayment(merchantId, tradeId)
     })
 
     /**

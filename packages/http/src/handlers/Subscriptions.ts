@@ -6,10 +6,10 @@
 import {
   Billing,
   BillingPeriod,
-  Dunning,
   Errors,
   Lifecycle,
   Metering,
+  PaymentMethods,
   PriceChanges,
   Renewals,
   type Store,
@@ -30,7 +30,7 @@ export const subscriptionsLive = HttpApiBuilder.group(BillingApi, "subscriptions
   Effect.gen(function* () {
     const billing = yield* Billing.Billing
     const subs = yield* Subscriptions.Subscriptions
-    const dunning = yield* Dunning.Dunning
+    const paymentMethods = yield* PaymentMethods.PaymentMethods
     const priceChanges = yield* PriceChanges.PriceChanges
     const renewals = yield* Renewals.Renewals
     const metering = yield* Metering.Metering
@@ -154,7 +154,7 @@ export const subscriptionsLive = HttpApiBuilder.group(BillingApi, "subscriptions
           Effect.gen(function* () {
             if (payload.payment_method !== undefined)
               return ok(
-                yield* dunning.updatePaymentMethod(m, path.subscription_id, {
+                yield* paymentMethods.updatePaymentMethod(m, path.subscription_id, {
                   _tag: "PaymentMethod",
                   id: payload.payment_method
                 })
@@ -163,7 +163,7 @@ export const subscriptionsLive = HttpApiBuilder.group(BillingApi, "subscriptions
               if (payload[field] === undefined)
                 return yield* new Errors.InvalidParameter({ param: field, reason: "is required" })
             return ok(
-              yield* dunning.updatePaymentMethod(m, path.subscription_id, {
+              yield* paymentMethods.updatePaymentMethod(m, path.subscription_id, {
                 number: payload.card_number!.replace(/[\s-]/g, ""),
                 exp_month: payload.exp_month!,
                 exp_year: payload.exp_year!,

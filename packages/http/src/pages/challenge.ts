@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import { Entities, Payments, Ports, Store } from "@recur/core"
+import { Entities, Ports, Reconciliation, Store } from "@recur/core"
 import { Effect, Layer, Option } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { afterChallenge } from "./checkout.js"
@@ -57,9 +57,9 @@ export const routes = Layer.mergeAll(
       const storage = yield* Store.Storage
       const trade = yield* storage.repository(Entities.trade).lookup("id", answer.trade_id)
       if (Option.isNone(trade)) return yield* noSuchPayment()
-      const payments = yield* Payments.Payments
+      const reconciliation = yield* Reconciliation.Reconciliation
       const m = trade.value.value.trade.merchant_id
-      const r = yield* Effect.orDie(payments.reconcileTrade(m, answer.trade_id))
+      const r = yield* Effect.orDie(reconciliation.reconcileTrade(m, answer.trade_id))
       const sessionId = trade.value.value.trade.session_id
       if (sessionId === null)
         return yield* page(

@@ -3,7 +3,7 @@
  *
  * @since 0.1.0
  */
-import { Billing, Dunning } from "@recur/core"
+import { Billing, InvoicePayments } from "@recur/core"
 import { Effect, Layer, Option, Result } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import * as Page from "../internal/checkoutPage.js"
@@ -125,7 +125,9 @@ export const routes = Layer.mergeAll(
         if (setupId !== null && doc.invoice.biz_status === "failed") {
           const here = { pay: `${token}/pay`, pdf: `${token}/pdf` }
           const result = yield* Effect.result(
-            Dunning.Dunning.use((b) => b.completeInvoiceCard(doc.invoice.merchant_id, doc.invoice.invoice_id, setupId))
+            InvoicePayments.InvoicePayments.use((b) =>
+              b.completeInvoiceCard(doc.invoice.merchant_id, doc.invoice.invoice_id, setupId)
+            )
           )
           const now = Option.getOrElse(
             yield* Effect.orDie(Billing.Billing.use((b) => b.invoiceDocument(doc.invoice.invoice_id, token))),
@@ -199,7 +201,9 @@ export const routes = Layer.mergeAll(
         const input = yield* Effect.orElseSucceed(body, () => ({}) as Record<string, string>)
         const card = cardOf(input)
         const m = doc.invoice.merchant_id
-        const result = yield* Effect.result(Dunning.Dunning.use((b) => b.payInvoice(m, doc.invoice.invoice_id, card)))
+        const result = yield* Effect.result(
+          InvoicePayments.InvoicePayments.use((b) => b.payInvoice(m, doc.invoice.invoice_id, card))
+        )
         // what the invoice is now, whatever the attempt did
         const now = Option.getOrElse(
           yield* Effect.orDie(Billing.Billing.use((b) => b.invoiceDocument(doc.invoice.invoice_id, token))),

@@ -3,7 +3,7 @@
  *
  * @since 0.1.0
  */
-import { Billing, Dunning, type Errors, Merchants, Portal, type PortalSession, Subscriptions } from "@recur/core"
+import { Billing, type Errors, Merchants, PaymentMethods, Portal, type PortalSession, Subscriptions } from "@recur/core"
 import { Effect, Layer, Option } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import * as Page from "../internal/checkoutPage.js"
@@ -170,7 +170,7 @@ export const routes = Layer.mergeAll(
         // a card whose issuer asks for 3-D Secure: the cardholder is challenged and comes back here
         const back = `${session.url}/subscription/${encodeURIComponent(path.subscriptionId)}/payment_method/complete`
         const result = yield* Effect.result(
-          Dunning.Dunning.use((b) =>
+          PaymentMethods.PaymentMethods.use((b) =>
             b.updatePaymentMethodOnSession(session.merchant_id, path.subscriptionId, cardOf(input), back)
           )
         )
@@ -191,7 +191,9 @@ export const routes = Layer.mergeAll(
         // back from the card set-up's 3-D Secure page: the processor is asked how it ended
         const setupId = new URLSearchParams(request.url.split("?")[1] ?? "").get("setup_intent") ?? ""
         const result = yield* Effect.result(
-          Dunning.Dunning.use((b) => b.completePaymentMethod(session.merchant_id, path.subscriptionId, setupId))
+          PaymentMethods.PaymentMethods.use((b) =>
+            b.completePaymentMethod(session.merchant_id, path.subscriptionId, setupId)
+          )
         )
         if (result._tag === "Failure")
           // the portal with why, one level deeper than an action's page

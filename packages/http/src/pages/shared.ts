@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import { type Errors, NetworkAddress, Payments, type Ports } from "@recur/core"
+import { type Errors, NetworkAddress, type Ports, Reconciliation } from "@recur/core"
 import { ErrorReplies } from "@recur/contract"
 import { Clock, Effect, Option } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
@@ -72,7 +72,7 @@ const perAddress = Limiter.make(PAY_LIMITS.address)
  * Anonymous lookups of an open trade at the processor (a payer back from 3-D Secure, on the
  * checkout's `/complete` or the invoice's page): a burst of 5 per trade, then one every 30 s.
  * Past it the page shows what the store knows (a webhook or the reconcile worker settles the
- * trade). A decided trade is never looked up again (`Payments.reconcileTrade`).
+ * trade). A decided trade is never looked up again (`Reconciliation.reconcileTrade`).
  *
  * @since 0.1.0
  */
@@ -87,7 +87,7 @@ const perTradeLookup = Limiter.make(LOOKUP_LIMITS.trade)
 export const askAboutTrade = (merchantId: string, tradeId: string) =>
   Effect.gen(function* () {
     if (perTradeLookup(tradeId, yield* Clock.currentTimeMillis) > 0) return undefined
-    const asked = yield* Effect.option(Payments.Payments.use((b) => b.reconcileTrade(merchantId, tradeId)))
+    const asked = yield* Effect.option(Reconciliation.Reconciliation.use((r) => r.reconcileTrade(merchantId, tradeId)))
     return Option.isSome(asked) ? asked.value.status : undefined
   })
 

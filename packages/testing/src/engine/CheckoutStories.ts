@@ -18,7 +18,7 @@ import {
   Merchant,
   Merchants,
   Metering,
-  Payments,
+  Reconciliation,
   Ports,
   PriceChanges,
   Refunds,
@@ -130,7 +130,7 @@ export const checkoutStories = (it: Vitest.MethodsNonLive<Services>) => {
         const billing = yield* Billing.Billing
         const sandboxClock = yield* SandboxClock.SandboxClock
         const checkout = yield* Checkout.Checkout
-        const payments = yield* Payments.Payments
+        const reconciliation = yield* Reconciliation.Reconciliation
         const sessionPayments = yield* SessionPayments.SessionPayments
         const { merchantId, priceId } = yield* setup("2024-01-01T00:00:00Z")
         const { result, session } = yield* subscribe(merchantId, priceId, "4000000000003220")
@@ -156,7 +156,7 @@ export const checkoutStories = (it: Vitest.MethodsNonLive<Services>) => {
         )
         const gateway = yield* Ports.PaymentGateway
         expect((yield* gateway.retrieve(result.trade.trade_id))._tag).toBe("Failed")
-        yield* payments.reconcileTrade(merchantId, result.trade.trade_id)
+        yield* reconciliation.reconcileTrade(merchantId, result.trade.trade_id)
         expect((yield* billing.getTrade(merchantId, result.trade.trade_id)).trade_status).toBe("closed")
         // a later pay of the expired session is refused
         const again = yield* Effect.flip(

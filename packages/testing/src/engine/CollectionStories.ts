@@ -11,7 +11,7 @@ import {
   Billing,
   Catalog,
   Merchants,
-  Payments,
+  Reconciliation,
   PriceChanges,
   Refunds,
   SandboxClock,
@@ -355,14 +355,14 @@ export const collectionStories = (it: Vitest.MethodsNonLive<Services>) => {
 
   it.effect("3-D Secure: requires action, the challenge approves, the subscription starts", () =>
     Effect.gen(function* () {
-      const payments = yield* Payments.Payments
+      const reconciliation = yield* Reconciliation.Reconciliation
       const { merchantId, priceId } = yield* setup("2024-01-01T00:00:00Z")
       const { result } = yield* subscribe(merchantId, priceId, "4000000000003220")
       expect(result.status).toBe("requires_action")
       expect(result.trade.next_action?.redirect.url).toContain(result.trade.trade_id)
       expect(result.subscription.pipe((o) => (o._tag === "Some" ? o.value.status : undefined))).toBe("init")
       yield* (yield* SandboxGateway.SandboxControls).completeChallenge(result.trade.trade_id, true)
-      const done = yield* payments.reconcileTrade(merchantId, result.trade.trade_id)
+      const done = yield* reconciliation.reconcileTrade(merchantId, result.trade.trade_id)
       expect(done.status).toBe("succeeded")
       expect(done.subscription.pipe((o) => (o._tag === "Some" ? o.value.status : undefined))).toBe("active")
     })

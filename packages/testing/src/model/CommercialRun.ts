@@ -11,7 +11,7 @@ import {
   Billing,
   Checkout,
   Customers,
-  Dunning,
+  PaymentMethods,
   PriceChanges,
   Refunds,
   SandboxClock,
@@ -54,7 +54,7 @@ export const commercialRun = (
     const sessionPayments = yield* SessionPayments.SessionPayments
     const checkout = yield* Checkout.Checkout
     const sandboxClock = yield* SandboxClock.SandboxClock
-    const dunning = yield* Dunning.Dunning
+    const paymentMethods = yield* PaymentMethods.PaymentMethods
     const subsService = yield* Subscriptions.Subscriptions
     const priceChanges = yield* PriceChanges.PriceChanges
     const refunds = yield* Refunds.Refunds
@@ -235,7 +235,7 @@ export const commercialRun = (
           }
           case "CRecover": {
             const { s } = op
-            yield* dunning.updatePaymentMethod(s.m.id, s.id, card)
+            yield* paymentMethods.updatePaymentMethod(s.m.id, s.id, card)
             recover(s)
             yield* cVerify(s)
             break

@@ -1,0 +1,113 @@
+/**
+ * Charges: an invoice's trade charged off session with the subscription's saved card — a
+ * renewal, a dunning retry, an upgrade's proration, an unpaid subscription's recovery — and a
+ * recorded charge that was never made (a crash between the two transactions, or a processor
+ * that could not take it) made by the worker's `charge` item. The answer is applied by
+ * `Payments.applyOutcome`. Also whether an amount is under the processor's minimum charge, asked
+ * before a trade is made.
+ *
+ * @since 0.1.0
+ */
+import { Context, Effect, Layer, Option, Result } from "effect"
+import * as Entities from "../kernel/Entities.js"
+import * as Lifecycle from "../kernel/Lifecycle.js"
+import * as Ports from "../kernel/Ports.js"
+import { must } from "../kernel/ServiceSupport.js"
+import * as Store from "../kernel/Store.js"
+import * as Money from "../money/Money.js"
+import * as Payments from "./Payments.js"
+import * as Trade from "./Trade.js"
+
+/**
+ * Whether a charge of `amount` would be under the processor's minimum for the merchant (Stripe:
+ * 0.50 USD…): such an invoice is not charged but carried to the customer's next invoice
+ * (`Invoicing.carry`). Never for a gateway without a minimum (the sandbox).
+ */
+export const underMinimum = (
+  gateway: Ports.PaymentGateway["Service"],
+  merchantId: string,
+  amount: Money.Money
+): Effect.Effect<boolean> =>
+  amount.amount <= 0n || gateway.minimumCharge === undefined
+    ? Effect.succeed(false)
+    : Effect.map(
+        gateway.minimumCharge({ merchant_id: merchantId, currency: amount.currency }),
+        (minimum) =>
+          Option.isSome(minimum) && minimum.value.currency === amount.currency && amount.amount < minimum.value.amount
+      )
+
+/**
+ * The off-session charges service.
+ *
+ * @since 0.1.0
+ */
+export class Charges extends Context.Service<Charges>()("@recur/core/Charges", {
+  make: Effect.gen(function* () {
+    const storage = yield* Store.Storage
+    const gateway = yield* Ports.PaymentGateway
+    const payments = yield* Payments.Payments
+    const subs = storage.repository(Entities.subscription)
+    const trades = storage.repository(Entities.trade)
+
+    /** Charges an invoice's trade off-session with the saved token (the trade's current attempt). */
+    const chargeInvoiceTrade = Effect.fn("Charges.chargeInvoiceTrade")(function* (
+      merchantId: string,
+      tradeId: string,
+      token: string
+    ) {
+      const tv = yield* Effect.flatMap(trades.get(merchantId, tradeId), (o) => Effect.orDie(must(o, "trade", tradeId)))
+      const t = tv.value.trade
+      const outcome = yield* gateway.charge({
+        trade_id: tradeId,
+        attempt: tv.value.attempts,
+        merchant_id: merchantId,
+        amount: Result.getOrThrow(Money.parse(t.amount, t.currency)),
+        source: { _tag: "Token", token },
+        off_session: true,
+        references: tv.value.charges ?? []
+      })
+      return yield* Effect.orDie(payments.applyOutcome(merchantId, tradeId, outcome))
+    })
+
+    /** Makes a recorded but not yet made off-session charge (after a crash between the two transactions). */
+    const chargePending = Effect.fn("Charges.chargePending")(function* (merchantId: string, tradeId: string) {
+      const tv = yield* Effect.flatMap(trades.get(merchantId, tradeId), (o) => Effect.orDie(must(o, "trade", tradeId)))
+      // a charge the processor could not take (`Unavailable`) waits in requires_payment_method
+      const waiting =
+        tv.value.trade.trade_status === "requires_payment_method" && tv.value.unavailable_since !== undefined
+      if ((tv.value.trade.trade_status !== "processing" && !waiting) || tv.value.subscription_id === null)
+        return Option.none<Payments.PaymentResult>()
+      const sub = yield* Effect.flatMap(subs.get(merchantId, tv.value.subscription_id), (o) =>
+        Effect.orDie(must(o, "subscription", tv.value.subscription_id!))
+      )
+      if (sub.value.payment_token === null) return Option.none<Payments.PaymentResult>()
+      if (waiting) {
+        // made again as a new attempt: the one the processor could not take charged nothing
+        const resubmitted = yield* storage.withTransaction(
+          Effect.gen(function* () {
+            const now = Option.getOrThrow(yield* Effect.orDie(trades.get(merchantId, tradeId)))
+            if (now.value.trade.trade_status !== "requires_payment_method") return false
+            yield* Effect.orDie(
+              trades.update(
+                {
+                  ...now.value,
+                  attempts: now.value.attempts + 1,
+                  trade: Lifecycle.must(Trade.move(now.value.trade, "submit_payment", { last_payment_error: null }))
+                },
+                now.version
+              )
+            )
+            return true
+          })
+        )
+        if (!resubmitted) return Option.none<Payments.PaymentResult>()
+      }
+      return Option.some(yield* chargeInvoiceTrade(merchantId, tradeId, sub.value.payment_token))
+    })
+
+    return { chargeInvoiceTrade, chargePending } as const
+  })
+}) {
+  /** The live implementation. */
+  static readonly layer = Layer.effect(this, this.make)
+}
