@@ -5,7 +5,7 @@
  * @since 0.1.0
  */
 import { NodeRuntime } from "@effect/platform-node"
-import { Merchants, PaymentSettings, Redaction } from "@recur/core"
+import { Merchants, PaymentSettings } from "@recur/core"
 import { DataDirLock, Pg } from "@recur/sql"
 import { Cause, Console, Data, Effect, Exit, Layer, Runtime } from "effect"
 import * as Config from "./Config.js"
@@ -155,5 +155,10 @@ const told = (program as Effect.Effect<unknown, unknown>).pipe(
   Effect.catchIf(operatorError, (e) => Effect.andThen(Console.error(`recur: ${e.message}`), Effect.fail(new Told())))
 )
 
-// every log line (the access log, the worker's and the webhooks' errors) with its secrets redacted
-NodeRuntime.runMain(told.pipe(Effect.provide(Redaction.layer)), { teardown })
+// every log line (the request log, the worker's and the webhooks' lines) as RECUR_LOG_FORMAT and
+// RECUR_LOG_LEVEL say, with its secrets redacted
+const logged = Effect.flatMap(
+  Effect.catch(Config.logging, (e) => tell(e.message)),
+  (settings) => Effect.provide(told, Server.logging(settings))
+)
+NodeRuntime.runMain(logged, { teardown })
