@@ -77,6 +77,15 @@ const until = async (check: () => boolean | Promise<boolean>, ms: number) => {
   return false
 }
 
+describe("RECUR_LOG_LEVEL", () => {
+  it("a level's name in any case; anything else is refused at start", () => {
+    expect(Config.parseLogLevel("debug")).toBe("Debug")
+    expect(Config.parseLogLevel(" WARNING ")).toBe("Warn")
+    expect(Config.parseLogLevel("none")).toBe("None")
+    expect(Config.parseLogLevel("loud")).toBeUndefined()
+  })
+})
+
 describe("the server's request log, /metrics and traces", { timeout: 240_000 }, () => {
   const lines: Array<string> = []
   const printed: Array<string> = []
