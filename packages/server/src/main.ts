@@ -7,7 +7,7 @@
 import { NodeRuntime } from "@effect/platform-node"
 import { Merchants, PaymentSettings } from "@recur/core"
 import { DataDirLock, Pg } from "@recur/sql"
-import { Cause, Console, Data, Effect, Exit, Layer, Runtime } from "effect"
+import { Cause, Console, Data, Effect, Exit, Layer, Option, Runtime } from "effect"
 import * as Config from "./Config.js"
 import * as Server from "./Server.js"
 
@@ -48,11 +48,15 @@ const program = Effect.gen(function* () {
     case "migrate":
       return yield* withEngine(() => Console.log("migrations are up to date"))
     case "worker":
-      // like `serve`: no exporter in the standalone worker, so no spans unless RECUR_TRACING asks
+      // like `serve`: no spans unless RECUR_OTLP_URL sends them somewhere (or RECUR_TRACING asks)
       return yield* withEngine((config) =>
-        Server.workers(`worker-${process.pid}`, { concurrency: config.workerConcurrency }).pipe(
-          Effect.withTracerEnabled(config.tracing)
-        )
+        Option.isSome(config.otlpUrl)
+          ? Server.workers(`worker-${process.pid}`, { concurrency: config.workerConcurrency }).pipe(
+              Effect.provide(Server.otlp(config.otlpUrl.value))
+            )
+          : Server.workers(`worker-${process.pid}`, { concurrency: config.workerConcurrency }).pipe(
+              Effect.withTracerEnabled(config.tracing)
+            )
       )
     case "merchant": {
       if (sub === "payments") {
