@@ -11,7 +11,6 @@ import {
   type Customers,
   type Discounts,
   Merchants,
-  Redaction,
   Secrets,
   Store,
   type Subscriptions,
@@ -19,24 +18,18 @@ import {
 } from "@recur/core"
 import type { Ports } from "@recur/core"
 import { ErrorReplies, RequestBodies } from "@recur/contract"
-import { ByteSize, Cause, Clock, Context, Effect, Layer, Option, Result, type SchemaIssue } from "effect"
-import {
-  HttpIncomingMessage,
-  HttpMiddleware,
-  HttpRouter,
-  HttpServer,
-  HttpServerRequest,
-  HttpServerResponse
-} from "effect/http"
+import { Cause, Clock, Context, Effect, Layer, Option, Result, type SchemaIssue } from "effect"
+import { HttpMiddleware, HttpRouter, HttpServer, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { IpNetwork } from "effect/net"
 import { HttpApiBuilder, HttpApiMiddleware, HttpApiSwagger } from "effect/http-api"
 import { BillingApi, DecodeErrors } from "./Api.js"
 import * as ApiErrors from "./Errors.js"
 import * as Pages from "./pages/index.js"
+import * as Observability from "./Observability.js"
 import * as ProcessorWebhooks from "./ProcessorWebhooks.js"
 import * as AuthMemo from "./internal/authMemo.js"
-import * as BodyChecks from "./internal/bodyChecks.js"
 import * as Limiter from "./internal/limiter.js"
+import * as Refusal from "./internal/refusal.js"
 import { authenticationLive, handlers } from "./Handlers.js"
 
 const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
@@ -143,14 +136,7 @@ const recover = (requestId: string) => (cause: Cause.Cause<unknown>) => {
   )
 }
 
-/** The path of a request URL (a server gives the path, a web handler the whole URL). */
-const pathOf = (url: string): string => {
-  if (url.startsWith("/")) {
-    const q = url.indexOf("?")
-    return q === -1 ? url : url.slice(0, q)
-  }
-  return new URL(url).pathname
-}
+const pathOf = Refusal.pathOf
 
 /** Request-Id idempotency: the first completed answer to a POST is replayed for 7 days. */
 const IDEMPOTENCY_TTL_MS = 7 * 86_400_000
@@ -177,6 +163,7 @@ const idempotent = <E, R>(
     if (Option.isNone(auth)) return Option.none()
     AuthMemo.remember(request, m[1]!, auth.value)
     const merchantId = auth.value.merchant.merchant_id
+    Observability.noteMerchant(request, merchantId)
     const body = yield* Effect.orElseSucceed(request.text, () => "")
     const fingerprint = `${request.method} ${pathOf(request.url)} ${yield* Secrets.sha256Hex(body)}`
     const now = yield* Clock.currentTimeMillis
@@ -356,14 +343,6 @@ export const makeMiddleware = (
   return <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>): Guarded<R> => addressed(guarded(app))
 }
 
-const decodes = (text: string) => {
-  try {
-    return decodeURIComponent(text.replace(/\+/g, " "))
-  } catch {
-    return text
-  }
-}
-
 /**
  * Limits on what a request may carry.
  *
@@ -381,59 +360,6 @@ export interface RequestLimits {
  */
 export const defaultMaxBodyBytes = 1024 * 1024
 
-type Refusal = readonly [status: 400 | 413 | 415, code: string, message: string, param?: string]
-
-const isJson = (contentType: string) => /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(contentType.trim())
-
-/**
- * Why a request is refused before any handler sees it, or undefined: a NUL character (which no
- * text Recur stores may hold), a body over the size limit (413, refused from its
- * `Content-Length` before reading, or while reading), a body on an API route that is not JSON
- * (415: a multipart or form upload is never parsed), JSON that does not parse, nests too deep,
- * or holds an over-long or malformed string (400, naming the field).
- */
-const refusal = (request: HttpServerRequest.HttpServerRequest, maxBodyBytes: number) =>
-  Effect.gen(function* () {
-    const [path, query = ""] = request.url.split("?", 2) as [string, string | undefined]
-    const nul = "Text must not contain the NUL character (U+0000)."
-    if (decodes(path).includes("\u0000")) return [400, "InvalidParameter", nul, "path"] as Refusal
-    if (decodes(query).includes("\u0000")) return [400, "InvalidParameter", nul, "query"] as Refusal
-    if (request.method !== "POST" && request.method !== "PUT" && request.method !== "PATCH") return undefined
-    const tooLarge: Refusal = [413, "payload_too_large", `The request body is larger than ${maxBodyBytes} bytes.`]
-    const length = Number(request.headers["content-length"] ?? "0")
-    if (Number.isFinite(length) && length > maxBodyBytes) return tooLarge
-    const contentType = request.headers["content-type"] ?? ""
-    const api = pathOf(request.url).startsWith("/api/")
-    if (api && contentType !== "" && !isJson(contentType))
-      return [
-        415,
-        "unsupported_media_type",
-        "The request body must be JSON (Content-Type: application/json)."
-      ] as Refusal
-    const read = yield* request.text.pipe(
-      Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(maxBodyBytes)),
-      Effect.map((text) => ({ text, tooLarge: false })),
-      Effect.catch((e) =>
-        Effect.succeed({
-          text: "",
-          tooLarge: e.reason._tag === "RequestParseError" && e.reason.reason === "BodyTooLarge"
-        })
-      )
-    )
-    if (read.tooLarge) return tooLarge
-    const body = read.text
-    if (body.includes("\u0000") || /\\u0000/i.test(body)) return [400, "InvalidParameter", nul, "body"] as Refusal
-    if (body.trim() === "" || !(api || isJson(contentType))) return undefined
-    let parsed: unknown
-    try {
-      parsed = JSON.parse(body)
-    } catch {
-      return [400, "invalid_request_error", "The request body could not be read as JSON."] as Refusal
-    }
-    const problem = BodyChecks.inspect(parsed)
-    return problem ? ([400, "InvalidParameter", problem.message, problem.param] as Refusal) : undefined
-  })
-
 /**
  * The app-level middleware: envelope for every error path, idempotency for POSTs, and the
  * request checks no schema makes (size, media type, NUL, nesting, string length and encoding).
@@ -446,7 +372,7 @@ export const middlewareWith =
     Effect.gen(function* () {
       const request = yield* HttpServerRequest.HttpServerRequest
       const requestId = request.headers["request-id"] ?? ""
-      const refused = yield* refusal(request, limits.maxBodyBytes ?? defaultMaxBodyBytes)
+      const refused = yield* Refusal.refusal(request, limits.maxBodyBytes ?? defaultMaxBodyBytes)
       if (refused !== undefined) return envelope(refused[0], refused[1], refused[2], requestId, refused[3])
       if (request.method === "POST" && pathOf(request.url).startsWith("/api/")) {
         const handled = yield* idempotent(app, request, requestId).pipe(
@@ -505,14 +431,16 @@ export const layerRoutesWith = (
   options: { readonly rateLimit?: RateLimit | false } & RequestLimits & ClientAddresses = {}
 ) =>
   Layer.mergeAll(
-    HttpApiBuilder.layer(BillingApi, { openapiPath: "/openapi.json" }).pipe(
-      Layer.provide(handlers.pipe(Layer.provide([authenticationLive, decodeErrorsLive])))
-    ),
-    HttpApiSwagger.layer(BillingApi, { path: "/docs" }),
-    healthRoute,
-    Pages.routes,
-    ProcessorWebhooks.routes,
-    notFoundRoute,
+    Layer.mergeAll(
+      HttpApiBuilder.layer(BillingApi, { openapiPath: "/openapi.json" }).pipe(
+        Layer.provide(handlers.pipe(Layer.provide([authenticationLive, decodeErrorsLive])))
+      ),
+      HttpApiSwagger.layer(BillingApi, { path: "/docs" }),
+      healthRoute,
+      Pages.routes,
+      ProcessorWebhooks.routes,
+      notFoundRoute
+    ).pipe(Layer.provide(Observability.routeNotes.layer)),
     globalMiddleware(options.rateLimit, options, options)
   )
 
@@ -541,36 +469,48 @@ export type EngineServices =
   | Ports.PaymentGateway
 
 /**
- * The access log: Effect's line per response (method, path, status, time), with the path
- * redacted — an invoice or portal link's signature never reaches the log (`Redaction`). The
- * request the routes see is the real one.
+ * The access log (moved to {@link Observability.accessLog}; the same middleware).
  *
  * @since 0.1.0
  */
-export const accessLog = <E, R>(
-  app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | HttpServerRequest.HttpServerRequest>
-): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | HttpServerRequest.HttpServerRequest> =>
-  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
-    HttpMiddleware.logger(Effect.provideService(app, HttpServerRequest.HttpServerRequest, request)).pipe(
-      Effect.provideService(HttpServerRequest.HttpServerRequest, request.modify({ url: Redaction.redact(request.url) }))
-    )
-  )
+export const accessLog = Observability.accessLog
 
 /**
  * The API as a server layer on the `HttpServer` in context (for example `NodeHttpServer.layer`);
- * `disableLogger: false` adds the {@link accessLog}.
+ * `disableLogger: false` adds the {@link accessLog}. `observability` instead counts every request
+ * and writes one structured line per request ({@link Observability.requestLog}) and, with
+ * `metrics`, serves `GET /metrics` ({@link Observability.metricsRoute}).
  *
  * @since 0.1.0
  */
 export const serve = (
-  options: { readonly rateLimit?: RateLimit | false; readonly disableLogger?: boolean } & RequestLimits &
+  options: {
+    readonly rateLimit?: RateLimit | false
+    readonly disableLogger?: boolean
+    readonly observability?: Observability.RequestLogOptions & {
+      readonly metrics?: Observability.MetricsOptions | false
+    }
+  } & RequestLimits &
     ClientAddresses = {}
-) =>
-  HttpRouter.serve(layerRoutesWith(options), {
+) => {
+  const observability = options.observability
+  const routes =
+    observability?.metrics !== undefined && observability.metrics !== false
+      ? Layer.merge(
+          layerRoutesWith(options),
+          Observability.metricsRoute(observability.metrics).pipe(Layer.provide(Observability.routeNotes.layer))
+        )
+      : layerRoutesWith(options)
+  return HttpRouter.serve(routes, {
     disableListenLog: true,
     disableLogger: true,
-    ...(options.disableLogger === false ? { middleware: accessLog } : {})
+    ...(observability !== undefined
+      ? { middleware: Observability.requestLog(observability) }
+      : options.disableLogger === false
+        ? { middleware: accessLog }
+        : {})
   })
+}
 
 /**
  * A `Request => Promise<Response>` handler for hosts that mount the API in their own server. A

@@ -5,7 +5,7 @@
  */
 import { DunningPolicy, Portal, TaxRates } from "@recur/core"
 import { Http } from "@recur/http"
-import { Config, Effect, Option, Redacted, Result } from "effect"
+import { Config, Effect, type LogLevel, Option, Redacted, Result } from "effect"
 import { MasterKey } from "@recur/sql"
 import { readFileSync } from "node:fs"
 import { resolve } from "node:path"
@@ -55,7 +55,68 @@ export interface ServerConfig {
   readonly stripeApiBase: Option.Option<string>
   /** `RECUR_STRIPE_JS_URL`: where pages load Stripe.js from (a local copy in tests); Stripe's by default. */
   readonly stripeJsUrl: Option.Option<string>
+  /** `RECUR_METRICS_TOKEN`: the bearer token `GET /metrics` requires; none by default (open). */
+  readonly metricsToken: Option.Option<Redacted.Redacted<string>>
+  /**
+   * `RECUR_OTLP_URL`: an OTLP/HTTP collector (`http://collector:4318`, or its full
+   * `…/v1/traces` URL) the server sends its spans to; off by default.
+   */
+  readonly otlpUrl: Option.Option<string>
 }
+
+/**
+ * How the server logs: `RECUR_LOG_FORMAT` and `RECUR_LOG_LEVEL`.
+ *
+ * @since 0.1.0
+ */
+export interface LogSettings {
+  /** `json` (default): one JSON object per line; `pretty`: logfmt for people reading a terminal. */
+  readonly format: "json" | "pretty"
+  /** The least severe level written (default `Info`). */
+  readonly level: LogLevel.LogLevel
+}
+
+const LEVELS: Record<string, LogLevel.LogLevel> = {
+  all: "All",
+  trace: "Trace",
+  debug: "Debug",
+  info: "Info",
+  warn: "Warn",
+  warning: "Warn",
+  error: "Error",
+  fatal: "Fatal",
+  none: "None",
+  off: "None"
+}
+
+/**
+ * Parses `RECUR_LOG_LEVEL` (case-insensitive: trace, debug, info, warn, error, fatal, none).
+ *
+ * @since 0.1.0
+ */
+export const parseLogLevel = (text: string): LogLevel.LogLevel | undefined => LEVELS[text.trim().toLowerCase()]
+
+/**
+ * Reads `RECUR_LOG_FORMAT` (`json`, or `pretty`) and `RECUR_LOG_LEVEL` (`info`).
+ *
+ * @since 0.1.0
+ */
+export const logging = Effect.gen(function* () {
+  const formatText = (yield* Config.String("RECUR_LOG_FORMAT").pipe(Config.withDefault("json"))).trim().toLowerCase()
+  const format =
+    formatText === "json" ? "json" : formatText === "pretty" || formatText === "logfmt" ? "pretty" : undefined
+  if (format === undefined)
+    return yield* Effect.fail(new Error(`RECUR_LOG_FORMAT must be json or pretty, not ${JSON.stringify(formatText)}`))
+  const levelText = yield* Config.String("RECUR_LOG_LEVEL").pipe(Config.withDefault("info"))
+  const level = parseLogLevel(levelText)
+  if (level === undefined)
+    return yield* Effect.fail(
+      new Error(
+        `RECUR_LOG_LEVEL must be one of trace, debug, info, warn, error, fatal, none, not ${JSON.stringify(levelText)}`
+      )
+    )
+  return { format, level } satisfies LogSettings
+})
 
 const RATE = /^(\d+(?:\.\d+)?)(?:\/(\d+))?$/
 
@@ -166,8 +227,8 @@ export const parseTrustedProxies = (text: string): Result.Result<ReadonlyArray<s
  * `RECUR_DATABASE_SCHEMA`, `RECUR_MASTER_KEY` (generated into the data directory for the
  * embedded default, required with Postgres), `RECUR_RATE_LIMIT` (`100/200`, or `off`),
  * `RECUR_MAX_BODY_BYTES` (`1048576`), `RECUR_TRUSTED_PROXIES` (none), `RECUR_ACCESS_LOG` (`true`), `RECUR_WEBHOOKS_ALLOW_PRIVATE` (`false`), `RECUR_WORKER_CONCURRENCY`,
- * `RECUR_DUNNING_RETRY_DAYS` (`1,3,5,7`), `RECUR_DUNNING_FINAL_STATE` (`unpaid`), `RECUR_TAX_RATES` and
- * `RECUR_PORTAL_SETTINGS`.
+ * `RECUR_DUNNING_RETRY_DAYS` (`1,3,5,7`), `RECUR_DUNNING_FINAL_STATE` (`unpaid`), `RECUR_TAX_RATES`,
+ * `RECUR_PORTAL_SETTINGS`, `RECUR_METRICS_TOKEN` (none) and `RECUR_OTLP_URL` (none).
  *
  * @since 0.1.0
  */
@@ -226,6 +287,12 @@ export const load = Effect.gen(function* () {
   const stripeJsUrl = yield* Config.option(Config.String("RECUR_STRIPE_JS_URL"))
   if (Option.isSome(stripeJsUrl) && !/^https?:\/\/[^\s"'<>]+$/.test(stripeJsUrl.value))
     return yield* Effect.fail(new Error("RECUR_STRIPE_JS_URL must be an http(s) URL"))
+  const metricsToken = yield* Config.option(Config.Redacted("RECUR_METRICS_TOKEN"))
+  if (Option.isSome(metricsToken) && !/^\S{16,}$/.test(Redacted.value(metricsToken.value)))
+    return yield* Effect.fail(new Error("RECUR_METRICS_TOKEN must be at least 16 characters, without spaces"))
+  const otlpUrl = yield* Config.option(Config.String("RECUR_OTLP_URL"))
+  if (Option.isSome(otlpUrl) && !/^https?:\/\/[^\s]+$/.test(otlpUrl.value))
+    return yield* Effect.fail(new Error("RECUR_OTLP_URL must be an http(s) URL, e.g. http://127.0.0.1:4318"))
   const configured = yield* Config.option(Config.Redacted("RECUR_MASTER_KEY"))
   let masterKey: Redacted.Redacted<string>
   if (Option.isSome(configured)) {
@@ -258,6 +325,8 @@ export const load = Effect.gen(function* () {
     taxRates: taxRates.success,
     portal: portal.success,
     stripeApiBase,
-    stripeJsUrl
+    stripeJsUrl,
+    metricsToken,
+    otlpUrl
   } satisfies ServerConfig
 })

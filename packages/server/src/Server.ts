@@ -26,6 +26,7 @@ import {
   Ports,
   type ProcessorEvents,
   type Reconciliation,
+  Redaction,
   type Refunds,
   type Renewals,
   type SandboxClock,
@@ -44,11 +45,12 @@ import { engineOn } from "@recur/embedded"
 import { StripeGateway } from "@recur/payment-stripe"
 import { Pg } from "@recur/sql"
 import { Http } from "@recur/http"
-import { Console, Effect, Layer, Option, Redacted, References } from "effect"
-import { HttpMiddleware, HttpServer } from "effect/http"
+import { Console, Effect, Layer, Logger, Metric, Option, Redacted, References } from "effect"
+import { FetchHttpClient, HttpMiddleware, HttpServer } from "effect/http"
+import { OtlpSerialization, OtlpTracer } from "effect/observability"
 import { createServer } from "node:http"
 import { Dispatcher } from "@recur/webhooks"
-import type { ServerConfig } from "./Config.js"
+import type { LogSettings, ServerConfig } from "./Config.js"
 
 /**
  * The services the server runs on.
@@ -228,12 +230,22 @@ export const serve = (config: ServerConfig) => {
       const port = server.address._tag === "UnixPathAddress" ? config.port : server.address.port
       const actual = withPort(config, port)
       const engineLive = engine(actual)
-      const http = Http.serve({
-        rateLimit: actual.rateLimit,
-        maxBodyBytes: actual.maxBodyBytes,
-        trustedProxies: actual.trustedProxies,
-        disableLogger: !actual.accessLog
-      })
+      const http = Layer.unwrap(
+        Effect.map(SqlClient.SqlClient, (sql) =>
+          Http.serve({
+            rateLimit: actual.rateLimit,
+            maxBodyBytes: actual.maxBodyBytes,
+            trustedProxies: actual.trustedProxies,
+            observability: {
+              log: actual.accessLog,
+              metrics: {
+                token: Option.getOrUndefined(actual.metricsToken),
+                beforeScrape: workQueueDepth(sql)
+              }
+            }
+          })
+        )
+      )
       const worker = Layer.effectDiscard(
         Effect.forkScoped(workers(`server-${process.pid}`, { concurrency: actual.workerConcurrency }))
       )
@@ -246,18 +258,73 @@ export const serve = (config: ServerConfig) => {
       return Layer.mergeAll(http, worker, demo, ready).pipe(Layer.provide(engineLive))
     })
   ).pipe(Layer.provide(listening))
-  // No tracing exporter is configured in the standalone server: spans would only cost time
-  // (a span per request and per service call). Embedders who export traces keep Effect's default.
+  // Without RECUR_OTLP_URL no tracing exporter is configured: spans would only cost time (a span
+  // per request and per service call). Embedders who export traces keep Effect's default.
   const untraced = <E>(l: Layer.Layer<never, E>) =>
-    config.tracing
-      ? l
-      : l.pipe(
-          Layer.provide(
-            Layer.mergeAll(
-              Layer.succeed(References.TracerEnabled, false),
-              Layer.succeed(HttpMiddleware.TracerDisabledWhen, () => true)
+    Option.isSome(config.otlpUrl)
+      ? l.pipe(Layer.provide(otlp(config.otlpUrl.value)))
+      : config.tracing
+        ? l
+        : l.pipe(
+            Layer.provide(
+              Layer.mergeAll(
+                Layer.succeed(References.TracerEnabled, false),
+                Layer.succeed(HttpMiddleware.TracerDisabledWhen, () => true)
+              )
             )
           )
-        )
   return untraced(running)
+}
+
+/**
+ * Spans sent to an OTLP/HTTP collector (JSON encoding) through Effect's own exporter
+ * (`effect/observability`'s `OtlpTracer`): `url` is the collector's base (`/v1/traces` is added)
+ * or its full traces URL.
+ *
+ * @since 0.1.0
+ */
+export const otlp = (url: string, options: { readonly exportInterval?: number } = {}) =>
+  OtlpTracer.layer({
+    url: /\/v1\/traces\/?$/.test(url) ? url : `${url.replace(/\/+$/, "")}/v1/traces`,
+    resource: { serviceName: "recur" },
+    ...(options.exportInterval !== undefined ? { exportInterval: options.exportInterval } : {})
+  }).pipe(Layer.provide(OtlpSerialization.layerJson), Layer.provide(FetchHttpClient.layer))
+
+/**
+ * The loggers for `RECUR_LOG_FORMAT` and `RECUR_LOG_LEVEL`: JSON lines or logfmt, every secret
+ * redacted (`Redaction`), from the level given up.
+ *
+ * @since 0.1.0
+ */
+export const logging = (settings: LogSettings) =>
+  Layer.mergeAll(
+    Logger.layer([settings.format === "json" ? Redaction.jsonLogger : Redaction.logger]),
+    Layer.succeed(References.MinimumLogLevel, settings.level)
+  )
+
+const queueItems = Metric.gauge("recur_work_queue_items", {
+  description: "Work items scheduled, by lane (live, frozen: sandbox clocks, held: set aside) and kind"
+})
+const queueDue = Metric.gauge("recur_work_queue_due", {
+  description: "Live work items due now and not yet done, by kind (the worker's backlog)"
+})
+
+/** The work queue's depth, read at each scrape (kinds seen before and gone now read 0). */
+const workQueueDepth = (sql: SqlClient.SqlClient) => {
+  const seen = new Set<string>()
+  return Effect.gen(function* () {
+    const now = Date.now()
+    const rows = yield* sql<{ lane: string; kind: string; n: number; due: number }>`
+      select lane, kind, count(*)::int as n,
+        count(*) filter (where lane = 'live' and due_at <= ${now})::int as due
+      from recur_work_items group by lane, kind`
+    const current = new Map(rows.map((r) => [`${r.lane} ${r.kind}`, r]))
+    for (const key of new Set([...seen, ...current.keys()])) {
+      seen.add(key)
+      const [lane, kind] = key.split(" ") as [string, string]
+      const row = current.get(key)
+      yield* Metric.update(Metric.withAttributes(queueItems, { lane, kind }), row?.n ?? 0)
+      if (lane === "live") yield* Metric.update(Metric.withAttributes(queueDue, { kind }), row?.due ?? 0)
+    }
+  }).pipe(Effect.catchCause((cause) => Effect.logWarning("work queue depth not read", cause)))
 }

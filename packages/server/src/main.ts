@@ -5,9 +5,9 @@
  * @since 0.1.0
  */
 import { NodeRuntime } from "@effect/platform-node"
-import { Merchants, PaymentSettings, Redaction } from "@recur/core"
+import { Merchants, PaymentSettings } from "@recur/core"
 import { DataDirLock, Pg } from "@recur/sql"
-import { Cause, Console, Data, Effect, Exit, Layer, Runtime } from "effect"
+import { Cause, Console, Data, Effect, Exit, Layer, Option, Runtime } from "effect"
 import * as Config from "./Config.js"
 import * as Server from "./Server.js"
 
@@ -48,11 +48,15 @@ const program = Effect.gen(function* () {
     case "migrate":
       return yield* withEngine(() => Console.log("migrations are up to date"))
     case "worker":
-      // like `serve`: no exporter in the standalone worker, so no spans unless RECUR_TRACING asks
+      // like `serve`: no spans unless RECUR_OTLP_URL sends them somewhere (or RECUR_TRACING asks)
       return yield* withEngine((config) =>
-        Server.workers(`worker-${process.pid}`, { concurrency: config.workerConcurrency }).pipe(
-          Effect.withTracerEnabled(config.tracing)
-        )
+        Option.isSome(config.otlpUrl)
+          ? Server.workers(`worker-${process.pid}`, { concurrency: config.workerConcurrency }).pipe(
+              Effect.provide(Server.otlp(config.otlpUrl.value))
+            )
+          : Server.workers(`worker-${process.pid}`, { concurrency: config.workerConcurrency }).pipe(
+              Effect.withTracerEnabled(config.tracing)
+            )
       )
     case "merchant": {
       if (sub === "payments") {
@@ -155,5 +159,10 @@ const told = (program as Effect.Effect<unknown, unknown>).pipe(
   Effect.catchIf(operatorError, (e) => Effect.andThen(Console.error(`recur: ${e.message}`), Effect.fail(new Told())))
 )
 
-// every log line (the access log, the worker's and the webhooks' errors) with its secrets redacted
-NodeRuntime.runMain(told.pipe(Effect.provide(Redaction.layer)), { teardown })
+// every log line (the request log, the worker's and the webhooks' lines) as RECUR_LOG_FORMAT and
+// RECUR_LOG_LEVEL say, with its secrets redacted
+const logged = Effect.flatMap(
+  Effect.catch(Config.logging, (e) => tell(e.message)),
+  (settings) => Effect.provide(told, Server.logging(settings))
+)
+NodeRuntime.runMain(logged, { teardown })

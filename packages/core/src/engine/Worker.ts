@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import { Context, Effect, Layer } from "effect"
+import { Clock, Context, Effect, Layer, Option } from "effect"
 import * as Dunning from "../payments/Dunning.js"
 import * as Charges from "../payments/Charges.js"
 import * as Reconciliation from "../payments/Reconciliation.js"
@@ -15,6 +15,7 @@ import * as OwedRefunds from "../refunds/OwedRefunds.js"
 import * as Refunds from "../refunds/Refunds.js"
 import * as Renewals from "../subscriptions/Renewals.js"
 import * as Store from "../kernel/Store.js"
+import * as Telemetry from "../kernel/Telemetry.js"
 import * as WebhookDispatch from "../webhooks/WebhookDispatch.js"
 
 /**
@@ -72,7 +73,10 @@ export class Worker extends Context.Service<Worker>()("@recur/core/Worker", {
         case "renewal":
           return renewalService.renew(merchantId, subjectId)
         case "dunning":
-          return dunning.retry(merchantId, subjectId)
+          return dunning.retry(merchantId, subjectId).pipe(
+            Effect.tap((r) => Telemetry.countDunning(Option.isSome(r) ? r.value.status : "skipped")),
+            Effect.tapCause(() => Telemetry.countDunning("error"))
+          )
         case "trial_notice":
           return renewalService.trialNotice(merchantId, subjectId)
         case "incomplete_expiry":
@@ -97,12 +101,14 @@ export class Worker extends Context.Service<Worker>()("@recur/core/Worker", {
       yield* Effect.annotateCurrentSpan({ kind: item.kind })
       // an item of a kind this version does not know (written by a newer one) is left alone
       if (!isWorkKind(item.kind)) return yield* Effect.as(Effect.logWarning(`unknown work kind ${item.kind}`), false)
-      return yield* workOf(item.kind, item.merchant_id, item.subject_id).pipe(
+      const done = yield* workOf(item.kind, item.merchant_id, item.subject_id).pipe(
         Effect.as(true),
         Effect.catchCause((cause) =>
           Effect.as(Effect.logError(`work item ${item.kind} ${item.subject_id} failed`, cause), false)
         )
       )
+      if (item.kind === "renewal") yield* Telemetry.countRenewals(done ? 1 : 0, done ? 0 : 1)
+      return done
     })
 
     /**
@@ -192,6 +198,7 @@ export class Worker extends Context.Service<Worker>()("@recur/core/Worker", {
         )
         const runBatch = (batch: ReadonlyArray<Store.WorkItem>) =>
           Effect.gen(function* () {
+            const started = yield* Clock.currentTimeMillis
             const finished = yield* renewalBatches
               .renewMany(
                 batch[0]!.merchant_id,
@@ -213,6 +220,19 @@ export class Worker extends Context.Service<Worker>()("@recur/core/Worker", {
               { discard: true }
             )
             ran += batch.length
+            // one line per batch, with the numbers the metrics count
+            const billed = batch.filter((i) => finished.has(i.subject_id)).length
+            yield* Telemetry.countRenewals(billed, batch.length - billed)
+            yield* Effect.logInfo("renewal batch").pipe(
+              Effect.annotateLogs({
+                event: "recur.renewal.batch",
+                merchant_id: batch[0]!.merchant_id,
+                count: batch.length,
+                billed,
+                failed: batch.length - billed,
+                duration_ms: (yield* Clock.currentTimeMillis) - started
+              })
+            )
           })
         // items of one subject stay in order, one after the other; subjects run side by side
         const runGroup = (group: ReadonlyArray<Store.WorkItem>) =>

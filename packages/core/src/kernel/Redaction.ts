@@ -56,3 +56,11 @@ export const logger: Logger.Logger<unknown, void> = Logger.withConsoleLog(Logger
  * @since 0.1.0
  */
 export const layer: Layer.Layer<never> = Logger.layer([logger])
+
+/**
+ * {@link logger} as JSON: one object per line (`message`, `level`, `timestamp`, `annotations`,
+ * `spans`, `cause`, `fiberId`), every secret redacted.
+ *
+ * @since 0.1.0
+ */
+export const jsonLogger: Logger.Logger<unknown, void> = Logger.withConsoleLog(Logger.map(Logger.formatJson, redact))

@@ -15,6 +15,7 @@ import * as Ids from "../kernel/Ids.js"
 import * as Lifecycle from "../kernel/Lifecycle.js"
 import * as Secrets from "../tenants/Secrets.js"
 import * as Store from "../kernel/Store.js"
+import * as Telemetry from "../kernel/Telemetry.js"
 import * as Webhook from "./Webhook.js"
 
 /**
@@ -187,6 +188,23 @@ export class WebhookDispatch extends Context.Service<WebhookDispatch>()("@recur/
           : null
       const firstAt = d.first_attempt_at ?? at
       const attempts = d.attempts + 1
+      // one line per attempt, with the numbers the metrics count
+      const delivered = status !== null && WebhookDelivery.isSuccess(status)
+      yield* Telemetry.countWebhookAttempt({ delivered, durationMs: latency, lagMs: at - event.value.value.created_at })
+      yield* (delivered ? Effect.logInfo("webhook attempt") : Effect.logWarning("webhook attempt")).pipe(
+        Effect.annotateLogs({
+          event: "recur.webhook.attempt",
+          merchant_id: merchantId,
+          endpoint_id: d.endpoint_id,
+          event_id: d.event_id,
+          delivery_id: deliveryId,
+          attempt: attempts,
+          status_code: status ?? "none",
+          outcome: delivered ? "delivered" : "failed",
+          duration_ms: latency,
+          ...(error !== null ? { error } : {})
+        })
+      )
       const recorded = {
         ...d,
         attempts,

@@ -9,6 +9,7 @@ import { HttpServerRequest } from "effect/http"
 import { Authentication, CurrentMerchant } from "../api/Shared.js"
 import * as ApiErrors from "../Errors.js"
 import * as AuthMemo from "../internal/authMemo.js"
+import * as Observed from "../internal/observed.js"
 
 const BEARER = /^Bearer (\S+)$/
 
@@ -47,6 +48,7 @@ export const authenticationLive = Layer.effect(
               })
             )
           }
+          Observed.noteMerchant(request, auth.merchant.merchant_id)
           return yield* Effect.provideService(httpEffect, CurrentMerchant, { merchant: auth.merchant, requestId })
         })
     })
