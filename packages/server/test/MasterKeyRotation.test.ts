@@ -1,0 +1,170 @@
+/**
+ * `recur master-key rotate` on a PGlite data directory: every stored secret (API keys, a webhook
+ * endpoint's secret, a merchant's Stripe keys, a stored idempotent answer) reads back after the
+ * rotation and a restart, the invoice link sent before keeps opening for the grace and not after,
+ * and a rotation interrupted between its steps still starts and finishes when run again.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { MasterKeyRotation, Secrets } from "@recur/core"
+import { createBilling, layer } from "@recur/embedded"
+import { MasterKey } from "@recur/sql"
+import { Effect, Redacted } from "effect"
+import { spawnSync } from "node:child_process"
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
+import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { Mount } from "@recur/http"
+import { readBack, type Written, write } from "../../http/test/fixtures/restart.js"
+
+const root = fileURLToPath(new URL("../../..", import.meta.url))
+const main = fileURLToPath(new URL("../src/main.ts", import.meta.url))
+
+const recur = (args: ReadonlyArray<string>, env: Record<string, string>) => {
+  const { RECUR_MASTER_KEY: _k, DATABASE_URL: _d, ...rest } = process.env
+  return spawnSync(process.execPath, ["--conditions=source", "--import", "tsx", main, ...args], {
+    cwd: root,
+    env: { ...rest, ...env },
+    encoding: "utf8",
+    timeout: 90_000
+  })
+}
+
+/** A webhook receiver on port 0 that answers 200. */
+const receiver = async () => {
+  const server = createServer((req, res) => {
+    req.resume()
+    req.on("end", () => res.writeHead(200).end("ok"))
+  })
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve()))
+  }
+}
+
+/** Every secret written before reads back, and the link sent before opens. */
+const expectReadable = async (dir: string, written: Written) => {
+  const back = await readBack(dir, written)
+  expect(back.authenticated).toBe(200)
+  expect(back.customers).toEqual([written.customerId])
+  expect(back.replay).toEqual([200, written.customerId])
+  expect(back.page[0]).toBe(200)
+  expect(back.page[1]).toContain(written.invoiceNumber)
+  expect(back.credentials).toMatchObject({
+    secret_key: written.stripeSecretKey,
+    webhook_secret: written.stripeWebhookSecret
+  })
+}
+
+/** The status of the invoice page at `path`, and the path the API gives the invoice now. */
+const links = async (dir: string, written: Written, path: string) => {
+  const billing = await createBilling({ storage: { pglite: dir }, publicUrl: "http://localhost:4000" })
+  const api = await Mount.fetchHandler(billing)
+  try {
+    const page = await api.fetch(new Request(`http://localhost${path}`))
+    const list = await api.fetch(
+      new Request("http://localhost/api/v1/invoices", {
+        headers: { authorization: `Bearer ${written.apiKey}`, "request-id": `rotate-${Date.now()}` }
+      })
+    )
+    const body = (await list.json()) as { data: { list: Array<{ hosted_invoice_url: string }> } }
+    expect(body.data?.list?.length, JSON.stringify(body)).toBe(1)
+    const invoice = body.data.list[0]!
+    const current = new URL(invoice.hosted_invoice_url).pathname
+    const fresh = await api.fetch(new Request(`http://localhost${current}`))
+    return { old: page.status, current, fresh: fresh.status }
+  } finally {
+    await api.close()
+    await billing.close()
+  }
+}
+
+const ROTATED =
+  /^Master key rotated to key (\S+) \(was (\S+)\): (\d+) stored secrets re-encrypted, (\d+) invoice links signed again; links signed under the old key open until (\S+)$/m
+
+describe("recur master-key rotate (PGlite data directory)", () => {
+  it("re-encrypts every secret under a new key; after a restart secrets read back, old links open until the grace ends", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "recur-rotate-"))
+    const hooks = await receiver()
+    try {
+      const written = await write(dir, hooks.url)
+      const oldKey = readFileSync(join(dir, "master.key"), "utf8").trim()
+      const rotated = recur(["master-key", "rotate", "--grace", "2h"], { RECUR_DATA_DIR: dir })
+      expect(rotated.status, rotated.stderr).toBe(0)
+      const m = ROTATED.exec(rotated.stdout)
+      expect(m, rotated.stdout).not.toBeNull()
+      expect(rotated.stdout.trim().split("\n")).toHaveLength(1)
+      // no key is printed, only key ids
+      expect(rotated.stdout).not.toMatch(/[0-9a-f]{64}/)
+      expect(Number(m![3])).toBeGreaterThanOrEqual(5) // 2 API keys, the endpoint, the Stripe keys, the answer
+      expect(Number(m![4])).toBe(1)
+      const until = Date.parse(m![5]!)
+      expect(until - Date.now()).toBeGreaterThan(2 * 3_600_000 - 120_000)
+      const newKey = readFileSync(join(dir, "master.key"), "utf8").trim()
+      expect(newKey).toMatch(/^[0-9a-f]{64}$/)
+      expect(newKey).not.toBe(oldKey)
+      expect(existsSync(join(dir, MasterKey.NEXT_FILE))).toBe(false)
+      const previous = join(dir, MasterKey.PREVIOUS_FILE)
+      expect(readFileSync(previous, "utf8")).toBe(`${oldKey} ${until}\n`)
+      expect(statSync(previous).mode & 0o777).toBe(0o600)
+
+      // a restart: everything reads back, the link sent before opens, the API hands out a new one
+      await expectReadable(dir, written)
+      const within = await links(dir, written, written.invoicePath)
+      expect(within.old).toBe(200)
+      expect(within.current).not.toBe(written.invoicePath)
+      expect(within.fresh).toBe(200)
+
+      // the grace is over (the instant the file keeps has passed): the old link no longer opens
+      writeFileSync(previous, `${oldKey} ${Date.now() - 1}\n`)
+      const after = await links(dir, written, written.invoicePath)
+      expect(after.old).toBe(404)
+      expect(after.fresh).toBe(200)
+      await expectReadable(dir, { ...written, invoicePath: after.current })
+    } finally {
+      await hooks.close()
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }, 300_000)
+
+  it("a rotation stopped after writing the new key, or after its transaction, still starts; running it again finishes", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "recur-rotate-crash-"))
+    const hooks = await receiver()
+    try {
+      const written = await write(dir, hooks.url)
+      const oldKey = readFileSync(join(dir, "master.key"), "utf8").trim()
+      const next = Redacted.make(MasterKey.generate())
+
+      // stopped right after step 1 (the new key written beside the data, nothing encrypted under it)
+      await Effect.runPromise(MasterKey.writeNext(dir, next))
+      await expectReadable(dir, written)
+
+      // stopped after step 2 (the transaction committed: every secret is under the new key), before the promotion
+      await Effect.runPromise(
+        MasterKeyRotation.resealAll().pipe(
+          Effect.provide(
+            layer({ storage: { pglite: dir }, masterKey: Redacted.value(next), previousMasterKeys: [{ key: oldKey }] })
+          )
+        )
+      )
+      expect(readFileSync(join(dir, "master.key"), "utf8").trim()).toBe(oldKey)
+      await expectReadable(dir, written)
+      const pending = await links(dir, written, written.invoicePath)
+      expect([pending.old, pending.fresh]).toEqual([200, 200])
+
+      // run again: the same new key is taken from master.key.next and promoted
+      const rotated = recur(["master-key", "rotate"], { RECUR_DATA_DIR: dir })
+      expect(rotated.status, rotated.stderr).toBe(0)
+      expect(ROTATED.exec(rotated.stdout)?.[1], rotated.stdout).toBe(Secrets.keyIdOf(next))
+      expect(readFileSync(join(dir, "master.key"), "utf8").trim()).toBe(Redacted.value(next))
+      expect(existsSync(join(dir, MasterKey.NEXT_FILE))).toBe(false)
+      await expectReadable(dir, written)
+    } finally {
+      await hooks.close()
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }, 300_000)
+})
