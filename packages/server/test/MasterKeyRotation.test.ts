@@ -5,7 +5,7 @@
  * and a rotation interrupted between its steps still starts and finishes when run again.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { MasterKeyRotation, Secrets } from "@recur/core"
+import { MasterKeyRotation, Secrets, Webhooks } from "@recur/core"
 import { createBilling, layer } from "@recur/embedded"
 import { MasterKey } from "@recur/sql"
 import { Effect, Redacted } from "effect"
@@ -75,6 +75,15 @@ const links = async (dir: string, written: Written, path: string) => {
     const invoice = body.data.list[0]!
     const current = new URL(invoice.hosted_invoice_url).pathname
     const fresh = await api.fetch(new Request(`http://localhost${current}`))
+    // the webhook endpoint's secret, decrypted: the one shown at its creation
+    const endpointSecret = await Effect.runPromise(
+      Effect.gen(function* () {
+        const webhooks = yield* Webhooks.Webhooks
+        const [endpoint] = (yield* webhooks.list(written.merchantId, { limit: 10 })).list
+        return yield* webhooks.secretOf(written.merchantId, endpoint!.id)
+      }).pipe(Effect.provide(await billing.context()))
+    )
+    expect(endpointSecret).toBe(written.endpointSecret)
     return { old: page.status, current, fresh: fresh.status }
   } finally {
     await api.close()
