@@ -5,10 +5,11 @@
  * and a rotation interrupted between its steps still starts and finishes when run again.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { MasterKeyRotation, Secrets, Webhooks } from "@recur/core"
-import { createBilling, layer } from "@recur/embedded"
-import { MasterKey } from "@recur/sql"
-import { Effect, Redacted } from "effect"
+import { MasterKeyRotation, Merchants, Secrets, Webhooks } from "@recur/core"
+import { createBilling, engineOn, layer } from "@recur/embedded"
+import { MasterKey, Pg } from "@recur/sql"
+import { SqlClient } from "effect/sql"
+import { Effect, Option, Redacted } from "effect"
 import { spawnSync } from "node:child_process"
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { createServer } from "node:http"
@@ -174,6 +175,84 @@ describe("recur master-key rotate (PGlite data directory)", () => {
     } finally {
       await hooks.close()
       rmSync(dir, { recursive: true, force: true })
+    }
+  }, 300_000)
+})
+
+const url = process.env.RECUR_TEST_DATABASE_URL
+describe.skipIf(url === undefined)("recur master-key rotate (PostgreSQL, keys in the environment)", () => {
+  it("--new-key or a generated key printed once; the old key then only in RECUR_MASTER_KEY_PREVIOUS", async () => {
+    const schema = `recur_rotate_${Date.now().toString(36)}`
+    const on = <A, E>(
+      keys: { masterKey: string; previousMasterKeys?: ReadonlyArray<{ key: string }> },
+      program: Effect.Effect<A, E, Merchants.Merchants | Webhooks.Webhooks | SqlClient.SqlClient>
+    ) => Effect.runPromise(Effect.provide(program, engineOn(Pg.layerPgUrl({ url: url!, schema }), keys)))
+    const oldKey = MasterKey.generate()
+    const env = { DATABASE_URL: url!, RECUR_DATABASE_SCHEMA: schema }
+    try {
+      const written = await on(
+        { masterKey: oldKey },
+        Effect.gen(function* () {
+          const created = yield* (yield* Merchants.Merchants).create({ name: "PG shop", currency: "USD" })
+          const m = created.merchant.merchant_id
+          const endpoint = yield* (yield* Webhooks.Webhooks).create(m, {
+            url: "http://127.0.0.1:9/hooks",
+            all_events: true
+          })
+          return { m, apiKey: created.api_key, endpoint }
+        })
+      )
+      const readable = (keys: { masterKey: string; previousMasterKeys?: ReadonlyArray<{ key: string }> }) =>
+        on(
+          keys,
+          Effect.gen(function* () {
+            const auth = yield* (yield* Merchants.Merchants).authenticate(written.apiKey)
+            expect(auth.merchant.merchant_id).toBe(written.m)
+            const keysOf = yield* (yield* Merchants.Merchants).signingKeys(written.m)
+            expect(keysOf.current).toEqual(Option.some(written.apiKey))
+            return yield* (yield* Webhooks.Webhooks).secretOf(written.m, written.endpoint.id)
+          })
+        )
+
+      const newKey = MasterKey.generate()
+      const given = recur(["master-key", "rotate", "--new-key", newKey, "--grace", "1h"], {
+        ...env,
+        RECUR_MASTER_KEY: oldKey
+      })
+      expect(given.status, given.stderr).toBe(0)
+      expect(given.stdout.trim().split("\n")).toHaveLength(1)
+      expect(given.stdout).toMatch(
+        /Now set RECUR_MASTER_KEY to the new key, RECUR_MASTER_KEY_PREVIOUS to the old one and RECUR_MASTER_KEY_PREVIOUS_UNTIL=\S+, and restart every Recur process/
+      )
+      expect(given.stdout).not.toMatch(/[0-9a-f]{64}/)
+      // every secret is under the new key: the new key alone reads them
+      expect(await readable({ masterKey: newKey })).toBe(written.endpoint.secret)
+
+      // a generated key, printed once before the transaction
+      const generated = recur(["master-key", "rotate"], {
+        ...env,
+        RECUR_MASTER_KEY: newKey,
+        RECUR_MASTER_KEY_PREVIOUS: oldKey
+      })
+      expect(generated.status, generated.stderr).toBe(0)
+      const lines = generated.stdout.trim().split("\n")
+      expect(lines).toHaveLength(2)
+      const printed = /^New master key \(shown once; keep it with your backups\): ([0-9a-f]{64})$/.exec(lines[0]!)?.[1]
+      expect(printed, generated.stdout).toBeDefined()
+      expect(await readable({ masterKey: printed!, previousMasterKeys: [] })).toBe(written.endpoint.secret)
+      // the key it replaced is no longer enough
+      const stale = await Effect.runPromiseExit(
+        Effect.provide(
+          Effect.flatMap(Webhooks.Webhooks, (w) => w.secretOf(written.m, written.endpoint.id)),
+          engineOn(Pg.layerPgUrl({ url: url!, schema }), { masterKey: newKey })
+        )
+      )
+      expect(stale._tag).toBe("Failure")
+    } finally {
+      await on(
+        { masterKey: oldKey },
+        Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(`drop schema if exists ${schema} cascade`))
+      ).catch(() => undefined)
     }
   }, 300_000)
 })
