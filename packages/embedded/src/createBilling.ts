@@ -91,6 +91,13 @@ export interface BillingOptions {
    * (a RangeError without it: a key made up at each start would lose every secret at restart).
    */
   readonly masterKey?: string
+  /**
+   * The master keys `masterKey` replaced (newest first), after a rotation: they still decrypt
+   * what was stored under them, and verify invoice and portal links signed under them until
+   * `until` (Unix ms; none: as long as they are listed). With `{ pglite: dir }` and no `masterKey`,
+   * the ones kept in `dir` (`master.key.previous`, and an interrupted rotation's `master.key.next`).
+   */
+  readonly previousMasterKeys?: ReadonlyArray<{ readonly key: string; readonly until?: number | undefined }>
   /** Exchange rates for `target_currency` without a `merchant_rate`, e.g. `{ "USD:EUR": "0.92" }`. */
   readonly fxRates?: Readonly<Record<string, string>>
   readonly publicUrl?: string
@@ -146,8 +153,10 @@ const randomHex = () =>
  * keeps it; a directory with data and no key is refused), a fresh one for storage that ends with
  * the process, and none for PostgreSQL — a RangeError, as for any bad option.
  */
-const masterKeyOf = (options: BillingOptions) => {
-  if (options.masterKey !== undefined) return Effect.succeed(options.masterKey)
+const masterKeyOf = (
+  options: BillingOptions
+): Effect.Effect<Pick<BillingOptions, "masterKey" | "previousMasterKeys">, unknown> => {
+  if (options.masterKey !== undefined) return Effect.succeed(options)
   const storage = options.storage
   if (storage !== undefined && storage !== "memory" && "postgres" in storage)
     throw new RangeError(
@@ -155,8 +164,11 @@ const masterKeyOf = (options: BillingOptions) => {
     )
   const dir = storage !== undefined && storage !== "memory" ? storage.pglite : undefined
   return dir === undefined || dir.includes("://")
-    ? Effect.sync(randomHex)
-    : Effect.map(MasterKey.inDataDir(dir), Redacted.value)
+    ? Effect.sync(() => ({ masterKey: randomHex() }))
+    : Effect.map(MasterKey.ringInDataDir(dir), (ring) => ({
+        masterKey: Redacted.value(ring.current),
+        previousMasterKeys: ring.previous.map((p) => ({ key: Redacted.value(p.key), until: p.until }))
+      }))
 }
 
 /**
@@ -166,9 +178,7 @@ const masterKeyOf = (options: BillingOptions) => {
  */
 export const layer = (options: BillingOptions = {}) => {
   const masterKey = masterKeyOf(options)
-  return Layer.unwrap(
-    Effect.map(masterKey, (key) => engineOn(storageLayer(options.storage), { ...options, masterKey: key }))
-  )
+  return Layer.unwrap(Effect.map(masterKey, (keys) => engineOn(storageLayer(options.storage), { ...options, ...keys })))
 }
 
 /**
@@ -181,7 +191,10 @@ export const engineOn = <A, E>(
   storage: Layer.Layer<A | Store.Storage, E>,
   options: Omit<BillingOptions, "storage"> = {}
 ) => {
-  const secrets = Secrets.layer(Redacted.make(options.masterKey ?? randomHex()))
+  const secrets = Secrets.layer(
+    Redacted.make(options.masterKey ?? randomHex()),
+    (options.previousMasterKeys ?? []).map((p) => ({ key: Redacted.make(p.key), until: p.until }))
+  )
   return Engine.layer.pipe(
     Layer.provideMerge(
       Layer.mergeAll(

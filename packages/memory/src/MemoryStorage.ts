@@ -293,6 +293,14 @@ export const make = Effect.gen(function* () {
             if (row.columns[column] === value) return Option.some(versioned(row))
           return Option.none()
         }),
+      scan: ({ after, limit }) =>
+        Effect.sync(() =>
+          [...rows().values()]
+            .filter((r) => after === undefined || r.id > after)
+            .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+            .slice(0, limit)
+            .map(versioned)
+        ),
       remove: (merchantId, id) =>
         write((undo) => {
           const row = rows().get(id)
@@ -571,7 +579,16 @@ export const make = Effect.gen(function* () {
           )
       }),
     release: (merchantId, requestId) =>
-      write((undo) => setMapEntry(idempotency, idem(merchantId, requestId), undefined, undo))
+      write((undo) => setMapEntry(idempotency, idem(merchantId, requestId), undefined, undo)),
+    scanCompleted: ({ after, limit }) =>
+      Effect.sync(() => {
+        const from = after === undefined ? undefined : idem(after.merchant_id, after.request_id)
+        return [...idempotency.entries()]
+          .filter(([k, r]) => r.state === "completed" && (from === undefined || k > from))
+          .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+          .slice(0, limit)
+          .map(([, r]) => r)
+      })
   }
 
   return Store.Storage.of({

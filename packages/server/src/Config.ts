@@ -3,7 +3,7 @@
  *
  * @since 0.1.0
  */
-import { DunningPolicy, Portal, TaxRates } from "@recur/core"
+import { DunningPolicy, Portal, type Secrets, TaxRates } from "@recur/core"
 import { Http } from "@recur/http"
 import { Config, Effect, type LogLevel, Option, Redacted, Result } from "effect"
 import { MasterKey } from "@recur/sql"
@@ -23,6 +23,12 @@ export interface ServerConfig {
   /** `RECUR_DATABASE_SCHEMA`: Recur's tables in their own PostgreSQL schema (created if missing). */
   readonly databaseSchema: Option.Option<string>
   readonly masterKey: Redacted.Redacted<string>
+  /**
+   * The master keys `masterKey` replaced (a rotation): `RECUR_MASTER_KEY_PREVIOUS` (comma-separated)
+   * with `RECUR_MASTER_KEY_PREVIOUS_UNTIL` (the instant their links stop opening), or the data
+   * directory's `master.key.previous` and `master.key.next`.
+   */
+  readonly previousMasterKeys: ReadonlyArray<Secrets.PreviousKey>
   /** `RECUR_WEBHOOKS_ALLOW_PRIVATE=true`: live merchants may also target private networks. */
   readonly allowPrivateWebhooks: boolean
   /** `RECUR_RATE_LIMIT`: `<per second>/<burst>` per API key (`100/200`), or `off`. */
@@ -225,7 +231,8 @@ export const parseTrustedProxies = (text: string): Result.Result<ReadonlyArray<s
 /**
  * Reads `PORT` (4000), `RECUR_PUBLIC_URL`, `RECUR_DATA_DIR` (`./.recur`), `DATABASE_URL`,
  * `RECUR_DATABASE_SCHEMA`, `RECUR_MASTER_KEY` (generated into the data directory for the
- * embedded default, required with Postgres), `RECUR_RATE_LIMIT` (`100/200`, or `off`),
+ * embedded default, required with Postgres), `RECUR_MASTER_KEY_PREVIOUS` and
+ * `RECUR_MASTER_KEY_PREVIOUS_UNTIL` (after a rotation, with `RECUR_MASTER_KEY`), `RECUR_RATE_LIMIT` (`100/200`, or `off`),
  * `RECUR_MAX_BODY_BYTES` (`1048576`), `RECUR_TRUSTED_PROXIES` (none), `RECUR_ACCESS_LOG` (`true`), `RECUR_WEBHOOKS_ALLOW_PRIVATE` (`false`), `RECUR_WORKER_CONCURRENCY`,
  * `RECUR_DUNNING_RETRY_DAYS` (`1,3,5,7`), `RECUR_DUNNING_FINAL_STATE` (`unpaid`), `RECUR_TAX_RATES`,
  * `RECUR_PORTAL_SETTINGS`, `RECUR_METRICS_TOKEN` (none) and `RECUR_OTLP_URL` (none).
@@ -295,17 +302,37 @@ export const load = Effect.gen(function* () {
     return yield* Effect.fail(new Error("RECUR_OTLP_URL must be an http(s) URL, e.g. http://127.0.0.1:4318"))
   const configured = yield* Config.option(Config.Redacted("RECUR_MASTER_KEY"))
   let masterKey: Redacted.Redacted<string>
+  let previousMasterKeys: ReadonlyArray<Secrets.PreviousKey> = []
   if (Option.isSome(configured)) {
     if (!MasterKey.isValid(Redacted.value(configured.value)))
       return yield* Effect.fail(new Error("RECUR_MASTER_KEY must be 64 hexadecimal characters (32 bytes)"))
     masterKey = configured.value
+    const previous = Redacted.value(
+      yield* Config.Redacted("RECUR_MASTER_KEY_PREVIOUS").pipe(Config.withDefault(Redacted.make("")))
+    )
+      .split(",")
+      .map((k) => k.trim())
+      .filter((k) => k !== "")
+    if (previous.some((k) => !MasterKey.isValid(k)))
+      return yield* Effect.fail(
+        new Error("RECUR_MASTER_KEY_PREVIOUS must be 64 hexadecimal characters (32 bytes), comma-separated")
+      )
+    const untilText = yield* Config.option(Config.String("RECUR_MASTER_KEY_PREVIOUS_UNTIL"))
+    const until = Option.map(untilText, (t) => Date.parse(t))
+    if (Option.isSome(until) && Number.isNaN(until.value))
+      return yield* Effect.fail(
+        new Error("RECUR_MASTER_KEY_PREVIOUS_UNTIL must be an ISO 8601 instant, e.g. 2026-12-03T12:00:00Z")
+      )
+    previousMasterKeys = previous.map((k) => ({ key: Redacted.make(k), until: Option.getOrUndefined(until) }))
   } else if (Option.isSome(databaseUrl)) {
     return yield* Effect.fail(
       new Error(new MasterKey.MasterKeyRequired({ setting: "RECUR_MASTER_KEY", storage: "DATABASE_URL" }).message)
     )
   } else {
     // beside the data, as createBilling keeps it; a missing key beside existing data is refused
-    masterKey = yield* MasterKey.inDataDir(dataDir).pipe(Effect.mapError((e) => new Error(e.message)))
+    const ring = yield* MasterKey.ringInDataDir(dataDir).pipe(Effect.mapError((e) => new Error(e.message)))
+    masterKey = ring.current
+    previousMasterKeys = ring.previous
   }
   return {
     port,
@@ -314,6 +341,7 @@ export const load = Effect.gen(function* () {
     databaseUrl,
     databaseSchema,
     masterKey,
+    previousMasterKeys,
     allowPrivateWebhooks,
     rateLimit,
     maxBodyBytes,

@@ -112,6 +112,7 @@ export const engine = (config: ServerConfig): Layer.Layer<Engine, unknown> =>
     }),
     {
       masterKey: Redacted.value(config.masterKey),
+      previousMasterKeys: config.previousMasterKeys.map((p) => ({ key: Redacted.value(p.key), until: p.until })),
       publicUrl: config.publicUrl,
       webhooks: { allowPrivateNetwork: config.allowPrivateWebhooks },
       dunning: config.dunning,

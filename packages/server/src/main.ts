@@ -1,13 +1,13 @@
 /**
  * The `recur` command line: `serve` (default), `migrate`, `merchant create`, `key rotate`,
- * `key revoke`, `worker`.
+ * `key revoke`, `master-key rotate`, `worker`.
  *
  * @since 0.1.0
  */
 import { NodeRuntime } from "@effect/platform-node"
-import { Merchants, PaymentSettings } from "@recur/core"
-import { DataDirLock, Pg } from "@recur/sql"
-import { Cause, Console, Data, Effect, Exit, Layer, Option, Runtime } from "effect"
+import { MasterKeyRotation, Merchants, PaymentSettings, Secrets } from "@recur/core"
+import { DataDirLock, MasterKey, Pg } from "@recur/sql"
+import { Cause, Clock, Console, Data, Effect, Exit, Layer, Option, Redacted, Runtime } from "effect"
 import * as Config from "./Config.js"
 import * as Server from "./Server.js"
 
@@ -19,10 +19,10 @@ const flag = (name: string): string | undefined => {
 const has = (name: string) => args.includes(`--${name}`)
 
 const duration = (text: string): number => {
-  const m = /^(\d+)(ms|s|m|h)?$/.exec(text)
-  if (!m) throw new Error(`not a duration: ${text} (e.g. 3m, 90s)`)
+  const m = /^(\d+)(ms|s|m|h|d)?$/.exec(text)
+  if (!m) throw new Error(`not a duration: ${text} (e.g. 3m, 90s, 7d)`)
   const n = Number(m[1])
-  return n * ({ ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[m[2] ?? "ms"] as number)
+  return n * ({ ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[m[2] ?? "ms"] as number)
 }
 
 const usage = `recur <command>
@@ -35,6 +35,14 @@ const usage = `recur <command>
                                           which keeps them out of the shell's history)
   key rotate --merchant M [--grace 3m]
   key revoke --merchant M --key K
+  master-key rotate [--grace 7d] [--new-key K]
+                                          re-encrypt every stored secret under a new master key in one
+                                          transaction; links signed before keep opening for the grace.
+                                          Data directory: the new key replaces master.key (stop the server
+                                          first). RECUR_MASTER_KEY (PostgreSQL): the new key is --new-key
+                                          (or RECUR_MASTER_KEY_NEW), else one is generated and printed once;
+                                          then set RECUR_MASTER_KEY=<new>, RECUR_MASTER_KEY_PREVIOUS=<old>,
+                                          RECUR_MASTER_KEY_PREVIOUS_UNTIL=<printed instant> and restart
   worker                                  run the billing worker and webhook dispatcher alone`
 
 const withEngine = <A, E>(f: (config: Config.ServerConfig) => Effect.Effect<A, E, Server.Engine>) =>
@@ -133,9 +141,61 @@ const program = Effect.gen(function* () {
       }
       return yield* Console.error(usage)
     }
+    case "master-key": {
+      if (sub !== "rotate") return yield* Console.error(usage)
+      return yield* rotateMasterKey
+    }
     default:
       return yield* Console.error(usage)
   }
+})
+
+/**
+ * `recur master-key rotate`: every secret re-encrypted under the new key in one transaction, with
+ * the old key in the ring. In a data directory the new key is written as `master.key.next` first
+ * and promoted after, so a crash at any point still starts (and running the command again finishes
+ * the rotation with the same key).
+ */
+const rotateMasterKey = Effect.gen(function* () {
+  const graceMs = duration(flag("grace") ?? "7d")
+  const config = yield* Config.load
+  const inDataDir = Option.isNone(config.databaseUrl) && process.env.RECUR_MASTER_KEY === undefined
+  const given = flag("new-key") ?? process.env.RECUR_MASTER_KEY_NEW
+  if (given !== undefined && !MasterKey.isValid(given))
+    return yield* tell("--new-key must be 64 hexadecimal characters (32 bytes)")
+  if (inDataDir && given !== undefined)
+    return yield* tell("--new-key is for RECUR_MASTER_KEY (PostgreSQL): a data directory makes its own")
+  const pending = inDataDir ? yield* MasterKey.nextInDataDir(config.dataDir) : undefined
+  const next = Redacted.make(given ?? (pending !== undefined ? Redacted.value(pending) : MasterKey.generate()))
+  // said before anything is encrypted under it: a crash after the commit must not lose the only copy
+  if (!inDataDir && given === undefined)
+    yield* Console.log(`New master key (shown once; keep it with your backups): ${Redacted.value(next)}`)
+  const ring = {
+    ...config,
+    masterKey: next,
+    previousMasterKeys: [{ key: config.masterKey }, ...config.previousMasterKeys]
+  }
+  const now = yield* Clock.currentTimeMillis
+  const until = now + graceMs
+  const done = yield* Effect.provide(
+    Effect.gen(function* () {
+      if (inDataDir) yield* MasterKey.writeNext(config.dataDir, next)
+      const counts = yield* MasterKeyRotation.resealAll()
+      if (inDataDir) yield* MasterKey.promoteNext(config.dataDir, until, now)
+      return counts
+    }),
+    Server.engine(ring)
+  )
+  const secrets = done.api_keys + done.payment_processors + done.webhook_endpoints + done.idempotent_answers
+  const what =
+    `Master key rotated to key ${Secrets.keyIdOf(next)} (was ${Secrets.keyIdOf(config.masterKey)}): ` +
+    `${secrets} stored secrets re-encrypted, ${done.invoice_links} invoice links signed again; ` +
+    `links signed under the old key open until ${new Date(until).toISOString()}`
+  yield* Console.log(
+    inDataDir
+      ? what
+      : `${what}. Now set RECUR_MASTER_KEY to the new key, RECUR_MASTER_KEY_PREVIOUS to the old one and RECUR_MASTER_KEY_PREVIOUS_UNTIL=${new Date(until).toISOString()}, and restart every Recur process`
+  )
 })
 
 // a shutdown by signal (SIGTERM, SIGINT) interrupts the program: that is a clean exit, code 0

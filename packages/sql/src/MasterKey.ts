@@ -10,8 +10,14 @@
  * data, so none is made). PostgreSQL keeps no files of Recur's: there the key must be given
  * ({@link MasterKeyRequired}).
  *
+ * A rotation (`recur master-key rotate`) writes the new key as `master.key.next`, re-encrypts
+ * every secret under it in one transaction, then moves the old key to `master.key.previous` (with
+ * the instant its links stop opening) and renames `master.key.next` to `master.key`; at start the
+ * ring holds all three ({@link ringInDataDir}).
+ *
  * @since 0.1.0
  */
+import type { Secrets } from "@recur/core"
 import { Data, Effect, Redacted } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -125,3 +131,150 @@ export const inDataDir = (
       }
     }
   )
+
+// ------------------------------------------------------------------ rotation
+
+/**
+ * The new key of a rotation under way, written before its transaction and renamed to
+ * {@link FILE} after it: a crash at any point leaves a ring that reads every secret.
+ *
+ * @since 0.1.0
+ */
+export const NEXT_FILE = "master.key.next"
+
+/**
+ * The keys a rotation replaced, one a line: `<64 hex> <until, Unix ms>` — they still decrypt, and
+ * verify the links signed under them until that instant.
+ *
+ * @since 0.1.0
+ */
+export const PREVIOUS_FILE = "master.key.previous"
+
+/**
+ * A new random master key: 64 hexadecimal characters.
+ *
+ * @since 0.1.0
+ */
+export const generate = (): string =>
+  [...globalThis.crypto.getRandomValues(new Uint8Array(32))].map((b) => b.toString(16).padStart(2, "0")).join("")
+
+/** Writes a file whole and durably: a temporary file, fsync, rename, fsync of the directory. */
+const writeDurably = (file: string, text: string) => {
+  const tmp = `${file}.tmp`
+  const fd = fs.openSync(tmp, "w", 0o600)
+  try {
+    fs.writeSync(fd, text)
+    fs.fsyncSync(fd)
+  } finally {
+    fs.closeSync(fd)
+  }
+  fs.renameSync(tmp, file)
+  syncDir(path.dirname(file))
+}
+
+const syncDir = (dir: string) => {
+  try {
+    const fd = fs.openSync(dir, "r")
+    try {
+      fs.fsyncSync(fd)
+    } finally {
+      fs.closeSync(fd)
+    }
+  } catch {
+    // not every platform opens directories (Windows): the rename is still atomic
+  }
+}
+
+const unreadable = (dataDir: string) => (e: unknown) =>
+  new DataDirLock.DataDirUnreadable({ dataDir, reason: e instanceof Error ? e.message : String(e) })
+
+/** The previous keys of the directory's {@link PREVIOUS_FILE}, newest first. */
+const previousIn = (dir: string): ReadonlyArray<{ readonly key: string; readonly until: number }> => {
+  const file = path.join(dir, PREVIOUS_FILE)
+  if (!fs.existsSync(file)) return []
+  return fs
+    .readFileSync(file, "utf8")
+    .split("\n")
+    .map((line) => line.trim().split(/\s+/))
+    .filter(([key, until]) => key !== undefined && isValid(key) && until !== undefined && /^\d+$/.test(until))
+    .map(([key, until]) => ({ key: key!, until: Number(until) }))
+}
+
+/**
+ * The new key of an interrupted rotation ({@link NEXT_FILE}), if one is there.
+ *
+ * @since 0.1.0
+ */
+export const nextInDataDir = (
+  dataDir: string
+): Effect.Effect<Redacted.Redacted<string> | undefined, MasterKeyInvalid | DataDirLock.DataDirUnreadable> =>
+  Effect.suspend(() => {
+    const file = path.join(path.resolve(dataDir), NEXT_FILE)
+    const text = Effect.try({
+      try: () => (fs.existsSync(file) ? fs.readFileSync(file, "utf8").trim() : undefined),
+      catch: unreadable(dataDir)
+    })
+    return Effect.flatMap(text, (key) =>
+      key === undefined
+        ? Effect.succeed(undefined)
+        : isValid(key)
+          ? Effect.succeed(Redacted.make(key))
+          : Effect.fail(new MasterKeyInvalid({ file }))
+    )
+  })
+
+/**
+ * The key ring of a data directory: its {@link inDataDir} key, the new key of an interrupted
+ * rotation (verifying links without end, as what it signed may have committed) and the keys
+ * rotations replaced, each with its `until`.
+ *
+ * @since 0.1.0
+ */
+export const ringInDataDir = (dataDir: string) =>
+  Effect.gen(function* () {
+    const current = yield* inDataDir(dataDir)
+    const next = yield* nextInDataDir(dataDir)
+    const previous = yield* Effect.try({ try: () => previousIn(path.resolve(dataDir)), catch: unreadable(dataDir) })
+    const ring: ReadonlyArray<Secrets.PreviousKey> = [
+      ...(next === undefined ? [] : [{ key: next }]),
+      ...previous.map((p) => ({ key: Redacted.make(p.key), until: p.until }))
+    ]
+    return { current, previous: ring }
+  })
+
+/**
+ * Step 1 of a rotation: writes the new key as {@link NEXT_FILE} (durably, mode 0600) before any
+ * secret is encrypted under it. Writing the same key again is a no-op (a rotation run again).
+ *
+ * @since 0.1.0
+ */
+export const writeNext = (dataDir: string, key: Redacted.Redacted<string>) =>
+  Effect.try({
+    try: () => writeDurably(path.join(path.resolve(dataDir), NEXT_FILE), Redacted.value(key)),
+    catch: unreadable(dataDir)
+  })
+
+/**
+ * Step 3 of a rotation, once every secret is under the new key: the current key joins
+ * {@link PREVIOUS_FILE} with `until` (replaced keys whose `until` has passed at `now` leave it),
+ * then {@link NEXT_FILE} is renamed to {@link FILE}. Each write is atomic, and at each point
+ * between them the ring still holds both keys.
+ *
+ * @since 0.1.0
+ */
+export const promoteNext = (dataDir: string, until: number, now: number) =>
+  Effect.try({
+    try: () => {
+      const dir = path.resolve(dataDir)
+      const current = fs.readFileSync(path.join(dir, FILE), "utf8").trim()
+      const next = fs.readFileSync(path.join(dir, NEXT_FILE), "utf8").trim()
+      if (current !== next) {
+        const kept = previousIn(dir).filter((p) => p.until > now && p.key !== current && p.key !== next)
+        const lines = [{ key: current, until }, ...kept].map((p) => `${p.key} ${p.until}\n`).join("")
+        writeDurably(path.join(dir, PREVIOUS_FILE), lines)
+      }
+      fs.renameSync(path.join(dir, NEXT_FILE), path.join(dir, FILE))
+      syncDir(dir)
+    },
+    catch: unreadable(dataDir)
+  })

@@ -170,7 +170,7 @@ export const DataDirUnreadable = DataDirLock.DataDirUnreadable
 export type DataDirUnreadable = DataDirLock.DataDirUnreadable
 
 /** Files Recur itself writes beside the database: they do not make a directory PostgreSQL data. */
-const OWN_FILES = new Set([DataDirLock.LOCK_FILE, "master.key"])
+const OWN_FILES = new Set([DataDirLock.LOCK_FILE, "master.key", "master.key.next", "master.key.previous"])
 
 /** Refuses a non-empty directory that is not a PostgreSQL data directory. */
 const recognise = (dataDir: string) =>

@@ -224,6 +224,15 @@ export const make = Effect.gen(function* () {
           }>`select data, version from ${table} where ${sql(column)} = ${value} limit 1`.pipe(Effect.orDie)
           return rows[0] ? Option.some(versioned(rows[0])) : Option.none()
         }),
+      scan: ({ after, limit }) =>
+        Effect.map(
+          Effect.orDie(sql<{
+            data: unknown
+            version: unknown
+          }>`select data, version from ${table} ${after === undefined ? sql.literal("") : sql`where id > ${after}`}
+            order by id limit ${limit}`),
+          (rows) => rows.map(versioned)
+        ),
       remove: (merchantId, id) =>
         Effect.map(
           Effect.orDie(sql`delete from ${table} where merchant_id = ${merchantId} and id = ${id} returning id`),
@@ -525,6 +534,15 @@ export const make = Effect.gen(function* () {
         Effect.asVoid(
           sql`delete from recur_idempotency where merchant_id = ${merchantId} and request_id = ${requestId}`
         )
+      ),
+    scanCompleted: ({ after, limit }) =>
+      Effect.map(
+        Effect.orDie(
+          sql<IdemRow>`select * from recur_idempotency where state = 'completed'
+            ${after === undefined ? sql.literal("") : sql`and (merchant_id, request_id) > (${after.merchant_id}, ${after.request_id})`}
+            order by merchant_id, request_id limit ${limit}`
+        ),
+        (rows) => rows.map(toIdem)
       )
   }
 

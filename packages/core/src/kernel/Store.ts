@@ -222,6 +222,15 @@ export interface Repository<A> {
   readonly updateMany: (
     items: ReadonlyArray<{ readonly value: A; readonly expectedVersion: number }>
   ) => Effect.Effect<ReadonlyArray<number>, UniqueViolation | VersionConflict>
+  /**
+   * Every merchant's records, in id order: the page of up to `limit` records after the id
+   * `after`. Only for maintenance that must touch every record (a master key rotation
+   * re-encrypting every stored secret), never for serving a merchant.
+   */
+  readonly scan: (options: {
+    readonly after?: string | undefined
+    readonly limit: number
+  }) => Effect.Effect<ReadonlyArray<Versioned<A>>>
 }
 
 /**
@@ -369,6 +378,15 @@ export interface IdempotencyStore {
   ) => Effect.Effect<void>
   /** Forgets a request (a 5xx is not stored, so it can be retried). */
   readonly release: (merchantId: string, requestId: string) => Effect.Effect<void>
+  /**
+   * Every merchant's completed records, ordered by (merchant, Request-Id): the page of up to
+   * `limit` after `after`. For maintenance only (a master key rotation re-encrypting the stored
+   * answers through `complete`).
+   */
+  readonly scanCompleted: (options: {
+    readonly after?: { readonly merchant_id: string; readonly request_id: string } | undefined
+    readonly limit: number
+  }) => Effect.Effect<ReadonlyArray<IdempotencyRecord>>
 }
 
 /**

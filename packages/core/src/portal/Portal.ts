@@ -14,7 +14,6 @@ import { defaultPortalSettings, type Flow, PortalSession, PortalSettings } from 
 import * as Errors from "../kernel/Errors.js"
 import * as Ids from "../kernel/Ids.js"
 import { merchantNow } from "../kernel/ServiceSupport.js"
-import { timingSafeEqual } from "../tenants/Secrets.js"
 import type * as Invoice from "../invoices/Invoice.js"
 import * as Merchants from "../tenants/Merchants.js"
 import * as PaymentSettings from "../payments/PaymentSettings.js"
@@ -319,8 +318,7 @@ export class Portal extends Context.Service<Portal>()("@recur/core/Portal", {
       const found = yield* Effect.orDie(sessions.lookup("id", id))
       if (Option.isNone(found)) return Option.none<PortalSession>()
       const session = found.value.value
-      const expected = yield* signatureOf(session.merchant_id, id)
-      if (!timingSafeEqual(expected, token)) return Option.none<PortalSession>()
+      if (!(yield* secrets.verify(`portal:${session.merchant_id}:${id}`, token))) return Option.none<PortalSession>()
       if (session.revoked_at !== null) return Option.none<PortalSession>()
       if ((yield* now(session.merchant_id)) >= DateTime.toEpochMillis(session.expires_at))
         return Option.none<PortalSession>()

@@ -7,14 +7,16 @@
 import { hmac } from "@noble/hashes/hmac.js"
 import { sha256 } from "@noble/hashes/sha2.js"
 import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils.js"
-import { Context, Effect, Layer, Redacted } from "effect"
+import { Clock, Context, Effect, Layer, Redacted } from "effect"
 
 /**
- * Hashing and encryption of secrets (API keys, webhook endpoint secrets).
+ * Hashing and encryption of secrets (API keys, webhook endpoint secrets), under a key ring: the
+ * current master key, which encrypts and signs, and the previous ones (after a rotation), which
+ * still decrypt and, until their `until` instant, verify links signed before.
  *
  * @example
  * const secrets = yield* Secrets
- * const stored = yield* secrets.encrypt("sk_test_…") // "v1.<iv>.<ciphertext>" in base64url
+ * const stored = yield* secrets.encrypt("sk_test_…") // "v2.<kid>.<iv>.<ciphertext>" in base64url
  * @since 0.1.0
  */
 export class Secrets extends Context.Service<
@@ -23,12 +25,26 @@ export class Secrets extends Context.Service<
     /** Lowercase hex SHA-256. */
     readonly hash: (text: string) => Effect.Effect<string>
     readonly encrypt: (plaintext: string) => Effect.Effect<string>
+    /** Decrypts under the ring's key the ciphertext names (`v2`), or any ring key (`v1`, written before key ids). */
     readonly decrypt: (ciphertext: string) => Effect.Effect<string>
     /**
-     * An unguessable, stable signature of `text` (HMAC-SHA-256 under a key derived from the master
-     * key), base64url: what signed links carry.
+     * An unguessable, stable signature of `text` (HMAC-SHA-256 under a key derived from the current
+     * master key), base64url: what signed links carry.
      */
     readonly sign: (text: string) => Effect.Effect<string>
+    /**
+     * Whether `signature` is `text`'s signature under the current key, or under a previous key
+     * whose `until` instant (Effect's `Clock`) has not passed: links issued before a rotation keep
+     * opening for its grace period.
+     */
+    readonly verify: (text: string, signature: string) => Effect.Effect<boolean>
+    /** The current key's id: what `v2` ciphertexts name (a fingerprint of a derived key, never the key). */
+    readonly keyId: string
+    /**
+     * The ciphertext under the current key: unchanged when it already is, else decrypted and
+     * encrypted again (what a master key rotation does to every stored secret).
+     */
+    readonly reseal: (ciphertext: string) => Effect.Effect<string>
   }
 >()("@recur/core/Secrets") {}
 
@@ -130,56 +146,138 @@ export const randomToken = (bytes = 24): string => {
 }
 
 /**
- * The secrets service keyed by a 32-byte master key, given as 64 hex characters or base64.
+ * A master key kept after a rotation: it still decrypts what was encrypted under it, and verifies
+ * links signed under it until `until` (Unix ms; none: as long as it is in the ring).
  *
  * @since 0.1.0
  */
-export const make = (masterKey: Redacted.Redacted<string>) =>
+export interface PreviousKey {
+  readonly key: Redacted.Redacted<string>
+  readonly until?: number | undefined
+}
+
+const keyBytesOf = (masterKey: Redacted.Redacted<string>) => {
+  const raw = Redacted.value(masterKey).trim()
+  return /^[0-9a-fA-F]{64}$/.test(raw)
+    ? Uint8Array.from(raw.match(/../g)!.map((h) => parseInt(h, 16)))
+    : fromB64url(raw)
+}
+
+/**
+ * The id of a master key: 8 base64url characters of an HMAC of a fixed label under it — names the
+ * key in `v2` ciphertexts and the operator's messages without revealing it.
+ *
+ * @since 0.1.0
+ */
+export const keyIdOf = (masterKey: Redacted.Redacted<string>): string =>
+  b64url(hmac(sha256, keyBytesOf(masterKey), utf8ToBytes("recur/key-id/v1"))).slice(0, 8)
+
+interface RingKey {
+  readonly id: string
+  readonly aes: Awaited<ReturnType<typeof globalThis.crypto.subtle.importKey>>
+  readonly link: Uint8Array
+  /** Signatures verify until this instant (Unix ms); the current key's always. */
+  readonly until: number
+}
+
+const ringKey = (masterKey: Redacted.Redacted<string>, until: number) =>
   Effect.gen(function* () {
-    const raw = Redacted.value(masterKey).trim()
-    const keyBytes = /^[0-9a-fA-F]{64}$/.test(raw)
-      ? Uint8Array.from(raw.match(/../g)!.map((h) => parseInt(h, 16)))
-      : fromB64url(raw)
+    const keyBytes = keyBytesOf(masterKey)
     if (keyBytes.length !== 32)
       return yield* Effect.die("RECUR_MASTER_KEY must be 32 bytes (64 hex characters or base64)")
-    const key = yield* Effect.promise(() =>
+    const aes = yield* Effect.promise(() =>
       globalThis.crypto.subtle.importKey("raw", keyBytes, "AES-GCM", false, ["encrypt", "decrypt"])
     )
     // the link-signing key is derived from the master key, never the master key itself; signing
     // is synchronous (noble's HMAC): a renewal batch signs one link per invoice
-    const linkKey = hmac(sha256, keyBytes, utf8ToBytes("recur/signed-links/v1"))
+    const link = hmac(sha256, keyBytes, utf8ToBytes("recur/signed-links/v1"))
+    return { id: keyIdOf(masterKey), aes, link, until } satisfies RingKey
+  })
+
+const open = async (key: RingKey, iv: string, ct: string, aad?: Uint8Array) =>
+  new TextDecoder().decode(
+    await globalThis.crypto.subtle.decrypt(
+      aad ? { name: "AES-GCM", iv: fromB64url(iv), additionalData: aad } : { name: "AES-GCM", iv: fromB64url(iv) },
+      key.aes,
+      fromB64url(ct)
+    )
+  )
+
+/**
+ * The secrets service keyed by a 32-byte master key, given as 64 hex characters or base64, and the
+ * keys it replaced (newest first).
+ *
+ * @since 0.1.0
+ */
+export const make = (masterKey: Redacted.Redacted<string>, previous: ReadonlyArray<PreviousKey> = []) =>
+  Effect.gen(function* () {
+    const current = yield* ringKey(masterKey, Number.POSITIVE_INFINITY)
+    const older: Array<RingKey> = []
+    for (const p of previous) {
+      const k = yield* ringKey(p.key, p.until ?? Number.POSITIVE_INFINITY)
+      if (k.id !== current.id && !older.some((o) => o.id === k.id)) older.push(k)
+    }
+    const ring = [current, ...older]
+    const signWith = (key: RingKey, text: string) => b64url(hmac(sha256, key.link, utf8ToBytes(text)))
+    const encrypt = (plaintext: string) =>
+      Effect.promise(async () => {
+        const iv = globalThis.crypto.getRandomValues(new Uint8Array(12))
+        const ct = new Uint8Array(
+          await globalThis.crypto.subtle.encrypt(
+            { name: "AES-GCM", iv, additionalData: utf8ToBytes(`v2.${current.id}`) },
+            current.aes,
+            new TextEncoder().encode(plaintext)
+          )
+        )
+        return `v2.${current.id}.${b64url(iv)}.${b64url(ct)}`
+      })
+    const decrypt = (ciphertext: string) =>
+      Effect.promise(async () => {
+        const parts = ciphertext.split(".")
+        if (parts[0] === "v2" && parts.length === 4) {
+          const key = ring.find((k) => k.id === parts[1])
+          if (key === undefined) throw new Error(`ciphertext under an unknown master key (id ${parts[1]})`)
+          return open(key, parts[2]!, parts[3]!, utf8ToBytes(`v2.${key.id}`))
+        }
+        if (parts[0] !== "v1" || parts.length !== 3 || !parts[1] || !parts[2])
+          throw new Error("unknown ciphertext format")
+        // written before ciphertexts named their key: GCM's tag refuses every key but its own
+        for (const key of ring) {
+          try {
+            return await open(key, parts[1], parts[2])
+          } catch {
+            // not this key
+          }
+        }
+        throw new Error("no master key of the ring decrypts this ciphertext")
+      })
     return Secrets.of({
       hash: sha256Hex,
-      sign: (text) => Effect.sync(() => b64url(hmac(sha256, linkKey, utf8ToBytes(text)))),
-      encrypt: (plaintext) =>
-        Effect.promise(async () => {
-          const iv = globalThis.crypto.getRandomValues(new Uint8Array(12))
-          const ct = new Uint8Array(
-            await globalThis.crypto.subtle.encrypt({ name: "AES-GCM", iv }, key, new TextEncoder().encode(plaintext))
-          )
-          return `v1.${b64url(iv)}.${b64url(ct)}`
-        }),
-      decrypt: (ciphertext) =>
-        Effect.promise(async () => {
-          const [version, iv, ct] = ciphertext.split(".")
-          if (version !== "v1" || !iv || !ct) throw new Error("unknown ciphertext format")
-          const pt = await globalThis.crypto.subtle.decrypt(
-            { name: "AES-GCM", iv: fromB64url(iv) },
-            key,
-            fromB64url(ct)
-          )
-          return new TextDecoder().decode(pt)
-        })
+      sign: (text) => Effect.sync(() => signWith(current, text)),
+      verify: (text, signature) =>
+        Effect.map(Clock.currentTimeMillis, (now) =>
+          // every acceptable key is tried, so the time taken does not tell which one matched
+          ring.reduce((ok, key) => (key.until > now && timingSafeEqual(signWith(key, text), signature)) || ok, false)
+        ),
+      keyId: current.id,
+      encrypt,
+      decrypt,
+      reseal: (ciphertext) =>
+        ciphertext.startsWith(`v2.${current.id}.`)
+          ? Effect.succeed(ciphertext)
+          : Effect.flatMap(decrypt(ciphertext), encrypt)
     })
   })
 
 /**
- * The secrets layer for a master key.
+ * The secrets layer for a master key (and the keys it replaced, newest first).
  *
  * @since 0.1.0
  */
-export const layer = (masterKey: Redacted.Redacted<string>): Layer.Layer<Secrets> =>
-  Layer.effect(Secrets, make(masterKey))
+export const layer = (
+  masterKey: Redacted.Redacted<string>,
+  previous: ReadonlyArray<PreviousKey> = []
+): Layer.Layer<Secrets> => Layer.effect(Secrets, make(masterKey, previous))
 
 // ------------------------------------------------------------------ comparing signatures
 

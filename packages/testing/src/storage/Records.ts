@@ -393,4 +393,114 @@ export const records = (it: Vitest.MethodsNonLive<Store.Storage>) => {
       expect(yield* storage.withTransaction(storage.counters.take(m, "invoice:INV", 1))).toBe(5)
     })
   )
+
+  it.effect(
+    "scan pages every merchant's records by id; a rewrite of them in a transaction commits or rolls back whole",
+    () =>
+      Effect.gen(function* () {
+        const storage = yield* Storage
+        const keys = storage.repository(Entities.apiKey)
+        const [m1, m2] = [yield* Fixtures.merchantId, yield* Fixtures.merchantId]
+        const mine: Array<Entities.ApiKeyRecord> = []
+        for (const m of [m1, m2, m1]) {
+          const id = yield* Ids.make("key")
+          const key = { id, merchant_id: m, lookup_hash: `scan-${id}`, ciphertext: "old", last4: "abcd" }
+          mine.push({ ...key, mode: "sandbox", status: "active", expires_at: null, replaced_by: null, created_at: 1 })
+        }
+        yield* keys.insertMany(mine)
+        const scanAll = Effect.gen(function* () {
+          const seen: Array<Store.Versioned<Entities.ApiKeyRecord>> = []
+          let after: string | undefined
+          while (true) {
+            const page = yield* keys.scan({ after, limit: 2 })
+            expect(page.length).toBeLessThanOrEqual(2)
+            if (page.length === 0) return seen
+            seen.push(...page)
+            after = page[page.length - 1]!.value.id
+          }
+        })
+        const ids = new Set(mine.map((k) => k.id))
+        const first = (yield* scanAll).filter((r) => ids.has(r.value.id))
+        // every merchant's, each once, in id order
+        expect(first.map((r) => r.value.id)).toEqual(mine.map((k) => k.id).sort())
+        const rewrite = storage.withTransaction(
+          Effect.gen(function* () {
+            yield* Effect.orDie(
+              keys.updateMany(
+                first.map((r) => ({ value: { ...r.value, ciphertext: "new" }, expectedVersion: r.version }))
+              )
+            )
+            return yield* Effect.die("crash mid-rotation")
+          })
+        )
+        expect((yield* Effect.exit(rewrite))._tag).toBe("Failure")
+        expect((yield* scanAll).filter((r) => ids.has(r.value.id)).map((r) => r.value.ciphertext)).toEqual([
+          "old",
+          "old",
+          "old"
+        ])
+        yield* storage.withTransaction(
+          Effect.orDie(
+            keys.updateMany(
+              first.map((r) => ({ value: { ...r.value, ciphertext: "new" }, expectedVersion: r.version }))
+            )
+          )
+        )
+        expect(Option.getOrThrow(yield* keys.get(m2, mine[1]!.id)).value.ciphertext).toBe("new")
+        expect((yield* scanAll).filter((r) => ids.has(r.value.id)).map((r) => r.value.ciphertext)).toEqual([
+          "new",
+          "new",
+          "new"
+        ])
+      })
+  )
+
+  it.effect("idempotency: scanCompleted pages every merchant's completed records; complete rewrites an answer", () =>
+    Effect.gen(function* () {
+      const { idempotency } = yield* Storage
+      const [m1, m2] = [yield* Fixtures.merchantId, yield* Fixtures.merchantId]
+      const rec = (merchant_id: string, request_id: string) => ({
+        merchant_id,
+        request_id,
+        fingerprint: "POST /x h",
+        state: "in_progress" as const,
+        status: null,
+        response: null,
+        created_at: 1000,
+        expires_at: 1000 + 86_400_000
+      })
+      for (const [m, r] of [
+        [m1, "a"],
+        [m1, "b"],
+        [m2, "a"],
+        [m2, "open"]
+      ] as const)
+        yield* idempotency.begin(rec(m, r))
+      for (const [m, r] of [
+        [m1, "a"],
+        [m1, "b"],
+        [m2, "a"]
+      ] as const)
+        yield* idempotency.complete(m, r, 201, `sealed-${r}`, 5000)
+      const all: Array<Store.IdempotencyRecord> = []
+      let after: { readonly merchant_id: string; readonly request_id: string } | undefined
+      while (true) {
+        const page = yield* idempotency.scanCompleted({ after, limit: 2 })
+        if (page.length === 0) break
+        all.push(...page)
+        after = page[page.length - 1]!
+      }
+      const ours = all.filter((r) => r.merchant_id === m1 || r.merchant_id === m2)
+      expect(ours.map((r) => [r.merchant_id, r.request_id, r.status, r.response, r.expires_at])).toEqual(
+        [
+          [m1, "a", 201, "sealed-a", 5000],
+          [m1, "b", 201, "sealed-b", 5000],
+          [m2, "a", 201, "sealed-a", 5000]
+        ].sort((x, y) => (`${x[0]}` < `${y[0]}` ? -1 : `${x[0]}` > `${y[0]}` ? 1 : 0))
+      )
+      yield* idempotency.complete(m2, "a", 201, "resealed", 5000)
+      const back = yield* idempotency.begin({ ...rec(m2, "a"), created_at: 2000 })
+      expect(back.created === false && [back.existing.status, back.existing.response]).toEqual([201, "resealed"])
+    })
+  )
 }
