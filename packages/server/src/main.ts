@@ -18,11 +18,16 @@ const flag = (name: string): string | undefined => {
 }
 const has = (name: string) => args.includes(`--${name}`)
 
-const duration = (text: string): number => {
-  const m = /^(\d+)(ms|s|m|h|d)?$/.exec(text)
-  if (!m) throw new Error(`not a duration: ${text} (e.g. 3m, 90s, 7d)`)
-  const n = Number(m[1])
-  return n * ({ ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[m[2] ?? "ms"] as number)
+/** The duration a flag gives (`--grace 3m`), up to ten years; a mistake fails with a one-line message. */
+const durationFlag = (name: string, fallback: string): Effect.Effect<number, Error> => {
+  const text = flag(name) ?? fallback
+  const m = /^(\d{1,12})(ms|s|m|h|d)?$/.exec(text)
+  const ms = m
+    ? Number(m[1]) * ({ ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[m[2] ?? "ms"] as number)
+    : NaN
+  return Number.isFinite(ms) && ms <= 3650 * 86_400_000
+    ? Effect.succeed(ms)
+    : Effect.fail(new Error(`--${name} ${text} is not a duration up to 3650d (e.g. 90s, 3m, 7d)`))
 }
 
 const usage = `recur <command>
@@ -123,7 +128,9 @@ const program = Effect.gen(function* () {
       if (!merchant) return yield* Effect.fail(new Error("key commands need --merchant"))
       if (sub === "rotate") {
         return yield* withEngine(() =>
-          Merchants.Merchants.use((m) => m.rotateKey(merchant, { graceMs: duration(flag("grace") ?? "3m") })).pipe(
+          Effect.flatMap(durationFlag("grace", "3m"), (graceMs) =>
+            Merchants.Merchants.use((m) => m.rotateKey(merchant, { graceMs }))
+          ).pipe(
             Effect.flatMap((k) =>
               Console.log(
                 has("json") ? JSON.stringify({ key_id: k.key_id, api_key: k.api_key }) : `New API key: ${k.api_key}`
@@ -157,7 +164,7 @@ const program = Effect.gen(function* () {
  * the rotation with the same key).
  */
 const rotateMasterKey = Effect.gen(function* () {
-  const graceMs = duration(flag("grace") ?? "7d")
+  const graceMs = yield* durationFlag("grace", "7d")
   const config = yield* Config.load
   const inDataDir = Option.isNone(config.databaseUrl) && process.env.RECUR_MASTER_KEY === undefined
   const given = flag("new-key") ?? process.env.RECUR_MASTER_KEY_NEW
@@ -219,10 +226,27 @@ const told = (program as Effect.Effect<unknown, unknown>).pipe(
   Effect.catchIf(operatorError, (e) => Effect.andThen(Console.error(`recur: ${e.message}`), Effect.fail(new Told())))
 )
 
+/** A failure's message on one line (a configuration error may span several). */
+const oneLine = (e: unknown) =>
+  (e instanceof Error || (typeof e === "object" && e !== null && "message" in e) ? String(e.message) : String(e))
+    .split("\n")
+    .map((l) => l.trim())
+    .filter(Boolean)
+    .join("; ")
+
+// a mistake in the command line or the configuration (a failure, not a defect): one line on
+// stderr and exit 1, never a stack trace; a defect (a bug) still prints its cause
+const toldAll = told.pipe(
+  Effect.catchIf(
+    (e) => !(e instanceof Told),
+    (e) => tell(oneLine(e))
+  )
+)
+
 // every log line (the request log, the worker's and the webhooks' lines) as RECUR_LOG_FORMAT and
 // RECUR_LOG_LEVEL say, with its secrets redacted
 const logged = Effect.flatMap(
   Effect.catch(Config.logging, (e) => tell(e.message)),
-  (settings) => Effect.provide(told, Server.logging(settings))
+  (settings) => Effect.provide(toldAll, Server.logging(settings))
 )
 NodeRuntime.runMain(logged, { teardown })

@@ -142,6 +142,34 @@ describe("recur CLI and server", () => {
     }
   }, 150_000)
 
+  it("a mistake in the command line or the configuration is one line on stderr and exit 1, never a stack trace", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "recur-cli-"))
+    try {
+      const told = (args: ReadonlyArray<string>, env: Record<string, string> = {}) => {
+        const r = recur(args, { RECUR_DATA_DIR: dataDir, ...env })
+        return { status: r.status, stderr: r.stderr.trim(), stdout: r.stdout.trim() }
+      }
+      expect(told(["merchant", "create", "--name", "Acme"])).toEqual({
+        status: 1,
+        stderr: "recur: merchant create needs --name and --currency",
+        stdout: ""
+      })
+      expect(told(["migrate"], { PORT: "99999" })).toEqual({
+        status: 1,
+        stderr: "recur: PORT must be a port number from 0 to 65535 (0: any free port)",
+        stdout: ""
+      })
+      expect(told(["key", "rotate", "--merchant", "mch_x", "--grace", "5y"]).stderr).toBe(
+        "recur: --grace 5y is not a duration up to 3650d (e.g. 90s, 3m, 7d)"
+      )
+      const master = told(["master-key", "rotate", "--grace", "99999d"])
+      expect(master.status).toBe(1)
+      expect(master.stderr).toBe("recur: --grace 99999d is not a duration up to 3650d (e.g. 90s, 3m, 7d)")
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true })
+    }
+  }, 300_000)
+
   it("merchant create --json, key rotate, and clear configuration errors", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "recur-cli-"))
     let fake: Awaited<ReturnType<typeof stripeFake>> | undefined
