@@ -616,27 +616,41 @@ const refusedFields: {
   portalFlow: () => "flow"
 }
 
+/** A price rule's issue as the request field it is about (`price_plan.price_plan_tiers[2].due_price`). */
+const priceField = (i: PriceRules.Issue): string =>
+  i.tier === undefined
+    ? i.field
+    : `${i.tier.list === "price_plan_tiers" ? "price_plan.price_plan_tiers" : i.tier.list}[${i.tier.index}].${i.field}`
+
 /**
  * A part of a decoded command the engine refused (`Errors.CommandRefused`), as the
  * `InvalidParameter` naming the request field it came from (`product_ids[1]`,
- * `switch_prices[0]`, `expires_at`).
+ * `switch_prices[0]`, `expires_at`); a price that breaks the catalog's rules
+ * (`PriceRules.PriceRuleViolation`) as the `InvalidParameter` naming its first field at fault,
+ * with every issue by its request field (`usage_tiers[1].min`).
  *
  * @since 0.1.0
  */
-export const refusal = (e: Errors.CommandRefused): Errors.InvalidParameter =>
-  invalid(refusedFields[e.part](e), e.part === "discountExpiry" ? "must be after starts_at" : e.detail)
+export const refusal = (e: Errors.CommandRefused | PriceRules.PriceRuleViolation): Errors.InvalidParameter =>
+  e._tag === "PriceRuleViolation"
+    ? new Errors.InvalidParameter({
+        param: priceField(e.issues[0]),
+        reason: e.issues[0].message,
+        issues: e.issues.map((i) => ({ field: priceField(i), message: i.message }))
+      })
+    : invalid(refusedFields[e.part](e), e.part === "discountExpiry" ? "must be after starts_at" : e.detail)
+
+type Refused = Errors.CommandRefused | PriceRules.PriceRuleViolation
 
 /**
- * An engine call on a decoded command, its `CommandRefused` answered as the request field's
- * `InvalidParameter` ({@link refusal}).
+ * An engine call on a decoded command or a price, its `CommandRefused` or `PriceRuleViolation`
+ * answered as the request field's `InvalidParameter` ({@link refusal}).
  *
  * @since 0.1.0
  */
 export const refusedAsParameter = <A, E, R>(
   self: Effect.Effect<A, E, R>
-): Effect.Effect<A, Exclude<E, Errors.CommandRefused> | Errors.InvalidParameter, R> =>
-  Effect.mapError(self, (e) => (e instanceof Errors.CommandRefused ? refusal(e) : e)) as Effect.Effect<
-    A,
-    Exclude<E, Errors.CommandRefused> | Errors.InvalidParameter,
-    R
-  >
+): Effect.Effect<A, Exclude<E, Refused> | Errors.InvalidParameter, R> =>
+  Effect.mapError(self, (e) =>
+    e instanceof Errors.CommandRefused || e instanceof PriceRules.PriceRuleViolation ? refusal(e) : e
+  ) as Effect.Effect<A, Exclude<E, Refused> | Errors.InvalidParameter, R>

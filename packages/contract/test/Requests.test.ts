@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { ErrorReplies, Requests } from "@recur/contract"
-import { Checkout, Errors, Ids } from "@recur/core"
+import { Checkout, Errors, Ids, PriceRules } from "@recur/core"
 import { Effect } from "effect"
 
 const priceId = Ids.encode("pri", Date.UTC(2026, 0, 1), new Uint8Array(10).fill(7))
@@ -45,6 +45,38 @@ describe("session requests", () => {
       }),
     10_000
   )
+})
+
+describe("price refusals", () => {
+  it("a price's broken rules are the InvalidParameter of the request field each is about, the first in param", () => {
+    const refused = Requests.refusal(
+      new PriceRules.PriceRuleViolation({
+        issues: [
+          new PriceRules.Issue({
+            field: "due_price",
+            tier: { list: "price_plan_tiers", index: 2 },
+            message: "is required unless discount_type and discount_value are given"
+          }),
+          new PriceRules.Issue({ field: "min", tier: { list: "usage_tiers", index: 1 }, message: "must be 101" }),
+          new PriceRules.Issue({ field: "currency", message: "is required" })
+        ]
+      })
+    )
+    expect(refused).toBeInstanceOf(Errors.InvalidParameter)
+    expect({ ...refused }).toEqual({
+      _tag: "InvalidParameter",
+      param: "price_plan.price_plan_tiers[2].due_price",
+      reason: "is required unless discount_type and discount_value are given",
+      issues: [
+        {
+          field: "price_plan.price_plan_tiers[2].due_price",
+          message: "is required unless discount_type and discount_value are given"
+        },
+        { field: "usage_tiers[1].min", message: "must be 101" },
+        { field: "currency", message: "is required" }
+      ]
+    })
+  })
 })
 
 describe("error replies", () => {

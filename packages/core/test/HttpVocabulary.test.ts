@@ -122,12 +122,6 @@ const allowed: ReadonlyArray<{
     match: "status < 300",
     why: "outbound webhooks: as above"
   },
-  {
-    file: "catalog/PriceRules.ts",
-    rule: "a request path (a field inside a body's list)",
-    match: "price_plan_tiers[${",
-    why: "a service that still takes the API's body shape (snake_case fields, strings) checks it and names the entry at fault; it leaves with the decoding into @recur/contract when the service takes a domain command"
-  },
   ...["tax_rates[${", "tax_rates[${", "tax_rates[2].percentage"].map((match) => ({
     file: "taxes/TaxRates.ts",
     rule: "a request path (a field inside a body's list)",

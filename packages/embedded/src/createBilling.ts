@@ -716,7 +716,9 @@ export const createBilling = async (options: BillingOptions = {}): Promise<Billi
       createPrice: (merchantId, input) =>
         run(
           decode(RequestBodies.CreatePrice, input).pipe(
-            Effect.flatMap((i) => Catalog.Catalog.use((c) => c.createPrice(merchantId, i))),
+            Effect.flatMap((i) =>
+              Requests.refusedAsParameter(Catalog.Catalog.use((c) => c.createPrice(merchantId, i)))
+            ),
             Effect.map(json(Price.PriceVersion))
           )
         )

@@ -101,6 +101,23 @@ describe("the facade's failures", () => {
       )
       expect(q).toBeInstanceOf(InvalidParameterError)
       expect(q.param).toBe("line_items[0].quantity")
+      // a price's broken rule: the engine names the phase, the facade the request field
+      const phase = await rejection(
+        billing.catalog.createPrice(m, {
+          name: "Intro",
+          product_id: price.product_id,
+          currency: "USD",
+          billing_type: "recurring",
+          price_type: "flat_price",
+          price_plan: { billing_cycle_unit: "month", base_price_val: "30.00", price_plan_tiers: [{ period_count: 0 }] }
+        })
+      )
+      expect(phase).toBeInstanceOf(InvalidParameterError)
+      expect([phase.status, phase.code, phase.param]).toEqual([
+        400,
+        "InvalidParameter",
+        "price_plan.price_plan_tiers[0].period_count"
+      ])
     })
   }, 60_000)
 

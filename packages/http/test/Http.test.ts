@@ -175,6 +175,20 @@ describe("REST adapter", () => {
       price_plan: { billing_cycle_unit: "month", base_price_val: "1" }
     })
     expect([bad.status, bad.body.code, bad.body.data.param]).toEqual([400, "InvalidParameter", "merchant_price_id"])
+    const badTier = await call("POST", "/api/v1/prices", api_key, {
+      name: "X",
+      product_id: product.body.data.product_id,
+      currency: "USD",
+      billing_type: "recurring",
+      price_type: "flat_price",
+      price_plan: { billing_cycle_unit: "month", base_price_val: "1", price_plan_tiers: [{ period_count: 1 }] }
+    })
+    expect([badTier.status, badTier.body.code, badTier.body.data.param, badTier.body.message]).toEqual([
+      400,
+      "InvalidParameter",
+      "price_plan.price_plan_tiers[0].due_price",
+      "price_plan.price_plan_tiers[0].due_price: is required unless discount_type and discount_value are given"
+    ])
     const session = await call("POST", "/api/v1/session", api_key, {
       payer_id: "buyer",
       line_items: [{ price_id: price.body.data.price_id }]

@@ -172,8 +172,8 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
             monthly(product.product_id, { billing_dimension: "mixed", merchant_price_id: "bad id" })
           )
         )
-        expect(invalid).toMatchObject({ _tag: "InvalidParameter", param: "billing_dimension" })
-        expect(invalid._tag === "InvalidParameter" && invalid.issues?.map((i) => i.field)).toEqual([
+        expect(invalid._tag).toBe("PriceRuleViolation")
+        expect(invalid._tag === "PriceRuleViolation" && invalid.issues.map((i) => i.field)).toEqual([
           "billing_dimension",
           "merchant_price_id"
         ])

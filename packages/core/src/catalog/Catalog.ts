@@ -293,18 +293,10 @@ export class Catalog extends Context.Service<Catalog>()("@recur/core/Catalog", {
         })
       })
 
+    // a broken rule is the domain's `PriceRuleViolation` (fields, tier indexes); the contract
+    // answers it as the request's parameter
     const validate = (input: PriceRules.PriceInput) =>
-      Result.match(PriceRules.validate(input), {
-        onFailure: (v) =>
-          Effect.fail(
-            new Errors.InvalidParameter({
-              param: v.field,
-              reason: v.issues[0].message,
-              issues: v.issues.map((i) => ({ field: i.field, message: i.message }))
-            })
-          ),
-        onSuccess: Effect.succeed
-      })
+      Result.match(PriceRules.validate(input), { onFailure: Effect.fail, onSuccess: Effect.succeed })
 
     const createPrice = Effect.fn("Catalog.createPrice")(function* (merchantId: string, input: PriceRules.PriceInput) {
       const valid = yield* validate(input)

@@ -1,6 +1,8 @@
 /**
- * Every rule the seed and the contract put on a price, in one validation function. Each
- * failure names its field; all failures are reported, the first one first.
+ * Every rule the seed and the contract put on a price, in one validation function. A price is
+ * given in the shape it is stored in (`Price.PriceVersion`'s fields: the domain's own words, not
+ * a request's). Each failure names the price's field — for an entry of a tier list, the list,
+ * the entry's index and the tier's field; all failures are reported, the first one first.
  *
  * @since 0.1.0
  */
@@ -13,26 +15,44 @@ import { PriceVersionStatus } from "../kernel/Lifecycle.js"
 import { BillingDimension, BillingType, ModelType, PaymentTiming, PriceType } from "./Price.js"
 
 /**
- * One broken rule.
+ * The lists of tiers a price has: its plan's introductory phases (`price_plan.price_plan_tiers`),
+ * its quantity tiers and its usage tiers.
+ *
+ * @since 0.1.0
+ */
+export const TierList = Schema.Literals(["price_plan_tiers", "quantity_tiers", "usage_tiers"])
+
+/**
+ * @since 0.1.0
+ */
+export type TierList = typeof TierList.Type
+
+/**
+ * One broken rule. `field` is the price's field at fault (`currency`, `price_plan.base_price_val`)
+ * or, with `tier`, the field of the tier at `tier.index` in `tier.list` (`due_price`, `min`).
  *
  * @since 0.1.0
  */
 export class Issue extends Schema.Class<Issue>("Issue")({
   field: Schema.String,
+  tier: Schema.optional(Schema.Struct({ list: TierList, index: Schema.Number })),
   message: Schema.String
 }) {}
 
 /**
- * A price that breaks one or more rules. `field` is the first field at fault.
+ * A price that breaks one or more rules, the first issue first. Not one of `Errors.RecurError`:
+ * the front doors that took the price (the contract's `Requests.refusal`) answer it as the
+ * parameter of their own request it is about.
  *
  * @since 0.1.0
  */
 export class PriceRuleViolation extends Schema.TaggedError<PriceRuleViolation>()("PriceRuleViolation", {
-  field: Schema.String,
   issues: Schema.NonEmptyArray(Issue)
 }) {
   override get message() {
-    return this.issues.map((i) => `${i.field}: ${i.message}`).join("; ")
+    return this.issues
+      .map((i) => `${i.tier ? `${i.tier.list} #${i.tier.index} ` : ""}${i.field}: ${i.message}`)
+      .join("; ")
   }
 }
 
@@ -177,12 +197,14 @@ export const validateMerchantPriceId = (value: string): Result.Result<string, Is
 
 /**
  * Checks tier bounds: at most 10, ordered and contiguous (min = previous max + 1), the first
- * starting at 0 or 1, only the last open-ended, prices non-negative decimals.
+ * starting at 0 or 1, only the last open-ended, prices non-negative decimals. An issue with the
+ * list as a whole names the list; one with an entry names the entry (`tier`) and `min`, `max`,
+ * `unit_price` or `flat_amount`.
  *
  * @since 0.1.0
  */
 export const validateTiers = (
-  field: string,
+  field: "quantity_tiers" | "usage_tiers",
   tiers: ReadonlyArray<{
     readonly min: string
     readonly max: string
@@ -195,31 +217,30 @@ export const validateTiers = (
   if (tiers.length > MAX_TIERS) issues.push(new Issue({ field, message: `has more than ${MAX_TIERS} tiers` }))
   let previousMax: bigint | undefined
   tiers.forEach((t, i) => {
-    const at = `${field}[${i}]`
+    const at = (tierField: string, message: string) =>
+      issues.push(new Issue({ field: tierField, tier: { list: field, index: i }, message }))
     if (!isInt(t.min)) {
-      issues.push(new Issue({ field: `${at}.min`, message: "must be a whole number" }))
+      at("min", "must be a whole number")
       return
     }
     const min = BigInt(t.min)
-    if (i === 0 && min > 1n) issues.push(new Issue({ field: `${at}.min`, message: "the first tier starts at 0 or 1" }))
+    if (i === 0 && min > 1n) at("min", "the first tier starts at 0 or 1")
     if (i > 0 && previousMax !== undefined && min !== previousMax + 1n) {
-      issues.push(
-        new Issue({ field: `${at}.min`, message: `must be ${previousMax + 1n} (the previous tier's max + 1)` })
-      )
+      at("min", `must be ${previousMax + 1n} (the previous tier's max + 1)`)
     }
     const last = i === tiers.length - 1
     if (t.max.trim() === "") {
-      if (!last) issues.push(new Issue({ field: `${at}.max`, message: "only the last tier may be open-ended" }))
+      if (!last) at("max", "only the last tier may be open-ended")
       previousMax = undefined
     } else if (!isInt(t.max) || BigInt(t.max) < min) {
-      issues.push(new Issue({ field: `${at}.max`, message: "must be a whole number not below min" }))
+      at("max", "must be a whole number not below min")
     } else {
       previousMax = BigInt(t.max)
-      if (last) issues.push(new Issue({ field: `${at}.max`, message: "the last tier must be open-ended (empty max)" }))
+      if (last) at("max", "the last tier must be open-ended (empty max)")
     }
     for (const k of ["unit_price", "flat_amount"] as const) {
       const v = t[k]
-      if (v !== "" && !BOUNDED_DECIMAL.test(v)) issues.push(new Issue({ field: `${at}.${k}`, message: DECIMAL_RULE }))
+      if (v !== "" && !BOUNDED_DECIMAL.test(v)) at(k, DECIMAL_RULE)
     }
   })
   return issues
@@ -242,16 +263,24 @@ const seedTiers = (tiers: ReadonlyArray<QuantityTier | UsageTier>) =>
  */
 export const validate = (input: PriceInput): Result.Result<ValidPrice, PriceRuleViolation> => {
   const issues: Array<Issue> = []
-  const fail = (field: string, message: string) => issues.push(new Issue({ field, message }))
-  const amount = (field: string, value: string | undefined, currency: string | undefined) => {
+  /** A broken rule on the price's `field`, or on the field of the plan's phase at `phase`. */
+  const fail = (field: string, message: string, phase?: number) =>
+    issues.push(
+      new Issue({
+        field,
+        message,
+        ...(phase !== undefined ? { tier: { list: "price_plan_tiers", index: phase } } : {})
+      })
+    )
+  const amount = (field: string, value: string | undefined, currency: string | undefined, phase?: number) => {
     if (value === undefined || currency === undefined || !Money.currencyCodes().includes(currency)) return
     const r = Money.parse(value, currency)
-    if (Result.isFailure(r)) fail(field, r.failure.message)
+    if (Result.isFailure(r)) fail(field, r.failure.message, phase)
     else if (!Money.isWithinBounds(r.success))
-      fail(field, `must be at most ${Money.format(Money.make(Money.MAX_AMOUNT_MINOR, currency))}`)
+      fail(field, `must be at most ${Money.format(Money.make(Money.MAX_AMOUNT_MINOR, currency))}`, phase)
   }
-  const decimal = (field: string, value: string | undefined) => {
-    if (value !== undefined && !BOUNDED_DECIMAL.test(value)) fail(field, DECIMAL_RULE)
+  const decimal = (field: string, value: string | undefined, phase?: number) => {
+    if (value !== undefined && !BOUNDED_DECIMAL.test(value)) fail(field, DECIMAL_RULE, phase)
   }
 
   if (!input.name || input.name.trim() === "") fail("name", "is required")
@@ -313,22 +342,21 @@ export const validate = (input: PriceInput): Result.Result<ValidPrice, PriceRule
       }
       amount("price_plan.base_price_val", plan.base_price_val, input.currency)
       ;(plan.price_plan_tiers ?? []).forEach((t, i) => {
-        const at = `price_plan.price_plan_tiers[${i}]`
         if (!Number.isInteger(t.period_count) || t.period_count < 1)
-          fail(`${at}.period_count`, "must be a whole number ≥ 1")
-        if (t.due_price !== undefined && t.due_price !== "") amount(`${at}.due_price`, t.due_price, input.currency)
+          fail("period_count", "must be a whole number ≥ 1", i)
+        if (t.due_price !== undefined && t.due_price !== "") amount("due_price", t.due_price, input.currency, i)
         else if (t.discount_type === undefined || t.discount_value === undefined) {
-          fail(`${at}.due_price`, "is required unless discount_type and discount_value are given")
+          fail("due_price", "is required unless discount_type and discount_value are given", i)
         } else {
           if (t.discount_type !== "percentage" && t.discount_type !== "amount")
-            fail(`${at}.discount_type`, "must be percentage or amount")
-          decimal(`${at}.discount_value`, t.discount_value)
+            fail("discount_type", "must be percentage or amount", i)
+          decimal("discount_value", t.discount_value, i)
           if (
             t.discount_type === "percentage" &&
             /^\d+(\.\d+)?$/.test(t.discount_value) &&
             Decimal.compare(Result.getOrThrow(Decimal.parse(t.discount_value)), Decimal.make(100n)) > 0
           ) {
-            fail(`${at}.discount_value`, "a percentage is at most 100")
+            fail("discount_value", "a percentage is at most 100", i)
           }
         }
       })
@@ -406,7 +434,7 @@ export const validate = (input: PriceInput): Result.Result<ValidPrice, PriceRule
   }
 
   const [first, ...rest] = issues
-  if (first) return Result.fail(new PriceRuleViolation({ field: first.field, issues: [first, ...rest] }))
+  if (first) return Result.fail(new PriceRuleViolation({ issues: [first, ...rest] }))
   return Result.succeed({
     ...input,
     ...(merchantPriceId !== undefined ? { merchant_price_id: merchantPriceId } : {}),

@@ -13,7 +13,9 @@ const monthly = {
 
 const fields = (input: PriceRules.PriceInput): ReadonlyArray<string> => {
   const r = PriceRules.validate(input)
-  return Result.isFailure(r) ? r.failure.issues.map((i) => i.field) : []
+  return Result.isFailure(r)
+    ? r.failure.issues.map((i) => (i.tier ? `${i.tier.list} #${i.tier.index} ${i.field}` : i.field))
+    : []
 }
 
 describe("PriceRules.validate", () => {
@@ -113,9 +115,9 @@ describe("PriceRules.validate", () => {
     expect(fields(input as PriceRules.PriceInput)).toContain(field)
   })
 
-  it("reports every issue, the first in `field`", () => {
+  it("reports every issue, the first first", () => {
     const r = PriceRules.validate({ currency: "USD" })
-    expect(Result.isFailure(r) && r.failure.field).toBe("name")
+    expect(Result.isFailure(r) && r.failure.issues[0].field).toBe("name")
     expect(fields({ currency: "USD" })).toEqual(["name", "product_id", "billing_type", "price_type"])
   })
 
@@ -144,12 +146,12 @@ describe("PriceRules.validate", () => {
   })
 
   it.each([
-    ["a gap", [tier("0", "100"), tier("102", "")], "usage_tiers[1].min"],
-    ["an overlap", [tier("0", "100"), tier("100", "")], "usage_tiers[1].min"],
-    ["a closed last tier", [tier("0", "100"), tier("101", "200")], "usage_tiers[1].max"],
-    ["an open middle tier", [tier("0", ""), tier("101", "")], "usage_tiers[0].max"],
-    ["a first tier above 1", [tier("5", "")], "usage_tiers[0].min"],
-    ["a negative unit price", [tier("0", "", "-1")], "usage_tiers[0].unit_price"],
+    ["a gap", [tier("0", "100"), tier("102", "")], "usage_tiers #1 min"],
+    ["an overlap", [tier("0", "100"), tier("100", "")], "usage_tiers #1 min"],
+    ["a closed last tier", [tier("0", "100"), tier("101", "200")], "usage_tiers #1 max"],
+    ["an open middle tier", [tier("0", ""), tier("101", "")], "usage_tiers #0 max"],
+    ["a first tier above 1", [tier("5", "")], "usage_tiers #0 min"],
+    ["a negative unit price", [tier("0", "", "-1")], "usage_tiers #0 unit_price"],
     [
       "more than 10 tiers",
       Array.from({ length: 11 }, (_, i) =>
@@ -159,6 +161,23 @@ describe("PriceRules.validate", () => {
     ]
   ] as const)("rejects tiers with %s", (_, tiers, field) => {
     expect(fields(usagePrice(tiers))).toContain(field)
+  })
+
+  it("a plan's phase at fault is named by its index and its field, not by a request path", () => {
+    const r = PriceRules.validate({
+      ...monthly,
+      price_plan: {
+        ...monthly.price_plan,
+        price_plan_tiers: [
+          { period_count: 1, due_price: "10.00" },
+          { period_count: 0, discount_type: "percentage", discount_value: "120" }
+        ]
+      }
+    })
+    expect(Result.isFailure(r) && r.failure.issues.map((i) => ({ ...i }))).toEqual([
+      { field: "period_count", tier: { list: "price_plan_tiers", index: 1 }, message: "must be a whole number ≥ 1" },
+      { field: "discount_value", tier: { list: "price_plan_tiers", index: 1 }, message: "a percentage is at most 100" }
+    ])
   })
 
   it("quantity is 1..999999999", () => {

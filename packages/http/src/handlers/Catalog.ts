@@ -3,6 +3,7 @@
  *
  * @since 0.1.0
  */
+import { Requests } from "@recur/contract"
 import { Catalog, Lifecycle } from "@recur/core"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
@@ -54,7 +55,7 @@ export const catalogLive = HttpApiBuilder.group(BillingApi, "catalog", (handlers
       )
       .handle("createPrice", ({ payload }) =>
         call((m) =>
-          Effect.map(catalog.createPrice(m, payload), (v) =>
+          Effect.map(Requests.refusedAsParameter(catalog.createPrice(m, payload)), (v) =>
             ok({ price_id: v.id, price_version_id: v.price_version_id, merchant_price_id: v.merchant_price_id })
           )
         )

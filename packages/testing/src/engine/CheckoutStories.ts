@@ -425,7 +425,7 @@ export const checkoutStories = (it: Vitest.MethodsNonLive<Services>) => {
               price_val: "10000000000.00"
             })
           )
-        ).toMatchObject({ _tag: "InvalidParameter", param: "price_val" })
+        ).toMatchObject({ _tag: "PriceRuleViolation", issues: [{ field: "price_val" }] })
         // a quantity change that would bill above the bound
         const sub = Option.getOrThrow((yield* subscribe(merchantId, thirty)).result.subscription)
         expect(
