@@ -260,6 +260,90 @@ describe("the facade is the whole API", () => {
     }
   }, 120_000)
 
+  it("writes through the facade are seen over REST: statuses, refunds, renewal, events, deletion", async () => {
+    const recur = await Mount.fetchHandler(billing)
+    try {
+      const { merchant_id: m, api_key: key } = await billing.merchants.create({
+        name: "Parity writes",
+        currency: "USD",
+        frozen_time: Date.parse("2026-01-01T00:00:00Z")
+      })
+      let n = 0
+      const get = async (path: string) => {
+        const res = await recur.fetch(
+          new Request(`http://shop.test${path}`, {
+            headers: { authorization: `Bearer ${key}`, "request-id": `parity-w-${++n}` }
+          })
+        )
+        return ((await res.json()) as any).data
+      }
+      await billing.webhooks.createEndpoint(m, { url: "https://hooks.example/w", all_events: true })
+      expect(await billing.catalog.categories(m)).toEqual(await get("/api/v1/product-categories"))
+      expect(await billing.merchants.disputeSettings(m)).toEqual(await get("/api/v1/dispute_settings"))
+      const product = await billing.catalog.createProduct(m, { product_name: "Basic", product_status: "draft" })
+      expect(await billing.catalog.setProductStatus(m, product.product_id, "active")).toEqual({
+        product_id: product.product_id,
+        product_status: "active"
+      })
+      const price = await billing.catalog.createPrice(m, {
+        name: "Basic monthly",
+        product_id: product.product_id,
+        currency: "USD",
+        billing_type: "recurring",
+        price_type: "flat_price",
+        price_plan: { billing_cycle_unit: "month", base_price_val: "10.00" }
+      })
+      expect(await billing.catalog.listPriceVersions(m, price.price_id)).toEqual(
+        await get(`/api/v1/price/${price.price_id}/versions`)
+      )
+      const session = await billing.checkout.createSession(m, {
+        line_items: [{ price_id: price.price_id, quantity: "1" }],
+        payer_id: "payer-1"
+      })
+      const paid = await billing.checkout.pay(m, session.session_id, {
+        number: "4242424242424242",
+        exp_month: 12,
+        exp_year: 2040,
+        cvc: "123"
+      })
+      expect(paid.status).toBe("succeeded")
+      const sub = paid.subscription!
+      expect(await billing.subscriptions.list(m, { status: ["active"] })).toEqual(
+        await get("/api/v1/subscription?status=active")
+      )
+
+      const refund = await billing.refunds.create(m, { trade_id: paid.trade.trade_id, amount: "1.00" })
+      expect(await billing.refunds.get(m, refund.refund_id)).toEqual(
+        (await get(`/api/v1/refund/${refund.refund_id}`)).refund
+      )
+      expect(await billing.refunds.list(m)).toEqual(await get("/api/v1/refunds"))
+      expect(await billing.refunds.ofTrade(m, paid.trade.trade_id)).toEqual(
+        await get(`/api/v1/trades/${paid.trade.trade_id}/refunds`)
+      )
+
+      await billing.advanceClock(m, new Date("2026-01-20T00:00:00Z"))
+      const renewed = await billing.subscriptions.renewNow(m, sub.id)
+      expect(renewed.id).toBe(sub.id)
+      expect(await billing.subscriptions.get(m, sub.id)).toEqual(
+        (await get(`/api/v1/subscription/${sub.id}`)).subscription
+      )
+
+      const events = await billing.webhooks.listEvents(m)
+      expect(events.list.length).toBeGreaterThan(0)
+      const resent = await billing.webhooks.resendEvent(m, events.list[0]!.id)
+      expect(resent.id).toBe(events.list[0]!.id)
+
+      expect(await billing.catalog.setPriceStatus(m, price.price_version_id, "frozen")).toEqual({
+        price_version_id: price.price_version_id
+      })
+      const customer = await billing.customers.create(m, { email: "gone@example.com" })
+      await billing.customers.delete(m, customer.id)
+      await expect(billing.customers.get(m, customer.id)).rejects.toMatchObject({ status: 404 })
+    } finally {
+      await recur.close()
+    }
+  }, 120_000)
+
   it("list filters are checked as over REST", async () => {
     const { merchant_id: m } = await billing.merchants.create({ name: "Limits", currency: "USD" })
     await expect(billing.customers.list(m, { limit: 0 })).rejects.toMatchObject({ status: 400, param: "limit" })
