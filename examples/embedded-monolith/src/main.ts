@@ -24,7 +24,7 @@ export async function main(log: (line: string) => void = console.log): Promise<A
     })
     const session = await billing.checkout.createSession(merchant_id, {
       payer_id: "user-42",
-      line_items: [{ price_id: price.id, quantity: "3" }]
+      line_items: [{ price_id: price.price_id, quantity: "3" }]
     })
     const paid = await billing.checkout.pay(merchant_id, session.session_id, {
       number: "4242424242424242",

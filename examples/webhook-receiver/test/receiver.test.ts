@@ -29,7 +29,7 @@ describe("examples/webhook-receiver", () => {
       })
       const session = await billing.checkout.createSession(merchant_id, {
         payer_id: "ada",
-        line_items: [{ price_id: price.id }]
+        line_items: [{ price_id: price.price_id }]
       })
       await billing.checkout.pay(merchant_id, session.session_id, {
         number: "4242424242424242",

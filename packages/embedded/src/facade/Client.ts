@@ -1,0 +1,350 @@
+/**
+ * The Promise API of {@link createBilling}: one group per REST group, one method per REST
+ * operation (the HTTP-only ones are listed in `packages/http/test/FacadeParity.test.ts` with
+ * their reason).
+ *
+ * @since 0.1.0
+ */
+import type { Context } from "effect"
+import type { RequestBodies } from "@recur/contract"
+import type { Lifecycle } from "@recur/core"
+import type { Services } from "../createBilling.js"
+import type * as T from "./Types.js"
+
+type Body<S extends { readonly Encoded: unknown }> = S["Encoded"]
+
+/**
+ * The Promise API returned by `createBilling`. Every method takes the REST API's body for the
+ * same operation (checked the same way) and resolves with the REST API's JSON; failures reject
+ * with a `RecurError` subclass carrying the REST code and status.
+ *
+ * @since 0.1.0
+ */
+export interface BillingClient {
+  readonly merchants: {
+    /** Creates a merchant; resolves with its id and its API key (shown once). No REST route: the CLI's `recur merchants create`. */
+    readonly create: (input: T.CreateMerchantInput) => Promise<{ merchant_id: string; api_key: string }>
+    /** `GET /api/v1/invoice_settings`: what the merchant's invoice numbers start with. */
+    readonly invoiceSettings: (merchantId: string) => Promise<{ invoice_prefix: string }>
+    /**
+     * What the merchant's next invoice numbers start with (`POST /api/v1/invoice_settings`): 3 to
+     * 12 uppercase letters and digits; a new prefix starts its own sequences at 1.
+     */
+    readonly setInvoicePrefix: (merchantId: string, prefix: string) => Promise<{ invoice_prefix: string }>
+    /** `GET /api/v1/dispute_settings`. */
+    readonly disputeSettings: (merchantId: string) => Promise<{ fraud_dispute_renewals: "hold" | "charge" }>
+    /**
+     * `POST /api/v1/dispute_settings`: whether renewals of a subscription under an open fraud
+     * dispute are held (`hold`, the default) or charged (`charge`).
+     */
+    readonly setDisputeSettings: (
+      merchantId: string,
+      settings: { readonly fraud_dispute_renewals: "hold" | "charge" }
+    ) => Promise<{ fraud_dispute_renewals: "hold" | "charge" }>
+    /** `GET /api/v1/payment_settings`: who charges the merchant's customers (never a secret). */
+    readonly paymentSettings: (merchantId: string) => Promise<T.PaymentSettingsJson>
+    /**
+     * `POST /api/v1/payment_settings`: `sandbox`, or `stripe` with a secret and a publishable key of
+     * the merchant's mode and optionally the webhook signing secret (stored encrypted).
+     */
+    readonly setPaymentSettings: (merchantId: string, input: T.PaymentSettingsInput) => Promise<T.PaymentSettingsJson>
+  }
+  readonly catalog: {
+    /** `GET /api/v1/product-categories`. */
+    readonly categories: (merchantId: string) => Promise<{ total: number; list: Array<T.CategoryJson> }>
+    /** `POST /api/v1/products`. */
+    readonly createProduct: (merchantId: string, input: T.CreateProductInput) => Promise<T.ProductJson>
+    /** `POST /api/v1/product/{product_id}/status`: `active` or `disabled`. */
+    readonly setProductStatus: (
+      merchantId: string,
+      productId: string,
+      status: "active" | "disabled"
+    ) => Promise<{ product_id: string; product_status: string }>
+    /** `GET /api/v1/products`: newest first, optionally by status and price. */
+    readonly listProducts: (
+      merchantId: string,
+      filter?: T.PageInput & {
+        readonly status?: "draft" | "active" | "disabled"
+        readonly price_ids?: ReadonlyArray<string>
+      }
+    ) => Promise<T.PageJson<T.ProductJson>>
+    /** `POST /api/v1/prices`: a price and its first version (`price_id`, `price_version_id`). */
+    readonly createPrice: (merchantId: string, input: T.CreatePriceInput) => Promise<T.PriceCreatedJson>
+    /** `POST /api/v1/prices/{price_version_id}/status`. */
+    readonly setPriceStatus: (
+      merchantId: string,
+      priceVersionId: string,
+      status: "draft" | "active" | "frozen"
+    ) => Promise<{ price_version_id: string }>
+    /** `GET /api/v1/prices/version/{price_version_id}`. */
+    readonly getPriceVersion: (merchantId: string, priceVersionId: string) => Promise<T.PriceJson>
+    /** `GET /api/v1/prices`: newest first, optionally of one product or status. */
+    readonly listPrices: (
+      merchantId: string,
+      filter?: T.PageInput & { readonly product_id?: string; readonly status?: "draft" | "active" | "frozen" }
+    ) => Promise<T.PageJson<T.PriceJson>>
+    /** `GET /api/v1/price/{price_id}/versions`. */
+    readonly listPriceVersions: (
+      merchantId: string,
+      priceId: string,
+      filter?: T.PageInput
+    ) => Promise<T.PageJson<T.PriceJson>>
+  }
+  readonly customers: {
+    /** `POST /api/v1/front/customer/create`. */
+    readonly create: (merchantId: string, input: Body<typeof RequestBodies.CreateCustomer>) => Promise<T.CustomerJson>
+    /** `POST /api/v1/front/customer/update`: the fields given change. */
+    readonly update: (
+      merchantId: string,
+      customerId: string,
+      input: Omit<Body<typeof RequestBodies.UpdateCustomer>, "customer_id">
+    ) => Promise<T.CustomerJson>
+    /**
+     * `POST /api/v1/front/customer/delete`: the customer is gone from reads (its history stays)
+     * and its portal links stop working at once.
+     */
+    readonly delete: (merchantId: string, customerId: string) => Promise<void>
+    /** `GET /api/v1/front/customer/{customer_id}`. */
+    readonly get: (merchantId: string, customerId: string) => Promise<T.CustomerJson>
+    /** `GET /api/v1/front/customer`: newest first, optionally by ids, emails, payer ids or type. */
+    readonly list: (
+      merchantId: string,
+      filter?: T.PageInput & {
+        readonly customer_ids?: ReadonlyArray<string>
+        readonly emails?: ReadonlyArray<string>
+        readonly payer_ids?: ReadonlyArray<string>
+        readonly type?: "customer" | "guest"
+      }
+    ) => Promise<T.PageJson<T.CustomerJson>>
+  }
+  readonly checkout: {
+    /** `POST /api/v1/session`: a checkout session and its hosted page's URL. */
+    readonly createSession: (
+      merchantId: string,
+      input: Body<typeof RequestBodies.CreateSession>
+    ) => Promise<T.CheckoutSessionJson>
+    /** `GET /api/v1/session/{session_id}`. */
+    readonly getSession: (merchantId: string, sessionId: string) => Promise<T.CheckoutSessionJson>
+    /**
+     * Pays a session with a card (the hosted page's form, without the page), or with a payment
+     * method the processor's form collected (`{ payment_method: "pm_…" }`, Stripe).
+     */
+    readonly pay: (
+      merchantId: string,
+      sessionId: string,
+      card: Body<typeof RequestBodies.Payment>
+    ) => Promise<T.PaymentJson>
+  }
+  readonly subscriptions: {
+    /** `GET /api/v1/subscription`: newest first, optionally by ids, statuses or customer. */
+    readonly list: (
+      merchantId: string,
+      filter?: T.PageInput & {
+        readonly subscription_ids?: ReadonlyArray<string>
+        readonly status?: ReadonlyArray<SubscriptionStatus>
+        readonly customer_id?: string
+        readonly billing_cycle_unit?: T.PricePlanInput["billing_cycle_unit"]
+      }
+    ) => Promise<T.PageJson<T.SubscriptionJson>>
+    /** `GET /api/v1/subscription/{subscription_id}`. */
+    readonly get: (merchantId: string, id: string) => Promise<T.SubscriptionJson>
+    /** `POST /api/v1/subscription/{subscription_id}/preview-change`: the quote of a change, nothing changed. */
+    readonly previewChange: (merchantId: string, id: string, input: T.ChangeInput) => Promise<T.ChangePreview>
+    /** `POST /api/v1/subscription/{subscription_id}`: a new price or quantity, prorated. */
+    readonly change: (merchantId: string, id: string, input: T.ChangeInput) => Promise<T.ChangeResult>
+    /** `POST /api/v1/subscription/{subscription_id}/revoke-price-change`: drops a change scheduled for the period's end. */
+    readonly revokePriceChange: (merchantId: string, id: string) => Promise<T.RevokePriceChangeResult>
+    /** `POST /api/v1/subscription/{subscription_id}/cancel`: at once (default) or at the period's end. */
+    readonly cancel: (merchantId: string, id: string, input?: T.CancelInput) => Promise<T.SubscriptionJson>
+    /** `POST /api/v1/subscription/{subscription_id}/revoke-cancel`: drops a cancellation scheduled for the period's end. */
+    readonly revokeCancel: (merchantId: string, id: string) => Promise<T.SubscriptionJson>
+    /** `POST /api/v1/subscription/{subscription_id}/pause`. */
+    readonly pause: (merchantId: string, id: string) => Promise<T.SubscriptionJson>
+    /** `POST /api/v1/subscription/{subscription_id}/resume`. */
+    readonly resume: (merchantId: string, id: string) => Promise<T.SubscriptionJson>
+    /** `POST /api/v1/subscription/{subscription_id}/renewal`: renews now (a past-due one retries its payment). */
+    readonly renewNow: (merchantId: string, id: string) => Promise<T.SubscriptionJson>
+    /**
+     * `POST /api/v1/subscription/{subscription_id}/payment_method`: replaces the card renewals
+     * charge; a past-due subscription is retried at once with it.
+     */
+    readonly updatePaymentMethod: (
+      merchantId: string,
+      id: string,
+      card: Body<typeof RequestBodies.Payment>
+    ) => Promise<T.PaymentMethodResultJson>
+    /**
+     * `GET /api/v1/subscription/{subscription_id}/upcoming_invoice`: what the next renewal will
+     * bill if nothing changes before it (computed by the renewal's own code, nothing written);
+     * `null` when it will not renew.
+     */
+    readonly upcomingInvoice: (merchantId: string, id: string) => Promise<T.UpcomingInvoiceJson | null>
+    /** `GET /api/v1/subscription/{subscription_id}/usage`: a cycle's usage (the open one by default). */
+    readonly usage: (merchantId: string, id: string, cycleIndex?: number) => Promise<T.UsageSummaryJson>
+    /** `POST /api/v1/subscription/{subscription_id}/usage`: one usage event (idempotent by `event_id`). */
+    readonly recordUsage: (merchantId: string, id: string, input: T.UsageEventInput) => Promise<T.UsageRecorded>
+    /**
+     * `POST /api/v1/usage/batch`: up to 1,000 usage events of any subscriptions in one
+     * transaction; re-sent event ids come back as duplicates.
+     */
+    readonly recordUsageBatch: (
+      merchantId: string,
+      records: ReadonlyArray<T.UsageEventInput & { readonly subscription_id: string }>
+    ) => Promise<T.UsageBatchRecorded>
+  }
+  readonly invoices: {
+    /** `GET /api/v1/invoices`: newest first (default limit 100), optionally of one subscription. */
+    readonly list: (
+      merchantId: string,
+      filter?: T.PageInput & { readonly subscription_id?: string; readonly customer_id?: string }
+    ) => Promise<T.PageJson<T.InvoiceJson>>
+    /** `GET /api/v1/invoice/{invoice_id}`. */
+    readonly get: (merchantId: string, invoiceId: string) => Promise<T.InvoiceJson>
+  }
+  readonly trades: {
+    /** `GET /api/v1/trades`: newest first, optionally by ids, statuses or customer. */
+    readonly list: (
+      merchantId: string,
+      filter?: T.PageInput & {
+        readonly trade_ids?: ReadonlyArray<string>
+        readonly trade_status?: ReadonlyArray<TradeStatus>
+        readonly customer_id?: string
+      }
+    ) => Promise<T.PageJson<T.TradeJson>>
+    /** `GET /api/v1/trade/{trade_id}`. */
+    readonly get: (merchantId: string, tradeId: string) => Promise<T.TradeJson>
+  }
+  readonly discounts: {
+    /** `POST /api/v1/discounts`: a percentage or fixed-amount discount, optionally with a code. */
+    readonly create: (merchantId: string, input: T.CreateDiscountInput) => Promise<T.DiscountJson>
+    /** `GET /api/v1/discount/{discount_id}`. */
+    readonly get: (merchantId: string, discountId: string) => Promise<T.DiscountJson>
+    /** `GET /api/v1/discounts`: newest first, optionally by status and code. */
+    readonly list: (
+      merchantId: string,
+      filter?: {
+        readonly status?: ReadonlyArray<"active" | "ended">
+        readonly codes?: ReadonlyArray<string>
+        readonly limit?: number
+        readonly starting_after?: string
+      }
+    ) => Promise<T.PageJson<T.DiscountJson>>
+    /** `POST /api/v1/discount/{discount_id}/end`: no new redemption from now on. */
+    readonly end: (merchantId: string, discountId: string) => Promise<T.DiscountJson>
+    /** `POST /api/v1/subscription/{subscription_id}/discount`: from the subscription's next cycle, for the discount's duration. */
+    readonly applyToSubscription: (
+      merchantId: string,
+      subscriptionId: string,
+      input: Body<typeof RequestBodies.ApplyDiscount>
+    ) => Promise<T.SubscriptionDiscountsJson>
+    /** `POST /api/v1/subscription/{subscription_id}/discount/remove`: the next cycles are billed without it. */
+    readonly removeFromSubscription: (
+      merchantId: string,
+      subscriptionId: string,
+      discountId: string
+    ) => Promise<T.SubscriptionDiscountsJson>
+  }
+  readonly taxRates: {
+    /**
+     * `POST /api/v1/tax_rates`: a percentage (up to 4 decimals) for a country and optional region,
+     * inclusive or exclusive; one active rate per country and region.
+     */
+    readonly create: (merchantId: string, input: T.CreateTaxRateInput) => Promise<T.TaxRateJson>
+    /** `GET /api/v1/tax_rate/{tax_rate_id}`. */
+    readonly get: (merchantId: string, taxRateId: string) => Promise<T.TaxRateJson>
+    /** `GET /api/v1/tax_rates`: newest first, optionally by status and country. */
+    readonly list: (
+      merchantId: string,
+      filter?: {
+        readonly status?: ReadonlyArray<"active" | "archived">
+        readonly countries?: ReadonlyArray<string>
+        readonly limit?: number
+        readonly starting_after?: string
+      }
+    ) => Promise<T.PageJson<T.TaxRateJson>>
+    /** `POST /api/v1/tax_rate/{tax_rate_id}/archive`: no new invoice uses it. */
+    readonly archive: (merchantId: string, taxRateId: string) => Promise<T.TaxRateJson>
+  }
+  readonly portal: {
+    /**
+     * `POST /api/v1/customer-portal/auth`: a signed link to one customer's billing (subscriptions,
+     * invoices, payment method), working for an hour.
+     */
+    readonly createSession: (merchantId: string, input: T.PortalSessionInput) => Promise<T.PortalSessionJson>
+    /**
+     * `POST /api/v1/customer-portal/session/{portal_session_id}/revoke`: the link stops working at
+     * once (as a deleted customer's links do); revoking it again changes nothing.
+     */
+    readonly revokeSession: (merchantId: string, portalSessionId: string) => Promise<T.PortalSessionJson>
+    /** `GET /api/v1/portal_settings`: what the merchant's customers may do in the portal. */
+    readonly settings: (merchantId: string) => Promise<T.PortalSettingsJson>
+    /**
+     * `POST /api/v1/portal_settings`: changes the fields given; `reset: true` returns to the
+     * `portal` option's default. Prices to switch between must be active recurring prices.
+     */
+    readonly updateSettings: (
+      merchantId: string,
+      input: Body<typeof RequestBodies.PortalSettings>
+    ) => Promise<T.PortalSettingsJson>
+  }
+  readonly refunds: {
+    /** `POST /api/v1/refund`: all or part of a trade. */
+    readonly create: (merchantId: string, input: T.RefundInput) => Promise<T.RefundJson>
+    /** `GET /api/v1/refund/{refund_id}`. */
+    readonly get: (merchantId: string, refundId: string) => Promise<T.RefundJson>
+    /** `GET /api/v1/refunds`: newest first. */
+    readonly list: (merchantId: string, filter?: T.PageInput) => Promise<T.PageJson<T.RefundJson>>
+    /** `GET /api/v1/trades/{trade_id}/refunds`: the refunds of one trade. */
+    readonly ofTrade: (merchantId: string, tradeId: string, filter?: T.PageInput) => Promise<T.PageJson<T.RefundJson>>
+  }
+  readonly webhooks: {
+    /** `POST /api/v2/webhook/endpoints`: resolves with its id and its `whsec_` secret (shown once). */
+    readonly createEndpoint: (merchantId: string, input: T.WebhookEndpointInput) => Promise<T.WebhookEndpointCreated>
+    /** `GET /api/v2/webhook/endpoints`: newest first, optionally by status. */
+    readonly listEndpoints: (
+      merchantId: string,
+      filter?: T.PageInput & { readonly status?: ReadonlyArray<typeof Lifecycle.EndpointStatus.Type> }
+    ) => Promise<T.PageJson<T.WebhookEndpointJson>>
+    /** `POST /api/v2/webhook/endpoints/{endpoint_id}`: the fields given change. */
+    readonly updateEndpoint: (
+      merchantId: string,
+      endpointId: string,
+      input: T.WebhookEndpointUpdate
+    ) => Promise<T.WebhookEndpointJson>
+    /** `POST /api/v2/webhook/endpoints/{endpoint_id}/delete`. */
+    readonly deleteEndpoint: (merchantId: string, endpointId: string) => Promise<void>
+    /** `GET /api/v2/webhook/events`: newest first, optionally by business id, type or delivery status. */
+    readonly listEvents: (
+      merchantId: string,
+      filter?: T.PageInput & {
+        readonly business_ids?: ReadonlyArray<string>
+        readonly event_types?: ReadonlyArray<string>
+        readonly event_statuses?: ReadonlyArray<DeliveryStatus>
+      }
+    ) => Promise<T.PageJson<T.WebhookEventJson>>
+    /** `POST /api/v2/webhook/events/{event_id}/resend`: delivers the event again to its endpoints. */
+    readonly resendEvent: (merchantId: string, eventId: string) => Promise<T.WebhookEventJson>
+    /** Delivers what is in the outbox now (fan-out + first attempts); resolves with how many events it took. */
+    readonly dispatch: (owner?: string) => Promise<number>
+  }
+  /** `GET /api/v1/test_helpers/clock`: a sandbox merchant's frozen clock. */
+  readonly clock: (merchantId: string) => Promise<T.ClockJson>
+  /**
+   * `POST /api/v1/test_helpers/advance_clock`: moves a sandbox merchant's frozen clock forward,
+   * running everything due on the way (all of it, before resolving).
+   */
+  readonly advanceClock: (merchantId: string, to: Date) => Promise<void>
+  /** Runs due work once (call from your own scheduler). */
+  readonly runDue: (owner?: string) => Promise<unknown>
+  /**
+   * The engine's services (for `@recur/http`'s `Mount` helpers, or Effect code of your own): the
+   * same instances the methods above use, so one process has one engine over its storage.
+   */
+  readonly context: () => Promise<Context.Context<Services>>
+  /** Releases the database and stops background work. Call it before the process ends. */
+  readonly close: () => Promise<void>
+}
+
+type SubscriptionStatus = typeof Lifecycle.SubscriptionStatus.Type
+type TradeStatus = typeof Lifecycle.TradeStatus.Type
+type DeliveryStatus = typeof Lifecycle.DeliveryStatus.Type

@@ -1,0 +1,258 @@
+/**
+ * What the Promise facade takes and answers: the REST API's bodies with every enumerated field a
+ * literal union and every field the engine requires required, and the REST API's JSON (fields
+ * that decoding always fills are not optional).
+ *
+ * @since 0.1.0
+ */
+import type {
+  Billing,
+  BillingPeriod,
+  CheckoutSession,
+  Customer,
+  Discount,
+  Discounts,
+  Invoice,
+  Lifecycle,
+  Merchants,
+  Metering,
+  PaymentMethods,
+  PaymentSettings,
+  Price,
+  PriceChanges,
+  Product,
+  PortalSession,
+  Refund,
+  Subscription,
+  Tax,
+  Trade,
+  Usage,
+  Webhook,
+  Webhooks
+} from "@recur/core"
+import type { RequestBodies } from "@recur/contract"
+import { type Effect, type Option, Schema } from "effect"
+
+type Success<F extends (...args: never) => Effect.Effect<unknown, unknown, unknown>> = Effect.Success<ReturnType<F>>
+
+/** The keys of `T` that are not optional. */
+type RequiredKeys<T> = { [K in keyof T]-?: {} extends Pick<T, K> ? never : K }[keyof T]
+
+/**
+ * The JSON of a schema as the engine writes it: its encoded form, with the fields decoding
+ * fills by default (optional on the wire, always present in the decoded value) required.
+ *
+ * @since 0.1.0
+ */
+export type Answer<S extends Schema.Top> = Omit<S["Encoded"], RequiredKeys<S["Type"]> & keyof S["Encoded"]> & {
+  readonly [K in RequiredKeys<S["Type"]> & keyof S["Encoded"]]-?: Exclude<S["Encoded"][K], undefined>
+}
+
+/** A product as the REST API returns it (`GET /api/v1/products` items). @since 0.1.0 */
+export type ProductJson = Answer<typeof Product.Product>
+/** A product category. @since 0.1.0 */
+export type CategoryJson = Answer<typeof Product.Category>
+/** A price version as the REST API returns it. @since 0.1.0 */
+export type PriceJson = Answer<typeof Price.PriceVersion>
+/** A customer as the REST API returns it. @since 0.1.0 */
+export type CustomerJson = Answer<typeof Customer.Customer>
+/** A checkout session as the REST API returns it (`session_url` is the hosted page). @since 0.1.0 */
+export type CheckoutSessionJson = Answer<typeof CheckoutSession.CheckoutSession>
+/** A subscription as the REST API returns it. @since 0.1.0 */
+export type SubscriptionJson = Answer<typeof Subscription.Subscription>
+/** A trade (one charge or refund movement) as the REST API returns it. @since 0.1.0 */
+export type TradeJson = Answer<typeof Trade.Trade>
+/** An invoice as the REST API returns it. @since 0.1.0 */
+export type InvoiceJson = Answer<typeof Invoice.Invoice>
+/** A discount as the REST API returns it. @since 0.1.0 */
+export type DiscountJson = Answer<typeof Discount.Discount>
+/** What a subscription's next renewal will bill (`GET /api/v1/subscription/{id}/upcoming_invoice`). @since 0.1.0 */
+export type UpcomingInvoiceJson = Answer<typeof Invoice.UpcomingInvoice>
+/** A payment method update's answer. @since 0.1.0 */
+export type PaymentMethodResultJson = Success<PaymentMethods.PaymentMethods["Service"]["updatePaymentMethod"]>
+/** Who charges a merchant's customers, as JSON (never a secret). @since 0.1.0 */
+export type PaymentSettingsJson = Answer<typeof PaymentSettings.PaymentSettingsView>
+/** What a merchant's customers may do in the portal, as JSON. @since 0.1.0 */
+export type PortalSettingsJson = Answer<typeof PortalSession.PortalSettings>
+/** A customer portal session as JSON. @since 0.1.0 */
+export type PortalSessionJson = Answer<typeof PortalSession.PortalSession>
+/** A tax rate as JSON. @since 0.1.0 */
+export type TaxRateJson = Answer<typeof Tax.TaxRate>
+/** The discounts a subscription carries, each with its window of cycles. @since 0.1.0 */
+export type SubscriptionDiscountsJson = Success<Discounts.Discounts["Service"]["applyToSubscription"]>
+/** A refund as the REST API returns it. @since 0.1.0 */
+export type RefundJson = Answer<typeof Refund.Refund>
+/** A cycle's usage as the REST API returns it. @since 0.1.0 */
+export type UsageSummaryJson = Answer<typeof Usage.UsageSummary>
+/** A webhook endpoint as the REST API returns it (never its secret). @since 0.1.0 */
+export type WebhookEndpointJson = Answer<typeof Webhook.WebhookEndpoint>
+/** A webhook event and its delivery state as the REST API returns it. @since 0.1.0 */
+export type WebhookEventJson = Answer<typeof Webhook.WebhookEvent>
+/** One page of a list, newest first: `has_more` says whether a next page exists. @since 0.1.0 */
+export interface PageJson<A> {
+  readonly has_more: boolean
+  readonly list: Array<A>
+}
+
+/**
+ * What paying a checkout session did: `succeeded` (with the subscription it started),
+ * `requires_action` (open `redirect_url` for 3-D Secure), `failed` (with `error`) or `processing`.
+ *
+ * @since 0.1.0
+ */
+export interface PaymentJson {
+  readonly status: Billing.PaymentResult["status"]
+  readonly trade: TradeJson
+  readonly subscription: SubscriptionJson | null
+  readonly redirect_url: string | null
+  readonly error: Option.Option.Value<Billing.PaymentResult["error"]> | null
+}
+
+/** The proration quote of a price or quantity change (what `change` will charge or credit). @since 0.1.0 */
+export type ChangePreview = Success<PriceChanges.PriceChanges["Service"]["previewChange"]>
+/** What a price or quantity change did. @since 0.1.0 */
+export type ChangeResult = Success<PriceChanges.PriceChanges["Service"]["changePrice"]>
+/** What revoking a scheduled price change did (`no_pending_change` when none was scheduled). @since 0.1.0 */
+export type RevokePriceChangeResult = Success<PriceChanges.PriceChanges["Service"]["revokePriceChange"]>
+/** A recorded usage event (`duplicate: true` when its `event_id` was already recorded). @since 0.1.0 */
+export type UsageRecorded = Success<Metering.Metering["Service"]["recordUsage"]>
+/** A batch of usage events: how many were accepted and which were duplicates. @since 0.1.0 */
+export type UsageBatchRecorded = Success<Metering.Metering["Service"]["recordUsageBatch"]>
+/** A new webhook endpoint: its id and its `whsec_` signing secret (shown once). @since 0.1.0 */
+export type WebhookEndpointCreated = Success<Webhooks.Webhooks["Service"]["create"]>
+/** A created price: `price_id` as the REST API names it (`id` is the same value). @since 0.1.0 */
+export type PriceCreatedJson = PriceJson & { readonly price_id: string }
+/** A sandbox merchant's clock. @since 0.1.0 */
+export interface ClockJson {
+  /** The frozen time (RFC 3339), `null` when the merchant follows the real clock. */
+  readonly frozen_time: string | null
+  /** Where a background advance is heading, `null` when none runs. */
+  readonly target_time: string | null
+  readonly advancing: boolean
+}
+
+/** The body of a REST request, as plain data. */
+type Body<S extends Schema.Top> = S["Encoded"]
+/** A REST body with some fields replaced: narrowed to literal unions, or made required. */
+type Narrow<B, N> = Omit<B, keyof N> & N
+
+/** A recurring price's plan, its cycle unit a literal. @since 0.1.0 */
+export type PricePlanInput = Narrow<
+  Body<typeof RequestBodies.PricePlan>,
+  { readonly billing_cycle_unit: typeof BillingPeriod.BillingCycleUnit.Type }
+>
+
+/**
+ * A new price (`POST /api/v1/prices`): a name, its product, its currency, its billing and price
+ * types are required; a recurring price needs `price_plan`, a one-time price `price_val`.
+ *
+ * @since 0.1.0
+ */
+export type CreatePriceInput = Narrow<
+  Body<typeof RequestBodies.CreatePrice>,
+  {
+    readonly name: string
+    readonly product_id: string
+    readonly currency: string
+    readonly billing_type: typeof Price.BillingType.Type
+    readonly price_type: typeof Price.PriceType.Type
+    readonly status?: typeof Lifecycle.PriceVersionStatus.Type
+    readonly model_type?: typeof Price.ModelType.Type
+    readonly payment_timing?: typeof Price.PaymentTiming.Type
+    readonly billing_dimension?: "quantity" | "usage"
+    readonly price_plan?: PricePlanInput
+  }
+>
+
+/** A new product (`POST /api/v1/products`): its name is required. @since 0.1.0 */
+export type CreateProductInput = Narrow<Body<typeof RequestBodies.CreateProduct>, { readonly product_name: string }>
+
+/** A price or quantity change (`POST /api/v1/subscription/{id}`): a new price, a new quantity or both. @since 0.1.0 */
+export type ChangeInput = Narrow<
+  Omit<Body<typeof RequestBodies.ChangePrice>, "subscription_id" | "merchant_id">,
+  {
+    /** `immediate` (default) or at the current period's end. */
+    readonly effective_type?: "immediate" | "end_of_period"
+    /** `immediate` (default): credit and charge the rest of the period now; `none`: no proration. */
+    readonly proration?: "immediate" | "none"
+  }
+> &
+  (
+    | { readonly price_id: string; readonly quantity?: string }
+    | { readonly price_id?: string; readonly quantity: string }
+  )
+
+/** A cancellation: `immediate` (default) or at the period's end. @since 0.1.0 */
+export type CancelInput = Narrow<
+  Body<typeof RequestBodies.Cancel>,
+  { readonly cancel_type?: "immediate" | "end_of_period" }
+>
+
+/** A new discount (`POST /api/v1/discounts`). @since 0.1.0 */
+export type CreateDiscountInput = Narrow<
+  Body<typeof RequestBodies.CreateDiscount>,
+  {
+    readonly name: string
+    readonly discount_type: typeof Discount.DiscountType.Type
+    readonly duration?: typeof Discount.DiscountDuration.Type
+  }
+>
+
+/** A webhook endpoint (`POST /api/v2/webhook/endpoints`): its URL is required. @since 0.1.0 */
+export type WebhookEndpointInput = Narrow<
+  Body<typeof RequestBodies.WebhookEndpoint>,
+  { readonly url: string; readonly status?: typeof Lifecycle.EndpointStatus.Type }
+>
+
+/** Changes to a webhook endpoint (`POST /api/v2/webhook/endpoints/{id}`): the fields given change. @since 0.1.0 */
+export type WebhookEndpointUpdate = Narrow<
+  Body<typeof RequestBodies.WebhookEndpoint>,
+  { readonly status?: typeof Lifecycle.EndpointStatus.Type }
+>
+
+/** A refund (`POST /api/v1/refund`): of a trade, all of it unless `amount` is given. @since 0.1.0 */
+export type RefundInput = Narrow<Body<typeof RequestBodies.Refund>, { readonly trade_id: string }>
+
+/** A tax rate (`POST /api/v1/tax_rates`). @since 0.1.0 */
+export type CreateTaxRateInput = Narrow<
+  Body<typeof RequestBodies.CreateTaxRate>,
+  { readonly name: string; readonly percentage: string; readonly country: string }
+>
+
+/** Who charges the merchant's customers (`POST /api/v1/payment_settings`). @since 0.1.0 */
+export type PaymentSettingsInput = Narrow<
+  Body<typeof RequestBodies.PaymentSettings>,
+  { readonly provider: "sandbox" | "stripe" }
+>
+
+/** A portal session (`POST /api/v1/customer-portal/auth`): for one customer. @since 0.1.0 */
+export type PortalSessionInput = Narrow<Body<typeof RequestBodies.PortalSession>, { readonly customer_id: string }>
+
+/** A new merchant (as the CLI's `recur merchants create`). @since 0.1.0 */
+export type CreateMerchantInput = Merchants.CreateMerchant
+
+/**
+ * A usage event as the facade takes it: the REST body with `timestamp` in Unix milliseconds.
+ *
+ * @since 0.1.0
+ */
+export const UsageInput = Schema.Struct({
+  usage_count: Schema.optional(Schema.Number),
+  event_id: Schema.optional(Schema.String),
+  timestamp: Schema.optional(Schema.Number)
+})
+
+/** One usage event: how many units (required), its idempotency id and its time in Unix ms. @since 0.1.0 */
+export type UsageEventInput = Narrow<Body<typeof UsageInput>, { readonly usage_count: number }>
+
+/** The decoding of a batch of usage events (the facade's shape of `POST /api/v1/usage/batch`). */
+export const UsageBatchInput = Schema.Struct({
+  records: Schema.Array(Schema.Struct({ subscription_id: Schema.optional(Schema.String), ...UsageInput.fields }))
+})
+
+/** Cursor pagination, as the REST lists take it: `limit` 1 to 100 (default 10). @since 0.1.0 */
+export interface PageInput {
+  readonly limit?: number
+  readonly starting_after?: string
+  readonly ending_before?: string
+}
