@@ -57,6 +57,7 @@ import { MasterKey, Pg } from "@recur/sql"
 import { MemoryStorage } from "@recur/memory"
 import { type Context, Effect, Exit, Layer, ManagedRuntime, Option, Redacted, Result, Schema } from "effect"
 import * as FacadeErrors from "./Errors.js"
+import { type EntitlementsClient, entitlementsClient } from "./entitlements.js"
 
 /**
  * Where Recur keeps its data.
@@ -600,6 +601,8 @@ export interface BillingClient {
     /** Delivers what is in the outbox now (fan-out + first attempts); resolves with how many events it took. */
     readonly dispatch: (owner?: string) => Promise<number>
   }
+  /** What a customer's subscriptions grant, as committed (`./entitlements.ts`). */
+  readonly entitlements: EntitlementsClient
   /** Moves a sandbox merchant's frozen clock forward, running everything due on the way. */
   readonly advanceClock: (merchantId: string, to: Date) => Promise<void>
   /** Runs due work once (call from your own scheduler). */
@@ -650,6 +653,7 @@ export const createBilling = async (options: BillingOptions = {}): Promise<Billi
   })
   const id = (param: string, value: unknown) => decode(Schema.String.annotate({ identifier: param }), value)
   return {
+    entitlements: entitlementsClient(run, decode),
     merchants: {
       create: (input) =>
         run(

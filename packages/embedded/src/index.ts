@@ -29,6 +29,12 @@ export {
   type WebhookEndpointCreated
 } from "./createBilling.js"
 export {
+  type CustomerEntitlementsJson,
+  type EntitlementCheckJson,
+  type EntitlementSettingsJson,
+  type EntitlementsClient
+} from "./entitlements.js"
+export {
   ConflictError,
   InvalidParameterError,
   InvalidRequestError,
