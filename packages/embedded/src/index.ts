@@ -28,11 +28,11 @@ export {
   type UsageSummaryJson,
   type WebhookEndpointCreated
 } from "./createBilling.js"
-export {
-  type CustomerEntitlementsJson,
-  type EntitlementCheckJson,
-  type EntitlementSettingsJson,
-  type EntitlementsClient
+export type {
+  CustomerEntitlementsJson,
+  EntitlementCheckJson,
+  EntitlementSettingsJson,
+  EntitlementsClient
 } from "./entitlements.js"
 export {
   ConflictError,

@@ -100,7 +100,10 @@ for (const [name, storage] of backends()) {
       // errors
       const unknown = await api.call("GET", "/api/v1/customer/cus_nobody/entitlements", k)
       expect([unknown.status, (unknown.body as any).code]).toEqual([404, "resource_not_found"])
-      const badKey = await api.call("POST", "/api/v1/products", k, { product_name: "X", entitlements: { "Bad-Key": 1 } })
+      const badKey = await api.call("POST", "/api/v1/products", k, {
+        product_name: "X",
+        entitlements: { "Bad-Key": 1 }
+      })
       expect([badKey.status, (badKey.body as any).data?.param]).toEqual([400, "entitlements"])
       const tooBig = await api.call("POST", "/api/v1/products", k, {
         product_name: "X",

@@ -163,7 +163,9 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
         const bad = yield* Effect.flip(entitlements.setSettings(merchantId, { granting_statuses: ["canceled"] }))
         expect(bad._tag).toBe("InvalidParameter")
         const badFeatures = yield* Effect.flip(
-          Catalog.Catalog.use((c) => c.createProduct(merchantId, { product_name: "X", entitlements: { "Bad-Key": true } }))
+          Catalog.Catalog.use((c) =>
+            c.createProduct(merchantId, { product_name: "X", entitlements: { "Bad-Key": true } })
+          )
         )
         expect(badFeatures).toMatchObject({ _tag: "InvalidParameter", param: "entitlements" })
       })
@@ -205,7 +207,9 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
             } else if (op === 3) {
               yield* attempt(Subscriptions.Subscriptions.use((s) => s.resume(merchantId, sub.id)))
             } else if (op === 4) {
-              yield* attempt(Subscriptions.Subscriptions.use((s) => s.cancel(merchantId, Subscriptions.cancelOf(sub.id))))
+              yield* attempt(
+                Subscriptions.Subscriptions.use((s) => s.cancel(merchantId, Subscriptions.cancelOf(sub.id)))
+              )
             } else {
               now += 9 * 86_400_000
               yield* SandboxClock.SandboxClock.use((c) => c.advanceClock(merchantId, now))

@@ -77,13 +77,7 @@ export const featuresOf = (product: Features, price: Features): Features => ({ .
  * @since 0.1.0
  */
 export const combine = (a: FeatureValue, b: FeatureValue): FeatureValue =>
-  typeof a === "number"
-    ? typeof b === "number"
-      ? Math.max(a, b)
-      : a
-    : typeof b === "number"
-      ? b
-      : a || b
+  typeof a === "number" ? (typeof b === "number" ? Math.max(a, b) : a) : typeof b === "number" ? b : a || b
 
 /**
  * Several subscriptions' features as one set: each feature combined over every map holding it.

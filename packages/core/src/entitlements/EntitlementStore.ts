@@ -27,7 +27,8 @@ export const entitlementStore = (storage: StorageService) => {
   const granting = (merchantId: string) =>
     Effect.gen(function* () {
       const known = yield* Effect.service(knownMerchant)
-      if (known !== undefined && known.merchant_id === merchantId) return Entitlement.grantingOf(known.entitlement_statuses)
+      if (known !== undefined && known.merchant_id === merchantId)
+        return Entitlement.grantingOf(known.entitlement_statuses)
       const found = yield* merchants.get(merchantId, merchantId)
       return Entitlement.grantingOf(Option.isSome(found) ? found.value.value.entitlement_statuses : null)
     })

@@ -9,10 +9,9 @@ const value: fc.Arbitrary<Entitlement.FeatureValue> = fc.oneof(fc.boolean(), fc.
 const features: fc.Arbitrary<Entitlement.Features> = fc.dictionary(key, value, { maxKeys: 5 })
 const status = fc.constantFrom("init", "trial", "active", "past_due", "paused", "unpaid", "canceled", "incomplete")
 const policy = fc.subarray([...Entitlement.GrantingStatus.literals])
-const held = fc.array(
-  fc.record({ subscription_id: fc.string({ minLength: 1, maxLength: 6 }), status, features }),
-  { maxLength: 6 }
-)
+const held = fc.array(fc.record({ subscription_id: fc.string({ minLength: 1, maxLength: 6 }), status, features }), {
+  maxLength: 6
+})
 
 /** The rule written out longhand: each feature over the granting subscriptions that hold it. */
 const byHand = (granting: ReadonlyArray<Entitlement.GrantingStatus>, subs: ReadonlyArray<Entitlement.Held>) => {
