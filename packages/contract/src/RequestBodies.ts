@@ -331,6 +331,16 @@ export const DisputeSettings = Schema.Struct({
 })
 
 /**
+ * The body of `POST /api/v1/product/{product_id}/entitlements`: the features the product
+ * declares from now on (they replace the previous ones).
+ *
+ * @since 0.1.0
+ */
+export const ProductEntitlements = Schema.Struct({
+  entitlements: Schema.Record(Schema.String, Schema.Union([Schema.Boolean, Schema.Number]))
+})
+
+/**
  * The body of `POST /api/v1/entitlement_settings`: the subscription states that grant
  * entitlements (`null`: the default, trial, active and past_due).
  *

@@ -32,6 +32,15 @@ export interface EntitlementsClient {
    * subscriptions that grant (booleans OR, numbers the largest) and their ids.
    */
   readonly list: (merchantId: string, customerId: string) => Promise<CustomerEntitlementsJson>
+  /**
+   * `POST /api/v1/product/{id}/entitlements`: replaces the features the product declares
+   * (customers' entitlements follow on the next read; no event is sent for this change).
+   */
+  readonly setProductEntitlements: (
+    merchantId: string,
+    productId: string,
+    entitlements: Readonly<Record<string, boolean | number>>
+  ) => Promise<{ product_id: string; entitlements: Record<string, boolean | number> }>
   /** `GET /api/v1/entitlement_settings`: the subscription states that grant. */
   readonly settings: (merchantId: string) => Promise<EntitlementSettingsJson>
   /**
@@ -69,6 +78,13 @@ export const entitlementsClient = <R>(
         id("customer_id", customerId).pipe(
           Effect.flatMap((c) => use((e) => e.list(merchantId, c))),
           Effect.map(Schema.encodeSync(Entitlement.CustomerEntitlements))
+        )
+      ),
+    setProductEntitlements: (merchantId, productId, entitlements) =>
+      run(
+        Effect.all([id("product_id", productId), decode(RequestBodies.ProductEntitlements, { entitlements })]).pipe(
+          Effect.flatMap(([p, body]) => use((e) => e.setProductFeatures(merchantId, p, body.entitlements))),
+          Effect.map((r) => ({ product_id: r.product_id, entitlements: { ...r.entitlements } }))
         )
       ),
     settings: (merchantId) =>

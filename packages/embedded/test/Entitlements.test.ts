@@ -62,6 +62,13 @@ describe("billing.entitlements", () => {
       await billing.subscriptions.resume(m, sub.id)
       expect((await billing.entitlements.check(m, customer, "seats")).value).toBe(20)
 
+      await billing.entitlements.setProductEntitlements(m, product.product_id, { sso: false, audit_log: true })
+      expect((await billing.entitlements.list(m, customer)).features).toEqual({
+        audit_log: true,
+        seats: 20,
+        sso: false
+      })
+
       expect(await rejection(billing.entitlements.list(m, "cus_nobody"))).toBeInstanceOf(NotFoundError)
       const bad = await rejection(billing.entitlements.check(m, customer, "Not A Feature"))
       expect([bad.constructor, bad.param]).toEqual([InvalidParameterError, "feature"])

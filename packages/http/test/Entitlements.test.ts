@@ -74,6 +74,23 @@ for (const [name, storage] of backends()) {
       expect(change.status, JSON.stringify(change.body)).toBe(200)
       expect((await entitlementsOf(k, customerId)).features).toEqual({ seats: 1, sso: false })
 
+      // the product's features edited: the next read follows
+      const edit = await api.call("POST", `/api/v1/product/${productId}/entitlements`, k, {
+        entitlements: { sso: true, seats: 5, audit_log: true }
+      })
+      expect((edit.body as any).data).toEqual({
+        product_id: productId,
+        entitlements: { sso: true, seats: 5, audit_log: true }
+      })
+      expect((await entitlementsOf(k, customerId)).features).toEqual({ audit_log: true, seats: 1, sso: false })
+      const badEdit = await api.call("POST", `/api/v1/product/${productId}/entitlements`, k, {
+        entitlements: { x: 0.5 }
+      })
+      expect([badEdit.status, (badEdit.body as any).data?.param]).toEqual([400, "entitlements"])
+      expect((await api.call("POST", "/api/v1/product/prd_nothing/entitlements", k, { entitlements: {} })).status).toBe(
+        404
+      )
+
       const cancel = await api.call("POST", `/api/v1/subscription/${session.subscription_id}/cancel`, k, {
         cancel_type: "immediate"
       })

@@ -8,6 +8,7 @@
 import { Context, Effect, Layer, Option } from "effect"
 import * as Entities from "../kernel/Entities.js"
 import * as Errors from "../kernel/Errors.js"
+import { merchantNow } from "../kernel/ServiceSupport.js"
 import { Storage } from "../kernel/Store.js"
 import * as Merchants from "../tenants/Merchants.js"
 import * as Entitlement from "./Entitlement.js"
@@ -33,6 +34,8 @@ export class Entitlements extends Context.Service<Entitlements>()("@recur/core/E
     const storage = yield* Storage
     const merchants = yield* Merchants.Merchants
     const customers = storage.repository(Entities.customer)
+    const products = storage.repository(Entities.product)
+    const now = merchantNow(storage)
     const store = entitlementStore(storage)
 
     const mustBeCustomer = (merchantId: string, customerId: string) =>
@@ -102,7 +105,35 @@ export class Entitlements extends Context.Service<Entitlements>()("@recur/core/E
       })
     })
 
-    return { list, check, settings, setSettings } as const
+    /**
+     * Replaces the features a product declares. Customers' entitlements follow on the next read;
+     * no `v2.entitlements.updated` is written for them (only subscription changes write it).
+     */
+    const setProductFeatures = Effect.fn("Entitlements.setProductFeatures")(function* (
+      merchantId: string,
+      productId: string,
+      features: Readonly<Record<string, boolean | number>>
+    ) {
+      const reason = Entitlement.invalidFeatures(features)
+      if (reason !== undefined) return yield* new Errors.InvalidParameter({ param: "entitlements", reason })
+      return yield* storage.withTransaction(
+        Effect.gen(function* () {
+          const found = yield* products.get(merchantId, productId)
+          if (Option.isNone(found)) return yield* new Errors.NotFound({ resource: "product", id: productId })
+          const at = yield* now(merchantId)
+          const next = { ...found.value.value, entitlements: { ...features }, updated_at: at }
+          yield* products.update(next, found.value.version).pipe(
+            Effect.catchTag("VersionConflict", () =>
+              Effect.fail(new Errors.ConcurrentUpdate({ resource: "product", id: productId }))
+            ),
+            Effect.catchTag("UniqueViolation", (e) => Effect.die(e))
+          )
+          return { product_id: productId, entitlements: next.entitlements }
+        })
+      )
+    })
+
+    return { list, check, settings, setSettings, setProductFeatures } as const
   })
 }) {
   /** The live implementation: needs `Storage` and `Merchants`. */

@@ -44,5 +44,13 @@ export class EntitlementsGroup extends HttpApiGroup.make("entitlements")
       error: ApiErrors.all
     })
   )
+  .add(
+    HttpApiEndpoint.post("setProductEntitlements", "/api/v1/product/:product_id/entitlements", {
+      params: Schema.Struct({ product_id: Schema.String }),
+      payload: RequestBodies.ProductEntitlements,
+      success: Envelope(Schema.Struct({ product_id: Schema.String, entitlements: Entitlement.Features })),
+      error: ApiErrors.all
+    })
+  )
   .middleware(Authentication)
   .annotate(OpenApi.Title, "Entitlements") {}

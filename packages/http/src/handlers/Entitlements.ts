@@ -24,5 +24,8 @@ export const entitlementsLive = HttpApiBuilder.group(BillingApi, "entitlements",
       )
       .handle("settings", () => call((m) => Effect.map(entitlements.settings(m), ok)))
       .handle("updateSettings", ({ payload }) => call((m) => Effect.map(entitlements.setSettings(m, payload), ok)))
+      .handle("setProductEntitlements", ({ params: path, payload }) =>
+        call((m) => Effect.map(entitlements.setProductFeatures(m, path.product_id, payload.entitlements), ok))
+      )
   })
 )

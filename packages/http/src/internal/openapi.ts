@@ -105,6 +105,8 @@ const descriptions: Record<string, string> = {
     "One feature of the customer: its `value` (`null` when no granting subscription has it) and `enabled` (`true`, or a number above 0).",
   "entitlements.settings":
     "Which subscription states grant entitlements: `granting_statuses` (default `trial`, `active`, `past_due`; `paused` and `unpaid` may be added; `init`, `incomplete` and `canceled` never grant).",
+  "entitlements.setProductEntitlements":
+    "Replaces the features the product declares (`entitlements`: at most 50, names `^[a-z][a-z0-9_]{0,63}$`, booleans or safe integers). Customers' entitlements follow on the next read; no `v2.entitlements.updated` is sent for this change.",
   "entitlements.updateSettings":
     "Sets `granting_statuses` (any of `trial`, `active`, `past_due`, `paused`, `unpaid`; `null` returns to the default). Applies to the next read; no `v2.entitlements.updated` is sent for the change of policy."
 }
@@ -124,7 +126,8 @@ const required: Record<string, ReadonlyArray<string>> = {
   "taxRates.create": ["name", "percentage", "country"],
   "payments.updateInvoiceSettings": ["invoice_prefix"],
   "payments.updateDisputeSettings": ["fraud_dispute_renewals"],
-  "portal.createSession": ["customer_id"]
+  "portal.createSession": ["customer_id"],
+  "entitlements.setProductEntitlements": ["entitlements"]
 }
 
 /** Allowed values of request-body fields, wherever the field appears. */
