@@ -56,7 +56,9 @@ export const CreateProduct = Schema.Struct({
     Schema.Array(Schema.Struct({ id: Schema.String, name: Schema.String, type: Schema.String }))
   ),
   metadata: Schema.optional(Common.Metadata),
-  product_status: Schema.optional(Schema.Literals(["draft", "active"]))
+  product_status: Schema.optional(Schema.Literals(["draft", "active"])),
+  /** What a subscription to the product grants: feature → boolean or integer (`{ "seats": 10, "sso": true }`). */
+  entitlements: Schema.optional(Schema.Record(Schema.String, Schema.Union([Schema.Boolean, Schema.Number])))
 })
 
 /**
@@ -326,6 +328,26 @@ export const InvoiceSettings = Schema.Struct({ invoice_prefix: Schema.optional(S
  */
 export const DisputeSettings = Schema.Struct({
   fraud_dispute_renewals: Schema.optional(Schema.Literals(["hold", "charge"]))
+})
+
+/**
+ * The body of `POST /api/v1/product/{product_id}/entitlements`: the features the product
+ * declares from now on (they replace the previous ones).
+ *
+ * @since 0.1.0
+ */
+export const ProductEntitlements = Schema.Struct({
+  entitlements: Schema.Record(Schema.String, Schema.Union([Schema.Boolean, Schema.Number]))
+})
+
+/**
+ * The body of `POST /api/v1/entitlement_settings`: the subscription states that grant
+ * entitlements (`null`: the default, trial, active and past_due).
+ *
+ * @since 0.1.0
+ */
+export const EntitlementSettings = Schema.Struct({
+  granting_statuses: Schema.optional(Schema.NullOr(Schema.Array(Schema.String)))
 })
 
 /**

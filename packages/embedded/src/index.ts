@@ -58,6 +58,12 @@ export {
   type UsageSummaryJson,
   type WebhookEndpointCreated
 } from "./createBilling.js"
+export type {
+  CustomerEntitlementsJson,
+  EntitlementCheckJson,
+  EntitlementSettingsJson,
+  EntitlementsClient
+} from "./entitlements.js"
 export {
   ConflictError,
   InvalidParameterError,

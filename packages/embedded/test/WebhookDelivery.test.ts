@@ -164,6 +164,25 @@ for (const [name, storage] of backends()) {
           sandboxClock.advanceClock(m.merchantId, iso("2026-02-20T00:00:00Z"))
         )
       )
+      // J: a checkout of a price whose product grants features changes its customer's entitlements
+      const featured = await run(
+        Catalog.Catalog.use((c) =>
+          c.createProduct(m.merchantId, { product_name: "Featured", entitlements: { sso: true } })
+        )
+      )
+      const featuredPrice = await run(
+        Catalog.Catalog.use((c) =>
+          c.createPrice(m.merchantId, {
+            name: "Featured",
+            product_id: featured.product_id,
+            currency: "USD",
+            billing_type: "recurring",
+            price_type: "flat_price",
+            price_plan: { billing_cycle_unit: "month", base_price_val: "10.00" }
+          })
+        )
+      )
+      await run(subscribe(m.merchantId, featuredPrice.id))
       // C: a discount created, redeemed at a checkout, and ended
       const discount = await run(
         Discounts.Discounts.use((d) =>

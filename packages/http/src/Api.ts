@@ -15,6 +15,7 @@ import { SandboxGroup } from "./api/Sandbox.js"
 import { DecodeErrors } from "./api/Shared.js"
 import { SubscriptionsGroup } from "./api/Subscriptions.js"
 import { TaxRatesGroup } from "./api/TaxRates.js"
+import { EntitlementsGroup } from "./api/Entitlements.js"
 import { WebhooksGroup } from "./api/Webhooks.js"
 import * as OpenApiDocument from "./internal/openapi.js"
 
@@ -31,6 +32,7 @@ export {
   SessionPayload,
   SubscriptionsGroup,
   TaxRatesGroup,
+  EntitlementsGroup,
   WebhooksGroup
 }
 
@@ -90,6 +92,7 @@ export class BillingApi extends HttpApi.make("recur")
   .add(DiscountsGroup)
   .add(TaxRatesGroup)
   .add(PortalGroup)
+  .add(EntitlementsGroup)
   .middleware(DecodeErrors)
   .annotate(OpenApi.Title, "Recur merchant API")
   .annotate(OpenApi.Version, "1.0.0")

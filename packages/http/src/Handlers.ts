@@ -15,6 +15,7 @@ import { portalLive } from "./handlers/Portal.js"
 import { sandboxLive } from "./handlers/Sandbox.js"
 import { subscriptionsLive } from "./handlers/Subscriptions.js"
 import { taxRatesLive } from "./handlers/TaxRates.js"
+import { entitlementsLive } from "./handlers/Entitlements.js"
 import { webhooksLive } from "./handlers/Webhooks.js"
 
 export { authenticationLive } from "./handlers/Authentication.js"
@@ -41,5 +42,6 @@ export const handlers = Layer.mergeAll(
   webhooksLive,
   discountsLive,
   taxRatesLive,
-  portalLive
+  portalLive,
+  entitlementsLive
 )

@@ -12,6 +12,11 @@ import { fileURLToPath } from "node:url"
 
 /** REST operation (`group.endpoint` of `BillingApi`) → the facade method that performs it. */
 const facade: Record<string, string> = {
+  "entitlements.list": "entitlements.list",
+  "entitlements.check": "entitlements.check",
+  "entitlements.settings": "entitlements.settings",
+  "entitlements.updateSettings": "entitlements.updateSettings",
+  "entitlements.setProductEntitlements": "entitlements.setProductEntitlements",
   "customers.create": "customers.create",
   "customers.update": "customers.update",
   "customers.delete": "customers.delete",
@@ -109,18 +114,24 @@ const clientSource = readFileSync(
   fileURLToPath(new URL("../../embedded/src/facade/Client.ts", import.meta.url)),
   "utf8"
 )
+/** Groups whose methods are declared by an interface of their own (`billing.entitlements`). */
+const ownInterfaces: Record<string, string> = {
+  entitlements: readFileSync(fileURLToPath(new URL("../../embedded/src/entitlements.ts", import.meta.url)), "utf8")
+}
 const jsDocOf = (facadePath: string): string | undefined => {
   const parts = facadePath.split(".")
+  const own = parts.length === 2 ? ownInterfaces[parts[0]!] : undefined
+  const source = own ?? clientSource
   let from = 0
-  if (parts.length === 2) {
-    from = clientSource.indexOf(`\n  readonly ${parts[0]}: {`)
+  if (parts.length === 2 && own === undefined) {
+    from = source.indexOf(`\n  readonly ${parts[0]}: {`)
     if (from < 0) return undefined
   }
-  const indent = parts.length === 2 ? "    " : "  "
-  const at = clientSource.indexOf(`\n${indent}readonly ${parts.at(-1)}:`, from)
+  const indent = parts.length === 2 && own === undefined ? "    " : "  "
+  const at = source.indexOf(`\n${indent}readonly ${parts.at(-1)}:`, from)
   if (at < 0) return undefined
-  const open = clientSource.lastIndexOf("/**", at)
-  return clientSource.slice(open, at)
+  const open = source.lastIndexOf("/**", at)
+  return source.slice(open, at)
 }
 
 describe("the facade is the whole API", () => {

@@ -15,6 +15,7 @@ import {
   type Declines,
   type Discounts,
   type Dunning,
+  type Entitlements,
   type InvoicePayments,
   Merchants,
   type Metering,
@@ -65,6 +66,7 @@ export type Engine =
   | TaxRates.TaxRates
   | Portal.Portal
   | PaymentSettings.PaymentSettings
+  | Entitlements.Entitlements
   | ProcessorEvents.ProcessorEvents
   | Secrets.Secrets
   | Merchants.Merchants

@@ -7,6 +7,7 @@
 import { Context, DateTime, Effect, Layer, Option, Result } from "effect"
 import * as Money from "../money/Money.js"
 import { Feature, type Metadata, QuantityTier, UsageTier } from "../kernel/Common.js"
+import * as Entitlement from "../entitlements/Entitlement.js"
 import * as Entities from "../kernel/Entities.js"
 import { merchantNow } from "../kernel/ServiceSupport.js"
 import * as Errors from "../kernel/Errors.js"
@@ -34,6 +35,16 @@ export interface CreateProduct {
   readonly features?: ReadonlyArray<Feature> | undefined
   readonly metadata?: Metadata | undefined
   readonly product_status?: "draft" | "active" | undefined
+  /** What a subscription to the product grants (`seats: 10`, `sso: true`). */
+  readonly entitlements?: Readonly<Record<string, boolean | number>> | undefined
+}
+
+/** The features as given, or `InvalidParameter` naming `entitlements`. */
+const checkedFeatures = (features: Readonly<Record<string, boolean | number>> | undefined) => {
+  const reason = features === undefined ? undefined : Entitlement.invalidFeatures(features)
+  return reason === undefined
+    ? Effect.succeed<Entitlement.Features>(features ?? {})
+    : Effect.fail(new Errors.InvalidParameter({ param: "entitlements", reason }))
 }
 
 /**
@@ -85,6 +96,7 @@ export const toProduct = (p: Entities.ProductRecord, categoryName: string) =>
     created_at: DateTime.makeUnsafe(p.created_at),
     quantity_unit: p.quantity_unit,
     features: p.features,
+    entitlements: p.entitlements,
     metadata: p.metadata
   })
 
@@ -143,6 +155,7 @@ export class Catalog extends Context.Service<Catalog>()("@recur/core/Catalog", {
           ? Option.getOrUndefined(Option.map(yield* categories.get(merchantId, input.category_id), (v) => v.value))
           : yield* defaultCategory(merchantId)
       if (!category) return yield* new Errors.InvalidParameter({ param: "category_id", reason: "no such category" })
+      const entitlements = yield* checkedFeatures(input.entitlements)
       const at = yield* now(merchantId)
       const record: Entities.ProductRecord = {
         id: yield* Ids.make(Ids.prefixes.product),
@@ -156,6 +169,7 @@ export class Catalog extends Context.Service<Catalog>()("@recur/core/Catalog", {
         created_by: null,
         quantity_unit: input.quantity_unit ?? null,
         features: (input.features ?? []).map((f) => new Feature(f)),
+        entitlements,
         metadata: input.metadata ?? {},
         price_ids: [],
         created_at: at,
@@ -289,7 +303,8 @@ export class Catalog extends Context.Service<Catalog>()("@recur/core/Catalog", {
             : null,
           quantity_tiers: (valid.quantity_tiers ?? []).map((t) => new QuantityTier(t)),
           usage_tiers: (valid.usage_tiers ?? []).map((t) => new UsageTier(t)),
-          features: (valid.features ?? []).map((f) => new Feature(f))
+          features: (valid.features ?? []).map((f) => new Feature(f)),
+          entitlements: yield* checkedFeatures(valid.entitlements)
         })
       })
 

@@ -1,7 +1,8 @@
 /**
  * Categories, products, prices and price versions as stored (re-exported by `Entities`).
  */
-import { Schema } from "effect"
+import { Effect, Schema } from "effect"
+import { Features } from "../entitlements/Entitlement.js"
 import { Feature, Metadata } from "../kernel/Common.js"
 import { PriceVersionStatus, ProductStatus } from "../kernel/Lifecycle.js"
 import * as Price from "./Price.js"
@@ -48,6 +49,8 @@ export const ProductRecord = Schema.Struct({
   created_by: Schema.NullOr(Schema.String),
   quantity_unit: Schema.NullOr(Schema.String),
   features: Schema.Array(Feature),
+  /** What a subscription to the product grants; `{}` on records written before it existed. */
+  entitlements: Features.pipe(Schema.withDecodingDefault(Effect.succeed({}))),
   metadata: Metadata,
   /** Prices of the product (the `price_ids` list filter). */
   price_ids: Schema.Array(Schema.String),

@@ -4,7 +4,8 @@
  *
  * @since 0.1.0
  */
-import { Result, Option, Schema } from "effect"
+import { Effect, Result, Option, Schema } from "effect"
+import { Features } from "../entitlements/Entitlement.js"
 import { BillingCycleUnit, IntervalUnit } from "../money/BillingPeriod.js"
 import { Feature, Metadata, NullableString, QuantityTier, TierType, Timestamp, UsageTier } from "../kernel/Common.js"
 import * as Decimal from "../money/Decimal.js"
@@ -106,7 +107,15 @@ export class PriceVersion extends Schema.Class<PriceVersion>("PriceVersion")({
   price_plan: Schema.NullOr(PricePlan),
   quantity_tiers: Schema.Array(QuantityTier),
   usage_tiers: Schema.Array(UsageTier),
-  features: Schema.Array(Feature)
+  features: Schema.Array(Feature),
+  /**
+   * What a subscription to this price version grants, over its product's (a price's value wins
+   * for the same feature); `{}` on versions written before it existed. See `Entitlements`.
+   */
+  entitlements: Features.pipe(
+    Schema.withDecodingDefault(Effect.succeed({})),
+    Schema.withConstructorDefault(Effect.succeed({}))
+  )
 }) {}
 
 const dec = (s: string | null | undefined): Decimal.Decimal =>

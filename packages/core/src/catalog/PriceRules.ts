@@ -118,7 +118,9 @@ export const PriceInput = Schema.Struct({
   quantity_tier_type: Schema.optional(Schema.String),
   usage_tiers: Schema.optional(Schema.Array(UsageTier)),
   price_tier_type: Schema.optional(Schema.String),
-  metadata: Schema.optional(Metadata)
+  metadata: Schema.optional(Metadata),
+  /** What a subscription to the price grants (checked by `Catalog`: `Entitlement.invalidFeatures`). */
+  entitlements: Schema.optional(Schema.Record(Schema.String, Schema.Union([Schema.Boolean, Schema.Number])))
 })
 
 /**

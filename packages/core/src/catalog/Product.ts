@@ -3,7 +3,8 @@
  *
  * @since 0.1.0
  */
-import { Schema } from "effect"
+import { Effect, Schema } from "effect"
+import { Features } from "../entitlements/Entitlement.js"
 import { Feature, Metadata, NullableString, Timestamp } from "../kernel/Common.js"
 import { ProductStatus } from "../kernel/Lifecycle.js"
 
@@ -25,6 +26,11 @@ export class Product extends Schema.Class<Product>("Product")({
   created_at: Timestamp,
   quantity_unit: NullableString,
   features: Schema.Array(Feature),
+  /** What a subscription to the product grants (`seats: 10`, `sso: true`); see `Entitlements`. */
+  entitlements: Features.pipe(
+    Schema.withDecodingDefault(Effect.succeed({})),
+    Schema.withConstructorDefault(Effect.succeed({}))
+  ),
   metadata: Metadata
 }) {}
 

@@ -41,9 +41,15 @@ import * as TaxRates from "../taxes/TaxRates.js"
 import * as WebhookDispatch from "../webhooks/WebhookDispatch.js"
 import * as Webhooks from "../webhooks/Webhooks.js"
 import * as Worker from "./Worker.js"
+import * as Entitlements from "../entitlements/Entitlements.js"
 
 const tenants = Layer.mergeAll(Merchants.Merchants.layer, Customers.Customers.layer, Catalog.Catalog.layer)
-const offers = Layer.mergeAll(Discounts.Discounts.layer, TaxRates.TaxRates.layer, PaymentSettings.PaymentSettings.layer)
+const offers = Layer.mergeAll(
+  Discounts.Discounts.layer,
+  TaxRates.TaxRates.layer,
+  PaymentSettings.PaymentSettings.layer,
+  Entitlements.Entitlements.layer
+)
 // the answer of a charge (Payments) and what a decline does (Declines) under the off-session
 // charges and the reconciliation of open trades
 const money = Layer.mergeAll(Charges.Charges.layer, Reconciliation.Reconciliation.layer).pipe(

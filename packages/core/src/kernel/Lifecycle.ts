@@ -229,6 +229,14 @@ export const machines: ReadonlyArray<Machine<string, string>> = [
 ]
 
 /**
+ * Event types no transition writes: derived from what transitions did. `v2.entitlements.updated`
+ * is written when a subscription's move changed its customer's entitlements.
+ *
+ * @since 0.1.0
+ */
+export const derivedEvents: ReadonlyArray<EventType> = ["v2.entitlements.updated"]
+
+/**
  * Renders the machines as the Markdown of `docs/states.md`.
  *
  * @since 0.1.0

@@ -39,7 +39,8 @@ export const EventType = Schema.Literals([
   "v2.discount.redeemed",
   "v2.discount.ended",
   "v2.tax_rate.created",
-  "v2.tax_rate.archived"
+  "v2.tax_rate.archived",
+  "v2.entitlements.updated"
 ])
 
 /**

@@ -1,9 +1,11 @@
 /**
  * The subscription's record in storage: loading it, saving it at the version read, its events
- * and scheduled work — the writes every subscription service makes. Formerly part of
+ * and scheduled work — the writes every subscription service makes; a save that changes a
+ * customer's entitlements writes `v2.entitlements.updated` with it. Formerly part of
  * `internal/records`.
  */
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
+import { entitlementStore } from "../entitlements/EntitlementStore.js"
 import * as Entities from "../kernel/Entities.js"
 import * as Errors from "../kernel/Errors.js"
 import { dt, emitAll, laneOf, must, type StorageService } from "../kernel/ServiceSupport.js"
@@ -20,6 +22,7 @@ export const loadSub = (subs: Store.Repository<Entities.SubscriptionRecord>, mer
 export const writes = (storage: StorageService) => {
   const subs = storage.repository(Entities.subscription)
   const versions = storage.repository(Entities.priceVersion)
+  const entitlements = entitlementStore(storage)
   return {
     /**
      * Saves a subscription read at version `expected`. Another writer in between (a concurrent
@@ -27,23 +30,26 @@ export const writes = (storage: StorageService) => {
      * is written, and the call may be retried.
      */
     saveSub: (rec: Entities.SubscriptionRecord, expected: number, at: number) =>
-      subs
-        .update(
-          {
-            ...rec,
-            subscription: new Subscription.Subscription(
-              { ...rec.subscription, updated_at: dt(at) },
-              { disableChecks: true }
-            )
-          },
-          expected
+      Effect.gen(function* () {
+        const prior = yield* subs.get(rec.merchant_id, rec.subscription.id)
+        const subscription = new Subscription.Subscription(
+          { ...rec.subscription, updated_at: dt(at) },
+          { disableChecks: true }
         )
-        .pipe(
+        const version = yield* subs.update({ ...rec, subscription }, expected).pipe(
           Effect.catchTag("VersionConflict", () =>
             Effect.fail(new Errors.ConcurrentUpdate({ resource: "subscription", id: rec.subscription.id }))
           ),
           Effect.catchTag("UniqueViolation", (e) => Effect.die(e))
-        ),
+        )
+        // a change of status or price that alters the customer's entitlements says so, in this transaction
+        yield* entitlements.afterChange(
+          rec.merchant_id,
+          [{ before: Option.getOrUndefined(prior)?.value.subscription, after: subscription }],
+          at
+        )
+        return version
+      }),
     /** The subscription's events, in order, in the caller's transaction. */
     subEvents: (
       merchant_id: string,

@@ -5,6 +5,7 @@
  */
 import { Effect, Schema } from "effect"
 import { NullableTimestamp, Timestamp } from "../kernel/Common.js"
+import { GrantingStatus } from "../entitlements/Entitlement.js"
 import type { Result } from "effect"
 import * as Lifecycle from "../kernel/Lifecycle.js"
 import { PortalSettings } from "../portal/PortalSession.js"
@@ -73,6 +74,11 @@ export class Merchant extends Schema.Class<Merchant>("Merchant")({
   fraud_dispute_renewals: FraudDisputeRenewals.pipe(
     Schema.withDecodingDefault(Effect.succeed("hold" as const)),
     Schema.withConstructorDefault(Effect.succeed("hold" as const))
+  ),
+  /** The subscription states that grant entitlements; `null` the default (trial, active, past_due). */
+  entitlement_statuses: Schema.NullOr(Schema.Array(GrantingStatus)).pipe(
+    Schema.withDecodingDefault(Effect.succeed(null)),
+    Schema.withConstructorDefault(Effect.succeed(null))
   )
 }) {}
 

@@ -322,7 +322,19 @@ export class Merchants extends Context.Service<Merchants>()("@recur/core/Merchan
       return yield* updateMerchant(merchantId, { fraud_dispute_renewals: settings.fraud_dispute_renewals })
     })
 
+    /**
+     * Sets the subscription states that grant entitlements (`null`: the default, trial, active
+     * and past_due). `Entitlements.setSettings` checks them, the operation the API calls.
+     */
+    const setEntitlementStatuses = Effect.fn("Merchants.setEntitlementStatuses")(function* (
+      merchantId: string,
+      statuses: Merchant.Merchant["entitlement_statuses"]
+    ) {
+      return yield* updateMerchant(merchantId, { entitlement_statuses: statuses })
+    })
+
     return {
+      setEntitlementStatuses,
       setPaymentProcessor,
       setDisputeSettings,
       create,

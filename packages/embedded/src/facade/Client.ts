@@ -10,6 +10,7 @@ import type { RequestBodies } from "@recur/contract"
 import type { Lifecycle } from "@recur/core"
 import type { Services } from "../createBilling.js"
 import type * as T from "./Types.js"
+import type { EntitlementsClient } from "../entitlements.js"
 
 type Body<S extends { readonly Encoded: unknown }> = S["Encoded"]
 
@@ -21,6 +22,8 @@ type Body<S extends { readonly Encoded: unknown }> = S["Encoded"]
  * @since 0.1.0
  */
 export interface BillingClient {
+  /** What a customer's subscriptions grant, as committed (`../entitlements.ts`). */
+  readonly entitlements: EntitlementsClient
   readonly merchants: {
     /** Creates a merchant; resolves with its id and its API key (shown once). No REST route: the CLI's `recur merchants create`. */
     readonly create: (input: T.CreateMerchantInput) => Promise<{ merchant_id: string; api_key: string }>

@@ -98,7 +98,17 @@ const descriptions: Record<string, string> = {
     "What the merchant's customers may do in the portal: `payment_method_update`, `cancel` (at the period's end, and take it back), `invoice_history`, and `switch_prices` (a subscription on one of these prices may switch to another of them, prorated at once; empty: no switching). The merchant's own settings, else the server's default.",
   "portal.updateSettings":
     "Changes the fields given (the others keep their value); `reset: true` returns to the server's default. Every price in `switch_prices` (at most 20, each once) must be one of the merchant's active recurring prices.",
-  "taxRates.archive": "Archives a tax rate: no new invoice uses it; issued invoices keep their tax lines."
+  "taxRates.archive": "Archives a tax rate: no new invoice uses it; issued invoices keep their tax lines.",
+  "entitlements.list":
+    "The customer's entitlements: the features (`entitlements` of each subscription's product, then its price version's) of its subscriptions whose state grants under the merchant's policy, merged — booleans OR, numbers the largest — and those subscriptions' ids. Computed from the subscriptions as committed, so it reflects a checkout, switch, cancel or failed renewal as soon as that call returns. 404 for an unknown customer.",
+  "entitlements.check":
+    "One feature of the customer: its `value` (`null` when no granting subscription has it) and `enabled` (`true`, or a number above 0).",
+  "entitlements.settings":
+    "Which subscription states grant entitlements: `granting_statuses` (default `trial`, `active`, `past_due`; `paused` and `unpaid` may be added; `init`, `incomplete` and `canceled` never grant).",
+  "entitlements.setProductEntitlements":
+    "Replaces the features the product declares (`entitlements`: at most 50, names `^[a-z][a-z0-9_]{0,63}$`, booleans or safe integers). Customers' entitlements follow on the next read; no `v2.entitlements.updated` is sent for this change.",
+  "entitlements.updateSettings":
+    "Sets `granting_statuses` (any of `trial`, `active`, `past_due`, `paused`, `unpaid`; `null` returns to the default). Applies to the next read; no `v2.entitlements.updated` is sent for the change of policy."
 }
 
 /** Required request-body fields, by `operationId` (conditional ones are in the descriptions). */
@@ -116,7 +126,8 @@ const required: Record<string, ReadonlyArray<string>> = {
   "taxRates.create": ["name", "percentage", "country"],
   "payments.updateInvoiceSettings": ["invoice_prefix"],
   "payments.updateDisputeSettings": ["fraud_dispute_renewals"],
-  "portal.createSession": ["customer_id"]
+  "portal.createSession": ["customer_id"],
+  "entitlements.setProductEntitlements": ["entitlements"]
 }
 
 /** Allowed values of request-body fields, wherever the field appears. */

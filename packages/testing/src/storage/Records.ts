@@ -121,6 +121,7 @@ export const records = (it: Vitest.MethodsNonLive<Store.Storage>) => {
             created_by: null,
             quantity_unit: null,
             features: [],
+            entitlements: {},
             metadata: {},
             price_ids,
             created_at: Ids.timestampOf(id),

@@ -1,0 +1,3 @@
+import { EntitlementScenarios, MemoryStorage } from "../src/index.js"
+
+EntitlementScenarios.suite("memory", MemoryStorage.layer)
