@@ -46,9 +46,9 @@ import { engineOn } from "@recur/embedded"
 import { StripeGateway } from "@recur/payment-stripe"
 import { Pg } from "@recur/sql"
 import { Http } from "@recur/http"
-import { Console, Effect, Layer, Logger, Metric, Option, Redacted, References } from "effect"
+import { Console, Effect, Layer, Logger, Metric, Option, Redacted, References, Tracer } from "effect"
 import { FetchHttpClient, HttpMiddleware, HttpServer } from "effect/http"
-import { OtlpSerialization, OtlpTracer } from "effect/observability"
+import { OtlpExporter, OtlpSerialization, OtlpTracer } from "effect/observability"
 import { createServer } from "node:http"
 import { Dispatcher } from "@recur/webhooks"
 import type { LogSettings, ServerConfig } from "./Config.js"
@@ -287,11 +287,49 @@ export const serve = (config: ServerConfig) => {
  * @since 0.1.0
  */
 export const otlp = (url: string, options: { readonly exportInterval?: number } = {}) =>
-  OtlpTracer.layer({
-    url: /\/v1\/traces\/?$/.test(url) ? url : `${url.replace(/\/+$/, "")}/v1/traces`,
-    resource: { serviceName: "recur" },
-    ...(options.exportInterval !== undefined ? { exportInterval: options.exportInterval } : {})
-  }).pipe(Layer.provide(OtlpSerialization.layerJson), Layer.provide(FetchHttpClient.layer))
+  Layer.effect(
+    Tracer.Tracer,
+    Effect.map(
+      OtlpTracer.make({
+        url: /\/v1\/traces\/?$/.test(url) ? url : `${url.replace(/\/+$/, "")}/v1/traces`,
+        resource: { serviceName: "recur" },
+        ...(options.exportInterval !== undefined ? { exportInterval: options.exportInterval } : {})
+      }),
+      redacting
+    )
+  ).pipe(
+    Layer.provideMerge(OtlpExporter.layerFlusher),
+    Layer.provide(OtlpSerialization.layerJson),
+    Layer.provide(FetchHttpClient.layer)
+  )
+
+/** A string attribute as it may leave the process: redacted as log lines are (`Redaction`). */
+const redactedValue = (value: unknown) => (typeof value === "string" ? Redaction.redact(value) : value)
+
+/**
+ * A tracer whose spans carry no secret: Effect's HTTP spans record `url.full` and `url.path`, which
+ * for a hosted invoice or portal link hold its signature (and a query may hold a client secret);
+ * every string attribute, event attribute and span name passes through `Redaction.redact` first.
+ */
+const redacting = (inner: Tracer.Tracer): Tracer.Tracer =>
+  Tracer.make({
+    ...(inner.context !== undefined ? { context: inner.context } : {}),
+    span(options) {
+      const span = inner.span({ ...options, name: Redaction.redact(options.name) })
+      const attribute = span.attribute.bind(span)
+      span.attribute = (key, value) => attribute(key, redactedValue(value))
+      const event = span.event.bind(span)
+      span.event = (name, startTime, attributes) =>
+        event(
+          Redaction.redact(name),
+          startTime,
+          attributes === undefined
+            ? undefined
+            : Object.fromEntries(Object.entries(attributes).map(([k, v]) => [k, redactedValue(v)]))
+        )
+      return span
+    }
+  })
 
 /**
  * The loggers for `RECUR_LOG_FORMAT` and `RECUR_LOG_LEVEL`: JSON lines or logfmt, every secret

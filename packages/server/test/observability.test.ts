@@ -50,7 +50,12 @@ const otlpReceiver = async () => {
         (r.scopeSpans ?? []).flatMap((s: any) => (s.spans ?? []).map((span: any) => String(span.name)))
       )
     )
-  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, spanNames }
+  return {
+    server,
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    spanNames,
+    raw: () => JSON.stringify(bodies)
+  }
 }
 
 /** A merchant's webhook endpoint. */
@@ -287,5 +292,11 @@ describe("the server's request log, /metrics and traces", { timeout: 240_000 }, 
     expect(names, [...new Set(names)].join(", ")).toContain("POST")
     expect(names).toContain("Checkout.createSession")
     expect(names).toContain("RenewalBatches.renewMany")
+    // the invoice link's request was traced, with its path redacted: no signature leaves in a span
+    expect(
+      await until(() => otlp.raw().includes(`${invoicePath.split("/").slice(0, 3).join("/")}/[redacted]`), 30_000)
+    ).toBe(true)
+    expect(otlp.raw()).not.toContain(signature)
+    expect(otlp.raw()).not.toContain(key)
   })
 })
