@@ -12,6 +12,25 @@ import {
   SystemError
 } from "../src/index.js"
 
+/** A change quote's fields, in order (as REST lists them). */
+const QUOTE_KEYS = [
+  "subscription_id",
+  "effective_type",
+  "proration",
+  "at",
+  "currency",
+  "credit",
+  "charge",
+  "net",
+  "tax",
+  "total",
+  "outcome",
+  "lines",
+  "effective_at",
+  "discounts_ending",
+  "quote_id"
+]
+
 const card = (number: string) => ({ number, exp_month: 12, exp_year: 2099, cvc: "123" })
 
 /** The rejection of a call, which must be one. */
@@ -221,6 +240,8 @@ describe("the facade's failures", () => {
         "30.97",
         ["HALF"]
       ])
+      // the quote's fields in the order they have always had (the facade answers the object as it is)
+      expect(Object.keys(quote)).toEqual(QUOTE_KEYS)
       await billing.subscriptions.change(m, discounted, { price_id: b.id, quote_id: quote.quote_id })
       // item 2: the redemption outlives the term: the same customer cannot redeem it again
       const again = await rejection(billing.discounts.applyToSubscription(m, discounted, { discount_code: "HALF" }))

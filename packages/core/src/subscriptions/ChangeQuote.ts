@@ -166,8 +166,9 @@ export const endingDiscounts = (
  */
 export const unprorated = (head: Head, outcome: Quote["outcome"], effective_at: number): Priced => {
   const zero = Money.format(Money.zero(head.currency))
+  const { discounts_ending, ...first } = head
   return {
-    ...head,
+    ...first,
     credit: zero,
     charge: zero,
     net: zero,
@@ -175,7 +176,9 @@ export const unprorated = (head: Head, outcome: Quote["outcome"], effective_at: 
     total: zero,
     outcome,
     lines: [],
-    effective_at
+    effective_at,
+    // last, as the quote has always listed its fields (the facade answers the object as it is)
+    discounts_ending
   }
 }
 
@@ -216,8 +219,9 @@ export const prorated = (
       held: GiveBack.heldBasis(input.collected)
     })
   )
+  const { discounts_ending, ...first } = head
   return {
-    ...head,
+    ...first,
     credit: Money.format(p.credit),
     charge: Money.format(p.charge),
     net: Money.format(p.net),
@@ -235,7 +239,8 @@ export const prorated = (
       { description: `Unused time on ${current.price_name}`, amount: Money.format(Money.negate(p.credit)) },
       { description: `Remaining time on ${target.price_name}`, amount: Money.format(p.charge) }
     ],
-    effective_at: head.at
+    effective_at: head.at,
+    discounts_ending
   }
 }
 

@@ -202,7 +202,9 @@ export class WebhookDispatch extends Context.Service<WebhookDispatch>()("@recur/
           status_code: status ?? "none",
           outcome: delivered ? "delivered" : "failed",
           duration_ms: latency,
-          ...(error !== null ? { error } : {})
+          // the kind of failure only: the transport's message names the endpoint's URL, whose path
+          // may hold a secret (the merchant reads the whole message in the delivery's last_error)
+          ...(Result.isFailure(answer) ? { error: answer.failure.reason } : error !== null ? { error } : {})
         })
       )
       const recorded = {
