@@ -28,7 +28,18 @@ import { SandboxGateway } from "@recur/payment-sandbox"
 import { HttpTransport } from "@recur/webhooks"
 import { MasterKey, Pg } from "@recur/sql"
 import { MemoryStorage } from "@recur/memory"
-import { DateTime, Effect, Exit, Layer, ManagedRuntime, Option, Redacted, Result } from "effect"
+import {
+  DateTime,
+  Effect,
+  Exit,
+  Layer,
+  type LogLevel,
+  ManagedRuntime,
+  Option,
+  Redacted,
+  References,
+  Result
+} from "effect"
 import * as FacadeErrors from "./Errors.js"
 import * as CatalogGroups from "./facade/Catalog.js"
 import type { BillingClient } from "./facade/Client.js"
@@ -62,6 +73,12 @@ export interface BillingOptions {
    * layer may use the sandbox gateway, the storage and the secrets; the sandbox's 3-D Secure page
    * stays mounted either way.
    */
+  /**
+   * The least severe of the engine's own log lines printed to the console (the worker's renewal
+   * batches and retries, webhook attempts): default `"warn"` — what needs your attention, not each
+   * batch; `"info"` for a line per batch and attempt; `"none"` for silence. Secrets are redacted.
+   */
+  readonly logLevel?: "trace" | "debug" | "info" | "warn" | "error" | "none"
   readonly payments?:
     | "sandbox"
     | Layer.Layer<Ports.PaymentGateway, never, Ports.PaymentGateway | Store.Storage | Secrets.Secrets>
@@ -308,8 +325,14 @@ export type Services = Layer.Success<ReturnType<typeof layer>>
  * @since 0.1.0
  */
 export const createBilling = async (options: BillingOptions = {}): Promise<BillingClient> => {
-  // the engine's own log lines (worker and webhook errors) never show a secret
-  const runtime = ManagedRuntime.make(Layer.merge(layer(options), Redaction.layer))
+  // the engine's own log lines (worker and webhook errors) never show a secret, and come from
+  // the level asked for up (warnings and errors by default: an embedder's stdout is its own)
+  const level = options.logLevel ?? "warn"
+  const logging = Layer.merge(
+    Redaction.layer,
+    Layer.succeed(References.MinimumLogLevel, (level.charAt(0).toUpperCase() + level.slice(1)) as LogLevel.LogLevel)
+  )
+  const runtime = ManagedRuntime.make(layer(options).pipe(Layer.provideMerge(logging)))
   const started = await runtime.runPromiseExit(Effect.void)
   if (Exit.isFailure(started)) {
     await runtime.dispose()

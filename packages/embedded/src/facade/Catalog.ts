@@ -161,7 +161,11 @@ export const customers = ({ run }: Kit<Services>): BillingClient["customers"] =>
     run(
       decode(RequestBodies.CreateCustomer, input).pipe(
         Effect.flatMap((i) => Customers.Customers.use((c) => c.create(merchantId, i))),
-        Effect.map((r) => json(Customer.Customer)(Customers.toCustomer(r)))
+        // the customer, and `customer_id` as REST's create answers it
+        Effect.map((r) => {
+          const customer = json(Customer.Customer)(Customers.toCustomer(r))
+          return { ...customer, customer_id: customer.id }
+        })
       )
     ),
   update: (merchantId, customerId, input) =>

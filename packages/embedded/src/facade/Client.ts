@@ -94,8 +94,11 @@ export interface BillingClient {
     ) => Promise<T.PageJson<T.PriceJson>>
   }
   readonly customers: {
-    /** `POST /api/v1/front/customer/create`. */
-    readonly create: (merchantId: string, input: Body<typeof RequestBodies.CreateCustomer>) => Promise<T.CustomerJson>
+    /** `POST /api/v1/front/customer/create`: the customer, with `customer_id` as REST answers it. */
+    readonly create: (
+      merchantId: string,
+      input: Body<typeof RequestBodies.CreateCustomer>
+    ) => Promise<T.CustomerJson & { readonly customer_id: string }>
     /** `POST /api/v1/front/customer/update`: the fields given change. */
     readonly update: (
       merchantId: string,
