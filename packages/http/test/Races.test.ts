@@ -120,6 +120,14 @@ for (const [name, storage] of backends()) {
         `/api/v1/product/${w.productId}/status`,
         { status: "active" }
       ],
+      "POST /api/v1/product/{product_id}/entitlements": (w) => [
+        `/api/v1/product/${w.productId}/entitlements`,
+        { entitlements: { seats: 10, sso: true } }
+      ],
+      "POST /api/v1/entitlement_settings": () => [
+        "/api/v1/entitlement_settings",
+        { granting_statuses: ["trial", "active", "past_due"] }
+      ],
       "POST /api/v1/prices": (w) => [
         "/api/v1/prices",
         {
