@@ -43,13 +43,13 @@ import {
 import * as FacadeErrors from "./Errors.js"
 import * as CatalogGroups from "./facade/Catalog.js"
 import type { BillingClient } from "./facade/Client.js"
-import { decode, type Kit } from "./facade/Kit.js"
+import type { Kit } from "./facade/Kit.js"
 import * as PaymentGroups from "./facade/Payments.js"
 import * as SubscriptionGroups from "./facade/Subscriptions.js"
 
 export type { BillingClient } from "./facade/Client.js"
 export * from "./facade/Types.js"
-import { entitlementsClient } from "./entitlements.js"
+import * as EntitlementGroups from "./facade/Entitlements.js"
 
 /**
  * Where Recur keeps its data.
@@ -345,7 +345,7 @@ export const createBilling = async (options: BillingOptions = {}): Promise<Billi
   }
   const kit: Kit<Services> = { run }
   return {
-    entitlements: entitlementsClient(run, decode),
+    entitlements: EntitlementGroups.entitlements(kit),
     merchants: CatalogGroups.merchants(kit),
     catalog: CatalogGroups.catalog(kit),
     customers: CatalogGroups.customers(kit),

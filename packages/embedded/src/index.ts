@@ -58,12 +58,8 @@ export {
   type UsageSummaryJson,
   type WebhookEndpointCreated
 } from "./createBilling.js"
-export type {
-  CustomerEntitlementsJson,
-  EntitlementCheckJson,
-  EntitlementSettingsJson,
-  EntitlementsClient
-} from "./entitlements.js"
+export type { EntitlementsClient } from "./facade/Client.js"
+export type { CustomerEntitlementsJson, EntitlementCheckJson, EntitlementSettingsJson } from "./facade/Types.js"
 export {
   ConflictError,
   InvalidParameterError,

@@ -114,20 +114,15 @@ const clientSource = readFileSync(
   fileURLToPath(new URL("../../embedded/src/facade/Client.ts", import.meta.url)),
   "utf8"
 )
-/** Groups whose methods are declared by an interface of their own (`billing.entitlements`). */
-const ownInterfaces: Record<string, string> = {
-  entitlements: readFileSync(fileURLToPath(new URL("../../embedded/src/entitlements.ts", import.meta.url)), "utf8")
-}
 const jsDocOf = (facadePath: string): string | undefined => {
   const parts = facadePath.split(".")
-  const own = parts.length === 2 ? ownInterfaces[parts[0]!] : undefined
-  const source = own ?? clientSource
+  const source = clientSource
   let from = 0
-  if (parts.length === 2 && own === undefined) {
+  if (parts.length === 2) {
     from = source.indexOf(`\n  readonly ${parts[0]}: {`)
     if (from < 0) return undefined
   }
-  const indent = parts.length === 2 && own === undefined ? "    " : "  "
+  const indent = parts.length === 2 ? "    " : "  "
   const at = source.indexOf(`\n${indent}readonly ${parts.at(-1)}:`, from)
   if (at < 0) return undefined
   const open = source.lastIndexOf("/**", at)

@@ -10,7 +10,6 @@ import type { RequestBodies } from "@recur/contract"
 import type { Lifecycle } from "@recur/core"
 import type { Services } from "../createBilling.js"
 import type * as T from "./Types.js"
-import type { EntitlementsClient } from "../entitlements.js"
 
 type Body<S extends { readonly Encoded: unknown }> = S["Encoded"]
 
@@ -22,8 +21,38 @@ type Body<S extends { readonly Encoded: unknown }> = S["Encoded"]
  * @since 0.1.0
  */
 export interface BillingClient {
-  /** What a customer's subscriptions grant, as committed (`../entitlements.ts`). */
-  readonly entitlements: EntitlementsClient
+  /** What a customer's subscriptions grant, as committed: "may this customer use this feature?" */
+  readonly entitlements: {
+    /**
+     * `GET /api/v1/customer/{customer_id}/entitlements/{feature}`: the feature's value (`null` when no
+     * granting subscription has it) and whether it is enabled (`true`, or a number above 0).
+     */
+    readonly check: (merchantId: string, customerId: string, feature: string) => Promise<T.EntitlementCheckJson>
+    /**
+     * `GET /api/v1/customer/{customer_id}/entitlements`: the merged features of the customer's
+     * subscriptions that grant (booleans OR, numbers the largest) and their ids.
+     */
+    readonly list: (merchantId: string, customerId: string) => Promise<T.CustomerEntitlementsJson>
+    /**
+     * `POST /api/v1/product/{product_id}/entitlements`: replaces the features the product declares
+     * (customers' entitlements follow on the next read; no event is sent for this change).
+     */
+    readonly setProductEntitlements: (
+      merchantId: string,
+      productId: string,
+      entitlements: Readonly<Record<string, boolean | number>>
+    ) => Promise<{ product_id: string; entitlements: Record<string, boolean | number> }>
+    /** `GET /api/v1/entitlement_settings`: the subscription states that grant. */
+    readonly settings: (merchantId: string) => Promise<T.EntitlementSettingsJson>
+    /**
+     * `POST /api/v1/entitlement_settings`: `granting_statuses` among trial, active, past_due,
+     * paused, unpaid (`null`: the default trial, active, past_due).
+     */
+    readonly updateSettings: (
+      merchantId: string,
+      input: (typeof RequestBodies.EntitlementSettings)["Encoded"]
+    ) => Promise<T.EntitlementSettingsJson>
+  }
   readonly merchants: {
     /** Creates a merchant; resolves with its id and its API key (shown once). No REST route: the CLI's `recur merchants create`. */
     readonly create: (input: T.CreateMerchantInput) => Promise<{ merchant_id: string; api_key: string }>
@@ -354,3 +383,10 @@ export interface BillingClient {
 type SubscriptionStatus = typeof Lifecycle.SubscriptionStatus.Type
 type TradeStatus = typeof Lifecycle.TradeStatus.Type
 type DeliveryStatus = typeof Lifecycle.DeliveryStatus.Type
+
+/**
+ * `billing.entitlements`.
+ *
+ * @since 0.1.0
+ */
+export type EntitlementsClient = BillingClient["entitlements"]

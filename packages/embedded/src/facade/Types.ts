@@ -12,6 +12,7 @@ import type {
   Customer,
   Discount,
   Discounts,
+  Entitlement,
   Invoice,
   Lifecycle,
   Merchants,
@@ -256,3 +257,10 @@ export interface PageInput {
   readonly starting_after?: string
   readonly ending_before?: string
 }
+
+/** A customer's entitlements as `GET /api/v1/customer/{customer_id}/entitlements` returns them. */
+export type CustomerEntitlementsJson = typeof Entitlement.CustomerEntitlements.Encoded
+/** One feature as `GET /api/v1/customer/{customer_id}/entitlements/{feature}` returns it. */
+export type EntitlementCheckJson = typeof Entitlement.EntitlementCheck.Encoded
+/** The merchant's entitlement settings as `GET /api/v1/entitlement_settings` returns them. */
+export type EntitlementSettingsJson = typeof Entitlement.EntitlementSettings.Encoded
