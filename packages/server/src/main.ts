@@ -226,13 +226,27 @@ const told = (program as Effect.Effect<unknown, unknown>).pipe(
   Effect.catchIf(operatorError, (e) => Effect.andThen(Console.error(`recur: ${e.message}`), Effect.fail(new Told())))
 )
 
-/** A failure's message on one line (a configuration error may span several). */
-const oneLine = (e: unknown) =>
-  (e instanceof Error || (typeof e === "object" && e !== null && "message" in e) ? String(e.message) : String(e))
+/**
+ * A failure's story on one line: its message and its causes' (a server that cannot listen fails
+ * with an empty message and the system's reason as its cause), a tag where a message is empty.
+ */
+const oneLine = (e: unknown) => {
+  const parts: Array<string> = []
+  let at: unknown = e
+  for (let depth = 0; at !== undefined && at !== null && depth < 5; depth++) {
+    const message = typeof at === "object" && "message" in at ? String(at.message).trim() : String(at).trim()
+    const tag = typeof at === "object" && "_tag" in at ? String(at._tag) : ""
+    const said = message !== "" ? message : tag
+    if (said !== "" && !parts.includes(said)) parts.push(said)
+    at = typeof at === "object" && "cause" in at ? at.cause : undefined
+  }
+  return parts
+    .join(": ")
     .split("\n")
     .map((l) => l.trim())
     .filter(Boolean)
     .join("; ")
+}
 
 // a mistake in the command line or the configuration (a failure, not a defect): one line on
 // stderr and exit 1, never a stack trace; a defect (a bug) still prints its cause

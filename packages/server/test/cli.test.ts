@@ -3,6 +3,7 @@ import { spawn, spawnSync } from "node:child_process"
 import { existsSync, mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { type AddressInfo, createServer } from "node:net"
 import { fileURLToPath } from "node:url"
 import * as Config from "../src/Config.js"
 import { Result } from "effect"
@@ -165,6 +166,16 @@ describe("recur CLI and server", () => {
       const master = told(["master-key", "rotate", "--grace", "99999d"])
       expect(master.status).toBe(1)
       expect(master.stderr).toBe("recur: --grace 99999d is not a duration up to 3650d (e.g. 90s, 3m, 7d)")
+      // a port another process holds: the system's reason, on one line
+      const holder = createServer()
+      await new Promise<void>((resolve) => holder.listen(0, "127.0.0.1", resolve))
+      try {
+        const busy = told(["serve"], { PORT: String((holder.address() as AddressInfo).port) })
+        expect(busy.status).toBe(1)
+        expect(busy.stderr).toMatch(/^recur: ServeError: listen EADDRINUSE[^\n]*$/)
+      } finally {
+        await new Promise((resolve) => holder.close(resolve))
+      }
     } finally {
       rmSync(dataDir, { recursive: true, force: true })
     }
