@@ -37,7 +37,9 @@ if (!ready()) {
       }
     } catch (error) {
       lastError = error
-      console.error(`nginx-light / openssl install attempt ${attempt} failed; ${attempt < 3 ? "retrying" : "giving up"}`)
+      console.error(
+        `nginx-light / openssl install attempt ${attempt} failed; ${attempt < 3 ? "retrying" : "giving up"}`
+      )
       if (attempt < 3) run("sleep 5")
     }
   }

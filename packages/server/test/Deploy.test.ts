@@ -76,11 +76,13 @@ describe("the systemd unit", { timeout: 180_000 }, () => {
   it("its ExecStart with its environment file serves; SIGTERM answers the request in flight, then exits 0", async () => {
     const env = environmentFile(readFileSync(join(deploy, "recur.env"), "utf8"))
     // the installed copy's paths onto this checkout (sources, not a build: --conditions=source)
-    const command = service.ExecStart!.split(/\s+/).flatMap((word) =>
-      word === "/usr/bin/node"
-        ? [process.execPath, "--conditions=source"]
-        : [word.replace("/opt/recur/node_modules/@recur/server/", fileURLToPath(new URL("../", import.meta.url)))]
-    )
+    const command = service
+      .ExecStart!.split(/\s+/)
+      .flatMap((word) =>
+        word === "/usr/bin/node"
+          ? [process.execPath, "--conditions=source"]
+          : [word.replace("/opt/recur/node_modules/@recur/server/", fileURLToPath(new URL("../", import.meta.url)))]
+      )
     expect(command.slice(-2)).toEqual([fileURLToPath(new URL("../bin/recur.mjs", import.meta.url)), "serve"])
     const dataDir = mkdtempSync(join(tmpdir(), "recur-unit-data-"))
     try {
