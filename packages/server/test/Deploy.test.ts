@@ -47,7 +47,12 @@ describe("the systemd unit", { timeout: 180_000 }, () => {
     const dir = mkdtempSync(join(tmpdir(), "recur-unit-"))
     try {
       const broken = join(dir, "recur.service")
-      writeFileSync(broken, unitText.replace("Restart=", "Restrat=").replace("/usr/bin/node", "/usr/bin/no-such-node"))
+      writeFileSync(
+        broken,
+        unitText
+          .replace(/^Restart=/m, "Restrat=")
+          .replace(/^ExecStart=\/usr\/bin\/node /m, "ExecStart=/usr/bin/no-such-node ")
+      )
       const refused = spawnSync("systemd-analyze", ["verify", broken], { encoding: "utf8" })
       expect(refused.status).not.toBe(0)
       expect(refused.stderr).toContain("Unknown key 'Restrat'")
