@@ -89,7 +89,7 @@ const viaProxy =
     })
   }
 
-describe("behind nginx with TLS, under /billing", { timeout: 300_000 }, () => {
+describe("behind nginx with TLS, under /billing", { timeout: 400_000 }, () => {
   const dir = mkdtempSync(join(tmpdir(), "recur-nginx-"))
   const logs = join(dir, "logs")
   let server: ServerProcess.Running
@@ -172,7 +172,7 @@ describe("behind nginx with TLS, under /billing", { timeout: 300_000 }, () => {
         ),
       30_000
     )
-  }, 240_000)
+  }, 300_000)
 
   afterAll(async () => {
     if (proxy !== undefined && proxy.exitCode === null) {

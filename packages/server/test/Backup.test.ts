@@ -15,7 +15,7 @@ import * as ServerProcess from "./support/serverProcess.js"
 
 const publicUrl = "https://billing.example.com/billing"
 
-describe("backups and restores", { timeout: 300_000 }, () => {
+describe("backups and restores", { timeout: 600_000 }, () => {
   it("PGlite: stop the server, archive RECUR_DATA_DIR (master.key with it), unpack elsewhere, start there", async () => {
     const work = mkdtempSync(join(tmpdir(), "recur-backup-"))
     const dataDir = join(work, "data")

@@ -37,7 +37,7 @@ const environmentFile = (text: string): Record<string, string> =>
       .map((l) => [l.slice(0, l.indexOf("=")).trim(), l.slice(l.indexOf("=") + 1).trim()])
   )
 
-describe("the systemd unit", { timeout: 180_000 }, () => {
+describe("the systemd unit", { timeout: 300_000 }, () => {
   const service = Object.fromEntries(unitSection("Service"))
 
   it("systemd-analyze verify finds nothing to say about it, and does about a broken copy", () => {

@@ -51,7 +51,7 @@ export const start = async (options: {
     const timer = setTimeout(() => {
       clearInterval(check)
       reject(new Error(`the server did not start: ${out}`))
-    }, options.timeoutMs ?? 90_000)
+    }, options.timeoutMs ?? 170_000)
     const check = setInterval(() => {
       if (/Recur listening on port \d+/.test(out) && /Demo API key: \S+|existing data found/.test(out)) {
         clearTimeout(timer)
