@@ -59,6 +59,13 @@ describe("framework glue at /billing", { timeout: 120_000 }, () => {
       body: "product_name=Form"
     })
     expect([form.status, ((await form.json()) as { code: string }).code]).toEqual([415, "unsupported_media_type"])
+    // and a body over the limit is Recur's 413 in its envelope, not Fastify's bodyLimit error
+    const large = await fetch(`${origin}/billing/api/v1/products`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${out.api_key}`, "content-type": "application/json" },
+      body: JSON.stringify({ product_name: "x".repeat(2_000_000) })
+    })
+    expect([large.status, ((await large.json()) as { code: string }).code]).toEqual([413, "payload_too_large"])
     expect((await fetch(`${origin}/billing/healthz`)).status).toBe(200)
   })
 
