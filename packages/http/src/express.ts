@@ -38,7 +38,10 @@ export interface ExpressMount {
  *
  * @since 0.1.0
  */
-export const recurExpress = async (billing: Mount.EngineSource, options: Mount.MountOptions = {}): Promise<ExpressMount> => {
+export const recurExpress = async (
+  billing: Mount.EngineSource,
+  options: Mount.MountOptions = {}
+): Promise<ExpressMount> => {
   const mount = await Mount.nodeHandler(billing, options)
   const middleware = (req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void) =>
     mount.handle(req, res, next)

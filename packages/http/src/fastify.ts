@@ -40,7 +40,9 @@ export interface RecurFastifyOptions extends Omit<Mount.MountOptions, "prefix"> 
 const bodyOf = (request: FastifyRequest, path: string): Bridge.BodySource => {
   const method = request.raw.method ?? "GET"
   if (method === "GET" || method === "HEAD") return { _tag: "None" }
-  const kept = Bridge.rawBytes((request as { rawBody?: unknown }).rawBody ?? (request.raw as Bridge.NodeRequest).rawBody)
+  const kept = Bridge.rawBytes(
+    (request as { rawBody?: unknown }).rawBody ?? (request.raw as Bridge.NodeRequest).rawBody
+  )
   if (kept !== undefined) return { _tag: "Bytes", bytes: kept }
   const body = request.body
   if (body instanceof Readable) {
@@ -49,7 +51,9 @@ const bodyOf = (request: FastifyRequest, path: string): Bridge.BodySource => {
       ? {
           _tag: "Consumed",
           reason: Bridge.consumedReason(
-            body.readableEnded ? "its stream had ended, in a hook of the Fastify app" : "its stream had been partly read"
+            body.readableEnded
+              ? "its stream had ended, in a hook of the Fastify app"
+              : "its stream had been partly read"
           )
         }
       : { _tag: "None" }

@@ -79,7 +79,9 @@ const requestOf = async (c: Context, prefix: string): Promise<Request | { readon
   const raw = c.req.raw
   if (!raw.bodyUsed) return raw
   // Hono keeps the promises of what it read (typed as their values)
-  const cache = c.req.bodyCache as unknown as Partial<Record<"arrayBuffer" | "text" | "blob" | "json" | "formData", Promise<any>>>
+  const cache = c.req.bodyCache as unknown as Partial<
+    Record<"arrayBuffer" | "text" | "blob" | "json" | "formData", Promise<any>>
+  >
   if (cache.arrayBuffer) return withBody(raw, new Uint8Array(await cache.arrayBuffer))
   if (cache.text) return withBody(raw, new TextEncoder().encode(await cache.text))
   if (cache.blob) return withBody(raw, new Uint8Array(await (await cache.blob).arrayBuffer()))
@@ -99,7 +101,11 @@ const requestOf = async (c: Context, prefix: string): Promise<Request | { readon
 
 const formObject = (form: FormData): Record<string, Array<string>> => {
   const out: Record<string, Array<string>> = {}
-  for (const [k, v] of form.entries()) (out[k] ??= []).push(typeof v === "string" ? v : v.name)
+  for (const [k, v] of form.entries()) {
+    const values = out[k] ?? []
+    values.push(typeof v === "string" ? v : v.name)
+    out[k] = values
+  }
   return out
 }
 

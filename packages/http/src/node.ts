@@ -30,7 +30,10 @@ export interface NodeServerMount extends Mount.NodeMount {
  *
  * @since 0.1.0
  */
-export const recurNode = async (billing: Mount.EngineSource, options: Mount.MountOptions = {}): Promise<NodeServerMount> => {
+export const recurNode = async (
+  billing: Mount.EngineSource,
+  options: Mount.MountOptions = {}
+): Promise<NodeServerMount> => {
   const mount = await Mount.nodeHandler(billing, options)
   return { handle: mount.handle, listener: (req, res) => mount.handle(req, res), close: mount.close }
 }
