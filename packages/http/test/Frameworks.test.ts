@@ -8,6 +8,7 @@ import { keepRawBody, recurExpress } from "@recur/http/express"
 import { recurFastify } from "@recur/http/fastify"
 import { recurHono } from "@recur/http/hono"
 import { recurNode } from "@recur/http/node"
+import { Mount } from "@recur/http"
 import express from "express"
 import Fastify from "fastify"
 import { Hono } from "hono"
@@ -211,5 +212,18 @@ describe("framework glue at /billing", { timeout: 120_000 }, () => {
     )
     const { api_key } = await billing.merchants.create({ name: "Read shop", currency: "USD" })
     expectConsumed(await F.consumedWrite(origin, api_key))
+  })
+
+  it("fetchHandler: a Request whose body a fetch server's middleware used is answered 400 saying so", async () => {
+    const recur = await Mount.fetchHandler(billing, { prefix: "/billing" })
+    closing.push(recur.close)
+    const request = new Request("http://shop.test/billing/api/v1/products", {
+      method: "POST",
+      headers: { "content-type": "application/json", "request-id": "fw-consumed" },
+      body: JSON.stringify({ product_name: "Never read" })
+    })
+    await request.text()
+    const response = await recur.fetch(request)
+    expectConsumed({ status: response.status, body: await response.json() })
   })
 })
