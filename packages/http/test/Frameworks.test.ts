@@ -13,6 +13,7 @@ import express from "express"
 import Fastify from "fastify"
 import { Hono } from "hono"
 import { createServer, type Server } from "node:http"
+import { Readable } from "node:stream"
 import * as F from "./fixtures/frameworks.js"
 
 describe("framework glue at /billing", { timeout: 120_000 }, () => {
@@ -68,6 +69,23 @@ describe("framework glue at /billing", { timeout: 120_000 }, () => {
     })
     expect([large.status, ((await large.json()) as { code: string }).code]).toEqual([413, "payload_too_large"])
     expect((await fetch(`${origin}/billing/healthz`)).status).toBe(200)
+  })
+
+  it("Fastify: a rawBody a raw-body hook of the app kept (as fastify-raw-body does) is what Recur reads", async () => {
+    const app = Fastify()
+    app.addHook("preParsing", async (request, _reply, payload) => {
+      const chunks: Array<Buffer> = []
+      for await (const chunk of payload) chunks.push(chunk as Buffer)
+      ;(request as { rawBody?: Buffer }).rawBody = Buffer.concat(chunks)
+      return Readable.from([])
+    })
+    await app.register(recurFastify, { billing, prefix: "/billing" })
+    closing.push(() => app.close())
+    await app.listen({ port: 0, host: "127.0.0.1" })
+    const address = app.server.address()
+    const origin = `http://127.0.0.1:${typeof address === "object" && address !== null ? address.port : 0}`
+    const out = await F.exercise(billing, origin)
+    expect(out).toMatchObject(F.intact(out.merchant_id))
   })
 
   it("Fastify: a body a hook of the app read is answered 400 saying so", async () => {
