@@ -242,6 +242,9 @@ describe("framework glue at /billing", { timeout: 120_000 }, () => {
     })
     await request.text()
     const response = await recur.fetch(request)
-    expectConsumed({ status: response.status, body: await response.json() })
+    expectConsumed({
+      status: response.status,
+      body: (await response.json()) as { code: string; message: string; data: any }
+    })
   })
 })
