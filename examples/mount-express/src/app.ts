@@ -1,9 +1,10 @@
 /**
  * An Express app with the usual body parsers in front of everything, mounting Recur's REST API
- * under /billing (Express strips the mount path; the already-parsed body is re-serialised).
+ * under /billing with `@recur/http/express` (Express strips the mount path; an already-parsed body
+ * is re-serialised, and `keepRawBody` keeps a webhook's exact bytes for its signature).
  */
 import { createBilling, type StorageOption } from "@recur/embedded"
-import { Mount } from "@recur/http"
+import { keepRawBody, recurExpress } from "@recur/http/express"
 import express from "express"
 
 export async function createApp(options: {
@@ -13,16 +14,16 @@ export async function createApp(options: {
   readonly trustedProxies?: ReadonlyArray<string>
 }) {
   const billing = await createBilling({ storage: options.storage ?? "memory", publicUrl: options.publicUrl })
-  const recur = await Mount.nodeHandler(billing, { trustedProxies: options.trustedProxies ?? [] })
+  const recur = await recurExpress(billing, { trustedProxies: options.trustedProxies ?? [] })
   const app = express()
   // express.json() refuses bodies over its own limit (100 kB by default) before Recur sees them;
   // Recur's own limit is 1 MiB (RECUR_MAX_BODY_BYTES): raise Express's to match if you need it
-  app.use(express.json({ limit: "1mb" }))
+  app.use(express.json({ limit: "1mb", verify: keepRawBody }))
   app.use(express.urlencoded({ extended: false }))
   app.get("/health", (_req, res) => {
     res.type("text/plain").send("ok")
   })
-  app.use("/billing", recur.handle)
+  app.use("/billing", recur)
   return {
     app,
     billing,

@@ -1,11 +1,10 @@
 /**
- * A Hono app mounting Recur's REST API under /billing through the fetch handler (the same code
- * runs on Bun, Deno or workers: only the server line differs).
+ * A Hono app mounting Recur's REST API under /billing with `@recur/http/hono` (the same code runs
+ * on Bun or Deno: only the server line differs; the client's address is read from each runtime).
  */
 import { createBilling, type StorageOption } from "@recur/embedded"
-import { Mount } from "@recur/http"
-import { getConnInfo } from "@hono/node-server/conninfo"
-import { type Context, Hono } from "hono"
+import { recurHono } from "@recur/http/hono"
+import { Hono } from "hono"
 
 export async function createApp(options: {
   readonly publicUrl: string
@@ -14,13 +13,11 @@ export async function createApp(options: {
   readonly trustedProxies?: ReadonlyArray<string>
 }) {
   const billing = await createBilling({ storage: options.storage ?? "memory", publicUrl: options.publicUrl })
-  const recur = await Mount.fetchHandler(billing, { prefix: "/billing", trustedProxies: options.trustedProxies ?? [] })
+  const recur = await recurHono(billing, { prefix: "/billing", trustedProxies: options.trustedProxies ?? [] })
   const app = new Hono()
   app.get("/health", (c) => c.text("ok"))
-  // the connection's address: the card-testing guard counts pay attempts per client
-  const toRecur = (c: Context) => recur.fetch(c.req.raw, { remoteAddress: getConnInfo(c).remote.address })
-  app.all("/billing", toRecur)
-  app.all("/billing/*", toRecur)
+  // /billing and below, any method; each request's client address from @hono/node-server
+  recur.register(app)
   return {
     app,
     billing,

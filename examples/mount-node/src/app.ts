@@ -1,9 +1,9 @@
 /**
  * An existing node:http app that mounts Recur's REST API under /billing, next to its own routes,
- * over the same engine as its own billing code (the Promise facade).
+ * over the same engine as its own billing code (the Promise facade), with `@recur/http/node`.
  */
 import { createBilling, type StorageOption } from "@recur/embedded"
-import { Mount } from "@recur/http"
+import { recurNode } from "@recur/http/node"
 import { createServer } from "node:http"
 
 export async function createApp(options: {
@@ -14,7 +14,7 @@ export async function createApp(options: {
 }) {
   // one engine: the host's own code uses `billing`, the API is mounted over the same instance
   const billing = await createBilling({ storage: options.storage ?? "memory", publicUrl: options.publicUrl })
-  const recur = await Mount.nodeHandler(billing, { prefix: "/billing", trustedProxies: options.trustedProxies ?? [] })
+  const recur = await recurNode(billing, { prefix: "/billing", trustedProxies: options.trustedProxies ?? [] })
   const server = createServer((req, res) => {
     if (req.url === "/health") {
       res.writeHead(200, { "content-type": "text/plain" }).end("ok") // the host's own route

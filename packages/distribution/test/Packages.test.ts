@@ -254,7 +254,8 @@ describe("every package in one project, with the latest effect", () => {
     await sh(
       dir,
       `npm i ${registry.packages.map((p) => p.name).join(" ")} effect@latest @effect/platform-node@latest ` +
-        "@effect/sql-pg@latest @effect/vitest@latest vitest@latest"
+        // the optional peers whose types @recur/http/fastify and @recur/http/hono name
+        "@effect/sql-pg@latest @effect/vitest@latest vitest@latest fastify@latest hono@latest"
     )
     specifiers = []
     for (const p of registry.packages) {
@@ -336,6 +337,41 @@ console.log(JSON.stringify(out))
       ).toEqual([])
     }
   })
+})
+
+describe("framework glue from npm: @recur/http/<framework> at /billing", () => {
+  // each framework from npm, in a project of its own; the app mounts Recur at /billing and sends a
+  // JSON write, the hosted page's form post, a webhook signed over its exact bytes, and a write
+  // whose body a middleware read first (answered 400, saying so)
+  const frameworks = [
+    { name: "fastify", install: "fastify" },
+    { name: "express", install: "express @types/express" },
+    { name: "hono", install: "hono @hono/node-server" },
+    // no framework at all: @recur/http installs, typechecks and runs without its optional peers
+    { name: "node", install: "" }
+  ]
+  for (const f of frameworks) {
+    it(`framework glue: ${f.name}`, async () => {
+      const dir = freshProject(`mount-${f.name}`)
+      await sh(dir, `npm i @recur/http @recur/embedded @recur/core effect ${f.install}`.trim())
+      for (const file of ["journey.ts", `${f.name}.ts`])
+        writeFileSync(join(dir, file), readFileSync(join(import.meta.dirname, "../fixtures/mount", file)))
+      const options = { ...Exports.strictOptions(), allowImportingTsExtensions: true }
+      expect(Exports.diagnostics([join(dir, `${f.name}.ts`)], options)).toEqual([])
+      const out = JSON.parse((await sh(dir, `node ${f.name}.ts`)).trim().split("\n").at(-1) ?? "{}")
+      expect(out).toMatchObject({
+        product: "success",
+        paid: true,
+        active: 1,
+        webhook: [200, true],
+        consumed: [400, "invalid_request_error", true]
+      })
+      if (f.name === "fastify") expect(out.echo).toEqual({ got: { a: 1 } })
+      const installed = readdirSync(join(dir, "node_modules"))
+      for (const peer of ["fastify", "express", "hono"])
+        expect(installed.includes(peer), `${f.name} project has ${peer}`).toBe(f.install.split(" ").includes(peer))
+    })
+  }
 })
 
 describe("the OpenAPI document, as linters and generated clients read it", () => {

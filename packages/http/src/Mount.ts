@@ -3,11 +3,16 @@
  * facade (`@recur/embedded`'s `createBilling`): one engine instance per process, whatever the
  * framework.
  *
- * - {@link fetchHandler}: `Request => Promise<Response>` for Hono, Bun, Deno, Next.js route
- *   handlers and any other fetch-style server.
- * - {@link nodeHandler}: `(req, res, next?)` for node:http, Express (also behind `express.json()`
- *   or `express.urlencoded()`: an already-parsed body is re-serialised) and Fastify (through
- *   `reply.hijack()`; see `examples/mount-fastify`).
+ * - {@link fetchHandler}: `Request => Promise<Response>` for Bun, Deno, Next.js route handlers and
+ *   any other fetch-style server.
+ * - {@link nodeHandler}: `(req, res, next?)` for node:http and Connect-style servers.
+ *
+ * Each framework has its glue in a subpath of this package, built on these two:
+ * `@recur/http/fastify` (a plugin), `@recur/http/express` (a middleware), `@recur/http/hono` (a
+ * handler) and `@recur/http/node` (a request listener). A body a middleware of the host already
+ * read is taken from what it left (bytes kept as `rawBody`, or a parsed form or JSON body
+ * re-serialised); when it left nothing, or when a signed webhook's exact bytes are lost, the
+ * answer is a 400 `invalid_request_error` saying so.
  *
  * The card-testing guard of the hosted pay routes counts attempts per client address: the node
  * handler passes each request's TCP peer, a fetch-style host passes it as `fetch`'s second
@@ -27,8 +32,10 @@
  */
 import { Context, Layer } from "effect"
 import type { IncomingMessage, ServerResponse } from "node:http"
-import { Readable } from "node:stream"
 import * as Http from "./Http.js"
+import * as Bridge from "./internal/nodeBridge.js"
+import * as Refusal from "./internal/refusal.js"
+import { below, normalisePrefix } from "./internal/mountPath.js"
 
 /**
  * What a mount needs from the engine's owner: the facade returned by `createBilling` has it.
@@ -98,20 +105,6 @@ export interface NodeMount {
   readonly close: () => Promise<void>
 }
 
-const normalisePrefix = (prefix: string | undefined): string => {
-  if (prefix === undefined || prefix === "" || prefix === "/") return ""
-  const withSlash = prefix.startsWith("/") ? prefix : `/${prefix}`
-  return withSlash.replace(/\/+$/, "")
-}
-
-/** The path below the prefix, or undefined when the path is not under it. */
-const below = (prefix: string, path: string): string | undefined => {
-  if (prefix === "") return path
-  if (path === prefix) return "/"
-  if (path.startsWith(`${prefix}/`) || path.startsWith(`${prefix}?`)) return path.slice(prefix.length)
-  return undefined
-}
-
 /**
  * The API as a fetch handler, over the engine of `billing`.
  *
@@ -130,6 +123,14 @@ export const fetchHandler = async (billing: EngineSource, options: MountOptions 
   const prefix = normalisePrefix(options.prefix)
   return {
     fetch: (request, client) => {
+      // a fetch server's middleware read the body (and kept no copy): say so, never hang or 500
+      if (request.bodyUsed)
+        return Promise.resolve(
+          Bridge.consumedAnswer(
+            Bridge.consumedReason("the Request's body had been used"),
+            request.headers.get("request-id") ?? undefined
+          )
+        )
       const peer =
         client?.remoteAddress !== undefined && client.remoteAddress !== ""
           ? Context.make(Http.PeerAddress, client.remoteAddress)
@@ -143,24 +144,6 @@ export const fetchHandler = async (billing: EngineSource, options: MountOptions 
     },
     close: dispose
   }
-}
-
-/** A body a framework has already read and parsed, as bytes again (or undefined when unread). */
-const parsedBody = (req: IncomingMessage & { body?: unknown; _body?: boolean }): Uint8Array | undefined => {
-  const consumed = req._body === true || req.readableEnded
-  if (!consumed || req.body === undefined) return undefined
-  const body = req.body
-  if (Buffer.isBuffer(body)) return body
-  if (typeof body === "string") return Buffer.from(body)
-  const type = String(req.headers["content-type"] ?? "")
-  if (/application\/x-www-form-urlencoded/i.test(type) && typeof body === "object" && body !== null) {
-    const form = new URLSearchParams()
-    for (const [k, v] of Object.entries(body)) {
-      for (const item of Array.isArray(v) ? v : [v]) form.append(k, String(item))
-    }
-    return Buffer.from(form.toString())
-  }
-  return Buffer.from(JSON.stringify(body))
 }
 
 /**
@@ -177,62 +160,30 @@ const parsedBody = (req: IncomingMessage & { body?: unknown; _body?: boolean }):
 export const nodeHandler = async (billing: EngineSource, options: MountOptions = {}): Promise<NodeMount> => {
   const mount = await fetchHandler(billing, { ...options, prefix: "" })
   const prefix = normalisePrefix(options.prefix)
-  const handle = async (
-    req: IncomingMessage & { body?: unknown; _body?: boolean },
-    res: ServerResponse,
-    next?: (error?: unknown) => void
-  ) => {
+  const handle = async (req: Bridge.NodeRequest, res: ServerResponse, next?: (error?: unknown) => void) => {
     const path = below(prefix, req.url ?? "/")
     if (path === undefined && next) return next()
-    const host = req.headers.host ?? "localhost"
-    const url = new URL(path ?? `/__outside_the_mount${req.url ?? "/"}`, `http://${host}`)
-    const headers = new Headers()
-    for (const [k, v] of Object.entries(req.headers)) {
-      if (typeof v === "string") headers.set(k, v)
-      else if (Array.isArray(v)) for (const item of v) headers.append(k, item)
-    }
+    const target = path ?? `/__outside_the_mount${req.url ?? "/"}`
     const method = req.method ?? "GET"
-    const hasBody = method !== "GET" && method !== "HEAD"
-    const parsed = hasBody ? parsedBody(req) : undefined
-    if (parsed !== undefined) {
-      headers.set("content-length", String(parsed.byteLength))
-      headers.delete("transfer-encoding")
-    }
-    const request = new Request(url, {
-      method,
-      headers,
-      ...(parsed !== undefined
-        ? { body: parsed }
-        : hasBody && !req.readableEnded
-          ? { body: Readable.toWeb(req) as ReadableStream<Uint8Array>, duplex: "half" }
-          : {})
-    } as RequestInit)
-    const response = await mount.fetch(request, { remoteAddress: req.socket?.remoteAddress })
-    const out: Record<string, string | Array<string>> = {}
-    response.headers.forEach((value, key) => {
-      if (key === "set-cookie") return
-      out[key] = value
-    })
-    const cookies = response.headers.getSetCookie()
-    if (cookies.length > 0) out["set-cookie"] = cookies
-    res.writeHead(response.status, out)
-    if (response.body === null || method === "HEAD") {
-      res.end()
-      return
-    }
-    for await (const chunk of Readable.fromWeb(response.body as never)) res.write(chunk)
-    res.end()
+    const body = Bridge.nodeBody(req, Refusal.pathOf(target))
+    const response =
+      body._tag === "Consumed"
+        ? Bridge.consumedAnswer(body.reason, headerOf(req, "request-id"))
+        : await mount.fetch(Bridge.toRequest(req, target, body), { remoteAddress: req.socket?.remoteAddress })
+    await Bridge.send(res, response, method)
   }
   return {
     handle: (req, res, next) => {
       handle(req, res, next).catch((error: unknown) => {
         if (next) return next(error)
-        if (!res.headersSent) {
-          res.writeHead(500, { "content-type": "application/json" })
-          res.end(JSON.stringify({ code: "system_error", message: "Recur could not answer the request", data: {} }))
-        } else res.destroy()
+        Bridge.failed(res)
       })
     },
     close: mount.close
   }
+}
+
+const headerOf = (req: IncomingMessage, name: string): string | undefined => {
+  const value = req.headers[name]
+  return Array.isArray(value) ? value[0] : value
 }
