@@ -1,9 +1,9 @@
 /**
- * The trades, invoices and refunds group (with the invoice, dispute and payment settings): its endpoints' paths, bodies and answers.
+ * The trades, invoices and refunds group (with the invoice, billing, dispute and payment settings): its endpoints' paths, bodies and answers.
  *
  * @since 0.1.0
  */
-import { Invoice, Refund, PaymentSettings, Trade } from "@recur/core"
+import { Invoice, Merchant, Refund, PaymentSettings, Trade } from "@recur/core"
 import { RequestBodies } from "@recur/contract"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
@@ -72,6 +72,19 @@ export class PaymentsGroup extends HttpApiGroup.make("payments")
     HttpApiEndpoint.post("updateInvoiceSettings", "/api/v1/invoice_settings", {
       payload: RequestBodies.InvoiceSettings,
       success: Envelope(InvoiceSettings),
+      error: ApiErrors.all
+    })
+  )
+  .add(
+    HttpApiEndpoint.get("billingSettings", "/api/v1/billing_settings", {
+      success: Envelope(Merchant.BillingSettings),
+      error: ApiErrors.all
+    })
+  )
+  .add(
+    HttpApiEndpoint.post("updateBillingSettings", "/api/v1/billing_settings", {
+      payload: RequestBodies.BillingSettings,
+      success: Envelope(Merchant.BillingSettings),
       error: ApiErrors.all
     })
   )

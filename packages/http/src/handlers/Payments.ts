@@ -1,9 +1,9 @@
 /**
- * The handlers of the trades, invoices and refunds group (with the invoice, dispute and payment settings).
+ * The handlers of the trades, invoices and refunds group (with the invoice, billing, dispute and payment settings).
  *
  * @since 0.1.0
  */
-import { Billing, Errors, Invoice, Lifecycle, Merchants, PaymentSettings, Refunds } from "@recur/core"
+import { Billing, Errors, Invoice, Lifecycle, Merchant, Merchants, PaymentSettings, Refunds } from "@recur/core"
 import { Requests } from "@recur/contract"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
@@ -101,6 +101,14 @@ export const paymentsLive = HttpApiBuilder.group(BillingApi, "payments", (handle
             : Effect.map(merchants.setInvoicePrefix(m, payload.invoice_prefix), (merchant) =>
                 ok({ invoice_prefix: merchant.invoice_prefix })
               )
+        )
+      )
+      .handle("billingSettings", () =>
+        call((m) => Effect.map(merchants.get(m), (merchant) => ok(Merchant.billingSettingsOf(merchant))))
+      )
+      .handle("updateBillingSettings", ({ payload }) =>
+        call((m) =>
+          Effect.map(merchants.setBillingSettings(m, payload), (merchant) => ok(Merchant.billingSettingsOf(merchant)))
         )
       )
       .handle("disputeSettings", () =>
