@@ -117,7 +117,14 @@ export class PaymentsGroup extends HttpApiGroup.make("payments")
   .add(
     HttpApiEndpoint.post("refund", "/api/v1/refund", {
       payload: RequestBodies.Refund,
-      success: Envelope(Schema.Struct({ refund_id: Schema.String, refund_status: Schema.String })),
+      success: Envelope(
+        Schema.Struct({
+          refund_id: Schema.String,
+          refund_status: Schema.String,
+          credit_note_id: Schema.NullOr(Schema.String),
+          credit_note_number: Schema.NullOr(Schema.String)
+        })
+      ),
       error: ApiErrors.all
     })
   )

@@ -133,7 +133,12 @@ export const paymentsLive = HttpApiBuilder.group(BillingApi, "payments", (handle
             Effect.gen(function* () {
               // the Request-Id keys the refund: a retry after a crash finds the refund, never makes a second
               const r = yield* refunds.refund(m, yield* Requests.refundCommand(payload, requestId))
-              return ok({ refund_id: r.refund_id, refund_status: r.refund_status })
+              return ok({
+                refund_id: r.refund_id,
+                refund_status: r.refund_status,
+                credit_note_id: r.credit_note_id,
+                credit_note_number: r.credit_note_number
+              })
             })
           )
         )

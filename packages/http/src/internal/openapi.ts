@@ -49,7 +49,8 @@ const descriptions: Record<string, string> = {
   "payments.trade": "One trade.",
   "payments.invoices": "Invoices, newest first, with cursor pagination and filters.",
   "payments.invoice": "One invoice.",
-  "payments.refund": "Refunds all or part of a paid trade (never more than what is left of it).",
+  "payments.refund":
+    "Refunds all or part of a paid trade (never more than what is left of it). A refund that succeeded names its credit note (`credit_note_id`, `credit_note_number`: the `refund` invoice against the invoice it pays back); `null` while it is pending or when the trade paid no invoice.",
   "payments.getRefund": "One refund.",
   "payments.refunds": "Refunds, with cursor pagination.",
   "payments.tradeRefunds": "The refunds of one trade.",
