@@ -97,9 +97,9 @@ export class Subscription extends Schema.Class<Subscription>("Subscription")({
   cancel_at_period_end: Schema.Boolean,
   credit_balance: Schema.String,
   /**
-   * The discounts it carries and their terms. Written in the answers of `GET /subscription/{id}`
-   * and `GET /subscription` (and the facade's `get` and `list`), computed from the stored terms
-   * as it is read; absent from webhook payloads and the other answers.
+   * The discounts it carries and their terms, computed from the stored terms as it is read:
+   * written by `Billing.getSubscription` and `Billing.listSubscriptions` (the reads of one
+   * subscription and of a list); absent from webhook payloads and from what other operations return.
    */
   discounts: Schema.optionalKey(Schema.Array(SubscriptionDiscount))
 }) {}

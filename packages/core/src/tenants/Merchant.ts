@@ -96,7 +96,7 @@ export const moveKey = <K extends { readonly status: Lifecycle.ApiKeyStatus }>(
   Lifecycle.moveBy(Lifecycle.apiKey, key.status, trigger, (to) => ({ ...key, ...patch, status: to }))
 
 /**
- * A merchant's proration and dunning settings as the API shows them (`GET /api/v1/billing_settings`).
+ * A merchant's proration and dunning settings as the API shows them (the billing settings read).
  *
  * @since 0.1.0
  */

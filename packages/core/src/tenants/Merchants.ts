@@ -41,9 +41,9 @@ export interface CreateMerchant {
 }
 
 /**
- * The billing settings a merchant may change after it is created (`POST /api/v1/billing_settings`,
- * the CLI's `recur settings`, the facade's `merchants.setBillingSettings`): the fields given
- * change, the others stay. `dunning_retry_days: null` returns to the engine's default policy.
+ * The billing settings a merchant may change after it is created (the billing settings write of
+ * the API, the CLI's `recur settings`, the facade's `merchants.setBillingSettings`): the fields
+ * given change, the others stay. `dunning_retry_days: null` returns to the engine's default policy.
  *
  * @since 0.1.0
  */
