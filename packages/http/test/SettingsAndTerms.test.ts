@@ -116,19 +116,21 @@ for (const [name, storage] of backends()) {
       const k = await fresh()
       const { priceId } = await api.priceOf(k)
       const bigger = (
-        await api.priceOf(k, { price_plan: { billing_cycle_unit: "month", base_price_val: "60.00" } }, {
-          product: "Max",
-          price: "Max monthly"
-        })
+        await api.priceOf(
+          k,
+          { price_plan: { billing_cycle_unit: "month", base_price_val: "60.00" } },
+          {
+            product: "Max",
+            price: "Max monthly"
+          }
+        )
       ).priceId
       const sub = await subscribe(k, priceId)
       // half a day into the 16th of January: per second and per day disagree
       await api.call("POST", "/api/v1/test_helpers/advance_clock", k, { frozen_time: "2026-01-16T12:00:00Z" })
       const quote = async () =>
-        (
-          (await api.call("POST", `/api/v1/subscription/${sub}/preview-change`, k, { price_id: bigger }))
-            .body as any
-        ).data
+        ((await api.call("POST", `/api/v1/subscription/${sub}/preview-change`, k, { price_id: bigger })).body as any)
+          .data
       const perSecond = await quote()
       expect(perSecond.credit).toBe("15.00")
       await api.call("POST", "/api/v1/billing_settings", k, { proration_policy: "per_day" })

@@ -218,7 +218,9 @@ const settingsCommand = (sub: string | undefined) =>
         return yield* tell("--dunning-final-state must be unpaid or canceled")
     }
     return yield* withEngine(() =>
-      Merchants.Merchants.use((m) => (patch === undefined ? m.get(merchant) : m.setBillingSettings(merchant, patch))).pipe(
+      Merchants.Merchants.use((m) =>
+        patch === undefined ? m.get(merchant) : m.setBillingSettings(merchant, patch)
+      ).pipe(
         Effect.map(Merchant.billingSettingsOf),
         Effect.flatMap((view) =>
           Console.log(
