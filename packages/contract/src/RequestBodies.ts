@@ -322,6 +322,19 @@ export const CreateMerchant = Schema.Struct({
 export const InvoiceSettings = Schema.Struct({ invoice_prefix: Schema.optional(Schema.String) })
 
 /**
+ * The body of `POST /api/v1/billing_settings`: the fields given change (`dunning_retry_days: null`
+ * returns to the engine's default policy).
+ *
+ * @since 0.1.0
+ */
+export const BillingSettings = Schema.Struct({
+  proration_policy: Schema.optional(Schema.String),
+  proration_credit: Schema.optional(Proration.CreditMode),
+  dunning_final_state: Schema.optional(Schema.Literals(["unpaid", "canceled"])),
+  dunning_retry_days: Schema.optional(Schema.NullOr(Schema.Array(Schema.Finite)))
+})
+
+/**
  * The body of `POST /api/v1/dispute_settings`.
  *
  * @since 0.1.0

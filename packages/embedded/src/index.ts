@@ -59,7 +59,13 @@ export {
   type WebhookEndpointCreated
 } from "./createBilling.js"
 export type { EntitlementsClient } from "./facade/Client.js"
-export type { CustomerEntitlementsJson, EntitlementCheckJson, EntitlementSettingsJson } from "./facade/Types.js"
+export type {
+  BillingSettingsInput,
+  BillingSettingsJson,
+  CustomerEntitlementsJson,
+  EntitlementCheckJson,
+  EntitlementSettingsJson
+} from "./facade/Types.js"
 export {
   ConflictError,
   InvalidParameterError,

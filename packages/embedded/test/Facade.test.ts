@@ -529,6 +529,61 @@ describe("the facade's failures", () => {
     expect(line).toContain("/invoice/inv_1/[redacted]/pdf")
   }, 60_000)
 
+  it("billing settings, a subscription's discount terms and a refund's credit note through the facade", async () => {
+    await withBilling(async (billing, m) => {
+      expect(await billing.merchants.billingSettings(m)).toEqual({
+        proration_policy: "per_second",
+        proration_credit: "refund",
+        dunning_final_state: "unpaid",
+        dunning_retry_days: null
+      })
+      expect(await billing.merchants.setBillingSettings(m, { proration_policy: "per_day" })).toMatchObject({
+        proration_policy: "per_day",
+        proration_credit: "refund"
+      })
+      const bad = await rejection(billing.merchants.setBillingSettings(m, { proration_policy: "hourly" }))
+      expect([bad.constructor, bad.param]).toEqual([InvalidParameterError, "proration_policy"])
+      const wrongType = await rejection(billing.merchants.setBillingSettings(m, { dunning_retry_days: "1,3" as any }))
+      expect([wrongType.constructor, wrongType.param]).toEqual([InvalidParameterError, "dunning_retry_days"])
+      expect((await billing.merchants.billingSettings(m)).proration_policy).toBe("per_day")
+
+      const price = await monthly(billing, m)
+      await billing.discounts.create(m, {
+        name: "Two months",
+        code: "TWO",
+        discount_type: "percentage",
+        percent_off: 25,
+        duration: "repeating",
+        duration_cycles: 2
+      })
+      const session = await billing.checkout.createSession(m, {
+        payer_id: "facade-terms",
+        line_items: [{ price_id: price.id }],
+        discount_code: "TWO"
+      })
+      const paid = await billing.checkout.pay(m, session.session_id, card("4242424242424242"))
+      const sub = paid.subscription!.id
+      expect((await billing.subscriptions.get(m, sub)).discounts).toEqual([
+        expect.objectContaining({
+          discount_code: "TWO",
+          percent_off: 25,
+          duration: "repeating",
+          first_cycle: 0,
+          last_cycle: 1,
+          cycles_remaining: 1
+        })
+      ])
+      expect((await billing.subscriptions.list(m, { subscription_ids: [sub] })).list[0]?.discounts).toEqual(
+        (await billing.subscriptions.get(m, sub)).discounts
+      )
+      const refund = await billing.refunds.create(m, { trade_id: paid.trade.trade_id, amount: "5.00" })
+      expect(refund.credit_note_number).toBe("INV-CN-000001")
+      const note = await billing.invoices.get(m, refund.credit_note_id!)
+      expect([note.invoice_type, note.refund_order_id, note.amount]).toEqual(["refund", refund.refund_id, "5.00"])
+      expect((await billing.refunds.get(m, refund.refund_id)).credit_note_id).toBe(refund.credit_note_id)
+    })
+  }, 60_000)
+
   it("a storage failure is SystemError (500 system_error) with its cause", async () => {
     const billing = await createBilling({
       storage: { postgres: "postgres://nobody@127.0.0.1:9/none" },

@@ -54,6 +54,8 @@ const facade: Record<string, string> = {
   "payments.invoice": "invoices.get",
   "payments.invoiceSettings": "merchants.invoiceSettings",
   "payments.updateInvoiceSettings": "merchants.setInvoicePrefix",
+  "payments.billingSettings": "merchants.billingSettings",
+  "payments.updateBillingSettings": "merchants.setBillingSettings",
   "payments.disputeSettings": "merchants.disputeSettings",
   "payments.updateDisputeSettings": "merchants.setDisputeSettings",
   "payments.paymentSettings": "merchants.paymentSettings",
@@ -286,6 +288,9 @@ describe("the facade is the whole API", () => {
       await billing.webhooks.createEndpoint(m, { url: "https://hooks.example/w", all_events: true })
       expect(await billing.catalog.categories(m)).toEqual(await get("/api/v1/product-categories"))
       expect(await billing.merchants.disputeSettings(m)).toEqual(await get("/api/v1/dispute_settings"))
+      expect(await billing.merchants.setBillingSettings(m, { proration_policy: "fixed_days(30)" })).toEqual(
+        await get("/api/v1/billing_settings")
+      )
       const product = await billing.catalog.createProduct(m, { product_name: "Basic", product_status: "draft" })
       expect(await billing.catalog.setProductStatus(m, product.product_id, "active")).toEqual({
         product_id: product.product_id,

@@ -184,6 +184,10 @@ for (const [name, storage] of backends()) {
       "POST /api/v1/refund": (w) => ["/api/v1/refund", { trade_id: w.trade, amount: "1.00" }],
       "POST /api/v1/invoice_settings": () => ["/api/v1/invoice_settings", { invoice_prefix: "RACE" }],
       "POST /api/v1/dispute_settings": () => ["/api/v1/dispute_settings", { fraud_dispute_renewals: "charge" }],
+      "POST /api/v1/billing_settings": () => [
+        "/api/v1/billing_settings",
+        { proration_policy: "per_day", dunning_retry_days: [1, 3] }
+      ],
       "POST /api/v1/payment_settings": () => ["/api/v1/payment_settings", { provider: "sandbox" }],
       "POST /api/v1/portal_settings": () => ["/api/v1/portal_settings", { cancel: true }],
       "POST /api/v1/customer-portal/auth": (w) => ["/api/v1/customer-portal/auth", { customer_id: w.customer }],

@@ -1,11 +1,11 @@
 /**
- * The `recur` command line: `serve` (default), `migrate`, `merchant create`, `key rotate`,
- * `key revoke`, `master-key rotate`, `worker`.
+ * The `recur` command line: `serve` (default), `migrate`, `merchant create`, `settings`,
+ * `key rotate`, `key revoke`, `master-key rotate`, `worker`.
  *
  * @since 0.1.0
  */
 import { NodeRuntime } from "@effect/platform-node"
-import { MasterKeyRotation, Merchants, PaymentSettings, Secrets } from "@recur/core"
+import { MasterKeyRotation, Merchant, Merchants, PaymentSettings, Secrets } from "@recur/core"
 import { DataDirLock, MasterKey, Pg } from "@recur/sql"
 import { Cause, Clock, Console, Data, Effect, Exit, Layer, Option, Redacted, Runtime } from "effect"
 import * as Config from "./Config.js"
@@ -38,6 +38,11 @@ const usage = `recur <command>
   merchant payments --merchant M --stripe-publishable-key P [--stripe-secret-key K] [--stripe-webhook-secret S]
                                           (the secrets also from STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET,
                                           which keeps them out of the shell's history)
+  settings show --merchant M [--json]     the merchant's proration and dunning settings
+  settings proration show|set <policy> --merchant M
+                                          per_second, per_day or fixed_days(n)
+  settings set --merchant M [--proration-policy P] [--proration-credit refund|credit_balance]
+               [--dunning-final-state unpaid|canceled] [--dunning-retry-days 1,3,5|default] [--json]
   key rotate --merchant M [--grace 3m]
   key revoke --merchant M --key K
   master-key rotate [--grace 7d] [--new-key K]
@@ -123,6 +128,8 @@ const program = Effect.gen(function* () {
         })
       )
     }
+    case "settings":
+      return yield* settingsCommand(sub)
     case "key": {
       const merchant = flag("merchant")
       if (!merchant) return yield* Effect.fail(new Error("key commands need --merchant"))
@@ -156,6 +163,79 @@ const program = Effect.gen(function* () {
       return yield* Console.error(usage)
   }
 })
+
+/** A merchant's billing settings in one line each, as `settings show` prints them. */
+const describeSettings = (s: Merchant.BillingSettings) =>
+  [
+    `proration_policy: ${s.proration_policy}`,
+    `proration_credit: ${s.proration_credit}`,
+    `dunning_final_state: ${s.dunning_final_state}`,
+    `dunning_retry_days: ${s.dunning_retry_days === null ? "default" : s.dunning_retry_days.join(",")}`
+  ].join("\n")
+
+/** `--dunning-retry-days 1,3,5` (or `default`, the engine's policy); a mistake is one line. */
+const retryDaysFlag = (text: string | undefined) => {
+  if (text === undefined) return Effect.succeed(undefined)
+  if (text === "default") return Effect.succeed(null)
+  const days = text.split(",").map((d) => (/^\d{1,3}$/.test(d.trim()) ? Number(d.trim()) : NaN))
+  return days.every(Number.isInteger)
+    ? Effect.succeed(days)
+    : tell("--dunning-retry-days must be whole days separated by commas (1,3,5) or default")
+}
+
+/**
+ * `recur settings`: the merchant's proration and dunning settings, the ones
+ * `POST /api/v1/billing_settings` changes, read (`show`) or changed (`set`, `proration set`).
+ */
+const settingsCommand = (sub: string | undefined) =>
+  Effect.gen(function* () {
+    const merchant = flag("merchant")
+    if (!merchant) return yield* tell("settings commands need --merchant")
+    const [, , action, value] = args
+    const read = sub === "show" || (sub === "proration" && action === "show")
+    const patch =
+      sub === "proration" && action === "set"
+        ? value === undefined || value.startsWith("--")
+          ? yield* tell("settings proration set needs a policy: per_second, per_day or fixed_days(n)")
+          : { proration_policy: value }
+        : sub === "set"
+          ? {
+              proration_policy: flag("proration-policy"),
+              proration_credit: flag("proration-credit") as Merchant.BillingSettings["proration_credit"] | undefined,
+              dunning_final_state: flag("dunning-final-state") as
+                | Merchant.BillingSettings["dunning_final_state"]
+                | undefined,
+              dunning_retry_days: yield* retryDaysFlag(flag("dunning-retry-days"))
+            }
+          : undefined
+    if (!read && patch === undefined) return yield* Console.error(usage)
+    if (patch !== undefined) {
+      const credit = patch.proration_credit
+      if (credit !== undefined && credit !== "refund" && credit !== "credit_balance")
+        return yield* tell("--proration-credit must be refund or credit_balance")
+      const final = "dunning_final_state" in patch ? patch.dunning_final_state : undefined
+      if (final !== undefined && final !== "unpaid" && final !== "canceled")
+        return yield* tell("--dunning-final-state must be unpaid or canceled")
+    }
+    return yield* withEngine(() =>
+      Merchants.Merchants.use((m) =>
+        patch === undefined ? m.get(merchant) : m.setBillingSettings(merchant, patch)
+      ).pipe(
+        Effect.map(Merchant.billingSettingsOf),
+        Effect.flatMap((view) =>
+          Console.log(
+            has("json")
+              ? JSON.stringify(view)
+              : sub === "proration"
+                ? `Merchant ${merchant} prorates ${view.proration_policy}`
+                : describeSettings(view)
+          )
+        ),
+        Effect.catchTag("InvalidParameter", (e) => tell(`${e.param}: ${e.reason}`)),
+        Effect.catchTag("NotFound", () => tell(`no merchant ${merchant}`))
+      )
+    )
+  })
 
 /**
  * `recur master-key rotate`: every secret re-encrypted under the new key in one transaction, with

@@ -181,6 +181,50 @@ describe("recur CLI and server", () => {
     }
   }, 300_000)
 
+  it("settings: a merchant's proration and dunning settings shown and set; a mistake is one line, nothing saved", () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "recur-settings-"))
+    try {
+      const env = { RECUR_DATA_DIR: dataDir }
+      const created = recur(["merchant", "create", "--name", "Acme", "--currency", "USD", "--json"], env)
+      expect(created.status, created.stderr).toBe(0)
+      const m = JSON.parse(created.stdout.trim().split("\n").at(-1)!).merchant_id as string
+      const set = recur(["settings", "proration", "set", "per_day", "--merchant", m], env)
+      expect(set.status, set.stderr).toBe(0)
+      expect(set.stdout.trim().split("\n").at(-1)).toBe(`Merchant ${m} prorates per_day`)
+      const bad = recur(["settings", "proration", "set", "weekly", "--merchant", m], env)
+      expect([bad.status, bad.stderr.trim()]).toEqual([
+        1,
+        "recur: proration_policy: must be per_second, per_day or fixed_days(n)"
+      ])
+      const dunning = recur(
+        [
+          "settings",
+          "set",
+          "--merchant",
+          m,
+          "--dunning-retry-days",
+          "1,3,5",
+          "--dunning-final-state",
+          "canceled",
+          "--json"
+        ],
+        env
+      )
+      expect(dunning.status, dunning.stderr).toBe(0)
+      // the policy set before, kept; nothing of the refused one saved
+      expect(JSON.parse(dunning.stdout.trim().split("\n").at(-1) ?? "null"), dunning.stdout).toEqual({
+        proration_policy: "per_day",
+        proration_credit: "refund",
+        dunning_final_state: "canceled",
+        dunning_retry_days: [1, 3, 5]
+      })
+      const unknown = recur(["settings", "show", "--merchant", "mch_unknown"], env)
+      expect([unknown.status, unknown.stderr.trim()]).toEqual([1, "recur: no merchant mch_unknown"])
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true })
+    }
+  }, 300_000)
+
   it("merchant create --json, key rotate, and clear configuration errors", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "recur-cli-"))
     let fake: Awaited<ReturnType<typeof stripeFake>> | undefined

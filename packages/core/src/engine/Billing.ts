@@ -22,6 +22,7 @@ import * as Ports from "../kernel/Ports.js"
 import * as Secrets from "../tenants/Secrets.js"
 import * as Settings from "../tenants/Settings.js"
 import * as Store from "../kernel/Store.js"
+import * as SubscriptionTerms from "../subscriptions/SubscriptionTerms.js"
 
 /**
  * The result of paying a session (or of any charge the engine makes).
@@ -83,7 +84,7 @@ export class Billing extends Context.Service<Billing>()("@recur/core/Billing", {
       return yield* Effect.flatMap(subs.get(merchantId, id), (o) => must(o, "subscription", id))
     })
     const getSubscription = Effect.fn("Billing.getSubscription")(function* (merchantId: string, id: string) {
-      return yield* Effect.map(getSubscriptionRecord(merchantId, id), (v) => v.value.subscription)
+      return yield* Effect.map(getSubscriptionRecord(merchantId, id), (v) => SubscriptionTerms.withDiscounts(v.value))
     })
     const getTrade = Effect.fn("Billing.getTrade")(function* (merchantId: string, id: string) {
       return yield* Effect.map(
@@ -165,7 +166,7 @@ export class Billing extends Context.Service<Billing>()("@recur/core/Billing", {
     ) {
       return yield* Effect.map(pageErrors(subs.list(merchantId, query)), (p) => ({
         has_more: p.has_more,
-        list: p.list.map((s) => s.subscription)
+        list: p.list.map(SubscriptionTerms.withDiscounts)
       }))
     })
 

@@ -63,7 +63,8 @@ export const draft = (input: {
  * Issues the credit note of a refund that just succeeded, in its transaction: moves the invoice
  * `invoiceId` the trade paid to `full_refund` or `partial_refund` (when its machine allows it)
  * and inserts the `refund` invoice for `amount`, with the taxes fixed when the refund was reserved
- * (`fixedTax`) or else the original's in proportion to what was refunded before.
+ * (`fixedTax`) or else the original's in proportion to what was refunded before. Answers the
+ * credit note as issued (its id and number are the refund's `credit_note_id` and `credit_note_number`).
  *
  * @since 0.1.0
  */
@@ -131,12 +132,10 @@ export const issue = (
       trigger: "settle_without_charge",
       at: input.at
     })
-    yield* Effect.orDie(
-      invoices.insert(
-        yield* documents.issueOne(
-          input.merchant,
-          new Invoice.Invoice({ ...refundInvoice, refund_order_id: input.refund.refund_id }, { disableChecks: true })
-        )
-      )
+    const note = yield* documents.issueOne(
+      input.merchant,
+      new Invoice.Invoice({ ...refundInvoice, refund_order_id: input.refund.refund_id }, { disableChecks: true })
     )
+    yield* Effect.orDie(invoices.insert(note))
+    return note
   })

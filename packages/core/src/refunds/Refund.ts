@@ -3,7 +3,7 @@
  *
  * @since 0.1.0
  */
-import { Schema } from "effect"
+import { Effect, Schema } from "effect"
 import { NullableString, NullableTimestamp, Timestamp } from "../kernel/Common.js"
 import type { Result } from "effect"
 import * as Lifecycle from "../kernel/Lifecycle.js"
@@ -23,7 +23,21 @@ export class Refund extends Schema.Class<Refund>("Refund")({
   refund_status: RefundStatus,
   reason: NullableString,
   created_at: Timestamp,
-  finished_at: NullableTimestamp
+  finished_at: NullableTimestamp,
+  /**
+   * The credit note the refund left (a `refund` invoice against the invoice it pays back): its
+   * id, set when the refund succeeds; `null` while it is pending, when it failed, when the trade
+   * paid no invoice, and on refunds recorded before it was kept.
+   */
+  credit_note_id: NullableString.pipe(
+    Schema.withDecodingDefault(Effect.succeed(null)),
+    Schema.withConstructorDefault(Effect.succeed(null))
+  ),
+  /** The credit note's number (`INV-CN-000001`), with `credit_note_id`. */
+  credit_note_number: NullableString.pipe(
+    Schema.withDecodingDefault(Effect.succeed(null)),
+    Schema.withConstructorDefault(Effect.succeed(null))
+  )
 }) {}
 
 /**

@@ -180,8 +180,7 @@ export class Refunds extends Context.Service<Refunds>()("@recur/core/Refunds", {
                 })
                 return failed
               }
-              const done = Lifecycle.must(Refund.move(rv.value.refund, "succeeded", { finished_at: dt(at) }))
-              yield* Effect.orDie(refunds.update({ ...rv.value, refund: done }, rv.version))
+              const succeeded = Lifecycle.must(Refund.move(rv.value.refund, "succeeded", { finished_at: dt(at) }))
               // full is what succeeded, not what is reserved: a refund still in flight may yet fail
               // (no record of it: none succeeded while the trade shows no refund; older records
               // that show one count what is reserved, as they did)
@@ -202,6 +201,30 @@ export class Refunds extends Context.Service<Refunds>()("@recur/core/Refunds", {
                 { ...tv.value, trade: refunded, refunds_settled: Money.format(Money.make(settled, t.currency)) },
                 tv.version
               )
+              // the credit note first, so the refund (and its event) names it
+              const note =
+                tv.value.invoice_id !== null
+                  ? yield* CreditNotes.issue(storage, documents, {
+                      merchant,
+                      refund: succeeded,
+                      invoiceId: tv.value.invoice_id,
+                      trade: t,
+                      amount: reserved.amount,
+                      reason,
+                      fixedTax: rv.value.tax_lines,
+                      refundedBefore: Money.make(settledBefore, t.currency),
+                      full,
+                      at
+                    })
+                  : null
+              const done =
+                note === null
+                  ? succeeded
+                  : new Refund.Refund(
+                      { ...succeeded, credit_note_id: note.invoice_id, credit_note_number: note.number },
+                      { disableChecks: true }
+                    )
+              yield* Effect.orDie(refunds.update({ ...rv.value, refund: done }, rv.version))
               yield* emit(storage, {
                 merchant_id: merchant.merchant_id,
                 type: "v2.refunds.succeeded",
@@ -210,19 +233,6 @@ export class Refunds extends Context.Service<Refunds>()("@recur/core/Refunds", {
                 data: done,
                 at
               })
-              if (tv.value.invoice_id !== null)
-                yield* CreditNotes.issue(storage, documents, {
-                  merchant,
-                  refund: done,
-                  invoiceId: tv.value.invoice_id,
-                  trade: t,
-                  amount: reserved.amount,
-                  reason,
-                  fixedTax: rv.value.tax_lines,
-                  refundedBefore: Money.make(settledBefore, t.currency),
-                  full,
-                  at
-                })
               return done
             })
           )

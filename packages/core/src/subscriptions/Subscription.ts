@@ -32,6 +32,29 @@ export class PendingChange extends Schema.Class<PendingChange>("PendingChange")(
 }) {}
 
 /**
+ * A discount a subscription carries, as its answer shows it: which discount (`discount_id`, its
+ * `discount_code`), what it takes off (`percent_off`, or `amount_off` in `currency`, the
+ * subscription's settlement currency), for how long (`duration`; `first_cycle` to `last_cycle`,
+ * `cycles` of them, `null` for every cycle), and `cycles_remaining`: the cycles after the current
+ * one (`cycle_index`) it still discounts (`null`: every cycle, `0`: used up).
+ *
+ * @since 0.1.0
+ */
+export class SubscriptionDiscount extends Schema.Class<SubscriptionDiscount>("SubscriptionDiscount")({
+  discount_id: Schema.String,
+  discount_code: NullableString,
+  discount_type: Schema.Literals(["percentage", "fixed_amount"]),
+  percent_off: Schema.NullOr(Schema.Number),
+  amount_off: NullableString,
+  currency: Schema.String,
+  duration: Schema.Literals(["once", "repeating", "forever"]),
+  first_cycle: Schema.NullOr(Schema.Int),
+  cycles: Schema.NullOr(Schema.Int),
+  last_cycle: Schema.NullOr(Schema.Int),
+  cycles_remaining: Schema.NullOr(Schema.Int)
+}) {}
+
+/**
  * A subscription record.
  *
  * @since 0.1.0
@@ -72,7 +95,13 @@ export class Subscription extends Schema.Class<Subscription>("Subscription")({
   pending_change: Schema.NullOr(PendingChange),
   billing_cycle_unit: BillingCycleUnit,
   cancel_at_period_end: Schema.Boolean,
-  credit_balance: Schema.String
+  credit_balance: Schema.String,
+  /**
+   * The discounts it carries and their terms, computed from the stored terms as it is read:
+   * written by `Billing.getSubscription` and `Billing.listSubscriptions` (the reads of one
+   * subscription and of a list); absent from webhook payloads and from what other operations return.
+   */
+  discounts: Schema.optionalKey(Schema.Array(SubscriptionDiscount))
 }) {}
 
 /**

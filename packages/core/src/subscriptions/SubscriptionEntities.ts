@@ -36,7 +36,9 @@ export const DiscountTerm = Schema.Struct({
   basis_points: Schema.NullOr(Schema.String),
   amount: Schema.NullOr(Schema.String),
   first_cycle: Schema.NullOr(Schema.Number).pipe(Schema.withDecodingDefault(Effect.succeed(null))),
-  cycles: Schema.NullOr(Schema.Number).pipe(Schema.withDecodingDefault(Effect.succeed(null)))
+  cycles: Schema.NullOr(Schema.Number).pipe(Schema.withDecodingDefault(Effect.succeed(null))),
+  /** The discount's duration when it was redeemed; absent on terms written before it was kept. */
+  duration: Schema.optionalKey(Schema.Literals(["once", "repeating", "forever"]))
 })
 /** @since 0.1.0 */
 export type DiscountTerm = typeof DiscountTerm.Type

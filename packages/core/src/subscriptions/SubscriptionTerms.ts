@@ -12,6 +12,7 @@ import type * as Entities from "../kernel/Entities.js"
 import * as BillingPeriod from "../money/BillingPeriod.js"
 import * as Money from "../money/Money.js"
 import type { Subscription } from "./Subscription.js"
+import * as Subscriptions from "./Subscription.js"
 
 /** A subscription's billing schedule under price version `pv`: its anchor, cycle and fixed term. */
 export const scheduleOf = (rec: Entities.SubscriptionRecord, pv: Price.PriceVersion): BillingPeriod.Schedule => ({
@@ -106,8 +107,43 @@ export const discountTerm = (d: Discount.Discount, firstCycle: number): Entities
   basis_points: d.discount_type === "percentage" ? String((d.percent_off ?? 0) * 100) : null,
   amount: d.discount_type === "fixed_amount" ? d.amount_off : null,
   first_cycle: firstCycle,
-  cycles: Discount.cyclesOf(d)
+  cycles: Discount.cyclesOf(d),
+  duration: d.duration
 })
+
+/**
+ * A subscription as its answer shows it: the stored subscription with the discounts it carries
+ * and their terms ({@link Subscriptions.SubscriptionDiscount}), computed from the record.
+ *
+ * @example
+ * withDiscounts(rec).discounts // [{ discount_id: "dsc_…", percent_off: 20, cycles_remaining: 2, … }]
+ * @since 0.1.0
+ */
+export const withDiscounts = (rec: Entities.SubscriptionRecord): Subscription =>
+  new Subscriptions.Subscription(
+    {
+      ...rec.subscription,
+      discounts: rec.discounts.map((t) => {
+        const last = t.first_cycle !== null && t.cycles !== null ? t.first_cycle + t.cycles - 1 : null
+        const left = last !== null ? last - Math.max(rec.subscription.cycle_index, t.first_cycle! - 1) : null
+        return new Subscriptions.SubscriptionDiscount({
+          discount_id: t.discount_id,
+          discount_code: t.discount_code === "" ? null : t.discount_code,
+          discount_type: t.basis_points !== null ? "percentage" : "fixed_amount",
+          percent_off: t.basis_points !== null ? Number(t.basis_points) / 100 : null,
+          amount_off: t.basis_points === null ? t.amount : null,
+          currency: rec.currency,
+          // terms from before the duration was kept: one cycle reads as `once`, a bound as `repeating`
+          duration: t.duration ?? (t.cycles === null ? "forever" : t.cycles === 1 ? "once" : "repeating"),
+          first_cycle: t.first_cycle,
+          cycles: t.cycles,
+          last_cycle: last,
+          cycles_remaining: left !== null ? Math.max(0, left) : null
+        })
+      })
+    },
+    { disableChecks: true }
+  )
 
 /** The subscription's discounts whose window covers `cycleIndex`, as rules in its settlement currency. */
 export const discountRules = (

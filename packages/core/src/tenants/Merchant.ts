@@ -94,3 +94,34 @@ export const moveKey = <K extends { readonly status: Lifecycle.ApiKeyStatus }>(
   patch: Partial<Omit<K, "status">> = {}
 ): Result.Result<Lifecycle.Moved<K>, Lifecycle.InvalidTransition> =>
   Lifecycle.moveBy(Lifecycle.apiKey, key.status, trigger, (to) => ({ ...key, ...patch, status: to }))
+
+/**
+ * A merchant's proration and dunning settings as the API shows them (the billing settings read).
+ *
+ * @since 0.1.0
+ */
+export class BillingSettings extends Schema.Class<BillingSettings>("BillingSettings")({
+  /** How a mid-period change is prorated: `per_second`, `per_day` or `fixed_days(n)`. */
+  proration_policy: Schema.String,
+  /** What a downgrade's unused time becomes: a `refund` to the card or a `credit_balance`. */
+  proration_credit: CreditMode,
+  /** Where a subscription goes when dunning retries are exhausted. */
+  dunning_final_state: Schema.Literals(["unpaid", "canceled"]),
+  /** Days after the first failed renewal to retry; `null`: the engine's default policy. */
+  dunning_retry_days: Schema.NullOr(Schema.Array(Schema.Int))
+}) {}
+
+/**
+ * The billing settings of a merchant, as the API shows them.
+ *
+ * @example
+ * billingSettingsOf(merchant).proration_policy // "per_second"
+ * @since 0.1.0
+ */
+export const billingSettingsOf = (merchant: Merchant): BillingSettings =>
+  new BillingSettings({
+    proration_policy: merchant.proration_policy,
+    proration_credit: merchant.proration_credit,
+    dunning_final_state: merchant.dunning_final_state,
+    dunning_retry_days: merchant.dunning_retry_days
+  })

@@ -41,6 +41,41 @@ export interface CreateMerchant {
 }
 
 /**
+ * The billing settings a merchant may change after it is created (the billing settings write of
+ * the API, the CLI's `recur settings`, the facade's `merchants.setBillingSettings`): the fields
+ * given change, the others stay. `dunning_retry_days: null` returns to the engine's default policy.
+ *
+ * @since 0.1.0
+ */
+export interface BillingSettingsPatch {
+  /** `per_second`, `per_day` or `fixed_days(n)` (n from 1 to 999). */
+  readonly proration_policy?: string | undefined
+  /** What a downgrade's unused time becomes: a `refund` or a `credit_balance`. */
+  readonly proration_credit?: Proration.CreditMode | undefined
+  readonly dunning_final_state?: "unpaid" | "canceled" | undefined
+  readonly dunning_retry_days?: ReadonlyArray<number> | null | undefined
+}
+
+/** The first field of `input` that is out of range, as the `InvalidParameter` that names it. */
+const invalidSetting = (input: BillingSettingsPatch): Errors.InvalidParameter | undefined => {
+  if (input.proration_policy !== undefined && Result.isFailure(Proration.parsePolicy(input.proration_policy)))
+    return new Errors.InvalidParameter({
+      param: "proration_policy",
+      reason: "must be per_second, per_day or fixed_days(n)"
+    })
+  if (
+    input.dunning_retry_days !== undefined &&
+    input.dunning_retry_days !== null &&
+    !Dunning.validRetryDays(input.dunning_retry_days)
+  )
+    return new Errors.InvalidParameter({
+      param: "dunning_retry_days",
+      reason: "must be 1 to 10 increasing whole days from 1 to 60"
+    })
+  return undefined
+}
+
+/**
  * An invoice number prefix: 3 to 12 uppercase letters and digits.
  *
  * @since 0.1.0
@@ -125,17 +160,8 @@ export class Merchants extends Context.Service<Merchants>()("@recur/core/Merchan
           reason: "only sandbox merchants have a frozen clock"
         })
       const policy = input.proration_policy ?? "per_second"
-      if (Result.isFailure(Proration.parsePolicy(policy)))
-        return yield* new Errors.InvalidParameter({
-          param: "proration_policy",
-          reason: "must be per_second, per_day or fixed_days(n)"
-        })
-      if (input.dunning_retry_days !== undefined && !Dunning.validRetryDays(input.dunning_retry_days)) {
-        return yield* new Errors.InvalidParameter({
-          param: "dunning_retry_days",
-          reason: "must be 1 to 10 increasing whole days from 1 to 60"
-        })
-      }
+      const invalid = invalidSetting({ ...input, proration_policy: policy })
+      if (invalid !== undefined) return yield* invalid
       if (input.invoice_prefix !== undefined && !INVOICE_PREFIX.test(input.invoice_prefix))
         return yield* new Errors.InvalidParameter({
           param: "invoice_prefix",
@@ -333,7 +359,30 @@ export class Merchants extends Context.Service<Merchants>()("@recur/core/Merchan
       return yield* updateMerchant(merchantId, { entitlement_statuses: statuses })
     })
 
+    /**
+     * Changes the merchant's proration and dunning settings: the fields given (checked as
+     * `create` checks them), the others kept. They apply from the next quote, change, renewal or
+     * failed payment on; what was charged, credited or scheduled before stays as it was.
+     *
+     * @example
+     * yield* merchants.setBillingSettings(merchantId, { proration_policy: "per_day" })
+     */
+    const setBillingSettings = Effect.fn("Merchants.setBillingSettings")(function* (
+      merchantId: string,
+      patch: BillingSettingsPatch
+    ) {
+      const invalid = invalidSetting(patch)
+      if (invalid !== undefined) return yield* invalid
+      return yield* updateMerchant(merchantId, {
+        ...(patch.proration_policy !== undefined ? { proration_policy: patch.proration_policy } : {}),
+        ...(patch.proration_credit !== undefined ? { proration_credit: patch.proration_credit } : {}),
+        ...(patch.dunning_final_state !== undefined ? { dunning_final_state: patch.dunning_final_state } : {}),
+        ...(patch.dunning_retry_days !== undefined ? { dunning_retry_days: patch.dunning_retry_days } : {})
+      })
+    })
+
     return {
+      setBillingSettings,
       setEntitlementStatuses,
       setPaymentProcessor,
       setDisputeSettings,

@@ -6,7 +6,7 @@
  * @since 0.1.0
  */
 import { RequestBodies, Requests } from "@recur/contract"
-import { Catalog, Customer, Customers, Errors, Merchants, PaymentSettings, Price, Product } from "@recur/core"
+import { Catalog, Customer, Customers, Errors, Merchant, Merchants, PaymentSettings, Price, Product } from "@recur/core"
 import { Effect, Schema } from "effect"
 import type { Services } from "../createBilling.js"
 import type { BillingClient } from "./Client.js"
@@ -32,6 +32,19 @@ export const merchants = ({ run }: Kit<Services>): BillingClient["merchants"] =>
       Effect.all([id("merchant_id", merchantId), id("invoice_prefix", prefix)]).pipe(
         Effect.flatMap(([m, p]) => Merchants.Merchants.use((ms) => ms.setInvoicePrefix(m, p))),
         Effect.map((m) => ({ invoice_prefix: m.invoice_prefix }))
+      )
+    ),
+  billingSettings: (merchantId) =>
+    run(
+      Merchants.Merchants.use((ms) => ms.get(merchantId)).pipe(
+        Effect.map((m) => json(Merchant.BillingSettings)(Merchant.billingSettingsOf(m)))
+      )
+    ),
+  setBillingSettings: (merchantId, input) =>
+    run(
+      Effect.all([id("merchant_id", merchantId), decode(RequestBodies.BillingSettings, input)]).pipe(
+        Effect.flatMap(([m, i]) => Merchants.Merchants.use((ms) => ms.setBillingSettings(m, i))),
+        Effect.map((m) => json(Merchant.BillingSettings)(Merchant.billingSettingsOf(m)))
       )
     ),
   disputeSettings: (merchantId) =>

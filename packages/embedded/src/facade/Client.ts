@@ -63,6 +63,16 @@ export interface BillingClient {
      * 12 uppercase letters and digits; a new prefix starts its own sequences at 1.
      */
     readonly setInvoicePrefix: (merchantId: string, prefix: string) => Promise<{ invoice_prefix: string }>
+    /**
+     * `GET /api/v1/billing_settings`: how the merchant's changes are prorated (`proration_policy`,
+     * `proration_credit`) and its failed renewals retried (`dunning_final_state`, `dunning_retry_days`).
+     */
+    readonly billingSettings: (merchantId: string) => Promise<T.BillingSettingsJson>
+    /**
+     * `POST /api/v1/billing_settings`: the fields given change, the others stay (`dunning_retry_days:
+     * null` returns to the engine's default); applies from the next change, renewal or failed payment on.
+     */
+    readonly setBillingSettings: (merchantId: string, input: T.BillingSettingsInput) => Promise<T.BillingSettingsJson>
     /** `GET /api/v1/dispute_settings`. */
     readonly disputeSettings: (merchantId: string) => Promise<{ fraud_dispute_renewals: "hold" | "charge" }>
     /**

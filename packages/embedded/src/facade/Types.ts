@@ -15,6 +15,7 @@ import type {
   Entitlement,
   Invoice,
   Lifecycle,
+  Merchant,
   Merchants,
   Metering,
   PaymentMethods,
@@ -73,6 +74,17 @@ export type UpcomingInvoiceJson = Answer<typeof Invoice.UpcomingInvoice>
 export type PaymentMethodResultJson = Success<PaymentMethods.PaymentMethods["Service"]["updatePaymentMethod"]>
 /** Who charges a merchant's customers, as JSON (never a secret). @since 0.1.0 */
 export type PaymentSettingsJson = Answer<typeof PaymentSettings.PaymentSettingsView>
+/** The merchant's proration and dunning settings as the REST API returns them. @since 0.1.0 */
+export type BillingSettingsJson = Answer<typeof Merchant.BillingSettings>
+/** The body of `POST /api/v1/billing_settings`: the fields given change. @since 0.1.0 */
+export interface BillingSettingsInput {
+  /** `per_second`, `per_day` or `fixed_days(n)`. */
+  readonly proration_policy?: string
+  readonly proration_credit?: "refund" | "credit_balance"
+  readonly dunning_final_state?: "unpaid" | "canceled"
+  /** Days after the first failed renewal; `null`: the engine's default policy. */
+  readonly dunning_retry_days?: ReadonlyArray<number> | null
+}
 /** What a merchant's customers may do in the portal, as JSON. @since 0.1.0 */
 export type PortalSettingsJson = Answer<typeof PortalSession.PortalSettings>
 /** A customer portal session as JSON. @since 0.1.0 */

@@ -1,9 +1,9 @@
 /**
- * The trades, invoices and refunds group (with the invoice, dispute and payment settings): its endpoints' paths, bodies and answers.
+ * The trades, invoices and refunds group (with the invoice, billing, dispute and payment settings): its endpoints' paths, bodies and answers.
  *
  * @since 0.1.0
  */
-import { Invoice, Refund, PaymentSettings, Trade } from "@recur/core"
+import { Invoice, Merchant, Refund, PaymentSettings, Trade } from "@recur/core"
 import { RequestBodies } from "@recur/contract"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
@@ -76,6 +76,19 @@ export class PaymentsGroup extends HttpApiGroup.make("payments")
     })
   )
   .add(
+    HttpApiEndpoint.get("billingSettings", "/api/v1/billing_settings", {
+      success: Envelope(Merchant.BillingSettings),
+      error: ApiErrors.all
+    })
+  )
+  .add(
+    HttpApiEndpoint.post("updateBillingSettings", "/api/v1/billing_settings", {
+      payload: RequestBodies.BillingSettings,
+      success: Envelope(Merchant.BillingSettings),
+      error: ApiErrors.all
+    })
+  )
+  .add(
     HttpApiEndpoint.get("disputeSettings", "/api/v1/dispute_settings", {
       success: Envelope(DisputeSettings),
       error: ApiErrors.all
@@ -104,7 +117,14 @@ export class PaymentsGroup extends HttpApiGroup.make("payments")
   .add(
     HttpApiEndpoint.post("refund", "/api/v1/refund", {
       payload: RequestBodies.Refund,
-      success: Envelope(Schema.Struct({ refund_id: Schema.String, refund_status: Schema.String })),
+      success: Envelope(
+        Schema.Struct({
+          refund_id: Schema.String,
+          refund_status: Schema.String,
+          credit_note_id: Schema.NullOr(Schema.String),
+          credit_note_number: Schema.NullOr(Schema.String)
+        })
+      ),
       error: ApiErrors.all
     })
   )

@@ -1,9 +1,9 @@
 /**
- * The handlers of the trades, invoices and refunds group (with the invoice, dispute and payment settings).
+ * The handlers of the trades, invoices and refunds group (with the invoice, billing, dispute and payment settings).
  *
  * @since 0.1.0
  */
-import { Billing, Errors, Invoice, Lifecycle, Merchants, PaymentSettings, Refunds } from "@recur/core"
+import { Billing, Errors, Invoice, Lifecycle, Merchant, Merchants, PaymentSettings, Refunds } from "@recur/core"
 import { Requests } from "@recur/contract"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
@@ -103,6 +103,14 @@ export const paymentsLive = HttpApiBuilder.group(BillingApi, "payments", (handle
               )
         )
       )
+      .handle("billingSettings", () =>
+        call((m) => Effect.map(merchants.get(m), (merchant) => ok(Merchant.billingSettingsOf(merchant))))
+      )
+      .handle("updateBillingSettings", ({ payload }) =>
+        call((m) =>
+          Effect.map(merchants.setBillingSettings(m, payload), (merchant) => ok(Merchant.billingSettingsOf(merchant)))
+        )
+      )
       .handle("disputeSettings", () =>
         call((m) =>
           Effect.map(merchants.get(m), (merchant) => ok({ fraud_dispute_renewals: merchant.fraud_dispute_renewals }))
@@ -125,7 +133,12 @@ export const paymentsLive = HttpApiBuilder.group(BillingApi, "payments", (handle
             Effect.gen(function* () {
               // the Request-Id keys the refund: a retry after a crash finds the refund, never makes a second
               const r = yield* refunds.refund(m, yield* Requests.refundCommand(payload, requestId))
-              return ok({ refund_id: r.refund_id, refund_status: r.refund_status })
+              return ok({
+                refund_id: r.refund_id,
+                refund_status: r.refund_status,
+                credit_note_id: r.credit_note_id,
+                credit_note_number: r.credit_note_number
+              })
             })
           )
         )

@@ -49,7 +49,8 @@ const descriptions: Record<string, string> = {
   "payments.trade": "One trade.",
   "payments.invoices": "Invoices, newest first, with cursor pagination and filters.",
   "payments.invoice": "One invoice.",
-  "payments.refund": "Refunds all or part of a paid trade (never more than what is left of it).",
+  "payments.refund":
+    "Refunds all or part of a paid trade (never more than what is left of it). A refund that succeeded names its credit note (`credit_note_id`, `credit_note_number`: the `refund` invoice against the invoice it pays back); `null` while it is pending or when the trade paid no invoice.",
   "payments.getRefund": "One refund.",
   "payments.refunds": "Refunds, with cursor pagination.",
   "payments.tradeRefunds": "The refunds of one trade.",
@@ -78,6 +79,10 @@ const descriptions: Record<string, string> = {
     "How the merchant's invoices are numbered: `invoice_prefix` (`INV` → `INV-000001`, credit notes `INV-CN-000001`).",
   "payments.updateInvoiceSettings":
     "Sets `invoice_prefix` (3 to 12 uppercase letters and digits). A new prefix starts its own gapless sequences at 1; issued invoices keep their numbers.",
+  "payments.billingSettings":
+    "How the merchant's changes are prorated and its failed renewals retried: `proration_policy` (`per_second`, the default; `per_day`; `fixed_days(n)`), `proration_credit` (`refund`, the default: a downgrade's unused time is refunded to the card; `credit_balance`: kept for the next invoices), `dunning_final_state` (`unpaid` or `canceled`) and `dunning_retry_days` (`null`: the engine's default policy).",
+  "payments.updateBillingSettings":
+    "Changes the fields given, the others keep their value: `proration_policy` (`per_second`, `per_day` or `fixed_days(n)`, n from 1 to 999), `proration_credit` (`refund` or `credit_balance`), `dunning_final_state` (`unpaid` or `canceled`), `dunning_retry_days` (1 to 10 increasing whole days from 1 to 60 after the first failed renewal; `null` returns to the engine's default). Applies from the next quote, change, renewal or failed payment on; what was charged, credited or scheduled before stays.",
   "payments.disputeSettings":
     "What happens to the renewals of a subscription whose charge is under an open fraud dispute (reason `fraudulent`): `fraud_dispute_renewals` `hold` (the default: no off-session charge — renewal, dunning retry, upgrade — is made while the dispute is open; the invoice fails with `dispute_hold` and follows dunning) or `charge` (charged as usual).",
   "payments.updateDisputeSettings":
