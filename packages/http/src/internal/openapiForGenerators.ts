@@ -460,15 +460,24 @@ const onlyInvalidParameter = (response: Json): Json => ({
 // ---------------------------------------------------------------------------------------------
 // rules no schema carries
 
-/** `POST /api/v1/front/customer/create` needs `email` or `payer_id`. */
+/**
+ * `POST /api/v1/front/customer/create` takes `email` or `payer_id`, exactly one (the seed's
+ * "mutually exclusive"): none is 400 `InvalidParameter` on `email`, both 400
+ * `invalid_request_error` on `payer_id`. Each alternative names its field's type, so generated
+ * types and validators require one (`oneOf` also refuses both, for a JSON Schema validator).
+ */
 const customerIdentity = (spec: Json): Json => {
   const op = spec.paths?.["/api/v1/front/customer/create"]?.post
   const content = op?.requestBody?.content?.["application/json"]
   if (!content?.schema) return spec
   content.schema = {
     ...content.schema,
-    anyOf: [{ required: ["email"] }, { required: ["payer_id"] }],
-    description: "A customer is found by its `email` or its `payer_id`: at least one is required (both may be given)."
+    oneOf: [
+      { type: "object", title: "Guest", properties: { email: { type: "string" } }, required: ["email"] },
+      { type: "object", title: "Member", properties: { payer_id: { type: "string" } }, required: ["payer_id"] }
+    ],
+    description:
+      "A guest (`email`) or a member (`payer_id`, your own id for the customer, unique per merchant): exactly one of the two."
   }
   return spec
 }
