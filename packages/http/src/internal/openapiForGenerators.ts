@@ -11,7 +11,7 @@
  *   (request bodies, answers, list filters);
  * - list filters as arrays (`style: form, explode: true`: `?status=a&status=b`);
  * - timestamps `format: date-time`, counts `integer`, no `"Infinity"` strings for numbers;
- * - each operation's own error statuses (no 409 on a GET, 413 and 415 on bodies), the
+ * - each operation's own error statuses (no 402, 413 and 415 on bodies, 409 on writes), the
  *   `Retry-After` and `Idempotent-Replayed` headers;
  * - a customer needs `email` or `payer_id`;
  * - `servers`: `/` here; the served document names the `publicUrl` instead (see `withServer`).
@@ -372,13 +372,17 @@ const noNotFound = new Set([
   "entitlements.updateSettings"
 ])
 
+/** Reads that can be 409: the sandbox clock of a live merchant (test helpers need a sandbox key). */
+const readConflicts = new Set(["sandbox.clock"])
+
 /** Operations that ask a payment processor before they answer (503 when it does not). */
 const processorCalls = new Set(["payments.updatePaymentSettings"])
 
 /**
  * The statuses an operation can answer with, besides 200: 400, 401, 429 and 500 always; 404
  * when it names an object; 409 on writes (a lost race, a reused `Request-Id`, a state that
- * refuses); 413 and 415 on a body; 503 when a processor must answer first.
+ * refuses) and the few reads a state refuses; 413 and 415 on a body; 503 when a processor must
+ * answer first. Checked against the statuses the HTTP suites see (docs/decisions.md).
  */
 export const errorStatuses = (operationId: string, method: string): ReadonlyArray<string> => {
   const write = method === "post"
@@ -386,7 +390,8 @@ export const errorStatuses = (operationId: string, method: string): ReadonlyArra
     "400",
     "401",
     ...(noNotFound.has(operationId) ? [] : ["404"]),
-    ...(write ? ["409", "413", "415"] : []),
+    ...(write || readConflicts.has(operationId) ? ["409"] : []),
+    ...(write ? ["413", "415"] : []),
     "429",
     "500",
     ...(processorCalls.has(operationId) ? ["503"] : [])
@@ -432,7 +437,7 @@ const errors = (spec: Json): Json => {
               responses[status] =
                 status === "400" && method === "get" && !isList(op)
                   ? onlyInvalidParameter(response)
-                  : status === "429" || status === "503"
+                  : status === "429"
                     ? { ...response, headers: { ...response.headers, "Retry-After": retryAfter } }
                     : response
             }
