@@ -64,7 +64,8 @@ describe("the OpenAPI document", () => {
     })
     // no parameter is "a string or an array"
     for (const { op } of operations)
-      for (const p of op.parameters ?? []) expect([op.operationId, p.name, p.schema?.anyOf]).toEqual([op.operationId, p.name, undefined])
+      for (const p of op.parameters ?? [])
+        expect([op.operationId, p.name, p.schema?.anyOf]).toEqual([op.operationId, p.name, undefined])
   })
 
   it("timestamps are date-time, counts are integers, numbers are never 'Infinity'", () => {
@@ -101,7 +102,10 @@ describe("the OpenAPI document", () => {
   it("each operation declares its own errors: no 402 anywhere, 409 on writes (and one read), 413/415 on bodies, 503 only where a processor answers", () => {
     for (const { method, op } of operations) {
       const statuses = Object.keys(op.responses)
-      expect([op.operationId, statuses]).toEqual([op.operationId, expect.arrayContaining(["200", "400", "401", "429", "500"])])
+      expect([op.operationId, statuses]).toEqual([
+        op.operationId,
+        expect.arrayContaining(["200", "400", "401", "429", "500"])
+      ])
       expect([op.operationId, statuses.includes("402")]).toEqual([op.operationId, false])
       const write = method === "post"
       for (const status of ["413", "415"])

@@ -287,7 +287,11 @@ const enums = (spec: Json): Json => {
   const walk = (value: unknown, field: string | undefined): unknown => {
     if (Array.isArray(value)) return value.map((v) => walk(v, field))
     if (!isObject(value)) return value
-    if (Array.isArray(value.enum) && value.enum.length === 1 && Object.keys(value).every((k) => k === "type" || k === "enum" || k === "description"))
+    if (
+      Array.isArray(value.enum) &&
+      value.enum.length === 1 &&
+      Object.keys(value).every((k) => k === "type" || k === "enum" || k === "description")
+    )
       return { ...value, enum: undefined, const: value.enum[0] }
     if (Array.isArray(value.enum) && value.enum.length > 1) {
       const name = nameOf(value.enum, field)
@@ -324,7 +328,8 @@ const listFilters = (spec: Json): Json =>
             schema: { type: "array", items },
             style: "form",
             explode: true,
-            description: p.description ?? "Repeat the parameter for several values (a comma-separated value is read too)."
+            description:
+              p.description ?? "Repeat the parameter for several values (a comma-separated value is read too)."
           }
     })
   }) as Json
@@ -403,7 +408,8 @@ const retryAfter = {
   schema: { type: "integer", minimum: 1 }
 }
 const replayed = {
-  description: "`true` when this is the stored answer to an earlier POST with the same `Request-Id` (replayed, nothing done again).",
+  description:
+    "`true` when this is the stored answer to an earlier POST with the same `Request-Id` (replayed, nothing done again).",
   schema: { type: "string", const: "true" }
 }
 
@@ -432,7 +438,10 @@ const errors = (spec: Json): Json => {
           const responses: Json = {}
           for (const [status, response] of Object.entries(op.responses as Json)) {
             if (status.startsWith("2")) {
-              responses[status] = method === "post" ? { ...response, headers: { ...response.headers, "Idempotent-Replayed": replayed } } : response
+              responses[status] =
+                method === "post"
+                  ? { ...response, headers: { ...response.headers, "Idempotent-Replayed": replayed } }
+                  : response
             } else if (allowed.includes(status)) {
               responses[status] =
                 status === "400" && method === "get" && !isList(op)
@@ -442,7 +451,8 @@ const errors = (spec: Json): Json => {
                     : response
             }
           }
-          for (const status of allowed) if (responses[status] === undefined && extra[status]) responses[status] = extra[status]
+          for (const status of allowed)
+            if (responses[status] === undefined && extra[status]) responses[status] = extra[status]
           const ordered = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)))
           return [method, { ...op, responses: ordered }]
         })
@@ -507,7 +517,17 @@ export const withServer = (spec: Json, publicUrl: string): Json => ({
  * Every rule above, in order.
  */
 export const forGenerators = (spec: Json): Json => {
-  const steps = [distinctAnyOf, renameComponents, referenceCopies, numbers, timestamps, enums, listFilters, errors, customerIdentity]
+  const steps = [
+    distinctAnyOf,
+    renameComponents,
+    referenceCopies,
+    numbers,
+    timestamps,
+    enums,
+    listFilters,
+    errors,
+    customerIdentity
+  ]
   const out = steps.reduce((doc, step) => step(JSON.parse(JSON.stringify(doc))), spec)
   return { ...out, servers }
 }
