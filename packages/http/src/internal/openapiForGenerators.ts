@@ -13,7 +13,7 @@
  * - timestamps `format: date-time`, counts `integer`, no `"Infinity"` strings for numbers;
  * - each operation's own error statuses (no 402, 413 and 415 on bodies, 409 on writes), the
  *   `Retry-After` and `Idempotent-Replayed` headers;
- * - a customer needs `email` or `payer_id`;
+ * - a customer is created with exactly one of `email` and `payer_id`;
  * - `servers`: `/` here; the served document names the `publicUrl` instead (see `withServer`).
  */
 
@@ -153,6 +153,17 @@ const integerFields = new Set([
 
 const isNonFinite = (s: unknown) => isObject(s) && Array.isArray(s.enum) && s.enum.includes("Infinity")
 
+/** An integer's bounds when they are only JavaScript's safe range: dropped (noise in every generated type). */
+const safeBounds = (node: unknown): unknown => {
+  if (!isObject(node) || node.type !== "integer") return node
+  const { minimum, maximum, ...rest } = node
+  return {
+    ...rest,
+    ...(minimum !== undefined && minimum !== -9007199254740991 ? { minimum } : {}),
+    ...(maximum !== undefined && maximum !== 9007199254740991 ? { maximum } : {})
+  }
+}
+
 /**
  * Numbers: the `"Infinity"`/`"NaN"` strings Effect allows for a `Schema.Number` dropped (the API
  * never sends nor takes them), counts and features `integer`.
@@ -160,7 +171,7 @@ const isNonFinite = (s: unknown) => isObject(s) && Array.isArray(s.enum) && s.en
 const numbers = (spec: Json): Json =>
   mapDeep(spec, (node, key) => {
     if (!isObject(node)) return node
-    let out = node
+    let out = safeBounds(node) as Json
     if (Array.isArray(out.anyOf) && out.anyOf.some(isNonFinite)) {
       const rest = out.anyOf.filter((s: unknown) => !isNonFinite(s))
       const { anyOf: _, ...others } = out
@@ -179,22 +190,11 @@ const toInteger = (schema: Json): Json =>
       ? { ...schema, anyOf: schema.anyOf.map((s: Json) => (s.type === "number" ? { ...s, type: "integer" } : s)) }
       : schema
 
-const safeBounds = (node: unknown): unknown => {
-  if (!isObject(node) || node.type !== "integer") return node
-  const { minimum, maximum, ...rest } = node
-  return {
-    ...rest,
-    ...(minimum !== undefined && minimum !== -9007199254740991 ? { minimum } : {}),
-    ...(maximum !== undefined && maximum !== 9007199254740991 ? { maximum } : {})
-  }
-}
-
 /** Body fields that are RFC 3339 instants. */
 const timeFields = new Set(["frozen_time", "target_time", "timestamp", "starts_at", "expires_at"])
 
 const timestamps = (spec: Json): Json => {
   const out = mapDeep(spec, (node, key) => {
-    node = safeBounds(node)
     if (key !== undefined && timeFields.has(key) && isObject(node) && node.type === "string" && !node.enum)
       return { ...node, format: "date-time" }
     return node
