@@ -18,6 +18,7 @@ import { TaxRatesGroup } from "./api/TaxRates.js"
 import { EntitlementsGroup } from "./api/Entitlements.js"
 import { WebhooksGroup } from "./api/Webhooks.js"
 import * as OpenApiDocument from "./internal/openapi.js"
+import * as OpenApiForGenerators from "./internal/openapiForGenerators.js"
 
 export { Authentication, CurrentMerchant, DecodeErrors, Envelope, Page } from "./api/Shared.js"
 export {
@@ -77,6 +78,14 @@ const requestIdHeader = (spec: Record<string, any>): Record<string, any> => {
 }
 
 /**
+ * What the OpenAPI document says beyond the endpoints' schemas: the `Request-Id` header, the
+ * descriptions and request rules ({@link OpenApiDocument.describe}), then the shape client
+ * generators need ({@link OpenApiForGenerators.forGenerators}).
+ */
+const document = (spec: Record<string, any>): Record<string, any> =>
+  OpenApiForGenerators.forGenerators(OpenApiDocument.describe(requestIdHeader(spec)))
+
+/**
  * The whole API.
  *
  * @since 0.1.0
@@ -96,4 +105,15 @@ export class BillingApi extends HttpApi.make("recur")
   .middleware(DecodeErrors)
   .annotate(OpenApi.Title, "Recur merchant API")
   .annotate(OpenApi.Version, "1.0.0")
-  .annotate(OpenApi.Transform, (spec) => OpenApiDocument.describe(requestIdHeader(spec))) {}
+  .annotate(OpenApi.Transform, document) {}
+
+/**
+ * The API as the Swagger UI page (`/docs`) embeds it: its server is relative to the page (`.`),
+ * so "Try it out" calls the API the page is served by, under a mount prefix too.
+ *
+ * @since 0.1.0
+ */
+export const SwaggerApi = BillingApi.annotate(OpenApi.Transform, (spec) => ({
+  ...document(spec),
+  servers: [{ url: ".", description: "The API this page is served by" }]
+}))

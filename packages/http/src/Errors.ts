@@ -63,13 +63,17 @@ export class Conflict extends Schema.Class<Conflict>("Conflict")(
     message: Schema.String,
     data: ErrorData
   },
-  { httpApiStatus: 409 }
+  {
+    httpApiStatus: 409,
+    description:
+      "The object's state refuses the change, another request changed it first, or the Request-Id was used with another body or is still running"
+  }
 ) {}
 
 /** @since 0.1.0 */
 export class RateLimited extends Schema.Class<RateLimited>("RateLimited")(
   { code: Schema.Literal("rate_limit_exceeded"), message: Schema.String, data: ErrorData },
-  { httpApiStatus: 429 }
+  { httpApiStatus: 429, description: "Too many requests for this API key: retry after Retry-After seconds" }
 ) {}
 
 /** @since 0.1.0 */
@@ -81,7 +85,10 @@ export class ServiceUnavailable extends Schema.Class<ServiceUnavailable>("Servic
 /** @since 0.1.0 */
 export class SystemError extends Schema.Class<SystemError>("SystemError")(
   { code: Schema.Literal("system_error"), message: Schema.String, data: ErrorData },
-  { httpApiStatus: 500 }
+  {
+    httpApiStatus: 500,
+    description: "An unexpected failure; the answer is not stored, so the same Request-Id may be retried"
+  }
 ) {}
 
 /**

@@ -16,13 +16,13 @@ import {
   type Subscriptions,
   type Webhooks
 } from "@recur/core"
-import type { Ports } from "@recur/core"
+import { type Ports, Settings } from "@recur/core"
 import { ErrorReplies, RequestBodies } from "@recur/contract"
 import { Cause, Clock, Context, Effect, Layer, Option, Result, type SchemaIssue } from "effect"
 import { HttpMiddleware, HttpRouter, HttpServer, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { IpNetwork } from "effect/net"
-import { HttpApiBuilder, HttpApiMiddleware, HttpApiSwagger } from "effect/http-api"
-import { BillingApi, DecodeErrors } from "./Api.js"
+import { HttpApiBuilder, HttpApiMiddleware, HttpApiSwagger, OpenApi } from "effect/http-api"
+import { BillingApi, DecodeErrors, SwaggerApi } from "./Api.js"
 import * as ApiErrors from "./Errors.js"
 import * as Pages from "./pages/index.js"
 import * as Observability from "./Observability.js"
@@ -30,6 +30,7 @@ import * as ProcessorWebhooks from "./ProcessorWebhooks.js"
 import * as AuthMemo from "./internal/authMemo.js"
 import * as Limiter from "./internal/limiter.js"
 import * as Refusal from "./internal/refusal.js"
+import * as OpenApiForGenerators from "./internal/openapiForGenerators.js"
 import { authenticationLive, handlers } from "./Handlers.js"
 
 const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
@@ -414,6 +415,24 @@ const globalMiddleware = (
 ): Layer.Layer<never, never, HttpRouter.HttpRouter | Store.Storage | Merchants.Merchants | Secrets.Secrets> =>
   HttpRouter.middleware(makeMiddleware(limit, limits, addresses) as never, { global: true }) as never
 
+/**
+ * `GET /openapi.json`: the API's OpenAPI document, whose `servers` names the engine's
+ * `publicUrl` — the address clients reach the API at, mount prefix included — so a generated
+ * client's base URL is right standalone and under a mount (the document built without a
+ * server, `OpenApi.fromApi(BillingApi)`, says `/`).
+ */
+const openApiRoute = HttpRouter.add(
+  "GET",
+  "/openapi.json",
+  Effect.gen(function* () {
+    const settings = yield* Effect.serviceOption(Settings.Settings)
+    const spec = OpenApi.fromApi(BillingApi) as unknown as Record<string, unknown>
+    return HttpServerResponse.jsonUnsafe(
+      Option.isSome(settings) ? OpenApiForGenerators.withServer(spec, settings.value.publicUrl) : spec
+    )
+  })
+)
+
 /** Any other path: the envelope's 404. */
 const notFoundRoute = HttpRouter.add("*", "/*", (request) =>
   Effect.succeed(envelope(404, "resource_not_found", "No such route.", request.headers["request-id"] ?? ""))
@@ -432,10 +451,11 @@ export const layerRoutesWith = (
 ) =>
   Layer.mergeAll(
     Layer.mergeAll(
-      HttpApiBuilder.layer(BillingApi, { openapiPath: "/openapi.json" }).pipe(
+      HttpApiBuilder.layer(BillingApi).pipe(
         Layer.provide(handlers.pipe(Layer.provide([authenticationLive, decodeErrorsLive])))
       ),
-      HttpApiSwagger.layer(BillingApi, { path: "/docs" }),
+      HttpApiSwagger.layer(SwaggerApi, { path: "/docs" }),
+      openApiRoute,
       healthRoute,
       Pages.routes,
       ProcessorWebhooks.routes,

@@ -111,7 +111,7 @@ export class UsageTier extends Schema.Class<UsageTier>("UsageTier")({
  *
  * @since 0.1.0
  */
-export class Discount extends Schema.Class<Discount>("Discount")({
+export class Discount extends Schema.Class<Discount>("AppliedDiscount")({
   discount_id: Schema.String,
   discount_amount: Schema.String,
   discount_code: Schema.String

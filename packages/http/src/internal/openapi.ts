@@ -272,8 +272,6 @@ export const describe = (spec: Json): Json => ({
     contact: { name: "Recur", url: "https://github.com/recur-billing/recur" },
     license: { name: "MIT", identifier: "MIT" }
   },
-  // relative to where this document is served: the API's root, under a mount prefix too
-  servers: [{ url: ".", description: "This server (the folder /openapi.json is served from)" }],
   paths: Object.fromEntries(
     Object.entries(spec.paths ?? {}).map(([path, ops]) => [
       path,
