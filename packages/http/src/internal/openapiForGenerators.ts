@@ -148,7 +148,8 @@ const integerFields = new Set([
   "email_subscription",
   "trial_policy",
   "trial_type",
-  "value"
+  "value",
+  "dunning_retry_days"
 ])
 
 const isNonFinite = (s: unknown) => isObject(s) && Array.isArray(s.enum) && s.enum.includes("Infinity")
@@ -183,12 +184,15 @@ const numbers = (spec: Json): Json =>
     return out
   }) as Json
 
+/** A count's schema as `integer`: itself, each of its alternatives, or its items when it is a list of counts. */
 const toInteger = (schema: Json): Json =>
   schema.type === "number"
     ? { ...schema, type: "integer" }
-    : Array.isArray(schema.anyOf)
-      ? { ...schema, anyOf: schema.anyOf.map((s: Json) => (s.type === "number" ? { ...s, type: "integer" } : s)) }
-      : schema
+    : schema.type === "array" && isObject(schema.items)
+      ? { ...schema, items: toInteger(schema.items as Json) }
+      : Array.isArray(schema.anyOf)
+        ? { ...schema, anyOf: schema.anyOf.map((s: Json) => toInteger(s)) }
+        : schema
 
 /** Body fields that are RFC 3339 instants. */
 const timeFields = new Set(["frozen_time", "target_time", "timestamp", "starts_at", "expires_at"])
