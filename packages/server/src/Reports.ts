@@ -369,7 +369,7 @@ export const subscriptionDetail = (merchantId: string, subscriptionId: string) =
 export const subscriptionText = (detail: Effect.Success<ReturnType<typeof subscriptionDetail>>): string => {
   const { record, upcoming, invoices: latest, events } = detail
   const s = record.subscription
-  const plan = record.plan_basis === null ? null : Money.fmtMinor(BigInt(record.plan_basis), record.currency)
+  const plan = record.plan_basis
   const lines = [
     `Subscription ${s.id}`,
     `  status             ${s.status}${s.cancel_at_period_end ? " (cancels at period end)" : ""}`,
