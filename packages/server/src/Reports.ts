@@ -71,13 +71,16 @@ export const pages = <A, I>(
     Effect.map(Effect.service(Store.Storage), (storage) => {
       const repo = storage.repository(entity)
       return Stream.paginate(undefined as string | undefined, (after) =>
-        Effect.map(Effect.orDie(repo.list(merchantId, { ...query, limit: pageSize, starting_after: after })), (page) => {
-          const last = page.list[page.list.length - 1]
-          return [
-            page.list.length === 0 ? [] : [page.list],
-            page.has_more && last !== undefined ? Option.some(entity.id(last)) : Option.none()
-          ] as const
-        })
+        Effect.map(
+          Effect.orDie(repo.list(merchantId, { ...query, limit: pageSize, starting_after: after })),
+          (page) => {
+            const last = page.list[page.list.length - 1]
+            return [
+              page.list.length === 0 ? [] : [page.list],
+              page.has_more && last !== undefined ? Option.some(entity.id(last)) : Option.none()
+            ] as const
+          }
+        )
       )
     })
   )
@@ -340,8 +343,8 @@ export const invoiceTable = (list: ReadonlyArray<Invoice.Invoice>): string =>
 
 /**
  * One subscription as an operator inspects it: the record, what it charges, the invoice its
- * next renewal will issue (none when it will not renew), its latest invoices, and every event
- * written about it, oldest first (by its per-object sequence).
+ * next renewal will issue (none when it will not renew), its latest ten invoices, and every event
+ * written about it, its invoices and the trades that paid them, oldest first.
  *
  * @since 0.1.0
  */
@@ -350,15 +353,24 @@ export const subscriptionDetail = (merchantId: string, subscriptionId: string) =
     yield* merchant(merchantId)
     const record = (yield* Billing.Billing.use((b) => b.getSubscriptionRecord(merchantId, subscriptionId))).value
     const upcoming = yield* Renewals.Renewals.use((r) => r.upcoming(merchantId, subscriptionId))
-    const latest = yield* invoiceList(merchantId, { subscription: subscriptionId, limit: 10 })
-    const events = yield* pages(Entities.webhookEvent, merchantId, {
-      filters: [{ column: "business_id", op: "in", values: [subscriptionId] }]
-    }).pipe(
-      Stream.flattenIterable,
-      Stream.runCollect,
-      Effect.map((chunk) => Array.from(chunk).sort((a, b) => a.sequence - b.sequence || a.created_at - b.created_at))
-    )
-    return { record, upcoming: Option.getOrNull(upcoming), invoices: latest, events }
+    const all = yield* invoiceList(merchantId, { subscription: subscriptionId, limit: Number.MAX_SAFE_INTEGER })
+    // the events about the subscription, its invoices and the trades that paid them
+    const subjects = [
+      ...new Set([
+        subscriptionId,
+        ...(record.subscription.source_trade_id !== null ? [record.subscription.source_trade_id] : []),
+        ...all.flatMap((i) => (i.trade_id !== null ? [i.invoice_id, i.trade_id] : [i.invoice_id]))
+      ])
+    ]
+    const events: Array<Entities.EventRecord> = []
+    for (let i = 0; i < subjects.length; i += 100) {
+      const found = yield* pages(Entities.webhookEvent, merchantId, {
+        filters: [{ column: "business_id", op: "in", values: subjects.slice(i, i + 100) }]
+      }).pipe(Stream.flattenIterable, Stream.runCollect)
+      events.push(...found)
+    }
+    events.sort((a, b) => a.created_at - b.created_at || a.sequence - b.sequence || (a.id < b.id ? -1 : 1))
+    return { record, upcoming: Option.getOrNull(upcoming), invoices: all.slice(0, 10), events }
   })
 
 /**
@@ -402,8 +414,8 @@ export const subscriptionText = (detail: Effect.Success<ReturnType<typeof subscr
     ...(events.length === 0
       ? ["  none"]
       : table(
-          ["#", "AT", "TYPE", "EVENT"],
-          events.map((e) => [String(e.sequence), isoMs(e.created_at) ?? "-", e.type, e.id])
+          ["AT", "TYPE", "ABOUT", "EVENT"],
+          events.map((e) => [isoMs(e.created_at) ?? "-", e.type, e.business_id, e.id])
         )
           .split("\n")
           .map((l) => `  ${l}`))

@@ -205,7 +205,10 @@ const program = Effect.gen(function* () {
     case "subscription": {
       if (sub !== "show") return yield* Console.error(usage)
       const id = positional(2)
-      if (id === undefined) return yield* tell("subscription show needs the subscription id: recur subscription show sub_… --merchant mch_…")
+      if (id === undefined)
+        return yield* tell(
+          "subscription show needs the subscription id: recur subscription show sub_… --merchant mch_…"
+        )
       const merchant = yield* merchantFlag
       return yield* withEngine(() =>
         Effect.flatMap(Reports.subscriptionDetail(merchant, id), (detail) =>
@@ -249,7 +252,9 @@ const program = Effect.gen(function* () {
     case "export": {
       const kind = Reports.exportKinds.find((k) => k === sub)
       if (kind === undefined)
-        return yield* tell(`export needs what to export: ${Reports.exportKinds.join(", ")} (recur export invoices --merchant mch_… --from 2026-01-01 --to 2026-02-01 > out.csv)`)
+        return yield* tell(
+          `export needs what to export: ${Reports.exportKinds.join(", ")} (recur export invoices --merchant mch_… --from 2026-01-01 --to 2026-02-01 > out.csv)`
+        )
       const merchant = yield* merchantFlag
       const from = yield* instantFlag("from")
       const to = yield* instantFlag("to")
