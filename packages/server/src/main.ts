@@ -116,15 +116,20 @@ const program = Effect.gen(function* () {
       return yield* withEngine(() => Console.log("migrations are up to date"))
     case "worker":
       // like `serve`: no spans unless RECUR_OTLP_URL sends them somewhere (or RECUR_TRACING asks)
-      return yield* withEngine((config) =>
-        Option.isSome(config.otlpUrl)
-          ? Server.workers(`worker-${process.pid}`, { concurrency: config.workerConcurrency }).pipe(
-              Effect.provide(Server.otlp(config.otlpUrl.value))
-            )
-          : Server.workers(`worker-${process.pid}`, { concurrency: config.workerConcurrency }).pipe(
-              Effect.withTracerEnabled(config.tracing)
-            )
-      )
+      return yield* withEngine((config) => {
+        const work = Server.workers(`worker-${process.pid}`, { concurrency: config.workerConcurrency })
+        // with RECUR_WORKER_METRICS_PORT, its own GET /metrics beside the work
+        const served =
+          config.workerMetricsPort === undefined
+            ? work
+            : Effect.all([work, Layer.launch(Server.workerMetrics(config, config.workerMetricsPort))], {
+                concurrency: 2,
+                discard: true
+              })
+        return Option.isSome(config.otlpUrl)
+          ? served.pipe(Effect.provide(Server.otlp(config.otlpUrl.value)))
+          : served.pipe(Effect.withTracerEnabled(config.tracing))
+      })
     case "merchant": {
       if (sub === "payments") {
         const merchant = flag("merchant")
