@@ -10,8 +10,10 @@
  * - `recur_db_pool_waiting{storage}` (PGlite): wire-protocol messages queued behind the one
  *   running — PGlite runs one at a time, so this is its backlog.
  *
- * `@effect/sql-pg` keeps its pool's internals (fibers waiting for a connection) to itself, so
- * PostgreSQL has no `waiting` gauge: connections all `active` at `max` is the sign of waiting.
+ * `@effect/sql-pg` keeps its pool's internals (fibers waiting for a connection) to itself: those
+ * are not counted. PostgreSQL has no `waiting` gauge (connections all `active` at `max` is the
+ * sign of waiting), and PGlite's counts messages at the database, behind its one pool connection,
+ * so it is 0 unless something else (a second client of the same PGlite) queues there too.
  *
  * @since 0.1.0
  */
