@@ -254,7 +254,7 @@ describe("recur subscription show, invoices list, export", { timeout: 300_000 },
       expect(lines[0]).toMatch(message)
     }
     const results = await Promise.all(early.map(([args]) => recurAsync(args)))
-    early.forEach(([args, message], i) => check(args, message, results[i]!))
+    for (const [i, [args, message]] of early.entries()) check(args, message, results[i]!)
     for (const [args, message] of late) check(args, message, recur(args))
   }, 600_000)
 })

@@ -10,6 +10,11 @@
  * - `recur_db_pool_waiting{storage}` (PGlite): wire-protocol messages queued behind the one
  *   running — PGlite runs one at a time, so this is its backlog.
  *
+ * - `recur_db_pglite_busy_seconds` (PGlite): seconds spent running queries since start.
+ *   PGlite runs a query synchronously on the event loop, so a scrape never sees it `active` (the
+ *   scrape waits for it): its saturation shows as this total's rate (`rate(…[1m])` near 1: the
+ *   database is the bottleneck).
+ *
  * `@effect/sql-pg` keeps its pool's internals (fibers waiting for a connection) to itself: those
  * are not counted. PostgreSQL has no `waiting` gauge (connections all `active` at `max` is the
  * sign of waiting), and PGlite's counts messages at the database, behind its one pool connection,
@@ -30,6 +35,8 @@ export interface PgliteQueue {
   waiting: number
   /** Messages the database is running (0 or 1). */
   running: number
+  /** Milliseconds spent running messages, in total. */
+  busyMs: number
 }
 
 const pglites = new Set<PgliteQueue>()
@@ -41,7 +48,7 @@ const pgPools = new Map<string, number>()
  * @since 0.1.0
  */
 export const trackPglite = (): { readonly queue: PgliteQueue; readonly release: () => void } => {
-  const queue: PgliteQueue = { waiting: 0, running: 0 }
+  const queue: PgliteQueue = { waiting: 0, running: 0, busyMs: 0 }
   pglites.add(queue)
   return { queue, release: () => pglites.delete(queue) }
 }
@@ -60,8 +67,11 @@ export const counted = <A>(
   return enqueue(() => {
     queue.waiting--
     queue.running++
+    // a measurement, not business time: PGlite's own duration, outside any Effect fiber
+    const started = performance.now()
     return task().finally(() => {
       queue.running--
+      queue.busyMs += performance.now() - started
     })
   })
 }
@@ -91,6 +101,11 @@ const waiting = Metric.gauge("recur_db_pool_waiting", {
   description: "PGlite: wire-protocol messages queued behind the one running (PGlite runs one at a time)"
 })
 
+const busy = Metric.gauge("recur_db_pglite_busy_seconds", {
+  description:
+    "PGlite: seconds spent running queries since start (a running total; its rate is the share of time the database was busy)"
+})
+
 const STATES = ["active", "idle", "idle_in_transaction"] as const
 
 const set = (storage: string, counts: Record<(typeof STATES)[number], number>, size: number) =>
@@ -114,10 +129,13 @@ export const update = (sql: SqlClient.SqlClient): Effect.Effect<void> =>
     if (pglites.size > 0) {
       let running = 0
       let queued = 0
+      let busyMs = 0
       for (const q of pglites) {
         running += Math.min(1, q.running)
         queued += q.waiting
+        busyMs += q.busyMs
       }
+      yield* Metric.update(busy, busyMs / 1000)
       yield* set("pglite", { active: running, idle: pglites.size - running, idle_in_transaction: 0 }, pglites.size)
       yield* Metric.update(Metric.withAttributes(waiting, { storage: "pglite" }), queued)
     }
