@@ -67,6 +67,11 @@ const instantFlag = (name: string) =>
  */
 const writeOut = (chunk: string): Effect.Effect<void, Error> =>
   Effect.callback<void, Error>((resume) => {
+    // the reader went away (`recur export … | head`): what it wanted is written, stop quietly
+    if (process.stdout.listenerCount("error") === 0)
+      process.stdout.on("error", (e: NodeJS.ErrnoException) => {
+        if (e.code === "EPIPE") process.exit(0)
+      })
     const ok = process.stdout.write(chunk, (error) => {
       if (error) resume(Effect.fail(error))
       else if (ok) resume(Effect.void)
