@@ -65,13 +65,16 @@ const instantFlag = (name: string) =>
  * Writes to stdout and waits while its buffer is full ('drain'): an export's next page is read
  * only once the reader has taken the one before, so memory stays one page however large the export.
  */
+let stdoutWatched = false
 const writeOut = (chunk: string): Effect.Effect<void, Error> =>
   Effect.callback<void, Error>((resume) => {
     // the reader went away (`recur export … | head`): what it wanted is written, stop quietly
-    if (process.stdout.listenerCount("error") === 0)
+    if (!stdoutWatched) {
+      stdoutWatched = true
       process.stdout.on("error", (e: NodeJS.ErrnoException) => {
         if (e.code === "EPIPE") process.exit(0)
       })
+    }
     const ok = process.stdout.write(chunk, (error) => {
       if (error) resume(Effect.fail(error))
       else if (ok) resume(Effect.void)
