@@ -19,7 +19,7 @@ const env = (extra: Record<string, string>) => {
 }
 
 describe("recur worker metrics", { timeout: 300_000 }, () => {
-  it("GET /metrics on RECUR_WORKER_METRICS_PORT: token required, work queue and pool gauges; SIGTERM exits 0", async () => {
+  it("GET /metrics on RECUR_WORKER_METRICS_PORT: token required, the pool gauges, no API request metrics; SIGTERM exits 0", async () => {
     const dir = mkdtempSync(join(tmpdir(), "recur-worker-metrics-"))
     const token = `worker-${randomBytes(12).toString("hex")}`
     const child = spawn(process.execPath, ["--conditions=source", script, "worker"], {
