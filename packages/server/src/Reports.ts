@@ -422,3 +422,14 @@ export const subscriptionText = (detail: Effect.Success<ReturnType<typeof subscr
   ]
   return lines.join("\n")
 }
+
+/**
+ * A subscription's detail as `--json` prints it: the charge token the processor keeps for it is
+ * not shown (only whether there is one), as the API never shows it.
+ *
+ * @since 0.1.0
+ */
+export const subscriptionJson = (detail: Effect.Success<ReturnType<typeof subscriptionDetail>>) => ({
+  ...detail,
+  record: { ...detail.record, payment_token: detail.record.payment_token === null ? null : "[redacted]" }
+})

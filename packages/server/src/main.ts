@@ -225,7 +225,7 @@ const program = Effect.gen(function* () {
       const merchant = yield* merchantFlag
       return yield* withEngine(() =>
         Effect.flatMap(Reports.subscriptionDetail(merchant, id), (detail) =>
-          Console.log(has("json") ? JSON.stringify(detail) : Reports.subscriptionText(detail))
+          Console.log(has("json") ? JSON.stringify(Reports.subscriptionJson(detail)) : Reports.subscriptionText(detail))
         )
       )
     }
