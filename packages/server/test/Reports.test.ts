@@ -84,6 +84,8 @@ describe("recur subscription show, invoices list, export", { timeout: 300_000 },
     expect(json.status, json.stderr).toBe(0)
     const detail = JSON.parse(json.stdout) as { upcoming: { amount: string }; events: Array<unknown> }
     expect(detail.upcoming.amount).toBe("30.00")
+    // the saved card's processor token stays out of the output
+    expect((detail as unknown as { record: { payment_token: string | null } }).record.payment_token).toBe("[redacted]")
     expect(detail.events).toHaveLength(types.length)
   })
 
