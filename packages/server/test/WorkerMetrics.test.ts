@@ -1,6 +1,6 @@
 /**
  * `recur worker` with `RECUR_WORKER_METRICS_PORT`: its own `GET /metrics` (behind
- * `RECUR_METRICS_TOKEN`, as the server's) shows the work queue and the database pool, `/healthz`
+ * `RECUR_METRICS_TOKEN`, as the server's) shows the database pool (and no API request metrics), `/healthz`
  * answers, SIGTERM ends it cleanly; a port that is no port is refused in one line.
  */
 import { describe, expect, it } from "@effect/vitest"
