@@ -88,8 +88,8 @@ export interface RequestLogOptions {
  * `log: false`, writes one log line per request, annotated with `http.method`, `http.route` (the
  * template, never the raw path), `http.path` (the path, redacted: no link signature), `http.status`,
  * `duration_ms`, `merchant_id` (when the request authenticated) and `request_id`. Headers, query
- * strings and bodies are never logged. Put it outside the app's own middleware (the status is the
- * one sent).
+ * strings and bodies are never logged. `GET /healthz` is passed straight through: neither logged
+ * nor counted. Put it outside the app's own middleware (the status is the one sent).
  *
  * @since 0.1.0
  */
@@ -97,36 +97,43 @@ export const requestLog =
   (options: RequestLogOptions = {}) =>
   <E, R>(
     app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | HttpServerRequest.HttpServerRequest>
-  ): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | HttpServerRequest.HttpServerRequest> =>
-    Effect.gen(function* () {
-      const request = yield* HttpServerRequest.HttpServerRequest
-      const started = yield* Clock.currentTimeNanos
-      const exit = yield* Effect.exit(app)
-      const seconds = Number((yield* Clock.currentTimeNanos) - started) / 1e9
-      const status = Exit.isSuccess(exit) ? exit.value.status : Exit.hasInterrupts(exit) ? 499 : 500
-      const seen = Observed.of(request)
-      const route = routeTemplate(seen.route ?? UNMATCHED)
-      const attributes = { method: request.method, route, status: String(status) }
-      yield* Metric.update(Metric.withAttributes(requests, attributes), 1)
-      yield* Metric.update(Metric.withAttributes(latency, attributes), seconds)
-      if (options.log !== false) {
-        const path = request.url.split("?", 1)[0]!
-        const requestId = request.headers["request-id"]
-        yield* Effect.logInfo(`${request.method} ${route} ${status}`).pipe(
-          Effect.annotateLogs({
-            event: "recur.http.request",
-            "http.method": request.method,
-            "http.route": route,
-            "http.path": Redaction.redact(path),
-            "http.status": status,
-            duration_ms: Math.round(seconds * 1e6) / 1e3,
-            ...(seen.merchantId !== undefined ? { merchant_id: seen.merchantId } : {}),
-            ...(requestId !== undefined && requestId !== "" ? { request_id: Redaction.redact(requestId) } : {})
-          })
-        )
-      }
-      return yield* exit
-    })
+  ): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | HttpServerRequest.HttpServerRequest> => {
+    return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+      // the liveness probe is neither logged nor counted: a load balancer polls it every few
+      // seconds, and the log line and the two metric updates cost it half its throughput
+      request.url === "/healthz" ? app : observed(request)
+    )
+    function observed(request: HttpServerRequest.HttpServerRequest) {
+      return Effect.gen(function* () {
+        const started = yield* Clock.currentTimeNanos
+        const exit = yield* Effect.exit(app)
+        const seconds = Number((yield* Clock.currentTimeNanos) - started) / 1e9
+        const status = Exit.isSuccess(exit) ? exit.value.status : Exit.hasInterrupts(exit) ? 499 : 500
+        const seen = Observed.of(request)
+        const route = routeTemplate(seen.route ?? UNMATCHED)
+        const attributes = { method: request.method, route, status: String(status) }
+        yield* Metric.update(Metric.withAttributes(requests, attributes), 1)
+        yield* Metric.update(Metric.withAttributes(latency, attributes), seconds)
+        if (options.log !== false) {
+          const path = request.url.split("?", 1)[0]!
+          const requestId = request.headers["request-id"]
+          yield* Effect.logInfo(`${request.method} ${route} ${status}`).pipe(
+            Effect.annotateLogs({
+              event: "recur.http.request",
+              "http.method": request.method,
+              "http.route": route,
+              "http.path": Redaction.redact(path),
+              "http.status": status,
+              duration_ms: Math.round(seconds * 1e6) / 1e3,
+              ...(seen.merchantId !== undefined ? { merchant_id: seen.merchantId } : {}),
+              ...(requestId !== undefined && requestId !== "" ? { request_id: Redaction.redact(requestId) } : {})
+            })
+          )
+        }
+        return yield* exit
+      })
+    }
+  }
 
 /**
  * Options of {@link metricsRoute}.

@@ -56,6 +56,32 @@ describe("Observability", () => {
   )
 
   it.effect(
+    "GET /healthz is neither logged nor counted (a probe polled every few seconds); other requests are",
+    () =>
+      Effect.gen(function* () {
+        const lines: Array<string> = []
+        const capture = Logger.make((options) => {
+          lines.push(Logger.formatJson.log(options))
+        })
+        const registry = new Map()
+        const ok = Effect.succeed(HttpServerResponse.empty({ status: 200 }))
+        const run = (path: string) =>
+          Observability.requestLog()(ok).pipe(
+            Effect.provideService(HttpServerRequest.HttpServerRequest, requestOf(path)),
+            Effect.provide(Logger.layer([capture])),
+            Effect.provideService(Metric.MetricRegistry, registry)
+          )
+        expect((yield* run("/healthz")).status).toBe(200)
+        expect(lines).toEqual([])
+        expect(registry.size).toBe(0)
+        yield* run("/healthz?probe=1")
+        expect(lines).toHaveLength(1)
+        expect(registry.size).toBeGreaterThan(0)
+      }),
+    30_000
+  )
+
+  it.effect(
     "GET /metrics: Prometheus text of the request counters; with a token, 401 without it",
     () =>
       Effect.gen(function* () {

@@ -68,6 +68,11 @@ export interface ServerConfig {
    * `…/v1/traces` URL) the server sends its spans to; off by default.
    */
   readonly otlpUrl: Option.Option<string>
+  /**
+   * `RECUR_WORKER_METRICS_PORT`: `recur worker` serves `GET /metrics` (and `/healthz`) on this
+   * port (0: any free one), behind `RECUR_METRICS_TOKEN`; unset, the worker listens on nothing.
+   */
+  readonly workerMetricsPort?: number | undefined
 }
 
 /**
@@ -235,7 +240,8 @@ export const parseTrustedProxies = (text: string): Result.Result<ReadonlyArray<s
  * `RECUR_MASTER_KEY_PREVIOUS_UNTIL` (after a rotation, with `RECUR_MASTER_KEY`), `RECUR_RATE_LIMIT` (`100/200`, or `off`),
  * `RECUR_MAX_BODY_BYTES` (`1048576`), `RECUR_TRUSTED_PROXIES` (none), `RECUR_ACCESS_LOG` (`true`), `RECUR_WEBHOOKS_ALLOW_PRIVATE` (`false`), `RECUR_WORKER_CONCURRENCY`,
  * `RECUR_DUNNING_RETRY_DAYS` (`1,3,5,7`), `RECUR_DUNNING_FINAL_STATE` (`unpaid`), `RECUR_TAX_RATES`,
- * `RECUR_PORTAL_SETTINGS`, `RECUR_METRICS_TOKEN` (none) and `RECUR_OTLP_URL` (none).
+ * `RECUR_PORTAL_SETTINGS`, `RECUR_METRICS_TOKEN` (none), `RECUR_OTLP_URL` (none) and
+ * `RECUR_WORKER_METRICS_PORT` (none).
  *
  * @since 0.1.0
  */
@@ -300,6 +306,11 @@ export const load = Effect.gen(function* () {
   const otlpUrl = yield* Config.option(Config.String("RECUR_OTLP_URL"))
   if (Option.isSome(otlpUrl) && !/^https?:\/\/[^\s]+$/.test(otlpUrl.value))
     return yield* Effect.fail(new Error("RECUR_OTLP_URL must be an http(s) URL, e.g. http://127.0.0.1:4318"))
+  const workerMetricsPort = Option.getOrUndefined(yield* Config.option(Config.Int("RECUR_WORKER_METRICS_PORT")))
+  if (workerMetricsPort !== undefined && (workerMetricsPort < 0 || workerMetricsPort > 65535))
+    return yield* Effect.fail(
+      new Error("RECUR_WORKER_METRICS_PORT must be a port number from 0 to 65535 (0: any free port)")
+    )
   const configured = yield* Config.option(Config.Redacted("RECUR_MASTER_KEY"))
   let masterKey: Redacted.Redacted<string>
   let previousMasterKeys: ReadonlyArray<Secrets.PreviousKey> = []
@@ -355,6 +366,7 @@ export const load = Effect.gen(function* () {
     stripeApiBase,
     stripeJsUrl,
     metricsToken,
-    otlpUrl
+    otlpUrl,
+    workerMetricsPort
   } satisfies ServerConfig
 })

@@ -44,10 +44,10 @@ import {
 import type { SandboxGateway } from "@recur/payment-sandbox"
 import { engineOn } from "@recur/embedded"
 import { StripeGateway } from "@recur/payment-stripe"
-import { Pg } from "@recur/sql"
-import { Http } from "@recur/http"
+import { Pg, PoolGauges } from "@recur/sql"
+import { Http, Observability } from "@recur/http"
 import { Console, Effect, Layer, Logger, Metric, Option, Redacted, References, Tracer } from "effect"
-import { FetchHttpClient, HttpMiddleware, HttpServer } from "effect/http"
+import { FetchHttpClient, HttpMiddleware, HttpRouter, HttpServer, HttpServerResponse } from "effect/http"
 import { OtlpExporter, OtlpSerialization, OtlpTracer } from "effect/observability"
 import { createServer } from "node:http"
 import { Dispatcher } from "@recur/webhooks"
@@ -243,7 +243,7 @@ export const serve = (config: ServerConfig) => {
               log: actual.accessLog,
               metrics: {
                 token: Option.getOrUndefined(actual.metricsToken),
-                beforeScrape: workQueueDepth(sql)
+                beforeScrape: scrapeGauges(sql)
               }
             }
           })
@@ -369,3 +369,40 @@ const workQueueDepth = (sql: SqlClient.SqlClient) => {
     }
   }).pipe(Effect.catchCause((cause) => Effect.logWarning("work queue depth not read", cause)))
 }
+
+/**
+ * The gauges read at each scrape: the work queue's depth and the database pool's connections.
+ *
+ * @since 0.1.0
+ */
+export const scrapeGauges = (sql: SqlClient.SqlClient): Effect.Effect<void> =>
+  Effect.andThen(workQueueDepth(sql), PoolGauges.update(sql))
+
+/**
+ * `recur worker`'s own `GET /metrics` on `port` (`RECUR_WORKER_METRICS_PORT`; 0: any free port),
+ * behind `RECUR_METRICS_TOKEN` as the server's is, with `GET /healthz`: the worker's renewals,
+ * dunning and webhook metrics, the work queue and the pool. Says the port it listens on.
+ *
+ * @since 0.1.0
+ */
+export const workerMetrics = (config: ServerConfig, port: number) =>
+  Layer.unwrap(
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const routes = Layer.mergeAll(
+        Observability.metricsRoute({
+          token: Option.getOrUndefined(config.metricsToken),
+          beforeScrape: scrapeGauges(sql)
+        }),
+        HttpRouter.add("GET", "/healthz", HttpServerResponse.jsonUnsafe({ status: "ok" }))
+      )
+      const said = Layer.effectDiscard(
+        Effect.flatMap(HttpServer.HttpServer, (server) =>
+          Console.log(
+            `Recur worker metrics on port ${server.address._tag === "UnixPathAddress" ? port : server.address.port}: GET /metrics`
+          )
+        )
+      )
+      return Layer.merge(HttpRouter.serve(routes, { disableListenLog: true, disableLogger: true }), said)
+    })
+  ).pipe(Layer.provide(NodeHttpServer.layer(createServer, { port })))

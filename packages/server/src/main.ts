@@ -1,14 +1,16 @@
 /**
  * The `recur` command line: `serve` (default), `migrate`, `merchant create`, `settings`,
- * `key rotate`, `key revoke`, `master-key rotate`, `worker`.
+ * `key rotate`, `key revoke`, `master-key rotate`, `worker`, `subscription show`, `invoices list`,
+ * `export`.
  *
  * @since 0.1.0
  */
 import { NodeRuntime } from "@effect/platform-node"
 import { MasterKeyRotation, Merchant, Merchants, PaymentSettings, Secrets } from "@recur/core"
 import { DataDirLock, MasterKey, Pg } from "@recur/sql"
-import { Cause, Clock, Console, Data, Effect, Exit, Layer, Option, Redacted, Runtime } from "effect"
+import { Cause, Clock, Console, Data, Effect, Exit, Layer, Option, Redacted, Runtime, Stream } from "effect"
 import * as Config from "./Config.js"
+import * as Reports from "./Reports.js"
 import * as Server from "./Server.js"
 
 const args = process.argv.slice(2)
@@ -29,6 +31,57 @@ const durationFlag = (name: string, fallback: string): Effect.Effect<number, Err
     ? Effect.succeed(ms)
     : Effect.fail(new Error(`--${name} ${text} is not a duration up to 3650d (e.g. 90s, 3m, 7d)`))
 }
+
+/** The positional argument at `index` (flags and their values skipped). */
+const positional = (index: number): string | undefined => {
+  const words: Array<string> = []
+  for (let i = 0; i < args.length; i++) {
+    if (args[i]!.startsWith("--")) {
+      if (!["--json", "--live", "--sandbox"].includes(args[i]!)) i++
+    } else words.push(args[i]!)
+  }
+  return words[index]
+}
+
+/** `--merchant`, which every command reading a merchant's data needs. */
+const merchantFlag = Effect.suspend(() => {
+  const merchant = flag("merchant")
+  return merchant === undefined || merchant.startsWith("--")
+    ? tell("this command needs --merchant <merchant id> (mch_…; `recur merchant create` prints it)")
+    : Effect.succeed(merchant)
+})
+
+/** An instant flag (`--from 2026-01-01`), undefined when absent; a mistake is told in one line. */
+const instantFlag = (name: string) =>
+  Effect.suspend(() => {
+    const text = flag(name)
+    if (text === undefined) return Effect.succeed(undefined)
+    const at = Reports.parseInstant(text)
+    return at === undefined
+      ? tell(`--${name} ${text} is not a date (2026-01-01) or an ISO 8601 instant (2026-01-01T12:00:00Z)`)
+      : Effect.succeed(at)
+  })
+
+/**
+ * Writes to stdout and waits while its buffer is full ('drain'): an export's next page is read
+ * only once the reader has taken the one before, so memory stays one page however large the export.
+ */
+let stdoutWatched = false
+const writeOut = (chunk: string): Effect.Effect<void, Error> =>
+  Effect.callback<void, Error>((resume) => {
+    // the reader went away (`recur export … | head`): what it wanted is written, stop quietly
+    if (!stdoutWatched) {
+      stdoutWatched = true
+      process.stdout.on("error", (e: NodeJS.ErrnoException) => {
+        if (e.code === "EPIPE") process.exit(0)
+      })
+    }
+    const ok = process.stdout.write(chunk, (error) => {
+      if (error) resume(Effect.fail(error))
+      else if (ok) resume(Effect.void)
+    })
+    if (!ok) process.stdout.once("drain", () => resume(Effect.void))
+  })
 
 const usage = `recur <command>
   serve                                   start the API server and the worker (default)
@@ -53,7 +106,17 @@ const usage = `recur <command>
                                           (or RECUR_MASTER_KEY_NEW), else one is generated and printed once;
                                           then set RECUR_MASTER_KEY=<new>, RECUR_MASTER_KEY_PREVIOUS=<old>,
                                           RECUR_MASTER_KEY_PREVIOUS_UNTIL=<printed instant> and restart
-  worker                                  run the billing worker and webhook dispatcher alone`
+  worker                                  run the billing worker and webhook dispatcher alone
+                                          (RECUR_WORKER_METRICS_PORT: its own GET /metrics)
+  subscription show <id> --merchant M [--json]
+                                          state, price, next invoice, latest invoices, event history
+  invoices list --merchant M [--customer C] [--subscription S] [--status paid,failed,…]
+                [--since T] [--until T] [--limit N (20, up to 10000)] [--json]
+  export customers|subscriptions|invoices|refunds --merchant M [--from T] [--to T] > out.csv
+                                          CSV (RFC 4180) of the records created from T (included) to T
+                                          (excluded), newest first, streamed page by page
+                                          T: 2026-01-01 (midnight UTC) or an ISO 8601 instant
+  On a PGlite data directory these need the server stopped (one process per data directory).`
 
 const withEngine = <A, E>(f: (config: Config.ServerConfig) => Effect.Effect<A, E, Server.Engine>) =>
   Effect.flatMap(Config.load, (config) => Effect.provide(f(config), Server.engine(config)))
@@ -67,15 +130,20 @@ const program = Effect.gen(function* () {
       return yield* withEngine(() => Console.log("migrations are up to date"))
     case "worker":
       // like `serve`: no spans unless RECUR_OTLP_URL sends them somewhere (or RECUR_TRACING asks)
-      return yield* withEngine((config) =>
-        Option.isSome(config.otlpUrl)
-          ? Server.workers(`worker-${process.pid}`, { concurrency: config.workerConcurrency }).pipe(
-              Effect.provide(Server.otlp(config.otlpUrl.value))
-            )
-          : Server.workers(`worker-${process.pid}`, { concurrency: config.workerConcurrency }).pipe(
-              Effect.withTracerEnabled(config.tracing)
-            )
-      )
+      return yield* withEngine((config) => {
+        const work = Server.workers(`worker-${process.pid}`, { concurrency: config.workerConcurrency })
+        // with RECUR_WORKER_METRICS_PORT, its own GET /metrics beside the work
+        const served =
+          config.workerMetricsPort === undefined
+            ? work
+            : Effect.all([work, Layer.launch(Server.workerMetrics(config, config.workerMetricsPort))], {
+                concurrency: 2,
+                discard: true
+              })
+        return Option.isSome(config.otlpUrl)
+          ? served.pipe(Effect.provide(Server.otlp(config.otlpUrl.value)))
+          : served.pipe(Effect.withTracerEnabled(config.tracing))
+      })
     case "merchant": {
       if (sub === "payments") {
         const merchant = flag("merchant")
@@ -154,6 +222,70 @@ const program = Effect.gen(function* () {
         )
       }
       return yield* Console.error(usage)
+    }
+    case "subscription": {
+      if (sub !== "show") return yield* Console.error(usage)
+      const id = positional(2)
+      if (id === undefined)
+        return yield* tell(
+          "subscription show needs the subscription id: recur subscription show sub_… --merchant mch_…"
+        )
+      const merchant = yield* merchantFlag
+      return yield* withEngine(() =>
+        Effect.flatMap(Reports.subscriptionDetail(merchant, id), (detail) =>
+          Console.log(has("json") ? JSON.stringify(Reports.subscriptionJson(detail)) : Reports.subscriptionText(detail))
+        )
+      )
+    }
+    case "invoices": {
+      if (sub !== "list") return yield* Console.error(usage)
+      const merchant = yield* merchantFlag
+      const since = yield* instantFlag("since")
+      const until = yield* instantFlag("until")
+      const limitText = flag("limit") ?? "20"
+      const limit = /^\d{1,5}$/.test(limitText) ? Number(limitText) : Number.NaN
+      if (!(limit >= 1 && limit <= 10_000)) return yield* tell(`--limit ${limitText} is not a number from 1 to 10000`)
+      const status = flag("status")
+        ?.split(",")
+        .map((x) => x.trim())
+        .filter((x) => x !== "")
+      const unknown = status?.find((x) => !Reports.invoiceStatuses.includes(x))
+      if (unknown !== undefined)
+        return yield* tell(`--status ${unknown} is not an invoice status (${Reports.invoiceStatuses.join(", ")})`)
+      const customer = flag("customer")
+      const subscription = flag("subscription")
+      return yield* withEngine(() =>
+        Effect.gen(function* () {
+          yield* Reports.merchant(merchant)
+          const list = yield* Reports.invoiceList(merchant, {
+            customer,
+            subscription,
+            status,
+            from: since,
+            to: until,
+            limit
+          })
+          if (has("json")) return yield* writeOut(list.map((i) => `${JSON.stringify(i)}\n`).join(""))
+          yield* Console.log(list.length === 0 ? "No invoices" : Reports.invoiceTable(list))
+        })
+      )
+    }
+    case "export": {
+      const kind = Reports.exportKinds.find((k) => k === sub)
+      if (kind === undefined)
+        return yield* tell(
+          `export needs what to export: ${Reports.exportKinds.join(", ")} (recur export invoices --merchant mch_… --from 2026-01-01 --to 2026-02-01 > out.csv)`
+        )
+      const merchant = yield* merchantFlag
+      const from = yield* instantFlag("from")
+      const to = yield* instantFlag("to")
+      if (from !== undefined && to !== undefined && to <= from) return yield* tell("--to must be after --from")
+      return yield* withEngine(() =>
+        Effect.andThen(
+          Reports.merchant(merchant),
+          Stream.runForEach(Reports.exportCsv(kind, merchant, { from, to }), writeOut)
+        )
+      )
     }
     case "master-key": {
       if (sub !== "rotate") return yield* Console.error(usage)

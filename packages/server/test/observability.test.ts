@@ -250,6 +250,13 @@ describe("the server's request log, /metrics and traces", { timeout: 240_000 }, 
     expect(sum(metrics, "recur_renewals_total", { outcome: "billed" })).toBeGreaterThanOrEqual(1)
     expect(sum(metrics, "recur_webhook_delivery_lag_seconds_count")).toBeGreaterThan(0)
     expect(metrics.some((s) => s.name === "recur_work_queue_items")).toBe(true)
+    // the pool: PGlite's one session, idle or running the scrape's own query, and its queue
+    expect(sum(metrics, "recur_db_pool_max", { storage: "pglite" })).toBe(1)
+    expect(
+      sum(metrics, "recur_db_pool_connections", { storage: "pglite", state: "active" }) +
+        sum(metrics, "recur_db_pool_connections", { storage: "pglite", state: "idle" })
+    ).toBe(1)
+    expect(metrics.some((s) => s.name === "recur_db_pool_waiting" && s.labels.storage === "pglite")).toBe(true)
     for (const s of metrics) expect(Object.values(s.labels).join(" ")).not.toContain(signature)
 
     // the log: one JSON line per request, with the route's template and no secret

@@ -17,6 +17,7 @@ import { duplexPair, type Duplex } from "node:stream"
 import * as DataDirLock from "./DataDirLock.js"
 import * as Maintenance from "./Maintenance.js"
 import * as Migrations from "./Migrations.js"
+import * as PoolGauges from "./PoolGauges.js"
 import * as SqlStorage from "./SqlStorage.js"
 
 /**
@@ -43,10 +44,19 @@ export const clientPg = (options: PgOptions) =>
           Effect.flatMap(PgClient.makeClient({ url }), (admin) => admin`create schema if not exists ${admin(schema)}`)
         )
       }
+      const maxConnections = options.maxConnections ?? 10
+      // the pool's sessions carry a name of their own: the pool gauges find them in pg_stat_activity
+      const tracked = yield* Effect.acquireRelease(
+        Effect.sync(() => PoolGauges.trackPgPool(maxConnections)),
+        (t) => Effect.sync(t.release)
+      )
       return yield* PgClient.make({
         url,
-        maxConnections: options.maxConnections ?? 10,
-        ...(options.schema !== undefined ? { startupParameters: { search_path: quoteIdent(options.schema) } } : {})
+        maxConnections,
+        startupParameters: {
+          application_name: tracked.applicationName,
+          ...(options.schema !== undefined ? { search_path: quoteIdent(options.schema) } : {})
+        }
       })
     })
   ).pipe(Layer.provide(realClock))
@@ -222,13 +232,17 @@ const openPglite = (options: PgliteOptions = {}) =>
  * One in-process wire-protocol connection to PGlite: a `Duplex` whose far end is served by
  * `@electric-sql/pglite-socket`'s handler, every message run exclusively on the database.
  */
-const pgliteStream = (db: PGlite) => (): Duplex => {
+const pgliteStream = (db: PGlite, queue: PoolGauges.PgliteQueue) => (): Duplex => {
   const [client, server] = duplexPair()
   // the handler tunes a TCP socket; an in-memory pair has nothing to tune
   Object.assign(server, { setNoDelay: () => server, remoteAddress: "pglite", remotePort: 0 })
   const queryQueue = {
     enqueue: (_handler: number, message: Uint8Array, onData: (data: Uint8Array) => void) =>
-      db.runExclusive(() => db.execProtocolRawStream(message, { onRawData: onData })).then(() => 0),
+      PoolGauges.counted(
+        queue,
+        (run) => db.runExclusive(run),
+        () => db.execProtocolRawStream(message, { onRawData: onData })
+      ).then(() => 0),
     getQueueLength: () => 0,
     clearQueueForHandler: () => {},
     clearTransactionIfNeeded: async () => {
@@ -248,13 +262,17 @@ const pgliteStream = (db: PGlite) => (): Duplex => {
  */
 const clientPglite = (db: PGlite) =>
   PgClient.layerFrom(
-    PgClient.make({
-      stream: pgliteStream(db),
-      database: "postgres",
-      username: "postgres",
-      maxConnections: 1,
-      minConnections: 1
-    })
+    Effect.flatMap(
+      Effect.acquireRelease(Effect.sync(PoolGauges.trackPglite), (t) => Effect.sync(t.release)),
+      (tracked) =>
+        PgClient.make({
+          stream: pgliteStream(db, tracked.queue),
+          database: "postgres",
+          username: "postgres",
+          maxConnections: 1,
+          minConnections: 1
+        })
+    )
   ).pipe(Layer.provide(realClock))
 
 /**
