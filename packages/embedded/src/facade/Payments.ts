@@ -92,7 +92,7 @@ export const refunds = ({ run }: Kit<Services>): BillingClient["refunds"] => ({
       Refunds.Refunds.use((refunds) =>
         decode(RequestBodies.Refund, input).pipe(
           Effect.flatMap((i) => Requests.refundCommand(i)),
-          Effect.flatMap((c) => refunds.refund(merchantId, c)),
+          Effect.flatMap((c) => Requests.referencedBy("trade_id")(refunds.refund(merchantId, c))),
           Effect.map(json(Refund.Refund))
         )
       )
@@ -213,7 +213,11 @@ export const portal = ({ run }: Kit<Services>): BillingClient["portal"] => ({
     run(
       decode(RequestBodies.PortalSession, input).pipe(
         Effect.flatMap(Requests.portalSessionCommand),
-        Effect.flatMap((c) => Requests.refusedAsParameter(Portal.Portal.use((p) => p.createSession(merchantId, c)))),
+        Effect.flatMap((c) =>
+          Requests.referencedBy("customer_id")(
+            Requests.refusedAsParameter(Portal.Portal.use((p) => p.createSession(merchantId, c)))
+          )
+        ),
         Effect.map(json(PortalSession.PortalSession))
       )
     ),
