@@ -229,7 +229,19 @@ export const nodeHandler = async (billing: EngineSource, options: MountOptions =
         if (next) return next(error)
         if (!res.headersSent) {
           res.writeHead(500, { "content-type": "application/json" })
-          res.end(JSON.stringify({ code: "system_error", message: "Recur could not answer the request", data: {} }))
+          // the client's Request-Id, else an id of the server's (the request never reached the app)
+          const sent = req.headers["request-id"]
+          const requestId =
+            typeof sent === "string" && /^[\x21-\x7e][\x20-\x7e]{0,254}$/.test(sent)
+              ? sent
+              : `req_${globalThis.crypto.randomUUID().replaceAll("-", "").slice(0, 24)}`
+          res.end(
+            JSON.stringify({
+              code: "system_error",
+              message: "Recur could not answer the request",
+              data: { request_id: requestId }
+            })
+          )
         } else res.destroy()
       })
     },

@@ -237,7 +237,8 @@ for (const [name, storage] of backends()) {
       expectEnvelopeError(
         await app.call("POST", "/api/v1/front/customer/delete", key, { customer_id: id }),
         404,
-        "resource_not_found"
+        "resource_not_found",
+        "customer_id"
       )
       // the payer_id is free again
       expect((await app.call("POST", "/api/v1/front/customer/create", key, { payer_id: "c-1" })).status).toBe(200)
@@ -324,8 +325,8 @@ for (const [name, storage] of backends()) {
           price_type: "flat_price",
           price_plan: { billing_cycle_unit: "month", base_price_val: "1" }
         }),
-        400,
-        "InvalidParameter",
+        404,
+        "resource_not_found",
         "product_id"
       )
       expectEnvelopeError(
