@@ -45,7 +45,9 @@ export {
   engineOn,
   type InvoiceJson,
   layer,
+  type PaymentErrorJson,
   type PaymentJson,
+  type PaymentOutcome,
   type PriceJson,
   type ProductJson,
   type RefundJson,
@@ -62,6 +64,7 @@ export type { EntitlementsClient } from "./facade/Client.js"
 export type { CustomerEntitlementsJson, EntitlementCheckJson, EntitlementSettingsJson } from "./facade/Types.js"
 export {
   ConflictError,
+  DataDirLockedError,
   InvalidParameterError,
   InvalidRequestError,
   NotFoundError,
