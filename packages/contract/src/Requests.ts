@@ -48,11 +48,7 @@ export const referencedBy =
   (param: string) =>
   <A, E, R>(
     self: Effect.Effect<A, E, R>
-  ): Effect.Effect<
-    A,
-    Exclude<E, Errors.TradeNotFound | Errors.PriceNotFound> | Errors.NotFound,
-    R
-  > =>
+  ): Effect.Effect<A, Exclude<E, Errors.TradeNotFound | Errors.PriceNotFound> | Errors.NotFound, R> =>
     Effect.mapError(self, (e) =>
       e instanceof Errors.NotFound && e.param === undefined
         ? new Errors.NotFound({ resource: e.resource, id: e.id, param })

@@ -144,8 +144,13 @@ export class DataDirLockedError extends RecurError {
 /** `@recur/sql`'s `DataDirLock.DataDirLocked`, known by its tag (this module names no storage). */
 const isDataDirLocked = (
   u: unknown
-): u is { readonly message: string; readonly dataDir: string; readonly pid: number; readonly host: string; readonly since: string } =>
-  typeof u === "object" && u !== null && (u as { _tag?: unknown })._tag === "DataDirLocked"
+): u is {
+  readonly message: string
+  readonly dataDir: string
+  readonly pid: number
+  readonly host: string
+  readonly since: string
+} => typeof u === "object" && u !== null && (u as { _tag?: unknown })._tag === "DataDirLocked"
 
 const classes = {
   invalid_parameter: InvalidParameterError,

@@ -329,12 +329,7 @@ export const makeMiddleware = (
         const wait = take(auth, yield* Clock.currentTimeMillis)
         if (wait > 0)
           return HttpServerResponse.setHeader(
-            envelope(
-              429,
-              "rate_limit_exceeded",
-              "Too many requests for this API key.",
-              Observed.requestIdOf(request)
-            ),
+            envelope(429, "rate_limit_exceeded", "Too many requests for this API key.", Observed.requestIdOf(request)),
             "retry-after",
             String(wait)
           )

@@ -32,10 +32,12 @@ const withPathIds = operations.filter((o) => o.path.includes("/:"))
 /** Body fields that carry an id but reference no object of the merchant, and why. */
 const notReferences: Record<string, string> = {
   event_id: "a usage event's own idempotency key, chosen by the merchant",
-  merchant_id: "the caller's merchant comes from the key; a body's merchant_id is ignored (a spoofed one finds nothing)",
+  merchant_id:
+    "the caller's merchant comes from the key; a body's merchant_id is ignored (a spoofed one finds nothing)",
   merchant_product_id: "the merchant's own label for a product, set at creation",
   order_id: "the merchant's own order reference, stored as given",
-  quote_id: "a preview's token: one that does not match the subscription is 409 (stale or expired), not a missing object",
+  quote_id:
+    "a preview's token: one that does not match the subscription is 409 (stale or expired), not a missing object",
   subscription_id:
     "in a change's body it is ignored (the path names the subscription); in a usage batch it is a reference, tested below"
 }
@@ -193,9 +195,24 @@ describe("an object that does not exist is 404 resource_not_found wherever it is
       ["POST", "/api/v1/products", { product_name: "X", category_id: "cat_nope" }, "category_id"],
       ["POST", "/api/v1/prices", priceBody(theirs.ids.product_id!), "product_id"],
       ["POST", "/api/v1/prices", priceBody("nope"), "product_id"],
-      ["POST", "/api/v1/session", { customer_id: theirs.ids.customer_id, line_items: [{ price_id: mine.ids.price_id }] }, "customer_id"],
-      ["POST", "/api/v1/session", { customer_id: "nope", line_items: [{ price_id: mine.ids.price_id }] }, "customer_id"],
-      ["POST", "/api/v1/session", { payer_id: "p", line_items: [{ price_id: theirs.ids.price_id }] }, "line_items[0].price_id"],
+      [
+        "POST",
+        "/api/v1/session",
+        { customer_id: theirs.ids.customer_id, line_items: [{ price_id: mine.ids.price_id }] },
+        "customer_id"
+      ],
+      [
+        "POST",
+        "/api/v1/session",
+        { customer_id: "nope", line_items: [{ price_id: mine.ids.price_id }] },
+        "customer_id"
+      ],
+      [
+        "POST",
+        "/api/v1/session",
+        { payer_id: "p", line_items: [{ price_id: theirs.ids.price_id }] },
+        "line_items[0].price_id"
+      ],
       ["POST", "/api/v1/session", { payer_id: "p", line_items: [{ price_id: "nope" }] }, "line_items[0].price_id"],
       [
         "POST",
@@ -213,10 +230,25 @@ describe("an object that does not exist is 404 resource_not_found wherever it is
       [
         "POST",
         "/api/v1/usage/batch",
-        { records: [{ subscription_id: sub, usage_count: 1 }, { subscription_id: "nope", usage_count: 1 }] },
+        {
+          records: [
+            { subscription_id: sub, usage_count: 1 },
+            { subscription_id: "nope", usage_count: 1 }
+          ]
+        },
         "records[1].subscription_id"
       ],
-      ["POST", "/api/v1/discounts", { name: "D", discount_type: "percentage", percent_off: 5, product_ids: [mine.ids.product_id, theirs.ids.product_id] }, "product_ids[1]"],
+      [
+        "POST",
+        "/api/v1/discounts",
+        {
+          name: "D",
+          discount_type: "percentage",
+          percent_off: 5,
+          product_ids: [mine.ids.product_id, theirs.ids.product_id]
+        },
+        "product_ids[1]"
+      ],
       ["POST", `/api/v1/subscription/${sub}/discount`, { discount_id: theirs.ids.discount_id }, "discount_id"],
       ["POST", `/api/v1/subscription/${sub}/discount`, { discount_code: "NOSUCH" }, "discount_code"],
       ["POST", `/api/v1/subscription/${sub}/discount/remove`, { discount_id: mine.ids.discount_id }, "discount_id"],
@@ -256,7 +288,10 @@ describe("an object that does not exist is 404 resource_not_found wherever it is
       throw new Error("expected a rejection")
     }
     const cases: ReadonlyArray<readonly [Promise<unknown>, string]> = [
-      [billing.checkout.createSession(mine.m, { payer_id: "p", line_items: [{ price_id: theirs.ids.price_id! }] }), "line_items[0].price_id"],
+      [
+        billing.checkout.createSession(mine.m, { payer_id: "p", line_items: [{ price_id: theirs.ids.price_id! }] }),
+        "line_items[0].price_id"
+      ],
       [billing.refunds.create(mine.m, { trade_id: theirs.ids.trade_id!, amount: "1.00" }), "trade_id"],
       [billing.portal.createSession(mine.m, { customer_id: theirs.ids.customer_id! }), "customer_id"],
       [billing.subscriptions.change(mine.m, mine.ids.subscription_id!, { price_id: "nope" }), "price_id"]

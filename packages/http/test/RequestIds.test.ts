@@ -48,8 +48,12 @@ describe("every error envelope carries its request id", () => {
     return { status: res.status, body: (await res.json()) as any }
   }
   const session = async () =>
-    (await billing.checkout.createSession(merchantId, { payer_id: `p-${Math.random()}`, line_items: [{ price_id: priceId }] }))
-      .session_id
+    (
+      await billing.checkout.createSession(merchantId, {
+        payer_id: `p-${Math.random()}`,
+        line_items: [{ price_id: priceId }]
+      })
+    ).session_id
 
   type Answer = { status: number; body: any }
   /**
@@ -133,7 +137,11 @@ describe("every error envelope carries its request id", () => {
     for (const [name, status, run] of cases) {
       const r = await run({})
       const id = r.body?.data?.request_id
-      if (r.status !== (typeof status === "number" ? status : status[1]) || typeof id !== "string" || !SERVER_ID.test(id))
+      if (
+        r.status !== (typeof status === "number" ? status : status[1]) ||
+        typeof id !== "string" ||
+        !SERVER_ID.test(id)
+      )
         wrong.push(`${name}: ${r.status} ${JSON.stringify(r.body)}`)
       seen.add(id)
     }
@@ -153,7 +161,9 @@ describe("every error envelope carries its request id", () => {
   }, 60_000)
 
   it("a Request-Id that is not one (over 255 characters) is refused with 400 naming it, under an id of the server's", async () => {
-    const r = await send("/api/v1/products", { headers: { authorization: `Bearer ${key}`, "request-id": "x".repeat(256) } })
+    const r = await send("/api/v1/products", {
+      headers: { authorization: `Bearer ${key}`, "request-id": "x".repeat(256) }
+    })
     expect([r.status, r.body.code, r.body.data.param]).toEqual([400, "InvalidParameter", "Request-Id"])
     expect(r.body.data.request_id).toMatch(SERVER_ID)
   })

@@ -128,7 +128,9 @@ export const logging = Effect.gen(function* () {
   const problems = [
     ...(format === undefined ? [`RECUR_LOG_FORMAT must be json or pretty, not ${JSON.stringify(formatText)}`] : []),
     ...(level === undefined
-      ? [`RECUR_LOG_LEVEL must be one of trace, debug, info, warn, error, fatal, none, not ${JSON.stringify(levelText)}`]
+      ? [
+          `RECUR_LOG_LEVEL must be one of trace, debug, info, warn, error, fatal, none, not ${JSON.stringify(levelText)}`
+        ]
       : [])
   ]
   if (format === undefined || level === undefined) return yield* new ConfigProblems({ problems })
@@ -252,7 +254,6 @@ export const parseTrustedProxies = (text: string): Result.Result<ReadonlyArray<s
  */
 export const load = Effect.suspend(() => settings(true))
 
-
 /**
  * The mistakes in the configuration {@link load} reads, without touching the data directory
  * (no master key is made): none is an empty list.
@@ -304,7 +305,12 @@ const settings = (complete: boolean) =>
       Effect.sync(() => (e instanceof ConfigProblems ? e.problems : [e.message]).forEach(problem))
     )
     // 0: the system picks a free port (tests); the server prints the one it listens on
-    const port = yield* int("PORT", 4000, (n) => n >= 0 && n <= 65535, "must be a port number from 0 to 65535 (0: any free port)")
+    const port = yield* int(
+      "PORT",
+      4000,
+      (n) => n >= 0 && n <= 65535,
+      "must be a port number from 0 to 65535 (0: any free port)"
+    )
     const publicUrl = yield* Config.String("RECUR_PUBLIC_URL").pipe(Config.withDefault(`http://localhost:${port}`))
     const dataDir = resolve(yield* Config.String("RECUR_DATA_DIR").pipe(Config.withDefault("./.recur")))
     const databaseUrl = yield* Config.option(Config.String("DATABASE_URL"))
@@ -313,14 +319,18 @@ const settings = (complete: boolean) =>
     const rateText = yield* Config.String("RECUR_RATE_LIMIT").pipe(Config.withDefault("100/200"))
     const rateLimit = parseRateLimit(rateText) ?? { perSecond: 100, burst: 200 }
     if (parseRateLimit(rateText) === undefined)
-      problem(`RECUR_RATE_LIMIT must be "off" or "<per second>/<burst>" (e.g. 100/200), not ${JSON.stringify(rateText)}`)
+      problem(
+        `RECUR_RATE_LIMIT must be "off" or "<per second>/<burst>" (e.g. 100/200), not ${JSON.stringify(rateText)}`
+      )
     const maxBodyBytes = yield* int(
       "RECUR_MAX_BODY_BYTES",
       1024 * 1024,
       (n) => n >= 1024 && n <= 64 * 1024 * 1024,
       "must be between 1024 and 67108864 (64 MiB)"
     )
-    const trustedProxies = parseTrustedProxies(yield* Config.String("RECUR_TRUSTED_PROXIES").pipe(Config.withDefault("")))
+    const trustedProxies = parseTrustedProxies(
+      yield* Config.String("RECUR_TRUSTED_PROXIES").pipe(Config.withDefault(""))
+    )
     if (Result.isFailure(trustedProxies)) problem(trustedProxies.failure)
     const accessLog = yield* bool("RECUR_ACCESS_LOG", true)
     const tracing = yield* bool("RECUR_TRACING", false)

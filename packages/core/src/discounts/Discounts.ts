@@ -525,7 +525,11 @@ export class Discounts extends Context.Service<Discounts>()("@recur/core/Discoun
             must(o, "subscription", subscriptionId)
           )
           if (!sv.value.discounts.some((t) => t.discount_id === discountId))
-            return yield* new Errors.NotFound({ resource: "subscription discount", id: discountId, param: "discount_id" })
+            return yield* new Errors.NotFound({
+              resource: "subscription discount",
+              id: discountId,
+              param: "discount_id"
+            })
           const next = { ...sv.value, discounts: sv.value.discounts.filter((t) => t.discount_id !== discountId) }
           yield* saveSub(next, sv.version, at)
           return termsOf(next)

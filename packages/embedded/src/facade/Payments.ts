@@ -64,7 +64,9 @@ export const trades = ({ run }: Kit<Services>): BillingClient["trades"] => ({
       Effect.gen(function* () {
         const p = yield* page(filter)
         const statuses =
-          filter.trade_status === undefined ? undefined : yield* named("trade_status", TradeStatuses, filter.trade_status)
+          filter.trade_status === undefined
+            ? undefined
+            : yield* named("trade_status", TradeStatuses, filter.trade_status)
         const billing = yield* Billing.Billing
         return yield* billing.listTrades(merchantId, {
           ...p,
@@ -275,7 +277,9 @@ export const webhooks = ({ run }: Kit<Services>): BillingClient["webhooks"] => (
       Effect.gen(function* () {
         const p = yield* page(filter)
         const statuses =
-          filter.event_statuses === undefined ? undefined : yield* named("event_statuses", DeliveryStatuses, filter.event_statuses)
+          filter.event_statuses === undefined
+            ? undefined
+            : yield* named("event_statuses", DeliveryStatuses, filter.event_statuses)
         return yield* Webhooks.Webhooks.use((w) =>
           w.listEvents(merchantId, {
             ...p,

@@ -119,7 +119,9 @@ export const subscriptions = ({ run }: Kit<Services>): BillingClient["subscripti
           const p = yield* page(filter)
           const statuses = filter.status === undefined ? undefined : yield* named("status", Statuses, filter.status)
           const unit =
-            filter.billing_cycle_unit === undefined ? undefined : yield* named("billing_cycle_unit", CycleUnit, filter.billing_cycle_unit)
+            filter.billing_cycle_unit === undefined
+              ? undefined
+              : yield* named("billing_cycle_unit", CycleUnit, filter.billing_cycle_unit)
           const billing = yield* Billing.Billing
           return yield* billing.listSubscriptions(merchantId, {
             ...p,

@@ -32,7 +32,7 @@ import type {
   Webhooks
 } from "@recur/core"
 import type { RequestBodies } from "@recur/contract"
-import { type Effect, type Option, Schema } from "effect"
+import { type Effect, Schema } from "effect"
 
 type Success<F extends (...args: never) => Effect.Effect<unknown, unknown, unknown>> = Effect.Success<ReturnType<F>>
 
