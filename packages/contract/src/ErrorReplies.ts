@@ -35,7 +35,8 @@ export type Reply =
  * @since 0.1.0
  */
 export interface Binding<E> {
-  readonly reply: Reply
+  /** The kind of answer, or how the error's own fields choose it (a refused reference that does not exist is `not_found`). */
+  readonly reply: Reply | ((e: E) => Reply)
   /** The request field at fault, when there is one. */
   readonly param?: (e: E) => string | undefined
 }
@@ -69,7 +70,7 @@ const usageFields = {
 export const bindings: {
   readonly [K in Errors.RecurError["_tag"]]: Binding<Extract<Errors.RecurError, { readonly _tag: K }>>
 } = {
-  NotFound: { reply: "not_found" },
+  NotFound: { reply: "not_found", param: (e) => e.param },
   InvalidParameter: { reply: "invalid_parameter", param: (e) => e.param },
   InvalidRequest: { reply: "invalid_request", param: (e) => e.param },
   StateConflict: { reply: "conflict" },
@@ -77,14 +78,17 @@ export const bindings: {
   Unauthorized: { reply: "unauthorized" },
   PriceNotFound: { reply: "not_found" },
   SessionRefused: {
-    reply: "invalid_parameter",
+    reply: (e) => (e.missing === true ? "not_found" : "invalid_parameter"),
     param: (e) => (e.reason === "rate" && e.rateGiven ? "merchant_rate" : sessionFields[e.reason])
   },
   SessionNotPayable: { reply: "conflict" },
   CardInvalid: { reply: "invalid_parameter", param: () => "card_number" },
   SubscriptionNotLive: { reply: "conflict" },
   SubscriptionActionRefused: { reply: "conflict" },
-  PriceChangeRefused: { reply: "invalid_parameter", param: () => "price_id" },
+  PriceChangeRefused: {
+    reply: (e) => (e.reason === "not_found" ? "not_found" : "invalid_parameter"),
+    param: () => "price_id"
+  },
   QuantityRefused: { reply: "invalid_parameter", param: () => "quantity" },
   QuoteExpired: { reply: "conflict" },
   QuoteStale: { reply: "conflict" },
@@ -131,7 +135,8 @@ export const replyTo = (
   readonly param: string | undefined
 } => {
   const binding = bindings[e._tag] as Binding<Errors.RecurError>
-  return { reply: binding.reply, ...answers[binding.reply], param: binding.param?.(e) }
+  const reply = typeof binding.reply === "function" ? binding.reply(e) : binding.reply
+  return { reply, ...answers[reply], param: binding.param?.(e) }
 }
 
 /** The storage errors that mean "another writer got there first" (a store's or a database's own). */

@@ -31,6 +31,35 @@ import { Effect, Option, Result } from "effect"
 const invalid = (param: string, reason: string) => new Errors.InvalidParameter({ param, reason })
 
 /**
+ * An id a body or query references that names no object of this merchant — one of another
+ * shape included: 404 `resource_not_found` naming the field, as an unknown id in the path is
+ * 404 (the rule in docs/decisions.md, "Issue 32 (3)").
+ */
+const missing = (resource: string, id: string, param: string) => new Errors.NotFound({ resource, id, param })
+
+/**
+ * An engine call whose only possible "not found" is the object the request field `param`
+ * references (a refund's `trade_id`, a portal link's `customer_id`): that `NotFound`,
+ * `TradeNotFound` or `PriceNotFound` answered as a `NotFound` naming the field.
+ *
+ * @since 0.1.0
+ */
+export const referencedBy =
+  (param: string) =>
+  <A, E, R>(
+    self: Effect.Effect<A, E, R>
+  ): Effect.Effect<A, Exclude<E, Errors.TradeNotFound | Errors.PriceNotFound> | Errors.NotFound, R> =>
+    Effect.mapError(self, (e) =>
+      e instanceof Errors.NotFound && e.param === undefined
+        ? new Errors.NotFound({ resource: e.resource, id: e.id, param })
+        : e instanceof Errors.TradeNotFound
+          ? missing("trade", e.tradeId, param)
+          : e instanceof Errors.PriceNotFound
+            ? missing("price", e.priceId, param)
+            : e
+    ) as Effect.Effect<A, Exclude<E, Errors.TradeNotFound | Errors.PriceNotFound> | Errors.NotFound, R>
+
+/**
  * The body of `POST /api/v1/subscription/{id}` and of its preview: strings as they arrive.
  *
  * @since 0.1.0
@@ -67,7 +96,7 @@ export const changeCommand = (
     let priceId = Option.none<Ids.PriceId>()
     if (body.price_id !== undefined) {
       priceId = Ids.PriceId.makeOption(body.price_id)
-      if (Option.isNone(priceId)) return yield* invalid("price_id", "no such price")
+      if (Option.isNone(priceId)) return yield* missing("price", body.price_id, "price_id")
     }
     let quantity = Option.none<bigint>()
     if (body.quantity !== undefined) {
@@ -108,11 +137,11 @@ const AMOUNT = /^\d{1,13}(\.\d{1,12})?$/
 export const refundCommand = (
   body: RefundRequest,
   requestKey?: string
-): Effect.Effect<Refunds.RefundCommand, Errors.InvalidParameter | Errors.TradeNotFound> =>
+): Effect.Effect<Refunds.RefundCommand, Errors.InvalidParameter | Errors.NotFound> =>
   Effect.gen(function* () {
     if (body.trade_id === undefined) return yield* invalid("trade_id", "is required")
     const tradeId = Ids.TradeId.makeOption(body.trade_id)
-    if (Option.isNone(tradeId)) return yield* new Errors.TradeNotFound({ tradeId: body.trade_id })
+    if (Option.isNone(tradeId)) return yield* missing("trade", body.trade_id, "trade_id")
     let amount = Option.none<Decimal.Decimal>()
     if (body.amount !== undefined) {
       const parsed = AMOUNT.test(body.amount) ? Decimal.parse(body.amount) : undefined
@@ -178,7 +207,14 @@ const usageEventOf = (
       return yield* invalid(path("subscription_id"), "is required")
     if (r.usage_count === undefined) return yield* invalid(path("usage_count"), "is required")
     const sub = Ids.SubscriptionId.makeOption(r.subscription_id)
-    if (Option.isNone(sub)) return yield* new Errors.NotFound({ resource: "subscription", id: r.subscription_id })
+    // a batch's record names its field; the single event's id is the path's
+    const field = path("subscription_id")
+    if (Option.isNone(sub))
+      return yield* new Errors.NotFound({
+        resource: "subscription",
+        id: r.subscription_id,
+        ...(field !== "subscription_id" ? { param: field } : {})
+      })
     return {
       subscriptionId: sub.value,
       count: r.usage_count,
@@ -258,7 +294,7 @@ export interface SessionRequest {
  */
 export const sessionCommand = (
   input: SessionRequest
-): Effect.Effect<Checkout.SessionCommand, Errors.InvalidParameter> =>
+): Effect.Effect<Checkout.SessionCommand, Errors.InvalidParameter | Errors.NotFound> =>
   Effect.gen(function* () {
     const mode = input.mode ?? "checkout"
     if (input.payer_id === undefined && input.customer_id === undefined && input.email === undefined)
@@ -308,7 +344,7 @@ export const sessionCommand = (
     let customerId = Option.none<Ids.CustomerId>()
     if (input.customer_id !== undefined) {
       customerId = Ids.CustomerId.makeOption(input.customer_id)
-      if (Option.isNone(customerId)) return yield* invalid("customer_id", "no such customer")
+      if (Option.isNone(customerId)) return yield* missing("customer", input.customer_id, "customer_id")
     }
     let item: Option.Option<Checkout.SessionCommand["item"] extends Option.Option<infer I> ? I : never> = Option.none()
     let amount = Option.none<Money.Money>()
@@ -316,7 +352,7 @@ export const sessionCommand = (
       const line = items[0]!
       if (!line.price_id) return yield* invalid("line_items[0].price_id", "is required")
       const priceId = Ids.PriceId.makeOption(line.price_id)
-      if (Option.isNone(priceId)) return yield* invalid("line_items[0].price_id", "no such price")
+      if (Option.isNone(priceId)) return yield* missing("price", line.price_id, "line_items[0].price_id")
       let quantity = 1n
       if (line.quantity !== undefined) {
         const q = PriceRules.validateQuantity("line_items[0].quantity", line.quantity)
@@ -412,7 +448,7 @@ export const portalSessionCommand = (
   Effect.gen(function* () {
     if (body.customer_id === undefined) return yield* invalid("customer_id", "is required")
     const customerId = Ids.CustomerId.makeOption(body.customer_id)
-    if (Option.isNone(customerId)) return yield* new Errors.NotFound({ resource: "customer", id: body.customer_id })
+    if (Option.isNone(customerId)) return yield* missing("customer", body.customer_id, "customer_id")
     if (body.return_url !== undefined && !CheckoutSession.isRedirectUrl(body.return_url))
       return yield* invalid("return_url", "must be an absolute http(s) URL of at most 2048 characters")
     const flows: ReadonlyArray<string> = PortalSession.Flow.literals
@@ -449,7 +485,7 @@ export interface PortalSettingsRequest {
  */
 export const portalSettingsCommand = (
   body: PortalSettingsRequest
-): Effect.Effect<Portal.SettingsCommand, Errors.InvalidParameter> =>
+): Effect.Effect<Portal.SettingsCommand, Errors.InvalidParameter | Errors.NotFound> =>
   Effect.gen(function* () {
     if (body.reset === true) return { reset: true } as const
     let switchPrices = Option.none<ReadonlyArray<Ids.PriceId>>()
@@ -461,7 +497,7 @@ export const portalSettingsCommand = (
       for (const [i, id] of given.entries()) {
         if (given.indexOf(id) !== i) return yield* invalid(`switch_prices[${i}]`, "is listed twice")
         const priceId = Ids.PriceId.makeOption(id)
-        if (Option.isNone(priceId)) return yield* invalid(`switch_prices[${i}]`, "is not a price of this merchant")
+        if (Option.isNone(priceId)) return yield* missing("price", id, `switch_prices[${i}]`)
         ids.push(priceId.value)
       }
       switchPrices = Option.some(ids)
@@ -521,7 +557,7 @@ const instantOf = (param: string, text: string | undefined) => {
  */
 export const discountCommand = (
   body: DiscountRequest
-): Effect.Effect<Discounts.DiscountCommand, Errors.InvalidParameter> =>
+): Effect.Effect<Discounts.DiscountCommand, Errors.InvalidParameter | Errors.NotFound> =>
   Effect.gen(function* () {
     const name = body.name?.trim() ?? ""
     if (name === "" || name.length > 255) return yield* invalid("name", "is required (1 to 255 characters)")
@@ -553,7 +589,7 @@ export const discountCommand = (
     const productIds: Array<Ids.ProductId> = []
     for (const [i, id] of [...new Set(body.product_ids ?? [])].entries()) {
       const productId = Ids.ProductId.makeOption(id)
-      if (Option.isNone(productId)) return yield* invalid(`product_ids[${i}]`, "no such product")
+      if (Option.isNone(productId)) return yield* missing("product", id, `product_ids[${i}]`)
       productIds.push(productId.value)
     }
     const maxRedemptions = yield* wholeIn("max_redemptions", body.max_redemptions, 1, Discounts.MAX_REDEMPTIONS)
@@ -616,6 +652,14 @@ const refusedFields: {
   portalFlow: () => "flow"
 }
 
+/** The kind of object each part references, when the engine found none. */
+const refusedResources: { readonly [K in Errors.CommandRefused["part"]]?: string } = {
+  discountProduct: "product",
+  discountId: "discount",
+  discountCode: "discount",
+  switchPrice: "price"
+}
+
 /** A price rule's issue as the request field it is about (`price_plan.price_plan_tiers[2].due_price`). */
 const priceField = (i: PriceRules.Issue): string =>
   i.tier === undefined
@@ -631,14 +675,18 @@ const priceField = (i: PriceRules.Issue): string =>
  *
  * @since 0.1.0
  */
-export const refusal = (e: Errors.CommandRefused | PriceRules.PriceRuleViolation): Errors.InvalidParameter =>
+export const refusal = (
+  e: Errors.CommandRefused | PriceRules.PriceRuleViolation
+): Errors.InvalidParameter | Errors.NotFound =>
   e._tag === "PriceRuleViolation"
     ? new Errors.InvalidParameter({
         param: priceField(e.issues[0]),
         reason: e.issues[0].message,
         issues: e.issues.map((i) => ({ field: priceField(i), message: i.message }))
       })
-    : invalid(refusedFields[e.part](e), e.part === "discountExpiry" ? "must be after starts_at" : e.detail)
+    : e.missing === true
+      ? missing(refusedResources[e.part] ?? "object", e.id ?? "", refusedFields[e.part](e))
+      : invalid(refusedFields[e.part](e), e.part === "discountExpiry" ? "must be after starts_at" : e.detail)
 
 type Refused = Errors.CommandRefused | PriceRules.PriceRuleViolation
 
@@ -650,7 +698,7 @@ type Refused = Errors.CommandRefused | PriceRules.PriceRuleViolation
  */
 export const refusedAsParameter = <A, E, R>(
   self: Effect.Effect<A, E, R>
-): Effect.Effect<A, Exclude<E, Refused> | Errors.InvalidParameter, R> =>
+): Effect.Effect<A, Exclude<E, Refused> | Errors.InvalidParameter | Errors.NotFound, R> =>
   Effect.mapError(self, (e) =>
     e instanceof Errors.CommandRefused || e instanceof PriceRules.PriceRuleViolation ? refusal(e) : e
-  ) as Effect.Effect<A, Exclude<E, Refused> | Errors.InvalidParameter, R>
+  ) as Effect.Effect<A, Exclude<E, Refused> | Errors.InvalidParameter | Errors.NotFound, R>

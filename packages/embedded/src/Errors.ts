@@ -100,6 +100,58 @@ export class SystemError extends RecurError {}
  */
 export class UnavailableError extends RecurError {}
 
+/**
+ * 423 `data_dir_locked`: `createBilling({ storage: { pglite: dir } })` found the data directory
+ * held by another process — a running server, worker or CLI command, another `createBilling` —
+ * or by this one through another open. PGlite keeps the database in one process's memory, so a
+ * second opener would overwrite the first's writes: nothing was opened. `pid`, `host` and
+ * `since` name the holder; stop it (or close the other client), or use another directory. (The
+ * REST API never answers it: the server refuses to start, in one line.)
+ *
+ * @example
+ * try {
+ *   await createBilling({ storage: { pglite: "./.recur" } })
+ * } catch (e) {
+ *   if (e instanceof DataDirLockedError) console.error(`held by process ${e.pid} on ${e.host}`)
+ * }
+ * @since 0.1.0
+ */
+export class DataDirLockedError extends RecurError {
+  /** The directory. */
+  readonly dataDir: string
+  /** The holder's process id. */
+  readonly pid: number
+  /** The holder's host name. */
+  readonly host: string
+  /** When the holder took the directory (ISO 8601). */
+  readonly since: string
+
+  constructor(locked: {
+    readonly message: string
+    readonly dataDir: string
+    readonly pid: number
+    readonly host: string
+    readonly since: string
+  }) {
+    super({ message: locked.message, code: "data_dir_locked", status: 423 })
+    this.dataDir = locked.dataDir
+    this.pid = locked.pid
+    this.host = locked.host
+    this.since = locked.since
+  }
+}
+
+/** `@recur/sql`'s `DataDirLock.DataDirLocked`, known by its tag (this module names no storage). */
+const isDataDirLocked = (
+  u: unknown
+): u is {
+  readonly message: string
+  readonly dataDir: string
+  readonly pid: number
+  readonly host: string
+  readonly since: string
+} => typeof u === "object" && u !== null && (u as { _tag?: unknown })._tag === "DataDirLocked"
+
 const classes = {
   invalid_parameter: InvalidParameterError,
   invalid_request: InvalidRequestError,
@@ -139,6 +191,7 @@ export const fromDomain = (e: Errors.RecurError): RecurError => {
 export const fromCause = (cause: Cause.Cause<unknown>): RecurError => {
   const failure = Cause.findErrorOption(cause)
   if (failure._tag === "Some" && isDomainError(failure.value)) return fromDomain(failure.value)
+  if (failure._tag === "Some" && isDataDirLocked(failure.value)) return new DataDirLockedError(failure.value)
   const race = ErrorReplies.lostRace(cause)
   if (race !== undefined) return fromDomain(race)
   const squashed = Cause.squash(cause)

@@ -45,7 +45,9 @@ export {
   engineOn,
   type InvoiceJson,
   layer,
+  type PaymentErrorJson,
   type PaymentJson,
+  type PaymentOutcome,
   type PriceJson,
   type ProductJson,
   type RefundJson,
@@ -68,6 +70,7 @@ export type {
 } from "./facade/Types.js"
 export {
   ConflictError,
+  DataDirLockedError,
   InvalidParameterError,
   InvalidRequestError,
   NotFoundError,

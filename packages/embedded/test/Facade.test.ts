@@ -113,7 +113,12 @@ describe("the facade's failures", () => {
       const e = await rejection(
         billing.checkout.createSession(m, { payer_id: "p", line_items: [{ price_id: "pri_x" }] })
       )
-      expect([e.status, e.code, e.param]).toEqual([400, "InvalidParameter", "line_items[0].price_id"])
+      expect([e.constructor, e.status, e.code, e.param]).toEqual([
+        NotFoundError,
+        404,
+        "resource_not_found",
+        "line_items[0].price_id"
+      ])
       const price = await monthly(billing, m)
       const q = await rejection(
         billing.checkout.createSession(m, { payer_id: "p", line_items: [{ price_id: price.id, quantity: "0" }] })
@@ -450,7 +455,7 @@ describe("the facade's failures", () => {
         switch_prices: [price.id]
       })
       const bad = await rejection(billing.portal.updateSettings(m, { switch_prices: ["pri_nope"] }))
-      expect([bad.constructor, bad.param]).toEqual([InvalidParameterError, "switch_prices[0]"])
+      expect([bad.constructor, bad.param]).toEqual([NotFoundError, "switch_prices[0]"])
       expect((await billing.portal.updateSettings(m, { reset: true })).cancel).toBe(false)
       const session = await billing.checkout.createSession(m, { payer_id: "ada", line_items: [{ price_id: price.id }] })
       const sub = (await billing.checkout.pay(m, session.session_id, card("4242424242424242"))).subscription!.id

@@ -85,7 +85,19 @@ const typeChecks = async (billing: BillingClient, m: string) => {
   const session = await billing.checkout.getSession(m, "cs_1")
   // allow_discount_codes has a decoding default: always written, so not optional
   const codes: boolean = session.allow_discount_codes
-  return [priceId, status, version, codes]
+  // a payment's outcome is told by its status: a decline's error (its decline code) is there
+  // once narrowed, and may be null before
+  const paid = await billing.checkout.pay(m, "ses_1", {
+    number: "4000000000000002",
+    exp_month: 12,
+    exp_year: 2099,
+    cvc: "1"
+  })
+  // @ts-expect-error the error is null unless the payment failed or was unavailable
+  const unnarrowed: string = paid.error.code
+  const declineCode: string | undefined = paid.status === "failed" ? paid.error.code : undefined
+  const none: null = paid.status === "succeeded" ? paid.error : null
+  return [priceId, status, version, codes, unnarrowed, declineCode, none]
 }
 
 describe("the facade's types", () => {

@@ -29,6 +29,7 @@ import * as Observability from "./Observability.js"
 import * as ProcessorWebhooks from "./ProcessorWebhooks.js"
 import * as AuthMemo from "./internal/authMemo.js"
 import * as Limiter from "./internal/limiter.js"
+import * as Observed from "./internal/observed.js"
 import * as Refusal from "./internal/refusal.js"
 import * as OpenApiForGenerators from "./internal/openapiForGenerators.js"
 import { authenticationLive, handlers } from "./Handlers.js"
@@ -92,7 +93,7 @@ const decodeFailure = (requestId: string, issue: SchemaIssue.Issue) => {
  */
 export const decodeErrorsLive = HttpApiMiddleware.layerSchemaErrorTransform(DecodeErrors, (error) =>
   HttpServerRequest.HttpServerRequest.use((request) =>
-    Effect.fail(decodeFailure(request.headers["request-id"] ?? "", error.cause.issue))
+    Effect.fail(decodeFailure(Observed.requestIdOf(request), error.cause.issue))
   )
 )
 
@@ -329,12 +330,7 @@ export const makeMiddleware = (
         const wait = take(auth, yield* Clock.currentTimeMillis)
         if (wait > 0)
           return HttpServerResponse.setHeader(
-            envelope(
-              429,
-              "rate_limit_exceeded",
-              "Too many requests for this API key.",
-              request.headers["request-id"] ?? ""
-            ),
+            envelope(429, "rate_limit_exceeded", "Too many requests for this API key.", Observed.requestIdOf(request)),
             "retry-after",
             String(wait)
           )
@@ -372,11 +368,14 @@ export const middlewareWith =
   <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>): Guarded<R> =>
     Effect.gen(function* () {
       const request = yield* HttpServerRequest.HttpServerRequest
-      const requestId = request.headers["request-id"] ?? ""
+      // the envelope's id (the client's Request-Id, or one of the server's when none was sent) and
+      // the idempotency key (only ever the client's own)
+      const requestId = Observed.requestIdOf(request)
+      const key = Observed.clientRequestId(request) ?? ""
       const refused = yield* Refusal.refusal(request, limits.maxBodyBytes ?? defaultMaxBodyBytes)
       if (refused !== undefined) return envelope(refused[0], refused[1], refused[2], requestId, refused[3])
       if (request.method === "POST" && pathOf(request.url).startsWith("/api/")) {
-        const handled = yield* idempotent(app, request, requestId).pipe(
+        const handled = yield* idempotent(app, request, key).pipe(
           Effect.catchCause(recover(requestId)),
           Effect.map((r) => (HttpServerResponse.isHttpServerResponse(r) ? Option.some(r) : r))
         )
@@ -435,7 +434,7 @@ const openApiRoute = HttpRouter.add(
 
 /** Any other path: the envelope's 404. */
 const notFoundRoute = HttpRouter.add("*", "/*", (request) =>
-  Effect.succeed(envelope(404, "resource_not_found", "No such route.", request.headers["request-id"] ?? ""))
+  Effect.succeed(envelope(404, "resource_not_found", "No such route.", Observed.requestIdOf(request)))
 )
 
 /**

@@ -176,7 +176,7 @@ export const nodeHandler = async (billing: EngineSource, options: MountOptions =
     handle: (req, res, next) => {
       handle(req, res, next).catch((error: unknown) => {
         if (next) return next(error)
-        Bridge.failed(res)
+        Bridge.failed(req, res)
       })
     },
     close: mount.close

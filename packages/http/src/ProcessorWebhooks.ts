@@ -12,14 +12,23 @@
 import { Ports, ProcessorEvents } from "@recur/core"
 import { Effect } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import * as Observed from "./internal/observed.js"
 
 const answer = (status: number, body: Record<string, unknown>) =>
   HttpServerResponse.jsonUnsafe(body, { status, headers: { "cache-control": "no-store" } })
 
+/** An error answer in the API's envelope, naming the request (the processor sends no Request-Id: the server's). */
+const refuse = (request: HttpServerRequest.HttpServerRequest, status: number, code: string, message: string) =>
+  answer(status, { code, message, data: { request_id: Observed.requestIdOf(request) } })
+
 /** 503: the processor sends the event again later (Stripe retries for up to three days). */
-const retry = (reason: string) =>
+const retry = (request: HttpServerRequest.HttpServerRequest, reason: string) =>
   HttpServerResponse.jsonUnsafe(
-    { code: "processor_unavailable", message: `The event could not be handled now: ${reason}. Send it again.` },
+    {
+      code: "processor_unavailable",
+      message: `The event could not be handled now: ${reason}. Send it again.`,
+      data: { request_id: Observed.requestIdOf(request) }
+    },
     { status: 503, headers: { "cache-control": "no-store", "retry-after": "60" } }
   )
 
@@ -36,12 +45,12 @@ export const routes = HttpRouter.add(
     const [, , provider = "", merchantId = ""] = request.url.split("?")[0]!.split("/")
     const gateway = yield* Ports.PaymentGateway
     if (gateway.webhook === undefined || !/^[a-z]{2,20}$/.test(provider) || !/^mch_[0-9a-z]{26}$/.test(merchantId))
-      return answer(404, { code: "not_found", message: "No webhooks are taken here." })
+      return refuse(request, 404, "not_found", "No webhooks are taken here.")
     const body = yield* Effect.orElseSucceed(request.text, () => "")
     const read = yield* gateway.webhook({ provider, merchant_id: merchantId, body, headers: request.headers })
-    if (read._tag === "Failure") return answer(400, { code: "invalid_request_error", message: read.failure })
+    if (read._tag === "Failure") return refuse(request, 400, "invalid_request_error", read.failure)
     // genuine, but what it is about could not be read now: not acted on, not recorded; retried
-    if (read.success._tag === "Retry") return retry(read.success.reason)
+    if (read.success._tag === "Retry") return retry(request, read.success.reason)
     // one account serving several merchants: the event's own merchant (the gateway read it)
     const target = Ports.merchantOfEvent(read.success, merchantId)
     const received = yield* Effect.result(
@@ -49,10 +58,10 @@ export const routes = HttpRouter.add(
     )
     if (received._tag === "Failure")
       return received.failure._tag === "ConcurrentUpdate"
-        ? answer(409, { code: "state_conflict", message: received.failure.message })
+        ? refuse(request, 409, "state_conflict", received.failure.message)
         : received.failure._tag === "EventNotReadable"
-          ? retry(received.failure.reason)
-          : answer(404, { code: "not_found", message: received.failure.message })
+          ? retry(request, received.failure.reason)
+          : refuse(request, 404, "not_found", received.failure.message)
     return answer(200, { received: true, ...received.success })
   })
 )

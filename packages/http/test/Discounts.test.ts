@@ -85,7 +85,6 @@ for (const [name, storage] of backends()) {
         [{ ...base, duration: "once", duration_cycles: 2 }, "duration_cycles"],
         [{ ...base, duration: "repeating", duration_cycles: 0 }, "duration_cycles"],
         [{ ...base, duration: "weekly" }, "duration"],
-        [{ ...base, product_ids: ["prd_missing"] }, "product_ids[0]"],
         [{ ...base, max_redemptions: 0 }, "max_redemptions"],
         [{ ...base, min_amount: "-1" }, "min_amount"],
         [{ ...base, expires_at: "tomorrow" }, "expires_at"],
@@ -98,6 +97,12 @@ for (const [name, storage] of backends()) {
           param
         ])
       }
+      // a product that does not exist is a missing reference: 404 naming its entry
+      expect(refusal(await create({ ...base, product_ids: ["prd_missing"] }))).toEqual([
+        404,
+        "resource_not_found",
+        "product_ids[0]"
+      ])
       expect(await count()).toBe(before)
     })
 
@@ -252,15 +257,16 @@ for (const [name, storage] of backends()) {
           (await create({ name: "Gone", code: "GONE", discount_type: "percentage", percent_off: 5 }, k)).body as any
         ).data.discount
         await api.call("POST", `/api/v1/discount/${ended.discount_id}/end`, k)
-        for (const [price, code, why] of [
-          [priceId, "NOSUCH", "no such discount code"],
-          [other.priceId, "SCOPED", "does not apply to this product"],
-          [priceId, "BIGONLY", "at least 100.00 USD"],
-          [priceId, "LATER", "has not started"],
-          [priceId, "GONE", "has ended"]
+        // a code that names no discount is a missing reference (404); one that does not apply, 400
+        for (const [price, code, why, status, answer] of [
+          [priceId, "NOSUCH", "no such discount code", 404, "resource_not_found"],
+          [other.priceId, "SCOPED", "does not apply to this product", 400, "InvalidParameter"],
+          [priceId, "BIGONLY", "at least 100.00 USD", 400, "InvalidParameter"],
+          [priceId, "LATER", "has not started", 400, "InvalidParameter"],
+          [priceId, "GONE", "has ended", 400, "InvalidParameter"]
         ] as const) {
           const r = await session(k, { line_items: [{ price_id: price }], discount_code: code })
-          expect([code, ...refusal(r)]).toEqual([code, 400, "InvalidParameter", "discount_code"])
+          expect([code, ...refusal(r)]).toEqual([code, status, answer, "discount_code"])
           expect((r.body as any).message).toContain(why)
         }
         expect(refusal(await session(k, { line_items: [{ price_id: priceId }], discount_code: "lower" }))).toEqual([

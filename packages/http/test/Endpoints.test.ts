@@ -157,7 +157,8 @@ for (const [name, storage] of backends()) {
       expectEnvelopeError(
         await app.call("POST", "/api/v1/front/customer/update", key, { customer_id: "cus_nope", name: "x" }),
         404,
-        "resource_not_found"
+        "resource_not_found",
+        "customer_id"
       )
 
       const got = await app.call("GET", `/api/v1/front/customer/${id}`, key)
@@ -236,7 +237,8 @@ for (const [name, storage] of backends()) {
       expectEnvelopeError(
         await app.call("POST", "/api/v1/front/customer/delete", key, { customer_id: id }),
         404,
-        "resource_not_found"
+        "resource_not_found",
+        "customer_id"
       )
       // the payer_id is free again
       expect((await app.call("POST", "/api/v1/front/customer/create", key, { payer_id: "c-1" })).status).toBe(200)
@@ -284,8 +286,8 @@ for (const [name, storage] of backends()) {
       })
       expectEnvelopeError(
         await app.call("POST", "/api/v1/products", key, { product_name: "X", category_id: "cat_nope" }),
-        400,
-        "InvalidParameter",
+        404,
+        "resource_not_found",
         "category_id"
       )
 
@@ -323,8 +325,8 @@ for (const [name, storage] of backends()) {
           price_type: "flat_price",
           price_plan: { billing_cycle_unit: "month", base_price_val: "1" }
         }),
-        400,
-        "InvalidParameter",
+        404,
+        "resource_not_found",
         "product_id"
       )
       expectEnvelopeError(
@@ -444,8 +446,8 @@ for (const [name, storage] of backends()) {
       )
       expectEnvelopeError(
         await app.call("POST", "/api/v1/session", w.key, { payer_id: "s-2", line_items: [{ price_id: "pri_nope" }] }),
-        400,
-        "InvalidParameter",
+        404,
+        "resource_not_found",
         "line_items[0].price_id"
       )
 
@@ -527,8 +529,8 @@ for (const [name, storage] of backends()) {
       )
       expectEnvelopeError(
         await app.call("POST", `/api/v1/subscription/${w.sub}`, w.key, { price_id: "pri_nope" }),
-        400,
-        "InvalidParameter",
+        404,
+        "resource_not_found",
         "price_id"
       )
       expect(
@@ -821,7 +823,8 @@ for (const [name, storage] of backends()) {
       expectEnvelopeError(
         await app.call("POST", "/api/v1/refund", w.key, { trade_id: "trd_nope", amount: "1.00" }),
         404,
-        "resource_not_found"
+        "resource_not_found",
+        "trade_id"
       )
       expectEnvelopeError(
         await app.call("POST", "/api/v1/refund", w.key, { trade_id: w.trade, amount: "30.01" }),
@@ -1031,7 +1034,7 @@ for (const [name, storage] of backends()) {
         const r = await app.call(method, path, key, body)
         expect([path, r.status, r.body.code]).toEqual([path, 404, "resource_not_found"])
       }
-      // another merchant's object named in a body is unknown here: 400 naming the field, nothing created
+      // another merchant's object named in a body is unknown here: 404 naming the field, nothing created
       for (const [path, body, param] of [
         [
           "/api/v1/prices",
@@ -1048,10 +1051,14 @@ for (const [name, storage] of backends()) {
         ["/api/v1/session", { payer_id: "x", line_items: [{ price_id: a.price.price_id }] }, "line_items[0].price_id"]
       ] as const) {
         const r = await app.call("POST", path, key, body)
-        expect([path, r.status, r.body.code, r.body.data.param]).toEqual([path, 400, "InvalidParameter", param])
+        expect([path, r.status, r.body.code, r.body.data.param]).toEqual([path, 404, "resource_not_found", param])
       }
       const refundAttempt = await app.call("POST", "/api/v1/refund", key, { trade_id: a.trade, amount: "1.00" })
-      expect([refundAttempt.status, refundAttempt.body.code]).toEqual([404, "resource_not_found"])
+      expect([refundAttempt.status, refundAttempt.body.code, refundAttempt.body.data.param]).toEqual([
+        404,
+        "resource_not_found",
+        "trade_id"
+      ])
       const empty = [
         `/api/v1/front/customer?payer_ids=secret-payer`,
         `/api/v1/front/customer?customer_ids=${customer}`,

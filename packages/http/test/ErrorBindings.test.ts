@@ -8,6 +8,37 @@ import { ErrorBindings } from "@recur/http"
 // one instance of every error core can raise, and the answer the contract gives it
 const cases: ReadonlyArray<readonly [Errors.RecurError, string, string, string | undefined]> = [
   [new Errors.NotFound({ resource: "price", id: "pri_x" }), "NotFound", "resource_not_found", undefined],
+  // an id a body references that names nothing: 404 naming the field
+  [
+    new Errors.NotFound({ resource: "price", id: "pri_x", param: "line_items[0].price_id" }),
+    "NotFound",
+    "resource_not_found",
+    "line_items[0].price_id"
+  ],
+  [
+    new Errors.SessionRefused({ reason: "price", rateGiven: false, detail: "no such price", missing: true }),
+    "NotFound",
+    "resource_not_found",
+    "line_items[0].price_id"
+  ],
+  [
+    new Errors.SessionRefused({ reason: "discount", rateGiven: false, detail: "no such discount code", missing: true }),
+    "NotFound",
+    "resource_not_found",
+    "discount_code"
+  ],
+  [
+    new Errors.SessionRefused({ reason: "discount", rateGiven: false, detail: "has ended" }),
+    "InvalidParameter",
+    "InvalidParameter",
+    "discount_code"
+  ],
+  [
+    new Errors.PriceChangeRefused({ subscriptionId: "sub_x", priceId: "pri_y", reason: "not_found", detail: "d" }),
+    "NotFound",
+    "resource_not_found",
+    "price_id"
+  ],
   [new Errors.InvalidParameter({ param: "limit", reason: "bad" }), "InvalidParameter", "InvalidParameter", "limit"],
   [new Errors.InvalidRequest({ reason: "both cursors" }), "InvalidRequest", "invalid_request_error", undefined],
   [

@@ -123,14 +123,15 @@ for (const [name, storage] of backends()) {
       })
       const other = await fresh()
       const foreign = await plans(other)
-      for (const [body, param] of [
-        [{ switch_prices: ["pri_missing"] }, "switch_prices[0]"],
-        [{ switch_prices: [p.basic, foreign.pro] }, "switch_prices[1]"],
-        [{ switch_prices: [p.once] }, "switch_prices[0]"],
-        [{ switch_prices: [p.basic, p.basic] }, "switch_prices[1]"],
-        [{ switch_prices: Array.from({ length: 21 }, () => p.basic) }, "switch_prices"]
+      // a price that does not exist here (another merchant's included) is 404; one that cannot be offered, 400
+      for (const [body, param, status, code] of [
+        [{ switch_prices: ["pri_missing"] }, "switch_prices[0]", 404, "resource_not_found"],
+        [{ switch_prices: [p.basic, foreign.pro] }, "switch_prices[1]", 404, "resource_not_found"],
+        [{ switch_prices: [p.once] }, "switch_prices[0]", 400, "InvalidParameter"],
+        [{ switch_prices: [p.basic, p.basic] }, "switch_prices[1]", 400, "InvalidParameter"],
+        [{ switch_prices: Array.from({ length: 21 }, () => p.basic) }, "switch_prices", 400, "InvalidParameter"]
       ] as const)
-        expect([param, ...refusal(await settings(k, body))]).toEqual([param, 400, "InvalidParameter", param])
+        expect([param, ...refusal(await settings(k, body))]).toEqual([param, status, code, param])
       // a wrong type is refused by the body's schema, and nothing changed
       expect((await settings(k, { cancel: "no" })).status).toBe(400)
       expect(data(await api.call("GET", "/api/v1/portal_settings", k)).switch_prices).toEqual([p.basic, p.pro])

@@ -5,10 +5,22 @@
  */
 import { DunningPolicy, Portal, type Secrets, TaxRates } from "@recur/core"
 import { Http } from "@recur/http"
-import { Config, Effect, type LogLevel, Option, Redacted, Result } from "effect"
+import { Config, Data, Effect, type LogLevel, Option, Redacted, Result } from "effect"
 import { MasterKey } from "@recur/sql"
 import { readFileSync } from "node:fs"
 import { resolve } from "node:path"
+
+/**
+ * Every mistake in the server's configuration at once, one per line: an operator fixes them all
+ * in one go instead of one per start. The CLI prints each as its own `recur: …` line.
+ *
+ * @since 0.1.0
+ */
+export class ConfigProblems extends Data.TaggedError("ConfigProblems")<{ readonly problems: ReadonlyArray<string> }> {
+  override get message() {
+    return this.problems.join("\n")
+  }
+}
 
 /**
  * The validated configuration.
@@ -116,16 +128,17 @@ export const logging = Effect.gen(function* () {
   const formatText = (yield* Config.String("RECUR_LOG_FORMAT").pipe(Config.withDefault("json"))).trim().toLowerCase()
   const format =
     formatText === "json" ? "json" : formatText === "pretty" || formatText === "logfmt" ? "pretty" : undefined
-  if (format === undefined)
-    return yield* Effect.fail(new Error(`RECUR_LOG_FORMAT must be json or pretty, not ${JSON.stringify(formatText)}`))
   const levelText = yield* Config.String("RECUR_LOG_LEVEL").pipe(Config.withDefault("info"))
   const level = parseLogLevel(levelText)
-  if (level === undefined)
-    return yield* Effect.fail(
-      new Error(
-        `RECUR_LOG_LEVEL must be one of trace, debug, info, warn, error, fatal, none, not ${JSON.stringify(levelText)}`
-      )
-    )
+  const problems = [
+    ...(format === undefined ? [`RECUR_LOG_FORMAT must be json or pretty, not ${JSON.stringify(formatText)}`] : []),
+    ...(level === undefined
+      ? [
+          `RECUR_LOG_LEVEL must be one of trace, debug, info, warn, error, fatal, none, not ${JSON.stringify(levelText)}`
+        ]
+      : [])
+  ]
+  if (format === undefined || level === undefined) return yield* new ConfigProblems({ problems })
   return { format, level } satisfies LogSettings
 })
 
@@ -245,128 +258,213 @@ export const parseTrustedProxies = (text: string): Result.Result<ReadonlyArray<s
  *
  * @since 0.1.0
  */
-export const load = Effect.gen(function* () {
-  // 0: the system picks a free port (tests); the server prints the one it listens on
-  const port = yield* Config.Int("PORT").pipe(Config.withDefault(4000))
-  if (port < 0 || port > 65535)
-    return yield* Effect.fail(new Error("PORT must be a port number from 0 to 65535 (0: any free port)"))
-  const publicUrl = yield* Config.String("RECUR_PUBLIC_URL").pipe(Config.withDefault(`http://localhost:${port}`))
-  const dataDir = resolve(yield* Config.String("RECUR_DATA_DIR").pipe(Config.withDefault("./.recur")))
-  const databaseUrl = yield* Config.option(Config.String("DATABASE_URL"))
-  const databaseSchema = yield* Config.option(Config.String("RECUR_DATABASE_SCHEMA"))
-  const allowPrivateWebhooks = yield* Config.Boolean("RECUR_WEBHOOKS_ALLOW_PRIVATE").pipe(Config.withDefault(false))
-  const rateText = yield* Config.String("RECUR_RATE_LIMIT").pipe(Config.withDefault("100/200"))
-  const rateLimit = parseRateLimit(rateText)
-  if (rateLimit === undefined)
-    return yield* Effect.fail(
-      new Error(
+export const load = Effect.suspend(() => settings(true))
+
+/**
+ * The mistakes in the configuration {@link load} reads, without touching the data directory
+ * (no master key is made): none is an empty list.
+ *
+ * @since 0.1.0
+ */
+export const problems: Effect.Effect<ReadonlyArray<string>> = Effect.suspend(() => settings(false)).pipe(
+  Effect.as([] as ReadonlyArray<string>),
+  Effect.catch((e) => Effect.succeed(e instanceof ConfigProblems ? e.problems : [e.message]))
+)
+
+const BOOLEANS: Record<string, boolean> = {
+  true: true,
+  yes: true,
+  on: true,
+  "1": true,
+  y: true,
+  false: false,
+  no: false,
+  off: false,
+  "0": false,
+  n: false
+}
+
+const settings = (complete: boolean) =>
+  Effect.gen(function* () {
+    const problems: Array<string> = []
+    const problem = (message: string) => void problems.push(message)
+    /** A whole number from the environment, or `fallback`; a mistake is noted with `rule`'s words. */
+    const int = (name: string, fallback: number, valid: (n: number) => boolean, rule: string) =>
+      Effect.map(Config.option(Config.String(name)), (o) => {
+        if (Option.isNone(o)) return fallback
+        const t = o.value.trim()
+        const n = /^-?\d{1,12}$/.test(t) ? Number(t) : Number.NaN
+        if (Number.isInteger(n) && valid(n)) return n
+        problem(`${name} ${rule}, not ${JSON.stringify(o.value)}`)
+        return fallback
+      })
+    const bool = (name: string, fallback: boolean) =>
+      Effect.map(Config.option(Config.String(name)), (o) => {
+        if (Option.isNone(o)) return fallback
+        const b = BOOLEANS[o.value.trim().toLowerCase()]
+        if (b !== undefined) return b
+        problem(`${name} must be true or false, not ${JSON.stringify(o.value)}`)
+        return fallback
+      })
+    // the log settings are the CLI's first read; named again here so that all mistakes show at once
+    yield* Effect.catch(logging, (e) =>
+      Effect.sync(() => (e instanceof ConfigProblems ? e.problems : [e.message]).forEach(problem))
+    )
+    // 0: the system picks a free port (tests); the server prints the one it listens on
+    const port = yield* int(
+      "PORT",
+      4000,
+      (n) => n >= 0 && n <= 65535,
+      "must be a port number from 0 to 65535 (0: any free port)"
+    )
+    const publicUrl = yield* Config.String("RECUR_PUBLIC_URL").pipe(Config.withDefault(`http://localhost:${port}`))
+    const dataDir = resolve(yield* Config.String("RECUR_DATA_DIR").pipe(Config.withDefault("./.recur")))
+    const databaseUrl = yield* Config.option(Config.String("DATABASE_URL"))
+    const databaseSchema = yield* Config.option(Config.String("RECUR_DATABASE_SCHEMA"))
+    const allowPrivateWebhooks = yield* bool("RECUR_WEBHOOKS_ALLOW_PRIVATE", false)
+    const rateText = yield* Config.String("RECUR_RATE_LIMIT").pipe(Config.withDefault("100/200"))
+    const rateLimit = parseRateLimit(rateText) ?? { perSecond: 100, burst: 200 }
+    if (parseRateLimit(rateText) === undefined)
+      problem(
         `RECUR_RATE_LIMIT must be "off" or "<per second>/<burst>" (e.g. 100/200), not ${JSON.stringify(rateText)}`
       )
+    const maxBodyBytes = yield* int(
+      "RECUR_MAX_BODY_BYTES",
+      1024 * 1024,
+      (n) => n >= 1024 && n <= 64 * 1024 * 1024,
+      "must be between 1024 and 67108864 (64 MiB)"
     )
-  const maxBodyBytes = yield* Config.Int("RECUR_MAX_BODY_BYTES").pipe(Config.withDefault(1024 * 1024))
-  if (maxBodyBytes < 1024 || maxBodyBytes > 64 * 1024 * 1024)
-    return yield* Effect.fail(new Error("RECUR_MAX_BODY_BYTES must be between 1024 and 67108864 (64 MiB)"))
-  const trustedProxies = parseTrustedProxies(yield* Config.String("RECUR_TRUSTED_PROXIES").pipe(Config.withDefault("")))
-  if (Result.isFailure(trustedProxies)) return yield* Effect.fail(new Error(trustedProxies.failure))
-  const accessLog = yield* Config.Boolean("RECUR_ACCESS_LOG").pipe(Config.withDefault(true))
-  const tracing = yield* Config.Boolean("RECUR_TRACING").pipe(Config.withDefault(false))
-  // PGlite is one connection: its transactions run one at a time whatever the worker does
-  const workerConcurrency = yield* Config.Int("RECUR_WORKER_CONCURRENCY").pipe(
-    Config.withDefault(Option.isSome(databaseUrl) ? 8 : 1)
-  )
-  if (workerConcurrency < 1 || workerConcurrency > 64)
-    return yield* Effect.fail(new Error("RECUR_WORKER_CONCURRENCY must be between 1 and 64"))
-  const retryText = yield* Config.String("RECUR_DUNNING_RETRY_DAYS").pipe(Config.withDefault("1,3,5,7"))
-  const retryDays = parseRetryDays(retryText)
-  if (retryDays === undefined)
-    return yield* Effect.fail(
-      new Error(
+    const trustedProxies = parseTrustedProxies(
+      yield* Config.String("RECUR_TRUSTED_PROXIES").pipe(Config.withDefault(""))
+    )
+    if (Result.isFailure(trustedProxies)) problem(trustedProxies.failure)
+    const accessLog = yield* bool("RECUR_ACCESS_LOG", true)
+    const tracing = yield* bool("RECUR_TRACING", false)
+    // PGlite is one connection: its transactions run one at a time whatever the worker does
+    const workerConcurrency = yield* int(
+      "RECUR_WORKER_CONCURRENCY",
+      Option.isSome(databaseUrl) ? 8 : 1,
+      (n) => n >= 1 && n <= 64,
+      "must be between 1 and 64"
+    )
+    const retryText = yield* Config.String("RECUR_DUNNING_RETRY_DAYS").pipe(Config.withDefault("1,3,5,7"))
+    const retryDays = parseRetryDays(retryText) ?? [1, 3, 5, 7]
+    if (parseRetryDays(retryText) === undefined)
+      problem(
         `RECUR_DUNNING_RETRY_DAYS must be 1 to 10 increasing whole days from 1 to 60, comma-separated (e.g. 1,3,5,7), not ${JSON.stringify(retryText)}`
       )
-    )
-  const finalState = yield* Config.String("RECUR_DUNNING_FINAL_STATE").pipe(Config.withDefault("unpaid"))
-  if (finalState !== "unpaid" && finalState !== "canceled")
-    return yield* Effect.fail(
-      new Error(`RECUR_DUNNING_FINAL_STATE must be unpaid or canceled, not ${JSON.stringify(finalState)}`)
-    )
-  const dunning = { retryDays, finalState } as const
-  const taxRates = parseTaxRates(yield* Config.String("RECUR_TAX_RATES").pipe(Config.withDefault("")))
-  if (Result.isFailure(taxRates)) return yield* Effect.fail(new Error(taxRates.failure))
-  const portal = parsePortalSettings(yield* Config.String("RECUR_PORTAL_SETTINGS").pipe(Config.withDefault("")))
-  if (Result.isFailure(portal)) return yield* Effect.fail(new Error(portal.failure))
-  const stripeApiBase = yield* Config.option(Config.String("RECUR_STRIPE_API_BASE"))
-  if (Option.isSome(stripeApiBase) && !/^https?:\/\/[^/\s]+\/?$/.test(stripeApiBase.value))
-    return yield* Effect.fail(new Error("RECUR_STRIPE_API_BASE must be an http(s) origin, e.g. http://127.0.0.1:12111"))
-  const stripeJsUrl = yield* Config.option(Config.String("RECUR_STRIPE_JS_URL"))
-  if (Option.isSome(stripeJsUrl) && !/^https?:\/\/[^\s"'<>]+$/.test(stripeJsUrl.value))
-    return yield* Effect.fail(new Error("RECUR_STRIPE_JS_URL must be an http(s) URL"))
-  const metricsToken = yield* Config.option(Config.Redacted("RECUR_METRICS_TOKEN"))
-  if (Option.isSome(metricsToken) && !/^\S{16,}$/.test(Redacted.value(metricsToken.value)))
-    return yield* Effect.fail(new Error("RECUR_METRICS_TOKEN must be at least 16 characters, without spaces"))
-  const otlpUrl = yield* Config.option(Config.String("RECUR_OTLP_URL"))
-  if (Option.isSome(otlpUrl) && !/^https?:\/\/[^\s]+$/.test(otlpUrl.value))
-    return yield* Effect.fail(new Error("RECUR_OTLP_URL must be an http(s) URL, e.g. http://127.0.0.1:4318"))
-  const workerMetricsPort = Option.getOrUndefined(yield* Config.option(Config.Int("RECUR_WORKER_METRICS_PORT")))
-  if (workerMetricsPort !== undefined && (workerMetricsPort < 0 || workerMetricsPort > 65535))
-    return yield* Effect.fail(
-      new Error("RECUR_WORKER_METRICS_PORT must be a port number from 0 to 65535 (0: any free port)")
-    )
-  const configured = yield* Config.option(Config.Redacted("RECUR_MASTER_KEY"))
-  let masterKey: Redacted.Redacted<string>
-  let previousMasterKeys: ReadonlyArray<Secrets.PreviousKey> = []
-  if (Option.isSome(configured)) {
-    if (!MasterKey.isValid(Redacted.value(configured.value)))
-      return yield* Effect.fail(new Error("RECUR_MASTER_KEY must be 64 hexadecimal characters (32 bytes)"))
-    masterKey = configured.value
-    const previous = Redacted.value(
-      yield* Config.Redacted("RECUR_MASTER_KEY_PREVIOUS").pipe(Config.withDefault(Redacted.make("")))
-    )
-      .split(",")
-      .map((k) => k.trim())
-      .filter((k) => k !== "")
-    if (previous.some((k) => !MasterKey.isValid(k)))
-      return yield* Effect.fail(
-        new Error("RECUR_MASTER_KEY_PREVIOUS must be 64 hexadecimal characters (32 bytes), comma-separated")
+    const finalText = yield* Config.String("RECUR_DUNNING_FINAL_STATE").pipe(Config.withDefault("unpaid"))
+    const finalState = finalText === "canceled" ? "canceled" : "unpaid"
+    if (finalText !== "unpaid" && finalText !== "canceled")
+      problem(`RECUR_DUNNING_FINAL_STATE must be unpaid or canceled, not ${JSON.stringify(finalText)}`)
+    const dunning = { retryDays, finalState } as const
+    const taxRates = parseTaxRates(yield* Config.String("RECUR_TAX_RATES").pipe(Config.withDefault("")))
+    if (Result.isFailure(taxRates)) problem(taxRates.failure)
+    const portal = parsePortalSettings(yield* Config.String("RECUR_PORTAL_SETTINGS").pipe(Config.withDefault("")))
+    if (Result.isFailure(portal)) problem(portal.failure)
+    const stripeApiBase = yield* Config.option(Config.String("RECUR_STRIPE_API_BASE"))
+    if (Option.isSome(stripeApiBase) && !/^https?:\/\/[^/\s]+\/?$/.test(stripeApiBase.value))
+      problem("RECUR_STRIPE_API_BASE must be an http(s) origin, e.g. http://127.0.0.1:12111")
+    const stripeJsUrl = yield* Config.option(Config.String("RECUR_STRIPE_JS_URL"))
+    if (Option.isSome(stripeJsUrl) && !/^https?:\/\/[^\s"'<>]+$/.test(stripeJsUrl.value))
+      problem("RECUR_STRIPE_JS_URL must be an http(s) URL")
+    const metricsToken = yield* Config.option(Config.Redacted("RECUR_METRICS_TOKEN"))
+    if (Option.isSome(metricsToken) && !/^\S{16,}$/.test(Redacted.value(metricsToken.value)))
+      problem("RECUR_METRICS_TOKEN must be at least 16 characters, without spaces")
+    const otlpUrl = yield* Config.option(Config.String("RECUR_OTLP_URL"))
+    if (Option.isSome(otlpUrl) && !/^https?:\/\/[^\s]+$/.test(otlpUrl.value))
+      problem("RECUR_OTLP_URL must be an http(s) URL, e.g. http://127.0.0.1:4318")
+    const workerMetricsText = yield* Config.option(Config.String("RECUR_WORKER_METRICS_PORT"))
+    const workerMetricsPort = Option.match(workerMetricsText, {
+      onNone: () => undefined,
+      onSome: (text) => {
+        const n = /^\d{1,5}$/.test(text.trim()) ? Number(text.trim()) : Number.NaN
+        if (Number.isInteger(n) && n >= 0 && n <= 65535) return n
+        problem("RECUR_WORKER_METRICS_PORT must be a port number from 0 to 65535 (0: any free port)")
+        return undefined
+      }
+    })
+    const master = yield* masterKeys(dataDir, databaseUrl, problem, complete && problems.length === 0)
+    if (problems.length > 0 || master === undefined) return yield* new ConfigProblems({ problems })
+    return {
+      port,
+      publicUrl,
+      dataDir,
+      databaseUrl,
+      databaseSchema,
+      masterKey: master.masterKey,
+      previousMasterKeys: master.previousMasterKeys,
+      allowPrivateWebhooks,
+      rateLimit: rateLimit,
+      maxBodyBytes,
+      trustedProxies: Result.getOrElse(trustedProxies, () => []),
+      accessLog,
+      tracing,
+      workerConcurrency,
+      dunning,
+      taxRates: Result.getOrElse(taxRates, () => []),
+      portal: Result.getOrElse(portal, () => ({})),
+      stripeApiBase,
+      stripeJsUrl,
+      metricsToken,
+      otlpUrl,
+      workerMetricsPort
+    } satisfies ServerConfig
+  })
+
+/**
+ * The master keys: `RECUR_MASTER_KEY` and its predecessors, checked; else (no database URL) the
+ * data directory's, made there on first start — only when `touch` (a configuration without
+ * mistakes). Undefined when none is known yet (a mistake was noted, or not touched).
+ */
+const masterKeys = (
+  dataDir: string,
+  databaseUrl: Option.Option<string>,
+  problem: (message: string) => void,
+  touch: boolean
+) =>
+  Effect.gen(function* () {
+    const configured = yield* Config.option(Config.Redacted("RECUR_MASTER_KEY"))
+    if (Option.isSome(configured)) {
+      let ok = true
+      if (!MasterKey.isValid(Redacted.value(configured.value))) {
+        problem("RECUR_MASTER_KEY must be 64 hexadecimal characters (32 bytes)")
+        ok = false
+      }
+      const previous = Redacted.value(
+        yield* Config.Redacted("RECUR_MASTER_KEY_PREVIOUS").pipe(Config.withDefault(Redacted.make("")))
       )
-    const untilText = yield* Config.option(Config.String("RECUR_MASTER_KEY_PREVIOUS_UNTIL"))
-    const until = Option.map(untilText, (t) => Date.parse(t))
-    if (Option.isSome(until) && Number.isNaN(until.value))
-      return yield* Effect.fail(
-        new Error("RECUR_MASTER_KEY_PREVIOUS_UNTIL must be an ISO 8601 instant, e.g. 2026-12-03T12:00:00Z")
-      )
-    previousMasterKeys = previous.map((k) => ({ key: Redacted.make(k), until: Option.getOrUndefined(until) }))
-  } else if (Option.isSome(databaseUrl)) {
-    return yield* Effect.fail(
-      new Error(new MasterKey.MasterKeyRequired({ setting: "RECUR_MASTER_KEY", storage: "DATABASE_URL" }).message)
-    )
-  } else {
+        .split(",")
+        .map((k) => k.trim())
+        .filter((k) => k !== "")
+      if (previous.some((k) => !MasterKey.isValid(k))) {
+        problem("RECUR_MASTER_KEY_PREVIOUS must be 64 hexadecimal characters (32 bytes), comma-separated")
+        ok = false
+      }
+      const untilText = yield* Config.option(Config.String("RECUR_MASTER_KEY_PREVIOUS_UNTIL"))
+      const until = Option.map(untilText, (t) => Date.parse(t))
+      if (Option.isSome(until) && Number.isNaN(until.value)) {
+        problem("RECUR_MASTER_KEY_PREVIOUS_UNTIL must be an ISO 8601 instant, e.g. 2026-12-03T12:00:00Z")
+        ok = false
+      }
+      if (!ok) return undefined
+      return {
+        masterKey: configured.value,
+        previousMasterKeys: previous.map(
+          (k): Secrets.PreviousKey => ({ key: Redacted.make(k), until: Option.getOrUndefined(until) })
+        )
+      }
+    }
+    if (Option.isSome(databaseUrl)) {
+      problem(new MasterKey.MasterKeyRequired({ setting: "RECUR_MASTER_KEY", storage: "DATABASE_URL" }).message)
+      return undefined
+    }
+    if (!touch) return undefined
     // beside the data, as createBilling keeps it; a missing key beside existing data is refused
-    const ring = yield* MasterKey.ringInDataDir(dataDir).pipe(Effect.mapError((e) => new Error(e.message)))
-    masterKey = ring.current
-    previousMasterKeys = ring.previous
-  }
-  return {
-    port,
-    publicUrl,
-    dataDir,
-    databaseUrl,
-    databaseSchema,
-    masterKey,
-    previousMasterKeys,
-    allowPrivateWebhooks,
-    rateLimit,
-    maxBodyBytes,
-    trustedProxies: trustedProxies.success,
-    accessLog,
-    tracing,
-    workerConcurrency,
-    dunning,
-    taxRates: taxRates.success,
-    portal: portal.success,
-    stripeApiBase,
-    stripeJsUrl,
-    metricsToken,
-    otlpUrl,
-    workerMetricsPort
-  } satisfies ServerConfig
-})
+    const ring = yield* Effect.result(MasterKey.ringInDataDir(dataDir))
+    if (Result.isFailure(ring)) {
+      problem(ring.failure.message)
+      return undefined
+    }
+    return { masterKey: ring.success.current, previousMasterKeys: ring.success.previous }
+  })

@@ -429,13 +429,24 @@ class Told extends Data.TaggedError("Told") {
 /** Tells the operator what is wrong in one line on stderr (`recur: …`) and exits 1, without a stack trace. */
 const tell = (message: string) => Effect.andThen(Console.error(`recur: ${message}`), Effect.fail(new Told()))
 
+/** Every mistake in the configuration, each on its own line (`recur: …`), and exit 1. */
+const tellAll = (problems: ReadonlyArray<string>) =>
+  Effect.andThen(
+    Effect.forEach(problems, (p) => Console.error(`recur: ${p}`)),
+    Effect.fail(new Told())
+  )
+
 /** Errors whose message is the whole story for an operator (the data directory's state). */
 const operatorError = (e: unknown): e is DataDirLock.DataDirLocked | Pg.DataDirUnrecognised | Pg.DataDirUnreadable =>
   e instanceof DataDirLock.DataDirLocked || e instanceof Pg.DataDirUnrecognised || e instanceof Pg.DataDirUnreadable
 
 // another process holds the data directory, or it is damaged: say so in one line
 const told = (program as Effect.Effect<unknown, unknown>).pipe(
-  Effect.catchIf(operatorError, (e) => Effect.andThen(Console.error(`recur: ${e.message}`), Effect.fail(new Told())))
+  Effect.catchIf(operatorError, (e) => Effect.andThen(Console.error(`recur: ${e.message}`), Effect.fail(new Told()))),
+  Effect.catchIf(
+    (e): e is Config.ConfigProblems => e instanceof Config.ConfigProblems,
+    (e) => tellAll(e.problems)
+  )
 )
 
 /**
@@ -471,8 +482,9 @@ const toldAll = told.pipe(
 
 // every log line (the request log, the worker's and the webhooks' lines) as RECUR_LOG_FORMAT and
 // RECUR_LOG_LEVEL say, with its secrets redacted
+// (a mistake in the log settings is told with every other mistake in the configuration)
 const logged = Effect.flatMap(
-  Effect.catch(Config.logging, (e) => tell(e.message)),
+  Effect.catch(Config.logging, () => Effect.flatMap(Config.problems, tellAll)),
   (settings) => Effect.provide(toldAll, Server.logging(settings))
 )
 NodeRuntime.runMain(logged, { teardown })

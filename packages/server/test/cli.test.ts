@@ -157,9 +157,28 @@ describe("recur CLI and server", () => {
       })
       expect(told(["migrate"], { PORT: "99999" })).toEqual({
         status: 1,
-        stderr: "recur: PORT must be a port number from 0 to 65535 (0: any free port)",
+        stderr: 'recur: PORT must be a port number from 0 to 65535 (0: any free port), not "99999"',
         stdout: ""
       })
+      // several mistakes at once: each told on its own line, all in one go, and nothing touched
+      const several = told(["serve"], {
+        PORT: "abc",
+        RECUR_RATE_LIMIT: "fast",
+        RECUR_LOG_LEVEL: "loud",
+        RECUR_ACCESS_LOG: "maybe",
+        RECUR_MAX_BODY_BYTES: "12",
+        RECUR_DUNNING_FINAL_STATE: "gone"
+      })
+      expect(several.status).toBe(1)
+      expect(several.stderr.split("\n")).toEqual([
+        'recur: RECUR_LOG_LEVEL must be one of trace, debug, info, warn, error, fatal, none, not "loud"',
+        'recur: PORT must be a port number from 0 to 65535 (0: any free port), not "abc"',
+        'recur: RECUR_RATE_LIMIT must be "off" or "<per second>/<burst>" (e.g. 100/200), not "fast"',
+        'recur: RECUR_MAX_BODY_BYTES must be between 1024 and 67108864 (64 MiB), not "12"',
+        'recur: RECUR_ACCESS_LOG must be true or false, not "maybe"',
+        'recur: RECUR_DUNNING_FINAL_STATE must be unpaid or canceled, not "gone"'
+      ])
+      expect(existsSync(join(dataDir, "master.key"))).toBe(false)
       expect(told(["key", "rotate", "--merchant", "mch_x", "--grace", "5y"]).stderr).toBe(
         "recur: --grace 5y is not a duration up to 3650d (e.g. 90s, 3m, 7d)"
       )

@@ -154,7 +154,10 @@ export class Catalog extends Context.Service<Catalog>()("@recur/core/Catalog", {
         input.category_id !== undefined
           ? Option.getOrUndefined(Option.map(yield* categories.get(merchantId, input.category_id), (v) => v.value))
           : yield* defaultCategory(merchantId)
-      if (!category) return yield* new Errors.InvalidParameter({ param: "category_id", reason: "no such category" })
+      if (!category)
+        return yield* input.category_id !== undefined
+          ? new Errors.NotFound({ resource: "category", id: input.category_id, param: "category_id" })
+          : new Errors.InvalidParameter({ param: "category_id", reason: "no such category" })
       const entitlements = yield* checkedFeatures(input.entitlements)
       const at = yield* now(merchantId)
       const record: Entities.ProductRecord = {
@@ -316,7 +319,7 @@ export class Catalog extends Context.Service<Catalog>()("@recur/core/Catalog", {
     const createPrice = Effect.fn("Catalog.createPrice")(function* (merchantId: string, input: PriceRules.PriceInput) {
       const valid = yield* validate(input)
       const product = yield* Effect.catchTag(getProductRecord(merchantId, valid.product_id), "NotFound", () =>
-        Effect.fail(new Errors.InvalidParameter({ param: "product_id", reason: "no such product" }))
+        Effect.fail(new Errors.NotFound({ resource: "product", id: valid.product_id, param: "product_id" }))
       )
       if (valid.status === "frozen")
         return yield* new Errors.InvalidParameter({

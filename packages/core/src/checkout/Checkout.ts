@@ -132,8 +132,8 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
       const at = yield* nowOf(merchant)
       const { mode } = command
       const rateGiven = Option.isSome(command.settlement) && Option.isSome(command.settlement.value.rate)
-      const refuse = (reason: Errors.SessionRefused["reason"], detail: string) =>
-        new Errors.SessionRefused({ reason, rateGiven, detail })
+      const refuse = (reason: Errors.SessionRefused["reason"], detail: string, missing?: true) =>
+        new Errors.SessionRefused({ reason, rateGiven, detail, ...(missing ? { missing } : {}) })
       const quantity = Option.match(command.item, { onNone: () => 1n, onSome: (i) => i.quantity })
       // a live merchant's payer leaves the page over https only
       if (merchant.mode !== "sandbox")
@@ -150,7 +150,7 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
       let customerId: string | null = null
       if (Option.isSome(command.customerId)) {
         const c = yield* Effect.catchTag(customers.get(merchantId, command.customerId.value), "NotFound", () =>
-          Effect.fail(refuse("customer", "no such customer"))
+          Effect.fail(refuse("customer", "no such customer", true))
         )
         customerId = c.id
       } else if (Option.isSome(command.payerId)) {
@@ -177,7 +177,7 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
         const pv = yield* Effect.catchTag(
           catalog.sellableVersion(merchantId, command.item.value.priceId),
           "PriceNotFound",
-          () => Effect.fail(refuse("price", "no such price"))
+          () => Effect.fail(refuse("price", "no such price", true))
         )
         priceId = pv.id
         paymentMode ??= pv.billing_type === "recurring" ? "subscription" : "onetime_payment"
@@ -193,7 +193,7 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
             onSome: (s) => s.currency
           })
           const found = yield* Effect.orDie(discounts.findBy(merchantId, "code", command.discountCode.value))
-          if (Option.isNone(found)) return yield* refuse("discount", "no such discount code")
+          if (Option.isNone(found)) return yield* refuse("discount", "no such discount code", true)
           const d = found.value.value
           const why = yield* Discounts.refusalFor(storage, merchantId, d, {
             at,
@@ -339,8 +339,8 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
     ) {
       const record = yield* getSessionRecord(merchantId, sessionId)
       const session = record.value
-      const refuse = (reason: Errors.SessionRefused["reason"], detail: string) =>
-        new Errors.SessionRefused({ reason, rateGiven: false, detail })
+      const refuse = (reason: Errors.SessionRefused["reason"], detail: string, missing?: true) =>
+        new Errors.SessionRefused({ reason, rateGiven: false, detail, ...(missing ? { missing } : {}) })
       if (session.status !== "open" || session.trade_id !== null)
         return yield* new Errors.SessionNotPayable({ sessionId, state: session.status })
       // the payer may enter a code only where the merchant offered the field
@@ -361,7 +361,7 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
           return yield* refuse("quantity", `must be at most ${item.quantity_max}`)
       }
       const pv = yield* Effect.catchTag(catalog.sellableVersion(merchantId, item.price_id), "PriceNotFound", () =>
-        Effect.fail(refuse("price", "no such price"))
+        Effect.fail(refuse("price", "no such price", true))
       )
       const skipTrial =
         session.trial_policy === 3 ||
@@ -382,7 +382,7 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
         if (!Discount.CODE_PATTERN.test(change.discountCode))
           return yield* refuse("discount", "a discount code is 2 to 20 uppercase letters and digits")
         const found = yield* Effect.orDie(discounts.findBy(merchantId, "code", change.discountCode))
-        if (Option.isNone(found)) return yield* refuse("discount", "no such discount code")
+        if (Option.isNone(found)) return yield* refuse("discount", "no such discount code", true)
         discount = found.value.value
       } else if (session.discount_id !== null) {
         discount = Option.getOrNull(

@@ -114,7 +114,12 @@ export class Customers extends Context.Service<Customers>()("@recur/core/Custome
           ? yield* repo.get(merchantId, ref.customer_id)
           : yield* repo.findBy(merchantId, "payer_id", ref.payer_id!)
       if (Option.isNone(found) || found.value.value.deleted_at !== null) {
-        return yield* new Errors.NotFound({ resource: "customer", id: ref.customer_id ?? ref.payer_id! })
+        // the body's field that named it (a path's id is renamed by `get`)
+        return yield* new Errors.NotFound({
+          resource: "customer",
+          id: ref.customer_id ?? ref.payer_id!,
+          param: ref.customer_id !== undefined ? "customer_id" : "payer_id"
+        })
       }
       return found.value
     })
@@ -205,7 +210,11 @@ export class Customers extends Context.Service<Customers>()("@recur/core/Custome
     })
 
     const get = Effect.fn("Customers.get")(function* (merchantId: string, customerId: string) {
-      return yield* Effect.map(resolve(merchantId, { customer_id: customerId }), (v) => v.value)
+      return yield* resolve(merchantId, { customer_id: customerId }).pipe(
+        Effect.map((v) => v.value),
+        // an id in the path: not found, no body field at fault
+        Effect.catchTag("NotFound", (e) => Effect.fail(new Errors.NotFound({ resource: e.resource, id: e.id })))
+      )
     })
 
     const list = Effect.fn("Customers.list")(function* (merchantId: string, q: ListCustomers) {

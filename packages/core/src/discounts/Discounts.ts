@@ -274,7 +274,7 @@ export const MAX_PRODUCTS = 100
 const refused = (
   part: "discountProduct" | "discountAmountOff" | "discountMinAmount" | "discountExpiry",
   detail: string,
-  entry?: { readonly index: number; readonly id: string }
+  entry?: { readonly index: number; readonly id: string; readonly missing?: true }
 ) => new Errors.CommandRefused({ part, detail, ...entry })
 
 /** An amount in the merchant's currency: exact to its minor unit, within the engine's bounds. */
@@ -329,7 +329,7 @@ export class Discounts extends Context.Service<Discounts>()("@recur/core/Discoun
           : null
       for (const [index, id] of command.productIds.entries()) {
         yield* Effect.catchTag(catalog.getProduct(merchantId, id), "NotFound", () =>
-          Effect.fail(refused("discountProduct", "no such product", { index, id }))
+          Effect.fail(refused("discountProduct", "no such product", { index, id, missing: true }))
         )
       }
       const min_amount = yield* amountIn("discountMinAmount", Option.getOrUndefined(command.minAmount), currency, true)
@@ -459,11 +459,12 @@ export class Discounts extends Context.Service<Discounts>()("@recur/core/Discoun
       ref: DiscountRef
     ) {
       const byId = "discountId" in ref
-      const refusedRef = (detail: string) =>
+      const refusedRef = (detail: string, missing?: true) =>
         new Errors.CommandRefused({
           part: byId ? "discountId" : "discountCode",
           id: byId ? ref.discountId : ref.code,
-          detail
+          detail,
+          ...(missing ? { missing } : {})
         })
       return yield* storage.withTransaction(
         Effect.gen(function* () {
@@ -476,7 +477,7 @@ export class Discounts extends Context.Service<Discounts>()("@recur/core/Discoun
           const found = byId
             ? yield* discounts.get(merchantId, ref.discountId)
             : yield* discounts.findBy(merchantId, "code", ref.code)
-          if (found._tag === "None") return yield* refusedRef(byId ? "no such discount" : "no such discount code")
+          if (found._tag === "None") return yield* refusedRef(byId ? "no such discount" : "no such discount code", true)
           const dv = found.value
           const d = dv.value
           if (rec.discounts.some((t) => t.discount_id === d.discount_id))
@@ -524,7 +525,11 @@ export class Discounts extends Context.Service<Discounts>()("@recur/core/Discoun
             must(o, "subscription", subscriptionId)
           )
           if (!sv.value.discounts.some((t) => t.discount_id === discountId))
-            return yield* new Errors.NotFound({ resource: "subscription discount", id: discountId })
+            return yield* new Errors.NotFound({
+              resource: "subscription discount",
+              id: discountId,
+              param: "discount_id"
+            })
           const next = { ...sv.value, discounts: sv.value.discounts.filter((t) => t.discount_id !== discountId) }
           yield* saveSub(next, sv.version, at)
           return termsOf(next)

@@ -8,13 +8,16 @@
 import { Schema } from "effect"
 
 /**
- * The object does not exist for this merchant (another merchant's object included).
+ * The object does not exist for this merchant (another merchant's object included), whether it
+ * was named in the path or referenced from a body or query (`param` then names that field, as
+ * the request spells it).
  *
  * @since 0.1.0
  */
 export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", {
   resource: Schema.String,
-  id: Schema.String
+  id: Schema.String,
+  param: Schema.optional(Schema.String)
 }) {
   override get message() {
     return `No such ${this.resource}: ${this.id}`
@@ -333,7 +336,9 @@ export class SessionRefused extends Schema.TaggedError<SessionRefused>()("Sessio
     "discount"
   ]),
   rateGiven: Schema.Boolean,
-  detail: Schema.String
+  detail: Schema.String,
+  /** The object the refused part references (the customer, the price, the discount code) does not exist. */
+  missing: Schema.optional(Schema.Boolean)
 }) {
   override get message() {
     return this.detail
@@ -410,7 +415,9 @@ export class CommandRefused extends Schema.TaggedError<CommandRefused>()("Comman
   ]),
   index: Schema.optional(Schema.Number),
   id: Schema.optional(Schema.String),
-  detail: Schema.String
+  detail: Schema.String,
+  /** The object the part references (a product, a discount, a price) does not exist for this merchant. */
+  missing: Schema.optional(Schema.Boolean)
 }) {
   override get message() {
     return `${this.part}${this.index !== undefined ? ` #${this.index}` : ""}${this.id !== undefined ? ` (${this.id})` : ""}: ${this.detail}`

@@ -200,12 +200,13 @@ export class Portal extends Context.Service<Portal>()("@recur/core/Portal", {
       }
       const base = yield* settingsOf(merchantId)
       const prices = Option.getOrElse(command.switchPrices, () => base.switch_prices)
-      const refused = (detail: string, index?: number, id?: string) =>
+      const refused = (detail: string, index?: number, id?: string, missing?: true) =>
         new Errors.CommandRefused({
           part: index === undefined ? "switchPrices" : "switchPrice",
           ...(index !== undefined ? { index } : {}),
           ...(id !== undefined ? { id } : {}),
-          detail
+          detail,
+          ...(missing ? { missing } : {})
         })
       if (prices.length > MAX_SWITCH_PRICES) return yield* refused(`may list at most ${MAX_SWITCH_PRICES} prices`)
       if (Option.isSome(command.switchPrices))
@@ -213,7 +214,7 @@ export class Portal extends Context.Service<Portal>()("@recur/core/Portal", {
           if (command.switchPrices.value.indexOf(id) !== i) return yield* refused("is listed twice", i, id)
           const version = yield* catalog.sellableVersion(merchantId, id).pipe(
             Effect.catchTags({
-              PriceNotFound: () => refused("is not a price of this merchant", i, id),
+              PriceNotFound: () => refused("is not a price of this merchant", i, id, true),
               StateConflict: () => refused("is not an active price", i, id)
             })
           )

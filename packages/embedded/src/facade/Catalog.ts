@@ -10,7 +10,7 @@ import { Catalog, Customer, Customers, Errors, Merchant, Merchants, PaymentSetti
 import { Effect, Schema } from "effect"
 import type { Services } from "../createBilling.js"
 import type { BillingClient } from "./Client.js"
-import { decode, id, json, type Kit, page, pageJson } from "./Kit.js"
+import { decode, id, json, type Kit, named, page, pageJson } from "./Kit.js"
 
 /** `merchants`. @since 0.1.0 */
 export const merchants = ({ run }: Kit<Services>): BillingClient["merchants"] => ({
@@ -101,7 +101,7 @@ export const catalog = ({ run }: Kit<Services>): BillingClient["catalog"] => ({
     ),
   setProductStatus: (merchantId, productId, status) =>
     run(
-      Effect.all([id("product_id", productId), decode(ProductStatus, status)]).pipe(
+      Effect.all([id("product_id", productId), named("product_status", ProductStatus, status)]).pipe(
         Effect.flatMap(([p, s]) => Catalog.Catalog.use((c) => c.setProductStatus(merchantId, p, s))),
         Effect.map((p) => ({ product_id: p.id, product_status: p.status }))
       )
@@ -130,7 +130,7 @@ export const catalog = ({ run }: Kit<Services>): BillingClient["catalog"] => ({
     ),
   setPriceStatus: (merchantId, priceVersionId, status) =>
     run(
-      Effect.all([id("price_version_id", priceVersionId), decode(PriceStatus, status)]).pipe(
+      Effect.all([id("price_version_id", priceVersionId), named("status", PriceStatus, status)]).pipe(
         Effect.flatMap(([v, s]) => Catalog.Catalog.use((c) => c.setVersionStatus(merchantId, v, s))),
         Effect.map((v) => ({ price_version_id: v.price_version_id }))
       )
@@ -205,7 +205,7 @@ export const customers = ({ run }: Kit<Services>): BillingClient["customers"] =>
     run(
       Effect.all([
         page(filter),
-        filter.type === undefined ? Effect.succeed(undefined) : decode(CustomerType, filter.type)
+        filter.type === undefined ? Effect.succeed(undefined) : named("type", CustomerType, filter.type)
       ]).pipe(
         Effect.flatMap(([p, type]) =>
           Customers.Customers.use((s) =>

@@ -23,6 +23,21 @@ export interface Kit<S> {
 export const decode = <S extends Schema.Codec<unknown, unknown>>(schema: S, input: unknown) =>
   Effect.mapError(Schema.decodeUnknownEffect(schema)(input), (e) => FacadeErrors.invalidInput(e.issue))
 
+/**
+ * A query filter's or an argument's value (`status`, `trade_status`, `type` …) checked against
+ * its values: a wrong one is `InvalidParameter` naming that filter — as the REST API names the
+ * query parameter — never `body` or an array index.
+ */
+export const named = <S extends Schema.Codec<unknown, unknown>>(param: string, schema: S, value: unknown) =>
+  Effect.mapError(Schema.decodeUnknownEffect(schema)(value), (e) => {
+    const first = FacadeErrors.invalidInput(e.issue)
+    const given = JSON.stringify(value)
+    return new Errors.InvalidParameter({
+      param,
+      reason: `${first.reason}, not ${given.length > 60 ? `${given.slice(0, 60)}…` : given}`
+    })
+  })
+
 /** A path id: a string, or `InvalidParameter` naming it. */
 export const id = (param: string, value: unknown) => decode(Schema.String.annotate({ identifier: param }), value)
 

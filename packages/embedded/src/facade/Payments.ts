@@ -25,7 +25,7 @@ import {
 import { Effect, Schema } from "effect"
 import type { Services } from "../createBilling.js"
 import type { BillingClient } from "./Client.js"
-import { decode, id, inFilter, json, type Kit, page, pageJson } from "./Kit.js"
+import { decode, id, inFilter, json, type Kit, named, page, pageJson } from "./Kit.js"
 
 /** `invoices`. @since 0.1.0 */
 export const invoices = ({ run }: Kit<Services>): BillingClient["invoices"] => ({
@@ -64,7 +64,9 @@ export const trades = ({ run }: Kit<Services>): BillingClient["trades"] => ({
       Effect.gen(function* () {
         const p = yield* page(filter)
         const statuses =
-          filter.trade_status === undefined ? undefined : yield* decode(TradeStatuses, filter.trade_status)
+          filter.trade_status === undefined
+            ? undefined
+            : yield* named("trade_status", TradeStatuses, filter.trade_status)
         const billing = yield* Billing.Billing
         return yield* billing.listTrades(merchantId, {
           ...p,
@@ -92,7 +94,7 @@ export const refunds = ({ run }: Kit<Services>): BillingClient["refunds"] => ({
       Refunds.Refunds.use((refunds) =>
         decode(RequestBodies.Refund, input).pipe(
           Effect.flatMap((i) => Requests.refundCommand(i)),
-          Effect.flatMap((c) => refunds.refund(merchantId, c)),
+          Effect.flatMap((c) => Requests.referencedBy("trade_id")(refunds.refund(merchantId, c))),
           Effect.map(json(Refund.Refund))
         )
       )
@@ -213,7 +215,11 @@ export const portal = ({ run }: Kit<Services>): BillingClient["portal"] => ({
     run(
       decode(RequestBodies.PortalSession, input).pipe(
         Effect.flatMap(Requests.portalSessionCommand),
-        Effect.flatMap((c) => Requests.refusedAsParameter(Portal.Portal.use((p) => p.createSession(merchantId, c)))),
+        Effect.flatMap((c) =>
+          Requests.referencedBy("customer_id")(
+            Requests.refusedAsParameter(Portal.Portal.use((p) => p.createSession(merchantId, c)))
+          )
+        ),
         Effect.map(json(PortalSession.PortalSession))
       )
     ),
@@ -251,7 +257,7 @@ export const webhooks = ({ run }: Kit<Services>): BillingClient["webhooks"] => (
     run(
       Effect.gen(function* () {
         const p = yield* page(filter)
-        const status = filter.status === undefined ? undefined : yield* decode(EndpointStatuses, filter.status)
+        const status = filter.status === undefined ? undefined : yield* named("status", EndpointStatuses, filter.status)
         return yield* Webhooks.Webhooks.use((w) => w.list(merchantId, { ...p, ...(status ? { status } : {}) }))
       }).pipe(Effect.map(pageJson(Webhook.WebhookEndpoint)))
     ),
@@ -271,7 +277,9 @@ export const webhooks = ({ run }: Kit<Services>): BillingClient["webhooks"] => (
       Effect.gen(function* () {
         const p = yield* page(filter)
         const statuses =
-          filter.event_statuses === undefined ? undefined : yield* decode(DeliveryStatuses, filter.event_statuses)
+          filter.event_statuses === undefined
+            ? undefined
+            : yield* named("event_statuses", DeliveryStatuses, filter.event_statuses)
         return yield* Webhooks.Webhooks.use((w) =>
           w.listEvents(merchantId, {
             ...p,

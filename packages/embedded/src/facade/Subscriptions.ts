@@ -27,20 +27,40 @@ import {
 import { Effect, Option, Schema } from "effect"
 import type { Services } from "../createBilling.js"
 import type { BillingClient } from "./Client.js"
-import { decode, id, inFilter, json, type Kit, page, pageJson } from "./Kit.js"
+import { decode, id, inFilter, json, type Kit, named, page, pageJson } from "./Kit.js"
 import { type PaymentJson, UsageBatchInput, UsageInput } from "./Types.js"
 
 /** A decoded card or collected payment method, as the engine takes it. */
 const paymentOf = (p: typeof RequestBodies.Payment.Type): Ports.CardInput | Ports.NewPaymentSource =>
   "payment_method" in p ? { _tag: "PaymentMethod", id: p.payment_method } : p
 
-const payment = (r: Billing.PaymentResult): PaymentJson => ({
-  status: r.status,
-  trade: json(Trade.Trade)(r.trade),
-  subscription: Option.match(r.subscription, { onNone: () => null, onSome: json(Subscription.Subscription) }),
-  redirect_url: Option.getOrNull(r.redirect_url),
-  error: Option.getOrNull(r.error)
-})
+const payment = (r: Billing.PaymentResult): PaymentJson => {
+  const common = {
+    trade: json(Trade.Trade)(r.trade),
+    subscription: Option.match(r.subscription, { onNone: () => null, onSome: json(Subscription.Subscription) }),
+    redirect_url: Option.getOrNull(r.redirect_url)
+  }
+  switch (r.status) {
+    case "failed":
+      // a decline always says why (as the REST API's 402 does when the processor gave no reason)
+      return {
+        ...common,
+        status: r.status,
+        error: Option.getOrElse(r.error, () => ({ code: "card_declined", message: "The payment failed." }))
+      }
+    case "unavailable":
+      return {
+        ...common,
+        status: r.status,
+        error: Option.getOrElse(r.error, () => ({
+          code: "processor_unavailable",
+          message: "Payments are temporarily unavailable. Nothing was charged; try again in a few minutes."
+        }))
+      }
+    default:
+      return { ...common, status: r.status, error: null }
+  }
+}
 
 /** `checkout`. @since 0.1.0 */
 export const checkout = ({ run }: Kit<Services>): BillingClient["checkout"] => ({
@@ -97,9 +117,11 @@ export const subscriptions = ({ run }: Kit<Services>): BillingClient["subscripti
       run(
         Effect.gen(function* () {
           const p = yield* page(filter)
-          const statuses = filter.status === undefined ? undefined : yield* decode(Statuses, filter.status)
+          const statuses = filter.status === undefined ? undefined : yield* named("status", Statuses, filter.status)
           const unit =
-            filter.billing_cycle_unit === undefined ? undefined : yield* decode(CycleUnit, filter.billing_cycle_unit)
+            filter.billing_cycle_unit === undefined
+              ? undefined
+              : yield* named("billing_cycle_unit", CycleUnit, filter.billing_cycle_unit)
           const billing = yield* Billing.Billing
           return yield* billing.listSubscriptions(merchantId, {
             ...p,

@@ -33,7 +33,7 @@ import type {
   Webhooks
 } from "@recur/core"
 import type { RequestBodies } from "@recur/contract"
-import { type Effect, type Option, Schema } from "effect"
+import { type Effect, Schema } from "effect"
 
 type Success<F extends (...args: never) => Effect.Effect<unknown, unknown, unknown>> = Effect.Success<ReturnType<F>>
 
@@ -108,17 +108,52 @@ export interface PageJson<A> {
 }
 
 /**
- * What paying a checkout session did: `succeeded` (with the subscription it started),
- * `requires_action` (open `redirect_url` for 3-D Secure), `failed` (with `error`) or `processing`.
+ * What paying a checkout session did, discriminated by `status` ({@link PaymentOutcome}):
+ * `succeeded` (with the subscription it started), `requires_action` (open `redirect_url` for
+ * 3-D Secure), `processing`, `failed` (a decline: `error.code` is the decline code, never null)
+ * or `unavailable` (nothing charged: `error.code` says why).
+ *
+ * @example
+ * const paid = await billing.checkout.pay(merchantId, sessionId, card)
+ * if (paid.status === "failed") console.log(paid.error.code) // "insufficient_funds"
+ * @since 0.1.0
+ */
+export type PaymentJson =
+  | PaymentOutcome<"succeeded", null>
+  | PaymentOutcome<"requires_action", null>
+  | PaymentOutcome<"processing", null>
+  | PaymentOutcome<"failed", PaymentErrorJson>
+  | PaymentOutcome<"unavailable", PaymentErrorJson>
+
+/**
+ * Why a payment did not go through: for a decline (`status: "failed"`) `code` is the decline
+ * code (`card_declined`, `insufficient_funds`, `expired_card` …), the REST API's 402
+ * `last_payment_error`; for `unavailable`, why the processor could not take the charge (nothing
+ * was charged, not a decline).
  *
  * @since 0.1.0
  */
-export interface PaymentJson {
-  readonly status: Billing.PaymentResult["status"]
+export interface PaymentErrorJson {
+  readonly code: string
+  readonly message: string
+}
+
+/**
+ * One outcome of a payment, told by `status`: `succeeded` (the trade is paid; `subscription`
+ * for a subscription's checkout, `redirect_url` the merchant's return URL when it set one),
+ * `requires_action` (3-D Secure: send the payer to `redirect_url`), `processing` (the processor
+ * will tell; nothing to do now), `failed` (declined: `error.code` is the decline code) or
+ * `unavailable` (nothing charged; try again later). A decline is an outcome, not an exception:
+ * `pay` resolves with it, as the REST API answers it (402 with `last_payment_error`).
+ *
+ * @since 0.1.0
+ */
+export interface PaymentOutcome<S extends Billing.PaymentResult["status"], E extends PaymentErrorJson | null> {
+  readonly status: S
   readonly trade: TradeJson
   readonly subscription: SubscriptionJson | null
   readonly redirect_url: string | null
-  readonly error: Option.Option.Value<Billing.PaymentResult["error"]> | null
+  readonly error: E
 }
 
 /** The proration quote of a price or quantity change (what `change` will charge or credit). @since 0.1.0 */

@@ -27,24 +27,27 @@ export const authenticationLive = Layer.effect(
       bearer: (httpEffect) =>
         Effect.gen(function* () {
           const request = yield* HttpServerRequest.HttpServerRequest
-          const requestId = request.headers["request-id"] ?? ""
+          // the envelope names the request (the server's id when the client sent none); the
+          // handlers get the client's own Request-Id, the idempotency key
+          const envelopeId = Observed.requestIdOf(request)
+          const requestId = Observed.clientRequestId(request)
           const header = request.headers.authorization
           const m = header === undefined ? null : BEARER.exec(header)
           const unauthorized = new ApiErrors.Unauthorized({
             code: "unauthorizedError",
             message: ApiErrors.unauthorizedMessage,
-            data: { request_id: requestId }
+            data: { request_id: envelopeId }
           })
           if (!m) return yield* Effect.fail(unauthorized)
           const auth =
             AuthMemo.recall(request, m[1]!) ??
             (yield* Effect.mapError(merchants.authenticate(m[1]!), () => unauthorized))
-          if (requestId === "" || requestId.length > 255 || !/^[\x21-\x7e][\x20-\x7e]*$/.test(requestId)) {
+          if (requestId === undefined) {
             return yield* Effect.fail(
               new ApiErrors.InvalidParameter({
                 code: "InvalidParameter",
                 message: "The Request-Id header is required (1 to 255 printable characters).",
-                data: { request_id: requestId, param: "Request-Id" }
+                data: { request_id: envelopeId, param: "Request-Id" }
               })
             )
           }

@@ -132,7 +132,9 @@ export const paymentsLive = HttpApiBuilder.group(BillingApi, "payments", (handle
           call((m) =>
             Effect.gen(function* () {
               // the Request-Id keys the refund: a retry after a crash finds the refund, never makes a second
-              const r = yield* refunds.refund(m, yield* Requests.refundCommand(payload, requestId))
+              const r = yield* Requests.referencedBy("trade_id")(
+                refunds.refund(m, yield* Requests.refundCommand(payload, requestId))
+              )
               return ok({
                 refund_id: r.refund_id,
                 refund_status: r.refund_status,

@@ -22,7 +22,9 @@ export const portalLive = HttpApiBuilder.group(BillingApi, "portal", (handlers) 
       .handle("createSession", ({ payload }) =>
         call((m) =>
           Requests.portalSessionCommand(payload).pipe(
-            Effect.flatMap((command) => Requests.refusedAsParameter(portal.createSession(m, command))),
+            Effect.flatMap((command) =>
+              Requests.referencedBy("customer_id")(Requests.refusedAsParameter(portal.createSession(m, command)))
+            ),
             Effect.map((portal_session) => ok({ portal_session }))
           )
         )

@@ -153,10 +153,24 @@ export const send = async (res: ServerResponse, response: Response, method: stri
   res.end()
 }
 
-/** The API's 500 envelope, for a failure of the bridge itself. */
-export const failed = (res: ServerResponse): void => {
+/**
+ * The API's 500 envelope, for a failure of the bridge itself: it carries the client's
+ * `Request-Id`, else an id of the server's (the request never reached the app).
+ */
+export const failed = (req: IncomingMessage, res: ServerResponse): void => {
   if (!res.headersSent) {
     res.writeHead(500, { "content-type": "application/json" })
-    res.end(JSON.stringify({ code: "system_error", message: "Recur could not answer the request", data: {} }))
+    const sent = req.headers["request-id"]
+    const requestId =
+      typeof sent === "string" && /^[\x21-\x7e][\x20-\x7e]{0,254}$/.test(sent)
+        ? sent
+        : `req_${globalThis.crypto.randomUUID().replaceAll("-", "").slice(0, 24)}`
+    res.end(
+      JSON.stringify({
+        code: "system_error",
+        message: "Recur could not answer the request",
+        data: { request_id: requestId }
+      })
+    )
   } else res.destroy()
 }

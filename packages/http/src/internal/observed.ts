@@ -38,3 +38,30 @@ export const of = (request: HttpServerRequest.HttpServerRequest): Readonly<Obser
   const source = sourceOf(request)
   return (source && observed.get(source)) ?? {}
 }
+
+// ------------------------------------------------------------------ the request's id
+// `Request-Id` is the client's idempotency key; every error envelope and the request's log line
+// carry it as `request_id`. A request without a usable one (absent, empty, over 255 characters or
+// not printable) gets an id of the server's, `req_` and 24 hex digits, made once per request and
+// used for the envelope and the log line only: it never becomes an idempotency key.
+
+const REQUEST_ID = /^[\x21-\x7e][\x20-\x7e]{0,254}$/
+const generated = new WeakMap<object, string>()
+
+/** The client's `Request-Id` when it is one (1 to 255 printable characters), else undefined. */
+export const clientRequestId = (request: HttpServerRequest.HttpServerRequest): string | undefined => {
+  const sent = request.headers["request-id"]
+  return sent !== undefined && REQUEST_ID.test(sent) ? sent : undefined
+}
+
+/** The id that names this request in its envelope and its log line (see above). */
+export const requestIdOf = (request: HttpServerRequest.HttpServerRequest): string => {
+  const sent = clientRequestId(request)
+  if (sent !== undefined) return sent
+  const source = sourceOf(request)
+  const known = source && generated.get(source)
+  if (known) return known
+  const made = `req_${globalThis.crypto.randomUUID().replaceAll("-", "").slice(0, 24)}`
+  if (source) generated.set(source, made)
+  return made
+}

@@ -18,6 +18,7 @@ import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import * as ApiErrors from "../Errors.js"
 import { toApiError } from "../Handlers.js"
 import * as Page from "../internal/checkoutPage.js"
+import * as Observed from "../internal/observed.js"
 import { page, body, cardOf, askAboutTrade, payWait } from "./shared.js"
 
 /** Finds a session by id across merchants (the page is public: the id is the capability). */
@@ -98,7 +99,7 @@ const payJson = (
   request: HttpServerRequest.HttpServerRequest,
   result: Result.Result<Billing.PaymentResult, Parameters<ReturnType<typeof toApiError>>[0]>
 ) => {
-  const request_id = request.headers["request-id"] ?? ""
+  const request_id = Observed.requestIdOf(request)
   if (result._tag === "Failure") return Effect.fail(toApiError(request_id)(result.failure))
   const r = result.success
   if (r.status === "unavailable")
@@ -306,7 +307,7 @@ export const routes = Layer.mergeAll(
                 {
                   code: "rate_limit_exceeded",
                   message,
-                  data: { request_id: request.headers["request-id"] ?? "" }
+                  data: { request_id: Observed.requestIdOf(request) }
                 },
                 { status: 429 }
               )
