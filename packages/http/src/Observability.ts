@@ -116,7 +116,7 @@ export const requestLog =
         yield* Metric.update(Metric.withAttributes(latency, attributes), seconds)
         if (options.log !== false) {
           const path = request.url.split("?", 1)[0]!
-        const requestId = Observed.requestIdOf(request)
+          const requestId = Observed.requestIdOf(request)
           yield* Effect.logInfo(`${request.method} ${route} ${status}`).pipe(
             Effect.annotateLogs({
               event: "recur.http.request",
@@ -126,7 +126,7 @@ export const requestLog =
               "http.status": status,
               duration_ms: Math.round(seconds * 1e6) / 1e3,
               ...(seen.merchantId !== undefined ? { merchant_id: seen.merchantId } : {}),
-            request_id: Redaction.redact(requestId)
+              request_id: Redaction.redact(requestId)
             })
           )
         }
