@@ -12,12 +12,17 @@ import * as Config from "../src/Config.js"
 const src = fileURLToPath(new URL("../src/", import.meta.url))
 const docs = readFileSync(fileURLToPath(new URL("../../../docs/operations.md", import.meta.url)), "utf8")
 
-/** The variables the sources read: `Config.X("NAME")` and `process.env.NAME`. */
+/**
+ * The variables the sources read: `Config.X("NAME")`, Config.ts's own readers (`int("NAME", …)`,
+ * `bool(…)`, `jsonSetting(…)`, which gather every mistake) and `process.env.NAME`.
+ */
 const read = () => {
   const names = new Set<string>()
   for (const file of readdirSync(src).filter((f) => f.endsWith(".ts"))) {
     const text = readFileSync(join(src, file), "utf8")
-    for (const m of text.matchAll(/Config\.\w+\("([A-Z][A-Z0-9_]*)"\)|process\.env\.([A-Z][A-Z0-9_]*)/g))
+    for (const m of text.matchAll(
+      /(?:Config\.\w+|\bint|\bbool|\bjsonSetting)\(\s*"([A-Z][A-Z0-9_]*)"[,)]|process\.env\.([A-Z][A-Z0-9_]*)/g
+    ))
       names.add((m[1] ?? m[2])!)
   }
   return [...names].sort()
