@@ -118,6 +118,7 @@ describe("every error envelope carries its request id", () => {
     ],
     ["the hosted pay route: a declined card", 402, async (id) => pay(await session(), "4000000000000002", id)],
     ["the hosted pay route: not a card number", 400, async (id) => pay(await session(), "4242424242424241", id)],
+    ["the hosted pay route: no such session", 404, (id) => pay("ses_nope", "4242424242424242", id)],
     [
       "a processor's webhook route that takes none",
       404,

@@ -140,6 +140,49 @@ for (const [name, storage] of backends()) {
       expect((await quote()).credit).toBe("15.00")
     })
 
+    it("a quote previewed before proration_credit changes is stale at commit: a quoted refund never lands as balance credit", async () => {
+      const k = await fresh()
+      const big = (
+        await api.priceOf(
+          k,
+          { price_plan: { billing_cycle_unit: "month", base_price_val: "60.00" } },
+          { product: "Max", price: "Max monthly" }
+        )
+      ).priceId
+      const { priceId: small } = await api.priceOf(k)
+      const sub = await subscribe(k, big)
+      await api.call("POST", "/api/v1/test_helpers/advance_clock", k, { frozen_time: "2026-01-16T12:00:00Z" })
+      const preview = async () =>
+        (
+          (
+            await api.call("POST", `/api/v1/subscription/${sub}/preview-change`, k, {
+              price_id: small,
+              effective_type: "immediate",
+              proration: "immediate"
+            })
+          ).body as any
+        ).data
+      const quoted = await preview()
+      expect(quoted.outcome).toBe("refund")
+      expect(
+        (await api.call("POST", "/api/v1/billing_settings", k, { proration_credit: "credit_balance" })).status
+      ).toBe(200)
+      const commit = (quoteId: string) =>
+        api.call("POST", `/api/v1/subscription/${sub}`, k, {
+          price_id: small,
+          effective_type: "immediate",
+          proration: "immediate",
+          quote_id: quoteId
+        })
+      const stale = await commit(quoted.quote_id)
+      expect(stale.status, JSON.stringify(stale.body)).toBe(409)
+      expect((await subscription(k, sub)).price_id).toBe(big)
+      const requoted = await preview()
+      expect([requoted.outcome, requoted.net]).toEqual(["credit_balance", quoted.net])
+      expect((await commit(requoted.quote_id)).status).toBe(200)
+      expect((await subscription(k, sub)).price_id).toBe(small)
+    })
+
     it("a subscription's answer shows the discounts it carries and their terms, counting down", async () => {
       const k = await fresh()
       const { priceId } = await api.priceOf(k)

@@ -97,13 +97,16 @@ const isoMs = (ms: number | null): string | null => (ms === null ? null : new Da
  * An amount as the export writes it: minor units and the decimal from them (ISO 4217 exponent).
  * An amount that does not parse in its currency keeps its stored text in the decimal column.
  */
-const amount = (value: string | null, currency: string): readonly [Csv.Cell, Csv.Cell] => {
+const amount = (value: string | null, currency: string, sign: 1 | -1 = 1): readonly [Csv.Cell, Csv.Cell] => {
   if (value === null) return [null, null]
   const parsed = Money.parse(value, currency, { allowNegative: true })
-  return Result.isSuccess(parsed)
-    ? [Csv.raw(String(parsed.success.amount)), Csv.raw(Money.format(parsed.success))]
-    : [null, value]
+  if (Result.isFailure(parsed)) return [null, value]
+  const money = sign === -1 && parsed.success.amount !== 0n ? Money.negate(parsed.success) : parsed.success
+  return [Csv.raw(String(money.amount)), Csv.raw(Money.format(money))]
 }
+
+/** A credit note (`invoice_type` `refund`) gives back: its amounts are negative, so a column sums to the net. */
+const invoiceSign = (i: Invoice.Invoice): 1 | -1 => (i.invoice_type === "refund" ? -1 : 1)
 
 interface Sheet<A> {
   readonly entity: Store.Entity<A, any>
@@ -191,8 +194,8 @@ const invoices: Sheet<Invoice.Invoice> = {
     i.invoice_type,
     i.biz_status,
     i.currency,
-    ...amount(i.amount, i.currency),
-    ...amount(i.tax_amount, i.currency),
+    ...amount(i.amount, i.currency, invoiceSign(i)),
+    ...amount(i.tax_amount, i.currency, invoiceSign(i)),
     i.cycle_index,
     iso(i.created_at),
     iso(i.paid_at)
@@ -370,7 +373,14 @@ export const subscriptionDetail = (merchantId: string, subscriptionId: string) =
       events.push(...found)
     }
     events.sort((a, b) => a.created_at - b.created_at || a.sequence - b.sequence || (a.id < b.id ? -1 : 1))
-    return { record, upcoming: Option.getOrNull(upcoming), invoices: all.slice(0, 10), events }
+    const { discounts } = yield* Billing.Billing.use((b) => b.getSubscription(merchantId, subscriptionId))
+    return {
+      record,
+      discounts: discounts ?? [],
+      upcoming: Option.getOrNull(upcoming),
+      invoices: all.slice(0, 10),
+      events
+    }
   })
 
 /**
@@ -379,7 +389,7 @@ export const subscriptionDetail = (merchantId: string, subscriptionId: string) =
  * @since 0.1.0
  */
 export const subscriptionText = (detail: Effect.Success<ReturnType<typeof subscriptionDetail>>): string => {
-  const { record, upcoming, invoices: latest, events } = detail
+  const { record, discounts, upcoming, invoices: latest, events } = detail
   const s = record.subscription
   const plan = record.plan_basis
   const lines = [
@@ -388,7 +398,12 @@ export const subscriptionText = (detail: Effect.Success<ReturnType<typeof subscr
     `  customer           ${s.customer_id}`,
     `  price              ${s.price_id} (version ${s.price_version_id}, ${s.price_type}, every ${s.billing_cycle_unit})`,
     `  quantity           ${s.quantity}${s.quantity_unit !== null ? ` ${s.quantity_unit}` : ""}`,
-    ...(plan !== null ? [`  plan amount        ${plan} ${record.currency} per period`] : []),
+    // the proration basis: what the current period was billed at (after discounts), not the list price
+    ...(plan !== null ? [`  billed this period ${plan} ${record.currency}`] : []),
+    ...discounts.map(
+      (d) =>
+        `  discount           ${d.discount_code ?? d.discount_id}: ${d.percent_off !== null ? `${d.percent_off}%` : `${d.amount_off} ${d.currency}`} off, ${d.duration}${d.cycles_remaining !== null ? `, ${d.cycles_remaining} cycle(s) after this one` : ""}`
+    ),
     `  currency           ${record.currency}`,
     `  credit balance     ${s.credit_balance} ${record.currency}`,
     `  current period     ${iso(s.current_period_start) ?? "-"} → ${iso(s.current_period_end) ?? "-"}`,

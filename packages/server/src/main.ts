@@ -110,7 +110,7 @@ const usage = `recur <command>
                                           (RECUR_WORKER_METRICS_PORT: its own GET /metrics)
   subscription show <id> --merchant M [--json]
                                           state, price, next invoice, latest invoices, event history
-  invoices list --merchant M [--customer C] [--subscription S] [--status paid,failed,…]
+  invoices list --merchant M [--customer C] [--subscription S] [--status success,failed,…]
                 [--since T] [--until T] [--limit N (20, up to 10000)] [--json]
   export customers|subscriptions|invoices|refunds --merchant M [--from T] [--to T] > out.csv
                                           CSV (RFC 4180) of the records created from T (included) to T

@@ -153,6 +153,13 @@ describe("recur subscription show, invoices list, export", { timeout: 300_000 },
       "paid_at"
     ])
     const cycles = rows.slice(1).filter((r) => r[4] !== "refund")
+    // the journey's 5.00 refund: its credit note gives back, so its amounts are negative (the column sums to the net)
+    expect(
+      rows
+        .slice(1)
+        .filter((r) => r[4] === "refund")
+        .map((r) => [r[7], r[8]])
+    ).toEqual([["-500", "-5.00"]])
     expect(cycles).toHaveLength(3)
     for (const r of cycles) expect([r[6], r[7], r[8], r[9], r[10]]).toEqual(["USD", "3000", "30.00", "0", "0.00"])
     // newest first; every line ends CRLF

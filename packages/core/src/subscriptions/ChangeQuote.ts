@@ -311,8 +311,11 @@ export const movesBasis = (quote: Priced): boolean =>
   (quote.outcome === "none" && quote.proration === "immediate")
 
 /**
- * What a quote id hashes: the change, the subscription's version and the numbers quoted, so a
- * commit reproduces the id only when nothing moved.
+ * What a quote id hashes: the change, the subscription's version, the numbers quoted and what
+ * the commit does with them (the outcome: charge, refund to the card or credit to the balance),
+ * so a commit reproduces the id only when nothing moved — a merchant's `proration_credit` changed
+ * between preview and commit turns a quoted refund into a balance credit with the same numbers,
+ * and the quote is stale.
  *
  * @since 0.1.0
  */
@@ -329,5 +332,6 @@ export const hashed = (command: ChangeCommand, version: number, quote: Priced): 
     quote.credit,
     quote.charge,
     quote.tax,
-    quote.total
+    quote.total,
+    quote.outcome
   ])

@@ -282,7 +282,17 @@ export const routes = Layer.mergeAll(
       const request = yield* HttpServerRequest.HttpServerRequest
       const session_id = request.url.split("/")[2] ?? ""
       const found = yield* findSession(session_id)
-      if (Option.isNone(found)) return yield* notice(request, null, (w) => w.notFound, 404)
+      if (Option.isNone(found))
+        return wantsJson(request)
+          ? HttpServerResponse.jsonUnsafe(
+              {
+                code: "resource_not_found",
+                message: "No such checkout session.",
+                data: { request_id: Observed.requestIdOf(request) }
+              },
+              { status: 404 }
+            )
+          : yield* notice(request, null, (w) => w.notFound, 404)
       // a paid or expired session is said so, as the GET says it: no form, no charge attempted
       const before = yield* Effect.orDie(
         CoreCheckout.Checkout.use((b) => b.getSession(found.value.merchant_id, session_id))
