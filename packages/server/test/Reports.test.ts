@@ -217,11 +217,13 @@ describe("recur subscription show, invoices list, export", { timeout: 300_000 },
     chunks.push(first)
     expect(child.exitCode).toBeNull()
     expect(Csv.parse(first.toString("utf8")).length).toBeLessThan(BIG)
+    // both listened for before either can happen: stdout may close before or after the exit
     const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)))
+    const closed = new Promise((resolve) => child.stdout.once("close", resolve))
     child.stdout.on("data", (d: Buffer) => chunks.push(d))
     child.stdout.resume()
     const code = await exited
-    await new Promise((resolve) => child.stdout.once("close", resolve))
+    await closed
     expect(code, stderr).toBe(0)
     const rows = Csv.parse(Buffer.concat(chunks).toString("utf8"))
     expect(rows).toHaveLength(BIG + 1)
