@@ -30,10 +30,11 @@ describe("session requests", () => {
       Effect.gen(function* () {
         const refused = (body: Requests.SessionRequest) =>
           Effect.map(Effect.flip(Requests.sessionCommand(body)), (e) => ErrorReplies.replyTo(e))
+        // a price that does not exist is a missing reference: 404 naming the field (issue 32 (3))
         expect(yield* refused({ payer_id: "p", line_items: [{ price_id: "not-a-price" }] })).toEqual({
-          reply: "invalid_parameter",
-          code: "InvalidParameter",
-          httpStatus: 400,
+          reply: "not_found",
+          code: "resource_not_found",
+          httpStatus: 404,
           param: "line_items[0].price_id"
         })
         expect(yield* refused({ payer_id: "p", line_items: [{ price_id: priceId, quantity: "0" }] })).toMatchObject({

@@ -244,13 +244,17 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
           const other = yield* plans
           for (const [prices, param] of [
             [[basic, once], "switch_prices[1]"],
-            [[basic, basic], "switch_prices[1]"],
-            [[other.pro], "switch_prices[0]"]
+            [[basic, basic], "switch_prices[1]"]
           ] as const)
             expect(yield* Effect.flip(setSettings(merchantId, { switch_prices: [...prices] }))).toMatchObject({
               _tag: "InvalidParameter",
               param
             })
+          // another merchant's price is no price of this one: a missing reference, named (issue 32 (3))
+          expect(yield* Effect.flip(setSettings(merchantId, { switch_prices: [other.pro] }))).toMatchObject({
+            _tag: "NotFound",
+            param: "switch_prices[0]"
+          })
           // the engine names the entry by its index in the command and the price it names
           expect(
             yield* Effect.flip(
