@@ -4,6 +4,7 @@
 // (`@recur/http/express`, `/fastify`, `/node`).
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { Readable } from "node:stream"
+import * as Observed from "./observed.js"
 
 /**
  * A node:http request as frameworks leave it: `body` and `_body` from Express's body parsers
@@ -161,10 +162,7 @@ export const failed = (req: IncomingMessage, res: ServerResponse): void => {
   if (!res.headersSent) {
     res.writeHead(500, { "content-type": "application/json" })
     const sent = req.headers["request-id"]
-    const requestId =
-      typeof sent === "string" && /^[\x21-\x7e][\x20-\x7e]{0,254}$/.test(sent)
-        ? sent
-        : `req_${globalThis.crypto.randomUUID().replaceAll("-", "").slice(0, 24)}`
+    const requestId = Observed.requestIdFromHeader(typeof sent === "string" ? sent : undefined)
     res.end(
       JSON.stringify({
         code: "system_error",

@@ -48,6 +48,16 @@ export const of = (request: HttpServerRequest.HttpServerRequest): Readonly<Obser
 const REQUEST_ID = /^[\x21-\x7e][\x20-\x7e]{0,254}$/
 const generated = new WeakMap<object, string>()
 
+/** A new id of the server's for a request without a usable `Request-Id`: `req_` and 24 hex digits. */
+export const newRequestId = (): string => `req_${globalThis.crypto.randomUUID().replaceAll("-", "").slice(0, 24)}`
+
+/**
+ * The id an envelope names a request by, from its raw `Request-Id` header: that header when it is
+ * one, else a new id of the server's (for answers outside the app, e.g. a mount's own 500).
+ */
+export const requestIdFromHeader = (sent: string | undefined): string =>
+  sent !== undefined && REQUEST_ID.test(sent) ? sent : newRequestId()
+
 /** The client's `Request-Id` when it is one (1 to 255 printable characters), else undefined. */
 export const clientRequestId = (request: HttpServerRequest.HttpServerRequest): string | undefined => {
   const sent = request.headers["request-id"]
@@ -61,7 +71,7 @@ export const requestIdOf = (request: HttpServerRequest.HttpServerRequest): strin
   const source = sourceOf(request)
   const known = source && generated.get(source)
   if (known) return known
-  const made = `req_${globalThis.crypto.randomUUID().replaceAll("-", "").slice(0, 24)}`
+  const made = newRequestId()
   if (source) generated.set(source, made)
   return made
 }
