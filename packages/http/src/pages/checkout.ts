@@ -284,14 +284,7 @@ export const routes = Layer.mergeAll(
       const found = yield* findSession(session_id)
       if (Option.isNone(found))
         return wantsJson(request)
-          ? HttpServerResponse.jsonUnsafe(
-              {
-                code: "resource_not_found",
-                message: "No such checkout session.",
-                data: { request_id: Observed.requestIdOf(request) }
-              },
-              { status: 404 }
-            )
+          ? yield* payJson(request, Result.fail(new Errors.NotFound({ resource: "session", id: session_id })))
           : yield* notice(request, null, (w) => w.notFound, 404)
       // a paid or expired session is said so, as the GET says it: no form, no charge attempted
       const before = yield* Effect.orDie(
