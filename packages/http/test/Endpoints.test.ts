@@ -244,6 +244,33 @@ for (const [name, storage] of backends()) {
       expect((await app.call("POST", "/api/v1/front/customer/create", key, { payer_id: "c-1" })).status).toBe(200)
     })
 
+    it("a customer whose subscription is not canceled is not deleted (409, nothing changes); once it is canceled, it is", async () => {
+      const w = await world()
+      const customer = (await app.call("GET", `/api/v1/subscription/${w.sub}`, w.key)).body.data.subscription
+        .customer_id as string
+      const before = (await app.call("GET", `/api/v1/front/customer/${customer}`, w.key)).body
+      const refused = await app.call("POST", "/api/v1/front/customer/delete", w.key, { customer_id: customer })
+      expectEnvelopeError(refused, 409, "state_conflict")
+      expect(refused.body.message).toContain(w.sub)
+      expect(refused.body.message).toContain("cancel it first")
+      expect((await app.call("GET", `/api/v1/front/customer/${customer}`, w.key)).body).toEqual(before)
+      expect((await app.call("GET", `/api/v1/subscription/${w.sub}`, w.key)).body.data.subscription.status).toBe("active")
+
+      // a cancellation at period end still bills nothing more, but the subscription is live until then
+      await app.call("POST", `/api/v1/subscription/${w.sub}/cancel`, w.key, { cancel_type: "end_of_period" })
+      expectEnvelopeError(
+        await app.call("POST", "/api/v1/front/customer/delete", w.key, { customer_id: customer }),
+        409,
+        "state_conflict"
+      )
+      await app.call("POST", `/api/v1/subscription/${w.sub}/cancel`, w.key, { cancel_type: "immediate" })
+      expect((await app.call("GET", `/api/v1/subscription/${w.sub}`, w.key)).body.data.subscription.status).toBe("canceled")
+      expect((await app.call("POST", "/api/v1/front/customer/delete", w.key, { customer_id: customer })).status).toBe(200)
+      expectEnvelopeError(await app.call("GET", `/api/v1/front/customer/${customer}`, w.key), 404, "resource_not_found")
+      // its history stays readable by id
+      expect((await app.call("GET", `/api/v1/subscription/${w.sub}`, w.key)).status).toBe(200)
+    }, 120_000)
+
     it("catalog: categories, products and their status, prices, versions and their status — and their errors", async () => {
       const { api_key: key } = await app.merchant()
       const categories = await app.call("GET", "/api/v1/product-categories", key)

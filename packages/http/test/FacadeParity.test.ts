@@ -238,6 +238,13 @@ describe("the facade is the whole API", () => {
         (await get(`/api/v1/invoice/${invoices.list[0]!.invoice_id}`)).invoice
       )
 
+      // its customer is not deleted while the subscription is live: the same 409 as over REST
+      await expect(billing.customers.delete(m, sub.customer_id)).rejects.toMatchObject({
+        status: 409,
+        code: "state_conflict"
+      })
+      expect((await billing.customers.get(m, sub.customer_id)).id).toBe(sub.customer_id)
+
       // a scheduled cancel and a scheduled change, revoked
       const ending = await billing.subscriptions.cancel(m, sub.id, { cancel_type: "end_of_period" })
       expect(ending.cancel_at_period_end).toBe(true)

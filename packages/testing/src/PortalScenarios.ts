@@ -19,6 +19,7 @@ import {
   Portal,
   type PortalSession,
   type Store,
+  Subscriptions,
   TaxRates
 } from "@recur/core"
 import { DateTime, Effect, type Layer, Option } from "effect"
@@ -156,6 +157,12 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
           expect(yield* portal.revokeSession(merchantId, revoked.portal_session_id)).toEqual(first)
           expect([yield* opens(revoked), yield* opens(kept)]).toEqual([false, true])
           const bLink = yield* createSession(merchantId, { customer_id: b.customerId })
+          // a customer whose subscription is not canceled is not deleted: it would go on being billed
+          expect(
+            yield* Effect.flip(Customers.Customers.use((c) => c.delete(merchantId, { customer_id: b.customerId })))
+          ).toMatchObject({ _tag: "StateConflict", state: "subscribed" })
+          expect(yield* opens(bLink)).toBe(true)
+          yield* Subscriptions.Subscriptions.use((s) => s.cancel(merchantId, Subscriptions.cancelOf(b.subscriptionId)))
           yield* Customers.Customers.use((c) => c.delete(merchantId, { customer_id: b.customerId }))
           expect(yield* opens(bLink)).toBe(false)
           expect(yield* Effect.flip(createSession(merchantId, { customer_id: b.customerId }))).toMatchObject({

@@ -1,6 +1,7 @@
 /**
  * Customers: members (with the merchant's `payer_id`, unique per merchant) and guests (email
- * only). Deletion is soft: a deleted customer is gone from reads but its history stays.
+ * only). Deletion is soft: a deleted customer is gone from reads but its history stays; a
+ * customer with a subscription that is not canceled cannot be deleted (it would go on being billed).
  *
  * @since 0.1.0
  */
@@ -11,6 +12,7 @@ import * as Entities from "../kernel/Entities.js"
 import { merchantNow } from "../kernel/ServiceSupport.js"
 import * as Errors from "../kernel/Errors.js"
 import * as Ids from "../kernel/Ids.js"
+import { SubscriptionStatus } from "../kernel/Lifecycle.js"
 import { maxItems, pageErrors } from "../kernel/Paging.js"
 import type * as Store from "../kernel/Store.js"
 import { Storage } from "../kernel/Store.js"
@@ -57,6 +59,9 @@ export interface ListCustomers {
   readonly ending_before?: string
 }
 
+/** Every subscription status but `canceled`: such a subscription still bills or may still start. */
+const OPEN_STATUSES = SubscriptionStatus.literals.filter((s) => s !== "canceled")
+
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
 
 /**
@@ -84,6 +89,7 @@ export class Customers extends Context.Service<Customers>()("@recur/core/Custome
   make: Effect.gen(function* () {
     const storage = yield* Storage
     const repo = storage.repository(Entities.customer)
+    const subscriptions = storage.repository(Entities.subscription)
     const now = merchantNow(storage)
 
     const checkEmail = (email: string | undefined) =>
@@ -193,6 +199,26 @@ export class Customers extends Context.Service<Customers>()("@recur/core/Custome
       ref: { readonly customer_id?: string | undefined; readonly payer_id?: string | undefined }
     ) {
       const current = yield* resolve(merchantId, ref)
+      // A subscription that is not canceled would go on renewing (and charging the saved card)
+      // for a customer nobody can read any more: the merchant cancels it first.
+      const open = yield* Effect.orDie(
+        subscriptions.list(merchantId, {
+          filters: [
+            { column: "customer_id", op: "in", values: [current.value.id] },
+            { column: "status", op: "in", values: OPEN_STATUSES }
+          ],
+          limit: 3
+        })
+      )
+      if (open.list.length > 0) {
+        const ids = open.list.map((r) => r.subscription.id).join(", ")
+        return yield* new Errors.StateConflict({
+          resource: "customer",
+          id: current.value.id,
+          state: "subscribed",
+          reason: `its subscription${open.list.length > 1 || open.has_more ? "s" : ""} ${ids}${open.has_more ? " and more" : ""} ${open.list.length > 1 || open.has_more ? "are" : "is"} not canceled; cancel ${open.list.length > 1 || open.has_more ? "them" : "it"} first`
+        })
+      }
       const at = yield* now(merchantId)
       // The payer_id is released so the merchant can reuse it for a new customer.
       yield* Effect.orDie(

@@ -14,7 +14,8 @@ type Json = Record<string, any>
 const descriptions: Record<string, string> = {
   "customers.create": "Creates a customer; `email` or `payer_id` is required (one payer id per customer).",
   "customers.update": "Updates a customer found by `customer_id` or `payer_id`; omitted fields are kept.",
-  "customers.delete": "Deletes a customer found by `customer_id` or `payer_id` that has no live subscription.",
+  "customers.delete":
+    "Deletes a customer found by `customer_id` or `payer_id`. A customer with a subscription that is not canceled is refused (409 `state_conflict`, naming it): cancel it first.",
   "customers.get": "One customer.",
   "customers.list": "The merchant's customers, newest first, with cursor pagination and filters.",
   "catalog.categories": "The product categories a product may name in `category_id`.",
