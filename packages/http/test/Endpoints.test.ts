@@ -254,7 +254,9 @@ for (const [name, storage] of backends()) {
       expect(refused.body.message).toContain(w.sub)
       expect(refused.body.message).toContain("cancel it first")
       expect((await app.call("GET", `/api/v1/front/customer/${customer}`, w.key)).body).toEqual(before)
-      expect((await app.call("GET", `/api/v1/subscription/${w.sub}`, w.key)).body.data.subscription.status).toBe("active")
+      expect((await app.call("GET", `/api/v1/subscription/${w.sub}`, w.key)).body.data.subscription.status).toBe(
+        "active"
+      )
 
       // a cancellation at period end still bills nothing more, but the subscription is live until then
       await app.call("POST", `/api/v1/subscription/${w.sub}/cancel`, w.key, { cancel_type: "end_of_period" })
@@ -264,8 +266,12 @@ for (const [name, storage] of backends()) {
         "state_conflict"
       )
       await app.call("POST", `/api/v1/subscription/${w.sub}/cancel`, w.key, { cancel_type: "immediate" })
-      expect((await app.call("GET", `/api/v1/subscription/${w.sub}`, w.key)).body.data.subscription.status).toBe("canceled")
-      expect((await app.call("POST", "/api/v1/front/customer/delete", w.key, { customer_id: customer })).status).toBe(200)
+      expect((await app.call("GET", `/api/v1/subscription/${w.sub}`, w.key)).body.data.subscription.status).toBe(
+        "canceled"
+      )
+      expect((await app.call("POST", "/api/v1/front/customer/delete", w.key, { customer_id: customer })).status).toBe(
+        200
+      )
       expectEnvelopeError(await app.call("GET", `/api/v1/front/customer/${customer}`, w.key), 404, "resource_not_found")
       // its history stays readable by id
       expect((await app.call("GET", `/api/v1/subscription/${w.sub}`, w.key)).status).toBe(200)

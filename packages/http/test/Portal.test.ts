@@ -324,9 +324,9 @@ for (const [name, storage] of backends()) {
 
       // Ada's subscription is canceled and Ada deleted (a customer with a live subscription is not):
       // her link answers every route exactly as a tampered link does, and shows nothing of her
-      expect(
-        (await api.call("POST", "/api/v1/front/customer/delete", k, { customer_id: ada.customerId })).status
-      ).toBe(409)
+      expect((await api.call("POST", "/api/v1/front/customer/delete", k, { customer_id: ada.customerId })).status).toBe(
+        409
+      )
       expect(
         (await api.call("POST", `/api/v1/subscription/${ada.subscriptionId}/cancel`, k, { cancel_type: "immediate" }))
           .status
