@@ -7,7 +7,7 @@
  */
 import { NodeRuntime } from "@effect/platform-node"
 import { MasterKeyRotation, Merchant, Merchants, PaymentSettings, Secrets } from "@recur/core"
-import { DataDirLock, MasterKey, Pg } from "@recur/sql"
+import { DataDirLock, MasterKey, Migrations, Pg } from "@recur/sql"
 import { Cause, Clock, Console, Data, Effect, Exit, Layer, Option, Redacted, Runtime, Stream } from "effect"
 import * as Config from "./Config.js"
 import * as Reports from "./Reports.js"
@@ -437,10 +437,15 @@ const tellAll = (problems: ReadonlyArray<string>) =>
   )
 
 /** Errors whose message is the whole story for an operator (the data directory's state). */
-const operatorError = (e: unknown): e is DataDirLock.DataDirLocked | Pg.DataDirUnrecognised | Pg.DataDirUnreadable =>
-  e instanceof DataDirLock.DataDirLocked || e instanceof Pg.DataDirUnrecognised || e instanceof Pg.DataDirUnreadable
+const operatorError = (
+  e: unknown
+): e is DataDirLock.DataDirLocked | Pg.DataDirUnrecognised | Pg.DataDirUnreadable | Migrations.SchemaNewerThanCode =>
+  e instanceof DataDirLock.DataDirLocked ||
+  e instanceof Pg.DataDirUnrecognised ||
+  e instanceof Pg.DataDirUnreadable ||
+  e instanceof Migrations.SchemaNewerThanCode
 
-// another process holds the data directory, or it is damaged: say so in one line
+// another process holds the data directory, it is damaged, or a newer Recur migrated the store: say so in one line
 const told = (program as Effect.Effect<unknown, unknown>).pipe(
   Effect.catchIf(operatorError, (e) => Effect.andThen(Console.error(`recur: ${e.message}`), Effect.fail(new Told()))),
   Effect.catchIf(

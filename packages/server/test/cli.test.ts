@@ -6,7 +6,9 @@ import { join } from "node:path"
 import { type AddressInfo, createServer } from "node:net"
 import { fileURLToPath } from "node:url"
 import * as Config from "../src/Config.js"
-import { Result } from "effect"
+import { Migrations, Pg } from "@recur/sql"
+import { Effect, Result } from "effect"
+import { SqlClient } from "effect/sql"
 
 const root = fileURLToPath(new URL("../../..", import.meta.url))
 const main = fileURLToPath(new URL("../src/main.ts", import.meta.url))
@@ -379,6 +381,26 @@ describe("recur CLI and server", () => {
       expect(noKey.stderr + noKey.stdout).toContain("Restore master.key from your backup")
       expect(existsSync(join(dataDir, "master.key"))).toBe(false)
       renameSync(join(dataDir, "master.key.bak"), join(dataDir, "master.key"))
+
+      // a store a newer Recur migrated is refused, in one plain sentence, and left as it was (the
+      // step below damages the directory anyway: opening it again here would itself be refused)
+      const stamp = (sql: string) =>
+        Effect.runPromise(
+          SqlClient.SqlClient.use((c) => c.unsafe(sql)).pipe(
+            Effect.provide(Pg.layerPglite({ dataDir, maintenance: false }))
+          )
+        )
+      const later = Object.keys(Migrations.migrations).length + 1
+      await stamp(
+        `insert into recur_migrations (migration_id, name, created_at) values (${later}, 'from_a_later_version', now())`
+      )
+      const newer = recur(["merchant", "create", "--name", "Y", "--currency", "USD"], { RECUR_DATA_DIR: dataDir })
+      expect(newer.status).not.toBe(0)
+      expect(newer.stderr).toContain(
+        `recur: The database was migrated by a newer Recur (its latest migration is ${String(later).padStart(4, "0")}_from_a_later_version;`
+      )
+      expect(newer.stderr + newer.stdout).not.toContain("    at ")
+      expect(newer.stdout).not.toContain("sk_test_")
 
       // a damaged data directory is refused, in one plain sentence, and left as it was
       rmSync(join(dataDir, "PG_VERSION"))

@@ -7,7 +7,7 @@
  */
 import * as Migrator from "effect/sql/Migrator"
 import * as SqlClient from "effect/sql/SqlClient"
-import { Effect } from "effect"
+import { Data, Effect } from "effect"
 
 const entityTable = (table: string, columns: string) => `
   create table if not exists ${table} (
@@ -248,10 +248,51 @@ export const migrations = {
 }
 
 /**
- * Runs every pending migration (a no-op when up to date) and returns those it ran.
+ * Runs every pending migration (a no-op when up to date) and returns those it ran; fails with
+ * {@link SchemaNewerThanCode}, running nothing, on a store a newer Recur migrated.
  *
  * @example
  * yield* Migrations.run // inside the host's own database, next to its tables
  * @since 0.1.0
  */
-export const run = Migrator.make({})({ loader: Migrator.fromRecord(migrations), table: "recur_migrations" })
+export const run = Effect.suspend(() => checkNotNewer).pipe(
+  Effect.andThen(Migrator.make({})({ loader: Migrator.fromRecord(migrations), table: "recur_migrations" }))
+)
+
+/**
+ * The store was migrated by a newer Recur than this one: its code does not know the newer
+ * tables and columns, so it does not start (docs/operations.md "Rollback: forward only").
+ * Nothing was changed.
+ *
+ * @since 0.1.0
+ */
+export class SchemaNewerThanCode extends Data.TaggedError("SchemaNewerThanCode")<{
+  /** The newest migration recorded in the store (`recur_migrations`). */
+  readonly applied: string
+  /** The newest migration this Recur has. */
+  readonly known: string
+}> {
+  override get message() {
+    return (
+      `The database was migrated by a newer Recur (its latest migration is ${this.applied}; this Recur knows up to ` +
+      `${this.known}). Nothing was changed. Run the newer Recur, or restore the backup taken before the upgrade.`
+    )
+  }
+}
+
+const newest = Object.keys(migrations).sort().at(-1)!
+
+/** Fails with {@link SchemaNewerThanCode} when `recur_migrations` records an id past this code's last. */
+const checkNotNewer = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const [table] = yield* sql<{ present: boolean }>`select to_regclass('recur_migrations') is not null as present`
+  if (table === undefined || !table.present) return
+  const [latest] = yield* sql<{ migration_id: number; name: string }>`
+    select migration_id, name from recur_migrations order by migration_id desc limit 1`
+  const knownId = Number(newest.slice(0, 4))
+  if (latest !== undefined && Number(latest.migration_id) > knownId)
+    return yield* new SchemaNewerThanCode({
+      applied: `${String(latest.migration_id).padStart(4, "0")}_${latest.name}`,
+      known: newest
+    })
+})

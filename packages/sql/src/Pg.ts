@@ -84,16 +84,20 @@ const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`
 export const freshSchemaName = (prefix = "recur_test"): string =>
   `${prefix}_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`
 
+/** The migrations at start: a store a newer Recur migrated is a typed failure, anything else a defect. */
+const migrate = Effect.catch(Migrations.run, (e) =>
+  e instanceof Migrations.SchemaNewerThanCode ? Effect.fail(e) : Effect.die(e)
+)
+
 /**
  * Storage on PostgreSQL at `url`, migrated at start.
  *
  * @since 0.1.0
  */
-export const layerPgUrl = (options: PgOptions): Layer.Layer<Store.Storage | SqlClient.SqlClient, SqlError> =>
-  Layer.provideMerge(
-    Layer.effectDiscard(Effect.orDie(Migrations.run)).pipe(Layer.provideMerge(SqlStorage.layer)),
-    clientPg(options)
-  )
+export const layerPgUrl = (
+  options: PgOptions
+): Layer.Layer<Store.Storage | SqlClient.SqlClient, SqlError | Migrations.SchemaNewerThanCode> =>
+  Layer.provideMerge(Layer.effectDiscard(migrate).pipe(Layer.provideMerge(SqlStorage.layer)), clientPg(options))
 
 /**
  * Storage on a fresh schema of the PostgreSQL at `url`, migrated at start and dropped when the
@@ -106,7 +110,7 @@ export const layerPgUrl = (options: PgOptions): Layer.Layer<Store.Storage | SqlC
 export const layerPgScratch = (options: {
   readonly url: string
   readonly prefix?: string
-}): Layer.Layer<Store.Storage | SqlClient.SqlClient, SqlError> => {
+}): Layer.Layer<Store.Storage | SqlClient.SqlClient, SqlError | Migrations.SchemaNewerThanCode> => {
   const schema = freshSchemaName(options.prefix)
   const dropOnRelease = Layer.effectDiscard(
     SqlClient.SqlClient.use((sql) =>
@@ -123,7 +127,10 @@ export const layerPgScratch = (options: {
  *
  * @since 0.1.0
  */
-export const layerPg: Layer.Layer<Store.Storage | SqlClient.SqlClient, SqlError | Config.ConfigError> = Layer.unwrap(
+export const layerPg: Layer.Layer<
+  Store.Storage | SqlClient.SqlClient,
+  SqlError | Config.ConfigError | Migrations.SchemaNewerThanCode
+> = Layer.unwrap(
   Effect.gen(function* () {
     const { schema, url } = yield* Config.all({
       url: Config.String("DATABASE_URL"),
@@ -285,12 +292,12 @@ export const layerPglite = (
   options: PgliteOptions = {}
 ): Layer.Layer<
   Store.Storage | SqlClient.SqlClient,
-  SqlError | DataDirLock.DataDirLocked | DataDirUnrecognised | DataDirUnreadable
+  SqlError | DataDirLock.DataDirLocked | DataDirUnrecognised | DataDirUnreadable | Migrations.SchemaNewerThanCode
 > =>
   Layer.unwrap(
     Effect.map(openPglite(options), (db) =>
       Layer.provideMerge(
-        Layer.effectDiscard(Effect.orDie(Migrations.run)).pipe(
+        Layer.effectDiscard(migrate).pipe(
           Layer.provideMerge(SqlStorage.layer),
           // PGlite has no autovacuum: without it, long-lived embedded databases slow down
           Layer.provideMerge(options.maintenance === false ? Layer.empty : Maintenance.layer(options.maintenance))

@@ -9,7 +9,7 @@ import * as SqlClient from "effect/sql/SqlClient"
 // same schema as a new one; data written under an earlier version is carried (0009 backfills
 // redemptions from the subscriptions stored before it); running them again, or running a
 // migration's statements twice, changes nothing; an older Recur opening a newer store runs
-// nothing. On PGlite, and on PostgreSQL when RECUR_TEST_DATABASE_URL is set.
+// nothing and is refused (SchemaNewerThanCode). On PGlite, and on PostgreSQL when RECUR_TEST_DATABASE_URL is set.
 
 const url = process.env.RECUR_TEST_DATABASE_URL
 const storages: ReadonlyArray<readonly [string, () => Layer.Layer<SqlClient.SqlClient, unknown>]> = [
@@ -92,18 +92,27 @@ describe("upgrades between versions", () => {
         })
       )
 
-      it.effect("forward only: an older Recur on a newer store runs nothing and changes nothing", () =>
-        Effect.gen(function* () {
-          const sql = yield* SqlClient.SqlClient
-          const before = yield* schemaOf
-          // a later version's migration, recorded as it would be
-          yield* sql`insert into recur_migrations (migration_id, name, created_at)
+      it.effect(
+        "forward only: an older Recur on a newer store refuses to start, runs nothing and changes nothing",
+        () =>
+          Effect.gen(function* () {
+            const sql = yield* SqlClient.SqlClient
+            const before = yield* schemaOf
+            // a later version's migration, recorded as it would be
+            yield* sql`insert into recur_migrations (migration_id, name, created_at)
             values (${all.length + 1}, 'from_a_later_version', now())`
-          expect(yield* Migrations.run).toEqual([])
-          expect(yield* upTo(3)).toEqual([])
-          expect(yield* schemaOf).toEqual(before)
-          yield* sql`delete from recur_migrations where migration_id = ${all.length + 1}`
-        })
+            const refused = yield* Effect.flip(Migrations.run)
+            expect(refused).toBeInstanceOf(Migrations.SchemaNewerThanCode)
+            expect(refused).toMatchObject({
+              applied: `${String(all.length + 1).padStart(4, "0")}_from_a_later_version`,
+              known: all[all.length - 1]![0]
+            })
+            expect(refused.message).toContain("Nothing was changed")
+            // an older set of migrations alone (Effect's migrator) runs nothing either
+            expect(yield* upTo(3)).toEqual([])
+            expect(yield* schemaOf).toEqual(before)
+            yield* sql`delete from recur_migrations where migration_id = ${all.length + 1}`
+          })
       )
     })
   }
