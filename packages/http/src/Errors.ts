@@ -126,8 +126,18 @@ export const all = [
 ] as const
 
 /**
- * The body of the 401 answer, whatever the cause.
+ * The message of the 401 answer when no key was sent (no `Authorization` header, or not
+ * `Bearer <key>`).
  *
  * @since 0.1.0
  */
 export const unauthorizedMessage = "ApiKey authentication is required. Send Authorization: Bearer <API_KEY>."
+
+/**
+ * The message of the 401 answer when a key was sent and is not accepted: unknown, revoked or
+ * expired (which of them is not said: the answer helps the key's holder, not a guesser).
+ *
+ * @since 0.1.0
+ */
+export const rejectedKeyMessage =
+  "ApiKey authentication is required: the API key sent is not valid (unknown, revoked or expired). Send Authorization: Bearer <API_KEY> with a current key."

@@ -88,6 +88,11 @@ for (const [name, storage] of backends()) {
         )
         expectEnvelopeError(r, 401, "unauthorizedError")
         expect(r.body.message).toContain("ApiKey authentication is required")
+        // a key sent and refused is told apart from no key sent
+        expect([header, r.body.message.includes("the API key sent is not valid")]).toEqual([
+          header,
+          header === "Bearer sk_test_nope"
+        ])
       }
       expect((await app.call("GET", "/api/v1/products", rotated.api_key)).status).toBe(200)
       expectEnvelopeError(

@@ -41,7 +41,15 @@ export const authenticationLive = Layer.effect(
           if (!m) return yield* Effect.fail(unauthorized)
           const auth =
             AuthMemo.recall(request, m[1]!) ??
-            (yield* Effect.mapError(merchants.authenticate(m[1]!), () => unauthorized))
+            (yield* Effect.mapError(
+              merchants.authenticate(m[1]!),
+              () =>
+                new ApiErrors.Unauthorized({
+                  code: "unauthorizedError",
+                  message: ApiErrors.rejectedKeyMessage,
+                  data: { request_id: envelopeId }
+                })
+            ))
           if (requestId === undefined) {
             return yield* Effect.fail(
               new ApiErrors.InvalidParameter({
