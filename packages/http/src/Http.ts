@@ -300,6 +300,29 @@ const withClientAddress = (addresses: ClientAddresses) => {
   }
 }
 
+/**
+ * `HEAD` answered as `GET` (RFC 9110 §9.3.2: the same status and headers; the server writes no
+ * body): an uptime monitor's `HEAD /healthz`, a link checker's `HEAD` of a hosted page. The
+ * router's own fallback from `HEAD` to `GET` never ran, since the envelope's 404 route matches
+ * every method first. The request the routes see says `GET`; Node's response to the `HEAD` it
+ * received still sends no body. Innermost, around the router alone: a `modify` of the request
+ * (the client's address) would make a new one from the original, `HEAD` again.
+ */
+const headAsGet = <A, E, R>(
+  app: Effect.Effect<A, E, R>
+): Effect.Effect<A, E, R | HttpServerRequest.HttpServerRequest> =>
+  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+    request.method !== "HEAD"
+      ? app
+      : Effect.provideService(
+          app,
+          HttpServerRequest.HttpServerRequest,
+          new Proxy(request, {
+            get: (target, key) => (key === "method" ? "GET" : Reflect.get(target, key, target))
+          })
+        )
+  )
+
 /** An app behind the middleware: it answers every failure itself, and needs the engine's keys and store. */
 type Guarded<R> = Effect.Effect<
   HttpServerResponse.HttpServerResponse,
@@ -337,7 +360,8 @@ export const makeMiddleware = (
       }
       return yield* checked(app)
     })
-  return <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>): Guarded<R> => addressed(guarded(app))
+  return <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>): Guarded<R> =>
+    addressed(guarded(headAsGet(app)))
 }
 
 /**

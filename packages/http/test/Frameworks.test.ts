@@ -217,6 +217,10 @@ describe("framework glue at /billing", { timeout: 120_000 }, () => {
     const out = await F.exercise(billing, origin)
     expect(out).toMatchObject(F.intact(out.merchant_id))
     expect((await fetch(`${origin}/elsewhere`)).status).toBe(404)
+    // HEAD is answered as GET, with no body on the wire (an uptime monitor's probe)
+    const head = await fetch(`${origin}/billing/healthz`, { method: "HEAD" })
+    expect([head.status, await head.text()]).toEqual([200, ""])
+    expect((await fetch(`${origin}/billing/no/such/route`, { method: "HEAD" })).status).toBe(404)
   })
 
   it("node:http: a body the host's code read first is answered 400 saying so", async () => {

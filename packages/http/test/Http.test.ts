@@ -503,6 +503,24 @@ describe("health and unlimited keys", () => {
     const health = await handler(new Request("http://localhost/healthz"))
     expect(health.status).toBe(200)
     expect(await health.json()).toEqual({ status: "ok" })
+    // HEAD is answered as GET (an uptime monitor's probe, a link checker): same status, no 404
+    expect((await handler(new Request("http://localhost/healthz", { method: "HEAD" }))).status).toBe(200)
+    const { api_key: headKey } = await merchant()
+    const headers = { authorization: `Bearer ${headKey}`, "request-id": "head-1" }
+    const get = await handler(new Request("http://localhost/api/v1/product-categories", { headers }))
+    const head = await handler(
+      new Request("http://localhost/api/v1/product-categories", {
+        method: "HEAD",
+        headers: { ...headers, "request-id": "head-2" }
+      })
+    )
+    expect([head.status, head.headers.get("content-type")]).toEqual([get.status, get.headers.get("content-type")])
+    await get.arrayBuffer()
+    await head.arrayBuffer()
+    expect((await handler(new Request("http://localhost/api/v1/product-categories", { method: "HEAD" }))).status).toBe(
+      401
+    )
+    expect((await handler(new Request("http://localhost/no/such/route", { method: "HEAD" }))).status).toBe(404)
     const built = await runtime.context()
     const open = Http.toWebHandler(Layer.succeedContext(built), undefined, { rateLimit: false })
     const { api_key } = await merchant()
