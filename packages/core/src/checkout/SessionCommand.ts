@@ -41,6 +41,11 @@ export interface SessionCommand {
   readonly metadata: Metadata
   /** A customer-facing discount code to redeem (mode checkout). */
   readonly discountCode: Option.Option<string>
+  /**
+   * A chosen billing cycle anchor (Unix ms) and whether the short first period up to it is
+   * prorated (`BillingAnchor`); absent: the first payment anchors the subscription.
+   */
+  readonly billingAnchor?: { readonly anchor: number; readonly behavior: "create_prorations" | "none" } | undefined
   /** How the hosted page looks and where it sends the payer (stored on the session as given). */
   readonly page: Pick<
     CheckoutSession.CheckoutSession,
