@@ -114,7 +114,10 @@ for (const [name, storage] of backends()) {
         [{ ...line, billing_cycle_anchor: "2026-02-15T00:00:01Z" }, "billing_cycle_anchor"],
         [{ ...line, billing_cycle_anchor: "the 1st" }, "billing_cycle_anchor"],
         [{ ...line, proration_behavior: "none" }, "proration_behavior"],
-        [{ ...line, billing_cycle_anchor: "2026-02-01T00:00:00Z", proration_behavior: "sometimes" }, "proration_behavior"],
+        [
+          { ...line, billing_cycle_anchor: "2026-02-01T00:00:00Z", proration_behavior: "sometimes" },
+          "proration_behavior"
+        ],
         [
           { line_items: [{ price_id: trial.priceId }], billing_cycle_anchor: "2026-02-01T00:00:00Z" },
           "billing_cycle_anchor"
