@@ -1,6 +1,23 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import type { TestClient } from "@recur/http"
+import { OpenApi } from "effect/http-api"
+import { BillingApi } from "../src/Api.js"
 import { backends, serve } from "./client.js"
+
+describe("billing cycle anchor in the OpenAPI document", () => {
+  it("the session body takes billing_cycle_anchor and proration_behavior; the session and subscription show the anchor", () => {
+    const doc = OpenApi.fromApi(BillingApi) as any
+    const text = JSON.stringify(doc)
+    const schemas = doc.components.schemas as Record<string, any>
+    expect(schemas.CheckoutSession.properties).toHaveProperty("billing_cycle_anchor")
+    expect(schemas.CheckoutSession.properties).toHaveProperty("proration_behavior")
+    expect(schemas.Subscription.properties).toHaveProperty("billing_cycle_anchor")
+    const body = JSON.stringify(doc.paths["/api/v1/session"].post.requestBody)
+    const create = body.includes("$ref") ? text : body
+    expect(create).toContain("billing_cycle_anchor")
+    expect(create).toContain('"create_prorations"')
+  })
+})
 
 const refusal = (r: TestClient.Answer) => {
   const body = r.body as { code?: string; data?: { param?: string } } | null
