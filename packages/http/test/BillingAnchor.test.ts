@@ -96,6 +96,80 @@ for (const [name, storage] of backends()) {
       ])
     })
 
+    it("in the short first period: the upcoming invoice is the anchor day's 30.00, and a change prorates over the whole period ending at the anchor", async () => {
+      const k = await fresh()
+      const { priceId } = await api.priceOf(k)
+      const { priceId: bigger } = await api.priceOf(
+        k,
+        { price_plan: { billing_cycle_unit: "month", base_price_val: "60.00" } },
+        { product: "Pro", price: "Pro big" }
+      )
+      const s = await session(k, { line_items: [{ price_id: priceId }], billing_cycle_anchor: "2026-02-01T00:00:00Z" })
+      const id = (s.body as any).data.session_id
+      expect((await pay(id)).status).toBe(200)
+      const subId = (await sessionOf(k, id)).subscription_id as string
+      const upcoming = ((await api.call("GET", `/api/v1/subscription/${subId}/upcoming_invoice`, k)).body as any).data
+        .upcoming_invoice
+      expect([upcoming.invoice_type, upcoming.cycle_index, upcoming.invoice_date, upcoming.amount]).toEqual([
+        "renewal",
+        1,
+        "2026-02-01T00:00:00Z",
+        "30.00"
+      ])
+      // 12 of January's 31 days left: the credit is what the 16.45 first invoice charged for them
+      await advance(k, "2026-01-20T00:00:00Z")
+      const change = { price_id: bigger, effective_type: "immediate", proration: "immediate" }
+      const preview = (await api.call("POST", `/api/v1/subscription/${subId}/preview-change`, k, change)).body as any
+      expect([preview.data.credit, preview.data.charge, preview.data.net]).toEqual(["11.61", "23.23", "11.62"])
+      const done = await api.call("POST", `/api/v1/subscription/${subId}`, k, {
+        ...change,
+        quote_id: preview.data.quote_id
+      })
+      expect(done.status, JSON.stringify(done.body)).toBe(200)
+      await advance(k, "2026-02-01T00:00:00Z")
+      const all = await invoicesOf(k, subId)
+      expect(all.map((i: any) => `${i.cycle_index} ${i.invoice_type} ${i.amount}`).sort()).toEqual([
+        "0 initial 16.45",
+        "0 upgrade 11.62",
+        "1 renewal 60.00"
+      ])
+    })
+
+    it("the short first period is the first cycle: a once discount takes it, and total_cycles 2 ends a whole period after the anchor", async () => {
+      const k = await fresh()
+      const { priceId } = await api.priceOf(k)
+      const d = await api.call("POST", "/api/v1/discounts", k, {
+        name: "Once",
+        code: "ONCE50",
+        discount_type: "percentage",
+        percent_off: 50,
+        duration: "once"
+      })
+      expect(d.status, JSON.stringify(d.body)).toBe(200)
+      const s = await session(k, {
+        line_items: [{ price_id: priceId }],
+        billing_cycle_anchor: "2026-02-01T00:00:00Z",
+        discount_code: "ONCE50",
+        total_cycles: 2
+      })
+      expect(s.status, JSON.stringify(s.body)).toBe(200)
+      const id = (s.body as any).data.session_id
+      // 16.45 less half of it, rounded half-even: 8.22 off (8.225), 8.23 due
+      expect((await sessionOf(k, id)).amount).toBe("8.23")
+      expect((await pay(id)).status).toBe(200)
+      const subId = (await sessionOf(k, id)).subscription_id as string
+      await advance(k, "2026-02-01T00:00:00Z")
+      await advance(k, "2026-03-01T00:00:00Z")
+      await advance(k, "2026-04-01T00:00:00Z")
+      const all = await invoicesOf(k, subId)
+      expect(all.map((i: any) => [i.invoice_type, i.cycle_index, i.amount])).toEqual([
+        ["initial", 0, "8.23"],
+        ["renewal", 1, "30.00"]
+      ])
+      const sub = ((await api.call("GET", `/api/v1/subscription/${subId}`, k)).body as any).data.subscription
+      expect(sub.status).not.toBe("active")
+    })
+
     it("proration_behavior none: the short first period is free, the anchor day bills 30.00", async () => {
       const k = await fresh("per_second")
       const { priceId } = await api.priceOf(k)
