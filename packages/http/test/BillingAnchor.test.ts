@@ -68,7 +68,14 @@ for (const [name, storage] of backends()) {
         "create_prorations"
       ])
       const page = await api.call("GET", `/checkout/${id}`, null)
-      expect(String(page.body)).toContain("on the 1st of each month")
+      expect(String(page.body)).toContain("Then $30.00 on the 1st of each month")
+      for (const [language, words] of [
+        ["de-DE", "am 1. jedes Monats"],
+        ["fr-FR", "le 1er de chaque mois"]
+      ] as const) {
+        const localized = await api.call("GET", `/checkout/${id}`, null, undefined, { "accept-language": language })
+        expect(String(localized.body)).toContain(words)
+      }
       expect((await pay(id)).status).toBe(200)
       const subId = (await sessionOf(k, id)).subscription_id as string
       const sub = ((await api.call("GET", `/api/v1/subscription/${subId}`, k)).body as any).data.subscription
