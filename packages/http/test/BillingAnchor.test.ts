@@ -228,6 +228,10 @@ for (const [name, storage] of backends()) {
         const r = await session(k, body)
         expect(refusal(r), JSON.stringify(body)).toEqual([400, "InvalidParameter", param])
       }
+      // a session with an anchor sooner than its time to live expires at the anchor
+      const soon = await session(k, { ...line, billing_cycle_anchor: "2026-01-15T06:00:00Z" })
+      const opened = await sessionOf(k, (soon.body as any).data.session_id)
+      expect([opened.expires_at, opened.amount]).toEqual(["2026-01-15T06:00:00Z", "0.00"])
       // exactly one interval ahead is a whole first period
       const whole = await session(k, { ...line, billing_cycle_anchor: "2026-02-15T00:00:00Z" })
       expect((await sessionOf(k, (whole.body as any).data.session_id)).amount).toBe("30.00")

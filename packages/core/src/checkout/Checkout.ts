@@ -85,12 +85,16 @@ const dueNow = (
   return share === undefined ? whole : Money.proportion(whole, share.unused, share.total)
 }
 
-/** The share of a whole period a session's short first period costs when paid at `at` (none without an anchor). */
+/**
+ * The share of a whole period a session's short first period costs (none without an anchor),
+ * measured from the session's opening `openedAt`: what the page shows is what the payment
+ * charges (the session expires at its anchor at the latest).
+ */
 const anchorShare = (
   merchant: { readonly proration_policy: string },
   session: Pick<CheckoutSession.CheckoutSession, "billing_cycle_anchor" | "proration_behavior">,
   pv: Price.PriceVersion,
-  at: number
+  openedAt: number
 ): Proration.Fraction | undefined =>
   session.billing_cycle_anchor === null
     ? undefined
@@ -99,7 +103,7 @@ const anchorShare = (
         pv,
         msOf(session.billing_cycle_anchor),
         session.proration_behavior ?? "create_prorations",
-        at
+        openedAt
       )?.share
 
 /**
@@ -327,7 +331,8 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
         metadata: command.metadata,
         trade_id: null,
         subscription_id: null,
-        expires_at: dt(at + settings.sessionTtlMs),
+        // a session with a billing anchor can be paid only before it
+        expires_at: dt(Math.min(at + settings.sessionTtlMs, command.billingAnchor?.anchor ?? Number.POSITIVE_INFINITY)),
         created_at: dt(at),
         completed_at: null,
         discount_id: discount?.discount_id ?? null,
@@ -410,7 +415,7 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
           session.customer_id !== null &&
           (yield* hadTrial(merchantId, session.customer_id)))
       const merchant = yield* merchants.get(merchantId)
-      let due = dueNow(pv, quantity, skipTrial, anchorShare(merchant, session, pv, yield* nowOf(merchant)))
+      let due = dueNow(pv, quantity, skipTrial, anchorShare(merchant, session, pv, msOf(session.created_at)))
       const settlement =
         session.merchant_rate !== null && session.currency !== pv.currency
           ? { rate: Result.getOrThrow(Decimal.parse(session.merchant_rate)), target: session.currency }

@@ -251,7 +251,8 @@ export class SessionPayments extends Context.Service<SessionPayments>()("@recur/
               ]
               redeemed = dv
             }
-            // a chosen anchor: the first period runs from now to it, charged as its share
+            // a chosen anchor: the first period runs from now to it, charged as the share the
+            // session showed (measured from its opening; it expires at the anchor at the latest)
             const anchored =
               pv !== null && !trialPossible && session.billing_cycle_anchor !== null
                 ? BillingAnchor.firstPeriod(
@@ -259,7 +260,7 @@ export class SessionPayments extends Context.Service<SessionPayments>()("@recur/
                     pv,
                     msOf(session.billing_cycle_anchor),
                     session.proration_behavior ?? "create_prorations",
-                    at
+                    msOf(session.created_at)
                   )
                 : undefined
             const firstDraft =

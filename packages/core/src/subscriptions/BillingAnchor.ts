@@ -139,10 +139,11 @@ export const prorationSpan = (
 }
 
 /**
- * The first period of a subscription to `pv` paid at `at` with the chosen `anchor`, under the
- * merchant's proration policy (`policyText`, `per_day` …): the anchor in force
- * ({@link effective}) and the share of a whole period charged for it ({@link firstShare});
- * `undefined` for a price without a calendar interval.
+ * The first period of a subscription to `pv` with the chosen `anchor`, measured from `at` (the
+ * checkout's opening, so the payment charges what the page showed), under the merchant's
+ * proration policy (`policyText`, `per_day` …): the anchor in force ({@link effective}) and the
+ * share of a whole period charged for it ({@link firstShare}); `undefined` for a price without
+ * a calendar interval.
  *
  * @since 0.1.0
  */
