@@ -177,6 +177,49 @@ for (const [name, storage] of backends()) {
       expect(sub.status).not.toBe("active")
     })
 
+    it("usage billed in arrears: the short first period's usage is billed whole on the anchor day", async () => {
+      const k = await fresh()
+      const product = ((await api.call("POST", "/api/v1/products", k, { product_name: "API" })).body as any).data
+      const price = await api.call("POST", "/api/v1/prices", k, {
+        name: "Calls",
+        product_id: product.product_id,
+        currency: "USD",
+        billing_type: "recurring",
+        price_type: "based_on_usage",
+        model_type: "per_unit",
+        billing_threshold: "1",
+        usage_unit_price: "0.10",
+        payment_timing: "postpaid",
+        billing_dimension: "usage",
+        usage_amount: "1",
+        usage_unit: "call",
+        price_plan: { billing_cycle_unit: "month", base_price_val: "0" }
+      })
+      expect(price.status, JSON.stringify(price.body)).toBe(200)
+      const s = await session(k, {
+        line_items: [{ price_id: (price.body as any).data.price_id }],
+        billing_cycle_anchor: "2026-02-01T00:00:00Z"
+      })
+      expect(s.status, JSON.stringify(s.body)).toBe(200)
+      const id = (s.body as any).data.session_id
+      expect((await sessionOf(k, id)).amount).toBe("0.00")
+      expect((await pay(id)).status).toBe(200)
+      const subId = (await sessionOf(k, id)).subscription_id as string
+      const used = await api.call("POST", `/api/v1/subscription/${subId}/usage`, k, { usage_count: 40 })
+      expect(used.status, JSON.stringify(used.body)).toBe(200)
+      await advance(k, "2026-02-01T00:00:00Z")
+      const all = await invoicesOf(k, subId)
+      expect(all.map((i: any) => `${i.cycle_index} ${i.invoice_type} ${i.amount}`).sort()).toEqual([
+        "0 initial 0.00",
+        "0 renewal 4.00"
+      ])
+      const sub = ((await api.call("GET", `/api/v1/subscription/${subId}`, k)).body as any).data.subscription
+      expect([sub.current_period_start, sub.current_period_end]).toEqual([
+        "2026-02-01T00:00:00Z",
+        "2026-03-01T00:00:00Z"
+      ])
+    })
+
     it("proration_behavior none: the short first period is free, the anchor day bills 30.00", async () => {
       const k = await fresh("per_second")
       const { priceId } = await api.priceOf(k)
