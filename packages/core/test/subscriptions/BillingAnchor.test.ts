@@ -85,6 +85,52 @@ describe("BillingAnchor", () => {
     }
   })
 
+  it("the short first period is the intro phase's first cycle, prorated; the next cycles are the intro's second and the base price", () => {
+    const pv = priceVersion({
+      price_plan: new Price.PricePlan({
+        price_plan_id: "pln_x",
+        plan_name: "Intro",
+        billing_cycle_unit: "month",
+        billing_cycle_count: 1,
+        is_infinite: true,
+        base_price_val: "30.00",
+        plan_description: "",
+        price_plan_tiers: [
+          new Price.PricePlanTier({
+            period_count: 2,
+            period_unit: "month",
+            original_price: "30.00",
+            due_price: "",
+            discount_type: "percentage",
+            discount_value: "50"
+          })
+        ]
+      })
+    })
+    const first = BillingAnchor.firstPeriod(
+      "per_day",
+      pv,
+      at("2026-02-01T00:00:00Z"),
+      "create_prorations",
+      at("2026-01-15T00:00:00Z")
+    )!
+    const bill = (cycle: number, share?: Proration.Fraction) =>
+      Money.format(
+        Result.getOrThrow(
+          Invoicing.cycle({
+            invoice_type: cycle === 0 ? "initial" : "renewal",
+            price: pv,
+            cycle_index: cycle,
+            quantity: 1n,
+            existing: [],
+            ...(share ? { share } : {})
+          })
+        ).total
+      )
+    // 15.00 × 17/31 = 8.2258…; cycle 1 is the intro's second, cycle 2 the base price
+    expect([bill(0, first.share), bill(1), bill(2)]).toEqual(["8.23", "15.00", "30.00"])
+  })
+
   it("refuses an anchor not after now, more than one interval ahead, with a trial, or on a price without an interval", () => {
     const monthly = priceOf("30.00", "month")
     const now = at("2026-01-15T00:00:00Z")
