@@ -51,7 +51,8 @@ const sessionFields = {
   rate: "target_currency",
   return_url: "return_url",
   cancel_url: "cancel_url",
-  discount: "discount_code"
+  discount: "discount_code",
+  billing_cycle_anchor: "billing_cycle_anchor"
 } as const
 
 const usageFields = {

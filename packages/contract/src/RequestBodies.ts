@@ -8,6 +8,7 @@
  */
 import { CheckoutSession, Common, Customer, PriceRules, Proration } from "@recur/core"
 import { Schema, SchemaIssue } from "effect"
+import { AnchorFields } from "./BillingAnchors.js"
 
 /**
  * A customer's postal address.
@@ -117,7 +118,8 @@ export const CreateSession = Schema.Struct({
   amount: Schema.optional(Schema.String),
   currency: Schema.optional(Schema.String),
   discount_code: Schema.optional(Schema.String),
-  allow_discount_codes: Schema.optional(Schema.Boolean)
+  allow_discount_codes: Schema.optional(Schema.Boolean),
+  ...AnchorFields
 })
 
 /**

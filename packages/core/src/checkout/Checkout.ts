@@ -28,6 +28,8 @@ import * as Ports from "../kernel/Ports.js"
 import * as Price from "../catalog/Price.js"
 import * as PriceRules from "../catalog/PriceRules.js"
 import * as Pricing from "../money/Pricing.js"
+import type * as Proration from "../money/Proration.js"
+import * as BillingAnchor from "../subscriptions/BillingAnchor.js"
 import * as Settings from "../tenants/Settings.js"
 import * as Store from "../kernel/Store.js"
 
@@ -69,14 +71,40 @@ export interface SessionView {
 }
 
 /** What a checkout of `quantity` × `pv` charges now: the paid trial, nothing for usage, or the first cycle. */
-const dueNow = (pv: Price.PriceVersion, quantity: bigint, skipTrial: boolean): Money.Money => {
+const dueNow = (
+  pv: Price.PriceVersion,
+  quantity: bigint,
+  skipTrial: boolean,
+  share?: Proration.Fraction
+): Money.Money => {
   const trial = Price.trialOf(pv)
-  return Option.isSome(trial) && !skipTrial
-    ? Money.times(Pricing.trialCharge(trial.value.trial, pv.currency), 1n)
-    : pv.billing_dimension === "usage"
-      ? Money.zero(pv.currency)
-      : Pricing.rate(Price.modelOf(pv, 0), quantity, pv.currency).amount
+  if (Option.isSome(trial) && !skipTrial) return Money.times(Pricing.trialCharge(trial.value.trial, pv.currency), 1n)
+  if (pv.billing_dimension === "usage") return Money.zero(pv.currency)
+  const whole = Pricing.rate(Price.modelOf(pv, 0), quantity, pv.currency).amount
+  // a short first period up to a billing anchor: its share, rounded as its invoice rounds it
+  return share === undefined ? whole : Money.proportion(whole, share.unused, share.total)
 }
+
+/**
+ * The share of a whole period a session's short first period costs (none without an anchor),
+ * measured from the session's opening `openedAt`: what the page shows is what the payment
+ * charges (the session expires at its anchor at the latest).
+ */
+const anchorShare = (
+  merchant: { readonly proration_policy: string },
+  session: Pick<CheckoutSession.CheckoutSession, "billing_cycle_anchor" | "proration_behavior">,
+  pv: Price.PriceVersion,
+  openedAt: number
+): Proration.Fraction | undefined =>
+  session.billing_cycle_anchor === null
+    ? undefined
+    : BillingAnchor.firstPeriod(
+        merchant.proration_policy,
+        pv,
+        msOf(session.billing_cycle_anchor),
+        session.proration_behavior ?? "create_prorations",
+        openedAt
+      )?.share
 
 /**
  * Why every cycle a session sells (each intro phase, the base price, a paid trial) cannot be
@@ -186,7 +214,20 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
         const skipTrial =
           command.trialPolicy === 3 ||
           (command.trialPolicy === 2 && customerId !== null && (yield* hadTrial(merchantId, customerId)))
-        due = dueNow(pv, quantity, skipTrial)
+        if (command.billingAnchor !== undefined) {
+          const why = BillingAnchor.refusal(
+            command.billingAnchor.anchor,
+            at,
+            pv,
+            Option.isSome(Price.trialOf(pv)) && !skipTrial
+          )
+          if (why !== undefined) return yield* refuse("billing_cycle_anchor", why)
+        }
+        const anchored = {
+          billing_cycle_anchor: command.billingAnchor !== undefined ? dt(command.billingAnchor.anchor) : null,
+          proration_behavior: command.billingAnchor?.behavior ?? null
+        }
+        due = dueNow(pv, quantity, skipTrial, anchorShare(merchant, anchored, pv, at))
         if (Option.isSome(command.discountCode)) {
           const settleCurrency = Option.match(command.settlement, {
             onNone: () => pv.currency,
@@ -210,6 +251,8 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
         currency = pv.currency
       } else {
         if (Option.isNone(command.amount)) return yield* refuse("amount", "amount and currency are required")
+        if (command.billingAnchor !== undefined)
+          return yield* refuse("billing_cycle_anchor", "applies to a subscription's checkout (mode checkout) only")
         due = command.amount.value
         if (!Money.isWithinBounds(due))
           return yield* refuse("amount", `must be at most ${fmtMinor(Money.MAX_AMOUNT_MINOR, due.currency)}`)
@@ -288,11 +331,14 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
         metadata: command.metadata,
         trade_id: null,
         subscription_id: null,
-        expires_at: dt(at + settings.sessionTtlMs),
+        // a session with a billing anchor can be paid only before it
+        expires_at: dt(Math.min(at + settings.sessionTtlMs, command.billingAnchor?.anchor ?? Number.POSITIVE_INFINITY)),
         created_at: dt(at),
         completed_at: null,
         discount_id: discount?.discount_id ?? null,
-        discount_code: discount?.code ?? null
+        discount_code: discount?.code ?? null,
+        billing_cycle_anchor: command.billingAnchor !== undefined ? dt(command.billingAnchor.anchor) : null,
+        proration_behavior: command.billingAnchor?.behavior ?? null
       })
       yield* Effect.orDie(sessions.insert(session))
       return session
@@ -368,7 +414,8 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
         (session.trial_policy === 2 &&
           session.customer_id !== null &&
           (yield* hadTrial(merchantId, session.customer_id)))
-      let due = dueNow(pv, quantity, skipTrial)
+      const merchant = yield* merchants.get(merchantId)
+      let due = dueNow(pv, quantity, skipTrial, anchorShare(merchant, session, pv, msOf(session.created_at)))
       const settlement =
         session.merchant_rate !== null && session.currency !== pv.currency
           ? { rate: Result.getOrThrow(Decimal.parse(session.merchant_rate)), target: session.currency }

@@ -99,7 +99,20 @@ export class CheckoutSession extends Schema.Class<CheckoutSession>("CheckoutSess
    * The tax in `amount` (inclusive taxes are inside it, exclusive ones were added to it), at the
    * billing address or the customer's (sessions stored before taxes: null).
    */
-  tax_amount: NullableString.pipe(Schema.withDecodingDefault(Effect.succeed(null)))
+  tax_amount: NullableString.pipe(Schema.withDecodingDefault(Effect.succeed(null))),
+  /**
+   * The billing cycle anchor the subscription's periods start on (Stripe's
+   * `billing_cycle_anchor`); the first period runs from the payment to it. `null`: the payment
+   * is the anchor (sessions stored before anchors: null).
+   */
+  billing_cycle_anchor: NullableTimestamp.pipe(Schema.withDecodingDefault(Effect.succeed(null))),
+  /**
+   * With an anchor, whether the short first period is charged as its share of a whole period
+   * (`create_prorations`) or free (`none`); `null` without an anchor.
+   */
+  proration_behavior: Schema.NullOr(Schema.Literals(["create_prorations", "none"])).pipe(
+    Schema.withDecodingDefault(Effect.succeed(null))
+  )
 }) {}
 
 /**

@@ -41,6 +41,11 @@ export interface SessionCommand {
   readonly metadata: Metadata
   /** A customer-facing discount code to redeem (mode checkout). */
   readonly discountCode: Option.Option<string>
+  /**
+   * A chosen billing cycle anchor (Unix ms) and whether the short first period up to it is
+   * prorated (`BillingAnchor`); absent: the first payment anchors the subscription.
+   */
+  readonly billingAnchor?: { readonly anchor: number; readonly behavior: "create_prorations" | "none" } | undefined
   /** How the hosted page looks and where it sends the payer (stored on the session as given). */
   readonly page: Pick<
     CheckoutSession.CheckoutSession,
@@ -61,7 +66,7 @@ export interface SessionCommand {
 /**
  * A checkout session for code, not for requests: `quantity` (default 1) of the price `priceId`,
  * paid by `who` (an existing customer, a payer id found or created, or an email — at least one),
- * with a customer-facing discount code to redeem if given. Every other part takes the default the API's body has: settled in the price's currency, trial
+ * with a customer-facing discount code to redeem and a billing anchor if given. Every other part takes the default the API's body has: settled in the price's currency, trial
  * policy 1, the hosted page with no redirect URLs. (The merchant API's body is decoded into a
  * command, every part included, by the contract's `Requests.sessionCommand`.)
  *
@@ -76,8 +81,14 @@ export const sessionOf = (
     readonly payerId?: string | undefined
     readonly email?: string | undefined
   },
-  parts: { readonly quantity?: bigint | undefined; readonly discountCode?: string | undefined } = {}
+  parts: {
+    readonly quantity?: bigint | undefined
+    readonly discountCode?: string | undefined
+    /** A billing cycle anchor (Unix ms) and whether the short first period is prorated. */
+    readonly billingAnchor?: SessionCommand["billingAnchor"]
+  } = {}
 ): SessionCommand => ({
+  ...(parts.billingAnchor !== undefined ? { billingAnchor: parts.billingAnchor } : {}),
   mode: "checkout",
   customerId: Option.map(Option.fromUndefinedOr(who.customerId), (id) => Ids.CustomerId.make(id)),
   payerId: Option.fromUndefinedOr(who.payerId),

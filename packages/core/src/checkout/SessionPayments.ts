@@ -9,6 +9,7 @@
  */
 import { Context, Effect, Layer, Option, Result } from "effect"
 import * as BillingPeriod from "../money/BillingPeriod.js"
+import * as BillingAnchor from "../subscriptions/BillingAnchor.js"
 import * as Catalog from "../catalog/Catalog.js"
 import * as Checkout from "./Checkout.js"
 import * as CheckoutSession from "./CheckoutSession.js"
@@ -250,6 +251,18 @@ export class SessionPayments extends Context.Service<SessionPayments>()("@recur/
               ]
               redeemed = dv
             }
+            // a chosen anchor: the first period runs from now to it, charged as the share the
+            // session showed (measured from its opening; it expires at the anchor at the latest)
+            const anchored =
+              pv !== null && !trialPossible && session.billing_cycle_anchor !== null
+                ? BillingAnchor.firstPeriod(
+                    merchant.proration_policy,
+                    pv,
+                    msOf(session.billing_cycle_anchor),
+                    session.proration_behavior ?? "create_prorations",
+                    msOf(session.created_at)
+                  )
+                : undefined
             const firstDraft =
               pv && pv.billing_type === "recurring"
                 ? yield* withTaxes(
@@ -272,7 +285,8 @@ export class SessionPayments extends Context.Service<SessionPayments>()("@recur/
                               paidCycles: 0,
                               quantity,
                               usage: 0n,
-                              existing: []
+                              existing: [],
+                              ...(anchored !== undefined ? { share: anchored.share } : {})
                             })
                           ),
                       session.merchant_rate,
@@ -334,7 +348,8 @@ export class SessionPayments extends Context.Service<SessionPayments>()("@recur/
                 yield* Discounts.redeem(storage, merchantId, redeemed, { customerId, subscriptionId: sub_id }, at)
               const rec0: Entities.SubscriptionRecord = {
                 merchant_id: merchantId,
-                anchor: null,
+                // with a chosen anchor, cycle 0 is the short period before it and cycle 1 starts on it
+                anchor: anchored?.anchor ?? null,
                 trial_end: trialPossible
                   ? BillingPeriod.trialEnd(at, Option.getOrThrow(Price.trialOf(pv)).period)
                   : null,
@@ -347,7 +362,7 @@ export class SessionPayments extends Context.Service<SessionPayments>()("@recur/
                 currency: session.currency,
                 convert_to_continuous: session.convert_to_continuous,
                 paused_at: null,
-                anchor_cycle: 0,
+                anchor_cycle: anchored !== undefined ? 1 : 0,
                 plan_basis: null,
                 discounts: term !== null ? [term] : [],
                 owed_refunds: [],

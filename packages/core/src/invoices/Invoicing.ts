@@ -274,6 +274,12 @@ export interface CycleInput {
   readonly tax?: TaxFn
   readonly creditBalance?: Money.Money
   readonly existing: ReadonlyArray<Prior>
+  /**
+   * The part of a whole period this invoice covers (a short first period up to a billing anchor,
+   * `BillingAnchor.firstShare`): the prepaid line is the whole period's amount × unused / total,
+   * rounded half-even once. Absent: a whole period.
+   */
+  readonly share?: Proration.Fraction
 }
 
 /**
@@ -307,11 +313,15 @@ export const cycle = (input: CycleInput): Result.Result<Draft, DuplicateInvoice>
       })
     } else {
       const rated = Pricing.rate(Price.modelOf(pv, input.paidCycles ?? input.cycle_index), input.quantity, currency)
+      const share = input.share
       lines.push({
         kind: "subscription",
-        description: `${pv.price_name} × ${input.quantity}`,
+        description:
+          share === undefined
+            ? `${pv.price_name} × ${input.quantity}`
+            : `${pv.price_name} × ${input.quantity} (${share.unused}/${share.total} of a period, to the billing anchor)`,
         quantity: input.quantity,
-        amount: rated.amount
+        amount: share === undefined ? rated.amount : Money.proportion(rated.amount, share.unused, share.total)
       })
     }
     return total({

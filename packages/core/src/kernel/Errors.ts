@@ -333,7 +333,8 @@ export class SessionRefused extends Schema.TaggedError<SessionRefused>()("Sessio
     "rate",
     "return_url",
     "cancel_url",
-    "discount"
+    "discount",
+    "billing_cycle_anchor"
   ]),
   rateGiven: Schema.Boolean,
   detail: Schema.String,

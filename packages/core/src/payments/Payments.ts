@@ -14,6 +14,7 @@
  */
 import { Context, Effect, Layer, Option, Result } from "effect"
 import * as BillingPeriod from "../money/BillingPeriod.js"
+import * as BillingAnchor from "../subscriptions/BillingAnchor.js"
 import * as CheckoutSession from "../checkout/CheckoutSession.js"
 import * as Entities from "../kernel/Entities.js"
 import type * as Errors from "../kernel/Errors.js"
@@ -122,6 +123,19 @@ export class Payments extends Context.Service<Payments>()("@recur/core/Payments"
           yield* schedule(merchant, "renewal", rec.subscription.id, end)
           if (end - settings.trialNoticeMs > at)
             yield* schedule(merchant, "trial_notice", rec.subscription.id, end - settings.trialNoticeMs)
+        } else if (BillingAnchor.inFirstPeriod(rec)) {
+          // a chosen anchor: the short first period ends on it, then periods run anchor to anchor
+          const end = rec.anchor!
+          const moved = Result.getOrThrow(
+            Subscription.move(rec.subscription, trigger, {
+              current_period_start: dt(at),
+              current_period_end: dt(end),
+              next_invoice_date: dt(end)
+            })
+          )
+          next = { ...rec, payment_token: token, payment_method, subscription: moved.value }
+          events = moved.events
+          yield* schedule(merchant, "renewal", rec.subscription.id, end)
         } else {
           const period = BillingPeriod.period(scheduleOf({ ...rec, anchor: at }, pv), 0)
           const moved = Result.getOrThrow(

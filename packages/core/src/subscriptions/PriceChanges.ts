@@ -7,6 +7,7 @@
  *
  * @since 0.1.0
  */
+import * as BillingAnchor from "./BillingAnchor.js"
 import { Context, Effect, Layer, Option, Result } from "effect"
 import * as Catalog from "../catalog/Catalog.js"
 import * as Discounts from "../discounts/Discounts.js"
@@ -224,7 +225,8 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
             target,
             quantity: qty,
             collected,
-            period: { start: periodStart, end: periodEnd }
+            // the short first period before a billing anchor prorates over the whole period it is part of
+            period: BillingAnchor.prorationSpan(rec, current, { start: periodStart, end: periodEnd })
           })
         }
         // what moves now, taxed at the customer's address like a cycle invoice: an upgrade's

@@ -101,7 +101,13 @@ export class Subscription extends Schema.Class<Subscription>("Subscription")({
    * written by `Billing.getSubscription` and `Billing.listSubscriptions` (the reads of one
    * subscription and of a list); absent from webhook payloads and from what other operations return.
    */
-  discounts: Schema.optionalKey(Schema.Array(SubscriptionDiscount))
+  discounts: Schema.optionalKey(Schema.Array(SubscriptionDiscount)),
+  /**
+   * The billing cycle anchor: the instant whose anniversaries its periods start on (a chosen
+   * anchor, else its first payment, a trial's end or its last resume); `null` before its first
+   * payment. Written with `discounts` by the reads of one subscription and of a list.
+   */
+  billing_cycle_anchor: Schema.optionalKey(NullableTimestamp)
 }) {}
 
 /**

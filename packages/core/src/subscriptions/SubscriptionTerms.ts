@@ -9,7 +9,9 @@ import * as Discount from "../discounts/Discount.js"
 import * as Invoicing from "../invoices/Invoicing.js"
 import { convertDraft, type Span } from "../invoices/Invoicing.js"
 import type * as Entities from "../kernel/Entities.js"
+import { dt } from "../kernel/ServiceSupport.js"
 import * as BillingPeriod from "../money/BillingPeriod.js"
+import * as BillingAnchor from "./BillingAnchor.js"
 import * as Money from "../money/Money.js"
 import type { Subscription } from "./Subscription.js"
 import * as Subscriptions from "./Subscription.js"
@@ -42,13 +44,15 @@ export const renewalPeriods = (
 }
 
 /**
- * The service period of a subscription's first invoice, paid at `at`: its trial, else its first
- * cycle (none for a customer-initiated price).
+ * The service period of a subscription's first invoice, paid at `at`: its trial, else the short
+ * period up to its chosen billing anchor, else its first cycle (none for a customer-initiated price).
  */
 export const firstPeriod = (rec: Entities.SubscriptionRecord, pv: Price.PriceVersion, at: number): Span | undefined =>
   rec.trial_end !== null
     ? { start: at, end: rec.trial_end }
-    : Option.getOrUndefined(BillingPeriod.period(scheduleOf({ ...rec, anchor: at }, pv), 0))
+    : BillingAnchor.inFirstPeriod(rec)
+      ? { start: at, end: rec.anchor! }
+      : Option.getOrUndefined(BillingPeriod.period(scheduleOf({ ...rec, anchor: at }, pv), 0))
 
 /** Paid cycles before `cycleIndex` (selects intro phases and counts fixed terms). */
 export const paidIndex = (rec: Entities.SubscriptionRecord, cycleIndex: number) =>
@@ -123,6 +127,7 @@ export const withDiscounts = (rec: Entities.SubscriptionRecord): Subscription =>
   new Subscriptions.Subscription(
     {
       ...rec.subscription,
+      billing_cycle_anchor: rec.anchor !== null ? dt(rec.anchor) : null,
       discounts: rec.discounts.map((t) => {
         const last = t.first_cycle !== null && t.cycles !== null ? t.first_cycle + t.cycles - 1 : null
         const left = last !== null ? last - Math.max(rec.subscription.cycle_index, t.first_cycle! - 1) : null

@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { RequestBodies, Requests } from "@recur/contract"
+import { BillingAnchors, RequestBodies, Requests } from "@recur/contract"
 import {
   Billing,
   BillingPeriod,
@@ -67,7 +67,7 @@ export const checkout = ({ run }: Kit<Services>): BillingClient["checkout"] => (
   createSession: (merchantId, input) =>
     run(
       decode(RequestBodies.CreateSession, input).pipe(
-        Effect.flatMap(Requests.sessionCommand),
+        Effect.flatMap(BillingAnchors.anchoredSessionCommand),
         Effect.flatMap((command) => Checkout.Checkout.use((c) => c.createSession(merchantId, command))),
         Effect.map(json(CheckoutSession.CheckoutSession))
       )

@@ -3,7 +3,7 @@
  *
  * @since 0.1.0
  */
-import { Requests } from "@recur/contract"
+import { BillingAnchors } from "@recur/contract"
 import { Checkout } from "@recur/core"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
@@ -21,7 +21,7 @@ export const checkoutLive = HttpApiBuilder.group(BillingApi, "checkout", (handle
     return handlers
       .handle("create", ({ payload }) =>
         call((m) =>
-          Requests.sessionCommand(payload).pipe(
+          BillingAnchors.anchoredSessionCommand(payload).pipe(
             Effect.flatMap((command) => checkout.createSession(m, command)),
             Effect.map((s) => ok({ session_id: s.session_id, session_url: s.session_url }))
           )

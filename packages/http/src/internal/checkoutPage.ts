@@ -52,6 +52,10 @@ interface Words {
   readonly includesTax: string
   readonly units: Readonly<Record<string, readonly [one: string, many: string]>>
   readonly every: (count: number, one: string, many: string) => string
+  /** A monthly price's billing day, from its billing cycle anchor: `on the 1st of each month`. */
+  readonly onDay: (day: number) => string
+  /** Before the first anchored renewal's date of another interval: `every year from 1 Feb 2027`. */
+  readonly from: string
 }
 
 const words: Readonly<Record<Language, Words>> = {
@@ -101,7 +105,13 @@ const words: Readonly<Record<Language, Words>> = {
       quarter: ["quarter", "quarters"],
       year: ["year", "years"]
     },
-    every: (count, one, many) => (count === 1 ? `every ${one}` : `every ${count} ${many}`)
+    every: (count, one, many) => (count === 1 ? `every ${one}` : `every ${count} ${many}`),
+    onDay: (day) => {
+      const tens = day % 100
+      const suffix = tens >= 11 && tens <= 13 ? "th" : (["th", "st", "nd", "rd"][day % 10] ?? "th")
+      return `on the ${day}${suffix} of each month`
+    },
+    from: "from"
   },
   de: {
     htmlLang: "de",
@@ -150,7 +160,9 @@ const words: Readonly<Record<Language, Words>> = {
       quarter: ["Quartal", "Quartale"],
       year: ["Jahr", "Jahre"]
     },
-    every: (count, one, many) => (count === 1 ? `pro ${one}` : `alle ${count} ${many}`)
+    every: (count, one, many) => (count === 1 ? `pro ${one}` : `alle ${count} ${many}`),
+    onDay: (day) => `am ${day}. jedes Monats`,
+    from: "ab"
   },
   fr: {
     htmlLang: "fr",
@@ -200,7 +212,9 @@ const words: Readonly<Record<Language, Words>> = {
       quarter: ["trimestre", "trimestres"],
       year: ["an", "ans"]
     },
-    every: (count, one, many) => (count === 1 ? `par ${one}` : `tous les ${count} ${many}`)
+    every: (count, one, many) => (count === 1 ? `par ${one}` : `tous les ${count} ${many}`),
+    onDay: (day) => `le ${day === 1 ? "1er" : day} de chaque mois`,
+    from: "à partir du"
   }
 }
 
@@ -260,6 +274,24 @@ export const interval = (language: Language, unit: string, count: number): strin
   return names ? w.every(count, names[0], names[1]) : unit
 }
 
+/**
+ * When a subscription with a billing cycle anchor renews: `on the 1st of each month` for a
+ * monthly price, else `every year from 1 Feb 2027` (the anchor's date, in UTC); without an
+ * anchor, {@link interval}.
+ */
+const anchoredInterval = (
+  language: Language,
+  every: { readonly unit: string; readonly count: number },
+  anchor: Checkout.SessionView["session"]["billing_cycle_anchor"]
+): string => {
+  const plain = interval(language, every.unit, every.count)
+  if (anchor === null) return plain
+  const at = new Date(anchor.epochMilliseconds)
+  if (every.unit === "month" && every.count === 1) return words[language].onDay(at.getUTCDate())
+  const date = new Intl.DateTimeFormat(words[language].intl, { dateStyle: "medium", timeZone: "UTC" }).format(at)
+  return `${plain} ${words[language].from} ${date}`
+}
+
 const duration = (language: Language, unit: string, count: number): string => {
   const names = words[language].units[unit]
   return names ? `${count} ${count === 1 ? names[0] : names[1]}` : `${count} ${unit}`
@@ -300,7 +332,7 @@ ${button(q - 1n, w.decrease, "−")}<output aria-labelledby="qty-label" id="quan
       : item !== undefined && item.quantity !== "1"
         ? `<p>${esc(w.quantity)}: <span id="quantity">${esc(item.quantity)}</span></p>`
         : ""
-  const every = view.interval ? interval(language, view.interval.unit, view.interval.count) : null
+  const every = view.interval ? anchoredInterval(language, view.interval, s.billing_cycle_anchor) : null
   const discount =
     s.discount_code !== null
       ? `<p id="discount">${esc(w.discountApplied)}: <strong>${esc(s.discount_code)}</strong></p>`
