@@ -216,7 +216,7 @@ export const afterChallenge = (
     // the form again — paying now cancels the waiting charge first, so nothing is paid twice
     if (trade !== null && trade.trade_status === "processing" && asked === "requires_action")
       return yield* checkoutPage(request, view, where, {
-        message: "The 3-D Secure authentication was not completed.",
+        message: Page.messagesOf(languageFor(request, view.session)).common.authNotCompleted,
         status: 402
       })
     if (trade !== null && trade.trade_status === "processing") {
@@ -229,7 +229,8 @@ export const afterChallenge = (
         language
       )
     }
-    const why = trade?.last_payment_error?.message ?? "3-D Secure authentication failed."
+    const why =
+      trade?.last_payment_error?.message ?? Page.messagesOf(languageFor(request, view.session)).common.authFailed
     return yield* checkoutPage(request, view, where, { message: why, status: 402 })
   })
 
@@ -303,7 +304,7 @@ export const routes = Layer.mergeAll(
       }
       const wait = yield* payWait(request, session_id)
       if (wait > 0) {
-        const message = `Too many payment attempts. Try again in ${wait} seconds.`
+        const message = Page.messagesOf(languageFor(request, before)).common.tooManyWait(wait)
         return HttpServerResponse.setHeader(
           wantsJson(request)
             ? HttpServerResponse.jsonUnsafe(
@@ -362,11 +363,14 @@ export const routes = Layer.mergeAll(
       // the processor could not take it: nothing charged, the form again to try later (no decline)
       if (r.status === "unavailable")
         return yield* checkoutPage(request, view, here, {
-          message: Page.wordsOf(languageFor(request, session)).unavailable,
+          message: Page.messagesOf(languageFor(request, session)).common.unavailable,
           status: 503
         })
       return yield* checkoutPage(request, view, here, {
-        message: Option.match(r.error, { onNone: () => "The payment failed.", onSome: (e) => e.message }),
+        message: Option.match(r.error, {
+          onNone: () => Page.messagesOf(languageFor(request, session)).common.paymentFailed,
+          onSome: (e) => e.message
+        }),
         status: 402
       })
     })
