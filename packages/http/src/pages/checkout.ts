@@ -74,8 +74,10 @@ const done = (session: CheckoutSession.CheckoutSession, request: HttpServerReque
   const target = session.return_url !== null && /^https?:\/\/[^/]/i.test(session.return_url) ? session.return_url : null
   if (session.integration_method === "embedded") {
     return page(
-      "Paid",
-      `<main><h1>${Page.esc(w.complete)}</h1><script>parent.postMessage({type:"recur:checkout_complete",session_id:${JSON.stringify(session.session_id)}},"*")</script></main>`
+      w.complete,
+      `<main><h1>${Page.esc(w.complete)}</h1><script>parent.postMessage({type:"recur:checkout_complete",session_id:${JSON.stringify(session.session_id)}},"*")</script></main>`,
+      200,
+      languageFor(request, session)
     )
   }
   return target
@@ -316,7 +318,7 @@ export const routes = Layer.mergeAll(
                 { status: 429 }
               )
             : yield* page(
-                "Checkout",
+                Page.wordsOf(languageFor(request, before)).checkout,
                 `<main><h1>${Page.esc(Page.wordsOf(languageFor(request, before)).tooMany)}</h1><p>${Page.esc(message)}</p></main>`,
                 429,
                 languageFor(request, before)
