@@ -2,6 +2,7 @@
 // key an error; this checks the values too), the payer's language is chosen as the seed says,
 // and amounts, percentages and dates go through Intl exactly.
 import { describe, expect, it } from "@effect/vitest"
+import { CheckoutSession } from "@recur/core"
 import * as I18n from "../src/internal/i18n/index.js"
 import * as InvoiceDocument from "../src/internal/invoiceDocument.js"
 
@@ -25,6 +26,8 @@ const UNITS = ["day", "week", "month", "quarter", "year"] as const
 describe("hosted page languages", () => {
   it("the sixteen checkout locales of the seed, each with every key and no empty word", { timeout: 10_000 }, () => {
     expect(I18n.LANGUAGES).toHaveLength(16)
+    // exactly the locales a session (and a portal session) accepts
+    expect([...CheckoutSession.Locale.literals].sort()).toEqual([...I18n.LANGUAGES].sort())
     const english = keysOf(I18n.messagesOf("en-US")).sort()
     expect(english.length).toBeGreaterThan(100)
     for (const language of I18n.LANGUAGES) {
