@@ -269,3 +269,35 @@ describe("cross rates through the euro", () => {
     expect(Ports.CROSS_RATE_SIGNIFICANT_DIGITS).toBe(10)
   })
 })
+
+describe("the default fetch, against a local server (no internet)", () => {
+  it("reads the feed, and cuts an answer larger than the bound, declared or not", async () => {
+    const { createServer } = await import("node:http")
+    const big = "x".repeat(EcbRates.MAX_FEED_BYTES + 10)
+    const server = createServer((req, res) => {
+      if (req.url === "/feed") return void res.writeHead(200, { "content-type": "text/xml" }).end(FEED)
+      if (req.url === "/declared") return void res.writeHead(200, { "content-length": String(big.length) }).end(big)
+      if (req.url === "/chunked") {
+        res.writeHead(200, { "content-type": "text/xml" })
+        res.write(big.slice(0, 40_000))
+        return void res.end(big.slice(40_000))
+      }
+      res.writeHead(500).end("boom")
+    })
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+    const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`
+    try {
+      const signal = new AbortController().signal
+      const feed = await EcbRates.fetchBounded(`${base}/feed`, signal)
+      expect([feed.status, new TextDecoder().decode(feed.body)]).toEqual([200, FEED])
+      for (const path of ["/declared", "/chunked"]) {
+        const cut = await EcbRates.fetchBounded(`${base}${path}`, signal)
+        expect([path, cut.body.length > EcbRates.MAX_FEED_BYTES]).toEqual([path, true])
+        expect(cut.body.length).toBeLessThanOrEqual(EcbRates.MAX_FEED_BYTES + 65_536)
+      }
+      expect((await EcbRates.fetchBounded(`${base}/other`, signal)).status).toBe(500)
+    } finally {
+      server.close()
+    }
+  }, 20_000)
+})
