@@ -7,6 +7,7 @@
  * const { merchant_id } = await billing.merchants.create({ name: "Acme", currency: "USD" })
  * @since 0.1.0
  */
+import * as EcbRates from "./fx/EcbRates.js"
 import {
   Common,
   DunningPolicy,
@@ -97,8 +98,19 @@ export interface BillingOptions {
    * the ones kept in `dir` (`master.key.previous`, and an interrupted rotation's `master.key.next`).
    */
   readonly previousMasterKeys?: ReadonlyArray<{ readonly key: string; readonly until?: number | undefined }>
-  /** Exchange rates for `target_currency` without a `merchant_rate`, e.g. `{ "USD:EUR": "0.92" }`. */
+  /**
+   * Exchange rates for `target_currency` without a `merchant_rate`, e.g. `{ "USD:EUR": "0.92" }`:
+   * the only rates by default; with `fx: "ecb"`, the fallback for pairs the ECB does not quote
+   * or when its rates are stale or unreachable.
+   */
   readonly fxRates?: Readonly<Record<string, string>>
+  /**
+   * Where "the rate of the day" comes from: `"static"` (default: `fxRates` only), `"ecb"` (the
+   * European Central Bank's daily euro reference rates, fetched at most once per publishing day
+   * and kept in storage, `fxRates` as fallback — see `EcbRates`), the ECB adapter's options
+   * (another feed URL, your own fetch), or an `FxRates` Layer of your own.
+   */
+  readonly fx?: "static" | "ecb" | EcbRates.EcbOptions | Layer.Layer<Ports.FxRates, never, Store.Storage>
   readonly publicUrl?: string
   /**
    * How webhooks are sent. Default: `@recur/webhooks`' HttpClient transport, refusing
@@ -199,7 +211,7 @@ export const engineOn = <A, E>(
       Layer.mergeAll(
         secrets,
         paymentsLayer(options, secrets),
-        Ports.fxStatic(options.fxRates ?? {}),
+        fxLayer(options),
         options.taxes ?? TaxRates.table(taxTable(options.taxRates)),
         options.webhooks !== undefined && "transport" in options.webhooks
           ? options.webhooks.transport
@@ -218,6 +230,16 @@ export const engineOn = <A, E>(
     ),
     Layer.provideMerge(storage)
   )
+}
+
+/** The FX port as `fx` says: the static table, the ECB's daily rates over it, or the embedder's own. */
+const fxLayer = (options: Omit<BillingOptions, "storage">): Layer.Layer<Ports.FxRates, never, Store.Storage> => {
+  const fx = options.fx ?? "static"
+  if (fx === "static") return Ports.fxStatic(options.fxRates ?? {})
+  if (fx === "ecb") return EcbRates.layer({ fallback: options.fxRates ?? {} })
+  if (Layer.isLayer(fx)) return fx as Layer.Layer<Ports.FxRates, never, Store.Storage>
+  const ecb = fx as EcbRates.EcbOptions
+  return EcbRates.layer({ ...ecb, fallback: ecb.fallback ?? options.fxRates ?? {} })
 }
 
 /** The sandbox (its 3-D Secure challenge under the public URL), with the configured gateway over it. */

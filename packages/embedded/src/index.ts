@@ -79,3 +79,10 @@ export {
   UnauthorizedError,
   UnavailableError
 } from "./Errors.js"
+/**
+ * The FX adapter on the ECB's daily euro reference rates (`createBilling({ fx: "ecb" })`, or its
+ * `layer` for an engine composed by hand).
+ *
+ * @since 0.1.0
+ */
+export * as EcbRates from "./fx/EcbRates.js"

@@ -142,7 +142,7 @@ describe("hosted checkout in Chromium", () => {
     )
     const page = await browser.newPage({ viewport: { width: 520, height: 900 } })
     await page.goto(session.session_url!)
-    expect(await page.getAttribute("html", "lang")).toBe("de")
+    expect(await page.getAttribute("html", "lang")).toBe("de-DE")
     expect(await page.textContent("#pay")).toBe("Bezahlen 60,00\u00a0$")
     expect(await page.isDisabled("button[aria-label='Menge erhöhen']")).toBe(true)
     expect(await page.getAttribute("#cancel", "href")).toBe(`${base}/cancelled`)

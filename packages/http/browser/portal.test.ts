@@ -166,7 +166,7 @@ describe("the customer portal in Chromium", () => {
     const page = await browser.newPage()
     await page.goto(link)
     expect(await page.textContent("h1")).toBe("Ihre Abrechnung")
-    expect(await page.getAttribute("html", "lang")).toBe("de")
+    expect(await page.getAttribute("html", "lang")).toBe("de-DE")
     await page.screenshot({ path: shot("portal-de.png"), fullPage: true })
     await page.close()
   })

@@ -272,7 +272,7 @@ for (const [name, storage] of backends()) {
       expect(html).toContain("<td>Pro monthly × 1</td><td>Jan 1, 2026 – Feb 1, 2026</td>")
       expect(html).toContain('<th>Subtotal</th><td class="num">$50.00</td>')
       expect(html).toContain('<th>Discount TEN</th><td class="num">-$5.00</td>')
-      expect(html).toContain('<th>VAT 20 %</th><td class="num">$9.00</td>')
+      expect(html).toContain('<th>VAT 20%</th><td class="num">$9.00</td>')
       expect(html).toContain('<tr class="total"><th>Total</th><td class="num">$54.00</td>')
       expect(html).toContain("<dd>Paid</dd>")
       expect(html).not.toContain('id="pay-form"')
@@ -280,6 +280,28 @@ for (const [name, storage] of backends()) {
       const german = await (await get(inv.hosted_invoice_url, { "accept-language": "de-DE" })).text()
       expect(german).toContain("Rechnung")
       expect(german).toContain("Zwischensumme")
+      expect(german).toContain('<th>VAT 20\u00a0%</th><td class="num">9,00\u00a0$</td>')
+      // Japanese, and Arabic right to left with its own digits; dates on the Gregorian calendar
+      const japanese = await (await get(inv.hosted_invoice_url, { "accept-language": "ja,en;q=0.5" })).text()
+      expect(japanese).toContain('<html lang="ja-JP" dir="ltr">')
+      expect(japanese).toContain("<th>小計</th>")
+      expect(japanese).toContain("2026/01/01")
+      const arabic = await (await get(inv.hosted_invoice_url, { "accept-language": "ar" })).text()
+      expect(arabic).toContain('<html lang="ar-SA" dir="rtl">')
+      expect(arabic).toContain("المجموع الفرعي")
+      expect(arabic).toContain("٢٠٢٦")
+      // the PDF: in Spanish (Helvetica writes it); in English with a note for Arabic and Japanese
+      const pdfIn = async (language: string) =>
+        pdfText(new Uint8Array(await (await get(inv.invoice_pdf, { "accept-language": language })).arrayBuffer()))
+      const spanish = await pdfIn("es-ES")
+      expect(spanish).toContain("Factura")
+      expect(spanish).toContain("Subtotal")
+      for (const language of ["ar-SA", "ja-JP"]) {
+        const text = await pdfIn(language)
+        expect(text).toContain("Invoice")
+        expect(text).toContain("This PDF is in English")
+        expect(text).not.toContain("?")
+      }
       // a wrong, truncated or borrowed signature finds nothing, and says the same as no invoice
       const [, , id, token] = path(inv.hosted_invoice_url).split("/")
       for (const bad of [

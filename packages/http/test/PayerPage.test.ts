@@ -48,7 +48,7 @@ for (const [name, storage] of backends()) {
       })
       const { status, html } = await pageOf(id)
       expect(status).toBe(200)
-      expect(html).toContain('<html lang="en">')
+      expect(html).toContain('<html lang="en-US" dir="ltr">')
       expect(html).toContain('<strong id="merchant">Acme</strong>')
       expect(html).toContain('<h1 id="product">Team plan</h1>')
       expect(html).toContain('<p id="price-name">Team monthly</p>')
@@ -65,24 +65,33 @@ for (const [name, storage] of backends()) {
         price_plan: { billing_cycle_unit: "month", billing_cycle_count: 3, base_price_val: "1234.50" }
       })
       const german = await pageOf(await sessionOf({ line_items: [{ price_id: price }], locale: "de-DE" }))
-      expect(german.html).toContain('<html lang="de">')
+      expect(german.html).toContain('<html lang="de-DE" dir="ltr">')
       expect(german.html).toContain("Heute fällig")
       expect(german.html).toContain("1.234,50")
       expect(german.html).toContain("Abrechnung alle 3 Monate")
       const plain = await sessionOf({ line_items: [{ price_id: price }] })
       const french = await pageOf(plain, { "accept-language": "fr-CH, de;q=0.8" })
-      expect(french.html).toContain('<html lang="fr">')
+      expect(french.html).toContain('<html lang="fr-FR" dir="ltr">')
       expect(french.html).toContain("À payer aujourd&#39;hui")
       expect(french.html).toContain("1\u202f234,50")
       expect(french.html).toContain("tous les 3 mois")
-      const other = await pageOf(plain, { "accept-language": "ja-JP" })
-      expect(other.html).toContain('<html lang="en">')
+      // the browser's preferences by q-value, each exactly or by its primary subtag, else English
+      const weighted = await pageOf(plain, { "accept-language": "xx;q=1, de;q=0.2, pt-BR;q=0.5, ja;q=0" })
+      expect(weighted.html).toContain('<html lang="pt-PT" dir="ltr">')
+      const other = await pageOf(plain, { "accept-language": "sv-SE, fi;q=0.5" })
+      expect(other.html).toContain('<html lang="en-US" dir="ltr">')
       expect(other.html).toContain("$1,234.50")
-      // a locale the page does not speak falls back to the browser's language
+      // the session's locale wins over the browser
       const japanese = await pageOf(await sessionOf({ line_items: [{ price_id: price }], locale: "ja-JP" }), {
         "accept-language": "de"
       })
-      expect(japanese.html).toContain('<html lang="de">')
+      expect(japanese.html).toContain('<html lang="ja-JP" dir="ltr">')
+      expect(japanese.html).toContain("本日のお支払い")
+      expect(japanese.html).toContain("3か月ごと")
+      const arabic = await pageOf(await sessionOf({ line_items: [{ price_id: price }], locale: "ar-SA" }))
+      expect(arabic.html).toContain('<html lang="ar-SA" dir="rtl">')
+      expect(arabic.html).toContain("المستحق اليوم")
+      expect(arabic.html).toContain("١٬٢٣٤٫٥٠")
     })
 
     it("the quantity stepper moves inside quantity_min and quantity_max, re-prices, and the payment charges what it showed", async () => {

@@ -363,7 +363,7 @@ for (const [name, storage] of backends()) {
       const ada = await subscribe(k, p.basic, "ada")
       const de = await portal(k, { customer_id: ada.customerId, locale: "de-DE" })
       const german = await get(de, { "accept-language": "fr" })
-      expect(german.html).toContain('<html lang="de">')
+      expect(german.html).toContain('<html lang="de-DE" dir="ltr">')
       expect(german.html).toContain("Ihre Abrechnung")
       expect(german.html).toContain("nächste Rechnung am 01.02.2026: 30,00")
       expect(german.html).toContain("Zum Ende des Zeitraums kündigen")
@@ -372,6 +372,14 @@ for (const [name, storage] of backends()) {
       expect(french.html).toContain("Votre facturation")
       expect(french.html).toContain("Résilier à la fin de la période")
       expect((await get(`${plain}x`, { "accept-language": "de" })).html).toContain("Dieser Link ist abgelaufen")
+      // every one of the sixteen: Korean from the browser, Arabic right to left from the session
+      const korean = await get(plain, { "accept-language": "ko-KR,ko;q=0.9,en;q=0.5" })
+      expect(korean.html).toContain('<html lang="ko-KR" dir="ltr">')
+      expect(korean.html).toContain("기간 종료 시 취소")
+      const ar = await portal(k, { customer_id: ada.customerId, locale: "ar-SA" })
+      const arabic = await get(ar)
+      expect(arabic.html).toContain('<html lang="ar-SA" dir="rtl">')
+      expect(arabic.html).toContain("الفوترة الخاصة بك")
       expect(
         refusal(
           await api.call("POST", "/api/v1/customer-portal/auth", k, { customer_id: ada.customerId, locale: "xx" })

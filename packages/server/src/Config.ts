@@ -3,7 +3,8 @@
  *
  * @since 0.1.0
  */
-import { DunningPolicy, Portal, type Secrets, TaxRates } from "@recur/core"
+import { Checkout, DunningPolicy, Portal, type Secrets, TaxRates } from "@recur/core"
+import * as Decimal from "@recur/core/Decimal"
 import { Http } from "@recur/http"
 import { Config, Data, Effect, type LogLevel, Option, Redacted, Result } from "effect"
 import { MasterKey } from "@recur/sql"
@@ -69,6 +70,14 @@ export interface ServerConfig {
   readonly taxRates: ReadonlyArray<TaxRates.TaxRateCommand>
   /** `RECUR_PORTAL_SETTINGS`: the customer portal's settings for merchants without their own. */
   readonly portal: Portal.ConfiguredSettings
+  /**
+   * `RECUR_FX_SOURCE`: where the rate of a checkout's `target_currency` without `merchant_rate`
+   * comes from — `static` (default: `RECUR_FX_RATES` only) or `ecb` (the ECB's daily euro
+   * reference rates, `RECUR_FX_RATES` as fallback).
+   */
+  readonly fxSource: "static" | "ecb"
+  /** `RECUR_FX_RATES`: a JSON object of rates (`{"USD:EUR":"0.92"}`), or `@<path>` of a file holding one. Default: none. */
+  readonly fxRates: Readonly<Record<string, string>>
   /** `RECUR_STRIPE_API_BASE`: another Stripe API host (a local fake or stripe-mock); Stripe's by default. */
   readonly stripeApiBase: Option.Option<string>
   /** `RECUR_STRIPE_JS_URL`: where pages load Stripe.js from (a local copy in tests); Stripe's by default. */
@@ -205,6 +214,28 @@ export const parseTaxRates = (text: string): Result.Result<ReadonlyArray<TaxRate
   })
 
 /**
+ * Reads `RECUR_FX_RATES`: inline JSON or `@<path>` of a JSON file, an object of
+ * `"<SOURCE>:<TARGET>"` currency pairs to decimal rates (`{"USD:EUR":"0.92"}`), each rate
+ * positive, at most 1000000 and with at most 12 decimals (as a `merchant_rate`).
+ *
+ * @since 0.1.0
+ */
+export const parseFxRates = (text: string): Result.Result<Readonly<Record<string, string>>, string> =>
+  Result.flatMap(jsonSetting("RECUR_FX_RATES", text, "a JSON object of rates"), (parsed) => {
+    if (parsed === undefined) return Result.succeed({})
+    if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed))
+      return Result.fail('RECUR_FX_RATES must be a JSON object of rates, e.g. {"USD:EUR":"0.92"}')
+    for (const [pair, rate] of Object.entries(parsed)) {
+      if (!/^[A-Z]{3}:[A-Z]{3}$/.test(pair))
+        return Result.fail(`RECUR_FX_RATES: ${JSON.stringify(pair)} is not a currency pair like "USD:EUR"`)
+      const decimal = typeof rate === "string" ? Decimal.parse(rate) : undefined
+      if (decimal === undefined || Result.isFailure(decimal) || !Checkout.rateInBounds(decimal.success))
+        return Result.fail(`RECUR_FX_RATES: ${pair} ${Checkout.RATE_RULE} (as a string)`)
+    }
+    return Result.succeed(parsed as Record<string, string>)
+  })
+
+/**
  * Reads `RECUR_PORTAL_SETTINGS`: the customer portal's settings for merchants without their own,
  * inline JSON or `@<path>` of a JSON file (`{"cancel":false,"switch_prices":["pri_…","pri_…"]}`).
  *
@@ -253,7 +284,7 @@ export const parseTrustedProxies = (text: string): Result.Result<ReadonlyArray<s
  * `RECUR_MASTER_KEY_PREVIOUS_UNTIL` (after a rotation, with `RECUR_MASTER_KEY`), `RECUR_RATE_LIMIT` (`100/200`, or `off`),
  * `RECUR_MAX_BODY_BYTES` (`1048576`), `RECUR_TRUSTED_PROXIES` (none), `RECUR_ACCESS_LOG` (`true`), `RECUR_WEBHOOKS_ALLOW_PRIVATE` (`false`), `RECUR_WORKER_CONCURRENCY`,
  * `RECUR_DUNNING_RETRY_DAYS` (`1,3,5,7`), `RECUR_DUNNING_FINAL_STATE` (`unpaid`), `RECUR_TAX_RATES`,
- * `RECUR_PORTAL_SETTINGS`, `RECUR_METRICS_TOKEN` (none), `RECUR_OTLP_URL` (none) and
+ * `RECUR_PORTAL_SETTINGS`, `RECUR_FX_SOURCE` (`static`), `RECUR_FX_RATES` (none), `RECUR_METRICS_TOKEN` (none), `RECUR_OTLP_URL` (none) and
  * `RECUR_WORKER_METRICS_PORT` (none).
  *
  * @since 0.1.0
@@ -362,6 +393,12 @@ const settings = (complete: boolean) =>
     if (Result.isFailure(taxRates)) problem(taxRates.failure)
     const portal = parsePortalSettings(yield* Config.String("RECUR_PORTAL_SETTINGS").pipe(Config.withDefault("")))
     if (Result.isFailure(portal)) problem(portal.failure)
+    const fxText = yield* Config.String("RECUR_FX_SOURCE").pipe(Config.withDefault("static"))
+    const fxSource = fxText === "ecb" ? "ecb" : "static"
+    if (fxText !== "static" && fxText !== "ecb")
+      problem(`RECUR_FX_SOURCE must be static or ecb, not ${JSON.stringify(fxText)}`)
+    const fxRates = parseFxRates(yield* Config.String("RECUR_FX_RATES").pipe(Config.withDefault("")))
+    if (Result.isFailure(fxRates)) problem(fxRates.failure)
     const stripeApiBase = yield* Config.option(Config.String("RECUR_STRIPE_API_BASE"))
     if (Option.isSome(stripeApiBase) && !/^https?:\/\/[^/\s]+\/?$/.test(stripeApiBase.value))
       problem("RECUR_STRIPE_API_BASE must be an http(s) origin, e.g. http://127.0.0.1:12111")
@@ -404,6 +441,8 @@ const settings = (complete: boolean) =>
       dunning,
       taxRates: Result.getOrElse(taxRates, () => []),
       portal: Result.getOrElse(portal, () => ({})),
+      fxSource,
+      fxRates: Result.getOrElse(fxRates, () => ({})),
       stripeApiBase,
       stripeJsUrl,
       metricsToken,

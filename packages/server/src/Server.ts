@@ -120,6 +120,8 @@ export const engine = (config: ServerConfig): Layer.Layer<Engine, unknown> =>
       dunning: config.dunning,
       taxRates: config.taxRates,
       portal: config.portal,
+      fx: config.fxSource,
+      fxRates: config.fxRates,
       ...Option.match(config.stripeJsUrl, { onNone: () => ({}), onSome: (stripeJsUrl) => ({ stripeJsUrl }) }),
       // each merchant's own Stripe account once it has set its keys; the sandbox otherwise
       payments: StripeGateway.perMerchant(

@@ -71,6 +71,8 @@ describe("the settings table", () => {
           workerConcurrency: config.workerConcurrency,
           dunning: config.dunning,
           taxRates: config.taxRates,
+          fxSource: config.fxSource,
+          fxRates: config.fxRates,
           metricsToken: Option.isSome(config.metricsToken),
           otlpUrl: Option.isSome(config.otlpUrl)
         }).toEqual({
@@ -86,6 +88,8 @@ describe("the settings table", () => {
           workerConcurrency: 1,
           dunning: { retryDays: [1, 3, 5, 7], finalState: "unpaid" },
           taxRates: [],
+          fxSource: "static",
+          fxRates: {},
           metricsToken: false,
           otlpUrl: false
         })
@@ -100,12 +104,38 @@ describe("the settings table", () => {
           "| `RECUR_WORKER_CONCURRENCY` | `8` on PostgreSQL, `1` on PGlite |",
           "| `RECUR_DUNNING_RETRY_DAYS` | `1,3,5,7` |",
           "| `RECUR_DUNNING_FINAL_STATE` | `unpaid` |",
+          "| `RECUR_FX_SOURCE` | `static` |",
           "| `RECUR_LOG_FORMAT` | `json` |",
           "| `RECUR_LOG_LEVEL` | `info` |"
         ])
           expect(docs).toContain(row)
         const logging = yield* Config.logging.pipe(Effect.provide(ConfigProvider.layer(ConfigProvider.fromUnknown({}))))
         expect(logging).toEqual({ format: "json", level: "Info" })
+      } finally {
+        rmSync(dir, { recursive: true, force: true })
+      }
+    })
+  )
+
+  it.effect("RECUR_FX_SOURCE=ecb with a fallback table; a wrong source or table stops the server naming it", () =>
+    Effect.gen(function* () {
+      const dir = mkdtempSync(join(tmpdir(), "recur-settings-fx-"))
+      const load = (env: Record<string, string>) =>
+        Config.load.pipe(
+          Effect.provide(ConfigProvider.layer(ConfigProvider.fromUnknown({ RECUR_DATA_DIR: dir, ...env })))
+        )
+      try {
+        const ecb = yield* load({ RECUR_FX_SOURCE: "ecb", RECUR_FX_RATES: '{"USD:EUR":"0.92"}' })
+        expect([ecb.fxSource, ecb.fxRates]).toEqual(["ecb", { "USD:EUR": "0.92" }])
+        const problems = (env: Record<string, string>) =>
+          Effect.map(Effect.flip(load(env)), (e) =>
+            e instanceof Config.ConfigProblems ? e.problems.join("\n") : String(e)
+          )
+        expect(yield* problems({ RECUR_FX_SOURCE: "oanda" })).toContain("RECUR_FX_SOURCE must be static or ecb")
+        expect(yield* problems({ RECUR_FX_RATES: '{"usd:eur":"0.92"}' })).toContain("RECUR_FX_RATES")
+        expect(yield* problems({ RECUR_FX_RATES: '{"USD:EUR":0.92}' })).toContain("RECUR_FX_RATES: USD:EUR")
+        expect(yield* problems({ RECUR_FX_RATES: '{"USD:EUR":"-1"}' })).toContain("RECUR_FX_RATES: USD:EUR")
+        expect(yield* problems({ RECUR_FX_RATES: "[1]" })).toContain("RECUR_FX_RATES must be a JSON object")
       } finally {
         rmSync(dir, { recursive: true, force: true })
       }

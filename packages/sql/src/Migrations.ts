@@ -230,6 +230,16 @@ const processorCustomers = Effect.gen(function* () {
 })
 
 /**
+ * The day's reference exchange rates of a public feed (the ECB's), kept so that a restart does not
+ * fetch them again (`Entities.fxSnapshot`): one row per feed.
+ */
+const fxSnapshots = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  for (const statement of entityTable("recur_fx_snapshots", "").split(";"))
+    if (statement.trim() !== "") yield* sql.unsafe(statement)
+})
+
+/**
  * Every migration, by id and name.
  *
  * @since 0.1.0
@@ -244,7 +254,8 @@ export const migrations = {
   "0007_portal_sessions": portalSessions,
   "0008_processor_events": processorEvents,
   "0009_discount_redemptions": discountRedemptions,
-  "0010_processor_customers": processorCustomers
+  "0010_processor_customers": processorCustomers,
+  "0011_fx_snapshots": fxSnapshots
 }
 
 /**

@@ -1,278 +1,39 @@
 /**
- * The hosted checkout page's words and layout, in the payer's language: the session's `locale`
- * when the page speaks it, else the browser's `Accept-Language`, else English. Amounts are
- * formatted from their exact decimal strings (never through a float).
+ * The hosted checkout page's layout, in the payer's language: the session's `locale`, else the
+ * browser's `Accept-Language`, else English (the words of each language: `./i18n/`). Amounts are
+ * formatted from their exact decimal strings through `Intl` (never through a float).
  */
 import type { Checkout } from "@recur/core"
+import * as I18n from "./i18n/index.js"
 import * as PaymentElement from "./paymentElement.js"
 
-/** The languages the page speaks. */
-export type Language = "en" | "de" | "fr"
+/** The languages the page speaks (the seed's sixteen checkout locales). */
+export type Language = I18n.Language
 
-interface Words {
-  readonly htmlLang: string
-  readonly intl: string
-  readonly checkout: string
-  readonly soldBy: string
-  readonly payment: string
-  readonly quantity: string
-  readonly decrease: string
-  readonly increase: string
-  readonly dueToday: string
-  readonly thenLabel: string
-  readonly billed: string
-  readonly trial: string
-  readonly cardNumber: string
-  readonly month: string
-  readonly year: string
-  readonly cvc: string
-  readonly nameOnCard: string
-  readonly email: string
-  readonly pay: string
-  readonly cancel: string
-  readonly agree: string
-  readonly terms: string
-  readonly privacy: string
-  readonly and: string
-  readonly paid: string
-  readonly expired: string
-  readonly notFound: string
-  readonly complete: string
-  readonly closePage: string
-  /** The payment's outcome is not known yet (back from 3-D Secure, the processor not answering yet). */
-  readonly confirming: string
-  readonly processing: string
-  readonly processingDetail: string
-  /** The processor could not take the payment (an outage, the merchant's keys): nothing charged, not a decline. */
-  readonly unavailable: string
-  readonly tooMany: string
-  readonly discountCode: string
-  readonly apply: string
-  readonly discountApplied: string
-  readonly includesTax: string
-  readonly units: Readonly<Record<string, readonly [one: string, many: string]>>
-  readonly every: (count: number, one: string, many: string) => string
-  /** A monthly price's billing day, from its billing cycle anchor: `on the 1st of each month`. */
-  readonly onDay: (day: number) => string
-  /** Before the first anchored renewal's date of another interval: `every year from 1 Feb 2027`. */
-  readonly from: string
-}
+/** The checkout page's words in a language. */
+export const wordsOf = (language: Language): I18n.Messages["checkout"] => I18n.messagesOf(language).checkout
 
-const words: Readonly<Record<Language, Words>> = {
-  en: {
-    htmlLang: "en",
-    intl: "en-US",
-    checkout: "Checkout",
-    soldBy: "Sold by",
-    payment: "Payment",
-    quantity: "Quantity",
-    decrease: "Decrease quantity",
-    increase: "Increase quantity",
-    dueToday: "Due today",
-    thenLabel: "Then",
-    billed: "Billed",
-    trial: "Trial",
-    cardNumber: "Card number",
-    month: "Month",
-    year: "Year",
-    cvc: "CVC",
-    nameOnCard: "Name on card",
-    email: "Email",
-    pay: "Pay",
-    cancel: "Cancel and return to",
-    agree: "By paying you agree to the merchant's",
-    terms: "Terms of Service",
-    privacy: "Privacy Policy",
-    and: "and",
-    paid: "This checkout is already paid.",
-    expired: "This checkout has expired.",
-    notFound: "This checkout does not exist.",
-    complete: "Payment complete",
-    closePage: "You can close this page.",
-    confirming: "We are confirming your payment. This page refreshes by itself; please do not pay again.",
-    processing: "Your payment is processing.",
-    processingDetail: "We will confirm it shortly.",
-    unavailable: "Payments are temporarily unavailable. Nothing was charged; please try again in a few minutes.",
-    tooMany: "Too many attempts",
-    discountCode: "Discount code",
-    apply: "Apply",
-    discountApplied: "Discount applied",
-    includesTax: "Includes tax",
-    units: {
-      day: ["day", "days"],
-      week: ["week", "weeks"],
-      month: ["month", "months"],
-      quarter: ["quarter", "quarters"],
-      year: ["year", "years"]
-    },
-    every: (count, one, many) => (count === 1 ? `every ${one}` : `every ${count} ${many}`),
-    onDay: (day) => {
-      const tens = day % 100
-      const suffix = tens >= 11 && tens <= 13 ? "th" : (["th", "st", "nd", "rd"][day % 10] ?? "th")
-      return `on the ${day}${suffix} of each month`
-    },
-    from: "from"
-  },
-  de: {
-    htmlLang: "de",
-    intl: "de-DE",
-    checkout: "Bezahlen",
-    soldBy: "Verkauft von",
-    payment: "Zahlung",
-    quantity: "Menge",
-    decrease: "Menge verringern",
-    increase: "Menge erhöhen",
-    dueToday: "Heute fällig",
-    thenLabel: "Danach",
-    billed: "Abrechnung",
-    trial: "Testphase",
-    cardNumber: "Kartennummer",
-    month: "Monat",
-    year: "Jahr",
-    cvc: "Prüfnummer",
-    nameOnCard: "Name auf der Karte",
-    email: "E-Mail",
-    pay: "Bezahlen",
-    cancel: "Abbrechen und zurück zu",
-    agree: "Mit der Zahlung stimmen Sie zu:",
-    terms: "Nutzungsbedingungen",
-    privacy: "Datenschutzerklärung",
-    and: "und",
-    paid: "Dieser Bezahlvorgang ist bereits bezahlt.",
-    expired: "Dieser Bezahlvorgang ist abgelaufen.",
-    notFound: "Diesen Bezahlvorgang gibt es nicht.",
-    complete: "Zahlung abgeschlossen",
-    closePage: "Sie können diese Seite schließen.",
-    confirming: "Wir bestätigen Ihre Zahlung. Diese Seite aktualisiert sich selbst; bitte zahlen Sie nicht erneut.",
-    processing: "Ihre Zahlung wird bearbeitet.",
-    processingDetail: "Wir bestätigen sie in Kürze.",
-    unavailable:
-      "Zahlungen sind vorübergehend nicht möglich. Es wurde nichts belastet; bitte versuchen Sie es in einigen Minuten erneut.",
-    tooMany: "Zu viele Versuche",
-    discountCode: "Rabattcode",
-    apply: "Einlösen",
-    discountApplied: "Rabatt eingelöst",
-    includesTax: "Enthaltene Steuer",
-    units: {
-      day: ["Tag", "Tage"],
-      week: ["Woche", "Wochen"],
-      month: ["Monat", "Monate"],
-      quarter: ["Quartal", "Quartale"],
-      year: ["Jahr", "Jahre"]
-    },
-    every: (count, one, many) => (count === 1 ? `pro ${one}` : `alle ${count} ${many}`),
-    onDay: (day) => `am ${day}. jedes Monats`,
-    from: "ab"
-  },
-  fr: {
-    htmlLang: "fr",
-    intl: "fr-FR",
-    checkout: "Paiement",
-    soldBy: "Vendu par",
-    payment: "Paiement",
-    quantity: "Quantité",
-    decrease: "Diminuer la quantité",
-    increase: "Augmenter la quantité",
-    dueToday: "À payer aujourd'hui",
-    thenLabel: "Puis",
-    billed: "Facturé",
-    trial: "Essai",
-    cardNumber: "Numéro de carte",
-    month: "Mois",
-    year: "Année",
-    cvc: "Cryptogramme",
-    nameOnCard: "Nom sur la carte",
-    email: "E-mail",
-    pay: "Payer",
-    cancel: "Annuler et revenir à",
-    agree: "En payant, vous acceptez les",
-    terms: "Conditions d'utilisation",
-    privacy: "Politique de confidentialité",
-    and: "et la",
-    paid: "Ce paiement est déjà effectué.",
-    expired: "Ce paiement a expiré.",
-    notFound: "Ce paiement n'existe pas.",
-    complete: "Paiement effectué",
-    closePage: "Vous pouvez fermer cette page.",
-    confirming:
-      "Nous confirmons votre paiement. Cette page se met à jour d’elle-même ; merci de ne pas payer à nouveau.",
-    processing: "Votre paiement est en cours de traitement.",
-    processingDetail: "Nous le confirmerons sous peu.",
-    unavailable:
-      "Les paiements sont temporairement indisponibles. Rien n'a été débité ; veuillez réessayer dans quelques minutes.",
-    tooMany: "Trop de tentatives",
-    discountCode: "Code de réduction",
-    apply: "Appliquer",
-    discountApplied: "Réduction appliquée",
-    includesTax: "Dont taxes",
-    units: {
-      day: ["jour", "jours"],
-      week: ["semaine", "semaines"],
-      month: ["mois", "mois"],
-      quarter: ["trimestre", "trimestres"],
-      year: ["an", "ans"]
-    },
-    every: (count, one, many) => (count === 1 ? `par ${one}` : `tous les ${count} ${many}`),
-    onDay: (day) => `le ${day === 1 ? "1er" : day} de chaque mois`,
-    from: "à partir du"
-  }
-}
-
-/** The page's words in a language. */
-export const wordsOf = (language: Language): Words => words[language]
-
-const supported = (tag: string): Language | undefined => {
-  const primary = tag.trim().toLowerCase().split(/[-_;]/)[0]
-  return primary === "en" || primary === "de" || primary === "fr" ? primary : undefined
-}
+/** Everything the pages say in a language. */
+export const messagesOf = I18n.messagesOf
 
 /**
- * The page's language: the session's `locale` when spoken here, else the first language of
- * `Accept-Language` spoken here, else English.
+ * The page's language: the session's `locale`, else the browser's preferred language spoken here
+ * (by `q`, exactly or by primary subtag), else English.
  */
-export const languageOf = (locale: string | null, acceptLanguage: string | undefined): Language => {
-  const fromLocale = locale !== null ? supported(locale) : undefined
-  if (fromLocale) return fromLocale
-  for (const part of (acceptLanguage ?? "").split(",")) {
-    const found = supported(part)
-    if (found) return found
-  }
-  return "en"
-}
+export const languageOf = I18n.languageOf
 
+/** Escapes text for HTML. */
 export const esc = (s: string) =>
   s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!)
 
-/**
- * An exact decimal amount in the payer's format (`30.00 USD` → `$30.00`, `30,00 €`): the integer
- * part formatted as a bigint, the fraction digits kept as written — never through a float.
- */
-export const money = (language: Language, amount: string, currency: string): string => {
-  const match = /^(-?)(\d+)(?:\.(\d+))?$/.exec(amount)
-  if (match === null) return `${amount} ${currency}`
-  const [, sign = "", integer = "0", fraction = ""] = match
-  try {
-    const format = new Intl.NumberFormat(words[language].intl, {
-      style: "currency",
-      currency,
-      minimumFractionDigits: fraction.length,
-      maximumFractionDigits: fraction.length
-    })
-    return format
-      .formatToParts(BigInt(`${sign}${integer}`))
-      .map((part) => (part.type === "fraction" ? fraction : part.value))
-      .join("")
-  } catch {
-    return `${amount} ${currency}`
-  }
-}
+/** An exact decimal amount in the payer's format (`30.00 USD` → `$30.00`, `30,00 €`), never through a float. */
+export const money = I18n.money
+
+const UNITS: ReadonlySet<string> = new Set(["day", "week", "month", "quarter", "year"])
 
 /** `every month`, `alle 3 Monate`, or the unit as stored for one the page has no word for. */
-export const interval = (language: Language, unit: string, count: number): string => {
-  const w = words[language]
-  const names = w.units[unit]
-  return names ? w.every(count, names[0], names[1]) : unit
-}
+export const interval = (language: Language, unit: string, count: number): string =>
+  UNITS.has(unit) ? I18n.messagesOf(language).every(unit as I18n.Unit, count) : unit
 
 /**
  * When a subscription with a billing cycle anchor renews: `on the 1st of each month` for a
@@ -286,16 +47,17 @@ const anchoredInterval = (
 ): string => {
   const plain = interval(language, every.unit, every.count)
   if (anchor === null) return plain
-  const at = new Date(anchor.epochMilliseconds)
-  if (every.unit === "month" && every.count === 1) return words[language].onDay(at.getUTCDate())
-  const date = new Intl.DateTimeFormat(words[language].intl, { dateStyle: "medium", timeZone: "UTC" }).format(at)
-  return `${plain} ${words[language].from} ${date}`
+  const m = I18n.messagesOf(language)
+  if (every.unit === "month" && every.count === 1) return m.onDay(new Date(anchor.epochMilliseconds).getUTCDate())
+  return m.from(plain, I18n.date(language, anchor.epochMilliseconds))
 }
 
-const duration = (language: Language, unit: string, count: number): string => {
-  const names = words[language].units[unit]
-  return names ? `${count} ${count === 1 ? names[0] : names[1]}` : `${count} ${unit}`
-}
+const duration = (language: Language, unit: string, count: number): string =>
+  UNITS.has(unit) ? I18n.messagesOf(language).duration(unit as I18n.Unit, count) : `${count} ${unit}`
+
+/** The language tag Stripe.js takes for a page language (`de`, `pt`, `zh`, `zh-TW`). */
+export const stripeLocale = (language: Language): string =>
+  language === "zh-TW" ? "zh-TW" : (language.split("-")[0] ?? "auto")
 
 /** A URL the page may link to: absolute http(s) only (checked when the session was opened, again here). */
 const safeLink = (url: string | null): string | null => (url !== null && /^https?:\/\/[^/]/i.test(url) ? url : null)
@@ -313,7 +75,9 @@ export const checkoutBody = (
   base: string,
   error?: string
 ): string => {
-  const w = words[language]
+  const all = I18n.messagesOf(language)
+  const w = all.checkout
+  const c = all.card
   const s = view.session
   const item = s.line_items[0]
   const due = s.amount ?? "0"
@@ -379,13 +143,13 @@ ${
         suffix: "",
         amountMinor: PaymentElement.minorUnits(due, s.currency),
         currency: s.currency,
-        locale: language
+        locale: stripeLocale(language)
       })
-    : `<label for="card_number">${esc(w.cardNumber)}</label><input id="card_number" name="card_number" inputmode="numeric" autocomplete="cc-number" required>
-<div class="row"><div><label for="exp_month">${esc(w.month)}</label><input id="exp_month" name="exp_month" inputmode="numeric" required placeholder="12"></div>
-<div><label for="exp_year">${esc(w.year)}</label><input id="exp_year" name="exp_year" inputmode="numeric" required placeholder="2030"></div>
-<div><label for="cvc">${esc(w.cvc)}</label><input id="cvc" name="cvc" inputmode="numeric" required></div></div>
-<label for="name">${esc(w.nameOnCard)}</label><input id="name" name="name" autocomplete="cc-name">`
+    : `<label for="card_number">${esc(c.cardNumber)}</label><input id="card_number" name="card_number" inputmode="numeric" autocomplete="cc-number" required>
+<div class="row"><div><label for="exp_month">${esc(c.month)}</label><input id="exp_month" name="exp_month" inputmode="numeric" required placeholder="12"></div>
+<div><label for="exp_year">${esc(c.year)}</label><input id="exp_year" name="exp_year" inputmode="numeric" required placeholder="2030"></div>
+<div><label for="cvc">${esc(c.cvc)}</label><input id="cvc" name="cvc" inputmode="numeric" required></div></div>
+<label for="name">${esc(c.nameOnCard)}</label><input id="name" name="name" autocomplete="cc-name">`
 }
 <label for="email">${esc(w.email)}</label><input id="email" name="email" type="email" autocomplete="email" value="${esc(s.email ?? "")}">
 <button type="submit" id="pay">${esc(w.pay)} ${esc(money(language, due, s.currency))}</button></form>

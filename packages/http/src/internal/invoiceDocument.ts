@@ -1,187 +1,49 @@
 /**
  * An invoice as a document: the hosted page (HTML, no external assets) and the PDF (pdfkit, the
- * standard Helvetica fonts), both from the same rows, in English, German or French.
+ * standard Helvetica fonts), both from the same rows, in the reader's language (the PDF in
+ * English where Helvetica cannot write it: {@link pdfLanguage}).
  */
 import type { Billing } from "@recur/core"
 import { DateTime } from "effect"
 import PDFDocument from "pdfkit"
-import { esc, type Language, money } from "./checkoutPage.js"
+import { esc, type Language, money, stripeLocale } from "./checkoutPage.js"
+import * as I18n from "./i18n/index.js"
 import * as PaymentElement from "./paymentElement.js"
 
-interface Words {
-  readonly invoice: string
-  readonly creditNote: string
-  readonly number: string
-  readonly issued: string
-  readonly paidAt: string
-  readonly carried: string
-  readonly status: string
-  readonly from: string
-  readonly billTo: string
-  readonly description: string
-  readonly period: string
-  readonly quantity: string
-  readonly amount: string
-  readonly subtotal: string
-  readonly discount: string
-  readonly tax: string
-  readonly included: string
-  readonly total: string
-  readonly amountDue: string
-  readonly refunded: string
-  readonly pay: string
-  readonly cardNumber: string
-  readonly month: string
-  readonly year: string
-  readonly cvc: string
-  readonly nameOnCard: string
-  readonly download: string
-  readonly statuses: Readonly<Record<string, string>>
-}
-
-const words: Readonly<Record<Language, Words>> = {
-  en: {
-    invoice: "Invoice",
-    creditNote: "Credit note",
-    number: "Number",
-    issued: "Issued",
-    paidAt: "Paid",
-    carried: "Carried to your next invoice",
-    status: "Status",
-    from: "From",
-    billTo: "Bill to",
-    description: "Description",
-    period: "Period",
-    quantity: "Qty",
-    amount: "Amount",
-    subtotal: "Subtotal",
-    discount: "Discount",
-    tax: "Tax",
-    included: "included",
-    total: "Total",
-    amountDue: "Amount due",
-    refunded: "Refunded",
-    pay: "Pay",
-    cardNumber: "Card number",
-    month: "Month",
-    year: "Year",
-    cvc: "CVC",
-    nameOnCard: "Name on card",
-    download: "Download PDF",
-    statuses: {
-      open: "Open",
-      pending: "Processing",
-      retrying: "Payment failed — due",
-      success: "Paid",
-      failed: "Failed",
-      refunded: "Refunded",
-      partially_refunded: "Partially refunded",
-      void: "Void"
-    }
-  },
-  de: {
-    invoice: "Rechnung",
-    creditNote: "Gutschrift",
-    number: "Nummer",
-    issued: "Ausgestellt",
-    paidAt: "Bezahlt",
-    carried: "Auf Ihre nächste Rechnung übertragen",
-    status: "Status",
-    from: "Von",
-    billTo: "Rechnung an",
-    description: "Beschreibung",
-    period: "Zeitraum",
-    quantity: "Menge",
-    amount: "Betrag",
-    subtotal: "Zwischensumme",
-    discount: "Rabatt",
-    tax: "Steuer",
-    included: "enthalten",
-    total: "Gesamt",
-    amountDue: "Fälliger Betrag",
-    refunded: "Erstattet",
-    pay: "Bezahlen",
-    cardNumber: "Kartennummer",
-    month: "Monat",
-    year: "Jahr",
-    cvc: "Prüfnummer",
-    nameOnCard: "Name auf der Karte",
-    download: "PDF herunterladen",
-    statuses: {
-      open: "Offen",
-      pending: "In Bearbeitung",
-      retrying: "Zahlung fehlgeschlagen — fällig",
-      success: "Bezahlt",
-      failed: "Fehlgeschlagen",
-      refunded: "Erstattet",
-      partially_refunded: "Teilweise erstattet",
-      void: "Storniert"
-    }
-  },
-  fr: {
-    invoice: "Facture",
-    creditNote: "Avoir",
-    number: "Numéro",
-    issued: "Émise le",
-    paidAt: "Payée le",
-    carried: "Reporté sur votre prochaine facture",
-    status: "Statut",
-    from: "De",
-    billTo: "Facturé à",
-    description: "Description",
-    period: "Période",
-    quantity: "Qté",
-    amount: "Montant",
-    subtotal: "Sous-total",
-    discount: "Remise",
-    tax: "Taxe",
-    included: "incluse",
-    total: "Total",
-    amountDue: "Montant dû",
-    refunded: "Remboursé",
-    pay: "Payer",
-    cardNumber: "Numéro de carte",
-    month: "Mois",
-    year: "Année",
-    cvc: "CVC",
-    nameOnCard: "Nom sur la carte",
-    download: "Télécharger le PDF",
-    statuses: {
-      open: "Ouverte",
-      pending: "En cours",
-      retrying: "Paiement échoué — à régler",
-      success: "Payée",
-      failed: "Échouée",
-      refunded: "Remboursée",
-      partially_refunded: "Partiellement remboursée",
-      void: "Annulée"
-    }
-  }
-}
-
 /** An invoice status as a reader reads it. */
-export const statusText = (language: Language, status: string): string => words[language].statuses[status] ?? status
+export const statusText = (language: Language, status: string): string =>
+  (I18n.messagesOf(language).invoice.statuses as Readonly<Record<string, string>>)[status] ?? status
 
 /** What a link to no invoice (or with a wrong signature) says. */
-export const notFound: Readonly<Record<Language, string>> = {
-  en: "This invoice does not exist.",
-  de: "Diese Rechnung gibt es nicht.",
-  fr: "Cette facture n'existe pas."
-}
+export const notFound = (language: Language): string => I18n.messagesOf(language).invoice.notFound
 
-const INTL: Readonly<Record<Language, string>> = { en: "en-US", de: "de-DE", fr: "fr-FR" }
-
-/** A date in the reader's language, in UTC (the instants the engine stores). */
+/** A date in the reader's language, in UTC (the instants the engine stores), Gregorian. */
 export const date = (language: Language, t: DateTime.Utc | null): string =>
-  t === null
-    ? ""
-    : new Intl.DateTimeFormat(INTL[language], { dateStyle: "medium", timeZone: "UTC" }).format(
-        new Date(DateTime.toEpochMillis(t))
-      )
+  t === null ? "" : I18n.date(language, DateTime.toEpochMillis(t))
+
+/**
+ * The languages the PDF is written in: those whose words Helvetica (a PDF standard font,
+ * Windows-1252) can write. The others (Arabic, Chinese, Japanese, Korean, Polish, Russian, Thai)
+ * get the PDF in English with a note that the invoice page shows it in their language: no font
+ * for those scripts ships with Recur (see docs/decisions.md).
+ */
+export const PDF_LANGUAGES: ReadonlySet<Language> = new Set<Language>([
+  "de-DE",
+  "en-US",
+  "es-ES",
+  "fr-FR",
+  "id-ID",
+  "it-IT",
+  "nl-NL",
+  "pt-PT"
+])
+
+/** The language an invoice's PDF is written in for a reader of `language`. */
+export const pdfLanguage = (language: Language): Language => (PDF_LANGUAGES.has(language) ? language : "en-US")
 
 /** The rows both renderings show. */
 const rowsOf = (doc: Billing.InvoiceDocument, language: Language) => {
-  const w = words[language]
+  const w = I18n.messagesOf(language).invoice
   const i = doc.invoice
   const cur = i.currency
   const m = (amount: string) => money(language, amount, cur)
@@ -202,7 +64,7 @@ const rowsOf = (doc: Billing.InvoiceDocument, language: Language) => {
     totals.push([`${w.discount} ${d.description.replace(/^Discount ?/, "")}`.trim(), m(d.amount)])
   for (const t of i.tax_lines)
     totals.push([
-      `${t.name} ${t.percentage.replace(".", language === "en" ? "." : ",")} %${t.inclusive ? ` (${w.included})` : ""}`,
+      `${t.name} ${I18n.percent(language, t.percentage)}${t.inclusive ? ` (${w.included})` : ""}`,
       m(t.amount)
     ])
   totals.push([i.invoice_type === "refund" ? w.refunded : w.total, m(i.amount)])
@@ -233,7 +95,8 @@ export const invoiceHtml = (
   language: Language,
   options: { readonly payAction?: string | undefined; readonly pdfHref: string; readonly error?: string | undefined }
 ): string => {
-  const w = words[language]
+  const w = I18n.messagesOf(language).invoice
+  const c = I18n.messagesOf(language).card
   const r = rowsOf(doc, language)
   const i = doc.invoice
   const pay =
@@ -248,13 +111,13 @@ ${
         suffix: "",
         amountMinor: PaymentElement.minorUnits(i.amount, i.currency),
         currency: i.currency,
-        locale: language
+        locale: stripeLocale(language)
       })}`
-    : `<label for="card_number">${esc(w.cardNumber)}</label><input id="card_number" name="card_number" inputmode="numeric" autocomplete="cc-number" required>
-<div class="row"><div><label for="exp_month">${esc(w.month)}</label><input id="exp_month" name="exp_month" inputmode="numeric" required placeholder="12"></div>
-<div><label for="exp_year">${esc(w.year)}</label><input id="exp_year" name="exp_year" inputmode="numeric" required placeholder="2030"></div>
-<div><label for="cvc">${esc(w.cvc)}</label><input id="cvc" name="cvc" inputmode="numeric" required></div></div>
-<label for="name">${esc(w.nameOnCard)}</label><input id="name" name="name" autocomplete="cc-name">`
+    : `<label for="card_number">${esc(c.cardNumber)}</label><input id="card_number" name="card_number" inputmode="numeric" autocomplete="cc-number" required>
+<div class="row"><div><label for="exp_month">${esc(c.month)}</label><input id="exp_month" name="exp_month" inputmode="numeric" required placeholder="12"></div>
+<div><label for="exp_year">${esc(c.year)}</label><input id="exp_year" name="exp_year" inputmode="numeric" required placeholder="2030"></div>
+<div><label for="cvc">${esc(c.cvc)}</label><input id="cvc" name="cvc" inputmode="numeric" required></div></div>
+<label for="name">${esc(c.nameOnCard)}</label><input id="name" name="name" autocomplete="cc-name">`
 }
 <button type="submit" id="pay">${esc(w.pay)} ${esc(money(language, i.amount, i.currency))}</button></form>`
       : ""
@@ -273,8 +136,8 @@ ${pay}
 
 /** The page's style: readable on a phone, printable. */
 export const invoiceStyle = `body{font-family:system-ui,sans-serif;max-width:46rem;margin:2rem auto;padding:0 1rem;color:#111}
-table{width:100%;border-collapse:collapse;margin:1rem 0}th,td{text-align:left;padding:.4rem;border-bottom:1px solid #ddd}.num{text-align:right}
-#totals{max-width:24rem;margin-left:auto}#totals td{text-align:right}.total th,.total td{font-weight:700;border-top:2px solid #111}
+table{width:100%;border-collapse:collapse;margin:1rem 0}th,td{text-align:start;padding:.4rem;border-bottom:1px solid #ddd}.num{text-align:end}
+#totals{max-width:24rem;margin-inline-start:auto}#totals td{text-align:end}.total th,.total td{font-weight:700;border-top:2px solid #111}
 dl{display:grid;grid-template-columns:max-content 1fr;gap:.2rem 1rem}dt{color:#555}dd{margin:0}
 label{display:block;margin:.6rem 0 .2rem}input{width:100%;padding:.5rem;font-size:1rem;box-sizing:border-box}.row{display:flex;gap:.5rem}.row>div{flex:1}
 button{margin-top:1rem;width:100%;padding:.7rem;font-size:1rem;background:#1a4fd6;color:#fff;border:0;border-radius:.3rem;cursor:pointer}
@@ -291,10 +154,18 @@ const winAnsi = (s: string): string =>
     .replace(/[\u2013\u2014]/g, "-")
     .replace(/[^\u0020-\u007e\u00a1-\u00ff€]/g, "?")
 
-/** The invoice as a PDF: A4, the same rows as the page. */
-export const invoicePdf = (doc: Billing.InvoiceDocument, language: Language): Promise<Uint8Array> =>
+/** The note a PDF written in English for a reader of another language carries. */
+export const PDF_ENGLISH_NOTE =
+  "This PDF is in English: its standard font cannot write your language. The invoice page shows this invoice in your language."
+
+/**
+ * The invoice as a PDF: A4, the same rows as the page, in {@link pdfLanguage} of the reader's
+ * language — with a note, when that is English for another reader, that the page speaks theirs.
+ */
+export const invoicePdf = (doc: Billing.InvoiceDocument, reader: Language): Promise<Uint8Array> =>
   new Promise((resolve, reject) => {
-    const w = words[language]
+    const language = pdfLanguage(reader)
+    const w = I18n.messagesOf(language).invoice
     const r = rowsOf(doc, language)
     const i = doc.invoice
     const pdf = new PDFDocument({
@@ -324,6 +195,7 @@ export const invoicePdf = (doc: Billing.InvoiceDocument, language: Language): Pr
       .font("Helvetica")
       .fontSize(10)
       .text(t(`${w.from}: ${doc.merchantName}`))
+    if (language !== reader) pdf.moveDown(0.3).fontSize(8).text(PDF_ENGLISH_NOTE).fontSize(10)
     pdf.moveDown()
     for (const [k, v] of r.facts) pdf.text(t(`${k}: ${v}`))
     if (r.customer.length > 0) {

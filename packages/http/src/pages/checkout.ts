@@ -74,8 +74,10 @@ const done = (session: CheckoutSession.CheckoutSession, request: HttpServerReque
   const target = session.return_url !== null && /^https?:\/\/[^/]/i.test(session.return_url) ? session.return_url : null
   if (session.integration_method === "embedded") {
     return page(
-      "Paid",
-      `<main><h1>${Page.esc(w.complete)}</h1><script>parent.postMessage({type:"recur:checkout_complete",session_id:${JSON.stringify(session.session_id)}},"*")</script></main>`
+      w.complete,
+      `<main><h1>${Page.esc(w.complete)}</h1><script>parent.postMessage({type:"recur:checkout_complete",session_id:${JSON.stringify(session.session_id)}},"*")</script></main>`,
+      200,
+      languageFor(request, session)
     )
   }
   return target
@@ -216,7 +218,7 @@ export const afterChallenge = (
     // the form again — paying now cancels the waiting charge first, so nothing is paid twice
     if (trade !== null && trade.trade_status === "processing" && asked === "requires_action")
       return yield* checkoutPage(request, view, where, {
-        message: "The 3-D Secure authentication was not completed.",
+        message: Page.messagesOf(languageFor(request, view.session)).common.authNotCompleted,
         status: 402
       })
     if (trade !== null && trade.trade_status === "processing") {
@@ -229,7 +231,8 @@ export const afterChallenge = (
         language
       )
     }
-    const why = trade?.last_payment_error?.message ?? "3-D Secure authentication failed."
+    const why =
+      trade?.last_payment_error?.message ?? Page.messagesOf(languageFor(request, view.session)).common.authFailed
     return yield* checkoutPage(request, view, where, { message: why, status: 402 })
   })
 
@@ -303,7 +306,7 @@ export const routes = Layer.mergeAll(
       }
       const wait = yield* payWait(request, session_id)
       if (wait > 0) {
-        const message = `Too many payment attempts. Try again in ${wait} seconds.`
+        const message = Page.messagesOf(languageFor(request, before)).common.tooManyWait(wait)
         return HttpServerResponse.setHeader(
           wantsJson(request)
             ? HttpServerResponse.jsonUnsafe(
@@ -315,7 +318,7 @@ export const routes = Layer.mergeAll(
                 { status: 429 }
               )
             : yield* page(
-                "Checkout",
+                Page.wordsOf(languageFor(request, before)).checkout,
                 `<main><h1>${Page.esc(Page.wordsOf(languageFor(request, before)).tooMany)}</h1><p>${Page.esc(message)}</p></main>`,
                 429,
                 languageFor(request, before)
@@ -362,11 +365,14 @@ export const routes = Layer.mergeAll(
       // the processor could not take it: nothing charged, the form again to try later (no decline)
       if (r.status === "unavailable")
         return yield* checkoutPage(request, view, here, {
-          message: Page.wordsOf(languageFor(request, session)).unavailable,
+          message: Page.messagesOf(languageFor(request, session)).common.unavailable,
           status: 503
         })
       return yield* checkoutPage(request, view, here, {
-        message: Option.match(r.error, { onNone: () => "The payment failed.", onSome: (e) => e.message }),
+        message: Option.match(r.error, {
+          onNone: () => Page.messagesOf(languageFor(request, session)).common.paymentFailed,
+          onSome: (e) => e.message
+        }),
         status: 402
       })
     })

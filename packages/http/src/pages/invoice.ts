@@ -9,14 +9,14 @@ import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import * as Page from "../internal/checkoutPage.js"
 import * as InvoiceDocument from "../internal/invoiceDocument.js"
 import * as PdfRenderer from "../internal/pdfRenderer.js"
-import { askAboutTrade, body, cardOf, esc, payWait, refusalStatus } from "./shared.js"
+import { askAboutTrade, body, cardOf, esc, htmlAttributes, payWait, refusalStatus } from "./shared.js"
 
 /** The states of an invoice whose payment is decided. */
 const paid: ReadonlySet<string> = new Set(["success", "refunded", "partially_refunded"])
 
 /** The hosted invoice page (or a page that only says something), never cached, never leaking its link. */
 const invoicePage = (title: string, body: string, status: number, language: Page.Language) =>
-  HttpServerResponse.html(`<!doctype html><html lang="${Page.wordsOf(language).htmlLang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="robots" content="noindex"><title>${esc(title)}</title>
+  HttpServerResponse.html(`<!doctype html><html ${htmlAttributes(language)}><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="robots" content="noindex"><title>${esc(title)}</title>
 <style>${InvoiceDocument.invoiceStyle}</style></head>
 <body>${body}</body></html>`).pipe(
     HttpServerResponse.setStatus(status),
@@ -33,7 +33,7 @@ const invoicePath = (request: HttpServerRequest.HttpServerRequest) => {
 
 const invoiceNotFound = (request: HttpServerRequest.HttpServerRequest) => {
   const language = Page.languageOf(null, request.headers["accept-language"])
-  return invoicePage("Not found", `<main><h1>${esc(InvoiceDocument.notFound[language])}</h1></main>`, 404, language)
+  return invoicePage("Not found", `<main><h1>${esc(InvoiceDocument.notFound(language))}</h1></main>`, 404, language)
 }
 
 /** The page of the invoice the request's link names, with an optional error above its Pay form. */
@@ -146,7 +146,11 @@ export const routes = Layer.mergeAll(
             )
           if (r.status === "failed")
             return yield* invoiceAnswer(request, now, here, {
-              message: Option.match(r.error, { onNone: () => "The payment failed.", onSome: (e) => e.message }),
+              message: Option.match(r.error, {
+                onNone: () =>
+                  Page.messagesOf(Page.languageOf(null, request.headers["accept-language"])).common.paymentFailed,
+                onSome: (e) => e.message
+              }),
               status: 402
             })
           return yield* invoiceAnswer(request, now, here)
@@ -192,7 +196,9 @@ export const routes = Layer.mergeAll(
         if (wait > 0)
           return HttpServerResponse.setHeader(
             yield* invoiceAnswer(request, doc, here, {
-              message: `Too many payment attempts. Try again in ${wait} seconds.`,
+              message: Page.messagesOf(Page.languageOf(null, request.headers["accept-language"])).common.tooManyWait(
+                wait
+              ),
               status: 429
             }),
             "retry-after",
@@ -224,11 +230,15 @@ export const routes = Layer.mergeAll(
         if (r.status === "processing") return HttpServerResponse.redirect(`../${token}`, { status: 303 })
         if (r.status === "unavailable")
           return yield* invoiceAnswer(request, now, here, {
-            message: "Payments are temporarily unavailable. Nothing was charged; please try again in a few minutes.",
+            message: Page.messagesOf(Page.languageOf(null, request.headers["accept-language"])).common.unavailable,
             status: 503
           })
         return yield* invoiceAnswer(request, now, here, {
-          message: Option.match(r.error, { onNone: () => "The payment failed.", onSome: (e) => e.message }),
+          message: Option.match(r.error, {
+            onNone: () =>
+              Page.messagesOf(Page.languageOf(null, request.headers["accept-language"])).common.paymentFailed,
+            onSome: (e) => e.message
+          }),
           status: 402
         })
       })

@@ -8,7 +8,7 @@ import { Effect, Layer, Option } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import * as Page from "../internal/checkoutPage.js"
 import * as PortalPage from "../internal/portalPage.js"
-import { body, cardOf, esc, payWait, refusalStatus } from "./shared.js"
+import { body, cardOf, esc, htmlAttributes, payWait, refusalStatus } from "./shared.js"
 
 /** `/portal/:id/:token[/subscription/:sub/:action]`: the parts of a portal path. */
 const portalPath = (request: HttpServerRequest.HttpServerRequest) => {
@@ -17,7 +17,7 @@ const portalPath = (request: HttpServerRequest.HttpServerRequest) => {
 }
 
 const portalPage = (body: string, status: number, language: Page.Language) =>
-  HttpServerResponse.html(`<!doctype html><html lang="${language}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="robots" content="noindex"><title>${esc(PortalPage.portalWords(language).title)}</title>
+  HttpServerResponse.html(`<!doctype html><html ${htmlAttributes(language)}><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="robots" content="noindex"><title>${esc(PortalPage.portalWords(language).title)}</title>
 <style>${PortalPage.portalStyle}</style></head>
 <body>${body}</body></html>`).pipe(
     HttpServerResponse.setStatus(status),
@@ -89,7 +89,7 @@ const portalRoute = <R>(
       const wait = charges ? yield* payWait(request, session.portal_session_id) : 0
       if (wait > 0)
         return HttpServerResponse.setHeader(
-          yield* refuse({ text: w.tooMany(wait), error: true, status: 429 }),
+          yield* refuse({ text: Page.messagesOf(language).common.tooManyWait(wait), error: true, status: 429 }),
           "retry-after",
           String(wait)
         )

@@ -14,9 +14,13 @@ import * as Limiter from "../internal/limiter.js"
 /** Escapes text for HTML. */
 export const esc = Page.esc
 
+/** `lang` and `dir` of a page's `<html>` in a language (`dir="rtl"` for Arabic). */
+export const htmlAttributes = (language: Page.Language): string =>
+  `lang="${language}" dir="${Page.messagesOf(language).dir}"`
+
 /** A payer's page (checkout, 3-D Secure): plain HTML, no external assets, in the payer's language. */
-export const page = (title: string, body: string, status = 200, language: Page.Language = "en") =>
-  HttpServerResponse.html(`<!doctype html><html lang="${Page.wordsOf(language).htmlLang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${esc(title)}</title>
+export const page = (title: string, body: string, status = 200, language: Page.Language = "en-US") =>
+  HttpServerResponse.html(`<!doctype html><html ${htmlAttributes(language)}><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${esc(title)}</title>
 <style>body{font-family:system-ui,sans-serif;max-width:28rem;margin:2rem auto;padding:0 1rem;color:#111}label{display:block;margin:.6rem 0 .2rem}input{width:100%;padding:.5rem;font-size:1rem;box-sizing:border-box}
 .row{display:flex;gap:.5rem}.row>div{flex:1}button{margin-top:1rem;width:100%;padding:.7rem;font-size:1rem;background:#1a4fd6;color:#fff;border:0;border-radius:.3rem;cursor:pointer}
 button:focus,input:focus,a:focus{outline:3px solid #f5a623}.error{background:#fde8e8;color:#8a1111;padding:.6rem;border-radius:.3rem}.amount{font-size:1.6rem;font-weight:600}

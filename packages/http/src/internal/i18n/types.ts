@@ -1,0 +1,214 @@
+/**
+ * The shape of the hosted pages' words, one object per language (`./<tag>.ts`). Every language
+ * file is typed `Messages`: a key missing in one language is a type error.
+ */
+
+/** The languages the hosted pages speak: the seed's sixteen checkout locales. */
+export const LANGUAGES = [
+  "ar-SA",
+  "de-DE",
+  "en-US",
+  "es-ES",
+  "fr-FR",
+  "id-ID",
+  "it-IT",
+  "ja-JP",
+  "ko-KR",
+  "nl-NL",
+  "pl-PL",
+  "pt-PT",
+  "ru-RU",
+  "th-TH",
+  "zh-CN",
+  "zh-TW"
+] as const
+
+/** A language the hosted pages speak (a BCP 47 tag, as the session's `locale`). */
+export type Language = (typeof LANGUAGES)[number]
+
+/** A billing interval's unit. */
+export type Unit = "day" | "week" | "month" | "quarter" | "year"
+
+/** The card form's labels (checkout, invoice and portal pages). */
+export interface CardWords {
+  readonly cardNumber: string
+  readonly month: string
+  readonly year: string
+  readonly cvc: string
+  readonly nameOnCard: string
+}
+
+/** What the pay routes say whatever the page. */
+export interface CommonWords {
+  /** Too many pay attempts: try again in `seconds`. */
+  readonly tooManyWait: (seconds: number) => string
+  /** A payment refused without the processor's reason. */
+  readonly paymentFailed: string
+  /** Back from 3-D Secure without having finished it. */
+  readonly authNotCompleted: string
+  /** 3-D Secure failed without the processor's reason. */
+  readonly authFailed: string
+  /** The processor could not take the payment (an outage, the merchant's keys): nothing charged, not a decline. */
+  readonly unavailable: string
+}
+
+/** The hosted checkout page's words. */
+export interface CheckoutWords {
+  readonly checkout: string
+  readonly soldBy: string
+  readonly payment: string
+  readonly quantity: string
+  readonly decrease: string
+  readonly increase: string
+  readonly dueToday: string
+  readonly thenLabel: string
+  readonly billed: string
+  readonly trial: string
+  readonly email: string
+  readonly pay: string
+  readonly cancel: string
+  readonly agree: string
+  readonly terms: string
+  readonly privacy: string
+  readonly and: string
+  readonly paid: string
+  readonly expired: string
+  readonly notFound: string
+  readonly complete: string
+  readonly closePage: string
+  /** The payment's outcome is not known yet (back from 3-D Secure, the processor not answering yet). */
+  readonly confirming: string
+  readonly processing: string
+  readonly processingDetail: string
+  readonly tooMany: string
+  readonly discountCode: string
+  readonly apply: string
+  readonly discountApplied: string
+  readonly includesTax: string
+}
+
+/** An invoice's states as a reader reads them. */
+export type InvoiceStatuses = {
+  readonly open: string
+  readonly pending: string
+  readonly retrying: string
+  readonly success: string
+  readonly failed: string
+  readonly refunded: string
+  readonly partially_refunded: string
+  readonly void: string
+}
+
+/** The invoice page's and PDF's words. */
+export interface InvoiceWords {
+  readonly invoice: string
+  readonly creditNote: string
+  readonly number: string
+  readonly issued: string
+  readonly paidAt: string
+  readonly carried: string
+  readonly status: string
+  readonly from: string
+  readonly billTo: string
+  readonly description: string
+  readonly period: string
+  readonly quantity: string
+  readonly amount: string
+  readonly subtotal: string
+  readonly discount: string
+  readonly tax: string
+  readonly included: string
+  readonly total: string
+  readonly amountDue: string
+  readonly refunded: string
+  readonly pay: string
+  readonly download: string
+  readonly notFound: string
+  readonly statuses: InvoiceStatuses
+}
+
+/** A subscription's states as its customer reads them. */
+export type SubscriptionStatuses = {
+  readonly init: string
+  readonly trial: string
+  readonly active: string
+  readonly canceled: string
+  readonly incomplete: string
+  readonly paused: string
+  readonly past_due: string
+  readonly unpaid: string
+}
+
+/** The customer portal's words. */
+export interface PortalWords {
+  readonly title: string
+  readonly subscriptions: string
+  readonly invoices: string
+  readonly noSubscriptions: string
+  readonly noInvoices: string
+  readonly statuses: SubscriptionStatuses
+  readonly nextInvoice: (date: string, amount: string) => string
+  readonly paidWith: (card: string) => string
+  readonly card: (brand: string, last4: string, month: number, year: number) => string
+  readonly checkoutCard: string
+  readonly updateCard: string
+  readonly saveCard: string
+  readonly endsOn: (date: string) => string
+  readonly keep: string
+  readonly cancel: string
+  readonly changePlan: string
+  readonly newPlan: string
+  readonly review: string
+  readonly switchTitle: (from: string, to: string) => string
+  readonly unusedTime: (name: string) => string
+  readonly remainingTime: (name: string) => string
+  readonly discountEnds: (code: string) => string
+  readonly tax: string
+  readonly dueNow: string
+  readonly refunded: string
+  readonly credited: string
+  readonly nothingNow: string
+  readonly confirm: string
+  readonly back: string
+  readonly backTo: (merchant: string) => string
+  readonly columns: readonly [number: string, date: string, status: string, amount: string]
+  readonly view: string
+  readonly expired: string
+  readonly expiredHint: string
+  readonly noSuchSubscription: string
+  readonly notAvailable: string
+  readonly quoteMoved: string
+}
+
+/** Everything the hosted pages say in one language. */
+export interface Messages {
+  /** The writing direction (`rtl` for Arabic). */
+  readonly dir: "ltr" | "rtl"
+  /** `every month`, `alle 3 Monate`: how often a price bills. */
+  readonly every: (unit: Unit, count: number) => string
+  /** `14 days`, `14 Tage`: a trial's length. */
+  readonly duration: (unit: Unit, count: number) => string
+  /** A monthly price's billing day, from its billing cycle anchor: `on the 1st of each month`. */
+  readonly onDay: (day: number) => string
+  /** An interval from the first anchored renewal's date: `every year from 1 Feb 2027`. */
+  readonly from: (every: string, date: string) => string
+  readonly card: CardWords
+  readonly common: CommonWords
+  readonly checkout: CheckoutWords
+  readonly invoice: InvoiceWords
+  readonly portal: PortalWords
+}
+
+/** Plural forms by `Intl.PluralRules` category (`other` always; the others where the language has them). */
+export interface Forms {
+  readonly zero?: string
+  readonly one?: string
+  readonly two?: string
+  readonly few?: string
+  readonly many?: string
+  readonly other: string
+}
+
+/** The form of `forms` a count takes in `language`. */
+export const plural = (language: Language, count: number, forms: Forms): string =>
+  forms[new Intl.PluralRules(language).select(count)] ?? forms.other
