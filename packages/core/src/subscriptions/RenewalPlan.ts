@@ -204,7 +204,7 @@ export const scheduleStep = (
   const s = rec.subscription
   const nextCycle = s.cycle_index + 1
   const step = Schedule.stepAt(sc, nextCycle)
-  if (sc === null || step._tag === "None") {
+  if (sc === null || step._tag === "None" || (ending && step._tag === "Start")) {
     if (!ending || !Schedule.governs(sc)) return { rec, schedule: sc, events: [] }
     // the subscription ends before the schedule does (a cancellation requested at the period's end)
     const moved = Result.getOrThrow(Schedule.move(sc, "cancel", at, { canceled_at: dt(at) }))
