@@ -247,6 +247,17 @@ for (const [name, storage] of backends()) {
       expect((await api.call("GET", "/api/v1/subscription/sub_01m8djyj2de45vy8qwk7yc8p10/schedule", k)).status).toBe(
         404
       )
+      // a subscription canceled at once ends the schedule that governed it
+      const c = await subscribe(k, base.priceId)
+      expect((await schedule(k, c, body)).status).toBe(200)
+      expect((await api.call("POST", `/api/v1/subscription/${c}/cancel`, k, {})).status).toBe(200)
+      expect((await subscription(k, c)).status).toBe("canceled")
+      const ended = await scheduleOf(k, c)
+      expect(ended.status).toBe("canceled")
+      expect(await events(k, ended.id)).toEqual([
+        "v2.subscription_schedule.canceled",
+        "v2.subscription_schedule.phase_started"
+      ])
     })
 
     it("a renewal run twice at a phase boundary (concurrently, then once more) starts the phase and bills it once", async () => {
