@@ -260,6 +260,63 @@ for (const [name, storage] of backends()) {
       ])
     })
 
+    it("a phase's discount covers its cycles only; releasing drops the discount of a phase that never started", async () => {
+      const { k } = await fresh()
+      const base = await api.priceOf(k)
+      for (const code of ["HALF", "TENOFF"])
+        await api.call("POST", "/api/v1/discounts", k, {
+          name: code,
+          code,
+          discount_type: "percentage",
+          percent_off: code === "HALF" ? 50 : 10,
+          duration: "forever"
+        })
+      const body = {
+        start: "next_period",
+        phases: [
+          { items: [{ price_id: base.priceId }], cycles: 2, discount_code: "HALF" },
+          { items: [{ price_id: base.priceId }], cycles: 1 },
+          { items: [{ price_id: base.priceId }], cycles: 1, discount_code: "TENOFF" }
+        ]
+      }
+      const a = await subscribe(k, base.priceId)
+      const b = await subscribe(k, base.priceId)
+      expect((await schedule(k, a, body)).status).toBe(200)
+      expect((await schedule(k, b, body)).status).toBe(200)
+      expect(
+        refusal(
+          await schedule(k, await subscribe(k, base.priceId), {
+            phases: [{ items: [{ price_id: base.priceId }], cycles: 1, discount_code: "NOPE" }],
+            start: "next_period"
+          })
+        )
+      ).toEqual([404, "resource_not_found", "phases[0].discount_code"])
+      expect((await upcoming(k, a)).amount).toBe("15.00")
+      for (const month of ["02", "03"]) await advance(k, `2026-${month}-01T00:00:00Z`)
+      // b is released in its second phase: its third phase (10 % off) never starts
+      expect((await api.call("POST", `/api/v1/subscription/${b}/schedule/release`, k)).status).toBe(200)
+      expect((await subscription(k, b)).discounts.map((d: any) => d.discount_code)).toEqual(["HALF"])
+      for (const month of ["04", "05", "06"]) await advance(k, `2026-${month}-01T00:00:00Z`)
+      expect((await invoices(k, a)).map((i: any) => i[1])).toEqual([
+        "30.00",
+        "15.00",
+        "15.00",
+        "30.00",
+        "27.00",
+        "30.00"
+      ])
+      expect((await invoices(k, b)).map((i: any) => i[1])).toEqual([
+        "30.00",
+        "15.00",
+        "15.00",
+        "30.00",
+        "30.00",
+        "30.00"
+      ])
+      const half = ((await api.call("GET", "/api/v1/discounts?code=HALF", k)).body as any).data.list[0]
+      expect(half.times_redeemed).toBe(2)
+    })
+
     it("a renewal run twice at a phase boundary (concurrently, then once more) starts the phase and bills it once", async () => {
       const { k, m } = await fresh()
       const base = await api.priceOf(k)
