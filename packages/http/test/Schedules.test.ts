@@ -216,6 +216,21 @@ for (const [name, storage] of backends()) {
         "state_conflict",
         undefined
       ])
+      // a subscription in its trial takes none (its periods are not on their anchor yet)
+      const trial = await api.priceOf(k, {
+        has_trial: true,
+        trial_period: { trial_period_unit: "day", trial_period_count: 7 }
+      })
+      const inTrial = await subscribe(k, trial.priceId)
+      expect((await subscription(k, inTrial)).status).toBe("trial")
+      expect(
+        refusal(
+          await schedule(k, inTrial, {
+            start: "next_period",
+            phases: [{ items: [{ price_id: trial.priceId }], cycles: 1 }]
+          })
+        )
+      ).toEqual([409, "state_conflict", undefined])
     })
 
     it("released by API keeps the current phase; canceled by API cancels the subscription at its period's end", async () => {

@@ -127,12 +127,9 @@ export class Schedules extends Context.Service<Schedules>()("@recur/core/Schedul
           if (s.total_cycles !== null) return yield* conflict("a fixed-term subscription takes no schedule")
           if (s.next_invoice_date === null || s.current_period_end === null)
             return yield* conflict("it does not renew on a calendar")
-          if (command.start === "current_period" && s.status === "trial")
-            return yield* refused(
-              subscriptionId,
-              undefined,
-              "start",
-              "a subscription in its trial starts a schedule at next_period"
+          if (s.status !== "active")
+            return yield* conflict(
+              "only an active subscription takes a schedule (a trial's periods are not yet on its anchor)"
             )
           const current = yield* version(merchantId, s.price_version_id)
           const grid = scheduleOf(rec, current)
