@@ -63,6 +63,16 @@ const usageFields = {
   above_bound: "usage_count"
 } as const
 
+const scheduleFields = {
+  start: "start",
+  items: "items",
+  price: "items[0].price_id",
+  quantity: "items[0].quantity",
+  cycles: "cycles",
+  end_date: "end_date",
+  discount: "discount_code"
+} as const
+
 /**
  * Every error of core, bound to its answer.
  *
@@ -102,6 +112,10 @@ export const bindings: {
     param: (e) => `${e.index !== undefined ? `records[${e.index}].` : ""}${usageFields[e.reason]}`
   },
   UsageBatchRefused: { reply: "invalid_parameter", param: () => "records" },
+  ScheduleRefused: {
+    reply: (e) => (e.missing === true ? "not_found" : "invalid_parameter"),
+    param: (e) => `${e.phase !== undefined ? `phases[${e.phase}].` : ""}${scheduleFields[e.part]}`
+  },
   ConcurrentUpdate: { reply: "conflict" },
   PaymentsUnavailable: { reply: "conflict" },
   ProcessorUnreachable: { reply: "unavailable" }

@@ -47,6 +47,7 @@ import type { BillingClient } from "./facade/Client.js"
 import type { Kit } from "./facade/Kit.js"
 import * as PaymentGroups from "./facade/Payments.js"
 import * as SubscriptionGroups from "./facade/Subscriptions.js"
+import * as ScheduleGroups from "./facade/Schedules.js"
 
 export type { BillingClient } from "./facade/Client.js"
 export * from "./facade/Types.js"
@@ -377,6 +378,7 @@ export const createBilling = async (options: BillingOptions = {}): Promise<Billi
     trades: PaymentGroups.trades(kit),
     refunds: PaymentGroups.refunds(kit),
     discounts: PaymentGroups.discounts(kit),
+    schedules: ScheduleGroups.schedules(kit),
     taxRates: PaymentGroups.taxRates(kit),
     portal: PaymentGroups.portal(kit),
     webhooks: PaymentGroups.webhooks(kit),

@@ -15,6 +15,7 @@ import {
   Reconciliation,
   Refunds,
   SandboxClock,
+  Schedules,
   Store,
   Subscriptions,
   Webhook,
@@ -238,6 +239,37 @@ for (const [name, storage] of backends()) {
             )
           )
         )
+      // K: schedules — one released and one canceled by the API, one completed by its end (`cancel`)
+      const scheduled = async (endBehavior: "release" | "cancel") => {
+        const s = Option.getOrThrow((await run(subscribe(m.merchantId, plain.id))).subscription)
+        await run(
+          Schedules.Schedules.use((sc) =>
+            sc.create(m.merchantId, {
+              subscriptionId: s.id,
+              start: "current_period",
+              endBehavior,
+              phases: [
+                {
+                  items: [{ priceId: plain.id, quantity: Option.none() }],
+                  discountCode: Option.none(),
+                  duration: { cycles: 1 }
+                }
+              ]
+            })
+          )
+        )
+        return s.id
+      }
+      const toRelease = await scheduled("release")
+      await run(Schedules.Schedules.use((sc) => sc.release(m.merchantId, toRelease)))
+      const toCancel = await scheduled("release")
+      await run(Schedules.Schedules.use((sc) => sc.cancel(m.merchantId, toCancel)))
+      await scheduled("cancel")
+      await run(
+        SandboxClock.SandboxClock.use((sandboxClock) =>
+          sandboxClock.advanceClock(m.merchantId, iso("2026-03-25T00:00:00Z"))
+        )
+      )
       // D: a tax rate created and archived
       const rate = await run(
         TaxRates.TaxRates.use((t) => t.create(m.merchantId, { name: "VAT", percentage: "19", country: "DE" }))

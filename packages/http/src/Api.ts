@@ -9,6 +9,7 @@ import { CatalogGroup, PricePayload } from "./api/Catalog.js"
 import { CheckoutGroup, SessionPayload } from "./api/Checkout.js"
 import { CustomersGroup } from "./api/Customers.js"
 import { DiscountsGroup } from "./api/Discounts.js"
+import { SchedulesGroup } from "./api/Schedules.js"
 import { PaymentsGroup } from "./api/Payments.js"
 import { PortalGroup } from "./api/Portal.js"
 import { SandboxGroup } from "./api/Sandbox.js"
@@ -26,6 +27,7 @@ export {
   CheckoutGroup,
   CustomersGroup,
   DiscountsGroup,
+  SchedulesGroup,
   PaymentsGroup,
   PortalGroup,
   PricePayload,
@@ -99,6 +101,7 @@ export class BillingApi extends HttpApi.make("recur")
   .add(SandboxGroup)
   .add(WebhooksGroup)
   .add(DiscountsGroup)
+  .add(SchedulesGroup)
   .add(TaxRatesGroup)
   .add(PortalGroup)
   .add(EntitlementsGroup)

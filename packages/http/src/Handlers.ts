@@ -10,6 +10,7 @@ import { catalogLive } from "./handlers/Catalog.js"
 import { checkoutLive } from "./handlers/Checkout.js"
 import { customersLive } from "./handlers/Customers.js"
 import { discountsLive } from "./handlers/Discounts.js"
+import { schedulesLive } from "./handlers/Schedules.js"
 import { paymentsLive } from "./handlers/Payments.js"
 import { portalLive } from "./handlers/Portal.js"
 import { sandboxLive } from "./handlers/Sandbox.js"
@@ -41,6 +42,7 @@ export const handlers = Layer.mergeAll(
   sandboxLive,
   webhooksLive,
   discountsLive,
+  schedulesLive,
   taxRatesLive,
   portalLive,
   entitlementsLive

@@ -10,6 +10,7 @@ import {
   type Catalog,
   type Customers,
   type Discounts,
+  type Schedules,
   Merchants,
   Secrets,
   Store,
@@ -506,6 +507,7 @@ export type EngineServices =
   | Customers.Customers
   | Catalog.Catalog
   | Discounts.Discounts
+  | Schedules.Schedules
   | Billing.Billing
   | Subscriptions.Subscriptions
   | Webhooks.Webhooks

@@ -116,6 +116,24 @@ const cases: ReadonlyArray<readonly [Errors.RecurError, string, string, string |
     "records[3].subscription_id"
   ],
   [new Errors.UsageBatchRefused({ size: 0, max: 1000 }), "InvalidParameter", "InvalidParameter", "records"],
+  [
+    new Errors.ScheduleRefused({ subscriptionId: "sub_x", phase: 1, part: "end_date", detail: "no period boundary" }),
+    "InvalidParameter",
+    "InvalidParameter",
+    "phases[1].end_date"
+  ],
+  [
+    new Errors.ScheduleRefused({
+      subscriptionId: "sub_x",
+      phase: 0,
+      part: "price",
+      missing: true,
+      detail: "no such price"
+    }),
+    "NotFound",
+    "resource_not_found",
+    "phases[0].items[0].price_id"
+  ],
   [new Errors.ConcurrentUpdate({ resource: "subscription", id: "sub_x" }), "Conflict", "state_conflict", undefined],
   [
     new Errors.PaymentsUnavailable({

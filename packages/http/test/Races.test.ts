@@ -178,6 +178,16 @@ for (const [name, storage] of backends()) {
         `/api/v1/subscription/${w.sub}/discount/remove`,
         { discount_id: w.discountId }
       ],
+      "POST /api/v1/subscription/{subscription_id}/schedule": (w) => [
+        `/api/v1/subscription/${w.sub}/schedule`,
+        { start: "next_period", phases: [{ items: [{ price_id: w.bigger }], cycles: 2 }] }
+      ],
+      "POST /api/v1/subscription/{subscription_id}/schedule/release": (w) => [
+        `/api/v1/subscription/${w.sub}/schedule/release`
+      ],
+      "POST /api/v1/subscription/{subscription_id}/schedule/cancel": (w) => [
+        `/api/v1/subscription/${w.sub}/schedule/cancel`
+      ],
       "POST /api/v1/subscription/{subscription_id}/pause": (w) => [`/api/v1/subscription/${w.sub}/pause`],
       "POST /api/v1/subscription/{subscription_id}/resume": (w) => [`/api/v1/subscription/${w.sub}/resume`],
       "POST /api/v1/subscription/{subscription_id}/renewal": (w) => [`/api/v1/subscription/${w.sub}/renewal`],

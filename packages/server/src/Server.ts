@@ -14,6 +14,7 @@ import {
   type Customers,
   type Declines,
   type Discounts,
+  type Schedules,
   type Dunning,
   type Entitlements,
   type InvoicePayments,
@@ -63,6 +64,7 @@ export type Engine =
   | Customers.Customers
   | Catalog.Catalog
   | Discounts.Discounts
+  | Schedules.Schedules
   | TaxRates.TaxRates
   | Portal.Portal
   | PaymentSettings.PaymentSettings

@@ -33,6 +33,7 @@ import {
   PriceChanges,
   Refunds,
   SandboxClock,
+  Schedules,
   Secrets,
   SessionPayments,
   Settings,
@@ -42,7 +43,7 @@ import {
   TaxRates
 } from "@recur/core"
 import { SandboxGateway } from "@recur/payment-sandbox"
-import { DateTime, Effect, Layer } from "effect"
+import { DateTime, Effect, Layer, Option } from "effect"
 import * as ServicesContract from "./ServicesContract.js"
 import * as WebhookRecorder from "./WebhookRecorder.js"
 import {
@@ -120,6 +121,7 @@ export const suite = <E>(
             const sandboxClock = yield* SandboxClock.SandboxClock
             const subsService = yield* Subscriptions.Subscriptions
             const priceChanges = yield* PriceChanges.PriceChanges
+            const schedules = yield* Schedules.Schedules
             const refunds = yield* Refunds.Refunds
             const metering = yield* Metering.Metering
             const rnd = generator(options.seed)
@@ -193,6 +195,13 @@ export const suite = <E>(
                 expect(["SubscriptionActionRefused", "SubscriptionNotLive"], where()).toContain(
                   (e as { _tag?: string })._tag
                 )
+              })
+
+            /** A change refused because a schedule governs the subscription. */
+            const governed = <A, E>(effect: Effect.Effect<A, E>) =>
+              Effect.gen(function* () {
+                const e = yield* Effect.flip(effect)
+                expect((e as { _tag?: string })._tag, where()).toBe("StateConflict")
               })
 
             const { invariants, cVerify } = commercialChecks(billing, whereAll)
@@ -291,8 +300,39 @@ export const suite = <E>(
                   )
                   break
                 }
+                case "Schedule": {
+                  const s = op.s
+                  const made = yield* schedules.create(s.merchant.id, {
+                    subscriptionId: s.id,
+                    start: "next_period",
+                    endBehavior: "release",
+                    phases: [
+                      {
+                        items: [
+                          { priceId: priceIdOf(s, op.target), quantity: s.usage ? Option.none() : Option.some(op.qty) }
+                        ],
+                        discountCode: Option.none(),
+                        duration: { cycles: op.cycles }
+                      }
+                    ]
+                  })
+                  expect([made.status, made.phases[0]!.start_cycle], where()).toEqual(["not_started", s.cycle + 1])
+                  s.schedule = { start: s.cycle + 1, end: s.cycle + 1 + op.cycles, price: op.target, qty: op.qty }
+                  yield* verify(s)
+                  break
+                }
                 case "ChangePrice": {
                   const s = op.s
+                  if (s.status === "active" && (s.schedule ?? null) !== null) {
+                    // the schedule governs the price: refused, nothing changes
+                    yield* governed(
+                      priceChanges.changePrice(
+                        s.merchant.id,
+                        PriceChanges.change(s.id, { priceId: priceIdOf(s, op.target) })
+                      )
+                    )
+                    break
+                  }
                   const input = {
                     priceId: priceIdOf(s, op.target),
                     effective: op.mode === "end_of_period" ? ("end_of_period" as const) : ("immediate" as const),
@@ -325,6 +365,12 @@ export const suite = <E>(
                 }
                 case "ChangeQuantity": {
                   const s = op.s
+                  if (s.status === "active" && (s.schedule ?? null) !== null) {
+                    yield* governed(
+                      priceChanges.changePrice(s.merchant.id, PriceChanges.change(s.id, { quantity: BigInt(op.qty) }))
+                    )
+                    break
+                  }
                   if (s.status !== "active") {
                     yield* conflict(
                       priceChanges.changePrice(s.merchant.id, PriceChanges.change(s.id, { quantity: BigInt(op.qty) }))
@@ -350,6 +396,7 @@ export const suite = <E>(
                   } else {
                     yield* subsService.cancel(s.merchant.id, Subscriptions.cancelOf(s.id, { when: "immediate" }))
                     s.status = "canceled"
+                    s.schedule = null
                     s.segments = null
                   }
                   yield* verify(s)

@@ -17,6 +17,7 @@ import * as Checkout from "../checkout/Checkout.js"
 import * as Customers from "../customers/Customers.js"
 import * as DisputeHolds from "../payments/DisputeHolds.js"
 import * as Discounts from "../discounts/Discounts.js"
+import * as Schedules from "../schedules/Schedules.js"
 import * as Dunning from "../payments/Dunning.js"
 import * as InvoicePayments from "../payments/InvoicePayments.js"
 import * as Merchants from "../tenants/Merchants.js"
@@ -46,6 +47,7 @@ import * as Entitlements from "../entitlements/Entitlements.js"
 const tenants = Layer.mergeAll(Merchants.Merchants.layer, Customers.Customers.layer, Catalog.Catalog.layer)
 const offers = Layer.mergeAll(
   Discounts.Discounts.layer,
+  Schedules.Schedules.layer,
   TaxRates.TaxRates.layer,
   PaymentSettings.PaymentSettings.layer,
   Entitlements.Entitlements.layer

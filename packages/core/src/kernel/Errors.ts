@@ -301,6 +301,25 @@ export class UsageRefused extends Schema.TaggedError<UsageRefused>()("UsageRefus
 }
 
 /**
+ * A subscription schedule refused at one of its parts: the schedule's `start`, or phase
+ * `phase`'s `items` (their count), `price`, `quantity`, `cycles`, `end_date` or `discount`;
+ * `missing` when the price or discount it names does not exist.
+ *
+ * @since 0.1.0
+ */
+export class ScheduleRefused extends Schema.TaggedError<ScheduleRefused>()("ScheduleRefused", {
+  subscriptionId: Schema.String,
+  phase: Schema.optional(Schema.Number),
+  part: Schema.Literals(["start", "items", "price", "quantity", "cycles", "end_date", "discount"]),
+  missing: Schema.optional(Schema.Boolean),
+  detail: Schema.String
+}) {
+  override get message() {
+    return this.detail
+  }
+}
+
+/**
  * A usage batch must hold 1 to `max` events; this one held `size`.
  *
  * @since 0.1.0
@@ -451,6 +470,7 @@ export type RecurError =
   | TradeNotRefundable
   | RefundRefused
   | UsageRefused
+  | ScheduleRefused
   | UsageBatchRefused
   | ConcurrentUpdate
   | PaymentsUnavailable

@@ -37,7 +37,8 @@ export const prefixes = {
   discount: "dsc",
   discountRedemption: "rdm",
   taxRate: "txr",
-  portalSession: "bps"
+  portalSession: "bps",
+  subscriptionSchedule: "sch"
 } as const
 
 /**

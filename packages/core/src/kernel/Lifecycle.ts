@@ -17,6 +17,7 @@ import { webhookDelivery, webhookEndpoint } from "../webhooks/WebhookMachines.js
 import { apiKey } from "../tenants/ApiKeyMachine.js"
 import { discount } from "../discounts/DiscountMachine.js"
 import { taxRate } from "../taxes/TaxRateMachine.js"
+import { schedule } from "../schedules/ScheduleMachine.js"
 
 export {
   /** @since 0.1.0 */
@@ -205,6 +206,14 @@ export {
   /** @since 0.1.0 */
   TaxRateStatus
 } from "../taxes/TaxRateMachine.js"
+export {
+  /** @since 0.1.0 */
+  schedule,
+  /** @since 0.1.0 */
+  ScheduleStatus,
+  /** @since 0.1.0 */
+  type ScheduleTrigger
+} from "../schedules/ScheduleMachine.js"
 
 /**
  * Every machine, in documentation order.
@@ -225,7 +234,8 @@ export const machines: ReadonlyArray<Machine<string, string>> = [
   webhookEndpoint,
   apiKey,
   discount,
-  taxRate
+  taxRate,
+  schedule
 ]
 
 /**

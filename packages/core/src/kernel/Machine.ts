@@ -40,7 +40,11 @@ export const EventType = Schema.Literals([
   "v2.discount.ended",
   "v2.tax_rate.created",
   "v2.tax_rate.archived",
-  "v2.entitlements.updated"
+  "v2.entitlements.updated",
+  "v2.subscription_schedule.phase_started",
+  "v2.subscription_schedule.completed",
+  "v2.subscription_schedule.released",
+  "v2.subscription_schedule.canceled"
 ])
 
 /**

@@ -35,6 +35,7 @@ import * as OwedRefunds from "../refunds/OwedRefunds.js"
 import * as Secrets from "../tenants/Secrets.js"
 import * as Settings from "../tenants/Settings.js"
 import * as Store from "../kernel/Store.js"
+import * as Schedule from "../schedules/Schedule.js"
 import * as ChangeCommit from "./ChangeCommit.js"
 import * as ChangeQuote from "./ChangeQuote.js"
 
@@ -164,6 +165,14 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
         const sv = yield* load(merchantId, subscriptionId)
         const rec = sv.value
         yield* live(rec, "change")
+        // a schedule in force decides the price and quantity of each cycle: release it first
+        if (Schedule.governs(rec.schedule ?? null))
+          return yield* new Errors.StateConflict({
+            resource: "subscription",
+            id: subscriptionId,
+            state: rec.subscription.status,
+            reason: "a subscription schedule governs its price and quantity; release or cancel the schedule first"
+          })
         const effective_type = command.effective
         const prorationMode = command.proration
         const quantity = command.quantity

@@ -22,6 +22,7 @@ import * as Payments from "../payments/Payments.js"
 import * as Ports from "../kernel/Ports.js"
 import * as RenewalPlan from "./RenewalPlan.js"
 import * as Renewals from "./Renewals.js"
+import * as Schedule from "../schedules/Schedule.js"
 import * as Secrets from "../tenants/Secrets.js"
 import * as Settings from "../tenants/Settings.js"
 import * as Store from "../kernel/Store.js"
@@ -70,7 +71,7 @@ export class RenewalBatches extends Context.Service<RenewalBatches>()("@recur/co
      * alone: one transaction bills them all (invoices, trades, next periods, charge intents,
      * outbox events), the gateway charges each, and one transaction records the charges that
      * succeeded. What the batch does not cover goes through `renew` and `applyOutcome` one by
-     * one: a trial, a cancellation or fixed term ending, a scheduled price change, an amount of
+     * one: a trial, a cancellation or fixed term ending, a scheduled price change, a schedule in force, an amount of
      * zero or under the processor's minimum charge, a subscription without a saved card, a cycle already billed, a charge that did not
      * simply succeed, and everything when a batch transaction fails (a concurrent change).
      * Returns the subscriptions it finished; the others failed and their work is tried again.
@@ -99,6 +100,8 @@ export class RenewalBatches extends Context.Service<RenewalBatches>()("@recur/co
                 s !== undefined &&
                 s.status === "active" &&
                 sv.value.scheduled_price_version_id === null &&
+                // a subscription under a schedule renews alone: its phase step is `renew`'s
+                !Schedule.governs(sv.value.schedule ?? null) &&
                 sv.value.payment_token !== null &&
                 isPlainBill(RenewalPlan.decide(sv.value, at))
               if (batchable) plain.push(sv)

@@ -22,6 +22,8 @@ import type { StorageService } from "../kernel/ServiceSupport.js"
 import type * as Ports from "../kernel/Ports.js"
 import type * as Tax from "../taxes/Tax.js"
 import { withTax } from "../taxes/TaxRates.js"
+import * as Schedule from "../schedules/Schedule.js"
+import type { EventType } from "../kernel/Machine.js"
 
 /**
  * What a due renewal does.
@@ -59,6 +61,9 @@ export const decide = (rec: Entities.SubscriptionRecord, at: number, force = fal
   const due = s.next_invoice_date !== null ? msOf(s.next_invoice_date) : null
   if (!force && (due === null || due > at)) return Decision.NotDue()
   if (s.cancel_at_period_end) return Decision.CancelAtPeriodEnd()
+  // a schedule ending with `cancel` ends the subscription at its last phase's end
+  const step = Schedule.stepAt(rec.schedule ?? null, s.cycle_index + 1)
+  if (step._tag === "End" && step.trigger === "end_cancel") return Decision.CancelAtPeriodEnd()
   if (s.total_cycles !== null && paidIndex(rec, s.cycle_index + 1) >= s.total_cycles) {
     return rec.convert_to_continuous ? Decision.Bill({ continuous: true }) : Decision.TermCompleted()
   }
@@ -171,6 +176,75 @@ export const advance = (
     )
   }
   return { next, periodEnd }
+}
+
+// ------------------------------------------------------------------ the schedule's step
+
+/**
+ * What the subscription's schedule does at the renewal at `at` that opens the next cycle: a
+ * phase starting there becomes the next cycle's price and quantity through the record's own
+ * end-of-period fields (`scheduled_price_version_id`, `pending_change`), which {@link bill} and
+ * {@link advance} apply; the last phase's end releases the schedule or completes it (the
+ * subscription's cancellation is {@link decide}'s); a schedule that no longer governs a
+ * subscription ending for another reason is canceled. Runs in the renewal's transaction with the
+ * subscription's version, so a rerun (the cycle already billed) writes nothing twice.
+ *
+ * @since 0.1.0
+ */
+export const scheduleStep = (
+  rec: Entities.SubscriptionRecord,
+  at: number,
+  ending = false
+): {
+  readonly rec: Entities.SubscriptionRecord
+  readonly schedule: Schedule.SubscriptionSchedule | null
+  readonly events: ReadonlyArray<EventType>
+} => {
+  const sc = rec.schedule ?? null
+  const s = rec.subscription
+  const nextCycle = s.cycle_index + 1
+  const step = Schedule.stepAt(sc, nextCycle)
+  if (sc === null || step._tag === "None" || (ending && step._tag === "Start")) {
+    if (!ending || !Schedule.governs(sc)) return { rec, schedule: sc, events: [] }
+    // the subscription ends before the schedule does (a cancellation requested at the period's end)
+    const moved = Result.getOrThrow(Schedule.move(sc, "cancel", at, { canceled_at: dt(at) }))
+    return { rec: { ...rec, schedule: moved.value }, schedule: moved.value, events: moved.events }
+  }
+  if (step._tag === "End") {
+    const moved = Result.getOrThrow(
+      Schedule.move(
+        sc,
+        step.trigger,
+        at,
+        step.trigger === "end_cancel" ? { completed_at: dt(at) } : { released_at: dt(at) }
+      )
+    )
+    return { rec: { ...rec, schedule: moved.value }, schedule: moved.value, events: moved.events }
+  }
+  const item = sc.phases[step.phase]!.items[0]!
+  const moved = Result.getOrThrow(Schedule.move(sc, step.trigger, at, { current_phase: step.phase }))
+  const pending = s.pending_change
+  const next: Entities.SubscriptionRecord = {
+    ...rec,
+    schedule: moved.value,
+    scheduled_price_version_id: item.price_version_id === s.price_version_id ? null : item.price_version_id,
+    subscription: new Subscription.Subscription(
+      {
+        ...s,
+        pending_change:
+          item.quantity === s.quantity
+            ? null
+            : new Subscription.PendingChange({
+                quantity: item.quantity,
+                cycle_index: nextCycle,
+                version: (pending?.version ?? 0) + 1,
+                effective_at: dt(at)
+              })
+      },
+      { disableChecks: true }
+    )
+  }
+  return { rec: next, schedule: moved.value, events: moved.events }
 }
 
 // ------------------------------------------------------------------ the renewal's tax step

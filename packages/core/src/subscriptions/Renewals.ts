@@ -10,7 +10,7 @@ import * as Discounts from "../discounts/Discounts.js"
 import * as Entities from "../kernel/Entities.js"
 import * as Errors from "../kernel/Errors.js"
 import * as Invoice from "../invoices/Invoice.js"
-import { dt, emit, msOf, nowOf } from "../kernel/ServiceSupport.js"
+import { dt, emit, emitAll, msOf, nowOf } from "../kernel/ServiceSupport.js"
 import { documentOf, invoiceDocuments, newInvoice } from "../invoices/InvoiceDocuments.js"
 import { CARRIED } from "../invoices/Invoicing.js"
 import { underMinimum } from "../payments/Charges.js"
@@ -28,6 +28,7 @@ import type * as Payments from "../payments/Payments.js"
 import * as Reconciliation from "../payments/Reconciliation.js"
 import * as Ports from "../kernel/Ports.js"
 import * as RenewalPlan from "./RenewalPlan.js"
+import * as Schedule from "../schedules/Schedule.js"
 import * as Secrets from "../tenants/Secrets.js"
 import * as Settings from "../tenants/Settings.js"
 import * as Store from "../kernel/Store.js"
@@ -112,6 +113,18 @@ export class Renewals extends Context.Service<Renewals>()("@recur/core/Renewals"
         return { inForce, pv, rec: scope.ending.length > 0 ? { ...rec, discounts: scope.kept } : rec }
       })
 
+    /** The outbox events of a schedule's step, in the renewal's transaction. */
+    const scheduleEvents = (merchantId: string, stepped: ReturnType<typeof RenewalPlan.scheduleStep>, at: number) =>
+      stepped.schedule === null
+        ? Effect.void
+        : emitAll(storage, stepped.events, {
+            merchant_id: merchantId,
+            business_id: stepped.schedule.id,
+            schema: Schedule.SubscriptionSchedule,
+            data: stepped.schedule,
+            at
+          })
+
     /** Renews one subscription whose period ended: bills the next cycle once, charges it, advances. */
     const renew = Effect.fn("Renewals.renew")(function* (
       merchantId: string,
@@ -135,21 +148,30 @@ export class Renewals extends Context.Service<Renewals>()("@recur/core/Renewals"
             case "CancelAtPeriodEnd":
             case "TermCompleted": {
               const ended = decision._tag === "CancelAtPeriodEnd"
+              // the schedule ends with the subscription: completed by its own end, else canceled
+              const stepped = RenewalPlan.scheduleStep(rec, at, true)
+              const bySchedule = stepped.schedule?.status === "completed" && !s.cancel_at_period_end
               const moved = Result.getOrThrow(
                 Subscription.move(s, ended ? "cancel" : "term_completed", {
                   cancel_at: dt(at),
                   next_invoice_date: null,
-                  cancel_reason: ended ? (s.cancel_reason ?? "cancellation_requested") : "term_completed"
+                  cancel_reason: ended
+                    ? (s.cancel_reason ?? (bySchedule ? "schedule_completed" : "cancellation_requested"))
+                    : "term_completed"
                 })
               )
-              rec = { ...rec, subscription: moved.value }
+              rec = { ...stepped.rec, subscription: moved.value }
               yield* saveSub(rec, sv.version, at)
               yield* subEvents(merchantId, rec, moved.events, at)
+              yield* scheduleEvents(merchantId, stepped, at)
               return Option.none()
             }
             case "Bill":
               break
           }
+          // a schedule's phase starting with this cycle is the cycle's price and quantity
+          const stepped = RenewalPlan.scheduleStep(rec, at)
+          rec = stepped.rec
           const changedPrice = rec.scheduled_price_version_id !== null
           const prices = yield* pricesOf(merchantId, rec)
           const { inForce, pv } = prices
@@ -213,6 +235,7 @@ export class Renewals extends Context.Service<Renewals>()("@recur/core/Renewals"
               : next
           yield* saveSub(rec, sv.version, at)
           if (changedPrice) yield* subEvents(merchantId, rec, ["v2.subscription.price_changed"], at)
+          yield* scheduleEvents(merchantId, stepped, at)
           if (periodEnd !== null) yield* schedule(merchant, "renewal", subscriptionId, periodEnd)
           if (trade === null) {
             yield* emit(storage, {
@@ -309,7 +332,8 @@ export class Renewals extends Context.Service<Renewals>()("@recur/core/Renewals"
       const due = msOf(s.next_invoice_date)
       const decision = RenewalPlan.decide(sv.value, due, true)
       if (decision._tag !== "Bill") return Option.none<Invoice.UpcomingInvoice>()
-      const { inForce, pv, rec } = yield* pricesOf(merchantId, sv.value)
+      // the next phase of a schedule when the next cycle starts one
+      const { inForce, pv, rec } = yield* pricesOf(merchantId, RenewalPlan.scheduleStep(sv.value, due).rec)
       const planned = RenewalPlan.bill(rec, inForce, pv, [])
       if (Result.isFailure(planned)) return Option.none<Invoice.UpcomingInvoice>()
       const b = planned.success

@@ -4,6 +4,7 @@
  */
 import { Effect, Schema } from "effect"
 import * as Invoice from "../invoices/Invoice.js"
+import * as Schedule from "../schedules/Schedule.js"
 import * as Store from "../kernel/Store.js"
 import * as Subscription from "./Subscription.js"
 import { ms } from "../kernel/internal/entities.js"
@@ -141,7 +142,13 @@ export const SubscriptionRecord = Schema.Struct({
       to_invoice_id: Schema.String,
       amount: Schema.String
     })
-  ).pipe(Schema.withDecodingDefault(Effect.succeed([])))
+  ).pipe(Schema.withDecodingDefault(Effect.succeed([]))),
+  /**
+   * The subscription's schedule (`Schedule.SubscriptionSchedule`): while it governs (not started
+   * or active) each renewal that opens a phase's first cycle bills it at that phase; after it
+   * ended it stays here as it ended. Absent (or null) when it never had one.
+   */
+  schedule: Schema.optionalKey(Schema.NullOr(Schedule.SubscriptionSchedule))
 })
 /** @since 0.1.0 */
 export type SubscriptionRecord = typeof SubscriptionRecord.Type

@@ -4,7 +4,7 @@
  * customer's entitlements writes `v2.entitlements.updated` with it. Formerly part of
  * `internal/records`.
  */
-import { Effect, Option } from "effect"
+import { Effect, Option, Result } from "effect"
 import { entitlementStore } from "../entitlements/EntitlementStore.js"
 import * as Entities from "../kernel/Entities.js"
 import * as Errors from "../kernel/Errors.js"
@@ -13,6 +13,7 @@ import type * as Lifecycle from "../kernel/Lifecycle.js"
 import type * as Merchant from "../tenants/Merchant.js"
 import type * as Store from "../kernel/Store.js"
 import * as Subscription from "./Subscription.js"
+import * as Schedule from "../schedules/Schedule.js"
 
 /** A subscription's record, or `NotFound`. */
 export const loadSub = (subs: Store.Repository<Entities.SubscriptionRecord>, merchantId: string, id: string) =>
@@ -29,13 +30,27 @@ export const writes = (storage: StorageService) => {
      * call on the same subscription) is a `ConcurrentUpdate`: the transaction rolls back, nothing
      * is written, and the call may be retried.
      */
-    saveSub: (rec: Entities.SubscriptionRecord, expected: number, at: number) =>
+    saveSub: (saved: Entities.SubscriptionRecord, expected: number, at: number) =>
       Effect.gen(function* () {
+        let rec = saved
         const prior = yield* subs.get(rec.merchant_id, rec.subscription.id)
         const subscription = new Subscription.Subscription(
           { ...rec.subscription, updated_at: dt(at) },
           { disableChecks: true }
         )
+        // a subscription that ends (canceled at once, or by dunning) ends the schedule that governed it
+        const sc = rec.schedule ?? null
+        if (subscription.status === "canceled" && Schedule.governs(sc)) {
+          const moved = Result.getOrThrow(Schedule.move(sc, "cancel", at, { canceled_at: dt(at) }))
+          rec = { ...rec, schedule: moved.value }
+          yield* emitAll(storage, moved.events, {
+            merchant_id: rec.merchant_id,
+            business_id: sc.id,
+            schema: Schedule.SubscriptionSchedule,
+            data: moved.value,
+            at
+          })
+        }
         const version = yield* subs.update({ ...rec, subscription }, expected).pipe(
           Effect.catchTag("VersionConflict", () =>
             Effect.fail(new Errors.ConcurrentUpdate({ resource: "subscription", id: rec.subscription.id }))

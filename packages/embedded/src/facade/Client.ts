@@ -6,7 +6,7 @@
  * @since 0.1.0
  */
 import type { Context } from "effect"
-import type { RequestBodies } from "@recur/contract"
+import type { RequestBodies, ScheduleRequests } from "@recur/contract"
 import type { Lifecycle } from "@recur/core"
 import type { Services } from "../createBilling.js"
 import type * as T from "./Types.js"
@@ -341,6 +341,23 @@ export interface BillingClient {
     readonly list: (merchantId: string, filter?: T.PageInput) => Promise<T.PageJson<T.RefundJson>>
     /** `GET /api/v1/trades/{trade_id}/refunds`: the refunds of one trade. */
     readonly ofTrade: (merchantId: string, tradeId: string, filter?: T.PageInput) => Promise<T.PageJson<T.RefundJson>>
+  }
+  readonly schedules: {
+    /**
+     * `POST /api/v1/subscription/{subscription_id}/schedule`: 1–10 phases (one item each today),
+     * each billed from the renewal that opens its first cycle; `end_behavior` release or cancel.
+     */
+    readonly create: (
+      merchantId: string,
+      subscriptionId: string,
+      input: Body<typeof ScheduleRequests.CreateSchedule>
+    ) => Promise<T.ScheduleJson>
+    /** `GET /api/v1/subscription/{subscription_id}/schedule`: the schedule in force, or the last one as it ended. */
+    readonly get: (merchantId: string, subscriptionId: string) => Promise<T.ScheduleJson>
+    /** `POST /api/v1/subscription/{subscription_id}/schedule/release`: the subscription keeps its current phase. */
+    readonly release: (merchantId: string, subscriptionId: string) => Promise<T.ScheduleJson>
+    /** `POST /api/v1/subscription/{subscription_id}/schedule/cancel`: no later phase; the subscription cancels at its period's end. */
+    readonly cancel: (merchantId: string, subscriptionId: string) => Promise<T.ScheduleJson>
   }
   readonly webhooks: {
     /** `POST /api/v2/webhook/endpoints`: resolves with its id and its `whsec_` secret (shown once). */

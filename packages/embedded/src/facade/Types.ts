@@ -25,6 +25,7 @@ import type {
   Product,
   PortalSession,
   Refund,
+  Schedule,
   Subscription,
   Tax,
   Trade,
@@ -68,6 +69,9 @@ export type TradeJson = Answer<typeof Trade.Trade>
 export type InvoiceJson = Answer<typeof Invoice.Invoice>
 /** A discount as the REST API returns it. @since 0.1.0 */
 export type DiscountJson = Answer<typeof Discount.Discount>
+
+/** A subscription schedule, as `GET /api/v1/subscription/{subscription_id}/schedule` answers it. @since 0.1.0 */
+export type ScheduleJson = Answer<typeof Schedule.SubscriptionSchedule>
 /** What a subscription's next renewal will bill (`GET /api/v1/subscription/{id}/upcoming_invoice`). @since 0.1.0 */
 export type UpcomingInvoiceJson = Answer<typeof Invoice.UpcomingInvoice>
 /** A payment method update's answer. @since 0.1.0 */

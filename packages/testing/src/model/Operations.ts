@@ -45,6 +45,13 @@ export type Op =
   | { readonly _tag: "Resume"; readonly s: MSub }
   | { readonly _tag: "Refund"; readonly s: MSub; readonly index: number; readonly amount: bigint }
   | { readonly _tag: "Usage"; readonly s: MSub; readonly units: number }
+  | {
+      readonly _tag: "Schedule"
+      readonly s: MSub
+      readonly target: number
+      readonly qty: bigint
+      readonly cycles: number
+    }
 
 export const describe = (op: Op | COp): string => {
   const { _tag, ...rest } = op as (Op | COp) & Record<string, unknown>
@@ -109,7 +116,25 @@ export const nextOp = (rnd: ReturnType<typeof generator>, merchants: ReadonlyArr
   }
   if (r < 0.86) return { _tag: "Cancel", s, atEnd: rnd.next() < 0.7 }
   if (r < 0.9) return { _tag: "RevokeCancel", s }
-  if (r < 0.95 && !s.usage && !s.cancelAtEnd) return { _tag: "Pause", s }
+  if (r < 0.93 && !s.usage && !s.cancelAtEnd && (s.schedule ?? null) === null) return { _tag: "Pause", s }
+  // a schedule of one phase from the next period, on a subscription with nothing waiting for it
+  if (
+    r < 0.97 &&
+    s.status === "active" &&
+    (s.schedule ?? null) === null &&
+    s.scheduled === null &&
+    s.pending === null &&
+    !s.cancelAtEnd
+  ) {
+    const family = s.usage ? USAGE.length : FLAT.length
+    return {
+      _tag: "Schedule",
+      s,
+      target: rnd.int(0, family - 1),
+      qty: s.usage ? 1n : BigInt(rnd.int(1, 6)),
+      cycles: rnd.int(1, 3)
+    }
+  }
   return { _tag: "Advance", m, ms: rnd.int(1, 48) * 3_600_000 }
 }
 

@@ -102,6 +102,8 @@ export interface MSub {
   status: "active" | "paused" | "canceled"
   price: number
   scheduled: number | null
+  /** A schedule of one phase (price `price` × `qty`, cycles `start`..`end`), released at its end. */
+  schedule?: { readonly start: number; readonly end: number; readonly price: number; readonly qty: bigint } | null
   qty: bigint
   pending: bigint | null
   anchor: number
@@ -215,7 +217,17 @@ export const renewModel = (s: MSub, at: number, resumed: boolean) => {
   if (!resumed) closeCycle(s)
   if (s.cancelAtEnd) {
     s.status = "canceled"
+    s.schedule = null
     return
+  }
+  // a schedule's phase starting with the next cycle is its price and quantity; after it, released
+  const sc = s.schedule ?? null
+  if (sc !== null && !resumed) {
+    if (s.cycle + 1 >= sc.end) s.schedule = null
+    else if (s.cycle + 1 === sc.start) {
+      s.scheduled = sc.price === s.price ? null : sc.price
+      if (!s.usage) s.pending = sc.qty === s.qty ? null : sc.qty
+    }
   }
   let amount: bigint
   if (s.usage) {

@@ -1,0 +1,113 @@
+/**
+ * Subscription schedules on the wire: the body of `POST /api/v1/subscription/{id}/schedule`
+ * and its decoding into the engine's `Schedules.ScheduleCommand`, shared by the REST adapter and
+ * the Promise facade so both refuse a bad schedule with the same words.
+ *
+ * @since 0.1.0
+ */
+import { Errors, Ids, PriceRules, Schedule, type Schedules } from "@recur/core"
+import { Effect, Option, Result, Schema } from "effect"
+
+/**
+ * One item of a phase: a recurring price and its quantity (default 1). Exactly one item per
+ * phase today; the list is there for several items per subscription.
+ *
+ * @since 0.1.0
+ */
+export const ScheduleItem = Schema.Struct({
+  price_id: Schema.optional(Schema.String),
+  quantity: Schema.optional(Schema.String)
+})
+
+/**
+ * One phase: its items, an optional discount code for its cycles, and its duration — `cycles`
+ * (whole billing cycles) or `end_date` (one of the subscription's period boundaries), one of them.
+ *
+ * @since 0.1.0
+ */
+export const SchedulePhase = Schema.Struct({
+  items: Schema.optional(Schema.Array(ScheduleItem)),
+  discount_code: Schema.optional(Schema.String),
+  cycles: Schema.optional(Schema.Int),
+  end_date: Schema.optional(Schema.String)
+})
+
+/**
+ * The body of `POST /api/v1/subscription/{id}/schedule`: 1–10 phases, `start`
+ * (`current_period`, default, or `next_period`) and `end_behavior` (`release`, default, or `cancel`).
+ *
+ * @since 0.1.0
+ */
+export const CreateSchedule = Schema.Struct({
+  start: Schema.optional(Schema.String),
+  end_behavior: Schema.optional(Schema.String),
+  phases: Schema.optional(Schema.Array(SchedulePhase))
+})
+
+const invalid = (param: string, reason: string) => new Errors.InvalidParameter({ param, reason })
+
+const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/
+
+/**
+ * Decodes a schedule body for subscription `subscriptionId` into the engine's command: each
+ * field checked and named (`phases[1].items[0].quantity`), one item per phase (several are
+ * `phases[i].items`: not yet supported), exactly one of `cycles` and `end_date`.
+ *
+ * @since 0.1.0
+ */
+export const scheduleCommand = (
+  subscriptionId: string,
+  body: typeof CreateSchedule.Type
+): Effect.Effect<Schedules.ScheduleCommand, Errors.InvalidParameter | Errors.NotFound> =>
+  Effect.gen(function* () {
+    if (Option.isNone(Ids.SubscriptionId.makeOption(subscriptionId)))
+      return yield* new Errors.NotFound({ resource: "subscription", id: subscriptionId })
+    const start = body.start ?? "current_period"
+    if (start !== "current_period" && start !== "next_period")
+      return yield* invalid("start", "must be current_period or next_period")
+    const endBehavior = body.end_behavior ?? "release"
+    if (endBehavior !== "release" && endBehavior !== "cancel")
+      return yield* invalid("end_behavior", "must be release or cancel")
+    const phases = body.phases ?? []
+    if (phases.length < 1 || phases.length > Schedule.MAX_PHASES)
+      return yield* invalid("phases", `must hold 1 to ${Schedule.MAX_PHASES} phases`)
+    const out: Array<Schedules.PhaseCommand> = []
+    for (const [i, p] of phases.entries()) {
+      const at = `phases[${i}]`
+      const items = p.items ?? []
+      if (items.length === 0) return yield* invalid(`${at}.items`, "must hold one item")
+      if (items.length > Schedule.MAX_ITEMS)
+        return yield* invalid(`${at}.items`, "several items per phase are not yet supported: give exactly one item")
+      const item = items[0]!
+      if (item.price_id === undefined || item.price_id === "")
+        return yield* invalid(`${at}.items[0].price_id`, "is required")
+      if (Option.isNone(Ids.PriceId.makeOption(item.price_id)))
+        return yield* new Errors.NotFound({ resource: "price", id: item.price_id, param: `${at}.items[0].price_id` })
+      let quantity = Option.none<bigint>()
+      if (item.quantity !== undefined) {
+        const q = PriceRules.validateQuantity(`${at}.items[0].quantity`, item.quantity)
+        if (Result.isFailure(q)) return yield* invalid(`${at}.items[0].quantity`, q.failure.message)
+        quantity = Option.some(q.success)
+      }
+      if ((p.cycles === undefined) === (p.end_date === undefined))
+        return yield* invalid(`${at}.cycles`, "give exactly one of cycles and end_date")
+      let duration: Schedules.PhaseCommand["duration"]
+      if (p.cycles !== undefined) {
+        if (!Number.isInteger(p.cycles) || p.cycles < 1 || p.cycles > Schedule.MAX_PHASE_CYCLES)
+          return yield* invalid(`${at}.cycles`, `must be a whole number from 1 to ${Schedule.MAX_PHASE_CYCLES}`)
+        duration = { cycles: p.cycles }
+      } else {
+        const ms = RFC3339.test(p.end_date!) ? Date.parse(p.end_date!) : Number.NaN
+        if (Number.isNaN(ms)) return yield* invalid(`${at}.end_date`, "must be an RFC 3339 timestamp")
+        duration = { endDate: ms }
+      }
+      if (p.discount_code !== undefined && (p.discount_code === "" || p.discount_code.length > 64))
+        return yield* invalid(`${at}.discount_code`, "must be 1 to 64 characters")
+      out.push({
+        items: [{ priceId: item.price_id, quantity }],
+        discountCode: Option.fromUndefinedOr(p.discount_code),
+        duration
+      })
+    }
+    return { subscriptionId, start, endBehavior, phases: out }
+  })
