@@ -349,6 +349,7 @@ export class SessionPayments extends Context.Service<SessionPayments>()("@recur/
                 paused_at: null,
                 anchor_cycle: 0,
                 plan_basis: null,
+                extra_items: [],
                 discounts: term !== null ? [term] : [],
                 owed_refunds: [],
                 credited: [],
