@@ -11,3 +11,4 @@
 export * as ErrorReplies from "./ErrorReplies.js"
 export * as RequestBodies from "./RequestBodies.js"
 export * as Requests from "./Requests.js"
+export * as SessionLines from "./SessionLines.js"

@@ -26,6 +26,7 @@ import { fmtMinor } from "../money/Money.js"
 import { underMinimum } from "../payments/Charges.js"
 import { newTrade, submitTrade } from "../payments/TradeStore.js"
 import { firstPeriod, fullCycle } from "../subscriptions/SubscriptionTerms.js"
+import { withItemLines } from "../subscriptions/SubscriptionItems.js"
 import { writes } from "../subscriptions/SubscriptionStore.js"
 import { taxAddressOf, withTax } from "../taxes/TaxRates.js"
 import { must } from "../kernel/ServiceSupport.js"
@@ -212,6 +213,21 @@ export class SessionPayments extends Context.Service<SessionPayments>()("@recur/
             const pv =
               session.mode === "checkout" && item ? yield* catalog.sellableVersion(merchantId, item.price_id) : null
             const quantity = item ? BigInt(item.quantity) : 1n
+            // the session's other line items: the subscription's items after the base one, each
+            // at its price's current version (as the base item), checked when the session opened
+            const extraItems: Array<Entities.ItemTerm> = []
+            if (pv !== null && pv.billing_type === "recurring")
+              for (const line of session.line_items.slice(1)) {
+                const version = yield* catalog.sellableVersion(merchantId, line.price_id)
+                extraItems.push({
+                  id: yield* Ids.make(Ids.prefixes.subscriptionItem),
+                  price_id: version.id,
+                  price_version_id: version.price_version_id,
+                  quantity: line.quantity,
+                  created_at: at,
+                  version
+                })
+              }
             let amount = Result.getOrThrow(Money.parse(session.amount ?? "0", session.currency))
             const trialPossible =
               pv !== null &&
@@ -264,16 +280,20 @@ export class SessionPayments extends Context.Service<SessionPayments>()("@recur/
                               existing: []
                             })
                           )
-                        : Result.getOrThrow(
-                            Invoicing.cycle({
-                              invoice_type: "initial",
-                              price: pv,
-                              cycle_index: 0,
-                              paidCycles: 0,
-                              quantity,
-                              usage: 0n,
-                              existing: []
-                            })
+                        : withItemLines(
+                            Result.getOrThrow(
+                              Invoicing.cycle({
+                                invoice_type: "initial",
+                                price: pv,
+                                cycle_index: 0,
+                                paidCycles: 0,
+                                quantity,
+                                usage: 0n,
+                                existing: []
+                              })
+                            ),
+                            extraItems,
+                            0
                           ),
                       session.merchant_rate,
                       session.currency
@@ -349,7 +369,7 @@ export class SessionPayments extends Context.Service<SessionPayments>()("@recur/
                 paused_at: null,
                 anchor_cycle: 0,
                 plan_basis: null,
-                extra_items: [],
+                extra_items: extraItems,
                 discounts: term !== null ? [term] : [],
                 owed_refunds: [],
                 credited: [],

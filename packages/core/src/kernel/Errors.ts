@@ -338,7 +338,9 @@ export class SessionRefused extends Schema.TaggedError<SessionRefused>()("Sessio
   rateGiven: Schema.Boolean,
   detail: Schema.String,
   /** The object the refused part references (the customer, the price, the discount code) does not exist. */
-  missing: Schema.optional(Schema.Boolean)
+  missing: Schema.optional(Schema.Boolean),
+  /** Which of the session's line items the refused price or quantity is (0 when absent: the first). */
+  item: Schema.optional(Schema.Int)
 }) {
   override get message() {
     return this.detail

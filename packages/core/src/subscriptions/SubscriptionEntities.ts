@@ -3,6 +3,7 @@
  * engine's own fields (re-exported by `Entities`).
  */
 import { Effect, Schema } from "effect"
+import * as Price from "../catalog/Price.js"
 import * as Invoice from "../invoices/Invoice.js"
 import * as Store from "../kernel/Store.js"
 import * as Subscription from "./Subscription.js"
@@ -60,8 +61,10 @@ export type OwedShare = typeof GiveBackShare.Type
 
 /**
  * A subscription item after the base one, as the record keeps it: its price (at `price_version_id`),
- * its quantity, and when it was added (Unix ms). The base item (index 0) is the subscription's
- * flat fields; see `SubscriptionItems`.
+ * its quantity, when it was added (Unix ms), and `version`, the price version itself (versions
+ * never change once written), so that a cycle's invoice and the proration basis are computed
+ * from the record alone. The base item (index 0) is the subscription's flat fields; see
+ * `SubscriptionItems`.
  *
  * @since 0.1.0
  */
@@ -70,7 +73,8 @@ export const ItemTerm = Schema.Struct({
   price_id: Schema.String,
   price_version_id: Schema.String,
   quantity: Schema.String,
-  created_at: Schema.Number
+  created_at: Schema.Number,
+  version: Price.PriceVersion
 })
 /** @since 0.1.0 */
 export type ItemTerm = typeof ItemTerm.Type

@@ -7,7 +7,8 @@
  *
  * @since 0.1.0
  */
-import { DateTime, Effect, Result } from "effect"
+import { DateTime, Effect, Option, Result } from "effect"
+import * as Invoicing from "../invoices/Invoicing.js"
 import type * as Price from "../catalog/Price.js"
 import * as Entities from "../kernel/Entities.js"
 import type { StorageService } from "../kernel/ServiceSupport.js"
@@ -37,7 +38,7 @@ export const baseItemId = (subscriptionId: string): string =>
  *
  * @since 0.1.0
  */
-export const termsOf = (rec: Entities.SubscriptionRecord): ReadonlyArray<Entities.ItemTerm> => [
+export const termsOf = (rec: Entities.SubscriptionRecord): ReadonlyArray<ItemRef> => [
   {
     id: baseItemId(rec.subscription.id),
     price_id: rec.subscription.price_id,
@@ -45,8 +46,53 @@ export const termsOf = (rec: Entities.SubscriptionRecord): ReadonlyArray<Entitie
     quantity: rec.subscription.quantity,
     created_at: DateTime.toEpochMillis(rec.subscription.created_at)
   },
-  ...rec.extra_items
+  ...rec.extra_items.map(({ version: _, ...ref }) => ref)
 ]
+
+/**
+ * An item as far as naming it goes: its id, price, version, quantity and when it was added.
+ *
+ * @since 0.1.0
+ */
+export type ItemRef = Omit<Entities.ItemTerm, "version">
+
+/**
+ * A cycle's invoice with the lines of a subscription's items after the base one (each rated at
+ * its own price version for paid cycle `paidCycles`, intro phases included), totalled again:
+ * `draft` holds the base item's line. A trial invoice is left as it is (the other items are free
+ * during a trial); the draft is in the prices' currency, before conversion, discounts and tax,
+ * which apply to the whole invoice (see docs/pricing.md, "Several items").
+ *
+ * @since 0.1.0
+ */
+export const withItemLines = (
+  draft: Invoicing.Draft,
+  extras: ReadonlyArray<Entities.ItemTerm>,
+  paidCycles: number
+): Invoicing.Draft => {
+  if (extras.length === 0 || draft.invoice_type === "trial") return draft
+  const lines = extras.flatMap(
+    (item) =>
+      Result.getOrThrow(
+        Invoicing.cycle({
+          invoice_type: "renewal",
+          price: item.version,
+          cycle_index: draft.cycle_index,
+          paidCycles,
+          quantity: BigInt(item.quantity),
+          usage: 0n,
+          existing: []
+        })
+      ).lines
+  )
+  return Invoicing.total({
+    invoice_type: draft.invoice_type,
+    cycle_index: draft.cycle_index,
+    currency: draft.currency,
+    lines: [...draft.lines, ...lines],
+    ...(Option.isSome(draft.original_invoice_id) ? { original_invoice_id: draft.original_invoice_id.value } : {})
+  })
+}
 
 /**
  * How a price version bills, as items must share it: its cycle (unit and count) and currency.
@@ -68,7 +114,8 @@ export interface ItemRefusal {
 
 /**
  * Checks that a set of items (their price versions, in order) may form one subscription: 1 to
- * {@link MAX_ITEMS} of them, all recurring, on the first item's billing interval and currency.
+ * {@link MAX_ITEMS} of them, all recurring, on the first item's billing interval and currency;
+ * a usage-based price only alone (usage accrues per subscription, billed in arrears).
  * The first refusal says which item.
  *
  * @example
@@ -82,6 +129,8 @@ export const compatible = (items: ReadonlyArray<Price.PriceVersion>): Result.Res
     return Result.fail({ index: null, reason: `must hold at most ${MAX_ITEMS} items (got ${items.length})` })
   for (const [index, pv] of items.entries()) {
     if (pv.billing_type !== "recurring") return Result.fail({ index, reason: "must be a recurring price" })
+    if (items.length > 1 && pv.billing_dimension !== "quantity")
+      return Result.fail({ index, reason: "a usage-based price is sold alone, not with other items" })
     if (pv.currency !== base.currency)
       return Result.fail({
         index,
@@ -101,7 +150,7 @@ export const compatible = (items: ReadonlyArray<Price.PriceVersion>): Result.Res
  *
  * @since 0.1.0
  */
-export const itemAnswer = (term: Entities.ItemTerm, pv: Price.PriceVersion): Subscription.SubscriptionItem =>
+export const itemAnswer = (term: ItemRef, pv: Price.PriceVersion): Subscription.SubscriptionItem =>
   new Subscription.SubscriptionItem(
     {
       id: term.id,

@@ -12,6 +12,7 @@ import type * as Entities from "../kernel/Entities.js"
 import * as BillingPeriod from "../money/BillingPeriod.js"
 import * as Money from "../money/Money.js"
 import type { Subscription } from "./Subscription.js"
+import { withItemLines } from "./SubscriptionItems.js"
 import * as Subscriptions from "./Subscription.js"
 
 /** A subscription's billing schedule under price version `pv`: its anchor, cycle and fixed term. */
@@ -59,8 +60,9 @@ export const periodIndex = (rec: Entities.SubscriptionRecord, cycleIndex: number
 
 /**
  * What a whole period of `pv` × `quantity` costs this subscription before tax: the cycle price
- * (intro phase of `cycleIndex`, no usage) in the settlement currency, less its discounts. The
- * basis proration credits and charges (see docs/proration.md).
+ * (intro phase of `cycleIndex`, no usage) with the record's other items (each at its own price
+ * and quantity) in the settlement currency, less its discounts. The basis proration credits and
+ * charges (see docs/proration.md): the sum over the items of a full period.
  */
 export const fullCycle = (
   rec: Entities.SubscriptionRecord,
@@ -69,16 +71,20 @@ export const fullCycle = (
   cycleIndex: number
 ): Money.Money => {
   const draft = convertDraft(
-    Result.getOrThrow(
-      Invoicing.cycle({
-        invoice_type: "renewal",
-        price: pv,
-        cycle_index: cycleIndex,
-        paidCycles: paidIndex(rec, cycleIndex),
-        quantity,
-        usage: 0n,
-        existing: []
-      })
+    withItemLines(
+      Result.getOrThrow(
+        Invoicing.cycle({
+          invoice_type: "renewal",
+          price: pv,
+          cycle_index: cycleIndex,
+          paidCycles: paidIndex(rec, cycleIndex),
+          quantity,
+          usage: 0n,
+          existing: []
+        })
+      ),
+      rec.extra_items,
+      paidIndex(rec, cycleIndex)
     ),
     rec.fx_rate,
     rec.currency
