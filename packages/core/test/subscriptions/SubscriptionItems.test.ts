@@ -1,7 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import { DateTime, Result, Schema } from "effect"
-import { Entities, Price, Subscription, SubscriptionItems } from "../../src/index.js"
+import fc from "fast-check"
+import { Entities, Invoicing, Money, Price, Subscription, SubscriptionItems } from "../../src/index.js"
 import { priceVersion } from "../fixtures.js"
+import { prop } from "../prop.js"
 
 const at = DateTime.makeUnsafe(Date.UTC(2026, 0, 1))
 const subscription = new Subscription.Subscription({
@@ -93,5 +95,124 @@ describe("SubscriptionItems", () => {
     expect(refused([monthly, oneTime])).toBe(1)
     expect(refused([])).toBe(null)
     expect(refused(Array.from({ length: 21 }, () => monthly))).toBe(null)
+  })
+})
+
+describe("a multi-item cycle invoice (properties, fixed seed)", () => {
+  const amount = fc.integer({ min: 0, max: 999_999 }).map((minor) => (minor / 100).toFixed(2))
+  const item = fc.record({ price: amount, quantity: fc.integer({ min: 1, max: 50 }) })
+  const plan = (base: string) =>
+    priceVersion({
+      price_plan: new Price.PricePlan({ ...priceVersion().price_plan!, base_price_val: base })
+    })
+  const term = (i: number, x: { readonly price: string; readonly quantity: number }): Entities.ItemTerm => {
+    const version = plan(x.price)
+    return {
+      id: `si_${i}`,
+      price_id: version.id,
+      price_version_id: version.price_version_id,
+      quantity: String(x.quantity),
+      created_at: 0,
+      version
+    }
+  }
+  const rules = fc.array(
+    fc.oneof(
+      fc
+        .integer({ min: 0, max: 10_000 })
+        .map((bp) =>
+          Invoicing.DiscountRule.Percentage({ discount_id: "d", discount_code: "P", basisPoints: BigInt(bp) })
+        ),
+      fc
+        .integer({ min: 0, max: 5_000_000 })
+        .map((minor) =>
+          Invoicing.DiscountRule.Amount({
+            discount_id: "d",
+            discount_code: "A",
+            amount: Money.make(BigInt(minor), "USD")
+          })
+        )
+    ),
+    { maxLength: 3 }
+  )
+  prop(
+    "one line per item; the total is the lines' sum less discounts plus tax, never negative, as one computation over the sum",
+    [item, fc.array(item, { maxLength: 19 }), rules, fc.integer({ min: 0, max: 300_000 })] as const,
+    ([base, others, discounts, taxUnits]) => {
+      const draft = SubscriptionItems.withItemLines(
+        Result.getOrThrow(
+          Invoicing.cycle({
+            invoice_type: "renewal",
+            price: plan(base.price),
+            cycle_index: 1,
+            quantity: BigInt(base.quantity),
+            existing: []
+          })
+        ),
+        others.map((x, i) => term(i + 1, x)),
+        1
+      )
+      expect(draft.lines).toHaveLength(1 + others.length)
+      const expected = [base, ...others].map(
+        (x) => Result.getOrThrow(Money.parse(x.price, "USD")).amount * BigInt(x.quantity)
+      )
+      expect(draft.lines.map((l) => l.amount.amount)).toEqual(expected)
+      const tax = Invoicing.flatTax("Tax", BigInt(taxUnits))
+      const t = Invoicing.total({ ...draft, lines: draft.lines, discounts, tax })
+      const sum = expected.reduce((a, b) => a + b, 0n)
+      expect(t.subtotal.amount).toBe(sum)
+      expect(t.total.amount >= 0n).toBe(true)
+      expect(t.total.amount).toBe(sum - Invoicing.sumOfDiscounts(t.discounts) + t.tax.amount)
+      const single = Invoicing.total({
+        ...draft,
+        lines: [{ kind: "subscription", description: "sum", quantity: 1n, amount: Money.make(sum, "USD") }],
+        discounts,
+        tax
+      })
+      expect([t.total, t.tax, t.discounts]).toEqual([single.total, single.tax, single.discounts])
+    },
+    { numRuns: 200 }
+  )
+})
+
+describe("the worked example of docs/pricing.md, Several items", () => {
+  it("Team plan 49.00 + 12.00 per seat × 5 + SSO add-on 99.00, 10 % off, 8.25 % sales tax", () => {
+    const version = (price: string) =>
+      priceVersion({ price_plan: new Price.PricePlan({ ...priceVersion().price_plan!, base_price_val: price }) })
+    const draft = SubscriptionItems.withItemLines(
+      Result.getOrThrow(
+        Invoicing.cycle({
+          invoice_type: "renewal",
+          price: version("49.00"),
+          cycle_index: 1,
+          quantity: 1n,
+          existing: []
+        })
+      ),
+      [
+        { id: "si_2", price_id: "p2", price_version_id: "v2", quantity: "5", created_at: 0, version: version("12.00") },
+        { id: "si_3", price_id: "p3", price_version_id: "v3", quantity: "1", created_at: 0, version: version("99.00") }
+      ],
+      1
+    )
+    const t = Invoicing.total({
+      ...draft,
+      discounts: [Invoicing.DiscountRule.Percentage({ discount_id: "d", discount_code: "TEAM10", basisPoints: 1000n })],
+      tax: Invoicing.flatTax("Sales tax", 82_500n)
+    })
+    expect(t.lines.map((l) => Money.format(l.amount))).toEqual(["49.00", "60.00", "99.00"])
+    expect([t.subtotal, t.discounts[0]!.amount, t.tax, t.total].map(Money.format)).toEqual([
+      "208.00",
+      "20.80",
+      "15.44",
+      "202.64"
+    ])
+    // the discount's share of each line, allocated by the lines' amounts
+    expect(
+      Money.allocate(
+        t.discounts[0]!.amount,
+        t.lines.map((l) => l.amount.amount)
+      ).map(Money.format)
+    ).toEqual(["4.90", "6.00", "9.90"])
   })
 })
