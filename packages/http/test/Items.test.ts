@@ -173,6 +173,16 @@ for (const [name, storage] of backends()) {
         ["5", "60.00"],
         ["1", "99.00"]
       ])
+      // the customer portal lists the items with their quantities
+      const portal = (
+        (await app.call("POST", "/api/v1/customer-portal/auth", key, { customer_id: sub.customer_id })).body as any
+      ).data.portal_session
+      const portalHtml = await (
+        await app.handler(new Request(`http://localhost${new URL(portal.url).pathname}`))
+      ).text()
+      expect(portalHtml).toMatch(
+        /<ul class="items" id="items-0"><li>Team plan<\/li><li>Seat × 5<\/li><li>SSO add-on<\/li><\/ul>/
+      )
       // the seed's price change of the base item keeps the other items: the quote credits what
       // the 3 items cost (208.00) and charges the new base with them (79.00 + 60.00 + 99.00)
       const plus = await app.priceOf(
@@ -197,6 +207,15 @@ for (const [name, storage] of backends()) {
       const [renewal] = await invoicesOf("renewal")
       expect([renewal.amount, renewal.biz_status]).toEqual(["208.00", "success"])
       expect(priced(renewal)).toEqual(priced(initial))
+      // its document lists the 3 lines
+      const doc = await (
+        await app.handler(
+          new Request(
+            `http://localhost${new URL(renewal.hosted_invoice_url).pathname}${new URL(renewal.hosted_invoice_url).search}`
+          )
+        )
+      ).text()
+      for (const line of ["Team plan × 1", "Seat × 5", "SSO add-on × 1"]) expect(doc).toContain(line)
     }, 90_000)
   })
 }
