@@ -87,6 +87,11 @@ for (const [name, storage] of backends()) {
         line_items: [{ price_id: team.priceId }, { price_id: seats.priceId }, { price_id: yearly.priceId }]
       })
       expect([mixed.status, (mixed.body as any).data.param]).toEqual([400, "line_items[2].price_id"])
+      const twice = await app.call("POST", "/api/v1/session", key, {
+        payer_id: "team-buyer",
+        line_items: [{ price_id: team.priceId }, { price_id: seats.priceId }, { price_id: seats.priceId }]
+      })
+      expect([twice.status, (twice.body as any).data.param]).toEqual([400, "line_items[2].price_id"])
       const tooMany = await app.call("POST", "/api/v1/session", key, {
         payer_id: "team-buyer",
         line_items: Array.from({ length: 21 }, () => ({ price_id: seats.priceId }))
@@ -161,6 +166,12 @@ for (const [name, storage] of backends()) {
       ])
       expect(new Set(sub.items.map((i: any) => i.id)).size).toBe(3)
       for (const i of sub.items) expect(i.id).toMatch(/^si_/)
+      const trade = ((await app.call("GET", `/api/v1/trade/${sub.source_trade_id}`, key)).body as any).data.trade
+      expect(trade.line_items.map((l: any) => [l.price_id, l.quantity, l.price])).toEqual([
+        [team.priceId, "1", "49.00"],
+        [seats.priceId, "5", "60.00"],
+        [sso.priceId, "1", "99.00"]
+      ])
       const invoicesOf = async (type: string) =>
         ((await app.call("GET", `/api/v1/invoices?subscription_id=${sub.id}&invoice_types=${type}`, key)).body as any)
           .data.list

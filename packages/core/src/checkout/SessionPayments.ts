@@ -327,7 +327,10 @@ export class SessionPayments extends Context.Service<SessionPayments>()("@recur/
                 ? new Trade.LineItem({
                     id: pv.price_version_id,
                     title: pv.price_name,
-                    price: Money.format(amount),
+                    // one line: the trade's amount (the seed's form); several: each its line's amount
+                    price: Money.format(
+                      extraItems.length > 0 ? (firstInvoice?.lines[0]?.amount ?? Money.zero(session.currency)) : amount
+                    ),
                     price_id: pv.id,
                     quantity: quantity.toString(),
                     sku: pv.merchant_price_id ?? "",
@@ -335,6 +338,20 @@ export class SessionPayments extends Context.Service<SessionPayments>()("@recur/
                     cycle_unit: pv.price_plan?.billing_cycle_unit ?? ""
                   })
                 : null,
+              // the other items, each at its line's amount on the first invoice (before discount and tax)
+              moreLines: extraItems.map(
+                (x, i) =>
+                  new Trade.LineItem({
+                    id: x.price_version_id,
+                    title: x.version.price_name,
+                    price: Money.format(firstInvoice?.lines[i + 1]?.amount ?? Money.zero(session.currency)),
+                    price_id: x.price_id,
+                    quantity: x.quantity,
+                    sku: x.version.merchant_price_id ?? "",
+                    vendor: merchant.name,
+                    cycle_unit: x.version.price_plan?.billing_cycle_unit ?? ""
+                  })
+              ),
               // a one-time purchase's amount was taxed when the session was made or last changed
               tax: firstDraft
                 ? firstDraft.tax

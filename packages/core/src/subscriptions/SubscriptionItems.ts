@@ -114,7 +114,7 @@ export interface ItemRefusal {
 
 /**
  * Checks that a set of items (their price versions, in order) may form one subscription: 1 to
- * {@link MAX_ITEMS} of them, all recurring, on the first item's billing interval and currency;
+ * {@link MAX_ITEMS} of them, all recurring, each price once, on the first item's billing interval and currency;
  * a usage-based price only alone (usage accrues per subscription, billed in arrears).
  * The first refusal says which item.
  *
@@ -129,6 +129,8 @@ export const compatible = (items: ReadonlyArray<Price.PriceVersion>): Result.Res
     return Result.fail({ index: null, reason: `must hold at most ${MAX_ITEMS} items (got ${items.length})` })
   for (const [index, pv] of items.entries()) {
     if (pv.billing_type !== "recurring") return Result.fail({ index, reason: "must be a recurring price" })
+    if (items.findIndex((other) => other.id === pv.id) < index)
+      return Result.fail({ index, reason: "is already an item: one item per price, with its quantity" })
     if (items.length > 1 && pv.billing_dimension !== "quantity")
       return Result.fail({ index, reason: "a usage-based price is sold alone, not with other items" })
     if (pv.currency !== base.currency)

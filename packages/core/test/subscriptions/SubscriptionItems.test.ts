@@ -84,17 +84,20 @@ describe("SubscriptionItems", () => {
     })
     const euro = priceVersion({ currency: "EUR" })
     const oneTime = priceVersion({ billing_type: "one_time", price_plan: null })
-    expect(Result.isSuccess(SubscriptionItems.compatible([monthly, monthly, monthly]))).toBe(true)
+    const seat = priceVersion({ id: "pri_01jd0000000000000000000002" })
+    const sso = priceVersion({ id: "pri_01jd0000000000000000000003" })
+    expect(Result.isSuccess(SubscriptionItems.compatible([monthly, seat, sso]))).toBe(true)
     const refused = (pvs: ReadonlyArray<Price.PriceVersion>) => {
       const r = SubscriptionItems.compatible(pvs)
       if (Result.isSuccess(r)) throw new Error("expected a refusal")
       return r.failure.index
     }
-    expect(refused([monthly, monthly, yearly])).toBe(2)
-    expect(refused([monthly, euro])).toBe(1)
-    expect(refused([monthly, oneTime])).toBe(1)
+    expect(refused([monthly, seat, monthly])).toBe(2)
+    expect(refused([monthly, seat, { ...yearly, id: "pri_01jd0000000000000000000004" } as Price.PriceVersion])).toBe(2)
+    expect(refused([monthly, { ...euro, id: seat.id } as Price.PriceVersion])).toBe(1)
+    expect(refused([monthly, { ...oneTime, id: seat.id } as Price.PriceVersion])).toBe(1)
     expect(refused([])).toBe(null)
-    expect(refused(Array.from({ length: 21 }, () => monthly))).toBe(null)
+    expect(refused(Array.from({ length: 21 }, (_, i) => priceVersion({ id: `pri_${i}` })))).toBe(null)
   })
 })
 
