@@ -210,6 +210,11 @@ for (const [name, storage] of backends()) {
         ).body as any
       ).data
       expect([quote.credit, quote.charge, quote.net]).toEqual(["208.00", "238.00", "30.00"])
+      // the base item cannot move to another item's price
+      const onto = await app.call("POST", `/api/v1/subscription/${sub.id}/preview-change`, key, {
+        price_id: sso.priceId
+      })
+      expect([onto.status, (onto.body as any).data.param]).toEqual([400, "price_id"])
       // the upcoming invoice and the renewal bill every item
       const upcoming = ((await app.call("GET", `/api/v1/subscription/${sub.id}/upcoming_invoice`, key)).body as any)
         .data.upcoming_invoice

@@ -180,15 +180,22 @@ export class SubscriptionActionRefused extends Schema.TaggedError<SubscriptionAc
 
 /**
  * A subscription cannot move to this price: it is not sold, not recurring, in another currency
- * or billing dimension, on another interval, or would bill more per cycle than an invoice may
- * carry.
+ * or billing dimension, on another interval, would bill more per cycle than an invoice may
+ * carry, or is already one of the subscription's other items.
  *
  * @since 0.1.0
  */
 export class PriceChangeRefused extends Schema.TaggedError<PriceChangeRefused>()("PriceChangeRefused", {
   subscriptionId: Schema.String,
   priceId: Schema.String,
-  reason: Schema.Literals(["not_found", "not_recurring", "currency_or_dimension", "interval", "above_bound"]),
+  reason: Schema.Literals([
+    "not_found",
+    "not_recurring",
+    "currency_or_dimension",
+    "interval",
+    "above_bound",
+    "already_an_item"
+  ]),
   detail: Schema.String
 }) {
   override get message() {
