@@ -90,7 +90,12 @@ export const bindings: {
   PriceNotFound: { reply: "not_found" },
   SessionRefused: {
     reply: (e) => (e.missing === true ? "not_found" : "invalid_parameter"),
-    param: (e) => (e.reason === "rate" && e.rateGiven ? "merchant_rate" : sessionFields[e.reason])
+    param: (e) =>
+      e.reason === "rate" && e.rateGiven
+        ? "merchant_rate"
+        : e.item !== undefined && (e.reason === "price" || e.reason === "quantity")
+          ? `line_items[${e.item}].${e.reason === "price" ? "price_id" : "quantity"}`
+          : sessionFields[e.reason]
   },
   SessionNotPayable: { reply: "conflict" },
   CardInvalid: { reply: "invalid_parameter", param: () => "card_number" },

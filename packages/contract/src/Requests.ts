@@ -26,6 +26,7 @@ import {
   type Subscriptions
 } from "@recur/core"
 import { Effect, Option, Result } from "effect"
+import * as SessionLines from "./SessionLines.js"
 
 /** A request field that does not decode: its path as the API spells it, and why. */
 const invalid = (param: string, reason: string) => new Errors.InvalidParameter({ param, reason })
@@ -339,49 +340,21 @@ export const sessionCommand = (
     if (input.trial_policy !== undefined && ![1, 2, 3].includes(input.trial_policy))
       return yield* invalid("trial_policy", "must be 1, 2 or 3")
     const items = input.line_items ?? []
-    if (items.length > 1 || (mode === "checkout" && items.length !== 1))
-      return yield* invalid("line_items", "exactly one line item is supported")
+    // mode payment sells an amount: a line item there is not read, more than one is refused
+    if (mode !== "checkout" && items.length > 1)
+      return yield* invalid("line_items", "mode payment takes amount and currency, not line items")
     let customerId = Option.none<Ids.CustomerId>()
     if (input.customer_id !== undefined) {
       customerId = Ids.CustomerId.makeOption(input.customer_id)
       if (Option.isNone(customerId)) return yield* missing("customer", input.customer_id, "customer_id")
     }
-    let item: Option.Option<Checkout.SessionCommand["item"] extends Option.Option<infer I> ? I : never> = Option.none()
+    let item: Checkout.SessionCommand["item"] = Option.none()
+    let extraItems: Checkout.SessionCommand["extraItems"] = []
     let amount = Option.none<Money.Money>()
     if (mode === "checkout") {
-      const line = items[0]!
-      if (!line.price_id) return yield* invalid("line_items[0].price_id", "is required")
-      const priceId = Ids.PriceId.makeOption(line.price_id)
-      if (Option.isNone(priceId)) return yield* missing("price", line.price_id, "line_items[0].price_id")
-      let quantity = 1n
-      if (line.quantity !== undefined) {
-        const q = PriceRules.validateQuantity("line_items[0].quantity", line.quantity)
-        if (Result.isFailure(q)) return yield* invalid(q.failure.field, q.failure.message)
-        quantity = q.success
-      }
-      // the payer's bounds: each a quantity, min ≤ max, and the quantity asked for inside them
-      const bound = (field: "quantity_min" | "quantity_max") => {
-        const text = line[field]
-        if (text === undefined || text === "") return Result.succeed(null)
-        return PriceRules.validateQuantity(`line_items[0].${field}`, text)
-      }
-      const min = bound("quantity_min")
-      if (Result.isFailure(min)) return yield* invalid(min.failure.field, min.failure.message)
-      const max = bound("quantity_max")
-      if (Result.isFailure(max)) return yield* invalid(max.failure.field, max.failure.message)
-      if (min.success !== null && max.success !== null && min.success > max.success)
-        return yield* invalid("line_items[0].quantity_min", "must not be above quantity_max")
-      if (min.success !== null && quantity < min.success)
-        return yield* invalid("line_items[0].quantity", `must be at least quantity_min (${min.success})`)
-      if (max.success !== null && quantity > max.success)
-        return yield* invalid("line_items[0].quantity", `must be at most quantity_max (${max.success})`)
-      item = Option.some({
-        priceId: priceId.value,
-        quantity,
-        editable: line.quantity_editable ?? false,
-        min: min.success === null ? null : min.success.toString(),
-        max: max.success === null ? null : max.success.toString()
-      })
+      const lines = yield* SessionLines.sessionLines(items)
+      item = Option.some(lines.first)
+      extraItems = lines.others
     } else {
       if (input.amount === undefined || input.currency === undefined)
         return yield* invalid(
@@ -399,6 +372,7 @@ export const sessionCommand = (
       payerId: Option.fromUndefinedOr(input.payer_id),
       email: Option.fromUndefinedOr(input.email),
       item,
+      ...(extraItems !== undefined && extraItems.length > 0 ? { extraItems } : {}),
       amount,
       paymentMode: Option.fromUndefinedOr(input.payment_mode),
       settlement: Option.map(Option.fromUndefinedOr(input.target_currency), (currency) => ({ currency, rate })),

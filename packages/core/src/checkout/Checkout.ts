@@ -32,6 +32,7 @@ import type * as Proration from "../money/Proration.js"
 import * as BillingAnchor from "../subscriptions/BillingAnchor.js"
 import * as Settings from "../tenants/Settings.js"
 import * as Store from "../kernel/Store.js"
+import * as SubscriptionItems from "../subscriptions/SubscriptionItems.js"
 
 /**
  * A settlement rate's bounds (1 primary unit = `rate` target units, captured at checkout or read
@@ -50,40 +51,8 @@ export { RATE_RULE, rateInBounds }
 export { type SessionCommand, sessionOf } from "./SessionCommand.js"
 import type { SessionCommand } from "./SessionCommand.js"
 
-/**
- * A session as its payer's page shows it.
- *
- * @since 0.1.0
- */
-export interface SessionView {
-  readonly session: CheckoutSession.CheckoutSession
-  readonly merchantName: string
-  readonly productName: string | null
-  readonly priceName: string | null
-  /** The billing interval of a recurring price (`month` × 1), or null. */
-  readonly interval: { readonly unit: string; readonly count: number } | null
-  /** The trial the payer gets (unless the session's trial policy skips it), or null. */
-  readonly trial: { readonly unit: string; readonly count: number } | null
-  /** What one cycle costs (first cycle's rate, in the session's currency), or null for usage and one-time prices. */
-  readonly cycleAmount: string | null
-  /** How the page takes the payment method: the sandbox's card form or Stripe's Payment Element. */
-  readonly payments: PaymentSettings.PageMode
-}
-
-/** What a checkout of `quantity` × `pv` charges now: the paid trial, nothing for usage, or the first cycle. */
-const dueNow = (
-  pv: Price.PriceVersion,
-  quantity: bigint,
-  skipTrial: boolean,
-  share?: Proration.Fraction
-): Money.Money => {
-  const trial = Price.trialOf(pv)
-  if (Option.isSome(trial) && !skipTrial) return Money.times(Pricing.trialCharge(trial.value.trial, pv.currency), 1n)
-  if (pv.billing_dimension === "usage") return Money.zero(pv.currency)
-  const whole = Pricing.rate(Price.modelOf(pv, 0), quantity, pv.currency).amount
-  // a short first period up to a billing anchor: its share, rounded as its invoice rounds it
-  return share === undefined ? whole : Money.proportion(whole, share.unused, share.total)
-}
+export type { SessionView } from "./SessionAmounts.js"
+import { dueNow, type SessionView, soldRefusal } from "./SessionAmounts.js"
 
 /**
  * The share of a whole period a session's short first period costs (none without an anchor),
@@ -106,32 +75,6 @@ const anchorShare = (
         openedAt
       )?.share
 
-/**
- * Why every cycle a session sells (each intro phase, the base price, a paid trial) cannot be
- * billed as it will be — above the most one invoice may carry, or rounded to nothing by the
- * settlement rate — or undefined when each can.
- */
-const soldRefusal = (
-  sold: ReadonlyArray<Money.Money>,
-  settlement: { readonly rate: Decimal.Decimal; readonly target: string } | null,
-  over: "quantity" | "amount"
-): { readonly reason: "quantity" | "amount" | "rate"; readonly detail: string } | undefined => {
-  for (const amount of sold) {
-    const settled =
-      settlement !== null ? Result.getOrThrow(Money.convert(amount, settlement.rate, settlement.target)) : amount
-    if (!Money.isWithinBounds(settled))
-      return {
-        reason: over,
-        detail: `${Money.format(amount)} ${amount.currency} a cycle${settlement !== null ? ` (${Money.format(settled)} ${settled.currency})` : ""} is above the most one invoice may carry, ${fmtMinor(Money.MAX_AMOUNT_MINOR, settled.currency)} ${settled.currency}`
-      }
-    if (amount.amount > 0n && settled.amount === 0n)
-      return {
-        reason: "rate",
-        detail: `the rate turns ${Money.format(amount)} ${amount.currency} into 0 ${settled.currency}`
-      }
-  }
-  return undefined
-}
 
 /**
  * The checkout service.
@@ -160,9 +103,18 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
       const at = yield* nowOf(merchant)
       const { mode } = command
       const rateGiven = Option.isSome(command.settlement) && Option.isSome(command.settlement.value.rate)
-      const refuse = (reason: Errors.SessionRefused["reason"], detail: string, missing?: true) =>
-        new Errors.SessionRefused({ reason, rateGiven, detail, ...(missing ? { missing } : {}) })
+      const refuse = (reason: Errors.SessionRefused["reason"], detail: string, missing?: true, item?: number) =>
+        new Errors.SessionRefused({
+          reason,
+          rateGiven,
+          detail,
+          ...(missing ? { missing } : {}),
+          ...(item !== undefined ? { item } : {})
+        })
       const quantity = Option.match(command.item, { onNone: () => 1n, onSome: (i) => i.quantity })
+      // the other items sold on the same subscription, and what each is due now (first the base's)
+      const extras: Array<{ readonly pv: Price.PriceVersion; readonly quantity: bigint }> = []
+      let dues: ReadonlyArray<Money.Money> = []
       // a live merchant's payer leaves the page over https only
       if (merchant.mode !== "sandbox")
         for (const field of ["return_url", "cancel_url"] as const) {
@@ -222,12 +174,34 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
             Option.isSome(Price.trialOf(pv)) && !skipTrial
           )
           if (why !== undefined) return yield* refuse("billing_cycle_anchor", why)
+          // the short first period is prorated for one line; several lines wait for per-item shares
+          if ((command.extraItems ?? []).length > 0)
+            return yield* refuse("billing_cycle_anchor", "applies to a checkout of one line item for now")
         }
         const anchored = {
           billing_cycle_anchor: command.billingAnchor !== undefined ? dt(command.billingAnchor.anchor) : null,
           proration_behavior: command.billingAnchor?.behavior ?? null
         }
         due = dueNow(pv, quantity, skipTrial, anchorShare(merchant, anchored, pv, at))
+        dues = [due]
+        // the other recurring prices sold on the same subscription: each sellable, all on the
+        // first's interval and currency; free during the first's trial
+        for (const [i, x] of (command.extraItems ?? []).entries()) {
+          const xpv = yield* Effect.catchTag(catalog.sellableVersion(merchantId, x.priceId), "PriceNotFound", () =>
+            Effect.fail(refuse("price", "no such price", true, i + 1))
+          )
+          extras.push({ pv: xpv, quantity: x.quantity })
+        }
+        if (extras.length > 0) {
+          const ok = SubscriptionItems.compatible([pv, ...extras.map((x) => x.pv)])
+          if (Result.isFailure(ok)) return yield* refuse("price", ok.failure.reason, undefined, ok.failure.index ?? 0)
+          const trialFirst = Option.isSome(Price.trialOf(pv)) && !skipTrial
+          dues = [due, ...extras.map((x) => (trialFirst ? Money.zero(pv.currency) : dueNow(x.pv, x.quantity, true)))]
+          due = Money.make(
+            dues.reduce((a, d) => a + d.amount, 0n),
+            pv.currency
+          )
+        }
         if (Option.isSome(command.discountCode)) {
           const settleCurrency = Option.match(command.settlement, {
             onNone: () => pv.currency,
@@ -287,10 +261,27 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
         mode === "checkout" ? "quantity" : "amount"
       )
       if (refusal !== undefined) return yield* refuse(refusal.reason, refusal.detail)
+      for (const [i, x] of extras.entries()) {
+        const r = soldRefusal(
+          cycleAmounts(x.pv, x.quantity),
+          settleRate !== null ? { rate: settleRate, target: target! } : null,
+          "quantity"
+        )
+        if (r !== undefined) return yield* refuse(r.reason, r.detail, undefined, i + 1)
+      }
       if (settleRate !== null) {
-        due = Result.getOrThrow(Money.convert(due, settleRate, target!))
+        // each line converted, as the first invoice converts its lines
+        due =
+          extras.length > 0
+            ? Money.make(
+                dues.reduce((a, d) => a + Result.getOrThrow(Money.convert(d, settleRate!, target!)).amount, 0n),
+                target!
+              )
+            : Result.getOrThrow(Money.convert(due, settleRate, target!))
         currency = target!
       }
+      if (extras.length > 0 && !Money.isWithinBounds(due))
+        return yield* refuse("quantity", `the first invoice is above ${fmtMinor(Money.MAX_AMOUNT_MINOR, due.currency)}`)
       // in the settlement currency, rounded as the first invoice will round it
       if (discount !== null && discountNow) due = afterDiscount(due, discountRule(discount))
       // with the tax at the billing address (else the customer's), as the payment will charge it
@@ -304,15 +295,16 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
         status: Lifecycle.checkoutSession.initial,
         mode,
         line_items: item
-          ? [
+          ? [item, ...(command.extraItems ?? [])].map(
+              (line) =>
               new CheckoutSession.SessionLineItem({
-                price_id: item.priceId,
-                quantity: quantity.toString(),
-                quantity_editable: item.editable,
-                quantity_min: item.min,
-                quantity_max: item.max
+                  price_id: line.priceId,
+                  quantity: line.quantity.toString(),
+                  quantity_editable: line.editable,
+                  quantity_min: line.min,
+                  quantity_max: line.max
               })
-            ]
+            )
           : [],
         customer_id: customerId,
         payer_id: Option.getOrNull(command.payerId),
@@ -381,18 +373,25 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
     const updateSession = Effect.fn("Checkout.updateSession")(function* (
       merchantId: string,
       sessionId: string,
-      change: { readonly quantity?: string; readonly discountCode?: string }
+      change: { readonly quantity?: string; readonly discountCode?: string; readonly line?: number }
     ) {
       const record = yield* getSessionRecord(merchantId, sessionId)
       const session = record.value
+      const index = change.line ?? 0
       const refuse = (reason: Errors.SessionRefused["reason"], detail: string, missing?: true) =>
-        new Errors.SessionRefused({ reason, rateGiven: false, detail, ...(missing ? { missing } : {}) })
+        new Errors.SessionRefused({
+          reason,
+          rateGiven: false,
+          detail,
+          ...(missing ? { missing } : {}),
+          ...(index > 0 ? { item: index } : {})
+        })
       if (session.status !== "open" || session.trade_id !== null)
         return yield* new Errors.SessionNotPayable({ sessionId, state: session.status })
       // the payer may enter a code only where the merchant offered the field
       if (change.discountCode !== undefined && !session.allow_discount_codes)
         return yield* refuse("discount", "this checkout takes no discount code")
-      const item = session.line_items[0]
+      const item = session.line_items[index]
       if (session.mode !== "checkout" || item === undefined)
         return yield* refuse(change.quantity !== undefined ? "quantity" : "discount", "this checkout cannot be changed")
       let quantity = BigInt(item.quantity)
@@ -406,23 +405,51 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
         if (item.quantity_max !== null && quantity > BigInt(item.quantity_max))
           return yield* refuse("quantity", `must be at most ${item.quantity_max}`)
       }
-      const pv = yield* Effect.catchTag(catalog.sellableVersion(merchantId, item.price_id), "PriceNotFound", () =>
+      // every line at its quantity (the changed one at the new), each at its price's current version
+      const lineItems = session.line_items.map((l, i) =>
+        i === index ? new CheckoutSession.SessionLineItem({ ...l, quantity: quantity.toString() }) : l
+      )
+      const versions: Array<Price.PriceVersion> = []
+      for (const l of lineItems)
+        versions.push(
+          yield* Effect.catchTag(catalog.sellableVersion(merchantId, l.price_id), "PriceNotFound", () =>
         Effect.fail(refuse("price", "no such price", true))
       )
+        )
+      const pv = versions[0]!
+      const baseQuantity = BigInt(lineItems[0]!.quantity)
       const skipTrial =
         session.trial_policy === 3 ||
         (session.trial_policy === 2 &&
           session.customer_id !== null &&
           (yield* hadTrial(merchantId, session.customer_id)))
       const merchant = yield* merchants.get(merchantId)
-      let due = dueNow(pv, quantity, skipTrial, anchorShare(merchant, session, pv, msOf(session.created_at)))
+      const trialFirst = Option.isSome(Price.trialOf(pv)) && !skipTrial
+      const dues = versions.map((v, i) =>
+        i === 0
+          ? dueNow(v, baseQuantity, skipTrial, anchorShare(merchant, session, v, msOf(session.created_at)))
+          : trialFirst
+            ? Money.zero(v.currency)
+            : dueNow(v, BigInt(lineItems[i]!.quantity), true)
+      )
       const settlement =
         session.merchant_rate !== null && session.currency !== pv.currency
           ? { rate: Result.getOrThrow(Decimal.parse(session.merchant_rate)), target: session.currency }
           : null
-      const refusal = soldRefusal(cycleAmounts(pv, quantity), settlement, "quantity")
+      for (const [i, v] of versions.entries()) {
+        const refusal = soldRefusal(cycleAmounts(v, BigInt(lineItems[i]!.quantity)), settlement, "quantity")
       if (refusal !== undefined) return yield* refuse(refusal.reason, refusal.detail)
-      if (settlement !== null) due = Result.getOrThrow(Money.convert(due, settlement.rate, settlement.target))
+      }
+      // each line converted, as the first invoice converts its lines
+      const settled = dues.map((d) =>
+        settlement !== null ? Result.getOrThrow(Money.convert(d, settlement.rate, settlement.target)) : d
+      )
+      let due = Money.make(
+        settled.reduce((a, d) => a + d.amount, 0n),
+        settled[0]!.currency
+      )
+      if (versions.length > 1 && !Money.isWithinBounds(due))
+        return yield* refuse("quantity", `the first invoice is above ${fmtMinor(Money.MAX_AMOUNT_MINOR, due.currency)}`)
       // the discount: the one asked for now, else the one the session has
       let discount: Discount.Discount | null = null
       if (change.discountCode !== undefined) {
@@ -441,19 +468,18 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
         const why = yield* Discounts.refusalFor(storage, merchantId, discount, {
           at,
           pv,
-          quantity,
+          quantity: baseQuantity,
           currency: session.currency,
           customerId: session.customer_id
         })
         if (why !== undefined) return yield* refuse("discount", why)
-        const trialFirst = Option.isSome(Price.trialOf(pv)) && !skipTrial
         if (!trialFirst) due = afterDiscount(due, discountRule(discount))
       }
       const taxed = yield* taxOf(merchantId, session.customer_id, session.billing_address, due)
       const updated = new CheckoutSession.CheckoutSession(
         {
           ...session,
-          line_items: [new CheckoutSession.SessionLineItem({ ...item, quantity: quantity.toString() })],
+          line_items: lineItems,
           amount: Money.format(taxed.total),
           tax_amount: Money.format(taxed.tax),
           discount_id: discount?.discount_id ?? null,
@@ -470,13 +496,14 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
       return updated
     })
 
-    /** The payer's quantity on the hosted page (see {@link updateSession}). */
+    /** The payer's quantity of line item `line` (the first when absent) on the hosted page (see {@link updateSession}). */
     const setQuantity = Effect.fn("Checkout.setQuantity")(function* (
       merchantId: string,
       sessionId: string,
-      quantity: string
+      quantity: string,
+      line?: number
     ) {
-      return yield* updateSession(merchantId, sessionId, { quantity })
+      return yield* updateSession(merchantId, sessionId, { quantity, ...(line !== undefined ? { line } : {}) })
     })
 
     /** A discount code the payer enters on the hosted page (see {@link updateSession}). */
@@ -510,14 +537,43 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
           (yield* hadTrial(merchantId, session.customer_id)))
       const trial = pv !== null && !skipTrial ? Option.getOrNull(Price.trialOf(pv)) : null
       let cycleAmount: string | null = null
+      // a line's first cycle in the session's currency
+      const settle = (amount: Money.Money) =>
+        session.merchant_rate !== null && session.currency !== amount.currency
+          ? Result.getOrThrow(
+              Money.convert(amount, Result.getOrThrow(Decimal.parse(session.merchant_rate)), session.currency)
+            )
+          : amount
+      const lines: Array<SessionView["lines"][number]> = []
+      if (pv !== null && session.line_items.length > 1)
+        for (const [i, l] of session.line_items.entries()) {
+          const v =
+            i === 0 ? pv : Option.getOrNull(yield* Effect.option(catalog.sellableVersion(merchantId, l.price_id)))
+          lines.push({
+            priceName: v?.price_name ?? l.price_id,
+            quantity: l.quantity,
+            editable: l.quantity_editable,
+            min: l.quantity_min,
+            max: l.quantity_max,
+            amount:
+              v !== null && v.billing_dimension !== "usage"
+                ? Money.format(settle(Pricing.rate(Price.modelOf(v, 0), BigInt(l.quantity), v.currency).amount))
+                : null
+          })
+        }
       if (pv !== null && plan !== null && pv.billing_dimension !== "usage" && item !== undefined) {
         const first = Pricing.rate(Price.modelOf(pv, 0), BigInt(item.quantity), pv.currency).amount
         const settled =
-          session.merchant_rate !== null && session.currency !== pv.currency
-            ? Result.getOrThrow(
-                Money.convert(first, Result.getOrThrow(Decimal.parse(session.merchant_rate)), session.currency)
+          lines.length > 1
+            ? Money.make(
+                lines.reduce(
+                  (a, l) =>
+                    a + (l.amount !== null ? Result.getOrThrow(Money.parse(l.amount, session.currency)).amount : 0n),
+                  0n
+                ),
+                session.currency
               )
-            : first
+            : settle(first)
         // the cycle after today's: a trial's first paid cycle, else the second — discounted when the
         // session's discount lasts that long (its window starts at the first paid cycle)
         let then = settled
@@ -539,6 +595,7 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
         interval: plan !== null ? { unit: plan.billing_cycle_unit, count: plan.billing_cycle_count } : null,
         trial: trial !== null ? { unit: trial.period.trial_period_unit, count: trial.period.trial_period_count } : null,
         cycleAmount,
+        lines,
         payments: PaymentSettings.pageModeOf(merchant.payment_processor, settings.stripeJsUrl)
       } satisfies SessionView
     })

@@ -10,8 +10,23 @@ import * as Ids from "../kernel/Ids.js"
 import type * as Money from "../money/Money.js"
 
 /**
- * A new checkout session: who pays, what is sold (a price × quantity, or an amount in mode
- * payment), in which currency it settles, and how the hosted page looks.
+ * One line item of a checkout session: a price, its quantity and the payer's bounds.
+ *
+ * @since 0.1.0
+ */
+export interface SessionItem {
+  readonly priceId: Ids.PriceId
+  readonly quantity: bigint
+  /** The payer may change the quantity on the hosted page, inside `min` and `max`. */
+  readonly editable: boolean
+  readonly min: string | null
+  readonly max: string | null
+}
+
+/**
+ * A new checkout session: who pays, what is sold (a price × quantity — several recurring prices
+ * on one subscription — or an amount in mode payment), in which currency it settles, and how the
+ * hosted page looks.
  *
  * @since 0.1.0
  */
@@ -21,14 +36,13 @@ export interface SessionCommand {
   readonly customerId: Option.Option<Ids.CustomerId>
   readonly payerId: Option.Option<string>
   readonly email: Option.Option<string>
-  /** Mode checkout: the price sold and its quantity. */
-  readonly item: Option.Option<{
-    readonly priceId: Ids.PriceId
-    readonly quantity: bigint
-    readonly editable: boolean
-    readonly min: string | null
-    readonly max: string | null
-  }>
+  /** Mode checkout: the price sold and its quantity (the subscription's base item). */
+  readonly item: Option.Option<SessionItem>
+  /**
+   * Mode checkout: the other recurring prices sold with `item` on one subscription (its items 1
+   * and after, at most 19), on `item`'s interval and currency. None when absent.
+   */
+  readonly extraItems?: ReadonlyArray<SessionItem> | undefined
   /** Mode payment: the amount due. */
   readonly amount: Option.Option<Money.Money>
   readonly paymentMode: Option.Option<"onetime_payment" | "subscription">

@@ -27,6 +27,7 @@ import { fmtMinor } from "../money/Money.js"
 import { underMinimum } from "../payments/Charges.js"
 import { newTrade, submitTrade } from "../payments/TradeStore.js"
 import { firstPeriod, fullCycle } from "../subscriptions/SubscriptionTerms.js"
+import { withItemLines } from "../subscriptions/SubscriptionItems.js"
 import { writes } from "../subscriptions/SubscriptionStore.js"
 import { taxAddressOf, withTax } from "../taxes/TaxRates.js"
 import { must } from "../kernel/ServiceSupport.js"
@@ -213,6 +214,21 @@ export class SessionPayments extends Context.Service<SessionPayments>()("@recur/
             const pv =
               session.mode === "checkout" && item ? yield* catalog.sellableVersion(merchantId, item.price_id) : null
             const quantity = item ? BigInt(item.quantity) : 1n
+            // the session's other line items: the subscription's items after the base one, each
+            // at its price's current version (as the base item), checked when the session opened
+            const extraItems: Array<Entities.ItemTerm> = []
+            if (pv !== null && pv.billing_type === "recurring")
+              for (const line of session.line_items.slice(1)) {
+                const version = yield* catalog.sellableVersion(merchantId, line.price_id)
+                extraItems.push({
+                  id: yield* Ids.make(Ids.prefixes.subscriptionItem),
+                  price_id: version.id,
+                  price_version_id: version.price_version_id,
+                  quantity: line.quantity,
+                  created_at: at,
+                  version
+                })
+              }
             let amount = Result.getOrThrow(Money.parse(session.amount ?? "0", session.currency))
             const trialPossible =
               pv !== null &&
@@ -277,7 +293,8 @@ export class SessionPayments extends Context.Service<SessionPayments>()("@recur/
                               existing: []
                             })
                           )
-                        : Result.getOrThrow(
+                        : withItemLines(
+                            Result.getOrThrow(
                             Invoicing.cycle({
                               invoice_type: "initial",
                               price: pv,
@@ -288,6 +305,9 @@ export class SessionPayments extends Context.Service<SessionPayments>()("@recur/
                               existing: [],
                               ...(anchored !== undefined ? { share: anchored.share } : {})
                             })
+                          ),
+                            extraItems,
+                            0
                           ),
                       session.merchant_rate,
                       session.currency
@@ -321,7 +341,10 @@ export class SessionPayments extends Context.Service<SessionPayments>()("@recur/
                 ? new Trade.LineItem({
                     id: pv.price_version_id,
                     title: pv.price_name,
-                    price: Money.format(amount),
+                    // one line: the trade's amount (the seed's form); several: each its line's amount
+                    price: Money.format(
+                      extraItems.length > 0 ? (firstInvoice?.lines[0]?.amount ?? Money.zero(session.currency)) : amount
+                    ),
                     price_id: pv.id,
                     quantity: quantity.toString(),
                     sku: pv.merchant_price_id ?? "",
@@ -329,6 +352,20 @@ export class SessionPayments extends Context.Service<SessionPayments>()("@recur/
                     cycle_unit: pv.price_plan?.billing_cycle_unit ?? ""
                   })
                 : null,
+              // the other items, each at its line's amount on the first invoice (before discount and tax)
+              moreLines: extraItems.map(
+                (x, i) =>
+                  new Trade.LineItem({
+                    id: x.price_version_id,
+                    title: x.version.price_name,
+                    price: Money.format(firstInvoice?.lines[i + 1]?.amount ?? Money.zero(session.currency)),
+                    price_id: x.price_id,
+                    quantity: x.quantity,
+                    sku: x.version.merchant_price_id ?? "",
+                    vendor: merchant.name,
+                    cycle_unit: x.version.price_plan?.billing_cycle_unit ?? ""
+                  })
+              ),
               // a one-time purchase's amount was taxed when the session was made or last changed
               tax: firstDraft
                 ? firstDraft.tax
@@ -364,6 +401,7 @@ export class SessionPayments extends Context.Service<SessionPayments>()("@recur/
                 paused_at: null,
                 anchor_cycle: anchored !== undefined ? 1 : 0,
                 plan_basis: null,
+                extra_items: extraItems,
                 discounts: term !== null ? [term] : [],
                 owed_refunds: [],
                 credited: [],

@@ -22,6 +22,7 @@ import * as Ports from "../kernel/Ports.js"
 import * as Secrets from "../tenants/Secrets.js"
 import * as Settings from "../tenants/Settings.js"
 import * as Store from "../kernel/Store.js"
+import * as SubscriptionItems from "../subscriptions/SubscriptionItems.js"
 import * as SubscriptionTerms from "../subscriptions/SubscriptionTerms.js"
 
 /**
@@ -83,8 +84,16 @@ export class Billing extends Context.Service<Billing>()("@recur/core/Billing", {
     ) {
       return yield* Effect.flatMap(subs.get(merchantId, id), (o) => must(o, "subscription", id))
     })
+    const withItems = SubscriptionItems.withItems(storage)
+    /** Subscriptions as their answers show them: with their discounts and their items. */
+    const answers = (merchantId: string, recs: ReadonlyArray<Entities.SubscriptionRecord>) =>
+      withItems(
+        merchantId,
+        recs.map((rec) => ({ rec, answer: SubscriptionTerms.withDiscounts(rec) }))
+      )
     const getSubscription = Effect.fn("Billing.getSubscription")(function* (merchantId: string, id: string) {
-      return yield* Effect.map(getSubscriptionRecord(merchantId, id), (v) => SubscriptionTerms.withDiscounts(v.value))
+      const v = yield* getSubscriptionRecord(merchantId, id)
+      return (yield* answers(merchantId, [v.value]))[0]!
     })
     const getTrade = Effect.fn("Billing.getTrade")(function* (merchantId: string, id: string) {
       return yield* Effect.map(
@@ -164,10 +173,8 @@ export class Billing extends Context.Service<Billing>()("@recur/core/Billing", {
       merchantId: string,
       query: Store.ListQuery
     ) {
-      return yield* Effect.map(pageErrors(subs.list(merchantId, query)), (p) => ({
-        has_more: p.has_more,
-        list: p.list.map(SubscriptionTerms.withDiscounts)
-      }))
+      const p = yield* pageErrors(subs.list(merchantId, query))
+      return { has_more: p.has_more, list: yield* answers(merchantId, p.list) }
     })
 
     return {

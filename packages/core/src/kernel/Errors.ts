@@ -180,15 +180,22 @@ export class SubscriptionActionRefused extends Schema.TaggedError<SubscriptionAc
 
 /**
  * A subscription cannot move to this price: it is not sold, not recurring, in another currency
- * or billing dimension, on another interval, or would bill more per cycle than an invoice may
- * carry.
+ * or billing dimension, on another interval, would bill more per cycle than an invoice may
+ * carry, or is already one of the subscription's other items.
  *
  * @since 0.1.0
  */
 export class PriceChangeRefused extends Schema.TaggedError<PriceChangeRefused>()("PriceChangeRefused", {
   subscriptionId: Schema.String,
   priceId: Schema.String,
-  reason: Schema.Literals(["not_found", "not_recurring", "currency_or_dimension", "interval", "above_bound"]),
+  reason: Schema.Literals([
+    "not_found",
+    "not_recurring",
+    "currency_or_dimension",
+    "interval",
+    "above_bound",
+    "already_an_item"
+  ]),
   detail: Schema.String
 }) {
   override get message() {
@@ -358,7 +365,9 @@ export class SessionRefused extends Schema.TaggedError<SessionRefused>()("Sessio
   rateGiven: Schema.Boolean,
   detail: Schema.String,
   /** The object the refused part references (the customer, the price, the discount code) does not exist. */
-  missing: Schema.optional(Schema.Boolean)
+  missing: Schema.optional(Schema.Boolean),
+  /** Which of the session's line items the refused price or quantity is (0 when absent: the first). */
+  item: Schema.optional(Schema.Int)
 }) {
   override get message() {
     return this.detail

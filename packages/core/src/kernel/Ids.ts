@@ -26,6 +26,7 @@ export const prefixes = {
   pricePlan: "pln",
   checkoutSession: "ses",
   subscription: "sub",
+  subscriptionItem: "si",
   trade: "trd",
   invoice: "inv",
   refund: "ref",

@@ -67,6 +67,8 @@ export const newTrade = (input: {
   readonly order_type: "initial" | "renewal" | "upgrade" | "one_time"
   readonly session: Option.Option<CheckoutSession.CheckoutSession>
   readonly line: Trade.LineItem | null
+  /** The lines after `line` (a checkout of several line items). */
+  readonly moreLines?: ReadonlyArray<Trade.LineItem> | undefined
   readonly tax: Money.Money
   readonly metadata: Metadata
   readonly at: number
@@ -111,7 +113,7 @@ export const newTrade = (input: {
           last_payment_error: null,
           next_action: null,
           refer_info: null,
-          line_items: input.line ? [input.line] : [],
+          line_items: input.line ? [input.line, ...(input.moreLines ?? [])] : [],
           discounts: new Discounts({ current_period: [] }, { disableChecks: true }),
           billing_address: Option.match(input.session, { onNone: () => null, onSome: (s) => s.billing_address }),
           payment_info: null,

@@ -140,6 +140,11 @@ export interface PortalView {
     readonly payment_method: Entities.PaymentMethod | null
     /** The name of the price the subscription is on. */
     readonly price_name: string
+    /**
+     * Its items when it has several (the base item first): each price's name and quantity;
+     * empty for a subscription of one item (its price is `price_name`).
+     */
+    readonly items: ReadonlyArray<{ readonly name: string; readonly quantity: string }>
     /** What its next renewal will bill, when it will renew. */
     readonly upcoming: Invoice.UpcomingInvoice | null
     /** The prices the merchant lets it switch to (empty when switching is off for it). */
@@ -373,6 +378,13 @@ export class Portal extends Context.Service<Portal>()("@recur/core/Portal", {
             subscription: r.subscription,
             payment_method: r.payment_method,
             price_name: current?.price_name ?? r.subscription.price_id,
+            items:
+              r.extra_items.length > 0
+                ? [
+                    { name: current?.price_name ?? r.subscription.price_id, quantity: r.subscription.quantity },
+                    ...r.extra_items.map((x) => ({ name: x.version.price_name, quantity: x.quantity }))
+                  ]
+                : [],
             upcoming: Option.getOrNull(yield* renewals.upcoming(m, r.subscription.id)),
             switch_options: current ? yield* switchOptions(m, allowed, r.subscription, current) : []
           }

@@ -125,6 +125,9 @@ export class Schedules extends Context.Service<Schedules>()("@recur/core/Schedul
             return yield* conflict("a price or quantity change waits for the period's end; revoke it first")
           if (s.cancel_at_period_end) return yield* conflict("it cancels at the period's end")
           if (s.total_cycles !== null) return yield* conflict("a fixed-term subscription takes no schedule")
+          // a phase holds one item: a schedule over several would drop the others at its first phase
+          if ((rec.extra_items ?? []).length > 0)
+            return yield* conflict("a subscription of several items takes no schedule yet")
           if (s.next_invoice_date === null || s.current_period_end === null)
             return yield* conflict("it does not renew on a calendar")
           if (s.status !== "active")

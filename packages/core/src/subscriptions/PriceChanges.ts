@@ -187,6 +187,14 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
           : undefined
         const wrongTarget = target && ChangeQuote.targetRefusal(subscriptionId, current, target)
         if (wrongTarget) return yield* wrongTarget
+        // each price is one item: the base item cannot move to another item's price
+        if (target && rec.extra_items.some((x) => x.price_id === target.id))
+          return yield* ChangeQuote.refusal(
+            subscriptionId,
+            target.id,
+            "already_an_item",
+            "the price is already one of the subscription's items"
+          )
         // a discount covers only its products: moving to a price outside them ends it from the change on
         const scope = target
           ? yield* Discounts.scopeOn(storage, merchantId, rec.discounts, target.product_id)

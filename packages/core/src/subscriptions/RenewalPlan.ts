@@ -18,6 +18,7 @@ import * as Money from "../money/Money.js"
 import type * as Price from "../catalog/Price.js"
 import * as Subscription from "./Subscription.js"
 import { discountRules } from "./SubscriptionTerms.js"
+import { withItemLines } from "./SubscriptionItems.js"
 import type { StorageService } from "../kernel/ServiceSupport.js"
 import type * as Ports from "../kernel/Ports.js"
 import type * as Tax from "../taxes/Tax.js"
@@ -124,7 +125,11 @@ export const bill = (
       arrears,
       quantity,
       pendingApplied,
-      draft: convertDraft(draft, rec.fx_rate, rec.currency),
+      draft: convertDraft(
+        arrears ? draft : withItemLines(draft, rec.extra_items, paidIndex(rec, invoiceCycle)),
+        rec.fx_rate,
+        rec.currency
+      ),
       credit: Result.getOrThrow(Money.parse(s.credit_balance, rec.currency, { allowNegative: true }))
     })
   )

@@ -55,6 +55,34 @@ export class SubscriptionDiscount extends Schema.Class<SubscriptionDiscount>("Su
 }) {}
 
 /**
+ * One item of a subscription as its answer shows it: a recurring price with its own quantity.
+ * Item 0 is the base item, the one the subscription's flat fields (`price_id`, `quantity`, …)
+ * describe; its id is the subscription's with the `si` prefix. `unit_amount` is the price
+ * version's list amount per cycle (its plan's `base_price_val`, else `price_val`; intro phases
+ * and tiers aside) in `currency`, the price's own currency (the subscription may settle in
+ * another at its `fx_rate`).
+ *
+ * @since 0.1.0
+ */
+export class SubscriptionItem extends Schema.Class<SubscriptionItem>("SubscriptionItem")({
+  id: Schema.String,
+  price_id: Schema.String,
+  price_version_id: Schema.String,
+  quantity: Schema.String,
+  price_type: PriceType,
+  billing_dimension: BillingDimension,
+  quantity_unit: NullableString,
+  unit_amount: NullableString,
+  currency: Schema.String,
+  usage_amount: NullableString,
+  quantity_tier_type: Schema.NullOr(TierType),
+  price_tier_type: Schema.NullOr(TierType),
+  quantity_tiers: Schema.Array(QuantityTier),
+  usage_tiers: Schema.Array(UsageTier),
+  created_at: Timestamp
+}) {}
+
+/**
  * A subscription record.
  *
  * @since 0.1.0
@@ -107,7 +135,13 @@ export class Subscription extends Schema.Class<Subscription>("Subscription")({
    * anchor, else its first payment, a trial's end or its last resume); `null` before its first
    * payment. Written with `discounts` by the reads of one subscription and of a list.
    */
-  billing_cycle_anchor: Schema.optionalKey(NullableTimestamp)
+  billing_cycle_anchor: Schema.optionalKey(NullableTimestamp),
+  /**
+   * Its items (1 to 20), the base item first, computed from the record as it is read: written by
+   * `Billing.getSubscription` and `Billing.listSubscriptions` (see `SubscriptionItems`); absent
+   * from webhook payloads and from what other operations return.
+   */
+  items: Schema.optionalKey(Schema.Array(SubscriptionItem))
 }) {}
 
 /**

@@ -3,6 +3,7 @@
  * engine's own fields (re-exported by `Entities`).
  */
 import { Effect, Schema } from "effect"
+import * as Price from "../catalog/Price.js"
 import * as Invoice from "../invoices/Invoice.js"
 import * as Schedule from "../schedules/Schedule.js"
 import * as Store from "../kernel/Store.js"
@@ -60,6 +61,26 @@ export const GiveBackShare = Schema.Struct({
 export type OwedShare = typeof GiveBackShare.Type
 
 /**
+ * A subscription item after the base one, as the record keeps it: its price (at `price_version_id`),
+ * its quantity, when it was added (Unix ms), and `version`, the price version itself (versions
+ * never change once written), so that a cycle's invoice and the proration basis are computed
+ * from the record alone. The base item (index 0) is the subscription's flat fields; see
+ * `SubscriptionItems`.
+ *
+ * @since 0.1.0
+ */
+export const ItemTerm = Schema.Struct({
+  id: Schema.String,
+  price_id: Schema.String,
+  price_version_id: Schema.String,
+  quantity: Schema.String,
+  created_at: Schema.Number,
+  version: Price.PriceVersion
+})
+/** @since 0.1.0 */
+export type ItemTerm = typeof ItemTerm.Type
+
+/**
  * A stored subscription: the record the API returns plus what the engine needs to bill it.
  *
  * @since 0.1.0
@@ -92,6 +113,11 @@ export const SubscriptionRecord = Schema.Struct({
    * records written before it existed: the current price's full-cycle amount is used.
    */
   plan_basis: Schema.NullOr(Schema.String).pipe(Schema.withDecodingDefault(Effect.succeed(null))),
+  /**
+   * The items after the base item (indexes 1 to 19), in order; the base item is the flat fields
+   * of `subscription`. Records written before items existed have none: they are one item.
+   */
+  extra_items: Schema.Array(ItemTerm).pipe(Schema.withDecodingDefault(Effect.succeed([]))),
   /** Discounts applied to every cycle invoice of this subscription (in order). */
   discounts: Schema.Array(DiscountTerm).pipe(Schema.withDecodingDefault(Effect.succeed([]))),
   /**

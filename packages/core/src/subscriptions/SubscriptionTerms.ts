@@ -14,6 +14,7 @@ import * as BillingPeriod from "../money/BillingPeriod.js"
 import * as BillingAnchor from "./BillingAnchor.js"
 import * as Money from "../money/Money.js"
 import type { Subscription } from "./Subscription.js"
+import { withItemLines } from "./SubscriptionItems.js"
 import * as Subscriptions from "./Subscription.js"
 
 /** A subscription's billing schedule under price version `pv`: its anchor, cycle and fixed term. */
@@ -63,8 +64,9 @@ export const periodIndex = (rec: Entities.SubscriptionRecord, cycleIndex: number
 
 /**
  * What a whole period of `pv` × `quantity` costs this subscription before tax: the cycle price
- * (intro phase of `cycleIndex`, no usage) in the settlement currency, less its discounts. The
- * basis proration credits and charges (see docs/proration.md).
+ * (intro phase of `cycleIndex`, no usage) with the record's other items (each at its own price
+ * and quantity) in the settlement currency, less its discounts. The basis proration credits and
+ * charges (see docs/proration.md): the sum over the items of a full period.
  */
 export const fullCycle = (
   rec: Entities.SubscriptionRecord,
@@ -73,6 +75,7 @@ export const fullCycle = (
   cycleIndex: number
 ): Money.Money => {
   const draft = convertDraft(
+    withItemLines(
     Result.getOrThrow(
       Invoicing.cycle({
         invoice_type: "renewal",
@@ -83,6 +86,9 @@ export const fullCycle = (
         usage: 0n,
         existing: []
       })
+    ),
+      rec.extra_items,
+      paidIndex(rec, cycleIndex)
     ),
     rec.fx_rate,
     rec.currency

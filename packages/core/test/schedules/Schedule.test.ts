@@ -27,6 +27,7 @@ const version = (i: number, amount: string) => {
 /** An active monthly subscription anchored on 2026-01-01 in cycle `cycle` of `pv` × `quantity`. */
 const record = (pv: Price.PriceVersion, cycle: number, quantity: string): Entities.SubscriptionRecord => ({
   merchant_id: "mch_1",
+  extra_items: [],
   anchor: at0,
   trial_end: null,
   payment_token: "tok",

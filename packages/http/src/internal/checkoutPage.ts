@@ -82,8 +82,41 @@ export const checkoutBody = (
   const item = s.line_items[0]
   const due = s.amount ?? "0"
   const title = view.productName ?? w.payment
+  /** A quantity stepper posting `quantity` (and `line`, the line item, when the session has several). */
+  const stepperOf = (line: number | null, quantity: string, minText: string | null, maxText: string | null) => {
+    const q = BigInt(quantity)
+    const min = minText !== null ? BigInt(minText) : 1n
+    const max = maxText !== null ? BigInt(maxText) : 999_999_999n
+    const id = line === null ? "quantity" : `quantity-${line}`
+    const button = (to: bigint, label: string, text: string) =>
+      `<button type="submit" name="quantity" value="${to}" aria-label="${esc(label)}" class="step"${to < min || to > max ? " disabled" : ""}>${text}</button>`
+    return `<form method="post" action="${esc(`${base}${s.session_id}/quantity`)}" class="stepper">${line === null ? "" : `<input type="hidden" name="line" value="${line}">`}<span id="${id}-label">${esc(w.quantity)}</span>
+${button(q - 1n, w.decrease, "−")}<output aria-labelledby="${id}-label" id="${id}">${esc(quantity)}</output>${button(q + 1n, w.increase, "+")}</form>`
+  }
+  // several line items: one line each, its quantity (a stepper inside its bounds when editable) and its amount
+  const several =
+    view.lines.length > 1
+      ? `<ul id="lines" class="lines">${view.lines
+          .map(
+            (l, i) =>
+              `<li class="line" id="line-${i}"><span class="line-name">${esc(l.priceName)}</span>${
+                l.amount !== null
+                  ? ` <span class="line-amount">${esc(money(language, l.amount, s.currency))}</span>`
+                  : ""
+              }${
+                l.editable
+                  ? stepperOf(i, l.quantity, l.min, l.max)
+                  : l.quantity !== "1"
+                    ? ` <span class="line-quantity">× ${esc(l.quantity)}</span>`
+                    : ""
+              }</li>`
+          )
+          .join("\n")}</ul>`
+      : null
   const stepper =
-    item?.quantity_editable === true
+    several !== null
+      ? several
+      : item?.quantity_editable === true
       ? (() => {
           const q = BigInt(item.quantity)
           const min = item.quantity_min !== null ? BigInt(item.quantity_min) : 1n

@@ -45,7 +45,7 @@ export const portalHtml = (
   const allowed = view.settings
   const focusCard = view.session.flow === "payment_method_update" && allowed.payment_method_update
   const subs = view.subscriptions.map(
-    ({ payment_method: pm, price_name, subscription: s, upcoming, switch_options }, n) => {
+    ({ payment_method: pm, price_name, items, subscription: s, upcoming, switch_options }, n) => {
       const action = (what: string) => esc(`${base}subscription/${s.id}/${what}`)
       const card = pm ? w.card(pm.brand, pm.last4, pm.exp_month, pm.exp_year) : w.checkoutCard
       const live = LIVE.includes(s.status)
@@ -92,8 +92,15 @@ ${
         upcoming !== null
           ? ` · <span class="upcoming">${esc(w.nextInvoice(date(language, upcoming.invoice_date), money(language, upcoming.amount, upcoming.currency)))}</span>`
           : ""
+      // a subscription of several items lists each with its quantity
+      const itemList =
+        items.length > 1
+          ? `<ul class="items" id="items-${n}">${items
+              .map((i) => `<li>${esc(i.name)}${i.quantity !== "1" ? ` × ${esc(i.quantity)}` : ""}</li>`)
+              .join("")}</ul>\n`
+          : ""
       return `<section class="sub" id="sub-${esc(s.id)}"><h2>${esc(price_name)}</h2>
-<p><span class="status">${esc((w.statuses as Readonly<Record<string, string>>)[s.status] ?? s.status)}</span>${next}</p>
+${itemList}<p><span class="status">${esc((w.statuses as Readonly<Record<string, string>>)[s.status] ?? s.status)}</span>${next}</p>
 <p class="muted">${esc(w.paidWith(card))}</p>
 ${cardForm}
 ${switchForm}

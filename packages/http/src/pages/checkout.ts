@@ -380,7 +380,11 @@ export const routes = Layer.mergeAll(
   HttpRouter.add(
     "POST",
     "/checkout/:session_id/quantity",
-    payerChange((b, m, id, input) => b.setQuantity(m, id, String(input.quantity ?? "")))
+    payerChange((b, m, id, input) => {
+      // the line item of a session with several (the first when absent or not a line's index)
+      const line = Number(input.line ?? 0)
+      return b.setQuantity(m, id, String(input.quantity ?? ""), Number.isInteger(line) && line >= 0 ? line : 0)
+    })
   ),
   HttpRouter.add(
     "POST",

@@ -10,7 +10,7 @@ import { Catalog, Customers, Merchants, TaxRates } from "@recur/core"
 import { Effect } from "effect"
 import { discountsByRequest } from "../ScenarioKit.js"
 import { CDISCOUNTS, type CDiscount, type CMerchant, COUNTRIES, CPRICES, RATES } from "./Commercial.js"
-import { FLAT, type MMerchant, USAGE } from "./Reference.js"
+import { ADDON, FLAT, type MMerchant, USAGE } from "./Reference.js"
 
 /** The plain merchants, frozen at `start`, each with a product and the model's flat and usage prices. */
 export const plainMerchants = (start: number) =>
@@ -61,7 +61,19 @@ export const plainMerchants = (start: number) =>
             (p) => p.id
           )
         )
-        merchants.push({ id: merchant.merchant_id, policy, creditMode, flat, usage, now: start, subs: [] })
+        // the add-on sold as a second item with some flat subscriptions (issue 33)
+        const addon = yield* Effect.map(
+          catalog.createPrice(merchant.merchant_id, {
+            name: "Add-on",
+            product_id: product.product_id,
+            currency: "USD",
+            billing_type: "recurring",
+            price_type: "flat_price",
+            price_plan: { billing_cycle_unit: "month", billing_cycle_count: 1, base_price_val: ADDON }
+          }),
+          (p) => p.id
+        )
+        merchants.push({ id: merchant.merchant_id, policy, creditMode, flat, usage, addon, now: start, subs: [] })
       }
     }
     return merchants

@@ -79,6 +79,9 @@ export const USAGE = [
   ["0.125", 125n, 10n]
 ] as const
 export const flatMinor = (i: number) => BigInt(FLAT[i]!.replace(".", ""))
+/** The add-on a flat subscription may carry as a second item (issue 33): per unit, monthly. */
+export const ADDON = "4.99"
+export const addonMinor = BigInt(ADDON.replace(".", ""))
 
 export interface MInvoice {
   readonly type: "initial" | "renewal" | "upgrade" | "refund"
@@ -121,6 +124,8 @@ export interface MSub {
   /** The current cycle's segments for the identity check; null once it cannot hold. */
   segments: Array<{ readonly basis: bigint; readonly at: number }> | null
   lines: number
+  /** What its second item (the add-on × its quantity) bills a cycle; 0 without one. */
+  readonly addon: bigint
 }
 
 export interface MMerchant {
@@ -129,6 +134,8 @@ export interface MMerchant {
   readonly creditMode: CreditMode
   readonly flat: ReadonlyArray<string>
   readonly usage: ReadonlyArray<string>
+  /** The add-on price ({@link ADDON}). */
+  readonly addon: string
   now: number
   readonly subs: Array<MSub>
 }
@@ -138,7 +145,8 @@ export const paying = (i: MInvoice) => i.type !== "refund" && i.amount > 0n
 export const statusOf = (i: MInvoice): string =>
   !paying(i) ? "success" : i.refunded >= i.amount ? "refunded" : i.refunded > 0n ? "partially_refunded" : "success"
 
-export const fullOf = (s: MSub, price: number, qty: bigint) => (s.usage ? 0n : flatMinor(price) * qty)
+/** A whole cycle of the subscription: its base item at `price` × `qty`, and its add-on item. */
+export const fullOf = (s: MSub, price: number, qty: bigint) => (s.usage ? 0n : flatMinor(price) * qty + s.addon)
 
 export const usageAmount = (price: number, units: bigint) => {
   const [, num, den] = USAGE[price]!

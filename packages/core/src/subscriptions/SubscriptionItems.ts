@@ -1,0 +1,208 @@
+/**
+ * A subscription's items: 1 to 20 recurring prices, each with its own quantity, on one billing
+ * interval and one currency. Item 0 is the base item — the subscription's flat fields
+ * (`price_id`, `price_version_id`, `quantity`, …), so the seed's single-price forms and answers
+ * stay as they are; items 1 and after are the record's `extra_items`. A record written before
+ * items existed has no extra items: it is one item.
+ *
+ * @since 0.1.0
+ */
+import { DateTime, Effect, Option, Result } from "effect"
+import * as Invoicing from "../invoices/Invoicing.js"
+import type * as Price from "../catalog/Price.js"
+import * as Entities from "../kernel/Entities.js"
+import type { StorageService } from "../kernel/ServiceSupport.js"
+import * as Subscription from "./Subscription.js"
+
+/**
+ * The most items a subscription holds.
+ *
+ * @since 0.1.0
+ */
+export const MAX_ITEMS = 20
+
+/**
+ * The id of a subscription's base item: the subscription's id with the `si` prefix
+ * (`sub_01jd…` → `si_01jd…`), the same on records written before items existed.
+ *
+ * @example
+ * baseItemId("sub_01jdx3v0000000000000000000") // "si_01jdx3v0000000000000000000"
+ * @since 0.1.0
+ */
+export const baseItemId = (subscriptionId: string): string =>
+  `si_${subscriptionId.slice(subscriptionId.indexOf("_") + 1)}`
+
+/**
+ * A subscription's items as the record holds them, the base item first (its `created_at` is the
+ * subscription's).
+ *
+ * @since 0.1.0
+ */
+export const termsOf = (rec: Entities.SubscriptionRecord): ReadonlyArray<ItemRef> => [
+  {
+    id: baseItemId(rec.subscription.id),
+    price_id: rec.subscription.price_id,
+    price_version_id: rec.subscription.price_version_id,
+    quantity: rec.subscription.quantity,
+    created_at: DateTime.toEpochMillis(rec.subscription.created_at)
+  },
+  ...rec.extra_items.map(({ version: _, ...ref }) => ref)
+]
+
+/**
+ * An item as far as naming it goes: its id, price, version, quantity and when it was added.
+ *
+ * @since 0.1.0
+ */
+export type ItemRef = Omit<Entities.ItemTerm, "version">
+
+/**
+ * A cycle's invoice with the lines of a subscription's items after the base one (each rated at
+ * its own price version for paid cycle `paidCycles`, intro phases included), totalled again:
+ * `draft` holds the base item's line. A trial invoice is left as it is (the other items are free
+ * during a trial); the draft is in the prices' currency, before conversion, discounts and tax,
+ * which apply to the whole invoice (see docs/pricing.md, "Several items").
+ *
+ * @since 0.1.0
+ */
+export const withItemLines = (
+  draft: Invoicing.Draft,
+  extras: ReadonlyArray<Entities.ItemTerm>,
+  paidCycles: number
+): Invoicing.Draft => {
+  if (extras.length === 0 || draft.invoice_type === "trial") return draft
+  const lines = extras.flatMap(
+    (item) =>
+      Result.getOrThrow(
+        Invoicing.cycle({
+          invoice_type: "renewal",
+          price: item.version,
+          cycle_index: draft.cycle_index,
+          paidCycles,
+          quantity: BigInt(item.quantity),
+          usage: 0n,
+          existing: []
+        })
+      ).lines
+  )
+  return Invoicing.total({
+    invoice_type: draft.invoice_type,
+    cycle_index: draft.cycle_index,
+    currency: draft.currency,
+    lines: [...draft.lines, ...lines],
+    ...(Option.isSome(draft.original_invoice_id) ? { original_invoice_id: draft.original_invoice_id.value } : {})
+  })
+}
+
+/**
+ * How a price version bills, as items must share it: its cycle (unit and count) and currency.
+ * Prices without a plan (customer-initiated) share "customer-initiated".
+ */
+const cadenceOf = (pv: Price.PriceVersion) =>
+  `${pv.price_plan?.billing_cycle_unit ?? "customer-initiated"}/${pv.price_plan?.billing_cycle_count ?? 1}`
+
+/**
+ * Why a set of items cannot form one subscription: the item at `index` (`null`: the set as a
+ * whole) breaks `reason`. The adapter names the item's parameter from the index.
+ *
+ * @since 0.1.0
+ */
+export interface ItemRefusal {
+  readonly index: number | null
+  readonly reason: string
+}
+
+/**
+ * Checks that a set of items (their price versions, in order) may form one subscription: 1 to
+ * {@link MAX_ITEMS} of them, all recurring, each price once, on the first item's billing interval and currency;
+ * a usage-based price only alone (usage accrues per subscription, billed in arrears).
+ * The first refusal says which item.
+ *
+ * @example
+ * compatible([monthly, monthly, yearly]) // Failure({ index: 2, reason: "bills every year/1; …" })
+ * @since 0.1.0
+ */
+export const compatible = (items: ReadonlyArray<Price.PriceVersion>): Result.Result<void, ItemRefusal> => {
+  const base = items[0]
+  if (base === undefined) return Result.fail({ index: null, reason: "must hold at least one item" })
+  if (items.length > MAX_ITEMS)
+    return Result.fail({ index: null, reason: `must hold at most ${MAX_ITEMS} items (got ${items.length})` })
+  for (const [index, pv] of items.entries()) {
+    if (pv.billing_type !== "recurring") return Result.fail({ index, reason: "must be a recurring price" })
+    if (items.findIndex((other) => other.id === pv.id) < index)
+      return Result.fail({ index, reason: "is already an item: one item per price, with its quantity" })
+    if (items.length > 1 && pv.billing_dimension !== "quantity")
+      return Result.fail({ index, reason: "a usage-based price is sold alone, not with other items" })
+    if (pv.currency !== base.currency)
+      return Result.fail({
+        index,
+        reason: `is in ${pv.currency}; every item must be in ${base.currency}, the first item's currency`
+      })
+    if (cadenceOf(pv) !== cadenceOf(base))
+      return Result.fail({
+        index,
+        reason: `bills every ${cadenceOf(pv)}; every item must bill every ${cadenceOf(base)}, the first item's interval`
+      })
+  }
+  return Result.void
+}
+
+/**
+ * One item as its answer shows it, from its term and its price version.
+ *
+ * @since 0.1.0
+ */
+export const itemAnswer = (term: ItemRef, pv: Price.PriceVersion): Subscription.SubscriptionItem =>
+  new Subscription.SubscriptionItem(
+    {
+      id: term.id,
+      price_id: term.price_id,
+      price_version_id: term.price_version_id,
+      quantity: term.quantity,
+      price_type: pv.price_type,
+      billing_dimension: pv.billing_dimension,
+      quantity_unit: pv.quantity_unit,
+      unit_amount: pv.price_plan?.base_price_val || pv.price_val,
+      currency: pv.currency,
+      usage_amount: pv.usage_amount,
+      quantity_tier_type: pv.quantity_tier_type,
+      price_tier_type: pv.price_tier_type,
+      quantity_tiers: pv.quantity_tiers,
+      usage_tiers: pv.usage_tiers,
+      created_at: DateTime.makeUnsafe(term.created_at)
+    },
+    { disableChecks: true }
+  )
+
+/**
+ * The answers of a page of subscriptions (`subscriptions` computed from their records by
+ * `answer`) with their `items`, each price version read once.
+ *
+ * @since 0.1.0
+ */
+export const withItems = (storage: StorageService) => {
+  const versions = storage.repository(Entities.priceVersion)
+  return (
+    merchantId: string,
+    pairs: ReadonlyArray<{ readonly rec: Entities.SubscriptionRecord; readonly answer: Subscription.Subscription }>
+  ) =>
+    Effect.gen(function* () {
+      const seen = new Map<string, Price.PriceVersion>()
+      const out: Array<Subscription.Subscription> = []
+      for (const { rec, answer } of pairs) {
+        const items: Array<Subscription.SubscriptionItem> = []
+        for (const term of termsOf(rec)) {
+          let pv = seen.get(term.price_version_id)
+          if (pv === undefined) {
+            const found = yield* Effect.orDie(versions.get(merchantId, term.price_version_id))
+            if (found._tag === "None") return yield* Effect.die(`missing price version ${term.price_version_id}`)
+            pv = found.value.value
+            seen.set(term.price_version_id, pv)
+          }
+          items.push(itemAnswer(term, pv))
+        }
+        out.push(new Subscription.Subscription({ ...answer, items }, { disableChecks: true }))
+      }
+      return out
+    })
+}
