@@ -26,7 +26,8 @@ const machines = new Set([
   "webhooks/Webhook.ts",
   "tenants/Merchant.ts",
   "discounts/Discount.ts",
-  "taxes/Tax.ts"
+  "taxes/Tax.ts",
+  "subscriptions/PriceMigration.ts"
 ])
 
 /** Status fields of records without a machine: written once at creation, never changed. */

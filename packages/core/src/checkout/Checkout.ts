@@ -174,11 +174,14 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
       let paymentMode = Option.getOrUndefined(command.paymentMode)
       if (mode === "checkout") {
         if (Option.isNone(command.item)) return yield* refuse("price", "is required")
+        // a private price of another customer is no such price; a session opened for no customer
+        // yet that sells a private price is bound to that price's customer
         const pv = yield* Effect.catchTag(
-          catalog.sellableVersion(merchantId, command.item.value.priceId),
+          catalog.sellableVersion(merchantId, command.item.value.priceId, customerId ?? undefined),
           "PriceNotFound",
           () => Effect.fail(refuse("price", "no such price", true))
         )
+        if (pv.customer_id !== null) customerId = pv.customer_id
         priceId = pv.id
         paymentMode ??= pv.billing_type === "recurring" ? "subscription" : "onetime_payment"
         if (pv.billing_type === "recurring" && paymentMode === "onetime_payment")
@@ -236,7 +239,7 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
       // billed: never above the most an invoice may carry, never rounded to nothing by the rate
       const sold =
         mode === "checkout" && priceId !== null
-          ? cycleAmounts(yield* catalog.sellableVersion(merchantId, priceId), quantity)
+          ? cycleAmounts(yield* catalog.sellableVersion(merchantId, priceId, customerId), quantity)
           : [due]
       const refusal = soldRefusal(
         sold,
@@ -360,8 +363,10 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
         if (item.quantity_max !== null && quantity > BigInt(item.quantity_max))
           return yield* refuse("quantity", `must be at most ${item.quantity_max}`)
       }
-      const pv = yield* Effect.catchTag(catalog.sellableVersion(merchantId, item.price_id), "PriceNotFound", () =>
-        Effect.fail(refuse("price", "no such price", true))
+      const pv = yield* Effect.catchTag(
+        catalog.sellableVersion(merchantId, item.price_id, session.customer_id),
+        "PriceNotFound",
+        () => Effect.fail(refuse("price", "no such price", true))
       )
       const skipTrial =
         session.trial_policy === 3 ||
@@ -451,7 +456,9 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
       const item = session.line_items[0]
       const pv =
         session.mode === "checkout" && item !== undefined
-          ? Option.getOrNull(yield* Effect.option(catalog.sellableVersion(merchantId, item.price_id)))
+          ? Option.getOrNull(
+              yield* Effect.option(catalog.sellableVersion(merchantId, item.price_id, session.customer_id))
+            )
           : null
       const product =
         pv !== null ? Option.getOrNull(yield* Effect.option(catalog.getProduct(merchantId, pv.product_id))) : null

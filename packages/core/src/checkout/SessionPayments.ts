@@ -210,7 +210,9 @@ export class SessionPayments extends Context.Service<SessionPayments>()("@recur/
             }
             const item = session.line_items[0]
             const pv =
-              session.mode === "checkout" && item ? yield* catalog.sellableVersion(merchantId, item.price_id) : null
+              session.mode === "checkout" && item
+                ? yield* catalog.sellableVersion(merchantId, item.price_id, customerId)
+                : null
             const quantity = item ? BigInt(item.quantity) : 1n
             let amount = Result.getOrThrow(Money.parse(session.amount ?? "0", session.currency))
             const trialPossible =

@@ -28,6 +28,7 @@ export * from "../usage/UsageEntities.js"
 export * from "../discounts/DiscountEntities.js"
 export * from "../taxes/TaxEntities.js"
 export * from "../portal/PortalEntities.js"
+export * from "../subscriptions/MigrationEntities.js"
 export {
   /** @since 0.1.0 */
   DeliveryRecord,

@@ -37,7 +37,9 @@ export const prefixes = {
   discount: "dsc",
   discountRedemption: "rdm",
   taxRate: "txr",
-  portalSession: "bps"
+  portalSession: "bps",
+  priceMigration: "pmg",
+  priceMigrationLine: "pml"
 } as const
 
 /**

@@ -17,6 +17,7 @@ import { webhookDelivery, webhookEndpoint } from "../webhooks/WebhookMachines.js
 import { apiKey } from "../tenants/ApiKeyMachine.js"
 import { discount } from "../discounts/DiscountMachine.js"
 import { taxRate } from "../taxes/TaxRateMachine.js"
+import { priceMigration } from "../subscriptions/MigrationMachine.js"
 
 export {
   /** @since 0.1.0 */
@@ -201,6 +202,12 @@ export {
 } from "../discounts/DiscountMachine.js"
 export {
   /** @since 0.1.0 */
+  priceMigration,
+  /** @since 0.1.0 */
+  PriceMigrationStatus
+} from "../subscriptions/MigrationMachine.js"
+export {
+  /** @since 0.1.0 */
   taxRate,
   /** @since 0.1.0 */
   TaxRateStatus
@@ -225,7 +232,8 @@ export const machines: ReadonlyArray<Machine<string, string>> = [
   webhookEndpoint,
   apiKey,
   discount,
-  taxRate
+  taxRate,
+  priceMigration
 ]
 
 /**
