@@ -31,6 +31,7 @@ const facade: Record<string, string> = {
   "catalog.priceVersion": "catalog.getPriceVersion",
   "catalog.prices": "catalog.listPrices",
   "catalog.priceVersions": "catalog.listPriceVersions",
+  "catalog.createPriceVersion": "catalog.createPriceVersion",
   "catalog.createMigration": "catalog.createMigration",
   "catalog.migration": "catalog.getMigration",
   "catalog.migrationLines": "catalog.listMigrationLines",

@@ -177,6 +177,15 @@ export const catalog = ({ run }: Kit<Services>): BillingClient["catalog"] => ({
         Effect.map(pageJson(Price.PriceVersion))
       )
     ),
+  createPriceVersion: (merchantId, priceId, input) =>
+    run(
+      Effect.all([id("price_id", priceId), decode(RequestBodies.CreatePrice, input)]).pipe(
+        Effect.flatMap(([p, body]) =>
+          Requests.refusedAsParameter(Catalog.Catalog.use((c) => c.createVersion(merchantId, p, body)))
+        ),
+        Effect.map(json(Price.PriceVersion))
+      )
+    ),
   createMigration: (merchantId, priceId, input) =>
     run(
       Effect.all([

@@ -139,6 +139,15 @@ export interface BillingClient {
       filter?: T.PageInput
     ) => Promise<T.PageJson<T.PriceJson>>
     /**
+     * `POST /api/v1/price/{price_id}/versions`: a new version of the price (its product and
+     * customer are the price's); created active, it is the one new checkouts sell.
+     */
+    readonly createPriceVersion: (
+      merchantId: string,
+      priceId: string,
+      input: Omit<T.CreatePriceInput, "product_id">
+    ) => Promise<T.PriceJson>
+    /**
      * `POST /api/v1/price/{price_id}/migrations`: previews moving the subscriptions of
      * `from_version_id` to `to_version_id` from their next cycle — a `previewed` migration whose
      * lines show each next invoice before and after.

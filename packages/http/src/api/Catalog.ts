@@ -108,6 +108,14 @@ export class CatalogGroup extends HttpApiGroup.make("catalog")
     })
   )
   .add(
+    HttpApiEndpoint.post("createPriceVersion", "/api/v1/price/:price_id/versions", {
+      params: Schema.Struct({ price_id: Schema.String }),
+      payload: RequestBodies.CreatePrice,
+      success: Envelope(Price.PriceVersion),
+      error: ApiErrors.all
+    })
+  )
+  .add(
     HttpApiEndpoint.post("createMigration", "/api/v1/price/:price_id/migrations", {
       params: Schema.Struct({ price_id: Schema.String }),
       payload: CatalogRequests.CreatePriceMigration,

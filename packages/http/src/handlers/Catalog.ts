@@ -104,6 +104,9 @@ export const catalogLive = HttpApiBuilder.group(BillingApi, "catalog", (handlers
           })
         )
       )
+      .handle("createPriceVersion", ({ params: path, payload }) =>
+        call((m) => Effect.map(Requests.refusedAsParameter(catalog.createVersion(m, path.price_id, payload)), ok))
+      )
       .handle("createMigration", ({ params: path, payload }) =>
         call((m) =>
           Effect.map(
