@@ -417,7 +417,13 @@ export class Catalog extends Context.Service<Catalog>()("@recur/core/Catalog", {
                   versions: price.value.versions + 1
                 }
               : { ...price.value, versions: price.value.versions + 1 }
-          yield* Effect.orDie(prices.update(next, price.version))
+          // a version created at the same time by another request: this one lost, nothing written
+          yield* prices.update(next, price.version).pipe(
+            Effect.catchTag("VersionConflict", () =>
+              Effect.fail(new Errors.ConcurrentUpdate({ resource: "price", id: priceId }))
+            ),
+            Effect.catchTag("UniqueViolation", (e) => Effect.die(e))
+          )
           return version
         })
       )
