@@ -17,6 +17,7 @@ import {
   Merchants,
   PriceChanges,
   PriceMigrations,
+  Portal,
   Renewals,
   SandboxClock,
   SessionPayments,
@@ -24,6 +25,7 @@ import {
   type Subscription,
   Worker
 } from "@recur/core"
+import { Requests } from "@recur/contract"
 import { DateTime, Effect, Layer, Option } from "effect"
 import {
   card,
@@ -213,6 +215,26 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
               p.previewChange(merchantId, PriceChanges.change(alices.id, { priceId: deal.id, proration: "none" }))
             )
             expect(quote.outcome).toBe("none")
+
+            // the portal offers the private price as a switch to its customer only
+            const portal = yield* Portal.Portal
+            yield* Effect.flatMap(
+              Requests.portalSettingsCommand({ switch_prices: [publicPrice, deal.id] }),
+              (command) => Requests.refusedAsParameter(portal.setSettings(merchantId, command))
+            )
+            const optionsOf = (customerId: string) =>
+              Effect.gen(function* () {
+                const command = yield* Requests.portalSessionCommand({ customer_id: customerId })
+                const link = yield* Requests.refusedAsParameter(portal.createSession(merchantId, command))
+                const [id, token] = link.url.split("/").slice(-2)
+                const session = Option.getOrThrow(yield* portal.sessionOf(id!, token!))
+                return (yield* portal.view(session)).subscriptions.flatMap((v) =>
+                  v.switch_options.map((o) => o.price_id)
+                )
+              })
+            expect(yield* optionsOf(bob)).toEqual([])
+            // alice's subscription on the public price may switch to the deal, the one on the deal back
+            expect([...(yield* optionsOf(alice))].sort()).toEqual([publicPrice, deal.id].sort())
           })
       )
 
