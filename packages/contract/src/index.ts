@@ -9,6 +9,7 @@
  * @since 0.1.0
  */
 export * as BillingAnchors from "./BillingAnchors.js"
+export * as CatalogRequests from "./CatalogRequests.js"
 export * as ErrorReplies from "./ErrorReplies.js"
 export * as RequestBodies from "./RequestBodies.js"
 export * as Requests from "./Requests.js"

@@ -27,7 +27,8 @@ const machines = new Set([
   "tenants/Merchant.ts",
   "discounts/Discount.ts",
   "taxes/Tax.ts",
-  "schedules/Schedule.ts"
+  "schedules/Schedule.ts",
+  "subscriptions/PriceMigration.ts"
 ])
 
 /** Status fields of records without a machine: written once at creation, never changed. */

@@ -12,6 +12,7 @@ import {
   Merchants,
   PaymentMethods,
   PriceChanges,
+  PriceMigrations,
   Reconciliation,
   Refunds,
   SandboxClock,
@@ -239,7 +240,29 @@ for (const [name, storage] of backends()) {
             )
           )
         )
-      // K: schedules — one released and one canceled by the API, one completed by its end (`cancel`)
+      // K: a catalog migration moves the plain price's subscriptions to its new version
+      const plainV2 = await run(
+        Catalog.Catalog.use((cat) =>
+          cat.createVersion(m.merchantId, plain.id, {
+            name: "Plain",
+            currency: "USD",
+            billing_type: "recurring",
+            price_type: "flat_price",
+            price_plan: { billing_cycle_unit: "month", base_price_val: "11.00" }
+          })
+        )
+      )
+      const migration = await run(
+        PriceMigrations.PriceMigrations.use((p) =>
+          p.preview(m.merchantId, plain.id, {
+            from_version_id: c.price_version_id,
+            to_version_id: plainV2.price_version_id
+          })
+        )
+      )
+      await run(PriceMigrations.PriceMigrations.use((p) => p.run(m.merchantId, plain.id, migration.migration_id)))
+      await run(PriceMigrations.PriceMigrations.use((p) => p.process(m.merchantId, migration.migration_id)))
+      // L: schedules — one released and one canceled by the API, one completed by its end (`cancel`)
       const scheduled = async (endBehavior: "release" | "cancel") => {
         const s = Option.getOrThrow((await run(subscribe(m.merchantId, plain.id))).subscription)
         await run(

@@ -87,12 +87,30 @@ for (const [name, storage] of backends()) {
         .id as string
       const portalSession = (await api.call("POST", "/api/v1/customer-portal/auth", key, { customer_id: a.customer }))
         .body.data.portal_session_id as string
+      // a second version of the bigger price, and a migration to it (of no subscription)
+      const biggerV2 = (
+        await api.call("POST", `/api/v1/price/${bigger.price_id}/versions`, key, {
+          name: "Monthly 55.00",
+          currency: "USD",
+          billing_type: "recurring",
+          price_type: "flat_price",
+          price_plan: { billing_cycle_unit: "month", base_price_val: "55.00" }
+        })
+      ).body.data.price_version_id as string
+      const migration = (
+        await api.call("POST", `/api/v1/price/${bigger.price_id}/migrations`, key, {
+          from_version_id: bigger.price_version_id,
+          to_version_id: biggerV2
+        })
+      ).body.data.migration_id as string
       return {
         key,
         productId,
         priceId,
         priceVersionId: price.price_version_id,
         bigger: bigger.price_id,
+        biggerVersions: [bigger.price_version_id, biggerV2] as const,
+        migration,
         ...a,
         discountId: discount.discount_id as string,
         discountCode: discount.code as string,
@@ -138,6 +156,26 @@ for (const [name, storage] of backends()) {
           price_type: "flat_price",
           price_plan: { billing_cycle_unit: "month", base_price_val: "10.00" }
         }
+      ],
+      "POST /api/v1/price/{price_id}/versions": (w) => [
+        `/api/v1/price/${w.bigger}/versions`,
+        {
+          name: "Same",
+          currency: "USD",
+          billing_type: "recurring",
+          price_type: "flat_price",
+          price_plan: { billing_cycle_unit: "month", base_price_val: "56.00" }
+        }
+      ],
+      "POST /api/v1/price/{price_id}/migrations": (w) => [
+        `/api/v1/price/${w.bigger}/migrations`,
+        { from_version_id: w.biggerVersions[0], to_version_id: w.biggerVersions[1] }
+      ],
+      "POST /api/v1/price/{price_id}/migrations/{migration_id}/run": (w) => [
+        `/api/v1/price/${w.bigger}/migrations/${w.migration}/run`
+      ],
+      "POST /api/v1/price/{price_id}/migrations/{migration_id}/cancel": (w) => [
+        `/api/v1/price/${w.bigger}/migrations/${w.migration}/cancel`
       ],
       "POST /api/v1/prices/{price_version_id}/status": (w) => [
         `/api/v1/prices/${w.priceVersionId}/status`,

@@ -142,6 +142,7 @@ describe("an object that does not exist is 404 resource_not_found wherever it is
   const bodies: Record<string, unknown> = {
     "catalog.productStatus": { product_status: "active" },
     "catalog.priceStatus": { status: "active" },
+    "catalog.createMigration": { from_version_id: "prv_x", to_version_id: "prv_y" },
     "subscriptions.change": { quantity: "2" },
     "subscriptions.previewChange": { quantity: "2" },
     "subscriptions.updatePaymentMethod": {

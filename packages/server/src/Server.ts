@@ -25,6 +25,7 @@ import {
   type PaymentSettings,
   type Portal,
   type PriceChanges,
+  type PriceMigrations,
   Ports,
   type ProcessorEvents,
   type Reconciliation,
@@ -86,6 +87,8 @@ export type Engine =
   | Declines.Declines
   | Renewals.Renewals
   | PriceChanges.PriceChanges
+  | PriceMigrations.PriceMigrations
+  | PriceMigrations.PriceMigrations
   | Metering.Metering
   | Refunds.Refunds
   | Dunning.Dunning

@@ -240,6 +240,23 @@ const fxSnapshots = Effect.gen(function* () {
 })
 
 /**
+ * Private prices and catalog migrations: a price's `audience` (`public`, or the one customer a
+ * private price is sold to: what catalog lists filter on), and the tables of price migrations and
+ * their lines (one per subscription moved).
+ */
+const priceMigrations = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`alter table recur_prices add column if not exists audience text not null default 'public'`
+  yield* sql`create index if not exists recur_prices_audience on recur_prices (merchant_id, audience)`
+  for (const statement of [
+    ...entityTable("recur_price_migrations", "price_id text not null, status text not null").split(";"),
+    ...entityTable("recur_price_migration_lines", "migration_id text not null, outcome text not null").split(";")
+  ])
+    if (statement.trim() !== "") yield* sql.unsafe(statement)
+  yield* sql`create index if not exists recur_price_migration_lines_by on recur_price_migration_lines (merchant_id, migration_id, outcome)`
+})
+
+/**
  * Every migration, by id and name.
  *
  * @since 0.1.0
@@ -255,7 +272,8 @@ export const migrations = {
   "0008_processor_events": processorEvents,
   "0009_discount_redemptions": discountRedemptions,
   "0010_processor_customers": processorCustomers,
-  "0011_fx_snapshots": fxSnapshots
+  "0011_fx_snapshots": fxSnapshots,
+  "0012_price_migrations": priceMigrations
 }
 
 /**

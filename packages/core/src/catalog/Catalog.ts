@@ -115,6 +115,7 @@ export class Catalog extends Context.Service<Catalog>()("@recur/core/Catalog", {
     const products = storage.repository(Entities.product)
     const prices = storage.repository(Entities.price)
     const versions = storage.repository(Entities.priceVersion)
+    const customers = storage.repository(Entities.customer)
     const now = merchantNow(storage)
 
     const listCategories = Effect.fn("Catalog.listCategories")(function* (merchantId: string) {
@@ -229,7 +230,13 @@ export class Catalog extends Context.Service<Catalog>()("@recur/core/Catalog", {
       return { has_more: page.has_more, list: page.list.map((p) => toProduct(p, names.get(p.category_id) ?? "")) }
     })
 
-    const buildVersion = (merchantId: string, priceId: string, valid: PriceRules.ValidPrice, at: number) =>
+    const buildVersion = (
+      merchantId: string,
+      priceId: string,
+      valid: PriceRules.ValidPrice,
+      at: number,
+      customerId: string | null
+    ) =>
       Effect.gen(function* () {
         const plan = valid.price_plan
         // amounts are answered with the currency's minor-unit digits ("12.5" USD → "12.50")
@@ -307,7 +314,8 @@ export class Catalog extends Context.Service<Catalog>()("@recur/core/Catalog", {
           quantity_tiers: (valid.quantity_tiers ?? []).map((t) => new QuantityTier(t)),
           usage_tiers: (valid.usage_tiers ?? []).map((t) => new UsageTier(t)),
           features: (valid.features ?? []).map((f) => new Feature(f)),
-          entitlements: yield* checkedFeatures(valid.entitlements)
+          entitlements: yield* checkedFeatures(valid.entitlements),
+          customer_id: customerId
         })
       })
 
@@ -326,9 +334,16 @@ export class Catalog extends Context.Service<Catalog>()("@recur/core/Catalog", {
           param: "status",
           reason: "a new price starts as draft or active"
         })
+      // a private price is sold to one existing customer of this merchant
+      const customerId = valid.customer_id ?? null
+      if (customerId !== null) {
+        const found = yield* customers.get(merchantId, customerId)
+        if (Option.isNone(found) || found.value.value.deleted_at !== null)
+          return yield* new Errors.NotFound({ resource: "customer", id: customerId, param: "customer_id" })
+      }
       const at = yield* now(merchantId)
       const priceId = yield* Ids.make(Ids.prefixes.price)
-      const version = yield* buildVersion(merchantId, priceId, valid, at)
+      const version = yield* buildVersion(merchantId, priceId, valid, at, customerId)
       return yield* storage.withTransaction(
         Effect.gen(function* () {
           yield* prices
@@ -341,7 +356,8 @@ export class Catalog extends Context.Service<Catalog>()("@recur/core/Catalog", {
               current_version_id: version.price_version_id,
               status: version.biz_status,
               versions: 1,
-              created_at: at
+              created_at: at,
+              customer_id: customerId
             })
             .pipe(
               Effect.catchTag("UniqueViolation", () =>
@@ -378,12 +394,16 @@ export class Catalog extends Context.Service<Catalog>()("@recur/core/Catalog", {
       if (valid.merchant_price_id !== undefined && valid.merchant_price_id !== price.value.merchant_price_id) {
         return yield* new Errors.InvalidParameter({ param: "merchant_price_id", reason: "is set at creation only" })
       }
+      if (valid.customer_id !== undefined && valid.customer_id !== price.value.customer_id) {
+        return yield* new Errors.InvalidParameter({ param: "customer_id", reason: "is set at creation only" })
+      }
       const at = yield* now(merchantId)
       const version = yield* buildVersion(
         merchantId,
         priceId,
         { ...valid, status: valid.status === "frozen" ? "draft" : valid.status },
-        at
+        at,
+        price.value.customer_id
       )
       return yield* storage.withTransaction(
         Effect.gen(function* () {
@@ -397,7 +417,13 @@ export class Catalog extends Context.Service<Catalog>()("@recur/core/Catalog", {
                   versions: price.value.versions + 1
                 }
               : { ...price.value, versions: price.value.versions + 1 }
-          yield* Effect.orDie(prices.update(next, price.version))
+          // a version created at the same time by another request: this one lost, nothing written
+          yield* prices.update(next, price.version).pipe(
+            Effect.catchTag("VersionConflict", () =>
+              Effect.fail(new Errors.ConcurrentUpdate({ resource: "price", id: priceId }))
+            ),
+            Effect.catchTag("UniqueViolation", (e) => Effect.die(e))
+          )
           return version
         })
       )
@@ -459,13 +485,22 @@ export class Catalog extends Context.Service<Catalog>()("@recur/core/Catalog", {
       q: {
         readonly product_id?: string
         readonly status?: string
+        /** The catalog as this customer sees it: the public prices and this customer's private ones. */
+        readonly customer_id?: string
         readonly created?: Store.CreatedRange
         readonly limit?: number
         readonly starting_after?: string
         readonly ending_before?: string
       }
     ) {
-      const filters: Array<Store.Filter> = []
+      // private prices are listed only for their customer
+      const filters: Array<Store.Filter> = [
+        {
+          column: "audience",
+          op: "in",
+          values: q.customer_id ? [Entities.PUBLIC_AUDIENCE, q.customer_id] : [Entities.PUBLIC_AUDIENCE]
+        }
+      ]
       if (q.product_id) filters.push({ column: "product_id", op: "in", values: [q.product_id] })
       if (q.status) filters.push({ column: "status", op: "in", values: [q.status] })
       const page = yield* pageErrors(
@@ -497,9 +532,19 @@ export class Catalog extends Context.Service<Catalog>()("@recur/core/Catalog", {
       )
     })
 
-    /** The version a checkout may sell: the price's current version, which must be active. */
-    const sellableVersion = Effect.fn("Catalog.sellableVersion")(function* (merchantId: string, priceId: string) {
+    /**
+     * The version a checkout or change may sell: the price's current version, which must be
+     * active. With a buyer (`customerId`: a customer id, or `null` for a buyer not known yet), a
+     * private price of another customer is no such price (`PriceNotFound`); without one
+     * (`undefined`, the merchant's own view) every price of the merchant is found.
+     */
+    const sellableVersion = Effect.fn("Catalog.sellableVersion")(function* (
+      merchantId: string,
+      priceId: string,
+      customerId?: string | null
+    ) {
       const price = yield* getPriceRecord(merchantId, priceId)
+      if (!Price.visibleTo(price.value, customerId)) return yield* new Errors.PriceNotFound({ priceId })
       const version = yield* Effect.orDie(getVersion(merchantId, price.value.current_version_id))
       if (version.biz_status !== "active")
         return yield* new Errors.StateConflict({

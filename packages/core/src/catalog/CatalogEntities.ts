@@ -71,6 +71,13 @@ export const product: Store.Entity<ProductRecord, typeof ProductRecord.Encoded> 
 })
 
 /**
+ * The `audience` column of a price of the public catalog (a private price's is its customer id).
+ *
+ * @since 0.1.0
+ */
+export const PUBLIC_AUDIENCE = "public"
+
+/**
  * A price: the stable id that versions hang off.
  *
  * @since 0.1.0
@@ -84,7 +91,9 @@ export const PriceRecord = Schema.Struct({
   current_version_id: Schema.String,
   status: PriceVersionStatus,
   versions: Schema.Number,
-  created_at: Schema.Number
+  created_at: Schema.Number,
+  /** The one customer a private price is sold to; `null` (and absent on older records): public. */
+  customer_id: Schema.NullOr(Schema.String).pipe(Schema.withDecodingDefault(Effect.succeed(null)))
 })
 /** @since 0.1.0 */
 export type PriceRecord = typeof PriceRecord.Type
@@ -96,7 +105,13 @@ export const price: Store.Entity<PriceRecord, typeof PriceRecord.Encoded> = Stor
   schema: PriceRecord,
   id: "id",
   createdAt: "created_at",
-  columns: { product_id: "product_id", merchant_price_id: "merchant_price_id", status: "status" },
+  columns: {
+    product_id: "product_id",
+    merchant_price_id: "merchant_price_id",
+    status: "status",
+    // who may see the price in a list: "public", or the customer id of a private price
+    audience: (p) => p.customer_id ?? PUBLIC_AUDIENCE
+  },
   unique: [{ name: "price_merchant_price_id", columns: ["merchant_price_id"] }]
 })
 

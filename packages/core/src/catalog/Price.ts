@@ -115,8 +115,27 @@ export class PriceVersion extends Schema.Class<PriceVersion>("PriceVersion")({
   entitlements: Features.pipe(
     Schema.withDecodingDefault(Effect.succeed({})),
     Schema.withConstructorDefault(Effect.succeed({}))
+  ),
+  /**
+   * The one customer a private price is sold to (set when the price is created, kept by every
+   * version); `null` for a price of the public catalog. A private price is absent from catalog
+   * lists unless they are asked for that customer, and another customer's checkout or change
+   * finds no such price. See `Catalog.sellableVersion`.
+   */
+  customer_id: NullableString.pipe(
+    Schema.withDecodingDefault(Effect.succeed(null)),
+    Schema.withConstructorDefault(Effect.succeed(null))
   )
 }) {}
+
+/**
+ * Whether a version may be sold to `customerId`: a public price to anyone, a private one only to
+ * its customer. `undefined` is the merchant's own view (no buyer yet to hide it from).
+ *
+ * @since 0.1.0
+ */
+export const visibleTo = (pv: { readonly customer_id: string | null }, customerId: string | null | undefined) =>
+  pv.customer_id === null || customerId === undefined || pv.customer_id === customerId
 
 const dec = (s: string | null | undefined): Decimal.Decimal =>
   s === null || s === undefined || s === "" ? Decimal.make(0n) : Result.getOrThrow(Decimal.parse(s))

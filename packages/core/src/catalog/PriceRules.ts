@@ -119,6 +119,8 @@ export const PriceInput = Schema.Struct({
   usage_tiers: Schema.optional(Schema.Array(UsageTier)),
   price_tier_type: Schema.optional(Schema.String),
   metadata: Schema.optional(Metadata),
+  /** The one customer a private price is sold to (set at creation only; checked by `Catalog`). */
+  customer_id: Schema.optional(Schema.String),
   /** What a subscription to the price grants (checked by `Catalog`: `Entitlement.invalidFeatures`). */
   entitlements: Schema.optional(Schema.Record(Schema.String, Schema.Union([Schema.Boolean, Schema.Number])))
 })

@@ -154,11 +154,14 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
       let paymentMode = Option.getOrUndefined(command.paymentMode)
       if (mode === "checkout") {
         if (Option.isNone(command.item)) return yield* refuse("price", "is required")
+        // a private price of another customer is no such price; a session opened for no customer
+        // yet that sells a private price is bound to that price's customer
         const pv = yield* Effect.catchTag(
-          catalog.sellableVersion(merchantId, command.item.value.priceId),
+          catalog.sellableVersion(merchantId, command.item.value.priceId, customerId ?? undefined),
           "PriceNotFound",
           () => Effect.fail(refuse("price", "no such price", true))
         )
+        if (pv.customer_id !== null) customerId = pv.customer_id
         priceId = pv.id
         paymentMode ??= pv.billing_type === "recurring" ? "subscription" : "onetime_payment"
         if (pv.billing_type === "recurring" && paymentMode === "onetime_payment")
@@ -187,7 +190,7 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
         // the other recurring prices sold on the same subscription: each sellable, all on the
         // first's interval and currency; free during the first's trial
         for (const [i, x] of (command.extraItems ?? []).entries()) {
-          const xpv = yield* Effect.catchTag(catalog.sellableVersion(merchantId, x.priceId), "PriceNotFound", () =>
+          const xpv = yield* Effect.catchTag(catalog.sellableVersion(merchantId, x.priceId, customerId), "PriceNotFound", () =>
             Effect.fail(refuse("price", "no such price", true, i + 1))
           )
           extras.push({ pv: xpv, quantity: x.quantity })
@@ -253,7 +256,7 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
       // billed: never above the most an invoice may carry, never rounded to nothing by the rate
       const sold =
         mode === "checkout" && priceId !== null
-          ? cycleAmounts(yield* catalog.sellableVersion(merchantId, priceId), quantity)
+          ? cycleAmounts(yield* catalog.sellableVersion(merchantId, priceId, customerId), quantity)
           : [due]
       const refusal = soldRefusal(
         sold,
@@ -412,7 +415,7 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
       const versions: Array<Price.PriceVersion> = []
       for (const l of lineItems)
         versions.push(
-          yield* Effect.catchTag(catalog.sellableVersion(merchantId, l.price_id), "PriceNotFound", () =>
+          yield* Effect.catchTag(catalog.sellableVersion(merchantId, l.price_id, session.customer_id), "PriceNotFound", () =>
         Effect.fail(refuse("price", "no such price", true))
       )
         )
@@ -525,7 +528,9 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
       const item = session.line_items[0]
       const pv =
         session.mode === "checkout" && item !== undefined
-          ? Option.getOrNull(yield* Effect.option(catalog.sellableVersion(merchantId, item.price_id)))
+          ? Option.getOrNull(
+              yield* Effect.option(catalog.sellableVersion(merchantId, item.price_id, session.customer_id))
+            )
           : null
       const product =
         pv !== null ? Option.getOrNull(yield* Effect.option(catalog.getProduct(merchantId, pv.product_id))) : null
@@ -548,7 +553,7 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
       if (pv !== null && session.line_items.length > 1)
         for (const [i, l] of session.line_items.entries()) {
           const v =
-            i === 0 ? pv : Option.getOrNull(yield* Effect.option(catalog.sellableVersion(merchantId, l.price_id)))
+            i === 0 ? pv : Option.getOrNull(yield* Effect.option(catalog.sellableVersion(merchantId, l.price_id, session.customer_id)))
           lines.push({
             priceName: v?.price_name ?? l.price_id,
             quantity: l.quantity,

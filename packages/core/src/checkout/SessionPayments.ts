@@ -212,14 +212,16 @@ export class SessionPayments extends Context.Service<SessionPayments>()("@recur/
             }
             const item = session.line_items[0]
             const pv =
-              session.mode === "checkout" && item ? yield* catalog.sellableVersion(merchantId, item.price_id) : null
+              session.mode === "checkout" && item
+                ? yield* catalog.sellableVersion(merchantId, item.price_id, customerId)
+                : null
             const quantity = item ? BigInt(item.quantity) : 1n
             // the session's other line items: the subscription's items after the base one, each
             // at its price's current version (as the base item), checked when the session opened
             const extraItems: Array<Entities.ItemTerm> = []
             if (pv !== null && pv.billing_type === "recurring")
               for (const line of session.line_items.slice(1)) {
-                const version = yield* catalog.sellableVersion(merchantId, line.price_id)
+                const version = yield* catalog.sellableVersion(merchantId, line.price_id, customerId)
                 extraItems.push({
                   id: yield* Ids.make(Ids.prefixes.subscriptionItem),
                   price_id: version.id,

@@ -31,6 +31,7 @@ import * as Portal from "../portal/Portal.js"
 import * as ProcessorEvents from "../payments/ProcessorEvents.js"
 import * as Reconciliation from "../payments/Reconciliation.js"
 import * as PriceChanges from "../subscriptions/PriceChanges.js"
+import * as PriceMigrations from "../subscriptions/PriceMigrations.js"
 import * as OwedRefunds from "../refunds/OwedRefunds.js"
 import * as Refunds from "../refunds/Refunds.js"
 import * as RenewalBatches from "../subscriptions/RenewalBatches.js"
@@ -83,7 +84,12 @@ export const layer = Layer.mergeAll(
   Layer.provideMerge(SandboxClock.SandboxClock.layer),
   Layer.provideMerge(Worker.Worker.layer),
   Layer.provideMerge(
-    Layer.mergeAll(Metering.Metering.layer, PriceChanges.PriceChanges.layer, RenewalBatches.RenewalBatches.layer)
+    Layer.mergeAll(
+      Metering.Metering.layer,
+      PriceChanges.PriceChanges.layer,
+      RenewalBatches.RenewalBatches.layer,
+      PriceMigrations.PriceMigrations.layer
+    )
   ),
   Layer.provideMerge(flows),
   Layer.provideMerge(money),

@@ -1,6 +1,6 @@
 /**
  * The worker: claims due work (renewals, dunning retries, trial notices, incomplete expiries,
- * first payments ended at their checkout's expiry, reconciliations, charges, webhook deliveries) with leases, so any number of processes can run
+ * first payments ended at their checkout's expiry, reconciliations, charges, webhook deliveries, catalog migrations) with leases, so any number of processes can run
  * it; renewals of one merchant are billed in batches. A failing item backs off and is set
  * aside after {@link MAX_WORK_ATTEMPTS} attempts, never holding the merchant's other work.
  *
@@ -12,6 +12,7 @@ import * as Charges from "../payments/Charges.js"
 import * as Reconciliation from "../payments/Reconciliation.js"
 import * as RenewalBatches from "../subscriptions/RenewalBatches.js"
 import * as OwedRefunds from "../refunds/OwedRefunds.js"
+import * as PriceMigrations from "../subscriptions/PriceMigrations.js"
 import * as Refunds from "../refunds/Refunds.js"
 import * as Renewals from "../subscriptions/Renewals.js"
 import * as Store from "../kernel/Store.js"
@@ -33,7 +34,8 @@ export const WORK_KINDS = [
   "charge",
   "refund_owed",
   "refund_settle",
-  "webhook"
+  "webhook",
+  "price_migration"
 ] as const
 
 /**
@@ -66,6 +68,7 @@ export class Worker extends Context.Service<Worker>()("@recur/core/Worker", {
     const webhooks = yield* WebhookDispatch.WebhookDispatch
     const refunds = yield* Refunds.Refunds
     const owedRefunds = yield* OwedRefunds.OwedRefunds
+    const priceMigrations = yield* PriceMigrations.PriceMigrations
 
     /** The effect of one work item of a known kind. */
     const workOf = (kind: WorkKind, merchantId: string, subjectId: string): Effect.Effect<unknown, unknown> => {
@@ -93,6 +96,8 @@ export class Worker extends Context.Service<Worker>()("@recur/core/Worker", {
           return refunds.settle(merchantId, subjectId)
         case "webhook":
           return webhooks.deliver(merchantId, subjectId)
+        case "price_migration":
+          return priceMigrations.process(merchantId, subjectId)
       }
     }
 

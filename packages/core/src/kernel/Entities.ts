@@ -29,6 +29,7 @@ export * from "../discounts/DiscountEntities.js"
 export * from "../taxes/TaxEntities.js"
 export * from "../portal/PortalEntities.js"
 export { FX_SNAPSHOT_OWNER, FxSnapshot, fxSnapshot } from "../money/FxRates.js"
+export * from "../subscriptions/MigrationEntities.js"
 export {
   /** @since 0.1.0 */
   DeliveryRecord,

@@ -39,7 +39,9 @@ export const prefixes = {
   discountRedemption: "rdm",
   taxRate: "txr",
   portalSession: "bps",
-  subscriptionSchedule: "sch"
+  subscriptionSchedule: "sch",
+  priceMigration: "pmg",
+  priceMigrationLine: "pml"
 } as const
 
 /**

@@ -18,6 +18,7 @@ import { apiKey } from "../tenants/ApiKeyMachine.js"
 import { discount } from "../discounts/DiscountMachine.js"
 import { taxRate } from "../taxes/TaxRateMachine.js"
 import { schedule } from "../schedules/ScheduleMachine.js"
+import { priceMigration } from "../subscriptions/MigrationMachine.js"
 
 export {
   /** @since 0.1.0 */
@@ -202,6 +203,12 @@ export {
 } from "../discounts/DiscountMachine.js"
 export {
   /** @since 0.1.0 */
+  priceMigration,
+  /** @since 0.1.0 */
+  PriceMigrationStatus
+} from "../subscriptions/MigrationMachine.js"
+export {
+  /** @since 0.1.0 */
   taxRate,
   /** @since 0.1.0 */
   TaxRateStatus
@@ -235,7 +242,8 @@ export const machines: ReadonlyArray<Machine<string, string>> = [
   apiKey,
   discount,
   taxRate,
-  schedule
+  schedule,
+  priceMigration
 ]
 
 /**

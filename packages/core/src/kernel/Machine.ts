@@ -21,6 +21,7 @@ export const EventType = Schema.Literals([
   "v2.subscription.cancellation_requested",
   "v2.subscription.cancellation_revoked",
   "v2.subscription.payment_method_updated",
+  "v2.subscription.migrated",
   "v2.invoice.paid",
   "v2.invoice.payment_failed",
   "v2.invoice.refunded",

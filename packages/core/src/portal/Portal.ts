@@ -253,7 +253,8 @@ export class Portal extends Context.Service<Portal>()("@recur/core/Portal", {
         const options: Array<SwitchOption> = []
         for (const id of allowed.switch_prices) {
           if (id === sub.price_id) continue
-          const found = yield* Effect.option(catalog.sellableVersion(merchantId, id))
+          // another customer's private price is never offered
+          const found = yield* Effect.option(catalog.sellableVersion(merchantId, id, sub.customer_id))
           if (Option.isNone(found)) continue
           const v = found.value
           const [from, to] = [current.price_plan, v.price_plan]

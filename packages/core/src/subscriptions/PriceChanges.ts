@@ -181,8 +181,11 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
         const current = yield* version(merchantId, rec.subscription.price_version_id)
         const wanted = Option.filter(command.priceId, (id) => id !== rec.subscription.price_id)
         const target = Option.isSome(wanted)
-          ? yield* Effect.catchTag(catalog.sellableVersion(merchantId, wanted.value), "PriceNotFound", () =>
-              Effect.fail(ChangeQuote.refusal(subscriptionId, wanted.value, "not_found", "no such price"))
+          ? yield* Effect.catchTag(
+              // a private price of another customer is no such price for this subscription
+              catalog.sellableVersion(merchantId, wanted.value, rec.subscription.customer_id),
+              "PriceNotFound",
+              () => Effect.fail(ChangeQuote.refusal(subscriptionId, wanted.value, "not_found", "no such price"))
             )
           : undefined
         const wrongTarget = target && ChangeQuote.targetRefusal(subscriptionId, current, target)

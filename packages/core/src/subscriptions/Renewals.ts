@@ -327,13 +327,25 @@ export class Renewals extends Context.Service<Renewals>()("@recur/core/Renewals"
       const sv = yield* Effect.flatMap(Effect.orDie(subs.get(merchantId, subscriptionId)), (o) =>
         must(o, "subscription", subscriptionId)
       )
-      const s = sv.value.subscription
+      return yield* upcomingOf(merchantId, sv.value)
+    })
+
+    /**
+     * {@link upcoming} of a record as given (not read from storage): what its next renewal would
+     * bill. A catalog migration's preview asks it of the record as it is and as it would be with
+     * the new version scheduled.
+     */
+    const upcomingOf = Effect.fn("Renewals.upcomingOf")(function* (
+      merchantId: string,
+      stored: Entities.SubscriptionRecord
+    ) {
+      const s = stored.subscription
       if (s.next_invoice_date === null) return Option.none<Invoice.UpcomingInvoice>()
       const due = msOf(s.next_invoice_date)
-      const decision = RenewalPlan.decide(sv.value, due, true)
+      const decision = RenewalPlan.decide(stored, due, true)
       if (decision._tag !== "Bill") return Option.none<Invoice.UpcomingInvoice>()
       // the next phase of a schedule when the next cycle starts one
-      const { inForce, pv, rec } = yield* pricesOf(merchantId, RenewalPlan.scheduleStep(sv.value, due).rec)
+      const { inForce, pv, rec } = yield* pricesOf(merchantId, RenewalPlan.scheduleStep(stored, due).rec)
       const planned = RenewalPlan.bill(rec, inForce, pv, [])
       if (Result.isFailure(planned)) return Option.none<Invoice.UpcomingInvoice>()
       const b = planned.success
@@ -367,7 +379,7 @@ export class Renewals extends Context.Service<Renewals>()("@recur/core/Renewals"
       )
     })
 
-    return { renew, trialNotice, expireIncomplete, upcoming } as const
+    return { renew, trialNotice, expireIncomplete, upcoming, upcomingOf } as const
   })
 }) {
   /** The live implementation. */

@@ -42,6 +42,7 @@ export type SubscriptionTrigger =
   | "request_cancel_at_period_end"
   | "revoke_cancel"
   | "change_price"
+  | "migrate"
   | "update_payment_method"
   | "term_completed"
 
@@ -166,6 +167,12 @@ export const subscription: Machine<SubscriptionStatus, SubscriptionTrigger> = {
       trigger: "change_price",
       events: ["v2.subscription.price_changed"],
       description: "the price changes (immediately or when a scheduled change applies)"
+    },
+    {
+      from: ["trial", "active", "past_due", "unpaid", "paused"],
+      trigger: "migrate",
+      events: ["v2.subscription.migrated"],
+      description: "a catalog migration moves it to a newer version of its price from its next cycle"
     },
     {
       from: ["trial", "active", "past_due", "unpaid", "paused"],

@@ -5,8 +5,20 @@
  *
  * @since 0.1.0
  */
-import { RequestBodies, Requests } from "@recur/contract"
-import { Catalog, Customer, Customers, Errors, Merchant, Merchants, PaymentSettings, Price, Product } from "@recur/core"
+import { CatalogRequests, RequestBodies, Requests } from "@recur/contract"
+import {
+  Catalog,
+  Customer,
+  Customers,
+  Errors,
+  Merchant,
+  Merchants,
+  PaymentSettings,
+  Price,
+  PriceMigration,
+  PriceMigrations,
+  Product
+} from "@recur/core"
 import { Effect, Schema } from "effect"
 import type { Services } from "../createBilling.js"
 import type { BillingClient } from "./Client.js"
@@ -150,7 +162,8 @@ export const catalog = ({ run }: Kit<Services>): BillingClient["catalog"] => ({
             c.listPrices(merchantId, {
               ...p,
               ...(filter.product_id !== undefined ? { product_id: filter.product_id } : {}),
-              ...(filter.status !== undefined ? { status: filter.status } : {})
+              ...(filter.status !== undefined ? { status: filter.status } : {}),
+              ...(filter.customer_id !== undefined ? { customer_id: filter.customer_id } : {})
             })
           )
         ),
@@ -162,6 +175,62 @@ export const catalog = ({ run }: Kit<Services>): BillingClient["catalog"] => ({
       Effect.all([id("price_id", priceId), page(filter)]).pipe(
         Effect.flatMap(([i, p]) => Catalog.Catalog.use((c) => c.listVersions(merchantId, i, p))),
         Effect.map(pageJson(Price.PriceVersion))
+      )
+    ),
+  createPriceVersion: (merchantId, priceId, input) =>
+    run(
+      Effect.all([id("price_id", priceId), decode(RequestBodies.CreatePrice, input)]).pipe(
+        Effect.flatMap(([p, body]) =>
+          Requests.refusedAsParameter(Catalog.Catalog.use((c) => c.createVersion(merchantId, p, body)))
+        ),
+        Effect.map(json(Price.PriceVersion))
+      )
+    ),
+  createMigration: (merchantId, priceId, input) =>
+    run(
+      Effect.all([
+        id("price_id", priceId),
+        decode(CatalogRequests.CreatePriceMigration, input).pipe(Effect.flatMap(CatalogRequests.migrationCommand))
+      ]).pipe(
+        Effect.flatMap(([p, command]) => PriceMigrations.PriceMigrations.use((m) => m.preview(merchantId, p, command))),
+        Effect.map(json(PriceMigration.PriceMigration))
+      )
+    ),
+  getMigration: (merchantId, priceId, migrationId) =>
+    run(
+      Effect.all([id("price_id", priceId), id("migration_id", migrationId)]).pipe(
+        Effect.flatMap(([p, i]) => PriceMigrations.PriceMigrations.use((m) => m.get(merchantId, p, i))),
+        Effect.map(json(PriceMigration.PriceMigration))
+      )
+    ),
+  listMigrationLines: (merchantId, priceId, migrationId, filter = {}) =>
+    run(
+      Effect.all([
+        id("price_id", priceId),
+        id("migration_id", migrationId),
+        page(filter),
+        CatalogRequests.lineOutcome(filter.outcome)
+      ]).pipe(
+        Effect.flatMap(([p, i, pg, outcome]) =>
+          PriceMigrations.PriceMigrations.use((m) =>
+            m.listLines(merchantId, p, i, { ...pg, ...(outcome ? { outcome } : {}) })
+          )
+        ),
+        Effect.map(pageJson(PriceMigration.PriceMigrationLine))
+      )
+    ),
+  runMigration: (merchantId, priceId, migrationId) =>
+    run(
+      Effect.all([id("price_id", priceId), id("migration_id", migrationId)]).pipe(
+        Effect.flatMap(([p, i]) => PriceMigrations.PriceMigrations.use((m) => m.run(merchantId, p, i))),
+        Effect.map(json(PriceMigration.PriceMigration))
+      )
+    ),
+  cancelMigration: (merchantId, priceId, migrationId) =>
+    run(
+      Effect.all([id("price_id", priceId), id("migration_id", migrationId)]).pipe(
+        Effect.flatMap(([p, i]) => PriceMigrations.PriceMigrations.use((m) => m.cancel(merchantId, p, i))),
+        Effect.map(json(PriceMigration.PriceMigration))
       )
     )
 })

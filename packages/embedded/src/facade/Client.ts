@@ -120,10 +120,17 @@ export interface BillingClient {
     ) => Promise<{ price_version_id: string }>
     /** `GET /api/v1/prices/version/{price_version_id}`. */
     readonly getPriceVersion: (merchantId: string, priceVersionId: string) => Promise<T.PriceJson>
-    /** `GET /api/v1/prices`: newest first, optionally of one product or status. */
+    /**
+     * `GET /api/v1/prices`: newest first, optionally of one product or status. Private prices
+     * are listed only with `customer_id`: that customer's catalog (the public prices and theirs).
+     */
     readonly listPrices: (
       merchantId: string,
-      filter?: T.PageInput & { readonly product_id?: string; readonly status?: "draft" | "active" | "frozen" }
+      filter?: T.PageInput & {
+        readonly product_id?: string
+        readonly status?: "draft" | "active" | "frozen"
+        readonly customer_id?: string
+      }
     ) => Promise<T.PageJson<T.PriceJson>>
     /** `GET /api/v1/price/{price_id}/versions`. */
     readonly listPriceVersions: (
@@ -131,6 +138,42 @@ export interface BillingClient {
       priceId: string,
       filter?: T.PageInput
     ) => Promise<T.PageJson<T.PriceJson>>
+    /**
+     * `POST /api/v1/price/{price_id}/versions`: a new version of the price (its product and
+     * customer are the price's); created active, it is the one new checkouts sell.
+     */
+    readonly createPriceVersion: (
+      merchantId: string,
+      priceId: string,
+      input: Omit<T.CreatePriceInput, "product_id">
+    ) => Promise<T.PriceJson>
+    /**
+     * `POST /api/v1/price/{price_id}/migrations`: previews moving the subscriptions of
+     * `from_version_id` to `to_version_id` from their next cycle — a `previewed` migration whose
+     * lines show each next invoice before and after.
+     */
+    readonly createMigration: (
+      merchantId: string,
+      priceId: string,
+      input: T.CreatePriceMigrationInput
+    ) => Promise<T.PriceMigrationJson>
+    /** `GET /api/v1/price/{price_id}/migrations/{migration_id}`. */
+    readonly getMigration: (merchantId: string, priceId: string, migrationId: string) => Promise<T.PriceMigrationJson>
+    /** `GET /api/v1/price/{price_id}/migrations/{migration_id}/lines`: newest first, optionally of one outcome. */
+    readonly listMigrationLines: (
+      merchantId: string,
+      priceId: string,
+      migrationId: string,
+      filter?: T.PageInput & { readonly outcome?: "pending" | "migrated" | "skipped" }
+    ) => Promise<T.PageJson<T.PriceMigrationLineJson>>
+    /** `POST /api/v1/price/{price_id}/migrations/{migration_id}/run`: the worker moves each subscription once. */
+    readonly runMigration: (merchantId: string, priceId: string, migrationId: string) => Promise<T.PriceMigrationJson>
+    /** `POST /api/v1/price/{price_id}/migrations/{migration_id}/cancel`: only before it runs. */
+    readonly cancelMigration: (
+      merchantId: string,
+      priceId: string,
+      migrationId: string
+    ) => Promise<T.PriceMigrationJson>
   }
   readonly customers: {
     /** `POST /api/v1/front/customer/create`: the customer, with `customer_id` as REST answers it. */

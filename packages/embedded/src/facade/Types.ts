@@ -22,6 +22,7 @@ import type {
   PaymentSettings,
   Price,
   PriceChanges,
+  PriceMigration,
   Product,
   PortalSession,
   Refund,
@@ -105,6 +106,17 @@ export type UsageSummaryJson = Answer<typeof Usage.UsageSummary>
 export type WebhookEndpointJson = Answer<typeof Webhook.WebhookEndpoint>
 /** A webhook event and its delivery state as the REST API returns it. @since 0.1.0 */
 export type WebhookEventJson = Answer<typeof Webhook.WebhookEvent>
+/** A catalog migration as the REST API returns it. @since 0.1.0 */
+export type PriceMigrationJson = Answer<typeof PriceMigration.PriceMigration>
+/** One subscription of a catalog migration: its next invoice before and after, and its outcome. @since 0.1.0 */
+export type PriceMigrationLineJson = Answer<typeof PriceMigration.PriceMigrationLine>
+/** The body of `POST /api/v1/price/{price_id}/migrations`. @since 0.1.0 */
+export interface CreatePriceMigrationInput {
+  readonly from_version_id: string
+  readonly to_version_id: string
+  /** Only `next_cycle` (the default). */
+  readonly effective?: "next_cycle"
+}
 /** One page of a list, newest first: `has_more` says whether a next page exists. @since 0.1.0 */
 export interface PageJson<A> {
   readonly has_more: boolean

@@ -3,8 +3,8 @@
  *
  * @since 0.1.0
  */
-import { Price, Product } from "@recur/core"
-import { RequestBodies } from "@recur/contract"
+import { Price, PriceMigration, Product } from "@recur/core"
+import { CatalogRequests, RequestBodies } from "@recur/contract"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import * as ApiErrors from "../Errors.js"
@@ -16,6 +16,8 @@ import { Envelope, Page, QueryList, PageQuery, Authentication } from "./Shared.j
  * @since 0.1.0
  */
 export const PricePayload = RequestBodies.CreatePrice
+
+const MigrationPath = Schema.Struct({ price_id: Schema.String, migration_id: Schema.String })
 
 /**
  * Products, categories and prices.
@@ -90,7 +92,8 @@ export class CatalogGroup extends HttpApiGroup.make("catalog")
       query: Schema.Struct({
         ...PageQuery,
         product_id: Schema.optional(Schema.String),
-        status: Schema.optional(Schema.String)
+        status: Schema.optional(Schema.String),
+        customer_id: Schema.optional(Schema.String)
       }),
       success: Envelope(Page(Price.PriceVersion)),
       error: ApiErrors.all
@@ -101,6 +104,51 @@ export class CatalogGroup extends HttpApiGroup.make("catalog")
       params: Schema.Struct({ price_id: Schema.String }),
       query: Schema.Struct(PageQuery),
       success: Envelope(Page(Price.PriceVersion)),
+      error: ApiErrors.all
+    })
+  )
+  .add(
+    HttpApiEndpoint.post("createPriceVersion", "/api/v1/price/:price_id/versions", {
+      params: Schema.Struct({ price_id: Schema.String }),
+      payload: RequestBodies.CreatePrice,
+      success: Envelope(Price.PriceVersion),
+      error: ApiErrors.all
+    })
+  )
+  .add(
+    HttpApiEndpoint.post("createMigration", "/api/v1/price/:price_id/migrations", {
+      params: Schema.Struct({ price_id: Schema.String }),
+      payload: CatalogRequests.CreatePriceMigration,
+      success: Envelope(PriceMigration.PriceMigration),
+      error: ApiErrors.all
+    })
+  )
+  .add(
+    HttpApiEndpoint.get("migration", "/api/v1/price/:price_id/migrations/:migration_id", {
+      params: MigrationPath,
+      success: Envelope(PriceMigration.PriceMigration),
+      error: ApiErrors.all
+    })
+  )
+  .add(
+    HttpApiEndpoint.get("migrationLines", "/api/v1/price/:price_id/migrations/:migration_id/lines", {
+      params: MigrationPath,
+      query: Schema.Struct({ ...PageQuery, outcome: Schema.optional(Schema.String) }),
+      success: Envelope(Page(PriceMigration.PriceMigrationLine)),
+      error: ApiErrors.all
+    })
+  )
+  .add(
+    HttpApiEndpoint.post("runMigration", "/api/v1/price/:price_id/migrations/:migration_id/run", {
+      params: MigrationPath,
+      success: Envelope(PriceMigration.PriceMigration),
+      error: ApiErrors.all
+    })
+  )
+  .add(
+    HttpApiEndpoint.post("cancelMigration", "/api/v1/price/:price_id/migrations/:migration_id/cancel", {
+      params: MigrationPath,
+      success: Envelope(PriceMigration.PriceMigration),
       error: ApiErrors.all
     })
   )

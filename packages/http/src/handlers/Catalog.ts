@@ -3,8 +3,8 @@
  *
  * @since 0.1.0
  */
-import { Requests } from "@recur/contract"
-import { Catalog, Lifecycle } from "@recur/core"
+import { CatalogRequests, Requests } from "@recur/contract"
+import { Catalog, Lifecycle, PriceMigrations } from "@recur/core"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { BillingApi } from "../Api.js"
@@ -18,6 +18,7 @@ import { ok, call, invalid, list, pageQuery, enumValues } from "./Shared.js"
 export const catalogLive = HttpApiBuilder.group(BillingApi, "catalog", (handlers) =>
   Effect.gen(function* () {
     const catalog = yield* Catalog.Catalog
+    const migrations = yield* PriceMigrations.PriceMigrations
     return handlers
       .handle("categories", () => call((m) => Effect.map(catalog.listCategories(m), ok)))
       .handle("createProduct", ({ payload }) =>
@@ -79,6 +80,7 @@ export const catalogLive = HttpApiBuilder.group(BillingApi, "catalog", (handlers
               yield* catalog.listPrices(m, {
                 ...(q.product_id ? { product_id: q.product_id } : {}),
                 ...(q.status ? { status: q.status } : {}),
+                ...(q.customer_id ? { customer_id: q.customer_id } : {}),
                 created: page.created,
                 limit: page.limit,
                 ...(page.starting_after ? { starting_after: page.starting_after } : {}),
@@ -101,6 +103,44 @@ export const catalogLive = HttpApiBuilder.group(BillingApi, "catalog", (handlers
             )
           })
         )
+      )
+      .handle("createPriceVersion", ({ params: path, payload }) =>
+        call((m) => Effect.map(Requests.refusedAsParameter(catalog.createVersion(m, path.price_id, payload)), ok))
+      )
+      .handle("createMigration", ({ params: path, payload }) =>
+        call((m) =>
+          Effect.map(
+            Effect.flatMap(CatalogRequests.migrationCommand(payload), (command) =>
+              migrations.preview(m, path.price_id, command)
+            ),
+            ok
+          )
+        )
+      )
+      .handle("migration", ({ params: path }) =>
+        call((m) => Effect.map(migrations.get(m, path.price_id, path.migration_id), ok))
+      )
+      .handle("migrationLines", ({ params: path, query: q }) =>
+        call((m) =>
+          Effect.gen(function* () {
+            const page = yield* pageQuery(q)
+            const outcome = yield* CatalogRequests.lineOutcome(q.outcome)
+            return ok(
+              yield* migrations.listLines(m, path.price_id, path.migration_id, {
+                ...(outcome ? { outcome } : {}),
+                limit: page.limit,
+                ...(page.starting_after ? { starting_after: page.starting_after } : {}),
+                ...(page.ending_before ? { ending_before: page.ending_before } : {})
+              })
+            )
+          })
+        )
+      )
+      .handle("runMigration", ({ params: path }) =>
+        call((m) => Effect.map(migrations.run(m, path.price_id, path.migration_id), ok))
+      )
+      .handle("cancelMigration", ({ params: path }) =>
+        call((m) => Effect.map(migrations.cancel(m, path.price_id, path.migration_id), ok))
       )
   })
 )

@@ -23,8 +23,19 @@ const descriptions: Record<string, string> = {
   "catalog.products": "The merchant's products, with cursor pagination and filters.",
   "catalog.productStatus": "Moves a product between draft, active and archived.",
   "catalog.createPrice":
-    "Creates a price and its first version: flat, package or usage-based; one-time or recurring; with trials, intro phases and tiers.",
-  "catalog.prices": "The merchant's prices (their current versions), with cursor pagination and filters.",
+    "Creates a price and its first version: flat, package or usage-based; one-time or recurring; with trials, intro phases and tiers. With `customer_id` the price is private to that customer: absent from lists not asked for that customer, and no such price (404) for any other customer's checkout or change.",
+  "catalog.prices":
+    "The merchant's public prices (their current versions), with cursor pagination and filters; with `customer_id`, that customer's catalog: the public prices and the customer's private ones.",
+  "catalog.createPriceVersion":
+    "A new version of the price, in the body of `POST /api/v1/prices` (its product is the price's; `merchant_price_id` and `customer_id` are the price's and cannot change). Created `active`, it becomes the price's current version: new checkouts sell it, existing subscriptions keep theirs until a migration moves them.",
+  "catalog.createMigration":
+    "Previews moving the subscriptions of `from_version_id` to `to_version_id` (both versions of the price; the target active and billing like the source) from their next cycle (`effective` `next_cycle`, the only value): a `previewed` migration whose lines show each subscription's next invoice before and after. Nothing else changes.",
+  "catalog.migration": "One catalog migration: its status and its counts of lines pending, migrated and skipped.",
+  "catalog.migrationLines":
+    "A migration's lines, one per subscription, newest first, optionally of one `outcome` (`pending`, `migrated`, `skipped`): the next invoice's subtotal and amount before and after, and why a line was skipped.",
+  "catalog.runMigration":
+    "Runs a previewed migration: the worker moves each pending line's subscription once (the new version from its next cycle, a `v2.subscription.migrated` event), skips one written since the preview (`changed_since_preview`), and completes the migration. 409 unless previewed.",
+  "catalog.cancelMigration": "Cancels a migration that has not run. 409 once it runs.",
   "catalog.priceStatus": "Activates or archives a price version.",
   "catalog.priceVersion": "One price version.",
   "catalog.priceVersions": "Every version of a price, newest first.",
@@ -121,6 +132,8 @@ const descriptions: Record<string, string> = {
 const required: Record<string, ReadonlyArray<string>> = {
   "catalog.createProduct": ["product_name"],
   "catalog.createPrice": ["name", "product_id", "currency", "billing_type", "price_type"],
+  "catalog.createMigration": ["from_version_id", "to_version_id"],
+  "catalog.createPriceVersion": ["name", "currency", "billing_type", "price_type"],
   "checkout.create": ["line_items"],
   "payments.refund": ["trade_id"],
   "subscriptions.recordUsage": ["usage_count"],

@@ -1,0 +1,3 @@
+import { MemoryStorage, MigrationScenarios } from "../src/index.js"
+
+MigrationScenarios.suite("memory", MemoryStorage.layer)
