@@ -8,6 +8,7 @@
  *
  * @since 0.1.0
  */
+export * as ChangeRequests from "./ChangeRequests.js"
 export * as ErrorReplies from "./ErrorReplies.js"
 export * as RequestBodies from "./RequestBodies.js"
 export * as Requests from "./Requests.js"

@@ -353,6 +353,7 @@ export class SessionPayments extends Context.Service<SessionPayments>()("@recur/
                 owed_refunds: [],
                 credited: [],
                 moved: [],
+                pending_prorations: [],
                 subscription: new Subscription.Subscription({
                   id: sub_id,
                   customer_id: customerId,

@@ -188,7 +188,14 @@ export class SubscriptionActionRefused extends Schema.TaggedError<SubscriptionAc
 export class PriceChangeRefused extends Schema.TaggedError<PriceChangeRefused>()("PriceChangeRefused", {
   subscriptionId: Schema.String,
   priceId: Schema.String,
-  reason: Schema.Literals(["not_found", "not_recurring", "currency_or_dimension", "interval", "above_bound"]),
+  reason: Schema.Literals([
+    "not_found",
+    "not_recurring",
+    "currency_or_dimension",
+    "interval",
+    "above_bound",
+    "proration"
+  ]),
   detail: Schema.String
 }) {
   override get message() {

@@ -23,7 +23,7 @@ import { fullCycle } from "./SubscriptionTerms.js"
 import { loadSub, writes } from "./SubscriptionStore.js"
 import { withTax } from "../taxes/TaxRates.js"
 import * as CycleLedger from "../invoices/CycleLedger.js"
-import type * as GiveBack from "../invoices/GiveBack.js"
+import * as GiveBack from "../invoices/GiveBack.js"
 import * as Invoicing from "../invoices/Invoicing.js"
 import * as Lifecycle from "../kernel/Lifecycle.js"
 import * as Merchants from "../tenants/Merchants.js"
@@ -51,8 +51,12 @@ export interface ChangeCommand {
   readonly quantity: Option.Option<bigint>
   /** Now (prorated per `proration`) or at the end of the current period. */
   readonly effective: "immediate" | "end_of_period"
-  /** Whether an immediate change credits and charges the rest of the period. */
-  readonly proration: "immediate" | "none"
+  /**
+   * How an immediate price change settles the rest of the period: `always_invoice` (or its alias
+   * `immediate`, the seed's name) credits and charges now; `create_prorations` records the credit
+   * and the charge as pending lines the next cycle's invoice bills; `none` neither.
+   */
+  readonly proration: "immediate" | "always_invoice" | "create_prorations" | "none"
   /** The quote a commit must reproduce exactly (from a preview of the same change). */
   readonly quoteId: Option.Option<string>
 }
@@ -93,7 +97,7 @@ export interface Quote {
   readonly quote_id: string
   readonly subscription_id: string
   readonly effective_type: "immediate" | "end_of_period"
-  readonly proration: "immediate" | "none"
+  readonly proration: ChangeCommand["proration"]
   readonly at: number
   readonly currency: string
   readonly credit: string
@@ -106,8 +110,20 @@ export interface Quote {
    * credit to the balance; `0.00` otherwise. A commit with the quote charges exactly this.
    */
   readonly total: string
-  /** `upgrade` (charged now), `refund`, `credit_balance`, `none` or `scheduled`. */
-  readonly outcome: "upgrade" | "refund" | "credit_balance" | "none" | "scheduled" | "quantity_next_cycle"
+  /**
+   * `upgrade` (charged now), `refund`, `credit_balance`, `none`, `scheduled`, `quantity_next_cycle`
+   * or `pending_prorations` (the lines are billed by the next cycle's invoice, at `billed_at`).
+   */
+  readonly outcome:
+    | "upgrade"
+    | "refund"
+    | "credit_balance"
+    | "none"
+    | "scheduled"
+    | "quantity_next_cycle"
+    | "pending_prorations"
+  /** When the next cycle's invoice bills the lines (Unix ms): `pending_prorations` only. */
+  readonly billed_at?: number
   readonly lines: ReadonlyArray<{ readonly description: string; readonly amount: string }>
   readonly effective_at: number
   /**
@@ -119,6 +135,10 @@ export interface Quote {
 }
 
 const QUOTE_TTL_MS = 15 * 60_000
+
+/** Whether the record holds pending proration lines of its current cycle. */
+const pendingOfCycle = (rec: Entities.SubscriptionRecord): boolean =>
+  rec.pending_prorations.some((p) => p.cycle_index === rec.subscription.cycle_index)
 
 const QUOTE_ID = /^quo_([0-9a-z]{1,12})_[0-9a-f]{24}$/
 
@@ -208,12 +228,39 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
         }
         let quote: ChangeQuote.Priced
         let collected: GiveBack.Collected | undefined
+        let available: Money.Money | undefined
         if (!target) {
           quote = ChangeQuote.unprorated(head, "quantity_next_cycle", periodEnd)
         } else if (effective_type === "end_of_period") {
           quote = ChangeQuote.unprorated(head, "scheduled", periodEnd)
         } else if (prorationMode === "none" || rec.subscription.status === "trial") {
           quote = ChangeQuote.unprorated(head, "none", at)
+        } else if (prorationMode === "create_prorations") {
+          // the credit may cancel pending charges of the cycle first, then what its invoices collected
+          available = ChangeQuote.pendingAvailable(rec)
+          collected = yield* CycleLedger.collectedBy(storage, merchantId, rec, rec.subscription.cycle_index)
+          quote = ChangeQuote.pendingQuote(
+            ChangeQuote.prorated(head, {
+              merchant,
+              rec,
+              after,
+              current,
+              target,
+              quantity: qty,
+              collected,
+              period: { start: periodStart, end: periodEnd },
+              pendingAvailable: available
+            }),
+            periodEnd
+          )
+        } else if (pendingOfCycle(rec)) {
+          // the cycle's pending lines would be billed next to a credit that already counted them
+          return yield* ChangeQuote.refusal(
+            subscriptionId,
+            target.id,
+            "proration",
+            "the subscription has pending proration lines the next invoice bills: change with proration create_prorations or none until then"
+          )
         } else {
           collected = yield* CycleLedger.collectedBy(storage, merchantId, rec, rec.subscription.cycle_index)
           quote = ChangeQuote.prorated(head, {
@@ -233,6 +280,7 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
         let back: Money.Money | undefined
         // what the change gives back, invoice by invoice (an upgrade's credit, a downgrade's back)
         let shares: ReadonlyArray<GiveBack.Share> = []
+        let fromPaid = Money.zero(currency)
         if (quote.outcome === "upgrade" && collected) {
           const lines = ChangeQuote.upgradeLines(quote)
           // the charge is taxed at today's address and rates; the credit gives back the tax its
@@ -258,6 +306,11 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
           upgrade = changed.draft
           shares = changed.shares
           quote = ChangeQuote.upgradeQuote(quote, upgrade)
+        } else if (quote.outcome === "pending_prorations" && collected && available) {
+          // the credit's part the pending charges cannot cancel is given back from the cycle's
+          // payments now (in the ledger), so no refund can take it again before the invoice bills it
+          fromPaid = ChangeQuote.creditFromPaid(quote, available)
+          if (fromPaid.amount > 0n) shares = GiveBack.giveBack(collected, fromPaid).shares
         } else if ((quote.outcome === "refund" || quote.outcome === "credit_balance") && collected) {
           const given = ChangeQuote.givenBack(quote, collected)
           back = given.given.total
@@ -280,6 +333,7 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
           upgrade,
           back,
           shares,
+          fromPaid,
           quote: { ...quote, quote_id: `quo_${at.toString(36)}_${hash.slice(0, 24)}` } as Quote
         }
       })
@@ -412,6 +466,15 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
                 // after it commits — or by this work item if the process dies first
                 next = ChangeCommit.withOwedRefund(next, quote.quote_id, cycle, planned.back!, planned.shares)
                 yield* schedule(planned.merchant, "refund_owed", subscriptionId, now + settings.reconcileAfterMs)
+              } else if (quote.outcome === "pending_prorations") {
+                // billed by the next cycle's invoice; the credit's part from the cycle's payments
+                // is given back from them now
+                next = ChangeCommit.withPendingProrations(
+                  next,
+                  cycle,
+                  planned.shares,
+                  ChangeQuote.pendingOf(quote, cycle, planned.fromPaid)
+                )
               } else if (quote.outcome === "credit_balance") {
                 // credited against the invoices it was given back from, as the quote took it
                 next = ChangeCommit.creditedBack(next, cycle, planned.shares, planned.back!)
