@@ -331,7 +331,11 @@ export const invoicesNow = (mode: ChangeCommand["proration"]): boolean =>
  *
  * @since 0.1.0
  */
-export const pendingAvailable = (rec: Entities.SubscriptionRecord): Money.Money => {
+export const pendingAvailable = (
+  rec: Pick<Entities.SubscriptionRecord, "currency" | "pending_prorations"> & {
+    readonly subscription: { readonly cycle_index: number }
+  }
+): Money.Money => {
   const cycle = rec.subscription.cycle_index
   const parse = (s: string) => Result.getOrThrow(Money.parse(s, rec.currency, { allowNegative: true })).amount
   let available = 0n
@@ -361,10 +365,9 @@ export const pendingQuote = (quote: Priced, billedAt: number): Priced => {
  *
  * @since 0.1.0
  */
-export const creditFromPaid = (quote: Priced, available: Money.Money): Money.Money => {
-  const credit = Result.getOrThrow(Money.parse(quote.credit, quote.currency))
+export const creditFromPaid = (credit: Money.Money, available: Money.Money): Money.Money => {
   const rest = credit.amount - available.amount
-  return Money.make(rest > 0n ? rest : 0n, quote.currency)
+  return Money.make(rest > 0n ? rest : 0n, credit.currency)
 }
 
 /**

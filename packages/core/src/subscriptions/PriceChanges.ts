@@ -309,7 +309,7 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
         } else if (quote.outcome === "pending_prorations" && collected && available) {
           // the credit's part the pending charges cannot cancel is given back from the cycle's
           // payments now (in the ledger), so no refund can take it again before the invoice bills it
-          fromPaid = ChangeQuote.creditFromPaid(quote, available)
+          fromPaid = ChangeQuote.creditFromPaid(Result.getOrThrow(Money.parse(quote.credit, currency)), available)
           if (fromPaid.amount > 0n) shares = GiveBack.giveBack(collected, fromPaid).shares
         } else if ((quote.outcome === "refund" || quote.outcome === "credit_balance") && collected) {
           const given = ChangeQuote.givenBack(quote, collected)
