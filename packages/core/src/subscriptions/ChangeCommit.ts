@@ -63,6 +63,7 @@ export const movedTo = (
       price_id: target.id,
       price_version_id: target.price_version_id,
       price_type: target.price_type,
+      billing_cycle_unit: target.price_plan?.billing_cycle_unit ?? next.subscription.billing_cycle_unit,
       quantity_tiers: target.quantity_tiers,
       usage_tiers: target.usage_tiers
     },

@@ -77,7 +77,7 @@ export const refusal = (
 
 /**
  * Why a subscription on `current` cannot move to `target`, if it cannot: a price that does not
- * recur, another currency or billing dimension, or another interval.
+ * recur, another currency or billing dimension (another interval is a switch: `IntervalSwitch`).
  *
  * @since 0.1.0
  */
@@ -96,19 +96,9 @@ export const targetRefusal = (
       "the new price must have the same currency and billing dimension"
     )
   }
-  const [from, to] = [current.price_plan, target.price_plan]
-  if (
-    from === null ||
-    from.billing_cycle_unit !== to.billing_cycle_unit ||
-    from.billing_cycle_count !== to.billing_cycle_count
-  ) {
-    return refusal(
-      subscriptionId,
-      target.id,
-      "interval",
-      `the new price must bill every ${from?.billing_cycle_count ?? 1} ${from?.billing_cycle_unit ?? "cycle"} like the current one; start a new subscription to change the interval`
-    )
-  }
+  // another interval is a switch (`IntervalSwitch`), with its own rules
+  if (current.price_plan === null)
+    return refusal(subscriptionId, target.id, "interval", "the subscription's price has no interval to switch from")
   return undefined
 }
 
@@ -313,6 +303,7 @@ export const movesBasis = (quote: Priced): boolean =>
   quote.outcome === "refund" ||
   quote.outcome === "credit_balance" ||
   quote.outcome === "pending_prorations" ||
+  quote.outcome === "interval_switch" ||
   (quote.outcome === "none" && invoicesNow(quote.proration))
 
 /**

@@ -36,6 +36,8 @@ import * as Settings from "../tenants/Settings.js"
 import * as Store from "../kernel/Store.js"
 import * as ChangeCommit from "./ChangeCommit.js"
 import * as ChangeQuote from "./ChangeQuote.js"
+import * as IntervalSwitch from "./IntervalSwitch.js"
+import * as IntervalSwitches from "./IntervalSwitches.js"
 
 /**
  * A change of a running subscription's price, quantity or both (at least one is set). Built
@@ -122,7 +124,11 @@ export interface Quote {
     | "scheduled"
     | "quantity_next_cycle"
     | "pending_prorations"
-  /** When the next cycle's invoice bills the lines (Unix ms): `pending_prorations` only. */
+    | "interval_switch"
+  /**
+   * When the lines are billed (Unix ms): by the next cycle's invoice (`pending_prorations`), or now,
+   * as the new period's invoice (`interval_switch`, the new period's start).
+   */
   readonly billed_at?: number
   readonly lines: ReadonlyArray<{ readonly description: string; readonly amount: string }>
   readonly effective_at: number
@@ -214,6 +220,9 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
           Option.getOrElse(quantity, () => qty)
         )
         if (aboveBound) return yield* aboveBound
+        const switching = target !== undefined && IntervalSwitch.switchesInterval(current, target)
+        const wrongSwitch = switching && IntervalSwitch.refusal(subscriptionId, rec, target, command)
+        if (wrongSwitch) return yield* wrongSwitch
         const periodStart =
           rec.subscription.current_period_start !== null ? msOf(rec.subscription.current_period_start) : at
         const periodEnd = rec.subscription.current_period_end !== null ? msOf(rec.subscription.current_period_end) : at
@@ -226,10 +235,28 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
           currency,
           discounts_ending
         }
-        let quote: ChangeQuote.Priced
+        let quote!: ChangeQuote.Priced
         let collected: GiveBack.Collected | undefined
         let available: Money.Money | undefined
-        if (!target) {
+        let switched: IntervalSwitches.Switched | undefined
+        if (switching && target && rec.subscription.status !== "trial") {
+          const planned = yield* planSwitch({
+            merchantId,
+            merchant,
+            rec,
+            after,
+            current,
+            target,
+            at,
+            period: { start: periodStart, end: periodEnd },
+            proration: prorationMode,
+            quantity,
+            head
+          })
+          collected = planned.collected
+          quote = planned.quote
+          switched = planned.switched
+        } else if (!target) {
           quote = ChangeQuote.unprorated(head, "quantity_next_cycle", periodEnd)
         } else if (effective_type === "end_of_period") {
           quote = ChangeQuote.unprorated(head, "scheduled", periodEnd)
@@ -318,9 +345,11 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
           quote = given.quote
         }
         const hash = yield* Secrets.sha256Hex(ChangeQuote.hashed(command, sv.version, quote))
-        const basis = ChangeQuote.movesBasis(quote)
-          ? Option.some(Money.format(fullCycle(after, target!, qty, rec.subscription.cycle_index)))
-          : Option.none<string>()
+        const basis = switched
+          ? Option.some(switched.basis)
+          : ChangeQuote.movesBasis(quote)
+            ? Option.some(Money.format(fullCycle(after, target!, qty, rec.subscription.cycle_index)))
+            : Option.none<string>()
         return {
           rec,
           version: sv.version,
@@ -334,9 +363,13 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
           back,
           shares,
           fromPaid,
+          switched,
           quote: { ...quote, quote_id: `quo_${at.toString(36)}_${hash.slice(0, 24)}` } as Quote
         }
       })
+
+    const planSwitch = IntervalSwitches.planSwitch(storage, taxes)
+    const openSwitched = IntervalSwitches.openSwitched(storage, documents, schedule)
 
     const previewChange = Effect.fn("PriceChanges.previewChange")(function* (
       merchantId: string,
@@ -376,7 +409,21 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
           }
           let tradeToCharge: Option.Option<string> = Option.none()
           if (target) {
-            if (quote.outcome === "scheduled") {
+            if (planned.switched) {
+              const opened = yield* openSwitched(planned.merchant, rec, next, target, planned.kept, planned.basis, {
+                switched: planned.switched,
+                now
+              })
+              next = opened.next
+              tradeToCharge = opened.tradeToCharge
+              yield* subEvents(
+                merchantId,
+                next,
+                Result.getOrThrow(Lifecycle.transition(Lifecycle.subscription, rec.subscription.status, "change_price"))
+                  .events,
+                now
+              )
+            } else if (quote.outcome === "scheduled") {
               next = { ...next, scheduled_price_version_id: target.price_version_id }
             } else {
               // discounts outside the new price's products end with the change
