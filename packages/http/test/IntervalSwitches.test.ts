@@ -171,6 +171,27 @@ for (const [name, storage] of backends()) {
       expect((await invoicesOf(k, sub)).map((i: any) => i.amount)).toEqual(["30.00", "300.00"])
     })
 
+    it("in a trial: nothing credited, the interval switches now and the trial's end bills the first yearly period", async () => {
+      const k = await fresh()
+      const trialing = await api.priceOf(
+        k,
+        { has_trial: true, trial_period: { trial_period_unit: "day", trial_period_count: 7 } },
+        { product: "Team", price: "Team monthly" }
+      )
+      const yearly = await price(k, trialing.productId, "300.00", "Team yearly", "year")
+      const { id: sub } = await subscribe(k, trialing.priceId)
+      ok(await advance(k, "2026-01-03T00:00:00Z"))
+      const quote = ok(await preview(k, sub, { price_id: yearly }))
+      expect([quote.outcome, quote.credit, quote.charge, quote.total]).toEqual(["none", "0.00", "0.00", "0.00"])
+      ok(await commit(k, sub, { price_id: yearly, quote_id: quote.quote_id }))
+      const s = await subOf(k, sub)
+      expect([s.status, s.price_id, s.billing_cycle_unit]).toEqual(["trial", yearly, "year"])
+      ok(await advance(k, "2026-01-08T00:00:00Z"))
+      const first = (await invoicesOf(k, sub)).find((i: any) => i.invoice_type === "renewal")
+      expect([first.cycle_index, first.amount]).toEqual([1, "300.00"])
+      expect(period(await subOf(k, sub))).toEqual(["year", "2026-01-08T00:00:00Z", "2027-01-08T00:00:00Z"])
+    })
+
     it("refused: at the period's end (400 price_id), another currency (400 price_id)", async () => {
       const { k, yearly, productId, sub } = await setup("monthly")
       const eur = await price(k, productId, "300.00", "Team yearly EUR", "year", "EUR")
