@@ -56,7 +56,10 @@ import {
   openCycle,
   renewModel,
   advanceModel,
-  prorateModel
+  prorateModel,
+  pendingModel,
+  hasPending,
+  endPending
 } from "./model/Reference.js"
 import { CPRICES, type CInvoice } from "./model/Commercial.js"
 import { knownDisagreement, settledToBalance, type COp, cNextOp } from "./model/CommercialOps.js"
@@ -271,7 +274,8 @@ export const suite = <E>(
                     invoices: [],
                     checked: 0,
                     segments: null,
-                    lines: 1
+                    lines: 1,
+                    prorations: []
                   }
                   s.basis = fullOf(s, op.price, op.qty)
                   issue(s, "initial", 0, s.basis)
@@ -296,10 +300,19 @@ export const suite = <E>(
                   const input = {
                     priceId: priceIdOf(s, op.target),
                     effective: op.mode === "end_of_period" ? ("end_of_period" as const) : ("immediate" as const),
-                    proration: op.mode === "none" ? ("none" as const) : ("immediate" as const)
+                    proration: op.mode === "none" || op.mode === "create_prorations" ? op.mode : ("immediate" as const)
                   }
                   if (s.status !== "active") {
                     yield* conflict(priceChanges.changePrice(s.merchant.id, PriceChanges.change(s.id, input)))
+                    break
+                  }
+                  if (op.mode === "immediate" && hasPending(s)) {
+                    // an invoiced change while the cycle's pending lines wait is refused, nothing moves
+                    expect(
+                      yield* Effect.flip(priceChanges.changePrice(s.merchant.id, PriceChanges.change(s.id, input))),
+                      where()
+                    ).toMatchObject({ _tag: "PriceChangeRefused", reason: "proration" })
+                    yield* verify(s)
                     break
                   }
                   const preview = yield* priceChanges.previewChange(s.merchant.id, PriceChanges.change(s.id, input))
@@ -312,7 +325,14 @@ export const suite = <E>(
                   )
                   expect(quote, where()).toEqual(preview)
                   if (op.mode === "end_of_period") s.scheduled = op.target
-                  else if (op.mode === "none") {
+                  else if (op.mode === "create_prorations") {
+                    const net = pendingModel(s, op.target)
+                    expect([quote.outcome, quote.net, quote.total], where()).toEqual([
+                      "pending_prorations",
+                      fmt(net),
+                      "0.00"
+                    ])
+                  } else if (op.mode === "none") {
                     s.price = op.target
                     s.scheduled = null
                     s.segments = null
@@ -351,6 +371,7 @@ export const suite = <E>(
                     yield* subsService.cancel(s.merchant.id, Subscriptions.cancelOf(s.id, { when: "immediate" }))
                     s.status = "canceled"
                     s.segments = null
+                    endPending(s)
                   }
                   yield* verify(s)
                   break

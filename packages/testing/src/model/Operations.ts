@@ -36,7 +36,7 @@ export type Op =
       readonly _tag: "ChangePrice"
       readonly s: MSub
       readonly target: number
-      readonly mode: "immediate" | "none" | "end_of_period"
+      readonly mode: "immediate" | "none" | "end_of_period" | "create_prorations"
     }
   | { readonly _tag: "ChangeQuantity"; readonly s: MSub; readonly qty: bigint }
   | { readonly _tag: "Cancel"; readonly s: MSub; readonly atEnd: boolean }
@@ -90,7 +90,14 @@ export const nextOp = (rnd: ReturnType<typeof generator>, merchants: ReadonlyArr
   if (r < 0.5) {
     const family = s.usage ? USAGE.length : FLAT.length
     const target = (s.price + rnd.int(1, family - 1)) % family
-    const mode = rnd.pick(["immediate", "immediate", "immediate", "none", "end_of_period"] as const)
+    const mode = rnd.pick([
+      "immediate",
+      "immediate",
+      "create_prorations",
+      "create_prorations",
+      "none",
+      "end_of_period"
+    ] as const)
     return { _tag: "ChangePrice", s, target, mode }
   }
   if (r < 0.6)

@@ -119,6 +119,11 @@ export interface MSub {
   /** The current cycle's segments for the identity check; null once it cannot hold. */
   segments: Array<{ readonly basis: bigint; readonly at: number }> | null
   lines: number
+  /**
+   * Pending proration lines of `create_prorations` changes (issue 33): signed amounts, a credit's
+   * part taken from the cycle's payments in `fromPaid`. Billed once by the next renewal.
+   */
+  prorations: Array<{ readonly cycle: number; readonly amount: bigint; readonly fromPaid: bigint }>
 }
 
 export interface MMerchant {
@@ -215,6 +220,7 @@ export const renewModel = (s: MSub, at: number, resumed: boolean) => {
   if (!resumed) closeCycle(s)
   if (s.cancelAtEnd) {
     s.status = "canceled"
+    endPending(s)
     return
   }
   let amount: bigint
@@ -231,9 +237,16 @@ export const renewModel = (s: MSub, at: number, resumed: boolean) => {
     s.pending = null
     amount = fullOf(s, s.price, s.qty)
   }
-  const applied = s.credit < amount! ? s.credit : amount!
+  // the pending proration lines join the invoice; a credit it cannot absorb goes to the balance
+  const withLines = amount! + s.prorations.reduce((a, p) => a + p.amount, 0n)
+  const due = withLines > 0n ? withLines : 0n
+  // the previous cycle's prorations paid here: this cycle's identity cannot hold
+  const billedPending = s.prorations.length > 0
+  s.prorations = []
+  const applied = s.credit < due ? s.credit : due
   s.credit -= applied
-  issue(s, "renewal", s.usage ? s.cycle : s.cycle + 1, amount! - applied, applied)
+  if (withLines < 0n) s.credit += -withLines
+  issue(s, "renewal", s.usage ? s.cycle : s.cycle + 1, due - applied, applied)
   s.cycle += 1
   if (resumed) {
     s.anchor = at
@@ -243,7 +256,7 @@ export const renewModel = (s: MSub, at: number, resumed: boolean) => {
   s.end = addMonths(s.anchor, s.cycle - s.anchorCycle + 1)
   s.basis = fullOf(s, s.price, s.qty)
   openCycle(s, s.start)
-  if (applied > 0n && s.segments) s.segments = null
+  if ((applied > 0n || billedPending) && s.segments) s.segments = null
 }
 
 /** Renewals of a merchant's subscriptions up to `to`, in time order (as `advance_clock`). */
@@ -306,4 +319,46 @@ export const prorateModel = (s: MSub, target: number): bigint => {
     }
   }
   return net
+}
+
+/**
+ * A subscription that ends before its next invoice: pending charges are never billed, what the
+ * pending credits exceed them by goes to the balance (docs/proration.md).
+ */
+export const endPending = (s: MSub) => {
+  const net = s.prorations.reduce((a, p) => a + p.amount, 0n)
+  if (net < 0n) s.credit += -net
+  s.prorations = []
+}
+
+/** Whether the current cycle has pending proration lines (an invoiced change is then refused). */
+export const hasPending = (s: MSub) => s.prorations.some((p) => p.cycle === s.cycle)
+
+/**
+ * A `create_prorations` change: the credit cancels the cycle's pending charges first, then takes
+ * from what the cycle's invoices still hold (credited against them now); both lines wait for the
+ * next renewal. Answers the net.
+ */
+export const pendingModel = (s: MSub, target: number): bigint => {
+  const [u, total] = unused(s.merchant.policy, s.start, s.end, s.merchant.now)
+  const prorated = halfEven(s.basis * u, total)
+  let available = 0n
+  for (const p of s.prorations) {
+    if (p.cycle !== s.cycle) continue
+    available += p.amount > 0n ? p.amount : p.amount + p.fromPaid
+  }
+  if (available < 0n) available = 0n
+  const held = heldOf(s, s.cycle) + available
+  const credit = prorated < held ? prorated : held > 0n ? held : 0n
+  const newFull = fullOf(s, target, s.qty)
+  const charge = halfEven(newFull * u, total)
+  const fromPaid = credit > available ? credit - available : 0n
+  for (const [i, share] of sharesOf(s, s.cycle, fromPaid)) i.credited += share
+  if (credit !== 0n) s.prorations.push({ cycle: s.cycle, amount: -credit, fromPaid })
+  if (charge !== 0n) s.prorations.push({ cycle: s.cycle, amount: charge, fromPaid: 0n })
+  s.price = target
+  s.scheduled = null
+  s.basis = newFull
+  s.segments = null
+  return charge - credit
 }
