@@ -220,6 +220,54 @@ for (const [name, storage] of backends()) {
       ])
     })
 
+    it("create_prorations with a 50 % discount: the lines are priced after it, the invoice's discount takes only its own line; the change's webhook", async () => {
+      const k = await fresh()
+      const p30 = await api.priceOf(k, {}, { product: "Team", price: "Team 30" })
+      const p60 = await price(k, p30.productId, "60.00", "Team 60")
+      ok(
+        await api.call("POST", "/api/v1/discounts", k, {
+          name: "Half",
+          code: "HALF",
+          discount_type: "percentage",
+          percent_off: 50,
+          duration: "forever"
+        })
+      )
+      const s = ok(
+        await api.call("POST", "/api/v1/session", k, {
+          payer_id: "p-half",
+          line_items: [{ price_id: p30.priceId }],
+          discount_code: "HALF"
+        })
+      )
+      ok(
+        await api.call(
+          "POST",
+          `/checkout/${s.session_id}/pay`,
+          null,
+          { card_number: "4242424242424242", exp_month: "12", exp_year: "2030", cvc: "123" },
+          { accept: "application/json" }
+        )
+      )
+      const sub = ok(await api.call("GET", `/api/v1/session/${s.session_id}`, k)).session.subscription_id as string
+      ok(await advance(k, "2026-01-16T00:00:00Z"))
+      // paid 15.00 a month: credit 15.00 × 16/31 = 7.74; the new plan costs 30.00 after the discount: 15.48
+      const body = { price_id: p60, proration: "create_prorations" }
+      const q = ok(await preview(k, sub, body))
+      expect([q.credit, q.charge]).toEqual(["7.74", "15.48"])
+      ok(await commit(k, sub, { ...body, quote_id: q.quote_id }))
+      const events = (
+        data(await api.call("GET", `/api/v2/webhook/events?business_ids=${sub}&limit=100`, k)).list as Array<any>
+      ).map((e) => e.event_type)
+      expect(events).toContain("v2.subscription.price_changed")
+      // 60.00 − 30.00 (50 % of the plan line only) − 7.74 + 15.48 = 37.74
+      const next = await upcoming(k, sub)
+      expect([next.subtotal, next.discount_amount, next.amount]).toEqual(["67.74", "30.00", "37.74"])
+      ok(await advance(k, "2026-02-01T00:00:00Z"))
+      const renewal = (await invoicesOf(k, sub)).find((i: any) => i.invoice_type === "renewal")
+      expect(renewal.amount).toBe("37.74")
+    })
+
     it("a cancel before the next invoice: pending charges are never billed, a net credit goes to the balance", async () => {
       const { k, p10, sub } = await setup("p60")
       ok(await advance(k, "2026-01-16T00:00:00Z"))
