@@ -192,6 +192,52 @@ for (const [name, storage] of backends()) {
       expect(period(await subOf(k, sub))).toEqual(["year", "2026-01-08T00:00:00Z", "2027-01-08T00:00:00Z"])
     })
 
+    it("a repeating discount counts cycles: 10 % for 3 cycles covers the switched yearly cycles 1 and 2, not 3", async () => {
+      const k = await fresh()
+      const monthly = await api.priceOf(k, {}, { product: "Team", price: "Team monthly" })
+      const yearly = await price(k, monthly.productId, "300.00", "Team yearly", "year")
+      ok(
+        await api.call("POST", "/api/v1/discounts", k, {
+          name: "Ten",
+          code: "TEN3",
+          discount_type: "percentage",
+          percent_off: 10,
+          duration: "repeating",
+          duration_cycles: 3
+        })
+      )
+      const s = ok(
+        await api.call("POST", "/api/v1/session", k, {
+          payer_id: "p-ten",
+          line_items: [{ price_id: monthly.priceId }],
+          discount_code: "TEN3"
+        })
+      )
+      ok(
+        await api.call(
+          "POST",
+          `/checkout/${s.session_id}/pay`,
+          null,
+          { card_number: "4242424242424242", exp_month: "12", exp_year: "2030", cvc: "123" },
+          { accept: "application/json" }
+        )
+      )
+      const sub = ok(await api.call("GET", `/api/v1/session/${s.session_id}`, k)).session.subscription_id as string
+      ok(await advance(k, "2026-01-16T00:00:00Z"))
+      // paid 27.00: credit 27.00 × 16/31 = 13.94; the yearly cycle 1 at 270.00 (10 % off)
+      const q = ok(await preview(k, sub, { price_id: yearly }))
+      expect([q.credit, q.charge, q.total]).toEqual(["13.94", "270.00", "256.06"])
+      ok(await commit(k, sub, { price_id: yearly, quote_id: q.quote_id }))
+      ok(await advance(k, "2027-01-16T00:00:00Z"))
+      ok(await advance(k, "2028-01-16T00:00:00Z"))
+      expect((await invoicesOf(k, sub)).map((i: any) => [i.cycle_index, i.amount])).toEqual([
+        [0, "27.00"],
+        [1, "256.06"],
+        [2, "270.00"],
+        [3, "300.00"]
+      ])
+    })
+
     it("refused: at the period's end (400 price_id), another currency (400 price_id)", async () => {
       const { k, yearly, productId, sub } = await setup("monthly")
       const eur = await price(k, productId, "300.00", "Team yearly EUR", "year", "EUR")
