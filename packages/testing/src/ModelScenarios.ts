@@ -59,7 +59,8 @@ import {
   prorateModel,
   pendingModel,
   hasPending,
-  endPending
+  endPending,
+  switchModel
 } from "./model/Reference.js"
 import { CPRICES, type CInvoice } from "./model/Commercial.js"
 import { knownDisagreement, settledToBalance, type COp, cNextOp } from "./model/CommercialOps.js"
@@ -134,7 +135,8 @@ export const suite = <E>(
             const cMerchants = yield* commercialMerchants(start)
             const commercialShare = options.commercial ?? 0.5
 
-            const priceIdOf = (s: MSub, index: number) => (s.usage ? s.merchant.usage[index]! : s.merchant.flat[index]!)
+            const priceIdOf = (s: MSub, index: number) =>
+              s.usage ? s.merchant.usage[index]! : s.months === 12 ? s.merchant.yearly : s.merchant.flat[index]!
             let events = 0
             const log: Array<string> = []
             const whereAll = () => `seed ${options.seed}, operation ${log.length}: ${log.slice(-8).join(" → ")}`
@@ -275,7 +277,8 @@ export const suite = <E>(
                     checked: 0,
                     segments: null,
                     lines: 1,
-                    prorations: []
+                    prorations: [],
+                    months: 1
                   }
                   s.basis = fullOf(s, op.price, op.qty)
                   issue(s, "initial", 0, s.basis)
@@ -340,6 +343,37 @@ export const suite = <E>(
                     const net = prorateModel(s, op.target)
                     expect(quote.net, where()).toBe(fmt(net))
                   }
+                  yield* verify(s)
+                  break
+                }
+                case "SwitchInterval": {
+                  const s = op.s
+                  const to = s.months === 12 ? s.merchant.flat[op.target]! : s.merchant.yearly
+                  const input = { priceId: to, proration: op.mode }
+                  if (s.status !== "active") {
+                    yield* conflict(priceChanges.changePrice(s.merchant.id, PriceChanges.change(s.id, input)))
+                    break
+                  }
+                  if (hasPending(s)) {
+                    // the cycle's pending proration lines wait for its invoice: the switch is refused
+                    expect(
+                      yield* Effect.flip(priceChanges.changePrice(s.merchant.id, PriceChanges.change(s.id, input))),
+                      where()
+                    ).toMatchObject({ _tag: "PriceChangeRefused", reason: "proration" })
+                    yield* verify(s)
+                    break
+                  }
+                  const preview = yield* priceChanges.previewChange(s.merchant.id, PriceChanges.change(s.id, input))
+                  const quote = yield* priceChanges.changePrice(
+                    s.merchant.id,
+                    PriceChanges.change(s.id, { ...input, quoteId: preview.quote_id })
+                  )
+                  expect(quote, where()).toEqual(preview)
+                  switchModel(s, op.target, op.mode)
+                  expect([quote.outcome, quote.total], where()).toEqual([
+                    "interval_switch",
+                    fmt(s.invoices.at(-1)!.amount)
+                  ])
                   yield* verify(s)
                   break
                 }

@@ -38,6 +38,13 @@ export type Op =
       readonly target: number
       readonly mode: "immediate" | "none" | "end_of_period" | "create_prorations"
     }
+  | {
+      readonly _tag: "SwitchInterval"
+      readonly s: MSub
+      /** The monthly price a yearly subscription switches to. */
+      readonly target: number
+      readonly mode: "always_invoice" | "create_prorations" | "none"
+    }
   | { readonly _tag: "ChangeQuantity"; readonly s: MSub; readonly qty: bigint }
   | { readonly _tag: "Cancel"; readonly s: MSub; readonly atEnd: boolean }
   | { readonly _tag: "RevokeCancel"; readonly s: MSub }
@@ -98,6 +105,14 @@ export const nextOp = (rnd: ReturnType<typeof generator>, merchants: ReadonlyArr
       "none",
       "end_of_period"
     ] as const)
+    // a yearly subscription's every price change is a switch back to a monthly price
+    if (!s.usage && (s.months === 12 || rnd.next() < 0.12))
+      return {
+        _tag: "SwitchInterval",
+        s,
+        target: rnd.int(0, FLAT.length - 1),
+        mode: rnd.pick(["always_invoice", "always_invoice", "create_prorations", "none"] as const)
+      }
     return { _tag: "ChangePrice", s, target, mode }
   }
   if (r < 0.6)

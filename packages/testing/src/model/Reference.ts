@@ -79,6 +79,8 @@ export const USAGE = [
   ["0.125", 125n, 10n]
 ] as const
 export const flatMinor = (i: number) => BigInt(FLAT[i]!.replace(".", ""))
+/** The one yearly flat price of each plain merchant (interval switches, issue 33). */
+export const YEARLY = "120.00"
 
 export interface MInvoice {
   readonly type: "initial" | "renewal" | "upgrade" | "refund"
@@ -124,6 +126,8 @@ export interface MSub {
    * part taken from the cycle's payments in `fromPaid`. Billed once by the next renewal.
    */
   prorations: Array<{ readonly cycle: number; readonly amount: bigint; readonly fromPaid: bigint }>
+  /** Months a cycle lasts: 1, or 12 after a switch to the yearly price (issue 33). */
+  months: number
 }
 
 export interface MMerchant {
@@ -132,6 +136,7 @@ export interface MMerchant {
   readonly creditMode: CreditMode
   readonly flat: ReadonlyArray<string>
   readonly usage: ReadonlyArray<string>
+  readonly yearly: string
   now: number
   readonly subs: Array<MSub>
 }
@@ -141,7 +146,8 @@ export const paying = (i: MInvoice) => i.type !== "refund" && i.amount > 0n
 export const statusOf = (i: MInvoice): string =>
   !paying(i) ? "success" : i.refunded >= i.amount ? "refunded" : i.refunded > 0n ? "partially_refunded" : "success"
 
-export const fullOf = (s: MSub, price: number, qty: bigint) => (s.usage ? 0n : flatMinor(price) * qty)
+export const fullOf = (s: MSub, price: number, qty: bigint) =>
+  s.usage ? 0n : (s.months === 12 ? BigInt(YEARLY.replace(".", "")) : flatMinor(price)) * qty
 
 export const usageAmount = (price: number, units: bigint) => {
   const [, num, den] = USAGE[price]!
@@ -252,8 +258,8 @@ export const renewModel = (s: MSub, at: number, resumed: boolean) => {
     s.anchor = at
     s.anchorCycle = s.cycle
   }
-  s.start = addMonths(s.anchor, s.cycle - s.anchorCycle)
-  s.end = addMonths(s.anchor, s.cycle - s.anchorCycle + 1)
+  s.start = addMonths(s.anchor, (s.cycle - s.anchorCycle) * s.months)
+  s.end = addMonths(s.anchor, (s.cycle - s.anchorCycle + 1) * s.months)
   s.basis = fullOf(s, s.price, s.qty)
   openCycle(s, s.start)
   if ((applied > 0n || billedPending) && s.segments) s.segments = null
@@ -361,4 +367,39 @@ export const pendingModel = (s: MSub, target: number): bigint => {
   s.basis = newFull
   s.segments = null
   return charge - credit
+}
+
+/**
+ * An interval switch now (monthly ↔ the yearly price; to monthly price `target`): the unused
+ * time credited to the balance from the cycle's invoices (none under `proration=none`), the next
+ * cycle opened from now, its invoice issued with the balance applied (docs/proration.md).
+ */
+export const switchModel = (s: MSub, target: number, mode: "always_invoice" | "create_prorations" | "none") => {
+  const now = s.merchant.now
+  let credit = 0n
+  if (mode !== "none") {
+    const [u, total] = unused(s.merchant.policy, s.start, s.end, now)
+    const prorated = halfEven(s.basis * u, total)
+    const held = heldOf(s, s.cycle)
+    credit = prorated < held ? prorated : held > 0n ? held : 0n
+  }
+  for (const [i, share] of sharesOf(s, s.cycle, credit)) i.credited += share
+  s.credit += credit
+  s.months = s.months === 12 ? 1 : 12
+  if (s.months === 1) s.price = target
+  if (s.pending !== null) s.qty = s.pending
+  s.pending = null
+  s.scheduled = null
+  s.cycle += 1
+  s.anchor = now
+  s.anchorCycle = s.cycle
+  s.start = now
+  s.end = addMonths(now, s.months)
+  const amount = fullOf(s, s.price, s.qty)
+  const applied = s.credit < amount ? s.credit : amount
+  s.credit -= applied
+  issue(s, "renewal", s.cycle, amount - applied, applied)
+  s.basis = amount
+  openCycle(s, now)
+  s.segments = null
 }
