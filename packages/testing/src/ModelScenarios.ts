@@ -1,6 +1,7 @@
 /**
  * The money path against a reference model. Random sequences — subscribe, price changes up and
- * down under each proration mode (immediate, none, end of period), policy (per second, per
+ * down under each proration mode (immediate, create_prorations, none, end of period), interval
+ * switches to and from a yearly price (issue 33), policy (per second, per
  * day, fixed 30 days) and credit setting (refund, credit balance), quantity changes, cancel and
  * revoke, pause and resume, refunds, usage, clock moves — run on the engine and on a model
  * written here from the rules in docs/proration.md, with its own calendar and rounding. Every
