@@ -106,7 +106,7 @@ export const nextOp = (rnd: ReturnType<typeof generator>, merchants: ReadonlyArr
       "end_of_period"
     ] as const)
     // a yearly subscription's every price change is a switch back to a monthly price
-    if (!s.usage && (s.months === 12 || rnd.next() < 0.12))
+    if (!s.usage && (s.months === 12 || r < 0.06))
       return {
         _tag: "SwitchInterval",
         s,
