@@ -180,8 +180,9 @@ export class SubscriptionActionRefused extends Schema.TaggedError<SubscriptionAc
 
 /**
  * A subscription cannot move to this price: it is not sold, not recurring, in another currency
- * or billing dimension, on another interval, or would bill more per cycle than an invoice may
- * carry.
+ * or billing dimension, an interval switch it cannot make (at the period's end, a fixed term,
+ * usage), an invoiced change over pending proration lines (`proration`), or would bill more per
+ * cycle than an invoice may carry.
  *
  * @since 0.1.0
  */
