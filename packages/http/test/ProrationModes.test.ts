@@ -268,6 +268,45 @@ for (const [name, storage] of backends()) {
       expect(renewal.amount).toBe("37.74")
     })
 
+    it("create_prorations under a 10 % exclusive tax: the credit is given back with the tax it collected, the lines taxed on the next invoice", async () => {
+      const k = await fresh()
+      ok(await api.call("POST", "/api/v1/tax_rates", k, { name: "Tax", percentage: "10", country: "DE" }))
+      const p30 = await api.priceOf(k, {}, { product: "Team", price: "Team 30" })
+      const p60 = await price(k, p30.productId, "60.00", "Team 60")
+      const s = ok(
+        await api.call("POST", "/api/v1/session", k, {
+          payer_id: "p-tax",
+          line_items: [{ price_id: p30.priceId }],
+          billing_address: { country_code: "DE" }
+        })
+      )
+      ok(
+        await api.call(
+          "POST",
+          `/checkout/${s.session_id}/pay`,
+          null,
+          { card_number: "4242424242424242", exp_month: "12", exp_year: "2030", cvc: "123" },
+          { accept: "application/json" }
+        )
+      )
+      const session = ok(await api.call("GET", `/api/v1/session/${s.session_id}`, k)).session
+      const sub = session.subscription_id as string
+      expect((await invoicesOf(k, sub))[0].amount).toBe("33.00")
+      ok(await advance(k, "2026-01-16T00:00:00Z"))
+      const body = { price_id: p60, proration: "create_prorations" }
+      const q = ok(await preview(k, sub, body))
+      expect([q.credit, q.charge, q.tax, q.total]).toEqual(["15.48", "30.97", "0.00", "0.00"])
+      ok(await commit(k, sub, { ...body, quote_id: q.quote_id }))
+      // 15.48 grossed up by the tax collected (33/30) = 17.03 is given back now: 15.97 still refundable
+      const refused = await api.call("POST", "/api/v1/refund", k, { trade_id: session.trade_id, amount: "15.98" })
+      expect(refusal(refused)).toEqual([400, "InvalidParameter", "amount"])
+      // 60.00 − 15.48 + 30.97 = 75.49, + 10 % = 7.55
+      const next = await upcoming(k, sub)
+      expect([next.subtotal, next.tax_amount, next.amount]).toEqual(["75.49", "7.55", "83.04"])
+      ok(await advance(k, "2026-02-01T00:00:00Z"))
+      expect((await invoicesOf(k, sub)).find((i: any) => i.invoice_type === "renewal").amount).toBe("83.04")
+    })
+
     it("a cancel before the next invoice: pending charges are never billed, a net credit goes to the balance", async () => {
       const { k, p10, sub } = await setup("p60")
       ok(await advance(k, "2026-01-16T00:00:00Z"))
