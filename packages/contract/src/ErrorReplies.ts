@@ -103,7 +103,7 @@ export const bindings: {
   SubscriptionActionRefused: { reply: "conflict" },
   PriceChangeRefused: {
     reply: (e) => (e.reason === "not_found" ? "not_found" : "invalid_parameter"),
-    param: () => "price_id"
+    param: (e) => (e.reason === "proration" ? "proration" : "price_id")
   },
   QuantityRefused: { reply: "invalid_parameter", param: () => "quantity" },
   QuoteExpired: { reply: "conflict" },

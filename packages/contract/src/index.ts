@@ -10,6 +10,7 @@
  */
 export * as BillingAnchors from "./BillingAnchors.js"
 export * as CatalogRequests from "./CatalogRequests.js"
+export * as ChangeRequests from "./ChangeRequests.js"
 export * as ErrorReplies from "./ErrorReplies.js"
 export * as RequestBodies from "./RequestBodies.js"
 export * as Requests from "./Requests.js"

@@ -200,6 +200,61 @@ describe("the facade's failures", () => {
     })
   }, 60_000)
 
+  it("issue 33: create_prorations and an interval switch through the facade, committed as quoted", async () => {
+    await withBilling(async (billing, m) => {
+      const a = await monthly(billing, m)
+      const big = await billing.catalog.createPrice(m, {
+        name: "Pro big",
+        product_id: a.product_id,
+        currency: "USD",
+        billing_type: "recurring",
+        price_type: "flat_price",
+        price_plan: { billing_cycle_unit: "month", base_price_val: "60.00" }
+      })
+      const yearly = await billing.catalog.createPrice(m, {
+        name: "Pro yearly",
+        product_id: a.product_id,
+        currency: "USD",
+        billing_type: "recurring",
+        price_type: "flat_price",
+        price_plan: { billing_cycle_unit: "year", base_price_val: "300.00" }
+      })
+      const session = await billing.checkout.createSession(m, { payer_id: "p-33", line_items: [{ price_id: a.id }] })
+      const sub = (await billing.checkout.pay(m, session.session_id, card("4242424242424242"))).subscription!.id
+      await billing.advanceClock(m, new Date("2024-01-16T00:00:00Z"))
+      const pending = await billing.subscriptions.previewChange(m, sub, {
+        price_id: big.id,
+        proration: "create_prorations"
+      })
+      expect([pending.outcome, pending.credit, pending.charge, pending.total, pending.billed_at]).toEqual([
+        "pending_prorations",
+        "15.48",
+        "30.97",
+        "0.00",
+        Date.parse("2024-02-01T00:00:00Z")
+      ])
+      await billing.subscriptions.change(m, sub, {
+        price_id: big.id,
+        proration: "create_prorations",
+        quote_id: pending.quote_id
+      })
+      const next = await billing.subscriptions.upcomingInvoice(m, sub)
+      expect(next?.lines.map((l) => l.amount)).toEqual(["60.00", "-15.48", "30.97"])
+      // the cycle has pending lines: an invoiced change is refused naming proration, the switch too
+      const refused = await rejection(
+        billing.subscriptions.previewChange(m, sub, { price_id: a.id, proration: "always_invoice" })
+      )
+      expect([refused.constructor, refused.param]).toEqual([InvalidParameterError, "proration"])
+      await billing.advanceClock(m, new Date("2024-02-16T00:00:00Z"))
+      // a month → year switch after the renewal billed them: 60.00 × 14/29 = 28.97 credited
+      const sw = await billing.subscriptions.previewChange(m, sub, { price_id: yearly.id })
+      expect([sw.outcome, sw.credit, sw.total]).toEqual(["interval_switch", "28.97", "271.03"])
+      await billing.subscriptions.change(m, sub, { price_id: yearly.id, quote_id: sw.quote_id })
+      const after = await billing.subscriptions.get(m, sub)
+      expect([after.billing_cycle_unit, after.price_id]).toEqual(["year", yearly.id])
+    })
+  }, 60_000)
+
   it("money where features meet through the facade: discount scope, redemptions, give-back, the invariant, net taxable", async () => {
     const billing = await createBilling({ storage: "memory" })
     try {

@@ -1,6 +1,7 @@
 /**
  * The money path against a reference model. Random sequences — subscribe, price changes up and
- * down under each proration mode (immediate, none, end of period), policy (per second, per
+ * down under each proration mode (immediate, create_prorations, none, end of period), interval
+ * switches to and from a yearly price (issue 33), policy (per second, per
  * day, fixed 30 days) and credit setting (refund, credit balance), quantity changes, cancel and
  * revoke, pause and resume, refunds, usage, clock moves — run on the engine and on a model
  * written here from the rules in docs/proration.md, with its own calendar and rounding. Every
@@ -59,7 +60,11 @@ import {
   openCycle,
   renewModel,
   advanceModel,
-  prorateModel
+  prorateModel,
+  pendingModel,
+  hasPending,
+  endPending,
+  switchModel
 } from "./model/Reference.js"
 import { CPRICES, type CInvoice } from "./model/Commercial.js"
 import { knownDisagreement, settledToBalance, type COp, cNextOp } from "./model/CommercialOps.js"
@@ -135,7 +140,8 @@ export const suite = <E>(
             const cMerchants = yield* commercialMerchants(start)
             const commercialShare = options.commercial ?? 0.5
 
-            const priceIdOf = (s: MSub, index: number) => (s.usage ? s.merchant.usage[index]! : s.merchant.flat[index]!)
+            const priceIdOf = (s: MSub, index: number) =>
+              s.usage ? s.merchant.usage[index]! : s.months === 12 ? s.merchant.yearly : s.merchant.flat[index]!
             let events = 0
             const log: Array<string> = []
             const whereAll = () => `seed ${options.seed}, operation ${log.length}: ${log.slice(-8).join(" → ")}`
@@ -304,7 +310,9 @@ export const suite = <E>(
                     checked: 0,
                     segments: null,
                     lines: 1,
-                    addon: addonMinor * addonQty
+                    addon: addonMinor * addonQty,
+                    prorations: [],
+                    months: 1
                   }
                   s.basis = fullOf(s, op.price, op.qty)
                   issue(s, "initial", 0, s.basis)
@@ -360,10 +368,19 @@ export const suite = <E>(
                   const input = {
                     priceId: priceIdOf(s, op.target),
                     effective: op.mode === "end_of_period" ? ("end_of_period" as const) : ("immediate" as const),
-                    proration: op.mode === "none" ? ("none" as const) : ("immediate" as const)
+                    proration: op.mode === "none" || op.mode === "create_prorations" ? op.mode : ("immediate" as const)
                   }
                   if (s.status !== "active") {
                     yield* conflict(priceChanges.changePrice(s.merchant.id, PriceChanges.change(s.id, input)))
+                    break
+                  }
+                  if (op.mode === "immediate" && hasPending(s)) {
+                    // an invoiced change while the cycle's pending lines wait is refused, nothing moves
+                    expect(
+                      yield* Effect.flip(priceChanges.changePrice(s.merchant.id, PriceChanges.change(s.id, input))),
+                      where()
+                    ).toMatchObject({ _tag: "PriceChangeRefused", reason: "proration" })
+                    yield* verify(s)
                     break
                   }
                   const preview = yield* priceChanges.previewChange(s.merchant.id, PriceChanges.change(s.id, input))
@@ -376,7 +393,14 @@ export const suite = <E>(
                   )
                   expect(quote, where()).toEqual(preview)
                   if (op.mode === "end_of_period") s.scheduled = op.target
-                  else if (op.mode === "none") {
+                  else if (op.mode === "create_prorations") {
+                    const net = pendingModel(s, op.target)
+                    expect([quote.outcome, quote.net, quote.total], where()).toEqual([
+                      "pending_prorations",
+                      fmt(net),
+                      "0.00"
+                    ])
+                  } else if (op.mode === "none") {
                     s.price = op.target
                     s.scheduled = null
                     s.segments = null
@@ -384,6 +408,50 @@ export const suite = <E>(
                     const net = prorateModel(s, op.target)
                     expect(quote.net, where()).toBe(fmt(net))
                   }
+                  yield* verify(s)
+                  break
+                }
+                case "SwitchInterval": {
+                  const s = op.s
+                  const to = s.months === 12 ? s.merchant.flat[op.target]! : s.merchant.yearly
+                  const input = { priceId: to, proration: op.mode }
+                  if (s.status === "active" && (s.schedule ?? null) !== null) {
+                    yield* governed(priceChanges.changePrice(s.merchant.id, PriceChanges.change(s.id, input)))
+                    break
+                  }
+                  if (s.status !== "active") {
+                    yield* conflict(priceChanges.changePrice(s.merchant.id, PriceChanges.change(s.id, input)))
+                    break
+                  }
+                  if (s.addon > 0n) {
+                    // its add-on item bills monthly: the subscription keeps its interval
+                    expect(
+                      yield* Effect.flip(priceChanges.changePrice(s.merchant.id, PriceChanges.change(s.id, input))),
+                      where()
+                    ).toMatchObject({ _tag: "PriceChangeRefused", reason: "interval" })
+                    yield* verify(s)
+                    break
+                  }
+                  if (hasPending(s)) {
+                    // the cycle's pending proration lines wait for its invoice: the switch is refused
+                    expect(
+                      yield* Effect.flip(priceChanges.changePrice(s.merchant.id, PriceChanges.change(s.id, input))),
+                      where()
+                    ).toMatchObject({ _tag: "PriceChangeRefused", reason: "proration" })
+                    yield* verify(s)
+                    break
+                  }
+                  const preview = yield* priceChanges.previewChange(s.merchant.id, PriceChanges.change(s.id, input))
+                  const quote = yield* priceChanges.changePrice(
+                    s.merchant.id,
+                    PriceChanges.change(s.id, { ...input, quoteId: preview.quote_id })
+                  )
+                  expect(quote, where()).toEqual(preview)
+                  switchModel(s, op.target, op.mode)
+                  expect([quote.outcome, quote.total], where()).toEqual([
+                    "interval_switch",
+                    fmt(s.invoices.at(-1)!.amount)
+                  ])
                   yield* verify(s)
                   break
                 }
@@ -422,6 +490,7 @@ export const suite = <E>(
                     s.status = "canceled"
                     s.schedule = null
                     s.segments = null
+                    endPending(s)
                   }
                   yield* verify(s)
                   break

@@ -75,7 +75,6 @@ const anchorShare = (
         openedAt
       )?.share
 
-
 /**
  * The checkout service.
  *
@@ -190,8 +189,10 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
         // the other recurring prices sold on the same subscription: each sellable, all on the
         // first's interval and currency; free during the first's trial
         for (const [i, x] of (command.extraItems ?? []).entries()) {
-          const xpv = yield* Effect.catchTag(catalog.sellableVersion(merchantId, x.priceId, customerId), "PriceNotFound", () =>
-            Effect.fail(refuse("price", "no such price", true, i + 1))
+          const xpv = yield* Effect.catchTag(
+            catalog.sellableVersion(merchantId, x.priceId, customerId),
+            "PriceNotFound",
+            () => Effect.fail(refuse("price", "no such price", true, i + 1))
           )
           extras.push({ pv: xpv, quantity: x.quantity })
         }
@@ -300,13 +301,13 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
         line_items: item
           ? [item, ...(command.extraItems ?? [])].map(
               (line) =>
-              new CheckoutSession.SessionLineItem({
+                new CheckoutSession.SessionLineItem({
                   price_id: line.priceId,
                   quantity: line.quantity.toString(),
                   quantity_editable: line.editable,
                   quantity_min: line.min,
                   quantity_max: line.max
-              })
+                })
             )
           : [],
         customer_id: customerId,
@@ -415,9 +416,11 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
       const versions: Array<Price.PriceVersion> = []
       for (const l of lineItems)
         versions.push(
-          yield* Effect.catchTag(catalog.sellableVersion(merchantId, l.price_id, session.customer_id), "PriceNotFound", () =>
-        Effect.fail(refuse("price", "no such price", true))
-      )
+          yield* Effect.catchTag(
+            catalog.sellableVersion(merchantId, l.price_id, session.customer_id),
+            "PriceNotFound",
+            () => Effect.fail(refuse("price", "no such price", true))
+          )
         )
       const pv = versions[0]!
       const baseQuantity = BigInt(lineItems[0]!.quantity)
@@ -441,7 +444,7 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
           : null
       for (const [i, v] of versions.entries()) {
         const refusal = soldRefusal(cycleAmounts(v, BigInt(lineItems[i]!.quantity)), settlement, "quantity")
-      if (refusal !== undefined) return yield* refuse(refusal.reason, refusal.detail)
+        if (refusal !== undefined) return yield* refuse(refusal.reason, refusal.detail)
       }
       // each line converted, as the first invoice converts its lines
       const settled = dues.map((d) =>
@@ -553,7 +556,11 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
       if (pv !== null && session.line_items.length > 1)
         for (const [i, l] of session.line_items.entries()) {
           const v =
-            i === 0 ? pv : Option.getOrNull(yield* Effect.option(catalog.sellableVersion(merchantId, l.price_id, session.customer_id)))
+            i === 0
+              ? pv
+              : Option.getOrNull(
+                  yield* Effect.option(catalog.sellableVersion(merchantId, l.price_id, session.customer_id))
+                )
           lines.push({
             priceName: v?.price_name ?? l.price_id,
             quantity: l.quantity,

@@ -297,17 +297,17 @@ export class SessionPayments extends Context.Service<SessionPayments>()("@recur/
                           )
                         : withItemLines(
                             Result.getOrThrow(
-                            Invoicing.cycle({
-                              invoice_type: "initial",
-                              price: pv,
-                              cycle_index: 0,
-                              paidCycles: 0,
-                              quantity,
-                              usage: 0n,
-                              existing: [],
-                              ...(anchored !== undefined ? { share: anchored.share } : {})
-                            })
-                          ),
+                              Invoicing.cycle({
+                                invoice_type: "initial",
+                                price: pv,
+                                cycle_index: 0,
+                                paidCycles: 0,
+                                quantity,
+                                usage: 0n,
+                                existing: [],
+                                ...(anchored !== undefined ? { share: anchored.share } : {})
+                              })
+                            ),
                             extraItems,
                             0
                           ),
@@ -408,6 +408,7 @@ export class SessionPayments extends Context.Service<SessionPayments>()("@recur/
                 owed_refunds: [],
                 credited: [],
                 moved: [],
+                pending_prorations: [],
                 subscription: new Subscription.Subscription({
                   id: sub_id,
                   customer_id: customerId,

@@ -194,6 +194,44 @@ const applyDiscounts = (subtotal: Money.Money, rules: ReadonlyArray<DiscountRule
   return out
 }
 
+/** Whether a line is a proration's (a change's credit or charge). */
+const isProration = (l: Line) => l.kind === "proration_credit" || l.kind === "proration_charge"
+
+/**
+ * The sum of the proration lines of `lines`, in minor units (signed).
+ *
+ * @since 0.1.0
+ */
+export const prorationNet = (lines: ReadonlyArray<Line>): bigint =>
+  lines.reduce((a, l) => (isProration(l) ? a + l.amount.amount : a), 0n)
+
+/**
+ * What an invoice is taxed on: its lines other than prorations less their discounts, plus the
+ * proration lines (already net of discounts); never below zero.
+ *
+ * @since 0.1.0
+ */
+export const taxableOf = (draft: Pick<Draft, "lines" | "discounts">): bigint => {
+  const prorations = prorationNet(draft.lines)
+  const base = draft.lines.reduce((a, l) => a + l.amount.amount, 0n) - prorations
+  const t = (base > 0n ? base : 0n) - sumOfDiscounts(draft.discounts) + prorations
+  return t > 0n ? t : 0n
+}
+
+/**
+ * The part of an invoice's proration credits it could not absorb (its other lines, after
+ * discounts, were smaller): what goes to the customer's credit balance instead. Zero when the
+ * invoice's taxable amount is not negative.
+ *
+ * @since 0.1.0
+ */
+export const unappliedCredit = (draft: Pick<Draft, "lines" | "discounts" | "currency">): Money.Money => {
+  const prorations = prorationNet(draft.lines)
+  const base = draft.lines.reduce((a, l) => a + (l.kind === "balance" ? 0n : l.amount.amount), 0n) - prorations
+  const t = (base > 0n ? base : 0n) - sumOfDiscounts(draft.discounts) + prorations
+  return Money.make(t < 0n ? -t : 0n, draft.currency)
+}
+
 /**
  * Totals a set of lines: discounts, tax on the discounted amount (exclusive tax added, inclusive
  * tax already in it), then customer credit — or a debit (a negative balance: an earlier invoice's
@@ -217,9 +255,14 @@ export const total = (input: {
     input.lines.reduce((a, l) => a + l.amount.amount, 0n),
     currency
   )
-  const positive = subtotal.amount > 0n ? subtotal : Money.zero(currency)
+  // proration lines are priced already after the subscription's discounts (from its plan basis):
+  // the discounts apply to the other lines only, and the prorations are added after them
+  const prorations = prorationNet(input.lines)
+  const base = subtotal.amount - prorations
+  const positive = base > 0n ? Money.make(base, currency) : Money.zero(currency)
   const discounts = applyDiscounts(positive, input.discounts ?? [])
-  const discounted = positive.amount - discounts.reduce((a, d) => a + d.amount.amount, 0n)
+  const afterProrations = positive.amount - discounts.reduce((a, d) => a + d.amount.amount, 0n) + prorations
+  const discounted = afterProrations > 0n ? afterProrations : 0n
   const tax_lines = (input.tax ?? noTax)(Money.make(discounted, currency))
   const tax = Money.make(
     tax_lines.reduce((a, t) => a + t.amount.amount, 0n),

@@ -180,8 +180,9 @@ export class SubscriptionActionRefused extends Schema.TaggedError<SubscriptionAc
 
 /**
  * A subscription cannot move to this price: it is not sold, not recurring, in another currency
- * or billing dimension, on another interval, would bill more per cycle than an invoice may
- * carry, or is already one of the subscription's other items.
+ * or billing dimension, an interval switch it cannot make (at the period's end, a fixed term,
+ * usage), an invoiced change over pending proration lines (`proration`), would bill more per
+ * cycle than an invoice may carry, or is already one of the subscription's other items.
  *
  * @since 0.1.0
  */
@@ -194,7 +195,8 @@ export class PriceChangeRefused extends Schema.TaggedError<PriceChangeRefused>()
     "currency_or_dimension",
     "interval",
     "above_bound",
-    "already_an_item"
+    "already_an_item",
+    "proration"
   ]),
   detail: Schema.String
 }) {

@@ -63,6 +63,7 @@ export const movedTo = (
       price_id: target.id,
       price_version_id: target.price_version_id,
       price_type: target.price_type,
+      billing_cycle_unit: target.price_plan?.billing_cycle_unit ?? next.subscription.billing_cycle_unit,
       quantity_tiers: target.quantity_tiers,
       usage_tiers: target.usage_tiers
     },
@@ -170,3 +171,37 @@ export const creditedBack = (
     shares.reduce((r, sh) => CycleLedger.withCredited(r, cycleIndex, sh.amount, sh.invoice_id), next),
     back.amount
   )
+
+/**
+ * A `create_prorations` change's `lines` added to the record's pending proration lines, and the
+ * credit's part from the cycle's payments (`shares`) credited against the invoices it is given
+ * back from — so a later refund of the cycle cannot take it again.
+ *
+ * @since 0.1.0
+ */
+export const withPendingProrations = (
+  next: Entities.SubscriptionRecord,
+  cycleIndex: number,
+  shares: ReadonlyArray<GiveBack.Share>,
+  lines: ReadonlyArray<Entities.PendingProration>
+): Entities.SubscriptionRecord => ({
+  ...shares.reduce((r, sh) => CycleLedger.withCredited(r, cycleIndex, sh.amount, sh.invoice_id), next),
+  pending_prorations: [...next.pending_prorations, ...lines]
+})
+
+/**
+ * The record of a subscription that ends (canceled now, at the period's end, or its term
+ * completed) with pending proration lines no invoice will bill: they are removed — a pending
+ * charge is never billed, and what the pending credits exceed the pending charges by (already
+ * given back from the cycle's payments, in the ledger) goes to the credit balance.
+ *
+ * @since 0.1.0
+ */
+export const endedWithPending = (rec: Entities.SubscriptionRecord): Entities.SubscriptionRecord => {
+  if (rec.pending_prorations.length === 0) return rec
+  const net = rec.pending_prorations.reduce(
+    (a, p) => a + Result.getOrThrow(Money.parse(p.amount, rec.currency, { allowNegative: true })).amount,
+    0n
+  )
+  return withBalance({ ...rec, pending_prorations: [] }, net < 0n ? -net : 0n)
+}

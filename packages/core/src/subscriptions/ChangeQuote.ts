@@ -77,7 +77,7 @@ export const refusal = (
 
 /**
  * Why a subscription on `current` cannot move to `target`, if it cannot: a price that does not
- * recur, another currency or billing dimension, or another interval.
+ * recur, another currency or billing dimension (another interval is a switch: `IntervalSwitch`).
  *
  * @since 0.1.0
  */
@@ -96,19 +96,9 @@ export const targetRefusal = (
       "the new price must have the same currency and billing dimension"
     )
   }
-  const [from, to] = [current.price_plan, target.price_plan]
-  if (
-    from === null ||
-    from.billing_cycle_unit !== to.billing_cycle_unit ||
-    from.billing_cycle_count !== to.billing_cycle_count
-  ) {
-    return refusal(
-      subscriptionId,
-      target.id,
-      "interval",
-      `the new price must bill every ${from?.billing_cycle_count ?? 1} ${from?.billing_cycle_unit ?? "cycle"} like the current one; start a new subscription to change the interval`
-    )
-  }
+  // another interval is a switch (`IntervalSwitch`), with its own rules
+  if (current.price_plan === null)
+    return refusal(subscriptionId, target.id, "interval", "the subscription's price has no interval to switch from")
   return undefined
 }
 
@@ -201,6 +191,8 @@ export const prorated = (
     readonly quantity: bigint
     readonly collected: GiveBack.Collected
     readonly period: { readonly start: number; readonly end: number }
+    /** Pending charges of the cycle not billed yet that the credit may also cancel (create_prorations). */
+    readonly pendingAvailable?: Money.Money
   }
 ): Priced => {
   const { merchant, rec, current, target } = input
@@ -216,7 +208,9 @@ export const prorated = (
       newAmount: newFull,
       creditMode: merchant.proration_credit,
       // the credit is what was actually paid for the old plan and is still held
-      held: GiveBack.heldBasis(input.collected)
+      held: input.pendingAvailable
+        ? Money.make(GiveBack.heldBasis(input.collected).amount + input.pendingAvailable.amount, rec.currency)
+        : GiveBack.heldBasis(input.collected)
     })
   )
   const { discounts_ending, ...first } = head
@@ -308,7 +302,87 @@ export const movesBasis = (quote: Priced): boolean =>
   quote.outcome === "upgrade" ||
   quote.outcome === "refund" ||
   quote.outcome === "credit_balance" ||
-  (quote.outcome === "none" && quote.proration === "immediate")
+  quote.outcome === "pending_prorations" ||
+  quote.outcome === "interval_switch" ||
+  (quote.outcome === "none" && invoicesNow(quote.proration))
+
+/**
+ * Whether a proration mode charges or credits now: `always_invoice`, or `immediate` (its alias,
+ * the seed's name).
+ *
+ * @since 0.1.0
+ */
+export const invoicesNow = (mode: ChangeCommand["proration"]): boolean =>
+  mode === "immediate" || mode === "always_invoice"
+
+/**
+ * What the pending charges of the subscription's current cycle still hold that a later
+ * `create_prorations` credit may cancel: the charges less the part of the cycle's pending credits
+ * that was not taken from its payments (that part cancelled charges already). Never negative.
+ *
+ * @since 0.1.0
+ */
+export const pendingAvailable = (
+  rec: Pick<Entities.SubscriptionRecord, "currency" | "pending_prorations"> & {
+    readonly subscription: { readonly cycle_index: number }
+  }
+): Money.Money => {
+  const cycle = rec.subscription.cycle_index
+  const parse = (s: string) => Result.getOrThrow(Money.parse(s, rec.currency, { allowNegative: true })).amount
+  let available = 0n
+  for (const p of rec.pending_prorations) {
+    if (p.cycle_index !== cycle) continue
+    if (p.kind === "proration_charge") available += parse(p.amount)
+    else available -= -parse(p.amount) - (p.from_paid !== undefined ? parse(p.from_paid) : 0n)
+  }
+  return Money.make(available > 0n ? available : 0n, rec.currency)
+}
+
+/**
+ * A prorated quote recorded as pending lines (`create_prorations`): nothing moves now, the credit
+ * and the charge are billed by the next cycle's invoice at `billedAt`.
+ *
+ * @since 0.1.0
+ */
+export const pendingQuote = (quote: Priced, billedAt: number): Priced => {
+  const zero = Money.format(Money.zero(quote.currency))
+  const { discounts_ending, ...rest } = quote
+  return { ...rest, tax: zero, total: zero, outcome: "pending_prorations", billed_at: billedAt, discounts_ending }
+}
+
+/**
+ * The part of a `create_prorations` credit taken from what the cycle's invoices collected: what
+ * the pending charges of the cycle (`available`) cannot cancel.
+ *
+ * @since 0.1.0
+ */
+export const creditFromPaid = (credit: Money.Money, available: Money.Money): Money.Money => {
+  const rest = credit.amount - available.amount
+  return Money.make(rest > 0n ? rest : 0n, credit.currency)
+}
+
+/**
+ * The pending proration lines of a `create_prorations` quote (non-zero lines only), recorded in
+ * cycle `cycleIndex` with the credit's part `fromPaid` taken from the cycle's payments.
+ *
+ * @since 0.1.0
+ */
+export const pendingOf = (
+  quote: Priced & { readonly quote_id: string },
+  cycleIndex: number,
+  fromPaid: Money.Money
+): ReadonlyArray<Entities.PendingProration> =>
+  upgradeLines(quote)
+    .filter((l) => l.amount.amount !== 0n)
+    .map((l) => ({
+      cycle_index: cycleIndex,
+      kind: l.kind,
+      description: l.description,
+      amount: Money.format(l.amount),
+      ...(l.kind === "proration_credit" ? { from_paid: Money.format(fromPaid) } : {}),
+      quote_id: quote.quote_id,
+      at: quote.at
+    }))
 
 /**
  * What a quote id hashes: the change, the subscription's version, the numbers quoted and what
@@ -326,7 +400,7 @@ export const hashed = (command: ChangeCommand, version: number, quote: Priced): 
     Option.getOrNull(command.priceId),
     Option.match(command.quantity, { onNone: () => null, onSome: (q) => q.toString() }),
     quote.effective_type,
-    quote.proration,
+    invoicesNow(quote.proration) ? "always_invoice" : quote.proration,
     quote.at,
     quote.net,
     quote.credit,

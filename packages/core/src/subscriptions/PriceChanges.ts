@@ -2,8 +2,9 @@
  * Price and quantity changes of a running subscription: the plan (what a change credits and
  * charges, by the rules of `ChangeQuote`), the preview and its quote, the commit that produces
  * exactly the quoted numbers (writing the record as `ChangeCommit` says), scheduled changes and
- * their revocation, quantity changes for the next cycle. A change keeps the interval and stays
- * within the amount bounds.
+ * their revocation, quantity changes for the next cycle. A change's proration is chosen per
+ * change (`always_invoice`/`immediate`, `create_prorations`, `none`); a change to another
+ * interval is a switch (`IntervalSwitch`); every change stays within the amount bounds.
  *
  * @since 0.1.0
  */
@@ -24,7 +25,7 @@ import { fullCycle } from "./SubscriptionTerms.js"
 import { loadSub, writes } from "./SubscriptionStore.js"
 import { withTax } from "../taxes/TaxRates.js"
 import * as CycleLedger from "../invoices/CycleLedger.js"
-import type * as GiveBack from "../invoices/GiveBack.js"
+import * as GiveBack from "../invoices/GiveBack.js"
 import * as Invoicing from "../invoices/Invoicing.js"
 import * as Lifecycle from "../kernel/Lifecycle.js"
 import * as Merchants from "../tenants/Merchants.js"
@@ -38,6 +39,8 @@ import * as Store from "../kernel/Store.js"
 import * as Schedule from "../schedules/Schedule.js"
 import * as ChangeCommit from "./ChangeCommit.js"
 import * as ChangeQuote from "./ChangeQuote.js"
+import * as IntervalSwitch from "./IntervalSwitch.js"
+import * as IntervalSwitches from "./IntervalSwitches.js"
 
 /**
  * A change of a running subscription's price, quantity or both (at least one is set). Built
@@ -53,8 +56,12 @@ export interface ChangeCommand {
   readonly quantity: Option.Option<bigint>
   /** Now (prorated per `proration`) or at the end of the current period. */
   readonly effective: "immediate" | "end_of_period"
-  /** Whether an immediate change credits and charges the rest of the period. */
-  readonly proration: "immediate" | "none"
+  /**
+   * How an immediate price change settles the rest of the period: `always_invoice` (or its alias
+   * `immediate`, the seed's name) credits and charges now; `create_prorations` records the credit
+   * and the charge as pending lines the next cycle's invoice bills; `none` neither.
+   */
+  readonly proration: "immediate" | "always_invoice" | "create_prorations" | "none"
   /** The quote a commit must reproduce exactly (from a preview of the same change). */
   readonly quoteId: Option.Option<string>
 }
@@ -95,7 +102,7 @@ export interface Quote {
   readonly quote_id: string
   readonly subscription_id: string
   readonly effective_type: "immediate" | "end_of_period"
-  readonly proration: "immediate" | "none"
+  readonly proration: ChangeCommand["proration"]
   readonly at: number
   readonly currency: string
   readonly credit: string
@@ -108,8 +115,24 @@ export interface Quote {
    * credit to the balance; `0.00` otherwise. A commit with the quote charges exactly this.
    */
   readonly total: string
-  /** `upgrade` (charged now), `refund`, `credit_balance`, `none` or `scheduled`. */
-  readonly outcome: "upgrade" | "refund" | "credit_balance" | "none" | "scheduled" | "quantity_next_cycle"
+  /**
+   * `upgrade` (charged now), `refund`, `credit_balance`, `none`, `scheduled`, `quantity_next_cycle`
+   * or `pending_prorations` (the lines are billed by the next cycle's invoice, at `billed_at`).
+   */
+  readonly outcome:
+    | "upgrade"
+    | "refund"
+    | "credit_balance"
+    | "none"
+    | "scheduled"
+    | "quantity_next_cycle"
+    | "pending_prorations"
+    | "interval_switch"
+  /**
+   * When the lines are billed (Unix ms): by the next cycle's invoice (`pending_prorations`), or now,
+   * as the new period's invoice (`interval_switch`, the new period's start).
+   */
+  readonly billed_at?: number
   readonly lines: ReadonlyArray<{ readonly description: string; readonly amount: string }>
   readonly effective_at: number
   /**
@@ -121,6 +144,10 @@ export interface Quote {
 }
 
 const QUOTE_TTL_MS = 15 * 60_000
+
+/** Whether the record holds pending proration lines of its current cycle. */
+const pendingOfCycle = (rec: Entities.SubscriptionRecord): boolean =>
+  rec.pending_prorations.some((p) => p.cycle_index === rec.subscription.cycle_index)
 
 const QUOTE_ID = /^quo_([0-9a-z]{1,12})_[0-9a-f]{24}$/
 
@@ -215,6 +242,9 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
           Option.getOrElse(quantity, () => qty)
         )
         if (aboveBound) return yield* aboveBound
+        const switching = target !== undefined && IntervalSwitch.switchesInterval(current, target)
+        const wrongSwitch = switching && IntervalSwitch.refusal(subscriptionId, rec, target, command)
+        if (wrongSwitch) return yield* wrongSwitch
         const periodStart =
           rec.subscription.current_period_start !== null ? msOf(rec.subscription.current_period_start) : at
         const periodEnd = rec.subscription.current_period_end !== null ? msOf(rec.subscription.current_period_end) : at
@@ -227,14 +257,59 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
           currency,
           discounts_ending
         }
-        let quote: ChangeQuote.Priced
+        let quote!: ChangeQuote.Priced
         let collected: GiveBack.Collected | undefined
-        if (!target) {
+        let available: Money.Money | undefined
+        let switched: IntervalSwitches.Switched | undefined
+        if (switching && target && rec.subscription.status !== "trial") {
+          const planned = yield* planSwitch({
+            merchantId,
+            merchant,
+            rec,
+            after,
+            current,
+            target,
+            at,
+            period: { start: periodStart, end: periodEnd },
+            proration: prorationMode,
+            quantity,
+            head
+          })
+          collected = planned.collected
+          quote = planned.quote
+          switched = planned.switched
+        } else if (!target) {
           quote = ChangeQuote.unprorated(head, "quantity_next_cycle", periodEnd)
         } else if (effective_type === "end_of_period") {
           quote = ChangeQuote.unprorated(head, "scheduled", periodEnd)
         } else if (prorationMode === "none" || rec.subscription.status === "trial") {
           quote = ChangeQuote.unprorated(head, "none", at)
+        } else if (prorationMode === "create_prorations") {
+          // the credit may cancel pending charges of the cycle first, then what its invoices collected
+          available = ChangeQuote.pendingAvailable(rec)
+          collected = yield* CycleLedger.collectedBy(storage, merchantId, rec, rec.subscription.cycle_index)
+          quote = ChangeQuote.pendingQuote(
+            ChangeQuote.prorated(head, {
+              merchant,
+              rec,
+              after,
+              current,
+              target,
+              quantity: qty,
+              collected,
+              period: { start: periodStart, end: periodEnd },
+              pendingAvailable: available
+            }),
+            periodEnd
+          )
+        } else if (pendingOfCycle(rec)) {
+          // the cycle's pending lines would be billed next to a credit that already counted them
+          return yield* ChangeQuote.refusal(
+            subscriptionId,
+            target.id,
+            "proration",
+            "the subscription has pending proration lines the next invoice bills: change with proration create_prorations or none until then"
+          )
         } else {
           collected = yield* CycleLedger.collectedBy(storage, merchantId, rec, rec.subscription.cycle_index)
           quote = ChangeQuote.prorated(head, {
@@ -255,6 +330,7 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
         let back: Money.Money | undefined
         // what the change gives back, invoice by invoice (an upgrade's credit, a downgrade's back)
         let shares: ReadonlyArray<GiveBack.Share> = []
+        let fromPaid = Money.zero(currency)
         if (quote.outcome === "upgrade" && collected) {
           const lines = ChangeQuote.upgradeLines(quote)
           // the charge is taxed at today's address and rates; the credit gives back the tax its
@@ -280,6 +356,11 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
           upgrade = changed.draft
           shares = changed.shares
           quote = ChangeQuote.upgradeQuote(quote, upgrade)
+        } else if (quote.outcome === "pending_prorations" && collected && available) {
+          // the credit's part the pending charges cannot cancel is given back from the cycle's
+          // payments now (in the ledger), so no refund can take it again before the invoice bills it
+          fromPaid = ChangeQuote.creditFromPaid(Result.getOrThrow(Money.parse(quote.credit, currency)), available)
+          if (fromPaid.amount > 0n) shares = GiveBack.giveBack(collected, fromPaid).shares
         } else if ((quote.outcome === "refund" || quote.outcome === "credit_balance") && collected) {
           const given = ChangeQuote.givenBack(quote, collected)
           back = given.given.total
@@ -287,9 +368,11 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
           quote = given.quote
         }
         const hash = yield* Secrets.sha256Hex(ChangeQuote.hashed(command, sv.version, quote))
-        const basis = ChangeQuote.movesBasis(quote)
-          ? Option.some(Money.format(fullCycle(after, target!, qty, rec.subscription.cycle_index)))
-          : Option.none<string>()
+        const basis = switched
+          ? Option.some(switched.basis)
+          : ChangeQuote.movesBasis(quote)
+            ? Option.some(Money.format(fullCycle(after, target!, qty, rec.subscription.cycle_index)))
+            : Option.none<string>()
         return {
           rec,
           version: sv.version,
@@ -302,9 +385,14 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
           upgrade,
           back,
           shares,
+          fromPaid,
+          switched,
           quote: { ...quote, quote_id: `quo_${at.toString(36)}_${hash.slice(0, 24)}` } as Quote
         }
       })
+
+    const planSwitch = IntervalSwitches.planSwitch(storage, taxes)
+    const openSwitched = IntervalSwitches.openSwitched(storage, documents, schedule)
 
     const previewChange = Effect.fn("PriceChanges.previewChange")(function* (
       merchantId: string,
@@ -344,7 +432,21 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
           }
           let tradeToCharge: Option.Option<string> = Option.none()
           if (target) {
-            if (quote.outcome === "scheduled") {
+            if (planned.switched) {
+              const opened = yield* openSwitched(planned.merchant, rec, next, target, planned.kept, planned.basis, {
+                switched: planned.switched,
+                now
+              })
+              next = opened.next
+              tradeToCharge = opened.tradeToCharge
+              yield* subEvents(
+                merchantId,
+                next,
+                Result.getOrThrow(Lifecycle.transition(Lifecycle.subscription, rec.subscription.status, "change_price"))
+                  .events,
+                now
+              )
+            } else if (quote.outcome === "scheduled") {
               next = { ...next, scheduled_price_version_id: target.price_version_id }
             } else {
               // discounts outside the new price's products end with the change
@@ -434,6 +536,15 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
                 // after it commits — or by this work item if the process dies first
                 next = ChangeCommit.withOwedRefund(next, quote.quote_id, cycle, planned.back!, planned.shares)
                 yield* schedule(planned.merchant, "refund_owed", subscriptionId, now + settings.reconcileAfterMs)
+              } else if (quote.outcome === "pending_prorations") {
+                // billed by the next cycle's invoice; the credit's part from the cycle's payments
+                // is given back from them now
+                next = ChangeCommit.withPendingProrations(
+                  next,
+                  cycle,
+                  planned.shares,
+                  ChangeQuote.pendingOf(quote, cycle, planned.fromPaid)
+                )
               } else if (quote.outcome === "credit_balance") {
                 // credited against the invoices it was given back from, as the quote took it
                 next = ChangeCommit.creditedBack(next, cycle, planned.shares, planned.back!)

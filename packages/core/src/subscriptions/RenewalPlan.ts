@@ -3,7 +3,7 @@
  * renewing many in a batch: whether it renews now ({@link decide}), what the next cycle bills
  * ({@link bill}: prepaid price for the new period, or the ended period's usage in arrears) and
  * the record after it ({@link advance}: next period, quantity and price changes applied, the
- * credit consumed, the proration basis reset).
+ * credit consumed, the proration basis reset, the pending proration lines billed and removed).
  *
  * @since 0.1.0
  */
@@ -125,14 +125,45 @@ export const bill = (
       arrears,
       quantity,
       pendingApplied,
-      draft: convertDraft(
-        arrears ? draft : withItemLines(draft, rec.extra_items, paidIndex(rec, invoiceCycle)),
-        rec.fx_rate,
-        rec.currency
+      draft: withPendingProrations(
+        convertDraft(
+          arrears ? draft : withItemLines(draft, rec.extra_items, paidIndex(rec, invoiceCycle)),
+          rec.fx_rate,
+          rec.currency
+        ),
+        rec
       ),
       credit: Result.getOrThrow(Money.parse(s.credit_balance, rec.currency, { allowNegative: true }))
     })
   )
+}
+
+/**
+ * The invoice lines of the subscription's pending proration lines (`create_prorations`
+ * changes), one each, in the settlement currency.
+ *
+ * @since 0.1.0
+ */
+export const pendingLines = (rec: Entities.SubscriptionRecord): ReadonlyArray<Invoicing.Line> =>
+  rec.pending_prorations.map((p) => ({
+    kind: p.kind,
+    description: p.description,
+    quantity: 1n,
+    amount: Result.getOrThrow(Money.parse(p.amount, rec.currency, { allowNegative: true }))
+  }))
+
+/** A renewal's draft with the pending proration lines added after its own (each billed once). */
+const withPendingProrations = (draft: Invoicing.Draft, rec: Entities.SubscriptionRecord): Invoicing.Draft => {
+  if (rec.pending_prorations.length === 0) return draft
+  const lines = [...draft.lines, ...pendingLines(rec)]
+  return {
+    ...draft,
+    lines,
+    subtotal: Money.make(
+      lines.reduce((a, l) => a + l.amount.amount, 0n),
+      draft.currency
+    )
+  }
 }
 
 /**
@@ -161,6 +192,8 @@ export const advance = (
     accrued_usage: b.arrears ? "0" : rec.accrued_usage,
     scheduled_price_version_id: null,
     plan_basis: Money.format(fullCycle(rec, billed, b.quantity, b.nextCycle)),
+    // billed once, by this invoice
+    pending_prorations: [],
     subscription: new Subscription.Subscription(
       {
         ...s,
@@ -174,7 +207,13 @@ export const advance = (
         current_period_start: dt(Option.match(period, { onNone: () => at, onSome: (p) => p.start })),
         current_period_end: periodEnd === null ? null : dt(periodEnd),
         next_invoice_date: periodEnd === null ? null : dt(periodEnd),
-        credit_balance: Money.format(Money.make(b.credit.amount - invoice.creditApplied.amount, b.credit.currency)),
+        // a proration credit larger than the invoice: the rest goes to the balance
+        credit_balance: Money.format(
+          Money.make(
+            b.credit.amount - invoice.creditApplied.amount + Invoicing.unappliedCredit(invoice).amount,
+            b.credit.currency
+          )
+        ),
         updated_at: dt(at)
       },
       { disableChecks: true }

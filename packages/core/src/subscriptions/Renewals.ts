@@ -16,6 +16,7 @@ import { CARRIED } from "../invoices/Invoicing.js"
 import { underMinimum } from "../payments/Charges.js"
 import { renewalTrade, submitTrade } from "../payments/TradeStore.js"
 import { taxRenewal } from "./RenewalPlan.js"
+import * as ChangeCommit from "./ChangeCommit.js"
 import { renewalPeriods } from "./SubscriptionTerms.js"
 import { writes } from "./SubscriptionStore.js"
 import { must } from "../kernel/ServiceSupport.js"
@@ -160,7 +161,8 @@ export class Renewals extends Context.Service<Renewals>()("@recur/core/Renewals"
                     : "term_completed"
                 })
               )
-              rec = { ...stepped.rec, subscription: moved.value }
+              // pending proration lines no invoice will bill (docs/proration.md)
+              rec = ChangeCommit.endedWithPending({ ...stepped.rec, subscription: moved.value })
               yield* saveSub(rec, sv.version, at)
               yield* subEvents(merchantId, rec, moved.events, at)
               yield* scheduleEvents(merchantId, stepped, at)

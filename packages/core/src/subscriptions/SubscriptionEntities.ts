@@ -81,6 +81,31 @@ export const ItemTerm = Schema.Struct({
 export type ItemTerm = typeof ItemTerm.Type
 
 /**
+ * One pending proration line of a `create_prorations` change (see `pending_prorations`).
+ *
+ * @since 0.1.0
+ */
+export const PendingProration = Schema.Struct({
+  /** The cycle the change happened in (the line is billed by the next cycle's invoice). */
+  cycle_index: Schema.Number,
+  kind: Schema.Literals(["proration_credit", "proration_charge"]),
+  description: Schema.String,
+  /** Signed, in the settlement currency: a credit is negative. */
+  amount: Schema.String,
+  /**
+   * A credit's part taken from what the cycle's invoices collected (recorded in `credited`); the
+   * rest of it cancels pending charges of the same cycle not billed yet. Absent on a charge.
+   */
+  from_paid: Schema.optional(Schema.String),
+  /** The quote of the change that recorded it. */
+  quote_id: Schema.String,
+  /** When the change took effect (Unix ms). */
+  at: Schema.Number
+})
+/** @since 0.1.0 */
+export type PendingProration = typeof PendingProration.Type
+
+/**
  * A stored subscription: the record the API returns plus what the engine needs to bill it.
  *
  * @since 0.1.0
@@ -174,7 +199,14 @@ export const SubscriptionRecord = Schema.Struct({
    * or active) each renewal that opens a phase's first cycle bills it at that phase; after it
    * ended it stays here as it ended. Absent (or null) when it never had one.
    */
-  schedule: Schema.optionalKey(Schema.NullOr(Schedule.SubscriptionSchedule))
+  schedule: Schema.optionalKey(Schema.NullOr(Schedule.SubscriptionSchedule)),
+  /**
+   * Proration lines a `create_prorations` change recorded and no invoice has billed yet: the
+   * credit for the unused time (negative) and the charge for the new plan, in the settlement
+   * currency before tax. The next renewal invoice bills each once, as one line, and removes them
+   * (docs/proration.md, "create_prorations").
+   */
+  pending_prorations: Schema.Array(PendingProration).pipe(Schema.withDecodingDefault(Effect.succeed([])))
 })
 /** @since 0.1.0 */
 export type SubscriptionRecord = typeof SubscriptionRecord.Type

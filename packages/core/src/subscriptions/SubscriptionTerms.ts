@@ -76,17 +76,17 @@ export const fullCycle = (
 ): Money.Money => {
   const draft = convertDraft(
     withItemLines(
-    Result.getOrThrow(
-      Invoicing.cycle({
-        invoice_type: "renewal",
-        price: pv,
-        cycle_index: cycleIndex,
-        paidCycles: paidIndex(rec, cycleIndex),
-        quantity,
-        usage: 0n,
-        existing: []
-      })
-    ),
+      Result.getOrThrow(
+        Invoicing.cycle({
+          invoice_type: "renewal",
+          price: pv,
+          cycle_index: cycleIndex,
+          paidCycles: paidIndex(rec, cycleIndex),
+          quantity,
+          usage: 0n,
+          existing: []
+        })
+      ),
       rec.extra_items,
       paidIndex(rec, cycleIndex)
     ),

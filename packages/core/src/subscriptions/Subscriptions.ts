@@ -5,6 +5,7 @@
  *
  * @since 0.1.0
  */
+import * as ChangeCommit from "./ChangeCommit.js"
 import { Context, Effect, Layer, Option, Result } from "effect"
 import * as Entities from "../kernel/Entities.js"
 import * as Errors from "../kernel/Errors.js"
@@ -132,13 +133,19 @@ export class Subscriptions extends Context.Service<Subscriptions>()("@recur/core
         }))
         return next.subscription
       }
-      const { next } = yield* transitionSub(merchantId, subscriptionId, "cancel", (_, at) => ({
-        patch: {
-          cancel_at: dt(at),
-          next_invoice_date: null,
-          cancel_reason: reason ?? "canceled_by_merchant"
+      const { next } = yield* transitionSub(merchantId, subscriptionId, "cancel", (rec, at) => {
+        // pending proration lines no invoice will bill: a net credit goes to the balance
+        const ended = ChangeCommit.endedWithPending(rec)
+        return {
+          patch: {
+            cancel_at: dt(at),
+            next_invoice_date: null,
+            cancel_reason: reason ?? "canceled_by_merchant",
+            credit_balance: ended.subscription.credit_balance
+          },
+          record: { pending_prorations: ended.pending_prorations }
         }
-      }))
+      })
       for (const kind of ["renewal", "dunning", "trial_notice", "incomplete_expiry"])
         yield* storage.workQueue.cancel(merchantId, kind, subscriptionId)
       return next.subscription

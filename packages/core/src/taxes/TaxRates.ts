@@ -405,8 +405,7 @@ export const withTax =
         lines: draft.lines,
         discounts
       })
-      const taxable =
-        untaxed.subtotal.amount > 0n ? untaxed.subtotal.amount - Invoicing.sumOfDiscounts(untaxed.discounts) : 0n
+      const taxable = Invoicing.taxableOf(untaxed)
       const address =
         where.address !== undefined
           ? where.address

@@ -28,6 +28,7 @@ const version = (i: number, amount: string) => {
 const record = (pv: Price.PriceVersion, cycle: number, quantity: string): Entities.SubscriptionRecord => ({
   merchant_id: "mch_1",
   extra_items: [],
+  pending_prorations: [],
   anchor: at0,
   trial_end: null,
   payment_token: "tok",

@@ -237,8 +237,12 @@ export type ChangeInput = Narrow<
   {
     /** `immediate` (default) or at the current period's end. */
     readonly effective_type?: "immediate" | "end_of_period"
-    /** `immediate` (default): credit and charge the rest of the period now; `none`: no proration. */
-    readonly proration?: "immediate" | "none"
+    /**
+     * `always_invoice` or its alias `immediate` (default): credit and charge the rest of the period
+     * now; `create_prorations`: record them as pending lines the next cycle's invoice bills;
+     * `none`: no proration.
+     */
+    readonly proration?: "always_invoice" | "create_prorations" | "none" | "immediate"
   }
 > &
   (

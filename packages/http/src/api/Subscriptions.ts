@@ -26,6 +26,8 @@ const Quote = Schema.Struct({
   outcome: Schema.String,
   lines: Schema.Array(Schema.Struct({ description: Schema.String, amount: Schema.String })),
   effective_at: Schema.String,
+  /** When the next cycle's invoice bills the lines (`outcome` `pending_prorations`, `proration=create_prorations`). */
+  billed_at: Schema.optional(Schema.String),
   /** The subscription's discounts that stop applying from the change on (outside the new price's products). */
   discounts_ending: Schema.Array(Schema.Struct({ discount_id: Schema.String, discount_code: Schema.String }))
 })

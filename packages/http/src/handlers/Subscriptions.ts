@@ -36,13 +36,16 @@ export const subscriptionsLive = HttpApiBuilder.group(BillingApi, "subscriptions
     const metering = yield* Metering.Metering
     const status = (s: { readonly id: string; readonly status: string }) =>
       ok({ subscription_id: s.id, status: s.status })
-    const quoteJson = (q: Subscriptions.Quote) => ({
-      ...q,
-      effective_at: DateTime.formatIso(DateTime.makeUnsafe(Math.floor(q.effective_at / 1000) * 1000)).replace(
-        ".000Z",
-        "Z"
-      )
-    })
+    const iso = (ms: number) =>
+      DateTime.formatIso(DateTime.makeUnsafe(Math.floor(ms / 1000) * 1000)).replace(".000Z", "Z")
+    const quoteJson = (q: Subscriptions.Quote) => {
+      const { billed_at, ...rest } = q
+      return {
+        ...rest,
+        effective_at: iso(q.effective_at),
+        ...(billed_at !== undefined ? { billed_at: iso(billed_at) } : {})
+      }
+    }
     return handlers
       .handle("list", ({ query: q }) =>
         call((m) =>

@@ -117,18 +117,18 @@ ${button(q - 1n, w.decrease, "−")}<output aria-labelledby="${id}-label" id="${
     several !== null
       ? several
       : item?.quantity_editable === true
-      ? (() => {
-          const q = BigInt(item.quantity)
-          const min = item.quantity_min !== null ? BigInt(item.quantity_min) : 1n
-          const max = item.quantity_max !== null ? BigInt(item.quantity_max) : 999_999_999n
-          const button = (to: bigint, label: string, text: string) =>
-            `<button type="submit" name="quantity" value="${to}" aria-label="${esc(label)}" class="step"${to < min || to > max ? " disabled" : ""}>${text}</button>`
-          return `<form method="post" action="${esc(`${base}${s.session_id}/quantity`)}" class="stepper"><span id="qty-label">${esc(w.quantity)}</span>
+        ? (() => {
+            const q = BigInt(item.quantity)
+            const min = item.quantity_min !== null ? BigInt(item.quantity_min) : 1n
+            const max = item.quantity_max !== null ? BigInt(item.quantity_max) : 999_999_999n
+            const button = (to: bigint, label: string, text: string) =>
+              `<button type="submit" name="quantity" value="${to}" aria-label="${esc(label)}" class="step"${to < min || to > max ? " disabled" : ""}>${text}</button>`
+            return `<form method="post" action="${esc(`${base}${s.session_id}/quantity`)}" class="stepper"><span id="qty-label">${esc(w.quantity)}</span>
 ${button(q - 1n, w.decrease, "−")}<output aria-labelledby="qty-label" id="quantity">${esc(item.quantity)}</output>${button(q + 1n, w.increase, "+")}</form>`
-        })()
-      : item !== undefined && item.quantity !== "1"
-        ? `<p>${esc(w.quantity)}: <span id="quantity">${esc(item.quantity)}</span></p>`
-        : ""
+          })()
+        : item !== undefined && item.quantity !== "1"
+          ? `<p>${esc(w.quantity)}: <span id="quantity">${esc(item.quantity)}</span></p>`
+          : ""
   const every = view.interval ? anchoredInterval(language, view.interval, s.billing_cycle_anchor) : null
   const discount =
     s.discount_code !== null

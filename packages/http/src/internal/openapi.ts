@@ -161,7 +161,7 @@ const enums: Record<string, ReadonlyArray<string>> = {
   trial_period_unit: BillingPeriod.IntervalUnit.literals,
   period_unit: BillingPeriod.IntervalUnit.literals,
   effective_type: ["immediate", "end_of_period"],
-  proration: ["immediate", "none"],
+  proration: ["always_invoice", "create_prorations", "none", "immediate"],
   cancel_type: ["immediate", "end_of_period"]
 }
 

@@ -228,7 +228,7 @@ const enumNames: ReadonlyArray<readonly [string, ReadonlyArray<string | number>]
   ["SessionMode", ["checkout", "payment"]],
   ["SessionStatus", ["open", "complete", "expired"]],
   ["ChangeTiming", ["immediate", "end_of_period"]],
-  ["ProrationBehavior", ["immediate", "none"]],
+  ["ProrationBehavior", ["always_invoice", "create_prorations", "none", "immediate"]],
   ["DiscountType", ["percentage", "fixed_amount"]],
   ["DiscountDuration", ["once", "repeating", "forever"]],
   ["DiscountStatus", ["active", "ended"]],

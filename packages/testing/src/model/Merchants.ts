@@ -10,7 +10,7 @@ import { Catalog, Customers, Merchants, TaxRates } from "@recur/core"
 import { Effect } from "effect"
 import { discountsByRequest } from "../ScenarioKit.js"
 import { CDISCOUNTS, type CDiscount, type CMerchant, COUNTRIES, CPRICES, RATES } from "./Commercial.js"
-import { ADDON, FLAT, type MMerchant, USAGE } from "./Reference.js"
+import { ADDON, FLAT, type MMerchant, USAGE, YEARLY } from "./Reference.js"
 
 /** The plain merchants, frozen at `start`, each with a product and the model's flat and usage prices. */
 export const plainMerchants = (start: number) =>
@@ -73,7 +73,25 @@ export const plainMerchants = (start: number) =>
           }),
           (p) => p.id
         )
-        merchants.push({ id: merchant.merchant_id, policy, creditMode, flat, usage, addon, now: start, subs: [] })
+        const yearly = (yield* catalog.createPrice(merchant.merchant_id, {
+          name: "Flat yearly",
+          product_id: product.product_id,
+          currency: "USD",
+          billing_type: "recurring",
+          price_type: "flat_price",
+          price_plan: { billing_cycle_unit: "year", billing_cycle_count: 1, base_price_val: YEARLY }
+        })).id
+        merchants.push({
+          id: merchant.merchant_id,
+          policy,
+          creditMode,
+          flat,
+          usage,
+          addon,
+          yearly,
+          now: start,
+          subs: []
+        })
       }
     }
     return merchants

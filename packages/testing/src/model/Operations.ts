@@ -36,7 +36,14 @@ export type Op =
       readonly _tag: "ChangePrice"
       readonly s: MSub
       readonly target: number
-      readonly mode: "immediate" | "none" | "end_of_period"
+      readonly mode: "immediate" | "none" | "end_of_period" | "create_prorations"
+    }
+  | {
+      readonly _tag: "SwitchInterval"
+      readonly s: MSub
+      /** The monthly price a yearly subscription switches to. */
+      readonly target: number
+      readonly mode: "always_invoice" | "create_prorations" | "none"
     }
   | { readonly _tag: "ChangeQuantity"; readonly s: MSub; readonly qty: bigint }
   | { readonly _tag: "Cancel"; readonly s: MSub; readonly atEnd: boolean }
@@ -97,7 +104,22 @@ export const nextOp = (rnd: ReturnType<typeof generator>, merchants: ReadonlyArr
   if (r < 0.5) {
     const family = s.usage ? USAGE.length : FLAT.length
     const target = (s.price + rnd.int(1, family - 1)) % family
-    const mode = rnd.pick(["immediate", "immediate", "immediate", "none", "end_of_period"] as const)
+    const mode = rnd.pick([
+      "immediate",
+      "immediate",
+      "create_prorations",
+      "create_prorations",
+      "none",
+      "end_of_period"
+    ] as const)
+    // a yearly subscription's every price change is a switch back to a monthly price
+    if (!s.usage && (s.months === 12 || r < 0.06))
+      return {
+        _tag: "SwitchInterval",
+        s,
+        target: rnd.int(0, FLAT.length - 1),
+        mode: rnd.pick(["always_invoice", "always_invoice", "create_prorations", "none"] as const)
+      }
     return { _tag: "ChangePrice", s, target, mode }
   }
   if (r < 0.6)
@@ -124,7 +146,10 @@ export const nextOp = (rnd: ReturnType<typeof generator>, merchants: ReadonlyArr
     (s.schedule ?? null) === null &&
     s.scheduled === null &&
     s.pending === null &&
-    !s.cancelAtEnd
+    !s.cancelAtEnd &&
+    // one item on the monthly prices: a schedule's phase holds one item, on the current interval
+    s.addon === 0n &&
+    s.months === 1
   ) {
     const family = s.usage ? USAGE.length : FLAT.length
     return {

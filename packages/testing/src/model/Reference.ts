@@ -82,6 +82,8 @@ export const flatMinor = (i: number) => BigInt(FLAT[i]!.replace(".", ""))
 /** The add-on a flat subscription may carry as a second item (issue 33): per unit, monthly. */
 export const ADDON = "4.99"
 export const addonMinor = BigInt(ADDON.replace(".", ""))
+/** The one yearly flat price of each plain merchant (interval switches, issue 33). */
+export const YEARLY = "120.00"
 
 export interface MInvoice {
   readonly type: "initial" | "renewal" | "upgrade" | "refund"
@@ -126,6 +128,13 @@ export interface MSub {
   lines: number
   /** What its second item (the add-on × its quantity) bills a cycle; 0 without one. */
   readonly addon: bigint
+  /**
+   * Pending proration lines of `create_prorations` changes (issue 33): signed amounts, a credit's
+   * part taken from the cycle's payments in `fromPaid`. Billed once by the next renewal.
+   */
+  prorations: Array<{ readonly cycle: number; readonly amount: bigint; readonly fromPaid: bigint }>
+  /** Months a cycle lasts: 1, or 12 after a switch to the yearly price (issue 33). */
+  months: number
 }
 
 export interface MMerchant {
@@ -136,6 +145,7 @@ export interface MMerchant {
   readonly usage: ReadonlyArray<string>
   /** The add-on price ({@link ADDON}). */
   readonly addon: string
+  readonly yearly: string
   now: number
   readonly subs: Array<MSub>
 }
@@ -145,8 +155,9 @@ export const paying = (i: MInvoice) => i.type !== "refund" && i.amount > 0n
 export const statusOf = (i: MInvoice): string =>
   !paying(i) ? "success" : i.refunded >= i.amount ? "refunded" : i.refunded > 0n ? "partially_refunded" : "success"
 
-/** A whole cycle of the subscription: its base item at `price` × `qty`, and its add-on item. */
-export const fullOf = (s: MSub, price: number, qty: bigint) => (s.usage ? 0n : flatMinor(price) * qty + s.addon)
+/** A whole cycle of the subscription: its base item at `price` × `qty` (the yearly price after a switch), and its add-on item. */
+export const fullOf = (s: MSub, price: number, qty: bigint) =>
+  s.usage ? 0n : (s.months === 12 ? BigInt(YEARLY.replace(".", "")) : flatMinor(price)) * qty + s.addon
 
 export const usageAmount = (price: number, units: bigint) => {
   const [, num, den] = USAGE[price]!
@@ -226,6 +237,7 @@ export const renewModel = (s: MSub, at: number, resumed: boolean) => {
   if (s.cancelAtEnd) {
     s.status = "canceled"
     s.schedule = null
+    endPending(s)
     return
   }
   // a schedule's phase starting with the next cycle is its price and quantity; after it, released
@@ -251,19 +263,26 @@ export const renewModel = (s: MSub, at: number, resumed: boolean) => {
     s.pending = null
     amount = fullOf(s, s.price, s.qty)
   }
-  const applied = s.credit < amount! ? s.credit : amount!
+  // the pending proration lines join the invoice; a credit it cannot absorb goes to the balance
+  const withLines = amount! + s.prorations.reduce((a, p) => a + p.amount, 0n)
+  const due = withLines > 0n ? withLines : 0n
+  // the previous cycle's prorations paid here: this cycle's identity cannot hold
+  const billedPending = s.prorations.length > 0
+  s.prorations = []
+  const applied = s.credit < due ? s.credit : due
   s.credit -= applied
-  issue(s, "renewal", s.usage ? s.cycle : s.cycle + 1, amount! - applied, applied)
+  if (withLines < 0n) s.credit += -withLines
+  issue(s, "renewal", s.usage ? s.cycle : s.cycle + 1, due - applied, applied)
   s.cycle += 1
   if (resumed) {
     s.anchor = at
     s.anchorCycle = s.cycle
   }
-  s.start = addMonths(s.anchor, s.cycle - s.anchorCycle)
-  s.end = addMonths(s.anchor, s.cycle - s.anchorCycle + 1)
+  s.start = addMonths(s.anchor, (s.cycle - s.anchorCycle) * s.months)
+  s.end = addMonths(s.anchor, (s.cycle - s.anchorCycle + 1) * s.months)
   s.basis = fullOf(s, s.price, s.qty)
   openCycle(s, s.start)
-  if (applied > 0n && s.segments) s.segments = null
+  if ((applied > 0n || billedPending) && s.segments) s.segments = null
 }
 
 /** Renewals of a merchant's subscriptions up to `to`, in time order (as `advance_clock`). */
@@ -326,4 +345,81 @@ export const prorateModel = (s: MSub, target: number): bigint => {
     }
   }
   return net
+}
+
+/**
+ * A subscription that ends before its next invoice: pending charges are never billed, what the
+ * pending credits exceed them by goes to the balance (docs/proration.md).
+ */
+export const endPending = (s: MSub) => {
+  const net = s.prorations.reduce((a, p) => a + p.amount, 0n)
+  if (net < 0n) s.credit += -net
+  s.prorations = []
+}
+
+/** Whether the current cycle has pending proration lines (an invoiced change is then refused). */
+export const hasPending = (s: MSub) => s.prorations.some((p) => p.cycle === s.cycle)
+
+/**
+ * A `create_prorations` change: the credit cancels the cycle's pending charges first, then takes
+ * from what the cycle's invoices still hold (credited against them now); both lines wait for the
+ * next renewal. Answers the net.
+ */
+export const pendingModel = (s: MSub, target: number): bigint => {
+  const [u, total] = unused(s.merchant.policy, s.start, s.end, s.merchant.now)
+  const prorated = halfEven(s.basis * u, total)
+  let available = 0n
+  for (const p of s.prorations) {
+    if (p.cycle !== s.cycle) continue
+    available += p.amount > 0n ? p.amount : p.amount + p.fromPaid
+  }
+  if (available < 0n) available = 0n
+  const held = heldOf(s, s.cycle) + available
+  const credit = prorated < held ? prorated : held > 0n ? held : 0n
+  const newFull = fullOf(s, target, s.qty)
+  const charge = halfEven(newFull * u, total)
+  const fromPaid = credit > available ? credit - available : 0n
+  for (const [i, share] of sharesOf(s, s.cycle, fromPaid)) i.credited += share
+  if (credit !== 0n) s.prorations.push({ cycle: s.cycle, amount: -credit, fromPaid })
+  if (charge !== 0n) s.prorations.push({ cycle: s.cycle, amount: charge, fromPaid: 0n })
+  s.price = target
+  s.scheduled = null
+  s.basis = newFull
+  s.segments = null
+  return charge - credit
+}
+
+/**
+ * An interval switch now (monthly ↔ the yearly price; to monthly price `target`): the unused
+ * time credited to the balance from the cycle's invoices (none under `proration=none`), the next
+ * cycle opened from now, its invoice issued with the balance applied (docs/proration.md).
+ */
+export const switchModel = (s: MSub, target: number, mode: "always_invoice" | "create_prorations" | "none") => {
+  const now = s.merchant.now
+  let credit = 0n
+  if (mode !== "none") {
+    const [u, total] = unused(s.merchant.policy, s.start, s.end, now)
+    const prorated = halfEven(s.basis * u, total)
+    const held = heldOf(s, s.cycle)
+    credit = prorated < held ? prorated : held > 0n ? held : 0n
+  }
+  for (const [i, share] of sharesOf(s, s.cycle, credit)) i.credited += share
+  s.credit += credit
+  s.months = s.months === 12 ? 1 : 12
+  if (s.months === 1) s.price = target
+  if (s.pending !== null) s.qty = s.pending
+  s.pending = null
+  s.scheduled = null
+  s.cycle += 1
+  s.anchor = now
+  s.anchorCycle = s.cycle
+  s.start = now
+  s.end = addMonths(now, s.months)
+  const amount = fullOf(s, s.price, s.qty)
+  const applied = s.credit < amount ? s.credit : amount
+  s.credit -= applied
+  issue(s, "renewal", s.cycle, amount - applied, applied)
+  s.basis = amount
+  openCycle(s, now)
+  s.segments = null
 }

@@ -205,7 +205,7 @@ export const priceChangeStories = (it: Vitest.MethodsNonLive<Services>) => {
   )
 
   it.effect(
-    "a price change keeps the interval: another interval, count or a one-time price is a 400 and changes nothing",
+    "an interval switch is immediate only (end_of_period is a 400), a one-time price is a 400; refusals and previews change nothing",
     () =>
       Effect.gen(function* () {
         const priceChanges = yield* PriceChanges.PriceChanges
@@ -240,6 +240,15 @@ export const priceChangeStories = (it: Vitest.MethodsNonLive<Services>) => {
         yield* sandboxClock.advanceClock(merchantId, iso("2024-04-11T00:00:00Z"))
         for (const price_id of [yearly, quarterly, oneTime]) {
           for (const effective_type of ["immediate", "end_of_period"] as const) {
+            // an immediate interval switch goes through a quote (issue 33): previewed, not refused
+            if (price_id !== oneTime && effective_type === "immediate") {
+              const q = yield* priceChanges.previewChange(
+                merchantId,
+                PriceChanges.change(sub.id, { priceId: price_id, effective: effective_type })
+              )
+              expect(q.outcome).toBe("interval_switch")
+              continue
+            }
             expect(
               yield* Effect.flip(
                 priceChanges.changePrice(

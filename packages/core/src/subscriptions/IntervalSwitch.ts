@@ -1,0 +1,197 @@
+/**
+ * A change to a price billed on another interval (monthly ↔ yearly, weekly → monthly…), as rules
+ * over what `PriceChanges` read — Stripe's rule: the unused part of the current period is
+ * credited (to the customer's balance, from what the cycle's invoices still hold), a new period
+ * starts at the change (a new anchor, the next cycle index) and its invoice is issued and charged
+ * at once with the credit applied; what the credit exceeds it by stays on the balance. During a
+ * trial nothing is credited: the price switches and the trial's end bills the new interval.
+ *
+ * @since 0.1.0
+ */
+import { Option, Result } from "effect"
+import type { PriceVersion } from "../catalog/Price.js"
+import * as GiveBack from "../invoices/GiveBack.js"
+import type * as Invoicing from "../invoices/Invoicing.js"
+import type * as Entities from "../kernel/Entities.js"
+import { dt } from "../kernel/ServiceSupport.js"
+import * as BillingPeriod from "../money/BillingPeriod.js"
+import * as Money from "../money/Money.js"
+import * as Proration from "../money/Proration.js"
+import type * as Merchant from "../tenants/Merchant.js"
+import * as ChangeQuote from "./ChangeQuote.js"
+import type { ChangeCommand } from "./PriceChanges.js"
+import * as Subscription from "./Subscription.js"
+import { planBasis } from "./SubscriptionTerms.js"
+
+/**
+ * Whether moving from `current` to `target` changes the billing interval.
+ *
+ * @since 0.1.0
+ */
+export const switchesInterval = (current: PriceVersion, target: PriceVersion): boolean =>
+  current.price_plan !== null &&
+  target.price_plan !== null &&
+  (current.price_plan.billing_cycle_unit !== target.price_plan.billing_cycle_unit ||
+    current.price_plan.billing_cycle_count !== target.price_plan.billing_cycle_count)
+
+/**
+ * Why the subscription cannot switch to `target`'s interval, if it cannot: at the period's end
+ * (a switch starts a new period now), a fixed term (its cycles are counted in the old interval),
+ * a price billed in arrears (usage), or pending proration lines of the cycle.
+ *
+ * @since 0.1.0
+ */
+export const refusal = (
+  subscriptionId: string,
+  rec: Entities.SubscriptionRecord,
+  target: PriceVersion,
+  command: ChangeCommand
+) => {
+  const refuse = (detail: string) => ChangeQuote.refusal(subscriptionId, target.id, "interval", detail)
+  if (command.effective === "end_of_period")
+    return refuse("an interval switch starts a new period at the change: use effective_type immediate")
+  if (rec.subscription.total_cycles !== null)
+    return refuse("a fixed-term subscription keeps its interval; start a new subscription to change it")
+  if (target.billing_dimension === "usage")
+    return refuse("a price billed for usage in arrears cannot be switched to another interval")
+  // every item of a subscription bills on one interval: the others would have to switch with it
+  if (rec.extra_items.length > 0)
+    return refuse("a subscription of several items cannot switch its interval yet: its other items bill on this one")
+  if (rec.pending_prorations.some((p) => p.cycle_index === rec.subscription.cycle_index))
+    return ChangeQuote.refusal(
+      subscriptionId,
+      target.id,
+      "proration",
+      "the subscription has pending proration lines the next invoice bills: switch the interval after it"
+    )
+  return undefined
+}
+
+/**
+ * The credit of the unused part of the current period, in proration's terms (before tax): the
+ * plan basis × unused / period under the merchant's policy, never more than the cycle's invoices
+ * still hold; none under `proration=none`.
+ *
+ * @since 0.1.0
+ */
+export const unusedCredit = (input: {
+  readonly merchant: Merchant.Merchant
+  readonly rec: Entities.SubscriptionRecord
+  readonly current: PriceVersion
+  readonly collected: GiveBack.Collected
+  readonly period: { readonly start: number; readonly end: number }
+  readonly at: number
+  readonly proration: ChangeCommand["proration"]
+}): Money.Money => {
+  if (input.proration === "none") return Money.zero(input.rec.currency)
+  const paid = planBasis(input.rec, input.current)
+  const policy = Result.getOrElse(Proration.parsePolicy(input.merchant.proration_policy), () => Proration.defaultPolicy)
+  return Result.getOrThrow(
+    Proration.prorate({
+      policy,
+      period: input.period,
+      at: input.at,
+      paid,
+      newAmount: paid,
+      creditMode: input.merchant.proration_credit,
+      held: GiveBack.heldBasis(input.collected)
+    })
+  ).credit
+}
+
+/**
+ * The new period a switch opens at `at` on `target`: from the change, one interval of the new price.
+ *
+ * @since 0.1.0
+ */
+export const newPeriod = (target: PriceVersion, at: number): { readonly start: number; readonly end: number } =>
+  Option.getOrThrow(
+    BillingPeriod.period(
+      {
+        anchor: at,
+        unit: target.price_plan?.billing_cycle_unit ?? "month",
+        count: target.price_plan?.billing_cycle_count ?? 1,
+        totalCycles: undefined
+      },
+      0
+    )
+  )
+
+/**
+ * The record opening the new period: cycle `cycleIndex` from `period.start` (the new anchor),
+ * `quantity` in force, the interval of `target`, the invoice's credit consumed from `balance`.
+ *
+ * @since 0.1.0
+ */
+export const opened = (
+  rec: Entities.SubscriptionRecord,
+  input: {
+    readonly target: PriceVersion
+    readonly cycleIndex: number
+    readonly period: { readonly start: number; readonly end: number }
+    readonly quantity: bigint
+    readonly balance: Money.Money
+    readonly invoice: Invoicing.Draft
+  }
+): Entities.SubscriptionRecord => ({
+  ...rec,
+  anchor: input.period.start,
+  anchor_cycle: input.cycleIndex,
+  scheduled_price_version_id: null,
+  subscription: new Subscription.Subscription(
+    {
+      ...rec.subscription,
+      cycle_index: input.cycleIndex,
+      quantity: input.quantity.toString(),
+      pending_change: null,
+      billing_cycle_unit: input.target.price_plan?.billing_cycle_unit ?? rec.subscription.billing_cycle_unit,
+      current_period_start: dt(input.period.start),
+      current_period_end: dt(input.period.end),
+      next_invoice_date: dt(input.period.end),
+      credit_balance: Money.format(
+        Money.make(input.balance.amount - input.invoice.creditApplied.amount, input.balance.currency)
+      )
+    },
+    { disableChecks: true }
+  )
+})
+
+/**
+ * The quote of a switch: the credit of the unused time, the new period's whole amount (after the
+ * discounts that still apply to its cycle, before tax) and what is charged now — the new period's
+ * invoice, taxed, with the credit (and any balance) applied.
+ *
+ * @since 0.1.0
+ */
+export const quoted = (
+  head: ChangeQuote.Head,
+  input: {
+    readonly current: PriceVersion
+    readonly target: PriceVersion
+    readonly credit: Money.Money
+    readonly charge: Money.Money
+    readonly invoice: Invoicing.Draft
+    readonly period: { readonly start: number; readonly end: number }
+  }
+): ChangeQuote.Priced => {
+  const { discounts_ending, ...first } = head
+  return {
+    ...first,
+    credit: Money.format(input.credit),
+    charge: Money.format(input.charge),
+    net: Money.format(Money.make(input.charge.amount - input.credit.amount, input.charge.currency)),
+    tax: Money.format(input.invoice.tax),
+    total: Money.format(input.invoice.total),
+    outcome: "interval_switch",
+    lines: [
+      {
+        description: `Unused time on ${input.current.price_name}`,
+        amount: Money.format(Money.negate(input.credit))
+      },
+      { description: `${input.target.price_name} (new period)`, amount: Money.format(input.charge) }
+    ],
+    effective_at: head.at,
+    billed_at: input.period.start,
+    discounts_ending
+  }
+}

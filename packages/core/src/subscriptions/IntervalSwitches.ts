@@ -1,0 +1,205 @@
+/**
+ * The effects of an interval switch (`IntervalSwitch` has its rules), for `PriceChanges`: its
+ * plan — the credit of the unused time from what the cycle collected, the new period's invoice
+ * taxed with the credit applied, the quote — and its commit in the change's transaction.
+ *
+ * @since 0.1.0
+ */
+import { Effect, Option, Result } from "effect"
+import type { PriceVersion } from "../catalog/Price.js"
+import * as CycleLedger from "../invoices/CycleLedger.js"
+import * as GiveBack from "../invoices/GiveBack.js"
+import type { invoiceDocuments } from "../invoices/InvoiceDocuments.js"
+import * as Invoicing from "../invoices/Invoicing.js"
+import { convertDraft } from "../invoices/Invoicing.js"
+import * as Entities from "../kernel/Entities.js"
+import * as Errors from "../kernel/Errors.js"
+import type * as Ports from "../kernel/Ports.js"
+import type { StorageService } from "../kernel/ServiceSupport.js"
+import * as Money from "../money/Money.js"
+import { renewalTrade, submitTrade } from "../payments/TradeStore.js"
+import type * as Merchant from "../tenants/Merchant.js"
+import * as ChangeCommit from "./ChangeCommit.js"
+import type * as ChangeQuote from "./ChangeQuote.js"
+import * as IntervalSwitch from "./IntervalSwitch.js"
+import type { ChangeCommand } from "./PriceChanges.js"
+import { taxRenewal } from "./RenewalPlan.js"
+import { renewalInvoice } from "./Renewals.js"
+import { fullCycle, paidIndex } from "./SubscriptionTerms.js"
+import type { writes } from "./SubscriptionStore.js"
+
+/**
+ * What an interval switch's commit writes, as its plan computed it.
+ *
+ * @since 0.1.0
+ */
+export interface Switched {
+  readonly given: ReturnType<typeof GiveBack.giveBack> | undefined
+  readonly cycleIndex: number
+  readonly period: { readonly start: number; readonly end: number }
+  readonly quantity: bigint
+  readonly balance: Money.Money
+  readonly invoice: Invoicing.Draft
+  readonly basis: string
+}
+
+/**
+ * Plans a switch of `rec` (from `current`, `after` with the discounts kept) to `target` at `at`:
+ * a new period from the change, the unused time credited to the balance, the new period's
+ * invoice charged now with it applied.
+ *
+ * @since 0.1.0
+ */
+export const planSwitch =
+  (storage: StorageService, taxes: Ports.TaxCalculator["Service"]) =>
+  (input: {
+    readonly merchantId: string
+    readonly merchant: Merchant.Merchant
+    readonly rec: Entities.SubscriptionRecord
+    readonly after: Entities.SubscriptionRecord
+    readonly current: PriceVersion
+    readonly target: PriceVersion
+    readonly at: number
+    readonly period: { readonly start: number; readonly end: number }
+    readonly proration: ChangeCommand["proration"]
+    readonly quantity: ChangeCommand["quantity"]
+    readonly head: ChangeQuote.Head
+  }) =>
+    Effect.gen(function* () {
+      const { merchantId, merchant, rec, after, current, target, at, quantity, head } = input
+      const currency = rec.currency
+      const qty = BigInt(rec.subscription.quantity)
+      const prorationMode = input.proration
+      const periodStart = input.period.start
+      const periodEnd = input.period.end
+      // a new period from the change: the unused time credited to the balance, the new
+      // period's invoice charged now with it applied
+      const collected = yield* CycleLedger.collectedBy(storage, merchantId, rec, rec.subscription.cycle_index)
+      const credit = IntervalSwitch.unusedCredit({
+        merchant,
+        rec,
+        current,
+        collected,
+        period: { start: periodStart, end: periodEnd },
+        at,
+        proration: prorationMode
+      })
+      const given = credit.amount > 0n ? GiveBack.giveBack(collected, credit) : undefined
+      const cycleIndex = rec.subscription.cycle_index + 1
+      const pending = rec.subscription.pending_change
+      const seats = Option.getOrElse(quantity, () =>
+        pending !== null && pending.cycle_index <= cycleIndex ? BigInt(pending.quantity) : qty
+      )
+      const opening: Entities.SubscriptionRecord = { ...after, anchor: at, anchor_cycle: cycleIndex }
+      const balance = Money.make(
+        Result.getOrThrow(Money.parse(rec.subscription.credit_balance, currency, { allowNegative: true })).amount +
+          (given?.total.amount ?? 0n),
+        currency
+      )
+      const draft = convertDraft(
+        Result.getOrThrow(
+          Invoicing.cycle({
+            invoice_type: "renewal",
+            price: target,
+            cycle_index: cycleIndex,
+            paidCycles: paidIndex(opening, cycleIndex),
+            quantity: seats,
+            usage: 0n,
+            existing: []
+          })
+        ),
+        rec.fx_rate,
+        currency
+      )
+      const invoice = yield* taxRenewal(taxes, storage)(merchantId, opening, { draft, credit: balance })
+      const period = IntervalSwitch.newPeriod(target, at)
+      const charge = fullCycle(after, target, seats, cycleIndex)
+      const quote: ChangeQuote.Priced = IntervalSwitch.quoted(head, {
+        current,
+        target,
+        credit,
+        charge,
+        invoice,
+        period
+      })
+      const switched: Switched = {
+        given,
+        cycleIndex,
+        period,
+        quantity: seats,
+        balance,
+        invoice,
+        basis: Money.format(charge)
+      }
+      return { collected, quote, switched }
+    })
+
+/**
+ * Commits an interval switch (in the change's transaction): the record on the new price and
+ * period, the credit given back from the cycle's payments to the balance, the new period's
+ * invoice issued (and its trade, to charge after the commit), the renewal moved to the new
+ * period's end.
+ *
+ * @since 0.1.0
+ */
+export const openSwitched =
+  (
+    storage: StorageService,
+    documents: ReturnType<typeof invoiceDocuments>,
+    schedule: ReturnType<typeof writes>["schedule"]
+  ) =>
+  (
+    merchant: Merchant.Merchant,
+    rec: Entities.SubscriptionRecord,
+    from: Entities.SubscriptionRecord,
+    target: PriceVersion,
+    kept: ReadonlyArray<Entities.DiscountTerm>,
+    basis: Option.Option<string>,
+    input: { readonly switched: Switched; readonly now: number }
+  ) =>
+    Effect.gen(function* () {
+      const { switched: sw, now } = input
+      const subscriptionId = rec.subscription.id
+      let next = ChangeCommit.movedTo(from, target, kept, basis)
+      if (sw.given)
+        next = ChangeCommit.creditedBack(next, rec.subscription.cycle_index, sw.given.shares, sw.given.total)
+      next = IntervalSwitch.opened(next, {
+        target,
+        cycleIndex: sw.cycleIndex,
+        period: sw.period,
+        quantity: sw.quantity,
+        balance: sw.balance,
+        invoice: sw.invoice
+      })
+      const trade =
+        sw.invoice.total.amount > 0n ? yield* renewalTrade(merchant, next.subscription, sw.invoice, now) : null
+      const inv = yield* renewalInvoice({
+        merchantId: merchant.merchant_id,
+        subscription: next.subscription,
+        rec,
+        next,
+        periodEnd: sw.period.end,
+        pv: target,
+        draft: sw.invoice,
+        trade,
+        at: now
+      })
+      yield* storage
+        .repository(Entities.invoice)
+        .insert(yield* documents.issueOne(merchant, inv))
+        .pipe(
+          Effect.catchTag("UniqueViolation", () =>
+            Effect.fail(new Errors.ConcurrentUpdate({ resource: "subscription", id: subscriptionId }))
+          )
+        )
+      let tradeToCharge: Option.Option<string> = Option.none()
+      if (trade !== null) {
+        yield* submitTrade(storage, { trade, invoice_id: inv.invoice_id, subscription_id: subscriptionId, at: now })
+        if (rec.payment_token !== null) {
+          tradeToCharge = Option.some(trade.trade_id)
+          yield* schedule(merchant, "charge", trade.trade_id, now)
+        }
+      }
+      yield* schedule(merchant, "renewal", subscriptionId, sw.period.end)
+      return { next, tradeToCharge }
+    })
