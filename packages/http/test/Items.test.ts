@@ -233,5 +233,57 @@ for (const [name, storage] of backends()) {
       ).text()
       for (const line of ["Team plan × 1", "Seat × 5", "SSO add-on × 1"]) expect(doc).toContain(line)
     }, 90_000)
+
+    it("where items meet other features: an anchor takes one line, a subscription of several items takes no schedule and keeps its interval", async () => {
+      const { api_key: key } = await app.merchant()
+      const team = await app.priceOf(
+        key,
+        { price_plan: { billing_cycle_unit: "month", base_price_val: "49.00" } },
+        { product: "Team", price: "Team plan" }
+      )
+      const seats = await app.priceOf(
+        key,
+        { price_plan: { billing_cycle_unit: "month", base_price_val: "12.00" } },
+        { product: "Seats", price: "Seat" }
+      )
+      const yearly = await app.priceOf(
+        key,
+        { price_plan: { billing_cycle_unit: "year", base_price_val: "490.00" } },
+        { product: "Team", price: "Team yearly" }
+      )
+      const anchored = await app.call("POST", "/api/v1/session", key, {
+        payer_id: "meet-anchor",
+        line_items: [{ price_id: team.priceId }, { price_id: seats.priceId, quantity: "3" }],
+        // the test merchants' clocks start at 2026-01-01
+        billing_cycle_anchor: "2026-01-20T00:00:00Z"
+      })
+      expect([anchored.status, (anchored.body as any).data.param]).toEqual([400, "billing_cycle_anchor"])
+      expect((anchored.body as any).message).toContain("one line item")
+
+      const session = await app.call("POST", "/api/v1/session", key, {
+        payer_id: "meet-buyer",
+        return_url: "https://shop.example/ok",
+        line_items: [{ price_id: team.priceId }, { price_id: seats.priceId, quantity: "3" }]
+      })
+      const sessionId = (session.body as any).data.session_id as string
+      expect((await pay(sessionId)).status).toBe(303)
+      const sub = (await subscriptionOf(key, sessionId)).data.subscription
+      expect(sub.items).toHaveLength(2)
+      const before = (await app.call("GET", `/api/v1/subscription/${sub.id}`, key)).body
+
+      const scheduled = await app.call("POST", `/api/v1/subscription/${sub.id}/schedule`, key, {
+        phases: [{ items: [{ price_id: team.priceId }], cycles: 2 }]
+      })
+      expect([scheduled.status, (scheduled.body as any).code]).toEqual([409, "state_conflict"])
+      expect((scheduled.body as any).message).toContain("several items")
+
+      const preview = await app.call("POST", `/api/v1/subscription/${sub.id}/preview-change`, key, {
+        price_id: yearly.priceId
+      })
+      expect([preview.status, (preview.body as any).data.param]).toEqual([400, "price_id"])
+      expect((preview.body as any).message).toContain("several items")
+      // nothing changed
+      expect((await app.call("GET", `/api/v1/subscription/${sub.id}`, key)).body).toEqual(before)
+    }, 90_000)
   })
 }
