@@ -124,9 +124,18 @@ for (const [name, storage] of backends()) {
         ["proration_charge", "30.97"]
       ])
       expect(next.amount).toBe("75.49")
+      // each line says the time it is for: the plan the new period, the proration lines the rest of January
+      const spans = (i: any) => i.lines.map((l: any) => [l.kind, l.period_start, l.period_end])
+      const expectedSpans = [
+        ["subscription", "2026-02-01T00:00:00Z", "2026-03-01T00:00:00Z"],
+        ["proration_credit", "2026-01-16T00:00:00Z", "2026-02-01T00:00:00Z"],
+        ["proration_charge", "2026-01-16T00:00:00Z", "2026-02-01T00:00:00Z"]
+      ]
+      expect(spans(next)).toEqual(expectedSpans)
       ok(await advance(k, "2026-02-01T00:00:00Z"))
       const renewal = (await invoicesOf(k, sub)).find((i: any) => i.invoice_type === "renewal")
       expect(lines(renewal)).toEqual(lines(next))
+      expect(spans(renewal)).toEqual(expectedSpans)
       expect(renewal.amount).toBe("75.49")
       // removed once billed: the next upcoming invoice is the plan alone
       expect(lines(await upcoming(k, sub))).toEqual([["subscription", "60.00"]])

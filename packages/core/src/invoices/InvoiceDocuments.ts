@@ -27,7 +27,9 @@ export const documentOf = (
   subtotal: Money.format(draft.subtotal),
   lines: [
     ...draft.lines.map((l) => {
-      const span = l.kind === "usage" ? usagePeriod : l.kind === "refund" || l.kind === "balance" ? undefined : period
+      const span =
+        l.span ??
+        (l.kind === "usage" ? usagePeriod : l.kind === "refund" || l.kind === "balance" ? undefined : period)
       return new Invoice.InvoiceLine(
         {
           kind: l.kind,

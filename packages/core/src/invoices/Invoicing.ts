@@ -28,6 +28,11 @@ export interface Line {
   readonly quantity: bigint
   /** Signed: credits are negative. */
   readonly amount: Money.Money
+  /**
+   * The time the line is for, when it is not the invoice's period (Unix ms): a pending proration
+   * line covers the rest of the cycle it was recorded in, not the period the invoice opens.
+   */
+  readonly span?: { readonly start: number; readonly end: number } | undefined
 }
 
 /**

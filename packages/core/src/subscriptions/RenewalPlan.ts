@@ -144,13 +144,17 @@ export const bill = (
  *
  * @since 0.1.0
  */
-export const pendingLines = (rec: Entities.SubscriptionRecord): ReadonlyArray<Invoicing.Line> =>
-  rec.pending_prorations.map((p) => ({
+export const pendingLines = (rec: Entities.SubscriptionRecord): ReadonlyArray<Invoicing.Line> => {
+  // each covers its change to the end of the cycle it was made in: the period this invoice closes
+  const end = rec.subscription.current_period_end !== null ? msOf(rec.subscription.current_period_end) : undefined
+  return rec.pending_prorations.map((p) => ({
     kind: p.kind,
     description: p.description,
     quantity: 1n,
-    amount: Result.getOrThrow(Money.parse(p.amount, rec.currency, { allowNegative: true }))
+    amount: Result.getOrThrow(Money.parse(p.amount, rec.currency, { allowNegative: true })),
+    span: end !== undefined && end >= p.at ? { start: p.at, end } : undefined
   }))
+}
 
 /** A renewal's draft with the pending proration lines added after its own (each billed once). */
 const withPendingProrations = (draft: Invoicing.Draft, rec: Entities.SubscriptionRecord): Invoicing.Draft => {
