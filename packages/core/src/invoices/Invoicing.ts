@@ -367,7 +367,7 @@ export const cycle = (input: CycleInput): Result.Result<Draft, DuplicateInvoice>
         description:
           share === undefined
             ? `${pv.price_name} × ${input.quantity}`
-            : `${pv.price_name} × ${input.quantity} (${share.unused}/${share.total} of a period, to the billing anchor)`,
+            : `${pv.price_name} × ${input.quantity}, prorated to the billing anchor`,
         quantity: input.quantity,
         amount: share === undefined ? rated.amount : Money.proportion(rated.amount, share.unused, share.total)
       })
