@@ -52,28 +52,7 @@ export { type SessionCommand, sessionOf } from "./SessionCommand.js"
 import type { SessionCommand } from "./SessionCommand.js"
 
 export type { SessionView } from "./SessionAmounts.js"
-import { dueNow, type SessionView, soldRefusal } from "./SessionAmounts.js"
-
-/**
- * The share of a whole period a session's short first period costs (none without an anchor),
- * measured from the session's opening `openedAt`: what the page shows is what the payment
- * charges (the session expires at its anchor at the latest).
- */
-const anchorShare = (
-  merchant: { readonly proration_policy: string },
-  session: Pick<CheckoutSession.CheckoutSession, "billing_cycle_anchor" | "proration_behavior">,
-  pv: Price.PriceVersion,
-  openedAt: number
-): Proration.Fraction | undefined =>
-  session.billing_cycle_anchor === null
-    ? undefined
-    : BillingAnchor.firstPeriod(
-        merchant.proration_policy,
-        pv,
-        msOf(session.billing_cycle_anchor),
-        session.proration_behavior ?? "create_prorations",
-        openedAt
-      )?.share
+import { anchorShare, dueNow, type SessionView, soldRefusal } from "./SessionAmounts.js"
 
 /**
  * The checkout service.

@@ -13,6 +13,8 @@ import { fmtMinor } from "../money/Money.js"
 import type * as Decimal from "../money/Decimal.js"
 import type * as PaymentSettings from "../payments/PaymentSettings.js"
 import * as Pricing from "../money/Pricing.js"
+import * as BillingAnchor from "../subscriptions/BillingAnchor.js"
+import { msOf } from "../kernel/ServiceSupport.js"
 import type * as Proration from "../money/Proration.js"
 
 /**
@@ -97,3 +99,26 @@ export const soldRefusal = (
   }
   return undefined
 }
+
+/**
+ * The share of a whole period a session's short first period costs (none without an anchor),
+ * measured from the session's opening `openedAt`: what the page shows is what the payment
+ * charges (the session expires at its anchor at the latest).
+ *
+ * @since 0.1.0
+ */
+export const anchorShare = (
+  merchant: { readonly proration_policy: string },
+  session: Pick<CheckoutSession.CheckoutSession, "billing_cycle_anchor" | "proration_behavior">,
+  pv: Price.PriceVersion,
+  openedAt: number
+): Proration.Fraction | undefined =>
+  session.billing_cycle_anchor === null
+    ? undefined
+    : BillingAnchor.firstPeriod(
+        merchant.proration_policy,
+        pv,
+        msOf(session.billing_cycle_anchor),
+        session.proration_behavior ?? "create_prorations",
+        openedAt
+      )?.share

@@ -409,3 +409,16 @@ export const hashed = (command: ChangeCommand, version: number, quote: Priced): 
     quote.total,
     quote.outcome
   ])
+
+const QUOTE_ID = /^quo_([0-9a-z]{1,12})_[0-9a-f]{24}$/
+
+/**
+ * The instant a quote id was priced at (its id says it), or undefined when the text is not a
+ * quote id.
+ *
+ * @since 0.1.0
+ */
+export const quoteInstant = (quoteId: string): number | undefined => {
+  const m = QUOTE_ID.exec(quoteId)
+  return m ? parseInt(m[1]!, 36) : undefined
+}

@@ -149,17 +149,12 @@ const QUOTE_TTL_MS = 15 * 60_000
 const pendingOfCycle = (rec: Entities.SubscriptionRecord): boolean =>
   rec.pending_prorations.some((p) => p.cycle_index === rec.subscription.cycle_index)
 
-const QUOTE_ID = /^quo_([0-9a-z]{1,12})_[0-9a-f]{24}$/
-
 /**
  * The instant a quote id was priced at, or undefined when the text is not a quote id.
  *
  * @since 0.1.0
  */
-export const quoteInstant = (quoteId: string): number | undefined => {
-  const m = QUOTE_ID.exec(quoteId)
-  return m ? parseInt(m[1]!, 36) : undefined
-}
+export const quoteInstant = ChangeQuote.quoteInstant
 
 /**
  * The price-change service.
