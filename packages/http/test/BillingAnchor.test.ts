@@ -128,6 +128,24 @@ for (const [name, storage] of backends()) {
       const change = { price_id: bigger, effective_type: "immediate", proration: "immediate" }
       const preview = (await api.call("POST", `/api/v1/subscription/${subId}/preview-change`, k, change)).body as any
       expect([preview.data.credit, preview.data.charge, preview.data.net]).toEqual(["11.61", "23.23", "11.62"])
+      // create_prorations prorates over the same span: the same credit and charge, billed later
+      const pending = (
+        await api.call("POST", `/api/v1/subscription/${subId}/preview-change`, k, {
+          ...change,
+          proration: "create_prorations"
+        })
+      ).body as any
+      expect([pending.data.credit, pending.data.charge, pending.data.net]).toEqual(["11.61", "23.23", "11.62"])
+      // an interval switch waits for the anchor: the short period was charged as a share of a month
+      const { priceId: yearly } = await api.priceOf(
+        k,
+        { price_plan: { billing_cycle_unit: "year", base_price_val: "300.00" } },
+        { product: "Pro", price: "Pro yearly" }
+      )
+      const switched = (await api.call("POST", `/api/v1/subscription/${subId}/preview-change`, k, { price_id: yearly }))
+        .body as any
+      expect([switched.code, switched.data.param]).toEqual(["InvalidParameter", "price_id"])
+      expect(switched.message).toContain("billing anchor")
       const done = await api.call("POST", `/api/v1/subscription/${subId}`, k, {
         ...change,
         quote_id: preview.data.quote_id

@@ -251,6 +251,30 @@ for (const [name, storage] of backends()) {
         { price_plan: { billing_cycle_unit: "year", base_price_val: "490.00" } },
         { product: "Team", price: "Team yearly" }
       )
+      // a discount limited to the Team product would be applied to the whole invoice: refused with seats on it
+      const limited = await app.call("POST", "/api/v1/discounts", key, {
+        name: "Team half",
+        code: "TEAMHALF",
+        discount_type: "percentage",
+        percent_off: 50,
+        product_ids: [team.productId]
+      })
+      expect(limited.status, JSON.stringify(limited.body)).toBe(200)
+      const discounted = await app.call("POST", "/api/v1/session", key, {
+        payer_id: "meet-discount",
+        line_items: [{ price_id: team.priceId }, { price_id: seats.priceId, quantity: "3" }],
+        discount_code: "TEAMHALF"
+      })
+      expect([discounted.status, (discounted.body as any).data.param]).toEqual([400, "discount_code"])
+      expect((discounted.body as any).message).toContain("not every item")
+      // the Team plan alone takes it
+      const alone = await app.call("POST", "/api/v1/session", key, {
+        payer_id: "meet-discount",
+        line_items: [{ price_id: team.priceId }],
+        discount_code: "TEAMHALF"
+      })
+      expect(alone.status, JSON.stringify(alone.body)).toBe(200)
+
       const anchored = await app.call("POST", "/api/v1/session", key, {
         payer_id: "meet-anchor",
         line_items: [{ price_id: team.priceId }, { price_id: seats.priceId, quantity: "3" }],

@@ -120,6 +120,21 @@ for (const [name, storage] of backends()) {
       await bad({ to_version_id: v2.price_version_id }, 400, "from_version_id")
       await bad({ from_version_id: v1 }, 400, "to_version_id")
       await bad({ from_version_id: v1, to_version_id: v2.price_version_id, effective: "immediate" }, 400, "effective")
+      // a version on another interval is refused: a migration keeps each subscription's calendar
+      const other = await api.priceOf(k, {}, { product: "Other", price: "Other monthly" })
+      const otherV1 = ((await api.call("GET", `/api/v1/price/${other.priceId}/versions`, k)).body as any).data.list[0]
+        .price_version_id as string
+      const yearlyVersion = await api.call("POST", `/api/v1/price/${other.priceId}/versions`, k, {
+        ...monthly(other.productId, "400.00"),
+        price_plan: { billing_cycle_unit: "year", base_price_val: "400.00" }
+      })
+      expect(yearlyVersion.status, JSON.stringify(yearlyVersion.body)).toBe(200)
+      await bad(
+        { from_version_id: otherV1, to_version_id: (yearlyVersion.body as any).data.price_version_id },
+        400,
+        "to_version_id",
+        `/api/v1/price/${other.priceId}/migrations`
+      )
       await bad({ from_version_id: v1, to_version_id: "prv_nothing" }, 404, "to_version_id")
       const nothing = await api.call("POST", "/api/v1/price/pri_nothing/migrations", k, {
         from_version_id: v1,

@@ -144,6 +144,32 @@ for (const [name, storage] of backends()) {
       expect(renewals.map((i: any) => i.amount)).toEqual(["75.49", "60.00"])
     })
 
+    it("create_prorations and an end-of-period cancel never meet: the charges the next invoice would bill are not given away", async () => {
+      const { k, p60, p10, sub } = await setup("p30")
+      ok(await advance(k, "2026-01-16T00:00:00Z"))
+      ok(await commit(k, sub, { price_id: p60, proration: "create_prorations" }))
+      // pending charges (net +15.49): an end-of-period cancel would end the subscription without billing them
+      const refused = await api.call("POST", `/api/v1/subscription/${sub}/cancel`, k, { cancel_type: "end_of_period" })
+      expect([refused.status, (refused.body as any).code]).toEqual([409, "state_conflict"])
+      expect((await subOf(k, sub)).cancel_at_period_end).toBe(false)
+      // once the renewal billed them, it may cancel at the period's end
+      ok(await advance(k, "2026-02-01T00:00:00Z"))
+      ok(await api.call("POST", `/api/v1/subscription/${sub}/cancel`, k, { cancel_type: "end_of_period" }))
+      // and while it cancels at the period's end, create_prorations is refused (nothing would bill the lines)
+      expect(refusal(await preview(k, sub, { price_id: p10, proration: "create_prorations" }))).toEqual([
+        400,
+        "InvalidParameter",
+        "proration"
+      ])
+      // nor does it switch interval: the new period would run past its cancel
+      const { priceId: yearly } = await api.priceOf(
+        k,
+        { price_plan: { billing_cycle_unit: "year", base_price_val: "600.00" } },
+        { product: "Team", price: "Team yearly" }
+      )
+      expect(refusal(await preview(k, sub, { price_id: yearly }))).toEqual([400, "InvalidParameter", "price_id"])
+    })
+
     it("create_prorations: a credit larger than the next invoice carries the rest to the balance, never more than was paid", async () => {
       const { k, p10, sub, tradeId } = await setup("p60")
       // Jan 2: 30 of 31 days left — credit 60.00 × 30/31 = 58.06, charge 10.00 × 30/31 = 9.68

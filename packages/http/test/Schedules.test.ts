@@ -245,6 +245,10 @@ for (const [name, storage] of backends()) {
           { items: [{ price_id: other.priceId }], cycles: 3 }
         ]
       }
+      // a phase on another interval, or at another customer's private price, is refused naming it
+      const yearly = await api.priceOf(k, { price_plan: { billing_cycle_unit: "year", base_price_val: "300.00" } })
+      const onYearly = await schedule(k, a, { phases: [{ items: [{ price_id: yearly.priceId }], cycles: 1 }] })
+      expect([onYearly.status, (onYearly.body as any).data?.param]).toEqual([400, "phases[0].items[0].price_id"])
       expect((await schedule(k, a, body)).status).toBe(200)
       expect((await schedule(k, b, body)).status).toBe(200)
       const released = await api.call("POST", `/api/v1/subscription/${a}/schedule/release`, k)

@@ -374,6 +374,19 @@ export const suite = <E>(
                     yield* conflict(priceChanges.changePrice(s.merchant.id, PriceChanges.change(s.id, input)))
                     break
                   }
+                  if (
+                    op.mode === "create_prorations" &&
+                    s.cancelAtEnd &&
+                    priceIdOf(s, op.target) !== priceIdOf(s, s.price)
+                  ) {
+                    // no next invoice would bill the lines: refused, nothing moves
+                    expect(
+                      yield* Effect.flip(priceChanges.changePrice(s.merchant.id, PriceChanges.change(s.id, input))),
+                      where()
+                    ).toMatchObject({ _tag: "PriceChangeRefused", reason: "proration" })
+                    yield* verify(s)
+                    break
+                  }
                   if (op.mode === "immediate" && hasPending(s)) {
                     // an invoiced change while the cycle's pending lines wait is refused, nothing moves
                     expect(
@@ -423,8 +436,8 @@ export const suite = <E>(
                     yield* conflict(priceChanges.changePrice(s.merchant.id, PriceChanges.change(s.id, input)))
                     break
                   }
-                  if (s.addon > 0n) {
-                    // its add-on item bills monthly: the subscription keeps its interval
+                  if (s.addon > 0n || s.cancelAtEnd) {
+                    // its add-on item bills monthly, or it ends at this period: it keeps its interval
                     expect(
                       yield* Effect.flip(priceChanges.changePrice(s.merchant.id, PriceChanges.change(s.id, input))),
                       where()
@@ -483,6 +496,14 @@ export const suite = <E>(
                   const s = op.s
                   if (op.atEnd) {
                     if (s.status !== "active") break
+                    if (!s.cancelAtEnd && s.prorations.reduce((a, p) => a + p.amount, 0n) > 0n) {
+                      // pending charges an end-of-period cancel would never bill: refused
+                      yield* conflict(
+                        subsService.cancel(s.merchant.id, Subscriptions.cancelOf(s.id, { when: "end_of_period" }))
+                      )
+                      yield* verify(s)
+                      break
+                    }
                     yield* subsService.cancel(s.merchant.id, Subscriptions.cancelOf(s.id, { when: "end_of_period" }))
                     s.cancelAtEnd = true
                   } else {

@@ -13,12 +13,10 @@ import * as Discount from "../discounts/Discount.js"
 import * as Entities from "../kernel/Entities.js"
 import * as Errors from "../kernel/Errors.js"
 import * as Ids from "../kernel/Ids.js"
-import { dt, msOf, nowOf } from "../kernel/ServiceSupport.js"
+import { dt, msOf, must, nowOf } from "../kernel/ServiceSupport.js"
 import { afterDiscount, discountRule } from "../discounts/Discount.js"
 import { fmtMinor, RATE_RULE, rateInBounds } from "../money/Money.js"
-import { cycleAmounts } from "../catalog/Price.js"
 import { taxOnAmount } from "../taxes/TaxRates.js"
-import { must } from "../kernel/ServiceSupport.js"
 import * as Discounts from "../discounts/Discounts.js"
 import * as Lifecycle from "../kernel/Lifecycle.js"
 import * as Merchants from "../tenants/Merchants.js"
@@ -198,7 +196,8 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
             pv,
             quantity,
             currency: settleCurrency,
-            customerId
+            customerId,
+            otherProducts: extras.map((x) => x.pv.product_id)
           })
           if (why !== undefined) return yield* refuse("discount", why)
           discount = d
@@ -236,7 +235,7 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
       // billed: never above the most an invoice may carry, never rounded to nothing by the rate
       const sold =
         mode === "checkout" && priceId !== null
-          ? cycleAmounts(yield* catalog.sellableVersion(merchantId, priceId, customerId), quantity)
+          ? Price.cycleAmounts(yield* catalog.sellableVersion(merchantId, priceId, customerId), quantity)
           : [due]
       const refusal = soldRefusal(
         sold,
@@ -246,7 +245,7 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
       if (refusal !== undefined) return yield* refuse(refusal.reason, refusal.detail)
       for (const [i, x] of extras.entries()) {
         const r = soldRefusal(
-          cycleAmounts(x.pv, x.quantity),
+          Price.cycleAmounts(x.pv, x.quantity),
           settleRate !== null ? { rate: settleRate, target: target! } : null,
           "quantity"
         )
@@ -422,7 +421,7 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
           ? { rate: Result.getOrThrow(Decimal.parse(session.merchant_rate)), target: session.currency }
           : null
       for (const [i, v] of versions.entries()) {
-        const refusal = soldRefusal(cycleAmounts(v, BigInt(lineItems[i]!.quantity)), settlement, "quantity")
+        const refusal = soldRefusal(Price.cycleAmounts(v, BigInt(lineItems[i]!.quantity)), settlement, "quantity")
         if (refusal !== undefined) return yield* refuse(refusal.reason, refusal.detail)
       }
       // each line converted, as the first invoice converts its lines
@@ -455,7 +454,8 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
           pv,
           quantity: baseQuantity,
           currency: session.currency,
-          customerId: session.customer_id
+          customerId: session.customer_id,
+          otherProducts: versions.slice(1).map((v) => v.product_id)
         })
         if (why !== undefined) return yield* refuse("discount", why)
         if (!trialFirst) due = afterDiscount(due, discountRule(discount))

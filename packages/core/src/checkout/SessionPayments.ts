@@ -252,7 +252,8 @@ export class SessionPayments extends Context.Service<SessionPayments>()("@recur/
                 pv,
                 quantity,
                 currency: session.currency,
-                customerId
+                customerId,
+                otherProducts: extraItems.map((x) => x.version.product_id)
               })
               if (why !== undefined)
                 return yield* new Errors.SessionRefused({ reason: "discount", rateGiven: false, detail: why })

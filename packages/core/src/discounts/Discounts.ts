@@ -121,6 +121,11 @@ export const refusalFor = (
     readonly quantity: bigint
     readonly currency: string
     readonly customerId: string | null
+    /**
+     * The products of the subscription's other items: a discount limited to some products is
+     * applied to the whole invoice, so it is redeemed only when it covers every item's product.
+     */
+    readonly otherProducts?: ReadonlyArray<string> | undefined
   }
 ) =>
   Effect.map(
@@ -136,7 +141,10 @@ export const refusalFor = (
           currency: purchase.currency
         },
         byCustomer
-      })
+      }) ??
+      ((purchase.otherProducts ?? []).some((product) => !Discount.covers(discount, product))
+        ? "is limited to products that not every item of the subscription is: it would discount them all"
+        : undefined)
   )
 
 /**
@@ -495,7 +503,8 @@ export class Discounts extends Context.Service<Discounts>()("@recur/core/Discoun
             pv,
             quantity: BigInt(rec.subscription.quantity),
             currency: rec.currency,
-            customerId: rec.subscription.customer_id
+            customerId: rec.subscription.customer_id,
+            otherProducts: rec.extra_items.map((x) => x.version.product_id)
           })
           if (why !== undefined) return yield* refusedRef(why)
           const next = { ...rec, discounts: [...rec.discounts, discountTerm(d, rec.subscription.cycle_index + 1)] }

@@ -18,6 +18,7 @@ import { dt, emitAll, nowOf, type StorageService } from "../kernel/ServiceSuppor
 import * as Store from "../kernel/Store.js"
 import * as BillingPeriod from "../money/BillingPeriod.js"
 import { boundRefusal, targetRefusal } from "../subscriptions/ChangeQuote.js"
+import { switchesInterval } from "../subscriptions/IntervalSwitch.js"
 import * as Subscription from "../subscriptions/Subscription.js"
 import { loadSub, mustBeLive, writes } from "../subscriptions/SubscriptionStore.js"
 import { discountTerm, periodIndex, scheduleOf } from "../subscriptions/SubscriptionTerms.js"
@@ -151,7 +152,7 @@ export class Schedules extends Context.Service<Schedules>()("@recur/core/Schedul
               item.priceId === s.price_id
                 ? current
                 : yield* catalog
-                    .sellableVersion(merchantId, item.priceId)
+                    .sellableVersion(merchantId, item.priceId, s.customer_id)
                     .pipe(
                       Effect.catchTag("PriceNotFound", () =>
                         Effect.fail(refused(subscriptionId, i, "price", `no such price: ${item.priceId}`, true))
@@ -159,6 +160,9 @@ export class Schedules extends Context.Service<Schedules>()("@recur/core/Schedul
                     )
             const wrong = targetRefusal(subscriptionId, current, target)
             if (wrong) return yield* no("price", wrong.message)
+            // a phase bills on the subscription's calendar: another interval would be a switch
+            if (switchesInterval(current, target))
+              return yield* no("price", "must bill on the subscription's interval (unit and count)")
             const quantity = Option.getOrElse(item.quantity, () => 1n)
             if (s.billing_dimension !== "quantity" && quantity !== 1n)
               return yield* no("quantity", "only subscriptions with billing_dimension quantity have a quantity")

@@ -422,3 +422,29 @@ export const quoteInstant = (quoteId: string): number | undefined => {
   const m = QUOTE_ID.exec(quoteId)
   return m ? parseInt(m[1]!, 36) : undefined
 }
+
+/**
+ * `create_prorations` on a subscription canceling at its period's end: no next invoice would
+ * bill the lines (its charge would be given away).
+ *
+ * @since 0.1.0
+ */
+export const endingRefusal = (subscriptionId: string, priceId: string): Errors.PriceChangeRefused =>
+  refusal(
+    subscriptionId,
+    priceId,
+    "proration",
+    "the subscription cancels at its period's end, so no next invoice would bill the proration lines: use always_invoice"
+  )
+
+/**
+ * The net of a subscription's pending proration lines (positive: charges the next invoice is
+ * to collect), in minor units of its currency.
+ *
+ * @since 0.1.0
+ */
+export const pendingNet = (rec: Pick<Entities.SubscriptionRecord, "currency" | "pending_prorations">): bigint =>
+  rec.pending_prorations.reduce(
+    (a, p) => a + Result.getOrThrow(Money.parse(p.amount, rec.currency, { allowNegative: true })).amount,
+    0n
+  )

@@ -8,6 +8,7 @@
  *
  * @since 0.1.0
  */
+import * as Errors from "../kernel/Errors.js"
 import { Option, Result } from "effect"
 import type { PriceVersion } from "../catalog/Price.js"
 import * as GiveBack from "../invoices/GiveBack.js"
@@ -18,6 +19,7 @@ import * as BillingPeriod from "../money/BillingPeriod.js"
 import * as Money from "../money/Money.js"
 import * as Proration from "../money/Proration.js"
 import type * as Merchant from "../tenants/Merchant.js"
+import * as BillingAnchor from "./BillingAnchor.js"
 import * as ChangeQuote from "./ChangeQuote.js"
 import type { ChangeCommand } from "./PriceChanges.js"
 import * as Subscription from "./Subscription.js"
@@ -50,6 +52,22 @@ export const refusal = (
   const refuse = (detail: string) => ChangeQuote.refusal(subscriptionId, target.id, "interval", detail)
   if (command.effective === "end_of_period")
     return refuse("an interval switch starts a new period at the change: use effective_type immediate")
+  // a past-due cycle is still being collected: a new period now would bill that time twice
+  if (rec.subscription.status !== "active" && rec.subscription.status !== "trial")
+    return new Errors.SubscriptionActionRefused({
+      subscriptionId,
+      state: rec.subscription.status,
+      action: "switch interval",
+      reason: "only an active or trialing subscription switches its interval (a past-due cycle is still collected)"
+    })
+  // the short first period before a billing anchor was charged as a share of a whole period
+  if (BillingAnchor.inFirstPeriod(rec))
+    return refuse(
+      "in the short first period before its billing anchor a subscription keeps its interval: switch after the anchor"
+    )
+  // the new period would run past the end it is canceled at
+  if (rec.subscription.cancel_at_period_end)
+    return refuse("a subscription canceling at its period's end cannot switch its interval: revoke the cancel first")
   if (rec.subscription.total_cycles !== null)
     return refuse("a fixed-term subscription keeps its interval; start a new subscription to change it")
   if (target.billing_dimension === "usage")

@@ -20,9 +20,8 @@ import { invoiceDocuments, newInvoice } from "../invoices/InvoiceDocuments.js"
 import { CARRIED } from "../invoices/Invoicing.js"
 import { underMinimum } from "../payments/Charges.js"
 import { newTrade, submitTrade } from "../payments/TradeStore.js"
-import { mustBeLive } from "./SubscriptionStore.js"
 import { fullCycle } from "./SubscriptionTerms.js"
-import { loadSub, writes } from "./SubscriptionStore.js"
+import { loadSub, mustBeLive, writes } from "./SubscriptionStore.js"
 import { withTax } from "../taxes/TaxRates.js"
 import * as CycleLedger from "../invoices/CycleLedger.js"
 import * as GiveBack from "../invoices/GiveBack.js"
@@ -280,6 +279,7 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
         } else if (prorationMode === "none" || rec.subscription.status === "trial") {
           quote = ChangeQuote.unprorated(head, "none", at)
         } else if (prorationMode === "create_prorations") {
+          if (rec.subscription.cancel_at_period_end) return yield* ChangeQuote.endingRefusal(subscriptionId, target.id)
           // the credit may cancel pending charges of the cycle first, then what its invoices collected
           available = ChangeQuote.pendingAvailable(rec)
           collected = yield* CycleLedger.collectedBy(storage, merchantId, rec, rec.subscription.cycle_index)
@@ -292,7 +292,8 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
               target,
               quantity: qty,
               collected,
-              period: { start: periodStart, end: periodEnd },
+              // the short first period before a billing anchor prorates over the whole period it is part of
+              period: BillingAnchor.prorationSpan(rec, current, { start: periodStart, end: periodEnd }),
               pendingAvailable: available
             }),
             periodEnd

@@ -28,8 +28,8 @@ export const LineOutcome = Schema.Literals(["pending", "migrated", "skipped"])
 export type LineOutcome = typeof LineOutcome.Type
 
 /**
- * Why a line was skipped: the subscription had a price change of its own scheduled
- * (`scheduled_change`), the new version would bill more than an invoice may carry
+ * Why a line was skipped: the subscription had a price change of its own scheduled, or a schedule
+ * governs its price (`scheduled_change`), the new version would bill more than an invoice may carry
  * (`above_bound`), or it changed between the preview and the run (`changed_since_preview`: its
  * preview no longer holds; preview again to include it).
  *

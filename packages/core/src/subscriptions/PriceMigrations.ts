@@ -20,6 +20,8 @@ import * as Store from "../kernel/Store.js"
 import * as Merchants from "../tenants/Merchants.js"
 import type * as Price from "../catalog/Price.js"
 import * as ChangeQuote from "./ChangeQuote.js"
+import * as IntervalSwitch from "./IntervalSwitch.js"
+import * as Schedule from "../schedules/Schedule.js"
 import * as PriceMigration from "./PriceMigration.js"
 import * as Renewals from "./Renewals.js"
 import { writes } from "./SubscriptionStore.js"
@@ -158,6 +160,12 @@ export class PriceMigrations extends Context.Service<PriceMigrations>()("@recur/
         return yield* new Errors.InvalidParameter({ param: "to_version_id", reason: "must be an active version" })
       const unlike = ChangeQuote.targetRefusal("", from, to)
       if (unlike) return yield* new Errors.InvalidParameter({ param: "to_version_id", reason: unlike.detail })
+      // a migration keeps each subscription's calendar: another interval would be a switch
+      if (IntervalSwitch.switchesInterval(from, to))
+        return yield* new Errors.InvalidParameter({
+          param: "to_version_id",
+          reason: "must bill on the same interval (unit and count) as the version it replaces"
+        })
       const at = yield* nowOf(merchant)
       const migrationId = yield* Ids.make(Ids.prefixes.priceMigration)
       const found = yield* subscriptionsOn(merchantId, from)
@@ -166,7 +174,8 @@ export class PriceMigrations extends Context.Service<PriceMigrations>()("@recur/
         const rec = sv.value
         const s = rec.subscription
         const reason: PriceMigration.SkipReason | null =
-          rec.scheduled_price_version_id !== null
+          // its own change wins, and so does a schedule governing its price
+          rec.scheduled_price_version_id !== null || Schedule.governs(rec.schedule ?? null)
             ? "scheduled_change"
             : ChangeQuote.boundRefusal(s.id, rec, to, Option.none(), BigInt(s.quantity))
               ? "above_bound"

@@ -6,6 +6,7 @@
  * @since 0.1.0
  */
 import * as ChangeCommit from "./ChangeCommit.js"
+import * as ChangeQuote from "./ChangeQuote.js"
 import { Context, Effect, Layer, Option, Result } from "effect"
 import * as Entities from "../kernel/Entities.js"
 import * as Errors from "../kernel/Errors.js"
@@ -124,6 +125,16 @@ export class Subscriptions extends Context.Service<Subscriptions>()("@recur/core
       if (command.when === "end_of_period") {
         const sv = yield* load(merchantId, subscriptionId)
         if (sv.value.subscription.cancel_at_period_end) return sv.value.subscription
+        // a create_prorations change's charges wait for the next invoice, which an end-of-period
+        // cancel would never issue: they would be given away
+        if (ChangeQuote.pendingNet(sv.value) > 0n)
+          return yield* new Errors.SubscriptionActionRefused({
+            subscriptionId,
+            state: sv.value.subscription.status,
+            action: "cancel at period end",
+            reason:
+              "its proration charges are billed by the next invoice, which an end-of-period cancel would not issue: cancel immediately, or after that invoice"
+          })
         const { next } = yield* transitionSub(merchantId, subscriptionId, "request_cancel_at_period_end", (rec) => ({
           patch: {
             cancel_at_period_end: true,
