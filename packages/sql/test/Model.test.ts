@@ -7,7 +7,7 @@ import { freshPostgres } from "./postgres.js"
 // (items of issue 29, e.g. "3,4") leaves out the operations meeting them, a debugging knob only.
 // PostgreSQL runs another fixed seed (one whose 300 operations include every kind).
 const ops = Number(process.env.RECUR_MODEL_OPS ?? 300)
-const seed = Number(process.env.RECUR_MODEL_SEED ?? 20261127)
+const seed = Number(process.env.RECUR_MODEL_SEED ?? 20261129)
 const avoid = (process.env.RECUR_MODEL_AVOID ?? "")
   .split(",")
   .filter((x) => x !== "")
