@@ -36,6 +36,13 @@ const descriptions: Record<string, string> = {
   "catalog.runMigration":
     "Runs a previewed migration: the worker moves each pending line's subscription once (the new version from its next cycle, a `v2.subscription.migrated` event), skips one written since the preview (`changed_since_preview`), and completes the migration. 409 unless previewed.",
   "catalog.cancelMigration": "Cancels a migration that has not run. 409 once it runs.",
+  "schedules.create":
+    "Attaches a schedule to an active subscription: 1 to 10 `phases`, each one item (`price_id`, `quantity`) on the subscription's currency, dimension and interval, an optional `discount_code`, and `cycles` or an `end_date` on a period boundary; `start` `current_period` (default) or `next_period`; `end_behavior` `release` (default) or `cancel`. Each renewal that opens a phase bills it. 409 while another schedule governs, a change or cancel waits for the period's end, on a fixed term, or on a subscription of several items.",
+  "schedules.get":
+    "The subscription's schedule: its status, current phase and phases with their cycles and dates; 404 when it never had one.",
+  "schedules.release":
+    "Releases the schedule: the subscription keeps its current phase's price and quantity, and no later phase starts.",
+  "schedules.cancel": "Cancels the schedule and the subscription at the end of its current period.",
   "catalog.priceStatus": "Activates or archives a price version.",
   "catalog.priceVersion": "One price version.",
   "catalog.priceVersions": "Every version of a price, newest first.",
