@@ -249,11 +249,18 @@ describe("behind nginx with TLS, under /billing", { timeout: 400_000 }, () => {
     expect(await server.stop()).toBe(0)
     expect((await send(link)).status).toBe(502)
 
-    const access = readFileSync(join(logs, "recur.access.log"), "utf8")
-    const lines = access
-      .trim()
-      .split("\n")
-      .map((l) => JSON.parse(l) as { client: string; path: string; status: number })
+    // nginx writes a request's access line after its response (its log phase): on a loaded
+    // machine the 502's line may land a moment after the client has read the answer
+    const readAccess = () =>
+      readFileSync(join(logs, "recur.access.log"), "utf8")
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l) as { client: string; path: string; status: number })
+    let lines = readAccess()
+    for (let waited = 0; waited < 10_000 && !lines.some((l) => l.client === "127.0.0.7" && l.status === 502); waited += 100) {
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      lines = readAccess()
+    }
     const paths = lines.filter((l) => l.client === "127.0.0.7").map((l) => `${l.status} ${l.path}`)
     expect(paths).toEqual([
       `200 /billing/invoice/${invoiceId}/[redacted]`,
