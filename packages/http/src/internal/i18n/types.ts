@@ -2,29 +2,13 @@
  * The shape of the hosted pages' words, one object per language (`./<tag>.ts`). Every language
  * file is typed `Messages`: a key missing in one language is a type error.
  */
+import { CheckoutSession } from "@recur/core"
 
-/** The languages the hosted pages speak: the seed's sixteen checkout locales. */
-export const LANGUAGES = [
-  "ar-SA",
-  "de-DE",
-  "en-US",
-  "es-ES",
-  "fr-FR",
-  "id-ID",
-  "it-IT",
-  "ja-JP",
-  "ko-KR",
-  "nl-NL",
-  "pl-PL",
-  "pt-PT",
-  "ru-RU",
-  "th-TH",
-  "zh-CN",
-  "zh-TW"
-] as const
+/** The languages the hosted pages speak: the session's `locale` values, the seed's sixteen checkout locales. */
+export const LANGUAGES = CheckoutSession.Locale.literals
 
 /** A language the hosted pages speak (a BCP 47 tag, as the session's `locale`). */
-export type Language = (typeof LANGUAGES)[number]
+export type Language = typeof CheckoutSession.Locale.Type
 
 /** A billing interval's unit. */
 export type Unit = "day" | "week" | "month" | "quarter" | "year"
