@@ -4,14 +4,8 @@
  * new period's invoice charged at once with the credit applied, exactly as quoted.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { Merchants } from "@recur/core"
-import type { TestClient } from "@recur/http"
 import { backends, serve } from "./client.js"
-
-const refusal = (r: TestClient.Answer) => {
-  const body = r.body as { code?: string; data?: { param?: string } } | null
-  return [r.status, body?.code, body?.data?.param]
-}
+import { changeHelpers, refusal } from "./fixtures/changes.js"
 
 for (const [name, storage] of backends()) {
   describe(`interval switches (${name})`, { timeout: 180_000 }, () => {
@@ -19,71 +13,7 @@ for (const [name, storage] of backends()) {
     beforeAll(() => api.ready(), 120_000)
     afterAll(() => api.dispose())
 
-    const data = (r: TestClient.Answer) => (r.body as any).data
-    const ok = (r: TestClient.Answer) => {
-      expect(r.status, JSON.stringify(r.body)).toBe(200)
-      return data(r)
-    }
-    const fresh = async (proration_credit: "refund" | "credit_balance" = "refund") =>
-      (
-        await api.runtime.runPromise(
-          Merchants.Merchants.use((m) =>
-            m.create({
-              name: "Acme",
-              currency: "USD",
-              frozen_time: Date.parse("2026-01-01T00:00:00Z"),
-              proration_credit
-            })
-          )
-        )
-      ).api_key
-    const advance = (k: string, to: string) =>
-      api.call("POST", "/api/v1/test_helpers/advance_clock", k, { frozen_time: to })
-    const price = async (
-      k: string,
-      productId: string,
-      amount: string,
-      label: string,
-      unit = "month",
-      currency = "USD"
-    ) =>
-      ok(
-        await api.call("POST", "/api/v1/prices", k, {
-          name: label,
-          product_id: productId,
-          currency,
-          billing_type: "recurring",
-          price_type: "flat_price",
-          price_plan: { billing_cycle_unit: unit, base_price_val: amount }
-        })
-      ).price_id as string
-    const subscribe = async (k: string, priceId: string) => {
-      const s = ok(
-        await api.call("POST", "/api/v1/session", k, {
-          payer_id: `p-${Math.random()}`,
-          line_items: [{ price_id: priceId }]
-        })
-      )
-      ok(
-        await api.call(
-          "POST",
-          `/checkout/${s.session_id}/pay`,
-          null,
-          { card_number: "4242424242424242", exp_month: "12", exp_year: "2030", cvc: "123" },
-          { accept: "application/json" }
-        )
-      )
-      const session = ok(await api.call("GET", `/api/v1/session/${s.session_id}`, k)).session
-      return { id: session.subscription_id as string, tradeId: session.trade_id as string }
-    }
-    const invoicesOf = async (k: string, id: string) =>
-      ok(await api.call("GET", "/api/v1/invoices?limit=100", k))
-        .list.filter((i: any) => i.subscription_id === id)
-        .sort((a: any, b: any) => a.cycle_index - b.cycle_index || a.created_at.localeCompare(b.created_at))
-    const subOf = async (k: string, id: string) =>
-      ok(await api.call("GET", `/api/v1/subscription/${id}`, k)).subscription
-    const upcoming = async (k: string, id: string) =>
-      ok(await api.call("GET", `/api/v1/subscription/${id}/upcoming_invoice`, k)).upcoming_invoice
+    const { ok, fresh, advance, price, subscribe, invoicesOf, subOf, upcoming, preview, commit } = changeHelpers(api)
     const setup = async (start: "monthly" | "yearly") => {
       const k = await fresh()
       const monthly = await api.priceOf(k, {}, { product: "Team", price: "Team monthly" })
@@ -91,10 +21,6 @@ for (const [name, storage] of backends()) {
       const sub = await subscribe(k, start === "monthly" ? monthly.priceId : yearly)
       return { k, monthly: monthly.priceId, yearly, productId: monthly.productId, sub: sub.id }
     }
-    const preview = (k: string, id: string, body: Record<string, unknown>) =>
-      api.call("POST", `/api/v1/subscription/${id}/preview-change`, k, body)
-    const commit = (k: string, id: string, body: Record<string, unknown>) =>
-      api.call("POST", `/api/v1/subscription/${id}`, k, body)
     const period = (s: any) => [s.billing_cycle_unit, s.current_period_start, s.current_period_end]
 
     it("month → year: 15.48 of January credited, the year from Jan 16 charged now at 284.52, as quoted", async () => {

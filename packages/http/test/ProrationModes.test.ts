@@ -4,14 +4,8 @@
  * charged or credited now) and `none` — each previewed by a quote and committed exactly as quoted.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { Merchants } from "@recur/core"
-import type { TestClient } from "@recur/http"
 import { backends, serve } from "./client.js"
-
-const refusal = (r: TestClient.Answer) => {
-  const body = r.body as { code?: string; data?: { param?: string } } | null
-  return [r.status, body?.code, body?.data?.param]
-}
+import { changeHelpers, refusal } from "./fixtures/changes.js"
 
 for (const [name, storage] of backends()) {
   describe(`proration modes (${name})`, { timeout: 180_000 }, () => {
@@ -19,64 +13,8 @@ for (const [name, storage] of backends()) {
     beforeAll(() => api.ready(), 120_000)
     afterAll(() => api.dispose())
 
-    const data = (r: TestClient.Answer) => (r.body as any).data
-    const ok = (r: TestClient.Answer) => {
-      expect(r.status, JSON.stringify(r.body)).toBe(200)
-      return data(r)
-    }
-    const fresh = async (proration_credit: "refund" | "credit_balance" = "refund") =>
-      (
-        await api.runtime.runPromise(
-          Merchants.Merchants.use((m) =>
-            m.create({
-              name: "Acme",
-              currency: "USD",
-              frozen_time: Date.parse("2026-01-01T00:00:00Z"),
-              proration_credit
-            })
-          )
-        )
-      ).api_key
-    const advance = (k: string, to: string) =>
-      api.call("POST", "/api/v1/test_helpers/advance_clock", k, { frozen_time: to })
-    const price = async (k: string, productId: string, amount: string, label: string) =>
-      ok(
-        await api.call("POST", "/api/v1/prices", k, {
-          name: label,
-          product_id: productId,
-          currency: "USD",
-          billing_type: "recurring",
-          price_type: "flat_price",
-          price_plan: { billing_cycle_unit: "month", base_price_val: amount }
-        })
-      ).price_id as string
-    const subscribe = async (k: string, priceId: string) => {
-      const s = ok(
-        await api.call("POST", "/api/v1/session", k, {
-          payer_id: `p-${Math.random()}`,
-          line_items: [{ price_id: priceId }]
-        })
-      )
-      ok(
-        await api.call(
-          "POST",
-          `/checkout/${s.session_id}/pay`,
-          null,
-          { card_number: "4242424242424242", exp_month: "12", exp_year: "2030", cvc: "123" },
-          { accept: "application/json" }
-        )
-      )
-      const session = ok(await api.call("GET", `/api/v1/session/${s.session_id}`, k)).session
-      return { id: session.subscription_id as string, tradeId: session.trade_id as string }
-    }
-    const invoicesOf = async (k: string, id: string) =>
-      ok(await api.call("GET", "/api/v1/invoices?limit=100", k))
-        .list.filter((i: any) => i.subscription_id === id)
-        .sort((a: any, b: any) => a.cycle_index - b.cycle_index || a.created_at.localeCompare(b.created_at))
-    const subOf = async (k: string, id: string) =>
-      ok(await api.call("GET", `/api/v1/subscription/${id}`, k)).subscription
-    const upcoming = async (k: string, id: string) =>
-      ok(await api.call("GET", `/api/v1/subscription/${id}/upcoming_invoice`, k)).upcoming_invoice
+    const { data, ok, fresh, advance, price, subscribe, invoicesOf, subOf, upcoming, preview, commit } =
+      changeHelpers(api)
     const lines = (doc: any) => doc.lines.map((l: any) => [l.kind, l.amount])
     /** A 30.00, a 60.00 and a 10.00 monthly plan of one product, and a subscription on `start`. */
     const setup = async (start: "p30" | "p60", credit: "refund" | "credit_balance" = "refund") => {
@@ -87,10 +25,6 @@ for (const [name, storage] of backends()) {
       const sub = await subscribe(k, start === "p30" ? p30.priceId : p60)
       return { k, p30: p30.priceId, p60, p10, sub: sub.id, tradeId: sub.tradeId }
     }
-    const preview = (k: string, id: string, body: Record<string, unknown>) =>
-      api.call("POST", `/api/v1/subscription/${id}/preview-change`, k, body)
-    const commit = (k: string, id: string, body: Record<string, unknown>) =>
-      api.call("POST", `/api/v1/subscription/${id}`, k, body)
 
     it("create_prorations: nothing now, the quoted lines on the upcoming invoice, billed once by the renewal", async () => {
       const { k, p60, sub } = await setup("p30")
