@@ -13,6 +13,7 @@ import type * as GiveBack from "../invoices/GiveBack.js"
 import type * as Entities from "../kernel/Entities.js"
 import { dt, msOf } from "../kernel/ServiceSupport.js"
 import * as Money from "../money/Money.js"
+import * as ChangeQuote from "./ChangeQuote.js"
 import * as Subscription from "./Subscription.js"
 
 /**
@@ -199,9 +200,6 @@ export const withPendingProrations = (
  */
 export const endedWithPending = (rec: Entities.SubscriptionRecord): Entities.SubscriptionRecord => {
   if (rec.pending_prorations.length === 0) return rec
-  const net = rec.pending_prorations.reduce(
-    (a, p) => a + Result.getOrThrow(Money.parse(p.amount, rec.currency, { allowNegative: true })).amount,
-    0n
-  )
+  const net = ChangeQuote.pendingNet(rec)
   return withBalance({ ...rec, pending_prorations: [] }, net < 0n ? -net : 0n)
 }
