@@ -30,7 +30,6 @@ import type * as Proration from "../money/Proration.js"
 import * as BillingAnchor from "../subscriptions/BillingAnchor.js"
 import * as Settings from "../tenants/Settings.js"
 import * as Store from "../kernel/Store.js"
-import * as SubscriptionItems from "../subscriptions/SubscriptionItems.js"
 
 /**
  * A settlement rate's bounds (1 primary unit = `rate` target units, captured at checkout or read
@@ -50,7 +49,7 @@ export { type SessionCommand, sessionOf } from "./SessionCommand.js"
 import type { SessionCommand } from "./SessionCommand.js"
 
 export type { SessionView } from "./SessionAmounts.js"
-import { anchorShare, dueNow, type SessionView, soldRefusal } from "./SessionAmounts.js"
+import { anchorShare, dueNow, itemsRefusal, type SessionView, soldRefusal } from "./SessionAmounts.js"
 
 /**
  * The checkout service.
@@ -89,7 +88,7 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
         })
       const quantity = Option.match(command.item, { onNone: () => 1n, onSome: (i) => i.quantity })
       // the other items sold on the same subscription, and what each is due now (first the base's)
-      const extras: Array<{ readonly pv: Price.PriceVersion; readonly quantity: bigint }> = []
+      const extras: Array<{ readonly pv: Price.PriceVersion; readonly quantity: bigint; editable: boolean }> = []
       let dues: ReadonlyArray<Money.Money> = []
       // a live merchant's payer leaves the page over https only
       if (merchant.mode !== "sandbox")
@@ -171,11 +170,11 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
             "PriceNotFound",
             () => Effect.fail(refuse("price", "no such price", true, i + 1))
           )
-          extras.push({ pv: xpv, quantity: x.quantity })
+          extras.push({ pv: xpv, quantity: x.quantity, editable: x.editable })
         }
         if (extras.length > 0) {
-          const ok = SubscriptionItems.compatible([pv, ...extras.map((x) => x.pv)])
-          if (Result.isFailure(ok)) return yield* refuse("price", ok.failure.reason, undefined, ok.failure.index ?? 0)
+          const why = itemsRefusal([{ pv, quantity, editable: command.item.value.editable }, ...extras])
+          if (why !== undefined) return yield* refuse(why.part, why.detail, undefined, why.index)
           const trialFirst = Option.isSome(Price.trialOf(pv)) && !skipTrial
           dues = [due, ...extras.map((x) => (trialFirst ? Money.zero(pv.currency) : dueNow(x.pv, x.quantity, true)))]
           due = Money.make(
@@ -542,6 +541,7 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
                 )
           lines.push({
             priceName: v?.price_name ?? l.price_id,
+            metered: v?.billing_dimension === "usage",
             quantity: l.quantity,
             editable: l.quantity_editable,
             min: l.quantity_min,

@@ -14,6 +14,7 @@ import type * as Decimal from "../money/Decimal.js"
 import type * as PaymentSettings from "../payments/PaymentSettings.js"
 import * as Pricing from "../money/Pricing.js"
 import * as BillingAnchor from "../subscriptions/BillingAnchor.js"
+import * as SubscriptionItems from "../subscriptions/SubscriptionItems.js"
 import { msOf } from "../kernel/ServiceSupport.js"
 import type * as Proration from "../money/Proration.js"
 
@@ -41,6 +42,8 @@ export interface SessionView {
    */
   readonly lines: ReadonlyArray<{
     readonly priceName: string
+    /** A usage-based (metered) line: no quantity, nothing due now, billed by usage at each period's end. */
+    readonly metered: boolean
     readonly quantity: string
     readonly editable: boolean
     readonly min: string | null
@@ -122,3 +125,26 @@ export const anchorShare = (
         session.proration_behavior ?? "create_prorations",
         openedAt
       )?.share
+
+/**
+ * Why a session's several line items cannot be sold as one subscription — the items'
+ * {@link SubscriptionItems.compatible} rules (`price`), or a metered line with a quantity other
+ * than 1 or editable by the payer (`quantity`: it is billed by usage at each period's end) — with
+ * the line's index, or undefined when they can.
+ *
+ * @since 0.1.0
+ */
+export const itemsRefusal = (
+  lines: ReadonlyArray<{ readonly pv: Price.PriceVersion; readonly quantity: bigint; readonly editable: boolean }>
+): { readonly part: "price" | "quantity"; readonly index: number; readonly detail: string } | undefined => {
+  const ok = SubscriptionItems.compatible(lines.map((l) => l.pv))
+  if (Result.isFailure(ok)) return { part: "price", index: ok.failure.index ?? 0, detail: ok.failure.reason }
+  const index = lines.findIndex((l) => l.pv.billing_dimension === "usage" && (l.quantity !== 1n || l.editable))
+  return index < 0
+    ? undefined
+    : {
+        part: "quantity",
+        index,
+        detail: "is billed by usage at the end of each period: its quantity is 1, not editable"
+      }
+}

@@ -27,7 +27,7 @@ import { fmtMinor } from "../money/Money.js"
 import { underMinimum } from "../payments/Charges.js"
 import { newTrade, submitTrade } from "../payments/TradeStore.js"
 import { firstPeriod, fullCycle } from "../subscriptions/SubscriptionTerms.js"
-import { withItemLines } from "../subscriptions/SubscriptionItems.js"
+import { withItemLines, withoutUsage } from "../subscriptions/SubscriptionItems.js"
 import { writes } from "../subscriptions/SubscriptionStore.js"
 import { taxAddressOf, withTax } from "../taxes/TaxRates.js"
 import { must } from "../kernel/ServiceSupport.js"
@@ -297,17 +297,20 @@ export class SessionPayments extends Context.Service<SessionPayments>()("@recur/
                             })
                           )
                         : withItemLines(
-                            Result.getOrThrow(
-                              Invoicing.cycle({
-                                invoice_type: "initial",
-                                price: pv,
-                                cycle_index: 0,
-                                paidCycles: 0,
-                                quantity,
-                                usage: 0n,
-                                existing: [],
-                                ...(anchored !== undefined ? { share: anchored.share } : {})
-                              })
+                            // beside other items a metered base item has no line yet: nothing used
+                            (extraItems.length > 0 ? withoutUsage : (d: Invoicing.Draft) => d)(
+                              Result.getOrThrow(
+                                Invoicing.cycle({
+                                  invoice_type: "initial",
+                                  price: pv,
+                                  cycle_index: 0,
+                                  paidCycles: 0,
+                                  quantity,
+                                  usage: 0n,
+                                  existing: [],
+                                  ...(anchored !== undefined ? { share: anchored.share } : {})
+                                })
+                              )
                             ),
                             extraItems,
                             0
@@ -332,6 +335,22 @@ export class SessionPayments extends Context.Service<SessionPayments>()("@recur/
                 : undefined
             const firstInvoice = carriedFirst?.draft ?? firstDraft
             if (firstInvoice) amount = firstInvoice.total
+            // each item's line on the first invoice (a metered item has none: 0.00, billed by usage later)
+            // (a trial invoice has the base item's trial line only)
+            let lineNo = 0
+            const itemLines = [pv, ...extraItems.map((x) => x.version)].map((v, i) =>
+              firstInvoice?.invoice_type === "trial"
+                ? i === 0
+                  ? 0
+                  : null
+                : v?.billing_dimension === "usage"
+                  ? null
+                  : lineNo++
+            )
+            const itemAmount = (i: number) => {
+              const n = itemLines[i]
+              return (n != null ? firstInvoice?.lines[n]?.amount : undefined) ?? Money.zero(session.currency)
+            }
             const trade = yield* newTrade({
               merchant,
               amount,
@@ -345,9 +364,7 @@ export class SessionPayments extends Context.Service<SessionPayments>()("@recur/
                     id: pv.price_version_id,
                     title: pv.price_name,
                     // one line: the trade's amount (the seed's form); several: each its line's amount
-                    price: Money.format(
-                      extraItems.length > 0 ? (firstInvoice?.lines[0]?.amount ?? Money.zero(session.currency)) : amount
-                    ),
+                    price: Money.format(extraItems.length > 0 ? itemAmount(0) : amount),
                     price_id: pv.id,
                     quantity: quantity.toString(),
                     sku: pv.merchant_price_id ?? "",
@@ -361,7 +378,7 @@ export class SessionPayments extends Context.Service<SessionPayments>()("@recur/
                   new Trade.LineItem({
                     id: x.price_version_id,
                     title: x.version.price_name,
-                    price: Money.format(firstInvoice?.lines[i + 1]?.amount ?? Money.zero(session.currency)),
+                    price: Money.format(itemAmount(i + 1)),
                     price_id: x.price_id,
                     quantity: x.quantity,
                     sku: x.version.merchant_price_id ?? "",

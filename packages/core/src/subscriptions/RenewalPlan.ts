@@ -1,7 +1,8 @@
 /**
  * A renewal as pure functions, the one computation behind renewing a subscription alone and
  * renewing many in a batch: whether it renews now ({@link decide}), what the next cycle bills
- * ({@link bill}: prepaid price for the new period, or the ended period's usage in arrears) and
+ * ({@link bill}: the prepaid items for the new period and the metered item's usage of the ended
+ * period in arrears — a one-item usage subscription's invoice is that usage alone) and
  * the record after it ({@link advance}: next period, quantity and price changes applied, the
  * credit consumed, the proration basis reset, the pending proration lines billed and removed).
  *
@@ -18,7 +19,7 @@ import * as Money from "../money/Money.js"
 import type * as Price from "../catalog/Price.js"
 import * as Subscription from "./Subscription.js"
 import { discountRules } from "./SubscriptionTerms.js"
-import { withItemLines } from "./SubscriptionItems.js"
+import { meteredIndex, type UsageToBill, withItemLines, withoutUsage } from "./SubscriptionItems.js"
 import type { StorageService } from "../kernel/ServiceSupport.js"
 import type * as Ports from "../kernel/Ports.js"
 import type * as Tax from "../taxes/Tax.js"
@@ -81,6 +82,8 @@ export interface Bill {
   /** The invoice's cycle: the new one (prepaid) or the one that ended (usage in arrears). */
   readonly invoiceCycle: number
   readonly arrears: boolean
+  /** The ended cycle's usage is on this invoice (the accrued usage starts again from 0). */
+  readonly usageBilled: boolean
   /** Seats for the new cycle (a pending quantity change applied). */
   readonly quantity: bigint
   readonly pendingApplied: boolean
@@ -91,8 +94,9 @@ export interface Bill {
 
 /**
  * What the next cycle bills. `inForce` is the price of the cycle that ends (usage is rated at
- * it), `billed` the price of the next one (a scheduled change applied). Fails when the cycle is
- * already billed (`existing`).
+ * it), `billed` the price of the next one (a scheduled change applied). Beside other items, the
+ * metered item (base or extra) has one `usage` line for the ended period (its `usagePeriod`),
+ * the others one line each for the new one. Fails when the cycle is already billed (`existing`).
  *
  * @since 0.1.0
  */
@@ -107,27 +111,43 @@ export const bill = (
   const pending = s.pending_change
   const pendingApplied = pending !== null && pending.cycle_index <= nextCycle
   const quantity = pendingApplied ? BigInt(pending.quantity) : BigInt(s.quantity)
-  const arrears = billed.billing_dimension === "usage"
+  // a one-item usage subscription bills the ended cycle alone, in arrears (the seed's invoice);
+  // beside other items its metered item's usage is one line of the new cycle's prepaid invoice
+  const baseMetered = billed.billing_dimension === "usage"
+  const arrears = baseMetered && rec.extra_items.length === 0
   const invoiceCycle = arrears ? s.cycle_index : nextCycle
+  const accrued = BigInt(rec.accrued_usage)
+  // the usage of the cycle that ends, rated for it; none after a trial (trial usage is not billed)
+  const ended = paidIndex(rec, s.cycle_index)
+  const usage: UsageToBill | undefined =
+    !arrears && meteredIndex(rec) !== undefined && ended >= 0 ? { units: accrued, paidCycles: ended } : undefined
   return Result.map(
     Invoicing.cycle({
       invoice_type: "renewal",
-      price: arrears ? inForce : billed,
+      price: baseMetered ? inForce : billed,
       cycle_index: invoiceCycle,
-      paidCycles: paidIndex(rec, invoiceCycle),
+      paidCycles: baseMetered && !arrears ? ended : paidIndex(rec, invoiceCycle),
       quantity,
-      usage: arrears ? BigInt(rec.accrued_usage) : 0n,
+      usage: baseMetered ? accrued : 0n,
       existing
     }),
     (draft) => ({
       nextCycle,
       invoiceCycle,
       arrears,
+      usageBilled: baseMetered || usage !== undefined,
       quantity,
       pendingApplied,
       draft: withPendingProrations(
         convertDraft(
-          arrears ? draft : withItemLines(draft, rec.extra_items, paidIndex(rec, invoiceCycle)),
+          arrears
+            ? draft
+            : withItemLines(
+                baseMetered && usage === undefined ? withoutUsage(draft) : draft,
+                rec.extra_items,
+                paidIndex(rec, invoiceCycle),
+                usage
+              ),
           rec.fx_rate,
           rec.currency
         ),
@@ -193,7 +213,7 @@ export const advance = (
   const periodEnd = Option.match(period, { onNone: () => null, onSome: (p) => p.end })
   const next: Entities.SubscriptionRecord = {
     ...rec,
-    accrued_usage: b.arrears ? "0" : rec.accrued_usage,
+    accrued_usage: b.usageBilled ? "0" : rec.accrued_usage,
     scheduled_price_version_id: null,
     plan_basis: Money.format(fullCycle(rec, billed, b.quantity, b.nextCycle)),
     // billed once, by this invoice

@@ -57,9 +57,22 @@ export const termsOf = (rec: Entities.SubscriptionRecord): ReadonlyArray<ItemRef
 export type ItemRef = Omit<Entities.ItemTerm, "version">
 
 /**
+ * What a renewal bills of a subscription's metered item: the usage accrued in the cycle that
+ * ended (`units`), rated for that cycle (`paidCycles` selects its intro phase).
+ *
+ * @since 0.1.0
+ */
+export interface UsageToBill {
+  readonly units: bigint
+  readonly paidCycles: number
+}
+
+/**
  * A cycle's invoice with the lines of a subscription's items after the base one (each rated at
  * its own price version for paid cycle `paidCycles`, intro phases included), totalled again:
- * `draft` holds the base item's line. A trial invoice is left as it is (the other items are free
+ * `draft` holds the base item's line. A metered item (usage-based) has a line only when `usage`
+ * is given — its usage in arrears, for the cycle that ended — and none otherwise (a first
+ * invoice, the proration basis). A trial invoice is left as it is (the other items are free
  * during a trial); the draft is in the prices' currency, before conversion, discounts and tax,
  * which apply to the whole invoice (see docs/pricing.md, "Several items").
  *
@@ -68,30 +81,66 @@ export type ItemRef = Omit<Entities.ItemTerm, "version">
 export const withItemLines = (
   draft: Invoicing.Draft,
   extras: ReadonlyArray<Entities.ItemTerm>,
-  paidCycles: number
+  paidCycles: number,
+  usage?: UsageToBill
 ): Invoicing.Draft => {
   if (extras.length === 0 || draft.invoice_type === "trial") return draft
-  const lines = extras.flatMap(
-    (item) =>
-      Result.getOrThrow(
-        Invoicing.cycle({
-          invoice_type: "renewal",
-          price: item.version,
-          cycle_index: draft.cycle_index,
-          paidCycles,
-          quantity: BigInt(item.quantity),
-          usage: 0n,
-          existing: []
-        })
-      ).lines
-  )
-  return Invoicing.total({
+  const lines = extras.flatMap((item) => {
+    const metered = item.version.billing_dimension === "usage"
+    if (metered && usage === undefined) return []
+    return Result.getOrThrow(
+      Invoicing.cycle({
+        invoice_type: "renewal",
+        price: item.version,
+        cycle_index: draft.cycle_index,
+        paidCycles: metered ? usage!.paidCycles : paidCycles,
+        quantity: BigInt(item.quantity),
+        usage: metered ? usage!.units : 0n,
+        existing: []
+      })
+    ).lines
+  })
+  return retotal(draft, [...draft.lines, ...lines])
+}
+
+/** `draft` with `lines` instead of its own, totalled again (before discounts and tax). */
+const retotal = (draft: Invoicing.Draft, lines: ReadonlyArray<Invoicing.Line>): Invoicing.Draft =>
+  Invoicing.total({
     invoice_type: draft.invoice_type,
     cycle_index: draft.cycle_index,
     currency: draft.currency,
-    lines: [...draft.lines, ...lines],
+    lines,
     ...(Option.isSome(draft.original_invoice_id) ? { original_invoice_id: draft.original_invoice_id.value } : {})
   })
+
+/**
+ * A draft without its usage lines: the first invoice of a subscription whose metered item sits
+ * beside other items (nothing used yet), or the first renewal after a trial (trial usage is not
+ * billed). A one-item usage subscription keeps the seed's 0.00 usage line on its first invoice.
+ *
+ * @since 0.1.0
+ */
+export const withoutUsage = (draft: Invoicing.Draft): Invoicing.Draft =>
+  draft.lines.some((l) => l.kind === "usage")
+    ? retotal(
+        draft,
+        draft.lines.filter((l) => l.kind !== "usage")
+      )
+    : draft
+
+/**
+ * Where a subscription's metered item sits: 0 when the base item is usage-based, `i` for extra
+ * item `i - 1`, `undefined` when no item is (usage is then refused). At most one item is
+ * metered ({@link compatible}).
+ *
+ * @example
+ * meteredIndex(teamWithApiCalls) // 3: Team plan, Seat, SSO add-on, API calls
+ * @since 0.1.0
+ */
+export const meteredIndex = (rec: Entities.SubscriptionRecord): number | undefined => {
+  if (rec.subscription.billing_dimension === "usage") return 0
+  const i = rec.extra_items.findIndex((x) => x.version.billing_dimension === "usage")
+  return i < 0 ? undefined : i + 1
 }
 
 /**
@@ -115,7 +164,8 @@ export interface ItemRefusal {
 /**
  * Checks that a set of items (their price versions, in order) may form one subscription: 1 to
  * {@link MAX_ITEMS} of them, all recurring, each price once, on the first item's billing interval and currency;
- * a usage-based price only alone (usage accrues per subscription, billed in arrears).
+ * at most one usage-based (metered) item, base or extra: usage is recorded per subscription
+ * (`accrued_usage`), so a second metered item could not tell whose usage it is.
  * The first refusal says which item.
  *
  * @example
@@ -131,8 +181,14 @@ export const compatible = (items: ReadonlyArray<Price.PriceVersion>): Result.Res
     if (pv.billing_type !== "recurring") return Result.fail({ index, reason: "must be a recurring price" })
     if (items.findIndex((other) => other.id === pv.id) < index)
       return Result.fail({ index, reason: "is already an item: one item per price, with its quantity" })
-    if (items.length > 1 && pv.billing_dimension !== "quantity")
-      return Result.fail({ index, reason: "a usage-based price is sold alone, not with other items" })
+    if (items.length > 1 && pv.billing_dimension === "mixed")
+      return Result.fail({ index, reason: "must bill by quantity or by usage" })
+    if (pv.billing_dimension === "usage" && items.findIndex((other) => other.billing_dimension === "usage") < index)
+      return Result.fail({
+        index,
+        reason:
+          "is a second usage-based price: a subscription holds at most one metered item, because its usage is recorded per subscription"
+      })
     if (pv.currency !== base.currency)
       return Result.fail({
         index,

@@ -1,5 +1,6 @@
 /**
- * Metering: usage events of usage-billed subscriptions, one at a time or up to 1,000 in one
+ * Metering: usage events of subscriptions with a metered (usage-based) item — the base item or
+ * one beside other items, at most one per subscription — one at a time or up to 1,000 in one
  * transaction, de-duplicated by `event_id`, bounded so that no cycle rates above what one
  * invoice may carry; the usage summary of a cycle; a threshold reached bills at once.
  *
@@ -11,6 +12,7 @@ import * as Errors from "../kernel/Errors.js"
 import * as Ids from "../kernel/Ids.js"
 import { dt, nowOf } from "../kernel/ServiceSupport.js"
 import { mustBeLive } from "../subscriptions/SubscriptionStore.js"
+import { meteredIndex } from "../subscriptions/SubscriptionItems.js"
 import { paidIndex } from "../subscriptions/SubscriptionTerms.js"
 import { writes } from "../subscriptions/SubscriptionStore.js"
 import { must } from "../kernel/ServiceSupport.js"
@@ -84,6 +86,15 @@ const compareKeys = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
 const live = mustBeLive
 
 /**
+ * The price version of a subscription's metered item when it is an extra item (held on the
+ * record); `undefined` when it is the base item (read by its id) or there is none.
+ */
+const meteredVersion = (rec: Entities.SubscriptionRecord): Price.PriceVersion | undefined => {
+  const i = meteredIndex(rec)
+  return i !== undefined && i > 0 ? rec.extra_items[i - 1]!.version : undefined
+}
+
+/**
  * The metering service.
  *
  * @since 0.1.0
@@ -142,8 +153,8 @@ export class Metering extends Context.Service<Metering>()("@recur/core/Metering"
                 if (sv === undefined)
                   return yield* new Errors.NotFound({ resource: "subscription", id: r.subscriptionId })
                 const sub = sv.value.subscription
-                if (sub.billing_dimension !== "usage")
-                  return yield* refuse(i, "not_metered", "the subscription is not billed by usage")
+                if (meteredIndex(sv.value) === undefined)
+                  return yield* refuse(i, "not_metered", "the subscription has no item billed by usage")
                 yield* live(sv.value, "record usage")
                 if (r.at !== undefined) {
                   // usage belongs to the open cycle: from its start to now (plus a small clock skew)
@@ -211,8 +222,8 @@ export class Metering extends Context.Service<Metering>()("@recur/core/Metering"
               const prices = new Map<string, Price.PriceVersion>()
               for (const { value } of changed) {
                 const id = value.subscription.price_version_id
-                const pv = prices.get(id) ?? (yield* version(merchantId, id))
-                prices.set(id, pv)
+                const pv = meteredVersion(value) ?? prices.get(id) ?? (yield* version(merchantId, id))
+                prices.set(pv.price_version_id, pv)
                 const accrued = BigInt(value.accrued_usage)
                 const amount =
                   accrued <= MAX_CYCLE_USAGE
@@ -308,7 +319,7 @@ export class Metering extends Context.Service<Metering>()("@recur/core/Metering"
       }
       const total = rows.reduce((a, r) => a + BigInt(r.usage.usage_count), 0n)
       const trial = rows.filter((r) => r.trial).reduce((a, r) => a + BigInt(r.usage.usage_count), 0n)
-      const pv = yield* version(merchantId, rec.subscription.price_version_id)
+      const pv = meteredVersion(rec) ?? (yield* version(merchantId, rec.subscription.price_version_id))
       const amount =
         pv.billing_dimension === "usage"
           ? Pricing.rate(Price.modelOf(pv, paidIndex(rec, cycle)), total - trial, pv.currency).amount

@@ -93,22 +93,27 @@ export const checkoutBody = (
     return `<form method="post" action="${esc(`${base}${s.session_id}/quantity`)}" class="stepper">${line === null ? "" : `<input type="hidden" name="line" value="${line}">`}<span id="${id}-label">${esc(w.quantity)}</span>
 ${button(q - 1n, w.decrease, "−")}<output aria-labelledby="${id}-label" id="${id}">${esc(quantity)}</output>${button(q + 1n, w.increase, "+")}</form>`
   }
-  // several line items: one line each, its quantity (a stepper inside its bounds when editable) and its amount
+  // several line items: one line each, its quantity (a stepper inside its bounds when editable) and
+  // its amount; a metered line says it is billed by usage (no quantity, nothing due today)
   const several =
     view.lines.length > 1
       ? `<ul id="lines" class="lines">${view.lines
           .map(
             (l, i) =>
               `<li class="line" id="line-${i}"><span class="line-name">${esc(l.priceName)}</span>${
+                l.metered ? ` <span class="line-usage" id="line-usage-${i}">${esc(w.byUsage)}</span>` : ""
+              }${
                 l.amount !== null
                   ? ` <span class="line-amount">${esc(money(language, l.amount, s.currency))}</span>`
                   : ""
               }${
-                l.editable
-                  ? stepperOf(i, l.quantity, l.min, l.max)
-                  : l.quantity !== "1"
-                    ? ` <span class="line-quantity">× ${esc(l.quantity)}</span>`
-                    : ""
+                l.metered
+                  ? ""
+                  : l.editable
+                    ? stepperOf(i, l.quantity, l.min, l.max)
+                    : l.quantity !== "1"
+                      ? ` <span class="line-quantity">× ${esc(l.quantity)}</span>`
+                      : ""
               }</li>`
           )
           .join("\n")}</ul>`

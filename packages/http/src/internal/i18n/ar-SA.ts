@@ -58,6 +58,7 @@ export const messages: Messages = {
     dueToday: "المستحق اليوم",
     thenLabel: "ثم",
     billed: "الفوترة",
+    byUsage: "تُفوتر حسب الاستخدام في نهاية كل فترة",
     trial: "الفترة التجريبية",
     email: "البريد الإلكتروني",
     pay: "ادفع",

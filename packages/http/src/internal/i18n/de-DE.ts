@@ -40,6 +40,7 @@ export const messages: Messages = {
     dueToday: "Heute fällig",
     thenLabel: "Danach",
     billed: "Abrechnung",
+    byUsage: "Nach Nutzung abgerechnet, am Ende jedes Zeitraums",
     trial: "Testphase",
     email: "E-Mail",
     pay: "Bezahlen",

@@ -37,6 +37,7 @@ export const messages: Messages = {
     dueToday: "Due today",
     thenLabel: "Then",
     billed: "Billed",
+    byUsage: "Billed by usage at the end of each period",
     trial: "Trial",
     email: "Email",
     pay: "Pay",

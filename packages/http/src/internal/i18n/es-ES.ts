@@ -40,6 +40,7 @@ export const messages: Messages = {
     dueToday: "Importe a pagar hoy",
     thenLabel: "Después,",
     billed: "Facturación",
+    byUsage: "Se factura según el uso al final de cada periodo",
     trial: "Periodo de prueba",
     email: "Correo electrónico",
     pay: "Pagar",

@@ -40,6 +40,7 @@ export const messages: Messages = {
     dueToday: "À payer aujourd'hui",
     thenLabel: "Puis",
     billed: "Facturé",
+    byUsage: "Facturé à l’usage à la fin de chaque période",
     trial: "Essai",
     email: "E-mail",
     pay: "Payer",

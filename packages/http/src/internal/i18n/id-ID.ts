@@ -40,6 +40,7 @@ export const messages: Messages = {
     dueToday: "Jatuh tempo hari ini",
     thenLabel: "Selanjutnya",
     billed: "Ditagih",
+    byUsage: "Ditagih sesuai pemakaian di akhir setiap periode",
     trial: "Masa uji coba",
     email: "Email",
     pay: "Bayar",

@@ -48,6 +48,7 @@ export const messages: Messages = {
     dueToday: "Da pagare oggi",
     thenLabel: "Poi",
     billed: "Fatturazione",
+    byUsage: "Fatturato in base all’utilizzo alla fine di ogni periodo",
     trial: "Periodo di prova",
     email: "Email",
     pay: "Paga",

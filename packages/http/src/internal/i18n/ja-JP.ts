@@ -36,6 +36,7 @@ export const messages: Messages = {
     dueToday: "本日のお支払い",
     thenLabel: "以降",
     billed: "請求:",
+    byUsage: "各期間の終わりに使用量に応じて請求",
     trial: "無料トライアル",
     email: "メールアドレス",
     pay: "支払う",

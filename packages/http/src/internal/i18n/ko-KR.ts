@@ -34,6 +34,7 @@ export const messages: Messages = {
     dueToday: "오늘 결제 금액",
     thenLabel: "이후",
     billed: "청구 주기:",
+    byUsage: "각 기간이 끝날 때 사용량에 따라 청구",
     trial: "체험 기간",
     email: "이메일",
     pay: "결제하기",

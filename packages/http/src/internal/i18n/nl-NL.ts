@@ -40,6 +40,7 @@ export const messages: Messages = {
     dueToday: "Vandaag te betalen",
     thenLabel: "Daarna",
     billed: "Gefactureerd",
+    byUsage: "Gefactureerd op basis van gebruik aan het einde van elke periode",
     trial: "Proefperiode",
     email: "E-mailadres",
     pay: "Betalen",

@@ -47,6 +47,7 @@ export const messages: Messages = {
     dueToday: "Do zapłaty dzisiaj",
     thenLabel: "Następnie",
     billed: "Rozliczane",
+    byUsage: "Rozliczane według zużycia na koniec każdego okresu",
     trial: "Okres próbny",
     email: "E-mail",
     pay: "Zapłać",

@@ -48,6 +48,7 @@ export const messages: Messages = {
     dueToday: "A pagar hoje",
     thenLabel: "Depois,",
     billed: "Faturação",
+    byUsage: "Faturado pela utilização no fim de cada período",
     trial: "Período experimental",
     email: "E-mail",
     pay: "Pagar",

@@ -52,6 +52,7 @@ export const messages: Messages = {
     dueToday: "К оплате сегодня",
     thenLabel: "Далее",
     billed: "Списание",
+    byUsage: "Оплата по использованию в конце каждого периода",
     trial: "Пробный период",
     email: "Эл. почта",
     pay: "Оплатить",

@@ -33,6 +33,7 @@ export const messages: Messages = {
     dueToday: "ยอดที่ต้องชำระวันนี้",
     thenLabel: "หลังจากนั้น",
     billed: "เรียกเก็บเงิน",
+    byUsage: "เรียกเก็บตามการใช้งานเมื่อสิ้นสุดแต่ละรอบ",
     trial: "ช่วงทดลองใช้",
     email: "อีเมล",
     pay: "ชำระเงิน",

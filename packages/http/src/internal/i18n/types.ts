@@ -47,6 +47,8 @@ export interface CheckoutWords {
   readonly dueToday: string
   readonly thenLabel: string
   readonly billed: string
+  /** A metered line of several: nothing due now, billed by usage at each period's end. */
+  readonly byUsage: string
   readonly trial: string
   readonly email: string
   readonly pay: string

@@ -34,6 +34,7 @@ export const messages: Messages = {
     dueToday: "今日应付",
     thenLabel: "之后",
     billed: "计费周期：",
+    byUsage: "按用量在每个周期结束时计费",
     trial: "试用期",
     email: "电子邮件",
     pay: "支付",

@@ -34,6 +34,7 @@ export const messages: Messages = {
     dueToday: "今日應付",
     thenLabel: "之後",
     billed: "計費週期：",
+    byUsage: "按用量於每個週期結束時計費",
     trial: "試用期",
     email: "電子郵件",
     pay: "付款",
