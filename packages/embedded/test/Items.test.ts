@@ -55,4 +55,85 @@ describe("several items per subscription through the facade (issue 33)", () => {
       await billing.close()
     }
   }, 60_000)
+
+  it("the Team example with a metered API-calls item: usage billed in arrears on the renewal, a second metered item refused", async () => {
+    const billing = await createBilling({ storage: "memory" })
+    try {
+      const { merchant_id: m } = await billing.merchants.create({
+        name: "Acme",
+        currency: "USD",
+        frozen_time: Date.parse("2024-01-01T00:00:00Z")
+      })
+      const priceOf = async (name: string, amount: string) => {
+        const product = await billing.catalog.createProduct(m, { product_name: name })
+        return (
+          await billing.catalog.createPrice(m, {
+            name,
+            product_id: product.product_id,
+            currency: "USD",
+            billing_type: "recurring",
+            price_type: "flat_price",
+            price_plan: { billing_cycle_unit: "month", base_price_val: amount }
+          })
+        ).price_id
+      }
+      // 0.50 per 100 calls, a started block counting whole
+      const callsOf = async (name: string) => {
+        const product = await billing.catalog.createProduct(m, { product_name: name })
+        return (
+          await billing.catalog.createPrice(m, {
+            name,
+            product_id: product.product_id,
+            currency: "USD",
+            billing_type: "recurring",
+            price_type: "based_on_usage",
+            model_type: "per_unit",
+            payment_timing: "postpaid",
+            billing_dimension: "usage",
+            usage_amount: "1",
+            usage_unit: "calls",
+            usage_unit_price: "0.50",
+            billing_threshold: "100",
+            price_plan: { billing_cycle_unit: "month", base_price_val: "0" }
+          })
+        ).price_id
+      }
+      const team = await priceOf("Team plan", "49.00")
+      const seat = await priceOf("Seat", "12.00")
+      const sso = await priceOf("SSO add-on", "99.00")
+      const calls = await callsOf("API calls")
+      const lines = [{ price_id: team }, { price_id: seat, quantity: "5" }, { price_id: sso }, { price_id: calls }]
+      let refused: unknown
+      try {
+        await billing.checkout.createSession(m, {
+          payer_id: "p-1",
+          line_items: [...lines, { price_id: await callsOf("More calls") }]
+        })
+      } catch (e) {
+        refused = e
+      }
+      expect(refused).toBeInstanceOf(InvalidParameterError)
+      expect((refused as RecurError).param).toBe("line_items[4].price_id")
+      const session = await billing.checkout.createSession(m, { payer_id: "p-1", line_items: lines })
+      expect((await billing.checkout.getSession(m, session.session_id)).amount).toBe("208.00")
+      const sub = (await billing.checkout.pay(m, session.session_id, card)).subscription!.id
+      await billing.subscriptions.recordUsage(m, sub, { usage_count: 1234, event_id: "jan" })
+      // 13 blocks of 100 calls × 0.50
+      expect((await billing.subscriptions.usage(m, sub)).billing_amount).toBe("6.50")
+      expect((await billing.subscriptions.upcomingInvoice(m, sub))?.amount).toBe("214.50")
+      await billing.advanceClock(m, new Date("2024-02-02T00:00:00Z"))
+      const [renewal] = (await billing.invoices.list(m, { subscription_id: sub })).list.filter(
+        (i) => i.invoice_type === "renewal"
+      )
+      expect(renewal!.amount).toBe("214.50")
+      expect(renewal!.lines.map((l) => [l.kind, l.amount, l.period_start, l.period_end])).toEqual([
+        ["subscription", "49.00", "2024-02-01T00:00:00Z", "2024-03-01T00:00:00Z"],
+        ["subscription", "60.00", "2024-02-01T00:00:00Z", "2024-03-01T00:00:00Z"],
+        ["subscription", "99.00", "2024-02-01T00:00:00Z", "2024-03-01T00:00:00Z"],
+        ["usage", "6.50", "2024-01-01T00:00:00Z", "2024-02-01T00:00:00Z"]
+      ])
+    } finally {
+      await billing.close()
+    }
+  }, 60_000)
 })
