@@ -129,6 +129,16 @@ for (const [name, storage] of backends()) {
         [p.sso, "1", "quantity"],
         [p.calls, "1", "usage"]
       ])
+      // the portal lists the items, the metered one billed by usage
+      const portal = ok(
+        await app.call("POST", "/api/v1/customer-portal/auth", key, { customer_id: sub.customer_id })
+      ).portal_session
+      const portalHtml = await (
+        await app.handler(new Request(`http://localhost${new URL(portal.url).pathname}`))
+      ).text()
+      expect(portalHtml).toContain(
+        '<li>Seat × 5</li><li>SSO add-on</li><li>API calls <span class="muted">Billed by usage at the end of each period</span></li>'
+      )
       // the first invoice has no usage line: nothing used yet
       const [initial] = await invoicesOf(key, subId)
       expect([initial.invoice_type, initial.amount]).toEqual(["initial", "208.00"])

@@ -141,10 +141,11 @@ export interface PortalView {
     /** The name of the price the subscription is on. */
     readonly price_name: string
     /**
-     * Its items when it has several (the base item first): each price's name and quantity;
-     * empty for a subscription of one item (its price is `price_name`).
+     * Its items when it has several (the base item first): each price's name and quantity, and
+     * whether it is billed by usage (`metered`); empty for a subscription of one item (its price
+     * is `price_name`).
      */
-    readonly items: ReadonlyArray<{ readonly name: string; readonly quantity: string }>
+    readonly items: ReadonlyArray<{ readonly name: string; readonly quantity: string; readonly metered: boolean }>
     /** What its next renewal will bill, when it will renew. */
     readonly upcoming: Invoice.UpcomingInvoice | null
     /** The prices the merchant lets it switch to (empty when switching is off for it). */
@@ -382,8 +383,16 @@ export class Portal extends Context.Service<Portal>()("@recur/core/Portal", {
             items:
               r.extra_items.length > 0
                 ? [
-                    { name: current?.price_name ?? r.subscription.price_id, quantity: r.subscription.quantity },
-                    ...r.extra_items.map((x) => ({ name: x.version.price_name, quantity: x.quantity }))
+                    {
+                      name: current?.price_name ?? r.subscription.price_id,
+                      quantity: r.subscription.quantity,
+                      metered: r.subscription.billing_dimension === "usage"
+                    },
+                    ...r.extra_items.map((x) => ({
+                      name: x.version.price_name,
+                      quantity: x.quantity,
+                      metered: x.version.billing_dimension === "usage"
+                    }))
                   ]
                 : [],
             upcoming: Option.getOrNull(yield* renewals.upcoming(m, r.subscription.id)),

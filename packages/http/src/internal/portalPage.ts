@@ -92,11 +92,20 @@ ${
         upcoming !== null
           ? ` · <span class="upcoming">${esc(w.nextInvoice(date(language, upcoming.invoice_date), money(language, upcoming.amount, upcoming.currency)))}</span>`
           : ""
-      // a subscription of several items lists each with its quantity
+      // a subscription of several items lists each with its quantity (a metered one: billed by usage)
       const itemList =
         items.length > 1
           ? `<ul class="items" id="items-${n}">${items
-              .map((i) => `<li>${esc(i.name)}${i.quantity !== "1" ? ` × ${esc(i.quantity)}` : ""}</li>`)
+              .map(
+                (i) =>
+                  `<li>${esc(i.name)}${
+                    i.metered
+                      ? ` <span class="muted">${esc(I18n.messagesOf(language).checkout.byUsage)}</span>`
+                      : i.quantity !== "1"
+                        ? ` × ${esc(i.quantity)}`
+                        : ""
+                  }</li>`
+              )
               .join("")}</ul>\n`
           : ""
       return `<section class="sub" id="sub-${esc(s.id)}"><h2>${esc(price_name)}</h2>
