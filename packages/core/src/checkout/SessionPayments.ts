@@ -335,8 +335,8 @@ export class SessionPayments extends Context.Service<SessionPayments>()("@recur/
                 : undefined
             const firstInvoice = carriedFirst?.draft ?? firstDraft
             if (firstInvoice) amount = firstInvoice.total
-            // each item's line on the first invoice (a metered item has none: 0.00, billed by usage later)
-            // (a trial invoice has the base item's trial line only)
+            // each item's line on the first invoice: a metered item has none (0.00, billed by usage
+            // later); a trial invoice has the base item's trial line only
             let lineNo = 0
             const itemLines = [pv, ...extraItems.map((x) => x.version)].map((v, i) =>
               firstInvoice?.invoice_type === "trial"

@@ -86,16 +86,16 @@ export const withItemLines = (
 ): Invoicing.Draft => {
   if (extras.length === 0 || draft.invoice_type === "trial") return draft
   const lines = extras.flatMap((item) => {
-    const metered = item.version.billing_dimension === "usage"
-    if (metered && usage === undefined) return []
+    const metered = item.version.billing_dimension === "usage" ? usage : null
+    if (metered === undefined) return []
     return Result.getOrThrow(
       Invoicing.cycle({
         invoice_type: "renewal",
         price: item.version,
         cycle_index: draft.cycle_index,
-        paidCycles: metered ? usage!.paidCycles : paidCycles,
+        paidCycles: metered?.paidCycles ?? paidCycles,
         quantity: BigInt(item.quantity),
-        usage: metered ? usage!.units : 0n,
+        usage: metered?.units ?? 0n,
         existing: []
       })
     ).lines
