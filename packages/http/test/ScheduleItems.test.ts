@@ -207,23 +207,35 @@ for (const [name, storage] of backends()) {
       expect((await scheduleOf(k, sub)).status).toBe("released")
     })
 
-    it("a phase from the next period adds items to a single-price subscription, and a later one removes them", async () => {
+    it("a phase from the next period adds items to a single-price subscription (at half price), and a later one removes them", async () => {
       const k = await fresh()
       const { team, seats, sso } = await catalog(k)
       const sub = await subscribe(k, [{ price_id: team.priceId }])
+      // a phase's discount applies to its invoices, all their items
+      const half = await api.call("POST", "/api/v1/discounts", k, {
+        name: "Half",
+        code: "HALF",
+        discount_type: "percentage",
+        percent_off: 50,
+        duration: "forever"
+      })
+      expect(half.status, JSON.stringify(half.body)).toBe(200)
       const made = await schedule(k, sub, {
         start: "next_period",
         end_behavior: "cancel",
         phases: [
           {
             items: [{ price_id: team.priceId }, { price_id: seats.priceId, quantity: "5" }, { price_id: sso.priceId }],
-            cycles: 1
+            cycles: 1,
+            discount_code: "HALF"
           },
           { items: [{ price_id: team.priceId }], cycles: 1 }
         ]
       })
       expect(made.status, JSON.stringify(made.body)).toBe(200)
-      expect(lines(await upcoming(k, sub))).toEqual([
+      const coming = await upcoming(k, sub)
+      expect([coming.subtotal, coming.discount_amount, coming.amount]).toEqual(["208.00", "104.00", "104.00"])
+      expect(lines(coming)).toEqual([
         ["Team plan × 1", "1", "49.00"],
         ["Seat × 5", "5", "60.00"],
         ["SSO add-on × 1", "1", "99.00"]
@@ -239,7 +251,7 @@ for (const [name, storage] of backends()) {
       await advance(k, "2026-04-01T00:00:00Z")
       expect((await invoices(k, sub)).map((i: any) => [i[0], i[2], i[4].length])).toEqual([
         [0, "49.00", 1],
-        [1, "208.00", 3],
+        [1, "104.00", 3],
         [2, "49.00", 1]
       ])
       const s = await subscription(k, sub)
