@@ -80,7 +80,8 @@ export const scheduleCommand = (
       const decoded: Array<Schedules.PhaseCommand["items"][number]> = []
       for (const [j, item] of items.entries()) {
         const field = `${at}.items[${j}]`
-        if (item.price_id === undefined || item.price_id === "") return yield* invalid(`${field}.price_id`, "is required")
+        if (item.price_id === undefined || item.price_id === "")
+          return yield* invalid(`${field}.price_id`, "is required")
         if (Option.isNone(Ids.PriceId.makeOption(item.price_id)))
           return yield* new Errors.NotFound({ resource: "price", id: item.price_id, param: `${field}.price_id` })
         let quantity = Option.none<bigint>()

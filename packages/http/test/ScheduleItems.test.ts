@@ -163,9 +163,7 @@ for (const [name, storage] of backends()) {
         return content.data?.phases !== undefined ? content.data : content
       })
       expect(
-        payloads
-          .map((p: any) => [p.current_phase, p.phases[p.current_phase].items.map((i: any) => i.quantity)])
-          .sort()
+        payloads.map((p: any) => [p.current_phase, p.phases[p.current_phase].items.map((i: any) => i.quantity)]).sort()
       ).toEqual([
         [0, ["1", "10"]],
         [1, ["1", "20"]]
@@ -319,7 +317,10 @@ for (const [name, storage] of backends()) {
           [400, "InvalidParameter", "phases[0].items"]
         ],
         // from the current period, the first phase is what the subscription bills now, every item
-        [{ phases: [{ items: [{ price_id: team.priceId }], cycles: 1 }] }, [400, "InvalidParameter", "phases[0].items"]],
+        [
+          { phases: [{ items: [{ price_id: team.priceId }], cycles: 1 }] },
+          [400, "InvalidParameter", "phases[0].items"]
+        ],
         [
           { phases: [{ items: [{ price_id: team.priceId }, { price_id: sso.priceId }], cycles: 1 }] },
           [400, "InvalidParameter", "phases[0].items"]

@@ -74,7 +74,8 @@ export const resolve = <E, R>(
     const versions = new Map<string, Price.PriceVersion>()
     const newIds: Array<string> = []
     for (const item of phase.items.slice(1)) {
-      if (!versions.has(item.price_version_id)) versions.set(item.price_version_id, yield* version(item.price_version_id))
+      if (!versions.has(item.price_version_id))
+        versions.set(item.price_version_id, yield* version(item.price_version_id))
       if (!rec.extra_items.some((x) => x.price_id === item.price_id))
         newIds.push(yield* Ids.make(Ids.prefixes.subscriptionItem))
     }

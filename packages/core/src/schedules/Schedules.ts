@@ -85,7 +85,9 @@ const phaseBound = (
   let sum = 0n
   for (const t of targets) {
     const amounts = Price.cycleAmounts(t.pv, t.quantity).map((a) =>
-      rate !== null && a.currency !== rec.currency ? Result.getOrThrow(Money.convert(a, rate, rec.currency)).amount : a.amount
+      rate !== null && a.currency !== rec.currency
+        ? Result.getOrThrow(Money.convert(a, rate, rec.currency)).amount
+        : a.amount
     )
     sum += amounts.reduce((a, b) => (b > a ? b : a), 0n)
   }

@@ -274,7 +274,8 @@ export const scheduleStep = (
   }
   const phase = sc.phases[step.phase]!
   const item = phase.items[0]!
-  if (phase.items.length > 1 && extras === undefined) throw new Error("a phase's items after the first were not resolved")
+  if (phase.items.length > 1 && extras === undefined)
+    throw new Error("a phase's items after the first were not resolved")
   const moved = Result.getOrThrow(Schedule.move(sc, step.trigger, at, { current_phase: step.phase }))
   const pending = s.pending_change
   const next: Entities.SubscriptionRecord = {

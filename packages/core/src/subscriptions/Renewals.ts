@@ -121,7 +121,11 @@ export class Renewals extends Context.Service<Renewals>()("@recur/core/Renewals"
           const scope = yield* Discounts.scopeOn(storage, merchantId, kept, product)
           if (scope.ending.length > 0) [kept, ends] = [scope.kept, true]
         }
-        return { inForce, pv, rec: ends ? { ...rec, discounts: rec.discounts.filter((t) => kept.includes(t) || later.includes(t)) } : rec }
+        return {
+          inForce,
+          pv,
+          rec: ends ? { ...rec, discounts: rec.discounts.filter((t) => kept.includes(t) || later.includes(t)) } : rec
+        }
       })
 
     /** The outbox events of a schedule's step, in the renewal's transaction. */

@@ -199,7 +199,10 @@ export class Subscriptions extends Context.Service<Subscriptions>()("@recur/core
      * governs it keeps its cycles, and the dates of those still to come move with the new periods.
      */
     const resume = Effect.fn("Subscriptions.resume")(function* (merchantId: string, subscriptionId: string) {
-      const pv = yield* version(merchantId, (yield* load(merchantId, subscriptionId)).value.subscription.price_version_id)
+      const pv = yield* version(
+        merchantId,
+        (yield* load(merchantId, subscriptionId)).value.subscription.price_version_id
+      )
       const { at, merchant } = yield* transitionSub(merchantId, subscriptionId, "resume", (rec, at) => {
         const resumed = { ...rec, anchor: at, anchor_cycle: rec.subscription.cycle_index + 1 }
         const sc = rec.schedule ?? null

@@ -234,7 +234,10 @@ describe("Schedule", () => {
 })
 
 /** A phase of several items: (price index, quantity) each, lasting `cycles`, from `first`. */
-const itemsPhase = (items: ReadonlyArray<readonly [number, number]>, span: { start_cycle: number; end_cycle: number }) =>
+const itemsPhase = (
+  items: ReadonlyArray<readonly [number, number]>,
+  span: { start_cycle: number; end_cycle: number }
+) =>
   new Schedule.SchedulePhase({
     items: items.map(
       ([p, q]) => new Schedule.ScheduleItem({ price_id: `pri_${p}`, price_version_id: `prv_${p}`, quantity: String(q) })
@@ -283,19 +286,13 @@ describe("Schedule phases of several items", () => {
     for (let cycle = 1; cycle <= 6; cycle++) {
       const at = Date.UTC(2026, cycle, 1)
       const phase = PhaseItems.starting(rec)
-      const extras =
-        phase === undefined ? undefined : PhaseItems.extraTerms(phase, rec, versions, [`si_new${n++}`], at)
+      const extras = phase === undefined ? undefined : PhaseItems.extraTerms(phase, rec, versions, [`si_new${n++}`], at)
       const stepped = RenewalPlan.scheduleStep(rec, at, false, extras)
       const next = stepped.rec
       const inForce = versions.get(next.subscription.price_version_id)!
-      const billed =
-        next.scheduled_price_version_id !== null ? versions.get(next.scheduled_price_version_id)! : inForce
+      const billed = next.scheduled_price_version_id !== null ? versions.get(next.scheduled_price_version_id)! : inForce
       const b = Result.getOrThrow(RenewalPlan.bill(next, inForce, billed, []))
-      subtotals.push([
-        cycle,
-        b.draft.subtotal.amount,
-        b.draft.lines.map((l) => `${l.quantity}×${l.amount.amount}`)
-      ])
+      subtotals.push([cycle, b.draft.subtotal.amount, b.draft.lines.map((l) => `${l.quantity}×${l.amount.amount}`)])
       rec = RenewalPlan.advance(next, billed, b, b.draft, at).next
       for (const x of rec.extra_items) ids.add(x.id)
       // a rerun finds the cycle advanced: not due, nothing starts again
@@ -338,9 +335,9 @@ describe("Schedule phases of several items", () => {
     }
     const stepped = RenewalPlan.scheduleStep(withSeats, Date.UTC(2026, 1, 1))
     expect([stepped.rec.extra_items, stepped.rec.scheduled_price_version_id]).toEqual([[], "prv_1"])
-    expect(() =>
-      RenewalPlan.scheduleStep({ ...withSeats, schedule: ramp(1) }, Date.UTC(2026, 1, 1))
-    ).toThrow(/not resolved/)
+    expect(() => RenewalPlan.scheduleStep({ ...withSeats, schedule: ramp(1) }, Date.UTC(2026, 1, 1))).toThrow(
+      /not resolved/
+    )
     // resolved, the seats keep their id and change quantity; a new price gets a new id
     const phase = itemsPhase(
       [
@@ -351,7 +348,12 @@ describe("Schedule phases of several items", () => {
       { start_cycle: 1, end_cycle: 2 }
     )
     expect(
-      PhaseItems.extraTerms(phase, withSeats, versions, ["si_fresh"], 7).map((x) => [x.id, x.price_id, x.quantity, x.created_at])
+      PhaseItems.extraTerms(phase, withSeats, versions, ["si_fresh"], 7).map((x) => [
+        x.id,
+        x.price_id,
+        x.quantity,
+        x.created_at
+      ])
     ).toEqual([
       ["si_seats", "pri_3", "20", at0],
       ["si_fresh", "pri_0", "1", 7]
