@@ -41,7 +41,7 @@ const descriptions: Record<string, string> = {
   "schedules.get":
     "The subscription's schedule: its status, current phase and phases with their cycles and dates; 404 when it never had one.",
   "schedules.release":
-    "Releases the schedule: the subscription keeps its current phase's price and quantity, and no later phase starts.",
+    "Releases the schedule: the subscription keeps its current phase's items (prices and quantities), and no later phase starts.",
   "schedules.cancel": "Cancels the schedule and the subscription at the end of its current period.",
   "catalog.priceStatus": "Activates or archives a price version.",
   "catalog.priceVersion": "One price version.",
