@@ -318,6 +318,68 @@ describe("Schedule phases of several items", () => {
     expect(rec.plan_basis).toBe("289.00")
   })
 
+  prop(
+    "phases of 1–4 items: every cycle bills the sum of its phase's items, each phase sets them once, an item keeps its id",
+    [
+      fc.array(
+        fc.tuple(
+          fc.subarray([0, 1, 2, 3], { minLength: 1 }),
+          fc.array(fc.integer({ min: 1, max: 30 }), { minLength: 4, maxLength: 4 }),
+          fc.integer({ min: 1, max: 3 })
+        ),
+        { minLength: 1, maxLength: 4 }
+      )
+    ],
+    ([drawn]) => {
+      const spans = Schedule.layout(
+        1,
+        drawn.map(([, , n]) => n)
+      )
+      const phases = drawn.map(([ps, qs], i) =>
+        itemsPhase(
+          ps.map((p) => [p, qs[p]!] as const),
+          spans[i]!
+        )
+      )
+      let rec: Entities.SubscriptionRecord = {
+        ...record(prices[1]!, 0, "1"),
+        schedule: new Schedule.SubscriptionSchedule({ ...scheduleOf([[1, 1, 1]], 1, "release"), phases })
+      }
+      const idOf = new Map<string, string>()
+      let made = 0
+      const end = Schedule.endCycle(rec.schedule!)
+      for (let cycle = 1; cycle < end; cycle++) {
+        const at = Date.UTC(2026, cycle, 1)
+        const phase = PhaseItems.starting(rec)
+        const fresh = Array.from({ length: 4 }, (_, n) => `si_${made + n}`)
+        const extras = phase === undefined ? undefined : PhaseItems.extraTerms(phase, rec, versions, fresh, at)
+        made += extras?.filter((x) => !rec.extra_items.some((y) => y.id === x.id)).length ?? 0
+        const next = RenewalPlan.scheduleStep(rec, at, false, extras).rec
+        const inForce = versions.get(next.subscription.price_version_id)!
+        const billed =
+          next.scheduled_price_version_id !== null ? versions.get(next.scheduled_price_version_id)! : inForce
+        const b = Result.getOrThrow(RenewalPlan.bill(next, inForce, billed, []))
+        const [ps, qs] = drawn[Schedule.phaseOf(rec.schedule!, cycle)!]!
+        const expected = ps.reduce(
+          (sum, p) => sum + BigInt(Math.round(Number(prices[p]!.price_plan!.base_price_val) * 100)) * BigInt(qs[p]!),
+          0n
+        )
+        expect([cycle, b.draft.subtotal.amount, b.draft.lines.length]).toEqual([cycle, expected, ps.length])
+        const before = rec.extra_items
+        rec = RenewalPlan.advance(next, billed, b, b.draft, at).next
+        // an item after the base one keeps its id while its price stays one; a new one gets a new id
+        for (const x of rec.extra_items) {
+          const was = before.find((y) => y.price_id === x.price_id)
+          if (was !== undefined) expect(x.id).toBe(was.id)
+          else expect([...idOf.values()]).not.toContain(x.id)
+          idOf.set(x.price_id, x.id)
+        }
+        expect(rec.extra_items.map((x) => x.price_id)).toEqual(ps.slice(1).map((p) => `pri_${p}`))
+      }
+    },
+    { numRuns: 100 }
+  )
+
   it("a phase of one item drops the extra items; a phase of several whose items were not resolved is a defect", () => {
     const withSeats: Entities.SubscriptionRecord = {
       ...record(prices[2]!, 0, "1"),
