@@ -185,7 +185,7 @@ export class Renewals extends Context.Service<Renewals>()("@recur/core/Renewals"
             case "Bill":
               break
           }
-          // a schedule's phase starting with this cycle is the cycle's price and quantity
+          // a schedule's phase starting with this cycle is the cycle's items (the base item and the others)
           const extras = yield* PhaseItems.resolve(rec, at, (id) => version(merchantId, id))
           const stepped = RenewalPlan.scheduleStep(rec, at, false, extras)
           rec = stepped.rec
