@@ -66,8 +66,8 @@ const usageFields = {
 const scheduleFields = {
   start: "start",
   items: "items",
-  price: "items[0].price_id",
-  quantity: "items[0].quantity",
+  price: "price_id",
+  quantity: "quantity",
   cycles: "cycles",
   end_date: "end_date",
   discount: "discount_code"
@@ -119,7 +119,8 @@ export const bindings: {
   UsageBatchRefused: { reply: "invalid_parameter", param: () => "records" },
   ScheduleRefused: {
     reply: (e) => (e.missing === true ? "not_found" : "invalid_parameter"),
-    param: (e) => `${e.phase !== undefined ? `phases[${e.phase}].` : ""}${scheduleFields[e.part]}`
+    param: (e) =>
+      `${e.phase !== undefined ? `phases[${e.phase}].` : ""}${e.part === "price" || e.part === "quantity" ? `items[${e.item ?? 0}].` : ""}${scheduleFields[e.part]}`
   },
   ConcurrentUpdate: { reply: "conflict" },
   PaymentsUnavailable: { reply: "conflict" },

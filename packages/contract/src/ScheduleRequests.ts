@@ -9,8 +9,8 @@ import { Errors, Ids, PriceRules, Schedule, type Schedules } from "@recur/core"
 import { Effect, Option, Result, Schema } from "effect"
 
 /**
- * One item of a phase: a recurring price and its quantity (default 1). Exactly one item per
- * phase today; the list is there for several items per subscription.
+ * One item of a phase: a recurring price and its quantity (default 1). A phase holds 1 to 20
+ * items, the first one the subscription's base item.
  *
  * @since 0.1.0
  */
@@ -20,7 +20,7 @@ export const ScheduleItem = Schema.Struct({
 })
 
 /**
- * One phase: its items, an optional discount code for its cycles, and its duration — `cycles`
+ * One phase: its items (1 to 20, on the subscription's interval and currency), an optional discount code for its cycles, and its duration — `cycles`
  * (whole billing cycles) or `end_date` (one of the subscription's period boundaries), one of them.
  *
  * @since 0.1.0
@@ -50,8 +50,8 @@ const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}
 
 /**
  * Decodes a schedule body for subscription `subscriptionId` into the engine's command: each
- * field checked and named (`phases[1].items[0].quantity`), one item per phase (several are
- * `phases[i].items`: not yet supported), exactly one of `cycles` and `end_date`.
+ * field checked and named (`phases[1].items[2].quantity`), 1 to 20 items per phase, exactly one
+ * of `cycles` and `end_date`. Whether the items go together is the engine's check (named the same way).
  *
  * @since 0.1.0
  */
@@ -75,19 +75,22 @@ export const scheduleCommand = (
     for (const [i, p] of phases.entries()) {
       const at = `phases[${i}]`
       const items = p.items ?? []
-      if (items.length === 0) return yield* invalid(`${at}.items`, "must hold one item")
-      if (items.length > Schedule.MAX_ITEMS)
-        return yield* invalid(`${at}.items`, "several items per phase are not yet supported: give exactly one item")
-      const item = items[0]!
-      if (item.price_id === undefined || item.price_id === "")
-        return yield* invalid(`${at}.items[0].price_id`, "is required")
-      if (Option.isNone(Ids.PriceId.makeOption(item.price_id)))
-        return yield* new Errors.NotFound({ resource: "price", id: item.price_id, param: `${at}.items[0].price_id` })
-      let quantity = Option.none<bigint>()
-      if (item.quantity !== undefined) {
-        const q = PriceRules.validateQuantity(`${at}.items[0].quantity`, item.quantity)
-        if (Result.isFailure(q)) return yield* invalid(`${at}.items[0].quantity`, q.failure.message)
-        quantity = Option.some(q.success)
+      if (items.length < 1 || items.length > Schedule.MAX_ITEMS)
+        return yield* invalid(`${at}.items`, `must hold 1 to ${Schedule.MAX_ITEMS} items`)
+      const decoded: Array<Schedules.PhaseCommand["items"][number]> = []
+      for (const [j, item] of items.entries()) {
+        const field = `${at}.items[${j}]`
+        if (item.price_id === undefined || item.price_id === "")
+          return yield* invalid(`${field}.price_id`, "is required")
+        if (Option.isNone(Ids.PriceId.makeOption(item.price_id)))
+          return yield* new Errors.NotFound({ resource: "price", id: item.price_id, param: `${field}.price_id` })
+        let quantity = Option.none<bigint>()
+        if (item.quantity !== undefined) {
+          const q = PriceRules.validateQuantity(`${field}.quantity`, item.quantity)
+          if (Result.isFailure(q)) return yield* invalid(`${field}.quantity`, q.failure.message)
+          quantity = Option.some(q.success)
+        }
+        decoded.push({ priceId: item.price_id, quantity })
       }
       if ((p.cycles === undefined) === (p.end_date === undefined))
         return yield* invalid(`${at}.cycles`, "give exactly one of cycles and end_date")
@@ -104,7 +107,7 @@ export const scheduleCommand = (
       if (p.discount_code !== undefined && (p.discount_code === "" || p.discount_code.length > 64))
         return yield* invalid(`${at}.discount_code`, "must be 1 to 64 characters")
       out.push({
-        items: [{ priceId: item.price_id, quantity }],
+        items: decoded,
         discountCode: Option.fromUndefinedOr(p.discount_code),
         duration
       })

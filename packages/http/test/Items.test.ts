@@ -234,7 +234,7 @@ for (const [name, storage] of backends()) {
       for (const line of ["Team plan × 1", "Seat × 5", "SSO add-on × 1"]) expect(doc).toContain(line)
     }, 90_000)
 
-    it("where items meet other features: an anchor takes one line, a subscription of several items takes no schedule and keeps its interval", async () => {
+    it("where items meet other features: an anchor takes one line, a schedule's first phase repeats every item, the interval is kept", async () => {
       const { api_key: key } = await app.merchant()
       const team = await app.priceOf(
         key,
@@ -298,8 +298,9 @@ for (const [name, storage] of backends()) {
       const scheduled = await app.call("POST", `/api/v1/subscription/${sub.id}/schedule`, key, {
         phases: [{ items: [{ price_id: team.priceId }], cycles: 2 }]
       })
-      expect([scheduled.status, (scheduled.body as any).code]).toEqual([409, "state_conflict"])
-      expect((scheduled.body as any).message).toContain("several items")
+      // a schedule from the current period repeats what it bills now: every item (docs/decisions.md)
+      expect([scheduled.status, (scheduled.body as any).data.param]).toEqual([400, "phases[0].items"])
+      expect((scheduled.body as any).message).toContain("current items")
 
       const preview = await app.call("POST", `/api/v1/subscription/${sub.id}/preview-change`, key, {
         price_id: yearly.priceId

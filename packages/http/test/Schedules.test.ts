@@ -127,7 +127,7 @@ for (const [name, storage] of backends()) {
       for (const [body, answer] of [
         [
           { phases: [{ items: [{ price_id: seat.priceId, quantity: "10" }, { price_id: seat.priceId }], cycles: 1 }] },
-          [400, "InvalidParameter", "phases[0].items"]
+          [400, "InvalidParameter", "phases[0].items[1].price_id"]
         ],
         [
           {

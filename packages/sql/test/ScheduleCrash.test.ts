@@ -1,8 +1,9 @@
 /**
- * A schedule's phase across crashes: a renewal that dies inside its transaction (after the
- * schedule's step, before the commit) leaves nothing behind; one that dies after its commit and
- * before the charge leaves the phase started and the invoice pending. The next workers bill each
- * phase once, charge it once, and emit one `phase_started` per schedule.
+ * A schedule's phase of several items across crashes: a renewal that dies inside its transaction
+ * (after the schedule's step, before the commit) leaves nothing behind; one that dies after its
+ * commit and before the charge leaves the phase started — its base price and its extra item set —
+ * and the invoice pending. The next workers bill each phase once (one line per item), charge it
+ * once, set its items once, and emit one `phase_started` per schedule.
  */
 import { expect, layer } from "@effect/vitest"
 import {
@@ -43,7 +44,7 @@ const taxDies = Layer.succeed(Ports.TaxCalculator, { tax: () => Effect.die("proc
 const crashes = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =>
   layer(ScenarioKit.engine(storage), { timeout: "180 seconds" })(name, (it) => {
     it.effect(
-      "a phase boundary renewed through two crashes starts each phase once and bills it once",
+      "a phase of two items renewed through two crashes starts once, sets its items once and bills them once",
       () =>
         Effect.gen(function* () {
           yield* TestClock.setTime(Date.UTC(2026, 0, 1))
@@ -62,6 +63,7 @@ const crashes = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =>
             })
           const base = yield* monthly("5.00")
           const next = yield* monthly("8.00")
+          const seat = yield* monthly("2.00")
           const checkout = yield* Checkout.Checkout
           const sessionPayments = yield* SessionPayments.SessionPayments
           const schedules = yield* Schedules.Schedules
@@ -77,7 +79,10 @@ const crashes = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =>
               endBehavior: "release",
               phases: [
                 {
-                  items: [{ priceId: next.id, quantity: Option.none() }],
+                  items: [
+                    { priceId: next.id, quantity: Option.none() },
+                    { priceId: seat.id, quantity: Option.some(3n) }
+                  ],
                   discountCode: Option.none(),
                   duration: { cycles: 2 }
                 }
@@ -109,14 +114,20 @@ const crashes = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =>
           )
           const pending = yield* renewals()
           expect(pending.map((i) => [i.cycle_index, i.amount, i.biz_status])).toEqual(
-            ids.map(() => [1, "8.00", "pending"])
+            ids.map(() => [1, "14.00", "pending"])
           )
           // 3. a survivor charges them, and a rerun finds nothing left to do
           yield* run("survivor", now + 240_000)
           yield* run("rerun", now + 360_000)
           const done = yield* renewals()
           expect(done.map((i) => [i.cycle_index, i.amount, i.biz_status])).toEqual(
-            ids.map(() => [1, "8.00", "success"])
+            ids.map(() => [1, "14.00", "success"])
+          )
+          expect(done.map((i) => i.lines.map((l) => [l.quantity, l.amount]))).toEqual(
+            ids.map(() => [
+              ["1", "8.00"],
+              ["3", "6.00"]
+            ])
           )
           const controls = yield* SandboxGateway.SandboxControls
           expect(yield* Effect.forEach(done, (i) => controls.chargeAttempts(i.trade_id!))).toEqual(done.map(() => 1))
@@ -124,6 +135,11 @@ const crashes = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =>
           for (const { sub, schedule } of ids) {
             const sc = yield* schedules.get(m, sub)
             expect([sc.status, sc.current_phase]).toEqual(["active", 0])
+            const items = (yield* billing.getSubscription(m, sub)).items ?? []
+            expect(items.map((i) => [i.price_id, i.quantity])).toEqual([
+              [next.id, "1"],
+              [seat.id, "3"]
+            ])
             const events = yield* webhooks.listEvents(m, { business_ids: [schedule], limit: 100 })
             expect(events.list.map((e) => e.event_type)).toEqual(["v2.subscription_schedule.phase_started"])
           }

@@ -311,8 +311,9 @@ export class UsageRefused extends Schema.TaggedError<UsageRefused>()("UsageRefus
 
 /**
  * A subscription schedule refused at one of its parts: the schedule's `start`, or phase
- * `phase`'s `items` (their count), `price`, `quantity`, `cycles`, `end_date` or `discount`;
- * `missing` when the price or discount it names does not exist.
+ * `phase`'s `items` (their count, or the set as a whole), `price`, `quantity` (of its item
+ * `item`, 0 when absent), `cycles`, `end_date` or `discount`; `missing` when the price or
+ * discount it names does not exist.
  *
  * @since 0.1.0
  */
@@ -320,6 +321,7 @@ export class ScheduleRefused extends Schema.TaggedError<ScheduleRefused>()("Sche
   subscriptionId: Schema.String,
   phase: Schema.optional(Schema.Number),
   part: Schema.Literals(["start", "items", "price", "quantity", "cycles", "end_date", "discount"]),
+  item: Schema.optional(Schema.Number),
   missing: Schema.optional(Schema.Boolean),
   detail: Schema.String
 }) {

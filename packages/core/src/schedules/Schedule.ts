@@ -7,7 +7,7 @@
  *
  * @since 0.1.0
  */
-import { DateTime, type Result, Schema } from "effect"
+import { DateTime, Option, type Result, Schema } from "effect"
 import { NullableString, NullableTimestamp, Timestamp } from "../kernel/Common.js"
 import * as Lifecycle from "../kernel/Lifecycle.js"
 import { ScheduleStatus, type ScheduleTrigger } from "./ScheduleMachine.js"
@@ -15,8 +15,8 @@ import { ScheduleStatus, type ScheduleTrigger } from "./ScheduleMachine.js"
 /** Most phases a schedule has. @since 0.1.0 */
 export const MAX_PHASES = 10
 
-/** Most items a phase has today (several items per subscription are not supported yet). @since 0.1.0 */
-export const MAX_ITEMS = 1
+/** Most items a phase has: as many as a subscription (`SubscriptionItems.MAX_ITEMS`). @since 0.1.0 */
+export const MAX_ITEMS = 20
 
 /** Most cycles one phase lasts. @since 0.1.0 */
 export const MAX_PHASE_CYCLES = 120
@@ -165,4 +165,44 @@ export const layout = (
     start += n
     return span
   })
+}
+
+/**
+ * The schedule with the dates of its cycles from `fromCycle` on computed again by `periodOf`
+ * (a cycle's period on the subscription's calendar), stamped at `at`: a resume after a pause
+ * starts cycle `fromCycle` at the resume, so the phases still to come (and the end of the one in
+ * force) move with it. Cycles — what the renewals bill — do not change; earlier dates stay.
+ *
+ * @example
+ * redated(schedule, 4, periodOf, at) // phases from cycle 4 dated from the resume on
+ * @since 0.1.0
+ */
+export const redated = (
+  schedule: SubscriptionSchedule,
+  fromCycle: number,
+  periodOf: (cycle: number) => Option.Option<{ readonly start: number; readonly end: number }>,
+  at: number
+): SubscriptionSchedule => {
+  const date = (cycle: number, edge: "start" | "end", was: DateTime.Utc | null) =>
+    cycle < fromCycle
+      ? was
+      : Option.match(periodOf(cycle), { onNone: () => was, onSome: (p) => DateTime.makeUnsafe(p[edge]) })
+  return new SubscriptionSchedule(
+    {
+      ...schedule,
+      phases: schedule.phases.map(
+        (p) =>
+          new SchedulePhase(
+            {
+              ...p,
+              start_date: date(p.start_cycle, "start", p.start_date),
+              end_date: date(p.end_cycle - 1, "end", p.end_date)
+            },
+            { disableChecks: true }
+          )
+      ),
+      updated_at: DateTime.makeUnsafe(at)
+    },
+    { disableChecks: true }
+  )
 }

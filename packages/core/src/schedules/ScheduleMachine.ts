@@ -49,7 +49,7 @@ export const schedule: Machine<ScheduleStatus, ScheduleTrigger> = {
       trigger: "next_phase",
       events: ["v2.subscription_schedule.phase_started"],
       description:
-        "the renewal that bills a phase's first cycle: that cycle's invoice is at the phase's price and quantity"
+        "the renewal that bills a phase's first cycle: that cycle's invoice bills the phase's items (prices and quantities)"
     },
     {
       from: ["active"],

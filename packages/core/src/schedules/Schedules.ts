@@ -8,7 +8,7 @@
 import { Context, DateTime, Effect, Layer, Option, Result } from "effect"
 import * as Lifecycle from "../kernel/Lifecycle.js"
 import * as Catalog from "../catalog/Catalog.js"
-import type * as Price from "../catalog/Price.js"
+import * as Price from "../catalog/Price.js"
 import type * as Discount from "../discounts/Discount.js"
 import { redeem, refusalFor } from "../discounts/Discounts.js"
 import * as Entities from "../kernel/Entities.js"
@@ -17,9 +17,12 @@ import * as Ids from "../kernel/Ids.js"
 import { dt, emitAll, nowOf, type StorageService } from "../kernel/ServiceSupport.js"
 import * as Store from "../kernel/Store.js"
 import * as BillingPeriod from "../money/BillingPeriod.js"
+import * as Decimal from "../money/Decimal.js"
+import * as Money from "../money/Money.js"
 import { boundRefusal, targetRefusal } from "../subscriptions/ChangeQuote.js"
 import { switchesInterval } from "../subscriptions/IntervalSwitch.js"
 import * as Subscription from "../subscriptions/Subscription.js"
+import * as SubscriptionItems from "../subscriptions/SubscriptionItems.js"
 import { loadSub, mustBeLive, writes } from "../subscriptions/SubscriptionStore.js"
 import { discountTerm, periodIndex, scheduleOf } from "../subscriptions/SubscriptionTerms.js"
 import * as Merchants from "../tenants/Merchants.js"
@@ -57,15 +60,42 @@ const refused = (
   phase: number | undefined,
   part: Errors.ScheduleRefused["part"],
   detail: string,
-  missing?: true
+  missing?: true,
+  item?: number
 ) =>
   new Errors.ScheduleRefused({
     subscriptionId,
     ...(phase !== undefined ? { phase } : {}),
     part,
+    ...(item !== undefined ? { item } : {}),
     detail,
     ...(missing ? { missing } : {})
   })
+
+/**
+ * Why a phase of several items bills more a cycle than one invoice may carry (each item at its
+ * dearest cycle, in the settlement currency), if it does.
+ */
+const phaseBound = (
+  rec: Entities.SubscriptionRecord,
+  targets: ReadonlyArray<{ readonly pv: Price.PriceVersion; readonly quantity: bigint }>
+): string | undefined => {
+  if (targets.length < 2) return undefined
+  const rate = rec.fx_rate !== null ? Result.getOrThrow(Decimal.parse(rec.fx_rate)) : null
+  let sum = 0n
+  for (const t of targets) {
+    const amounts = Price.cycleAmounts(t.pv, t.quantity).map((a) =>
+      rate !== null && a.currency !== rec.currency
+        ? Result.getOrThrow(Money.convert(a, rate, rec.currency)).amount
+        : a.amount
+    )
+    sum += amounts.reduce((a, b) => (b > a ? b : a), 0n)
+  }
+  const total = Money.make(sum, rec.currency)
+  return Money.isWithinBounds(total)
+    ? undefined
+    : `${Money.format(total)} ${rec.currency} a cycle is above the most one invoice may carry`
+}
 
 /** The record without the discount terms of the schedule's phases that have not started. */
 const withoutLaterDiscounts = (rec: Entities.SubscriptionRecord, sc: Schedule.SubscriptionSchedule) => {
@@ -126,9 +156,6 @@ export class Schedules extends Context.Service<Schedules>()("@recur/core/Schedul
             return yield* conflict("a price or quantity change waits for the period's end; revoke it first")
           if (s.cancel_at_period_end) return yield* conflict("it cancels at the period's end")
           if (s.total_cycles !== null) return yield* conflict("a fixed-term subscription takes no schedule")
-          // a phase holds one item: a schedule over several would drop the others at its first phase
-          if ((rec.extra_items ?? []).length > 0)
-            return yield* conflict("a subscription of several items takes no schedule yet")
           if (s.next_invoice_date === null || s.current_period_end === null)
             return yield* conflict("it does not renew on a calendar")
           if (s.status !== "active")
@@ -136,6 +163,9 @@ export class Schedules extends Context.Service<Schedules>()("@recur/core/Schedul
               "only an active subscription takes a schedule (a trial's periods are not yet on its anchor)"
             )
           const current = yield* version(merchantId, s.price_version_id)
+          // a price the subscription already has keeps its version in force; another is the catalog's
+          const inForce = (priceId: string): Price.PriceVersion | undefined =>
+            priceId === s.price_id ? current : rec.extra_items.find((x) => x.price_id === priceId)?.version
           const grid = scheduleOf(rec, current)
           const periodOf = (cycle: number) => BillingPeriod.period(grid, periodIndex(rec, cycle))
           const firstCycle = command.start === "current_period" ? s.cycle_index : s.cycle_index + 1
@@ -143,36 +173,54 @@ export class Schedules extends Context.Service<Schedules>()("@recur/core/Schedul
           const redemptions: Array<Store.Versioned<Discount.Discount>> = []
           let start = firstCycle
           for (const [i, phase] of command.phases.entries()) {
-            const no = (part: Errors.ScheduleRefused["part"], detail: string) =>
-              refused(subscriptionId, i, part, detail)
-            if (phase.items.length !== Schedule.MAX_ITEMS)
-              return yield* no("items", "must hold exactly one item: several items per phase are not yet supported")
-            const item = phase.items[0]!
-            const target: Price.PriceVersion =
-              item.priceId === s.price_id
-                ? current
-                : yield* catalog
-                    .sellableVersion(merchantId, item.priceId, s.customer_id)
-                    .pipe(
-                      Effect.catchTag("PriceNotFound", () =>
-                        Effect.fail(refused(subscriptionId, i, "price", `no such price: ${item.priceId}`, true))
-                      )
+            const no = (part: Errors.ScheduleRefused["part"], detail: string, item?: number) =>
+              refused(subscriptionId, i, part, detail, undefined, item)
+            if (phase.items.length < 1 || phase.items.length > Schedule.MAX_ITEMS)
+              return yield* no("items", `must hold 1 to ${Schedule.MAX_ITEMS} items`)
+            const targets: Array<{ readonly pv: Price.PriceVersion; readonly quantity: bigint }> = []
+            for (const [j, item] of phase.items.entries()) {
+              const target: Price.PriceVersion =
+                inForce(item.priceId) ??
+                (yield* catalog
+                  .sellableVersion(merchantId, item.priceId, s.customer_id)
+                  .pipe(
+                    Effect.catchTag("PriceNotFound", () =>
+                      Effect.fail(refused(subscriptionId, i, "price", `no such price: ${item.priceId}`, true, j))
                     )
-            const wrong = targetRefusal(subscriptionId, current, target)
-            if (wrong) return yield* no("price", wrong.message)
-            // a phase bills on the subscription's calendar: another interval would be a switch
-            if (switchesInterval(current, target))
-              return yield* no("price", "must bill on the subscription's interval (unit and count)")
-            const quantity = Option.getOrElse(item.quantity, () => 1n)
-            if (s.billing_dimension !== "quantity" && quantity !== 1n)
-              return yield* no("quantity", "only subscriptions with billing_dimension quantity have a quantity")
-            const above = boundRefusal(subscriptionId, rec, target, item.quantity, quantity)
-            if (above) return yield* no("quantity", above.message)
+                  ))
+              const wrong = targetRefusal(subscriptionId, current, target)
+              if (wrong) return yield* no("price", wrong.message, j)
+              // a phase bills on the subscription's calendar: another interval would be a switch
+              if (switchesInterval(current, target))
+                return yield* no("price", "must bill on the subscription's interval (unit and count)", j)
+              const quantity = Option.getOrElse(item.quantity, () => 1n)
+              if (target.billing_dimension !== "quantity" && quantity !== 1n)
+                return yield* no("quantity", "only subscriptions with billing_dimension quantity have a quantity", j)
+              const above = boundRefusal(subscriptionId, rec, target, item.quantity, quantity)
+              if (above) return yield* no("quantity", above.message, j)
+              targets.push({ pv: target, quantity })
+            }
+            // the items of a phase form one subscription: each price once, one interval and currency
+            const together = SubscriptionItems.compatible(targets.map((t) => t.pv))
+            if (Result.isFailure(together))
+              return yield* together.failure.index === null
+                ? no("items", together.failure.reason)
+                : no("price", together.failure.reason, together.failure.index)
+            const whole = phaseBound(rec, targets)
+            if (whole !== undefined) return yield* no("items", whole)
+            const [base, ...others] = targets
             if (i === 0 && command.start === "current_period") {
-              if (target.price_version_id !== s.price_version_id || quantity.toString() !== s.quantity)
+              const now = SubscriptionItems.termsOf(rec)
+              const same =
+                targets.length === now.length &&
+                base!.pv.price_version_id === s.price_version_id &&
+                targets.every((t) =>
+                  now.some((n) => n.price_version_id === t.pv.price_version_id && n.quantity === t.quantity.toString())
+                )
+              if (!same)
                 return yield* no(
                   "items",
-                  "a phase of the current period must be the subscription's current price and quantity; change the current period through a quote, or start the schedule at next_period"
+                  "a phase of the current period must be the subscription's current items and quantities, its base item first; change the current period through a quote, or start the schedule at next_period"
                 )
               if (Option.isSome(phase.discountCode))
                 return yield* no(
@@ -217,10 +265,11 @@ export class Schedules extends Context.Service<Schedules>()("@recur/core/Schedul
                 return yield* no("discount", "the subscription already carries this discount")
               const why = yield* refusalFor(storage, merchantId, d, {
                 at,
-                pv: target,
-                quantity,
+                pv: base!.pv,
+                quantity: base!.quantity,
                 currency: rec.currency,
-                customerId: s.customer_id
+                customerId: s.customer_id,
+                otherProducts: others.map((t) => t.pv.product_id)
               })
               if (why !== undefined) return yield* no("discount", why)
               const term = discountTerm(d, span!.start_cycle)
@@ -236,13 +285,14 @@ export class Schedules extends Context.Service<Schedules>()("@recur/core/Schedul
             const last = periodOf(span!.end_cycle - 1)
             phases.push(
               new Schedule.SchedulePhase({
-                items: [
-                  new Schedule.ScheduleItem({
-                    price_id: target.id,
-                    price_version_id: target.price_version_id,
-                    quantity: quantity.toString()
-                  })
-                ],
+                items: targets.map(
+                  (t) =>
+                    new Schedule.ScheduleItem({
+                      price_id: t.pv.id,
+                      price_version_id: t.pv.price_version_id,
+                      quantity: t.quantity.toString()
+                    })
+                ),
                 discount_id: discountId,
                 discount_code: discountCode,
                 cycles,

@@ -3,5 +3,6 @@
  *
  * @since 0.1.0
  */
+export * as PhaseItems from "./PhaseItems.js"
 export * as Schedule from "./Schedule.js"
 export * as Schedules from "./Schedules.js"

@@ -250,9 +250,11 @@ export const advance = (
 
 /**
  * What the subscription's schedule does at the renewal at `at` that opens the next cycle: a
- * phase starting there becomes the next cycle's price and quantity through the record's own
- * end-of-period fields (`scheduled_price_version_id`, `pending_change`), which {@link bill} and
- * {@link advance} apply; the last phase's end releases the schedule or completes it (the
+ * phase starting there becomes the next cycle's items — its first item the base price and
+ * quantity through the record's own end-of-period fields (`scheduled_price_version_id`,
+ * `pending_change`), which {@link bill} and {@link advance} apply, the others the record's
+ * `extra_items` (`extras`, resolved by `PhaseItems.resolve`; a phase of one item needs none);
+ * the last phase's end releases the schedule or completes it (the
  * subscription's cancellation is {@link decide}'s); a schedule that no longer governs a
  * subscription ending for another reason is canceled. Runs in the renewal's transaction with the
  * subscription's version, so a rerun (the cycle already billed) writes nothing twice.
@@ -262,7 +264,8 @@ export const advance = (
 export const scheduleStep = (
   rec: Entities.SubscriptionRecord,
   at: number,
-  ending = false
+  ending = false,
+  extras?: ReadonlyArray<Entities.ItemTerm>
 ): {
   readonly rec: Entities.SubscriptionRecord
   readonly schedule: Schedule.SubscriptionSchedule | null
@@ -289,12 +292,16 @@ export const scheduleStep = (
     )
     return { rec: { ...rec, schedule: moved.value }, schedule: moved.value, events: moved.events }
   }
-  const item = sc.phases[step.phase]!.items[0]!
+  const phase = sc.phases[step.phase]!
+  const item = phase.items[0]!
+  if (phase.items.length > 1 && extras === undefined)
+    throw new Error("a phase's items after the first were not resolved")
   const moved = Result.getOrThrow(Schedule.move(sc, step.trigger, at, { current_phase: step.phase }))
   const pending = s.pending_change
   const next: Entities.SubscriptionRecord = {
     ...rec,
     schedule: moved.value,
+    extra_items: phase.items.length > 1 ? extras! : [],
     scheduled_price_version_id: item.price_version_id === s.price_version_id ? null : item.price_version_id,
     subscription: new Subscription.Subscription(
       {

@@ -29,6 +29,7 @@ import type * as Payments from "../payments/Payments.js"
 import * as Reconciliation from "../payments/Reconciliation.js"
 import * as Ports from "../kernel/Ports.js"
 import * as RenewalPlan from "./RenewalPlan.js"
+import * as PhaseItems from "../schedules/PhaseItems.js"
 import * as Schedule from "../schedules/Schedule.js"
 import * as Secrets from "../tenants/Secrets.js"
 import * as Settings from "../tenants/Settings.js"
@@ -103,15 +104,28 @@ export class Renewals extends Context.Service<Renewals>()("@recur/core/Renewals"
     /**
      * The price of the cycle that ends, the next cycle's (a scheduled change applied), and the
      * record the next cycle bills: a scheduled change to a price outside a discount's products
-     * ends that discount from the change on.
+     * ends that discount from the change on, and so does a schedule's phase (`phaseStarted`)
+     * with an item outside them (a discount of a later phase waits for its own).
      */
-    const pricesOf = (merchantId: string, rec: Entities.SubscriptionRecord) =>
+    const pricesOf = (merchantId: string, rec: Entities.SubscriptionRecord, phaseStarted = false) =>
       Effect.gen(function* () {
         const inForce = yield* version(merchantId, rec.subscription.price_version_id)
-        if (rec.scheduled_price_version_id === null) return { inForce, pv: inForce, rec }
-        const pv = yield* version(merchantId, rec.scheduled_price_version_id)
-        const scope = yield* Discounts.scopeOn(storage, merchantId, rec.discounts, pv.product_id)
-        return { inForce, pv, rec: scope.ending.length > 0 ? { ...rec, discounts: scope.kept } : rec }
+        if (rec.scheduled_price_version_id === null && !phaseStarted) return { inForce, pv: inForce, rec }
+        const pv =
+          rec.scheduled_price_version_id === null ? inForce : yield* version(merchantId, rec.scheduled_price_version_id)
+        const from = rec.subscription.cycle_index + 1
+        const later = rec.discounts.filter((t) => t.first_cycle !== null && t.first_cycle > from)
+        let kept = rec.discounts.filter((t) => !later.includes(t))
+        let ends = false
+        for (const product of new Set([pv.product_id, ...rec.extra_items.map((x) => x.version.product_id)])) {
+          const scope = yield* Discounts.scopeOn(storage, merchantId, kept, product)
+          if (scope.ending.length > 0) [kept, ends] = [scope.kept, true]
+        }
+        return {
+          inForce,
+          pv,
+          rec: ends ? { ...rec, discounts: rec.discounts.filter((t) => kept.includes(t) || later.includes(t)) } : rec
+        }
       })
 
     /** The outbox events of a schedule's step, in the renewal's transaction. */
@@ -171,11 +185,12 @@ export class Renewals extends Context.Service<Renewals>()("@recur/core/Renewals"
             case "Bill":
               break
           }
-          // a schedule's phase starting with this cycle is the cycle's price and quantity
-          const stepped = RenewalPlan.scheduleStep(rec, at)
+          // a schedule's phase starting with this cycle is the cycle's items (the base item and the others)
+          const extras = yield* PhaseItems.resolve(rec, at, (id) => version(merchantId, id))
+          const stepped = RenewalPlan.scheduleStep(rec, at, false, extras)
           rec = stepped.rec
           const changedPrice = rec.scheduled_price_version_id !== null
-          const prices = yield* pricesOf(merchantId, rec)
+          const prices = yield* pricesOf(merchantId, rec, extras !== undefined)
           const { inForce, pv } = prices
           rec = prices.rec
           const existing = (yield* Effect.orDie(
@@ -347,7 +362,12 @@ export class Renewals extends Context.Service<Renewals>()("@recur/core/Renewals"
       const decision = RenewalPlan.decide(stored, due, true)
       if (decision._tag !== "Bill") return Option.none<Invoice.UpcomingInvoice>()
       // the next phase of a schedule when the next cycle starts one
-      const { inForce, pv, rec } = yield* pricesOf(merchantId, RenewalPlan.scheduleStep(stored, due).rec)
+      const extras = yield* PhaseItems.resolve(stored, due, (id) => version(merchantId, id))
+      const { inForce, pv, rec } = yield* pricesOf(
+        merchantId,
+        RenewalPlan.scheduleStep(stored, due, false, extras).rec,
+        extras !== undefined
+      )
       const planned = RenewalPlan.bill(rec, inForce, pv, [])
       if (Result.isFailure(planned)) return Option.none<Invoice.UpcomingInvoice>()
       const b = planned.success

@@ -20,6 +20,9 @@ import * as Refunds from "../refunds/Refunds.js"
 import * as Renewals from "./Renewals.js"
 import * as Store from "../kernel/Store.js"
 import * as Subscription from "./Subscription.js"
+import { periodIndex, scheduleOf } from "./SubscriptionTerms.js"
+import * as BillingPeriod from "../money/BillingPeriod.js"
+import * as Schedule from "../schedules/Schedule.js"
 
 export type {
   /** @since 0.1.0 */
@@ -75,7 +78,7 @@ export class Subscriptions extends Context.Service<Subscriptions>()("@recur/core
   make: Effect.gen(function* () {
     const storage = yield* Store.Storage
     const renewals = yield* Renewals.Renewals
-    const { saveSub, schedule, subEvents } = writes(storage)
+    const { saveSub, schedule, subEvents, version } = writes(storage)
     const merchants = yield* Merchants.Merchants
     const refunds = yield* Refunds.Refunds
     const subs = storage.repository(Entities.subscription)
@@ -191,12 +194,34 @@ export class Subscriptions extends Context.Service<Subscriptions>()("@recur/core
       return next.subscription
     })
 
-    /** Resumes a paused subscription: a new period starts now and is billed now. */
+    /**
+     * Resumes a paused subscription: a new period starts now and is billed now. A schedule that
+     * governs it keeps its cycles, and the dates of those still to come move with the new periods.
+     */
     const resume = Effect.fn("Subscriptions.resume")(function* (merchantId: string, subscriptionId: string) {
-      const { at, merchant } = yield* transitionSub(merchantId, subscriptionId, "resume", (rec, at) => ({
-        record: { paused_at: null, anchor: at, anchor_cycle: rec.subscription.cycle_index + 1 },
-        patch: { next_invoice_date: dt(at) }
-      }))
+      const pv = yield* version(
+        merchantId,
+        (yield* load(merchantId, subscriptionId)).value.subscription.price_version_id
+      )
+      const { at, merchant } = yield* transitionSub(merchantId, subscriptionId, "resume", (rec, at) => {
+        const resumed = { ...rec, anchor: at, anchor_cycle: rec.subscription.cycle_index + 1 }
+        const sc = rec.schedule ?? null
+        const redate =
+          Schedule.governs(sc) && rec.subscription.price_version_id === pv.price_version_id
+            ? {
+                schedule: Schedule.redated(
+                  sc,
+                  resumed.anchor_cycle,
+                  (cycle) => BillingPeriod.period(scheduleOf(resumed, pv), periodIndex(resumed, cycle)),
+                  at
+                )
+              }
+            : {}
+        return {
+          record: { paused_at: null, anchor: at, anchor_cycle: resumed.anchor_cycle, ...redate },
+          patch: { next_invoice_date: dt(at) }
+        }
+      })
       yield* schedule(merchant, "renewal", subscriptionId, at)
       yield* renewals.renew(merchantId, subscriptionId)
       return (yield* load(merchantId, subscriptionId)).value.subscription

@@ -2,12 +2,13 @@
  * Schedules as pure functions: phases laid end to end cover contiguous cycles, and renewing a
  * subscription cycle after cycle through `RenewalPlan` (the schedule's step, `bill`, `advance`)
  * bills each cycle at exactly one phase's price and quantity, starts each phase once, and ends
- * the schedule by its end behavior.
+ * the schedule by its end behavior; phases of several items set the extra items once, at their
+ * start; a resume moves the dates of the phases to come.
  */
 import { describe, expect, it } from "@effect/vitest"
 import fc from "fast-check"
 import { DateTime, Option, Result } from "effect"
-import { type Entities, Lifecycle, Price, RenewalPlan, Schedule, Subscription } from "../../src/index.js"
+import { type Entities, Lifecycle, PhaseItems, Price, RenewalPlan, Schedule, Subscription } from "../../src/index.js"
 import { priceVersion } from "../fixtures.js"
 import { prop } from "../prop.js"
 
@@ -229,5 +230,220 @@ describe("Schedule", () => {
     const ended = RenewalPlan.scheduleStep(rec, at0, true)
     expect([ended.schedule?.status, ended.events]).toEqual(["canceled", ["v2.subscription_schedule.canceled"]])
     expect(Result.isFailure(Schedule.move(released, "cancel", at0))).toBe(true)
+  })
+})
+
+/** A phase of several items: (price index, quantity) each, lasting `cycles`, from `first`. */
+const itemsPhase = (
+  items: ReadonlyArray<readonly [number, number]>,
+  span: { start_cycle: number; end_cycle: number }
+) =>
+  new Schedule.SchedulePhase({
+    items: items.map(
+      ([p, q]) => new Schedule.ScheduleItem({ price_id: `pri_${p}`, price_version_id: `prv_${p}`, quantity: String(q) })
+    ),
+    discount_id: null,
+    discount_code: null,
+    cycles: span.end_cycle - span.start_cycle,
+    start_cycle: span.start_cycle,
+    end_cycle: span.end_cycle,
+    start_date: null,
+    end_date: null
+  })
+
+const versions = new Map(prices.map((p) => [p.price_version_id, p]))
+
+describe("Schedule phases of several items", () => {
+  // the ramp deal: Team 49.00 × 1 + Seats 12.00 × 10 for 2 cycles, then Team × 1 + Seats × 20
+  const ramp = (first: number) => {
+    const [a, b] = Schedule.layout(first, [2, 2])
+    return new Schedule.SubscriptionSchedule({
+      ...scheduleOf([[2, 1, 1]], first, "release"),
+      phases: [
+        itemsPhase(
+          [
+            [2, 1],
+            [3, 10]
+          ],
+          a!
+        ),
+        itemsPhase(
+          [
+            [2, 1],
+            [3, 20]
+          ],
+          b!
+        )
+      ]
+    })
+  }
+
+  it("renewing through a ramp deal bills each cycle one line per item and sets the extra items once per phase", () => {
+    let rec: Entities.SubscriptionRecord = { ...record(prices[1]!, 0, "1"), schedule: ramp(1) }
+    const subtotals: Array<[number, bigint, ReadonlyArray<string>]> = []
+    const ids = new Set<string>()
+    let n = 0
+    for (let cycle = 1; cycle <= 6; cycle++) {
+      const at = Date.UTC(2026, cycle, 1)
+      const phase = PhaseItems.starting(rec)
+      const extras = phase === undefined ? undefined : PhaseItems.extraTerms(phase, rec, versions, [`si_new${n++}`], at)
+      const stepped = RenewalPlan.scheduleStep(rec, at, false, extras)
+      const next = stepped.rec
+      const inForce = versions.get(next.subscription.price_version_id)!
+      const billed = next.scheduled_price_version_id !== null ? versions.get(next.scheduled_price_version_id)! : inForce
+      const b = Result.getOrThrow(RenewalPlan.bill(next, inForce, billed, []))
+      subtotals.push([cycle, b.draft.subtotal.amount, b.draft.lines.map((l) => `${l.quantity}×${l.amount.amount}`)])
+      rec = RenewalPlan.advance(next, billed, b, b.draft, at).next
+      for (const x of rec.extra_items) ids.add(x.id)
+      // a rerun finds the cycle advanced: not due, nothing starts again
+      expect(RenewalPlan.decide(rec, at)._tag).toBe("NotDue")
+      expect(PhaseItems.starting(rec)?.start_cycle).not.toBe(cycle)
+    }
+    expect(subtotals).toEqual([
+      [1, 16900n, ["1×4900", "10×12000"]],
+      [2, 16900n, ["1×4900", "10×12000"]],
+      [3, 28900n, ["1×4900", "20×24000"]],
+      [4, 28900n, ["1×4900", "20×24000"]],
+      [5, 28900n, ["1×4900", "20×24000"]],
+      [6, 28900n, ["1×4900", "20×24000"]]
+    ])
+    // the seats are one item throughout: the second phase kept the first phase's item
+    expect([...ids]).toEqual(["si_new0"])
+    expect(rec.schedule!.status).toBe("released")
+    expect(rec.subscription.price_id).toBe("pri_2")
+    expect(rec.extra_items.map((x) => [x.price_id, x.quantity, x.created_at])).toEqual([
+      ["pri_3", "20", Date.UTC(2026, 1, 1)]
+    ])
+    // the plan basis is the whole phase: 49.00 + 20 × 12.00
+    expect(rec.plan_basis).toBe("289.00")
+  })
+
+  prop(
+    "phases of 1–4 items: every cycle bills the sum of its phase's items, each phase sets them once, an item keeps its id",
+    [
+      fc.array(
+        fc.tuple(
+          fc.subarray([0, 1, 2, 3], { minLength: 1 }),
+          fc.array(fc.integer({ min: 1, max: 30 }), { minLength: 4, maxLength: 4 }),
+          fc.integer({ min: 1, max: 3 })
+        ),
+        { minLength: 1, maxLength: 4 }
+      )
+    ],
+    ([drawn]) => {
+      const spans = Schedule.layout(
+        1,
+        drawn.map(([, , n]) => n)
+      )
+      const phases = drawn.map(([ps, qs], i) =>
+        itemsPhase(
+          ps.map((p) => [p, qs[p]!] as const),
+          spans[i]!
+        )
+      )
+      let rec: Entities.SubscriptionRecord = {
+        ...record(prices[1]!, 0, "1"),
+        schedule: new Schedule.SubscriptionSchedule({ ...scheduleOf([[1, 1, 1]], 1, "release"), phases })
+      }
+      const idOf = new Map<string, string>()
+      let made = 0
+      const end = Schedule.endCycle(rec.schedule!)
+      for (let cycle = 1; cycle < end; cycle++) {
+        const at = Date.UTC(2026, cycle, 1)
+        const phase = PhaseItems.starting(rec)
+        const fresh = Array.from({ length: 4 }, (_, n) => `si_${made + n}`)
+        const extras = phase === undefined ? undefined : PhaseItems.extraTerms(phase, rec, versions, fresh, at)
+        made += extras?.filter((x) => !rec.extra_items.some((y) => y.id === x.id)).length ?? 0
+        const next = RenewalPlan.scheduleStep(rec, at, false, extras).rec
+        const inForce = versions.get(next.subscription.price_version_id)!
+        const billed =
+          next.scheduled_price_version_id !== null ? versions.get(next.scheduled_price_version_id)! : inForce
+        const b = Result.getOrThrow(RenewalPlan.bill(next, inForce, billed, []))
+        const [ps, qs] = drawn[Schedule.phaseOf(rec.schedule!, cycle)!]!
+        const expected = ps.reduce(
+          (sum, p) => sum + BigInt(Math.round(Number(prices[p]!.price_plan!.base_price_val) * 100)) * BigInt(qs[p]!),
+          0n
+        )
+        expect([cycle, b.draft.subtotal.amount, b.draft.lines.length]).toEqual([cycle, expected, ps.length])
+        const before = rec.extra_items
+        rec = RenewalPlan.advance(next, billed, b, b.draft, at).next
+        // an item after the base one keeps its id while its price stays one; a new one gets a new id
+        for (const x of rec.extra_items) {
+          const was = before.find((y) => y.price_id === x.price_id)
+          if (was !== undefined) expect(x.id).toBe(was.id)
+          else expect([...idOf.values()]).not.toContain(x.id)
+          idOf.set(x.price_id, x.id)
+        }
+        expect(rec.extra_items.map((x) => x.price_id)).toEqual(ps.slice(1).map((p) => `pri_${p}`))
+      }
+    },
+    { numRuns: 100 }
+  )
+
+  it("a phase of one item drops the extra items; a phase of several whose items were not resolved is a defect", () => {
+    const withSeats: Entities.SubscriptionRecord = {
+      ...record(prices[2]!, 0, "1"),
+      extra_items: [
+        {
+          id: "si_seats",
+          price_id: "pri_3",
+          price_version_id: "prv_3",
+          quantity: "10",
+          created_at: at0,
+          version: prices[3]!
+        }
+      ],
+      schedule: scheduleOf([[1, 1, 2]], 1, "release")
+    }
+    const stepped = RenewalPlan.scheduleStep(withSeats, Date.UTC(2026, 1, 1))
+    expect([stepped.rec.extra_items, stepped.rec.scheduled_price_version_id]).toEqual([[], "prv_1"])
+    expect(() => RenewalPlan.scheduleStep({ ...withSeats, schedule: ramp(1) }, Date.UTC(2026, 1, 1))).toThrow(
+      /not resolved/
+    )
+    // resolved, the seats keep their id and change quantity; a new price gets a new id
+    const phase = itemsPhase(
+      [
+        [2, 1],
+        [3, 20],
+        [0, 1]
+      ],
+      { start_cycle: 1, end_cycle: 2 }
+    )
+    expect(
+      PhaseItems.extraTerms(phase, withSeats, versions, ["si_fresh"], 7).map((x) => [
+        x.id,
+        x.price_id,
+        x.quantity,
+        x.created_at
+      ])
+    ).toEqual([
+      ["si_seats", "pri_3", "20", at0],
+      ["si_fresh", "pri_0", "1", 7]
+    ])
+  })
+
+  it("a resume moves the dates of the phases to come; the cycles and the dates before stay", () => {
+    const sc = ramp(1)
+    const dated = new Schedule.SubscriptionSchedule({
+      ...sc,
+      phases: sc.phases.map(
+        (p) =>
+          new Schedule.SchedulePhase({
+            ...p,
+            start_date: dt(Date.UTC(2026, p.start_cycle, 1)),
+            end_date: dt(Date.UTC(2026, p.end_cycle, 1))
+          })
+      )
+    })
+    // resumed on 2026-02-10 in cycle 1: cycle 2 starts then, one month each
+    const resumedAt = Date.UTC(2026, 1, 10)
+    const periodOf = (cycle: number) =>
+      Option.some({ start: Date.UTC(2026, 1 + cycle - 2, 10), end: Date.UTC(2026, 2 + cycle - 2, 10) })
+    const moved = Schedule.redated(dated, 2, periodOf, resumedAt)
+    expect(moved.phases.map((p) => [p.start_cycle, p.end_cycle, p.start_date, p.end_date].map(String))).toEqual([
+      ["1", "3", String(dt(Date.UTC(2026, 1, 1))), String(dt(Date.UTC(2026, 2, 10)))],
+      ["3", "5", String(dt(Date.UTC(2026, 2, 10))), String(dt(Date.UTC(2026, 4, 10)))]
+    ])
+    expect(moved.updated_at).toEqual(dt(resumedAt))
   })
 })

@@ -387,7 +387,7 @@ export interface BillingClient {
   }
   readonly schedules: {
     /**
-     * `POST /api/v1/subscription/{subscription_id}/schedule`: 1–10 phases (one item each today),
+     * `POST /api/v1/subscription/{subscription_id}/schedule`: 1–10 phases of 1–20 items each,
      * each billed from the renewal that opens its first cycle; `end_behavior` release or cancel.
      */
     readonly create: (

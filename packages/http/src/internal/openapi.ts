@@ -37,11 +37,11 @@ const descriptions: Record<string, string> = {
     "Runs a previewed migration: the worker moves each pending line's subscription once (the new version from its next cycle, a `v2.subscription.migrated` event), skips one written since the preview (`changed_since_preview`), and completes the migration. 409 unless previewed.",
   "catalog.cancelMigration": "Cancels a migration that has not run. 409 once it runs.",
   "schedules.create":
-    "Attaches a schedule to an active subscription: 1 to 10 `phases`, each one item (`price_id`, `quantity`) on the subscription's currency, dimension and interval, an optional `discount_code`, and `cycles` or an `end_date` on a period boundary; `start` `current_period` (default) or `next_period`; `end_behavior` `release` (default) or `cancel`. Each renewal that opens a phase bills it. 409 while another schedule governs, a change or cancel waits for the period's end, on a fixed term, or on a subscription of several items.",
+    "Attaches a schedule to an active subscription (of one item or several): 1 to 10 `phases`, each of 1 to 20 `items` (`price_id`, `quantity`; the first is the base item, the others the subscription's other items for the phase's cycles) on the subscription's currency, dimension and interval, each price once, an optional `discount_code`, and `cycles` or an `end_date` on a period boundary; `start` `current_period` (default: the first phase repeats the subscription's current items) or `next_period`; `end_behavior` `release` (default) or `cancel`. Each renewal that opens a phase bills all its items; a refusal names the item (`phases[i].items[j].price_id`). 409 while another schedule governs, a change or cancel waits for the period's end, or on a fixed term.",
   "schedules.get":
     "The subscription's schedule: its status, current phase and phases with their cycles and dates; 404 when it never had one.",
   "schedules.release":
-    "Releases the schedule: the subscription keeps its current phase's price and quantity, and no later phase starts.",
+    "Releases the schedule: the subscription keeps its current phase's items (prices and quantities), and no later phase starts.",
   "schedules.cancel": "Cancels the schedule and the subscription at the end of its current period.",
   "catalog.priceStatus": "Activates or archives a price version.",
   "catalog.priceVersion": "One price version.",
