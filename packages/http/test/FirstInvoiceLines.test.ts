@@ -115,7 +115,9 @@ for (const [name, storage] of backends()) {
       ])
       const html = await page(s.session_id)
       expect(html.match(/<li class="line/g)).toHaveLength(3)
-      expect(html).toMatch(/<li class="line one-time" id="line-0"><span class="line-name">Setup fee<\/span> <span class="line-once">\(one time\)<\/span>/)
+      expect(html).toMatch(
+        /<li class="line one-time" id="line-0"><span class="line-name">Setup fee<\/span> <span class="line-once">\(one time\)<\/span>/
+      )
       // then each month: 73.00 less 10 % = 65.70, with VAT 78.84 — the setup fee is not in it
       expect(html).toContain("Then $78.84")
       expect(await page(s.session_id, "de-DE")).toContain("(einmalig)")
@@ -174,15 +176,17 @@ for (const [name, storage] of backends()) {
       ])
       expect(all[1].lines.some((l: any) => l.kind === "one_time")).toBe(false)
       // a refund of the first payment gives back at most what it collected, setup fee included
-      expect(
-        refusal(await api.call("POST", "/api/v1/refund", k, { trade_id: t.trade_id, amount: "293.77" }))
-      ).toEqual([400, "InvalidParameter", "amount"])
+      expect(refusal(await api.call("POST", "/api/v1/refund", k, { trade_id: t.trade_id, amount: "293.77" }))).toEqual([
+        400,
+        "InvalidParameter",
+        "amount"
+      ])
       const full = await api.call("POST", "/api/v1/refund", k, { trade_id: t.trade_id })
       expect(full.status, JSON.stringify(full.body)).toBe(200)
       expect((await trade(k, t.trade_id)).total_refunded_amount).toBe("293.76")
-      expect(
-        refusal(await api.call("POST", "/api/v1/refund", k, { trade_id: t.trade_id, amount: "0.01" }))[0]
-      ).toBe(400)
+      expect(refusal(await api.call("POST", "/api/v1/refund", k, { trade_id: t.trade_id, amount: "0.01" }))[0]).toBe(
+        400
+      )
     })
 
     it("with a trial, the one-time line is charged at once on the trial's invoice; the first paid cycle bills the item alone", async () => {
@@ -223,7 +227,11 @@ for (const [name, storage] of backends()) {
       const done = await sessionOf(k, alone.session_id)
       expect(done.subscription_id).toBeNull()
       const t = await trade(k, done.trade_id)
-      expect([t.order_type, t.amount, t.line_items.map((l: any) => l.price)]).toEqual(["one_time", "199.00", ["199.00"]])
+      expect([t.order_type, t.amount, t.line_items.map((l: any) => l.price)]).toEqual([
+        "one_time",
+        "199.00",
+        ["199.00"]
+      ])
       expect(refusal(await session(k, { line_items: [{ price_id: setup }, { price_id: book }] }))).toEqual([
         400,
         "InvalidParameter",

@@ -26,7 +26,6 @@ import * as Ports from "../kernel/Ports.js"
 import * as Price from "../catalog/Price.js"
 import * as PriceRules from "../catalog/PriceRules.js"
 import * as Pricing from "../money/Pricing.js"
-import type * as Proration from "../money/Proration.js"
 import * as BillingAnchor from "../subscriptions/BillingAnchor.js"
 import * as Settings from "../tenants/Settings.js"
 import * as Store from "../kernel/Store.js"
@@ -535,7 +534,8 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
               Money.convert(amount, Result.getOrThrow(Decimal.parse(session.merchant_rate)), session.currency)
             )
           : amount
-      const share = plan !== null && pv !== null ? anchorShare(merchant, session, pv, msOf(session.created_at)) : undefined
+      const share =
+        plan !== null && pv !== null ? anchorShare(merchant, session, pv, msOf(session.created_at)) : undefined
       const lines: Array<SessionView["lines"][number]> = []
       // what a cycle of the recurring lines costs (each settled as the invoice settles its lines)
       let whole = 0n

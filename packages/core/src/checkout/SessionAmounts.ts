@@ -172,7 +172,10 @@ export const sellsTogether = (
   const recurring = [...lines.keys()].filter((i) => !isOneTime(lines[i]!.pv))
   if (recurring.length === 0)
     return lines.length > 1
-      ? { index: 1, reason: "a checkout of one-time prices only sells one line item; sell several beside a recurring price" }
+      ? {
+          index: 1,
+          reason: "a checkout of one-time prices only sells one line item; sell several beside a recurring price"
+        }
       : undefined
   if (recurring.length > 1) {
     const ok = SubscriptionItems.compatible(recurring.map((i) => lines[i]!.pv))

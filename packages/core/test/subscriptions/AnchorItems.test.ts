@@ -104,10 +104,14 @@ describe("a billing anchor over several items", () => {
       const dues = lineDues(lines, true, first.share)
       expect(dues.map((d) => Money.format(d)).join(", "), items).toBe(lineAmounts)
       // the sum of the whole periods rounded once, for comparison: not what is charged
-      const whole = lines.reduce((a, l) => a + Money.parse(l.pv.price_plan!.base_price_val, "USD").pipe(Result.getOrThrow).amount * l.quantity, 0n)
-      expect(Money.format(Money.proportion(Money.make(whole, "USD"), first.share.unused, first.share.total)), items).toBe(
-        once
+      const whole = lines.reduce(
+        (a, l) => a + Money.parse(l.pv.price_plan!.base_price_val, "USD").pipe(Result.getOrThrow).amount * l.quantity,
+        0n
       )
+      expect(
+        Money.format(Money.proportion(Money.make(whole, "USD"), first.share.unused, first.share.total)),
+        items
+      ).toBe(once)
     }
   })
 
