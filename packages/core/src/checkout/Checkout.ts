@@ -342,11 +342,6 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
     })
 
     /**
-     * The payer's quantity on the hosted page, before paying: only for a line item the merchant
-     * made editable, inside its `quantity_min`/`quantity_max`; what is due now is computed again
-     * exactly as when the session was opened (same trial rule, same settlement rate).
-     */
-    /**
      * What the payer changes on the hosted page before paying — the quantity (only an editable
      * line item, inside its bounds) or a discount code (checked as at the session's creation) —
      * and what is due now computed again exactly as when the session was opened (same trial
