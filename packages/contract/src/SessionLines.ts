@@ -1,8 +1,9 @@
 /**
  * The line items of `POST /api/v1/session`: 1 to 20 in mode checkout, each a price with its
- * quantity and the payer's bounds, decoded into core's `SessionItem`s — the first the
- * subscription's base item, the others its further items (issue 33). A field at fault is named
- * with its line: `line_items[2].quantity`.
+ * quantity and the payer's bounds, decoded into core's `SessionItem`s — the first recurring
+ * line the subscription's base item, the other recurring lines its further items, one-time lines
+ * charged with its first invoice (issue 33). A field at fault is named with its line:
+ * `line_items[2].quantity`.
  *
  * @since 0.1.0
  */

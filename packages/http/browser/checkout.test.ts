@@ -130,6 +130,52 @@ describe("hosted checkout in Chromium", () => {
     await page.close()
   })
 
+  it("a setup fee beside the plan: listed as one time, in what is due today and charged, not in what follows", async () => {
+    const plan = await newSession()
+    const product = await api("/api/v1/products", { product_name: "Setup" })
+    const fee = await api("/api/v1/prices", {
+      name: "Setup fee",
+      product_id: product.data.product_id,
+      currency: "USD",
+      billing_type: "one_time",
+      price_type: "flat_price",
+      price_val: "199.00"
+    })
+    const opened = await fetch(`${base}/api/v1/session/${plan.session_id}`, {
+      headers: { authorization: `Bearer ${key}`, "request-id": `b-${++n}` }
+    })
+    const priceId = ((await opened.json()) as any).data.session.line_items[0].price_id as string
+    const session = (
+      await api("/api/v1/session", {
+        payer_id: `web-${n}`,
+        line_items: [{ price_id: priceId }, { price_id: fee.data.price_id }],
+        return_url: `${base}/thanks`
+      })
+    ).data
+    const page = await browser.newPage()
+    await page.goto(session.session_url!)
+    expect(await page.textContent("#line-1 .line-once")).toBe("(one time)")
+    expect(await page.textContent("#due")).toBe("$229.00")
+    expect(await page.textContent("#then")).toBe("Then $30.00 every month")
+    await page.fill("#card_number", "4242424242424242")
+    await page.fill("#exp_month", "12")
+    await page.fill("#exp_year", "2030")
+    await page.fill("#cvc", "123")
+    await Promise.all([page.waitForURL(`${base}/thanks`), page.click("#pay")])
+    const paid = (await (
+      await fetch(`${base}/api/v1/session/${session.session_id}`, {
+        headers: { authorization: `Bearer ${key}`, "request-id": `b-${++n}` }
+      })
+    ).json()) as { data: { session: { trade_id: string } } }
+    const trade = (await (
+      await fetch(`${base}/api/v1/trade/${paid.data.session.trade_id}`, {
+        headers: { authorization: `Bearer ${key}`, "request-id": `b-${++n}` }
+      })
+    ).json()) as { data: { trade: { amount: string } } }
+    expect(trade.data.trade.amount).toBe("229.00")
+    await page.close()
+  })
+
   it("speaks German for a de-DE session, with the cancel and terms links", async () => {
     const session = await newSession(
       {

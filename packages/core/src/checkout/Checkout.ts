@@ -26,7 +26,6 @@ import * as Ports from "../kernel/Ports.js"
 import * as Price from "../catalog/Price.js"
 import * as PriceRules from "../catalog/PriceRules.js"
 import * as Pricing from "../money/Pricing.js"
-import type * as Proration from "../money/Proration.js"
 import * as BillingAnchor from "../subscriptions/BillingAnchor.js"
 import * as Settings from "../tenants/Settings.js"
 import * as Store from "../kernel/Store.js"
@@ -49,7 +48,18 @@ export { type SessionCommand, sessionOf } from "./SessionCommand.js"
 import type { SessionCommand } from "./SessionCommand.js"
 
 export type { SessionView } from "./SessionAmounts.js"
-import { anchorShare, dueNow, itemsRefusal, type SessionView, soldRefusal } from "./SessionAmounts.js"
+import {
+  anchorShare,
+  baseIndex,
+  dueNow,
+  isOneTime,
+  lineDues,
+  meteredRefusal,
+  type SessionView,
+  type SoldLine,
+  sellsTogether,
+  soldRefusal
+} from "./SessionAmounts.js"
 
 /**
  * The checkout service.
@@ -86,9 +96,10 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
           ...(missing ? { missing } : {}),
           ...(item !== undefined ? { item } : {})
         })
-      const quantity = Option.match(command.item, { onNone: () => 1n, onSome: (i) => i.quantity })
-      // the other items sold on the same subscription, and what each is due now (first the base's)
-      const extras: Array<{ readonly pv: Price.PriceVersion; readonly quantity: bigint; editable: boolean }> = []
+      let quantity = Option.match(command.item, { onNone: () => 1n, onSome: (i) => i.quantity })
+      // the lines sold beside the base item (other recurring items, one-time prices) with their
+      // line's index, and what each line is due now
+      const extras: Array<SoldLine & { readonly index: number }> = []
       let dues: ReadonlyArray<Money.Money> = []
       // a live merchant's payer leaves the page over https only
       if (merchant.mode !== "sandbox")
@@ -131,12 +142,25 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
         if (Option.isNone(command.item)) return yield* refuse("price", "is required")
         // a private price of another customer is no such price; a session opened for no customer
         // yet that sells a private price is bound to that price's customer
-        const pv = yield* Effect.catchTag(
-          catalog.sellableVersion(merchantId, command.item.value.priceId, customerId ?? undefined),
-          "PriceNotFound",
-          () => Effect.fail(refuse("price", "no such price", true))
-        )
-        if (pv.customer_id !== null) customerId = pv.customer_id
+        const lines: Array<SoldLine> = []
+        for (const [i, x] of [command.item.value, ...(command.extraItems ?? [])].entries()) {
+          const v = yield* Effect.catchTag(
+            catalog.sellableVersion(merchantId, x.priceId, i === 0 ? (customerId ?? undefined) : customerId),
+            "PriceNotFound",
+            () => Effect.fail(refuse("price", "no such price", true, i))
+          )
+          if (i === 0 && v.customer_id !== null) customerId = v.customer_id
+          lines.push({ pv: v, quantity: x.quantity, editable: x.editable })
+        }
+        // the base item is the first recurring line; one-time lines are charged with the first invoice
+        const b = baseIndex(lines)
+        const pv = lines[b]!.pv
+        quantity = lines[b]!.quantity
+        for (const [index, l] of lines.entries()) if (index !== b) extras.push({ ...l, index })
+        const why = sellsTogether(lines)
+        if (why !== undefined) return yield* refuse("price", why.reason, undefined, why.index)
+        const meteredWhy = meteredRefusal(lines)
+        if (meteredWhy !== undefined) return yield* refuse("quantity", meteredWhy.detail, undefined, meteredWhy.index)
         priceId = pv.id
         paymentMode ??= pv.billing_type === "recurring" ? "subscription" : "onetime_payment"
         if (pv.billing_type === "recurring" && paymentMode === "onetime_payment")
@@ -152,36 +176,17 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
             Option.isSome(Price.trialOf(pv)) && !skipTrial
           )
           if (why !== undefined) return yield* refuse("billing_cycle_anchor", why)
-          // the short first period is prorated for one line; several lines wait for per-item shares
-          if ((command.extraItems ?? []).length > 0)
-            return yield* refuse("billing_cycle_anchor", "applies to a checkout of one line item for now")
         }
         const anchored = {
           billing_cycle_anchor: command.billingAnchor !== undefined ? dt(command.billingAnchor.anchor) : null,
           proration_behavior: command.billingAnchor?.behavior ?? null
         }
-        due = dueNow(pv, quantity, skipTrial, anchorShare(merchant, anchored, pv, at))
-        dues = [due]
-        // the other recurring prices sold on the same subscription: each sellable, all on the
-        // first's interval and currency; free during the first's trial
-        for (const [i, x] of (command.extraItems ?? []).entries()) {
-          const xpv = yield* Effect.catchTag(
-            catalog.sellableVersion(merchantId, x.priceId, customerId),
-            "PriceNotFound",
-            () => Effect.fail(refuse("price", "no such price", true, i + 1))
-          )
-          extras.push({ pv: xpv, quantity: x.quantity, editable: x.editable })
-        }
-        if (extras.length > 0) {
-          const why = itemsRefusal([{ pv, quantity, editable: command.item.value.editable }, ...extras])
-          if (why !== undefined) return yield* refuse(why.part, why.detail, undefined, why.index)
-          const trialFirst = Option.isSome(Price.trialOf(pv)) && !skipTrial
-          dues = [due, ...extras.map((x) => (trialFirst ? Money.zero(pv.currency) : dueNow(x.pv, x.quantity, true)))]
-          due = Money.make(
-            dues.reduce((a, d) => a + d.amount, 0n),
-            pv.currency
-          )
-        }
+        // every recurring line its share up to the anchor (one interval: one share), each rounded once
+        dues = lineDues(lines, skipTrial, anchorShare(merchant, anchored, pv, at))
+        due = Money.make(
+          dues.reduce((a, d) => a + d.amount, 0n),
+          pv.currency
+        )
         if (Option.isSome(command.discountCode)) {
           const settleCurrency = Option.match(command.settlement, {
             onNone: () => pv.currency,
@@ -242,13 +247,13 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
         mode === "checkout" ? "quantity" : "amount"
       )
       if (refusal !== undefined) return yield* refuse(refusal.reason, refusal.detail)
-      for (const [i, x] of extras.entries()) {
+      for (const x of extras) {
         const r = soldRefusal(
           Price.cycleAmounts(x.pv, x.quantity),
           settleRate !== null ? { rate: settleRate, target: target! } : null,
           "quantity"
         )
-        if (r !== undefined) return yield* refuse(r.reason, r.detail, undefined, i + 1)
+        if (r !== undefined) return yield* refuse(r.reason, r.detail, undefined, x.index)
       }
       if (settleRate !== null) {
         // each line converted, as the first invoice converts its lines
@@ -340,11 +345,6 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
     })
 
     /**
-     * The payer's quantity on the hosted page, before paying: only for a line item the merchant
-     * made editable, inside its `quantity_min`/`quantity_max`; what is due now is computed again
-     * exactly as when the session was opened (same trial rule, same settlement rate).
-     */
-    /**
      * What the payer changes on the hosted page before paying — the quantity (only an editable
      * line item, inside its bounds) or a discount code (checked as at the session's creation) —
      * and what is due now computed again exactly as when the session was opened (same trial
@@ -399,8 +399,10 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
             () => Effect.fail(refuse("price", "no such price", true))
           )
         )
-      const pv = versions[0]!
-      const baseQuantity = BigInt(lineItems[0]!.quantity)
+      const sold = versions.map((v, i) => ({ pv: v, quantity: BigInt(lineItems[i]!.quantity) }))
+      const b = baseIndex(sold)
+      const pv = versions[b]!
+      const baseQuantity = sold[b]!.quantity
       const skipTrial =
         session.trial_policy === 3 ||
         (session.trial_policy === 2 &&
@@ -408,13 +410,7 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
           (yield* hadTrial(merchantId, session.customer_id)))
       const merchant = yield* merchants.get(merchantId)
       const trialFirst = Option.isSome(Price.trialOf(pv)) && !skipTrial
-      const dues = versions.map((v, i) =>
-        i === 0
-          ? dueNow(v, baseQuantity, skipTrial, anchorShare(merchant, session, v, msOf(session.created_at)))
-          : trialFirst
-            ? Money.zero(v.currency)
-            : dueNow(v, BigInt(lineItems[i]!.quantity), true)
-      )
+      const dues = lineDues(sold, skipTrial, anchorShare(merchant, session, pv, msOf(session.created_at)))
       const settlement =
         session.merchant_rate !== null && session.currency !== pv.currency
           ? { rate: Result.getOrThrow(Decimal.parse(session.merchant_rate)), target: session.currency }
@@ -454,7 +450,7 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
           quantity: baseQuantity,
           currency: session.currency,
           customerId: session.customer_id,
-          otherProducts: versions.slice(1).map((v) => v.product_id)
+          otherProducts: versions.filter((_, i) => i !== b).map((v) => v.product_id)
         })
         if (why !== undefined) return yield* refuse("discount", why)
         if (!trialFirst) due = afterDiscount(due, discountRule(discount))
@@ -506,13 +502,19 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
     const sessionView = Effect.fn("Checkout.sessionView")(function* (merchantId: string, sessionId: string) {
       const session = yield* getSession(merchantId, sessionId)
       const merchant = yield* merchants.get(merchantId)
-      const item = session.line_items[0]
-      const pv =
-        session.mode === "checkout" && item !== undefined
-          ? Option.getOrNull(
-              yield* Effect.option(catalog.sellableVersion(merchantId, item.price_id, session.customer_id))
-            )
-          : null
+      // each line's price (null when no longer sellable); the base item is the first recurring line
+      const versions: Array<Price.PriceVersion | null> = []
+      if (session.mode === "checkout")
+        for (const l of session.line_items)
+          versions.push(
+            Option.getOrNull(yield* Effect.option(catalog.sellableVersion(merchantId, l.price_id, session.customer_id)))
+          )
+      const b = Math.max(
+        0,
+        versions.findIndex((v) => v !== null && !isOneTime(v))
+      )
+      const pv = versions[b] ?? null
+      const item = session.line_items[b]
       const product =
         pv !== null ? Option.getOrNull(yield* Effect.option(catalog.getProduct(merchantId, pv.product_id))) : null
       const plan = pv?.billing_type === "recurring" ? pv.price_plan : null
@@ -523,51 +525,45 @@ export class Checkout extends Context.Service<Checkout>()("@recur/core/Checkout"
           (yield* hadTrial(merchantId, session.customer_id)))
       const trial = pv !== null && !skipTrial ? Option.getOrNull(Price.trialOf(pv)) : null
       let cycleAmount: string | null = null
-      // a line's first cycle in the session's currency
+      // a line's amount in the session's currency
       const settle = (amount: Money.Money) =>
         session.merchant_rate !== null && session.currency !== amount.currency
           ? Result.getOrThrow(
               Money.convert(amount, Result.getOrThrow(Decimal.parse(session.merchant_rate)), session.currency)
             )
           : amount
+      const share =
+        plan !== null && pv !== null ? anchorShare(merchant, session, pv, msOf(session.created_at)) : undefined
       const lines: Array<SessionView["lines"][number]> = []
+      // what a cycle of the recurring lines costs (each settled as the invoice settles its lines)
+      let whole = 0n
+      for (const [i, l] of session.line_items.entries()) {
+        const v = versions[i] ?? null
+        if (v === null || v.billing_dimension === "usage" || isOneTime(v)) continue
+        whole += settle(Pricing.rate(Price.modelOf(v, 0), BigInt(l.quantity), v.currency).amount).amount
+      }
       if (pv !== null && session.line_items.length > 1)
         for (const [i, l] of session.line_items.entries()) {
-          const v =
-            i === 0
-              ? pv
-              : Option.getOrNull(
-                  yield* Effect.option(catalog.sellableVersion(merchantId, l.price_id, session.customer_id))
-                )
+          const v = versions[i] ?? null
           lines.push({
             priceName: v?.price_name ?? l.price_id,
             metered: v?.billing_dimension === "usage",
+            oneTime: v !== null && isOneTime(v),
             quantity: l.quantity,
             editable: l.quantity_editable,
             min: l.quantity_min,
             max: l.quantity_max,
+            // its line on the first paid invoice: a cycle (its share up to an anchor), or its one-time price
             amount:
               v !== null && v.billing_dimension !== "usage"
-                ? Money.format(settle(Pricing.rate(Price.modelOf(v, 0), BigInt(l.quantity), v.currency).amount))
+                ? Money.format(settle(dueNow(v, BigInt(l.quantity), true, isOneTime(v) ? undefined : share)))
                 : null
           })
         }
       if (pv !== null && plan !== null && pv.billing_dimension !== "usage" && item !== undefined) {
-        const first = Pricing.rate(Price.modelOf(pv, 0), BigInt(item.quantity), pv.currency).amount
-        const settled =
-          lines.length > 1
-            ? Money.make(
-                lines.reduce(
-                  (a, l) =>
-                    a + (l.amount !== null ? Result.getOrThrow(Money.parse(l.amount, session.currency)).amount : 0n),
-                  0n
-                ),
-                session.currency
-              )
-            : settle(first)
         // the cycle after today's: a trial's first paid cycle, else the second — discounted when the
         // session's discount lasts that long (its window starts at the first paid cycle)
-        let then = settled
+        let then = Money.make(whole, session.currency)
         if (session.discount_id !== null) {
           const d = Option.getOrNull(
             Option.map(yield* Effect.orDie(discounts.get(merchantId, session.discount_id)), (v) => v.value)

@@ -36,11 +36,15 @@ export interface SessionCommand {
   readonly customerId: Option.Option<Ids.CustomerId>
   readonly payerId: Option.Option<string>
   readonly email: Option.Option<string>
-  /** Mode checkout: the price sold and its quantity (the subscription's base item). */
+  /**
+   * Mode checkout: the first line item, a price and its quantity (the subscription's base item
+   * when it is recurring; the first recurring line is the base item otherwise).
+   */
   readonly item: Option.Option<SessionItem>
   /**
-   * Mode checkout: the other recurring prices sold with `item` on one subscription (its items 1
-   * and after, at most 19), on `item`'s interval and currency. None when absent.
+   * Mode checkout: the other line items (at most 19): recurring prices sold on the same
+   * subscription (its items after the base one, on its interval and currency), and one-time
+   * prices charged once with its first invoice. None when absent.
    */
   readonly extraItems?: ReadonlyArray<SessionItem> | undefined
   /** Mode payment: the amount due. */

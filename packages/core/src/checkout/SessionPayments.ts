@@ -28,6 +28,7 @@ import { underMinimum } from "../payments/Charges.js"
 import { newTrade, submitTrade } from "../payments/TradeStore.js"
 import { firstPeriod, fullCycle } from "../subscriptions/SubscriptionTerms.js"
 import { withItemLines, withoutUsage } from "../subscriptions/SubscriptionItems.js"
+import { baseIndex, isOneTime, type SoldLine, withOneTimeLines } from "./SessionAmounts.js"
 import { writes } from "../subscriptions/SubscriptionStore.js"
 import { taxAddressOf, withTax } from "../taxes/TaxRates.js"
 import { must } from "../kernel/ServiceSupport.js"
@@ -210,18 +211,25 @@ export class SessionPayments extends Context.Service<SessionPayments>()("@recur/
                   ...(!named && billedName ? { name: billedName } : {})
                 })
             }
-            const item = session.line_items[0]
-            const pv =
-              session.mode === "checkout" && item
-                ? yield* catalog.sellableVersion(merchantId, item.price_id, customerId)
-                : null
-            const quantity = item ? BigInt(item.quantity) : 1n
-            // the session's other line items: the subscription's items after the base one, each
-            // at its price's current version (as the base item), checked when the session opened
+            // every line at its price's current version, checked when the session opened: the
+            // base item is the first recurring line, the other recurring lines the subscription's
+            // items after it, the one-time lines charged once with its first invoice
+            const sold: Array<SoldLine> = []
+            if (session.mode === "checkout")
+              for (const line of session.line_items)
+                sold.push({
+                  pv: yield* catalog.sellableVersion(merchantId, line.price_id, customerId),
+                  quantity: BigInt(line.quantity)
+                })
+            const b = baseIndex(sold)
+            const pv = sold[b]?.pv ?? null
+            const quantity = sold[b]?.quantity ?? 1n
+            const oneTime = pv?.billing_type === "recurring" ? sold.filter((l) => isOneTime(l.pv)) : []
             const extraItems: Array<Entities.ItemTerm> = []
             if (pv !== null && pv.billing_type === "recurring")
-              for (const line of session.line_items.slice(1)) {
-                const version = yield* catalog.sellableVersion(merchantId, line.price_id, customerId)
+              for (const [i, line] of session.line_items.entries()) {
+                const version = sold[i]!.pv
+                if (i === b || isOneTime(version)) continue
                 extraItems.push({
                   id: yield* Ids.make(Ids.prefixes.subscriptionItem),
                   price_id: version.id,
@@ -253,7 +261,7 @@ export class SessionPayments extends Context.Service<SessionPayments>()("@recur/
                 quantity,
                 currency: session.currency,
                 customerId,
-                otherProducts: extraItems.map((x) => x.version.product_id)
+                otherProducts: sold.filter((_, i) => i !== b).map((l) => l.pv.product_id)
               })
               if (why !== undefined)
                 return yield* new Errors.SessionRefused({ reason: "discount", rateGiven: false, detail: why })
@@ -286,35 +294,42 @@ export class SessionPayments extends Context.Service<SessionPayments>()("@recur/
               pv && pv.billing_type === "recurring"
                 ? yield* withTaxes(
                     convertDraft(
-                      trialPossible
-                        ? Result.getOrThrow(
-                            Invoicing.cycle({
-                              invoice_type: "trial",
-                              price: pv,
-                              cycle_index: 0,
-                              quantity,
-                              existing: []
-                            })
-                          )
-                        : withItemLines(
-                            // beside other items a metered base item has no line yet: nothing used
-                            (extraItems.length > 0 ? withoutUsage : (d: Invoicing.Draft) => d)(
-                              Result.getOrThrow(
-                                Invoicing.cycle({
-                                  invoice_type: "initial",
-                                  price: pv,
-                                  cycle_index: 0,
-                                  paidCycles: 0,
-                                  quantity,
-                                  usage: 0n,
-                                  existing: [],
-                                  ...(anchored !== undefined ? { share: anchored.share } : {})
-                                })
-                              )
+                      // one-time lines are charged with it, also with a trial's invoice (as Stripe does)
+                      withOneTimeLines(
+                        trialPossible
+                          ? Result.getOrThrow(
+                              Invoicing.cycle({
+                                invoice_type: "trial",
+                                price: pv,
+                                cycle_index: 0,
+                                quantity,
+                                existing: []
+                              })
+                            )
+                          : withItemLines(
+                              // beside other items a metered base item has no line yet: nothing used
+                              (extraItems.length > 0 ? withoutUsage : (d: Invoicing.Draft) => d)(
+                                Result.getOrThrow(
+                                  Invoicing.cycle({
+                                    invoice_type: "initial",
+                                    price: pv,
+                                    cycle_index: 0,
+                                    paidCycles: 0,
+                                    quantity,
+                                    usage: 0n,
+                                    existing: [],
+                                    ...(anchored !== undefined ? { share: anchored.share } : {})
+                                  })
+                                )
+                              ),
+                              extraItems,
+                              0,
+                              undefined,
+                              // every item its share of the short first period, rounded once per line
+                              anchored?.share
                             ),
-                            extraItems,
-                            0
-                          ),
+                        oneTime
+                      ),
                       session.merchant_rate,
                       session.currency
                     ),
@@ -351,6 +366,10 @@ export class SessionPayments extends Context.Service<SessionPayments>()("@recur/
               const n = itemLines[i]
               return (n != null ? firstInvoice?.lines[n]?.amount : undefined) ?? Money.zero(session.currency)
             }
+            // then the one-time lines (after the base item's trial line during a trial)
+            const oneTimeAt = firstInvoice?.invoice_type === "trial" ? 1 : lineNo
+            const lineAmount = (i: number) =>
+              Money.format(firstInvoice?.lines[i]?.amount ?? Money.zero(session.currency))
             const trade = yield* newTrade({
               merchant,
               amount,
@@ -364,7 +383,7 @@ export class SessionPayments extends Context.Service<SessionPayments>()("@recur/
                     id: pv.price_version_id,
                     title: pv.price_name,
                     // one line: the trade's amount (the seed's form); several: each its line's amount
-                    price: Money.format(extraItems.length > 0 ? itemAmount(0) : amount),
+                    price: Money.format(extraItems.length + oneTime.length > 0 ? itemAmount(0) : amount),
                     price_id: pv.id,
                     quantity: quantity.toString(),
                     sku: pv.merchant_price_id ?? "",
@@ -373,19 +392,34 @@ export class SessionPayments extends Context.Service<SessionPayments>()("@recur/
                   })
                 : null,
               // the other items, each at its line's amount on the first invoice (before discount and tax)
-              moreLines: extraItems.map(
-                (x, i) =>
-                  new Trade.LineItem({
-                    id: x.price_version_id,
-                    title: x.version.price_name,
-                    price: Money.format(itemAmount(i + 1)),
-                    price_id: x.price_id,
-                    quantity: x.quantity,
-                    sku: x.version.merchant_price_id ?? "",
-                    vendor: merchant.name,
-                    cycle_unit: x.version.price_plan?.billing_cycle_unit ?? ""
-                  })
-              ),
+              moreLines: [
+                ...extraItems.map(
+                  (x, i) =>
+                    new Trade.LineItem({
+                      id: x.price_version_id,
+                      title: x.version.price_name,
+                      price: Money.format(itemAmount(i + 1)),
+                      price_id: x.price_id,
+                      quantity: x.quantity,
+                      sku: x.version.merchant_price_id ?? "",
+                      vendor: merchant.name,
+                      cycle_unit: x.version.price_plan?.billing_cycle_unit ?? ""
+                    })
+                ),
+                ...oneTime.map(
+                  (l, j) =>
+                    new Trade.LineItem({
+                      id: l.pv.price_version_id,
+                      title: l.pv.price_name,
+                      price: lineAmount(oneTimeAt + j),
+                      price_id: l.pv.id,
+                      quantity: l.quantity.toString(),
+                      sku: l.pv.merchant_price_id ?? "",
+                      vendor: merchant.name,
+                      cycle_unit: ""
+                    })
+                )
+              ],
               // a one-time purchase's amount was taxed when the session was made or last changed
               tax: firstDraft
                 ? firstDraft.tax

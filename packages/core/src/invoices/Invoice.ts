@@ -22,7 +22,8 @@ export const InvoiceType = Schema.Literals(["initial", "trial", "renewal", "refu
 export type InvoiceType = typeof InvoiceType.Type
 
 /**
- * What a line of an invoice is: the cycle's price (`subscription`), a `trial`, `usage` in arrears,
+ * What a line of an invoice is: the cycle's price (`subscription`), a price charged once with the
+ * first invoice (`one_time`, a setup fee sold beside the subscription), a `trial`, `usage` in arrears,
  * the two sides of a prorated change, a `refund`, a `discount` (negative), or the customer's
  * `balance`: an amount under the processor's minimum charge carried out of an invoice (negative)
  * and into the next one (positive).
@@ -31,6 +32,7 @@ export type InvoiceType = typeof InvoiceType.Type
  */
 export const LineKind = Schema.Literals([
   "subscription",
+  "one_time",
   "trial",
   "usage",
   "proration_credit",

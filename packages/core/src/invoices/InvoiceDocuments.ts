@@ -28,7 +28,12 @@ export const documentOf = (
   lines: [
     ...draft.lines.map((l) => {
       const span =
-        l.span ?? (l.kind === "usage" ? usagePeriod : l.kind === "refund" || l.kind === "balance" ? undefined : period)
+        l.span ??
+        (l.kind === "usage"
+          ? usagePeriod
+          : l.kind === "refund" || l.kind === "balance" || l.kind === "one_time"
+            ? undefined
+            : period)
       return new Invoice.InvoiceLine(
         {
           kind: l.kind,

@@ -23,7 +23,15 @@ import * as Decimal from "../money/Decimal.js"
  * @since 0.1.0
  */
 export interface Line {
-  readonly kind: "subscription" | "trial" | "usage" | "proration_credit" | "proration_charge" | "refund" | "balance"
+  readonly kind:
+    | "subscription"
+    | "one_time"
+    | "trial"
+    | "usage"
+    | "proration_credit"
+    | "proration_charge"
+    | "refund"
+    | "balance"
   readonly description: string
   readonly quantity: bigint
   /** Signed: credits are negative. */

@@ -10,6 +10,7 @@
 import { DateTime, Effect, Option, Result } from "effect"
 import * as Invoicing from "../invoices/Invoicing.js"
 import type * as Price from "../catalog/Price.js"
+import type * as Proration from "../money/Proration.js"
 import * as Entities from "../kernel/Entities.js"
 import type { StorageService } from "../kernel/ServiceSupport.js"
 import * as Subscription from "./Subscription.js"
@@ -74,7 +75,8 @@ export interface UsageToBill {
  * is given — its usage in arrears, for the cycle that ended — and none otherwise (a first
  * invoice, the proration basis). A trial invoice is left as it is (the other items are free
  * during a trial); the draft is in the prices' currency, before conversion, discounts and tax,
- * which apply to the whole invoice (see docs/pricing.md, "Several items").
+ * which apply to the whole invoice (see docs/pricing.md, "Several items"). `share`: a short first
+ * period up to a billing anchor, each line its share of a whole period, rounded once per line.
  *
  * @since 0.1.0
  */
@@ -82,7 +84,8 @@ export const withItemLines = (
   draft: Invoicing.Draft,
   extras: ReadonlyArray<Entities.ItemTerm>,
   paidCycles: number,
-  usage?: UsageToBill
+  usage?: UsageToBill,
+  share?: Proration.Fraction
 ): Invoicing.Draft => {
   if (extras.length === 0 || draft.invoice_type === "trial") return draft
   const lines = extras.flatMap((item) => {
@@ -96,7 +99,8 @@ export const withItemLines = (
         paidCycles: metered?.paidCycles ?? paidCycles,
         quantity: BigInt(item.quantity),
         usage: metered?.units ?? 0n,
-        existing: []
+        existing: [],
+        ...(share !== undefined ? { share } : {})
       })
     ).lines
   })

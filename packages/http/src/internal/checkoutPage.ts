@@ -100,9 +100,9 @@ ${button(q - 1n, w.decrease, "−")}<output aria-labelledby="${id}-label" id="${
       ? `<ul id="lines" class="lines">${view.lines
           .map(
             (l, i) =>
-              `<li class="line" id="line-${i}"><span class="line-name">${esc(l.priceName)}</span>${
-                l.metered ? ` <span class="line-usage" id="line-usage-${i}">${esc(w.byUsage)}</span>` : ""
-              }${
+              `<li class="line${l.oneTime ? " one-time" : ""}" id="line-${i}"><span class="line-name">${esc(l.priceName)}</span>${
+                l.oneTime ? ` <span class="line-once">(${esc(w.oneTime)})</span>` : ""
+              }${l.metered ? ` <span class="line-usage" id="line-usage-${i}">${esc(w.byUsage)}</span>` : ""}${
                 l.amount !== null
                   ? ` <span class="line-amount">${esc(money(language, l.amount, s.currency))}</span>`
                   : ""

@@ -79,7 +79,8 @@ export const messages: Messages = {
     discountCode: "رمز الخصم",
     apply: "تطبيق",
     discountApplied: "تم تطبيق الخصم",
-    includesTax: "شامل الضريبة"
+    includesTax: "شامل الضريبة",
+    oneTime: "لمرة واحدة"
   },
   invoice: {
     invoice: "فاتورة",

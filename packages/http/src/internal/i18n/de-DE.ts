@@ -61,7 +61,8 @@ export const messages: Messages = {
     discountCode: "Rabattcode",
     apply: "Einlösen",
     discountApplied: "Rabatt eingelöst",
-    includesTax: "Enthaltene Steuer"
+    includesTax: "Enthaltene Steuer",
+    oneTime: "einmalig"
   },
   invoice: {
     invoice: "Rechnung",

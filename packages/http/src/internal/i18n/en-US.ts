@@ -58,7 +58,8 @@ export const messages: Messages = {
     discountCode: "Discount code",
     apply: "Apply",
     discountApplied: "Discount applied",
-    includesTax: "Includes tax"
+    includesTax: "Includes tax",
+    oneTime: "one time"
   },
   invoice: {
     invoice: "Invoice",

@@ -61,7 +61,8 @@ export const messages: Messages = {
     discountCode: "Código de descuento",
     apply: "Aplicar",
     discountApplied: "Descuento aplicado",
-    includesTax: "Impuestos incluidos"
+    includesTax: "Impuestos incluidos",
+    oneTime: "pago único"
   },
   invoice: {
     invoice: "Factura",

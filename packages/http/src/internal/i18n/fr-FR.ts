@@ -62,7 +62,8 @@ export const messages: Messages = {
     discountCode: "Code de réduction",
     apply: "Appliquer",
     discountApplied: "Réduction appliquée",
-    includesTax: "Dont taxes"
+    includesTax: "Dont taxes",
+    oneTime: "paiement unique"
   },
   invoice: {
     invoice: "Facture",

@@ -62,7 +62,8 @@ export const messages: Messages = {
     discountCode: "Kode diskon",
     apply: "Terapkan",
     discountApplied: "Diskon diterapkan",
-    includesTax: "Termasuk pajak"
+    includesTax: "Termasuk pajak",
+    oneTime: "sekali bayar"
   },
   invoice: {
     invoice: "Faktur",

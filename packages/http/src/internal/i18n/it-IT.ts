@@ -69,7 +69,8 @@ export const messages: Messages = {
     discountCode: "Codice sconto",
     apply: "Applica",
     discountApplied: "Sconto applicato",
-    includesTax: "Imposte incluse"
+    includesTax: "Imposte incluse",
+    oneTime: "una tantum"
   },
   invoice: {
     invoice: "Fattura",

@@ -57,7 +57,8 @@ export const messages: Messages = {
     discountCode: "割引コード",
     apply: "適用",
     discountApplied: "割引が適用されました",
-    includesTax: "うち税額"
+    includesTax: "うち税額",
+    oneTime: "1回のみ"
   },
   invoice: {
     invoice: "請求書",

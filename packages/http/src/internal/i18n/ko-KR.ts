@@ -55,7 +55,8 @@ export const messages: Messages = {
     discountCode: "할인 코드",
     apply: "적용",
     discountApplied: "할인 적용됨",
-    includesTax: "세금 포함"
+    includesTax: "세금 포함",
+    oneTime: "1회 결제"
   },
   invoice: {
     invoice: "인보이스",

@@ -61,7 +61,8 @@ export const messages: Messages = {
     discountCode: "Kortingscode",
     apply: "Toepassen",
     discountApplied: "Korting toegepast",
-    includesTax: "Inclusief btw"
+    includesTax: "Inclusief btw",
+    oneTime: "eenmalig"
   },
   invoice: {
     invoice: "Factuur",

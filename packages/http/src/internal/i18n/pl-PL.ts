@@ -68,7 +68,8 @@ export const messages: Messages = {
     discountCode: "Kod rabatowy",
     apply: "Zastosuj",
     discountApplied: "Rabat zastosowany",
-    includesTax: "W tym podatek"
+    includesTax: "W tym podatek",
+    oneTime: "jednorazowo"
   },
   invoice: {
     invoice: "Faktura",

@@ -69,7 +69,8 @@ export const messages: Messages = {
     discountCode: "Código de desconto",
     apply: "Aplicar",
     discountApplied: "Desconto aplicado",
-    includesTax: "Inclui impostos"
+    includesTax: "Inclui impostos",
+    oneTime: "pagamento único"
   },
   invoice: {
     invoice: "Fatura",

@@ -73,7 +73,8 @@ export const messages: Messages = {
     discountCode: "Промокод",
     apply: "Применить",
     discountApplied: "Скидка применена",
-    includesTax: "Включая налог"
+    includesTax: "Включая налог",
+    oneTime: "единоразово"
   },
   invoice: {
     invoice: "Счет",

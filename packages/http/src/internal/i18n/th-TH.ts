@@ -54,7 +54,8 @@ export const messages: Messages = {
     discountCode: "รหัสส่วนลด",
     apply: "ใช้",
     discountApplied: "ใช้ส่วนลดแล้ว",
-    includesTax: "รวมภาษี"
+    includesTax: "รวมภาษี",
+    oneTime: "ชำระครั้งเดียว"
   },
   invoice: {
     invoice: "ใบแจ้งหนี้",

@@ -71,6 +71,8 @@ export interface CheckoutWords {
   readonly apply: string
   readonly discountApplied: string
   readonly includesTax: string
+  /** A line item charged once, with the first invoice, beside the subscription's items. */
+  readonly oneTime: string
 }
 
 /** An invoice's states as a reader reads them. */

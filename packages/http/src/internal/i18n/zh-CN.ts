@@ -55,7 +55,8 @@ export const messages: Messages = {
     discountCode: "优惠码",
     apply: "使用",
     discountApplied: "已使用优惠",
-    includesTax: "含税"
+    includesTax: "含税",
+    oneTime: "一次性"
   },
   invoice: {
     invoice: "账单",

@@ -55,7 +55,8 @@ export const messages: Messages = {
     discountCode: "折扣碼",
     apply: "套用",
     discountApplied: "已套用折扣",
-    includesTax: "含稅"
+    includesTax: "含稅",
+    oneTime: "一次性"
   },
   invoice: {
     invoice: "帳單",
