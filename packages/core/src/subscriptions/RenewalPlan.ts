@@ -18,7 +18,7 @@ import * as Money from "../money/Money.js"
 import type * as Price from "../catalog/Price.js"
 import * as Subscription from "./Subscription.js"
 import { discountRules } from "./SubscriptionTerms.js"
-import { withItemLines } from "./SubscriptionItems.js"
+import { nextCycleItems, withItemLines } from "./SubscriptionItems.js"
 import type { StorageService } from "../kernel/ServiceSupport.js"
 import type * as Ports from "../kernel/Ports.js"
 import type * as Tax from "../taxes/Tax.js"
@@ -127,7 +127,7 @@ export const bill = (
       pendingApplied,
       draft: withPendingProrations(
         convertDraft(
-          arrears ? draft : withItemLines(draft, rec.extra_items, paidIndex(rec, invoiceCycle)),
+          arrears ? draft : withItemLines(draft, nextCycleItems(rec.extra_items, nextCycle), paidIndex(rec, invoiceCycle)),
           rec.fx_rate,
           rec.currency
         ),
@@ -191,11 +191,13 @@ export const advance = (
     periodIndex(rec, b.nextCycle)
   )
   const periodEnd = Option.match(period, { onNone: () => null, onSome: (p) => p.end })
+  // the items' own pending quantities and scheduled versions, as the base item's below
+  const items: Entities.SubscriptionRecord = { ...rec, extra_items: nextCycleItems(rec.extra_items, b.nextCycle) }
   const next: Entities.SubscriptionRecord = {
-    ...rec,
+    ...items,
     accrued_usage: b.arrears ? "0" : rec.accrued_usage,
     scheduled_price_version_id: null,
-    plan_basis: Money.format(fullCycle(rec, billed, b.quantity, b.nextCycle)),
+    plan_basis: Money.format(fullCycle(items, billed, b.quantity, b.nextCycle)),
     // billed once, by this invoice
     pending_prorations: [],
     subscription: new Subscription.Subscription(

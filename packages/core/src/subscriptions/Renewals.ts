@@ -174,7 +174,9 @@ export class Renewals extends Context.Service<Renewals>()("@recur/core/Renewals"
           // a schedule's phase starting with this cycle is the cycle's price and quantity
           const stepped = RenewalPlan.scheduleStep(rec, at)
           rec = stepped.rec
-          const changedPrice = rec.scheduled_price_version_id !== null
+          // an item's scheduled version (a catalog migration's) changes the price as the base item's does
+          const changedPrice =
+            rec.scheduled_price_version_id !== null || rec.extra_items.some((x) => (x.scheduled_version ?? null) !== null)
           const prices = yield* pricesOf(merchantId, rec)
           const { inForce, pv } = prices
           rec = prices.rec
