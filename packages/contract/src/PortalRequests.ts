@@ -32,4 +32,5 @@ export const PortalQuantityRules = Schema.Array(
  */
 export const quantityRules = (
   given: ReadonlyArray<{ readonly price_id: string; readonly min?: number | undefined; readonly max: number }>
-): ReadonlyArray<PortalSession.QuantityRule> => given.map((r) => ({ price_id: r.price_id, min: r.min ?? 1, max: r.max }))
+): ReadonlyArray<PortalSession.QuantityRule> =>
+  given.map((r) => ({ price_id: r.price_id, min: r.min ?? 1, max: r.max }))

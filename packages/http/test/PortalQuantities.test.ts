@@ -39,10 +39,14 @@ for (const [name, storage] of backends()) {
       ).price_id as string
     /** Team 49.00 and Team Plus 79.00 (one product), Seats 12.00 and SSO 99.00 (others). */
     const catalog = async (k: string) => {
-      const team = await api.priceOf(k, { price_plan: { billing_cycle_unit: "month", base_price_val: "49.00" } }, {
-        product: "Team",
-        price: "Team"
-      })
+      const team = await api.priceOf(
+        k,
+        { price_plan: { billing_cycle_unit: "month", base_price_val: "49.00" } },
+        {
+          product: "Team",
+          price: "Team"
+        }
+      )
       const plus = await price(k, team.productId, "Team Plus", "79.00")
       const seatsProduct = ok(await api.call("POST", "/api/v1/products", k, { product_name: "Seats" })).product_id
       const seats = await price(k, seatsProduct, "Seat", "12.00")
@@ -85,7 +89,8 @@ for (const [name, storage] of backends()) {
           body: form(fields)
         })
       )
-    const subOf = async (k: string, id: string) => ok(await api.call("GET", `/api/v1/subscription/${id}`, k)).subscription
+    const subOf = async (k: string, id: string) =>
+      ok(await api.call("GET", `/api/v1/subscription/${id}`, k)).subscription
     const upcoming = async (k: string, id: string) =>
       ok(await api.call("GET", `/api/v1/subscription/${id}/upcoming_invoice`, k)).upcoming_invoice
     const settings = (k: string, body: Record<string, unknown>) => api.call("POST", "/api/v1/portal_settings", k, body)
@@ -94,7 +99,14 @@ for (const [name, storage] of backends()) {
       const k = (await api.merchant({ frozen: "2026-01-01T00:00:00Z" })).api_key
       const c = await catalog(k)
       expect(ok(await api.call("GET", "/api/v1/portal_settings", k)).adjust_quantities).toEqual([])
-      const set = ok(await settings(k, { adjust_quantities: [{ price_id: c.seats, min: 1, max: 50 }, { price_id: c.team, max: 3 }] }))
+      const set = ok(
+        await settings(k, {
+          adjust_quantities: [
+            { price_id: c.seats, min: 1, max: 50 },
+            { price_id: c.team, max: 3 }
+          ]
+        })
+      )
       expect(set.adjust_quantities).toEqual([
         { price_id: c.seats, min: 1, max: 50 },
         { price_id: c.team, min: 1, max: 3 }
@@ -106,7 +118,12 @@ for (const [name, storage] of backends()) {
         [{ adjust_quantities: [{ price_id: c.seats, min: 5, max: 2 }] }, "adjust_quantities[0].max", 400],
         [{ adjust_quantities: [{ price_id: c.seats, min: 0, max: 2 }] }, "adjust_quantities[0].min", 400],
         [
-          { adjust_quantities: [{ price_id: c.seats, max: 2 }, { price_id: c.seats, max: 3 }] },
+          {
+            adjust_quantities: [
+              { price_id: c.seats, max: 2 },
+              { price_id: c.seats, max: 3 }
+            ]
+          },
           "adjust_quantities[1].price_id",
           400
         ]
@@ -134,7 +151,12 @@ for (const [name, storage] of backends()) {
         (await get(`${base}/subscription/${ada.subscriptionId}/quantity?item_id=${seatItem.id}&quantity=5`)).status
       ).toBe(403)
 
-      ok(await settings(k, { switch_prices: [c.team, c.plus], adjust_quantities: [{ price_id: c.seats, min: 2, max: 20 }] }))
+      ok(
+        await settings(k, {
+          switch_prices: [c.team, c.plus],
+          adjust_quantities: [{ price_id: c.seats, min: 2, max: 20 }]
+        })
+      )
       await api.call("POST", "/api/v1/test_helpers/advance_clock", k, { frozen_time: "2026-01-16T12:00:00Z" })
       // a link works for an hour: a new one
       base = await portal(k, ada.customerId)
@@ -165,7 +187,10 @@ for (const [name, storage] of backends()) {
       const switchPage = await get(`${base}/subscription/${ada.subscriptionId}/switch?price_id=${c.plus}`)
       expect(switchPage.status, switchPage.html).toBe(200)
       const quoteId = /name="quote_id" value="([^"]+)"/.exec(switchPage.html)?.[1]
-      expect((await post(`${base}/subscription/${ada.subscriptionId}/switch`, { price_id: c.plus, quote_id: quoteId! })).status).toBe(303)
+      expect(
+        (await post(`${base}/subscription/${ada.subscriptionId}/switch`, { price_id: c.plus, quote_id: quoteId! }))
+          .status
+      ).toBe(303)
       const switched = await subOf(k, ada.subscriptionId)
       expect(switched.items.map((i: any) => [i.price_id, i.quantity])).toEqual([
         [c.plus, "1"],

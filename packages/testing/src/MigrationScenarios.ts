@@ -426,8 +426,10 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
             const moved = Option.getOrThrow(yield* records.get(merchantId, withAddon[0]!)).value
             // the base item keeps its price; the add-on bills v1 until the renewal, v2 scheduled
             expect(moved.scheduled_price_version_id).toBeNull()
-            expect([moved.extra_items[0]!.price_version_id, moved.extra_items[0]!.scheduled_version?.price_version_id])
-              .toEqual([v1, v2.price_version_id])
+            expect([
+              moved.extra_items[0]!.price_version_id,
+              moved.extra_items[0]!.scheduled_version?.price_version_id
+            ]).toEqual([v1, v2.price_version_id])
             // a second preview skips them: the move is scheduled
             const again = yield* migrations.preview(merchantId, sso, {
               from_version_id: v1,

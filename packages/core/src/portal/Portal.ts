@@ -417,7 +417,11 @@ export class Portal extends Context.Service<Portal>()("@recur/core/Portal", {
                 : [],
             upcoming: Option.getOrNull(yield* renewals.upcoming(m, r.subscription.id)),
             switch_options: current ? yield* switchOptions(m, allowed, r.subscription, current) : [],
-            quantity_options: PortalQuantities.quantityOptions(allowed, r, current?.price_name ?? r.subscription.price_id)
+            quantity_options: PortalQuantities.quantityOptions(
+              allowed,
+              r,
+              current?.price_name ?? r.subscription.price_id
+            )
           }
         })
       )

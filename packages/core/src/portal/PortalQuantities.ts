@@ -199,13 +199,7 @@ export const quantityChanges = (deps: {
   const effectiveAt = (rec: Entities.SubscriptionRecord, now: number) =>
     rec.subscription.next_invoice_date !== null ? msOf(rec.subscription.next_invoice_date) : now
 
-  const preview = (
-    merchantId: string,
-    customerId: string,
-    subscriptionId: string,
-    itemId: string,
-    quantity: string
-  ) =>
+  const preview = (merchantId: string, customerId: string, subscriptionId: string, itemId: string, quantity: string) =>
     Effect.gen(function* () {
       const t = yield* target(merchantId, customerId, subscriptionId, itemId, quantity)
       const now = yield* nowOf(yield* deps.merchants.get(merchantId))

@@ -127,7 +127,9 @@ export const bill = (
       pendingApplied,
       draft: withPendingProrations(
         convertDraft(
-          arrears ? draft : withItemLines(draft, nextCycleItems(rec.extra_items, nextCycle), paidIndex(rec, invoiceCycle)),
+          arrears
+            ? draft
+            : withItemLines(draft, nextCycleItems(rec.extra_items, nextCycle), paidIndex(rec, invoiceCycle)),
           rec.fx_rate,
           rec.currency
         ),

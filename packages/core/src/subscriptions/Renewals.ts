@@ -176,7 +176,8 @@ export class Renewals extends Context.Service<Renewals>()("@recur/core/Renewals"
           rec = stepped.rec
           // an item's scheduled version (a catalog migration's) changes the price as the base item's does
           const changedPrice =
-            rec.scheduled_price_version_id !== null || rec.extra_items.some((x) => (x.scheduled_version ?? null) !== null)
+            rec.scheduled_price_version_id !== null ||
+            rec.extra_items.some((x) => (x.scheduled_version ?? null) !== null)
           const prices = yield* pricesOf(merchantId, rec)
           const { inForce, pv } = prices
           rec = prices.rec

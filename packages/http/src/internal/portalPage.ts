@@ -89,7 +89,10 @@ ${
           ? `<details><summary>${esc(w.changeQuantity)}</summary>
 ${quantity_options
   .map(
-    (o, k) => `<form method="get" action="${action("quantity")}" class="quantity-form"><input type="hidden" name="item_id" value="${esc(o.item_id)}">
+    (
+      o,
+      k
+    ) => `<form method="get" action="${action("quantity")}" class="quantity-form"><input type="hidden" name="item_id" value="${esc(o.item_id)}">
 <label for="quantity_${n}_${k}">${esc(w.quantityOf(o.name))}</label><input id="quantity_${n}_${k}" name="quantity" type="number" inputmode="numeric" min="${o.min}" max="${o.max}" value="${esc(o.pending_quantity ?? o.quantity)}" required>
 ${o.pending_quantity !== null ? `<p class="muted pending">${esc(w.pendingQuantity(o.pending_quantity, date(language, s.next_invoice_date)))}</p>` : ""}<button type="submit">${esc(w.review)}</button></form>`
   )

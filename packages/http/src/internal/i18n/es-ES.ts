@@ -148,7 +148,8 @@ export const messages: Messages = {
     quantityOf: (name) => `Cantidad de ${name}`,
     pendingQuantity: (q, d) => `${q} a partir del ${d}`,
     quantityTitle: (name, from, to) => `Cambiar ${name} de ${from} a ${to}`,
-    quantityApplies: (d) => `La nueva cantidad se aplica a partir de tu próxima factura del ${d}. No se cobra nada ahora.`,
+    quantityApplies: (d) =>
+      `La nueva cantidad se aplica a partir de tu próxima factura del ${d}. No se cobra nada ahora.`,
     nextInvoiceNow: "Próxima factura ahora",
     nextInvoiceAfter: "Próxima factura con el cambio"
   }

@@ -149,7 +149,8 @@ export const messages: Messages = {
     quantityOf: (name) => `Quantité de ${name}`,
     pendingQuantity: (q, d) => `${q} à partir du ${d}`,
     quantityTitle: (name, from, to) => `Passer ${name} de ${from} à ${to}`,
-    quantityApplies: (d) => `La nouvelle quantité s'applique à partir de votre prochaine facture du ${d}. Rien n'est débité maintenant.`,
+    quantityApplies: (d) =>
+      `La nouvelle quantité s'applique à partir de votre prochaine facture du ${d}. Rien n'est débité maintenant.`,
     nextInvoiceNow: "Prochaine facture actuellement",
     nextInvoiceAfter: "Prochaine facture avec la modification"
   }

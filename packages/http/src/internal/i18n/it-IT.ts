@@ -156,7 +156,8 @@ export const messages: Messages = {
     quantityOf: (name) => `Quantità di ${name}`,
     pendingQuantity: (q, d) => `${q} dal ${d}`,
     quantityTitle: (name, from, to) => `Modifica ${name} da ${from} a ${to}`,
-    quantityApplies: (d) => `La nuova quantità si applica dalla prossima fattura del ${d}. Ora non viene addebitato nulla.`,
+    quantityApplies: (d) =>
+      `La nuova quantità si applica dalla prossima fattura del ${d}. Ora non viene addebitato nulla.`,
     nextInvoiceNow: "Prossima fattura ora",
     nextInvoiceAfter: "Prossima fattura con la modifica"
   }

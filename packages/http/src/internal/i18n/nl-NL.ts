@@ -148,7 +148,8 @@ export const messages: Messages = {
     quantityOf: (name) => `Aantal van ${name}`,
     pendingQuantity: (q, d) => `${q} vanaf ${d}`,
     quantityTitle: (name, from, to) => `${name} wijzigen van ${from} naar ${to}`,
-    quantityApplies: (d) => `Het nieuwe aantal geldt vanaf je volgende factuur op ${d}. Er wordt nu niets in rekening gebracht.`,
+    quantityApplies: (d) =>
+      `Het nieuwe aantal geldt vanaf je volgende factuur op ${d}. Er wordt nu niets in rekening gebracht.`,
     nextInvoiceNow: "Volgende factuur nu",
     nextInvoiceAfter: "Volgende factuur met de wijziging"
   }
