@@ -158,6 +158,19 @@ describe("the customer portal in Chromium", () => {
     await page.close()
   })
 
+  it("the portal in German (the session's locale)", async () => {
+    const customers = (await call("GET", "/api/v1/subscription?limit=1")).data.list as Array<any>
+    const link = (
+      await call("POST", "/api/v1/customer-portal/auth", { customer_id: customers[0].customer_id, locale: "de-DE" })
+    ).data.portal_session.url as string
+    const page = await browser.newPage()
+    await page.goto(link)
+    expect(await page.textContent("h1")).toBe("Ihre Abrechnung")
+    expect(await page.getAttribute("html", "lang")).toBe("de-DE")
+    await page.screenshot({ path: shot("portal-de.png"), fullPage: true })
+    await page.close()
+  })
+
   it("a customer changes an add-on's seats with the keyboard: the next invoice before and after, pending for the next cycle", async () => {
     const price = async (product_name: string, name: string, amount: string) => {
       const product = await call("POST", "/api/v1/products", { product_name })
@@ -210,19 +223,6 @@ describe("the customer portal in Chromium", () => {
     expect(await sub.locator(".pending").textContent()).toContain("4 from")
     const next = (await call("GET", `/api/v1/subscription/${s.subscription_id}/upcoming_invoice`)).data.upcoming_invoice
     expect(next.amount).toBe("97.00")
-    await page.close()
-  })
-
-  it("the portal in German (the session's locale)", async () => {
-    const customers = (await call("GET", "/api/v1/subscription?limit=1")).data.list as Array<any>
-    const link = (
-      await call("POST", "/api/v1/customer-portal/auth", { customer_id: customers[0].customer_id, locale: "de-DE" })
-    ).data.portal_session.url as string
-    const page = await browser.newPage()
-    await page.goto(link)
-    expect(await page.textContent("h1")).toBe("Ihre Abrechnung")
-    expect(await page.getAttribute("html", "lang")).toBe("de-DE")
-    await page.screenshot({ path: shot("portal-de.png"), fullPage: true })
     await page.close()
   })
 })
