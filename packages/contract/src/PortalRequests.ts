@@ -18,8 +18,8 @@ import { Schema } from "effect"
 export const PortalQuantityRules = Schema.Array(
   Schema.Struct({
     price_id: Schema.String,
-    min: Schema.optional(Schema.Number),
-    max: Schema.Number
+    min: Schema.optional(Schema.Int),
+    max: Schema.Int
   })
 )
 
