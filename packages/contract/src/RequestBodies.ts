@@ -9,6 +9,7 @@
 import { CheckoutSession, Common, Customer, PriceRules, Proration } from "@recur/core"
 import { Schema, SchemaIssue } from "effect"
 import { AnchorFields } from "./BillingAnchors.js"
+import { PortalQuantityRules } from "./PortalRequests.js"
 
 /**
  * A customer's postal address.
@@ -269,6 +270,7 @@ export const PortalSettings = Schema.Struct({
   cancel: Schema.optional(Schema.Boolean),
   invoice_history: Schema.optional(Schema.Boolean),
   switch_prices: Schema.optional(Schema.Array(Schema.String)),
+  adjust_quantities: Schema.optional(PortalQuantityRules),
   reset: Schema.optional(Schema.Boolean)
 })
 

@@ -25,6 +25,7 @@ import {
   type Subscriptions
 } from "@recur/core"
 import { Effect, Option, Result } from "effect"
+import { type PortalQuantityRules, quantityRules } from "./PortalRequests.js"
 import * as SessionLines from "./SessionLines.js"
 
 /** A request field that does not decode: its path as the API spells it, and why. */
@@ -395,6 +396,7 @@ export interface PortalSettingsRequest {
   readonly cancel?: boolean | undefined
   readonly invoice_history?: boolean | undefined
   readonly switch_prices?: ReadonlyArray<string> | undefined
+  readonly adjust_quantities?: typeof PortalQuantityRules.Type | undefined
   readonly reset?: boolean | undefined
 }
 
@@ -430,7 +432,8 @@ export const portalSettingsCommand = (
       paymentMethodUpdate: Option.fromUndefinedOr(body.payment_method_update),
       cancel: Option.fromUndefinedOr(body.cancel),
       invoiceHistory: Option.fromUndefinedOr(body.invoice_history),
-      switchPrices
+      switchPrices,
+      adjustQuantities: body.adjust_quantities === undefined ? undefined : quantityRules(body.adjust_quantities)
     } as const
   })
 

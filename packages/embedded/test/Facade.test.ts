@@ -503,7 +503,8 @@ describe("the facade's failures", () => {
         payment_method_update: true,
         cancel: false,
         invoice_history: true,
-        switch_prices: []
+        switch_prices: [],
+        adjust_quantities: []
       })
       expect(await billing.portal.updateSettings(m, { switch_prices: [price.id] })).toMatchObject({
         cancel: false,

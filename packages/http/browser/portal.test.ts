@@ -170,4 +170,59 @@ describe("the customer portal in Chromium", () => {
     await page.screenshot({ path: shot("portal-de.png"), fullPage: true })
     await page.close()
   })
+
+  it("a customer changes an add-on's seats with the keyboard: the next invoice before and after, pending for the next cycle", async () => {
+    const price = async (product_name: string, name: string, amount: string) => {
+      const product = await call("POST", "/api/v1/products", { product_name })
+      return (
+        await call("POST", "/api/v1/prices", {
+          name,
+          product_id: product.data.product_id,
+          currency: "USD",
+          billing_type: "recurring",
+          price_type: "flat_price",
+          price_plan: { billing_cycle_unit: "month", base_price_val: amount }
+        })
+      ).data.price_id as string
+    }
+    const team = await price("Workspace", "Workspace", "49.00")
+    const seats = await price("Seats", "Seat", "12.00")
+    await call("POST", "/api/v1/portal_settings", { adjust_quantities: [{ price_id: seats, min: 1, max: 10 }] })
+    const session = await call("POST", "/api/v1/session", {
+      payer_id: "portal-3",
+      line_items: [{ price_id: team }, { price_id: seats, quantity: "2" }]
+    })
+    const paid = await fetch(`${base}/checkout/${session.data.session_id}/pay`, {
+      method: "POST",
+      headers: { accept: "application/json", "content-type": "application/json" },
+      body: JSON.stringify({ card_number: "4242424242424242", exp_month: "12", exp_year: "2030", cvc: "123" })
+    })
+    expect(paid.status).toBe(200)
+    const s = (await call("GET", `/api/v1/session/${session.data.session_id}`)).data.session
+    const link = (await call("POST", "/api/v1/customer-portal/auth", { customer_id: s.customer_id })).data
+      .portal_session.url as string
+    const page = await browser.newPage()
+    await page.goto(link)
+    const sub = page.locator(`#sub-${s.subscription_id}`)
+    expect(await sub.locator(".items").textContent()).toContain("Seat × 2")
+    await sub.locator("details:has(.quantity-form) summary").focus()
+    await page.keyboard.press("Enter")
+    await page.keyboard.press("Tab")
+    await page.keyboard.press("Control+A")
+    await page.keyboard.type("4")
+    await Promise.all([page.waitForURL(/\/quantity\?item_id=.*&quantity=4/), page.keyboard.press("Enter")])
+    expect(await page.textContent("h1")).toBe("Change Seat from 2 to 4")
+    expect(await page.textContent("#before")).toBe("$73.00")
+    expect(await page.textContent("#after")).toBe("$97.00")
+    await page.focus("#confirm")
+    await Promise.all([
+      page.waitForResponse((r) => r.url() === link && r.request().method() === "GET"),
+      page.keyboard.press("Enter")
+    ])
+    await page.waitForLoadState()
+    expect(await sub.locator(".pending").textContent()).toContain("4 from")
+    const next = (await call("GET", `/api/v1/subscription/${s.subscription_id}/upcoming_invoice`)).data.upcoming_invoice
+    expect(next.amount).toBe("97.00")
+    await page.close()
+  })
 })

@@ -28,6 +28,79 @@ for (const [name, storage] of backends()) {
       return (r.body as any).data
     }
 
+    it("a subscription with an add-on item grants the add-on product's features too; an item's new version at the renewal updates them", async () => {
+      const k = (await api.merchant({ frozen: "2026-03-01T00:00:00Z" })).api_key
+      const productOf = async (product_name: string, entitlements: Record<string, unknown>) => {
+        const r = await api.call("POST", "/api/v1/products", k, { product_name, entitlements })
+        expect(r.status, JSON.stringify(r.body)).toBe(200)
+        return (r.body as any).data.product_id as string
+      }
+      const priceOf = async (product_id: string, base: string, entitlements: Record<string, unknown> = {}) => {
+        const r = await api.call("POST", "/api/v1/prices", k, {
+          name: `Plan ${base}`,
+          product_id,
+          currency: "USD",
+          billing_type: "recurring",
+          price_type: "flat_price",
+          price_plan: { billing_cycle_unit: "month", base_price_val: base },
+          entitlements
+        })
+        expect(r.status, JSON.stringify(r.body)).toBe(200)
+        return (r.body as any).data
+      }
+      const team = await priceOf(await productOf("Team", { seats: 10 }), "49.00")
+      const ssoProduct = await productOf("SSO", { sso: true })
+      const sso = await priceOf(ssoProduct, "99.00")
+      const s = await api.call("POST", "/api/v1/session", k, {
+        payer_id: "team-1",
+        line_items: [{ price_id: team.price_id }, { price_id: sso.price_id }]
+      })
+      expect(s.status, JSON.stringify(s.body)).toBe(200)
+      const sessionId = (s.body as any).data.session_id as string
+      expect((await pay(sessionId)).status).toBe(200)
+      const session = ((await api.call("GET", `/api/v1/session/${sessionId}`, k)).body as any).data.session
+      const customerId = session.customer_id as string
+      expect(await entitlementsOf(k, customerId)).toEqual({
+        customer_id: customerId,
+        features: { seats: 10, sso: true },
+        subscription_ids: [session.subscription_id]
+      })
+      const check = await api.call("GET", `/api/v1/customer/${customerId}/entitlements/sso`, k)
+      expect((check.body as any).data).toMatchObject({ enabled: true, value: true })
+
+      // the add-on's price moves to a version granting audit logs too, at the renewal (a catalog migration)
+      const v2 = await api.call("POST", `/api/v1/price/${sso.price_id}/versions`, k, {
+        name: "SSO 2",
+        product_id: ssoProduct,
+        currency: "USD",
+        billing_type: "recurring",
+        price_type: "flat_price",
+        price_plan: { billing_cycle_unit: "month", base_price_val: "99.00" },
+        entitlements: { audit_log: true }
+      })
+      expect(v2.status, JSON.stringify(v2.body)).toBe(200)
+      const path = `/api/v1/price/${sso.price_id}/migrations`
+      const migration = (
+        (
+          await api.call("POST", path, k, {
+            from_version_id: sso.price_version_id,
+            to_version_id: (v2.body as any).data.price_version_id
+          })
+        ).body as any
+      ).data
+      expect((await api.call("POST", `${path}/${migration.migration_id}/run`, k)).status).toBe(200)
+      await api.call("POST", "/api/v1/test_helpers/advance_clock", k, { frozen_time: "2026-03-01T00:00:10Z" })
+      // scheduled, not in force yet
+      expect((await entitlementsOf(k, customerId)).features).toEqual({ seats: 10, sso: true })
+      await api.call("POST", "/api/v1/test_helpers/advance_clock", k, { frozen_time: "2026-04-01T00:00:10Z" })
+      expect((await entitlementsOf(k, customerId)).features).toEqual({ audit_log: true, seats: 10, sso: true })
+      const events = await api.call("GET", "/api/v2/webhook/events?limit=100", k)
+      const updates = ((events.body as any).data.list as Array<any>).filter(
+        (e) => e.event_type === "v2.entitlements.updated"
+      )
+      expect(updates.length).toBe(2)
+    })
+
     it("features declared on products and prices; a customer's entitlements after checkout, switch and cancel; the policy; errors", async () => {
       const k = (await api.merchant()).api_key
       const product = await api.call("POST", "/api/v1/products", k, {

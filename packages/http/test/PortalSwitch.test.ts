@@ -105,7 +105,8 @@ for (const [name, storage] of backends()) {
         payment_method_update: true,
         cancel: true,
         invoice_history: true,
-        switch_prices: []
+        switch_prices: [],
+        adjust_quantities: []
       })
       const set = await settings(k, { cancel: false, switch_prices: [p.basic, p.pro] })
       expect(set.status, JSON.stringify(set.body)).toBe(200)
@@ -113,7 +114,8 @@ for (const [name, storage] of backends()) {
         payment_method_update: true,
         cancel: false,
         invoice_history: true,
-        switch_prices: [p.basic, p.pro]
+        switch_prices: [p.basic, p.pro],
+        adjust_quantities: []
       })
       // a partial update keeps the rest
       expect(data(await settings(k, { invoice_history: false }))).toMatchObject({
@@ -141,7 +143,8 @@ for (const [name, storage] of backends()) {
         payment_method_update: true,
         cancel: true,
         invoice_history: true,
-        switch_prices: []
+        switch_prices: [],
+        adjust_quantities: []
       })
       expect((await api.call("GET", "/api/v1/portal_settings", null)).status).toBe(401)
     })

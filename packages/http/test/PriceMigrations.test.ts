@@ -187,5 +187,61 @@ for (const [name, storage] of backends()) {
       const unknown = await api.call("GET", `${path}/pmg_nothing`, k)
       expect([unknown.status, (unknown.body as any).code]).toEqual([404, "resource_not_found"])
     })
+
+    it("a migration of a price held as an add-on item: both lines in the preview, the item moved, the base item kept", async () => {
+      const k = (await api.merchant({ frozen: "2026-03-01T00:00:00Z" })).api_key
+      const team = await api.priceOf(k, {}, { product: "Team", price: "Team" })
+      const sso = await api.priceOf(k, {}, { product: "SSO", price: "SSO" })
+      const v1 = ((await api.call("GET", `/api/v1/price/${sso.priceId}/versions`, k)).body as any).data.list[0]
+        .price_version_id as string
+      const s = await subscribe(k, {
+        payer_id: "team",
+        line_items: [{ price_id: team.priceId }, { price_id: sso.priceId }]
+      })
+      const before = (
+        (await api.call("GET", `/api/v1/subscription/${s.subscription_id}/upcoming_invoice`, k)).body as any
+      ).data.upcoming_invoice
+      const made = await api.call("POST", `/api/v1/price/${sso.priceId}/versions`, k, monthly(sso.productId, "120.00"))
+      expect(made.status, JSON.stringify(made.body)).toBe(200)
+      const v2 = (made.body as any).data.price_version_id as string
+      const path = `/api/v1/price/${sso.priceId}/migrations`
+      const created = await api.call("POST", path, k, { from_version_id: v1, to_version_id: v2 })
+      expect(created.status, JSON.stringify(created.body)).toBe(200)
+      const migration = (created.body as any).data
+      expect(migration).toMatchObject({ total: 1, pending: 1 })
+      const at = `${path}/${migration.migration_id}`
+      const sub = ((await api.call("GET", `/api/v1/subscription/${s.subscription_id}`, k)).body as any).data
+        .subscription
+      const addon = sub.items[1]
+      expect(addon.price_id).toBe(sso.priceId)
+      const [line] = ((await api.call("GET", `${at}/lines`, k)).body as any).data.list
+      // the next invoice holds both items' lines, before and after
+      expect(before.amount).toBe("60.00")
+      expect(line).toMatchObject({
+        item_id: addon.id,
+        outcome: "pending",
+        before_amount: "60.00",
+        after_amount: "150.00"
+      })
+      expect((await api.call("POST", `${at}/run`, k)).status).toBe(200)
+      await api.call("POST", "/api/v1/test_helpers/advance_clock", k, { frozen_time: "2026-03-01T00:00:10Z" })
+      expect(((await api.call("GET", at, k)).body as any).data).toMatchObject({ status: "completed", migrated: 1 })
+      const upcoming = (
+        (await api.call("GET", `/api/v1/subscription/${s.subscription_id}/upcoming_invoice`, k)).body as any
+      ).data.upcoming_invoice
+      expect(upcoming.amount).toBe("150.00")
+      // the subscription bills its items as they are until the renewal; the base item is unchanged
+      const after = ((await api.call("GET", `/api/v1/subscription/${s.subscription_id}`, k)).body as any).data
+        .subscription
+      expect([after.price_id, after.items[1].price_version_id]).toEqual([team.priceId, v1])
+      await api.call("POST", "/api/v1/test_helpers/advance_clock", k, { frozen_time: "2026-04-01T00:00:10Z" })
+      const renewed = ((await api.call("GET", `/api/v1/subscription/${s.subscription_id}`, k)).body as any).data
+        .subscription
+      expect([renewed.price_id, renewed.items[1].price_version_id, renewed.items[1].unit_amount]).toEqual([
+        team.priceId,
+        v2,
+        "120.00"
+      ])
+    })
   })
 }

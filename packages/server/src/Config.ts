@@ -246,9 +246,9 @@ export const parsePortalSettings = (text: string): Result.Result<Portal.Configur
     if (parsed === undefined) return Result.succeed({})
     if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed))
       return Result.fail(
-        "RECUR_PORTAL_SETTINGS must be a JSON object (payment_method_update, cancel, invoice_history, switch_prices)"
+        "RECUR_PORTAL_SETTINGS must be a JSON object (payment_method_update, cancel, invoice_history, switch_prices, adjust_quantities)"
       )
-    const known = ["payment_method_update", "cancel", "invoice_history", "switch_prices"]
+    const known = ["payment_method_update", "cancel", "invoice_history", "switch_prices", "adjust_quantities"]
     const unknown = Object.keys(parsed).find((k) => !known.includes(k))
     if (unknown !== undefined) return Result.fail(`RECUR_PORTAL_SETTINGS: unknown setting ${JSON.stringify(unknown)}`)
     const settings = parsed as Portal.ConfiguredSettings

@@ -447,7 +447,11 @@ describe("configuration", () => {
 
   it("RECUR_PORTAL_SETTINGS: inline JSON or @file, checked for its shape", () => {
     expect(Config.parsePortalSettings("")).toEqual(Result.succeed({}))
-    const settings = { cancel: false, switch_prices: ["pri_a", "pri_b"] }
+    const settings = {
+      cancel: false,
+      switch_prices: ["pri_a", "pri_b"],
+      adjust_quantities: [{ price_id: "pri_seats", min: 1, max: 50 }]
+    }
     expect(Config.parsePortalSettings(JSON.stringify(settings))).toEqual(Result.succeed(settings))
     const dir = mkdtempSync(join(tmpdir(), "recur-portal-"))
     try {
@@ -462,7 +466,9 @@ describe("configuration", () => {
       ['{"cancle":false}', 'unknown setting "cancle"'],
       ['{"cancel":"no"}', "cancel must be true or false"],
       ['{"switch_prices":"pri_a"}', "switch_prices must be an array of price ids"],
-      [JSON.stringify({ switch_prices: Array.from({ length: 21 }, (_, i) => `pri_${i}`) }), "at most 20"]
+      [JSON.stringify({ switch_prices: Array.from({ length: 21 }, (_, i) => `pri_${i}`) }), "at most 20"],
+      ['{"adjust_quantities":{"price_id":"pri_a"}}', "adjust_quantities must be an array"],
+      ['{"adjust_quantities":[{"price_id":"pri_a","min":3,"max":2}]}', "adjust_quantities[0].max"]
     ] as const) {
       const r = Config.parsePortalSettings(bad)
       expect([bad, Result.isFailure(r) && r.failure.includes(says)]).toEqual([bad, true])

@@ -257,6 +257,19 @@ const priceMigrations = Effect.gen(function* () {
 })
 
 /**
+ * Every item's price of a subscription (`item_price_ids`, the base item's first), so that a
+ * catalog migration finds the subscriptions holding a price as an add-on item too; filled in for
+ * the subscriptions already stored.
+ */
+const subscriptionItemPrices = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`alter table recur_subscriptions add column if not exists item_price_ids jsonb not null default '[]'`
+  yield* sql.unsafe(`update recur_subscriptions set item_price_ids =
+      jsonb_build_array(data->'subscription'->>'price_id') || coalesce(
+        (select jsonb_agg(e->'price_id') from jsonb_array_elements(data->'extra_items') e), '[]'::jsonb)`)
+})
+
+/**
  * Every migration, by id and name.
  *
  * @since 0.1.0
@@ -273,7 +286,8 @@ export const migrations = {
   "0009_discount_redemptions": discountRedemptions,
   "0010_processor_customers": processorCustomers,
   "0011_fx_snapshots": fxSnapshots,
-  "0012_price_migrations": priceMigrations
+  "0012_price_migrations": priceMigrations,
+  "0013_subscription_item_prices": subscriptionItemPrices
 }
 
 /**

@@ -29,6 +29,7 @@ import { Requests } from "@recur/contract"
 import { DateTime, Effect, Layer, Option } from "effect"
 import {
   card,
+  checkout,
   engine,
   eventsOf,
   invoicesOf,
@@ -363,6 +364,91 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
               const invoices = yield* invoicesOf(merchantId, s.id)
               expect(invoices.map((i) => i.amount)).toEqual(["30.00", "40.00"])
               expect(invoices[1]!.price_version_id).toBe(v2.price_version_id)
+            }
+          })
+      )
+
+      it.effect(
+        "a migration of a price held as an add-on item: previewed with every line of the next invoice, the item moved once (its event, the base item untouched), billed at the new version by the renewal",
+        () =>
+          Effect.gen(function* () {
+            const migrations = yield* PriceMigrations.PriceMigrations
+            const renewals = yield* Renewals.Renewals
+            const storage = yield* Store.Storage
+            const merchantId = yield* merchantAt(START)
+            const productId = yield* productOf(merchantId)
+            const team = yield* monthly(merchantId, productId, "49.00")
+            const sso = yield* monthly(merchantId, yield* productOf(merchantId, "SSO"), "99.00")
+            const v1 = (yield* Catalog.Catalog.use((c) => c.sellableVersion(merchantId, sso))).price_version_id
+            // two subscriptions hold SSO as their second item, one holds it alone (its base item)
+            const withAddon: Array<string> = []
+            for (let i = 0; i < 2; i++)
+              withAddon.push(
+                (yield* checkout(merchantId, { line_items: [{ price_id: team }, { price_id: sso }] })).subscriptionId
+              )
+            const alone = subscriptionOf((yield* subscribe(merchantId, sso)).result).id
+            const teamOnly = subscriptionOf((yield* subscribe(merchantId, team)).result).id
+            const v2 = yield* nextVersion(merchantId, sso, "120.00")
+
+            const preview = yield* migrations.preview(merchantId, sso, {
+              from_version_id: v1,
+              to_version_id: v2.price_version_id
+            })
+            expect([preview.total, preview.pending, preview.skipped]).toEqual([3, 3, 0])
+            const lines = yield* migrations.listLines(merchantId, sso, preview.migration_id, { limit: 100 })
+            const bySub = new Map(lines.list.map((l) => [l.subscription_id, l]))
+            expect(bySub.has(teamOnly)).toBe(false)
+            const records = storage.repository(Entities.subscription)
+            for (const id of withAddon) {
+              const rec = Option.getOrThrow(yield* records.get(merchantId, id)).value
+              // the next invoice before and after holds both lines: 49.00 + 99.00, then 49.00 + 120.00
+              expect(bySub.get(id)).toMatchObject({
+                item_id: rec.extra_items[0]!.id,
+                outcome: "pending",
+                before_amount: "148.00",
+                after_amount: "169.00"
+              })
+            }
+            expect(bySub.get(alone)).toMatchObject({ before_amount: "99.00", after_amount: "120.00" })
+            expect(bySub.get(alone)!.item_id).toMatch(/^si_/)
+
+            yield* migrations.run(merchantId, sso, preview.migration_id)
+            yield* work(merchantId, yield* frozenNow(merchantId))
+            yield* migrations.process(merchantId, preview.migration_id)
+            const done = yield* migrations.get(merchantId, sso, preview.migration_id)
+            expect([done.status, done.migrated, done.skipped]).toEqual(["completed", 3, 0])
+            for (const id of [...withAddon, alone]) {
+              expect((yield* eventsOf(merchantId, id)).filter((t) => t === "v2.subscription.migrated")).toHaveLength(1)
+              expect(Option.getOrThrow(yield* renewals.upcoming(merchantId, id)).amount).toBe(
+                id === alone ? "120.00" : "169.00"
+              )
+            }
+            const moved = Option.getOrThrow(yield* records.get(merchantId, withAddon[0]!)).value
+            // the base item keeps its price; the add-on bills v1 until the renewal, v2 scheduled
+            expect(moved.scheduled_price_version_id).toBeNull()
+            expect([
+              moved.extra_items[0]!.price_version_id,
+              moved.extra_items[0]!.scheduled_version?.price_version_id
+            ]).toEqual([v1, v2.price_version_id])
+            // a second preview skips them: the move is scheduled
+            const again = yield* migrations.preview(merchantId, sso, {
+              from_version_id: v1,
+              to_version_id: v2.price_version_id
+            })
+            expect([again.total, again.pending, again.skipped]).toEqual([3, 0, 3])
+
+            yield* SandboxClock.SandboxClock.use((c) => c.advanceClock(merchantId, iso("2026-04-01T00:00:01Z")))
+            for (const id of withAddon) {
+              const invoices = yield* invoicesOf(merchantId, id)
+              expect(invoices.map((i) => i.amount)).toEqual(["148.00", "169.00"])
+              expect(invoices[1]!.lines.map((l) => l.amount)).toEqual(["49.00", "120.00"])
+              const rec = Option.getOrThrow(yield* records.get(merchantId, id)).value
+              expect([rec.extra_items[0]!.price_version_id, rec.extra_items[0]!.scheduled_version ?? null]).toEqual([
+                v2.price_version_id,
+                null
+              ])
+              expect(rec.extra_items[0]!.version.price_plan?.base_price_val).toBe("120.00")
+              expect(yield* eventsOf(merchantId, id)).toContain("v2.subscription.price_changed")
             }
           })
       )

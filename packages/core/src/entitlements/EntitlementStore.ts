@@ -1,20 +1,29 @@
 /**
- * Entitlements read from storage: a customer's live subscriptions and their products' and price
- * versions' features, computed on read (in the caller's transaction when there is one), and the
+ * Entitlements read from storage: a customer's live subscriptions and their items' products' and
+ * price versions' features, computed on read (in the caller's transaction when there is one), and the
  * `v2.entitlements.updated` event written in the transaction of a subscription change that
  * altered a customer's set.
  */
 import { Effect, Option } from "effect"
 import * as Entities from "../kernel/Entities.js"
 import { emit, knownMerchant, type StorageService } from "../kernel/ServiceSupport.js"
-import type * as Subscription from "../subscriptions/Subscription.js"
 import * as Entitlement from "./Entitlement.js"
 
 /** One subscription's write: the record before (none when inserted) and after. */
 export interface SubscriptionChange {
-  readonly before: Subscription.Subscription | undefined
-  readonly after: Subscription.Subscription
+  readonly before: Entities.SubscriptionRecord | undefined
+  readonly after: Entities.SubscriptionRecord
 }
+
+/** The price versions of a subscription's items, the base item's first. */
+const itemVersions = (rec: Entities.SubscriptionRecord): ReadonlyArray<string> => [
+  rec.subscription.price_version_id,
+  ...rec.extra_items.map((x) => x.price_version_id)
+]
+
+/** Whether two records hold the same items' versions (in order). */
+const sameItems = (a: Entities.SubscriptionRecord, b: Entities.SubscriptionRecord) =>
+  itemVersions(a).join(" ") === itemVersions(b).join(" ")
 
 /** Reads and the change hook bound to one storage. */
 export const entitlementStore = (storage: StorageService) => {
@@ -36,7 +45,7 @@ export const entitlementStore = (storage: StorageService) => {
   /** The customer's subscriptions in a state some policy may grant (every page). */
   const customerSubs = (merchantId: string, customerId: string) =>
     Effect.gen(function* () {
-      const out: Array<Subscription.Subscription> = []
+      const out: Array<Entities.SubscriptionRecord> = []
       let after: string | undefined
       for (;;) {
         const page = yield* Effect.orDie(
@@ -49,26 +58,32 @@ export const entitlementStore = (storage: StorageService) => {
             starting_after: after
           })
         )
-        for (const r of page.list) out.push(r.subscription)
+        for (const r of page.list) out.push(r)
         if (!page.has_more || page.list.length === 0) return out
         after = page.list[page.list.length - 1]!.subscription.id
       }
     })
 
-  /** Each subscription with its features (its product's, then its price version's). */
-  const held = (merchantId: string, list: ReadonlyArray<Subscription.Subscription>) =>
+  /**
+   * Each subscription with its features: over its items (the base item and every add-on item),
+   * each item's product's then its price version's, merged as subscriptions are.
+   */
+  const held = (merchantId: string, list: ReadonlyArray<Entities.SubscriptionRecord>) =>
     Effect.gen(function* () {
       if (list.length === 0) return [] as ReadonlyArray<Entitlement.Held>
-      const pvs = yield* versions.getMany(merchantId, [...new Set(list.map((s) => s.price_version_id))])
+      const pvs = yield* versions.getMany(merchantId, [...new Set(list.flatMap(itemVersions))])
       const productIds = [...new Set([...pvs.values()].map((v) => v.value.product_id))]
       const prods = yield* products.getMany(merchantId, productIds)
-      return list.map((s): Entitlement.Held => {
-        const pv = pvs.get(s.price_version_id)?.value
-        const product = pv === undefined ? undefined : prods.get(pv.product_id)?.value
+      return list.map((rec): Entitlement.Held => {
+        const items = itemVersions(rec).map((id) => {
+          const pv = pvs.get(id)?.value
+          const product = pv === undefined ? undefined : prods.get(pv.product_id)?.value
+          return Entitlement.featuresOf(product?.entitlements ?? {}, pv?.entitlements ?? {})
+        })
         return {
-          subscription_id: s.id,
-          status: s.status,
-          features: Entitlement.featuresOf(product?.entitlements ?? {}, pv?.entitlements ?? {})
+          subscription_id: rec.subscription.id,
+          status: rec.subscription.status,
+          features: Entitlement.merge(items)
         }
       })
     })
@@ -84,30 +99,31 @@ export const entitlementStore = (storage: StorageService) => {
   /**
    * After subscriptions were written (in the same transaction): for each customer whose set of
    * features they changed, writes `v2.entitlements.updated` carrying the new set. A write that
-   * moves neither status nor price version changes nothing and reads nothing.
+   * moves neither status nor an item's price version (nor adds or removes an item) changes
+   * nothing and reads nothing.
    */
   const afterChange = (merchantId: string, changes: ReadonlyArray<SubscriptionChange>, at: number) =>
     Effect.gen(function* () {
       const moved = changes.filter(
         (c) =>
           c.before === undefined ||
-          c.before.status !== c.after.status ||
-          c.before.price_version_id !== c.after.price_version_id
+          c.before.subscription.status !== c.after.subscription.status ||
+          !sameItems(c.before, c.after)
       )
       if (moved.length === 0) return
       const policy = yield* granting(merchantId)
       const relevant = moved.filter((c) => {
-        const was = c.before !== undefined && Entitlement.grants(policy, c.before.status)
-        const is = Entitlement.grants(policy, c.after.status)
-        return was !== is || (is && c.before?.price_version_id !== c.after.price_version_id)
+        const was = c.before !== undefined && Entitlement.grants(policy, c.before.subscription.status)
+        const is = Entitlement.grants(policy, c.after.subscription.status)
+        return was !== is || (is && (c.before === undefined || !sameItems(c.before, c.after)))
       })
-      const customers = [...new Set(relevant.map((c) => c.after.customer_id))]
+      const customers = [...new Set(relevant.map((c) => c.after.subscription.customer_id))]
       for (const customerId of customers) {
         const now = yield* customerSubs(merchantId, customerId)
-        const mine = relevant.filter((c) => c.after.customer_id === customerId)
-        const changedIds = new Set(mine.map((c) => c.after.id))
+        const mine = relevant.filter((c) => c.after.subscription.customer_id === customerId)
+        const changedIds = new Set(mine.map((c) => c.after.subscription.id))
         const earlier = [
-          ...now.filter((s) => !changedIds.has(s.id)),
+          ...now.filter((s) => !changedIds.has(s.subscription.id)),
           ...mine.flatMap((c) => (c.before === undefined ? [] : [c.before]))
         ]
         const all = yield* held(merchantId, [...now, ...earlier])

@@ -10,7 +10,8 @@ import { Context, DateTime, Effect, Layer, Option, Result } from "effect"
 import * as Catalog from "../catalog/Catalog.js"
 import type { Locale } from "../checkout/CheckoutSession.js"
 import * as Entities from "../kernel/Entities.js"
-import { defaultPortalSettings, type Flow, PortalSession, PortalSettings } from "./PortalSession.js"
+import { defaultPortalSettings, type Flow, PortalSession, PortalSettings, type QuantityRule } from "./PortalSession.js"
+import * as PortalQuantities from "./PortalQuantities.js"
 import * as Errors from "../kernel/Errors.js"
 import * as Ids from "../kernel/Ids.js"
 import { merchantNow } from "../kernel/ServiceSupport.js"
@@ -57,6 +58,8 @@ export type SettingsCommand =
       readonly cancel: Option.Option<boolean>
       readonly invoiceHistory: Option.Option<boolean>
       readonly switchPrices: Option.Option<ReadonlyArray<Ids.PriceId>>
+      /** The prices whose quantity customers may change, with bounds (absent: unchanged). */
+      readonly adjustQuantities?: ReadonlyArray<QuantityRule> | undefined
     }
 
 /**
@@ -70,6 +73,7 @@ export interface ConfiguredSettings {
   readonly cancel?: boolean | undefined
   readonly invoice_history?: boolean | undefined
   readonly switch_prices?: ReadonlyArray<string> | undefined
+  readonly adjust_quantities?: ReadonlyArray<QuantityRule> | undefined
 }
 
 /** The most prices a merchant may list for switching in the portal. */
@@ -109,18 +113,24 @@ export const configured = (input: ConfiguredSettings): Result.Result<PortalSetti
     return Result.fail(invalid("switch_prices", "must be an array of price ids"))
   if (prices.length > MAX_SWITCH_PRICES)
     return Result.fail(invalid("switch_prices", `may list at most ${MAX_SWITCH_PRICES} prices`))
+  const rules = input.adjust_quantities ?? []
+  if (!Array.isArray(rules) || rules.some((r) => typeof r !== "object" || r === null || typeof r.price_id !== "string"))
+    return Result.fail(invalid("adjust_quantities", "must be an array of { price_id, min, max }"))
+  const badRule = PortalQuantities.ruleRefusal(rules)
+  if (badRule) return Result.fail(badRule)
   return Result.succeed(
     new PortalSettings({
       payment_method_update: input.payment_method_update ?? defaultPortalSettings.payment_method_update,
       cancel: input.cancel ?? defaultPortalSettings.cancel,
       invoice_history: input.invoice_history ?? defaultPortalSettings.invoice_history,
-      switch_prices: [...new Set(prices)]
+      switch_prices: [...new Set(prices)],
+      adjust_quantities: rules.map((r) => ({ price_id: r.price_id, min: r.min, max: r.max }))
     })
   )
 }
 
-/** What a portal may do: replace the card, cancel (and revoke), see invoices, switch price. */
-export type Feature = "payment_method_update" | "cancel" | "invoice_history" | "switch_price"
+/** What a portal may do: replace the card, cancel (and revoke), see invoices, switch price, change a quantity. */
+export type Feature = "payment_method_update" | "cancel" | "invoice_history" | "switch_price" | "adjust_quantity"
 
 /** How long a portal link works. */
 export const SESSION_MS = 60 * 60 * 1000
@@ -150,6 +160,8 @@ export interface PortalView {
     readonly upcoming: Invoice.UpcomingInvoice | null
     /** The prices the merchant lets it switch to (empty when switching is off for it). */
     readonly switch_options: ReadonlyArray<SwitchOption>
+    /** Its items whose quantity the merchant lets the customer change (empty: none). */
+    readonly quantity_options: ReadonlyArray<PortalQuantities.QuantityOption>
   }>
   /** Empty when the merchant's settings hide the invoice history. */
   readonly invoices: ReadonlyArray<Invoice.Invoice>
@@ -227,11 +239,28 @@ export class Portal extends Context.Service<Portal>()("@recur/core/Portal", {
           if (version.billing_type !== "recurring" || version.price_plan === null)
             return yield* refused("is not a recurring price", i, id)
         }
+      const rules = command.adjustQuantities ?? base.adjust_quantities
+      if (command.adjustQuantities !== undefined) {
+        const bad = PortalQuantities.ruleRefusal(rules)
+        if (bad) return yield* bad
+        for (const [i, r] of rules.entries()) {
+          const param = `adjust_quantities[${i}].price_id`
+          const version = yield* catalog.sellableVersion(merchantId, r.price_id).pipe(
+            Effect.catchTags({
+              PriceNotFound: () => Effect.fail(new Errors.NotFound({ resource: "price", id: r.price_id, param })),
+              StateConflict: () => Effect.fail(invalid(param, "is not an active price"))
+            })
+          )
+          if (version.billing_type !== "recurring" || version.billing_dimension !== "quantity")
+            return yield* invalid(param, "is not a recurring price billed by quantity")
+        }
+      }
       const next = new PortalSettings({
         payment_method_update: Option.getOrElse(command.paymentMethodUpdate, () => base.payment_method_update),
         cancel: Option.getOrElse(command.cancel, () => base.cancel),
         invoice_history: Option.getOrElse(command.invoiceHistory, () => base.invoice_history),
-        switch_prices: [...prices]
+        switch_prices: [...prices],
+        adjust_quantities: rules.map((r) => ({ price_id: r.price_id, min: r.min, max: r.max }))
       })
       yield* merchants.setPortalSettings(merchantId, next)
       return next
@@ -396,7 +425,12 @@ export class Portal extends Context.Service<Portal>()("@recur/core/Portal", {
                   ]
                 : [],
             upcoming: Option.getOrNull(yield* renewals.upcoming(m, r.subscription.id)),
-            switch_options: current ? yield* switchOptions(m, allowed, r.subscription, current) : []
+            switch_options: current ? yield* switchOptions(m, allowed, r.subscription, current) : [],
+            quantity_options: PortalQuantities.quantityOptions(
+              allowed,
+              r,
+              current?.price_name ?? r.subscription.price_id
+            )
           }
         })
       )
@@ -426,7 +460,11 @@ export class Portal extends Context.Service<Portal>()("@recur/core/Portal", {
     /** Whether the merchant lets its customers do `feature` in the portal. */
     const allows = Effect.fn("Portal.allows")(function* (session: PortalSession, feature: Feature) {
       return yield* Effect.map(settingsOf(session.merchant_id), (allowed) =>
-        feature === "switch_price" ? allowed.switch_prices.length > 0 : allowed[feature]
+        feature === "switch_price"
+          ? allowed.switch_prices.length > 0
+          : feature === "adjust_quantity"
+            ? allowed.adjust_quantities.length > 0
+            : allowed[feature]
       )
     })
 
@@ -477,7 +515,53 @@ export class Portal extends Context.Service<Portal>()("@recur/core/Portal", {
       )
     })
 
+    /** The session customer's subscription, its storage version and its items whose quantity may change. */
+    const quantityOptionsOf = (merchantId: string, customerId: string, subscriptionId: string) =>
+      Effect.gen(function* () {
+        const found = yield* Effect.orDie(subs.get(merchantId, subscriptionId))
+        if (Option.isNone(found) || found.value.value.subscription.customer_id !== customerId)
+          return yield* new Errors.NotFound({ resource: "subscription", id: subscriptionId })
+        const rec = found.value.value
+        const pv = yield* Effect.orDie(versions.get(merchantId, rec.subscription.price_version_id))
+        const name = Option.isSome(pv) ? pv.value.value.price_name : rec.subscription.price_id
+        const allowed = effective(yield* merchants.get(merchantId))
+        return { rec, version: found.value.version, options: PortalQuantities.quantityOptions(allowed, rec, name) }
+      })
+    const quantities = PortalQuantities.quantityChanges({
+      storage,
+      merchants,
+      renewals,
+      priceChanges,
+      options: quantityOptionsOf
+    })
+
+    /**
+     * What changing the quantity of an item of the session customer's subscription will do: from
+     * the next cycle, the next invoice before and after. Only items at a price the merchant lists
+     * in `adjust_quantities`, within its bounds.
+     */
+    const previewQuantity = Effect.fn("Portal.previewQuantity")(function* (
+      session: PortalSession,
+      subscriptionId: string,
+      itemId: string,
+      quantity: string
+    ) {
+      return yield* quantities.preview(session.merchant_id, session.customer_id, subscriptionId, itemId, quantity)
+    })
+
+    /** Changes the item's quantity from its next cycle, as {@link previewQuantity} showed. */
+    const adjustQuantity = Effect.fn("Portal.adjustQuantity")(function* (
+      session: PortalSession,
+      subscriptionId: string,
+      itemId: string,
+      quantity: string
+    ) {
+      return yield* quantities.adjust(session.merchant_id, session.customer_id, subscriptionId, itemId, quantity)
+    })
+
     return {
+      previewQuantity,
+      adjustQuantity,
       createSession,
       revokeSession,
       sessionOf,

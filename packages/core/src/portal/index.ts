@@ -5,3 +5,4 @@
  */
 export * as Portal from "./Portal.js"
 export * as PortalSession from "./PortalSession.js"
+export * as PortalQuantities from "./PortalQuantities.js"

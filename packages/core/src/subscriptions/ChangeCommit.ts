@@ -42,6 +42,39 @@ export const withPendingQuantity = (
 }
 
 /**
+ * The record with `quantity` pending from the next cycle on for its item `itemId` after the base
+ * one (the base item's is {@link withPendingQuantity}), taking effect at `effectiveAt`; the
+ * item's current quantity asked again drops what was pending. The next renewal bills it and
+ * makes it the item's quantity (`SubscriptionItems.nextCycleItems`).
+ *
+ * @since 0.1.0
+ */
+export const withItemPendingQuantity = (
+  rec: Entities.SubscriptionRecord,
+  itemId: string,
+  quantity: bigint,
+  effectiveAt: number
+): Entities.SubscriptionRecord => ({
+  ...rec,
+  extra_items: rec.extra_items.map((item) => {
+    if (item.id !== itemId) return item
+    const pending = item.pending_change ?? null
+    return {
+      ...item,
+      pending_change:
+        quantity.toString() === item.quantity
+          ? null
+          : new Subscription.PendingChange({
+              quantity: quantity.toString(),
+              cycle_index: rec.subscription.cycle_index + 1,
+              version: (pending?.version ?? 0) + 1,
+              effective_at: dt(effectiveAt)
+            })
+    }
+  })
+})
+
+/**
  * The record on `target` from now: the discounts outside the new price's products ended (only
  * `kept` stay), no scheduled change, and the proration basis moved to `basis` when there is one
  * (proration none keeps it: the remainder stays paid at the old plan's rate).

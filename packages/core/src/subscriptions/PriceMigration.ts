@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import { Schema } from "effect"
+import { Effect, Schema } from "effect"
 import type { Result } from "effect"
 import { NullableString, NullableTimestamp, Timestamp } from "../kernel/Common.js"
 import * as Lifecycle from "../kernel/Lifecycle.js"
@@ -65,9 +65,10 @@ export class PriceMigration extends Schema.Class<PriceMigration>("PriceMigration
 }) {}
 
 /**
- * One subscription of a migration: its next invoice before and after (the upcoming invoice's
- * `subtotal` and `amount`, tax and discounts included, in `currency`; `null` when it will not
- * renew, e.g. paused), and what became of it.
+ * One subscription of a migration: the item at the version (its base item or an add-on item), its
+ * next invoice before and after (the upcoming invoice's `subtotal` and `amount` — every item's
+ * line, tax and discounts included, in `currency`; `null` when it will not renew, e.g. paused),
+ * and what became of it.
  *
  * @since 0.1.0
  */
@@ -75,6 +76,11 @@ export class PriceMigrationLine extends Schema.Class<PriceMigrationLine>("PriceM
   line_id: Schema.String,
   migration_id: Schema.String,
   subscription_id: Schema.String,
+  /**
+   * The item of the subscription at the version (the base item's id is `si_` + the subscription
+   * id's suffix; an add-on item's its own); `null` on lines written before migrations moved items.
+   */
+  item_id: Schema.NullOr(Schema.String).pipe(Schema.withDecodingDefault(Effect.succeed(null))),
   customer_id: Schema.String,
   outcome: LineOutcome,
   reason: Schema.NullOr(SkipReason),

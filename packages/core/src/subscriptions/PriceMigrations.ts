@@ -1,7 +1,8 @@
 /**
  * Catalog migrations: the subscriptions of one price version moved to a newer version of the same
- * price. A migration is previewed first (`preview`: one line per subscription with its next
- * invoice before and after, computed as `Renewals.upcoming` computes it), then run (`run`: the
+ * price — the item at that version, the base item or an add-on item. A migration is previewed
+ * first (`preview`: one line per subscription with its next invoice before and after, every item's
+ * line in it, computed as `Renewals.upcoming` computes it), then run (`run`: the
  * worker's `price_migration` item moves each line's subscription in its own transaction — the
  * new version scheduled from its next cycle, its `v2.subscription.migrated` event in the outbox,
  * the line and the migration's counts — so each subscription moves exactly once, and a run that
@@ -24,6 +25,7 @@ import * as IntervalSwitch from "./IntervalSwitch.js"
 import * as Schedule from "../schedules/Schedule.js"
 import * as PriceMigration from "./PriceMigration.js"
 import * as Renewals from "./Renewals.js"
+import * as SubscriptionItems from "./SubscriptionItems.js"
 import { writes } from "./SubscriptionStore.js"
 
 /**
@@ -59,6 +61,26 @@ const billed = (o: Option.Option<{ readonly subtotal: string; readonly amount: s
     onSome: (i) => ({ subtotal: i.subtotal, amount: i.amount })
   })
 
+/** Whether the item `itemId` of the subscription already has a version scheduled (its own change). */
+const scheduledOn = (rec: Entities.SubscriptionRecord, itemId: string) =>
+  itemId === SubscriptionItems.baseItemId(rec.subscription.id)
+    ? rec.scheduled_price_version_id !== null
+    : (rec.extra_items.find((x) => x.id === itemId)?.scheduled_version ?? null) !== null
+
+/**
+ * The record with `to` scheduled from the next cycle on its item `itemId`: the base item's
+ * `scheduled_price_version_id`, another item's `scheduled_version` (each billed by the next
+ * renewal, `RenewalPlan`).
+ */
+const moveItem = (
+  rec: Entities.SubscriptionRecord,
+  itemId: string,
+  to: Price.PriceVersion
+): Entities.SubscriptionRecord =>
+  itemId === SubscriptionItems.baseItemId(rec.subscription.id)
+    ? { ...rec, scheduled_price_version_id: to.price_version_id }
+    : { ...rec, extra_items: rec.extra_items.map((x) => (x.id === itemId ? { ...x, scheduled_version: to } : x)) }
+
 /**
  * The catalog migration service.
  *
@@ -74,7 +96,7 @@ export class PriceMigrations extends Context.Service<PriceMigrations>()("@recur/
     const subs = storage.repository(Entities.subscription)
     const prices = storage.repository(Entities.price)
     const versions = storage.repository(Entities.priceVersion)
-    const { saveSub, schedule, subEvents } = writes(storage)
+    const { saveSub, schedule, subEvents, version } = writes(storage)
 
     const priceOf = (merchantId: string, priceId: string) =>
       Effect.flatMap(prices.get(merchantId, priceId), (o) =>
@@ -97,7 +119,10 @@ export class PriceMigrations extends Context.Service<PriceMigrations>()("@recur/
           : Effect.fail(new Errors.NotFound({ resource: "price_migration", id: migrationId }))
       )
 
-    /** Every subscription still billing `from` (newest first), up to the bound. */
+    /**
+     * Every subscription with an item still billing `from` (newest first), up to the bound: its
+     * base item or one of its other items (a price is one item of a subscription at most).
+     */
     const subscriptionsOn = (merchantId: string, from: Price.PriceVersion) =>
       Effect.gen(function* () {
         const found: Array<Store.Versioned<Entities.SubscriptionRecord>> = []
@@ -107,7 +132,7 @@ export class PriceMigrations extends Context.Service<PriceMigrations>()("@recur/
             subs.list(merchantId, {
               limit: 100,
               filters: [
-                { column: "price_id", op: "in", values: [from.id] },
+                { column: "item_price_ids", op: "overlaps", values: [from.id] },
                 { column: "status", op: "in", values: [...MIGRATING] }
               ],
               starting_after: after
@@ -118,7 +143,8 @@ export class PriceMigrations extends Context.Service<PriceMigrations>()("@recur/
             const read = yield* subs.getMany(merchantId, ids)
             for (const id of ids) {
               const v = read.get(id)
-              if (v && v.value.subscription.price_version_id === from.price_version_id) found.push(v)
+              if (v && SubscriptionItems.termsOf(v.value).some((t) => t.price_version_id === from.price_version_id))
+                found.push(v)
             }
           }
           if (found.length > MAX_MIGRATION_LINES)
@@ -173,19 +199,18 @@ export class PriceMigrations extends Context.Service<PriceMigrations>()("@recur/
       for (const sv of found) {
         const rec = sv.value
         const s = rec.subscription
+        const item = SubscriptionItems.termsOf(rec).find((t) => t.price_version_id === from.price_version_id)!
         const reason: PriceMigration.SkipReason | null =
           // its own change wins, and so does a schedule governing its price
-          rec.scheduled_price_version_id !== null || Schedule.governs(rec.schedule ?? null)
+          scheduledOn(rec, item.id) || Schedule.governs(rec.schedule ?? null)
             ? "scheduled_change"
-            : ChangeQuote.boundRefusal(s.id, rec, to, Option.none(), BigInt(s.quantity))
+            : ChangeQuote.boundRefusal(s.id, rec, to, Option.none(), BigInt(item.quantity))
               ? "above_bound"
               : null
         const before = billed(yield* renewals.upcomingOf(merchantId, rec))
         const after =
           reason === null
-            ? billed(
-                yield* renewals.upcomingOf(merchantId, { ...rec, scheduled_price_version_id: to.price_version_id })
-              )
+            ? billed(yield* renewals.upcomingOf(merchantId, moveItem(rec, item.id, to)))
             : { subtotal: null, amount: null }
         records.push({
           merchant_id: merchantId,
@@ -194,6 +219,7 @@ export class PriceMigrations extends Context.Service<PriceMigrations>()("@recur/
             line_id: yield* Ids.make(Ids.prefixes.priceMigrationLine),
             migration_id: migrationId,
             subscription_id: s.id,
+            item_id: item.id,
             customer_id: s.customer_id,
             outcome: reason === null ? "pending" : "skipped",
             reason,
@@ -326,7 +352,7 @@ export class PriceMigrations extends Context.Service<PriceMigrations>()("@recur/
      * one is skipped. The line and the migration's counts are written with it, each at the
      * version read: a line already settled (by an earlier run) is left alone.
      */
-    const settleLine = (merchantId: string, migrationId: string, lineId: string, toVersionId: string, at: number) =>
+    const settleLine = (merchantId: string, migrationId: string, lineId: string, to: Price.PriceVersion, at: number) =>
       storage.withTransaction(
         Effect.gen(function* () {
           const lv = yield* lines.get(merchantId, lineId)
@@ -340,7 +366,8 @@ export class PriceMigrations extends Context.Service<PriceMigrations>()("@recur/
             ? Lifecycle.transition(Lifecycle.subscription, sv.value.value.subscription.status, "migrate")
             : undefined
           if (unchanged && moved && Result.isSuccess(moved)) {
-            const next = { ...sv.value.value, scheduled_price_version_id: toVersionId }
+            const rec = sv.value.value
+            const next = moveItem(rec, line.item_id ?? SubscriptionItems.baseItemId(rec.subscription.id), to)
             yield* Effect.orDie(saveSub(next, sv.value.version, at))
             yield* subEvents(merchantId, next, moved.success.events, at)
           }
@@ -374,7 +401,7 @@ export class PriceMigrations extends Context.Service<PriceMigrations>()("@recur/
       const merchant = yield* merchants.get(merchantId)
       const first = yield* migrations.get(merchantId, migrationId)
       if (Option.isNone(first) || first.value.value.status !== "running") return
-      const toVersionId = first.value.value.to_version_id
+      const to = yield* version(merchantId, first.value.value.to_version_id)
       for (;;) {
         const page = yield* Effect.orDie(
           lines.list(merchantId, {
@@ -386,7 +413,7 @@ export class PriceMigrations extends Context.Service<PriceMigrations>()("@recur/
           })
         )
         for (const r of page.list)
-          yield* settleLine(merchantId, migrationId, r.line.line_id, toVersionId, yield* nowOf(merchant))
+          yield* settleLine(merchantId, migrationId, r.line.line_id, to, yield* nowOf(merchant))
         if (!page.has_more) break
       }
       const at = yield* nowOf(merchant)

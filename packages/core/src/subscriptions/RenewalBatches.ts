@@ -100,6 +100,8 @@ export class RenewalBatches extends Context.Service<RenewalBatches>()("@recur/co
                 s !== undefined &&
                 s.status === "active" &&
                 sv.value.scheduled_price_version_id === null &&
+                // an item's scheduled version renews alone, with its price_changed event
+                !sv.value.extra_items.some((x) => (x.scheduled_version ?? null) !== null) &&
                 // a subscription under a schedule renews alone: its phase step is `renew`'s
                 !Schedule.governs(sv.value.schedule ?? null) &&
                 sv.value.payment_token !== null &&

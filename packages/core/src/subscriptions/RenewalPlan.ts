@@ -19,7 +19,7 @@ import * as Money from "../money/Money.js"
 import type * as Price from "../catalog/Price.js"
 import * as Subscription from "./Subscription.js"
 import { discountRules } from "./SubscriptionTerms.js"
-import { meteredIndex, type UsageToBill, withItemLines, withoutUsage } from "./SubscriptionItems.js"
+import { meteredIndex, nextCycleItems, type UsageToBill, withItemLines, withoutUsage } from "./SubscriptionItems.js"
 import type { StorageService } from "../kernel/ServiceSupport.js"
 import type * as Ports from "../kernel/Ports.js"
 import type * as Tax from "../taxes/Tax.js"
@@ -144,7 +144,7 @@ export const bill = (
             ? draft
             : withItemLines(
                 baseMetered && usage === undefined ? withoutUsage(draft) : draft,
-                rec.extra_items,
+                nextCycleItems(rec.extra_items, nextCycle),
                 paidIndex(rec, invoiceCycle),
                 usage
               ),
@@ -211,11 +211,13 @@ export const advance = (
     periodIndex(rec, b.nextCycle)
   )
   const periodEnd = Option.match(period, { onNone: () => null, onSome: (p) => p.end })
+  // the items' own pending quantities and scheduled versions, as the base item's below
+  const items: Entities.SubscriptionRecord = { ...rec, extra_items: nextCycleItems(rec.extra_items, b.nextCycle) }
   const next: Entities.SubscriptionRecord = {
-    ...rec,
+    ...items,
     accrued_usage: b.usageBilled ? "0" : rec.accrued_usage,
     scheduled_price_version_id: null,
-    plan_basis: Money.format(fullCycle(rec, billed, b.quantity, b.nextCycle)),
+    plan_basis: Money.format(fullCycle(items, billed, b.quantity, b.nextCycle)),
     // billed once, by this invoice
     pending_prorations: [],
     subscription: new Subscription.Subscription(

@@ -189,7 +189,10 @@ export class Renewals extends Context.Service<Renewals>()("@recur/core/Renewals"
           const extras = yield* PhaseItems.resolve(rec, at, (id) => version(merchantId, id))
           const stepped = RenewalPlan.scheduleStep(rec, at, false, extras)
           rec = stepped.rec
-          const changedPrice = rec.scheduled_price_version_id !== null
+          // an item's scheduled version (a catalog migration's) changes the price as the base item's does
+          const changedPrice =
+            rec.scheduled_price_version_id !== null ||
+            rec.extra_items.some((x) => (x.scheduled_version ?? null) !== null)
           const prices = yield* pricesOf(merchantId, rec, extras !== undefined)
           const { inForce, pv } = prices
           rec = prices.rec

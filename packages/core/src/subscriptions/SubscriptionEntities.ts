@@ -75,7 +75,19 @@ export const ItemTerm = Schema.Struct({
   price_version_id: Schema.String,
   quantity: Schema.String,
   created_at: Schema.Number,
-  version: Price.PriceVersion
+  version: Price.PriceVersion,
+  /**
+   * A quantity waiting for the next cycle (the base item's `subscription.pending_change`, per
+   * item): the renewal that opens cycle `cycle_index` bills it and makes it the item's quantity.
+   * Absent or `null`: none.
+   */
+  pending_change: Schema.optionalKey(Schema.NullOr(Subscription.PendingChange)),
+  /**
+   * The price version the item bills from its next cycle (a catalog migration's move, the base
+   * item's `scheduled_price_version_id`, per item): the next renewal bills it and makes it the
+   * item's version. Absent or `null`: none.
+   */
+  scheduled_version: Schema.optionalKey(Schema.NullOr(Price.PriceVersion))
 })
 /** @since 0.1.0 */
 export type ItemTerm = typeof ItemTerm.Type
@@ -224,6 +236,8 @@ export const subscription: Store.Entity<SubscriptionRecord, typeof SubscriptionR
     order_id: (s) => s.subscription.order_id,
     source_trade_id: (s) => s.subscription.source_trade_id,
     billing_cycle_unit: (s) => s.subscription.billing_cycle_unit,
-    price_id: (s) => s.subscription.price_id
+    price_id: (s) => s.subscription.price_id,
+    // every item's price, the base item's first: what a catalog migration looks subscriptions up by
+    item_price_ids: (s) => [s.subscription.price_id, ...s.extra_items.map((x) => x.price_id)]
   }
 })

@@ -47,7 +47,7 @@ export const termsOf = (rec: Entities.SubscriptionRecord): ReadonlyArray<ItemRef
     quantity: rec.subscription.quantity,
     created_at: DateTime.toEpochMillis(rec.subscription.created_at)
   },
-  ...rec.extra_items.map(({ version: _, ...ref }) => ref)
+  ...rec.extra_items.map(({ version: _, pending_change: _p, scheduled_version: _s, ...ref }) => ref)
 ]
 
 /**
@@ -55,7 +55,45 @@ export const termsOf = (rec: Entities.SubscriptionRecord): ReadonlyArray<ItemRef
  *
  * @since 0.1.0
  */
-export type ItemRef = Omit<Entities.ItemTerm, "version">
+export type ItemRef = Omit<Entities.ItemTerm, "version" | "pending_change" | "scheduled_version">
+
+/**
+ * The items after the base one as cycle `nextCycle` bills them: each item's pending quantity
+ * due by then and its scheduled version applied (and cleared), the others as they are — what a
+ * renewal bills and writes (`RenewalPlan.bill`, `RenewalPlan.advance`), as the base item's
+ * `pending_change` and `scheduled_price_version_id` are.
+ *
+ * @example
+ * nextCycleItems([{ …, quantity: "2", pending_change: { quantity: "5", cycle_index: 3, … } }], 3)[0].quantity // "5"
+ * @since 0.1.0
+ */
+export const nextCycleItems = (
+  extras: ReadonlyArray<Entities.ItemTerm>,
+  nextCycle: number
+): ReadonlyArray<Entities.ItemTerm> =>
+  extras.map((item) => {
+    const pending = item.pending_change ?? null
+    const due = pending !== null && pending.cycle_index <= nextCycle
+    const scheduled = item.scheduled_version ?? null
+    if (!due && scheduled === null) return item
+    return {
+      ...item,
+      quantity: due ? pending.quantity : item.quantity,
+      pending_change: due ? null : pending,
+      price_version_id: scheduled?.price_version_id ?? item.price_version_id,
+      version: scheduled ?? item.version,
+      scheduled_version: null
+    }
+  })
+
+/**
+ * Whether an item after the base one has a change waiting for the next renewal (a pending
+ * quantity or a scheduled version).
+ *
+ * @since 0.1.0
+ */
+export const hasItemChange = (rec: Entities.SubscriptionRecord): boolean =>
+  rec.extra_items.some((x) => (x.pending_change ?? null) !== null || (x.scheduled_version ?? null) !== null)
 
 /**
  * What a renewal bills of a subscription's metered item: the usage accrued in the cycle that

@@ -57,10 +57,10 @@ export const writes = (storage: StorageService) => {
           ),
           Effect.catchTag("UniqueViolation", (e) => Effect.die(e))
         )
-        // a change of status or price that alters the customer's entitlements says so, in this transaction
+        // a change of status or of an item's price that alters the customer's entitlements says so, in this transaction
         yield* entitlements.afterChange(
           rec.merchant_id,
-          [{ before: Option.getOrUndefined(prior)?.value.subscription, after: subscription }],
+          [{ before: Option.getOrUndefined(prior)?.value, after: { ...rec, subscription } }],
           at
         )
         return version

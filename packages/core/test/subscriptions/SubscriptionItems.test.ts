@@ -2,6 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { DateTime, Result, Schema } from "effect"
 import fc from "fast-check"
 import { Entities, Invoicing, Money, Price, Subscription, SubscriptionItems } from "../../src/index.js"
+import * as ChangeCommit from "../../src/subscriptions/ChangeCommit.js"
 import { priceVersion } from "../fixtures.js"
 import { prop } from "../prop.js"
 
@@ -98,6 +99,47 @@ describe("SubscriptionItems", () => {
     expect(refused([monthly, { ...oneTime, id: seat.id } as Price.PriceVersion])).toBe(1)
     expect(refused([])).toBe(null)
     expect(refused(Array.from({ length: 21 }, (_, i) => priceVersion({ id: `pri_${i}` })))).toBe(null)
+  })
+})
+
+describe("an add-on item's next-cycle changes", () => {
+  it("a pending quantity and a scheduled version apply from the cycle they are for, and are cleared; an old record decodes without them", () => {
+    const rec = Schema.decodeUnknownSync(Entities.SubscriptionRecord)(before)
+    const seat = priceVersion({ id: "pri_01jd0000000000000000000002", price_version_id: "prv_seat1" })
+    const seat2 = priceVersion({ id: seat.id, price_version_id: "prv_seat2" })
+    const item: Entities.ItemTerm = {
+      id: "si_addon",
+      price_id: seat.id,
+      price_version_id: seat.price_version_id,
+      quantity: "2",
+      created_at: 0,
+      version: seat
+    }
+    const withItem = { ...rec, extra_items: [item] }
+    expect(SubscriptionItems.hasItemChange(withItem)).toBe(false)
+    expect(SubscriptionItems.nextCycleItems(withItem.extra_items, 1)).toEqual([item])
+    const pending = ChangeCommit.withItemPendingQuantity(withItem, "si_addon", 5n, Date.UTC(2026, 1, 1))
+    expect(pending.extra_items[0]!.pending_change).toMatchObject({ quantity: "5", cycle_index: 1, version: 1 })
+    expect(SubscriptionItems.hasItemChange(pending)).toBe(true)
+    // asking the current quantity again drops the pending one
+    expect(
+      ChangeCommit.withItemPendingQuantity(pending, "si_addon", 2n, Date.UTC(2026, 1, 1)).extra_items[0]!.pending_change
+    ).toBeNull()
+    const both = { ...pending, extra_items: [{ ...pending.extra_items[0]!, scheduled_version: seat2 }] }
+    // not yet due for cycle 0 (the quantity), the version applies at the next renewal
+    const [next] = SubscriptionItems.nextCycleItems(both.extra_items, 1)
+    expect([next!.quantity, next!.pending_change, next!.price_version_id, next!.scheduled_version]).toEqual([
+      "5",
+      null,
+      "prv_seat2",
+      null
+    ])
+    expect(next!.version).toBe(seat2)
+    // the stored form round-trips
+    const encoded = Schema.encodeSync(Entities.SubscriptionRecord)(both)
+    expect(
+      Schema.decodeUnknownSync(Entities.SubscriptionRecord)(encoded).extra_items[0]!.pending_change?.quantity
+    ).toBe("5")
   })
 })
 

@@ -2,11 +2,12 @@
  * The customer portal's pages, in the customer's language (the session's `locale`, else the
  * browser's `Accept-Language`, else English): the customer's subscriptions (status, the next
  * invoice's date and amount, card on file, a form to replace it, cancel at period end and its
- * revocation, a choice of the prices the merchant allows switching to) and invoices (with their
- * page and PDF), and the preview of a price switch. Plain HTML, no external assets, forms that
+ * revocation, a choice of the prices the merchant allows switching to, the quantities it lets
+ * change) and invoices (with their page and PDF), and the previews of a price switch and of a
+ * quantity change. Plain HTML, no external assets, forms that
  * post relative to the page. Only what the merchant's portal settings allow is shown.
  */
-import type { Portal, Subscriptions } from "@recur/core"
+import type { Portal, PortalQuantities, Subscriptions } from "@recur/core"
 import { type Language, esc, interval, money, stripeLocale } from "./checkoutPage.js"
 import * as I18n from "./i18n/index.js"
 import { date, statusText } from "./invoiceDocument.js"
@@ -45,7 +46,7 @@ export const portalHtml = (
   const allowed = view.settings
   const focusCard = view.session.flow === "payment_method_update" && allowed.payment_method_update
   const subs = view.subscriptions.map(
-    ({ payment_method: pm, price_name, items, subscription: s, upcoming, switch_options }, n) => {
+    ({ payment_method: pm, price_name, items, subscription: s, upcoming, switch_options, quantity_options }, n) => {
       const action = (what: string) => esc(`${base}subscription/${s.id}/${what}`)
       const card = pm ? w.card(pm.brand, pm.last4, pm.exp_month, pm.exp_year) : w.checkoutCard
       const live = LIVE.includes(s.status)
@@ -82,6 +83,21 @@ ${
               .join("")}</select>
 <button type="submit">${esc(w.review)}</button></form></details>`
           : ""
+      // the items whose quantity the merchant lets the customer change, from the next cycle
+      const quantityForms =
+        quantity_options.length > 0
+          ? `<details><summary>${esc(w.changeQuantity)}</summary>
+${quantity_options
+  .map(
+    (
+      o,
+      k
+    ) => `<form method="get" action="${action("quantity")}" class="quantity-form"><input type="hidden" name="item_id" value="${esc(o.item_id)}">
+<label for="quantity_${n}_${k}">${esc(w.quantityOf(o.name))}</label><input id="quantity_${n}_${k}" name="quantity" type="number" inputmode="numeric" min="${o.min}" max="${o.max}" value="${esc(o.pending_quantity ?? o.quantity)}" required>
+${o.pending_quantity !== null ? `<p class="muted pending">${esc(w.pendingQuantity(o.pending_quantity, date(language, s.next_invoice_date)))}</p>` : ""}<button type="submit">${esc(w.review)}</button></form>`
+  )
+  .join("\n")}</details>`
+          : ""
       const cancel =
         live && s.status !== "unpaid" && allowed.cancel
           ? s.cancel_at_period_end
@@ -113,6 +129,7 @@ ${itemList}<p><span class="status">${esc((w.statuses as Readonly<Record<string, 
 <p class="muted">${esc(w.paidWith(card))}</p>
 ${cardForm}
 ${switchForm}
+${quantityForms}
 ${cancel}</section>`
     }
   )
@@ -182,6 +199,38 @@ ${rows ? `<table id="quote"><tbody>${rows}</tbody></table>` : ""}
 ${q.discounts_ending.map((d) => `<p class="discount-ends">${esc(w.discountEnds(d.discount_code !== "" ? d.discount_code : d.discount_id))}</p>`).join("")}
 ${outcome}
 <form method="post" action="switch"><input type="hidden" name="price_id" value="${esc(input.option.price_id)}"><input type="hidden" name="quote_id" value="${esc(q.quote_id)}">
+<button type="submit" id="confirm">${esc(w.confirm)}</button></form>
+<p><a href="${esc(input.back)}">${esc(w.back)}</a></p>
+</main>`
+}
+
+/**
+ * The preview of a quantity change: the item, its quantity now and asked, the next invoice as it
+ * is and with the change, when the change applies (nothing is charged now), and the form that
+ * makes it. Posted to `quantity` relative to the page; the back link is `back`.
+ */
+export const quantityHtml = (
+  input: {
+    readonly merchantName: string
+    readonly preview: PortalQuantities.QuantityPreview
+    readonly back: string
+  },
+  language: Language,
+  message?: { readonly text: string; readonly error: boolean }
+): string => {
+  const w = I18n.messagesOf(language).portal
+  const p = input.preview
+  const row = (label: string, id: string, i: typeof p.before) =>
+    i === null
+      ? ""
+      : `<tr><td>${esc(label)}</td><td class="num" id="${id}">${esc(money(language, i.amount, i.currency))}</td></tr>`
+  const rows = `${row(w.nextInvoiceNow, "before", p.before)}${row(w.nextInvoiceAfter, "after", p.after)}`
+  return `<main><p class="muted">${esc(input.merchantName)}</p>
+<h1>${esc(w.quantityTitle(p.option.name, p.option.quantity, p.quantity))}</h1>
+${messageHtml(message)}
+${rows ? `<table id="quantity-quote"><tbody>${rows}</tbody></table>` : ""}
+<p id="applies">${esc(w.quantityApplies(date(language, p.effective_at)))}</p>
+<form method="post" action="quantity"><input type="hidden" name="item_id" value="${esc(p.option.item_id)}"><input type="hidden" name="quantity" value="${esc(p.quantity)}">
 <button type="submit" id="confirm">${esc(w.confirm)}</button></form>
 <p><a href="${esc(input.back)}">${esc(w.back)}</a></p>
 </main>`

@@ -149,9 +149,34 @@ const switchAnswer = (
     )
   })
 
+/** The preview of a quantity change, or the portal with the refusal. */
+const quantityAnswer = (
+  session: PortalSession.PortalSession,
+  path: ReturnType<typeof portalPath>,
+  language: Page.Language,
+  input: { readonly item_id: string; readonly quantity: string },
+  refuse: (message: Message) => Effect.Effect<HttpServerResponse.HttpServerResponse, never, Portal.Portal>
+) =>
+  Effect.gen(function* () {
+    const preview = yield* Effect.result(
+      Portal.Portal.use((p) => p.previewQuantity(session, path.subscriptionId, input.item_id, input.quantity))
+    )
+    if (preview._tag === "Failure")
+      return yield* refuse({ text: preview.failure.message, error: true, status: refusalStatus(preview.failure) })
+    const merchant = yield* Effect.orDie(Merchants.Merchants.use((ms) => ms.get(session.merchant_id)))
+    return yield* portalPage(
+      PortalPage.quantityHtml(
+        { merchantName: merchant.name, preview: preview.success, back: `${FROM_ACTION}${path.token}` },
+        language
+      ),
+      200,
+      language
+    )
+  })
+
 /**
  * The customer portal's routes: `GET /portal/:id/:token` and the actions on one of the
- * customer's subscriptions (`…/subscription/:id/{payment_method,cancel,revoke,switch}`).
+ * customer's subscriptions (`…/subscription/:id/{payment_method,cancel,revoke,switch,quantity}`).
  *
  * @since 0.1.0
  */
@@ -254,6 +279,36 @@ export const routes = Layer.mergeAll(
             error: true,
             status: 409
           })
+        return yield* refuse({ text: done.failure.message, error: true, status: refusalStatus(done.failure) })
+      })
+    )
+  ),
+  HttpRouter.add(
+    "GET",
+    "/portal/:portal_session_id/:token/subscription/:subscription_id/quantity",
+    portalRoute("adjust_quantity", false, (request, session, path, language, refuse) => {
+      const query = new URLSearchParams(request.url.split("?")[1] ?? "")
+      return quantityAnswer(
+        session,
+        path,
+        language,
+        { item_id: query.get("item_id") ?? "", quantity: query.get("quantity") ?? "" },
+        refuse
+      )
+    })
+  ),
+  HttpRouter.add(
+    "POST",
+    "/portal/:portal_session_id/:token/subscription/:subscription_id/quantity",
+    portalRoute("adjust_quantity", false, (_request, session, path, _language, refuse) =>
+      Effect.gen(function* () {
+        const input = yield* Effect.orElseSucceed(body, () => ({}) as Record<string, string>)
+        const done = yield* Effect.result(
+          Portal.Portal.use((p) =>
+            p.adjustQuantity(session, path.subscriptionId, String(input.item_id ?? ""), String(input.quantity ?? ""))
+          )
+        )
+        if (done._tag === "Success") return HttpServerResponse.redirect(`${FROM_ACTION}${path.token}`, { status: 303 })
         return yield* refuse({ text: done.failure.message, error: true, status: refusalStatus(done.failure) })
       })
     )

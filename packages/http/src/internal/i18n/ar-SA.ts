@@ -163,6 +163,13 @@ export const messages: Messages = {
     expiredHint: "اطلب رابطًا جديدًا من المكان الذي أتيت منه.",
     noSuchSubscription: "هذا الاشتراك غير موجود.",
     notAvailable: "هذا الإجراء غير متاح.",
-    quoteMoved: "تغيّر شيء ما منذ عرض هذا المبلغ؛ هذا هو المبلغ الحالي."
+    quoteMoved: "تغيّر شيء ما منذ عرض هذا المبلغ؛ هذا هو المبلغ الحالي.",
+    changeQuantity: "تغيير الكمية",
+    quantityOf: (name) => `كمية ${name}`,
+    pendingQuantity: (q, d) => `${q} اعتبارًا من ${d}`,
+    quantityTitle: (name, from, to) => `تغيير ${name} من ${from} إلى ${to}`,
+    quantityApplies: (d) => `تسري الكمية الجديدة اعتبارًا من فاتورتك القادمة في ${d}. لا يُحصَّل أي مبلغ الآن.`,
+    nextInvoiceNow: "الفاتورة القادمة حاليًا",
+    nextInvoiceAfter: "الفاتورة القادمة مع التغيير"
   }
 }

@@ -145,6 +145,13 @@ export const messages: Messages = {
     expiredHint: "Fordern Sie dort, wo Sie herkommen, einen neuen an.",
     noSuchSubscription: "Dieses Abonnement gibt es nicht.",
     notAvailable: "Diese Aktion ist nicht verfügbar.",
-    quoteMoved: "Seit der Anzeige hat sich etwas geändert; dies ist der aktuelle Betrag."
+    quoteMoved: "Seit der Anzeige hat sich etwas geändert; dies ist der aktuelle Betrag.",
+    changeQuantity: "Menge ändern",
+    quantityOf: (name) => `Menge von ${name}`,
+    pendingQuantity: (q, d) => `${q} ab ${d}`,
+    quantityTitle: (name, from, to) => `${name} von ${from} auf ${to} ändern`,
+    quantityApplies: (d) => `Die neue Menge gilt ab Ihrer nächsten Rechnung am ${d}. Jetzt wird nichts berechnet.`,
+    nextInvoiceNow: "Nächste Rechnung jetzt",
+    nextInvoiceAfter: "Nächste Rechnung mit der Änderung"
   }
 }

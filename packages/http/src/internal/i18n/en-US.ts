@@ -142,6 +142,13 @@ export const messages: Messages = {
     expiredHint: "Ask for a new one where you came from.",
     noSuchSubscription: "No such subscription.",
     notAvailable: "This action is not available.",
-    quoteMoved: "Something changed since this amount was shown; here is the amount now."
+    quoteMoved: "Something changed since this amount was shown; here is the amount now.",
+    changeQuantity: "Change quantity",
+    quantityOf: (name) => `Quantity of ${name}`,
+    pendingQuantity: (q, d) => `${q} from ${d}`,
+    quantityTitle: (name, from, to) => `Change ${name} from ${from} to ${to}`,
+    quantityApplies: (d) => `The new quantity applies from your next invoice on ${d}. Nothing is charged now.`,
+    nextInvoiceNow: "Next invoice now",
+    nextInvoiceAfter: "Next invoice with the change"
   }
 }

@@ -145,6 +145,14 @@ export const messages: Messages = {
     expiredHint: "Solicita uno nuevo desde donde llegaste.",
     noSuchSubscription: "Esta suscripción no existe.",
     notAvailable: "Esta acción no está disponible.",
-    quoteMoved: "Algo ha cambiado desde que se mostró este importe; este es el importe actual."
+    quoteMoved: "Algo ha cambiado desde que se mostró este importe; este es el importe actual.",
+    changeQuantity: "Cambiar cantidad",
+    quantityOf: (name) => `Cantidad de ${name}`,
+    pendingQuantity: (q, d) => `${q} a partir del ${d}`,
+    quantityTitle: (name, from, to) => `Cambiar ${name} de ${from} a ${to}`,
+    quantityApplies: (d) =>
+      `La nueva cantidad se aplica a partir de tu próxima factura del ${d}. No se cobra nada ahora.`,
+    nextInvoiceNow: "Próxima factura ahora",
+    nextInvoiceAfter: "Próxima factura con el cambio"
   }
 }

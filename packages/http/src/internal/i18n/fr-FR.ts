@@ -146,6 +146,14 @@ export const messages: Messages = {
     expiredHint: "Demandez-en un nouveau là d'où vous venez.",
     noSuchSubscription: "Cet abonnement n'existe pas.",
     notAvailable: "Cette action n'est pas disponible.",
-    quoteMoved: "Quelque chose a changé depuis l'affichage de ce montant ; voici le montant actuel."
+    quoteMoved: "Quelque chose a changé depuis l'affichage de ce montant ; voici le montant actuel.",
+    changeQuantity: "Modifier la quantité",
+    quantityOf: (name) => `Quantité de ${name}`,
+    pendingQuantity: (q, d) => `${q} à partir du ${d}`,
+    quantityTitle: (name, from, to) => `Passer ${name} de ${from} à ${to}`,
+    quantityApplies: (d) =>
+      `La nouvelle quantité s'applique à partir de votre prochaine facture du ${d}. Rien n'est débité maintenant.`,
+    nextInvoiceNow: "Prochaine facture actuellement",
+    nextInvoiceAfter: "Prochaine facture avec la modification"
   }
 }

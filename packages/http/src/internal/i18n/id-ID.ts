@@ -146,6 +146,13 @@ export const messages: Messages = {
     expiredHint: "Minta tautan baru dari tempat Anda berasal.",
     noSuchSubscription: "Langganan ini tidak ada.",
     notAvailable: "Tindakan ini tidak tersedia.",
-    quoteMoved: "Ada perubahan sejak jumlah ini ditampilkan; berikut jumlah saat ini."
+    quoteMoved: "Ada perubahan sejak jumlah ini ditampilkan; berikut jumlah saat ini.",
+    changeQuantity: "Ubah jumlah",
+    quantityOf: (name) => `Jumlah ${name}`,
+    pendingQuantity: (q, d) => `${q} mulai ${d}`,
+    quantityTitle: (name, from, to) => `Ubah ${name} dari ${from} menjadi ${to}`,
+    quantityApplies: (d) => `Jumlah baru berlaku mulai tagihan berikutnya pada ${d}. Tidak ada yang ditagih sekarang.`,
+    nextInvoiceNow: "Tagihan berikutnya saat ini",
+    nextInvoiceAfter: "Tagihan berikutnya dengan perubahan"
   }
 }

@@ -153,6 +153,14 @@ export const messages: Messages = {
     expiredHint: "Richiedine uno nuovo da dove sei arrivato.",
     noSuchSubscription: "Questo abbonamento non esiste.",
     notAvailable: "Questa azione non è disponibile.",
-    quoteMoved: "Qualcosa è cambiato da quando è stato mostrato questo importo; ecco l'importo attuale."
+    quoteMoved: "Qualcosa è cambiato da quando è stato mostrato questo importo; ecco l'importo attuale.",
+    changeQuantity: "Modifica quantità",
+    quantityOf: (name) => `Quantità di ${name}`,
+    pendingQuantity: (q, d) => `${q} dal ${d}`,
+    quantityTitle: (name, from, to) => `Modifica ${name} da ${from} a ${to}`,
+    quantityApplies: (d) =>
+      `La nuova quantità si applica dalla prossima fattura del ${d}. Ora non viene addebitato nulla.`,
+    nextInvoiceNow: "Prossima fattura ora",
+    nextInvoiceAfter: "Prossima fattura con la modifica"
   }
 }

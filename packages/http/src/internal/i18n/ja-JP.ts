@@ -141,6 +141,13 @@ export const messages: Messages = {
     expiredHint: "アクセス元で新しいリンクを発行してください。",
     noSuchSubscription: "このサブスクリプションは存在しません。",
     notAvailable: "この操作はご利用いただけません。",
-    quoteMoved: "この金額の表示後に変更がありました。現在の金額は次のとおりです。"
+    quoteMoved: "この金額の表示後に変更がありました。現在の金額は次のとおりです。",
+    changeQuantity: "数量を変更",
+    quantityOf: (name) => `${name}の数量`,
+    pendingQuantity: (q, d) => `${d}から${q}`,
+    quantityTitle: (name, from, to) => `${name}を${from}から${to}に変更`,
+    quantityApplies: (d) => `新しい数量は${d}の次回請求から適用されます。現時点での請求はありません。`,
+    nextInvoiceNow: "現在の次回請求",
+    nextInvoiceAfter: "変更後の次回請求"
   }
 }

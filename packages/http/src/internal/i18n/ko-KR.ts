@@ -139,6 +139,13 @@ export const messages: Messages = {
     expiredHint: "처음 접속한 곳에서 새 링크를 요청하세요.",
     noSuchSubscription: "이 구독이 존재하지 않습니다.",
     notAvailable: "이 작업은 사용할 수 없습니다.",
-    quoteMoved: "이 금액이 표시된 후 변경 사항이 있습니다. 현재 금액은 다음과 같습니다."
+    quoteMoved: "이 금액이 표시된 후 변경 사항이 있습니다. 현재 금액은 다음과 같습니다.",
+    changeQuantity: "수량 변경",
+    quantityOf: (name) => `${name} 수량`,
+    pendingQuantity: (q, d) => `${d}부터 ${q}`,
+    quantityTitle: (name, from, to) => `${name}을(를) ${from}에서 ${to}(으)로 변경`,
+    quantityApplies: (d) => `새 수량은 ${d} 다음 청구서부터 적용됩니다. 지금은 청구되지 않습니다.`,
+    nextInvoiceNow: "현재 다음 청구서",
+    nextInvoiceAfter: "변경 후 다음 청구서"
   }
 }

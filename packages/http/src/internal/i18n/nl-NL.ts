@@ -145,6 +145,14 @@ export const messages: Messages = {
     expiredHint: "Vraag een nieuwe aan waar je vandaan kwam.",
     noSuchSubscription: "Dit abonnement bestaat niet.",
     notAvailable: "Deze actie is niet beschikbaar.",
-    quoteMoved: "Er is iets veranderd sinds dit bedrag werd getoond; dit is het huidige bedrag."
+    quoteMoved: "Er is iets veranderd sinds dit bedrag werd getoond; dit is het huidige bedrag.",
+    changeQuantity: "Aantal wijzigen",
+    quantityOf: (name) => `Aantal van ${name}`,
+    pendingQuantity: (q, d) => `${q} vanaf ${d}`,
+    quantityTitle: (name, from, to) => `${name} wijzigen van ${from} naar ${to}`,
+    quantityApplies: (d) =>
+      `Het nieuwe aantal geldt vanaf je volgende factuur op ${d}. Er wordt nu niets in rekening gebracht.`,
+    nextInvoiceNow: "Volgende factuur nu",
+    nextInvoiceAfter: "Volgende factuur met de wijziging"
   }
 }

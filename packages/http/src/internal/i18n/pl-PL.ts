@@ -152,6 +152,13 @@ export const messages: Messages = {
     expiredHint: "Poproś o nowy tam, skąd przyszedłeś.",
     noSuchSubscription: "Ta subskrypcja nie istnieje.",
     notAvailable: "Ta czynność jest niedostępna.",
-    quoteMoved: "Od wyświetlenia tej kwoty coś się zmieniło; oto aktualna kwota."
+    quoteMoved: "Od wyświetlenia tej kwoty coś się zmieniło; oto aktualna kwota.",
+    changeQuantity: "Zmień ilość",
+    quantityOf: (name) => `Ilość: ${name}`,
+    pendingQuantity: (q, d) => `${q} od ${d}`,
+    quantityTitle: (name, from, to) => `Zmień ${name} z ${from} na ${to}`,
+    quantityApplies: (d) => `Nowa ilość obowiązuje od następnej faktury z dnia ${d}. Teraz nic nie jest pobierane.`,
+    nextInvoiceNow: "Następna faktura teraz",
+    nextInvoiceAfter: "Następna faktura po zmianie"
   }
 }

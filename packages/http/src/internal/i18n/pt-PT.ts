@@ -153,6 +153,13 @@ export const messages: Messages = {
     expiredHint: "Peça uma nova no sítio de onde veio.",
     noSuchSubscription: "Esta subscrição não existe.",
     notAvailable: "Esta ação não está disponível.",
-    quoteMoved: "Algo mudou desde que este montante foi apresentado; este é o montante atual."
+    quoteMoved: "Algo mudou desde que este montante foi apresentado; este é o montante atual.",
+    changeQuantity: "Alterar quantidade",
+    quantityOf: (name) => `Quantidade de ${name}`,
+    pendingQuantity: (q, d) => `${q} a partir de ${d}`,
+    quantityTitle: (name, from, to) => `Alterar ${name} de ${from} para ${to}`,
+    quantityApplies: (d) => `A nova quantidade aplica-se a partir da próxima fatura, a ${d}. Nada é cobrado agora.`,
+    nextInvoiceNow: "Próxima fatura atualmente",
+    nextInvoiceAfter: "Próxima fatura com a alteração"
   }
 }

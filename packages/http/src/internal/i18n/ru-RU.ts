@@ -157,6 +157,13 @@ export const messages: Messages = {
     expiredHint: "Запросите новую там, откуда вы пришли.",
     noSuchSubscription: "Такой подписки не существует.",
     notAvailable: "Это действие недоступно.",
-    quoteMoved: "С момента показа этой суммы что-то изменилось; вот актуальная сумма."
+    quoteMoved: "С момента показа этой суммы что-то изменилось; вот актуальная сумма.",
+    changeQuantity: "Изменить количество",
+    quantityOf: (name) => `Количество: ${name}`,
+    pendingQuantity: (q, d) => `${q} с ${d}`,
+    quantityTitle: (name, from, to) => `Изменить ${name} с ${from} на ${to}`,
+    quantityApplies: (d) => `Новое количество действует со следующего счёта ${d}. Сейчас ничего не списывается.`,
+    nextInvoiceNow: "Следующий счёт сейчас",
+    nextInvoiceAfter: "Следующий счёт с изменением"
   }
 }

@@ -138,6 +138,13 @@ export const messages: Messages = {
     expiredHint: "โปรดขอลิงก์ใหม่จากที่ที่คุณเข้ามา",
     noSuchSubscription: "ไม่พบการสมัครสมาชิกนี้",
     notAvailable: "ไม่สามารถดำเนินการนี้ได้",
-    quoteMoved: "มีการเปลี่ยนแปลงหลังจากแสดงยอดเงินนี้ นี่คือยอดเงินปัจจุบัน"
+    quoteMoved: "มีการเปลี่ยนแปลงหลังจากแสดงยอดเงินนี้ นี่คือยอดเงินปัจจุบัน",
+    changeQuantity: "เปลี่ยนจำนวน",
+    quantityOf: (name) => `จำนวนของ ${name}`,
+    pendingQuantity: (q, d) => `${q} ตั้งแต่ ${d}`,
+    quantityTitle: (name, from, to) => `เปลี่ยน ${name} จาก ${from} เป็น ${to}`,
+    quantityApplies: (d) => `จำนวนใหม่มีผลตั้งแต่ใบแจ้งหนี้ถัดไปในวันที่ ${d} ยังไม่มีการเรียกเก็บเงินในตอนนี้`,
+    nextInvoiceNow: "ใบแจ้งหนี้ถัดไปตอนนี้",
+    nextInvoiceAfter: "ใบแจ้งหนี้ถัดไปหลังเปลี่ยน"
   }
 }

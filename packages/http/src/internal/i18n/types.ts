@@ -166,6 +166,14 @@ export interface PortalWords {
   readonly noSuchSubscription: string
   readonly notAvailable: string
   readonly quoteMoved: string
+  /** The portal's quantity change: the form's summary and label, a pending quantity, the preview. */
+  readonly changeQuantity: string
+  readonly quantityOf: (name: string) => string
+  readonly pendingQuantity: (quantity: string, date: string) => string
+  readonly quantityTitle: (name: string, from: string, to: string) => string
+  readonly quantityApplies: (date: string) => string
+  readonly nextInvoiceNow: string
+  readonly nextInvoiceAfter: string
 }
 
 /** Everything the hosted pages say in one language. */

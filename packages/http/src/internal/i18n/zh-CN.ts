@@ -139,6 +139,13 @@ export const messages: Messages = {
     expiredHint: "请在您访问的来源处重新获取链接。",
     noSuchSubscription: "此订阅不存在。",
     notAvailable: "此操作不可用。",
-    quoteMoved: "显示此金额后情况有所变化；以下是当前金额。"
+    quoteMoved: "显示此金额后情况有所变化；以下是当前金额。",
+    changeQuantity: "更改数量",
+    quantityOf: (name) => `${name}的数量`,
+    pendingQuantity: (q, d) => `自${d}起为${q}`,
+    quantityTitle: (name, from, to) => `将${name}从${from}改为${to}`,
+    quantityApplies: (d) => `新数量自${d}的下一张账单起生效。现在不收取任何费用。`,
+    nextInvoiceNow: "当前的下一张账单",
+    nextInvoiceAfter: "更改后的下一张账单"
   }
 }

@@ -139,6 +139,13 @@ export const messages: Messages = {
     expiredHint: "請回到原處重新取得連結。",
     noSuchSubscription: "此訂閱不存在。",
     notAvailable: "無法執行此操作。",
-    quoteMoved: "顯示此金額後情況已有變更；以下為目前金額。"
+    quoteMoved: "顯示此金額後情況已有變更；以下為目前金額。",
+    changeQuantity: "變更數量",
+    quantityOf: (name) => `${name}的數量`,
+    pendingQuantity: (q, d) => `自${d}起為${q}`,
+    quantityTitle: (name, from, to) => `將${name}從${from}改為${to}`,
+    quantityApplies: (d) => `新數量自${d}的下一張帳單起生效。目前不會收取任何費用。`,
+    nextInvoiceNow: "目前的下一張帳單",
+    nextInvoiceAfter: "變更後的下一張帳單"
   }
 }
