@@ -175,7 +175,9 @@ export class PriceMigrations extends Context.Service<PriceMigrations>()("@recur/
         const s = rec.subscription
         const reason: PriceMigration.SkipReason | null =
           // its own change wins, and so does a schedule governing its price
-          rec.scheduled_price_version_id !== null || Schedule.governs(rec.schedule ?? null)
+          rec.scheduled_price_version_id !== null ||
+          (rec.pending_items ?? null) !== null ||
+          Schedule.governs(rec.schedule ?? null)
             ? "scheduled_change"
             : ChangeQuote.boundRefusal(s.id, rec, to, Option.none(), BigInt(s.quantity))
               ? "above_bound"

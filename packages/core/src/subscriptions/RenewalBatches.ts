@@ -100,6 +100,7 @@ export class RenewalBatches extends Context.Service<RenewalBatches>()("@recur/co
                 s !== undefined &&
                 s.status === "active" &&
                 sv.value.scheduled_price_version_id === null &&
+                (sv.value.pending_items ?? null) === null &&
                 // a subscription under a schedule renews alone: its phase step is `renew`'s
                 !Schedule.governs(sv.value.schedule ?? null) &&
                 sv.value.payment_token !== null &&

@@ -28,6 +28,7 @@ import * as Charges from "../payments/Charges.js"
 import type * as Payments from "../payments/Payments.js"
 import * as Reconciliation from "../payments/Reconciliation.js"
 import * as Ports from "../kernel/Ports.js"
+import * as ItemRules from "./ItemRules.js"
 import * as RenewalPlan from "./RenewalPlan.js"
 import * as Schedule from "../schedules/Schedule.js"
 import * as Secrets from "../tenants/Secrets.js"
@@ -171,8 +172,8 @@ export class Renewals extends Context.Service<Renewals>()("@recur/core/Renewals"
             case "Bill":
               break
           }
-          // a schedule's phase starting with this cycle is the cycle's price and quantity
-          const stepped = RenewalPlan.scheduleStep(rec, at)
+          // an item set waiting for this cycle (next_cycle), then a schedule's phase starting with it
+          const stepped = RenewalPlan.scheduleStep(ItemRules.pendingItemsStep(rec, s.cycle_index + 1), at)
           rec = stepped.rec
           const changedPrice = rec.scheduled_price_version_id !== null
           const prices = yield* pricesOf(merchantId, rec)
@@ -347,7 +348,10 @@ export class Renewals extends Context.Service<Renewals>()("@recur/core/Renewals"
       const decision = RenewalPlan.decide(stored, due, true)
       if (decision._tag !== "Bill") return Option.none<Invoice.UpcomingInvoice>()
       // the next phase of a schedule when the next cycle starts one
-      const { inForce, pv, rec } = yield* pricesOf(merchantId, RenewalPlan.scheduleStep(stored, due).rec)
+      const { inForce, pv, rec } = yield* pricesOf(
+        merchantId,
+        RenewalPlan.scheduleStep(ItemRules.pendingItemsStep(stored, s.cycle_index + 1), due).rec
+      )
       const planned = RenewalPlan.bill(rec, inForce, pv, [])
       if (Result.isFailure(planned)) return Option.none<Invoice.UpcomingInvoice>()
       const b = planned.success
