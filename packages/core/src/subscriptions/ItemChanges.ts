@@ -132,7 +132,15 @@ export class ItemChanges extends Context.Service<ItemChanges>()("@recur/core/Ite
           )
           newIds.push(Option.isNone(e.id) ? yield* Ids.make(Ids.prefixes.subscriptionItem) : undefined)
         }
-        const applied = ItemRules.apply({ subscriptionId, current, entries: command.items, targets, newIds, at })
+        const applied = ItemRules.apply({
+          subscriptionId,
+          current,
+          entries: command.items,
+          targets,
+          newIds,
+          at,
+          reproducing: Option.isSome(command.quoteId)
+        })
         if (Result.isFailure(applied)) return yield* applied.failure
         const { items, switching } = applied.success
         if (switching)

@@ -116,6 +116,8 @@ export const apply = (input: {
   readonly targets: ReadonlyArray<PriceVersion | undefined>
   readonly newIds: ReadonlyArray<string | undefined>
   readonly at: number
+  /** A commit reproducing a quote: a change that moves nothing is the quote's staleness, not a refusal. */
+  readonly reproducing?: boolean
 }): Result.Result<
   { readonly items: ReadonlyArray<Planned>; readonly switching: boolean },
   Errors.ItemChangeRefused
@@ -166,7 +168,8 @@ export const apply = (input: {
       return no("quantity", it.entry, "only items billed by quantity have a quantity")
   const before = current.map((c) => `${c.ref.id}:${c.version.price_version_id}:${c.ref.quantity}`).join(",")
   const after = items.map((it) => `${it.id}:${it.version.price_version_id}:${it.quantity}`).join(",")
-  if (before === after) return no("items", undefined, "the change leaves every item as it is")
+  if (before === after && input.reproducing !== true)
+    return no("items", undefined, "the change leaves every item as it is")
   const base = items[0]!
   // the entry answering for a refusal of the set: the item's own, else the base item's, else the first entry
   const entryOf = (index: number | null) =>
