@@ -19,6 +19,7 @@ import * as Entities from "../kernel/Entities.js"
 import * as Errors from "../kernel/Errors.js"
 import * as Ids from "../kernel/Ids.js"
 import * as Lifecycle from "../kernel/Lifecycle.js"
+import * as Ports from "../kernel/Ports.js"
 import { dt, emitAll, msOf, nowOf } from "../kernel/ServiceSupport.js"
 import * as Store from "../kernel/Store.js"
 import * as Money from "../money/Money.js"
@@ -28,6 +29,8 @@ import * as Secrets from "../tenants/Secrets.js"
 import * as BillingAnchor from "./BillingAnchor.js"
 import * as ChangeQuote from "./ChangeQuote.js"
 import * as ChangeSettlement from "./ChangeSettlement.js"
+import * as IntervalSwitch from "./IntervalSwitch.js"
+import * as IntervalSwitches from "./IntervalSwitches.js"
 import * as ItemRules from "./ItemRules.js"
 import type { Quote } from "./PriceChanges.js"
 import type * as Subscription from "./Subscription.js"
@@ -64,6 +67,8 @@ export class ItemChanges extends Context.Service<ItemChanges>()("@recur/core/Ite
     const { saveSub, version } = writes(storage)
     const subs = storage.repository(Entities.subscription)
     const answers = withItems(storage)
+    const planSwitch = IntervalSwitches.planSwitch(storage, yield* Ports.TaxCalculator)
+    const openSwitched = IntervalSwitches.openSwitched(storage, settlement.documents, writes(storage).schedule)
 
     /** The discounts that cover every item's product stay; the others end with the change. */
     const scopeOnItems = (merchantId: string, rec: Entities.SubscriptionRecord, products: ReadonlyArray<string>) =>
@@ -143,12 +148,22 @@ export class ItemChanges extends Context.Service<ItemChanges>()("@recur/core/Ite
         })
         if (Result.isFailure(applied)) return yield* applied.failure
         const { items, switching } = applied.success
-        if (switching)
-          return yield* no(
-            "price_id",
-            "moving the items to another billing interval is not supported yet: keep the subscription's interval",
-            items.find((x) => x.entry !== undefined && Option.isSome(command.items[x.entry]!.priceId))?.entry
-          )
+        // the entry that moved the base item's price (else the first that named a price) answers for a switch
+        const switchEntry =
+          items[0]!.entry ??
+          items.find((x) => x.entry !== undefined && Option.isSome(command.items[x.entry]!.priceId))?.entry
+        if (switching) {
+          if (command.proration === "next_cycle")
+            return yield* no(
+              "proration",
+              "moving every item to another interval starts a new period at the change: use always_invoice, create_prorations or none"
+            )
+          const wrong = IntervalSwitch.refusal(subscriptionId, rec, items[0]!.version, { effective: "immediate" }, true)
+          if (wrong)
+            return yield* wrong._tag === "PriceChangeRefused"
+              ? no(wrong.reason === "proration" ? "proration" : "price_id", wrong.detail, switchEntry)
+              : wrong
+        }
         // no cycle of an item may bill more than an invoice can carry
         for (const it of items) {
           const above = ChangeQuote.boundRefusal(subscriptionId, rec, it.version, Option.none(), it.quantity)
@@ -185,6 +200,10 @@ export class ItemChanges extends Context.Service<ItemChanges>()("@recur/core/Ite
           currency: rec.currency,
           discounts_ending
         }
+        const labels = {
+          before: ItemRules.label(current.map((c) => ({ version: c.version, quantity: BigInt(c.ref.quantity) }))),
+          after: ItemRules.label(items)
+        }
         const prorate = (collected: GiveBack.Collected, pendingAvailable?: Money.Money) =>
           ChangeQuote.prorated(head, {
             merchant,
@@ -196,16 +215,33 @@ export class ItemChanges extends Context.Service<ItemChanges>()("@recur/core/Ite
             collected,
             // the short first period before a billing anchor prorates over the whole period it is part of
             period: BillingAnchor.prorationSpan(rec, baseVersion, { start: periodStart, end: periodEnd }),
-            labels: {
-              before: ItemRules.label(current.map((c) => ({ version: c.version, quantity: BigInt(c.ref.quantity) }))),
-              after: ItemRules.label(items)
-            },
+            labels,
             ...(pendingAvailable ? { pendingAvailable } : {})
           })
         let quote: ChangeQuote.Priced
         let collected: GiveBack.Collected | undefined
         let available: Money.Money | undefined
-        if (proration === "next_cycle") quote = ChangeQuote.unprorated(head, "scheduled", periodEnd)
+        let switched: IntervalSwitches.Switched | undefined
+        if (switching && rec.subscription.status !== "trial") {
+          // every item moves to the new interval: the unused time to the balance, a new period from now
+          const planned = yield* planSwitch({
+            merchantId,
+            merchant,
+            rec,
+            after,
+            current: baseVersion,
+            target: base.version,
+            at,
+            period: { start: periodStart, end: periodEnd },
+            proration,
+            quantity: Option.some(base.quantity),
+            head,
+            labels
+          })
+          collected = planned.collected
+          quote = planned.quote
+          switched = planned.switched
+        } else if (proration === "next_cycle") quote = ChangeQuote.unprorated(head, "scheduled", periodEnd)
         else if (proration === "none" || rec.subscription.status === "trial")
           quote = ChangeQuote.unprorated(head, "none", at)
         else if (proration === "create_prorations") {
@@ -230,7 +266,11 @@ export class ItemChanges extends Context.Service<ItemChanges>()("@recur/core/Ite
         }
         const settled = yield* settlement.settle({ merchantId, rec, quote, collected, available })
         const hash = yield* Secrets.sha256Hex(ItemRules.hashed(command, sv.version, settled.quote))
-        const basis = ChangeQuote.movesBasis(settled.quote) ? Option.some(Money.format(full)) : Option.none<string>()
+        const basis = switched
+          ? Option.some(switched.basis)
+          : ChangeQuote.movesBasis(settled.quote)
+            ? Option.some(Money.format(full))
+            : Option.none<string>()
         return {
           rec,
           version: sv.version,
@@ -238,6 +278,7 @@ export class ItemChanges extends Context.Service<ItemChanges>()("@recur/core/Ite
           items,
           kept: scope.kept,
           basis,
+          switched,
           settled: {
             ...settled,
             quote: { ...settled.quote, quote_id: `quo_${at.toString(36)}_${hash.slice(0, 24)}` } as Quote
@@ -272,7 +313,19 @@ export class ItemChanges extends Context.Service<ItemChanges>()("@recur/core/Ite
           let next: Entities.SubscriptionRecord
           let tradeToCharge = Option.none<string>()
           if (command.proration === "next_cycle") next = ItemRules.withPendingItems(rec, items, quote.quote_id, now)
-          else {
+          else if (planned.switched) {
+            const opened = yield* openSwitched(
+              planned.merchant,
+              rec,
+              ItemRules.recordAfter(rec, items, planned.kept, Option.none()),
+              items[0]!.version,
+              planned.kept,
+              planned.basis,
+              { switched: planned.switched, now }
+            )
+            next = opened.next
+            tradeToCharge = opened.tradeToCharge
+          } else {
             const committed = yield* settlement.commit({
               merchant: planned.merchant,
               rec,

@@ -14,7 +14,7 @@ import * as Errors from "../kernel/Errors.js"
 import type * as Ids from "../kernel/Ids.js"
 import { Timestamp } from "../kernel/Common.js"
 import * as ChangeCommit from "./ChangeCommit.js"
-import * as ChangeQuote from "./ChangeQuote.js"
+import type * as ChangeQuote from "./ChangeQuote.js"
 import * as Subscription from "./Subscription.js"
 import { compatible, type ItemRef } from "./SubscriptionItems.js"
 
