@@ -68,6 +68,7 @@ for (const [name, storage] of backends()) {
         seatPro,
         sso,
         yearly,
+        products: { team: team.productId, seat: seat.productId },
         baseItem: items[0].id as string,
         seatItem: items[1].id as string
       }
@@ -253,6 +254,52 @@ for (const [name, storage] of backends()) {
       ])
     })
 
+    it("moving every item to yearly prices is an interval switch: unused time credited, a new yearly period charged now", async () => {
+      const { k, sub, products, baseItem, seatItem } = await setup()
+      const teamYearly = await price(k, products.team, "490.00", "Team yearly", "year")
+      const seatYearly = await price(k, products.seat, "120.00", "Seat yearly", "year")
+      ok(await advance(k, "2026-01-16T00:00:00Z"))
+      // only the base item: the items would bill on two intervals
+      expect(refusal(await previewItems(k, sub, { items: [{ id: baseItem, price_id: teamYearly }] }))).toEqual([
+        400,
+        "InvalidParameter",
+        "items[0].price_id"
+      ])
+      // the seed's change of the base item alone is refused, pointing to the item change
+      const seed = await api.call("POST", `/api/v1/subscription/${sub}/preview-change`, k, { price_id: teamYearly })
+      expect(refusal(seed)).toEqual([400, "InvalidParameter", "price_id"])
+      expect((seed.body as any).message).toContain("item change")
+      const body = {
+        items: [
+          { id: baseItem, price_id: teamYearly },
+          { id: seatItem, price_id: seatYearly }
+        ]
+      }
+      const quote = ok(await previewItems(k, sub, body))
+      // credit 109.00 × 16/31 = 56.26 to the balance; the new period 490.00 + 5 × 120.00 = 1,090.00, less it
+      expect(quote).toMatchObject({
+        outcome: "interval_switch",
+        credit: "56.26",
+        charge: "1090.00",
+        total: "1033.74",
+        billed_at: "2026-01-16T00:00:00Z"
+      })
+      expect(quote.lines.map((l: any) => l.description)).toEqual([
+        "Unused time on 1 × Team plan, 5 × Seat",
+        "1 × Team yearly, 5 × Seat yearly (new period)"
+      ])
+      const done = ok(await commitItems(k, sub, { ...body, quote_id: quote.quote_id }))
+      expect(done.quote).toEqual(quote)
+      const after = ok(await api.call("GET", `/api/v1/subscription/${sub}`, k)).subscription
+      expect([after.billing_cycle_unit, after.current_period_end]).toEqual(["year", "2027-01-16T00:00:00Z"])
+      const renewal = (await invoicesOf(k, sub)).find((i: any) => i.invoice_type === "renewal")
+      expect(renewal.amount).toBe("1033.74")
+      expect(await itemsOf(k, sub)).toEqual([
+        [teamYearly, "1"],
+        [seatYearly, "5"]
+      ])
+    })
+
     it("refusals name the entry: the base item's deletion, unknown items, mixed intervals, a price twice, bad bodies", async () => {
       const { k, sub, seat, yearly, baseItem, seatItem } = await setup()
       const at = async (body: Record<string, unknown>) => refusal(await previewItems(k, sub, body))
@@ -292,7 +339,9 @@ for (const [name, storage] of backends()) {
         "items[0].price_id"
       ])
       // a private price of another customer is no price for this subscription
-      const other = ok(await api.call("POST", "/api/v1/front/customer/create", k, { payer_id: "someone-else" })).customer_id
+      const other = ok(
+        await api.call("POST", "/api/v1/front/customer/create", k, { payer_id: "someone-else" })
+      ).customer_id
       const priv = ok(
         await api.call("POST", "/api/v1/prices", k, {
           name: "Private seat",
