@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import { Errors, Ids, ItemRules, PriceChanges, PriceRules } from "@recur/core"
+import { Errors, Ids, type ItemRules, PriceChanges, PriceRules } from "@recur/core"
 import { Effect, Option, Result, Schema } from "effect"
 
 const invalid = (param: string, reason: string) => new Errors.InvalidParameter({ param, reason })

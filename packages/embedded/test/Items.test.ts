@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { createBilling, InvalidParameterError, RecurError } from "../src/index.js"
+import { createBilling, InvalidParameterError, type RecurError } from "../src/index.js"
 
 const card = { number: "4242424242424242", exp_month: 12, exp_year: 2099, cvc: "123" }
 

@@ -6,7 +6,7 @@
  * last item set.
  */
 import { expect, layer } from "@effect/vitest"
-import { Entities, ItemChanges, ItemRules, Money, SandboxClock, Store } from "@recur/core"
+import { Entities, ItemChanges, type ItemRules, Money, SandboxClock, Store } from "@recur/core"
 import { Effect, Option, Result } from "effect"
 import fc from "fast-check"
 import { MemoryStorage, ScenarioKit } from "../src/index.js"

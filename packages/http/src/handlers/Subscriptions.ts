@@ -16,7 +16,7 @@ import {
   Subscriptions
 } from "@recur/core"
 import { Requests } from "@recur/contract"
-import { DateTime, Effect, Option } from "effect"
+import { Effect, Option } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { BillingApi } from "../Api.js"
 import {
