@@ -300,6 +300,31 @@ for (const [name, storage] of backends()) {
       ])
     })
 
+    it("as for price changes: a governing schedule is 409, a scheduled cancel refuses create_prorations", async () => {
+      const k = await fresh()
+      const plan = await api.priceOf(k, {}, { product: "Team", price: "Team 30" })
+      const seat = await price(k, plan.productId, "12.00", "Seat")
+      const { subscribe } = changeHelpers(api)
+      const governed = (await subscribe(k, plan.priceId)).id
+      ok(
+        await api.call("POST", `/api/v1/subscription/${governed}/schedule`, k, {
+          start: "next_period",
+          phases: [{ items: [{ price_id: plan.priceId, quantity: "2" }], cycles: 1 }]
+        })
+      )
+      expect(refusal(await previewItems(k, governed, { items: [{ price_id: seat }] }))).toEqual([
+        409,
+        "state_conflict",
+        undefined
+      ])
+      const ending = (await subscribe(k, plan.priceId)).id
+      ok(await api.call("POST", `/api/v1/subscription/${ending}/cancel`, k, { cancel_type: "end_of_period" }))
+      expect(
+        refusal(await previewItems(k, ending, { items: [{ price_id: seat }], proration: "create_prorations" }))
+      ).toEqual([400, "InvalidParameter", "proration"])
+      expect(ok(await previewItems(k, ending, { items: [{ price_id: seat }] })).outcome).toBe("upgrade")
+    })
+
     it("refusals name the entry: the base item's deletion, unknown items, mixed intervals, a price twice, bad bodies", async () => {
       const { k, sub, seat, yearly, baseItem, seatItem } = await setup()
       const at = async (body: Record<string, unknown>) => refusal(await previewItems(k, sub, body))
