@@ -1,8 +1,9 @@
 /**
  * Price and quantity changes of a running subscription: the plan (what a change credits and
  * charges, by the rules of `ChangeQuote`), the preview and its quote, the commit that produces
- * exactly the quoted numbers (writing the record as `ChangeCommit` says), scheduled changes and
- * their revocation, quantity changes for the next cycle. A change's proration is chosen per
+ * exactly the quoted numbers (settled by `ChangeSettlement`, the path item changes share, and
+ * written as `ChangeCommit` says), scheduled changes and their revocation, quantity changes for
+ * the next cycle. A change's proration is chosen per
  * change (`always_invoice`/`immediate`, `create_prorations`, `none`); a change to another
  * interval is a switch (`IntervalSwitch`); every change stays within the amount bounds.
  *
