@@ -105,6 +105,10 @@ export const bindings: {
     reply: (e) => (e.reason === "not_found" ? "not_found" : "invalid_parameter"),
     param: (e) => (e.reason === "proration" ? "proration" : "price_id")
   },
+  ItemChangeRefused: {
+    reply: (e) => (e.missing === true ? "not_found" : "invalid_parameter"),
+    param: (e) => (e.index !== undefined ? `items[${e.index}].${e.part}` : e.part)
+  },
   QuantityRefused: { reply: "invalid_parameter", param: () => "quantity" },
   QuoteExpired: { reply: "conflict" },
   QuoteStale: { reply: "conflict" },

@@ -48,6 +48,7 @@ import type { Kit } from "./facade/Kit.js"
 import * as PaymentGroups from "./facade/Payments.js"
 import * as SubscriptionGroups from "./facade/Subscriptions.js"
 import * as ScheduleGroups from "./facade/Schedules.js"
+import * as ItemGroups from "./facade/Items.js"
 
 export type { BillingClient } from "./facade/Client.js"
 export * from "./facade/Types.js"
@@ -379,6 +380,7 @@ export const createBilling = async (options: BillingOptions = {}): Promise<Billi
     refunds: PaymentGroups.refunds(kit),
     discounts: PaymentGroups.discounts(kit),
     schedules: ScheduleGroups.schedules(kit),
+    items: ItemGroups.items(kit),
     taxRates: PaymentGroups.taxRates(kit),
     portal: PaymentGroups.portal(kit),
     webhooks: PaymentGroups.webhooks(kit),

@@ -10,6 +10,7 @@ import { CheckoutGroup, SessionPayload } from "./api/Checkout.js"
 import { CustomersGroup } from "./api/Customers.js"
 import { DiscountsGroup } from "./api/Discounts.js"
 import { SchedulesGroup } from "./api/Schedules.js"
+import { ItemsGroup } from "./api/Items.js"
 import { PaymentsGroup } from "./api/Payments.js"
 import { PortalGroup } from "./api/Portal.js"
 import { SandboxGroup } from "./api/Sandbox.js"
@@ -28,6 +29,7 @@ export {
   CustomersGroup,
   DiscountsGroup,
   SchedulesGroup,
+  ItemsGroup,
   PaymentsGroup,
   PortalGroup,
   PricePayload,
@@ -102,6 +104,7 @@ export class BillingApi extends HttpApi.make("recur")
   .add(WebhooksGroup)
   .add(DiscountsGroup)
   .add(SchedulesGroup)
+  .add(ItemsGroup)
   .add(TaxRatesGroup)
   .add(PortalGroup)
   .add(EntitlementsGroup)

@@ -11,6 +11,7 @@ import { checkoutLive } from "./handlers/Checkout.js"
 import { customersLive } from "./handlers/Customers.js"
 import { discountsLive } from "./handlers/Discounts.js"
 import { schedulesLive } from "./handlers/Schedules.js"
+import { itemsLive } from "./handlers/Items.js"
 import { paymentsLive } from "./handlers/Payments.js"
 import { portalLive } from "./handlers/Portal.js"
 import { sandboxLive } from "./handlers/Sandbox.js"
@@ -43,6 +44,7 @@ export const handlers = Layer.mergeAll(
   webhooksLive,
   discountsLive,
   schedulesLive,
+  itemsLive,
   taxRatesLive,
   portalLive,
   entitlementsLive

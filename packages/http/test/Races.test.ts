@@ -226,6 +226,14 @@ for (const [name, storage] of backends()) {
       "POST /api/v1/subscription/{subscription_id}/schedule/cancel": (w) => [
         `/api/v1/subscription/${w.sub}/schedule/cancel`
       ],
+      "POST /api/v1/subscription/{subscription_id}/items/preview": (w) => [
+        `/api/v1/subscription/${w.sub}/items/preview`,
+        { items: [{ price_id: w.bigger }] }
+      ],
+      "POST /api/v1/subscription/{subscription_id}/items": (w) => [
+        `/api/v1/subscription/${w.sub}/items`,
+        { items: [{ price_id: w.bigger }], proration: "none" }
+      ],
       "POST /api/v1/subscription/{subscription_id}/pause": (w) => [`/api/v1/subscription/${w.sub}/pause`],
       "POST /api/v1/subscription/{subscription_id}/resume": (w) => [`/api/v1/subscription/${w.sub}/resume`],
       "POST /api/v1/subscription/{subscription_id}/renewal": (w) => [`/api/v1/subscription/${w.sub}/renewal`],
@@ -354,6 +362,59 @@ for (const [name, storage] of backends()) {
       expect(after.status).toBe(200)
       // the changes that won were applied whole: one pending price change at most, a known status
       expect(["active", "paused", "past_due"]).toContain(after.body.data.subscription.status)
+    })
+
+    it("two item changes racing on one subscription: one succeeds, the other is 409, the items are exactly one change's", async () => {
+      const { api_key: key } = await api.merchant({ frozen: "2026-01-01T00:00:00Z" })
+      const { priceId, productId } = await api.priceOf(key)
+      const seat = (
+        await api.call("POST", "/api/v1/prices", key, {
+          name: "Seat",
+          product_id: productId,
+          currency: "USD",
+          billing_type: "recurring",
+          price_type: "flat_price",
+          price_plan: { billing_cycle_unit: "month", base_price_val: "12.00" }
+        })
+      ).body.data.price_id as string
+      for (let round = 0; round < 3; round++) {
+        const { sub } = await subscribed(key, priceId)
+        const base = (await api.call("GET", `/api/v1/subscription/${sub}/items`, key)).body.data.items[0].id as string
+        const changes = [{ items: [{ price_id: seat, quantity: 4 }] }, { items: [{ id: base, quantity: 3 }] }]
+        const quotes = await Promise.all(
+          changes.map((c) => api.call("POST", `/api/v1/subscription/${sub}/items/preview`, key, c))
+        )
+        for (const q of quotes) expect(q.status, JSON.stringify(q.body)).toBe(200)
+        const answers = await Promise.all(
+          changes.map((c, i) =>
+            api.call("POST", `/api/v1/subscription/${sub}/items`, key, {
+              ...c,
+              quote_id: quotes[i]!.body.data.quote_id
+            })
+          )
+        )
+        expect(answers.map((r) => r.status).sort()).toEqual([200, 409])
+        const lost = answers.find((r) => r.status === 409)!
+        expect(lost.body.code).toBe("state_conflict")
+        const won = answers.findIndex((r) => r.status === 200)
+        const items = (await api.call("GET", `/api/v1/subscription/${sub}/items`, key)).body.data.items.map(
+          (i: { price_id: string; quantity: string }) => [i.price_id, i.quantity]
+        )
+        expect(items).toEqual(
+          won === 0
+            ? [
+                [priceId, "1"],
+                [seat, "4"]
+              ]
+            : [[priceId, "3"]]
+        )
+        // one upgrade invoice, the winner's
+        const upgrades = (await api.call("GET", "/api/v1/invoices?limit=100", key)).body.data.list.filter(
+          (i: { subscription_id: string; invoice_type: string }) =>
+            i.subscription_id === sub && i.invoice_type === "upgrade"
+        )
+        expect(upgrades).toHaveLength(1)
+      }
     })
 
     for (const [state, until] of [

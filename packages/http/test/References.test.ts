@@ -156,7 +156,9 @@ describe("an object that does not exist is 404 resource_not_found wherever it is
     "discounts.applyToSubscription": { discount_code: "TENMINE" },
     "discounts.removeFromSubscription": { discount_id: "dis_x" },
     "entitlements.setProductEntitlements": { entitlements: {} },
-    "schedules.create": { phases: [{ items: [{ price_id: "pri_01m8djyj2de45vy8qwk7yc8p10" }], cycles: 1 }] }
+    "schedules.create": { phases: [{ items: [{ price_id: "pri_01m8djyj2de45vy8qwk7yc8p10" }], cycles: 1 }] },
+    "items.preview": { items: [{ price_id: "pri_01m8djyj2de45vy8qwk7yc8p10" }] },
+    "items.commit": { items: [{ price_id: "pri_01m8djyj2de45vy8qwk7yc8p10" }] }
   }
 
   it("every operation with an id in its path: an unknown, malformed or another merchant's id is 404, no param", async () => {

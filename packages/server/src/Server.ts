@@ -25,6 +25,7 @@ import {
   type PaymentSettings,
   type Portal,
   type PriceChanges,
+  type ItemChanges,
   type PriceMigrations,
   Ports,
   type ProcessorEvents,
@@ -87,6 +88,7 @@ export type Engine =
   | Declines.Declines
   | Renewals.Renewals
   | PriceChanges.PriceChanges
+  | ItemChanges.ItemChanges
   | PriceMigrations.PriceMigrations
   | PriceMigrations.PriceMigrations
   | Metering.Metering

@@ -31,6 +31,7 @@ import * as Portal from "../portal/Portal.js"
 import * as ProcessorEvents from "../payments/ProcessorEvents.js"
 import * as Reconciliation from "../payments/Reconciliation.js"
 import * as PriceChanges from "../subscriptions/PriceChanges.js"
+import * as ItemChanges from "../subscriptions/ItemChanges.js"
 import * as PriceMigrations from "../subscriptions/PriceMigrations.js"
 import * as OwedRefunds from "../refunds/OwedRefunds.js"
 import * as Refunds from "../refunds/Refunds.js"
@@ -87,6 +88,7 @@ export const layer = Layer.mergeAll(
     Layer.mergeAll(
       Metering.Metering.layer,
       PriceChanges.PriceChanges.layer,
+      ItemChanges.ItemChanges.layer,
       RenewalBatches.RenewalBatches.layer,
       PriceMigrations.PriceMigrations.layer
     )

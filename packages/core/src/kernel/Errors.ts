@@ -206,6 +206,27 @@ export class PriceChangeRefused extends Schema.TaggedError<PriceChangeRefused>()
 }
 
 /**
+ * An item change the subscription cannot take: the entry at `index` of the change (absent: the
+ * change as a whole) is refused for its `part` — the item named by `id` is not one of the
+ * subscription's, the base item cannot be deleted, a price is not found for this customer
+ * (`missing`), the items after the change could not form one subscription, the proration mode
+ * does not apply now.
+ *
+ * @since 0.1.0
+ */
+export class ItemChangeRefused extends Schema.TaggedError<ItemChangeRefused>()("ItemChangeRefused", {
+  subscriptionId: Schema.String,
+  part: Schema.Literals(["id", "price_id", "quantity", "deleted", "items", "proration"]),
+  index: Schema.optional(Schema.Int),
+  detail: Schema.String,
+  missing: Schema.optional(Schema.Boolean)
+}) {
+  override get message() {
+    return this.detail
+  }
+}
+
+/**
  * A quantity the subscription cannot take: its price is not billed by quantity, the value is not
  * a positive whole number, or a cycle would bill more than an invoice may carry.
  *
@@ -476,6 +497,7 @@ export type RecurError =
   | SubscriptionNotLive
   | SubscriptionActionRefused
   | PriceChangeRefused
+  | ItemChangeRefused
   | QuantityRefused
   | QuoteExpired
   | QuoteStale

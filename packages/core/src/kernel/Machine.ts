@@ -22,6 +22,7 @@ export const EventType = Schema.Literals([
   "v2.subscription.cancellation_revoked",
   "v2.subscription.payment_method_updated",
   "v2.subscription.migrated",
+  "v2.subscription.items_updated",
   "v2.invoice.paid",
   "v2.invoice.payment_failed",
   "v2.invoice.refunded",

@@ -152,7 +152,11 @@ export class Schedules extends Context.Service<Schedules>()("@recur/core/Schedul
             new Errors.StateConflict({ resource: "subscription", id: subscriptionId, state: s.status, reason })
           if (Schedule.governs(rec.schedule ?? null))
             return yield* conflict("it already has a schedule in force; release or cancel it first")
-          if (rec.scheduled_price_version_id !== null || s.pending_change !== null)
+          if (
+            rec.scheduled_price_version_id !== null ||
+            s.pending_change !== null ||
+            (rec.pending_items ?? null) !== null
+          )
             return yield* conflict("a price or quantity change waits for the period's end; revoke it first")
           if (s.cancel_at_period_end) return yield* conflict("it cancels at the period's end")
           if (s.total_cycles !== null) return yield* conflict("a fixed-term subscription takes no schedule")

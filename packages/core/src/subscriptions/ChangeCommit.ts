@@ -2,7 +2,8 @@
  * What a committed price or quantity change writes into the subscription's record, as rules:
  * a quantity pending for the next cycle, the move to the new price, and each outcome's ledger
  * and balance (an upgrade settled by the credit or carried, a refund owed, a credit to the
- * balance). `PriceChanges.changePrice` issues the invoices and trades and saves the record.
+ * balance). `ChangeSettlement.commit` (for price and item changes) issues the invoices and trades;
+ * the services save the record.
  *
  * @since 0.1.0
  */

@@ -193,6 +193,8 @@ export const prorated = (
     readonly period: { readonly start: number; readonly end: number }
     /** Pending charges of the cycle not billed yet that the credit may also cancel (create_prorations). */
     readonly pendingAvailable?: Money.Money
+    /** What the lines name (default: the two prices' names); an item change names the items. */
+    readonly labels?: { readonly before: string; readonly after: string }
   }
 ): Priced => {
   const { merchant, rec, current, target } = input
@@ -230,8 +232,11 @@ export const prorated = (
             ? "credit_balance"
             : "none",
     lines: [
-      { description: `Unused time on ${current.price_name}`, amount: Money.format(Money.negate(p.credit)) },
-      { description: `Remaining time on ${target.price_name}`, amount: Money.format(p.charge) }
+      {
+        description: `Unused time on ${input.labels?.before ?? current.price_name}`,
+        amount: Money.format(Money.negate(p.credit))
+      },
+      { description: `Remaining time on ${input.labels?.after ?? target.price_name}`, amount: Money.format(p.charge) }
     ],
     effective_at: head.at,
     discounts_ending
@@ -312,8 +317,7 @@ export const movesBasis = (quote: Priced): boolean =>
  *
  * @since 0.1.0
  */
-export const invoicesNow = (mode: ChangeCommand["proration"]): boolean =>
-  mode === "immediate" || mode === "always_invoice"
+export const invoicesNow = (mode: Quote["proration"]): boolean => mode === "immediate" || mode === "always_invoice"
 
 /**
  * What the pending charges of the subscription's current cycle still hold that a later

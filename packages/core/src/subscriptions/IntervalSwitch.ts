@@ -47,7 +47,8 @@ export const refusal = (
   subscriptionId: string,
   rec: Entities.SubscriptionRecord,
   target: PriceVersion,
-  command: ChangeCommand
+  command: Pick<ChangeCommand, "effective">,
+  everyItem = false
 ) => {
   const refuse = (detail: string) => ChangeQuote.refusal(subscriptionId, target.id, "interval", detail)
   if (command.effective === "end_of_period")
@@ -72,9 +73,11 @@ export const refusal = (
     return refuse("a fixed-term subscription keeps its interval; start a new subscription to change it")
   if (target.billing_dimension === "usage")
     return refuse("a price billed for usage in arrears cannot be switched to another interval")
-  // every item of a subscription bills on one interval: the others would have to switch with it
-  if (rec.extra_items.length > 0)
-    return refuse("a subscription of several items cannot switch its interval yet: its other items bill on this one")
+  // every item of a subscription bills on one interval: the others switch with it, in an item change
+  if (rec.extra_items.length > 0 && !everyItem)
+    return refuse(
+      "a subscription of several items switches its interval only with every item at once: move each item to a price of the new interval in one item change"
+    )
   if (rec.pending_prorations.some((p) => p.cycle_index === rec.subscription.cycle_index))
     return ChangeQuote.refusal(
       subscriptionId,
@@ -99,7 +102,7 @@ export const unusedCredit = (input: {
   readonly collected: GiveBack.Collected
   readonly period: { readonly start: number; readonly end: number }
   readonly at: number
-  readonly proration: ChangeCommand["proration"]
+  readonly proration: ChangeCommand["proration"] | "next_cycle"
 }): Money.Money => {
   if (input.proration === "none") return Money.zero(input.rec.currency)
   const paid = planBasis(input.rec, input.current)
@@ -186,6 +189,8 @@ export const quoted = (
   input: {
     readonly current: PriceVersion
     readonly target: PriceVersion
+    /** What the lines name (default: the two prices' names); an item change names the items. */
+    readonly labels?: { readonly before: string; readonly after: string } | undefined
     readonly credit: Money.Money
     readonly charge: Money.Money
     readonly invoice: Invoicing.Draft
@@ -203,10 +208,13 @@ export const quoted = (
     outcome: "interval_switch",
     lines: [
       {
-        description: `Unused time on ${input.current.price_name}`,
+        description: `Unused time on ${input.labels?.before ?? input.current.price_name}`,
         amount: Money.format(Money.negate(input.credit))
       },
-      { description: `${input.target.price_name} (new period)`, amount: Money.format(input.charge) }
+      {
+        description: `${input.labels?.after ?? input.target.price_name} (new period)`,
+        amount: Money.format(input.charge)
+      }
     ],
     effective_at: head.at,
     billed_at: input.period.start,

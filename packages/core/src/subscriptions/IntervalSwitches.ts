@@ -26,6 +26,7 @@ import type { ChangeCommand } from "./PriceChanges.js"
 import { taxRenewal } from "./RenewalPlan.js"
 import { renewalInvoice } from "./Renewals.js"
 import { fullCycle, paidIndex } from "./SubscriptionTerms.js"
+import { withItemLines } from "./SubscriptionItems.js"
 import type { writes } from "./SubscriptionStore.js"
 
 /**
@@ -61,9 +62,11 @@ export const planSwitch =
     readonly target: PriceVersion
     readonly at: number
     readonly period: { readonly start: number; readonly end: number }
-    readonly proration: ChangeCommand["proration"]
+    readonly proration: ChangeCommand["proration"] | "next_cycle"
     readonly quantity: ChangeCommand["quantity"]
     readonly head: ChangeQuote.Head
+    /** What the quote's lines name (an item change names the items). */
+    readonly labels?: { readonly before: string; readonly after: string }
   }) =>
     Effect.gen(function* () {
       const { merchantId, merchant, rec, after, current, target, at, quantity, head } = input
@@ -96,17 +99,22 @@ export const planSwitch =
           (given?.total.amount ?? 0n),
         currency
       )
+      // the new period bills every item (an item change moves them all to the new interval)
       const draft = convertDraft(
-        Result.getOrThrow(
-          Invoicing.cycle({
-            invoice_type: "renewal",
-            price: target,
-            cycle_index: cycleIndex,
-            paidCycles: paidIndex(opening, cycleIndex),
-            quantity: seats,
-            usage: 0n,
-            existing: []
-          })
+        withItemLines(
+          Result.getOrThrow(
+            Invoicing.cycle({
+              invoice_type: "renewal",
+              price: target,
+              cycle_index: cycleIndex,
+              paidCycles: paidIndex(opening, cycleIndex),
+              quantity: seats,
+              usage: 0n,
+              existing: []
+            })
+          ),
+          after.extra_items,
+          paidIndex(opening, cycleIndex)
         ),
         rec.fx_rate,
         currency
@@ -117,6 +125,7 @@ export const planSwitch =
       const quote: ChangeQuote.Priced = IntervalSwitch.quoted(head, {
         current,
         target,
+        labels: input.labels,
         credit,
         charge,
         invoice,

@@ -1,8 +1,9 @@
 /**
  * Price and quantity changes of a running subscription: the plan (what a change credits and
  * charges, by the rules of `ChangeQuote`), the preview and its quote, the commit that produces
- * exactly the quoted numbers (writing the record as `ChangeCommit` says), scheduled changes and
- * their revocation, quantity changes for the next cycle. A change's proration is chosen per
+ * exactly the quoted numbers (settled by `ChangeSettlement`, the path item changes share, and
+ * written as `ChangeCommit` says), scheduled changes and their revocation, quantity changes for
+ * the next cycle. A change's proration is chosen per
  * change (`always_invoice`/`immediate`, `create_prorations`, `none`); a change to another
  * interval is a switch (`IntervalSwitch`); every change stays within the amount bounds.
  *
@@ -16,30 +17,22 @@ import * as Entities from "../kernel/Entities.js"
 import * as Errors from "../kernel/Errors.js"
 import * as Ids from "../kernel/Ids.js"
 import { msOf, nowOf } from "../kernel/ServiceSupport.js"
-import { invoiceDocuments, newInvoice } from "../invoices/InvoiceDocuments.js"
-import { CARRIED } from "../invoices/Invoicing.js"
-import { underMinimum } from "../payments/Charges.js"
-import { newTrade, submitTrade } from "../payments/TradeStore.js"
 import { fullCycle } from "./SubscriptionTerms.js"
 import { loadSub, mustBeLive, writes } from "./SubscriptionStore.js"
-import { withTax } from "../taxes/TaxRates.js"
 import * as CycleLedger from "../invoices/CycleLedger.js"
-import * as GiveBack from "../invoices/GiveBack.js"
-import * as Invoicing from "../invoices/Invoicing.js"
+import type * as GiveBack from "../invoices/GiveBack.js"
 import * as Lifecycle from "../kernel/Lifecycle.js"
 import * as Merchants from "../tenants/Merchants.js"
 import * as Money from "../money/Money.js"
-import * as Charges from "../payments/Charges.js"
 import * as Ports from "../kernel/Ports.js"
-import * as OwedRefunds from "../refunds/OwedRefunds.js"
 import * as Secrets from "../tenants/Secrets.js"
-import * as Settings from "../tenants/Settings.js"
 import * as Store from "../kernel/Store.js"
 import * as Schedule from "../schedules/Schedule.js"
 import * as ChangeCommit from "./ChangeCommit.js"
 import * as ChangeQuote from "./ChangeQuote.js"
 import * as IntervalSwitch from "./IntervalSwitch.js"
 import * as IntervalSwitches from "./IntervalSwitches.js"
+import * as ChangeSettlement from "./ChangeSettlement.js"
 
 /**
  * A change of a running subscription's price, quantity or both (at least one is set). Built
@@ -101,7 +94,8 @@ export interface Quote {
   readonly quote_id: string
   readonly subscription_id: string
   readonly effective_type: "immediate" | "end_of_period"
-  readonly proration: ChangeCommand["proration"]
+  /** The mode asked (an item change's `next_cycle` included). */
+  readonly proration: ChangeCommand["proration"] | "next_cycle"
   readonly at: number
   readonly currency: string
   readonly credit: string
@@ -142,8 +136,6 @@ export interface Quote {
   readonly discounts_ending: ReadonlyArray<{ readonly discount_id: string; readonly discount_code: string }>
 }
 
-const QUOTE_TTL_MS = 15 * 60_000
-
 /** Whether the record holds pending proration lines of its current cycle. */
 const pendingOfCycle = (rec: Entities.SubscriptionRecord): boolean =>
   rec.pending_prorations.some((p) => p.cycle_index === rec.subscription.cycle_index)
@@ -163,18 +155,13 @@ export const quoteInstant = ChangeQuote.quoteInstant
 export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/PriceChanges", {
   make: Effect.gen(function* () {
     const storage = yield* Store.Storage
-    const documents = invoiceDocuments(storage, yield* Secrets.Secrets, yield* Settings.Settings)
-    const charges = yield* Charges.Charges
-    const owedRefunds = yield* OwedRefunds.OwedRefunds
-    const settings = yield* Settings.Settings
+    const settlement = yield* ChangeSettlement.make
+    const documents = settlement.documents
     const taxes = yield* Ports.TaxCalculator
-    const gateway = yield* Ports.PaymentGateway
-    const withTaxes = withTax(taxes, storage)
     const { saveSub, schedule, subEvents, version } = writes(storage)
     const merchants = yield* Merchants.Merchants
     const catalog = yield* Catalog.Catalog
     const subs = storage.repository(Entities.subscription)
-    const invoices = storage.repository(Entities.invoice)
 
     const load = (merchantId: string, id: string) => loadSub(subs, merchantId, id)
     const live = mustBeLive
@@ -193,6 +180,14 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
             id: subscriptionId,
             state: rec.subscription.status,
             reason: "a subscription schedule governs its price and quantity; release or cancel the schedule first"
+          })
+        // an item set waits for the next cycle: it says the base item's price and quantity then
+        if ((rec.pending_items ?? null) !== null)
+          return yield* new Errors.StateConflict({
+            resource: "subscription",
+            id: subscriptionId,
+            state: rec.subscription.status,
+            reason: "an item change waits for the next cycle; revoke it first (revoke-price-change)"
           })
         const effective_type = command.effective
         const prorationMode = command.proration
@@ -322,47 +317,9 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
         }
         // what moves now, taxed at the customer's address like a cycle invoice: an upgrade's
         // invoice, or the net given back with the exclusive tax paid on it
-        let upgrade: Invoicing.Draft | undefined
-        let back: Money.Money | undefined
-        // what the change gives back, invoice by invoice (an upgrade's credit, a downgrade's back)
-        let shares: ReadonlyArray<GiveBack.Share> = []
-        let fromPaid = Money.zero(currency)
-        if (quote.outcome === "upgrade" && collected) {
-          const lines = ChangeQuote.upgradeLines(quote)
-          // the charge is taxed at today's address and rates; the credit gives back the tax its
-          // paid invoices collected (Invoicing.change), never today's
-          const charged = yield* withTaxes(
-            Invoicing.total({
-              invoice_type: "upgrade",
-              cycle_index: rec.subscription.cycle_index,
-              currency,
-              lines: lines.filter((l) => l.kind === "proration_charge")
-            }),
-            merchantId,
-            rec.subscription.customer_id
-          )
-          const changed = Invoicing.change({
-            cycle_index: rec.subscription.cycle_index,
-            currency,
-            lines,
-            credit: Result.getOrThrow(Money.parse(quote.credit, currency)),
-            chargeTax: charged.tax_lines,
-            collected
-          })
-          upgrade = changed.draft
-          shares = changed.shares
-          quote = ChangeQuote.upgradeQuote(quote, upgrade)
-        } else if (quote.outcome === "pending_prorations" && collected && available) {
-          // the credit's part the pending charges cannot cancel is given back from the cycle's
-          // payments now (in the ledger), so no refund can take it again before the invoice bills it
-          fromPaid = ChangeQuote.creditFromPaid(Result.getOrThrow(Money.parse(quote.credit, currency)), available)
-          if (fromPaid.amount > 0n) shares = GiveBack.giveBack(collected, fromPaid).shares
-        } else if ((quote.outcome === "refund" || quote.outcome === "credit_balance") && collected) {
-          const given = ChangeQuote.givenBack(quote, collected)
-          back = given.given.total
-          shares = given.given.shares
-          quote = given.quote
-        }
+        const settled = yield* settlement.settle({ merchantId, rec, quote, collected, available })
+        const { upgrade, back, shares, fromPaid } = settled
+        quote = settled.quote
         const hash = yield* Secrets.sha256Hex(ChangeQuote.hashed(command, sv.version, quote))
         const basis = switched
           ? Option.some(switched.basis)
@@ -402,15 +359,8 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
       const subscriptionId = command.subscriptionId
       const merchant = yield* merchants.get(merchantId)
       const now = yield* nowOf(merchant)
-      let at = now
-      if (Option.isSome(command.quoteId)) {
-        const quoteId = command.quoteId.value
-        // a quote is priced at the instant it names; a commit re-plans at that instant
-        const made = quoteInstant(quoteId)
-        if (made === undefined) return yield* new Errors.QuoteStale({ quoteId, subscriptionId })
-        if (made > now || now - made > QUOTE_TTL_MS) return yield* new Errors.QuoteExpired({ quoteId })
-        at = made
-      }
+      // a quote is priced at the instant it names; a commit re-plans at that instant
+      const at = yield* ChangeSettlement.commitInstant(subscriptionId, command.quoteId, now)
       const planned = yield* plan(merchantId, command, at)
       if (Option.isSome(command.quoteId) && planned.quote.quote_id !== command.quoteId.value) {
         return yield* new Errors.QuoteStale({ quoteId: command.quoteId.value, subscriptionId })
@@ -446,105 +396,17 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
               next = { ...next, scheduled_price_version_id: target.price_version_id }
             } else {
               // discounts outside the new price's products end with the change
-              next = ChangeCommit.movedTo(next, target, planned.kept, planned.basis)
-              const cycle = rec.subscription.cycle_index
-              // an upgrade's invoice settled without a charge (credited or carried), issued now
-              const issueSettled = (draft: Invoicing.Draft) =>
-                Effect.gen(function* () {
-                  const inv = yield* newInvoice({
-                    merchant_id: merchantId,
-                    draft,
-                    trade_id: null,
-                    subscription_id: subscriptionId,
-                    price_id: target.id,
-                    price_version_id: target.price_version_id,
-                    customer_id: rec.subscription.customer_id,
-                    order_id: rec.subscription.order_id,
-                    trigger: "settle_without_charge",
-                    at: now,
-                    period: ChangeCommit.restOfCycle(rec, now)
-                  })
-                  yield* Effect.orDie(invoices.insert(yield* documents.issueOne(planned.merchant, inv)))
-                  return inv
-                })
-              if (planned.upgrade && planned.upgrade.total.amount <= 0n) {
-                // the credit covers the charge and more: the invoice settles at 0.00, the rest
-                // goes to the balance, credited against it
-                const settled = Invoicing.toBalance(planned.upgrade, "Credited to your balance")
-                const inv = yield* issueSettled(settled.draft)
-                next = ChangeCommit.creditedUpgrade(next, cycle, planned.shares, settled.credited, inv.invoice_id)
-              } else if (
-                quote.outcome === "upgrade" &&
-                planned.upgrade &&
-                (yield* underMinimum(gateway, merchantId, planned.upgrade.total))
-              ) {
-                // under the processor's minimum charge: not charged; the invoice is settled by
-                // carrying its total to the customer's next invoice (a debit on the balance)
-                const settled = Invoicing.carry(planned.upgrade, CARRIED)
-                const inv = yield* issueSettled(settled.draft)
-                // the old plan's credit moved from the invoices that paid it into this one
-                next = ChangeCommit.carriedUpgrade(next, cycle, planned.shares, settled.carried, inv.invoice_id)
-              } else if (quote.outcome === "upgrade" && planned.upgrade) {
-                // the quoted invoice: the net of the change, taxed at the customer's address
-                const draft = planned.upgrade
-                const trade = yield* newTrade({
-                  merchant: planned.merchant,
-                  amount: draft.total,
-                  customer_id: rec.subscription.customer_id,
-                  order_id: rec.subscription.order_id,
-                  payment_mode: "subscription",
-                  order_type: "upgrade",
-                  session: Option.none(),
-                  line: null,
-                  tax: draft.tax,
-                  metadata: {},
-                  at: now
-                })
-                const inv = yield* newInvoice({
-                  merchant_id: merchantId,
-                  draft,
-                  trade_id: trade.trade_id,
-                  subscription_id: subscriptionId,
-                  price_id: target.id,
-                  price_version_id: target.price_version_id,
-                  customer_id: rec.subscription.customer_id,
-                  order_id: rec.subscription.order_id,
-                  trigger: "charge",
-                  at: now,
-                  // the lines cover the rest of the cycle, from the change
-                  period: ChangeCommit.restOfCycle(rec, now)
-                })
-                yield* Effect.orDie(invoices.insert(yield* documents.issueOne(planned.merchant, inv)))
-                // the old plan's credit moved from the invoices that paid it into this one
-                next = CycleLedger.withMoved(next, cycle, planned.shares, inv.invoice_id)
-                yield* submitTrade(storage, {
-                  trade,
-                  invoice_id: inv.invoice_id,
-                  subscription_id: subscriptionId,
-                  at: now
-                })
-                if (rec.payment_token !== null) {
-                  tradeToCharge = Option.some(trade.trade_id)
-                  yield* schedule(planned.merchant, "charge", trade.trade_id, now)
-                }
-              } else if (quote.outcome === "refund") {
-                // owed back from the cycle's payments: recorded with the change, paid out right
-                // after it commits — or by this work item if the process dies first
-                next = ChangeCommit.withOwedRefund(next, quote.quote_id, cycle, planned.back!, planned.shares)
-                yield* schedule(planned.merchant, "refund_owed", subscriptionId, now + settings.reconcileAfterMs)
-              } else if (quote.outcome === "pending_prorations") {
-                // billed by the next cycle's invoice; the credit's part from the cycle's payments
-                // is given back from them now
-                next = ChangeCommit.withPendingProrations(
-                  next,
-                  cycle,
-                  planned.shares,
-                  ChangeQuote.pendingOf(quote, cycle, planned.fromPaid)
-                )
-              } else if (quote.outcome === "credit_balance") {
-                // credited against the invoices it was given back from, as the quote took it
-                next = ChangeCommit.creditedBack(next, cycle, planned.shares, planned.back!)
-              }
+              const moved = ChangeCommit.movedTo(next, target, planned.kept, planned.basis)
+              const done = yield* settlement.commit({
+                merchant: planned.merchant,
+                rec,
+                next: moved,
+                price: target,
+                settled: planned,
+                now
+              })
+              next = done.next
+              tradeToCharge = done.tradeToCharge
               yield* subEvents(
                 merchantId,
                 next,
@@ -562,19 +424,7 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
           return { tradeToCharge, owesRefund: quote.outcome === "refund" }
         })
       )
-      if (Option.isSome(charge.tradeToCharge) && rec.payment_token !== null) {
-        yield* charges.chargeInvoiceTrade(merchantId, charge.tradeToCharge.value, rec.payment_token)
-      }
-      // the refund was recorded as owed in the change's transaction (and a work item will pay it
-      // after a crash); paying it now is the usual path, and a failure here is the work item's
-      if (charge.owesRefund)
-        yield* owedRefunds
-          .settle(merchantId, subscriptionId)
-          .pipe(
-            Effect.catchCause((cause) =>
-              Effect.logWarning("event=recur.refund_owed.deferred", { subscription_id: subscriptionId, cause })
-            )
-          )
+      yield* settlement.afterCommit(merchantId, rec, charge)
       return quote
     })
 
@@ -584,9 +434,14 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
     ) {
       const merchant = yield* merchants.get(merchantId)
       const sv = yield* load(merchantId, subscriptionId)
-      if (sv.value.scheduled_price_version_id === null)
+      // an end-of-period price change, or an item set waiting for the next cycle (next_cycle)
+      if (sv.value.scheduled_price_version_id === null && (sv.value.pending_items ?? null) === null)
         return { subscription_id: subscriptionId, result: "no_pending_change" as const }
-      yield* saveSub({ ...sv.value, scheduled_price_version_id: null }, sv.version, yield* nowOf(merchant))
+      yield* saveSub(
+        { ...sv.value, scheduled_price_version_id: null, pending_items: null },
+        sv.version,
+        yield* nowOf(merchant)
+      )
       return { subscription_id: subscriptionId, result: "revoked" as const }
     })
 

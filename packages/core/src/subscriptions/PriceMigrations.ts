@@ -202,7 +202,7 @@ export class PriceMigrations extends Context.Service<PriceMigrations>()("@recur/
         const item = SubscriptionItems.termsOf(rec).find((t) => t.price_version_id === from.price_version_id)!
         const reason: PriceMigration.SkipReason | null =
           // its own change wins, and so does a schedule governing its price
-          scheduledOn(rec, item.id) || Schedule.governs(rec.schedule ?? null)
+          scheduledOn(rec, item.id) || (rec.pending_items ?? null) !== null || Schedule.governs(rec.schedule ?? null)
             ? "scheduled_change"
             : ChangeQuote.boundRefusal(s.id, rec, to, Option.none(), BigInt(item.quantity))
               ? "above_bound"

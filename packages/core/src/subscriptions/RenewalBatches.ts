@@ -102,6 +102,7 @@ export class RenewalBatches extends Context.Service<RenewalBatches>()("@recur/co
                 sv.value.scheduled_price_version_id === null &&
                 // an item's scheduled version renews alone, with its price_changed event
                 !sv.value.extra_items.some((x) => (x.scheduled_version ?? null) !== null) &&
+                (sv.value.pending_items ?? null) === null &&
                 // a subscription under a schedule renews alone: its phase step is `renew`'s
                 !Schedule.governs(sv.value.schedule ?? null) &&
                 sv.value.payment_token !== null &&

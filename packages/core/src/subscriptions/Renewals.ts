@@ -28,6 +28,7 @@ import * as Charges from "../payments/Charges.js"
 import type * as Payments from "../payments/Payments.js"
 import * as Reconciliation from "../payments/Reconciliation.js"
 import * as Ports from "../kernel/Ports.js"
+import * as ItemRules from "./ItemRules.js"
 import * as RenewalPlan from "./RenewalPlan.js"
 import * as PhaseItems from "../schedules/PhaseItems.js"
 import * as Schedule from "../schedules/Schedule.js"
@@ -185,9 +186,11 @@ export class Renewals extends Context.Service<Renewals>()("@recur/core/Renewals"
             case "Bill":
               break
           }
-          // a schedule's phase starting with this cycle is the cycle's items (the base item and the others)
-          const extras = yield* PhaseItems.resolve(rec, at, (id) => version(merchantId, id))
-          const stepped = RenewalPlan.scheduleStep(rec, at, false, extras)
+          // an item set waiting for this cycle (next_cycle), then a schedule's phase starting with
+          // it: the cycle's items (the base item and the others)
+          const pendingStep = ItemRules.pendingItemsStep(rec, s.cycle_index + 1)
+          const extras = yield* PhaseItems.resolve(pendingStep, at, (id) => version(merchantId, id))
+          const stepped = RenewalPlan.scheduleStep(pendingStep, at, false, extras)
           rec = stepped.rec
           // an item's scheduled version (a catalog migration's) changes the price as the base item's does
           const changedPrice =
@@ -365,10 +368,11 @@ export class Renewals extends Context.Service<Renewals>()("@recur/core/Renewals"
       const decision = RenewalPlan.decide(stored, due, true)
       if (decision._tag !== "Bill") return Option.none<Invoice.UpcomingInvoice>()
       // the next phase of a schedule when the next cycle starts one
-      const extras = yield* PhaseItems.resolve(stored, due, (id) => version(merchantId, id))
+      const pendingStep = ItemRules.pendingItemsStep(stored, s.cycle_index + 1)
+      const extras = yield* PhaseItems.resolve(pendingStep, due, (id) => version(merchantId, id))
       const { inForce, pv, rec } = yield* pricesOf(
         merchantId,
-        RenewalPlan.scheduleStep(stored, due, false, extras).rec,
+        RenewalPlan.scheduleStep(pendingStep, due, false, extras).rec,
         extras !== undefined
       )
       const planned = RenewalPlan.bill(rec, inForce, pv, [])

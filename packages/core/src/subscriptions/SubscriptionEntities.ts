@@ -118,6 +118,25 @@ export const PendingProration = Schema.Struct({
 export type PendingProration = typeof PendingProration.Type
 
 /**
+ * The item set an item change with `proration: next_cycle` makes the next cycle bill.
+ *
+ * @since 0.1.0
+ */
+export const PendingItems = Schema.Struct({
+  /** The cycle it starts with (the one after the change's). */
+  cycle_index: Schema.Number,
+  base_price_version_id: Schema.String,
+  base_quantity: Schema.String,
+  extra_items: Schema.Array(ItemTerm),
+  /** The quote of the change that recorded it. */
+  quote_id: Schema.String,
+  /** When the change was committed (Unix ms). */
+  at: Schema.Number
+})
+/** @since 0.1.0 */
+export type PendingItems = typeof PendingItems.Type
+
+/**
  * A stored subscription: the record the API returns plus what the engine needs to bill it.
  *
  * @since 0.1.0
@@ -218,7 +237,14 @@ export const SubscriptionRecord = Schema.Struct({
    * currency before tax. The next renewal invoice bills each once, as one line, and removes them
    * (docs/proration.md, "create_prorations").
    */
-  pending_prorations: Schema.Array(PendingProration).pipe(Schema.withDecodingDefault(Effect.succeed([])))
+  pending_prorations: Schema.Array(PendingProration).pipe(Schema.withDecodingDefault(Effect.succeed([]))),
+  /**
+   * An item change committed with `proration: next_cycle`: the whole item set the renewal that
+   * opens cycle `cycle_index` bills (the base item's price version and quantity, the other
+   * items), applied by that renewal and removed then; revoked by revoke-price-change. Absent (or
+   * null) when none waits.
+   */
+  pending_items: Schema.optionalKey(Schema.NullOr(PendingItems))
 })
 /** @since 0.1.0 */
 export type SubscriptionRecord = typeof SubscriptionRecord.Type

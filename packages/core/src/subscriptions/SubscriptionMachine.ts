@@ -43,6 +43,7 @@ export type SubscriptionTrigger =
   | "revoke_cancel"
   | "change_price"
   | "migrate"
+  | "update_items"
   | "update_payment_method"
   | "term_completed"
 
@@ -167,6 +168,12 @@ export const subscription: Machine<SubscriptionStatus, SubscriptionTrigger> = {
       trigger: "change_price",
       events: ["v2.subscription.price_changed"],
       description: "the price changes (immediately or when a scheduled change applies)"
+    },
+    {
+      from: live,
+      trigger: "update_items",
+      events: ["v2.subscription.items_updated"],
+      description: "an item change (add, remove, quantity or price of an item) is committed through its quote"
     },
     {
       from: ["trial", "active", "past_due", "unpaid", "paused"],

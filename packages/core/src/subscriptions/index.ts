@@ -5,6 +5,8 @@
  */
 export * as Subscription from "./Subscription.js"
 export * as PriceChanges from "./PriceChanges.js"
+export * as ItemChanges from "./ItemChanges.js"
+export * as ItemRules from "./ItemRules.js"
 export * as PriceMigration from "./PriceMigration.js"
 export * as PriceMigrations from "./PriceMigrations.js"
 export * as RenewalBatches from "./RenewalBatches.js"

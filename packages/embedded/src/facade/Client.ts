@@ -6,7 +6,7 @@
  * @since 0.1.0
  */
 import type { Context } from "effect"
-import type { RequestBodies, ScheduleRequests } from "@recur/contract"
+import type { ItemRequests, RequestBodies, ScheduleRequests } from "@recur/contract"
 import type { Lifecycle } from "@recur/core"
 import type { Services } from "../createBilling.js"
 import type * as T from "./Types.js"
@@ -384,6 +384,28 @@ export interface BillingClient {
     readonly list: (merchantId: string, filter?: T.PageInput) => Promise<T.PageJson<T.RefundJson>>
     /** `GET /api/v1/trades/{trade_id}/refunds`: the refunds of one trade. */
     readonly ofTrade: (merchantId: string, tradeId: string, filter?: T.PageInput) => Promise<T.PageJson<T.RefundJson>>
+  }
+  readonly items: {
+    /** `GET /api/v1/subscription/{subscription_id}/items`: the subscription's items, the base item first. */
+    readonly list: (merchantId: string, subscriptionId: string) => Promise<ReadonlyArray<T.SubscriptionItemJson>>
+    /**
+     * `POST /api/v1/subscription/{subscription_id}/items/preview`: the quote of an item change (add,
+     * remove, quantity or price of an item), nothing changed.
+     */
+    readonly preview: (
+      merchantId: string,
+      subscriptionId: string,
+      input: Body<typeof ItemRequests.ItemChange>
+    ) => Promise<T.ChangePreview>
+    /**
+     * `POST /api/v1/subscription/{subscription_id}/items`: commits an item change; with `quote_id`,
+     * exactly what the quote showed.
+     */
+    readonly commit: (
+      merchantId: string,
+      subscriptionId: string,
+      input: Body<typeof ItemRequests.ItemChange>
+    ) => Promise<T.ItemChangeResult>
   }
   readonly schedules: {
     /**

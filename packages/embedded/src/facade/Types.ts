@@ -174,6 +174,13 @@ export interface PaymentOutcome<S extends Billing.PaymentResult["status"], E ext
 
 /** The proration quote of a price or quantity change (what `change` will charge or credit). @since 0.1.0 */
 export type ChangePreview = Success<PriceChanges.PriceChanges["Service"]["previewChange"]>
+/** One item of a subscription, as JSON. @since 0.1.0 */
+export type SubscriptionItemJson = typeof Subscription.SubscriptionItem.Encoded
+/** What an item change did: its quote and the items after. @since 0.1.0 */
+export interface ItemChangeResult {
+  readonly quote: ChangePreview
+  readonly items: ReadonlyArray<SubscriptionItemJson>
+}
 /** What a price or quantity change did. @since 0.1.0 */
 export type ChangeResult = Success<PriceChanges.PriceChanges["Service"]["changePrice"]>
 /** What revoking a scheduled price change did (`no_pending_change` when none was scheduled). @since 0.1.0 */

@@ -12,7 +12,12 @@ import { Envelope, Page, QueryList, PageQuery, Authentication } from "./Shared.j
 
 const SubscriptionPath = Schema.Struct({ subscription_id: Schema.String })
 const StatusResult = Envelope(Schema.Struct({ subscription_id: Schema.String, status: Schema.String }))
-const Quote = Schema.Struct({
+/**
+ * What a change will bill, exactly (the answer of a preview, and of an item change's commit).
+ *
+ * @since 0.1.0
+ */
+export const Quote = Schema.Struct({
   quote_id: Schema.String,
   subscription_id: Schema.String,
   effective_type: Schema.String,

@@ -4,8 +4,8 @@
  *
  * @since 0.1.0
  */
-import { Common, Errors, Merchants, type Store } from "@recur/core"
-import { Effect } from "effect"
+import { Common, Errors, Merchants, type PriceChanges, type Store } from "@recur/core"
+import { DateTime, Effect } from "effect"
 import { CurrentMerchant } from "../api/Shared.js"
 import * as ErrorBindings from "../ErrorBindings.js"
 
@@ -118,3 +118,19 @@ export const enumFilter = (
 /** `merchant_id`, where the seed lists it, must be the caller's; anything else matches nothing. */
 export const foreignMerchant = (given: string | undefined, merchantId: string) =>
   given !== undefined && given !== merchantId
+
+const iso = (ms: number) => DateTime.formatIso(DateTime.makeUnsafe(Math.floor(ms / 1000) * 1000)).replace(".000Z", "Z")
+
+/**
+ * A change's quote as the API answers it: its instants as RFC 3339 strings.
+ *
+ * @since 0.1.0
+ */
+export const quoteJson = (q: PriceChanges.Quote) => {
+  const { billed_at, ...rest } = q
+  return {
+    ...rest,
+    effective_at: iso(q.effective_at),
+    ...(billed_at !== undefined ? { billed_at: iso(billed_at) } : {})
+  }
+}

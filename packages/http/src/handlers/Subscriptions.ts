@@ -16,10 +16,21 @@ import {
   Subscriptions
 } from "@recur/core"
 import { Requests } from "@recur/contract"
-import { DateTime, Effect, Option } from "effect"
+import { Effect, Option } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { BillingApi } from "../Api.js"
-import { ok, call, invalid, list, instant, pageQuery, inFilter, enumFilter, foreignMerchant } from "./Shared.js"
+import {
+  ok,
+  call,
+  quoteJson,
+  invalid,
+  list,
+  instant,
+  pageQuery,
+  inFilter,
+  enumFilter,
+  foreignMerchant
+} from "./Shared.js"
 
 /**
  * The handlers of the subscriptions group.
@@ -36,16 +47,6 @@ export const subscriptionsLive = HttpApiBuilder.group(BillingApi, "subscriptions
     const metering = yield* Metering.Metering
     const status = (s: { readonly id: string; readonly status: string }) =>
       ok({ subscription_id: s.id, status: s.status })
-    const iso = (ms: number) =>
-      DateTime.formatIso(DateTime.makeUnsafe(Math.floor(ms / 1000) * 1000)).replace(".000Z", "Z")
-    const quoteJson = (q: Subscriptions.Quote) => {
-      const { billed_at, ...rest } = q
-      return {
-        ...rest,
-        effective_at: iso(q.effective_at),
-        ...(billed_at !== undefined ? { billed_at: iso(billed_at) } : {})
-      }
-    }
     return handlers
       .handle("list", ({ query: q }) =>
         call((m) =>

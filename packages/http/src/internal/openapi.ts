@@ -42,6 +42,12 @@ const descriptions: Record<string, string> = {
     "The subscription's schedule: its status, current phase and phases with their cycles and dates; 404 when it never had one.",
   "schedules.release":
     "Releases the schedule: the subscription keeps its current phase's items (prices and quantities), and no later phase starts.",
+  "items.list":
+    "The subscription's items (1 to 20), the base item first: each price with its quantity, as the subscription's `items` shows them.",
+  "items.preview":
+    "The quote of an item change, with Stripe's `items` semantics: an entry with `id` changes that item's `quantity` and/or `price_id`, or deletes it (`deleted: true`; not the base item — change its price instead); an entry without `id` adds an item (`price_id`, `quantity` 1 by default); items not named stay. `proration`: `always_invoice` (default; credit the unused part of what was paid, charge the rest of the period now), `create_prorations` (the lines wait for the next invoice), `none`, or `next_cycle` (the new items from the next renewal). Nothing changes; commit with its `quote_id` within 15 minutes.",
+  "items.commit":
+    "Commits an item change (the body of the preview). With `quote_id` it bills exactly what the quote showed, or is refused (409) when anything moved since; an upgrade is invoiced and charged now, a downgrade refunded or credited per the merchant's `proration_credit`. Answers the quote and the items after; a `v2.subscription.items_updated` event follows. 409 while a schedule governs the subscription.",
   "schedules.cancel": "Cancels the schedule and the subscription at the end of its current period.",
   "catalog.priceStatus": "Activates or archives a price version.",
   "catalog.priceVersion": "One price version.",

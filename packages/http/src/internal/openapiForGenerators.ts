@@ -149,7 +149,8 @@ const integerFields = new Set([
   "trial_policy",
   "trial_type",
   "value",
-  "dunning_retry_days"
+  "dunning_retry_days",
+  "quantity"
 ])
 
 const isNonFinite = (s: unknown) => isObject(s) && Array.isArray(s.enum) && s.enum.includes("Infinity")
