@@ -89,7 +89,12 @@ export const collectedBy = (
       const applied = inv.lines.reduce((a, l) => a + money(l.amount), 0n) + excl - money(inv.amount)
       const itsPaid = money(inv.amount) + (applied > 0n ? applied : 0n)
       paid += itsPaid
-      exclusive += excl
+      // a renewal's negative tax lines give back an earlier cycle's tax (its credit to the
+      // balance): not this cycle's; an upgrade's are its credit's, moved into it
+      exclusive +=
+        inv.invoice_type === "upgrade"
+          ? excl
+          : lines.reduce((a, t) => (t.inclusive || t.amount.amount < 0n ? a : a + t.amount.amount), 0n)
       tax_lines.push(...lines)
       let itsRefunds = 0n
       if (inv.trade_id !== null) {

@@ -356,7 +356,7 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
           // the credit's part the pending charges cannot cancel is given back from the cycle's
           // payments now (in the ledger), so no refund can take it again before the invoice bills it
           fromPaid = ChangeQuote.creditFromPaid(Result.getOrThrow(Money.parse(quote.credit, currency)), available)
-          if (fromPaid.amount > 0n) shares = GiveBack.giveBack(collected, fromPaid).shares
+          if (fromPaid.amount > 0n) shares = GiveBack.giveBack(collected, fromPaid, false).shares
         } else if ((quote.outcome === "refund" || quote.outcome === "credit_balance") && collected) {
           const given = ChangeQuote.givenBack(quote, collected)
           back = given.given.total
@@ -539,7 +539,7 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
                   next,
                   cycle,
                   planned.shares,
-                  ChangeQuote.pendingOf(quote, cycle, planned.fromPaid)
+                  ChangeQuote.pendingOf(quote, cycle, planned.fromPaid, planned.shares)
                 )
               } else if (quote.outcome === "credit_balance") {
                 // credited against the invoices it was given back from, as the quote took it
