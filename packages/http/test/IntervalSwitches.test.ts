@@ -78,9 +78,12 @@ for (const [name, storage] of backends()) {
       let s = await subOf(k, sub)
       expect(period(s)).toEqual(["month", "2026-04-01T00:00:00Z", "2026-05-01T00:00:00Z"])
       expect(s.credit_balance).toBe("196.03")
-      expect((await invoicesOf(k, sub)).map((i: any) => [i.invoice_type, i.amount])).toEqual([
-        ["initial", "300.00"],
-        ["renewal", "0.00"]
+      // the switch's invoice states the credit it applied: 30.00 − 30.00 = 0.00
+      expect(
+        (await invoicesOf(k, sub)).map((i: any) => [i.invoice_type, i.subtotal, i.credit_applied, i.amount])
+      ).toEqual([
+        ["initial", "300.00", "0.00", "300.00"],
+        ["renewal", "30.00", "30.00", "0.00"]
       ])
       ok(await advance(k, "2026-05-01T00:00:00Z"))
       s = await subOf(k, sub)

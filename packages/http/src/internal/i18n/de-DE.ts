@@ -77,6 +77,7 @@ export const messages: Messages = {
     quantity: "Menge",
     amount: "Betrag",
     subtotal: "Zwischensumme",
+    appliedBalance: "Angerechnetes Guthaben",
     discount: "Rabatt",
     tax: "Steuer",
     included: "enthalten",
