@@ -460,10 +460,10 @@ export const suite = <E>(
                     PriceChanges.change(s.id, { ...input, quoteId: preview.quote_id })
                   )
                   expect(quote, where()).toEqual(preview)
-                  switchModel(s, op.target, op.mode)
+                  const refund = switchModel(s, op.target, op.mode)
                   expect([quote.outcome, quote.total], where()).toEqual([
                     "interval_switch",
-                    fmt(s.invoices.at(-1)!.amount)
+                    refund > 0n ? fmt(-refund) : fmt(s.invoices.findLast((i) => i.type === "renewal")!.amount)
                   ])
                   yield* verify(s)
                   break

@@ -388,7 +388,7 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
       })
 
     const planSwitch = IntervalSwitches.planSwitch(storage, taxes)
-    const openSwitched = IntervalSwitches.openSwitched(storage, documents, schedule)
+    const openSwitched = IntervalSwitches.openSwitched(storage, documents, schedule, settings.reconcileAfterMs)
 
     const previewChange = Effect.fn("PriceChanges.previewChange")(function* (
       merchantId: string,
@@ -559,7 +559,7 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
               Effect.fail(new Errors.ConcurrentUpdate({ resource: "subscription", id: subscriptionId }))
             )
           )
-          return { tradeToCharge, owesRefund: quote.outcome === "refund" }
+          return { tradeToCharge, owesRefund: quote.outcome === "refund" || planned.switched?.owesRefund === true }
         })
       )
       if (Option.isSome(charge.tradeToCharge) && rec.payment_token !== null) {
