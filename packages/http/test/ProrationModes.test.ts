@@ -349,7 +349,7 @@ for (const [name, storage] of backends()) {
       expect((await subOf(k2, other.sub)).credit_balance).toBe("31.22")
     })
 
-    it("a cancel before the next invoice: pending charges are never billed, a net credit goes to the balance", async () => {
+    it("a cancel now before the next invoice bills the pending lines on a final invoice: a net credit goes to the balance, stated", async () => {
       const { k, p10, sub } = await setup("p60")
       ok(await advance(k, "2026-01-16T00:00:00Z"))
       const body = { price_id: p10, proration: "create_prorations" }
@@ -360,8 +360,54 @@ for (const [name, storage] of backends()) {
       ok(await api.call("POST", `/api/v1/subscription/${sub}/cancel`, k, { cancel_type: "immediate" }))
       const s = await subOf(k, sub)
       expect([s.status, s.credit_balance]).toEqual(["canceled", "25.81"])
+      const final = (await invoicesOf(k, sub)).at(-1)
+      expect([final.invoice_type, final.amount, final.biz_status]).toEqual(["upgrade", "0.00", "success"])
+      expect(lines(final)).toEqual([
+        ["proration_credit", "-30.97"],
+        ["proration_charge", "5.16"],
+        ["refund", "25.81"]
+      ])
       ok(await advance(k, "2026-02-01T00:00:00Z"))
-      expect((await invoicesOf(k, sub)).map((i: any) => i.invoice_type)).toEqual(["initial"])
+      expect((await invoicesOf(k, sub)).map((i: any) => i.invoice_type)).toEqual(["initial", "upgrade"])
+    })
+
+    it("create_prorations upgrade then cancel now: the time served on the upgraded plan is billed and charged on a final invoice, with its tax", async () => {
+      const k = await fresh()
+      ok(await api.call("POST", "/api/v1/tax_rates", k, { name: "Tax", percentage: "10", country: "DE" }))
+      const p30 = await api.priceOf(k, {}, { product: "Team", price: "Team 30" })
+      const p60 = await price(k, p30.productId, "60.00", "Team 60")
+      const { sub, tradeId } = await taxedSubscription(k, p30.priceId)
+      ok(await advance(k, "2026-01-16T00:00:00Z"))
+      const body = { price_id: p60, proration: "create_prorations" }
+      const q = ok(await preview(k, sub, body))
+      expect([q.credit, q.charge, q.net]).toEqual(["15.48", "30.97", "15.49"])
+      ok(await commit(k, sub, { ...body, quote_id: q.quote_id }))
+      ok(await advance(k, "2026-01-20T00:00:00Z"))
+      // what the next invoice would have billed for January: 15.49 + 10 % = 17.04, charged now
+      ok(await api.call("POST", `/api/v1/subscription/${sub}/cancel`, k, { cancel_type: "immediate" }))
+      const s = await subOf(k, sub)
+      expect([s.status, s.credit_balance]).toEqual(["canceled", "0.00"])
+      const invoices = await invoicesOf(k, sub)
+      expect(invoices.map((i: any) => [i.invoice_type, i.amount, i.biz_status])).toEqual([
+        ["initial", "33.00", "success"],
+        ["upgrade", "17.04", "success"]
+      ])
+      const final = invoices[1]
+      expect(lines(final)).toEqual([
+        ["proration_credit", "-15.48"],
+        ["proration_charge", "30.97"]
+      ])
+      expect([final.subtotal, final.tax_amount, final.credit_applied]).toEqual(["15.49", "1.55", "0.00"])
+      const trades = ok(await api.call("GET", "/api/v1/trades?limit=100", k)).list
+      expect(
+        trades.some((t: any) => t.order_type === "upgrade" && t.amount === "17.04" && t.trade_status === "succeeded")
+      ).toBe(true)
+      // never more back than collected: of the first payment 17.03 was given back by the change's credit
+      const refused = await api.call("POST", "/api/v1/refund", k, { trade_id: tradeId, amount: "15.98" })
+      expect(refusal(refused)).toEqual([400, "InvalidParameter", "amount"])
+      // nothing more is billed
+      ok(await advance(k, "2026-02-01T00:00:00Z"))
+      expect(await invoicesOf(k, sub)).toHaveLength(2)
     })
   })
 }

@@ -63,7 +63,7 @@ import {
   prorateModel,
   pendingModel,
   hasPending,
-  endPending,
+  cancelPending,
   switchModel
 } from "./model/Reference.js"
 import { CPRICES, type CInvoice } from "./model/Commercial.js"
@@ -463,7 +463,9 @@ export const suite = <E>(
                   const refund = switchModel(s, op.target, op.mode)
                   expect([quote.outcome, quote.total], where()).toEqual([
                     "interval_switch",
-                    refund > 0n ? fmt(-refund) : fmt(s.invoices.findLast((i) => i.type === "renewal")!.amount)
+                    refund > 0n
+                      ? fmt(-refund)
+                      : fmt([...s.invoices].reverse().find((i) => i.type === "renewal")!.amount)
                   ])
                   yield* verify(s)
                   break
@@ -511,7 +513,7 @@ export const suite = <E>(
                     s.status = "canceled"
                     s.schedule = null
                     s.segments = null
-                    endPending(s)
+                    cancelPending(s)
                   }
                   yield* verify(s)
                   break

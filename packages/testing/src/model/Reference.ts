@@ -357,6 +357,20 @@ export const endPending = (s: MSub) => {
   s.prorations = []
 }
 
+/**
+ * A subscription canceled now with pending lines: billed on a final `upgrade` invoice of the
+ * cycle, as Stripe's cancel with `invoice_now` — a net charge collected (the balance applied
+ * first), a net credit to the balance (docs/proration.md).
+ */
+export const cancelPending = (s: MSub) => {
+  if (s.prorations.length === 0) return
+  const net = s.prorations.reduce((a, p) => a + p.amount, 0n)
+  const applied = net > 0n && s.credit > 0n ? (s.credit < net ? s.credit : net) : 0n
+  s.credit += net > 0n ? -applied : -net
+  issue(s, "upgrade", s.cycle, net > 0n ? net - applied : 0n, applied)
+  s.prorations = []
+}
+
 /** Whether the current cycle has pending proration lines (an invoiced change is then refused). */
 export const hasPending = (s: MSub) => s.prorations.some((p) => p.cycle === s.cycle)
 
