@@ -371,6 +371,26 @@ for (const [name, storage] of backends()) {
       expect((await invoicesOf(k, sub)).map((i: any) => i.invoice_type)).toEqual(["initial", "upgrade"])
     })
 
+    it("a net pending credit under a 10 % tax: to the balance with its tax, whether the subscription is canceled now or at its period's end", async () => {
+      for (const when of ["immediate", "end_of_period"] as const) {
+        const k = await fresh()
+        ok(await api.call("POST", "/api/v1/tax_rates", k, { name: "Tax", percentage: "10", country: "DE" }))
+        const p60 = await api.priceOf(k, { price_plan: { billing_cycle_unit: "month", base_price_val: "60.00" } })
+        const p10 = await price(k, p60.productId, "10.00", "Team 10")
+        const { sub } = await taxedSubscription(k, p60.priceId)
+        ok(await advance(k, "2026-01-16T00:00:00Z"))
+        const body = { price_id: p10, proration: "create_prorations" }
+        const q = ok(await preview(k, sub, body))
+        // credit 30.97 (given back as 34.07 with 3.10 tax), charge 5.16: net −25.81, with 2.58 of that tax
+        expect([q.credit, q.charge, q.net]).toEqual(["30.97", "5.16", "-25.81"])
+        ok(await commit(k, sub, { ...body, quote_id: q.quote_id }))
+        ok(await api.call("POST", `/api/v1/subscription/${sub}/cancel`, k, { cancel_type: when }))
+        ok(await advance(k, "2026-02-01T00:00:00Z"))
+        const s = await subOf(k, sub)
+        expect([when, s.status, s.credit_balance]).toEqual([when, "canceled", "28.39"])
+      }
+    })
+
     it("create_prorations upgrade then cancel now: the time served on the upgraded plan is billed and charged on a final invoice, with its tax", async () => {
       const k = await fresh()
       ok(await api.call("POST", "/api/v1/tax_rates", k, { name: "Tax", percentage: "10", country: "DE" }))
