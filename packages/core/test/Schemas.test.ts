@@ -51,6 +51,7 @@ describe("Domain schemas", () => {
         "amount",
         "biz_status",
         "created_at",
+        "credit_applied", // Recur's: the customer's balance it applied
         "currency",
         "customer_address", // Recur's: the parties as issued
         "customer_email",

@@ -14,8 +14,8 @@ for (const [name, storage] of backends()) {
     afterAll(() => api.dispose())
 
     const { ok, fresh, advance, price, subscribe, invoicesOf, subOf, upcoming, preview, commit } = changeHelpers(api)
-    const setup = async (start: "monthly" | "yearly") => {
-      const k = await fresh()
+    const setup = async (start: "monthly" | "yearly", credit: "refund" | "credit_balance" = "refund") => {
+      const k = await fresh(credit)
       const monthly = await api.priceOf(k, {}, { product: "Team", price: "Team monthly" })
       const yearly = await price(k, monthly.productId, "300.00", "Team yearly", "year")
       const sub = await subscribe(k, start === "monthly" ? monthly.priceId : yearly)
@@ -62,8 +62,8 @@ for (const [name, storage] of backends()) {
       expect((await commit(k, sub, { ...body, quote_id: quote.quote_id })).status).toBe(409)
     })
 
-    it("year → month: 226.03 of the year credited, April paid from it, the rest stays as credit", async () => {
-      const { k, monthly, sub } = await setup("yearly")
+    it("year → month under credit_balance: 226.03 of the year credited, April paid from it, the rest stays as credit", async () => {
+      const { k, monthly, sub } = await setup("yearly", "credit_balance")
       // Apr 1 → Jan 1 2027: 275 of 365 days unused — 300.00 × 275/365 = 226.03
       ok(await advance(k, "2026-04-01T00:00:00Z"))
       const body = { price_id: monthly, proration: "always_invoice" }
@@ -78,13 +78,60 @@ for (const [name, storage] of backends()) {
       let s = await subOf(k, sub)
       expect(period(s)).toEqual(["month", "2026-04-01T00:00:00Z", "2026-05-01T00:00:00Z"])
       expect(s.credit_balance).toBe("196.03")
-      expect((await invoicesOf(k, sub)).map((i: any) => [i.invoice_type, i.amount])).toEqual([
-        ["initial", "300.00"],
-        ["renewal", "0.00"]
+      // the switch's invoice states the credit it applied: 30.00 − 30.00 = 0.00
+      expect(
+        (await invoicesOf(k, sub)).map((i: any) => [i.invoice_type, i.subtotal, i.credit_applied, i.amount])
+      ).toEqual([
+        ["initial", "300.00", "0.00", "300.00"],
+        ["renewal", "30.00", "30.00", "0.00"]
       ])
       ok(await advance(k, "2026-05-01T00:00:00Z"))
       s = await subOf(k, sub)
       expect([s.credit_balance, s.current_period_end]).toEqual(["166.03", "2026-06-01T00:00:00Z"])
+    })
+
+    it("year → month under proration_credit refund: the credit April's invoice does not take is refunded to the card, as quoted; under credit_balance it stays", async () => {
+      for (const mode of ["refund", "credit_balance"] as const) {
+        const k = await fresh(mode)
+        const monthly = await api.priceOf(k, {}, { product: "Team", price: "Team monthly" })
+        const yearly = await price(k, monthly.productId, "300.00", "Team yearly", "year")
+        const { id: sub, tradeId } = await subscribe(k, yearly)
+        ok(await advance(k, "2026-04-01T00:00:00Z"))
+        const body = { price_id: monthly.priceId }
+        const quote = ok(await preview(k, sub, body))
+        // 226.03 credited; April's 30.00 paid from it; 196.03 refunded (total −196.03) or kept (total 0.00)
+        expect([quote.outcome, quote.credit, quote.charge, quote.net, quote.total]).toEqual([
+          "interval_switch",
+          "226.03",
+          "30.00",
+          "-196.03",
+          mode === "refund" ? "-196.03" : "0.00"
+        ])
+        ok(await commit(k, sub, { ...body, quote_id: quote.quote_id }))
+        const s = await subOf(k, sub)
+        expect([mode, s.credit_balance]).toEqual([mode, mode === "refund" ? "0.00" : "196.03"])
+        const trade = ok(await api.call("GET", `/api/v1/trade/${tradeId}`, k))
+        expect([mode, (trade.trade ?? trade).total_refunded_amount]).toEqual([
+          mode,
+          mode === "refund" ? "196.03" : "0.00"
+        ])
+        // never more back than collected: 300.00 paid, 226.03 given back, 73.97 still refundable
+        const refused = await api.call("POST", "/api/v1/refund", k, { trade_id: tradeId, amount: "73.98" })
+        expect(refusal(refused)).toEqual([400, "InvalidParameter", "amount"])
+        // April's invoice states the credit it applied
+        const april = (await invoicesOf(k, sub)).find((i: any) => i.invoice_type === "renewal")
+        expect([april.subtotal, april.credit_applied, april.amount]).toEqual(["30.00", "30.00", "0.00"])
+      }
+      // a balance the customer already had stays on the balance: a merchant switching policy between
+      // preview and commit makes the quote stale
+      const k = await fresh("credit_balance")
+      const monthly = await api.priceOf(k, {}, { product: "Team", price: "Team monthly" })
+      const yearly = await price(k, monthly.productId, "300.00", "Team yearly", "year")
+      const { id: sub } = await subscribe(k, yearly)
+      ok(await advance(k, "2026-04-01T00:00:00Z"))
+      const quote = ok(await preview(k, sub, { price_id: monthly.priceId }))
+      ok(await api.call("POST", "/api/v1/billing_settings", k, { proration_credit: "refund" }))
+      expect((await commit(k, sub, { price_id: monthly.priceId, quote_id: quote.quote_id })).status).toBe(409)
     })
 
     it("proration none: nothing credited, the new period charged in full", async () => {

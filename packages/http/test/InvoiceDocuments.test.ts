@@ -2,6 +2,7 @@ import { inflateSync } from "node:zlib"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import type { TestClient } from "@recur/http"
 import { backends, serve } from "./client.js"
+import { changeHelpers } from "./fixtures/changes.js"
 
 /**
  * The text a PDF shows, line by line: each `TJ`/`Tj` text operation of its (deflated) content
@@ -321,6 +322,66 @@ for (const [name, storage] of backends()) {
       const bytes = new Uint8Array(await pdf.arrayBuffer())
       expect(new TextDecoder().decode(bytes.slice(0, 5))).toBe("%PDF-")
       expect(bytes.length).toBeGreaterThan(1000)
+    })
+
+    it("an invoice states the balance it applied, so it adds up: the API's credit_applied, an Applied balance row on the page and the PDF; never changed afterwards", async () => {
+      const {
+        ok,
+        fresh: withCredit,
+        advance,
+        price,
+        subscribe: paid,
+        invoicesOf,
+        subOf,
+        preview,
+        commit
+      } = changeHelpers(api)
+      const k = await withCredit("credit_balance")
+      const p60 = await api.priceOf(k, { price_plan: { billing_cycle_unit: "month", base_price_val: "60.00" } })
+      const p10 = await price(k, p60.productId, "10.00", "Pro 10")
+      const { id: sub } = await paid(k, p60.priceId)
+      // Jan 16: 30.97 − 5.16 = 25.81 credited to the balance; it pays February, March and part of April
+      ok(await advance(k, "2026-01-16T00:00:00Z"))
+      const q = ok(await preview(k, sub, { price_id: p10, proration: "always_invoice" }))
+      ok(await commit(k, sub, { price_id: p10, proration: "always_invoice", quote_id: q.quote_id }))
+      expect((await subOf(k, sub)).credit_balance).toBe("25.81")
+      for (const at of ["2026-02-01", "2026-03-01", "2026-04-01"]) ok(await advance(k, `${at}T00:00:00Z`))
+      const renewals = (await invoicesOf(k, sub)).filter((i: any) => i.invoice_type === "renewal")
+      expect(renewals.map((i: any) => [i.subtotal, i.credit_applied, i.amount])).toEqual([
+        ["10.00", "10.00", "0.00"],
+        ["10.00", "10.00", "0.00"],
+        ["10.00", "5.81", "4.19"]
+      ])
+      // subtotal − discounts + exclusive tax − credit applied = amount due, on every invoice issued
+      for (const i of await invoicesOf(k, sub)) {
+        const cents = (s: string) => Math.round(Number(s) * 100)
+        const discounts = i.lines
+          .filter((l: any) => l.kind === "discount")
+          .reduce((a: number, l: any) => a - cents(l.amount), 0)
+        const tax = i.tax_lines.reduce((a: number, t: any) => a + (t.inclusive ? 0 : cents(t.amount)), 0)
+        expect([i.invoice_type, cents(i.subtotal) - discounts + tax - cents(i.credit_applied)]).toEqual([
+          i.invoice_type,
+          cents(i.amount)
+        ])
+      }
+      const april = renewals[2]
+      const html = await (await get(april.hosted_invoice_url)).text()
+      expect(html).toContain('<th>Subtotal</th><td class="num">$10.00</td>')
+      expect(html).toContain('<th>Applied balance</th><td class="num">-$5.81</td>')
+      expect(html).toContain('<tr class="total"><th>Total</th><td class="num">$4.19</td>')
+      const german = await (await get(april.hosted_invoice_url, { "accept-language": "de-DE" })).text()
+      expect(german).toContain("<th>Angerechnetes Guthaben</th>")
+      const pdf = pdfText(new Uint8Array(await (await get(april.invoice_pdf)).arrayBuffer()))
+      expect(pdf).toContain("Applied balance")
+      expect(pdf).toContain("-$5.81")
+      // an invoice without credit shows no such row
+      const first = (await invoicesOf(k, sub))[0]
+      expect(first.credit_applied).toBe("0.00")
+      expect(await (await get(first.hosted_invoice_url)).text()).not.toContain("Applied balance")
+      // issued invoices never change: a later refund or balance leaves February's as it was
+      ok(await advance(k, "2026-05-01T00:00:00Z"))
+      const again = (await invoicesOf(k, sub)).filter((i: any) => i.invoice_type === "renewal")
+      expect(again.slice(0, 3)).toEqual(renewals)
     })
 
     it("a retrying invoice's page has a Pay button that charges it through the engine: the invoice is paid, the subscription recovers", async () => {

@@ -62,6 +62,19 @@ describe("the OpenAPI document", () => {
       explode: true,
       schema: { type: "array", items: { $ref: "#/components/schemas/SubscriptionStatus" } }
     })
+    // a quote's outcome is its literal outcomes, not a string
+    const quote = byId("subscriptions.previewChange").op.responses["200"].content["application/json"].schema
+    expect(quote.properties.data.properties.outcome.$ref).toBe("#/components/schemas/QuoteOutcome")
+    expect([...schemas.QuoteOutcome.enum].sort()).toEqual([
+      "credit_balance",
+      "interval_switch",
+      "none",
+      "pending_prorations",
+      "quantity_next_cycle",
+      "refund",
+      "scheduled",
+      "upgrade"
+    ])
     // no parameter is "a string or an array"
     for (const { op } of operations)
       for (const p of op.parameters ?? [])

@@ -120,9 +120,11 @@ for (const [name, storage] of backends()) {
       expect(lines(renewal)).toEqual([
         ["subscription", "10.00"],
         ["proration_credit", "-58.06"],
-        ["proration_charge", "9.68"]
+        ["proration_charge", "9.68"],
+        // the document states the rest it credits to the balance, and adds up to 0.00
+        ["refund", "38.38"]
       ])
-      expect(renewal.amount).toBe("0.00")
+      expect([renewal.subtotal, renewal.amount]).toEqual(["0.00", "0.00"])
       // 10.00 − 58.06 + 9.68 = −38.38: the rest is the customer's credit
       expect((await subOf(k, sub)).credit_balance).toBe("38.38")
       // and pays March's 10.00
@@ -147,7 +149,8 @@ for (const [name, storage] of backends()) {
         ["proration_credit", "-15.48"],
         ["proration_charge", "30.97"],
         ["proration_credit", "-30.97"],
-        ["proration_charge", "5.16"]
+        ["proration_charge", "5.16"],
+        ["refund", "0.32"]
       ])
       expect(next.amount).toBe("0.00")
       // 10.00 − 10.32 = −0.32 to the balance: the cycle cost 30.00 × 15/31 + 10.00 × 16/31
@@ -276,7 +279,77 @@ for (const [name, storage] of backends()) {
       expect((await invoicesOf(k, sub)).find((i: any) => i.invoice_type === "renewal").amount).toBe("83.04")
     })
 
-    it("a cancel before the next invoice: pending charges are never billed, a net credit goes to the balance", async () => {
+    /** A subscription to `priceId` of a customer in DE, where `k`'s merchant has a 10 % exclusive tax. */
+    const taxedSubscription = async (k: string, priceId: string) => {
+      const s = ok(
+        await api.call("POST", "/api/v1/session", k, {
+          payer_id: `p-tax-${Math.random()}`,
+          line_items: [{ price_id: priceId }],
+          billing_address: { country_code: "DE" }
+        })
+      )
+      ok(
+        await api.call(
+          "POST",
+          `/checkout/${s.session_id}/pay`,
+          null,
+          { card_number: "4242424242424242", exp_month: "12", exp_year: "2030", cvc: "123" },
+          { accept: "application/json" }
+        )
+      )
+      const session = ok(await api.call("GET", `/api/v1/session/${s.session_id}`, k)).session
+      return { sub: session.subscription_id as string, tradeId: session.trade_id as string }
+    }
+
+    it("create_prorations under a 10 % tax: a credit larger than the next invoice goes to the balance with the tax it was paid with, as always_invoice's would", async () => {
+      const k = await fresh()
+      ok(await api.call("POST", "/api/v1/tax_rates", k, { name: "Tax", percentage: "10", country: "DE" }))
+      const p60 = await api.priceOf(k, { price_plan: { billing_cycle_unit: "month", base_price_val: "60.00" } })
+      const p10 = await price(k, p60.productId, "10.00", "Team 10")
+      const { sub, tradeId } = await taxedSubscription(k, p60.priceId)
+      expect((await invoicesOf(k, sub))[0].amount).toBe("66.00")
+      // Jan 2: credit 60.00 × 30/31 = 58.06, charge 10.00 × 30/31 = 9.68
+      ok(await advance(k, "2026-01-02T00:00:00Z"))
+      const body = { price_id: p10, proration: "create_prorations" }
+      const q = ok(await preview(k, sub, body))
+      expect([q.credit, q.charge, q.net]).toEqual(["58.06", "9.68", "-48.38"])
+      ok(await commit(k, sub, { ...body, quote_id: q.quote_id }))
+      // 58.06 × 66/60 = 63.87 was given back from the payment now: 2.13 is still refundable
+      const refused = await api.call("POST", "/api/v1/refund", k, { trade_id: tradeId, amount: "2.14" })
+      expect(refusal(refused)).toEqual([400, "InvalidParameter", "amount"])
+      // the upcoming invoice says it: 10.00 − 58.06 + 9.68 = −38.38, with the 10 % tax paid on it back
+      const next = await upcoming(k, sub)
+      expect(lines(next)).toEqual([
+        ["subscription", "10.00"],
+        ["proration_credit", "-58.06"],
+        ["proration_charge", "9.68"],
+        ["refund", "42.22"]
+      ])
+      expect([next.subtotal, next.tax_amount, next.amount]).toEqual(["3.84", "-3.84", "0.00"])
+      ok(await advance(k, "2026-02-01T00:00:00Z"))
+      const renewal = (await invoicesOf(k, sub)).find((i: any) => i.invoice_type === "renewal")
+      expect(lines(renewal)).toEqual(lines(next))
+      expect([renewal.subtotal, renewal.tax_amount, renewal.amount]).toEqual(["3.84", "-3.84", "0.00"])
+      expect(renewal.tax_lines.map((t: any) => [t.taxable_amount, t.amount])).toEqual([["-38.38", "-3.84"]])
+      // 38.38 + 3.84: what always_invoice gives (48.38 × 1.1 = 53.22 to the balance, less March's 11.00)
+      expect((await subOf(k, sub)).credit_balance).toBe("42.22")
+      ok(await advance(k, "2026-03-01T00:00:00Z"))
+      expect((await subOf(k, sub)).credit_balance).toBe("31.22")
+      // the same change under always_invoice, for comparison
+      const k2 = await fresh("credit_balance")
+      ok(await api.call("POST", "/api/v1/tax_rates", k2, { name: "Tax", percentage: "10", country: "DE" }))
+      const q60 = await api.priceOf(k2, { price_plan: { billing_cycle_unit: "month", base_price_val: "60.00" } })
+      const q10 = await price(k2, q60.productId, "10.00", "Team 10")
+      const other = await taxedSubscription(k2, q60.priceId)
+      ok(await advance(k2, "2026-01-02T00:00:00Z"))
+      const now = ok(await preview(k2, other.sub, { price_id: q10, proration: "always_invoice" }))
+      ok(await commit(k2, other.sub, { price_id: q10, proration: "always_invoice", quote_id: now.quote_id }))
+      expect((await subOf(k2, other.sub)).credit_balance).toBe("53.22")
+      ok(await advance(k2, "2026-03-01T00:00:00Z"))
+      expect((await subOf(k2, other.sub)).credit_balance).toBe("31.22")
+    })
+
+    it("a cancel now before the next invoice bills the pending lines on a final invoice: a net credit goes to the balance, stated", async () => {
       const { k, p10, sub } = await setup("p60")
       ok(await advance(k, "2026-01-16T00:00:00Z"))
       const body = { price_id: p10, proration: "create_prorations" }
@@ -287,8 +360,74 @@ for (const [name, storage] of backends()) {
       ok(await api.call("POST", `/api/v1/subscription/${sub}/cancel`, k, { cancel_type: "immediate" }))
       const s = await subOf(k, sub)
       expect([s.status, s.credit_balance]).toEqual(["canceled", "25.81"])
+      const final = (await invoicesOf(k, sub)).at(-1)
+      expect([final.invoice_type, final.amount, final.biz_status]).toEqual(["upgrade", "0.00", "success"])
+      expect(lines(final)).toEqual([
+        ["proration_credit", "-30.97"],
+        ["proration_charge", "5.16"],
+        ["refund", "25.81"]
+      ])
       ok(await advance(k, "2026-02-01T00:00:00Z"))
-      expect((await invoicesOf(k, sub)).map((i: any) => i.invoice_type)).toEqual(["initial"])
+      expect((await invoicesOf(k, sub)).map((i: any) => i.invoice_type)).toEqual(["initial", "upgrade"])
+    })
+
+    it("a net pending credit under a 10 % tax: to the balance with its tax, whether the subscription is canceled now or at its period's end", async () => {
+      for (const when of ["immediate", "end_of_period"] as const) {
+        const k = await fresh()
+        ok(await api.call("POST", "/api/v1/tax_rates", k, { name: "Tax", percentage: "10", country: "DE" }))
+        const p60 = await api.priceOf(k, { price_plan: { billing_cycle_unit: "month", base_price_val: "60.00" } })
+        const p10 = await price(k, p60.productId, "10.00", "Team 10")
+        const { sub } = await taxedSubscription(k, p60.priceId)
+        ok(await advance(k, "2026-01-16T00:00:00Z"))
+        const body = { price_id: p10, proration: "create_prorations" }
+        const q = ok(await preview(k, sub, body))
+        // credit 30.97 (given back as 34.07 with 3.10 tax), charge 5.16: net −25.81, with 2.58 of that tax
+        expect([q.credit, q.charge, q.net]).toEqual(["30.97", "5.16", "-25.81"])
+        ok(await commit(k, sub, { ...body, quote_id: q.quote_id }))
+        ok(await api.call("POST", `/api/v1/subscription/${sub}/cancel`, k, { cancel_type: when }))
+        ok(await advance(k, "2026-02-01T00:00:00Z"))
+        const s = await subOf(k, sub)
+        expect([when, s.status, s.credit_balance]).toEqual([when, "canceled", "28.39"])
+      }
+    })
+
+    it("create_prorations upgrade then cancel now: the time served on the upgraded plan is billed and charged on a final invoice, with its tax", async () => {
+      const k = await fresh()
+      ok(await api.call("POST", "/api/v1/tax_rates", k, { name: "Tax", percentage: "10", country: "DE" }))
+      const p30 = await api.priceOf(k, {}, { product: "Team", price: "Team 30" })
+      const p60 = await price(k, p30.productId, "60.00", "Team 60")
+      const { sub, tradeId } = await taxedSubscription(k, p30.priceId)
+      ok(await advance(k, "2026-01-16T00:00:00Z"))
+      const body = { price_id: p60, proration: "create_prorations" }
+      const q = ok(await preview(k, sub, body))
+      expect([q.credit, q.charge, q.net]).toEqual(["15.48", "30.97", "15.49"])
+      ok(await commit(k, sub, { ...body, quote_id: q.quote_id }))
+      ok(await advance(k, "2026-01-20T00:00:00Z"))
+      // what the next invoice would have billed for January: 15.49 + 10 % = 17.04, charged now
+      ok(await api.call("POST", `/api/v1/subscription/${sub}/cancel`, k, { cancel_type: "immediate" }))
+      const s = await subOf(k, sub)
+      expect([s.status, s.credit_balance]).toEqual(["canceled", "0.00"])
+      const invoices = await invoicesOf(k, sub)
+      expect(invoices.map((i: any) => [i.invoice_type, i.amount, i.biz_status])).toEqual([
+        ["initial", "33.00", "success"],
+        ["upgrade", "17.04", "success"]
+      ])
+      const final = invoices[1]
+      expect(lines(final)).toEqual([
+        ["proration_credit", "-15.48"],
+        ["proration_charge", "30.97"]
+      ])
+      expect([final.subtotal, final.tax_amount, final.credit_applied]).toEqual(["15.49", "1.55", "0.00"])
+      const trades = ok(await api.call("GET", "/api/v1/trades?limit=100", k)).list
+      expect(
+        trades.some((t: any) => t.order_type === "upgrade" && t.amount === "17.04" && t.trade_status === "succeeded")
+      ).toBe(true)
+      // never more back than collected: of the first payment 17.03 was given back by the change's credit
+      const refused = await api.call("POST", "/api/v1/refund", k, { trade_id: tradeId, amount: "15.98" })
+      expect(refusal(refused)).toEqual([400, "InvalidParameter", "amount"])
+      // nothing more is billed
+      ok(await advance(k, "2026-02-01T00:00:00Z"))
+      expect(await invoicesOf(k, sub)).toHaveLength(2)
     })
   })
 }

@@ -63,7 +63,7 @@ import {
   prorateModel,
   pendingModel,
   hasPending,
-  endPending,
+  cancelPending,
   switchModel
 } from "./model/Reference.js"
 import { CPRICES, type CInvoice } from "./model/Commercial.js"
@@ -460,10 +460,12 @@ export const suite = <E>(
                     PriceChanges.change(s.id, { ...input, quoteId: preview.quote_id })
                   )
                   expect(quote, where()).toEqual(preview)
-                  switchModel(s, op.target, op.mode)
+                  const refund = switchModel(s, op.target, op.mode)
                   expect([quote.outcome, quote.total], where()).toEqual([
                     "interval_switch",
-                    fmt(s.invoices.at(-1)!.amount)
+                    refund > 0n
+                      ? fmt(-refund)
+                      : fmt([...s.invoices].reverse().find((i) => i.type === "renewal")!.amount)
                   ])
                   yield* verify(s)
                   break
@@ -511,7 +513,7 @@ export const suite = <E>(
                     s.status = "canceled"
                     s.schedule = null
                     s.segments = null
-                    endPending(s)
+                    cancelPending(s)
                   }
                   yield* verify(s)
                   break

@@ -89,7 +89,12 @@ export const collectedBy = (
       const applied = inv.lines.reduce((a, l) => a + money(l.amount), 0n) + excl - money(inv.amount)
       const itsPaid = money(inv.amount) + (applied > 0n ? applied : 0n)
       paid += itsPaid
-      exclusive += excl
+      // an upgrade's negative tax lines are its credit's, moved into it from this cycle; other
+      // negative tax lines give back tax already counted as given back (a credit to the balance)
+      exclusive +=
+        movedOf((m) => m.to_invoice_id, inv.invoice_id) > 0n
+          ? excl
+          : lines.reduce((a, t) => (t.inclusive || t.amount.amount < 0n ? a : a + t.amount.amount), 0n)
       tax_lines.push(...lines)
       let itsRefunds = 0n
       if (inv.trade_id !== null) {

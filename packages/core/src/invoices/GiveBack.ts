@@ -193,3 +193,43 @@ export const refundable = (paid: Money.Money, refunded: Money.Money): Money.Mone
   const left = paid.amount - refunded.amount
   return Money.make(left > 0n ? left : 0n, paid.currency)
 }
+
+/**
+ * A give-back's `shares` split in two: `taken`, the first `amount` of it (the shares in their
+ * order, the newest invoice first; a share cut in two carries its tax in proportion), and the
+ * `rest` — e.g. the part of an interval switch's credit refunded to the card and the part kept on
+ * the balance.
+ *
+ * @example
+ * // shares 20.00 + 40.00, 30.00 taken: 20.00 and 10.00 of the second; 30.00 of it is the rest
+ * @since 0.1.0
+ */
+export const split = (
+  shares: ReadonlyArray<Share>,
+  amount: Money.Money
+): { readonly taken: ReadonlyArray<Share>; readonly rest: ReadonlyArray<Share> } => {
+  const taken: Array<Share> = []
+  const rest: Array<Share> = []
+  let left = amount.amount
+  for (const sh of shares) {
+    const take = left <= 0n ? 0n : left < sh.amount.amount ? left : sh.amount.amount
+    left -= take
+    if (take === sh.amount.amount) taken.push(sh)
+    else if (take === 0n) rest.push(sh)
+    else {
+      const part = Money.make(take, sh.amount.currency)
+      const lines = partOf(sh.tax_lines, part, sh.amount)
+      taken.push({ ...sh, amount: part, tax_lines: lines })
+      rest.push({
+        ...sh,
+        amount: Money.make(sh.amount.amount - take, sh.amount.currency),
+        tax_lines: sh.tax_lines.map((t, n) => ({
+          ...t,
+          taxable: Money.make(t.taxable.amount - lines[n]!.taxable.amount, t.taxable.currency),
+          amount: Money.make(t.amount.amount - lines[n]!.amount.amount, t.amount.currency)
+        }))
+      })
+    }
+  }
+  return { taken, rest }
+}

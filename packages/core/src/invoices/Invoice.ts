@@ -107,6 +107,16 @@ export class Invoice extends Schema.Class<Invoice>("Invoice")({
   lines: Schema.Array(InvoiceLine).pipe(Schema.withDecodingDefault(Effect.succeed([]))),
   tax_lines: Schema.Array(InvoiceTaxLine).pipe(Schema.withDecodingDefault(Effect.succeed([]))),
   /**
+   * The customer's credit balance this invoice applied, so the document adds up: subtotal −
+   * discounts + exclusive tax − `credit_applied` = `amount`. Negative when it collected a debit
+   * (an earlier invoice's amount carried to it, also one of its `balance` lines). Null on
+   * invoices issued before it was kept.
+   */
+  credit_applied: NullableString.pipe(
+    Schema.withDecodingDefault(Effect.succeed(null)),
+    Schema.withConstructorDefault(Effect.succeed(null))
+  ),
+  /**
    * The merchant's sequential number, assigned as the invoice is issued (`INV-000042`); refund
    * invoices (credit notes) have their own sequence (`INV-CN-000003`). Invoices issued before
    * numbering: null.

@@ -192,6 +192,7 @@ export const newInvoice = (input: {
           }),
           price_version_id: input.price_version_id,
           tax_amount: Money.format(input.draft.tax),
+          credit_applied: Money.format(input.draft.creditApplied),
           ...documentOf(input.draft, input.period, input.usagePeriod),
           number: null,
           hosted_invoice_url: null,

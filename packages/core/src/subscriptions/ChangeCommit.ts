@@ -10,7 +10,7 @@
 import { Option, Result } from "effect"
 import type { PriceVersion } from "../catalog/Price.js"
 import * as CycleLedger from "../invoices/CycleLedger.js"
-import type * as GiveBack from "../invoices/GiveBack.js"
+import * as GiveBack from "../invoices/GiveBack.js"
 import type * as Entities from "../kernel/Entities.js"
 import { dt, msOf } from "../kernel/ServiceSupport.js"
 import * as Money from "../money/Money.js"
@@ -225,15 +225,25 @@ export const withPendingProrations = (
 })
 
 /**
- * The record of a subscription that ends (canceled now, at the period's end, or its term
+ * The record of a subscription that ends at its period's end (a cancel then, or its term
  * completed) with pending proration lines no invoice will bill: they are removed — a pending
  * charge is never billed, and what the pending credits exceed the pending charges by (already
- * given back from the cycle's payments, in the ledger) goes to the credit balance.
+ * given back from the cycle's payments, in the ledger) goes to the credit balance with the
+ * exclusive tax it was paid with, in proportion, as a renewal would credit it. (A cancel now
+ * bills them on a final invoice: `FinalInvoice`.)
  *
  * @since 0.1.0
  */
 export const endedWithPending = (rec: Entities.SubscriptionRecord): Entities.SubscriptionRecord => {
   if (rec.pending_prorations.length === 0) return rec
   const net = ChangeQuote.pendingNet(rec)
-  return withBalance({ ...rec, pending_prorations: [] }, net < 0n ? -net : 0n)
+  if (net >= 0n) return { ...rec, pending_prorations: [] }
+  const paid = ChangeQuote.pendingPaid(rec)
+  const rest = Money.make(-net, rec.currency)
+  const part = rest.amount < paid.paid.amount ? rest : paid.paid
+  const tax =
+    paid.paid.amount > 0n
+      ? GiveBack.partOf(paid.tax_lines, part, paid.paid).reduce((a, t) => (t.inclusive ? a : a + t.amount.amount), 0n)
+      : 0n
+  return withBalance({ ...rec, pending_prorations: [] }, rest.amount + tax)
 }

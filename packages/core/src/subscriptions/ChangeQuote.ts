@@ -11,6 +11,7 @@ import { Option, Result } from "effect"
 import { cycleAmounts, type PriceVersion } from "../catalog/Price.js"
 import * as PriceRules from "../catalog/PriceRules.js"
 import * as Discount from "../discounts/Discount.js"
+import * as CycleLedger from "../invoices/CycleLedger.js"
 import * as GiveBack from "../invoices/GiveBack.js"
 import type * as Invoicing from "../invoices/Invoicing.js"
 import type * as Entities from "../kernel/Entities.js"
@@ -367,14 +368,16 @@ export const creditFromPaid = (credit: Money.Money, available: Money.Money): Mon
 
 /**
  * The pending proration lines of a `create_prorations` quote (non-zero lines only), recorded in
- * cycle `cycleIndex` with the credit's part `fromPaid` taken from the cycle's payments.
+ * cycle `cycleIndex` with the credit's part `fromPaid` taken from the cycle's payments and the
+ * tax given back with it (`shares`, from `GiveBack.giveBack` keeping each tax's `inclusive`).
  *
  * @since 0.1.0
  */
 export const pendingOf = (
   quote: Priced & { readonly quote_id: string },
   cycleIndex: number,
-  fromPaid: Money.Money
+  fromPaid: Money.Money,
+  shares: ReadonlyArray<GiveBack.Share> = []
 ): ReadonlyArray<Entities.PendingProration> =>
   upgradeLines(quote)
     .filter((l) => l.amount.amount !== 0n)
@@ -383,10 +386,42 @@ export const pendingOf = (
       kind: l.kind,
       description: l.description,
       amount: Money.format(l.amount),
-      ...(l.kind === "proration_credit" ? { from_paid: Money.format(fromPaid) } : {}),
+      ...(l.kind === "proration_credit"
+        ? {
+            from_paid: Money.format(fromPaid),
+            from_paid_tax: CycleLedger.storedLines(shares.flatMap((sh) => sh.tax_lines))
+          }
+        : {}),
       quote_id: quote.quote_id,
       at: quote.at
     }))
+
+/**
+ * What the pending credits of a subscription took from its cycle's payments (`from_paid`), and
+ * the tax given back with it: what a renewal credits to the balance, with that tax in
+ * proportion, when its other lines cannot absorb the credits (`Invoicing.creditToBalance`).
+ *
+ * @since 0.1.0
+ */
+export const pendingPaid = (
+  rec: Pick<Entities.SubscriptionRecord, "currency" | "pending_prorations">
+): { readonly paid: Money.Money; readonly tax_lines: ReadonlyArray<Invoicing.TaxLine> } => {
+  const credits = rec.pending_prorations.filter((p) => p.kind === "proration_credit")
+  return {
+    paid: Money.make(
+      credits.reduce(
+        (a, p) =>
+          a +
+          (p.from_paid !== undefined
+            ? Result.getOrThrow(Money.parse(p.from_paid, rec.currency, { allowNegative: true })).amount
+            : 0n),
+        0n
+      ),
+      rec.currency
+    ),
+    tax_lines: credits.flatMap((p) => CycleLedger.linesOf(p.from_paid_tax ?? [], rec.currency))
+  }
+}
 
 /**
  * What a quote id hashes: the change, the subscription's version, the numbers quoted and what

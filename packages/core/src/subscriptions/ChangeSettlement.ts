@@ -142,7 +142,7 @@ export const make = Effect.gen(function* () {
         // the credit's part the pending charges cannot cancel is given back from the cycle's
         // payments now (in the ledger), so no refund can take it again before the invoice bills it
         fromPaid = ChangeQuote.creditFromPaid(Result.getOrThrow(Money.parse(quote.credit, currency)), available)
-        if (fromPaid.amount > 0n) shares = GiveBack.giveBack(collected, fromPaid).shares
+        if (fromPaid.amount > 0n) shares = GiveBack.giveBack(collected, fromPaid, false).shares
       } else if ((quote.outcome === "refund" || quote.outcome === "credit_balance") && collected) {
         const given = ChangeQuote.givenBack(quote, collected)
         back = given.given.total
@@ -251,7 +251,12 @@ export const make = Effect.gen(function* () {
       } else if (quote.outcome === "pending_prorations") {
         // billed by the next cycle's invoice; the credit's part from the cycle's payments is
         // given back from them now
-        next = ChangeCommit.withPendingProrations(next, cycle, shares, ChangeQuote.pendingOf(quote, cycle, fromPaid))
+        next = ChangeCommit.withPendingProrations(
+          next,
+          cycle,
+          shares,
+          ChangeQuote.pendingOf(quote, cycle, fromPaid, shares)
+        )
       } else if (quote.outcome === "credit_balance") {
         // credited against the invoices it was given back from, as the quote took it
         next = ChangeCommit.creditedBack(next, cycle, shares, back!)

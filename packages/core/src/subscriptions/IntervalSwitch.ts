@@ -178,6 +178,31 @@ export const opened = (
 })
 
 /**
+ * What a switch refunds to the card: under `proration_credit` `refund`, the part of the credit
+ * given back (`given`, with its tax) that the new period's invoice does not take — after any
+ * debit on the balance (`balance` before the credit) that invoice collects — as a downgrade
+ * refunds what was collected; the rest of the credit stays on the balance (all of it under
+ * `credit_balance`). A balance the customer already had is never refunded.
+ *
+ * @example
+ * // year → month, 226.03 credited, April's 30.00 invoice: 196.03 refunded under `refund`
+ * @since 0.1.0
+ */
+export const refundOf = (
+  mode: Merchant.Merchant["proration_credit"],
+  given: Money.Money,
+  invoice: Invoicing.Draft,
+  balance: Money.Money
+): Money.Money => {
+  if (mode !== "refund" || given.amount <= 0n) return Money.zero(given.currency)
+  // what the invoice collects before any credit: its amount and the credit it applied
+  const due = invoice.total.amount + invoice.creditApplied.amount
+  const debt = balance.amount < 0n ? -balance.amount : 0n
+  const left = given.amount - due - debt
+  return Money.make(left > 0n ? left : 0n, given.currency)
+}
+
+/**
  * The quote of a switch: the credit of the unused time, the new period's whole amount (after the
  * discounts that still apply to its cycle, before tax) and what is charged now — the new period's
  * invoice, taxed, with the credit (and any balance) applied.
@@ -195,16 +220,20 @@ export const quoted = (
     readonly charge: Money.Money
     readonly invoice: Invoicing.Draft
     readonly period: { readonly start: number; readonly end: number }
+    /** What is refunded to the card ({@link refundOf}): the quote's total is then its negative. */
+    readonly refund?: Money.Money
   }
 ): ChangeQuote.Priced => {
   const { discounts_ending, ...first } = head
+  const refunded = input.refund !== undefined && input.refund.amount > 0n
   return {
     ...first,
     credit: Money.format(input.credit),
     charge: Money.format(input.charge),
     net: Money.format(Money.make(input.charge.amount - input.credit.amount, input.charge.currency)),
     tax: Money.format(input.invoice.tax),
-    total: Money.format(input.invoice.total),
+    // what moves now: the new period's invoice charged, or (its credit larger) the rest refunded
+    total: Money.format(refunded ? Money.negate(input.refund!) : input.invoice.total),
     outcome: "interval_switch",
     lines: [
       {

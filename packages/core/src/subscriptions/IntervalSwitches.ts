@@ -42,6 +42,15 @@ export interface Switched {
   readonly balance: Money.Money
   readonly invoice: Invoicing.Draft
   readonly basis: string
+  /** What is refunded to the card (`proration_credit` `refund`), and its shares of the cycle's payments. */
+  readonly refund: Money.Money
+  readonly refunded: ReadonlyArray<GiveBack.Share>
+  /** The credit's shares kept on the balance. */
+  readonly kept: ReadonlyArray<GiveBack.Share>
+  /** The owed refund's key: one switch per cycle of a subscription. */
+  readonly key: string
+  /** Whether the commit owes a refund to pay right after it. */
+  readonly owesRefund: boolean
 }
 
 /**
@@ -120,6 +129,14 @@ export const planSwitch =
         currency
       )
       const invoice = yield* taxRenewal(taxes, storage)(merchantId, opening, { draft, credit: balance })
+      // the credit the invoice does not take: refunded under `refund` (as a downgrade), else kept
+      const refund = IntervalSwitch.refundOf(
+        merchant.proration_credit,
+        given?.total ?? Money.zero(currency),
+        invoice,
+        Money.make(balance.amount - (given?.total.amount ?? 0n), currency)
+      )
+      const parts = GiveBack.split(given?.shares ?? [], refund)
       const period = IntervalSwitch.newPeriod(target, at)
       const charge = fullCycle(after, target, seats, cycleIndex)
       const quote: ChangeQuote.Priced = IntervalSwitch.quoted(head, {
@@ -129,16 +146,22 @@ export const planSwitch =
         credit,
         charge,
         invoice,
-        period
+        period,
+        refund
       })
       const switched: Switched = {
         given,
         cycleIndex,
         period,
         quantity: seats,
-        balance,
+        balance: Money.make(balance.amount - refund.amount, currency),
         invoice,
-        basis: Money.format(charge)
+        basis: Money.format(charge),
+        refund,
+        refunded: parts.taken,
+        kept: parts.rest,
+        key: `switch_${rec.subscription.id}_${cycleIndex}`,
+        owesRefund: refund.amount > 0n
       }
       return { collected, quote, switched }
     })
@@ -155,7 +178,9 @@ export const openSwitched =
   (
     storage: StorageService,
     documents: ReturnType<typeof invoiceDocuments>,
-    schedule: ReturnType<typeof writes>["schedule"]
+    schedule: ReturnType<typeof writes>["schedule"],
+    /** How long after the commit the `refund_owed` work item pays a refund the commit did not. */
+    reconcileAfterMs = 0
   ) =>
   (
     merchant: Merchant.Merchant,
@@ -170,8 +195,17 @@ export const openSwitched =
       const { switched: sw, now } = input
       const subscriptionId = rec.subscription.id
       let next = ChangeCommit.movedTo(from, target, kept, basis)
-      if (sw.given)
-        next = ChangeCommit.creditedBack(next, rec.subscription.cycle_index, sw.given.shares, sw.given.total)
+      const cycle = rec.subscription.cycle_index
+      if (sw.given) {
+        // the part refunded is owed from the cycle's payments (paid right after the commit, or by
+        // the work item), the rest credited to the balance — each against the invoices it came from
+        const kept = Money.make(sw.given.total.amount - sw.refund.amount, sw.given.total.currency)
+        next = ChangeCommit.creditedBack(next, cycle, sw.kept, kept)
+        if (sw.refund.amount > 0n) {
+          next = ChangeCommit.withOwedRefund(next, sw.key, cycle, sw.refund, sw.refunded)
+          yield* schedule(merchant, "refund_owed", subscriptionId, now + reconcileAfterMs)
+        }
+      }
       next = IntervalSwitch.opened(next, {
         target,
         cycleIndex: sw.cycleIndex,

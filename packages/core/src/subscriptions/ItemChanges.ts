@@ -21,6 +21,7 @@ import * as Ids from "../kernel/Ids.js"
 import * as Lifecycle from "../kernel/Lifecycle.js"
 import * as Ports from "../kernel/Ports.js"
 import { dt, emitAll, msOf, nowOf } from "../kernel/ServiceSupport.js"
+import * as Settings from "../tenants/Settings.js"
 import * as Store from "../kernel/Store.js"
 import * as Money from "../money/Money.js"
 import * as Schedule from "../schedules/Schedule.js"
@@ -68,7 +69,12 @@ export class ItemChanges extends Context.Service<ItemChanges>()("@recur/core/Ite
     const subs = storage.repository(Entities.subscription)
     const answers = withItems(storage)
     const planSwitch = IntervalSwitches.planSwitch(storage, yield* Ports.TaxCalculator)
-    const openSwitched = IntervalSwitches.openSwitched(storage, settlement.documents, writes(storage).schedule)
+    const openSwitched = IntervalSwitches.openSwitched(
+      storage,
+      settlement.documents,
+      writes(storage).schedule,
+      (yield* Settings.Settings).reconcileAfterMs
+    )
 
     /** The discounts that cover every item's product stay; the others end with the change. */
     const scopeOnItems = (merchantId: string, rec: Entities.SubscriptionRecord, products: ReadonlyArray<string>) =>
@@ -358,7 +364,11 @@ export class ItemChanges extends Context.Service<ItemChanges>()("@recur/core/Ite
               Effect.fail(new Errors.ConcurrentUpdate({ resource: "subscription", id: subscriptionId }))
             )
           )
-          return { tradeToCharge, owesRefund: quote.outcome === "refund", next }
+          return {
+            tradeToCharge,
+            owesRefund: quote.outcome === "refund" || planned.switched?.owesRefund === true,
+            next
+          }
         })
       )
       yield* settlement.afterCommit(merchantId, rec, done)

@@ -26,6 +26,7 @@ import * as Merchants from "../tenants/Merchants.js"
 import * as Money from "../money/Money.js"
 import * as Ports from "../kernel/Ports.js"
 import * as Secrets from "../tenants/Secrets.js"
+import * as Settings from "../tenants/Settings.js"
 import * as Store from "../kernel/Store.js"
 import * as Schedule from "../schedules/Schedule.js"
 import * as ChangeCommit from "./ChangeCommit.js"
@@ -345,7 +346,12 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
       })
 
     const planSwitch = IntervalSwitches.planSwitch(storage, taxes)
-    const openSwitched = IntervalSwitches.openSwitched(storage, documents, schedule)
+    const openSwitched = IntervalSwitches.openSwitched(
+      storage,
+      documents,
+      schedule,
+      (yield* Settings.Settings).reconcileAfterMs
+    )
 
     const previewChange = Effect.fn("PriceChanges.previewChange")(function* (
       merchantId: string,
@@ -421,7 +427,7 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
               Effect.fail(new Errors.ConcurrentUpdate({ resource: "subscription", id: subscriptionId }))
             )
           )
-          return { tradeToCharge, owesRefund: quote.outcome === "refund" }
+          return { tradeToCharge, owesRefund: quote.outcome === "refund" || planned.switched?.owesRefund === true }
         })
       )
       yield* settlement.afterCommit(merchantId, rec, charge)

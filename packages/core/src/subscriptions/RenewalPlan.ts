@@ -8,7 +8,8 @@
  *
  * @since 0.1.0
  */
-import { Data, Option, Result } from "effect"
+import { Data, Effect, Option, Result } from "effect"
+import * as ChangeQuote from "./ChangeQuote.js"
 import * as BillingPeriod from "../money/BillingPeriod.js"
 import type * as Entities from "../kernel/Entities.js"
 import { dt, msOf } from "../kernel/ServiceSupport.js"
@@ -236,7 +237,9 @@ export const advance = (
         // a proration credit larger than the invoice: the rest goes to the balance
         credit_balance: Money.format(
           Money.make(
-            b.credit.amount - invoice.creditApplied.amount + Invoicing.unappliedCredit(invoice).amount,
+            b.credit.amount -
+              invoice.creditApplied.amount +
+              (invoice.credited ?? Invoicing.unappliedCredit(invoice)).amount,
             b.credit.currency
           )
         ),
@@ -339,11 +342,21 @@ export const taxRenewal =
     b: { readonly draft: Invoicing.Draft; readonly credit: Money.Money },
     address?: Tax.TaxAddress | null
   ) =>
-    withTax(taxes, storage)(
-      b.draft,
-      merchantId,
-      rec.subscription.customer_id,
-      b.credit,
-      discountRules(rec, b.draft.cycle_index),
-      address !== undefined ? { address } : {}
+    Effect.map(
+      withTax(taxes, storage)(
+        b.draft,
+        merchantId,
+        rec.subscription.customer_id,
+        b.credit,
+        discountRules(rec, b.draft.cycle_index),
+        address !== undefined ? { address } : {}
+      ),
+      // pending credits larger than the invoice: the rest to the balance, with the tax it was paid with
+      (taxed) => {
+        const paid = ChangeQuote.pendingPaid(rec)
+        return Invoicing.creditToBalance(taxed, paid.tax_lines, paid.paid, CREDITED).draft
+      }
     )
+
+/** The line of an invoice crediting the customer's balance with what it could not absorb. */
+const CREDITED = "Credited to your balance"

@@ -109,6 +109,13 @@ export const PendingProration = Schema.Struct({
    * rest of it cancels pending charges of the same cycle not billed yet. Absent on a charge.
    */
   from_paid: Schema.optional(Schema.String),
+  /**
+   * The tax given back with `from_paid` from the cycle's payments (each paid invoice's own tax in
+   * proportion, keeping whether it was inclusive): the part of the credit the next invoice cannot
+   * absorb goes to the credit balance with its share of this tax. Absent on a charge and on
+   * credits recorded before it was kept (their rest goes to the balance untaxed).
+   */
+  from_paid_tax: Schema.optional(Schema.Array(Invoice.InvoiceTaxLine)),
   /** The quote of the change that recorded it. */
   quote_id: Schema.String,
   /** When the change took effect (Unix ms). */

@@ -5,7 +5,12 @@
  *
  * @since 0.1.0
  */
-import * as ChangeCommit from "./ChangeCommit.js"
+import * as Charges from "../payments/Charges.js"
+import { invoiceDocuments } from "../invoices/InvoiceDocuments.js"
+import * as Ports from "../kernel/Ports.js"
+import * as Secrets from "../tenants/Secrets.js"
+import * as Settings from "../tenants/Settings.js"
+import * as FinalInvoice from "./FinalInvoice.js"
 import * as ChangeQuote from "./ChangeQuote.js"
 import { Context, Effect, Layer, Option, Result } from "effect"
 import * as Entities from "../kernel/Entities.js"
@@ -83,6 +88,13 @@ export class Subscriptions extends Context.Service<Subscriptions>()("@recur/core
     const refunds = yield* Refunds.Refunds
     const subs = storage.repository(Entities.subscription)
     const invoices = storage.repository(Entities.invoice)
+    const charges = yield* Charges.Charges
+    const finalInvoice = FinalInvoice.bill(
+      storage,
+      yield* Ports.TaxCalculator,
+      invoiceDocuments(storage, yield* Secrets.Secrets, yield* Settings.Settings),
+      schedule
+    )
 
     const load = (merchantId: string, id: string) => loadSub(subs, merchantId, id)
     const live = mustBeLive
@@ -147,22 +159,37 @@ export class Subscriptions extends Context.Service<Subscriptions>()("@recur/core
         }))
         return next.subscription
       }
-      const { next } = yield* transitionSub(merchantId, subscriptionId, "cancel", (rec, at) => {
-        // pending proration lines no invoice will bill: a net credit goes to the balance
-        const ended = ChangeCommit.endedWithPending(rec)
-        return {
-          patch: {
+      const merchant = yield* merchants.get(merchantId)
+      const ended = yield* storage.withTransaction(
+        Effect.gen(function* () {
+          const at = yield* nowOf(merchant)
+          const sv = yield* load(merchantId, subscriptionId)
+          const moved = Subscription.move(sv.value.subscription, "cancel", {
             cancel_at: dt(at),
             next_invoice_date: null,
-            cancel_reason: reason ?? "canceled_by_merchant",
-            credit_balance: ended.subscription.credit_balance
-          },
-          record: { pending_prorations: ended.pending_prorations }
-        }
-      })
+            cancel_reason: reason ?? "canceled_by_merchant"
+          })
+          if (Result.isFailure(moved))
+            return yield* new Errors.SubscriptionActionRefused({
+              subscriptionId,
+              state: sv.value.subscription.status,
+              action: "cancel",
+              reason: "the state machine has no such transition"
+            })
+          // pending proration lines the next invoice would have billed: billed now, on a final
+          // invoice (a net charge charged, a net credit to the balance with its tax)
+          const billed = yield* finalInvoice(merchant, { ...sv.value, subscription: moved.success.value }, at)
+          yield* saveSub(billed.next, sv.version, at)
+          yield* subEvents(merchantId, billed.next, moved.success.events, at)
+          return billed
+        })
+      )
       for (const kind of ["renewal", "dunning", "trial_notice", "incomplete_expiry"])
         yield* storage.workQueue.cancel(merchantId, kind, subscriptionId)
-      return next.subscription
+      const token = ended.next.payment_token
+      if (Option.isSome(ended.tradeToCharge) && token !== null)
+        yield* charges.chargeInvoiceTrade(merchantId, ended.tradeToCharge.value, token)
+      return ended.next.subscription
     })
 
     const revokeCancel = Effect.fn("Subscriptions.revokeCancel")(function* (

@@ -259,3 +259,68 @@ describe("GiveBack.giveBack / Invoicing.change: what a change gives back, invoic
     expect(shares.map((s) => [s.invoice_id, s.amount.amount])).toEqual([["inv_1", 1548n]])
   })
 })
+
+describe("Invoicing.creditToBalance: a renewal's proration credits its lines cannot absorb", () => {
+  const taxLine = (amount: bigint, taxable: bigint, inclusive: boolean): Invoicing.TaxLine => ({
+    tax_rate_id: null,
+    name: "VAT",
+    percentage: inclusive ? "19" : "20",
+    country: null,
+    region: null,
+    inclusive,
+    taxable: usd(taxable),
+    amount: usd(amount)
+  })
+  const renewal = () =>
+    Invoicing.total({
+      invoice_type: "renewal",
+      cycle_index: 1,
+      currency: "USD",
+      lines: [
+        { kind: "subscription", description: "Plan", quantity: 1n, amount: usd(1000n) },
+        { kind: "proration_credit", description: "Unused", quantity: 1n, amount: usd(-5000n) },
+        { kind: "proration_charge", description: "Remaining", quantity: 1n, amount: usd(500n) }
+      ]
+    })
+
+  it("the rest goes to the balance with its exclusive tax in proportion; the document adds up to its total", () => {
+    // the 50.00 credit was paid with 10.00 exclusive tax: 35.00 of it is left, with 7.00 tax
+    const { draft: d, credited } = Invoicing.creditToBalance(
+      renewal(),
+      [taxLine(1000n, 5000n, false)],
+      usd(5000n),
+      "Credited to your balance"
+    )
+    expect(Money.format(credited)).toBe("42.00")
+    expect(d.credited).toEqual(credited)
+    expect(d.lines.at(-1)).toMatchObject({ kind: "refund", amount: usd(4200n) })
+    expect(d.tax_lines.map((t) => [Money.format(t.taxable), Money.format(t.amount)])).toEqual([["-35.00", "-7.00"]])
+    const exclusive = d.tax_lines.reduce((a, t) => (t.inclusive ? a : a + t.amount.amount), 0n)
+    expect(d.subtotal.amount - Invoicing.sumOfDiscounts(d.discounts) + exclusive - d.creditApplied.amount).toBe(
+      d.total.amount
+    )
+    expect(Money.format(d.total)).toBe("0.00")
+  })
+
+  it("an inclusive tax is inside the credit: the rest goes as it is, the tax stated; nothing left over changes nothing", () => {
+    const { draft: d, credited } = Invoicing.creditToBalance(
+      renewal(),
+      [taxLine(798n, 4202n, true)],
+      usd(5000n),
+      "Credited to your balance"
+    )
+    expect(Money.format(credited)).toBe("35.00")
+    expect(d.tax_lines.map((t) => [t.inclusive, Money.format(t.amount)])).toEqual([[true, "-5.59"]])
+    expect(Money.format(d.total)).toBe("0.00")
+    const none = Invoicing.total({
+      invoice_type: "renewal",
+      cycle_index: 1,
+      currency: "USD",
+      lines: [{ kind: "subscription", description: "Plan", quantity: 1n, amount: usd(1000n) }]
+    })
+    expect(Invoicing.creditToBalance(none, [taxLine(1000n, 5000n, false)], usd(5000n), "x")).toEqual({
+      draft: none,
+      credited: usd(0n)
+    })
+  })
+})

@@ -3,7 +3,7 @@
  *
  * @since 0.1.0
  */
-import { Invoice, Subscription, Usage } from "@recur/core"
+import { Invoice, type PriceChanges, Subscription, Usage } from "@recur/core"
 import { RequestBodies } from "@recur/contract"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
@@ -12,6 +12,32 @@ import { Envelope, Page, QueryList, PageQuery, Authentication } from "./Shared.j
 
 const SubscriptionPath = Schema.Struct({ subscription_id: Schema.String })
 const StatusResult = Envelope(Schema.Struct({ subscription_id: Schema.String, status: Schema.String }))
+/**
+ * What a committed change does (`PriceChanges.Quote["outcome"]`): an enum in the OpenAPI
+ * document, so generated clients get the literal outcomes rather than a string.
+ */
+const QuoteOutcome = Schema.Literals([
+  "upgrade",
+  "refund",
+  "credit_balance",
+  "none",
+  "scheduled",
+  "quantity_next_cycle",
+  "pending_prorations",
+  "interval_switch"
+]).annotate({
+  description:
+    "`upgrade` (charged now), `refund`, `credit_balance`, `none`, `scheduled` (at the period's end), `quantity_next_cycle`, `pending_prorations` (billed by the next cycle's invoice) or `interval_switch` (the new period invoiced now)"
+})
+// the enum is exactly the engine's outcomes, no more and no fewer
+type SameOutcomes = [PriceChanges.Quote["outcome"]] extends [typeof QuoteOutcome.Type]
+  ? [typeof QuoteOutcome.Type] extends [PriceChanges.Quote["outcome"]]
+    ? true
+    : false
+  : false
+const sameOutcomes: SameOutcomes = true
+void sameOutcomes
+
 /**
  * What a change will bill, exactly (the answer of a preview, and of an item change's commit).
  *
@@ -28,7 +54,7 @@ export const Quote = Schema.Struct({
   net: Schema.String,
   tax: Schema.String,
   total: Schema.String,
-  outcome: Schema.String,
+  outcome: QuoteOutcome,
   lines: Schema.Array(Schema.Struct({ description: Schema.String, amount: Schema.String })),
   effective_at: Schema.String,
   /** When the next cycle's invoice bills the lines (`outcome` `pending_prorations`, `proration=create_prorations`). */

@@ -67,6 +67,9 @@ const rowsOf = (doc: Billing.InvoiceDocument, language: Language) => {
       `${t.name} ${I18n.percent(language, t.percentage)}${t.inclusive ? ` (${w.included})` : ""}`,
       m(t.amount)
     ])
+  // the customer's credit it applied (a debit carried into it is one of its lines)
+  if (i.credit_applied !== null && /[1-9]/.test(i.credit_applied) && !i.credit_applied.startsWith("-"))
+    totals.push([w.appliedBalance, m(`-${i.credit_applied}`)])
   totals.push([i.invoice_type === "refund" ? w.refunded : w.total, m(i.amount)])
   return {
     title: i.invoice_type === "refund" ? w.creditNote : w.invoice,

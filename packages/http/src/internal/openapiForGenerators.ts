@@ -245,7 +245,20 @@ const enumNames: ReadonlyArray<readonly [string, ReadonlyArray<string | number>]
   ["TierMode", ["graduated", "volume"]],
   ["DisputeStatus", ["none", "open", "won", "lost", "warning_closed", "prevented"]],
   ["EmailSubscription", [1, 2]],
-  ["TrialPolicy", [1, 2, 3]]
+  ["TrialPolicy", [1, 2, 3]],
+  [
+    "QuoteOutcome",
+    [
+      "upgrade",
+      "refund",
+      "credit_balance",
+      "none",
+      "scheduled",
+      "quantity_next_cycle",
+      "pending_prorations",
+      "interval_switch"
+    ]
+  ]
 ]
 
 const setKey = (values: ReadonlyArray<unknown>) => canonical([...values].map((v) => JSON.stringify(v)).sort())

@@ -357,6 +357,20 @@ export const endPending = (s: MSub) => {
   s.prorations = []
 }
 
+/**
+ * A subscription canceled now with pending lines: billed on a final `upgrade` invoice of the
+ * cycle, as Stripe's cancel with `invoice_now` — a net charge collected (the balance applied
+ * first), a net credit to the balance (docs/proration.md).
+ */
+export const cancelPending = (s: MSub) => {
+  if (s.prorations.length === 0) return
+  const net = s.prorations.reduce((a, p) => a + p.amount, 0n)
+  const applied = net > 0n && s.credit > 0n ? (s.credit < net ? s.credit : net) : 0n
+  s.credit += net > 0n ? -applied : -net
+  issue(s, "upgrade", s.cycle, net > 0n ? net - applied : 0n, applied)
+  s.prorations = []
+}
+
 /** Whether the current cycle has pending proration lines (an invoiced change is then refused). */
 export const hasPending = (s: MSub) => s.prorations.some((p) => p.cycle === s.cycle)
 
@@ -403,7 +417,8 @@ export const switchModel = (s: MSub, target: number, mode: "always_invoice" | "c
     const held = heldOf(s, s.cycle)
     credit = prorated < held ? prorated : held > 0n ? held : 0n
   }
-  for (const [i, share] of sharesOf(s, s.cycle, credit)) i.credited += share
+  const shares = [...sharesOf(s, s.cycle, credit)]
+  const before = s.credit
   s.credit += credit
   s.months = s.months === 12 ? 1 : 12
   if (s.months === 1) s.price = target
@@ -419,7 +434,26 @@ export const switchModel = (s: MSub, target: number, mode: "always_invoice" | "c
   const applied = s.credit < amount ? s.credit : amount
   s.credit -= applied
   issue(s, "renewal", s.cycle, amount - applied, applied)
+  // under `refund`, the credit the invoice does not take (after any debit) goes back to the card,
+  // from the cycle's invoices newest first; what no payment can take stays on the balance
+  const debt = before < 0n ? -before : 0n
+  const over = s.merchant.creditMode === "refund" ? credit - amount - debt : 0n
+  const refund = over > 0n ? over : 0n
+  let left = refund
+  for (const [i, share] of shares) {
+    const take = left < share ? left : share
+    left -= take
+    const cash = i.amount - i.refunded
+    const paid = cash < take ? cash : take
+    if (paid > 0n) {
+      i.refunded += paid
+      issue(s, "refund", i.cycle, paid)
+    }
+    i.credited += share - paid
+    s.credit -= paid
+  }
   s.basis = amount
   openCycle(s, now)
   s.segments = null
+  return refund
 }

@@ -97,6 +97,7 @@ export const messages: Messages = {
     quantity: "الكمية",
     amount: "المبلغ",
     subtotal: "المجموع الفرعي",
+    appliedBalance: "الرصيد المستخدم",
     discount: "الخصم",
     tax: "الضريبة",
     included: "مشمولة",

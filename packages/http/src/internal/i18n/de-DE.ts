@@ -79,6 +79,7 @@ export const messages: Messages = {
     quantity: "Menge",
     amount: "Betrag",
     subtotal: "Zwischensumme",
+    appliedBalance: "Angerechnetes Guthaben",
     discount: "Rabatt",
     tax: "Steuer",
     included: "enthalten",

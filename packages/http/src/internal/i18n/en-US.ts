@@ -76,6 +76,7 @@ export const messages: Messages = {
     quantity: "Qty",
     amount: "Amount",
     subtotal: "Subtotal",
+    appliedBalance: "Applied balance",
     discount: "Discount",
     tax: "Tax",
     included: "included",

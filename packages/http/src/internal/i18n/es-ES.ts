@@ -79,6 +79,7 @@ export const messages: Messages = {
     quantity: "Cant.",
     amount: "Importe",
     subtotal: "Subtotal",
+    appliedBalance: "Saldo aplicado",
     discount: "Descuento",
     tax: "Impuesto",
     included: "incluido",

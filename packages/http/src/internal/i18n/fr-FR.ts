@@ -80,6 +80,7 @@ export const messages: Messages = {
     quantity: "Qté",
     amount: "Montant",
     subtotal: "Sous-total",
+    appliedBalance: "Solde appliqué",
     discount: "Remise",
     tax: "Taxe",
     included: "incluse",

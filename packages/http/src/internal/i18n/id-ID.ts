@@ -80,6 +80,7 @@ export const messages: Messages = {
     quantity: "Jml",
     amount: "Jumlah",
     subtotal: "Subtotal",
+    appliedBalance: "Saldo yang digunakan",
     discount: "Diskon",
     tax: "Pajak",
     included: "termasuk",

@@ -87,6 +87,7 @@ export const messages: Messages = {
     quantity: "Qtà",
     amount: "Importo",
     subtotal: "Subtotale",
+    appliedBalance: "Saldo applicato",
     discount: "Sconto",
     tax: "Imposta",
     included: "inclusa",

@@ -75,6 +75,7 @@ export const messages: Messages = {
     quantity: "数量",
     amount: "金額",
     subtotal: "小計",
+    appliedBalance: "適用された残高",
     discount: "割引",
     tax: "税",
     included: "込み",

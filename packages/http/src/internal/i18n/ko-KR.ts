@@ -73,6 +73,7 @@ export const messages: Messages = {
     quantity: "수량",
     amount: "금액",
     subtotal: "소계",
+    appliedBalance: "적용된 잔액",
     discount: "할인",
     tax: "세금",
     included: "포함",

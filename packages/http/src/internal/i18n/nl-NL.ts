@@ -79,6 +79,7 @@ export const messages: Messages = {
     quantity: "Aantal",
     amount: "Bedrag",
     subtotal: "Subtotaal",
+    appliedBalance: "Verrekend tegoed",
     discount: "Korting",
     tax: "Btw",
     included: "inbegrepen",

@@ -86,6 +86,7 @@ export const messages: Messages = {
     quantity: "Ilość",
     amount: "Kwota",
     subtotal: "Suma częściowa",
+    appliedBalance: "Wykorzystane saldo",
     discount: "Rabat",
     tax: "Podatek",
     included: "wliczony",

@@ -87,6 +87,7 @@ export const messages: Messages = {
     quantity: "Qtd.",
     amount: "Montante",
     subtotal: "Subtotal",
+    appliedBalance: "Saldo aplicado",
     discount: "Desconto",
     tax: "Imposto",
     included: "incluído",

@@ -91,6 +91,7 @@ export const messages: Messages = {
     quantity: "Кол-во",
     amount: "Сумма",
     subtotal: "Промежуточный итог",
+    appliedBalance: "Зачтённый баланс",
     discount: "Скидка",
     tax: "Налог",
     included: "включен",

@@ -72,6 +72,7 @@ export const messages: Messages = {
     quantity: "จำนวน",
     amount: "จำนวนเงิน",
     subtotal: "ยอดรวมย่อย",
+    appliedBalance: "ยอดเครดิตที่ใช้",
     discount: "ส่วนลด",
     tax: "ภาษี",
     included: "รวมแล้ว",

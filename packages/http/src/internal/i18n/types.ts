@@ -103,6 +103,8 @@ export interface InvoiceWords {
   readonly quantity: string
   readonly amount: string
   readonly subtotal: string
+  /** The customer's balance an invoice applied (a credit taken off the amount due). */
+  readonly appliedBalance: string
   readonly discount: string
   readonly tax: string
   readonly included: string

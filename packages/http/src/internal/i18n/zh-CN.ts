@@ -73,6 +73,7 @@ export const messages: Messages = {
     quantity: "数量",
     amount: "金额",
     subtotal: "小计",
+    appliedBalance: "已抵扣余额",
     discount: "折扣",
     tax: "税费",
     included: "已含",

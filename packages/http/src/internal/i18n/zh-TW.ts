@@ -73,6 +73,7 @@ export const messages: Messages = {
     quantity: "數量",
     amount: "金額",
     subtotal: "小計",
+    appliedBalance: "已折抵餘額",
     discount: "折扣",
     tax: "稅額",
     included: "已含",

@@ -1,0 +1,126 @@
+/**
+ * The final invoice of a subscription canceled now while `create_prorations` lines wait for a
+ * next invoice that will never come: as Stripe's cancel with `invoice_now`, the pending lines are
+ * billed at once on an `upgrade` invoice of the cycle (taxed at the customer's address, the
+ * customer's balance applied) — a net charge is charged to the card, so the time served on an
+ * upgraded plan is paid for; a net credit goes to the balance with the tax it was paid with
+ * (`Invoicing.creditToBalance`), as the renewal would have credited it.
+ *
+ * @since 0.1.0
+ */
+import { Effect, Option, Result } from "effect"
+import * as Entities from "../kernel/Entities.js"
+import { newInvoice, type invoiceDocuments } from "../invoices/InvoiceDocuments.js"
+import * as Invoicing from "../invoices/Invoicing.js"
+import type * as Ports from "../kernel/Ports.js"
+import type { StorageService } from "../kernel/ServiceSupport.js"
+import * as Money from "../money/Money.js"
+import { newTrade, submitTrade } from "../payments/TradeStore.js"
+import type * as Merchant from "../tenants/Merchant.js"
+import { withTax } from "../taxes/TaxRates.js"
+import * as ChangeQuote from "./ChangeQuote.js"
+import * as RenewalPlan from "./RenewalPlan.js"
+import * as Subscription from "./Subscription.js"
+import type { writes } from "./SubscriptionStore.js"
+
+/** The line crediting the customer's balance with what the final invoice could not absorb. */
+const CREDITED = "Credited to your balance"
+
+/**
+ * What a final invoice of `rec`'s pending lines bills at `at`, before it is issued: the draft
+ * (the lines, tax at the customer's address, the balance applied, a net credit to the balance
+ * with its tax) and the customer's balance after it. None when there are no pending lines.
+ *
+ * @since 0.1.0
+ */
+export const draftOf = (taxes: Ports.TaxCalculator["Service"], storage: StorageService) =>
+  Effect.fn("FinalInvoice.draftOf")(function* (merchantId: string, rec: Entities.SubscriptionRecord) {
+    if (rec.pending_prorations.length === 0) return Option.none()
+    const currency = rec.currency
+    const balance = Result.getOrThrow(Money.parse(rec.subscription.credit_balance, currency, { allowNegative: true }))
+    const lines = Invoicing.total({
+      invoice_type: "upgrade",
+      cycle_index: rec.subscription.cycle_index,
+      currency,
+      lines: RenewalPlan.pendingLines(rec)
+    })
+    const taxed = yield* withTax(taxes, storage)(
+      lines,
+      merchantId,
+      rec.subscription.customer_id,
+      balance.amount > 0n ? balance : undefined
+    )
+    const paid = ChangeQuote.pendingPaid(rec)
+    const settled = Invoicing.creditToBalance(taxed, paid.tax_lines, paid.paid, CREDITED)
+    const after = Money.make(balance.amount - settled.draft.creditApplied.amount + settled.credited.amount, currency)
+    return Option.some({ draft: settled.draft, balance: after })
+  })
+
+/**
+ * Bills `rec`'s pending proration lines on a final invoice at `at` (in the caller's
+ * transaction): the invoice issued, its trade submitted and its charge scheduled when it has
+ * something to charge, and the record without the lines and with the balance after it. Answers
+ * the record and the trade to charge once the transaction commits.
+ *
+ * @since 0.1.0
+ */
+export const bill =
+  (
+    storage: StorageService,
+    taxes: Ports.TaxCalculator["Service"],
+    documents: ReturnType<typeof invoiceDocuments>,
+    schedule: ReturnType<typeof writes>["schedule"]
+  ) =>
+  (merchant: Merchant.Merchant, rec: Entities.SubscriptionRecord, at: number) =>
+    Effect.gen(function* () {
+      const planned = yield* draftOf(taxes, storage)(merchant.merchant_id, rec)
+      if (Option.isNone(planned)) return { next: rec, tradeToCharge: Option.none<string>() }
+      const { draft, balance } = planned.value
+      const s = rec.subscription
+      const trade =
+        draft.total.amount > 0n
+          ? yield* newTrade({
+              merchant,
+              amount: draft.total,
+              customer_id: s.customer_id,
+              order_id: s.order_id,
+              payment_mode: "subscription",
+              order_type: "upgrade",
+              session: Option.none(),
+              line: null,
+              tax: draft.tax,
+              metadata: {},
+              at
+            })
+          : null
+      const inv = yield* newInvoice({
+        merchant_id: merchant.merchant_id,
+        draft,
+        trade_id: trade?.trade_id ?? null,
+        subscription_id: s.id,
+        price_id: s.price_id,
+        price_version_id: s.price_version_id,
+        customer_id: s.customer_id,
+        order_id: s.order_id,
+        trigger: trade ? "charge" : "settle_without_charge",
+        at
+      })
+      yield* Effect.orDie(storage.repository(Entities.invoice).insert(yield* documents.issueOne(merchant, inv)))
+      let tradeToCharge = Option.none<string>()
+      if (trade !== null) {
+        yield* submitTrade(storage, { trade, invoice_id: inv.invoice_id, subscription_id: s.id, at })
+        if (rec.payment_token !== null) {
+          tradeToCharge = Option.some(trade.trade_id)
+          yield* schedule(merchant, "charge", trade.trade_id, at)
+        }
+      }
+      const next: Entities.SubscriptionRecord = {
+        ...rec,
+        pending_prorations: [],
+        subscription: new Subscription.Subscription(
+          { ...s, credit_balance: Money.format(balance) },
+          { disableChecks: true }
+        )
+      }
+      return { next, tradeToCharge }
+    })
