@@ -34,7 +34,7 @@ import { commercialChecks, cShape } from "./model/CommercialChecks.js"
 import { commercialRun } from "./model/CommercialRun.js"
 import { commercialEngine } from "./model/Engine.js"
 import { commercialMerchants, plainMerchants } from "./model/Merchants.js"
-import { describe, nextOp } from "./model/Operations.js"
+import { describe, nextOp, variantOf } from "./model/Operations.js"
 import { plainContext } from "./model/PlainContext.js"
 import { runPlain } from "./model/PlainRun.js"
 import { countsOf, expectEveryOperation, verifyCommercial } from "./model/Summary.js"
@@ -91,6 +91,8 @@ export const suite = <E>(
             const started = Date.now()
             const trace = process.env.RECUR_MODEL_TRACE !== undefined
             const ran = new Map<string, number>()
+            // the forms of issue 33's operations: quantity changes by mode, schedules by phases and end
+            const variants = new Map<string, number>()
             // operations that met the situations of issue 29's items 1–4 (run strictly unless avoided)
             const met = new Map<number, number>()
             const balanceBefore = settledToBalance.n
@@ -127,6 +129,8 @@ export const suite = <E>(
               }
               const op = nextOp(rnd, merchants, maxSubs)
               ran.set(op._tag, (ran.get(op._tag) ?? 0) + 1)
+              const variant = variantOf(op)
+              if (variant !== undefined) variants.set(variant, (variants.get(variant) ?? 0) + 1)
               log.push(describe(op))
               yield* runPlain(op, ctx, n)
             }
@@ -136,7 +140,12 @@ export const suite = <E>(
             const { invoices, subscriptions, withAddon } = countsOf(merchants, cMerchants)
             const counts = [...ran.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => `${k} ${v}`)
             console.log(
-              `model-based money (${name}): ${options.ops} operations (${counts.join(", ")}), ${subscriptions} subscriptions, ${invoices} invoices, ${ctx.tally.events} usage events, issue 29 items met ${[1, 2, 3, 4].map((k) => `${k}×${met.get(k) ?? 0}`).join(" ")}, ${settledToBalance.n - balanceBefore} upgrades settled to the balance, ${withAddon} subscriptions with a second item — all equal to the model in ${Math.round((Date.now() - started) / 1000)} s`
+              `model-based money (${name}): ${options.ops} operations (${counts.join(", ")}), ${subscriptions} subscriptions, ${invoices} invoices, ${ctx.tally.events} usage events, issue 29 items met ${[1, 2, 3, 4].map((k) => `${k}×${met.get(k) ?? 0}`).join(" ")}, ${settledToBalance.n - balanceBefore} upgrades settled to the balance, ${withAddon} subscriptions with a second item, ${[
+                ...variants.entries()
+              ]
+                .sort(([a], [b]) => (a < b ? -1 : 1))
+                .map(([k, v]) => `${k} ${v}`)
+                .join(", ")} — all equal to the model in ${Math.round((Date.now() - started) / 1000)} s`
             )
             if (options.everyOperation) expectEveryOperation(ran, withAddon)
           }),

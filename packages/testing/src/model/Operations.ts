@@ -45,7 +45,16 @@ export type Op =
       readonly target: number
       readonly mode: "always_invoice" | "create_prorations" | "none"
     }
-  | { readonly _tag: "ChangeQuantity"; readonly s: MSub; readonly qty: bigint }
+  | {
+      readonly _tag: "ChangeQuantity"
+      readonly s: MSub
+      readonly qty: bigint
+      /**
+       * The proration asked: each mode leaves a quantity-only change pending for the next cycle
+       * (docs/proration.md); `next_cycle` asks none, the seed's form.
+       */
+      readonly mode: "always_invoice" | "create_prorations" | "none" | "next_cycle"
+    }
   | { readonly _tag: "Cancel"; readonly s: MSub; readonly atEnd: boolean }
   | { readonly _tag: "RevokeCancel"; readonly s: MSub }
   | { readonly _tag: "Pause"; readonly s: MSub }
@@ -58,6 +67,10 @@ export type Op =
       readonly target: number
       readonly qty: bigint
       readonly cycles: number
+      /** A second phase after the first (a ramp: the next price, another quantity), or none. */
+      readonly ramp: { readonly target: number; readonly qty: bigint; readonly cycles: number } | null
+      /** At the end of the last phase: released (the last phase kept) or canceled. */
+      readonly end: "release" | "cancel"
     }
 
 export const describe = (op: Op | COp): string => {
@@ -67,6 +80,43 @@ export const describe = (op: Op | COp): string => {
   )
   return `${_tag}(${shown.join(", ")})`
 }
+
+const QUANTITY_MODES = ["always_invoice", "create_prorations", "none", "next_cycle"] as const
+
+/** A quantity change, its proration mode taken from the subscription's state (no draw of its own). */
+const changeQuantity = (s: MSub, qty: bigint): Op => ({
+  _tag: "ChangeQuantity",
+  s,
+  qty,
+  mode: QUANTITY_MODES[(s.invoices.length + Number(qty)) % QUANTITY_MODES.length]!
+})
+
+/**
+ * A schedule from the next period: one phase of `target` × `qty` for `cycles`, then — for about
+ * half of them — a second phase (the next price, another quantity, 4 − `cycles` cycles), ending
+ * released or (about a third) canceled. The second phase and the end come from the drawn values,
+ * without draws of their own.
+ */
+const scheduleOf = (s: MSub, family: number, target: number, qty: bigint, cycles: number): Op => ({
+  _tag: "Schedule",
+  s,
+  target,
+  qty,
+  cycles,
+  ramp:
+    (Number(qty) + cycles) % 2 === 0
+      ? { target: (target + 1) % family, qty: s.usage ? 1n : (qty % 6n) + 1n, cycles: 4 - cycles }
+      : null,
+  end: (target + cycles) % 3 === 0 ? "cancel" : "release"
+})
+
+/** The form of an issue 33 operation, for the run's summary: a quantity change's mode, a schedule's phases and end. */
+export const variantOf = (op: Op): string | undefined =>
+  op._tag === "ChangeQuantity"
+    ? `quantity ${op.mode}`
+    : op._tag === "Schedule"
+      ? `schedule ${op.ramp === null ? 1 : 2} phase${op.ramp === null ? "" : "s"} then ${op.end}`
+      : undefined
 
 /** The next operation: mostly valid ones, weighted towards what moves money. */
 export const nextOp = (rnd: ReturnType<typeof generator>, merchants: ReadonlyArray<MMerchant>, maxSubs: number): Op => {
@@ -122,10 +172,7 @@ export const nextOp = (rnd: ReturnType<typeof generator>, merchants: ReadonlyArr
       }
     return { _tag: "ChangePrice", s, target, mode }
   }
-  if (r < 0.6)
-    return s.usage
-      ? { _tag: "Usage", s, units: rnd.int(1, 5000) }
-      : { _tag: "ChangeQuantity", s, qty: BigInt(rnd.int(1, 6)) }
+  if (r < 0.6) return s.usage ? { _tag: "Usage", s, units: rnd.int(1, 5000) } : changeQuantity(s, BigInt(rnd.int(1, 6)))
   if (r < 0.7 && s.usage) return { _tag: "Usage", s, units: rnd.int(1, 100_000) }
   if (r < 0.8) {
     // never more than the invoice's trade, its cycle and it still hold
@@ -152,13 +199,7 @@ export const nextOp = (rnd: ReturnType<typeof generator>, merchants: ReadonlyArr
     s.months === 1
   ) {
     const family = s.usage ? USAGE.length : FLAT.length
-    return {
-      _tag: "Schedule",
-      s,
-      target: rnd.int(0, family - 1),
-      qty: s.usage ? 1n : BigInt(rnd.int(1, 6)),
-      cycles: rnd.int(1, 3)
-    }
+    return scheduleOf(s, family, rnd.int(0, family - 1), s.usage ? 1n : BigInt(rnd.int(1, 6)), rnd.int(1, 3))
   }
   return { _tag: "Advance", m, ms: rnd.int(1, 48) * 3_600_000 }
 }

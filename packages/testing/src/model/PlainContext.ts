@@ -11,6 +11,7 @@ import { expect } from "@effect/vitest"
 import {
   Billing,
   Checkout,
+  type Invoice,
   Metering,
   PriceChanges,
   Refunds,
@@ -23,6 +24,12 @@ import {
 import { DateTime, Effect } from "effect"
 import { engineShape, invoicesOfSub, type Op, shape } from "./Operations.js"
 import { fmt, type MMerchant, type MSub, statusOf } from "./Reference.js"
+
+/** The net of an invoice's proration lines (minor units): what pending changes it billed. */
+const pendingLines = (inv: Invoice.Invoice) =>
+  inv.lines
+    .filter((l) => l.kind === "proration_credit" || l.kind === "proration_charge")
+    .reduce((a, l) => a + BigInt(l.amount.replace(".", "")), 0n)
 
 /** The price id of the model's price `index` for the subscription (its family, its interval). */
 export const priceIdOf = (s: MSub, index: number) =>
@@ -54,7 +61,29 @@ export const plainContext = (merchants: ReadonlyArray<MMerchant>, where: () => s
         if (s.checked > 0)
           expect(got[fresh] ? engineShape(got[fresh]) : undefined, where()).toEqual(shape(s.invoices[s.checked - 1]!))
         else expect(got.length, where()).toBe(fresh)
+        // pending proration lines billed exactly once: a period-end renewal carries the lines the
+        // model billed with it (their net), and no other renewal carries any
+        got
+          .slice(0, fresh)
+          .reverse()
+          .forEach((inv, k) => {
+            const billed = s.invoices[s.checked + k]!.pendingBilled
+            if (billed !== undefined)
+              expect(
+                [inv.invoice_id, fmt(pendingLines(inv))],
+                `${where()}: pending proration lines of ${inv.invoice_id}`
+              ).toEqual([inv.invoice_id, fmt(billed)])
+          })
         s.checked = s.invoices.length
+        // one invoice per cycle: one initial invoice, and no cycle renewed twice (a usage
+        // renewal bills the cycle that ended, the others the cycle they open)
+        const renewed = s.invoices.filter((i) => i.type === "renewal").map((i) => i.cycle)
+        expect(
+          [s.invoices.filter((i) => i.type === "initial").length, new Set(renewed).size],
+          `${where()}: cycles billed twice in ${renewed.join(",")}`
+        ).toEqual([1, renewed.length])
+        // the balance is never negative (it only holds what was given back and not spent)
+        expect(s.credit >= 0n, `${where()}: balance ${fmt(s.credit)}`).toBe(true)
         const sub: Subscription.Subscription = yield* billing.getSubscription(s.merchant.id, s.id)
         expect(
           [sub.status, sub.price_id, sub.quantity, sub.credit_balance, sub.cycle_index, sub.cancel_at_period_end],

@@ -98,6 +98,11 @@ export interface MInvoice {
   /** An upgrade's credit moved out of it, and (on the upgrade's invoice) into it. */
   movedOut: bigint
   movedIn: bigint
+  /**
+   * On a renewal the period end issued: the net of the pending proration lines it billed (0 when
+   * none) — the engine's invoice must carry exactly these lines, so each is billed once.
+   */
+  pendingBilled?: bigint
 }
 
 export interface MSub {
@@ -107,8 +112,21 @@ export interface MSub {
   status: "active" | "paused" | "canceled"
   price: number
   scheduled: number | null
-  /** A schedule of one phase (price `price` × `qty`, cycles `start`..`end`), released at its end. */
-  schedule?: { readonly start: number; readonly end: number; readonly price: number; readonly qty: bigint } | null
+  /**
+   * A schedule of one or two phases from cycle `start` (each price `price` × `qty` for cycles
+   * `start`..`end`), to cycle `end`: released there (the last phase kept), or canceled (`cancel`).
+   */
+  schedule?: {
+    readonly start: number
+    readonly end: number
+    readonly phases: ReadonlyArray<{
+      readonly start: number
+      readonly end: number
+      readonly price: number
+      readonly qty: bigint
+    }>
+    readonly cancel: boolean
+  } | null
   qty: bigint
   pending: bigint | null
   anchor: number
@@ -234,19 +252,22 @@ export const openCycle = (s: MSub, at: number) => {
 /** Bills the next cycle at `at`: the period-end renewal, or a resume. */
 export const renewModel = (s: MSub, at: number, resumed: boolean) => {
   if (!resumed) closeCycle(s)
-  if (s.cancelAtEnd) {
+  // a schedule's phase starting with the next cycle is its price and quantity; after its last
+  // phase, released (the subscription keeps it) or canceled (it ends at this renewal, unbilled)
+  const sc = s.schedule ?? null
+  const scheduleEnds = sc !== null && !resumed && s.cycle + 1 >= sc.end
+  if (s.cancelAtEnd || (scheduleEnds && sc.cancel)) {
     s.status = "canceled"
     s.schedule = null
     endPending(s)
     return
   }
-  // a schedule's phase starting with the next cycle is its price and quantity; after it, released
-  const sc = s.schedule ?? null
   if (sc !== null && !resumed) {
-    if (s.cycle + 1 >= sc.end) s.schedule = null
-    else if (s.cycle + 1 === sc.start) {
-      s.scheduled = sc.price === s.price ? null : sc.price
-      if (!s.usage) s.pending = sc.qty === s.qty ? null : sc.qty
+    const phase = sc.phases.find((p) => p.start === s.cycle + 1)
+    if (scheduleEnds) s.schedule = null
+    else if (phase !== undefined) {
+      s.scheduled = phase.price === s.price ? null : phase.price
+      if (!s.usage) s.pending = phase.qty === s.qty ? null : phase.qty
     }
   }
   let amount: bigint
@@ -268,11 +289,12 @@ export const renewModel = (s: MSub, at: number, resumed: boolean) => {
   const due = withLines > 0n ? withLines : 0n
   // the previous cycle's prorations paid here: this cycle's identity cannot hold
   const billedPending = s.prorations.length > 0
+  const pendingBilled = withLines - amount!
   s.prorations = []
   const applied = s.credit < due ? s.credit : due
   s.credit -= applied
   if (withLines < 0n) s.credit += -withLines
-  issue(s, "renewal", s.usage ? s.cycle : s.cycle + 1, due - applied, applied)
+  issue(s, "renewal", s.usage ? s.cycle : s.cycle + 1, due - applied, applied).pendingBilled = pendingBilled
   s.cycle += 1
   if (resumed) {
     s.anchor = at

@@ -1,5 +1,6 @@
 /**
- * The model run's operations of one area, on the engine and on the model: Price changes under each proration mode (immediate, create_prorations, none, end of period) and quantity changes.
+ * The model run's operations of one area, on the engine and on the model: Price changes under each proration mode (immediate, create_prorations, none, end of period) and quantity changes
+ * under each mode (all wait for the next cycle).
  * Each handler checks the subscription against the model after its step.
  *
  * @since 0.1.0
@@ -78,15 +79,29 @@ export const changeQuantity: Handler<"ChangeQuantity"> = (op, ctx) =>
     const { billing, priceChanges } = ctx.services
     const { verify, conflict, governed, where } = ctx
     const s = op.s
+    const input = { quantity: op.qty, ...(op.mode === "next_cycle" ? {} : { proration: op.mode }) }
     if (s.status === "active" && (s.schedule ?? null) !== null) {
-      yield* governed(priceChanges.changePrice(s.merchant.id, PriceChanges.change(s.id, { quantity: BigInt(op.qty) })))
+      yield* governed(priceChanges.changePrice(s.merchant.id, PriceChanges.change(s.id, input)))
       return
     }
     if (s.status !== "active") {
-      yield* conflict(priceChanges.changePrice(s.merchant.id, PriceChanges.change(s.id, { quantity: BigInt(op.qty) })))
+      yield* conflict(priceChanges.changePrice(s.merchant.id, PriceChanges.change(s.id, input)))
       return
     }
-    yield* priceChanges.changePrice(s.merchant.id, PriceChanges.change(s.id, { quantity: BigInt(op.qty) }))
+    if (op.mode === "next_cycle") yield* priceChanges.changePrice(s.merchant.id, PriceChanges.change(s.id, input))
+    else {
+      // whatever the mode, a quantity alone waits for the next cycle: quoted as nothing now
+      const preview = yield* priceChanges.previewChange(s.merchant.id, PriceChanges.change(s.id, input))
+      const quote = yield* priceChanges.changePrice(
+        s.merchant.id,
+        PriceChanges.change(s.id, { ...input, quoteId: preview.quote_id })
+      )
+      expect(quote, where()).toEqual(preview)
+      expect(
+        [quote.outcome, quote.proration, quote.credit, quote.charge, quote.total, quote.effective_at],
+        where()
+      ).toEqual(["quantity_next_cycle", op.mode, "0.00", "0.00", "0.00", s.end])
+    }
     s.pending = op.qty
     const sub = yield* billing.getSubscription(s.merchant.id, s.id)
     expect(sub.pending_change?.quantity, where()).toBe(op.qty.toString())
