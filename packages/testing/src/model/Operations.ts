@@ -30,6 +30,11 @@ export type Op =
       readonly usage: boolean
       readonly price: number
       readonly qty: bigint
+      /**
+       * A billing anchor on the 1st of next month (00:00 UTC), the short first period prorated:
+       * flat subscriptions of 3 seats (one item), without a draw of its own.
+       */
+      readonly anchored: boolean
     }
   | { readonly _tag: "Advance"; readonly m: MMerchant; readonly ms: number }
   | {
@@ -110,13 +115,20 @@ const scheduleOf = (s: MSub, family: number, target: number, qty: bigint, cycles
   end: (target + cycles) % 3 === 0 ? "cancel" : "release"
 })
 
-/** The form of an issue 33 operation, for the run's summary: a quantity change's mode, a schedule's phases and end. */
+/**
+ * The form of an issue 33 operation, for the run's summary: an anchored subscription, a quantity
+ * change's mode, a schedule's phases and end.
+ */
 export const variantOf = (op: Op): string | undefined =>
-  op._tag === "ChangeQuantity"
-    ? `quantity ${op.mode}`
-    : op._tag === "Schedule"
-      ? `schedule ${op.ramp === null ? 1 : 2} phase${op.ramp === null ? "" : "s"} then ${op.end}`
+  op._tag === "Subscribe"
+    ? op.anchored
+      ? "subscribe anchored"
       : undefined
+    : op._tag === "ChangeQuantity"
+      ? `quantity ${op.mode}`
+      : op._tag === "Schedule"
+        ? `schedule ${op.ramp === null ? 1 : 2} phase${op.ramp === null ? "" : "s"} then ${op.end}`
+        : undefined
 
 /** The next operation: mostly valid ones, weighted towards what moves money. */
 export const nextOp = (rnd: ReturnType<typeof generator>, merchants: ReadonlyArray<MMerchant>, maxSubs: number): Op => {
@@ -125,13 +137,9 @@ export const nextOp = (rnd: ReturnType<typeof generator>, merchants: ReadonlyArr
   const roll = rnd.next()
   if (live.length === 0 || (roll < 0.1 && live.length < maxSubs)) {
     const usage = rnd.next() < 0.25
-    return {
-      _tag: "Subscribe",
-      m,
-      usage,
-      price: rnd.int(0, (usage ? USAGE.length : FLAT.length) - 1),
-      qty: usage ? 1n : BigInt(rnd.int(1, 5))
-    }
+    const price = rnd.int(0, (usage ? USAGE.length : FLAT.length) - 1)
+    const qty = usage ? 1n : BigInt(rnd.int(1, 5))
+    return { _tag: "Subscribe", m, usage, price, qty, anchored: !usage && qty === 3n }
   }
   if (roll < 0.28) {
     const r = rnd.next()

@@ -244,6 +244,28 @@ export const closeCycle = (s: MSub) => {
   }
 }
 
+/**
+ * Whether the subscription is in the short first period before its billing anchor (issue 33, 5):
+ * cycle 0 of a subscription whose periods start on the anchor from cycle 1.
+ */
+export const inStub = (s: MSub) => s.cycle < s.anchorCycle
+
+/**
+ * The span a change prorates over: the current period, or in the short first period the whole
+ * period that ends at the anchor (`BillingAnchor.prorationSpan`).
+ */
+export const spanOf = (s: MSub): { readonly start: number; readonly end: number } =>
+  inStub(s) ? { start: addMonths(s.anchor, -1), end: s.anchor } : { start: s.start, end: s.end }
+
+/**
+ * The first invoice of a subscription anchored at `anchor` from `at`: the share of a whole period
+ * (the one ending at the anchor) its short first period covers, under the merchant's policy.
+ */
+export const stubShare = (policy: Policy, full: bigint, anchor: number, at: number): bigint => {
+  const [u, total] = unused(policy, addMonths(anchor, -1), anchor, at)
+  return halfEven(full * u, total)
+}
+
 export const openCycle = (s: MSub, at: number) => {
   s.segments = s.usage ? null : [{ basis: s.basis, at }]
   s.lines = 1
@@ -324,7 +346,7 @@ export const advanceModel = (m: MMerchant, to: number) => {
  * old plan into the upgrade's; a downgrade gives back from them, newest first.
  */
 export const prorateModel = (s: MSub, target: number): bigint => {
-  const [u, total] = unused(s.merchant.policy, s.start, s.end, s.merchant.now)
+  const [u, total] = unused(s.merchant.policy, spanOf(s).start, spanOf(s).end, s.merchant.now)
   const prorated = halfEven(s.basis * u, total)
   const held = heldOf(s, s.cycle)
   const credit = prorated < held ? prorated : held > 0n ? held : 0n
@@ -388,7 +410,7 @@ export const hasPending = (s: MSub) => s.prorations.some((p) => p.cycle === s.cy
  * next renewal. Answers the net.
  */
 export const pendingModel = (s: MSub, target: number): bigint => {
-  const [u, total] = unused(s.merchant.policy, s.start, s.end, s.merchant.now)
+  const [u, total] = unused(s.merchant.policy, spanOf(s).start, spanOf(s).end, s.merchant.now)
   const prorated = halfEven(s.basis * u, total)
   let available = 0n
   for (const p of s.prorations) {

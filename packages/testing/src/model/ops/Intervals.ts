@@ -8,7 +8,7 @@ import { expect } from "@effect/vitest"
 import { PriceChanges } from "@recur/core"
 import { Effect } from "effect"
 import type { Handler } from "../PlainContext.js"
-import { fmt, hasPending, switchModel } from "../Reference.js"
+import { fmt, hasPending, inStub, switchModel } from "../Reference.js"
 
 export const switchInterval: Handler<"SwitchInterval"> = (op, ctx) =>
   Effect.gen(function* () {
@@ -25,8 +25,9 @@ export const switchInterval: Handler<"SwitchInterval"> = (op, ctx) =>
       yield* conflict(priceChanges.changePrice(s.merchant.id, PriceChanges.change(s.id, input)))
       return
     }
-    if (s.addon > 0n || s.cancelAtEnd) {
-      // its add-on item bills monthly, or it ends at this period: it keeps its interval
+    if (s.addon > 0n || s.cancelAtEnd || inStub(s)) {
+      // its add-on item bills monthly, it ends at this period, or its short first period before
+      // the anchor was charged as a share of a month: it keeps its interval
       expect(
         yield* Effect.flip(priceChanges.changePrice(s.merchant.id, PriceChanges.change(s.id, input))),
         where()
