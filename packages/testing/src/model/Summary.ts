@@ -48,13 +48,18 @@ export const verifyCommercial = (
     }
   })
 
-/** The run's counts: subscriptions, invoices, and the plain subscriptions with a second item. */
+/** The run's counts: subscriptions, invoices, the plain subscriptions with a second item, renewals with pending lines. */
 export const countsOf = (merchants: ReadonlyArray<MMerchant>, cMerchants: ReadonlyArray<CMerchant>) => ({
   invoices:
     merchants.reduce((a, m) => a + m.subs.reduce((b, s) => b + s.invoices.length, 0), 0) +
     cMerchants.reduce((a, m) => a + m.subs.reduce((b, s) => b + s.invoices.length, 0), 0),
   subscriptions: merchants.reduce((a, m) => a + m.subs.length, 0) + cMerchants.reduce((a, m) => a + m.subs.length, 0),
-  withAddon: merchants.reduce((a, m) => a + m.subs.filter((s) => s.addon > 0n).length, 0)
+  withAddon: merchants.reduce((a, m) => a + m.subs.filter((s) => s.addon > 0n).length, 0),
+  /** Renewals that billed pending proration lines (each checked line by line against the engine's). */
+  billedPending: merchants.reduce(
+    (a, m) => a + m.subs.reduce((b, s) => b + s.invoices.filter((i) => (i.pendingBilled ?? 0n) !== 0n).length, 0),
+    0
+  )
 })
 
 /** Fails unless every operation kind ran at least once and some subscription has a second item. */
