@@ -30,6 +30,11 @@ export type Op =
       readonly usage: boolean
       readonly price: number
       readonly qty: bigint
+      /**
+       * A billing anchor on the 1st of next month (00:00 UTC), the short first period prorated:
+       * flat subscriptions of 3 seats (one item), without a draw of its own.
+       */
+      readonly anchored: boolean
     }
   | { readonly _tag: "Advance"; readonly m: MMerchant; readonly ms: number }
   | {
@@ -45,7 +50,16 @@ export type Op =
       readonly target: number
       readonly mode: "always_invoice" | "create_prorations" | "none"
     }
-  | { readonly _tag: "ChangeQuantity"; readonly s: MSub; readonly qty: bigint }
+  | {
+      readonly _tag: "ChangeQuantity"
+      readonly s: MSub
+      readonly qty: bigint
+      /**
+       * The proration asked: each mode leaves a quantity-only change pending for the next cycle
+       * (docs/proration.md); `next_cycle` asks none, the seed's form.
+       */
+      readonly mode: "always_invoice" | "create_prorations" | "none" | "next_cycle"
+    }
   | { readonly _tag: "Cancel"; readonly s: MSub; readonly atEnd: boolean }
   | { readonly _tag: "RevokeCancel"; readonly s: MSub }
   | { readonly _tag: "Pause"; readonly s: MSub }
@@ -58,6 +72,10 @@ export type Op =
       readonly target: number
       readonly qty: bigint
       readonly cycles: number
+      /** A second phase after the first (a ramp: the next price, another quantity), or none. */
+      readonly ramp: { readonly target: number; readonly qty: bigint; readonly cycles: number } | null
+      /** At the end of the last phase: released (the last phase kept) or canceled. */
+      readonly end: "release" | "cancel"
     }
 
 export const describe = (op: Op | COp): string => {
@@ -68,6 +86,50 @@ export const describe = (op: Op | COp): string => {
   return `${_tag}(${shown.join(", ")})`
 }
 
+const QUANTITY_MODES = ["always_invoice", "create_prorations", "none", "next_cycle"] as const
+
+/** A quantity change, its proration mode taken from the subscription's state (no draw of its own). */
+const changeQuantity = (s: MSub, qty: bigint): Op => ({
+  _tag: "ChangeQuantity",
+  s,
+  qty,
+  mode: QUANTITY_MODES[(s.invoices.length + Number(qty)) % QUANTITY_MODES.length]!
+})
+
+/**
+ * A schedule from the next period: one phase of `target` × `qty` for `cycles`, then — for about
+ * half of them — a second phase (the next price, another quantity, 4 − `cycles` cycles), ending
+ * released or (about a third) canceled. The second phase and the end come from the drawn values,
+ * without draws of their own.
+ */
+const scheduleOf = (s: MSub, family: number, target: number, qty: bigint, cycles: number): Op => ({
+  _tag: "Schedule",
+  s,
+  target,
+  qty,
+  cycles,
+  ramp:
+    (Number(qty) + cycles) % 2 === 0
+      ? { target: (target + 1) % family, qty: s.usage ? 1n : (qty % 6n) + 1n, cycles: 4 - cycles }
+      : null,
+  end: (target + cycles) % 3 === 0 ? "cancel" : "release"
+})
+
+/**
+ * The form of an issue 33 operation, for the run's summary: an anchored subscription, a quantity
+ * change's mode, a schedule's phases and end.
+ */
+export const variantOf = (op: Op): string | undefined =>
+  op._tag === "Subscribe"
+    ? op.anchored
+      ? "subscribe anchored"
+      : undefined
+    : op._tag === "ChangeQuantity"
+      ? `quantity ${op.mode}`
+      : op._tag === "Schedule"
+        ? `schedule ${op.ramp === null ? 1 : 2} phase${op.ramp === null ? "" : "s"} then ${op.end}`
+        : undefined
+
 /** The next operation: mostly valid ones, weighted towards what moves money. */
 export const nextOp = (rnd: ReturnType<typeof generator>, merchants: ReadonlyArray<MMerchant>, maxSubs: number): Op => {
   const m = rnd.pick(merchants)
@@ -75,13 +137,9 @@ export const nextOp = (rnd: ReturnType<typeof generator>, merchants: ReadonlyArr
   const roll = rnd.next()
   if (live.length === 0 || (roll < 0.1 && live.length < maxSubs)) {
     const usage = rnd.next() < 0.25
-    return {
-      _tag: "Subscribe",
-      m,
-      usage,
-      price: rnd.int(0, (usage ? USAGE.length : FLAT.length) - 1),
-      qty: usage ? 1n : BigInt(rnd.int(1, 5))
-    }
+    const price = rnd.int(0, (usage ? USAGE.length : FLAT.length) - 1)
+    const qty = usage ? 1n : BigInt(rnd.int(1, 5))
+    return { _tag: "Subscribe", m, usage, price, qty, anchored: !usage && qty === 3n }
   }
   if (roll < 0.28) {
     const r = rnd.next()
@@ -122,10 +180,7 @@ export const nextOp = (rnd: ReturnType<typeof generator>, merchants: ReadonlyArr
       }
     return { _tag: "ChangePrice", s, target, mode }
   }
-  if (r < 0.6)
-    return s.usage
-      ? { _tag: "Usage", s, units: rnd.int(1, 5000) }
-      : { _tag: "ChangeQuantity", s, qty: BigInt(rnd.int(1, 6)) }
+  if (r < 0.6) return s.usage ? { _tag: "Usage", s, units: rnd.int(1, 5000) } : changeQuantity(s, BigInt(rnd.int(1, 6)))
   if (r < 0.7 && s.usage) return { _tag: "Usage", s, units: rnd.int(1, 100_000) }
   if (r < 0.8) {
     // never more than the invoice's trade, its cycle and it still hold
@@ -152,13 +207,7 @@ export const nextOp = (rnd: ReturnType<typeof generator>, merchants: ReadonlyArr
     s.months === 1
   ) {
     const family = s.usage ? USAGE.length : FLAT.length
-    return {
-      _tag: "Schedule",
-      s,
-      target: rnd.int(0, family - 1),
-      qty: s.usage ? 1n : BigInt(rnd.int(1, 6)),
-      cycles: rnd.int(1, 3)
-    }
+    return scheduleOf(s, family, rnd.int(0, family - 1), s.usage ? 1n : BigInt(rnd.int(1, 6)), rnd.int(1, 3))
   }
   return { _tag: "Advance", m, ms: rnd.int(1, 48) * 3_600_000 }
 }

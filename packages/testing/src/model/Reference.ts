@@ -98,6 +98,11 @@ export interface MInvoice {
   /** An upgrade's credit moved out of it, and (on the upgrade's invoice) into it. */
   movedOut: bigint
   movedIn: bigint
+  /**
+   * On a renewal the period end issued: the net of the pending proration lines it billed (0 when
+   * none) — the engine's invoice must carry exactly these lines, so each is billed once.
+   */
+  pendingBilled?: bigint
 }
 
 export interface MSub {
@@ -107,8 +112,21 @@ export interface MSub {
   status: "active" | "paused" | "canceled"
   price: number
   scheduled: number | null
-  /** A schedule of one phase (price `price` × `qty`, cycles `start`..`end`), released at its end. */
-  schedule?: { readonly start: number; readonly end: number; readonly price: number; readonly qty: bigint } | null
+  /**
+   * A schedule of one or two phases from cycle `start` (each price `price` × `qty` for cycles
+   * `start`..`end`), to cycle `end`: released there (the last phase kept), or canceled (`cancel`).
+   */
+  schedule?: {
+    readonly start: number
+    readonly end: number
+    readonly phases: ReadonlyArray<{
+      readonly start: number
+      readonly end: number
+      readonly price: number
+      readonly qty: bigint
+    }>
+    readonly cancel: boolean
+  } | null
   qty: bigint
   pending: bigint | null
   anchor: number
@@ -226,6 +244,28 @@ export const closeCycle = (s: MSub) => {
   }
 }
 
+/**
+ * Whether the subscription is in the short first period before its billing anchor (issue 33, 5):
+ * cycle 0 of a subscription whose periods start on the anchor from cycle 1.
+ */
+export const inStub = (s: MSub) => s.cycle < s.anchorCycle
+
+/**
+ * The span a change prorates over: the current period, or in the short first period the whole
+ * period that ends at the anchor (`BillingAnchor.prorationSpan`).
+ */
+export const spanOf = (s: MSub): { readonly start: number; readonly end: number } =>
+  inStub(s) ? { start: addMonths(s.anchor, -1), end: s.anchor } : { start: s.start, end: s.end }
+
+/**
+ * The first invoice of a subscription anchored at `anchor` from `at`: the share of a whole period
+ * (the one ending at the anchor) its short first period covers, under the merchant's policy.
+ */
+export const stubShare = (policy: Policy, full: bigint, anchor: number, at: number): bigint => {
+  const [u, total] = unused(policy, addMonths(anchor, -1), anchor, at)
+  return halfEven(full * u, total)
+}
+
 export const openCycle = (s: MSub, at: number) => {
   s.segments = s.usage ? null : [{ basis: s.basis, at }]
   s.lines = 1
@@ -234,19 +274,22 @@ export const openCycle = (s: MSub, at: number) => {
 /** Bills the next cycle at `at`: the period-end renewal, or a resume. */
 export const renewModel = (s: MSub, at: number, resumed: boolean) => {
   if (!resumed) closeCycle(s)
-  if (s.cancelAtEnd) {
+  // a schedule's phase starting with the next cycle is its price and quantity; after its last
+  // phase, released (the subscription keeps it) or canceled (it ends at this renewal, unbilled)
+  const sc = s.schedule ?? null
+  const scheduleEnds = sc !== null && !resumed && s.cycle + 1 >= sc.end
+  if (s.cancelAtEnd || (scheduleEnds && sc.cancel)) {
     s.status = "canceled"
     s.schedule = null
     endPending(s)
     return
   }
-  // a schedule's phase starting with the next cycle is its price and quantity; after it, released
-  const sc = s.schedule ?? null
   if (sc !== null && !resumed) {
-    if (s.cycle + 1 >= sc.end) s.schedule = null
-    else if (s.cycle + 1 === sc.start) {
-      s.scheduled = sc.price === s.price ? null : sc.price
-      if (!s.usage) s.pending = sc.qty === s.qty ? null : sc.qty
+    const phase = sc.phases.find((p) => p.start === s.cycle + 1)
+    if (scheduleEnds) s.schedule = null
+    else if (phase !== undefined) {
+      s.scheduled = phase.price === s.price ? null : phase.price
+      if (!s.usage) s.pending = phase.qty === s.qty ? null : phase.qty
     }
   }
   let amount: bigint
@@ -268,11 +311,12 @@ export const renewModel = (s: MSub, at: number, resumed: boolean) => {
   const due = withLines > 0n ? withLines : 0n
   // the previous cycle's prorations paid here: this cycle's identity cannot hold
   const billedPending = s.prorations.length > 0
+  const pendingBilled = withLines - amount!
   s.prorations = []
   const applied = s.credit < due ? s.credit : due
   s.credit -= applied
   if (withLines < 0n) s.credit += -withLines
-  issue(s, "renewal", s.usage ? s.cycle : s.cycle + 1, due - applied, applied)
+  issue(s, "renewal", s.usage ? s.cycle : s.cycle + 1, due - applied, applied).pendingBilled = pendingBilled
   s.cycle += 1
   if (resumed) {
     s.anchor = at
@@ -302,7 +346,7 @@ export const advanceModel = (m: MMerchant, to: number) => {
  * old plan into the upgrade's; a downgrade gives back from them, newest first.
  */
 export const prorateModel = (s: MSub, target: number): bigint => {
-  const [u, total] = unused(s.merchant.policy, s.start, s.end, s.merchant.now)
+  const [u, total] = unused(s.merchant.policy, spanOf(s).start, spanOf(s).end, s.merchant.now)
   const prorated = halfEven(s.basis * u, total)
   const held = heldOf(s, s.cycle)
   const credit = prorated < held ? prorated : held > 0n ? held : 0n
@@ -380,7 +424,7 @@ export const hasPending = (s: MSub) => s.prorations.some((p) => p.cycle === s.cy
  * next renewal. Answers the net.
  */
 export const pendingModel = (s: MSub, target: number): bigint => {
-  const [u, total] = unused(s.merchant.policy, s.start, s.end, s.merchant.now)
+  const [u, total] = unused(s.merchant.policy, spanOf(s).start, spanOf(s).end, s.merchant.now)
   const prorated = halfEven(s.basis * u, total)
   let available = 0n
   for (const p of s.prorations) {
