@@ -5,5 +5,6 @@
  */
 export * as Invoice from "./Invoice.js"
 export * as Invoicing from "./Invoicing.js"
+export * as BalanceCredit from "./BalanceCredit.js"
 export * as CycleLedger from "./CycleLedger.js"
 export * as GiveBack from "./GiveBack.js"

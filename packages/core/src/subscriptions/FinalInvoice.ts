@@ -4,7 +4,7 @@
  * billed at once on an `upgrade` invoice of the cycle (taxed at the customer's address, the
  * customer's balance applied) — a net charge is charged to the card, so the time served on an
  * upgraded plan is paid for; a net credit goes to the balance with the tax it was paid with
- * (`Invoicing.creditToBalance`), as the renewal would have credited it.
+ * (`BalanceCredit.creditToBalance`), as the renewal would have credited it.
  *
  * @since 0.1.0
  */
@@ -12,6 +12,7 @@ import { Effect, Option, Result } from "effect"
 import * as Entities from "../kernel/Entities.js"
 import { newInvoice, type invoiceDocuments } from "../invoices/InvoiceDocuments.js"
 import * as Invoicing from "../invoices/Invoicing.js"
+import * as BalanceCredit from "../invoices/BalanceCredit.js"
 import type * as Ports from "../kernel/Ports.js"
 import type { StorageService } from "../kernel/ServiceSupport.js"
 import * as Money from "../money/Money.js"
@@ -51,7 +52,7 @@ export const draftOf = (taxes: Ports.TaxCalculator["Service"], storage: StorageS
       balance.amount > 0n ? balance : undefined
     )
     const paid = ChangeQuote.pendingPaid(rec)
-    const settled = Invoicing.creditToBalance(taxed, paid.tax_lines, paid.paid, CREDITED)
+    const settled = BalanceCredit.creditToBalance(taxed, paid.tax_lines, paid.paid, CREDITED)
     const after = Money.make(balance.amount - settled.draft.creditApplied.amount + settled.credited.amount, currency)
     return Option.some({ draft: settled.draft, balance: after })
   })

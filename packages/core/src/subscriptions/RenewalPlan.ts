@@ -16,6 +16,7 @@ import { dt, msOf } from "../kernel/ServiceSupport.js"
 import { convertDraft } from "../invoices/Invoicing.js"
 import { fullCycle, paidIndex, periodIndex, scheduleOf } from "./SubscriptionTerms.js"
 import * as Invoicing from "../invoices/Invoicing.js"
+import * as BalanceCredit from "../invoices/BalanceCredit.js"
 import * as Money from "../money/Money.js"
 import type * as Price from "../catalog/Price.js"
 import * as Subscription from "./Subscription.js"
@@ -354,7 +355,7 @@ export const taxRenewal =
       // pending credits larger than the invoice: the rest to the balance, with the tax it was paid with
       (taxed) => {
         const paid = ChangeQuote.pendingPaid(rec)
-        return Invoicing.creditToBalance(taxed, paid.tax_lines, paid.paid, CREDITED).draft
+        return BalanceCredit.creditToBalance(taxed, paid.tax_lines, paid.paid, CREDITED).draft
       }
     )
 

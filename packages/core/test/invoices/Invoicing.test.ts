@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Result, Option } from "effect"
-import { Common, CreditNotes, GiveBack, Invoicing, Money, Price, Proration } from "../../src/index.js"
+import { BalanceCredit, Common, CreditNotes, GiveBack, Invoicing, Money, Price, Proration } from "../../src/index.js"
 import { priceVersion } from "../fixtures.js"
 
 const usd = (n: bigint) => Money.make(n, "USD")
@@ -260,7 +260,7 @@ describe("GiveBack.giveBack / Invoicing.change: what a change gives back, invoic
   })
 })
 
-describe("Invoicing.creditToBalance: a renewal's proration credits its lines cannot absorb", () => {
+describe("BalanceCredit.creditToBalance: a renewal's proration credits its lines cannot absorb", () => {
   const taxLine = (amount: bigint, taxable: bigint, inclusive: boolean): Invoicing.TaxLine => ({
     tax_rate_id: null,
     name: "VAT",
@@ -285,7 +285,7 @@ describe("Invoicing.creditToBalance: a renewal's proration credits its lines can
 
   it("the rest goes to the balance with its exclusive tax in proportion; the document adds up to its total", () => {
     // the 50.00 credit was paid with 10.00 exclusive tax: 35.00 of it is left, with 7.00 tax
-    const { draft: d, credited } = Invoicing.creditToBalance(
+    const { draft: d, credited } = BalanceCredit.creditToBalance(
       renewal(),
       [taxLine(1000n, 5000n, false)],
       usd(5000n),
@@ -303,7 +303,7 @@ describe("Invoicing.creditToBalance: a renewal's proration credits its lines can
   })
 
   it("an inclusive tax is inside the credit: the rest goes as it is, the tax stated; nothing left over changes nothing", () => {
-    const { draft: d, credited } = Invoicing.creditToBalance(
+    const { draft: d, credited } = BalanceCredit.creditToBalance(
       renewal(),
       [taxLine(798n, 4202n, true)],
       usd(5000n),
@@ -318,7 +318,7 @@ describe("Invoicing.creditToBalance: a renewal's proration credits its lines can
       currency: "USD",
       lines: [{ kind: "subscription", description: "Plan", quantity: 1n, amount: usd(1000n) }]
     })
-    expect(Invoicing.creditToBalance(none, [taxLine(1000n, 5000n, false)], usd(5000n), "x")).toEqual({
+    expect(BalanceCredit.creditToBalance(none, [taxLine(1000n, 5000n, false)], usd(5000n), "x")).toEqual({
       draft: none,
       credited: usd(0n)
     })
