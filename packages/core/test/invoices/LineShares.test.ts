@@ -7,7 +7,7 @@ import { prop } from "../prop.js"
 const usd = (n: bigint) => Money.make(n, "USD")
 const sum = (xs: ReadonlyArray<Money.Money>) => xs.reduce((a, m) => a + m.amount, 0n)
 
-const line = (kind: Invoicing.Line["kind"], amount: bigint, description = kind): Invoicing.Line => ({
+const line = (kind: Invoicing.Line["kind"], amount: bigint, description: string = kind): Invoicing.Line => ({
   kind,
   description,
   quantity: 1n,
