@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import fc from "fast-check"
-import { Invoicing, LineShares, Money } from "../../src/index.js"
+import { Schema } from "effect"
+import { Invoice, Invoicing, LineShares, Money } from "../../src/index.js"
 import { documentOf } from "../../src/invoices/InvoiceDocuments.js"
 import { prop } from "../prop.js"
 
@@ -86,6 +87,18 @@ describe("LineShares.sharesOf", () => {
       ["subscription", "9.90", "17.82"],
       ["discount", null, null]
     ])
+  })
+
+  it("a line stored before the shares existed reads null in both", () => {
+    const old = Schema.decodeUnknownSync(Invoice.InvoiceLine)({
+      kind: "subscription",
+      description: "Pro monthly × 1",
+      quantity: "1",
+      amount: "30.00",
+      period_start: null,
+      period_end: null
+    })
+    expect([old.amount, old.discount_amount, old.tax_amount]).toEqual(["30.00", null, null])
   })
 
   const kinds = fc.constantFrom<Invoicing.Line["kind"]>(
