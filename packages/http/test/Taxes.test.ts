@@ -173,7 +173,10 @@ for (const [name, storage] of backends()) {
           quantity: "1",
           amount: "119.00",
           period_start: "2026-01-01T00:00:00Z",
-          period_end: "2026-02-01T00:00:00Z"
+          period_end: "2026-02-01T00:00:00Z",
+          // its shares of the invoice's discounts and tax (the inclusive 19.00 is all its own)
+          discount_amount: "0.00",
+          tax_amount: "19.00"
         }
       ])
       // the renewal: the same tax, over the next period

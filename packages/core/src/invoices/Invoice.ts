@@ -44,7 +44,8 @@ export const LineKind = Schema.Literals([
 
 /**
  * One line of an invoice document: signed amount (credits and discounts are negative), the
- * quantity, and the service period it covers when it covers one.
+ * quantity, the service period it covers when it covers one, and its shares of the invoice's
+ * discounts and tax (`LineShares`).
  *
  * @since 0.1.0
  */
@@ -54,7 +55,25 @@ export class InvoiceLine extends Schema.Class<InvoiceLine>("InvoiceLine")({
   quantity: Schema.String,
   amount: Schema.String,
   period_start: NullableTimestamp,
-  period_end: NullableTimestamp
+  period_end: NullableTimestamp,
+  /**
+   * This line's share of the invoice's discounts (not negative; the invoice's discount rows and
+   * lines no discount applied to: "0.00" or null), set when the invoice is built: the lines'
+   * shares sum to the invoice's discounts. Null on `discount` rows and on invoices built before.
+   */
+  discount_amount: NullableString.pipe(
+    Schema.withDecodingDefault(Effect.succeed(null)),
+    Schema.withConstructorDefault(Effect.succeed(null))
+  ),
+  /**
+   * This line's share of the invoice's `tax_amount` (inclusive and exclusive), set when the
+   * invoice is built: the lines' shares sum to it. Null on `discount` rows and on invoices built
+   * before.
+   */
+  tax_amount: NullableString.pipe(
+    Schema.withDecodingDefault(Effect.succeed(null)),
+    Schema.withConstructorDefault(Effect.succeed(null))
+  )
 }) {}
 
 /**

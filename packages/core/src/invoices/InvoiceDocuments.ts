@@ -15,62 +15,75 @@ import type { Span } from "./Invoicing.js"
 import * as Lifecycle from "../kernel/Lifecycle.js"
 import type * as Merchant from "../tenants/Merchant.js"
 import * as Money from "../money/Money.js"
+import { sharesOf } from "./LineShares.js"
 import type * as Secrets from "../tenants/Secrets.js"
 import type * as Settings from "../tenants/Settings.js"
 
-/** A draft's document fields: its lines (priced, then discounts), subtotal and tax lines. */
+/**
+ * A draft's document fields: its lines (priced, then discounts), subtotal and tax lines; each
+ * priced line with its share of the draft's discounts and tax ({@link sharesOf}), computed here,
+ * once, as the invoice is built.
+ */
 export const documentOf = (
   draft: Invoicing.Draft,
   period: Span | undefined,
   usagePeriod?: Span | undefined
-): Pick<Invoice.Invoice, "subtotal" | "lines" | "tax_lines"> => ({
-  subtotal: Money.format(draft.subtotal),
-  lines: [
-    ...draft.lines.map((l) => {
-      const span =
-        l.span ??
-        (l.kind === "usage"
-          ? usagePeriod
-          : l.kind === "refund" || l.kind === "balance" || l.kind === "one_time"
-            ? undefined
-            : period)
-      return new Invoice.InvoiceLine(
-        {
-          kind: l.kind,
-          description: l.description,
-          quantity: l.quantity.toString(),
-          amount: Money.format(l.amount),
-          period_start: span ? dt(span.start) : null,
-          period_end: span ? dt(span.end) : null
-        },
-        { disableChecks: true }
-      )
-    }),
-    ...draft.discounts
-      .filter((d) => d.amount.amount > 0n)
-      .map(
-        (d) =>
-          new Invoice.InvoiceLine(
-            {
-              kind: "discount",
-              description: d.discount_code !== "" ? `Discount ${d.discount_code}` : "Discount",
-              quantity: "1",
-              amount: Money.format(Money.negate(d.amount)),
-              period_start: null,
-              period_end: null
-            },
-            { disableChecks: true }
-          )
-      )
-  ],
-  tax_lines: draft.tax_lines.map(
-    ({ taxable, amount, ...rate }) =>
-      new Invoice.InvoiceTaxLine(
-        { ...rate, taxable_amount: Money.format(taxable), amount: Money.format(amount) },
-        { disableChecks: true }
-      )
-  )
-})
+): Pick<Invoice.Invoice, "subtotal" | "lines" | "tax_lines"> => {
+  const shares = sharesOf(draft)
+  return {
+    subtotal: Money.format(draft.subtotal),
+    lines: [
+      ...draft.lines.map((l, n) => {
+        const share = shares[n]!
+        const span =
+          l.span ??
+          (l.kind === "usage"
+            ? usagePeriod
+            : l.kind === "refund" || l.kind === "balance" || l.kind === "one_time"
+              ? undefined
+              : period)
+        return new Invoice.InvoiceLine(
+          {
+            kind: l.kind,
+            description: l.description,
+            quantity: l.quantity.toString(),
+            amount: Money.format(l.amount),
+            period_start: span ? dt(span.start) : null,
+            period_end: span ? dt(span.end) : null,
+            discount_amount: Money.format(share.discount),
+            tax_amount: Money.format(share.tax)
+          },
+          { disableChecks: true }
+        )
+      }),
+      ...draft.discounts
+        .filter((d) => d.amount.amount > 0n)
+        .map(
+          (d) =>
+            new Invoice.InvoiceLine(
+              {
+                kind: "discount",
+                description: d.discount_code !== "" ? `Discount ${d.discount_code}` : "Discount",
+                quantity: "1",
+                amount: Money.format(Money.negate(d.amount)),
+                period_start: null,
+                period_end: null,
+                discount_amount: null,
+                tax_amount: null
+              },
+              { disableChecks: true }
+            )
+        )
+    ],
+    tax_lines: draft.tax_lines.map(
+      ({ taxable, amount, ...rate }) =>
+        new Invoice.InvoiceTaxLine(
+          { ...rate, taxable_amount: Money.format(taxable), amount: Money.format(amount) },
+          { disableChecks: true }
+        )
+    )
+  }
+}
 
 /** An issued invoice's tax lines as money (the inverse of {@link documentOf}'s). */
 export const taxLinesOf = (invoice: Invoice.Invoice): ReadonlyArray<Invoicing.TaxLine> =>

@@ -57,7 +57,6 @@ export type DiscountRule = Data.TaggedEnum<{
 
 /**
  * Constructors of {@link DiscountRule}.
- *
  * @since 0.1.0
  */
 export const DiscountRule = Data.taggedEnum<DiscountRule>()
@@ -521,8 +520,6 @@ export const carry = (draft: Draft, description: string): { readonly draft: Draf
     carried
   }
 }
-
-// ------------------------------------------------------------------ drafts: discount sums, carried balances, currency conversion
 
 /** The sum of applied discounts, in minor units. */
 export const sumOfDiscounts = (discounts: ReadonlyArray<AppliedDiscount>) =>

@@ -56,7 +56,15 @@ const rowsOf = (doc: Billing.InvoiceDocument, language: Language) => {
           ? `${date(language, l.period_start)} – ${date(language, l.period_end)}`
           : "",
       quantity: l.quantity,
-      amount: m(l.amount)
+      amount: m(l.amount),
+      // the line's shares of the invoice's discounts and tax, when it has any (not on invoices
+      // built before they were kept): a sub-row under the line
+      shares: [
+        ...(l.discount_amount !== null && /[1-9]/.test(l.discount_amount)
+          ? [[w.discount, m(`-${l.discount_amount}`)] as const]
+          : []),
+        ...(l.tax_amount !== null && /[1-9]/.test(l.tax_amount) ? [[w.tax, m(l.tax_amount)] as const] : [])
+      ] as ReadonlyArray<readonly [string, string]>
     }))
   const totals: Array<readonly [string, string]> = []
   if (i.subtotal !== null) totals.push([w.subtotal, m(i.subtotal)])
@@ -88,6 +96,12 @@ const rowsOf = (doc: Billing.InvoiceDocument, language: Language) => {
     totals
   }
 }
+
+/** A line's shares of the discounts and tax as the sub-row under it (none without shares). */
+const sharesRow = (shares: ReadonlyArray<readonly [string, string]>): string =>
+  shares.length === 0
+    ? ""
+    : `<tr class="shares"><td colspan="4">${shares.map(([k, v]) => `<span>${esc(k)}: <span class="num">${esc(v)}</span></span>`).join(" · ")}</td></tr>`
 
 /**
  * The hosted invoice page's body; `pay` gives the Pay form's action (shown for a payable
@@ -130,7 +144,7 @@ ${
 <dl id="facts">${r.facts.map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(v)}</dd>`).join("")}</dl>
 ${r.customer.length > 0 ? `<section id="customer"><h2>${esc(w.billTo)}</h2>${r.customer.map((c) => `<p>${esc(c)}</p>`).join("")}</section>` : ""}
 <table id="lines"><thead><tr><th>${esc(w.description)}</th><th>${esc(w.period)}</th><th class="num">${esc(w.quantity)}</th><th class="num">${esc(w.amount)}</th></tr></thead>
-<tbody>${r.lines.map((l) => `<tr><td>${esc(l.description)}</td><td>${esc(l.period)}</td><td class="num">${esc(l.quantity)}</td><td class="num">${esc(l.amount)}</td></tr>`).join("")}</tbody></table>
+<tbody>${r.lines.map((l) => `<tr><td>${esc(l.description)}</td><td>${esc(l.period)}</td><td class="num">${esc(l.quantity)}</td><td class="num">${esc(l.amount)}</td></tr>${sharesRow(l.shares)}`).join("")}</tbody></table>
 <table id="totals"><tbody>${r.totals.map(([k, v], n) => `<tr${n === r.totals.length - 1 ? ' class="total"' : ""}><th>${esc(k)}</th><td class="num">${esc(v)}</td></tr>`).join("")}</tbody></table>
 ${pay}
 <p><a href="${esc(options.pdfHref)}" id="pdf">${esc(w.download)}</a></p>
@@ -140,6 +154,7 @@ ${pay}
 /** The page's style: readable on a phone, printable. */
 export const invoiceStyle = `body{font-family:system-ui,sans-serif;max-width:46rem;margin:2rem auto;padding:0 1rem;color:#111}
 table{width:100%;border-collapse:collapse;margin:1rem 0}th,td{text-align:start;padding:.4rem;border-bottom:1px solid #ddd}.num{text-align:end}
+.shares td{font-size:.85em;color:#555;padding-top:0;padding-inline-start:1.2rem}
 #totals{max-width:24rem;margin-inline-start:auto}#totals td{text-align:end}.total th,.total td{font-weight:700;border-top:2px solid #111}
 dl{display:grid;grid-template-columns:max-content 1fr;gap:.2rem 1rem}dt{color:#555}dd{margin:0}
 label{display:block;margin:.6rem 0 .2rem}input{width:100%;padding:.5rem;font-size:1rem;box-sizing:border-box}.row{display:flex;gap:.5rem}.row>div{flex:1}
@@ -225,7 +240,20 @@ export const invoicePdf = (doc: Billing.InvoiceDocument, reader: Language): Prom
       .moveTo(left, pdf.y - 2)
       .lineTo(545, pdf.y - 2)
       .stroke()
-    for (const l of r.lines) row([l.description, l.period, l.quantity, l.amount])
+    for (const l of r.lines) {
+      row([l.description, l.period, l.quantity, l.amount])
+      if (l.shares.length > 0) {
+        // the line's shares of the discounts and tax, small, under it
+        const y = pdf.y - 2
+        pdf
+          .font("Helvetica")
+          .fontSize(8)
+          .text(t(l.shares.map(([k, v]) => `${k}: ${v}`).join("   ")), cols[0] + 10, y, { width: 485 })
+          .fontSize(10)
+        pdf.x = left
+        pdf.y += 4
+      }
+    }
     pdf.moveDown()
     r.totals.forEach(([k, v], n) => {
       const y = pdf.y
