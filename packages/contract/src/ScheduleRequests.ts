@@ -16,7 +16,8 @@ import { Effect, Option, Result, Schema } from "effect"
  */
 export const ScheduleItem = Schema.Struct({
   price_id: Schema.optional(Schema.String),
-  quantity: Schema.optional(Schema.String)
+  /** A whole number from 1, as a number or a decimal string (`8` or `"8"`), as the items endpoint takes it. */
+  quantity: Schema.optional(Schema.Union([Schema.String, Schema.Number]))
 })
 
 /**
@@ -86,7 +87,7 @@ export const scheduleCommand = (
           return yield* new Errors.NotFound({ resource: "price", id: item.price_id, param: `${field}.price_id` })
         let quantity = Option.none<bigint>()
         if (item.quantity !== undefined) {
-          const q = PriceRules.validateQuantity(`${field}.quantity`, item.quantity)
+          const q = PriceRules.validateQuantity(`${field}.quantity`, String(item.quantity))
           if (Result.isFailure(q)) return yield* invalid(`${field}.quantity`, q.failure.message)
           quantity = Option.some(q.success)
         }
