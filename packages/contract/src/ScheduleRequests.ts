@@ -42,12 +42,14 @@ export const SchedulePhase = Schema.Struct({
 export const CreateSchedule = Schema.Struct({
   start: Schema.optional(
     Schema.Literals(["current_period", "next_period"]).annotate({
-      description: "`current_period` (default): the first phase is what the subscription bills now; `next_period`: it starts at the period's end"
+      description:
+        "`current_period` (default): the first phase is what the subscription bills now; `next_period`: it starts at the period's end"
     })
   ),
   end_behavior: Schema.optional(
     Schema.Literals(["release", "cancel"]).annotate({
-      description: "`release` (default): the subscription goes on as the last phase left it; `cancel`: it ends with the last phase"
+      description:
+        "`release` (default): the subscription goes on as the last phase left it; `cancel`: it ends with the last phase"
     })
   ),
   phases: Schema.optional(Schema.Array(SchedulePhase))
