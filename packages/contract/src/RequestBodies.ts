@@ -397,7 +397,7 @@ export const Payment = Schema.Union([Card, CollectedPaymentMethod])
 
 /**
  * A body that does not decode, field by field: each issue with its field's path as the API spells
- * it (`line_items.0.price_id`, empty for the body itself). The REST adapter and the Promise
+ * it (`line_items[0].price_id`, as the engine's own checks name it; empty for the body itself). The REST adapter and the Promise
  * facade both name the field at fault from it.
  *
  * @since 0.1.0
@@ -406,6 +406,20 @@ export const issuesOf = (
   issue: SchemaIssue.Issue
 ): ReadonlyArray<{ readonly field: string; readonly message: string }> =>
   SchemaIssue.makeFormatterStandardSchemaV1()(issue).issues.map((i) => ({
-    field: (i.path ?? []).map((p) => String(typeof p === "object" && p !== null && "key" in p ? p.key : p)).join("."),
+    field: fieldOf(i.path ?? []),
     message: i.message
   }))
+
+/** A decode issue's path as the engine's own checks name a field: `line_items[0].price_id`. */
+const fieldOf = (path: ReadonlyArray<unknown>): string =>
+  path
+    .map((p) => (typeof p === "object" && p !== null && "key" in p ? p.key : p))
+    .reduce<string>(
+      (out, key) =>
+        typeof key === "number" || (typeof key === "string" && /^\d+$/.test(key))
+          ? `${out}[${String(key)}]`
+          : out === ""
+            ? String(key)
+            : `${out}.${String(key)}`,
+      ""
+    )

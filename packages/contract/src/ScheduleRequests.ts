@@ -16,7 +16,8 @@ import { Effect, Option, Result, Schema } from "effect"
  */
 export const ScheduleItem = Schema.Struct({
   price_id: Schema.optional(Schema.String),
-  quantity: Schema.optional(Schema.String)
+  /** A whole number from 1, as a number or a decimal string (`8` or `"8"`), as the items endpoint takes it. */
+  quantity: Schema.optional(Schema.Union([Schema.String, Schema.Number]))
 })
 
 /**
@@ -39,8 +40,18 @@ export const SchedulePhase = Schema.Struct({
  * @since 0.1.0
  */
 export const CreateSchedule = Schema.Struct({
-  start: Schema.optional(Schema.String),
-  end_behavior: Schema.optional(Schema.String),
+  start: Schema.optional(
+    Schema.Literals(["current_period", "next_period"]).annotate({
+      description:
+        "`current_period` (default): the first phase is what the subscription bills now; `next_period`: it starts at the period's end"
+    })
+  ),
+  end_behavior: Schema.optional(
+    Schema.Literals(["release", "cancel"]).annotate({
+      description:
+        "`release` (default): the subscription goes on as the last phase left it; `cancel`: it ends with the last phase"
+    })
+  ),
   phases: Schema.optional(Schema.Array(SchedulePhase))
 })
 
@@ -62,12 +73,9 @@ export const scheduleCommand = (
   Effect.gen(function* () {
     if (Option.isNone(Ids.SubscriptionId.makeOption(subscriptionId)))
       return yield* new Errors.NotFound({ resource: "subscription", id: subscriptionId })
+    // both enums, checked by the schema (a wrong value is a 400 naming `start` / `end_behavior`)
     const start = body.start ?? "current_period"
-    if (start !== "current_period" && start !== "next_period")
-      return yield* invalid("start", "must be current_period or next_period")
     const endBehavior = body.end_behavior ?? "release"
-    if (endBehavior !== "release" && endBehavior !== "cancel")
-      return yield* invalid("end_behavior", "must be release or cancel")
     const phases = body.phases ?? []
     if (phases.length < 1 || phases.length > Schedule.MAX_PHASES)
       return yield* invalid("phases", `must hold 1 to ${Schedule.MAX_PHASES} phases`)
@@ -86,7 +94,7 @@ export const scheduleCommand = (
           return yield* new Errors.NotFound({ resource: "price", id: item.price_id, param: `${field}.price_id` })
         let quantity = Option.none<bigint>()
         if (item.quantity !== undefined) {
-          const q = PriceRules.validateQuantity(`${field}.quantity`, item.quantity)
+          const q = PriceRules.validateQuantity(`${field}.quantity`, String(item.quantity))
           if (Result.isFailure(q)) return yield* invalid(`${field}.quantity`, q.failure.message)
           quantity = Option.some(q.success)
         }

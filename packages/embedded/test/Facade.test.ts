@@ -100,7 +100,7 @@ describe("the facade's failures", () => {
       const nested = await rejection(price(m, { name: "x", price_plan: { base_price_val: 30 } }))
       expect(nested.param).toBe("price_plan.base_price_val")
       const session = billing.checkout.createSession as (m: string, input: unknown) => Promise<unknown>
-      expect((await rejection(session(m, { line_items: [{ price_id: 7 }] }))).param).toBe("line_items.0.price_id")
+      expect((await rejection(session(m, { line_items: [{ price_id: 7 }] }))).param).toBe("line_items[0].price_id")
       expect((await rejection(session(m, null))).status).toBe(400)
       const pay = billing.checkout.pay as (m: string, s: unknown, c: unknown) => Promise<unknown>
       expect((await rejection(pay(m, "ses_x", { number: 4242 }))).param).toBe("number")

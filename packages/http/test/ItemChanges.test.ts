@@ -138,10 +138,12 @@ for (const [name, storage] of backends()) {
         net: "-18.58",
         total: "-18.58"
       })
-      // another body with this quote: stale
-      expect(
-        refusal(await commitItems(k, sub, { items: [{ id: seatItem, quantity: "3" }], quote_id: quote.quote_id }))[0]
-      ).toBe(409)
+      // another body with this quote: refused, the message saying the quote does not match (nothing changed)
+      const other = await commitItems(k, sub, { items: [{ id: seatItem, quantity: "3" }], quote_id: quote.quote_id })
+      expect(refusal(other)[0]).toBe(409)
+      expect((other.body as any).message).toBe(
+        `quote ${quote.quote_id} does not match this change of subscription ${sub}, or the subscription changed since it was made; preview again`
+      )
       expect(refusal(await commitItems(k, sub, { ...body, quote_id: "quo_nope" }))).toEqual([
         400,
         "InvalidParameter",

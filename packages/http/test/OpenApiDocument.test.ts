@@ -54,6 +54,13 @@ describe("the OpenAPI document", () => {
     const sets = componentEnums.map(([, s]) => JSON.stringify([...s.enum].sort()))
     expect(new Set(sets).size).toBe(sets.length)
     expect(schemas.SubscriptionStatus.enum).toEqual(expect.arrayContaining(["active", "past_due", "canceled"]))
+    // a schedule's start and end_behavior are enums, not plain strings
+    expect(schemas.ScheduleStart.enum).toEqual(["current_period", "next_period"])
+    expect(schemas.ScheduleEndBehavior.enum).toEqual(["release", "cancel"])
+    const scheduleBody = byId("schedules.create").op.requestBody.content["application/json"].schema
+    const createSchedule = scheduleBody.$ref ? schemas[scheduleBody.$ref.split("/").pop()] : scheduleBody
+    expect(createSchedule.properties.start).toMatchObject({ $ref: "#/components/schemas/ScheduleStart" })
+    expect(createSchedule.properties.end_behavior).toMatchObject({ $ref: "#/components/schemas/ScheduleEndBehavior" })
     expect(schemas.Subscription.properties.status).toEqual({ $ref: "#/components/schemas/SubscriptionStatus" })
     const status = byId("subscriptions.list").op.parameters.find((p: any) => p.name === "status")
     expect(status).toMatchObject({

@@ -60,6 +60,28 @@ for (const [name, storage] of backends()) {
       expect(html).toContain('<a href="https://shop.example/cancel" id="cancel">Cancel and return to Acme</a>')
     })
 
+    it("a session of several line items: the header names the product once, each line its price once", async () => {
+      const team = await priceOf({ price_plan: { billing_cycle_unit: "month", base_price_val: "49.00" } })
+      const seat = (
+        await api.priceOf(
+          key,
+          { price_plan: { billing_cycle_unit: "month", base_price_val: "12.00" } },
+          { product: "Seats", price: "Seat" }
+        )
+      ).priceId
+      const { html } = await pageOf(
+        await sessionOf({ line_items: [{ price_id: team }, { price_id: seat, quantity: "5" }] })
+      )
+      expect(html).toContain('<h1 id="product">Team plan</h1>')
+      expect(html).not.toContain('id="price-name"')
+      const text = html.replace(/<[^>]+>/g, " ")
+      expect(text.split("Team monthly").length - 1).toBe(1)
+      expect(text.split("Seat ").length - 1).toBe(1)
+      expect(html).toMatch(
+        /<li class="line" id="line-0"><span class="line-name">Team monthly<\/span> <span class="line-amount">\$49\.00<\/span><\/li>/
+      )
+    })
+
     it("speaks the session's locale, else the browser's language, else English", async () => {
       const price = await priceOf({
         price_plan: { billing_cycle_unit: "month", billing_cycle_count: 3, base_price_val: "1234.50" }

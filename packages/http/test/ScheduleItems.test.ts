@@ -296,6 +296,21 @@ for (const [name, storage] of backends()) {
           { start: "next_period", phases: [{ items: [{ price_id: team.priceId }, { quantity: "2" }], cycles: 1 }] },
           [400, "InvalidParameter", "phases[0].items[1].price_id"]
         ],
+        // a quantity of the wrong type, or not whole: named with brackets like every other field
+        [
+          {
+            start: "next_period",
+            phases: [{ items: [{ price_id: team.priceId }, { price_id: seats.priceId, quantity: true }], cycles: 1 }]
+          },
+          [400, "InvalidParameter", "phases[0].items[1].quantity"]
+        ],
+        [
+          {
+            start: "next_period",
+            phases: [{ items: [{ price_id: team.priceId }, { price_id: seats.priceId, quantity: 8.5 }], cycles: 1 }]
+          },
+          [400, "InvalidParameter", "phases[0].items[1].quantity"]
+        ],
         [
           {
             start: "next_period",
@@ -358,7 +373,8 @@ for (const [name, storage] of backends()) {
       const made = await schedule(k, sub, {
         phases: [
           { items: [{ price_id: team.priceId }, { price_id: seats.priceId, quantity: "10" }], cycles: 2 },
-          { items: [{ price_id: team.priceId }, { price_id: seats.priceId, quantity: "20" }], cycles: 2 }
+          // a quantity as a number, as the items endpoint takes it
+          { items: [{ price_id: team.priceId }, { price_id: seats.priceId, quantity: 20 }], cycles: 2 }
         ]
       })
       expect(made.status, JSON.stringify(made.body)).toBe(200)

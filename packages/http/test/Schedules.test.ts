@@ -151,6 +151,10 @@ for (const [name, storage] of backends()) {
         [
           { phases: [{ items: [{ price_id: seat.priceId }], cycles: 1 }], end_behavior: "x" },
           [400, "InvalidParameter", "end_behavior"]
+        ],
+        [
+          { phases: [{ items: [{ price_id: seat.priceId }], cycles: 1 }], start: "tomorrow" },
+          [400, "InvalidParameter", "start"]
         ]
       ] as const) {
         expect([JSON.stringify(body), ...refusal(await schedule(k, sub, body))]).toEqual([

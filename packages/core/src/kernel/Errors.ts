@@ -255,7 +255,8 @@ export class QuoteExpired extends Schema.TaggedError<QuoteExpired>()("QuoteExpir
 }
 
 /**
- * The subscription changed since the quote was made, so its numbers no longer hold.
+ * The quote does not hold for this commit: it was made for another change (another body), or
+ * the subscription changed since it was made. Either way its numbers are not the ones to settle.
  *
  * @since 0.1.0
  */
@@ -264,7 +265,7 @@ export class QuoteStale extends Schema.TaggedError<QuoteStale>()("QuoteStale", {
   subscriptionId: Schema.String
 }) {
   override get message() {
-    return `subscription ${this.subscriptionId} changed since quote ${this.quoteId}; preview again`
+    return `quote ${this.quoteId} does not match this change of subscription ${this.subscriptionId}, or the subscription changed since it was made; preview again`
   }
 }
 

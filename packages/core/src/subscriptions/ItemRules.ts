@@ -197,16 +197,18 @@ export const apply = (input: {
 }
 
 /**
- * How a quote line names a set of items: `5 × Seat, 1 × Team plan` (a usage price by its name).
+ * How a quote line names a set of items: `5 × Seat, 1 × Team plan`. A metered item is left out
+ * (its usage is billed in arrears, never prorated, so "Unused time on …" does not concern it),
+ * unless the set holds nothing else: then it is named by its price's name.
  *
  * @since 0.1.0
  */
-export const label = (items: ReadonlyArray<{ readonly version: PriceVersion; readonly quantity: bigint }>) =>
-  items
-    .map((x) =>
-      x.version.billing_dimension === "quantity" ? `${x.quantity} × ${x.version.price_name}` : x.version.price_name
-    )
-    .join(", ")
+export const label = (items: ReadonlyArray<{ readonly version: PriceVersion; readonly quantity: bigint }>) => {
+  const prorated = items.filter((x) => x.version.billing_dimension === "quantity")
+  return prorated.length > 0
+    ? prorated.map((x) => `${x.quantity} × ${x.version.price_name}`).join(", ")
+    : items.map((x) => x.version.price_name).join(", ")
+}
 
 /** The extra items of a planned set, as the record keeps them. */
 const extrasOf = (items: ReadonlyArray<Planned>): ReadonlyArray<Entities.ItemTerm> =>

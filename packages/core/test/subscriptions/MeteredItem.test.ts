@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { DateTime, Result, Schema } from "effect"
 import fc from "fast-check"
-import { Entities, Money, Price, RenewalPlan, Subscription, SubscriptionItems } from "../../src/index.js"
+import { Entities, ItemRules, Money, Price, RenewalPlan, Subscription, SubscriptionItems } from "../../src/index.js"
 import { fullCycle } from "../../src/subscriptions/SubscriptionTerms.js"
 import { priceVersion } from "../fixtures.js"
 import { prop } from "../prop.js"
@@ -118,6 +118,15 @@ describe("a metered item beside quantity items", () => {
     const second = SubscriptionItems.compatible([team, calls(), seat, calls(5)])
     expect(Result.isFailure(second) && second.failure).toMatchObject({ index: 3 })
     expect(Result.isFailure(second) && second.failure.reason).toContain("at most one metered item")
+  })
+
+  it("a quote line names the prorated items only: the metered item is never prorated", () => {
+    const set = (...xs: ReadonlyArray<[Price.PriceVersion, number]>) =>
+      xs.map(([version, quantity]) => ({ version, quantity: BigInt(quantity) }))
+    expect(ItemRules.label(set([team, 1], [seat, 5], [calls(), 1]))).toBe("1 × Team plan, 5 × Seat")
+    expect(ItemRules.label(set([calls(), 1], [seat, 3]))).toBe("3 × Seat")
+    // nothing else to name: the metered price by its name
+    expect(ItemRules.label(set([calls(), 1]))).toBe("API calls")
   })
 
   it("the Team example's renewal: the prepaid items for the new cycle, then January's 1,234 calls in arrears", () => {

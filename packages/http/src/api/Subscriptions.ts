@@ -27,7 +27,7 @@ const QuoteOutcome = Schema.Literals([
   "interval_switch"
 ]).annotate({
   description:
-    "`upgrade` (charged now), `refund`, `credit_balance`, `none`, `scheduled` (at the period's end), `quantity_next_cycle`, `pending_prorations` (billed by the next cycle's invoice) or `interval_switch` (the new period invoiced now)"
+    "`upgrade` (charged now), `refund`, `credit_balance`, `none`, `scheduled` (at the period's end), `quantity_next_cycle` (a quantity change by the seed's `quantity` field: never prorated, the new quantity from the next cycle), `pending_prorations` (billed by the next cycle's invoice) or `interval_switch` (the new period invoiced now). Every value explained: docs/proration.md, \"A quote's outcome\"."
 })
 // the enum is exactly the engine's outcomes, no more and no fewer
 type SameOutcomes = [PriceChanges.Quote["outcome"]] extends [typeof QuoteOutcome.Type]

@@ -93,7 +93,8 @@ export const checkoutBody = (
     return `<form method="post" action="${esc(`${base}${s.session_id}/quantity`)}" class="stepper">${line === null ? "" : `<input type="hidden" name="line" value="${line}">`}<span id="${id}-label">${esc(w.quantity)}</span>
 ${button(q - 1n, w.decrease, "−")}<output aria-labelledby="${id}-label" id="${id}">${esc(quantity)}</output>${button(q + 1n, w.increase, "+")}</form>`
   }
-  // several line items: one line each, its quantity (a stepper inside its bounds when editable) and
+  // several line items: the header names the product of the first (the base item) and no price
+  // (each line names its own, once); one line each, its quantity (a stepper inside its bounds when editable) and
   // its amount; a metered line says it is billed by usage (no quantity, nothing due today)
   const several =
     view.lines.length > 1
@@ -168,7 +169,7 @@ ${button(q - 1n, w.decrease, "−")}<output aria-labelledby="qty-label" id="quan
   const cancel = safeLink(s.cancel_url)
   return `${view.payments.provider === "stripe" ? PaymentElement.stripeScript(view.payments) : ""}<main><p class="merchant">${esc(w.soldBy)} <strong id="merchant">${esc(view.merchantName)}</strong></p>
 <h1 id="product">${esc(title)}</h1>
-${view.priceName && view.priceName !== title ? `<p id="price-name">${esc(view.priceName)}</p>` : ""}
+${several === null && view.priceName && view.priceName !== title ? `<p id="price-name">${esc(view.priceName)}</p>` : ""}
 ${error ? `<p class="error" role="alert">${esc(error)}</p>` : ""}
 ${stepper}
 ${discount}

@@ -242,6 +242,8 @@ const enumNames: ReadonlyArray<readonly [string, ReadonlyArray<string | number>]
   ["ConflictCode", ["state_conflict", "duplicate_resource", "idempotency_conflict", "request_in_progress"]],
   ["PaymentProvider", ["sandbox", "stripe"]],
   ["FraudDisputeRenewals", ["hold", "charge"]],
+  ["ScheduleStart", ["current_period", "next_period"]],
+  ["ScheduleEndBehavior", ["release", "cancel"]],
   ["TierMode", ["graduated", "volume"]],
   ["DisputeStatus", ["none", "open", "won", "lost", "warning_closed", "prevented"]],
   ["EmailSubscription", [1, 2]],
