@@ -25,6 +25,7 @@ import type { StorageService } from "../kernel/ServiceSupport.js"
 import type * as Ports from "../kernel/Ports.js"
 import type * as Tax from "../taxes/Tax.js"
 import { withTax } from "../taxes/TaxRates.js"
+import { keptLines } from "./KeptUsage.js"
 import * as Schedule from "../schedules/Schedule.js"
 import type { EventType } from "../kernel/Machine.js"
 
@@ -201,8 +202,9 @@ export const pendingLines = (rec: Entities.SubscriptionRecord): ReadonlyArray<In
 
 /** A renewal's draft with the pending proration lines added after its own (each billed once). */
 const withPendingProrations = (draft: Invoicing.Draft, rec: Entities.SubscriptionRecord): Invoicing.Draft => {
-  if (rec.pending_prorations.length === 0) return draft
-  const lines = [...draft.lines, ...pendingLines(rec)]
+  // and the usage an item change removed mid-cycle kept for this invoice (KeptUsage)
+  if (rec.pending_prorations.length === 0 && (rec.kept_usage ?? []).length === 0) return draft
+  const lines = [...draft.lines, ...keptLines(rec), ...pendingLines(rec)]
   return {
     ...draft,
     lines,
@@ -243,6 +245,7 @@ export const advance = (
     plan_basis: Money.format(fullCycle(items, billed, b.quantity, b.nextCycle)),
     // billed once, by this invoice
     pending_prorations: [],
+    ...((rec.kept_usage ?? []).length > 0 ? { kept_usage: [] } : {}),
     subscription: new Subscription.Subscription(
       {
         ...s,
