@@ -146,11 +146,19 @@ for (const [name, storage] of backends()) {
       })
       expect(made.status, JSON.stringify(made.body)).toBe(200)
       // at most one metered item, of quantity 1, as at checkout
-      const more = (await app.priceOf(k, apiCalls(), { product: "API", price: "More API calls" })).priceId
-      const twice = await app.call("POST", `/api/v1/subscription/${sub}/schedule/preview`, k, {
-        phases: [{ items: [{ price_id: p.team }, { price_id: p.calls }, { price_id: more }], cycles: 1 }]
+      const other = await team()
+      const more = (await app.priceOf(other.k, apiCalls(), { product: "API", price: "More API calls" })).priceId
+      const twice = await app.call("POST", `/api/v1/subscription/${other.sub}/schedule`, other.k, {
+        start: "next_period",
+        phases: [{ items: [{ price_id: other.p.team }, { price_id: other.p.calls }, { price_id: more }], cycles: 1 }]
       })
-      expect(twice.status).toBeGreaterThanOrEqual(400)
+      expect(refusal(twice)).toEqual([400, "InvalidParameter", "phases[0].items[2].price_id"])
+      expect((twice.body as any).message).toContain("at most one metered item")
+      const counted = await app.call("POST", `/api/v1/subscription/${other.sub}/schedule`, other.k, {
+        start: "next_period",
+        phases: [{ items: [{ price_id: other.p.team }, { price_id: other.p.calls, quantity: "2" }], cycles: 1 }]
+      })
+      expect(refusal(counted)).toEqual([400, "InvalidParameter", "phases[0].items[1].quantity"])
       await record(1234)
       ok(await advance(k, "2026-02-01T00:00:00Z"))
       await record(500)
@@ -249,10 +257,36 @@ for (const [name, storage] of backends()) {
       await record(1234)
       ok(await advance(k, "2026-01-16T00:00:00Z"))
       ok(await app.call("POST", `/api/v1/subscription/${sub}/items`, k, { items: [{ id: items[3], deleted: true }] }))
+      // kept for the next renewal, rated at the price in force until the change: the upcoming invoice shows it
+      expect((await upcoming(k, sub)).lines.filter((l: any) => l.kind === "usage")).toMatchObject([
+        { description: "API calls usage (1234 calls)", amount: "2.23", period_end: "2026-01-16T00:00:00Z" }
+      ])
       ok(await advance(k, "2026-02-01T00:00:00Z"))
       ok(await advance(k, "2026-03-01T00:00:00Z"))
-      expect((await usageLines()).map((l: any) => l.slice(1, 4))).toEqual([
-        ["API calls usage (1234 calls)", "1234", "2.23"]
+      expect(await usageLines()).toEqual([
+        [1, "API calls usage (1234 calls)", "1234", "2.23", "2026-01-01T00:00:00Z", "2026-01-16T00:00:00Z"]
+      ])
+      await billedOnce()
+    })
+
+    it("(d) an item change moving the metered item to another price now: the calls before it at the old price, after it at the new", async () => {
+      const { k, sub, items, record, usageLines, billedOnce } = await team()
+      const dearer = (await app.priceOf(k, apiCalls("month", ["0.005", "0.004"]), { product: "API", price: "API calls v2" }))
+        .priceId
+      await record(1234)
+      ok(await advance(k, "2026-01-16T00:00:00Z"))
+      ok(
+        await app.call("POST", `/api/v1/subscription/${sub}/items`, k, {
+          items: [{ id: items[3], price_id: dearer }],
+          proration: "none"
+        })
+      )
+      await record(100)
+      ok(await advance(k, "2026-02-01T00:00:00Z"))
+      // 1,234 calls at the old tiers to Jan 16, 100 at 0.005 after
+      expect(await usageLines()).toEqual([
+        [1, "API calls v2 usage (100 calls)", "100", "0.50", "2026-01-01T00:00:00Z", "2026-02-01T00:00:00Z"],
+        [1, "API calls usage (1234 calls)", "1234", "2.23", "2026-01-01T00:00:00Z", "2026-01-16T00:00:00Z"]
       ])
       await billedOnce()
     })
