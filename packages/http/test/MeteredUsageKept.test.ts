@@ -55,7 +55,12 @@ for (const [name, storage] of backends()) {
       const session = ok(
         await app.call("POST", "/api/v1/session", k, {
           payer_id: `team-${Math.random()}`,
-          line_items: [{ price_id: p.team }, { price_id: p.seat, quantity: "5" }, { price_id: p.sso }, { price_id: p.calls }]
+          line_items: [
+            { price_id: p.team },
+            { price_id: p.seat, quantity: "5" },
+            { price_id: p.sso },
+            { price_id: p.calls }
+          ]
         })
       )
       ok(await pay(session.session_id))
@@ -85,7 +90,7 @@ for (const [name, storage] of backends()) {
     const kinds = (inv: any) => inv.lines.map((l: any) => [l.kind, l.description, l.amount])
 
     it("(a) every item, the metered one too, moved to yearly prices on Jan 16: the switch invoice bills January's usage, the next renewal only the new period's", async () => {
-      const { k, sub, p, items, record, usageLines, billedOnce } = await team()
+      const { k, sub, items, record, usageLines, billedOnce } = await team()
       const yearly = {
         team: await priceOf(k, "year", "490.00", "Team", "Team yearly"),
         seat: await priceOf(k, "year", "120.00", "Seats", "Seat yearly"),
@@ -110,7 +115,9 @@ for (const [name, storage] of backends()) {
       expect(quote.outcome).toBe("interval_switch")
       // 1,000 × 0.002 + 234 × 0.001 = 2.234 → 2.23, at January's (monthly) tiers
       expect(quote.lines.at(-1)).toEqual({ description: "API calls usage (1234 calls)", amount: "2.23" })
-      const done = ok(await app.call("POST", `/api/v1/subscription/${sub}/items`, k, { ...body, quote_id: quote.quote_id }))
+      const done = ok(
+        await app.call("POST", `/api/v1/subscription/${sub}/items`, k, { ...body, quote_id: quote.quote_id })
+      )
       expect(done.quote).toEqual(quote)
       const switched = (await invoicesOf(k, sub)).find((i: any) => i.invoice_type === "renewal")
       expect(switched.amount).toBe(quote.total)
@@ -135,11 +142,21 @@ for (const [name, storage] of backends()) {
       const made = await app.call("POST", `/api/v1/subscription/${sub}/schedule`, k, {
         phases: [
           {
-            items: [{ price_id: p.team }, { price_id: p.seat, quantity: "5" }, { price_id: p.sso }, { price_id: p.calls }],
+            items: [
+              { price_id: p.team },
+              { price_id: p.seat, quantity: "5" },
+              { price_id: p.sso },
+              { price_id: p.calls }
+            ],
             cycles: 1
           },
           {
-            items: [{ price_id: p.team }, { price_id: p.seat, quantity: "10" }, { price_id: p.sso }, { price_id: p.calls }],
+            items: [
+              { price_id: p.team },
+              { price_id: p.seat, quantity: "10" },
+              { price_id: p.sso },
+              { price_id: p.calls }
+            ],
             cycles: 2
           }
         ]
@@ -191,7 +208,12 @@ for (const [name, storage] of backends()) {
         await app.call("POST", `/api/v1/subscription/${sub}/schedule`, k, {
           phases: [
             {
-              items: [{ price_id: p.team }, { price_id: p.seat, quantity: "5" }, { price_id: p.sso }, { price_id: p.calls }],
+              items: [
+                { price_id: p.team },
+                { price_id: p.seat, quantity: "5" },
+                { price_id: p.sso },
+                { price_id: p.calls }
+              ],
               cycles: 1
             },
             { items: [{ price_id: p.team }, { price_id: p.seat, quantity: "5" }, { price_id: p.sso }], cycles: 2 }
@@ -271,8 +293,9 @@ for (const [name, storage] of backends()) {
 
     it("(d) an item change moving the metered item to another price now: the calls before it at the old price, after it at the new", async () => {
       const { k, sub, items, record, usageLines, billedOnce } = await team()
-      const dearer = (await app.priceOf(k, apiCalls("month", ["0.005", "0.004"]), { product: "API", price: "API calls v2" }))
-        .priceId
+      const dearer = (
+        await app.priceOf(k, apiCalls("month", ["0.005", "0.004"]), { product: "API", price: "API calls v2" })
+      ).priceId
       await record(1234)
       ok(await advance(k, "2026-01-16T00:00:00Z"))
       ok(

@@ -114,17 +114,17 @@ export const planSwitch =
       const draft = convertDraft(
         withUsageSoFar(
           withItemLines(
-          Result.getOrThrow(
-            Invoicing.cycle({
-              invoice_type: "renewal",
-              price: target,
-              cycle_index: cycleIndex,
-              paidCycles: paidIndex(opening, cycleIndex),
-              quantity: seats,
-              usage: 0n,
-              existing: []
-            })
-          ),
+            Result.getOrThrow(
+              Invoicing.cycle({
+                invoice_type: "renewal",
+                price: target,
+                cycle_index: cycleIndex,
+                paidCycles: paidIndex(opening, cycleIndex),
+                quantity: seats,
+                usage: 0n,
+                existing: []
+              })
+            ),
             after.extra_items,
             paidIndex(opening, cycleIndex)
           ),
