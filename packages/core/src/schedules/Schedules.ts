@@ -192,7 +192,13 @@ export class Schedules extends Context.Service<Schedules>()("@recur/core/Schedul
                       Effect.fail(refused(subscriptionId, i, "price", `no such price: ${item.priceId}`, true, j))
                     )
                   ))
-              const wrong = targetRefusal(subscriptionId, current, target)
+              // an item after the base one may bill by another dimension than the base item's (a
+              // metered item beside seats, as at checkout): the set's own rules below hold it to
+              // one metered item and no mixed price; the currency stays the subscription's
+              const wrong =
+                j > 0 && target.currency === current.currency
+                  ? targetRefusal(subscriptionId, target, target)
+                  : targetRefusal(subscriptionId, current, target)
               if (wrong) return yield* no("price", wrong.message, j)
               // a phase bills on the subscription's calendar: another interval would be a switch
               if (switchesInterval(current, target))

@@ -243,7 +243,11 @@ export const quoted = (
       {
         description: `${input.labels?.after ?? input.target.price_name} (new period)`,
         amount: Money.format(input.charge)
-      }
+      },
+      // the metered item's usage so far, billed in arrears on the same invoice
+      ...input.invoice.lines
+        .filter((l) => l.kind === "usage")
+        .map((l) => ({ description: l.description, amount: Money.format(l.amount) }))
     ],
     effective_at: head.at,
     billed_at: input.period.start,

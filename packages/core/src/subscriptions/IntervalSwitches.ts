@@ -26,7 +26,7 @@ import type { ChangeCommand } from "./PriceChanges.js"
 import { taxRenewal } from "./RenewalPlan.js"
 import { renewalInvoice } from "./Renewals.js"
 import { fullCycle, paidIndex } from "./SubscriptionTerms.js"
-import { withItemLines } from "./SubscriptionItems.js"
+import { withItemLines, withUsageSoFar } from "./SubscriptionItems.js"
 import type { writes } from "./SubscriptionStore.js"
 
 /**
@@ -108,22 +108,29 @@ export const planSwitch =
           (given?.total.amount ?? 0n),
         currency
       )
-      // the new period bills every item (an item change moves them all to the new interval)
+      // the new period bills every item (an item change moves them all to the new interval); the
+      // metered item's usage so far is billed in arrears for the part of the period that ended,
+      // at the version in force then (the new period's usage starts from 0)
       const draft = convertDraft(
-        withItemLines(
-          Result.getOrThrow(
-            Invoicing.cycle({
-              invoice_type: "renewal",
-              price: target,
-              cycle_index: cycleIndex,
-              paidCycles: paidIndex(opening, cycleIndex),
-              quantity: seats,
-              usage: 0n,
-              existing: []
-            })
+        withUsageSoFar(
+          withItemLines(
+            Result.getOrThrow(
+              Invoicing.cycle({
+                invoice_type: "renewal",
+                price: target,
+                cycle_index: cycleIndex,
+                paidCycles: paidIndex(opening, cycleIndex),
+                quantity: seats,
+                usage: 0n,
+                existing: []
+              })
+            ),
+            after.extra_items,
+            paidIndex(opening, cycleIndex)
           ),
-          after.extra_items,
-          paidIndex(opening, cycleIndex)
+          rec,
+          paidIndex(rec, rec.subscription.cycle_index),
+          { start: periodStart, end: at }
         ),
         rec.fx_rate,
         currency
@@ -206,6 +213,9 @@ export const openSwitched =
           yield* schedule(merchant, "refund_owed", subscriptionId, now + reconcileAfterMs)
         }
       }
+      // the usage so far is on the switch's invoice (SubscriptionItems.withUsageSoFar): the new
+      // period's starts from 0
+      if (sw.invoice.lines.some((l) => l.kind === "usage")) next = { ...next, accrued_usage: "0" }
       next = IntervalSwitch.opened(next, {
         target,
         cycleIndex: sw.cycleIndex,

@@ -33,6 +33,7 @@ import * as ChangeSettlement from "./ChangeSettlement.js"
 import * as IntervalSwitch from "./IntervalSwitch.js"
 import * as IntervalSwitches from "./IntervalSwitches.js"
 import * as ItemRules from "./ItemRules.js"
+import { keepRemovedUsage } from "./KeptUsage.js"
 import type { Quote } from "./PriceChanges.js"
 import type * as Subscription from "./Subscription.js"
 import { itemAnswer, termsOf, withItems } from "./SubscriptionItems.js"
@@ -340,7 +341,8 @@ export class ItemChanges extends Context.Service<ItemChanges>()("@recur/core/Ite
               settled: planned.settled,
               now
             })
-            next = committed.next
+            // the usage of a metered item removed or repriced now is kept for the next renewal
+            next = keepRemovedUsage(rec, committed.next, now)
             tradeToCharge = committed.tradeToCharge
           }
           const events = Result.getOrThrow(

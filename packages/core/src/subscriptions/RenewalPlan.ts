@@ -26,6 +26,7 @@ import type { StorageService } from "../kernel/ServiceSupport.js"
 import type * as Ports from "../kernel/Ports.js"
 import type * as Tax from "../taxes/Tax.js"
 import { withTax } from "../taxes/TaxRates.js"
+import { keptLines } from "./KeptUsage.js"
 import * as Schedule from "../schedules/Schedule.js"
 import type { EventType } from "../kernel/Machine.js"
 
@@ -106,7 +107,8 @@ export const bill = (
   rec: Entities.SubscriptionRecord,
   inForce: Price.PriceVersion,
   billed: Price.PriceVersion,
-  existing: ReadonlyArray<Invoicing.Prior>
+  existing: ReadonlyArray<Invoicing.Prior>,
+  ended: Entities.SubscriptionRecord = rec
 ): Result.Result<Bill, Invoicing.DuplicateInvoice> => {
   const s = rec.subscription
   const nextCycle = s.cycle_index + 1
@@ -120,15 +122,17 @@ export const bill = (
   const invoiceCycle = arrears ? s.cycle_index : nextCycle
   const accrued = BigInt(rec.accrued_usage)
   // the usage of the cycle that ends, rated for it; none after a trial (trial usage is not billed)
-  const ended = paidIndex(rec, s.cycle_index)
+  const endedPaid = paidIndex(rec, s.cycle_index)
   const usage: UsageToBill | undefined =
-    !arrears && meteredIndex(rec) !== undefined && ended >= 0 ? { units: accrued, paidCycles: ended } : undefined
+    !arrears && (meteredIndex(ended) !== undefined || baseMetered) && endedPaid >= 0
+      ? { units: accrued, paidCycles: endedPaid }
+      : undefined
   return Result.map(
     Invoicing.cycle({
       invoice_type: "renewal",
       price: baseMetered ? inForce : billed,
       cycle_index: invoiceCycle,
-      paidCycles: baseMetered && !arrears ? ended : paidIndex(rec, invoiceCycle),
+      paidCycles: baseMetered && !arrears ? endedPaid : paidIndex(rec, invoiceCycle),
       quantity,
       usage: baseMetered ? accrued : 0n,
       existing
@@ -146,7 +150,7 @@ export const bill = (
             ? draft
             : withItemLines(
                 baseMetered && usage === undefined ? withoutUsage(draft) : draft,
-                nextCycleItems(rec.extra_items, nextCycle),
+                usageInForce(nextCycleItems(rec.extra_items, nextCycle), ended),
                 paidIndex(rec, invoiceCycle),
                 usage
               ),
@@ -158,6 +162,25 @@ export const bill = (
       credit: Result.getOrThrow(Money.parse(s.credit_balance, rec.currency, { allowNegative: true }))
     })
   )
+}
+
+/**
+ * The next cycle's other items as a renewal's lines bill them: the metered one rated as it was
+ * in force during the period that ended (`ended`, before a phase, an item set or a scheduled
+ * version changes it) — its usage is that period's, so it is rated at the item and price version
+ * that period had, whatever the next cycle holds: kept in place when the next cycle keeps a
+ * metered item, appended when the next cycle drops it, and none when the ended period had none.
+ *
+ * @since 0.1.0
+ */
+export const usageInForce = (
+  next: ReadonlyArray<Entities.ItemTerm>,
+  ended: Entities.SubscriptionRecord
+): ReadonlyArray<Entities.ItemTerm> => {
+  const isMetered = (x: Entities.ItemTerm) => x.version.billing_dimension === "usage"
+  const was = ended.extra_items.find(isMetered)
+  if (was === undefined) return next.filter((x) => !isMetered(x))
+  return next.some(isMetered) ? next.map((x) => (isMetered(x) ? was : x)) : [...next, was]
 }
 
 /**
@@ -180,8 +203,9 @@ export const pendingLines = (rec: Entities.SubscriptionRecord): ReadonlyArray<In
 
 /** A renewal's draft with the pending proration lines added after its own (each billed once). */
 const withPendingProrations = (draft: Invoicing.Draft, rec: Entities.SubscriptionRecord): Invoicing.Draft => {
-  if (rec.pending_prorations.length === 0) return draft
-  const lines = [...draft.lines, ...pendingLines(rec)]
+  // and the usage an item change removed mid-cycle kept for this invoice (KeptUsage)
+  if (rec.pending_prorations.length === 0 && (rec.kept_usage ?? []).length === 0) return draft
+  const lines = [...draft.lines, ...keptLines(rec), ...pendingLines(rec)]
   return {
     ...draft,
     lines,
@@ -222,6 +246,7 @@ export const advance = (
     plan_basis: Money.format(fullCycle(items, billed, b.quantity, b.nextCycle)),
     // billed once, by this invoice
     pending_prorations: [],
+    ...((rec.kept_usage ?? []).length > 0 ? { kept_usage: [] } : {}),
     subscription: new Subscription.Subscription(
       {
         ...s,

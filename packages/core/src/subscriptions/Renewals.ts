@@ -209,7 +209,9 @@ export class Renewals extends Context.Service<Renewals>()("@recur/core/Renewals"
             rec,
             inForce,
             pv,
-            existing.map((i) => ({ cycle_index: i.cycle_index, invoice_type: i.invoice_type }))
+            existing.map((i) => ({ cycle_index: i.cycle_index, invoice_type: i.invoice_type })),
+            // the ended period's usage is rated at the items in force during it
+            sv.value
           )
           if (Result.isFailure(planned)) {
             // Already billed (a retried or concurrent run): resume its charge if still pending.
@@ -375,7 +377,7 @@ export class Renewals extends Context.Service<Renewals>()("@recur/core/Renewals"
         RenewalPlan.scheduleStep(pendingStep, due, false, extras).rec,
         extras !== undefined
       )
-      const planned = RenewalPlan.bill(rec, inForce, pv, [])
+      const planned = RenewalPlan.bill(rec, inForce, pv, [], stored)
       if (Result.isFailure(planned)) return Option.none<Invoice.UpcomingInvoice>()
       const b = planned.success
       const taxed = yield* taxed_(merchantId, rec, b)

@@ -125,6 +125,28 @@ export const PendingProration = Schema.Struct({
 export type PendingProration = typeof PendingProration.Type
 
 /**
+ * The usage of a metered item an item change removed (or moved to another price) mid-cycle,
+ * rated at the item's version in force until then: one `usage` line the next renewal bills (in
+ * the settlement currency, before discounts and tax), for the part of the period up to the change.
+ *
+ * @since 0.1.0
+ */
+export const KeptUsage = Schema.Struct({
+  /** The cycle the usage was recorded in. */
+  cycle_index: Schema.Number,
+  description: Schema.String,
+  /** The units recorded. */
+  units: Schema.String,
+  amount: Schema.String,
+  /** The part of the period the usage is for (Unix ms). */
+  start: Schema.Number,
+  end: Schema.Number
+})
+
+/** @since 0.1.0 */
+export type KeptUsage = typeof KeptUsage.Type
+
+/**
  * The item set an item change with `proration: next_cycle` makes the next cycle bill.
  *
  * @since 0.1.0
@@ -251,7 +273,12 @@ export const SubscriptionRecord = Schema.Struct({
    * items), applied by that renewal and removed then; revoked by revoke-price-change. Absent (or
    * null) when none waits.
    */
-  pending_items: Schema.optionalKey(Schema.NullOr(PendingItems))
+  pending_items: Schema.optionalKey(Schema.NullOr(PendingItems)),
+  /**
+   * Usage lines of metered items an item change removed or repriced now, which the next renewal
+   * bills once and removes (docs/decisions.md, "Issue 33 — a metered item's usage is never lost").
+   */
+  kept_usage: Schema.optionalKey(Schema.Array(KeptUsage))
 })
 /** @since 0.1.0 */
 export type SubscriptionRecord = typeof SubscriptionRecord.Type

@@ -145,6 +145,31 @@ export const withItemLines = (
   return retotal(draft, [...draft.lines, ...lines])
 }
 
+/**
+ * `draft` with the usage of `rec`'s metered item (after the base one) accrued so far billed in
+ * arrears: one `usage` line rated at the item's version in force (for paid cycle `paidCycles`),
+ * its period `span` — the part of the period that ended at a change moving the subscription to
+ * another interval, so the new period's usage starts from 0 and no unit is billed twice or
+ * rated in one pool with the next period's. Unchanged without a metered extra item or during a
+ * trial (`paidCycles` below 0: trial usage is not billed).
+ *
+ * @since 0.1.0
+ */
+export const withUsageSoFar = (
+  draft: Invoicing.Draft,
+  rec: Entities.SubscriptionRecord,
+  paidCycles: number,
+  span: { readonly start: number; readonly end: number }
+): Invoicing.Draft => {
+  const item = rec.extra_items.find((x) => x.version.billing_dimension === "usage")
+  if (item === undefined || paidCycles < 0) return draft
+  const billed = withItemLines(draft, [item], paidCycles, { units: BigInt(rec.accrued_usage), paidCycles })
+  return retotal(
+    billed,
+    billed.lines.map((l, i) => (i >= draft.lines.length && l.kind === "usage" ? { ...l, span } : l))
+  )
+}
+
 /** `draft` with `lines` instead of its own, totalled again (before discounts and tax). */
 const retotal = (draft: Invoicing.Draft, lines: ReadonlyArray<Invoicing.Line>): Invoicing.Draft =>
   Invoicing.total({

@@ -2,6 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { DateTime, Result, Schema } from "effect"
 import fc from "fast-check"
 import { Entities, ItemRules, Money, Price, RenewalPlan, Subscription, SubscriptionItems } from "../../src/index.js"
+import * as KeptUsage from "../../src/subscriptions/KeptUsage.js"
 import { fullCycle } from "../../src/subscriptions/SubscriptionTerms.js"
 import { priceVersion } from "../fixtures.js"
 import { prop } from "../prop.js"
@@ -196,4 +197,76 @@ describe("a metered item beside quantity items", () => {
     },
     { numRuns: 200 }
   )
+})
+
+describe("a metered item's usage is rated at the item in force during the period it was used", () => {
+  /** API calls at another price: 1.00 per started block of 100. */
+  const dearer = priceVersion({
+    ...calls(5),
+    id: calls().id,
+    price_version_id: "prv_01jd0000000000000000000009",
+    usage_unit_price: "1.00"
+  })
+  const usageLines = (b: RenewalPlan.Bill) =>
+    b.draft.lines.filter((l) => l.kind === "usage").map((l) => [l.description, l.quantity, Money.format(l.amount)])
+
+  it("a catalog migration's scheduled version of the metered item: the ended period at the old version, the next at the new", () => {
+    const migrated: Entities.ItemTerm = { ...term(calls(), 1), scheduled_version: dearer }
+    const rec = recordOf(team, 1, [term(seat, 5), migrated], 1234)
+    const b = billOf(rec, team)
+    // 13 blocks × 0.50, not × 1.00
+    expect(usageLines(b)).toEqual([["API calls usage (1234 calls)", 1234n, "6.50"]])
+    const { next } = RenewalPlan.advance(rec, team, b, b.draft, FEB)
+    expect(next.extra_items[1]!.price_version_id).toBe(dearer.price_version_id)
+    expect(usageLines(billOf({ ...next, accrued_usage: "100" }, team))).toEqual([
+      ["API calls usage (100 calls)", 100n, "1.00"]
+    ])
+  })
+
+  it("a phase or item set dropping the metered item: the renewal still bills the ended period's usage, once", () => {
+    const ended = recordOf(team, 1, [term(seat, 5), term(calls(), 1)], 1234)
+    const dropped: Entities.SubscriptionRecord = { ...ended, extra_items: [term(seat, 5)] }
+    const b = Result.getOrThrow(RenewalPlan.bill(dropped, team, team, [], ended))
+    expect(amounts(b)).toEqual([
+      ["subscription", 1n, "49.00"],
+      ["subscription", 5n, "60.00"],
+      ["usage", 1234n, "6.50"]
+    ])
+    const { next } = RenewalPlan.advance(dropped, team, b, b.draft, FEB)
+    expect(next.accrued_usage).toBe("0")
+    // replaced by another metered price: the ended period at the old one
+    const replaced: Entities.SubscriptionRecord = { ...ended, extra_items: [term(seat, 5), term(dearer, 1)] }
+    expect(usageLines(Result.getOrThrow(RenewalPlan.bill(replaced, team, team, [], ended)))).toEqual([
+      ["API calls usage (1234 calls)", 1234n, "6.50"]
+    ])
+  })
+
+  it("an item change deleting the metered item now keeps its usage so far for the next renewal, billed once", () => {
+    const JAN16 = Date.UTC(2026, 0, 16)
+    const before = recordOf(team, 1, [term(seat, 5), term(calls(), 1)], 1234)
+    const after = KeptUsage.keepRemovedUsage(before, { ...before, extra_items: [term(seat, 5)] }, JAN16)
+    expect(after.accrued_usage).toBe("0")
+    expect(after.kept_usage).toEqual([
+      {
+        cycle_index: 0,
+        description: "API calls usage (1234 calls)",
+        units: "1234",
+        amount: "6.50",
+        start: JAN,
+        end: JAN16
+      }
+    ])
+    // the item kept as it was: nothing moves
+    expect(KeptUsage.keepRemovedUsage(before, before, JAN16)).toBe(before)
+    const b = billOf(after, team)
+    expect(amounts(b)).toEqual([
+      ["subscription", 1n, "49.00"],
+      ["subscription", 5n, "60.00"],
+      ["usage", 1234n, "6.50"]
+    ])
+    expect(b.draft.lines.at(-1)!.span).toEqual({ start: JAN, end: JAN16 })
+    const { next } = RenewalPlan.advance(after, team, b, b.draft, FEB)
+    expect(next.kept_usage).toEqual([])
+    expect(amounts(billOf({ ...next, anchor: JAN }, team)).filter((l) => l[0] === "usage")).toEqual([])
+  })
 })

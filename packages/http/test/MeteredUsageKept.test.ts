@@ -1,0 +1,317 @@
+/**
+ * Issue 33 follow-up: a metered item's recorded usage is billed exactly once, whatever changes
+ * its subscription — an interval switch through the items endpoint (the usage so far on the
+ * switch's invoice), a ramp schedule keeping the metered item, a phase or a `next_cycle` item set
+ * dropping or replacing it (the ended period's usage rated at the item in force then), an item
+ * change deleting it now. Every scenario ends by checking that the calls billed on all invoices
+ * are the calls recorded. REST on PGlite, and PostgreSQL when RECUR_TEST_DATABASE_URL is set.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { backends, serve } from "./client.js"
+import { changeHelpers, refusal } from "./fixtures/changes.js"
+
+/** API calls, graduated: the first 1,000 at 0.002, every call after at 0.001, on `unit`. */
+const apiCalls = (unit = "month", tiers = ["0.002", "0.001"]) => ({
+  price_type: "based_on_usage",
+  model_type: "tiers_price",
+  payment_timing: "postpaid",
+  billing_dimension: "usage",
+  usage_amount: "1",
+  usage_unit: "calls",
+  price_tier_type: "graduated",
+  usage_tiers: [
+    { usage_min: "0", usage_max: "1000", unit_price: tiers[0], flat_amount: "" },
+    { usage_min: "1001", usage_max: "", unit_price: tiers[1], flat_amount: "" }
+  ],
+  price_plan: { billing_cycle_unit: unit, base_price_val: "0" }
+})
+
+for (const [name, storage] of backends()) {
+  describe(`a metered item's usage billed exactly once (${name})`, { timeout: 240_000 }, () => {
+    const app = serve(storage())
+    beforeAll(() => app.ready(), 120_000)
+    afterAll(() => app.dispose())
+    const { ok, fresh, advance, invoicesOf, subOf, upcoming } = changeHelpers(app)
+    const pay = (sessionId: string) =>
+      app.call(
+        "POST",
+        `/checkout/${sessionId}/pay`,
+        null,
+        { card_number: "4242424242424242", exp_month: "12", exp_year: "2030", cvc: "123" },
+        { accept: "application/json" }
+      )
+    const priceOf = async (k: string, unit: string, amount: string, product: string, price: string) =>
+      (await app.priceOf(k, { price_plan: { billing_cycle_unit: unit, base_price_val: amount } }, { product, price }))
+        .priceId
+    /** The Team subscription of MeteredItem.test.ts, paid on 2026-01-01: 49.00 + 12.00 × 5 + 99.00 + API calls. */
+    const team = async () => {
+      const k = await fresh()
+      const p = {
+        team: await priceOf(k, "month", "49.00", "Team", "Team plan"),
+        seat: await priceOf(k, "month", "12.00", "Seats", "Seat"),
+        sso: await priceOf(k, "month", "99.00", "SSO", "SSO add-on"),
+        calls: (await app.priceOf(k, apiCalls(), { product: "API", price: "API calls" })).priceId
+      }
+      const session = ok(
+        await app.call("POST", "/api/v1/session", k, {
+          payer_id: `team-${Math.random()}`,
+          line_items: [
+            { price_id: p.team },
+            { price_id: p.seat, quantity: "5" },
+            { price_id: p.sso },
+            { price_id: p.calls }
+          ]
+        })
+      )
+      ok(await pay(session.session_id))
+      const sub = ok(await app.call("GET", `/api/v1/session/${session.session_id}`, k)).session
+        .subscription_id as string
+      const items = (await subOf(k, sub)).items.map((i: any) => i.id as string)
+      let recorded = 0
+      let n = 0
+      const record = async (count: number) => {
+        ok(await app.call("POST", `/api/v1/subscription/${sub}/usage`, k, { usage_count: count, event_id: `e-${n++}` }))
+        recorded += count
+      }
+      /** The usage lines of every invoice: [cycle, description, calls, amount, period start, period end]. */
+      const usageLines = async () =>
+        (await invoicesOf(k, sub)).flatMap((inv: any) =>
+          inv.lines
+            .filter((l: any) => l.kind === "usage")
+            .map((l: any) => [inv.cycle_index, l.description, l.quantity, l.amount, l.period_start, l.period_end])
+        )
+      /** Every recorded call billed once: the calls of the usage lines sum to the calls recorded. */
+      const billedOnce = async () => {
+        const billed = (await usageLines()).reduce((sum: number, l: any) => sum + Number(l[2]), 0)
+        expect(billed).toBe(recorded)
+      }
+      return { k, sub, p, items, record, usageLines, billedOnce }
+    }
+    const kinds = (inv: any) => inv.lines.map((l: any) => [l.kind, l.description, l.amount])
+
+    it("(a) every item, the metered one too, moved to yearly prices on Jan 16: the switch invoice bills January's usage, the next renewal only the new period's", async () => {
+      const { k, sub, items, record, usageLines, billedOnce } = await team()
+      const yearly = {
+        team: await priceOf(k, "year", "490.00", "Team", "Team yearly"),
+        seat: await priceOf(k, "year", "120.00", "Seats", "Seat yearly"),
+        sso: await priceOf(k, "year", "990.00", "SSO", "SSO yearly"),
+        // a yearly metered price with other tiers: January's calls must not be rated at it
+        calls: (
+          await app.priceOf(k, apiCalls("year", ["0.005", "0.004"]), { product: "API", price: "API calls yearly" })
+        ).priceId
+      }
+      await record(1000)
+      await record(234)
+      ok(await advance(k, "2026-01-16T00:00:00Z"))
+      const body = {
+        items: [
+          { id: items[0], price_id: yearly.team },
+          { id: items[1], price_id: yearly.seat },
+          { id: items[2], price_id: yearly.sso },
+          { id: items[3], price_id: yearly.calls }
+        ]
+      }
+      const quote = ok(await app.call("POST", `/api/v1/subscription/${sub}/items/preview`, k, body))
+      expect(quote.outcome).toBe("interval_switch")
+      // 1,000 × 0.002 + 234 × 0.001 = 2.234 → 2.23, at January's (monthly) tiers
+      expect(quote.lines.at(-1)).toEqual({ description: "API calls usage (1234 calls)", amount: "2.23" })
+      const done = ok(
+        await app.call("POST", `/api/v1/subscription/${sub}/items`, k, { ...body, quote_id: quote.quote_id })
+      )
+      expect(done.quote).toEqual(quote)
+      const switched = (await invoicesOf(k, sub)).find((i: any) => i.invoice_type === "renewal")
+      expect(switched.amount).toBe(quote.total)
+      // the usage line covers the part of January that ended at the switch
+      expect(await usageLines()).toEqual([
+        [1, "API calls usage (1234 calls)", "1234", "2.23", "2026-01-01T00:00:00Z", "2026-01-16T00:00:00Z"]
+      ])
+      // the new period's usage starts from 0, rated alone at the yearly tiers
+      expect((await upcoming(k, sub)).lines.filter((l: any) => l.kind === "usage")).toMatchObject([
+        { description: "API calls yearly usage (0 calls)", amount: "0.00" }
+      ])
+      await record(300)
+      ok(await advance(k, "2027-01-17T00:00:00Z"))
+      expect((await usageLines()).slice(1)).toEqual([
+        [2, "API calls yearly usage (300 calls)", "300", "1.50", "2026-01-16T00:00:00Z", "2027-01-16T00:00:00Z"]
+      ])
+      await billedOnce()
+    })
+
+    it("(b) a ramp schedule keeping the metered item: each renewal bills the ended month's calls beside the phase's seats", async () => {
+      const { k, sub, p, record, usageLines, billedOnce } = await team()
+      const made = await app.call("POST", `/api/v1/subscription/${sub}/schedule`, k, {
+        phases: [
+          {
+            items: [
+              { price_id: p.team },
+              { price_id: p.seat, quantity: "5" },
+              { price_id: p.sso },
+              { price_id: p.calls }
+            ],
+            cycles: 1
+          },
+          {
+            items: [
+              { price_id: p.team },
+              { price_id: p.seat, quantity: "10" },
+              { price_id: p.sso },
+              { price_id: p.calls }
+            ],
+            cycles: 2
+          }
+        ]
+      })
+      expect(made.status, JSON.stringify(made.body)).toBe(200)
+      // at most one metered item, of quantity 1, as at checkout
+      const other = await team()
+      const more = (await app.priceOf(other.k, apiCalls(), { product: "API", price: "More API calls" })).priceId
+      const twice = await app.call("POST", `/api/v1/subscription/${other.sub}/schedule`, other.k, {
+        start: "next_period",
+        phases: [{ items: [{ price_id: other.p.team }, { price_id: other.p.calls }, { price_id: more }], cycles: 1 }]
+      })
+      expect(refusal(twice)).toEqual([400, "InvalidParameter", "phases[0].items[2].price_id"])
+      expect((twice.body as any).message).toContain("at most one metered item")
+      const counted = await app.call("POST", `/api/v1/subscription/${other.sub}/schedule`, other.k, {
+        start: "next_period",
+        phases: [{ items: [{ price_id: other.p.team }, { price_id: other.p.calls, quantity: "2" }], cycles: 1 }]
+      })
+      expect(refusal(counted)).toEqual([400, "InvalidParameter", "phases[0].items[1].quantity"])
+      await record(1234)
+      ok(await advance(k, "2026-02-01T00:00:00Z"))
+      await record(500)
+      ok(await advance(k, "2026-03-01T00:00:00Z"))
+      const renewals = (await invoicesOf(k, sub)).filter((i: any) => i.invoice_type === "renewal")
+      expect(renewals.map(kinds)).toEqual([
+        [
+          ["subscription", "Team plan × 1", "49.00"],
+          ["subscription", "Seat × 10", "120.00"],
+          ["subscription", "SSO add-on × 1", "99.00"],
+          ["usage", "API calls usage (1234 calls)", "2.23"]
+        ],
+        [
+          ["subscription", "Team plan × 1", "49.00"],
+          ["subscription", "Seat × 10", "120.00"],
+          ["subscription", "SSO add-on × 1", "99.00"],
+          ["usage", "API calls usage (500 calls)", "1.00"]
+        ]
+      ])
+      expect((await usageLines()).map((l: any) => l.slice(4))).toEqual([
+        ["2026-01-01T00:00:00Z", "2026-02-01T00:00:00Z"],
+        ["2026-02-01T00:00:00Z", "2026-03-01T00:00:00Z"]
+      ])
+      await billedOnce()
+    })
+
+    it("(c) a phase dropping the metered item: its last month's calls billed on the renewal that starts the phase", async () => {
+      const { k, sub, p, record, usageLines, billedOnce } = await team()
+      ok(
+        await app.call("POST", `/api/v1/subscription/${sub}/schedule`, k, {
+          phases: [
+            {
+              items: [
+                { price_id: p.team },
+                { price_id: p.seat, quantity: "5" },
+                { price_id: p.sso },
+                { price_id: p.calls }
+              ],
+              cycles: 1
+            },
+            { items: [{ price_id: p.team }, { price_id: p.seat, quantity: "5" }, { price_id: p.sso }], cycles: 2 }
+          ]
+        })
+      )
+      await record(1234)
+      // the upcoming invoice shows it already
+      expect((await upcoming(k, sub)).lines.filter((l: any) => l.kind === "usage")).toMatchObject([
+        { description: "API calls usage (1234 calls)", amount: "2.23" }
+      ])
+      ok(await advance(k, "2026-02-01T00:00:00Z"))
+      const [, renewal] = await invoicesOf(k, sub)
+      expect([renewal.cycle_index, renewal.amount]).toEqual([1, "210.23"])
+      // no metered item any more: usage is refused, and March bills none
+      expect(refusal(await app.call("POST", `/api/v1/subscription/${sub}/usage`, k, { usage_count: 1 }))[0]).toBe(400)
+      ok(await advance(k, "2026-03-01T00:00:00Z"))
+      expect(await usageLines()).toEqual([
+        [1, "API calls usage (1234 calls)", "1234", "2.23", "2026-01-01T00:00:00Z", "2026-02-01T00:00:00Z"]
+      ])
+      await billedOnce()
+    })
+
+    it("(c) a next_cycle item set dropping the metered item, another replacing its price: the ended month rated at the price in force then", async () => {
+      const dropped = await team()
+      ok(
+        await app.call("POST", `/api/v1/subscription/${dropped.sub}/items`, dropped.k, {
+          items: [{ id: dropped.items[3], deleted: true }],
+          proration: "next_cycle"
+        })
+      )
+      await dropped.record(1234)
+      ok(await advance(dropped.k, "2026-02-01T00:00:00Z"))
+      expect(await dropped.usageLines()).toEqual([
+        [1, "API calls usage (1234 calls)", "1234", "2.23", "2026-01-01T00:00:00Z", "2026-02-01T00:00:00Z"]
+      ])
+      await dropped.billedOnce()
+
+      const replaced = await team()
+      const dearer = (
+        await app.priceOf(replaced.k, apiCalls("month", ["0.005", "0.004"]), { product: "API", price: "API calls v2" })
+      ).priceId
+      ok(
+        await app.call("POST", `/api/v1/subscription/${replaced.sub}/items`, replaced.k, {
+          items: [{ id: replaced.items[3], price_id: dearer }],
+          proration: "next_cycle"
+        })
+      )
+      await replaced.record(1234)
+      ok(await advance(replaced.k, "2026-02-01T00:00:00Z"))
+      await replaced.record(100)
+      ok(await advance(replaced.k, "2026-03-01T00:00:00Z"))
+      // January at the old tiers (2.23), February at the new price (100 × 0.005)
+      expect((await replaced.usageLines()).map((l: any) => l.slice(0, 4))).toEqual([
+        [1, "API calls usage (1234 calls)", "1234", "2.23"],
+        [2, "API calls v2 usage (100 calls)", "100", "0.50"]
+      ])
+      await replaced.billedOnce()
+    })
+
+    it("(d) an item change deleting the metered item mid-cycle: the calls so far are billed, never lost", async () => {
+      const { k, sub, items, record, usageLines, billedOnce } = await team()
+      await record(1234)
+      ok(await advance(k, "2026-01-16T00:00:00Z"))
+      ok(await app.call("POST", `/api/v1/subscription/${sub}/items`, k, { items: [{ id: items[3], deleted: true }] }))
+      // kept for the next renewal, rated at the price in force until the change: the upcoming invoice shows it
+      expect((await upcoming(k, sub)).lines.filter((l: any) => l.kind === "usage")).toMatchObject([
+        { description: "API calls usage (1234 calls)", amount: "2.23", period_end: "2026-01-16T00:00:00Z" }
+      ])
+      ok(await advance(k, "2026-02-01T00:00:00Z"))
+      ok(await advance(k, "2026-03-01T00:00:00Z"))
+      expect(await usageLines()).toEqual([
+        [1, "API calls usage (1234 calls)", "1234", "2.23", "2026-01-01T00:00:00Z", "2026-01-16T00:00:00Z"]
+      ])
+      await billedOnce()
+    })
+
+    it("(d) an item change moving the metered item to another price now: the calls before it at the old price, after it at the new", async () => {
+      const { k, sub, items, record, usageLines, billedOnce } = await team()
+      const dearer = (
+        await app.priceOf(k, apiCalls("month", ["0.005", "0.004"]), { product: "API", price: "API calls v2" })
+      ).priceId
+      await record(1234)
+      ok(await advance(k, "2026-01-16T00:00:00Z"))
+      ok(
+        await app.call("POST", `/api/v1/subscription/${sub}/items`, k, {
+          items: [{ id: items[3], price_id: dearer }],
+          proration: "none"
+        })
+      )
+      await record(100)
+      ok(await advance(k, "2026-02-01T00:00:00Z"))
+      // 1,234 calls at the old tiers to Jan 16, 100 at 0.005 after
+      expect(await usageLines()).toEqual([
+        [1, "API calls v2 usage (100 calls)", "100", "0.50", "2026-01-01T00:00:00Z", "2026-02-01T00:00:00Z"],
+        [1, "API calls usage (1234 calls)", "1234", "2.23", "2026-01-01T00:00:00Z", "2026-01-16T00:00:00Z"]
+      ])
+      await billedOnce()
+    })
+  })
+}
