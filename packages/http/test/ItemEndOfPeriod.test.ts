@@ -222,9 +222,9 @@ for (const [name, storage] of backends()) {
       expect((await subOf(k, sub)).cycle_index).toBe(1)
       const items = ok(await api.call("GET", `/api/v1/subscription/${sub}/items`, k)).items
       for (const proration of ["none", "always_invoice", "next_cycle"])
-        expect(
-          refusal(await previewItems(k, sub, { items: [{ id: items[1].id, deleted: true }], proration }))
-        ).toEqual([400, "InvalidParameter", "items[0].deleted"])
+        expect(refusal(await previewItems(k, sub, { items: [{ id: items[1].id, deleted: true }], proration }))).toEqual(
+          [400, "InvalidParameter", "items[0].deleted"]
+        )
       // a phase's items bill by the base item's dimension, so a phase of the metered item alone
       const phases = [{ items: [{ price_id: calls }], cycles: 1 }]
       expect(
