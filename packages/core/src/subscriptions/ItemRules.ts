@@ -171,7 +171,12 @@ export const apply = (input: {
   if (before === after && input.reproducing !== true)
     return no("items", undefined, "the change leaves every item as it is")
   const base = items[0]!
-  if (meteredAlone(current.length, items.map((x) => x.version)))
+  if (
+    meteredAlone(
+      current.length,
+      items.map((x) => x.version)
+    )
+  )
     return no(
       "deleted",
       entries.findIndex((e) => e.deleted),
