@@ -83,7 +83,8 @@ export interface QuantityOption {
 /**
  * The items of a subscription whose quantity the customer may change under `allowed`: those at a
  * listed price billed by quantity, when the subscription is active or trialing, not ending at
- * the period's end, and governed by no schedule (a schedule decides each cycle's quantity).
+ * the period's end, governed by no schedule (a schedule decides each cycle's quantity) and with
+ * no item set waiting for the next cycle (it says every item's quantity then).
  * `baseName` is the base item's price name.
  *
  * @since 0.1.0
@@ -98,7 +99,8 @@ export const quantityOptions = (
     allowed.adjust_quantities.length === 0 ||
     (s.status !== "active" && s.status !== "trial") ||
     s.cancel_at_period_end ||
-    Schedule.governs(rec.schedule ?? null)
+    Schedule.governs(rec.schedule ?? null) ||
+    (rec.pending_items ?? null) !== null
   )
     return []
   const ruleOf = (priceId: string) => allowed.adjust_quantities.find((r) => r.price_id === priceId)
@@ -148,7 +150,7 @@ export interface QuantityPreview {
  * Previews and changes quantities of one customer's subscriptions (the portal's service wires
  * it): `options` finds the subscription's allowed items (a `NotFound` for another customer's
  * subscription; an `InvalidParameter` naming `item_id` or `quantity` for an item or quantity
- * the merchant does not allow).
+ * the merchant does not allow; a `StateConflict` while an item set waits for the next cycle).
  */
 export const quantityChanges = (deps: {
   readonly storage: StorageService
@@ -174,6 +176,14 @@ export const quantityChanges = (deps: {
   const target = (merchantId: string, customerId: string, subscriptionId: string, itemId: string, given: string) =>
     Effect.gen(function* () {
       const found = yield* deps.options(merchantId, customerId, subscriptionId)
+      // an item set waits for the next cycle: it says every item's quantity then (as the base item's change answers)
+      if ((found.rec.pending_items ?? null) !== null)
+        return yield* new Errors.StateConflict({
+          resource: "subscription",
+          id: subscriptionId,
+          state: found.rec.subscription.status,
+          reason: "an item change waits for the next cycle; revoke it first (revoke-price-change)"
+        })
       const option = found.options.find((o) => o.item_id === itemId)
       if (option === undefined)
         return yield* new Errors.InvalidParameter({

@@ -176,6 +176,8 @@ export class Schedules extends Context.Service<Schedules>()("@recur/core/Schedul
           const phases: Array<Schedule.SchedulePhase> = []
           const redemptions: Array<Store.Versioned<Discount.Discount>> = []
           let start = firstCycle
+          // the items before each phase: a metered base item is not left alone after others
+          let itemsBefore = SubscriptionItems.termsOf(rec).length
           for (const [i, phase] of command.phases.entries()) {
             const no = (part: Errors.ScheduleRefused["part"], detail: string, item?: number) =>
               refused(subscriptionId, i, part, detail, undefined, item)
@@ -218,6 +220,17 @@ export class Schedules extends Context.Service<Schedules>()("@recur/core/Schedul
                 : no("price", together.failure.reason, together.failure.index)
             const whole = phaseBound(rec, targets)
             if (whole !== undefined) return yield* no("items", whole)
+            if (
+              SubscriptionItems.meteredAlone(
+                itemsBefore,
+                targets.map((t) => t.pv)
+              )
+            )
+              return yield* no(
+                "items",
+                "a metered base item cannot be left alone after other items: keep one of them in the phase"
+              )
+            itemsBefore = targets.length
             const [base, ...others] = targets
             if (i === 0 && command.start === "current_period") {
               const now = SubscriptionItems.termsOf(rec)

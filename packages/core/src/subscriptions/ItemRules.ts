@@ -16,7 +16,7 @@ import { Timestamp } from "../kernel/Common.js"
 import * as ChangeCommit from "./ChangeCommit.js"
 import type * as ChangeQuote from "./ChangeQuote.js"
 import * as Subscription from "./Subscription.js"
-import { compatible, type ItemRef } from "./SubscriptionItems.js"
+import { compatible, type ItemRef, meteredAlone } from "./SubscriptionItems.js"
 
 /**
  * How an item change settles the rest of the period: `always_invoice` (charge or credit now, the
@@ -171,6 +171,17 @@ export const apply = (input: {
   if (before === after && input.reproducing !== true)
     return no("items", undefined, "the change leaves every item as it is")
   const base = items[0]!
+  if (
+    meteredAlone(
+      current.length,
+      items.map((x) => x.version)
+    )
+  )
+    return no(
+      "deleted",
+      entries.findIndex((e) => e.deleted),
+      "a metered base item cannot be left alone once the subscription has other items: keep one of them, or cancel the subscription"
+    )
   // the entry answering for a refusal of the set: the item's own, else the base item's, else the first entry
   const entryOf = (index: number | null) =>
     (index !== null ? items[index]?.entry : undefined) ?? base.entry ?? items.find((x) => x.entry !== undefined)?.entry
@@ -210,23 +221,38 @@ export const label = (items: ReadonlyArray<{ readonly version: PriceVersion; rea
     : items.map((x) => x.version.price_name).join(", ")
 }
 
-/** The extra items of a planned set, as the record keeps them. */
-const extrasOf = (items: ReadonlyArray<Planned>): ReadonlyArray<Entities.ItemTerm> =>
-  items.slice(1).map((x) => ({
-    id: x.id,
-    price_id: x.version.id,
-    price_version_id: x.version.price_version_id,
-    quantity: x.quantity.toString(),
-    created_at: x.created_at,
-    version: x.version
-  }))
+/**
+ * The extra items of a planned set, as the record keeps them. A kept item of `was` keeps its
+ * end-of-period changes the set does not override, as the base item does: its scheduled version
+ * (a catalog migration's) while its version stays, its pending quantity while its quantity stays.
+ */
+const extrasOf = (
+  items: ReadonlyArray<Planned>,
+  was: ReadonlyArray<Entities.ItemTerm> = []
+): ReadonlyArray<Entities.ItemTerm> =>
+  items.slice(1).map((x) => {
+    const old = was.find((t) => t.id === x.id)
+    const scheduled = old?.price_version_id === x.version.price_version_id ? (old.scheduled_version ?? null) : null
+    const pending = old?.quantity === x.quantity.toString() ? (old.pending_change ?? null) : null
+    return {
+      id: x.id,
+      price_id: x.version.id,
+      price_version_id: x.version.price_version_id,
+      quantity: x.quantity.toString(),
+      created_at: x.created_at,
+      version: x.version,
+      ...(scheduled !== null ? { scheduled_version: scheduled } : {}),
+      ...(pending !== null ? { pending_change: pending } : {})
+    }
+  })
 
 /**
  * The record holding the item set `items` from now: the base item moved to its price and
  * quantity, the other items replaced, only the `kept` discounts, the proration basis moved to
  * `basis` when there is one. An end-of-period change the change overrides is dropped: a
- * scheduled price of the base item when the change names its price, a pending quantity when it
- * names its quantity.
+ * scheduled price (or an item's scheduled version) when the change moves that item's price, a
+ * pending quantity when it moves that item's quantity; the other items' end-of-period changes
+ * are kept.
  *
  * @since 0.1.0
  */
@@ -243,7 +269,7 @@ export const recordAfter = (
     ...moved,
     scheduled_price_version_id:
       base.version.price_version_id === rec.subscription.price_version_id ? rec.scheduled_price_version_id : null,
-    extra_items: extrasOf(items),
+    extra_items: extrasOf(items, rec.extra_items),
     subscription: new Subscription.Subscription(
       {
         ...moved.subscription,
@@ -257,8 +283,9 @@ export const recordAfter = (
 
 /**
  * The record with the item set `items` waiting for the next cycle (`proration: next_cycle`),
- * replacing any end-of-period change (a scheduled price, a pending quantity, an earlier waiting
- * item set): the set says every item's price and quantity of that cycle.
+ * replacing every end-of-period change — a scheduled price or version, a pending quantity, of
+ * the base item and of every other item alike, and an earlier waiting item set: the set says
+ * every item's price and quantity of that cycle. A revoke of the set restores none of them.
  *
  * @since 0.1.0
  */
@@ -270,6 +297,7 @@ export const withPendingItems = (
 ): Entities.SubscriptionRecord => ({
   ...rec,
   scheduled_price_version_id: null,
+  extra_items: rec.extra_items.map((x) => ({ ...x, pending_change: null, scheduled_version: null })),
   pending_items: {
     cycle_index: rec.subscription.cycle_index + 1,
     base_price_version_id: items[0]!.version.price_version_id,

@@ -229,6 +229,17 @@ export interface ItemRefusal {
 }
 
 /**
+ * Whether an item set (`after`, the base item first) leaves a metered base item alone on a
+ * subscription that had `before` items: refused, since its renewals bill on the prepaid
+ * invoice of each new cycle beside other items, and alone in arrears on the invoice of the
+ * ended cycle — which the renewal beside the others has already issued.
+ *
+ * @since 0.1.0
+ */
+export const meteredAlone = (before: number, after: ReadonlyArray<Price.PriceVersion>): boolean =>
+  before > 1 && after.length === 1 && after[0]!.billing_dimension === "usage"
+
+/**
  * Checks that a set of items (their price versions, in order) may form one subscription: 1 to
  * {@link MAX_ITEMS} of them, all recurring, each price once, on the first item's billing interval and currency;
  * at most one usage-based (metered) item, base or extra: usage is recorded per subscription
