@@ -81,8 +81,15 @@ const scheduleFields = {
 export const bindings: {
   readonly [K in Errors.RecurError["_tag"]]: Binding<Extract<Errors.RecurError, { readonly _tag: K }>>
 } = {
-  NotFound: { reply: "not_found", param: (e) => e.param },
-  InvalidParameter: { reply: "invalid_parameter", param: (e) => e.param },
+  NotFound: {
+    reply: "not_found",
+    param: (e) =>
+      e.entry === undefined || e.param === undefined ? e.param : `${e.param}[${e.entry.index}].${e.entry.field}`
+  },
+  InvalidParameter: {
+    reply: "invalid_parameter",
+    param: (e) => (e.entry === undefined ? e.param : `${e.param}[${e.entry.index}].${e.entry.field}`)
+  },
   InvalidRequest: { reply: "invalid_request", param: (e) => e.param },
   StateConflict: { reply: "conflict" },
   DuplicateResource: { reply: "duplicate", param: (e) => e.param },

@@ -8,6 +8,7 @@ import {
   TaxRates,
   Catalog,
   Entities,
+  ItemChanges,
   Lifecycle,
   Merchants,
   PaymentMethods,
@@ -283,6 +284,20 @@ for (const [name, storage] of backends()) {
         )
         return s.id
       }
+      // M: an item added to a subscription (v2.subscription.items_updated)
+      const withItem = Option.getOrThrow((await run(subscribe(m.merchantId, plain.id))).subscription)
+      await run(
+        ItemChanges.ItemChanges.use((ic) =>
+          ic.commit(m.merchantId, {
+            subscriptionId: withItem.id as never,
+            items: [
+              { id: Option.none(), priceId: Option.some(bigger.id as never), quantity: Option.none(), deleted: false }
+            ],
+            proration: "none",
+            quoteId: Option.none()
+          })
+        )
+      )
       const toRelease = await scheduled("release")
       await run(Schedules.Schedules.use((sc) => sc.release(m.merchantId, toRelease)))
       const toCancel = await scheduled("release")

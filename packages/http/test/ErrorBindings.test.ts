@@ -134,6 +134,24 @@ const cases: ReadonlyArray<readonly [Errors.RecurError, string, string, string |
     "resource_not_found",
     "phases[0].items[0].price_id"
   ],
+  [
+    new Errors.ItemChangeRefused({ subscriptionId: "sub_x", part: "deleted", index: 2, detail: "the base item" }),
+    "InvalidParameter",
+    "InvalidParameter",
+    "items[2].deleted"
+  ],
+  [
+    new Errors.ItemChangeRefused({
+      subscriptionId: "sub_x",
+      part: "id",
+      index: 0,
+      missing: true,
+      detail: "no such item"
+    }),
+    "NotFound",
+    "resource_not_found",
+    "items[0].id"
+  ],
   [new Errors.ConcurrentUpdate({ resource: "subscription", id: "sub_x" }), "Conflict", "state_conflict", undefined],
   [
     new Errors.PaymentsUnavailable({

@@ -17,7 +17,9 @@ import { Schema } from "effect"
 export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", {
   resource: Schema.String,
   id: Schema.String,
-  param: Schema.optional(Schema.String)
+  param: Schema.optional(Schema.String),
+  /** The entry of the list `param` that names it and its field (the adapter names it in its own words). */
+  entry: Schema.optional(Schema.Struct({ index: Schema.Number, field: Schema.String }))
 }) {
   override get message() {
     return `No such ${this.resource}: ${this.id}`
@@ -32,10 +34,14 @@ export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", {
 export class InvalidParameter extends Schema.TaggedError<InvalidParameter>()("InvalidParameter", {
   param: Schema.String,
   reason: Schema.String,
-  issues: Schema.optional(Schema.Array(Schema.Struct({ field: Schema.String, message: Schema.String })))
+  issues: Schema.optional(Schema.Array(Schema.Struct({ field: Schema.String, message: Schema.String }))),
+  /** The entry of the list `param` at fault and its field (the adapter names it in its own words). */
+  entry: Schema.optional(Schema.Struct({ index: Schema.Number, field: Schema.String }))
 }) {
   override get message() {
-    return `${this.param}: ${this.reason}`
+    return this.entry === undefined
+      ? `${this.param}: ${this.reason}`
+      : `${this.param} entry ${this.entry.index} (${this.entry.field}): ${this.reason}`
   }
 }
 

@@ -244,15 +244,19 @@ export class Portal extends Context.Service<Portal>()("@recur/core/Portal", {
         const bad = PortalQuantities.ruleRefusal(rules)
         if (bad) return yield* bad
         for (const [i, r] of rules.entries()) {
-          const param = `adjust_quantities[${i}].price_id`
+          // the entry's price, named by the adapter from the list and the entry
+          const param = "adjust_quantities"
+          const entry = { index: i, field: "price_id" }
+          const wrong = (reason: string) => new Errors.InvalidParameter({ param, entry, reason })
           const version = yield* catalog.sellableVersion(merchantId, r.price_id).pipe(
             Effect.catchTags({
-              PriceNotFound: () => Effect.fail(new Errors.NotFound({ resource: "price", id: r.price_id, param })),
-              StateConflict: () => Effect.fail(invalid(param, "is not an active price"))
+              PriceNotFound: () =>
+                Effect.fail(new Errors.NotFound({ resource: "price", id: r.price_id, param, entry })),
+              StateConflict: () => Effect.fail(wrong("is not an active price"))
             })
           )
           if (version.billing_type !== "recurring" || version.billing_dimension !== "quantity")
-            return yield* invalid(param, "is not a recurring price billed by quantity")
+            return yield* wrong("is not a recurring price billed by quantity")
         }
       }
       const next = new PortalSettings({

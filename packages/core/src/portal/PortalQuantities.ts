@@ -37,7 +37,7 @@ export const MAX_QUANTITY_RULES = 20
  * portal checks against the catalog.
  *
  * @example
- * ruleRefusal([{ price_id: "pri_seats", min: 5, max: 2 }]) // InvalidParameter adjust_quantities[0].max
+ * ruleRefusal([{ price_id: "pri_seats", min: 5, max: 2 }]) // InvalidParameter adjust_quantities, entry 0, max
  * @since 0.1.0
  */
 export const ruleRefusal = (rules: ReadonlyArray<QuantityRule>): Errors.InvalidParameter | undefined => {
@@ -49,15 +49,21 @@ export const ruleRefusal = (rules: ReadonlyArray<QuantityRule>): Errors.InvalidP
   const most = Number(PriceRules.MAX_QUANTITY)
   for (const [i, r] of rules.entries()) {
     if (rules.findIndex((o) => o.price_id === r.price_id) !== i)
-      return new Errors.InvalidParameter({ param: `adjust_quantities[${i}].price_id`, reason: "is listed twice" })
+      return new Errors.InvalidParameter({
+        param: "adjust_quantities",
+        entry: { index: i, field: "price_id" },
+        reason: "is listed twice"
+      })
     if (!Number.isSafeInteger(r.min) || r.min < 1 || r.min > most)
       return new Errors.InvalidParameter({
-        param: `adjust_quantities[${i}].min`,
+        param: "adjust_quantities",
+        entry: { index: i, field: "min" },
         reason: `must be a whole number from 1 to ${most}`
       })
     if (!Number.isSafeInteger(r.max) || r.max < r.min || r.max > most)
       return new Errors.InvalidParameter({
-        param: `adjust_quantities[${i}].max`,
+        param: "adjust_quantities",
+        entry: { index: i, field: "max" },
         reason: `must be a whole number from min (${r.min}) to ${most}`
       })
   }
