@@ -319,7 +319,12 @@ const taxTable = (rates: BillingOptions["taxRates"]): ReadonlyArray<TaxRates.Rat
 /** The configured portal settings, checked: a bad one is a RangeError naming it. */
 const portalDefaults = (option: BillingOptions["portal"]) => {
   const checked = Portal.configured(option ?? {})
-  if (Result.isFailure(checked)) throw new RangeError(`portal.${checked.failure.param} ${checked.failure.reason}`)
+  if (Result.isFailure(checked))
+    throw new RangeError(
+      `portal.${checked.failure.param}${
+        checked.failure.entry !== undefined ? `[${checked.failure.entry.index}].${checked.failure.entry.field}` : ""
+      } ${checked.failure.reason}`
+    )
   return checked.success
 }
 

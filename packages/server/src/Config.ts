@@ -254,7 +254,11 @@ export const parsePortalSettings = (text: string): Result.Result<Portal.Configur
     const settings = parsed as Portal.ConfiguredSettings
     const checked = Portal.configured(settings)
     return Result.isFailure(checked)
-      ? Result.fail(`RECUR_PORTAL_SETTINGS: ${checked.failure.param} ${checked.failure.reason}`)
+      ? Result.fail(
+          `RECUR_PORTAL_SETTINGS: ${checked.failure.param}${
+            checked.failure.entry !== undefined ? `[${checked.failure.entry.index}].${checked.failure.entry.field}` : ""
+          } ${checked.failure.reason}`
+        )
       : Result.succeed(settings)
   })
 

@@ -170,7 +170,9 @@ const program = Effect.gen(function* () {
                     : `Merchant ${merchant} takes payments with Stripe (secret key …${view.secret_key_last4}); point Stripe's webhooks at ${view.webhook_url}${view.webhook_secret_set ? "" : " and set --stripe-webhook-secret"}`
               )
             ),
-            Effect.catchTag("InvalidParameter", (e) => tell(`${e.param}: ${e.reason}`)),
+            Effect.catchTag("InvalidParameter", (e) =>
+              tell(`${e.param}${e.entry !== undefined ? `[${e.entry.index}].${e.entry.field}` : ""}: ${e.reason}`)
+            ),
             Effect.catchTag("ProcessorUnreachable", (e) => tell(e.message))
           )
         )
@@ -363,7 +365,9 @@ const settingsCommand = (sub: string | undefined) =>
                 : describeSettings(view)
           )
         ),
-        Effect.catchTag("InvalidParameter", (e) => tell(`${e.param}: ${e.reason}`)),
+        Effect.catchTag("InvalidParameter", (e) =>
+          tell(`${e.param}${e.entry !== undefined ? `[${e.entry.index}].${e.entry.field}` : ""}: ${e.reason}`)
+        ),
         Effect.catchTag("NotFound", () => tell(`no merchant ${merchant}`))
       )
     )
