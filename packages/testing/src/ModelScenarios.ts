@@ -32,7 +32,7 @@ import { CPRICES } from "./model/Commercial.js"
 import { knownDisagreement, settledToBalance, type COp, cNextOp } from "./model/CommercialOps.js"
 import { commercialChecks, cShape } from "./model/CommercialChecks.js"
 import { commercialRun } from "./model/CommercialRun.js"
-import { commercialEngine } from "./model/Engine.js"
+import { taxedEngine } from "./ScenarioKit.js"
 import { commercialMerchants, plainMerchants } from "./model/Merchants.js"
 import { describe, nextOp, variantOf } from "./model/Operations.js"
 import { plainContext } from "./model/PlainContext.js"
@@ -66,7 +66,7 @@ export const suite = <E>(
   }
 ) =>
   // live services: ids sort in creation order only on a moving clock (the merchants' clocks are frozen)
-  layer(commercialEngine(storage), { timeout: "180 seconds", excludeTestServices: true })(
+  layer(taxedEngine(storage), { timeout: "180 seconds", excludeTestServices: true })(
     `Model-based money: ${name}`,
     (it) => {
       it.effect(
