@@ -74,6 +74,20 @@ const scheduleFields = {
 } as const
 
 /**
+ * The request's name of a parameter a core error names, with the entry of its list when it names
+ * one (`adjust_quantities` entry 0, field `max` → `adjust_quantities[0].max`): core names no
+ * request path, the adapters (REST, the CLI, the facade's configuration) name it this way.
+ *
+ * @example
+ * paramName("adjust_quantities", { index: 0, field: "max" }) // "adjust_quantities[0].max"
+ * @since 0.1.0
+ */
+export const paramName = (
+  param: string,
+  entry: { readonly index: number; readonly field: string } | undefined
+): string => (entry === undefined ? param : `${param}[${entry.index}].${entry.field}`)
+
+/**
  * Every error of core, bound to its answer.
  *
  * @since 0.1.0
@@ -83,12 +97,11 @@ export const bindings: {
 } = {
   NotFound: {
     reply: "not_found",
-    param: (e) =>
-      e.entry === undefined || e.param === undefined ? e.param : `${e.param}[${e.entry.index}].${e.entry.field}`
+    param: (e) => (e.param === undefined ? e.param : paramName(e.param, e.entry))
   },
   InvalidParameter: {
     reply: "invalid_parameter",
-    param: (e) => (e.entry === undefined ? e.param : `${e.param}[${e.entry.index}].${e.entry.field}`)
+    param: (e) => paramName(e.param, e.entry)
   },
   InvalidRequest: { reply: "invalid_request", param: (e) => e.param },
   StateConflict: { reply: "conflict" },

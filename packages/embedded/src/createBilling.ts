@@ -25,6 +25,7 @@ import {
   TaxRates,
   Worker
 } from "@recur/core"
+import { ErrorReplies } from "@recur/contract"
 import { SandboxGateway } from "@recur/payment-sandbox"
 import { HttpTransport } from "@recur/webhooks"
 import { MasterKey, Pg } from "@recur/sql"
@@ -321,9 +322,7 @@ const portalDefaults = (option: BillingOptions["portal"]) => {
   const checked = Portal.configured(option ?? {})
   if (Result.isFailure(checked))
     throw new RangeError(
-      `portal.${checked.failure.param}${
-        checked.failure.entry !== undefined ? `[${checked.failure.entry.index}].${checked.failure.entry.field}` : ""
-      } ${checked.failure.reason}`
+      `portal.${ErrorReplies.paramName(checked.failure.param, checked.failure.entry)} ${checked.failure.reason}`
     )
   return checked.success
 }

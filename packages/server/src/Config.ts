@@ -4,6 +4,7 @@
  * @since 0.1.0
  */
 import { Checkout, DunningPolicy, Portal, type Secrets, TaxRates } from "@recur/core"
+import { ErrorReplies } from "@recur/contract"
 import * as Decimal from "@recur/core/Decimal"
 import { Http } from "@recur/http"
 import { Config, Data, Effect, type LogLevel, Option, Redacted, Result } from "effect"
@@ -255,9 +256,7 @@ export const parsePortalSettings = (text: string): Result.Result<Portal.Configur
     const checked = Portal.configured(settings)
     return Result.isFailure(checked)
       ? Result.fail(
-          `RECUR_PORTAL_SETTINGS: ${checked.failure.param}${
-            checked.failure.entry !== undefined ? `[${checked.failure.entry.index}].${checked.failure.entry.field}` : ""
-          } ${checked.failure.reason}`
+          `RECUR_PORTAL_SETTINGS: ${ErrorReplies.paramName(checked.failure.param, checked.failure.entry)} ${checked.failure.reason}`
         )
       : Result.succeed(settings)
   })

@@ -7,6 +7,7 @@
  */
 import { NodeRuntime } from "@effect/platform-node"
 import { MasterKeyRotation, Merchant, Merchants, PaymentSettings, Secrets } from "@recur/core"
+import { ErrorReplies } from "@recur/contract"
 import { DataDirLock, MasterKey, Migrations, Pg } from "@recur/sql"
 import { Cause, Clock, Console, Data, Effect, Exit, Layer, Option, Redacted, Runtime, Stream } from "effect"
 import * as Config from "./Config.js"
@@ -171,7 +172,7 @@ const program = Effect.gen(function* () {
               )
             ),
             Effect.catchTag("InvalidParameter", (e) =>
-              tell(`${e.param}${e.entry !== undefined ? `[${e.entry.index}].${e.entry.field}` : ""}: ${e.reason}`)
+              tell(`${ErrorReplies.paramName(e.param, e.entry)}: ${e.reason}`)
             ),
             Effect.catchTag("ProcessorUnreachable", (e) => tell(e.message))
           )
@@ -365,9 +366,7 @@ const settingsCommand = (sub: string | undefined) =>
                 : describeSettings(view)
           )
         ),
-        Effect.catchTag("InvalidParameter", (e) =>
-          tell(`${e.param}${e.entry !== undefined ? `[${e.entry.index}].${e.entry.field}` : ""}: ${e.reason}`)
-        ),
+        Effect.catchTag("InvalidParameter", (e) => tell(`${ErrorReplies.paramName(e.param, e.entry)}: ${e.reason}`)),
         Effect.catchTag("NotFound", () => tell(`no merchant ${merchant}`))
       )
     )
