@@ -10,13 +10,14 @@
 import { DateTime, Option, type Result, Schema } from "effect"
 import { NullableString, NullableTimestamp, Timestamp } from "../kernel/Common.js"
 import * as Lifecycle from "../kernel/Lifecycle.js"
+import * as Subscription from "../subscriptions/Subscription.js"
 import { ScheduleStatus, type ScheduleTrigger } from "./ScheduleMachine.js"
 
 /** Most phases a schedule has. @since 0.1.0 */
 export const MAX_PHASES = 10
 
-/** Most items a phase has: as many as a subscription (`SubscriptionItems.MAX_ITEMS`). @since 0.1.0 */
-export const MAX_ITEMS = 20
+/** Most items a phase has: as many as a subscription. @since 0.1.0 */
+export const MAX_ITEMS = Subscription.MAX_ITEMS
 
 /** Most cycles one phase lasts. @since 0.1.0 */
 export const MAX_PHASE_CYCLES = 120

@@ -20,6 +20,13 @@ import { SubscriptionStatus } from "../kernel/Lifecycle.js"
 import { BillingDimension, PaymentTiming, PriceType } from "../catalog/Price.js"
 
 /**
+ * The most items a subscription holds (and a schedule's phase lists).
+ *
+ * @since 0.1.0
+ */
+export const MAX_ITEMS = 20
+
+/**
  * A quantity change waiting for the next cycle.
  *
  * @since 0.1.0

@@ -20,7 +20,7 @@ import * as Subscription from "./Subscription.js"
  *
  * @since 0.1.0
  */
-export const MAX_ITEMS = 20
+export const MAX_ITEMS = Subscription.MAX_ITEMS
 
 /**
  * The id of a subscription's base item: the subscription's id with the `si` prefix
