@@ -440,14 +440,24 @@ export const hashed = (command: ChangeCommand, version: number, quote: Priced): 
     Option.match(command.quantity, { onNone: () => null, onSome: (q) => q.toString() }),
     quote.effective_type,
     invoicesNow(quote.proration) ? "always_invoice" : quote.proration,
-    quote.at,
-    quote.net,
-    quote.credit,
-    quote.charge,
-    quote.tax,
-    quote.total,
-    quote.outcome
+    ...quoted(quote)
   ])
+
+/**
+ * What every quote id hashes of its quote whatever the change: the instant it is priced at, the
+ * numbers it states and what the commit does with them (its outcome).
+ *
+ * @since 0.1.0
+ */
+export const quoted = (quote: Priced): ReadonlyArray<string | number> => [
+  quote.at,
+  quote.net,
+  quote.credit,
+  quote.charge,
+  quote.tax,
+  quote.total,
+  quote.outcome
+]
 
 const QUOTE_ID = /^quo_([0-9a-z]{1,12})_[0-9a-f]{24}$/
 

@@ -14,7 +14,7 @@ import * as Errors from "../kernel/Errors.js"
 import type * as Ids from "../kernel/Ids.js"
 import { Timestamp } from "../kernel/Common.js"
 import * as ChangeCommit from "./ChangeCommit.js"
-import type * as ChangeQuote from "./ChangeQuote.js"
+import * as ChangeQuote from "./ChangeQuote.js"
 import * as Subscription from "./Subscription.js"
 import { compatible, type ItemRef, meteredAlone } from "./SubscriptionItems.js"
 
@@ -362,11 +362,5 @@ export const hashed = (command: ItemChangeCommand, version: number, quote: Chang
       e.deleted
     ]),
     command.proration,
-    quote.at,
-    quote.net,
-    quote.credit,
-    quote.charge,
-    quote.tax,
-    quote.total,
-    quote.outcome
+    ...ChangeQuote.quoted(quote)
   ])
