@@ -140,7 +140,7 @@ export const suite = <E>(
             const { invoices, subscriptions, withAddon, billedPending } = countsOf(merchants, cMerchants)
             const counts = [...ran.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => `${k} ${v}`)
             console.log(
-              `model-based money (${name}): ${options.ops} operations (${counts.join(", ")}), ${subscriptions} subscriptions, ${invoices} invoices, ${ctx.tally.events} usage events, issue 29 items met ${[1, 2, 3, 4].map((k) => `${k}×${met.get(k) ?? 0}`).join(" ")}, ${settledToBalance.n - balanceBefore} upgrades settled to the balance, ${withAddon} subscriptions with a second item, ${billedPending} renewals billing pending proration lines, ${[
+              `model-based money (${name}): ${options.ops} operations (${counts.join(", ")}), ${subscriptions} subscriptions, ${invoices} invoices, ${ctx.tally.events} usage events, issue 29 items met ${[1, 2, 3, 4].map((k) => `${k}×${met.get(k) ?? 0}`).join(" ")}, ${settledToBalance.n - balanceBefore} upgrades settled to the balance, ${withAddon} subscriptions with a second item, ${billedPending} renewals billing pending proration lines, ${ctx.tally.itemsRefused} item changes refused, ${[
                 ...variants.entries()
               ]
                 .sort(([a], [b]) => (a < b ? -1 : 1))

@@ -7,7 +7,9 @@
  */
 import type { Billing, Invoice, Ports } from "@recur/core"
 import { Effect } from "effect"
+import type { ItemMode } from "./ItemsReference.js"
 import {
+  addonMinor,
   DAY,
   type generator,
   fmt,
@@ -60,6 +62,15 @@ export type Op =
        */
       readonly mode: "always_invoice" | "create_prorations" | "none" | "next_cycle"
     }
+  | {
+      readonly _tag: "ChangeItems"
+      readonly s: MSub
+      /** The base item's quantity, the add-on item added, removed, or its quantity (issue 33, 9). */
+      readonly change: "base" | "add" | "remove" | "addon"
+      /** The base item's new quantity, or the add-on's (none when removed). */
+      readonly qty: bigint
+      readonly mode: ItemMode
+    }
   | { readonly _tag: "Cancel"; readonly s: MSub; readonly atEnd: boolean }
   | { readonly _tag: "RevokeCancel"; readonly s: MSub }
   | { readonly _tag: "Pause"; readonly s: MSub }
@@ -96,6 +107,27 @@ const changeQuantity = (s: MSub, qty: bigint): Op => ({
   mode: QUANTITY_MODES[(s.invoices.length + Number(qty)) % QUANTITY_MODES.length]!
 })
 
+const ITEM_MODES = ["always_invoice", "create_prorations", "none", "next_cycle"] as const
+
+/**
+ * An item change of a flat monthly subscription: its base item's quantity (another one, 1 to 6),
+ * or the add-on added (1 to 3), removed, or of another quantity (1 to 3); the mode among the four.
+ */
+const changeItemsOf = (rnd: ReturnType<typeof generator>, s: MSub): Op => {
+  const addon = s.addon / addonMinor
+  const k = rnd.next()
+  const change = addon === 0n ? (k < 0.5 ? "base" : "add") : k < 1 / 3 ? "base" : k < 2 / 3 ? "remove" : "addon"
+  const qty =
+    change === "base"
+      ? ((s.qty + BigInt(rnd.int(0, 4))) % 6n) + 1n
+      : change === "add"
+        ? BigInt(rnd.int(1, 3))
+        : change === "addon"
+          ? ((addon + BigInt(rnd.int(0, 1))) % 3n) + 1n
+          : 0n
+  return { _tag: "ChangeItems", s, change, qty, mode: rnd.pick(ITEM_MODES) }
+}
+
 /**
  * A schedule from the next period: one phase of `target` × `qty` for `cycles`, then — for about
  * half of them — a second phase (the next price, another quantity, 4 − `cycles` cycles), ending
@@ -117,7 +149,7 @@ const scheduleOf = (s: MSub, family: number, target: number, qty: bigint, cycles
 
 /**
  * The form of an issue 33 operation, for the run's summary: an anchored subscription, a quantity
- * change's mode, a schedule's phases and end.
+ * change's mode, an item change's mode, a schedule's phases and end.
  */
 export const variantOf = (op: Op): string | undefined =>
   op._tag === "Subscribe"
@@ -126,7 +158,9 @@ export const variantOf = (op: Op): string | undefined =>
       : undefined
     : op._tag === "ChangeQuantity"
       ? `quantity ${op.mode}`
-      : op._tag === "Schedule"
+      : op._tag === "ChangeItems"
+        ? `items ${op.mode}`
+        : op._tag === "Schedule"
         ? `schedule ${op.ramp === null ? 1 : 2} phase${op.ramp === null ? "" : "s"} then ${op.end}`
         : undefined
 
@@ -159,6 +193,8 @@ export const nextOp = (rnd: ReturnType<typeof generator>, merchants: ReadonlyArr
       : r < 0.9
         ? { _tag: "Cancel", s, atEnd: false }
         : { _tag: "ChangePrice", s, target: (s.price + 1) % (s.usage ? USAGE.length : FLAT.length), mode: "immediate" }
+  // an item change (issue 33, 9): the top of the price changes' range, on flat monthly subscriptions
+  if (r >= 0.42 && r < 0.5 && !s.usage && s.months === 1) return changeItemsOf(rnd, s)
   if (r < 0.5) {
     const family = s.usage ? USAGE.length : FLAT.length
     const target = (s.price + rnd.int(1, family - 1)) % family

@@ -12,6 +12,7 @@ import {
   Billing,
   Checkout,
   type Invoice,
+  ItemChanges,
   Metering,
   PriceChanges,
   Refunds,
@@ -46,6 +47,7 @@ export const plainContext = (merchants: ReadonlyArray<MMerchant>, where: () => s
       sandboxClock: yield* SandboxClock.SandboxClock,
       subsService: yield* Subscriptions.Subscriptions,
       priceChanges: yield* PriceChanges.PriceChanges,
+      itemChanges: yield* ItemChanges.ItemChanges,
       schedules: yield* Schedules.Schedules,
       refunds: yield* Refunds.Refunds,
       metering: yield* Metering.Metering
@@ -124,12 +126,12 @@ export const plainContext = (merchants: ReadonlyArray<MMerchant>, where: () => s
         expect((e as { _tag?: string })._tag, where()).toBe("StateConflict")
       })
 
-    return { services, verify, verifyAll, conflict, governed, where, merchants, tally: { events: 0 } }
+    return { services, verify, verifyAll, conflict, governed, where, merchants, tally: { events: 0, itemsRefused: 0 } }
   })
 
 /**
  * The context of a plain operation: the services, the checks, `where` (the run's trail for a
- * failure) and `tally` (usage events recorded).
+ * failure) and `tally` (usage events recorded, item changes refused).
  */
 export type PlainContext = Effect.Success<ReturnType<typeof plainContext>>
 

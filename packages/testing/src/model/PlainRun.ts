@@ -1,7 +1,7 @@
 /**
  * The runner of the plain merchants' operations in a model run: one handler per operation kind,
  * each in the file of its area under `model/ops/` (subscribing, the clock, price and quantity
- * changes, interval switches, schedules, the lifecycle, money back and usage). A new operation
+ * changes, item changes, interval switches, schedules, the lifecycle, money back and usage). A new operation
  * kind is a case of `Operations.Op`, its draw in `Operations.nextOp`, and its handler here.
  * Used by `ModelScenarios.suite`.
  *
@@ -12,6 +12,7 @@ import type { Handler, Handlers, PlainContext } from "./PlainContext.js"
 import { changePrice, changeQuantity } from "./ops/Changes.js"
 import { advance } from "./ops/Clock.js"
 import { switchInterval } from "./ops/Intervals.js"
+import { changeItems } from "./ops/Items.js"
 import { cancel, pause, resume, revokeCancel } from "./ops/Lifecycle.js"
 import { refund, usage } from "./ops/Money.js"
 import { schedule } from "./ops/Schedules.js"
@@ -23,6 +24,7 @@ export const handlers: Handlers = {
   Advance: advance,
   ChangePrice: changePrice,
   ChangeQuantity: changeQuantity,
+  ChangeItems: changeItems,
   SwitchInterval: switchInterval,
   Schedule: schedule,
   Cancel: cancel,

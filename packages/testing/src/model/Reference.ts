@@ -145,7 +145,12 @@ export interface MSub {
   segments: Array<{ readonly basis: bigint; readonly at: number }> | null
   lines: number
   /** What its second item (the add-on × its quantity) bills a cycle; 0 without one. */
-  readonly addon: bigint
+  addon: bigint
+  /**
+   * An item set waiting for the next cycle (an item change with `proration: next_cycle`): the
+   * base item's quantity and what the add-on bills a cycle then (0: no add-on).
+   */
+  pendingItems?: { readonly qty: bigint; readonly addon: bigint } | null
   /**
    * Pending proration lines of `create_prorations` changes (issue 33): signed amounts, a credit's
    * part taken from the cycle's payments in `fromPaid`. Billed once by the next renewal.
@@ -281,8 +286,16 @@ export const renewModel = (s: MSub, at: number, resumed: boolean) => {
   if (s.cancelAtEnd || (scheduleEnds && sc.cancel)) {
     s.status = "canceled"
     s.schedule = null
+    s.pendingItems = null
     endPending(s)
     return
+  }
+  // an item set waiting for this cycle (next_cycle) is its items
+  const items = s.pendingItems ?? null
+  if (items !== null) {
+    s.qty = items.qty
+    s.addon = items.addon
+    s.pendingItems = null
   }
   if (sc !== null && !resumed) {
     const phase = sc.phases.find((p) => p.start === s.cycle + 1)
@@ -340,17 +353,24 @@ export const advanceModel = (m: MMerchant, to: number) => {
   m.now = to
 }
 
+/** A prorated change's quote: its credit (as capped), its charge and their net. */
+export interface Terms {
+  readonly credit: bigint
+  readonly charge: bigint
+  readonly net: bigint
+}
+
 /**
- * An immediate prorated change: the lines, and where a negative net goes. The credit is never
- * more than the cycle still holds; an upgrade's credit moves out of the invoices that paid the
- * old plan into the upgrade's; a downgrade gives back from them, newest first.
+ * An immediate prorated change to `target` (the plan after it costing `newFull` a cycle): the
+ * lines, and where a negative net goes. The credit is never more than the cycle still holds; an
+ * upgrade's credit moves out of the invoices that paid the old plan into the upgrade's; a
+ * downgrade gives back from them, newest first.
  */
-export const prorateModel = (s: MSub, target: number): bigint => {
+export const prorateModel = (s: MSub, target: number, newFull = fullOf(s, target, s.qty)): Terms => {
   const [u, total] = unused(s.merchant.policy, spanOf(s).start, spanOf(s).end, s.merchant.now)
   const prorated = halfEven(s.basis * u, total)
   const held = heldOf(s, s.cycle)
   const credit = prorated < held ? prorated : held > 0n ? held : 0n
-  const newFull = fullOf(s, target, s.qty)
   const charge = halfEven(newFull * u, total)
   const net = charge - credit
   s.price = target
@@ -388,7 +408,7 @@ export const prorateModel = (s: MSub, target: number): bigint => {
       }
     }
   }
-  return net
+  return { credit, charge, net }
 }
 
 /**
@@ -421,9 +441,9 @@ export const hasPending = (s: MSub) => s.prorations.some((p) => p.cycle === s.cy
 /**
  * A `create_prorations` change: the credit cancels the cycle's pending charges first, then takes
  * from what the cycle's invoices still hold (credited against them now); both lines wait for the
- * next renewal. Answers the net.
+ * next renewal. Answers the quote's terms.
  */
-export const pendingModel = (s: MSub, target: number): bigint => {
+export const pendingModel = (s: MSub, target: number, newFull = fullOf(s, target, s.qty)): Terms => {
   const [u, total] = unused(s.merchant.policy, spanOf(s).start, spanOf(s).end, s.merchant.now)
   const prorated = halfEven(s.basis * u, total)
   let available = 0n
@@ -434,7 +454,6 @@ export const pendingModel = (s: MSub, target: number): bigint => {
   if (available < 0n) available = 0n
   const held = heldOf(s, s.cycle) + available
   const credit = prorated < held ? prorated : held > 0n ? held : 0n
-  const newFull = fullOf(s, target, s.qty)
   const charge = halfEven(newFull * u, total)
   const fromPaid = credit > available ? credit - available : 0n
   for (const [i, share] of sharesOf(s, s.cycle, fromPaid)) i.credited += share
@@ -444,7 +463,7 @@ export const pendingModel = (s: MSub, target: number): bigint => {
   s.scheduled = null
   s.basis = newFull
   s.segments = null
-  return charge - credit
+  return { credit, charge, net: charge - credit }
 }
 
 /**

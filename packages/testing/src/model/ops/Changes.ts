@@ -16,8 +16,8 @@ export const changePrice: Handler<"ChangePrice"> = (op, ctx) =>
     const { priceChanges } = ctx.services
     const { verify, conflict, governed, where } = ctx
     const s = op.s
-    if (s.status === "active" && (s.schedule ?? null) !== null) {
-      // the schedule governs the price: refused, nothing changes
+    if (s.status === "active" && ((s.schedule ?? null) !== null || (s.pendingItems ?? null) !== null)) {
+      // the schedule (or an item set waiting for the next cycle) governs the price: refused, nothing changes
       yield* governed(
         priceChanges.changePrice(s.merchant.id, PriceChanges.change(s.id, { priceId: priceIdOf(s, op.target) }))
       )
@@ -61,14 +61,14 @@ export const changePrice: Handler<"ChangePrice"> = (op, ctx) =>
     expect(quote, where()).toEqual(preview)
     if (op.mode === "end_of_period") s.scheduled = op.target
     else if (op.mode === "create_prorations") {
-      const net = pendingModel(s, op.target)
+      const { net } = pendingModel(s, op.target)
       expect([quote.outcome, quote.net, quote.total], where()).toEqual(["pending_prorations", fmt(net), "0.00"])
     } else if (op.mode === "none") {
       s.price = op.target
       s.scheduled = null
       s.segments = null
     } else {
-      const net = prorateModel(s, op.target)
+      const { net } = prorateModel(s, op.target)
       expect(quote.net, where()).toBe(fmt(net))
     }
     yield* verify(s)
@@ -80,7 +80,7 @@ export const changeQuantity: Handler<"ChangeQuantity"> = (op, ctx) =>
     const { verify, conflict, governed, where } = ctx
     const s = op.s
     const input = { quantity: op.qty, ...(op.mode === "next_cycle" ? {} : { proration: op.mode }) }
-    if (s.status === "active" && (s.schedule ?? null) !== null) {
+    if (s.status === "active" && ((s.schedule ?? null) !== null || (s.pendingItems ?? null) !== null)) {
       yield* governed(priceChanges.changePrice(s.merchant.id, PriceChanges.change(s.id, input)))
       return
     }

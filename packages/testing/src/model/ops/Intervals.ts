@@ -17,7 +17,8 @@ export const switchInterval: Handler<"SwitchInterval"> = (op, ctx) =>
     const s = op.s
     const to = s.months === 12 ? s.merchant.flat[op.target]! : s.merchant.yearly
     const input = { priceId: to, proration: op.mode }
-    if (s.status === "active" && (s.schedule ?? null) !== null) {
+    // a schedule, or an item set waiting for the next cycle, governs the price: refused
+    if (s.status === "active" && ((s.schedule ?? null) !== null || (s.pendingItems ?? null) !== null)) {
       yield* governed(priceChanges.changePrice(s.merchant.id, PriceChanges.change(s.id, input)))
       return
     }

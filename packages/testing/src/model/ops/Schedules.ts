@@ -19,6 +19,19 @@ export const schedule: Handler<"Schedule"> = (op, ctx) =>
       discountCode: Option.none<string>(),
       duration: { cycles }
     })
+    if ((s.pendingItems ?? null) !== null) {
+      // an item set waits for the next cycle: revoke it first, nothing changes
+      yield* ctx.governed(
+        schedules.create(s.merchant.id, {
+          subscriptionId: s.id,
+          start: "next_period",
+          endBehavior: op.end,
+          phases: [phase(op.target, op.qty, op.cycles)]
+        })
+      )
+      yield* verify(s)
+      return
+    }
     const made = yield* schedules.create(s.merchant.id, {
       subscriptionId: s.id,
       start: "next_period",
