@@ -2,7 +2,9 @@
  * The money path against a reference model. Random sequences — subscribe, price changes up and
  * down under each proration mode (immediate, create_prorations, none, end of period), interval
  * switches to and from a yearly price (issue 33), policy (per second, per
- * day, fixed 30 days) and credit setting (refund, credit balance), quantity changes, cancel and
+ * day, fixed 30 days) and credit setting (refund, credit balance), quantity changes, item changes
+ * (issue 33, 9: the base item's seats, an add-on added, removed or resized, in each proration
+ * mode, through `ItemChanges`' quote), cancel and
  * revoke, pause and resume, refunds, usage, clock moves — run on the engine and on a model
  * written here from the rules in docs/proration.md, with its own calendar and rounding. Every
  * invoice (type, cycle, amount, status) and every subscription (status, price, quantity, cycle,
@@ -140,7 +142,7 @@ export const suite = <E>(
             const { invoices, subscriptions, withAddon, billedPending } = countsOf(merchants, cMerchants)
             const counts = [...ran.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => `${k} ${v}`)
             console.log(
-              `model-based money (${name}): ${options.ops} operations (${counts.join(", ")}), ${subscriptions} subscriptions, ${invoices} invoices, ${ctx.tally.events} usage events, issue 29 items met ${[1, 2, 3, 4].map((k) => `${k}×${met.get(k) ?? 0}`).join(" ")}, ${settledToBalance.n - balanceBefore} upgrades settled to the balance, ${withAddon} subscriptions with a second item, ${billedPending} renewals billing pending proration lines, ${ctx.tally.itemsRefused} item changes refused, ${[
+              `model-based money (${name}): ${options.ops} operations (${counts.join(", ")}), ${subscriptions} subscriptions, ${invoices} invoices, ${ctx.tally.events} usage events, issue 29 items met ${[1, 2, 3, 4].map((k) => `${k}×${met.get(k) ?? 0}`).join(" ")}, ${settledToBalance.n - balanceBefore} upgrades settled to the balance, ${withAddon} subscriptions with a second item, ${billedPending} renewals billing pending proration lines, item changes refused (${[...ctx.tally.itemsRefused.entries()].map(([k, v]) => `${k} ${v}`).join(", ") || "none"}), ${[
                 ...variants.entries()
               ]
                 .sort(([a], [b]) => (a < b ? -1 : 1))

@@ -161,8 +161,8 @@ export const variantOf = (op: Op): string | undefined =>
       : op._tag === "ChangeItems"
         ? `items ${op.mode}`
         : op._tag === "Schedule"
-        ? `schedule ${op.ramp === null ? 1 : 2} phase${op.ramp === null ? "" : "s"} then ${op.end}`
-        : undefined
+          ? `schedule ${op.ramp === null ? 1 : 2} phase${op.ramp === null ? "" : "s"} then ${op.end}`
+          : undefined
 
 /** The next operation: mostly valid ones, weighted towards what moves money. */
 export const nextOp = (rnd: ReturnType<typeof generator>, merchants: ReadonlyArray<MMerchant>, maxSubs: number): Op => {

@@ -126,12 +126,21 @@ export const plainContext = (merchants: ReadonlyArray<MMerchant>, where: () => s
         expect((e as { _tag?: string })._tag, where()).toBe("StateConflict")
       })
 
-    return { services, verify, verifyAll, conflict, governed, where, merchants, tally: { events: 0, itemsRefused: 0 } }
+    return {
+      services,
+      verify,
+      verifyAll,
+      conflict,
+      governed,
+      where,
+      merchants,
+      tally: { events: 0, itemsRefused: new Map<string, number>() }
+    }
   })
 
 /**
  * The context of a plain operation: the services, the checks, `where` (the run's trail for a
- * failure) and `tally` (usage events recorded, item changes refused).
+ * failure) and `tally` (usage events recorded, item changes refused by why).
  */
 export type PlainContext = Effect.Success<ReturnType<typeof plainContext>>
 

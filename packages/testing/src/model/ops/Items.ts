@@ -54,22 +54,27 @@ export const changeItems: Handler<"ChangeItems"> = (op, ctx) =>
       proration: op.mode,
       quoteId
     })
-    const refused = (effect: Effect.Effect<void, unknown>) =>
+    const refused = (why: string, effect: Effect.Effect<void, unknown>) =>
       Effect.gen(function* () {
         yield* effect
-        ctx.tally.itemsRefused++
+        ctx.tally.itemsRefused.set(why, (ctx.tally.itemsRefused.get(why) ?? 0) + 1)
         yield* expectItems(ctx, s)
         yield* verify(s)
       })
-    if (s.status !== "active") return yield* refused(conflict(itemChanges.commit(m.id, command(Option.none()))))
+    if (s.status !== "active")
+      return yield* refused("not live", conflict(itemChanges.commit(m.id, command(Option.none()))))
     // a schedule governs the items of each cycle; an item set waiting for the next cycle is
     // replaced only by another (next_cycle)
     if ((s.schedule ?? null) !== null || ((s.pendingItems ?? null) !== null && op.mode !== "next_cycle"))
-      return yield* refused(governed(itemChanges.commit(m.id, command(Option.none()))))
+      return yield* refused(
+        (s.schedule ?? null) !== null ? "schedule" : "items waiting",
+        governed(itemChanges.commit(m.id, command(Option.none())))
+      )
     // no next invoice would bill the lines (it cancels at the period's end), or the cycle's
     // pending lines would be billed next to a credit that already counted them
     if ((op.mode === "create_prorations" && s.cancelAtEnd) || (op.mode === "always_invoice" && hasPending(s)))
       return yield* refused(
+        s.cancelAtEnd && op.mode === "create_prorations" ? "cancel at period end" : "pending lines",
         Effect.gen(function* () {
           expect(yield* Effect.flip(itemChanges.commit(m.id, command(Option.none()))), where()).toMatchObject({
             _tag: "ItemChangeRefused",
