@@ -282,11 +282,45 @@ export const compatible = (items: ReadonlyArray<Price.PriceVersion>): Result.Res
 }
 
 /**
- * One item as its answer shows it, from its term and its price version.
+ * What waits for an item's next cycle, as its answer shows it: the base item's from the
+ * subscription's own end-of-period fields (`pending_change`, `scheduled_price_version_id`), the
+ * others' from their terms; nothing for an item the record does not hold.
  *
  * @since 0.1.0
  */
-export const itemAnswer = (term: ItemRef, pv: Price.PriceVersion): Subscription.SubscriptionItem =>
+export const waitingOf = (rec: Entities.SubscriptionRecord, itemId: string): Waiting => {
+  if (itemId === baseItemId(rec.subscription.id))
+    return {
+      pending_change: rec.subscription.pending_change,
+      scheduled_price_version_id: rec.scheduled_price_version_id
+    }
+  const item = rec.extra_items.find((x) => x.id === itemId)
+  return {
+    pending_change: item?.pending_change ?? null,
+    scheduled_price_version_id: item?.scheduled_version?.price_version_id ?? null
+  }
+}
+
+/**
+ * An item's quantity and price version waiting for its next cycle (see {@link waitingOf}).
+ *
+ * @since 0.1.0
+ */
+export type Waiting = Pick<Subscription.SubscriptionItem, "pending_change" | "scheduled_price_version_id">
+
+const nothingWaits: Waiting = { pending_change: null, scheduled_price_version_id: null }
+
+/**
+ * One item as its answer shows it, from its term, its price version and what waits for its
+ * next cycle (nothing unless given).
+ *
+ * @since 0.1.0
+ */
+export const itemAnswer = (
+  term: ItemRef,
+  pv: Price.PriceVersion,
+  waiting: Waiting = nothingWaits
+): Subscription.SubscriptionItem =>
   new Subscription.SubscriptionItem(
     {
       id: term.id,
@@ -303,7 +337,9 @@ export const itemAnswer = (term: ItemRef, pv: Price.PriceVersion): Subscription.
       price_tier_type: pv.price_tier_type,
       quantity_tiers: pv.quantity_tiers,
       usage_tiers: pv.usage_tiers,
-      created_at: DateTime.makeUnsafe(term.created_at)
+      created_at: DateTime.makeUnsafe(term.created_at),
+      pending_change: waiting.pending_change,
+      scheduled_price_version_id: waiting.scheduled_price_version_id
     },
     { disableChecks: true }
   )
@@ -333,7 +369,7 @@ export const withItems = (storage: StorageService) => {
             pv = found.value.value
             seen.set(term.price_version_id, pv)
           }
-          items.push(itemAnswer(term, pv))
+          items.push(itemAnswer(term, pv, waitingOf(rec, term.id)))
         }
         out.push(new Subscription.Subscription({ ...answer, items }, { disableChecks: true }))
       }
