@@ -281,15 +281,41 @@ export const compatible = (items: ReadonlyArray<Price.PriceVersion>): Result.Res
   return Result.void
 }
 
+const nothingWaits = { pending_change: null, scheduled_price_version_id: null } as const
+
 /**
  * What waits for an item's next cycle, as its answer shows it: the base item's from the
  * subscription's own end-of-period fields (`pending_change`, `scheduled_price_version_id`), the
- * others' from their terms; nothing for an item the record does not hold.
+ * others' from their terms; under an item set waiting for the next cycle (`pending_items`, which
+ * replaced those fields), the quantity and version the set gives the item when they differ. An
+ * item the set removes, or adds, is not an item of this answer.
  *
  * @since 0.1.0
  */
 export const waitingOf = (rec: Entities.SubscriptionRecord, itemId: string): Waiting => {
-  if (itemId === baseItemId(rec.subscription.id))
+  const set = rec.pending_items ?? null
+  const s = rec.subscription
+  if (set !== null) {
+    const base = itemId === baseItemId(s.id)
+    const now = base ? s : rec.extra_items.find((x) => x.id === itemId)
+    const next = base
+      ? { quantity: set.base_quantity, price_version_id: set.base_price_version_id }
+      : set.extra_items.find((x) => x.id === itemId)
+    if (now === undefined || next === undefined) return nothingWaits
+    return {
+      pending_change:
+        next.quantity === now.quantity
+          ? null
+          : new Subscription.PendingChange({
+              quantity: next.quantity,
+              cycle_index: set.cycle_index,
+              version: 1,
+              effective_at: s.current_period_end ?? s.updated_at
+            }),
+      scheduled_price_version_id: next.price_version_id === now.price_version_id ? null : next.price_version_id
+    }
+  }
+  if (itemId === baseItemId(s.id))
     return {
       pending_change: rec.subscription.pending_change,
       scheduled_price_version_id: rec.scheduled_price_version_id
@@ -307,8 +333,6 @@ export const waitingOf = (rec: Entities.SubscriptionRecord, itemId: string): Wai
  * @since 0.1.0
  */
 export type Waiting = Pick<Subscription.SubscriptionItem, "pending_change" | "scheduled_price_version_id">
-
-const nothingWaits: Waiting = { pending_change: null, scheduled_price_version_id: null }
 
 /**
  * One item as its answer shows it, from its term, its price version and what waits for its
