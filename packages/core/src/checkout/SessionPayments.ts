@@ -344,9 +344,8 @@ export class SessionPayments extends Context.Service<SessionPayments>()("@recur/
                               ),
                               extraItems,
                               0,
-                              undefined,
                               // every item its share of the short first period, rounded once per line
-                              anchored?.share
+                              { share: anchored?.share }
                             ),
                         oneTime
                       ),

@@ -107,14 +107,26 @@ export interface UsageToBill {
 }
 
 /**
+ * How {@link withItemLines} rates the items: the metered item's `usage` in arrears, and a short
+ * first period's `share`.
+ *
+ * @since 0.1.0
+ */
+export interface ItemLinesOptions {
+  readonly usage?: UsageToBill | undefined
+  readonly share?: Proration.Fraction | undefined
+}
+
+/**
  * A cycle's invoice with the lines of a subscription's items after the base one (each rated at
  * its own price version for paid cycle `paidCycles`, intro phases included), totalled again:
- * `draft` holds the base item's line. A metered item (usage-based) has a line only when `usage`
- * is given — its usage in arrears, for the cycle that ended — and none otherwise (a first
- * invoice, the proration basis). A trial invoice is left as it is (the other items are free
- * during a trial); the draft is in the prices' currency, before conversion, discounts and tax,
- * which apply to the whole invoice (see docs/pricing.md, "Several items"). `share`: a short first
- * period up to a billing anchor, each line its share of a whole period, rounded once per line.
+ * `draft` holds the base item's line. A metered item (usage-based) has a line only when
+ * `options.usage` is given — its usage in arrears, for the cycle that ended — and none otherwise
+ * (a first invoice, the proration basis). A trial invoice is left as it is (the other items are
+ * free during a trial); the draft is in the prices' currency, before conversion, discounts and
+ * tax, which apply to the whole invoice (see docs/pricing.md, "Several items"). `options.share`:
+ * a short first period up to a billing anchor, each line its share of a whole period, rounded
+ * once per line.
  *
  * @since 0.1.0
  */
@@ -122,9 +134,9 @@ export const withItemLines = (
   draft: Invoicing.Draft,
   extras: ReadonlyArray<Entities.ItemTerm>,
   paidCycles: number,
-  usage?: UsageToBill,
-  share?: Proration.Fraction
+  options: ItemLinesOptions = {}
 ): Invoicing.Draft => {
+  const { share, usage } = options
   if (extras.length === 0 || draft.invoice_type === "trial") return draft
   const lines = extras.flatMap((item) => {
     const metered = item.version.billing_dimension === "usage" ? usage : null
@@ -163,7 +175,7 @@ export const withUsageSoFar = (
 ): Invoicing.Draft => {
   const item = rec.extra_items.find((x) => x.version.billing_dimension === "usage")
   if (item === undefined || paidCycles < 0) return draft
-  const billed = withItemLines(draft, [item], paidCycles, { units: BigInt(rec.accrued_usage), paidCycles })
+  const billed = withItemLines(draft, [item], paidCycles, { usage: { units: BigInt(rec.accrued_usage), paidCycles } })
   return retotal(
     billed,
     billed.lines.map((l, i) => (i >= draft.lines.length && l.kind === "usage" ? { ...l, span } : l))
