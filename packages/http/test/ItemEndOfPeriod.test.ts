@@ -196,9 +196,9 @@ for (const [name, storage] of backends()) {
       await allow(t.k, t.team, t.seat)
       const base = await portal(t.k, t.customer)
       // an add-on's quantity from the portal, the base item's over REST: both wait for Feb 1
-      expect((await post(`${base}/subscription/${t.sub}/quantity`, { item_id: t.seatItem, quantity: "5" })).status).toBe(
-        303
-      )
+      expect(
+        (await post(`${base}/subscription/${t.sub}/quantity`, { item_id: t.seatItem, quantity: "5" })).status
+      ).toBe(303)
       ok(await api.call("POST", `/api/v1/subscription/${t.sub}`, t.k, { quantity: "2" }))
       // 2 × 49.00 + 5 × 12.00
       expect((await upcoming(t.k, t.sub)).amount).toBe("158.00")
@@ -218,7 +218,12 @@ for (const [name, storage] of backends()) {
       expect(ok(await revoke()).result).toBe("revoked")
       expect((await subOf(t.k, t.sub)).pending_change).toBeNull()
       ok(await api.call("POST", `/api/v1/subscription/${t.sub}`, t.k, { quantity: "4" }))
-      ok(await api.call("POST", `/api/v1/subscription/${t.sub}`, t.k, { price_id: t.sso, effective_type: "end_of_period" }))
+      ok(
+        await api.call("POST", `/api/v1/subscription/${t.sub}`, t.k, {
+          price_id: t.sso,
+          effective_type: "end_of_period"
+        })
+      )
       const waiting = (await subOf(t.k, t.sub)).items[0]
       expect([waiting.pending_change?.quantity, waiting.scheduled_price_version_id]).toEqual(["4", expect.any(String)])
       expect(ok(await revoke()).result).toBe("revoked")

@@ -353,7 +353,11 @@ for (const [name, storage] of backends()) {
       // every language the portal speaks says it, none says "nothing now"
       for (const language of I18n.LANGUAGES) {
         const w = I18n.messagesOf(language).portal
-        const page = (await get(`${await portal(k, { customer_id: ada.customerId, locale: language })}/subscription/${ada.subscriptionId}/switch?price_id=${p.yearly}`)).html
+        const page = (
+          await get(
+            `${await portal(k, { customer_id: ada.customerId, locale: language })}/subscription/${ada.subscriptionId}/switch?price_id=${p.yearly}`
+          )
+        ).html
         const starts = I18n.date(language, Date.parse("2026-01-16T00:00:00Z"))
         expect([language, page.includes(w.newPeriodStarts(starts))]).toEqual([language, true])
         expect([language, page.includes(w.dueNow)]).toEqual([language, true])
@@ -361,9 +365,16 @@ for (const [name, storage] of backends()) {
       }
       // the quote commits as shown
       const quoteId = /name="quote_id" value="([^"]+)"/.exec(preview.html)![1]!
-      expect((await post(`${base}/subscription/${ada.subscriptionId}/switch`, { price_id: p.yearly, quote_id: quoteId })).status).toBe(303)
+      expect(
+        (await post(`${base}/subscription/${ada.subscriptionId}/switch`, { price_id: p.yearly, quote_id: quoteId }))
+          .status
+      ).toBe(303)
       const sub = await subOf(k, ada.subscriptionId)
-      expect([sub.price_id, sub.billing_cycle_unit, sub.current_period_start]).toEqual([p.yearly, "year", "2026-01-16T00:00:00Z"])
+      expect([sub.price_id, sub.billing_cycle_unit, sub.current_period_start]).toEqual([
+        p.yearly,
+        "year",
+        "2026-01-16T00:00:00Z"
+      ])
       const renewal = (await invoicesOf(k, ada.subscriptionId)).find((i) => i.invoice_type === "renewal")
       expect([renewal.amount, renewal.biz_status]).toEqual(["284.52", "success"])
     })

@@ -307,7 +307,13 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
           // Pro is offered, and Yearly: another interval, a switch the engine takes now
           expect(mine!.switch_options).toEqual([
             { price_id: pro, name: "Pro", amount: "50.00", currency: "USD", interval: { unit: "month", count: 1 } },
-            { price_id: yearly, name: "Yearly", amount: "300.00", currency: "USD", interval: { unit: "year", count: 1 } }
+            {
+              price_id: yearly,
+              name: "Yearly",
+              amount: "300.00",
+              currency: "USD",
+              interval: { unit: "year", count: 1 }
+            }
           ])
           expect([minor(mine!.upcoming!.amount), minor(mine!.upcoming!.tax_amount)]).toEqual([3300n, 300n])
           const preview = yield* portal.previewSwitch(session, ada.subscriptionId, pro)

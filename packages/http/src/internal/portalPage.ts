@@ -182,12 +182,15 @@ export const switchHtml = (
     prorated || switched
       ? [
           [w.unusedTime(input.from), q.lines[0]?.amount ?? `-${q.credit}`],
-          [switched ? w.newPeriod(input.option.name, starts) : w.remainingTime(input.option.name), q.lines[1]?.amount ?? q.charge],
+          [
+            switched ? w.newPeriod(input.option.name, starts) : w.remainingTime(input.option.name),
+            q.lines[1]?.amount ?? q.charge
+          ],
           ...(/[1-9]/.test(q.tax) ? [[w.tax, q.tax]] : [])
         ]
-        .map(([label, amount]) => `<tr><td>${esc(label!)}</td><td class="num">${esc(m(amount!))}</td></tr>`)
-        .join("")
-    : ""
+          .map(([label, amount]) => `<tr><td>${esc(label!)}</td><td class="num">${esc(m(amount!))}</td></tr>`)
+          .join("")
+      : ""
   const outcome =
     q.outcome === "upgrade" || (switched && /[1-9]/.test(q.total) && !q.total.startsWith("-"))
       ? `<p>${esc(w.dueNow)}: <span class="total" id="due-now">${esc(m(total))}</span></p>`

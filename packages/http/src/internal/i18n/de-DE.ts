@@ -139,7 +139,8 @@ export const messages: Messages = {
     nothingNow: "Jetzt wird nichts berechnet; Ihre nächste Rechnung berechnet den neuen Tarif.",
     newPeriod: (name, d) => `${name}, neuer Zeitraum ab ${d}`,
     newPeriodStarts: (d) => `Ihr neuer Abrechnungszeitraum beginnt am ${d}.`,
-    creditPaysPeriod: "Jetzt wird nichts berechnet: Ihr Guthaben bezahlt den neuen Zeitraum; ein Rest bleibt auf Ihrem Guthabenkonto.",
+    creditPaysPeriod:
+      "Jetzt wird nichts berechnet: Ihr Guthaben bezahlt den neuen Zeitraum; ein Rest bleibt auf Ihrem Guthabenkonto.",
     confirm: "Änderung bestätigen",
     back: "Zurück",
     backTo: (m) => `Zurück zu ${m}`,

@@ -136,7 +136,8 @@ export const messages: Messages = {
     nothingNow: "Nothing is charged now; your next invoice bills the new plan.",
     newPeriod: (name, d) => `${name}, new period from ${d}`,
     newPeriodStarts: (d) => `Your new billing period starts on ${d}.`,
-    creditPaysPeriod: "Nothing is charged now: your credit pays for the new period; any credit left stays on your balance.",
+    creditPaysPeriod:
+      "Nothing is charged now: your credit pays for the new period; any credit left stays on your balance.",
     confirm: "Confirm change",
     back: "Back",
     backTo: (m) => `Back to ${m}`,

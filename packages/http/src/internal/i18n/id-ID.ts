@@ -140,7 +140,8 @@ export const messages: Messages = {
     nothingNow: "Tidak ada tagihan sekarang; faktur berikutnya akan menagih paket baru.",
     newPeriod: (name, d) => `${name}, periode baru mulai ${d}`,
     newPeriodStarts: (d) => `Periode penagihan baru Anda dimulai pada ${d}.`,
-    creditPaysPeriod: "Tidak ada tagihan sekarang: kredit Anda membayar periode baru; sisa kredit tetap ada di saldo Anda.",
+    creditPaysPeriod:
+      "Tidak ada tagihan sekarang: kredit Anda membayar periode baru; sisa kredit tetap ada di saldo Anda.",
     confirm: "Konfirmasi perubahan",
     back: "Kembali",
     backTo: (m) => `Kembali ke ${m}`,

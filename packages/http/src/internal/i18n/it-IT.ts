@@ -147,7 +147,8 @@ export const messages: Messages = {
     nothingNow: "Non viene addebitato nulla ora; la prossima fattura applicherà il nuovo piano.",
     newPeriod: (name, d) => `${name}, nuovo periodo dal ${d}`,
     newPeriodStarts: (d) => `Il tuo nuovo periodo di fatturazione inizia il ${d}.`,
-    creditPaysPeriod: "Non viene addebitato nulla ora: il tuo credito paga il nuovo periodo; l'eventuale credito residuo resta sul tuo saldo.",
+    creditPaysPeriod:
+      "Non viene addebitato nulla ora: il tuo credito paga il nuovo periodo; l'eventuale credito residuo resta sul tuo saldo.",
     confirm: "Conferma la modifica",
     back: "Indietro",
     backTo: (m) => `Torna a ${m}`,
