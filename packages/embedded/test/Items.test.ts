@@ -174,6 +174,21 @@ describe("several items per subscription through the facade (issue 33)", () => {
       const done = await billing.items.commit(m, sub, { ...body, quote_id: quote.quote_id })
       expect(done.quote).toEqual(quote)
       expect(done.items.map((i) => i.quantity)).toEqual(["1", "8"])
+      expect(done.items.map((i) => [i.pending_change, i.scheduled_price_version_id])).toEqual([
+        [null, null],
+        [null, null]
+      ])
+      // what waits for the next cycle shows on its item: the base item's quantity, then its price at the period's end
+      await billing.subscriptions.change(m, sub, { quantity: "3" })
+      const plus = await priceOf("Team plus", "79.00")
+      await billing.subscriptions.change(m, sub, { price_id: plus, effective_type: "end_of_period" })
+      const waiting = await billing.items.list(m, sub)
+      const plusVersion = (await billing.subscriptions.get(m, sub)).items![0]!.scheduled_price_version_id
+      expect(plusVersion).toMatch(/^prv_/)
+      expect(waiting.map((i) => [i.pending_change?.quantity ?? null, i.scheduled_price_version_id])).toEqual([
+        ["3", plusVersion],
+        [null, null]
+      ])
       let refused: unknown
       try {
         await billing.items.preview(m, sub, { items: [{ id: base!.id, deleted: true }] })

@@ -192,6 +192,12 @@ for (const [name, storage] of backends()) {
       ])
       // 49.00 + 3 × 12.00
       expect((await upcoming(k, sub)).amount).toBe("85.00")
+      // the seats item shows its quantity waiting for the renewal, the base item nothing
+      const waiting = ok(await api.call("GET", `/api/v1/subscription/${sub}/items`, k)).items
+      expect(waiting.map((i: any) => [i.price_id, i.pending_change, i.scheduled_price_version_id])).toEqual([
+        [team, null, null],
+        [seat, { quantity: "3", cycle_index: 1, version: 1, effective_at: "2026-02-01T00:00:00Z" }, null]
+      ])
       // another change now waits for it to be revoked (or replaced by another next_cycle change)
       expect(refusal(await previewItems(k, sub, { items: [{ id: seatItem, quantity: "4" }] }))[0]).toBe(409)
       expect(

@@ -191,6 +191,51 @@ for (const [name, storage] of backends()) {
       expect(renewal.amount).toBe("85.00")
     })
 
+    it("revoke-price-change drops every change waiting for the next cycle: pending quantities too, the base item's and an add-on's", async () => {
+      const t = await setup()
+      await allow(t.k, t.team, t.seat)
+      const base = await portal(t.k, t.customer)
+      // an add-on's quantity from the portal, the base item's over REST: both wait for Feb 1
+      expect(
+        (await post(`${base}/subscription/${t.sub}/quantity`, { item_id: t.seatItem, quantity: "5" })).status
+      ).toBe(303)
+      ok(await api.call("POST", `/api/v1/subscription/${t.sub}`, t.k, { quantity: "2" }))
+      // 2 × 49.00 + 5 × 12.00
+      expect((await upcoming(t.k, t.sub)).amount).toBe("158.00")
+      const revoke = () => api.call("POST", `/api/v1/subscription/${t.sub}/revoke-price-change`, t.k)
+      expect(ok(await revoke()).result).toBe("revoked")
+      const sub = await subOf(t.k, t.sub)
+      expect(sub.pending_change).toBeNull()
+      expect(sub.items.map((i: any) => [i.quantity, i.pending_change])).toEqual([
+        ["1", null],
+        ["3", null]
+      ])
+      expect((await upcoming(t.k, t.sub)).amount).toBe("85.00")
+      // nothing left: the next revoke says so
+      expect(ok(await revoke()).result).toBe("no_pending_change")
+      // a pending quantity alone is a pending change; with a price scheduled, both go
+      ok(await api.call("POST", `/api/v1/subscription/${t.sub}`, t.k, { quantity: "4" }))
+      expect(ok(await revoke()).result).toBe("revoked")
+      expect((await subOf(t.k, t.sub)).pending_change).toBeNull()
+      ok(await api.call("POST", `/api/v1/subscription/${t.sub}`, t.k, { quantity: "4" }))
+      ok(
+        await api.call("POST", `/api/v1/subscription/${t.sub}`, t.k, {
+          price_id: t.sso,
+          effective_type: "end_of_period"
+        })
+      )
+      const waiting = (await subOf(t.k, t.sub)).items[0]
+      expect([waiting.pending_change?.quantity, waiting.scheduled_price_version_id]).toEqual(["4", expect.any(String)])
+      expect(ok(await revoke()).result).toBe("revoked")
+      const after = (await subOf(t.k, t.sub)).items[0]
+      expect([after.pending_change, after.scheduled_price_version_id]).toEqual([null, null])
+      // the renewal bills the items as they are: 49.00 + 3 × 12.00
+      ok(await advance(t.k, "2026-02-01T00:00:10Z"))
+      const renewal = (await invoicesOf(t.k, t.sub)).find((i: any) => i.invoice_type === "renewal")
+      expect(renewal.amount).toBe("85.00")
+      expect((await subOf(t.k, t.sub)).price_id).toBe(t.team)
+    })
+
     it("a metered base item is not left alone after other items (change, next_cycle set, schedule phase); beside them it keeps renewing", async () => {
       const k = await fresh()
       const calls = (

@@ -107,6 +107,14 @@ describe("the OpenAPI document", () => {
     expect(session.properties.merchant_rate.anyOf).toContainEqual({ type: "number" })
   })
 
+  it("an item shows what waits for its next cycle, as the subscription shows its own pending change", () => {
+    const item = schemas.SubscriptionItem
+    expect(item.required).toEqual(expect.arrayContaining(["pending_change", "scheduled_price_version_id"]))
+    expect(JSON.stringify(item.properties.pending_change)).toContain("#/components/schemas/PendingChange")
+    expect(item.properties.pending_change).toEqual(schemas.Subscription.properties.pending_change)
+    expect(JSON.stringify(item.properties.scheduled_price_version_id)).toContain("string")
+  }, 10_000)
+
   it("invoice lines and tax lines are references to their components, not copies", () => {
     expect(schemas.Invoice.properties.lines.anyOf[0].items).toEqual({ $ref: "#/components/schemas/InvoiceLine" })
     expect(schemas.Invoice.properties.tax_lines.anyOf[0].items).toEqual({ $ref: "#/components/schemas/InvoiceTaxLine" })

@@ -157,6 +157,42 @@ for (const [name, storage] of backends()) {
       expect(((await api.call("GET", `/api/v1/session/${id}`, key)).body as any).data.session.amount).toBe("60.00")
     })
 
+    it("the email and name typed on the page are kept on the customer where it has none, never over the merchant's", async () => {
+      const price = await priceOf()
+      const customerOf = async (id: string) => {
+        const session = ((await api.call("GET", `/api/v1/session/${id}`, key)).body as any).data.session
+        return ((await api.call("GET", `/api/v1/front/customer/${session.customer_id}`, key)).body as any).data.customer
+      }
+      const payWith = async (id: string, fields: Record<string, string>) => {
+        const paid = await post(`/checkout/${id}/pay`, { card_number: "4242424242424242", ...card, ...fields })
+        expect(paid.status, await paid.text()).toBe(200)
+        const session = ((await api.call("GET", `/api/v1/session/${id}`, key)).body as any).data.session
+        expect(session.status).toBe("complete")
+      }
+      // a payer id the merchant gave no email nor name: both kept
+      const bare = await sessionOf({ line_items: [{ price_id: price }] })
+      await payWith(bare, { email: " ada@example.com ", name: "Ada Lovelace" })
+      expect(await customerOf(bare)).toMatchObject({ email: "ada@example.com", name: "Ada Lovelace" })
+      // the merchant's own email and name stay
+      const made = await api.call("POST", "/api/v1/front/customer/create", key, {
+        email: "billing@acme.example",
+        name: "Acme Ltd"
+      })
+      expect(made.status, JSON.stringify(made.body)).toBe(200)
+      const customerId = (made.body as any).data.customer_id as string
+      const r = await api.call("POST", "/api/v1/session", key, {
+        customer_id: customerId,
+        line_items: [{ price_id: price }]
+      })
+      const known = (r.body as any).data.session_id as string
+      await payWith(known, { email: "someone@else.example", name: "Someone Else" })
+      expect(await customerOf(known)).toMatchObject({ email: "billing@acme.example", name: "Acme Ltd" })
+      // what is no email is not kept, and the payment goes through
+      const odd = await sessionOf({ line_items: [{ price_id: price }] })
+      await payWith(odd, { email: "not an email" })
+      expect(await customerOf(odd)).toMatchObject({ email: null, name: null })
+    })
+
     it("a quantity the merchant did not make editable cannot be changed", async () => {
       const id = await sessionOf({ line_items: [{ price_id: await priceOf(), quantity: "2" }] })
       const page = await pageOf(id)

@@ -182,6 +182,14 @@ for (const [name, storage] of backends()) {
       expect(after.items.find((i: any) => i.price_id === c.seats).quantity).toBe("3")
       expect((await upcoming(k, ada.subscriptionId)).amount).toBe("208.00")
       expect((await get(base)).html).toContain("5 from Feb 1, 2026")
+      // the items answer, and the subscription's items, show the add-on's pending quantity
+      const listed = ok(await api.call("GET", `/api/v1/subscription/${ada.subscriptionId}/items`, k)).items
+      for (const items of [after.items, listed])
+        expect(items.map((i: any) => [i.price_id, i.pending_change, i.scheduled_price_version_id])).toEqual([
+          [c.team, null, null],
+          [c.seats, { quantity: "5", cycle_index: 1, version: 1, effective_at: "2026-02-01T00:00:00Z" }, null],
+          [c.sso, null, null]
+        ])
 
       // the base item switched in the portal: the add-ons stay, with the pending quantity
       const switchPage = await get(`${base}/subscription/${ada.subscriptionId}/switch?price_id=${c.plus}`)
@@ -226,6 +234,8 @@ for (const [name, storage] of backends()) {
       expect((await post(at, { item_id: baseItem.id, quantity: "2" })).status).toBe(303)
       const sub = await subOf(k, bob.subscriptionId)
       expect([sub.quantity, sub.pending_change?.quantity]).toEqual(["1", "2"])
+      // the base item shows the subscription's own pending change
+      expect(sub.items.map((i: any) => i.pending_change)).toEqual([sub.pending_change, null, null])
       expect((await upcoming(k, bob.subscriptionId)).amount).toBe("233.00")
     })
   })

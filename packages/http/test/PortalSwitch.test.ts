@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import type { TestClient } from "@recur/http"
+import * as I18n from "../src/internal/i18n/index.js"
 import { backends, serve } from "./client.js"
 
 const refusal = (r: TestClient.Answer) => {
@@ -270,9 +271,9 @@ for (const [name, storage] of backends()) {
       const base = await portal(k, { customer_id: ada.customerId })
       const overview = await get(base)
       expect(overview.html).toContain("Change plan")
-      // Pro is offered; Yearly bills on another interval, so it is not
+      // Pro is offered, and Yearly (another interval: a switch the engine takes now)
       expect(overview.html).toContain(`<option value="${p.pro}">Pro — $50.00 every month</option>`)
-      expect(overview.html).not.toContain(p.yearly)
+      expect(overview.html).toContain(`<option value="${p.yearly}">`)
       expect(overview.html).toContain("next invoice on Feb 1, 2026: $33.00")
       const preview = await get(`${base}/subscription/${ada.subscriptionId}/switch?price_id=${p.pro}`)
       expect(preview.status, preview.html).toBe(200)
@@ -314,7 +315,6 @@ for (const [name, storage] of backends()) {
       // Bob's subscription through Ada's link; a price not listed; a one-time price
       for (const [sub2, price, status] of [
         [bob.subscriptionId, p.pro, 404],
-        [ada.subscriptionId, p.yearly, 400],
         [ada.subscriptionId, p.once, 400]
       ] as const) {
         expect([sub2, price, (await get(`${base}/subscription/${sub2}/switch?price_id=${price}`)).status]).toEqual([
@@ -329,6 +329,54 @@ for (const [name, storage] of backends()) {
         ]).toEqual([sub2, price, status])
       }
       expect((await subOf(k, bob.subscriptionId)).price_id).toBe(p.basic)
+    })
+
+    it("month → year in the portal: the page says the credit, the new period's charge, what is due now and when the period starts", async () => {
+      const k = await fresh()
+      const p = await plans(k)
+      const ada = await subscribe(k, p.basic, "ada")
+      expect((await settings(k, { switch_prices: [p.basic, p.yearly] })).status).toBe(200)
+      await advance(k, "2026-01-16T00:00:00Z")
+      const base = await portal(k, { customer_id: ada.customerId })
+      expect((await get(base)).html).toContain(`<option value="${p.yearly}">Yearly — $300.00 every year</option>`)
+      const url = `${base}/subscription/${ada.subscriptionId}/switch?price_id=${p.yearly}`
+      const preview = await get(url)
+      expect(preview.status, preview.html).toBe(200)
+      // 16 of January's 31 days unused: 30.00 × 16/31 = 15.48 credited, the year charged now
+      expect(preview.html).toContain("Unused time on Basic")
+      expect(preview.html).toContain("-$15.48")
+      expect(preview.html).toContain("Yearly, new period from Jan 16, 2026")
+      expect(preview.html).toContain("$300.00")
+      expect(/id="due-now">\$([0-9.]+)</.exec(preview.html)?.[1]).toBe("284.52")
+      expect(preview.html).toContain('<p id="new-period">Your new billing period starts on Jan 16, 2026.</p>')
+      expect(preview.html).not.toContain("Nothing is charged now")
+      // every language the portal speaks says it, none says "nothing now"
+      for (const language of I18n.LANGUAGES) {
+        const w = I18n.messagesOf(language).portal
+        const page = (
+          await get(
+            `${await portal(k, { customer_id: ada.customerId, locale: language })}/subscription/${ada.subscriptionId}/switch?price_id=${p.yearly}`
+          )
+        ).html
+        const starts = I18n.date(language, Date.parse("2026-01-16T00:00:00Z"))
+        expect([language, page.includes(w.newPeriodStarts(starts))]).toEqual([language, true])
+        expect([language, page.includes(w.dueNow)]).toEqual([language, true])
+        expect([language, page.includes(w.nothingNow)]).toEqual([language, false])
+      }
+      // the quote commits as shown
+      const quoteId = /name="quote_id" value="([^"]+)"/.exec(preview.html)![1]!
+      expect(
+        (await post(`${base}/subscription/${ada.subscriptionId}/switch`, { price_id: p.yearly, quote_id: quoteId }))
+          .status
+      ).toBe(303)
+      const sub = await subOf(k, ada.subscriptionId)
+      expect([sub.price_id, sub.billing_cycle_unit, sub.current_period_start]).toEqual([
+        p.yearly,
+        "year",
+        "2026-01-16T00:00:00Z"
+      ])
+      const renewal = (await invoicesOf(k, ada.subscriptionId)).find((i) => i.invoice_type === "renewal")
+      expect([renewal.amount, renewal.biz_status]).toEqual(["284.52", "success"])
     })
 
     it("a quote that went stale shows the new amount instead of charging the old one", async () => {

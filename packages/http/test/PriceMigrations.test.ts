@@ -234,6 +234,14 @@ for (const [name, storage] of backends()) {
       const after = ((await api.call("GET", `/api/v1/subscription/${s.subscription_id}`, k)).body as any).data
         .subscription
       expect([after.price_id, after.items[1].price_version_id]).toEqual([team.priceId, v1])
+      // the move waits for the renewal: the add-on shows it, in the subscription and in its items
+      const listed = ((await api.call("GET", `/api/v1/subscription/${s.subscription_id}/items`, k)).body as any).data
+        .items
+      for (const items of [after.items, listed])
+        expect(items.map((i: any) => [i.scheduled_price_version_id, i.pending_change])).toEqual([
+          [null, null],
+          [v2, null]
+        ])
       await api.call("POST", "/api/v1/test_helpers/advance_clock", k, { frozen_time: "2026-04-01T00:00:10Z" })
       const renewed = ((await api.call("GET", `/api/v1/subscription/${s.subscription_id}`, k)).body as any).data
         .subscription
@@ -242,6 +250,7 @@ for (const [name, storage] of backends()) {
         v2,
         "120.00"
       ])
+      expect(renewed.items[1].scheduled_price_version_id).toBeNull()
     })
   })
 }

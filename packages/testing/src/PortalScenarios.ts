@@ -288,7 +288,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
     )
 
     it.effect(
-      "switching plan charges exactly what it quoted, tax included: Basic → Pro on Jan 16 at noon is 10.00 + 1.00 of 10 % tax; the quote commits once; Yearly and one-time prices are not offered",
+      "switching plan charges exactly what it quoted, tax included: Basic → Pro on Jan 16 at noon is 10.00 + 1.00 of 10 % tax; the quote commits once; Yearly is offered, one-time prices are not",
       () =>
         Effect.gen(function* () {
           const portal = yield* Portal.Portal
@@ -304,9 +304,16 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
           const link = yield* createSession(merchantId, { customer_id: ada.customerId })
           const session = Option.getOrThrow(yield* portal.sessionOf(partsOf(link).id, partsOf(link).token))
           const [mine] = (yield* portal.view(session)).subscriptions
-          // Pro is offered; Yearly bills on another interval, so it is not
+          // Pro is offered, and Yearly: another interval, a switch the engine takes now
           expect(mine!.switch_options).toEqual([
-            { price_id: pro, name: "Pro", amount: "50.00", currency: "USD", interval: { unit: "month", count: 1 } }
+            { price_id: pro, name: "Pro", amount: "50.00", currency: "USD", interval: { unit: "month", count: 1 } },
+            {
+              price_id: yearly,
+              name: "Yearly",
+              amount: "300.00",
+              currency: "USD",
+              interval: { unit: "year", count: 1 }
+            }
           ])
           expect([minor(mine!.upcoming!.amount), minor(mine!.upcoming!.tax_amount)]).toEqual([3300n, 300n])
           const preview = yield* portal.previewSwitch(session, ada.subscriptionId, pro)
@@ -337,7 +344,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
           ).toHaveLength(1)
           // Bob's subscription through Ada's link; a price not offered; a one-time price
           expect((yield* Effect.flip(portal.previewSwitch(session, bob.subscriptionId, pro)))._tag).toBe("NotFound")
-          for (const price of [yearly, once])
+          for (const price of [once])
             expect(yield* Effect.flip(portal.previewSwitch(session, ada.subscriptionId, price))).toMatchObject({
               _tag: "InvalidParameter",
               param: "price_id"

@@ -64,6 +64,17 @@ const paymentInProgress = (sessionId: string) =>
   new Errors.SessionNotPayable({ sessionId, state: "payment_in_progress" })
 
 /**
+ * What the payer typed on the hosted page beside the card: their email and name, kept on the
+ * customer where it has none.
+ *
+ * @since 0.1.0
+ */
+export interface Payer {
+  readonly email?: string | undefined
+  readonly name?: string | undefined
+}
+
+/**
  * The session-payment service.
  *
  * @since 0.1.0
@@ -119,7 +130,8 @@ export class SessionPayments extends Context.Service<SessionPayments>()("@recur/
     const paySession = Effect.fn("SessionPayments.paySession")(function* (
       merchantId: string,
       sessionId: string,
-      payment: Ports.CardInput | Ports.NewPaymentSource
+      payment: Ports.CardInput | Ports.NewPaymentSource,
+      payer: Payer = {}
     ): Effect.fn.Return<
       Payments.PaymentResult,
       | Errors.NotFound
@@ -191,24 +203,32 @@ export class SessionPayments extends Context.Service<SessionPayments>()("@recur/
             // the billing address the payer gave becomes the customer's when it has none with a
             // country (and its name when the customer has none): later invoices (renewals,
             // changes) are taxed where this one is, and name whom it names
+            // so do the email and name the payer typed on the page, when the customer has none
+            // (a value the merchant set is never replaced; an email that is none is not kept)
             const billed = billingAddressOf(session.billing_address)
-            const billedName = session.billing_address?.name?.trim() || undefined
+            const billedName = session.billing_address?.name?.trim() || payer.name?.trim() || undefined
+            const typed = payer.email?.trim()
+            const payerEmail = typed && Customers.isEmail(typed) ? typed : undefined
             let customerId = session.customer_id
             if (customerId === null) {
-              const email = session.email ?? (source._tag === "Card" ? source.card.name : undefined) ?? undefined
+              const email =
+                session.email ?? payerEmail ?? (source._tag === "Card" ? source.card.name : undefined) ?? undefined
               customerId = (yield* customers.create(merchantId, {
                 email: email ?? `${sessionId}@checkout.invalid`,
                 ...(billed ? { address: billed } : {}),
                 ...(billedName ? { name: billedName } : {})
               })).id
-            } else if (billed) {
-              const known = yield* taxAddressOf(storage, merchantId, customerId)
-              const named = (yield* customers.get(merchantId, customerId)).name !== null
-              if (known === null || (!named && billedName))
+            } else {
+              const known = billed ? yield* taxAddressOf(storage, merchantId, customerId) : undefined
+              const current = yield* customers.get(merchantId, customerId)
+              const name = current.name === null ? billedName : undefined
+              const email = current.email === null ? payerEmail : undefined
+              if (known === null || name || email)
                 yield* customers.update(merchantId, {
                   customer_id: customerId,
-                  ...(known === null ? { address: billed } : {}),
-                  ...(!named && billedName ? { name: billedName } : {})
+                  ...(billed && known === null ? { address: billed } : {}),
+                  ...(name ? { name } : {}),
+                  ...(email ? { email } : {})
                 })
             }
             // every line at its price's current version, checked when the session opened: the
@@ -324,9 +344,8 @@ export class SessionPayments extends Context.Service<SessionPayments>()("@recur/
                               ),
                               extraItems,
                               0,
-                              undefined,
                               // every item its share of the short first period, rounded once per line
-                              anchored?.share
+                              { share: anchored?.share }
                             ),
                         oneTime
                       ),

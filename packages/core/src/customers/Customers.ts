@@ -65,6 +65,13 @@ const OPEN_STATUSES = SubscriptionStatus.literals.filter((s) => s !== "canceled"
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
 
 /**
+ * Whether `text` is an email address as a customer's `email` must be.
+ *
+ * @since 0.1.0
+ */
+export const isEmail = (text: string): boolean => EMAIL.test(text)
+
+/**
  * The customer record as the REST API returns it.
  *
  * @since 0.1.0

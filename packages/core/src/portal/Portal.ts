@@ -19,6 +19,7 @@ import type * as Invoice from "../invoices/Invoice.js"
 import * as Merchants from "../tenants/Merchants.js"
 import * as PaymentSettings from "../payments/PaymentSettings.js"
 import type * as Price from "../catalog/Price.js"
+import * as IntervalSwitch from "../subscriptions/IntervalSwitch.js"
 import * as PriceChanges from "../subscriptions/PriceChanges.js"
 import * as Renewals from "../subscriptions/Renewals.js"
 import * as Secrets from "../tenants/Secrets.js"
@@ -273,15 +274,17 @@ export class Portal extends Context.Service<Portal>()("@recur/core/Portal", {
     /**
      * The prices a subscription may switch to: when it is on one of the listed prices and live
      * (trial or active), the other listed prices that are still sold and bill like it (currency,
-     * dimension, interval — the rules of a price change).
+     * dimension — the rules of a price change); a price of another interval only when the engine
+     * would switch to it now (`IntervalSwitch.refusal`: one item, no fixed term, no pending lines…).
      */
     const switchOptions = (
       merchantId: string,
       allowed: PortalSettings,
-      sub: Subscription.Subscription,
+      rec: Entities.SubscriptionRecord,
       current: Price.PriceVersion
     ) =>
       Effect.gen(function* () {
+        const sub = rec.subscription
         if ((sub.status !== "active" && sub.status !== "trial") || !allowed.switch_prices.includes(sub.price_id))
           return [] as ReadonlyArray<SwitchOption>
         const options: Array<SwitchOption> = []
@@ -298,8 +301,8 @@ export class Portal extends Context.Service<Portal>()("@recur/core/Portal", {
             to === null ||
             v.currency !== current.currency ||
             v.billing_dimension !== current.billing_dimension ||
-            from.billing_cycle_unit !== to.billing_cycle_unit ||
-            from.billing_cycle_count !== to.billing_cycle_count
+            (IntervalSwitch.switchesInterval(current, v) &&
+              IntervalSwitch.refusal(sub.id, rec, v, { effective: "immediate" }) !== undefined)
           )
             continue
           options.push({
@@ -429,7 +432,7 @@ export class Portal extends Context.Service<Portal>()("@recur/core/Portal", {
                   ]
                 : [],
             upcoming: Option.getOrNull(yield* renewals.upcoming(m, r.subscription.id)),
-            switch_options: current ? yield* switchOptions(m, allowed, r.subscription, current) : [],
+            switch_options: current ? yield* switchOptions(m, allowed, r, current) : [],
             quantity_options: PortalQuantities.quantityOptions(
               allowed,
               r,
@@ -450,15 +453,21 @@ export class Portal extends Context.Service<Portal>()("@recur/core/Portal", {
       } satisfies PortalView
     })
 
+    /** The record of one of the session customer's subscriptions; another customer's is not found. */
+    const ownRecord = (session: PortalSession, subscriptionId: string) =>
+      Effect.gen(function* () {
+        const found = yield* Effect.orDie(subs.get(session.merchant_id, subscriptionId))
+        if (Option.isNone(found) || found.value.value.subscription.customer_id !== session.customer_id)
+          return yield* new Errors.NotFound({ resource: "subscription", id: subscriptionId })
+        return found.value.value
+      })
+
     /** One of the session customer's subscriptions; another customer's is not found. */
     const ownSubscription = Effect.fn("Portal.ownSubscription")(function* (
       session: PortalSession,
       subscriptionId: string
     ) {
-      const found = yield* Effect.orDie(subs.get(session.merchant_id, subscriptionId))
-      if (Option.isNone(found) || found.value.value.subscription.customer_id !== session.customer_id)
-        return yield* new Errors.NotFound({ resource: "subscription", id: subscriptionId })
-      return found.value.value.subscription
+      return (yield* ownRecord(session, subscriptionId)).subscription
     })
 
     /** Whether the merchant lets its customers do `feature` in the portal. */
@@ -475,11 +484,11 @@ export class Portal extends Context.Service<Portal>()("@recur/core/Portal", {
     /** A price the session customer's subscription may switch to, or a refusal naming `price_id`. */
     const switchTarget = (session: PortalSession, subscriptionId: string, priceId: string) =>
       Effect.gen(function* () {
-        const sub = yield* ownSubscription(session, subscriptionId)
+        const rec = yield* ownRecord(session, subscriptionId)
         const merchant = yield* merchants.get(session.merchant_id)
-        const current = yield* Effect.orDie(versions.get(session.merchant_id, sub.price_version_id))
+        const current = yield* Effect.orDie(versions.get(session.merchant_id, rec.subscription.price_version_id))
         const options = Option.isSome(current)
-          ? yield* switchOptions(session.merchant_id, effective(merchant), sub, current.value.value)
+          ? yield* switchOptions(session.merchant_id, effective(merchant), rec, current.value.value)
           : []
         const option = options.find((o) => o.price_id === priceId)
         if (option === undefined || Option.isNone(current))

@@ -76,6 +76,33 @@ export const withItemPendingQuantity = (
 })
 
 /**
+ * Whether anything waits for the subscription's next cycle: a scheduled price or a pending
+ * quantity of the base item, of another item (a scheduled version, a pending quantity), or an
+ * item set (`next_cycle`).
+ *
+ * @since 0.1.0
+ */
+export const hasPending = (rec: Entities.SubscriptionRecord): boolean =>
+  rec.scheduled_price_version_id !== null ||
+  rec.subscription.pending_change !== null ||
+  (rec.pending_items ?? null) !== null ||
+  rec.extra_items.some((x) => (x.pending_change ?? null) !== null || (x.scheduled_version ?? null) !== null)
+
+/**
+ * The record with nothing waiting for its next cycle (see {@link hasPending}): what a revoke of the
+ * pending change leaves — the next renewal bills the items as they are.
+ *
+ * @since 0.1.0
+ */
+export const withoutPending = (rec: Entities.SubscriptionRecord): Entities.SubscriptionRecord => ({
+  ...rec,
+  scheduled_price_version_id: null,
+  pending_items: null,
+  extra_items: rec.extra_items.map((x) => ({ ...x, pending_change: null, scheduled_version: null })),
+  subscription: new Subscription.Subscription({ ...rec.subscription, pending_change: null }, { disableChecks: true })
+})
+
+/**
  * The record on `target` from now: the discounts outside the new price's products ended (only
  * `kept` stay), no scheduled change, and the proration basis moved to `basis` when there is one
  * (proration none keeps it: the remainder stays paid at the old plan's rate).

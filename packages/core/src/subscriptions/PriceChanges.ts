@@ -440,14 +440,11 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
     ) {
       const merchant = yield* merchants.get(merchantId)
       const sv = yield* load(merchantId, subscriptionId)
-      // an end-of-period price change, or an item set waiting for the next cycle (next_cycle)
-      if (sv.value.scheduled_price_version_id === null && (sv.value.pending_items ?? null) === null)
+      // every change waiting for the next cycle: an end-of-period price change, a pending
+      // quantity (the base item's or another's), an item's scheduled version, an item set (next_cycle)
+      if (!ChangeCommit.hasPending(sv.value))
         return { subscription_id: subscriptionId, result: "no_pending_change" as const }
-      yield* saveSub(
-        { ...sv.value, scheduled_price_version_id: null, pending_items: null },
-        sv.version,
-        yield* nowOf(merchant)
-      )
+      yield* saveSub(ChangeCommit.withoutPending(sv.value), sv.version, yield* nowOf(merchant))
       return { subscription_id: subscriptionId, result: "revoked" as const }
     })
 

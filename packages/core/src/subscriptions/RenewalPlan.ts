@@ -152,7 +152,7 @@ export const bill = (
                 baseMetered && usage === undefined ? withoutUsage(draft) : draft,
                 usageInForce(nextCycleItems(rec.extra_items, nextCycle), ended),
                 paidIndex(rec, invoiceCycle),
-                usage
+                { usage }
               ),
           rec.fx_rate,
           rec.currency

@@ -67,7 +67,9 @@ export class SubscriptionDiscount extends Schema.Class<SubscriptionDiscount>("Su
  * describe; its id is the subscription's with the `si` prefix. `unit_amount` is the price
  * version's list amount per cycle (its plan's `base_price_val`, else `price_val`; intro phases
  * and tiers aside) in `currency`, the price's own currency (the subscription may settle in
- * another at its `fx_rate`).
+ * another at its `fx_rate`). What waits for its next cycle: `pending_change`, a quantity (as the
+ * subscription's own `pending_change`), and `scheduled_price_version_id`, the price version the
+ * next renewal bills it at (an end-of-period change, a catalog migration); `null` when none.
  *
  * @since 0.1.0
  */
@@ -86,7 +88,9 @@ export class SubscriptionItem extends Schema.Class<SubscriptionItem>("Subscripti
   price_tier_type: Schema.NullOr(TierType),
   quantity_tiers: Schema.Array(QuantityTier),
   usage_tiers: Schema.Array(UsageTier),
-  created_at: Timestamp
+  created_at: Timestamp,
+  pending_change: Schema.NullOr(PendingChange),
+  scheduled_price_version_id: NullableString
 }) {}
 
 /**

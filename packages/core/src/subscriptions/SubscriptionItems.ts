@@ -107,14 +107,26 @@ export interface UsageToBill {
 }
 
 /**
+ * How {@link withItemLines} rates the items: the metered item's `usage` in arrears, and a short
+ * first period's `share`.
+ *
+ * @since 0.1.0
+ */
+export interface ItemLinesOptions {
+  readonly usage?: UsageToBill | undefined
+  readonly share?: Proration.Fraction | undefined
+}
+
+/**
  * A cycle's invoice with the lines of a subscription's items after the base one (each rated at
  * its own price version for paid cycle `paidCycles`, intro phases included), totalled again:
- * `draft` holds the base item's line. A metered item (usage-based) has a line only when `usage`
- * is given — its usage in arrears, for the cycle that ended — and none otherwise (a first
- * invoice, the proration basis). A trial invoice is left as it is (the other items are free
- * during a trial); the draft is in the prices' currency, before conversion, discounts and tax,
- * which apply to the whole invoice (see docs/pricing.md, "Several items"). `share`: a short first
- * period up to a billing anchor, each line its share of a whole period, rounded once per line.
+ * `draft` holds the base item's line. A metered item (usage-based) has a line only when
+ * `options.usage` is given — its usage in arrears, for the cycle that ended — and none otherwise
+ * (a first invoice, the proration basis). A trial invoice is left as it is (the other items are
+ * free during a trial); the draft is in the prices' currency, before conversion, discounts and
+ * tax, which apply to the whole invoice (see docs/pricing.md, "Several items"). `options.share`:
+ * a short first period up to a billing anchor, each line its share of a whole period, rounded
+ * once per line.
  *
  * @since 0.1.0
  */
@@ -122,9 +134,9 @@ export const withItemLines = (
   draft: Invoicing.Draft,
   extras: ReadonlyArray<Entities.ItemTerm>,
   paidCycles: number,
-  usage?: UsageToBill,
-  share?: Proration.Fraction
+  options: ItemLinesOptions = {}
 ): Invoicing.Draft => {
+  const { share, usage } = options
   if (extras.length === 0 || draft.invoice_type === "trial") return draft
   const lines = extras.flatMap((item) => {
     const metered = item.version.billing_dimension === "usage" ? usage : null
@@ -163,7 +175,7 @@ export const withUsageSoFar = (
 ): Invoicing.Draft => {
   const item = rec.extra_items.find((x) => x.version.billing_dimension === "usage")
   if (item === undefined || paidCycles < 0) return draft
-  const billed = withItemLines(draft, [item], paidCycles, { units: BigInt(rec.accrued_usage), paidCycles })
+  const billed = withItemLines(draft, [item], paidCycles, { usage: { units: BigInt(rec.accrued_usage), paidCycles } })
   return retotal(
     billed,
     billed.lines.map((l, i) => (i >= draft.lines.length && l.kind === "usage" ? { ...l, span } : l))
@@ -281,12 +293,70 @@ export const compatible = (items: ReadonlyArray<Price.PriceVersion>): Result.Res
   return Result.void
 }
 
+const nothingWaits = { pending_change: null, scheduled_price_version_id: null } as const
+
 /**
- * One item as its answer shows it, from its term and its price version.
+ * What waits for an item's next cycle, as its answer shows it: the base item's from the
+ * subscription's own end-of-period fields (`pending_change`, `scheduled_price_version_id`), the
+ * others' from their terms; under an item set waiting for the next cycle (`pending_items`, which
+ * replaced those fields), the quantity and version the set gives the item when they differ. An
+ * item the set removes, or adds, is not an item of this answer.
  *
  * @since 0.1.0
  */
-export const itemAnswer = (term: ItemRef, pv: Price.PriceVersion): Subscription.SubscriptionItem =>
+export const waitingOf = (rec: Entities.SubscriptionRecord, itemId: string): Waiting => {
+  const set = rec.pending_items ?? null
+  const s = rec.subscription
+  if (set !== null) {
+    const base = itemId === baseItemId(s.id)
+    const now = base ? s : rec.extra_items.find((x) => x.id === itemId)
+    const next = base
+      ? { quantity: set.base_quantity, price_version_id: set.base_price_version_id }
+      : set.extra_items.find((x) => x.id === itemId)
+    if (now === undefined || next === undefined) return nothingWaits
+    return {
+      pending_change:
+        next.quantity === now.quantity
+          ? null
+          : new Subscription.PendingChange({
+              quantity: next.quantity,
+              cycle_index: set.cycle_index,
+              version: 1,
+              effective_at: s.current_period_end ?? s.updated_at
+            }),
+      scheduled_price_version_id: next.price_version_id === now.price_version_id ? null : next.price_version_id
+    }
+  }
+  if (itemId === baseItemId(s.id))
+    return {
+      pending_change: rec.subscription.pending_change,
+      scheduled_price_version_id: rec.scheduled_price_version_id
+    }
+  const item = rec.extra_items.find((x) => x.id === itemId)
+  return {
+    pending_change: item?.pending_change ?? null,
+    scheduled_price_version_id: item?.scheduled_version?.price_version_id ?? null
+  }
+}
+
+/**
+ * An item's quantity and price version waiting for its next cycle (see {@link waitingOf}).
+ *
+ * @since 0.1.0
+ */
+export type Waiting = Pick<Subscription.SubscriptionItem, "pending_change" | "scheduled_price_version_id">
+
+/**
+ * One item as its answer shows it, from its term, its price version and what waits for its
+ * next cycle (nothing unless given).
+ *
+ * @since 0.1.0
+ */
+export const itemAnswer = (
+  term: ItemRef,
+  pv: Price.PriceVersion,
+  waiting: Waiting = nothingWaits
+): Subscription.SubscriptionItem =>
   new Subscription.SubscriptionItem(
     {
       id: term.id,
@@ -303,7 +373,9 @@ export const itemAnswer = (term: ItemRef, pv: Price.PriceVersion): Subscription.
       price_tier_type: pv.price_tier_type,
       quantity_tiers: pv.quantity_tiers,
       usage_tiers: pv.usage_tiers,
-      created_at: DateTime.makeUnsafe(term.created_at)
+      created_at: DateTime.makeUnsafe(term.created_at),
+      pending_change: waiting.pending_change,
+      scheduled_price_version_id: waiting.scheduled_price_version_id
     },
     { disableChecks: true }
   )
@@ -333,7 +405,7 @@ export const withItems = (storage: StorageService) => {
             pv = found.value.value
             seen.set(term.price_version_id, pv)
           }
-          items.push(itemAnswer(term, pv))
+          items.push(itemAnswer(term, pv, waitingOf(rec, term.id)))
         }
         out.push(new Subscription.Subscription({ ...answer, items }, { disableChecks: true }))
       }

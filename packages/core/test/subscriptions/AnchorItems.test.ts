@@ -58,8 +58,7 @@ const firstInvoice = (lines: ReadonlyArray<Line>, policy: string, anchor: number
       version: l.pv
     })),
     0,
-    undefined,
-    first.share
+    { share: first.share }
   )
   return { share: first.share, draft }
 }

@@ -240,7 +240,7 @@ export interface BillingClient {
     readonly previewChange: (merchantId: string, id: string, input: T.ChangeInput) => Promise<T.ChangePreview>
     /** `POST /api/v1/subscription/{subscription_id}`: a new price or quantity, prorated. */
     readonly change: (merchantId: string, id: string, input: T.ChangeInput) => Promise<T.ChangeResult>
-    /** `POST /api/v1/subscription/{subscription_id}/revoke-price-change`: drops a change scheduled for the period's end. */
+    /** `POST /api/v1/subscription/{subscription_id}/revoke-price-change`: drops every change waiting for the next cycle (prices and quantities). */
     readonly revokePriceChange: (merchantId: string, id: string) => Promise<T.RevokePriceChangeResult>
     /** `POST /api/v1/subscription/{subscription_id}/cancel`: at once (default) or at the period's end. */
     readonly cancel: (merchantId: string, id: string, input?: T.CancelInput) => Promise<T.SubscriptionJson>

@@ -156,8 +156,8 @@ ${back ? `<p><a href="${esc(back)}" id="return">${esc(w.backTo(view.merchantName
 
 /**
  * The preview of a price switch: the engine's quote (credit for the unused time, charge for the
- * rest of the period, tax, what is charged or given back now) and the form that commits exactly
- * it (`quote_id`). Posted to `switch` relative to the page; the back link is `back`.
+ * rest of the period — or, to another interval, for the new period and when it starts — tax,
+ * what is charged or given back now) and the form that commits exactly it (`quote_id`). Posted to `switch` relative to the page; the back link is `back`.
  */
 export const switchHtml = (
   input: {
@@ -174,30 +174,40 @@ export const switchHtml = (
   const q = input.quote
   const m = (amount: string) => money(language, amount, q.currency)
   const prorated = q.outcome === "upgrade" || q.outcome === "refund" || q.outcome === "credit_balance"
+  // another interval: the unused time credited, the new period charged now (from `billed_at`)
+  const switched = q.outcome === "interval_switch"
+  const starts = switched ? I18n.date(language, q.billed_at ?? q.effective_at) : ""
   const total = q.total.startsWith("-") ? q.total.slice(1) : q.total
-  const rows = prorated
-    ? [
-        [w.unusedTime(input.from), q.lines[0]?.amount ?? `-${q.credit}`],
-        [w.remainingTime(input.option.name), q.lines[1]?.amount ?? q.charge],
-        ...(/[1-9]/.test(q.tax) ? [[w.tax, q.tax]] : [])
-      ]
-        .map(([label, amount]) => `<tr><td>${esc(label!)}</td><td class="num">${esc(m(amount!))}</td></tr>`)
-        .join("")
-    : ""
+  const rows =
+    prorated || switched
+      ? [
+          [w.unusedTime(input.from), q.lines[0]?.amount ?? `-${q.credit}`],
+          [
+            switched ? w.newPeriod(input.option.name, starts) : w.remainingTime(input.option.name),
+            q.lines[1]?.amount ?? q.charge
+          ],
+          ...(/[1-9]/.test(q.tax) ? [[w.tax, q.tax]] : [])
+        ]
+          .map(([label, amount]) => `<tr><td>${esc(label!)}</td><td class="num">${esc(m(amount!))}</td></tr>`)
+          .join("")
+      : ""
   const outcome =
-    q.outcome === "upgrade"
+    q.outcome === "upgrade" || (switched && /[1-9]/.test(q.total) && !q.total.startsWith("-"))
       ? `<p>${esc(w.dueNow)}: <span class="total" id="due-now">${esc(m(total))}</span></p>`
-      : q.outcome === "refund"
+      : q.outcome === "refund" || (switched && q.total.startsWith("-"))
         ? `<p>${esc(w.refunded)}: <span class="total" id="due-now">${esc(m(total))}</span></p>`
         : q.outcome === "credit_balance"
           ? `<p>${esc(w.credited)}: <span class="total" id="due-now">${esc(m(total))}</span></p>`
-          : `<p id="due-now">${esc(w.nothingNow)}</p>`
+          : switched
+            ? `<p id="due-now">${esc(w.creditPaysPeriod)}</p>`
+            : `<p id="due-now">${esc(w.nothingNow)}</p>`
   return `<main><p class="muted">${esc(input.merchantName)}</p>
 <h1>${esc(w.switchTitle(input.from, input.option.name))}</h1>
 ${messageHtml(message)}
 ${rows ? `<table id="quote"><tbody>${rows}</tbody></table>` : ""}
 ${q.discounts_ending.map((d) => `<p class="discount-ends">${esc(w.discountEnds(d.discount_code !== "" ? d.discount_code : d.discount_id))}</p>`).join("")}
 ${outcome}
+${switched ? `<p id="new-period">${esc(w.newPeriodStarts(starts))}</p>` : ""}
 <form method="post" action="switch"><input type="hidden" name="price_id" value="${esc(input.option.price_id)}"><input type="hidden" name="quote_id" value="${esc(q.quote_id)}">
 <button type="submit" id="confirm">${esc(w.confirm)}</button></form>
 <p><a href="${esc(input.back)}">${esc(w.back)}</a></p>

@@ -331,7 +331,9 @@ export const routes = Layer.mergeAll(
       const sessionPayments = yield* SessionPayments.SessionPayments
       const m = found.value.merchant_id
       const card = cardOf(input)
-      const result = yield* Effect.result(sessionPayments.paySession(m, session_id, card))
+      // the email and name the payer typed: kept on the customer where it has none
+      const payer = { email: input.email, name: input.name }
+      const result = yield* Effect.result(sessionPayments.paySession(m, session_id, card, payer))
       if (wantsJson(request)) return yield* payJson(request, result)
       const view = yield* viewOf(m, session_id)
       const session = view.session

@@ -137,6 +137,10 @@ export const messages: Messages = {
     refunded: "Auf Ihre Karte erstattet",
     credited: "Ihrem Guthaben gutgeschrieben",
     nothingNow: "Jetzt wird nichts berechnet; Ihre nächste Rechnung berechnet den neuen Tarif.",
+    newPeriod: (name, d) => `${name}, neuer Zeitraum ab ${d}`,
+    newPeriodStarts: (d) => `Ihr neuer Abrechnungszeitraum beginnt am ${d}.`,
+    creditPaysPeriod:
+      "Jetzt wird nichts berechnet: Ihr Guthaben bezahlt den neuen Zeitraum; ein Rest bleibt auf Ihrem Guthabenkonto.",
     confirm: "Änderung bestätigen",
     back: "Zurück",
     backTo: (m) => `Zurück zu ${m}`,

@@ -134,6 +134,10 @@ export const messages: Messages = {
     refunded: "Refunded to your card",
     credited: "Credited to your balance",
     nothingNow: "Nothing is charged now; your next invoice bills the new plan.",
+    newPeriod: (name, d) => `${name}, new period from ${d}`,
+    newPeriodStarts: (d) => `Your new billing period starts on ${d}.`,
+    creditPaysPeriod:
+      "Nothing is charged now: your credit pays for the new period; any credit left stays on your balance.",
     confirm: "Confirm change",
     back: "Back",
     backTo: (m) => `Back to ${m}`,

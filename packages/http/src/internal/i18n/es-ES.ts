@@ -137,6 +137,10 @@ export const messages: Messages = {
     refunded: "Reembolsado a tu tarjeta",
     credited: "Abonado a tu saldo",
     nothingNow: "No se cobra nada ahora; tu próxima factura incluirá el nuevo plan.",
+    newPeriod: (name, d) => `${name}, nuevo periodo desde el ${d}`,
+    newPeriodStarts: (d) => `Tu nuevo periodo de facturación empieza el ${d}.`,
+    creditPaysPeriod:
+      "No se cobra nada ahora: tu crédito paga el nuevo periodo; el crédito restante queda en tu saldo.",
     confirm: "Confirmar el cambio",
     back: "Volver",
     backTo: (m) => `Volver a ${m}`,

@@ -138,6 +138,10 @@ export const messages: Messages = {
     refunded: "Remboursé sur votre carte",
     credited: "Crédité sur votre solde",
     nothingNow: "Rien n'est débité maintenant ; votre prochaine facture applique la nouvelle offre.",
+    newPeriod: (name, d) => `${name}, nouvelle période à partir du ${d}`,
+    newPeriodStarts: (d) => `Votre nouvelle période de facturation commence le ${d}.`,
+    creditPaysPeriod:
+      "Rien n'est débité maintenant : votre crédit paie la nouvelle période ; le reste éventuel reste sur votre solde.",
     confirm: "Confirmer le changement",
     back: "Retour",
     backTo: (m) => `Retour à ${m}`,

@@ -138,6 +138,10 @@ export const messages: Messages = {
     refunded: "Dikembalikan ke kartu Anda",
     credited: "Dikreditkan ke saldo Anda",
     nothingNow: "Tidak ada tagihan sekarang; faktur berikutnya akan menagih paket baru.",
+    newPeriod: (name, d) => `${name}, periode baru mulai ${d}`,
+    newPeriodStarts: (d) => `Periode penagihan baru Anda dimulai pada ${d}.`,
+    creditPaysPeriod:
+      "Tidak ada tagihan sekarang: kredit Anda membayar periode baru; sisa kredit tetap ada di saldo Anda.",
     confirm: "Konfirmasi perubahan",
     back: "Kembali",
     backTo: (m) => `Kembali ke ${m}`,

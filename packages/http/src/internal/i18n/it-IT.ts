@@ -145,6 +145,10 @@ export const messages: Messages = {
     refunded: "Rimborsato sulla tua carta",
     credited: "Accreditato sul tuo saldo",
     nothingNow: "Non viene addebitato nulla ora; la prossima fattura applicherà il nuovo piano.",
+    newPeriod: (name, d) => `${name}, nuovo periodo dal ${d}`,
+    newPeriodStarts: (d) => `Il tuo nuovo periodo di fatturazione inizia il ${d}.`,
+    creditPaysPeriod:
+      "Non viene addebitato nulla ora: il tuo credito paga il nuovo periodo; l'eventuale credito residuo resta sul tuo saldo.",
     confirm: "Conferma la modifica",
     back: "Indietro",
     backTo: (m) => `Torna a ${m}`,

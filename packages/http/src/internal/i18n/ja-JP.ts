@@ -133,6 +133,10 @@ export const messages: Messages = {
     refunded: "カードに返金",
     credited: "残高にクレジット",
     nothingNow: "現時点での請求はありません。次回の請求書から新しいプランが適用されます。",
+    newPeriod: (name, d) => `${name}（${d}からの新しい期間）`,
+    newPeriodStarts: (d) => `新しい請求期間は${d}に始まります。`,
+    creditPaysPeriod:
+      "現時点での請求はありません。クレジットで新しい期間をお支払いし、残りのクレジットは残高に残ります。",
     confirm: "変更を確定",
     back: "戻る",
     backTo: (m) => `${m} に戻る`,

@@ -137,6 +137,10 @@ export const messages: Messages = {
     refunded: "Teruggestort op je kaart",
     credited: "Bijgeschreven op je tegoed",
     nothingNow: "Er wordt nu niets in rekening gebracht; je volgende factuur rekent het nieuwe abonnement.",
+    newPeriod: (name, d) => `${name}, nieuwe periode vanaf ${d}`,
+    newPeriodStarts: (d) => `Je nieuwe factuurperiode begint op ${d}.`,
+    creditPaysPeriod:
+      "Er wordt nu niets in rekening gebracht: je tegoed betaalt de nieuwe periode; wat overblijft blijft op je saldo.",
     confirm: "Wijziging bevestigen",
     back: "Terug",
     backTo: (m) => `Terug naar ${m}`,

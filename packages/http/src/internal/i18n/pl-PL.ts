@@ -144,6 +144,10 @@ export const messages: Messages = {
     refunded: "Zwrócono na Twoją kartę",
     credited: "Dodano do Twojego salda",
     nothingNow: "Teraz nic nie zostanie pobrane; następna faktura obejmie nowy plan.",
+    newPeriod: (name, d) => `${name}, nowy okres od ${d}`,
+    newPeriodStarts: (d) => `Nowy okres rozliczeniowy zaczyna się ${d}.`,
+    creditPaysPeriod:
+      "Teraz nic nie zostanie pobrane: Twój kredyt opłaca nowy okres; pozostały kredyt zostaje na Twoim saldzie.",
     confirm: "Potwierdź zmianę",
     back: "Wstecz",
     backTo: (m) => `Wróć do ${m}`,

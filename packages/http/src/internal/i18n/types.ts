@@ -158,6 +158,10 @@ export interface PortalWords {
   readonly refunded: string
   readonly credited: string
   readonly nothingNow: string
+  /** An interval switch: the new period's line, when it starts, and the credit paying all of it. */
+  readonly newPeriod: (name: string, date: string) => string
+  readonly newPeriodStarts: (date: string) => string
+  readonly creditPaysPeriod: string
   readonly confirm: string
   readonly back: string
   readonly backTo: (merchant: string) => string
