@@ -480,5 +480,44 @@ for (const [name, storage] of backends()) {
         ["upgrade", 0, "2.50", ["1500"]]
       ])
     })
+
+    it("(g) in a trial, a cancel bills no usage (trial usage is not billed), now or at the trial's end", async () => {
+      const k = await fresh()
+      const trialTeam = (
+        await app.priceOf(
+          k,
+          {
+            price_plan: { billing_cycle_unit: "month", base_price_val: "49.00" },
+            has_trial: true,
+            trial_period: { trial_period_unit: "day", trial_period_count: 7 }
+          },
+          { product: "Team", price: "Team plan" }
+        )
+      ).priceId
+      const calls = (await app.priceOf(k, apiCalls(), { product: "API", price: "API calls" })).priceId
+      const subscribe = async () => {
+        const session = ok(
+          await app.call("POST", "/api/v1/session", k, {
+            payer_id: `t-${Math.random()}`,
+            line_items: [{ price_id: trialTeam }, { price_id: calls }]
+          })
+        )
+        ok(await pay(session.session_id))
+        return ok(await app.call("GET", `/api/v1/session/${session.session_id}`, k)).session.subscription_id as string
+      }
+      const now = await subscribe()
+      const atEnd = await subscribe()
+      expect((await subOf(k, now)).status).toBe("trial")
+      for (const sub of [now, atEnd])
+        ok(await app.call("POST", `/api/v1/subscription/${sub}/usage`, k, { usage_count: 300, event_id: `t-${sub}` }))
+      ok(await app.call("POST", `/api/v1/subscription/${atEnd}/cancel`, k, { cancel_type: "end_of_period" }))
+      ok(await advance(k, "2026-01-03T00:00:00Z"))
+      ok(await app.call("POST", `/api/v1/subscription/${now}/cancel`, k, {}))
+      ok(await advance(k, "2026-02-01T00:00:00Z"))
+      for (const sub of [now, atEnd]) {
+        expect((await subOf(k, sub)).status).toBe("canceled")
+        expect((await invoicesOf(k, sub)).map((i: any) => i.invoice_type)).toEqual(["trial"])
+      }
+    })
   })
 }
