@@ -202,9 +202,9 @@ for (const [name, storage] of backends()) {
       const renewals = (await invoicesOf(key, subId)).filter((i: any) => i.invoice_type === "renewal")
       expect(renewals.map((i: any) => [i.cycle_index, i.amount])).toEqual([[1, "210.23"]])
       const final = (await invoicesOf(key, subId)).filter((i: any) => i.invoice_type === "upgrade")
-      expect(final.map((i: any) => [i.cycle_index, i.amount, i.lines.map((l: any) => [l.kind, l.description])])).toEqual(
-        [[1, "0.02", [["usage", "API calls usage (10 calls)"]]]]
-      )
+      expect(
+        final.map((i: any) => [i.cycle_index, i.amount, i.lines.map((l: any) => [l.kind, l.description])])
+      ).toEqual([[1, "0.02", [["usage", "API calls usage (10 calls)"]]]])
       expect((await app.call("POST", `/api/v1/subscription/${subId}/usage`, key, { usage_count: 1 })).status).toBe(409)
 
       // a subscription without a metered item still refuses usage

@@ -315,7 +315,9 @@ for (const [name, storage] of backends()) {
       // usage recorded after the preview moves what the change keeps: the quote is stale
       await record(1)
       expect(
-        refusal(await app.call("POST", `/api/v1/subscription/${sub}/items`, k, { ...body, quote_id: quote.quote_id }))[0]
+        refusal(
+          await app.call("POST", `/api/v1/subscription/${sub}/items`, k, { ...body, quote_id: quote.quote_id })
+        )[0]
       ).toBe(409)
       const again = ok(await app.call("POST", `/api/v1/subscription/${sub}/items/preview`, k, body))
       expect(again.kept_usage).toEqual([{ description: "API calls usage (1235 calls)", amount: "2.24" }])
@@ -358,7 +360,9 @@ for (const [name, storage] of backends()) {
       ])
       expect(await upcoming(k, sub)).toBeNull()
       ok(await advance(k, "2026-03-01T00:00:00Z"))
-      expect((await usageLines()).map((l: any) => l.slice(4))).toEqual([["2026-01-01T00:00:00Z", "2026-01-20T00:00:00Z"]])
+      expect((await usageLines()).map((l: any) => l.slice(4))).toEqual([
+        ["2026-01-01T00:00:00Z", "2026-01-20T00:00:00Z"]
+      ])
       await billedOnce()
     })
 
@@ -418,7 +422,9 @@ for (const [name, storage] of backends()) {
       expect(await finals(k, sub)).toEqual([
         [0, "2.30", "success", [["API calls usage (1300 calls)", "2.30", "2026-02-01T00:00:00Z"]]]
       ])
-      expect((await usageLines()).map((l: any) => l.slice(4))).toEqual([["2026-01-01T00:00:00Z", "2026-02-01T00:00:00Z"]])
+      expect((await usageLines()).map((l: any) => l.slice(4))).toEqual([
+        ["2026-01-01T00:00:00Z", "2026-02-01T00:00:00Z"]
+      ])
       await billedOnce()
 
       const deleted = await team()
@@ -430,7 +436,9 @@ for (const [name, storage] of backends()) {
         })
       )
       ok(
-        await app.call("POST", `/api/v1/subscription/${deleted.sub}/cancel`, deleted.k, { cancel_type: "end_of_period" })
+        await app.call("POST", `/api/v1/subscription/${deleted.sub}/cancel`, deleted.k, {
+          cancel_type: "end_of_period"
+        })
       )
       ok(await advance(deleted.k, "2026-03-01T00:00:00Z"))
       expect(await finals(deleted.k, deleted.sub)).toEqual([

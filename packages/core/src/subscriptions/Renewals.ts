@@ -183,11 +183,7 @@ export class Renewals extends Context.Service<Renewals>()("@recur/core/Renewals"
               rec = ChangeCommit.endedWithPending({ ...stepped.rec, subscription: moved.value })
               // the last period's usage, which no renewal will bill: on a final invoice
               const end = s.current_period_end !== null ? Math.min(msOf(s.current_period_end), at) : at
-              const usage = KeptUsage.finalUsageLines(
-                sv.value,
-                yield* version(merchantId, s.price_version_id),
-                end
-              )
+              const usage = KeptUsage.finalUsageLines(sv.value, yield* version(merchantId, s.price_version_id), end)
               const final = yield* finalInvoice(merchant, rec, at, { usage })
               rec = final.next
               yield* saveSub(rec, sv.version, at)
