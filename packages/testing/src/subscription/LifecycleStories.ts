@@ -159,7 +159,7 @@ export const lifecycleStories = (it: Vitest.MethodsNonLive<Services>) => {
   )
 
   it.effect(
-    "a cancel bills the usage still owed on a final invoice: now the period so far, at the period's end the whole period",
+    "a cancel bills the usage still owed on a final invoice: now the period so far, at the period's end (or a fixed term's) the whole period",
     () =>
       Effect.gen(function* () {
         const metering = yield* Metering.Metering
@@ -171,6 +171,11 @@ export const lifecycleStories = (it: Vitest.MethodsNonLive<Services>) => {
         })
         const now = subscriptionOf((yield* subscribe(merchantId, priceId)).result)
         const atEnd = subscriptionOf((yield* subscribe(merchantId, priceId)).result)
+        // a fixed term of one cycle: it completes at the period's end, as a cancel then
+        const term = subscriptionOf(
+          (yield* subscribe(merchantId, priceId, "4242424242424242", { total_cycles: 1 })).result
+        )
+        yield* metering.recordUsage(merchantId, Subscriptions.usageOf(term.id, 200, { eventId: "t-1" }))
         yield* metering.recordUsage(merchantId, Subscriptions.usageOf(now.id, 150, { eventId: "n-1" }))
         yield* metering.recordUsage(merchantId, Subscriptions.usageOf(atEnd.id, 450, { eventId: "e-1" }))
         yield* subs.cancel(merchantId, Subscriptions.cancelOf(atEnd.id, { when: "end_of_period" }))
@@ -197,6 +202,10 @@ export const lifecycleStories = (it: Vitest.MethodsNonLive<Services>) => {
         expect(yield* billed(atEnd.id)).toEqual([
           ["initial", 0, "0.00", "success", []],
           ["upgrade", 0, "72.50", "success", [["450", "72.50"]]]
+        ])
+        expect(yield* billed(term.id)).toEqual([
+          ["initial", 0, "0.00", "success", []],
+          ["upgrade", 0, "35.00", "success", [["200", "35.00"]]]
         ])
         // the usage stays recorded for its cycle (the summary), billed once
         expect((yield* metering.usageSummary(merchantId, now.id)).total_usage_count).toBe(150)
