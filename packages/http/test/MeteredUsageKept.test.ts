@@ -366,6 +366,28 @@ for (const [name, storage] of backends()) {
       await billedOnce()
     })
 
+    it("(e) the final invoice's usage gets the discount its renewal would have had", async () => {
+      const { k, sub, record, billedOnce } = await team()
+      ok(
+        await app.call("POST", "/api/v1/discounts", k, {
+          name: "Half",
+          code: "HALF",
+          discount_type: "percentage",
+          percent_off: 50,
+          duration: "forever"
+        })
+      )
+      // from the next cycle on: the renewal that would have billed January's calls
+      ok(await app.call("POST", `/api/v1/subscription/${sub}/discount`, k, { discount_code: "HALF" }))
+      await record(2000)
+      ok(await advance(k, "2026-01-20T00:00:00Z"))
+      ok(await app.call("POST", `/api/v1/subscription/${sub}/cancel`, k, {}))
+      const [final] = (await invoicesOf(k, sub)).filter((i: any) => i.invoice_type === "upgrade")
+      // 1,000 × 0.002 + 1,000 × 0.001 = 3.00, half off
+      expect([final.subtotal, final.lines[0].discount_amount, final.amount]).toEqual(["3.00", "1.50", "1.50"])
+      await billedOnce()
+    })
+
     it("(e) a cancel now after repricing the metered item: the kept calls and the new price's on the final invoice", async () => {
       const { k, sub, items, record, billedOnce } = await team()
       const dearer = (
