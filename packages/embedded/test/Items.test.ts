@@ -132,6 +132,22 @@ describe("several items per subscription through the facade (issue 33)", () => {
         ["subscription", "99.00", "2024-02-01T00:00:00Z", "2024-03-01T00:00:00Z"],
         ["usage", "6.50", "2024-01-01T00:00:00Z", "2024-02-01T00:00:00Z"]
       ])
+      // February: 250 calls, then the calls item deleted: the quote shows the usage kept for the
+      // next renewal, and a cancel now bills it on a final invoice
+      await billing.subscriptions.recordUsage(m, sub, { usage_count: 250, event_id: "feb" })
+      const metered = (await billing.items.list(m, sub)).find((i) => i.price_id === calls)!
+      const body = { items: [{ id: metered.id, deleted: true }] }
+      const quote = await billing.items.preview(m, sub, body)
+      expect(quote.kept_usage).toEqual([{ description: "API calls usage (250 calls)", amount: "1.50" }])
+      expect((await billing.items.commit(m, sub, { ...body, quote_id: quote.quote_id })).quote).toEqual(quote)
+      await billing.advanceClock(m, new Date("2024-02-10T00:00:00Z"))
+      await billing.subscriptions.cancel(m, sub)
+      const final = (await billing.invoices.list(m, { subscription_id: sub })).list.filter(
+        (i) => i.invoice_type === "upgrade"
+      )
+      expect(final.map((i) => [i.cycle_index, i.amount, i.lines.map((l) => [l.kind, l.description])])).toEqual([
+        [1, "1.50", [["usage", "API calls usage (250 calls)"]]]
+      ])
     } finally {
       await billing.close()
     }

@@ -194,13 +194,17 @@ for (const [name, storage] of backends()) {
       expect([after.cycle_index, after.amount]).toEqual([2, "208.00"])
       expect(lines(after)[3]).toEqual(["usage", "API calls usage (0 calls)", "0", "0.00", FEB, MAR])
 
-      // a cancellation bills no usage so far (no final invoice, as for a one-item usage
-      // subscription): nothing is billed later or twice, and no usage is recorded after it
+      // a cancellation now bills the usage so far on a final invoice (10 × 0.002): nothing is
+      // billed later or twice, and no usage is recorded after it
       ok(await app.call("POST", `/api/v1/subscription/${subId}/usage`, key, { usage_count: 10, event_id: "feb-1" }))
       ok(await app.call("POST", `/api/v1/subscription/${subId}/cancel`, key, { cancel_type: "immediate" }))
       ok(await advance(key, "2026-03-02T00:00:00Z"))
       const renewals = (await invoicesOf(key, subId)).filter((i: any) => i.invoice_type === "renewal")
       expect(renewals.map((i: any) => [i.cycle_index, i.amount])).toEqual([[1, "210.23"]])
+      const final = (await invoicesOf(key, subId)).filter((i: any) => i.invoice_type === "upgrade")
+      expect(
+        final.map((i: any) => [i.cycle_index, i.amount, i.lines.map((l: any) => [l.kind, l.description])])
+      ).toEqual([[1, "0.02", [["usage", "API calls usage (10 calls)"]]]])
       expect((await app.call("POST", `/api/v1/subscription/${subId}/usage`, key, { usage_count: 1 })).status).toBe(409)
 
       // a subscription without a metered item still refuses usage

@@ -3,7 +3,8 @@
  * its subscription — an interval switch through the items endpoint (the usage so far on the
  * switch's invoice), a ramp schedule keeping the metered item, a phase or a `next_cycle` item set
  * dropping or replacing it (the ended period's usage rated at the item in force then), an item
- * change deleting it now. Every scenario ends by checking that the calls billed on all invoices
+ * change deleting it now, a cancel now or at the period's end (the calls still owed on a final
+ * invoice). Every scenario ends by checking that the calls billed on all invoices
  * are the calls recorded. REST on PGlite, and PostgreSQL when RECUR_TEST_DATABASE_URL is set.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
@@ -278,7 +279,14 @@ for (const [name, storage] of backends()) {
       const { k, sub, items, record, usageLines, billedOnce } = await team()
       await record(1234)
       ok(await advance(k, "2026-01-16T00:00:00Z"))
-      ok(await app.call("POST", `/api/v1/subscription/${sub}/items`, k, { items: [{ id: items[3], deleted: true }] }))
+      const body = { items: [{ id: items[3], deleted: true }] }
+      // the quote shows the usage kept for the next renewal, and its id covers it (preview = commit)
+      const quote = ok(await app.call("POST", `/api/v1/subscription/${sub}/items/preview`, k, body))
+      expect(quote.kept_usage).toEqual([{ description: "API calls usage (1234 calls)", amount: "2.23" }])
+      const done = ok(
+        await app.call("POST", `/api/v1/subscription/${sub}/items`, k, { ...body, quote_id: quote.quote_id })
+      )
+      expect(done.quote).toEqual(quote)
       // kept for the next renewal, rated at the price in force until the change: the upcoming invoice shows it
       expect((await upcoming(k, sub)).lines.filter((l: any) => l.kind === "usage")).toMatchObject([
         { description: "API calls usage (1234 calls)", amount: "2.23", period_end: "2026-01-16T00:00:00Z" }
@@ -298,6 +306,95 @@ for (const [name, storage] of backends()) {
       ).priceId
       await record(1234)
       ok(await advance(k, "2026-01-16T00:00:00Z"))
+      const body = { items: [{ id: items[3], price_id: dearer }], proration: "none" }
+      const quote = ok(await app.call("POST", `/api/v1/subscription/${sub}/items/preview`, k, body))
+      expect([quote.outcome, quote.kept_usage]).toEqual([
+        "none",
+        [{ description: "API calls usage (1234 calls)", amount: "2.23" }]
+      ])
+      // usage recorded after the preview moves what the change keeps: the quote is stale
+      await record(1)
+      expect(
+        refusal(
+          await app.call("POST", `/api/v1/subscription/${sub}/items`, k, { ...body, quote_id: quote.quote_id })
+        )[0]
+      ).toBe(409)
+      const again = ok(await app.call("POST", `/api/v1/subscription/${sub}/items/preview`, k, body))
+      expect(again.kept_usage).toEqual([{ description: "API calls usage (1235 calls)", amount: "2.24" }])
+      ok(await app.call("POST", `/api/v1/subscription/${sub}/items`, k, { ...body, quote_id: again.quote_id }))
+      // the upcoming invoice shows both: the new price's usage so far and the kept usage
+      expect((await upcoming(k, sub)).lines.filter((l: any) => l.kind === "usage").map((l: any) => l.amount)).toEqual([
+        "0.00",
+        "2.24"
+      ])
+      await record(100)
+      ok(await advance(k, "2026-02-01T00:00:00Z"))
+      // 1,235 calls at the old tiers to Jan 16, 100 at 0.005 after
+      expect(await usageLines()).toEqual([
+        [1, "API calls v2 usage (100 calls)", "100", "0.50", "2026-01-01T00:00:00Z", "2026-02-01T00:00:00Z"],
+        [1, "API calls usage (1235 calls)", "1235", "2.24", "2026-01-01T00:00:00Z", "2026-01-16T00:00:00Z"]
+      ])
+      await billedOnce()
+    })
+
+    /** The subscription's final invoices (`upgrade`, billed at a cancel): [cycle, amount, status, usage lines]. */
+    const finals = async (k: string, sub: string) =>
+      (await invoicesOf(k, sub))
+        .filter((i: any) => i.invoice_type === "upgrade")
+        .map((i: any) => [
+          i.cycle_index,
+          i.amount,
+          i.biz_status,
+          i.lines.filter((l: any) => l.kind === "usage").map((l: any) => [l.description, l.amount, l.period_end])
+        ])
+
+    it("(e) a cancel now bills the calls so far on a final invoice, charged at once; nothing after", async () => {
+      const { k, sub, record, usageLines, billedOnce } = await team()
+      await record(1234)
+      ok(await advance(k, "2026-01-20T00:00:00Z"))
+      const canceled = ok(await app.call("POST", `/api/v1/subscription/${sub}/cancel`, k, { cancel_type: "immediate" }))
+      // the cancel's answer is as before: the subscription and its status
+      expect(canceled).toEqual({ subscription_id: sub, status: "canceled" })
+      expect(await finals(k, sub)).toEqual([
+        [0, "2.23", "success", [["API calls usage (1234 calls)", "2.23", "2026-01-20T00:00:00Z"]]]
+      ])
+      expect(await upcoming(k, sub)).toBeNull()
+      ok(await advance(k, "2026-03-01T00:00:00Z"))
+      expect((await usageLines()).map((l: any) => l.slice(4))).toEqual([
+        ["2026-01-01T00:00:00Z", "2026-01-20T00:00:00Z"]
+      ])
+      await billedOnce()
+    })
+
+    it("(e) the final invoice's usage gets the discount its renewal would have had", async () => {
+      const { k, sub, record, billedOnce } = await team()
+      ok(
+        await app.call("POST", "/api/v1/discounts", k, {
+          name: "Half",
+          code: "HALF",
+          discount_type: "percentage",
+          percent_off: 50,
+          duration: "forever"
+        })
+      )
+      // from the next cycle on: the renewal that would have billed January's calls
+      ok(await app.call("POST", `/api/v1/subscription/${sub}/discount`, k, { discount_code: "HALF" }))
+      await record(2000)
+      ok(await advance(k, "2026-01-20T00:00:00Z"))
+      ok(await app.call("POST", `/api/v1/subscription/${sub}/cancel`, k, {}))
+      const [final] = (await invoicesOf(k, sub)).filter((i: any) => i.invoice_type === "upgrade")
+      // 1,000 × 0.002 + 1,000 × 0.001 = 3.00, half off
+      expect([final.subtotal, final.lines[0].discount_amount, final.amount]).toEqual(["3.00", "1.50", "1.50"])
+      await billedOnce()
+    })
+
+    it("(e) a cancel now after repricing the metered item: the kept calls and the new price's on the final invoice", async () => {
+      const { k, sub, items, record, billedOnce } = await team()
+      const dearer = (
+        await app.priceOf(k, apiCalls("month", ["0.005", "0.004"]), { product: "API", price: "API calls v2" })
+      ).priceId
+      await record(1234)
+      ok(await advance(k, "2026-01-16T00:00:00Z"))
       ok(
         await app.call("POST", `/api/v1/subscription/${sub}/items`, k, {
           items: [{ id: items[3], price_id: dearer }],
@@ -305,13 +402,152 @@ for (const [name, storage] of backends()) {
         })
       )
       await record(100)
-      ok(await advance(k, "2026-02-01T00:00:00Z"))
-      // 1,234 calls at the old tiers to Jan 16, 100 at 0.005 after
-      expect(await usageLines()).toEqual([
-        [1, "API calls v2 usage (100 calls)", "100", "0.50", "2026-01-01T00:00:00Z", "2026-02-01T00:00:00Z"],
-        [1, "API calls usage (1234 calls)", "1234", "2.23", "2026-01-01T00:00:00Z", "2026-01-16T00:00:00Z"]
+      ok(await advance(k, "2026-01-20T00:00:00Z"))
+      ok(await app.call("POST", `/api/v1/subscription/${sub}/cancel`, k, { cancel_type: "immediate" }))
+      expect(await finals(k, sub)).toEqual([
+        [
+          0,
+          "2.73",
+          "success",
+          [
+            ["API calls v2 usage (100 calls)", "0.50", "2026-01-20T00:00:00Z"],
+            ["API calls usage (1234 calls)", "2.23", "2026-01-16T00:00:00Z"]
+          ]
+        ]
+      ])
+      ok(await advance(k, "2026-03-01T00:00:00Z"))
+      await billedOnce()
+    })
+
+    it("(e) a paused subscription canceled: the calls before the pause billed; none recorded after", async () => {
+      const { k, sub, record, billedOnce } = await team()
+      await record(500)
+      ok(await advance(k, "2026-01-10T00:00:00Z"))
+      ok(await app.call("POST", `/api/v1/subscription/${sub}/pause`, k, {}))
+      ok(await advance(k, "2026-01-20T00:00:00Z"))
+      ok(await app.call("POST", `/api/v1/subscription/${sub}/cancel`, k, { cancel_type: "immediate" }))
+      expect(await finals(k, sub)).toEqual([
+        [0, "1.00", "success", [["API calls usage (500 calls)", "1.00", "2026-01-10T00:00:00Z"]]]
       ])
       await billedOnce()
+    })
+
+    it("(f) a cancel at the period's end bills the last month's calls, and the usage an item change kept, at that end", async () => {
+      const { k, sub, record, usageLines, billedOnce } = await team()
+      await record(1234)
+      ok(await app.call("POST", `/api/v1/subscription/${sub}/cancel`, k, { cancel_type: "end_of_period" }))
+      await record(66)
+      ok(await advance(k, "2026-02-02T00:00:00Z"))
+      expect((await subOf(k, sub)).status).toBe("canceled")
+      // no renewal: one final invoice, the whole of January's 1,300 calls (2.30)
+      expect((await invoicesOf(k, sub)).map((i: any) => i.invoice_type)).toEqual(["initial", "upgrade"])
+      expect(await finals(k, sub)).toEqual([
+        [0, "2.30", "success", [["API calls usage (1300 calls)", "2.30", "2026-02-01T00:00:00Z"]]]
+      ])
+      expect((await usageLines()).map((l: any) => l.slice(4))).toEqual([
+        ["2026-01-01T00:00:00Z", "2026-02-01T00:00:00Z"]
+      ])
+      await billedOnce()
+
+      const deleted = await team()
+      await deleted.record(1234)
+      ok(await advance(deleted.k, "2026-01-16T00:00:00Z"))
+      ok(
+        await app.call("POST", `/api/v1/subscription/${deleted.sub}/items`, deleted.k, {
+          items: [{ id: deleted.items[3], deleted: true }]
+        })
+      )
+      ok(
+        await app.call("POST", `/api/v1/subscription/${deleted.sub}/cancel`, deleted.k, {
+          cancel_type: "end_of_period"
+        })
+      )
+      ok(await advance(deleted.k, "2026-03-01T00:00:00Z"))
+      expect(await finals(deleted.k, deleted.sub)).toEqual([
+        [0, "2.23", "success", [["API calls usage (1234 calls)", "2.23", "2026-01-16T00:00:00Z"]]]
+      ])
+      await deleted.billedOnce()
+    })
+
+    it("(f) a one-item usage subscription: canceled now or at the period's end, its last calls billed once", async () => {
+      const k = await fresh()
+      const calls = (await app.priceOf(k, apiCalls(), { product: "API", price: "API calls" })).priceId
+      const subscribe = async () => {
+        const session = ok(
+          await app.call("POST", "/api/v1/session", k, {
+            payer_id: `u-${Math.random()}`,
+            line_items: [{ price_id: calls }]
+          })
+        )
+        ok(await pay(session.session_id))
+        return ok(await app.call("GET", `/api/v1/session/${session.session_id}`, k)).session.subscription_id as string
+      }
+      const now = await subscribe()
+      const atEnd = await subscribe()
+      for (const [sub, n] of [
+        [now, 700],
+        [atEnd, 1500]
+      ] as const)
+        ok(await app.call("POST", `/api/v1/subscription/${sub}/usage`, k, { usage_count: n, event_id: `u-${sub}` }))
+      ok(await app.call("POST", `/api/v1/subscription/${atEnd}/cancel`, k, { cancel_type: "end_of_period" }))
+      ok(await advance(k, "2026-01-20T00:00:00Z"))
+      ok(await app.call("POST", `/api/v1/subscription/${now}/cancel`, k, {}))
+      ok(await advance(k, "2026-03-01T00:00:00Z"))
+      const billed = async (sub: string) =>
+        (await invoicesOf(k, sub)).map((i: any) => [
+          i.invoice_type,
+          i.cycle_index,
+          i.amount,
+          i.lines.filter((l: any) => l.kind === "usage" && l.quantity !== "0").map((l: any) => l.quantity)
+        ])
+      expect(await billed(now)).toEqual([
+        ["initial", 0, "0.00", []],
+        ["upgrade", 0, "1.40", ["700"]]
+      ])
+      // 1,000 × 0.002 + 500 × 0.001
+      expect(await billed(atEnd)).toEqual([
+        ["initial", 0, "0.00", []],
+        ["upgrade", 0, "2.50", ["1500"]]
+      ])
+    })
+
+    it("(g) in a trial, a cancel bills no usage (trial usage is not billed), now or at the trial's end", async () => {
+      const k = await fresh()
+      const trialTeam = (
+        await app.priceOf(
+          k,
+          {
+            price_plan: { billing_cycle_unit: "month", base_price_val: "49.00" },
+            has_trial: true,
+            trial_period: { trial_period_unit: "day", trial_period_count: 7 }
+          },
+          { product: "Team", price: "Team plan" }
+        )
+      ).priceId
+      const calls = (await app.priceOf(k, apiCalls(), { product: "API", price: "API calls" })).priceId
+      const subscribe = async () => {
+        const session = ok(
+          await app.call("POST", "/api/v1/session", k, {
+            payer_id: `t-${Math.random()}`,
+            line_items: [{ price_id: trialTeam }, { price_id: calls }]
+          })
+        )
+        ok(await pay(session.session_id))
+        return ok(await app.call("GET", `/api/v1/session/${session.session_id}`, k)).session.subscription_id as string
+      }
+      const now = await subscribe()
+      const atEnd = await subscribe()
+      expect((await subOf(k, now)).status).toBe("trial")
+      for (const sub of [now, atEnd])
+        ok(await app.call("POST", `/api/v1/subscription/${sub}/usage`, k, { usage_count: 300, event_id: `t-${sub}` }))
+      ok(await app.call("POST", `/api/v1/subscription/${atEnd}/cancel`, k, { cancel_type: "end_of_period" }))
+      ok(await advance(k, "2026-01-03T00:00:00Z"))
+      ok(await app.call("POST", `/api/v1/subscription/${now}/cancel`, k, {}))
+      ok(await advance(k, "2026-02-01T00:00:00Z"))
+      for (const sub of [now, atEnd]) {
+        expect((await subOf(k, sub)).status).toBe("canceled")
+        expect((await invoicesOf(k, sub)).map((i: any) => i.invoice_type)).toEqual(["trial"])
+      }
     })
   })
 }

@@ -445,7 +445,8 @@ export const hashed = (command: ChangeCommand, version: number, quote: Priced): 
 
 /**
  * What every quote id hashes of its quote whatever the change: the instant it is priced at, the
- * numbers it states and what the commit does with them (its outcome).
+ * numbers it states (the usage it keeps for the next renewal too) and what the commit does with
+ * them (its outcome).
  *
  * @since 0.1.0
  */
@@ -456,7 +457,9 @@ export const quoted = (quote: Priced): ReadonlyArray<string | number> => [
   quote.charge,
   quote.tax,
   quote.total,
-  quote.outcome
+  quote.outcome,
+  // the usage an item change keeps for the next renewal, when it keeps some
+  ...(quote.kept_usage !== undefined ? [JSON.stringify(quote.kept_usage)] : [])
 ]
 
 const QUOTE_ID = /^quo_([0-9a-z]{1,12})_[0-9a-f]{24}$/

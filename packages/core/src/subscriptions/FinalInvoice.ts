@@ -1,9 +1,11 @@
 /**
- * The final invoice of a subscription canceled now while `create_prorations` lines wait for a
- * next invoice that will never come: as Stripe's cancel with `invoice_now`, the pending lines are
- * billed at once on an `upgrade` invoice of the cycle (taxed at the customer's address, the
- * customer's balance applied) — a net charge is charged to the card, so the time served on an
- * upgraded plan is paid for; a net credit goes to the balance with the tax it was paid with
+ * The final invoice of a subscription that ends while lines wait for a next invoice that will
+ * never come — `create_prorations` lines (canceled now) and a metered item's usage (canceled now
+ * or at its period's end): as Stripe's cancel with `invoice_now` and Lago's termination invoice,
+ * they are billed at once on an `upgrade` invoice of the cycle (the usage with the discounts its
+ * renewal would have applied, taxed at the customer's address, the customer's balance applied) —
+ * a net charge is charged to the card, so the time served on an upgraded plan and the units used
+ * are paid for; a net credit goes to the balance with the tax it was paid with
  * (`BalanceCredit.creditToBalance`), as the renewal would have credited it.
  *
  * @since 0.1.0
@@ -23,33 +25,53 @@ import * as ChangeQuote from "./ChangeQuote.js"
 import * as RenewalPlan from "./RenewalPlan.js"
 import * as Subscription from "./Subscription.js"
 import type { writes } from "./SubscriptionStore.js"
+import { discountRules } from "./SubscriptionTerms.js"
 
 /** The line crediting the customer's balance with what the final invoice could not absorb. */
 const CREDITED = "Credited to your balance"
 
 /**
- * What a final invoice of `rec`'s pending lines bills at `at`, before it is issued: the draft
- * (the lines, tax at the customer's address, the balance applied, a net credit to the balance
- * with its tax) and the customer's balance after it. None when there are no pending lines.
+ * What a subscription's final invoice bills, before it is issued, as its lines: the usage it
+ * still owes (`usage`, `KeptUsage.finalUsageLines`) and its pending proration lines.
+ *
+ * @since 0.1.0
+ */
+export interface Final {
+  readonly usage: ReadonlyArray<Invoicing.Line>
+}
+
+/**
+ * What a final invoice of `rec`'s usage still owed and pending lines bills at `at`, before it is
+ * issued: the draft (the lines, the discounts the renewal would have applied to the usage, tax at
+ * the customer's address, the balance applied, a net credit to the balance with its tax) and the
+ * customer's balance after it. None when there is nothing to bill.
  *
  * @since 0.1.0
  */
 export const draftOf = (taxes: Ports.TaxCalculator["Service"], storage: StorageService) =>
-  Effect.fn("FinalInvoice.draftOf")(function* (merchantId: string, rec: Entities.SubscriptionRecord) {
-    if (rec.pending_prorations.length === 0) return Option.none()
+  Effect.fn("FinalInvoice.draftOf")(function* (
+    merchantId: string,
+    rec: Entities.SubscriptionRecord,
+    final: Final = { usage: [] }
+  ) {
+    if (rec.pending_prorations.length === 0 && final.usage.length === 0) return Option.none()
     const currency = rec.currency
     const balance = Result.getOrThrow(Money.parse(rec.subscription.credit_balance, currency, { allowNegative: true }))
+    const s = rec.subscription
     const lines = Invoicing.total({
       invoice_type: "upgrade",
-      cycle_index: rec.subscription.cycle_index,
+      cycle_index: s.cycle_index,
       currency,
-      lines: RenewalPlan.pendingLines(rec)
+      lines: [...final.usage, ...RenewalPlan.pendingLines(rec)]
     })
+    // the usage's renewal: the ended cycle's own (one-item usage, in arrears), else the next one's
+    const renewalCycle = rec.extra_items.length === 0 ? s.cycle_index : s.cycle_index + 1
     const taxed = yield* withTax(taxes, storage)(
       lines,
       merchantId,
-      rec.subscription.customer_id,
-      balance.amount > 0n ? balance : undefined
+      s.customer_id,
+      balance.amount > 0n ? balance : undefined,
+      final.usage.length > 0 ? discountRules(rec, renewalCycle) : []
     )
     const paid = ChangeQuote.pendingPaid(rec)
     const settled = BalanceCredit.creditToBalance(taxed, paid.tax_lines, paid.paid, CREDITED)
@@ -58,8 +80,8 @@ export const draftOf = (taxes: Ports.TaxCalculator["Service"], storage: StorageS
   })
 
 /**
- * Bills `rec`'s pending proration lines on a final invoice at `at` (in the caller's
- * transaction): the invoice issued, its trade submitted and its charge scheduled when it has
+ * Bills `rec`'s usage still owed (`final`) and pending proration lines on a final invoice at `at`
+ * (in the caller's transaction): the invoice issued, its trade submitted and its charge scheduled when it has
  * something to charge, and the record without the lines and with the balance after it. Answers
  * the record and the trade to charge once the transaction commits.
  *
@@ -72,9 +94,9 @@ export const bill =
     documents: ReturnType<typeof invoiceDocuments>,
     schedule: ReturnType<typeof writes>["schedule"]
   ) =>
-  (merchant: Merchant.Merchant, rec: Entities.SubscriptionRecord, at: number) =>
+  (merchant: Merchant.Merchant, rec: Entities.SubscriptionRecord, at: number, final?: Final) =>
     Effect.gen(function* () {
-      const planned = yield* draftOf(taxes, storage)(merchant.merchant_id, rec)
+      const planned = yield* draftOf(taxes, storage)(merchant.merchant_id, rec, final)
       if (Option.isNone(planned)) return { next: rec, tradeToCharge: Option.none<string>() }
       const { draft, balance } = planned.value
       const s = rec.subscription
@@ -118,6 +140,8 @@ export const bill =
       const next: Entities.SubscriptionRecord = {
         ...rec,
         pending_prorations: [],
+        // billed once, by this invoice
+        ...((final?.usage.length ?? 0) > 0 ? { accrued_usage: "0", kept_usage: [] } : {}),
         subscription: new Subscription.Subscription(
           { ...s, credit_balance: Money.format(balance) },
           { disableChecks: true }

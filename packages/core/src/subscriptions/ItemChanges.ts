@@ -33,7 +33,7 @@ import * as ChangeSettlement from "./ChangeSettlement.js"
 import * as IntervalSwitch from "./IntervalSwitch.js"
 import * as IntervalSwitches from "./IntervalSwitches.js"
 import * as ItemRules from "./ItemRules.js"
-import { keepRemovedUsage } from "./KeptUsage.js"
+import { keepRemovedUsage, removedUsage } from "./KeptUsage.js"
 import type { Quote } from "./PriceChanges.js"
 import type * as Subscription from "./Subscription.js"
 import { itemAnswer, termsOf, withItems } from "./SubscriptionItems.js"
@@ -271,7 +271,16 @@ export class ItemChanges extends Context.Service<ItemChanges>()("@recur/core/Ite
           collected = yield* CycleLedger.collectedBy(storage, merchantId, rec, cycle)
           quote = prorate(collected)
         }
-        const settled = yield* settlement.settle({ merchantId, rec, quote, collected, available })
+        const priced = yield* settlement.settle({ merchantId, rec, quote, collected, available })
+        // the metered item's usage so far a change now removes or reprices: kept for the next
+        // renewal (KeptUsage), shown by the quote and covered by its id
+        const keeps = proration === "next_cycle" || switched ? undefined : removedUsage(rec, after, at)
+        const settled = keeps
+          ? {
+              ...priced,
+              quote: { ...priced.quote, kept_usage: [{ description: keeps.description, amount: keeps.amount }] }
+            }
+          : priced
         const hash = yield* Secrets.sha256Hex(ItemRules.hashed(command, sv.version, settled.quote))
         const basis = switched
           ? Option.some(switched.basis)

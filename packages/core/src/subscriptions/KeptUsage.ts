@@ -9,6 +9,7 @@
  */
 import { Result } from "effect"
 import * as Invoicing from "../invoices/Invoicing.js"
+import type * as Price from "../catalog/Price.js"
 import type * as Entities from "../kernel/Entities.js"
 import { msOf } from "../kernel/ServiceSupport.js"
 import * as Money from "../money/Money.js"
@@ -31,44 +32,93 @@ export const keepRemovedUsage = (
   next: Entities.SubscriptionRecord,
   at: number
 ): Entities.SubscriptionRecord => {
+  const kept = removedUsage(before, next, at)
+  if (kept === undefined) return next
+  if (kept === null) return { ...next, accrued_usage: "0" }
+  return { ...next, accrued_usage: "0", kept_usage: [...(next.kept_usage ?? []), kept] }
+}
+
+/**
+ * The usage line {@link keepRemovedUsage} keeps for `before`'s metered item when a change now
+ * makes `next`: undefined when nothing is kept (the item stays as it was, there was none, or a
+ * trial), null when the item goes with no usage line to keep. An item change's quote shows it
+ * (`kept_usage`).
+ *
+ * @since 0.1.0
+ */
+export const removedUsage = (
+  before: Entities.SubscriptionRecord,
+  next: Entities.SubscriptionRecord,
+  at: number
+): Entities.KeptUsage | null | undefined => {
   const item = before.extra_items.find(isMetered)
-  if (item === undefined) return next
+  if (item === undefined) return undefined
   const kept = next.extra_items.some((x) => x.id === item.id && x.price_version_id === item.price_version_id)
-  const paidCycles = paidIndex(before, before.subscription.cycle_index)
-  if (kept || paidCycles < 0) return next
-  const s = before.subscription
+  if (kept || paidIndex(before, before.subscription.cycle_index) < 0) return undefined
+  return usageSoFar(before, item.version, at) ?? null
+}
+
+/**
+ * The usage accrued so far in `rec`'s current period rated at `version` (the metered item's,
+ * base or not, in force) as a kept line, its period the period's start to `end`. Undefined
+ * during a trial (trial usage is not billed) or without a usage line.
+ */
+const usageSoFar = (
+  rec: Entities.SubscriptionRecord,
+  version: Price.PriceVersion,
+  end: number
+): Entities.KeptUsage | undefined => {
+  const s = rec.subscription
+  const paidCycles = paidIndex(rec, s.cycle_index)
+  if (paidCycles < 0) return undefined
   const draft = Invoicing.convertDraft(
     Result.getOrThrow(
       Invoicing.cycle({
         invoice_type: "renewal",
-        price: item.version,
+        price: version,
         cycle_index: s.cycle_index,
         paidCycles,
         quantity: 1n,
-        usage: BigInt(before.accrued_usage),
+        usage: BigInt(rec.accrued_usage),
         existing: []
       })
     ),
-    before.fx_rate,
-    before.currency
+    rec.fx_rate,
+    rec.currency
   )
   const line = draft.lines.find((l) => l.kind === "usage")
-  if (line === undefined) return { ...next, accrued_usage: "0" }
+  if (line === undefined) return undefined
   return {
-    ...next,
-    accrued_usage: "0",
-    kept_usage: [
-      ...(next.kept_usage ?? []),
-      {
-        cycle_index: s.cycle_index,
-        description: line.description,
-        units: line.quantity.toString(),
-        amount: Money.format(line.amount),
-        start: s.current_period_start !== null ? msOf(s.current_period_start) : at,
-        end: at
-      }
-    ]
+    cycle_index: s.cycle_index,
+    description: line.description,
+    units: line.quantity.toString(),
+    amount: Money.format(line.amount),
+    start: s.current_period_start !== null ? msOf(s.current_period_start) : end,
+    end
   }
+}
+
+/**
+ * The usage a subscription that ends now still owes, as the lines of its final invoice: the
+ * metered item's usage of the period so far (`base` is the base item's version, metered or not)
+ * rated at the item and version in force, to `end` — none when no unit was recorded, or in a
+ * trial — then the usage kept by earlier item changes ({@link keptLines}). A cancel now bills
+ * them (`FinalInvoice`), and so does the period's end of a subscription canceled then, so every
+ * recorded unit is billed once (docs/decisions.md, "Issue 33 — a canceled subscription bills its
+ * usage").
+ *
+ * @example
+ * finalUsageLines(teamWithCalls, teamVersion, jan20) // [{ kind: "usage", description: "API calls usage (1234 calls)", … }]
+ * @since 0.1.0
+ */
+export const finalUsageLines = (
+  rec: Entities.SubscriptionRecord,
+  base: Price.PriceVersion,
+  end: number
+): ReadonlyArray<Invoicing.Line> => {
+  const version = base.billing_dimension === "usage" ? base : rec.extra_items.find(isMetered)?.version
+  const so = version !== undefined && BigInt(rec.accrued_usage) > 0n ? usageSoFar(rec, version, end) : undefined
+  return keptLines({ ...rec, kept_usage: [...(so !== undefined ? [so] : []), ...(rec.kept_usage ?? [])] })
 }
 
 /**

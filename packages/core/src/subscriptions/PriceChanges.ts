@@ -135,6 +135,12 @@ export interface Quote {
    * every later cycle. Empty when the change keeps every discount.
    */
   readonly discounts_ending: ReadonlyArray<{ readonly discount_id: string; readonly discount_code: string }>
+  /**
+   * The metered item's usage so far that an item change now deleting it, or moving it to another
+   * price, keeps for the next renewal invoice (billed there as a `usage` line, rated at the version
+   * in force until the change); absent when the change keeps none.
+   */
+  readonly kept_usage?: ReadonlyArray<{ readonly description: string; readonly amount: string }>
 }
 
 /** Whether the record holds pending proration lines of its current cycle. */

@@ -17,6 +17,8 @@ import { underMinimum } from "../payments/Charges.js"
 import { renewalTrade, submitTrade } from "../payments/TradeStore.js"
 import { taxRenewal } from "./RenewalPlan.js"
 import * as ChangeCommit from "./ChangeCommit.js"
+import * as FinalInvoice from "./FinalInvoice.js"
+import * as KeptUsage from "./KeptUsage.js"
 import { renewalPeriods } from "./SubscriptionTerms.js"
 import { writes } from "./SubscriptionStore.js"
 import { must } from "../kernel/ServiceSupport.js"
@@ -101,6 +103,7 @@ export class Renewals extends Context.Service<Renewals>()("@recur/core/Renewals"
     const invoices = storage.repository(Entities.invoice)
     const { saveSub, schedule, subEvents, version } = writes(storage)
     const taxed_ = taxRenewal(taxes, storage)
+    const finalInvoice = FinalInvoice.bill(storage, taxes, documents, schedule)
 
     /**
      * The price of the cycle that ends, the next cycle's (a scheduled change applied), and the
@@ -178,10 +181,19 @@ export class Renewals extends Context.Service<Renewals>()("@recur/core/Renewals"
               )
               // pending proration lines no invoice will bill (docs/proration.md)
               rec = ChangeCommit.endedWithPending({ ...stepped.rec, subscription: moved.value })
+              // the last period's usage, which no renewal will bill: on a final invoice
+              const end = s.current_period_end !== null ? Math.min(msOf(s.current_period_end), at) : at
+              const usage = KeptUsage.finalUsageLines(sv.value, yield* version(merchantId, s.price_version_id), end)
+              const final = yield* finalInvoice(merchant, rec, at, { usage })
+              rec = final.next
               yield* saveSub(rec, sv.version, at)
               yield* subEvents(merchantId, rec, moved.events, at)
               yield* scheduleEvents(merchantId, stepped, at)
-              return Option.none()
+              return Option.map(final.tradeToCharge, (tradeId) => ({
+                tradeId,
+                token: rec.payment_token!,
+                trial: false
+              }))
             }
             case "Bill":
               break

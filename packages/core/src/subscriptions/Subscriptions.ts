@@ -11,6 +11,7 @@ import * as Ports from "../kernel/Ports.js"
 import * as Secrets from "../tenants/Secrets.js"
 import * as Settings from "../tenants/Settings.js"
 import * as FinalInvoice from "./FinalInvoice.js"
+import * as KeptUsage from "./KeptUsage.js"
 import * as ChangeQuote from "./ChangeQuote.js"
 import { Context, Effect, Layer, Option, Result } from "effect"
 import * as Entities from "../kernel/Entities.js"
@@ -97,6 +98,17 @@ export class Subscriptions extends Context.Service<Subscriptions>()("@recur/core
     )
 
     const load = (merchantId: string, id: string) => loadSub(subs, merchantId, id)
+
+    /**
+     * The usage a subscription canceled now still owes, to `end` (a paused one's usage ends at
+     * its pause): none before its first payment (`init`, `incomplete`: nothing was served).
+     */
+    const owedUsage = (merchantId: string, rec: Entities.SubscriptionRecord, end: number) =>
+      rec.subscription.status === "init" || rec.subscription.status === "incomplete"
+        ? Effect.succeed([])
+        : Effect.map(version(merchantId, rec.subscription.price_version_id), (base) =>
+            KeptUsage.finalUsageLines(rec, base, end)
+          )
     const live = mustBeLive
 
     const transitionSub = (
@@ -176,9 +188,11 @@ export class Subscriptions extends Context.Service<Subscriptions>()("@recur/core
               action: "cancel",
               reason: "the state machine has no such transition"
             })
-          // pending proration lines the next invoice would have billed: billed now, on a final
-          // invoice (a net charge charged, a net credit to the balance with its tax)
-          const billed = yield* finalInvoice(merchant, { ...sv.value, subscription: moved.success.value }, at)
+          // pending proration lines and the usage the next invoice would have billed: billed now,
+          // on a final invoice (a net charge charged, a net credit to the balance with its tax)
+          const billed = yield* finalInvoice(merchant, { ...sv.value, subscription: moved.success.value }, at, {
+            usage: yield* owedUsage(merchantId, sv.value, sv.value.paused_at ?? at)
+          })
           yield* saveSub(billed.next, sv.version, at)
           yield* subEvents(merchantId, billed.next, moved.success.events, at)
           return billed

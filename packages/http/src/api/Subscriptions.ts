@@ -60,7 +60,17 @@ export const Quote = Schema.Struct({
   /** When the next cycle's invoice bills the lines (`outcome` `pending_prorations`, `proration=create_prorations`). */
   billed_at: Schema.optional(Schema.String),
   /** The subscription's discounts that stop applying from the change on (outside the new price's products). */
-  discounts_ending: Schema.Array(Schema.Struct({ discount_id: Schema.String, discount_code: Schema.String }))
+  discounts_ending: Schema.Array(Schema.Struct({ discount_id: Schema.String, discount_code: Schema.String })),
+  /**
+   * An item change deleting the metered item now, or moving it to another price now: its usage so
+   * far, kept for the next renewal invoice (a `usage` line there); absent when the change keeps none.
+   */
+  kept_usage: Schema.optional(
+    Schema.Array(Schema.Struct({ description: Schema.String, amount: Schema.String })).annotate({
+      description:
+        "The metered item's usage so far that this item change (deleting it, or moving it to another price, now) keeps for the next renewal invoice, rated at the price in force until the change; absent when it keeps none."
+    })
+  )
 })
 
 /**

@@ -280,7 +280,8 @@ export const openCycle = (s: MSub, at: number) => {
 export const renewModel = (s: MSub, at: number, resumed: boolean) => {
   if (!resumed) closeCycle(s)
   // a schedule's phase starting with the next cycle is its price and quantity; after its last
-  // phase, released (the subscription keeps it) or canceled (it ends at this renewal, unbilled)
+  // phase, released (the subscription keeps it) or canceled (it ends at this renewal, its usage
+  // alone billed)
   const sc = s.schedule ?? null
   const scheduleEnds = sc !== null && !resumed && s.cycle + 1 >= sc.end
   if (s.cancelAtEnd || (scheduleEnds && sc.cancel)) {
@@ -288,6 +289,8 @@ export const renewModel = (s: MSub, at: number, resumed: boolean) => {
     s.schedule = null
     s.pendingItems = null
     endPending(s)
+    // the last period's usage, which no renewal bills: on a final invoice
+    cancelPending(s)
     return
   }
   // an item set waiting for this cycle (next_cycle) is its items
@@ -422,17 +425,20 @@ export const endPending = (s: MSub) => {
 }
 
 /**
- * A subscription canceled now with pending lines: billed on a final `upgrade` invoice of the
- * cycle, as Stripe's cancel with `invoice_now` — a net charge collected (the balance applied
- * first), a net credit to the balance (docs/proration.md).
+ * A subscription canceled now with pending lines or usage recorded in its period: billed on a
+ * final `upgrade` invoice of the cycle, as Stripe's cancel with `invoice_now` — the usage so far
+ * at the price in force, a net charge collected (the balance applied first), a net credit to the
+ * balance (docs/proration.md, docs/pricing.md).
  */
 export const cancelPending = (s: MSub) => {
-  if (s.prorations.length === 0) return
-  const net = s.prorations.reduce((a, p) => a + p.amount, 0n)
+  const usage = s.usage && s.accrued > 0n
+  if (s.prorations.length === 0 && !usage) return
+  const net = s.prorations.reduce((a, p) => a + p.amount, 0n) + (usage ? usageAmount(s.price, s.accrued) : 0n)
   const applied = net > 0n && s.credit > 0n ? (s.credit < net ? s.credit : net) : 0n
   s.credit += net > 0n ? -applied : -net
   issue(s, "upgrade", s.cycle, net > 0n ? net - applied : 0n, applied)
   s.prorations = []
+  s.accrued = 0n
 }
 
 /** Whether the current cycle has pending proration lines (an invoiced change is then refused). */

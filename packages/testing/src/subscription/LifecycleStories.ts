@@ -158,6 +158,60 @@ export const lifecycleStories = (it: Vitest.MethodsNonLive<Services>) => {
     })
   )
 
+  it.effect(
+    "a cancel bills the usage still owed on a final invoice: now the period so far, at the period's end (or a fixed term's) the whole period",
+    () =>
+      Effect.gen(function* () {
+        const metering = yield* Metering.Metering
+        const subs = yield* Subscriptions.Subscriptions
+        const sandboxClock = yield* SandboxClock.SandboxClock
+        const { merchantId, priceId } = yield* setup("2024-04-01T00:00:00Z", {
+          ...usageTiers,
+          price_plan: { billing_cycle_unit: "month", base_price_val: "0" }
+        })
+        const now = subscriptionOf((yield* subscribe(merchantId, priceId)).result)
+        const atEnd = subscriptionOf((yield* subscribe(merchantId, priceId)).result)
+        // a fixed term of one cycle: it completes at the period's end, as a cancel then
+        const term = subscriptionOf(
+          (yield* subscribe(merchantId, priceId, "4242424242424242", { total_cycles: 1 })).result
+        )
+        yield* metering.recordUsage(merchantId, Subscriptions.usageOf(term.id, 200, { eventId: "t-1" }))
+        yield* metering.recordUsage(merchantId, Subscriptions.usageOf(now.id, 150, { eventId: "n-1" }))
+        yield* metering.recordUsage(merchantId, Subscriptions.usageOf(atEnd.id, 450, { eventId: "e-1" }))
+        yield* subs.cancel(merchantId, Subscriptions.cancelOf(atEnd.id, { when: "end_of_period" }))
+        yield* sandboxClock.advanceClock(merchantId, iso("2024-04-10T00:00:00Z"))
+        // 100 × 0.20 + 50 × 0.15, rated at the version in force, charged at once
+        const canceled = yield* subs.cancel(merchantId, Subscriptions.cancelOf(now.id))
+        expect(canceled.status).toBe("canceled")
+        yield* sandboxClock.advanceClock(merchantId, iso("2024-06-01T00:00:00Z"))
+        const billed = (id: string) =>
+          Effect.map(invoicesOf(merchantId, id), (invoices) =>
+            invoices.map((i) => [
+              i.invoice_type,
+              i.cycle_index,
+              i.amount,
+              i.biz_status,
+              i.lines.filter((l) => l.kind === "usage" && l.quantity !== "0").map((l) => [l.quantity, l.amount])
+            ])
+          )
+        expect(yield* billed(now.id)).toEqual([
+          ["initial", 0, "0.00", "success", []],
+          ["upgrade", 0, "27.50", "success", [["150", "27.50"]]]
+        ])
+        // no renewal of the ended period: its final invoice is the whole April
+        expect(yield* billed(atEnd.id)).toEqual([
+          ["initial", 0, "0.00", "success", []],
+          ["upgrade", 0, "72.50", "success", [["450", "72.50"]]]
+        ])
+        expect(yield* billed(term.id)).toEqual([
+          ["initial", 0, "0.00", "success", []],
+          ["upgrade", 0, "35.00", "success", [["200", "35.00"]]]
+        ])
+        // the usage stays recorded for its cycle (the summary), billed once
+        expect((yield* metering.usageSummary(merchantId, now.id)).total_usage_count).toBe(150)
+      })
+  )
+
   it.effect("over_threshold bills as soon as accrued usage reaches the threshold", () =>
     Effect.gen(function* () {
       const metering = yield* Metering.Metering
