@@ -10,7 +10,8 @@
  *
  * @since 0.1.0
  */
-import { Context, Data, Layer, Schema } from "effect"
+import { Context, Data, DateTime, Layer, Schema } from "effect"
+import { Timestamp } from "../kernel/Common.js"
 import type * as Merchant from "../tenants/Merchant.js"
 
 const DAY = 86_400_000
@@ -50,6 +51,13 @@ export const DeclineRules = Schema.Struct({
 })
 /** @since 0.1.0 */
 export type DeclineRules = typeof DeclineRules.Type
+
+/**
+ * Some classes' actions, as a change gives them (the others keep the policy in force).
+ *
+ * @since 0.1.0
+ */
+export type DeclineRulesPatch = { readonly [K in keyof DeclineRules]?: DeclineAction | undefined }
 
 /**
  * The standard rules: a hard decline and an expired card stop retrying, a soft decline retries.
@@ -226,4 +234,75 @@ export const timeline = (
     at = step.at
     steps.push({ kind: "retry", at, attempt: retriesDone })
   }
+}
+
+/**
+ * One step of a {@link Preview}: what happens at `at` (`failed`: the renewal's charge is declined;
+ * `retry`: retry number `attempt`, declined again; `stop`: the decline's class stops retrying;
+ * `exhausted`: no retry remains) and the subscription's and the invoice's status after it.
+ *
+ * @since 0.1.0
+ */
+export class PreviewStep extends Schema.Class<PreviewStep>("DunningPreviewStep")({
+  kind: Schema.Literals(["failed", "retry", "stop", "exhausted"]),
+  at: Timestamp,
+  attempt: Schema.Int,
+  subscription_status: Schema.Literals(["past_due", "unpaid", "canceled"]),
+  invoice_status: Schema.Literals(["retrying", "failed"])
+}) {}
+
+/**
+ * The timeline of a failed renewal under a dunning policy, every charge declined with
+ * `decline_class`, from `failed_at` (the merchant's clock by default: a sandbox merchant's frozen
+ * clock): the policy it was computed with, what the class does, each step, and how it ends —
+ * the subscription's final status and what the invoice then waits for (`new_payment_method`, or
+ * `none` once the subscription is canceled). A retry that succeeds ends it earlier, `active`.
+ *
+ * @since 0.1.0
+ */
+export class Preview extends Schema.Class<Preview>("DunningPreview")({
+  decline_class: DeclineClass,
+  action: DeclineAction,
+  dunning_retry_days: Schema.Array(Schema.Int),
+  dunning_final_state: Schema.Literals(["unpaid", "canceled"]),
+  dunning_on_decline: DeclineRules,
+  failed_at: Timestamp,
+  steps: Schema.Array(PreviewStep),
+  ends_at: Timestamp,
+  final_status: Schema.Literals(["unpaid", "canceled"]),
+  next_action: Schema.Literals(["new_payment_method", "none"])
+}) {}
+
+/**
+ * The preview of `policy` for a decline of `declineClass` at `failedAt` (see {@link Preview}).
+ *
+ * @example
+ * preview(standard, "hard", Date.parse("2026-01-01T00:00:00Z")).final_status // "unpaid", at once
+ * @since 0.1.0
+ */
+export const preview = (policy: Policy, declineClass: DeclineClass, failedAt: number): Preview => {
+  const { finalState, steps } = timeline(policy, declineClass, failedAt)
+  const rules = policy.onDecline ?? standardRules
+  const end = steps[steps.length - 1]!
+  return new Preview({
+    decline_class: declineClass,
+    action: rules[declineClass],
+    dunning_retry_days: policy.retryAfterMs.map((ms) => Math.round(ms / DAY)),
+    dunning_final_state: policy.finalState,
+    dunning_on_decline: rules,
+    failed_at: DateTime.makeUnsafe(failedAt),
+    steps: steps.map((step) => {
+      const last = step.kind === "stop" || step.kind === "exhausted"
+      return new PreviewStep({
+        kind: step.kind,
+        at: DateTime.makeUnsafe(step.at),
+        attempt: step.attempt,
+        subscription_status: last ? finalState : "past_due",
+        invoice_status: last ? "failed" : "retrying"
+      })
+    }),
+    ends_at: DateTime.makeUnsafe(end.at),
+    final_status: finalState,
+    next_action: finalState === "canceled" ? "none" : "new_payment_method"
+  })
 }

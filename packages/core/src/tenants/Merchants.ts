@@ -58,15 +58,20 @@ export interface BillingSettingsPatch {
    * What each class of decline does: the classes given change, the others keep the policy in
    * force (the merchant's, else the engine's default); `null` returns to the engine's default.
    */
-  readonly dunning_on_decline?: Partial<Dunning.DeclineRules> | null | undefined
+  readonly dunning_on_decline?: Dunning.DeclineRulesPatch | null | undefined
 }
 
 /** The fields of a partial set of decline rules that are given. */
-const definedOf = (rules: Partial<Dunning.DeclineRules>): Partial<Dunning.DeclineRules> =>
+const definedOf = (rules: Dunning.DeclineRulesPatch): Partial<Dunning.DeclineRules> =>
   Object.fromEntries(Object.entries(rules).filter(([, v]) => v !== undefined))
 
-/** The first field of `input` that is out of range, as the `InvalidParameter` that names it. */
-const invalidSetting = (input: BillingSettingsPatch): Errors.InvalidParameter | undefined => {
+/**
+ * The first field of a billing settings patch that is out of range, as the `InvalidParameter`
+ * that names it (none when every field given is in range).
+ *
+ * @since 0.1.0
+ */
+export const invalidSetting = (input: BillingSettingsPatch): Errors.InvalidParameter | undefined => {
   if (input.proration_policy !== undefined && Result.isFailure(Proration.parsePolicy(input.proration_policy)))
     return new Errors.InvalidParameter({
       param: "proration_policy",
