@@ -349,14 +349,15 @@ const dunningPolicy = (option: BillingOptions["dunning"]): DunningPolicy.Policy 
 }
 
 /** The classes of decline an `onDecline` option sets, checked. */
-const declineRules = (rules: NonNullable<BillingOptions["dunning"]>["onDecline"]): Partial<DunningPolicy.DeclineRules> => {
+const declineRules = (
+  rules: NonNullable<BillingOptions["dunning"]>["onDecline"]
+): Partial<DunningPolicy.DeclineRules> => {
   const set: Partial<Record<keyof DunningPolicy.DeclineRules, DunningPolicy.DeclineAction>> = {}
   for (const [key, action] of Object.entries(rules ?? {})) {
     if (action === undefined) continue
     if (!(key in DunningPolicy.standardRules))
       throw new RangeError(`dunning.onDecline.${key} is not a decline class (hard, soft or expired_card)`)
-    if (action !== "retry" && action !== "stop")
-      throw new RangeError(`dunning.onDecline.${key} must be retry or stop`)
+    if (action !== "retry" && action !== "stop") throw new RangeError(`dunning.onDecline.${key} must be retry or stop`)
     set[key as keyof DunningPolicy.DeclineRules] = action
   }
   return set

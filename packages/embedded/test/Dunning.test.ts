@@ -57,7 +57,10 @@ describe("createBilling({ dunning })", () => {
       })
       // the facade's default: hard declines retried on the standard days
       const hard = await billing.merchants.dunningPreview(m, { decline_class: "hard" })
-      expect([hard.action, hard.dunning_on_decline]).toEqual(["retry", { hard: "retry", soft: "retry", expired_card: "stop" }])
+      expect([hard.action, hard.dunning_on_decline]).toEqual([
+        "retry",
+        { hard: "retry", soft: "retry", expired_card: "stop" }
+      ])
       expect(hard.steps.map((s) => s.at)).toEqual([
         "2026-01-01T00:00:00Z",
         "2026-01-02T00:00:00Z",
@@ -81,13 +84,17 @@ describe("createBilling({ dunning })", () => {
       ])
       expect([proposed.final_status, proposed.next_action]).toEqual(["unpaid", "new_payment_method"])
       expect((await billing.merchants.billingSettings(m)).dunning_on_decline?.expired_card).toBe("retry")
-      const bad = await billing.merchants
-        .dunningPreview(m, { decline_class: "soft", dunning_retry_days: [3, 3] })
-        .then(() => undefined, (e: unknown) => e as InvalidParameterError)
+      const bad = await billing.merchants.dunningPreview(m, { decline_class: "soft", dunning_retry_days: [3, 3] }).then(
+        () => undefined,
+        (e: unknown) => e as InvalidParameterError
+      )
       expect([bad?.constructor, bad?.param]).toEqual([InvalidParameterError, "dunning_retry_days"])
       const badClass = await billing.merchants
         .setBillingSettings(m, { dunning_on_decline: { soft: "never" as "stop" } })
-        .then(() => undefined, (e: unknown) => e as InvalidParameterError)
+        .then(
+          () => undefined,
+          (e: unknown) => e as InvalidParameterError
+        )
       expect([badClass?.constructor, badClass?.param]).toEqual([InvalidParameterError, "dunning_on_decline.soft"])
     } finally {
       await billing.close()

@@ -89,7 +89,13 @@ for (const [name, storage] of backends()) {
           subscription_status: "past_due",
           invoice_status: "retrying"
         },
-        { kind: "stop", at: "2026-01-05T08:00:00Z", attempt: 0, subscription_status: "unpaid", invoice_status: "failed" }
+        {
+          kind: "stop",
+          at: "2026-01-05T08:00:00Z",
+          attempt: 0,
+          subscription_status: "unpaid",
+          invoice_status: "failed"
+        }
       ])
       // a proposed policy, before the merchant switches it on
       const proposed = (

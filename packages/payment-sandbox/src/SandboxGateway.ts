@@ -271,8 +271,7 @@ export const make = (options: Options = {}) =>
             decline_class: "hard"
           })
         const digits = card.number.replace(/[\s-]/g, "")
-        if (!Ports.luhnValid(digits))
-          return declined("incorrect_number")
+        if (!Ports.luhnValid(digits)) return declined("incorrect_number")
         const expiry = Date.UTC(card.exp_year, card.exp_month, 1)
         if (!Number.isInteger(card.exp_month) || card.exp_month < 1 || card.exp_month > 12 || expiry <= now) {
           return declined("expired_card", "The card has expired.")
@@ -296,7 +295,8 @@ export const make = (options: Options = {}) =>
         brand = parts[3]!
         last4 = parts[4]!
         token = request.source.token
-        if (Date.UTC(Number(parts[6]), Number(parts[5]), 1) <= now) return declined("expired_card", "The card has expired.")
+        if (Date.UTC(Number(parts[6]), Number(parts[5]), 1) <= now)
+          return declined("expired_card", "The card has expired.")
       }
       const succeeded = Ports.ChargeOutcome.Succeeded({
         transaction_id: `txn_${rand()}`,

@@ -584,8 +584,7 @@ const gatewayOn = (stripe: Stripe, known: Known) => {
       // the customer is not visible yet: too early to say the charge does not exist
       if (intents === undefined) return Ports.ChargeOutcome.Unknown()
       const intent = latest(intents)
-      if (intent === undefined)
-        return declined({ code: "no_such_charge", message: "No charge for this trade." })
+      if (intent === undefined) return declined({ code: "no_such_charge", message: "No charge for this trade." })
       return yield* outcomeOf(intent)
     }).pipe(Effect.catch(() => Effect.succeed(Ports.ChargeOutcome.Unknown())))
   })
@@ -603,8 +602,7 @@ const gatewayOn = (stripe: Stripe, known: Known) => {
       const intents = yield* intentsOf(tradeId, ownerOf ? yield* ownerOf(tradeId) : undefined)
       if (intents === undefined) return Ports.ChargeOutcome.Unknown()
       const intent = latest(intents)
-      if (intent === undefined)
-        return declined({ code: "no_such_charge", message: "No charge for this trade." })
+      if (intent === undefined) return declined({ code: "no_such_charge", message: "No charge for this trade." })
       if (
         intent.status !== "requires_action" &&
         intent.status !== "requires_payment_method" &&

@@ -147,26 +147,28 @@ describe("the settings table", () => {
     })
   )
 
-  it.effect("RECUR_DUNNING_ON_DECLINE: the classes given replace the default's; a wrong one stops the server naming it", () =>
-    Effect.gen(function* () {
-      const dir = mkdtempSync(join(tmpdir(), "recur-settings-dunning-"))
-      const load = (env: Record<string, string>) =>
-        Config.load.pipe(
-          Effect.provide(ConfigProvider.layer(ConfigProvider.fromUnknown({ RECUR_DATA_DIR: dir, ...env })))
-        )
-      try {
-        const set = yield* load({ RECUR_DUNNING_ON_DECLINE: "hard=retry, expired_card=retry" })
-        expect(set.dunning.onDecline).toEqual({ hard: "retry", soft: "retry", expired_card: "retry" })
-        const problems = (env: Record<string, string>) =>
-          Effect.map(Effect.flip(load(env)), (e) =>
-            e instanceof Config.ConfigProblems ? e.problems.join("\n") : String(e)
+  it.effect(
+    "RECUR_DUNNING_ON_DECLINE: the classes given replace the default's; a wrong one stops the server naming it",
+    () =>
+      Effect.gen(function* () {
+        const dir = mkdtempSync(join(tmpdir(), "recur-settings-dunning-"))
+        const load = (env: Record<string, string>) =>
+          Config.load.pipe(
+            Effect.provide(ConfigProvider.layer(ConfigProvider.fromUnknown({ RECUR_DATA_DIR: dir, ...env })))
           )
-        for (const bad of ["hard=later", "medium=stop", "hard", "hard=stop=retry"])
-          expect(yield* problems({ RECUR_DUNNING_ON_DECLINE: bad })).toContain("RECUR_DUNNING_ON_DECLINE must be")
-      } finally {
-        rmSync(dir, { recursive: true, force: true })
-      }
-    }),
+        try {
+          const set = yield* load({ RECUR_DUNNING_ON_DECLINE: "hard=retry, expired_card=retry" })
+          expect(set.dunning.onDecline).toEqual({ hard: "retry", soft: "retry", expired_card: "retry" })
+          const problems = (env: Record<string, string>) =>
+            Effect.map(Effect.flip(load(env)), (e) =>
+              e instanceof Config.ConfigProblems ? e.problems.join("\n") : String(e)
+            )
+          for (const bad of ["hard=later", "medium=stop", "hard", "hard=stop=retry"])
+            expect(yield* problems({ RECUR_DUNNING_ON_DECLINE: bad })).toContain("RECUR_DUNNING_ON_DECLINE must be")
+        } finally {
+          rmSync(dir, { recursive: true, force: true })
+        }
+      }),
     60_000
   )
 })

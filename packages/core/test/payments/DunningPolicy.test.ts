@@ -49,7 +49,11 @@ describe("DunningPolicy: what a decline's class does", () => {
       const retries = steps.filter((s) => s.kind === "retry")
       expect(retries.map((s) => s.at)).toEqual(p.retryAfterMs.map((ms) => failedAt + ms))
       expect(retries.map((s) => s.attempt)).toEqual(p.retryAfterMs.map((_, i) => i + 1))
-      expect(steps.at(-1)).toEqual({ kind: "exhausted", at: failedAt + p.retryAfterMs.at(-1)!, attempt: retries.length })
+      expect(steps.at(-1)).toEqual({
+        kind: "exhausted",
+        at: failedAt + p.retryAfterMs.at(-1)!,
+        attempt: retries.length
+      })
     }
   )
 

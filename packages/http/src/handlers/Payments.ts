@@ -3,7 +3,17 @@
  *
  * @since 0.1.0
  */
-import { Billing, Dunning, Errors, Invoice, Lifecycle, Merchant, Merchants, PaymentSettings, Refunds } from "@recur/core"
+import {
+  Billing,
+  Dunning,
+  Errors,
+  Invoice,
+  Lifecycle,
+  Merchant,
+  Merchants,
+  PaymentSettings,
+  Refunds
+} from "@recur/core"
 import { DunningRequests, Requests } from "@recur/contract"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
