@@ -43,7 +43,7 @@ describe("createBilling({ dunning })", () => {
       createBilling({ storage: "memory", dunning: { onDecline: { hard: "later" as "stop" } } })
     ).rejects.toThrow(/onDecline.hard/)
     await expect(
-      createBilling({ storage: "memory", dunning: { onDecline: { medium: "stop" } as { hard: "stop" } } })
+      createBilling({ storage: "memory", dunning: { onDecline: { medium: "stop" } as unknown as { hard: "stop" } } })
     ).rejects.toThrow(/onDecline.medium/)
   }, 60_000)
 
