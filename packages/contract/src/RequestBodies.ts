@@ -9,6 +9,7 @@
 import { CheckoutSession, Common, Customer, PriceRules, Proration } from "@recur/core"
 import { Schema, SchemaIssue } from "effect"
 import { AnchorFields } from "./BillingAnchors.js"
+import { DeclineRulesPatch } from "./DunningRequests.js"
 import { PortalQuantityRules } from "./PortalRequests.js"
 
 /**
@@ -327,7 +328,8 @@ export const InvoiceSettings = Schema.Struct({ invoice_prefix: Schema.optional(S
 
 /**
  * The body of `POST /api/v1/billing_settings`: the fields given change (`dunning_retry_days: null`
- * returns to the engine's default policy).
+ * and `dunning_on_decline: null` return to the engine's default policy; the classes of
+ * `dunning_on_decline` given change, the others keep the policy in force).
  *
  * @since 0.1.0
  */
@@ -335,7 +337,8 @@ export const BillingSettings = Schema.Struct({
   proration_policy: Schema.optional(Schema.String),
   proration_credit: Schema.optional(Proration.CreditMode),
   dunning_final_state: Schema.optional(Schema.Literals(["unpaid", "canceled"])),
-  dunning_retry_days: Schema.optional(Schema.NullOr(Schema.Array(Schema.Finite)))
+  dunning_retry_days: Schema.optional(Schema.NullOr(Schema.Array(Schema.Finite))),
+  dunning_on_decline: Schema.optional(Schema.NullOr(DeclineRulesPatch))
 })
 
 /**

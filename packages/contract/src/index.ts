@@ -11,6 +11,7 @@
 export * as BillingAnchors from "./BillingAnchors.js"
 export * as CatalogRequests from "./CatalogRequests.js"
 export * as ChangeRequests from "./ChangeRequests.js"
+export * as DunningRequests from "./DunningRequests.js"
 export * as ErrorReplies from "./ErrorReplies.js"
 export * as PortalRequests from "./PortalRequests.js"
 export * as ItemRequests from "./ItemRequests.js"

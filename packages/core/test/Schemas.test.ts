@@ -59,6 +59,7 @@ describe("Domain schemas", () => {
         "customer_name",
         "cycle_index",
         "dispute_status", // Recur's: whether the charge that paid it is disputed
+        "dunning", // Recur's: where dunning stands after its last declined renewal charge
         "hosted_invoice_url", // Recur's: the customer's page
         "invoice_id",
         "invoice_pdf", // Recur's: the PDF

@@ -124,10 +124,17 @@ export interface BillingOptions {
     | { readonly allowPrivateNetwork?: boolean }
     | { readonly transport: Layer.Layer<Ports.WebhookTransport> }
   /**
-   * The default dunning policy (merchants may set their own retry days): retries `retryDays`
-   * after the first failed renewal (default 1, 3, 5, 7), then `finalState` (default `unpaid`).
+   * The default dunning policy (merchants may set their own): retries `retryDays` after the first
+   * failed renewal (default 1, 3, 5, 7), then `finalState` (default `unpaid`); `onDecline` says
+   * what each class of decline does, `retry` on the schedule or `stop` at once and wait for a new
+   * payment method (default `{ hard: "stop", soft: "retry", expired_card: "stop" }`; the classes
+   * given replace the default's).
    */
-  readonly dunning?: { readonly retryDays?: ReadonlyArray<number>; readonly finalState?: "unpaid" | "canceled" }
+  readonly dunning?: {
+    readonly retryDays?: ReadonlyArray<number>
+    readonly finalState?: "unpaid" | "canceled"
+    readonly onDecline?: Partial<Record<"hard" | "soft" | "expired_card", "retry" | "stop">>
+  }
   /**
    * Tax rates for every merchant, used where a merchant has no rate of its own for the customer's
    * country and region (merchants add theirs with `taxRates.create`), e.g.
@@ -336,8 +343,24 @@ const dunningPolicy = (option: BillingOptions["dunning"]): DunningPolicy.Policy 
       option?.retryDays !== undefined
         ? option.retryDays.map((d) => d * 86_400_000)
         : DunningPolicy.standard.retryAfterMs,
-    finalState: option?.finalState ?? DunningPolicy.standard.finalState
+    finalState: option?.finalState ?? DunningPolicy.standard.finalState,
+    onDecline: { ...DunningPolicy.standardRules, ...declineRules(option?.onDecline) }
   }
+}
+
+/** The classes of decline an `onDecline` option sets, checked. */
+const declineRules = (
+  rules: NonNullable<BillingOptions["dunning"]>["onDecline"]
+): Partial<DunningPolicy.DeclineRules> => {
+  const set: Partial<Record<keyof DunningPolicy.DeclineRules, DunningPolicy.DeclineAction>> = {}
+  for (const [key, action] of Object.entries(rules ?? {})) {
+    if (action === undefined) continue
+    if (!(key in DunningPolicy.standardRules))
+      throw new RangeError(`dunning.onDecline.${key} is not a decline class (hard, soft or expired_card)`)
+    if (action !== "retry" && action !== "stop") throw new RangeError(`dunning.onDecline.${key} must be retry or stop`)
+    set[key as keyof DunningPolicy.DeclineRules] = action
+  }
+  return set
 }
 
 /**

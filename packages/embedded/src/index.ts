@@ -65,6 +65,9 @@ export type {
   BillingSettingsInput,
   BillingSettingsJson,
   CustomerEntitlementsJson,
+  DeclineRulesInput,
+  DunningPreviewInput,
+  DunningPreviewJson,
   EntitlementCheckJson,
   EntitlementSettingsJson
 } from "./facade/Types.js"

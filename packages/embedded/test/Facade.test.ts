@@ -596,7 +596,8 @@ describe("the facade's failures", () => {
         proration_policy: "per_second",
         proration_credit: "refund",
         dunning_final_state: "unpaid",
-        dunning_retry_days: null
+        dunning_retry_days: null,
+        dunning_on_decline: null
       })
       expect(await billing.merchants.setBillingSettings(m, { proration_policy: "per_day" })).toMatchObject({
         proration_policy: "per_day",

@@ -62,6 +62,7 @@ const facade: Record<string, string> = {
   "payments.updateInvoiceSettings": "merchants.setInvoicePrefix",
   "payments.billingSettings": "merchants.billingSettings",
   "payments.updateBillingSettings": "merchants.setBillingSettings",
+  "payments.dunningPreview": "merchants.dunningPreview",
   "payments.disputeSettings": "merchants.disputeSettings",
   "payments.updateDisputeSettings": "merchants.setDisputeSettings",
   "payments.paymentSettings": "merchants.paymentSettings",

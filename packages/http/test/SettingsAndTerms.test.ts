@@ -52,7 +52,8 @@ for (const [name, storage] of backends()) {
           proration_policy: "per_second",
           proration_credit: "refund",
           dunning_final_state: "unpaid",
-          dunning_retry_days: null
+          dunning_retry_days: null,
+          dunning_on_decline: null
         }
       })
       const set = await api.call("POST", "/api/v1/billing_settings", k, {
@@ -63,7 +64,8 @@ for (const [name, storage] of backends()) {
         proration_policy: "fixed_days(30)",
         proration_credit: "refund",
         dunning_final_state: "unpaid",
-        dunning_retry_days: [1, 3, 7]
+        dunning_retry_days: [1, 3, 7],
+        dunning_on_decline: null
       })
       // the fields not given keep their value; null returns the retries to the engine's policy
       const more = await api.call("POST", "/api/v1/billing_settings", k, {
@@ -75,7 +77,8 @@ for (const [name, storage] of backends()) {
         proration_policy: "fixed_days(30)",
         proration_credit: "credit_balance",
         dunning_final_state: "canceled",
-        dunning_retry_days: null
+        dunning_retry_days: null,
+        dunning_on_decline: null
       })
       for (const [body, param] of [
         [{ proration_policy: "weekly" }, "proration_policy"],

@@ -1,11 +1,13 @@
 /**
  * The sandbox payment gateway: deterministic outcomes by test card number (the contract's
- * table), so every payment flow can be exercised without a processor. Charges are idempotent
- * by trade id and refunds by refund id; tokens carry the card's behaviour, never its number.
+ * table, and a card per decline class, Stripe's numbers where Stripe has one), so every payment
+ * flow can be exercised without a processor. Charges are idempotent by trade id and refunds by
+ * refund id; tokens carry the card's behaviour, never its number. Every decline names its class
+ * (`hard`, `soft`, `expired_card`), as Stripe's codes are classed by `@recur/payment-stripe`.
  *
  * @since 0.1.0
  */
-import { type Money, Ports } from "@recur/core"
+import { type DunningPolicy, type Money, Ports } from "@recur/core"
 import { Clock, Context, Effect, Layer, Option, Ref } from "effect"
 import * as ChallengePage from "./ChallengePage.js"
 
@@ -22,6 +24,77 @@ export type Behaviour =
   | "always_authenticate"
   | "later_decline"
   | "unknown"
+  | "lost_card"
+  | "stolen_card"
+  | "fraudulent"
+  | "expired_card"
+  | "processing_error"
+  | "velocity"
+  | "do_not_honor"
+  | "invalid_account"
+
+/**
+ * A decline as the sandbox answers it: the code (Stripe's decline code, as the Stripe adapter
+ * names a decline), the message and the class.
+ *
+ * @since 0.1.0
+ */
+export interface SandboxDecline {
+  readonly code: string
+  readonly message: string
+  readonly decline_class: DunningPolicy.DeclineClass
+}
+
+/**
+ * The declines of the sandbox by code, each with its class (the Stripe adapter's table for the
+ * same codes): what a declining test card, a forced decline (`declineNextOffSession`) and the
+ * sandbox's own checks answer.
+ *
+ * @since 0.1.0
+ */
+export const declines: Readonly<Record<string, SandboxDecline>> = Object.fromEntries(
+  (
+    [
+      ["card_declined", "Your card was declined.", "soft"],
+      ["insufficient_funds", "Your card has insufficient funds.", "soft"],
+      ["processing_error", "An error occurred while processing your card. Try again in a little bit.", "soft"],
+      ["card_velocity_exceeded", "Your card has exceeded its balance or credit limit.", "soft"],
+      ["authentication_required", "Your card was declined. This transaction requires authentication.", "soft"],
+      ["lost_card", "Your card was declined.", "hard"],
+      ["stolen_card", "Your card was declined.", "hard"],
+      ["fraudulent", "Your card was declined.", "hard"],
+      ["do_not_honor", "Your card was declined.", "hard"],
+      ["invalid_account", "Your card was declined.", "hard"],
+      ["incorrect_number", "The card number is incorrect.", "hard"],
+      ["incorrect_cvc", "The card's security code is incorrect.", "hard"],
+      ["expired_card", "Your card has expired.", "expired_card"]
+    ] as const
+  ).map(([code, message, decline_class]) => [code, { code, message, decline_class }])
+)
+
+/** The sandbox's decline for `code` as a charge outcome (an unknown code is a soft decline). */
+const declined = (code: string, message?: string): Ports.ChargeOutcome => {
+  const d = declines[code]
+  return Ports.ChargeOutcome.Failed({
+    code,
+    message: message ?? d?.message ?? "Your card was declined.",
+    decline_class: d?.decline_class ?? "soft"
+  })
+}
+
+/** The decline each declining behaviour answers on every charge. */
+const declineOf: Partial<Record<Behaviour, string>> = {
+  decline: "card_declined",
+  insufficient: "insufficient_funds",
+  lost_card: "lost_card",
+  stolen_card: "stolen_card",
+  fraudulent: "fraudulent",
+  expired_card: "expired_card",
+  processing_error: "processing_error",
+  velocity: "card_velocity_exceeded",
+  do_not_honor: "do_not_honor",
+  invalid_account: "invalid_account"
+}
 
 /**
  * The contract's test cards.
@@ -36,7 +109,18 @@ export const testCards: Readonly<Record<string, Behaviour>> = {
   // the issuer wants its cardholder every time: 3-D Secure on session, `authentication_required` off session
   "4000002760003184": "always_authenticate",
   "4000000000000341": "later_decline",
-  "4000000000000119": "unknown"
+  // the contract's: an unknown outcome (Stripe's 0119 is a processing error; see 4000000000000150)
+  "4000000000000119": "unknown",
+  // a card per decline class, Stripe's test numbers (docs.stripe.com/testing#declined-payments)
+  "4000000000009987": "lost_card",
+  "4000000000009979": "stolen_card",
+  "4100000000000019": "fraudulent",
+  "4000000000000069": "expired_card",
+  "4000000000006975": "velocity",
+  // Recur's own, where Stripe has none (or its number is the contract's unknown outcome)
+  "4000000000000150": "processing_error",
+  "4000000000000168": "do_not_honor",
+  "4000000000000176": "invalid_account"
 }
 
 /**
@@ -50,6 +134,12 @@ export const testPaymentMethods: Readonly<Record<string, string>> = {
   pm_card_mastercard: "5555555555554444",
   pm_card_chargeDeclined: "4000000000000002",
   pm_card_chargeDeclinedInsufficientFunds: "4000000000009995",
+  pm_card_chargeDeclinedLostCard: "4000000000009987",
+  pm_card_chargeDeclinedStolenCard: "4000000000009979",
+  pm_card_radarBlock: "4100000000000019",
+  pm_card_chargeDeclinedExpiredCard: "4000000000000069",
+  pm_card_chargeDeclinedVelocityLimitExceeded: "4000000000006975",
+  pm_card_chargeDeclinedProcessingError: "4000000000000150",
   pm_card_authenticationRequired: "4000000000003220"
 }
 
@@ -100,7 +190,12 @@ const named = (outcome: Ports.ChargeOutcome, reference: string): Ports.ChargeOut
     case "RequiresAction":
       return Ports.ChargeOutcome.RequiresAction({ redirect_url: outcome.redirect_url, reference })
     case "Failed":
-      return Ports.ChargeOutcome.Failed({ code: outcome.code, message: outcome.message, reference })
+      return Ports.ChargeOutcome.Failed({
+        code: outcome.code,
+        message: outcome.message,
+        decline_class: outcome.decline_class,
+        reference
+      })
     default:
       return outcome
   }
@@ -122,7 +217,10 @@ export const make = (options: Options = {}) =>
     const refunds = new Map<string, Ports.RefundOutcome>()
     const attempts = new Map<string, number>()
     const seenAttempts = new Map<string, Ports.ChargeOutcome>()
-    const forcedDeclines = yield* Ref.make(0)
+    const forcedDeclines = yield* Ref.make<{ readonly n: number; readonly code: string }>({
+      n: 0,
+      code: "card_declined"
+    })
     const forcedRefundFailures = yield* Ref.make(0)
     const forcedRefundPending = yield* Ref.make(0)
     const forcedUnavailable = yield* Ref.make<{ readonly n: number; readonly outcome?: Ports.UnavailableReason }>({
@@ -167,19 +265,18 @@ export const make = (options: Options = {}) =>
       if (request.source._tag !== "Token") {
         const card = cardOfSource(request.source)
         if (card === undefined)
-          return Ports.ChargeOutcome.Failed({ code: "resource_missing", message: "No such payment method." })
+          return Ports.ChargeOutcome.Failed({
+            code: "resource_missing",
+            message: "No such payment method.",
+            decline_class: "hard"
+          })
         const digits = card.number.replace(/[\s-]/g, "")
-        if (!Ports.luhnValid(digits))
-          return Ports.ChargeOutcome.Failed({ code: "incorrect_number", message: "The card number is incorrect." })
+        if (!Ports.luhnValid(digits)) return declined("incorrect_number")
         const expiry = Date.UTC(card.exp_year, card.exp_month, 1)
         if (!Number.isInteger(card.exp_month) || card.exp_month < 1 || card.exp_month > 12 || expiry <= now) {
-          return Ports.ChargeOutcome.Failed({ code: "expired_card", message: "The card has expired." })
+          return declined("expired_card", "The card has expired.")
         }
-        if (!/^\d{3,4}$/.test(card.cvc))
-          return Ports.ChargeOutcome.Failed({
-            code: "incorrect_cvc",
-            message: "The card's security code is incorrect."
-          })
+        if (!/^\d{3,4}$/.test(card.cvc)) return declined("incorrect_cvc")
         behaviour = behaviourOf(digits)
         brand = brandOf(digits)
         last4 = digits.slice(-4)
@@ -187,14 +284,19 @@ export const make = (options: Options = {}) =>
       } else {
         const parts = request.source.token.split("_")
         if (parts[0] !== "tok" || parts[1] !== "sandbox" || parts.length < 8) {
-          return Ports.ChargeOutcome.Failed({ code: "invalid_token", message: "Unknown payment token." })
+          // a saved card the processor does not know can never pay: a new one is needed
+          return Ports.ChargeOutcome.Failed({
+            code: "invalid_token",
+            message: "Unknown payment token.",
+            decline_class: "hard"
+          })
         }
         behaviour = parts[2]!.replace(/-/g, "_") as Behaviour
         brand = parts[3]!
         last4 = parts[4]!
         token = request.source.token
         if (Date.UTC(Number(parts[6]), Number(parts[5]), 1) <= now)
-          return Ports.ChargeOutcome.Failed({ code: "expired_card", message: "The card has expired." })
+          return declined("expired_card", "The card has expired.")
       }
       const succeeded = Ports.ChargeOutcome.Succeeded({
         transaction_id: `txn_${rand()}`,
@@ -204,33 +306,25 @@ export const make = (options: Options = {}) =>
         ...expiryOf(token)
       })
       const outcome = (() => {
+        const always = declineOf[behaviour]
+        if (always !== undefined) return declined(always)
         switch (behaviour) {
           case "succeed":
             return succeeded
-          case "decline":
-            return Ports.ChargeOutcome.Failed({ code: "card_declined", message: "Your card was declined." })
-          case "insufficient":
-            return Ports.ChargeOutcome.Failed({
-              code: "insufficient_funds",
-              message: "Your card has insufficient funds."
-            })
           case "three_d_secure":
             return request.off_session
               ? succeeded
               : Ports.ChargeOutcome.RequiresAction({ redirect_url: `${base}/${request.trade_id}` })
           case "always_authenticate":
             return request.off_session
-              ? Ports.ChargeOutcome.Failed({
-                  code: "authentication_required",
-                  message: "Your card was declined. This transaction requires authentication."
-                })
+              ? declined("authentication_required")
               : Ports.ChargeOutcome.RequiresAction({ redirect_url: `${base}/${request.trade_id}` })
           case "later_decline":
-            return request.source._tag !== "Token"
-              ? succeeded
-              : Ports.ChargeOutcome.Failed({ code: "card_declined", message: "Your card was declined." })
+            return request.source._tag !== "Token" ? succeeded : declined("card_declined")
           case "unknown":
             return Ports.ChargeOutcome.Unknown()
+          default:
+            return declined("card_declined")
         }
       })()
       return { outcome, amount: request.amount, behaviour, token, brand, last4 }
@@ -248,10 +342,12 @@ export const make = (options: Options = {}) =>
         const down = yield* unavailable
         if (down !== undefined) return Ports.ChargeOutcome.Unavailable(down)
         attempts.set(request.trade_id, (attempts.get(request.trade_id) ?? 0) + 1)
-        const forced = request.off_session && (yield* Ref.getAndUpdate(forcedDeclines, (n) => Math.max(0, n - 1))) > 0
-        const decided = forced
-          ? Ports.ChargeOutcome.Failed({ code: "card_declined", message: "Your card was declined." })
-          : decide(request, yield* Clock.currentTimeMillis)
+        const forced = request.off_session
+          ? yield* Ref.modify(forcedDeclines, (f) =>
+              f.n > 0 ? ([f.code, { n: f.n - 1, code: f.code }] as const) : ([undefined, f] as const)
+            )
+          : undefined
+        const decided = forced !== undefined ? declined(forced) : decide(request, yield* Clock.currentTimeMillis)
         // the sandbox's reference of the attempt (a processor's charge id), as a processor names it
         const outcome = named("_tag" in decided ? decided : decided.outcome, `sbx_${key}`)
         if (!("_tag" in decided)) yield* record(request.trade_id, { ...decided, outcome, refunded: 0n })
@@ -440,7 +536,7 @@ export const make = (options: Options = {}) =>
           return true
         }),
       /** Declines the next `n` off-session charges, whatever the card (dunning that recovers). */
-      declineNextOffSession: (n: number) => Ref.set(forcedDeclines, n),
+      declineNextOffSession: (n: number, code = "card_declined") => Ref.set(forcedDeclines, { n, code }),
       unavailableNext: (n: number, outcome: Ports.UnavailableReason = RATE_LIMITED) =>
         Ref.set(forcedUnavailable, { n, outcome }),
       completeSetupChallenge: (setupId: string, approve: boolean) =>
@@ -480,8 +576,12 @@ export const make = (options: Options = {}) =>
 export interface Controls {
   /** Completes (or fails) a pending 3-D Secure challenge; `false` when none is pending. */
   readonly completeChallenge: (tradeId: string, approve: boolean) => Effect.Effect<boolean>
-  /** Declines the next `n` off-session charges, whatever the card (dunning that recovers). */
-  readonly declineNextOffSession: (n: number) => Effect.Effect<void>
+  /**
+   * Declines the next `n` off-session charges, whatever the card (dunning that recovers), with
+   * `code` (default `card_declined`, a soft decline; `stolen_card` a hard one, `expired_card`…:
+   * see {@link declines}).
+   */
+  readonly declineNextOffSession: (n: number, code?: string) => Effect.Effect<void>
   /**
    * The next `n` charges and card set-ups find the processor unavailable (`Unavailable`, by
    * default a rate limit): nothing charged or saved.

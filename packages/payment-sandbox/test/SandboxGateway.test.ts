@@ -118,4 +118,96 @@ describe("Sandbox test cards", () => {
       expect(bad).toMatchObject({ _tag: "Failed", code: "invalid_token" })
     }).pipe(Effect.provide(SandboxGateway.layer()))
   )
+
+  it.effect(
+    "a test card per decline class, each declined on every charge and refused when saved, as Stripe's are",
+    () =>
+      Effect.gen(function* () {
+        const g = yield* Ports.PaymentGateway
+        const table: ReadonlyArray<readonly [string, string, "hard" | "soft" | "expired_card"]> = [
+          ["4000000000000002", "card_declined", "soft"],
+          ["4000000000009995", "insufficient_funds", "soft"],
+          ["4000000000000150", "processing_error", "soft"],
+          ["4000000000006975", "card_velocity_exceeded", "soft"],
+          ["4000000000009987", "lost_card", "hard"],
+          ["4000000000009979", "stolen_card", "hard"],
+          ["4100000000000019", "fraudulent", "hard"],
+          ["4000000000000168", "do_not_honor", "hard"],
+          ["4000000000000176", "invalid_account", "hard"],
+          ["4000000000000069", "expired_card", "expired_card"],
+          ["4242424242424241", "incorrect_number", "hard"]
+        ]
+        for (const [number, code, decline_class] of table) {
+          for (const off_session of [false, true]) {
+            const outcome = yield* g.charge({
+              trade_id: yield* Ids.make("trd"),
+              merchant_id: "m",
+              amount: usd,
+              source: card(number),
+              off_session
+            })
+            expect([number, outcome]).toMatchObject([number, { _tag: "Failed", code, decline_class }])
+          }
+          const saved = yield* g.saveCard({ merchant_id: "m", customer_id: "c", source: card(number) })
+          expect([number, saved]).toMatchObject([number, { _tag: "Failed", code }])
+        }
+        // Stripe's test payment methods for the same cards
+        for (const [id, code] of [
+          ["pm_card_chargeDeclinedStolenCard", "stolen_card"],
+          ["pm_card_chargeDeclinedLostCard", "lost_card"],
+          ["pm_card_radarBlock", "fraudulent"],
+          ["pm_card_chargeDeclinedExpiredCard", "expired_card"]
+        ] as const) {
+          const outcome = yield* g.charge({
+            trade_id: yield* Ids.make("trd"),
+            merchant_id: "m",
+            amount: usd,
+            source: { _tag: "PaymentMethod", id },
+            off_session: false
+          })
+          expect([id, outcome]).toMatchObject([id, { _tag: "Failed", code }])
+        }
+      }).pipe(Effect.provide(SandboxGateway.layer())),
+    30_000
+  )
+
+  it.effect(
+    "a saved card whose expiry passes is an expired card; forced declines carry their class",
+    () =>
+      Effect.gen(function* () {
+        const g = yield* Ports.PaymentGateway
+        const controls = yield* SandboxGateway.SandboxControls
+        yield* TestClock.setTime(Date.UTC(2030, 0, 1))
+        const first = yield* g.charge({
+          trade_id: yield* Ids.make("trd"),
+          merchant_id: "m",
+          amount: usd,
+          source: { _tag: "Card", card: { number: "4242424242424242", exp_month: 1, exp_year: 2030, cvc: "123" } },
+          off_session: false
+        })
+        const token = first._tag === "Succeeded" ? Option.getOrThrow(first.token) : ""
+        const renew = (id: string) =>
+          g.charge({ trade_id: id, merchant_id: "m", amount: usd, source: { _tag: "Token", token }, off_session: true })
+        yield* controls.declineNextOffSession(1, "stolen_card")
+        expect(yield* renew(yield* Ids.make("trd"))).toMatchObject({ code: "stolen_card", decline_class: "hard" })
+        yield* controls.declineNextOffSession(1)
+        expect(yield* renew(yield* Ids.make("trd"))).toMatchObject({ code: "card_declined", decline_class: "soft" })
+        expect((yield* renew(yield* Ids.make("trd")))._tag).toBe("Succeeded")
+        yield* TestClock.setTime(Date.UTC(2030, 1, 1))
+        expect(yield* renew(yield* Ids.make("trd"))).toMatchObject({
+          code: "expired_card",
+          decline_class: "expired_card"
+        })
+        expect(
+          yield* g.charge({
+            trade_id: yield* Ids.make("trd"),
+            merchant_id: "m",
+            amount: usd,
+            source: { _tag: "Token", token: "tok_nope" },
+            off_session: true
+          })
+        ).toMatchObject({ code: "invalid_token", decline_class: "hard" })
+      }).pipe(Effect.provide(SandboxGateway.layer())),
+    30_000
+  )
 })

@@ -23,6 +23,15 @@
 import { Entities, PaymentSettings, Ports, Secrets, Store, StripeCurrency } from "@recur/core"
 import { Clock, Effect, Layer, Option, Result } from "effect"
 import Stripe from "stripe"
+import * as StripeDeclines from "./StripeDeclines.js"
+
+/** A charge that failed, classed for dunning by its code (see `StripeDeclines`). */
+const declined = (failure: {
+  readonly code: string
+  readonly message: string
+  readonly reference?: string | undefined
+}): Ports.ChargeOutcome =>
+  Ports.ChargeOutcome.Failed({ ...failure, decline_class: StripeDeclines.classOf(failure.code) })
 
 /**
  * How to reach Stripe: the secret key (`sk_test_…` or `sk_live_…`), and for tests another
@@ -388,7 +397,7 @@ const gatewayOn = (stripe: Stripe, known: Known) => {
           const url = intent.next_action?.redirect_to_url?.url
           return url
             ? Ports.ChargeOutcome.RequiresAction({ redirect_url: url, reference: intent.id })
-            : Ports.ChargeOutcome.Failed({
+            : declined({
                 code: "authentication_required",
                 message: "The payment needs authentication in the payer's browser.",
                 reference: intent.id
@@ -396,7 +405,7 @@ const gatewayOn = (stripe: Stripe, known: Known) => {
         }
         case "requires_payment_method": {
           const error = intent.last_payment_error
-          return Ports.ChargeOutcome.Failed({
+          return declined({
             code: error ? codeOf(error, "card_declined") : "card_declined",
             message: error?.message ?? "The payment failed.",
             reference: intent.id
@@ -407,7 +416,7 @@ const gatewayOn = (stripe: Stripe, known: Known) => {
         case "requires_capture":
           return Ports.ChargeOutcome.Unknown()
         case "canceled":
-          return Ports.ChargeOutcome.Failed({
+          return declined({
             code: "canceled",
             message: "The payment was canceled.",
             reference: intent.id
@@ -575,8 +584,7 @@ const gatewayOn = (stripe: Stripe, known: Known) => {
       // the customer is not visible yet: too early to say the charge does not exist
       if (intents === undefined) return Ports.ChargeOutcome.Unknown()
       const intent = latest(intents)
-      if (intent === undefined)
-        return Ports.ChargeOutcome.Failed({ code: "no_such_charge", message: "No charge for this trade." })
+      if (intent === undefined) return declined({ code: "no_such_charge", message: "No charge for this trade." })
       return yield* outcomeOf(intent)
     }).pipe(Effect.catch(() => Effect.succeed(Ports.ChargeOutcome.Unknown())))
   })
@@ -594,8 +602,7 @@ const gatewayOn = (stripe: Stripe, known: Known) => {
       const intents = yield* intentsOf(tradeId, ownerOf ? yield* ownerOf(tradeId) : undefined)
       if (intents === undefined) return Ports.ChargeOutcome.Unknown()
       const intent = latest(intents)
-      if (intent === undefined)
-        return Ports.ChargeOutcome.Failed({ code: "no_such_charge", message: "No charge for this trade." })
+      if (intent === undefined) return declined({ code: "no_such_charge", message: "No charge for this trade." })
       if (
         intent.status !== "requires_action" &&
         intent.status !== "requires_payment_method" &&
@@ -638,18 +645,18 @@ const gatewayOn = (stripe: Stripe, known: Known) => {
       if (setup._tag === "Failure") {
         const e = setup.failure
         if (e instanceof Stripe.errors.StripeError && !isUnknown(e))
-          return Ports.ChargeOutcome.Failed({ code: codeOf(e), message: e.message })
+          return declined({ code: codeOf(e), message: e.message })
         return Ports.ChargeOutcome.Unknown()
       }
       const seti = setup.success
       const pmId = typeof seti.payment_method === "string" ? seti.payment_method : seti.payment_method?.id
       if (seti.status === "requires_action")
-        return Ports.ChargeOutcome.Failed({
+        return declined({
           code: "authentication_required",
           message: "Saving this card needs authentication in the payer's browser."
         })
       if (seti.status !== "succeeded" || pmId === undefined)
-        return Ports.ChargeOutcome.Failed({
+        return declined({
           code: seti.last_setup_error ? codeOf(seti.last_setup_error, "card_declined") : "card_not_saved",
           message: seti.last_setup_error?.message ?? "The card could not be saved."
         })
@@ -672,19 +679,19 @@ const gatewayOn = (stripe: Stripe, known: Known) => {
       return Effect.gen(function* () {
         const attempt = request.attempt ?? 1
         if (request.source._tag === "Card")
-          return Ports.ChargeOutcome.Failed({
+          return declined({
             code: "card_not_accepted",
             message: "Card numbers are collected by Stripe in the payer's browser, never sent to this server."
           })
         const saved = request.source._tag === "Token" ? parseToken(request.source.token) : undefined
         if (request.source._tag === "Token" && saved === undefined)
-          return Ports.ChargeOutcome.Failed({ code: "invalid_token", message: "Unknown payment token." })
+          return declined({ code: "invalid_token", message: "Unknown payment token." })
         if (request.customer_id !== undefined && known.noteOwner !== undefined)
           yield* known.noteOwner(request.trade_id, { merchantId: request.merchant_id, customerId: request.customer_id })
         // Stripe's units (ISK ×100, MGA ÷10, three-decimal to a multiple of 10), rounded down
         const units = StripeCurrency.toStripe(request.amount)
         if (units.amount === 0n && saved !== undefined)
-          return Ports.ChargeOutcome.Failed({
+          return declined({
             code: "amount_too_small",
             message: `Nothing to charge: ${request.amount.amount} in ${request.amount.currency}'s minor units is 0 in Stripe's.`
           })
@@ -799,7 +806,7 @@ const gatewayOn = (stripe: Stripe, known: Known) => {
           return first ? yield* outcomeOf(first) : Ports.ChargeOutcome.Unknown()
         }
         if (e instanceof Stripe.errors.StripeCardError)
-          return Ports.ChargeOutcome.Failed({
+          return declined({
             code: codeOf(e),
             message: e.message,
             // the declined intent, read by id from then on
@@ -809,7 +816,7 @@ const gatewayOn = (stripe: Stripe, known: Known) => {
         if (down !== undefined) return Ports.ChargeOutcome.Unavailable(down)
         if (isUnknown(e)) return Ports.ChargeOutcome.Unknown()
         const se = e as Stripe.errors.StripeError
-        return Ports.ChargeOutcome.Failed({ code: se.code ?? se.type, message: se.message })
+        return declined({ code: se.code ?? se.type, message: se.message })
       }).pipe(
         Effect.catch((e) => {
           const down = sent ? undefined : unavailableOf(e)

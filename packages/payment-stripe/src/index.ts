@@ -13,3 +13,10 @@ export * as StripeGateway from "./StripeGateway.js"
  * @since 0.1.0
  */
 export { StripeCurrency } from "@recur/core"
+
+/**
+ * Stripe's decline codes classed for dunning (`hard`, `soft`, `expired_card`).
+ *
+ * @since 0.1.0
+ */
+export * as StripeDeclines from "./StripeDeclines.js"

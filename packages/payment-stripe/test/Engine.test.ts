@@ -196,6 +196,69 @@ for (const [name, storage] of Harness.storages) {
       expect(fake.violations).toEqual([])
     })
 
+    it("a stolen card through Stripe stops dunning at once (a hard decline); a new payment method recovers the invoice", async () => {
+      const { api_key: k } = await merchantOn(api, "Hard declines")
+      const call = async (method: string, path: string, body?: unknown) => {
+        const r = await api.call(method, path, k, body)
+        expect(r.status, `${method} ${path}: ${JSON.stringify(r.body)}`).toBe(200)
+        return data(r)
+      }
+      const product = await call("POST", "/api/v1/products", { product_name: "Team" })
+      const price = await call("POST", "/api/v1/prices", {
+        name: "Team monthly",
+        product_id: product.product_id,
+        currency: "USD",
+        billing_type: "recurring",
+        price_type: "flat_price",
+        price_plan: { billing_cycle_unit: "month", base_price_val: "30.00" }
+      })
+      const session = await call("POST", "/api/v1/session", {
+        payer_id: "grace",
+        line_items: [{ price_id: price.price_id }]
+      })
+      const paid = await api.call(
+        "POST",
+        `/checkout/${session.session_id}/pay`,
+        null,
+        { payment_method: "pm_card_visa" },
+        { accept: "application/json" }
+      )
+      expect(paid.status, JSON.stringify(paid.body)).toBe(200)
+      const sub = (await call("GET", `/api/v1/session/${session.session_id}`)).session.subscription_id as string
+      // the saved card is reported stolen: Stripe declines `card_declined` / `stolen_card`
+      fake.declineOffSession(1, "4000000000009979")
+      await call("POST", "/api/v1/test_helpers/advance_clock", { frozen_time: "2026-02-01T01:00:00Z" })
+      const renewal = (
+        (await call("GET", `/api/v1/invoices?subscription_id=${sub}&limit=100`)).list as Array<any>
+      ).find((i) => i.cycle_index === 1)
+      expect((await call("GET", `/api/v1/subscription/${sub}`)).subscription.status).toBe("unpaid")
+      expect([renewal.biz_status, renewal.dunning]).toEqual([
+        "failed",
+        {
+          decline_code: "stolen_card",
+          decline_class: "hard",
+          next_action: "new_payment_method",
+          next_retry_at: null,
+          ended_by: "decline"
+        }
+      ])
+      const trade = (await call("GET", `/api/v1/trade/${renewal.trade_id}`)).trade
+      expect(trade.last_payment_error).toMatchObject({ code: "stolen_card", decline_class: "hard" })
+      // no retry is sent to Stripe
+      const intentsOf = () => stripeIntents().filter((i) => i.metadata.recur_trade_id === renewal.trade_id).length
+      await call("POST", "/api/v1/test_helpers/advance_clock", { frozen_time: "2026-02-10T00:00:00Z" })
+      expect(intentsOf()).toBe(1)
+      const updated = await call("POST", `/api/v1/subscription/${sub}/payment_method`, {
+        payment_method: "pm_card_mastercard"
+      })
+      expect(updated.status).toBe("active")
+      const after = ((await call("GET", `/api/v1/invoices?subscription_id=${sub}&limit=100`)).list as Array<any>).find(
+        (i) => i.cycle_index === 1
+      )
+      expect(after.biz_status).toBe("success")
+      expect(fake.violations).toEqual([])
+    })
+
     it("per merchant: a merchant with its Stripe keys charges through Stripe, one without stays on the sandbox", async () => {
       const routed = routedOn(storage(), fake)
       try {

@@ -22,6 +22,8 @@ PaymentGatewayContract.suite(
     invalid: { _tag: "PaymentMethod", id: "pm_nope" },
     shows: { last4: "4242", ...Fake.TEST_EXPIRY },
     challenge: { _tag: "PaymentMethod", id: "pm_card_authenticationRequired" },
+    stolen: { _tag: "PaymentMethod", id: "pm_card_chargeDeclinedStolenCard" },
+    expired: { _tag: "PaymentMethod", id: "pm_card_chargeDeclinedExpiredCard" },
     makeUnavailable: Effect.sync(() => fake.fault(/^POST \/v1\/payment_intents$/, "rate_limit"))
   },
   // Stripe refunds, then answers 500 (to the SDK's re-sends too): the answer is lost

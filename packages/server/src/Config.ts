@@ -61,8 +61,16 @@ export interface ServerConfig {
   readonly tracing: boolean
   /** `RECUR_WORKER_CONCURRENCY`: subscriptions a worker bills at once (8 on PostgreSQL, 1 on PGlite). */
   readonly workerConcurrency: number
-  /** `RECUR_DUNNING_RETRY_DAYS` (`1,3,5,7`) and `RECUR_DUNNING_FINAL_STATE` (`unpaid` or `canceled`): the default dunning policy. */
-  readonly dunning: { readonly retryDays: ReadonlyArray<number>; readonly finalState: "unpaid" | "canceled" }
+  /**
+   * `RECUR_DUNNING_RETRY_DAYS` (`1,3,5,7`), `RECUR_DUNNING_FINAL_STATE` (`unpaid` or `canceled`)
+   * and `RECUR_DUNNING_ON_DECLINE` (`hard=stop,soft=retry,expired_card=stop`, the classes given
+   * replace the default's): the default dunning policy.
+   */
+  readonly dunning: {
+    readonly retryDays: ReadonlyArray<number>
+    readonly finalState: "unpaid" | "canceled"
+    readonly onDecline: Readonly<Record<"hard" | "soft" | "expired_card", "retry" | "stop">>
+  }
   /**
    * `RECUR_TAX_RATES`: tax rates for every merchant without its own for a customer's country and
    * region — a JSON array (`[{"name":"VAT","percentage":"19","country":"DE","inclusive":true}]`),
@@ -153,6 +161,30 @@ export const logging = Effect.gen(function* () {
 })
 
 const RATE = /^(\d+(?:\.\d+)?)(?:\/(\d+))?$/
+
+/**
+ * Parses `RECUR_DUNNING_ON_DECLINE`: `class=action` pairs, comma-separated (`hard=stop,soft=retry`),
+ * over the default (hard and expired cards stop, soft declines retry); empty is the default.
+ *
+ * @since 0.1.0
+ */
+export const parseDeclineRules = (
+  text: string
+): Readonly<Record<"hard" | "soft" | "expired_card", "retry" | "stop">> | undefined => {
+  const rules: Record<"hard" | "soft" | "expired_card", "retry" | "stop"> = {
+    hard: "stop",
+    soft: "retry",
+    expired_card: "stop"
+  }
+  for (const pair of text.split(",").map((p) => p.trim())) {
+    if (pair === "") continue
+    const [key, action, ...rest] = pair.split("=").map((p) => p.trim())
+    if (rest.length > 0 || (key !== "hard" && key !== "soft" && key !== "expired_card")) return undefined
+    if (action !== "retry" && action !== "stop") return undefined
+    rules[key] = action
+  }
+  return rules
+}
 
 /**
  * Parses `RECUR_DUNNING_RETRY_DAYS`: 1 to 10 increasing whole days from 1 to 60, comma-separated.
@@ -286,7 +318,8 @@ export const parseTrustedProxies = (text: string): Result.Result<ReadonlyArray<s
  * embedded default, required with Postgres), `RECUR_MASTER_KEY_PREVIOUS` and
  * `RECUR_MASTER_KEY_PREVIOUS_UNTIL` (after a rotation, with `RECUR_MASTER_KEY`), `RECUR_RATE_LIMIT` (`100/200`, or `off`),
  * `RECUR_MAX_BODY_BYTES` (`1048576`), `RECUR_TRUSTED_PROXIES` (none), `RECUR_ACCESS_LOG` (`true`), `RECUR_WEBHOOKS_ALLOW_PRIVATE` (`false`), `RECUR_WORKER_CONCURRENCY`,
- * `RECUR_DUNNING_RETRY_DAYS` (`1,3,5,7`), `RECUR_DUNNING_FINAL_STATE` (`unpaid`), `RECUR_TAX_RATES`,
+ * `RECUR_DUNNING_RETRY_DAYS` (`1,3,5,7`), `RECUR_DUNNING_FINAL_STATE` (`unpaid`), `RECUR_DUNNING_ON_DECLINE`
+ * (`hard=stop,soft=retry,expired_card=stop`), `RECUR_TAX_RATES`,
  * `RECUR_PORTAL_SETTINGS`, `RECUR_FX_SOURCE` (`static`), `RECUR_FX_RATES` (none), `RECUR_METRICS_TOKEN` (none), `RECUR_OTLP_URL` (none) and
  * `RECUR_WORKER_METRICS_PORT` (none).
  *
@@ -391,7 +424,17 @@ const settings = (complete: boolean) =>
     const finalState = finalText === "canceled" ? "canceled" : "unpaid"
     if (finalText !== "unpaid" && finalText !== "canceled")
       problem(`RECUR_DUNNING_FINAL_STATE must be unpaid or canceled, not ${JSON.stringify(finalText)}`)
-    const dunning = { retryDays, finalState } as const
+    const onDeclineText = yield* Config.String("RECUR_DUNNING_ON_DECLINE").pipe(Config.withDefault(""))
+    const onDecline = parseDeclineRules(onDeclineText)
+    if (onDecline === undefined)
+      problem(
+        `RECUR_DUNNING_ON_DECLINE must be comma-separated class=action pairs, each class hard, soft or expired_card and each action retry or stop (e.g. hard=stop,soft=retry,expired_card=stop), not ${JSON.stringify(onDeclineText)}`
+      )
+    const dunning = {
+      retryDays,
+      finalState,
+      onDecline: onDecline ?? { hard: "stop", soft: "retry", expired_card: "stop" }
+    } as const
     const taxRates = parseTaxRates(yield* Config.String("RECUR_TAX_RATES").pipe(Config.withDefault("")))
     if (Result.isFailure(taxRates)) problem(taxRates.failure)
     const portal = parsePortalSettings(yield* Config.String("RECUR_PORTAL_SETTINGS").pipe(Config.withDefault("")))

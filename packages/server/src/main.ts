@@ -96,7 +96,8 @@ const usage = `recur <command>
   settings proration show|set <policy> --merchant M
                                           per_second, per_day or fixed_days(n)
   settings set --merchant M [--proration-policy P] [--proration-credit refund|credit_balance]
-               [--dunning-final-state unpaid|canceled] [--dunning-retry-days 1,3,5|default] [--json]
+               [--dunning-final-state unpaid|canceled] [--dunning-retry-days 1,3,5|default]
+               [--dunning-on-decline hard=stop,soft=retry,expired_card=stop|default] [--json]
   key rotate --merchant M [--grace 3m]
   key revoke --merchant M --key K
   master-key rotate [--grace 7d] [--new-key K]
@@ -305,8 +306,44 @@ const describeSettings = (s: Merchant.BillingSettings) =>
     `proration_policy: ${s.proration_policy}`,
     `proration_credit: ${s.proration_credit}`,
     `dunning_final_state: ${s.dunning_final_state}`,
-    `dunning_retry_days: ${s.dunning_retry_days === null ? "default" : s.dunning_retry_days.join(",")}`
+    `dunning_retry_days: ${s.dunning_retry_days === null ? "default" : s.dunning_retry_days.join(",")}`,
+    `dunning_on_decline: ${
+      s.dunning_on_decline === null
+        ? "default"
+        : Object.entries(s.dunning_on_decline)
+            .map(([k, v]) => `${k}=${v}`)
+            .join(",")
+    }`
   ].join("\n")
+
+/**
+ * `--dunning-on-decline hard=stop,soft=retry` (the classes given change; `default`, the engine's
+ * policy); a mistake is one line.
+ */
+const onDeclineFlag = (text: string | undefined) => {
+  if (text === undefined) return Effect.succeed(undefined)
+  if (text === "default") return Effect.succeed(null)
+  const rules: Record<string, "retry" | "stop"> = {}
+  for (const pair of text.split(",")) {
+    const [key, action, ...rest] = pair.split("=").map((p) => p.trim())
+    if (
+      rest.length > 0 ||
+      (key !== "hard" && key !== "soft" && key !== "expired_card") ||
+      (action !== "retry" && action !== "stop")
+    )
+      return tell(
+        "--dunning-on-decline must be class=action pairs (hard, soft, expired_card; retry or stop) or default"
+      )
+    rules[key] = action
+  }
+  return Effect.succeed(
+    rules as {
+      readonly hard?: "retry" | "stop"
+      readonly soft?: "retry" | "stop"
+      readonly expired_card?: "retry" | "stop"
+    }
+  )
+}
 
 /** `--dunning-retry-days 1,3,5` (or `default`, the engine's policy); a mistake is one line. */
 const retryDaysFlag = (text: string | undefined) => {
@@ -340,7 +377,8 @@ const settingsCommand = (sub: string | undefined) =>
               dunning_final_state: flag("dunning-final-state") as
                 | Merchant.BillingSettings["dunning_final_state"]
                 | undefined,
-              dunning_retry_days: yield* retryDaysFlag(flag("dunning-retry-days"))
+              dunning_retry_days: yield* retryDaysFlag(flag("dunning-retry-days")),
+              dunning_on_decline: yield* onDeclineFlag(flag("dunning-on-decline"))
             }
           : undefined
     if (!read && patch === undefined) return yield* Console.error(usage)

@@ -86,7 +86,11 @@ describe("the settings table", () => {
           tracing: false,
           allowPrivateWebhooks: false,
           workerConcurrency: 1,
-          dunning: { retryDays: [1, 3, 5, 7], finalState: "unpaid" },
+          dunning: {
+            retryDays: [1, 3, 5, 7],
+            finalState: "unpaid",
+            onDecline: { hard: "stop", soft: "retry", expired_card: "stop" }
+          },
           taxRates: [],
           fxSource: "static",
           fxRates: {},
@@ -104,6 +108,7 @@ describe("the settings table", () => {
           "| `RECUR_WORKER_CONCURRENCY` | `8` on PostgreSQL, `1` on PGlite |",
           "| `RECUR_DUNNING_RETRY_DAYS` | `1,3,5,7` |",
           "| `RECUR_DUNNING_FINAL_STATE` | `unpaid` |",
+          "| `RECUR_DUNNING_ON_DECLINE` | `hard=stop,soft=retry,expired_card=stop` |",
           "| `RECUR_FX_SOURCE` | `static` |",
           "| `RECUR_LOG_FORMAT` | `json` |",
           "| `RECUR_LOG_LEVEL` | `info` |"
@@ -140,5 +145,30 @@ describe("the settings table", () => {
         rmSync(dir, { recursive: true, force: true })
       }
     })
+  )
+
+  it.effect(
+    "RECUR_DUNNING_ON_DECLINE: the classes given replace the default's; a wrong one stops the server naming it",
+    () =>
+      Effect.gen(function* () {
+        const dir = mkdtempSync(join(tmpdir(), "recur-settings-dunning-"))
+        const load = (env: Record<string, string>) =>
+          Config.load.pipe(
+            Effect.provide(ConfigProvider.layer(ConfigProvider.fromUnknown({ RECUR_DATA_DIR: dir, ...env })))
+          )
+        try {
+          const set = yield* load({ RECUR_DUNNING_ON_DECLINE: "hard=retry, expired_card=retry" })
+          expect(set.dunning.onDecline).toEqual({ hard: "retry", soft: "retry", expired_card: "retry" })
+          const problems = (env: Record<string, string>) =>
+            Effect.map(Effect.flip(load(env)), (e) =>
+              e instanceof Config.ConfigProblems ? e.problems.join("\n") : String(e)
+            )
+          for (const bad of ["hard=later", "medium=stop", "hard", "hard=stop=retry"])
+            expect(yield* problems({ RECUR_DUNNING_ON_DECLINE: bad })).toContain("RECUR_DUNNING_ON_DECLINE must be")
+        } finally {
+          rmSync(dir, { recursive: true, force: true })
+        }
+      }),
+    60_000
   )
 })

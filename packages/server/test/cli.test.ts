@@ -227,6 +227,8 @@ describe("recur CLI and server", () => {
           "1,3,5",
           "--dunning-final-state",
           "canceled",
+          "--dunning-on-decline",
+          "hard=retry",
           "--json"
         ],
         env
@@ -237,8 +239,14 @@ describe("recur CLI and server", () => {
         proration_policy: "per_day",
         proration_credit: "refund",
         dunning_final_state: "canceled",
-        dunning_retry_days: [1, 3, 5]
+        dunning_retry_days: [1, 3, 5],
+        dunning_on_decline: { hard: "retry", soft: "retry", expired_card: "stop" }
       })
+      const badRule = recur(["settings", "set", "--merchant", m, "--dunning-on-decline", "hard=later"], env)
+      expect([badRule.status, badRule.stderr.trim()]).toEqual([
+        1,
+        "recur: --dunning-on-decline must be class=action pairs (hard, soft, expired_card; retry or stop) or default"
+      ])
       const unknown = recur(["settings", "show", "--merchant", "mch_unknown"], env)
       expect([unknown.status, unknown.stderr.trim()]).toEqual([1, "recur: no merchant mch_unknown"])
     } finally {

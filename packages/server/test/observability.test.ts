@@ -122,7 +122,11 @@ describe("the server's request log, /metrics and traces", { timeout: 240_000 }, 
       accessLog: true,
       tracing: false,
       workerConcurrency: 1,
-      dunning: { retryDays: [1, 3, 5, 7], finalState: "unpaid" },
+      dunning: {
+        retryDays: [1, 3, 5, 7],
+        finalState: "unpaid",
+        onDecline: { hard: "stop", soft: "retry", expired_card: "stop" }
+      },
       taxRates: [],
       portal: {},
       fxSource: "static",

@@ -18,6 +18,10 @@ export interface Cards {
   readonly succeed: string
   readonly decline: string
   readonly insufficient: string
+  /** A card declined as stolen (a hard decline; Stripe's 4000000000009979): its case runs when given. */
+  readonly stolen?: string
+  /** A card declined as expired (Stripe's 4000000000000069): its case runs when given. */
+  readonly expired?: string
 }
 
 /**
@@ -44,6 +48,10 @@ export interface Sources {
    * `unavailableNext`, a fault of a fake); its case runs when given.
    */
   readonly makeUnavailable?: Effect.Effect<void, never, any>
+  /** A source declined as stolen (a `hard` decline): its case runs when given. */
+  readonly stolen?: Ports.NewPaymentSource
+  /** A source declined as expired (an `expired_card` decline): its case runs when given. */
+  readonly expired?: Ports.NewPaymentSource
 }
 
 const card = (number: string): Ports.CardInput => ({ number, exp_month: 12, exp_year: 2099, cvc: "123" })
@@ -58,7 +66,9 @@ export const cardSources = (cards: Cards): Sources => ({
   decline: { _tag: "Card", card: card(cards.decline) },
   insufficient: { _tag: "Card", card: card(cards.insufficient) },
   invalid: { _tag: "Card", card: card("4242424242424241") },
-  shows: { last4: cards.succeed.slice(-4), exp_month: 12, exp_year: 2099 }
+  shows: { last4: cards.succeed.slice(-4), exp_month: 12, exp_year: 2099 },
+  ...(cards.stolen !== undefined ? { stolen: { _tag: "Card", card: card(cards.stolen) } } : {}),
+  ...(cards.expired !== undefined ? { expired: { _tag: "Card", card: card(cards.expired) } } : {})
 })
 
 /**
@@ -166,14 +176,31 @@ export const suite = <E, R = never>(
         })
     )
 
-    it.effect("declines carry their codes", () =>
+    it.effect("declines carry their codes and their classes", () =>
       Effect.gen(function* () {
-        expect((yield* charge(sources.decline)).outcome).toMatchObject({ _tag: "Failed", code: "card_declined" })
+        expect((yield* charge(sources.decline)).outcome).toMatchObject({
+          _tag: "Failed",
+          code: "card_declined",
+          decline_class: "soft"
+        })
         expect((yield* charge(sources.insufficient)).outcome).toMatchObject({
           _tag: "Failed",
-          code: "insufficient_funds"
+          code: "insufficient_funds",
+          decline_class: "soft"
         })
         expect((yield* charge(sources.invalid)).outcome).toMatchObject({ _tag: "Failed" })
+        if (sources.stolen !== undefined)
+          expect((yield* charge(sources.stolen)).outcome).toMatchObject({
+            _tag: "Failed",
+            code: "stolen_card",
+            decline_class: "hard"
+          })
+        if (sources.expired !== undefined)
+          expect((yield* charge(sources.expired)).outcome).toMatchObject({
+            _tag: "Failed",
+            code: "expired_card",
+            decline_class: "expired_card"
+          })
       })
     )
 

@@ -5,6 +5,7 @@
  * @since 0.1.0
  */
 export * as DiscountScenarios from "./DiscountScenarios.js"
+export * as DunningScenarios from "./DunningScenarios.js"
 export * as EngineScenarios from "./EngineScenarios.js"
 export * as Fixtures from "./Fixtures.js"
 export * as InvoiceDocumentScenarios from "./InvoiceDocumentScenarios.js"

@@ -10,7 +10,9 @@ PaymentGatewayContract.suite(
   {
     succeed: "4242424242424242",
     decline: "4000000000000002",
-    insufficient: "4000000000009995"
+    insufficient: "4000000000009995",
+    stolen: "4000000000009979",
+    expired: "4000000000000069"
   },
   { refundAnswerLost: SandboxGateway.SandboxControls.use((c) => c.unknownNextRefunds(1)).pipe(Effect.asVoid) }
 )
@@ -21,7 +23,9 @@ PaymentGatewayContract.suite("sandbox, collected payment methods", SandboxGatewa
   decline: { _tag: "PaymentMethod", id: "pm_card_chargeDeclined" },
   insufficient: { _tag: "PaymentMethod", id: "pm_card_chargeDeclinedInsufficientFunds" },
   invalid: { _tag: "PaymentMethod", id: "pm_nope" },
-  shows: { last4: "4242", exp_month: 12, exp_year: 2034 }
+  shows: { last4: "4242", exp_month: 12, exp_year: 2034 },
+  stolen: { _tag: "PaymentMethod", id: "pm_card_chargeDeclinedStolenCard" },
+  expired: { _tag: "PaymentMethod", id: "pm_card_chargeDeclinedExpiredCard" }
 })
 
 // the same with the cases of issue 30: a card that always asks for 3-D Secure, an unavailable processor

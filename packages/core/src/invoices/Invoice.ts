@@ -8,6 +8,7 @@ import { Discounts, Metadata, NullableString, NullableTimestamp, Timestamp } fro
 import type { Result } from "effect"
 import * as Lifecycle from "../kernel/Lifecycle.js"
 import { InvoiceStatus } from "../kernel/Lifecycle.js"
+import { DeclineClass } from "../payments/DunningPolicy.js"
 
 /**
  * The seed's four invoice types plus `upgrade` (a prorated charge).
@@ -95,6 +96,23 @@ export class InvoiceTaxLine extends Schema.Class<InvoiceTaxLine>("InvoiceTaxLine
 }) {}
 
 /**
+ * Where dunning stands for an invoice whose renewal charge was declined, as its last decline left
+ * it: the processor's `decline_code` and its `decline_class`; `next_action` — `retry` (a retry is
+ * scheduled at `next_retry_at`), `new_payment_method` (no retry remains: the invoice waits for the
+ * customer's new card, which pays it), or `none` (the subscription was canceled); `ended_by`
+ * tells why retrying ended (`decline`: the merchant's policy stops on this class; `retries_exhausted`).
+ *
+ * @since 0.1.0
+ */
+export class InvoiceDunning extends Schema.Class<InvoiceDunning>("InvoiceDunning")({
+  decline_code: Schema.String,
+  decline_class: DeclineClass,
+  next_action: Schema.Literals(["retry", "new_payment_method", "none"]),
+  next_retry_at: NullableTimestamp,
+  ended_by: Schema.NullOr(Schema.Literals(["decline", "retries_exhausted"]))
+}) {}
+
+/**
  * An invoice record.
  *
  * @since 0.1.0
@@ -164,6 +182,11 @@ export class Invoice extends Schema.Class<Invoice>("Invoice")({
   dispute_status: Lifecycle.TradeDisputeStatus.pipe(
     Schema.withDecodingDefault(Effect.succeed("none" as const)),
     Schema.withConstructorDefault(Effect.succeed("none" as const))
+  ),
+  /** Where dunning stands after its last declined renewal charge (see {@link InvoiceDunning}); null when none was declined. */
+  dunning: Schema.NullOr(InvoiceDunning).pipe(
+    Schema.withDecodingDefault(Effect.succeed(null)),
+    Schema.withConstructorDefault(Effect.succeed(null))
   )
 }) {}
 

@@ -24,6 +24,16 @@ import * as DunningPolicy from "./DunningPolicy.js"
 import * as Trade from "./Trade.js"
 
 /**
+ * A decline as the gateway told it: the processor's code and, when it gave one, its class.
+ *
+ * @since 0.1.0
+ */
+export interface Decline {
+  readonly code: string
+  readonly decline_class?: DunningPolicy.DeclineClass | undefined
+}
+
+/**
  * The declines service.
  *
  * @since 0.1.0
@@ -40,19 +50,25 @@ export class Declines extends Context.Service<Declines>()("@recur/core/Declines"
 
     /**
      * No charge of an invoice will be tried again: the invoice fails for good
-     * (`v2.invoice.payment_failed`) and its trade closes with `reason`; answers the closed trade.
+     * (`v2.invoice.payment_failed`, saying in its `dunning` what it waits for) and its trade closes
+     * with `reason`; answers the closed trade.
      */
     const giveUp = (
       merchantId: string,
       invV: Store.Versioned<Invoice.Invoice> | undefined,
       tradeId: string,
       reason: string,
-      at: number
+      at: number,
+      dunning?: Invoice.InvoiceDunning
     ) =>
       Effect.gen(function* () {
         if (invV) {
           const failed = Lifecycle.must(
-            Invoice.move(invV.value, invV.value.biz_status === "retrying" ? "retries_exhausted" : "charge_failed_final")
+            Invoice.move(
+              invV.value,
+              invV.value.biz_status === "retrying" ? "retries_exhausted" : "charge_failed_final",
+              dunning !== undefined ? { dunning } : {}
+            )
           )
           yield* Effect.orDie(invoices.update(failed, invV.version))
           yield* emit(storage, {
@@ -70,33 +86,63 @@ export class Declines extends Context.Service<Declines>()("@recur/core/Declines"
         return closed
       })
 
-    /** A renewal charge failed: retry on the merchant's dunning schedule, or give up. */
+    /**
+     * A renewal charge failed with `decline`: retry on the merchant's dunning schedule, or end —
+     * the last retry failed, or the decline's class stops retrying (`stop`: the invoice fails at
+     * once and waits for a new payment method, the subscription goes past due and on to the
+     * policy's final state, `closed_reason` `new_payment_method_required`).
+     */
     const dunningStep = (
       merchant: Merchant.Merchant,
       sub: Entities.SubscriptionRecord,
       subVersion: number,
       tradeId: string,
       invV: Store.Versioned<Invoice.Invoice> | undefined,
-      at: number
+      at: number,
+      decline: Decline
     ) =>
       Effect.gen(function* () {
         const merchantId = merchant.merchant_id
         const policy = DunningPolicy.policyOf(merchant, yield* Effect.service(DunningPolicy.DefaultPolicy))
+        const declineClass = DunningPolicy.classOf(decline.decline_class)
         const step = DunningPolicy.decide(policy, {
           retriesDone: sub.dunning_attempts,
           pastDue: sub.subscription.status === "past_due",
-          at
+          at,
+          declineClass
         })
+        const dunningOf = (
+          next_action: Invoice.InvoiceDunning["next_action"],
+          next_retry_at: number | null,
+          ended_by: Invoice.InvoiceDunning["ended_by"]
+        ) =>
+          new Invoice.InvoiceDunning({
+            decline_code: decline.code,
+            decline_class: declineClass,
+            next_action,
+            next_retry_at: next_retry_at === null ? null : dt(next_retry_at),
+            ended_by
+          })
+        let current = sub
+        let version = subVersion
+        if (sub.subscription.status !== "past_due") {
+          // this failure starts dunning: the subscription is past due (also when it stops at once)
+          const moved = Result.getOrThrow(Subscription.move(sub.subscription, "renewal_failed"))
+          current = { ...sub, subscription: moved.value }
+          yield* saveSub(current, version, at)
+          version = Option.getOrThrow(yield* subs.get(merchantId, sub.subscription.id)).version
+          yield* subEvents(merchantId, current, moved.events, at)
+        }
         if (step._tag === "Retry") {
-          if (step.first) {
-            const moved = Result.getOrThrow(Subscription.move(sub.subscription, "renewal_failed"))
-            const next = { ...sub, subscription: moved.value }
-            yield* saveSub(next, subVersion, at)
-            yield* subEvents(merchantId, next, moved.events, at)
-          }
-          if (invV && invV.value.biz_status === "pending") {
+          if (invV && (invV.value.biz_status === "pending" || invV.value.biz_status === "retrying")) {
+            const dunning = dunningOf("retry", step.at, null)
             yield* Effect.orDie(
-              invoices.update(Lifecycle.must(Invoice.move(invV.value, "charge_failed_will_retry")), invV.version)
+              invoices.update(
+                invV.value.biz_status === "pending"
+                  ? Lifecycle.must(Invoice.move(invV.value, "charge_failed_will_retry", { dunning }))
+                  : new Invoice.Invoice({ ...invV.value, dunning }, { disableChecks: true }),
+                invV.version
+              )
             )
           }
           yield* schedule(merchant, "dunning", sub.subscription.id, step.at)
@@ -105,14 +151,22 @@ export class Declines extends Context.Service<Declines>()("@recur/core/Declines"
         const canceled = step.finalState === "canceled"
         const moved = Result.getOrThrow(
           Subscription.move(
-            sub.subscription,
+            current.subscription,
             canceled ? "retries_exhausted_cancel" : "retries_exhausted",
             canceled ? { cancel_reason: "payment_failed", cancel_at: dt(at), next_invoice_date: null } : {}
           )
         )
-        const next: Entities.SubscriptionRecord = { ...sub, subscription: moved.value }
-        yield* saveSub(next, subVersion, at)
-        yield* giveUp(merchantId, invV, tradeId, "retries_exhausted", at)
+        const next: Entities.SubscriptionRecord = { ...current, subscription: moved.value }
+        yield* saveSub(next, version, at)
+        const stopped = step._tag === "Stop"
+        yield* giveUp(
+          merchantId,
+          invV,
+          tradeId,
+          stopped ? "new_payment_method_required" : "retries_exhausted",
+          at,
+          dunningOf(canceled ? "none" : "new_payment_method", null, stopped ? "decline" : "retries_exhausted")
+        )
         yield* subEvents(merchantId, next, moved.events, at)
         yield* storage.workQueue.cancel(merchantId, "renewal", sub.subscription.id)
       })
@@ -162,7 +216,11 @@ export class Declines extends Context.Service<Declines>()("@recur/core/Declines"
           const invV = tv.value.invoice_id
             ? Option.getOrUndefined(yield* invoices.get(merchantId, tv.value.invoice_id))
             : undefined
-          yield* dunningStep(merchant, sv.value, sv.version, tradeId, invV, at)
+          const error = tv.value.trade.last_payment_error
+          yield* dunningStep(merchant, sv.value, sv.version, tradeId, invV, at, {
+            code: error?.code ?? "authentication_required",
+            decline_class: error?.decline_class
+          })
         })
       )
     })
@@ -180,7 +238,7 @@ export class Declines extends Context.Service<Declines>()("@recur/core/Declines"
       trade: Trade.Trade,
       subV: Store.Versioned<Entities.SubscriptionRecord>,
       invV: Store.Versioned<Invoice.Invoice> | undefined,
-      code: string,
+      decline: Decline,
       at: number
     ) {
       const merchantId = merchant.merchant_id
@@ -202,8 +260,9 @@ export class Declines extends Context.Service<Declines>()("@recur/core/Declines"
         return { sub: next, trade }
       }
       if (status === "trial" || status === "active" || status === "past_due") {
-        yield* dunningStep(merchant, sub, subV.version, tradeId, invV, at)
-        if (code === "authentication_required" && invV) yield* actionRequired(merchantId, invV.value.invoice_id, at)
+        yield* dunningStep(merchant, sub, subV.version, tradeId, invV, at, decline)
+        if (decline.code === "authentication_required" && invV)
+          yield* actionRequired(merchantId, invV.value.invoice_id, at)
         return {
           sub: Option.getOrUndefined(Option.map(yield* subs.get(merchantId, sub.subscription.id), (v) => v.value)),
           trade: Option.getOrThrow(yield* trades.get(merchantId, tradeId)).value.trade

@@ -20,9 +20,26 @@ import * as Merchants from "../tenants/Merchants.js"
 import * as Money from "../money/Money.js"
 import * as Charges from "./Charges.js"
 import * as Declines from "./Declines.js"
+import * as DunningPolicy from "./DunningPolicy.js"
 import type * as Payments from "./Payments.js"
 import * as Store from "../kernel/Store.js"
 import * as Trade from "./Trade.js"
+
+/**
+ * What a dunning preview is asked for: the class of decline every charge meets, the instant the
+ * renewal fails (default: the merchant's clock now), and a proposed policy — the fields given
+ * replace the merchant's policy in force (`dunning_retry_days`, `dunning_final_state`, and per
+ * class `dunning_on_decline`).
+ *
+ * @since 0.1.0
+ */
+export interface PreviewInput {
+  readonly decline_class: DunningPolicy.DeclineClass
+  readonly failed_at?: number | undefined
+  readonly dunning_retry_days?: ReadonlyArray<number> | undefined
+  readonly dunning_final_state?: "unpaid" | "canceled" | undefined
+  readonly dunning_on_decline?: DunningPolicy.DeclineRulesPatch | undefined
+}
 
 /**
  * Runs scheduled dunning retries.
@@ -182,7 +199,43 @@ export class Dunning extends Context.Service<Dunning>()("@recur/core/Dunning", {
       return Option.some(yield* charges.chargeInvoiceTrade(merchantId, tradeId.value, token))
     })
 
-    return { retry, payable, recoverUnpaid } as const
+    /**
+     * The timeline of a failed renewal under the merchant's dunning policy, or a proposed one, on
+     * the merchant's clock (a sandbox merchant's frozen clock): each retry's instant and the end
+     * (`DunningPolicy.Preview`). Nothing is written. A proposed field out of range is
+     * `InvalidParameter` naming it, as the billing settings refuse it.
+     *
+     * @example
+     * yield* dunning.preview(merchantId, { decline_class: "soft", dunning_retry_days: [2, 5] })
+     */
+    const preview = Effect.fn("Dunning.preview")(function* (merchantId: string, input: PreviewInput) {
+      const merchant = yield* merchants.get(merchantId)
+      const invalid = Merchants.invalidSetting({
+        dunning_retry_days: input.dunning_retry_days,
+        dunning_on_decline: input.dunning_on_decline
+      })
+      if (invalid !== undefined) return yield* invalid
+      if (!(DunningPolicy.DeclineClass.literals as ReadonlyArray<string>).includes(input.decline_class))
+        return yield* new Errors.InvalidParameter({
+          param: "decline_class",
+          reason: "must be hard, soft or expired_card"
+        })
+      const inForce = DunningPolicy.policyOf(merchant, yield* Effect.service(DunningPolicy.DefaultPolicy))
+      const onDecline = Object.fromEntries(
+        Object.entries(input.dunning_on_decline ?? {}).filter(([, v]) => v !== undefined)
+      ) as Partial<DunningPolicy.DeclineRules>
+      const policy: DunningPolicy.Policy = {
+        retryAfterMs:
+          input.dunning_retry_days !== undefined
+            ? input.dunning_retry_days.map((d) => d * 86_400_000)
+            : inForce.retryAfterMs,
+        finalState: input.dunning_final_state ?? inForce.finalState,
+        onDecline: { ...(inForce.onDecline ?? DunningPolicy.standardRules), ...onDecline }
+      }
+      return DunningPolicy.preview(policy, input.decline_class, input.failed_at ?? (yield* nowOf(merchant)))
+    })
+
+    return { retry, payable, recoverUnpaid, preview } as const
   })
 }) {
   /** The live implementation. */

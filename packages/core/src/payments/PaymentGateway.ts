@@ -5,6 +5,7 @@
  */
 import { Context, Data, type Effect, type Option, type Result } from "effect"
 import type * as Money from "../money/Money.js"
+import type { DeclineClass } from "./DunningPolicy.js"
 import type { ProcessorEvent } from "./GatewayEvents.js"
 import type { NewPaymentSource } from "./PaymentSources.js"
 
@@ -93,6 +94,13 @@ export type ChargeOutcome = Data.TaggedEnum<{
     readonly message: string
     /** The processor's reference of the declined charge, when one was made (kept on the trade). */
     readonly reference?: string | undefined
+    /**
+     * What kind of decline it is, as the gateway classes its processor's code: `hard` (the card
+     * can never pay: stolen, lost, fraudulent, closed, do not honor…), `expired_card`, or `soft`
+     * (it may pay later: insufficient funds, a processing error…). The merchant's dunning policy
+     * says what each does. Absent: `soft`.
+     */
+    readonly decline_class?: DeclineClass | undefined
   }
   /** The gateway did not answer (timeout): ask again later with `retrieve`. Never a throw. */
   Unknown: {}

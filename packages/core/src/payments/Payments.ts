@@ -470,7 +470,11 @@ export class Payments extends Context.Service<Payments>()("@recur/core/Payments"
                 return result("succeeded")
               }
               case "Failed": {
-                const error = new Trade.LastPaymentError({ code: outcome.code, message: outcome.message })
+                const error = new Trade.LastPaymentError({
+                  code: outcome.code,
+                  message: outcome.message,
+                  ...(outcome.decline_class !== undefined ? { decline_class: outcome.decline_class } : {})
+                })
                 trade = Lifecycle.must(
                   Trade.move(trade, "failed", { last_payment_error: error, next_action: null, txn_time: dt(at) })
                 )
@@ -484,7 +488,7 @@ export class Payments extends Context.Service<Payments>()("@recur/core/Payments"
                   at
                 })
                 if (sub && subV) {
-                  const declined = yield* declines.applyDecline(merchant, trade, subV, invV, outcome.code, at)
+                  const declined = yield* declines.applyDecline(merchant, trade, subV, invV, outcome, at)
                   sub = declined.sub
                   trade = declined.trade
                 }

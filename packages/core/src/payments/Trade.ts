@@ -8,11 +8,14 @@ import { Effect, Schema } from "effect"
 import { BillingAddress, Discounts, Metadata, NullableString, NullableTimestamp, Timestamp } from "../kernel/Common.js"
 import * as Lifecycle from "../kernel/Lifecycle.js"
 import { TradeDisputeStatus, TradeRefundStatus, TradeStatus } from "../kernel/Lifecycle.js"
+import { DeclineClass } from "./DunningPolicy.js"
 
 /** @since 0.1.0 */
 export class LastPaymentError extends Schema.Class<LastPaymentError>("LastPaymentError")({
   code: Schema.String,
-  message: Schema.String
+  message: Schema.String,
+  /** A decline's class as the gateway gave it (`hard`, `soft`, `expired_card`); absent when it gave none. */
+  decline_class: Schema.optionalKey(DeclineClass)
 }) {}
 
 /** @since 0.1.0 */

@@ -10,6 +10,7 @@ import type { Result } from "effect"
 import * as Lifecycle from "../kernel/Lifecycle.js"
 import { PortalSettings } from "../portal/PortalSession.js"
 import { CreditMode } from "../money/Proration.js"
+import { DeclineRules } from "../payments/DunningPolicy.js"
 
 /**
  * A merchant's processor as stored: secrets encrypted.
@@ -59,6 +60,14 @@ export class Merchant extends Schema.Class<Merchant>("Merchant")({
   dunning_final_state: Schema.Literals(["unpaid", "canceled"]),
   /** Dunning retries, in days after the first failed renewal; `null` follows the engine's default policy. */
   dunning_retry_days: Schema.NullOr(Schema.Array(Schema.Int)).pipe(Schema.withDecodingDefault(Effect.succeed(null))),
+  /**
+   * What each class of decline does to dunning (`retry` or `stop`); `null` follows the engine's
+   * default policy (hard declines and expired cards stop, soft declines retry).
+   */
+  dunning_on_decline: Schema.NullOr(DeclineRules).pipe(
+    Schema.withDecodingDefault(Effect.succeed(null)),
+    Schema.withConstructorDefault(Effect.succeed(null))
+  ),
   /** What invoice numbers start with (`INV` → `INV-000001`, credit notes `INV-CN-000001`). */
   invoice_prefix: Schema.String.pipe(Schema.withDecodingDefault(Effect.succeed("INV"))),
   /** What its customers may do in the portal; `null` follows the server's default (`Settings.portal`). */
@@ -108,7 +117,12 @@ export class BillingSettings extends Schema.Class<BillingSettings>("BillingSetti
   /** Where a subscription goes when dunning retries are exhausted. */
   dunning_final_state: Schema.Literals(["unpaid", "canceled"]),
   /** Days after the first failed renewal to retry; `null`: the engine's default policy. */
-  dunning_retry_days: Schema.NullOr(Schema.Array(Schema.Int))
+  dunning_retry_days: Schema.NullOr(Schema.Array(Schema.Int)),
+  /**
+   * What each class of decline (`hard`, `soft`, `expired_card`) does: `retry` on the schedule or
+   * `stop` and wait for a new payment method; `null`: the engine's default policy.
+   */
+  dunning_on_decline: Schema.NullOr(DeclineRules)
 }) {}
 
 /**
@@ -123,5 +137,6 @@ export const billingSettingsOf = (merchant: Merchant): BillingSettings =>
     proration_policy: merchant.proration_policy,
     proration_credit: merchant.proration_credit,
     dunning_final_state: merchant.dunning_final_state,
-    dunning_retry_days: merchant.dunning_retry_days
+    dunning_retry_days: merchant.dunning_retry_days,
+    dunning_on_decline: merchant.dunning_on_decline
   })

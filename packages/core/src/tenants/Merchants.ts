@@ -54,10 +54,24 @@ export interface BillingSettingsPatch {
   readonly proration_credit?: Proration.CreditMode | undefined
   readonly dunning_final_state?: "unpaid" | "canceled" | undefined
   readonly dunning_retry_days?: ReadonlyArray<number> | null | undefined
+  /**
+   * What each class of decline does: the classes given change, the others keep the policy in
+   * force (the merchant's, else the engine's default); `null` returns to the engine's default.
+   */
+  readonly dunning_on_decline?: Dunning.DeclineRulesPatch | null | undefined
 }
 
-/** The first field of `input` that is out of range, as the `InvalidParameter` that names it. */
-const invalidSetting = (input: BillingSettingsPatch): Errors.InvalidParameter | undefined => {
+/** The fields of a partial set of decline rules that are given. */
+const definedOf = (rules: Dunning.DeclineRulesPatch): Partial<Dunning.DeclineRules> =>
+  Object.fromEntries(Object.entries(rules).filter(([, v]) => v !== undefined))
+
+/**
+ * The first field of a billing settings patch that is out of range, as the `InvalidParameter`
+ * that names it (none when every field given is in range).
+ *
+ * @since 0.1.0
+ */
+export const invalidSetting = (input: BillingSettingsPatch): Errors.InvalidParameter | undefined => {
   if (input.proration_policy !== undefined && Result.isFailure(Proration.parsePolicy(input.proration_policy)))
     return new Errors.InvalidParameter({
       param: "proration_policy",
@@ -72,6 +86,17 @@ const invalidSetting = (input: BillingSettingsPatch): Errors.InvalidParameter | 
       param: "dunning_retry_days",
       reason: "must be 1 to 10 increasing whole days from 1 to 60"
     })
+  if (input.dunning_on_decline !== undefined && input.dunning_on_decline !== null) {
+    for (const [key, action] of Object.entries(input.dunning_on_decline)) {
+      if (!(key in Dunning.standardRules))
+        return new Errors.InvalidParameter({
+          param: `dunning_on_decline.${key}`,
+          reason: "is not a decline class (hard, soft or expired_card)"
+        })
+      if (action !== undefined && action !== "retry" && action !== "stop")
+        return new Errors.InvalidParameter({ param: `dunning_on_decline.${key}`, reason: "must be retry or stop" })
+    }
+  }
   return undefined
 }
 
@@ -377,7 +402,19 @@ export class Merchants extends Context.Service<Merchants>()("@recur/core/Merchan
         ...(patch.proration_policy !== undefined ? { proration_policy: patch.proration_policy } : {}),
         ...(patch.proration_credit !== undefined ? { proration_credit: patch.proration_credit } : {}),
         ...(patch.dunning_final_state !== undefined ? { dunning_final_state: patch.dunning_final_state } : {}),
-        ...(patch.dunning_retry_days !== undefined ? { dunning_retry_days: patch.dunning_retry_days } : {})
+        ...(patch.dunning_retry_days !== undefined ? { dunning_retry_days: patch.dunning_retry_days } : {}),
+        ...(patch.dunning_on_decline !== undefined
+          ? {
+              dunning_on_decline:
+                patch.dunning_on_decline === null
+                  ? null
+                  : {
+                      ...Dunning.policyOf(yield* get(merchantId), yield* Effect.service(Dunning.DefaultPolicy))
+                        .onDecline!,
+                      ...definedOf(patch.dunning_on_decline)
+                    }
+            }
+          : {})
       })
     })
 

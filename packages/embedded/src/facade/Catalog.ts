@@ -5,11 +5,13 @@
  *
  * @since 0.1.0
  */
-import { CatalogRequests, RequestBodies, Requests } from "@recur/contract"
+import { CatalogRequests, DunningRequests, RequestBodies, Requests } from "@recur/contract"
 import {
   Catalog,
   Customer,
   Customers,
+  Dunning,
+  DunningPolicy,
   Errors,
   Merchant,
   Merchants,
@@ -57,6 +59,15 @@ export const merchants = ({ run }: Kit<Services>): BillingClient["merchants"] =>
       Effect.all([id("merchant_id", merchantId), decode(RequestBodies.BillingSettings, input)]).pipe(
         Effect.flatMap(([m, i]) => Merchants.Merchants.use((ms) => ms.setBillingSettings(m, i))),
         Effect.map((m) => json(Merchant.BillingSettings)(Merchant.billingSettingsOf(m)))
+      )
+    ),
+  dunningPreview: (merchantId, input) =>
+    run(
+      Effect.all([id("merchant_id", merchantId), decode(DunningRequests.DunningPreview, input)]).pipe(
+        Effect.flatMap(([m, body]) =>
+          Effect.flatMap(DunningRequests.previewInput(body), (i) => Dunning.Dunning.use((d) => d.preview(m, i)))
+        ),
+        Effect.map(json(DunningPolicy.Preview))
       )
     ),
   disputeSettings: (merchantId) =>

@@ -73,6 +73,13 @@ export interface BillingClient {
      * null` returns to the engine's default); applies from the next change, renewal or failed payment on.
      */
     readonly setBillingSettings: (merchantId: string, input: T.BillingSettingsInput) => Promise<T.BillingSettingsJson>
+    /**
+     * `POST /api/v1/dunning/preview`: the timeline of a failed renewal whose every charge is
+     * declined with `decline_class`, under the merchant's dunning policy or a proposed one (the
+     * fields given replace it), on the merchant's clock: each retry's instant and the end (the
+     * subscription's final status, what the invoice then waits for). Nothing is written.
+     */
+    readonly dunningPreview: (merchantId: string, input: T.DunningPreviewInput) => Promise<T.DunningPreviewJson>
     /** `GET /api/v1/dispute_settings`. */
     readonly disputeSettings: (merchantId: string) => Promise<{ fraud_dispute_renewals: "hold" | "charge" }>
     /**

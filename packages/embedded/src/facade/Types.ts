@@ -12,6 +12,7 @@ import type {
   Customer,
   Discount,
   Discounts,
+  DunningPolicy,
   Entitlement,
   Invoice,
   Lifecycle,
@@ -89,7 +90,31 @@ export interface BillingSettingsInput {
   readonly dunning_final_state?: "unpaid" | "canceled"
   /** Days after the first failed renewal; `null`: the engine's default policy. */
   readonly dunning_retry_days?: ReadonlyArray<number> | null
+  /**
+   * What each class of decline does, `retry` (on the schedule) or `stop` (the invoice waits for
+   * a new payment method): the classes given change; `null`: the engine's default policy.
+   */
+  readonly dunning_on_decline?: DeclineRulesInput | null
 }
+/** What each class of decline does (the classes given). @since 0.1.0 */
+export interface DeclineRulesInput {
+  readonly hard?: "retry" | "stop"
+  readonly soft?: "retry" | "stop"
+  readonly expired_card?: "retry" | "stop"
+}
+/** The body of `POST /api/v1/dunning/preview`. @since 0.1.0 */
+export interface DunningPreviewInput {
+  /** The class of decline every charge meets. */
+  readonly decline_class: "hard" | "soft" | "expired_card"
+  /** When the renewal fails (RFC 3339); default the merchant's clock now. */
+  readonly failed_at?: string
+  /** A proposed policy: the fields given replace the merchant's policy in force. */
+  readonly dunning_retry_days?: ReadonlyArray<number>
+  readonly dunning_final_state?: "unpaid" | "canceled"
+  readonly dunning_on_decline?: DeclineRulesInput
+}
+/** A dunning preview as the REST API returns it. @since 0.1.0 */
+export type DunningPreviewJson = Answer<typeof DunningPolicy.Preview>
 /** What a merchant's customers may do in the portal, as JSON. @since 0.1.0 */
 export type PortalSettingsJson = Answer<typeof PortalSession.PortalSettings>
 /** A customer portal session as JSON. @since 0.1.0 */

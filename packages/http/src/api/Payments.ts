@@ -3,8 +3,8 @@
  *
  * @since 0.1.0
  */
-import { Invoice, Merchant, Refund, PaymentSettings, Trade } from "@recur/core"
-import { RequestBodies } from "@recur/contract"
+import { DunningPolicy, Invoice, Merchant, Refund, PaymentSettings, Trade } from "@recur/core"
+import { DunningRequests, RequestBodies } from "@recur/contract"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import * as ApiErrors from "../Errors.js"
@@ -85,6 +85,13 @@ export class PaymentsGroup extends HttpApiGroup.make("payments")
     HttpApiEndpoint.post("updateBillingSettings", "/api/v1/billing_settings", {
       payload: RequestBodies.BillingSettings,
       success: Envelope(Merchant.BillingSettings),
+      error: ApiErrors.all
+    })
+  )
+  .add(
+    HttpApiEndpoint.post("dunningPreview", "/api/v1/dunning/preview", {
+      payload: DunningRequests.DunningPreview,
+      success: Envelope(DunningPolicy.Preview),
       error: ApiErrors.all
     })
   )

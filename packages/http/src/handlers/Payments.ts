@@ -3,8 +3,18 @@
  *
  * @since 0.1.0
  */
-import { Billing, Errors, Invoice, Lifecycle, Merchant, Merchants, PaymentSettings, Refunds } from "@recur/core"
-import { Requests } from "@recur/contract"
+import {
+  Billing,
+  Dunning,
+  Errors,
+  Invoice,
+  Lifecycle,
+  Merchant,
+  Merchants,
+  PaymentSettings,
+  Refunds
+} from "@recur/core"
+import { DunningRequests, Requests } from "@recur/contract"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { BillingApi } from "../Api.js"
@@ -22,6 +32,7 @@ export const paymentsLive = HttpApiBuilder.group(BillingApi, "payments", (handle
     const refunds = yield* Refunds.Refunds
     const merchants = yield* Merchants.Merchants
     const paymentSettings = yield* PaymentSettings.PaymentSettings
+    const dunning = yield* Dunning.Dunning
     return handlers
       .handle("trades", ({ query: q }) =>
         call((m) =>
@@ -109,6 +120,14 @@ export const paymentsLive = HttpApiBuilder.group(BillingApi, "payments", (handle
       .handle("updateBillingSettings", ({ payload }) =>
         call((m) =>
           Effect.map(merchants.setBillingSettings(m, payload), (merchant) => ok(Merchant.billingSettingsOf(merchant)))
+        )
+      )
+      .handle("dunningPreview", ({ payload }) =>
+        call((m) =>
+          DunningRequests.previewInput(payload).pipe(
+            Effect.flatMap((input) => dunning.preview(m, input)),
+            Effect.map(ok)
+          )
         )
       )
       .handle("disputeSettings", () =>

@@ -196,7 +196,7 @@ const toInteger = (schema: Json): Json =>
         : schema
 
 /** Body fields that are RFC 3339 instants. */
-const timeFields = new Set(["frozen_time", "target_time", "timestamp", "starts_at", "expires_at"])
+const timeFields = new Set(["frozen_time", "target_time", "timestamp", "starts_at", "expires_at", "failed_at"])
 
 const timestamps = (spec: Json): Json => {
   const out = mapDeep(spec, (node, key) => {

@@ -31,7 +31,42 @@ const TEST_METHODS: Readonly<Record<string, { readonly number: string; readonly 
   pm_card_chargeDeclinedInsufficientFunds: { number: "4000000000009995", brand: "visa" },
   pm_card_authenticationRequired: { number: "4000002760003184", brand: "visa" },
   pm_card_threeDSecure2Required: { number: "4000000000003220", brand: "visa" },
-  pm_card_authenticationRequiredOnSetup: { number: "4000002500003155", brand: "visa" }
+  pm_card_authenticationRequiredOnSetup: { number: "4000002500003155", brand: "visa" },
+  pm_card_chargeDeclinedLostCard: { number: "4000000000009987", brand: "visa" },
+  pm_card_chargeDeclinedStolenCard: { number: "4000000000009979", brand: "visa" },
+  pm_card_radarBlock: { number: "4100000000000019", brand: "visa" },
+  pm_card_chargeDeclinedExpiredCard: { number: "4000000000000069", brand: "visa" },
+  pm_card_chargeDeclinedProcessingError: { number: "4000000000000119", brand: "visa" },
+  pm_card_chargeDeclinedVelocityLimitExceeded: { number: "4000000000006975", brand: "visa" }
+}
+
+/**
+ * The test cards Stripe documents as declined on every charge and set-up
+ * (docs.stripe.com/testing#declined-payments), with the error Stripe answers: its `code`, its
+ * `decline_code` (absent where Stripe sends none) and its message.
+ */
+export const DECLINING: Readonly<
+  Record<string, { readonly code: string; readonly decline_code?: string; readonly message: string }>
+> = {
+  "4000000000000002": { code: "card_declined", decline_code: "generic_decline", message: "Your card was declined." },
+  "4000000000009995": {
+    code: "card_declined",
+    decline_code: "insufficient_funds",
+    message: "Your card has insufficient funds."
+  },
+  "4000000000009987": { code: "card_declined", decline_code: "lost_card", message: "Your card was declined." },
+  "4000000000009979": { code: "card_declined", decline_code: "stolen_card", message: "Your card was declined." },
+  "4100000000000019": { code: "card_declined", decline_code: "fraudulent", message: "Your card was declined." },
+  "4000000000000069": { code: "expired_card", decline_code: "expired_card", message: "Your card has expired." },
+  "4000000000000119": {
+    code: "processing_error",
+    message: "An error occurred while processing your card. Try again in a little bit."
+  },
+  "4000000000006975": {
+    code: "card_declined",
+    decline_code: "card_velocity_exceeded",
+    message: "Your card was declined for making repeated attempts too frequently or exceeding its amount limit."
+  }
 }
 
 /**
@@ -316,6 +351,8 @@ export const start = async (options: FakeOptions = {}) => {
   register({ secret_key: "sk_test_recur", publishable_key: "pk_test_recur" })
   let clock = 1_767_225_600 // 2026-01-01, seconds
   let offSessionDeclines = 0
+  /** The test card whose decline a forced off-session decline answers (`declineOffSession`). */
+  let offSessionDeclineAs = "4000000000000002"
   let refundsPending = false
   /** Search does not see what was created in the last this many seconds (Stripe's search lags). */
   let searchLag = options.searchLagSeconds ?? 60
@@ -400,18 +437,25 @@ export const start = async (options: FakeOptions = {}) => {
     intent.client_secret = `${intent.id}_secret_${randomBytes(8).toString("hex")}`
     intents.set(intent.id as string, intent)
     const number = numberOf(pm)
-    const decline = (code: string, declineCode: string, message: string) => {
-      const error = { type: "card_error", code, decline_code: declineCode, message, payment_method: pm }
+    const decline = (code: string, declineCode: string | undefined, message: string) => {
+      const error = {
+        type: "card_error",
+        code,
+        ...(declineCode !== undefined ? { decline_code: declineCode } : {}),
+        message,
+        payment_method: pm
+      }
       Object.assign(intent, { status: "requires_payment_method", last_payment_error: error })
       return cardError(code, declineCode, message, { payment_intent: intent })
     }
     if (number === "4000000000000002") return decline("card_declined", "generic_decline", "Your card was declined.")
     if (offSession && offSessionDeclines > 0) {
       offSessionDeclines--
-      return decline("card_declined", "generic_decline", "Your card was declined.")
+      const as = DECLINING[offSessionDeclineAs]!
+      return decline(as.code, as.decline_code, as.message)
     }
-    if (number === "4000000000009995")
-      return decline("card_declined", "insufficient_funds", "Your card has insufficient funds.")
+    const declining = DECLINING[number]
+    if (declining !== undefined) return decline(declining.code, declining.decline_code, declining.message)
     if (ALWAYS_AUTHENTICATE.has(number) || (number === AUTHENTICATE_ON_SETUP && !offSession)) {
       if (offSession)
         return decline(
@@ -483,14 +527,14 @@ export const start = async (options: FakeOptions = {}) => {
       })
       return { status: 200, body: setup }
     }
-    if (number === "4000000000000002" || number === "4000000000009995") {
-      const declineCode = number === "4000000000000002" ? "generic_decline" : "insufficient_funds"
-      const message = number === "4000000000000002" ? "Your card was declined." : "Your card has insufficient funds."
+    const declining = DECLINING[number]
+    if (declining !== undefined) {
+      const { code, decline_code, message } = declining
       Object.assign(setup, {
         status: "requires_payment_method",
-        last_setup_error: { type: "card_error", code: "card_declined", decline_code: declineCode, message }
+        last_setup_error: { type: "card_error", code, ...(decline_code ? { decline_code } : {}), message }
       })
-      return cardError("card_declined", declineCode, message, { setup_intent: setup })
+      return cardError(code, decline_code, message, { setup_intent: setup })
     }
     pm.customer = customer
     return { status: 200, body: setup }
@@ -1054,9 +1098,14 @@ export const start = async (options: FakeOptions = {}) => {
       Object.assign(refund, { status, ...(status === "failed" ? { failure_reason: "expired_or_canceled_card" } : {}) })
       return refund
     },
-    /** The next `n` off-session charges decline (a saved card that stopped working). */
-    declineOffSession: (n: number) => {
+    /**
+     * The next `n` off-session charges decline (a saved card that stopped working), as the
+     * declining test card `as` does (default 4000000000000002, a generic decline; 4000000000009979
+     * stolen, 4000000000000069 expired…).
+     */
+    declineOffSession: (n: number, as = "4000000000000002") => {
       offSessionDeclines = n
+      offSessionDeclineAs = as
     },
     /** Completes the 3-D Secure challenge of an intent or a SetupIntent (the customer authenticates). */
     authenticate: (intentId: string) => fetch(`${base}/3ds/${intentId}`).then((r) => r.text()),

@@ -1,0 +1,3 @@
+import { DunningScenarios, MemoryStorage } from "../src/index.js"
+
+DunningScenarios.suite("memory", MemoryStorage.layer)
