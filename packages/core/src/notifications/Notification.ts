@@ -1,0 +1,191 @@
+/**
+ * Customer notifications as data: the kinds of message, a merchant's notification settings, and
+ * the notification outbox record (one per cause, written in the cause's transaction).
+ *
+ * @since 0.1.0
+ */
+import { Effect, Schema } from "effect"
+import * as Store from "../kernel/Store.js"
+
+/**
+ * The messages Recur sends to customers.
+ *
+ * @since 0.1.0
+ */
+export const NotificationKind = Schema.Literals([
+  "invoice_issued",
+  "payment_receipt",
+  "payment_failed",
+  "trial_ending",
+  "card_expiring",
+  "subscription_canceled"
+])
+/** @since 0.1.0 */
+export type NotificationKind = typeof NotificationKind.Type
+
+/**
+ * The languages of the templates.
+ *
+ * @since 0.1.0
+ */
+export const NotificationLanguage = Schema.Literals(["en", "de", "fr"])
+/** @since 0.1.0 */
+export type NotificationLanguage = typeof NotificationLanguage.Type
+
+/**
+ * A merchant's notification settings: on or off, who the messages come from, where replies go,
+ * which messages are sent and in which language.
+ *
+ * @since 0.1.0
+ */
+export class NotificationSettings extends Schema.Class<NotificationSettings>("NotificationSettings")({
+  enabled: Schema.Boolean,
+  /** The `From` address (`billing@example.com` or `Acme Billing <billing@example.com>`). */
+  sender: Schema.String,
+  reply_to: Schema.NullOr(Schema.String),
+  /** The messages sent; the others are not written to the outbox. */
+  messages: Schema.Array(NotificationKind),
+  language: NotificationLanguage
+}) {}
+
+/**
+ * Every message, the default of `messages`.
+ *
+ * @since 0.1.0
+ */
+export const allKinds: ReadonlyArray<NotificationKind> = NotificationKind.literals
+
+/**
+ * The state of one message: `pending` until the notifier took it (`sent`), or `skipped` when it
+ * could not or need not be sent (no address, notifications turned off since).
+ *
+ * @since 0.1.0
+ */
+export const NotificationStatus = Schema.Literals(["pending", "sent", "skipped"])
+/** @since 0.1.0 */
+export type NotificationStatus = typeof NotificationStatus.Type
+
+/**
+ * One message in the notification outbox. `cause_key` names its cause (`payment_receipt:inv_…`):
+ * unique per merchant, so a cause replayed after a crash writes no second message.
+ *
+ * @since 0.1.0
+ */
+export const NotificationRecord = Schema.Struct({
+  id: Schema.String,
+  merchant_id: Schema.String,
+  kind: NotificationKind,
+  cause_key: Schema.String,
+  customer_id: Schema.String,
+  subscription_id: Schema.NullOr(Schema.String),
+  invoice_id: Schema.NullOr(Schema.String),
+  status: NotificationStatus,
+  /** The address it went to (set when sent). */
+  recipient: Schema.NullOr(Schema.String),
+  attempts: Schema.Number,
+  last_error: Schema.NullOr(Schema.String),
+  /** The cause's instant on the merchant's clock. */
+  created_at: Schema.Number,
+  sent_at: Schema.NullOr(Schema.Number).pipe(Schema.withDecodingDefault(Effect.succeed(null)))
+})
+/** @since 0.1.0 */
+export type NotificationRecord = typeof NotificationRecord.Type
+
+/**
+ * How notifications are stored (`recur_notifications`).
+ *
+ * @since 0.1.0
+ */
+export const notification: Store.Entity<NotificationRecord, typeof NotificationRecord.Encoded> = Store.entity({
+  name: "notification",
+  table: "recur_notifications",
+  schema: NotificationRecord,
+  id: "id",
+  createdAt: "created_at",
+  columns: { cause_key: "cause_key", status: "status", kind: "kind" },
+  unique: [{ name: "notification_cause", columns: ["cause_key"] }]
+})
+
+/** The work queue's kind for sending a notification. */
+export const WORK_KIND = "notification"
+
+/** What an event's payload tells about its cause (the fields read, when present). */
+export interface CauseData {
+  readonly invoice_id?: unknown
+  readonly subscription_id?: unknown
+  readonly customer_id?: unknown
+  readonly trade_id?: unknown
+  readonly id?: unknown
+  readonly current_period_end?: unknown
+  readonly invoice_type?: unknown
+}
+
+const str = (u: unknown): string | null => (typeof u === "string" && u !== "" ? u : null)
+
+/**
+ * The message an outbox event causes, if any, with its cause key: a paid invoice (a receipt), a
+ * failed payment (one per failed trade), a cancellation, a trial's notice.
+ *
+ * @since 0.1.0
+ */
+export const causeOf = (
+  type: string,
+  data: CauseData
+): {
+  readonly kind: NotificationKind
+  readonly key: string
+  readonly customer_id: string
+  readonly subscription_id: string | null
+  readonly invoice_id: string | null
+} | null => {
+  const customer = str(data.customer_id)
+  if (customer === null) return null
+  switch (type) {
+    case "v2.invoice.paid": {
+      const invoice = str(data.invoice_id)
+      if (invoice === null || data.invoice_type === "refund") return null
+      return {
+        kind: "payment_receipt",
+        key: `payment_receipt:${invoice}`,
+        customer_id: customer,
+        subscription_id: str(data.subscription_id),
+        invoice_id: invoice
+      }
+    }
+    case "v2.invoice.payment_failed": {
+      const invoice = str(data.invoice_id)
+      if (invoice === null) return null
+      return {
+        kind: "payment_failed",
+        key: `payment_failed:${invoice}:${str(data.trade_id) ?? "-"}`,
+        customer_id: customer,
+        subscription_id: str(data.subscription_id),
+        invoice_id: invoice
+      }
+    }
+    case "v2.subscription.canceled": {
+      const sub = str(data.id)
+      if (sub === null) return null
+      return {
+        kind: "subscription_canceled",
+        key: `subscription_canceled:${sub}`,
+        customer_id: customer,
+        subscription_id: sub,
+        invoice_id: null
+      }
+    }
+    case "v2.subscription.trial_period_expiring": {
+      const sub = str(data.id)
+      if (sub === null) return null
+      return {
+        kind: "trial_ending",
+        key: `trial_ending:${sub}:${str(data.current_period_end) ?? "-"}`,
+        customer_id: customer,
+        subscription_id: sub,
+        invoice_id: null
+      }
+    }
+    default:
+      return null
+  }
+}
