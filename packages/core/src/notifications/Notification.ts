@@ -79,6 +79,8 @@ export const NotificationRecord = Schema.Struct({
   customer_id: Schema.String,
   subscription_id: Schema.NullOr(Schema.String),
   invoice_id: Schema.NullOr(Schema.String),
+  /** The declined charge of a `payment_failed` message (its invoice is found by it). */
+  trade_id: Schema.NullOr(Schema.String).pipe(Schema.withDecodingDefault(Effect.succeed(null))),
   status: NotificationStatus,
   /** The address it went to (set when sent). */
   recipient: Schema.NullOr(Schema.String),
@@ -118,13 +120,16 @@ export interface CauseData {
   readonly id?: unknown
   readonly current_period_end?: unknown
   readonly invoice_type?: unknown
+  readonly amount?: unknown
+  readonly order_type?: unknown
+  readonly txn_time?: unknown
 }
 
 const str = (u: unknown): string | null => (typeof u === "string" && u !== "" ? u : null)
 
 /**
  * The message an outbox event causes, if any, with its cause key: a paid invoice (a receipt), a
- * failed payment (one per failed trade), a cancellation, a trial's notice.
+ * declined off-session charge (one per failed attempt), a cancellation, a trial's notice.
  *
  * @since 0.1.0
  */
@@ -137,13 +142,16 @@ export const causeOf = (
   readonly customer_id: string
   readonly subscription_id: string | null
   readonly invoice_id: string | null
+  readonly trade_id?: string
 } | null => {
   const customer = str(data.customer_id)
   if (customer === null) return null
   switch (type) {
     case "v2.invoice.paid": {
       const invoice = str(data.invoice_id)
-      if (invoice === null || data.invoice_type === "refund") return null
+      // no receipt for a refund's invoice, nor for nothing paid (a free trial's zero invoice)
+      if (invoice === null || data.invoice_type === "refund" || /^[0.]*$/.test(String(data.amount ?? "0")))
+        return null
       return {
         kind: "payment_receipt",
         key: `payment_receipt:${invoice}`,
@@ -152,15 +160,18 @@ export const causeOf = (
         invoice_id: invoice
       }
     }
-    case "v2.invoice.payment_failed": {
-      const invoice = str(data.invoice_id)
-      if (invoice === null) return null
+    case "v2.trades.payment_failed": {
+      // an off-session charge declined (a renewal, a dunning retry, an upgrade): the customer is
+      // not there to see it; a checkout's decline is shown on its page
+      const trade = str(data.trade_id)
+      if (trade === null || (data.order_type !== "renewal" && data.order_type !== "upgrade")) return null
       return {
         kind: "payment_failed",
-        key: `payment_failed:${invoice}:${str(data.trade_id) ?? "-"}`,
+        key: `payment_failed:${trade}:${str(data.txn_time) ?? "-"}`,
         customer_id: customer,
-        subscription_id: str(data.subscription_id),
-        invoice_id: invoice
+        subscription_id: null,
+        invoice_id: null,
+        trade_id: trade
       }
     }
     case "v2.subscription.canceled": {

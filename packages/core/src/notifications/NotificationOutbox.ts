@@ -52,6 +52,7 @@ export const record = (
         customer_id: c.customer_id,
         subscription_id: c.subscription_id,
         invoice_id: c.invoice_id,
+        trade_id: c.trade_id ?? null,
         status: "pending",
         recipient: null,
         attempts: 0,

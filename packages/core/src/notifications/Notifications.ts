@@ -10,6 +10,7 @@
  */
 import { Context, DateTime, Effect, Layer, Option } from "effect"
 import * as Entities from "../kernel/Entities.js"
+import { nowOf } from "../kernel/ServiceSupport.js"
 import * as Errors from "../kernel/Errors.js"
 import * as Store from "../kernel/Store.js"
 import * as Merchants from "../tenants/Merchants.js"
@@ -134,10 +135,13 @@ export class Notifications extends Context.Service<Notifications>()("@recur/core
         const invoice =
           record.invoice_id !== null
             ? Option.getOrUndefined(yield* invoices.get(record.merchant_id, record.invoice_id))?.value
-            : undefined
+            : record.trade_id !== null
+              ? Option.getOrUndefined(yield* invoices.findBy(record.merchant_id, "trade_id", record.trade_id))?.value
+              : undefined
+        const subscriptionId = record.subscription_id ?? invoice?.subscription_id ?? null
         const sub =
-          record.subscription_id !== null
-            ? Option.getOrUndefined(yield* subs.get(record.merchant_id, record.subscription_id))?.value.subscription
+          subscriptionId !== null
+            ? Option.getOrUndefined(yield* subs.get(record.merchant_id, subscriptionId))?.value.subscription
             : undefined
         // the card-update flow of the portal, a fresh link for this message (a merchant that
         // turned the flow off gets none; the invoice page still takes a new card)
@@ -159,8 +163,11 @@ export class Notifications extends Context.Service<Notifications>()("@recur/core
           record.kind === "trial_ending" || record.kind === "card_expiring"
             ? day(sub?.current_period_end ?? null)
             : day(DateTime.makeUnsafe(record.created_at))
+        // the customer's address, else the one its checkout gave (kept on the subscription and invoice)
+        const email = customer?.email ?? sub?.email ?? invoice?.customer_email ?? null
         return {
           customer,
+          email,
           facts: {
             merchantName: merchant.name,
             customerName: customer?.name ?? null,
@@ -196,15 +203,15 @@ export class Notifications extends Context.Service<Notifications>()("@recur/core
       if (settings === null || !settings.enabled || !settings.messages.includes(record.kind))
         return yield* skip("notifications turned off")
       const language = settings.language
-      const { customer, facts: f } = yield* facts(merchant, record, language)
-      if (customer === undefined || customer.deleted_at !== null || customer.email === null)
+      const { customer, email, facts: f } = yield* facts(merchant, record, language)
+      if (customer === undefined || customer.deleted_at !== null || email === null)
         return yield* skip("the customer has no email address")
       const rendered = Templates.render(record.kind, language, f)
       const message: OutgoingMessage = {
         messageId: `<${record.id}@recur>`,
         from: settings.sender,
         replyTo: settings.reply_to,
-        to: customer.email,
+        to: email,
         subject: rendered.subject,
         html: rendered.html,
         text: rendered.text,
@@ -225,9 +232,9 @@ export class Notifications extends Context.Service<Notifications>()("@recur/core
         )
         return yield* sent.failure
       }
-      const at = yield* Effect.clockWith((c) => c.currentTimeMillis)
+      const at = yield* nowOf(merchant)
       yield* save(
-        { ...record, status: "sent", attempts, last_error: null, recipient: customer.email, sent_at: at },
+        { ...record, status: "sent", attempts, last_error: null, recipient: email, sent_at: at },
         found.value.version
       )
       yield* Effect.logInfo("notification sent").pipe(Effect.annotateLogs({ ...log, outcome: "sent" }))

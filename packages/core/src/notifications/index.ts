@@ -6,5 +6,6 @@
  * @since 0.1.0
  */
 export * as Notification from "./Notification.js"
+export * as NotificationOutbox from "./NotificationOutbox.js"
 export * as Notifications from "./Notifications.js"
 export * as Templates from "./Templates.js"
