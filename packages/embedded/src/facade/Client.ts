@@ -10,6 +10,7 @@ import type { ItemRequests, RequestBodies, ScheduleRequests } from "@recur/contr
 import type { Lifecycle } from "@recur/core"
 import type { Services } from "../createBilling.js"
 import type * as T from "./Types.js"
+import type { NotificationsClient } from "./Notifications.js"
 
 type Body<S extends { readonly Encoded: unknown }> = S["Encoded"]
 
@@ -353,6 +354,11 @@ export interface BillingClient {
     /** `POST /api/v1/tax_rate/{tax_rate_id}/archive`: no new invoice uses it. */
     readonly archive: (merchantId: string, taxRateId: string) => Promise<T.TaxRateJson>
   }
+  /**
+   * Customer notifications (email): the merchant's settings (sender, reply-to, which messages,
+   * language, on/off) and its outbox. Sent through the `notifications` option's notifier.
+   */
+  readonly notifications: NotificationsClient
   readonly portal: {
     /**
      * `POST /api/v1/customer-portal/auth`: a signed link to one customer's billing (subscriptions,
