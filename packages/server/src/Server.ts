@@ -127,6 +127,11 @@ export const engine = (config: ServerConfig): Layer.Layer<Engine, unknown> =>
       dunning: config.dunning,
       taxRates: config.taxRates,
       portal: config.portal,
+      // customer notifications over SMTP when configured (the URL holds the password: never logged)
+      ...Option.match(config.smtpUrl, {
+        onNone: () => ({}),
+        onSome: (url) => ({ notifications: { smtp: { url: Redacted.value(url) } } })
+      }),
       fx: config.fxSource,
       fxRates: config.fxRates,
       ...Option.match(config.stripeJsUrl, { onNone: () => ({}), onSome: (stripeJsUrl) => ({ stripeJsUrl }) }),
