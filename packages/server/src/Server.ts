@@ -23,6 +23,7 @@ import {
   type Payments,
   type PaymentMethods,
   type PaymentSettings,
+  type Notifications,
   type Portal,
   type PriceChanges,
   type ItemChanges,
@@ -69,6 +70,7 @@ export type Engine =
   | Schedules.Schedules
   | TaxRates.TaxRates
   | Portal.Portal
+  | Notifications.Notifications
   | PaymentSettings.PaymentSettings
   | Entitlements.Entitlements
   | ProcessorEvents.ProcessorEvents

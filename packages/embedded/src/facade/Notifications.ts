@@ -7,6 +7,7 @@
 import { Notification, Notifications } from "@recur/core"
 import { Effect, Schema } from "effect"
 import type { Services } from "../createBilling.js"
+import type { BillingClient } from "./Client.js"
 import type { Kit } from "./Kit.js"
 import { json } from "./Kit.js"
 import type { Answer } from "./Types.js"
@@ -37,17 +38,7 @@ export type NotificationSettingsInput =
  *
  * @since 0.1.0
  */
-export interface NotificationsClient {
-  /** The merchant's notification settings; `null`: no notification is sent. */
-  readonly settings: (merchantId: string) => Promise<NotificationSettingsJson | null>
-  /** Changes them; answers the settings in force. */
-  readonly updateSettings: (
-    merchantId: string,
-    input: NotificationSettingsInput
-  ) => Promise<NotificationSettingsJson | null>
-  /** The merchant's messages (pending, sent, skipped), newest first, at most 100. */
-  readonly list: (merchantId: string) => Promise<ReadonlyArray<NotificationJson>>
-}
+export type NotificationsClient = BillingClient["notifications"]
 
 const settingsJson = (s: Notification.NotificationSettings | null) =>
   s === null ? null : json(Notification.NotificationSettings)(s)
