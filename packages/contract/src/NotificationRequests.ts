@@ -4,8 +4,8 @@
  *
  * @since 0.1.0
  */
-import { Notification, type Notifications } from "@recur/core"
-import { Schema } from "effect"
+import { Common, Notification, type Notifications } from "@recur/core"
+import { DateTime, Schema } from "effect"
 
 /**
  * The body of `POST /api/v1/notification_settings`: the fields to change (the others keep their
@@ -37,11 +37,53 @@ export const NotificationSettingsAnswer = Schema.Struct({
 })
 
 /**
+ * One message of the outbox as the API shows it: its cause, state and attempts.
+ *
+ * @since 0.1.0
+ */
+export const NotificationAnswer = Schema.Struct({
+  id: Schema.String,
+  kind: Notification.NotificationKind,
+  cause_key: Schema.String,
+  customer_id: Schema.String,
+  subscription_id: Schema.NullOr(Schema.String),
+  invoice_id: Schema.NullOr(Schema.String),
+  trade_id: Schema.NullOr(Schema.String),
+  status: Notification.NotificationStatus,
+  recipient: Schema.NullOr(Schema.String),
+  attempts: Schema.Int,
+  last_error: Schema.NullOr(Schema.String),
+  created_at: Common.Timestamp,
+  sent_at: Common.NullableTimestamp
+}).annotate({ identifier: "Notification" })
+
+/**
+ * A stored message as {@link NotificationAnswer} shows it.
+ *
+ * @since 0.1.0
+ */
+export const answerOf = (r: Notification.NotificationRecord): typeof NotificationAnswer.Type => ({
+  id: r.id,
+  kind: r.kind,
+  cause_key: r.cause_key,
+  customer_id: r.customer_id,
+  subscription_id: r.subscription_id,
+  invoice_id: r.invoice_id,
+  trade_id: r.trade_id,
+  status: r.status,
+  recipient: r.recipient,
+  attempts: r.attempts,
+  last_error: r.last_error,
+  created_at: DateTime.makeUnsafe(r.created_at),
+  sent_at: r.sent_at === null ? null : DateTime.makeUnsafe(r.sent_at)
+})
+
+/**
  * The answer of `GET /api/v1/notifications`: the merchant's messages, newest first.
  *
  * @since 0.1.0
  */
-export const NotificationList = Schema.Struct({ list: Schema.Array(Notification.NotificationRecord) })
+export const NotificationList = Schema.Struct({ list: Schema.Array(NotificationAnswer) })
 
 /**
  * The command a body asks for (core checks every field).

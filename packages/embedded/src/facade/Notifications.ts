@@ -4,6 +4,7 @@
  *
  * @since 0.1.0
  */
+import { NotificationRequests } from "@recur/contract"
 import { Notification, Notifications } from "@recur/core"
 import { Effect, Schema } from "effect"
 import type { Services } from "../createBilling.js"
@@ -15,7 +16,7 @@ import type { Answer } from "./Types.js"
 /** @since 0.1.0 */
 export type NotificationSettingsJson = Answer<typeof Notification.NotificationSettings>
 /** @since 0.1.0 */
-export type NotificationJson = typeof Notification.NotificationRecord.Encoded
+export type NotificationJson = typeof NotificationRequests.NotificationAnswer.Encoded
 
 /**
  * A change of the notification settings: the fields given change, the others keep their value
@@ -52,7 +53,9 @@ export const notifications = ({ run }: Kit<Services>): NotificationsClient => ({
   list: (merchantId) =>
     run(
       Notifications.Notifications.use((n) => n.list(merchantId)).pipe(
-        Effect.map((list) => list.map((r) => Schema.encodeSync(Notification.NotificationRecord)(r)))
+        Effect.map((list) =>
+          list.map((r) => Schema.encodeSync(NotificationRequests.NotificationAnswer)(NotificationRequests.answerOf(r)))
+        )
       )
     )
 })

@@ -30,6 +30,8 @@ export const notificationsLive = HttpApiBuilder.group(BillingApi, "notifications
           )
         )
       )
-      .handle("list", () => call((m) => Effect.map(notifications.list(m), (list) => ok({ list }))))
+      .handle("list", () =>
+        call((m) => Effect.map(notifications.list(m), (list) => ok({ list: list.map(NotificationRequests.answerOf) })))
+      )
   })
 )
