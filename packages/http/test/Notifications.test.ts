@@ -50,7 +50,10 @@ for (const [name, storage] of backends()) {
         ])
       // a paid checkout writes its receipt to the outbox
       const { priceId } = await api.priceOf(k)
-      const s = await api.call("POST", "/api/v1/session", k, { email: "eve@example.com", line_items: [{ price_id: priceId }] })
+      const s = await api.call("POST", "/api/v1/session", k, {
+        email: "eve@example.com",
+        line_items: [{ price_id: priceId }]
+      })
       const id = (s.body as any).data.session_id as string
       await api.call(
         "POST",

@@ -30,7 +30,11 @@ import * as WebhookRecorder from "./WebhookRecorder.js"
 const START = "2026-01-01T00:00:00Z"
 
 /** The engine with a recording notifier: `sent` holds what it took, `failing` makes it refuse. */
-const engineWith = <E>(storage: Layer.Layer<Store.Storage, E>, sent: Array<Ports.OutgoingMessage>, failing: { on: boolean }) =>
+const engineWith = <E>(
+  storage: Layer.Layer<Store.Storage, E>,
+  sent: Array<Ports.OutgoingMessage>,
+  failing: { on: boolean }
+) =>
   Engine.layer.pipe(
     Layer.provideMerge(
       Layer.mergeAll(
@@ -145,9 +149,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
             expect(failed.map((m) => m.subject)).toEqual(["Acme: Ihre Zahlung von 30.00 USD ist fehlgeschlagen"])
             expect(failed[0]!.text).toMatch(/Karte aktualisieren: http:\/\/localhost:4000\/portal\/bps_[0-9a-z]{26}\//)
             expect(failed[0]!.html).toContain('lang="de"')
-            yield* Subscriptions.Subscriptions.use((s) =>
-              s.cancel(merchantId, Subscriptions.cancelOf(subscriptionId))
-            )
+            yield* Subscriptions.Subscriptions.use((s) => s.cancel(merchantId, Subscriptions.cancelOf(subscriptionId)))
             yield* advance(merchantId, "2026-02-01T00:00:20Z")
             expect(to("bea@example.com").map((m) => m.subject)).toContain("Acme: Ihr Abonnement wurde gekündigt")
             // a trial's notice, 3 days before its end
@@ -160,9 +162,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
             yield* advance(merchantId, "2026-02-12T00:00:00Z")
             expect(to("cem@example.com")).toEqual([])
             yield* advance(merchantId, "2026-02-13T00:00:21Z")
-            expect(to("cem@example.com").map((m) => m.subject)).toEqual([
-              "Acme: Ihr Testzeitraum endet am 2026-02-15"
-            ])
+            expect(to("cem@example.com").map((m) => m.subject)).toEqual(["Acme: Ihr Testzeitraum endet am 2026-02-15"])
             // messages not chosen (receipts) were never written
             expect((yield* outboxOf(merchantId)).map((r) => r.kind).sort()).toEqual([
               "payment_failed",

@@ -150,8 +150,7 @@ export const causeOf = (
     case "v2.invoice.paid": {
       const invoice = str(data.invoice_id)
       // no receipt for a refund's invoice, nor for nothing paid (a free trial's zero invoice)
-      if (invoice === null || data.invoice_type === "refund" || /^[0.]*$/.test(String(data.amount ?? "0")))
-        return null
+      if (invoice === null || data.invoice_type === "refund" || /^[0.]*$/.test(String(data.amount ?? "0"))) return null
       return {
         kind: "payment_receipt",
         key: `payment_receipt:${invoice}`,

@@ -16,7 +16,7 @@ import * as Store from "../kernel/Store.js"
 import * as Merchants from "../tenants/Merchants.js"
 import type * as Merchant from "../tenants/Merchant.js"
 import * as Portal from "../portal/Portal.js"
-import * as Ids from "../kernel/Ids.js"
+import type * as Ids from "../kernel/Ids.js"
 import {
   allKinds,
   notification,
@@ -182,10 +182,12 @@ export class Notifications extends Context.Service<Notifications>()("@recur/core
       })
 
     const save = (next: NotificationRecord, version: number) =>
-      outbox.update(next, version).pipe(
-        Effect.asVoid,
-        Effect.catchTags({ VersionConflict: () => Effect.void, UniqueViolation: () => Effect.void })
-      )
+      outbox
+        .update(next, version)
+        .pipe(
+          Effect.asVoid,
+          Effect.catchTags({ VersionConflict: () => Effect.void, UniqueViolation: () => Effect.void })
+        )
 
     /**
      * Sends one message of the outbox if it is still pending; returns its status afterwards.
@@ -224,9 +226,18 @@ export class Notifications extends Context.Service<Notifications>()("@recur/core
       )
       const attempts = record.attempts + 1
       // ids and kinds only: the message holds signed links
-      const log = { event: "recur.notification.attempt", merchant_id: merchantId, notification_id: id, kind: record.kind, attempt: attempts }
+      const log = {
+        event: "recur.notification.attempt",
+        merchant_id: merchantId,
+        notification_id: id,
+        kind: record.kind,
+        attempt: attempts
+      }
       if (sent._tag === "Failure") {
-        yield* save({ ...record, attempts, last_error: `${sent.failure.reason}: ${sent.failure.message}` }, found.value.version)
+        yield* save(
+          { ...record, attempts, last_error: `${sent.failure.reason}: ${sent.failure.message}` },
+          found.value.version
+        )
         yield* Effect.logWarning("notification not sent").pipe(
           Effect.annotateLogs({ ...log, outcome: "failed", error: sent.failure.reason })
         )

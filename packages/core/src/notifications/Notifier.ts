@@ -52,10 +52,7 @@ export class Notifier extends Context.Service<
  *
  * @since 0.1.0
  */
-export const recording = (
-  sent: Array<OutgoingMessage>,
-  failing: () => boolean = () => false
-): Layer.Layer<Notifier> =>
+export const recording = (sent: Array<OutgoingMessage>, failing: () => boolean = () => false): Layer.Layer<Notifier> =>
   Layer.succeed(Notifier, {
     send: (message) =>
       failing()
