@@ -17,6 +17,7 @@ import {
   Notifications,
   Ports,
   Secrets,
+  SessionPayments,
   Settings,
   Store,
   Subscriptions
@@ -24,7 +25,7 @@ import {
 import { SandboxGateway } from "@recur/payment-sandbox"
 import { Effect, Layer } from "effect"
 import * as ServicesContract from "./ServicesContract.js"
-import { advance, iso, merchantAt, monthly, productOf, subscribeTo } from "./ScenarioKit.js"
+import { advance, iso, merchantAt, monthly, openSession, productOf, subscribeTo } from "./ScenarioKit.js"
 import * as WebhookRecorder from "./WebhookRecorder.js"
 
 const START = "2026-01-01T00:00:00Z"
@@ -168,6 +169,42 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
               "payment_failed",
               "subscription_canceled",
               "trial_ending"
+            ])
+          })
+      )
+
+      it.effect(
+        "a card that will not last until the next renewal: told once, at the renewal before, with the portal link",
+        () =>
+          Effect.gen(function* () {
+            const merchantId = yield* merchantAt(START)
+            yield* Notifications.Notifications.use((n) =>
+              n.setSettings(merchantId, { sender: "billing@acme.test", messages: ["card_expiring"] })
+            )
+            const price = yield* monthly(merchantId, yield* productOf(merchantId), "30.00")
+            const session = yield* openSession(merchantId, {
+              email: "fay@example.com",
+              line_items: [{ price_id: price }],
+              return_url: "https://shop.example/done"
+            })
+            // valid through February 2026: it pays January and February, not March
+            yield* SessionPayments.SessionPayments.use((p) =>
+              p.paySession(merchantId, session.session_id, {
+                number: "4242424242424242",
+                exp_month: 2,
+                exp_year: 2026,
+                cvc: "123"
+              })
+            )
+            yield* advance(merchantId, "2026-01-15T00:00:00Z")
+            expect(to("fay@example.com")).toEqual([])
+            yield* advance(merchantId, "2026-02-01T00:00:10Z")
+            const told = to("fay@example.com")
+            expect(told.map((m) => m.subject)).toEqual(["Acme: your card expires soon"])
+            expect(told[0]!.text).toContain("before your next renewal on 2026-03-01")
+            expect(told[0]!.text).toMatch(/Update your card: http:\/\/localhost:4000\/portal\/bps_/)
+            expect((yield* outboxOf(merchantId)).map((r) => r.cause_key)).toEqual([
+              expect.stringMatching(/^card_expiring:sub_[0-9a-z]+:2026-2$/)
             ])
           })
       )

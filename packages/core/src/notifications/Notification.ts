@@ -123,7 +123,33 @@ export interface CauseData {
   readonly amount?: unknown
   readonly order_type?: unknown
   readonly txn_time?: unknown
+  readonly lines?: unknown
 }
+
+/**
+ * The end of the period an invoice pays for (its lines' latest `period_end`, Unix ms): when the
+ * subscription renews next.
+ *
+ * @since 0.1.0
+ */
+export const paidUntil = (data: CauseData): number | null => {
+  if (!Array.isArray(data.lines)) return null
+  let end: number | null = null
+  for (const line of data.lines as ReadonlyArray<{ readonly period_end?: unknown }>) {
+    const ms = typeof line?.period_end === "string" ? Date.parse(line.period_end) : Number.NaN
+    if (!Number.isNaN(ms) && (end === null || ms > end)) end = ms
+  }
+  return end
+}
+
+/**
+ * Whether a card (`exp_month` / `exp_year`, valid through the end of that month, UTC) no longer
+ * works at `at` (Unix ms).
+ *
+ * @since 0.1.0
+ */
+export const cardExpiredAt = (card: { readonly exp_month: number; readonly exp_year: number }, at: number): boolean =>
+  at >= Date.UTC(card.exp_year, card.exp_month, 1)
 
 const str = (u: unknown): string | null => (typeof u === "string" && u !== "" ? u : null)
 

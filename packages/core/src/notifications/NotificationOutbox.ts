@@ -9,8 +9,17 @@
 import { Effect, Option } from "effect"
 import * as Ids from "../kernel/Ids.js"
 import type * as Store from "../kernel/Store.js"
+import { type SubscriptionRecord, subscription as subscriptionEntity } from "../subscriptions/SubscriptionEntities.js"
 import { merchant as merchantEntity } from "../tenants/TenantEntities.js"
-import { type CauseData, causeOf, notification, type NotificationRecord, WORK_KIND } from "./Notification.js"
+import {
+  type CauseData,
+  cardExpiredAt,
+  causeOf,
+  notification,
+  type NotificationRecord,
+  paidUntil,
+  WORK_KIND
+} from "./Notification.js"
 
 type StorageLike = {
   readonly repository: <A, I>(entity: Store.Entity<A, I>) => Store.Repository<A>
@@ -31,7 +40,7 @@ export const record = (
   Effect.gen(function* () {
     const causes = events.flatMap((e) => {
       const cause = typeof e.data === "object" && e.data !== null ? causeOf(e.type, e.data as CauseData) : null
-      return cause !== null ? [{ ...cause, at: e.at }] : []
+      return cause !== null ? [{ ...cause, at: e.at, until: paidUntil(e.data as CauseData) }] : []
     })
     if (causes.length === 0) return
     const found = yield* storage.repository(merchantEntity).get(merchantId, merchantId)
@@ -39,7 +48,33 @@ export const record = (
     const merchant = found.value.value
     const settings = merchant.notification_settings
     if (settings === null || !settings.enabled) return
-    const wanted = causes.filter((c) => settings.messages.includes(c.kind))
+    const wanted: Array<Omit<(typeof causes)[number], "until">> = causes.filter((c) =>
+      settings.messages.includes(c.kind)
+    )
+    // a paid renewal whose card will not last until the next one: the customer is told now,
+    // once per card and subscription
+    if (settings.messages.includes("card_expiring")) {
+      const paid = causes.filter((c) => c.kind === "payment_receipt" && c.subscription_id !== null && c.until !== null)
+      const subs =
+        paid.length > 0
+          ? yield* storage.repository(subscriptionEntity).getMany(
+              merchantId,
+              paid.map((c) => c.subscription_id!)
+            )
+          : new Map<string, Store.Versioned<SubscriptionRecord>>()
+      for (const c of paid) {
+        const card = subs.get(c.subscription_id!)?.value.payment_method
+        if (card === null || card === undefined || !cardExpiredAt(card, c.until!)) continue
+        wanted.push({
+          kind: "card_expiring",
+          key: `card_expiring:${c.subscription_id}:${card.exp_year}-${card.exp_month}`,
+          customer_id: c.customer_id,
+          subscription_id: c.subscription_id,
+          invoice_id: null,
+          at: c.at
+        })
+      }
+    }
     if (wanted.length === 0) return
     const records: Array<NotificationRecord> = []
     for (const c of wanted)

@@ -160,9 +160,11 @@ export class Notifications extends Context.Service<Notifications>()("@recur/core
                 )
             : null
         const date =
-          record.kind === "trial_ending" || record.kind === "card_expiring"
+          record.kind === "trial_ending"
             ? day(sub?.current_period_end ?? null)
-            : day(DateTime.makeUnsafe(record.created_at))
+            : record.kind === "card_expiring"
+              ? day(sub?.next_invoice_date ?? sub?.current_period_end ?? null)
+              : day(DateTime.makeUnsafe(record.created_at))
         // the customer's address, else the one its checkout gave (kept on the subscription and invoice)
         const email = customer?.email ?? sub?.email ?? invoice?.customer_email ?? null
         return {
