@@ -5,7 +5,14 @@
  * @since 0.1.0
  */
 import { Effect, Schema } from "effect"
+import * as Lifecycle from "../kernel/Lifecycle.js"
 import * as Store from "../kernel/Store.js"
+import { NotificationStatus } from "./NotificationMachine.js"
+
+export {
+  /** @since 0.1.0 */
+  NotificationStatus
+} from "./NotificationMachine.js"
 
 /**
  * The messages Recur sends to customers.
@@ -54,16 +61,6 @@ export class NotificationSettings extends Schema.Class<NotificationSettings>("No
  * @since 0.1.0
  */
 export const allKinds: ReadonlyArray<NotificationKind> = NotificationKind.literals
-
-/**
- * The state of one message: `pending` until the notifier took it (`sent`), or `skipped` when it
- * could not or need not be sent (no address, notifications turned off since).
- *
- * @since 0.1.0
- */
-export const NotificationStatus = Schema.Literals(["pending", "sent", "skipped"])
-/** @since 0.1.0 */
-export type NotificationStatus = typeof NotificationStatus.Type
 
 /**
  * One message in the notification outbox. `cause_key` names its cause (`payment_receipt:inv_…`):
@@ -225,3 +222,18 @@ export const causeOf = (
       return null
   }
 }
+
+/**
+ * Moves a message's `status` (the {@link Lifecycle.notification} machine). The only way it
+ * changes.
+ *
+ * @since 0.1.0
+ */
+export const moveNotification = (
+  record: NotificationRecord,
+  trigger: "sent" | "skip",
+  patch: Partial<Omit<NotificationRecord, "status">> = {}
+): NotificationRecord =>
+  Lifecycle.must(
+    Lifecycle.moveBy(Lifecycle.notification, record.status, trigger, (to) => ({ ...record, ...patch, status: to }))
+  )

@@ -8,6 +8,7 @@
  */
 import { Effect, Option } from "effect"
 import * as Ids from "../kernel/Ids.js"
+import * as Lifecycle from "../kernel/Lifecycle.js"
 import type * as Store from "../kernel/Store.js"
 import { type SubscriptionRecord, subscription as subscriptionEntity } from "../subscriptions/SubscriptionEntities.js"
 import { merchant as merchantEntity } from "../tenants/TenantEntities.js"
@@ -87,7 +88,7 @@ export const record = (
         subscription_id: c.subscription_id,
         invoice_id: c.invoice_id,
         trade_id: c.trade_id ?? null,
-        status: "pending",
+        status: Lifecycle.notification.initial,
         recipient: null,
         attempts: 0,
         last_error: null,

@@ -19,6 +19,7 @@ import * as Portal from "../portal/Portal.js"
 import type * as Ids from "../kernel/Ids.js"
 import {
   allKinds,
+  moveNotification,
   notification,
   type NotificationKind,
   NotificationLanguage,
@@ -203,7 +204,10 @@ export class Notifications extends Context.Service<Notifications>()("@recur/core
       const merchant = yield* merchants.get(merchantId)
       const settings = merchant.notification_settings
       const skip = (reason: string) =>
-        Effect.as(save({ ...record, status: "skipped", last_error: reason }, found.value.version), "skipped" as const)
+        Effect.as(
+          save(moveNotification(record, "skip", { last_error: reason }), found.value.version),
+          "skipped" as const
+        )
       if (settings === null || !settings.enabled || !settings.messages.includes(record.kind))
         return yield* skip("notifications turned off")
       const language = settings.language
@@ -247,7 +251,7 @@ export class Notifications extends Context.Service<Notifications>()("@recur/core
       }
       const at = yield* nowOf(merchant)
       yield* save(
-        { ...record, status: "sent", attempts, last_error: null, recipient: email, sent_at: at },
+        moveNotification(record, "sent", { attempts, last_error: null, recipient: email, sent_at: at }),
         found.value.version
       )
       yield* Effect.logInfo("notification sent").pipe(Effect.annotateLogs({ ...log, outcome: "sent" }))
