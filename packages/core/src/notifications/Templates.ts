@@ -196,7 +196,10 @@ export const render = (kind: NotificationKind, language: NotificationLanguage, f
   const links: Array<readonly [string, string]> = []
   if (facts.portalUrl !== null && (kind === "payment_failed" || kind === "card_expiring"))
     links.push([book.updateCard, facts.portalUrl])
-  if (facts.invoiceUrl !== null && kind !== "subscription_canceled" && kind !== "trial_ending")
+  if (
+    facts.invoiceUrl !== null &&
+    (kind === "invoice_issued" || kind === "payment_receipt" || kind === "payment_failed")
+  )
     links.push([book.viewInvoice, facts.invoiceUrl])
   if (facts.pdfUrl !== null && (kind === "invoice_issued" || kind === "payment_receipt"))
     links.push([book.downloadPdf, facts.pdfUrl])
