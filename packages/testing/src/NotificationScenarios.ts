@@ -10,6 +10,7 @@
  */
 import { expect, layer } from "@effect/vitest"
 import {
+  Billing,
   Engine,
   Entities,
   Notification,
@@ -143,6 +144,8 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
             )
             const productId = yield* productOf(merchantId)
             const price = yield* monthly(merchantId, productId, "30.00")
+            // a declined checkout: the payer saw it on the page, and its subscription never began
+            const declined = yield* subscribeTo(merchantId, price, { email: "hal@example.com" }, "4000000000000002")
             const { result } = yield* subscribeTo(merchantId, price, { email: "bea@example.com" }, "4000000000000341")
             const subscriptionId = result.subscription.pipe((o) => (o._tag === "Some" ? o.value.id : ""))
             yield* advance(merchantId, "2026-02-01T00:00:10Z")
@@ -164,6 +167,12 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
             expect(to("cem@example.com")).toEqual([])
             yield* advance(merchantId, "2026-02-13T00:00:21Z")
             expect(to("cem@example.com").map((m) => m.subject)).toEqual(["Acme: Ihr Testzeitraum endet am 2026-02-15"])
+            const ended = declined.result.subscription.pipe((o) => (o._tag === "Some" ? o.value.id : ""))
+            expect(yield* Billing.Billing.use((b) => b.getSubscription(merchantId, ended))).toMatchObject({
+              status: "canceled",
+              cancel_reason: "incomplete_expired"
+            })
+            expect(to("hal@example.com")).toEqual([])
             // messages not chosen (receipts) were never written
             expect((yield* outboxOf(merchantId)).map((r) => r.kind).sort()).toEqual([
               "payment_failed",

@@ -121,6 +121,7 @@ export interface CauseData {
   readonly order_type?: unknown
   readonly txn_time?: unknown
   readonly lines?: unknown
+  readonly cancel_reason?: unknown
 }
 
 /**
@@ -198,7 +199,8 @@ export const causeOf = (
     }
     case "v2.subscription.canceled": {
       const sub = str(data.id)
-      if (sub === null) return null
+      // a first payment that never went through ends its subscription too: nothing to tell
+      if (sub === null || data.cancel_reason === "incomplete_expired") return null
       return {
         kind: "subscription_canceled",
         key: `subscription_canceled:${sub}`,
