@@ -28,7 +28,8 @@ const machines = new Set([
   "discounts/Discount.ts",
   "taxes/Tax.ts",
   "schedules/Schedule.ts",
-  "subscriptions/PriceMigration.ts"
+  "subscriptions/PriceMigration.ts",
+  "notifications/Notification.ts"
 ])
 
 /** Status fields of records without a machine: written once at creation, never changed. */

@@ -54,6 +54,8 @@ import * as ItemGroups from "./facade/Items.js"
 export type { BillingClient } from "./facade/Client.js"
 export * from "./facade/Types.js"
 import * as EntitlementGroups from "./facade/Entitlements.js"
+import * as NotificationGroups from "./facade/Notifications.js"
+import * as SmtpNotifier from "./notify/SmtpNotifier.js"
 
 /**
  * Where Recur keeps its data.
@@ -153,6 +155,14 @@ export interface BillingOptions {
    * cancellation and invoices on, no switching.
    */
   readonly portal?: Portal.ConfiguredSettings
+  /**
+   * How customer notifications are sent: over SMTP (`{ smtp: { url: "smtps://user:pass@host" } }`,
+   * nodemailer), or through a `Notifier` Layer of your own. Default: none — messages merchants
+   * turn on wait in the outbox, retried, until a notifier is configured.
+   */
+  readonly notifications?:
+    | { readonly smtp: SmtpNotifier.SmtpOptions }
+    | { readonly notifier: Layer.Layer<Ports.Notifier> }
   /** Where the pages of merchants on Stripe load Stripe.js from. Default `https://js.stripe.com/v3/`. */
   readonly stripeJsUrl?: string
 }
@@ -235,12 +245,21 @@ export const engineOn = <A, E>(
               ? options.webhooks.allowPrivateNetwork === true
               : false
         }),
-        DunningPolicy.layerDefault(dunningPolicy(options.dunning))
+        DunningPolicy.layerDefault(dunningPolicy(options.dunning)),
+        notifierLayer(options)
       )
     ),
     Layer.provideMerge(storage)
   )
 }
+
+/** The notifier as `notifications` says; none (an empty layer) by default. */
+const notifierLayer = (options: Omit<BillingOptions, "storage">): Layer.Layer<never> | Layer.Layer<Ports.Notifier> =>
+  options.notifications === undefined
+    ? Layer.empty
+    : "smtp" in options.notifications
+      ? SmtpNotifier.layer(options.notifications.smtp)
+      : options.notifications.notifier
 
 /** The FX port as `fx` says: the static table, the ECB's daily rates over it, or the embedder's own. */
 const fxLayer = (options: Omit<BillingOptions, "storage">): Layer.Layer<Ports.FxRates, never, Store.Storage> => {
@@ -410,6 +429,7 @@ export const createBilling = async (options: BillingOptions = {}): Promise<Billi
     items: ItemGroups.items(kit),
     taxRates: PaymentGroups.taxRates(kit),
     portal: PaymentGroups.portal(kit),
+    notifications: NotificationGroups.notifications(kit),
     webhooks: PaymentGroups.webhooks(kit),
     clock: (merchantId) =>
       run(

@@ -89,3 +89,15 @@ export {
  * @since 0.1.0
  */
 export * as EcbRates from "./fx/EcbRates.js"
+/**
+ * The SMTP adapter of the `Notifier` port (nodemailer): the `notifications: { smtp }` option.
+ *
+ * @since 0.1.0
+ */
+export * as SmtpNotifier from "./notify/SmtpNotifier.js"
+export type {
+  NotificationJson,
+  NotificationSettingsInput,
+  NotificationSettingsJson,
+  NotificationsClient
+} from "./facade/Notifications.js"

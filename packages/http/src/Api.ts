@@ -13,6 +13,7 @@ import { SchedulesGroup } from "./api/Schedules.js"
 import { ItemsGroup } from "./api/Items.js"
 import { PaymentsGroup } from "./api/Payments.js"
 import { PortalGroup } from "./api/Portal.js"
+import { NotificationsGroup } from "./api/Notifications.js"
 import { SandboxGroup } from "./api/Sandbox.js"
 import { DecodeErrors } from "./api/Shared.js"
 import { SubscriptionsGroup } from "./api/Subscriptions.js"
@@ -38,6 +39,7 @@ export {
   SubscriptionsGroup,
   TaxRatesGroup,
   EntitlementsGroup,
+  NotificationsGroup,
   WebhooksGroup
 }
 
@@ -108,6 +110,7 @@ export class BillingApi extends HttpApi.make("recur")
   .add(TaxRatesGroup)
   .add(PortalGroup)
   .add(EntitlementsGroup)
+  .add(NotificationsGroup)
   .middleware(DecodeErrors)
   .annotate(OpenApi.Title, "Recur merchant API")
   .annotate(OpenApi.Version, "1.0.0")

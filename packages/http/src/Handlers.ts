@@ -14,6 +14,7 @@ import { schedulesLive } from "./handlers/Schedules.js"
 import { itemsLive } from "./handlers/Items.js"
 import { paymentsLive } from "./handlers/Payments.js"
 import { portalLive } from "./handlers/Portal.js"
+import { notificationsLive } from "./handlers/Notifications.js"
 import { sandboxLive } from "./handlers/Sandbox.js"
 import { subscriptionsLive } from "./handlers/Subscriptions.js"
 import { taxRatesLive } from "./handlers/TaxRates.js"
@@ -47,5 +48,6 @@ export const handlers = Layer.mergeAll(
   itemsLive,
   taxRatesLive,
   portalLive,
-  entitlementsLive
+  entitlementsLive,
+  notificationsLive
 )

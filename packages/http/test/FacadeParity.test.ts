@@ -13,6 +13,9 @@ import { fileURLToPath } from "node:url"
 /** REST operation (`group.endpoint` of `BillingApi`) → the facade method that performs it. */
 const facade: Record<string, string> = {
   "entitlements.list": "entitlements.list",
+  "notifications.settings": "notifications.settings",
+  "notifications.updateSettings": "notifications.updateSettings",
+  "notifications.list": "notifications.list",
   "entitlements.check": "entitlements.check",
   "entitlements.settings": "entitlements.settings",
   "entitlements.updateSettings": "entitlements.updateSettings",

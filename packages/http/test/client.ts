@@ -1,5 +1,5 @@
 import { Merchants, type Store } from "@recur/core"
-import { engineOn } from "@recur/embedded"
+import { type BillingOptions, engineOn } from "@recur/embedded"
 import { TestClient } from "@recur/http"
 import { Pg } from "@recur/sql"
 import { Effect, type Layer } from "effect"
@@ -16,8 +16,11 @@ export const backends = (): ReadonlyArray<readonly [string, () => Layer.Layer<St
 /**
  * The real adapter in process over `storage`, with a helper that creates merchants.
  */
-export const serve = (storage: Layer.Layer<Store.Storage, unknown>) => {
-  const api = TestClient.make(engineOn(storage, { publicUrl: "http://localhost:4000" }))
+export const serve = (
+  storage: Layer.Layer<Store.Storage, unknown>,
+  options: Omit<BillingOptions, "storage" | "publicUrl"> = {}
+) => {
+  const api = TestClient.make(engineOn(storage, { publicUrl: "http://localhost:4000", ...options }))
   const merchant = (options: { readonly live?: boolean; readonly frozen?: string } = {}) =>
     api.runtime.runPromise(
       Merchants.Merchants.use((m) =>

@@ -80,6 +80,12 @@ export interface ServerConfig {
   /** `RECUR_PORTAL_SETTINGS`: the customer portal's settings for merchants without their own. */
   readonly portal: Portal.ConfiguredSettings
   /**
+   * `RECUR_SMTP_URL`: the SMTP server customer notifications are sent through
+   * (`smtp://host:587`, `smtps://user:password@host:465`; `?tls.rejectUnauthorized=false` for a
+   * test server). Default: none — messages merchants turn on wait in the outbox.
+   */
+  readonly smtpUrl: Option.Option<Redacted.Redacted<string>>
+  /**
    * `RECUR_FX_SOURCE`: where the rate of a checkout's `target_currency` without `merchant_rate`
    * comes from — `static` (default: `RECUR_FX_RATES` only) or `ecb` (the ECB's daily euro
    * reference rates, `RECUR_FX_RATES` as fallback).
@@ -320,7 +326,7 @@ export const parseTrustedProxies = (text: string): Result.Result<ReadonlyArray<s
  * `RECUR_MAX_BODY_BYTES` (`1048576`), `RECUR_TRUSTED_PROXIES` (none), `RECUR_ACCESS_LOG` (`true`), `RECUR_WEBHOOKS_ALLOW_PRIVATE` (`false`), `RECUR_WORKER_CONCURRENCY`,
  * `RECUR_DUNNING_RETRY_DAYS` (`1,3,5,7`), `RECUR_DUNNING_FINAL_STATE` (`unpaid`), `RECUR_DUNNING_ON_DECLINE`
  * (`hard=stop,soft=retry,expired_card=stop`), `RECUR_TAX_RATES`,
- * `RECUR_PORTAL_SETTINGS`, `RECUR_FX_SOURCE` (`static`), `RECUR_FX_RATES` (none), `RECUR_METRICS_TOKEN` (none), `RECUR_OTLP_URL` (none) and
+ * `RECUR_PORTAL_SETTINGS`, `RECUR_SMTP_URL` (none), `RECUR_FX_SOURCE` (`static`), `RECUR_FX_RATES` (none), `RECUR_METRICS_TOKEN` (none), `RECUR_OTLP_URL` (none) and
  * `RECUR_WORKER_METRICS_PORT` (none).
  *
  * @since 0.1.0
@@ -439,6 +445,9 @@ const settings = (complete: boolean) =>
     if (Result.isFailure(taxRates)) problem(taxRates.failure)
     const portal = parsePortalSettings(yield* Config.String("RECUR_PORTAL_SETTINGS").pipe(Config.withDefault("")))
     if (Result.isFailure(portal)) problem(portal.failure)
+    const smtpUrl = yield* Config.option(Config.Redacted("RECUR_SMTP_URL"))
+    if (Option.isSome(smtpUrl) && !/^smtps?:\/\/[^\s]+$/.test(Redacted.value(smtpUrl.value)))
+      problem("RECUR_SMTP_URL must be an smtp:// or smtps:// URL, e.g. smtps://user:password@smtp.example.com:465")
     const fxText = yield* Config.String("RECUR_FX_SOURCE").pipe(Config.withDefault("static"))
     const fxSource = fxText === "ecb" ? "ecb" : "static"
     if (fxText !== "static" && fxText !== "ecb")
@@ -487,6 +496,7 @@ const settings = (complete: boolean) =>
       dunning,
       taxRates: Result.getOrElse(taxRates, () => []),
       portal: Result.getOrElse(portal, () => ({})),
+      smtpUrl,
       fxSource,
       fxRates: Result.getOrElse(fxRates, () => ({})),
       stripeApiBase,

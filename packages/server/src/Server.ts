@@ -23,6 +23,7 @@ import {
   type Payments,
   type PaymentMethods,
   type PaymentSettings,
+  type Notifications,
   type Portal,
   type PriceChanges,
   type ItemChanges,
@@ -69,6 +70,7 @@ export type Engine =
   | Schedules.Schedules
   | TaxRates.TaxRates
   | Portal.Portal
+  | Notifications.Notifications
   | PaymentSettings.PaymentSettings
   | Entitlements.Entitlements
   | ProcessorEvents.ProcessorEvents
@@ -127,6 +129,11 @@ export const engine = (config: ServerConfig): Layer.Layer<Engine, unknown> =>
       dunning: config.dunning,
       taxRates: config.taxRates,
       portal: config.portal,
+      // customer notifications over SMTP when configured (the URL holds the password: never logged)
+      ...Option.match(config.smtpUrl, {
+        onNone: () => ({}),
+        onSome: (url) => ({ notifications: { smtp: { url: Redacted.value(url) } } })
+      }),
       fx: config.fxSource,
       fxRates: config.fxRates,
       ...Option.match(config.stripeJsUrl, { onNone: () => ({}), onSome: (stripeJsUrl) => ({ stripeJsUrl }) }),

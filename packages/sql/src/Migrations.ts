@@ -270,6 +270,21 @@ const subscriptionItemPrices = Effect.gen(function* () {
 })
 
 /**
+ * Customer notifications: the notification outbox (`Entities.notification`), one message per
+ * cause (`cause_key` unique per merchant, so a replayed cause writes no second message).
+ */
+const notifications = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  for (const statement of entityTable(
+    "recur_notifications",
+    "cause_key text not null, status text not null, kind text not null"
+  ).split(";"))
+    if (statement.trim() !== "") yield* sql.unsafe(statement)
+  yield* sql`create unique index if not exists notification_cause on recur_notifications (merchant_id, cause_key)`
+  yield* sql`create index if not exists recur_notifications_status on recur_notifications (merchant_id, status)`
+})
+
+/**
  * Every migration, by id and name.
  *
  * @since 0.1.0
@@ -287,7 +302,8 @@ export const migrations = {
   "0010_processor_customers": processorCustomers,
   "0011_fx_snapshots": fxSnapshots,
   "0012_price_migrations": priceMigrations,
-  "0013_subscription_item_prices": subscriptionItemPrices
+  "0013_subscription_item_prices": subscriptionItemPrices,
+  "0014_notifications": notifications
 }
 
 /**

@@ -4,7 +4,7 @@
  *
  * Needs: `Store.Storage`, `Secrets.Secrets`, `Ports.PaymentGateway`, `Ports.FxRates`,
  * `Ports.TaxCalculator`, `Ports.WebhookTransport` and `Settings.Settings` (and optionally a
- * `DunningPolicy.DefaultPolicy`).
+ * `DunningPolicy.DefaultPolicy`, and a `Ports.Notifier` to send customer notifications).
  *
  * @example
  * const live = Engine.layer.pipe(Layer.provideMerge(Layer.mergeAll(storage, Secrets.layer(key), gateway, Ports.fxStatic({}), Ports.taxNone, transport, Settings.layer())))
@@ -45,6 +45,7 @@ import * as WebhookDispatch from "../webhooks/WebhookDispatch.js"
 import * as Webhooks from "../webhooks/Webhooks.js"
 import * as Worker from "./Worker.js"
 import * as Entitlements from "../entitlements/Entitlements.js"
+import * as Notifications from "../notifications/Notifications.js"
 
 const tenants = Layer.mergeAll(Merchants.Merchants.layer, Customers.Customers.layer, Catalog.Catalog.layer)
 const offers = Layer.mergeAll(
@@ -79,11 +80,13 @@ const flows = Layer.mergeAll(
 export const layer = Layer.mergeAll(
   Subscriptions.Subscriptions.layer,
   Billing.Billing.layer,
-  Portal.Portal.layer,
   ProcessorEvents.ProcessorEvents.layer
 ).pipe(
   Layer.provideMerge(SandboxClock.SandboxClock.layer),
   Layer.provideMerge(Worker.Worker.layer),
+  // customer notifications (sent by the worker) link into the portal's card-update flow
+  Layer.provideMerge(Notifications.Notifications.layer),
+  Layer.provideMerge(Portal.Portal.layer),
   Layer.provideMerge(
     Layer.mergeAll(
       Metering.Metering.layer,

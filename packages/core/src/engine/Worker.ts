@@ -1,6 +1,7 @@
 /**
  * The worker: claims due work (renewals, dunning retries, trial notices, incomplete expiries,
- * first payments ended at their checkout's expiry, reconciliations, charges, webhook deliveries, catalog migrations) with leases, so any number of processes can run
+ * first payments ended at their checkout's expiry, reconciliations, charges, webhook deliveries, catalog migrations,
+ * customer notifications) with leases, so any number of processes can run
  * it; renewals of one merchant are billed in batches. A failing item backs off and is set
  * aside after {@link MAX_WORK_ATTEMPTS} attempts, never holding the merchant's other work.
  *
@@ -18,6 +19,7 @@ import * as Renewals from "../subscriptions/Renewals.js"
 import * as Store from "../kernel/Store.js"
 import * as Telemetry from "../kernel/Telemetry.js"
 import * as WebhookDispatch from "../webhooks/WebhookDispatch.js"
+import * as Notifications from "../notifications/Notifications.js"
 
 /**
  * The kinds of work, closed: every kind is matched exhaustively by the worker.
@@ -35,7 +37,8 @@ export const WORK_KINDS = [
   "refund_owed",
   "refund_settle",
   "webhook",
-  "price_migration"
+  "price_migration",
+  "notification"
 ] as const
 
 /**
@@ -69,6 +72,7 @@ export class Worker extends Context.Service<Worker>()("@recur/core/Worker", {
     const refunds = yield* Refunds.Refunds
     const owedRefunds = yield* OwedRefunds.OwedRefunds
     const priceMigrations = yield* PriceMigrations.PriceMigrations
+    const notifications = yield* Notifications.Notifications
 
     /** The effect of one work item of a known kind. */
     const workOf = (kind: WorkKind, merchantId: string, subjectId: string): Effect.Effect<unknown, unknown> => {
@@ -98,6 +102,8 @@ export class Worker extends Context.Service<Worker>()("@recur/core/Worker", {
           return webhooks.deliver(merchantId, subjectId)
         case "price_migration":
           return priceMigrations.process(merchantId, subjectId)
+        case "notification":
+          return notifications.deliver(merchantId, subjectId)
       }
     }
 

@@ -41,7 +41,8 @@ export const prefixes = {
   portalSession: "bps",
   subscriptionSchedule: "sch",
   priceMigration: "pmg",
-  priceMigrationLine: "pml"
+  priceMigrationLine: "pml",
+  notification: "ntf"
 } as const
 
 /**

@@ -19,6 +19,7 @@ import { discount } from "../discounts/DiscountMachine.js"
 import { taxRate } from "../taxes/TaxRateMachine.js"
 import { schedule } from "../schedules/ScheduleMachine.js"
 import { priceMigration } from "../subscriptions/MigrationMachine.js"
+import { notification } from "../notifications/NotificationMachine.js"
 
 export {
   /** @since 0.1.0 */
@@ -215,6 +216,12 @@ export {
 } from "../taxes/TaxRateMachine.js"
 export {
   /** @since 0.1.0 */
+  notification,
+  /** @since 0.1.0 */
+  NotificationStatus
+} from "../notifications/NotificationMachine.js"
+export {
+  /** @since 0.1.0 */
   schedule,
   /** @since 0.1.0 */
   ScheduleStatus,
@@ -243,7 +250,8 @@ export const machines: ReadonlyArray<Machine<string, string>> = [
   discount,
   taxRate,
   schedule,
-  priceMigration
+  priceMigration,
+  notification
 ]
 
 /**

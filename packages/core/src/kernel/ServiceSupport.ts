@@ -8,6 +8,7 @@ import type * as Store from "./Store.js"
 import { Option } from "effect"
 import type * as Errors from "./Errors.js"
 import { NotFound } from "./Errors.js"
+import * as NotificationOutbox from "../notifications/NotificationOutbox.js"
 
 export type StorageService = Context.Service.Shape<typeof import("./Store.js").Storage>
 
@@ -22,7 +23,10 @@ export const laneOf = (m: Merchant.Merchant): "live" | "frozen" => (m.frozen_tim
 export const dt = (ms: number) => DateTime.makeUnsafe(ms)
 export const msOf = (d: DateTime.Utc) => DateTime.toEpochMillis(d)
 
-/** Writes one event to the outbox (inside the caller's transaction): payload `{id, type, created, sequence, data}`. */
+/**
+ * Writes one event to the outbox (inside the caller's transaction): payload `{id, type, created,
+ * sequence, data}`; and the customer notification it causes, if the merchant sends one.
+ */
 export const emit = <A, I>(
   storage: StorageService,
   input: {
@@ -48,6 +52,7 @@ export const emit = <A, I>(
       created_at: input.at
     }
     yield* storage.outbox.append([event])
+    yield* NotificationOutbox.record(storage, input.merchant_id, [{ type: input.type, data, at: input.at }])
     return event
   })
 
@@ -76,7 +81,8 @@ export const pending = <A, I>(input: {
 /**
  * Writes many events of one merchant to the outbox (inside the caller's transaction) in two
  * round trips whatever their number: one for the objects' sequence numbers, one insert. Events
- * of one object keep their order and get consecutive sequences, exactly as `emit` one by one.
+ * of one object keep their order and get consecutive sequences, exactly as `emit` one by one;
+ * the notifications they cause are written with them.
  */
 export const emitMany = (storage: StorageService, merchantId: string, events: ReadonlyArray<PendingEvent>) =>
   Effect.gen(function* () {
@@ -88,11 +94,13 @@ export const emitMany = (storage: StorageService, merchantId: string, events: Re
       )
     )
     const written: Array<Store.OutboxEvent> = []
+    const causes: Array<{ readonly type: string; readonly data: unknown; readonly at: number }> = []
     for (const e of events) {
       const sequence = next.get(e.business_id) ?? 1
       next.set(e.business_id, sequence + 1)
       const id = yield* Ids.make(Ids.prefixes.webhookEvent)
       const data = yield* e.encode
+      causes.push({ type: e.type, data, at: e.at })
       written.push({
         id,
         merchant_id: merchantId,
@@ -104,6 +112,7 @@ export const emitMany = (storage: StorageService, merchantId: string, events: Re
       })
     }
     yield* storage.outbox.append(written)
+    yield* NotificationOutbox.record(storage, merchantId, causes)
     return written
   })
 

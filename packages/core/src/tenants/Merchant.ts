@@ -9,6 +9,7 @@ import { GrantingStatus } from "../entitlements/Entitlement.js"
 import type { Result } from "effect"
 import * as Lifecycle from "../kernel/Lifecycle.js"
 import { PortalSettings } from "../portal/PortalSession.js"
+import { NotificationSettings } from "../notifications/Notification.js"
 import { CreditMode } from "../money/Proration.js"
 import { DeclineRules } from "../payments/DunningPolicy.js"
 
@@ -83,6 +84,11 @@ export class Merchant extends Schema.Class<Merchant>("Merchant")({
   fraud_dispute_renewals: FraudDisputeRenewals.pipe(
     Schema.withDecodingDefault(Effect.succeed("hold" as const)),
     Schema.withConstructorDefault(Effect.succeed("hold" as const))
+  ),
+  /** Its customer notifications (sender, messages, language); `null`: none are sent. */
+  notification_settings: Schema.NullOr(NotificationSettings).pipe(
+    Schema.withDecodingDefault(Effect.succeed(null)),
+    Schema.withConstructorDefault(Effect.succeed(null))
   ),
   /** The subscription states that grant entitlements; `null` the default (trial, active, past_due). */
   entitlement_statuses: Schema.NullOr(Schema.Array(GrantingStatus)).pipe(

@@ -352,6 +352,17 @@ export class Merchants extends Context.Service<Merchants>()("@recur/core/Merchan
     })
 
     /**
+     * Stores the merchant's notification settings (`null`: none are sent). Checked by
+     * `Notifications.setSettings`, the operation the API calls.
+     */
+    const setNotificationSettings = Effect.fn("Merchants.setNotificationSettings")(function* (
+      merchantId: string,
+      settings: Merchant.Merchant["notification_settings"]
+    ) {
+      return yield* updateMerchant(merchantId, { notification_settings: settings })
+    })
+
+    /**
      * Stores the merchant's payment processor (`null`: the sandbox). Checked and encrypted by
      * `PaymentSettings.set`, the operation the API calls.
      */
@@ -431,7 +442,8 @@ export class Merchants extends Context.Service<Merchants>()("@recur/core/Merchan
       signingKeys,
       listKeys,
       setInvoicePrefix,
-      setPortalSettings
+      setPortalSettings,
+      setNotificationSettings
     } as const
   })
 }) {

@@ -10,6 +10,7 @@ import type { ItemRequests, RequestBodies, ScheduleRequests } from "@recur/contr
 import type { Lifecycle } from "@recur/core"
 import type { Services } from "../createBilling.js"
 import type * as T from "./Types.js"
+import type { NotificationJson, NotificationSettingsInput, NotificationSettingsJson } from "./Notifications.js"
 
 type Body<S extends { readonly Encoded: unknown }> = S["Encoded"]
 
@@ -359,6 +360,27 @@ export interface BillingClient {
     ) => Promise<T.PageJson<T.TaxRateJson>>
     /** `POST /api/v1/tax_rate/{tax_rate_id}/archive`: no new invoice uses it. */
     readonly archive: (merchantId: string, taxRateId: string) => Promise<T.TaxRateJson>
+  }
+  /**
+   * Customer notifications (email): the merchant's settings (sender, reply-to, which messages,
+   * language, on/off) and its outbox. Sent through the `notifications` option's notifier.
+   */
+  readonly notifications: {
+    /**
+     * `GET /api/v1/notification_settings`: the merchant's notification settings; `null`: no
+     * notification is sent.
+     */
+    readonly settings: (merchantId: string) => Promise<NotificationSettingsJson | null>
+    /**
+     * `POST /api/v1/notification_settings`: changes the fields given (the first change needs
+     * `sender`); `reset: true` turns notifications off. Answers the settings in force.
+     */
+    readonly updateSettings: (
+      merchantId: string,
+      input: NotificationSettingsInput
+    ) => Promise<NotificationSettingsJson | null>
+    /** `GET /api/v1/notifications`: the merchant's messages (pending, sent, skipped), newest first, at most 100. */
+    readonly list: (merchantId: string) => Promise<ReadonlyArray<NotificationJson>>
   }
   readonly portal: {
     /**

@@ -1,0 +1,3 @@
+import { MemoryStorage, NotificationScenarios } from "../src/index.js"
+
+NotificationScenarios.suite("memory", MemoryStorage.layer)
