@@ -348,6 +348,40 @@ for (const [name, storage] of backends()) {
           i.lines.filter((l: any) => l.kind === "usage").map((l: any) => [l.description, l.amount, l.period_end])
         ])
 
+    it("(d) usage recorded between a seat change's preview and its commit leaves the quote valid: the quote states no usage", async () => {
+      const { k, sub, items, record, usageLines, billedOnce } = await team()
+      await record(300)
+      ok(await advance(k, "2026-01-16T00:00:00Z"))
+      const body = { items: [{ id: items[1], quantity: "8" }] }
+      const quote = ok(await app.call("POST", `/api/v1/subscription/${sub}/items/preview`, k, body))
+      expect(quote.kept_usage).toBeUndefined()
+      // metering writes the subscription's record (its accrued usage), which the quote does not state
+      await record(700)
+      const done = ok(
+        await app.call("POST", `/api/v1/subscription/${sub}/items`, k, { ...body, quote_id: quote.quote_id })
+      )
+      expect(done.quote).toEqual(quote)
+      // another write to the record (a pause) does make a quote stale
+      const again = ok(
+        await app.call("POST", `/api/v1/subscription/${sub}/items/preview`, k, {
+          items: [{ id: items[1], quantity: "9" }]
+        })
+      )
+      ok(await app.call("POST", `/api/v1/subscription/${sub}/pause`, k, {}))
+      expect(
+        refusal(
+          await app.call("POST", `/api/v1/subscription/${sub}/items`, k, {
+            items: [{ id: items[1], quantity: "9" }],
+            quote_id: again.quote_id
+          })
+        )[0]
+      ).toBe(409)
+      ok(await app.call("POST", `/api/v1/subscription/${sub}/resume`, k, {}))
+      ok(await advance(k, "2026-02-01T00:00:00Z"))
+      expect((await usageLines()).map((l) => l[2])).toEqual(["1000"])
+      await billedOnce()
+    })
+
     it("(e) a cancel now bills the calls so far on a final invoice, charged at once; nothing after", async () => {
       const { k, sub, record, usageLines, billedOnce } = await team()
       await record(1234)

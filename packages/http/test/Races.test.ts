@@ -245,6 +245,10 @@ for (const [name, storage] of backends()) {
         { proration_policy: "per_day", dunning_retry_days: [1, 3] }
       ],
       "POST /api/v1/dunning/preview": () => ["/api/v1/dunning/preview", { decline_class: "hard" }],
+      "POST /api/v1/notification_settings": () => [
+        "/api/v1/notification_settings",
+        { enabled: true, sender: "billing@race.example" }
+      ],
       "POST /api/v1/payment_settings": () => ["/api/v1/payment_settings", { provider: "sandbox" }],
       "POST /api/v1/portal_settings": () => ["/api/v1/portal_settings", { cancel: true }],
       "POST /api/v1/customer-portal/auth": (w) => ["/api/v1/customer-portal/auth", { customer_id: w.customer }],

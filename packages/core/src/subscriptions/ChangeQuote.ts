@@ -424,7 +424,7 @@ export const pendingPaid = (
 }
 
 /**
- * What a quote id hashes: the change, the subscription's version, the numbers quoted and what
+ * What a quote id hashes: the change, the subscription's terms ({@link stateOf}), the numbers quoted and what
  * the commit does with them (the outcome: charge, refund to the card or credit to the balance),
  * so a commit reproduces the id only when nothing moved — a merchant's `proration_credit` changed
  * between preview and commit turns a quoted refund into a balance credit with the same numbers,
@@ -432,16 +432,30 @@ export const pendingPaid = (
  *
  * @since 0.1.0
  */
-export const hashed = (command: ChangeCommand, version: number, quote: Priced): string =>
+export const hashed = (command: ChangeCommand, state: string, quote: Priced): string =>
   JSON.stringify([
     command.subscriptionId,
-    version,
+    state,
     Option.getOrNull(command.priceId),
     Option.match(command.quantity, { onNone: () => null, onSome: (q) => q.toString() }),
     quote.effective_type,
     invoicesNow(quote.proration) ? "always_invoice" : quote.proration,
     ...quoted(quote)
   ])
+
+/**
+ * The subscription's terms as a quote id covers them: the whole record but what metering moves
+ * (`accrued_usage` and the `updated_at` it stamps), so usage recorded between preview and commit
+ * leaves a quote valid unless the quote states a usage amount (kept usage, usage billed by an
+ * interval switch), whose change then changes the quoted numbers. Every other write to the
+ * record — a renewal, another change, a pause, a payment method — makes the quote stale.
+ *
+ * @since 0.1.0
+ */
+export const stateOf = (rec: Entities.SubscriptionRecord): string =>
+  JSON.stringify({ ...rec, accrued_usage: null, subscription: { ...rec.subscription, updated_at: null } }, (_, v) =>
+    typeof v === "bigint" ? v.toString() : v
+  )
 
 /**
  * What every quote id hashes of its quote whatever the change: the instant it is priced at, the

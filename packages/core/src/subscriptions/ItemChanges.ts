@@ -281,7 +281,7 @@ export class ItemChanges extends Context.Service<ItemChanges>()("@recur/core/Ite
               quote: { ...priced.quote, kept_usage: [{ description: keeps.description, amount: keeps.amount }] }
             }
           : priced
-        const hash = yield* Secrets.sha256Hex(ItemRules.hashed(command, sv.version, settled.quote))
+        const hash = yield* Secrets.sha256Hex(ItemRules.hashed(command, ChangeQuote.stateOf(sv.value), settled.quote))
         const basis = switched
           ? Option.some(switched.basis)
           : ChangeQuote.movesBasis(settled.quote)

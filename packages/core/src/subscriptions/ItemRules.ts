@@ -345,16 +345,16 @@ export const pendingItemsStep = (rec: Entities.SubscriptionRecord, nextCycle: nu
 }
 
 /**
- * What an item change's quote id hashes: the change, the subscription's version and the
+ * What an item change's quote id hashes: the change, the subscription's terms (`ChangeQuote.stateOf`) and the
  * numbers quoted, so a commit reproduces it only when nothing moved.
  *
  * @since 0.1.0
  */
-export const hashed = (command: ItemChangeCommand, version: number, quote: ChangeQuote.Priced): string =>
+export const hashed = (command: ItemChangeCommand, state: string, quote: ChangeQuote.Priced): string =>
   JSON.stringify([
     "items",
     command.subscriptionId,
-    version,
+    state,
     command.items.map((e) => [
       Option.getOrNull(e.id),
       Option.getOrNull(e.priceId),

@@ -327,7 +327,7 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
         const settled = yield* settlement.settle({ merchantId, rec, quote, collected, available })
         const { upgrade, back, shares, fromPaid } = settled
         quote = settled.quote
-        const hash = yield* Secrets.sha256Hex(ChangeQuote.hashed(command, sv.version, quote))
+        const hash = yield* Secrets.sha256Hex(ChangeQuote.hashed(command, ChangeQuote.stateOf(sv.value), quote))
         const basis = switched
           ? Option.some(switched.basis)
           : ChangeQuote.movesBasis(quote)
