@@ -378,7 +378,7 @@ for (const [name, storage] of backends()) {
       ).toBe(409)
       ok(await app.call("POST", `/api/v1/subscription/${sub}/resume`, k, {}))
       ok(await advance(k, "2026-02-01T00:00:00Z"))
-      expect((await usageLines()).map((l) => l[2])).toEqual(["1000"])
+      expect((await usageLines()).map((l: ReadonlyArray<unknown>) => l[2])).toEqual(["1000"])
       await billedOnce()
     })
 
