@@ -1,0 +1,93 @@
+/**
+ * Review probes of the final invoice of a canceled metered subscription (branch int).
+ */
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { backends, serve } from "./client.js"
+import { changeHelpers } from "./fixtures/changes.js"
+
+const apiCalls = () => ({
+  price_type: "based_on_usage",
+  model_type: "tiers_price",
+  payment_timing: "postpaid",
+  billing_dimension: "usage",
+  usage_amount: "1",
+  usage_unit: "calls",
+  price_tier_type: "graduated",
+  usage_tiers: [
+    { usage_min: "0", usage_max: "1000", unit_price: "0.002", flat_amount: "" },
+    { usage_min: "1001", usage_max: "", unit_price: "0.001", flat_amount: "" }
+  ],
+  price_plan: { billing_cycle_unit: "month", base_price_val: "0" }
+})
+
+for (const [name, storage] of backends()) {
+  describe(`review: final usage invoice (${name})`, { timeout: 240_000 }, () => {
+    const app = serve(storage())
+    beforeAll(() => app.ready(), 120_000)
+    afterAll(() => app.dispose())
+    const { ok, fresh, advance, invoicesOf, subOf, upcoming } = changeHelpers(app)
+    const pay = (sessionId: string) =>
+      app.call(
+        "POST",
+        `/checkout/${sessionId}/pay`,
+        null,
+        { card_number: "4242424242424242", exp_month: "12", exp_year: "2030", cvc: "123" },
+        { accept: "application/json" }
+      )
+    /** Team 49.00 + API calls, paid 2026-01-01. */
+    const teamAndCalls = async () => {
+      const k = await fresh()
+      const team = (
+        await app.priceOf(
+          k,
+          { price_plan: { billing_cycle_unit: "month", base_price_val: "49.00" } },
+          { product: "Team", price: "Team plan" }
+        )
+      ).priceId
+      const calls = (await app.priceOf(k, apiCalls(), { product: "API", price: "API calls" })).priceId
+      const session = ok(
+        await app.call("POST", "/api/v1/session", k, {
+          payer_id: `p-${Math.random()}`,
+          line_items: [{ price_id: team }, { price_id: calls }]
+        })
+      )
+      ok(await pay(session.session_id))
+      const sub = ok(await app.call("GET", `/api/v1/session/${session.session_id}`, k)).session
+        .subscription_id as string
+      const items = (await subOf(k, sub)).items.map((i: any) => i.id as string)
+      return { k, sub, items }
+    }
+
+    it("kept usage alone (metered item deleted, base flat item left alone): the final invoice gets the discount the renewal would have had", async () => {
+      const { k, sub, items } = await teamAndCalls()
+      ok(
+        await app.call("POST", "/api/v1/discounts", k, {
+          name: "Half",
+          code: "HALF",
+          discount_type: "percentage",
+          percent_off: 50,
+          duration: "forever"
+        })
+      )
+      // from the next cycle on (cycle 1): the renewal that bills the kept calls
+      ok(await app.call("POST", `/api/v1/subscription/${sub}/discount`, k, { discount_code: "HALF" }))
+      ok(await app.call("POST", `/api/v1/subscription/${sub}/usage`, k, { usage_count: 2000, event_id: "e1" }))
+      ok(await advance(k, "2026-01-10T00:00:00Z"))
+      ok(
+        await app.call("POST", `/api/v1/subscription/${sub}/items`, k, {
+          items: [{ id: items[1], deleted: true }],
+          proration: "none"
+        })
+      )
+      // what the renewal would bill: Team 49.00 + 3.00 kept calls, half off
+      const up = await upcoming(k, sub)
+      expect(up.lines.filter((l: any) => l.kind === "usage").map((l: any) => l.amount)).toEqual(["3.00"])
+      expect(up.amount).toBe("26.00")
+      ok(await advance(k, "2026-01-20T00:00:00Z"))
+      ok(await app.call("POST", `/api/v1/subscription/${sub}/cancel`, k, { cancel_type: "immediate" }))
+      const [final] = (await invoicesOf(k, sub)).filter((i: any) => i.invoice_type === "upgrade")
+      // the renewal (cycle 1) would have taken half off the 3.00: so must the final invoice
+      expect([final.subtotal, final.amount]).toEqual(["3.00", "1.50"])
+    })
+  })
+}
