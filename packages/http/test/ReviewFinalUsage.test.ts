@@ -89,5 +89,27 @@ for (const [name, storage] of backends()) {
       // the renewal (cycle 1) would have taken half off the 3.00: so must the final invoice
       expect([final.subtotal, final.amount]).toEqual(["3.00", "1.50"])
     })
+
+    it("two cancels now at once, and usage recorded meanwhile: one final invoice, every accepted call billed once", async () => {
+      const { k, sub } = await teamAndCalls()
+      ok(await app.call("POST", `/api/v1/subscription/${sub}/usage`, k, { usage_count: 1234, event_id: "e1" }))
+      ok(await advance(k, "2026-01-20T00:00:00Z"))
+      const [a, b, u] = await Promise.all([
+        app.call("POST", `/api/v1/subscription/${sub}/cancel`, k, { cancel_type: "immediate" }),
+        app.call("POST", `/api/v1/subscription/${sub}/cancel`, k, { cancel_type: "immediate" }),
+        app.call("POST", `/api/v1/subscription/${sub}/usage`, k, { usage_count: 10, event_id: "e2" })
+      ])
+      for (const r of [a, b, u]) expect(r.status, JSON.stringify(r.body)).toBeLessThan(500)
+      const accepted = 1234 + (u.status === 200 ? 10 : 0)
+      ok(await advance(k, "2026-03-01T00:00:00Z"))
+      const invs = await invoicesOf(k, sub)
+      const finals = invs.filter((i: any) => i.invoice_type === "upgrade")
+      expect(finals.length).toBe(1)
+      const billed = invs
+        .flatMap((i: any) => i.lines.filter((l: any) => l.kind === "usage"))
+        .reduce((n: number, l: any) => n + Number(l.quantity), 0)
+      expect(billed).toBe(accepted)
+      expect((await subOf(k, sub)).status).toBe("canceled")
+    })
   })
 }

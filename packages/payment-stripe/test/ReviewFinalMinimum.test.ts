@@ -1,0 +1,164 @@
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { Merchants } from "@recur/core"
+import * as Fake from "./fake/StripeFake.js"
+import * as Harness from "./harness.js"
+
+// Issue 30, items 6 and 7: amounts in Stripe's units (ISK with two decimals, three-decimal
+// currencies ending in 0, JPY as it is), a free trial saving the card with a SetupIntent, and a
+// charge under Stripe's minimum carried to the next invoice — through REST, with the Stripe
+// adapter on the local fake (which refuses what Stripe refuses), on PGlite and PostgreSQL.
+
+const SECRET = "whsec_unitslocalfakesecret"
+
+/** The engine with each merchant's own Stripe account (the fake). */
+const serve = Harness.perMerchant
+
+for (const [name, storage] of Harness.storages) {
+  describe(`review: a small final usage invoice under Stripe's minimum (${name})`, { timeout: 180_000 }, () => {
+    let fake: Fake.StripeFake
+    let api: ReturnType<typeof serve>
+    beforeAll(async () => {
+      fake = await Fake.start()
+      api = serve(storage(), fake)
+    }, 120_000)
+    afterAll(async () => {
+      await api.dispose()
+      await fake.close()
+    })
+
+    /** A merchant of `currency` on the sandbox clock of 2026-01-01, and calls with its key. */
+    const merchant = async (currency: string) => {
+      const created = await api.runtime.runPromise(
+        Merchants.Merchants.use((m) =>
+          m.create({ name: `M ${currency}`, currency, frozen_time: Date.parse("2026-01-01T00:00:00Z") })
+        )
+      )
+      const key = created.api_key
+      const ok = async (method: string, path: string, body?: unknown) => {
+        const r = await api.call(method, path, key, body)
+        expect(r.status, `${method} ${path}: ${JSON.stringify(r.body)}`).toBe(200)
+        return (r.body as any).data
+      }
+      // the merchant's own Stripe account: its pages mount Stripe's Payment Element
+      const account = fake.account({
+        secret_key: `sk_test_units${currency}`,
+        publishable_key: `pk_test_units${currency}`
+      }).id
+      await ok("POST", "/api/v1/payment_settings", {
+        provider: "stripe",
+        secret_key: `sk_test_units${currency}`,
+        publishable_key: `pk_test_units${currency}`,
+        webhook_secret: SECRET
+      })
+      const product = await ok("POST", "/api/v1/products", { product_name: "Plan" })
+      const price = async (amount: string, fields: Record<string, unknown> = {}) =>
+        (
+          await ok("POST", "/api/v1/prices", {
+            name: `${amount} ${currency}`,
+            product_id: product.product_id,
+            currency,
+            billing_type: "recurring",
+            price_type: "flat_price",
+            price_plan: { billing_cycle_unit: "month", base_price_val: amount },
+            ...fields
+          })
+        ).price_id as string
+      /** Checks out `priceId` paying with `pm`: the session, its subscription and trade. */
+      const checkout = async (priceId: string, pm = "pm_card_visa") => {
+        const session = await ok("POST", "/api/v1/session", {
+          payer_id: `p-${Math.random()}`,
+          line_items: [{ price_id: priceId }]
+        })
+        const page = await (await api.handler(new Request(`http://localhost/checkout/${session.session_id}`))).text()
+        const paid = await api.call(
+          "POST",
+          `/checkout/${session.session_id}/pay`,
+          null,
+          { payment_method: pm },
+          {
+            accept: "application/json"
+          }
+        )
+        expect(paid.status, JSON.stringify(paid.body)).toBe(200)
+        const s = (await ok("GET", `/api/v1/session/${session.session_id}`)).session
+        return { page, sub: s.subscription_id as string, trade: s.trade_id as string }
+      }
+      const invoices = async (sub: string) =>
+        ((await ok("GET", `/api/v1/invoices?subscription_id=${sub}&limit=100`)).list as Array<any>).sort(
+          (a, b) => a.cycle_index - b.cycle_index
+        )
+      const advance = (to: string) => ok("POST", "/api/v1/test_helpers/advance_clock", { frozen_time: to })
+      /** Stripe posts a webhook event for this merchant. */
+      const hook = async (type: string, object: Record<string, unknown>) => {
+        const event = fake.event(type, object, SECRET)
+        const r = await api.handler(
+          new Request(`http://localhost/webhooks/stripe/${created.merchant.merchant_id}`, {
+            method: "POST",
+            headers: { "content-type": "application/json", "stripe-signature": event.header },
+            body: event.payload
+          })
+        )
+        expect(r.status).toBe(200)
+      }
+      return { key, ok, price, checkout, invoices, advance, hook, account }
+    }
+    const intentsOf = (trade: string) =>
+      ([...fake.intents.values()] as Array<any>).filter((i) => i.metadata.recur_trade_id === trade)
+
+    it("a cancel now whose final usage invoice is under Stripe's minimum: settled once (carried or closed), not retried forever", async () => {
+      const m = await merchant("USD")
+      const flat = await m.price("10.00")
+      const calls = (
+        await m.ok("POST", "/api/v1/prices", {
+          name: "API calls",
+          product_id: (await m.ok("POST", "/api/v1/products", { product_name: "API" })).product_id,
+          currency: "USD",
+          billing_type: "recurring",
+          price_type: "based_on_usage",
+          model_type: "tiers_price",
+          payment_timing: "postpaid",
+          billing_dimension: "usage",
+          usage_amount: "1",
+          usage_unit: "calls",
+          price_tier_type: "graduated",
+          usage_tiers: [{ usage_min: "0", usage_max: "", unit_price: "0.002", flat_amount: "" }],
+          price_plan: { billing_cycle_unit: "month", base_price_val: "0" }
+        })
+      ).price_id as string
+      const session = await m.ok("POST", "/api/v1/session", {
+        payer_id: `p-${Math.random()}`,
+        line_items: [{ price_id: flat }, { price_id: calls }]
+      })
+      const paid = await api.call(
+        "POST",
+        `/checkout/${session.session_id}/pay`,
+        null,
+        { payment_method: "pm_card_visa" },
+        { accept: "application/json" }
+      )
+      expect(paid.status, JSON.stringify(paid.body)).toBe(200)
+      const sub = (await m.ok("GET", `/api/v1/session/${session.session_id}`)).session.subscription_id as string
+      // 100 calls × 0.002 = 0.20 USD, under Stripe's 0.50 USD
+      await m.ok("POST", `/api/v1/subscription/${sub}/usage`, { usage_count: 100, event_id: "e1" })
+      await m.advance("2026-01-20T00:00:00Z")
+      await m.ok("POST", `/api/v1/subscription/${sub}/cancel`, { cancel_type: "immediate" })
+      const final = (await m.invoices(sub)).find((i) => i.invoice_type === "upgrade")
+      expect(final.amount).toBe("0.20")
+      const posts = () => fake.requests.filter((r) => r.method === "post" && r.path === "/v1/payment_intents").length
+      const before = posts()
+      await m.advance("2026-01-21T03:00:00Z")
+      await m.advance("2026-01-23T03:00:00Z")
+      // no further attempt at a charge Stripe will always refuse
+      const t0 = (await m.ok("GET", `/api/v1/trade/${final.trade_id}`)).trade
+      expect([t0.trade_status, t0.last_payment_error?.code, final.biz_status, posts() - before]).toEqual([
+        "closed",
+        "amount_too_small",
+        "pending",
+        0
+      ])
+      const trade = (await m.ok("GET", `/api/v1/trade/${final.trade_id}`)).trade
+      expect(trade.trade_status).not.toBe("processing")
+      expect(fake.violations).toEqual([])
+    })
+  })
+}
