@@ -111,5 +111,55 @@ for (const [name, storage] of backends()) {
       expect(billed).toBe(accepted)
       expect((await subOf(k, sub)).status).toBe("canceled")
     })
+
+    it("a metered BASE item repriced now by an item change: the calls before it keep the old price (kept_usage), as an add-on's do", async () => {
+      const k = await fresh()
+      const team = (
+        await app.priceOf(
+          k,
+          { price_plan: { billing_cycle_unit: "month", base_price_val: "49.00" } },
+          { product: "Team", price: "Team plan" }
+        )
+      ).priceId
+      const calls = (await app.priceOf(k, apiCalls(), { product: "API", price: "API calls" })).priceId
+      const dearer = (
+        await app.priceOf(
+          k,
+          {
+            ...apiCalls(),
+            usage_tiers: [
+              { usage_min: "0", usage_max: "1000", unit_price: "0.005", flat_amount: "" },
+              { usage_min: "1001", usage_max: "", unit_price: "0.004", flat_amount: "" }
+            ]
+          },
+          { product: "API", price: "API calls v2" }
+        )
+      ).priceId
+      const session = ok(
+        await app.call("POST", "/api/v1/session", k, {
+          payer_id: `p-${Math.random()}`,
+          line_items: [{ price_id: calls }, { price_id: team }]
+        })
+      )
+      ok(await pay(session.session_id))
+      const sub = ok(await app.call("GET", `/api/v1/session/${session.session_id}`, k)).session
+        .subscription_id as string
+      const items = (await subOf(k, sub)).items
+      expect(items.map((i: any) => i.price_id)).toEqual([calls, team])
+      ok(await app.call("POST", `/api/v1/subscription/${sub}/usage`, k, { usage_count: 1234, event_id: "e1" }))
+      ok(await advance(k, "2026-01-16T00:00:00Z"))
+      const body = { items: [{ id: items[0].id, price_id: dearer }], proration: "none" }
+      const quote = ok(await app.call("POST", `/api/v1/subscription/${sub}/items/preview`, k, body))
+      ok(await app.call("POST", `/api/v1/subscription/${sub}/items`, k, { ...body, quote_id: quote.quote_id }))
+      ok(await advance(k, "2026-02-01T00:00:00Z"))
+      const usage = (await invoicesOf(k, sub)).flatMap((i: any) =>
+        i.lines.filter((l: any) => l.kind === "usage").map((l: any) => [l.description, l.amount])
+      )
+      // 1,234 calls made before the change, at January's tiers: 2.23 (not 5.94 at v2's)
+      expect([quote.kept_usage, usage]).toEqual([
+        [{ description: "API calls usage (1234 calls)", amount: "2.23" }],
+        [["API calls usage (1234 calls)", "2.23"]]
+      ])
+    })
   })
 }
