@@ -161,5 +161,39 @@ for (const [name, storage] of backends()) {
         [["API calls usage (1234 calls)", "2.23"]]
       ])
     })
+
+    it("a cancel now after an interval switch that billed the calls so far: the final invoice bills only the calls after it", async () => {
+      const { k, sub, items } = await teamAndCalls()
+      const teamY = (
+        await app.priceOf(
+          k,
+          { price_plan: { billing_cycle_unit: "year", base_price_val: "490.00" } },
+          { product: "Team", price: "Team yearly" }
+        )
+      ).priceId
+      const callsY = (
+        await app.priceOf(
+          k,
+          { ...apiCalls(), price_plan: { billing_cycle_unit: "year", base_price_val: "0" } },
+          { product: "API", price: "API calls yearly" }
+        )
+      ).priceId
+      ok(await app.call("POST", `/api/v1/subscription/${sub}/usage`, k, { usage_count: 1234, event_id: "e1" }))
+      ok(await advance(k, "2026-01-16T00:00:00Z"))
+      const body = { items: [{ id: items[0], price_id: teamY }, { id: items[1], price_id: callsY }] }
+      const quote = ok(await app.call("POST", `/api/v1/subscription/${sub}/items/preview`, k, body))
+      expect(quote.outcome).toBe("interval_switch")
+      ok(await app.call("POST", `/api/v1/subscription/${sub}/items`, k, { ...body, quote_id: quote.quote_id }))
+      ok(await app.call("POST", `/api/v1/subscription/${sub}/usage`, k, { usage_count: 300, event_id: "e2" }))
+      ok(await advance(k, "2026-02-01T00:00:00Z"))
+      ok(await app.call("POST", `/api/v1/subscription/${sub}/cancel`, k, { cancel_type: "immediate" }))
+      const usage = (await invoicesOf(k, sub)).flatMap((i: any) =>
+        i.lines.filter((l: any) => l.kind === "usage").map((l: any) => [i.invoice_type, l.quantity])
+      )
+      expect(usage).toEqual([
+        ["renewal", "1234"],
+        ["upgrade", "300"]
+      ])
+    })
   })
 }
