@@ -180,7 +180,12 @@ for (const [name, storage] of backends()) {
       ).priceId
       ok(await app.call("POST", `/api/v1/subscription/${sub}/usage`, k, { usage_count: 1234, event_id: "e1" }))
       ok(await advance(k, "2026-01-16T00:00:00Z"))
-      const body = { items: [{ id: items[0], price_id: teamY }, { id: items[1], price_id: callsY }] }
+      const body = {
+        items: [
+          { id: items[0], price_id: teamY },
+          { id: items[1], price_id: callsY }
+        ]
+      }
       const quote = ok(await app.call("POST", `/api/v1/subscription/${sub}/items/preview`, k, body))
       expect(quote.outcome).toBe("interval_switch")
       ok(await app.call("POST", `/api/v1/subscription/${sub}/items`, k, { ...body, quote_id: quote.quote_id }))
@@ -194,6 +199,17 @@ for (const [name, storage] of backends()) {
         ["renewal", "1234"],
         ["upgrade", "300"]
       ])
+    })
+
+    it("a renewal asked now of a subscription canceling at its period's end does not end it (and bill its final usage) before that end", async () => {
+      const { k, sub } = await teamAndCalls()
+      ok(await app.call("POST", `/api/v1/subscription/${sub}/usage`, k, { usage_count: 100, event_id: "e1" }))
+      ok(await app.call("POST", `/api/v1/subscription/${sub}/cancel`, k, { cancel_type: "end_of_period" }))
+      ok(await advance(k, "2026-01-10T00:00:00Z"))
+      const r = await app.call("POST", `/api/v1/subscription/${sub}/renewal`, k, {})
+      // refused, or a no-op: January is paid for until Feb 1
+      const after = await subOf(k, sub)
+      expect([r.status < 500, after.status, (await invoicesOf(k, sub)).length]).toEqual([true, "active", 1])
     })
   })
 }
