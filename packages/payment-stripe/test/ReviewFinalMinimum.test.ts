@@ -102,9 +102,6 @@ for (const [name, storage] of Harness.storages) {
       }
       return { key, ok, price, checkout, invoices, advance, hook, account }
     }
-    const intentsOf = (trade: string) =>
-      ([...fake.intents.values()] as Array<any>).filter((i) => i.metadata.recur_trade_id === trade)
-
     it("a cancel now whose final usage invoice is under Stripe's minimum: settled once (carried or closed), not retried forever", async () => {
       const m = await merchant("USD")
       const flat = await m.price("10.00")
