@@ -165,7 +165,8 @@ export class Payments extends Context.Service<Payments>()("@recur/core/Payments"
      * settlement currency's, at the day's rate, which `minimumCharge` cannot know) is settled as
      * an invoice under `minimumCharge` is at billing: the invoice is paid with nothing charged, its
      * amount becomes a debit on the subscription's balance that the next invoice collects (its
-     * `balance` line), a trial ends as after any paid renewal. The trade closes
+     * `balance` line) — a canceled subscription's final invoice has no next one: the debit stays
+     * on its balance as the customer's debt —, a trial ends as after any paid renewal. The trade closes
      * (`closed_reason` `below_minimum`, its `last_payment_error` the processor's code); never
      * dunned, never tried again. Told by `v2.invoice.paid` and a warning log line
      * (`event=recur.payment.carried`). Answers the closed trade and the subscription.
@@ -292,6 +293,8 @@ export class Payments extends Context.Service<Payments>()("@recur/core/Payments"
             switch (outcome._tag) {
               case "Unavailable": {
                 // refused as under the processor's minimum: carried to the next invoice, settled
+                // — a canceled subscription's (its final invoice) too: no later invoice collects
+                // it, the amount stays on the balance as the customer's debt, never tried again
                 if (
                   outcome.below_minimum === true &&
                   subV !== undefined &&
@@ -300,7 +303,8 @@ export class Payments extends Context.Service<Payments>()("@recur/core/Payments"
                   subV.value.payment_token !== null &&
                   (subV.value.subscription.status === "active" ||
                     subV.value.subscription.status === "trial" ||
-                    subV.value.subscription.status === "past_due")
+                    subV.value.subscription.status === "past_due" ||
+                    subV.value.subscription.status === "canceled")
                 ) {
                   const carried = yield* carryBelowMinimum(merchant, tv, subV, invV, outcome, at)
                   trade = carried.trade

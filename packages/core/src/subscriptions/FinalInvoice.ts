@@ -18,6 +18,7 @@ import * as BalanceCredit from "../invoices/BalanceCredit.js"
 import type * as Ports from "../kernel/Ports.js"
 import type { StorageService } from "../kernel/ServiceSupport.js"
 import * as Money from "../money/Money.js"
+import { underMinimum } from "../payments/Charges.js"
 import { newTrade, submitTrade } from "../payments/TradeStore.js"
 import type * as Merchant from "../tenants/Merchant.js"
 import { withTax } from "../taxes/TaxRates.js"
@@ -29,6 +30,12 @@ import { discountRules } from "./SubscriptionTerms.js"
 
 /** The line crediting the customer's balance with what the final invoice could not absorb. */
 const CREDITED = "Credited to your balance"
+
+/**
+ * The line of a final invoice under the processor's minimum charge: no later invoice will
+ * collect it, so it stays on the customer's balance as a debt (docs/decisions.md).
+ */
+export const OWED = "Under the minimum charge: owed on your balance"
 
 /**
  * What a subscription's final invoice bills, before it is issued, as its lines: the usage it
@@ -83,7 +90,11 @@ export const draftOf = (taxes: Ports.TaxCalculator["Service"], storage: StorageS
  * Bills `rec`'s usage still owed (`final`) and pending proration lines on a final invoice at `at`
  * (in the caller's transaction): the invoice issued, its trade submitted and its charge scheduled when it has
  * something to charge, and the record without the lines and with the balance after it. Answers
- * the record and the trade to charge once the transaction commits.
+ * the record and the trade to charge once the transaction commits. A total under the processor's
+ * minimum charge (`underMinimum`, as a renewal's) is not charged: no later invoice will collect
+ * it, so the invoice is paid from the balance (its {@link OWED} line) and the amount stays on the
+ * balance as the customer's debt — never a charge the processor refuses and retried forever
+ * (docs/decisions.md, "A final invoice under the processor's minimum charge").
  *
  * @since 0.1.0
  */
@@ -92,13 +103,21 @@ export const bill =
     storage: StorageService,
     taxes: Ports.TaxCalculator["Service"],
     documents: ReturnType<typeof invoiceDocuments>,
-    schedule: ReturnType<typeof writes>["schedule"]
+    schedule: ReturnType<typeof writes>["schedule"],
+    gateway: Ports.PaymentGateway["Service"]
   ) =>
   (merchant: Merchant.Merchant, rec: Entities.SubscriptionRecord, at: number, final?: Final) =>
     Effect.gen(function* () {
       const planned = yield* draftOf(taxes, storage)(merchant.merchant_id, rec, final)
       if (Option.isNone(planned)) return { next: rec, tradeToCharge: Option.none<string>() }
-      const { draft, balance } = planned.value
+      const owed = (yield* underMinimum(gateway, merchant.merchant_id, planned.value.draft.total))
+        ? Invoicing.carry(planned.value.draft, OWED)
+        : undefined
+      const draft = owed?.draft ?? planned.value.draft
+      const balance =
+        owed !== undefined
+          ? Money.make(planned.value.balance.amount - owed.carried.amount, planned.value.balance.currency)
+          : planned.value.balance
       const s = rec.subscription
       const trade =
         draft.total.amount > 0n

@@ -103,7 +103,7 @@ export class Renewals extends Context.Service<Renewals>()("@recur/core/Renewals"
     const invoices = storage.repository(Entities.invoice)
     const { saveSub, schedule, subEvents, version } = writes(storage)
     const taxed_ = taxRenewal(taxes, storage)
-    const finalInvoice = FinalInvoice.bill(storage, taxes, documents, schedule)
+    const finalInvoice = FinalInvoice.bill(storage, taxes, documents, schedule, gateway)
 
     /**
      * The price of the cycle that ends, the next cycle's (a scheduled change applied), and the

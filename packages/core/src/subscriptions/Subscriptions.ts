@@ -94,7 +94,8 @@ export class Subscriptions extends Context.Service<Subscriptions>()("@recur/core
       storage,
       yield* Ports.TaxCalculator,
       invoiceDocuments(storage, yield* Secrets.Secrets, yield* Settings.Settings),
-      schedule
+      schedule,
+      yield* Ports.PaymentGateway
     )
 
     const load = (merchantId: string, id: string) => loadSub(subs, merchantId, id)

@@ -3,10 +3,11 @@ import { Merchants } from "@recur/core"
 import * as Fake from "./fake/StripeFake.js"
 import * as Harness from "./harness.js"
 
-// Issue 30, items 6 and 7: amounts in Stripe's units (ISK with two decimals, three-decimal
-// currencies ending in 0, JPY as it is), a free trial saving the card with a SetupIntent, and a
-// charge under Stripe's minimum carried to the next invoice — through REST, with the Stripe
-// adapter on the local fake (which refuses what Stripe refuses), on PGlite and PostgreSQL.
+// A canceled subscription's final invoice under Stripe's minimum charge: never charged (Stripe
+// would refuse it, and no later invoice can collect it), paid from the balance and left there as
+// the customer's debt, as Stripe leaves it on the customer's balance — never retried (docs/decisions.md,
+// "A final invoice under the processor's minimum charge"). Through REST, with the Stripe adapter on
+// the local fake (which refuses what Stripe refuses), on PGlite and PostgreSQL.
 
 const SECRET = "whsec_unitslocalfakesecret"
 
@@ -14,7 +15,7 @@ const SECRET = "whsec_unitslocalfakesecret"
 const serve = Harness.perMerchant
 
 for (const [name, storage] of Harness.storages) {
-  describe(`review: a small final usage invoice under Stripe's minimum (${name})`, { timeout: 180_000 }, () => {
+  describe(`a final usage invoice under Stripe's minimum charge (${name})`, { timeout: 180_000 }, () => {
     let fake: Fake.StripeFake
     let api: ReturnType<typeof serve>
     beforeAll(async () => {
@@ -102,7 +103,7 @@ for (const [name, storage] of Harness.storages) {
       }
       return { key, ok, price, checkout, invoices, advance, hook, account }
     }
-    it("a cancel now whose final usage invoice is under Stripe's minimum: settled once (carried or closed), not retried forever", async () => {
+    it("a cancel now whose final usage invoice is under Stripe's minimum: paid from the balance, the amount left as the customer's debt, never charged nor retried", async () => {
       const m = await merchant("USD")
       const flat = await m.price("10.00")
       const calls = (
@@ -138,23 +139,24 @@ for (const [name, storage] of Harness.storages) {
       // 100 calls × 0.002 = 0.20 USD, under Stripe's 0.50 USD
       await m.ok("POST", `/api/v1/subscription/${sub}/usage`, { usage_count: 100, event_id: "e1" })
       await m.advance("2026-01-20T00:00:00Z")
-      await m.ok("POST", `/api/v1/subscription/${sub}/cancel`, { cancel_type: "immediate" })
-      const final = (await m.invoices(sub)).find((i) => i.invoice_type === "upgrade")
-      expect(final.amount).toBe("0.20")
       const posts = () => fake.requests.filter((r) => r.method === "post" && r.path === "/v1/payment_intents").length
       const before = posts()
+      await m.ok("POST", `/api/v1/subscription/${sub}/cancel`, { cancel_type: "immediate" })
+      const final = (await m.invoices(sub)).find((i) => i.invoice_type === "upgrade")
+      // billed, paid from the balance: nothing to charge
+      expect([final.subtotal, final.amount, final.biz_status, final.trade_id ?? null]).toEqual([
+        "0.20",
+        "0.00",
+        "success",
+        null
+      ])
+      expect(final.lines.at(-1)).toMatchObject({ kind: "balance", amount: "-0.20" })
       await m.advance("2026-01-21T03:00:00Z")
       await m.advance("2026-01-23T03:00:00Z")
-      // no further attempt at a charge Stripe will always refuse
-      const t0 = (await m.ok("GET", `/api/v1/trade/${final.trade_id}`)).trade
-      expect([t0.trade_status, t0.last_payment_error?.code, final.biz_status, posts() - before]).toEqual([
-        "closed",
-        "amount_too_small",
-        "pending",
-        0
-      ])
-      const trade = (await m.ok("GET", `/api/v1/trade/${final.trade_id}`)).trade
-      expect(trade.trade_status).not.toBe("processing")
+      // no attempt at a charge Stripe will always refuse, now or later; the 0.20 is the customer's debt
+      const after = (await m.ok("GET", `/api/v1/subscription/${sub}`)).subscription
+      expect([posts() - before, after.status, after.credit_balance]).toEqual([0, "canceled", "-0.20"])
+      expect((await m.invoices(sub)).filter((i) => i.invoice_type === "upgrade").length).toBe(1)
       expect(fake.violations).toEqual([])
     })
   })
