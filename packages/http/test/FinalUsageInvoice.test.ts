@@ -1,5 +1,6 @@
 /**
- * Review probes of the final invoice of a canceled metered subscription (branch int).
+ * The final invoice of a canceled metered subscription, and the usage an item change keeps:
+ * its discount, a metered base item repriced, two cancels at once, a forced renewal.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { backends, serve } from "./client.js"
@@ -21,7 +22,7 @@ const apiCalls = () => ({
 })
 
 for (const [name, storage] of backends()) {
-  describe(`review: final usage invoice (${name})`, { timeout: 240_000 }, () => {
+  describe(`the final usage invoice of a canceled metered subscription (${name})`, { timeout: 240_000 }, () => {
     const app = serve(storage())
     beforeAll(() => app.ready(), 120_000)
     afterAll(() => app.dispose())
@@ -112,7 +113,8 @@ for (const [name, storage] of backends()) {
       expect((await subOf(k, sub)).status).toBe("canceled")
     })
 
-    it("a metered BASE item repriced now by an item change: the calls before it keep the old price (kept_usage), as an add-on's do", async () => {
+    /** API calls (the base item) + Team, 1,234 calls, then the calls repriced to v2 on Jan 16. */
+    const repricedBase = async () => {
       const k = await fresh()
       const team = (
         await app.priceOf(
@@ -151,14 +153,38 @@ for (const [name, storage] of backends()) {
       const body = { items: [{ id: items[0].id, price_id: dearer }], proration: "none" }
       const quote = ok(await app.call("POST", `/api/v1/subscription/${sub}/items/preview`, k, body))
       ok(await app.call("POST", `/api/v1/subscription/${sub}/items`, k, { ...body, quote_id: quote.quote_id }))
+      return { k, sub, quote }
+    }
+
+    it("a metered BASE item repriced now by an item change: the calls before it keep the old price (kept_usage), as an add-on's do", async () => {
+      const { k, sub, quote } = await repricedBase()
       ok(await advance(k, "2026-02-01T00:00:00Z"))
       const usage = (await invoicesOf(k, sub)).flatMap((i: any) =>
         i.lines.filter((l: any) => l.kind === "usage").map((l: any) => [l.description, l.amount])
       )
-      // 1,234 calls made before the change, at January's tiers: 2.23 (not 5.94 at v2's)
+      // 1,234 calls made before the change, at January's tiers: 2.23 (not 5.94 at v2's); v2's own
+      // usage line (none since the change), as a metered item's renewal always has
       expect([quote.kept_usage, usage]).toEqual([
         [{ description: "API calls usage (1234 calls)", amount: "2.23" }],
-        [["API calls usage (1234 calls)", "2.23"]]
+        [
+          ["API calls v2 usage (0 calls)", "0.00"],
+          ["API calls usage (1234 calls)", "2.23"]
+        ]
+      ])
+    })
+
+    it("a metered BASE item repriced, then canceled now: the final invoice bills the calls before the change at the old price, those after at the new", async () => {
+      const { k, sub } = await repricedBase()
+      ok(await app.call("POST", `/api/v1/subscription/${sub}/usage`, k, { usage_count: 100, event_id: "e2" }))
+      ok(await advance(k, "2026-01-20T00:00:00Z"))
+      ok(await app.call("POST", `/api/v1/subscription/${sub}/cancel`, k, { cancel_type: "immediate" }))
+      const usage = (await invoicesOf(k, sub)).flatMap((i: any) =>
+        i.lines.filter((l: any) => l.kind === "usage").map((l: any) => [i.invoice_type, l.description, l.amount])
+      )
+      // 100 × 0.005 at v2
+      expect(usage).toEqual([
+        ["upgrade", "API calls v2 usage (100 calls)", "0.50"],
+        ["upgrade", "API calls usage (1234 calls)", "2.23"]
       ])
     })
 

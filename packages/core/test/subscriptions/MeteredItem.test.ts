@@ -244,7 +244,7 @@ describe("a metered item's usage is rated at the item in force during the period
   it("an item change deleting the metered item now keeps its usage so far for the next renewal, billed once", () => {
     const JAN16 = Date.UTC(2026, 0, 16)
     const before = recordOf(team, 1, [term(seat, 5), term(calls(), 1)], 1234)
-    const after = KeptUsage.keepRemovedUsage(before, { ...before, extra_items: [term(seat, 5)] }, JAN16)
+    const after = KeptUsage.keepRemovedUsage(before, { ...before, extra_items: [term(seat, 5)] }, team, JAN16)
     expect(after.accrued_usage).toBe("0")
     expect(after.kept_usage).toEqual([
       {
@@ -257,7 +257,7 @@ describe("a metered item's usage is rated at the item in force during the period
       }
     ])
     // the item kept as it was: nothing moves
-    expect(KeptUsage.keepRemovedUsage(before, before, JAN16)).toBe(before)
+    expect(KeptUsage.keepRemovedUsage(before, before, team, JAN16)).toBe(before)
     const b = billOf(after, team)
     expect(amounts(b)).toEqual([
       ["subscription", 1n, "49.00"],
