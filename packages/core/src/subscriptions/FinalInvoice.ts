@@ -15,6 +15,7 @@ import * as Entities from "../kernel/Entities.js"
 import { newInvoice, type invoiceDocuments } from "../invoices/InvoiceDocuments.js"
 import * as Invoicing from "../invoices/Invoicing.js"
 import * as BalanceCredit from "../invoices/BalanceCredit.js"
+import type * as Price from "../catalog/Price.js"
 import type * as Ports from "../kernel/Ports.js"
 import type { StorageService } from "../kernel/ServiceSupport.js"
 import * as Money from "../money/Money.js"
@@ -45,6 +46,8 @@ export const OWED = "Under the minimum charge: owed on your balance"
  */
 export interface Final {
   readonly usage: ReadonlyArray<Invoicing.Line>
+  /** The base item's version in force: whether its renewal would bill the usage in arrears. */
+  readonly base?: Price.PriceVersion
 }
 
 /**
@@ -71,8 +74,11 @@ export const draftOf = (taxes: Ports.TaxCalculator["Service"], storage: StorageS
       currency,
       lines: [...final.usage, ...RenewalPlan.pendingLines(rec)]
     })
-    // the usage's renewal: the ended cycle's own (one-item usage, in arrears), else the next one's
-    const renewalCycle = rec.extra_items.length === 0 ? s.cycle_index : s.cycle_index + 1
+    // the usage's renewal, whose discounts it gets (as `upcoming_invoice` shows them): the ended
+    // cycle's own when it bills the usage in arrears (a one-item usage subscription), else the
+    // next one's — kept usage of a deleted add-on included, which the next renewal would bill
+    const renewalCycle =
+      final.base !== undefined && RenewalPlan.inArrears(rec, final.base) ? s.cycle_index : s.cycle_index + 1
     const taxed = yield* withTax(taxes, storage)(
       lines,
       merchantId,

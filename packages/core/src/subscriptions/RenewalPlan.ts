@@ -96,6 +96,16 @@ export interface Bill {
 }
 
 /**
+ * Whether `rec`'s renewal bills the ended cycle in arrears, on an invoice of that cycle: a
+ * one-item usage subscription (its base item, `base`, metered and no other item). Otherwise the
+ * ended period's usage is a line of the next cycle's prepaid invoice.
+ *
+ * @since 0.1.0
+ */
+export const inArrears = (rec: Entities.SubscriptionRecord, base: Price.PriceVersion): boolean =>
+  base.billing_dimension === "usage" && rec.extra_items.length === 0
+
+/**
  * What the next cycle bills. `inForce` is the price of the cycle that ends (usage is rated at
  * it), `billed` the price of the next one (a scheduled change applied). Beside other items, the
  * metered item (base or extra) has one `usage` line for the ended period (its `usagePeriod`),
@@ -118,7 +128,7 @@ export const bill = (
   // a one-item usage subscription bills the ended cycle alone, in arrears (the seed's invoice);
   // beside other items its metered item's usage is one line of the new cycle's prepaid invoice
   const baseMetered = billed.billing_dimension === "usage"
-  const arrears = baseMetered && rec.extra_items.length === 0
+  const arrears = inArrears(rec, billed)
   const invoiceCycle = arrears ? s.cycle_index : nextCycle
   const accrued = BigInt(rec.accrued_usage)
   // the usage of the cycle that ends, rated for it; none after a trial (trial usage is not billed)

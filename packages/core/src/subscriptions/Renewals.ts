@@ -183,8 +183,9 @@ export class Renewals extends Context.Service<Renewals>()("@recur/core/Renewals"
               rec = ChangeCommit.endedWithPending({ ...stepped.rec, subscription: moved.value })
               // the last period's usage, which no renewal will bill: on a final invoice
               const end = s.current_period_end !== null ? Math.min(msOf(s.current_period_end), at) : at
-              const usage = KeptUsage.finalUsageLines(sv.value, yield* version(merchantId, s.price_version_id), end)
-              const final = yield* finalInvoice(merchant, rec, at, { usage })
+              const base = yield* version(merchantId, s.price_version_id)
+              const usage = KeptUsage.finalUsageLines(sv.value, base, end)
+              const final = yield* finalInvoice(merchant, rec, at, { usage, base })
               rec = final.next
               yield* saveSub(rec, sv.version, at)
               yield* subEvents(merchantId, rec, moved.events, at)

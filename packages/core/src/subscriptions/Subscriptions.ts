@@ -104,12 +104,17 @@ export class Subscriptions extends Context.Service<Subscriptions>()("@recur/core
      * The usage a subscription canceled now still owes, to `end` (a paused one's usage ends at
      * its pause): none before its first payment (`init`, `incomplete`: nothing was served).
      */
-    const owedUsage = (merchantId: string, rec: Entities.SubscriptionRecord, end: number) =>
+    const owedUsage = (
+      merchantId: string,
+      rec: Entities.SubscriptionRecord,
+      end: number
+    ): Effect.Effect<FinalInvoice.Final> =>
       rec.subscription.status === "init" || rec.subscription.status === "incomplete"
-        ? Effect.succeed([])
-        : Effect.map(version(merchantId, rec.subscription.price_version_id), (base) =>
-            KeptUsage.finalUsageLines(rec, base, end)
-          )
+        ? Effect.succeed({ usage: [] })
+        : Effect.map(version(merchantId, rec.subscription.price_version_id), (base) => ({
+            usage: KeptUsage.finalUsageLines(rec, base, end),
+            base
+          }))
     const live = mustBeLive
 
     const transitionSub = (
@@ -191,9 +196,12 @@ export class Subscriptions extends Context.Service<Subscriptions>()("@recur/core
             })
           // pending proration lines and the usage the next invoice would have billed: billed now,
           // on a final invoice (a net charge charged, a net credit to the balance with its tax)
-          const billed = yield* finalInvoice(merchant, { ...sv.value, subscription: moved.success.value }, at, {
-            usage: yield* owedUsage(merchantId, sv.value, sv.value.paused_at ?? at)
-          })
+          const billed = yield* finalInvoice(
+            merchant,
+            { ...sv.value, subscription: moved.success.value },
+            at,
+            yield* owedUsage(merchantId, sv.value, sv.value.paused_at ?? at)
+          )
           yield* saveSub(billed.next, sv.version, at)
           yield* subEvents(merchantId, billed.next, moved.success.events, at)
           return billed
