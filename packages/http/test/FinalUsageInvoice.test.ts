@@ -227,15 +227,29 @@ for (const [name, storage] of backends()) {
       ])
     })
 
-    it("a renewal asked now of a subscription canceling at its period's end does not end it (and bill its final usage) before that end", async () => {
+    it("a renewal asked now of a subscription canceling at its period's end is refused (409): it ends, and bills its final usage, at that end", async () => {
       const { k, sub } = await teamAndCalls()
       ok(await app.call("POST", `/api/v1/subscription/${sub}/usage`, k, { usage_count: 100, event_id: "e1" }))
       ok(await app.call("POST", `/api/v1/subscription/${sub}/cancel`, k, { cancel_type: "end_of_period" }))
       ok(await advance(k, "2026-01-10T00:00:00Z"))
       const r = await app.call("POST", `/api/v1/subscription/${sub}/renewal`, k, {})
-      // refused, or a no-op: January is paid for until Feb 1
+      // refused (409, as for a past-due one): January is paid for until Feb 1, nothing renews
       const after = await subOf(k, sub)
-      expect([r.status < 500, after.status, (await invoicesOf(k, sub)).length]).toEqual([true, "active", 1])
+      expect([r.status, (r.body as any).code, after.status, after.cancel_at_period_end]).toEqual([
+        409,
+        "state_conflict",
+        "active",
+        true
+      ])
+      expect((await invoicesOf(k, sub)).length).toBe(1)
+      // at the period's end it ends as asked, its usage on the final invoice
+      ok(await advance(k, "2026-02-01T00:00:00Z"))
+      const final = (await invoicesOf(k, sub)).filter((i: any) => i.invoice_type === "upgrade")
+      expect([
+        (await subOf(k, sub)).status,
+        final.length,
+        final[0]?.lines.find((l: any) => l.kind === "usage")?.quantity
+      ]).toEqual(["canceled", 1, "100"])
     })
   })
 }

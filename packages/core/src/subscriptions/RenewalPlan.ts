@@ -38,7 +38,7 @@ import type { EventType } from "../kernel/Machine.js"
 export type Decision = Data.TaggedEnum<{
   /** Not trial or active (paused, past due, canceled…): nothing. */
   NotLive: {}
-  /** The period has not ended (and the renewal is not forced). */
+  /** The period has not ended (and the renewal is not forced, or the subscription ends then). */
   NotDue: {}
   /** A cancel was requested for the period end: the subscription ends now. */
   CancelAtPeriodEnd: {}
@@ -56,7 +56,9 @@ export type Decision = Data.TaggedEnum<{
 export const Decision = Data.taggedEnum<Decision>()
 
 /**
- * Decides a renewal at `at`.
+ * Decides a renewal at `at`. A forced one (`force`: renew now, a usage threshold reached) bills
+ * the next cycle before the period's end, except for a subscription that ends at that end (a
+ * cancel at period end, a schedule ending with `cancel`): not due until then.
  *
  * @since 0.1.0
  */
@@ -65,10 +67,13 @@ export const decide = (rec: Entities.SubscriptionRecord, at: number, force = fal
   if (s.status !== "trial" && s.status !== "active") return Decision.NotLive()
   const due = s.next_invoice_date !== null ? msOf(s.next_invoice_date) : null
   if (!force && (due === null || due > at)) return Decision.NotDue()
-  if (s.cancel_at_period_end) return Decision.CancelAtPeriodEnd()
+  // a renewal forced before the period's end never ends a subscription that ends then (its
+  // cancel or its schedule's end): the period is paid for until then, and nothing renews
+  const early = due !== null && due > at
+  if (s.cancel_at_period_end) return early ? Decision.NotDue() : Decision.CancelAtPeriodEnd()
   // a schedule ending with `cancel` ends the subscription at its last phase's end
   const step = Schedule.stepAt(rec.schedule ?? null, s.cycle_index + 1)
-  if (step._tag === "End" && step.trigger === "end_cancel") return Decision.CancelAtPeriodEnd()
+  if (step._tag === "End" && step.trigger === "end_cancel") return early ? Decision.NotDue() : Decision.CancelAtPeriodEnd()
   if (s.total_cycles !== null && paidIndex(rec, s.cycle_index + 1) >= s.total_cycles) {
     return rec.convert_to_continuous ? Decision.Bill({ continuous: true }) : Decision.TermCompleted()
   }

@@ -11,6 +11,7 @@ import * as Ports from "../kernel/Ports.js"
 import * as Secrets from "../tenants/Secrets.js"
 import * as Settings from "../tenants/Settings.js"
 import * as FinalInvoice from "./FinalInvoice.js"
+import * as RenewalPlan from "./RenewalPlan.js"
 import * as KeptUsage from "./KeptUsage.js"
 import * as ChangeQuote from "./ChangeQuote.js"
 import { Context, Effect, Layer, Option, Result } from "effect"
@@ -287,6 +288,16 @@ export class Subscriptions extends Context.Service<Subscriptions>()("@recur/core
           state: "past_due",
           action: "renew",
           reason: "settle the open invoice first"
+        })
+      // a subscription ending at its period's end (a cancel then, its schedule's end) has no next
+      // cycle to bill now: renewing would end it early (RenewalPlan.decide)
+      const at = yield* nowOf(yield* merchants.get(merchantId))
+      if (RenewalPlan.decide(sv.value, at, true)._tag === "NotDue")
+        return yield* new Errors.SubscriptionActionRefused({
+          subscriptionId,
+          state: sv.value.subscription.status,
+          action: "renew",
+          reason: "it ends at its period's end, which it is paid for until: revoke the cancel first"
         })
       yield* renewals.renew(merchantId, subscriptionId, { force: true })
       return (yield* load(merchantId, subscriptionId)).value.subscription
