@@ -16,6 +16,7 @@ import { Context, Effect, Layer, Option, Result } from "effect"
 import * as BillingPeriod from "../money/BillingPeriod.js"
 import * as BillingAnchor from "../subscriptions/BillingAnchor.js"
 import * as CheckoutSession from "../checkout/CheckoutSession.js"
+import { filledByPayer } from "../customers/Customers.js"
 import * as Entities from "../kernel/Entities.js"
 import type * as Errors from "../kernel/Errors.js"
 import * as Invoice from "../invoices/Invoice.js"
@@ -82,6 +83,7 @@ export class Payments extends Context.Service<Payments>()("@recur/core/Payments"
     const subs = storage.repository(Entities.subscription)
     const trades = storage.repository(Entities.trade)
     const invoices = storage.repository(Entities.invoice)
+    const customers = storage.repository(Entities.customer)
     const { saveSub, schedule, subEvents, version } = writes(storage)
     const documents = invoiceDocuments(storage, yield* Secrets.Secrets, settings)
 
@@ -406,7 +408,15 @@ export class Payments extends Context.Service<Payments>()("@recur/core/Payments"
                       }
                     : null
                 trade = tradeSucceeded(trade, late ? "succeeded_late" : "succeeded", outcome, at)
-                yield* Effect.orDie(trades.update({ ...settledRecord(rec), trade }, tv.version))
+                const { payer, ...paidRecord } = settledRecord(rec)
+                yield* Effect.orDie(trades.update({ ...paidRecord, trade }, tv.version))
+                // what the checkout's payer typed for the customer: kept now the payment succeeded
+                if (payer !== undefined) {
+                  const cv = Option.getOrUndefined(yield* Effect.orDie(customers.get(merchantId, trade.customer_id)))
+                  const filled = cv !== undefined ? filledByPayer(cv.value, payer, at) : undefined
+                  if (cv !== undefined && filled !== undefined)
+                    yield* Effect.orDie(customers.update(filled, cv.version))
+                }
                 yield* emit(storage, {
                   merchant_id: merchantId,
                   type: "v2.trades.succeeded",
