@@ -159,5 +159,40 @@ for (const [name, storage] of Harness.storages) {
       expect((await m.invoices(sub)).filter((i) => i.invoice_type === "upgrade").length).toBe(1)
       expect(fake.violations).toEqual([])
     })
+
+    it("a debt carried from a renewal under the minimum is collected by the final invoice, as a renewal would", async () => {
+      const m = await merchant("USD")
+      const calls = (
+        await m.ok("POST", "/api/v1/prices", {
+          name: "API calls",
+          product_id: (await m.ok("POST", "/api/v1/products", { product_name: "API" })).product_id,
+          currency: "USD",
+          billing_type: "recurring",
+          price_type: "based_on_usage",
+          model_type: "tiers_price",
+          payment_timing: "postpaid",
+          billing_dimension: "usage",
+          usage_amount: "1",
+          usage_unit: "calls",
+          price_tier_type: "graduated",
+          usage_tiers: [{ usage_min: "0", usage_max: "", unit_price: "0.002", flat_amount: "" }],
+          price_plan: { billing_cycle_unit: "month", base_price_val: "0" }
+        })
+      ).price_id as string
+      const { sub } = await m.checkout(calls)
+      // January: 100 calls, 0.20 billed in arrears on Feb 1 — under the minimum, carried
+      await m.ok("POST", `/api/v1/subscription/${sub}/usage`, { usage_count: 100, event_id: "jan" })
+      await m.advance("2026-02-01T03:00:00Z")
+      expect((await m.ok("GET", `/api/v1/subscription/${sub}`)).subscription.credit_balance).toBe("-0.20")
+      // February: 300 calls (0.60), then a cancel now: the final invoice collects the 0.20 too
+      await m.ok("POST", `/api/v1/subscription/${sub}/usage`, { usage_count: 300, event_id: "feb" })
+      await m.advance("2026-02-20T00:00:00Z")
+      await m.ok("POST", `/api/v1/subscription/${sub}/cancel`, { cancel_type: "immediate" })
+      const final = (await m.invoices(sub)).find((i) => i.invoice_type === "upgrade")
+      expect([final.subtotal, final.amount, final.biz_status]).toEqual(["0.60", "0.80", "success"])
+      const after = (await m.ok("GET", `/api/v1/subscription/${sub}`)).subscription
+      expect([after.status, after.credit_balance]).toEqual(["canceled", "0.00"])
+      expect(fake.violations).toEqual([])
+    })
   })
 }

@@ -3,7 +3,8 @@
  * never come — `create_prorations` lines (canceled now) and a metered item's usage (canceled now
  * or at its period's end): as Stripe's cancel with `invoice_now` and Lago's termination invoice,
  * they are billed at once on an `upgrade` invoice of the cycle (the usage with the discounts its
- * renewal would have applied, taxed at the customer's address, the customer's balance applied) —
+ * renewal would have applied, taxed at the customer's address, the customer's balance applied —
+ * a credit, or a debt carried from an invoice under the processor's minimum charge) —
  * a net charge is charged to the card, so the time served on an upgraded plan and the units used
  * are paid for; a net credit goes to the balance with the tax it was paid with
  * (`BalanceCredit.creditToBalance`), as the renewal would have credited it.
@@ -83,7 +84,9 @@ export const draftOf = (taxes: Ports.TaxCalculator["Service"], storage: StorageS
       lines,
       merchantId,
       s.customer_id,
-      balance.amount > 0n ? balance : undefined,
+      // a credit applied, or a debt carried from an earlier invoice under the processor's
+      // minimum collected, as a renewal applies the balance (no later invoice would collect it)
+      balance.amount !== 0n ? balance : undefined,
       final.usage.length > 0 ? discountRules(rec, renewalCycle) : []
     )
     const paid = ChangeQuote.pendingPaid(rec)
