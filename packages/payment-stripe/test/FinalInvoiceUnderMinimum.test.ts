@@ -6,7 +6,8 @@ import * as Harness from "./harness.js"
 // A canceled subscription's final invoice under Stripe's minimum charge: never charged (Stripe
 // would refuse it, and no later invoice can collect it), paid from the balance and left there as
 // the customer's debt, as Stripe leaves it on the customer's balance — never retried (docs/decisions.md,
-// "A final invoice under the processor's minimum charge"). Through REST, with the Stripe adapter on
+// "A final invoice under the processor's minimum charge"); and a debt carried on the balance by
+// an earlier invoice under the minimum, collected by the final invoice. Through REST, with the Stripe adapter on
 // the local fake (which refuses what Stripe refuses), on PGlite and PostgreSQL.
 
 const SECRET = "whsec_unitslocalfakesecret"

@@ -73,7 +73,8 @@ export const decide = (rec: Entities.SubscriptionRecord, at: number, force = fal
   if (s.cancel_at_period_end) return early ? Decision.NotDue() : Decision.CancelAtPeriodEnd()
   // a schedule ending with `cancel` ends the subscription at its last phase's end
   const step = Schedule.stepAt(rec.schedule ?? null, s.cycle_index + 1)
-  if (step._tag === "End" && step.trigger === "end_cancel") return early ? Decision.NotDue() : Decision.CancelAtPeriodEnd()
+  if (step._tag === "End" && step.trigger === "end_cancel")
+    return early ? Decision.NotDue() : Decision.CancelAtPeriodEnd()
   if (s.total_cycles !== null && paidIndex(rec, s.cycle_index + 1) >= s.total_cycles) {
     return rec.convert_to_continuous ? Decision.Bill({ continuous: true }) : Decision.TermCompleted()
   }
