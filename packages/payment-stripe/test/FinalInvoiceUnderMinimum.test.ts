@@ -161,6 +161,62 @@ for (const [name, storage] of Harness.storages) {
       expect(fake.violations).toEqual([])
     })
 
+    it("a final invoice Stripe refuses as under the settlement currency's minimum (amount_too_small): settled the same way, never retried", async () => {
+      const m = await merchant("USD")
+      const flat = await m.price("10.00")
+      const calls = (
+        await m.ok("POST", "/api/v1/prices", {
+          name: "API calls",
+          product_id: (await m.ok("POST", "/api/v1/products", { product_name: "API" })).product_id,
+          currency: "USD",
+          billing_type: "recurring",
+          price_type: "based_on_usage",
+          model_type: "tiers_price",
+          payment_timing: "postpaid",
+          billing_dimension: "usage",
+          usage_amount: "1",
+          usage_unit: "calls",
+          price_tier_type: "graduated",
+          usage_tiers: [{ usage_min: "0", usage_max: "", unit_price: "0.002", flat_amount: "" }],
+          price_plan: { billing_cycle_unit: "month", base_price_val: "0" }
+        })
+      ).price_id as string
+      const session = await m.ok("POST", "/api/v1/session", {
+        payer_id: `p-${Math.random()}`,
+        line_items: [{ price_id: flat }, { price_id: calls }]
+      })
+      const paid = await api.call(
+        "POST",
+        `/checkout/${session.session_id}/pay`,
+        null,
+        { payment_method: "pm_card_visa" },
+        { accept: "application/json" }
+      )
+      expect(paid.status, JSON.stringify(paid.body)).toBe(200)
+      const sub = (await m.ok("GET", `/api/v1/session/${session.session_id}`)).session.subscription_id as string
+      // 260 calls: 0.52 USD, over Stripe's 0.50 USD but, as the account now settles in EUR, about 0.47 EUR
+      await m.ok("POST", `/api/v1/subscription/${sub}/usage`, { usage_count: 260, event_id: "e1" })
+      fake.settle(m.account, { currency: "eur", rates: { usd: 0.9 } })
+      await m.advance("2026-01-20T00:00:00Z")
+      await m.ok("POST", `/api/v1/subscription/${sub}/cancel`, { cancel_type: "immediate" })
+      const final = (await m.invoices(sub)).find((i) => i.invoice_type === "upgrade")
+      const trade = (await m.ok("GET", `/api/v1/trade/${final.trade_id}`)).trade
+      expect([
+        final.amount,
+        final.biz_status,
+        trade.trade_status,
+        trade.closed_reason,
+        trade.last_payment_error?.code
+      ]).toEqual(["0.52", "success", "closed", "below_minimum", "amount_too_small"])
+      const posts = () => fake.requests.filter((r) => r.method === "post" && r.path === "/v1/payment_intents").length
+      const before = posts()
+      await m.advance("2026-01-21T03:00:00Z")
+      await m.advance("2026-01-23T03:00:00Z")
+      const after = (await m.ok("GET", `/api/v1/subscription/${sub}`)).subscription
+      expect([posts() - before, after.status, after.credit_balance]).toEqual([0, "canceled", "-0.52"])
+      expect(fake.violations).toEqual([])
+    })
+
     it("a debt carried from a renewal under the minimum is collected by the final invoice, as a renewal would", async () => {
       const m = await merchant("USD")
       const calls = (
