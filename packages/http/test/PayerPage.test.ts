@@ -193,6 +193,25 @@ for (const [name, storage] of backends()) {
       expect(await customerOf(odd)).toMatchObject({ email: null, name: null })
     })
 
+    it("a declined card writes nothing on the customer: the typed email and name are kept as the payment succeeds", async () => {
+      const price = await priceOf()
+      const customerOf = async (id: string) => {
+        const session = ((await api.call("GET", `/api/v1/session/${id}`, key)).body as any).data.session
+        return ((await api.call("GET", `/api/v1/front/customer/${session.customer_id}`, key)).body as any).data.customer
+      }
+      const id = await sessionOf({ line_items: [{ price_id: price }] })
+      const before = await customerOf(id)
+      expect([before.email, before.name]).toEqual([null, null])
+      const typed = { email: "ada@example.com", name: "Ada Lovelace" }
+      const declined = await post(`/checkout/${id}/pay`, { card_number: "4000000000000002", ...card, ...typed })
+      expect(declined.status).not.toBe(500)
+      expect(await customerOf(id)).toEqual(before)
+      // the card that pays: now they are kept
+      const paid = await post(`/checkout/${id}/pay`, { card_number: "4242424242424242", ...card, ...typed })
+      expect(paid.status, await paid.text()).toBe(200)
+      expect(await customerOf(id)).toMatchObject(typed)
+    })
+
     it("a quantity the merchant did not make editable cannot be changed", async () => {
       const id = await sessionOf({ line_items: [{ price_id: await priceOf(), quantity: "2" }] })
       const page = await pageOf(id)

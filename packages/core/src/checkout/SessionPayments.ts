@@ -201,15 +201,17 @@ export class SessionPayments extends Context.Service<SessionPayments>()("@recur/
             if (claimed.value.status !== "open" || claimed.value.trade_id !== null)
               return yield* paymentInProgress(sessionId)
             // the billing address the payer gave becomes the customer's when it has none with a
-            // country (and its name when the customer has none): later invoices (renewals,
-            // changes) are taxed where this one is, and name whom it names
-            // so do the email and name the payer typed on the page, when the customer has none
-            // (a value the merchant set is never replaced; an email that is none is not kept)
+            // country: later invoices (renewals, changes) are taxed where this one is. The name
+            // (the address's, else the one typed) and the email the payer typed on the page fill
+            // the customer's where it has none as the payment succeeds (`Customers.filledByPayer`,
+            // kept on the trade until then), so a declined card writes neither (a value the
+            // merchant set is never replaced; an email that is none is not kept)
             const billed = billingAddressOf(session.billing_address)
             const billedName = session.billing_address?.name?.trim() || payer.name?.trim() || undefined
             const typed = payer.email?.trim()
             const payerEmail = typed && Customers.isEmail(typed) ? typed : undefined
             let customerId = session.customer_id
+            let typedForCustomer: Entities.TradeRecord["payer"]
             if (customerId === null) {
               const email =
                 session.email ?? payerEmail ?? (source._tag === "Card" ? source.card.name : undefined) ?? undefined
@@ -220,16 +222,13 @@ export class SessionPayments extends Context.Service<SessionPayments>()("@recur/
               })).id
             } else {
               const known = billed ? yield* taxAddressOf(storage, merchantId, customerId) : undefined
-              const current = yield* customers.get(merchantId, customerId)
-              const name = current.name === null ? billedName : undefined
-              const email = current.email === null ? payerEmail : undefined
-              if (known === null || name || email)
-                yield* customers.update(merchantId, {
-                  customer_id: customerId,
-                  ...(billed && known === null ? { address: billed } : {}),
-                  ...(name ? { name } : {}),
-                  ...(email ? { email } : {})
-                })
+              if (billed && known === null)
+                yield* customers.update(merchantId, { customer_id: customerId, address: billed })
+              if (billedName !== undefined || payerEmail !== undefined)
+                typedForCustomer = {
+                  ...(payerEmail !== undefined ? { email: payerEmail } : {}),
+                  ...(billedName !== undefined ? { name: billedName } : {})
+                }
             }
             // every line at its price's current version, checked when the session opened: the
             // base item is the first recurring line, the other recurring lines the subscription's
@@ -546,7 +545,8 @@ export class SessionPayments extends Context.Service<SessionPayments>()("@recur/
               trade,
               invoice_id: invoiceId,
               subscription_id: subscriptionId,
-              at
+              at,
+              payer: typedForCustomer
             })
             yield* sessions
               .update(

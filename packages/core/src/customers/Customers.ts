@@ -72,6 +72,32 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
 export const isEmail = (text: string): boolean => EMAIL.test(text)
 
 /**
+ * The customer with what a payer typed at checkout (`payer`: an email, a name) where it has none
+ * — a value already there (the merchant's, an earlier checkout's) is never replaced — or
+ * undefined when nothing changes. Written as the payment succeeds (`Payments.applyOutcome`), so
+ * a declined checkout writes nothing on the customer.
+ *
+ * @example
+ * filledByPayer({ ...guest, email: null }, { email: "ada@example.com" }, now)?.email // "ada@example.com"
+ * @since 0.1.0
+ */
+export const filledByPayer = (
+  current: Entities.CustomerRecord,
+  payer: { readonly email?: string | undefined; readonly name?: string | undefined },
+  at: number
+): Entities.CustomerRecord | undefined => {
+  const email = current.email === null ? payer.email : undefined
+  const name = current.name === null ? payer.name : undefined
+  if (email === undefined && name === undefined) return undefined
+  return {
+    ...current,
+    ...(email !== undefined ? { email } : {}),
+    ...(name !== undefined ? { name } : {}),
+    updated_at: at
+  }
+}
+
+/**
  * The customer record as the REST API returns it.
  *
  * @since 0.1.0

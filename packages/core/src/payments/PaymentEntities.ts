@@ -34,7 +34,13 @@ export const TradeRecord = Schema.Struct({
    * The processor's reference of each attempt the gateway named (Stripe's `pi_…`), handed back to
    * it so that it reads the charges by id. Absent (none) on records written before it existed.
    */
-  charges: Schema.optional(Schema.Array(Schema.Struct({ attempt: Schema.Number, reference: Schema.String })))
+  charges: Schema.optional(Schema.Array(Schema.Struct({ attempt: Schema.Number, reference: Schema.String }))),
+  /**
+   * What the payer typed on a hosted checkout's page for a customer that has none (an email, a
+   * name): written on the customer as the payment succeeds, so a declined card writes nothing.
+   * Absent otherwise.
+   */
+  payer: Schema.optional(Schema.Struct({ email: Schema.optional(Schema.String), name: Schema.optional(Schema.String) }))
 })
 /** @since 0.1.0 */
 export type TradeRecord = typeof TradeRecord.Type

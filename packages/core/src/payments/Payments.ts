@@ -16,6 +16,7 @@ import { Context, Effect, Layer, Option, Result } from "effect"
 import * as BillingPeriod from "../money/BillingPeriod.js"
 import * as BillingAnchor from "../subscriptions/BillingAnchor.js"
 import * as CheckoutSession from "../checkout/CheckoutSession.js"
+import { filledByPayer } from "../customers/Customers.js"
 import * as Entities from "../kernel/Entities.js"
 import type * as Errors from "../kernel/Errors.js"
 import * as Invoice from "../invoices/Invoice.js"
@@ -82,6 +83,7 @@ export class Payments extends Context.Service<Payments>()("@recur/core/Payments"
     const subs = storage.repository(Entities.subscription)
     const trades = storage.repository(Entities.trade)
     const invoices = storage.repository(Entities.invoice)
+    const customers = storage.repository(Entities.customer)
     const { saveSub, schedule, subEvents, version } = writes(storage)
     const documents = invoiceDocuments(storage, yield* Secrets.Secrets, settings)
 
@@ -165,7 +167,8 @@ export class Payments extends Context.Service<Payments>()("@recur/core/Payments"
      * settlement currency's, at the day's rate, which `minimumCharge` cannot know) is settled as
      * an invoice under `minimumCharge` is at billing: the invoice is paid with nothing charged, its
      * amount becomes a debit on the subscription's balance that the next invoice collects (its
-     * `balance` line), a trial ends as after any paid renewal. The trade closes
+     * `balance` line) — a canceled subscription's final invoice has no next one: the debit stays
+     * on its balance as the customer's debt —, a trial ends as after any paid renewal. The trade closes
      * (`closed_reason` `below_minimum`, its `last_payment_error` the processor's code); never
      * dunned, never tried again. Told by `v2.invoice.paid` and a warning log line
      * (`event=recur.payment.carried`). Answers the closed trade and the subscription.
@@ -292,6 +295,8 @@ export class Payments extends Context.Service<Payments>()("@recur/core/Payments"
             switch (outcome._tag) {
               case "Unavailable": {
                 // refused as under the processor's minimum: carried to the next invoice, settled
+                // — a canceled subscription's (its final invoice) too: no later invoice collects
+                // it, the amount stays on the balance as the customer's debt, never tried again
                 if (
                   outcome.below_minimum === true &&
                   subV !== undefined &&
@@ -300,7 +305,8 @@ export class Payments extends Context.Service<Payments>()("@recur/core/Payments"
                   subV.value.payment_token !== null &&
                   (subV.value.subscription.status === "active" ||
                     subV.value.subscription.status === "trial" ||
-                    subV.value.subscription.status === "past_due")
+                    subV.value.subscription.status === "past_due" ||
+                    subV.value.subscription.status === "canceled")
                 ) {
                   const carried = yield* carryBelowMinimum(merchant, tv, subV, invV, outcome, at)
                   trade = carried.trade
@@ -402,7 +408,15 @@ export class Payments extends Context.Service<Payments>()("@recur/core/Payments"
                       }
                     : null
                 trade = tradeSucceeded(trade, late ? "succeeded_late" : "succeeded", outcome, at)
-                yield* Effect.orDie(trades.update({ ...settledRecord(rec), trade }, tv.version))
+                const { payer, ...paidRecord } = settledRecord(rec)
+                yield* Effect.orDie(trades.update({ ...paidRecord, trade }, tv.version))
+                // what the checkout's payer typed for the customer: kept now the payment succeeded
+                if (payer !== undefined) {
+                  const cv = Option.getOrUndefined(yield* Effect.orDie(customers.get(merchantId, trade.customer_id)))
+                  const filled = cv !== undefined ? filledByPayer(cv.value, payer, at) : undefined
+                  if (cv !== undefined && filled !== undefined)
+                    yield* Effect.orDie(customers.update(filled, cv.version))
+                }
                 yield* emit(storage, {
                   merchant_id: merchantId,
                   type: "v2.trades.succeeded",

@@ -136,6 +136,8 @@ export const submitTrade = (
     readonly invoice_id: string | null
     readonly subscription_id: string | null
     readonly at: number
+    /** What a checkout's payer typed for the customer, written as the payment succeeds. */
+    readonly payer?: Entities.TradeRecord["payer"]
   }
 ) =>
   Effect.gen(function* () {
@@ -145,7 +147,8 @@ export const submitTrade = (
         trade: submitted,
         attempts: 1,
         invoice_id: input.invoice_id,
-        subscription_id: input.subscription_id
+        subscription_id: input.subscription_id,
+        ...(input.payer !== undefined ? { payer: input.payer } : {})
       })
     )
     yield* emit(storage, {

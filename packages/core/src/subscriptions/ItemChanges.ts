@@ -274,7 +274,7 @@ export class ItemChanges extends Context.Service<ItemChanges>()("@recur/core/Ite
         const priced = yield* settlement.settle({ merchantId, rec, quote, collected, available })
         // the metered item's usage so far a change now removes or reprices: kept for the next
         // renewal (KeptUsage), shown by the quote and covered by its id
-        const keeps = proration === "next_cycle" || switched ? undefined : removedUsage(rec, after, at)
+        const keeps = proration === "next_cycle" || switched ? undefined : removedUsage(rec, after, baseVersion, at)
         const settled = keeps
           ? {
               ...priced,
@@ -292,6 +292,7 @@ export class ItemChanges extends Context.Service<ItemChanges>()("@recur/core/Ite
           version: sv.version,
           merchant,
           items,
+          baseVersion,
           kept: scope.kept,
           basis,
           switched,
@@ -351,7 +352,7 @@ export class ItemChanges extends Context.Service<ItemChanges>()("@recur/core/Ite
               now
             })
             // the usage of a metered item removed or repriced now is kept for the next renewal
-            next = keepRemovedUsage(rec, committed.next, now)
+            next = keepRemovedUsage(rec, committed.next, planned.baseVersion, now)
             tradeToCharge = committed.tradeToCharge
           }
           const events = Result.getOrThrow(

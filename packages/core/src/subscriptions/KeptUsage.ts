@@ -18,29 +18,31 @@ import { paidIndex } from "./SubscriptionTerms.js"
 const isMetered = (x: Entities.ItemTerm) => x.version.billing_dimension === "usage"
 
 /**
- * The record after an item change committed now (`next`, from `before`) with the usage of the
- * metered item it removed or repriced kept as a line for the next renewal, and the accrued usage
- * started again from 0. Unchanged when the metered item stays as it was, when there was none, or
- * during a trial (trial usage is not billed).
+ * The record after an item change committed now (`next`, from `before`, whose base item's version
+ * was `base`) with the usage of the metered item it removed or repriced — an add-on or the base
+ * item — kept as a line for the next renewal, and the accrued usage started again from 0.
+ * Unchanged when the metered item stays as it was, when there was none, or during a trial (trial
+ * usage is not billed).
  *
  * @example
- * keepRemovedUsage(teamWithCalls, withoutCalls, jan16).kept_usage // [{ description: "API calls usage (1234 calls)", amount: "2.23", … }]
+ * keepRemovedUsage(teamWithCalls, withoutCalls, teamVersion, jan16).kept_usage // [{ description: "API calls usage (1234 calls)", amount: "2.23", … }]
  * @since 0.1.0
  */
 export const keepRemovedUsage = (
   before: Entities.SubscriptionRecord,
   next: Entities.SubscriptionRecord,
+  base: Price.PriceVersion,
   at: number
 ): Entities.SubscriptionRecord => {
-  const kept = removedUsage(before, next, at)
+  const kept = removedUsage(before, next, base, at)
   if (kept === undefined) return next
   if (kept === null) return { ...next, accrued_usage: "0" }
   return { ...next, accrued_usage: "0", kept_usage: [...(next.kept_usage ?? []), kept] }
 }
 
 /**
- * The usage line {@link keepRemovedUsage} keeps for `before`'s metered item when a change now
- * makes `next`: undefined when nothing is kept (the item stays as it was, there was none, or a
+ * The usage line {@link keepRemovedUsage} keeps for `before`'s metered item (the base item, of
+ * version `base`, or an add-on) when a change now makes `next`: undefined when nothing is kept (the item stays as it was, there was none, or a
  * trial), null when the item goes with no usage line to keep. An item change's quote shows it
  * (`kept_usage`).
  *
@@ -49,12 +51,20 @@ export const keepRemovedUsage = (
 export const removedUsage = (
   before: Entities.SubscriptionRecord,
   next: Entities.SubscriptionRecord,
+  base: Price.PriceVersion,
   at: number
 ): Entities.KeptUsage | null | undefined => {
+  if (paidIndex(before, before.subscription.cycle_index) < 0) return undefined
+  // a metered base item: its usage so far is rated at its version until now when the change
+  // moves the base item to another version (the renewal would rate it at the new one)
+  if (base.billing_dimension === "usage") {
+    if (next.subscription.price_version_id === before.subscription.price_version_id) return undefined
+    return usageSoFar(before, base, at) ?? null
+  }
   const item = before.extra_items.find(isMetered)
   if (item === undefined) return undefined
   const kept = next.extra_items.some((x) => x.id === item.id && x.price_version_id === item.price_version_id)
-  if (kept || paidIndex(before, before.subscription.cycle_index) < 0) return undefined
+  if (kept) return undefined
   return usageSoFar(before, item.version, at) ?? null
 }
 

@@ -38,7 +38,7 @@ import type { EventType } from "../kernel/Machine.js"
 export type Decision = Data.TaggedEnum<{
   /** Not trial or active (paused, past due, canceled…): nothing. */
   NotLive: {}
-  /** The period has not ended (and the renewal is not forced). */
+  /** The period has not ended (and the renewal is not forced, or the subscription ends then). */
   NotDue: {}
   /** A cancel was requested for the period end: the subscription ends now. */
   CancelAtPeriodEnd: {}
@@ -56,7 +56,9 @@ export type Decision = Data.TaggedEnum<{
 export const Decision = Data.taggedEnum<Decision>()
 
 /**
- * Decides a renewal at `at`.
+ * Decides a renewal at `at`. A forced one (`force`: renew now, a usage threshold reached) bills
+ * the next cycle before the period's end, except for a subscription that ends at that end (a
+ * cancel at period end, a schedule ending with `cancel`): not due until then.
  *
  * @since 0.1.0
  */
@@ -65,10 +67,14 @@ export const decide = (rec: Entities.SubscriptionRecord, at: number, force = fal
   if (s.status !== "trial" && s.status !== "active") return Decision.NotLive()
   const due = s.next_invoice_date !== null ? msOf(s.next_invoice_date) : null
   if (!force && (due === null || due > at)) return Decision.NotDue()
-  if (s.cancel_at_period_end) return Decision.CancelAtPeriodEnd()
+  // a renewal forced before the period's end never ends a subscription that ends then (its
+  // cancel or its schedule's end): the period is paid for until then, and nothing renews
+  const early = due !== null && due > at
+  if (s.cancel_at_period_end) return early ? Decision.NotDue() : Decision.CancelAtPeriodEnd()
   // a schedule ending with `cancel` ends the subscription at its last phase's end
   const step = Schedule.stepAt(rec.schedule ?? null, s.cycle_index + 1)
-  if (step._tag === "End" && step.trigger === "end_cancel") return Decision.CancelAtPeriodEnd()
+  if (step._tag === "End" && step.trigger === "end_cancel")
+    return early ? Decision.NotDue() : Decision.CancelAtPeriodEnd()
   if (s.total_cycles !== null && paidIndex(rec, s.cycle_index + 1) >= s.total_cycles) {
     return rec.convert_to_continuous ? Decision.Bill({ continuous: true }) : Decision.TermCompleted()
   }
@@ -96,6 +102,16 @@ export interface Bill {
 }
 
 /**
+ * Whether `rec`'s renewal bills the ended cycle in arrears, on an invoice of that cycle: a
+ * one-item usage subscription (its base item, `base`, metered and no other item). Otherwise the
+ * ended period's usage is a line of the next cycle's prepaid invoice.
+ *
+ * @since 0.1.0
+ */
+export const inArrears = (rec: Entities.SubscriptionRecord, base: Price.PriceVersion): boolean =>
+  base.billing_dimension === "usage" && rec.extra_items.length === 0
+
+/**
  * What the next cycle bills. `inForce` is the price of the cycle that ends (usage is rated at
  * it), `billed` the price of the next one (a scheduled change applied). Beside other items, the
  * metered item (base or extra) has one `usage` line for the ended period (its `usagePeriod`),
@@ -118,7 +134,7 @@ export const bill = (
   // a one-item usage subscription bills the ended cycle alone, in arrears (the seed's invoice);
   // beside other items its metered item's usage is one line of the new cycle's prepaid invoice
   const baseMetered = billed.billing_dimension === "usage"
-  const arrears = baseMetered && rec.extra_items.length === 0
+  const arrears = inArrears(rec, billed)
   const invoiceCycle = arrears ? s.cycle_index : nextCycle
   const accrued = BigInt(rec.accrued_usage)
   // the usage of the cycle that ends, rated for it; none after a trial (trial usage is not billed)

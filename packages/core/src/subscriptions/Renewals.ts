@@ -103,7 +103,7 @@ export class Renewals extends Context.Service<Renewals>()("@recur/core/Renewals"
     const invoices = storage.repository(Entities.invoice)
     const { saveSub, schedule, subEvents, version } = writes(storage)
     const taxed_ = taxRenewal(taxes, storage)
-    const finalInvoice = FinalInvoice.bill(storage, taxes, documents, schedule)
+    const finalInvoice = FinalInvoice.bill(storage, taxes, documents, schedule, gateway)
 
     /**
      * The price of the cycle that ends, the next cycle's (a scheduled change applied), and the
@@ -183,8 +183,9 @@ export class Renewals extends Context.Service<Renewals>()("@recur/core/Renewals"
               rec = ChangeCommit.endedWithPending({ ...stepped.rec, subscription: moved.value })
               // the last period's usage, which no renewal will bill: on a final invoice
               const end = s.current_period_end !== null ? Math.min(msOf(s.current_period_end), at) : at
-              const usage = KeptUsage.finalUsageLines(sv.value, yield* version(merchantId, s.price_version_id), end)
-              const final = yield* finalInvoice(merchant, rec, at, { usage })
+              const base = yield* version(merchantId, s.price_version_id)
+              const usage = KeptUsage.finalUsageLines(sv.value, base, end)
+              const final = yield* finalInvoice(merchant, rec, at, { usage, base })
               rec = final.next
               yield* saveSub(rec, sv.version, at)
               yield* subEvents(merchantId, rec, moved.events, at)

@@ -11,6 +11,7 @@ import * as Ports from "../kernel/Ports.js"
 import * as Secrets from "../tenants/Secrets.js"
 import * as Settings from "../tenants/Settings.js"
 import * as FinalInvoice from "./FinalInvoice.js"
+import * as RenewalPlan from "./RenewalPlan.js"
 import * as KeptUsage from "./KeptUsage.js"
 import * as ChangeQuote from "./ChangeQuote.js"
 import { Context, Effect, Layer, Option, Result } from "effect"
@@ -94,7 +95,8 @@ export class Subscriptions extends Context.Service<Subscriptions>()("@recur/core
       storage,
       yield* Ports.TaxCalculator,
       invoiceDocuments(storage, yield* Secrets.Secrets, yield* Settings.Settings),
-      schedule
+      schedule,
+      yield* Ports.PaymentGateway
     )
 
     const load = (merchantId: string, id: string) => loadSub(subs, merchantId, id)
@@ -103,12 +105,17 @@ export class Subscriptions extends Context.Service<Subscriptions>()("@recur/core
      * The usage a subscription canceled now still owes, to `end` (a paused one's usage ends at
      * its pause): none before its first payment (`init`, `incomplete`: nothing was served).
      */
-    const owedUsage = (merchantId: string, rec: Entities.SubscriptionRecord, end: number) =>
+    const owedUsage = (
+      merchantId: string,
+      rec: Entities.SubscriptionRecord,
+      end: number
+    ): Effect.Effect<FinalInvoice.Final> =>
       rec.subscription.status === "init" || rec.subscription.status === "incomplete"
-        ? Effect.succeed([])
-        : Effect.map(version(merchantId, rec.subscription.price_version_id), (base) =>
-            KeptUsage.finalUsageLines(rec, base, end)
-          )
+        ? Effect.succeed({ usage: [] })
+        : Effect.map(version(merchantId, rec.subscription.price_version_id), (base) => ({
+            usage: KeptUsage.finalUsageLines(rec, base, end),
+            base
+          }))
     const live = mustBeLive
 
     const transitionSub = (
@@ -190,9 +197,12 @@ export class Subscriptions extends Context.Service<Subscriptions>()("@recur/core
             })
           // pending proration lines and the usage the next invoice would have billed: billed now,
           // on a final invoice (a net charge charged, a net credit to the balance with its tax)
-          const billed = yield* finalInvoice(merchant, { ...sv.value, subscription: moved.success.value }, at, {
-            usage: yield* owedUsage(merchantId, sv.value, sv.value.paused_at ?? at)
-          })
+          const billed = yield* finalInvoice(
+            merchant,
+            { ...sv.value, subscription: moved.success.value },
+            at,
+            yield* owedUsage(merchantId, sv.value, sv.value.paused_at ?? at)
+          )
           yield* saveSub(billed.next, sv.version, at)
           yield* subEvents(merchantId, billed.next, moved.success.events, at)
           return billed
@@ -278,6 +288,16 @@ export class Subscriptions extends Context.Service<Subscriptions>()("@recur/core
           state: "past_due",
           action: "renew",
           reason: "settle the open invoice first"
+        })
+      // a subscription ending at its period's end (a cancel then, its schedule's end) has no next
+      // cycle to bill now: renewing would end it early (RenewalPlan.decide)
+      const at = yield* nowOf(yield* merchants.get(merchantId))
+      if (RenewalPlan.decide(sv.value, at, true)._tag === "NotDue")
+        return yield* new Errors.SubscriptionActionRefused({
+          subscriptionId,
+          state: sv.value.subscription.status,
+          action: "renew",
+          reason: "it ends at its period's end, which it is paid for until: revoke the cancel first"
         })
       yield* renewals.renew(merchantId, subscriptionId, { force: true })
       return (yield* load(merchantId, subscriptionId)).value.subscription

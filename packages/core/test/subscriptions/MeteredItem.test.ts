@@ -244,7 +244,7 @@ describe("a metered item's usage is rated at the item in force during the period
   it("an item change deleting the metered item now keeps its usage so far for the next renewal, billed once", () => {
     const JAN16 = Date.UTC(2026, 0, 16)
     const before = recordOf(team, 1, [term(seat, 5), term(calls(), 1)], 1234)
-    const after = KeptUsage.keepRemovedUsage(before, { ...before, extra_items: [term(seat, 5)] }, JAN16)
+    const after = KeptUsage.keepRemovedUsage(before, { ...before, extra_items: [term(seat, 5)] }, team, JAN16)
     expect(after.accrued_usage).toBe("0")
     expect(after.kept_usage).toEqual([
       {
@@ -257,7 +257,7 @@ describe("a metered item's usage is rated at the item in force during the period
       }
     ])
     // the item kept as it was: nothing moves
-    expect(KeptUsage.keepRemovedUsage(before, before, JAN16)).toBe(before)
+    expect(KeptUsage.keepRemovedUsage(before, before, team, JAN16)).toBe(before)
     const b = billOf(after, team)
     expect(amounts(b)).toEqual([
       ["subscription", 1n, "49.00"],
@@ -268,5 +268,49 @@ describe("a metered item's usage is rated at the item in force during the period
     const { next } = RenewalPlan.advance(after, team, b, b.draft, FEB)
     expect(next.kept_usage).toEqual([])
     expect(amounts(billOf({ ...next, anchor: JAN }, team)).filter((l) => l[0] === "usage")).toEqual([])
+  })
+})
+
+describe("a metered base item repriced now, and a forced renewal of an ending subscription", () => {
+  const JAN16 = Date.UTC(2026, 0, 16)
+  it("an item change moving the metered base item to another price keeps its usage so far at the old version", () => {
+    const before = recordOf(calls(), 1, [term(team, 1)], 1234)
+    const dearer = calls(9)
+    const moved: Entities.SubscriptionRecord = {
+      ...before,
+      subscription: new Subscription.Subscription(
+        { ...before.subscription, price_id: dearer.id, price_version_id: dearer.price_version_id },
+        { disableChecks: true }
+      )
+    }
+    const after = KeptUsage.keepRemovedUsage(before, moved, calls(), JAN16)
+    expect([after.accrued_usage, after.kept_usage?.map((k) => [k.units, k.amount, k.end])]).toEqual([
+      "0",
+      [["1234", "6.50", JAN16]]
+    ])
+    // the base item left at its version (another item changed): nothing kept
+    const seats: Entities.SubscriptionRecord = { ...before, extra_items: [term(team, 2)] }
+    expect(KeptUsage.keepRemovedUsage(before, seats, calls(), JAN16)).toBe(seats)
+  })
+
+  it("the usage of a one-item usage subscription is billed in arrears; beside other items, by the next cycle", () => {
+    expect(RenewalPlan.inArrears(recordOf(calls(), 1, [], 0), calls())).toBe(true)
+    expect(RenewalPlan.inArrears(recordOf(calls(), 1, [term(team, 1)], 0), calls())).toBe(false)
+    expect(RenewalPlan.inArrears(recordOf(team, 1, [], 0), team)).toBe(false)
+  })
+
+  it("a renewal forced before the period's end of a subscription canceling then: not due, never canceled early", () => {
+    const rec = recordOf(team, 1, [term(calls(), 1)], 100)
+    const canceling: Entities.SubscriptionRecord = {
+      ...rec,
+      subscription: new Subscription.Subscription(
+        { ...rec.subscription, cancel_at_period_end: true },
+        { disableChecks: true }
+      )
+    }
+    expect(RenewalPlan.decide(canceling, JAN16, true)._tag).toBe("NotDue")
+    expect(RenewalPlan.decide(canceling, FEB, true)._tag).toBe("CancelAtPeriodEnd")
+    expect(RenewalPlan.decide(canceling, FEB)._tag).toBe("CancelAtPeriodEnd")
+    expect(RenewalPlan.decide(rec, JAN16, true)._tag).toBe("Bill")
   })
 })
