@@ -1,9 +1,9 @@
 import { expect, layer } from "@effect/vitest"
-import { Billing, PriceChanges } from "@recur/core"
+import { Billing, Merchants, PaymentMethods, PriceChanges } from "@recur/core"
 import { SandboxGateway } from "@recur/payment-sandbox"
 import { Effect, Option } from "effect"
 import { MemoryStorage } from "../src/index.js"
-import { advance, engine, invoicesOf, monthlyOfFirstProduct, setup, subscribe } from "../src/ScenarioKit.js"
+import { advance, card, engine, invoicesOf, monthlyOfFirstProduct, setup, subscribe } from "../src/ScenarioKit.js"
 
 layer(engine(MemoryStorage.layer), { timeout: "120 seconds" })("review2: decline-aware dunning", (it) => {
   it.effect(
@@ -27,6 +27,58 @@ layer(engine(MemoryStorage.layer), { timeout: "120 seconds" })("review2: decline
         const invs = (yield* invoicesOf(merchantId, sub.id)).map((i) => [i.invoice_type, i.biz_status])
         // the cycle is paid (initial 30.00 succeeded): one declined proration must not cancel it
         expect({ status: after.status, invs }).toMatchObject({ status: "active" })
+      }),
+    60_000
+  )
+
+  it.effect(
+    "soft decline, then the merchant stops soft declines mid-dunning: the next soft decline ends it cleanly",
+    () =>
+      Effect.gen(function* () {
+        const { merchantId, priceId } = yield* setup("2024-01-01T00:00:00Z")
+        const sub = Option.getOrThrow((yield* subscribe(merchantId, priceId)).result.subscription)
+        const controls = yield* SandboxGateway.SandboxControls
+        yield* controls.declineNextOffSession(2, "insufficient_funds")
+        yield* advance(merchantId, "2024-02-01T00:00:00Z")
+        yield* (yield* Merchants.Merchants).setBillingSettings(merchantId, { dunning_on_decline: { soft: "stop" } })
+        yield* advance(merchantId, "2024-02-02T00:00:00Z")
+        const billing = yield* Billing.Billing
+        const renewal = (yield* invoicesOf(merchantId, sub.id)).find((i) => i.invoice_type === "renewal")!
+        expect([(yield* billing.getSubscription(merchantId, sub.id)).status, renewal.biz_status]).toEqual([
+          "unpaid",
+          "failed"
+        ])
+        expect(renewal.dunning).toMatchObject({
+          decline_class: "soft",
+          next_action: "new_payment_method",
+          ended_by: "decline"
+        })
+        yield* advance(merchantId, "2024-02-20T00:00:00Z")
+        expect(yield* controls.chargeAttempts(renewal.trade_id!)).toBe(2)
+      }),
+    60_000
+  )
+
+  it.effect(
+    "a new card while a retry is scheduled pays once: the scheduled retry charges nothing more",
+    () =>
+      Effect.gen(function* () {
+        const { merchantId, priceId } = yield* setup("2024-01-01T00:00:00Z")
+        const sub = Option.getOrThrow((yield* subscribe(merchantId, priceId)).result.subscription)
+        const controls = yield* SandboxGateway.SandboxControls
+        yield* controls.declineNextOffSession(1, "insufficient_funds")
+        yield* advance(merchantId, "2024-02-01T00:00:00Z")
+        const updated = yield* (yield* PaymentMethods.PaymentMethods).updatePaymentMethod(
+          merchantId,
+          sub.id,
+          card("5555555555554444")
+        )
+        expect(updated.status).toBe("active")
+        yield* advance(merchantId, "2024-02-10T00:00:00Z")
+        const renewal = (yield* invoicesOf(merchantId, sub.id)).find((i) => i.invoice_type === "renewal")!
+        expect(renewal.biz_status).toBe("success")
+        expect(yield* controls.chargeAttempts(renewal.trade_id!)).toBe(2)
+        expect((yield* invoicesOf(merchantId, sub.id)).filter((i) => i.biz_status === "success").length).toBe(2)
       }),
     60_000
   )
