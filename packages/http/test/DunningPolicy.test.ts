@@ -142,5 +142,45 @@ for (const [name, storage] of backends()) {
       ])
       expect([data.action, data.final_status]).toEqual(["retry", "canceled"])
     })
+
+    it("a renewal on a card that attaches then declines hard (…0358) or expired (…0366) stops dunning at once", async () => {
+      for (const [number, decline_class, code] of [
+        ["4000000000000358", "hard", "stolen_card"],
+        ["4000000000000366", "expired_card", "expired_card"]
+      ] as const) {
+        const k = await fresh()
+        const { priceId } = await api.priceOf(k)
+        const s = await api.call("POST", "/api/v1/session", k, {
+          payer_id: `p-${Math.random()}`,
+          line_items: [{ price_id: priceId }]
+        })
+        const id = (s.body as any).data.session_id as string
+        const paid = await api.call(
+          "POST",
+          `/checkout/${id}/pay`,
+          null,
+          { card_number: number, exp_month: "12", exp_year: "2030", cvc: "123" },
+          { accept: "application/json" }
+        )
+        expect(paid.status, JSON.stringify(paid.body)).toBe(200)
+        const sub = ((await api.call("GET", `/api/v1/session/${id}`, k)).body as any).data.session
+          .subscription_id as string
+        // the renewal (2026-02-01) declines: no retry a day later, the end state at once
+        await api.call("POST", "/api/v1/test_helpers/advance_clock", k, { frozen_time: "2026-02-01T12:00:00Z" })
+        const status = ((await api.call("GET", `/api/v1/subscription/${sub}`, k)).body as any).data.subscription.status
+        expect(status, number).toBe("unpaid")
+        const invoices = ((await api.call("GET", `/api/v1/invoices?subscription_id=${sub}&limit=100`, k)).body as any)
+          .data.list
+        const renewal = invoices.find((i: any) => i.cycle_index === 1)
+        expect(renewal.biz_status, number).toBe("failed")
+        expect(renewal.dunning, number).toMatchObject({
+          decline_code: code,
+          decline_class,
+          next_action: "new_payment_method",
+          next_retry_at: null,
+          ended_by: "decline"
+        })
+      }
+    })
   })
 }

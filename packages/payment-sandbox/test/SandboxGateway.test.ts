@@ -68,6 +68,29 @@ describe("Sandbox test cards", () => {
     }).pipe(Effect.provide(SandboxGateway.layer()))
   )
 
+  it.effect("0341, 0358, 0366: saved fine, then every charge of the saved card declines with its class", () =>
+    Effect.gen(function* () {
+      const g = yield* Ports.PaymentGateway
+      for (const [number, code, decline_class] of [
+        ["4000000000000341", "card_declined", "soft"],
+        ["4000000000000358", "stolen_card", "hard"],
+        ["4000000000000366", "expired_card", "expired_card"]
+      ] as const) {
+        const saved = yield* g.saveCard({ merchant_id: "m", customer_id: "c", source: card(number) })
+        expect(saved._tag, number).toBe("Saved")
+        const token = saved._tag === "Saved" ? saved.token : ""
+        const renewal = yield* g.charge({
+          trade_id: yield* Ids.make("trd"),
+          merchant_id: "m",
+          amount: usd,
+          source: { _tag: "Token", token },
+          off_session: true
+        })
+        expect(renewal, number).toMatchObject({ _tag: "Failed", code, decline_class })
+      }
+    }).pipe(Effect.provide(SandboxGateway.layer()))
+  )
+
   it.effect("4000 0000 0000 0119: unknown outcome, reconciled as success; the processor was asked once", () =>
     Effect.gen(function* () {
       const g = yield* Ports.PaymentGateway
