@@ -7,6 +7,7 @@
  */
 import { Common, type Dunning, DunningPolicy, Errors } from "@recur/core"
 import { Effect, Schema } from "effect"
+import { LATEST } from "./BillingAnchors.js"
 
 /**
  * `dunning_on_decline` as a request gives it: the classes given (`hard`, `soft`,
@@ -49,6 +50,11 @@ export const previewInput = (
   const failedAt = body.failed_at === undefined ? undefined : Common.parseInstant(body.failed_at)
   if (body.failed_at !== undefined && failedAt === undefined)
     return Effect.fail(new Errors.InvalidParameter({ param: "failed_at", reason: "must be an RFC 3339 timestamp" }))
+  // the anchor's bound: the timeline (at most 60 days of retries) then stays within year 9999
+  if (failedAt !== undefined && failedAt > LATEST)
+    return Effect.fail(
+      new Errors.InvalidParameter({ param: "failed_at", reason: "must be no later than 9999-01-01T00:00:00Z" })
+    )
   return Effect.succeed({
     decline_class: body.decline_class,
     failed_at: failedAt,

@@ -113,6 +113,11 @@ for (const [name, storage] of backends()) {
         ["exhausted", "2026-02-04T00:00:00Z"]
       ])
       expect([proposed.data.final_status, proposed.data.next_action]).toEqual(["canceled", "none"])
+      // the latest failure taken: every date of the answer is still a four-digit year
+      const latest = await preview({ decline_class: "soft", failed_at: "9999-01-01T00:00:00Z" })
+      expect(latest.status, JSON.stringify(latest.body)).toBe(200)
+      for (const s of (latest.body as any).data.steps) expect(s.at).toMatch(/^9999-\d{2}-\d{2}T/)
+      expect((latest.body as any).data.ends_at).toMatch(/^9999-/)
       const settings = ((await api.call("GET", "/api/v1/billing_settings", k)).body as any).data
       expect([settings.dunning_retry_days, settings.dunning_on_decline]).toEqual([null, null])
       for (const [body, param] of [
@@ -122,7 +127,10 @@ for (const [name, storage] of backends()) {
         [{ decline_class: "soft", dunning_retry_days: [61] }, "dunning_retry_days"],
         [{ decline_class: "soft", dunning_on_decline: { soft: "maybe" } }, "dunning_on_decline.soft"],
         [{ decline_class: "soft", dunning_final_state: "paused" }, "dunning_final_state"],
-        [{ decline_class: "soft", failed_at: "yesterday" }, "failed_at"]
+        [{ decline_class: "soft", failed_at: "yesterday" }, "failed_at"],
+        // beyond the anchor's bound: the timeline would leave RFC 3339's four-digit years
+        [{ decline_class: "soft", failed_at: "9999-12-31T23:59:59Z" }, "failed_at"],
+        [{ decline_class: "soft", failed_at: "9999-01-01T00:00:01Z" }, "failed_at"]
       ] as const)
         expect(refusal(await preview(body)), JSON.stringify(body)).toEqual([400, "InvalidParameter", param])
     })
