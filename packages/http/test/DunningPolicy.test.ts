@@ -40,7 +40,10 @@ for (const [name, storage] of backends()) {
         [{ dunning_on_decline: { hard: "later" } }, "dunning_on_decline.hard"],
         [{ dunning_on_decline: { expired_card: 1 } }, "dunning_on_decline.expired_card"],
         [{ dunning_on_decline: "stop" }, "dunning_on_decline"],
-        [{ dunning_on_decline: ["stop"] }, "dunning_on_decline"]
+        [{ dunning_on_decline: ["stop"] }, "dunning_on_decline"],
+        // a typo in a policy is refused, naming the key, never dropped
+        [{ dunning_on_decline: { expired: "stop" } }, "dunning_on_decline.expired"],
+        [{ dunning_on_decline: { hard: "stop", Soft: "retry" } }, "dunning_on_decline.Soft"]
       ] as const) {
         const r = await api.call("POST", "/api/v1/billing_settings", k, body)
         expect(refusal(r), JSON.stringify(body)).toEqual([400, "InvalidParameter", param])
@@ -48,6 +51,12 @@ for (const [name, storage] of backends()) {
         expect(typeof (r.body as any).data.request_id).toBe("string")
         expect((r.body as any).message).toEqual(expect.any(String))
       }
+      const typo = await api.call("POST", "/api/v1/billing_settings", k, { dunning_on_decline: { expired: "stop" } })
+      expect((typo.body as any).message).toBe(
+        "dunning_on_decline.expired: is not a class of decline: hard, soft or expired_card"
+      )
+      const list = await api.call("POST", "/api/v1/billing_settings", k, { dunning_on_decline: [] })
+      expect((list.body as any).message).toBe("dunning_on_decline: Expected object | null")
       // nothing refused was saved
       expect((await settings()).dunning_on_decline).toEqual({ hard: "retry", soft: "stop", expired_card: "stop" })
       const back = await api.call("POST", "/api/v1/billing_settings", k, { dunning_on_decline: null })
@@ -128,6 +137,9 @@ for (const [name, storage] of backends()) {
         [{ decline_class: "soft", dunning_on_decline: { soft: "maybe" } }, "dunning_on_decline.soft"],
         [{ decline_class: "soft", dunning_final_state: "paused" }, "dunning_final_state"],
         [{ decline_class: "soft", failed_at: "yesterday" }, "failed_at"],
+        // a NUL character is refused naming the field that holds it
+        [{ decline_class: "hard\u0000" }, "decline_class"],
+        [{ decline_class: "soft", dunning_on_decline: { expired: "stop" } }, "dunning_on_decline.expired"],
         // beyond the anchor's bound: the timeline would leave RFC 3339's four-digit years
         [{ decline_class: "soft", failed_at: "9999-12-31T23:59:59Z" }, "failed_at"],
         [{ decline_class: "soft", failed_at: "9999-01-01T00:00:01Z" }, "failed_at"]

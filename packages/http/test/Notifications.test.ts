@@ -49,6 +49,19 @@ for (const [name, storage] of backends()) {
           expect.any(String),
           param
         ])
+      // the messages say what is expected once, and a body that is no object as billing_settings says it
+      const wrongType = await api.call("POST", "/api/v1/notification_settings", k, { reply_to: 123 })
+      expect([refusal(wrongType), (wrongType.body as any).message]).toEqual([
+        [400, "InvalidParameter", "reply_to"],
+        "reply_to: Expected string | null"
+      ])
+      for (const path of ["/api/v1/notification_settings", "/api/v1/billing_settings"]) {
+        const notObject = await api.call("POST", path, k, [1])
+        expect([refusal(notObject), (notObject.body as any).message], path).toEqual([
+          [400, "InvalidParameter", undefined],
+          "body: Expected object"
+        ])
+      }
       // a paid checkout writes its receipt to the outbox
       const { priceId } = await api.priceOf(k)
       const s = await api.call("POST", "/api/v1/session", k, {
