@@ -102,7 +102,7 @@ describe("customer notifications over SMTP", () => {
       const failed = to("zoe@example.com").filter((m) => m.subject?.includes("a échoué"))
       expect(failed).toHaveLength(1)
       expect(failed[0]!.text).toMatch(
-        /Mettre à jour votre carte: http:\/\/localhost:4000\/portal\/bps_[0-9a-z]{26}\/[A-Za-z0-9_-]+/
+        /Mettre à jour votre carte: http:\/\/localhost:4000\/portal\/card\/[A-Za-z0-9_-]+\/mch_[0-9a-z]+\/cus_[0-9a-z]+\/inv_[0-9a-z]+\/\d+/
       )
       expect((await billing.subscriptions.get(merchantId, paid.subscription!.id)).status).toBe("past_due")
 

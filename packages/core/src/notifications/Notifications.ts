@@ -198,15 +198,16 @@ export class Notifications extends Context.Service<Notifications>()("@recur/core
       `portal-card:${merchantId}:${customerId}:${invoiceId}:${expires}`
 
     /**
-     * The card-update link of an email: `/portal/card/{merchant}~{customer}~{invoice|-}~{expiry
-     * in Unix seconds}~{signature}`, working for {@link CARD_LINK_MS} on the merchant's clock.
+     * The card-update link of an email: `/portal/card/{signature}/{merchant}/{customer}/{invoice
+     * or -}/{expiry in Unix seconds}`, working for {@link CARD_LINK_MS} on the merchant's clock
+     * (the signature first, where the logs' redaction hides it).
      */
     const cardLink = (merchantId: string, customerId: string, invoiceId: string | null) =>
       Effect.gen(function* () {
         const expires = Math.floor(((yield* now(merchantId)) + CARD_LINK_MS) / 1000)
         const invoice = invoiceId ?? "-"
         const signature = yield* secrets.sign(cardLinkText(merchantId, customerId, invoice, expires))
-        return `${base}/portal/card/${[merchantId, customerId, invoice, expires, signature].join("~")}`
+        return `${base}/portal/card/${[signature, merchantId, customerId, invoice, expires].join("/")}`
       })
 
     /**
@@ -215,10 +216,11 @@ export class Notifications extends Context.Service<Notifications>()("@recur/core
      * expired on the merchant's clock, its customer not deleted and the flow still on; none
      * otherwise (all look the same to the visitor). No processor is asked.
      */
-    const followCardLink = Effect.fn("Notifications.followCardLink")(function* (token: string) {
-      const parts = token.length <= 400 ? token.split("~") : []
+    const followCardLink = Effect.fn("Notifications.followCardLink")(function* (
+      parts: ReadonlyArray<string>
+    ) {
       if (parts.length !== 5 || !parts.every((p) => LINK_PART.test(p))) return Option.none<string>()
-      const [merchantId, customerId, invoiceId, expiresText, signature] = parts as [
+      const [signature, merchantId, customerId, invoiceId, expiresText] = parts as [
         string,
         string,
         string,
