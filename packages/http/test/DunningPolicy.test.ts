@@ -202,5 +202,37 @@ for (const [name, storage] of backends()) {
         })
       }
     })
+
+    it("a saved card's expiry is read on the merchant's sandbox clock: paid while valid, declined expired_card once it passes", async () => {
+      // the merchant's clock is 2026-01-01; the card expires at the end of 02/2026 (long past in real time)
+      const k = await fresh()
+      const { priceId } = await api.priceOf(k)
+      const s = await api.call("POST", "/api/v1/session", k, {
+        payer_id: `p-${Math.random()}`,
+        line_items: [{ price_id: priceId }]
+      })
+      const id = (s.body as any).data.session_id as string
+      const paid = await api.call(
+        "POST",
+        `/checkout/${id}/pay`,
+        null,
+        { card_number: "4242424242424242", exp_month: "2", exp_year: "2026", cvc: "123" },
+        { accept: "application/json" }
+      )
+      expect(paid.status, JSON.stringify(paid.body)).toBe(200)
+      const sub = ((await api.call("GET", `/api/v1/session/${id}`, k)).body as any).data.session.subscription_id
+      const invoicesOf = async () =>
+        ((await api.call("GET", `/api/v1/invoices?subscription_id=${sub}&limit=100`, k)).body as any).data.list.sort(
+          (a: any, b: any) => a.cycle_index - b.cycle_index
+        )
+      await api.call("POST", "/api/v1/test_helpers/advance_clock", k, { frozen_time: "2026-02-01T12:00:00Z" })
+      expect((await invoicesOf()).map((i: any) => i.biz_status)).toEqual(["success", "success"])
+      await api.call("POST", "/api/v1/test_helpers/advance_clock", k, { frozen_time: "2026-03-01T12:00:00Z" })
+      const renewal = (await invoicesOf())[2]
+      expect(renewal.biz_status).toBe("failed")
+      expect(renewal.dunning).toMatchObject({ decline_code: "expired_card", decline_class: "expired_card" })
+      const status = ((await api.call("GET", `/api/v1/subscription/${sub}`, k)).body as any).data.subscription.status
+      expect(status).toBe("unpaid")
+    })
   })
 }

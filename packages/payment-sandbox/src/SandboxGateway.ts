@@ -365,7 +365,10 @@ export const make = (options: Options = {}) =>
               f.n > 0 ? ([f.code, { n: f.n - 1, code: f.code }] as const) : ([undefined, f] as const)
             )
           : undefined
-        const decided = forced !== undefined ? declined(forced) : decide(request, yield* Clock.currentTimeMillis)
+        // a card's expiry is compared with the merchant's clock the engine passes (a sandbox
+        // merchant's frozen time), else Effect's Clock
+        const decided =
+          forced !== undefined ? declined(forced) : decide(request, request.now ?? (yield* Clock.currentTimeMillis))
         // the sandbox's reference of the attempt (a processor's charge id), as a processor names it
         const outcome = named("_tag" in decided ? decided : decided.outcome, `sbx_${key}`)
         if (!("_tag" in decided)) yield* record(request.trade_id, { ...decided, outcome, refunded: 0n })
@@ -460,6 +463,7 @@ export const make = (options: Options = {}) =>
       saveCard: Effect.fn("SandboxGateway.saveCard")(function* ({
         customer_id,
         merchant_id,
+        now: at,
         return_url,
         source
       }: {
@@ -467,10 +471,11 @@ export const make = (options: Options = {}) =>
         readonly customer_id: string
         readonly source: Ports.NewPaymentSource
         readonly return_url?: string | undefined
+        readonly now?: number | undefined
       }) {
         const down = yield* unavailable
         if (down !== undefined) return Ports.SaveCardOutcome.Unavailable(down)
-        const now = yield* Clock.currentTimeMillis
+        const now = at ?? (yield* Clock.currentTimeMillis)
         // the card is checked as a first charge checks it, for nothing: a card that declines
         // charges is refused; one that declines only later (…0341, …0358, …0366) is saved, as processors do
         const decided = decide(
