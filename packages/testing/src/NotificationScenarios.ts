@@ -151,7 +151,9 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
             yield* advance(merchantId, "2026-02-01T00:00:10Z")
             const failed = to("bea@example.com")
             expect(failed.map((m) => m.subject)).toEqual(["Acme: Ihre Zahlung von 30.00 USD ist fehlgeschlagen"])
-            expect(failed[0]!.text).toMatch(/Karte aktualisieren: http:\/\/localhost:4000\/portal\/card\/[A-Za-z0-9_-]+\/mch_[0-9a-z]+\/cus_[0-9a-z]+\/inv_[0-9a-z]+\/\d+\s/)
+            expect(failed[0]!.text).toMatch(
+              /Karte aktualisieren: http:\/\/localhost:4000\/portal\/card\/[A-Za-z0-9_-]+\/mch_[0-9a-z]+\/cus_[0-9a-z]+\/inv_[0-9a-z]+\/\d+\s/
+            )
             expect(failed[0]!.html).toContain('lang="de"')
             yield* Subscriptions.Subscriptions.use((s) => s.cancel(merchantId, Subscriptions.cancelOf(subscriptionId)))
             yield* advance(merchantId, "2026-02-01T00:00:20Z")

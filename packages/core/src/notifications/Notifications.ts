@@ -148,7 +148,7 @@ export class Notifications extends Context.Service<Notifications>()("@recur/core
       return page.list
     })
 
-    const facts = (merchant: Merchant.Merchant, record: NotificationRecord, language: NotificationLanguage) =>
+    const facts = (merchant: Merchant.Merchant, record: NotificationRecord) =>
       Effect.gen(function* () {
         const customer = Option.getOrUndefined(yield* customers.get(record.merchant_id, record.customer_id))?.value
         const invoice =
@@ -216,9 +216,7 @@ export class Notifications extends Context.Service<Notifications>()("@recur/core
      * expired on the merchant's clock, its customer not deleted and the flow still on; none
      * otherwise (all look the same to the visitor). No processor is asked.
      */
-    const followCardLink = Effect.fn("Notifications.followCardLink")(function* (
-      parts: ReadonlyArray<string>
-    ) {
+    const followCardLink = Effect.fn("Notifications.followCardLink")(function* (parts: ReadonlyArray<string>) {
       if (parts.length !== 5 || !parts.every((p) => LINK_PART.test(p))) return Option.none<string>()
       const [signature, merchantId, customerId, invoiceId, expiresText] = parts as [
         string,
@@ -235,7 +233,9 @@ export class Notifications extends Context.Service<Notifications>()("@recur/core
       const merchant = yield* Effect.option(merchants.get(merchantId))
       if (Option.isNone(merchant)) return Option.none<string>()
       const invoice =
-        invoiceId !== "-" ? Option.getOrUndefined(yield* Effect.orDie(invoices.get(merchantId, invoiceId)))?.value : undefined
+        invoiceId !== "-"
+          ? Option.getOrUndefined(yield* Effect.orDie(invoices.get(merchantId, invoiceId)))?.value
+          : undefined
       const language = merchant.value.notification_settings?.language ?? "en"
       return yield* portal
         .createSession(merchantId, {
@@ -288,7 +288,7 @@ export class Notifications extends Context.Service<Notifications>()("@recur/core
         return yield* skip("no_notifier")
       }
       const language = settings.language
-      const { customer, email, facts: f } = yield* facts(merchant, record, language)
+      const { customer, email, facts: f } = yield* facts(merchant, record)
       if (customer === undefined || customer.deleted_at !== null || email === null)
         return yield* skip("the customer has no email address")
       const rendered = Templates.render(record.kind, language, f)

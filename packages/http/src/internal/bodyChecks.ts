@@ -67,7 +67,7 @@ export const nulPathOf = (body: unknown): string | undefined => {
         for (let i = 0; i < value.length; i++) stack.push([value[i], pathOf(path, i), depth + 1])
       } else
         for (const [k, v] of Object.entries(value)) {
-          if (k.includes("\u0000")) return pathOf(path, k.replace(/\u0000/g, "").slice(0, 40))
+          if (k.includes("\u0000")) return pathOf(path, k.split("\u0000").join("").slice(0, 40))
           stack.push([v, pathOf(path, k), depth + 1])
         }
     }
