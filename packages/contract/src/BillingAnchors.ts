@@ -36,8 +36,14 @@ export interface AnchoredSessionRequest extends SessionRequest {
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/
 
-/** The latest instant an anchor may name (year 9999), so every anniversary stays a valid date. */
-const LATEST = Date.UTC(9999, 0, 1)
+/**
+ * The latest instant a request may name for a date the engine computes later dates from (an
+ * anchor, a preview's failure): 9999-01-01, so every date derived from it stays a valid RFC 3339
+ * date (year ≤ 9999).
+ *
+ * @since 0.1.0
+ */
+export const LATEST = Date.UTC(9999, 0, 1)
 
 /**
  * Decodes a session body with its anchor: `Requests.sessionCommand` and then the anchor, which

@@ -7,18 +7,32 @@
  */
 import { Common, type Dunning, DunningPolicy, Errors } from "@recur/core"
 import { Effect, Schema } from "effect"
+import { LATEST } from "./BillingAnchors.js"
+
+const DECLINE_CLASSES: ReadonlySet<string> = new Set(["hard", "soft", "expired_card"])
 
 /**
  * `dunning_on_decline` as a request gives it: the classes given (`hard`, `soft`,
- * `expired_card`), each `retry` or `stop`; the others keep the policy in force.
+ * `expired_card`), each `retry` or `stop`; the others keep the policy in force. Any other key is
+ * refused (400 naming it).
  *
  * @since 0.1.0
  */
-export const DeclineRulesPatch = Schema.Struct({
-  hard: Schema.optional(DunningPolicy.DeclineAction),
-  soft: Schema.optional(DunningPolicy.DeclineAction),
-  expired_card: Schema.optional(DunningPolicy.DeclineAction)
-})
+export const DeclineRulesPatch = Schema.StructWithRest(
+  Schema.Struct({
+    hard: Schema.optional(DunningPolicy.DeclineAction),
+    soft: Schema.optional(DunningPolicy.DeclineAction),
+    expired_card: Schema.optional(DunningPolicy.DeclineAction)
+  }),
+  // any other key is refused, naming it: a typo in a policy (`expired` for `expired_card`) must
+  // not be dropped silently (docs/decisions.md, "Unknown keys of dunning_on_decline")
+  [
+    Schema.Record(
+      Schema.String.check(Schema.makeFilter((key: string) => !DECLINE_CLASSES.has(key))),
+      Schema.Never.annotate({ message: "is not a class of decline: hard, soft or expired_card" })
+    )
+  ]
+)
 
 /**
  * The body of `POST /api/v1/dunning/preview`: the class of decline every charge meets
@@ -49,6 +63,11 @@ export const previewInput = (
   const failedAt = body.failed_at === undefined ? undefined : Common.parseInstant(body.failed_at)
   if (body.failed_at !== undefined && failedAt === undefined)
     return Effect.fail(new Errors.InvalidParameter({ param: "failed_at", reason: "must be an RFC 3339 timestamp" }))
+  // the anchor's bound: the timeline (at most 60 days of retries) then stays within year 9999
+  if (failedAt !== undefined && failedAt > LATEST)
+    return Effect.fail(
+      new Errors.InvalidParameter({ param: "failed_at", reason: "must be no later than 9999-01-01T00:00:00Z" })
+    )
   return Effect.succeed({
     decline_class: body.decline_class,
     failed_at: failedAt,

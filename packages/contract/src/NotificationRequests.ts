@@ -21,7 +21,7 @@ export const NotificationSettingsBody = Schema.Struct({
   messages: Schema.optional(Schema.Array(Schema.String)),
   language: Schema.optional(Schema.String),
   reset: Schema.optional(Schema.Boolean)
-}).annotate({ identifier: "NotificationSettingsRequest" })
+})
 
 /** @since 0.1.0 */
 export type NotificationSettingsRequest = typeof NotificationSettingsBody.Type

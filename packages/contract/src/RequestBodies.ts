@@ -410,8 +410,17 @@ export const issuesOf = (
 ): ReadonlyArray<{ readonly field: string; readonly message: string }> =>
   SchemaIssue.makeFormatterStandardSchemaV1()(issue).issues.map((i) => ({
     field: fieldOf(i.path ?? []),
-    message: i.message
+    message: expectedOnce(i.message)
   }))
+
+/**
+ * An "Expected a | b" message with each alternative once: an optional nullable field, read from
+ * JSON, names `null` twice ("Expected string | null | null").
+ */
+const expectedOnce = (message: string): string => {
+  const m = /^Expected (.+)$/s.exec(message)
+  return m ? `Expected ${[...new Set(m[1]!.split(" | "))].join(" | ")}` : message
+}
 
 /** A decode issue's path as the engine's own checks name a field: `line_items[0].price_id`. */
 const fieldOf = (path: ReadonlyArray<unknown>): string =>

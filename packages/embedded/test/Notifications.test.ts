@@ -3,7 +3,7 @@
  * `smtp-server` package, in process) receives what the SMTP notifier sends, and the messages are
  * read back with `mailparser`.
  */
-import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { afterAll, beforeAll, describe, expect, it, vi } from "@effect/vitest"
 import { type ParsedMail, simpleParser } from "mailparser"
 import type { AddressInfo } from "node:net"
 import { SMTPServer } from "smtp-server"
@@ -102,7 +102,7 @@ describe("customer notifications over SMTP", () => {
       const failed = to("zoe@example.com").filter((m) => m.subject?.includes("a échoué"))
       expect(failed).toHaveLength(1)
       expect(failed[0]!.text).toMatch(
-        /Mettre à jour votre carte: http:\/\/localhost:4000\/portal\/bps_[0-9a-z]{26}\/[A-Za-z0-9_-]+/
+        /Mettre à jour votre carte: http:\/\/localhost:4000\/portal\/card\/[A-Za-z0-9_-]+\/mch_[0-9a-z]+\/cus_[0-9a-z]+\/inv_[0-9a-z]+\/\d+/
       )
       expect((await billing.subscriptions.get(merchantId, paid.subscription!.id)).status).toBe("past_due")
 
@@ -150,6 +150,42 @@ describe("customer notifications over SMTP", () => {
     } finally {
       refuse.on = false
       await billing.close()
+    }
+  }, 60_000)
+})
+
+describe("customer notifications without a notifier", () => {
+  it("each message is skipped at once (no_notifier), said once per process, no error, no retry", async () => {
+    const lines: Array<string> = []
+    const spies = (["log", "info", "warn", "error", "debug"] as const).map((method) =>
+      vi.spyOn(console, method).mockImplementation((...args: Array<unknown>) => {
+        lines.push(args.map(String).join(" "))
+      })
+    )
+    const billing = await createBilling({ storage: "memory", logLevel: "info" })
+    try {
+      const { merchantId, priceId } = await merchantWithPrice(billing, "No Mail Inc")
+      await billing.notifications.updateSettings(merchantId, { sender: "billing@nomail.test" })
+      for (const email of ["a@example.com", "b@example.com"]) {
+        const session = await billing.checkout.createSession(merchantId, { email, line_items: [{ price_id: priceId }] })
+        await billing.checkout.pay(merchantId, session.session_id, card("4000000000000341"))
+      }
+      await billing.advanceClock(merchantId, new Date("2026-01-01T00:00:01Z"))
+      // the renewals decline: two more messages, skipped as well
+      await billing.advanceClock(merchantId, new Date("2026-02-01T00:00:10Z"))
+      const outbox = await billing.notifications.list(merchantId)
+      expect(outbox.map((n) => [n.kind, n.status, n.attempts, n.last_error]).sort()).toEqual([
+        ["payment_failed", "skipped", 0, "no_notifier"],
+        ["payment_failed", "skipped", 0, "no_notifier"],
+        ["payment_receipt", "skipped", 0, "no_notifier"],
+        ["payment_receipt", "skipped", 0, "no_notifier"]
+      ])
+      const told = lines.filter((l) => l.includes("no notifier"))
+      expect(told).toHaveLength(1)
+      expect(lines.filter((l) => /ERROR|NotifierError|\n\s+at /.test(l))).toEqual([])
+    } finally {
+      await billing.close()
+      for (const spy of spies) spy.mockRestore()
     }
   }, 60_000)
 })

@@ -4,6 +4,7 @@
  *
  * @since 0.1.0
  */
+import { DunningPolicy } from "@recur/core"
 import { Schema } from "effect"
 
 /**
@@ -44,7 +45,12 @@ export class PaymentFailed extends Schema.Class<PaymentFailed>("PaymentFailed")(
     message: Schema.String,
     data: Schema.Struct({
       request_id: Schema.String,
-      last_payment_error: Schema.Struct({ code: Schema.String, message: Schema.String })
+      last_payment_error: Schema.Struct({
+        code: Schema.String,
+        message: Schema.String,
+        /** The decline's class, as on the trade's `last_payment_error` (absent when the gateway gave none). */
+        decline_class: Schema.optionalKey(DunningPolicy.DeclineClass)
+      })
     })
   },
   { httpApiStatus: 402 }

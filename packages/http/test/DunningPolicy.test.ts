@@ -40,7 +40,10 @@ for (const [name, storage] of backends()) {
         [{ dunning_on_decline: { hard: "later" } }, "dunning_on_decline.hard"],
         [{ dunning_on_decline: { expired_card: 1 } }, "dunning_on_decline.expired_card"],
         [{ dunning_on_decline: "stop" }, "dunning_on_decline"],
-        [{ dunning_on_decline: ["stop"] }, "dunning_on_decline"]
+        [{ dunning_on_decline: ["stop"] }, "dunning_on_decline"],
+        // a typo in a policy is refused, naming the key, never dropped
+        [{ dunning_on_decline: { expired: "stop" } }, "dunning_on_decline.expired"],
+        [{ dunning_on_decline: { hard: "stop", Soft: "retry" } }, "dunning_on_decline.Soft"]
       ] as const) {
         const r = await api.call("POST", "/api/v1/billing_settings", k, body)
         expect(refusal(r), JSON.stringify(body)).toEqual([400, "InvalidParameter", param])
@@ -48,6 +51,12 @@ for (const [name, storage] of backends()) {
         expect(typeof (r.body as any).data.request_id).toBe("string")
         expect((r.body as any).message).toEqual(expect.any(String))
       }
+      const typo = await api.call("POST", "/api/v1/billing_settings", k, { dunning_on_decline: { expired: "stop" } })
+      expect((typo.body as any).message).toBe(
+        "dunning_on_decline.expired: is not a class of decline: hard, soft or expired_card"
+      )
+      const list = await api.call("POST", "/api/v1/billing_settings", k, { dunning_on_decline: [] })
+      expect((list.body as any).message).toBe("dunning_on_decline: Expected object | null")
       // nothing refused was saved
       expect((await settings()).dunning_on_decline).toEqual({ hard: "retry", soft: "stop", expired_card: "stop" })
       const back = await api.call("POST", "/api/v1/billing_settings", k, { dunning_on_decline: null })
@@ -113,6 +122,11 @@ for (const [name, storage] of backends()) {
         ["exhausted", "2026-02-04T00:00:00Z"]
       ])
       expect([proposed.data.final_status, proposed.data.next_action]).toEqual(["canceled", "none"])
+      // the latest failure taken: every date of the answer is still a four-digit year
+      const latest = await preview({ decline_class: "soft", failed_at: "9999-01-01T00:00:00Z" })
+      expect(latest.status, JSON.stringify(latest.body)).toBe(200)
+      for (const s of (latest.body as any).data.steps) expect(s.at).toMatch(/^9999-\d{2}-\d{2}T/)
+      expect((latest.body as any).data.ends_at).toMatch(/^9999-/)
       const settings = ((await api.call("GET", "/api/v1/billing_settings", k)).body as any).data
       expect([settings.dunning_retry_days, settings.dunning_on_decline]).toEqual([null, null])
       for (const [body, param] of [
@@ -122,7 +136,13 @@ for (const [name, storage] of backends()) {
         [{ decline_class: "soft", dunning_retry_days: [61] }, "dunning_retry_days"],
         [{ decline_class: "soft", dunning_on_decline: { soft: "maybe" } }, "dunning_on_decline.soft"],
         [{ decline_class: "soft", dunning_final_state: "paused" }, "dunning_final_state"],
-        [{ decline_class: "soft", failed_at: "yesterday" }, "failed_at"]
+        [{ decline_class: "soft", failed_at: "yesterday" }, "failed_at"],
+        // a NUL character is refused naming the field that holds it
+        [{ decline_class: "hard\u0000" }, "decline_class"],
+        [{ decline_class: "soft", dunning_on_decline: { expired: "stop" } }, "dunning_on_decline.expired"],
+        // beyond the anchor's bound: the timeline would leave RFC 3339's four-digit years
+        [{ decline_class: "soft", failed_at: "9999-12-31T23:59:59Z" }, "failed_at"],
+        [{ decline_class: "soft", failed_at: "9999-01-01T00:00:01Z" }, "failed_at"]
       ] as const)
         expect(refusal(await preview(body)), JSON.stringify(body)).toEqual([400, "InvalidParameter", param])
     })
@@ -141,6 +161,78 @@ for (const [name, storage] of backends()) {
         ["exhausted", "2026-01-03T00:00:00Z"]
       ])
       expect([data.action, data.final_status]).toEqual(["retry", "canceled"])
+    })
+
+    it("a renewal on a card that attaches then declines hard (…0358) or expired (…0366) stops dunning at once", async () => {
+      for (const [number, decline_class, code] of [
+        ["4000000000000358", "hard", "stolen_card"],
+        ["4000000000000366", "expired_card", "expired_card"]
+      ] as const) {
+        const k = await fresh()
+        const { priceId } = await api.priceOf(k)
+        const s = await api.call("POST", "/api/v1/session", k, {
+          payer_id: `p-${Math.random()}`,
+          line_items: [{ price_id: priceId }]
+        })
+        const id = (s.body as any).data.session_id as string
+        const paid = await api.call(
+          "POST",
+          `/checkout/${id}/pay`,
+          null,
+          { card_number: number, exp_month: "12", exp_year: "2030", cvc: "123" },
+          { accept: "application/json" }
+        )
+        expect(paid.status, JSON.stringify(paid.body)).toBe(200)
+        const sub = ((await api.call("GET", `/api/v1/session/${id}`, k)).body as any).data.session
+          .subscription_id as string
+        // the renewal (2026-02-01) declines: no retry a day later, the end state at once
+        await api.call("POST", "/api/v1/test_helpers/advance_clock", k, { frozen_time: "2026-02-01T12:00:00Z" })
+        const status = ((await api.call("GET", `/api/v1/subscription/${sub}`, k)).body as any).data.subscription.status
+        expect(status, number).toBe("unpaid")
+        const invoices = ((await api.call("GET", `/api/v1/invoices?subscription_id=${sub}&limit=100`, k)).body as any)
+          .data.list
+        const renewal = invoices.find((i: any) => i.cycle_index === 1)
+        expect(renewal.biz_status, number).toBe("failed")
+        expect(renewal.dunning, number).toMatchObject({
+          decline_code: code,
+          decline_class,
+          next_action: "new_payment_method",
+          next_retry_at: null,
+          ended_by: "decline"
+        })
+      }
+    })
+
+    it("a saved card's expiry is read on the merchant's sandbox clock: paid while valid, declined expired_card once it passes", async () => {
+      // the merchant's clock is 2026-01-01; the card expires at the end of 02/2026 (long past in real time)
+      const k = await fresh()
+      const { priceId } = await api.priceOf(k)
+      const s = await api.call("POST", "/api/v1/session", k, {
+        payer_id: `p-${Math.random()}`,
+        line_items: [{ price_id: priceId }]
+      })
+      const id = (s.body as any).data.session_id as string
+      const paid = await api.call(
+        "POST",
+        `/checkout/${id}/pay`,
+        null,
+        { card_number: "4242424242424242", exp_month: "2", exp_year: "2026", cvc: "123" },
+        { accept: "application/json" }
+      )
+      expect(paid.status, JSON.stringify(paid.body)).toBe(200)
+      const sub = ((await api.call("GET", `/api/v1/session/${id}`, k)).body as any).data.session.subscription_id
+      const invoicesOf = async () =>
+        ((await api.call("GET", `/api/v1/invoices?subscription_id=${sub}&limit=100`, k)).body as any).data.list.sort(
+          (a: any, b: any) => a.cycle_index - b.cycle_index
+        )
+      await api.call("POST", "/api/v1/test_helpers/advance_clock", k, { frozen_time: "2026-02-01T12:00:00Z" })
+      expect((await invoicesOf()).map((i: any) => i.biz_status)).toEqual(["success", "success"])
+      await api.call("POST", "/api/v1/test_helpers/advance_clock", k, { frozen_time: "2026-03-01T12:00:00Z" })
+      const renewal = (await invoicesOf())[2]
+      expect(renewal.biz_status).toBe("failed")
+      expect(renewal.dunning).toMatchObject({ decline_code: "expired_card", decline_class: "expired_card" })
+      const status = ((await api.call("GET", `/api/v1/subscription/${sub}`, k)).body as any).data.subscription.status
+      expect(status).toBe("unpaid")
     })
   })
 }

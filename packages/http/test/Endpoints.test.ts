@@ -504,6 +504,13 @@ for (const [name, storage] of backends()) {
         "payment_failed",
         "card_declined"
       ])
+      // the decline's class, as the trade keeps it
+      expect(declined.body.data.last_payment_error.decline_class).toBe("soft")
+      const stolen = await pay("4000000000009979")
+      expect([stolen.status, stolen.body.data.last_payment_error]).toEqual([
+        402,
+        { code: "stolen_card", message: "Your card was declined.", decline_class: "hard" }
+      ])
       const paid = await pay("4242424242424242")
       expect([paid.status, paid.body.data.trade_status]).toEqual([200, "succeeded"])
       expectEnvelopeError(await pay("4242424242424242"), 409, "state_conflict")

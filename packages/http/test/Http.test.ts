@@ -111,7 +111,8 @@ describe("REST adapter", () => {
     const nulPath = await call("GET", "/api/v1/front/customer/%00", api_key)
     expect([nulPath.status, nulPath.body.code, nulPath.body.data.param]).toEqual([400, "InvalidParameter", "path"])
     const nulBody = await call("POST", "/api/v1/front/customer/create", api_key, { payer_id: "a\u0000b" })
-    expect([nulBody.status, nulBody.body.data.param]).toEqual([400, "body"])
+    // the field that holds it
+    expect([nulBody.status, nulBody.body.data.param]).toEqual([400, "payer_id"])
     const month13 = await call("POST", "/api/v1/test_helpers/advance_clock", api_key, {
       frozen_time: "2026-13-45T99:99:99Z"
     })

@@ -49,6 +49,19 @@ for (const [name, storage] of backends()) {
           expect.any(String),
           param
         ])
+      // the messages say what is expected once, and a body that is no object as billing_settings says it
+      const wrongType = await api.call("POST", "/api/v1/notification_settings", k, { reply_to: 123 })
+      expect([refusal(wrongType), (wrongType.body as any).message]).toEqual([
+        [400, "InvalidParameter", "reply_to"],
+        "reply_to: Expected string | null"
+      ])
+      for (const path of ["/api/v1/notification_settings", "/api/v1/billing_settings"]) {
+        const notObject = await api.call("POST", path, k, [1])
+        expect([refusal(notObject), (notObject.body as any).message], path).toEqual([
+          [400, "InvalidParameter", undefined],
+          "body: Expected object"
+        ])
+      }
       // a paid checkout writes its receipt to the outbox
       const { priceId } = await api.priceOf(k)
       const s = await api.call("POST", "/api/v1/session", k, {
@@ -105,11 +118,28 @@ for (const [name, storage] of backends()) {
       expect(await statusOf()).toBe("past_due")
       const mail = sent.filter((m) => m.to === "gus@example.com")
       expect(mail.map((m) => m.subject)).toEqual(["Acme: your payment of 30.00 USD failed"])
-      const link = /Update your card: (http:\/\/localhost:4000(\/portal\/bps_[0-9a-z]{26}\/[^\s]+))/.exec(mail[0]!.text)
+      const link = /Update your card: (http:\/\/localhost:4000(\/portal\/card\/[^\s]+))/.exec(mail[0]!.text)
       expect(link).not.toBeNull()
-      const path = link![2]!
       // the same link in the HTML part
       expect(mail[0]!.html).toContain(`href="${link![1]}"`)
+      const follow = (p: string) => api.handler(new Request(`http://localhost${p}`, { redirect: "manual" }))
+      // read two days later: the link still works, minting a fresh portal session on the card form
+      await api.call("POST", "/api/v1/test_helpers/advance_clock", k, { frozen_time: "2026-02-03T00:00:10Z" })
+      const followed = await follow(link![2]!)
+      expect(followed.status).toBe(303)
+      const portal = /^http:\/\/localhost:4000(\/portal\/bps_[0-9a-z]{26}\/[^\s/?]+)$/.exec(
+        followed.headers.get("location") ?? ""
+      )
+      expect(portal, followed.headers.get("location") ?? "").not.toBeNull()
+      const path = portal![1]!
+      // a tampered link is refused as an expired one, whatever part is changed
+      // signature, merchant, customer, invoice, expiry (a later one)
+      const parts = link![2]!.slice("/portal/card/".length).split("/")
+      expect(parts).toHaveLength(5)
+      for (const i of [0, 1, 2, 3, 4]) {
+        const changed = parts.map((p, j) => (j === i ? (i === 4 ? String(Number(p) + 86_400) : `${p}x`) : p))
+        expect((await follow(`/portal/card/${changed.join("/")}`)).status, `part ${i}`).toBe(404)
+      }
       const page = await api.handler(new Request(`http://localhost${path}`))
       expect(page.status).toBe(200)
       expect(await page.text()).toContain(subscriptionId)
@@ -123,6 +153,14 @@ for (const [name, storage] of backends()) {
       )
       expect(saved.status).toBe(303)
       expect(await statusOf()).toBe("active")
+      // it works for 60 days from the email on the merchant's clock, then is refused
+      const expires = Number(parts[4]) * 1000
+      expect(expires - Date.parse("2026-02-01T00:00:00Z")).toBeGreaterThanOrEqual(60 * 86_400_000)
+      const at = (ms: number) => ({ frozen_time: new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z") })
+      await api.call("POST", "/api/v1/test_helpers/advance_clock", k, at(expires - 1000))
+      expect((await follow(link![2]!)).status).toBe(303)
+      await api.call("POST", "/api/v1/test_helpers/advance_clock", k, at(expires))
+      expect((await follow(link![2]!)).status).toBe(404)
     })
   })
 }

@@ -23,6 +23,8 @@ export type Behaviour =
   | "three_d_secure"
   | "always_authenticate"
   | "later_decline"
+  | "later_stolen_card"
+  | "later_expired_card"
   | "unknown"
   | "lost_card"
   | "stolen_card"
@@ -97,6 +99,16 @@ const declineOf: Partial<Record<Behaviour, string>> = {
 }
 
 /**
+ * The decline each "later" behaviour answers on a saved card's charges (renewals, retries): the
+ * card attaches (checkout, a saved card) as Stripe's 4000 0000 0000 0341 does, then declines.
+ */
+const laterDeclineOf: Partial<Record<Behaviour, string>> = {
+  later_decline: "card_declined",
+  later_stolen_card: "stolen_card",
+  later_expired_card: "expired_card"
+}
+
+/**
  * The contract's test cards.
  *
  * @since 0.1.0
@@ -108,7 +120,11 @@ export const testCards: Readonly<Record<string, Behaviour>> = {
   "4000000000003220": "three_d_secure",
   // the issuer wants its cardholder every time: 3-D Secure on session, `authentication_required` off session
   "4000002760003184": "always_authenticate",
+  // attach fine, then decline every charge of the saved card: soft (Stripe's 0341), and Recur's
+  // own per class (Stripe has none), so a renewal can meet a hard or expired-card decline
   "4000000000000341": "later_decline",
+  "4000000000000358": "later_stolen_card",
+  "4000000000000366": "later_expired_card",
   // the contract's: an unknown outcome (Stripe's 0119 is a processing error; see 4000000000000150)
   "4000000000000119": "unknown",
   // a card per decline class, Stripe's test numbers (docs.stripe.com/testing#declined-payments)
@@ -320,7 +336,9 @@ export const make = (options: Options = {}) =>
               ? declined("authentication_required")
               : Ports.ChargeOutcome.RequiresAction({ redirect_url: `${base}/${request.trade_id}` })
           case "later_decline":
-            return request.source._tag !== "Token" ? succeeded : declined("card_declined")
+          case "later_stolen_card":
+          case "later_expired_card":
+            return request.source._tag !== "Token" ? succeeded : declined(laterDeclineOf[behaviour]!)
           case "unknown":
             return Ports.ChargeOutcome.Unknown()
           default:
@@ -347,7 +365,10 @@ export const make = (options: Options = {}) =>
               f.n > 0 ? ([f.code, { n: f.n - 1, code: f.code }] as const) : ([undefined, f] as const)
             )
           : undefined
-        const decided = forced !== undefined ? declined(forced) : decide(request, yield* Clock.currentTimeMillis)
+        // a card's expiry is compared with the merchant's clock the engine passes (a sandbox
+        // merchant's frozen time), else Effect's Clock
+        const decided =
+          forced !== undefined ? declined(forced) : decide(request, request.now ?? (yield* Clock.currentTimeMillis))
         // the sandbox's reference of the attempt (a processor's charge id), as a processor names it
         const outcome = named("_tag" in decided ? decided : decided.outcome, `sbx_${key}`)
         if (!("_tag" in decided)) yield* record(request.trade_id, { ...decided, outcome, refunded: 0n })
@@ -442,6 +463,7 @@ export const make = (options: Options = {}) =>
       saveCard: Effect.fn("SandboxGateway.saveCard")(function* ({
         customer_id,
         merchant_id,
+        now: at,
         return_url,
         source
       }: {
@@ -449,12 +471,13 @@ export const make = (options: Options = {}) =>
         readonly customer_id: string
         readonly source: Ports.NewPaymentSource
         readonly return_url?: string | undefined
+        readonly now?: number | undefined
       }) {
         const down = yield* unavailable
         if (down !== undefined) return Ports.SaveCardOutcome.Unavailable(down)
-        const now = yield* Clock.currentTimeMillis
+        const now = at ?? (yield* Clock.currentTimeMillis)
         // the card is checked as a first charge checks it, for nothing: a card that declines
-        // charges is refused; one that declines only later (…0341) is saved, as processors do
+        // charges is refused; one that declines only later (…0341, …0358, …0366) is saved, as processors do
         const decided = decide(
           {
             trade_id: "setup",

@@ -68,6 +68,65 @@ describe("Sandbox test cards", () => {
     }).pipe(Effect.provide(SandboxGateway.layer()))
   )
 
+  it.effect("0341, 0358, 0366: saved fine, then every charge of the saved card declines with its class", () =>
+    Effect.gen(function* () {
+      const g = yield* Ports.PaymentGateway
+      for (const [number, code, decline_class] of [
+        ["4000000000000341", "card_declined", "soft"],
+        ["4000000000000358", "stolen_card", "hard"],
+        ["4000000000000366", "expired_card", "expired_card"]
+      ] as const) {
+        const saved = yield* g.saveCard({ merchant_id: "m", customer_id: "c", source: card(number) })
+        expect(saved._tag, number).toBe("Saved")
+        const token = saved._tag === "Saved" ? saved.token : ""
+        const renewal = yield* g.charge({
+          trade_id: yield* Ids.make("trd"),
+          merchant_id: "m",
+          amount: usd,
+          source: { _tag: "Token", token },
+          off_session: true
+        })
+        expect(renewal, number).toMatchObject({ _tag: "Failed", code, decline_class })
+      }
+    }).pipe(Effect.provide(SandboxGateway.layer()))
+  )
+
+  it.effect(
+    "a card's expiry is compared with the instant the engine passes (the merchant's clock), else the Clock",
+    () =>
+      Effect.gen(function* () {
+        const g = yield* Ports.PaymentGateway
+        const feb2026 = {
+          _tag: "Card" as const,
+          card: { number: "4242424242424242", exp_month: 2, exp_year: 2026, cvc: "123" }
+        }
+        const charge = (source: Ports.ChargeRequest["source"], now?: number) =>
+          Effect.flatMap(Ids.make("trd"), (trade_id) =>
+            g.charge({ trade_id, merchant_id: "m", amount: usd, source, off_session: false, ...(now ? { now } : {}) })
+          )
+        const first = yield* charge(feb2026, Date.parse("2026-01-01T00:00:00Z"))
+        expect(first._tag).toBe("Succeeded")
+        const token = first._tag === "Succeeded" ? Option.getOrThrow(first.token) : ""
+        expect((yield* charge({ _tag: "Token", token }, Date.parse("2026-02-28T23:59:59Z")))._tag).toBe("Succeeded")
+        expect(yield* charge({ _tag: "Token", token }, Date.parse("2026-03-01T00:00:00Z"))).toMatchObject({
+          _tag: "Failed",
+          code: "expired_card",
+          decline_class: "expired_card"
+        })
+        // no instant given: Effect's Clock (the test clock starts at 1970)
+        expect((yield* charge({ _tag: "Token", token }))._tag).toBe("Succeeded")
+        yield* TestClock.setTime(Date.parse("2026-03-01T00:00:00Z"))
+        expect((yield* charge({ _tag: "Token", token }))._tag).toBe("Failed")
+        const saved = yield* g.saveCard({
+          merchant_id: "m",
+          customer_id: "c",
+          source: feb2026,
+          now: Date.parse("2026-01-01T00:00:00Z")
+        })
+        expect(saved._tag).toBe("Saved")
+      }).pipe(Effect.provide(SandboxGateway.layer()))
+  )
+
   it.effect("4000 0000 0000 0119: unknown outcome, reconciled as success; the processor was asked once", () =>
     Effect.gen(function* () {
       const g = yield* Ports.PaymentGateway

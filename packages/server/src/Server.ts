@@ -272,7 +272,13 @@ export const serve = (config: ServerConfig) => {
         Effect.orDie(Effect.andThen(ensureDemoMerchant(actual), reportMerchantsWithoutPayments))
       )
       const ready = Layer.effectDiscard(
-        Console.log(`Recur listening on port ${port}: ${actual.publicUrl} (API docs: ${actual.publicUrl}/docs)`)
+        Effect.andThen(
+          Console.log(`Recur listening on port ${port}: ${actual.publicUrl} (API docs: ${actual.publicUrl}/docs)`),
+          // said once here rather than per message: without a notifier every message is skipped
+          Option.isNone(actual.smtpUrl)
+            ? Console.log("Customer emails are not sent: RECUR_SMTP_URL is not set (messages are recorded as skipped).")
+            : Effect.void
+        )
       )
       return Layer.mergeAll(http, worker, demo, ready).pipe(Layer.provide(engineLive))
     })

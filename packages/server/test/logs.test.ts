@@ -83,6 +83,8 @@ for (const [name, store] of stores()) {
           await new Promise((r) => setTimeout(r, 100))
         const port = /Recur listening on port (\d+)/.exec(log)?.[1]
         expect(port, log).toBeDefined()
+        // no RECUR_SMTP_URL: the banner says once that customer emails are not sent
+        expect(log.match(/Customer emails are not sent: RECUR_SMTP_URL is not set/g), log).toHaveLength(1)
         const base = `http://127.0.0.1:${port}`
         let n = 0
         const call = async (method: string, path: string, key: string | null, body?: unknown, headers = {}) => {

@@ -151,7 +151,9 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
             yield* advance(merchantId, "2026-02-01T00:00:10Z")
             const failed = to("bea@example.com")
             expect(failed.map((m) => m.subject)).toEqual(["Acme: Ihre Zahlung von 30.00 USD ist fehlgeschlagen"])
-            expect(failed[0]!.text).toMatch(/Karte aktualisieren: http:\/\/localhost:4000\/portal\/bps_[0-9a-z]{26}\//)
+            expect(failed[0]!.text).toMatch(
+              /Karte aktualisieren: http:\/\/localhost:4000\/portal\/card\/[A-Za-z0-9_-]+\/mch_[0-9a-z]+\/cus_[0-9a-z]+\/inv_[0-9a-z]+\/\d+\s/
+            )
             expect(failed[0]!.html).toContain('lang="de"')
             yield* Subscriptions.Subscriptions.use((s) => s.cancel(merchantId, Subscriptions.cancelOf(subscriptionId)))
             yield* advance(merchantId, "2026-02-01T00:00:20Z")
@@ -211,7 +213,7 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
             const told = to("fay@example.com")
             expect(told.map((m) => m.subject)).toEqual(["Acme: your card expires soon"])
             expect(told[0]!.text).toContain("before your next renewal on 2026-03-01")
-            expect(told[0]!.text).toMatch(/Update your card: http:\/\/localhost:4000\/portal\/bps_/)
+            expect(told[0]!.text).toMatch(/Update your card: http:\/\/localhost:4000\/portal\/card\//)
             expect((yield* outboxOf(merchantId)).map((r) => r.cause_key)).toEqual([
               expect.stringMatching(/^card_expiring:sub_[0-9a-z]+:2026-2$/)
             ])

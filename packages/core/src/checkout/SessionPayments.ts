@@ -18,7 +18,7 @@ import * as Customers from "../customers/Customers.js"
 import * as Entities from "../kernel/Entities.js"
 import * as Errors from "../kernel/Errors.js"
 import * as Ids from "../kernel/Ids.js"
-import { dt, msOf, nowOf } from "../kernel/ServiceSupport.js"
+import { dt, merchantNow, msOf, nowOf } from "../kernel/ServiceSupport.js"
 import { discountRule } from "../discounts/Discount.js"
 import { discountTerm } from "../subscriptions/SubscriptionTerms.js"
 import { newInvoice } from "../invoices/InvoiceDocuments.js"
@@ -111,7 +111,9 @@ export class SessionPayments extends Context.Service<SessionPayments>()("@recur/
       references: ReadonlyArray<Ports.ChargeReference> = []
     ) =>
       Effect.flatMap(
+        Effect.flatMap(merchantNow(storage)(merchantId), (now) =>
         gateway.charge({
+            now,
           // the trade's earlier attempts at the processor: read first, so a trade is paid once
           references,
           trade_id: trade.trade_id,
@@ -123,7 +125,8 @@ export class SessionPayments extends Context.Service<SessionPayments>()("@recur/
           off_session: false,
           // where a processor's 3-D Secure page sends the payer back (the sandbox has its own route)
           ...(trade.session_url !== null ? { return_url: `${trade.session_url}/complete` } : {})
-        }),
+          })
+        ),
         (outcome) => payments.applyOutcome(merchantId, trade.trade_id, outcome)
       )
 

@@ -10,12 +10,14 @@
  */
 import { Context, DateTime, Effect, Layer, Option } from "effect"
 import * as Entities from "../kernel/Entities.js"
-import { nowOf } from "../kernel/ServiceSupport.js"
+import { merchantNow, nowOf } from "../kernel/ServiceSupport.js"
 import * as Errors from "../kernel/Errors.js"
 import * as Store from "../kernel/Store.js"
 import * as Merchants from "../tenants/Merchants.js"
 import type * as Merchant from "../tenants/Merchant.js"
 import * as Portal from "../portal/Portal.js"
+import * as Secrets from "../tenants/Secrets.js"
+import * as Settings from "../tenants/Settings.js"
 import type * as Ids from "../kernel/Ids.js"
 import {
   allKinds,
@@ -27,7 +29,7 @@ import {
   NotificationSettings,
   NotificationKind as Kind
 } from "./Notification.js"
-import { Notifier, NotifierError, type OutgoingMessage } from "./Notifier.js"
+import { Notifier, type OutgoingMessage } from "./Notifier.js"
 import * as Templates from "./Templates.js"
 
 /**
@@ -63,6 +65,17 @@ const invalid = (param: string, reason: string) => new Errors.InvalidParameter({
 
 const day = (d: DateTime.Utc | null) => (d === null ? null : DateTime.formatIso(d).slice(0, 10))
 
+/**
+ * How long the card-update link of an email works: the longest dunning window (retries run up to
+ * day 60 after the failed renewal), so a customer who reads the email any day of it can still
+ * use it. Following it mints a fresh portal session (an hour, as any).
+ *
+ * @since 0.1.0
+ */
+export const CARD_LINK_MS = 60 * 86_400_000
+
+const LINK_PART = /^[A-Za-z0-9_-]{1,64}$/
+
 const localeOf: Record<NotificationLanguage, "en-US" | "de-DE" | "fr-FR"> = {
   en: "en-US",
   de: "de-DE",
@@ -80,6 +93,11 @@ export class Notifications extends Context.Service<Notifications>()("@recur/core
     const merchants = yield* Merchants.Merchants
     const portal = yield* Portal.Portal
     const notifier = yield* Effect.serviceOption(Notifier)
+    const secrets = yield* Secrets.Secrets
+    const base = (yield* Settings.Settings).publicUrl.replace(/\/+$/, "")
+    const now = merchantNow(storage)
+    /** Whether this process said it has no notifier (once, at the first message it sets aside). */
+    let toldNoNotifier = false
     const outbox = storage.repository(notification)
     const customers = storage.repository(Entities.customer)
     const invoices = storage.repository(Entities.invoice)
@@ -130,7 +148,7 @@ export class Notifications extends Context.Service<Notifications>()("@recur/core
       return page.list
     })
 
-    const facts = (merchant: Merchant.Merchant, record: NotificationRecord, language: NotificationLanguage) =>
+    const facts = (merchant: Merchant.Merchant, record: NotificationRecord) =>
       Effect.gen(function* () {
         const customer = Option.getOrUndefined(yield* customers.get(record.merchant_id, record.customer_id))?.value
         const invoice =
@@ -144,21 +162,13 @@ export class Notifications extends Context.Service<Notifications>()("@recur/core
           subscriptionId !== null
             ? Option.getOrUndefined(yield* subs.get(record.merchant_id, subscriptionId))?.value.subscription
             : undefined
-        // the card-update flow of the portal, a fresh link for this message (a merchant that
-        // turned the flow off gets none; the invoice page still takes a new card)
+        // the card-update flow of the portal: a signed link that works for the dunning window
+        // and opens a fresh portal session when followed (a merchant that turned the flow off
+        // gets none; the invoice page still takes a new card)
         const portalUrl =
-          record.kind === "payment_failed" || record.kind === "card_expiring"
-            ? yield* portal
-                .createSession(record.merchant_id, {
-                  customerId: record.customer_id as Ids.CustomerId,
-                  returnUrl: Option.fromNullishOr(invoice?.hosted_invoice_url),
-                  flow: Option.some("payment_method_update"),
-                  locale: Option.some(localeOf[language])
-                })
-                .pipe(
-                  Effect.map((s) => s.url),
-                  Effect.orElseSucceed(() => null)
-                )
+          (record.kind === "payment_failed" || record.kind === "card_expiring") &&
+          (yield* portal.settingsOf(record.merchant_id)).payment_method_update
+            ? yield* cardLink(record.merchant_id, record.customer_id, invoice?.invoice_id ?? null)
             : null
         const date =
           record.kind === "trial_ending"
@@ -183,6 +193,62 @@ export class Notifications extends Context.Service<Notifications>()("@recur/core
           } satisfies Templates.MessageFacts
         }
       })
+
+    const cardLinkText = (merchantId: string, customerId: string, invoiceId: string, expires: number) =>
+      `portal-card:${merchantId}:${customerId}:${invoiceId}:${expires}`
+
+    /**
+     * The card-update link of an email: `/portal/card/{signature}/{merchant}/{customer}/{invoice
+     * or -}/{expiry in Unix seconds}`, working for {@link CARD_LINK_MS} on the merchant's clock
+     * (the signature first, where the logs' redaction hides it).
+     */
+    const cardLink = (merchantId: string, customerId: string, invoiceId: string | null) =>
+      Effect.gen(function* () {
+        const expires = Math.floor(((yield* now(merchantId)) + CARD_LINK_MS) / 1000)
+        const invoice = invoiceId ?? "-"
+        const signature = yield* secrets.sign(cardLinkText(merchantId, customerId, invoice, expires))
+        return `${base}/portal/card/${[signature, merchantId, customerId, invoice, expires].join("/")}`
+      })
+
+    /**
+     * Follows an email's card-update link: a fresh portal session on the card form (back to the
+     * invoice's page, in the merchant's email language) when the link is rightly signed, not
+     * expired on the merchant's clock, its customer not deleted and the flow still on; none
+     * otherwise (all look the same to the visitor). No processor is asked.
+     */
+    const followCardLink = Effect.fn("Notifications.followCardLink")(function* (parts: ReadonlyArray<string>) {
+      if (parts.length !== 5 || !parts.every((p) => LINK_PART.test(p))) return Option.none<string>()
+      const [signature, merchantId, customerId, invoiceId, expiresText] = parts as [
+        string,
+        string,
+        string,
+        string,
+        string
+      ]
+      const expires = Number(expiresText)
+      if (!/^\d{1,12}$/.test(expiresText)) return Option.none<string>()
+      if (!(yield* secrets.verify(cardLinkText(merchantId, customerId, invoiceId, expires), signature)))
+        return Option.none<string>()
+      if ((yield* now(merchantId)) >= expires * 1000) return Option.none<string>()
+      const merchant = yield* Effect.option(merchants.get(merchantId))
+      if (Option.isNone(merchant)) return Option.none<string>()
+      const invoice =
+        invoiceId !== "-"
+          ? Option.getOrUndefined(yield* Effect.orDie(invoices.get(merchantId, invoiceId)))?.value
+          : undefined
+      const language = merchant.value.notification_settings?.language ?? "en"
+      return yield* portal
+        .createSession(merchantId, {
+          customerId: customerId as Ids.CustomerId,
+          returnUrl: Option.fromNullishOr(invoice?.hosted_invoice_url),
+          flow: Option.some("payment_method_update"),
+          locale: Option.some(localeOf[language])
+        })
+        .pipe(
+          Effect.map((session) => Option.some(session.url)),
+          Effect.orElseSucceed(() => Option.none<string>())
+        )
+    })
 
     const save = (next: NotificationRecord, version: number) =>
       outbox
@@ -210,8 +276,19 @@ export class Notifications extends Context.Service<Notifications>()("@recur/core
         )
       if (settings === null || !settings.enabled || !settings.messages.includes(record.kind))
         return yield* skip("notifications turned off")
+      // no transport: nothing can ever send it, so it is set aside at once (not retried), and
+      // the process says so once, not per message
+      if (Option.isNone(notifier)) {
+        if (!toldNoNotifier) {
+          toldNoNotifier = true
+          yield* Effect.logWarning(
+            "customer emails are not sent: no notifier is configured; messages are recorded as skipped (no_notifier)"
+          ).pipe(Effect.annotateLogs({ event: "recur.notification.no_notifier" }))
+        }
+        return yield* skip("no_notifier")
+      }
       const language = settings.language
-      const { customer, email, facts: f } = yield* facts(merchant, record, language)
+      const { customer, email, facts: f } = yield* facts(merchant, record)
       if (customer === undefined || customer.deleted_at !== null || email === null)
         return yield* skip("the customer has no email address")
       const rendered = Templates.render(record.kind, language, f)
@@ -225,11 +302,7 @@ export class Notifications extends Context.Service<Notifications>()("@recur/core
         text: rendered.text,
         language
       }
-      const sent = yield* Effect.result(
-        Option.isSome(notifier)
-          ? notifier.value.send(message)
-          : Effect.fail(new NotifierError({ reason: "unavailable", message: "no notifier is configured" }))
-      )
+      const sent = yield* Effect.result(notifier.value.send(message))
       const attempts = record.attempts + 1
       // ids and kinds only: the message holds signed links
       const log = {
@@ -258,7 +331,7 @@ export class Notifications extends Context.Service<Notifications>()("@recur/core
       return "sent" as const
     })
 
-    return { settingsOf, setSettings, list, deliver } as const
+    return { settingsOf, setSettings, list, deliver, followCardLink } as const
   })
 }) {
   /** The live implementation. */

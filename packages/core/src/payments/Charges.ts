@@ -12,7 +12,7 @@ import { Context, Effect, Layer, Option, Result } from "effect"
 import * as Entities from "../kernel/Entities.js"
 import * as Lifecycle from "../kernel/Lifecycle.js"
 import * as Ports from "../kernel/Ports.js"
-import { must } from "../kernel/ServiceSupport.js"
+import { merchantNow, must } from "../kernel/ServiceSupport.js"
 import * as Store from "../kernel/Store.js"
 import * as Money from "../money/Money.js"
 import * as Payments from "./Payments.js"
@@ -48,6 +48,7 @@ export class Charges extends Context.Service<Charges>()("@recur/core/Charges", {
     const payments = yield* Payments.Payments
     const subs = storage.repository(Entities.subscription)
     const trades = storage.repository(Entities.trade)
+    const now = merchantNow(storage)
 
     /** Charges an invoice's trade off-session with the saved token (the trade's current attempt). */
     const chargeInvoiceTrade = Effect.fn("Charges.chargeInvoiceTrade")(function* (
@@ -64,7 +65,8 @@ export class Charges extends Context.Service<Charges>()("@recur/core/Charges", {
         amount: Result.getOrThrow(Money.parse(t.amount, t.currency)),
         source: { _tag: "Token", token },
         off_session: true,
-        references: tv.value.charges ?? []
+        references: tv.value.charges ?? [],
+        now: yield* now(merchantId)
       })
       return yield* Effect.orDie(payments.applyOutcome(merchantId, tradeId, outcome))
     })

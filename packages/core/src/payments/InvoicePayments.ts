@@ -130,6 +130,7 @@ export class InvoicePayments extends Context.Service<InvoicePayments>()("@recur/
         source,
         off_session: false,
         references: tradeId.references,
+        now: tradeId.at,
         // a processor's 3-D Secure page sends the payer back to the invoice's page
         ...(found.value.hosted_invoice_url !== null ? { return_url: found.value.hosted_invoice_url } : {})
       })

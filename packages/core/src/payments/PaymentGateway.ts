@@ -65,6 +65,12 @@ export interface ChargeRequest {
    * waiting (3-D Secure) is canceled first, so a trade is never paid twice.
    */
   readonly references?: ReadonlyArray<ChargeReference> | undefined
+  /**
+   * The instant of the charge on the merchant's clock (Unix ms; a sandbox merchant's frozen
+   * time): a gateway that checks a card's expiry itself (the sandbox) compares with it. A
+   * processor keeps its own clock and ignores it.
+   */
+  readonly now?: number | undefined
 }
 
 /**
@@ -334,6 +340,8 @@ export class PaymentGateway extends Context.Service<
        * with it, a card whose issuer asks for authentication is `RequiresAction`; without it, `Failed`.
        */
       readonly return_url?: string | undefined
+      /** The instant on the merchant's clock, as {@link ChargeRequest}'s `now`. */
+      readonly now?: number | undefined
     }) => Effect.Effect<SaveCardOutcome>
     /**
      * The outcome of a card saving that waited for 3-D Secure (`SaveCardOutcome.RequiresAction`),

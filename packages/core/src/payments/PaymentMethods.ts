@@ -91,6 +91,7 @@ export class PaymentMethods extends Context.Service<PaymentMethods>()("@recur/co
         merchant_id: merchantId,
         customer_id: current.value.subscription.customer_id,
         source,
+        now: yield* nowOf(merchant),
         ...(returnUrl !== undefined ? { return_url: returnUrl } : {})
       })
       return yield* useSaved(merchant, subscriptionId, source._tag === "Card" ? "card_number" : "payment_method", saved)

@@ -235,6 +235,7 @@ export class RenewalBatches extends Context.Service<RenewalBatches>()("@recur/co
         )
       const finished = new Set<string>(billed.map((d) => d.rec.subscription.id))
       // charge each at the gateway; a charge that did not simply succeed is applied alone
+      const chargedAt = yield* nowOf(merchant)
       const outcomes = yield* Effect.forEach(
         billed,
         (d) =>
@@ -245,7 +246,8 @@ export class RenewalBatches extends Context.Service<RenewalBatches>()("@recur/co
               merchant_id: merchantId,
               amount: Result.getOrThrow(Money.parse(d.trade.amount, d.trade.currency)),
               source: { _tag: "Token", token: d.rec.payment_token! },
-              off_session: true
+              off_session: true,
+              now: chargedAt
             }),
             (outcome) => ({ d, outcome })
           ),

@@ -13,6 +13,11 @@ describe("Redaction", () => {
         `http://localhost:4000/billing/portal/bps_01/${sig}/subscription/sub_1/cancel`,
         "http://localhost:4000/billing/portal/bps_01/[redacted]/subscription/sub_1/cancel"
       ],
+      // an email's card-update link: the signature comes first, where it is redacted
+      [
+        `GET /portal/card/${sig}/mch_01/cus_01/inv_01/1775088000`,
+        "GET /portal/card/[redacted]/mch_01/cus_01/inv_01/1775088000"
+      ],
       ["/api/v1/invoice/inv_01j", "/api/v1/invoice/inv_01j"],
       ["/api/v1/customer-portal/session/bps_01/revoke", "/api/v1/customer-portal/session/bps_01/revoke"],
       ["secret pi_3Abc_secret_XyZ123 here", "secret pi_3Abc_secret_[redacted] here"],

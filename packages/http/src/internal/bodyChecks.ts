@@ -51,3 +51,26 @@ export const inspect = (body: unknown): BodyProblem | undefined => {
   }
   return undefined
 }
+
+/**
+ * The path of the first field (or key) of `body` whose text holds a NUL character: `""` for the
+ * body itself, undefined when none does. Iterative, depth-bounded as `inspect`.
+ */
+export const nulPathOf = (body: unknown): string | undefined => {
+  const stack: Array<readonly [unknown, string, number]> = [[body, "", 0]]
+  while (stack.length > 0) {
+    const [value, path, depth] = stack.pop()!
+    if (typeof value === "string") {
+      if (value.includes("\u0000")) return path
+    } else if (value !== null && typeof value === "object" && depth < MAX_DEPTH) {
+      if (Array.isArray(value)) {
+        for (let i = 0; i < value.length; i++) stack.push([value[i], pathOf(path, i), depth + 1])
+      } else
+        for (const [k, v] of Object.entries(value)) {
+          if (k.includes("\u0000")) return pathOf(path, k.split("\u0000").join("").slice(0, 40))
+          stack.push([v, pathOf(path, k), depth + 1])
+        }
+    }
+  }
+  return undefined
+}

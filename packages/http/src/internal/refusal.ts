@@ -62,7 +62,14 @@ export const refusal = (request: HttpServerRequest.HttpServerRequest, maxBodyByt
     )
     if (read.tooLarge) return tooLarge
     const body = read.text
-    if (body.includes("\u0000") || /\\u0000/i.test(body)) return [400, "InvalidParameter", nul, "body"] as Refusal
+    if (body.includes("\u0000") || /\\u0000/i.test(body)) {
+      // the field that holds it, when the body is JSON (a raw NUL is not: then the body)
+      let param = "body"
+      try {
+        param = BodyChecks.nulPathOf(JSON.parse(body)) || "body"
+      } catch {}
+      return [400, "InvalidParameter", nul, param] as Refusal
+    }
     if (body.trim() === "" || !(api || isJson(contentType))) return undefined
     let parsed: unknown
     try {

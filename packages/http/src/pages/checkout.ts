@@ -130,7 +130,14 @@ const payJson = (
       )
     )
   if (r.status === "failed") {
-    const error = Option.getOrElse(r.error, () => ({ code: "card_declined", message: "The payment failed." }))
+    const given = Option.getOrElse(r.error, () => ({ code: "card_declined", message: "The payment failed." }))
+    // the decline's class, as the trade keeps it (the trade's own error is the same decline)
+    const decline_class = r.trade.last_payment_error?.decline_class
+    const error = {
+      code: given.code,
+      message: given.message,
+      ...(decline_class !== undefined ? { decline_class } : {})
+    }
     return Effect.fail(
       new ApiErrors.PaymentFailed({
         code: "payment_failed",

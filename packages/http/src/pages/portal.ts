@@ -3,7 +3,16 @@
  *
  * @since 0.1.0
  */
-import { Billing, type Errors, Merchants, PaymentMethods, Portal, type PortalSession, Subscriptions } from "@recur/core"
+import {
+  Billing,
+  type Errors,
+  Merchants,
+  Notifications,
+  PaymentMethods,
+  Portal,
+  type PortalSession,
+  Subscriptions
+} from "@recur/core"
 import { Effect, Layer, Option } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import * as Page from "../internal/checkoutPage.js"
@@ -175,12 +184,31 @@ const quantityAnswer = (
   })
 
 /**
- * The customer portal's routes: `GET /portal/:id/:token` and the actions on one of the
+ * The customer portal's routes: `GET /portal/card/…` (an email's card-update link),
+ * `GET /portal/:id/:token` and the actions on one of the
  * customer's subscriptions (`…/subscription/:id/{payment_method,cancel,revoke,switch,quantity}`).
  *
  * @since 0.1.0
  */
 export const routes = Layer.mergeAll(
+  // an email's card-update link: a fresh portal session on the card form while the link works
+  HttpRouter.add(
+    "GET",
+    "/portal/card/:signature/:merchant_id/:customer_id/:invoice_id/:expires",
+    Effect.gen(function* () {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const parts = request.url.split("?")[0]!.split("/").slice(3)
+      const url = yield* Notifications.Notifications.use((n) => n.followCardLink(parts)).pipe(Effect.orDie)
+      if (Option.isSome(url))
+        return HttpServerResponse.redirect(url.value, {
+          status: 303,
+          headers: { "cache-control": "no-store", "referrer-policy": "no-referrer" }
+        })
+      const language = portalLanguage(request, null)
+      const w = PortalPage.portalWords(language)
+      return yield* portalPage(`<main><h1>${esc(w.expired)}</h1><p>${esc(w.expiredHint)}</p></main>`, 404, language)
+    })
+  ),
   HttpRouter.add(
     "GET",
     "/portal/:portal_session_id/:token",
