@@ -112,19 +112,19 @@ export class SessionPayments extends Context.Service<SessionPayments>()("@recur/
     ) =>
       Effect.flatMap(
         Effect.flatMap(merchantNow(storage)(merchantId), (now) =>
-        gateway.charge({
+          gateway.charge({
             now,
-          // the trade's earlier attempts at the processor: read first, so a trade is paid once
-          references,
-          trade_id: trade.trade_id,
-          attempt,
-          merchant_id: merchantId,
-          customer_id: trade.customer_id,
-          amount: Result.getOrThrow(Money.parse(trade.amount, trade.currency)),
-          source,
-          off_session: false,
-          // where a processor's 3-D Secure page sends the payer back (the sandbox has its own route)
-          ...(trade.session_url !== null ? { return_url: `${trade.session_url}/complete` } : {})
+            // the trade's earlier attempts at the processor: read first, so a trade is paid once
+            references,
+            trade_id: trade.trade_id,
+            attempt,
+            merchant_id: merchantId,
+            customer_id: trade.customer_id,
+            amount: Result.getOrThrow(Money.parse(trade.amount, trade.currency)),
+            source,
+            off_session: false,
+            // where a processor's 3-D Secure page sends the payer back (the sandbox has its own route)
+            ...(trade.session_url !== null ? { return_url: `${trade.session_url}/complete` } : {})
           })
         ),
         (outcome) => payments.applyOutcome(merchantId, trade.trade_id, outcome)

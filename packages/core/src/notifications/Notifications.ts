@@ -51,7 +51,7 @@ export type SettingsCommand =
     }
 
 const ADDRESS = /^[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+$/
-const NAMED = /^[^<>\r\n]{0,100}<([^\s@<>]+@[^\s@<>]+\.[^\s@<>]+)>$/
+const NAMED = /^[^<>\r\n,;:"]{0,100}<([^\s@<>]+@[^\s@<>]+\.[^\s@<>]+)>$/
 
 /**
  * Whether a text is an address a message can come from or be answered to:
@@ -59,7 +59,7 @@ const NAMED = /^[^<>\r\n]{0,100}<([^\s@<>]+@[^\s@<>]+\.[^\s@<>]+)>$/
  *
  * @since 0.1.0
  */
-export const isAddress = (s: string): boolean => s.length <= 254 && (ADDRESS.test(s) || NAMED.test(s.trim()))
+export const isAddress = (s: string): boolean => s.length <= 254 && (ADDRESS.test(s) || NAMED.test(s))
 
 const invalid = (param: string, reason: string) => new Errors.InvalidParameter({ param, reason })
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest"
 import { Notifications } from "../../src/notifications/index.js"
 
-describe("review2: notification sender / reply_to", () => {
+describe("a notification sender or reply-to is one mailbox on one line", () => {
   it("refuses a sender that is more than one mailbox", () => {
     // an unquoted comma in the display name makes it two addresses for any RFC 5322 parser (nodemailer's too)
     expect(Notifications.isAddress("billing@acme.com, victim@example.org <billing@acme.com>")).toBe(false)
