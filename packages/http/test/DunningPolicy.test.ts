@@ -96,7 +96,7 @@ for (const [name, storage] of backends()) {
           at: "2026-01-05T08:00:00Z",
           attempt: 0,
           subscription_status: "past_due",
-          invoice_status: "retrying"
+          invoice_status: "failed"
         },
         {
           kind: "stop",

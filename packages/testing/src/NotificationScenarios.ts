@@ -13,6 +13,7 @@ import {
   Billing,
   Engine,
   Entities,
+  Merchants,
   Notification,
   NotificationOutbox,
   Notifications,
@@ -181,6 +182,33 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
               "subscription_canceled",
               "trial_ending"
             ])
+          })
+      )
+
+      it.effect(
+        "a stolen card stops dunning and cancels (final state canceled): the failed payment says the subscription ended, with no card link",
+        () =>
+          Effect.gen(function* () {
+            const merchantId = yield* merchantAt(START)
+            yield* Merchants.Merchants.use((m) => m.setBillingSettings(merchantId, { dunning_final_state: "canceled" }))
+            yield* Notifications.Notifications.use((n) =>
+              n.setSettings(merchantId, {
+                sender: "billing@acme.test",
+                messages: ["payment_failed", "subscription_canceled"]
+              })
+            )
+            const price = yield* monthly(merchantId, yield* productOf(merchantId), "30.00")
+            // saves fine, declines later charges as stolen_card (a hard decline: dunning stops)
+            yield* subscribeTo(merchantId, price, { email: "ida@example.com" }, "4000000000000358")
+            yield* advance(merchantId, "2026-02-01T00:00:10Z")
+            const mail = to("ida@example.com")
+            expect(mail.map((m) => m.subject).sort()).toEqual([
+              "Acme: your payment of 30.00 USD failed",
+              "Acme: your subscription is canceled"
+            ])
+            const failed = mail.find((m) => m.subject.includes("failed"))!
+            expect(failed.text).toContain("Your subscription has been canceled.")
+            expect(failed.text).not.toContain("/portal/card/")
           })
       )
 

@@ -165,7 +165,11 @@ export class Notifications extends Context.Service<Notifications>()("@recur/core
         // the card-update flow of the portal: a signed link that works for the dunning window
         // and opens a fresh portal session when followed (a merchant that turned the flow off
         // gets none; the invoice page still takes a new card)
+        // a failed payment of a subscription that has ended (a stopped decline under a
+        // `canceled` final state) says so, with no card to update
+        const ended = record.kind === "payment_failed" && sub?.status === "canceled"
         const portalUrl =
+          !ended &&
           (record.kind === "payment_failed" || record.kind === "card_expiring") &&
           (yield* portal.settingsOf(record.merchant_id)).payment_method_update
             ? yield* cardLink(record.merchant_id, record.customer_id, invoice?.invoice_id ?? null)
@@ -189,7 +193,8 @@ export class Notifications extends Context.Service<Notifications>()("@recur/core
             invoiceUrl: invoice?.hosted_invoice_url ?? null,
             pdfUrl: invoice?.invoice_pdf ?? null,
             portalUrl,
-            date
+            date,
+            ended
           } satisfies Templates.MessageFacts
         }
       })

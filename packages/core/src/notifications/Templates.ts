@@ -26,6 +26,11 @@ export interface MessageFacts {
   readonly portalUrl: string | null
   /** A date (`2026-12-01`): the trial's end, the card's expiry or the cancellation. */
   readonly date: string | null
+  /**
+   * Whether the subscription has ended by the time the message is sent (a decline whose class
+   * stops dunning under a `canceled` final state): a failed payment then says so, with no card link.
+   */
+  readonly ended?: boolean | undefined
 }
 
 /**
@@ -75,7 +80,9 @@ const en: Phrasebook = {
       subject: (f) => `${f.merchantName}: your payment of ${amt(f)} failed`,
       lines: (f) => [
         `We could not charge your card ${amt(f)} for invoice${num(f)}.`,
-        "Please update your card so that your subscription continues."
+        f.ended
+          ? "Your subscription has been canceled."
+          : "Please update your card so that your subscription continues."
       ]
     },
     trial_ending: {
@@ -112,7 +119,9 @@ const de: Phrasebook = {
       subject: (f) => `${f.merchantName}: Ihre Zahlung von ${amt(f)} ist fehlgeschlagen`,
       lines: (f) => [
         `Wir konnten Ihre Karte für die Rechnung${num(f)} nicht mit ${amt(f)} belasten.`,
-        "Bitte aktualisieren Sie Ihre Karte, damit Ihr Abonnement weiterläuft."
+        f.ended
+          ? "Ihr Abonnement wurde gekündigt."
+          : "Bitte aktualisieren Sie Ihre Karte, damit Ihr Abonnement weiterläuft."
       ]
     },
     trial_ending: {
@@ -153,7 +162,9 @@ const fr: Phrasebook = {
       subject: (f) => `${f.merchantName} : votre paiement de ${amt(f)} a échoué`,
       lines: (f) => [
         `Nous n'avons pas pu débiter votre carte de ${amt(f)} pour la facture${num(f)}.`,
-        "Veuillez mettre à jour votre carte pour que votre abonnement continue."
+        f.ended
+          ? "Votre abonnement est résilié."
+          : "Veuillez mettre à jour votre carte pour que votre abonnement continue."
       ]
     },
     trial_ending: {

@@ -298,7 +298,8 @@ export const preview = (policy: Policy, declineClass: DeclineClass, failedAt: nu
         at: DateTime.makeUnsafe(step.at),
         attempt: step.attempt,
         subscription_status: last ? finalState : "past_due",
-        invoice_status: last ? "failed" : "retrying"
+        // a class that stops never schedules a retry: its invoice fails with the decline
+        invoice_status: last || rules[declineClass] === "stop" ? "failed" : "retrying"
       })
     }),
     ends_at: DateTime.makeUnsafe(end.at),

@@ -69,6 +69,10 @@ describe("DunningPolicy: what a decline's class does", () => {
       const last = preview.steps.at(-1)!
       expect([last.subscription_status, last.invoice_status]).toEqual([p.finalState, "failed"])
       expect(preview.steps.slice(0, -1).every((s) => s.subscription_status === "past_due")).toBe(true)
+      // no step says `retrying` when the class stops: no retry is ever scheduled
+      expect(preview.steps.some((s) => s.invoice_status === "retrying")).toBe(
+        p.onDecline[declineClass] === "retry" && preview.steps.length > 1
+      )
       expect(DateTime.toEpochMillis(preview.ends_at)).toBe(DateTime.toEpochMillis(last.at))
       expect(preview.next_action).toBe(p.finalState === "canceled" ? "none" : "new_payment_method")
     }
