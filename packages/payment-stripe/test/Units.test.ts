@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { Merchants } from "@recur/core"
 import * as Fake from "./fake/StripeFake.js"
 import * as Harness from "./harness.js"
 
@@ -27,81 +26,7 @@ for (const [name, storage] of Harness.storages) {
     })
 
     /** A merchant of `currency` on the sandbox clock of 2026-01-01, and calls with its key. */
-    const merchant = async (currency: string) => {
-      const created = await api.runtime.runPromise(
-        Merchants.Merchants.use((m) =>
-          m.create({ name: `M ${currency}`, currency, frozen_time: Date.parse("2026-01-01T00:00:00Z") })
-        )
-      )
-      const key = created.api_key
-      const ok = async (method: string, path: string, body?: unknown) => {
-        const r = await api.call(method, path, key, body)
-        expect(r.status, `${method} ${path}: ${JSON.stringify(r.body)}`).toBe(200)
-        return (r.body as any).data
-      }
-      // the merchant's own Stripe account: its pages mount Stripe's Payment Element
-      const account = fake.account({
-        secret_key: `sk_test_units${currency}`,
-        publishable_key: `pk_test_units${currency}`
-      }).id
-      await ok("POST", "/api/v1/payment_settings", {
-        provider: "stripe",
-        secret_key: `sk_test_units${currency}`,
-        publishable_key: `pk_test_units${currency}`,
-        webhook_secret: SECRET
-      })
-      const product = await ok("POST", "/api/v1/products", { product_name: "Plan" })
-      const price = async (amount: string, fields: Record<string, unknown> = {}) =>
-        (
-          await ok("POST", "/api/v1/prices", {
-            name: `${amount} ${currency}`,
-            product_id: product.product_id,
-            currency,
-            billing_type: "recurring",
-            price_type: "flat_price",
-            price_plan: { billing_cycle_unit: "month", base_price_val: amount },
-            ...fields
-          })
-        ).price_id as string
-      /** Checks out `priceId` paying with `pm`: the session, its subscription and trade. */
-      const checkout = async (priceId: string, pm = "pm_card_visa") => {
-        const session = await ok("POST", "/api/v1/session", {
-          payer_id: `p-${Math.random()}`,
-          line_items: [{ price_id: priceId }]
-        })
-        const page = await (await api.handler(new Request(`http://localhost/checkout/${session.session_id}`))).text()
-        const paid = await api.call(
-          "POST",
-          `/checkout/${session.session_id}/pay`,
-          null,
-          { payment_method: pm },
-          {
-            accept: "application/json"
-          }
-        )
-        expect(paid.status, JSON.stringify(paid.body)).toBe(200)
-        const s = (await ok("GET", `/api/v1/session/${session.session_id}`)).session
-        return { page, sub: s.subscription_id as string, trade: s.trade_id as string }
-      }
-      const invoices = async (sub: string) =>
-        ((await ok("GET", `/api/v1/invoices?subscription_id=${sub}&limit=100`)).list as Array<any>).sort(
-          (a, b) => a.cycle_index - b.cycle_index
-        )
-      const advance = (to: string) => ok("POST", "/api/v1/test_helpers/advance_clock", { frozen_time: to })
-      /** Stripe posts a webhook event for this merchant. */
-      const hook = async (type: string, object: Record<string, unknown>) => {
-        const event = fake.event(type, object, SECRET)
-        const r = await api.handler(
-          new Request(`http://localhost/webhooks/stripe/${created.merchant.merchant_id}`, {
-            method: "POST",
-            headers: { "content-type": "application/json", "stripe-signature": event.header },
-            body: event.payload
-          })
-        )
-        expect(r.status).toBe(200)
-      }
-      return { key, ok, price, checkout, invoices, advance, hook, account }
-    }
+    const merchant = (currency: string) => Harness.stripeMerchant(api, fake, currency, SECRET)
     const intentsOf = (trade: string) =>
       ([...fake.intents.values()] as Array<any>).filter((i) => i.metadata.recur_trade_id === trade)
 
