@@ -3,8 +3,8 @@
  * browser's `Accept-Language`, else English): the customer's subscriptions (status, the next
  * invoice's date and amount, card on file, a form to replace it, cancel at period end and its
  * revocation, a choice of the prices the merchant allows switching to, the quantities it lets
- * change) and invoices (with their page and PDF), and the previews of a price switch and of a
- * quantity change. Plain HTML, no external assets, forms that
+ * change), the invoices to pay (each with a Pay link to its hosted page) and the invoice history
+ * (with their page and PDF), and the previews of a price switch and of a quantity change. Plain HTML, no external assets, forms that
  * post relative to the page. Only what the merchant's portal settings allow is shown.
  */
 import type { Portal, PortalQuantities, Subscriptions } from "@recur/core"
@@ -24,7 +24,8 @@ label{display:block;margin:.5rem 0 .2rem}input,select{width:100%;padding:.5rem;f
 button{margin-top:.8rem;padding:.6rem 1rem;font-size:1rem;background:#1a4fd6;color:#fff;border:0;border-radius:.3rem;cursor:pointer}
 button.secondary{background:#fff;color:#8a1111;border:1px solid #8a1111}button:focus,input:focus,select:focus,a:focus,summary:focus{outline:3px solid #f5a623}
 .error{background:#fde8e8;color:#8a1111;padding:.6rem;border-radius:.3rem}.notice{background:#e8f5e9;padding:.6rem;border-radius:.3rem}a{color:#1a4fd6}
-.total{font-size:1.4rem;font-weight:600}`
+.total{font-size:1.4rem;font-weight:600}a.pay{display:inline-block;padding:.4rem .9rem;background:#1a4fd6;color:#fff;border-radius:.3rem;text-decoration:none}
+section.to-pay{border:1px solid #e0a800;background:#fffaf0;border-radius:.4rem;padding:1rem;margin:1rem 0}section.balance{border:1px solid #ddd;border-radius:.4rem;padding:1rem;margin:1rem 0}`
 
 const LIVE = ["trial", "active", "past_due", "unpaid", "paused"]
 
@@ -33,6 +34,34 @@ const messageHtml = (message?: { readonly text: string; readonly error: boolean 
   message
     ? `<p class="${message.error ? "error" : "notice"}" role="${message.error ? "alert" : "status"}">${esc(message.text)}</p>`
     : ""
+
+/**
+ * The invoices to pay: number, date, status (a retrying one says when the card is tried again),
+ * amount, and a Pay link to the invoice's hosted page, which takes the payment (a failed invoice
+ * of an unpaid subscription: the new card becomes the subscription's and recovers it). Nothing
+ * when there is none.
+ */
+export const toPayHtml = (invoices: Portal.PortalView["open_invoices"], language: Language): string => {
+  if (invoices.length === 0) return ""
+  const w = I18n.messagesOf(language).portal
+  const [cNumber, cDate, cStatus, cAmount] = w.columns
+  const rows = invoices.map((i) => {
+    const number = i.number ?? i.invoice_id
+    const retry = i.biz_status === "retrying" && i.dunning?.next_retry_at ? i.dunning.next_retry_at : null
+    return `<tr id="to-pay-${esc(i.invoice_id)}"><td>${esc(number)}</td><td>${esc(date(language, i.created_at))}</td><td>${esc(statusText(language, i.biz_status))}${retry !== null ? `<br><span class="muted next-attempt">${esc(w.nextAttempt(date(language, retry)))}</span>` : ""}</td><td class="num">${esc(money(language, i.amount, i.currency))}</td><td>${i.hosted_invoice_url ? `<a class="pay" href="${esc(i.hosted_invoice_url)}" aria-label="${esc(w.payInvoice(number))}">${esc(I18n.messagesOf(language).invoice.pay)}</a>` : ""}</td></tr>`
+  })
+  return `<section class="to-pay" id="to-pay"><h2>${esc(w.toPay)}</h2>
+<table id="open-invoices"><thead><tr><th>${esc(cNumber)}</th><th>${esc(cDate)}</th><th>${esc(cStatus)}</th><th class="num">${esc(cAmount)}</th><th></th></tr></thead><tbody>${rows.join("")}</tbody></table></section>`
+}
+
+/**
+ * The customer's balance, in a section of its own; nothing while the view has none (the customer
+ * balance ledger fills `balance`).
+ */
+export const balanceHtml = (balance: Portal.PortalView["balance"], language: Language): string =>
+  balance === null
+    ? ""
+    : `<section class="balance" id="balance"><h2>${esc(I18n.messagesOf(language).portal.balance)}</h2><p class="total">${esc(money(language, balance.amount, balance.currency))}</p></section>`
 
 /** The portal's overview; forms post to `<base>subscription/<id>/<action>`. */
 export const portalHtml = (
@@ -147,6 +176,8 @@ ${invoices.length > 0 ? `<table id="invoices"><thead><tr><th>${esc(cNumber)}</th
 <h1>${esc(w.title)}</h1>
 <p id="customer">${esc([view.customer.name, view.customer.email].filter((x) => x !== null && x !== "").join(" · "))}</p>
 ${messageHtml(message)}
+${toPayHtml(view.open_invoices, language)}
+${balanceHtml(view.balance, language)}
 <h2>${esc(w.subscriptions)}</h2>
 ${subs.length > 0 ? subs.join("\n") : `<p>${esc(w.noSubscriptions)}</p>`}
 ${invoiceSection}

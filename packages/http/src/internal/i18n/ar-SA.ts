@@ -174,6 +174,10 @@ export const messages: Messages = {
     quantityTitle: (name, from, to) => `تغيير ${name} من ${from} إلى ${to}`,
     quantityApplies: (d) => `تسري الكمية الجديدة اعتبارًا من فاتورتك القادمة في ${d}. لا يُحصَّل أي مبلغ الآن.`,
     nextInvoiceNow: "الفاتورة القادمة حاليًا",
-    nextInvoiceAfter: "الفاتورة القادمة مع التغيير"
+    nextInvoiceAfter: "الفاتورة القادمة مع التغيير",
+    toPay: "فواتير مستحقة الدفع",
+    payInvoice: (n) => `ادفع الفاتورة ${n}`,
+    nextAttempt: (d) => `سنحاول الخصم من بطاقتك مرة أخرى في ${d}.`,
+    balance: "رصيد الحساب"
   }
 }

@@ -157,6 +157,10 @@ export const messages: Messages = {
     quantityTitle: (name, from, to) => `${name} von ${from} auf ${to} ändern`,
     quantityApplies: (d) => `Die neue Menge gilt ab Ihrer nächsten Rechnung am ${d}. Jetzt wird nichts berechnet.`,
     nextInvoiceNow: "Nächste Rechnung jetzt",
-    nextInvoiceAfter: "Nächste Rechnung mit der Änderung"
+    nextInvoiceAfter: "Nächste Rechnung mit der Änderung",
+    toPay: "Offene Rechnungen",
+    payInvoice: (n) => `Rechnung ${n} bezahlen`,
+    nextAttempt: (d) => `Ihre Karte wird am ${d} erneut belastet.`,
+    balance: "Kontostand"
   }
 }

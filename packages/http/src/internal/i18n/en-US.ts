@@ -154,6 +154,10 @@ export const messages: Messages = {
     quantityTitle: (name, from, to) => `Change ${name} from ${from} to ${to}`,
     quantityApplies: (d) => `The new quantity applies from your next invoice on ${d}. Nothing is charged now.`,
     nextInvoiceNow: "Next invoice now",
-    nextInvoiceAfter: "Next invoice with the change"
+    nextInvoiceAfter: "Next invoice with the change",
+    toPay: "Invoices to pay",
+    payInvoice: (n) => `Pay invoice ${n}`,
+    nextAttempt: (d) => `Your card will be tried again on ${d}.`,
+    balance: "Account balance"
   }
 }

@@ -158,6 +158,10 @@ export const messages: Messages = {
     quantityApplies: (d) =>
       `La nueva cantidad se aplica a partir de tu próxima factura del ${d}. No se cobra nada ahora.`,
     nextInvoiceNow: "Próxima factura ahora",
-    nextInvoiceAfter: "Próxima factura con el cambio"
+    nextInvoiceAfter: "Próxima factura con el cambio",
+    toPay: "Facturas pendientes de pago",
+    payInvoice: (n) => `Pagar la factura ${n}`,
+    nextAttempt: (d) => `Volveremos a intentar el cobro en su tarjeta el ${d}.`,
+    balance: "Saldo de la cuenta"
   }
 }

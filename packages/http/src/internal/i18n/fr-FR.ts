@@ -159,6 +159,10 @@ export const messages: Messages = {
     quantityApplies: (d) =>
       `La nouvelle quantité s'applique à partir de votre prochaine facture du ${d}. Rien n'est débité maintenant.`,
     nextInvoiceNow: "Prochaine facture actuellement",
-    nextInvoiceAfter: "Prochaine facture avec la modification"
+    nextInvoiceAfter: "Prochaine facture avec la modification",
+    toPay: "Factures à payer",
+    payInvoice: (n) => `Payer la facture ${n}`,
+    nextAttempt: (d) => `Votre carte sera de nouveau débitée le ${d}.`,
+    balance: "Solde du compte"
   }
 }

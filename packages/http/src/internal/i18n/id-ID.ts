@@ -158,6 +158,10 @@ export const messages: Messages = {
     quantityTitle: (name, from, to) => `Ubah ${name} dari ${from} menjadi ${to}`,
     quantityApplies: (d) => `Jumlah baru berlaku mulai tagihan berikutnya pada ${d}. Tidak ada yang ditagih sekarang.`,
     nextInvoiceNow: "Tagihan berikutnya saat ini",
-    nextInvoiceAfter: "Tagihan berikutnya dengan perubahan"
+    nextInvoiceAfter: "Tagihan berikutnya dengan perubahan",
+    toPay: "Tagihan yang harus dibayar",
+    payInvoice: (n) => `Bayar tagihan ${n}`,
+    nextAttempt: (d) => `Kartu Anda akan ditagih lagi pada ${d}.`,
+    balance: "Saldo akun"
   }
 }

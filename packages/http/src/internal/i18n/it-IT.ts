@@ -166,6 +166,10 @@ export const messages: Messages = {
     quantityApplies: (d) =>
       `La nuova quantità si applica dalla prossima fattura del ${d}. Ora non viene addebitato nulla.`,
     nextInvoiceNow: "Prossima fattura ora",
-    nextInvoiceAfter: "Prossima fattura con la modifica"
+    nextInvoiceAfter: "Prossima fattura con la modifica",
+    toPay: "Fatture da pagare",
+    payInvoice: (n) => `Paga la fattura ${n}`,
+    nextAttempt: (d) => `Riproveremo ad addebitare la tua carta il ${d}.`,
+    balance: "Saldo del conto"
   }
 }

@@ -153,6 +153,10 @@ export const messages: Messages = {
     quantityTitle: (name, from, to) => `${name}を${from}から${to}に変更`,
     quantityApplies: (d) => `新しい数量は${d}の次回請求から適用されます。現時点での請求はありません。`,
     nextInvoiceNow: "現在の次回請求",
-    nextInvoiceAfter: "変更後の次回請求"
+    nextInvoiceAfter: "変更後の次回請求",
+    toPay: "お支払いが必要な請求書",
+    payInvoice: (n) => `請求書 ${n} を支払う`,
+    nextAttempt: (d) => `${d} にカードへの請求を再度試みます。`,
+    balance: "アカウント残高"
   }
 }

@@ -150,6 +150,10 @@ export const messages: Messages = {
     quantityTitle: (name, from, to) => `${name}을(를) ${from}에서 ${to}(으)로 변경`,
     quantityApplies: (d) => `새 수량은 ${d} 다음 청구서부터 적용됩니다. 지금은 청구되지 않습니다.`,
     nextInvoiceNow: "현재 다음 청구서",
-    nextInvoiceAfter: "변경 후 다음 청구서"
+    nextInvoiceAfter: "변경 후 다음 청구서",
+    toPay: "결제할 청구서",
+    payInvoice: (n) => `청구서 ${n} 결제하기`,
+    nextAttempt: (d) => `${d}에 카드 결제를 다시 시도합니다.`,
+    balance: "계정 잔액"
   }
 }

@@ -158,6 +158,10 @@ export const messages: Messages = {
     quantityApplies: (d) =>
       `Het nieuwe aantal geldt vanaf je volgende factuur op ${d}. Er wordt nu niets in rekening gebracht.`,
     nextInvoiceNow: "Volgende factuur nu",
-    nextInvoiceAfter: "Volgende factuur met de wijziging"
+    nextInvoiceAfter: "Volgende factuur met de wijziging",
+    toPay: "Te betalen facturen",
+    payInvoice: (n) => `Factuur ${n} betalen`,
+    nextAttempt: (d) => `We proberen uw kaart opnieuw op ${d}.`,
+    balance: "Saldo"
   }
 }

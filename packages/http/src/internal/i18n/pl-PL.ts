@@ -164,6 +164,10 @@ export const messages: Messages = {
     quantityTitle: (name, from, to) => `Zmień ${name} z ${from} na ${to}`,
     quantityApplies: (d) => `Nowa ilość obowiązuje od następnej faktury z dnia ${d}. Teraz nic nie jest pobierane.`,
     nextInvoiceNow: "Następna faktura teraz",
-    nextInvoiceAfter: "Następna faktura po zmianie"
+    nextInvoiceAfter: "Następna faktura po zmianie",
+    toPay: "Faktury do zapłaty",
+    payInvoice: (n) => `Zapłać fakturę ${n}`,
+    nextAttempt: (d) => `Ponownie obciążymy Twoją kartę ${d}.`,
+    balance: "Saldo konta"
   }
 }

@@ -164,6 +164,10 @@ export const messages: Messages = {
     quantityTitle: (name, from, to) => `Alterar ${name} de ${from} para ${to}`,
     quantityApplies: (d) => `A nova quantidade aplica-se a partir da próxima fatura, a ${d}. Nada é cobrado agora.`,
     nextInvoiceNow: "Próxima fatura atualmente",
-    nextInvoiceAfter: "Próxima fatura com a alteração"
+    nextInvoiceAfter: "Próxima fatura com a alteração",
+    toPay: "Faturas por pagar",
+    payInvoice: (n) => `Pagar a fatura ${n}`,
+    nextAttempt: (d) => `Voltaremos a tentar cobrar o seu cartão a ${d}.`,
+    balance: "Saldo da conta"
   }
 }

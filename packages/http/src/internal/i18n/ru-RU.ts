@@ -169,6 +169,10 @@ export const messages: Messages = {
     quantityTitle: (name, from, to) => `Изменить ${name} с ${from} на ${to}`,
     quantityApplies: (d) => `Новое количество действует со следующего счёта ${d}. Сейчас ничего не списывается.`,
     nextInvoiceNow: "Следующий счёт сейчас",
-    nextInvoiceAfter: "Следующий счёт с изменением"
+    nextInvoiceAfter: "Следующий счёт с изменением",
+    toPay: "Счета к оплате",
+    payInvoice: (n) => `Оплатить счёт ${n}`,
+    nextAttempt: (d) => `Повторное списание с карты — ${d}.`,
+    balance: "Баланс счёта"
   }
 }

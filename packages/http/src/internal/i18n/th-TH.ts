@@ -149,6 +149,10 @@ export const messages: Messages = {
     quantityTitle: (name, from, to) => `เปลี่ยน ${name} จาก ${from} เป็น ${to}`,
     quantityApplies: (d) => `จำนวนใหม่มีผลตั้งแต่ใบแจ้งหนี้ถัดไปในวันที่ ${d} ยังไม่มีการเรียกเก็บเงินในตอนนี้`,
     nextInvoiceNow: "ใบแจ้งหนี้ถัดไปตอนนี้",
-    nextInvoiceAfter: "ใบแจ้งหนี้ถัดไปหลังเปลี่ยน"
+    nextInvoiceAfter: "ใบแจ้งหนี้ถัดไปหลังเปลี่ยน",
+    toPay: "ใบแจ้งหนี้ที่ต้องชำระ",
+    payInvoice: (n) => `ชำระใบแจ้งหนี้ ${n}`,
+    nextAttempt: (d) => `เราจะลองเรียกเก็บเงินจากบัตรของคุณอีกครั้งในวันที่ ${d}`,
+    balance: "ยอดคงเหลือในบัญชี"
   }
 }

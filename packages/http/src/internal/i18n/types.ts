@@ -180,6 +180,14 @@ export interface PortalWords {
   readonly quantityApplies: (date: string) => string
   readonly nextInvoiceNow: string
   readonly nextInvoiceAfter: string
+  /** The invoices still owed that the customer can pay now, each with a Pay link to its page. */
+  readonly toPay: string
+  /** The Pay link's accessible name: which invoice it pays. */
+  readonly payInvoice: (number: string) => string
+  /** A retrying invoice: when dunning charges the card again. */
+  readonly nextAttempt: (date: string) => string
+  /** The customer's balance section (filled by the customer balance ledger). */
+  readonly balance: string
 }
 
 /** Everything the hosted pages say in one language. */

@@ -150,6 +150,10 @@ export const messages: Messages = {
     quantityTitle: (name, from, to) => `将${name}从${from}改为${to}`,
     quantityApplies: (d) => `新数量自${d}的下一张账单起生效。现在不收取任何费用。`,
     nextInvoiceNow: "当前的下一张账单",
-    nextInvoiceAfter: "更改后的下一张账单"
+    nextInvoiceAfter: "更改后的下一张账单",
+    toPay: "待支付的账单",
+    payInvoice: (n) => `支付账单 ${n}`,
+    nextAttempt: (d) => `我们将于 ${d} 再次尝试从您的卡扣款。`,
+    balance: "账户余额"
   }
 }

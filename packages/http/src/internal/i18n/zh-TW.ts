@@ -150,6 +150,10 @@ export const messages: Messages = {
     quantityTitle: (name, from, to) => `將${name}從${from}改為${to}`,
     quantityApplies: (d) => `新數量自${d}的下一張帳單起生效。目前不會收取任何費用。`,
     nextInvoiceNow: "目前的下一張帳單",
-    nextInvoiceAfter: "變更後的下一張帳單"
+    nextInvoiceAfter: "變更後的下一張帳單",
+    toPay: "待付款的帳單",
+    payInvoice: (n) => `支付帳單 ${n}`,
+    nextAttempt: (d) => `我們將於 ${d} 再次嘗試從您的卡片扣款。`,
+    balance: "帳戶餘額"
   }
 }
