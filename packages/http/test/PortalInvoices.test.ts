@@ -5,14 +5,39 @@
  * recovers the subscription; the paid invoices stay in the history.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { Ports } from "@recur/core"
+import { Effect, Layer } from "effect"
 import { backends, serve } from "./client.js"
 
 const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString()
 const card = (number: string) => ({ card_number: number, exp_month: "12", exp_year: "2030", cvc: "123" })
 
+/** Every call of the payment gateway, by name: the sandbox's, counted. */
+const gatewayCalls: Array<string> = []
+const counting = Layer.effect(
+  Ports.PaymentGateway,
+  Effect.gen(function* () {
+    const sandbox = yield* Ports.PaymentGateway
+    const counted =
+      (name: string, f: (...a: Array<unknown>) => unknown) =>
+      (...args: Array<unknown>) => {
+        gatewayCalls.push(name)
+        return f(...args)
+      }
+    return Ports.PaymentGateway.of(
+      Object.fromEntries(
+        Object.entries(sandbox).map(([name, value]) => [
+          name,
+          typeof value === "function" ? counted(name, value as (...a: Array<unknown>) => unknown) : value
+        ])
+      ) as unknown as typeof sandbox
+    )
+  })
+)
+
 for (const [name, storage] of backends()) {
   describe(`the portal's invoices to pay (${name})`, { timeout: 180_000 }, () => {
-    const api = serve(storage())
+    const api = serve(storage(), { payments: counting })
     beforeAll(() => api.ready(), 120_000)
     afterAll(() => api.dispose())
 
@@ -75,7 +100,11 @@ for (const [name, storage] of backends()) {
       expect((await subOf(k, ada.subscriptionId)).status).toBe("past_due")
       const renewal = (await invoicesOf(k, ada.subscriptionId)).find((i) => i.invoice_type === "renewal")
       expect([renewal.biz_status, renewal.number]).toEqual(["retrying", expect.stringMatching(/^INV-/)])
+      // the page asks the processor nothing
+      const calls = gatewayCalls.length
+      expect(gatewayCalls).toContain("charge")
       const { html } = await page(path)
+      expect(gatewayCalls.slice(calls)).toEqual([])
       const rows = toPay(html)
       expect(rows).toEqual([{ invoiceId: renewal.invoice_id, href: renewal.hosted_invoice_url }])
       const row = /<tr id="to-pay-[^"]+">(.*?)<\/tr>/.exec(html)![1]!
