@@ -8,10 +8,10 @@
  */
 import { Context, DateTime, Effect, Layer, Option, Result } from "effect"
 import * as Catalog from "../catalog/Catalog.js"
-import * as Dunning from "../payments/Dunning.js"
 import type { Locale } from "../checkout/CheckoutSession.js"
 import * as Entities from "../kernel/Entities.js"
 import { defaultPortalSettings, type Flow, PortalSession, PortalSettings, type QuantityRule } from "./PortalSession.js"
+import * as PortalInvoices from "./PortalInvoices.js"
 import * as PortalQuantities from "./PortalQuantities.js"
 import * as Errors from "../kernel/Errors.js"
 import * as Ids from "../kernel/Ids.js"
@@ -167,16 +167,8 @@ export interface PortalView {
   }>
   /** Empty when the merchant's settings hide the invoice history. */
   readonly invoices: ReadonlyArray<Invoice.Invoice>
-  /**
-   * The customer's issued invoices still owed that they can pay now from the invoice's hosted
-   * page (see {@link payableInvoices}), newest first; shown whatever the invoice history setting.
-   */
-  readonly open_invoices: ReadonlyArray<Invoice.Invoice>
-  /**
-   * The customer's balance, where the page shows it: null until the customer balance ledger
-   * (issue 34 item 4) fills it; the page shows nothing for null.
-   */
-  readonly balance: PortalBalance | null
+  /** The invoices to pay now and the balance, shown whatever the invoice history setting. */
+  readonly account: PortalInvoices.Account
   /** What the merchant lets its customers do here. */
   readonly settings: PortalSettings
   /** How the card form takes a payment method: the sandbox's fields or Stripe's Payment Element. */
@@ -184,30 +176,6 @@ export interface PortalView {
   /** The merchant's currency (a Payment Element in setup mode needs one). */
   readonly currency: string
 }
-
-/**
- * The customer's balance as the portal shows it: an amount in the merchant's currency (a decimal
- * string, as the ledger states it).
- *
- * @since 0.1.0
- */
-export interface PortalBalance {
-  readonly amount: string
-  readonly currency: string
-}
-
-/** The invoice states a customer still owes: not paid, not charging now, not given up. */
-export const OWED: ReadonlyArray<Invoice.Invoice["biz_status"]> = ["open", "retrying", "failed"]
-
-/**
- * Whether an invoice is one the portal lists to pay, before asking whether its page takes a
- * payment: issued (numbered — a checkout's unissued first invoice is paid at its checkout), not a
- * credit note, and owed ({@link OWED}).
- *
- * @since 0.1.0
- */
-export const isOwed = (invoice: Invoice.Invoice): boolean =>
-  invoice.number !== null && invoice.invoice_type !== "refund" && OWED.includes(invoice.biz_status)
 
 /**
  * The portal service.
@@ -223,7 +191,7 @@ export class Portal extends Context.Service<Portal>()("@recur/core/Portal", {
     const catalog = yield* Catalog.Catalog
     const priceChanges = yield* PriceChanges.PriceChanges
     const renewals = yield* Renewals.Renewals
-    const dunning = yield* Dunning.Dunning
+    const accountOf = yield* PortalInvoices.account
     const sessions = storage.repository(Entities.portalSession)
     const customers = storage.repository(Entities.customer)
     const subs = storage.repository(Entities.subscription)
@@ -428,29 +396,6 @@ export class Portal extends Context.Service<Portal>()("@recur/core/Portal", {
       }
     })
 
-    /**
-     * The customer's invoices to pay ({@link isOwed}) that their hosted page takes a payment of
-     * (`Dunning.payable`: an open or retrying invoice with its trade, or the failed invoice an
-     * unpaid subscription's recovery reopens), newest first. Storage reads only — no processor
-     * call on a portal page view.
-     */
-    const payableInvoices = (merchantId: string, customerId: string) =>
-      Effect.gen(function* () {
-        const owed = (yield* Effect.orDie(
-          invoices.list(merchantId, {
-            limit: 100,
-            filters: [
-              { column: "customer_id", op: "in", values: [customerId] },
-              { column: "biz_status", op: "in", values: [...OWED] }
-            ]
-          })
-        )).list.filter(isOwed)
-        const payable = yield* Effect.filter(owed, (i) => dunning.payable(i))
-        return [...payable].sort(
-          (a, b) => DateTime.toEpochMillis(b.created_at) - DateTime.toEpochMillis(a.created_at)
-        ) as ReadonlyArray<Invoice.Invoice>
-      })
-
     /** What the session's customer sees: their subscriptions and invoices, newest first. */
     const view = Effect.fn("Portal.view")(function* (session: PortalSession) {
       const m = session.merchant_id
@@ -506,9 +451,7 @@ export class Portal extends Context.Service<Portal>()("@recur/core/Portal", {
         customer: { name: customer?.name ?? null, email: customer?.email ?? null },
         subscriptions,
         invoices: ownInvoices,
-        open_invoices: yield* payableInvoices(m, session.customer_id),
-        // the customer balance ledger's place (issue 34 item 4): not kept yet
-        balance: null,
+        account: yield* accountOf(m, session.customer_id),
         settings: allowed,
         payments: PaymentSettings.pageModeOf(merchant.payment_processor, settings.stripeJsUrl),
         currency: merchant.currency

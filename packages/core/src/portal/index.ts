@@ -6,3 +6,4 @@
 export * as Portal from "./Portal.js"
 export * as PortalSession from "./PortalSession.js"
 export * as PortalQuantities from "./PortalQuantities.js"
+export * as PortalInvoices from "./PortalInvoices.js"

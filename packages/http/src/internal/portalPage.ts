@@ -7,7 +7,7 @@
  * (with their page and PDF), and the previews of a price switch and of a quantity change. Plain HTML, no external assets, forms that
  * post relative to the page. Only what the merchant's portal settings allow is shown.
  */
-import type { Portal, PortalQuantities, Subscriptions } from "@recur/core"
+import type { Portal, PortalInvoices, PortalQuantities, Subscriptions } from "@recur/core"
 import { type Language, esc, interval, money, stripeLocale } from "./checkoutPage.js"
 import * as I18n from "./i18n/index.js"
 import { date, statusText } from "./invoiceDocument.js"
@@ -41,7 +41,7 @@ const messageHtml = (message?: { readonly text: string; readonly error: boolean 
  * of an unpaid subscription: the new card becomes the subscription's and recovers it). Nothing
  * when there is none.
  */
-export const toPayHtml = (invoices: Portal.PortalView["open_invoices"], language: Language): string => {
+export const toPayHtml = (invoices: PortalInvoices.Account["to_pay"], language: Language): string => {
   if (invoices.length === 0) return ""
   const w = I18n.messagesOf(language).portal
   const [cNumber, cDate, cStatus, cAmount] = w.columns
@@ -56,9 +56,9 @@ export const toPayHtml = (invoices: Portal.PortalView["open_invoices"], language
 
 /**
  * The customer's balance, in a section of its own; nothing while the view has none (the customer
- * balance ledger fills `balance`).
+ * balance ledger fills `account.balance`).
  */
-export const balanceHtml = (balance: Portal.PortalView["balance"], language: Language): string =>
+export const balanceHtml = (balance: PortalInvoices.Account["balance"], language: Language): string =>
   balance === null
     ? ""
     : `<section class="balance" id="balance"><h2>${esc(I18n.messagesOf(language).portal.balance)}</h2><p class="total">${esc(money(language, balance.amount, balance.currency))}</p></section>`
@@ -176,8 +176,8 @@ ${invoices.length > 0 ? `<table id="invoices"><thead><tr><th>${esc(cNumber)}</th
 <h1>${esc(w.title)}</h1>
 <p id="customer">${esc([view.customer.name, view.customer.email].filter((x) => x !== null && x !== "").join(" · "))}</p>
 ${messageHtml(message)}
-${toPayHtml(view.open_invoices, language)}
-${balanceHtml(view.balance, language)}
+${toPayHtml(view.account.to_pay, language)}
+${balanceHtml(view.account.balance, language)}
 <h2>${esc(w.subscriptions)}</h2>
 ${subs.length > 0 ? subs.join("\n") : `<p>${esc(w.noSubscriptions)}</p>`}
 ${invoiceSection}

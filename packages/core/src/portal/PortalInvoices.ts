@@ -1,0 +1,87 @@
+/**
+ * The invoices a customer pays from the customer portal: their issued invoices still owed whose
+ * hosted page takes a payment — a past-due renewal whose card dunning retries, one waiting for
+ * 3-D Secure, the failed invoice an unpaid subscription's recovery reopens — each shown with a
+ * Pay link to that page. And the place the portal keeps for the customer's balance.
+ *
+ * @since 0.1.0
+ */
+import { DateTime, Effect } from "effect"
+import * as Entities from "../kernel/Entities.js"
+import { Storage } from "../kernel/Store.js"
+import type * as Invoice from "../invoices/Invoice.js"
+import * as Dunning from "../payments/Dunning.js"
+
+/**
+ * The customer's balance as the portal shows it: an amount in the merchant's currency (a decimal
+ * string, as the customer balance ledger states it).
+ *
+ * @since 0.1.0
+ */
+export interface PortalBalance {
+  readonly amount: string
+  readonly currency: string
+}
+
+/**
+ * What the customer owes or holds, as the portal shows it above their subscriptions: the invoices
+ * to pay now ({@link account}), and the balance — null (not shown) until the customer balance
+ * ledger fills it.
+ *
+ * @since 0.1.0
+ */
+export interface Account {
+  readonly to_pay: ReadonlyArray<Invoice.Invoice>
+  readonly balance: PortalBalance | null
+}
+
+/**
+ * The invoice states a customer still owes: not paid, no charge in flight, not ended.
+ *
+ * @since 0.1.0
+ */
+export const OWED: ReadonlyArray<Invoice.Invoice["biz_status"]> = ["open", "retrying", "failed"]
+
+/**
+ * Whether an invoice is one the portal lists to pay, before asking whether its page takes a
+ * payment: issued (numbered — a checkout's unissued first invoice is paid at its checkout), not a
+ * credit note, and owed ({@link OWED}).
+ *
+ * @example
+ * isOwed(renewal) // true for INV-000002 retrying; false once it is paid
+ *
+ * @since 0.1.0
+ */
+export const isOwed = (invoice: Invoice.Invoice): boolean =>
+  invoice.number !== null && invoice.invoice_type !== "refund" && OWED.includes(invoice.biz_status)
+
+/**
+ * A customer's {@link Account}: the invoices to pay ({@link isOwed}) that their hosted page takes
+ * a payment of (`Dunning.payable`: an open or retrying invoice with its trade, or the latest
+ * failed invoice of an unpaid subscription), newest first; the balance not kept yet (null).
+ * Storage reads only: a portal page view asks the payment processor nothing.
+ *
+ * @since 0.1.0
+ */
+export const account = Effect.gen(function* () {
+  const invoices = (yield* Storage).repository(Entities.invoice)
+  const dunning = yield* Dunning.Dunning
+  return (merchantId: string, customerId: string): Effect.Effect<Account> =>
+    Effect.gen(function* () {
+      const owed = (yield* Effect.orDie(
+        invoices.list(merchantId, {
+          limit: 100,
+          filters: [
+            { column: "customer_id", op: "in", values: [customerId] },
+            { column: "biz_status", op: "in", values: [...OWED] }
+          ]
+        })
+      )).list.filter(isOwed)
+      const payable = yield* Effect.filter(owed, (i) => dunning.payable(i))
+      return {
+        to_pay: payable.sort((a, b) => DateTime.toEpochMillis(b.created_at) - DateTime.toEpochMillis(a.created_at)),
+        // the customer balance ledger's place (issue 34 item 4)
+        balance: null
+      }
+    })
+})
