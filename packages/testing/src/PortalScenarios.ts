@@ -15,6 +15,7 @@ import {
   Catalog,
   Customers,
   Ids,
+  InvoicePayments,
   Merchants,
   Portal,
   type PortalSession,
@@ -27,6 +28,7 @@ import { invoicesOf } from "./ScenarioKit.js"
 import {
   address,
   advance,
+  card,
   iso,
   merchantAt,
   minor,
@@ -218,6 +220,50 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
           // the merchant hides the invoice history: none shown
           yield* setSettings(merchantId, { invoice_history: false })
           expect((yield* portal.view(session)).invoices).toEqual([])
+        })
+    )
+
+    it.effect(
+      "its invoices to pay: a past-due renewal and an unpaid subscription's failed one, each payable on its page; not another customer's, not once paid; no balance yet",
+      () =>
+        Effect.gen(function* () {
+          const portal = yield* Portal.Portal
+          const { merchantId, basic } = yield* plans
+          // Ada's renewal declines softly (retried: past due), Eve's hard (a stolen card: unpaid at once)
+          const ada = yield* subscribeTo(merchantId, basic, {}, "4000000000000341")
+          const eve = yield* subscribeTo(merchantId, basic, { customer_id: ada.customerId }, "4000000000000358")
+          const bob = yield* subscribeTo(merchantId, basic, {}, "4000000000000341")
+          yield* advance(merchantId, "2026-02-01T00:00:10Z")
+          const renewalOf = (subscriptionId: string) =>
+            Effect.map(
+              invoicesOf(merchantId, subscriptionId),
+              (list) => list.find((i) => i.invoice_type === "renewal")!
+            )
+          const [retrying, failed, bobs] = yield* Effect.all([
+            renewalOf(ada.subscriptionId),
+            renewalOf(eve.subscriptionId),
+            renewalOf(bob.subscriptionId)
+          ])
+          expect([retrying.biz_status, failed.biz_status, bobs.biz_status]).toEqual(["retrying", "failed", "retrying"])
+          const link = yield* createSession(merchantId, { customer_id: ada.customerId })
+          const session = Option.getOrThrow(yield* portal.sessionOf(partsOf(link).id, partsOf(link).token))
+          const account = (yield* portal.view(session)).account
+          expect(account.to_pay.map((i) => i.invoice_id).sort()).toEqual(
+            [retrying.invoice_id, failed.invoice_id].sort()
+          )
+          expect(account.to_pay.every((i) => i.number !== null && i.hosted_invoice_url !== null)).toBe(true)
+          expect(account.balance).toBeNull()
+          // paid on its page with a new card: the unpaid subscription recovers, the invoice leaves the list
+          const paid = yield* InvoicePayments.InvoicePayments.use((p) =>
+            p.payInvoice(merchantId, failed.invoice_id, card("4242424242424242"))
+          )
+          expect(paid.status).toBe("succeeded")
+          const after = (yield* portal.view(session)).account.to_pay
+          expect(after.map((i) => i.invoice_id)).toEqual([retrying.invoice_id])
+          // the history keeps it, paid
+          expect(
+            (yield* portal.view(session)).invoices.find((i) => i.invoice_id === failed.invoice_id)?.biz_status
+          ).toBe("success")
         })
     )
 
