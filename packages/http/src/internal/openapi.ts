@@ -66,6 +66,8 @@ const descriptions: Record<string, string> = {
   "subscriptions.revokeCancel": "Withdraws a cancellation scheduled for the period's end.",
   "subscriptions.pause": "Pauses an active subscription: no renewals until it is resumed.",
   "subscriptions.resume": "Resumes a paused subscription.",
+  "subscriptions.setCollection":
+    "Sets how the subscription's next invoices are collected: `charge_automatically` (the card on file), `send_invoice` with `days_until_due` (1 to 365, required: the invoice is issued open, emailed with its hosted page where the customer pays by card, and enters dunning when past due), or `null` to follow the customer's setting. An invoice already issued keeps its own. Refused (400 naming the field) when the terms are missing or out of range; 409 for a canceled subscription.",
   "subscriptions.renewal": "Bills the subscription's due cycle now (sandbox merchants), as the worker would.",
   "subscriptions.usage": "The usage recorded in one cycle of a metered subscription (the open cycle by default).",
   "subscriptions.recordUsage": "Records one usage event in the open cycle; a repeated `event_id` is counted once.",
