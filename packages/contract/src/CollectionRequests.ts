@@ -17,7 +17,7 @@ import { Schema } from "effect"
  */
 export const CollectionFields = {
   collection_method: Schema.optional(Collection.CollectionMethod),
-  days_until_due: Schema.optional(Schema.NullOr(Schema.Finite))
+  days_until_due: Schema.optional(Schema.NullOr(Schema.Int))
 }
 
 /**
@@ -28,7 +28,7 @@ export const CollectionFields = {
  */
 export const SetCollection = Schema.Struct({
   collection_method: Schema.NullOr(Collection.CollectionMethod),
-  days_until_due: Schema.optional(Schema.NullOr(Schema.Finite))
+  days_until_due: Schema.optional(Schema.NullOr(Schema.Int))
 })
 
 /**
@@ -40,7 +40,7 @@ export const SetCollection = Schema.Struct({
 export const CollectionAnswer = Schema.Struct({
   subscription_id: Schema.String,
   collection_method: Schema.NullOr(Collection.CollectionMethod),
-  days_until_due: Schema.NullOr(Schema.Number),
+  days_until_due: Schema.NullOr(Schema.Int),
   effective_collection_method: Collection.CollectionMethod,
-  effective_days_until_due: Schema.NullOr(Schema.Number)
+  effective_days_until_due: Schema.NullOr(Schema.Int)
 })
