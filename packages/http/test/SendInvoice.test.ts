@@ -188,6 +188,10 @@ for (const [name, storage] of backends()) {
         days_until_due: 14
       })
       expect(u.status, JSON.stringify(u.body)).toBe(200)
+      const customerId = (c.body as any).data.customer_id as string
+      expect(
+        ((await api.call("GET", `/api/v1/front/customer/${customerId}`, k)).body as any).data.customer
+      ).toMatchObject({ collection_method: "send_invoice", days_until_due: 14 })
       const sub = await subscribe(k, "member@example.com", { payer_id: "member-1", email: undefined })
       const read = await api.call("POST", `/api/v1/subscription/${sub}/collection_method`, k, {
         collection_method: null

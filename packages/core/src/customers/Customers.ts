@@ -115,7 +115,9 @@ export const toCustomer = (r: Entities.CustomerRecord): Customer =>
     phone: r.phone,
     name: r.name,
     description: r.description,
-    payer_id: r.payer_id
+    payer_id: r.payer_id,
+    collection_method: r.collection?.collection_method ?? "charge_automatically",
+    days_until_due: r.collection?.days_until_due ?? null
   })
 
 /**
