@@ -103,7 +103,9 @@ describe("sent invoices over SMTP", () => {
       await billing.advanceClock(m, new Date("2026-03-03T00:00:01Z"))
       expect((await billing.subscriptions.get(m, sub)).status).toBe("past_due")
       const late = to("jana@example.com").filter((mail) => mail.subject?.includes("überfällig"))
-      expect(late.map((mail) => mail.subject)).toEqual([`Kaffee GmbH: Rechnung ${renewal.number} über 30.00 EUR ist überfällig`])
+      expect(late.map((mail) => mail.subject)).toEqual([
+        `Kaffee GmbH: Rechnung ${renewal.number} über 30.00 EUR ist überfällig`
+      ])
       expect(late[0]!.text).toContain("war am 2026-03-03 fällig")
       // the merchant's dunning days (1, 3, 5, 7 by default): a reminder on each, then unpaid
       await billing.advanceClock(m, new Date("2026-03-11T00:00:00Z"))

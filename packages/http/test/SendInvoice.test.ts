@@ -161,7 +161,10 @@ for (const [name, storage] of backends()) {
 
     it("a canceled final state, and a late payment while past due brings it back", async () => {
       const k = await fresh()
-      await api.call("POST", "/api/v1/billing_settings", k, { dunning_retry_days: [2], dunning_final_state: "canceled" })
+      await api.call("POST", "/api/v1/billing_settings", k, {
+        dunning_retry_days: [2],
+        dunning_final_state: "canceled"
+      })
       const a = await subscribe(k, "ada@example.com")
       const b = await subscribe(k, "bob@example.com")
       for (const sub of [a, b])
@@ -223,7 +226,11 @@ for (const [name, storage] of backends()) {
       expect(before.map((i) => [i.biz_status, i.collection_method])).toEqual([["success", "charge_automatically"]])
       await clock(k, "2026-02-01T00:00:00Z")
       const renewal = (await invoicesOf(k, sub)).find((i) => i.invoice_type === "renewal")
-      expect(renewal).toMatchObject({ biz_status: "open", collection_method: "send_invoice", due_date: "2026-02-08T00:00:00Z" })
+      expect(renewal).toMatchObject({
+        biz_status: "open",
+        collection_method: "send_invoice",
+        due_date: "2026-02-08T00:00:00Z"
+      })
     })
 
     it("refusals change nothing: days out of range, send_invoice without days, days with charging, an unknown method", async () => {
@@ -256,7 +263,11 @@ for (const [name, storage] of backends()) {
       // nothing changed: the renewal is charged
       await clock(k, "2026-02-01T00:00:10Z")
       const renewal = (await invoicesOf(k, sub)).find((i) => i.invoice_type === "renewal")
-      expect(renewal).toMatchObject({ biz_status: "success", collection_method: "charge_automatically", due_date: null })
+      expect(renewal).toMatchObject({
+        biz_status: "success",
+        collection_method: "charge_automatically",
+        due_date: null
+      })
     })
   })
 }

@@ -121,9 +121,7 @@ const de: Phrasebook = {
       subject: (f) => `${f.merchantName}: Rechnung${num(f)} über ${amt(f)}`,
       lines: (f) => [
         `${f.merchantName} hat die Rechnung${num(f)} über ${amt(f)} ausgestellt.`,
-        ...(f.date !== null
-          ? [`Sie ist am ${f.date} fällig. Sie können sie auf ihrer Seite mit Karte bezahlen.`]
-          : [])
+        ...(f.date !== null ? [`Sie ist am ${f.date} fällig. Sie können sie auf ihrer Seite mit Karte bezahlen.`] : [])
       ]
     },
     invoice_past_due: {

@@ -429,7 +429,9 @@ export class Payments extends Context.Service<Payments>()("@recur/core/Payments"
                 // can be (retrying, pending), else left as it is (the trade shows the money taken)
                 // a sent invoice is open while its customer pays it on its page: charged, then paid
                 const charged =
-                  invV !== undefined && invV.value.biz_status === "open" && invV.value.collection_method === "send_invoice"
+                  invV !== undefined &&
+                  invV.value.biz_status === "open" &&
+                  invV.value.collection_method === "send_invoice"
                     ? Lifecycle.must(Invoice.move(invV.value, "charge"))
                     : invV?.value
                 const payable = !late || charged === undefined || Result.isSuccess(Invoice.move(charged, "paid"))

@@ -161,7 +161,11 @@ export class SentInvoices extends Context.Service<SentInvoices>()("@recur/core/S
           const iv = Option.getOrUndefined(yield* Effect.orDie(invoices.get(merchantId, invoiceId)))
           if (iv === undefined) return
           const invoice = iv.value
-          if (invoice.biz_status !== "open" || invoice.collection_method !== "send_invoice" || invoice.due_date === null)
+          if (
+            invoice.biz_status !== "open" ||
+            invoice.collection_method !== "send_invoice" ||
+            invoice.due_date === null
+          )
             return
           const dueAt = msOf(invoice.due_date)
           if (at < dueAt) return yield* scheduleDue(storage, merchant, invoiceId, dueAt)

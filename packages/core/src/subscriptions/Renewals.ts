@@ -94,7 +94,10 @@ export const renewalInvoice = (input: {
     Effect.map((inv) =>
       dueAt === null
         ? inv
-        : new Invoice.Invoice({ ...inv, collection_method: "send_invoice", due_date: dt(dueAt) }, { disableChecks: true })
+        : new Invoice.Invoice(
+            { ...inv, collection_method: "send_invoice", due_date: dt(dueAt) },
+            { disableChecks: true }
+          )
     )
   )
 }
