@@ -242,7 +242,8 @@ for (const [name, storage] of backends()) {
         [{ collection_method: "send_invoice", days_until_due: 366 }, "days_until_due"],
         [{ collection_method: "send_invoice", days_until_due: 1.5 }, "days_until_due"],
         [{ collection_method: "charge_automatically", days_until_due: 30 }, "days_until_due"],
-        [{ collection_method: "by_post", days_until_due: 30 }, "collection_method"]
+        [{ collection_method: "by_post", days_until_due: 30 }, "collection_method"],
+        [{ days_until_due: 30 }, "collection_method"]
       ] as const) {
         const r = await sendInvoices(k, sub, body)
         expect([r.status, (r.body as any).code, (r.body as any).data?.param], JSON.stringify(body)).toEqual([
@@ -257,6 +258,23 @@ for (const [name, storage] of backends()) {
         days_until_due: 400
       })
       expect([c.status, (c.body as any).data?.param]).toEqual([400, "days_until_due"])
+      const noMethod = await api.call("POST", "/api/v1/front/customer/create", k, {
+        email: "x@example.com",
+        days_until_due: 30
+      })
+      expect([noMethod.status, (noMethod.body as any).data?.param]).toEqual([400, "collection_method"])
+      // terms alone for a customer charged automatically: refused, the customer unchanged
+      const y = await api.call("POST", "/api/v1/front/customer/create", k, { email: "y@example.com" })
+      const yId = (y.body as any).data.customer_id as string
+      const termsOnly = await api.call("POST", "/api/v1/front/customer/update", k, {
+        customer_id: yId,
+        days_until_due: 30
+      })
+      expect([termsOnly.status, (termsOnly.body as any).data?.param]).toEqual([400, "days_until_due"])
+      expect(((await api.call("GET", `/api/v1/front/customer/${yId}`, k)).body as any).data.customer).toMatchObject({
+        collection_method: "charge_automatically",
+        days_until_due: null
+      })
       const customers = ((await api.call("GET", "/api/v1/front/customer?emails=x@example.com", k)).body as any).data
         .list
       expect(customers).toEqual([])

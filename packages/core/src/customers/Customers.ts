@@ -215,8 +215,16 @@ export class Customers extends Context.Service<Customers>()("@recur/core/Custome
 
     const update = Effect.fn("Customers.update")(function* (merchantId: string, input: UpdateCustomer) {
       yield* checkEmail(input.email)
-      const collection = yield* collectionOf(input)
       const current = yield* resolve(merchantId, input)
+      // new terms alone keep the customer's method (refused when it charges automatically)
+      const collection = yield* collectionOf({
+        collection_method:
+          input.collection_method ??
+          (input.days_until_due !== undefined
+            ? (current.value.collection?.collection_method ?? "charge_automatically")
+            : undefined),
+        days_until_due: input.days_until_due
+      })
       const next: Entities.CustomerRecord = {
         ...current.value,
         ...(input.email !== undefined ? { email: input.email } : {}),

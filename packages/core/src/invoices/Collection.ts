@@ -48,8 +48,8 @@ export interface Collection {
 }
 
 /**
- * A collection setting as a request gives it (either field may be absent; `days_until_due` is
- * required with `send_invoice`, 1 to 365).
+ * A collection setting as a request gives it (both absent: no change; `days_until_due` is
+ * required with `send_invoice`, 1 to 365, and needs a `collection_method`).
  *
  * @since 0.1.0
  */
@@ -69,7 +69,9 @@ export interface CollectionInput {
  */
 export const parse = (input: CollectionInput): Collection | Errors.InvalidParameter | undefined => {
   if (input.collection_method === undefined && input.days_until_due === undefined) return undefined
-  const method = input.collection_method ?? (input.days_until_due != null ? "send_invoice" : undefined)
+  const method = input.collection_method
+  if (method === undefined)
+    return new Errors.InvalidParameter({ param: "collection_method", reason: "required with days_until_due" })
   if (method !== "charge_automatically" && method !== "send_invoice")
     return new Errors.InvalidParameter({
       param: "collection_method",

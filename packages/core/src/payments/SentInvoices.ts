@@ -24,6 +24,8 @@ import type * as Merchant from "../tenants/Merchant.js"
 import * as Merchants from "../tenants/Merchants.js"
 import * as DunningPolicy from "./DunningPolicy.js"
 
+const DAY = 86_400_000
+
 /**
  * A subscription's collection setting as the API answers it: its own (`collection_method` null:
  * its customer's) and the one in force.
@@ -197,6 +199,21 @@ export class SentInvoices extends Context.Service<SentInvoices>()("@recur/core/S
             return yield* scheduleDue(storage, merchant, invoiceId, dueAt + offsets[0]!)
           }
           if (status !== "past_due") return
+          // one invoice drives the subscription's dunning: the open sent invoice due first; a
+          // later one past due meanwhile looks again a day later (after the first is paid, the
+          // subscription is active and its own dunning starts)
+          const overdueOpen = (yield* Effect.orDie(
+            invoices.list(merchantId, {
+              limit: 100,
+              filters: [
+                { column: "subscription_id", op: "in", values: [rec.subscription.id] },
+                { column: "biz_status", op: "in", values: ["open"] }
+              ]
+            })
+          )).list.filter((i) => i.collection_method === "send_invoice" && i.due_date !== null)
+          const driver = overdueOpen.sort((a, b) => msOf(a.due_date!) - msOf(b.due_date!))[0]
+          if (driver !== undefined && driver.invoice_id !== invoiceId)
+            return yield* scheduleDue(storage, merchant, invoiceId, at + DAY)
           const attempts = rec.dunning_attempts + 1
           const next: Entities.SubscriptionRecord = { ...rec, dunning_attempts: attempts }
           if (attempts >= offsets.length) {
