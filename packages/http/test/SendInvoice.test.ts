@@ -180,6 +180,34 @@ for (const [name, storage] of backends()) {
       expect(to("ada@example.com").map((m) => m.subject)).toContain("Acme: your subscription is canceled")
     })
 
+    it("two sent invoices past due: the first drives dunning, the second's starts once the first is paid", async () => {
+      const k = await fresh()
+      await api.call("POST", "/api/v1/billing_settings", k, { dunning_retry_days: [3, 40] })
+      const sub = await subscribe(k, "two@example.com")
+      expect((await sendInvoices(k, sub, { collection_method: "send_invoice", days_until_due: 45 })).status).toBe(200)
+      await clock(k, "2026-03-01T00:00:00Z")
+      const [a, b] = (await invoicesOf(k, sub))
+        .filter((i) => i.invoice_type === "renewal")
+        .sort((x, y) => x.cycle_index - y.cycle_index)
+      expect([a.due_date, b.due_date]).toEqual(["2026-03-18T00:00:00Z", "2026-04-15T00:00:00Z"])
+      await clock(k, "2026-03-18T00:00:00Z")
+      expect(await statusOf(k, sub)).toBe("past_due")
+      // the second is past due too, while the first drives: no step is taken twice
+      await clock(k, "2026-04-20T00:00:00Z")
+      expect(await statusOf(k, sub)).toBe("past_due")
+      expect(await events(k, b.invoice_id)).toEqual(["v2.invoice.sent"])
+      expect((await payOnPage(a.hosted_invoice_url)).status).toBe(303)
+      expect(await statusOf(k, sub)).toBe("active")
+      // the second's dunning starts at its next look, from then on
+      await clock(k, "2026-04-21T00:00:00Z")
+      expect(await statusOf(k, sub)).toBe("past_due")
+      expect(await events(k, b.invoice_id)).toEqual(["v2.invoice.overdue", "v2.invoice.sent"])
+      await clock(k, "2026-04-23T23:00:00Z")
+      expect(await statusOf(k, sub)).toBe("past_due")
+      await clock(k, "2026-05-31T00:00:00Z")
+      expect(await statusOf(k, sub)).toBe("unpaid")
+    })
+
     it("the customer's setting applies to its subscriptions, the subscription's wins; back to charging automatically", async () => {
       const k = await fresh()
       const c = await api.call("POST", "/api/v1/front/customer/create", k, { payer_id: "member-1" })

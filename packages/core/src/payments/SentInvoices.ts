@@ -150,9 +150,11 @@ export class SentInvoices extends Context.Service<SentInvoices>()("@recur/core/S
      * A sent invoice's due date or one of its reminders (the `invoice_due` work item): nothing
      * when it was paid (or voided) meanwhile. Unpaid at its due date, its subscription becomes
      * `past_due` (`v2.subscription.past_due`) and the invoice `v2.invoice.overdue` (an email); at
-     * each later day of the merchant's dunning schedule (offsets from the due date) a reminder,
-     * and at the last one the merchant's `dunning_final_state` (`unpaid`, or `canceled`), as card
-     * dunning ends. No card is charged.
+     * each later day of the merchant's dunning schedule (offsets from the day dunning started: the
+     * due date, or later when an earlier sent invoice drove dunning until it was paid) a
+     * reminder, and at the last one the merchant's `dunning_final_state` (`unpaid`, or
+     * `canceled`), as card dunning ends. One invoice drives: the open sent invoice due first; a
+     * later one looks again each day meanwhile. No card is charged.
      */
     const due = Effect.fn("SentInvoices.due")(function* (merchantId: string, invoiceId: string) {
       const merchant = yield* merchants.get(merchantId)
@@ -196,9 +198,11 @@ export class SentInvoices extends Context.Service<SentInvoices>()("@recur/core/S
             if (offsets.length === 0) return yield* finish(merchant, next, sv.version, moved.events, at)
             yield* saveSub(next, sv.version, at)
             yield* subEvents(merchantId, next, moved.events, at)
-            return yield* scheduleDue(storage, merchant, invoiceId, dueAt + offsets[0]!)
+            // each step is timed from the one before: on time, the merchant's days after the due
+            // date; entered late (another invoice drove dunning until it was paid), from now
+            return yield* scheduleDue(storage, merchant, invoiceId, at + offsets[0]!)
           }
-          if (status !== "past_due") return
+          if (status !== "past_due" && status !== "unpaid") return
           // one invoice drives the subscription's dunning: the open sent invoice due first; a
           // later one past due meanwhile looks again a day later (after the first is paid, the
           // subscription is active and its own dunning starts)
@@ -214,6 +218,7 @@ export class SentInvoices extends Context.Service<SentInvoices>()("@recur/core/S
           const driver = overdueOpen.sort((a, b) => msOf(a.due_date!) - msOf(b.due_date!))[0]
           if (driver !== undefined && driver.invoice_id !== invoiceId)
             return yield* scheduleDue(storage, merchant, invoiceId, at + DAY)
+          if (status === "unpaid") return
           const attempts = rec.dunning_attempts + 1
           const next: Entities.SubscriptionRecord = { ...rec, dunning_attempts: attempts }
           if (attempts >= offsets.length) {
@@ -224,7 +229,7 @@ export class SentInvoices extends Context.Service<SentInvoices>()("@recur/core/S
           }
           yield* saveSub(next, sv.version, at)
           yield* remind(merchantId, invoice, at)
-          yield* scheduleDue(storage, merchant, invoiceId, dueAt + offsets[attempts]!)
+          yield* scheduleDue(storage, merchant, invoiceId, at + offsets[attempts]! - offsets[attempts - 1]!)
         })
       )
 
