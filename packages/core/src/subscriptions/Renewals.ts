@@ -40,6 +40,7 @@ import * as Secrets from "../tenants/Secrets.js"
 import * as Settings from "../tenants/Settings.js"
 import * as Store from "../kernel/Store.js"
 import * as Subscription from "./Subscription.js"
+import * as Trade from "../payments/Trade.js"
 
 /** The record with `amount` more owed on the customer's balance (a debit: a lower credit balance). */
 export const withDebit = (rec: Entities.SubscriptionRecord, amount: Money.Money): Entities.SubscriptionRecord => {
@@ -309,6 +310,14 @@ export class Renewals extends Context.Service<Renewals>()("@recur/core/Renewals"
                 subscription_id: subscriptionId
               })
             )
+            yield* emit(storage, {
+              merchant_id: merchantId,
+              type: "v2.trades.created",
+              business_id: trade.trade_id,
+              schema: Trade.Trade,
+              data: trade,
+              at
+            })
             yield* emit(storage, {
               merchant_id: merchantId,
               type: "v2.invoice.sent",
