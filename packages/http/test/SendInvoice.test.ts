@@ -104,6 +104,7 @@ for (const [name, storage] of backends()) {
       // the page offers to pay it
       const page = await (await api.handler(new Request(`http://localhost${path(renewal.hosted_invoice_url)}`))).text()
       expect(page).toContain('id="pay-form"')
+      expect(page).toContain("<dt>Due</dt><dd>Mar 3, 2026</dd>")
       // a declined card on the page changes nothing but the trade: still open, still active
       const declined = await payOnPage(renewal.hosted_invoice_url, "4000000000000002")
       expect(declined.status).not.toBe(500)
