@@ -9,6 +9,7 @@
 import { CheckoutSession, Common, Customer, PriceRules, Proration } from "@recur/core"
 import { Schema, SchemaIssue } from "effect"
 import { AnchorFields } from "./BillingAnchors.js"
+import { CollectionFields } from "./CollectionRequests.js"
 import { DeclineRulesPatch } from "./DunningRequests.js"
 import { PortalQuantityRules } from "./PortalRequests.js"
 
@@ -26,7 +27,8 @@ const CustomerFields = {
   address: Schema.optional(Address),
   metadata: Schema.optional(Common.Metadata),
   payer_id: Schema.optional(Schema.String),
-  email_subscription: Schema.optional(Schema.Literals([1, 2]))
+  email_subscription: Schema.optional(Schema.Literals([1, 2])),
+  ...CollectionFields
 }
 
 /**

@@ -10,6 +10,7 @@
  */
 export * as BillingAnchors from "./BillingAnchors.js"
 export * as CatalogRequests from "./CatalogRequests.js"
+export * as CollectionRequests from "./CollectionRequests.js"
 export * as ChangeRequests from "./ChangeRequests.js"
 export * as DunningRequests from "./DunningRequests.js"
 export * as ErrorReplies from "./ErrorReplies.js"

@@ -50,6 +50,7 @@ describe("Domain schemas", () => {
         "Discounts",
         "amount",
         "biz_status",
+        "collection_method", // Recur's: charged automatically or sent (issue 34)
         "created_at",
         "credit_applied", // Recur's: the customer's balance it applied
         "currency",
@@ -59,6 +60,7 @@ describe("Domain schemas", () => {
         "customer_name",
         "cycle_index",
         "dispute_status", // Recur's: whether the charge that paid it is disputed
+        "due_date", // Recur's: when a sent invoice is due
         "dunning", // Recur's: where dunning stands after its last declined renewal charge
         "hosted_invoice_url", // Recur's: the customer's page
         "invoice_id",

@@ -52,6 +52,7 @@ const facade: Record<string, string> = {
   "subscriptions.revokeCancel": "subscriptions.revokeCancel",
   "subscriptions.pause": "subscriptions.pause",
   "subscriptions.resume": "subscriptions.resume",
+  "subscriptions.setCollection": "subscriptions.setCollection",
   "subscriptions.updatePaymentMethod": "subscriptions.updatePaymentMethod",
   "subscriptions.renewal": "subscriptions.renewNow",
   "subscriptions.usage": "subscriptions.usage",

@@ -236,6 +236,10 @@ for (const [name, storage] of backends()) {
       ],
       "POST /api/v1/subscription/{subscription_id}/pause": (w) => [`/api/v1/subscription/${w.sub}/pause`],
       "POST /api/v1/subscription/{subscription_id}/resume": (w) => [`/api/v1/subscription/${w.sub}/resume`],
+      "POST /api/v1/subscription/{subscription_id}/collection_method": (w) => [
+        `/api/v1/subscription/${w.sub}/collection_method`,
+        { collection_method: "send_invoice", days_until_due: 30 }
+      ],
       "POST /api/v1/subscription/{subscription_id}/renewal": (w) => [`/api/v1/subscription/${w.sub}/renewal`],
       "POST /api/v1/refund": (w) => ["/api/v1/refund", { trade_id: w.trade, amount: "1.00" }],
       "POST /api/v1/invoice_settings": () => ["/api/v1/invoice_settings", { invoice_prefix: "RACE" }],

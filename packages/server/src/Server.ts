@@ -34,6 +34,7 @@ import {
   Redaction,
   type Refunds,
   type Renewals,
+  type SentInvoices,
   type SandboxClock,
   type Secrets,
   type SessionPayments,
@@ -98,6 +99,7 @@ export type Engine =
   | Dunning.Dunning
   | PaymentMethods.PaymentMethods
   | InvoicePayments.InvoicePayments
+  | SentInvoices.SentInvoices
   | Worker.Worker
   | SandboxClock.SandboxClock
   | SandboxGateway.SandboxControls

@@ -4,7 +4,8 @@
  *
  * @since 0.1.0
  */
-import { Schema } from "effect"
+import { Effect, Schema } from "effect"
+import { CollectionMethod } from "../invoices/Collection.js"
 import { NullableString } from "../kernel/Common.js"
 
 /**
@@ -50,5 +51,15 @@ export class Customer extends Schema.Class<Customer>("Customer")({
   phone: NullableString,
   name: NullableString,
   description: NullableString,
-  payer_id: NullableString
+  payer_id: NullableString,
+  /** How the customer's invoices are collected (a subscription's own setting wins): `charge_automatically` or `send_invoice`. */
+  collection_method: CollectionMethod.pipe(
+    Schema.withDecodingDefault(Effect.succeed("charge_automatically" as const)),
+    Schema.withConstructorDefault(Effect.succeed("charge_automatically" as const))
+  ),
+  /** The net terms of `send_invoice` in days (null when charged automatically). */
+  days_until_due: Schema.NullOr(Schema.Int).pipe(
+    Schema.withDecodingDefault(Effect.succeed(null)),
+    Schema.withConstructorDefault(Effect.succeed(null))
+  )
 }) {}

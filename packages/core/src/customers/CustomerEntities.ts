@@ -2,6 +2,7 @@
  * The customer as stored (re-exported by `Entities`).
  */
 import { Schema } from "effect"
+import { CollectionSetting } from "../invoices/Collection.js"
 import { Metadata } from "../kernel/Common.js"
 import { Address, CustomerType } from "./Customer.js"
 import * as Store from "../kernel/Store.js"
@@ -25,7 +26,9 @@ export const CustomerRecord = Schema.Struct({
   type: CustomerType,
   created_at: Schema.Number,
   updated_at: Schema.Number,
-  deleted_at: Schema.NullOr(Schema.Number)
+  deleted_at: Schema.NullOr(Schema.Number),
+  /** How the customer's invoices are collected (null: charged automatically); a subscription's own setting wins. */
+  collection: Schema.optional(Schema.NullOr(CollectionSetting))
 })
 /** @since 0.1.0 */
 export type CustomerRecord = typeof CustomerRecord.Type

@@ -11,6 +11,7 @@ import { Address, Customer, formatAddress } from "./Customer.js"
 import * as Entities from "../kernel/Entities.js"
 import { merchantNow } from "../kernel/ServiceSupport.js"
 import * as Errors from "../kernel/Errors.js"
+import * as Collection from "../invoices/Collection.js"
 import * as Ids from "../kernel/Ids.js"
 import { SubscriptionStatus } from "../kernel/Lifecycle.js"
 import { maxItems, pageErrors } from "../kernel/Paging.js"
@@ -31,6 +32,10 @@ export interface CreateCustomer {
   readonly address?: Address | undefined
   readonly metadata?: Metadata | undefined
   readonly email_subscription?: 1 | 2 | undefined
+  /** How the customer's invoices are collected (`charge_automatically`, the default, or `send_invoice`). */
+  readonly collection_method?: string | undefined
+  /** Net terms of `send_invoice`, 1 to 365 days (required with it). */
+  readonly days_until_due?: number | null | undefined
 }
 
 /**
@@ -110,7 +115,9 @@ export const toCustomer = (r: Entities.CustomerRecord): Customer =>
     phone: r.phone,
     name: r.name,
     description: r.description,
-    payer_id: r.payer_id
+    payer_id: r.payer_id,
+    collection_method: r.collection?.collection_method ?? "charge_automatically",
+    days_until_due: r.collection?.days_until_due ?? null
   })
 
 /**
@@ -129,6 +136,12 @@ export class Customers extends Context.Service<Customers>()("@recur/core/Custome
       email !== undefined && !EMAIL.test(email)
         ? Effect.fail(new Errors.InvalidParameter({ param: "email", reason: "is not an email address" }))
         : Effect.void
+
+    /** The collection setting a request asks for (`InvalidParameter` naming the field at fault). */
+    const collectionOf = (input: Collection.CollectionInput) => {
+      const parsed = Collection.parse(input)
+      return parsed instanceof Errors.InvalidParameter ? Effect.fail(parsed) : Effect.succeed(parsed)
+    }
 
     const duplicate = <A, E, R>(effect: Effect.Effect<A, E | Store.UniqueViolation, R>) =>
       Effect.catchIf(
@@ -177,6 +190,7 @@ export class Customers extends Context.Service<Customers>()("@recur/core/Custome
         return yield* new Errors.InvalidParameter({ param: "payer_id", reason: "must be 1 to 255 characters" })
       }
       yield* checkEmail(input.email)
+      const collection = yield* collectionOf(input)
       const at = yield* now(merchantId)
       const record: Entities.CustomerRecord = {
         id: yield* Ids.make(Ids.prefixes.customer),
@@ -189,6 +203,7 @@ export class Customers extends Context.Service<Customers>()("@recur/core/Custome
         address: input.address !== undefined ? new Address(input.address) : null,
         metadata: input.metadata ?? {},
         email_subscription: input.email_subscription ?? null,
+        ...(collection !== undefined ? { collection } : {}),
         type: input.payer_id !== undefined ? "customer" : "guest",
         created_at: at,
         updated_at: at,
@@ -201,6 +216,15 @@ export class Customers extends Context.Service<Customers>()("@recur/core/Custome
     const update = Effect.fn("Customers.update")(function* (merchantId: string, input: UpdateCustomer) {
       yield* checkEmail(input.email)
       const current = yield* resolve(merchantId, input)
+      // new terms alone keep the customer's method (refused when it charges automatically)
+      const collection = yield* collectionOf({
+        collection_method:
+          input.collection_method ??
+          (input.days_until_due !== undefined
+            ? (current.value.collection?.collection_method ?? "charge_automatically")
+            : undefined),
+        days_until_due: input.days_until_due
+      })
       const next: Entities.CustomerRecord = {
         ...current.value,
         ...(input.email !== undefined ? { email: input.email } : {}),
@@ -210,6 +234,7 @@ export class Customers extends Context.Service<Customers>()("@recur/core/Custome
         ...(input.address !== undefined ? { address: new Address(input.address) } : {}),
         ...(input.metadata !== undefined ? { metadata: input.metadata } : {}),
         ...(input.email_subscription !== undefined ? { email_subscription: input.email_subscription } : {}),
+        ...(collection !== undefined ? { collection } : {}),
         updated_at: yield* now(merchantId)
       }
       yield* duplicate(repo.update(next, current.version)).pipe(

@@ -19,6 +19,7 @@ import * as DisputeHolds from "../payments/DisputeHolds.js"
 import * as Discounts from "../discounts/Discounts.js"
 import * as Schedules from "../schedules/Schedules.js"
 import * as Dunning from "../payments/Dunning.js"
+import * as SentInvoices from "../payments/SentInvoices.js"
 import * as InvoicePayments from "../payments/InvoicePayments.js"
 import * as Merchants from "../tenants/Merchants.js"
 import * as Metering from "../usage/Metering.js"
@@ -64,6 +65,8 @@ const money = Layer.mergeAll(Charges.Charges.layer, Reconciliation.Reconciliatio
 const flows = Layer.mergeAll(
   SessionPayments.SessionPayments.layer.pipe(Layer.provideMerge(Checkout.Checkout.layer)),
   Renewals.Renewals.layer,
+  // a sent invoice's collection setting and its days past due
+  SentInvoices.SentInvoices.layer,
   // paying an invoice from its page may replace the card; a new card retries or recovers (Dunning)
   InvoicePayments.InvoicePayments.layer.pipe(
     Layer.provideMerge(PaymentMethods.PaymentMethods.layer),

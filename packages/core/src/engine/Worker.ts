@@ -1,7 +1,7 @@
 /**
  * The worker: claims due work (renewals, dunning retries, trial notices, incomplete expiries,
  * first payments ended at their checkout's expiry, reconciliations, charges, webhook deliveries, catalog migrations,
- * customer notifications) with leases, so any number of processes can run
+ * customer notifications, sent invoices past due) with leases, so any number of processes can run
  * it; renewals of one merchant are billed in batches. A failing item backs off and is set
  * aside after {@link MAX_WORK_ATTEMPTS} attempts, never holding the merchant's other work.
  *
@@ -9,6 +9,7 @@
  */
 import { Clock, Context, Effect, Layer, Option } from "effect"
 import * as Dunning from "../payments/Dunning.js"
+import * as SentInvoices from "../payments/SentInvoices.js"
 import * as Charges from "../payments/Charges.js"
 import * as Reconciliation from "../payments/Reconciliation.js"
 import * as RenewalBatches from "../subscriptions/RenewalBatches.js"
@@ -38,7 +39,8 @@ export const WORK_KINDS = [
   "refund_settle",
   "webhook",
   "price_migration",
-  "notification"
+  "notification",
+  "invoice_due"
 ] as const
 
 /**
@@ -73,6 +75,7 @@ export class Worker extends Context.Service<Worker>()("@recur/core/Worker", {
     const owedRefunds = yield* OwedRefunds.OwedRefunds
     const priceMigrations = yield* PriceMigrations.PriceMigrations
     const notifications = yield* Notifications.Notifications
+    const sentInvoices = yield* SentInvoices.SentInvoices
 
     /** The effect of one work item of a known kind. */
     const workOf = (kind: WorkKind, merchantId: string, subjectId: string): Effect.Effect<unknown, unknown> => {
@@ -104,6 +107,8 @@ export class Worker extends Context.Service<Worker>()("@recur/core/Worker", {
           return priceMigrations.process(merchantId, subjectId)
         case "notification":
           return notifications.deliver(merchantId, subjectId)
+        case "invoice_due":
+          return sentInvoices.due(merchantId, subjectId)
       }
     }
 

@@ -9,6 +9,7 @@ import type { Result } from "effect"
 import * as Lifecycle from "../kernel/Lifecycle.js"
 import { InvoiceStatus } from "../kernel/Lifecycle.js"
 import { DeclineClass } from "../payments/DunningPolicy.js"
+import { CollectionMethod } from "./Collection.js"
 
 /**
  * The seed's four invoice types plus `upgrade` (a prorated charge).
@@ -185,6 +186,19 @@ export class Invoice extends Schema.Class<Invoice>("Invoice")({
   ),
   /** Where dunning stands after its last declined renewal charge (see {@link InvoiceDunning}); null when none was declined. */
   dunning: Schema.NullOr(InvoiceDunning).pipe(
+    Schema.withDecodingDefault(Effect.succeed(null)),
+    Schema.withConstructorDefault(Effect.succeed(null))
+  ),
+  /**
+   * How it is collected: `charge_automatically` (the card on file) or `send_invoice` (issued open
+   * with net terms, paid by the customer on its hosted page). Invoices before: `charge_automatically`.
+   */
+  collection_method: CollectionMethod.pipe(
+    Schema.withDecodingDefault(Effect.succeed("charge_automatically" as const)),
+    Schema.withConstructorDefault(Effect.succeed("charge_automatically" as const))
+  ),
+  /** When a sent invoice is due (issue + `days_until_due`); null when charged automatically. */
+  due_date: NullableTimestamp.pipe(
     Schema.withDecodingDefault(Effect.succeed(null)),
     Schema.withConstructorDefault(Effect.succeed(null))
   )

@@ -167,7 +167,8 @@ export const newInvoice = (input: {
   readonly price_version_id: string | null
   readonly customer_id: string
   readonly order_id: string | null
-  readonly trigger: "charge" | "settle_without_charge"
+  /** The invoice's first move; null leaves it `open` (a sent invoice, paid later on its page). */
+  readonly trigger: "charge" | "settle_without_charge" | null
   readonly at: number
   /** The service period the cycle's lines cover (Unix ms), when they cover one. */
   readonly period?: Span | undefined
@@ -219,8 +220,14 @@ export const newInvoice = (input: {
       )
   ).pipe(
     Effect.map((open) =>
-      Lifecycle.must(
-        Invoice.move(open, input.trigger, input.trigger === "settle_without_charge" ? { paid_at: dt(input.at) } : {})
-      )
+      input.trigger === null
+        ? open
+        : Lifecycle.must(
+            Invoice.move(
+              open,
+              input.trigger,
+              input.trigger === "settle_without_charge" ? { paid_at: dt(input.at) } : {}
+            )
+          )
     )
   )

@@ -5,6 +5,7 @@
  */
 export * as Invoice from "./Invoice.js"
 export * as Invoicing from "./Invoicing.js"
+export * as Collection from "./Collection.js"
 export * as BalanceCredit from "./BalanceCredit.js"
 export * as CycleLedger from "./CycleLedger.js"
 export * as GiveBack from "./GiveBack.js"

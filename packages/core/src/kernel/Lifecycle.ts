@@ -256,11 +256,18 @@ export const machines: ReadonlyArray<Machine<string, string>> = [
 
 /**
  * Event types no transition writes: derived from what transitions did. `v2.entitlements.updated`
- * is written when a subscription's move changed its customer's entitlements.
+ * is written when a subscription's move changed its customer's entitlements; `v2.invoice.sent`
+ * when an invoice is issued open to be paid by its customer (collection method `send_invoice`)
+ * and `v2.invoice.overdue` when such an invoice is still unpaid at its due date — neither moves
+ * the invoice's status.
  *
  * @since 0.1.0
  */
-export const derivedEvents: ReadonlyArray<EventType> = ["v2.entitlements.updated"]
+export const derivedEvents: ReadonlyArray<EventType> = [
+  "v2.entitlements.updated",
+  "v2.invoice.sent",
+  "v2.invoice.overdue"
+]
 
 /**
  * Renders the machines as the Markdown of `docs/states.md`.

@@ -21,6 +21,7 @@ export {
  */
 export const NotificationKind = Schema.Literals([
   "invoice_issued",
+  "invoice_past_due",
   "payment_receipt",
   "payment_failed",
   "trial_ending",
@@ -122,6 +123,7 @@ export interface CauseData {
   readonly txn_time?: unknown
   readonly lines?: unknown
   readonly cancel_reason?: unknown
+  readonly due_date?: unknown
 }
 
 /**
@@ -153,13 +155,16 @@ const str = (u: unknown): string | null => (typeof u === "string" && u !== "" ? 
 
 /**
  * The message an outbox event causes, if any, with its cause key: a paid invoice (a receipt), a
- * declined off-session charge (one per failed attempt), a cancellation, a trial's notice.
+ * declined off-session charge (one per failed attempt), a cancellation, a trial's notice, a sent
+ * invoice (`invoice_issued`), a sent invoice past due and each of its reminders (`at`, the
+ * instant of the cause, tells them apart).
  *
  * @since 0.1.0
  */
 export const causeOf = (
   type: string,
-  data: CauseData
+  data: CauseData,
+  at = 0
 ): {
   readonly kind: NotificationKind
   readonly key: string
@@ -178,6 +183,28 @@ export const causeOf = (
       return {
         kind: "payment_receipt",
         key: `payment_receipt:${invoice}`,
+        customer_id: customer,
+        subscription_id: str(data.subscription_id),
+        invoice_id: invoice
+      }
+    }
+    case "v2.invoice.sent": {
+      const invoice = str(data.invoice_id)
+      if (invoice === null) return null
+      return {
+        kind: "invoice_issued",
+        key: `invoice_issued:${invoice}`,
+        customer_id: customer,
+        subscription_id: str(data.subscription_id),
+        invoice_id: invoice
+      }
+    }
+    case "v2.invoice.overdue": {
+      const invoice = str(data.invoice_id)
+      if (invoice === null) return null
+      return {
+        kind: "invoice_past_due",
+        key: `invoice_past_due:${invoice}:${at}`,
         customer_id: customer,
         subscription_id: str(data.subscription_id),
         invoice_id: invoice

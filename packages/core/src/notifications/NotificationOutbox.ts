@@ -40,7 +40,7 @@ export const record = (
 ): Effect.Effect<void> =>
   Effect.gen(function* () {
     const causes = events.flatMap((e) => {
-      const cause = typeof e.data === "object" && e.data !== null ? causeOf(e.type, e.data as CauseData) : null
+      const cause = typeof e.data === "object" && e.data !== null ? causeOf(e.type, e.data as CauseData, e.at) : null
       return cause !== null ? [{ ...cause, at: e.at, until: paidUntil(e.data as CauseData) }] : []
     })
     if (causes.length === 0) return

@@ -179,7 +179,9 @@ export class Notifications extends Context.Service<Notifications>()("@recur/core
             ? day(sub?.current_period_end ?? null)
             : record.kind === "card_expiring"
               ? day(sub?.next_invoice_date ?? sub?.current_period_end ?? null)
-              : day(DateTime.makeUnsafe(record.created_at))
+              : (record.kind === "invoice_issued" || record.kind === "invoice_past_due") && invoice?.due_date
+                ? day(invoice.due_date)
+                : day(DateTime.makeUnsafe(record.created_at))
         // the customer's address, else the one its checkout gave (kept on the subscription and invoice)
         const email = customer?.email ?? sub?.email ?? invoice?.customer_email ?? null
         return {

@@ -70,7 +70,17 @@ const en: Phrasebook = {
   kinds: {
     invoice_issued: {
       subject: (f) => `${f.merchantName}: invoice${num(f)} for ${amt(f)}`,
-      lines: (f) => [`${f.merchantName} has issued invoice${num(f)} for ${amt(f)}.`]
+      lines: (f) => [
+        `${f.merchantName} has issued invoice${num(f)} for ${amt(f)}.`,
+        ...(f.date !== null ? [`It is due on ${f.date}. You can pay it by card on its page.`] : [])
+      ]
+    },
+    invoice_past_due: {
+      subject: (f) => `${f.merchantName}: invoice${num(f)} for ${amt(f)} is past due`,
+      lines: (f) => [
+        `Invoice${num(f)} for ${amt(f)} was due on ${f.date ?? ""} and has not been paid.`,
+        "Please pay it by card on its page so that your subscription continues."
+      ]
     },
     payment_receipt: {
       subject: (f) => `${f.merchantName}: receipt for your payment of ${amt(f)}`,
@@ -109,7 +119,17 @@ const de: Phrasebook = {
   kinds: {
     invoice_issued: {
       subject: (f) => `${f.merchantName}: Rechnung${num(f)} über ${amt(f)}`,
-      lines: (f) => [`${f.merchantName} hat die Rechnung${num(f)} über ${amt(f)} ausgestellt.`]
+      lines: (f) => [
+        `${f.merchantName} hat die Rechnung${num(f)} über ${amt(f)} ausgestellt.`,
+        ...(f.date !== null ? [`Sie ist am ${f.date} fällig. Sie können sie auf ihrer Seite mit Karte bezahlen.`] : [])
+      ]
+    },
+    invoice_past_due: {
+      subject: (f) => `${f.merchantName}: Rechnung${num(f)} über ${amt(f)} ist überfällig`,
+      lines: (f) => [
+        `Die Rechnung${num(f)} über ${amt(f)} war am ${f.date ?? ""} fällig und ist noch nicht bezahlt.`,
+        "Bitte bezahlen Sie sie auf ihrer Seite mit Karte, damit Ihr Abonnement weiterläuft."
+      ]
     },
     payment_receipt: {
       subject: (f) => `${f.merchantName}: Zahlungsbestätigung über ${amt(f)}`,
@@ -152,7 +172,17 @@ const fr: Phrasebook = {
   kinds: {
     invoice_issued: {
       subject: (f) => `${f.merchantName} : facture${num(f)} de ${amt(f)}`,
-      lines: (f) => [`${f.merchantName} a émis la facture${num(f)} de ${amt(f)}.`]
+      lines: (f) => [
+        `${f.merchantName} a émis la facture${num(f)} de ${amt(f)}.`,
+        ...(f.date !== null ? [`Elle est à régler le ${f.date}. Vous pouvez la payer par carte sur sa page.`] : [])
+      ]
+    },
+    invoice_past_due: {
+      subject: (f) => `${f.merchantName} : la facture${num(f)} de ${amt(f)} est en retard`,
+      lines: (f) => [
+        `La facture${num(f)} de ${amt(f)} était à régler le ${f.date ?? ""} et n'est pas encore payée.`,
+        "Veuillez la payer par carte sur sa page pour que votre abonnement continue."
+      ]
     },
     payment_receipt: {
       subject: (f) => `${f.merchantName} : reçu de votre paiement de ${amt(f)}`,
@@ -209,10 +239,13 @@ export const render = (kind: NotificationKind, language: NotificationLanguage, f
     links.push([book.updateCard, facts.portalUrl])
   if (
     facts.invoiceUrl !== null &&
-    (kind === "invoice_issued" || kind === "payment_receipt" || kind === "payment_failed")
+    (kind === "invoice_issued" ||
+      kind === "invoice_past_due" ||
+      kind === "payment_receipt" ||
+      kind === "payment_failed")
   )
     links.push([book.viewInvoice, facts.invoiceUrl])
-  if (facts.pdfUrl !== null && (kind === "invoice_issued" || kind === "payment_receipt"))
+  if (facts.pdfUrl !== null && (kind === "invoice_issued" || kind === "invoice_past_due" || kind === "payment_receipt"))
     links.push([book.downloadPdf, facts.pdfUrl])
   const subject = words.subject(facts)
   const lines = words.lines(facts)

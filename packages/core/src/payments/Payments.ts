@@ -427,9 +427,16 @@ export class Payments extends Context.Service<Payments>()("@recur/core/Payments"
                 })
                 // a late success finds its invoice wherever the failure left it: paid when it still
                 // can be (retrying, pending), else left as it is (the trade shows the money taken)
-                const payable = !late || invV === undefined || Result.isSuccess(Invoice.move(invV.value, "paid"))
-                if (invV && payable) {
-                  const moved = Lifecycle.must(Invoice.move(invV.value, "paid", { paid_at: dt(at) }))
+                // a sent invoice is open while its customer pays it on its page: charged, then paid
+                const charged =
+                  invV !== undefined &&
+                  invV.value.biz_status === "open" &&
+                  invV.value.collection_method === "send_invoice"
+                    ? Lifecycle.must(Invoice.move(invV.value, "charge"))
+                    : invV?.value
+                const payable = !late || charged === undefined || Result.isSuccess(Invoice.move(charged, "paid"))
+                if (invV && charged && payable) {
+                  const moved = Lifecycle.must(Invoice.move(charged, "paid", { paid_at: dt(at) }))
                   // a checkout's first invoice becomes final as it is paid: it is issued now
                   // (numbered, its parties kept), so a declined or abandoned one takes no number
                   const paid = Invoice.isIssued(moved) ? moved : yield* documents.issueOne(merchant, moved)
@@ -501,7 +508,10 @@ export class Payments extends Context.Service<Payments>()("@recur/core/Payments"
                   data: trade,
                   at
                 })
-                if (sub && subV) {
+                // a sent invoice's declined card on its page: the customer is shown the decline and
+                // may pay again; its dunning runs from its due date (`SentInvoices.due`), not here
+                const sent = invV?.value.collection_method === "send_invoice" && invV.value.biz_status === "open"
+                if (sub && subV && !sent) {
                   const declined = yield* declines.applyDecline(merchant, trade, subV, invV, outcome, at)
                   sub = declined.sub
                   trade = declined.trade

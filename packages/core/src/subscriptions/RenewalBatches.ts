@@ -10,6 +10,7 @@ import { Context, Effect, Layer, Option, Result } from "effect"
 import * as Entities from "../kernel/Entities.js"
 import * as Errors from "../kernel/Errors.js"
 import * as Invoice from "../invoices/Invoice.js"
+import * as Collection from "../invoices/Collection.js"
 import { dt, emitMany, laneOf, nowOf, pending as pendingEvent } from "../kernel/ServiceSupport.js"
 import { invoiceDocuments } from "../invoices/InvoiceDocuments.js"
 import { underMinimum } from "../payments/Charges.js"
@@ -72,7 +73,7 @@ export class RenewalBatches extends Context.Service<RenewalBatches>()("@recur/co
      * outbox events), the gateway charges each, and one transaction records the charges that
      * succeeded. What the batch does not cover goes through `renew` and `applyOutcome` one by
      * one: a trial, a cancellation or fixed term ending, a scheduled price change, a schedule in force, an amount of
-     * zero or under the processor's minimum charge, a subscription without a saved card, a cycle already billed, a charge that did not
+     * zero or under the processor's minimum charge, a sent invoice (`send_invoice`), a subscription without a saved card, a cycle already billed, a charge that did not
      * simply succeed, and everything when a batch transaction fails (a concurrent change).
      * Returns the subscriptions it finished; the others failed and their work is tried again.
      */
@@ -132,7 +133,12 @@ export class RenewalBatches extends Context.Service<RenewalBatches>()("@recur/co
               const rec = sv.value
               const s = rec.subscription
               const pv = prices.get(s.price_version_id)?.value
-              if (pv === undefined) {
+              // a sent invoice (collection method `send_invoice`) is issued by `renew`, alone
+              const collection = Collection.effective(
+                rec.collection ?? null,
+                customerRecs.get(s.customer_id)?.value.collection ?? null
+              )
+              if (pv === undefined || collection.collection_method === "send_invoice") {
                 alone.add(s.id)
                 continue
               }

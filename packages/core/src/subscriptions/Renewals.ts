@@ -10,6 +10,8 @@ import * as Discounts from "../discounts/Discounts.js"
 import * as Entities from "../kernel/Entities.js"
 import * as Errors from "../kernel/Errors.js"
 import * as Invoice from "../invoices/Invoice.js"
+import * as Collection from "../invoices/Collection.js"
+import { scheduleDue } from "../payments/SentInvoices.js"
 import { dt, emit, emitAll, msOf, nowOf } from "../kernel/ServiceSupport.js"
 import { documentOf, invoiceDocuments, newInvoice } from "../invoices/InvoiceDocuments.js"
 import { CARRIED } from "../invoices/Invoicing.js"
@@ -38,6 +40,7 @@ import * as Secrets from "../tenants/Secrets.js"
 import * as Settings from "../tenants/Settings.js"
 import * as Store from "../kernel/Store.js"
 import * as Subscription from "./Subscription.js"
+import * as Trade from "../payments/Trade.js"
 
 /** The record with `amount` more owed on the customer's balance (a debit: a lower credit balance). */
 export const withDebit = (rec: Entities.SubscriptionRecord, amount: Money.Money): Entities.SubscriptionRecord => {
@@ -56,7 +59,9 @@ export const withDebit = (rec: Entities.SubscriptionRecord, amount: Money.Money)
 /**
  * A renewal's invoice: the draft of the cycle that `next` opens (ending at `periodEnd`, usage
  * billed for the cycle `rec` ends), charged by `trade` — or settled without a charge when there is
- * none. The one construction `Renewals.renew` and `RenewalBatches.renewMany` share.
+ * none; under `send_invoice` (`collection`) it stays open, due `days_until_due` after `at`, paid
+ * by the customer on its page. The one construction `Renewals.renew` and
+ * `RenewalBatches.renewMany` share.
  *
  * @since 0.1.0
  */
@@ -70,8 +75,11 @@ export const renewalInvoice = (input: {
   readonly draft: Invoicing.Draft
   readonly trade: { readonly trade_id: string } | null
   readonly at: number
-}) =>
-  newInvoice({
+  readonly collection?: Collection.Collection | undefined
+}) => {
+  const dueAt =
+    input.collection !== undefined && input.trade !== null ? Collection.dueAt(input.collection, input.at) : null
+  return newInvoice({
     merchant_id: input.merchantId,
     draft: input.draft,
     trade_id: input.trade?.trade_id ?? null,
@@ -80,10 +88,20 @@ export const renewalInvoice = (input: {
     price_version_id: input.pv.price_version_id,
     customer_id: input.subscription.customer_id,
     order_id: input.subscription.order_id,
-    trigger: input.trade ? "charge" : "settle_without_charge",
+    trigger: dueAt !== null ? null : input.trade ? "charge" : "settle_without_charge",
     at: input.at,
     ...renewalPeriods(input.rec, input.next, input.periodEnd)
-  })
+  }).pipe(
+    Effect.map((inv) =>
+      dueAt === null
+        ? inv
+        : new Invoice.Invoice(
+            { ...inv, collection_method: "send_invoice", due_date: dt(dueAt) },
+            { disableChecks: true }
+          )
+    )
+  )
+}
 
 /**
  * The renewals service.
@@ -101,6 +119,7 @@ export class Renewals extends Context.Service<Renewals>()("@recur/core/Renewals"
     const gateway = yield* Ports.PaymentGateway
     const subs = storage.repository(Entities.subscription)
     const invoices = storage.repository(Entities.invoice)
+    const customers = storage.repository(Entities.customer)
     const { saveSub, schedule, subEvents, version } = writes(storage)
     const taxed_ = taxRenewal(taxes, storage)
     const finalInvoice = FinalInvoice.bill(storage, taxes, documents, schedule, gateway)
@@ -246,6 +265,9 @@ export class Renewals extends Context.Service<Renewals>()("@recur/core/Renewals"
           const { periodEnd } = advanced
           const next = carried ? withDebit(advanced.next, carried.carried) : advanced.next
           const trade = taxed.total.amount > 0n ? yield* renewalTrade(merchant, s, taxed, at) : null
+          // sent, not charged: the subscription's collection setting, else its customer's
+          const customer = Option.getOrUndefined(yield* Effect.orDie(customers.get(merchantId, s.customer_id)))?.value
+          const collection = Collection.effective(rec.collection ?? null, customer?.collection ?? null)
           const inv = yield* renewalInvoice({
             merchantId,
             subscription: s,
@@ -255,10 +277,12 @@ export class Renewals extends Context.Service<Renewals>()("@recur/core/Renewals"
             pv,
             draft: taxed,
             trade,
-            at
+            at,
+            collection
           })
+          const issued = yield* documents.issueOne(merchant, inv)
           yield* invoices
-            .insert(yield* documents.issueOne(merchant, inv))
+            .insert(issued)
             // another writer billed this cycle between our read and this insert (a concurrent
             // renewal): nothing was written here; the caller may read again and retry
             .pipe(
@@ -275,6 +299,48 @@ export class Renewals extends Context.Service<Renewals>()("@recur/core/Renewals"
           if (changedPrice) yield* subEvents(merchantId, rec, ["v2.subscription.price_changed"], at)
           yield* scheduleEvents(merchantId, stepped, at)
           if (periodEnd !== null) yield* schedule(merchant, "renewal", subscriptionId, periodEnd)
+          if (trade !== null && issued.collection_method === "send_invoice" && issued.due_date !== null) {
+            // sent: open and numbered, its trade waiting for the customer's card on the invoice's
+            // page; emailed (`v2.invoice.sent`), and looked at again on its due date
+            yield* Effect.orDie(
+              storage.repository(Entities.trade).insert({
+                trade,
+                attempts: 0,
+                invoice_id: issued.invoice_id,
+                subscription_id: subscriptionId
+              })
+            )
+            yield* emit(storage, {
+              merchant_id: merchantId,
+              type: "v2.trades.created",
+              business_id: trade.trade_id,
+              schema: Trade.Trade,
+              data: trade,
+              at
+            })
+            yield* emit(storage, {
+              merchant_id: merchantId,
+              type: "v2.invoice.sent",
+              business_id: issued.invoice_id,
+              schema: Invoice.Invoice,
+              data: issued,
+              at
+            })
+            yield* scheduleDue(storage, merchant, issued.invoice_id, msOf(issued.due_date))
+            // a sent renewal after a trial ends the trial (the customer is billed from now on)
+            if (rec.subscription.status === "trial") {
+              const v = Option.getOrThrow(yield* subs.get(merchantId, subscriptionId))
+              yield* saveSub(
+                {
+                  ...v.value,
+                  subscription: Lifecycle.must(Subscription.move(v.value.subscription, "renewal_succeeded"))
+                },
+                v.version,
+                at
+              )
+            }
+            return Option.none()
+          }
           if (trade === null) {
             yield* emit(storage, {
               merchant_id: merchantId,

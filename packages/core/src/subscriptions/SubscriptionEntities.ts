@@ -5,6 +5,7 @@
 import { Effect, Schema } from "effect"
 import * as Price from "../catalog/Price.js"
 import * as Invoice from "../invoices/Invoice.js"
+import { CollectionSetting } from "../invoices/Collection.js"
 import * as Schedule from "../schedules/Schedule.js"
 import * as Store from "../kernel/Store.js"
 import * as Subscription from "./Subscription.js"
@@ -210,6 +211,8 @@ export const SubscriptionRecord = Schema.Struct({
    * saved through a payment method update; `null` otherwise.
    */
   payment_method: Schema.NullOr(PaymentMethod).pipe(Schema.withDecodingDefault(Effect.succeed(null))),
+  /** How this subscription's invoices are collected (null: as its customer's are). */
+  collection: Schema.optional(Schema.NullOr(CollectionSetting)),
   /**
    * Money a committed downgrade owes back and has not finished paying out: written in the
    * change's transaction, removed (with what no payment could take added to the credit

@@ -15,6 +15,7 @@ const facts: Templates.MessageFacts = {
 const subjects: Record<Notification.NotificationLanguage, Record<Notification.NotificationKind, string>> = {
   en: {
     invoice_issued: "Acme <Tools> & Co: invoice INV-000042 for 30.00 EUR",
+    invoice_past_due: "Acme <Tools> & Co: invoice INV-000042 for 30.00 EUR is past due",
     payment_receipt: "Acme <Tools> & Co: receipt for your payment of 30.00 EUR",
     payment_failed: "Acme <Tools> & Co: your payment of 30.00 EUR failed",
     trial_ending: "Acme <Tools> & Co: your trial ends on 2026-03-01",
@@ -23,6 +24,7 @@ const subjects: Record<Notification.NotificationLanguage, Record<Notification.No
   },
   de: {
     invoice_issued: "Acme <Tools> & Co: Rechnung INV-000042 über 30.00 EUR",
+    invoice_past_due: "Acme <Tools> & Co: Rechnung INV-000042 über 30.00 EUR ist überfällig",
     payment_receipt: "Acme <Tools> & Co: Zahlungsbestätigung über 30.00 EUR",
     payment_failed: "Acme <Tools> & Co: Ihre Zahlung von 30.00 EUR ist fehlgeschlagen",
     trial_ending: "Acme <Tools> & Co: Ihr Testzeitraum endet am 2026-03-01",
@@ -31,6 +33,7 @@ const subjects: Record<Notification.NotificationLanguage, Record<Notification.No
   },
   fr: {
     invoice_issued: "Acme <Tools> & Co : facture INV-000042 de 30.00 EUR",
+    invoice_past_due: "Acme <Tools> & Co : la facture INV-000042 de 30.00 EUR est en retard",
     payment_receipt: "Acme <Tools> & Co : reçu de votre paiement de 30.00 EUR",
     payment_failed: "Acme <Tools> & Co : votre paiement de 30.00 EUR a échoué",
     trial_ending: "Acme <Tools> & Co : votre essai se termine le 2026-03-01",
@@ -42,6 +45,7 @@ const subjects: Record<Notification.NotificationLanguage, Record<Notification.No
 /** Which links each message carries. */
 const links: Record<Notification.NotificationKind, ReadonlyArray<keyof Templates.MessageFacts>> = {
   invoice_issued: ["invoiceUrl", "pdfUrl"],
+  invoice_past_due: ["invoiceUrl", "pdfUrl"],
   payment_receipt: ["invoiceUrl", "pdfUrl"],
   payment_failed: ["portalUrl", "invoiceUrl"],
   trial_ending: [],

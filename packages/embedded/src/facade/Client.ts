@@ -6,7 +6,7 @@
  * @since 0.1.0
  */
 import type { Context } from "effect"
-import type { ItemRequests, RequestBodies, ScheduleRequests } from "@recur/contract"
+import type { CollectionRequests, ItemRequests, RequestBodies, ScheduleRequests } from "@recur/contract"
 import type { Lifecycle } from "@recur/core"
 import type { Services } from "../createBilling.js"
 import type * as T from "./Types.js"
@@ -256,6 +256,16 @@ export interface BillingClient {
     readonly revokeCancel: (merchantId: string, id: string) => Promise<T.SubscriptionJson>
     /** `POST /api/v1/subscription/{subscription_id}/pause`. */
     readonly pause: (merchantId: string, id: string) => Promise<T.SubscriptionJson>
+    /**
+     * `POST /api/v1/subscription/{subscription_id}/collection_method`: how its next invoices are
+     * collected — `send_invoice` with `days_until_due` (1 to 365), `charge_automatically`, or
+     * `null` to follow its customer's setting.
+     */
+    readonly setCollection: (
+      merchantId: string,
+      id: string,
+      input: Body<typeof CollectionRequests.SetCollection>
+    ) => Promise<T.CollectionJson>
     /** `POST /api/v1/subscription/{subscription_id}/resume`. */
     readonly resume: (merchantId: string, id: string) => Promise<T.SubscriptionJson>
     /** `POST /api/v1/subscription/{subscription_id}/renewal`: renews now (a past-due one retries its payment). */

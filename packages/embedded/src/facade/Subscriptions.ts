@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { BillingAnchors, RequestBodies, Requests } from "@recur/contract"
+import { BillingAnchors, CollectionRequests, RequestBodies, Requests } from "@recur/contract"
 import {
   Billing,
   BillingPeriod,
@@ -18,6 +18,7 @@ import {
   type Ports,
   PriceChanges,
   Renewals,
+  SentInvoices,
   SessionPayments,
   Subscription,
   Subscriptions,
@@ -176,6 +177,12 @@ export const subscriptions = ({ run }: Kit<Services>): BillingClient["subscripti
     revokeCancel: lifecycle((s, m, i) => s.revokeCancel(m, i)),
     pause: lifecycle((s, m, i) => s.pause(m, i)),
     resume: lifecycle((s, m, i) => s.resume(m, i)),
+    setCollection: (merchantId, subscriptionId, input) =>
+      run(
+        Effect.all([id("subscription_id", subscriptionId), decode(CollectionRequests.SetCollection, input)]).pipe(
+          Effect.flatMap(([i, body]) => SentInvoices.SentInvoices.use((s) => s.setCollection(merchantId, i, body)))
+        )
+      ),
     renewNow: lifecycle((s, m, i) => s.renewNow(m, i)),
     updatePaymentMethod: (merchantId, subscriptionId, card) =>
       run(

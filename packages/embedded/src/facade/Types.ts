@@ -35,7 +35,7 @@ import type {
   Webhook,
   Webhooks
 } from "@recur/core"
-import type { RequestBodies } from "@recur/contract"
+import type { CollectionRequests, RequestBodies } from "@recur/contract"
 import { type Effect, Schema } from "effect"
 
 type Success<F extends (...args: never) => Effect.Effect<unknown, unknown, unknown>> = Effect.Success<ReturnType<F>>
@@ -69,6 +69,8 @@ export type SubscriptionJson = Answer<typeof Subscription.Subscription>
 export type TradeJson = Answer<typeof Trade.Trade>
 /** An invoice as the REST API returns it. @since 0.1.0 */
 export type InvoiceJson = Answer<typeof Invoice.Invoice>
+/** A subscription's collection setting, its own and the one in force. */
+export type CollectionJson = typeof CollectionRequests.CollectionAnswer.Type
 /** A discount as the REST API returns it. @since 0.1.0 */
 export type DiscountJson = Answer<typeof Discount.Discount>
 

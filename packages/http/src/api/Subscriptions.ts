@@ -4,7 +4,7 @@
  * @since 0.1.0
  */
 import { Invoice, type PriceChanges, Subscription, Usage } from "@recur/core"
-import { RequestBodies } from "@recur/contract"
+import { CollectionRequests, RequestBodies } from "@recur/contract"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import * as ApiErrors from "../Errors.js"
@@ -154,6 +154,14 @@ export class SubscriptionsGroup extends HttpApiGroup.make("subscriptions")
     HttpApiEndpoint.post("pause", "/api/v1/subscription/:subscription_id/pause", {
       params: SubscriptionPath,
       success: StatusResult,
+      error: ApiErrors.all
+    })
+  )
+  .add(
+    HttpApiEndpoint.post("setCollection", "/api/v1/subscription/:subscription_id/collection_method", {
+      params: SubscriptionPath,
+      payload: CollectionRequests.SetCollection,
+      success: Envelope(CollectionRequests.CollectionAnswer),
       error: ApiErrors.all
     })
   )

@@ -12,6 +12,7 @@ import {
   PaymentMethods,
   PriceChanges,
   Renewals,
+  SentInvoices,
   type Store,
   Subscriptions
 } from "@recur/core"
@@ -41,6 +42,7 @@ export const subscriptionsLive = HttpApiBuilder.group(BillingApi, "subscriptions
   Effect.gen(function* () {
     const billing = yield* Billing.Billing
     const subs = yield* Subscriptions.Subscriptions
+    const sent = yield* SentInvoices.SentInvoices
     const paymentMethods = yield* PaymentMethods.PaymentMethods
     const priceChanges = yield* PriceChanges.PriceChanges
     const renewals = yield* Renewals.Renewals
@@ -152,6 +154,9 @@ export const subscriptionsLive = HttpApiBuilder.group(BillingApi, "subscriptions
         call((m) => Effect.map(subs.revokeCancel(m, path.subscription_id), status))
       )
       .handle("pause", ({ params: path }) => call((m) => Effect.map(subs.pause(m, path.subscription_id), status)))
+      .handle("setCollection", ({ params: path, payload }) =>
+        call((m) => Effect.map(sent.setCollection(m, path.subscription_id, payload), ok))
+      )
       .handle("resume", ({ params: path }) => call((m) => Effect.map(subs.resume(m, path.subscription_id), status)))
       .handle("updatePaymentMethod", ({ params: path, payload }) =>
         call((m) =>

@@ -84,6 +84,7 @@ const rowsOf = (doc: Billing.InvoiceDocument, language: Language) => {
     facts: [
       [w.number, i.number ?? i.invoice_id],
       [w.issued, date(language, i.created_at)],
+      ...(i.due_date !== null ? [[w.due, date(language, i.due_date)] as const] : []),
       ...(i.paid_at !== null ? [[w.paidAt, date(language, i.paid_at)] as const] : []),
       // settled with nothing charged: its total is owed on the next invoice, not paid by card
       ...(doc.carried === true ? [[w.carried, m(i.amount)] as const] : []),

@@ -12,7 +12,8 @@ type Json = Record<string, any>
 
 /** One sentence per operation, by `operationId`. */
 const descriptions: Record<string, string> = {
-  "customers.create": "Creates a customer; `email` or `payer_id` is required (one payer id per customer).",
+  "customers.create":
+    "Creates a customer; `email` or `payer_id` is required (one payer id per customer). `collection_method` (`charge_automatically` or `send_invoice`) and `days_until_due` (1 to 365, required with `send_invoice`) set how its invoices are collected.",
   "customers.update": "Updates a customer found by `customer_id` or `payer_id`; omitted fields are kept.",
   "customers.delete":
     "Deletes a customer found by `customer_id` or `payer_id`. A customer with a subscription that is not canceled is refused (409 `state_conflict`, naming it): cancel it first.",
@@ -66,6 +67,8 @@ const descriptions: Record<string, string> = {
   "subscriptions.revokeCancel": "Withdraws a cancellation scheduled for the period's end.",
   "subscriptions.pause": "Pauses an active subscription: no renewals until it is resumed.",
   "subscriptions.resume": "Resumes a paused subscription.",
+  "subscriptions.setCollection":
+    "Sets how the subscription's next invoices are collected: `charge_automatically` (the card on file), `send_invoice` with `days_until_due` (1 to 365, required: the invoice is issued open, emailed with its hosted page where the customer pays by card, and enters dunning when past due), or `null` to follow the customer's setting. An invoice already issued keeps its own. Refused (400 naming the field) when the terms are missing or out of range; 409 for a canceled subscription.",
   "subscriptions.renewal": "Bills the subscription's due cycle now (sandbox merchants), as the worker would.",
   "subscriptions.usage": "The usage recorded in one cycle of a metered subscription (the open cycle by default).",
   "subscriptions.recordUsage": "Records one usage event in the open cycle; a repeated `event_id` is counted once.",
@@ -113,7 +116,7 @@ const descriptions: Record<string, string> = {
   "notifications.settings":
     "The merchant's customer-email settings in force — `enabled`, `sender`, `reply_to`, `messages`, `language` — or `null`: no customer email is sent.",
   "notifications.updateSettings":
-    "Changes the fields given, the others keep their value (`sender` is required the first time; `messages` among `invoice_issued`, `payment_receipt`, `payment_failed`, `trial_ending`, `card_expiring`, `subscription_canceled`; `language` `en`, `de` or `fr`); `reset: true` turns customer emails off and forgets the settings.",
+    "Changes the fields given, the others keep their value (`sender` is required the first time; `messages` among `invoice_issued`, `invoice_past_due`, `payment_receipt`, `payment_failed`, `trial_ending`, `card_expiring`, `subscription_canceled`; `language` `en`, `de` or `fr`); `reset: true` turns customer emails off and forgets the settings.",
   "notifications.list":
     "The merchant's latest 100 customer messages, newest first: `kind`, `cause_key`, `status` (`pending`, `sent`, `skipped` with its reason in `last_error`), `attempts`, `recipient`, `sent_at`.",
   "payments.disputeSettings":

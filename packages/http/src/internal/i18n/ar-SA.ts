@@ -87,6 +87,7 @@ export const messages: Messages = {
     creditNote: "إشعار دائن",
     number: "الرقم",
     issued: "تاريخ الإصدار",
+    due: "تاريخ الاستحقاق",
     paidAt: "تاريخ الدفع",
     carried: "مُرحَّل إلى فاتورتك التالية",
     status: "الحالة",

@@ -69,6 +69,7 @@ export const messages: Messages = {
     creditNote: "Gutschrift",
     number: "Nummer",
     issued: "Ausgestellt",
+    due: "Fällig am",
     paidAt: "Bezahlt",
     carried: "Auf Ihre nächste Rechnung übertragen",
     status: "Status",

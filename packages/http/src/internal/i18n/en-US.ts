@@ -66,6 +66,7 @@ export const messages: Messages = {
     creditNote: "Credit note",
     number: "Number",
     issued: "Issued",
+    due: "Due",
     paidAt: "Paid",
     carried: "Carried to your next invoice",
     status: "Status",

@@ -69,6 +69,7 @@ export const messages: Messages = {
     creditNote: "Factura rectificativa",
     number: "Número",
     issued: "Fecha de emisión",
+    due: "Vencimiento",
     paidAt: "Fecha de pago",
     carried: "Trasladado a tu próxima factura",
     status: "Estado",

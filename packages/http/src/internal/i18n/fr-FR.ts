@@ -70,6 +70,7 @@ export const messages: Messages = {
     creditNote: "Avoir",
     number: "Numéro",
     issued: "Émise le",
+    due: "Échéance",
     paidAt: "Payée le",
     carried: "Reporté sur votre prochaine facture",
     status: "Statut",

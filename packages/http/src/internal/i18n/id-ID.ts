@@ -70,6 +70,7 @@ export const messages: Messages = {
     creditNote: "Nota kredit",
     number: "Nomor",
     issued: "Tanggal terbit",
+    due: "Jatuh tempo",
     paidAt: "Tanggal bayar",
     carried: "Dibawa ke faktur berikutnya",
     status: "Status",

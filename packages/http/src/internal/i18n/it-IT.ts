@@ -77,6 +77,7 @@ export const messages: Messages = {
     creditNote: "Nota di credito",
     number: "Numero",
     issued: "Data di emissione",
+    due: "Scadenza",
     paidAt: "Data di pagamento",
     carried: "Riportato sulla prossima fattura",
     status: "Stato",

@@ -65,6 +65,7 @@ export const messages: Messages = {
     creditNote: "クレジットノート",
     number: "番号",
     issued: "発行日",
+    due: "支払期限",
     paidAt: "支払日",
     carried: "次回の請求書に繰り越し",
     status: "ステータス",

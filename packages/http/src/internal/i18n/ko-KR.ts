@@ -63,6 +63,7 @@ export const messages: Messages = {
     creditNote: "대변 메모",
     number: "번호",
     issued: "발행일",
+    due: "납부 기한",
     paidAt: "결제일",
     carried: "다음 인보이스로 이월됨",
     status: "상태",

@@ -69,6 +69,7 @@ export const messages: Messages = {
     creditNote: "Creditnota",
     number: "Nummer",
     issued: "Factuurdatum",
+    due: "Vervaldatum",
     paidAt: "Betaald op",
     carried: "Overgeboekt naar je volgende factuur",
     status: "Status",

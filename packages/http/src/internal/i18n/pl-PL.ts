@@ -76,6 +76,7 @@ export const messages: Messages = {
     creditNote: "Faktura korygująca",
     number: "Numer",
     issued: "Data wystawienia",
+    due: "Termin płatności",
     paidAt: "Data zapłaty",
     carried: "Przeniesiono na następną fakturę",
     status: "Status",

@@ -77,6 +77,7 @@ export const messages: Messages = {
     creditNote: "Nota de crédito",
     number: "Número",
     issued: "Data de emissão",
+    due: "Vencimento",
     paidAt: "Data de pagamento",
     carried: "Transitado para a sua próxima fatura",
     status: "Estado",

@@ -81,6 +81,7 @@ export const messages: Messages = {
     creditNote: "Кредит-нота",
     number: "Номер",
     issued: "Дата выставления",
+    due: "Срок оплаты",
     paidAt: "Дата оплаты",
     carried: "Перенесено в следующий счет",
     status: "Статус",

@@ -62,6 +62,7 @@ export const messages: Messages = {
     creditNote: "ใบลดหนี้",
     number: "เลขที่",
     issued: "วันที่ออก",
+    due: "วันครบกำหนด",
     paidAt: "วันที่ชำระ",
     carried: "ยกไปยังใบแจ้งหนี้ถัดไปของคุณ",
     status: "สถานะ",

@@ -93,6 +93,8 @@ export interface InvoiceWords {
   readonly creditNote: string
   readonly number: string
   readonly issued: string
+  /** When a sent invoice (collection method `send_invoice`) is due. */
+  readonly due: string
   readonly paidAt: string
   readonly carried: string
   readonly status: string

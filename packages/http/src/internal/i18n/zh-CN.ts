@@ -63,6 +63,7 @@ export const messages: Messages = {
     creditNote: "贷项通知单",
     number: "编号",
     issued: "开具日期",
+    due: "到期日",
     paidAt: "支付日期",
     carried: "已结转至您的下一张账单",
     status: "状态",

@@ -63,6 +63,7 @@ export const messages: Messages = {
     creditNote: "折讓單",
     number: "編號",
     issued: "開立日期",
+    due: "到期日",
     paidAt: "付款日期",
     carried: "已轉入您的下一張帳單",
     status: "狀態",
