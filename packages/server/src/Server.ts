@@ -18,6 +18,8 @@ import {
   type Dunning,
   type Entitlements,
   type InvoicePayments,
+  type InvoiceItems,
+  type OneOffInvoices,
   Merchants,
   type Metering,
   type Payments,
@@ -98,6 +100,8 @@ export type Engine =
   | Dunning.Dunning
   | PaymentMethods.PaymentMethods
   | InvoicePayments.InvoicePayments
+  | InvoiceItems.InvoiceItems
+  | OneOffInvoices.OneOffInvoices
   | Worker.Worker
   | SandboxClock.SandboxClock
   | SandboxGateway.SandboxControls
