@@ -10,12 +10,14 @@ import { Schema } from "effect"
 
 /**
  * The body of `POST /api/v1/invoice_items`: `unit_amount` (a decimal string in `currency`) or a
- * one-time `price_id`, a `quantity` (1 by default) and a `description`.
+ * one-time `price_id`, a `quantity` (1 by default) and a `description`; with `subscription_id`,
+ * pending on that subscription's next renewal invoice (in its currency, the default).
  *
  * @since 0.1.0
  */
 export const CreateInvoiceItem = Schema.Struct({
   customer_id: Schema.String,
+  subscription_id: Schema.optional(Schema.String),
   currency: Schema.optional(Schema.String),
   unit_amount: Schema.optional(Schema.String),
   price_id: Schema.optional(Schema.String),

@@ -175,6 +175,70 @@ for (const [name, storage] of backends()) {
       expect(after.length).toBe(2)
     })
 
+    it("an item on a subscription: a line of its upcoming invoice and of its renewal, discounted as the others, billed once", async () => {
+      const { api_key: key } = await api.merchant()
+      const customer = await customerOf(key, "4242424242424242")
+      const sub = (await api.call("GET", "/api/v1/subscription", key)).body.data.list.find(
+        (s: any) => s.customer_id === customer
+      )
+      const discount = (
+        await api.call("POST", "/api/v1/discounts", key, {
+          name: "Ten",
+          code: "TEN",
+          discount_type: "percentage",
+          percent_off: 10,
+          duration: "forever"
+        })
+      ).body.data.discount
+      const applied = await api.call("POST", `/api/v1/subscription/${sub.id}/discount`, key, {
+        discount_id: discount.discount_id
+      })
+      expect(applied.status, JSON.stringify(applied.body)).toBe(200)
+      const on = await item(key, {
+        customer_id: customer,
+        subscription_id: sub.id,
+        unit_amount: "10.00",
+        quantity: 2,
+        description: "Extra seats, last month"
+      })
+      expect(on.status, JSON.stringify(on.body)).toBe(200)
+      expect(on.body.data.invoice_item).toMatchObject({ subscription_id: sub.id, currency: "USD", amount: "20.00" })
+      // another customer's subscription, or another currency, is refused
+      const other = await customerOf(key)
+      const foreign = await item(key, { customer_id: other, subscription_id: sub.id, unit_amount: "1.00" })
+      expect([foreign.status, foreign.body.code]).toEqual([404, "resource_not_found"])
+      const eur = await item(key, { customer_id: customer, subscription_id: sub.id, currency: "EUR", unit_amount: "1.00" })
+      expect([eur.status, eur.body.code]).toEqual([400, "InvalidParameter"])
+      // a one-off invoice does not bill it: it waits for the renewal
+      const none = await api.call("POST", "/api/v1/invoices", key, { customer_id: customer })
+      expect([none.status, none.body.code]).toEqual([400, "invalid_request_error"])
+      const upcoming = (await api.call("GET", `/api/v1/subscription/${sub.id}/upcoming_invoice`, key)).body.data
+        .upcoming_invoice
+      expect(upcoming.lines.map((l: any) => [l.kind, l.amount])).toEqual([
+        ["subscription", "30.00"],
+        ["invoice_item", "20.00"],
+        ["discount", "-5.00"]
+      ])
+      expect([upcoming.subtotal, upcoming.amount]).toEqual(["50.00", "45.00"])
+      await api.call("POST", "/api/v1/test_helpers/advance_clock", key, { frozen_time: "2026-02-01T12:00:00Z" })
+      const renewal = (await api.call("GET", `/api/v1/invoices?subscription_id=${sub.id}`, key)).body.data.list.find(
+        (i: any) => i.cycle_index === 1
+      )
+      expect(renewal.lines.map((l: any) => [l.kind, l.description, l.amount])).toEqual([
+        ["subscription", "Pro monthly × 1", "30.00"],
+        ["invoice_item", "Extra seats, last month", "20.00"],
+        ["discount", "Discount TEN", "-5.00"]
+      ])
+      expect([renewal.biz_status, renewal.amount]).toEqual(["success", "45.00"])
+      const after = (await api.call("GET", `/api/v1/invoice_item/${on.body.data.invoice_item.invoice_item_id}`, key))
+        .body.data.invoice_item
+      expect([after.status, after.invoice_id]).toEqual(["invoiced", renewal.invoice_id])
+      // billed once: the next upcoming invoice has no item line
+      const next = (await api.call("GET", `/api/v1/subscription/${sub.id}/upcoming_invoice`, key)).body.data
+        .upcoming_invoice
+      expect(next.lines.map((l: any) => l.kind)).toEqual(["subscription", "discount"])
+    })
+
     it("hostile input is refused with its envelope code and changes nothing", async () => {
       const { api_key: key } = await api.merchant()
       const customer = await customerOf(key)

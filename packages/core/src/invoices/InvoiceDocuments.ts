@@ -223,7 +223,11 @@ export const newInvoice = (input: {
       input.trigger === null
         ? open
         : Lifecycle.must(
-        Invoice.move(open, input.trigger, input.trigger === "settle_without_charge" ? { paid_at: dt(input.at) } : {})
-      )
+            Invoice.move(
+              open,
+              input.trigger,
+              input.trigger === "settle_without_charge" ? { paid_at: dt(input.at) } : {}
+            )
+          )
     )
   )

@@ -40,19 +40,17 @@ export const invoice: Store.Entity<Invoice.Invoice, typeof Invoice.Invoice.Encod
  *
  * @since 0.1.0
  */
-export const invoiceItem: Store.Entity<InvoiceItem.InvoiceItem, typeof InvoiceItem.InvoiceItem.Encoded> = Store.entity(
-  {
-    name: "invoice_item",
-    table: "recur_invoice_items",
-    schema: InvoiceItem.InvoiceItem,
-    id: "invoice_item_id",
-    createdAt: (i) => ms(i.created_at),
-    columns: {
-      customer_id: "customer_id",
-      subscription_id: "subscription_id",
-      status: "status",
-      invoice_id: "invoice_id",
-      currency: "currency"
-    }
+export const invoiceItem: Store.Entity<InvoiceItem.InvoiceItem, typeof InvoiceItem.InvoiceItem.Encoded> = Store.entity({
+  name: "invoice_item",
+  table: "recur_invoice_items",
+  schema: InvoiceItem.InvoiceItem,
+  id: "invoice_item_id",
+  createdAt: (i) => ms(i.created_at),
+  columns: {
+    customer_id: "customer_id",
+    subscription_id: "subscription_id",
+    status: "status",
+    invoice_id: "invoice_id",
+    currency: "currency"
   }
-)
+})

@@ -4,11 +4,12 @@
  *
  * @since 0.1.0
  */
-import { Schema } from "effect"
-import type { Result } from "effect"
+import { Result, Schema } from "effect"
 import { Metadata, NullableString, Timestamp } from "../kernel/Common.js"
 import * as Lifecycle from "../kernel/Lifecycle.js"
+import * as Money from "../money/Money.js"
 import { InvoiceItemStatus } from "./InvoiceItemMachine.js"
+import type * as Invoicing from "./Invoicing.js"
 
 /**
  * The most units one invoice item may count.
@@ -27,8 +28,8 @@ export const MAX_ITEMS_PER_INVOICE = 100
 /**
  * An invoice item: `quantity` × `unit_amount` (`amount`, in `currency`), described, optionally of
  * a catalog price charged once (`price_id`). `status` `pending` → `invoiced` (with `invoice_id`)
- * or `deleted`. `subscription_id` is reserved for items pending on a subscription's next invoice
- * (always null: not built yet).
+ * or `deleted`. With `subscription_id`, the item is pending on that subscription's next renewal
+ * invoice (a line of it, and of its upcoming invoice); without, a one-off invoice bills it.
  *
  * @since 0.1.0
  */
@@ -66,3 +67,16 @@ export const move = (
     trigger,
     (to) => new InvoiceItem({ ...item, ...patch, status: to }, { disableChecks: true })
   )
+
+/**
+ * The invoice lines of items: one `invoice_item` line each, in the order given.
+ *
+ * @since 0.1.0
+ */
+export const linesOf = (items: ReadonlyArray<InvoiceItem>): ReadonlyArray<Invoicing.Line> =>
+  items.map((i) => ({
+    kind: "invoice_item" as const,
+    description: i.description,
+    quantity: BigInt(i.quantity),
+    amount: Result.getOrThrow(Money.parse(i.amount, i.currency))
+  }))

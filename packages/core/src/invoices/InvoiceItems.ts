@@ -28,6 +28,8 @@ import * as InvoiceItem from "./InvoiceItem.js"
  */
 export interface CreateInvoiceItem {
   readonly customer_id: string
+  /** The subscription whose next renewal invoice bills it (the customer's; in its currency). */
+  readonly subscription_id?: string | undefined
   readonly currency?: string | undefined
   readonly unit_amount?: string | undefined
   readonly price_id?: string | undefined
@@ -96,6 +98,24 @@ export class InvoiceItems extends Context.Service<InvoiceItems>()("@recur/core/I
     const catalog = yield* Catalog.Catalog
     const items = storage.repository(Entities.invoiceItem)
     const customers = storage.repository(Entities.customer)
+    const subs = storage.repository(Entities.subscription)
+
+    /** The customer's subscription that will renew, and its settlement currency. */
+    const renewingOf = (merchantId: string, customerId: string, subscriptionId: string) =>
+      Effect.gen(function* () {
+        const found = Option.getOrUndefined(yield* Effect.orDie(subs.get(merchantId, subscriptionId)))
+        if (found === undefined || found.value.subscription.customer_id !== customerId)
+          return yield* new Errors.NotFound({ resource: "subscription", id: subscriptionId, param: "subscription_id" })
+        const s = found.value.subscription
+        if ((s.status !== "active" && s.status !== "trial" && s.status !== "past_due") || s.next_invoice_date === null)
+          return yield* new Errors.StateConflict({
+            resource: "subscription",
+            id: subscriptionId,
+            state: s.status,
+            reason: "only a subscription that renews (trial, active, past_due) has a next invoice to add an item to"
+          })
+        return found.value
+      })
 
     const customerOf = (merchantId: string, customerId: string) =>
       Effect.flatMap(Effect.orDie(customers.get(merchantId, customerId)), (o) =>
@@ -113,6 +133,15 @@ export class InvoiceItems extends Context.Service<InvoiceItems>()("@recur/core/I
     const create = Effect.fn("InvoiceItems.create")(function* (merchantId: string, command: CreateInvoiceItem) {
       const merchant = yield* merchants.get(merchantId)
       yield* customerOf(merchantId, command.customer_id)
+      const sub =
+        command.subscription_id !== undefined
+          ? yield* renewingOf(merchantId, command.customer_id, command.subscription_id)
+          : undefined
+      if (sub !== undefined && command.currency !== undefined && command.currency.toUpperCase() !== sub.currency)
+        return yield* new Errors.InvalidParameter({
+          param: "currency",
+          reason: `the subscription is billed in ${sub.currency}`
+        })
       const description = command.description?.trim()
       if (description !== undefined && description.length > MAX_DESCRIPTION)
         return yield* new Errors.InvalidParameter({
@@ -136,14 +165,20 @@ export class InvoiceItems extends Context.Service<InvoiceItems>()("@recur/core/I
           })
         if (command.currency !== undefined && command.currency.toUpperCase() !== pv.currency)
           return yield* new Errors.InvalidParameter({ param: "currency", reason: `the price is in ${pv.currency}` })
+        if (sub !== undefined && pv.currency !== sub.currency)
+          return yield* new Errors.InvalidParameter({
+            param: "price_id",
+            reason: `the price is in ${pv.currency}; the subscription is billed in ${sub.currency}`
+          })
         unit = dueNow(pv, 1n, true)
         name = pv.price_name
       } else {
         if (command.unit_amount === undefined)
           return yield* new Errors.InvalidParameter({ param: "unit_amount", reason: "is required without price_id" })
-        if (command.currency === undefined)
+        const currency = command.currency ?? sub?.currency
+        if (currency === undefined)
           return yield* new Errors.InvalidParameter({ param: "currency", reason: "is required with unit_amount" })
-        const parsed = Money.parse(command.unit_amount, command.currency.toUpperCase())
+        const parsed = Money.parse(command.unit_amount, currency.toUpperCase())
         if (Result.isFailure(parsed))
           return yield* new Errors.InvalidParameter({
             param: parsed.failure._tag === "UnknownCurrency" ? "currency" : "unit_amount",
@@ -156,16 +191,21 @@ export class InvoiceItems extends Context.Service<InvoiceItems>()("@recur/core/I
       return yield* storage.withTransaction(
         Effect.gen(function* () {
           const at = yield* nowOf(merchant)
-          // one currency per customer's pending items: a one-off invoice bills them together
-          const other = yield* pageErrors(
-            items.list(merchantId, {
-              limit: 1,
-              filters: [
-                { column: "customer_id", op: "in", values: [command.customer_id] },
-                { column: "status", op: "in", values: ["pending"] }
-              ]
-            })
-          )
+          // one currency per customer's pending items: a one-off invoice bills them together (an
+          // item on a subscription is in the subscription's currency, checked above)
+          const other =
+            sub !== undefined
+              ? { list: [] }
+              : yield* pageErrors(
+                  items.list(merchantId, {
+                    limit: 1,
+                    filters: [
+                      { column: "customer_id", op: "in", values: [command.customer_id] },
+                      { column: "status", op: "in", values: ["pending"] },
+                      { column: "subscription_id", op: "is_null" }
+                    ]
+                  })
+                )
           const theirs = other.list[0]?.currency
           if (theirs !== undefined && theirs !== unit.currency)
             return yield* new Errors.InvalidParameter({
@@ -177,7 +217,7 @@ export class InvoiceItems extends Context.Service<InvoiceItems>()("@recur/core/I
               invoice_item_id: yield* Ids.make(Ids.prefixes.invoiceItem),
               merchant_id: merchantId,
               customer_id: command.customer_id,
-              subscription_id: null,
+              subscription_id: sub?.subscription.id ?? null,
               currency: unit.currency,
               description: description !== undefined && description !== "" ? description : name,
               quantity,

@@ -15,7 +15,6 @@ import type { Metadata } from "../kernel/Common.js"
 import * as Entities from "../kernel/Entities.js"
 import * as Errors from "../kernel/Errors.js"
 import { emit, must, nowOf } from "../kernel/ServiceSupport.js"
-import * as Lifecycle from "../kernel/Lifecycle.js"
 import * as Ports from "../kernel/Ports.js"
 import * as Store from "../kernel/Store.js"
 import * as Money from "../money/Money.js"
@@ -31,6 +30,7 @@ import * as Invoice from "./Invoice.js"
 import { invoiceDocuments, newInvoice } from "./InvoiceDocuments.js"
 import * as InvoiceItem from "./InvoiceItem.js"
 import * as Invoicing from "./Invoicing.js"
+import * as PendingItems from "./PendingItems.js"
 
 /**
  * A one-off invoice to create: the customer whose pending items it bills (all of them, oldest
@@ -45,26 +45,13 @@ export interface CreateOneOffInvoice {
 }
 
 /**
- * The lines of a one-off invoice: one `invoice_item` line per item, in the order given.
- *
- * @since 0.1.0
- */
-export const linesOf = (items: ReadonlyArray<InvoiceItem.InvoiceItem>): ReadonlyArray<Invoicing.Line> =>
-  items.map((i) => ({
-    kind: "invoice_item" as const,
-    description: i.description,
-    quantity: BigInt(i.quantity),
-    amount: Result.getOrThrow(Money.parse(i.amount, i.currency))
-  }))
-
-/**
  * The untaxed draft of a one-off invoice of `items` (all in `currency`): their lines totalled by
  * `Invoicing.total`, as every invoice is (the tax step adds the tax at the customer's address).
  *
  * @since 0.1.0
  */
 export const draftOf = (currency: string, items: ReadonlyArray<InvoiceItem.InvoiceItem>): Invoicing.Draft =>
-  Invoicing.total({ invoice_type: "one_off", cycle_index: 0, currency, lines: linesOf(items) })
+  Invoicing.total({ invoice_type: "one_off", cycle_index: 0, currency, lines: InvoiceItem.linesOf(items) })
 
 /**
  * The one-off invoices service.
@@ -99,9 +86,7 @@ export class OneOffInvoices extends Context.Service<OneOffInvoices>()("@recur/co
           Option.fromNullishOr(
             page.list.find(
               (r) =>
-                r.payment_token !== null &&
-                r.subscription.status !== "init" &&
-                r.subscription.status !== "incomplete"
+                r.payment_token !== null && r.subscription.status !== "init" && r.subscription.status !== "incomplete"
             )?.payment_token
           )
       )
@@ -200,27 +185,7 @@ export class OneOffInvoices extends Context.Service<OneOffInvoices>()("@recur/co
             new Invoice.Invoice({ ...created, metadata: command.metadata ?? {} }, { disableChecks: true })
           )
           // billed once: a concurrent invoice that took one of these items first fails this one whole
-          const versions = yield* items.getMany(
-            merchantId,
-            billed.map((i) => i.invoice_item_id)
-          )
-          yield* items
-            .updateMany(
-              billed.map((i) => {
-                const read = versions.get(i.invoice_item_id)
-                return {
-                  value: Lifecycle.must(InvoiceItem.move(i, "invoice", { invoice_id: inv.invoice_id })),
-                  // gone or moved since the list (another invoice took it): the update fails
-                  expectedVersion: read !== undefined && read.value.status === "pending" ? read.version : -1
-                }
-              })
-            )
-            .pipe(
-              Effect.catchTag("UniqueViolation", (e) => Effect.die(e)),
-              Effect.catchTag("VersionConflict", (e) =>
-                Effect.fail(new Errors.ConcurrentUpdate({ resource: "invoice_item", id: e.id }))
-              )
-            )
+          yield* PendingItems.markInvoiced(storage, merchantId, billed, inv.invoice_id)
           yield* Effect.orDie(invoices.insert(inv))
           if (trade === null) {
             yield* emit(storage, {
