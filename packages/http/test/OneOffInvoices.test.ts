@@ -170,8 +170,8 @@ for (const [name, storage] of backends()) {
       const replay = await api.call("POST", "/api/v1/invoices", key, { customer_id: customer }, headers)
       expect([first.status, replay.status]).toEqual([200, 200])
       expect(replay.body.data.invoice.invoice_id).toBe(first.body.data.invoice.invoice_id)
-      const after = (await api.call("GET", `/api/v1/invoices?customer_id=${customer}&invoice_types=one_off`, key))
-        .body.data.list
+      const after = (await api.call("GET", `/api/v1/invoices?customer_id=${customer}&invoice_types=one_off`, key)).body
+        .data.list
       expect(after.length).toBe(2)
     })
 
@@ -207,7 +207,12 @@ for (const [name, storage] of backends()) {
       const other = await customerOf(key)
       const foreign = await item(key, { customer_id: other, subscription_id: sub.id, unit_amount: "1.00" })
       expect([foreign.status, foreign.body.code]).toEqual([404, "resource_not_found"])
-      const eur = await item(key, { customer_id: customer, subscription_id: sub.id, currency: "EUR", unit_amount: "1.00" })
+      const eur = await item(key, {
+        customer_id: customer,
+        subscription_id: sub.id,
+        currency: "EUR",
+        unit_amount: "1.00"
+      })
       expect([eur.status, eur.body.code]).toEqual([400, "InvalidParameter"])
       // a one-off invoice does not bill it: it waits for the renewal
       const none = await api.call("POST", "/api/v1/invoices", key, { customer_id: customer })
@@ -243,11 +248,31 @@ for (const [name, storage] of backends()) {
       const { api_key: key } = await api.merchant()
       const customer = await customerOf(key)
       const refused: Array<[Record<string, unknown>, number, string, string | undefined]> = [
-        [{ customer_id: customer, currency: "USD", unit_amount: "99999999999999.00" }, 400, "InvalidParameter", "unit_amount"],
-        [{ customer_id: customer, currency: "USD", unit_amount: "9999999999.00", quantity: 1000 }, 400, "InvalidParameter", "unit_amount"],
+        [
+          { customer_id: customer, currency: "USD", unit_amount: "99999999999999.00" },
+          400,
+          "InvalidParameter",
+          "unit_amount"
+        ],
+        [
+          { customer_id: customer, currency: "USD", unit_amount: "9999999999.00", quantity: 1000 },
+          400,
+          "InvalidParameter",
+          "unit_amount"
+        ],
         [{ customer_id: customer, currency: "USD", unit_amount: "-5.00" }, 400, "InvalidParameter", "unit_amount"],
-        [{ customer_id: customer, currency: "USD", unit_amount: "5.00", quantity: -2 }, 400, "InvalidParameter", "quantity"],
-        [{ customer_id: customer, currency: "USD", unit_amount: "5.00", quantity: 1.5 }, 400, "InvalidParameter", "quantity"],
+        [
+          { customer_id: customer, currency: "USD", unit_amount: "5.00", quantity: -2 },
+          400,
+          "InvalidParameter",
+          "quantity"
+        ],
+        [
+          { customer_id: customer, currency: "USD", unit_amount: "5.00", quantity: 1.5 },
+          400,
+          "InvalidParameter",
+          "quantity"
+        ],
         [{ customer_id: customer, currency: "USD", unit_amount: "5.001" }, 400, "InvalidParameter", "unit_amount"],
         [{ customer_id: customer, currency: "XXQ", unit_amount: "5.00" }, 400, "InvalidParameter", "currency"],
         [{ customer_id: customer, unit_amount: "5.00" }, 400, "InvalidParameter", "currency"],
