@@ -9,6 +9,7 @@
  */
 import { expect, layer } from "@effect/vitest"
 import { Billing, InvoiceItems, OneOffInvoices, Renewals, type Store } from "@recur/core"
+import { SandboxGateway } from "@recur/payment-sandbox"
 import { Effect, Exit, type Layer, Option } from "effect"
 import {
   advance,
@@ -109,6 +110,26 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =
         expect(yield* eventsOf(merchantId, failed.invoice_id)).toContain("v2.invoice.payment_failed")
         const sub = yield* Billing.Billing.use((b) => b.getSubscription(merchantId, subscriptionId))
         expect(sub.status).toBe("active")
+      })
+    )
+
+    it.effect("the processor unavailable: the invoice waits, the worker charges the card on file later, once", () =>
+      Effect.gen(function* () {
+        const { merchantId, customerId } = yield* subscribed()
+        yield* item(merchantId, { customer_id: customerId, currency: "USD", unit_amount: "12.00" })
+        const controls = yield* SandboxGateway.SandboxControls
+        yield* controls.unavailableNext(1)
+        const waiting = yield* invoice(merchantId, customerId)
+        expect(waiting.biz_status).toBe("pending")
+        yield* advance(merchantId, "2026-01-01T00:10:00Z")
+        const paid = yield* Billing.Billing.use((b) => b.getInvoice(merchantId, waiting.invoice_id))
+        expect(paid.biz_status).toBe("success")
+        expect((yield* Billing.Billing.use((b) => b.getTrade(merchantId, waiting.trade_id!))).trade_status).toBe(
+          "succeeded"
+        )
+        expect((yield* eventsOf(merchantId, waiting.invoice_id)).filter((t) => t === "v2.invoice.paid")).toEqual([
+          "v2.invoice.paid"
+        ])
       })
     )
   })

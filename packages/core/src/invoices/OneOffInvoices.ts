@@ -14,10 +14,11 @@ import { Context, Effect, Layer, Option, Result } from "effect"
 import type { Metadata } from "../kernel/Common.js"
 import * as Entities from "../kernel/Entities.js"
 import * as Errors from "../kernel/Errors.js"
-import { emit, must, nowOf } from "../kernel/ServiceSupport.js"
+import { emit, laneOf, must, nowOf } from "../kernel/ServiceSupport.js"
 import * as Ports from "../kernel/Ports.js"
 import * as Store from "../kernel/Store.js"
 import * as Money from "../money/Money.js"
+import { cardOnFile } from "../payments/CardOnFile.js"
 import { underMinimum } from "../payments/Charges.js"
 import * as Charges from "../payments/Charges.js"
 import * as Trade from "../payments/Trade.js"
@@ -69,27 +70,8 @@ export class OneOffInvoices extends Context.Service<OneOffInvoices>()("@recur/co
     const items = storage.repository(Entities.invoiceItem)
     const invoices = storage.repository(Entities.invoice)
     const customers = storage.repository(Entities.customer)
-    const subs = storage.repository(Entities.subscription)
     const trades = storage.repository(Entities.trade)
     const taxed = withTax(taxes, storage)
-
-    /** The card on file: the token of the customer's newest subscription that has one. */
-    const cardOnFile = (merchantId: string, customerId: string) =>
-      Effect.map(
-        Effect.orDie(
-          subs.list(merchantId, {
-            limit: 100,
-            filters: [{ column: "customer_id", op: "in", values: [customerId] }]
-          })
-        ),
-        (page) =>
-          Option.fromNullishOr(
-            page.list.find(
-              (r) =>
-                r.payment_token !== null && r.subscription.status !== "init" && r.subscription.status !== "incomplete"
-            )?.payment_token
-          )
-      )
 
     /**
      * Bills the customer's pending items (not bound to a subscription) on a new `one_off`
@@ -109,7 +91,7 @@ export class OneOffInvoices extends Context.Service<OneOffInvoices>()("@recur/co
       const wanted = command.currency?.toUpperCase()
       if (wanted !== undefined && Result.isFailure(Money.currency(wanted)))
         return yield* new Errors.InvalidParameter({ param: "currency", reason: "is not a known currency" })
-      const token = yield* cardOnFile(merchantId, command.customer_id)
+      const token = yield* cardOnFile(storage, merchantId, command.customer_id)
       const prepared = yield* storage.withTransaction(
         Effect.gen(function* () {
           const at = yield* nowOf(merchant)
@@ -200,6 +182,14 @@ export class OneOffInvoices extends Context.Service<OneOffInvoices>()("@recur/co
           }
           if (Option.isSome(token)) {
             yield* submitTrade(storage, { trade, invoice_id: inv.invoice_id, subscription_id: null, at })
+            // a durable intent: if this process dies before the charge, a worker makes it
+            yield* storage.workQueue.schedule({
+              lane: laneOf(merchant),
+              merchant_id: merchantId,
+              kind: "charge",
+              subject_id: trade.trade_id,
+              due_at: at
+            })
             return { invoice_id: inv.invoice_id, charge: Option.some({ tradeId: trade.trade_id, token: token.value }) }
           }
           // no card on file: the trade waits for the customer's card on the invoice's page

@@ -90,7 +90,9 @@ export class InvoicePayments extends Context.Service<InvoicePayments>()("@recur/
           const payable =
             invoice.biz_status === "retrying" ||
             invoice.biz_status === "open" ||
-            (oneOff && invoice.biz_status === "failed")
+            (oneOff && invoice.biz_status === "failed") ||
+            // a one-off invoice whose charge the processor could not take (its trade waits for a card)
+            (oneOff && invoice.biz_status === "pending")
           if (!payable || invoice.trade_id === null)
             return yield* refuse(invoice.biz_status, "only an open or retrying invoice can be paid")
           const tv = yield* Effect.flatMap(trades.get(merchantId, invoice.trade_id), (o) =>

@@ -325,10 +325,12 @@ export class Payments extends Context.Service<Payments>()("@recur/core/Payments"
                 )
                 yield* Effect.orDie(trades.update({ ...tr, trade, unavailable_since: since }, tv.version))
                 const offSession =
-                  sub !== undefined &&
-                  sub.payment_token !== null &&
-                  sub.subscription.status !== "init" &&
-                  sub.subscription.status !== "incomplete"
+                  (sub !== undefined &&
+                    sub.payment_token !== null &&
+                    sub.subscription.status !== "init" &&
+                    sub.subscription.status !== "incomplete") ||
+                  // a one-off invoice's charge, made with the card on file (`Charges.chargePending`)
+                  (sub === undefined && invV?.value.invoice_type === "one_off" && invV.value.biz_status === "pending")
                 if (offSession) yield* schedule(merchant, "charge", tradeId, at + unavailableBackoff(at - since))
                 yield* Effect.logWarning(
                   `the processor could not take the charge of trade ${tradeId} (${outcome.reason}: ${outcome.code}); nothing was charged${offSession ? ", tried again later" : ""}`
