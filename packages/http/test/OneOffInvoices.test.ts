@@ -115,13 +115,21 @@ for (const [name, storage] of backends()) {
         province: "NY",
         country: "US"
       })
-      expect((await item(key, { customer_id: customer, currency: "USD", unit_amount: "100.00" })).status).toBe(200)
+      expect(
+        (await item(key, { customer_id: customer, currency: "USD", unit_amount: "100.00", description: "Setup fee" }))
+          .status
+      ).toBe(200)
       const inv = await api.call("POST", "/api/v1/invoices", key, { customer_id: customer })
       expect(inv.status, JSON.stringify(inv.body)).toBe(200)
       const invoice = inv.body.data.invoice
       expect([invoice.biz_status, invoice.amount, invoice.tax_amount]).toEqual(["open", "110.00", "10.00"])
       expect(invoice.number).toMatch(/^INV-/)
       expect(invoice.hosted_invoice_url).toMatch(/^http:\/\/localhost:4000\/invoice\//)
+      const page = await (await api.handler(new Request(`http://localhost${path(invoice.hosted_invoice_url)}`))).text()
+      expect(page).toContain('id="pay-form"')
+      expect(page).toContain("Setup fee")
+      const pdf = await api.handler(new Request(`http://localhost${path(invoice.invoice_pdf)}`))
+      expect(pdf.status).toBe(200)
       const paid = await pay(invoice.hosted_invoice_url, { card_number: "4242424242424242", ...card })
       expect(paid.status).toBe(303)
       const after = (await api.call("GET", `/api/v1/invoice/${invoice.invoice_id}`, key)).body.data.invoice
