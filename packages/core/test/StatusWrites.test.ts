@@ -29,7 +29,8 @@ const machines = new Set([
   "taxes/Tax.ts",
   "schedules/Schedule.ts",
   "subscriptions/PriceMigration.ts",
-  "notifications/Notification.ts"
+  "notifications/Notification.ts",
+  "invoices/InvoiceItem.ts"
 ])
 
 /** Status fields of records without a machine: written once at creation, never changed. */

@@ -47,6 +47,7 @@ import * as CatalogGroups from "./facade/Catalog.js"
 import type { BillingClient } from "./facade/Client.js"
 import type { Kit } from "./facade/Kit.js"
 import * as PaymentGroups from "./facade/Payments.js"
+import * as InvoiceItemGroups from "./facade/InvoiceItems.js"
 import * as SubscriptionGroups from "./facade/Subscriptions.js"
 import * as ScheduleGroups from "./facade/Schedules.js"
 import * as ItemGroups from "./facade/Items.js"
@@ -428,6 +429,7 @@ export const createBilling = async (options: BillingOptions = {}): Promise<Billi
     schedules: ScheduleGroups.schedules(kit),
     items: ItemGroups.items(kit),
     taxRates: PaymentGroups.taxRates(kit),
+    invoiceItems: InvoiceItemGroups.invoiceItems(kit),
     portal: PaymentGroups.portal(kit),
     notifications: NotificationGroups.notifications(kit),
     webhooks: PaymentGroups.webhooks(kit),

@@ -18,6 +18,7 @@ import { SandboxGroup } from "./api/Sandbox.js"
 import { DecodeErrors } from "./api/Shared.js"
 import { SubscriptionsGroup } from "./api/Subscriptions.js"
 import { TaxRatesGroup } from "./api/TaxRates.js"
+import { InvoiceItemsGroup } from "./api/InvoiceItems.js"
 import { EntitlementsGroup } from "./api/Entitlements.js"
 import { WebhooksGroup } from "./api/Webhooks.js"
 import * as OpenApiDocument from "./internal/openapi.js"
@@ -38,6 +39,7 @@ export {
   SessionPayload,
   SubscriptionsGroup,
   TaxRatesGroup,
+  InvoiceItemsGroup,
   EntitlementsGroup,
   NotificationsGroup,
   WebhooksGroup
@@ -108,6 +110,7 @@ export class BillingApi extends HttpApi.make("recur")
   .add(SchedulesGroup)
   .add(ItemsGroup)
   .add(TaxRatesGroup)
+  .add(InvoiceItemsGroup)
   .add(PortalGroup)
   .add(EntitlementsGroup)
   .add(NotificationsGroup)

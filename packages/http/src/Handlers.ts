@@ -18,6 +18,7 @@ import { notificationsLive } from "./handlers/Notifications.js"
 import { sandboxLive } from "./handlers/Sandbox.js"
 import { subscriptionsLive } from "./handlers/Subscriptions.js"
 import { taxRatesLive } from "./handlers/TaxRates.js"
+import { invoiceItemsLive } from "./handlers/InvoiceItems.js"
 import { entitlementsLive } from "./handlers/Entitlements.js"
 import { webhooksLive } from "./handlers/Webhooks.js"
 
@@ -47,6 +48,7 @@ export const handlers = Layer.mergeAll(
   schedulesLive,
   itemsLive,
   taxRatesLive,
+  invoiceItemsLive,
   portalLive,
   entitlementsLive,
   notificationsLive

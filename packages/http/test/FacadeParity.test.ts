@@ -12,6 +12,11 @@ import { fileURLToPath } from "node:url"
 
 /** REST operation (`group.endpoint` of `BillingApi`) → the facade method that performs it. */
 const facade: Record<string, string> = {
+  "invoiceItems.create": "invoiceItems.create",
+  "invoiceItems.list": "invoiceItems.list",
+  "invoiceItems.get": "invoiceItems.get",
+  "invoiceItems.delete": "invoiceItems.delete",
+  "invoiceItems.createInvoice": "invoiceItems.createInvoice",
   "entitlements.list": "entitlements.list",
   "notifications.settings": "notifications.settings",
   "notifications.updateSettings": "notifications.updateSettings",

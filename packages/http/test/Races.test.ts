@@ -77,6 +77,13 @@ for (const [name, storage] of backends()) {
       ).body.data.discount
       const rate = (await api.call("POST", "/api/v1/tax_rates", key, { name: "VAT", percentage: "19", country: "DE" }))
         .body.data.tax_rate
+      const invoiceItem = (
+        await api.call("POST", "/api/v1/invoice_items", key, {
+          customer_id: a.customer,
+          currency: "USD",
+          unit_amount: "7.00"
+        })
+      ).body.data.invoice_item.invoice_item_id as string
       const endpoint = (
         await api.call("POST", "/api/v2/webhook/endpoints", key, {
           url: "https://hooks.example/race",
@@ -115,6 +122,7 @@ for (const [name, storage] of backends()) {
         discountId: discount.discount_id as string,
         discountCode: discount.code as string,
         taxRateId: rate.tax_rate_id as string,
+        invoiceItem,
         endpoint,
         event,
         portalSession
@@ -264,6 +272,12 @@ for (const [name, storage] of backends()) {
         { name: "Same", code: `${w.discountCode}X`, discount_type: "percentage", percent_off: 5, duration: "once" }
       ],
       "POST /api/v1/tax_rates": () => ["/api/v1/tax_rates", { name: "Same", percentage: "7", country: "FR" }],
+      "POST /api/v1/invoice_items": (w) => [
+        "/api/v1/invoice_items",
+        { customer_id: w.customer, currency: "USD", unit_amount: "3.00" }
+      ],
+      "POST /api/v1/invoices": (w) => ["/api/v1/invoices", { customer_id: w.customer }],
+      "POST /api/v1/invoice_item/{invoice_item_id}/delete": (w) => [`/api/v1/invoice_item/${w.invoiceItem}/delete`],
       "POST /api/v2/webhook/endpoints": () => ["/api/v2/webhook/endpoints", { url: "https://hooks.example/same" }],
       "POST /api/v2/webhook/endpoints/{endpoint_id}": (w) => [
         `/api/v2/webhook/endpoints/${w.endpoint}`,

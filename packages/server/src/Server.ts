@@ -18,6 +18,8 @@ import {
   type Dunning,
   type Entitlements,
   type InvoicePayments,
+  type InvoiceItems,
+  type OneOffInvoices,
   Merchants,
   type Metering,
   type Payments,
@@ -100,6 +102,8 @@ export type Engine =
   | PaymentMethods.PaymentMethods
   | InvoicePayments.InvoicePayments
   | SentInvoices.SentInvoices
+  | InvoiceItems.InvoiceItems
+  | OneOffInvoices.OneOffInvoices
   | Worker.Worker
   | SandboxClock.SandboxClock
   | SandboxGateway.SandboxControls

@@ -285,6 +285,20 @@ const notifications = Effect.gen(function* () {
 })
 
 /**
+ * Invoice items (`Entities.invoiceItem`): a customer's one-off charges, pending until a one-off
+ * invoice bills them (`status` `invoiced`, with its `invoice_id`).
+ */
+const invoiceItems = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  for (const statement of entityTable(
+    "recur_invoice_items",
+    "customer_id text not null, subscription_id text, status text not null, invoice_id text, currency text not null"
+  ).split(";"))
+    if (statement.trim() !== "") yield* sql.unsafe(statement)
+  yield* sql`create index if not exists recur_invoice_items_customer on recur_invoice_items (merchant_id, customer_id, status)`
+})
+
+/**
  * Every migration, by id and name.
  *
  * @since 0.1.0
@@ -303,7 +317,8 @@ export const migrations = {
   "0011_fx_snapshots": fxSnapshots,
   "0012_price_migrations": priceMigrations,
   "0013_subscription_item_prices": subscriptionItemPrices,
-  "0014_notifications": notifications
+  "0014_notifications": notifications,
+  "0018_invoice_items": invoiceItems
 }
 
 /**

@@ -47,6 +47,8 @@ import * as Webhooks from "../webhooks/Webhooks.js"
 import * as Worker from "./Worker.js"
 import * as Entitlements from "../entitlements/Entitlements.js"
 import * as Notifications from "../notifications/Notifications.js"
+import * as InvoiceItems from "../invoices/InvoiceItems.js"
+import * as OneOffInvoices from "../invoices/OneOffInvoices.js"
 
 const tenants = Layer.mergeAll(Merchants.Merchants.layer, Customers.Customers.layer, Catalog.Catalog.layer)
 const offers = Layer.mergeAll(
@@ -63,6 +65,8 @@ const money = Layer.mergeAll(Charges.Charges.layer, Reconciliation.Reconciliatio
   Layer.provideMerge(Declines.Declines.layer)
 )
 const flows = Layer.mergeAll(
+  InvoiceItems.InvoiceItems.layer,
+  OneOffInvoices.OneOffInvoices.layer,
   SessionPayments.SessionPayments.layer.pipe(Layer.provideMerge(Checkout.Checkout.layer)),
   Renewals.Renewals.layer,
   // a sent invoice's collection setting and its days past due

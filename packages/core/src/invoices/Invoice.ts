@@ -12,11 +12,12 @@ import { DeclineClass } from "../payments/DunningPolicy.js"
 import { CollectionMethod } from "./Collection.js"
 
 /**
- * The seed's four invoice types plus `upgrade` (a prorated charge).
+ * The seed's four invoice types plus `upgrade` (a prorated charge) and `one_off` (a customer's
+ * pending invoice items billed outside any subscription, `OneOffInvoices`).
  *
  * @since 0.1.0
  */
-export const InvoiceType = Schema.Literals(["initial", "trial", "renewal", "refund", "upgrade"])
+export const InvoiceType = Schema.Literals(["initial", "trial", "renewal", "refund", "upgrade", "one_off"])
 
 /**
  * @since 0.1.0
@@ -28,7 +29,7 @@ export type InvoiceType = typeof InvoiceType.Type
  * first invoice (`one_time`, a setup fee sold beside the subscription), a `trial`, `usage` in arrears,
  * the two sides of a prorated change, a `refund`, a `discount` (negative), or the customer's
  * `balance`: an amount under the processor's minimum charge carried out of an invoice (negative)
- * and into the next one (positive).
+ * and into the next one (positive), or an `invoice_item` (a merchant's one-off charge, `InvoiceItems`).
  *
  * @since 0.1.0
  */
@@ -41,7 +42,8 @@ export const LineKind = Schema.Literals([
   "proration_charge",
   "refund",
   "discount",
-  "balance"
+  "balance",
+  "invoice_item"
 ])
 
 /**

@@ -39,7 +39,7 @@ export const documentOf = (
           l.span ??
           (l.kind === "usage"
             ? usagePeriod
-            : l.kind === "refund" || l.kind === "balance" || l.kind === "one_time"
+            : l.kind === "refund" || l.kind === "balance" || l.kind === "one_time" || l.kind === "invoice_item"
               ? undefined
               : period)
         return new Invoice.InvoiceLine(
@@ -156,7 +156,8 @@ export const invoiceDocuments = (
 
 /**
  * A new invoice from a draft, born `open` and moved at once: `charge` (a charge is on its way:
- * `pending`) or `settle_without_charge` (nothing to collect: `success`).
+ * `pending`) or `settle_without_charge` (nothing to collect: `success`); `null` leaves it `open`
+ * (a one-off invoice of a customer with no card on file, paid on its hosted page).
  */
 export const newInvoice = (input: {
   readonly merchant_id: string

@@ -2,6 +2,7 @@
  * The invoice as stored (re-exported by `Entities`).
  */
 import * as Invoice from "./Invoice.js"
+import * as InvoiceItem from "./InvoiceItem.js"
 import * as Store from "../kernel/Store.js"
 import { minor, ms } from "../kernel/internal/entities.js"
 
@@ -31,4 +32,25 @@ export const invoice: Store.Entity<Invoice.Invoice, typeof Invoice.Invoice.Encod
         : null
   },
   unique: [{ name: "invoice_cycle", columns: ["cycle_key"] }]
+})
+
+/**
+ * Invoice items (`recur_invoice_items`): filtered by customer and status (a customer's pending
+ * items are what a one-off invoice bills).
+ *
+ * @since 0.1.0
+ */
+export const invoiceItem: Store.Entity<InvoiceItem.InvoiceItem, typeof InvoiceItem.InvoiceItem.Encoded> = Store.entity({
+  name: "invoice_item",
+  table: "recur_invoice_items",
+  schema: InvoiceItem.InvoiceItem,
+  id: "invoice_item_id",
+  createdAt: (i) => ms(i.created_at),
+  columns: {
+    customer_id: "customer_id",
+    subscription_id: "subscription_id",
+    status: "status",
+    invoice_id: "invoice_id",
+    currency: "currency"
+  }
 })

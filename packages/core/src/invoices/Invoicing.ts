@@ -32,6 +32,7 @@ export interface Line {
     | "proration_charge"
     | "refund"
     | "balance"
+    | "invoice_item"
   readonly description: string
   readonly quantity: bigint
   /** Signed: credits are negative. */

@@ -20,6 +20,7 @@ import { taxRate } from "../taxes/TaxRateMachine.js"
 import { schedule } from "../schedules/ScheduleMachine.js"
 import { priceMigration } from "../subscriptions/MigrationMachine.js"
 import { notification } from "../notifications/NotificationMachine.js"
+import { invoiceItem } from "../invoices/InvoiceItemMachine.js"
 
 export {
   /** @since 0.1.0 */
@@ -222,6 +223,14 @@ export {
 } from "../notifications/NotificationMachine.js"
 export {
   /** @since 0.1.0 */
+  invoiceItem,
+  /** @since 0.1.0 */
+  InvoiceItemStatus,
+  /** @since 0.1.0 */
+  type InvoiceItemTrigger
+} from "../invoices/InvoiceItemMachine.js"
+export {
+  /** @since 0.1.0 */
   schedule,
   /** @since 0.1.0 */
   ScheduleStatus,
@@ -251,7 +260,8 @@ export const machines: ReadonlyArray<Machine<string, string>> = [
   taxRate,
   schedule,
   priceMigration,
-  notification
+  notification,
+  invoiceItem
 ]
 
 /**

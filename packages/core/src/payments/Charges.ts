@@ -16,6 +16,7 @@ import { merchantNow, must } from "../kernel/ServiceSupport.js"
 import * as Store from "../kernel/Store.js"
 import * as Money from "../money/Money.js"
 import * as Payments from "./Payments.js"
+import { cardOnFile } from "./CardOnFile.js"
 import * as Trade from "./Trade.js"
 
 /**
@@ -48,6 +49,7 @@ export class Charges extends Context.Service<Charges>()("@recur/core/Charges", {
     const payments = yield* Payments.Payments
     const subs = storage.repository(Entities.subscription)
     const trades = storage.repository(Entities.trade)
+    const invoices = storage.repository(Entities.invoice)
     const now = merchantNow(storage)
 
     /** Charges an invoice's trade off-session with the saved token (the trade's current attempt). */
@@ -71,18 +73,34 @@ export class Charges extends Context.Service<Charges>()("@recur/core/Charges", {
       return yield* Effect.orDie(payments.applyOutcome(merchantId, tradeId, outcome))
     })
 
+    /**
+     * The saved card an off-session charge of a trade is made with: its subscription's, or for a
+     * one-off invoice's trade (no subscription) the customer's card on file.
+     */
+    const tokenOf = (merchantId: string, tr: Entities.TradeRecord) =>
+      Effect.gen(function* () {
+        if (tr.subscription_id !== null) {
+          const sub = yield* Effect.flatMap(subs.get(merchantId, tr.subscription_id), (o) =>
+            Effect.orDie(must(o, "subscription", tr.subscription_id!))
+          )
+          return Option.fromNullishOr(sub.value.payment_token)
+        }
+        const inv =
+          tr.invoice_id === null ? undefined : Option.getOrUndefined(yield* invoices.get(merchantId, tr.invoice_id))
+        return inv?.value.invoice_type === "one_off"
+          ? yield* cardOnFile(storage, merchantId, tr.trade.customer_id)
+          : Option.none<string>()
+      })
+
     /** Makes a recorded but not yet made off-session charge (after a crash between the two transactions). */
     const chargePending = Effect.fn("Charges.chargePending")(function* (merchantId: string, tradeId: string) {
       const tv = yield* Effect.flatMap(trades.get(merchantId, tradeId), (o) => Effect.orDie(must(o, "trade", tradeId)))
       // a charge the processor could not take (`Unavailable`) waits in requires_payment_method
       const waiting =
         tv.value.trade.trade_status === "requires_payment_method" && tv.value.unavailable_since !== undefined
-      if ((tv.value.trade.trade_status !== "processing" && !waiting) || tv.value.subscription_id === null)
-        return Option.none<Payments.PaymentResult>()
-      const sub = yield* Effect.flatMap(subs.get(merchantId, tv.value.subscription_id), (o) =>
-        Effect.orDie(must(o, "subscription", tv.value.subscription_id!))
-      )
-      if (sub.value.payment_token === null) return Option.none<Payments.PaymentResult>()
+      if (tv.value.trade.trade_status !== "processing" && !waiting) return Option.none<Payments.PaymentResult>()
+      const token = yield* tokenOf(merchantId, tv.value)
+      if (Option.isNone(token)) return Option.none<Payments.PaymentResult>()
       if (waiting) {
         // made again as a new attempt: the one the processor could not take charged nothing
         const resubmitted = yield* storage.withTransaction(
@@ -104,7 +122,7 @@ export class Charges extends Context.Service<Charges>()("@recur/core/Charges", {
         )
         if (!resubmitted) return Option.none<Payments.PaymentResult>()
       }
-      return Option.some(yield* chargeInvoiceTrade(merchantId, tradeId, sub.value.payment_token))
+      return Option.some(yield* chargeInvoiceTrade(merchantId, tradeId, token.value))
     })
 
     return { chargeInvoiceTrade, chargePending } as const

@@ -62,7 +62,9 @@ export class InvoicePayments extends Context.Service<InvoicePayments>()("@recur/
       const refuse = (state: string, reason: string) =>
         new Errors.StateConflict({ resource: "invoice", id: invoiceId, state, reason })
       const found = yield* Effect.flatMap(invoices.get(merchantId, invoiceId), (o) => must(o, "invoice", invoiceId))
-      if (found.value.biz_status === "failed") {
+      // a one-off invoice (no subscription) is paid with the card given, failed or open alike
+      const oneOff = found.value.invoice_type === "one_off"
+      if (found.value.biz_status === "failed" && !oneOff) {
         // an unpaid subscription's last failed invoice: the card becomes the subscription's, and
         // the invoice is reopened and charged with it (the recovery a new payment method starts)
         if (!(yield* dunning.payable(found.value)) || found.value.subscription_id === null)
@@ -85,7 +87,13 @@ export class InvoicePayments extends Context.Service<InvoicePayments>()("@recur/
           const at = yield* nowOf(merchant)
           const iv = yield* Effect.flatMap(invoices.get(merchantId, invoiceId), (o) => must(o, "invoice", invoiceId))
           const invoice = iv.value
-          if ((invoice.biz_status !== "retrying" && invoice.biz_status !== "open") || invoice.trade_id === null)
+          const payable =
+            invoice.biz_status === "retrying" ||
+            invoice.biz_status === "open" ||
+            (oneOff && invoice.biz_status === "failed") ||
+            // a one-off invoice whose charge the processor could not take (its trade waits for a card)
+            (oneOff && invoice.biz_status === "pending")
+          if (!payable || invoice.trade_id === null)
             return yield* refuse(invoice.biz_status, "only an open or retrying invoice can be paid")
           const tv = yield* Effect.flatMap(trades.get(merchantId, invoice.trade_id), (o) =>
             must(o, "trade", invoice.trade_id!)
@@ -110,8 +118,10 @@ export class InvoicePayments extends Context.Service<InvoicePayments>()("@recur/
               ),
               Effect.catchTag("UniqueViolation", (e) => Effect.die(e))
             )
-          if (invoice.biz_status === "retrying")
+          if (invoice.biz_status === "retrying" || (oneOff && invoice.biz_status === "open"))
             yield* Effect.orDie(invoices.update(Lifecycle.must(Invoice.move(invoice, "charge")), iv.version))
+          else if (oneOff && invoice.biz_status === "failed")
+            yield* Effect.orDie(invoices.update(Lifecycle.must(Invoice.move(invoice, "reopen")), iv.version))
           return {
             tradeId: invoice.trade_id,
             attempt: tv.value.attempts + 1,

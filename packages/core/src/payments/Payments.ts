@@ -20,7 +20,7 @@ import { filledByPayer } from "../customers/Customers.js"
 import * as Entities from "../kernel/Entities.js"
 import type * as Errors from "../kernel/Errors.js"
 import * as Invoice from "../invoices/Invoice.js"
-import { dt, emit, laneOf, msOf, nowOf } from "../kernel/ServiceSupport.js"
+import { dt, emit, emitAll, laneOf, msOf, nowOf } from "../kernel/ServiceSupport.js"
 import { invoiceDocuments } from "../invoices/InvoiceDocuments.js"
 import { scheduleOf } from "../subscriptions/SubscriptionTerms.js"
 import { writes } from "../subscriptions/SubscriptionStore.js"
@@ -325,10 +325,12 @@ export class Payments extends Context.Service<Payments>()("@recur/core/Payments"
                 )
                 yield* Effect.orDie(trades.update({ ...tr, trade, unavailable_since: since }, tv.version))
                 const offSession =
-                  sub !== undefined &&
+                  (sub !== undefined &&
                   sub.payment_token !== null &&
                   sub.subscription.status !== "init" &&
-                  sub.subscription.status !== "incomplete"
+                    sub.subscription.status !== "incomplete") ||
+                  // a one-off invoice's charge, made with the card on file (`Charges.chargePending`)
+                  (sub === undefined && invV?.value.invoice_type === "one_off" && invV.value.biz_status === "pending")
                 if (offSession) yield* schedule(merchant, "charge", tradeId, at + unavailableBackoff(at - since))
                 yield* Effect.logWarning(
                   `the processor could not take the charge of trade ${tradeId} (${outcome.reason}: ${outcome.code}); nothing was charged${offSession ? ", tried again later" : ""}`
@@ -515,6 +517,19 @@ export class Payments extends Context.Service<Payments>()("@recur/core/Payments"
                   const declined = yield* declines.applyDecline(merchant, trade, subV, invV, outcome, at)
                   sub = declined.sub
                   trade = declined.trade
+                } else if (invV !== undefined && invV.value.invoice_type === "one_off") {
+                  // a one-off invoice (no subscription, no dunning): failed, payable on its page
+                  const failed = Invoice.move(invV.value, "charge_failed_final")
+                  if (Result.isSuccess(failed)) {
+                    yield* Effect.orDie(invoices.update(failed.success.value, invV.version))
+                    yield* emitAll(storage, failed.success.events, {
+                      merchant_id: merchantId,
+                      business_id: invV.value.invoice_id,
+                      schema: Invoice.Invoice,
+                      data: failed.success.value,
+                      at
+                    })
+                  }
                 }
                 return result("failed", { error: Option.some({ code: outcome.code, message: outcome.message }) })
               }

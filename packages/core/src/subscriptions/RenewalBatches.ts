@@ -111,6 +111,23 @@ export class RenewalBatches extends Context.Service<RenewalBatches>()("@recur/co
               if (batchable) plain.push(sv)
               else alone.add(id)
             }
+            // a subscription with invoice items pending on its next invoice renews alone (`renew`
+            // bills and marks them)
+            const withItems = yield* plain.length === 0
+              ? Effect.succeed({ list: [], has_more: false })
+              : Effect.orDie(
+                  storage.repository(Entities.invoiceItem).list(merchantId, {
+                    limit: 100,
+                    filters: [
+                      { column: "subscription_id", op: "in", values: plain.map((sv) => sv.value.subscription.id) },
+                      { column: "status", op: "in", values: ["pending"] }
+                    ]
+                  })
+                )
+            for (const i of withItems.list) if (i.subscription_id !== null) alone.add(i.subscription_id)
+            if (withItems.has_more) for (const sv of plain) alone.add(sv.value.subscription.id)
+            for (let n = plain.length - 1; n >= 0; n--)
+              if (alone.has(plain[n]!.value.subscription.id)) plain.splice(n, 1)
             // where each customer is taxed, read at once for the batch
             const customerRecs = yield* customers.getMany(merchantId, [
               ...new Set(plain.map((sv) => sv.value.subscription.customer_id))

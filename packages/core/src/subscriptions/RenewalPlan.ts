@@ -115,7 +115,9 @@ export const inArrears = (rec: Entities.SubscriptionRecord, base: Price.PriceVer
  * What the next cycle bills. `inForce` is the price of the cycle that ends (usage is rated at
  * it), `billed` the price of the next one (a scheduled change applied). Beside other items, the
  * metered item (base or extra) has one `usage` line for the ended period (its `usagePeriod`),
- * the others one line each for the new one. Fails when the cycle is already billed (`existing`).
+ * the others one line each for the new one; the invoice items pending on the subscription
+ * (`itemLines`, in the settlement currency) are lines of it after all those, discounted and taxed
+ * as they are. Fails when the cycle is already billed (`existing`).
  *
  * @since 0.1.0
  */
@@ -124,7 +126,8 @@ export const bill = (
   inForce: Price.PriceVersion,
   billed: Price.PriceVersion,
   existing: ReadonlyArray<Invoicing.Prior>,
-  ended: Entities.SubscriptionRecord = rec
+  ended: Entities.SubscriptionRecord = rec,
+  itemLines: ReadonlyArray<Invoicing.Line> = []
 ): Result.Result<Bill, Invoicing.DuplicateInvoice> => {
   const s = rec.subscription
   const nextCycle = s.cycle_index + 1
@@ -160,20 +163,23 @@ export const bill = (
       usageBilled: baseMetered || usage !== undefined,
       quantity,
       pendingApplied,
-      draft: withPendingProrations(
-        convertDraft(
-          arrears
-            ? draft
-            : withItemLines(
-                baseMetered && usage === undefined ? withoutUsage(draft) : draft,
-                usageInForce(nextCycleItems(rec.extra_items, nextCycle), ended),
-                paidIndex(rec, invoiceCycle),
-                { usage }
-              ),
-          rec.fx_rate,
-          rec.currency
+      draft: withLines(
+        withPendingProrations(
+          convertDraft(
+            arrears
+              ? draft
+              : withItemLines(
+                  baseMetered && usage === undefined ? withoutUsage(draft) : draft,
+                  usageInForce(nextCycleItems(rec.extra_items, nextCycle), ended),
+                  paidIndex(rec, invoiceCycle),
+                  { usage }
+                ),
+            rec.fx_rate,
+            rec.currency
+          ),
+          rec
         ),
-        rec
+        itemLines.filter((l) => l.amount.currency === rec.currency)
       ),
       credit: Result.getOrThrow(Money.parse(s.credit_balance, rec.currency, { allowNegative: true }))
     })
@@ -215,6 +221,20 @@ export const pendingLines = (rec: Entities.SubscriptionRecord): ReadonlyArray<In
     amount: Result.getOrThrow(Money.parse(p.amount, rec.currency, { allowNegative: true })),
     span: end !== undefined && end >= p.at ? { start: p.at, end } : undefined
   }))
+}
+
+/** A draft with `lines` added after its own, its subtotal summed again (the tax step totals it). */
+const withLines = (draft: Invoicing.Draft, lines: ReadonlyArray<Invoicing.Line>): Invoicing.Draft => {
+  if (lines.length === 0) return draft
+  const all = [...draft.lines, ...lines]
+  return {
+    ...draft,
+    lines: all,
+    subtotal: Money.make(
+      all.reduce((a, l) => a + l.amount.amount, 0n),
+      draft.currency
+    )
+  }
 }
 
 /** A renewal's draft with the pending proration lines added after its own (each billed once). */

@@ -25,6 +25,8 @@ import { renewalPeriods } from "./SubscriptionTerms.js"
 import { writes } from "./SubscriptionStore.js"
 import { must } from "../kernel/ServiceSupport.js"
 import * as Invoicing from "../invoices/Invoicing.js"
+import * as InvoiceItem from "../invoices/InvoiceItem.js"
+import * as PendingItems from "../invoices/PendingItems.js"
 import * as Lifecycle from "../kernel/Lifecycle.js"
 import * as Merchants from "../tenants/Merchants.js"
 import * as Money from "../money/Money.js"
@@ -237,13 +239,16 @@ export class Renewals extends Context.Service<Renewals>()("@recur/core/Renewals"
               filters: [{ column: "subscription_id", op: "in", values: [subscriptionId] }]
             })
           )).list
+          // the invoice items pending on the subscription: lines of this invoice, billed once
+          const pendingItems = yield* PendingItems.pendingOn(storage, merchantId, subscriptionId)
           const planned = RenewalPlan.bill(
             rec,
             inForce,
             pv,
             existing.map((i) => ({ cycle_index: i.cycle_index, invoice_type: i.invoice_type })),
             // the ended period's usage is rated at the items in force during it
-            sv.value
+            sv.value,
+            InvoiceItem.linesOf(pendingItems)
           )
           if (Result.isFailure(planned)) {
             // Already billed (a retried or concurrent run): resume its charge if still pending.
@@ -290,6 +295,12 @@ export class Renewals extends Context.Service<Renewals>()("@recur/core/Renewals"
                 Effect.fail(new Errors.ConcurrentUpdate({ resource: "subscription", id: subscriptionId }))
               )
             )
+          yield* PendingItems.markInvoiced(
+            storage,
+            merchantId,
+            pendingItems.filter((i) => i.currency === rec.currency),
+            inv.invoice_id
+          )
           // a zero-amount renewal of a trial also ends the trial
           rec =
             trade === null && s.status === "trial"
@@ -456,7 +467,8 @@ export class Renewals extends Context.Service<Renewals>()("@recur/core/Renewals"
         RenewalPlan.scheduleStep(pendingStep, due, false, extras).rec,
         extras !== undefined
       )
-      const planned = RenewalPlan.bill(rec, inForce, pv, [], stored)
+      const pendingItems = yield* PendingItems.pendingOn(storage, merchantId, s.id)
+      const planned = RenewalPlan.bill(rec, inForce, pv, [], stored, InvoiceItem.linesOf(pendingItems))
       if (Result.isFailure(planned)) return Option.none<Invoice.UpcomingInvoice>()
       const b = planned.success
       const taxed = yield* taxed_(merchantId, rec, b)

@@ -350,6 +350,27 @@ export interface BillingClient {
       discountId: string
     ) => Promise<T.SubscriptionDiscountsJson>
   }
+  readonly invoiceItems: {
+    /**
+     * `POST /api/v1/invoice_items`: a pending one-off charge for a customer — `unit_amount` in
+     * `currency`, or a one-time `price_id` — billed by the next one-off invoice.
+     */
+    readonly create: (merchantId: string, input: T.CreateInvoiceItemInput) => Promise<T.InvoiceItemJson>
+    /** `GET /api/v1/invoice_item/{invoice_item_id}`. */
+    readonly get: (merchantId: string, invoiceItemId: string) => Promise<T.InvoiceItemJson>
+    /** `GET /api/v1/invoice_items`: newest first, optionally of one customer, only pending ones (or only the others). */
+    readonly list: (
+      merchantId: string,
+      filter?: T.PageInput & { readonly customer_id?: string; readonly pending?: boolean }
+    ) => Promise<T.PageJson<T.InvoiceItemJson>>
+    /** `POST /api/v1/invoice_item/{invoice_item_id}/delete`: only a pending item. */
+    readonly delete: (merchantId: string, invoiceItemId: string) => Promise<T.InvoiceItemJson>
+    /**
+     * `POST /api/v1/invoices`: a one-off invoice of the customer's pending items, charged to the
+     * card on file (`open` for its hosted page when there is none).
+     */
+    readonly createInvoice: (merchantId: string, input: T.CreateOneOffInvoiceInput) => Promise<T.InvoiceJson>
+  }
   readonly taxRates: {
     /**
      * `POST /api/v1/tax_rates`: a percentage (up to 4 decimals) for a country and optional region,

@@ -15,6 +15,7 @@ import type {
   DunningPolicy,
   Entitlement,
   Invoice,
+  InvoiceItem,
   Lifecycle,
   Merchant,
   Merchants,
@@ -35,7 +36,7 @@ import type {
   Webhook,
   Webhooks
 } from "@recur/core"
-import type { CollectionRequests, RequestBodies } from "@recur/contract"
+import type { CollectionRequests, InvoiceItemRequests, RequestBodies } from "@recur/contract"
 import { type Effect, Schema } from "effect"
 
 type Success<F extends (...args: never) => Effect.Effect<unknown, unknown, unknown>> = Effect.Success<ReturnType<F>>
@@ -314,6 +315,21 @@ export type WebhookEndpointUpdate = Narrow<
 
 /** A refund (`POST /api/v1/refund`): of a trade, all of it unless `amount` is given. @since 0.1.0 */
 export type RefundInput = Narrow<Body<typeof RequestBodies.Refund>, { readonly trade_id: string }>
+
+/** An invoice item (`POST /api/v1/invoice_items`). @since 0.1.0 */
+export type CreateInvoiceItemInput = Narrow<
+  Body<typeof InvoiceItemRequests.CreateInvoiceItem>,
+  { readonly customer_id: string }
+>
+
+/** @since 0.1.0 */
+export type CreateOneOffInvoiceInput = Narrow<
+  Body<typeof InvoiceItemRequests.CreateOneOffInvoice>,
+  { readonly customer_id: string }
+>
+
+/** @since 0.1.0 */
+export type InvoiceItemJson = Answer<typeof InvoiceItem.InvoiceItem>
 
 /** A tax rate (`POST /api/v1/tax_rates`). @since 0.1.0 */
 export type CreateTaxRateInput = Narrow<

@@ -103,6 +103,15 @@ const descriptions: Record<string, string> = {
     "Creates a tax rate: `percentage` (0 to 100, up to 4 decimals, as a string) for a `country` (ISO 3166-1 alpha-2) and optional `region` (`CA` or `US-CA`), `inclusive` (prices hold it) or exclusive (it is added). One active rate per country and region. Invoices of a customer whose billing address is there carry it.",
   "taxRates.list": "The merchant's tax rates, newest first, with cursor pagination and `status` and `country` filters.",
   "taxRates.get": "One tax rate.",
+  "invoiceItems.create":
+    "Creates a pending invoice item for a customer: `unit_amount` (a decimal string, not negative) in `currency`, or a one-time catalog price (`price_id`); `quantity` 1 to 1,000,000 (1 by default), `description`. A customer's pending items are in one currency. The next one-off invoice (`POST /api/v1/invoices`) bills it.",
+  "invoiceItems.list":
+    "The merchant's invoice items, newest first, with cursor pagination, `customer_id` and `pending` (`true`: only pending ones; `false`: only invoiced or deleted ones).",
+  "invoiceItems.get": "One invoice item.",
+  "invoiceItems.delete":
+    "Deletes a pending invoice item: no invoice will bill it. An invoiced or deleted item is 409 `state_conflict`.",
+  "invoiceItems.createInvoice":
+    "Creates a one-off invoice (`invoice_type` `one_off`) of the customer's pending invoice items (oldest first, up to 100; `currency` chooses when they are in several): taxed at the customer's address, numbered, its items marked invoiced at once (each billed by one invoice only), then charged to the card on file (the card of the customer's newest subscription). Paid: `biz_status` `success` and `v2.invoice.paid`; declined: `failed` and `v2.invoice.payment_failed`, payable on its `hosted_invoice_url`; no card on file: `open`, paid on its `hosted_invoice_url`.",
   "payments.invoiceSettings":
     "How the merchant's invoices are numbered: `invoice_prefix` (`INV` → `INV-000001`, credit notes `INV-CN-000001`).",
   "payments.updateInvoiceSettings":
@@ -167,6 +176,8 @@ const required: Record<string, ReadonlyArray<string>> = {
   "discounts.create": ["name", "discount_type"],
   "discounts.removeFromSubscription": ["discount_id"],
   "taxRates.create": ["name", "percentage", "country"],
+  "invoiceItems.create": ["customer_id"],
+  "invoiceItems.createInvoice": ["customer_id"],
   "payments.updateInvoiceSettings": ["invoice_prefix"],
   "payments.updateDisputeSettings": ["fraud_dispute_renewals"],
   "portal.createSession": ["customer_id"],
@@ -247,7 +258,8 @@ const queryEnums: Record<string, Record<string, ReadonlyArray<string>>> = {
   "webhooks.events": { event_statuses: Lifecycle.DeliveryStatus.literals, event_types: Lifecycle.EventType.literals },
   "webhooks.endpoints": { status: Lifecycle.EndpointStatus.literals },
   "discounts.list": { status: Lifecycle.DiscountStatus.literals },
-  "taxRates.list": { status: Lifecycle.TaxRateStatus.literals }
+  "taxRates.list": { status: Lifecycle.TaxRateStatus.literals },
+  "invoiceItems.list": { pending: ["true", "false"] }
 }
 
 /** A query schema (one value or a repeated parameter) whose values are `allowed`. */

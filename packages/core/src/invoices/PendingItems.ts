@@ -1,0 +1,72 @@
+/**
+ * Pending invoice items as storage reads and writes: those pending on a subscription's next
+ * invoice, and items marked invoiced in the transaction of the invoice that bills them (the one
+ * write `OneOffInvoices` and the renewals share).
+ *
+ * @since 0.1.0
+ */
+import { Effect } from "effect"
+import * as Entities from "../kernel/Entities.js"
+import * as Errors from "../kernel/Errors.js"
+import * as Lifecycle from "../kernel/Lifecycle.js"
+import type { StorageService } from "../kernel/ServiceSupport.js"
+import { type InvoiceItem, MAX_ITEMS_PER_INVOICE, move } from "./InvoiceItem.js"
+
+/**
+ * The items pending on a subscription's next invoice, oldest first (at most
+ * {@link MAX_ITEMS_PER_INVOICE}; the rest wait for the invoice after).
+ *
+ * @since 0.1.0
+ */
+export const pendingOn = (storage: StorageService, merchantId: string, subscriptionId: string) =>
+  Effect.map(
+    Effect.orDie(
+      storage.repository(Entities.invoiceItem).list(merchantId, {
+        limit: 100,
+        filters: [
+          { column: "subscription_id", op: "in", values: [subscriptionId] },
+          { column: "status", op: "in", values: ["pending"] }
+        ]
+      })
+    ),
+    (page) => [...page.list].reverse().slice(0, MAX_ITEMS_PER_INVOICE)
+  )
+
+/**
+ * Marks `items` invoiced by `invoiceId`, in the caller's transaction: each only if it is still
+ * pending as read (another invoice billed it, or it was deleted, meanwhile: the whole call fails
+ * with `ConcurrentUpdate`, so that the transaction rolls back and no item is billed twice).
+ *
+ * @since 0.1.0
+ */
+export const markInvoiced = (
+  storage: StorageService,
+  merchantId: string,
+  items: ReadonlyArray<InvoiceItem>,
+  invoiceId: string
+) =>
+  Effect.gen(function* () {
+    if (items.length === 0) return
+    const repo = storage.repository(Entities.invoiceItem)
+    const versions = yield* repo.getMany(
+      merchantId,
+      items.map((i) => i.invoice_item_id)
+    )
+    yield* repo
+      .updateMany(
+        items.map((i) => {
+          const read = versions.get(i.invoice_item_id)
+          return {
+            value: Lifecycle.must(move(i, "invoice", { invoice_id: invoiceId })),
+            // gone or moved since it was read (another invoice took it): the update fails
+            expectedVersion: read !== undefined && read.value.status === "pending" ? read.version : -1
+          }
+        })
+      )
+      .pipe(
+        Effect.catchTag("UniqueViolation", (e) => Effect.die(e)),
+        Effect.catchTag("VersionConflict", (e) =>
+          Effect.fail(new Errors.ConcurrentUpdate({ resource: "invoice_item", id: e.id }))
+        )
+      )
+  })

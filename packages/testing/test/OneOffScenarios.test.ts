@@ -1,0 +1,3 @@
+import { MemoryStorage, OneOffScenarios } from "../src/index.js"
+
+OneOffScenarios.suite("memory", MemoryStorage.layer)
