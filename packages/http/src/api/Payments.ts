@@ -51,14 +51,14 @@ export class PaymentsGroup extends HttpApiGroup.make("payments")
         biz_status: QueryList,
         invoice_types: QueryList
       }),
-      success: Envelope(Page(Invoice.Invoice)),
+      success: Envelope(Page(Invoice.InvoiceView)),
       error: ApiErrors.all
     })
   )
   .add(
     HttpApiEndpoint.get("invoice", "/api/v1/invoice/:invoice_id", {
       params: Schema.Struct({ invoice_id: Schema.String }),
-      success: Envelope(Schema.Struct({ invoice: Invoice.Invoice })),
+      success: Envelope(Schema.Struct({ invoice: Invoice.InvoiceView })),
       error: ApiErrors.all
     })
   )
