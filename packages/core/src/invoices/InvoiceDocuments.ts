@@ -156,7 +156,9 @@ export const invoiceDocuments = (
 
 /**
  * A new invoice from a draft, born `open` and moved at once: `charge` (a charge is on its way:
- * `pending`) or `settle_without_charge` (nothing to collect: `success`).
+ * `pending`) or `settle_without_charge` (nothing to collect: `success`) — or born a `draft`
+ * (`trigger` `draft`: a renewal's invoice in the merchant's grace period, finalised later by
+ * `Drafts.finalize`).
  */
 export const newInvoice = (input: {
   readonly merchant_id: string
@@ -167,7 +169,7 @@ export const newInvoice = (input: {
   readonly price_version_id: string | null
   readonly customer_id: string
   readonly order_id: string | null
-  readonly trigger: "charge" | "settle_without_charge"
+  readonly trigger: "charge" | "settle_without_charge" | "draft"
   readonly at: number
   /** The service period the cycle's lines cover (Unix ms), when they cover one. */
   readonly period?: Span | undefined
@@ -190,7 +192,7 @@ export const newInvoice = (input: {
           refund_order_id: null,
           amount: Money.format(input.draft.total),
           currency: input.draft.currency,
-          biz_status: Lifecycle.invoice.initial,
+          biz_status: Result.getOrThrow(Lifecycle.bornAs(Lifecycle.invoice, input.trigger === "draft" ? "draft" : "open")),
           invoice_type: input.draft.invoice_type,
           paid_at: null,
           cycle_index: input.draft.cycle_index,
@@ -219,8 +221,10 @@ export const newInvoice = (input: {
       )
   ).pipe(
     Effect.map((open) =>
-      Lifecycle.must(
-        Invoice.move(open, input.trigger, input.trigger === "settle_without_charge" ? { paid_at: dt(input.at) } : {})
-      )
+      input.trigger === "draft"
+        ? open
+        : Lifecycle.must(
+            Invoice.move(open, input.trigger, input.trigger === "settle_without_charge" ? { paid_at: dt(input.at) } : {})
+          )
     )
   )

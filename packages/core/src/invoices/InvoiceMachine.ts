@@ -87,7 +87,8 @@ export const invoice: Machine<InvoiceStatus, InvoiceTrigger> = {
   name: "Invoice",
   field: "biz_status",
   states: InvoiceStatus.literals,
-  initial: "open",
+  // born a draft (a renewal in the merchant's grace period) or, finalised at once, `open`
+  initial: "draft",
   createEvents: [],
   terminal: ["refunded", "void"],
   transitions: [

@@ -95,6 +95,8 @@ export interface BillingSettingsInput {
    * a new payment method): the classes given change; `null`: the engine's default policy.
    */
   readonly dunning_on_decline?: DeclineRulesInput | null
+  /** How long a renewal's invoice stays an editable draft, in seconds (0 to 2592000; 0: finalised at once). */
+  readonly invoice_draft_grace_seconds?: number
 }
 /** What each class of decline does (the classes given). @since 0.1.0 */
 export interface DeclineRulesInput {
