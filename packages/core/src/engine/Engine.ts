@@ -37,6 +37,7 @@ import * as OwedRefunds from "../refunds/OwedRefunds.js"
 import * as Refunds from "../refunds/Refunds.js"
 import * as RenewalBatches from "../subscriptions/RenewalBatches.js"
 import * as Renewals from "../subscriptions/Renewals.js"
+import * as InvoiceActions from "../invoices/InvoiceActions.js"
 import * as SandboxClock from "../tenants/SandboxClock.js"
 import * as SessionPayments from "../checkout/SessionPayments.js"
 import * as Subscriptions from "../subscriptions/Subscriptions.js"
@@ -64,6 +65,7 @@ const money = Layer.mergeAll(Charges.Charges.layer, Reconciliation.Reconciliatio
 const flows = Layer.mergeAll(
   SessionPayments.SessionPayments.layer.pipe(Layer.provideMerge(Checkout.Checkout.layer)),
   Renewals.Renewals.layer,
+  InvoiceActions.InvoiceActions.layer,
   // paying an invoice from its page may replace the card; a new card retries or recovers (Dunning)
   InvoicePayments.InvoicePayments.layer.pipe(
     Layer.provideMerge(PaymentMethods.PaymentMethods.layer),

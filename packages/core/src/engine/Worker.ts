@@ -20,6 +20,7 @@ import * as Store from "../kernel/Store.js"
 import * as Telemetry from "../kernel/Telemetry.js"
 import * as WebhookDispatch from "../webhooks/WebhookDispatch.js"
 import * as Notifications from "../notifications/Notifications.js"
+import * as InvoiceActions from "../invoices/InvoiceActions.js"
 
 /**
  * The kinds of work, closed: every kind is matched exhaustively by the worker.
@@ -38,7 +39,8 @@ export const WORK_KINDS = [
   "refund_settle",
   "webhook",
   "price_migration",
-  "notification"
+  "notification",
+  "invoice_finalize"
 ] as const
 
 /**
@@ -73,6 +75,7 @@ export class Worker extends Context.Service<Worker>()("@recur/core/Worker", {
     const owedRefunds = yield* OwedRefunds.OwedRefunds
     const priceMigrations = yield* PriceMigrations.PriceMigrations
     const notifications = yield* Notifications.Notifications
+    const invoiceActions = yield* InvoiceActions.InvoiceActions
 
     /** The effect of one work item of a known kind. */
     const workOf = (kind: WorkKind, merchantId: string, subjectId: string): Effect.Effect<unknown, unknown> => {
@@ -104,6 +107,8 @@ export class Worker extends Context.Service<Worker>()("@recur/core/Worker", {
           return priceMigrations.process(merchantId, subjectId)
         case "notification":
           return notifications.deliver(merchantId, subjectId)
+        case "invoice_finalize":
+          return invoiceActions.finalizeDue(merchantId, subjectId)
       }
     }
 

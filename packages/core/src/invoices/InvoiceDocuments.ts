@@ -192,7 +192,9 @@ export const newInvoice = (input: {
           refund_order_id: null,
           amount: Money.format(input.draft.total),
           currency: input.draft.currency,
-          biz_status: Result.getOrThrow(Lifecycle.bornAs(Lifecycle.invoice, input.trigger === "draft" ? "draft" : "open")),
+          biz_status: Result.getOrThrow(
+            Lifecycle.bornAs(Lifecycle.invoice, input.trigger === "draft" ? "draft" : "open")
+          ),
           invoice_type: input.draft.invoice_type,
           paid_at: null,
           cycle_index: input.draft.cycle_index,
@@ -224,7 +226,11 @@ export const newInvoice = (input: {
       input.trigger === "draft"
         ? open
         : Lifecycle.must(
-            Invoice.move(open, input.trigger, input.trigger === "settle_without_charge" ? { paid_at: dt(input.at) } : {})
+            Invoice.move(
+              open,
+              input.trigger,
+              input.trigger === "settle_without_charge" ? { paid_at: dt(input.at) } : {}
+            )
           )
     )
   )

@@ -178,7 +178,8 @@ export const invoice: Machine<InvoiceStatus, InvoiceTrigger> = {
       trigger: "mark_uncollectible",
       to: "uncollectible",
       events: ["v2.invoice.marked_uncollectible"],
-      description: "the merchant writes an unpaid issued invoice off: still owed, dunning stops; it can still be paid or voided"
+      description:
+        "the merchant writes an unpaid issued invoice off: still owed, dunning stops; it can still be paid or voided"
     },
     {
       from: ["retrying"],
