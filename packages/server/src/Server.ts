@@ -34,6 +34,7 @@ import {
   Redaction,
   type Refunds,
   type Renewals,
+  type InvoiceActions,
   type SandboxClock,
   type Secrets,
   type SessionPayments,
@@ -89,6 +90,7 @@ export type Engine =
   | Reconciliation.Reconciliation
   | Declines.Declines
   | Renewals.Renewals
+  | InvoiceActions.InvoiceActions
   | PriceChanges.PriceChanges
   | ItemChanges.ItemChanges
   | PriceMigrations.PriceMigrations

@@ -10,6 +10,7 @@ import {
   Discount,
   Discounts,
   Invoice,
+  InvoiceActions,
   Lifecycle,
   Portal,
   PortalSession,
@@ -43,14 +44,35 @@ export const invoices = ({ run }: Kit<Services>): BillingClient["invoices"] => (
             })
           )
         ),
-        Effect.map(pageJson(Invoice.Invoice))
+        Effect.map(pageJson(Invoice.InvoiceView))
       )
     ),
   get: (merchantId, invoiceId) =>
     run(
       id("invoice_id", invoiceId).pipe(
         Effect.flatMap((i) => Billing.Billing.use((b) => b.getInvoice(merchantId, i))),
-        Effect.map(json(Invoice.Invoice))
+        Effect.map(json(Invoice.InvoiceView))
+      )
+    ),
+  finalize: (merchantId, invoiceId) =>
+    run(
+      id("invoice_id", invoiceId).pipe(
+        Effect.flatMap((i) => InvoiceActions.InvoiceActions.use((a) => a.finalize(merchantId, i))),
+        Effect.map(json(Invoice.InvoiceView))
+      )
+    ),
+  void: (merchantId, invoiceId) =>
+    run(
+      id("invoice_id", invoiceId).pipe(
+        Effect.flatMap((i) => InvoiceActions.InvoiceActions.use((a) => a.voidInvoice(merchantId, i))),
+        Effect.map(json(Invoice.InvoiceView))
+      )
+    ),
+  markUncollectible: (merchantId, invoiceId) =>
+    run(
+      id("invoice_id", invoiceId).pipe(
+        Effect.flatMap((i) => InvoiceActions.InvoiceActions.use((a) => a.markUncollectible(merchantId, i))),
+        Effect.map(json(Invoice.InvoiceView))
       )
     )
 })

@@ -68,7 +68,7 @@ export type SubscriptionJson = Answer<typeof Subscription.Subscription>
 /** A trade (one charge or refund movement) as the REST API returns it. @since 0.1.0 */
 export type TradeJson = Answer<typeof Trade.Trade>
 /** An invoice as the REST API returns it. @since 0.1.0 */
-export type InvoiceJson = Answer<typeof Invoice.Invoice>
+export type InvoiceJson = Answer<typeof Invoice.InvoiceView>
 /** A discount as the REST API returns it. @since 0.1.0 */
 export type DiscountJson = Answer<typeof Discount.Discount>
 

@@ -63,6 +63,27 @@ export class PaymentsGroup extends HttpApiGroup.make("payments")
     })
   )
   .add(
+    HttpApiEndpoint.post("finalizeInvoice", "/api/v1/invoices/:invoice_id/finalize", {
+      params: Schema.Struct({ invoice_id: Schema.String }),
+      success: Envelope(Schema.Struct({ invoice: Invoice.InvoiceView })),
+      error: ApiErrors.all
+    })
+  )
+  .add(
+    HttpApiEndpoint.post("voidInvoice", "/api/v1/invoices/:invoice_id/void", {
+      params: Schema.Struct({ invoice_id: Schema.String }),
+      success: Envelope(Schema.Struct({ invoice: Invoice.InvoiceView })),
+      error: ApiErrors.all
+    })
+  )
+  .add(
+    HttpApiEndpoint.post("markInvoiceUncollectible", "/api/v1/invoices/:invoice_id/mark_uncollectible", {
+      params: Schema.Struct({ invoice_id: Schema.String }),
+      success: Envelope(Schema.Struct({ invoice: Invoice.InvoiceView })),
+      error: ApiErrors.all
+    })
+  )
+  .add(
     HttpApiEndpoint.get("invoiceSettings", "/api/v1/invoice_settings", {
       success: Envelope(InvoiceSettings),
       error: ApiErrors.all

@@ -73,7 +73,14 @@ const descriptions: Record<string, string> = {
   "payments.trades": "Charges and refunds (trades), with cursor pagination and filters.",
   "payments.trade": "One trade.",
   "payments.invoices": "Invoices, newest first, with cursor pagination and filters.",
-  "payments.invoice": "One invoice.",
+  "payments.invoice":
+    "One invoice, with its Stripe-style `status` (`draft`, `open`, `paid`, `void`, `uncollectible`) derived from `biz_status` (docs/invoices.md).",
+  "payments.finalizeInvoice":
+    "Finalises a draft invoice (a renewal's, during the merchant's `invoice_draft_grace_seconds`) before the worker does at the end of the grace period: it takes its number from the merchant's gapless series, then is charged to the card on file (or settled when nothing is owed), as a renewal is (`v2.invoice.finalized`). A finalisation racing another (the worker's, or a second request) makes one number and one charge; the loser answers 409. A non-draft is refused with 409 `state_conflict`, nothing changed.",
+  "payments.voidInvoice":
+    "Voids a draft, or an issued unpaid invoice (`open`, `retrying`, `failed`, `uncollectible`): nothing is owed; an issued one keeps its number, and its page and PDF say VOID (`v2.invoice.voided`). Its dunning retries stop and its open charge is closed; a past-due subscription whose latest invoice it is returns to `active` (as Stripe). A paid invoice is refunded instead, and an invoice whose charge is in flight waits for its answer: 409 `state_conflict`, nothing changed.",
+  "payments.markInvoiceUncollectible":
+    "Marks an issued unpaid invoice (`open`, `retrying`, `failed`) uncollectible: still owed but written off; its dunning retries stop (`v2.invoice.marked_uncollectible`), and a past-due subscription whose latest invoice it is returns to `active` (as Stripe). It can still be paid or voided later. Anything else: 409 `state_conflict`, nothing changed.",
   "payments.refund":
     "Refunds all or part of a paid trade (never more than what is left of it). A refund that succeeded names its credit note (`credit_note_id`, `credit_note_number`: the `refund` invoice against the invoice it pays back); `null` while it is pending or when the trade paid no invoice.",
   "payments.getRefund": "One refund.",
