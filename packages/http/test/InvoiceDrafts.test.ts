@@ -1,0 +1,113 @@
+/**
+ * Invoice drafts, void and write-off over REST (issue 34, items 1 and 2): a renewal's invoice in
+ * the merchant's grace period is a draft (no number, no charge) finalised by the worker at the end
+ * of it, taking its number then (gapless across a voided draft); finalisations racing make one
+ * number and one charge; void and mark_uncollectible refuse what they may not touch, changing
+ * nothing.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { backends, serve } from "./client.js"
+
+const card = { exp_month: "12", exp_year: "2030", cvc: "123" }
+
+for (const [name, storage] of backends()) {
+  describe(`invoice drafts (${name})`, { timeout: 180_000 }, () => {
+    const api = serve(storage())
+    beforeAll(() => api.ready(), 120_000)
+    afterAll(() => api.dispose())
+
+    const fresh = async () => (await api.merchant({ frozen: "2026-01-01T00:00:00Z" })).api_key
+    const subscribe = async (k: string) => {
+      const { priceId } = await api.priceOf(k)
+      const s = await api.call("POST", "/api/v1/session", k, {
+        payer_id: `p-${Math.random()}`,
+        line_items: [{ price_id: priceId }]
+      })
+      expect(s.status, JSON.stringify(s.body)).toBe(200)
+      const id = (s.body as any).data.session_id as string
+      const paid = await api.call(
+        "POST",
+        `/checkout/${id}/pay`,
+        null,
+        { card_number: "4242424242424242", ...card },
+        { accept: "application/json" }
+      )
+      expect(paid.status).toBe(200)
+      return ((await api.call("GET", `/api/v1/session/${id}`, k)).body as any).data.session.subscription_id as string
+    }
+    const invoices = async (k: string) =>
+      (((await api.call("GET", "/api/v1/invoices?limit=100", k)).body as any).data.list as Array<any>).sort(
+        (a, b) => a.cycle_index - b.cycle_index
+      )
+    const trades = async (k: string) =>
+      ((await api.call("GET", "/api/v1/trades?limit=100", k)).body as any).data.list as Array<any>
+    const advance = (k: string, at: string) =>
+      api.call("POST", "/api/v1/test_helpers/advance_clock", k, { frozen_time: at })
+    const grace = async (k: string, seconds: number) => {
+      const r = await api.call("POST", "/api/v1/billing_settings", k, { invoice_draft_grace_seconds: seconds })
+      expect(r.status, JSON.stringify(r.body)).toBe(200)
+      expect((r.body as any).data.invoice_draft_grace_seconds).toBe(seconds)
+    }
+
+    it("a renewal in a grace period is a draft; voided it takes no number; the next is finalised by the worker at grace end", async () => {
+      const k = await fresh()
+      await subscribe(k)
+      await grace(k, 3600)
+      await advance(k, "2026-02-01T00:00:00Z")
+      const [, draft] = await invoices(k)
+      expect(draft).toMatchObject({ biz_status: "draft", status: "draft", number: null, trade_id: null })
+      expect((await trades(k)).length).toBe(1)
+      const voided = await api.call("POST", `/api/v1/invoices/${draft.invoice_id}/void`, k)
+      expect(voided.status, JSON.stringify(voided.body)).toBe(200)
+      expect((voided.body as any).data.invoice).toMatchObject({ biz_status: "void", status: "void", number: null })
+      // the voided draft's finalisation is gone: at grace end nothing is charged
+      await advance(k, "2026-02-01T02:00:00Z")
+      expect((await trades(k)).length).toBe(1)
+      await advance(k, "2026-03-01T00:00:00Z")
+      const next = (await invoices(k))[2]
+      expect(next).toMatchObject({ biz_status: "draft", number: null })
+      await advance(k, "2026-03-01T01:00:00Z")
+      const finalised = (await invoices(k))[2]
+      expect(finalised).toMatchObject({ biz_status: "success", status: "paid", number: "INV-000002" })
+      expect(finalised.trade_id).not.toBeNull()
+      expect((await trades(k)).length).toBe(2)
+    })
+
+    it("finalize requests racing: one number, one charge; the others 409; the worker then does nothing", async () => {
+      const k = await fresh()
+      await subscribe(k)
+      await grace(k, 3600)
+      await advance(k, "2026-02-01T00:00:00Z")
+      const draft = (await invoices(k))[1]
+      const answers = await Promise.all(
+        Array.from({ length: 4 }, () => api.call("POST", `/api/v1/invoices/${draft.invoice_id}/finalize`, k))
+      )
+      const statuses = answers.map((r) => r.status).sort()
+      expect(statuses.filter((s) => s === 200).length, JSON.stringify(answers.map((a) => a.body))).toBe(1)
+      expect(statuses.every((s) => s === 200 || s === 409)).toBe(true)
+      await advance(k, "2026-02-01T02:00:00Z")
+      const [, issued] = await invoices(k)
+      expect(issued).toMatchObject({ biz_status: "success", status: "paid", number: "INV-000002" })
+      expect((await trades(k)).length).toBe(2)
+    })
+
+    it("refusals change nothing: a paid invoice is not voided, written off or finalised; bad settings refused", async () => {
+      const k = await fresh()
+      await subscribe(k)
+      const [paid] = await invoices(k)
+      for (const action of ["void", "mark_uncollectible", "finalize"]) {
+        const r = await api.call("POST", `/api/v1/invoices/${paid.invoice_id}/${action}`, k)
+        expect([r.status, (r.body as any).code], action).toEqual([409, "state_conflict"])
+      }
+      const missing = await api.call("POST", "/api/v1/invoices/inv_00000000000000000000000000/void", k)
+      expect(missing.status).toBe(404)
+      expect((await invoices(k))[0]).toEqual(paid)
+      for (const bad of [-1, 1.5, 30 * 86_400 + 1]) {
+        const r = await api.call("POST", "/api/v1/billing_settings", k, { invoice_draft_grace_seconds: bad })
+        expect([r.status, (r.body as any).data?.param]).toEqual([400, "invoice_draft_grace_seconds"])
+      }
+      const settings = (await api.call("GET", "/api/v1/billing_settings", k)).body as any
+      expect(settings.data.invoice_draft_grace_seconds).toBe(0)
+    })
+  })
+}
