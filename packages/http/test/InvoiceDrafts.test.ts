@@ -17,7 +17,7 @@ for (const [name, storage] of backends()) {
     afterAll(() => api.dispose())
 
     const fresh = async () => (await api.merchant({ frozen: "2026-01-01T00:00:00Z" })).api_key
-    const subscribe = async (k: string) => {
+    const subscribe = async (k: string, number = "4242424242424242") => {
       const { priceId } = await api.priceOf(k)
       const s = await api.call("POST", "/api/v1/session", k, {
         payer_id: `p-${Math.random()}`,
@@ -29,7 +29,7 @@ for (const [name, storage] of backends()) {
         "POST",
         `/checkout/${id}/pay`,
         null,
-        { card_number: "4242424242424242", ...card },
+        { card_number: number, ...card },
         { accept: "application/json" }
       )
       expect(paid.status).toBe(200)
@@ -89,6 +89,55 @@ for (const [name, storage] of backends()) {
       const [, issued] = await invoices(k)
       expect(issued).toMatchObject({ biz_status: "success", status: "paid", number: "INV-000002" })
       expect((await trades(k)).length).toBe(2)
+    })
+
+    const statusOf = async (k: string, sub: string) =>
+      ((await api.call("GET", `/api/v1/subscription/${sub}`, k)).body as any).data.subscription.status as string
+
+    it("voiding a past-due renewal: nothing owed, dunning stops, the subscription is active again, the page says VOID", async () => {
+      const k = await fresh()
+      // pays the checkout, declines every renewal (soft: retried on the schedule)
+      const sub = await subscribe(k, "4000000000000341")
+      await advance(k, "2026-02-01T12:00:00Z")
+      expect(await statusOf(k, sub)).toBe("past_due")
+      const [, retrying] = await invoices(k)
+      expect(retrying).toMatchObject({ biz_status: "retrying", status: "open", number: "INV-000002" })
+      const r = await api.call("POST", `/api/v1/invoices/${retrying.invoice_id}/void`, k)
+      expect(r.status, JSON.stringify(r.body)).toBe(200)
+      expect((r.body as any).data.invoice).toMatchObject({ biz_status: "void", status: "void", number: "INV-000002" })
+      expect(await statusOf(k, sub)).toBe("active")
+      const attempts = (await trades(k)).length
+      // no retry runs any more: the retry days pass without a charge
+      await advance(k, "2026-02-09T12:00:00Z")
+      expect((await trades(k)).length).toBe(attempts)
+      expect(await statusOf(k, sub)).toBe("active")
+      const page = await api.handler(new Request(`http://localhost${new URL(retrying.hosted_invoice_url).pathname}`))
+      expect(await page.text()).toContain("VOID")
+      // voided is final: no write-off, no second void
+      for (const action of ["void", "mark_uncollectible"])
+        expect((await api.call("POST", `/api/v1/invoices/${retrying.invoice_id}/${action}`, k)).status).toBe(409)
+    })
+
+    it("marking a past-due renewal uncollectible: still owed, dunning stops, the subscription is active again", async () => {
+      const k = await fresh()
+      const sub = await subscribe(k, "4000000000000341")
+      await advance(k, "2026-02-01T12:00:00Z")
+      const [, retrying] = await invoices(k)
+      const r = await api.call("POST", `/api/v1/invoices/${retrying.invoice_id}/mark_uncollectible`, k)
+      expect(r.status, JSON.stringify(r.body)).toBe(200)
+      expect((r.body as any).data.invoice).toMatchObject({
+        biz_status: "uncollectible",
+        status: "uncollectible",
+        number: "INV-000002",
+        amount: retrying.amount
+      })
+      expect(await statusOf(k, sub)).toBe("active")
+      const attempts = (await trades(k)).length
+      await advance(k, "2026-02-09T12:00:00Z")
+      expect((await trades(k)).length).toBe(attempts)
+      // an uncollectible invoice can still be voided
+      const voided = await api.call("POST", `/api/v1/invoices/${retrying.invoice_id}/void`, k)
+      expect((voided.body as any).data.invoice.status).toBe("void")
     })
 
     it("refusals change nothing: a paid invoice is not voided, written off or finalised; bad settings refused", async () => {
