@@ -51,11 +51,21 @@ for (const [name, storage] of backends()) {
 
     it("a renewal in a grace period is a draft; voided it takes no number; the next is finalised by the worker at grace end", async () => {
       const k = await fresh()
-      await subscribe(k)
+      const sub = await subscribe(k)
       await grace(k, 3600)
+      const upcoming = ((await api.call("GET", `/api/v1/subscription/${sub}/upcoming_invoice`, k)).body as any).data
+        .upcoming_invoice
       await advance(k, "2026-02-01T00:00:00Z")
       const [, draft] = await invoices(k)
       expect(draft).toMatchObject({ biz_status: "draft", status: "draft", number: null, trade_id: null })
+      // the preview is what the draft holds: its lines, tax and amount
+      expect(draft).toMatchObject({
+        amount: upcoming.amount,
+        subtotal: upcoming.subtotal,
+        tax_amount: upcoming.tax_amount,
+        lines: upcoming.lines,
+        cycle_index: upcoming.cycle_index
+      })
       expect((await trades(k)).length).toBe(1)
       const voided = await api.call("POST", `/api/v1/invoices/${draft.invoice_id}/void`, k)
       expect(voided.status, JSON.stringify(voided.body)).toBe(200)
