@@ -339,7 +339,7 @@ export const BillingSettings = Schema.Struct({
   dunning_final_state: Schema.optional(Schema.Literals(["unpaid", "canceled"])),
   dunning_retry_days: Schema.optional(Schema.NullOr(Schema.Array(Schema.Finite))),
   dunning_on_decline: Schema.optional(Schema.NullOr(DeclineRulesPatch)),
-  invoice_draft_grace_seconds: Schema.optional(Schema.Finite)
+  invoice_draft_grace_seconds: Schema.optional(Schema.Int)
 })
 
 /**

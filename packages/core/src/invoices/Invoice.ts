@@ -197,7 +197,7 @@ export class Invoice extends Schema.Class<Invoice>("Invoice")({
  *
  * @since 0.1.0
  */
-export class InvoiceView extends Invoice.extend<InvoiceView>("InvoiceView")({
+export class InvoiceView extends Invoice.extend<InvoiceView>("Invoice")({
   /** The Stripe-style status, derived from `biz_status` (never stored). */
   status: Lifecycle.InvoiceStatusView
 }) {}

@@ -237,7 +237,7 @@ export class InvoiceActions extends Context.Service<InvoiceActions>()("@recur/co
       })
 
     /**
-     * Finalises a draft on request (`POST /api/v1/invoices/{id}/finalize`): see {@link finalizeWith};
+     * Finalises a draft on the merchant's request: see {@link finalizeWith};
      * the invoice as it stands after its charge.
      *
      * @example
