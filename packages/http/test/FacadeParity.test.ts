@@ -63,6 +63,7 @@ const facade: Record<string, string> = {
   "payments.invoice": "invoices.get",
   "payments.finalizeInvoice": "invoices.finalize",
   "payments.voidInvoice": "invoices.void",
+  "payments.editInvoice": "invoices.edit",
   "payments.markInvoiceUncollectible": "invoices.markUncollectible",
   "payments.invoiceSettings": "merchants.invoiceSettings",
   "payments.updateInvoiceSettings": "merchants.setInvoicePrefix",

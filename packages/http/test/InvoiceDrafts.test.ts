@@ -83,6 +83,64 @@ for (const [name, storage] of backends()) {
       expect((await trades(k)).length).toBe(2)
     })
 
+    it("a draft edited — a line added, a line removed, a discount applied — is finalised as edited; bad edits change nothing", async () => {
+      const k = await fresh()
+      await subscribe(k)
+      await grace(k, 3600)
+      await advance(k, "2026-02-01T00:00:00Z")
+      const draft = (await invoices(k))[1]
+      const edit = (body: unknown) => api.call("POST", `/api/v1/invoices/${draft.invoice_id}/edit`, k, body)
+      const added = await edit({ add_lines: [{ description: "Setup", amount: "12.50", quantity: 2 }] })
+      expect(added.status, JSON.stringify(added.body)).toBe(200)
+      const withSetup = (added.body as any).data.invoice
+      expect(withSetup.lines.map((l: any) => [l.kind, l.description, l.quantity, l.amount])).toContainEqual([
+        "one_time",
+        "Setup",
+        "2",
+        "25.00"
+      ])
+      expect(Number(withSetup.amount)).toBeCloseTo(Number(draft.amount) + 25, 2)
+      for (const [body, param] of [
+        [{ add_lines: [{ description: "", amount: "1.00" }] }, "add_lines[0].description"],
+        [{ add_lines: [{ description: "x", amount: "-1.00" }] }, "add_lines[0].amount"],
+        [{ add_lines: [{ description: "x", amount: "1.00", quantity: 0 }] }, "add_lines[0].quantity"],
+        [{ remove_lines: [99] }, "remove_lines[0]"],
+        [{ discount_id: "dsc_unknown" }, "discount_id"]
+      ] as const) {
+        const r = await edit(body)
+        expect([r.status, (r.body as any).data?.param], JSON.stringify(body)).toEqual([400, param])
+      }
+      expect((await invoices(k))[1]).toMatchObject({ amount: withSetup.amount, lines: withSetup.lines })
+      // the subscription's own line removed: the setup line alone
+      const removed = await edit({ remove_lines: [0] })
+      expect(removed.status, JSON.stringify(removed.body)).toBe(200)
+      expect((removed.body as any).data.invoice.lines.map((l: any) => l.description)).toEqual(["Setup"])
+      const discount = await api.call("POST", "/api/v1/discounts", k, {
+        name: "Ten",
+        code: "TEN",
+        discount_type: "percentage",
+        percent_off: 10,
+        duration: "once"
+      })
+      expect(discount.status, JSON.stringify(discount.body)).toBe(200)
+      const discounted = await edit({ discount_id: (discount.body as any).data.discount.discount_id })
+      expect(discounted.status, JSON.stringify(discounted.body)).toBe(200)
+      const final = (discounted.body as any).data.invoice
+      expect(final).toMatchObject({ subtotal: "25.00", amount: "22.50" })
+      expect(final.lines.map((l: any) => [l.kind, l.amount])).toEqual([
+        ["one_time", "25.00"],
+        ["discount", "-2.50"]
+      ])
+      await advance(k, "2026-02-01T01:00:00Z")
+      const issued = (await invoices(k))[1]
+      expect(issued).toMatchObject({ status: "paid", number: "INV-000002", amount: "22.50", lines: final.lines })
+      const charged = (await trades(k)).find((t) => t.trade_id === issued.trade_id)
+      expect(charged.amount).toBe("22.50")
+      // issued: never edited again
+      const late = await edit({ add_lines: [{ description: "Late", amount: "1.00" }] })
+      expect([late.status, (late.body as any).code]).toEqual([409, "state_conflict"])
+    })
+
     it("finalize requests racing: one number, one charge; the others 409; the worker then does nothing", async () => {
       const k = await fresh()
       await subscribe(k)

@@ -242,6 +242,10 @@ for (const [name, storage] of backends()) {
       "POST /api/v1/refund": (w) => ["/api/v1/refund", { trade_id: w.trade, amount: "1.00" }],
       // the world's invoice is paid: each is refused with 409 (a draft's races: Drafts.test.ts)
       "POST /api/v1/invoices/{invoice_id}/finalize": (w) => [`/api/v1/invoices/${w.invoice}/finalize`],
+      "POST /api/v1/invoices/{invoice_id}/edit": (w) => [
+        `/api/v1/invoices/${w.invoice}/edit`,
+        { add_lines: [{ description: "Setup", amount: "5.00" }] }
+      ],
       "POST /api/v1/invoices/{invoice_id}/mark_uncollectible": (w) => [
         `/api/v1/invoices/${w.invoice}/mark_uncollectible`
       ],

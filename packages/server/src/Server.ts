@@ -35,6 +35,7 @@ import {
   type Refunds,
   type Renewals,
   type InvoiceActions,
+  type DraftEdits,
   type SandboxClock,
   type Secrets,
   type SessionPayments,
@@ -91,6 +92,7 @@ export type Engine =
   | Declines.Declines
   | Renewals.Renewals
   | InvoiceActions.InvoiceActions
+  | DraftEdits.DraftEdits
   | PriceChanges.PriceChanges
   | ItemChanges.ItemChanges
   | PriceMigrations.PriceMigrations

@@ -4,11 +4,12 @@
  *
  * @since 0.1.0
  */
-import { RequestBodies, Requests } from "@recur/contract"
+import { InvoiceRequests, RequestBodies, Requests } from "@recur/contract"
 import {
   Billing,
   Discount,
   Discounts,
+  DraftEdits,
   Invoice,
   InvoiceActions,
   Lifecycle,
@@ -58,6 +59,13 @@ export const invoices = ({ run }: Kit<Services>): BillingClient["invoices"] => (
     run(
       id("invoice_id", invoiceId).pipe(
         Effect.flatMap((i) => InvoiceActions.InvoiceActions.use((a) => a.finalize(merchantId, i))),
+        Effect.map(json(Invoice.InvoiceView))
+      )
+    ),
+  edit: (merchantId, invoiceId, input) =>
+    run(
+      Effect.all([id("invoice_id", invoiceId), decode(InvoiceRequests.EditDraft, input)]).pipe(
+        Effect.flatMap(([i, edit]) => DraftEdits.DraftEdits.use((d) => d.edit(merchantId, i, edit))),
         Effect.map(json(Invoice.InvoiceView))
       )
     ),

@@ -82,6 +82,16 @@ export type PaymentMethodResultJson = Success<PaymentMethods.PaymentMethods["Ser
 export type PaymentSettingsJson = Answer<typeof PaymentSettings.PaymentSettingsView>
 /** The merchant's proration and dunning settings as the REST API returns them. @since 0.1.0 */
 export type BillingSettingsJson = Answer<typeof Merchant.BillingSettings>
+/** The body of `POST /api/v1/invoices/{invoice_id}/edit`: an edit of a draft. @since 0.1.0 */
+export interface EditDraftInput {
+  readonly add_lines?: ReadonlyArray<{
+    readonly description: string
+    readonly amount: string
+    readonly quantity?: number
+  }>
+  readonly remove_lines?: ReadonlyArray<number>
+  readonly discount_id?: string
+}
 /** The body of `POST /api/v1/billing_settings`: the fields given change. @since 0.1.0 */
 export interface BillingSettingsInput {
   /** `per_second`, `per_day` or `fixed_days(n)`. */

@@ -4,7 +4,7 @@
  * @since 0.1.0
  */
 import { DunningPolicy, Invoice, Merchant, Refund, PaymentSettings, Trade } from "@recur/core"
-import { DunningRequests, RequestBodies } from "@recur/contract"
+import { DunningRequests, InvoiceRequests, RequestBodies } from "@recur/contract"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import * as ApiErrors from "../Errors.js"
@@ -65,6 +65,14 @@ export class PaymentsGroup extends HttpApiGroup.make("payments")
   .add(
     HttpApiEndpoint.post("finalizeInvoice", "/api/v1/invoices/:invoice_id/finalize", {
       params: Schema.Struct({ invoice_id: Schema.String }),
+      success: Envelope(Schema.Struct({ invoice: Invoice.InvoiceView })),
+      error: ApiErrors.all
+    })
+  )
+  .add(
+    HttpApiEndpoint.post("editInvoice", "/api/v1/invoices/:invoice_id/edit", {
+      params: Schema.Struct({ invoice_id: Schema.String }),
+      payload: InvoiceRequests.EditDraft,
       success: Envelope(Schema.Struct({ invoice: Invoice.InvoiceView })),
       error: ApiErrors.all
     })

@@ -5,6 +5,7 @@
  */
 import {
   Billing,
+  DraftEdits,
   Dunning,
   Errors,
   Invoice,
@@ -35,6 +36,7 @@ export const paymentsLive = HttpApiBuilder.group(BillingApi, "payments", (handle
     const paymentSettings = yield* PaymentSettings.PaymentSettings
     const dunning = yield* Dunning.Dunning
     const invoiceActions = yield* InvoiceActions.InvoiceActions
+    const draftEdits = yield* DraftEdits.DraftEdits
     return handlers
       .handle("trades", ({ query: q }) =>
         call((m) =>
@@ -104,6 +106,9 @@ export const paymentsLive = HttpApiBuilder.group(BillingApi, "payments", (handle
       )
       .handle("finalizeInvoice", ({ params: path }) =>
         call((m) => Effect.map(invoiceActions.finalize(m, path.invoice_id), (invoice) => ok({ invoice })))
+      )
+      .handle("editInvoice", ({ params: path, payload }) =>
+        call((m) => Effect.map(draftEdits.edit(m, path.invoice_id, payload), (invoice) => ok({ invoice })))
       )
       .handle("voidInvoice", ({ params: path }) =>
         call((m) => Effect.map(invoiceActions.voidInvoice(m, path.invoice_id), (invoice) => ok({ invoice })))
