@@ -51,6 +51,9 @@ export interface DraftEdit {
 const REMOVABLE: ReadonlyArray<string> = ["subscription", "one_time", "usage", "trial"]
 
 const bad = (param: string, reason: string) => new Errors.InvalidParameter({ param, reason })
+/** A refused field of one entry of a list (the adapter names it in its own words). */
+const badEntry = (param: string, index: number, field: string, reason: string) =>
+  new Errors.InvalidParameter({ param, reason, entry: { index, field } })
 
 /**
  * The draft edits service.
@@ -109,7 +112,7 @@ export class DraftEdits extends Context.Service<DraftEdits>()("@recur/core/Draft
           for (const [n, index] of [...removed].entries()) {
             const line = Number.isSafeInteger(index) ? i.lines[index] : undefined
             if (line === undefined || !REMOVABLE.includes(line.kind))
-              return yield* bad(`remove_lines[${n}]`, "is not the position of a removable line of the draft")
+              return yield* bad("remove_lines", `entry ${n} is not the position of a removable line of the draft`)
           }
           const keptPositions = i.lines.flatMap((l, n) => (l.kind !== "discount" && l.kind !== "balance" ? [n] : []))
           lines = lines.filter((_, n) => !removed.has(keptPositions[n]!))
@@ -117,13 +120,18 @@ export class DraftEdits extends Context.Service<DraftEdits>()("@recur/core/Draft
           if (adds.length > MAX_ADDED_LINES) return yield* bad("add_lines", `at most ${MAX_ADDED_LINES} lines at once`)
           for (const [n, add] of adds.entries()) {
             if (typeof add.description !== "string" || add.description.trim() === "" || add.description.length > 200)
-              return yield* bad(`add_lines[${n}].description`, "must be 1 to 200 characters")
+              return yield* badEntry("add_lines", n, "description", "must be 1 to 200 characters")
             const quantity = add.quantity ?? 1
             if (!Number.isSafeInteger(quantity) || quantity < 1 || quantity > MAX_LINE_QUANTITY)
-              return yield* bad(`add_lines[${n}].quantity`, `must be a whole number from 1 to ${MAX_LINE_QUANTITY}`)
+              return yield* badEntry(
+                "add_lines",
+                n,
+                "quantity",
+                `must be a whole number from 1 to ${MAX_LINE_QUANTITY}`
+              )
             const unit = Money.parse(add.amount, i.currency)
             if (Result.isFailure(unit) || unit.success.amount <= 0n || unit.success.amount > 100_000_000_00n)
-              return yield* bad(`add_lines[${n}].amount`, `must be a positive amount in ${i.currency}`)
+              return yield* badEntry("add_lines", n, "amount", `must be a positive amount in ${i.currency}`)
             lines.push({
               kind: "one_time",
               description: add.description.trim(),
