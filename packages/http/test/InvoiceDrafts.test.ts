@@ -17,8 +17,8 @@ for (const [name, storage] of backends()) {
     afterAll(() => api.dispose())
 
     const fresh = async () => (await api.merchant({ frozen: "2026-01-01T00:00:00Z" })).api_key
-    const subscribe = async (k: string, number = "4242424242424242") => {
-      const { priceId } = await api.priceOf(k)
+    const subscribe = async (k: string, number = "4242424242424242", given?: { readonly priceId: string }) => {
+      const { priceId } = given ?? (await api.priceOf(k))
       const s = await api.call("POST", "/api/v1/session", k, {
         payer_id: `p-${Math.random()}`,
         line_items: [{ price_id: priceId }]
@@ -139,6 +139,42 @@ for (const [name, storage] of backends()) {
       // issued: never edited again
       const late = await edit({ add_lines: [{ description: "Late", amount: "1.00" }] })
       expect([late.status, (late.body as any).code]).toEqual([409, "state_conflict"])
+    })
+
+    it("a voided draft gives back the credit it applied", async () => {
+      const k = await fresh()
+      expect(
+        (await api.call("POST", "/api/v1/billing_settings", k, { proration_credit: "credit_balance" })).status
+      ).toBe(200)
+      const base = await api.priceOf(k)
+      const sub = await subscribe(k, undefined, base)
+      const subscription = async () =>
+        ((await api.call("GET", `/api/v1/subscription/${sub}`, k)).body as any).data.subscription
+      const cheaper = await api.call("POST", "/api/v1/prices", k, {
+        name: "Small",
+        product_id: base.productId,
+        currency: "USD",
+        billing_type: "recurring",
+        price_type: "flat_price",
+        price_plan: { billing_cycle_unit: "month", base_price_val: "10.00" }
+      })
+      expect(cheaper.status, JSON.stringify(cheaper.body)).toBe(200)
+      await advance(k, "2026-01-16T00:00:00Z")
+      const down = await api.call("POST", `/api/v1/subscription/${sub}`, k, {
+        price_id: (cheaper.body as any).data.price_id,
+        effective_type: "immediate",
+        proration: "always_invoice"
+      })
+      expect(down.status, JSON.stringify(down.body)).toBe(200)
+      const credit = (await subscription()).credit_balance as string
+      expect(Number(credit)).toBeGreaterThan(10)
+      await grace(k, 3600)
+      await advance(k, "2026-02-01T00:00:00Z")
+      const draft = (await invoices(k)).find((i) => i.biz_status === "draft")
+      expect(draft).toMatchObject({ credit_applied: "10.00", amount: "0.00" })
+      expect((await subscription()).credit_balance).toBe((Number(credit) - 10).toFixed(2))
+      expect((await api.call("POST", `/api/v1/invoices/${draft.invoice_id}/void`, k)).status).toBe(200)
+      expect((await subscription()).credit_balance).toBe(credit)
     })
 
     it("finalize requests racing: one number, one charge; the others 409; the worker then does nothing", async () => {

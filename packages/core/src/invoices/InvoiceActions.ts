@@ -94,9 +94,36 @@ export class InvoiceActions extends Context.Service<InvoiceActions>()("@recur/co
       })
 
     /**
+     * The customer credit a voided invoice applied goes back to its subscription's balance: nothing
+     * was owed, so nothing was used (a debit carried into it is forgiven with it).
+     */
+    const returnCredit = (merchantId: string, invoice: Invoice.Invoice, at: number) =>
+      Effect.gen(function* () {
+        const credit = Result.getOrThrow(
+          Money.parse(invoice.credit_applied ?? "0", invoice.currency, { allowNegative: true })
+        )
+        if (credit.amount <= 0n || invoice.subscription_id === null) return
+        const sv = Option.getOrUndefined(yield* Effect.orDie(subs.get(merchantId, invoice.subscription_id)))
+        if (sv === undefined) return
+        const s = sv.value.subscription
+        const balance = Result.getOrThrow(Money.parse(s.credit_balance, invoice.currency, { allowNegative: true }))
+        yield* saveSub(
+          {
+            ...sv.value,
+            subscription: new Subscription.Subscription(
+              { ...s, credit_balance: Money.format(Money.make(balance.amount + credit.amount, invoice.currency)) },
+              { disableChecks: true }
+            )
+          },
+          sv.version,
+          at
+        )
+      })
+
+    /**
      * Voids an invoice: a draft (it never takes a number), or an issued unpaid one (`open`,
      * `retrying`, `failed`, `uncollectible`): nothing is owed, its number stays used, its page and
-     * PDF say VOID (`v2.invoice.voided`). A paid invoice is refunded instead, a charge in flight
+     * PDF say VOID (`v2.invoice.voided`); the credit it applied returns to the subscription's balance. A paid invoice is refunded instead, a charge in flight
      * waits for its answer: `StateConflict`, nothing changed.
      *
      * @example
@@ -120,6 +147,7 @@ export class InvoiceActions extends Context.Service<InvoiceActions>()("@recur/co
             )
           const moved = Result.getOrThrow(Invoice.move(i, "void", { dunning: null }))
           yield* save(moved, iv.version, at)
+          yield* returnCredit(merchantId, i, at)
           if (i.biz_status !== "draft") yield* closeUnpaid(merchantId, i, "invoice_voided", at)
           else yield* storage.workQueue.cancel(merchantId, "invoice_finalize", invoiceId)
           return Invoice.viewOf(moved.value)
