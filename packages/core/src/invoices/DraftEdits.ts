@@ -94,6 +94,16 @@ export class DraftEdits extends Context.Service<DraftEdits>()("@recur/core/Draft
               state: i.biz_status,
               reason: "an issued invoice never changes: only a draft can be edited"
             })
+          // proration credits larger than the cycle: the rest it credits to the balance is the
+          // renewal's own settlement, which an edit would have to redo — refused, nothing changes
+          if (i.lines.some((l) => l.kind === "refund"))
+            return yield* new Errors.StateConflict({
+              resource: "invoice",
+              id: invoiceId,
+              state: i.biz_status,
+              reason:
+                "this draft credits the customer's balance with proration credit it cannot absorb: it is not edited"
+            })
           const money = (s: string) => Result.getOrThrow(Money.parse(s, i.currency, { allowNegative: true }))
           // the draft's priced lines as the invoice was built from them (a carried debit is re-added by the total)
           let lines: Array<Invoicing.Line> = i.lines
