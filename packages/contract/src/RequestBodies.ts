@@ -340,7 +340,8 @@ export const BillingSettings = Schema.Struct({
   proration_credit: Schema.optional(Proration.CreditMode),
   dunning_final_state: Schema.optional(Schema.Literals(["unpaid", "canceled"])),
   dunning_retry_days: Schema.optional(Schema.NullOr(Schema.Array(Schema.Finite))),
-  dunning_on_decline: Schema.optional(Schema.NullOr(DeclineRulesPatch))
+  dunning_on_decline: Schema.optional(Schema.NullOr(DeclineRulesPatch)),
+  invoice_draft_grace_seconds: Schema.optional(Schema.Int)
 })
 
 /**

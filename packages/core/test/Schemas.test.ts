@@ -119,6 +119,7 @@ describe("Domain schemas", () => {
   it("state literals come from the lifecycle tables", () => {
     expect(Lifecycle.SubscriptionStatus.literals).toContain("past_due")
     expect(Lifecycle.InvoiceStatus.literals).toEqual([
+      "draft", // a renewal's invoice in the merchant's grace period
       "open",
       "pending",
       "retrying",
@@ -126,7 +127,8 @@ describe("Domain schemas", () => {
       "failed",
       "refunded",
       "partially_refunded",
-      "void" // Recur's (Stripe's `void`): a checkout's first invoice never paid
+      "void", // Stripe's `void`: a checkout's first invoice never paid, or voided by the merchant
+      "uncollectible" // Stripe's: written off by the merchant
     ])
   })
 })

@@ -597,7 +597,8 @@ describe("the facade's failures", () => {
         proration_credit: "refund",
         dunning_final_state: "unpaid",
         dunning_retry_days: null,
-        dunning_on_decline: null
+        dunning_on_decline: null,
+        invoice_draft_grace_seconds: 0
       })
       expect(await billing.merchants.setBillingSettings(m, { proration_policy: "per_day" })).toMatchObject({
         proration_policy: "per_day",

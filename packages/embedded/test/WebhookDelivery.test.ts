@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import {
   Billing,
+  InvoiceActions,
   Money,
   Ports,
   ProcessorEvents,
@@ -313,6 +314,32 @@ for (const [name, storage] of backends()) {
         TaxRates.TaxRates.use((t) => t.create(m.merchantId, { name: "VAT", percentage: "19", country: "DE" }))
       )
       await run(TaxRates.TaxRates.use((t) => t.archive(m.merchantId, rate.tax_rate_id)))
+      // N: B's unpaid invoice written off; a renewal in a grace period, its draft finalised
+      const unpaidInvoice = (
+        await billing((b) =>
+          b.listInvoices(m.merchantId, {
+            limit: 1,
+            filters: [{ column: "biz_status", op: "in", values: ["failed", "retrying"] }]
+          })
+        )
+      ).list[0]!
+      await run(InvoiceActions.InvoiceActions.use((x) => x.markUncollectible(m.merchantId, unpaidInvoice.invoice_id)))
+      await run(
+        Merchants.Merchants.use((x) => x.setBillingSettings(m.merchantId, { invoice_draft_grace_seconds: 3600 }))
+      )
+      await run(subscribe(m.merchantId, plain.id))
+      await run(
+        SandboxClock.SandboxClock.use((sandboxClock) =>
+          sandboxClock.advanceClock(m.merchantId, iso("2026-04-25T12:00:00Z"))
+        )
+      )
+      const drafts = (
+        await billing((b) =>
+          b.listInvoices(m.merchantId, { limit: 100, filters: [{ column: "biz_status", op: "in", values: ["draft"] }] })
+        )
+      ).list
+      for (const d of drafts)
+        await run(InvoiceActions.InvoiceActions.use((x) => x.finalize(m.merchantId, d.invoice_id)))
       await drain()
 
       const got = at("/all")

@@ -53,7 +53,8 @@ for (const [name, storage] of backends()) {
           proration_credit: "refund",
           dunning_final_state: "unpaid",
           dunning_retry_days: null,
-          dunning_on_decline: null
+          dunning_on_decline: null,
+          invoice_draft_grace_seconds: 0
         }
       })
       const set = await api.call("POST", "/api/v1/billing_settings", k, {
@@ -65,7 +66,8 @@ for (const [name, storage] of backends()) {
         proration_credit: "refund",
         dunning_final_state: "unpaid",
         dunning_retry_days: [1, 3, 7],
-        dunning_on_decline: null
+        dunning_on_decline: null,
+        invoice_draft_grace_seconds: 0
       })
       // the fields not given keep their value; null returns the retries to the engine's policy
       const more = await api.call("POST", "/api/v1/billing_settings", k, {
@@ -78,7 +80,8 @@ for (const [name, storage] of backends()) {
         proration_credit: "credit_balance",
         dunning_final_state: "canceled",
         dunning_retry_days: null,
-        dunning_on_decline: null
+        dunning_on_decline: null,
+        invoice_draft_grace_seconds: 0
       })
       for (const [body, param] of [
         [{ proration_policy: "weekly" }, "proration_policy"],

@@ -37,6 +37,8 @@ import {
   type Refunds,
   type Renewals,
   type SentInvoices,
+  type InvoiceActions,
+  type DraftEdits,
   type SandboxClock,
   type Secrets,
   type SessionPayments,
@@ -92,6 +94,8 @@ export type Engine =
   | Reconciliation.Reconciliation
   | Declines.Declines
   | Renewals.Renewals
+  | InvoiceActions.InvoiceActions
+  | DraftEdits.DraftEdits
   | PriceChanges.PriceChanges
   | ItemChanges.ItemChanges
   | PriceMigrations.PriceMigrations

@@ -97,7 +97,8 @@ const usage = `recur <command>
                                           per_second, per_day or fixed_days(n)
   settings set --merchant M [--proration-policy P] [--proration-credit refund|credit_balance]
                [--dunning-final-state unpaid|canceled] [--dunning-retry-days 1,3,5|default]
-               [--dunning-on-decline hard=stop,soft=retry,expired_card=stop|default] [--json]
+               [--dunning-on-decline hard=stop,soft=retry,expired_card=stop|default]
+               [--invoice-draft-grace-seconds N] [--json]
   key rotate --merchant M [--grace 3m]
   key revoke --merchant M --key K
   master-key rotate [--grace 7d] [--new-key K]
@@ -313,7 +314,8 @@ const describeSettings = (s: Merchant.BillingSettings) =>
         : Object.entries(s.dunning_on_decline)
             .map(([k, v]) => `${k}=${v}`)
             .join(",")
-    }`
+    }`,
+    `invoice_draft_grace_seconds: ${s.invoice_draft_grace_seconds}`
   ].join("\n")
 
 /**
@@ -378,7 +380,12 @@ const settingsCommand = (sub: string | undefined) =>
                 | Merchant.BillingSettings["dunning_final_state"]
                 | undefined,
               dunning_retry_days: yield* retryDaysFlag(flag("dunning-retry-days")),
-              dunning_on_decline: yield* onDeclineFlag(flag("dunning-on-decline"))
+              dunning_on_decline: yield* onDeclineFlag(flag("dunning-on-decline")),
+              // a number that is not a whole number of seconds is refused by the settings (named)
+              invoice_draft_grace_seconds:
+                flag("invoice-draft-grace-seconds") === undefined
+                  ? undefined
+                  : Number(flag("invoice-draft-grace-seconds"))
             }
           : undefined
     if (!read && patch === undefined) return yield* Console.error(usage)

@@ -240,7 +240,8 @@ describe("recur CLI and server", () => {
         proration_credit: "refund",
         dunning_final_state: "canceled",
         dunning_retry_days: [1, 3, 5],
-        dunning_on_decline: { hard: "retry", soft: "retry", expired_card: "stop" }
+        dunning_on_decline: { hard: "retry", soft: "retry", expired_card: "stop" },
+        invoice_draft_grace_seconds: 0
       })
       const badRule = recur(["settings", "set", "--merchant", m, "--dunning-on-decline", "hard=later"], env)
       expect([badRule.status, badRule.stderr.trim()]).toEqual([

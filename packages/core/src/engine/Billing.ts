@@ -11,7 +11,7 @@ import * as Checkout from "../checkout/Checkout.js"
 import * as Dunning from "../payments/Dunning.js"
 import * as Entities from "../kernel/Entities.js"
 import * as Customer from "../customers/Customer.js"
-import type * as Invoice from "../invoices/Invoice.js"
+import * as Invoice from "../invoices/Invoice.js"
 import { invoiceDocuments } from "../invoices/InvoiceDocuments.js"
 import { withTax } from "../taxes/TaxRates.js"
 import { must } from "../kernel/ServiceSupport.js"
@@ -104,11 +104,12 @@ export class Billing extends Context.Service<Billing>()("@recur/core/Billing", {
     const getInvoice = Effect.fn("Billing.getInvoice")(function* (merchantId: string, id: string) {
       return yield* Effect.map(
         Effect.flatMap(invoices.get(merchantId, id), (o) => must(o, "invoice", id)),
-        (v) => v.value
+        (v) => Invoice.viewOf(v.value)
       )
     })
     const listInvoices = Effect.fn("Billing.listInvoices")(function* (merchantId: string, query: Store.ListQuery) {
-      return yield* pageErrors(invoices.list(merchantId, query))
+      const page = yield* pageErrors(invoices.list(merchantId, query))
+      return { ...page, list: page.list.map(Invoice.viewOf) }
     })
     const settings = yield* Settings.Settings
     const documents = invoiceDocuments(storage, yield* Secrets.Secrets, settings)

@@ -38,6 +38,8 @@ import * as OwedRefunds from "../refunds/OwedRefunds.js"
 import * as Refunds from "../refunds/Refunds.js"
 import * as RenewalBatches from "../subscriptions/RenewalBatches.js"
 import * as Renewals from "../subscriptions/Renewals.js"
+import * as InvoiceActions from "../invoices/InvoiceActions.js"
+import * as DraftEdits from "../invoices/DraftEdits.js"
 import * as SandboxClock from "../tenants/SandboxClock.js"
 import * as SessionPayments from "../checkout/SessionPayments.js"
 import * as Subscriptions from "../subscriptions/Subscriptions.js"
@@ -71,6 +73,8 @@ const flows = Layer.mergeAll(
   Renewals.Renewals.layer,
   // a sent invoice's collection setting and its days past due
   SentInvoices.SentInvoices.layer,
+  InvoiceActions.InvoiceActions.layer,
+  DraftEdits.DraftEdits.layer,
   // paying an invoice from its page may replace the card; a new card retries or recovers (Dunning)
   InvoicePayments.InvoicePayments.layer.pipe(
     Layer.provideMerge(PaymentMethods.PaymentMethods.layer),

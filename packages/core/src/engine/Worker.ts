@@ -21,6 +21,7 @@ import * as Store from "../kernel/Store.js"
 import * as Telemetry from "../kernel/Telemetry.js"
 import * as WebhookDispatch from "../webhooks/WebhookDispatch.js"
 import * as Notifications from "../notifications/Notifications.js"
+import * as InvoiceActions from "../invoices/InvoiceActions.js"
 
 /**
  * The kinds of work, closed: every kind is matched exhaustively by the worker.
@@ -40,7 +41,8 @@ export const WORK_KINDS = [
   "webhook",
   "price_migration",
   "notification",
-  "invoice_due"
+  "invoice_due",
+  "invoice_finalize"
 ] as const
 
 /**
@@ -76,6 +78,7 @@ export class Worker extends Context.Service<Worker>()("@recur/core/Worker", {
     const priceMigrations = yield* PriceMigrations.PriceMigrations
     const notifications = yield* Notifications.Notifications
     const sentInvoices = yield* SentInvoices.SentInvoices
+    const invoiceActions = yield* InvoiceActions.InvoiceActions
 
     /** The effect of one work item of a known kind. */
     const workOf = (kind: WorkKind, merchantId: string, subjectId: string): Effect.Effect<unknown, unknown> => {
@@ -109,6 +112,8 @@ export class Worker extends Context.Service<Worker>()("@recur/core/Worker", {
           return notifications.deliver(merchantId, subjectId)
         case "invoice_due":
           return sentInvoices.due(merchantId, subjectId)
+        case "invoice_finalize":
+          return invoiceActions.finalizeDue(merchantId, subjectId)
       }
     }
 

@@ -207,6 +207,26 @@ export class Invoice extends Schema.Class<Invoice>("Invoice")({
 }) {}
 
 /**
+ * An invoice as the API and the facade return it: the record with its Stripe-style `status`
+ * (`draft`, `open`, `paid`, `void`, `uncollectible`) derived from `biz_status`, which keeps the
+ * seed's values (the mapping: {@link Lifecycle.invoiceStatusOf}, docs/invoices.md).
+ *
+ * @since 0.1.0
+ */
+export class InvoiceView extends Invoice.extend<InvoiceView>("Invoice")({
+  /** The Stripe-style status, derived from `biz_status` (never stored). */
+  status: Lifecycle.InvoiceStatusView
+}) {}
+
+/**
+ * An invoice with its derived `status` ({@link InvoiceView}).
+ *
+ * @since 0.1.0
+ */
+export const viewOf = (invoice: Invoice): InvoiceView =>
+  new InvoiceView({ ...invoice, status: Lifecycle.invoiceStatusOf(invoice.biz_status) }, { disableChecks: true })
+
+/**
  * Moves an invoice's `dispute_status` with its trade's (the {@link Lifecycle.tradeDispute}
  * machine; the trade's moves emit the events).
  *

@@ -157,7 +157,9 @@ export const invoiceDocuments = (
 /**
  * A new invoice from a draft, born `open` and moved at once: `charge` (a charge is on its way:
  * `pending`) or `settle_without_charge` (nothing to collect: `success`); `null` leaves it `open`
- * (a one-off invoice of a customer with no card on file, paid on its hosted page).
+ * (a sent invoice, or a one-off invoice of a customer with no card on file, paid on its hosted
+ * page) — or born a `draft` (`trigger` `draft`: a renewal's invoice in the merchant's grace period,
+ * finalised later by `InvoiceActions.finalize`).
  */
 export const newInvoice = (input: {
   readonly merchant_id: string
@@ -168,8 +170,8 @@ export const newInvoice = (input: {
   readonly price_version_id: string | null
   readonly customer_id: string
   readonly order_id: string | null
-  /** The invoice's first move; null leaves it `open` (a sent invoice, paid later on its page). */
-  readonly trigger: "charge" | "settle_without_charge" | null
+  /** The invoice's first move; null leaves it `open` (a sent invoice, paid later on its page); `draft` keeps it a draft. */
+  readonly trigger: "charge" | "settle_without_charge" | "draft" | null
   readonly at: number
   /** The service period the cycle's lines cover (Unix ms), when they cover one. */
   readonly period?: Span | undefined
@@ -192,7 +194,9 @@ export const newInvoice = (input: {
           refund_order_id: null,
           amount: Money.format(input.draft.total),
           currency: input.draft.currency,
-          biz_status: Lifecycle.invoice.initial,
+          biz_status: Result.getOrThrow(
+            Lifecycle.bornAs(Lifecycle.invoice, input.trigger === "draft" ? "draft" : "open")
+          ),
           invoice_type: input.draft.invoice_type,
           paid_at: null,
           cycle_index: input.draft.cycle_index,
@@ -221,7 +225,7 @@ export const newInvoice = (input: {
       )
   ).pipe(
     Effect.map((open) =>
-      input.trigger === null
+      input.trigger === null || input.trigger === "draft"
         ? open
         : Lifecycle.must(
             Invoice.move(

@@ -5,11 +5,15 @@ import { Schema } from "effect"
 import type { Machine } from "../kernel/Machine.js"
 
 /**
- * Invoice `biz_status`.
+ * Invoice `biz_status`: the seed's statuses, plus `draft` (a renewal's invoice during the
+ * merchant's grace period: editable, unnumbered, not charged) and `uncollectible` (owed but
+ * written off: dunning stopped; it can still be paid or voided). The Stripe-style `status` the
+ * API shows beside it is {@link statusOf}.
  *
  * @since 0.1.0
  */
 export const InvoiceStatus = Schema.Literals([
+  "draft",
   "open",
   "pending",
   "retrying",
@@ -17,10 +21,47 @@ export const InvoiceStatus = Schema.Literals([
   "failed",
   "refunded",
   "partially_refunded",
-  "void"
+  "void",
+  "uncollectible"
 ])
 /** @since 0.1.0 */
 export type InvoiceStatus = typeof InvoiceStatus.Type
+
+/**
+ * The Stripe-style invoice status: `draft`, `open` (issued, owed: also a charge in flight, a retry
+ * waiting, a failed one), `paid` (also after refunds), `void`, `uncollectible`.
+ *
+ * @since 0.1.0
+ */
+export const InvoiceStatusView = Schema.Literals(["draft", "open", "paid", "void", "uncollectible"])
+/** @since 0.1.0 */
+export type InvoiceStatusView = typeof InvoiceStatusView.Type
+
+/**
+ * The Stripe-style `status` of a `biz_status` (the mapping docs/invoices.md tabulates).
+ *
+ * @example
+ * statusOf("retrying") // "open"
+ * statusOf("partially_refunded") // "paid"
+ * @since 0.1.0
+ */
+export const statusOf = (bizStatus: InvoiceStatus): InvoiceStatusView => {
+  switch (bizStatus) {
+    case "draft":
+    case "void":
+    case "uncollectible":
+      return bizStatus
+    case "open":
+    case "pending":
+    case "retrying":
+    case "failed":
+      return "open"
+    case "success":
+    case "refunded":
+    case "partially_refunded":
+      return "paid"
+  }
+}
 /** @since 0.1.0 */
 export type InvoiceTrigger =
   | "charge"
@@ -34,6 +75,8 @@ export type InvoiceTrigger =
   | "reopen"
   | "void"
   | "payment_action_required"
+  | "finalize"
+  | "mark_uncollectible"
 
 /**
  * The invoice machine.
@@ -44,13 +87,22 @@ export const invoice: Machine<InvoiceStatus, InvoiceTrigger> = {
   name: "Invoice",
   field: "biz_status",
   states: InvoiceStatus.literals,
-  initial: "open",
+  // born a draft (a renewal in the merchant's grace period) or, finalised at once, `open`
+  initial: "draft",
   createEvents: [],
   terminal: ["refunded", "void"],
   transitions: [
+    {
+      from: ["draft"],
+      trigger: "finalize",
+      to: "open",
+      events: ["v2.invoice.finalized"],
+      description:
+        "a draft renewal invoice is finalised (at the end of the merchant's grace period, or on request): numbered, taxed, then charged or settled"
+    },
     { from: ["open", "retrying"], trigger: "charge", to: "pending", events: [], description: "a charge is in flight" },
     {
-      from: ["failed"],
+      from: ["failed", "uncollectible"],
       trigger: "reopen",
       to: "pending",
       events: [],
@@ -64,7 +116,7 @@ export const invoice: Machine<InvoiceStatus, InvoiceTrigger> = {
       description: "nothing to charge (free trial, fully covered by credit)"
     },
     {
-      from: ["pending", "retrying"],
+      from: ["pending", "retrying", "uncollectible"],
       trigger: "paid",
       to: "success",
       events: ["v2.invoice.paid"],
@@ -112,6 +164,22 @@ export const invoice: Machine<InvoiceStatus, InvoiceTrigger> = {
       events: ["v2.invoice.voided"],
       description:
         "a checkout's first invoice never paid: its session expired or its subscription's first payment expired (never issued: no number)"
+    },
+    {
+      from: ["draft", "retrying", "failed", "uncollectible"],
+      trigger: "void",
+      to: "void",
+      events: ["v2.invoice.voided"],
+      description:
+        "the merchant voids an unpaid invoice: nothing is owed; an issued one keeps its number and its document says VOID"
+    },
+    {
+      from: ["open", "retrying", "failed"],
+      trigger: "mark_uncollectible",
+      to: "uncollectible",
+      events: ["v2.invoice.marked_uncollectible"],
+      description:
+        "the merchant writes an unpaid issued invoice off: still owed, dunning stops; it can still be paid or voided"
     },
     {
       from: ["retrying"],

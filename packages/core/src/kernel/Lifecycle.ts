@@ -139,6 +139,10 @@ export {
   /** @since 0.1.0 */
   InvoiceStatus,
   /** @since 0.1.0 */
+  InvoiceStatusView,
+  /** @since 0.1.0 */
+  statusOf as invoiceStatusOf,
+  /** @since 0.1.0 */
   type InvoiceTrigger
 } from "../invoices/InvoiceMachine.js"
 export {

@@ -30,6 +30,8 @@ export const EventType = Schema.Literals([
   "v2.invoice.payment_action_required",
   "v2.invoice.sent",
   "v2.invoice.overdue",
+  "v2.invoice.finalized",
+  "v2.invoice.marked_uncollectible",
   "v2.trades.created",
   "v2.trades.succeeded",
   "v2.trades.payment_failed",

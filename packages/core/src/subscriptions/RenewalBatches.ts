@@ -100,6 +100,8 @@ export class RenewalBatches extends Context.Service<RenewalBatches>()("@recur/co
                 sv !== undefined &&
                 s !== undefined &&
                 s.status === "active" &&
+                // a merchant's renewal drafts (a grace period) are written by `renew`, one by one
+                merchant.invoice_draft_grace_seconds === 0 &&
                 sv.value.scheduled_price_version_id === null &&
                 // an item's scheduled version renews alone, with its price_changed event
                 !sv.value.extra_items.some((x) => (x.scheduled_version ?? null) !== null) &&

@@ -78,6 +78,8 @@ export const renewalInvoice = (input: {
   readonly trade: { readonly trade_id: string } | null
   readonly at: number
   readonly collection?: Collection.Collection | undefined
+  /** Born a draft (the merchant's grace period): finalised later, by `InvoiceActions`. */
+  readonly asDraft?: boolean
 }) => {
   const dueAt =
     input.collection !== undefined && input.trade !== null ? Collection.dueAt(input.collection, input.at) : null
@@ -90,7 +92,7 @@ export const renewalInvoice = (input: {
     price_version_id: input.pv.price_version_id,
     customer_id: input.subscription.customer_id,
     order_id: input.subscription.order_id,
-    trigger: dueAt !== null ? null : input.trade ? "charge" : "settle_without_charge",
+    trigger: input.asDraft === true ? "draft" : dueAt !== null ? null : input.trade ? "charge" : "settle_without_charge",
     at: input.at,
     ...renewalPeriods(input.rec, input.next, input.periodEnd)
   }).pipe(
@@ -269,6 +271,40 @@ export class Renewals extends Context.Service<Renewals>()("@recur/core/Renewals"
           const advanced = RenewalPlan.advance(rec, pv, b, taxed, at, decision.continuous)
           const { periodEnd } = advanced
           const next = carried ? withDebit(advanced.next, carried.carried) : advanced.next
+          if (merchant.invoice_draft_grace_seconds > 0) {
+            // the merchant's grace period: the cycle advances, its invoice waits as a draft
+            // (unnumbered, uncharged) that the worker finalises at the end of it (InvoiceActions)
+            const draft = yield* renewalInvoice({
+              merchantId,
+              subscription: s,
+              rec,
+              next,
+              periodEnd,
+              pv,
+              draft: taxed,
+              trade: null,
+              at,
+              asDraft: true
+            })
+            yield* invoices
+              .insert(draft)
+              .pipe(
+                Effect.catchTag("UniqueViolation", () =>
+                  Effect.fail(new Errors.ConcurrentUpdate({ resource: "subscription", id: subscriptionId }))
+                )
+              )
+            yield* saveSub(next, sv.version, at)
+            if (changedPrice) yield* subEvents(merchantId, next, ["v2.subscription.price_changed"], at)
+            yield* scheduleEvents(merchantId, stepped, at)
+            if (periodEnd !== null) yield* schedule(merchant, "renewal", subscriptionId, periodEnd)
+            yield* schedule(
+              merchant,
+              "invoice_finalize",
+              draft.invoice_id,
+              at + merchant.invoice_draft_grace_seconds * 1000
+            )
+            return Option.none()
+          }
           const trade = taxed.total.amount > 0n ? yield* renewalTrade(merchant, s, taxed, at) : null
           // sent, not charged: the subscription's collection setting, else its customer's
           const customer = Option.getOrUndefined(yield* Effect.orDie(customers.get(merchantId, s.customer_id)))?.value

@@ -46,6 +46,7 @@ export type SubscriptionTrigger =
   | "update_items"
   | "update_payment_method"
   | "term_completed"
+  | "latest_invoice_closed"
 
 /**
  * The subscription machine (the contract's table).
@@ -115,6 +116,14 @@ export const subscription: Machine<SubscriptionStatus, SubscriptionTrigger> = {
       to: "active",
       events: [],
       description: "a dunning retry (or a later payment) succeeds"
+    },
+    {
+      from: ["past_due"],
+      trigger: "latest_invoice_closed",
+      to: "active",
+      events: [],
+      description:
+        "the merchant voids or marks uncollectible the past-due invoice (as Stripe: nothing more is collected for it, dunning stops)"
     },
     {
       from: ["past_due"],

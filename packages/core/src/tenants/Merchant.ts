@@ -69,6 +69,14 @@ export class Merchant extends Schema.Class<Merchant>("Merchant")({
     Schema.withDecodingDefault(Effect.succeed(null)),
     Schema.withConstructorDefault(Effect.succeed(null))
   ),
+  /**
+   * How long a renewal's invoice stays an editable draft before it is finalised (numbered, taxed,
+   * charged), in seconds: 0 (the default) finalises it at once, as before drafts; at most 30 days.
+   */
+  invoice_draft_grace_seconds: Schema.Int.pipe(
+    Schema.withDecodingDefault(Effect.succeed(0)),
+    Schema.withConstructorDefault(Effect.succeed(0))
+  ),
   /** What invoice numbers start with (`INV` → `INV-000001`, credit notes `INV-CN-000001`). */
   invoice_prefix: Schema.String.pipe(Schema.withDecodingDefault(Effect.succeed("INV"))),
   /** What its customers may do in the portal; `null` follows the server's default (`Settings.portal`). */
@@ -128,7 +136,9 @@ export class BillingSettings extends Schema.Class<BillingSettings>("BillingSetti
    * What each class of decline (`hard`, `soft`, `expired_card`) does: `retry` on the schedule or
    * `stop` and wait for a new payment method; `null`: the engine's default policy.
    */
-  dunning_on_decline: Schema.NullOr(DeclineRules)
+  dunning_on_decline: Schema.NullOr(DeclineRules),
+  /** How long a renewal's invoice stays an editable draft, in seconds (0: finalised at once). */
+  invoice_draft_grace_seconds: Schema.Int
 }) {}
 
 /**
@@ -144,5 +154,6 @@ export const billingSettingsOf = (merchant: Merchant): BillingSettings =>
     proration_credit: merchant.proration_credit,
     dunning_final_state: merchant.dunning_final_state,
     dunning_retry_days: merchant.dunning_retry_days,
-    dunning_on_decline: merchant.dunning_on_decline
+    dunning_on_decline: merchant.dunning_on_decline,
+    invoice_draft_grace_seconds: merchant.invoice_draft_grace_seconds
   })

@@ -59,7 +59,16 @@ export interface BillingSettingsPatch {
    * force (the merchant's, else the engine's default); `null` returns to the engine's default.
    */
   readonly dunning_on_decline?: Dunning.DeclineRulesPatch | null | undefined
+  /** How long a renewal's invoice stays an editable draft: 0 to {@link MAX_DRAFT_GRACE_SECONDS} seconds. */
+  readonly invoice_draft_grace_seconds?: number | undefined
 }
+
+/**
+ * The longest grace period of a renewal's draft invoice: 30 days.
+ *
+ * @since 0.1.0
+ */
+export const MAX_DRAFT_GRACE_SECONDS = 30 * 86_400
 
 /** The fields of a partial set of decline rules that are given. */
 const definedOf = (rules: Dunning.DeclineRulesPatch): Partial<Dunning.DeclineRules> =>
@@ -85,6 +94,18 @@ export const invalidSetting = (input: BillingSettingsPatch): Errors.InvalidParam
     return new Errors.InvalidParameter({
       param: "dunning_retry_days",
       reason: "must be 1 to 10 increasing whole days from 1 to 60"
+    })
+  if (
+    input.invoice_draft_grace_seconds !== undefined &&
+    !(
+      Number.isSafeInteger(input.invoice_draft_grace_seconds) &&
+      input.invoice_draft_grace_seconds >= 0 &&
+      input.invoice_draft_grace_seconds <= MAX_DRAFT_GRACE_SECONDS
+    )
+  )
+    return new Errors.InvalidParameter({
+      param: "invoice_draft_grace_seconds",
+      reason: `must be a whole number of seconds from 0 to ${MAX_DRAFT_GRACE_SECONDS} (30 days)`
     })
   if (input.dunning_on_decline !== undefined && input.dunning_on_decline !== null) {
     for (const [key, action] of Object.entries(input.dunning_on_decline)) {
@@ -414,6 +435,9 @@ export class Merchants extends Context.Service<Merchants>()("@recur/core/Merchan
         ...(patch.proration_credit !== undefined ? { proration_credit: patch.proration_credit } : {}),
         ...(patch.dunning_final_state !== undefined ? { dunning_final_state: patch.dunning_final_state } : {}),
         ...(patch.dunning_retry_days !== undefined ? { dunning_retry_days: patch.dunning_retry_days } : {}),
+        ...(patch.invoice_draft_grace_seconds !== undefined
+          ? { invoice_draft_grace_seconds: patch.invoice_draft_grace_seconds }
+          : {}),
         ...(patch.dunning_on_decline !== undefined
           ? {
               dunning_on_decline:

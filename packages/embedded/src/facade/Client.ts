@@ -306,6 +306,18 @@ export interface BillingClient {
     ) => Promise<T.PageJson<T.InvoiceJson>>
     /** `GET /api/v1/invoice/{invoice_id}`. */
     readonly get: (merchantId: string, invoiceId: string) => Promise<T.InvoiceJson>
+    /** `POST /api/v1/invoices/{invoice_id}/finalize`: a draft numbered, then charged or settled. */
+    readonly finalize: (merchantId: string, invoiceId: string) => Promise<T.InvoiceJson>
+    /**
+     * `POST /api/v1/invoices/{invoice_id}/edit`: a draft's one-off lines added (`add_lines`: description,
+     * amount — the unit price, a decimal string —, quantity), lines removed (`remove_lines`: positions
+     * among its `lines`), a discount applied (`discount_id`); totals and tax recomputed.
+     */
+    readonly edit: (merchantId: string, invoiceId: string, input: T.EditDraftInput) => Promise<T.InvoiceJson>
+    /** `POST /api/v1/invoices/{invoice_id}/void`: a draft or an issued unpaid invoice voided (nothing owed). */
+    readonly void: (merchantId: string, invoiceId: string) => Promise<T.InvoiceJson>
+    /** `POST /api/v1/invoices/{invoice_id}/mark_uncollectible`: an issued unpaid invoice written off (dunning stops). */
+    readonly markUncollectible: (merchantId: string, invoiceId: string) => Promise<T.InvoiceJson>
   }
   readonly trades: {
     /** `GET /api/v1/trades`: newest first, optionally by ids, statuses or customer. */

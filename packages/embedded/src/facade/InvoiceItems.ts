@@ -49,7 +49,8 @@ export const invoiceItems = ({ run }: Kit<Services>): BillingClient["invoiceItem
     run(
       decode(InvoiceItemRequests.CreateOneOffInvoice, input).pipe(
         Effect.flatMap((i) => OneOffInvoices.OneOffInvoices.use((s) => s.create(merchantId, i))),
-        Effect.map(json(Invoice.Invoice))
+        Effect.map((i) => Invoice.viewOf(i)),
+        Effect.map(json(Invoice.InvoiceView))
       )
     )
 })

@@ -4,12 +4,14 @@
  *
  * @since 0.1.0
  */
-import { RequestBodies, Requests } from "@recur/contract"
+import { InvoiceRequests, RequestBodies, Requests } from "@recur/contract"
 import {
   Billing,
   Discount,
   Discounts,
+  DraftEdits,
   Invoice,
+  InvoiceActions,
   Lifecycle,
   Portal,
   PortalSession,
@@ -43,14 +45,42 @@ export const invoices = ({ run }: Kit<Services>): BillingClient["invoices"] => (
             })
           )
         ),
-        Effect.map(pageJson(Invoice.Invoice))
+        Effect.map(pageJson(Invoice.InvoiceView))
       )
     ),
   get: (merchantId, invoiceId) =>
     run(
       id("invoice_id", invoiceId).pipe(
         Effect.flatMap((i) => Billing.Billing.use((b) => b.getInvoice(merchantId, i))),
-        Effect.map(json(Invoice.Invoice))
+        Effect.map(json(Invoice.InvoiceView))
+      )
+    ),
+  finalize: (merchantId, invoiceId) =>
+    run(
+      id("invoice_id", invoiceId).pipe(
+        Effect.flatMap((i) => InvoiceActions.InvoiceActions.use((a) => a.finalize(merchantId, i))),
+        Effect.map(json(Invoice.InvoiceView))
+      )
+    ),
+  edit: (merchantId, invoiceId, input) =>
+    run(
+      Effect.all([id("invoice_id", invoiceId), decode(InvoiceRequests.EditDraft, input)]).pipe(
+        Effect.flatMap(([i, edit]) => DraftEdits.DraftEdits.use((d) => d.edit(merchantId, i, edit))),
+        Effect.map(json(Invoice.InvoiceView))
+      )
+    ),
+  void: (merchantId, invoiceId) =>
+    run(
+      id("invoice_id", invoiceId).pipe(
+        Effect.flatMap((i) => InvoiceActions.InvoiceActions.use((a) => a.voidInvoice(merchantId, i))),
+        Effect.map(json(Invoice.InvoiceView))
+      )
+    ),
+  markUncollectible: (merchantId, invoiceId) =>
+    run(
+      id("invoice_id", invoiceId).pipe(
+        Effect.flatMap((i) => InvoiceActions.InvoiceActions.use((a) => a.markUncollectible(merchantId, i))),
+        Effect.map(json(Invoice.InvoiceView))
       )
     )
 })

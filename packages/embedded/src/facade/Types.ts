@@ -69,7 +69,7 @@ export type SubscriptionJson = Answer<typeof Subscription.Subscription>
 /** A trade (one charge or refund movement) as the REST API returns it. @since 0.1.0 */
 export type TradeJson = Answer<typeof Trade.Trade>
 /** An invoice as the REST API returns it. @since 0.1.0 */
-export type InvoiceJson = Answer<typeof Invoice.Invoice>
+export type InvoiceJson = Answer<typeof Invoice.InvoiceView>
 /** A subscription's collection setting, its own and the one in force. */
 export type CollectionJson = typeof CollectionRequests.CollectionAnswer.Type
 /** A discount as the REST API returns it. @since 0.1.0 */
@@ -85,6 +85,16 @@ export type PaymentMethodResultJson = Success<PaymentMethods.PaymentMethods["Ser
 export type PaymentSettingsJson = Answer<typeof PaymentSettings.PaymentSettingsView>
 /** The merchant's proration and dunning settings as the REST API returns them. @since 0.1.0 */
 export type BillingSettingsJson = Answer<typeof Merchant.BillingSettings>
+/** The body of `POST /api/v1/invoices/{invoice_id}/edit`: an edit of a draft. @since 0.1.0 */
+export interface EditDraftInput {
+  readonly add_lines?: ReadonlyArray<{
+    readonly description: string
+    readonly amount: string
+    readonly quantity?: number
+  }>
+  readonly remove_lines?: ReadonlyArray<number>
+  readonly discount_id?: string
+}
 /** The body of `POST /api/v1/billing_settings`: the fields given change. @since 0.1.0 */
 export interface BillingSettingsInput {
   /** `per_second`, `per_day` or `fixed_days(n)`. */
@@ -98,6 +108,8 @@ export interface BillingSettingsInput {
    * a new payment method): the classes given change; `null`: the engine's default policy.
    */
   readonly dunning_on_decline?: DeclineRulesInput | null
+  /** How long a renewal's invoice stays an editable draft, in seconds (0 to 2592000; 0: finalised at once). */
+  readonly invoice_draft_grace_seconds?: number
 }
 /** What each class of decline does (the classes given). @since 0.1.0 */
 export interface DeclineRulesInput {

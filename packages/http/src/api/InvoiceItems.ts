@@ -52,7 +52,7 @@ export class InvoiceItemsGroup extends HttpApiGroup.make("invoiceItems")
   .add(
     HttpApiEndpoint.post("createInvoice", "/api/v1/invoices", {
       payload: InvoiceItemRequests.CreateOneOffInvoice,
-      success: Envelope(Schema.Struct({ invoice: Invoice.Invoice })),
+      success: Envelope(Schema.Struct({ invoice: Invoice.InvoiceView })),
       error: ApiErrors.all
     })
   )

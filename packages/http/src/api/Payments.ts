@@ -4,7 +4,7 @@
  * @since 0.1.0
  */
 import { DunningPolicy, Invoice, Merchant, Refund, PaymentSettings, Trade } from "@recur/core"
-import { DunningRequests, RequestBodies } from "@recur/contract"
+import { DunningRequests, InvoiceRequests, RequestBodies } from "@recur/contract"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import * as ApiErrors from "../Errors.js"
@@ -51,14 +51,43 @@ export class PaymentsGroup extends HttpApiGroup.make("payments")
         biz_status: QueryList,
         invoice_types: QueryList
       }),
-      success: Envelope(Page(Invoice.Invoice)),
+      success: Envelope(Page(Invoice.InvoiceView)),
       error: ApiErrors.all
     })
   )
   .add(
     HttpApiEndpoint.get("invoice", "/api/v1/invoice/:invoice_id", {
       params: Schema.Struct({ invoice_id: Schema.String }),
-      success: Envelope(Schema.Struct({ invoice: Invoice.Invoice })),
+      success: Envelope(Schema.Struct({ invoice: Invoice.InvoiceView })),
+      error: ApiErrors.all
+    })
+  )
+  .add(
+    HttpApiEndpoint.post("finalizeInvoice", "/api/v1/invoices/:invoice_id/finalize", {
+      params: Schema.Struct({ invoice_id: Schema.String }),
+      success: Envelope(Schema.Struct({ invoice: Invoice.InvoiceView })),
+      error: ApiErrors.all
+    })
+  )
+  .add(
+    HttpApiEndpoint.post("editInvoice", "/api/v1/invoices/:invoice_id/edit", {
+      params: Schema.Struct({ invoice_id: Schema.String }),
+      payload: InvoiceRequests.EditDraft,
+      success: Envelope(Schema.Struct({ invoice: Invoice.InvoiceView })),
+      error: ApiErrors.all
+    })
+  )
+  .add(
+    HttpApiEndpoint.post("voidInvoice", "/api/v1/invoices/:invoice_id/void", {
+      params: Schema.Struct({ invoice_id: Schema.String }),
+      success: Envelope(Schema.Struct({ invoice: Invoice.InvoiceView })),
+      error: ApiErrors.all
+    })
+  )
+  .add(
+    HttpApiEndpoint.post("markInvoiceUncollectible", "/api/v1/invoices/:invoice_id/mark_uncollectible", {
+      params: Schema.Struct({ invoice_id: Schema.String }),
+      success: Envelope(Schema.Struct({ invoice: Invoice.InvoiceView })),
       error: ApiErrors.all
     })
   )

@@ -3,7 +3,7 @@
  *
  * @since 0.1.0
  */
-import { InvoiceItems, OneOffInvoices } from "@recur/core"
+import { Invoice, InvoiceItems, OneOffInvoices } from "@recur/core"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { BillingApi } from "../Api.js"
@@ -48,7 +48,7 @@ export const invoiceItemsLive = HttpApiBuilder.group(BillingApi, "invoiceItems",
         call((m) => Effect.map(items.remove(m, path.invoice_item_id), (invoice_item) => ok({ invoice_item })))
       )
       .handle("createInvoice", ({ payload }) =>
-        call((m) => Effect.map(oneOff.create(m, payload), (invoice) => ok({ invoice })))
+        call((m) => Effect.map(oneOff.create(m, payload), (invoice) => ok({ invoice: Invoice.viewOf(invoice) })))
       )
   })
 )

@@ -5,9 +5,11 @@
  */
 import {
   Billing,
+  DraftEdits,
   Dunning,
   Errors,
   Invoice,
+  InvoiceActions,
   Lifecycle,
   Merchant,
   Merchants,
@@ -33,6 +35,8 @@ export const paymentsLive = HttpApiBuilder.group(BillingApi, "payments", (handle
     const merchants = yield* Merchants.Merchants
     const paymentSettings = yield* PaymentSettings.PaymentSettings
     const dunning = yield* Dunning.Dunning
+    const invoiceActions = yield* InvoiceActions.InvoiceActions
+    const draftEdits = yield* DraftEdits.DraftEdits
     return handlers
       .handle("trades", ({ query: q }) =>
         call((m) =>
@@ -99,6 +103,18 @@ export const paymentsLive = HttpApiBuilder.group(BillingApi, "payments", (handle
       )
       .handle("invoice", ({ params: path }) =>
         call((m) => Effect.map(billing.getInvoice(m, path.invoice_id), (invoice) => ok({ invoice })))
+      )
+      .handle("finalizeInvoice", ({ params: path }) =>
+        call((m) => Effect.map(invoiceActions.finalize(m, path.invoice_id), (invoice) => ok({ invoice })))
+      )
+      .handle("editInvoice", ({ params: path, payload }) =>
+        call((m) => Effect.map(draftEdits.edit(m, path.invoice_id, payload), (invoice) => ok({ invoice })))
+      )
+      .handle("voidInvoice", ({ params: path }) =>
+        call((m) => Effect.map(invoiceActions.voidInvoice(m, path.invoice_id), (invoice) => ok({ invoice })))
+      )
+      .handle("markInvoiceUncollectible", ({ params: path }) =>
+        call((m) => Effect.map(invoiceActions.markUncollectible(m, path.invoice_id), (invoice) => ok({ invoice })))
       )
       .handle("paymentSettings", () => call((m) => Effect.map(paymentSettings.get(m), ok)))
       .handle("updatePaymentSettings", ({ payload }) => call((m) => Effect.map(paymentSettings.set(m, payload), ok)))

@@ -80,7 +80,10 @@ const rowsOf = (doc: Billing.InvoiceDocument, language: Language) => {
     totals.push([w.appliedBalance, m(`-${i.credit_applied}`)])
   totals.push([i.invoice_type === "refund" ? w.refunded : w.total, m(i.amount)])
   return {
-    title: i.invoice_type === "refund" ? w.creditNote : w.invoice,
+    // a voided invoice keeps its number, and says VOID in its title
+    title:
+      (i.invoice_type === "refund" ? w.creditNote : w.invoice) +
+      (i.biz_status === "void" ? ` — ${w.statuses.void.toLocaleUpperCase(language)}` : ""),
     facts: [
       [w.number, i.number ?? i.invoice_id],
       [w.issued, date(language, i.created_at)],

@@ -116,7 +116,9 @@ export const messages: Messages = {
       failed: "فاشلة",
       refunded: "مستردة",
       partially_refunded: "مستردة جزئيًا",
-      void: "ملغاة"
+      void: "ملغاة",
+      draft: "مسودة",
+      uncollectible: "غير قابلة للتحصيل"
     }
   },
   portal: {

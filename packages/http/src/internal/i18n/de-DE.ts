@@ -98,7 +98,9 @@ export const messages: Messages = {
       failed: "Fehlgeschlagen",
       refunded: "Erstattet",
       partially_refunded: "Teilweise erstattet",
-      void: "Storniert"
+      void: "Storniert",
+      draft: "Entwurf",
+      uncollectible: "Uneinbringlich"
     }
   },
   portal: {

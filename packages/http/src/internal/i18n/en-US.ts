@@ -95,7 +95,9 @@ export const messages: Messages = {
       failed: "Failed",
       refunded: "Refunded",
       partially_refunded: "Partially refunded",
-      void: "Void"
+      void: "Void",
+      draft: "Draft",
+      uncollectible: "Uncollectible"
     }
   },
   portal: {

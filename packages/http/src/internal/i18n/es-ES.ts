@@ -98,7 +98,9 @@ export const messages: Messages = {
       failed: "Fallida",
       refunded: "Reembolsada",
       partially_refunded: "Reembolsada parcialmente",
-      void: "Anulada"
+      void: "Anulada",
+      draft: "Borrador",
+      uncollectible: "Incobrable"
     }
   },
   portal: {

@@ -99,7 +99,9 @@ export const messages: Messages = {
       failed: "Échouée",
       refunded: "Remboursée",
       partially_refunded: "Partiellement remboursée",
-      void: "Annulée"
+      void: "Annulée",
+      draft: "Brouillon",
+      uncollectible: "Irrécouvrable"
     }
   },
   portal: {

@@ -99,7 +99,9 @@ export const messages: Messages = {
       failed: "Gagal",
       refunded: "Dikembalikan",
       partially_refunded: "Dikembalikan sebagian",
-      void: "Dibatalkan"
+      void: "Dibatalkan",
+      draft: "Draf",
+      uncollectible: "Tidak tertagih"
     }
   },
   portal: {

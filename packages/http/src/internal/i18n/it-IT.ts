@@ -106,7 +106,9 @@ export const messages: Messages = {
       failed: "Non riuscita",
       refunded: "Rimborsata",
       partially_refunded: "Rimborsata parzialmente",
-      void: "Annullata"
+      void: "Annullata",
+      draft: "Bozza",
+      uncollectible: "Inesigibile"
     }
   },
   portal: {

@@ -94,7 +94,9 @@ export const messages: Messages = {
       failed: "失敗",
       refunded: "返金済み",
       partially_refunded: "一部返金済み",
-      void: "無効"
+      void: "無効",
+      draft: "下書き",
+      uncollectible: "回収不能"
     }
   },
   portal: {

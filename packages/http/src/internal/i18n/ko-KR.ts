@@ -92,7 +92,9 @@ export const messages: Messages = {
       failed: "실패",
       refunded: "환불됨",
       partially_refunded: "부분 환불됨",
-      void: "무효"
+      void: "무효",
+      draft: "초안",
+      uncollectible: "회수 불가"
     }
   },
   portal: {

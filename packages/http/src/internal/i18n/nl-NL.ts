@@ -98,7 +98,9 @@ export const messages: Messages = {
       failed: "Mislukt",
       refunded: "Terugbetaald",
       partially_refunded: "Gedeeltelijk terugbetaald",
-      void: "Vervallen"
+      void: "Vervallen",
+      draft: "Concept",
+      uncollectible: "Oninbaar"
     }
   },
   portal: {

@@ -105,7 +105,9 @@ export const messages: Messages = {
       failed: "Nieudana",
       refunded: "Zwrócona",
       partially_refunded: "Częściowo zwrócona",
-      void: "Anulowana"
+      void: "Anulowana",
+      draft: "Szkic",
+      uncollectible: "Nieściągalna"
     }
   },
   portal: {

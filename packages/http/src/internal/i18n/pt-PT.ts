@@ -106,7 +106,9 @@ export const messages: Messages = {
       failed: "Falhada",
       refunded: "Reembolsada",
       partially_refunded: "Parcialmente reembolsada",
-      void: "Anulada"
+      void: "Anulada",
+      draft: "Rascunho",
+      uncollectible: "Incobrável"
     }
   },
   portal: {

@@ -110,7 +110,9 @@ export const messages: Messages = {
       failed: "Не оплачен",
       refunded: "Возвращен",
       partially_refunded: "Частично возвращен",
-      void: "Аннулирован"
+      void: "Аннулирован",
+      draft: "Черновик",
+      uncollectible: "Безнадежный"
     }
   },
   portal: {

@@ -91,7 +91,9 @@ export const messages: Messages = {
       failed: "ไม่สำเร็จ",
       refunded: "คืนเงินแล้ว",
       partially_refunded: "คืนเงินบางส่วน",
-      void: "ยกเลิกแล้ว"
+      void: "ยกเลิกแล้ว",
+      draft: "ฉบับร่าง",
+      uncollectible: "เรียกเก็บไม่ได้"
     }
   },
   portal: {

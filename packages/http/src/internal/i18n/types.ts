@@ -85,6 +85,8 @@ export type InvoiceStatuses = {
   readonly refunded: string
   readonly partially_refunded: string
   readonly void: string
+  readonly draft: string
+  readonly uncollectible: string
 }
 
 /** The invoice page's and PDF's words. */

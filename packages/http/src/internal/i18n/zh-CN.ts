@@ -92,7 +92,9 @@ export const messages: Messages = {
       failed: "失败",
       refunded: "已退款",
       partially_refunded: "部分退款",
-      void: "已作废"
+      void: "已作废",
+      draft: "草稿",
+      uncollectible: "无法收回"
     }
   },
   portal: {

@@ -92,7 +92,9 @@ export const messages: Messages = {
       failed: "失敗",
       refunded: "已退款",
       partially_refunded: "部分退款",
-      void: "已作廢"
+      void: "已作廢",
+      draft: "草稿",
+      uncollectible: "無法收回"
     }
   },
   portal: {
