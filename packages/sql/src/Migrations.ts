@@ -285,6 +285,25 @@ const notifications = Effect.gen(function* () {
 })
 
 /**
+ * The customer balance ledger (issue 34): append-only entries (`Entities.balanceTransaction`) and
+ * one running balance per customer and currency (`Entities.customerBalance`), updated at its
+ * version so that concurrent writers never lose an update.
+ */
+const customerBalances = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  for (const statement of [
+    ...entityTable(
+      "recur_customer_balance_transactions",
+      "customer_id text not null, currency text not null, source_type text not null"
+    ).split(";"),
+    ...entityTable("recur_customer_balances", "customer_id text not null, currency text not null").split(";")
+  ])
+    if (statement.trim() !== "") yield* sql.unsafe(statement)
+  yield* sql`create index if not exists recur_customer_balance_transactions_customer on recur_customer_balance_transactions (merchant_id, customer_id, created_at desc, id desc)`
+  yield* sql`create index if not exists recur_customer_balances_customer on recur_customer_balances (merchant_id, customer_id)`
+})
+
+/**
  * Every migration, by id and name.
  *
  * @since 0.1.0
@@ -303,7 +322,8 @@ export const migrations = {
   "0011_fx_snapshots": fxSnapshots,
   "0012_price_migrations": priceMigrations,
   "0013_subscription_item_prices": subscriptionItemPrices,
-  "0014_notifications": notifications
+  "0014_notifications": notifications,
+  "0016_customer_balances": customerBalances
 }
 
 /**

@@ -5,3 +5,5 @@
  */
 export * as Customer from "./Customer.js"
 export * as Customers from "./Customers.js"
+export * as CustomerBalance from "./CustomerBalance.js"
+export * as BalanceTransaction from "./BalanceTransaction.js"

@@ -42,7 +42,8 @@ export const prefixes = {
   subscriptionSchedule: "sch",
   priceMigration: "pmg",
   priceMigrationLine: "pml",
-  notification: "ntf"
+  notification: "ntf",
+  balanceTransaction: "cbtxn"
 } as const
 
 /**
