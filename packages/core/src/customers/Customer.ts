@@ -50,5 +50,17 @@ export class Customer extends Schema.Class<Customer>("Customer")({
   phone: NullableString,
   name: NullableString,
   description: NullableString,
-  payer_id: NullableString
+  payer_id: NullableString,
+  /**
+   * Its balance in each currency it has one in (positive: credit it holds), from the balance
+   * ledger: written by the read of one customer, absent elsewhere.
+   */
+  balance: Schema.optionalKey(
+    Schema.Array(
+      Schema.Struct({
+        currency: Schema.String,
+        amount: Schema.String
+      })
+    )
+  )
 }) {}

@@ -46,8 +46,14 @@ import * as Webhooks from "../webhooks/Webhooks.js"
 import * as Worker from "./Worker.js"
 import * as Entitlements from "../entitlements/Entitlements.js"
 import * as Notifications from "../notifications/Notifications.js"
+import * as CustomerBalances from "../customers/CustomerBalances.js"
 
-const tenants = Layer.mergeAll(Merchants.Merchants.layer, Customers.Customers.layer, Catalog.Catalog.layer)
+const tenants = Layer.mergeAll(
+  Merchants.Merchants.layer,
+  Customers.Customers.layer,
+  CustomerBalances.CustomerBalances.layer,
+  Catalog.Catalog.layer
+)
 const offers = Layer.mergeAll(
   Discounts.Discounts.layer,
   Schedules.Schedules.layer,
