@@ -133,6 +133,10 @@ for (const [name, storage] of backends()) {
         "/api/v1/front/customer/update",
         { customer_id: w.customer, name: `Ada ${Math.random()}` }
       ],
+      "POST /api/v1/customers/{customer_id}/balance_transactions": (w) => [
+        `/api/v1/customers/${w.customer}/balance_transactions`,
+        { amount: "1.00", currency: "USD", reason: "goodwill" }
+      ],
       "POST /api/v1/products": () => ["/api/v1/products", { product_name: "Same" }],
       "POST /api/v1/product/{product_id}/status": (w) => [
         `/api/v1/product/${w.productId}/status`,

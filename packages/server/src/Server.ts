@@ -12,6 +12,7 @@ import {
   type Charges,
   type Checkout,
   type Customers,
+  type CustomerBalances,
   type Declines,
   type Discounts,
   type Schedules,
@@ -65,6 +66,7 @@ import type { LogSettings, ServerConfig } from "./Config.js"
 export type Engine =
   | Store.Storage
   | Customers.Customers
+  | CustomerBalances.CustomerBalances
   | Catalog.Catalog
   | Discounts.Discounts
   | Schedules.Schedules

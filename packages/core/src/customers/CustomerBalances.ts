@@ -37,9 +37,9 @@ const MAX_REASON = 500
  */
 export interface Adjustment {
   readonly customer_id: string
-  readonly amount: string
-  readonly currency: string
-  readonly reason: string
+  readonly amount?: string | undefined
+  readonly currency?: string | undefined
+  readonly reason?: string | undefined
 }
 
 /**
@@ -181,8 +181,10 @@ export class CustomerBalances extends Context.Service<CustomerBalances>()("@recu
 
     /** A manual adjustment with its reason; bad input changes nothing. */
     const adjust = Effect.fn("CustomerBalances.adjust")(function* (merchantId: string, input: Adjustment) {
-      const currency = input.currency.toUpperCase()
-      const amount = yield* Money.parse(input.amount, currency, { allowNegative: true }).pipe(
+      for (const param of ["amount", "currency", "reason"] as const)
+        if (input[param] === undefined) return yield* new Errors.InvalidParameter({ param, reason: "is required" })
+      const currency = (input.currency ?? "").toUpperCase()
+      const amount = yield* Money.parse(input.amount ?? "", currency, { allowNegative: true }).pipe(
         Effect.fromResult,
         Effect.mapError((e) =>
           e._tag === "UnknownCurrency"
@@ -196,7 +198,7 @@ export class CustomerBalances extends Context.Service<CustomerBalances>()("@recu
       if (amount.amount === 0n) return yield* new Errors.InvalidParameter({ param: "amount", reason: "must not be 0" })
       if (!Money.isWithinBounds(amount))
         return yield* new Errors.InvalidParameter({ param: "amount", reason: "is above the most Recur holds" })
-      const reason = input.reason.trim()
+      const reason = (input.reason ?? "").trim()
       if (reason === "" || reason.length > MAX_REASON)
         return yield* new Errors.InvalidParameter({ param: "reason", reason: `must be 1 to ${MAX_REASON} characters` })
       yield* customer(merchantId, input.customer_id)

@@ -18,6 +18,12 @@ const descriptions: Record<string, string> = {
     "Deletes a customer found by `customer_id` or `payer_id`. A customer with a subscription that is not canceled is refused (409 `state_conflict`, naming it): cancel it first.",
   "customers.get": "One customer.",
   "customers.list": "The merchant's customers, newest first, with cursor pagination and filters.",
+  "customerBalances.balance":
+    "The customer's balance in each currency it has one in (`amount` signed: positive is credit the customer holds, negative is owed), the sum of its ledger entries.",
+  "customerBalances.transactions":
+    "The customer's balance ledger, newest first, with cursor pagination: each entry's signed `amount`, `ending_balance`, `source_type` (`proration_credit`, `carried_minimum`, `applied_to_invoice`, `manual_adjustment`, `credit_note`, `refund_leftover`) and `source_id`.",
+  "customerBalances.adjust":
+    "Adjusts the customer's balance by hand: a signed decimal `amount` (positive credits the customer, negative debits; not 0, within the amount bounds), its `currency` and a `reason` (1 to 500 characters). Held as the share of the customer's subscription in that currency that renews next, so its next invoice applies it before charging; a customer without one keeps it on its ledger. Answers the ledger entry; a `v2.customer.balance_updated` event follows.",
   "catalog.categories": "The product categories a product may name in `category_id`.",
   "catalog.createProduct": "Creates a product (draft or active) to attach prices to.",
   "catalog.products": "The merchant's products, with cursor pagination and filters.",
@@ -167,6 +173,7 @@ const required: Record<string, ReadonlyArray<string>> = {
   "payments.updateInvoiceSettings": ["invoice_prefix"],
   "payments.updateDisputeSettings": ["fraud_dispute_renewals"],
   "portal.createSession": ["customer_id"],
+  "customerBalances.adjust": ["amount", "currency", "reason"],
   "entitlements.setProductEntitlements": ["entitlements"]
 }
 
