@@ -1,0 +1,144 @@
+/**
+ * Issue 34 (4): the customer balance ledger over REST — a downgrade's credit and its use by the
+ * renewal as ledger entries, a manual adjustment the next renewal applies, and refusals that
+ * change nothing. After each step the balance is the sum of the entries, each entry's
+ * `ending_balance` the running sum, and the subscription's `credit_balance` its share of it.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { backends, serve } from "./client.js"
+import { changeHelpers, refusal } from "./fixtures/changes.js"
+
+const cents = (s: string) => Math.round(Number(s) * 100)
+
+for (const [name, storage] of backends()) {
+  describe(`customer balance (${name})`, { timeout: 180_000 }, () => {
+    const api = serve(storage())
+    beforeAll(() => api.ready(), 120_000)
+    afterAll(() => api.dispose())
+
+    const { ok, fresh, advance, price, subscribe, invoicesOf, subOf, preview, commit } = changeHelpers(api)
+
+    const ledger = async (k: string, customer: string) =>
+      ok(await api.call("GET", `/api/v1/customers/${customer}/balance_transactions?limit=100`, k)).list as Array<any>
+    const balance = async (k: string, customer: string) =>
+      ok(await api.call("GET", `/api/v1/customers/${customer}/balance`, k)).balance as Array<any>
+
+    /** The invariant: balance = Σ entries, ending balances chained, the subscription's share equal to it. */
+    const invariant = async (k: string, customer: string, sub: string) => {
+      const entries = (await ledger(k, customer)).slice().reverse()
+      let sum = 0
+      for (const e of entries) {
+        sum += cents(e.amount)
+        expect(cents(e.ending_balance)).toBe(sum)
+      }
+      const usd = (await balance(k, customer)).find((b) => b.currency === "USD")
+      expect(usd === undefined ? 0 : cents(usd.amount)).toBe(sum)
+      expect(cents((await subOf(k, sub)).credit_balance)).toBe(sum)
+      const customerRead = ok(await api.call("GET", `/api/v1/front/customer/${customer}`, k)).customer
+      expect(customerRead.balance).toEqual(usd === undefined ? [] : [usd])
+      return entries
+    }
+
+    const setup = async () => {
+      const k = await fresh("credit_balance")
+      const p60 = await api.priceOf(k, {}, { product: "Team", price: "Team 60" })
+      const p10 = await price(k, p60.productId, "10.00", "Team 10")
+      const p30 = await price(k, p60.productId, "30.00", "Team 30")
+      const sub = await subscribe(k, p60.priceId)
+      const customer = (await subOf(k, sub.id)).customer_id as string
+      return { k, p10, p30, sub: sub.id, customer }
+    }
+
+    it("a downgrade's credit is a proration_credit entry; the renewal that uses it an applied_to_invoice entry", async () => {
+      const { k, p10, sub, customer } = await setup()
+      expect(await invariant(k, customer, sub)).toEqual([])
+      ok(await advance(k, "2026-01-16T00:00:00Z"))
+      const body = { price_id: p10, proration: "always_invoice" }
+      const q = ok(await preview(k, sub, body))
+      ok(await commit(k, sub, { ...body, quote_id: q.quote_id }))
+      const afterDowngrade = await invariant(k, customer, sub)
+      expect(afterDowngrade.map((e) => e.source_type)).toEqual(["proration_credit"])
+      expect(afterDowngrade[0].subscription_id).toBe(sub)
+      const credit = cents(afterDowngrade[0].amount)
+      expect(credit).toBeGreaterThan(1000)
+      ok(await advance(k, "2026-02-01T00:00:00Z"))
+      const renewal = (await invoicesOf(k, sub)).find((i: any) => i.invoice_type === "renewal")
+      expect(renewal.amount).toBe("0.00")
+      const afterRenewal = await invariant(k, customer, sub)
+      expect(afterRenewal.map((e) => [e.source_type, cents(e.amount)])).toEqual([
+        ["proration_credit", credit],
+        ["applied_to_invoice", -1000]
+      ])
+      expect(afterRenewal[1].source_id).toBe(renewal.invoice_id)
+    })
+
+    it("a manual credit is applied by the next renewal, which charges less; a debit is charged on it", async () => {
+      const { k, sub, customer } = await setup()
+      const adjusted = ok(
+        await api.call("POST", `/api/v1/customers/${customer}/balance_transactions`, k, {
+          amount: "15.00",
+          currency: "usd",
+          reason: "goodwill after an outage"
+        })
+      ).balance_transaction
+      expect([adjusted.amount, adjusted.ending_balance, adjusted.source_type, adjusted.description]).toEqual([
+        "15.00",
+        "15.00",
+        "manual_adjustment",
+        "goodwill after an outage"
+      ])
+      await invariant(k, customer, sub)
+      ok(await advance(k, "2026-02-01T00:00:00Z"))
+      const feb = (await invoicesOf(k, sub)).filter((i: any) => i.invoice_type === "renewal")[0]
+      expect(feb.amount).toBe("45.00")
+      expect((await invariant(k, customer, sub)).map((e) => [e.source_type, e.amount])).toEqual([
+        ["manual_adjustment", "15.00"],
+        ["applied_to_invoice", "-15.00"]
+      ])
+      ok(
+        await api.call("POST", `/api/v1/customers/${customer}/balance_transactions`, k, {
+          amount: "-2.50",
+          currency: "USD",
+          reason: "late fee"
+        })
+      )
+      await invariant(k, customer, sub)
+      ok(await advance(k, "2026-03-01T00:00:00Z"))
+      const mar = (await invoicesOf(k, sub)).filter((i: any) => i.invoice_type === "renewal")[1]
+      expect(mar.amount).toBe("62.50")
+      const entries = await invariant(k, customer, sub)
+      expect(cents(entries.at(-1).ending_balance)).toBe(0)
+    })
+
+    it("refusals change nothing: missing or bad fields, 0, above the bound, an unknown customer", async () => {
+      const { k, sub, customer } = await setup()
+      const path = `/api/v1/customers/${customer}/balance_transactions`
+      const cases: Array<[Record<string, unknown>, string]> = [
+        [{ currency: "USD", reason: "x" }, "amount"],
+        [{ amount: "1.00", reason: "x" }, "currency"],
+        [{ amount: "1.00", currency: "USD" }, "reason"],
+        [{ amount: "1.00", currency: "XYZ", reason: "x" }, "currency"],
+        [{ amount: "1.001", currency: "USD", reason: "x" }, "amount"],
+        [{ amount: "abc", currency: "USD", reason: "x" }, "amount"],
+        [{ amount: "0.00", currency: "USD", reason: "x" }, "amount"],
+        [{ amount: "99999999999999999.00", currency: "USD", reason: "x" }, "amount"],
+        [{ amount: "1.00", currency: "USD", reason: "  " }, "reason"],
+        [{ amount: "1.00", currency: "USD", reason: "r".repeat(501) }, "reason"]
+      ]
+      for (const [body, param] of cases) {
+        const r = await api.call("POST", path, k, body)
+        expect(refusal(r), JSON.stringify(body)).toEqual([400, "InvalidParameter", param])
+      }
+      const unknown = await api.call("POST", "/api/v1/customers/cus_nope/balance_transactions", k, {
+        amount: "1.00",
+        currency: "USD",
+        reason: "x"
+      })
+      expect(unknown.status).toBe(404)
+      expect((await api.call("GET", "/api/v1/customers/cus_nope/balance_transactions", k)).status).toBe(404)
+      expect(await invariant(k, customer, sub)).toEqual([])
+      // a bad page is refused as every list's
+      expect((await api.call("GET", `${path}?limit=0`, k)).status).toBe(400)
+    })
+  })
+}
