@@ -154,7 +154,8 @@ export const balancesOf = (
  * @since 0.1.0
  */
 export interface SubscriptionSource {
-  readonly sourceType: BalanceSourceType
+  /** Inferred from the sign when absent. */
+  readonly sourceType?: BalanceSourceType
   readonly sourceId?: string | null
   readonly description?: string | null
 }
