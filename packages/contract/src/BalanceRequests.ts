@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import { BalanceTransaction } from "@recur/core"
+import { BalanceTransaction, Invoice } from "@recur/core"
 import { Schema } from "effect"
 
 /**
@@ -40,3 +40,26 @@ export const BalancesAnswer = Schema.Struct({
   customer_id: Schema.String,
   balance: Schema.Array(BalanceTransaction.CustomerBalanceAmount)
 })
+
+/**
+ * The body of `POST /api/v1/invoices/{invoice_id}/credit_notes`: a decimal `amount` in the
+ * invoice's currency (required), `method` `credit_balance` (the default; a refund to the card is
+ * `POST /api/v1/refund`) and a `reason` (the credit note's line).
+ *
+ * @since 0.1.0
+ */
+export const CreditNoteBody = Schema.Struct({
+  amount: Schema.optional(Schema.String),
+  method: Schema.optional(Schema.String),
+  reason: Schema.optional(Schema.String)
+})
+
+/** @since 0.1.0 */
+export type CreditNoteRequest = typeof CreditNoteBody.Type
+
+/**
+ * The answer of a credit note: the document issued (a `refund` invoice of the credit-note series).
+ *
+ * @since 0.1.0
+ */
+export const CreditNoteAnswer = Schema.Struct({ credit_note: Invoice.Invoice })

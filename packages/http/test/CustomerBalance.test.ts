@@ -111,6 +111,66 @@ for (const [name, storage] of backends()) {
       expect(cents(entries.at(-1).ending_balance)).toBe(0)
     })
 
+    it("a credit note to the balance: numbered in the credit-note series, taxed in proportion, the renewal charges less; never more than the invoice holds", async () => {
+      const { k, sub, customer } = await setup()
+      const initial = (await invoicesOf(k, sub))[0]
+      expect([initial.invoice_type, initial.amount]).toEqual(["initial", "30.00"])
+      const path = `/api/v1/invoices/${initial.invoice_id}/credit_notes`
+      const note = ok(await api.call("POST", path, k, { amount: "12.00", reason: "service outage" })).credit_note
+      expect([note.invoice_type, note.amount, note.original_invoice_id, note.trade_id]).toEqual([
+        "refund",
+        "12.00",
+        initial.invoice_id,
+        null
+      ])
+      expect(note.number).toMatch(/-CN-\d{6}$/)
+      expect(note.lines.map((l: any) => [l.kind, l.description, l.amount])).toEqual([
+        ["refund", "service outage", "12.00"]
+      ])
+      const entries = await invariant(k, customer, sub)
+      expect(entries.map((e) => [e.source_type, e.source_id, e.amount])).toEqual([
+        ["credit_note", note.invoice_id, "12.00"]
+      ])
+      // the invoice holds 18.00 now: more is refused, by a credit note or a refund, and changes nothing
+      const over = await api.call("POST", path, k, { amount: "18.01" })
+      expect(refusal(over)).toEqual([400, "InvalidParameter", "amount"])
+      const refund = await api.call("POST", "/api/v1/refund", k, { trade_id: initial.trade_id, amount: "18.01" })
+      expect(refund.status).toBe(400)
+      expect(await invariant(k, customer, sub)).toHaveLength(1)
+      // the renewal applies the credit before charging
+      ok(await advance(k, "2026-02-01T00:00:00Z"))
+      const feb = (await invoicesOf(k, sub)).filter((i: any) => i.invoice_type === "renewal")[0]
+      expect([feb.amount, feb.credit_applied]).toEqual(["18.00", "12.00"])
+      expect((await invariant(k, customer, sub)).map((e) => e.source_type)).toEqual([
+        "credit_note",
+        "applied_to_invoice"
+      ])
+    })
+
+    it("credit-note refusals change nothing: another method, an unpaid or unknown invoice, a bad amount", async () => {
+      const { k, sub, customer } = await setup()
+      const initial = (await invoicesOf(k, sub))[0]
+      const path = `/api/v1/invoices/${initial.invoice_id}/credit_notes`
+      for (const [body, param] of [
+        [{ amount: "1.00", method: "reduce_invoice" }, "method"],
+        [{ amount: "1.00", method: "refund" }, "method"],
+        [{}, "amount"],
+        [{ amount: "0.00" }, "amount"],
+        [{ amount: "-1.00" }, "amount"],
+        [{ amount: "1.001" }, "amount"],
+        [{ amount: "30.01" }, "amount"]
+      ] as const) {
+        expect(refusal(await api.call("POST", path, k, body)), JSON.stringify(body)).toEqual([
+          400,
+          "InvalidParameter",
+          param
+        ])
+      }
+      expect((await api.call("POST", "/api/v1/invoices/inv_nope/credit_notes", k, { amount: "1.00" })).status).toBe(404)
+      expect(await invariant(k, customer, sub)).toEqual([])
+      expect((await invoicesOf(k, sub)).length).toBe(1)
+    })
+
     it("refusals change nothing: missing or bad fields, 0, above the bound, an unknown customer", async () => {
       const { k, sub, customer } = await setup()
       const path = `/api/v1/customers/${customer}/balance_transactions`

@@ -28,6 +28,7 @@ const facade: Record<string, string> = {
   "customerBalances.balance": "balances.get",
   "customerBalances.transactions": "balances.transactions",
   "customerBalances.adjust": "balances.adjust",
+  "customerBalances.creditNote": "balances.creditNote",
   "catalog.categories": "catalog.categories",
   "catalog.createProduct": "catalog.createProduct",
   "catalog.productStatus": "catalog.setProductStatus",

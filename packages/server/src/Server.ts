@@ -13,6 +13,7 @@ import {
   type Checkout,
   type Customers,
   type CustomerBalances,
+  type InvoiceCredits,
   type Declines,
   type Discounts,
   type Schedules,
@@ -67,6 +68,7 @@ export type Engine =
   | Store.Storage
   | Customers.Customers
   | CustomerBalances.CustomerBalances
+  | InvoiceCredits.InvoiceCredits
   | Catalog.Catalog
   | Discounts.Discounts
   | Schedules.Schedules

@@ -47,6 +47,7 @@ import * as Worker from "./Worker.js"
 import * as Entitlements from "../entitlements/Entitlements.js"
 import * as Notifications from "../notifications/Notifications.js"
 import * as CustomerBalances from "../customers/CustomerBalances.js"
+import * as InvoiceCredits from "../refunds/InvoiceCredits.js"
 
 const tenants = Layer.mergeAll(
   Merchants.Merchants.layer,
@@ -99,7 +100,8 @@ export const layer = Layer.mergeAll(
       PriceChanges.PriceChanges.layer,
       ItemChanges.ItemChanges.layer,
       RenewalBatches.RenewalBatches.layer,
-      PriceMigrations.PriceMigrations.layer
+      PriceMigrations.PriceMigrations.layer,
+      InvoiceCredits.InvoiceCredits.layer
     )
   ),
   Layer.provideMerge(flows),

@@ -5,7 +5,7 @@
  * @since 0.1.0
  */
 import { BalanceRequests } from "@recur/contract"
-import { BalanceTransaction, CustomerBalances } from "@recur/core"
+import { BalanceTransaction, CustomerBalances, Invoice, InvoiceCredits } from "@recur/core"
 import { Effect, Schema } from "effect"
 import type { Services } from "../createBilling.js"
 import type { BillingClient } from "./Client.js"
@@ -18,6 +18,11 @@ export type BalanceTransactionJson = Answer<typeof BalanceTransaction.BalanceTra
 export type CustomerBalanceJson = typeof BalanceRequests.BalancesAnswer.Encoded
 /** @since 0.1.0 */
 export type AdjustBalanceInput = typeof BalanceRequests.AdjustBalanceBody.Encoded
+
+/** @since 0.1.0 */
+export type CreditNoteInput = typeof BalanceRequests.CreditNoteBody.Encoded
+/** @since 0.1.0 */
+export type CreditNoteJson = Answer<typeof Invoice.Invoice>
 
 /**
  * The `balances` group of the facade.
@@ -51,6 +56,15 @@ export const balances = ({ run }: Kit<Services>): BalancesClient => ({
           CustomerBalances.CustomerBalances.use((s) => s.adjust(merchantId, { ...i, customer_id: c }))
         ),
         Effect.map(json(BalanceTransaction.BalanceTransaction))
+      )
+    ),
+  creditNote: (merchantId, invoiceId, input) =>
+    run(
+      Effect.all([id("invoice_id", invoiceId), decode(BalanceRequests.CreditNoteBody, input)]).pipe(
+        Effect.flatMap(([i, body]) =>
+          InvoiceCredits.InvoiceCredits.use((s) => s.create(merchantId, { ...body, invoice_id: i }))
+        ),
+        Effect.map(json(Invoice.Invoice))
       )
     )
 })

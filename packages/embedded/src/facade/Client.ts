@@ -11,7 +11,13 @@ import type { Lifecycle } from "@recur/core"
 import type { Services } from "../createBilling.js"
 import type * as T from "./Types.js"
 import type { NotificationJson, NotificationSettingsInput, NotificationSettingsJson } from "./Notifications.js"
-import type { AdjustBalanceInput, BalanceTransactionJson, CustomerBalanceJson } from "./Balances.js"
+import type {
+  AdjustBalanceInput,
+  BalanceTransactionJson,
+  CreditNoteInput,
+  CreditNoteJson,
+  CustomerBalanceJson
+} from "./Balances.js"
 
 type Body<S extends { readonly Encoded: unknown }> = S["Encoded"]
 
@@ -401,6 +407,12 @@ export interface BillingClient {
      * `amount`, `currency`, `reason`); answers the ledger entry.
      */
     readonly adjust: (merchantId: string, customerId: string, input: AdjustBalanceInput) => Promise<BalanceTransactionJson>
+    /**
+     * `POST /api/v1/invoices/{invoice_id}/credit_notes`: a credit note of a paid subscription
+     * invoice to the customer's balance (`amount`, `method` `credit_balance`, `reason`); answers
+     * the credit note.
+     */
+    readonly creditNote: (merchantId: string, invoiceId: string, input: CreditNoteInput) => Promise<CreditNoteJson>
   }
   readonly portal: {
     /**

@@ -13,7 +13,8 @@ import { Authentication, Envelope, Page, PageQuery } from "./Shared.js"
 const CustomerPath = Schema.Struct({ customer_id: Schema.String })
 
 /**
- * The customer balance: what a customer holds (credit) or owes, per currency, and its ledger.
+ * The customer balance: what a customer holds (credit) or owes, per currency, its ledger, and
+ * credit notes to it.
  *
  * @since 0.1.0
  */
@@ -38,6 +39,14 @@ export class CustomerBalancesGroup extends HttpApiGroup.make("customerBalances")
       params: CustomerPath,
       payload: BalanceRequests.AdjustBalanceBody,
       success: Envelope(BalanceRequests.BalanceTransactionAnswer),
+      error: ApiErrors.all
+    })
+  )
+  .add(
+    HttpApiEndpoint.post("creditNote", "/api/v1/invoices/:invoice_id/credit_notes", {
+      params: Schema.Struct({ invoice_id: Schema.String }),
+      payload: BalanceRequests.CreditNoteBody,
+      success: Envelope(BalanceRequests.CreditNoteAnswer),
       error: ApiErrors.all
     })
   )

@@ -3,7 +3,7 @@
  *
  * @since 0.1.0
  */
-import { CustomerBalances } from "@recur/core"
+import { CustomerBalances, InvoiceCredits } from "@recur/core"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { BillingApi } from "../Api.js"
@@ -17,6 +17,7 @@ import { call, ok, pageQuery } from "./Shared.js"
 export const customerBalancesLive = HttpApiBuilder.group(BillingApi, "customerBalances", (handlers) =>
   Effect.gen(function* () {
     const balances = yield* CustomerBalances.CustomerBalances
+    const credits = yield* InvoiceCredits.InvoiceCredits
     return handlers
       .handle("balance", ({ params: path }) =>
         call((m) =>
@@ -44,6 +45,13 @@ export const customerBalancesLive = HttpApiBuilder.group(BillingApi, "customerBa
         call((m) =>
           Effect.map(balances.adjust(m, { ...payload, customer_id: path.customer_id }), (balance_transaction) =>
             ok({ balance_transaction })
+          )
+        )
+      )
+      .handle("creditNote", ({ params: path, payload }) =>
+        call((m) =>
+          Effect.map(credits.create(m, { ...payload, invoice_id: path.invoice_id }), (credit_note) =>
+            ok({ credit_note })
           )
         )
       )
