@@ -84,13 +84,11 @@ export const CustomerBalanceRecord = Schema.Struct({
 export type CustomerBalanceRecord = typeof CustomerBalanceRecord.Type
 
 /** @since 0.1.0 */
-export const customerBalance: Store.Entity<CustomerBalanceRecord, typeof CustomerBalanceRecord.Encoded> = Store.entity(
-  {
-    name: "customer_balance",
-    table: "recur_customer_balances",
-    schema: CustomerBalanceRecord,
-    id: "id",
-    createdAt: "created_at",
-    columns: { customer_id: "customer_id", currency: "currency" }
-  }
-)
+export const customerBalance: Store.Entity<CustomerBalanceRecord, typeof CustomerBalanceRecord.Encoded> = Store.entity({
+  name: "customer_balance",
+  table: "recur_customer_balances",
+  schema: CustomerBalanceRecord,
+  id: "id",
+  createdAt: "created_at",
+  columns: { customer_id: "customer_id", currency: "currency" }
+})

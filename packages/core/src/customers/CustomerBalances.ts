@@ -19,12 +19,7 @@ import * as Subscription from "../subscriptions/Subscription.js"
 import { writes } from "../subscriptions/SubscriptionStore.js"
 import type { BalanceSourceType, BalanceTransactionRecord } from "./BalanceEntities.js"
 import * as CustomerBalance from "./CustomerBalance.js"
-import {
-  type BalanceTransaction,
-  type CustomerBalanceAmount,
-  toAmount,
-  toTransaction
-} from "./BalanceTransaction.js"
+import { type BalanceTransaction, type CustomerBalanceAmount, toAmount, toTransaction } from "./BalanceTransaction.js"
 
 /** The most one reason may hold. */
 const MAX_REASON = 500
@@ -92,7 +87,11 @@ export const allocate = (
     const holders = page.list
       .filter((s) => s.currency === input.amount.currency && HOLDING.has(s.subscription.status))
       .sort((a, b) =>
-        a.subscription.id === input.subscriptionId ? -1 : b.subscription.id === input.subscriptionId ? 1 : next(a) - next(b)
+        a.subscription.id === input.subscriptionId
+          ? -1
+          : b.subscription.id === input.subscriptionId
+            ? 1
+            : next(a) - next(b)
       )
     const holder = holders[0]
     const source = { sourceType: input.sourceType, sourceId: input.sourceId, description: input.description }

@@ -74,7 +74,8 @@ export class InvoiceCredits extends Context.Service<InvoiceCredits>()("@recur/co
               ? "a refund to the card is made with POST /api/v1/refund (its credit note follows)"
               : "must be credit_balance"
         })
-      if (cmd.amount === undefined) return yield* new Errors.InvalidParameter({ param: "amount", reason: "is required" })
+      if (cmd.amount === undefined)
+        return yield* new Errors.InvalidParameter({ param: "amount", reason: "is required" })
       const reason = (cmd.reason ?? "credit note").trim()
       if (reason === "" || reason.length > MAX_REASON)
         return yield* new Errors.InvalidParameter({ param: "reason", reason: `must be 1 to ${MAX_REASON} characters` })

@@ -37,9 +37,7 @@ export const balances = ({ run }: Kit<Services>): BalancesClient => ({
     run(
       id("customer_id", customerId).pipe(
         Effect.flatMap((c) => CustomerBalances.CustomerBalances.use((s) => s.balances(merchantId, c))),
-        Effect.map((balance) =>
-          Schema.encodeSync(BalanceRequests.BalancesAnswer)({ customer_id: customerId, balance })
-        )
+        Effect.map((balance) => Schema.encodeSync(BalanceRequests.BalancesAnswer)({ customer_id: customerId, balance }))
       )
     ),
   transactions: (merchantId, customerId, input = {}) =>

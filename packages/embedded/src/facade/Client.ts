@@ -406,7 +406,11 @@ export interface BillingClient {
      * `POST /api/v1/customers/{customer_id}/balance_transactions`: a manual adjustment (signed
      * `amount`, `currency`, `reason`); answers the ledger entry.
      */
-    readonly adjust: (merchantId: string, customerId: string, input: AdjustBalanceInput) => Promise<BalanceTransactionJson>
+    readonly adjust: (
+      merchantId: string,
+      customerId: string,
+      input: AdjustBalanceInput
+    ) => Promise<BalanceTransactionJson>
     /**
      * `POST /api/v1/invoices/{invoice_id}/credit_notes`: a credit note of a paid subscription
      * invoice to the customer's balance (`amount`, `method` `credit_balance`, `reason`); answers
