@@ -260,7 +260,12 @@ export const machines: ReadonlyArray<Machine<string, string>> = [
  *
  * @since 0.1.0
  */
-export const derivedEvents: ReadonlyArray<EventType> = ["v2.entitlements.updated"]
+export const derivedEvents: ReadonlyArray<EventType> = [
+  "v2.entitlements.updated",
+  // a customer balance ledger entry, and a credit note to the balance: records, not state moves
+  "v2.customer.balance_updated",
+  "v2.credit_note.created"
+]
 
 /**
  * Renders the machines as the Markdown of `docs/states.md`.

@@ -60,7 +60,7 @@ export class InvoiceCredits extends Context.Service<InvoiceCredits>()("@recur/co
     /**
      * Issues a credit note of a paid subscription invoice to the customer's balance (in one
      * transaction: the document, the balance entry, `v2.credit_note.created`). Refused, changing
-     * nothing: a method other than `credit_balance` (a refund is `POST /api/v1/refund`), an
+     * nothing: a method other than `credit_balance` (a refund is the trade's refund), an
      * invoice that is not a paid subscription charge, an amount not above zero, finer than the
      * currency or above what the invoice still holds after its refunds and credits.
      */
@@ -71,7 +71,7 @@ export class InvoiceCredits extends Context.Service<InvoiceCredits>()("@recur/co
           param: "method",
           reason:
             method === "refund"
-              ? "a refund to the card is made with POST /api/v1/refund (its credit note follows)"
+              ? "a refund to the card is a refund of the invoice's trade (its credit note follows)"
               : "must be credit_balance"
         })
       if (cmd.amount === undefined)
