@@ -55,6 +55,7 @@ import * as ItemGroups from "./facade/Items.js"
 export type { BillingClient } from "./facade/Client.js"
 export * from "./facade/Types.js"
 import * as EntitlementGroups from "./facade/Entitlements.js"
+import * as BalanceGroups from "./facade/Balances.js"
 import * as NotificationGroups from "./facade/Notifications.js"
 import * as SmtpNotifier from "./notify/SmtpNotifier.js"
 
@@ -432,6 +433,7 @@ export const createBilling = async (options: BillingOptions = {}): Promise<Billi
     invoiceItems: InvoiceItemGroups.invoiceItems(kit),
     portal: PaymentGroups.portal(kit),
     notifications: NotificationGroups.notifications(kit),
+    balances: BalanceGroups.balances(kit),
     webhooks: PaymentGroups.webhooks(kit),
     clock: (merchantId) =>
       run(

@@ -101,3 +101,11 @@ export type {
   NotificationSettingsJson,
   NotificationsClient
 } from "./facade/Notifications.js"
+export type {
+  AdjustBalanceInput,
+  BalanceTransactionJson,
+  BalancesClient,
+  CreditNoteInput,
+  CreditNoteJson,
+  CustomerBalanceJson
+} from "./facade/Balances.js"

@@ -8,6 +8,7 @@ import { HttpApi, OpenApi } from "effect/http-api"
 import { CatalogGroup, PricePayload } from "./api/Catalog.js"
 import { CheckoutGroup, SessionPayload } from "./api/Checkout.js"
 import { CustomersGroup } from "./api/Customers.js"
+import { CustomerBalancesGroup } from "./api/CustomerBalances.js"
 import { DiscountsGroup } from "./api/Discounts.js"
 import { SchedulesGroup } from "./api/Schedules.js"
 import { ItemsGroup } from "./api/Items.js"
@@ -29,6 +30,7 @@ export {
   CatalogGroup,
   CheckoutGroup,
   CustomersGroup,
+  CustomerBalancesGroup,
   DiscountsGroup,
   SchedulesGroup,
   ItemsGroup,
@@ -114,6 +116,7 @@ export class BillingApi extends HttpApi.make("recur")
   .add(PortalGroup)
   .add(EntitlementsGroup)
   .add(NotificationsGroup)
+  .add(CustomerBalancesGroup)
   .middleware(DecodeErrors)
   .annotate(OpenApi.Title, "Recur merchant API")
   .annotate(OpenApi.Version, "1.0.0")

@@ -9,6 +9,7 @@ import * as ErrorBindings from "./ErrorBindings.js"
 import { catalogLive } from "./handlers/Catalog.js"
 import { checkoutLive } from "./handlers/Checkout.js"
 import { customersLive } from "./handlers/Customers.js"
+import { customerBalancesLive } from "./handlers/CustomerBalances.js"
 import { discountsLive } from "./handlers/Discounts.js"
 import { schedulesLive } from "./handlers/Schedules.js"
 import { itemsLive } from "./handlers/Items.js"
@@ -51,5 +52,6 @@ export const handlers = Layer.mergeAll(
   invoiceItemsLive,
   portalLive,
   entitlementsLive,
-  notificationsLive
+  notificationsLive,
+  customerBalancesLive
 )

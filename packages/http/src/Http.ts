@@ -9,6 +9,7 @@ import {
   type Billing,
   type Catalog,
   type Customers,
+  type CustomerBalances,
   type Discounts,
   type Schedules,
   Merchants,
@@ -505,6 +506,7 @@ export type EngineServices =
   | Secrets.Secrets
   | Merchants.Merchants
   | Customers.Customers
+  | CustomerBalances.CustomerBalances
   | Catalog.Catalog
   | Discounts.Discounts
   | Schedules.Schedules

@@ -38,7 +38,11 @@ for (const [name, storage] of backends()) {
       )
       expect(paid.status, JSON.stringify(paid.body)).toBe(200)
       const session = (await api.call("GET", `/api/v1/session/${sessionId}`, key)).body.data.session
+      const invoice = (await api.call("GET", "/api/v1/invoices?limit=100", key)).body.data.list.find(
+        (i: any) => i.subscription_id === session.subscription_id
+      )?.invoice_id as string
       return {
+        invoice,
         customer: session.customer_id as string,
         sub: session.subscription_id as string,
         trade: paid.body.data.trade_id as string
@@ -142,6 +146,14 @@ for (const [name, storage] of backends()) {
       "POST /api/v1/front/customer/update": (w) => [
         "/api/v1/front/customer/update",
         { customer_id: w.customer, name: `Ada ${Math.random()}` }
+      ],
+      "POST /api/v1/customers/{customer_id}/balance_transactions": (w) => [
+        `/api/v1/customers/${w.customer}/balance_transactions`,
+        { amount: "1.00", currency: "USD", reason: "goodwill" }
+      ],
+      "POST /api/v1/invoices/{invoice_id}/credit_notes": (w) => [
+        `/api/v1/invoices/${w.invoice}/credit_notes`,
+        { amount: "1.00", reason: "goodwill" }
       ],
       "POST /api/v1/products": () => ["/api/v1/products", { product_name: "Same" }],
       "POST /api/v1/product/{product_id}/status": (w) => [

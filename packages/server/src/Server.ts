@@ -12,6 +12,8 @@ import {
   type Charges,
   type Checkout,
   type Customers,
+  type CustomerBalances,
+  type InvoiceCredits,
   type Declines,
   type Discounts,
   type Schedules,
@@ -70,6 +72,8 @@ import type { LogSettings, ServerConfig } from "./Config.js"
 export type Engine =
   | Store.Storage
   | Customers.Customers
+  | CustomerBalances.CustomerBalances
+  | InvoiceCredits.InvoiceCredits
   | Catalog.Catalog
   | Discounts.Discounts
   | Schedules.Schedules

@@ -285,6 +285,25 @@ const notifications = Effect.gen(function* () {
 })
 
 /**
+ * The customer balance ledger (issue 34): append-only entries (`Entities.balanceTransaction`) and
+ * one running balance per customer and currency (`Entities.customerBalance`), updated at its
+ * version so that concurrent writers never lose an update.
+ */
+const customerBalances = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  for (const statement of [
+    ...entityTable(
+      "recur_customer_balance_transactions",
+      "customer_id text not null, currency text not null, source_type text not null"
+    ).split(";"),
+    ...entityTable("recur_customer_balances", "customer_id text not null, currency text not null").split(";")
+  ])
+    if (statement.trim() !== "") yield* sql.unsafe(statement)
+  yield* sql`create index if not exists recur_customer_balance_transactions_customer on recur_customer_balance_transactions (merchant_id, customer_id, created_at desc, id desc)`
+  yield* sql`create index if not exists recur_customer_balances_customer on recur_customer_balances (merchant_id, customer_id)`
+})
+
+/**
  * Invoice items (`Entities.invoiceItem`): a customer's one-off charges, pending until a one-off
  * invoice bills them (`status` `invoiced`, with its `invoice_id`).
  */
@@ -318,7 +337,8 @@ export const migrations = {
   "0012_price_migrations": priceMigrations,
   "0013_subscription_item_prices": subscriptionItemPrices,
   "0014_notifications": notifications,
-  "0018_invoice_items": invoiceItems
+  "0015_customer_balances": customerBalances,
+  "0016_invoice_items": invoiceItems
 }
 
 /**

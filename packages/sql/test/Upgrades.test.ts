@@ -18,7 +18,7 @@ const storages: ReadonlyArray<readonly [string, () => Layer.Layer<SqlClient.SqlC
 ]
 
 const all = Object.entries(Migrations.migrations)
-/** Each migration's number (`0018_…` → 18): numbers may skip, as parallel branches take theirs. */
+/** Each migration's number (`0016_…` → 16). */
 const ids = all.map(([name]) => Number(name.slice(0, 4)))
 const later = ids[ids.length - 1]! + 1
 

@@ -8,6 +8,7 @@
  * @since 0.1.0
  */
 import { Context, Effect, Layer, Option, Result } from "effect"
+import * as CustomerBalance from "../customers/CustomerBalance.js"
 import * as BillingPeriod from "../money/BillingPeriod.js"
 import * as BillingAnchor from "../subscriptions/BillingAnchor.js"
 import * as Catalog from "../catalog/Catalog.js"
@@ -526,6 +527,11 @@ export class SessionPayments extends Context.Service<SessionPayments>()("@recur/
                 ? rec0
                 : { ...rec0, plan_basis: Money.format(fullCycle(rec0, pv, quantity, 0)) }
               yield* Effect.orDie(subs.insert(rec))
+              // an amount under the processor's minimum carried to the first renewal is owed on the customer's balance
+              yield* CustomerBalance.mirrorSubscription(storage, undefined, rec, at, {
+                sourceType: "carried_minimum",
+                sourceId: trade.trade_id
+              })
               const inv = yield* newInvoice({
                 merchant_id: merchantId,
                 draft: carriedFirst?.draft ?? firstDraft,

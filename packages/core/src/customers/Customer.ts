@@ -61,5 +61,17 @@ export class Customer extends Schema.Class<Customer>("Customer")({
   days_until_due: Schema.NullOr(Schema.Int).pipe(
     Schema.withDecodingDefault(Effect.succeed(null)),
     Schema.withConstructorDefault(Effect.succeed(null))
+  ),
+  /**
+   * Its balance in each currency it has one in (positive: credit it holds), from the balance
+   * ledger: written by the read of one customer, absent elsewhere.
+   */
+  balance: Schema.optionalKey(
+    Schema.Array(
+      Schema.Struct({
+        currency: Schema.String,
+        amount: Schema.String
+      })
+    )
   )
 }) {}

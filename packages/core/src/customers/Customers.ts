@@ -103,12 +103,17 @@ export const filledByPayer = (
 }
 
 /**
- * The customer record as the REST API returns it.
+ * The customer record as the REST API returns it (with its `balance` per currency when given: the
+ * read of one customer).
  *
  * @since 0.1.0
  */
-export const toCustomer = (r: Entities.CustomerRecord): Customer =>
+export const toCustomer = (
+  r: Entities.CustomerRecord,
+  balance?: ReadonlyArray<{ readonly currency: string; readonly amount: string }>
+): Customer =>
   new Customer({
+    ...(balance !== undefined ? { balance: balance.map((b) => ({ currency: b.currency, amount: b.amount })) } : {}),
     id: r.id,
     email: r.email,
     address: r.address ? formatAddress(r.address) : null,

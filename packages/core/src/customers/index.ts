@@ -5,3 +5,6 @@
  */
 export * as Customer from "./Customer.js"
 export * as Customers from "./Customers.js"
+export * as CustomerBalance from "./CustomerBalance.js"
+export * as BalanceTransaction from "./BalanceTransaction.js"
+export * as CustomerBalances from "./CustomerBalances.js"

@@ -51,8 +51,15 @@ import * as Entitlements from "../entitlements/Entitlements.js"
 import * as Notifications from "../notifications/Notifications.js"
 import * as InvoiceItems from "../invoices/InvoiceItems.js"
 import * as OneOffInvoices from "../invoices/OneOffInvoices.js"
+import * as CustomerBalances from "../customers/CustomerBalances.js"
+import * as InvoiceCredits from "../refunds/InvoiceCredits.js"
 
-const tenants = Layer.mergeAll(Merchants.Merchants.layer, Customers.Customers.layer, Catalog.Catalog.layer)
+const tenants = Layer.mergeAll(
+  Merchants.Merchants.layer,
+  Customers.Customers.layer,
+  CustomerBalances.CustomerBalances.layer,
+  Catalog.Catalog.layer
+)
 const offers = Layer.mergeAll(
   Discounts.Discounts.layer,
   Schedules.Schedules.layer,
@@ -104,7 +111,8 @@ export const layer = Layer.mergeAll(
       PriceChanges.PriceChanges.layer,
       ItemChanges.ItemChanges.layer,
       RenewalBatches.RenewalBatches.layer,
-      PriceMigrations.PriceMigrations.layer
+      PriceMigrations.PriceMigrations.layer,
+      InvoiceCredits.InvoiceCredits.layer
     )
   ),
   Layer.provideMerge(flows),

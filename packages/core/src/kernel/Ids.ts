@@ -43,7 +43,8 @@ export const prefixes = {
   priceMigration: "pmg",
   priceMigrationLine: "pml",
   notification: "ntf",
-  invoiceItem: "ii"
+  invoiceItem: "ii",
+  balanceTransaction: "cbtxn"
 } as const
 
 /**

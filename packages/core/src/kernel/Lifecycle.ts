@@ -280,7 +280,10 @@ export const machines: ReadonlyArray<Machine<string, string>> = [
 export const derivedEvents: ReadonlyArray<EventType> = [
   "v2.entitlements.updated",
   "v2.invoice.sent",
-  "v2.invoice.overdue"
+  "v2.invoice.overdue",
+  // a customer balance ledger entry, and a credit note to the balance: records, not state moves
+  "v2.customer.balance_updated",
+  "v2.credit_note.created"
 ]
 
 /**

@@ -50,7 +50,9 @@ export const EventType = Schema.Literals([
   "v2.subscription_schedule.phase_started",
   "v2.subscription_schedule.completed",
   "v2.subscription_schedule.released",
-  "v2.subscription_schedule.canceled"
+  "v2.subscription_schedule.canceled",
+  "v2.customer.balance_updated",
+  "v2.credit_note.created"
 ])
 
 /**

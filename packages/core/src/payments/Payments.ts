@@ -225,7 +225,11 @@ export class Payments extends Context.Service<Payments>()("@recur/core/Payments"
                 ? Lifecycle.must(Subscription.move(debited, "retry_succeeded"))
                 : debited
         }
-        yield* saveSub(sub, subV.version, at)
+        yield* saveSub(sub, subV.version, at, {
+          sourceType: "carried_minimum",
+          sourceId: paid.invoice_id,
+          description: "an amount under the processor's minimum, carried to the next invoice"
+        })
         if (recovered) {
           yield* storage.workQueue.cancel(merchantId, "dunning", sub.subscription.id)
           const nextDate = sub.subscription.next_invoice_date

@@ -210,7 +210,12 @@ export class OwedRefunds extends Context.Service<OwedRefunds>()("@recur/core/Owe
                     : sv.value.subscription
               },
               sv.version,
-              at
+              at,
+              {
+                sourceType: "refund_leftover",
+                sourceId: pending.key,
+                description: "a refund the charges could not take, credited to the balance"
+              }
             )
           })
         )

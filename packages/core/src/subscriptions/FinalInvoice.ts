@@ -118,7 +118,8 @@ export const bill =
   (merchant: Merchant.Merchant, rec: Entities.SubscriptionRecord, at: number, final?: Final) =>
     Effect.gen(function* () {
       const planned = yield* draftOf(taxes, storage)(merchant.merchant_id, rec, final)
-      if (Option.isNone(planned)) return { next: rec, tradeToCharge: Option.none<string>() }
+      if (Option.isNone(planned))
+        return { next: rec, tradeToCharge: Option.none<string>(), invoiceId: undefined as string | undefined }
       const owed = (yield* underMinimum(gateway, merchant.merchant_id, planned.value.draft.total))
         ? Invoicing.carry(planned.value.draft, OWED)
         : undefined
@@ -175,5 +176,5 @@ export const bill =
           { disableChecks: true }
         )
       }
-      return { next, tradeToCharge }
+      return { next, tradeToCharge, invoiceId: inv.invoice_id as string | undefined }
     })

@@ -7,6 +7,7 @@
  * @since 0.1.0
  */
 import { Context, Effect, Layer, Option, Result } from "effect"
+import * as CustomerBalance from "../customers/CustomerBalance.js"
 import * as Entities from "../kernel/Entities.js"
 import * as Errors from "../kernel/Errors.js"
 import * as Invoice from "../invoices/Invoice.js"
@@ -143,6 +144,7 @@ export class RenewalBatches extends Context.Service<RenewalBatches>()("@recur/co
             ])
             const drafts: Array<{
               readonly rec: Entities.SubscriptionRecord
+              readonly before: Entities.SubscriptionRecord
               readonly version: number
               readonly trade: Trade.Trade
               readonly invoice: Invoice.Invoice
@@ -187,7 +189,7 @@ export class RenewalBatches extends Context.Service<RenewalBatches>()("@recur/co
                 trade,
                 at
               })
-              drafts.push({ version: sv.version, trade, invoice, next: periodEnd, rec: next })
+              drafts.push({ version: sv.version, trade, invoice, next: periodEnd, rec: next, before: rec })
             }
             // numbered in order, from the merchant's gapless counter, in this transaction
             const issued = yield* documents.issue(
@@ -207,6 +209,12 @@ export class RenewalBatches extends Context.Service<RenewalBatches>()("@recur/co
               )
             )
             yield* Effect.orDie(subs.updateMany(done.map((d) => ({ value: d.rec, expectedVersion: d.version }))))
+            // credit a renewal used is mirrored into the customer's balance ledger
+            for (const d of done)
+              yield* CustomerBalance.mirrorSubscription(storage, d.before, d.rec, at, {
+                sourceType: "applied_to_invoice",
+                sourceId: d.invoice.invoice_id
+              })
             const lane = laneOf(merchant)
             yield* storage.workQueue.scheduleMany([
               ...done.flatMap((d) =>

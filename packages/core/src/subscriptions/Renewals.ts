@@ -210,7 +210,7 @@ export class Renewals extends Context.Service<Renewals>()("@recur/core/Renewals"
               const usage = KeptUsage.finalUsageLines(sv.value, base, end)
               const final = yield* finalInvoice(merchant, rec, at, { usage, base })
               rec = final.next
-              yield* saveSub(rec, sv.version, at)
+              yield* saveSub(rec, sv.version, at, final.invoiceId ? { sourceId: final.invoiceId } : undefined)
               yield* subEvents(merchantId, rec, moved.events, at)
               yield* scheduleEvents(merchantId, stepped, at)
               return Option.map(final.tradeToCharge, (tradeId) => ({
@@ -342,7 +342,7 @@ export class Renewals extends Context.Service<Renewals>()("@recur/core/Renewals"
             trade === null && s.status === "trial"
               ? { ...next, subscription: Lifecycle.must(Subscription.move(next.subscription, "renewal_succeeded")) }
               : next
-          yield* saveSub(rec, sv.version, at)
+          yield* saveSub(rec, sv.version, at, { sourceId: inv.invoice_id })
           if (changedPrice) yield* subEvents(merchantId, rec, ["v2.subscription.price_changed"], at)
           yield* scheduleEvents(merchantId, stepped, at)
           if (periodEnd !== null) yield* schedule(merchant, "renewal", subscriptionId, periodEnd)

@@ -5,6 +5,7 @@
  * `internal/records`.
  */
 import { Effect, Option, Result } from "effect"
+import * as CustomerBalance from "../customers/CustomerBalance.js"
 import { entitlementStore } from "../entitlements/EntitlementStore.js"
 import * as Entities from "../kernel/Entities.js"
 import * as Errors from "../kernel/Errors.js"
@@ -30,7 +31,12 @@ export const writes = (storage: StorageService) => {
      * call on the same subscription) is a `ConcurrentUpdate`: the transaction rolls back, nothing
      * is written, and the call may be retried.
      */
-    saveSub: (saved: Entities.SubscriptionRecord, expected: number, at: number) =>
+    saveSub: (
+      saved: Entities.SubscriptionRecord,
+      expected: number,
+      at: number,
+      balanceSource?: CustomerBalance.SubscriptionSource
+    ) =>
       Effect.gen(function* () {
         let rec = saved
         const prior = yield* subs.get(rec.merchant_id, rec.subscription.id)
@@ -56,6 +62,14 @@ export const writes = (storage: StorageService) => {
             Effect.fail(new Errors.ConcurrentUpdate({ resource: "subscription", id: rec.subscription.id }))
           ),
           Effect.catchTag("UniqueViolation", (e) => Effect.die(e))
+        )
+        // a change of its credit balance is mirrored into the customer's balance ledger, in this transaction
+        yield* CustomerBalance.mirrorSubscription(
+          storage,
+          Option.getOrUndefined(prior)?.value,
+          { ...rec, subscription },
+          at,
+          balanceSource
         )
         // a change of status or of an item's price that alters the customer's entitlements says so, in this transaction
         yield* entitlements.afterChange(

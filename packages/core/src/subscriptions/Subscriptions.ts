@@ -203,7 +203,7 @@ export class Subscriptions extends Context.Service<Subscriptions>()("@recur/core
             at,
             yield* owedUsage(merchantId, sv.value, sv.value.paused_at ?? at)
           )
-          yield* saveSub(billed.next, sv.version, at)
+          yield* saveSub(billed.next, sv.version, at, billed.invoiceId ? { sourceId: billed.invoiceId } : undefined)
           yield* subEvents(merchantId, billed.next, moved.success.events, at)
           return billed
         })

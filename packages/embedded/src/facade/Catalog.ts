@@ -9,6 +9,7 @@ import { CatalogRequests, DunningRequests, RequestBodies, Requests } from "@recu
 import {
   Catalog,
   Customer,
+  CustomerBalances,
   Customers,
   Dunning,
   DunningPolicy,
@@ -278,7 +279,12 @@ export const customers = ({ run }: Kit<Services>): BillingClient["customers"] =>
     run(
       id("customer_id", customerId).pipe(
         Effect.flatMap((c) => Customers.Customers.use((s) => s.get(merchantId, c))),
-        Effect.map((r) => json(Customer.Customer)(Customers.toCustomer(r)))
+        // with its balance per currency, as REST's read of one customer
+        Effect.flatMap((r) =>
+          CustomerBalances.CustomerBalances.use((b) => b.balances(merchantId, r.id)).pipe(
+            Effect.map((balance) => json(Customer.Customer)(Customers.toCustomer(r, balance)))
+          )
+        )
       )
     ),
   list: (merchantId, filter = {}) =>

@@ -11,6 +11,13 @@ import type { Lifecycle } from "@recur/core"
 import type { Services } from "../createBilling.js"
 import type * as T from "./Types.js"
 import type { NotificationJson, NotificationSettingsInput, NotificationSettingsJson } from "./Notifications.js"
+import type {
+  AdjustBalanceInput,
+  BalanceTransactionJson,
+  CreditNoteInput,
+  CreditNoteJson,
+  CustomerBalanceJson
+} from "./Balances.js"
 
 type Body<S extends { readonly Encoded: unknown }> = S["Encoded"]
 
@@ -424,6 +431,35 @@ export interface BillingClient {
     ) => Promise<NotificationSettingsJson | null>
     /** `GET /api/v1/notifications`: the merchant's messages (pending, sent, skipped), newest first, at most 100. */
     readonly list: (merchantId: string) => Promise<ReadonlyArray<NotificationJson>>
+  }
+  /**
+   * The customer balance: what a customer holds (credit, positive) or owes per currency, its
+   * ledger (every entry with its source) and manual adjustments with a reason.
+   */
+  readonly balances: {
+    /** `GET /api/v1/customers/{customer_id}/balance`: the balance in each currency it has one in. */
+    readonly get: (merchantId: string, customerId: string) => Promise<CustomerBalanceJson>
+    /** `GET /api/v1/customers/{customer_id}/balance_transactions`: the ledger, newest first. */
+    readonly transactions: (
+      merchantId: string,
+      customerId: string,
+      input?: T.PageInput
+    ) => Promise<T.PageJson<BalanceTransactionJson>>
+    /**
+     * `POST /api/v1/customers/{customer_id}/balance_transactions`: a manual adjustment (signed
+     * `amount`, `currency`, `reason`); answers the ledger entry.
+     */
+    readonly adjust: (
+      merchantId: string,
+      customerId: string,
+      input: AdjustBalanceInput
+    ) => Promise<BalanceTransactionJson>
+    /**
+     * `POST /api/v1/invoices/{invoice_id}/credit_notes`: a credit note of a paid subscription
+     * invoice to the customer's balance (`amount`, `method` `credit_balance`, `reason`); answers
+     * the credit note.
+     */
+    readonly creditNote: (merchantId: string, invoiceId: string, input: CreditNoteInput) => Promise<CreditNoteJson>
   }
   readonly portal: {
     /**

@@ -3,7 +3,7 @@
  *
  * @since 0.1.0
  */
-import { Customers } from "@recur/core"
+import { CustomerBalances, Customers } from "@recur/core"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { BillingApi } from "../Api.js"
@@ -17,6 +17,7 @@ import { ok, call, invalid, list, pageQuery } from "./Shared.js"
 export const customersLive = HttpApiBuilder.group(BillingApi, "customers", (handlers) =>
   Effect.gen(function* () {
     const customers = yield* Customers.Customers
+    const balances = yield* CustomerBalances.CustomerBalances
     return handlers
       .handle("create", ({ payload }) =>
         call((m) => Effect.map(customers.create(m, payload), (c) => ok({ customer_id: c.id })))
@@ -26,7 +27,13 @@ export const customersLive = HttpApiBuilder.group(BillingApi, "customers", (hand
       )
       .handle("delete", ({ payload }) => call((m) => Effect.as(customers.delete(m, payload), ok({}))))
       .handle("get", ({ params: path }) =>
-        call((m) => Effect.map(customers.get(m, path.customer_id), (c) => ok({ customer: Customers.toCustomer(c) })))
+        call((m) =>
+          Effect.gen(function* () {
+            const c = yield* customers.get(m, path.customer_id)
+            const balance = yield* balances.balances(m, c.id)
+            return ok({ customer: Customers.toCustomer(c, balance) })
+          })
+        )
       )
       .handle("list", ({ query: q }) =>
         call((m) =>
@@ -44,7 +51,7 @@ export const customersLive = HttpApiBuilder.group(BillingApi, "customers", (hand
               ...(page.starting_after ? { starting_after: page.starting_after } : {}),
               ...(page.ending_before ? { ending_before: page.ending_before } : {})
             })
-            return ok({ has_more: result.has_more, list: result.list.map(Customers.toCustomer) })
+            return ok({ has_more: result.has_more, list: result.list.map((c) => Customers.toCustomer(c)) })
           })
         )
       )

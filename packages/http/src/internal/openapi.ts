@@ -19,6 +19,14 @@ const descriptions: Record<string, string> = {
     "Deletes a customer found by `customer_id` or `payer_id`. A customer with a subscription that is not canceled is refused (409 `state_conflict`, naming it): cancel it first.",
   "customers.get": "One customer.",
   "customers.list": "The merchant's customers, newest first, with cursor pagination and filters.",
+  "customerBalances.balance":
+    "The customer's balance in each currency it has one in (`amount` signed: positive is credit the customer holds, negative is owed), the sum of its ledger entries.",
+  "customerBalances.transactions":
+    "The customer's balance ledger, newest first, with cursor pagination: each entry's signed `amount`, `ending_balance`, `source_type` (`proration_credit`, `carried_minimum`, `applied_to_invoice`, `manual_adjustment`, `credit_note`, `refund_leftover`) and `source_id`.",
+  "customerBalances.creditNote":
+    "Issues a credit note of a paid subscription invoice to the customer's balance (`method` `credit_balance`, the default; a refund to the card is `POST /api/v1/refund`): a numbered document of the credit-note series (`INV-CN-…`, a `refund` invoice against it) for the decimal `amount` with the invoice's taxes in proportion, no money moving. Never more than the invoice still holds after its refunds and credits (400 on `amount`); an invoice that is not a paid subscription charge is 409. The amount is held as the subscription's share of the balance, applied by its next invoice; `v2.credit_note.created` and `v2.customer.balance_updated` follow.",
+  "customerBalances.adjust":
+    "Adjusts the customer's balance by hand: a signed decimal `amount` (positive credits the customer, negative debits; not 0, within the amount bounds), its `currency` and a `reason` (1 to 500 characters). Held as the share of the customer's subscription in that currency that renews next, so its next invoice applies it before charging; a customer without one keeps it on its ledger. Answers the ledger entry; a `v2.customer.balance_updated` event follows.",
   "catalog.categories": "The product categories a product may name in `category_id`.",
   "catalog.createProduct": "Creates a product (draft or active) to attach prices to.",
   "catalog.products": "The merchant's products, with cursor pagination and filters.",
@@ -190,6 +198,8 @@ const required: Record<string, ReadonlyArray<string>> = {
   "payments.updateInvoiceSettings": ["invoice_prefix"],
   "payments.updateDisputeSettings": ["fraud_dispute_renewals"],
   "portal.createSession": ["customer_id"],
+  "customerBalances.adjust": ["amount", "currency", "reason"],
+  "customerBalances.creditNote": ["amount"],
   "entitlements.setProductEntitlements": ["entitlements"]
 }
 

@@ -19,12 +19,14 @@ import {
   SandboxClock,
   Schedules,
   SessionPayments,
+  Store,
   type Subscription,
   Subscriptions
 } from "@recur/core"
 import { DateTime, Effect } from "effect"
 import { engineShape, invoicesOfSub, type Op, shape } from "./Operations.js"
 import { fmt, type MMerchant, type MSub, statusOf } from "./Reference.js"
+import { ledgerMatches } from "./BalanceCheck.js"
 
 /** The net of an invoice's proration lines (minor units): what pending changes it billed. */
 const pendingLines = (inv: Invoice.Invoice) =>
@@ -40,6 +42,7 @@ export const priceIdOf = (s: MSub, index: number) =>
 export const plainContext = (merchants: ReadonlyArray<MMerchant>, where: () => string) =>
   Effect.gen(function* () {
     const billing = yield* Billing.Billing
+    const storage = yield* Store.Storage
     const services = {
       billing,
       sessionPayments: yield* SessionPayments.SessionPayments,
@@ -90,6 +93,8 @@ export const plainContext = (merchants: ReadonlyArray<MMerchant>, where: () => s
           [sub.status, sub.price_id, sub.quantity, sub.credit_balance, sub.cycle_index, sub.cancel_at_period_end],
           where()
         ).toEqual([s.status, priceIdOf(s, s.price), s.qty.toString(), fmt(s.credit), s.cycle, s.cancelAtEnd])
+        // the customer balance ledger: consistent, and the sum of its subscriptions' shares
+        yield* ledgerMatches(storage, s.merchant.id, sub.customer_id, where)
         if (s.status !== "canceled" && sub.current_period_end !== null)
           expect(DateTime.toEpochMillis(sub.current_period_end), where()).toBe(s.end)
         // never more back than in: refunded + the balance still held ≤ the money collected
