@@ -203,7 +203,7 @@ describe("fuzzing from the OpenAPI document", () => {
     let sent = 0
     const statuses = new Map<number, number>()
     const violations: Array<string> = []
-    for (const { method, op, path } of operations()) {
+    for (const [n, { method, op, path }] of operations().entries()) {
       const params: Array<any> = op.parameters ?? []
       const arb = fc.record({
         path: fc.record(
@@ -214,7 +214,8 @@ describe("fuzzing from the OpenAPI document", () => {
                 p.name,
                 fc.oneof(
                   fc.constant(ids[p.name] ?? "x"),
-                  weird.filter((v) => v !== "")
+                  // `.` and `..` are dot segments no URL can carry (`new URL` resolves them away)
+                  weird.filter((v) => v !== "" && !/^(?:\.|%2e){1,2}$/i.test(v))
                 )
               ])
           )
@@ -236,7 +237,8 @@ describe("fuzzing from the OpenAPI document", () => {
             )
           : fc.constant(undefined)
       })
-      for (const sample of fc.sample(arb, runs)) {
+      // a fixed seed per operation: a failure replays
+      for (const sample of fc.sample(arb, { numRuns: runs, seed: 20_261_127 + n })) {
         const url = path.replace(/\{(\w+)\}/g, (_, name) => encodeURIComponent(String((sample.path as any)[name])))
         const qs = new URLSearchParams()
         for (const [k, v] of Object.entries(sample.query as Record<string, unknown>)) {

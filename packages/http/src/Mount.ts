@@ -165,6 +165,8 @@ export const nodeHandler = async (billing: EngineSource, options: MountOptions =
     if (path === undefined && next) return next()
     const target = path ?? `/__outside_the_mount${req.url ?? "/"}`
     const method = req.method ?? "GET"
+    if (Refusal.hasDotSegment(Refusal.pathOf(target)))
+      return Bridge.send(res, Bridge.dotSegmentAnswer(Refusal.dotSegmentMessage, headerOf(req, "request-id")), method)
     const body = Bridge.nodeBody(req, Refusal.pathOf(target))
     const response =
       body._tag === "Consumed"

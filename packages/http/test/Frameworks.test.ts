@@ -12,7 +12,7 @@ import { Mount } from "@recur/http"
 import express from "express"
 import Fastify from "fastify"
 import { Hono } from "hono"
-import { createServer, type Server } from "node:http"
+import { createServer, request, type Server } from "node:http"
 import { Readable } from "node:stream"
 import * as F from "./fixtures/frameworks.js"
 
@@ -221,6 +221,23 @@ describe("framework glue at /billing", { timeout: 120_000 }, () => {
     const head = await fetch(`${origin}/billing/healthz`, { method: "HEAD" })
     expect([head.status, await head.text()]).toEqual([200, ""])
     expect((await fetch(`${origin}/billing/no/such/route`, { method: "HEAD" })).status).toBe(404)
+    // a raw `.` or `..` segment (fetch would resolve it away; node:http sends it as written) is a
+    // 400 naming the path, never resolved into another route (the customer list, here)
+    for (const raw of ["/billing/api/v1/front/customer/.", "/billing/api/v1/front/customer/%2E%2E?limit=1"]) {
+      const answer = await new Promise<{ status: number; body: any }>((resolve, reject) => {
+        // a path given apart from the URL goes on the wire as written (a URL string would be resolved)
+        const { hostname, port } = new URL(origin)
+        const headers = { authorization: `Bearer ${out.api_key}` }
+        const req = request({ hostname, port, path: raw, headers }, (res) => {
+          let text = ""
+          res.on("data", (c) => (text += c))
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }))
+        })
+        req.on("error", reject)
+        req.end()
+      })
+      expect([answer.status, answer.body.code, answer.body.data.param], raw).toEqual([400, "InvalidParameter", "path"])
+    }
   })
 
   it("node:http: a body the host's code read first is answered 400 saying so", async () => {

@@ -131,6 +131,16 @@ export const consumedAnswer = (reason: string, requestId: string | undefined): R
     { status: 400, headers: { "content-type": "application/json", "cache-control": "no-store" } }
   )
 
+/**
+ * The 400 of a raw path with a `.` or `..` segment (`curl --path-as-is`), answered before the
+ * path becomes a URL (which would resolve the segment away and reach another route).
+ */
+export const dotSegmentAnswer = (message: string, requestId: string | undefined): Response =>
+  new Response(
+    JSON.stringify({ code: "InvalidParameter", message, data: { request_id: requestId ?? "", param: "path" } }),
+    { status: 400, headers: { "content-type": "application/json", "cache-control": "no-store" } }
+  )
+
 /** The headers of a fetch `Response` for node:http (each `Set-Cookie` kept apart). */
 export const responseHeaders = (response: Response): Record<string, string | Array<string>> => {
   const out: Record<string, string | Array<string>> = {}

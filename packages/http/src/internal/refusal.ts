@@ -21,6 +21,15 @@ const decodes = (text: string) => {
   }
 }
 
+/** A `.` or `..` path segment, literal or percent-encoded (as the URL standard reads them). */
+const DOT_SEGMENT = /(?:^|\/)(?:\.|%2e){1,2}(?:\/|$)/i
+
+/** Whether a raw request path (no query) holds a `.` or `..` segment, which Recur refuses (400). */
+export const hasDotSegment = (path: string): boolean => DOT_SEGMENT.test(path)
+
+/** The message of that refusal. */
+export const dotSegmentMessage = "A path segment must not be `.` or `..`."
+
 type Refusal = readonly [status: 400 | 413 | 415, code: string, message: string, param?: string]
 
 const isJson = (contentType: string) => /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(contentType.trim())
@@ -38,6 +47,9 @@ export const refusal = (request: HttpServerRequest.HttpServerRequest, maxBodyByt
     const nul = "Text must not contain the NUL character (U+0000)."
     if (decodes(path).includes("\u0000")) return [400, "InvalidParameter", nul, "path"] as Refusal
     if (decodes(query).includes("\u0000")) return [400, "InvalidParameter", nul, "query"] as Refusal
+    // a raw `.` or `..` segment (a client that does not normalise its URL, `curl --path-as-is`):
+    // refused, never resolved against the path, so `/customer/..` is not another route
+    if (hasDotSegment(path)) return [400, "InvalidParameter", dotSegmentMessage, "path"] as Refusal
     if (request.method !== "POST" && request.method !== "PUT" && request.method !== "PATCH") return undefined
     const tooLarge: Refusal = [413, "payload_too_large", `The request body is larger than ${maxBodyBytes} bytes.`]
     const length = Number(request.headers["content-length"] ?? "0")
