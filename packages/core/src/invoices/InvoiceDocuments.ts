@@ -154,6 +154,10 @@ export const invoiceDocuments = (
   }
 }
 
+/** The state a new invoice is born in: a renewal's draft in the grace period, else `open`. */
+const bornIn = (trigger: "charge" | "settle_without_charge" | "draft" | null) =>
+  trigger === "draft" ? "draft" : "open"
+
 /**
  * A new invoice from a draft, born `open` and moved at once: `charge` (a charge is on its way:
  * `pending`) or `settle_without_charge` (nothing to collect: `success`); `null` leaves it `open`
@@ -194,9 +198,7 @@ export const newInvoice = (input: {
           refund_order_id: null,
           amount: Money.format(input.draft.total),
           currency: input.draft.currency,
-          biz_status: Result.getOrThrow(
-            Lifecycle.bornAs(Lifecycle.invoice, input.trigger === "draft" ? "draft" : "open")
-          ),
+          biz_status: Result.getOrThrow(Lifecycle.bornAs(Lifecycle.invoice, bornIn(input.trigger))),
           invoice_type: input.draft.invoice_type,
           paid_at: null,
           cycle_index: input.draft.cycle_index,
