@@ -517,7 +517,9 @@ export class Payments extends Context.Service<Payments>()("@recur/core/Payments"
                 // a sent invoice's declined card on its page: the customer is shown the decline and
                 // may pay again; its dunning runs from its due date (`SentInvoices.due`), not here
                 const sent = invV?.value.collection_method === "send_invoice" && invV.value.biz_status === "open"
-                if (sub && subV && !sent) {
+                // a written-off invoice paid on its page and declined: still uncollectible, no dunning
+                const writtenOff = invV?.value.biz_status === "uncollectible"
+                if (sub && subV && !sent && !writtenOff) {
                   const declined = yield* declines.applyDecline(merchant, trade, subV, invV, outcome, at)
                   sub = declined.sub
                   trade = declined.trade
