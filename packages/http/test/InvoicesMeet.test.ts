@@ -43,8 +43,10 @@ for (const [name, storage] of backends()) {
       return { sub: session.subscription_id as string, customer: session.customer_id as string }
     }
     const invoicesOf = async (k: string, sub: string) =>
-      (((await api.call("GET", `/api/v1/invoices?subscription_id=${sub}&limit=100`, k)).body as any).data
-        .list as Array<any>).sort((a, b) => a.cycle_index - b.cycle_index)
+      (
+        ((await api.call("GET", `/api/v1/invoices?subscription_id=${sub}&limit=100`, k)).body as any).data
+          .list as Array<any>
+      ).sort((a, b) => a.cycle_index - b.cycle_index)
     const invoice = async (k: string, id: string) =>
       ((await api.call("GET", `/api/v1/invoice/${id}`, k)).body as any).data.invoice
     const statusOf = async (k: string, sub: string) =>
@@ -225,8 +227,13 @@ for (const [name, storage] of backends()) {
       const customer = (c.body as any).data.customer_id as string
       const item = async (who: string) =>
         expect(
-          (await api.call("POST", "/api/v1/invoice_items", k, { customer_id: who, currency: "USD", unit_amount: "80.00" }))
-            .status
+          (
+            await api.call("POST", "/api/v1/invoice_items", k, {
+              customer_id: who,
+              currency: "USD",
+              unit_amount: "80.00"
+            })
+          ).status
         ).toBe(200)
       await item(customer)
       // bad terms on the request: refused, nothing billed

@@ -265,10 +265,7 @@ export class InvoiceActions extends Context.Service<InvoiceActions>()("@recur/co
                   )?.value
             const dueAt =
               trade !== null && sv !== undefined
-                ? Collection.dueAt(
-                    Collection.effective(sv.value.collection ?? null, customer?.collection ?? null),
-                    at
-                  )
+                ? Collection.dueAt(Collection.effective(sv.value.collection ?? null, customer?.collection ?? null), at)
                 : null
             if (trade !== null && sv !== undefined && dueAt !== null) {
               const [sent] = yield* documents.issue(merchant, [

@@ -91,7 +91,10 @@ export class InvoicePayments extends Context.Service<InvoicePayments>()("@recur/
           if (invoice.biz_status === "uncollectible" && Invoice.isIssued(invoice)) {
             // written off, its trade closed: a new trade for what it owes, charged on session; the
             // invoice stays uncollectible until the charge succeeds (`uncollectible → paid`)
-            const old = invoice.trade_id === null ? undefined : Option.getOrUndefined(yield* trades.get(merchantId, invoice.trade_id))
+            const old =
+              invoice.trade_id === null
+                ? undefined
+                : Option.getOrUndefined(yield* trades.get(merchantId, invoice.trade_id))
             const trade = yield* newTrade({
               merchant,
               amount: Result.getOrThrow(Money.parse(invoice.amount, invoice.currency)),
@@ -106,7 +109,10 @@ export class InvoicePayments extends Context.Service<InvoicePayments>()("@recur/
               at
             })
             yield* invoices
-              .update(new Invoice.Invoice({ ...invoice, trade_id: trade.trade_id }, { disableChecks: true }), iv.version)
+              .update(
+                new Invoice.Invoice({ ...invoice, trade_id: trade.trade_id }, { disableChecks: true }),
+                iv.version
+              )
               .pipe(
                 Effect.catchTag("VersionConflict", () =>
                   Effect.fail(refuse(invoice.biz_status, "a payment of this invoice is in progress"))

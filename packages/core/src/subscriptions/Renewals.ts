@@ -42,7 +42,6 @@ import * as Secrets from "../tenants/Secrets.js"
 import * as Settings from "../tenants/Settings.js"
 import * as Store from "../kernel/Store.js"
 import * as Subscription from "./Subscription.js"
-import * as Trade from "../payments/Trade.js"
 
 /** The record with `amount` more owed on the customer's balance (a debit: a lower credit balance). */
 export const withDebit = (rec: Entities.SubscriptionRecord, amount: Money.Money): Entities.SubscriptionRecord => {
@@ -92,14 +91,11 @@ export const renewalInvoice = (input: {
     price_version_id: input.pv.price_version_id,
     customer_id: input.subscription.customer_id,
     order_id: input.subscription.order_id,
-    trigger: input.asDraft === true ? "draft" : dueAt !== null ? null : input.trade ? "charge" : "settle_without_charge",
+    trigger:
+      input.asDraft === true ? "draft" : dueAt !== null ? null : input.trade ? "charge" : "settle_without_charge",
     at: input.at,
     ...renewalPeriods(input.rec, input.next, input.periodEnd)
-  }).pipe(
-    Effect.map((inv) =>
-      dueAt === null ? inv : SentInvoices.asSent(inv, dueAt)
-    )
-  )
+  }).pipe(Effect.map((inv) => (dueAt === null ? inv : SentInvoices.asSent(inv, dueAt))))
 }
 
 /**
