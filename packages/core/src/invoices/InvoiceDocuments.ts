@@ -177,8 +177,10 @@ export const newInvoice = (input: {
   readonly period?: Span | undefined
   /** The period usage lines bill in arrears (the one before), when known. */
   readonly usagePeriod?: Span | undefined
-}) =>
-  Effect.map(
+}) => {
+  // a draft (the merchant's grace period) is born in the machine's initial state, else one step on
+  const bornAs = input.trigger === "draft" ? "draft" : "open"
+  return Effect.map(
     Ids.make(Ids.prefixes.invoice),
     (invoice_id) =>
       new Invoice.Invoice(
@@ -194,9 +196,7 @@ export const newInvoice = (input: {
           refund_order_id: null,
           amount: Money.format(input.draft.total),
           currency: input.draft.currency,
-          biz_status: Result.getOrThrow(
-            Lifecycle.bornAs(Lifecycle.invoice, input.trigger === "draft" ? "draft" : "open")
-          ),
+          biz_status: Result.getOrThrow(Lifecycle.bornAs(Lifecycle.invoice, bornAs)),
           invoice_type: input.draft.invoice_type,
           paid_at: null,
           cycle_index: input.draft.cycle_index,
@@ -236,3 +236,4 @@ export const newInvoice = (input: {
           )
     )
   )
+}
