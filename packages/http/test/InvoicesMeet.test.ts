@@ -72,13 +72,13 @@ for (const [name, storage] of backends()) {
           })
         ).status
       ).toBe(200)
-    const payOnPage = (url: string) =>
+    const payOnPage = (url: string, number = card.card_number) =>
       api.handler(
         new Request(`http://localhost${path(url)}/pay`, {
           method: "POST",
           redirect: "manual",
           headers: { "content-type": "application/x-www-form-urlencoded" },
-          body: new URLSearchParams(card).toString()
+          body: new URLSearchParams({ ...card, card_number: number }).toString()
         })
       )
     const pastDue = (email: string) => to(email).filter((m) => m.subject?.includes("is past due"))
@@ -213,6 +213,39 @@ for (const [name, storage] of backends()) {
       expect(await events(k, sent.invoice_id)).toContain("v2.invoice.paid")
       // paid once: a second payment is refused
       expect((await payOnPage(sent.hosted_invoice_url)).status).toBe(409)
+    })
+
+    it("a card renewal written off after its decline: a declined payment on its page leaves it written off, no dunning; a good card pays it", async () => {
+      const k = await fresh()
+      // pays the checkout, declines every renewal (soft: retried on the schedule)
+      const { sub } = await api.priceOf(k).then(async ({ priceId }) => {
+        const s = await api.call("POST", "/api/v1/session", k, {
+          email: "wes@example.com",
+          line_items: [{ price_id: priceId }]
+        })
+        const id = (s.body as any).data.session_id as string
+        await api.call(
+          "POST",
+          `/checkout/${id}/pay`,
+          null,
+          { ...card, card_number: "4000000000000341" },
+          { accept: "application/json" }
+        )
+        return { sub: ((await api.call("GET", `/api/v1/session/${id}`, k)).body as any).data.session.subscription_id }
+      })
+      await clock(k, "2026-02-01T12:00:00Z")
+      expect(await statusOf(k, sub)).toBe("past_due")
+      const retrying = (await invoicesOf(k, sub))[1]
+      expect(retrying.biz_status).toBe("retrying")
+      expect((await api.call("POST", `/api/v1/invoices/${retrying.invoice_id}/mark_uncollectible`, k)).status).toBe(200)
+      expect(await statusOf(k, sub)).toBe("active")
+      const declined = await payOnPage(retrying.hosted_invoice_url, "4000000000000002")
+      expect(declined.status).not.toBe(500)
+      expect(await invoice(k, retrying.invoice_id)).toMatchObject({ biz_status: "uncollectible" })
+      expect(await statusOf(k, sub)).toBe("active")
+      expect((await payOnPage(retrying.hosted_invoice_url)).status).toBe(303)
+      expect(await invoice(k, retrying.invoice_id)).toMatchObject({ biz_status: "success", status: "paid" })
+      expect(await events(k, retrying.invoice_id)).toContain("v2.invoice.paid")
     })
 
     it("a one-off invoice follows the customer's send_invoice setting, or the request's: open, numbered, due, emailed; past due reminded", async () => {
