@@ -62,4 +62,4 @@ export type CreditNoteRequest = typeof CreditNoteBody.Type
  *
  * @since 0.1.0
  */
-export const CreditNoteAnswer = Schema.Struct({ credit_note: Invoice.Invoice })
+export const CreditNoteAnswer = Schema.Struct({ credit_note: Invoice.InvoiceView })

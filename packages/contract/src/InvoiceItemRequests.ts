@@ -7,6 +7,7 @@
  */
 import { Common } from "@recur/core"
 import { Schema } from "effect"
+import * as CollectionRequests from "./CollectionRequests.js"
 
 /**
  * The body of `POST /api/v1/invoice_items`: `unit_amount` (a decimal string in `currency`) or a
@@ -31,14 +32,17 @@ export type CreateInvoiceItemRequest = typeof CreateInvoiceItem.Type
 
 /**
  * The body of `POST /api/v1/invoices`: a one-off invoice of the customer's pending invoice items
- * (in `currency` when they are in several), charged to the card on file.
+ * (in `currency` when they are in several), collected as the customer's setting says — charged
+ * to the card on file, or sent with net terms — unless `collection_method` (and
+ * `days_until_due`, required with `send_invoice`) say otherwise for this invoice.
  *
  * @since 0.1.0
  */
 export const CreateOneOffInvoice = Schema.Struct({
   customer_id: Schema.String,
   currency: Schema.optional(Schema.String),
-  metadata: Schema.optional(Common.Metadata)
+  metadata: Schema.optional(Common.Metadata),
+  ...CollectionRequests.CollectionFields
 })
 
 /** @since 0.1.0 */

@@ -10,6 +10,8 @@
  */
 import { Context, Effect, Layer, Option, Result } from "effect"
 import * as Charges from "../payments/Charges.js"
+import * as SentInvoices from "../payments/SentInvoices.js"
+import * as Collection from "./Collection.js"
 import * as Entities from "../kernel/Entities.js"
 import * as Errors from "../kernel/Errors.js"
 import * as Invoice from "./Invoice.js"
@@ -17,13 +19,14 @@ import { invoiceDocuments } from "./InvoiceDocuments.js"
 import * as Lifecycle from "../kernel/Lifecycle.js"
 import * as Merchants from "../tenants/Merchants.js"
 import * as Money from "../money/Money.js"
+import * as PendingItems from "./PendingItems.js"
 import type * as Payments from "../payments/Payments.js"
 import * as Secrets from "../tenants/Secrets.js"
 import * as Settings from "../tenants/Settings.js"
 import * as Store from "../kernel/Store.js"
 import * as Subscription from "../subscriptions/Subscription.js"
 import * as Trade from "../payments/Trade.js"
-import { dt, emitAll, must, nowOf } from "../kernel/ServiceSupport.js"
+import { dt, emitAll, msOf, must, nowOf } from "../kernel/ServiceSupport.js"
 import { renewalTrade, submitTrade } from "../payments/TradeStore.js"
 import { writes } from "../subscriptions/SubscriptionStore.js"
 
@@ -44,6 +47,7 @@ export class InvoiceActions extends Context.Service<InvoiceActions>()("@recur/co
     const invoices = storage.repository(Entities.invoice)
     const subs = storage.repository(Entities.subscription)
     const trades = storage.repository(Entities.trade)
+    const customers = storage.repository(Entities.customer)
     const { saveSub, schedule } = writes(storage)
 
     const read = (merchantId: string, invoiceId: string) =>
@@ -78,6 +82,8 @@ export class InvoiceActions extends Context.Service<InvoiceActions>()("@recur/co
      */
     const closeUnpaid = (merchantId: string, invoice: Invoice.Invoice, reason: string, at: number) =>
       Effect.gen(function* () {
+        // a sent invoice's due date and reminders: nothing more to look at
+        yield* storage.workQueue.cancel(merchantId, Collection.DUE_WORK_KIND, invoice.invoice_id)
         if (invoice.trade_id !== null) {
           const tv = Option.getOrUndefined(yield* Effect.orDie(trades.get(merchantId, invoice.trade_id)))
           const closed = tv && Trade.move(tv.value.trade, "close", { closed_at: dt(at), closed_reason: reason })
@@ -87,7 +93,27 @@ export class InvoiceActions extends Context.Service<InvoiceActions>()("@recur/co
         if (invoice.subscription_id === null) return
         const sv = Option.getOrUndefined(yield* Effect.orDie(subs.get(merchantId, invoice.subscription_id)))
         if (sv === undefined || sv.value.subscription.status !== "past_due") return
-        if (sv.value.subscription.cycle_index !== invoice.cycle_index) return
+        if (invoice.collection_method === "send_invoice" && invoice.due_date !== null) {
+          // a sent invoice moved the subscription when it drives its dunning: the open sent
+          // invoice due first (SentInvoices.due); a later one past due starts its own afterwards
+          const dueAt = msOf(invoice.due_date)
+          const earlier = (yield* Effect.orDie(
+            invoices.list(merchantId, {
+              limit: 100,
+              filters: [
+                { column: "subscription_id", op: "in", values: [invoice.subscription_id] },
+                { column: "biz_status", op: "in", values: ["open"] }
+              ]
+            })
+          )).list.some(
+            (o) =>
+              o.invoice_id !== invoice.invoice_id &&
+              o.collection_method === "send_invoice" &&
+              o.due_date !== null &&
+              msOf(o.due_date) < dueAt
+          )
+          if (earlier || dueAt > at) return
+        } else if (sv.value.subscription.cycle_index !== invoice.cycle_index) return
         yield* storage.workQueue.cancel(merchantId, "dunning", invoice.subscription_id)
         const moved = Lifecycle.must(Subscription.move(sv.value.subscription, "latest_invoice_closed"))
         yield* saveSub({ ...sv.value, subscription: moved, dunning_attempts: 0 }, sv.version, at)
@@ -149,7 +175,11 @@ export class InvoiceActions extends Context.Service<InvoiceActions>()("@recur/co
           yield* save(moved, iv.version, at)
           yield* returnCredit(merchantId, i, at)
           if (i.biz_status !== "draft") yield* closeUnpaid(merchantId, i, "invoice_voided", at)
-          else yield* storage.workQueue.cancel(merchantId, "invoice_finalize", invoiceId)
+          else {
+            yield* storage.workQueue.cancel(merchantId, "invoice_finalize", invoiceId)
+            // a draft billed nothing: the invoice items it took are pending again
+            yield* PendingItems.release(storage, merchantId, invoiceId)
+          }
           return Invoice.viewOf(moved.value)
         })
       )
@@ -225,6 +255,43 @@ export class InvoiceActions extends Context.Service<InvoiceActions>()("@recur/co
                 ? yield* renewalTrade(merchant, sv.value.subscription, { total, tax }, at)
                 : null
             const finalized = Result.getOrThrow(Invoice.move(i, "finalize"))
+            // the subscription's collection in force now: under `send_invoice` the draft is sent
+            // as a sent renewal is (open, due `days_until_due` from now), not charged
+            const customer =
+              sv === undefined
+                ? undefined
+                : Option.getOrUndefined(
+                    yield* Effect.orDie(customers.get(merchantId, sv.value.subscription.customer_id))
+                  )?.value
+            const dueAt =
+              trade !== null && sv !== undefined
+                ? Collection.dueAt(Collection.effective(sv.value.collection ?? null, customer?.collection ?? null), at)
+                : null
+            if (trade !== null && sv !== undefined && dueAt !== null) {
+              const [sent] = yield* documents.issue(merchant, [
+                SentInvoices.asSent(
+                  new Invoice.Invoice({ ...finalized.value, trade_id: trade.trade_id }, { disableChecks: true }),
+                  dueAt
+                )
+              ])
+              yield* save({ value: sent!, events: finalized.events }, iv.version, at)
+              yield* SentInvoices.send(storage, merchant, {
+                trade,
+                invoice: sent!,
+                subscriptionId: sv.value.subscription.id,
+                at
+              })
+              if (sv.value.subscription.status === "trial")
+                yield* saveSub(
+                  {
+                    ...sv.value,
+                    subscription: Lifecycle.must(Subscription.move(sv.value.subscription, "renewal_succeeded"))
+                  },
+                  sv.version,
+                  at
+                )
+              return { invoice: sent!, charge: Option.none() }
+            }
             const collected = Result.getOrThrow(
               Invoice.move(
                 finalized.value,

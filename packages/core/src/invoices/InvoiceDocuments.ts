@@ -154,10 +154,6 @@ export const invoiceDocuments = (
   }
 }
 
-/** The state a new invoice is born in: a renewal's draft in the grace period, else `open`. */
-const bornIn = (trigger: "charge" | "settle_without_charge" | "draft" | null) =>
-  trigger === "draft" ? "draft" : "open"
-
 /**
  * A new invoice from a draft, born `open` and moved at once: `charge` (a charge is on its way:
  * `pending`) or `settle_without_charge` (nothing to collect: `success`); `null` leaves it `open`
@@ -181,8 +177,10 @@ export const newInvoice = (input: {
   readonly period?: Span | undefined
   /** The period usage lines bill in arrears (the one before), when known. */
   readonly usagePeriod?: Span | undefined
-}) =>
-  Effect.map(
+}) => {
+  // a draft (the merchant's grace period) is born in the machine's initial state, else one step on
+  const bornAs = input.trigger === "draft" ? "draft" : "open"
+  return Effect.map(
     Ids.make(Ids.prefixes.invoice),
     (invoice_id) =>
       new Invoice.Invoice(
@@ -198,7 +196,7 @@ export const newInvoice = (input: {
           refund_order_id: null,
           amount: Money.format(input.draft.total),
           currency: input.draft.currency,
-          biz_status: Result.getOrThrow(Lifecycle.bornAs(Lifecycle.invoice, bornIn(input.trigger))),
+          biz_status: Result.getOrThrow(Lifecycle.bornAs(Lifecycle.invoice, bornAs)),
           invoice_type: input.draft.invoice_type,
           paid_at: null,
           cycle_index: input.draft.cycle_index,
@@ -238,3 +236,4 @@ export const newInvoice = (input: {
           )
     )
   )
+}

@@ -6,7 +6,8 @@ import type { Machine } from "../kernel/Machine.js"
 
 /**
  * An invoice item's `status`: `pending` until an invoice bills it (`invoiced`, with its
- * `invoice_id`), or `deleted` by the merchant before that.
+ * `invoice_id`), or `deleted` by the merchant before that; `invoiced` by a draft that is voided,
+ * `pending` again.
  *
  * @since 0.1.0
  */
@@ -14,7 +15,7 @@ export const InvoiceItemStatus = Schema.Literals(["pending", "invoiced", "delete
 /** @since 0.1.0 */
 export type InvoiceItemStatus = typeof InvoiceItemStatus.Type
 /** @since 0.1.0 */
-export type InvoiceItemTrigger = "invoice" | "delete"
+export type InvoiceItemTrigger = "invoice" | "delete" | "release"
 
 /**
  * The invoice item machine.
@@ -27,7 +28,7 @@ export const invoiceItem: Machine<InvoiceItemStatus, InvoiceItemTrigger> = {
   states: InvoiceItemStatus.literals,
   initial: "pending",
   createEvents: [],
-  terminal: ["invoiced", "deleted"],
+  terminal: ["deleted"],
   transitions: [
     {
       from: ["pending"],
@@ -42,6 +43,14 @@ export const invoiceItem: Machine<InvoiceItemStatus, InvoiceItemTrigger> = {
       to: "deleted",
       events: [],
       description: "the merchant deletes it before any invoice billed it"
+    },
+    {
+      from: ["invoiced"],
+      trigger: "release",
+      to: "pending",
+      events: [],
+      description:
+        "the draft that billed it is voided (no number, nothing owed): pending again, for the next invoice (as Stripe's deleting a draft)"
     }
   ]
 }

@@ -21,12 +21,14 @@ import * as Money from "../money/Money.js"
 import { cardOnFile } from "../payments/CardOnFile.js"
 import { underMinimum } from "../payments/Charges.js"
 import * as Charges from "../payments/Charges.js"
+import * as SentInvoices from "../payments/SentInvoices.js"
 import * as Trade from "../payments/Trade.js"
 import { newTrade, submitTrade } from "../payments/TradeStore.js"
 import * as Merchants from "../tenants/Merchants.js"
 import * as Secrets from "../tenants/Secrets.js"
 import * as Settings from "../tenants/Settings.js"
 import { withTax } from "../taxes/TaxRates.js"
+import * as Collection from "./Collection.js"
 import * as Invoice from "./Invoice.js"
 import { invoiceDocuments, newInvoice } from "./InvoiceDocuments.js"
 import * as InvoiceItem from "./InvoiceItem.js"
@@ -43,6 +45,9 @@ export interface CreateOneOffInvoice {
   readonly customer_id: string
   readonly currency?: string | undefined
   readonly metadata?: Metadata | undefined
+  /** This invoice's collection, overriding the customer's (`days_until_due` with `send_invoice`). */
+  readonly collection_method?: string | undefined
+  readonly days_until_due?: number | null | undefined
 }
 
 /**
@@ -91,6 +96,13 @@ export class OneOffInvoices extends Context.Service<OneOffInvoices>()("@recur/co
       const wanted = command.currency?.toUpperCase()
       if (wanted !== undefined && Result.isFailure(Money.currency(wanted)))
         return yield* new Errors.InvalidParameter({ param: "currency", reason: "is not a known currency" })
+      // how it is collected: as the request says, else as the customer's setting
+      const asked = Collection.parse({
+        collection_method: command.collection_method,
+        days_until_due: command.days_until_due
+      })
+      if (asked instanceof Errors.InvalidParameter) return yield* asked
+      const collection = Collection.effective(asked ?? null, found.value.value.collection ?? null)
       const token = yield* cardOnFile(storage, merchantId, command.customer_id)
       const prepared = yield* storage.withTransaction(
         Effect.gen(function* () {
@@ -135,6 +147,8 @@ export class OneOffInvoices extends Context.Service<OneOffInvoices>()("@recur/co
               param: "customer_id"
             })
           const due = draft.total.amount > 0n
+          // sent with net terms (not charged): open, numbered, due `days_until_due` from now
+          const dueAt = due ? Collection.dueAt(collection, at) : null
           const trade = due
             ? yield* newTrade({
                 merchant,
@@ -159,12 +173,16 @@ export class OneOffInvoices extends Context.Service<OneOffInvoices>()("@recur/co
             price_version_id: null,
             customer_id: command.customer_id,
             order_id: null,
-            trigger: !due ? "settle_without_charge" : Option.isSome(token) ? "charge" : null,
+            trigger: !due ? "settle_without_charge" : Option.isSome(token) && dueAt === null ? "charge" : null,
             at
           })
+          const withMetadata = new Invoice.Invoice(
+            { ...created, metadata: command.metadata ?? {} },
+            { disableChecks: true }
+          )
           const inv = yield* documents.issueOne(
             merchant,
-            new Invoice.Invoice({ ...created, metadata: command.metadata ?? {} }, { disableChecks: true })
+            dueAt === null ? withMetadata : SentInvoices.asSent(withMetadata, dueAt)
           )
           // billed once: a concurrent invoice that took one of these items first fails this one whole
           yield* PendingItems.markInvoiced(storage, merchantId, billed, inv.invoice_id)
@@ -178,6 +196,10 @@ export class OneOffInvoices extends Context.Service<OneOffInvoices>()("@recur/co
               data: inv,
               at
             })
+            return { invoice_id: inv.invoice_id, charge: Option.none<{ tradeId: string; token: string }>() }
+          }
+          if (dueAt !== null) {
+            yield* SentInvoices.send(storage, merchant, { trade, invoice: inv, subscriptionId: null, at })
             return { invoice_id: inv.invoice_id, charge: Option.none<{ tradeId: string; token: string }>() }
           }
           if (Option.isSome(token)) {

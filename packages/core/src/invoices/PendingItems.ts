@@ -70,3 +70,42 @@ export const markInvoiced = (
         )
       )
   })
+
+/**
+ * Gives the items a voided draft billed back to `pending` (its `invoice_id` cleared), in the
+ * caller's transaction, through the item machine's `release`: the next invoice bills them, as
+ * Stripe's deleting a draft leaves its items pending.
+ *
+ * @since 0.1.0
+ */
+export const release = (storage: StorageService, merchantId: string, invoiceId: string) =>
+  Effect.gen(function* () {
+    const repo = storage.repository(Entities.invoiceItem)
+    const billed = (yield* Effect.orDie(
+      repo.list(merchantId, {
+        limit: 100,
+        filters: [
+          { column: "invoice_id", op: "in", values: [invoiceId] },
+          { column: "status", op: "in", values: ["invoiced"] }
+        ]
+      })
+    )).list
+    if (billed.length === 0) return
+    const versions = yield* repo.getMany(
+      merchantId,
+      billed.map((i) => i.invoice_item_id)
+    )
+    yield* repo
+      .updateMany(
+        billed.map((i) => ({
+          value: Lifecycle.must(move(i, "release", { invoice_id: null })),
+          expectedVersion: versions.get(i.invoice_item_id)?.version ?? -1
+        }))
+      )
+      .pipe(
+        Effect.catchTag("UniqueViolation", (e) => Effect.die(e)),
+        Effect.catchTag("VersionConflict", (e) =>
+          Effect.fail(new Errors.ConcurrentUpdate({ resource: "invoice_item", id: e.id }))
+        )
+      )
+  })

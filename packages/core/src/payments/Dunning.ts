@@ -138,10 +138,12 @@ export class Dunning extends Context.Service<Dunning>()("@recur/core/Dunning", {
 
     /**
      * Whether the customer can pay an invoice from its page: an open or retrying one with a trade,
-     * or the failed invoice an unpaid subscription's recovery reopens.
+     * the failed invoice an unpaid subscription's recovery reopens, or an issued one written off
+     * (`uncollectible`: still owed; `InvoicePayments.payInvoice` charges it with a new trade).
      */
     const payable = Effect.fn("Dunning.payable")(function* (invoice: Invoice.Invoice) {
       if ((invoice.biz_status === "retrying" || invoice.biz_status === "open") && invoice.trade_id !== null) return true
+      if (invoice.biz_status === "uncollectible") return Invoice.isIssued(invoice)
       if (invoice.biz_status !== "failed" || invoice.subscription_id === null) return false
       const sv = yield* Effect.orDie(subs.get(invoice.merchant_id, invoice.subscription_id))
       if (Option.isNone(sv) || sv.value.value.subscription.status !== "unpaid") return false

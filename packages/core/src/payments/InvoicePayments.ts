@@ -21,6 +21,7 @@ import * as Payments from "./Payments.js"
 import * as Ports from "../kernel/Ports.js"
 import * as Store from "../kernel/Store.js"
 import * as Trade from "./Trade.js"
+import { newTrade, submitTrade } from "./TradeStore.js"
 
 /**
  * The invoice payments service.
@@ -87,6 +88,45 @@ export class InvoicePayments extends Context.Service<InvoicePayments>()("@recur/
           const at = yield* nowOf(merchant)
           const iv = yield* Effect.flatMap(invoices.get(merchantId, invoiceId), (o) => must(o, "invoice", invoiceId))
           const invoice = iv.value
+          if (invoice.biz_status === "uncollectible" && Invoice.isIssued(invoice)) {
+            // written off, its trade closed: a new trade for what it owes, charged on session; the
+            // invoice stays uncollectible until the charge succeeds (`uncollectible → paid`)
+            const old =
+              invoice.trade_id === null
+                ? undefined
+                : Option.getOrUndefined(yield* trades.get(merchantId, invoice.trade_id))
+            const trade = yield* newTrade({
+              merchant,
+              amount: Result.getOrThrow(Money.parse(invoice.amount, invoice.currency)),
+              customer_id: invoice.customer_id,
+              order_id: invoice.order_id,
+              payment_mode: invoice.subscription_id === null ? "onetime_payment" : "subscription",
+              order_type: old?.value.trade.order_type ?? (invoice.subscription_id === null ? "one_time" : "renewal"),
+              session: Option.none(),
+              line: null,
+              tax: Result.getOrThrow(Money.parse(invoice.tax_amount, invoice.currency, { allowNegative: true })),
+              metadata: {},
+              at
+            })
+            yield* invoices
+              .update(
+                new Invoice.Invoice({ ...invoice, trade_id: trade.trade_id }, { disableChecks: true }),
+                iv.version
+              )
+              .pipe(
+                Effect.catchTag("VersionConflict", () =>
+                  Effect.fail(refuse(invoice.biz_status, "a payment of this invoice is in progress"))
+                ),
+                Effect.catchTag("UniqueViolation", (e) => Effect.die(e))
+              )
+            const submitted = yield* submitTrade(storage, {
+              trade,
+              invoice_id: invoice.invoice_id,
+              subscription_id: invoice.subscription_id,
+              at
+            })
+            return { tradeId: trade.trade_id, attempt: 1, trade: submitted, references: [], at }
+          }
           const payable =
             invoice.biz_status === "retrying" ||
             invoice.biz_status === "open" ||

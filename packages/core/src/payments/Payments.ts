@@ -330,8 +330,8 @@ export class Payments extends Context.Service<Payments>()("@recur/core/Payments"
                 yield* Effect.orDie(trades.update({ ...tr, trade, unavailable_since: since }, tv.version))
                 const offSession =
                   (sub !== undefined &&
-                  sub.payment_token !== null &&
-                  sub.subscription.status !== "init" &&
+                    sub.payment_token !== null &&
+                    sub.subscription.status !== "init" &&
                     sub.subscription.status !== "incomplete") ||
                   // a one-off invoice's charge, made with the card on file (`Charges.chargePending`)
                   (sub === undefined && invV?.value.invoice_type === "one_off" && invV.value.biz_status === "pending")
@@ -517,7 +517,9 @@ export class Payments extends Context.Service<Payments>()("@recur/core/Payments"
                 // a sent invoice's declined card on its page: the customer is shown the decline and
                 // may pay again; its dunning runs from its due date (`SentInvoices.due`), not here
                 const sent = invV?.value.collection_method === "send_invoice" && invV.value.biz_status === "open"
-                if (sub && subV && !sent) {
+                // a written-off invoice paid on its page and declined: still uncollectible, no dunning
+                const writtenOff = invV?.value.biz_status === "uncollectible"
+                if (sub && subV && !sent && !writtenOff) {
                   const declined = yield* declines.applyDecline(merchant, trade, subV, invV, outcome, at)
                   sub = declined.sub
                   trade = declined.trade

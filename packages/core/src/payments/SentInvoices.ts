@@ -23,6 +23,7 @@ import { writes } from "../subscriptions/SubscriptionStore.js"
 import type * as Merchant from "../tenants/Merchant.js"
 import * as Merchants from "../tenants/Merchants.js"
 import * as DunningPolicy from "./DunningPolicy.js"
+import * as Trade from "./Trade.js"
 
 const DAY = 86_400_000
 
@@ -52,6 +53,62 @@ export const scheduleDue = (storage: StorageService, merchant: Merchant.Merchant
     kind: Collection.DUE_WORK_KIND,
     subject_id: invoiceId,
     due_at: at
+  })
+
+/**
+ * An invoice as sent: `collection_method` `send_invoice`, due at `dueAt` (Unix ms).
+ *
+ * @since 0.1.0
+ */
+export const asSent = (invoice: Invoice.Invoice, dueAt: number): Invoice.Invoice =>
+  new Invoice.Invoice({ ...invoice, collection_method: "send_invoice", due_date: dt(dueAt) }, { disableChecks: true })
+
+/**
+ * Sends an issued, open invoice (numbered, `collection_method` `send_invoice`, with its due date),
+ * in the caller's transaction: its trade waits in `requires_payment_method` for the customer's
+ * card on the invoice's page (`v2.trades.created`), `v2.invoice.sent` (the `invoice_issued`
+ * email), and its due date is looked at by the worker (`invoice_due`). Nothing is charged. The one
+ * sending a renewal, a finalised draft and a one-off invoice share.
+ *
+ * @since 0.1.0
+ */
+export const send = (
+  storage: StorageService,
+  merchant: Merchant.Merchant,
+  input: {
+    readonly trade: Trade.Trade
+    readonly invoice: Invoice.Invoice
+    readonly subscriptionId: string | null
+    readonly at: number
+  }
+) =>
+  Effect.gen(function* () {
+    const { at, invoice, trade } = input
+    yield* Effect.orDie(
+      storage.repository(Entities.trade).insert({
+        trade,
+        attempts: 0,
+        invoice_id: invoice.invoice_id,
+        subscription_id: input.subscriptionId
+      })
+    )
+    yield* emit(storage, {
+      merchant_id: merchant.merchant_id,
+      type: "v2.trades.created",
+      business_id: trade.trade_id,
+      schema: Trade.Trade,
+      data: trade,
+      at
+    })
+    yield* emit(storage, {
+      merchant_id: merchant.merchant_id,
+      type: "v2.invoice.sent",
+      business_id: invoice.invoice_id,
+      schema: Invoice.Invoice,
+      data: invoice,
+      at
+    })
+    if (invoice.due_date !== null) yield* scheduleDue(storage, merchant, invoice.invoice_id, msOf(invoice.due_date))
   })
 
 /**
@@ -186,7 +243,16 @@ export class SentInvoices extends Context.Service<SentInvoices>()("@recur/core/S
               data: invoice,
               at
             })
-          if (sv === undefined) return yield* overdue()
+          if (sv === undefined) {
+            // no subscription to move (a one-off invoice): `v2.invoice.overdue` at the due date,
+            // then a reminder on each of the merchant's dunning days after it
+            const step = policy.retryAfterMs.filter((o) => o <= at - dueAt).length
+            if (step === 0) yield* overdue()
+            else yield* remind(merchantId, invoice, at)
+            const later = policy.retryAfterMs[step]
+            if (later !== undefined) yield* scheduleDue(storage, merchant, invoiceId, dueAt + later)
+            return
+          }
           const rec = sv.value
           const status = rec.subscription.status
           const offsets = policy.retryAfterMs

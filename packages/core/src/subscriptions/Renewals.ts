@@ -11,7 +11,7 @@ import * as Entities from "../kernel/Entities.js"
 import * as Errors from "../kernel/Errors.js"
 import * as Invoice from "../invoices/Invoice.js"
 import * as Collection from "../invoices/Collection.js"
-import { scheduleDue } from "../payments/SentInvoices.js"
+import * as SentInvoices from "../payments/SentInvoices.js"
 import { dt, emit, emitAll, msOf, nowOf } from "../kernel/ServiceSupport.js"
 import { documentOf, invoiceDocuments, newInvoice } from "../invoices/InvoiceDocuments.js"
 import { CARRIED } from "../invoices/Invoicing.js"
@@ -42,7 +42,6 @@ import * as Secrets from "../tenants/Secrets.js"
 import * as Settings from "../tenants/Settings.js"
 import * as Store from "../kernel/Store.js"
 import * as Subscription from "./Subscription.js"
-import * as Trade from "../payments/Trade.js"
 
 /** The record with `amount` more owed on the customer's balance (a debit: a lower credit balance). */
 export const withDebit = (rec: Entities.SubscriptionRecord, amount: Money.Money): Entities.SubscriptionRecord => {
@@ -92,19 +91,11 @@ export const renewalInvoice = (input: {
     price_version_id: input.pv.price_version_id,
     customer_id: input.subscription.customer_id,
     order_id: input.subscription.order_id,
-    trigger: input.asDraft === true ? "draft" : dueAt !== null ? null : input.trade ? "charge" : "settle_without_charge",
+    trigger:
+      input.asDraft === true ? "draft" : dueAt !== null ? null : input.trade ? "charge" : "settle_without_charge",
     at: input.at,
     ...renewalPeriods(input.rec, input.next, input.periodEnd)
-  }).pipe(
-    Effect.map((inv) =>
-      dueAt === null
-        ? inv
-        : new Invoice.Invoice(
-            { ...inv, collection_method: "send_invoice", due_date: dt(dueAt) },
-            { disableChecks: true }
-          )
-    )
-  )
+  }).pipe(Effect.map((inv) => (dueAt === null ? inv : SentInvoices.asSent(inv, dueAt))))
 }
 
 /**
@@ -271,6 +262,29 @@ export class Renewals extends Context.Service<Renewals>()("@recur/core/Renewals"
           const advanced = RenewalPlan.advance(rec, pv, b, taxed, at, decision.continuous)
           const { periodEnd } = advanced
           const next = carried ? withDebit(advanced.next, carried.carried) : advanced.next
+          /**
+           * The cycle's invoice (a draft or issued) inserted with the pending items it bills marked
+           * `invoiced` by it — the one place both paths bill them, so an item is billed once (a
+           * voided draft gives them back: `InvoiceActions.voidInvoice`).
+           */
+          const insertBilling = (invoice: Invoice.Invoice) =>
+            Effect.gen(function* () {
+              yield* invoices
+                .insert(invoice)
+                // another writer billed this cycle between our read and this insert (a concurrent
+                // renewal): nothing was written here; the caller may read again and retry
+                .pipe(
+                  Effect.catchTag("UniqueViolation", () =>
+                    Effect.fail(new Errors.ConcurrentUpdate({ resource: "subscription", id: subscriptionId }))
+                  )
+                )
+              yield* PendingItems.markInvoiced(
+                storage,
+                merchantId,
+                pendingItems.filter((i) => i.currency === rec.currency),
+                invoice.invoice_id
+              )
+            })
           if (merchant.invoice_draft_grace_seconds > 0) {
             // the merchant's grace period: the cycle advances, its invoice waits as a draft
             // (unnumbered, uncharged) that the worker finalises at the end of it (InvoiceActions)
@@ -286,13 +300,7 @@ export class Renewals extends Context.Service<Renewals>()("@recur/core/Renewals"
               at,
               asDraft: true
             })
-            yield* invoices
-              .insert(draft)
-              .pipe(
-                Effect.catchTag("UniqueViolation", () =>
-                  Effect.fail(new Errors.ConcurrentUpdate({ resource: "subscription", id: subscriptionId }))
-                )
-              )
+            yield* insertBilling(draft)
             yield* saveSub(next, sv.version, at)
             if (changedPrice) yield* subEvents(merchantId, next, ["v2.subscription.price_changed"], at)
             yield* scheduleEvents(merchantId, stepped, at)
@@ -322,21 +330,7 @@ export class Renewals extends Context.Service<Renewals>()("@recur/core/Renewals"
             collection
           })
           const issued = yield* documents.issueOne(merchant, inv)
-          yield* invoices
-            .insert(issued)
-            // another writer billed this cycle between our read and this insert (a concurrent
-            // renewal): nothing was written here; the caller may read again and retry
-            .pipe(
-              Effect.catchTag("UniqueViolation", () =>
-                Effect.fail(new Errors.ConcurrentUpdate({ resource: "subscription", id: subscriptionId }))
-              )
-            )
-          yield* PendingItems.markInvoiced(
-            storage,
-            merchantId,
-            pendingItems.filter((i) => i.currency === rec.currency),
-            inv.invoice_id
-          )
+          yield* insertBilling(issued)
           // a zero-amount renewal of a trial also ends the trial
           rec =
             trade === null && s.status === "trial"
@@ -349,31 +343,7 @@ export class Renewals extends Context.Service<Renewals>()("@recur/core/Renewals"
           if (trade !== null && issued.collection_method === "send_invoice" && issued.due_date !== null) {
             // sent: open and numbered, its trade waiting for the customer's card on the invoice's
             // page; emailed (`v2.invoice.sent`), and looked at again on its due date
-            yield* Effect.orDie(
-              storage.repository(Entities.trade).insert({
-                trade,
-                attempts: 0,
-                invoice_id: issued.invoice_id,
-                subscription_id: subscriptionId
-              })
-            )
-            yield* emit(storage, {
-              merchant_id: merchantId,
-              type: "v2.trades.created",
-              business_id: trade.trade_id,
-              schema: Trade.Trade,
-              data: trade,
-              at
-            })
-            yield* emit(storage, {
-              merchant_id: merchantId,
-              type: "v2.invoice.sent",
-              business_id: issued.invoice_id,
-              schema: Invoice.Invoice,
-              data: issued,
-              at
-            })
-            yield* scheduleDue(storage, merchant, issued.invoice_id, msOf(issued.due_date))
+            yield* SentInvoices.send(storage, merchant, { trade, invoice: issued, subscriptionId, at })
             // a sent renewal after a trial ends the trial (the customer is billed from now on)
             if (rec.subscription.status === "trial") {
               const v = Option.getOrThrow(yield* subs.get(merchantId, subscriptionId))

@@ -386,7 +386,9 @@ export interface BillingClient {
     readonly delete: (merchantId: string, invoiceItemId: string) => Promise<T.InvoiceItemJson>
     /**
      * `POST /api/v1/invoices`: a one-off invoice of the customer's pending items, charged to the
-     * card on file (`open` for its hosted page when there is none).
+     * card on file (`open` for its hosted page when there is none) — or, under `send_invoice`
+     * (the customer's setting, or `collection_method`/`days_until_due` here), sent: `open` with
+     * its `due_date`, emailed, reminded past due.
      */
     readonly createInvoice: (merchantId: string, input: T.CreateOneOffInvoiceInput) => Promise<T.InvoiceJson>
   }

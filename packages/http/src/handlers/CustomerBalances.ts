@@ -3,7 +3,7 @@
  *
  * @since 0.1.0
  */
-import { CustomerBalances, InvoiceCredits } from "@recur/core"
+import { CustomerBalances, Invoice, InvoiceCredits } from "@recur/core"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { BillingApi } from "../Api.js"
@@ -51,7 +51,7 @@ export const customerBalancesLive = HttpApiBuilder.group(BillingApi, "customerBa
       .handle("creditNote", ({ params: path, payload }) =>
         call((m) =>
           Effect.map(credits.create(m, { ...payload, invoice_id: path.invoice_id }), (credit_note) =>
-            ok({ credit_note })
+            ok({ credit_note: Invoice.viewOf(credit_note) })
           )
         )
       )
