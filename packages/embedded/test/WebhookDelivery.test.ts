@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import {
   Billing,
+  CustomerBalances,
   InvoiceActions,
+  InvoiceCredits,
   Money,
   Ports,
   ProcessorEvents,
@@ -19,6 +21,7 @@ import {
   Refunds,
   SandboxClock,
   Schedules,
+  SentInvoices,
   Store,
   Subscriptions,
   Webhook,
@@ -340,6 +343,45 @@ for (const [name, storage] of backends()) {
       ).list
       for (const d of drafts)
         await run(InvoiceActions.InvoiceActions.use((x) => x.finalize(m.merchantId, d.invoice_id)))
+      // O: a credit note to the balance of a paid invoice, a manual balance adjustment, and a
+      // subscription whose invoices are sent (a day's terms): its renewal sent, then overdue
+      const paid = (
+        await billing((b) =>
+          b.listInvoices(m.merchantId, {
+            limit: 1,
+            filters: [
+              { column: "biz_status", op: "in", values: ["success"] },
+              { column: "invoice_type", op: "in", values: ["renewal"] }
+            ]
+          })
+        )
+      ).list[0]!
+      await run(
+        InvoiceCredits.InvoiceCredits.use((x) =>
+          x.create(m.merchantId, {
+            invoice_id: paid.invoice_id,
+            amount: "1.00",
+            method: "credit_balance",
+            reason: "goodwill"
+          })
+        )
+      )
+      await run(
+        CustomerBalances.CustomerBalances.use((x) =>
+          x.adjust(m.merchantId, { customer_id: paid.customer_id, amount: "2.00", currency: "USD", reason: "courtesy" })
+        )
+      )
+      const sent = Option.getOrThrow((await run(subscribe(m.merchantId, plain.id))).subscription)
+      await run(
+        SentInvoices.SentInvoices.use((x) =>
+          x.setCollection(m.merchantId, sent.id, { collection_method: "send_invoice", days_until_due: 1 })
+        )
+      )
+      await run(
+        SandboxClock.SandboxClock.use((sandboxClock) =>
+          sandboxClock.advanceClock(m.merchantId, iso("2026-05-28T12:00:00Z"))
+        )
+      )
       await drain()
 
       const got = at("/all")
