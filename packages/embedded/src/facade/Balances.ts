@@ -62,7 +62,7 @@ export const balances = ({ run }: Kit<Services>): BalancesClient => ({
         Effect.flatMap(([i, body]) =>
           InvoiceCredits.InvoiceCredits.use((s) => s.create(merchantId, { ...body, invoice_id: i }))
         ),
-        Effect.map(json(Invoice.Invoice))
+        Effect.map((note) => (note === null ? null : json(Invoice.Invoice)(note)))
       )
     )
 })

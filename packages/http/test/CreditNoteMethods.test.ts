@@ -1,0 +1,204 @@
+/**
+ * Credit notes by method over REST (issue 34, item 4): `reduce_invoice` lowers what an issued,
+ * unpaid invoice still owes (its amount as issued kept, `amount_remaining` and its trade's amount
+ * to collect lowered; to zero it is settled); `credit_balance` of a one-off invoice credits the
+ * customer's ledger; `refund` is the refund path behind the same endpoint — on PGlite, and on
+ * PostgreSQL when RECUR_TEST_DATABASE_URL is set.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { backends, serve } from "./client.js"
+
+const card = { exp_month: "12", exp_year: "2099", cvc: "123" }
+const path = (url: string) => new URL(url).pathname
+
+for (const [name, storage] of backends()) {
+  describe(`credit notes: reduce_invoice, one-off credit_balance, refund (${name})`, { timeout: 240_000 }, () => {
+    const api = serve(storage())
+    beforeAll(() => api.ready(), 120_000)
+    afterAll(() => api.dispose())
+
+    const fresh = async () => (await api.merchant({ frozen: "2026-01-01T00:00:00Z" })).api_key
+    const clock = (k: string, to: string) =>
+      api.call("POST", "/api/v1/test_helpers/advance_clock", k, { frozen_time: to })
+    const subscribe = async (k: string) => {
+      const { priceId } = await api.priceOf(k)
+      const s = await api.call("POST", "/api/v1/session", k, {
+        payer_id: `p-${Math.random()}`,
+        line_items: [{ price_id: priceId }]
+      })
+      expect(s.status, JSON.stringify(s.body)).toBe(200)
+      const id = (s.body as any).data.session_id as string
+      const paid = await api.call(
+        "POST",
+        `/checkout/${id}/pay`,
+        null,
+        { card_number: "4242424242424242", ...card },
+        { accept: "application/json" }
+      )
+      expect(paid.status).toBe(200)
+      const session = ((await api.call("GET", `/api/v1/session/${id}`, k)).body as any).data.session
+      return { sub: session.subscription_id as string, customer: session.customer_id as string }
+    }
+    const sentRenewal = async (k: string) => {
+      const { sub, customer } = await subscribe(k)
+      const set = await api.call("POST", `/api/v1/subscription/${sub}/collection_method`, k, {
+        collection_method: "send_invoice",
+        days_until_due: 30
+      })
+      expect(set.status, JSON.stringify(set.body)).toBe(200)
+      await clock(k, "2026-02-01T00:00:10Z")
+      const list = ((await api.call("GET", `/api/v1/invoices?subscription_id=${sub}&limit=100`, k)).body as any).data
+        .list as Array<any>
+      const renewal = list.find((i) => i.invoice_type === "renewal")
+      expect(renewal).toMatchObject({ biz_status: "open", amount: "30.00", amount_remaining: "30.00" })
+      return { sub, customer, renewal }
+    }
+    const invoice = async (k: string, id: string) =>
+      ((await api.call("GET", `/api/v1/invoice/${id}`, k)).body as any).data.invoice
+    const trade = async (k: string, id: string) =>
+      ((await api.call("GET", `/api/v1/trade/${id}`, k)).body as any).data.trade
+    const note = (k: string, id: string, body: Record<string, unknown>) =>
+      api.call("POST", `/api/v1/invoices/${id}/credit_notes`, k, body)
+    const events = async (k: string, id: string) =>
+      ((await api.call("GET", `/api/v2/webhook/events?business_ids=${id}&limit=100`, k)).body as any).data.list.map(
+        (e: any) => e.event_type
+      ) as Array<string>
+    const payOnPage = (url: string) =>
+      api.handler(
+        new Request(`http://localhost${path(url)}/pay`, {
+          method: "POST",
+          redirect: "manual",
+          headers: { "content-type": "application/x-www-form-urlencoded" },
+          body: new URLSearchParams({ card_number: "4242424242424242", ...card }).toString()
+        })
+      )
+
+    it("reduce_invoice on a sent invoice: a numbered credit note, the invoice as issued with less remaining, its page charges what remains", async () => {
+      const k = await fresh()
+      const { sub, renewal } = await sentRenewal(k)
+      // more than remains, a draft-only edit, a bad method: refused, nothing changed
+      const tooMuch = await note(k, renewal.invoice_id, { amount: "30.01", method: "reduce_invoice", reason: "x" })
+      expect([tooMuch.status, (tooMuch.body as any).code]).toEqual([400, "InvalidParameter"])
+      const bad = await note(k, renewal.invoice_id, { amount: "1.00", method: "coupon" })
+      expect(bad.status).toBe(400)
+      expect((await invoice(k, renewal.invoice_id)).amount_remaining).toBe("30.00")
+      const r = await note(k, renewal.invoice_id, { amount: "10.00", method: "reduce_invoice", reason: "late delivery" })
+      expect(r.status, JSON.stringify(r.body)).toBe(200)
+      const cn = (r.body as any).data.credit_note
+      expect(cn).toMatchObject({
+        invoice_type: "refund",
+        original_invoice_id: renewal.invoice_id,
+        amount: "10.00",
+        number: "INV-CN-000001",
+        subscription_id: sub
+      })
+      expect(cn.lines.map((l: any) => [l.kind, l.description])).toEqual([["refund", "late delivery"]])
+      expect(await events(k, cn.invoice_id)).toContain("v2.credit_note.created")
+      const after = await invoice(k, renewal.invoice_id)
+      // what it stated at issue stays; what it still owes is less
+      expect(after).toMatchObject({
+        biz_status: "open",
+        amount: "30.00",
+        lines: renewal.lines,
+        number: renewal.number,
+        pre_payment_credit_notes_amount: "10.00",
+        amount_remaining: "20.00"
+      })
+      expect((await trade(k, renewal.trade_id)).amount).toBe("20.00")
+      // a second note: never more than remains
+      const over = await note(k, renewal.invoice_id, { amount: "20.01", method: "reduce_invoice", reason: "x" })
+      expect(over.status).toBe(400)
+      // the page charges what remains
+      expect((await payOnPage(renewal.hosted_invoice_url)).status).toBe(303)
+      const paid = await invoice(k, renewal.invoice_id)
+      expect([paid.biz_status, paid.amount_remaining]).toEqual(["success", "0.00"])
+      const t = await trade(k, renewal.trade_id)
+      expect([t.trade_status, t.amount]).toEqual(["succeeded", "20.00"])
+      // it collected 20.00: no more comes back, by refund or credit note
+      const credit = await note(k, renewal.invoice_id, { amount: "20.01", reason: "goodwill" })
+      expect(credit.status).toBe(400)
+      const refund = await note(k, renewal.invoice_id, { amount: "20.01", method: "refund", reason: "goodwill" })
+      expect(refund.status).toBe(400)
+      // a paid invoice is not reduced
+      const reducePaid = await note(k, renewal.invoice_id, { amount: "1.00", method: "reduce_invoice" })
+      expect([reducePaid.status, (reducePaid.body as any).code]).toEqual([409, "state_conflict"])
+    })
+
+    it("reduce_invoice to zero on a past-due sent invoice: settled without a charge, the subscription active again", async () => {
+      const k = await fresh()
+      const { sub, renewal } = await sentRenewal(k)
+      await clock(k, "2026-03-03T00:00:00Z")
+      expect(((await api.call("GET", `/api/v1/subscription/${sub}`, k)).body as any).data.subscription.status).toBe(
+        "past_due"
+      )
+      const r = await note(k, renewal.invoice_id, { amount: "30.00", method: "reduce_invoice", reason: "waived" })
+      expect(r.status, JSON.stringify(r.body)).toBe(200)
+      const after = await invoice(k, renewal.invoice_id)
+      expect(after).toMatchObject({ biz_status: "success", status: "paid", amount: "30.00", amount_remaining: "0.00" })
+      expect(await events(k, renewal.invoice_id)).toContain("v2.invoice.paid")
+      const t = await trade(k, renewal.trade_id)
+      expect([t.trade_status, t.closed_reason]).toEqual(["closed", "invoice_credited"])
+      expect(((await api.call("GET", `/api/v1/subscription/${sub}`, k)).body as any).data.subscription.status).toBe(
+        "active"
+      )
+      // nothing was collected from it: nothing comes back
+      const refund = await note(k, renewal.invoice_id, { amount: "1.00", method: "refund", reason: "x" })
+      expect(refund.status).toBe(409)
+    })
+
+    it("one-off invoices: reduced while open; credited to the customer's ledger once paid, bounded by what it collected", async () => {
+      const k = await fresh()
+      const c = await api.call("POST", "/api/v1/front/customer/create", k, { payer_id: `p-${Math.random()}` })
+      const customer = (c.body as any).data.customer_id as string
+      await api.call("POST", "/api/v1/invoice_items", k, { customer_id: customer, currency: "USD", unit_amount: "50.00" })
+      const inv = (await api.call("POST", "/api/v1/invoices", k, { customer_id: customer })).body as any
+      const open = inv.data.invoice
+      expect(open.biz_status).toBe("open")
+      const r = await note(k, open.invoice_id, { amount: "15.00", method: "reduce_invoice", reason: "discount agreed" })
+      expect(r.status, JSON.stringify(r.body)).toBe(200)
+      expect((r.body as any).data.credit_note.subscription_id).toBeNull()
+      expect((await invoice(k, open.invoice_id)).amount_remaining).toBe("35.00")
+      expect((await payOnPage(open.hosted_invoice_url)).status).toBe(303)
+      const paid = await invoice(k, open.invoice_id)
+      expect(paid.biz_status).toBe("success")
+      expect((await trade(k, paid.trade_id)).amount).toBe("35.00")
+      // credit to the balance: more than it collected is refused, nothing written
+      const over = await note(k, open.invoice_id, { amount: "35.01", reason: "x" })
+      expect(over.status).toBe(400)
+      const credited = await note(k, open.invoice_id, { amount: "5.00", reason: "sorry" })
+      expect(credited.status, JSON.stringify(credited.body)).toBe(200)
+      const cn = (credited.body as any).data.credit_note
+      const balance = (await api.call("GET", `/api/v1/customers/${customer}/balance`, k)).body as any
+      expect(balance.data.balance).toEqual([{ currency: "USD", amount: "5.00" }])
+      const ledger = (await api.call("GET", `/api/v1/customers/${customer}/balance_transactions`, k)).body as any
+      expect(ledger.data.list.map((e: any) => [e.source_type, e.source_id, e.amount, e.ending_balance])).toEqual([
+        ["credit_note", cn.invoice_id, "5.00", "5.00"]
+      ])
+      expect(await events(k, customer)).toContain("v2.customer.balance_updated")
+      expect((await invoice(k, open.invoice_id)).post_payment_credit_notes_amount).toBe("5.00")
+      // a refund is bounded by what is left: 35.00 − 5.00
+      const refund = await note(k, open.invoice_id, { amount: "30.01", method: "refund", reason: "x" })
+      expect(refund.status).toBe(400)
+      const ok = await note(k, open.invoice_id, { amount: "30.00", method: "refund", reason: "returned" })
+      expect(ok.status, JSON.stringify(ok.body)).toBe(200)
+      expect((ok.body as any).data.credit_note).toMatchObject({ invoice_type: "refund", amount: "30.00" })
+      expect((await trade(k, paid.trade_id)).total_refunded_amount).toBe("30.00")
+    })
+
+    it("method refund: the invoice's payment refunded through the refund path, its credit note answered", async () => {
+      const k = await fresh()
+      const { sub } = await subscribe(k)
+      const list = ((await api.call("GET", `/api/v1/invoices?subscription_id=${sub}`, k)).body as any).data.list
+      const first = list.find((i: any) => i.invoice_type === "initial")
+      const r = await note(k, first.invoice_id, { amount: "5.00", method: "refund", reason: "goodwill" })
+      expect(r.status, JSON.stringify(r.body)).toBe(200)
+      const cn = (r.body as any).data.credit_note
+      expect(cn).toMatchObject({ invoice_type: "refund", amount: "5.00", original_invoice_id: first.invoice_id })
+      expect(cn.number).toMatch(/^INV-CN-\d{6}$/)
+      expect((await trade(k, first.trade_id)).total_refunded_amount).toBe("5.00")
+      expect((await invoice(k, first.invoice_id)).biz_status).toBe("partially_refunded")
+      const missing = await note(k, "inv_missing", { amount: "1.00", method: "refund" })
+      expect(missing.status).toBe(404)
+    })
+  })
+}
