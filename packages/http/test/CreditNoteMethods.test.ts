@@ -183,6 +183,24 @@ for (const [name, storage] of backends()) {
       expect(ok.status, JSON.stringify(ok.body)).toBe(200)
       expect((ok.body as any).data.credit_note).toMatchObject({ invoice_type: "refund", amount: "30.00" })
       expect((await trade(k, paid.trade_id)).total_refunded_amount).toBe("30.00")
+      // the customer's next one-off invoice applies the credit no subscription holds, before charging
+      await api.call("POST", "/api/v1/invoice_items", k, { customer_id: customer, currency: "USD", unit_amount: "20.00" })
+      const next = ((await api.call("POST", "/api/v1/invoices", k, { customer_id: customer })).body as any).data.invoice
+      expect([next.subtotal, next.credit_applied, next.amount, next.amount_remaining]).toEqual([
+        "20.00",
+        "5.00",
+        "15.00",
+        "15.00"
+      ])
+      const used = (await api.call("GET", `/api/v1/customers/${customer}/balance_transactions`, k)).body as any
+      expect(used.data.list[0]).toMatchObject({
+        source_type: "applied_to_invoice",
+        source_id: next.invoice_id,
+        amount: "-5.00",
+        ending_balance: "0.00"
+      })
+      const after = (await api.call("GET", `/api/v1/customers/${customer}/balance`, k)).body as any
+      expect(after.data.balance).toEqual([{ currency: "USD", amount: "0.00" }])
     })
 
     it("method refund: the invoice's payment refunded through the refund path, its credit note answered", async () => {
