@@ -203,6 +203,46 @@ for (const [name, storage] of backends()) {
       expect(after.data.balance).toEqual([{ currency: "USD", amount: "0.00" }])
     })
 
+    it("the portal: the balance from the ledger (credit or owed) in en/de/fr, a sent invoice's due date and what remains to pay", async () => {
+      const k = await fresh()
+      const { customer, renewal } = await sentRenewal(k)
+      const portal = async (locale: string) => {
+        const r = await api.call("POST", "/api/v1/customer-portal/auth", k, { customer_id: customer, locale })
+        expect(r.status, JSON.stringify(r.body)).toBe(200)
+        const url = new URL((r.body as any).data.portal_session.url as string)
+        return (await api.handler(new Request(`http://localhost${url.pathname}`))).text()
+      }
+      // zero balance: no section
+      expect(await portal("en-US")).not.toContain('id="balance"')
+      expect(
+        (await note(k, renewal.invoice_id, { amount: "10.00", method: "reduce_invoice", reason: "x" })).status
+      ).toBe(200)
+      const adjust = (amount: string) =>
+        api.call("POST", `/api/v1/customers/${customer}/balance_transactions`, k, {
+          amount,
+          currency: "USD",
+          reason: "goodwill"
+        })
+      expect((await adjust("7.50")).status).toBe(200)
+      const en = await portal("en-US")
+      const row = en.match(new RegExp(`<tr id="to-pay-${renewal.invoice_id}">.*?</tr>`))?.[0] ?? ""
+      expect(row).toContain('<span class="due-date">Due on Mar 3, 2026</span>')
+      expect(row).toContain("$20.00")
+      const section = en.match(/<section class="balance" id="balance">.*?<\/section>/)?.[0] ?? ""
+      expect(section).toContain("$7.50")
+      expect(section).toContain("Credit on your account")
+      const de = await portal("de-DE")
+      expect(de).toContain("Fällig am ")
+      expect(de).toContain("Guthaben auf Ihrem Konto")
+      const fr = await portal("fr-FR")
+      expect(fr).toContain("Échéance le ")
+      expect(fr).toContain("Crédit sur votre compte")
+      expect((await adjust("-10.00")).status).toBe(200)
+      const owed = await portal("en-US")
+      expect(owed).toContain("Owed: it is added to your next invoice.")
+      expect(owed.match(/<section class="balance" id="balance">.*?<\/section>/)?.[0]).toMatch(/-\$2\.50|−\$2\.50|\(\$2\.50\)/)
+    })
+
     it("method refund: the invoice's payment refunded through the refund path, its credit note answered", async () => {
       const k = await fresh()
       const { sub } = await subscribe(k)

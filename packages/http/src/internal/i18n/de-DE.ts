@@ -164,6 +164,9 @@ export const messages: Messages = {
     toPay: "Offene Rechnungen",
     payInvoice: (n) => `Rechnung ${n} bezahlen`,
     nextAttempt: (d) => `Ihre Karte wird am ${d} erneut belastet.`,
-    balance: "Kontostand"
+    balance: "Kontostand",
+    balanceCredit: "Guthaben auf Ihrem Konto: Es wird mit Ihren nächsten Rechnungen verrechnet, bevor diese belastet werden.",
+    balanceOwed: "Offener Betrag: Er wird Ihrer nächsten Rechnung hinzugefügt.",
+    dueOn: (d) => `Fällig am ${d}`
   }
 }

@@ -165,6 +165,9 @@ export const messages: Messages = {
     toPay: "Facturas pendientes de pago",
     payInvoice: (n) => `Pagar la factura ${n}`,
     nextAttempt: (d) => `Volveremos a intentar el cobro en su tarjeta el ${d}.`,
-    balance: "Saldo de la cuenta"
+    balance: "Saldo de la cuenta",
+    balanceCredit: "Saldo a su favor: se aplica a sus próximas facturas antes de cobrarlas.",
+    balanceOwed: "Importe pendiente: se añade a su próxima factura.",
+    dueOn: (d) => `Vence el ${d}`
   }
 }

@@ -165,6 +165,9 @@ export const messages: Messages = {
     toPay: "Tagihan yang harus dibayar",
     payInvoice: (n) => `Bayar tagihan ${n}`,
     nextAttempt: (d) => `Kartu Anda akan ditagih lagi pada ${d}.`,
-    balance: "Saldo akun"
+    balance: "Saldo akun",
+    balanceCredit: "Kredit di akun Anda: diterapkan ke tagihan berikutnya sebelum ditagihkan.",
+    balanceOwed: "Terutang: ditambahkan ke tagihan berikutnya.",
+    dueOn: (d) => `Jatuh tempo ${d}`
   }
 }

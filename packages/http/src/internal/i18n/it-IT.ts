@@ -173,6 +173,9 @@ export const messages: Messages = {
     toPay: "Fatture da pagare",
     payInvoice: (n) => `Paga la fattura ${n}`,
     nextAttempt: (d) => `Riproveremo ad addebitare la tua carta il ${d}.`,
-    balance: "Saldo del conto"
+    balance: "Saldo del conto",
+    balanceCredit: "Credito sul tuo conto: viene applicato alle prossime fatture prima dell'addebito.",
+    balanceOwed: "Importo dovuto: viene aggiunto alla prossima fattura.",
+    dueOn: (d) => `Scadenza: ${d}`
   }
 }

@@ -165,6 +165,9 @@ export const messages: Messages = {
     toPay: "Te betalen facturen",
     payInvoice: (n) => `Factuur ${n} betalen`,
     nextAttempt: (d) => `We proberen uw kaart opnieuw op ${d}.`,
-    balance: "Saldo"
+    balance: "Saldo",
+    balanceCredit: "Tegoed op uw account: het wordt verrekend met uw volgende facturen voordat die worden afgeschreven.",
+    balanceOwed: "Verschuldigd: het wordt bij uw volgende factuur opgeteld.",
+    dueOn: (d) => `Vervalt op ${d}`
   }
 }

@@ -192,6 +192,12 @@ export interface PortalWords {
   readonly nextAttempt: (date: string) => string
   /** The customer's balance section (filled by the customer balance ledger). */
   readonly balance: string
+  /** Under a positive balance: what the credit does. */
+  readonly balanceCredit: string
+  /** Under a negative balance: what is owed and when it is charged. */
+  readonly balanceOwed: string
+  /** A sent invoice's due date in the invoices to pay. */
+  readonly dueOn: (date: string) => string
 }
 
 /** Everything the hosted pages say in one language. */

@@ -157,6 +157,9 @@ export const messages: Messages = {
     toPay: "待支付的账单",
     payInvoice: (n) => `支付账单 ${n}`,
     nextAttempt: (d) => `我们将于 ${d} 再次尝试从您的卡扣款。`,
-    balance: "账户余额"
+    balance: "账户余额",
+    balanceCredit: "账户余额：将在扣款前抵扣您之后的账单。",
+    balanceOwed: "欠款：将计入您的下一张账单。",
+    dueOn: (d) => `到期日 ${d}`
   }
 }
