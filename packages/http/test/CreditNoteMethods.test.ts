@@ -105,6 +105,11 @@ for (const [name, storage] of backends()) {
         amount_remaining: "20.00"
       })
       expect((await trade(k, renewal.trade_id)).amount).toBe("20.00")
+      // its page states the total as issued, the credit notes, and asks for what remains
+      const page = await (await api.handler(new Request(`http://localhost${path(renewal.hosted_invoice_url)}`))).text()
+      expect(page).toContain('<span id="due">$20.00</span>')
+      expect(page).toContain("Credit notes")
+      expect(page).toContain("$30.00")
       // a second note: never more than remains
       const over = await note(k, renewal.invoice_id, { amount: "20.01", method: "reduce_invoice", reason: "x" })
       expect(over.status).toBe(400)

@@ -245,6 +245,20 @@ export const postCredited = (invoice: Invoice): Money.Money =>
   )
 
 /**
+ * What an invoice asks to be paid (Stripe's `amount_due`): its `amount` less the credit notes
+ * that reduced it before payment; a paid invoice's is what was collected.
+ *
+ * @since 0.1.0
+ */
+export const amountDue = (invoice: Invoice): Money.Money => {
+  const amount = Result.getOrElse(Money.parse(invoice.amount, invoice.currency, { allowNegative: true }), () =>
+    Money.make(0n, invoice.currency)
+  )
+  const due = amount.amount - preCredited(invoice).amount
+  return Money.make(due > 0n ? due : 0n, invoice.currency)
+}
+
+/**
  * What is still owed on an invoice (Stripe's `amount_remaining`): a draft's or an unpaid issued
  * invoice's amount less the credit notes that reduced it; nothing once paid or voided.
  *
@@ -252,12 +266,7 @@ export const postCredited = (invoice: Invoice): Money.Money =>
  */
 export const amountRemaining = (invoice: Invoice): Money.Money => {
   const status = Lifecycle.invoiceStatusOf(invoice.biz_status)
-  if (status === "paid" || status === "void") return Money.make(0n, invoice.currency)
-  const amount = Result.getOrElse(Money.parse(invoice.amount, invoice.currency, { allowNegative: true }), () =>
-    Money.make(0n, invoice.currency)
-  )
-  const left = amount.amount - preCredited(invoice).amount
-  return Money.make(left > 0n ? left : 0n, invoice.currency)
+  return status === "paid" || status === "void" ? Money.make(0n, invoice.currency) : amountDue(invoice)
 }
 
 /**

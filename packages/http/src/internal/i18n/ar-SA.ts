@@ -104,6 +104,7 @@ export const messages: Messages = {
     included: "مشمولة",
     total: "الإجمالي",
     amountDue: "المبلغ المستحق",
+    creditNotes: "إشعارات دائنة",
     refunded: "مسترد",
     pay: "ادفع",
     download: "تنزيل PDF",

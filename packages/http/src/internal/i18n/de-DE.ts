@@ -86,6 +86,7 @@ export const messages: Messages = {
     included: "enthalten",
     total: "Gesamt",
     amountDue: "Fälliger Betrag",
+    creditNotes: "Gutschriften",
     refunded: "Erstattet",
     pay: "Bezahlen",
     download: "PDF herunterladen",

@@ -83,6 +83,7 @@ export const messages: Messages = {
     included: "included",
     total: "Total",
     amountDue: "Amount due",
+    creditNotes: "Credit notes",
     refunded: "Refunded",
     pay: "Pay",
     download: "Download PDF",

@@ -86,6 +86,7 @@ export const messages: Messages = {
     included: "incluido",
     total: "Total",
     amountDue: "Importe adeudado",
+    creditNotes: "Facturas rectificativas",
     refunded: "Reembolsado",
     pay: "Pagar",
     download: "Descargar PDF",

@@ -87,6 +87,7 @@ export const messages: Messages = {
     included: "incluse",
     total: "Total",
     amountDue: "Montant dû",
+    creditNotes: "Avoirs",
     refunded: "Remboursé",
     pay: "Payer",
     download: "Télécharger le PDF",

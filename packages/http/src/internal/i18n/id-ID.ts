@@ -87,6 +87,7 @@ export const messages: Messages = {
     included: "termasuk",
     total: "Total",
     amountDue: "Jumlah terutang",
+    creditNotes: "Nota kredit",
     refunded: "Dikembalikan",
     pay: "Bayar",
     download: "Unduh PDF",

@@ -94,6 +94,7 @@ export const messages: Messages = {
     included: "inclusa",
     total: "Totale",
     amountDue: "Importo dovuto",
+    creditNotes: "Note di credito",
     refunded: "Rimborsato",
     pay: "Paga",
     download: "Scarica PDF",

@@ -82,6 +82,7 @@ export const messages: Messages = {
     included: "込み",
     total: "合計",
     amountDue: "お支払い金額",
+    creditNotes: "クレジットノート",
     refunded: "返金済み",
     pay: "支払う",
     download: "PDFをダウンロード",

@@ -80,6 +80,7 @@ export const messages: Messages = {
     included: "포함",
     total: "합계",
     amountDue: "결제할 금액",
+    creditNotes: "대변 메모",
     refunded: "환불됨",
     pay: "결제하기",
     download: "PDF 다운로드",

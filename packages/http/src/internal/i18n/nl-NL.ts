@@ -86,6 +86,7 @@ export const messages: Messages = {
     included: "inbegrepen",
     total: "Totaal",
     amountDue: "Te betalen bedrag",
+    creditNotes: "Creditnota's",
     refunded: "Terugbetaald",
     pay: "Betalen",
     download: "PDF downloaden",

@@ -93,6 +93,7 @@ export const messages: Messages = {
     included: "wliczony",
     total: "Razem",
     amountDue: "Kwota do zapłaty",
+    creditNotes: "Faktury korygujące",
     refunded: "Zwrócono",
     pay: "Zapłać",
     download: "Pobierz PDF",

@@ -94,6 +94,7 @@ export const messages: Messages = {
     included: "incluído",
     total: "Total",
     amountDue: "Montante em dívida",
+    creditNotes: "Notas de crédito",
     refunded: "Reembolsado",
     pay: "Pagar",
     download: "Transferir PDF",

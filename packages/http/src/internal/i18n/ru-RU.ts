@@ -98,6 +98,7 @@ export const messages: Messages = {
     included: "включен",
     total: "Итого",
     amountDue: "Сумма к оплате",
+    creditNotes: "Кредит-ноты",
     refunded: "Возвращено",
     pay: "Оплатить",
     download: "Скачать PDF",

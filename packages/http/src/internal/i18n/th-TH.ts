@@ -79,6 +79,7 @@ export const messages: Messages = {
     included: "รวมแล้ว",
     total: "ยอดรวม",
     amountDue: "ยอดที่ต้องชำระ",
+    creditNotes: "ใบลดหนี้",
     refunded: "คืนเงินแล้ว",
     pay: "ชำระเงิน",
     download: "ดาวน์โหลด PDF",

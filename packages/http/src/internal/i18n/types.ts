@@ -114,6 +114,8 @@ export interface InvoiceWords {
   readonly included: string
   readonly total: string
   readonly amountDue: string
+  /** Credit notes that reduced an unpaid invoice (a negative total row). */
+  readonly creditNotes: string
   readonly refunded: string
   readonly pay: string
   readonly download: string

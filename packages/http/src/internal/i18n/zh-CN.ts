@@ -80,6 +80,7 @@ export const messages: Messages = {
     included: "已含",
     total: "总计",
     amountDue: "应付金额",
+    creditNotes: "贷项通知单",
     refunded: "已退款",
     pay: "支付",
     download: "下载 PDF",

@@ -80,6 +80,7 @@ export const messages: Messages = {
     included: "已含",
     total: "總計",
     amountDue: "應付金額",
+    creditNotes: "折讓單",
     refunded: "已退款",
     pay: "付款",
     download: "下載 PDF",
