@@ -20,7 +20,7 @@ for (const [name, storage] of backends()) {
     const fresh = async () => (await api.merchant({ frozen: "2026-01-01T00:00:00Z" })).api_key
     const clock = (k: string, to: string) =>
       api.call("POST", "/api/v1/test_helpers/advance_clock", k, { frozen_time: to })
-    const subscribe = async (k: string) => {
+    const subscribe = async (k: string, number = "4242424242424242") => {
       const { priceId } = await api.priceOf(k)
       const s = await api.call("POST", "/api/v1/session", k, {
         payer_id: `p-${Math.random()}`,
@@ -32,7 +32,7 @@ for (const [name, storage] of backends()) {
         "POST",
         `/checkout/${id}/pay`,
         null,
-        { card_number: "4242424242424242", ...card },
+        { card_number: number, ...card },
         { accept: "application/json" }
       )
       expect(paid.status).toBe(200)
@@ -206,6 +206,48 @@ for (const [name, storage] of backends()) {
       })
       const after = (await api.call("GET", `/api/v1/customers/${customer}/balance`, k)).body as any
       expect(after.data.balance).toEqual([{ currency: "USD", amount: "0.00" }])
+    })
+
+    it("reduce_invoice on a retrying renewal (its retry, its page charge what remains), a failed one (its recovery charges what remains), an uncollectible one (settled)", async () => {
+      const k = await fresh()
+      const ada = await subscribe(k, "4000000000000341")
+      const eve = await subscribe(k, "4000000000000358")
+      const gus = await subscribe(k, "4000000000000341")
+      await clock(k, "2026-02-01T00:00:10Z")
+      const renewalOf = async (sub: string) =>
+        (((await api.call("GET", `/api/v1/invoices?subscription_id=${sub}&limit=100`, k)).body as any).data
+          .list as Array<any>).find((i) => i.invoice_type === "renewal")
+      const retrying = await renewalOf(ada.sub)
+      expect(retrying.biz_status).toBe("retrying")
+      expect(
+        (await note(k, retrying.invoice_id, { amount: "12.00", method: "reduce_invoice", reason: "x" })).status
+      ).toBe(200)
+      expect((await trade(k, retrying.trade_id)).amount).toBe("18.00")
+      expect((await invoice(k, retrying.invoice_id)).biz_status).toBe("retrying")
+      expect((await payOnPage(retrying.hosted_invoice_url)).status).toBe(303)
+      const t = await trade(k, retrying.trade_id)
+      expect([t.trade_status, t.amount]).toEqual(["succeeded", "18.00"])
+      expect(((await api.call("GET", `/api/v1/subscription/${ada.sub}`, k)).body as any).data.subscription.status).toBe(
+        "active"
+      )
+      // a failed invoice of an unpaid subscription: its recovery opens a trade for what remains
+      const failed = await renewalOf(eve.sub)
+      expect(failed.biz_status).toBe("failed")
+      expect(
+        (await note(k, failed.invoice_id, { amount: "5.00", method: "reduce_invoice", reason: "x" })).status
+      ).toBe(200)
+      expect((await payOnPage(failed.hosted_invoice_url)).status).toBe(303)
+      const recovered = await invoice(k, failed.invoice_id)
+      expect(recovered.biz_status).toBe("success")
+      expect((await trade(k, recovered.trade_id)).amount).toBe("25.00")
+      // written off, then credited in full: settled
+      const written = await renewalOf(gus.sub)
+      expect(
+        (await api.call("POST", `/api/v1/invoices/${written.invoice_id}/mark_uncollectible`, k)).status
+      ).toBe(200)
+      const r = await note(k, written.invoice_id, { amount: "30.00", method: "reduce_invoice", reason: "x" })
+      expect(r.status, JSON.stringify(r.body)).toBe(200)
+      expect(await invoice(k, written.invoice_id)).toMatchObject({ biz_status: "success", amount_remaining: "0.00" })
     })
 
     it("the portal: the balance from the ledger (credit or owed) in en/de/fr, a sent invoice's due date and what remains to pay", async () => {
