@@ -82,7 +82,11 @@ for (const [name, storage] of backends()) {
       const bad = await note(k, renewal.invoice_id, { amount: "1.00", method: "coupon" })
       expect(bad.status).toBe(400)
       expect((await invoice(k, renewal.invoice_id)).amount_remaining).toBe("30.00")
-      const r = await note(k, renewal.invoice_id, { amount: "10.00", method: "reduce_invoice", reason: "late delivery" })
+      const r = await note(k, renewal.invoice_id, {
+        amount: "10.00",
+        method: "reduce_invoice",
+        reason: "late delivery"
+      })
       expect(r.status, JSON.stringify(r.body)).toBe(200)
       const cn = (r.body as any).data.credit_note
       expect(cn).toMatchObject({
@@ -155,7 +159,11 @@ for (const [name, storage] of backends()) {
       const k = await fresh()
       const c = await api.call("POST", "/api/v1/front/customer/create", k, { payer_id: `p-${Math.random()}` })
       const customer = (c.body as any).data.customer_id as string
-      await api.call("POST", "/api/v1/invoice_items", k, { customer_id: customer, currency: "USD", unit_amount: "50.00" })
+      await api.call("POST", "/api/v1/invoice_items", k, {
+        customer_id: customer,
+        currency: "USD",
+        unit_amount: "50.00"
+      })
       const inv = (await api.call("POST", "/api/v1/invoices", k, { customer_id: customer })).body as any
       const open = inv.data.invoice
       expect(open.biz_status).toBe("open")
@@ -189,7 +197,11 @@ for (const [name, storage] of backends()) {
       expect((ok.body as any).data.credit_note).toMatchObject({ invoice_type: "refund", amount: "30.00" })
       expect((await trade(k, paid.trade_id)).total_refunded_amount).toBe("30.00")
       // the customer's next one-off invoice applies the credit no subscription holds, before charging
-      await api.call("POST", "/api/v1/invoice_items", k, { customer_id: customer, currency: "USD", unit_amount: "20.00" })
+      await api.call("POST", "/api/v1/invoice_items", k, {
+        customer_id: customer,
+        currency: "USD",
+        unit_amount: "20.00"
+      })
       const next = ((await api.call("POST", "/api/v1/invoices", k, { customer_id: customer })).body as any).data.invoice
       expect([next.subtotal, next.credit_applied, next.amount, next.amount_remaining]).toEqual([
         "20.00",
@@ -215,8 +227,10 @@ for (const [name, storage] of backends()) {
       const gus = await subscribe(k, "4000000000000341")
       await clock(k, "2026-02-01T00:00:10Z")
       const renewalOf = async (sub: string) =>
-        (((await api.call("GET", `/api/v1/invoices?subscription_id=${sub}&limit=100`, k)).body as any).data
-          .list as Array<any>).find((i) => i.invoice_type === "renewal")
+        (
+          ((await api.call("GET", `/api/v1/invoices?subscription_id=${sub}&limit=100`, k)).body as any).data
+            .list as Array<any>
+        ).find((i) => i.invoice_type === "renewal")
       const retrying = await renewalOf(ada.sub)
       expect(retrying.biz_status).toBe("retrying")
       expect(
@@ -233,18 +247,16 @@ for (const [name, storage] of backends()) {
       // a failed invoice of an unpaid subscription: its recovery opens a trade for what remains
       const failed = await renewalOf(eve.sub)
       expect(failed.biz_status).toBe("failed")
-      expect(
-        (await note(k, failed.invoice_id, { amount: "5.00", method: "reduce_invoice", reason: "x" })).status
-      ).toBe(200)
+      expect((await note(k, failed.invoice_id, { amount: "5.00", method: "reduce_invoice", reason: "x" })).status).toBe(
+        200
+      )
       expect((await payOnPage(failed.hosted_invoice_url)).status).toBe(303)
       const recovered = await invoice(k, failed.invoice_id)
       expect(recovered.biz_status).toBe("success")
       expect((await trade(k, recovered.trade_id)).amount).toBe("25.00")
       // written off, then credited in full: settled
       const written = await renewalOf(gus.sub)
-      expect(
-        (await api.call("POST", `/api/v1/invoices/${written.invoice_id}/mark_uncollectible`, k)).status
-      ).toBe(200)
+      expect((await api.call("POST", `/api/v1/invoices/${written.invoice_id}/mark_uncollectible`, k)).status).toBe(200)
       const r = await note(k, written.invoice_id, { amount: "30.00", method: "reduce_invoice", reason: "x" })
       expect(r.status, JSON.stringify(r.body)).toBe(200)
       expect(await invoice(k, written.invoice_id)).toMatchObject({ biz_status: "success", amount_remaining: "0.00" })
@@ -287,7 +299,9 @@ for (const [name, storage] of backends()) {
       expect((await adjust("-10.00")).status).toBe(200)
       const owed = await portal("en-US")
       expect(owed).toContain("Owed: it is added to your next invoice.")
-      expect(owed.match(/<section class="balance" id="balance">.*?<\/section>/)?.[0]).toMatch(/-\$2\.50|−\$2\.50|\(\$2\.50\)/)
+      expect(owed.match(/<section class="balance" id="balance">.*?<\/section>/)?.[0]).toMatch(
+        /-\$2\.50|−\$2\.50|\(\$2\.50\)/
+      )
     })
 
     it("method refund: the invoice's payment refunded through the refund path, its credit note answered", async () => {

@@ -121,8 +121,7 @@ export const invoice: Machine<InvoiceStatus, InvoiceTrigger> = {
       trigger: "credited_in_full",
       to: "success",
       events: ["v2.invoice.paid"],
-      description:
-        "a credit note (method reduce_invoice) reduces what remains owed to zero: settled, nothing charged"
+      description: "a credit note (method reduce_invoice) reduces what remains owed to zero: settled, nothing charged"
     },
     {
       from: ["pending", "retrying", "uncollectible"],

@@ -29,7 +29,6 @@ import type * as Store from "../kernel/Store.js"
 import { Storage } from "../kernel/Store.js"
 import type * as Subscription from "../subscriptions/Subscription.js"
 
-
 /** The subscription statuses whose currency the portal shows the balance in first. */
 const BALANCE_HOLDERS = new Set(["trial", "active", "past_due", "unpaid", "paused"])
 /**
@@ -458,8 +457,7 @@ export class Portal extends Context.Service<Portal>()("@recur/core/Portal", {
         account: yield* accountOf(
           m,
           session.customer_id,
-          (ownSubs.find((r) => BALANCE_HOLDERS.has(r.subscription.status)) ?? ownSubs[0])?.currency ??
-            merchant.currency
+          (ownSubs.find((r) => BALANCE_HOLDERS.has(r.subscription.status)) ?? ownSubs[0])?.currency ?? merchant.currency
         ),
         settings: allowed,
         payments: PaymentSettings.pageModeOf(merchant.payment_processor, settings.stripeJsUrl),

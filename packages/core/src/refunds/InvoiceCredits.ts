@@ -204,7 +204,8 @@ export class InvoiceCredits extends Context.Service<InvoiceCredits>()("@recur/co
     /** The credit note's amount in the invoice's currency: above zero, at most its decimals. */
     const amountOf = (cmd: CreditNoteCommand, currency: string) =>
       Effect.gen(function* () {
-        if (cmd.amount === undefined) return yield* new Errors.InvalidParameter({ param: "amount", reason: "is required" })
+        if (cmd.amount === undefined)
+          return yield* new Errors.InvalidParameter({ param: "amount", reason: "is required" })
         const amount = yield* Effect.fromResult(Money.parse(cmd.amount, currency)).pipe(
           Effect.mapError(
             () =>
@@ -214,7 +215,8 @@ export class InvoiceCredits extends Context.Service<InvoiceCredits>()("@recur/co
               })
           )
         )
-        if (amount.amount <= 0n) return yield* new Errors.InvalidParameter({ param: "amount", reason: "must be above 0" })
+        if (amount.amount <= 0n)
+          return yield* new Errors.InvalidParameter({ param: "amount", reason: "must be above 0" })
         return amount
       })
 
@@ -222,7 +224,10 @@ export class InvoiceCredits extends Context.Service<InvoiceCredits>()("@recur/co
       Effect.gen(function* () {
         const reason = (cmd.reason ?? "credit note").trim()
         if (reason === "" || reason.length > MAX_REASON)
-          return yield* new Errors.InvalidParameter({ param: "reason", reason: `must be 1 to ${MAX_REASON} characters` })
+          return yield* new Errors.InvalidParameter({
+            param: "reason",
+            reason: `must be 1 to ${MAX_REASON} characters`
+          })
         return reason
       })
 
@@ -310,19 +315,27 @@ export class InvoiceCredits extends Context.Service<InvoiceCredits>()("@recur/co
           })
         const amount = yield* amountOf(cmd, original.currency)
         const charged = Money.make(
-          Result.getOrThrow(Money.parse(original.amount, original.currency)).amount - Invoice.preCredited(original).amount,
+          Result.getOrThrow(Money.parse(original.amount, original.currency)).amount -
+            Invoice.preCredited(original).amount,
           original.currency
         )
         let refunded = 0n
         if (original.trade_id !== null) {
           const tv = yield* storage.repository(Entities.trade).get(merchantId, original.trade_id)
           if (Option.isSome(tv))
-            refunded = Result.getOrThrow(Money.parse(tv.value.value.trade.total_refunded_amount, original.currency)).amount
+            refunded = Result.getOrThrow(
+              Money.parse(tv.value.value.trade.total_refunded_amount, original.currency)
+            ).amount
         }
         const before = refunded + Invoice.postCredited(original).amount
         const left = charged.amount - before
         if (amount.amount > left)
-          return yield* above("amount", "the invoice still holds after its refunds and credits", left, original.currency)
+          return yield* above(
+            "amount",
+            "the invoice still holds after its refunds and credits",
+            left,
+            original.currency
+          )
         const merchant = yield* merchants.get(merchantId)
         const note = yield* issueNote(
           merchant,
@@ -377,11 +390,7 @@ export class InvoiceCredits extends Context.Service<InvoiceCredits>()("@recur/co
               : Effect.fail(new Errors.NotFound({ resource: "invoice", id: cmd.invoice_id }))
           )
           const invoice = iv.value
-          if (
-            !REDUCIBLE.has(invoice.biz_status) ||
-            !Invoice.isIssued(invoice) ||
-            invoice.invoice_type === "refund"
-          )
+          if (!REDUCIBLE.has(invoice.biz_status) || !Invoice.isIssued(invoice) || invoice.invoice_type === "refund")
             return yield* new Errors.StateConflict({
               resource: "invoice",
               id: invoice.invoice_id,
@@ -419,7 +428,11 @@ export class InvoiceCredits extends Context.Service<InvoiceCredits>()("@recur/co
             )
           if (left.amount > 0n) {
             yield* saveInvoice(new Invoice.Invoice({ ...invoice, ...patch }, { disableChecks: true }), iv.version)
-            if (tv !== undefined && tv.value.trade.trade_status !== "succeeded" && tv.value.trade.trade_status !== "closed")
+            if (
+              tv !== undefined &&
+              tv.value.trade.trade_status !== "succeeded" &&
+              tv.value.trade.trade_status !== "closed"
+            )
               yield* saveTrade(
                 new Trade.Trade({ ...tv.value.trade, amount: Money.format(left) }, { disableChecks: true })
               )

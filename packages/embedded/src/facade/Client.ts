@@ -460,7 +460,11 @@ export interface BillingClient {
      * invoice, `refund` to the card — and `reason`); answers the credit note (null for a refund
      * the processor has not confirmed yet).
      */
-    readonly creditNote: (merchantId: string, invoiceId: string, input: CreditNoteInput) => Promise<CreditNoteJson | null>
+    readonly creditNote: (
+      merchantId: string,
+      invoiceId: string,
+      input: CreditNoteInput
+    ) => Promise<CreditNoteJson | null>
   }
   readonly portal: {
     /**

@@ -166,7 +166,8 @@ export const messages: Messages = {
     payInvoice: (n) => `Rechnung ${n} bezahlen`,
     nextAttempt: (d) => `Ihre Karte wird am ${d} erneut belastet.`,
     balance: "Kontostand",
-    balanceCredit: "Guthaben auf Ihrem Konto: Es wird mit Ihren nächsten Rechnungen verrechnet, bevor diese belastet werden.",
+    balanceCredit:
+      "Guthaben auf Ihrem Konto: Es wird mit Ihren nächsten Rechnungen verrechnet, bevor diese belastet werden.",
     balanceOwed: "Offener Betrag: Er wird Ihrer nächsten Rechnung hinzugefügt.",
     dueOn: (d) => `Fällig am ${d}`
   }

@@ -167,7 +167,8 @@ export const messages: Messages = {
     payInvoice: (n) => `Factuur ${n} betalen`,
     nextAttempt: (d) => `We proberen uw kaart opnieuw op ${d}.`,
     balance: "Saldo",
-    balanceCredit: "Tegoed op uw account: het wordt verrekend met uw volgende facturen voordat die worden afgeschreven.",
+    balanceCredit:
+      "Tegoed op uw account: het wordt verrekend met uw volgende facturen voordat die worden afgeschreven.",
     balanceOwed: "Verschuldigd: het wordt bij uw volgende factuur opgeteld.",
     dueOn: (d) => `Vervalt op ${d}`
   }
