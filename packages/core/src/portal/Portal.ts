@@ -29,8 +29,6 @@ import type * as Store from "../kernel/Store.js"
 import { Storage } from "../kernel/Store.js"
 import type * as Subscription from "../subscriptions/Subscription.js"
 
-/** The subscription statuses whose currency the portal shows the balance in first. */
-const BALANCE_HOLDERS = new Set(["trial", "active", "past_due", "unpaid", "paused"])
 /**
  * A new portal link: the customer it is for, where its return link leads, the flow it opens on
  * and its language (decoded from the merchant API's body by the contract's
@@ -453,12 +451,7 @@ export class Portal extends Context.Service<Portal>()("@recur/core/Portal", {
         customer: { name: customer?.name ?? null, email: customer?.email ?? null },
         subscriptions,
         invoices: ownInvoices,
-        // the balance in the currency of the customer's subscription (a live one first)
-        account: yield* accountOf(
-          m,
-          session.customer_id,
-          (ownSubs.find((r) => BALANCE_HOLDERS.has(r.subscription.status)) ?? ownSubs[0])?.currency ?? merchant.currency
-        ),
+        account: yield* accountOf(m, session.customer_id, PortalInvoices.balanceCurrency(ownSubs, merchant.currency)),
         settings: allowed,
         payments: PaymentSettings.pageModeOf(merchant.payment_processor, settings.stripeJsUrl),
         currency: merchant.currency

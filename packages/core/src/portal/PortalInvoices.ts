@@ -58,6 +58,21 @@ export const OWED: ReadonlyArray<Invoice.Invoice["biz_status"]> = ["open", "retr
 export const isOwed = (invoice: Invoice.Invoice): boolean =>
   invoice.number !== null && invoice.invoice_type !== "refund" && OWED.includes(invoice.biz_status)
 
+const BALANCE_HOLDERS = new Set(["trial", "active", "past_due", "unpaid", "paused"])
+
+/**
+ * The currency the portal shows a customer's balance in: its live subscription's (the first
+ * listed), else any subscription's, else the merchant's.
+ *
+ * @since 0.1.0
+ */
+export const balanceCurrency = (
+  subscriptions: ReadonlyArray<Entities.SubscriptionRecord>,
+  merchantCurrency: string
+): string =>
+  (subscriptions.find((r) => BALANCE_HOLDERS.has(r.subscription.status)) ?? subscriptions[0])?.currency ??
+  merchantCurrency
+
 /**
  * A customer's {@link Account}: the invoices to pay ({@link isOwed}) that their hosted page takes
  * a payment of (`Dunning.payable`: an open or retrying invoice with its trade, or the latest

@@ -399,7 +399,7 @@ export class InvoiceCredits extends Context.Service<InvoiceCredits>()("@recur/co
                 invoice.biz_status === "pending"
                   ? "a charge of it is in flight: wait for its answer"
                   : invoice.biz_status === "draft"
-                    ? "a draft is edited, not credited (POST /api/v1/invoices/{id}/edit)"
+                    ? "a draft is edited, not credited"
                     : "only an issued unpaid invoice (open, retrying, failed or uncollectible) can be reduced"
             })
           const amount = yield* amountOf(cmd, invoice.currency)
@@ -483,8 +483,8 @@ export class InvoiceCredits extends Context.Service<InvoiceCredits>()("@recur/co
     })
 
     /**
-     * A refund to the card, through the refund service (`Refunds.refund`, as `POST
-     * /api/v1/refund`): of the invoice's trade, keyed by the request's key; the answer is the
+     * A refund to the card, through the refund service (`Refunds.refund`, as the merchant's
+     * refund request): of the invoice's trade, keyed by the request's key; the answer is the
      * refund's credit note (none while the processor has not confirmed it).
      */
     const refund = Effect.fn("InvoiceCredits.refund")(function* (merchantId: string, cmd: CreditNoteCommand) {
