@@ -61,9 +61,13 @@ export type CreditNoteRequest = typeof CreditNoteBody.Type
 
 /**
  * The answer of a credit note: the document issued (a `refund` invoice of the credit-note series);
- * null only for `method: refund` while the processor has not confirmed the refund (its credit
- * note is issued when it succeeds, as with `POST /api/v1/refund`).
+ * absent only for `method: refund` while the processor has not confirmed the refund (its credit
+ * note is issued when it succeeds, as with `POST /api/v1/refund`), with `refund_status` telling.
  *
  * @since 0.1.0
  */
-export const CreditNoteAnswer = Schema.Struct({ credit_note: Schema.NullOr(Invoice.Invoice) })
+export const CreditNoteAnswer = Schema.Struct({
+  credit_note: Schema.optionalKey(Invoice.InvoiceView),
+  /** `method: refund` only: the refund's status (`succeeded`, or `pending` without a credit note yet). */
+  refund_status: Schema.optionalKey(Schema.String)
+})

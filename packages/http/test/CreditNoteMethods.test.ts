@@ -311,8 +311,10 @@ for (const [name, storage] of backends()) {
       const first = list.find((i: any) => i.invoice_type === "initial")
       const r = await note(k, first.invoice_id, { amount: "5.00", method: "refund", reason: "goodwill" })
       expect(r.status, JSON.stringify(r.body)).toBe(200)
+      expect((r.body as any).data.refund_status).toBe("succeeded")
       const cn = (r.body as any).data.credit_note
       expect(cn).toMatchObject({ invoice_type: "refund", amount: "5.00", original_invoice_id: first.invoice_id })
+      expect(await events(k, cn.invoice_id)).toContain("v2.credit_note.created")
       expect(cn.number).toMatch(/^INV-CN-\d{6}$/)
       expect((await trade(k, first.trade_id)).total_refunded_amount).toBe("5.00")
       expect((await invoice(k, first.invoice_id)).biz_status).toBe("partially_refunded")

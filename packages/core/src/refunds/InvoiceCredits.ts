@@ -46,6 +46,17 @@ export interface CreditNoteCommand {
   readonly request_key?: string | undefined
 }
 
+/**
+ * What a credit note request made: the credit note (none for a refund the processor has not
+ * confirmed yet, or refused) and, for `method: refund`, the refund's status.
+ *
+ * @since 0.1.0
+ */
+export interface CreditNoteOutcome {
+  readonly credit_note: Invoice.Invoice | null
+  readonly refund_status: string | null
+}
+
 const LIVE = new Set(["trial", "active", "past_due", "paused", "unpaid"])
 const REDUCIBLE = new Set<Invoice.Invoice["biz_status"]>(["open", "retrying", "failed", "uncollectible"])
 const MAX_REASON = 500
@@ -526,23 +537,28 @@ export class InvoiceCredits extends Context.Service<InvoiceCredits>()("@recur/co
             TradeNotFound: () => Effect.fail(new Errors.NotFound({ resource: "trade", id: invoice.trade_id! }))
           })
         )
-      if (made.credit_note_id === null) return null
-      return Option.getOrNull(Option.map(yield* invoices.get(merchantId, made.credit_note_id), (v) => v.value))
+      const note =
+        made.credit_note_id === null
+          ? null
+          : Option.getOrNull(Option.map(yield* invoices.get(merchantId, made.credit_note_id), (v) => v.value))
+      return { credit_note: note, refund_status: made.refund_status } satisfies CreditNoteOutcome
     })
 
     /**
      * Issues a credit note of an invoice by its `method`: `credit_balance` (the default; a paid
      * invoice credited to the customer's balance), `reduce_invoice` (an unpaid issued invoice owes
-     * less) or `refund` (its payment refunded to the card). Answers the credit note (null only for
-     * a refund the processor has not confirmed yet). Bad input changes nothing.
+     * less) or `refund` (its payment refunded to the card). Answers the credit note (none for a
+     * refund the processor has not confirmed, or refused: its `refund_status` says). Bad input
+     * changes nothing.
      */
     const create = Effect.fn("InvoiceCredits.create")(function* (merchantId: string, cmd: CreditNoteCommand) {
       const method = cmd.method ?? "credit_balance"
+      const issued = (credit_note: Invoice.Invoice): CreditNoteOutcome => ({ credit_note, refund_status: null })
       switch (method) {
         case "credit_balance":
-          return yield* toBalance(merchantId, cmd)
+          return issued(yield* toBalance(merchantId, cmd))
         case "reduce_invoice":
-          return yield* reduce(merchantId, cmd)
+          return issued(yield* reduce(merchantId, cmd))
         case "refund":
           return yield* refund(merchantId, cmd)
         default:

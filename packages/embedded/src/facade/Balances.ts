@@ -22,7 +22,7 @@ export type AdjustBalanceInput = typeof BalanceRequests.AdjustBalanceBody.Encode
 /** @since 0.1.0 */
 export type CreditNoteInput = typeof BalanceRequests.CreditNoteBody.Encoded
 /** @since 0.1.0 */
-export type CreditNoteJson = Answer<typeof Invoice.Invoice>
+export type CreditNoteJson = Answer<typeof Invoice.InvoiceView>
 
 /**
  * The `balances` group of the facade.
@@ -62,7 +62,9 @@ export const balances = ({ run }: Kit<Services>): BalancesClient => ({
         Effect.flatMap(([i, body]) =>
           InvoiceCredits.InvoiceCredits.use((s) => s.create(merchantId, { ...body, invoice_id: i }))
         ),
-        Effect.map((note) => (note === null ? null : json(Invoice.Invoice)(note)))
+        Effect.map((made) =>
+          made.credit_note === null ? null : json(Invoice.InvoiceView)(Invoice.viewOf(made.credit_note))
+        )
       )
     )
 })

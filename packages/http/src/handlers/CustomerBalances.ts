@@ -3,7 +3,7 @@
  *
  * @since 0.1.0
  */
-import { CustomerBalances, InvoiceCredits } from "@recur/core"
+import { CustomerBalances, Invoice, InvoiceCredits } from "@recur/core"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { BillingApi } from "../Api.js"
@@ -59,7 +59,11 @@ export const customerBalancesLive = HttpApiBuilder.group(BillingApi, "customerBa
                 invoice_id: path.invoice_id,
                 ...(requestId !== undefined ? { request_key: requestId } : {})
               }),
-              (credit_note) => ok({ credit_note })
+              (made) =>
+                ok({
+                  ...(made.credit_note !== null ? { credit_note: Invoice.viewOf(made.credit_note) } : {}),
+                  ...(made.refund_status !== null ? { refund_status: made.refund_status } : {})
+                })
             )
           )
         )
