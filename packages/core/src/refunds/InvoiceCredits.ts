@@ -419,16 +419,24 @@ export class InvoiceCredits extends Context.Service<InvoiceCredits>()("@recur/co
           const remaining = Invoice.amountRemaining(invoice)
           if (amount.amount > remaining.amount)
             return yield* above("amount", "the invoice still owes", remaining.amount, invoice.currency)
-          const note = yield* issueNote(merchant, invoice, amount, reason, { paid: total, before: credited }, at)
-          const left = Money.make(remaining.amount - amount.amount, invoice.currency)
-          const patch = {
-            pre_payment_credit_notes_amount: Money.format(Money.make(credited.amount + amount.amount, invoice.currency))
-          }
           const trades = storage.repository(Entities.trade)
           const tv =
             invoice.trade_id === null
               ? undefined
               : Option.getOrUndefined(yield* Effect.orDie(trades.get(merchantId, invoice.trade_id)))
+          // a payment waiting for the customer (3-D Secure) is for the amount it was asked: it ends first
+          if (tv !== undefined && tv.value.trade.trade_status === "processing")
+            return yield* new Errors.StateConflict({
+              resource: "invoice",
+              id: invoice.invoice_id,
+              state: invoice.biz_status,
+              reason: "a payment of it is in progress: wait for its answer"
+            })
+          const note = yield* issueNote(merchant, invoice, amount, reason, { paid: total, before: credited }, at)
+          const left = Money.make(remaining.amount - amount.amount, invoice.currency)
+          const patch = {
+            pre_payment_credit_notes_amount: Money.format(Money.make(credited.amount + amount.amount, invoice.currency))
+          }
           const saveTrade = (next: Trade.Trade) =>
             trades.update({ ...tv!.value, trade: next }, tv!.version).pipe(
               Effect.catchTags({
