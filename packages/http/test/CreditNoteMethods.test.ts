@@ -133,6 +133,35 @@ for (const [name, storage] of backends()) {
       expect([reducePaid.status, (reducePaid.body as any).code]).toEqual([409, "state_conflict"])
     })
 
+    it("two reductions at once, and a reduction racing the page's payment: never more than remains, one number per note, no 500", async () => {
+      const k = await fresh()
+      const { renewal } = await sentRenewal(k)
+      const [a, b] = await Promise.all([
+        note(k, renewal.invoice_id, { amount: "20.00", method: "reduce_invoice", reason: "a" }),
+        note(k, renewal.invoice_id, { amount: "20.00", method: "reduce_invoice", reason: "b" })
+      ])
+      const statuses = [a.status, b.status].sort()
+      expect(statuses[0]).toBe(200)
+      expect([400, 409]).toContain(statuses[1])
+      const after = await invoice(k, renewal.invoice_id)
+      expect([after.amount_remaining, after.pre_payment_credit_notes_amount]).toEqual(["10.00", "20.00"])
+      expect((await trade(k, renewal.trade_id)).amount).toBe("10.00")
+      // the credit-note series has no hole: the next note takes the next number
+      const next = await note(k, renewal.invoice_id, { amount: "1.00", method: "reduce_invoice", reason: "c" })
+      expect((next.body as any).data.credit_note.number).toBe("INV-CN-000002")
+      // the page's payment and a reduction at once: whichever wins, what is charged is what remains
+      const [paid, reduced] = await Promise.all([
+        payOnPage(renewal.hosted_invoice_url),
+        note(k, renewal.invoice_id, { amount: "2.00", method: "reduce_invoice", reason: "d" })
+      ])
+      expect(paid.status).not.toBe(500)
+      expect(reduced.status).not.toBe(500)
+      const final = await invoice(k, renewal.invoice_id)
+      const t = await trade(k, renewal.trade_id)
+      expect(final.biz_status).toBe("success")
+      expect(t.amount).toBe(reduced.status === 200 ? "7.00" : "9.00")
+    })
+
     it("reduce_invoice to zero on a past-due sent invoice: settled without a charge, the subscription active again", async () => {
       const k = await fresh()
       const { sub, renewal } = await sentRenewal(k)
