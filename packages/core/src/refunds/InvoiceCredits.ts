@@ -54,7 +54,7 @@ export interface CreditNoteCommand {
  */
 export interface CreditNoteOutcome {
   readonly credit_note: Invoice.Invoice | null
-  readonly refund_status: string | null
+  readonly refundState: string | null
 }
 
 const LIVE = new Set(["trial", "active", "past_due", "paused", "unpaid"])
@@ -549,19 +549,19 @@ export class InvoiceCredits extends Context.Service<InvoiceCredits>()("@recur/co
         made.credit_note_id === null
           ? null
           : Option.getOrNull(Option.map(yield* invoices.get(merchantId, made.credit_note_id), (v) => v.value))
-      return { credit_note: note, refund_status: made.refund_status } satisfies CreditNoteOutcome
+      return { credit_note: note, refundState: made.refund_status } satisfies CreditNoteOutcome
     })
 
     /**
      * Issues a credit note of an invoice by its `method`: `credit_balance` (the default; a paid
      * invoice credited to the customer's balance), `reduce_invoice` (an unpaid issued invoice owes
      * less) or `refund` (its payment refunded to the card). Answers the credit note (none for a
-     * refund the processor has not confirmed, or refused: its `refund_status` says). Bad input
+     * refund the processor has not confirmed, or refused: its `refundState` says). Bad input
      * changes nothing.
      */
     const create = Effect.fn("InvoiceCredits.create")(function* (merchantId: string, cmd: CreditNoteCommand) {
       const method = cmd.method ?? "credit_balance"
-      const issued = (credit_note: Invoice.Invoice): CreditNoteOutcome => ({ credit_note, refund_status: null })
+      const issued = (credit_note: Invoice.Invoice): CreditNoteOutcome => ({ credit_note, refundState: null })
       switch (method) {
         case "credit_balance":
           return issued(yield* toBalance(merchantId, cmd))

@@ -62,7 +62,7 @@ export const customerBalancesLive = HttpApiBuilder.group(BillingApi, "customerBa
               (made) =>
                 ok({
                   ...(made.credit_note !== null ? { credit_note: Invoice.viewOf(made.credit_note) } : {}),
-                  ...(made.refund_status !== null ? { refund_status: made.refund_status } : {})
+                  ...(made.refundState !== null ? { refund_status: made.refundState } : {})
                 })
             )
           )
