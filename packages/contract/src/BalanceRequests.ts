@@ -43,8 +43,10 @@ export const BalancesAnswer = Schema.Struct({
 
 /**
  * The body of `POST /api/v1/invoices/{invoice_id}/credit_notes`: a decimal `amount` in the
- * invoice's currency (required), `method` `credit_balance` (the default; a refund to the card is
- * `POST /api/v1/refund`) and a `reason` (the credit note's line).
+ * invoice's currency (required), `method` —
+ * `credit_balance` (the default: a paid invoice credited to the customer's balance),
+ * `reduce_invoice` (an issued unpaid invoice owes less) or `refund` (its payment refunded to the
+ * card, as `POST /api/v1/refund`) — and a `reason` (the credit note's line).
  *
  * @since 0.1.0
  */
@@ -58,8 +60,14 @@ export const CreditNoteBody = Schema.Struct({
 export type CreditNoteRequest = typeof CreditNoteBody.Type
 
 /**
- * The answer of a credit note: the document issued (a `refund` invoice of the credit-note series).
+ * The answer of a credit note: the document issued (a `refund` invoice of the credit-note series);
+ * absent only for `method: refund` while the processor has not confirmed the refund (its credit
+ * note is issued when it succeeds, as with `POST /api/v1/refund`), with `refund_status` telling.
  *
  * @since 0.1.0
  */
-export const CreditNoteAnswer = Schema.Struct({ credit_note: Invoice.InvoiceView })
+export const CreditNoteAnswer = Schema.Struct({
+  credit_note: Schema.optionalKey(Invoice.InvoiceView),
+  /** `method: refund` only: the refund's status (`succeeded`, or `pending` without a credit note yet). */
+  refund_status: Schema.optionalKey(Schema.String)
+})

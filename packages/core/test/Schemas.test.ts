@@ -74,6 +74,8 @@ describe("Domain schemas", () => {
         "order_id",
         "original_invoice_id",
         "paid_at",
+        "post_payment_credit_notes_amount",
+        "pre_payment_credit_notes_amount",
         "price_id",
         "price_version_id",
         "refund_order_id",

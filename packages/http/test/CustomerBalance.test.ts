@@ -147,13 +147,13 @@ for (const [name, storage] of backends()) {
       ])
     })
 
-    it("credit-note refusals change nothing: another method, an unpaid or unknown invoice, a bad amount", async () => {
+    it("credit-note refusals change nothing: an unknown method, a paid invoice to reduce, an unknown invoice, a bad amount", async () => {
       const { k, sub, customer } = await setup()
       const initial = (await invoicesOf(k, sub))[0]
       const path = `/api/v1/invoices/${initial.invoice_id}/credit_notes`
       for (const [body, param] of [
-        [{ amount: "1.00", method: "reduce_invoice" }, "method"],
-        [{ amount: "1.00", method: "refund" }, "method"],
+        [{ amount: "1.00", method: "coupon" }, "method"],
+        [{ amount: "1.00", method: "refund", reason: "" }, "reason"],
         [{}, "amount"],
         [{ amount: "0.00" }, "amount"],
         [{ amount: "-1.00" }, "amount"],
@@ -166,6 +166,9 @@ for (const [name, storage] of backends()) {
           param
         ])
       }
+      // a paid invoice is not reduced (reduce_invoice is for what is still owed)
+      const reduce = await api.call("POST", path, k, { amount: "1.00", method: "reduce_invoice" })
+      expect(reduce.status).toBe(409)
       expect((await api.call("POST", "/api/v1/invoices/inv_nope/credit_notes", k, { amount: "1.00" })).status).toBe(404)
       expect(await invariant(k, customer, sub)).toEqual([])
       expect((await invoicesOf(k, sub)).length).toBe(1)

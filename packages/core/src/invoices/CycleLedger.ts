@@ -87,7 +87,8 @@ export const collectedBy = (
       const excl = lines.reduce((a, t) => (t.inclusive ? a : a + t.amount.amount), 0n)
       // customer credit applied to it: its lines and exclusive tax, less what was charged
       const applied = inv.lines.reduce((a, l) => a + money(l.amount), 0n) + excl - money(inv.amount)
-      const itsPaid = money(inv.amount) + (applied > 0n ? applied : 0n)
+      // credit notes that reduced it before payment were never collected
+      const itsPaid = money(inv.amount) - Invoice.preCredited(inv).amount + (applied > 0n ? applied : 0n)
       paid += itsPaid
       // an upgrade's negative tax lines are its credit's, moved into it from this cycle; other
       // negative tax lines give back tax already counted as given back (a credit to the balance)

@@ -3,11 +3,11 @@
  *
  * @since 0.1.0
  */
-import { Effect, Schema } from "effect"
+import { Effect, Result, Schema } from "effect"
 import { Discounts, Metadata, NullableString, NullableTimestamp, Timestamp } from "../kernel/Common.js"
-import type { Result } from "effect"
 import * as Lifecycle from "../kernel/Lifecycle.js"
 import { InvoiceStatus } from "../kernel/Lifecycle.js"
+import * as Money from "../money/Money.js"
 import { DeclineClass } from "../payments/DunningPolicy.js"
 import { CollectionMethod } from "./Collection.js"
 
@@ -203,8 +203,71 @@ export class Invoice extends Schema.Class<Invoice>("Invoice")({
   due_date: NullableTimestamp.pipe(
     Schema.withDecodingDefault(Effect.succeed(null)),
     Schema.withConstructorDefault(Effect.succeed(null))
+  ),
+  /**
+   * What credit notes of method `reduce_invoice` took off the amount owed before it was paid
+   * (Stripe's `pre_payment_credit_notes_amount`); null when none did. The invoice's `amount` and
+   * lines stay what was issued: what is still owed is `amount` less this (`amount_remaining`).
+   */
+  pre_payment_credit_notes_amount: NullableString.pipe(
+    Schema.withDecodingDefault(Effect.succeed(null)),
+    Schema.withConstructorDefault(Effect.succeed(null))
+  ),
+  /**
+   * What credit notes of method `credit_balance` credited to the customer's balance from this
+   * invoice after it was paid (Stripe's `post_payment_credit_notes_amount`, without refunds,
+   * which the trade counts); null when none did.
+   */
+  post_payment_credit_notes_amount: NullableString.pipe(
+    Schema.withDecodingDefault(Effect.succeed(null)),
+    Schema.withConstructorDefault(Effect.succeed(null))
   )
 }) {}
+
+/**
+ * What `reduce_invoice` credit notes took off an invoice before payment, as money (zero when none).
+ *
+ * @since 0.1.0
+ */
+export const preCredited = (invoice: Invoice): Money.Money =>
+  Result.getOrElse(Money.parse(invoice.pre_payment_credit_notes_amount ?? "0", invoice.currency), () =>
+    Money.make(0n, invoice.currency)
+  )
+
+/**
+ * What credit notes to the balance took off a paid invoice, as money (zero when none).
+ *
+ * @since 0.1.0
+ */
+export const postCredited = (invoice: Invoice): Money.Money =>
+  Result.getOrElse(Money.parse(invoice.post_payment_credit_notes_amount ?? "0", invoice.currency), () =>
+    Money.make(0n, invoice.currency)
+  )
+
+/**
+ * What an invoice asks to be paid (Stripe's `amount_due`): its `amount` less the credit notes
+ * that reduced it before payment; a paid invoice's is what was collected.
+ *
+ * @since 0.1.0
+ */
+export const amountDue = (invoice: Invoice): Money.Money => {
+  const amount = Result.getOrElse(Money.parse(invoice.amount, invoice.currency, { allowNegative: true }), () =>
+    Money.make(0n, invoice.currency)
+  )
+  const due = amount.amount - preCredited(invoice).amount
+  return Money.make(due > 0n ? due : 0n, invoice.currency)
+}
+
+/**
+ * What is still owed on an invoice (Stripe's `amount_remaining`): a draft's or an unpaid issued
+ * invoice's amount less the credit notes that reduced it; nothing once paid or voided.
+ *
+ * @since 0.1.0
+ */
+export const amountRemaining = (invoice: Invoice): Money.Money => {
+  const status = Lifecycle.invoiceStatusOf(invoice.biz_status)
+  return status === "paid" || status === "void" ? Money.make(0n, invoice.currency) : amountDue(invoice)
+}
 
 /**
  * An invoice as the API and the facade return it: the record with its Stripe-style `status`
@@ -215,7 +278,12 @@ export class Invoice extends Schema.Class<Invoice>("Invoice")({
  */
 export class InvoiceView extends Invoice.extend<InvoiceView>("Invoice")({
   /** The Stripe-style status, derived from `biz_status` (never stored). */
-  status: Lifecycle.InvoiceStatusView
+  status: Lifecycle.InvoiceStatusView,
+  /**
+   * What is still owed (Stripe's `amount_remaining`), derived: `amount` less the credit notes
+   * that reduced it while unpaid; `0` once paid or voided.
+   */
+  amount_remaining: Schema.String
 }) {}
 
 /**
@@ -224,7 +292,14 @@ export class InvoiceView extends Invoice.extend<InvoiceView>("Invoice")({
  * @since 0.1.0
  */
 export const viewOf = (invoice: Invoice): InvoiceView =>
-  new InvoiceView({ ...invoice, status: Lifecycle.invoiceStatusOf(invoice.biz_status) }, { disableChecks: true })
+  new InvoiceView(
+    {
+      ...invoice,
+      status: Lifecycle.invoiceStatusOf(invoice.biz_status),
+      amount_remaining: Money.format(amountRemaining(invoice))
+    },
+    { disableChecks: true }
+  )
 
 /**
  * Moves an invoice's `dispute_status` with its trade's (the {@link Lifecycle.tradeDispute}

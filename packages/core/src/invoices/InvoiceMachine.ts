@@ -77,6 +77,7 @@ export type InvoiceTrigger =
   | "payment_action_required"
   | "finalize"
   | "mark_uncollectible"
+  | "credited_in_full"
 
 /**
  * The invoice machine.
@@ -114,6 +115,13 @@ export const invoice: Machine<InvoiceStatus, InvoiceTrigger> = {
       to: "success",
       events: ["v2.invoice.paid"],
       description: "nothing to charge (free trial, fully covered by credit)"
+    },
+    {
+      from: ["open", "retrying", "failed", "uncollectible"],
+      trigger: "credited_in_full",
+      to: "success",
+      events: ["v2.invoice.paid"],
+      description: "a credit note (method reduce_invoice) reduces what remains owed to zero: settled, nothing charged"
     },
     {
       from: ["pending", "retrying", "uncollectible"],

@@ -11,6 +11,7 @@
  * @since 0.1.0
  */
 import { Context, Effect, Layer, Option, Result } from "effect"
+import * as CustomerBalance from "../customers/CustomerBalance.js"
 import type { Metadata } from "../kernel/Common.js"
 import * as Entities from "../kernel/Entities.js"
 import * as Errors from "../kernel/Errors.js"
@@ -135,7 +136,14 @@ export class OneOffInvoices extends Context.Service<OneOffInvoices>()("@recur/co
               reason: `the customer has no pending invoice items${wanted !== undefined ? ` in ${wanted}` : ""}`,
               param: "customer_id"
             })
-          const draft = yield* taxed(draftOf(currency, billed), merchantId, command.customer_id)
+          // credit on the customer's balance that no subscription holds is applied first (issue 34)
+          const free = yield* CustomerBalance.unheld(storage, merchantId, command.customer_id, currency)
+          const draft = yield* taxed(
+            draftOf(currency, billed),
+            merchantId,
+            command.customer_id,
+            free.amount > 0n ? free : undefined
+          )
           if (!Money.isWithinBounds(draft.total))
             return yield* new Errors.InvalidRequest({
               reason: "the invoice's total exceeds the largest amount an invoice carries",
@@ -187,6 +195,17 @@ export class OneOffInvoices extends Context.Service<OneOffInvoices>()("@recur/co
           // billed once: a concurrent invoice that took one of these items first fails this one whole
           yield* PendingItems.markInvoiced(storage, merchantId, billed, inv.invoice_id)
           yield* Effect.orDie(invoices.insert(inv))
+          if (draft.creditApplied.amount > 0n)
+            yield* CustomerBalance.record(storage, {
+              merchantId,
+              customerId: command.customer_id,
+              currency,
+              amount: -draft.creditApplied.amount,
+              sourceType: "applied_to_invoice",
+              sourceId: inv.invoice_id,
+              description: null,
+              at
+            })
           if (trade === null) {
             yield* emit(storage, {
               merchant_id: merchantId,

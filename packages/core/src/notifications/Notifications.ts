@@ -10,6 +10,8 @@
  */
 import { Context, DateTime, Effect, Layer, Option } from "effect"
 import * as Entities from "../kernel/Entities.js"
+import * as Invoice from "../invoices/Invoice.js"
+import * as Money from "../money/Money.js"
 import { merchantNow, nowOf } from "../kernel/ServiceSupport.js"
 import * as Errors from "../kernel/Errors.js"
 import * as Store from "../kernel/Store.js"
@@ -190,7 +192,8 @@ export class Notifications extends Context.Service<Notifications>()("@recur/core
           facts: {
             merchantName: merchant.name,
             customerName: customer?.name ?? null,
-            amount: invoice !== undefined ? `${invoice.amount} ${invoice.currency}` : null,
+            // what it asks or asked for: its amount less the credit notes that reduced it
+            amount: invoice !== undefined ? `${Money.format(Invoice.amountDue(invoice))} ${invoice.currency}` : null,
             invoiceNumber: invoice?.number ?? null,
             invoiceUrl: invoice?.hosted_invoice_url ?? null,
             pdfUrl: invoice?.invoice_pdf ?? null,

@@ -173,7 +173,8 @@ export class Dunning extends Context.Service<Dunning>()("@recur/core/Dunning", {
           const iv = Option.getOrThrow(yield* invoices.get(merchantId, last.invoice_id))
           const trade = yield* newTrade({
             merchant,
-            amount: Result.getOrThrow(Money.parse(last.amount, last.currency)),
+            // what remains owed: credit notes may have reduced it (issue 34)
+            amount: Invoice.amountRemaining(last),
             customer_id: sv.value.subscription.customer_id,
             order_id: sv.value.subscription.order_id,
             payment_mode: "subscription",

@@ -451,7 +451,7 @@ export class Portal extends Context.Service<Portal>()("@recur/core/Portal", {
         customer: { name: customer?.name ?? null, email: customer?.email ?? null },
         subscriptions,
         invoices: ownInvoices,
-        account: yield* accountOf(m, session.customer_id),
+        account: yield* accountOf(m, session.customer_id, PortalInvoices.balanceCurrency(ownSubs, merchant.currency)),
         settings: allowed,
         payments: PaymentSettings.pageModeOf(merchant.payment_processor, settings.stripeJsUrl),
         currency: merchant.currency

@@ -7,9 +7,11 @@
  * @since 0.1.0
  */
 import { DateTime, Effect } from "effect"
+import * as CustomerBalance from "../customers/CustomerBalance.js"
 import * as Entities from "../kernel/Entities.js"
 import { Storage } from "../kernel/Store.js"
 import type * as Invoice from "../invoices/Invoice.js"
+import * as Money from "../money/Money.js"
 import * as Dunning from "../payments/Dunning.js"
 
 /**
@@ -25,8 +27,9 @@ export interface PortalBalance {
 
 /**
  * What the customer owes or holds, as the portal shows it above their subscriptions: the invoices
- * to pay now ({@link account}), and the balance — null (not shown) until the customer balance
- * ledger fills it.
+ * to pay now ({@link account}), and the customer's balance from its ledger in the currency of its
+ * subscription — null (not shown) when it is zero. Positive is credit the customer holds (applied
+ * to its next invoices), negative is owed (charged on its next invoice).
  *
  * @since 0.1.0
  */
@@ -55,18 +58,35 @@ export const OWED: ReadonlyArray<Invoice.Invoice["biz_status"]> = ["open", "retr
 export const isOwed = (invoice: Invoice.Invoice): boolean =>
   invoice.number !== null && invoice.invoice_type !== "refund" && OWED.includes(invoice.biz_status)
 
+const BALANCE_HOLDERS = new Set(["trial", "active", "past_due", "unpaid", "paused"])
+
+/**
+ * The currency the portal shows a customer's balance in: its live subscription's (the first
+ * listed), else any subscription's, else the merchant's.
+ *
+ * @since 0.1.0
+ */
+export const balanceCurrency = (
+  subscriptions: ReadonlyArray<Entities.SubscriptionRecord>,
+  merchantCurrency: string
+): string =>
+  (subscriptions.find((r) => BALANCE_HOLDERS.has(r.subscription.status)) ?? subscriptions[0])?.currency ??
+  merchantCurrency
+
 /**
  * A customer's {@link Account}: the invoices to pay ({@link isOwed}) that their hosted page takes
  * a payment of (`Dunning.payable`: an open or retrying invoice with its trade, or the latest
- * failed invoice of an unpaid subscription), newest first; the balance not kept yet (null).
- * Storage reads only: a portal page view asks the payment processor nothing.
+ * failed invoice of an unpaid subscription), newest first; the balance in `currency` from the
+ * customer balance ledger (null when zero). Storage reads only: a portal page view asks the
+ * payment processor nothing.
  *
  * @since 0.1.0
  */
 export const account = Effect.gen(function* () {
-  const invoices = (yield* Storage).repository(Entities.invoice)
+  const storage = yield* Storage
+  const invoices = storage.repository(Entities.invoice)
   const dunning = yield* Dunning.Dunning
-  return (merchantId: string, customerId: string): Effect.Effect<Account> =>
+  return (merchantId: string, customerId: string, currency: string): Effect.Effect<Account> =>
     Effect.gen(function* () {
       const owed = (yield* Effect.orDie(
         invoices.list(merchantId, {
@@ -78,10 +98,10 @@ export const account = Effect.gen(function* () {
         })
       )).list.filter(isOwed)
       const payable = yield* Effect.filter(owed, (i) => dunning.payable(i))
+      const balance = yield* CustomerBalance.balanceOf(storage, merchantId, customerId, currency)
       return {
         to_pay: payable.sort((a, b) => DateTime.toEpochMillis(b.created_at) - DateTime.toEpochMillis(a.created_at)),
-        // the customer balance ledger's place (issue 34 item 4)
-        balance: null
+        balance: balance.amount === 0n ? null : { amount: Money.format(balance), currency }
       }
     })
 })

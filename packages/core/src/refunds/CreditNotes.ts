@@ -137,5 +137,14 @@ export const issue = (
       new Invoice.Invoice({ ...refundInvoice, refund_order_id: input.refund.refund_id }, { disableChecks: true })
     )
     yield* Effect.orDie(invoices.insert(note))
+    // every credit note is announced, a refund's as one to the balance or of an open invoice
+    yield* emit(storage, {
+      merchant_id: input.merchant.merchant_id,
+      type: "v2.credit_note.created",
+      business_id: note.invoice_id,
+      schema: Invoice.Invoice,
+      data: note,
+      at: input.at
+    })
     return note
   })

@@ -11,6 +11,7 @@ import { Context, Effect, Layer, Option, Result } from "effect"
 import * as CreditNotes from "./CreditNotes.js"
 import * as CycleLedger from "../invoices/CycleLedger.js"
 import * as GiveBack from "../invoices/GiveBack.js"
+import * as Invoice from "../invoices/Invoice.js"
 import * as Decimal from "../money/Decimal.js"
 import * as Entities from "../kernel/Entities.js"
 import * as Errors from "../kernel/Errors.js"
@@ -315,6 +316,21 @@ export class Refunds extends Context.Service<Refunds>()("@recur/core/Refunds", {
                     Effect.fail(
                       new Errors.ConcurrentUpdate({ resource: "subscription", id: sv.value.value.subscription.id })
                     )
+                  ),
+                  Effect.catchTag("UniqueViolation", (e) => Effect.die(e))
+                )
+              }
+            }
+            // a one-off invoice's payment: less what credit notes gave to the balance from it; its
+            // row is written at the version read, so a credit note at once fails one of the two
+            if (owed === null && tv.value.subscription_id === null && tv.value.invoice_id !== null) {
+              const inv = yield* invoices.get(merchantId, tv.value.invoice_id)
+              if (Option.isSome(inv) && inv.value.value.invoice_type === "one_off") {
+                const held = left.amount - Invoice.postCredited(inv.value.value).amount
+                if (held < left.amount) left = Money.make(held > 0n ? held : 0n, t.currency)
+                yield* invoices.update(inv.value.value, inv.value.version).pipe(
+                  Effect.catchTag("VersionConflict", () =>
+                    Effect.fail(new Errors.ConcurrentUpdate({ resource: "invoice", id: inv.value.value.invoice_id }))
                   ),
                   Effect.catchTag("UniqueViolation", (e) => Effect.die(e))
                 )

@@ -62,7 +62,9 @@ export const balances = ({ run }: Kit<Services>): BalancesClient => ({
         Effect.flatMap(([i, body]) =>
           InvoiceCredits.InvoiceCredits.use((s) => s.create(merchantId, { ...body, invoice_id: i }))
         ),
-        Effect.map((c) => json(Invoice.InvoiceView)(Invoice.viewOf(c)))
+        Effect.map((made) =>
+          made.credit_note === null ? null : json(Invoice.InvoiceView)(Invoice.viewOf(made.credit_note))
+        )
       )
     )
 })

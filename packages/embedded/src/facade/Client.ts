@@ -457,11 +457,16 @@ export interface BillingClient {
       input: AdjustBalanceInput
     ) => Promise<BalanceTransactionJson>
     /**
-     * `POST /api/v1/invoices/{invoice_id}/credit_notes`: a credit note of a paid subscription
-     * invoice to the customer's balance (`amount`, `method` `credit_balance`, `reason`); answers
-     * the credit note.
+     * `POST /api/v1/invoices/{invoice_id}/credit_notes`: a credit note of an invoice (`amount`,
+     * `method` — `credit_balance` to the customer's balance, `reduce_invoice` of an unpaid
+     * invoice, `refund` to the card — and `reason`); answers the credit note (null for a refund
+     * the processor has not confirmed yet).
      */
-    readonly creditNote: (merchantId: string, invoiceId: string, input: CreditNoteInput) => Promise<CreditNoteJson>
+    readonly creditNote: (
+      merchantId: string,
+      invoiceId: string,
+      input: CreditNoteInput
+    ) => Promise<CreditNoteJson | null>
   }
   readonly portal: {
     /**

@@ -7,6 +7,7 @@ import { CustomerBalances, Invoice, InvoiceCredits } from "@recur/core"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { BillingApi } from "../Api.js"
+import { CurrentMerchant } from "../api/Shared.js"
 import { call, ok, pageQuery } from "./Shared.js"
 
 /**
@@ -49,9 +50,21 @@ export const customerBalancesLive = HttpApiBuilder.group(BillingApi, "customerBa
         )
       )
       .handle("creditNote", ({ params: path, payload }) =>
-        call((m) =>
-          Effect.map(credits.create(m, { ...payload, invoice_id: path.invoice_id }), (credit_note) =>
-            ok({ credit_note: Invoice.viewOf(credit_note) })
+        Effect.flatMap(CurrentMerchant, ({ requestId }) =>
+          call((m) =>
+            // the Request-Id keys a refund (method refund): a retry finds it, never makes a second
+            Effect.map(
+              credits.create(m, {
+                ...payload,
+                invoice_id: path.invoice_id,
+                ...(requestId !== undefined ? { request_key: requestId } : {})
+              }),
+              (made) =>
+                ok({
+                  ...(made.credit_note !== null ? { credit_note: Invoice.viewOf(made.credit_note) } : {}),
+                  ...(made.refundState !== null ? { refund_status: made.refundState } : {})
+                })
+            )
           )
         )
       )

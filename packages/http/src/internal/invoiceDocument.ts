@@ -3,6 +3,7 @@
  * standard Helvetica fonts), both from the same rows, in the reader's language (the PDF in
  * English where Helvetica cannot write it: {@link pdfLanguage}).
  */
+import { Invoice, Money } from "@recur/core"
 import type { Billing } from "@recur/core"
 import { DateTime } from "effect"
 import PDFDocument from "pdfkit"
@@ -79,6 +80,11 @@ const rowsOf = (doc: Billing.InvoiceDocument, language: Language) => {
   if (i.credit_applied !== null && /[1-9]/.test(i.credit_applied) && !i.credit_applied.startsWith("-"))
     totals.push([w.appliedBalance, m(`-${i.credit_applied}`)])
   totals.push([i.invoice_type === "refund" ? w.refunded : w.total, m(i.amount)])
+  // credit notes that reduced it before payment: its total stays as issued, less is asked
+  if (i.pre_payment_credit_notes_amount !== null && /[1-9]/.test(i.pre_payment_credit_notes_amount)) {
+    totals.push([w.creditNotes, m(`-${i.pre_payment_credit_notes_amount}`)])
+    totals.push([w.amountDue, m(Money.format(Invoice.amountDue(i)))])
+  }
   return {
     // a voided invoice keeps its number, and says VOID in its title
     title:
@@ -120,9 +126,11 @@ export const invoiceHtml = (
   const c = I18n.messagesOf(language).card
   const r = rowsOf(doc, language)
   const i = doc.invoice
+  // what the Pay form charges: the amount less the credit notes that reduced it (its trade's amount)
+  const remaining = Money.format(Invoice.amountRemaining(i))
   const pay =
     options.payAction !== undefined && doc.payable
-      ? `<h2>${esc(w.amountDue)}: <span id="due">${esc(money(language, i.amount, i.currency))}</span></h2>
+      ? `<h2>${esc(w.amountDue)}: <span id="due">${esc(money(language, remaining, i.currency))}</span></h2>
 ${options.error ? `<p class="error" role="alert">${esc(options.error)}</p>` : ""}
 <form method="post" action="${esc(options.payAction)}" id="pay-form">
 ${
@@ -130,7 +138,7 @@ ${
     ? `${PaymentElement.stripeScript(doc.payments)}${PaymentElement.fields(doc.payments, {
         form: "pay-form",
         suffix: "",
-        amountMinor: PaymentElement.minorUnits(i.amount, i.currency),
+        amountMinor: PaymentElement.minorUnits(remaining, i.currency),
         currency: i.currency,
         locale: stripeLocale(language)
       })}`

@@ -7,6 +7,7 @@
  * (with their page and PDF), and the previews of a price switch and of a quantity change. Plain HTML, no external assets, forms that
  * post relative to the page. Only what the merchant's portal settings allow is shown.
  */
+import { Invoice, Money } from "@recur/core"
 import type { Portal, PortalInvoices, PortalQuantities, Subscriptions } from "@recur/core"
 import { type Language, esc, interval, money, stripeLocale } from "./checkoutPage.js"
 import * as I18n from "./i18n/index.js"
@@ -48,20 +49,27 @@ export const toPayHtml = (invoices: PortalInvoices.Account["to_pay"], language: 
   const rows = invoices.map((i) => {
     const number = i.number ?? i.invoice_id
     const retry = i.biz_status === "retrying" && i.dunning?.next_retry_at ? i.dunning.next_retry_at : null
-    return `<tr id="to-pay-${esc(i.invoice_id)}"><td>${esc(number)}</td><td>${esc(date(language, i.created_at))}</td><td>${esc(statusText(language, i.biz_status))}${retry !== null ? `<br><span class="muted next-attempt">${esc(w.nextAttempt(date(language, retry)))}</span>` : ""}</td><td class="num">${esc(money(language, i.amount, i.currency))}</td><td>${i.hosted_invoice_url ? `<a class="pay" href="${esc(i.hosted_invoice_url)}" aria-label="${esc(w.payInvoice(number))}">${esc(I18n.messagesOf(language).invoice.pay)}</a>` : ""}</td></tr>`
+    // a sent invoice says when it is due (its net terms); others are due when issued
+    const when =
+      i.due_date !== null
+        ? `<span class="due-date">${esc(w.dueOn(date(language, i.due_date)))}</span>`
+        : esc(date(language, i.created_at))
+    return `<tr id="to-pay-${esc(i.invoice_id)}"><td>${esc(number)}</td><td>${when}</td><td>${esc(statusText(language, i.biz_status))}${retry !== null ? `<br><span class="muted next-attempt">${esc(w.nextAttempt(date(language, retry)))}</span>` : ""}</td><td class="num">${esc(money(language, Money.format(Invoice.amountRemaining(i)), i.currency))}</td><td>${i.hosted_invoice_url ? `<a class="pay" href="${esc(i.hosted_invoice_url)}" aria-label="${esc(w.payInvoice(number))}">${esc(I18n.messagesOf(language).invoice.pay)}</a>` : ""}</td></tr>`
   })
   return `<section class="to-pay" id="to-pay"><h2>${esc(w.toPay)}</h2>
 <table id="open-invoices"><thead><tr><th>${esc(cNumber)}</th><th>${esc(cDate)}</th><th>${esc(cStatus)}</th><th class="num">${esc(cAmount)}</th><th></th></tr></thead><tbody>${rows.join("")}</tbody></table></section>`
 }
 
 /**
- * The customer's balance, in a section of its own; nothing while the view has none (the customer
- * balance ledger fills `account.balance`).
+ * The customer's balance from its ledger, in a section of its own with what it means (credit
+ * applied to the next invoices, or owed on the next one); nothing when it is zero.
  */
-export const balanceHtml = (balance: PortalInvoices.Account["balance"], language: Language): string =>
-  balance === null
-    ? ""
-    : `<section class="balance" id="balance"><h2>${esc(I18n.messagesOf(language).portal.balance)}</h2><p class="total">${esc(money(language, balance.amount, balance.currency))}</p></section>`
+export const balanceHtml = (balance: PortalInvoices.Account["balance"], language: Language): string => {
+  if (balance === null) return ""
+  const w = I18n.messagesOf(language).portal
+  const owed = balance.amount.startsWith("-")
+  return `<section class="balance" id="balance"><h2>${esc(w.balance)}</h2><p class="total">${esc(money(language, balance.amount, balance.currency))}</p><p class="muted">${esc(owed ? w.balanceOwed : w.balanceCredit)}</p></section>`
+}
 
 /** The portal's overview; forms post to `<base>subscription/<id>/<action>`. */
 export const portalHtml = (

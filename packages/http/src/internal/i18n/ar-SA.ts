@@ -104,6 +104,7 @@ export const messages: Messages = {
     included: "مشمولة",
     total: "الإجمالي",
     amountDue: "المبلغ المستحق",
+    creditNotes: "إشعارات دائنة",
     refunded: "مسترد",
     pay: "ادفع",
     download: "تنزيل PDF",
@@ -181,6 +182,9 @@ export const messages: Messages = {
     toPay: "فواتير مستحقة الدفع",
     payInvoice: (n) => `ادفع الفاتورة ${n}`,
     nextAttempt: (d) => `سنحاول الخصم من بطاقتك مرة أخرى في ${d}.`,
-    balance: "رصيد الحساب"
+    balance: "رصيد الحساب",
+    balanceCredit: "رصيد دائن في حسابك: يُخصم من فواتيرك القادمة قبل تحصيلها.",
+    balanceOwed: "مبلغ مستحق: يُضاف إلى فاتورتك القادمة.",
+    dueOn: (d) => `تاريخ الاستحقاق ${d}`
   }
 }

@@ -86,6 +86,7 @@ export const messages: Messages = {
     included: "enthalten",
     total: "Gesamt",
     amountDue: "Fälliger Betrag",
+    creditNotes: "Gutschriften",
     refunded: "Erstattet",
     pay: "Bezahlen",
     download: "PDF herunterladen",
@@ -164,6 +165,10 @@ export const messages: Messages = {
     toPay: "Offene Rechnungen",
     payInvoice: (n) => `Rechnung ${n} bezahlen`,
     nextAttempt: (d) => `Ihre Karte wird am ${d} erneut belastet.`,
-    balance: "Kontostand"
+    balance: "Kontostand",
+    balanceCredit:
+      "Guthaben auf Ihrem Konto: Es wird mit Ihren nächsten Rechnungen verrechnet, bevor diese belastet werden.",
+    balanceOwed: "Offener Betrag: Er wird Ihrer nächsten Rechnung hinzugefügt.",
+    dueOn: (d) => `Fällig am ${d}`
   }
 }

@@ -83,6 +83,7 @@ export const messages: Messages = {
     included: "included",
     total: "Total",
     amountDue: "Amount due",
+    creditNotes: "Credit notes",
     refunded: "Refunded",
     pay: "Pay",
     download: "Download PDF",
@@ -161,6 +162,9 @@ export const messages: Messages = {
     toPay: "Invoices to pay",
     payInvoice: (n) => `Pay invoice ${n}`,
     nextAttempt: (d) => `Your card will be tried again on ${d}.`,
-    balance: "Account balance"
+    balance: "Account balance",
+    balanceCredit: "Credit on your account: it is applied to your next invoices before they are charged.",
+    balanceOwed: "Owed: it is added to your next invoice.",
+    dueOn: (d) => `Due on ${d}`
   }
 }

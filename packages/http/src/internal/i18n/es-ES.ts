@@ -86,6 +86,7 @@ export const messages: Messages = {
     included: "incluido",
     total: "Total",
     amountDue: "Importe adeudado",
+    creditNotes: "Facturas rectificativas",
     refunded: "Reembolsado",
     pay: "Pagar",
     download: "Descargar PDF",
@@ -165,6 +166,9 @@ export const messages: Messages = {
     toPay: "Facturas pendientes de pago",
     payInvoice: (n) => `Pagar la factura ${n}`,
     nextAttempt: (d) => `Volveremos a intentar el cobro en su tarjeta el ${d}.`,
-    balance: "Saldo de la cuenta"
+    balance: "Saldo de la cuenta",
+    balanceCredit: "Saldo a su favor: se aplica a sus próximas facturas antes de cobrarlas.",
+    balanceOwed: "Importe pendiente: se añade a su próxima factura.",
+    dueOn: (d) => `Vence el ${d}`
   }
 }

@@ -87,6 +87,7 @@ export const messages: Messages = {
     included: "incluse",
     total: "Total",
     amountDue: "Montant dû",
+    creditNotes: "Avoirs",
     refunded: "Remboursé",
     pay: "Payer",
     download: "Télécharger le PDF",
@@ -166,6 +167,9 @@ export const messages: Messages = {
     toPay: "Factures à payer",
     payInvoice: (n) => `Payer la facture ${n}`,
     nextAttempt: (d) => `Votre carte sera de nouveau débitée le ${d}.`,
-    balance: "Solde du compte"
+    balance: "Solde du compte",
+    balanceCredit: "Crédit sur votre compte : il est déduit de vos prochaines factures avant leur prélèvement.",
+    balanceOwed: "Montant dû : il est ajouté à votre prochaine facture.",
+    dueOn: (d) => `Échéance le ${d}`
   }
 }

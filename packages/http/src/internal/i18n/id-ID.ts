@@ -87,6 +87,7 @@ export const messages: Messages = {
     included: "termasuk",
     total: "Total",
     amountDue: "Jumlah terutang",
+    creditNotes: "Nota kredit",
     refunded: "Dikembalikan",
     pay: "Bayar",
     download: "Unduh PDF",
@@ -165,6 +166,9 @@ export const messages: Messages = {
     toPay: "Tagihan yang harus dibayar",
     payInvoice: (n) => `Bayar tagihan ${n}`,
     nextAttempt: (d) => `Kartu Anda akan ditagih lagi pada ${d}.`,
-    balance: "Saldo akun"
+    balance: "Saldo akun",
+    balanceCredit: "Kredit di akun Anda: diterapkan ke tagihan berikutnya sebelum ditagihkan.",
+    balanceOwed: "Terutang: ditambahkan ke tagihan berikutnya.",
+    dueOn: (d) => `Jatuh tempo ${d}`
   }
 }

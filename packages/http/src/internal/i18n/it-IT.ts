@@ -94,6 +94,7 @@ export const messages: Messages = {
     included: "inclusa",
     total: "Totale",
     amountDue: "Importo dovuto",
+    creditNotes: "Note di credito",
     refunded: "Rimborsato",
     pay: "Paga",
     download: "Scarica PDF",
@@ -173,6 +174,9 @@ export const messages: Messages = {
     toPay: "Fatture da pagare",
     payInvoice: (n) => `Paga la fattura ${n}`,
     nextAttempt: (d) => `Riproveremo ad addebitare la tua carta il ${d}.`,
-    balance: "Saldo del conto"
+    balance: "Saldo del conto",
+    balanceCredit: "Credito sul tuo conto: viene applicato alle prossime fatture prima dell'addebito.",
+    balanceOwed: "Importo dovuto: viene aggiunto alla prossima fattura.",
+    dueOn: (d) => `Scadenza: ${d}`
   }
 }

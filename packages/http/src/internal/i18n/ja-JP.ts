@@ -82,6 +82,7 @@ export const messages: Messages = {
     included: "込み",
     total: "合計",
     amountDue: "お支払い金額",
+    creditNotes: "クレジットノート",
     refunded: "返金済み",
     pay: "支払う",
     download: "PDFをダウンロード",
@@ -160,6 +161,9 @@ export const messages: Messages = {
     toPay: "お支払いが必要な請求書",
     payInvoice: (n) => `請求書 ${n} を支払う`,
     nextAttempt: (d) => `${d} にカードへの請求を再度試みます。`,
-    balance: "アカウント残高"
+    balance: "アカウント残高",
+    balanceCredit: "アカウントのクレジット：次回以降の請求に、請求前に充当されます。",
+    balanceOwed: "未払い額：次回の請求に加算されます。",
+    dueOn: (d) => `支払期日 ${d}`
   }
 }

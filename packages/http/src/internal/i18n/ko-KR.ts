@@ -80,6 +80,7 @@ export const messages: Messages = {
     included: "포함",
     total: "합계",
     amountDue: "결제할 금액",
+    creditNotes: "대변 메모",
     refunded: "환불됨",
     pay: "결제하기",
     download: "PDF 다운로드",
@@ -157,6 +158,9 @@ export const messages: Messages = {
     toPay: "결제할 청구서",
     payInvoice: (n) => `청구서 ${n} 결제하기`,
     nextAttempt: (d) => `${d}에 카드 결제를 다시 시도합니다.`,
-    balance: "계정 잔액"
+    balance: "계정 잔액",
+    balanceCredit: "계정 크레딧: 다음 청구서 결제 전에 적용됩니다.",
+    balanceOwed: "미납액: 다음 청구서에 추가됩니다.",
+    dueOn: (d) => `납부 기한 ${d}`
   }
 }

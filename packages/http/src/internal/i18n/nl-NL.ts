@@ -86,6 +86,7 @@ export const messages: Messages = {
     included: "inbegrepen",
     total: "Totaal",
     amountDue: "Te betalen bedrag",
+    creditNotes: "Creditnota's",
     refunded: "Terugbetaald",
     pay: "Betalen",
     download: "PDF downloaden",
@@ -165,6 +166,10 @@ export const messages: Messages = {
     toPay: "Te betalen facturen",
     payInvoice: (n) => `Factuur ${n} betalen`,
     nextAttempt: (d) => `We proberen uw kaart opnieuw op ${d}.`,
-    balance: "Saldo"
+    balance: "Saldo",
+    balanceCredit:
+      "Tegoed op uw account: het wordt verrekend met uw volgende facturen voordat die worden afgeschreven.",
+    balanceOwed: "Verschuldigd: het wordt bij uw volgende factuur opgeteld.",
+    dueOn: (d) => `Vervalt op ${d}`
   }
 }

@@ -93,6 +93,7 @@ export const messages: Messages = {
     included: "wliczony",
     total: "Razem",
     amountDue: "Kwota do zapłaty",
+    creditNotes: "Faktury korygujące",
     refunded: "Zwrócono",
     pay: "Zapłać",
     download: "Pobierz PDF",
@@ -171,6 +172,9 @@ export const messages: Messages = {
     toPay: "Faktury do zapłaty",
     payInvoice: (n) => `Zapłać fakturę ${n}`,
     nextAttempt: (d) => `Ponownie obciążymy Twoją kartę ${d}.`,
-    balance: "Saldo konta"
+    balance: "Saldo konta",
+    balanceCredit: "Środki na koncie: zostaną zaliczone na poczet kolejnych faktur przed obciążeniem.",
+    balanceOwed: "Do zapłaty: kwota zostanie doliczona do następnej faktury.",
+    dueOn: (d) => `Termin płatności: ${d}`
   }
 }

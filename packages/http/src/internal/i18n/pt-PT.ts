@@ -94,6 +94,7 @@ export const messages: Messages = {
     included: "incluído",
     total: "Total",
     amountDue: "Montante em dívida",
+    creditNotes: "Notas de crédito",
     refunded: "Reembolsado",
     pay: "Pagar",
     download: "Transferir PDF",
@@ -171,6 +172,9 @@ export const messages: Messages = {
     toPay: "Faturas por pagar",
     payInvoice: (n) => `Pagar a fatura ${n}`,
     nextAttempt: (d) => `Voltaremos a tentar cobrar o seu cartão a ${d}.`,
-    balance: "Saldo da conta"
+    balance: "Saldo da conta",
+    balanceCredit: "Crédito na sua conta: é aplicado às próximas faturas antes de serem cobradas.",
+    balanceOwed: "Valor em dívida: é acrescentado à sua próxima fatura.",
+    dueOn: (d) => `Vence a ${d}`
   }
 }

@@ -98,6 +98,7 @@ export const messages: Messages = {
     included: "включен",
     total: "Итого",
     amountDue: "Сумма к оплате",
+    creditNotes: "Кредит-ноты",
     refunded: "Возвращено",
     pay: "Оплатить",
     download: "Скачать PDF",
@@ -176,6 +177,9 @@ export const messages: Messages = {
     toPay: "Счета к оплате",
     payInvoice: (n) => `Оплатить счёт ${n}`,
     nextAttempt: (d) => `Повторное списание с карты — ${d}.`,
-    balance: "Баланс счёта"
+    balance: "Баланс счёта",
+    balanceCredit: "Средства на счёте: они зачитываются в следующие счета до списания.",
+    balanceOwed: "К оплате: сумма будет добавлена к следующему счёту.",
+    dueOn: (d) => `Оплатить до ${d}`
   }
 }

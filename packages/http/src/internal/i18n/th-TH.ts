@@ -79,6 +79,7 @@ export const messages: Messages = {
     included: "รวมแล้ว",
     total: "ยอดรวม",
     amountDue: "ยอดที่ต้องชำระ",
+    creditNotes: "ใบลดหนี้",
     refunded: "คืนเงินแล้ว",
     pay: "ชำระเงิน",
     download: "ดาวน์โหลด PDF",
@@ -156,6 +157,9 @@ export const messages: Messages = {
     toPay: "ใบแจ้งหนี้ที่ต้องชำระ",
     payInvoice: (n) => `ชำระใบแจ้งหนี้ ${n}`,
     nextAttempt: (d) => `เราจะลองเรียกเก็บเงินจากบัตรของคุณอีกครั้งในวันที่ ${d}`,
-    balance: "ยอดคงเหลือในบัญชี"
+    balance: "ยอดคงเหลือในบัญชี",
+    balanceCredit: "เครดิตในบัญชีของคุณ: จะนำไปหักจากใบแจ้งหนี้ถัดไปก่อนเรียกเก็บเงิน",
+    balanceOwed: "ยอดค้างชำระ: จะรวมในใบแจ้งหนี้ถัดไป",
+    dueOn: (d) => `ครบกำหนด ${d}`
   }
 }

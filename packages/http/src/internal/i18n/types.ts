@@ -114,6 +114,8 @@ export interface InvoiceWords {
   readonly included: string
   readonly total: string
   readonly amountDue: string
+  /** Credit notes that reduced an unpaid invoice (a negative total row). */
+  readonly creditNotes: string
   readonly refunded: string
   readonly pay: string
   readonly download: string
@@ -192,6 +194,12 @@ export interface PortalWords {
   readonly nextAttempt: (date: string) => string
   /** The customer's balance section (filled by the customer balance ledger). */
   readonly balance: string
+  /** Under a positive balance: what the credit does. */
+  readonly balanceCredit: string
+  /** Under a negative balance: what is owed and when it is charged. */
+  readonly balanceOwed: string
+  /** A sent invoice's due date in the invoices to pay. */
+  readonly dueOn: (date: string) => string
 }
 
 /** Everything the hosted pages say in one language. */

@@ -80,6 +80,7 @@ export const messages: Messages = {
     included: "已含",
     total: "总计",
     amountDue: "应付金额",
+    creditNotes: "贷项通知单",
     refunded: "已退款",
     pay: "支付",
     download: "下载 PDF",
@@ -157,6 +158,9 @@ export const messages: Messages = {
     toPay: "待支付的账单",
     payInvoice: (n) => `支付账单 ${n}`,
     nextAttempt: (d) => `我们将于 ${d} 再次尝试从您的卡扣款。`,
-    balance: "账户余额"
+    balance: "账户余额",
+    balanceCredit: "账户余额：将在扣款前抵扣您之后的账单。",
+    balanceOwed: "欠款：将计入您的下一张账单。",
+    dueOn: (d) => `到期日 ${d}`
   }
 }

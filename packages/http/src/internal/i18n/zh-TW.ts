@@ -80,6 +80,7 @@ export const messages: Messages = {
     included: "已含",
     total: "總計",
     amountDue: "應付金額",
+    creditNotes: "折讓單",
     refunded: "已退款",
     pay: "付款",
     download: "下載 PDF",
@@ -157,6 +158,9 @@ export const messages: Messages = {
     toPay: "待付款的帳單",
     payInvoice: (n) => `支付帳單 ${n}`,
     nextAttempt: (d) => `我們將於 ${d} 再次嘗試從您的卡片扣款。`,
-    balance: "帳戶餘額"
+    balance: "帳戶餘額",
+    balanceCredit: "帳戶餘額：將在扣款前折抵您之後的帳單。",
+    balanceOwed: "欠款：將計入您的下一張帳單。",
+    dueOn: (d) => `到期日 ${d}`
   }
 }
