@@ -142,7 +142,7 @@ export const suite = <E>(
             const { invoices, subscriptions, withAddon, billedPending } = countsOf(merchants, cMerchants)
             const counts = [...ran.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => `${k} ${v}`)
             console.log(
-              `model-based money (${name}): ${options.ops} operations (${counts.join(", ")}), ${subscriptions} subscriptions, ${invoices} invoices, ${ctx.tally.events} usage events, issue 29 items met ${[1, 2, 3, 4].map((k) => `${k}×${met.get(k) ?? 0}`).join(" ")}, ${settledToBalance.n - balanceBefore} upgrades settled to the balance, ${withAddon} subscriptions with a second item, ${billedPending} renewals billing pending proration lines, item changes refused (${[...ctx.tally.itemsRefused.entries()].map(([k, v]) => `${k} ${v}`).join(", ") || "none"}), ${[
+              `model-based money (${name}): ${options.ops} operations (${counts.join(", ")}), ${subscriptions} subscriptions, ${invoices} invoices, ${ctx.tally.events} usage events, issue 29 items met ${[1, 2, 3, 4].map((k) => `${k}×${met.get(k) ?? 0}`).join(" ")}, ${settledToBalance.n - balanceBefore} upgrades settled to the balance, ${withAddon} subscriptions with a second item, ${billedPending} renewals billing pending proration lines, ${fmt(ctx.tally.credited)} credited by credit notes, ${ctx.tally.adjusted} balance adjustments, item changes refused (${[...ctx.tally.itemsRefused.entries()].map(([k, v]) => `${k} ${v}`).join(", ") || "none"}), ${[
                 ...variants.entries()
               ]
                 .sort(([a], [b]) => (a < b ? -1 : 1))

@@ -11,7 +11,9 @@ import { expect } from "@effect/vitest"
 import {
   Billing,
   Checkout,
+  CustomerBalances,
   type Invoice,
+  InvoiceCredits,
   ItemChanges,
   Metering,
   PriceChanges,
@@ -25,7 +27,7 @@ import {
 } from "@recur/core"
 import { DateTime, Effect } from "effect"
 import { engineShape, invoicesOfSub, type Op, shape } from "./Operations.js"
-import { fmt, type MMerchant, type MSub, statusOf } from "./Reference.js"
+import { collects, fmt, givesBack, heldOf, type MMerchant, type MSub, roomOf, statusOf } from "./Reference.js"
 import { ledgerMatches } from "./BalanceCheck.js"
 
 /** The net of an invoice's proration lines (minor units): what pending changes it billed. */
@@ -53,7 +55,9 @@ export const plainContext = (merchants: ReadonlyArray<MMerchant>, where: () => s
       itemChanges: yield* ItemChanges.ItemChanges,
       schedules: yield* Schedules.Schedules,
       refunds: yield* Refunds.Refunds,
-      metering: yield* Metering.Metering
+      metering: yield* Metering.Metering,
+      invoiceCredits: yield* InvoiceCredits.InvoiceCredits,
+      customerBalances: yield* CustomerBalances.CustomerBalances
     }
 
     /** The engine's subscription and newest invoices against the model's. */
@@ -93,15 +97,29 @@ export const plainContext = (merchants: ReadonlyArray<MMerchant>, where: () => s
           [sub.status, sub.price_id, sub.quantity, sub.credit_balance, sub.cycle_index, sub.cancel_at_period_end],
           where()
         ).toEqual([s.status, priceIdOf(s, s.price), s.qty.toString(), fmt(s.credit), s.cycle, s.cancelAtEnd])
-        // the customer balance ledger: consistent, and the sum of its subscriptions' shares
-        yield* ledgerMatches(storage, s.merchant.id, sub.customer_id, where)
+        // the customer balance ledger: consistent, the sum of its subscriptions' shares, and
+        // (one subscription a customer here) the model's credit
+        yield* ledgerMatches(storage, s.merchant.id, sub.customer_id, where, s.credit)
         if (s.status !== "canceled" && sub.current_period_end !== null)
           expect(DateTime.toEpochMillis(sub.current_period_end), where()).toBe(s.end)
-        // never more back than in: refunded + the balance still held ≤ the money collected
-        // (the invoices, equal to the engine's above; a balance spent was collected again)
-        const collected = s.invoices.filter((i) => i.type !== "refund").reduce((a, i) => a + i.amount, 0n)
+        // never more back than in: refunded + the balance still held ≤ the money collected and
+        // the manual credits granted (the invoices, equal to the engine's above; a balance spent
+        // was collected again; a credit note moves what was collected onto the balance)
+        const collected = s.invoices.filter((i) => !givesBack(i)).reduce((a, i) => a + i.amount, 0n)
         const refunded = s.invoices.filter((i) => i.type === "refund").reduce((a, i) => a + i.amount, 0n)
-        expect(refunded + s.credit <= collected, `${where()}: ${refunded} + ${s.credit} > ${collected}`).toBe(true)
+        expect(
+          refunded + s.credit <= collected + s.granted,
+          `${where()}: ${refunded} + ${s.credit} > ${collected} + ${s.granted} granted`
+        ).toBe(true)
+        // per invoice and per cycle: refunded + credited (credit notes, downgrade credits) +
+        // moved out ≤ what it was paid (cash, credit applied, credit moved in)
+        for (const [k, i] of s.invoices.entries())
+          if (collects(i))
+            expect(roomOf(i) >= 0n, `${where()}: invoice ${k} of ${s.id} gave back more than it was paid`).toBe(true)
+        for (const cycle of new Set(s.invoices.map((i) => i.cycle)))
+          expect(heldOf(s, cycle) >= 0n, `${where()}: cycle ${cycle} of ${s.id} gave back more than it collected`).toBe(
+            true
+          )
       })
 
     /** Every invoice of every subscription, statuses included. */
@@ -139,13 +157,14 @@ export const plainContext = (merchants: ReadonlyArray<MMerchant>, where: () => s
       governed,
       where,
       merchants,
-      tally: { events: 0, itemsRefused: new Map<string, number>() }
+      tally: { events: 0, itemsRefused: new Map<string, number>(), credited: 0n, adjusted: 0 }
     }
   })
 
 /**
  * The context of a plain operation: the services, the checks, `where` (the run's trail for a
- * failure) and `tally` (usage events recorded, item changes refused by why).
+ * failure) and `tally` (usage events recorded, item changes refused by why, credited by credit
+ * notes, adjustments made).
  */
 export type PlainContext = Effect.Success<ReturnType<typeof plainContext>>
 

@@ -86,7 +86,11 @@ export const addonMinor = BigInt(ADDON.replace(".", ""))
 export const YEARLY = "120.00"
 
 export interface MInvoice {
-  readonly type: "initial" | "renewal" | "upgrade" | "refund"
+  /**
+   * `credit_note`: a credit note of a paid invoice to the customer's balance (issue 34) — the
+   * engine's document is a `refund` invoice without a trade; no money moves.
+   */
+  readonly type: "initial" | "renewal" | "upgrade" | "refund" | "credit_note"
   readonly cycle: number
   readonly amount: bigint
   /** For a paying invoice: what was refunded of it. */
@@ -158,6 +162,11 @@ export interface MSub {
   prorations: Array<{ readonly cycle: number; readonly amount: bigint; readonly fromPaid: bigint }>
   /** Months a cycle lasts: 1, or 12 after a switch to the yearly price (issue 33). */
   months: number
+  /**
+   * Manual balance adjustments on its customer, net (issue 34): credits given without money,
+   * so the balance may hold them beside what was collected.
+   */
+  granted: bigint
 }
 
 export interface MMerchant {
@@ -173,7 +182,10 @@ export interface MMerchant {
   readonly subs: Array<MSub>
 }
 
-export const paying = (i: MInvoice) => i.type !== "refund" && i.amount > 0n
+/** A document that gives back (a refund, a credit note): no charge of its own. */
+export const givesBack = (i: MInvoice) => i.type === "refund" || i.type === "credit_note"
+
+export const paying = (i: MInvoice) => !givesBack(i) && i.amount > 0n
 
 export const statusOf = (i: MInvoice): string =>
   !paying(i) ? "success" : i.refunded >= i.amount ? "refunded" : i.refunded > 0n ? "partially_refunded" : "success"
@@ -194,7 +206,7 @@ export const issue = (s: MSub, type: MInvoice["type"], cycle: number, amount: bi
 }
 
 // what a cycle collected and gave back (the engine's `CycleLedger.collectedBy`, without tax)
-export const collects = (i: MInvoice) => i.type !== "refund" && i.amount + i.applied > 0n
+export const collects = (i: MInvoice) => !givesBack(i) && i.amount + i.applied > 0n
 /** What a paid invoice still holds: its paid (and moved in) less refunds, credits, moved out. */
 export const roomOf = (i: MInvoice) => i.amount + i.applied + i.movedIn - i.refunded - i.credited - i.movedOut
 /** The cycle's paid invoices, newest first (the order a give-back takes from them). */
@@ -222,6 +234,18 @@ export const refundCap = (s: MSub, i: MInvoice) => {
   const held = heldOf(s, i.cycle)
   const room = roomOf(i)
   const cap = [cash, held, room].reduce((a, b) => (b < a ? b : a))
+  return cap > 0n ? cap : 0n
+}
+
+/**
+ * How much a credit note to the balance of invoice `i` may take (issue 34): what it and its cycle
+ * still hold after refunds, credits and moves (`InvoiceCredits.create`), its applied credit
+ * included.
+ */
+export const creditCap = (s: MSub, i: MInvoice) => {
+  const held = heldOf(s, i.cycle)
+  const room = roomOf(i)
+  const cap = room < held ? room : held
   return cap > 0n ? cap : 0n
 }
 
