@@ -86,6 +86,8 @@ export type Op =
    * (positive) or a debit (negative, never more than the balance holds).
    */
   | { readonly _tag: "Adjust"; readonly s: MSub; readonly amount: bigint }
+  /** The subscription's renewal draft voided in its grace period (issue 34, 1). */
+  | { readonly _tag: "VoidDraft"; readonly s: MSub; readonly index: number }
   | {
       readonly _tag: "Schedule"
       readonly s: MSub
@@ -192,6 +194,13 @@ export const nextOp = (rnd: ReturnType<typeof generator>, merchants: ReadonlyArr
         : r < 0.85
           ? rnd.int(1, 12) * DAY + rnd.int(0, 86_399) * 1000
           : rnd.int(25, 70) * DAY
+    // with a grace period, a move past the next renewal stops half an hour after it (its invoice
+    // still a draft) when the draw is odd: the operations then meet drafts
+    if (m.grace > 0 && Math.floor(ms / 3_600_000) % 2 === 1) {
+      const next = Math.min(...live.filter((s) => s.status === "active").map((s) => s.end))
+      const inside = next + m.grace / 2 - m.now
+      if (inside > 0 && inside < ms) return { _tag: "Advance", m, ms: inside }
+    }
     return { _tag: "Advance", m, ms }
   }
   const s = rnd.pick(live)
@@ -227,6 +236,9 @@ export const nextOp = (rnd: ReturnType<typeof generator>, merchants: ReadonlyArr
   }
   if (r < 0.6) return s.usage ? { _tag: "Usage", s, units: rnd.int(1, 5000) } : changeQuantity(s, BigInt(rnd.int(1, 6)))
   if (r < 0.7 && s.usage) return { _tag: "Usage", s, units: rnd.int(1, 100_000) }
+  // a draft in its grace period voided (issue 34, 1): the refunds' range, before the clock finalises it
+  const draft = s.invoices.findIndex((i) => i.draftUntil !== undefined)
+  if (r >= 0.7 && r < 0.8 && draft >= 0) return { _tag: "VoidDraft", s, index: draft }
   if (r < 0.8) {
     // the top of the range a credit note to the balance (issue 34) instead of a refund: never
     // more than the invoice and its cycle still hold (its applied credit included)

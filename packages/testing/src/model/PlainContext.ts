@@ -13,11 +13,13 @@ import {
   Checkout,
   CustomerBalances,
   type Invoice,
+  InvoiceActions,
   InvoiceCredits,
   ItemChanges,
   Metering,
   PriceChanges,
   Refunds,
+  Renewals,
   SandboxClock,
   Schedules,
   SessionPayments,
@@ -57,7 +59,9 @@ export const plainContext = (merchants: ReadonlyArray<MMerchant>, where: () => s
       refunds: yield* Refunds.Refunds,
       metering: yield* Metering.Metering,
       invoiceCredits: yield* InvoiceCredits.InvoiceCredits,
-      customerBalances: yield* CustomerBalances.CustomerBalances
+      customerBalances: yield* CustomerBalances.CustomerBalances,
+      renewals: yield* Renewals.Renewals,
+      invoiceActions: yield* InvoiceActions.InvoiceActions
     }
 
     /** The engine's subscription and newest invoices against the model's. */
@@ -157,14 +161,14 @@ export const plainContext = (merchants: ReadonlyArray<MMerchant>, where: () => s
       governed,
       where,
       merchants,
-      tally: { events: 0, itemsRefused: new Map<string, number>(), credited: 0n, adjusted: 0 }
+      tally: { events: 0, itemsRefused: new Map<string, number>(), credited: 0n, adjusted: 0, previewed: 0, voided: 0 }
     }
   })
 
 /**
  * The context of a plain operation: the services, the checks, `where` (the run's trail for a
  * failure) and `tally` (usage events recorded, item changes refused by why, credited by credit
- * notes, adjustments made).
+ * notes, adjustments made, drafts compared with their preview, drafts voided).
  */
 export type PlainContext = Effect.Success<ReturnType<typeof plainContext>>
 

@@ -10,7 +10,7 @@
  */
 import type { Op } from "./Operations.js"
 import type { Handler, Handlers, PlainContext } from "./PlainContext.js"
-import { adjust, creditNote } from "./ops/Balance.js"
+import { adjust, creditNote, voidDraft } from "./ops/Balance.js"
 import { changePrice, changeQuantity } from "./ops/Changes.js"
 import { advance } from "./ops/Clock.js"
 import { switchInterval } from "./ops/Intervals.js"
@@ -36,7 +36,8 @@ export const handlers: Handlers = {
   Refund: refund,
   Usage: usage,
   CreditNote: creditNote,
-  Adjust: adjust
+  Adjust: adjust,
+  VoidDraft: voidDraft
 }
 
 /** Runs operation `op` (number `n` of the run) on the engine and the model, and checks it. */

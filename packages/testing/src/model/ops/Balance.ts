@@ -1,6 +1,7 @@
 /**
  * The model run's operations of one area, on the engine and on the model: the customer balance
- * (issue 34) — credit notes of paid invoices to the balance, and manual adjustments.
+ * (issue 34) — credit notes of paid invoices to the balance, manual adjustments, and a renewal's
+ * draft voided in its grace period.
  * Each handler checks the subscription against the model after its step.
  *
  * @since 0.1.0
@@ -10,6 +11,7 @@ import { Effect } from "effect"
 import { engineShape, invoicesOfSub, shape } from "../Operations.js"
 import type { Handler } from "../PlainContext.js"
 import { fmt, issue } from "../Reference.js"
+import { verifyDrafts } from "./Clock.js"
 
 /**
  * A credit note to the balance of part of a paid invoice: a `refund` document of the cycle, no
@@ -66,4 +68,28 @@ export const adjust: Handler<"Adjust"> = (op, ctx) =>
     s.granted += op.amount
     ctx.tally.adjusted++
     yield* verify(s)
+  })
+
+/**
+ * A renewal's draft voided in its grace period: it takes no number and is never charged, the
+ * cycle bills nothing, and the credit it applied returns to the subscription's balance.
+ */
+export const voidDraft: Handler<"VoidDraft"> = (op, ctx) =>
+  Effect.gen(function* () {
+    const { billing, invoiceActions } = ctx.services
+    const { verify, where } = ctx
+    const s = op.s
+    const all = (yield* invoicesOfSub(billing, s.merchant.id, s.id, Number.MAX_SAFE_INTEGER)).reverse()
+    const target = all[op.index]!
+    expect([...engineShape(target), target.biz_status], where()).toEqual([...shape(s.invoices[op.index]!), "draft"])
+    const voided = yield* invoiceActions.voidInvoice(s.merchant.id, target.invoice_id)
+    expect([voided.biz_status, voided.number], where()).toEqual(["void", null])
+    const inv = s.invoices[op.index]!
+    inv.draftUntil = undefined
+    inv.voided = true
+    s.credit += inv.applied
+    s.segments = null
+    ctx.tally.voided++
+    yield* verify(s)
+    yield* verifyDrafts(ctx, s)
   })

@@ -1,18 +1,47 @@
 /**
  * The model run's operations of one area, on the engine and on the model: The merchant's sandbox clock moved: every renewal due, in time order.
+ * On the merchant with a grace period (issue 34, 1) each renewal is first a draft, finalised by
+ * the worker an hour later; its amount is the one the upcoming invoice showed before it.
  * Each handler checks the subscription against the model after its step.
  *
  * @since 0.1.0
  */
-import { Effect } from "effect"
-import type { Handler } from "../PlainContext.js"
-import { advanceModel } from "../Reference.js"
+import { expect } from "@effect/vitest"
+import { Effect, Option } from "effect"
+import { engineShape, invoicesOfSub, shape } from "../Operations.js"
+import type { Handler, PlainContext } from "../PlainContext.js"
+import { advanceModel, type MSub, statusOf } from "../Reference.js"
+
+/**
+ * Every invoice of a subscription of the merchant with a grace period against the model's, status
+ * and number included: a draft is unnumbered, a finalised or voided one numbered (numbers are
+ * taken at finalisation).
+ */
+export const verifyDrafts = (ctx: PlainContext, s: MSub) =>
+  Effect.gen(function* () {
+    const got = (yield* invoicesOfSub(ctx.services.billing, s.merchant.id, s.id, Number.MAX_SAFE_INTEGER)).reverse()
+    expect(
+      got.map((i) => [...engineShape(i), i.biz_status, i.number === null]),
+      ctx.where()
+    ).toEqual(
+      s.invoices.map((i) => [...shape(i), statusOf(i), i.draftUntil !== undefined || i.voided === true])
+    )
+  })
 
 export const advance: Handler<"Advance"> = (op, ctx) =>
   Effect.gen(function* () {
     const { sandboxClock } = ctx.services
-    const { verify } = ctx
+    const { verify, where } = ctx
     const to = op.m.now + op.ms
+    const drafts = op.m.grace > 0
+    // what the next renewal of each subscription renewing by `to` will bill, as previewed
+    const previews = new Map<MSub, { readonly cycle: number; readonly amount: string }>()
+    if (drafts)
+      for (const s of op.m.subs.filter((s) => s.status === "active" && s.end <= to)) {
+        const upcoming = yield* ctx.services.renewals.upcoming(s.merchant.id, s.id)
+        if (Option.isSome(upcoming))
+          previews.set(s, { cycle: upcoming.value.cycle_index, amount: upcoming.value.amount })
+      }
     yield* sandboxClock.advanceClock(op.m.id, to)
     advanceModel(op.m, to)
     yield* Effect.forEach(
@@ -20,4 +49,14 @@ export const advance: Handler<"Advance"> = (op, ctx) =>
       verify,
       { discard: true }
     )
+    if (drafts) {
+      for (const [s, preview] of previews) {
+        const renewal = s.invoices.find((i) => i.type === "renewal" && i.cycle === preview.cycle)
+        if (renewal !== undefined) {
+          expect(shape(renewal)[2], `${where()}: ${s.id} cycle ${preview.cycle} as previewed`).toBe(preview.amount)
+          ctx.tally.previewed++
+        }
+      }
+      yield* Effect.forEach(op.m.subs, (s) => verifyDrafts(ctx, s), { discard: true })
+    }
   })
