@@ -126,16 +126,43 @@ export const plainContext = (merchants: ReadonlyArray<MMerchant>, where: () => s
           )
       })
 
-    /** Every invoice of every subscription, statuses included. */
+    /**
+     * Every invoice of every subscription, statuses included; what the engine's refunds and
+     * credit notes of each invoice give back never more than it was paid; and each merchant's
+     * numbers gapless in each series (invoices, credit notes) — a voided draft took none.
+     */
     const verifyAll = Effect.forEach(
-      merchants.flatMap((m) => m.subs),
-      (s) =>
+      merchants,
+      (m) =>
         Effect.gen(function* () {
-          const got = (yield* invoicesOfSub(billing, s.merchant.id, s.id, Number.MAX_SAFE_INTEGER)).reverse()
-          expect(
-            got.map((i) => [...engineShape(i), i.biz_status]),
-            where()
-          ).toEqual(s.invoices.map((i) => [...shape(i), statusOf(i)]))
+          const numbers = { invoice: [] as Array<number>, credit_note: [] as Array<number> }
+          for (const s of m.subs) {
+            const got = (yield* invoicesOfSub(billing, s.merchant.id, s.id, Number.MAX_SAFE_INTEGER)).reverse()
+            expect(
+              got.map((i) => [...engineShape(i), i.biz_status]),
+              where()
+            ).toEqual(s.invoices.map((i) => [...shape(i), statusOf(i)]))
+            got.forEach((inv, k) => {
+              const i = s.invoices[k]!
+              if (inv.number !== null)
+                numbers[inv.invoice_type === "refund" ? "credit_note" : "invoice"].push(
+                  Number(inv.number.split("-").at(-1))
+                )
+              if (givesBack(i)) return
+              const back = got
+                .filter((d) => d.invoice_type === "refund" && d.original_invoice_id === inv.invoice_id)
+                .reduce((a, d) => a + BigInt(d.amount.replace(".", "")), 0n)
+              expect(
+                back <= i.amount + i.applied + i.movedIn,
+                `${where()}: ${inv.invoice_id} gave back ${fmt(back)} of ${fmt(i.amount + i.applied + i.movedIn)}`
+              ).toBe(true)
+            })
+          }
+          for (const [series, ns] of Object.entries(numbers))
+            expect(
+              ns.sort((a, b) => a - b),
+              `${where()}: ${m.id} ${series} numbers gapless`
+            ).toEqual(ns.map((_, k) => k + 1))
         }),
       { discard: true }
     )
