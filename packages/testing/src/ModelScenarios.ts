@@ -135,6 +135,11 @@ export const suite = <E>(
               if (variant !== undefined) variants.set(variant, (variants.get(variant) ?? 0) + 1)
               log.push(describe(op))
               yield* runPlain(op, ctx, n)
+              if (trace && "s" in op)
+                process.stderr.write(
+                  `${n} ${describe(op)} on ${op.s.merchant.id}${op.s.merchant.grace > 0 ? " (drafts)" : ""}: credit ${fmt(op.s.credit)}, cycle ${op.s.cycle}, invoices ${op.s.invoices.map((i) => `${i.type} ${i.cycle} ${fmt(i.amount)}${i.applied > 0n ? ` applied ${fmt(i.applied)}` : ""}${i.credited > 0n ? ` credited ${fmt(i.credited)}` : ""}${i.refunded > 0n ? ` refunded ${fmt(i.refunded)}` : ""}${i.draftUntil !== undefined ? " draft" : ""}`).join(" | ")}\n`
+                )
+              else if (trace) process.stderr.write(`${n} ${describe(op)}\n`)
             }
             yield* ctx.verifyAll
             // every commercial invoice (statuses too) and every customer's invariants

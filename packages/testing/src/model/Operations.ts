@@ -234,11 +234,12 @@ export const nextOp = (rnd: ReturnType<typeof generator>, merchants: ReadonlyArr
       }
     return { _tag: "ChangePrice", s, target, mode }
   }
+  // a draft in its grace period voided (issue 34, 1): the quantity, usage and refunds' ranges,
+  // before the clock finalises it
+  const draft = s.invoices.findIndex((i) => i.draftUntil !== undefined)
+  if (r >= 0.5 && r < 0.8 && draft >= 0) return { _tag: "VoidDraft", s, index: draft }
   if (r < 0.6) return s.usage ? { _tag: "Usage", s, units: rnd.int(1, 5000) } : changeQuantity(s, BigInt(rnd.int(1, 6)))
   if (r < 0.7 && s.usage) return { _tag: "Usage", s, units: rnd.int(1, 100_000) }
-  // a draft in its grace period voided (issue 34, 1): the refunds' range, before the clock finalises it
-  const draft = s.invoices.findIndex((i) => i.draftUntil !== undefined)
-  if (r >= 0.7 && r < 0.8 && draft >= 0) return { _tag: "VoidDraft", s, index: draft }
   if (r < 0.8) {
     // the top of the range a credit note to the balance (issue 34) instead of a refund: never
     // more than the invoice and its cycle still hold (its applied credit included)
@@ -276,7 +277,7 @@ export const nextOp = (rnd: ReturnType<typeof generator>, merchants: ReadonlyArr
   const hours = rnd.int(1, 48)
   // the top of the range a manual adjustment of the balance (issue 34): a credit of 0.37 × the
   // hours drawn, or — every third one with a balance — a debit of at most what it holds
-  if (r >= 0.985) {
+  if (r >= 0.97) {
     const amount = BigInt(hours) * 37n
     return hours % 3 === 0 && s.credit > 0n
       ? { _tag: "Adjust", s, amount: -(amount < s.credit ? amount : s.credit) }

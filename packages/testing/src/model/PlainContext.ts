@@ -29,7 +29,7 @@ import {
 } from "@recur/core"
 import { DateTime, Effect } from "effect"
 import { engineShape, invoicesOfSub, type Op, shape } from "./Operations.js"
-import { collects, fmt, givesBack, heldOf, type MMerchant, type MSub, roomOf, statusOf } from "./Reference.js"
+import { collects, fmt, givesBack, heldOf, type MMerchant, type MSub, roomOf, statusOf, unbilled } from "./Reference.js"
 import { ledgerMatches } from "./BalanceCheck.js"
 
 /** The net of an invoice's proration lines (minor units): what pending changes it billed. */
@@ -63,6 +63,20 @@ export const plainContext = (merchants: ReadonlyArray<MMerchant>, where: () => s
       renewals: yield* Renewals.Renewals,
       invoiceActions: yield* InvoiceActions.InvoiceActions
     }
+
+    /**
+     * Every invoice of a subscription of the merchant with a grace period against the model's,
+     * status and number included: a draft is unnumbered, a finalised one numbered (numbers are
+     * taken at finalisation), a voided draft never numbered.
+     */
+    const verifyDrafts = (s: MSub) =>
+      Effect.gen(function* () {
+        const got = (yield* invoicesOfSub(billing, s.merchant.id, s.id, Number.MAX_SAFE_INTEGER)).reverse()
+        expect(
+          got.map((i) => [...engineShape(i), i.biz_status, i.number === null]),
+          where()
+        ).toEqual(s.invoices.map((i) => [...shape(i), statusOf(i), i.draftUntil !== undefined || i.voided === true]))
+      })
 
     /** The engine's subscription and newest invoices against the model's. */
     const verify = (s: MSub) =>
@@ -106,10 +120,11 @@ export const plainContext = (merchants: ReadonlyArray<MMerchant>, where: () => s
         yield* ledgerMatches(storage, s.merchant.id, sub.customer_id, where, s.credit)
         if (s.status !== "canceled" && sub.current_period_end !== null)
           expect(DateTime.toEpochMillis(sub.current_period_end), where()).toBe(s.end)
+        if (s.merchant.grace > 0) yield* verifyDrafts(s)
         // never more back than in: refunded + the balance still held ≤ the money collected and
         // the manual credits granted (the invoices, equal to the engine's above; a balance spent
         // was collected again; a credit note moves what was collected onto the balance)
-        const collected = s.invoices.filter((i) => !givesBack(i)).reduce((a, i) => a + i.amount, 0n)
+        const collected = s.invoices.filter((i) => !givesBack(i) && !unbilled(i)).reduce((a, i) => a + i.amount, 0n)
         const refunded = s.invoices.filter((i) => i.type === "refund").reduce((a, i) => a + i.amount, 0n)
         expect(
           refunded + s.credit <= collected + s.granted,
@@ -183,6 +198,7 @@ export const plainContext = (merchants: ReadonlyArray<MMerchant>, where: () => s
     return {
       services,
       verify,
+      verifyDrafts,
       verifyAll,
       conflict,
       governed,

@@ -204,7 +204,13 @@ export const statusOf = (i: MInvoice): string =>
     ? "void"
     : i.draftUntil !== undefined
       ? "draft"
-      : !paying(i) ? "success" : i.refunded >= i.amount ? "refunded" : i.refunded > 0n ? "partially_refunded" : "success"
+      : !paying(i)
+        ? "success"
+        : i.refunded >= i.amount
+          ? "refunded"
+          : i.refunded > 0n
+            ? "partially_refunded"
+            : "success"
 
 /** A whole cycle of the subscription: its base item at `price` × `qty` (the yearly price after a switch), and its add-on item. */
 export const fullOf = (s: MSub, price: number, qty: bigint) =>
@@ -374,8 +380,8 @@ export const renewModel = (s: MSub, at: number, resumed: boolean) => {
   if (withLines < 0n) s.credit += -withLines
   const inv = issue(s, "renewal", s.usage ? s.cycle : s.cycle + 1, due - applied, applied)
   inv.pendingBilled = pendingBilled
-  // a period-end renewal of a merchant with a grace period waits as a draft
-  if (!resumed && s.merchant.grace > 0) inv.draftUntil = at + s.merchant.grace
+  // a renewal of a merchant with a grace period (at the period's end, or a resume's) waits as a draft
+  if (s.merchant.grace > 0) inv.draftUntil = at + s.merchant.grace
   s.cycle += 1
   if (resumed) {
     s.anchor = at
