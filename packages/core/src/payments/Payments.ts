@@ -330,8 +330,8 @@ export class Payments extends Context.Service<Payments>()("@recur/core/Payments"
                 yield* Effect.orDie(trades.update({ ...tr, trade, unavailable_since: since }, tv.version))
                 const offSession =
                   (sub !== undefined &&
-                  sub.payment_token !== null &&
-                  sub.subscription.status !== "init" &&
+                    sub.payment_token !== null &&
+                    sub.subscription.status !== "init" &&
                     sub.subscription.status !== "incomplete") ||
                   // a one-off invoice's charge, made with the card on file (`Charges.chargePending`)
                   (sub === undefined && invV?.value.invoice_type === "one_off" && invV.value.biz_status === "pending")

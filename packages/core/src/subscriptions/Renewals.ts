@@ -92,7 +92,8 @@ export const renewalInvoice = (input: {
     price_version_id: input.pv.price_version_id,
     customer_id: input.subscription.customer_id,
     order_id: input.subscription.order_id,
-    trigger: input.asDraft === true ? "draft" : dueAt !== null ? null : input.trade ? "charge" : "settle_without_charge",
+    trigger:
+      input.asDraft === true ? "draft" : dueAt !== null ? null : input.trade ? "charge" : "settle_without_charge",
     at: input.at,
     ...renewalPeriods(input.rec, input.next, input.periodEnd)
   }).pipe(

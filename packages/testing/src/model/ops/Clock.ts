@@ -12,6 +12,11 @@ import { shape } from "../Operations.js"
 import type { Handler } from "../PlainContext.js"
 import { advanceModel, type MSub } from "../Reference.js"
 
+/**
+ * The clock moved to `now + ms`: every renewal due, in time order, on both; on the merchant with a
+ * grace period each renewing subscription's upcoming invoice is read first and its renewal must
+ * bill that amount, and every subscription's invoices are compared with status and number.
+ */
 export const advance: Handler<"Advance"> = (op, ctx) =>
   Effect.gen(function* () {
     const { sandboxClock } = ctx.services
