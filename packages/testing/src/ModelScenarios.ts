@@ -14,6 +14,13 @@
  * end in `refund` mode, what the customer paid less what came back equals Σ basis × time in
  * force, within ½ minor unit per line.
  *
+ * Issue 34 adds the customer balance: credit notes of paid invoices to the balance, manual
+ * adjustments (credits, and debits up to the balance), and a seventh merchant whose renewals
+ * wait an hour as drafts (finalised by the worker as the upcoming invoice showed, or voided). After
+ * every operation the customer's ledger is consistent and equals the model's credit, and no
+ * invoice or cycle gives back (refunds, credit notes, credits) more than it was paid; at the end
+ * the engine's give-back documents per invoice and each merchant's gapless numbers are checked.
+ *
  * The commercial layer (issue 29) runs beside it on two more merchants: discount codes
  * (percentage and fixed; once, repeating, forever; limited to a product or a customer), tax
  * rates (inclusive and exclusive) and customers moving between them, refunds, price changes
@@ -42,8 +49,9 @@ import { runPlain } from "./model/PlainRun.js"
 import { countsOf, expectEveryOperation, verifyCommercial } from "./model/Summary.js"
 
 /**
- * Registers the model-based suite on a storage: `ops` operations from `seed` over six
- * merchants (3 policies × 2 credit settings).
+ * Registers the model-based suite on a storage: `ops` operations from `seed` over seven
+ * merchants (3 policies × 2 credit settings, and one with renewal drafts) and the two
+ * commercial ones.
  *
  * @since 0.1.0
  */
