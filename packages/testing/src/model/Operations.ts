@@ -203,7 +203,12 @@ export const nextOp = (rnd: ReturnType<typeof generator>, merchants: ReadonlyArr
     }
     return { _tag: "Advance", m, ms }
   }
-  const s = rnd.pick(live)
+  // on the merchant with a grace period, half the operations go to a subscription whose renewal
+  // is still a draft, when there is one (changes, cancels, refunds, voids in the grace period)
+  const drafted =
+    m.grace > 0 && roll >= 0.64 ? live.filter((s) => s.invoices.some((i) => i.draftUntil !== undefined)) : []
+  const picked = rnd.pick(live)
+  const s = drafted.length > 0 ? drafted[0]! : picked
   const r = rnd.next()
   if (s.status === "paused")
     return r < 0.8
