@@ -14,6 +14,13 @@
  * end in `refund` mode, what the customer paid less what came back equals Σ basis × time in
  * force, within ½ minor unit per line.
  *
+ * Issue 34 adds the customer balance: credit notes of paid invoices to the balance, manual
+ * adjustments (credits, and debits up to the balance), and a seventh merchant whose renewals
+ * wait an hour as drafts (finalised by the worker as the upcoming invoice showed, or voided). After
+ * every operation the customer's ledger is consistent and equals the model's credit, and no
+ * invoice or cycle gives back (refunds, credit notes, credits) more than it was paid; at the end
+ * the engine's give-back documents per invoice and each merchant's gapless numbers are checked.
+ *
  * The commercial layer (issue 29) runs beside it on two more merchants: discount codes
  * (percentage and fixed; once, repeating, forever; limited to a product or a customer), tax
  * rates (inclusive and exclusive) and customers moving between them, refunds, price changes
@@ -42,8 +49,9 @@ import { runPlain } from "./model/PlainRun.js"
 import { countsOf, expectEveryOperation, verifyCommercial } from "./model/Summary.js"
 
 /**
- * Registers the model-based suite on a storage: `ops` operations from `seed` over six
- * merchants (3 policies × 2 credit settings).
+ * Registers the model-based suite on a storage: `ops` operations from `seed` over seven
+ * merchants (3 policies × 2 credit settings, and one with renewal drafts) and the two
+ * commercial ones.
  *
  * @since 0.1.0
  */
@@ -135,6 +143,11 @@ export const suite = <E>(
               if (variant !== undefined) variants.set(variant, (variants.get(variant) ?? 0) + 1)
               log.push(describe(op))
               yield* runPlain(op, ctx, n)
+              if (trace && "s" in op)
+                process.stderr.write(
+                  `${n} ${describe(op)} on ${op.s.merchant.id}${op.s.merchant.grace > 0 ? " (drafts)" : ""}: credit ${fmt(op.s.credit)}, cycle ${op.s.cycle}, invoices ${op.s.invoices.map((i) => `${i.type} ${i.cycle} ${fmt(i.amount)}${i.applied > 0n ? ` applied ${fmt(i.applied)}` : ""}${i.credited > 0n ? ` credited ${fmt(i.credited)}` : ""}${i.refunded > 0n ? ` refunded ${fmt(i.refunded)}` : ""}${i.draftUntil !== undefined ? " draft" : ""}`).join(" | ")}\n`
+                )
+              else if (trace) process.stderr.write(`${n} ${describe(op)}\n`)
             }
             yield* ctx.verifyAll
             // every commercial invoice (statuses too) and every customer's invariants
@@ -142,7 +155,7 @@ export const suite = <E>(
             const { invoices, subscriptions, withAddon, billedPending } = countsOf(merchants, cMerchants)
             const counts = [...ran.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => `${k} ${v}`)
             console.log(
-              `model-based money (${name}): ${options.ops} operations (${counts.join(", ")}), ${subscriptions} subscriptions, ${invoices} invoices, ${ctx.tally.events} usage events, issue 29 items met ${[1, 2, 3, 4].map((k) => `${k}×${met.get(k) ?? 0}`).join(" ")}, ${settledToBalance.n - balanceBefore} upgrades settled to the balance, ${withAddon} subscriptions with a second item, ${billedPending} renewals billing pending proration lines, item changes refused (${[...ctx.tally.itemsRefused.entries()].map(([k, v]) => `${k} ${v}`).join(", ") || "none"}), ${[
+              `model-based money (${name}): ${options.ops} operations (${counts.join(", ")}), ${subscriptions} subscriptions, ${invoices} invoices, ${ctx.tally.events} usage events, issue 29 items met ${[1, 2, 3, 4].map((k) => `${k}×${met.get(k) ?? 0}`).join(" ")}, ${settledToBalance.n - balanceBefore} upgrades settled to the balance, ${withAddon} subscriptions with a second item, ${billedPending} renewals billing pending proration lines, ${fmt(ctx.tally.credited)} credited by credit notes, ${ctx.tally.adjusted} balance adjustments, ${ctx.tally.previewed} draft renewals as previewed, ${ctx.tally.voided} drafts voided, item changes refused (${[...ctx.tally.itemsRefused.entries()].map(([k, v]) => `${k} ${v}`).join(", ") || "none"}), ${[
                 ...variants.entries()
               ]
                 .sort(([a], [b]) => (a < b ? -1 : 1))

@@ -2,8 +2,9 @@
  * The model test's check of the customer balance ledger (issue 34): after a step, a customer's
  * ledger is consistent — each entry's `ending_balance` the running sum, the stored balance the sum
  * of the entries — and its balance in each currency equals the sum of its subscriptions' shares
- * (`credit_balance`, which the model checks against its own balance), since the model makes no
- * manual adjustment.
+ * (`credit_balance`, which the model checks against its own balance): a manual adjustment or a
+ * credit note is held as a share too while a subscription bills. With `expected` (the model's
+ * credit of the customer's one subscription), the balance must equal it as well.
  */
 import { expect } from "@effect/vitest"
 import { Entities, type Store } from "@recur/core"
@@ -21,7 +22,8 @@ export const ledgerMatches = (
   storage: Store.Storage["Service"],
   merchantId: string,
   customerId: string,
-  where: () => string
+  where: () => string,
+  expected?: bigint
 ) =>
   Effect.gen(function* () {
     const entries: Array<Entities.BalanceTransactionRecord> = []
@@ -65,4 +67,6 @@ export const ledgerMatches = (
       expect(sums.get(currency) ?? 0n, `${where()}: ${customerId} ${currency} ledger = Σ subscriptions' credit`).toBe(
         shares.get(currency) ?? 0n
       )
+    if (expected !== undefined)
+      expect(sums.get("USD") ?? 0n, `${where()}: ${customerId} ledger balance = the model's credit`).toBe(expected)
   })

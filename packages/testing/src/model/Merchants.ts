@@ -1,6 +1,6 @@
 /**
  * The merchants of a model run, made through the engine's services: six plain merchants (3
- * proration policies × 2 credit settings) with the flat and usage prices of the model, and two
+ * proration policies × 2 credit settings) and a seventh whose renewals wait an hour as drafts, with the flat and usage prices of the model, and two
  * commercial merchants with two products, their prices, the discounts, the tax rates and six
  * customers. Used by `ModelScenarios.suite`.
  *
@@ -12,87 +12,98 @@ import { discountsByRequest } from "../ScenarioKit.js"
 import { CDISCOUNTS, type CDiscount, type CMerchant, COUNTRIES, CPRICES, RATES } from "./Commercial.js"
 import { ADDON, FLAT, type MMerchant, USAGE, YEARLY } from "./Reference.js"
 
+/** The grace period of the model's merchant whose renewals are drafts first (an hour). */
+export const DRAFT_GRACE_SECONDS = 3600
+
 /** The plain merchants, frozen at `start`, each with a product and the model's flat and usage prices. */
 export const plainMerchants = (start: number) =>
   Effect.gen(function* () {
     const catalog = yield* Catalog.Catalog
     const merchantsService = yield* Merchants.Merchants
     const merchants: Array<MMerchant> = []
-    for (const policy of ["per_second", "per_day", "fixed_days(30)"] as const) {
-      for (const creditMode of ["refund", "credit_balance"] as const) {
-        const { merchant } = yield* merchantsService.create({
-          name: `Model ${policy} ${creditMode}`,
-          currency: "USD",
-          frozen_time: start,
-          proration_policy: policy,
-          proration_credit: creditMode
-        })
-        const product = yield* catalog.createProduct(merchant.merchant_id, { product_name: "Plan" })
-        const flat = yield* Effect.forEach(FLAT, (base) =>
-          Effect.map(
-            catalog.createPrice(merchant.merchant_id, {
-              name: `Flat ${base}`,
-              product_id: product.product_id,
-              currency: "USD",
-              billing_type: "recurring",
-              price_type: "flat_price",
-              price_plan: { billing_cycle_unit: "month", billing_cycle_count: 1, base_price_val: base }
-            }),
-            (p) => p.id
-          )
-        )
-        const usage = yield* Effect.forEach(USAGE, ([unit]) =>
-          Effect.map(
-            catalog.createPrice(merchant.merchant_id, {
-              name: `Usage ${unit}`,
-              product_id: product.product_id,
-              currency: "USD",
-              billing_type: "recurring",
-              price_type: "based_on_usage",
-              model_type: "per_unit",
-              billing_threshold: "1",
-              usage_unit_price: unit,
-              payment_timing: "postpaid",
-              billing_dimension: "usage",
-              usage_amount: "1",
-              usage_unit: "call",
-              price_plan: { billing_cycle_unit: "month", billing_cycle_count: 1, base_price_val: "0" }
-            }),
-            (p) => p.id
-          )
-        )
-        // the add-on sold as a second item with some flat subscriptions (issue 33)
-        const addon = yield* Effect.map(
+    // the six plain merchants, and one whose renewals wait an hour as drafts (issue 34, 1)
+    const kinds = [
+      ...(["per_second", "per_day", "fixed_days(30)"] as const).flatMap((policy) =>
+        (["refund", "credit_balance"] as const).map((creditMode) => [policy, creditMode, 0] as const)
+      ),
+      ["per_second", "credit_balance", DRAFT_GRACE_SECONDS] as const
+    ]
+    for (const [policy, creditMode, grace] of kinds) {
+      const { merchant } = yield* merchantsService.create({
+        name: `Model ${policy} ${creditMode}${grace > 0 ? " drafts" : ""}`,
+        currency: "USD",
+        frozen_time: start,
+        proration_policy: policy,
+        proration_credit: creditMode
+      })
+      if (grace > 0)
+        yield* merchantsService.setBillingSettings(merchant.merchant_id, { invoice_draft_grace_seconds: grace })
+      const product = yield* catalog.createProduct(merchant.merchant_id, { product_name: "Plan" })
+      const flat = yield* Effect.forEach(FLAT, (base) =>
+        Effect.map(
           catalog.createPrice(merchant.merchant_id, {
-            name: "Add-on",
+            name: `Flat ${base}`,
             product_id: product.product_id,
             currency: "USD",
             billing_type: "recurring",
             price_type: "flat_price",
-            price_plan: { billing_cycle_unit: "month", billing_cycle_count: 1, base_price_val: ADDON }
+            price_plan: { billing_cycle_unit: "month", billing_cycle_count: 1, base_price_val: base }
           }),
           (p) => p.id
         )
-        const yearly = (yield* catalog.createPrice(merchant.merchant_id, {
-          name: "Flat yearly",
+      )
+      const usage = yield* Effect.forEach(USAGE, ([unit]) =>
+        Effect.map(
+          catalog.createPrice(merchant.merchant_id, {
+            name: `Usage ${unit}`,
+            product_id: product.product_id,
+            currency: "USD",
+            billing_type: "recurring",
+            price_type: "based_on_usage",
+            model_type: "per_unit",
+            billing_threshold: "1",
+            usage_unit_price: unit,
+            payment_timing: "postpaid",
+            billing_dimension: "usage",
+            usage_amount: "1",
+            usage_unit: "call",
+            price_plan: { billing_cycle_unit: "month", billing_cycle_count: 1, base_price_val: "0" }
+          }),
+          (p) => p.id
+        )
+      )
+      // the add-on sold as a second item with some flat subscriptions (issue 33)
+      const addon = yield* Effect.map(
+        catalog.createPrice(merchant.merchant_id, {
+          name: "Add-on",
           product_id: product.product_id,
           currency: "USD",
           billing_type: "recurring",
           price_type: "flat_price",
-          price_plan: { billing_cycle_unit: "year", billing_cycle_count: 1, base_price_val: YEARLY }
-        })).id
-        merchants.push({
-          id: merchant.merchant_id,
-          policy,
-          creditMode,
-          flat,
-          usage,
-          addon,
-          yearly,
-          now: start,
-          subs: []
-        })
-      }
+          price_plan: { billing_cycle_unit: "month", billing_cycle_count: 1, base_price_val: ADDON }
+        }),
+        (p) => p.id
+      )
+      const yearly = (yield* catalog.createPrice(merchant.merchant_id, {
+        name: "Flat yearly",
+        product_id: product.product_id,
+        currency: "USD",
+        billing_type: "recurring",
+        price_type: "flat_price",
+        price_plan: { billing_cycle_unit: "year", billing_cycle_count: 1, base_price_val: YEARLY }
+      })).id
+      merchants.push({
+        id: merchant.merchant_id,
+        policy,
+        creditMode,
+        flat,
+        usage,
+        addon,
+        yearly,
+        grace: grace * 1000,
+        now: start,
+        subs: []
+      })
     }
     return merchants
   })

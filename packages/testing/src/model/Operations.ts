@@ -18,7 +18,9 @@ import {
   type MInvoice,
   type MSub,
   type MMerchant,
+  collects,
   paying,
+  creditCap,
   refundCap
 } from "./Reference.js"
 import type { COp } from "./CommercialOps.js"
@@ -77,6 +79,15 @@ export type Op =
   | { readonly _tag: "Resume"; readonly s: MSub }
   | { readonly _tag: "Refund"; readonly s: MSub; readonly index: number; readonly amount: bigint }
   | { readonly _tag: "Usage"; readonly s: MSub; readonly units: number }
+  /** A credit note to the balance of part of paid invoice `index` (issue 34, 4). */
+  | { readonly _tag: "CreditNote"; readonly s: MSub; readonly index: number; readonly amount: bigint }
+  /**
+   * A manual adjustment of the subscription's customer's balance (issue 34, 4): a credit
+   * (positive) or a debit (negative, never more than the balance holds).
+   */
+  | { readonly _tag: "Adjust"; readonly s: MSub; readonly amount: bigint }
+  /** The subscription's renewal draft voided in its grace period (issue 34, 1). */
+  | { readonly _tag: "VoidDraft"; readonly s: MSub; readonly index: number }
   | {
       readonly _tag: "Schedule"
       readonly s: MSub
@@ -183,9 +194,21 @@ export const nextOp = (rnd: ReturnType<typeof generator>, merchants: ReadonlyArr
         : r < 0.85
           ? rnd.int(1, 12) * DAY + rnd.int(0, 86_399) * 1000
           : rnd.int(25, 70) * DAY
+    // with a grace period, a move past the next renewal stops half an hour after it (its invoice
+    // still a draft) when the draw is odd: the operations then meet drafts
+    if (m.grace > 0 && Math.floor(ms / 3_600_000) % 2 === 1) {
+      const next = Math.min(...live.filter((s) => s.status === "active").map((s) => s.end))
+      const inside = next + m.grace / 2 - m.now
+      if (inside > 0 && inside < ms) return { _tag: "Advance", m, ms: inside }
+    }
     return { _tag: "Advance", m, ms }
   }
-  const s = rnd.pick(live)
+  // on the merchant with a grace period, half the operations go to a subscription whose renewal
+  // is still a draft, when there is one (changes, cancels, refunds, voids in the grace period)
+  const drafted =
+    m.grace > 0 && roll >= 0.64 ? live.filter((s) => s.invoices.some((i) => i.draftUntil !== undefined)) : []
+  const picked = rnd.pick(live)
+  const s = drafted.length > 0 ? drafted[0]! : picked
   const r = rnd.next()
   if (s.status === "paused")
     return r < 0.8
@@ -216,15 +239,26 @@ export const nextOp = (rnd: ReturnType<typeof generator>, merchants: ReadonlyArr
       }
     return { _tag: "ChangePrice", s, target, mode }
   }
+  // a draft in its grace period voided (issue 34, 1): the quantity, usage and refunds' ranges,
+  // before the clock finalises it
+  const draft = s.invoices.findIndex((i) => i.draftUntil !== undefined)
+  if (r >= 0.5 && r < 0.8 && draft >= 0) return { _tag: "VoidDraft", s, index: draft }
   if (r < 0.6) return s.usage ? { _tag: "Usage", s, units: rnd.int(1, 5000) } : changeQuantity(s, BigInt(rnd.int(1, 6)))
   if (r < 0.7 && s.usage) return { _tag: "Usage", s, units: rnd.int(1, 100_000) }
   if (r < 0.8) {
+    // the top of the range a credit note to the balance (issue 34) instead of a refund: never
+    // more than the invoice and its cycle still hold (its applied credit included)
+    const note = r >= 0.77
+    const cap = note ? creditCap : refundCap
     // never more than the invoice's trade, its cycle and it still hold
-    const paid = s.invoices.map((i, k) => [i, k] as const).filter(([i]) => paying(i) && refundCap(s, i) > 0n)
+    const paid = s.invoices
+      .map((i, k) => [i, k] as const)
+      .filter(([i]) => (note ? collects(i) : paying(i)) && cap(s, i) > 0n)
     if (paid.length > 0) {
       const [inv, k] = rnd.pick(paid)
-      const left = refundCap(s, inv)
-      return { _tag: "Refund", s, index: k, amount: rnd.next() < 0.3 ? left : BigInt(rnd.int(1, Number(left))) }
+      const left = cap(s, inv)
+      const amount = rnd.next() < 0.3 ? left : BigInt(rnd.int(1, Number(left)))
+      return note ? { _tag: "CreditNote", s, index: k, amount } : { _tag: "Refund", s, index: k, amount }
     }
   }
   if (r < 0.86) return { _tag: "Cancel", s, atEnd: rnd.next() < 0.7 }
@@ -245,7 +279,16 @@ export const nextOp = (rnd: ReturnType<typeof generator>, merchants: ReadonlyArr
     const family = s.usage ? USAGE.length : FLAT.length
     return scheduleOf(s, family, rnd.int(0, family - 1), s.usage ? 1n : BigInt(rnd.int(1, 6)), rnd.int(1, 3))
   }
-  return { _tag: "Advance", m, ms: rnd.int(1, 48) * 3_600_000 }
+  const hours = rnd.int(1, 48)
+  // the top of the range a manual adjustment of the balance (issue 34): a credit of 0.37 × the
+  // hours drawn, or — every third one with a balance — a debit of at most what it holds
+  if (r >= 0.97) {
+    const amount = BigInt(hours) * 37n
+    return hours % 3 === 0 && s.credit > 0n
+      ? { _tag: "Adjust", s, amount: -(amount < s.credit ? amount : s.credit) }
+      : { _tag: "Adjust", s, amount }
+  }
+  return { _tag: "Advance", m, ms: hours * 3_600_000 }
 }
 
 export const invoicesOfSub = (
@@ -270,5 +313,6 @@ export const invoicesOfSub = (
     return out
   })
 
-export const shape = (i: MInvoice) => [i.type, i.cycle, fmt(i.amount)] as const
+/** The model's invoice as the engine shows it: a credit note is a `refund` document. */
+export const shape = (i: MInvoice) => [i.type === "credit_note" ? "refund" : i.type, i.cycle, fmt(i.amount)] as const
 export const engineShape = (i: Invoice.Invoice) => [i.invoice_type, i.cycle_index, i.amount] as const

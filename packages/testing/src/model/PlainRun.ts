@@ -1,7 +1,8 @@
 /**
  * The runner of the plain merchants' operations in a model run: one handler per operation kind,
  * each in the file of its area under `model/ops/` (subscribing, the clock, price and quantity
- * changes, item changes, interval switches, schedules, the lifecycle, money back and usage). A new operation
+ * changes, item changes, interval switches, schedules, the lifecycle, money back and usage, the
+ * customer balance). A new operation
  * kind is a case of `Operations.Op`, its draw in `Operations.nextOp`, and its handler here.
  * Used by `ModelScenarios.suite`.
  *
@@ -9,6 +10,7 @@
  */
 import type { Op } from "./Operations.js"
 import type { Handler, Handlers, PlainContext } from "./PlainContext.js"
+import { adjust, creditNote, voidDraft } from "./ops/Balance.js"
 import { changePrice, changeQuantity } from "./ops/Changes.js"
 import { advance } from "./ops/Clock.js"
 import { switchInterval } from "./ops/Intervals.js"
@@ -32,7 +34,10 @@ export const handlers: Handlers = {
   Pause: pause,
   Resume: resume,
   Refund: refund,
-  Usage: usage
+  Usage: usage,
+  CreditNote: creditNote,
+  Adjust: adjust,
+  VoidDraft: voidDraft
 }
 
 /** Runs operation `op` (number `n` of the run) on the engine and the model, and checks it. */

@@ -86,7 +86,11 @@ export const addonMinor = BigInt(ADDON.replace(".", ""))
 export const YEARLY = "120.00"
 
 export interface MInvoice {
-  readonly type: "initial" | "renewal" | "upgrade" | "refund"
+  /**
+   * `credit_note`: a credit note of a paid invoice to the customer's balance (issue 34) — the
+   * engine's document is a `refund` invoice without a trade; no money moves.
+   */
+  readonly type: "initial" | "renewal" | "upgrade" | "refund" | "credit_note"
   readonly cycle: number
   readonly amount: bigint
   /** For a paying invoice: what was refunded of it. */
@@ -98,6 +102,13 @@ export interface MInvoice {
   /** An upgrade's credit moved out of it, and (on the upgrade's invoice) into it. */
   movedOut: bigint
   movedIn: bigint
+  /**
+   * A renewal of a merchant with a grace period (issue 34, 1): a draft until this instant, when
+   * the worker finalises it (numbered, charged); unset once final. A draft collects nothing yet.
+   */
+  draftUntil?: number | undefined
+  /** A draft voided by the merchant: the cycle billed nothing, the credit it applied returned. */
+  voided?: boolean
   /**
    * On a renewal the period end issued: the net of the pending proration lines it billed (0 when
    * none) — the engine's invoice must carry exactly these lines, so each is billed once.
@@ -158,6 +169,11 @@ export interface MSub {
   prorations: Array<{ readonly cycle: number; readonly amount: bigint; readonly fromPaid: bigint }>
   /** Months a cycle lasts: 1, or 12 after a switch to the yearly price (issue 33). */
   months: number
+  /**
+   * Manual balance adjustments on its customer, net (issue 34): credits given without money,
+   * so the balance may hold them beside what was collected.
+   */
+  granted: bigint
 }
 
 export interface MMerchant {
@@ -169,14 +185,32 @@ export interface MMerchant {
   /** The add-on price ({@link ADDON}). */
   readonly addon: string
   readonly yearly: string
+  /** Its renewals' grace period as drafts (ms; `invoice_draft_grace_seconds`), 0: none. */
+  readonly grace: number
   now: number
   readonly subs: Array<MSub>
 }
 
-export const paying = (i: MInvoice) => i.type !== "refund" && i.amount > 0n
+/** A document that gives back (a refund, a credit note): no charge of its own. */
+export const givesBack = (i: MInvoice) => i.type === "refund" || i.type === "credit_note"
+
+/** A draft not yet finalised, or a voided one: nothing collected by it. */
+export const unbilled = (i: MInvoice) => i.draftUntil !== undefined || i.voided === true
+
+export const paying = (i: MInvoice) => !givesBack(i) && !unbilled(i) && i.amount > 0n
 
 export const statusOf = (i: MInvoice): string =>
-  !paying(i) ? "success" : i.refunded >= i.amount ? "refunded" : i.refunded > 0n ? "partially_refunded" : "success"
+  i.voided === true
+    ? "void"
+    : i.draftUntil !== undefined
+      ? "draft"
+      : !paying(i)
+        ? "success"
+        : i.refunded >= i.amount
+          ? "refunded"
+          : i.refunded > 0n
+            ? "partially_refunded"
+            : "success"
 
 /** A whole cycle of the subscription: its base item at `price` × `qty` (the yearly price after a switch), and its add-on item. */
 export const fullOf = (s: MSub, price: number, qty: bigint) =>
@@ -194,7 +228,7 @@ export const issue = (s: MSub, type: MInvoice["type"], cycle: number, amount: bi
 }
 
 // what a cycle collected and gave back (the engine's `CycleLedger.collectedBy`, without tax)
-export const collects = (i: MInvoice) => i.type !== "refund" && i.amount + i.applied > 0n
+export const collects = (i: MInvoice) => !givesBack(i) && !unbilled(i) && i.amount + i.applied > 0n
 /** What a paid invoice still holds: its paid (and moved in) less refunds, credits, moved out. */
 export const roomOf = (i: MInvoice) => i.amount + i.applied + i.movedIn - i.refunded - i.credited - i.movedOut
 /** The cycle's paid invoices, newest first (the order a give-back takes from them). */
@@ -222,6 +256,18 @@ export const refundCap = (s: MSub, i: MInvoice) => {
   const held = heldOf(s, i.cycle)
   const room = roomOf(i)
   const cap = [cash, held, room].reduce((a, b) => (b < a ? b : a))
+  return cap > 0n ? cap : 0n
+}
+
+/**
+ * How much a credit note to the balance of invoice `i` may take (issue 34): what it and its cycle
+ * still hold after refunds, credits and moves (`InvoiceCredits.create`), its applied credit
+ * included.
+ */
+export const creditCap = (s: MSub, i: MInvoice) => {
+  const held = heldOf(s, i.cycle)
+  const room = roomOf(i)
+  const cap = room < held ? room : held
   return cap > 0n ? cap : 0n
 }
 
@@ -332,7 +378,10 @@ export const renewModel = (s: MSub, at: number, resumed: boolean) => {
   const applied = s.credit < due ? s.credit : due
   s.credit -= applied
   if (withLines < 0n) s.credit += -withLines
-  issue(s, "renewal", s.usage ? s.cycle : s.cycle + 1, due - applied, applied).pendingBilled = pendingBilled
+  const inv = issue(s, "renewal", s.usage ? s.cycle : s.cycle + 1, due - applied, applied)
+  inv.pendingBilled = pendingBilled
+  // a renewal of a merchant with a grace period (at the period's end, or a resume's) waits as a draft
+  if (s.merchant.grace > 0) inv.draftUntil = at + s.merchant.grace
   s.cycle += 1
   if (resumed) {
     s.anchor = at
@@ -353,6 +402,9 @@ export const advanceModel = (m: MMerchant, to: number) => {
     if (due === undefined) break
     renewModel(due, due.end, false)
   }
+  // the drafts whose grace period ended: finalised by the worker, their amounts unchanged
+  for (const s of m.subs)
+    for (const i of s.invoices) if (i.draftUntil !== undefined && i.draftUntil <= to) i.draftUntil = undefined
   m.now = to
 }
 

@@ -16,7 +16,18 @@ import type { MMerchant } from "./Reference.js"
 /** Every operation kind, plain and commercial: a bounded default run fails unless each ran. */
 export const KINDS = [
   ...["Subscribe", "Advance", "ChangePrice", "ChangeQuantity", "ChangeItems", "Cancel", "RevokeCancel", "Pause"],
-  ...["Resume", "Refund", "Usage", "CSubscribe", "CAdvance", "CChange", "CApplyDiscount", "CRemoveDiscount"],
+  ...[
+    "Resume",
+    "Refund",
+    "Usage",
+    "CreditNote",
+    "Adjust",
+    "CSubscribe",
+    "CAdvance",
+    "CChange",
+    "CApplyDiscount",
+    "CRemoveDiscount"
+  ],
   ...["CMove", "CAddRate", "CArchiveRate", "CRefund", "CDecline", "CRecover", "CCancel"]
 ] as const
 

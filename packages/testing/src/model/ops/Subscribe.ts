@@ -71,7 +71,8 @@ export const subscribe: Handler<"Subscribe"> = (op, ctx, n) =>
       lines: 1,
       addon: addonMinor * addonQty,
       prorations: [],
-      months: 1
+      months: 1,
+      granted: 0n
     }
     s.basis = fullOf(s, op.price, op.qty)
     issue(s, "initial", 0, op.anchored ? stubShare(m.policy, s.basis, anchor, m.now) : s.basis)
