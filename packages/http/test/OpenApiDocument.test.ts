@@ -33,6 +33,36 @@ describe("the OpenAPI document", () => {
     expect(schemas.Discounts.properties.current_period.items).toEqual({ $ref: "#/components/schemas/AppliedDiscount" })
   })
 
+  it("names each value set as its concept: no SubscriptionStatusValue… for an invoice's or an item's status", () => {
+    const names = Object.keys(schemas)
+    expect(names.filter((n) => /Value(Value)+$|Value\d|Value$/.test(n))).toEqual([])
+    const named: Record<string, ReadonlyArray<string>> = {
+      DerivedInvoiceStatus: ["draft", "open", "paid", "void", "uncollectible"],
+      InvoiceLineKind: ["one_time", "balance", "invoice_item"],
+      InvoiceItemStatus: ["pending", "invoiced", "deleted"],
+      NotificationKind: ["invoice_issued", "payment_receipt"],
+      NotificationStatus: ["pending", "sent", "skipped"],
+      CollectionMethod: ["charge_automatically", "send_invoice"],
+      BalanceTransactionSource: ["manual_adjustment", "applied_to_invoice", "credit_note"],
+      CreditNoteMethod: ["credit_balance", "reduce_invoice", "refund"],
+      ScheduleStatus: ["not_started", "released"],
+      MigrationStatus: ["previewed", "running"]
+    }
+    for (const [name, values] of Object.entries(named))
+      expect(schemas[name]?.enum).toEqual(expect.arrayContaining([...values]))
+    const at = (name: string) => ({ $ref: `#/components/schemas/${name}` })
+    expect(schemas.Invoice.properties.status).toEqual(at("DerivedInvoiceStatus"))
+    expect(schemas.InvoiceLine.properties.kind).toEqual(at("InvoiceLineKind"))
+    expect(schemas.InvoiceItem.properties.status).toEqual(at("InvoiceItemStatus"))
+    expect(schemas.Notification.properties.kind).toEqual(at("NotificationKind"))
+    expect(schemas.BalanceTransaction.properties.source_type).toEqual(at("BalanceTransactionSource"))
+    const creditNote = byId("customerBalances.creditNote").op.requestBody.content["application/json"].schema
+    expect(creditNote.properties.method).toEqual(at("CreditNoteMethod"))
+    // instants are the Timestamp component, as every other one
+    expect(schemas.Invoice.properties.due_date).toEqual({ anyOf: [at("Timestamp"), { type: "null" }] })
+    expect(schemas.BalanceTransaction.properties.created_at).toEqual(at("Timestamp"))
+  }, 10_000)
+
   it("envelope fields with one value are const, and no enum has a single value", () => {
     const customer = byId("customers.get").op.responses["200"].content["application/json"].schema
     expect(customer.properties.code).toEqual({ type: "string", const: "success" })

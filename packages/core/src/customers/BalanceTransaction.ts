@@ -5,8 +5,8 @@
  *
  * @since 0.1.0
  */
-import { Schema } from "effect"
-import { formatInstant, NullableString } from "../kernel/Common.js"
+import { DateTime, Schema } from "effect"
+import { NullableString, Timestamp } from "../kernel/Common.js"
 import * as Money from "../money/Money.js"
 import { BalanceSourceType, type BalanceTransactionRecord, type CustomerBalanceRecord } from "./BalanceEntities.js"
 
@@ -27,7 +27,8 @@ export class BalanceTransaction extends Schema.Class<BalanceTransaction>("Balanc
   source_id: NullableString,
   subscription_id: NullableString,
   description: NullableString,
-  created_at: Schema.String
+  /** When it was written (the `Timestamp` component, as every instant of the API). */
+  created_at: Timestamp
 }) {}
 
 /**
@@ -58,7 +59,7 @@ export const toTransaction = (r: BalanceTransactionRecord): BalanceTransaction =
       source_id: r.source_id,
       subscription_id: r.subscription_id,
       description: r.description,
-      created_at: formatInstant(r.created_at)
+      created_at: DateTime.makeUnsafe(r.created_at)
     },
     { disableChecks: true }
   )

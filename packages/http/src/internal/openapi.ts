@@ -221,7 +221,8 @@ const enums: Record<string, ReadonlyArray<string>> = {
 
 /** Allowed values of fields of one operation's body, where a field name means something else elsewhere. */
 const operationEnums: Record<string, Record<string, ReadonlyArray<string>>> = {
-  "discounts.create": { discount_type: Discount.DiscountType.literals, duration: Discount.DiscountDuration.literals }
+  "discounts.create": { discount_type: Discount.DiscountType.literals, duration: Discount.DiscountDuration.literals },
+  "customerBalances.creditNote": { method: ["credit_balance", "reduce_invoice", "refund"] }
 }
 
 const isNull = (s: unknown) => typeof s === "object" && s !== null && (s as Json).type === "null"

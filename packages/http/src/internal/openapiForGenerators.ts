@@ -198,10 +198,28 @@ const toInteger = (schema: Json): Json =>
 /** Body fields that are RFC 3339 instants. */
 const timeFields = new Set(["frozen_time", "target_time", "timestamp", "starts_at", "expires_at", "failed_at"])
 
+/**
+ * Response fields that are `Timestamp`s but lose the reference on their encoded side (a field
+ * with a decoding default, or inside one): written as the `Timestamp` component, as every other
+ * instant of the answers.
+ */
+const timestampRefFields = new Set(["due_date", "next_retry_at"])
+
+const isPlainString = (s: unknown) => isObject(s) && s.type === "string" && Object.keys(s).length === 1
+
+/** `{type: string}` (or `[string, null]`) as the `Timestamp` component (nullable where it was). */
+const asTimestamp = (node: Json): Json =>
+  isPlainString(node)
+    ? ref("Timestamp")
+    : Array.isArray(node.anyOf) && node.anyOf.length === 2 && node.anyOf.some(isNull) && node.anyOf.some(isPlainString)
+      ? { ...node, anyOf: node.anyOf.map((s: unknown) => (isPlainString(s) ? ref("Timestamp") : s)) }
+      : node
+
 const timestamps = (spec: Json): Json => {
   const out = mapDeep(spec, (node, key) => {
     if (key !== undefined && timeFields.has(key) && isObject(node) && node.type === "string" && !node.enum)
       return { ...node, format: "date-time" }
+    if (key !== undefined && timestampRefFields.has(key) && isObject(node)) return asTimestamp(node)
     return node
   }) as Json
   const schemas = out.components.schemas as Json
@@ -247,6 +265,61 @@ const enumNames: ReadonlyArray<readonly [string, ReadonlyArray<string | number>]
   ["TierMode", ["graduated", "volume"]],
   ["DisputeStatus", ["none", "open", "won", "lost", "warning_closed", "prevented"]],
   ["EmailSubscription", [1, 2]],
+  // issue 34: invoices, invoice items, the balance ledger, notifications, dunning by decline
+  ["DerivedInvoiceStatus", ["draft", "open", "paid", "void", "uncollectible"]],
+  [
+    "InvoiceLineKind",
+    [
+      "subscription",
+      "one_time",
+      "trial",
+      "usage",
+      "proration_credit",
+      "proration_charge",
+      "refund",
+      "discount",
+      "balance",
+      "invoice_item"
+    ]
+  ],
+  ["InvoiceItemStatus", ["pending", "invoiced", "deleted"]],
+  ["CollectionMethod", ["charge_automatically", "send_invoice"]],
+  [
+    "BalanceTransactionSource",
+    [
+      "credit_note",
+      "proration_credit",
+      "carried_minimum",
+      "manual_adjustment",
+      "applied_to_invoice",
+      "refund_leftover",
+      "refund_of_balance"
+    ]
+  ],
+  ["CreditNoteMethod", ["credit_balance", "reduce_invoice", "refund"]],
+  [
+    "NotificationKind",
+    [
+      "invoice_issued",
+      "invoice_past_due",
+      "payment_receipt",
+      "payment_failed",
+      "trial_ending",
+      "card_expiring",
+      "subscription_canceled"
+    ]
+  ],
+  ["NotificationStatus", ["pending", "sent", "skipped"]],
+  ["NotificationLanguage", ["en", "de", "fr"]],
+  ["DeclineAction", ["retry", "stop"]],
+  ["DunningNextAction", ["retry", "new_payment_method", "none"]],
+  ["DunningPreviewNextAction", ["new_payment_method", "none"]],
+  ["DunningStepKind", ["failed", "retry", "stop", "exhausted"]],
+  ["DunningStepInvoiceStatus", ["retrying", "failed"]],
+  ["DunningStepSubscriptionStatus", ["past_due", "unpaid", "canceled"]],
+  ["DunningEndedBy", ["decline", "retries_exhausted"]],
+  ["ScheduleStatus", ["not_started", "active", "completed", "released", "canceled"]],
+  ["MigrationStatus", ["previewed", "running", "completed", "canceled"]],
   ["TrialPolicy", [1, 2, 3]],
   [
     "QuoteOutcome",
