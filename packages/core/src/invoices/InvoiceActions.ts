@@ -163,7 +163,8 @@ export class InvoiceActions extends Context.Service<InvoiceActions>()("@recur/co
      * Voids an invoice: a draft (it never takes a number), or an issued unpaid one (`open`,
      * `retrying`, `failed`, `uncollectible`): nothing is owed, its number stays used, its page and
      * PDF say VOID (`v2.invoice.voided`); the credit it applied returns to the subscription's balance. A paid invoice is refunded instead, a charge in flight
-     * waits for its answer: `StateConflict`, nothing changed.
+     * (`pending`, or its trade `processing`: a page payment waiting for 3-D Secure) waits for its
+     * answer: `StateConflict`, nothing changed.
      *
      * @example
      * yield* actions.voidInvoice(merchantId, "inv_…")
@@ -202,7 +203,8 @@ export class InvoiceActions extends Context.Service<InvoiceActions>()("@recur/co
     /**
      * Marks an issued unpaid invoice (`open`, `retrying`, `failed`) uncollectible: still owed but
      * given up; dunning stops (its retries cancelled). It can still be paid or voided later
-     * (`v2.invoice.marked_uncollectible`). Anything else is a `StateConflict`, nothing changed.
+     * (`v2.invoice.marked_uncollectible`). Anything else, or a charge of it in flight, is a
+     * `StateConflict`, nothing changed.
      *
      * @example
      * yield* actions.markUncollectible(merchantId, "inv_…")
