@@ -5,9 +5,20 @@
  * payments in flight on invoices that change").
  */
 import { expect, layer } from "@effect/vitest"
-import { Billing, InvoiceActions, InvoiceItems, InvoicePayments, OneOffInvoices, SentInvoices } from "@recur/core"
+import {
+  Billing,
+  Entities,
+  Invoice,
+  InvoiceActions,
+  InvoiceItems,
+  InvoicePayments,
+  OneOffInvoices,
+  Reconciliation,
+  SentInvoices,
+  Store
+} from "@recur/core"
 import { SandboxGateway } from "@recur/payment-sandbox"
-import { Effect } from "effect"
+import { Effect, Option, Result } from "effect"
 import { MemoryStorage } from "../src/index.js"
 import {
   advance,
@@ -101,6 +112,38 @@ layer(taxedEngine(MemoryStorage.layer), { timeout: "120 seconds" })("page paymen
         const { invoice, trade } = yield* payWhileUnavailable(merchantId, renewal.invoice_id, "2026-02-01T01:00:00Z")
         expect(trade.trade_status).toBe("requires_payment_method")
         expect(invoice.biz_status).toBe("uncollectible")
+      }),
+    { timeout: 120_000 }
+  )
+
+  it.effect(
+    "a page payment confirmed after its invoice was voided (a race past the refusal): recorded on the trade, no crash",
+    () =>
+      Effect.gen(function* () {
+        const { merchantId, renewal } = yield* sentRenewal
+        const waiting = yield* InvoicePayments.InvoicePayments.use((p) =>
+          p.payInvoice(merchantId, renewal.invoice_id, card("4000000000003220"))
+        )
+        expect(waiting.status).toBe("requires_action")
+        const tradeId = waiting.trade.trade_id
+        // the void refuses while the charge is in flight
+        const refused = yield* Effect.exit(
+          InvoiceActions.InvoiceActions.use((a) => a.voidInvoice(merchantId, renewal.invoice_id))
+        )
+        expect(refused._tag).toBe("Failure")
+        // a void that slipped past the check (written directly, as a concurrent transaction could)
+        const storage = yield* Store.Storage
+        const invoices = storage.repository(Entities.invoice)
+        const iv = Option.getOrThrow(yield* invoices.get(merchantId, renewal.invoice_id))
+        const voided = Result.getOrThrow(Invoice.move(iv.value, "void", { dunning: null })).value
+        yield* Effect.orDie(invoices.update(voided, iv.version))
+        const controls = yield* SandboxGateway.SandboxControls
+        expect(yield* controls.completeChallenge(tradeId, true)).toBe(true)
+        yield* Reconciliation.Reconciliation.use((r) => r.reconcileTrade(merchantId, tradeId))
+        const trade = yield* Billing.Billing.use((b) => b.getTrade(merchantId, tradeId))
+        const invoice = yield* Billing.Billing.use((b) => b.getInvoice(merchantId, renewal.invoice_id))
+        // the money taken is on the trade (for the operator to refund); the void invoice is left void
+        expect([trade.trade_status, invoice.biz_status]).toEqual(["succeeded", "void"])
       }),
     { timeout: 120_000 }
   )
