@@ -28,7 +28,7 @@ import * as Subscription from "../subscriptions/Subscription.js"
 import * as Trade from "../payments/Trade.js"
 import { dt, emitAll, msOf, must, nowOf } from "../kernel/ServiceSupport.js"
 import { renewalTrade, submitTrade } from "../payments/TradeStore.js"
-import { writes } from "../subscriptions/SubscriptionStore.js"
+import { endTrialAfterPayment, writes } from "../subscriptions/SubscriptionStore.js"
 
 /** The issued, unpaid states a merchant may void or write off (a charge in flight may not be). */
 const UNPAID_ISSUED: ReadonlyArray<Lifecycle.InvoiceStatus> = ["open", "retrying", "failed"]
@@ -73,6 +73,19 @@ export class InvoiceActions extends Context.Service<InvoiceActions>()("@recur/co
           data: moved.value,
           at
         })
+      })
+
+    /**
+     * Whether a charge of the invoice is in flight: its trade is `processing` (sent to the
+     * processor, or waiting for the payer's 3-D Secure challenge). Such an invoice is neither
+     * voided nor written off until the charge is answered (as Stripe refuses to void an invoice
+     * with a payment in progress): the money may be taken yet.
+     */
+    const chargeInFlight = (invoice: Invoice.Invoice) =>
+      Effect.gen(function* () {
+        if (invoice.trade_id === null) return false
+        const tv = Option.getOrUndefined(yield* Effect.orDie(trades.get(invoice.merchant_id, invoice.trade_id)))
+        return tv !== undefined && tv.value.trade.trade_status === "processing"
       })
 
     /**
@@ -150,7 +163,8 @@ export class InvoiceActions extends Context.Service<InvoiceActions>()("@recur/co
      * Voids an invoice: a draft (it never takes a number), or an issued unpaid one (`open`,
      * `retrying`, `failed`, `uncollectible`): nothing is owed, its number stays used, its page and
      * PDF say VOID (`v2.invoice.voided`); the credit it applied returns to the subscription's balance. A paid invoice is refunded instead, a charge in flight
-     * waits for its answer: `StateConflict`, nothing changed.
+     * (`pending`, or its trade `processing`: a page payment waiting for 3-D Secure) waits for its
+     * answer: `StateConflict`, nothing changed.
      *
      * @example
      * yield* actions.voidInvoice(merchantId, "inv_…")
@@ -171,6 +185,7 @@ export class InvoiceActions extends Context.Service<InvoiceActions>()("@recur/co
                 ? "a charge of it is in flight: wait for its answer"
                 : "only a draft or an issued unpaid invoice can be voided (a paid one is refunded)"
             )
+          if (yield* chargeInFlight(i)) return yield* refused(i, "a charge of it is in flight: wait for its answer")
           const moved = Result.getOrThrow(Invoice.move(i, "void", { dunning: null }))
           yield* save(moved, iv.version, at)
           yield* returnCredit(merchantId, i, at)
@@ -188,7 +203,8 @@ export class InvoiceActions extends Context.Service<InvoiceActions>()("@recur/co
     /**
      * Marks an issued unpaid invoice (`open`, `retrying`, `failed`) uncollectible: still owed but
      * given up; dunning stops (its retries cancelled). It can still be paid or voided later
-     * (`v2.invoice.marked_uncollectible`). Anything else is a `StateConflict`, nothing changed.
+     * (`v2.invoice.marked_uncollectible`). Anything else, or a charge of it in flight, is a
+     * `StateConflict`, nothing changed.
      *
      * @example
      * yield* actions.markUncollectible(merchantId, "inv_…")
@@ -208,6 +224,7 @@ export class InvoiceActions extends Context.Service<InvoiceActions>()("@recur/co
               i,
               "only an issued unpaid invoice (open, retrying or failed) can be marked uncollectible"
             )
+          if (yield* chargeInFlight(i)) return yield* refused(i, "a charge of it is in flight: wait for its answer")
           const moved = Result.getOrThrow(
             Invoice.move(i, "mark_uncollectible", {
               dunning:
@@ -241,7 +258,11 @@ export class InvoiceActions extends Context.Service<InvoiceActions>()("@recur/co
             const iv = yield* read(merchantId, invoiceId)
             const i = iv.value
             if (i.biz_status !== "draft") {
-              if (whenDraft) return { invoice: i, charge: Option.none<{ tradeId: string; token: string }>() }
+              if (whenDraft)
+                return {
+                  invoice: i,
+                  charge: Option.none<{ tradeId: string; token: string; trialOf: string | null }>()
+                }
               return yield* refused(i, "only a draft can be finalised")
             }
             const sv =
@@ -320,7 +341,15 @@ export class InvoiceActions extends Context.Service<InvoiceActions>()("@recur/co
             if (sv.value.payment_token === null) return { invoice: issued!, charge: Option.none() }
             // a durable intent: if this process dies before the charge, a worker makes it
             yield* schedule(merchant, "charge", trade.trade_id, at)
-            return { invoice: issued!, charge: Option.some({ tradeId: trade.trade_id, token: sv.value.payment_token }) }
+            return {
+              invoice: issued!,
+              charge: Option.some({
+                tradeId: trade.trade_id,
+                token: sv.value.payment_token,
+                // a trial's first renewal: paid, it ends the trial (as the renewal does)
+                trialOf: sv.value.subscription.status === "trial" ? sv.value.subscription.id : null
+              })
+            }
           })
         )
         const result: Option.Option<Payments.PaymentResult> = Option.isSome(prepared.charge)
@@ -328,6 +357,13 @@ export class InvoiceActions extends Context.Service<InvoiceActions>()("@recur/co
               yield* charges.chargeInvoiceTrade(merchantId, prepared.charge.value.tradeId, prepared.charge.value.token)
             )
           : Option.none()
+        if (
+          Option.isSome(prepared.charge) &&
+          Option.isSome(result) &&
+          result.value.status === "succeeded" &&
+          prepared.charge.value.trialOf !== null
+        )
+          yield* endTrialAfterPayment(storage, merchant, prepared.charge.value.trialOf)
         return { invoice: prepared.invoice, result }
       })
 

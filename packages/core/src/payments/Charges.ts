@@ -75,18 +75,21 @@ export class Charges extends Context.Service<Charges>()("@recur/core/Charges", {
 
     /**
      * The saved card an off-session charge of a trade is made with: its subscription's, or for a
-     * one-off invoice's trade (no subscription) the customer's card on file.
+     * one-off invoice's trade (no subscription) the customer's card on file. None for a sent or
+     * written-off invoice's trade: it is paid only on its page, never with a card on file.
      */
     const tokenOf = (merchantId: string, tr: Entities.TradeRecord) =>
       Effect.gen(function* () {
+        const inv =
+          tr.invoice_id === null ? undefined : Option.getOrUndefined(yield* invoices.get(merchantId, tr.invoice_id))
+        if (inv?.value.collection_method === "send_invoice" || inv?.value.biz_status === "uncollectible")
+          return Option.none<string>()
         if (tr.subscription_id !== null) {
           const sub = yield* Effect.flatMap(subs.get(merchantId, tr.subscription_id), (o) =>
             Effect.orDie(must(o, "subscription", tr.subscription_id!))
           )
           return Option.fromNullishOr(sub.value.payment_token)
         }
-        const inv =
-          tr.invoice_id === null ? undefined : Option.getOrUndefined(yield* invoices.get(merchantId, tr.invoice_id))
         return inv?.value.invoice_type === "one_off"
           ? yield* cardOnFile(storage, merchantId, tr.trade.customer_id)
           : Option.none<string>()

@@ -95,6 +95,10 @@ export class InvoicePayments extends Context.Service<InvoicePayments>()("@recur/
               invoice.trade_id === null
                 ? undefined
                 : Option.getOrUndefined(yield* trades.get(merchantId, invoice.trade_id))
+            // one charge in flight per invoice: a payment on its page still waiting for its answer
+            // (sent, or its payer's 3-D Secure challenge) is not doubled by another card
+            if (old?.value.trade.trade_status === "processing")
+              return yield* refuse(invoice.biz_status, "a payment of this invoice is in progress")
             const trade = yield* newTrade({
               merchant,
               amount: Result.getOrThrow(Money.parse(invoice.amount, invoice.currency)),
@@ -184,7 +188,7 @@ export class InvoicePayments extends Context.Service<InvoicePayments>()("@recur/
         // a processor's 3-D Secure page sends the payer back to the invoice's page
         ...(found.value.hosted_invoice_url !== null ? { return_url: found.value.hosted_invoice_url } : {})
       })
-      return yield* Effect.orDie(payments.applyOutcome(merchantId, tradeId.tradeId, outcome))
+      return yield* Effect.orDie(payments.applyOutcome(merchantId, tradeId.tradeId, outcome, { onSession: true }))
     })
 
     /** A failed invoice's payment that waits for its card's 3-D Secure: where to send the cardholder. */

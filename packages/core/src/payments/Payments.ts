@@ -249,11 +249,17 @@ export class Payments extends Context.Service<Payments>()("@recur/core/Payments"
         return { trade: closed, sub }
       })
 
-    /** Applies a gateway outcome to a trade and everything that hangs off it. */
+    /**
+     * Applies a gateway outcome to a trade and everything that hangs off it. `options.onSession`:
+     * the charge was made by the payer on an invoice's page (`InvoicePayments.payInvoice`) — a
+     * processor that could not take it leaves a sent, written-off or one-off invoice payable
+     * again on its page, never charged off-session with a card on file.
+     */
     const applyOutcome = Effect.fn("Payments.applyOutcome")(function* (
       merchantId: string,
       tradeId: string,
-      outcome: Ports.ChargeOutcome
+      outcome: Ports.ChargeOutcome,
+      options?: { readonly onSession?: boolean }
     ): Effect.fn.Return<PaymentResult, Errors.NotFound> {
       const merchant = yield* Effect.orDie(merchants.get(merchantId))
       return yield* storage
@@ -328,13 +334,23 @@ export class Payments extends Context.Service<Payments>()("@recur/core/Payments"
                   })
                 )
                 yield* Effect.orDie(trades.update({ ...tr, trade, unavailable_since: since }, tv.version))
+                // a sent or written-off invoice is paid only on its page (a card on file is never
+                // charged for it), nor is a one-off invoice its payer pays there: payable again
+                const pageOnly =
+                  invV !== undefined &&
+                  (invV.value.collection_method === "send_invoice" ||
+                    invV.value.biz_status === "uncollectible" ||
+                    (options?.onSession === true && invV.value.invoice_type === "one_off"))
                 const offSession =
-                  (sub !== undefined &&
+                  !pageOnly &&
+                  ((sub !== undefined &&
                     sub.payment_token !== null &&
                     sub.subscription.status !== "init" &&
                     sub.subscription.status !== "incomplete") ||
-                  // a one-off invoice's charge, made with the card on file (`Charges.chargePending`)
-                  (sub === undefined && invV?.value.invoice_type === "one_off" && invV.value.biz_status === "pending")
+                    // a one-off invoice's charge, made with the card on file (`Charges.chargePending`)
+                    (sub === undefined &&
+                      invV?.value.invoice_type === "one_off" &&
+                      invV.value.biz_status === "pending"))
                 if (offSession) yield* schedule(merchant, "charge", tradeId, at + unavailableBackoff(at - since))
                 yield* Effect.logWarning(
                   `the processor could not take the charge of trade ${tradeId} (${outcome.reason}: ${outcome.code}); nothing was charged${offSession ? ", tried again later" : ""}`
@@ -440,7 +456,22 @@ export class Payments extends Context.Service<Payments>()("@recur/core/Payments"
                   invV.value.collection_method === "send_invoice"
                     ? Lifecycle.must(Invoice.move(invV.value, "charge"))
                     : invV?.value
-                const payable = !late || charged === undefined || Result.isSuccess(Invoice.move(charged, "paid"))
+                // an invoice that can no longer be paid (voided, written off and paid by another
+                // trade, already paid): left as it is, never a crash — the trade keeps the money
+                // taken (its event) and the operator is told, to refund it
+                const payable = charged === undefined || Result.isSuccess(Invoice.move(charged, "paid"))
+                if (!payable && invV !== undefined)
+                  yield* Effect.logWarning(
+                    `trade ${tradeId} was charged ${trade.amount} ${trade.currency} for invoice ${invV.value.invoice_id}, which is ${invV.value.biz_status} and can no longer be paid: the money is kept on the trade, refund it`
+                  ).pipe(
+                    Effect.annotateLogs({
+                      event: "recur.payment.success_on_closed_invoice",
+                      merchant_id: merchantId,
+                      trade_id: tradeId,
+                      invoice_id: invV.value.invoice_id,
+                      invoice_status: invV.value.biz_status
+                    })
+                  )
                 if (invV && charged && payable) {
                   const moved = Lifecycle.must(Invoice.move(charged, "paid", { paid_at: dt(at) }))
                   // a checkout's first invoice becomes final as it is paid: it is issued now

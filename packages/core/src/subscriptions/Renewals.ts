@@ -22,7 +22,7 @@ import * as ChangeCommit from "./ChangeCommit.js"
 import * as FinalInvoice from "./FinalInvoice.js"
 import * as KeptUsage from "./KeptUsage.js"
 import { renewalPeriods } from "./SubscriptionTerms.js"
-import { writes } from "./SubscriptionStore.js"
+import { endTrialAfterPayment, writes } from "./SubscriptionStore.js"
 import { must } from "../kernel/ServiceSupport.js"
 import * as Invoicing from "../invoices/Invoicing.js"
 import * as InvoiceItem from "../invoices/InvoiceItem.js"
@@ -383,24 +383,8 @@ export class Renewals extends Context.Service<Renewals>()("@recur/core/Renewals"
       if (Option.isNone(prepared)) return Option.none<Payments.PaymentResult>()
       const result = yield* charges.chargeInvoiceTrade(merchantId, prepared.value.tradeId, prepared.value.token)
       // a successful renewal after a trial ends the trial
-      if (result.status === "succeeded" && prepared.value.trial) {
-        yield* storage.withTransaction(
-          Effect.gen(function* () {
-            const sv = Option.getOrThrow(yield* subs.get(merchantId, subscriptionId))
-            if (sv.value.subscription.status === "trial") {
-              const at = yield* nowOf(merchant)
-              yield* saveSub(
-                {
-                  ...sv.value,
-                  subscription: Lifecycle.must(Subscription.move(sv.value.subscription, "renewal_succeeded"))
-                },
-                sv.version,
-                at
-              )
-            }
-          })
-        )
-      }
+      if (result.status === "succeeded" && prepared.value.trial)
+        yield* endTrialAfterPayment(storage, merchant, subscriptionId)
       return Option.some(result)
     })
 

@@ -9,8 +9,8 @@ import * as CustomerBalance from "../customers/CustomerBalance.js"
 import { entitlementStore } from "../entitlements/EntitlementStore.js"
 import * as Entities from "../kernel/Entities.js"
 import * as Errors from "../kernel/Errors.js"
-import { dt, emitAll, laneOf, must, type StorageService } from "../kernel/ServiceSupport.js"
-import type * as Lifecycle from "../kernel/Lifecycle.js"
+import { dt, emitAll, laneOf, must, nowOf, type StorageService } from "../kernel/ServiceSupport.js"
+import * as Lifecycle from "../kernel/Lifecycle.js"
 import type * as Merchant from "../tenants/Merchant.js"
 import type * as Store from "../kernel/Store.js"
 import * as Subscription from "./Subscription.js"
@@ -111,6 +111,31 @@ export const writes = (storage: StorageService) => {
 }
 
 /** Succeeds when the subscription is live (trial, active, past_due); else `SubscriptionNotLive`. */
+/**
+ * A renewal paid after a trial ends the trial (`trial → active`, `renewal_succeeded`), in its own
+ * transaction after the charge: the renewal's (`Renewals`) and a finalised draft's
+ * (`InvoiceActions.finalize`) alike. A subscription no longer in `trial` (a decline moved it, a
+ * concurrent call ended it) is left as it is.
+ */
+export const endTrialAfterPayment = (storage: StorageService, merchant: Merchant.Merchant, subscriptionId: string) =>
+  storage.withTransaction(
+    Effect.gen(function* () {
+      const sv = Option.getOrUndefined(
+        yield* Effect.orDie(storage.repository(Entities.subscription).get(merchant.merchant_id, subscriptionId))
+      )
+      if (sv === undefined || sv.value.subscription.status !== "trial") return
+      const at = yield* nowOf(merchant)
+      yield* writes(storage).saveSub(
+        {
+          ...sv.value,
+          subscription: Lifecycle.must(Subscription.move(sv.value.subscription, "renewal_succeeded"))
+        },
+        sv.version,
+        at
+      )
+    })
+  )
+
 export const mustBeLive = (rec: Entities.SubscriptionRecord, action: string) =>
   ["trial", "active", "past_due"].includes(rec.subscription.status)
     ? Effect.void
