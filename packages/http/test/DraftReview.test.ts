@@ -1,0 +1,137 @@
+/**
+ * Drafts a finance team reviews over REST (issue 34, follow-up): a draft edit is bounded (the
+ * total an invoice carries, the lines it holds), an `invoice_item` line removed from a draft is
+ * pending again, bad removals name their entry and say why — and a refused edit changes nothing.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { backends, serve } from "./client.js"
+
+const card = { card_number: "4242424242424242", exp_month: "12", exp_year: "2030", cvc: "123" }
+
+for (const [name, storage] of backends()) {
+  describe(`drafts a finance team reviews (${name})`, { timeout: 180_000 }, () => {
+    const api = serve(storage())
+    beforeAll(() => api.ready(), 120_000)
+    afterAll(() => api.dispose())
+
+    const fresh = async () => (await api.merchant({ frozen: "2026-01-01T00:00:00Z" })).api_key
+    const clock = (k: string, at: string) =>
+      api.call("POST", "/api/v1/test_helpers/advance_clock", k, { frozen_time: at })
+    const subscribe = async (k: string) => {
+      const { priceId } = await api.priceOf(k)
+      const s = await api.call("POST", "/api/v1/session", k, {
+        email: `c${Math.random()}@example.com`,
+        line_items: [{ price_id: priceId }]
+      })
+      expect(s.status, JSON.stringify(s.body)).toBe(200)
+      const id = (s.body as any).data.session_id as string
+      const paid = await api.call("POST", `/checkout/${id}/pay`, null, card, { accept: "application/json" })
+      expect(paid.status).toBe(200)
+      const session = ((await api.call("GET", `/api/v1/session/${id}`, k)).body as any).data.session
+      return { sub: session.subscription_id as string, customer: session.customer_id as string }
+    }
+    const invoicesOf = async (k: string, sub: string) =>
+      (
+        ((await api.call("GET", `/api/v1/invoices?subscription_id=${sub}&limit=100`, k)).body as any).data
+          .list as Array<any>
+      ).sort((a, b) => a.cycle_index - b.cycle_index)
+    const invoice = async (k: string, id: string) =>
+      ((await api.call("GET", `/api/v1/invoice/${id}`, k)).body as any).data.invoice
+    const itemOf = async (k: string, id: string) =>
+      ((await api.call("GET", `/api/v1/invoice_item/${id}`, k)).body as any).data.invoice_item
+    const grace = async (k: string, seconds: number) =>
+      expect(
+        (await api.call("POST", "/api/v1/billing_settings", k, { invoice_draft_grace_seconds: seconds })).status
+      ).toBe(200)
+    const item = async (k: string, customer: string, sub: string, description: string, unit_amount: string) => {
+      const made = await api.call("POST", "/api/v1/invoice_items", k, {
+        customer_id: customer,
+        subscription_id: sub,
+        unit_amount,
+        description
+      })
+      expect(made.status, JSON.stringify(made.body)).toBe(200)
+      return (made.body as any).data.invoice_item.invoice_item_id as string
+    }
+
+    it("an edit past the largest invoice total or the line cap is refused naming the field; nothing changes", async () => {
+      const k = await fresh()
+      const { sub } = await subscribe(k)
+      await grace(k, 3600)
+      await clock(k, "2026-02-01T00:00:00Z")
+      const draft = (await invoicesOf(k, sub))[1]
+      const edit = (body: unknown) => api.call("POST", `/api/v1/invoices/${draft.invoice_id}/edit`, k, body)
+      const huge = Array.from({ length: 20 }, (_, n) => ({
+        description: `Line ${n}`,
+        amount: "100000000.00",
+        quantity: 10_000
+      }))
+      const tooMuch = await edit({ add_lines: huge })
+      expect(tooMuch.status, JSON.stringify(tooMuch.body)).toBe(400)
+      expect((tooMuch.body as any).data.param).toMatch(/^add_lines/)
+      // each line within the bound, their sum past it
+      const many = Array.from({ length: 20 }, (_, n) => ({
+        description: `Line ${n}`,
+        amount: "99999999.00",
+        quantity: 100
+      }))
+      const summed = await edit({ add_lines: many })
+      expect([summed.status, (summed.body as any).data?.param], JSON.stringify(summed.body)).toEqual([400, "add_lines"])
+      // the line cap: 100 lines a draft
+      for (let n = 0; n < 4; n++) {
+        const r = await edit({
+          add_lines: Array.from({ length: 20 }, (_, m) => ({ description: `L${n}-${m}`, amount: "1.00" }))
+        })
+        expect(r.status, JSON.stringify(r.body)).toBe(200)
+      }
+      const before = await invoice(k, draft.invoice_id)
+      expect(before.lines.length).toBe(81)
+      const past = await edit({
+        add_lines: Array.from({ length: 20 }, (_, m) => ({ description: `Over ${m}`, amount: "1.00" }))
+      })
+      expect([past.status, (past.body as any).data?.param], JSON.stringify(past.body)).toEqual([400, "add_lines"])
+      expect(await invoice(k, draft.invoice_id)).toMatchObject({ amount: before.amount, lines: before.lines })
+      await clock(k, "2026-02-01T01:00:00Z")
+      expect(await invoice(k, draft.invoice_id)).toMatchObject({ status: "paid", amount: before.amount })
+    })
+
+    it("removing an invoice item's line gives the item back to pending; bad removals name the entry and say why", async () => {
+      const k = await fresh()
+      const { sub, customer } = await subscribe(k)
+      const first = await item(k, customer, sub, "Onboarding call", "5.00")
+      const second = await item(k, customer, sub, "Training", "7.00")
+      await grace(k, 3600)
+      await clock(k, "2026-02-01T00:00:00Z")
+      const draft = (await invoicesOf(k, sub))[1]
+      const edit = (body: unknown) => api.call("POST", `/api/v1/invoices/${draft.invoice_id}/edit`, k, body)
+      const at = (description: string) => draft.lines.findIndex((l: any) => l.description === description)
+      expect(at("Training")).toBeGreaterThan(0)
+      for (const [body, param, reason] of [
+        [{ remove_lines: [at("Training"), at("Training")] }, "remove_lines[1]", /named twice/],
+        [{ remove_lines: [99] }, "remove_lines[0]", /not the position of a line/],
+        [{ remove_lines: draft.lines.map((_: unknown, n: number) => n) }, "remove_lines", /at least one line/],
+        [{ add_lines: [{ description: "x", amount: "1.005" }] }, "add_lines[0].amount", /USD has 2 decimal places/]
+      ] as const) {
+        const r = await edit(body)
+        expect([r.status, (r.body as any).data?.param], JSON.stringify(body)).toEqual([400, param])
+        expect((r.body as any).message, JSON.stringify(r.body)).toMatch(reason)
+      }
+      expect(await invoice(k, draft.invoice_id)).toMatchObject({ amount: draft.amount, lines: draft.lines })
+      expect(await itemOf(k, second)).toMatchObject({ status: "invoiced", invoice_id: draft.invoice_id })
+      const removed = await edit({ remove_lines: [at("Training")] })
+      expect(removed.status, JSON.stringify(removed.body)).toBe(200)
+      const edited = (removed.body as any).data.invoice
+      expect(edited.lines.map((l: any) => l.description)).not.toContain("Training")
+      expect(Number(edited.amount)).toBeCloseTo(Number(draft.amount) - 7, 2)
+      expect(await itemOf(k, second)).toMatchObject({ status: "pending", invoice_id: null })
+      expect(await itemOf(k, first)).toMatchObject({ status: "invoiced", invoice_id: draft.invoice_id })
+      // finalised as edited; the released item is billed by the next renewal
+      await clock(k, "2026-02-01T01:00:00Z")
+      expect(await invoice(k, draft.invoice_id)).toMatchObject({ status: "paid", amount: edited.amount })
+      await clock(k, "2026-03-01T00:00:00Z")
+      const next = (await invoicesOf(k, sub))[2]
+      expect(next.lines.map((l: any) => l.description)).toContain("Training")
+      expect(await itemOf(k, second)).toMatchObject({ status: "invoiced", invoice_id: next.invoice_id })
+    })
+  })
+}
