@@ -133,5 +133,71 @@ for (const [name, storage] of backends()) {
       expect(next.lines.map((l: any) => l.description)).toContain("Training")
       expect(await itemOf(k, second)).toMatchObject({ status: "invoiced", invoice_id: next.invoice_id })
     })
+
+    it("a draft shows the collection in force and when it finalises; finalising re-reads the collection; the subscription shows its own", async () => {
+      const k = await fresh()
+      const { sub } = await subscribe(k)
+      const subscription = async () =>
+        ((await api.call("GET", `/api/v1/subscription/${sub}`, k)).body as any).data.subscription
+      expect(await subscription()).toMatchObject({ collection_method: null, days_until_due: null })
+      const sent = await api.call("POST", `/api/v1/subscription/${sub}/collection_method`, k, {
+        collection_method: "send_invoice",
+        days_until_due: 30
+      })
+      expect(sent.status, JSON.stringify(sent.body)).toBe(200)
+      expect(await subscription()).toMatchObject({ collection_method: "send_invoice", days_until_due: 30 })
+      await grace(k, 3600)
+      await clock(k, "2026-02-01T00:00:00Z")
+      const draft = (await invoicesOf(k, sub))[1]
+      expect(draft).toMatchObject({
+        status: "draft",
+        collection_method: "send_invoice",
+        due_date: null,
+        automatically_finalizes_at: "2026-02-01T01:00:00Z"
+      })
+      // changed back before the end of the grace period: finalising charges the card
+      const back = await api.call("POST", `/api/v1/subscription/${sub}/collection_method`, k, {
+        collection_method: "charge_automatically"
+      })
+      expect(back.status, JSON.stringify(back.body)).toBe(200)
+      expect(await subscription()).toMatchObject({ collection_method: "charge_automatically", days_until_due: null })
+      await clock(k, "2026-02-01T01:00:00Z")
+      expect(await invoice(k, draft.invoice_id)).toMatchObject({
+        status: "paid",
+        collection_method: "charge_automatically",
+        due_date: null,
+        automatically_finalizes_at: null
+      })
+      // the first invoice, never a draft
+      expect((await invoicesOf(k, sub))[0].automatically_finalizes_at).toBeNull()
+    })
+
+    it("a credit note is issued, not paid: the status filter tells them apart; unknown or mixed statuses are refused", async () => {
+      const k = await fresh()
+      const { sub } = await subscribe(k)
+      const [first] = await invoicesOf(k, sub)
+      expect(first.status).toBe("paid")
+      const made = await api.call("POST", `/api/v1/invoices/${first.invoice_id}/credit_notes`, k, {
+        amount: "1.00",
+        reason: "sorry"
+      })
+      expect(made.status, JSON.stringify(made.body)).toBe(200)
+      const note = (made.body as any).data.credit_note
+      expect(note.invoice_type).toBe("refund")
+      expect((await invoice(k, note.invoice_id)).status).toBe("issued")
+      const listed = async (q: string) => {
+        const r = await api.call("GET", `/api/v1/invoices?subscription_id=${sub}&${q}`, k)
+        expect(r.status, JSON.stringify(r.body)).toBe(200)
+        return ((r.body as any).data.list as Array<any>).map((i) => i.invoice_id).sort()
+      }
+      expect(await listed("status=paid")).toEqual([first.invoice_id])
+      expect(await listed("status=issued")).toEqual([note.invoice_id])
+      expect(await listed("status=open,draft")).toEqual([])
+      expect((await listed("status=paid,open")).length).toBe(1)
+      for (const q of ["status=settled", "status=void,paid"]) {
+        const r = await api.call("GET", `/api/v1/invoices?${q}`, k)
+        expect([r.status, (r.body as any).data?.param], q).toEqual([400, "status"])
+      }
+    })
   })
 }
