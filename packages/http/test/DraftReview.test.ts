@@ -199,5 +199,43 @@ for (const [name, storage] of backends()) {
         expect([r.status, (r.body as any).data?.param], q).toEqual([400, "status"])
       }
     })
+
+    it("a past-due subscription made active by voiding its invoice emits what a recovery by payment emits: no subscription event", async () => {
+      const k = await fresh()
+      // pays the checkout, declines every renewal (soft: retried on the schedule)
+      const { priceId } = await api.priceOf(k)
+      const s = await api.call("POST", "/api/v1/session", k, {
+        payer_id: `p-${Math.random()}`,
+        line_items: [{ price_id: priceId }]
+      })
+      const id = (s.body as any).data.session_id as string
+      await api.call(
+        "POST",
+        `/checkout/${id}/pay`,
+        null,
+        { ...card, card_number: "4000000000000341" },
+        { accept: "application/json" }
+      )
+      const sub = ((await api.call("GET", `/api/v1/session/${id}`, k)).body as any).data.session
+        .subscription_id as string
+      const subEvents = async () =>
+        (
+          ((await api.call("GET", `/api/v2/webhook/events?business_ids=${sub}&limit=100`, k)).body as any).data
+            .list as Array<any>
+        )
+          .map((e) => e.event_type as string)
+          .filter((t) => t.startsWith("v2.subscription."))
+          .sort()
+      await clock(k, "2026-02-01T12:00:00Z")
+      const before = await subEvents()
+      expect(before).toContain("v2.subscription.past_due")
+      const [, retrying] = await invoicesOf(k, sub)
+      expect((await api.call("POST", `/api/v1/invoices/${retrying.invoice_id}/void`, k)).status).toBe(200)
+      expect(((await api.call("GET", `/api/v1/subscription/${sub}`, k)).body as any).data.subscription.status).toBe(
+        "active"
+      )
+      // retry_succeeded (a payment) and latest_invoice_closed (void, write-off, credit in full) both emit none
+      expect(await subEvents()).toEqual(before)
+    })
   })
 }
