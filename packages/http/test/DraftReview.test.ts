@@ -194,6 +194,17 @@ for (const [name, storage] of backends()) {
       expect(await listed("status=issued")).toEqual([note.invoice_id])
       expect(await listed("status=open,draft")).toEqual([])
       expect((await listed("status=paid,open")).length).toBe(1)
+      // the portal's history: the credit note shown as one, not as a paid invoice
+      const { customer } = { customer: first.customer_id as string }
+      const auth = await api.call("POST", "/api/v1/customer-portal/auth", k, { customer_id: customer })
+      expect(auth.status, JSON.stringify(auth.body)).toBe(200)
+      const home = await api.handler(
+        new Request(`http://localhost${new URL((auth.body as any).data.portal_session.url).pathname}`)
+      )
+      const rows = ((await home.text()).match(/<table id="invoices">[\s\S]*?<\/table>/)?.[0] ?? "").split("<tr>")
+      const noteRow = rows.find((r) => r.includes(note.number ?? note.invoice_id))
+      expect(noteRow, rows.join("\n")).toContain("Credit note")
+      expect(noteRow).not.toContain("Paid")
       for (const q of ["status=settled", "status=void,paid"]) {
         const r = await api.call("GET", `/api/v1/invoices?${q}`, k)
         expect([r.status, (r.body as any).data?.param], q).toEqual([400, "status"])
