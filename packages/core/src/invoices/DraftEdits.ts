@@ -162,13 +162,15 @@ export class DraftEdits extends Context.Service<DraftEdits>()("@recur/core/Draft
           for (const [n, index] of wanted.entries()) {
             const line = Number.isSafeInteger(index) ? i.lines[index] : undefined
             if (line === undefined)
-              return yield* bad(`remove_lines[${n}]`, `${index} is not the position of a line of the draft`)
+              return yield* badEntry("remove_lines", n, "", `${index} is not the position of a line of the draft`)
             if (!REMOVABLE.includes(line.kind))
-              return yield* bad(
-                `remove_lines[${n}]`,
+              return yield* badEntry(
+                "remove_lines",
+                n,
+                "",
                 `line ${index} is a ${line.kind} line, which an edit does not remove (it is the customer's due or the invoice's computation)`
               )
-            if (removed.has(index)) return yield* bad(`remove_lines[${n}]`, `line ${index} is named twice`)
+            if (removed.has(index)) return yield* badEntry("remove_lines", n, "", `line ${index} is named twice`)
             removed.add(index)
           }
           const keptPositions = i.lines.flatMap((l, n) => (l.kind !== "discount" && l.kind !== "balance" ? [n] : []))
