@@ -25,12 +25,12 @@ export const creditNote: Handler<"CreditNote"> = (op, ctx) =>
     const all = (yield* invoicesOfSub(billing, s.merchant.id, s.id, Number.MAX_SAFE_INTEGER)).reverse()
     const target = all[op.index]!
     expect(engineShape(target), where()).toEqual(shape(s.invoices[op.index]!))
-    const note = yield* invoiceCredits.create(s.merchant.id, {
+    const note = (yield* invoiceCredits.create(s.merchant.id, {
       invoice_id: target.invoice_id,
       amount: fmt(op.amount),
       method: "credit_balance",
       reason: "model"
-    })
+    })).credit_note!
     expect([note.invoice_type, note.amount, note.original_invoice_id], where()).toEqual([
       "refund",
       fmt(op.amount),
