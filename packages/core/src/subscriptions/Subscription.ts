@@ -160,7 +160,7 @@ export class Subscription extends Schema.Class<Subscription>("Subscription")({
    */
   collection_method: Schema.optionalKey(Schema.NullOr(CollectionMethod)),
   /** Its own net terms in days with `send_invoice` (`null` otherwise, or when it has no own setting). */
-  days_until_due: Schema.optionalKey(Schema.NullOr(Schema.Number))
+  days_until_due: Schema.optionalKey(Schema.NullOr(Schema.Int))
 }) {}
 
 /**
