@@ -80,12 +80,18 @@ const scheduleFields = {
  *
  * @example
  * paramName("adjust_quantities", { index: 0, field: "max" }) // "adjust_quantities[0].max"
+ * paramName("remove_lines", { index: 1, field: "" }) // "remove_lines[1]" (the entry itself)
  * @since 0.1.0
  */
 export const paramName = (
   param: string,
   entry: { readonly index: number; readonly field: string } | undefined
-): string => (entry === undefined ? param : `${param}[${entry.index}].${entry.field}`)
+): string =>
+  entry === undefined
+    ? param
+    : entry.field === ""
+      ? `${param}[${entry.index}]`
+      : `${param}[${entry.index}].${entry.field}`
 
 /**
  * Every error of core, bound to its answer.

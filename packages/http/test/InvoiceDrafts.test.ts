@@ -104,7 +104,7 @@ for (const [name, storage] of backends()) {
         [{ add_lines: [{ description: "", amount: "1.00" }] }, "add_lines[0].description"],
         [{ add_lines: [{ description: "x", amount: "-1.00" }] }, "add_lines[0].amount"],
         [{ add_lines: [{ description: "x", amount: "1.00", quantity: 0 }] }, "add_lines[0].quantity"],
-        [{ remove_lines: [99] }, "remove_lines"],
+        [{ remove_lines: [99] }, "remove_lines[0]"],
         [{ discount_id: "dsc_unknown" }, "discount_id"]
       ] as const) {
         const r = await edit(body)

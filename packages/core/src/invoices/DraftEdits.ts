@@ -17,6 +17,8 @@ import { documentOf } from "./InvoiceDocuments.js"
 import * as Invoicing from "./Invoicing.js"
 import * as Merchants from "../tenants/Merchants.js"
 import * as Money from "../money/Money.js"
+import * as PendingItems from "./PendingItems.js"
+import type { InvoiceItem } from "./InvoiceItem.js"
 import * as Ports from "../kernel/Ports.js"
 import * as Store from "../kernel/Store.js"
 import { discountRules } from "../subscriptions/SubscriptionTerms.js"
@@ -48,7 +50,7 @@ export interface DraftEdit {
 }
 
 /** The kinds of line an edit may remove (a carried balance or a proration is the customer's due). */
-const REMOVABLE: ReadonlyArray<string> = ["subscription", "one_time", "usage", "trial"]
+const REMOVABLE: ReadonlyArray<string> = ["subscription", "one_time", "usage", "trial", "invoice_item"]
 
 const bad = (param: string, reason: string) => new Errors.InvalidParameter({ param, reason })
 /** A refused field of one entry of a list (the adapter names it in its own words). */
@@ -69,6 +71,43 @@ export class DraftEdits extends Context.Service<DraftEdits>()("@recur/core/Draft
     const invoices = storage.repository(Entities.invoice)
     const subs = storage.repository(Entities.subscription)
     const { saveSub } = writes(storage)
+
+    /**
+     * The invoice items a draft billed behind its `invoice_item` lines at `positions`: the k-th
+     * such line is the k-th item it billed, oldest first (as the renewal listed them), when its
+     * description, quantity and amount agree; else the first not yet taken that agrees.
+     */
+    const itemsOf = (
+      merchantId: string,
+      invoiceId: string,
+      all: ReadonlyArray<Invoice.InvoiceLine>,
+      positions: ReadonlySet<number>
+    ) =>
+      Effect.gen(function* () {
+        const wanted = [...positions].filter((p) => all[p]?.kind === "invoice_item")
+        if (wanted.length === 0) return [] as Array<InvoiceItem>
+        const billed = [...(yield* PendingItems.billedBy(storage, merchantId, invoiceId))]
+        const itemLines = all.flatMap((l, n) => (l.kind === "invoice_item" ? [n] : []))
+        const agrees = (item: InvoiceItem, line: Invoice.InvoiceLine) =>
+          item.description === line.description &&
+          String(item.quantity) === line.quantity &&
+          item.amount === line.amount
+        const taken = new Set<string>()
+        const out: Array<InvoiceItem> = []
+        for (const p of wanted) {
+          const line = all[p]!
+          const byOrder = billed[itemLines.indexOf(p)]
+          const item =
+            byOrder !== undefined && !taken.has(byOrder.invoice_item_id) && agrees(byOrder, line)
+              ? byOrder
+              : billed.find((b) => !taken.has(b.invoice_item_id) && agrees(b, line))
+          if (item !== undefined) {
+            taken.add(item.invoice_item_id)
+            out.push(item)
+          }
+        }
+        return out
+      })
 
     /**
      * Applies `edit` to a draft: checked whole first (a bad field is `InvalidParameter` naming it,
@@ -118,14 +157,26 @@ export class DraftEdits extends Context.Service<DraftEdits>()("@recur/core/Draft
                   ? { start: msOf(l.period_start), end: msOf(l.period_end) }
                   : undefined
             }))
-          const removed = new Set(input.remove_lines ?? [])
-          for (const [n, index] of [...removed].entries()) {
+          const wanted = input.remove_lines ?? []
+          const removed = new Set<number>()
+          for (const [n, index] of wanted.entries()) {
             const line = Number.isSafeInteger(index) ? i.lines[index] : undefined
-            if (line === undefined || !REMOVABLE.includes(line.kind))
-              return yield* bad("remove_lines", `entry ${n} is not the position of a removable line of the draft`)
+            if (line === undefined)
+              return yield* badEntry("remove_lines", n, "", `${index} is not the position of a line of the draft`)
+            if (!REMOVABLE.includes(line.kind))
+              return yield* badEntry(
+                "remove_lines",
+                n,
+                "",
+                `line ${index} is a ${line.kind} line, which an edit does not remove (it is the customer's due or the invoice's computation)`
+              )
+            if (removed.has(index)) return yield* badEntry("remove_lines", n, "", `line ${index} is named twice`)
+            removed.add(index)
           }
           const keptPositions = i.lines.flatMap((l, n) => (l.kind !== "discount" && l.kind !== "balance" ? [n] : []))
           lines = lines.filter((_, n) => !removed.has(keptPositions[n]!))
+          // the invoice items behind the removed `invoice_item` lines: pending again (released)
+          const releasedItems = yield* itemsOf(merchantId, invoiceId, i.lines, removed)
           const adds = input.add_lines ?? []
           if (adds.length > MAX_ADDED_LINES) return yield* bad("add_lines", `at most ${MAX_ADDED_LINES} lines at once`)
           for (const [n, add] of adds.entries()) {
@@ -139,18 +190,36 @@ export class DraftEdits extends Context.Service<DraftEdits>()("@recur/core/Draft
                 "quantity",
                 `must be a whole number from 1 to ${MAX_LINE_QUANTITY}`
               )
-            const unit = Money.parse(add.amount, i.currency)
-            if (Result.isFailure(unit) || unit.success.amount <= 0n || unit.success.amount > 100_000_000_00n)
+            const unit = typeof add.amount === "string" ? Money.parse(add.amount, i.currency) : undefined
+            if (unit !== undefined && Result.isFailure(unit) && unit.failure._tag === "InvalidAmount") {
+              if (unit.failure.reason === "too_many_decimals")
+                return yield* badEntry(
+                  "add_lines",
+                  n,
+                  "amount",
+                  `${i.currency} has ${Money.exponentOf(i.currency)} decimal places`
+                )
+            }
+            if (unit === undefined || Result.isFailure(unit) || unit.success.amount <= 0n)
               return yield* badEntry("add_lines", n, "amount", `must be a positive amount in ${i.currency}`)
-            lines.push({
-              kind: "one_time",
-              description: add.description.trim(),
-              quantity: BigInt(quantity),
-              amount: Money.make(unit.success.amount * BigInt(quantity), i.currency)
-            })
+            const amount = Money.make(unit.success.amount * BigInt(quantity), i.currency)
+            if (!Money.isWithinBounds(amount))
+              return yield* badEntry(
+                "add_lines",
+                n,
+                "amount",
+                "amount × quantity exceeds the largest amount an invoice line carries"
+              )
+            lines.push({ kind: "one_time", description: add.description.trim(), quantity: BigInt(quantity), amount })
           }
           if (lines.length > MAX_DRAFT_LINES)
             return yield* bad("add_lines", `a draft has at most ${MAX_DRAFT_LINES} lines`)
+          // a draft keeps at least one line (an invoice of nothing is voided, not edited)
+          if (lines.length === 0)
+            return yield* bad(
+              "remove_lines",
+              "would remove every line of the draft: a draft keeps at least one line (void it instead)"
+            )
           const sv =
             i.subscription_id === null
               ? undefined
@@ -202,6 +271,11 @@ export class DraftEdits extends Context.Service<DraftEdits>()("@recur/core/Draft
             credit,
             rules
           )
+          if (!Money.isWithinBounds(recomputed.total) || !Money.isWithinBounds(recomputed.subtotal))
+            return yield* bad(
+              input.add_lines !== undefined && input.add_lines.length > 0 ? "add_lines" : "remove_lines",
+              "the edited invoice's total exceeds the largest amount an invoice carries"
+            )
           const edited = new Invoice.Invoice(
             {
               ...i,
@@ -244,6 +318,7 @@ export class DraftEdits extends Context.Service<DraftEdits>()("@recur/core/Draft
               at
             )
           }
+          yield* PendingItems.releaseItems(storage, releasedItems)
           return Invoice.viewOf(edited)
         })
       )

@@ -205,6 +205,15 @@ export class Invoice extends Schema.Class<Invoice>("Invoice")({
     Schema.withConstructorDefault(Effect.succeed(null))
   ),
   /**
+   * While a draft: when the worker finalises it (the end of the merchant's grace period, Stripe's
+   * `automatically_finalizes_at`); null on any other invoice (the answers show it null once the
+   * draft is finalised or voided) and on drafts made before it was kept.
+   */
+  automatically_finalizes_at: NullableTimestamp.pipe(
+    Schema.withDecodingDefault(Effect.succeed(null)),
+    Schema.withConstructorDefault(Effect.succeed(null))
+  ),
+  /**
    * What credit notes of method `reduce_invoice` took off the amount owed before it was paid
    * (Stripe's `pre_payment_credit_notes_amount`); null when none did. The invoice's `amount` and
    * lines stay what was issued: what is still owed is `amount` less this (`amount_remaining`).
@@ -271,8 +280,8 @@ export const amountRemaining = (invoice: Invoice): Money.Money => {
 
 /**
  * An invoice as the API and the facade return it: the record with its Stripe-style `status`
- * (`draft`, `open`, `paid`, `void`, `uncollectible`) derived from `biz_status`, which keeps the
- * seed's values (the mapping: {@link Lifecycle.invoiceStatusOf}, docs/invoices.md).
+ * (`draft`, `open`, `paid`, `void`, `uncollectible`; a credit note `issued`) derived from
+ * `biz_status`, which keeps the seed's values (the mapping: {@link Lifecycle.invoiceStatusOf}, docs/invoices.md).
  *
  * @since 0.1.0
  */
@@ -287,6 +296,31 @@ export class InvoiceView extends Invoice.extend<InvoiceView>("Invoice")({
 }) {}
 
 /**
+ * The stored values a list filtered by derived `status` matches: the `biz_status` values and the
+ * `invoice_type` values whose every pair has one of `statuses` ({@link Lifecycle.invoiceDocumentStatusOf}).
+ * `undefined` when the statuses asked together are no such product (`void` with `paid`: a void
+ * credit note is void, a paid credit note is not paid) — the caller refuses them.
+ *
+ * @example
+ * statusFilter(["paid"]) // { biz_status: ["success", "refunded", "partially_refunded"], invoice_type: [every type but "refund"] }
+ * @since 0.1.0
+ */
+export const statusFilter = (
+  statuses: ReadonlyArray<Lifecycle.InvoiceStatusView>
+):
+  | { readonly biz_status: ReadonlyArray<Lifecycle.InvoiceStatus>; readonly invoice_type: ReadonlyArray<InvoiceType> }
+  | undefined => {
+  const wanted = new Set<string>(statuses)
+  const pairs = Lifecycle.InvoiceStatus.literals.flatMap((biz_status) =>
+    InvoiceType.literals.map((invoice_type) => ({ biz_status, invoice_type }))
+  )
+  const hit = pairs.filter((p) => wanted.has(Lifecycle.invoiceDocumentStatusOf(p)))
+  const bizs = Lifecycle.InvoiceStatus.literals.filter((b) => hit.some((p) => p.biz_status === b))
+  const types = InvoiceType.literals.filter((t) => hit.some((p) => p.invoice_type === t))
+  return hit.length === bizs.length * types.length ? { biz_status: bizs, invoice_type: types } : undefined
+}
+
+/**
  * An invoice with its derived `status` ({@link InvoiceView}).
  *
  * @since 0.1.0
@@ -295,7 +329,8 @@ export const viewOf = (invoice: Invoice): InvoiceView =>
   new InvoiceView(
     {
       ...invoice,
-      status: Lifecycle.invoiceStatusOf(invoice.biz_status),
+      status: Lifecycle.invoiceDocumentStatusOf(invoice),
+      automatically_finalizes_at: invoice.biz_status === "draft" ? invoice.automatically_finalizes_at : null,
       amount_remaining: Money.format(amountRemaining(invoice))
     },
     { disableChecks: true }

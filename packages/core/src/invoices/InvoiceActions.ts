@@ -275,19 +275,23 @@ export class InvoiceActions extends Context.Service<InvoiceActions>()("@recur/co
               total.amount > 0n && sv !== undefined
                 ? yield* renewalTrade(merchant, sv.value.subscription, { total, tax }, at)
                 : null
-            const finalized = Result.getOrThrow(Invoice.move(i, "finalize"))
             // the subscription's collection in force now: under `send_invoice` the draft is sent
-            // as a sent renewal is (open, due `days_until_due` from now), not charged
+            // as a sent renewal is (open, due `days_until_due` from now), not charged — the one the
+            // draft showed is replaced by it (issue 34: finalisation's reading wins)
             const customer =
               sv === undefined
                 ? undefined
                 : Option.getOrUndefined(
                     yield* Effect.orDie(customers.get(merchantId, sv.value.subscription.customer_id))
                   )?.value
-            const dueAt =
-              trade !== null && sv !== undefined
-                ? Collection.dueAt(Collection.effective(sv.value.collection ?? null, customer?.collection ?? null), at)
-                : null
+            const inForce = Collection.effective(sv?.value.collection ?? null, customer?.collection ?? null)
+            const dueAt = trade !== null && sv !== undefined ? Collection.dueAt(inForce, at) : null
+            const finalized = Result.getOrThrow(
+              Invoice.move(i, "finalize", {
+                collection_method: dueAt !== null ? "send_invoice" : "charge_automatically",
+                automatically_finalizes_at: null
+              })
+            )
             if (trade !== null && sv !== undefined && dueAt !== null) {
               const [sent] = yield* documents.issue(merchant, [
                 SentInvoices.asSent(

@@ -29,11 +29,13 @@ export type InvoiceStatus = typeof InvoiceStatus.Type
 
 /**
  * The Stripe-style invoice status: `draft`, `open` (issued, owed: also a charge in flight, a retry
- * waiting, a failed one), `paid` (also after refunds), `void`, `uncollectible`.
+ * waiting, a failed one), `paid` (also after refunds), `void`, `uncollectible` — and `issued`, a
+ * credit note's (an `invoice_type: refund` document: nothing is owed on it, it is not a paid
+ * invoice; Stripe's credit notes are `issued` or `void`).
  *
  * @since 0.1.0
  */
-export const InvoiceStatusView = Schema.Literals(["draft", "open", "paid", "void", "uncollectible"])
+export const InvoiceStatusView = Schema.Literals(["draft", "open", "paid", "void", "uncollectible", "issued"])
 /** @since 0.1.0 */
 export type InvoiceStatusView = typeof InvoiceStatusView.Type
 
@@ -62,6 +64,20 @@ export const statusOf = (bizStatus: InvoiceStatus): InvoiceStatusView => {
       return "paid"
   }
 }
+/**
+ * The Stripe-style `status` of an invoice: {@link statusOf} its `biz_status`, except a credit note
+ * (`invoice_type: refund`), which is `issued` (or `void`) — never `paid`.
+ *
+ * @example
+ * documentStatusOf({ invoice_type: "refund", biz_status: "success" }) // "issued"
+ * @since 0.1.0
+ */
+export const documentStatusOf = (invoice: {
+  readonly invoice_type: string
+  readonly biz_status: InvoiceStatus
+}): InvoiceStatusView =>
+  invoice.invoice_type === "refund" ? (invoice.biz_status === "void" ? "void" : "issued") : statusOf(invoice.biz_status)
+
 /** @since 0.1.0 */
 export type InvoiceTrigger =
   | "charge"

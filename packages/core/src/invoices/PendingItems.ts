@@ -79,28 +79,52 @@ export const markInvoiced = (
  * @since 0.1.0
  */
 export const release = (storage: StorageService, merchantId: string, invoiceId: string) =>
-  Effect.gen(function* () {
-    const repo = storage.repository(Entities.invoiceItem)
-    const billed = (yield* Effect.orDie(
-      repo.list(merchantId, {
+  Effect.flatMap(billedBy(storage, merchantId, invoiceId), (billed) => releaseItems(storage, billed))
+
+/**
+ * The items `invoiceId` billed (still `invoiced` by it), oldest first — the order the invoice's
+ * `invoice_item` lines were built in.
+ *
+ * @since 0.1.0
+ */
+export const billedBy = (storage: StorageService, merchantId: string, invoiceId: string) =>
+  Effect.map(
+    Effect.orDie(
+      storage.repository(Entities.invoiceItem).list(merchantId, {
         limit: 100,
         filters: [
           { column: "invoice_id", op: "in", values: [invoiceId] },
           { column: "status", op: "in", values: ["invoiced"] }
         ]
       })
-    )).list
-    if (billed.length === 0) return
+    ),
+    (page): ReadonlyArray<InvoiceItem> => [...page.list].reverse()
+  )
+
+/**
+ * Gives `items` back to `pending` (their `invoice_id` cleared) through the item machine's
+ * `release`, in the caller's transaction: each only if unchanged since read (else the whole call
+ * fails with `ConcurrentUpdate`). A draft edit that removes an item's line releases it.
+ *
+ * @since 0.1.0
+ */
+export const releaseItems = (storage: StorageService, items: ReadonlyArray<InvoiceItem>) =>
+  Effect.gen(function* () {
+    if (items.length === 0) return
+    const repo = storage.repository(Entities.invoiceItem)
     const versions = yield* repo.getMany(
-      merchantId,
-      billed.map((i) => i.invoice_item_id)
+      items[0]!.merchant_id,
+      items.map((i) => i.invoice_item_id)
     )
     yield* repo
       .updateMany(
-        billed.map((i) => ({
-          value: Lifecycle.must(move(i, "release", { invoice_id: null })),
-          expectedVersion: versions.get(i.invoice_item_id)?.version ?? -1
-        }))
+        items.map((i) => {
+          const read = versions.get(i.invoice_item_id)
+          return {
+            value: Lifecycle.must(move(i, "release", { invoice_id: null })),
+            expectedVersion: read !== undefined && read.value.status === "invoiced" ? read.version : -1
+          }
+        })
       )
       .pipe(
         Effect.catchTag("UniqueViolation", (e) => Effect.die(e)),

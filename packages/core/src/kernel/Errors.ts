@@ -35,13 +35,16 @@ export class InvalidParameter extends Schema.TaggedError<InvalidParameter>()("In
   param: Schema.String,
   reason: Schema.String,
   issues: Schema.optional(Schema.Array(Schema.Struct({ field: Schema.String, message: Schema.String }))),
-  /** The entry of the list `param` at fault and its field (the adapter names it in its own words). */
+  /**
+   * The entry of the list `param` at fault and its field (`""`: the entry itself); the adapter
+   * names it in its own words.
+   */
   entry: Schema.optional(Schema.Struct({ index: Schema.Number, field: Schema.String }))
 }) {
   override get message() {
     return this.entry === undefined
       ? `${this.param}: ${this.reason}`
-      : `${this.param} entry ${this.entry.index} (${this.entry.field}): ${this.reason}`
+      : `${this.param} entry ${this.entry.index}${this.entry.field === "" ? "" : ` (${this.entry.field})`}: ${this.reason}`
   }
 }
 

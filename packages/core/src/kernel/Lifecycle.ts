@@ -143,6 +143,8 @@ export {
   /** @since 0.1.0 */
   statusOf as invoiceStatusOf,
   /** @since 0.1.0 */
+  documentStatusOf as invoiceDocumentStatusOf,
+  /** @since 0.1.0 */
   type InvoiceTrigger
 } from "../invoices/InvoiceMachine.js"
 export {

@@ -287,8 +287,12 @@ export class Renewals extends Context.Service<Renewals>()("@recur/core/Renewals"
             })
           if (merchant.invoice_draft_grace_seconds > 0) {
             // the merchant's grace period: the cycle advances, its invoice waits as a draft
-            // (unnumbered, uncharged) that the worker finalises at the end of it (InvoiceActions)
-            const draft = yield* renewalInvoice({
+            // (unnumbered, uncharged) that the worker finalises at the end of it (InvoiceActions);
+            // it shows the collection in force now (finalising re-reads it: that one wins)
+            const finalizesAt = at + merchant.invoice_draft_grace_seconds * 1000
+            const holder = Option.getOrUndefined(yield* Effect.orDie(customers.get(merchantId, s.customer_id)))?.value
+            const inForce = Collection.effective(rec.collection ?? null, holder?.collection ?? null)
+            const drafted = yield* renewalInvoice({
               merchantId,
               subscription: s,
               rec,
@@ -300,17 +304,20 @@ export class Renewals extends Context.Service<Renewals>()("@recur/core/Renewals"
               at,
               asDraft: true
             })
+            const draft = new Invoice.Invoice(
+              {
+                ...drafted,
+                collection_method: inForce.collection_method,
+                automatically_finalizes_at: dt(finalizesAt)
+              },
+              { disableChecks: true }
+            )
             yield* insertBilling(draft)
             yield* saveSub(next, sv.version, at)
             if (changedPrice) yield* subEvents(merchantId, next, ["v2.subscription.price_changed"], at)
             yield* scheduleEvents(merchantId, stepped, at)
             if (periodEnd !== null) yield* schedule(merchant, "renewal", subscriptionId, periodEnd)
-            yield* schedule(
-              merchant,
-              "invoice_finalize",
-              draft.invoice_id,
-              at + merchant.invoice_draft_grace_seconds * 1000
-            )
+            yield* schedule(merchant, "invoice_finalize", draft.invoice_id, finalizesAt)
             return Option.none()
           }
           const trade = taxed.total.amount > 0n ? yield* renewalTrade(merchant, s, taxed, at) : null

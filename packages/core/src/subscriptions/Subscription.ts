@@ -3,6 +3,7 @@
  *
  * @since 0.1.0
  */
+import { CollectionMethod } from "../invoices/Collection.js"
 import { Schema } from "effect"
 import { BillingCycleUnit } from "../money/BillingPeriod.js"
 import {
@@ -152,7 +153,14 @@ export class Subscription extends Schema.Class<Subscription>("Subscription")({
    * `Billing.getSubscription` and `Billing.listSubscriptions` (see `SubscriptionItems`); absent
    * from webhook payloads and from what other operations return.
    */
-  items: Schema.optionalKey(Schema.Array(SubscriptionItem))
+  items: Schema.optionalKey(Schema.Array(SubscriptionItem)),
+  /**
+   * Its own collection setting (`charge_automatically` or `send_invoice`; `null`: its customer's
+   * applies — issue 34). Written with `discounts` by the reads of one subscription and of a list.
+   */
+  collection_method: Schema.optionalKey(Schema.NullOr(CollectionMethod)),
+  /** Its own net terms in days with `send_invoice` (`null` otherwise, or when it has no own setting). */
+  days_until_due: Schema.optionalKey(Schema.NullOr(Schema.Int))
 }) {}
 
 /**

@@ -134,6 +134,8 @@ export const withDiscounts = (rec: Entities.SubscriptionRecord): Subscription =>
     {
       ...rec.subscription,
       billing_cycle_anchor: rec.anchor !== null ? dt(rec.anchor) : null,
+      collection_method: rec.collection?.collection_method ?? null,
+      days_until_due: rec.collection?.days_until_due ?? null,
       discounts: rec.discounts.map((t) => {
         const last = t.first_cycle !== null && t.cycles !== null ? t.first_cycle + t.cycles - 1 : null
         const left = last !== null ? last - Math.max(rec.subscription.cycle_index, t.first_cycle! - 1) : null

@@ -306,10 +306,18 @@ export interface BillingClient {
     ) => Promise<T.UsageBatchRecorded>
   }
   readonly invoices: {
-    /** `GET /api/v1/invoices`: newest first (default limit 100), optionally of one subscription. */
+    /**
+     * `GET /api/v1/invoices`: newest first (default limit 100), optionally of one subscription, one
+     * customer, or of the derived `status` values given (`draft`, `open`, `paid`, `void`,
+     * `uncollectible`, `issued` — a credit note).
+     */
     readonly list: (
       merchantId: string,
-      filter?: T.PageInput & { readonly subscription_id?: string; readonly customer_id?: string }
+      filter?: T.PageInput & {
+        readonly subscription_id?: string
+        readonly customer_id?: string
+        readonly status?: ReadonlyArray<T.InvoiceJson["status"]>
+      }
     ) => Promise<T.PageJson<T.InvoiceJson>>
     /** `GET /api/v1/invoice/{invoice_id}`. */
     readonly get: (merchantId: string, invoiceId: string) => Promise<T.InvoiceJson>

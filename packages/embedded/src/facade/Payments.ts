@@ -10,6 +10,7 @@ import {
   Discount,
   Discounts,
   DraftEdits,
+  Errors,
   Invoice,
   InvoiceActions,
   Lifecycle,
@@ -33,20 +34,28 @@ import { decode, id, inFilter, json, type Kit, named, page, pageJson } from "./K
 export const invoices = ({ run }: Kit<Services>): BillingClient["invoices"] => ({
   list: (merchantId, filter = {}) =>
     run(
-      page(filter, 100).pipe(
-        Effect.flatMap((p) =>
-          Billing.Billing.use((b) =>
-            b.listInvoices(merchantId, {
-              ...p,
-              filters: [
-                ...inFilter("subscription_id", filter.subscription_id ? [filter.subscription_id] : undefined),
-                ...inFilter("customer_id", filter.customer_id ? [filter.customer_id] : undefined)
-              ]
-            })
-          )
-        ),
-        Effect.map(pageJson(Invoice.InvoiceView))
-      )
+      Effect.gen(function* () {
+        const p = yield* page(filter, 100)
+        const statuses =
+          filter.status === undefined ? undefined : yield* named("status", InvoiceStatuses, filter.status)
+        const byStatus = statuses === undefined || statuses.length === 0 ? undefined : Invoice.statusFilter(statuses)
+        if (statuses !== undefined && statuses.length > 0 && byStatus === undefined)
+          return yield* new Errors.InvalidParameter({
+            param: "status",
+            reason: `${statuses.join(", ")} cannot be listed together: ask for them one at a time`
+          })
+        return yield* Billing.Billing.use((b) =>
+          b.listInvoices(merchantId, {
+            ...p,
+            filters: [
+              ...inFilter("subscription_id", filter.subscription_id ? [filter.subscription_id] : undefined),
+              ...inFilter("customer_id", filter.customer_id ? [filter.customer_id] : undefined),
+              ...inFilter("biz_status", byStatus?.biz_status),
+              ...inFilter("invoice_type", byStatus?.invoice_type)
+            ]
+          })
+        )
+      }).pipe(Effect.map(pageJson(Invoice.InvoiceView)))
     ),
   get: (merchantId, invoiceId) =>
     run(
@@ -84,6 +93,8 @@ export const invoices = ({ run }: Kit<Services>): BillingClient["invoices"] => (
       )
     )
 })
+
+const InvoiceStatuses = Schema.Array(Lifecycle.InvoiceStatusView).annotate({ identifier: "status" })
 
 const TradeStatuses = Schema.Array(Lifecycle.TradeStatus).annotate({ identifier: "trade_status" })
 

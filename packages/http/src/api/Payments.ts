@@ -49,6 +49,7 @@ export class PaymentsGroup extends HttpApiGroup.make("payments")
         subscription_id: Schema.optional(Schema.String),
         customer_id: Schema.optional(Schema.String),
         biz_status: QueryList,
+        status: QueryList,
         invoice_types: QueryList
       }),
       success: Envelope(Page(Invoice.InvoiceView)),

@@ -21,7 +21,25 @@ import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { BillingApi } from "../Api.js"
 import { CurrentMerchant } from "../api/Shared.js"
-import { ok, call, list, pageQuery, inFilter, enumFilter } from "./Shared.js"
+import { ok, call, list, pageQuery, inFilter, enumFilter, enumValues, invalid } from "./Shared.js"
+
+/**
+ * The filters of `status` (the derived Stripe-style status, a list): the `biz_status` and
+ * `invoice_type` values it stands for ({@link Invoice.statusFilter}); an unknown value, or
+ * statuses that cannot be listed together, refused naming `status`.
+ */
+const statusFilters = (values: ReadonlyArray<string> | undefined) =>
+  Effect.gen(function* () {
+    const checked = yield* enumValues("status", values, Lifecycle.InvoiceStatusView.literals)
+    if (checked === undefined || checked.length === 0) return []
+    const filter = Invoice.statusFilter(checked as ReadonlyArray<Lifecycle.InvoiceStatusView>)
+    if (filter === undefined)
+      return yield* invalid("status", `${checked.join(", ")} cannot be listed together: ask for them one at a time`)
+    return [
+      ...(yield* inFilter("biz_status", filter.biz_status)),
+      ...(yield* inFilter("invoice_type", filter.invoice_type))
+    ]
+  })
 
 /**
  * The handlers of the trades, invoices and refunds group.
@@ -87,7 +105,8 @@ export const paymentsLive = HttpApiBuilder.group(BillingApi, "payments", (handle
                 "invoice_types",
                 list(q.invoice_types),
                 Invoice.InvoiceType.literals
-              ))
+              )),
+              ...(yield* statusFilters(list(q.status)))
             ]
             return ok(
               yield* billing.listInvoices(m, {

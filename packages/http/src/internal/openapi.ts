@@ -85,7 +85,7 @@ const descriptions: Record<string, string> = {
   "payments.trade": "One trade.",
   "payments.invoices": "Invoices, newest first, with cursor pagination and filters.",
   "payments.invoice":
-    "One invoice, with its Stripe-style `status` (`draft`, `open`, `paid`, `void`, `uncollectible`) derived from `biz_status` (docs/invoices.md).",
+    "One invoice, with its Stripe-style `status` (`draft`, `open`, `paid`, `void`, `uncollectible`; a credit note `issued`) derived from `biz_status` (docs/invoices.md).",
   "payments.finalizeInvoice":
     "Finalises a draft invoice (a renewal's, during the merchant's `invoice_draft_grace_seconds`) before the worker does at the end of the grace period: it takes its number from the merchant's gapless series, then is charged to the card on file (or settled when nothing is owed), as a renewal is (`v2.invoice.finalized`) — or, when its subscription's collection in force is `send_invoice`, sent as a sent renewal is: `open`, due `days_until_due` from now, `v2.invoice.sent` and an email, not charged. A finalisation racing another (the worker's, or a second request) makes one number and one charge; the loser answers 409. A non-draft is refused with 409 `state_conflict`, nothing changed.",
   "payments.editInvoice":

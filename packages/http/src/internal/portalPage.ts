@@ -173,7 +173,7 @@ ${cancel}</section>`
   const [cNumber, cDate, cStatus, cAmount] = w.columns
   const invoices = view.invoices.map(
     (i) =>
-      `<tr><td>${esc(i.number ?? i.invoice_id)}</td><td>${esc(date(language, i.created_at))}</td><td>${esc(statusText(language, i.biz_status))}</td><td class="num">${esc(money(language, i.amount, i.currency))}</td><td>${i.hosted_invoice_url ? `<a href="${esc(i.hosted_invoice_url)}">${esc(w.view)}</a> · <a href="${esc(i.invoice_pdf ?? "")}">PDF</a>` : ""}</td></tr>`
+      `<tr><td>${esc(i.number ?? i.invoice_id)}</td><td>${esc(date(language, i.created_at))}</td><td>${esc(i.invoice_type === "refund" && i.biz_status !== "void" ? I18n.messagesOf(language).invoice.creditNote : statusText(language, i.biz_status))}</td><td class="num">${esc(money(language, i.amount, i.currency))}</td><td>${i.hosted_invoice_url ? `<a href="${esc(i.hosted_invoice_url)}">${esc(w.view)}</a> · <a href="${esc(i.invoice_pdf ?? "")}">PDF</a>` : ""}</td></tr>`
   )
   const back = view.session.return_url
   const invoiceSection = allowed.invoice_history
