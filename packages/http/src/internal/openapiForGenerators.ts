@@ -266,7 +266,7 @@ const enumNames: ReadonlyArray<readonly [string, ReadonlyArray<string | number>]
   ["DisputeStatus", ["none", "open", "won", "lost", "warning_closed", "prevented"]],
   ["EmailSubscription", [1, 2]],
   // issue 34: invoices, invoice items, the balance ledger, notifications, dunning by decline
-  ["DerivedInvoiceStatus", ["draft", "open", "paid", "void", "uncollectible"]],
+  ["DerivedInvoiceStatus", ["draft", "open", "paid", "void", "uncollectible", "issued"]],
   [
     "InvoiceLineKind",
     [
