@@ -49,6 +49,7 @@ describe("Domain schemas", () => {
       expect(Object.keys(json).sort()).toEqual([
         "Discounts",
         "amount",
+        "automatically_finalizes_at", // Recur's: when a draft is finalised by the worker (issue 34)
         "biz_status",
         "collection_method", // Recur's: charged automatically or sent (issue 34)
         "created_at",
