@@ -373,69 +373,77 @@ export class PriceChanges extends Context.Service<PriceChanges>()("@recur/core/P
       const now = yield* nowOf(merchant)
       // a quote is priced at the instant it names; a commit re-plans at that instant
       const at = yield* ChangeSettlement.commitInstant(subscriptionId, command.quoteId, now)
-      const planned = yield* plan(merchantId, command, at)
-      if (Option.isSome(command.quoteId) && planned.quote.quote_id !== command.quoteId.value) {
-        return yield* new Errors.QuoteStale({ quoteId: command.quoteId.value, subscriptionId })
-      }
-      const { quote, rec, target } = planned
-      const charge = yield* storage.withTransaction(
-        Effect.gen(function* () {
-          let next: Entities.SubscriptionRecord = rec
-          if (Option.isSome(planned.quantity)) {
-            next = ChangeCommit.withPendingQuantity(
-              next,
-              planned.quantity.value,
-              quote.effective_at > at ? quote.effective_at : at
-            )
-          }
-          let tradeToCharge: Option.Option<string> = Option.none()
-          if (target) {
-            if (planned.switched) {
-              const opened = yield* openSwitched(planned.merchant, rec, next, target, planned.kept, planned.basis, {
-                switched: planned.switched,
-                now
-              })
-              next = opened.next
-              tradeToCharge = opened.tradeToCharge
-              yield* subEvents(
-                merchantId,
+      // a lost race over the subscription (a refund or another change committed between the plan
+      // and the save) is planned again on what it holds now: nothing has left the engine yet (the
+      // charge is made after the commit); a quote named by id that no longer holds is QuoteStale
+      const { quote, rec, charge } = yield* Effect.gen(function* () {
+        const planned = yield* plan(merchantId, command, at)
+        if (Option.isSome(command.quoteId) && planned.quote.quote_id !== command.quoteId.value) {
+          return yield* new Errors.QuoteStale({ quoteId: command.quoteId.value, subscriptionId })
+        }
+        const { quote, rec, target } = planned
+        const charge = yield* storage.withTransaction(
+          Effect.gen(function* () {
+            let next: Entities.SubscriptionRecord = rec
+            if (Option.isSome(planned.quantity)) {
+              next = ChangeCommit.withPendingQuantity(
                 next,
-                Result.getOrThrow(Lifecycle.transition(Lifecycle.subscription, rec.subscription.status, "change_price"))
-                  .events,
-                now
-              )
-            } else if (quote.outcome === "scheduled") {
-              next = { ...next, scheduled_price_version_id: target.price_version_id }
-            } else {
-              // discounts outside the new price's products end with the change
-              const moved = ChangeCommit.movedTo(next, target, planned.kept, planned.basis)
-              const done = yield* settlement.commit({
-                merchant: planned.merchant,
-                rec,
-                next: moved,
-                price: target,
-                settled: planned,
-                now
-              })
-              next = done.next
-              tradeToCharge = done.tradeToCharge
-              yield* subEvents(
-                merchantId,
-                next,
-                Result.getOrThrow(Lifecycle.transition(Lifecycle.subscription, rec.subscription.status, "change_price"))
-                  .events,
-                now
+                planned.quantity.value,
+                quote.effective_at > at ? quote.effective_at : at
               )
             }
-          }
-          yield* Effect.orDie(saveSub(next, planned.version, now)).pipe(
-            Effect.catchDefect(() =>
-              Effect.fail(new Errors.ConcurrentUpdate({ resource: "subscription", id: subscriptionId }))
+            let tradeToCharge: Option.Option<string> = Option.none()
+            if (target) {
+              if (planned.switched) {
+                const opened = yield* openSwitched(planned.merchant, rec, next, target, planned.kept, planned.basis, {
+                  switched: planned.switched,
+                  now
+                })
+                next = opened.next
+                tradeToCharge = opened.tradeToCharge
+                yield* subEvents(
+                  merchantId,
+                  next,
+                  Result.getOrThrow(
+                    Lifecycle.transition(Lifecycle.subscription, rec.subscription.status, "change_price")
+                  ).events,
+                  now
+                )
+              } else if (quote.outcome === "scheduled") {
+                next = { ...next, scheduled_price_version_id: target.price_version_id }
+              } else {
+                // discounts outside the new price's products end with the change
+                const moved = ChangeCommit.movedTo(next, target, planned.kept, planned.basis)
+                const done = yield* settlement.commit({
+                  merchant: planned.merchant,
+                  rec,
+                  next: moved,
+                  price: target,
+                  settled: planned,
+                  now
+                })
+                next = done.next
+                tradeToCharge = done.tradeToCharge
+                yield* subEvents(
+                  merchantId,
+                  next,
+                  Result.getOrThrow(
+                    Lifecycle.transition(Lifecycle.subscription, rec.subscription.status, "change_price")
+                  ).events,
+                  now
+                )
+              }
+            }
+            yield* Effect.orDie(saveSub(next, planned.version, now)).pipe(
+              Effect.catchDefect(() =>
+                Effect.fail(new Errors.ConcurrentUpdate({ resource: "subscription", id: subscriptionId }))
+              )
             )
-          )
-          return { tradeToCharge, owesRefund: quote.outcome === "refund" || planned.switched?.owesRefund === true }
-        })
-      )
+            return { tradeToCharge, owesRefund: quote.outcome === "refund" || planned.switched?.owesRefund === true }
+          })
+        )
+        return { quote, rec, charge }
+      }).pipe(Effect.retry({ while: (e) => e._tag === "ConcurrentUpdate" && e.resource === "subscription", times: 5 }))
       yield* settlement.afterCommit(merchantId, rec, charge)
       return quote
     })
