@@ -44,6 +44,19 @@ export const markInvoiced = (
   merchantId: string,
   items: ReadonlyArray<InvoiceItem>,
   invoiceId: string
+) => moveAll(storage, merchantId, items, "pending", (i) => move(i, "invoice", { invoice_id: invoiceId }))
+
+/**
+ * Moves `items` through the item machine in the caller's transaction, each only if it is still
+ * `from` at the version read (gone or moved since — another invoice took it, another draft edit
+ * released it — and the whole call fails with `ConcurrentUpdate`).
+ */
+const moveAll = (
+  storage: StorageService,
+  merchantId: string,
+  items: ReadonlyArray<InvoiceItem>,
+  from: InvoiceItem["status"],
+  to: (item: InvoiceItem) => ReturnType<typeof move>
 ) =>
   Effect.gen(function* () {
     if (items.length === 0) return
@@ -57,9 +70,8 @@ export const markInvoiced = (
         items.map((i) => {
           const read = versions.get(i.invoice_item_id)
           return {
-            value: Lifecycle.must(move(i, "invoice", { invoice_id: invoiceId })),
-            // gone or moved since it was read (another invoice took it): the update fails
-            expectedVersion: read !== undefined && read.value.status === "pending" ? read.version : -1
+            value: Lifecycle.must(to(i)),
+            expectedVersion: read !== undefined && read.value.status === from ? read.version : -1
           }
         })
       )
@@ -109,27 +121,4 @@ export const billedBy = (storage: StorageService, merchantId: string, invoiceId:
  * @since 0.1.0
  */
 export const releaseItems = (storage: StorageService, items: ReadonlyArray<InvoiceItem>) =>
-  Effect.gen(function* () {
-    if (items.length === 0) return
-    const repo = storage.repository(Entities.invoiceItem)
-    const versions = yield* repo.getMany(
-      items[0]!.merchant_id,
-      items.map((i) => i.invoice_item_id)
-    )
-    yield* repo
-      .updateMany(
-        items.map((i) => {
-          const read = versions.get(i.invoice_item_id)
-          return {
-            value: Lifecycle.must(move(i, "release", { invoice_id: null })),
-            expectedVersion: read !== undefined && read.value.status === "invoiced" ? read.version : -1
-          }
-        })
-      )
-      .pipe(
-        Effect.catchTag("UniqueViolation", (e) => Effect.die(e)),
-        Effect.catchTag("VersionConflict", (e) =>
-          Effect.fail(new Errors.ConcurrentUpdate({ resource: "invoice_item", id: e.id }))
-        )
-      )
-  })
+  moveAll(storage, items[0]?.merchant_id ?? "", items, "invoiced", (i) => move(i, "release", { invoice_id: null }))
