@@ -76,6 +76,33 @@ export class InvoiceCredits extends Context.Service<InvoiceCredits>()("@recur/co
     const subs = storage.repository(Entities.subscription)
     const refunds = yield* Refunds.Refunds
 
+    /** A credit note of `original` from its draft: numbered in the credit-note series, stored, settled. */
+    const settledNote = (
+      merchant: Parameters<typeof documents.issueOne>[0],
+      original: Invoice.Invoice,
+      draft: Parameters<typeof newInvoice>[0]["draft"],
+      at: number
+    ) =>
+      Effect.gen(function* () {
+        const note = yield* documents.issueOne(
+          merchant,
+          yield* newInvoice({
+            merchant_id: original.merchant_id,
+            draft,
+            trade_id: null,
+            subscription_id: original.subscription_id,
+            price_id: original.price_id,
+            price_version_id: original.price_version_id,
+            customer_id: original.customer_id,
+            order_id: original.order_id,
+            trigger: "settle_without_charge",
+            at
+          })
+        )
+        yield* Effect.orDie(invoices.insert(note))
+        return note
+      })
+
     /**
      * Issues a credit note of a paid subscription invoice to the customer's balance (in one
      * transaction: the document, the balance entry, `v2.credit_note.created`). Refused, changing
@@ -151,22 +178,7 @@ export class InvoiceCredits extends Context.Service<InvoiceCredits>()("@recur/co
               refundedBefore: ledger?.givenBack ?? c.givenBack
             }
           })
-          const note = yield* documents.issueOne(
-            merchant,
-            yield* newInvoice({
-              merchant_id: merchantId,
-              draft,
-              trade_id: null,
-              subscription_id: original.subscription_id,
-              price_id: original.price_id,
-              price_version_id: original.price_version_id,
-              customer_id: original.customer_id,
-              order_id: original.order_id,
-              trigger: "settle_without_charge",
-              at
-            })
-          )
-          yield* Effect.orDie(invoices.insert(note))
+          const note = yield* settledNote(merchant, original, draft, at)
           // counted as given back from its cycle; held as the subscription's share while it bills
           const live = LIVE.has(sv.value.subscription.status)
           const credited = CycleLedger.withCredited(sv.value, original.cycle_index, amount, original.invoice_id)
@@ -274,22 +286,7 @@ export class InvoiceCredits extends Context.Service<InvoiceCredits>()("@recur/co
           reason,
           tax: { lines: taxLinesOf(original), paid: tax.paid, refundedBefore: tax.before }
         })
-        const note = yield* documents.issueOne(
-          merchant,
-          yield* newInvoice({
-            merchant_id: original.merchant_id,
-            draft,
-            trade_id: null,
-            subscription_id: original.subscription_id,
-            price_id: original.price_id,
-            price_version_id: original.price_version_id,
-            customer_id: original.customer_id,
-            order_id: original.order_id,
-            trigger: "settle_without_charge",
-            at
-          })
-        )
-        yield* Effect.orDie(invoices.insert(note))
+        const note = yield* settledNote(merchant, original, draft, at)
         yield* emit(storage, {
           merchant_id: original.merchant_id,
           type: "v2.credit_note.created",
