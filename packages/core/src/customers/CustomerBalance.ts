@@ -148,42 +148,6 @@ export const balancesOf = (
   ).pipe(Effect.orDie)
 
 /**
- * The part of a customer's balance in `currency` that no subscription holds as its share
- * (`credit_balance`): credit given while the customer had no subscription billing in that
- * currency (a manual adjustment, a credit note of a one-off invoice). Its next one-off invoice
- * applies it (positive only) before charging.
- *
- * @since 0.1.0
- */
-export const unheld = (
-  storage: StorageService,
-  merchantId: string,
-  customerId: string,
-  currency: string
-): Effect.Effect<Money.Money> =>
-  Effect.gen(function* () {
-    const balance = yield* balanceOf(storage, merchantId, customerId, currency)
-    const page = yield* Effect.orDie(
-      storage.repository(Entities.subscription).list(merchantId, {
-        limit: 100,
-        filters: [{ column: "customer_id", op: "in", values: [customerId] }]
-      })
-    )
-    const held = page.list
-      .filter((s) => s.currency === currency)
-      .reduce(
-        (a, s) =>
-          a +
-          Result.getOrElse(
-            Result.map(Money.parse(s.subscription.credit_balance, currency, { allowNegative: true }), (m) => m.amount),
-            () => 0n
-          ),
-        0n
-      )
-    return Money.make(balance.amount - held, currency)
-  })
-
-/**
  * What a change of a subscription's `credit_balance` was, when its writer does not say: a rise is
  * a proration credit, a fall credit applied to an invoice.
  *

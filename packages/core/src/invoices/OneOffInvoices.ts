@@ -12,6 +12,7 @@
  */
 import { Context, Effect, Layer, Option, Result } from "effect"
 import * as CustomerBalance from "../customers/CustomerBalance.js"
+import * as SharedCredit from "../customers/SharedCredit.js"
 import type { Metadata } from "../kernel/Common.js"
 import * as Entities from "../kernel/Entities.js"
 import * as Errors from "../kernel/Errors.js"
@@ -136,13 +137,20 @@ export class OneOffInvoices extends Context.Service<OneOffInvoices>()("@recur/co
               reason: `the customer has no pending invoice items${wanted !== undefined ? ` in ${wanted}` : ""}`,
               param: "customer_id"
             })
-          // credit on the customer's balance that no subscription holds is applied first (issue 34)
-          const free = yield* CustomerBalance.unheld(storage, merchantId, command.customer_id, currency)
+          // the customer's credit is applied first (issue 34): what no subscription holds, then
+          // what its subscriptions hold (SharedCredit), never more than its balance
+          const free = yield* SharedCredit.available(storage, {
+            merchantId,
+            customerId: command.customer_id,
+            currency,
+            holder: null,
+            at
+          })
           const draft = yield* taxed(
             draftOf(currency, billed),
             merchantId,
             command.customer_id,
-            free.amount > 0n ? free : undefined
+            free.amount > 0n ? Money.make(free.amount, currency) : undefined
           )
           if (!Money.isWithinBounds(draft.total))
             return yield* new Errors.InvalidRequest({
@@ -195,6 +203,8 @@ export class OneOffInvoices extends Context.Service<OneOffInvoices>()("@recur/co
           // billed once: a concurrent invoice that took one of these items first fails this one whole
           yield* PendingItems.markInvoiced(storage, merchantId, billed, inv.invoice_id)
           yield* Effect.orDie(invoices.insert(inv))
+          if (draft.creditApplied.amount > 0n)
+            yield* SharedCredit.take(storage, merchantId, free, draft.creditApplied.amount)
           if (draft.creditApplied.amount > 0n)
             yield* CustomerBalance.record(storage, {
               merchantId,

@@ -129,6 +129,19 @@ export class RenewalBatches extends Context.Service<RenewalBatches>()("@recur/co
                 )
             for (const i of withItems.list) if (i.subscription_id !== null) alone.add(i.subscription_id)
             if (withItems.has_more) for (const sv of plain) alone.add(sv.value.subscription.id)
+            // a customer with credit beyond the subscription's own share renews alone: `renew`
+            // takes what its invoice needs from that credit (SharedCredit)
+            const balances = yield* storage
+              .repository(Entities.customerBalance)
+              .getMany(merchantId, [
+                ...new Set(plain.map((sv) => `${sv.value.subscription.customer_id}:${sv.value.currency}`))
+              ])
+            for (const sv of plain) {
+              const row = balances.get(`${sv.value.subscription.customer_id}:${sv.value.currency}`)
+              const own = Money.parse(sv.value.subscription.credit_balance, sv.value.currency, { allowNegative: true })
+              if (row !== undefined && (Result.isFailure(own) || row.value.balance > own.success.amount))
+                alone.add(sv.value.subscription.id)
+            }
             for (let n = plain.length - 1; n >= 0; n--)
               if (alone.has(plain[n]!.value.subscription.id)) plain.splice(n, 1)
             // where each customer is taxed, read at once for the batch

@@ -42,6 +42,11 @@ import * as Secrets from "../tenants/Secrets.js"
 import * as Settings from "../tenants/Settings.js"
 import * as Store from "../kernel/Store.js"
 import * as Subscription from "./Subscription.js"
+import * as SharedCredit from "../customers/SharedCredit.js"
+
+/** The subscription holding `creditBalance` as its share (a share another holder gave it: SharedCredit). */
+const withCredit = (s: Subscription.Subscription, creditBalance: string): Subscription.Subscription =>
+  new Subscription.Subscription({ ...s, credit_balance: creditBalance }, { disableChecks: true })
 
 /** The record with `amount` more owed on the customer's balance (a debit: a lower credit balance). */
 export const withDebit = (rec: Entities.SubscriptionRecord, amount: Money.Money): Entities.SubscriptionRecord => {
@@ -252,8 +257,23 @@ export class Renewals extends Context.Service<Renewals>()("@recur/core/Renewals"
               ? Option.some({ tradeId: billed.trade_id, token: rec.payment_token, trial: s.status === "trial" })
               : Option.none()
           }
-          const b = planned.success
-          const billed = yield* taxed_(merchantId, rec, b)
+          let b = planned.success
+          let billed = yield* taxed_(merchantId, rec, b)
+          // still charging after its own share: the customer's other credit first (SharedCredit)
+          let expected = sv.version
+          const pulled = yield* SharedCredit.pull(storage, {
+            merchantId,
+            holder: sv.value,
+            version: expected,
+            wanted: billed.total,
+            at
+          })
+          if (pulled !== undefined) {
+            expected = pulled.version
+            rec = { ...rec, subscription: withCredit(rec.subscription, pulled.rec.subscription.credit_balance) }
+            b = { ...b, credit: Money.make(b.credit.amount + pulled.taken.amount, b.credit.currency) }
+            billed = yield* taxed_(merchantId, rec, b)
+          }
           // under the processor's minimum charge: not charged, carried to the next invoice
           const carried = (yield* underMinimum(gateway, merchantId, billed.total))
             ? Invoicing.carry(billed, CARRIED)
@@ -313,7 +333,7 @@ export class Renewals extends Context.Service<Renewals>()("@recur/core/Renewals"
               { disableChecks: true }
             )
             yield* insertBilling(draft)
-            yield* saveSub(next, sv.version, at)
+            yield* saveSub(next, expected, at)
             if (changedPrice) yield* subEvents(merchantId, next, ["v2.subscription.price_changed"], at)
             yield* scheduleEvents(merchantId, stepped, at)
             if (periodEnd !== null) yield* schedule(merchant, "renewal", subscriptionId, periodEnd)
@@ -343,7 +363,7 @@ export class Renewals extends Context.Service<Renewals>()("@recur/core/Renewals"
             trade === null && s.status === "trial"
               ? { ...next, subscription: Lifecycle.must(Subscription.move(next.subscription, "renewal_succeeded")) }
               : next
-          yield* saveSub(rec, sv.version, at, { sourceId: inv.invoice_id })
+          yield* saveSub(rec, expected, at, { sourceId: inv.invoice_id })
           if (changedPrice) yield* subEvents(merchantId, rec, ["v2.subscription.price_changed"], at)
           yield* scheduleEvents(merchantId, stepped, at)
           if (periodEnd !== null) yield* schedule(merchant, "renewal", subscriptionId, periodEnd)
@@ -467,8 +487,23 @@ export class Renewals extends Context.Service<Renewals>()("@recur/core/Renewals"
       const pendingItems = yield* PendingItems.pendingOn(storage, merchantId, s.id)
       const planned = RenewalPlan.bill(rec, inForce, pv, [], stored, InvoiceItem.linesOf(pendingItems))
       if (Result.isFailure(planned)) return Option.none<Invoice.UpcomingInvoice>()
-      const b = planned.success
-      const taxed = yield* taxed_(merchantId, rec, b)
+      let b = planned.success
+      let taxed = yield* taxed_(merchantId, rec, b)
+      // as `renew` does: what its own share leaves to charge, from the customer's other credit
+      if (taxed.total.amount > 0n) {
+        const from = yield* SharedCredit.available(storage, {
+          merchantId,
+          customerId: s.customer_id,
+          currency: rec.currency,
+          holder: stored,
+          at: due
+        })
+        const taken = from.amount < taxed.total.amount ? from.amount : taxed.total.amount
+        if (taken > 0n) {
+          b = { ...b, credit: Money.make(b.credit.amount + taken, b.credit.currency) }
+          taxed = yield* taxed_(merchantId, rec, b)
+        }
+      }
       const { next, periodEnd } = RenewalPlan.advance(rec, pv, b, taxed, due, decision.continuous)
       const periods = renewalPeriods(rec, next, periodEnd)
       return Option.some(

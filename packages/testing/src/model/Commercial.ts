@@ -128,6 +128,8 @@ export interface CSub {
   credit: bigint
   /** Everything credited to the balance so far (the invariant counts it). */
   credited: bigint
+  /** Credit its renewals took from the customer's other subscriptions (SharedCredit): collected elsewhere. */
+  sharedIn: bigint
   terms: Array<CTerm>
   readonly invoices: Array<CInvoice>
   checked: number
@@ -298,11 +300,57 @@ export const newInvoice = (
   paid: true
 })
 
+/**
+ * The customer's balance is the customer's (issue 34, SharedCredit): of `wanted`, what the
+ * customer's other subscriptions hold — their positive credit, largest first (ties by id), never
+ * more than the balance beyond `s`'s own credit — moved to `s`. Answers the amount moved.
+ */
+export const pullShared = (s: CSub, wanted: bigint): bigint => {
+  if (wanted <= 0n) return 0n
+  const others = s.cust.subs.filter((o) => o !== s)
+  const beyond = others.reduce((a, o) => a + o.credit, 0n)
+  // one due to renew by then (at or before `s`'s renewal) keeps its credit for its own renewal
+  const holders = others
+    .filter((o) => o.credit > 0n && (o.status === "canceled" || o.end > s.start))
+    .sort((a, b) => (a.credit === b.credit ? (a.id < b.id ? -1 : 1) : a.credit > b.credit ? -1 : 1))
+  const pool = holders.reduce((a, o) => a + o.credit, 0n)
+  let left = [wanted, beyond, pool].reduce((a, b) => (a < b ? a : b))
+  let moved = 0n
+  for (const h of holders) {
+    if (left <= 0n) break
+    const part = h.credit < left ? h.credit : left
+    h.credit -= part
+    left -= part
+    moved += part
+    console.log(
+      "PULL",
+      s.id,
+      "from",
+      h.id,
+      String(part),
+      "s.start",
+      new Date(s.start).toISOString(),
+      "h.end",
+      new Date(h.end).toISOString(),
+      h.status,
+      "h.cycle",
+      h.cycle
+    )
+  }
+  return moved
+}
+
 /** A cycle invoice (initial or renewal) at the customer's rate now, the balance applied after tax. */
 export const cycleInvoice = (s: CSub, type: "initial" | "renewal") => {
   const net = discounted(s, s.price, s.cycle)
   const lines = linesOn(net, rateOf(s.cust, s.m))
   const due = net + exclOf(lines)
+  // a renewal still charging after its own credit takes the customer's other credit first
+  if (type === "renewal") {
+    const moved = pullShared(s, due - (s.credit < due ? s.credit : due))
+    s.credit += moved
+    s.sharedIn += moved
+  }
   const applied = s.credit < due ? s.credit : due
   s.credit -= applied
   s.invoices.push(newInvoice(type, s.cycle, due - applied, lines, applied))

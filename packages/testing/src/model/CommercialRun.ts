@@ -108,6 +108,7 @@ export const commercialRun = (
               basis: 0n,
               credit: 0n,
               credited: 0n,
+              sharedIn: 0n,
               terms: d !== null ? [{ d, first: 0 }] : [],
               invoices: [],
               checked: 0,

@@ -1,0 +1,213 @@
+/**
+ * The customer's balance is the customer's, not one subscription's: credit held as another
+ * subscription's share (`credit_balance`) or by no subscription (a manual adjustment, a credit
+ * note of a one-off invoice) is applied to whichever invoice of the customer comes next in that
+ * currency, before it is charged — as Stripe applies a customer balance to the next invoice.
+ *
+ * Credit is still *held* somewhere (a subscription's share, or unheld on the ledger), so that a
+ * renewal can keep applying its own share with its own tax rules; an invoice that needs more than
+ * its subscription holds *takes* what it needs from the customer's other credit first — unheld
+ * credit, then the other subscriptions' positive shares — in the transaction that bills it. A move
+ * between holders does not change the customer's balance, so it writes no ledger entry; the
+ * invoice that applies the credit writes the one `applied_to_invoice` entry, as before.
+ *
+ * A subscription due to renew by the taking invoice's instant keeps its share for its own renewal
+ * (whichever of two subscriptions renewing at one instant runs first, each applies its own credit
+ * first). Never more than the customer's balance allows: what another holder has is taken only up to
+ * the balance beyond the taker's own share (a debit held by a third subscription stays owed, and
+ * lowers what can be taken).
+ *
+ * @since 0.1.0
+ */
+import { DateTime, Effect, Result } from "effect"
+import * as Entities from "../kernel/Entities.js"
+import * as Errors from "../kernel/Errors.js"
+import type { StorageService } from "../kernel/ServiceSupport.js"
+import * as Money from "../money/Money.js"
+import * as Subscription from "../subscriptions/Subscription.js"
+import * as CustomerBalance from "./CustomerBalance.js"
+
+const shareOf = (rec: Entities.SubscriptionRecord, currency: string): bigint =>
+  Result.getOrElse(
+    Result.map(Money.parse(rec.subscription.credit_balance, currency, { allowNegative: true }), (m) => m.amount),
+    () => 0n
+  )
+
+/**
+ * What a holder (a subscription, or `null` for an invoice outside any) may take from the
+ * customer's other credit in `currency`: `amount` (≥ 0), from `unheld` credit first, then from
+ * the other subscriptions' positive shares in `shares`.
+ *
+ * @since 0.1.0
+ */
+export interface Available {
+  readonly currency: string
+  readonly amount: bigint
+  /** Positive credit no subscription holds. */
+  readonly unheld: bigint
+  /** Other subscriptions holding a positive share, largest first (ties by id). */
+  readonly shares: ReadonlyArray<{ readonly subscriptionId: string; readonly share: bigint }>
+}
+
+const none = (currency: string): Available => ({ currency, amount: 0n, unheld: 0n, shares: [] })
+
+/**
+ * The credit a holder may take (see {@link Available}). One read (the customer's running
+ * balance) when the customer has nothing beyond the holder's own share — the usual case — and one
+ * more (its subscriptions) otherwise.
+ *
+ * @since 0.1.0
+ */
+export const available = (
+  storage: StorageService,
+  input: {
+    readonly merchantId: string
+    readonly customerId: string
+    readonly currency: string
+    /** The subscription whose invoice takes, with its share as it holds it now; none for a one-off invoice. */
+    readonly holder: Entities.SubscriptionRecord | null
+    /** When the taking invoice bills: a subscription due to renew by then keeps its share for that renewal. */
+    readonly at: number
+  }
+): Effect.Effect<Available> =>
+  Effect.gen(function* () {
+    const { currency } = input
+    const balance = (yield* CustomerBalance.balanceOf(storage, input.merchantId, input.customerId, currency)).amount
+    const own = input.holder === null ? 0n : shareOf(input.holder, currency)
+    // the balance beyond the holder's own share: all another holder may give (never overdrawn)
+    const beyond = balance - own
+    if (beyond <= 0n) return none(currency)
+    const page = yield* Effect.orDie(
+      storage.repository(Entities.subscription).list(input.merchantId, {
+        limit: 100,
+        filters: [{ column: "customer_id", op: "in", values: [input.customerId] }]
+      })
+    )
+    const mine = input.holder?.subscription.id
+    const subs = page.list.filter((s) => s.currency === currency)
+    const held = subs.reduce((a, s) => a + (s.subscription.id === mine ? own : shareOf(s, currency)), 0n)
+    const unheld = balance - held > 0n ? balance - held : 0n
+    const renewsBy = (s: Entities.SubscriptionRecord) =>
+      s.subscription.next_invoice_date !== null && DateTime.toEpochMillis(s.subscription.next_invoice_date) <= input.at
+    const shares = subs
+      .filter((s) => s.subscription.id !== mine && !renewsBy(s))
+      .map((s) => ({ subscriptionId: s.subscription.id, share: shareOf(s, currency) }))
+      .filter((x) => x.share > 0n)
+      .sort((a, b) =>
+        a.share === b.share ? (a.subscriptionId < b.subscriptionId ? -1 : 1) : a.share > b.share ? -1 : 1
+      )
+    const pool = shares.reduce((a, x) => a + x.share, unheld)
+    return { currency, amount: pool < beyond ? pool : beyond, unheld, shares }
+  })
+
+/**
+ * Takes `amount` (at most `available.amount`) from the other holders, in the caller's
+ * transaction: unheld credit first (nothing to write: it becomes the taker's once the taker holds
+ * or applies it), then the other subscriptions' shares, each written at the version read now (a
+ * concurrent writer of one fails this with `ConcurrentUpdate`, and the caller's transaction rolls
+ * back). No ledger entry: the customer's balance does not change.
+ *
+ * @since 0.1.0
+ */
+export const take = (
+  storage: StorageService,
+  merchantId: string,
+  from: Available,
+  amount: bigint
+): Effect.Effect<void, Errors.ConcurrentUpdate> =>
+  Effect.gen(function* () {
+    let left = (amount < from.amount ? amount : from.amount) - from.unheld
+    const subs = storage.repository(Entities.subscription)
+    for (const x of from.shares) {
+      if (left <= 0n) return
+      const current = yield* Effect.orDie(subs.get(merchantId, x.subscriptionId))
+      if (current._tag === "None")
+        return yield* new Errors.ConcurrentUpdate({ resource: "subscription", id: x.subscriptionId })
+      const share = shareOf(current.value.value, from.currency)
+      // it moved since it was read: the caller reads again
+      if (share !== x.share)
+        return yield* new Errors.ConcurrentUpdate({ resource: "subscription", id: x.subscriptionId })
+      const part = share < left ? share : left
+      const rec = current.value.value
+      yield* subs
+        .update(
+          {
+            ...rec,
+            subscription: new Subscription.Subscription(
+              {
+                ...rec.subscription,
+                credit_balance: Money.format(Money.make(share - part, from.currency)),
+                updated_at: rec.subscription.updated_at
+              },
+              { disableChecks: true }
+            )
+          },
+          current.value.version
+        )
+        .pipe(
+          Effect.catchTag("VersionConflict", () =>
+            Effect.fail(new Errors.ConcurrentUpdate({ resource: "subscription", id: x.subscriptionId }))
+          ),
+          Effect.catchTag("UniqueViolation", (e) => Effect.die(e))
+        )
+      left -= part
+    }
+  })
+
+/**
+ * For a subscription's invoice that still charges `wanted` after its own share: takes up to that
+ * from the customer's other credit and adds it to the subscription's share, written at `version`
+ * (no ledger entry). Answers the record and its new version, and the amount taken — none when
+ * nothing was taken (nothing wanted, or no other credit).
+ *
+ * @since 0.1.0
+ */
+export const pull = (
+  storage: StorageService,
+  input: {
+    readonly merchantId: string
+    readonly holder: Entities.SubscriptionRecord
+    readonly version: number
+    readonly wanted: Money.Money
+    /** When the invoice bills. */
+    readonly at: number
+  }
+): Effect.Effect<
+  { readonly rec: Entities.SubscriptionRecord; readonly version: number; readonly taken: Money.Money } | undefined,
+  Errors.ConcurrentUpdate
+> =>
+  Effect.gen(function* () {
+    const { holder } = input
+    const currency = holder.currency
+    if (input.wanted.amount <= 0n || input.wanted.currency !== currency) return undefined
+    const from = yield* available(storage, {
+      merchantId: input.merchantId,
+      customerId: holder.subscription.customer_id,
+      currency,
+      holder,
+      at: input.at
+    })
+    const amount = from.amount < input.wanted.amount ? from.amount : input.wanted.amount
+    if (amount <= 0n) return undefined
+    yield* take(storage, input.merchantId, from, amount)
+    const rec: Entities.SubscriptionRecord = {
+      ...holder,
+      subscription: new Subscription.Subscription(
+        {
+          ...holder.subscription,
+          credit_balance: Money.format(Money.make(shareOf(holder, currency) + amount, currency))
+        },
+        { disableChecks: true }
+      )
+    }
+    const version = yield* storage
+      .repository(Entities.subscription)
+      .update(rec, input.version)
+      .pipe(
+        Effect.catchTag("VersionConflict", () =>
+          Effect.fail(new Errors.ConcurrentUpdate({ resource: "subscription", id: holder.subscription.id }))
+        ),
+        Effect.catchTag("UniqueViolation", (e) => Effect.die(e))
+      )
+    return { rec, version, taken: Money.make(amount, currency) }
+  })
