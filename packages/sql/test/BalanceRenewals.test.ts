@@ -5,7 +5,7 @@
  * customer's ledger ends with both credits and both uses, its balance the sum of its entries.
  */
 import { expect, layer } from "@effect/vitest"
-import { CustomerBalances, Entities, InvoiceCredits, Renewals, Store } from "@recur/core"
+import { Billing, CustomerBalances, Entities, InvoiceCredits, Renewals, Store } from "@recur/core"
 import { Pg } from "@recur/sql"
 import { ScenarioKit } from "@recur/testing"
 import { Effect, type Layer, Schedule } from "effect"
@@ -68,6 +68,55 @@ const racing = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =>
           const storage = yield* Store.Storage
           const row = yield* storage.repository(Entities.customerBalance).get(merchantId, `${first.customerId}:USD`)
           expect(row._tag === "Some" ? [row.value.value.balance, row.value.value.entries] : undefined).toEqual([0n, 4])
+        }),
+      300_000
+    )
+
+    it.effect(
+      "two renewals at once both wanting a third subscription's credit: it is taken once, by one of them",
+      () =>
+        Effect.gen(function* () {
+          const { merchantId, priceId } = yield* ScenarioKit.shopAt("2026-01-01T00:00:00Z", "30.00")
+          const first = yield* ScenarioKit.subscribeTo(merchantId, priceId)
+          const second = yield* ScenarioKit.subscribeTo(merchantId, priceId, { customer_id: first.customerId })
+          // the holder renews later (Jan 10 + a month): its credit is free for the others' renewals
+          yield* ScenarioKit.advance(merchantId, "2026-01-10T00:00:00Z")
+          const holder = yield* ScenarioKit.subscribeTo(merchantId, priceId, { customer_id: first.customerId })
+          const [initial] = yield* ScenarioKit.invoicesOf(merchantId, holder.subscriptionId)
+          yield* (yield* InvoiceCredits.InvoiceCredits).create(merchantId, {
+            invoice_id: initial!.invoice_id,
+            amount: "20.00",
+            reason: "outage"
+          })
+          const renewals = yield* Renewals.Renewals
+          yield* Effect.forEach(
+            [first.subscriptionId, second.subscriptionId],
+            (sub) =>
+              renewals.renew(merchantId, sub, { force: true }).pipe(
+                Effect.retry({
+                  while: (e) => e._tag === "ConcurrentUpdate",
+                  schedule: Schedule.spaced("10 millis"),
+                  times: 50
+                })
+              ),
+            { concurrency: 2, discard: true }
+          )
+          const applied: Array<string | null | undefined> = []
+          for (const sub of [first.subscriptionId, second.subscriptionId]) {
+            const renewal = (yield* ScenarioKit.invoicesOf(merchantId, sub)).find((i) => i.invoice_type === "renewal")
+            applied.push(renewal?.credit_applied)
+          }
+          // one took all 20.00 (each wanted 30.00), the other none: never 40.00
+          expect(applied.slice().sort()).toEqual(["0.00", "20.00"])
+          const billing = yield* Billing.Billing
+          expect((yield* billing.getSubscription(merchantId, holder.subscriptionId)).credit_balance).toBe("0.00")
+          const page = yield* (yield* CustomerBalances.CustomerBalances).transactions(merchantId, first.customerId, {
+            limit: 100
+          })
+          expect([...page.list].reverse().map((e) => [e.source_type, e.amount, e.ending_balance])).toEqual([
+            ["credit_note", "20.00", "20.00"],
+            ["applied_to_invoice", "-20.00", "0.00"]
+          ])
         }),
       300_000
     )

@@ -66,7 +66,11 @@ export const available = (
     readonly currency: string
     /** The subscription whose invoice takes, with its share as it holds it now; none for a one-off invoice. */
     readonly holder: Entities.SubscriptionRecord | null
-    /** When the taking invoice bills: a subscription due to renew by then keeps its share for that renewal. */
+    /**
+     * When the taking invoice bills (a renewal: its scheduled instant, even when forced early): a
+     * subscription due to renew by then keeps its share for that renewal. So two renewals never
+     * take from each other, and a renewal only writes holders due after it (no lock cycle).
+     */
     readonly at: number
   }
 ): Effect.Effect<Available> =>

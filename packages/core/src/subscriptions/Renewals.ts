@@ -266,7 +266,9 @@ export class Renewals extends Context.Service<Renewals>()("@recur/core/Renewals"
             holder: sv.value,
             version: expected,
             wanted: billed.total,
-            at
+            // the renewal's scheduled instant (run early when forced, late when the worker lags):
+            // holders scheduled by then keep theirs — the order of the schedule, not of the worker
+            at: s.next_invoice_date === null ? at : msOf(s.next_invoice_date)
           })
           if (pulled !== undefined) {
             expected = pulled.version
