@@ -36,7 +36,8 @@ const Statuses = Schema.Array(Lifecycle.BillableMetricStatus)
  */
 export type BillableMetricsClient = BillingClient["billableMetrics"]
 
-const use = BillableMetrics.BillableMetrics.use
+const use = <A, E, R>(f: (s: BillableMetrics.BillableMetrics["Service"]) => Effect.Effect<A, E, R>) =>
+  BillableMetrics.BillableMetrics.use(f)
 
 /** `billableMetrics`. @since 0.1.0 */
 export const billableMetrics = ({ run }: Kit<Services>): BillableMetricsClient => ({
