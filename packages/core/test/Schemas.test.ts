@@ -99,6 +99,15 @@ describe("Domain schemas", () => {
       expect(json.created_at).toBe("2026-11-22T10:04:05Z")
       const back = yield* Schema.decodeUnknownEffect(Price.PriceVersion)(json)
       expect(back.price_plan?.base_price_val).toBe("30.00")
+      // Recur's (issue 35): the billable metric a usage price rates and its group, null without one
+      expect([json.billable_metric_id, json.metric_group]).toEqual([null, null])
+      // a version stored before them decodes with both null
+      const { billable_metric_id: _m, metric_group: _g, ...older } = json
+      const old = yield* Schema.decodeUnknownEffect(Price.PriceVersion)(older)
+      expect([old.billable_metric_id, old.metric_group]).toEqual([null, null])
+      const grouped = priceVersion({ billable_metric_id: "bm_01", metric_group: { region: "eu" } })
+      const groupedJson = yield* Schema.encodeEffect(Price.PriceVersion)(grouped)
+      expect([groupedJson.billable_metric_id, groupedJson.metric_group]).toEqual(["bm_01", { region: "eu" }])
     })
   )
 

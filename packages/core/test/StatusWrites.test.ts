@@ -30,7 +30,8 @@ const machines = new Set([
   "schedules/Schedule.ts",
   "subscriptions/PriceMigration.ts",
   "notifications/Notification.ts",
-  "invoices/InvoiceItem.ts"
+  "invoices/InvoiceItem.ts",
+  "usage/BillableMetric.ts"
 ])
 
 /** Status fields of records without a machine: written once at creation, never changed. */

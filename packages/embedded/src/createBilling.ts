@@ -56,6 +56,7 @@ export type { BillingClient } from "./facade/Client.js"
 export * from "./facade/Types.js"
 import * as EntitlementGroups from "./facade/Entitlements.js"
 import * as BalanceGroups from "./facade/Balances.js"
+import * as MetricGroups from "./facade/BillableMetrics.js"
 import * as NotificationGroups from "./facade/Notifications.js"
 import * as SmtpNotifier from "./notify/SmtpNotifier.js"
 
@@ -430,6 +431,7 @@ export const createBilling = async (options: BillingOptions = {}): Promise<Billi
     schedules: ScheduleGroups.schedules(kit),
     items: ItemGroups.items(kit),
     taxRates: PaymentGroups.taxRates(kit),
+    billableMetrics: MetricGroups.billableMetrics(kit),
     invoiceItems: InvoiceItemGroups.invoiceItems(kit),
     portal: PaymentGroups.portal(kit),
     notifications: NotificationGroups.notifications(kit),

@@ -109,3 +109,10 @@ export type {
   CreditNoteJson,
   CustomerBalanceJson
 } from "./facade/Balances.js"
+export type {
+  BillableMetricJson,
+  BillableMetricsClient,
+  CreateBillableMetricInput,
+  ListBillableMetricsInput,
+  UpdateBillableMetricInput
+} from "./facade/BillableMetrics.js"

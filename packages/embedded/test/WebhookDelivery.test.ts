@@ -9,6 +9,7 @@ import {
   ProcessorEvents,
   Discounts,
   TaxRates,
+  BillableMetrics,
   Catalog,
   Entities,
   ItemChanges,
@@ -317,6 +318,14 @@ for (const [name, storage] of backends()) {
         TaxRates.TaxRates.use((t) => t.create(m.merchantId, { name: "VAT", percentage: "19", country: "DE" }))
       )
       await run(TaxRates.TaxRates.use((t) => t.archive(m.merchantId, rate.tax_rate_id)))
+      // a billable metric created, updated and archived
+      await run(
+        BillableMetrics.BillableMetrics.use((bm) =>
+          bm.create(m.merchantId, { code: "api_calls", name: "API calls", aggregation: "count" })
+        )
+      )
+      await run(BillableMetrics.BillableMetrics.use((bm) => bm.update(m.merchantId, "api_calls", { name: "Calls" })))
+      await run(BillableMetrics.BillableMetrics.use((bm) => bm.archive(m.merchantId, "api_calls")))
       // N: B's unpaid invoice written off; a renewal in a grace period, its draft finalised
       const unpaidInvoice = (
         await billing((b) =>

@@ -19,6 +19,7 @@ import { SandboxGroup } from "./api/Sandbox.js"
 import { DecodeErrors } from "./api/Shared.js"
 import { SubscriptionsGroup } from "./api/Subscriptions.js"
 import { TaxRatesGroup } from "./api/TaxRates.js"
+import { BillableMetricsGroup } from "./api/BillableMetrics.js"
 import { InvoiceItemsGroup } from "./api/InvoiceItems.js"
 import { EntitlementsGroup } from "./api/Entitlements.js"
 import { WebhooksGroup } from "./api/Webhooks.js"
@@ -41,6 +42,7 @@ export {
   SessionPayload,
   SubscriptionsGroup,
   TaxRatesGroup,
+  BillableMetricsGroup,
   InvoiceItemsGroup,
   EntitlementsGroup,
   NotificationsGroup,
@@ -112,6 +114,7 @@ export class BillingApi extends HttpApi.make("recur")
   .add(SchedulesGroup)
   .add(ItemsGroup)
   .add(TaxRatesGroup)
+  .add(BillableMetricsGroup)
   .add(InvoiceItemsGroup)
   .add(PortalGroup)
   .add(EntitlementsGroup)

@@ -19,6 +19,7 @@ import { notificationsLive } from "./handlers/Notifications.js"
 import { sandboxLive } from "./handlers/Sandbox.js"
 import { subscriptionsLive } from "./handlers/Subscriptions.js"
 import { taxRatesLive } from "./handlers/TaxRates.js"
+import { billableMetricsLive } from "./handlers/BillableMetrics.js"
 import { invoiceItemsLive } from "./handlers/InvoiceItems.js"
 import { entitlementsLive } from "./handlers/Entitlements.js"
 import { webhooksLive } from "./handlers/Webhooks.js"
@@ -49,6 +50,7 @@ export const handlers = Layer.mergeAll(
   schedulesLive,
   itemsLive,
   taxRatesLive,
+  billableMetricsLive,
   invoiceItemsLive,
   portalLive,
   entitlementsLive,

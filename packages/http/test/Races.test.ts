@@ -81,6 +81,13 @@ for (const [name, storage] of backends()) {
       ).body.data.discount
       const rate = (await api.call("POST", "/api/v1/tax_rates", key, { name: "VAT", percentage: "19", country: "DE" }))
         .body.data.tax_rate
+      const metric = (
+        await api.call("POST", "/api/v1/billable_metrics", key, {
+          code: `race_${Math.random().toString(36).slice(2, 8)}`,
+          name: "Race",
+          aggregation: "count"
+        })
+      ).body.data.billable_metric
       const invoiceItem = (
         await api.call("POST", "/api/v1/invoice_items", key, {
           customer_id: a.customer,
@@ -128,6 +135,8 @@ for (const [name, storage] of backends()) {
         discountId: discount.discount_id as string,
         discountCode: discount.code as string,
         taxRateId: rate.tax_rate_id as string,
+        metricId: metric.billable_metric_id as string,
+        metricCode: metric.code as string,
         invoiceItem,
         endpoint,
         event,
@@ -296,6 +305,14 @@ for (const [name, storage] of backends()) {
         { name: "Same", code: `${w.discountCode}X`, discount_type: "percentage", percent_off: 5, duration: "once" }
       ],
       "POST /api/v1/tax_rates": () => ["/api/v1/tax_rates", { name: "Same", percentage: "7", country: "FR" }],
+      "POST /api/v1/billable_metrics": (w) => [
+        "/api/v1/billable_metrics",
+        { code: `${w.metricCode}_x`, name: "Same", aggregation: "sum", property: "bytes" }
+      ],
+      "POST /api/v1/billable_metrics/{billable_metric_id}": (w) => [
+        `/api/v1/billable_metrics/${w.metricId}`,
+        { name: `edited ${Math.random()}` }
+      ],
       "POST /api/v1/invoice_items": (w) => [
         "/api/v1/invoice_items",
         { customer_id: w.customer, currency: "USD", unit_amount: "3.00" }
@@ -322,6 +339,9 @@ for (const [name, storage] of backends()) {
       ],
       "POST /api/v1/discount/{discount_id}/end": (w) => [`/api/v1/discount/${w.discountId}/end`],
       "POST /api/v1/tax_rate/{tax_rate_id}/archive": (w) => [`/api/v1/tax_rate/${w.taxRateId}/archive`],
+      "POST /api/v1/billable_metrics/{billable_metric_id}/archive": (w) => [
+        `/api/v1/billable_metrics/${w.metricId}/archive`
+      ],
       "POST /api/v2/webhook/endpoints/{endpoint_id}/delete": (w) => [`/api/v2/webhook/endpoints/${w.endpoint}/delete`],
       "POST /api/v1/front/customer/delete": (w) => ["/api/v1/front/customer/delete", { customer_id: w.customer }]
     }

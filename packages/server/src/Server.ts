@@ -48,6 +48,7 @@ import {
   type Store,
   type Subscriptions,
   type TaxRates,
+  type BillableMetrics,
   type WebhookDispatch,
   type Webhooks,
   Worker
@@ -78,6 +79,7 @@ export type Engine =
   | Discounts.Discounts
   | Schedules.Schedules
   | TaxRates.TaxRates
+  | BillableMetrics.BillableMetrics
   | Portal.Portal
   | Notifications.Notifications
   | PaymentSettings.PaymentSettings

@@ -318,6 +318,17 @@ const invoiceItems = Effect.gen(function* () {
 })
 
 /**
+ * Billable metrics (`Entities.billableMetric`, issue 35): one per row, the code unique per
+ * merchant (archived metrics keep theirs).
+ */
+const billableMetrics = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  for (const statement of entityTable("recur_billable_metrics", "status text not null, code text not null").split(";"))
+    if (statement.trim() !== "") yield* sql.unsafe(statement)
+  yield* sql`create unique index if not exists billable_metric_code on recur_billable_metrics (merchant_id, code)`
+})
+
+/**
  * Every migration, by id and name.
  *
  * @since 0.1.0
@@ -338,7 +349,8 @@ export const migrations = {
   "0013_subscription_item_prices": subscriptionItemPrices,
   "0014_notifications": notifications,
   "0015_customer_balances": customerBalances,
-  "0016_invoice_items": invoiceItems
+  "0016_invoice_items": invoiceItems,
+  "0018_billable_metrics": billableMetrics
 }
 
 /**

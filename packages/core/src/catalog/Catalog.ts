@@ -19,6 +19,7 @@ import * as PriceRules from "./PriceRules.js"
 import { Category, Product } from "./Product.js"
 import type * as Store from "../kernel/Store.js"
 import { Storage } from "../kernel/Store.js"
+import { forPrice } from "../usage/BillableMetrics.js"
 
 /**
  * A new product as given (the merchant API's body).
@@ -247,6 +248,11 @@ export class Catalog extends Context.Service<Catalog>()("@recur/core/Catalog", {
                 onFailure: () => v,
                 onSuccess: (m) => Money.format(m) as S
               })
+        // a usage price may rate a billable metric's group instead of the seed's usage_count
+        const metric =
+          valid.billable_metric_id != null
+            ? yield* forPrice(storage, merchantId, valid.billable_metric_id.trim(), valid.metric_group ?? null)
+            : { billable_metric_id: null, metric_group: null }
         return new Price.PriceVersion({
           id: priceId,
           price_name: valid.name,
@@ -315,7 +321,8 @@ export class Catalog extends Context.Service<Catalog>()("@recur/core/Catalog", {
           usage_tiers: (valid.usage_tiers ?? []).map((t) => new UsageTier(t)),
           features: (valid.features ?? []).map((f) => new Feature(f)),
           entitlements: yield* checkedFeatures(valid.entitlements),
-          customer_id: customerId
+          customer_id: customerId,
+          ...metric
         })
       })
 

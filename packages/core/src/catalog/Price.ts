@@ -125,6 +125,22 @@ export class PriceVersion extends Schema.Class<PriceVersion>("PriceVersion")({
   customer_id: NullableString.pipe(
     Schema.withDecodingDefault(Effect.succeed(null)),
     Schema.withConstructorDefault(Effect.succeed(null))
+  ),
+  /**
+   * The billable metric a usage price rates (`BillableMetric`), or `null`: the seed's usage,
+   * the `usage_count` summed over the cycle.
+   */
+  billable_metric_id: NullableString.pipe(
+    Schema.withDecodingDefault(Effect.succeed(null)),
+    Schema.withConstructorDefault(Effect.succeed(null))
+  ),
+  /**
+   * The metric's group this price rates: one value per `group_by` property of the metric
+   * (`{ "region": "eu" }`); `null` without a metric or for a metric without grouping.
+   */
+  metric_group: Schema.NullOr(Schema.Record(Schema.String, Schema.String)).pipe(
+    Schema.withDecodingDefault(Effect.succeed(null)),
+    Schema.withConstructorDefault(Effect.succeed(null))
   )
 }) {}
 

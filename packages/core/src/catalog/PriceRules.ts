@@ -122,7 +122,14 @@ export const PriceInput = Schema.Struct({
   /** The one customer a private price is sold to (set at creation only; checked by `Catalog`). */
   customer_id: Schema.optional(Schema.String),
   /** What a subscription to the price grants (checked by `Catalog`: `Entitlement.invalidFeatures`). */
-  entitlements: Schema.optional(Schema.Record(Schema.String, Schema.Union([Schema.Boolean, Schema.Number])))
+  entitlements: Schema.optional(Schema.Record(Schema.String, Schema.Union([Schema.Boolean, Schema.Number]))),
+  /**
+   * The billable metric a usage price rates (its id or its code; stored as the id), checked by
+   * `Catalog` (`BillableMetrics.forPrice`). Absent: the seed's `usage_count` sum.
+   */
+  billable_metric_id: Schema.optional(Schema.NullOr(Schema.String)),
+  /** One value per grouping property of the metric (`{ "region": "eu" }`): the group this price rates. */
+  metric_group: Schema.optional(Schema.NullOr(Schema.Record(Schema.String, Schema.String)))
 })
 
 /**
@@ -429,6 +436,13 @@ export const validate = (input: PriceInput): Result.Result<ValidPrice, PriceRule
     if (input.trial_amount === undefined) fail("trial_amount", "is required when trial_type is 1")
     else amount("trial_amount", input.trial_amount, input.currency)
   }
+
+  const metric = input.billable_metric_id ?? null
+  if (metric !== null && dimension !== "usage")
+    fail("billable_metric_id", "a billable metric is referenced by a usage price only (billing_dimension usage)")
+  if (metric !== null && metric.trim() === "") fail("billable_metric_id", "must be a billable metric's id or code")
+  if (metric === null && input.metric_group != null)
+    fail("metric_group", "needs billable_metric_id: it is a group of that metric")
 
   let merchantPriceId = input.merchant_price_id
   if (merchantPriceId !== undefined) {

@@ -44,6 +44,7 @@ import * as SandboxClock from "../tenants/SandboxClock.js"
 import * as SessionPayments from "../checkout/SessionPayments.js"
 import * as Subscriptions from "../subscriptions/Subscriptions.js"
 import * as TaxRates from "../taxes/TaxRates.js"
+import * as BillableMetrics from "../usage/BillableMetrics.js"
 import * as WebhookDispatch from "../webhooks/WebhookDispatch.js"
 import * as Webhooks from "../webhooks/Webhooks.js"
 import * as Worker from "./Worker.js"
@@ -64,6 +65,7 @@ const offers = Layer.mergeAll(
   Discounts.Discounts.layer,
   Schedules.Schedules.layer,
   TaxRates.TaxRates.layer,
+  BillableMetrics.BillableMetrics.layer,
   PaymentSettings.PaymentSettings.layer,
   Entitlements.Entitlements.layer
 )

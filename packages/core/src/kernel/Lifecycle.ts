@@ -18,9 +18,16 @@ import { apiKey } from "../tenants/ApiKeyMachine.js"
 import { discount } from "../discounts/DiscountMachine.js"
 import { taxRate } from "../taxes/TaxRateMachine.js"
 import { schedule } from "../schedules/ScheduleMachine.js"
+export {
+  /** @since 0.1.0 */
+  billableMetric,
+  /** @since 0.1.0 */
+  BillableMetricStatus
+} from "../usage/BillableMetricMachine.js"
 import { priceMigration } from "../subscriptions/MigrationMachine.js"
 import { notification } from "../notifications/NotificationMachine.js"
 import { invoiceItem } from "../invoices/InvoiceItemMachine.js"
+import { billableMetric } from "../usage/BillableMetricMachine.js"
 
 export {
   /** @since 0.1.0 */
@@ -267,7 +274,8 @@ export const machines: ReadonlyArray<Machine<string, string>> = [
   schedule,
   priceMigration,
   notification,
-  invoiceItem
+  invoiceItem,
+  billableMetric
 ]
 
 /**

@@ -52,7 +52,10 @@ export const EventType = Schema.Literals([
   "v2.subscription_schedule.released",
   "v2.subscription_schedule.canceled",
   "v2.customer.balance_updated",
-  "v2.credit_note.created"
+  "v2.credit_note.created",
+  "v2.billable_metric.created",
+  "v2.billable_metric.updated",
+  "v2.billable_metric.archived"
 ])
 
 /**

@@ -1,8 +1,10 @@
 /**
- * `usage/` — Usage records and the metering service.
+ * `usage/` — Usage records and the metering service; billable metrics and their service.
  *
  * @since 0.1.0
  */
 export * as Usage from "./Usage.js"
 export * as Metering from "./Metering.js"
 export * as Aggregation from "./Aggregation.js"
+export * as BillableMetric from "./BillableMetric.js"
+export * as BillableMetrics from "./BillableMetrics.js"

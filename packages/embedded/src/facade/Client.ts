@@ -18,6 +18,12 @@ import type {
   CreditNoteJson,
   CustomerBalanceJson
 } from "./Balances.js"
+import type {
+  BillableMetricJson,
+  CreateBillableMetricInput,
+  ListBillableMetricsInput,
+  UpdateBillableMetricInput
+} from "./BillableMetrics.js"
 
 type Body<S extends { readonly Encoded: unknown }> = S["Encoded"]
 
@@ -420,6 +426,30 @@ export interface BillingClient {
     ) => Promise<T.PageJson<T.TaxRateJson>>
     /** `POST /api/v1/tax_rate/{tax_rate_id}/archive`: no new invoice uses it. */
     readonly archive: (merchantId: string, taxRateId: string) => Promise<T.TaxRateJson>
+  }
+  /**
+   * Billable metrics: what usage prices rate — an aggregation (`count`, `sum`, `max`,
+   * `unique_count`, `latest`, `weighted_sum`) of usage events' property, with filters and
+   * grouping dimensions. Each method takes a metric's id or its code.
+   */
+  readonly billableMetrics: {
+    /** `POST /api/v1/billable_metrics`: a new metric; its `code` is unique per merchant. */
+    readonly create: (merchantId: string, input: CreateBillableMetricInput) => Promise<BillableMetricJson>
+    /** `GET /api/v1/billable_metrics/{billable_metric_id}`: by id or code. */
+    readonly get: (merchantId: string, metric: string) => Promise<BillableMetricJson>
+    /** `GET /api/v1/billable_metrics`: newest first, optionally by status and code. */
+    readonly list: (merchantId: string, filter?: ListBillableMetricsInput) => Promise<T.PageJson<BillableMetricJson>>
+    /**
+     * `POST /api/v1/billable_metrics/{billable_metric_id}`: changes its name, description,
+     * filters or late window (the other fields are fixed).
+     */
+    readonly update: (
+      merchantId: string,
+      metric: string,
+      input: UpdateBillableMetricInput
+    ) => Promise<BillableMetricJson>
+    /** `POST /api/v1/billable_metrics/{billable_metric_id}/archive`: no new price may reference it. */
+    readonly archive: (merchantId: string, metric: string) => Promise<BillableMetricJson>
   }
   /**
    * Customer notifications (email): the merchant's settings (sender, reply-to, which messages,

@@ -166,6 +166,15 @@ const descriptions: Record<string, string> = {
   "portal.updateSettings":
     "Changes the fields given (the others keep their value); `reset: true` returns to the server's default. Every price in `switch_prices` (at most 20, each once) must be one of the merchant's active recurring prices; every entry of `adjust_quantities` (at most 20, each price once) an active recurring price billed by quantity, with 1 ≤ `min` (default 1) ≤ `max` ≤ 999,999,999 (400 or 404 naming `adjust_quantities[i].…`).",
   "taxRates.archive": "Archives a tax rate: no new invoice uses it; issued invoices keep their tax lines.",
+  "billableMetrics.create":
+    "Creates a billable metric: `code` (1 to 64 of `a-z 0-9 _`, unique per merchant, fixed; a code in use, archived or not, is 409 `duplicate_resource`), `name`, `description`, `aggregation` (`count`, `sum`, `max`, `unique_count`, `latest`, `weighted_sum`: see docs/usage.md), `property` (the event property read; required for all but `count`, which takes none), `filters` (at most 10: `{property, values}` with 1 to 50 string values; an event counts when every filter holds), `group_by` (at most 3 properties: the value is split by their values, and a usage price rates one group through `metric_group`) and `late_window_days` (0 to 365, default 35: how long after a period ends its events still count).",
+  "billableMetrics.list":
+    "The merchant's billable metrics, newest first, with cursor pagination and `status` (`active`, `archived`) and `code` filters.",
+  "billableMetrics.get": "One billable metric, by its id (`bm_…`) or its code.",
+  "billableMetrics.update":
+    "Changes an active metric's `name`, `description` (`null` clears it), `filters` (replaced as a whole) or `late_window_days`. `code`, `aggregation`, `property` and `group_by` are fixed (400 naming the field). An archived metric is 409 `state_conflict`.",
+  "billableMetrics.archive":
+    "Archives a billable metric: no new price may reference it (400 on `billable_metric_id`); prices that already do keep billing it. Archiving twice is 409 `state_conflict`.",
   "entitlements.list":
     "The customer's entitlements: the features (`entitlements` of each subscription item's product, then its price version's — an add-on item's too) of its subscriptions whose state grants under the merchant's policy, merged — booleans OR, numbers the largest — and those subscriptions' ids. Computed from the subscriptions as committed, so it reflects a checkout, switch, cancel or failed renewal as soon as that call returns. 404 for an unknown customer.",
   "entitlements.check":
@@ -193,6 +202,7 @@ const required: Record<string, ReadonlyArray<string>> = {
   "discounts.create": ["name", "discount_type"],
   "discounts.removeFromSubscription": ["discount_id"],
   "taxRates.create": ["name", "percentage", "country"],
+  "billableMetrics.create": ["code", "name", "aggregation"],
   "invoiceItems.create": ["customer_id"],
   "invoiceItems.createInvoice": ["customer_id"],
   "payments.updateInvoiceSettings": ["invoice_prefix"],

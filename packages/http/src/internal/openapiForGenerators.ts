@@ -297,6 +297,8 @@ const enumNames: ReadonlyArray<readonly [string, ReadonlyArray<string | number>]
     ]
   ],
   ["CreditNoteMethod", ["credit_balance", "reduce_invoice", "refund"]],
+  // issue 35: billable metrics (their status shares TaxRateStatus's values: active, archived)
+  ["AggregationType", ["count", "sum", "max", "unique_count", "latest", "weighted_sum"]],
   [
     "NotificationKind",
     [
@@ -465,6 +467,8 @@ const noNotFound = new Set([
   "discounts.list",
   "taxRates.create",
   "taxRates.list",
+  "billableMetrics.create",
+  "billableMetrics.list",
   "portal.settings",
   "entitlements.settings",
   "entitlements.updateSettings"

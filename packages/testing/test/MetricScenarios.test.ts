@@ -1,0 +1,3 @@
+import { MemoryStorage, MetricScenarios } from "../src/index.js"
+
+MetricScenarios.suite("memory", MemoryStorage.layer)
