@@ -44,7 +44,8 @@ export const prefixes = {
   priceMigrationLine: "pml",
   notification: "ntf",
   invoiceItem: "ii",
-  balanceTransaction: "cbtxn"
+  balanceTransaction: "cbtxn",
+  meterEvent: "mev"
 } as const
 
 /**

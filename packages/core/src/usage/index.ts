@@ -6,3 +6,4 @@
 export * as Usage from "./Usage.js"
 export * as Metering from "./Metering.js"
 export * as Aggregation from "./Aggregation.js"
+export * as MeterValues from "./MeterValues.js"
