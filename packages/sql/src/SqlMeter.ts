@@ -119,8 +119,8 @@ export const aggregateQuery = (
       const to = p(q.to)
       return {
         text: `${e},
-          prior as (select distinct on (${g.length === 0 ? "true" : g.join(", ")}) ${gs}n from e where ts < ${from}
-            order by ${gs}ts desc, seq desc),
+          prior as (select ${g.length === 0 ? "" : `distinct on (${g.join(", ")}) `}${gs}n from e where ts < ${from}
+            order by ${gs}ts desc, seq desc${g.length === 0 ? " limit 1" : ""}),
           r as (select ${gs}ts, seq, n, 1 as counted from e where ${inPeriod}
             union all select ${gs}${from}::bigint, 0::bigint, n, 0 from prior),
           s as (select ${gs}n, counted, lead(ts, 1, ${to}::bigint) over (${partition}order by ts, seq) - ts as held from r),
@@ -148,9 +148,10 @@ export const make = Effect.gen(function* () {
         if (events.length === 0) return []
         const rows = JSON.stringify(events)
         const inserted = yield* sql<{ id: string }>`insert into recur_meter_events (${sql.literal(columns)})
-          select ${sql.literal(columns)} from jsonb_to_recordset(${rows}::jsonb) with ordinality as x(
+          select ${sql.literal(columns)} from rows from (jsonb_to_recordset(${rows}::jsonb) as (
             id text, merchant_id text, transaction_id text, customer_id text, subscription_id text, code text,
-            timestamp bigint, properties jsonb, created_at bigint, voided_at bigint, ord bigint)
+            timestamp bigint, properties jsonb, created_at bigint, voided_at bigint)) with ordinality
+            as x(${sql.literal(columns)}, ord)
           order by ord
           on conflict do nothing returning id`.pipe(Effect.orDie)
         const ids = new Set(inserted.map((r) => r.id))
