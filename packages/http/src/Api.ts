@@ -20,6 +20,7 @@ import { DecodeErrors } from "./api/Shared.js"
 import { SubscriptionsGroup } from "./api/Subscriptions.js"
 import { TaxRatesGroup } from "./api/TaxRates.js"
 import { InvoiceItemsGroup } from "./api/InvoiceItems.js"
+import { MeterEventsGroup } from "./api/MeterEvents.js"
 import { EntitlementsGroup } from "./api/Entitlements.js"
 import { WebhooksGroup } from "./api/Webhooks.js"
 import * as OpenApiDocument from "./internal/openapi.js"
@@ -42,6 +43,7 @@ export {
   SubscriptionsGroup,
   TaxRatesGroup,
   InvoiceItemsGroup,
+  MeterEventsGroup,
   EntitlementsGroup,
   NotificationsGroup,
   WebhooksGroup
@@ -113,6 +115,7 @@ export class BillingApi extends HttpApi.make("recur")
   .add(ItemsGroup)
   .add(TaxRatesGroup)
   .add(InvoiceItemsGroup)
+  .add(MeterEventsGroup)
   .add(PortalGroup)
   .add(EntitlementsGroup)
   .add(NotificationsGroup)

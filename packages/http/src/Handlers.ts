@@ -20,6 +20,7 @@ import { sandboxLive } from "./handlers/Sandbox.js"
 import { subscriptionsLive } from "./handlers/Subscriptions.js"
 import { taxRatesLive } from "./handlers/TaxRates.js"
 import { invoiceItemsLive } from "./handlers/InvoiceItems.js"
+import { meterEventsLive } from "./handlers/MeterEvents.js"
 import { entitlementsLive } from "./handlers/Entitlements.js"
 import { webhooksLive } from "./handlers/Webhooks.js"
 
@@ -50,6 +51,7 @@ export const handlers = Layer.mergeAll(
   itemsLive,
   taxRatesLive,
   invoiceItemsLive,
+  meterEventsLive,
   portalLive,
   entitlementsLive,
   notificationsLive,
