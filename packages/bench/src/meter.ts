@@ -117,8 +117,8 @@ export const run = async () => {
         for (let i = 0; i < list.length; i += 1000) {
           const chunk = list.slice(i, i + 1000)
           await c.query(
-            `insert into recur_meter_events (id, merchant_id, transaction_id, customer_id, subscription_id, code, timestamp, properties, created_at, voided_at)
-             select 'mev_raw_' || t, $1, t, cu, null, 'api_calls', ts, jsonb_build_object('region', r, 'tokens', tk, 'user', u), $2, null
+            `insert into recur_meter_events (id, merchant_id, transaction_id, customer_id, subscription_id, code, timestamp, properties, numbers, created_at, voided_at)
+             select 'mev_raw_' || t, $1, t, cu, null, 'api_calls', ts, jsonb_build_object('region', r, 'tokens', tk, 'user', u), jsonb_build_object('tokens', tk), $2, null
              from unnest($3::text[], $4::text[], $5::bigint[], $6::text[], $7::text[], $8::text[]) as x(t, cu, ts, r, tk, u)
              on conflict do nothing`,
             [
@@ -142,9 +142,10 @@ export const run = async () => {
     const big = (await billing.customers.create(m, { payer_id: "big" })).customer_id
     const from = NOW - 30 * 86_400_000
     await client.query(
-      `insert into recur_meter_events (id, merchant_id, transaction_id, customer_id, subscription_id, code, timestamp, properties, created_at, voided_at)
+      `insert into recur_meter_events (id, merchant_id, transaction_id, customer_id, subscription_id, code, timestamp, properties, numbers, created_at, voided_at)
        select 'mev_big_' || i, $1, 'big-' || i, $2, null, 'storage', $3::bigint + (i::bigint * 2592) % 2592000000,
-         jsonb_build_object('region', (array['eu','us','ap'])[1 + i % 3], 'gb', ((i % 100000) / 100.0)::text, 'user', 'u' || (i % 5000)),
+         jsonb_build_object('region', (array['eu','us','ap'])[1 + i % 3], 'gb', trim_scale((i % 100000) / 100.0)::text, 'user', 'u' || (i % 5000)),
+         jsonb_build_object('gb', trim_scale((i % 100000) / 100.0)::text),
          $3, null
        from generate_series(1, $4::int) as i`,
       [m, big, from, cycleEvents]

@@ -320,8 +320,10 @@ const invoiceItems = Effect.gen(function* () {
 /**
  * Meter events (issue 35): their own append-only table, not entity documents. One row per
  * (merchant, transaction id); `seq` is the ingestion order (the tie-break of `latest` and
- * `weighted_sum`); instants are Unix ms. The customer index serves every aggregation (one
- * customer's metric over a period), the `seq` index the newest-first list.
+ * `weighted_sum`); instants are Unix ms. `numbers` holds the properties whose values are
+ * numeric (normalized decimal text), checked once at insertion, so that aggregations cast them
+ * without testing each row. The customer index serves every aggregation (one customer's metric
+ * over a period, in time and ingestion order), the `seq` index the newest-first list.
  */
 const meterEvents = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
@@ -335,11 +337,12 @@ const meterEvents = Effect.gen(function* () {
     code text not null,
     timestamp bigint not null,
     properties jsonb not null,
+    numbers jsonb not null,
     created_at bigint not null,
     voided_at bigint,
     constraint recur_meter_events_transaction unique (merchant_id, transaction_id)
   )`
-  yield* sql`create index if not exists recur_meter_events_customer on recur_meter_events (merchant_id, customer_id, code, timestamp)`
+  yield* sql`create index if not exists recur_meter_events_customer on recur_meter_events (merchant_id, customer_id, code, timestamp, seq)`
   yield* sql`create index if not exists recur_meter_events_page on recur_meter_events (merchant_id, seq desc)`
 })
 

@@ -7,11 +7,8 @@
  * @since 0.1.0
  */
 import * as SqlClient from "effect/sql/SqlClient"
-import type { Aggregation, Store } from "@recur/core"
+import { type Aggregation, MeterValues, type Store } from "@recur/core"
 import { Effect, Option } from "effect"
-
-/** Plain decimal text: the only texts read as numbers. */
-const PLAIN = "^[+-]?[0-9]+(\\.[0-9]+)?$"
 
 interface EventRow {
   readonly id: string
@@ -45,11 +42,22 @@ const toEvent = (r: EventRow): Store.MeterEvent => ({
   voided_at: r.voided_at === null ? null : num(r.voided_at)
 })
 
+/** The numeric properties of an event, as normalized decimal text (what `aggregate` casts). */
+const numbersOf = (properties: Readonly<Record<string, string | boolean>>) => {
+  const numbers: Record<string, string> = {}
+  for (const key in properties) {
+    const micros = MeterValues.micros(properties[key])
+    if (micros !== undefined) numbers[key] = MeterValues.formatMicros(micros)
+  }
+  return numbers
+}
+
 const columns = `id, merchant_id, transaction_id, customer_id, subscription_id, code, timestamp, properties, created_at, voided_at`
 
 /**
  * The SQL text and parameters of one aggregation. Each group property is a column `g0…`; the
- * read property is `v` (its text) and, for numeric aggregations, `n` (its exact value).
+ * read property is `v` (its text) and, for numeric aggregations, `n` (its exact value, from
+ * `numbers`: only numeric values are there).
  */
 export const aggregateQuery = (
   q: Store.MeterAggregateQuery
@@ -60,11 +68,12 @@ export const aggregateQuery = (
     return `$${params.length}`
   }
   const { spec } = q
-  const groups = spec.group_by.map((g, i) => `properties->>${p(g)} as g${i}`)
   const g = spec.group_by.map((_, i) => `g${i}`)
+  const groups = spec.group_by.map((name, i) => `, properties->>${p(name)} as ${g[i]}`).join("")
   const gs = g.map((c) => `${c}, `).join("")
   const groupBy = g.length === 0 ? "" : ` group by ${g.join(", ")}`
   const partition = g.length === 0 ? "" : `partition by ${g.join(", ")} `
+  const numeric = spec.aggregation !== "count" && spec.aggregation !== "unique_count"
   const where = [
     `merchant_id = ${p(q.merchant_id)}`,
     `customer_id = ${p(q.customer_id)}`,
@@ -81,56 +90,52 @@ export const aggregateQuery = (
     where.push(
       f.values.length === 0 ? "false" : `properties->>${p(f.property)} in (${f.values.map((v) => p(v)).join(", ")})`
     )
-  const numeric = spec.aggregation !== "count" && spec.aggregation !== "unique_count"
-  const prop = spec.property === null ? "null::text" : `properties->>${p(spec.property)}`
-  const base = `select timestamp as ts, seq, ${prop} as v, ${groups.map((c) => `${c}, `).join("")}${
-    numeric ? `case when ${prop} ~ '${PLAIN}' then trim_scale((${prop})::numeric) end` : "null::numeric"
-  } as n from recur_meter_events where ${where.join(" and ")}`
-  const usable = numeric ? `n is not null and abs(n) <= 1000000000000 and scale(n) <= 6` : "true"
-  const e = `with b as (${base}), e as (select * from b where ${usable})`
-  const inPeriod = `ts >= ${from}`
+  const property = spec.property === null ? null : p(spec.property)
+  if (property !== null) where.push(`${numeric ? "numbers" : "properties"} ? ${property}`)
+  const value =
+    property === null ? "" : numeric ? `, (numbers->>${property})::numeric as n` : `, properties->>${property} as v`
+  const e = `with e as (select timestamp as ts, seq${value}${groups} from recur_meter_events where ${where.join(" and ")})`
+  const to = p(q.to)
   switch (spec.aggregation) {
     case "count":
-      return {
-        text: `${e} select ${gs}count(*)::text as value, count(*) as events from e where ${inPeriod}${groupBy}`,
-        params
-      }
+      return { text: `${e} select ${gs}count(*)::text as value, count(*) as events from e${groupBy}`, params }
     case "unique_count":
-      return {
-        text: `${e} select ${gs}count(distinct v)::text as value, count(*) as events from e where ${inPeriod} and v is not null${groupBy}`,
-        params
-      }
+      return { text: `${e} select ${gs}count(distinct v)::text as value, count(*) as events from e${groupBy}`, params }
     case "sum":
     case "max":
       return {
-        text: `${e} select ${gs}trim_scale(${spec.aggregation}(n))::text as value, count(*) as events from e where ${inPeriod}${groupBy}`,
+        text: `${e} select ${gs}trim_scale(${spec.aggregation}(n))::text as value, count(*) as events from e${groupBy}`,
         params
       }
     case "latest":
-      return {
-        text: `${e}, r as (select ${gs}n, count(*) over (${partition}) as events,
-          row_number() over (${partition}order by ts desc, seq desc) as rank from e where ${inPeriod})
-          select ${gs}n::text as value, events from r where rank = 1`,
-        params
-      }
-    case "weighted_sum": {
-      // the level at the period's start is the last reading before it, standing at `from`
-      // before any reading of the period (seq 0); each level holds until the next reading
-      const to = p(q.to)
+      return g.length === 0
+        ? {
+            text: `${e} select (select n::text from e order by ts desc, seq desc limit 1) as value, (select count(*) from e) as events`,
+            params
+          }
+        : {
+            text: `${e}, r as (select ${gs}n, count(*) over (${partition}) as events,
+              row_number() over (${partition}order by ts desc, seq desc) as rank from e)
+              select ${gs}n::text as value, events from r where rank = 1`,
+            params
+          }
+    case "weighted_sum":
+      // each reading's level holds until the next reading (or the period's end); the level at
+      // the period's start is the last reading before it, held until the first reading
       return {
         text: `${e},
-          prior as (select ${g.length === 0 ? "" : `distinct on (${g.join(", ")}) `}${gs}n from e where ts < ${from}
-            order by ${gs}ts desc, seq desc${g.length === 0 ? " limit 1" : ""}),
-          r as (select ${gs}ts, seq, n, 1 as counted from e where ${inPeriod}
-            union all select ${gs}${from}::bigint, 0::bigint, n, 0 from prior),
-          s as (select ${gs}n, counted, lead(ts, 1, ${to}::bigint) over (${partition}order by ts, seq) - ts as held from r),
-          t as (select ${gs}sum(n * held) * 1000000 as m, sum(counted) as events from s${groupBy}),
-          u as (select ${gs}sign(m) as sign, div(abs(m), 3600000) as q, abs(m) - div(abs(m), 3600000) * 3600000 as rest, events from t)
+          s as (select ${gs}ts, n * (lead(ts, 1, ${to}::bigint) over (${partition}order by ts, seq) - ts) as held from e where ts >= ${from}),
+          t as (select ${gs}sum(held) as total, min(ts) as first, count(*) as events, null::numeric as start from s${groupBy}),
+          prior as (select ${g.length === 0 ? "" : `distinct on (${g.join(", ")}) `}${gs}null::numeric as total, null::bigint as first, 0::bigint as events, n as start
+            from e where ts < ${from} order by ${gs}ts desc, seq desc${g.length === 0 ? " limit 1" : ""}),
+          parts as (select * from t where events > 0 union all select * from prior),
+          v as (select ${gs}(coalesce(sum(total), 0) + coalesce(max(start), 0) * (coalesce(min(first), ${to}::bigint) - ${from}::bigint)) * 1000000 as m,
+            sum(events) as events from parts${groupBy}),
+          u as (select ${gs}sign(m) as sign, div(abs(m), 3600000) as q, abs(m) - div(abs(m), 3600000) * 3600000 as rest, events from v)
           select ${gs}trim_scale(sign * (q + case when 2 * rest > 3600000 or (2 * rest = 3600000 and mod(q, 2) = 1)
             then 1 else 0 end) * 0.000001)::text as value, events from u`,
         params
       }
-    }
   }
 }
 
@@ -146,12 +151,12 @@ export const make = Effect.gen(function* () {
     insertMany: (events) =>
       Effect.gen(function* () {
         if (events.length === 0) return []
-        const rows = JSON.stringify(events)
-        const inserted = yield* sql<{ id: string }>`insert into recur_meter_events (${sql.literal(columns)})
-          select ${sql.literal(columns)} from rows from (jsonb_to_recordset(${rows}::jsonb) as (
+        const rows = JSON.stringify(events.map((e) => ({ ...e, numbers: numbersOf(e.properties) })))
+        const inserted = yield* sql<{ id: string }>`insert into recur_meter_events (${sql.literal(columns)}, numbers)
+          select ${sql.literal(columns)}, numbers from rows from (jsonb_to_recordset(${rows}::jsonb) as (
             id text, merchant_id text, transaction_id text, customer_id text, subscription_id text, code text,
-            timestamp bigint, properties jsonb, created_at bigint, voided_at bigint)) with ordinality
-            as x(${sql.literal(columns)}, ord)
+            timestamp bigint, properties jsonb, created_at bigint, voided_at bigint, numbers jsonb)) with ordinality
+            as x(${sql.literal(columns)}, numbers, ord)
           order by ord
           on conflict do nothing returning id`.pipe(Effect.orDie)
         const ids = new Set(inserted.map((r) => r.id))
