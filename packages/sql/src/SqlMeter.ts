@@ -82,8 +82,6 @@ export const aggregateQuery = (
     `timestamp < ${p(q.to)}`
   ]
   const from = p(q.from)
-  // weighted_sum also reads the last reading before the period
-  if (spec.aggregation !== "weighted_sum") where.push(`timestamp >= ${from}`)
   if (q.subscription_id === null) where.push(`subscription_id is null`)
   else if (q.subscription_id !== undefined) where.push(`subscription_id = ${p(q.subscription_id)}`)
   for (const f of spec.filters)
@@ -94,40 +92,47 @@ export const aggregateQuery = (
   if (property !== null) where.push(`${numeric ? "numbers" : "properties"} ? ${property}`)
   const value =
     property === null ? "" : numeric ? `, (numbers->>${property})::numeric as n` : `, properties->>${property} as v`
-  const e = `with e as (select timestamp as ts, seq${value}${groups} from recur_meter_events where ${where.join(" and ")})`
+  /** The events read (each use its own scan: a shared CTE would be materialized). */
+  const events = (time: string) =>
+    `(select timestamp as ts, seq${value}${groups} from recur_meter_events where ${where.join(" and ")} and ${time}) e`
+  const inPeriod = events(`timestamp >= ${from}`)
   const to = p(q.to)
   switch (spec.aggregation) {
     case "count":
-      return { text: `${e} select ${gs}count(*)::text as value, count(*) as events from e${groupBy}`, params }
+      return { text: `select ${gs}count(*)::text as value, count(*) as events from ${inPeriod}${groupBy}`, params }
     case "unique_count":
-      return { text: `${e} select ${gs}count(distinct v)::text as value, count(*) as events from e${groupBy}`, params }
+      return {
+        text: `select ${gs}count(distinct v)::text as value, count(*) as events from ${inPeriod}${groupBy}`,
+        params
+      }
     case "sum":
     case "max":
       return {
-        text: `${e} select ${gs}trim_scale(${spec.aggregation}(n))::text as value, count(*) as events from e${groupBy}`,
+        text: `select ${gs}trim_scale(${spec.aggregation}(n))::text as value, count(*) as events from ${inPeriod}${groupBy}`,
         params
       }
     case "latest":
       return g.length === 0
         ? {
-            text: `${e} select (select n::text from e order by ts desc, seq desc limit 1) as value, (select count(*) from e) as events`,
+            text: `select (select n::text from ${inPeriod} order by ts desc, seq desc limit 1) as value,
+              (select count(*) from ${inPeriod}) as events`,
             params
           }
         : {
-            text: `${e}, r as (select ${gs}n, count(*) over (${partition}) as events,
-              row_number() over (${partition}order by ts desc, seq desc) as rank from e)
-              select ${gs}n::text as value, events from r where rank = 1`,
+            text: `select ${gs}n::text as value, events from (select ${gs}n, count(*) over (${partition}) as events,
+              row_number() over (${partition}order by ts desc, seq desc) as rank from ${inPeriod}) r where rank = 1`,
             params
           }
     case "weighted_sum":
       // each reading's level holds until the next reading (or the period's end); the level at
       // the period's start is the last reading before it, held until the first reading
       return {
-        text: `${e},
-          s as (select ${gs}ts, n * (lead(ts, 1, ${to}::bigint) over (${partition}order by ts, seq) - ts) as held from e where ts >= ${from}),
-          t as (select ${gs}sum(held) as total, min(ts) as first, count(*) as events, null::numeric as start from s${groupBy}),
-          prior as (select ${g.length === 0 ? "" : `distinct on (${g.join(", ")}) `}${gs}null::numeric as total, null::bigint as first, 0::bigint as events, n as start
-            from e where ts < ${from} order by ${gs}ts desc, seq desc${g.length === 0 ? " limit 1" : ""}),
+        text: `with t as (select ${gs}sum(held) as total, min(ts) as first, count(*) as events, null::numeric as start
+            from (select ${gs}ts, n * (lead(ts, 1, ${to}::bigint) over (${partition}order by ts, seq) - ts) as held
+              from ${inPeriod}) s${groupBy}),
+          prior as (select ${g.length === 0 ? "" : `distinct on (${g.join(", ")}) `}${gs}null::numeric as total,
+            null::bigint as first, 0::bigint as events, n as start
+            from ${events(`timestamp < ${from}`)} order by ${gs}ts desc, seq desc${g.length === 0 ? " limit 1" : ""}),
           parts as (select * from t where events > 0 union all select * from prior),
           v as (select ${gs}(coalesce(sum(total), 0) + coalesce(max(start), 0) * (coalesce(min(first), ${to}::bigint) - ${from}::bigint)) * 1000000 as m,
             sum(events) as events from parts${groupBy}),
