@@ -48,7 +48,10 @@ describe("meter events through the facade (issue 35)", () => {
           yield { transaction_id: `${prefix}${i}`, customer_id, code: "api_calls", properties: { region: "eu", i } }
       }
       expect(await billing.meterEvents.stream(m, events(2500, "s"))).toEqual({ accepted: 2500, duplicates: [] })
-      const replay = await billing.meterEvents.stream(m, [0, 1, 2].map((i) => ({ transaction_id: `s${i}`, customer_id, code: "api_calls" })))
+      const replay = await billing.meterEvents.stream(
+        m,
+        [0, 1, 2].map((i) => ({ transaction_id: `s${i}`, customer_id, code: "api_calls" }))
+      )
       expect(replay).toEqual({ accepted: 0, duplicates: ["s0", "s1", "s2"] })
       async function* bad() {
         yield* events(1500, "b")

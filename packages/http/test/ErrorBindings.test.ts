@@ -109,12 +109,7 @@ const cases: ReadonlyArray<readonly [Errors.RecurError, string, string, string |
     "InvalidParameter",
     "usage_count"
   ],
-  [
-    new Errors.MeterEventRefused({ field: "code", detail: "d" }),
-    "InvalidParameter",
-    "InvalidParameter",
-    "code"
-  ],
+  [new Errors.MeterEventRefused({ field: "code", detail: "d" }), "InvalidParameter", "InvalidParameter", "code"],
   [
     new Errors.MeterEventRefused({ index: 2, field: "properties", property: "gb", detail: "d" }),
     "InvalidParameter",

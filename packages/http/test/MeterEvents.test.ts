@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Store } from "@recur/core"
-import { Effect } from "effect"
 import { backends, serve } from "./client.js"
 
 // Meter events over REST (issue 35): one event, a batch, re-sent transaction ids reported as

@@ -20,7 +20,7 @@ interface Stored {
 const HOUR_MS = 3_600_000n
 
 /** The value of one group's events (already filtered and in ingestion order). */
-const valueOf = (
+const groupValue = (
   spec: Aggregation.AggregationSpec,
   inPeriod: ReadonlyArray<Stored>,
   prior: Stored | undefined,
@@ -121,18 +121,17 @@ export const make = (write: Write): Store.MeterEvents => {
     for (const s of matching) {
       const group = spec.group_by.map((g) => MeterValues.text(s.event.properties[g]))
       const k = JSON.stringify(group)
-      let entry = groups.get(k)
-      if (s.event.timestamp >= q.from) {
-        if (entry === undefined) groups.set(k, (entry = { group, inPeriod: [] }))
-        entry.inPeriod.push(s)
-      } else if (spec.aggregation === "weighted_sum") {
-        if (entry === undefined) groups.set(k, (entry = { group, inPeriod: [] }))
-        if (entry.prior === undefined || later(s, entry.prior)) entry.prior = s
-      }
+      const inPeriod = s.event.timestamp >= q.from
+      // before the period, only weighted_sum reads an event: the level the period starts at
+      if (!inPeriod && spec.aggregation !== "weighted_sum") continue
+      const entry = groups.get(k) ?? { group, inPeriod: [] }
+      groups.set(k, entry)
+      if (inPeriod) entry.inPeriod.push(s)
+      else if (entry.prior === undefined || later(s, entry.prior)) entry.prior = s
     }
     const out: Array<Aggregation.AggregatedValue> = []
     for (const g of groups.values()) {
-      const v = valueOf(spec, g.inPeriod, g.prior, q.from, q.to)
+      const v = groupValue(spec, g.inPeriod, g.prior, q.from, q.to)
       if (v !== undefined) out.push({ group: g.group, ...v })
     }
     return out.length === 0 && spec.group_by.length === 0 ? [{ group: [], value: "0", events: 0 }] : out
