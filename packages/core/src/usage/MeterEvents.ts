@@ -212,7 +212,7 @@ export class MeterEvents extends Context.Service<MeterEvents>()("@recur/core/Met
             return yield* new Errors.NotFound({
               resource: "customer",
               id: r.customer_id,
-              param: batch ? `events[${i}].customer_id` : "customer_id"
+              ...(batch ? { param: "events", entry: { index: i, field: "customer_id" } } : { param: "customer_id" })
             })
           if (r.subscription_id !== null) {
             const s = subs.get(r.subscription_id)
@@ -220,7 +220,9 @@ export class MeterEvents extends Context.Service<MeterEvents>()("@recur/core/Met
               return yield* new Errors.NotFound({
                 resource: "subscription",
                 id: r.subscription_id,
-                param: batch ? `events[${i}].subscription_id` : "subscription_id"
+                ...(batch
+                  ? { param: "events", entry: { index: i, field: "subscription_id" } }
+                  : { param: "subscription_id" })
               })
             if (s.value.subscription.customer_id !== r.customer_id)
               return yield* refuse(i, "subscription_id", `is not a subscription of customer ${r.customer_id}`)
