@@ -163,6 +163,9 @@ export const make = (write: Write): Store.MeterEvents => {
     list: (merchantId, query) =>
       Effect.sync(() => {
         const cursor = query.starting_after === undefined ? undefined : byId.get(query.starting_after)
+        // a cursor that is not one of the merchant's events reads nothing (as in SQL)
+        if (query.starting_after !== undefined && cursor?.event.merchant_id !== merchantId)
+          return { list: [], has_more: false }
         const page = events
           .filter(
             (s) =>

@@ -102,6 +102,13 @@ export const meter = (it: Vitest.MethodsNonLive<Store.Storage>) => {
       const next = yield* meter.list(m, { code: "api_calls", limit: 2, starting_after: events[1]!.id })
       expect(next).toEqual({ list: [events[0]], has_more: false })
       expect((yield* meter.list(m, { customer_id: "cus_other", limit: 10 })).list).toEqual([])
+      // a cursor of another merchant, or of nothing, reads nothing
+      const other = yield* Fixtures.merchantId
+      expect(yield* meter.list(other, { limit: 10, starting_after: events[1]!.id })).toEqual({
+        list: [],
+        has_more: false
+      })
+      expect(yield* meter.list(m, { limit: 10, starting_after: "mev_nope" })).toEqual({ list: [], has_more: false })
     })
   )
 
