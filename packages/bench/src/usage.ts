@@ -11,6 +11,7 @@ import { TestClient } from "@recur/http"
 import { Pg } from "@recur/sql"
 import { Effect } from "effect"
 import pg from "pg"
+import * as Meter from "./meter.js"
 import { record } from "./report.js"
 import { databaseUrl, dropSchema, masterKey, postgresAnswers } from "./servers.js"
 
@@ -237,4 +238,6 @@ export const run = async () => {
     await client.end().catch(() => undefined)
     await dropSchema(schema)
   }
+  // 4b: meter events (issue 35)
+  if (process.env.BENCH_SKIP_METER === undefined) await Meter.run()
 }

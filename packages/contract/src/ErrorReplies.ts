@@ -147,6 +147,12 @@ export const bindings: {
     param: (e) => `${e.index !== undefined ? `records[${e.index}].` : ""}${usageFields[e.reason]}`
   },
   UsageBatchRefused: { reply: "invalid_parameter", param: () => "records" },
+  MeterEventRefused: {
+    reply: "invalid_parameter",
+    // the batch endpoint names the event (`events[3].properties.gb`)
+    param: (e) =>
+      `${e.index !== undefined ? `events[${e.index}].` : ""}${e.field}${e.property !== undefined ? `.${e.property}` : ""}`
+  },
   ScheduleRefused: {
     reply: (e) => (e.missing === true ? "not_found" : "invalid_parameter"),
     param: (e) =>

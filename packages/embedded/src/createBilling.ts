@@ -48,6 +48,7 @@ import type { BillingClient } from "./facade/Client.js"
 import type { Kit } from "./facade/Kit.js"
 import * as PaymentGroups from "./facade/Payments.js"
 import * as InvoiceItemGroups from "./facade/InvoiceItems.js"
+import * as MeterEventGroups from "./facade/MeterEvents.js"
 import * as SubscriptionGroups from "./facade/Subscriptions.js"
 import * as ScheduleGroups from "./facade/Schedules.js"
 import * as ItemGroups from "./facade/Items.js"
@@ -433,6 +434,7 @@ export const createBilling = async (options: BillingOptions = {}): Promise<Billi
     taxRates: PaymentGroups.taxRates(kit),
     billableMetrics: MetricGroups.billableMetrics(kit),
     invoiceItems: InvoiceItemGroups.invoiceItems(kit),
+    meterEvents: MeterEventGroups.meterEvents(kit),
     portal: PaymentGroups.portal(kit),
     notifications: NotificationGroups.notifications(kit),
     balances: BalanceGroups.balances(kit),

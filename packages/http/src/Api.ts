@@ -21,6 +21,7 @@ import { SubscriptionsGroup } from "./api/Subscriptions.js"
 import { TaxRatesGroup } from "./api/TaxRates.js"
 import { BillableMetricsGroup } from "./api/BillableMetrics.js"
 import { InvoiceItemsGroup } from "./api/InvoiceItems.js"
+import { MeterEventsGroup } from "./api/MeterEvents.js"
 import { EntitlementsGroup } from "./api/Entitlements.js"
 import { WebhooksGroup } from "./api/Webhooks.js"
 import * as OpenApiDocument from "./internal/openapi.js"
@@ -44,6 +45,7 @@ export {
   TaxRatesGroup,
   BillableMetricsGroup,
   InvoiceItemsGroup,
+  MeterEventsGroup,
   EntitlementsGroup,
   NotificationsGroup,
   WebhooksGroup
@@ -116,6 +118,7 @@ export class BillingApi extends HttpApi.make("recur")
   .add(TaxRatesGroup)
   .add(BillableMetricsGroup)
   .add(InvoiceItemsGroup)
+  .add(MeterEventsGroup)
   .add(PortalGroup)
   .add(EntitlementsGroup)
   .add(NotificationsGroup)

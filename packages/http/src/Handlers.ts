@@ -21,6 +21,7 @@ import { subscriptionsLive } from "./handlers/Subscriptions.js"
 import { taxRatesLive } from "./handlers/TaxRates.js"
 import { billableMetricsLive } from "./handlers/BillableMetrics.js"
 import { invoiceItemsLive } from "./handlers/InvoiceItems.js"
+import { meterEventsLive } from "./handlers/MeterEvents.js"
 import { entitlementsLive } from "./handlers/Entitlements.js"
 import { webhooksLive } from "./handlers/Webhooks.js"
 
@@ -52,6 +53,7 @@ export const handlers = Layer.mergeAll(
   taxRatesLive,
   billableMetricsLive,
   invoiceItemsLive,
+  meterEventsLive,
   portalLive,
   entitlementsLive,
   notificationsLive,

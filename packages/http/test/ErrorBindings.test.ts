@@ -109,6 +109,14 @@ const cases: ReadonlyArray<readonly [Errors.RecurError, string, string, string |
     "InvalidParameter",
     "usage_count"
   ],
+  [new Errors.MeterEventRefused({ field: "code", detail: "d" }), "InvalidParameter", "InvalidParameter", "code"],
+  [
+    new Errors.MeterEventRefused({ index: 2, field: "properties", property: "gb", detail: "d" }),
+    "InvalidParameter",
+    "InvalidParameter",
+    "events[2].properties.gb"
+  ],
+  [new Errors.MeterEventRefused({ field: "events", detail: "d" }), "InvalidParameter", "InvalidParameter", "events"],
   [
     new Errors.UsageRefused({ subscriptionId: "sub_x", index: 3, reason: "not_metered", detail: "d" }),
     "InvalidParameter",

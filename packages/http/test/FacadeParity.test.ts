@@ -12,6 +12,9 @@ import { fileURLToPath } from "node:url"
 
 /** REST operation (`group.endpoint` of `BillingApi`) → the facade method that performs it. */
 const facade: Record<string, string> = {
+  "meterEvents.send": "meterEvents.send",
+  "meterEvents.sendBatch": "meterEvents.sendBatch",
+  "meterEvents.list": "meterEvents.list",
   "invoiceItems.create": "invoiceItems.create",
   "invoiceItems.list": "invoiceItems.list",
   "invoiceItems.get": "invoiceItems.get",

@@ -129,8 +129,10 @@ describe("the OpenAPI document", () => {
     expect(schemas.UsageSummary.properties.total_usage_count.type).toBe("integer")
     expect(schemas.Features.additionalProperties.anyOf).toEqual([{ type: "boolean" }, { type: "integer" }])
     const numbers = everySchema(doc).filter(({ schema }) => schema.type === "number")
-    // the one number that is not a count: the session's merchant_rate, a decimal FX rate (or its string)
-    expect(numbers.map((n) => n.key)).toEqual(["anyOf"]) // merchant_rate: number or its string
+    // the numbers that are not counts: the session's merchant_rate, a decimal FX rate (or its string),
+    // and a meter event's property value (an exact decimal, a string or a boolean)
+    expect(numbers.map((n) => n.key)).toEqual(["anyOf", "anyOf"])
+    expect(schemas.MeterProperty.anyOf).toContainEqual({ type: "number" })
     const billing = byId("payments.updateBillingSettings").op.requestBody.content["application/json"].schema
     expect(billing.properties.dunning_retry_days.anyOf).toContainEqual({ type: "array", items: { type: "integer" } })
     const session = byId("checkout.create").op.requestBody.content["application/json"].schema

@@ -7,6 +7,7 @@
  */
 import { Store } from "@recur/core"
 import { Context, Effect, Exit, Layer, Option, Semaphore } from "effect"
+import * as MemoryMeter from "./MemoryMeter.js"
 
 interface Row {
   readonly value: unknown
@@ -604,7 +605,8 @@ export const make = Effect.gen(function* () {
     outbox: eventOutbox,
     workQueue,
     idempotency: idempotencyStore,
-    counters
+    counters,
+    meter: MemoryMeter.make(write)
   })
 })
 

@@ -22,6 +22,7 @@ import {
   type InvoicePayments,
   type InvoiceItems,
   type OneOffInvoices,
+  type MeterEvents,
   Merchants,
   type Metering,
   type Payments,
@@ -114,6 +115,7 @@ export type Engine =
   | SentInvoices.SentInvoices
   | InvoiceItems.InvoiceItems
   | OneOffInvoices.OneOffInvoices
+  | MeterEvents.MeterEvents
   | Worker.Worker
   | SandboxClock.SandboxClock
   | SandboxGateway.SandboxControls

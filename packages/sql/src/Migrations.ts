@@ -329,6 +329,35 @@ const billableMetrics = Effect.gen(function* () {
 })
 
 /**
+ * Meter events (issue 35): their own append-only table, not entity documents. One row per
+ * (merchant, transaction id); `seq` is the ingestion order (the tie-break of `latest` and
+ * `weighted_sum`); instants are Unix ms. `numbers` holds the properties whose values are
+ * numeric (normalized decimal text), checked once at insertion, so that aggregations cast them
+ * without testing each row. The customer index serves every aggregation (one customer's metric
+ * over a period, in time and ingestion order), the `seq` index the newest-first list.
+ */
+const meterEvents = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`create table if not exists recur_meter_events (
+    id text primary key,
+    seq bigint generated always as identity,
+    merchant_id text not null,
+    transaction_id text not null,
+    customer_id text not null,
+    subscription_id text,
+    code text not null,
+    timestamp bigint not null,
+    properties jsonb not null,
+    numbers jsonb not null,
+    created_at bigint not null,
+    voided_at bigint,
+    constraint recur_meter_events_transaction unique (merchant_id, transaction_id)
+  )`
+  yield* sql`create index if not exists recur_meter_events_customer on recur_meter_events (merchant_id, customer_id, code, timestamp, seq)`
+  yield* sql`create index if not exists recur_meter_events_page on recur_meter_events (merchant_id, seq desc)`
+})
+
+/**
  * Every migration, by id and name.
  *
  * @since 0.1.0
@@ -350,6 +379,7 @@ export const migrations = {
   "0014_notifications": notifications,
   "0015_customer_balances": customerBalances,
   "0016_invoice_items": invoiceItems,
+  "0017_meter_events": meterEvents,
   "0018_billable_metrics": billableMetrics
 }
 

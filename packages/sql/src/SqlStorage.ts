@@ -10,6 +10,7 @@ import * as SqlClient from "effect/sql/SqlClient"
 import type * as Statement from "effect/sql/Statement"
 import { Store } from "@recur/core"
 import { Effect, Layer, Option, Schema } from "effect"
+import * as SqlMeter from "./SqlMeter.js"
 
 const toParam = (v: Store.ColumnValue): unknown =>
   typeof v === "bigint" ? v.toString() : Array.isArray(v) ? JSON.stringify(v) : v
@@ -576,7 +577,8 @@ export const make = Effect.gen(function* () {
     outbox,
     workQueue,
     idempotency,
-    counters
+    counters,
+    meter: yield* SqlMeter.make
   })
 })
 

@@ -2,7 +2,7 @@
  * The contract every {@link Store.Storage} adapter must pass: CRUD, every filter kind,
  * pagination in both directions with `created_at` ties, the 1..100 limit, unique constraints
  * as typed errors, rollback, tenant isolation, the outbox, the work queue and idempotency
- * records. Run it against a new adapter with {@link suite}.
+ * records, meter events. Run it against a new adapter with {@link suite}.
  *
  * @example
  * import { StorageContract } from "@recur/testing"
@@ -12,6 +12,7 @@
 import { layer } from "@effect/vitest"
 import type { Store } from "@recur/core"
 import type { Layer } from "effect"
+import { meter } from "./storage/Meter.js"
 import { queues } from "./storage/Queues.js"
 import { records } from "./storage/Records.js"
 import { tenancy } from "./storage/Tenancy.js"
@@ -39,4 +40,5 @@ export const suite = <E>(name: string, storage: Layer.Layer<Store.Storage, E>, o
     records(it)
     tenancy(it)
     queues(it, options)
+    meter(it)
   })

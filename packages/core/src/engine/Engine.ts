@@ -52,6 +52,7 @@ import * as Entitlements from "../entitlements/Entitlements.js"
 import * as Notifications from "../notifications/Notifications.js"
 import * as InvoiceItems from "../invoices/InvoiceItems.js"
 import * as OneOffInvoices from "../invoices/OneOffInvoices.js"
+import * as MeterEvents from "../usage/MeterEvents.js"
 import * as CustomerBalances from "../customers/CustomerBalances.js"
 import * as InvoiceCredits from "../refunds/InvoiceCredits.js"
 
@@ -76,6 +77,7 @@ const money = Layer.mergeAll(Charges.Charges.layer, Reconciliation.Reconciliatio
   Layer.provideMerge(Declines.Declines.layer)
 )
 const flows = Layer.mergeAll(
+  MeterEvents.MeterEvents.layer,
   InvoiceItems.InvoiceItems.layer,
   OneOffInvoices.OneOffInvoices.layer,
   SessionPayments.SessionPayments.layer.pipe(Layer.provideMerge(Checkout.Checkout.layer)),

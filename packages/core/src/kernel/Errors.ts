@@ -341,6 +341,32 @@ export class UsageRefused extends Schema.TaggedError<UsageRefused>()("UsageRefus
 }
 
 /**
+ * Meter events refused (issue 35): one event's `field` broke its rule (`property` names the
+ * property at fault), `index` its position when it came in a batch (the whole batch is
+ * refused); `events` is a batch of the wrong size.
+ *
+ * @since 0.1.0
+ */
+export class MeterEventRefused extends Schema.TaggedError<MeterEventRefused>()("MeterEventRefused", {
+  index: Schema.optional(Schema.Number),
+  field: Schema.Literals([
+    "events",
+    "transaction_id",
+    "code",
+    "customer_id",
+    "subscription_id",
+    "timestamp",
+    "properties"
+  ]),
+  property: Schema.optional(Schema.String),
+  detail: Schema.String
+}) {
+  override get message() {
+    return this.detail
+  }
+}
+
+/**
  * A subscription schedule refused at one of its parts: the schedule's `start`, or phase
  * `phase`'s `items` (their count, or the set as a whole), `price`, `quantity` (of its item
  * `item`, 0 when absent), `cycles`, `end_date` or `discount`; `missing` when the price or
@@ -517,6 +543,7 @@ export type RecurError =
   | UsageRefused
   | ScheduleRefused
   | UsageBatchRefused
+  | MeterEventRefused
   | ConcurrentUpdate
   | PaymentsUnavailable
   | ProcessorUnreachable

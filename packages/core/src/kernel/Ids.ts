@@ -45,7 +45,8 @@ export const prefixes = {
   notification: "ntf",
   invoiceItem: "ii",
   balanceTransaction: "cbtxn",
-  billableMetric: "bm"
+  billableMetric: "bm",
+  meterEvent: "mev"
 } as const
 
 /**

@@ -9,6 +9,7 @@
  * @since 0.1.0
  */
 import { Context, type Effect, type Option, Schema } from "effect"
+import type { AggregatedValue, AggregationSpec } from "../usage/Aggregation.js"
 
 /**
  * A value an indexed column can hold.
@@ -417,6 +418,95 @@ export interface Counters {
 }
 
 /**
+ * One stored meter event (issue 35): usage of a billable metric (`code`) by a customer, at
+ * `timestamp` (Unix ms), de-duplicated by `transaction_id` within the merchant. Property values
+ * are stored as given, numbers as their exact decimal text (`1.5` is `"1.5"`); booleans stay
+ * booleans. `voided_at` is set once a correction voids the event: aggregations ignore it.
+ *
+ * @since 0.1.0
+ */
+export interface MeterEvent {
+  /** `mev_…` */
+  readonly id: string
+  readonly merchant_id: string
+  /** The producer's idempotency key, 1–255 characters, unique within the merchant. */
+  readonly transaction_id: string
+  readonly customer_id: string
+  readonly subscription_id: string | null
+  /** The billable metric's code. */
+  readonly code: string
+  readonly timestamp: number
+  readonly properties: Readonly<Record<string, string | boolean>>
+  readonly created_at: number
+  readonly voided_at: number | null
+}
+
+/**
+ * What to aggregate: one customer's events of one metric in the half-open period
+ * `[from, to)` (Unix ms). `subscription_id` narrows to one subscription's events (`null`: only
+ * events without one; absent: every event of the customer).
+ *
+ * @since 0.1.0
+ */
+export interface MeterAggregateQuery {
+  readonly merchant_id: string
+  readonly customer_id: string
+  readonly subscription_id?: string | null | undefined
+  readonly code: string
+  readonly from: number
+  readonly to: number
+  readonly spec: AggregationSpec
+}
+
+/**
+ * The meter event store: append-only events, de-duplicated by `(merchant_id, transaction_id)`,
+ * aggregated in the store (in SQL for the SQL adapters) exactly as `usage/Aggregation.ts`
+ * defines. Every operation runs in the caller's transaction when in one.
+ *
+ * A property's value is numeric (read by `sum`, `max`, `latest`, `weighted_sum`) when its text
+ * is a plain decimal (`^[+-]?[0-9]+(\.[0-9]+)?$`) of at most `MAX_SCALE` decimals (trailing
+ * zeros aside) within ±`MAX_ABS_VALUE`; an event whose property is absent (or, for those four,
+ * not numeric) takes no part in the value and is not counted in `events`. Without `group_by`
+ * the answer is always one value (`"0"` over no event); with it, one per group present. Values
+ * are normalized decimal text (`"3.5"`, never `"3.50"`); groups come in no particular order.
+ *
+ * @example
+ * const { meter } = yield* Storage
+ * const added = yield* meter.insertMany(events) // re-sent transaction ids are skipped
+ * const [total] = yield* meter.aggregate({ merchant_id, customer_id, code: "api_calls", from, to,
+ *   spec: { aggregation: "count", property: null, filters: [], group_by: [] } })
+ * @since 0.1.0
+ */
+export interface MeterEvents {
+  /**
+   * Appends events in one round trip, skipping every event whose `(merchant_id, transaction_id)`
+   * is already stored (or repeats an earlier event of the same batch). Returns the events
+   * stored, in input order; input order is ingestion order (the tie-break of `latest` and
+   * `weighted_sum` between events of one timestamp).
+   */
+  readonly insertMany: (events: ReadonlyArray<MeterEvent>) => Effect.Effect<ReadonlyArray<MeterEvent>>
+  /** The aggregated values of one customer's metric over a period. */
+  readonly aggregate: (query: MeterAggregateQuery) => Effect.Effect<ReadonlyArray<AggregatedValue>>
+  /** The event of a transaction id, voided or not. */
+  readonly get: (merchantId: string, transactionId: string) => Effect.Effect<Option.Option<MeterEvent>>
+  /**
+   * A page of a merchant's events, most recently ingested first, optionally of one customer
+   * and one code; `starting_after` is an event id of an earlier page.
+   */
+  readonly list: (
+    merchantId: string,
+    query: {
+      readonly customer_id?: string | undefined
+      readonly code?: string | undefined
+      readonly limit: number
+      readonly starting_after?: string | undefined
+    }
+  ) => Effect.Effect<Page<MeterEvent>>
+  /** Voids an event at `at`: aggregations ignore it from then on. `false` when unknown or already voided. */
+  readonly void: (merchantId: string, transactionId: string, at: number) => Effect.Effect<boolean>
+}
+
+/**
  * @since 0.1.0
  */
 export class Storage extends Context.Service<
@@ -429,6 +519,8 @@ export class Storage extends Context.Service<
     readonly workQueue: WorkQueue
     readonly idempotency: IdempotencyStore
     readonly counters: Counters
+    /** Meter events: ingestion and aggregation of usage-based billing. */
+    readonly meter: MeterEvents
   }
 >()("@recur/core/Storage") {}
 

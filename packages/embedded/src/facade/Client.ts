@@ -383,6 +383,36 @@ export interface BillingClient {
       discountId: string
     ) => Promise<T.SubscriptionDiscountsJson>
   }
+  readonly meterEvents: {
+    /**
+     * `POST /api/v1/meter_events`: one usage event of a billable metric; a re-sent
+     * `transaction_id` answers the stored event with `duplicate` true.
+     */
+    readonly send: (merchantId: string, input: T.MeterEventInput) => Promise<T.MeterEventSentJson>
+    /** `POST /api/v1/meter_events/batch`: 1 to 1,000 events in one transaction, all or none. */
+    readonly sendBatch: (merchantId: string, events: ReadonlyArray<T.MeterEventInput>) => Promise<T.MeterEventsSentJson>
+    /**
+     * Any number of events from an array or an async iterable (a queue consumer, a file being
+     * read), ingested in transactions of up to 1,000 as `POST /api/v1/meter_events/batch` does,
+     * in order. A refused event rejects with its position in the stream (`events[i]`); the
+     * batches before it stay stored (re-sending the stream is harmless: transaction ids
+     * de-duplicate).
+     */
+    readonly stream: (
+      merchantId: string,
+      events: Iterable<T.MeterEventInput> | AsyncIterable<T.MeterEventInput>
+    ) => Promise<T.MeterEventsSentJson>
+    /** `GET /api/v1/meter_events`: most recently ingested first, optionally of one customer and code. */
+    readonly list: (
+      merchantId: string,
+      filter?: {
+        readonly customer_id?: string
+        readonly code?: string
+        readonly limit?: number
+        readonly starting_after?: string
+      }
+    ) => Promise<T.PageJson<T.MeterEventJson>>
+  }
   readonly invoiceItems: {
     /**
      * `POST /api/v1/invoice_items`: a pending one-off charge for a customer — `unit_amount` in

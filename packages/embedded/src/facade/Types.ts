@@ -19,6 +19,7 @@ import type {
   Lifecycle,
   Merchant,
   Merchants,
+  MeterEvents,
   Metering,
   PaymentMethods,
   PaymentSettings,
@@ -36,7 +37,7 @@ import type {
   Webhook,
   Webhooks
 } from "@recur/core"
-import type { CollectionRequests, InvoiceItemRequests, RequestBodies } from "@recur/contract"
+import type { CollectionRequests, InvoiceItemRequests, MeterEventRequests, RequestBodies } from "@recur/contract"
 import { type Effect, Schema } from "effect"
 
 type Success<F extends (...args: never) => Effect.Effect<unknown, unknown, unknown>> = Effect.Success<ReturnType<F>>
@@ -393,3 +394,21 @@ export type CustomerEntitlementsJson = typeof Entitlement.CustomerEntitlements.E
 export type EntitlementCheckJson = typeof Entitlement.EntitlementCheck.Encoded
 /** The merchant's entitlement settings as `GET /api/v1/entitlement_settings` returns them. */
 export type EntitlementSettingsJson = typeof Entitlement.EntitlementSettings.Encoded
+
+/** A meter event (`POST /api/v1/meter_events`): `timestamp` RFC 3339 or Unix ms. @since 0.1.0 */
+export type MeterEventInput = Body<typeof MeterEventRequests.MeterEvent>
+
+/** A stored meter event. @since 0.1.0 */
+export type MeterEventJson = MeterEvents.MeterEventView
+
+/** What one event's ingestion did: the stored event, and whether it was a re-send. @since 0.1.0 */
+export interface MeterEventSentJson {
+  readonly event: MeterEventJson
+  readonly duplicate: boolean
+}
+
+/** What a batch's (or a stream's) ingestion did: how many stored, which transaction ids were re-sends. @since 0.1.0 */
+export interface MeterEventsSentJson {
+  readonly accepted: number
+  readonly duplicates: ReadonlyArray<string>
+}

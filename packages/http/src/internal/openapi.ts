@@ -125,6 +125,12 @@ const descriptions: Record<string, string> = {
   "invoiceItems.list":
     "The merchant's invoice items, newest first, with cursor pagination, `customer_id` and `pending` (`true`: only pending ones; `false`: only invoiced or deleted ones).",
   "invoiceItems.get": "One invoice item.",
+  "meterEvents.send":
+    "Ingests one meter event: usage of the billable metric `code` (1 to 64 of a-z, 0-9, _) by `customer_id` (and optionally one of its subscriptions, `subscription_id`), at `timestamp` (RFC 3339 or Unix ms; now when absent; at most 5 minutes ahead of the merchant's clock), with up to 32 `properties` (strings up to 255 characters, booleans, or numbers with at most 6 decimals within ±10^12, stored as exact decimals). A re-sent `transaction_id` (1 to 255 characters, unique per merchant) is not stored again: the answer is the stored event with `duplicate` true.",
+  "meterEvents.sendBatch":
+    "Ingests 1 to 1,000 meter events in one transaction, each as `POST /api/v1/meter_events` takes it. A bad event refuses the whole batch (the error names `events[i]`); re-sent transaction ids are skipped and listed in `duplicates`; `accepted` counts the events stored.",
+  "meterEvents.list":
+    "The merchant's meter events, most recently ingested first, optionally of one `customer_id` and one `code`, paged with `starting_after` (an event id) and `limit` (1 to 100, default 10). A voided event shows its `voided_at`.",
   "invoiceItems.delete":
     "Deletes a pending invoice item: no invoice will bill it. An invoiced or deleted item is 409 `state_conflict`.",
   "invoiceItems.createInvoice":
@@ -204,6 +210,8 @@ const required: Record<string, ReadonlyArray<string>> = {
   "taxRates.create": ["name", "percentage", "country"],
   "billableMetrics.create": ["code", "name", "aggregation"],
   "invoiceItems.create": ["customer_id"],
+  "meterEvents.send": ["transaction_id", "customer_id", "code"],
+  "meterEvents.sendBatch": ["events"],
   "invoiceItems.createInvoice": ["customer_id"],
   "payments.updateInvoiceSettings": ["invoice_prefix"],
   "payments.updateDisputeSettings": ["fraud_dispute_renewals"],

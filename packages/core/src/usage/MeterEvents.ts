@@ -1,0 +1,275 @@
+/**
+ * Meter events (issue 35): usage of a billable metric by a customer, ingested one at a time or
+ * up to 1,000 in one transaction, de-duplicated by `transaction_id`, stored for the
+ * aggregations of `usage/Aggregation.ts` (computed by the store: `Store.MeterEvents`).
+ * Validation is all or nothing: a bad event refuses the batch, naming its index.
+ *
+ * @since 0.1.0
+ */
+import { Context, Effect, Layer, Option, Schema } from "effect"
+import * as Common from "../kernel/Common.js"
+import * as Entities from "../kernel/Entities.js"
+import * as Errors from "../kernel/Errors.js"
+import * as Ids from "../kernel/Ids.js"
+import { nowOf } from "../kernel/ServiceSupport.js"
+import * as Store from "../kernel/Store.js"
+import * as Merchants from "../tenants/Merchants.js"
+import type { PropertyValue } from "./Aggregation.js"
+import * as MeterValues from "./MeterValues.js"
+
+/**
+ * The most events one call may carry.
+ *
+ * @since 0.1.0
+ */
+export const MAX_BATCH = 1000
+
+/**
+ * How far ahead of the merchant's clock an event's timestamp may be: 5 minutes.
+ *
+ * @since 0.1.0
+ */
+export const CLOCK_SKEW_MS = 5 * 60_000
+
+/**
+ * The most properties one event may carry.
+ *
+ * @since 0.1.0
+ */
+export const MAX_PROPERTIES = 32
+
+/** The largest instant a JavaScript Date holds (±8.64e15 ms). */
+const MAX_INSTANT_MS = 8_640_000_000_000_000
+
+const CODE = /^[a-z0-9_]{1,64}$/
+
+/**
+ * One event as the API and the facade give it: `timestamp` in Unix ms (now when absent),
+ * `subscription_id` optional (it must be the customer's).
+ *
+ * @since 0.1.0
+ */
+export interface MeterEventInput {
+  readonly transaction_id: string
+  readonly customer_id: string
+  readonly subscription_id?: string | null | undefined
+  readonly code: string
+  readonly timestamp?: number | undefined
+  readonly properties?: Readonly<Record<string, PropertyValue>> | undefined
+}
+
+/**
+ * A stored event as the API shows it (instants in RFC 3339).
+ *
+ * @since 0.1.0
+ */
+export const MeterEventView = Schema.Struct({
+  id: Schema.String,
+  transaction_id: Schema.String,
+  customer_id: Schema.String,
+  subscription_id: Schema.NullOr(Schema.String),
+  code: Schema.String,
+  timestamp: Schema.String,
+  properties: Schema.Record(Schema.String, Schema.Union([Schema.String, Schema.Boolean])),
+  created_at: Schema.String,
+  voided_at: Schema.NullOr(Schema.String)
+})
+
+/** @since 0.1.0 */
+export type MeterEventView = typeof MeterEventView.Type
+
+/**
+ * The API's view of a stored event.
+ *
+ * @since 0.1.0
+ */
+export const viewOf = (e: Store.MeterEvent): MeterEventView => ({
+  id: e.id,
+  transaction_id: e.transaction_id,
+  customer_id: e.customer_id,
+  subscription_id: e.subscription_id,
+  code: e.code,
+  timestamp: Common.formatInstant(e.timestamp),
+  properties: e.properties,
+  created_at: Common.formatInstant(e.created_at),
+  voided_at: e.voided_at === null ? null : Common.formatInstant(e.voided_at)
+})
+
+/**
+ * What an ingestion did: the events stored, and the transaction ids already known (skipped).
+ *
+ * @since 0.1.0
+ */
+export interface Ingested {
+  readonly accepted: ReadonlyArray<Store.MeterEvent>
+  readonly duplicates: ReadonlyArray<string>
+}
+
+/**
+ * The stored properties of an event: numbers as their exact decimal text; or what is wrong.
+ *
+ * @since 0.1.0
+ */
+export const propertiesOf = (
+  properties: Readonly<Record<string, unknown>>
+): { readonly stored: Record<string, string | boolean> } | { readonly property?: string; readonly detail: string } => {
+  const stored: Record<string, string | boolean> = {}
+  let n = 0
+  for (const key in properties) {
+    if (!Object.hasOwn(properties, key)) continue
+    if (++n > MAX_PROPERTIES) return { detail: `at most ${MAX_PROPERTIES} properties` }
+    if (key.length < 1 || key.length > 64) return { property: key, detail: "a property name is 1 to 64 characters" }
+    const v = properties[key]
+    if (typeof v === "string") {
+      if (v.length > 255) return { property: key, detail: "must be at most 255 characters" }
+      stored[key] = v
+    } else if (typeof v === "boolean") stored[key] = v
+    else if (typeof v === "number") {
+      const t = MeterValues.numberText(v)
+      if ("refused" in t) return { property: key, detail: t.refused }
+      stored[key] = t.text
+    } else return { property: key, detail: "must be a string, a number or a boolean" }
+  }
+  return { stored }
+}
+
+/**
+ * The meter event service.
+ *
+ * @example
+ * const meter = yield* MeterEvents.MeterEvents
+ * yield* meter.ingest(merchantId, [{ transaction_id: "t1", customer_id, code: "api_calls", properties: { region: "eu" } }])
+ * @since 0.1.0
+ */
+export class MeterEvents extends Context.Service<MeterEvents>()("@recur/core/MeterEvents", {
+  make: Effect.gen(function* () {
+    const storage = yield* Store.Storage
+    const merchants = yield* Merchants.Merchants
+    const customers = storage.repository(Entities.customer)
+    const subscriptions = storage.repository(Entities.subscription)
+
+    const ingestAll = (merchantId: string, events: ReadonlyArray<MeterEventInput>, batch: boolean) =>
+      Effect.gen(function* () {
+        if (events.length < 1 || events.length > MAX_BATCH)
+          return yield* new Errors.MeterEventRefused({
+            field: "events",
+            detail: `a batch holds 1 to ${MAX_BATCH} events, not ${events.length}`
+          })
+        const refuse = (i: number, field: Errors.MeterEventRefused["field"], detail: string, property?: string) =>
+          new Errors.MeterEventRefused({
+            ...(batch ? { index: i } : {}),
+            field,
+            detail,
+            ...(property !== undefined ? { property } : {})
+          })
+        const merchant = yield* merchants.get(merchantId)
+        const now = yield* nowOf(merchant)
+        const rows: Array<Store.MeterEvent> = []
+        const customerIds = new Set<string>()
+        const subscriptionIds = new Set<string>()
+        for (let i = 0; i < events.length; i++) {
+          const e = events[i]!
+          if (typeof e.transaction_id !== "string" || e.transaction_id.length < 1 || e.transaction_id.length > 255)
+            return yield* refuse(i, "transaction_id", "must be 1 to 255 characters")
+          if (typeof e.code !== "string" || !CODE.test(e.code))
+            return yield* refuse(i, "code", "must be 1 to 64 characters of a-z, 0-9 and _")
+          if (typeof e.customer_id !== "string" || e.customer_id.length === 0)
+            return yield* refuse(i, "customer_id", "is required")
+          const at = e.timestamp ?? now
+          if (!Number.isSafeInteger(at) || Math.abs(at) > MAX_INSTANT_MS)
+            return yield* refuse(i, "timestamp", "must be an instant (Unix ms)")
+          if (at > now + CLOCK_SKEW_MS)
+            return yield* refuse(
+              i,
+              "timestamp",
+              `must not be after ${Common.formatInstant(now + CLOCK_SKEW_MS)} (now + 5 minutes)`
+            )
+          const props = propertiesOf(e.properties ?? {})
+          if (!("stored" in props)) return yield* refuse(i, "properties", props.detail, props.property)
+          customerIds.add(e.customer_id)
+          const sub = e.subscription_id ?? null
+          if (sub !== null) subscriptionIds.add(sub)
+          rows.push({
+            id: yield* Ids.make(Ids.prefixes.meterEvent),
+            merchant_id: merchantId,
+            transaction_id: e.transaction_id,
+            customer_id: e.customer_id,
+            subscription_id: sub,
+            code: e.code,
+            timestamp: at,
+            properties: props.stored,
+            created_at: now,
+            voided_at: null
+          })
+        }
+        const found = yield* customers.getMany(merchantId, [...customerIds])
+        const subs =
+          subscriptionIds.size === 0 ? new Map() : yield* subscriptions.getMany(merchantId, [...subscriptionIds])
+        for (let i = 0; i < rows.length; i++) {
+          const r = rows[i]!
+          const c = found.get(r.customer_id)
+          if (c === undefined || c.value.deleted_at !== null)
+            return yield* new Errors.NotFound({
+              resource: "customer",
+              id: r.customer_id,
+              ...(batch ? { param: "events", entry: { index: i, field: "customer_id" } } : { param: "customer_id" })
+            })
+          if (r.subscription_id !== null) {
+            const s = subs.get(r.subscription_id)
+            if (s === undefined)
+              return yield* new Errors.NotFound({
+                resource: "subscription",
+                id: r.subscription_id,
+                ...(batch
+                  ? { param: "events", entry: { index: i, field: "subscription_id" } }
+                  : { param: "subscription_id" })
+              })
+            if (s.value.subscription.customer_id !== r.customer_id)
+              return yield* refuse(i, "subscription_id", `is not a subscription of customer ${r.customer_id}`)
+          }
+        }
+        const accepted = yield* storage.meter.insertMany(rows)
+        const stored = new Set(accepted)
+        return {
+          accepted,
+          duplicates: rows.filter((r) => !stored.has(r)).map((r) => r.transaction_id)
+        } satisfies Ingested
+      })
+
+    /** Ingests one event; a re-sent transaction id answers the stored event as a duplicate. */
+    const send = Effect.fn("MeterEvents.send")(function* (merchantId: string, event: MeterEventInput) {
+      const { accepted } = yield* ingestAll(merchantId, [event], false)
+      if (accepted.length === 1) return { event: accepted[0]!, duplicate: false }
+      const stored = yield* storage.meter.get(merchantId, event.transaction_id)
+      return { event: Option.getOrThrow(stored), duplicate: true }
+    })
+
+    /** Ingests up to 1,000 events in one transaction (all or nothing). */
+    const sendBatch = Effect.fn("MeterEvents.sendBatch")(function* (
+      merchantId: string,
+      events: ReadonlyArray<MeterEventInput>
+    ) {
+      return yield* storage.withTransaction(ingestAll(merchantId, events, true))
+    })
+
+    /** A page of the merchant's events, most recently ingested first. */
+    const list = Effect.fn("MeterEvents.list")(function* (
+      merchantId: string,
+      query: {
+        readonly customer_id?: string | undefined
+        readonly code?: string | undefined
+        readonly limit: number
+        readonly starting_after?: string | undefined
+      }
+    ) {
+      const invalid = Store.checkPage({ limit: query.limit })
+      if (invalid !== undefined) return yield* Errors.invalid("limit", "must be 1 to 100")
+      return yield* storage.meter.list(merchantId, query)
+    })
+
+    return { send, sendBatch, list }
+  })
+}) {
+  /** @since 0.1.0 */
+  static readonly layer = Layer.effect(this, this.make)
+}
