@@ -91,8 +91,14 @@ export const available = (
     const subs = page.list.filter((s) => s.currency === currency)
     const held = subs.reduce((a, s) => a + (s.subscription.id === mine ? own : shareOf(s, currency)), 0n)
     const unheld = balance - held > 0n ? balance - held : 0n
+    // a holder gives only from a period that strictly contains the taking instant: one renewing
+    // (or renewed, or started) at that instant keeps its share, whichever of the two runs first
     const renewsBy = (s: Entities.SubscriptionRecord) =>
-      s.subscription.next_invoice_date !== null && DateTime.toEpochMillis(s.subscription.next_invoice_date) <= input.at
+      s.subscription.status !== "canceled" &&
+      ((s.subscription.next_invoice_date !== null &&
+        DateTime.toEpochMillis(s.subscription.next_invoice_date) <= input.at) ||
+        (s.subscription.current_period_start !== null &&
+          DateTime.toEpochMillis(s.subscription.current_period_start) >= input.at))
     const shares = subs
       .filter((s) => s.subscription.id !== mine && !renewsBy(s))
       .map((s) => ({ subscriptionId: s.subscription.id, share: shareOf(s, currency) }))

@@ -309,9 +309,9 @@ export const pullShared = (s: CSub, wanted: bigint): bigint => {
   if (wanted <= 0n) return 0n
   const others = s.cust.subs.filter((o) => o !== s)
   const beyond = others.reduce((a, o) => a + o.credit, 0n)
-  // one due to renew by then (at or before `s`'s renewal) keeps its credit for its own renewal
+  // one whose period does not strictly contain `s`'s renewal instant keeps its credit (ties: both keep)
   const holders = others
-    .filter((o) => o.credit > 0n && (o.status === "canceled" || o.end > s.start))
+    .filter((o) => o.credit > 0n && (o.status === "canceled" || (o.start < s.start && o.end > s.start)))
     .sort((a, b) => (a.credit === b.credit ? (a.id < b.id ? -1 : 1) : a.credit > b.credit ? -1 : 1))
   const pool = holders.reduce((a, o) => a + o.credit, 0n)
   let left = [wanted, beyond, pool].reduce((a, b) => (a < b ? a : b))
