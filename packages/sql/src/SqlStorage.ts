@@ -93,6 +93,12 @@ export const make = Effect.gen(function* () {
       return reason?._tag === "UniqueViolation" ? (reason.constraint ?? "unknown") : undefined
     }
 
+    /** A deadlock's victim or a serialization failure: the transaction lost a race and is aborted. */
+    const lostRace = (e: unknown): boolean => {
+      const tag = (e as { reason?: { _tag?: string } }).reason?._tag
+      return tag === "DeadlockError" || tag === "SerializationError"
+    }
+
     const filterClause = (f: Store.Filter): Statement.Fragment => {
       const col = sql(f.column)
       switch (f.op) {
@@ -132,11 +138,13 @@ export const make = Effect.gen(function* () {
           // A unique violation aborts a Postgres transaction: run updates of constrained
           // entities in a savepoint so the caller can handle the typed error.
           const updated = yield* (hasUnique ? sql.withTransaction(statement) : statement).pipe(
-            Effect.catch((e) => {
+            Effect.catch((e): Effect.Effect<never, Store.UniqueViolation | Store.VersionConflict> => {
               const constraint = uniqueFromError(e)
-              return constraint
-                ? Effect.fail(new Store.UniqueViolation({ entity: entity.name, constraint }))
-                : Effect.die(e)
+              if (constraint) return Effect.fail(new Store.UniqueViolation({ entity: entity.name, constraint }))
+              // PostgreSQL chose this transaction as a deadlock's (or a serialization's) victim: it
+              // is aborted, as after a lost version race — the caller's ConcurrentUpdate rolls back and retries
+              if (lostRace(e)) return Effect.fail(new Store.VersionConflict({ entity: entity.name, id: id as string }))
+              return Effect.die(e)
             })
           )
           if (updated.length === 0)

@@ -13,12 +13,13 @@
  *
  * @since 0.1.0
  */
-import { Effect, Result } from "effect"
+import { Effect, type Option, Result } from "effect"
 import * as Entities from "../kernel/Entities.js"
 import * as Errors from "../kernel/Errors.js"
 import * as Ids from "../kernel/Ids.js"
 import { emit, type StorageService } from "../kernel/ServiceSupport.js"
 import * as Money from "../money/Money.js"
+import type * as Store from "../kernel/Store.js"
 import type { BalanceSourceType, BalanceTransactionRecord, CustomerBalanceRecord } from "./BalanceEntities.js"
 import { BalanceTransaction, toTransaction } from "./BalanceTransaction.js"
 
@@ -113,6 +114,45 @@ export const record = (
     })
     return txn
   })
+
+/**
+ * The running balance row of a customer in one currency, with its version (none before its first
+ * entry).
+ *
+ * @since 0.1.0
+ */
+export const rowOf = (
+  storage: StorageService,
+  merchantId: string,
+  customerId: string,
+  currency: string
+): Effect.Effect<Option.Option<Store.Versioned<CustomerBalanceRecord>>> =>
+  storage.repository(Entities.customerBalance).get(merchantId, balanceId(customerId, currency))
+
+/**
+ * Holds a customer's running balance at the version read (`row`), in the caller's transaction:
+ * writes it unchanged at that version, so that a concurrent holder of it fails with
+ * `ConcurrentUpdate` — two invoices taking one credit are never both committed. Nothing for a
+ * customer without a balance row (nothing to take).
+ *
+ * @since 0.1.0
+ */
+export const hold = (
+  storage: StorageService,
+  row: Option.Option<Store.Versioned<CustomerBalanceRecord>>
+): Effect.Effect<void, Errors.ConcurrentUpdate> =>
+  row._tag === "None"
+    ? Effect.void
+    : storage
+        .repository(Entities.customerBalance)
+        .update(row.value.value, row.value.version)
+        .pipe(
+          Effect.asVoid,
+          Effect.catchTag("VersionConflict", () =>
+            Effect.fail(conflict(row.value.value.customer_id, row.value.value.currency))
+          ),
+          Effect.catchTag("UniqueViolation", (e) => Effect.die(e))
+        )
 
 /**
  * A customer's balance in one currency (zero when it has no entry).

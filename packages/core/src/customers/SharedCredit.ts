@@ -19,12 +19,14 @@
  *
  * @since 0.1.0
  */
-import { DateTime, Effect, Result } from "effect"
+import { DateTime, Effect, type Option, Result } from "effect"
 import * as Entities from "../kernel/Entities.js"
 import * as Errors from "../kernel/Errors.js"
 import type { StorageService } from "../kernel/ServiceSupport.js"
 import * as Money from "../money/Money.js"
 import * as Subscription from "../subscriptions/Subscription.js"
+import type * as Store from "../kernel/Store.js"
+import type { CustomerBalanceRecord } from "./BalanceEntities.js"
 import * as CustomerBalance from "./CustomerBalance.js"
 
 const shareOf = (rec: Entities.SubscriptionRecord, currency: string): bigint =>
@@ -47,9 +49,36 @@ export interface Available {
   readonly unheld: bigint
   /** Other subscriptions holding a positive share, largest first (ties by id). */
   readonly shares: ReadonlyArray<{ readonly subscriptionId: string; readonly share: bigint }>
+  /** The customer's running balance as read: {@link take} holds it at this version. */
+  readonly row: Option.Option<Store.Versioned<CustomerBalanceRecord>>
 }
 
-const none = (currency: string): Available => ({ currency, amount: 0n, unheld: 0n, shares: [] })
+const none = (currency: string, row: Available["row"]): Available => ({
+  currency,
+  amount: 0n,
+  unheld: 0n,
+  shares: [],
+  row
+})
+
+/** Every subscription of a customer (paged through: none is missed, however many it has). */
+const subscriptionsOf = (storage: StorageService, merchantId: string, customerId: string) =>
+  Effect.gen(function* () {
+    const all: Array<Entities.SubscriptionRecord> = []
+    let after: string | undefined
+    for (;;) {
+      const page = yield* Effect.orDie(
+        storage.repository(Entities.subscription).list(merchantId, {
+          limit: 100,
+          filters: [{ column: "customer_id", op: "in", values: [customerId] }],
+          ...(after !== undefined ? { starting_after: after } : {})
+        })
+      )
+      all.push(...page.list)
+      if (!page.has_more || page.list.length === 0) return all
+      after = page.list.at(-1)!.subscription.id
+    }
+  })
 
 /**
  * The credit a holder may take (see {@link Available}). One read (the customer's running
@@ -76,28 +105,27 @@ export const available = (
 ): Effect.Effect<Available> =>
   Effect.gen(function* () {
     const { currency } = input
-    const balance = (yield* CustomerBalance.balanceOf(storage, input.merchantId, input.customerId, currency)).amount
+    const row = yield* CustomerBalance.rowOf(storage, input.merchantId, input.customerId, currency)
+    const balance = row._tag === "Some" ? row.value.value.balance : 0n
     const own = input.holder === null ? 0n : shareOf(input.holder, currency)
     // the balance beyond the holder's own share: all another holder may give (never overdrawn)
     const beyond = balance - own
-    if (beyond <= 0n) return none(currency)
-    const page = yield* Effect.orDie(
-      storage.repository(Entities.subscription).list(input.merchantId, {
-        limit: 100,
-        filters: [{ column: "customer_id", op: "in", values: [input.customerId] }]
-      })
-    )
+    if (beyond <= 0n) return none(currency, row)
     const mine = input.holder?.subscription.id
-    const subs = page.list.filter((s) => s.currency === currency)
+    const subs = (yield* subscriptionsOf(storage, input.merchantId, input.customerId)).filter(
+      (s) => s.currency === currency
+    )
     const held = subs.reduce((a, s) => a + (s.subscription.id === mine ? own : shareOf(s, currency)), 0n)
     const unheld = balance - held > 0n ? balance - held : 0n
-    // a holder gives only from a period that strictly contains the taking instant: one renewing
-    // (or renewed, or started) at that instant keeps its share, whichever of the two runs first
+    // a holder gives only from a period that strictly contains a renewal's instant: one renewing
+    // (or renewed, or started) at that instant keeps its share, whichever of the two runs first;
+    // a one-off invoice leaves only holders due to renew by now
     const renewsBy = (s: Entities.SubscriptionRecord) =>
       s.subscription.status !== "canceled" &&
       ((s.subscription.next_invoice_date !== null &&
         DateTime.toEpochMillis(s.subscription.next_invoice_date) <= input.at) ||
-        (s.subscription.current_period_start !== null &&
+        (input.holder !== null &&
+          s.subscription.current_period_start !== null &&
           DateTime.toEpochMillis(s.subscription.current_period_start) >= input.at))
     const shares = subs
       .filter((s) => s.subscription.id !== mine && !renewsBy(s))
@@ -107,13 +135,14 @@ export const available = (
         a.share === b.share ? (a.subscriptionId < b.subscriptionId ? -1 : 1) : a.share > b.share ? -1 : 1
       )
     const pool = shares.reduce((a, x) => a + x.share, unheld)
-    return { currency, amount: pool < beyond ? pool : beyond, unheld, shares }
+    return { currency, amount: pool < beyond ? pool : beyond, unheld, shares, row }
   })
 
 /**
  * Takes `amount` (at most `available.amount`) from the other holders, in the caller's
- * transaction: unheld credit first (nothing to write: it becomes the taker's once the taker holds
- * or applies it), then the other subscriptions' shares, each written at the version read now (a
+ * transaction: the customer's running balance held at the version read (so that no two invoices
+ * take one credit), then unheld credit first (nothing to write: it becomes the taker's once the
+ * taker holds or applies it), then the other subscriptions' shares, each written at the version read now (a
  * concurrent writer of one fails this with `ConcurrentUpdate`, and the caller's transaction rolls
  * back). No ledger entry: the customer's balance does not change.
  *
@@ -126,6 +155,10 @@ export const take = (
   amount: bigint
 ): Effect.Effect<void, Errors.ConcurrentUpdate> =>
   Effect.gen(function* () {
+    if (amount <= 0n) return
+    // the customer's balance held at the version read: a concurrent taker (of unheld credit too,
+    // which no subscription row guards) fails with ConcurrentUpdate and its transaction rolls back
+    yield* CustomerBalance.hold(storage, from.row)
     let left = (amount < from.amount ? amount : from.amount) - from.unheld
     const subs = storage.repository(Entities.subscription)
     for (const x of from.shares) {
@@ -165,6 +198,21 @@ export const take = (
   })
 
 /**
+ * What to take of `available` for an invoice charging `wanted`: all of it when it covers the
+ * charge, else as much as leaves the processor's `minimum` (or more) to charge — never an amount
+ * left under the minimum (which would be carried, not charged).
+ *
+ * @since 0.1.0
+ */
+export const capped = (available: bigint, wanted: bigint, minimum: bigint): bigint => {
+  if (available <= 0n || wanted <= 0n) return 0n
+  if (available >= wanted) return wanted
+  const left = wanted - available
+  if (left >= minimum) return available
+  return wanted - minimum > 0n ? wanted - minimum : 0n
+}
+
+/**
  * For a subscription's invoice that still charges `wanted` after its own share: takes up to that
  * from the customer's other credit and adds it to the subscription's share, written at `version`
  * (no ledger entry). Answers the record and its new version, and the amount taken — none when
@@ -181,6 +229,8 @@ export const pull = (
     readonly wanted: Money.Money
     /** When the invoice bills. */
     readonly at: number
+    /** The processor's minimum charge (0: none): what is left to charge is 0 or at least this. */
+    readonly minimum: bigint
   }
 ): Effect.Effect<
   { readonly rec: Entities.SubscriptionRecord; readonly version: number; readonly taken: Money.Money } | undefined,
@@ -197,7 +247,7 @@ export const pull = (
       holder,
       at: input.at
     })
-    const amount = from.amount < input.wanted.amount ? from.amount : input.wanted.amount
+    const amount = capped(from.amount, input.wanted.amount, input.minimum)
     if (amount <= 0n) return undefined
     yield* take(storage, input.merchantId, from, amount)
     const rec: Entities.SubscriptionRecord = {

@@ -21,7 +21,7 @@ import * as Ports from "../kernel/Ports.js"
 import * as Store from "../kernel/Store.js"
 import * as Money from "../money/Money.js"
 import { cardOnFile } from "../payments/CardOnFile.js"
-import { underMinimum } from "../payments/Charges.js"
+import { minimumFor, underMinimum } from "../payments/Charges.js"
 import * as Charges from "../payments/Charges.js"
 import * as SentInvoices from "../payments/SentInvoices.js"
 import * as Trade from "../payments/Trade.js"
@@ -146,12 +146,18 @@ export class OneOffInvoices extends Context.Service<OneOffInvoices>()("@recur/co
             holder: null,
             at
           })
-          const draft = yield* taxed(
-            draftOf(currency, billed),
-            merchantId,
-            command.customer_id,
-            free.amount > 0n ? Money.make(free.amount, currency) : undefined
+          // never leaving less than the processor's minimum to charge (that would be refused):
+          // the credit applied is then what leaves the minimum
+          const uncredited = yield* taxed(draftOf(currency, billed), merchantId, command.customer_id)
+          const credit = SharedCredit.capped(
+            free.amount,
+            uncredited.total.amount,
+            yield* minimumFor(gateway, merchantId, currency)
           )
+          const draft =
+            credit > 0n
+              ? yield* taxed(draftOf(currency, billed), merchantId, command.customer_id, Money.make(credit, currency))
+              : uncredited
           if (!Money.isWithinBounds(draft.total))
             return yield* new Errors.InvalidRequest({
               reason: "the invoice's total exceeds the largest amount an invoice carries",

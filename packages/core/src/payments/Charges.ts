@@ -38,6 +38,23 @@ export const underMinimum = (
       )
 
 /**
+ * The processor's minimum charge in `currency` (0 when it has none): an amount above 0 and under
+ * it is not charged but carried.
+ *
+ * @since 0.1.0
+ */
+export const minimumFor = (
+  gateway: Ports.PaymentGateway["Service"],
+  merchantId: string,
+  currency: string
+): Effect.Effect<bigint> =>
+  gateway.minimumCharge === undefined
+    ? Effect.succeed(0n)
+    : Effect.map(gateway.minimumCharge({ merchant_id: merchantId, currency }), (minimum) =>
+        Option.isSome(minimum) && minimum.value.currency === currency ? minimum.value.amount : 0n
+      )
+
+/**
  * The off-session charges service.
  *
  * @since 0.1.0

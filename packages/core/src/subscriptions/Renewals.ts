@@ -268,7 +268,8 @@ export class Renewals extends Context.Service<Renewals>()("@recur/core/Renewals"
             wanted: billed.total,
             // the renewal's scheduled instant (run early when forced, late when the worker lags):
             // holders scheduled by then keep theirs — the order of the schedule, not of the worker
-            at: s.next_invoice_date === null ? at : msOf(s.next_invoice_date)
+            at: s.next_invoice_date === null ? at : msOf(s.next_invoice_date),
+            minimum: yield* Charges.minimumFor(gateway, merchantId, rec.currency)
           })
           if (pulled !== undefined) {
             expected = pulled.version
@@ -500,7 +501,11 @@ export class Renewals extends Context.Service<Renewals>()("@recur/core/Renewals"
           holder: stored,
           at: due
         })
-        const taken = from.amount < taxed.total.amount ? from.amount : taxed.total.amount
+        const taken = SharedCredit.capped(
+          from.amount,
+          taxed.total.amount,
+          yield* Charges.minimumFor(gateway, merchantId, rec.currency)
+        )
         if (taken > 0n) {
           b = { ...b, credit: Money.make(b.credit.amount + taken, b.credit.currency) }
           taxed = yield* taxed_(merchantId, rec, b)

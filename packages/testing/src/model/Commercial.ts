@@ -322,20 +322,6 @@ export const pullShared = (s: CSub, wanted: bigint): bigint => {
     h.credit -= part
     left -= part
     moved += part
-    console.log(
-      "PULL",
-      s.id,
-      "from",
-      h.id,
-      String(part),
-      "s.start",
-      new Date(s.start).toISOString(),
-      "h.end",
-      new Date(h.end).toISOString(),
-      h.status,
-      "h.cycle",
-      h.cycle
-    )
   }
   return moved
 }
