@@ -27,6 +27,7 @@ import * as Renewals from "./Renewals.js"
 import * as Schedule from "../schedules/Schedule.js"
 import * as Secrets from "../tenants/Secrets.js"
 import * as Settings from "../tenants/Settings.js"
+import * as Price from "../catalog/Price.js"
 import * as Store from "../kernel/Store.js"
 import * as Tax from "../taxes/Tax.js"
 import * as Trade from "../payments/Trade.js"
@@ -107,6 +108,8 @@ export class RenewalBatches extends Context.Service<RenewalBatches>()("@recur/co
                 // an item's scheduled version renews alone, with its price_changed event
                 !sv.value.extra_items.some((x) => (x.scheduled_version ?? null) !== null) &&
                 (sv.value.pending_items ?? null) === null &&
+                // items billed by a billable metric renew alone: `renew` aggregates their metrics
+                !sv.value.extra_items.some((x) => Price.isMetricBased(x.version)) &&
                 // a subscription under a schedule renews alone: its phase step is `renew`'s
                 !Schedule.governs(sv.value.schedule ?? null) &&
                 sv.value.payment_token !== null &&
