@@ -170,18 +170,21 @@ export const bill = (
         withPendingProrations(
           // the items billed by a billable metric: the ended period's values (`MetricUsage`),
           // already in the settlement currency
-          withLines(convertDraft(
-            arrears
-              ? draft
-              : withItemLines(
-                  baseMetered && usage === undefined ? withoutUsage(draft) : draft,
-                  usageInForce(nextCycleItems(rec.extra_items, nextCycle), ended),
-                  paidIndex(rec, invoiceCycle),
-                  { usage }
-                ),
-            rec.fx_rate,
-            rec.currency
-          ), arrears ? [] : metricLines),
+          withLines(
+            convertDraft(
+              arrears
+                ? draft
+                : withItemLines(
+                    baseMetered && usage === undefined ? withoutUsage(draft) : draft,
+                    usageInForce(nextCycleItems(rec.extra_items, nextCycle), ended),
+                    paidIndex(rec, invoiceCycle),
+                    { usage }
+                  ),
+              rec.fx_rate,
+              rec.currency
+            ),
+            arrears ? [] : metricLines
+          ),
           rec
         ),
         itemLines.filter((l) => l.amount.currency === rec.currency)

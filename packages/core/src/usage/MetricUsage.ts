@@ -11,7 +11,7 @@
  */
 import { DateTime, Effect, Result } from "effect"
 import * as Price from "../catalog/Price.js"
-import * as Invoicing from "../invoices/Invoicing.js"
+import type * as Invoicing from "../invoices/Invoicing.js"
 import * as Entities from "../kernel/Entities.js"
 import type { StorageService } from "../kernel/ServiceSupport.js"
 import * as Decimal from "../money/Decimal.js"
@@ -69,7 +69,11 @@ const settle = (money: Money.Money, rec: Entities.SubscriptionRecord): Money.Mon
 
 /** The label of a price's group on its line: `region eu`. */
 const groupLabel = (group: Readonly<Record<string, string>> | null) =>
-  group === null ? "" : `, ${Object.entries(group).map(([k, v]) => `${k} ${v}`).join(", ")}`
+  group === null
+    ? ""
+    : `, ${Object.entries(group)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(", ")}`
 
 /**
  * The items of `rec` billed by a billable metric, each rated over `[from, to)` for paid cycle
@@ -156,7 +160,11 @@ export const charges =
  */
 export const ofPeriod =
   (storage: StorageService) =>
-  (merchantId: string, rec: Entities.SubscriptionRecord, until?: number): Effect.Effect<ReadonlyArray<MetricCharge>> => {
+  (
+    merchantId: string,
+    rec: Entities.SubscriptionRecord,
+    until?: number
+  ): Effect.Effect<ReadonlyArray<MetricCharge>> => {
     const s = rec.subscription
     if (s.current_period_start === null || s.current_period_end === null) return Effect.succeed([])
     const end = DateTime.toEpochMillis(s.current_period_end)
