@@ -175,3 +175,49 @@ export const ofPeriod =
       paidIndex(rec, s.cycle_index)
     )
   }
+
+/**
+ * A subscription's usage of its current period so far (`current_usage`): each item billed by a
+ * billable metric with its value and what it would bill, and their total — before discounts and
+ * tax, in the settlement currency.
+ *
+ * @since 0.1.0
+ */
+export interface CurrentUsage {
+  readonly subscription_id: string
+  readonly customer_id: string
+  readonly cycle_index: number
+  readonly currency: string
+  /** The period (Unix ms), `null` for a subscription without one. */
+  readonly period_start: number | null
+  readonly period_end: number | null
+  readonly charges: ReadonlyArray<MetricCharge>
+  readonly total: Money.Money
+}
+
+/**
+ * The current usage of `rec`: {@link ofPeriod} of its current period, whole — the computation its
+ * next renewal makes (`Renewals.renew` and `upcoming_invoice` call the same), so a renewal right
+ * after bills these amounts. A gauge (`weighted_sum`) counts its level held to the period's end.
+ *
+ * @since 0.1.0
+ */
+export const current =
+  (storage: StorageService) =>
+  (merchantId: string, rec: Entities.SubscriptionRecord): Effect.Effect<CurrentUsage> =>
+    Effect.map(ofPeriod(storage)(merchantId, rec), (charged) => {
+      const s = rec.subscription
+      return {
+        subscription_id: s.id,
+        customer_id: s.customer_id,
+        cycle_index: s.cycle_index,
+        currency: rec.currency,
+        period_start: s.current_period_start === null ? null : DateTime.toEpochMillis(s.current_period_start),
+        period_end: s.current_period_end === null ? null : DateTime.toEpochMillis(s.current_period_end),
+        charges: charged,
+        total: Money.make(
+          charged.reduce((a, c) => a + c.amount.amount, 0n),
+          rec.currency
+        )
+      }
+    })
