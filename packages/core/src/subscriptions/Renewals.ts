@@ -205,7 +205,7 @@ export class Renewals extends Context.Service<Renewals>()("@recur/core/Renewals"
               const end = s.current_period_end !== null ? Math.min(msOf(s.current_period_end), at) : at
               const base = yield* version(merchantId, s.price_version_id)
               const metered = yield* MetricUsage.ofPeriod(storage)(merchantId, sv.value, end)
-              const usage = [...KeptUsage.finalUsageLines(sv.value, base, end), ...metered.map((c) => c.line)]
+              const usage = [...KeptUsage.finalUsageLines(sv.value, base, end), ...MetricUsage.used(metered)]
               const final = yield* finalInvoice(merchant, rec, at, { usage, base })
               rec = final.next
               yield* saveSub(rec, sv.version, at, final.invoiceId ? { sourceId: final.invoiceId } : undefined)

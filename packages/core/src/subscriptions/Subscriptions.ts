@@ -117,7 +117,7 @@ export class Subscriptions extends Context.Service<Subscriptions>()("@recur/core
             const base = yield* version(merchantId, rec.subscription.price_version_id)
             // and the items billed by a billable metric: their metric's value of the period so far
             const metered = yield* MetricUsage.ofPeriod(storage)(merchantId, rec, end)
-            return { usage: [...KeptUsage.finalUsageLines(rec, base, end), ...metered.map((c) => c.line)], base }
+            return { usage: [...KeptUsage.finalUsageLines(rec, base, end), ...MetricUsage.used(metered)], base }
           })
     const live = mustBeLive
 

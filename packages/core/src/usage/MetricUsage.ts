@@ -221,3 +221,13 @@ export const current =
         )
       }
     })
+
+/**
+ * The lines of the charges whose value is not 0: what a final invoice bills (a renewal's invoice
+ * shows every metric item, 0.00 included, as the seed's usage line; a final invoice of nothing
+ * used is not issued).
+ *
+ * @since 0.1.0
+ */
+export const used = (charged: ReadonlyArray<MetricCharge>): ReadonlyArray<Invoicing.Line> =>
+  charged.filter((c) => c.value !== "0").map((c) => c.line)
