@@ -278,7 +278,7 @@ export class MeterEvents extends Context.Service<MeterEvents>()("@recur/core/Met
               i,
               "code",
               metric === undefined
-                ? `names no billable metric of the merchant: define "${r.code}" first (POST /api/v1/billable_metrics)`
+                ? `names no billable metric of the merchant: define the metric "${r.code}" first`
                 : `names billable metric "${r.code}", which is archived: it takes no more events`
             )
           const p = metric.property
