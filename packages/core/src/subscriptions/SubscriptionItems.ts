@@ -288,7 +288,7 @@ export const compatible = (items: ReadonlyArray<Price.PriceVersion>): Result.Res
       return Result.fail({
         index,
         reason:
-          "is a second usage-based price without a billable metric: a subscription holds at most one such metered item, because its usage_count is recorded per subscription (prices billed by a billable metric may be several)"
+          "is a second usage-based price: a subscription holds at most one metered item without a billable metric, because its usage is recorded per subscription (prices billed by a billable metric may be several)"
       })
     if (pv.currency !== base.currency)
       return Result.fail({
