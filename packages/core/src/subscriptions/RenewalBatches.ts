@@ -75,7 +75,8 @@ export class RenewalBatches extends Context.Service<RenewalBatches>()("@recur/co
      * outbox events), the gateway charges each, and one transaction records the charges that
      * succeeded. What the batch does not cover goes through `renew` and `applyOutcome` one by
      * one: a trial, a cancellation or fixed term ending, a scheduled price change, a schedule in force, an amount of
-     * zero or under the processor's minimum charge, a sent invoice (`send_invoice`), a subscription without a saved card, a cycle already billed, a charge that did not
+     * zero or under the processor's minimum charge, a sent invoice (`send_invoice`), a subscription without a saved card, items billed by a
+     * billable metric, a cycle already billed, a charge that did not
      * simply succeed, and everything when a batch transaction fails (a concurrent change).
      * Returns the subscriptions it finished; the others failed and their work is tried again.
      */

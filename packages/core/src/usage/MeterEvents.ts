@@ -2,7 +2,10 @@
  * Meter events (issue 35): usage of a billable metric by a customer, ingested one at a time or
  * up to 1,000 in one transaction, de-duplicated by `transaction_id`, stored for the
  * aggregations of `usage/Aggregation.ts` (computed by the store: `Store.MeterEvents`).
- * Validation is all or nothing: a bad event refuses the batch, naming its index.
+ * Validation is all or nothing: a bad event refuses the batch, naming its index. An event's
+ * code names an active billable metric; a numeric metric's property, when present, is a number;
+ * an event without a subscription is attached to the customer's one live subscription pricing
+ * its metric (refused when there are several).
  *
  * @since 0.1.0
  */
