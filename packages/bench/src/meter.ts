@@ -58,6 +58,8 @@ export const run = async () => {
     await client.connect()
     // through the facade
     const { merchant_id: m } = await billing.merchants.create({ name: "Meter", currency: "USD", frozen_time: NOW })
+    // an event's code names an active metric of the merchant
+    await billing.billableMetrics.create(m, { code: "api_calls", name: "API calls", aggregation: "count" })
     const parts: Array<Array<string>> = []
     for (let p = 0; p < partitions; p++) {
       const part: Array<string> = []
@@ -78,6 +80,11 @@ export const run = async () => {
     const { api_key: key } = await app.runtime.runPromise(
       Merchants.Merchants.use((ms) => ms.create({ name: "Meter REST", currency: "USD", frozen_time: NOW }))
     )
+    await app.call("POST", "/api/v1/billable_metrics", key, {
+      code: "api_calls",
+      name: "API calls",
+      aggregation: "count"
+    })
     const restParts: Array<Array<string>> = []
     for (let p = 0; p < partitions; p++) {
       const part: Array<string> = []

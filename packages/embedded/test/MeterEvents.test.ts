@@ -22,6 +22,14 @@ describe("meter events through the facade (issue 35)", () => {
         currency: "USD",
         frozen_time: Date.parse("2026-01-01T00:00:00Z")
       })
+      // an event's code names an active metric of the merchant
+      await billing.billableMetrics.create(m, { code: "api_calls", name: "API calls", aggregation: "count" })
+      await billing.billableMetrics.create(m, {
+        code: "storage",
+        name: "Storage",
+        aggregation: "weighted_sum",
+        property: "gb"
+      })
       const { customer_id } = await billing.customers.create(m, { payer_id: "p-1" })
       const sent = await billing.meterEvents.send(m, {
         transaction_id: "t-1",

@@ -64,6 +64,7 @@ const facade: Record<string, string> = {
   "subscriptions.change": "subscriptions.change",
   "subscriptions.previewChange": "subscriptions.previewChange",
   "subscriptions.upcomingInvoice": "subscriptions.upcomingInvoice",
+  "subscriptions.currentUsage": "subscriptions.currentUsage",
   "subscriptions.revokePriceChange": "subscriptions.revokePriceChange",
   "subscriptions.cancel": "subscriptions.cancel",
   "subscriptions.revokeCancel": "subscriptions.revokeCancel",

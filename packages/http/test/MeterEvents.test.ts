@@ -20,8 +20,20 @@ for (const [name, storage] of backends()) {
       return c.body.data.customer_id as string
     }
 
+    /** The merchant's metrics the events name (an event's code must be an active metric's). */
+    const metrics = async (key: string) => {
+      for (const m of [
+        { code: "api_calls", name: "API calls", aggregation: "count" },
+        { code: "storage", name: "Storage", aggregation: "weighted_sum", property: "gb" }
+      ]) {
+        const r = await api.call("POST", "/api/v1/billable_metrics", key, m)
+        expect(r.status, JSON.stringify(r.body)).toBe(200)
+      }
+    }
+
     it("one event, a re-send, a batch with duplicates, the list; the store aggregates them", async () => {
       const { api_key: key, merchant } = await api.merchant()
+      await metrics(key)
       const merchant_id = merchant.merchant_id
       const customer = await customerOf(key)
       const one = await api.call("POST", "/api/v1/meter_events", key, {
@@ -89,11 +101,16 @@ for (const [name, storage] of backends()) {
 
     it("refuses with the documented codes, naming the event, and stores nothing of a refused batch", async () => {
       const { api_key: key } = await api.merchant()
+      await metrics(key)
       const customer = await customerOf(key)
       const other = await customerOf(key)
       const ok = { transaction_id: "ok", customer_id: customer, code: "api_calls" }
       const cases: ReadonlyArray<readonly [Record<string, unknown>, number, string, string]> = [
         [{ ...ok, code: "API-calls" }, 400, "InvalidParameter", "events[1].code"],
+        // the code must name an active metric; a numeric aggregation's property, when given, a number
+        [{ ...ok, code: "unknown_metric" }, 400, "InvalidParameter", "events[1].code"],
+        [{ ...ok, code: "storage", properties: { gb: "lots" } }, 400, "InvalidParameter", "events[1].properties.gb"],
+        [{ ...ok, code: "storage", properties: { gb: true } }, 400, "InvalidParameter", "events[1].properties.gb"],
         [{ ...ok, transaction_id: "" }, 400, "InvalidParameter", "events[1].transaction_id"],
         [{ ...ok, transaction_id: "x".repeat(256) }, 400, "InvalidParameter", "events[1].transaction_id"],
         [{ ...ok, timestamp: NOW + 5 * 60_000 + 1 }, 400, "InvalidParameter", "events[1].timestamp"],

@@ -320,11 +320,11 @@ for (const [name, storage] of backends()) {
       "POST /api/v1/invoices": (w) => ["/api/v1/invoices", { customer_id: w.customer }],
       "POST /api/v1/meter_events": (w) => [
         "/api/v1/meter_events",
-        { transaction_id: "same-meter-event", customer_id: w.customer, code: "api_calls", properties: { n: 1 } }
+        { transaction_id: "same-meter-event", customer_id: w.customer, code: w.metricCode, properties: { n: 1 } }
       ],
       "POST /api/v1/meter_events/batch": (w) => [
         "/api/v1/meter_events/batch",
-        { events: [{ transaction_id: "same-meter-batch", customer_id: w.customer, code: "api_calls" }] }
+        { events: [{ transaction_id: "same-meter-batch", customer_id: w.customer, code: w.metricCode }] }
       ],
       "POST /api/v1/invoice_item/{invoice_item_id}/delete": (w) => [`/api/v1/invoice_item/${w.invoiceItem}/delete`],
       "POST /api/v2/webhook/endpoints": () => ["/api/v2/webhook/endpoints", { url: "https://hooks.example/same" }],

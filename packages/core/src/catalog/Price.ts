@@ -145,6 +145,25 @@ export class PriceVersion extends Schema.Class<PriceVersion>("PriceVersion")({
 }) {}
 
 /**
+ * Whether a version is billed by a billable metric (issue 35): a usage price referencing one,
+ * rated on the metric's aggregated value of the period (`usage/MetricUsage.ts`). A usage price
+ * without one is the seed's metered price (its `usage_count` summed over the cycle).
+ *
+ * @since 0.1.0
+ */
+export const isMetricBased = (pv: PriceVersion): boolean =>
+  pv.billing_dimension === "usage" && pv.billable_metric_id !== null
+
+/**
+ * Whether a version is the seed's metered price: billed by usage, without a billable metric
+ * (at most one per subscription: its `usage_count` is recorded per subscription).
+ *
+ * @since 0.1.0
+ */
+export const isCountMetered = (pv: PriceVersion): boolean =>
+  pv.billing_dimension === "usage" && pv.billable_metric_id === null
+
+/**
  * Whether a version may be sold to `customerId`: a public price to anyone, a private one only to
  * its customer. `undefined` is the merchant's own view (no buyer yet to hide it from).
  *

@@ -198,7 +198,8 @@ export const sellsTogether = (
           reason: "a checkout of one-time prices only sells one line item; sell several beside a recurring price"
         }
       : undefined
-  if (recurring.length > 1) {
+  // one recurring line is checked too: a price billed by a billable metric is never the first item
+  if (recurring.length >= 1) {
     const ok = SubscriptionItems.compatible(recurring.map((i) => lines[i]!.pv))
     if (Result.isFailure(ok)) return { index: recurring[ok.failure.index ?? 0]!, reason: ok.failure.reason }
   }

@@ -162,6 +162,120 @@ export const rate = (model: Model, quantity: bigint, currency: string): Rated =>
 }
 
 /**
+ * One line of a decimal rating ({@link rateValue}): as a {@link RatedLine}, its units an exact
+ * decimal (a metric's aggregated value, `12.5` GB-hours) or whole blocks and packages.
+ *
+ * @since 0.1.0
+ */
+export interface RatedValueLine {
+  readonly description: string
+  readonly units: Decimal.Decimal
+  readonly unitPrice: Decimal.Decimal
+  readonly flatAmount: Decimal.Decimal
+  /** Exact amount of the line in major units. */
+  readonly amount: Decimal.Decimal
+}
+
+/**
+ * The result of a decimal rating: the amount rounded once, its exact value, and how it was made.
+ *
+ * @since 0.1.0
+ */
+export interface RatedValue {
+  readonly amount: Money.Money
+  readonly exact: Decimal.Decimal
+  readonly lines: ReadonlyArray<RatedValueLine>
+}
+
+const valueLine = (
+  description: string,
+  units: Decimal.Decimal,
+  unitPrice: Decimal.Decimal,
+  flatAmount = ZERO
+): RatedValueLine => ({
+  description,
+  units,
+  unitPrice,
+  flatAmount,
+  amount: Decimal.add(Decimal.multiply(unitPrice, units), flatAmount)
+})
+
+const minus = (a: Decimal.Decimal, b: Decimal.Decimal): Decimal.Decimal =>
+  Decimal.add(a, Decimal.make(-b.value, b.scale))
+
+/** Whole `size`-unit blocks that hold `value`, the last one partial (a ceiling: not a money rounding). */
+const blocksOf = (value: Decimal.Decimal, size: bigint): bigint => {
+  const v = Decimal.rescale(value, 0)
+  return Decimal.divideCeil(v.value, size * Decimal.pow10(v.scale))
+}
+
+/**
+ * The part of a decimal `value` in a tier: the tier `min–max` holds the values above `min − 1`
+ * up to `max` (a first tier from 0 or 1 holds `(0, max]`), so whole values count units 1..N as
+ * {@link lines} does and a fraction between two tiers falls in the upper one.
+ */
+const valueIn = (t: Tier, value: Decimal.Decimal): Decimal.Decimal => {
+  const from = Decimal.make((t.min < 1n ? 1n : t.min) - 1n)
+  const hi =
+    Option.isSome(t.max) && Decimal.compare(Decimal.make(t.max.value), value) < 0 ? Decimal.make(t.max.value) : value
+  const units = minus(hi, from)
+  return units.value > 0n ? units : ZERO
+}
+
+/**
+ * The exact lines a model produces for a decimal usage value (a metric's aggregated value, at
+ * most 6 decimals): `PerUnit` of block size 1 is the unit price × the value; larger blocks and
+ * packages round the value up to whole blocks (a count, not a money rounding); tiers, graduated
+ * or volume, read the decimal value (tier `101–500` holds the values above 100 up to 500). On
+ * whole values these are the lines of {@link lines}.
+ *
+ * @since 0.1.0
+ */
+export const valueLines = (model: Model, value: Decimal.Decimal): ReadonlyArray<RatedValueLine> => {
+  if (value.value <= 0n) return []
+  switch (model._tag) {
+    case "Flat":
+      return [valueLine("flat", value, model.price)]
+    case "Package":
+      return [valueLine(`package of ${model.size}`, Decimal.make(blocksOf(value, model.size)), model.price)]
+    case "PerUnit":
+      return model.blockSize === 1n
+        ? [valueLine("block of 1", value, model.unitPrice)]
+        : [valueLine(`block of ${model.blockSize}`, Decimal.make(blocksOf(value, model.blockSize)), model.unitPrice)]
+    case "Tiered": {
+      if (model.mode === "volume") {
+        const tier = model.tiers.find(
+          (t) => Option.isNone(t.max) || Decimal.compare(value, Decimal.make(t.max.value)) <= 0
+        )
+        return tier ? [valueLine(tierLabel(tier), value, tier.unitPrice, tier.flatAmount)] : []
+      }
+      const out: Array<RatedValueLine> = []
+      for (const t of model.tiers) {
+        const units = valueIn(t, value)
+        if (units.value > 0n) out.push(valueLine(tierLabel(t), units, t.unitPrice, t.flatAmount))
+      }
+      return out
+    }
+  }
+}
+
+/**
+ * Rates a decimal usage value (a billable metric's aggregated value) under a model: exact
+ * lines, summed, then rounded ONCE by `Money.round` — half-even to the currency's minor units.
+ * On a whole value the amount is {@link rate}'s.
+ *
+ * @example
+ * Pricing.rateValue(Pricing.Model.PerUnit({ unitPrice: dec("0.002"), blockSize: 1n }), dec("1250.5"), "USD").amount // 2.50 (2.501)
+ * @since 0.1.0
+ */
+export const rateValue = (model: Model, value: Decimal.Decimal, currency: string): RatedValue => {
+  if (value.value < 0n) throw new RangeError("value must not be negative")
+  const ls = valueLines(model, value)
+  const exact = ls.reduce((acc, l) => Decimal.add(acc, l.amount), ZERO)
+  return { amount: Money.round(Money.precise(exact, currency)), exact, lines: ls }
+}
+
+/**
  * An introductory phase of a price plan (`price_plan_tiers`).
  *
  * @since 0.1.0

@@ -9,13 +9,13 @@
  */
 import { Result } from "effect"
 import * as Invoicing from "../invoices/Invoicing.js"
-import type * as Price from "../catalog/Price.js"
+import * as Price from "../catalog/Price.js"
 import type * as Entities from "../kernel/Entities.js"
 import { msOf } from "../kernel/ServiceSupport.js"
 import * as Money from "../money/Money.js"
 import { paidIndex } from "./SubscriptionTerms.js"
 
-const isMetered = (x: Entities.ItemTerm) => x.version.billing_dimension === "usage"
+const isMetered = (x: Entities.ItemTerm) => Price.isCountMetered(x.version)
 
 /**
  * The record after an item change committed now (`next`, from `before`, whose base item's version

@@ -27,6 +27,7 @@ import * as Renewals from "./Renewals.js"
 import * as Schedule from "../schedules/Schedule.js"
 import * as Secrets from "../tenants/Secrets.js"
 import * as Settings from "../tenants/Settings.js"
+import * as Price from "../catalog/Price.js"
 import * as Store from "../kernel/Store.js"
 import * as Tax from "../taxes/Tax.js"
 import * as Trade from "../payments/Trade.js"
@@ -74,7 +75,8 @@ export class RenewalBatches extends Context.Service<RenewalBatches>()("@recur/co
      * outbox events), the gateway charges each, and one transaction records the charges that
      * succeeded. What the batch does not cover goes through `renew` and `applyOutcome` one by
      * one: a trial, a cancellation or fixed term ending, a scheduled price change, a schedule in force, an amount of
-     * zero or under the processor's minimum charge, a sent invoice (`send_invoice`), a subscription without a saved card, a cycle already billed, a charge that did not
+     * zero or under the processor's minimum charge, a sent invoice (`send_invoice`), a subscription without a saved card, items billed by a
+     * billable metric, a cycle already billed, a charge that did not
      * simply succeed, and everything when a batch transaction fails (a concurrent change).
      * Returns the subscriptions it finished; the others failed and their work is tried again.
      */
@@ -107,6 +109,8 @@ export class RenewalBatches extends Context.Service<RenewalBatches>()("@recur/co
                 // an item's scheduled version renews alone, with its price_changed event
                 !sv.value.extra_items.some((x) => (x.scheduled_version ?? null) !== null) &&
                 (sv.value.pending_items ?? null) === null &&
+                // items billed by a billable metric renew alone: `renew` aggregates their metrics
+                !sv.value.extra_items.some((x) => Price.isMetricBased(x.version)) &&
                 // a subscription under a schedule renews alone: its phase step is `renew`'s
                 !Schedule.governs(sv.value.schedule ?? null) &&
                 sv.value.payment_token !== null &&

@@ -18,7 +18,7 @@ import { fullCycle, paidIndex, periodIndex, scheduleOf } from "./SubscriptionTer
 import * as Invoicing from "../invoices/Invoicing.js"
 import * as BalanceCredit from "../invoices/BalanceCredit.js"
 import * as Money from "../money/Money.js"
-import type * as Price from "../catalog/Price.js"
+import * as Price from "../catalog/Price.js"
 import * as Subscription from "./Subscription.js"
 import { discountRules } from "./SubscriptionTerms.js"
 import { meteredIndex, nextCycleItems, type UsageToBill, withItemLines, withoutUsage } from "./SubscriptionItems.js"
@@ -117,7 +117,9 @@ export const inArrears = (rec: Entities.SubscriptionRecord, base: Price.PriceVer
  * metered item (base or extra) has one `usage` line for the ended period (its `usagePeriod`),
  * the others one line each for the new one; the invoice items pending on the subscription
  * (`itemLines`, in the settlement currency) are lines of it after all those, discounted and taxed
- * as they are. Fails when the cycle is already billed (`existing`).
+ * as they are; the lines of the items billed by a billable metric (`metricLines`,
+ * `MetricUsage.ofPeriod` of the ended period, in the settlement currency) after the other items'.
+ * Fails when the cycle is already billed (`existing`).
  *
  * @since 0.1.0
  */
@@ -127,7 +129,8 @@ export const bill = (
   billed: Price.PriceVersion,
   existing: ReadonlyArray<Invoicing.Prior>,
   ended: Entities.SubscriptionRecord = rec,
-  itemLines: ReadonlyArray<Invoicing.Line> = []
+  itemLines: ReadonlyArray<Invoicing.Line> = [],
+  metricLines: ReadonlyArray<Invoicing.Line> = []
 ): Result.Result<Bill, Invoicing.DuplicateInvoice> => {
   const s = rec.subscription
   const nextCycle = s.cycle_index + 1
@@ -165,17 +168,22 @@ export const bill = (
       pendingApplied,
       draft: withLines(
         withPendingProrations(
-          convertDraft(
-            arrears
-              ? draft
-              : withItemLines(
-                  baseMetered && usage === undefined ? withoutUsage(draft) : draft,
-                  usageInForce(nextCycleItems(rec.extra_items, nextCycle), ended),
-                  paidIndex(rec, invoiceCycle),
-                  { usage }
-                ),
-            rec.fx_rate,
-            rec.currency
+          // the items billed by a billable metric: the ended period's values (`MetricUsage`),
+          // already in the settlement currency
+          withLines(
+            convertDraft(
+              arrears
+                ? draft
+                : withItemLines(
+                    baseMetered && usage === undefined ? withoutUsage(draft) : draft,
+                    usageInForce(nextCycleItems(rec.extra_items, nextCycle), ended),
+                    paidIndex(rec, invoiceCycle),
+                    { usage }
+                  ),
+              rec.fx_rate,
+              rec.currency
+            ),
+            arrears ? [] : metricLines
           ),
           rec
         ),
@@ -199,7 +207,7 @@ export const usageInForce = (
   next: ReadonlyArray<Entities.ItemTerm>,
   ended: Entities.SubscriptionRecord
 ): ReadonlyArray<Entities.ItemTerm> => {
-  const isMetered = (x: Entities.ItemTerm) => x.version.billing_dimension === "usage"
+  const isMetered = (x: Entities.ItemTerm) => Price.isCountMetered(x.version)
   const was = ended.extra_items.find(isMetered)
   if (was === undefined) return next.filter((x) => !isMetered(x))
   return next.some(isMetered) ? next.map((x) => (isMetered(x) ? was : x)) : [...next, was]

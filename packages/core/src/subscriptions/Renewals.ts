@@ -20,6 +20,7 @@ import { renewalTrade, submitTrade } from "../payments/TradeStore.js"
 import { taxRenewal } from "./RenewalPlan.js"
 import * as ChangeCommit from "./ChangeCommit.js"
 import * as FinalInvoice from "./FinalInvoice.js"
+import * as MetricUsage from "../usage/MetricUsage.js"
 import * as KeptUsage from "./KeptUsage.js"
 import { renewalPeriods } from "./SubscriptionTerms.js"
 import { endTrialAfterPayment, writes } from "./SubscriptionStore.js"
@@ -203,7 +204,8 @@ export class Renewals extends Context.Service<Renewals>()("@recur/core/Renewals"
               // the last period's usage, which no renewal will bill: on a final invoice
               const end = s.current_period_end !== null ? Math.min(msOf(s.current_period_end), at) : at
               const base = yield* version(merchantId, s.price_version_id)
-              const usage = KeptUsage.finalUsageLines(sv.value, base, end)
+              const metered = yield* MetricUsage.ofPeriod(storage)(merchantId, sv.value, end)
+              const usage = [...KeptUsage.finalUsageLines(sv.value, base, end), ...MetricUsage.used(metered)]
               const final = yield* finalInvoice(merchant, rec, at, { usage, base })
               rec = final.next
               yield* saveSub(rec, sv.version, at, final.invoiceId ? { sourceId: final.invoiceId } : undefined)
@@ -239,6 +241,8 @@ export class Renewals extends Context.Service<Renewals>()("@recur/core/Renewals"
           )).list
           // the invoice items pending on the subscription: lines of this invoice, billed once
           const pendingItems = yield* PendingItems.pendingOn(storage, merchantId, subscriptionId)
+          // the items billed by a billable metric: their metrics' values over the period that ended
+          const metered = yield* MetricUsage.ofPeriod(storage)(merchantId, sv.value)
           const planned = RenewalPlan.bill(
             rec,
             inForce,
@@ -246,7 +250,8 @@ export class Renewals extends Context.Service<Renewals>()("@recur/core/Renewals"
             existing.map((i) => ({ cycle_index: i.cycle_index, invoice_type: i.invoice_type })),
             // the ended period's usage is rated at the items in force during it
             sv.value,
-            InvoiceItem.linesOf(pendingItems)
+            InvoiceItem.linesOf(pendingItems),
+            metered.map((c) => c.line)
           )
           if (Result.isFailure(planned)) {
             // Already billed (a retried or concurrent run): resume its charge if still pending.
@@ -488,7 +493,16 @@ export class Renewals extends Context.Service<Renewals>()("@recur/core/Renewals"
         extras !== undefined
       )
       const pendingItems = yield* PendingItems.pendingOn(storage, merchantId, s.id)
-      const planned = RenewalPlan.bill(rec, inForce, pv, [], stored, InvoiceItem.linesOf(pendingItems))
+      const metered = yield* MetricUsage.ofPeriod(storage)(merchantId, stored)
+      const planned = RenewalPlan.bill(
+        rec,
+        inForce,
+        pv,
+        [],
+        stored,
+        InvoiceItem.linesOf(pendingItems),
+        metered.map((c) => c.line)
+      )
       if (Result.isFailure(planned)) return Option.none<Invoice.UpcomingInvoice>()
       let b = planned.success
       let taxed = yield* taxed_(merchantId, rec, b)

@@ -9,7 +9,7 @@
  */
 import { DateTime, Effect, Option, Result } from "effect"
 import * as Invoicing from "../invoices/Invoicing.js"
-import type * as Price from "../catalog/Price.js"
+import * as Price from "../catalog/Price.js"
 import type * as Proration from "../money/Proration.js"
 import * as Entities from "../kernel/Entities.js"
 import type { StorageService } from "../kernel/ServiceSupport.js"
@@ -139,6 +139,8 @@ export const withItemLines = (
   const { share, usage } = options
   if (extras.length === 0 || draft.invoice_type === "trial") return draft
   const lines = extras.flatMap((item) => {
+    // an item billed by a billable metric is rated by `MetricUsage`, on its metric's value
+    if (Price.isMetricBased(item.version)) return []
     const metered = item.version.billing_dimension === "usage" ? usage : null
     if (metered === undefined) return []
     return Result.getOrThrow(
@@ -173,7 +175,7 @@ export const withUsageSoFar = (
   paidCycles: number,
   span: { readonly start: number; readonly end: number }
 ): Invoicing.Draft => {
-  const item = rec.extra_items.find((x) => x.version.billing_dimension === "usage")
+  const item = rec.extra_items.find((x) => Price.isCountMetered(x.version))
   if (item === undefined || paidCycles < 0) return draft
   const billed = withItemLines(draft, [item], paidCycles, { usage: { units: BigInt(rec.accrued_usage), paidCycles } })
   return retotal(
@@ -210,7 +212,8 @@ export const withoutUsage = (draft: Invoicing.Draft): Invoicing.Draft =>
 /**
  * Where a subscription's metered item sits: 0 when the base item is usage-based, `i` for extra
  * item `i - 1`, `undefined` when no item is (usage is then refused). At most one item is
- * metered ({@link compatible}).
+ * metered ({@link compatible}). Items billed by a billable metric are not "the metered item":
+ * their usage is meter events (`MetricUsage`), not `usage_count`.
  *
  * @example
  * meteredIndex(teamWithApiCalls) // 3: Team plan, Seat, SSO add-on, API calls
@@ -218,7 +221,7 @@ export const withoutUsage = (draft: Invoicing.Draft): Invoicing.Draft =>
  */
 export const meteredIndex = (rec: Entities.SubscriptionRecord): number | undefined => {
   if (rec.subscription.billing_dimension === "usage") return 0
-  const i = rec.extra_items.findIndex((x) => x.version.billing_dimension === "usage")
+  const i = rec.extra_items.findIndex((x) => Price.isCountMetered(x.version))
   return i < 0 ? undefined : i + 1
 }
 
@@ -254,8 +257,10 @@ export const meteredAlone = (before: number, after: ReadonlyArray<Price.PriceVer
 /**
  * Checks that a set of items (their price versions, in order) may form one subscription: 1 to
  * {@link MAX_ITEMS} of them, all recurring, each price once, on the first item's billing interval and currency;
- * at most one usage-based (metered) item, base or extra: usage is recorded per subscription
- * (`accrued_usage`), so a second metered item could not tell whose usage it is.
+ * at most one usage-based (metered) item without a billable metric, base or extra: its usage is
+ * recorded per subscription (`accrued_usage`), so a second one could not tell whose usage it is;
+ * items billed by a billable metric may be several (each rates its metric and group), never the
+ * first item.
  * The first refusal says which item.
  *
  * @example
@@ -273,11 +278,17 @@ export const compatible = (items: ReadonlyArray<Price.PriceVersion>): Result.Res
       return Result.fail({ index, reason: "is already an item: one item per price, with its quantity" })
     if (items.length > 1 && pv.billing_dimension === "mixed")
       return Result.fail({ index, reason: "must bill by quantity or by usage" })
-    if (pv.billing_dimension === "usage" && items.findIndex((other) => other.billing_dimension === "usage") < index)
+    if (index === 0 && Price.isMetricBased(pv))
       return Result.fail({
         index,
         reason:
-          "is a second usage-based price: a subscription holds at most one metered item, because its usage is recorded per subscription"
+          "is billed by a billable metric: such a price is an item beside a base price, never the first item (put a recurring base price first, 0.00 if nothing is due up front)"
+      })
+    if (Price.isCountMetered(pv) && items.findIndex(Price.isCountMetered) < index)
+      return Result.fail({
+        index,
+        reason:
+          "is a second usage-based price: a subscription holds at most one metered item without a billable metric, because its usage is recorded per subscription (prices billed by a billable metric may be several)"
       })
     if (pv.currency !== base.currency)
       return Result.fail({

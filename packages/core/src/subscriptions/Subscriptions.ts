@@ -11,6 +11,7 @@ import * as Ports from "../kernel/Ports.js"
 import * as Secrets from "../tenants/Secrets.js"
 import * as Settings from "../tenants/Settings.js"
 import * as FinalInvoice from "./FinalInvoice.js"
+import * as MetricUsage from "../usage/MetricUsage.js"
 import * as RenewalPlan from "./RenewalPlan.js"
 import * as KeptUsage from "./KeptUsage.js"
 import * as ChangeQuote from "./ChangeQuote.js"
@@ -112,10 +113,12 @@ export class Subscriptions extends Context.Service<Subscriptions>()("@recur/core
     ): Effect.Effect<FinalInvoice.Final> =>
       rec.subscription.status === "init" || rec.subscription.status === "incomplete"
         ? Effect.succeed({ usage: [] })
-        : Effect.map(version(merchantId, rec.subscription.price_version_id), (base) => ({
-            usage: KeptUsage.finalUsageLines(rec, base, end),
-            base
-          }))
+        : Effect.gen(function* () {
+            const base = yield* version(merchantId, rec.subscription.price_version_id)
+            // and the items billed by a billable metric: their metric's value of the period so far
+            const metered = yield* MetricUsage.ofPeriod(storage)(merchantId, rec, end)
+            return { usage: [...KeptUsage.finalUsageLines(rec, base, end), ...MetricUsage.used(metered)], base }
+          })
     const live = mustBeLive
 
     const transitionSub = (

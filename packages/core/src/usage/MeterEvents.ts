@@ -2,7 +2,10 @@
  * Meter events (issue 35): usage of a billable metric by a customer, ingested one at a time or
  * up to 1,000 in one transaction, de-duplicated by `transaction_id`, stored for the
  * aggregations of `usage/Aggregation.ts` (computed by the store: `Store.MeterEvents`).
- * Validation is all or nothing: a bad event refuses the batch, naming its index.
+ * Validation is all or nothing: a bad event refuses the batch, naming its index. An event's
+ * code names an active billable metric; a numeric metric's property, when present, is a number;
+ * an event without a subscription is attached to the customer's one live subscription pricing
+ * its metric (refused when there are several).
  *
  * @since 0.1.0
  */
@@ -16,6 +19,11 @@ import * as Store from "../kernel/Store.js"
 import * as Merchants from "../tenants/Merchants.js"
 import type { PropertyValue } from "./Aggregation.js"
 import * as MeterValues from "./MeterValues.js"
+import type * as BillableMetric from "./BillableMetric.js"
+import * as Price from "../catalog/Price.js"
+
+/** The aggregations that read a numeric property. */
+const NUMERIC: ReadonlySet<string> = new Set(["sum", "max", "latest", "weighted_sum"])
 
 /**
  * The most events one call may carry.
@@ -147,6 +155,64 @@ export class MeterEvents extends Context.Service<MeterEvents>()("@recur/core/Met
     const merchants = yield* Merchants.Merchants
     const customers = storage.repository(Entities.customer)
     const subscriptions = storage.repository(Entities.subscription)
+    const metrics = storage.repository(Entities.billableMetric)
+
+    /**
+     * The events sent without a subscription, each given the customer's one live subscription
+     * (trial, active, past due) pricing its metric; kept without one when the customer has none
+     * (no subscription bills it); refused when it has several (which one is ambiguous: the
+     * producer names it). One read of the live subscriptions of the batch's customers.
+     */
+    const attach = (
+      merchantId: string,
+      rows: ReadonlyArray<Store.MeterEvent>,
+      byCode: ReadonlyMap<string, BillableMetric.BillableMetric | undefined>,
+      refuse: (i: number, field: "subscription_id", detail: string) => Errors.MeterEventRefused
+    ) =>
+      Effect.gen(function* () {
+        const loose = [...new Set(rows.filter((r) => r.subscription_id === null).map((r) => r.customer_id))]
+        if (loose.length === 0) return rows
+        const live = new Map<string, Array<Entities.SubscriptionRecord>>()
+        let cursor: string | undefined
+        for (;;) {
+          const page = yield* Effect.orDie(
+            subscriptions.list(merchantId, {
+              limit: 100,
+              starting_after: cursor,
+              filters: [
+                { column: "customer_id", op: "in", values: loose },
+                { column: "status", op: "in", values: ["trial", "active", "past_due"] }
+              ]
+            })
+          )
+          for (const rec of page.list)
+            if (rec.extra_items.some((x) => Price.isMetricBased(x.version)))
+              live.set(rec.subscription.customer_id, [...(live.get(rec.subscription.customer_id) ?? []), rec])
+          if (!page.has_more || page.list.length === 0) break
+          cursor = page.list[page.list.length - 1]!.subscription.id
+        }
+        if (live.size === 0) return rows
+        const out: Array<Store.MeterEvent> = []
+        for (let i = 0; i < rows.length; i++) {
+          const r = rows[i]!
+          if (r.subscription_id !== null) {
+            out.push(r)
+            continue
+          }
+          const metricId = byCode.get(r.code)!.billable_metric_id
+          const pricing = (live.get(r.customer_id) ?? []).filter((rec) =>
+            rec.extra_items.some((x) => Price.isMetricBased(x.version) && x.version.billable_metric_id === metricId)
+          )
+          if (pricing.length > 1)
+            return yield* refuse(
+              i,
+              "subscription_id",
+              `is required: customer ${r.customer_id} has ${pricing.length} live subscriptions pricing "${r.code}" (${pricing.map((x) => x.subscription.id).join(", ")})`
+            )
+          out.push(pricing.length === 1 ? { ...r, subscription_id: pricing[0]!.subscription.id } : r)
+        }
+        return out
+      })
 
     const ingestAll = (merchantId: string, events: ReadonlyArray<MeterEventInput>, batch: boolean) =>
       Effect.gen(function* () {
@@ -202,6 +268,33 @@ export class MeterEvents extends Context.Service<MeterEvents>()("@recur/core/Met
             voided_at: null
           })
         }
+        // the metrics the events name: each code an active metric of the merchant, and a numeric
+        // aggregation's property, when the event has it, a number (a missing one is allowed)
+        const byCode = new Map<string, BillableMetric.BillableMetric | undefined>()
+        for (let i = 0; i < rows.length; i++) {
+          const r = rows[i]!
+          if (!byCode.has(r.code))
+            byCode.set(r.code, Option.getOrUndefined(yield* metrics.findBy(merchantId, "code", r.code))?.value)
+          const metric = byCode.get(r.code)
+          if (metric === undefined || metric.status !== "active")
+            return yield* refuse(
+              i,
+              "code",
+              metric === undefined
+                ? `names no billable metric of the merchant: define the metric "${r.code}" first`
+                : `names billable metric "${r.code}", which is archived: it takes no more events`
+            )
+          const p = metric.property
+          if (p !== null && NUMERIC.has(metric.aggregation) && Object.hasOwn(r.properties, p)) {
+            if (MeterValues.micros(r.properties[p]) === undefined)
+              return yield* refuse(
+                i,
+                "properties",
+                `must be a number (plain decimal, at most 6 decimals, within ±10^12): metric "${r.code}" aggregates it (${metric.aggregation})`,
+                p
+              )
+          }
+        }
         const found = yield* customers.getMany(merchantId, [...customerIds])
         const subs =
           subscriptionIds.size === 0 ? new Map() : yield* subscriptions.getMany(merchantId, [...subscriptionIds])
@@ -228,11 +321,12 @@ export class MeterEvents extends Context.Service<MeterEvents>()("@recur/core/Met
               return yield* refuse(i, "subscription_id", `is not a subscription of customer ${r.customer_id}`)
           }
         }
-        const accepted = yield* storage.meter.insertMany(rows)
+        const attached = yield* attach(merchantId, rows, byCode, refuse)
+        const accepted = yield* storage.meter.insertMany(attached)
         const stored = new Set(accepted)
         return {
           accepted,
-          duplicates: rows.filter((r) => !stored.has(r)).map((r) => r.transaction_id)
+          duplicates: attached.filter((r) => !stored.has(r)).map((r) => r.transaction_id)
         } satisfies Ingested
       })
 

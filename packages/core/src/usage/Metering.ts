@@ -2,7 +2,8 @@
  * Metering: usage events of subscriptions with a metered (usage-based) item — the base item or
  * one beside other items, at most one per subscription — one at a time or up to 1,000 in one
  * transaction, de-duplicated by `event_id`, bounded so that no cycle rates above what one
- * invoice may carry; the usage summary of a cycle; a threshold reached bills at once.
+ * invoice may carry; the usage summary of a cycle; a threshold reached bills at once; and the
+ * current usage of the items billed by a billable metric (`MetricUsage`).
  *
  * @since 0.1.0
  */
@@ -24,6 +25,7 @@ import * as Renewals from "../subscriptions/Renewals.js"
 import * as Store from "../kernel/Store.js"
 import * as Subscription from "../subscriptions/Subscription.js"
 import * as Usage from "./Usage.js"
+import * as MetricUsage from "./MetricUsage.js"
 
 /**
  * The most units one usage event may carry.
@@ -335,7 +337,19 @@ export class Metering extends Context.Service<Metering>()("@recur/core/Metering"
       })
     })
 
-    return { recordUsage, recordUsageBatch, usageSummary } as const
+    /**
+     * The usage of a subscription's current period so far, item by item billed by a billable
+     * metric (`MetricUsage.current`): what its next renewal bills of them if no more event comes.
+     */
+    const currentUsage = Effect.fn("Metering.currentUsage")(function* (merchantId: string, subscriptionId: string) {
+      yield* merchants.get(merchantId)
+      const rec = (yield* Effect.flatMap(subs.get(merchantId, subscriptionId), (o) =>
+        must(o, "subscription", subscriptionId)
+      )).value
+      return yield* MetricUsage.current(storage)(merchantId, rec)
+    })
+
+    return { recordUsage, recordUsageBatch, usageSummary, currentUsage } as const
   })
 }) {
   /** The live implementation. */

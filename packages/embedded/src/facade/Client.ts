@@ -298,6 +298,12 @@ export interface BillingClient {
      * `null` when it will not renew.
      */
     readonly upcomingInvoice: (merchantId: string, id: string) => Promise<T.UpcomingInvoiceJson | null>
+    /**
+     * `GET /api/v1/subscription/{subscription_id}/current_usage`: the current period's usage of
+     * each item billed by a billable metric (value and amount) and the total, as the next renewal
+     * computes it.
+     */
+    readonly currentUsage: (merchantId: string, id: string) => Promise<T.CurrentUsageJson>
     /** `GET /api/v1/subscription/{subscription_id}/usage`: a cycle's usage (the open one by default). */
     readonly usage: (merchantId: string, id: string, cycleIndex?: number) => Promise<T.UsageSummaryJson>
     /** `POST /api/v1/subscription/{subscription_id}/usage`: one usage event (idempotent by `event_id`). */

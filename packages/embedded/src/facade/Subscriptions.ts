@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { BillingAnchors, CollectionRequests, RequestBodies, Requests } from "@recur/contract"
+import { BillingAnchors, CollectionRequests, CurrentUsage, RequestBodies, Requests } from "@recur/contract"
 import {
   Billing,
   BillingPeriod,
@@ -198,6 +198,15 @@ export const subscriptions = ({ run }: Kit<Services>): BillingClient["subscripti
           id("subscription_id", subscriptionId).pipe(
             Effect.flatMap((i) => renewals.upcoming(merchantId, i)),
             Effect.map((o) => (Option.isSome(o) ? json(Invoice.UpcomingInvoice)(o.value) : null))
+          )
+        )
+      ),
+    currentUsage: (merchantId, subscriptionId) =>
+      run(
+        Metering.Metering.use((metering) =>
+          id("subscription_id", subscriptionId).pipe(
+            Effect.flatMap((i) => metering.currentUsage(merchantId, i)),
+            Effect.map(CurrentUsage.currentUsageJson)
           )
         )
       ),

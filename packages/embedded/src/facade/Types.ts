@@ -37,7 +37,13 @@ import type {
   Webhook,
   Webhooks
 } from "@recur/core"
-import type { CollectionRequests, InvoiceItemRequests, MeterEventRequests, RequestBodies } from "@recur/contract"
+import type {
+  CollectionRequests,
+  CurrentUsage,
+  InvoiceItemRequests,
+  MeterEventRequests,
+  RequestBodies
+} from "@recur/contract"
 import { type Effect, Schema } from "effect"
 
 type Success<F extends (...args: never) => Effect.Effect<unknown, unknown, unknown>> = Effect.Success<ReturnType<F>>
@@ -412,3 +418,6 @@ export interface MeterEventsSentJson {
   readonly accepted: number
   readonly duplicates: ReadonlyArray<string>
 }
+
+/** A subscription's current usage (`GET /api/v1/subscription/{id}/current_usage`). @since 0.1.0 */
+export type CurrentUsageJson = CurrentUsage.CurrentUsage

@@ -4,7 +4,7 @@
  * @since 0.1.0
  */
 import { Invoice, type PriceChanges, Subscription, Usage } from "@recur/core"
-import { CollectionRequests, RequestBodies } from "@recur/contract"
+import { CollectionRequests, CurrentUsage, RequestBodies } from "@recur/contract"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import * as ApiErrors from "../Errors.js"
@@ -125,6 +125,16 @@ export class SubscriptionsGroup extends HttpApiGroup.make("subscriptions")
       success: Envelope(Schema.Struct({ upcoming_invoice: Schema.NullOr(Invoice.UpcomingInvoice) })),
       error: ApiErrors.all
     })
+  )
+  .add(
+    HttpApiEndpoint.get("currentUsage", "/api/v1/subscription/:subscription_id/current_usage", {
+      params: SubscriptionPath,
+      success: Envelope(Schema.Struct({ current_usage: CurrentUsage.CurrentUsage })),
+      error: ApiErrors.all
+    }).annotate(
+      OpenApi.Description,
+      "The current period's usage of each item billed by a billable metric: its metric, group, aggregated value and what it would bill, and the total (before discounts and tax) — the computation the next renewal makes."
+    )
   )
   .add(
     HttpApiEndpoint.post("revokePriceChange", "/api/v1/subscription/:subscription_id/revoke-price-change", {

@@ -16,7 +16,7 @@ import {
   type Store,
   Subscriptions
 } from "@recur/core"
-import { Requests } from "@recur/contract"
+import { CurrentUsage, Requests } from "@recur/contract"
 import { Effect, Option } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { BillingApi } from "../Api.js"
@@ -130,6 +130,13 @@ export const subscriptionsLive = HttpApiBuilder.group(BillingApi, "subscriptions
       .handle("upcomingInvoice", ({ params: path }) =>
         call((m) =>
           Effect.map(renewals.upcoming(m, path.subscription_id), (o) => ok({ upcoming_invoice: Option.getOrNull(o) }))
+        )
+      )
+      .handle("currentUsage", ({ params: path }) =>
+        call((m) =>
+          Effect.map(metering.currentUsage(m, path.subscription_id), (u) =>
+            ok({ current_usage: CurrentUsage.currentUsageJson(u) })
+          )
         )
       )
       .handle("revokePriceChange", ({ params: path }) =>
