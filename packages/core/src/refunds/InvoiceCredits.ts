@@ -19,6 +19,7 @@ import * as Entities from "../kernel/Entities.js"
 import * as Errors from "../kernel/Errors.js"
 import * as Lifecycle from "../kernel/Lifecycle.js"
 import { dt, emit, emitAll, msOf, nowOf } from "../kernel/ServiceSupport.js"
+import * as Ports from "../kernel/Ports.js"
 import * as Store from "../kernel/Store.js"
 import * as Money from "../money/Money.js"
 import * as Subscription from "../subscriptions/Subscription.js"
@@ -27,6 +28,7 @@ import type * as Merchant from "../tenants/Merchant.js"
 import * as Merchants from "../tenants/Merchants.js"
 import * as Secrets from "../tenants/Secrets.js"
 import * as Settings from "../tenants/Settings.js"
+import { underMinimum } from "../payments/Charges.js"
 import * as Trade from "../payments/Trade.js"
 import * as CreditNotes from "./CreditNotes.js"
 import * as Refunds from "./Refunds.js"
@@ -75,6 +77,7 @@ export class InvoiceCredits extends Context.Service<InvoiceCredits>()("@recur/co
     const invoices = storage.repository(Entities.invoice)
     const subs = storage.repository(Entities.subscription)
     const refunds = yield* Refunds.Refunds
+    const gateway = yield* Ports.PaymentGateway
 
     /** A credit note of `original` from its draft: numbered in the credit-note series, stored, settled. */
     const settledNote = (
@@ -429,8 +432,14 @@ export class InvoiceCredits extends Context.Service<InvoiceCredits>()("@recur/co
               state: invoice.biz_status,
               reason: "a payment of it is in progress: wait for its answer"
             })
-          const note = yield* issueNote(merchant, invoice, amount, reason, { paid: total, before: credited }, at)
           const left = Money.make(remaining.amount - amount.amount, invoice.currency)
+          // what remains is still charged: never an amount under the processor's minimum charge
+          if (yield* underMinimum(gateway, merchantId, left))
+            return yield* new Errors.InvalidParameter({
+              param: "amount",
+              reason: `would leave ${Money.format(left)} ${invoice.currency} to pay, under the processor's minimum charge: credit all that remains (${Money.format(remaining)}) or less`
+            })
+          const note = yield* issueNote(merchant, invoice, amount, reason, { paid: total, before: credited }, at)
           const patch = {
             pre_payment_credit_notes_amount: Money.format(Money.make(credited.amount + amount.amount, invoice.currency))
           }
