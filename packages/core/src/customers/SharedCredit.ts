@@ -26,6 +26,7 @@ import type { StorageService } from "../kernel/ServiceSupport.js"
 import * as Money from "../money/Money.js"
 import * as Subscription from "../subscriptions/Subscription.js"
 import * as CustomerBalance from "./CustomerBalance.js"
+import * as GrantLedger from "../credits/GrantLedger.js"
 
 const shareOf = (rec: Entities.SubscriptionRecord, currency: string): bigint =>
   Result.getOrElse(
@@ -42,6 +43,10 @@ const shareOf = (rec: Entities.SubscriptionRecord, currency: string): bigint =>
  */
 export interface Available {
   readonly currency: string
+  /** The customer whose credit it is (its credit grants follow what is taken of the unheld credit). */
+  readonly customerId: string
+  /** When the taking invoice bills. */
+  readonly at: number
   readonly amount: bigint
   /** Positive credit no subscription holds. */
   readonly unheld: bigint
@@ -49,7 +54,14 @@ export interface Available {
   readonly shares: ReadonlyArray<{ readonly subscriptionId: string; readonly share: bigint }>
 }
 
-const none = (currency: string): Available => ({ currency, amount: 0n, unheld: 0n, shares: [] })
+const none = (currency: string, customerId: string, at: number): Available => ({
+  currency,
+  customerId,
+  at,
+  amount: 0n,
+  unheld: 0n,
+  shares: []
+})
 
 /**
  * The credit a holder may take (see {@link Available}). One read (the customer's running
@@ -80,7 +92,7 @@ export const available = (
     const own = input.holder === null ? 0n : shareOf(input.holder, currency)
     // the balance beyond the holder's own share: all another holder may give (never overdrawn)
     const beyond = balance - own
-    if (beyond <= 0n) return none(currency)
+    if (beyond <= 0n) return none(currency, input.customerId, input.at)
     const page = yield* Effect.orDie(
       storage.repository(Entities.subscription).list(input.merchantId, {
         limit: 100,
@@ -101,13 +113,21 @@ export const available = (
         a.share === b.share ? (a.subscriptionId < b.subscriptionId ? -1 : 1) : a.share > b.share ? -1 : 1
       )
     const pool = shares.reduce((a, x) => a + x.share, unheld)
-    return { currency, amount: pool < beyond ? pool : beyond, unheld, shares }
+    return {
+      currency,
+      customerId: input.customerId,
+      at: input.at,
+      amount: pool < beyond ? pool : beyond,
+      unheld,
+      shares
+    }
   })
 
 /**
  * Takes `amount` (at most `available.amount`) from the other holders, in the caller's
- * transaction: unheld credit first (nothing to write: it becomes the taker's once the taker holds
- * or applies it), then the other subscriptions' shares, each written at the version read now (a
+ * transaction: unheld credit first (it becomes the taker's once the taker holds or applies it;
+ * the customer's credit grants give it first, earliest-expiring first, each written at its
+ * version — `GrantLedger.consume`), then the other subscriptions' shares, each written at the version read now (a
  * concurrent writer of one fails this with `ConcurrentUpdate`, and the caller's transaction rolls
  * back). No ledger entry: the customer's balance does not change.
  *
@@ -120,7 +140,17 @@ export const take = (
   amount: bigint
 ): Effect.Effect<void, Errors.ConcurrentUpdate> =>
   Effect.gen(function* () {
-    let left = (amount < from.amount ? amount : from.amount) - from.unheld
+    const wanted = amount < from.amount ? amount : from.amount
+    const fromUnheld = wanted < from.unheld ? wanted : from.unheld
+    if (fromUnheld > 0n)
+      yield* GrantLedger.consume(storage, {
+        merchantId,
+        customerId: from.customerId,
+        currency: from.currency,
+        amount: fromUnheld,
+        at: from.at
+      })
+    let left = wanted - from.unheld
     const subs = storage.repository(Entities.subscription)
     for (const x of from.shares) {
       if (left <= 0n) return
