@@ -128,6 +128,29 @@ for (const [name, storage] of backends()) {
       expect([last.credit_applied, last.amount]).toEqual(["0.00", "30.00"])
     })
 
+    it("the portal shows the remaining credits with their expiry, in the customer's language", async () => {
+      const { k, customer } = await setup()
+      const portal = async (locale: string) => {
+        const r = await api.call("POST", "/api/v1/customer-portal/auth", k, { customer_id: customer, locale })
+        expect(r.status, JSON.stringify(r.body)).toBe(200)
+        const url = new URL((r.body as any).data.portal_session.url as string)
+        return (await api.handler(new Request(`http://localhost${url.pathname}`))).text()
+      }
+      expect(await portal("en-US")).not.toContain('id="credits"')
+      await grant(k, customer, "20.00")
+      await grant(k, customer, "7.50", "2026-03-15T00:00:00Z")
+      const section = (html: string) => html.match(/<section class="balance" id="credits">.*?<\/section>/)?.[0] ?? ""
+      const en = section(await portal("en-US"))
+      expect(en).toContain("Prepaid credits")
+      // earliest-expiring first, as invoices use them
+      expect(en.indexOf("$7.50")).toBeLessThan(en.indexOf("$20.00"))
+      expect(en).toContain("Expires on Mar 15, 2026")
+      expect(en).toContain("Never expires")
+      const de = section(await portal("de-DE"))
+      expect(de).toContain("Verfällt nicht")
+      expect(de).toContain("Guthaben")
+    })
+
     it("bad grants are refused with the field named, nothing written", async () => {
       const { k, customer } = await setup()
       const refused = async (body: Record<string, unknown>) => {
