@@ -8,7 +8,7 @@ import { expect, layer } from "@effect/vitest"
 import { Billing, CustomerBalances, Entities, InvoiceCredits, Renewals, Store } from "@recur/core"
 import { Pg } from "@recur/sql"
 import { ScenarioKit } from "@recur/testing"
-import { Effect, type Layer, Schedule } from "effect"
+import { Effect, type Layer } from "effect"
 import { freshPostgres } from "./postgres.js"
 
 const racing = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =>
@@ -36,7 +36,6 @@ const racing = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =>
               renewals.renew(merchantId, sub, { force: true }).pipe(
                 Effect.retry({
                   while: (e) => e._tag === "ConcurrentUpdate",
-                  schedule: Schedule.spaced("10 millis"),
                   times: 50
                 })
               ),
@@ -95,7 +94,6 @@ const racing = <E>(name: string, storage: Layer.Layer<Store.Storage, E>) =>
               renewals.renew(merchantId, sub, { force: true }).pipe(
                 Effect.retry({
                   while: (e) => e._tag === "ConcurrentUpdate",
-                  schedule: Schedule.spaced("10 millis"),
                   times: 50
                 })
               ),
