@@ -304,20 +304,23 @@ export class CreditGrants extends Context.Service<CreditGrants>()("@recur/core/C
       })
       switch (outcome._tag) {
         case "Succeeded":
-          return yield* storage.withTransaction(
-            GrantLedger.grant(storage, {
-              merchantId,
-              customerId: input.customer_id,
-              amount,
-              category: "paid",
-              source: "top_up",
-              reason: "Top-up",
-              expiresAt: null,
-              paymentKey: key,
-              lane: laneOf(merchant),
-              at
-            })
-          )
+          // the money moved: a lost race over the balance is written again, never dropped
+          return yield* storage
+            .withTransaction(
+              GrantLedger.grant(storage, {
+                merchantId,
+                customerId: input.customer_id,
+                amount,
+                category: "paid",
+                source: "top_up",
+                reason: "Top-up",
+                expiresAt: null,
+                paymentKey: key,
+                lane: laneOf(merchant),
+                at
+              })
+            )
+            .pipe(Effect.retry({ while: (e) => e._tag === "ConcurrentUpdate", times: 10 }))
         case "Failed":
           return yield* new Errors.InvalidRequest({
             reason: `the payment was declined (${outcome.code}): no credit was granted`,
