@@ -58,6 +58,7 @@ export * from "./facade/Types.js"
 import * as EntitlementGroups from "./facade/Entitlements.js"
 import * as BalanceGroups from "./facade/Balances.js"
 import * as MetricGroups from "./facade/BillableMetrics.js"
+import * as CreditGroups from "./facade/CreditGrants.js"
 import * as NotificationGroups from "./facade/Notifications.js"
 import * as SmtpNotifier from "./notify/SmtpNotifier.js"
 
@@ -422,7 +423,8 @@ export const createBilling = async (options: BillingOptions = {}): Promise<Billi
     entitlements: EntitlementGroups.entitlements(kit),
     merchants: CatalogGroups.merchants(kit),
     catalog: CatalogGroups.catalog(kit),
-    customers: CatalogGroups.customers(kit),
+    customers: { ...CatalogGroups.customers(kit), autoTopUp: CreditGroups.autoTopUp(kit) },
+    creditGrants: CreditGroups.creditGrants(kit),
     checkout: SubscriptionGroups.checkout(kit),
     subscriptions: SubscriptionGroups.subscriptions(kit),
     invoices: PaymentGroups.invoices(kit),

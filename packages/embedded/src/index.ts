@@ -116,3 +116,11 @@ export type {
   ListBillableMetricsInput,
   UpdateBillableMetricInput
 } from "./facade/BillableMetrics.js"
+export type {
+  AutoTopUpJson,
+  CreateCreditGrantInput,
+  CreateTopUpInput,
+  CreditGrantJson,
+  CreditGrantsClient,
+  SetAutoTopUpInput
+} from "./facade/CreditGrants.js"

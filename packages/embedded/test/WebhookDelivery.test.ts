@@ -10,6 +10,10 @@ import {
   Discounts,
   TaxRates,
   BillableMetrics,
+  CreditGrants,
+  Customers,
+  InvoiceItems,
+  OneOffInvoices,
   Catalog,
   Entities,
   ItemChanges,
@@ -326,6 +330,36 @@ for (const [name, storage] of backends()) {
       )
       await run(BillableMetrics.BillableMetrics.use((bm) => bm.update(m.merchantId, "api_calls", { name: "Calls" })))
       await run(BillableMetrics.BillableMetrics.use((bm) => bm.archive(m.merchantId, "api_calls")))
+      // P: prepaid credits of a customer without a card: one grant expires, one is voided, one is
+      // used up by a one-off invoice, which leaves the balance under the automatic top-up's
+      // threshold: the top-up (no card on file) is declined
+      const credits = <A, E>(f: (c: CreditGrants.CreditGrants["Service"]) => Effect.Effect<A, E>) =>
+        run(CreditGrants.CreditGrants.use(f))
+      const buyer = await run(Customers.Customers.use((c) => c.create(m.merchantId, { email: "credits@example.com" })))
+      const grantOf = (amount: string, expires_at?: string) =>
+        credits((c) =>
+          c.create(m.merchantId, {
+            customer_id: buyer.id,
+            amount,
+            currency: "USD",
+            reason: "prepaid",
+            category: "promotional",
+            ...(expires_at !== undefined ? { expires_at } : {})
+          })
+        )
+      await grantOf("3.00", "2026-04-01T00:00:00Z")
+      await grantOf("1.00")
+      const toVoid = await grantOf("2.00")
+      await credits((c) => c.void(m.merchantId, toVoid.credit_grant_id))
+      await credits((c) =>
+        c.setAutoTopUp(m.merchantId, {
+          customer_id: buyer.id,
+          enabled: true,
+          threshold: "10.00",
+          amount: "20.00",
+          currency: "USD"
+        })
+      )
       // N: B's unpaid invoice written off; a renewal in a grace period, its draft finalised
       const unpaidInvoice = (
         await billing((b) =>
@@ -352,6 +386,13 @@ for (const [name, storage] of backends()) {
       ).list
       for (const d of drafts)
         await run(InvoiceActions.InvoiceActions.use((x) => x.finalize(m.merchantId, d.invoice_id)))
+      // P: the 3.00 grant expired on April 1st; the one-off invoice uses up the 1.00 grant
+      await run(
+        InvoiceItems.InvoiceItems.use((x) =>
+          x.create(m.merchantId, { customer_id: buyer.id, currency: "USD", unit_amount: "5.00" })
+        )
+      )
+      await run(OneOffInvoices.OneOffInvoices.use((x) => x.create(m.merchantId, { customer_id: buyer.id })))
       // O: a credit note to the balance of a paid invoice, a manual balance adjustment, and a
       // subscription whose invoices are sent (a day's terms): its renewal sent, then overdue
       const paid = (

@@ -20,6 +20,7 @@ import { DecodeErrors } from "./api/Shared.js"
 import { SubscriptionsGroup } from "./api/Subscriptions.js"
 import { TaxRatesGroup } from "./api/TaxRates.js"
 import { BillableMetricsGroup } from "./api/BillableMetrics.js"
+import { CreditGrantsGroup } from "./api/CreditGrants.js"
 import { InvoiceItemsGroup } from "./api/InvoiceItems.js"
 import { MeterEventsGroup } from "./api/MeterEvents.js"
 import { EntitlementsGroup } from "./api/Entitlements.js"
@@ -44,6 +45,7 @@ export {
   SubscriptionsGroup,
   TaxRatesGroup,
   BillableMetricsGroup,
+  CreditGrantsGroup,
   InvoiceItemsGroup,
   MeterEventsGroup,
   EntitlementsGroup,
@@ -117,6 +119,7 @@ export class BillingApi extends HttpApi.make("recur")
   .add(ItemsGroup)
   .add(TaxRatesGroup)
   .add(BillableMetricsGroup)
+  .add(CreditGrantsGroup)
   .add(InvoiceItemsGroup)
   .add(MeterEventsGroup)
   .add(PortalGroup)

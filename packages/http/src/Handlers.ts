@@ -20,6 +20,7 @@ import { sandboxLive } from "./handlers/Sandbox.js"
 import { subscriptionsLive } from "./handlers/Subscriptions.js"
 import { taxRatesLive } from "./handlers/TaxRates.js"
 import { billableMetricsLive } from "./handlers/BillableMetrics.js"
+import { creditGrantsLive } from "./handlers/CreditGrants.js"
 import { invoiceItemsLive } from "./handlers/InvoiceItems.js"
 import { meterEventsLive } from "./handlers/MeterEvents.js"
 import { entitlementsLive } from "./handlers/Entitlements.js"
@@ -52,6 +53,7 @@ export const handlers = Layer.mergeAll(
   itemsLive,
   taxRatesLive,
   billableMetricsLive,
+  creditGrantsLive,
   invoiceItemsLive,
   meterEventsLive,
   portalLive,

@@ -88,6 +88,14 @@ for (const [name, storage] of backends()) {
           aggregation: "count"
         })
       ).body.data.billable_metric
+      const grant = (
+        await api.call("POST", `/api/v1/customers/${a.customer}/credit_grants`, key, {
+          amount: "5.00",
+          currency: "USD",
+          reason: "race",
+          category: "promotional"
+        })
+      ).body.data.credit_grant.credit_grant_id as string
       const invoiceItem = (
         await api.call("POST", "/api/v1/invoice_items", key, {
           customer_id: a.customer,
@@ -138,6 +146,7 @@ for (const [name, storage] of backends()) {
         metricId: metric.billable_metric_id as string,
         metricCode: metric.code as string,
         invoiceItem,
+        grant,
         endpoint,
         event,
         portalSession
@@ -159,6 +168,18 @@ for (const [name, storage] of backends()) {
       "POST /api/v1/customers/{customer_id}/balance_transactions": (w) => [
         `/api/v1/customers/${w.customer}/balance_transactions`,
         { amount: "1.00", currency: "USD", reason: "goodwill" }
+      ],
+      "POST /api/v1/customers/{customer_id}/credit_grants": (w) => [
+        `/api/v1/customers/${w.customer}/credit_grants`,
+        { amount: "1.00", currency: "USD", reason: "race", category: "paid" }
+      ],
+      "POST /api/v1/customers/{customer_id}/credit_top_ups": (w) => [
+        `/api/v1/customers/${w.customer}/credit_top_ups`,
+        { amount: "5.00", currency: "USD" }
+      ],
+      "POST /api/v1/customers/{customer_id}/auto_top_up": (w) => [
+        `/api/v1/customers/${w.customer}/auto_top_up`,
+        { enabled: true, threshold: "2.00", amount: "10.00", currency: "USD" }
       ],
       "POST /api/v1/invoices/{invoice_id}/credit_notes": (w) => [
         `/api/v1/invoices/${w.invoice}/credit_notes`,
@@ -347,6 +368,7 @@ for (const [name, storage] of backends()) {
       ],
       "POST /api/v1/discount/{discount_id}/end": (w) => [`/api/v1/discount/${w.discountId}/end`],
       "POST /api/v1/tax_rate/{tax_rate_id}/archive": (w) => [`/api/v1/tax_rate/${w.taxRateId}/archive`],
+      "POST /api/v1/credit_grants/{credit_grant_id}/void": (w) => [`/api/v1/credit_grants/${w.grant}/void`],
       "POST /api/v1/billable_metrics/{billable_metric_id}/archive": (w) => [
         `/api/v1/billable_metrics/${w.metricId}/archive`
       ],

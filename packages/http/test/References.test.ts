@@ -141,6 +141,9 @@ describe("an object that does not exist is 404 resource_not_found wherever it is
   /** A body each POST with a path id takes, so that what is refused is the id and not the body. */
   const bodies: Record<string, unknown> = {
     "catalog.productStatus": { product_status: "active" },
+    "creditGrants.create": { amount: "5.00", currency: "USD", reason: "gift", category: "promotional" },
+    "creditGrants.topUp": { amount: "5.00", currency: "USD" },
+    "creditGrants.autoTopUp": { enabled: true, threshold: "2.00", amount: "10.00", currency: "USD" },
     "catalog.priceStatus": { status: "active" },
     "catalog.createMigration": { from_version_id: "prv_x", to_version_id: "prv_y" },
     "subscriptions.change": { quantity: "2" },

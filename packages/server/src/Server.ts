@@ -50,6 +50,7 @@ import {
   type Subscriptions,
   type TaxRates,
   type BillableMetrics,
+  type CreditGrants,
   type WebhookDispatch,
   type Webhooks,
   Worker
@@ -81,6 +82,7 @@ export type Engine =
   | Schedules.Schedules
   | TaxRates.TaxRates
   | BillableMetrics.BillableMetrics
+  | CreditGrants.CreditGrants
   | Portal.Portal
   | Notifications.Notifications
   | PaymentSettings.PaymentSettings

@@ -358,6 +358,25 @@ const meterEvents = Effect.gen(function* () {
 })
 
 /**
+ * Prepaid credits (issue 35): credit grants (`Entities.creditGrant`, a top-up's payment key
+ * unique per merchant so that a payment is granted once) and one automatic top-up setting per
+ * customer (`Entities.autoTopUp`, keyed by the customer's id).
+ */
+const creditGrants = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  for (const statement of [
+    ...entityTable(
+      "recur_credit_grants",
+      "customer_id text not null, currency text not null, status text not null, payment_key text"
+    ).split(";"),
+    ...entityTable("recur_auto_top_ups", "").split(";")
+  ])
+    if (statement.trim() !== "") yield* sql.unsafe(statement)
+  yield* sql`create unique index if not exists credit_grant_payment_key on recur_credit_grants (merchant_id, payment_key)`
+  yield* sql`create index if not exists recur_credit_grants_customer on recur_credit_grants (merchant_id, customer_id, status)`
+})
+
+/**
  * Every migration, by id and name.
  *
  * @since 0.1.0
@@ -380,7 +399,8 @@ export const migrations = {
   "0015_customer_balances": customerBalances,
   "0016_invoice_items": invoiceItems,
   "0017_meter_events": meterEvents,
-  "0018_billable_metrics": billableMetrics
+  "0018_billable_metrics": billableMetrics,
+  "0019_credit_grants": creditGrants
 }
 
 /**

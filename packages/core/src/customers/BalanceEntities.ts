@@ -23,7 +23,11 @@ export const BalanceSourceType = Schema.Literals([
   "manual_adjustment",
   "applied_to_invoice",
   "refund_leftover",
-  "refund_of_balance"
+  "refund_of_balance",
+  "credit_grant",
+  "credit_grant_expired",
+  "credit_grant_voided",
+  "top_up"
 ])
 /** @since 0.1.0 */
 export type BalanceSourceType = typeof BalanceSourceType.Type

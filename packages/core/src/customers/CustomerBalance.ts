@@ -22,6 +22,7 @@ import * as Money from "../money/Money.js"
 import type * as Store from "../kernel/Store.js"
 import type { BalanceSourceType, BalanceTransactionRecord, CustomerBalanceRecord } from "./BalanceEntities.js"
 import { BalanceTransaction, toTransaction } from "./BalanceTransaction.js"
+import * as AutoTopUpTrigger from "../credits/AutoTopUpTrigger.js"
 
 /**
  * One change of a customer's balance.
@@ -112,6 +113,16 @@ export const record = (
       data: toTransaction(txn),
       at: entry.at
     })
+    // credit applied to an invoice may bring the balance under an automatic top-up's threshold
+    if (entry.sourceType === "applied_to_invoice" && entry.amount < 0n)
+      yield* AutoTopUpTrigger.afterApplied(storage, {
+        merchantId: entry.merchantId,
+        customerId: entry.customerId,
+        currency: entry.currency,
+        ending,
+        entryId: txn.id,
+        at: entry.at
+      })
     return txn
   })
 

@@ -28,6 +28,7 @@ import * as Subscription from "../subscriptions/Subscription.js"
 import type * as Store from "../kernel/Store.js"
 import type { CustomerBalanceRecord } from "./BalanceEntities.js"
 import * as CustomerBalance from "./CustomerBalance.js"
+import * as GrantLedger from "../credits/GrantLedger.js"
 
 const shareOf = (rec: Entities.SubscriptionRecord, currency: string): bigint =>
   Result.getOrElse(
@@ -44,6 +45,10 @@ const shareOf = (rec: Entities.SubscriptionRecord, currency: string): bigint =>
  */
 export interface Available {
   readonly currency: string
+  /** The customer whose credit it is (its credit grants follow what is taken of the unheld credit). */
+  readonly customerId: string
+  /** When the taking invoice bills. */
+  readonly at: number
   readonly amount: bigint
   /** Positive credit no subscription holds. */
   readonly unheld: bigint
@@ -53,8 +58,10 @@ export interface Available {
   readonly row: Option.Option<Store.Versioned<CustomerBalanceRecord>>
 }
 
-const none = (currency: string, row: Available["row"]): Available => ({
+const none = (currency: string, customerId: string, at: number, row: Available["row"]): Available => ({
   currency,
+  customerId,
+  at,
   amount: 0n,
   unheld: 0n,
   shares: [],
@@ -110,7 +117,7 @@ export const available = (
     const own = input.holder === null ? 0n : shareOf(input.holder, currency)
     // the balance beyond the holder's own share: all another holder may give (never overdrawn)
     const beyond = balance - own
-    if (beyond <= 0n) return none(currency, row)
+    if (beyond <= 0n) return none(currency, input.customerId, input.at, row)
     const mine = input.holder?.subscription.id
     const subs = (yield* subscriptionsOf(storage, input.merchantId, input.customerId)).filter(
       (s) => s.currency === currency
@@ -135,14 +142,23 @@ export const available = (
         a.share === b.share ? (a.subscriptionId < b.subscriptionId ? -1 : 1) : a.share > b.share ? -1 : 1
       )
     const pool = shares.reduce((a, x) => a + x.share, unheld)
-    return { currency, amount: pool < beyond ? pool : beyond, unheld, shares, row }
+    return {
+      currency,
+      customerId: input.customerId,
+      at: input.at,
+      amount: pool < beyond ? pool : beyond,
+      unheld,
+      shares,
+      row
+    }
   })
 
 /**
  * Takes `amount` (at most `available.amount`) from the other holders, in the caller's
  * transaction: the customer's running balance held at the version read (so that no two invoices
- * take one credit), then unheld credit first (nothing to write: it becomes the taker's once the
- * taker holds or applies it), then the other subscriptions' shares, each written at the version read now (a
+ * take one credit), then unheld credit first (it becomes the taker's once the taker holds or
+ * applies it; the customer's credit grants give it first, earliest-expiring first, each written at
+ * its version — `GrantLedger.consume`), then the other subscriptions' shares, each written at the version read now (a
  * concurrent writer of one fails this with `ConcurrentUpdate`, and the caller's transaction rolls
  * back). No ledger entry: the customer's balance does not change.
  *
@@ -159,7 +175,17 @@ export const take = (
     // the customer's balance held at the version read: a concurrent taker (of unheld credit too,
     // which no subscription row guards) fails with ConcurrentUpdate and its transaction rolls back
     yield* CustomerBalance.hold(storage, from.row)
-    let left = (amount < from.amount ? amount : from.amount) - from.unheld
+    const wanted = amount < from.amount ? amount : from.amount
+    const fromUnheld = wanted < from.unheld ? wanted : from.unheld
+    if (fromUnheld > 0n)
+      yield* GrantLedger.consume(storage, {
+        merchantId,
+        customerId: from.customerId,
+        currency: from.currency,
+        amount: fromUnheld,
+        at: from.at
+      })
+    let left = wanted - from.unheld
     const subs = storage.repository(Entities.subscription)
     for (const x of from.shares) {
       if (left <= 0n) return

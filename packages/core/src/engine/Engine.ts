@@ -55,6 +55,7 @@ import * as OneOffInvoices from "../invoices/OneOffInvoices.js"
 import * as MeterEvents from "../usage/MeterEvents.js"
 import * as CustomerBalances from "../customers/CustomerBalances.js"
 import * as InvoiceCredits from "../refunds/InvoiceCredits.js"
+import * as CreditGrants from "../credits/CreditGrants.js"
 
 const tenants = Layer.mergeAll(
   Merchants.Merchants.layer,
@@ -80,6 +81,7 @@ const flows = Layer.mergeAll(
   MeterEvents.MeterEvents.layer,
   InvoiceItems.InvoiceItems.layer,
   OneOffInvoices.OneOffInvoices.layer,
+  CreditGrants.CreditGrants.layer,
   SessionPayments.SessionPayments.layer.pipe(Layer.provideMerge(Checkout.Checkout.layer)),
   Renewals.Renewals.layer,
   // a sent invoice's collection setting and its days past due

@@ -22,6 +22,7 @@ import * as Telemetry from "../kernel/Telemetry.js"
 import * as WebhookDispatch from "../webhooks/WebhookDispatch.js"
 import * as Notifications from "../notifications/Notifications.js"
 import * as InvoiceActions from "../invoices/InvoiceActions.js"
+import * as CreditGrants from "../credits/CreditGrants.js"
 
 /**
  * The kinds of work, closed: every kind is matched exhaustively by the worker.
@@ -42,7 +43,9 @@ export const WORK_KINDS = [
   "price_migration",
   "notification",
   "invoice_due",
-  "invoice_finalize"
+  "invoice_finalize",
+  "credit_grant_expiry",
+  "auto_top_up"
 ] as const
 
 /**
@@ -79,6 +82,7 @@ export class Worker extends Context.Service<Worker>()("@recur/core/Worker", {
     const notifications = yield* Notifications.Notifications
     const sentInvoices = yield* SentInvoices.SentInvoices
     const invoiceActions = yield* InvoiceActions.InvoiceActions
+    const creditGrants = yield* CreditGrants.CreditGrants
 
     /** The effect of one work item of a known kind. */
     const workOf = (kind: WorkKind, merchantId: string, subjectId: string): Effect.Effect<unknown, unknown> => {
@@ -114,6 +118,10 @@ export class Worker extends Context.Service<Worker>()("@recur/core/Worker", {
           return sentInvoices.due(merchantId, subjectId)
         case "invoice_finalize":
           return invoiceActions.finalizeDue(merchantId, subjectId)
+        case "credit_grant_expiry":
+          return creditGrants.expire(merchantId, subjectId)
+        case "auto_top_up":
+          return creditGrants.runAutoTopUp(merchantId, subjectId)
       }
     }
 

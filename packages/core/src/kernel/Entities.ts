@@ -19,6 +19,7 @@ import { webhookDelivery, webhookEndpoint, webhookEvent } from "../webhooks/Webh
 export * from "../tenants/TenantEntities.js"
 export * from "../customers/CustomerEntities.js"
 export * from "../customers/BalanceEntities.js"
+export * from "../credits/CreditGrantEntities.js"
 export * from "../catalog/CatalogEntities.js"
 export * from "../checkout/CheckoutEntities.js"
 export * from "../subscriptions/SubscriptionEntities.js"

@@ -46,6 +46,7 @@ export const prefixes = {
   invoiceItem: "ii",
   balanceTransaction: "cbtxn",
   billableMetric: "bm",
+  creditGrant: "cgr",
   meterEvent: "mev"
 } as const
 

@@ -28,6 +28,13 @@ import { priceMigration } from "../subscriptions/MigrationMachine.js"
 import { notification } from "../notifications/NotificationMachine.js"
 import { invoiceItem } from "../invoices/InvoiceItemMachine.js"
 import { billableMetric } from "../usage/BillableMetricMachine.js"
+import { creditGrant } from "../credits/CreditGrantMachine.js"
+export {
+  /** @since 0.1.0 */
+  creditGrant,
+  /** @since 0.1.0 */
+  CreditGrantStatus
+} from "../credits/CreditGrantMachine.js"
 
 export {
   /** @since 0.1.0 */
@@ -275,7 +282,8 @@ export const machines: ReadonlyArray<Machine<string, string>> = [
   priceMigration,
   notification,
   invoiceItem,
-  billableMetric
+  billableMetric,
+  creditGrant
 ]
 
 /**
@@ -293,7 +301,9 @@ export const derivedEvents: ReadonlyArray<EventType> = [
   "v2.invoice.overdue",
   // a customer balance ledger entry, and a credit note to the balance: records, not state moves
   "v2.customer.balance_updated",
-  "v2.credit_note.created"
+  "v2.credit_note.created",
+  // a declined automatic top-up: a setting's attempt, not a state move
+  "v2.customer.auto_top_up_failed"
 ]
 
 /**

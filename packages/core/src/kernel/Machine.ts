@@ -55,7 +55,12 @@ export const EventType = Schema.Literals([
   "v2.credit_note.created",
   "v2.billable_metric.created",
   "v2.billable_metric.updated",
-  "v2.billable_metric.archived"
+  "v2.billable_metric.archived",
+  "v2.credit_grant.created",
+  "v2.credit_grant.depleted",
+  "v2.credit_grant.expired",
+  "v2.credit_grant.voided",
+  "v2.customer.auto_top_up_failed"
 ])
 
 /**

@@ -12,6 +12,7 @@ import * as Entities from "../kernel/Entities.js"
 import { Storage } from "../kernel/Store.js"
 import type * as Invoice from "../invoices/Invoice.js"
 import * as Money from "../money/Money.js"
+import * as GrantLedger from "../credits/GrantLedger.js"
 import * as Dunning from "../payments/Dunning.js"
 
 /**
@@ -36,6 +37,19 @@ export interface PortalBalance {
 export interface Account {
   readonly to_pay: ReadonlyArray<Invoice.Invoice>
   readonly balance: PortalBalance | null
+  /** The customer's active credit grants in that currency, in the order invoices use them. */
+  readonly credits: ReadonlyArray<PortalCredit>
+}
+
+/**
+ * One active credit grant as the portal shows it: what remains and when it expires (`null`: never).
+ *
+ * @since 0.1.0
+ */
+export interface PortalCredit {
+  readonly remaining: string
+  readonly currency: string
+  readonly expires_at: DateTime.Utc | null
 }
 
 /**
@@ -99,7 +113,9 @@ export const account = Effect.gen(function* () {
       )).list.filter(isOwed)
       const payable = yield* Effect.filter(owed, (i) => dunning.payable(i))
       const balance = yield* CustomerBalance.balanceOf(storage, merchantId, customerId, currency)
+      const grants = yield* GrantLedger.activeGrants(storage, merchantId, customerId, currency)
       return {
+        credits: grants.map((g) => ({ remaining: g.remaining, currency: g.currency, expires_at: g.expires_at })),
         to_pay: payable.sort((a, b) => DateTime.toEpochMillis(b.created_at) - DateTime.toEpochMillis(a.created_at)),
         balance: balance.amount === 0n ? null : { amount: Money.format(balance), currency }
       }

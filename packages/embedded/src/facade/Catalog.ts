@@ -250,7 +250,7 @@ export const catalog = ({ run }: Kit<Services>): BillingClient["catalog"] => ({
 const CustomerType = Schema.Literals(["customer", "guest"]).annotate({ identifier: "type" })
 
 /** `customers`. @since 0.1.0 */
-export const customers = ({ run }: Kit<Services>): BillingClient["customers"] => ({
+export const customers = ({ run }: Kit<Services>): Omit<BillingClient["customers"], "autoTopUp"> => ({
   create: (merchantId, input) =>
     run(
       decode(RequestBodies.CreateCustomer, input).pipe(

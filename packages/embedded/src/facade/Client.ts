@@ -24,6 +24,13 @@ import type {
   ListBillableMetricsInput,
   UpdateBillableMetricInput
 } from "./BillableMetrics.js"
+import type {
+  AutoTopUpJson,
+  CreateCreditGrantInput,
+  CreateTopUpInput,
+  CreditGrantJson,
+  SetAutoTopUpInput
+} from "./CreditGrants.js"
 
 type Body<S extends { readonly Encoded: unknown }> = S["Encoded"]
 
@@ -225,6 +232,30 @@ export interface BillingClient {
         readonly type?: "customer" | "guest"
       }
     ) => Promise<T.PageJson<T.CustomerJson>>
+    /**
+     * `POST /api/v1/customers/{customer_id}/auto_top_up`: when an invoice's credit leaves the
+     * balance in `currency` under `threshold`, `amount` is charged to the card on file and granted.
+     */
+    readonly autoTopUp: (merchantId: string, customerId: string, input: SetAutoTopUpInput) => Promise<AutoTopUpJson>
+  }
+  /**
+   * Prepaid credits: grants of credit on a customer's balance (applied by its invoices,
+   * earliest-expiring first), and top-ups the customer buys.
+   */
+  readonly creditGrants: {
+    /** `POST /api/v1/customers/{customer_id}/credit_grants`: a grant (no money moves). */
+    readonly create: (merchantId: string, customerId: string, input: CreateCreditGrantInput) => Promise<CreditGrantJson>
+    /** `GET /api/v1/customers/{customer_id}/credit_grants`: newest first. */
+    readonly list: (merchantId: string, customerId: string, input?: T.PageInput) => Promise<T.PageJson<CreditGrantJson>>
+    /** `GET /api/v1/credit_grants/{credit_grant_id}`. */
+    readonly get: (merchantId: string, grantId: string) => Promise<CreditGrantJson>
+    /** `POST /api/v1/credit_grants/{credit_grant_id}/void`: what remains leaves the balance. */
+    readonly void: (merchantId: string, grantId: string) => Promise<CreditGrantJson>
+    /**
+     * `POST /api/v1/customers/{customer_id}/credit_top_ups`: charges `amount` and grants it once
+     * the charge succeeded (a decline grants nothing).
+     */
+    readonly topUp: (merchantId: string, customerId: string, input: CreateTopUpInput) => Promise<CreditGrantJson>
   }
   readonly checkout: {
     /** `POST /api/v1/session`: a checkout session and its hosted page's URL. */

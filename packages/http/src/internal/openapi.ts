@@ -22,11 +22,22 @@ const descriptions: Record<string, string> = {
   "customerBalances.balance":
     "The customer's balance in each currency it has one in (`amount` signed: positive is credit the customer holds, negative is owed), the sum of its ledger entries.",
   "customerBalances.transactions":
-    "The customer's balance ledger, newest first, with cursor pagination: each entry's signed `amount`, `ending_balance`, `source_type` (`proration_credit`, `carried_minimum`, `applied_to_invoice`, `manual_adjustment`, `credit_note`, `refund_leftover`) and `source_id`.",
+    "The customer's balance ledger, newest first, with cursor pagination: each entry's signed `amount`, `ending_balance`, `source_type` (`proration_credit`, `carried_minimum`, `applied_to_invoice`, `manual_adjustment`, `credit_note`, `refund_leftover`, `credit_grant`, `credit_grant_expired`, `credit_grant_voided`, `top_up`) and `source_id`.",
   "customerBalances.creditNote":
     "Issues a credit note of an invoice: a numbered document of the credit-note series (`INV-CN-…`, a `refund` invoice against it) for the decimal `amount` with the invoice's taxes in proportion, and `v2.credit_note.created`. `method` says what it does: `credit_balance` (the default) credits the customer's balance from a paid subscription or one-off invoice, no money moving — never more than the invoice still holds after its refunds and credits (400 on `amount`); `reduce_invoice` lowers what an issued unpaid invoice (`open`, `retrying`, `failed`, `uncollectible`) still owes — its amount as issued stays, `amount_remaining` and its trade's amount to collect go down, and reduced to zero it is settled (`v2.invoice.paid`, nothing charged); never more than remains (400); `refund` refunds the invoice's payment to the card through `POST /api/v1/refund`'s path, keyed by the `Request-Id`, and answers its `refund_status` and its credit note (absent while the processor has not confirmed the refund, or when it refused it). A state the method does not apply to is 409 (a paid invoice to reduce, an unpaid one to credit or refund, a charge in flight).",
   "customerBalances.adjust":
     "Adjusts the customer's balance by hand: a signed decimal `amount` (positive credits the customer, negative debits; not 0, within the amount bounds), its `currency` and a `reason` (1 to 500 characters). Held as the share of the customer's subscription in that currency that renews next, so its next invoice applies it before charging; a customer without one keeps it on its ledger. Answers the ledger entry; a `v2.customer.balance_updated` event follows.",
+  "creditGrants.create":
+    "Grants prepaid credit to the customer (no money moves): `amount` (positive decimal), `currency`, `reason` (1 to 500 characters), `category` (`paid` or `promotional`), and optionally `expires_at` (RFC 3339, in the future). The credit is on the customer's balance at once (a `credit_grant` ledger entry) and held by no subscription: the customer's next invoices in that currency apply it before charging, earliest-expiring grant first. What remains at `expires_at` is removed (`credit_grant_expired`). Emits `v2.credit_grant.created`.",
+  "creditGrants.list": "The customer's credit grants, newest first, with cursor pagination.",
+  "creditGrants.get":
+    "One credit grant (`cgr_…`): its `amount`, `remaining`, `expires_at` and `status` (`active`, `depleted`, `expired`, `voided`).",
+  "creditGrants.void":
+    "Voids an active credit grant: what remains leaves the customer's balance (a `credit_grant_voided` ledger entry), `v2.credit_grant.voided`. A grant no longer active is 409 `state_conflict`.",
+  "creditGrants.topUp":
+    "The customer buys prepaid credit: `amount` and `currency` are charged — to `card` or `payment_method` when given, else off session to the customer's card on file — and granted (`category: paid`, `source: top_up`, a `top_up` ledger entry) only once the charge succeeded. A declined charge grants nothing (400 `invalid_request`); a processor that did not answer grants nothing yet (503: retry with the same `Request-Id`, which keys the charge).",
+  "creditGrants.autoTopUp":
+    "Sets the customer's automatic top-up: `enabled`, `threshold`, `amount`, `currency`. When an invoice's credit leaves the customer's balance in that currency under `threshold`, `amount` is charged off session to its card on file (one top-up in flight per customer) and granted on success; a decline emits `v2.customer.auto_top_up_failed` and is tried again after 1, 3 and 5 days.",
   "catalog.categories": "The product categories a product may name in `category_id`.",
   "catalog.createProduct": "Creates a product (draft or active) to attach prices to.",
   "catalog.products": "The merchant's products, with cursor pagination and filters.",
@@ -218,6 +229,9 @@ const required: Record<string, ReadonlyArray<string>> = {
   "portal.createSession": ["customer_id"],
   "customerBalances.adjust": ["amount", "currency", "reason"],
   "customerBalances.creditNote": ["amount"],
+  "creditGrants.create": ["amount", "currency", "reason", "category"],
+  "creditGrants.topUp": ["amount", "currency"],
+  "creditGrants.autoTopUp": ["enabled", "threshold", "amount", "currency"],
   "entitlements.setProductEntitlements": ["entitlements"]
 }
 
@@ -240,7 +254,8 @@ const enums: Record<string, ReadonlyArray<string>> = {
 /** Allowed values of fields of one operation's body, where a field name means something else elsewhere. */
 const operationEnums: Record<string, Record<string, ReadonlyArray<string>>> = {
   "discounts.create": { discount_type: Discount.DiscountType.literals, duration: Discount.DiscountDuration.literals },
-  "customerBalances.creditNote": { method: ["credit_balance", "reduce_invoice", "refund"] }
+  "customerBalances.creditNote": { method: ["credit_balance", "reduce_invoice", "refund"] },
+  "creditGrants.create": { category: ["paid", "promotional"] }
 }
 
 const isNull = (s: unknown) => typeof s === "object" && s !== null && (s as Json).type === "null"

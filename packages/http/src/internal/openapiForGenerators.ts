@@ -293,10 +293,18 @@ const enumNames: ReadonlyArray<readonly [string, ReadonlyArray<string | number>]
       "manual_adjustment",
       "applied_to_invoice",
       "refund_leftover",
-      "refund_of_balance"
+      "refund_of_balance",
+      "credit_grant",
+      "credit_grant_expired",
+      "credit_grant_voided",
+      "top_up"
     ]
   ],
   ["CreditNoteMethod", ["credit_balance", "reduce_invoice", "refund"]],
+  // issue 35: prepaid credits
+  ["CreditGrantStatus", ["active", "depleted", "expired", "voided"]],
+  ["CreditGrantCategory", ["paid", "promotional"]],
+  ["CreditGrantSource", ["grant", "top_up"]],
   // issue 35: billable metrics (their status shares TaxRateStatus's values: active, archived)
   ["AggregationType", ["count", "sum", "max", "unique_count", "latest", "weighted_sum"]],
   [

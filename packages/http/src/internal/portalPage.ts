@@ -71,6 +71,20 @@ export const balanceHtml = (balance: PortalInvoices.Account["balance"], language
   return `<section class="balance" id="balance"><h2>${esc(w.balance)}</h2><p class="total">${esc(money(language, balance.amount, balance.currency))}</p><p class="muted">${esc(owed ? w.balanceOwed : w.balanceCredit)}</p></section>`
 }
 
+/**
+ * The customer's active prepaid credits (credit grants): what remains of each and when it
+ * expires, in the order invoices use them; nothing when there are none.
+ */
+export const creditsHtml = (credits: PortalInvoices.Account["credits"], language: Language): string => {
+  if (credits.length === 0) return ""
+  const w = I18n.messagesOf(language).portal
+  const rows = credits.map(
+    (c) =>
+      `<li><span class="total">${esc(money(language, c.remaining, c.currency))}</span> <span class="muted">${esc(c.expires_at === null ? w.creditNoExpiry : w.creditExpires(date(language, c.expires_at)))}</span></li>`
+  )
+  return `<section class="balance" id="credits"><h2>${esc(w.credits)}</h2><ul>${rows.join("")}</ul></section>`
+}
+
 /** The portal's overview; forms post to `<base>subscription/<id>/<action>`. */
 export const portalHtml = (
   view: Portal.PortalView,
@@ -186,6 +200,7 @@ ${invoices.length > 0 ? `<table id="invoices"><thead><tr><th>${esc(cNumber)}</th
 ${messageHtml(message)}
 ${toPayHtml(view.account.to_pay, language)}
 ${balanceHtml(view.account.balance, language)}
+${creditsHtml(view.account.credits, language)}
 <h2>${esc(w.subscriptions)}</h2>
 ${subs.length > 0 ? subs.join("\n") : `<p>${esc(w.noSubscriptions)}</p>`}
 ${invoiceSection}

@@ -185,6 +185,9 @@ export const messages: Messages = {
     balance: "رصيد الحساب",
     balanceCredit: "رصيد دائن في حسابك: يُخصم من فواتيرك القادمة قبل تحصيلها.",
     balanceOwed: "مبلغ مستحق: يُضاف إلى فاتورتك القادمة.",
-    dueOn: (d) => `تاريخ الاستحقاق ${d}`
+    dueOn: (d) => `تاريخ الاستحقاق ${d}`,
+    credits: "الأرصدة المدفوعة مسبقًا",
+    creditExpires: (d) => `تنتهي صلاحيته في ${d}`,
+    creditNoExpiry: "بلا تاريخ انتهاء"
   }
 }

@@ -169,6 +169,9 @@ export const messages: Messages = {
     balanceCredit:
       "Guthaben auf Ihrem Konto: Es wird mit Ihren nächsten Rechnungen verrechnet, bevor diese belastet werden.",
     balanceOwed: "Offener Betrag: Er wird Ihrer nächsten Rechnung hinzugefügt.",
-    dueOn: (d) => `Fällig am ${d}`
+    dueOn: (d) => `Fällig am ${d}`,
+    credits: "Guthaben (Prepaid)",
+    creditExpires: (d) => `Verfällt am ${d}`,
+    creditNoExpiry: "Verfällt nicht"
   }
 }

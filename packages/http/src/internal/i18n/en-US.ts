@@ -165,6 +165,9 @@ export const messages: Messages = {
     balance: "Account balance",
     balanceCredit: "Credit on your account: it is applied to your next invoices before they are charged.",
     balanceOwed: "Owed: it is added to your next invoice.",
-    dueOn: (d) => `Due on ${d}`
+    dueOn: (d) => `Due on ${d}`,
+    credits: "Prepaid credits",
+    creditExpires: (d) => `Expires on ${d}`,
+    creditNoExpiry: "Never expires"
   }
 }

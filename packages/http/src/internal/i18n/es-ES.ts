@@ -169,6 +169,9 @@ export const messages: Messages = {
     balance: "Saldo de la cuenta",
     balanceCredit: "Saldo a su favor: se aplica a sus próximas facturas antes de cobrarlas.",
     balanceOwed: "Importe pendiente: se añade a su próxima factura.",
-    dueOn: (d) => `Vence el ${d}`
+    dueOn: (d) => `Vence el ${d}`,
+    credits: "Créditos prepagados",
+    creditExpires: (d) => `Caduca el ${d}`,
+    creditNoExpiry: "No caduca"
   }
 }

@@ -170,6 +170,9 @@ export const messages: Messages = {
     balance: "Solde du compte",
     balanceCredit: "Crédit sur votre compte : il est déduit de vos prochaines factures avant leur prélèvement.",
     balanceOwed: "Montant dû : il est ajouté à votre prochaine facture.",
-    dueOn: (d) => `Échéance le ${d}`
+    dueOn: (d) => `Échéance le ${d}`,
+    credits: "Crédits prépayés",
+    creditExpires: (d) => `Expire le ${d}`,
+    creditNoExpiry: "N’expire pas"
   }
 }

@@ -169,6 +169,9 @@ export const messages: Messages = {
     balance: "Saldo akun",
     balanceCredit: "Kredit di akun Anda: diterapkan ke tagihan berikutnya sebelum ditagihkan.",
     balanceOwed: "Terutang: ditambahkan ke tagihan berikutnya.",
-    dueOn: (d) => `Jatuh tempo ${d}`
+    dueOn: (d) => `Jatuh tempo ${d}`,
+    credits: "Kredit prabayar",
+    creditExpires: (d) => `Kedaluwarsa ${d}`,
+    creditNoExpiry: "Tidak kedaluwarsa"
   }
 }

@@ -177,6 +177,9 @@ export const messages: Messages = {
     balance: "Saldo del conto",
     balanceCredit: "Credito sul tuo conto: viene applicato alle prossime fatture prima dell'addebito.",
     balanceOwed: "Importo dovuto: viene aggiunto alla prossima fattura.",
-    dueOn: (d) => `Scadenza: ${d}`
+    dueOn: (d) => `Scadenza: ${d}`,
+    credits: "Crediti prepagati",
+    creditExpires: (d) => `Scade il ${d}`,
+    creditNoExpiry: "Non scade"
   }
 }

@@ -164,6 +164,9 @@ export const messages: Messages = {
     balance: "アカウント残高",
     balanceCredit: "アカウントのクレジット：次回以降の請求に、請求前に充当されます。",
     balanceOwed: "未払い額：次回の請求に加算されます。",
-    dueOn: (d) => `支払期日 ${d}`
+    dueOn: (d) => `支払期日 ${d}`,
+    credits: "前払いクレジット",
+    creditExpires: (d) => `有効期限 ${d}`,
+    creditNoExpiry: "有効期限なし"
   }
 }

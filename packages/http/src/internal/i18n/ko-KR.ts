@@ -161,6 +161,9 @@ export const messages: Messages = {
     balance: "계정 잔액",
     balanceCredit: "계정 크레딧: 다음 청구서 결제 전에 적용됩니다.",
     balanceOwed: "미납액: 다음 청구서에 추가됩니다.",
-    dueOn: (d) => `납부 기한 ${d}`
+    dueOn: (d) => `납부 기한 ${d}`,
+    credits: "선불 크레딧",
+    creditExpires: (d) => `만료일 ${d}`,
+    creditNoExpiry: "만료 없음"
   }
 }

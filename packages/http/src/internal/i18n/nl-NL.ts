@@ -170,6 +170,9 @@ export const messages: Messages = {
     balanceCredit:
       "Tegoed op uw account: het wordt verrekend met uw volgende facturen voordat die worden afgeschreven.",
     balanceOwed: "Verschuldigd: het wordt bij uw volgende factuur opgeteld.",
-    dueOn: (d) => `Vervalt op ${d}`
+    dueOn: (d) => `Vervalt op ${d}`,
+    credits: "Vooruitbetaald tegoed",
+    creditExpires: (d) => `Vervalt op ${d}`,
+    creditNoExpiry: "Vervalt niet"
   }
 }

@@ -175,6 +175,9 @@ export const messages: Messages = {
     balance: "Saldo konta",
     balanceCredit: "Środki na koncie: zostaną zaliczone na poczet kolejnych faktur przed obciążeniem.",
     balanceOwed: "Do zapłaty: kwota zostanie doliczona do następnej faktury.",
-    dueOn: (d) => `Termin płatności: ${d}`
+    dueOn: (d) => `Termin płatności: ${d}`,
+    credits: "Środki przedpłacone",
+    creditExpires: (d) => `Wygasa ${d}`,
+    creditNoExpiry: "Nie wygasa"
   }
 }

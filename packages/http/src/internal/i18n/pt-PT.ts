@@ -175,6 +175,9 @@ export const messages: Messages = {
     balance: "Saldo da conta",
     balanceCredit: "Crédito na sua conta: é aplicado às próximas faturas antes de serem cobradas.",
     balanceOwed: "Valor em dívida: é acrescentado à sua próxima fatura.",
-    dueOn: (d) => `Vence a ${d}`
+    dueOn: (d) => `Vence a ${d}`,
+    credits: "Créditos pré-pagos",
+    creditExpires: (d) => `Expira a ${d}`,
+    creditNoExpiry: "Não expira"
   }
 }

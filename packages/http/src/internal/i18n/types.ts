@@ -200,6 +200,12 @@ export interface PortalWords {
   readonly balanceOwed: string
   /** A sent invoice's due date in the invoices to pay. */
   readonly dueOn: (date: string) => string
+  /** The heading of the customer's prepaid credits (its active credit grants). */
+  readonly credits: string
+  /** A credit grant's expiry date. */
+  readonly creditExpires: (date: string) => string
+  /** A credit grant that never expires. */
+  readonly creditNoExpiry: string
 }
 
 /** Everything the hosted pages say in one language. */

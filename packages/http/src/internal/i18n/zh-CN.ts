@@ -161,6 +161,9 @@ export const messages: Messages = {
     balance: "账户余额",
     balanceCredit: "账户余额：将在扣款前抵扣您之后的账单。",
     balanceOwed: "欠款：将计入您的下一张账单。",
-    dueOn: (d) => `到期日 ${d}`
+    dueOn: (d) => `到期日 ${d}`,
+    credits: "预付额度",
+    creditExpires: (d) => `${d} 到期`,
+    creditNoExpiry: "永不过期"
   }
 }

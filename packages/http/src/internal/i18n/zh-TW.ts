@@ -161,6 +161,9 @@ export const messages: Messages = {
     balance: "帳戶餘額",
     balanceCredit: "帳戶餘額：將在扣款前折抵您之後的帳單。",
     balanceOwed: "欠款：將計入您的下一張帳單。",
-    dueOn: (d) => `到期日 ${d}`
+    dueOn: (d) => `到期日 ${d}`,
+    credits: "預付額度",
+    creditExpires: (d) => `${d} 到期`,
+    creditNoExpiry: "永不過期"
   }
 }
