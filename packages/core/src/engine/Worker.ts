@@ -22,6 +22,7 @@ import * as Telemetry from "../kernel/Telemetry.js"
 import * as WebhookDispatch from "../webhooks/WebhookDispatch.js"
 import * as Notifications from "../notifications/Notifications.js"
 import * as InvoiceActions from "../invoices/InvoiceActions.js"
+import * as UsageAdjustments from "../usage/UsageAdjustments.js"
 
 /**
  * The kinds of work, closed: every kind is matched exhaustively by the worker.
@@ -42,7 +43,8 @@ export const WORK_KINDS = [
   "price_migration",
   "notification",
   "invoice_due",
-  "invoice_finalize"
+  "invoice_finalize",
+  "usage_adjustment"
 ] as const
 
 /**
@@ -79,6 +81,7 @@ export class Worker extends Context.Service<Worker>()("@recur/core/Worker", {
     const notifications = yield* Notifications.Notifications
     const sentInvoices = yield* SentInvoices.SentInvoices
     const invoiceActions = yield* InvoiceActions.InvoiceActions
+    const usageAdjustments = yield* UsageAdjustments.UsageAdjustments
 
     /** The effect of one work item of a known kind. */
     const workOf = (kind: WorkKind, merchantId: string, subjectId: string): Effect.Effect<unknown, unknown> => {
@@ -114,6 +117,8 @@ export class Worker extends Context.Service<Worker>()("@recur/core/Worker", {
           return sentInvoices.due(merchantId, subjectId)
         case "invoice_finalize":
           return invoiceActions.finalizeDue(merchantId, subjectId)
+        case "usage_adjustment":
+          return Effect.asVoid(usageAdjustments.adjust(merchantId, subjectId))
       }
     }
 

@@ -55,7 +55,8 @@ export const EventType = Schema.Literals([
   "v2.credit_note.created",
   "v2.billable_metric.created",
   "v2.billable_metric.updated",
-  "v2.billable_metric.archived"
+  "v2.billable_metric.archived",
+  "v2.usage_adjustment.created"
 ])
 
 /**
