@@ -22,6 +22,7 @@ import { TaxRatesGroup } from "./api/TaxRates.js"
 import { BillableMetricsGroup } from "./api/BillableMetrics.js"
 import { InvoiceItemsGroup } from "./api/InvoiceItems.js"
 import { MeterEventsGroup } from "./api/MeterEvents.js"
+import { UsageAdjustmentsGroup } from "./api/UsageAdjustments.js"
 import { EntitlementsGroup } from "./api/Entitlements.js"
 import { WebhooksGroup } from "./api/Webhooks.js"
 import * as OpenApiDocument from "./internal/openapi.js"
@@ -46,6 +47,7 @@ export {
   BillableMetricsGroup,
   InvoiceItemsGroup,
   MeterEventsGroup,
+  UsageAdjustmentsGroup,
   EntitlementsGroup,
   NotificationsGroup,
   WebhooksGroup
@@ -119,6 +121,7 @@ export class BillingApi extends HttpApi.make("recur")
   .add(BillableMetricsGroup)
   .add(InvoiceItemsGroup)
   .add(MeterEventsGroup)
+  .add(UsageAdjustmentsGroup)
   .add(PortalGroup)
   .add(EntitlementsGroup)
   .add(NotificationsGroup)

@@ -22,6 +22,7 @@ import { taxRatesLive } from "./handlers/TaxRates.js"
 import { billableMetricsLive } from "./handlers/BillableMetrics.js"
 import { invoiceItemsLive } from "./handlers/InvoiceItems.js"
 import { meterEventsLive } from "./handlers/MeterEvents.js"
+import { usageAdjustmentsLive } from "./handlers/UsageAdjustments.js"
 import { entitlementsLive } from "./handlers/Entitlements.js"
 import { webhooksLive } from "./handlers/Webhooks.js"
 
@@ -54,6 +55,7 @@ export const handlers = Layer.mergeAll(
   billableMetricsLive,
   invoiceItemsLive,
   meterEventsLive,
+  usageAdjustmentsLive,
   portalLive,
   entitlementsLive,
   notificationsLive,

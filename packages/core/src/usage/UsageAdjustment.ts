@@ -73,3 +73,31 @@ export class UsageAdjustment extends Schema.Class<UsageAdjustment>("UsageAdjustm
   credit_note_id: NullableString,
   created_at: Timestamp
 }) {}
+
+/**
+ * What re-rating a billed period would do, as `POST …/usage_adjustments/preview` answers it:
+ * `kind` `draft` (the draft would be re-priced), `invoice` (an extra invoice of `amount`),
+ * `credit_note` (a credit note of −`amount` by `credit_note_method`) or `none`; `difference` is
+ * Σ rated − Σ billed, `amount` what would be billed (a credit capped at what the invoice holds).
+ *
+ * @since 0.1.0
+ */
+export const AdjustmentPreview = Schema.Struct({
+  subscription_id: Schema.String,
+  customer_id: Schema.String,
+  invoice_id: Schema.String,
+  invoice_status: Schema.String,
+  period_start: Schema.String,
+  period_end: Schema.String,
+  kind: Schema.Literals(["draft", "invoice", "credit_note", "none"]),
+  currency: Schema.String,
+  difference: Schema.String,
+  amount: Schema.String,
+  credit_note_method: Schema.NullOr(Schema.Literals(["credit_balance", "reduce_invoice"])),
+  lines: Schema.Array(AdjustmentLine),
+  /** The period's adjustments so far. */
+  adjustments: Schema.Int
+})
+
+/** @since 0.1.0 */
+export type AdjustmentPreview = typeof AdjustmentPreview.Type

@@ -36,7 +36,8 @@ import * as Secrets from "../tenants/Secrets.js"
 import * as Settings from "../tenants/Settings.js"
 import * as LateEvents from "./LateEvents.js"
 import * as MetricUsage from "./MetricUsage.js"
-import { AdjustmentLine, type AdjustmentKind, UsageAdjustment } from "./UsageAdjustment.js"
+import { type AdjustmentKind, AdjustmentLine, type AdjustmentPreview, UsageAdjustment } from "./UsageAdjustment.js"
+import { formatInstant } from "../kernel/Common.js"
 import { periodKey } from "./UsageAdjustmentEntities.js"
 
 /**
@@ -65,6 +66,27 @@ export interface Plan {
   /** The re-rated charges (the draft's new lines). */
   readonly charges: ReadonlyArray<MetricUsage.MetricCharge>
 }
+
+/**
+ * The answer of a preview.
+ *
+ * @since 0.1.0
+ */
+export const previewOf = (plan: Plan): AdjustmentPreview => ({
+  subscription_id: plan.subscription_id,
+  customer_id: plan.customer_id,
+  invoice_id: plan.invoice.invoice_id,
+  invoice_status: plan.invoice.biz_status,
+  period_start: formatInstant(plan.period_start),
+  period_end: formatInstant(plan.period_end),
+  kind: plan.kind,
+  currency: plan.currency,
+  difference: Money.format(plan.difference),
+  amount: Money.format(plan.amount),
+  credit_note_method: plan.kind === "credit_note" ? plan.method : null,
+  lines: plan.lines,
+  adjustments: plan.earlier.length
+})
 
 /** The part of a metric line's description that names its metric and group: ` (api_calls, region eu)`. */
 const keyOf = (description: string) => description.slice(description.lastIndexOf(" ("))

@@ -10,6 +10,7 @@ import type { CollectionRequests, ItemRequests, RequestBodies, ScheduleRequests 
 import type { Lifecycle } from "@recur/core"
 import type { Services } from "../createBilling.js"
 import type * as T from "./Types.js"
+import type { UsageAdjustmentsClient } from "./UsageAdjustments.js"
 import type { NotificationJson, NotificationSettingsInput, NotificationSettingsJson } from "./Notifications.js"
 import type {
   AdjustBalanceInput,
@@ -419,6 +420,11 @@ export interface BillingClient {
       }
     ) => Promise<T.PageJson<T.MeterEventJson>>
   }
+  /**
+   * Late events and corrections (issue 35): void or amend a meter event (a closed period it
+   * counted in is re-rated by the worker), preview a period's re-rating, list the adjustments.
+   */
+  readonly usageAdjustments: UsageAdjustmentsClient
   readonly invoiceItems: {
     /**
      * `POST /api/v1/invoice_items`: a pending one-off charge for a customer — `unit_amount` in

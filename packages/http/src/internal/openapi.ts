@@ -131,6 +131,14 @@ const descriptions: Record<string, string> = {
     "Ingests 1 to 1,000 meter events in one transaction, each as `POST /api/v1/meter_events` takes it. A bad event refuses the whole batch (the error names `events[i]`); re-sent transaction ids are skipped and listed in `duplicates`; `accepted` counts the events stored.",
   "meterEvents.list":
     "The merchant's meter events, most recently ingested first, optionally of one `customer_id` and one `code`, paged with `starting_after` (an event id) and `limit` (1 to 100, default 10). A voided event shows its `voided_at`.",
+  "usageAdjustments.voidEvent":
+    "Voids the meter event of `transaction_id`: every aggregation ignores it from now on. When it counted in a closed period of its subscription (one an invoice billed), that period is re-rated at once by the worker: a draft is re-priced, an issued invoice gets a usage adjustment — a credit note to the customer's balance for exactly the re-rated difference (`v2.usage_adjustment.created`). A period that ended more than the metric's `late_window_days` ago is 400 on `timestamp`. Voiding a voided event changes nothing (`voided` false).",
+  "usageAdjustments.amendEvent":
+    "Amends the meter event of `transaction_id`: voids it and ingests its replacement under the new `transaction_id` (the original's customer, subscription and code; its `timestamp` and `properties` unless given), in one transaction. The closed periods of both are re-rated as for a void or a late event. Sent again, it answers the replacement with `duplicate` true. Refused: a replacement id already taken (400 on `transaction_id`), an original voided without this replacement (409), a period older than the metric's late window (400 on `timestamp`).",
+  "usageAdjustments.preview":
+    "What re-rating the billed period holding `timestamp` would do, written nowhere: each metric item's amount billed so far (the period's invoice and earlier adjustments) and rated now, the difference, and its `kind`: `draft` (the draft is re-priced), `invoice` (an extra invoice of `amount`), `credit_note` (a credit note of −`amount`, at most what the invoice still holds) or `none`.",
+  "usageAdjustments.list":
+    "The subscription's usage adjustments, newest first: each re-rating of a closed period after late events or corrections, with the extra invoice or credit note it issued.",
   "invoiceItems.delete":
     "Deletes a pending invoice item: no invoice will bill it. An invoiced or deleted item is 409 `state_conflict`.",
   "invoiceItems.createInvoice":
@@ -212,6 +220,8 @@ const required: Record<string, ReadonlyArray<string>> = {
   "invoiceItems.create": ["customer_id"],
   "meterEvents.send": ["transaction_id", "customer_id", "code"],
   "meterEvents.sendBatch": ["events"],
+  "usageAdjustments.amendEvent": ["transaction_id"],
+  "usageAdjustments.preview": ["timestamp"],
   "invoiceItems.createInvoice": ["customer_id"],
   "payments.updateInvoiceSettings": ["invoice_prefix"],
   "payments.updateDisputeSettings": ["fraud_dispute_renewals"],
