@@ -63,7 +63,8 @@ export interface BilledPeriod {
 
 /**
  * The billed periods of `subscriptionIds`, by subscription: every span of a `usage` line on one
- * of its invoices (renewals, final invoices; voided invoices left out), oldest first.
+ * of its invoices (renewals, final invoices; voided invoices and the extra invoices of adjustments
+ * left out), oldest first.
  *
  * @example
  * const periods = yield* LateEvents.billedPeriods(storage, merchantId, ["sub_…"])
@@ -85,7 +86,8 @@ export const billedPeriods = (storage: StorageService, merchantId: string, subsc
       )
       // newest first: the first invoice seen for a span is the latest
       for (const inv of page.list) {
-        if (inv.biz_status === "void" || inv.subscription_id === null) continue
+        // an extra invoice of an adjustment (one-off) bills a period too, but is not its invoice
+        if (inv.biz_status === "void" || inv.subscription_id === null || inv.invoice_type === "one_off") continue
         const mine = out.get(inv.subscription_id) ?? []
         for (const l of inv.lines) {
           if (l.kind !== "usage" || l.period_start === null || l.period_end === null) continue

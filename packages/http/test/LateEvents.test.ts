@@ -1,0 +1,258 @@
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { backends, serve } from "./client.js"
+import { changeHelpers, refusal } from "./fixtures/changes.js"
+
+// Issue 35 (4): late meter events and corrections over REST — a late event refreshes a draft,
+// re-rates a finalised invoice into an extra invoice or a credit note of exactly the difference,
+// repeated corrections bill once, the late window bounds them — on PGlite, and on PostgreSQL when
+// RECUR_TEST_DATABASE_URL is set. docs/usage.md "Late events and corrections" is this example.
+
+const JAN = "2026-01-01T00:00:00Z"
+const FEB = "2026-02-01T00:00:00Z"
+
+for (const [name, storage] of backends()) {
+  describe(`late meter events and corrections over HTTP (${name})`, () => {
+    let app: ReturnType<typeof serve>
+    beforeAll(async () => {
+      app = serve(storage())
+      await app.ready()
+    }, 120_000)
+    afterAll(() => app.dispose())
+
+    /** A merchant frozen on January 1 with `api_calls` (count) at 2.00 a call beside a 10.00 plan, one paid subscription. */
+    const world = async (grace = 0) => {
+      const h = changeHelpers(app)
+      const { api_key: key } = await app.merchant({ frozen: JAN })
+      if (grace > 0) h.ok(await app.call("POST", "/api/v1/billing_settings", key, { invoice_draft_grace_seconds: grace }))
+      h.ok(await app.call("POST", "/api/v1/billable_metrics", key, { code: "api_calls", name: "API calls", aggregation: "count" }))
+      const base = (
+        await app.priceOf(
+          key,
+          { price_plan: { billing_cycle_unit: "month", base_price_val: "10.00" } },
+          { product: "Platform", price: "Platform" }
+        )
+      ).priceId
+      const calls = (
+        await app.priceOf(
+          key,
+          {
+            price_type: "based_on_usage",
+            payment_timing: "postpaid",
+            billing_dimension: "usage",
+            usage_amount: "1",
+            price_plan: { billing_cycle_unit: "month", base_price_val: "0" },
+            model_type: "per_unit",
+            usage_unit_price: "2.00",
+            billing_threshold: "1",
+            usage_unit: "calls",
+            billable_metric_id: "api_calls"
+          },
+          { product: "API", price: "API calls" }
+        )
+      ).priceId
+      const session = h.ok(
+        await app.call("POST", "/api/v1/session", key, {
+          payer_id: `late-${Math.random()}`,
+          line_items: [{ price_id: base }, { price_id: calls }]
+        })
+      )
+      h.ok(
+        await app.call(
+          "POST",
+          `/checkout/${session.session_id}/pay`,
+          null,
+          { card_number: "4242424242424242", exp_month: "12", exp_year: "2030", cvc: "123" },
+          { accept: "application/json" }
+        )
+      )
+      const { subscription_id: sub, customer_id: customer } = h.ok(
+        await app.call("GET", `/api/v1/session/${session.session_id}`, key)
+      ).session
+      h.ok(await h.advance(key, "2026-01-10T00:00:00Z"))
+      const send = (transaction_id: string, timestamp: string) =>
+        app.call("POST", "/api/v1/meter_events", key, { transaction_id, customer_id: customer, code: "api_calls", timestamp })
+      const adjustments = async () =>
+        h.ok(await app.call("GET", `/api/v1/subscription/${sub}/usage_adjustments?limit=100`, key)).list as Array<any>
+      const preview = async (timestamp = "2026-01-15T00:00:00Z") =>
+        h.ok(await app.call("POST", `/api/v1/subscription/${sub}/usage_adjustments/preview`, key, { timestamp })).preview
+      const invoices = async () => (await h.invoicesOf(key, sub)) as Array<any>
+      const balance = async () =>
+        h.ok(await app.call("GET", `/api/v1/customers/${customer}/balance`, key))
+      return { ...h, key, sub, customer, send, adjustments, preview, invoices, balance }
+    }
+    const usageLine = (inv: any) => inv.lines.find((l: any) => l.kind === "usage")
+
+    it("a late event into a draft (the merchant's grace period) re-prices the draft's usage line", async () => {
+      const w = await world(86_400)
+      for (const [tx, at] of [
+        ["d1", "2026-01-05T10:00:00Z"],
+        ["d2", "2026-01-06T10:00:00Z"]
+      ]) w.ok(await w.send(tx!, at!))
+      w.ok(await w.advance(w.key, FEB))
+      const draft = (await w.invoices()).find((i) => i.biz_status === "draft")!
+      expect([draft.amount, usageLine(draft).description, usageLine(draft).amount]).toEqual([
+        "14.00",
+        "API calls: 2 calls (api_calls)",
+        "4.00"
+      ])
+      // on February 1, 00:30: an event of January 20, and January's period is billed by a draft
+      w.ok(await w.advance(w.key, "2026-02-01T00:30:00Z"))
+      w.ok(await w.send("d3", "2026-01-20T10:00:00Z"))
+      expect((await w.preview()).kind).toBe("draft")
+      w.ok(await w.advance(w.key, "2026-02-01T00:31:00Z"))
+      const refreshed = (await w.invoices()).find((i) => i.invoice_id === draft.invoice_id)!
+      expect([refreshed.biz_status, refreshed.amount, usageLine(refreshed).description, usageLine(refreshed).amount]).toEqual([
+        "draft",
+        "16.00",
+        "API calls: 3 calls (api_calls)",
+        "6.00"
+      ])
+      expect((await w.adjustments()).map((a) => [a.kind, a.amount, a.invoice_id])).toEqual([
+        ["draft", "2.00", draft.invoice_id]
+      ])
+      expect((await w.preview()).kind).toBe("none")
+      // finalised at the end of the grace period as refreshed, and charged
+      w.ok(await w.advance(w.key, "2026-02-02T01:00:00Z"))
+      const final = (await w.invoices()).find((i) => i.invoice_id === draft.invoice_id)!
+      expect([final.biz_status, final.amount]).toEqual(["success", "16.00"])
+    }, 120_000)
+
+    it("after finalisation: a late event bills an extra invoice of exactly the difference, a void credits exactly the difference, repeats bill once, the window bounds them", async () => {
+      const w = await world()
+      for (const [tx, at] of [
+        ["e1", "2026-01-05T10:00:00Z"],
+        ["e2", "2026-01-06T10:00:00Z"],
+        ["e3", "2026-01-07T10:00:00Z"]
+      ]) w.ok(await w.send(tx!, at!))
+      w.ok(await w.advance(w.key, FEB))
+      const renewal = (await w.invoices()).find((i) => i.invoice_type === "renewal")!
+      expect([renewal.amount, renewal.biz_status, usageLine(renewal).amount]).toEqual(["16.00", "success", "6.00"])
+
+      // February 5: a late event of January 20 — previewed, then billed by the worker
+      w.ok(await w.advance(w.key, "2026-02-05T00:00:00Z"))
+      w.ok(await w.send("late-1", "2026-01-20T10:00:00Z"))
+      const quote = await w.preview()
+      expect([quote.kind, quote.difference, quote.amount, quote.invoice_id, quote.period_start, quote.period_end]).toEqual([
+        "invoice",
+        "2.00",
+        "2.00",
+        renewal.invoice_id,
+        JAN,
+        FEB
+      ])
+      expect(quote.lines.map((l: any) => [l.value, l.billed, l.rated, l.amount])).toEqual([["4", "6.00", "8.00", "2.00"]])
+      expect(await w.adjustments()).toEqual([]) // a preview writes nothing
+      w.ok(await w.advance(w.key, "2026-02-05T00:01:00Z"))
+      const extra = (await w.invoices()).filter((i) => i.invoice_type === "one_off")
+      expect(
+        extra.map((i) => [i.amount, i.biz_status, i.original_invoice_id, i.subscription_id, i.lines.map((l: any) => l.amount)])
+      ).toEqual([["2.00", "success", renewal.invoice_id, w.sub, ["2.00"]]])
+      const [first] = await w.adjustments()
+      expect([first.kind, first.amount, first.sequence, first.adjustment_invoice_id]).toEqual([
+        "invoice",
+        "2.00",
+        1,
+        extra[0].invoice_id
+      ])
+
+      // the same event re-sent, and the worker run again: nothing more is billed
+      expect(w.ok(await w.send("late-1", "2026-01-20T10:00:00Z")).duplicate).toBe(true)
+      w.ok(await w.advance(w.key, "2026-02-05T00:02:00Z"))
+      expect((await w.adjustments()).length).toBe(1)
+      expect((await w.preview()).kind).toBe("none")
+
+      // a void: a credit note to the balance of exactly one call
+      const voided = w.ok(await app.call("POST", "/api/v1/meter_events/e1/void", w.key))
+      expect([voided.voided, voided.event.voided_at !== null]).toEqual([true, true])
+      expect([(await w.preview()).kind, (await w.preview()).amount]).toEqual(["credit_note", "-2.00"])
+      // voided twice: changes nothing
+      expect(w.ok(await app.call("POST", "/api/v1/meter_events/e1/void", w.key)).voided).toBe(false)
+      w.ok(await w.advance(w.key, "2026-02-05T00:03:00Z"))
+      const credit = (await w.adjustments())[0]
+      expect([credit.kind, credit.amount, credit.sequence]).toEqual(["credit_note", "-2.00", 2])
+      // the credit note: a refund-type invoice of the renewal, numbered in the credit-note series
+      const notes = (await w.invoices()).filter((i) => i.invoice_type === "refund")
+      expect(notes.map((n: any) => [n.invoice_id, n.amount, n.original_invoice_id])).toEqual([
+        [credit.credit_note_id, "2.00", renewal.invoice_id]
+      ])
+      expect(w.ok(await app.call("GET", `/api/v1/customers/${w.customer}/balance`, w.key)).balance).toEqual([
+        expect.objectContaining({ currency: "USD", amount: "2.00" })
+      ])
+
+      // an amendment moving e2 into February: January credits one call, February counts it
+      const amended = w.ok(
+        await app.call("POST", "/api/v1/meter_events/e2/amend", w.key, {
+          transaction_id: "e2-v2",
+          timestamp: "2026-02-03T00:00:00Z"
+        })
+      )
+      expect([amended.duplicate, amended.amended.voided_at !== null, amended.event.timestamp]).toEqual([
+        false,
+        true,
+        "2026-02-03T00:00:00Z"
+      ])
+      // sent again: the replacement, nothing more
+      expect(
+        w.ok(
+          await app.call("POST", "/api/v1/meter_events/e2/amend", w.key, {
+            transaction_id: "e2-v2",
+            timestamp: "2026-02-03T00:00:00Z"
+          })
+        ).duplicate
+      ).toBe(true)
+      w.ok(await w.advance(w.key, "2026-02-05T00:04:00Z"))
+      expect((await w.adjustments()).map((a) => [a.kind, a.amount])).toEqual([
+        ["credit_note", "-2.00"],
+        ["credit_note", "-2.00"],
+        ["invoice", "2.00"]
+      ])
+      const feb = w.ok(await app.call("GET", `/api/v1/subscription/${w.sub}/current_usage`, w.key)).current_usage
+      expect(feb.items.map((i: any) => i.value)).toEqual(["1"])
+      // the period's invoice plus its adjustments bill exactly January's final rating: 2 calls
+      expect((await w.preview()).lines.map((l: any) => [l.value, l.billed, l.rated])).toEqual([["2", "4.00", "4.00"]])
+
+      // beyond the late window (January ended February 1; 35 days: March 8): refused, nothing changes
+      w.ok(await w.advance(w.key, "2026-03-09T00:00:00Z"))
+      const before = (await w.invoices()).length
+      expect(refusal(await w.send("too-late", "2026-01-25T00:00:00Z"))).toEqual([400, "InvalidParameter", "timestamp"])
+      expect(
+        refusal(
+          await app.call("POST", "/api/v1/meter_events/batch", w.key, {
+            events: [
+              { transaction_id: "ok", customer_id: w.customer, code: "api_calls", timestamp: "2026-03-02T00:00:00Z" },
+              { transaction_id: "too-late-2", customer_id: w.customer, code: "api_calls", timestamp: "2026-01-25T00:00:00Z" }
+            ]
+          })
+        )
+      ).toEqual([400, "InvalidParameter", "events[1].timestamp"])
+      expect(refusal(await app.call("POST", "/api/v1/meter_events/e3/void", w.key))).toEqual([
+        400,
+        "InvalidParameter",
+        "timestamp"
+      ])
+      expect(
+        refusal(await app.call("POST", "/api/v1/meter_events/e3/amend", w.key, { transaction_id: "e3-v2" }))
+      ).toEqual([400, "InvalidParameter", "timestamp"])
+      expect(refusal(await app.call("POST", "/api/v1/meter_events/nope/void", w.key))[0]).toBe(404)
+      w.ok(await w.advance(w.key, "2026-03-09T00:01:00Z"))
+      expect((await w.adjustments()).length).toBe(3)
+      expect((await w.invoices()).length).toBe(before)
+      const listed = w.ok(await app.call("GET", `/api/v1/meter_events?customer_id=${w.customer}&limit=100`, w.key)).list
+      expect(listed.some((e: any) => e.transaction_id.startsWith("too-late") || e.transaction_id === "ok")).toBe(false)
+      expect(listed.find((e: any) => e.transaction_id === "e3").voided_at).toBe(null)
+    }, 180_000)
+
+    it("two late events at once: one adjustment of their sum", async () => {
+      const w = await world()
+      w.ok(await w.send("c1", "2026-01-05T10:00:00Z"))
+      w.ok(await w.advance(w.key, FEB))
+      w.ok(await w.advance(w.key, "2026-02-03T00:00:00Z"))
+      const sent = await Promise.all([w.send("c2", "2026-01-10T00:00:00Z"), w.send("c3", "2026-01-11T00:00:00Z")])
+      for (const r of sent) w.ok(r)
+      w.ok(await w.advance(w.key, "2026-02-03T00:01:00Z"))
+      const made = await w.adjustments()
+      expect(made.map((a) => [a.kind, a.amount])).toEqual([["invoice", "4.00"]])
+      expect((await w.invoices()).filter((i) => i.invoice_type === "one_off").map((i) => i.amount)).toEqual(["4.00"])
+    }, 120_000)
+  })
+}
