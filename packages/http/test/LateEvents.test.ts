@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import * as fc from "fast-check"
 import { backends, serve } from "./client.js"
 import { changeHelpers, refusal } from "./fixtures/changes.js"
 
@@ -20,7 +21,7 @@ for (const [name, storage] of backends()) {
     afterAll(() => app.dispose())
 
     /** A merchant frozen on January 1 with `api_calls` (count) at 2.00 a call beside a 10.00 plan, one paid subscription. */
-    const world = async (grace = 0) => {
+    const world = async (grace = 0, basePrice = "10.00") => {
       const h = changeHelpers(app)
       const { api_key: key } = await app.merchant({ frozen: JAN })
       if (grace > 0) h.ok(await app.call("POST", "/api/v1/billing_settings", key, { invoice_draft_grace_seconds: grace }))
@@ -28,7 +29,7 @@ for (const [name, storage] of backends()) {
       const base = (
         await app.priceOf(
           key,
-          { price_plan: { billing_cycle_unit: "month", base_price_val: "10.00" } },
+          { price_plan: { billing_cycle_unit: "month", base_price_val: basePrice } },
           { product: "Platform", price: "Platform" }
         )
       ).priceId
@@ -241,6 +242,89 @@ for (const [name, storage] of backends()) {
       expect(listed.some((e: any) => e.transaction_id.startsWith("too-late") || e.transaction_id === "ok")).toBe(false)
       expect(listed.find((e: any) => e.transaction_id === "e3").voided_at).toBe(null)
     }, 180_000)
+
+    // after random late events, re-sends, voids and amendments (the worker run between some of
+    // them), January's invoice plus its adjustments bill exactly the rating of January's final
+    // aggregation, and the documents (extra invoices less credit notes) add up to the adjustments
+    type Op =
+      | { readonly kind: "late"; readonly day: number; readonly resend: boolean }
+      | { readonly kind: "void"; readonly pick: number }
+      | { readonly kind: "amend"; readonly pick: number; readonly day: number; readonly toFebruary: boolean }
+      | { readonly kind: "run" }
+    const op: fc.Arbitrary<Op> = fc.oneof(
+      fc.record({ kind: fc.constant("late" as const), day: fc.integer({ min: 1, max: 31 }), resend: fc.boolean() }),
+      fc.record({ kind: fc.constant("void" as const), pick: fc.nat(50) }),
+      fc.record({
+        kind: fc.constant("amend" as const),
+        pick: fc.nat(50),
+        day: fc.integer({ min: 1, max: 31 }),
+        toFebruary: fc.boolean()
+      }),
+      fc.constant({ kind: "run" as const })
+    )
+    it("property (fixed seed, 3 runs of 14 operations): the period's invoice plus its adjustments = the rating of its final aggregation", async () => {
+      const runs = fc.sample(fc.array(op, { minLength: 14, maxLength: 14 }), { seed: 354, numRuns: 3 })
+      const kinds = new Set<string>()
+      for (const ops of runs) {
+        // a large base price: every credit stays within what January's invoice collected
+        const w = await world(0, "100.00")
+        const events = new Map<string, { at: string; live: boolean }>()
+        for (const [tx, at] of [
+          ["p1", "2026-01-03T00:00:00Z"],
+          ["p2", "2026-01-04T00:00:00Z"]
+        ]) {
+          w.ok(await w.send(tx!, at!))
+          events.set(tx!, { at: at!, live: true })
+        }
+        w.ok(await w.advance(w.key, FEB))
+        let clock = Date.parse("2026-02-02T00:00:00Z")
+        const tick = async () => {
+          clock += 60_000
+          w.ok(await w.advance(w.key, new Date(clock).toISOString()))
+        }
+        await tick()
+        let n = 0
+        for (const o of ops) {
+          const live = [...events].filter(([, e]) => e.live).map(([tx]) => tx)
+          if (o.kind === "late") {
+            const known = [...events.keys()]
+            const tx = o.resend && known.length > 0 ? known[n % known.length]! : `l${++n}`
+            const at = events.get(tx)?.at ?? `2026-01-${String(o.day).padStart(2, "0")}T12:00:00Z`
+            w.ok(await w.send(tx, at))
+            if (!events.has(tx)) events.set(tx, { at, live: true })
+          } else if (o.kind === "void") {
+            const tx = [...events.keys()][o.pick % events.size]!
+            w.ok(await app.call("POST", `/api/v1/meter_events/${tx}/void`, w.key))
+            events.get(tx)!.live = false
+          } else if (o.kind === "amend") {
+            if (live.length === 0) continue
+            const tx = live[o.pick % live.length]!
+            const at = o.toFebruary ? "2026-02-01T06:00:00Z" : `2026-01-${String(o.day).padStart(2, "0")}T06:00:00Z`
+            const replacement = `a${++n}`
+            w.ok(await app.call("POST", `/api/v1/meter_events/${tx}/amend`, w.key, { transaction_id: replacement, timestamp: at }))
+            events.get(tx)!.live = false
+            events.set(replacement, { at, live: true })
+          } else await tick()
+        }
+        await tick()
+        const january = [...events.values()].filter((e) => e.live && e.at < FEB).length
+        const invoices = await w.invoices()
+        const renewal = invoices.find((i) => i.invoice_type === "renewal")!
+        const made = await w.adjustments()
+        const cents = (s: string) => Math.round(Number(s) * 100)
+        const billed = cents(usageLine(renewal).amount) + made.reduce((a, x) => a + cents(x.amount), 0)
+        expect(billed, JSON.stringify(ops)).toBe(january * 200)
+        const quote = await w.preview()
+        expect([quote.kind, quote.lines[0].value]).toEqual(["none", String(january)])
+        const documents =
+          invoices.filter((i) => i.invoice_type === "one_off").reduce((a, i) => a + cents(i.amount), 0) -
+          invoices.filter((i) => i.invoice_type === "refund").reduce((a, i) => a + cents(i.amount), 0)
+        expect(documents).toBe(made.reduce((a, x) => a + cents(x.amount), 0))
+        for (const x of made) kinds.add(x.kind)
+      }
+      // the runs made both kinds of adjustment
+      expect([...kinds].sort()).toEqual(["credit_note", "invoice"])
+    }, 300_000)
 
     it("two late events at once: one adjustment of their sum", async () => {
       const w = await world()
