@@ -24,8 +24,15 @@ for (const [name, storage] of backends()) {
     const world = async (grace = 0, basePrice = "10.00") => {
       const h = changeHelpers(app)
       const { api_key: key } = await app.merchant({ frozen: JAN })
-      if (grace > 0) h.ok(await app.call("POST", "/api/v1/billing_settings", key, { invoice_draft_grace_seconds: grace }))
-      h.ok(await app.call("POST", "/api/v1/billable_metrics", key, { code: "api_calls", name: "API calls", aggregation: "count" }))
+      if (grace > 0)
+        h.ok(await app.call("POST", "/api/v1/billing_settings", key, { invoice_draft_grace_seconds: grace }))
+      h.ok(
+        await app.call("POST", "/api/v1/billable_metrics", key, {
+          code: "api_calls",
+          name: "API calls",
+          aggregation: "count"
+        })
+      )
       const base = (
         await app.priceOf(
           key,
@@ -71,14 +78,19 @@ for (const [name, storage] of backends()) {
       ).session
       h.ok(await h.advance(key, "2026-01-10T00:00:00Z"))
       const send = (transaction_id: string, timestamp: string) =>
-        app.call("POST", "/api/v1/meter_events", key, { transaction_id, customer_id: customer, code: "api_calls", timestamp })
+        app.call("POST", "/api/v1/meter_events", key, {
+          transaction_id,
+          customer_id: customer,
+          code: "api_calls",
+          timestamp
+        })
       const adjustments = async () =>
         h.ok(await app.call("GET", `/api/v1/subscription/${sub}/usage_adjustments?limit=100`, key)).list as Array<any>
       const preview = async (timestamp = "2026-01-15T00:00:00Z") =>
-        h.ok(await app.call("POST", `/api/v1/subscription/${sub}/usage_adjustments/preview`, key, { timestamp })).preview
+        h.ok(await app.call("POST", `/api/v1/subscription/${sub}/usage_adjustments/preview`, key, { timestamp }))
+          .preview
       const invoices = async () => (await h.invoicesOf(key, sub)) as Array<any>
-      const balance = async () =>
-        h.ok(await app.call("GET", `/api/v1/customers/${customer}/balance`, key))
+      const balance = async () => h.ok(await app.call("GET", `/api/v1/customers/${customer}/balance`, key))
       return { ...h, key, sub, customer, send, adjustments, preview, invoices, balance }
     }
     const usageLine = (inv: any) => inv.lines.find((l: any) => l.kind === "usage")
@@ -88,7 +100,8 @@ for (const [name, storage] of backends()) {
       for (const [tx, at] of [
         ["d1", "2026-01-05T10:00:00Z"],
         ["d2", "2026-01-06T10:00:00Z"]
-      ]) w.ok(await w.send(tx!, at!))
+      ])
+        w.ok(await w.send(tx!, at!))
       w.ok(await w.advance(w.key, FEB))
       const draft = (await w.invoices()).find((i) => i.biz_status === "draft")!
       expect([draft.amount, usageLine(draft).description, usageLine(draft).amount]).toEqual([
@@ -102,12 +115,12 @@ for (const [name, storage] of backends()) {
       expect((await w.preview()).kind).toBe("draft")
       w.ok(await w.advance(w.key, "2026-02-01T00:31:00Z"))
       const refreshed = (await w.invoices()).find((i) => i.invoice_id === draft.invoice_id)!
-      expect([refreshed.biz_status, refreshed.amount, usageLine(refreshed).description, usageLine(refreshed).amount]).toEqual([
-        "draft",
-        "16.00",
-        "API calls: 3 calls (api_calls)",
-        "6.00"
-      ])
+      expect([
+        refreshed.biz_status,
+        refreshed.amount,
+        usageLine(refreshed).description,
+        usageLine(refreshed).amount
+      ]).toEqual(["draft", "16.00", "API calls: 3 calls (api_calls)", "6.00"])
       expect((await w.adjustments()).map((a) => [a.kind, a.amount, a.invoice_id])).toEqual([
         ["draft", "2.00", draft.invoice_id]
       ])
@@ -124,7 +137,8 @@ for (const [name, storage] of backends()) {
         ["e1", "2026-01-05T10:00:00Z"],
         ["e2", "2026-01-06T10:00:00Z"],
         ["e3", "2026-01-07T10:00:00Z"]
-      ]) w.ok(await w.send(tx!, at!))
+      ])
+        w.ok(await w.send(tx!, at!))
       w.ok(await w.advance(w.key, FEB))
       const renewal = (await w.invoices()).find((i) => i.invoice_type === "renewal")!
       expect([renewal.amount, renewal.biz_status, usageLine(renewal).amount]).toEqual(["16.00", "success", "6.00"])
@@ -133,20 +147,28 @@ for (const [name, storage] of backends()) {
       w.ok(await w.advance(w.key, "2026-02-05T00:00:00Z"))
       w.ok(await w.send("late-1", "2026-01-20T10:00:00Z"))
       const quote = await w.preview()
-      expect([quote.kind, quote.difference, quote.amount, quote.invoice_id, quote.period_start, quote.period_end]).toEqual([
-        "invoice",
-        "2.00",
-        "2.00",
-        renewal.invoice_id,
-        JAN,
-        FEB
+      expect([
+        quote.kind,
+        quote.difference,
+        quote.amount,
+        quote.invoice_id,
+        quote.period_start,
+        quote.period_end
+      ]).toEqual(["invoice", "2.00", "2.00", renewal.invoice_id, JAN, FEB])
+      expect(quote.lines.map((l: any) => [l.value, l.billed, l.rated, l.amount])).toEqual([
+        ["4", "6.00", "8.00", "2.00"]
       ])
-      expect(quote.lines.map((l: any) => [l.value, l.billed, l.rated, l.amount])).toEqual([["4", "6.00", "8.00", "2.00"]])
       expect(await w.adjustments()).toEqual([]) // a preview writes nothing
       w.ok(await w.advance(w.key, "2026-02-05T00:01:00Z"))
       const extra = (await w.invoices()).filter((i) => i.invoice_type === "one_off")
       expect(
-        extra.map((i) => [i.amount, i.biz_status, i.original_invoice_id, i.subscription_id, i.lines.map((l: any) => l.amount)])
+        extra.map((i) => [
+          i.amount,
+          i.biz_status,
+          i.original_invoice_id,
+          i.subscription_id,
+          i.lines.map((l: any) => l.amount)
+        ])
       ).toEqual([["2.00", "success", renewal.invoice_id, w.sub, ["2.00"]]])
       const [first] = await w.adjustments()
       expect([first.kind, first.amount, first.sequence, first.adjustment_invoice_id]).toEqual([
@@ -221,7 +243,12 @@ for (const [name, storage] of backends()) {
           await app.call("POST", "/api/v1/meter_events/batch", w.key, {
             events: [
               { transaction_id: "ok", customer_id: w.customer, code: "api_calls", timestamp: "2026-03-02T00:00:00Z" },
-              { transaction_id: "too-late-2", customer_id: w.customer, code: "api_calls", timestamp: "2026-01-25T00:00:00Z" }
+              {
+                transaction_id: "too-late-2",
+                customer_id: w.customer,
+                code: "api_calls",
+                timestamp: "2026-01-25T00:00:00Z"
+              }
             ]
           })
         )
@@ -301,7 +328,12 @@ for (const [name, storage] of backends()) {
             const tx = live[o.pick % live.length]!
             const at = o.toFebruary ? "2026-02-01T06:00:00Z" : `2026-01-${String(o.day).padStart(2, "0")}T06:00:00Z`
             const replacement = `a${++n}`
-            w.ok(await app.call("POST", `/api/v1/meter_events/${tx}/amend`, w.key, { transaction_id: replacement, timestamp: at }))
+            w.ok(
+              await app.call("POST", `/api/v1/meter_events/${tx}/amend`, w.key, {
+                transaction_id: replacement,
+                timestamp: at
+              })
+            )
             events.get(tx)!.live = false
             events.set(replacement, { at, live: true })
           } else await tick()
