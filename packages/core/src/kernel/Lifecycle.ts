@@ -293,7 +293,9 @@ export const derivedEvents: ReadonlyArray<EventType> = [
   "v2.invoice.overdue",
   // a customer balance ledger entry, and a credit note to the balance: records, not state moves
   "v2.customer.balance_updated",
-  "v2.credit_note.created"
+  "v2.credit_note.created",
+  // a usage adjustment (a closed period re-rated): a record, not a state move
+  "v2.usage_adjustment.created"
 ]
 
 /**

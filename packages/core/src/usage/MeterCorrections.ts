@@ -3,7 +3,7 @@
  * new event under a new `transaction_id` (the producer's key of the replacement, so re-sending
  * an amendment changes nothing twice), keeping the original's customer, subscription and code.
  * Both are bound by the metric's late window as late events are (`LateEvents.place`: a closed
- * period more than `late_window_days` old is refused, 400 on `timestamp`), and both schedule the
+ * period more than `late_window_days` old is refused on `timestamp`), and both schedule the
  * re-rating of the closed periods they touch (`UsageAdjustments`).
  *
  * @since 0.1.0
@@ -80,8 +80,8 @@ export class MeterCorrections extends Context.Service<MeterCorrections>()("@recu
     /**
      * Voids the event of `transactionId`: aggregations ignore it from now on, and a closed period
      * it counted in is re-rated. Voiding a voided event changes nothing (`voided: false`).
-     * Refused: an unknown transaction id (404), a period older than the metric's late window (400
-     * on `timestamp`).
+     * Refused: an unknown transaction id (`NotFound`), a period older than the metric's late
+     * window (`MeterEventRefused` on `timestamp`).
      */
     const voidEvent = Effect.fn("MeterCorrections.void")(function* (merchantId: string, transactionId: string) {
       const merchant = yield* merchants.get(merchantId)
@@ -101,10 +101,11 @@ export class MeterCorrections extends Context.Service<MeterCorrections>()("@recu
      * `amendment.transaction_id` (the original's customer, subscription and code; its timestamp
      * and properties unless given), in one transaction; the closed periods of both are re-rated.
      * Sent again after it was done, it answers the replacement (`duplicate: true`). Refused: an
-     * unknown transaction id (404); a replacement id that is the original's or another event's,
-     * or an original voided without this replacement (400 on `transaction_id`, 409); either
-     * event's period older than the metric's late window (400 on `timestamp`); a replacement
-     * ingestion refuses (as `POST /meter_events`).
+     * unknown transaction id (`NotFound`); a replacement id that is the original's or another
+     * event's (`MeterEventRefused` on `transaction_id`); an original voided without this
+     * replacement (`StateConflict`); either event's period older than the metric's late window
+     * (`MeterEventRefused` on `timestamp`); whatever refuses the replacement's ingestion
+     * (`MeterEvents.send`).
      */
     const amend = Effect.fn("MeterCorrections.amend")(function* (
       merchantId: string,

@@ -75,7 +75,7 @@ export class UsageAdjustment extends Schema.Class<UsageAdjustment>("UsageAdjustm
 }) {}
 
 /**
- * What re-rating a billed period would do, as `POST …/usage_adjustments/preview` answers it:
+ * What re-rating a billed period would do, as a preview answers it:
  * `kind` `draft` (the draft would be re-priced), `invoice` (an extra invoice of `amount`),
  * `credit_note` (a credit note of −`amount` by `credit_note_method`) or `none`; `difference` is
  * Σ rated − Σ billed, `amount` what would be billed (a credit capped at what the invoice holds).

@@ -262,7 +262,7 @@ export class UsageAdjustments extends Context.Service<UsageAdjustments>()("@recu
     /**
      * What re-rating the billed period holding `at` would do, written nowhere: each metric item's
      * billed and rated amounts, the difference, and whether it would refresh the draft, issue an
-     * extra invoice or a credit note (`none`: nothing). 404 for an unknown subscription; 400 on
+     * extra invoice or a credit note (`none`: nothing). `NotFound` for an unknown subscription; `InvalidParameter` on
      * `timestamp` when no invoice billed usage for a period holding it.
      */
     const preview = Effect.fn("UsageAdjustments.preview")(function* (
@@ -383,7 +383,7 @@ export class UsageAdjustments extends Context.Service<UsageAdjustments>()("@recu
       return done.adjustment
     })
 
-    /** The subscription's adjustments, newest first (404 for an unknown subscription). */
+    /** The subscription's adjustments, newest first (`NotFound` for an unknown subscription). */
     const list = Effect.fn("UsageAdjustments.list")(function* (
       merchantId: string,
       subscriptionId: string,

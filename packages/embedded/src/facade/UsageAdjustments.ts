@@ -11,7 +11,7 @@ import { MeterCorrections, MeterEvents, UsageAdjustment, UsageAdjustments } from
 import { Effect } from "effect"
 import type { Services } from "../createBilling.js"
 import type { BillingClient } from "./Client.js"
-import { decode, id, json, type Kit, pageJson } from "./Kit.js"
+import { decode, id, type Kit, pageJson } from "./Kit.js"
 import type { Answer, PageJson } from "./Types.js"
 
 /** A usage adjustment as the REST API answers it. @since 0.1.0 */
