@@ -50,7 +50,7 @@ export class MeterCorrections extends Context.Service<MeterCorrections>()("@recu
       Effect.flatMap(storage.meter.get(merchantId, transactionId), (o) =>
         Option.isSome(o)
           ? Effect.succeed(o.value)
-          : Effect.fail(new Errors.NotFound({ resource: "meter_event", id: transactionId, param: "transaction_id" }))
+          : Effect.fail(new Errors.NotFound({ resource: "meter_event", id: transactionId }))
       )
 
     /** Voids a live event within its late window, scheduling its closed period's re-rating. */

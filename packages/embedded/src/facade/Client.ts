@@ -424,7 +424,25 @@ export interface BillingClient {
    * Late events and corrections (issue 35): void or amend a meter event (a closed period it
    * counted in is re-rated by the worker), preview a period's re-rating, list the adjustments.
    */
-  readonly usageAdjustments: UsageAdjustmentsClient
+  readonly usageAdjustments: {
+    /**
+     * `POST /api/v1/meter_events/{transaction_id}/void`: voids the event; a closed period it
+     * counted in is re-rated (a credit note, or a draft re-priced).
+     */
+    readonly voidEvent: UsageAdjustmentsClient["voidEvent"]
+    /**
+     * `POST /api/v1/meter_events/{transaction_id}/amend`: voids it and ingests its replacement
+     * (a new `transaction_id`) in one transaction; both periods are re-rated.
+     */
+    readonly amendEvent: UsageAdjustmentsClient["amendEvent"]
+    /**
+     * `POST /api/v1/subscription/{subscription_id}/usage_adjustments/preview`: what re-rating the
+     * billed period holding `timestamp` would do, written nowhere.
+     */
+    readonly preview: UsageAdjustmentsClient["preview"]
+    /** `GET /api/v1/subscription/{subscription_id}/usage_adjustments`: the adjustments made, newest first. */
+    readonly list: UsageAdjustmentsClient["list"]
+  }
   readonly invoiceItems: {
     /**
      * `POST /api/v1/invoice_items`: a pending one-off charge for a customer — `unit_amount` in
