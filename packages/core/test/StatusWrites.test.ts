@@ -31,7 +31,8 @@ const machines = new Set([
   "subscriptions/PriceMigration.ts",
   "notifications/Notification.ts",
   "invoices/InvoiceItem.ts",
-  "usage/BillableMetric.ts"
+  "usage/BillableMetric.ts",
+  "usage/UsageAdjustment.ts"
 ])
 
 /** Status fields of records without a machine: written once at creation, never changed. */

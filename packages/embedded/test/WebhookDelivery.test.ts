@@ -14,6 +14,7 @@ import {
   Checkout,
   MeterEvents,
   SessionPayments,
+  UsageAdjustments,
   Entities,
   ItemChanges,
   Lifecycle,
@@ -439,7 +440,9 @@ for (const [name, storage] of backends()) {
           sandboxClock.advanceClock(m.merchantId, iso("2026-05-28T12:00:00Z"))
         )
       )
-      // P: a late event into the metered subscription's renewed period: an extra invoice (a usage adjustment)
+      // P: a late event into the metered subscription's renewed period, held for review (a pending
+      // usage adjustment), then applied: an extra invoice
+      await run(Merchants.Merchants.use((x) => x.setBillingSettings(m.merchantId, { usage_adjustments: "review" })))
       const meteredCustomer = Option.getOrThrow(meteredSub.subscription).customer_id
       await run(
         MeterEvents.MeterEvents.use((e) =>
@@ -456,6 +459,12 @@ for (const [name, storage] of backends()) {
         SandboxClock.SandboxClock.use((sandboxClock) =>
           sandboxClock.advanceClock(m.merchantId, iso("2026-05-28T12:01:00Z"))
         )
+      )
+      const pending = await run(
+        UsageAdjustments.UsageAdjustments.use((x) => x.list(m.merchantId, meteredId, { limit: 10 }))
+      )
+      await run(
+        UsageAdjustments.UsageAdjustments.use((x) => x.apply(m.merchantId, pending.list[0]!.usage_adjustment_id))
       )
       await drain()
 

@@ -19,6 +19,7 @@ const facade: Record<string, string> = {
   "usageAdjustments.amendEvent": "usageAdjustments.amendEvent",
   "usageAdjustments.preview": "usageAdjustments.preview",
   "usageAdjustments.list": "usageAdjustments.list",
+  "usageAdjustments.apply": "usageAdjustments.apply",
   "invoiceItems.create": "invoiceItems.create",
   "invoiceItems.list": "invoiceItems.list",
   "invoiceItems.get": "invoiceItems.get",

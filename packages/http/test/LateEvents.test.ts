@@ -358,6 +358,50 @@ for (const [name, storage] of backends()) {
       expect([...kinds].sort()).toEqual(["credit_note", "invoice"])
     }, 300_000)
 
+    it("under review: adjustments wait as pending (revised by later corrections) until the merchant applies them", async () => {
+      const w = await world()
+      w.ok(await app.call("POST", "/api/v1/billing_settings", w.key, { usage_adjustments: "review" }))
+      expect(w.ok(await app.call("GET", "/api/v1/billing_settings", w.key)).usage_adjustments).toBe("review")
+      expect(
+        refusal(await app.call("POST", "/api/v1/billing_settings", w.key, { usage_adjustments: "sometimes" }))[0]
+      ).toBe(400)
+      w.ok(await w.send("r1", "2026-01-05T10:00:00Z"))
+      w.ok(await w.advance(w.key, FEB))
+      w.ok(await w.advance(w.key, "2026-02-03T00:00:00Z"))
+      w.ok(await w.send("r2", "2026-01-10T00:00:00Z"))
+      w.ok(await w.advance(w.key, "2026-02-03T00:01:00Z"))
+      const [held] = await w.adjustments()
+      expect([held.status, held.kind, held.amount, held.adjustment_invoice_id]).toEqual([
+        "pending",
+        "invoice",
+        "2.00",
+        null
+      ])
+      // a pending adjustment bills nothing: the preview still shows the whole difference
+      expect([(await w.preview()).kind, (await w.preview()).amount]).toEqual(["invoice", "2.00"])
+      // a second late event revises the same pending adjustment
+      w.ok(await w.send("r3", "2026-01-11T00:00:00Z"))
+      w.ok(await w.advance(w.key, "2026-02-03T00:02:00Z"))
+      const revised = await w.adjustments()
+      expect(revised.map((a) => [a.usage_adjustment_id, a.status, a.amount])).toEqual([
+        [held.usage_adjustment_id, "pending", "4.00"]
+      ])
+      expect((await w.invoices()).filter((i) => i.invoice_type === "one_off")).toEqual([])
+      const applied = w.ok(
+        await app.call("POST", `/api/v1/usage_adjustments/${held.usage_adjustment_id}/apply`, w.key)
+      ).usage_adjustment
+      expect([applied.status, applied.amount]).toEqual(["applied", "4.00"])
+      const extra = (await w.invoices()).filter((i) => i.invoice_type === "one_off")
+      expect(extra.map((i) => [i.invoice_id, i.amount, i.biz_status])).toEqual([
+        [applied.adjustment_invoice_id, "4.00", "success"]
+      ])
+      expect(
+        refusal(await app.call("POST", `/api/v1/usage_adjustments/${held.usage_adjustment_id}/apply`, w.key))[0]
+      ).toBe(409)
+      expect(refusal(await app.call("POST", "/api/v1/usage_adjustments/uadj_nope/apply", w.key))[0]).toBe(404)
+      expect((await w.preview()).kind).toBe("none")
+    }, 120_000)
+
     it("two late events at once: one adjustment of their sum", async () => {
       const w = await world()
       w.ok(await w.send("c1", "2026-01-05T10:00:00Z"))

@@ -335,6 +335,7 @@ for (const [name, storage] of backends()) {
         `/api/v1/subscription/${w.sub}/usage_adjustments/preview`,
         { timestamp: "2026-01-02T00:00:00Z" }
       ],
+      "POST /api/v1/usage_adjustments/{usage_adjustment_id}/apply": () => ["/api/v1/usage_adjustments/uadj_none/apply"],
       "POST /api/v1/invoice_item/{invoice_item_id}/delete": (w) => [`/api/v1/invoice_item/${w.invoiceItem}/delete`],
       "POST /api/v2/webhook/endpoints": () => ["/api/v2/webhook/endpoints", { url: "https://hooks.example/same" }],
       "POST /api/v2/webhook/endpoints/{endpoint_id}": (w) => [

@@ -28,6 +28,13 @@ import { priceMigration } from "../subscriptions/MigrationMachine.js"
 import { notification } from "../notifications/NotificationMachine.js"
 import { invoiceItem } from "../invoices/InvoiceItemMachine.js"
 import { billableMetric } from "../usage/BillableMetricMachine.js"
+import { usageAdjustment } from "../usage/UsageAdjustmentMachine.js"
+export {
+  /** @since 0.1.0 */
+  usageAdjustment,
+  /** @since 0.1.0 */
+  UsageAdjustmentStatus
+} from "../usage/UsageAdjustmentMachine.js"
 
 export {
   /** @since 0.1.0 */
@@ -275,7 +282,8 @@ export const machines: ReadonlyArray<Machine<string, string>> = [
   priceMigration,
   notification,
   invoiceItem,
-  billableMetric
+  billableMetric,
+  usageAdjustment
 ]
 
 /**
@@ -293,9 +301,7 @@ export const derivedEvents: ReadonlyArray<EventType> = [
   "v2.invoice.overdue",
   // a customer balance ledger entry, and a credit note to the balance: records, not state moves
   "v2.customer.balance_updated",
-  "v2.credit_note.created",
-  // a usage adjustment (a closed period re-rated): a record, not a state move
-  "v2.usage_adjustment.created"
+  "v2.credit_note.created"
 ]
 
 /**

@@ -56,7 +56,8 @@ export const EventType = Schema.Literals([
   "v2.billable_metric.created",
   "v2.billable_metric.updated",
   "v2.billable_metric.archived",
-  "v2.usage_adjustment.created"
+  "v2.usage_adjustment.created",
+  "v2.usage_adjustment.applied"
 ])
 
 /**

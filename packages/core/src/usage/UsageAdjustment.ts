@@ -8,8 +8,9 @@
  *
  * @since 0.1.0
  */
-import { Schema } from "effect"
+import { Effect, type Result, Schema } from "effect"
 import { NullableString, Timestamp } from "../kernel/Common.js"
+import * as Lifecycle from "../kernel/Lifecycle.js"
 
 /**
  * How an adjustment was billed: the period's draft refreshed, an extra invoice, a credit note.
@@ -58,6 +59,8 @@ export class UsageAdjustment extends Schema.Class<UsageAdjustment>("UsageAdjustm
   period_end: Timestamp,
   /** 1, 2, … per (subscription, period): the order of the period's adjustments. */
   sequence: Schema.Int,
+  /** `pending` (held for the merchant's review: nothing issued) or `applied`. */
+  status: Lifecycle.UsageAdjustmentStatus.pipe(Schema.withDecodingDefault(Effect.succeed("applied" as const))),
   kind: AdjustmentKind,
   currency: Schema.String,
   /**
@@ -101,3 +104,21 @@ export const AdjustmentPreview = Schema.Struct({
 
 /** @since 0.1.0 */
 export type AdjustmentPreview = typeof AdjustmentPreview.Type
+
+/**
+ * Moves an adjustment's `status` by `trigger` (the {@link Lifecycle.usageAdjustment} machine), with
+ * the fields that change with it. The only way an adjustment's status changes.
+ *
+ * @since 0.1.0
+ */
+export const move = (
+  adjustment: UsageAdjustment,
+  trigger: "revise" | "apply",
+  patch: Partial<Omit<UsageAdjustment, "status">> = {}
+): Result.Result<Lifecycle.Moved<UsageAdjustment>, Lifecycle.InvalidTransition> =>
+  Lifecycle.moveBy(
+    Lifecycle.usageAdjustment,
+    adjustment.status,
+    trigger,
+    (to) => new UsageAdjustment({ ...adjustment, ...patch, status: to }, { disableChecks: true })
+  )

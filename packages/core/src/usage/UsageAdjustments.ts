@@ -31,6 +31,7 @@ import * as Charges from "../payments/Charges.js"
 import * as InvoiceCredits from "../refunds/InvoiceCredits.js"
 import { paidIndex } from "../subscriptions/SubscriptionTerms.js"
 import { withTax } from "../taxes/TaxRates.js"
+import type * as Merchant from "../tenants/Merchant.js"
 import * as Merchants from "../tenants/Merchants.js"
 import * as Secrets from "../tenants/Secrets.js"
 import * as Settings from "../tenants/Settings.js"
@@ -38,7 +39,9 @@ import * as LateEvents from "./LateEvents.js"
 import * as MetricUsage from "./MetricUsage.js"
 import { type AdjustmentKind, AdjustmentLine, type AdjustmentPreview, UsageAdjustment } from "./UsageAdjustment.js"
 import { formatInstant } from "../kernel/Common.js"
+import * as UsageAdjustmentEntity from "./UsageAdjustment.js"
 import { periodKey } from "./UsageAdjustmentEntities.js"
+import * as Lifecycle from "../kernel/Lifecycle.js"
 
 /**
  * What re-rating a period would do: the period and its invoice, each metric item's billed and
@@ -182,7 +185,8 @@ export class UsageAdjustments extends Context.Service<UsageAdjustments>()("@recu
         )
         const draft = inv.biz_status === "draft"
         const billedLines = inv.lines.filter((l) => sameSpan(l, period.start, period.end))
-        const issuedBefore = draft ? [] : earlier.filter((a) => a.kind !== "draft")
+        // what earlier adjustments billed: applied ones (a pending one has issued nothing)
+        const issuedBefore = draft ? [] : earlier.filter((a) => a.kind !== "draft" && a.status === "applied")
         const lines = rated.map((c) => {
           const onInvoice = billedLines.find((l) => keyOf(l.description) === keyOf(c.line.description))
           const billed =
@@ -274,113 +278,218 @@ export class UsageAdjustments extends Context.Service<UsageAdjustments>()("@recu
       return yield* planOf(merchantId, rec, period!)
     })
 
+    /** Issues what `plan` bills (in the caller's transaction): the draft re-priced, an extra invoice, a credit note. */
+    const issue = (
+      merchantId: string,
+      merchant: Merchant.Merchant,
+      rec: Entities.SubscriptionRecord,
+      plan: Plan,
+      at: number
+    ) =>
+      Effect.gen(function* () {
+        let adjustmentInvoiceId: string | null = null
+        let creditNoteId: string | null = null
+        let charge = Option.none<{ tradeId: string; token: string }>()
+        if (plan.kind === "draft") {
+          const fresh = new Map(plan.charges.map((c) => [keyOf(c.line.description), c.line]))
+          const kept = new Set<string>()
+          yield* drafts.reprice(merchantId, plan.invoice.invoice_id, (lines) => {
+            const out: Array<Invoicing.Line> = lines.map((l) => {
+              const key = keyOf(l.description)
+              const line =
+                l.kind === "usage" && l.span?.start === plan.period_start && l.span?.end === plan.period_end
+                  ? fresh.get(key)
+                  : undefined
+              if (line === undefined) return l
+              kept.add(key)
+              return line
+            })
+            for (const c of plan.charges) if (!kept.has(keyOf(c.line.description)) && c.value !== "0") out.push(c.line)
+            return out
+          })
+        } else if (plan.kind === "invoice") {
+          const issued = yield* ExtraInvoices.issue(deps, {
+            merchant,
+            rec,
+            original: plan.invoice,
+            lines: plan.lines
+              .filter((l) => l.amount !== Money.format(Money.zero(plan.currency)))
+              .map((l) => ({
+                kind: "usage" as const,
+                description: `${l.description}: adjustment`,
+                quantity: 1n,
+                amount: Result.getOrThrow(Money.parse(l.amount, plan.currency, { allowNegative: true })),
+                span: { start: plan.period_start, end: plan.period_end }
+              })),
+            metadata: { usage_adjustment_of: plan.invoice.invoice_id },
+            at
+          })
+          adjustmentInvoiceId = issued.invoice.invoice_id
+          charge = issued.charge
+        } else if (plan.kind === "credit_note") {
+          const note = yield* credits.create(merchantId, {
+            invoice_id: plan.invoice.invoice_id,
+            amount: Money.format(Money.make(-plan.amount.amount, plan.currency)),
+            method: plan.method ?? "credit_balance",
+            reason: `usage adjustment of ${formatInstant(plan.period_start)} – ${formatInstant(plan.period_end)}`
+          })
+          creditNoteId = note.credit_note?.invoice_id ?? null
+        }
+        return { adjustmentInvoiceId, creditNoteId, charge }
+      })
+
+    /** The plan's fields of an adjustment record. */
+    const fieldsOf = (plan: Plan & { readonly kind: AdjustmentKind }) => ({
+      invoice_id: plan.invoice.invoice_id,
+      kind: plan.kind,
+      currency: plan.currency,
+      amount: Money.format(plan.amount),
+      lines: plan.lines
+    })
+
+    /** Writes an adjustment, its period's sequence unique: a racing second write fails whole. */
+    const save = (a: UsageAdjustment, version?: number): Effect.Effect<void, Errors.ConcurrentUpdate> =>
+      version === undefined
+        ? adjustments.insert(a).pipe(
+            Effect.catchTag("UniqueViolation", () =>
+              Effect.fail(new Errors.ConcurrentUpdate({ resource: "usage_adjustment", id: a.subscription_id }))
+            ),
+            Effect.asVoid
+          )
+        : adjustments.update(a, version).pipe(
+            Effect.catchTags({
+              UniqueViolation: (e) => Effect.die(e),
+              VersionConflict: () =>
+                Effect.fail(new Errors.ConcurrentUpdate({ resource: "usage_adjustment", id: a.usage_adjustment_id }))
+            }),
+            Effect.asVoid
+          )
+
+    const announce = (
+      merchantId: string,
+      type: "v2.usage_adjustment.created" | "v2.usage_adjustment.applied",
+      a: UsageAdjustment,
+      at: number
+    ) =>
+      emit(storage, {
+        merchant_id: merchantId,
+        type,
+        business_id: a.usage_adjustment_id,
+        schema: UsageAdjustment,
+        data: a,
+        at
+      })
+
+    /**
+     * Re-rates one period and settles it, in one transaction: `work` (the worker) issues the
+     * difference — or, under `usage_adjustments: "review"`, records it (or revises the period's
+     * pending adjustment) without issuing anything; `apply` issues the period's pending one. A
+     * draft is always re-priced at once (a draft is itself the merchant's review). The extra
+     * invoice's charge is made after the transaction commits.
+     */
+    const settle = (merchantId: string, subscriptionId: string, periodStart: number, mode: "work" | "apply") =>
+      Effect.gen(function* () {
+        const merchant = yield* merchants.get(merchantId)
+        const done = yield* storage.withTransaction(
+          Effect.gen(function* () {
+            const at = yield* nowOf(merchant)
+            const { rec, period } = yield* periodAt(merchantId, subscriptionId, periodStart)
+            if (period === undefined || period.start !== periodStart) return undefined
+            const plan = yield* planOf(merchantId, rec, period)
+            const pending = plan.earlier.find((a) => a.status === "pending")
+            const held = mode === "work" && merchant.usage_adjustments === "review" && plan.kind !== "draft"
+            if (plan.kind === "none") {
+              // nothing to bill any more: a pending adjustment of the period is withdrawn
+              if (pending !== undefined && mode === "work")
+                yield* adjustments.remove(merchantId, pending.usage_adjustment_id)
+              return undefined
+            }
+            const kind = plan.kind
+            const stored = pending && (yield* Effect.orDie(adjustments.get(merchantId, pending.usage_adjustment_id)))
+            if (held && stored !== undefined && Option.isSome(stored)) {
+              const revised = Lifecycle.must(
+                UsageAdjustmentEntity.move(stored.value.value, "revise", fieldsOf({ ...plan, kind }))
+              )
+              yield* save(revised, stored.value.version)
+              return { adjustment: revised, charge: Option.none<{ tradeId: string; token: string }>() }
+            }
+            const issued = held
+              ? {
+                  adjustmentInvoiceId: null,
+                  creditNoteId: null,
+                  charge: Option.none<{ tradeId: string; token: string }>()
+                }
+              : yield* issue(merchantId, merchant, rec, plan, at)
+            const docs = { adjustment_invoice_id: issued.adjustmentInvoiceId, credit_note_id: issued.creditNoteId }
+            if (!held && stored !== undefined && Option.isSome(stored)) {
+              const moved = Result.getOrThrow(
+                UsageAdjustmentEntity.move(stored.value.value, "apply", { ...fieldsOf({ ...plan, kind }), ...docs })
+              )
+              yield* save(moved.value, stored.value.version)
+              yield* announce(merchantId, "v2.usage_adjustment.applied", moved.value, at)
+              return { adjustment: moved.value, charge: issued.charge }
+            }
+            const adjustment = new UsageAdjustment({
+              usage_adjustment_id: yield* Ids.make(Ids.prefixes.usageAdjustment),
+              merchant_id: merchantId,
+              subscription_id: plan.subscription_id,
+              customer_id: plan.customer_id,
+              period_start: DateTime.makeUnsafe(plan.period_start),
+              period_end: DateTime.makeUnsafe(plan.period_end),
+              sequence: (plan.earlier.at(-1)?.sequence ?? 0) + 1,
+              status: Result.getOrThrow(Lifecycle.bornAs(Lifecycle.usageAdjustment, held ? "pending" : "applied")),
+              ...fieldsOf({ ...plan, kind }),
+              ...docs,
+              created_at: DateTime.makeUnsafe(at)
+            })
+            yield* save(adjustment)
+            yield* announce(merchantId, "v2.usage_adjustment.created", adjustment, at)
+            return { adjustment, charge: issued.charge }
+          })
+        )
+        if (done === undefined) return undefined
+        if (Option.isSome(done.charge))
+          yield* charges.chargeInvoiceTrade(merchantId, done.charge.value.tradeId, done.charge.value.token)
+        return done.adjustment
+      })
+
     /**
      * Re-rates one period (the work item `usage_adjustment`, subject `sub_…@<period start>`) and
-     * bills the difference in one transaction, recording the adjustment; the extra invoice's
-     * charge is made after it commits. Running it again finds nothing more to bill. `undefined`
-     * when there was nothing to do.
+     * bills the difference (see `settle`). Running it again finds nothing more to bill.
+     * `undefined` when there was nothing to do.
      */
     const adjust = Effect.fn("UsageAdjustments.adjust")(function* (merchantId: string, subject: string) {
       const parsed = LateEvents.parseSubject(subject)
       if (parsed === undefined) return undefined
-      const merchant = yield* merchants.get(merchantId)
-      const done = yield* storage.withTransaction(
-        Effect.gen(function* () {
-          const at = yield* nowOf(merchant)
-          const { rec, period } = yield* periodAt(merchantId, parsed.subscription_id, parsed.period_start)
-          if (period === undefined || period.start !== parsed.period_start) return undefined
-          const plan = yield* planOf(merchantId, rec, period)
-          if (plan.kind === "none") return undefined
-          let adjustmentInvoiceId: string | null = null
-          let creditNoteId: string | null = null
-          let charge = Option.none<{ tradeId: string; token: string }>()
-          const reason = `usage adjustment of ${new Date(plan.period_start).toISOString()} – ${new Date(plan.period_end).toISOString()}`
-          if (plan.kind === "draft") {
-            const fresh = new Map(plan.charges.map((c) => [keyOf(c.line.description), c.line]))
-            const kept = new Set<string>()
-            yield* drafts.reprice(merchantId, plan.invoice.invoice_id, (lines) => {
-              const out: Array<Invoicing.Line> = lines.map((l) => {
-                const key = keyOf(l.description)
-                const line =
-                  l.kind === "usage" && l.span?.start === plan.period_start && l.span?.end === plan.period_end
-                    ? fresh.get(key)
-                    : undefined
-                if (line === undefined) return l
-                kept.add(key)
-                return line
-              })
-              for (const c of plan.charges)
-                if (!kept.has(keyOf(c.line.description)) && c.value !== "0") out.push(c.line)
-              return out
-            })
-          } else if (plan.kind === "invoice") {
-            const issued = yield* ExtraInvoices.issue(deps, {
-              merchant,
-              rec,
-              original: plan.invoice,
-              lines: plan.lines
-                .filter((l) => l.amount !== Money.format(Money.zero(plan.currency)))
-                .map((l) => ({
-                  kind: "usage" as const,
-                  description: `${l.description}: adjustment`,
-                  quantity: 1n,
-                  amount: Result.getOrThrow(Money.parse(l.amount, plan.currency, { allowNegative: true })),
-                  span: { start: plan.period_start, end: plan.period_end }
-                })),
-              metadata: { usage_adjustment_of: plan.invoice.invoice_id },
-              at
-            })
-            adjustmentInvoiceId = issued.invoice.invoice_id
-            charge = issued.charge
-          } else {
-            const note = yield* credits.create(merchantId, {
-              invoice_id: plan.invoice.invoice_id,
-              amount: Money.format(Money.make(-plan.amount.amount, plan.currency)),
-              method: plan.method ?? "credit_balance",
-              reason
-            })
-            creditNoteId = note.credit_note?.invoice_id ?? null
-          }
-          const adjustment = new UsageAdjustment({
-            usage_adjustment_id: yield* Ids.make(Ids.prefixes.usageAdjustment),
-            merchant_id: merchantId,
-            subscription_id: plan.subscription_id,
-            customer_id: plan.customer_id,
-            invoice_id: plan.invoice.invoice_id,
-            period_start: DateTime.makeUnsafe(plan.period_start),
-            period_end: DateTime.makeUnsafe(plan.period_end),
-            sequence: (plan.earlier.at(-1)?.sequence ?? 0) + 1,
-            kind: plan.kind,
-            currency: plan.currency,
-            amount: Money.format(plan.amount),
-            lines: plan.lines,
-            adjustment_invoice_id: adjustmentInvoiceId,
-            credit_note_id: creditNoteId,
-            created_at: DateTime.makeUnsafe(at)
-          })
-          // two re-ratings of one period: the second fails whole here and runs again
-          yield* adjustments
-            .insert(adjustment)
-            .pipe(
-              Effect.catchTag("UniqueViolation", () =>
-                Effect.fail(new Errors.ConcurrentUpdate({ resource: "usage_adjustment", id: plan.subscription_id }))
-              )
-            )
-          yield* emit(storage, {
-            merchant_id: merchantId,
-            type: "v2.usage_adjustment.created",
-            business_id: adjustment.usage_adjustment_id,
-            schema: UsageAdjustment,
-            data: adjustment,
-            at
-          })
-          return { adjustment, charge }
+      return yield* settle(merchantId, parsed.subscription_id, parsed.period_start, "work")
+    })
+
+    /**
+     * Applies a pending adjustment (`usage_adjustments: "review"`): its period re-rated now and
+     * the difference issued (an extra invoice or a credit note), `v2.usage_adjustment.applied`.
+     * `NotFound` for an unknown adjustment; `StateConflict` for one already applied, or when the
+     * period no longer differs from what it billed.
+     */
+    const apply = Effect.fn("UsageAdjustments.apply")(function* (merchantId: string, adjustmentId: string) {
+      const found = yield* Effect.orDie(adjustments.get(merchantId, adjustmentId))
+      if (Option.isNone(found)) return yield* new Errors.NotFound({ resource: "usage_adjustment", id: adjustmentId })
+      const a = found.value.value
+      if (a.status !== "pending")
+        return yield* new Errors.StateConflict({
+          resource: "usage_adjustment",
+          id: adjustmentId,
+          state: a.status,
+          reason: "only a pending adjustment is applied"
         })
-      )
-      if (done === undefined) return undefined
-      if (Option.isSome(done.charge))
-        yield* charges.chargeInvoiceTrade(merchantId, done.charge.value.tradeId, done.charge.value.token)
-      return done.adjustment
+      const applied = yield* settle(merchantId, a.subscription_id, DateTime.toEpochMillis(a.period_start), "apply")
+      if (applied === undefined || applied.usage_adjustment_id !== adjustmentId)
+        return yield* new Errors.StateConflict({
+          resource: "usage_adjustment",
+          id: adjustmentId,
+          state: a.status,
+          reason: "its period no longer differs from what it billed: nothing to apply"
+        })
+      return applied
     })
 
     /** The subscription's adjustments, newest first (`NotFound` for an unknown subscription). */
@@ -407,7 +516,7 @@ export class UsageAdjustments extends Context.Service<UsageAdjustments>()("@recu
         )
     })
 
-    return { preview, adjust, list } as const
+    return { preview, adjust, apply, list } as const
   })
 }) {
   /** The live implementation. */

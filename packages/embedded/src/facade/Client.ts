@@ -442,6 +442,11 @@ export interface BillingClient {
     readonly preview: UsageAdjustmentsClient["preview"]
     /** `GET /api/v1/subscription/{subscription_id}/usage_adjustments`: the adjustments made, newest first. */
     readonly list: UsageAdjustmentsClient["list"]
+    /**
+     * `POST /api/v1/usage_adjustments/{usage_adjustment_id}/apply`: issues a pending adjustment
+     * (under `usage_adjustments: "review"`) for its period's difference now.
+     */
+    readonly apply: UsageAdjustmentsClient["apply"]
   }
   readonly invoiceItems: {
     /**

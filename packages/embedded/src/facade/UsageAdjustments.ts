@@ -11,7 +11,7 @@ import { MeterCorrections, MeterEvents, UsageAdjustment, UsageAdjustments } from
 import { Effect } from "effect"
 import type { Services } from "../createBilling.js"
 import type { BillingClient } from "./Client.js"
-import { decode, id, type Kit, pageJson } from "./Kit.js"
+import { decode, id, json, type Kit, pageJson } from "./Kit.js"
 import type { Answer, PageJson } from "./Types.js"
 
 /** A usage adjustment as the REST API answers it. @since 0.1.0 */
@@ -50,6 +50,8 @@ export interface UsageAdjustmentsClient {
     subscriptionId: string,
     input: PreviewUsageAdjustmentInput
   ) => Promise<UsageAdjustmentPreviewJson>
+  /** `POST /api/v1/usage_adjustments/{usage_adjustment_id}/apply`: issues a pending adjustment. */
+  readonly apply: (merchantId: string, usageAdjustmentId: string) => Promise<UsageAdjustmentJson>
   /** `GET /api/v1/subscription/{subscription_id}/usage_adjustments`: newest first. */
   readonly list: (
     merchantId: string,
@@ -91,6 +93,13 @@ export const usageAdjustments = ({ run }: Kit<Services>): BillingClient["usageAd
       ]).pipe(
         Effect.flatMap(([sub, at]) => UsageAdjustments.UsageAdjustments.use((s) => s.preview(merchantId, sub, at))),
         Effect.map(UsageAdjustments.previewOf)
+      )
+    ),
+  apply: (merchantId, usageAdjustmentId) =>
+    run(
+      id("usage_adjustment_id", usageAdjustmentId).pipe(
+        Effect.flatMap((a) => UsageAdjustments.UsageAdjustments.use((s) => s.apply(merchantId, a))),
+        Effect.map(json(UsageAdjustment.UsageAdjustment))
       )
     ),
   list: (merchantId, subscriptionId, filter = {}) =>

@@ -57,5 +57,12 @@ export class UsageAdjustmentsGroup extends HttpApiGroup.make("usageAdjustments")
       error: ApiErrors.all
     })
   )
+  .add(
+    HttpApiEndpoint.post("apply", "/api/v1/usage_adjustments/:usage_adjustment_id/apply", {
+      params: Schema.Struct({ usage_adjustment_id: Schema.String }),
+      success: Envelope(Schema.Struct({ usage_adjustment: UsageAdjustment.UsageAdjustment })),
+      error: ApiErrors.all
+    })
+  )
   .middleware(Authentication)
   .annotate(OpenApi.Title, "Usage adjustments") {}

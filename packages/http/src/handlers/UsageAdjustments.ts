@@ -52,6 +52,11 @@ export const usageAdjustmentsLive = HttpApiBuilder.group(BillingApi, "usageAdjus
           })
         )
       )
+      .handle("apply", ({ params }) =>
+        call((m) =>
+          Effect.map(adjustments.apply(m, params.usage_adjustment_id), (usage_adjustment) => ok({ usage_adjustment }))
+        )
+      )
       .handle("list", ({ params, query: q }) =>
         call((m) =>
           Effect.gen(function* () {
