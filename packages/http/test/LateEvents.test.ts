@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { UsageAdjustments } from "@recur/core"
 import * as fc from "fast-check"
 import { backends, serve } from "./client.js"
 import { changeHelpers, refusal } from "./fixtures/changes.js"
@@ -23,7 +24,7 @@ for (const [name, storage] of backends()) {
     /** A merchant frozen on January 1 with `api_calls` (count) at 2.00 a call beside a 10.00 plan, one paid subscription. */
     const world = async (grace = 0, basePrice = "10.00") => {
       const h = changeHelpers(app)
-      const { api_key: key } = await app.merchant({ frozen: JAN })
+      const { api_key: key, merchant } = await app.merchant({ frozen: JAN })
       if (grace > 0)
         h.ok(await app.call("POST", "/api/v1/billing_settings", key, { invoice_draft_grace_seconds: grace }))
       h.ok(
@@ -91,7 +92,18 @@ for (const [name, storage] of backends()) {
           .preview
       const invoices = async () => (await h.invoicesOf(key, sub)) as Array<any>
       const balance = async () => h.ok(await app.call("GET", `/api/v1/customers/${customer}/balance`, key))
-      return { ...h, key, sub, customer, send, adjustments, preview, invoices, balance }
+      return {
+        ...h,
+        key,
+        merchantId: merchant.merchant_id,
+        sub,
+        customer,
+        send,
+        adjustments,
+        preview,
+        invoices,
+        balance
+      }
     }
     const usageLine = (inv: any) => inv.lines.find((l: any) => l.kind === "usage")
 
@@ -413,6 +425,20 @@ for (const [name, storage] of backends()) {
       const made = await w.adjustments()
       expect(made.map((a) => [a.kind, a.amount])).toEqual([["invoice", "4.00"]])
       expect((await w.invoices()).filter((i) => i.invoice_type === "one_off").map((i) => i.amount)).toEqual(["4.00"])
+      // and two re-ratings of one period at once (a second worker, a retry): one of them bills it
+      w.ok(await w.send("c4", "2026-01-12T00:00:00Z"))
+      const subject = `${w.sub}@${Date.parse(JAN)}`
+      const both = await Promise.allSettled(
+        [0, 1].map(() =>
+          app.runtime.runPromise(UsageAdjustments.UsageAdjustments.use((s) => s.adjust(w.merchantId, subject)))
+        )
+      )
+      expect(both.some((r) => r.status === "fulfilled" && r.value !== undefined)).toBe(true)
+      expect((await w.adjustments()).map((a) => [a.kind, a.amount])).toEqual([
+        ["invoice", "2.00"],
+        ["invoice", "4.00"]
+      ])
+      expect((await w.preview()).kind).toBe("none")
     }, 120_000)
   })
 }
