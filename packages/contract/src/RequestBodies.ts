@@ -341,7 +341,8 @@ export const BillingSettings = Schema.Struct({
   dunning_final_state: Schema.optional(Schema.Literals(["unpaid", "canceled"])),
   dunning_retry_days: Schema.optional(Schema.NullOr(Schema.Array(Schema.Finite))),
   dunning_on_decline: Schema.optional(Schema.NullOr(DeclineRulesPatch)),
-  invoice_draft_grace_seconds: Schema.optional(Schema.Int)
+  invoice_draft_grace_seconds: Schema.optional(Schema.Int),
+  usage_adjustments: Schema.optional(Schema.Literals(["automatic", "review"]))
 })
 
 /**

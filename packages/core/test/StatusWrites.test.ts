@@ -32,7 +32,8 @@ const machines = new Set([
   "notifications/Notification.ts",
   "invoices/InvoiceItem.ts",
   "usage/BillableMetric.ts",
-  "credits/CreditGrant.ts"
+  "credits/CreditGrant.ts",
+  "usage/UsageAdjustment.ts"
 ])
 
 /** Status fields of records without a machine: written once at creation, never changed. */

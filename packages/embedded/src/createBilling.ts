@@ -49,6 +49,7 @@ import type { Kit } from "./facade/Kit.js"
 import * as PaymentGroups from "./facade/Payments.js"
 import * as InvoiceItemGroups from "./facade/InvoiceItems.js"
 import * as MeterEventGroups from "./facade/MeterEvents.js"
+import * as UsageAdjustmentGroups from "./facade/UsageAdjustments.js"
 import * as SubscriptionGroups from "./facade/Subscriptions.js"
 import * as ScheduleGroups from "./facade/Schedules.js"
 import * as ItemGroups from "./facade/Items.js"
@@ -437,6 +438,7 @@ export const createBilling = async (options: BillingOptions = {}): Promise<Billi
     billableMetrics: MetricGroups.billableMetrics(kit),
     invoiceItems: InvoiceItemGroups.invoiceItems(kit),
     meterEvents: MeterEventGroups.meterEvents(kit),
+    usageAdjustments: UsageAdjustmentGroups.usageAdjustments(kit),
     portal: PaymentGroups.portal(kit),
     notifications: NotificationGroups.notifications(kit),
     balances: BalanceGroups.balances(kit),

@@ -598,7 +598,8 @@ describe("the facade's failures", () => {
         dunning_final_state: "unpaid",
         dunning_retry_days: null,
         dunning_on_decline: null,
-        invoice_draft_grace_seconds: 0
+        invoice_draft_grace_seconds: 0,
+        usage_adjustments: "automatic"
       })
       expect(await billing.merchants.setBillingSettings(m, { proration_policy: "per_day" })).toMatchObject({
         proration_policy: "per_day",

@@ -15,6 +15,10 @@ import {
   InvoiceItems,
   OneOffInvoices,
   Catalog,
+  Checkout,
+  MeterEvents,
+  SessionPayments,
+  UsageAdjustments,
   Entities,
   ItemChanges,
   Lifecycle,
@@ -360,6 +364,51 @@ for (const [name, storage] of backends()) {
           currency: "USD"
         })
       )
+      // a subscription with a metric item (its late event below makes a usage adjustment)
+      await run(
+        BillableMetrics.BillableMetrics.use((bm) =>
+          bm.create(m.merchantId, { code: "late_calls", name: "Late calls", aggregation: "count" })
+        )
+      )
+      const metered = await run(
+        Catalog.Catalog.use((c) =>
+          c.createPrice(m.merchantId, {
+            name: "Calls",
+            product_id: m.productId,
+            currency: "USD",
+            billing_type: "recurring",
+            price_type: "based_on_usage",
+            payment_timing: "postpaid",
+            billing_dimension: "usage",
+            usage_amount: "1",
+            model_type: "per_unit",
+            usage_unit_price: "1.00",
+            billing_threshold: "1",
+            usage_unit: "calls",
+            billable_metric_id: "late_calls",
+            price_plan: { billing_cycle_unit: "month", base_price_val: "0" }
+          })
+        )
+      )
+      const meteredSub = await run(
+        Effect.gen(function* () {
+          const session = yield* Checkout.Checkout.use((c) =>
+            c.createSession(m.merchantId, {
+              ...Checkout.sessionOf(plain.id, { payerId: "metered-payer" }),
+              extraItems: [{ priceId: metered.id as never, quantity: 1n, editable: false, min: null, max: null }]
+            })
+          )
+          return yield* SessionPayments.SessionPayments.use((p) =>
+            p.paySession(m.merchantId, session.session_id, {
+              number: "4242424242424242",
+              exp_month: 12,
+              exp_year: 2099,
+              cvc: "123"
+            })
+          )
+        })
+      )
+      const meteredId = Option.getOrThrow(meteredSub.subscription).id
       // N: B's unpaid invoice written off; a renewal in a grace period, its draft finalised
       const unpaidInvoice = (
         await billing((b) =>
@@ -431,6 +480,32 @@ for (const [name, storage] of backends()) {
         SandboxClock.SandboxClock.use((sandboxClock) =>
           sandboxClock.advanceClock(m.merchantId, iso("2026-05-28T12:00:00Z"))
         )
+      )
+      // P: a late event into the metered subscription's renewed period, held for review (a pending
+      // usage adjustment), then applied: an extra invoice
+      await run(Merchants.Merchants.use((x) => x.setBillingSettings(m.merchantId, { usage_adjustments: "review" })))
+      const meteredCustomer = Option.getOrThrow(meteredSub.subscription).customer_id
+      await run(
+        MeterEvents.MeterEvents.use((e) =>
+          e.send(m.merchantId, {
+            transaction_id: "late-webhook",
+            customer_id: meteredCustomer,
+            subscription_id: meteredId,
+            code: "late_calls",
+            timestamp: iso("2026-05-01T00:00:00Z")
+          })
+        )
+      )
+      await run(
+        SandboxClock.SandboxClock.use((sandboxClock) =>
+          sandboxClock.advanceClock(m.merchantId, iso("2026-05-28T12:01:00Z"))
+        )
+      )
+      const pending = await run(
+        UsageAdjustments.UsageAdjustments.use((x) => x.list(m.merchantId, meteredId, { limit: 10 }))
+      )
+      await run(
+        UsageAdjustments.UsageAdjustments.use((x) => x.apply(m.merchantId, pending.list[0]!.usage_adjustment_id))
       )
       await drain()
 

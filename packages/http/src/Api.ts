@@ -23,6 +23,7 @@ import { BillableMetricsGroup } from "./api/BillableMetrics.js"
 import { CreditGrantsGroup } from "./api/CreditGrants.js"
 import { InvoiceItemsGroup } from "./api/InvoiceItems.js"
 import { MeterEventsGroup } from "./api/MeterEvents.js"
+import { UsageAdjustmentsGroup } from "./api/UsageAdjustments.js"
 import { EntitlementsGroup } from "./api/Entitlements.js"
 import { WebhooksGroup } from "./api/Webhooks.js"
 import * as OpenApiDocument from "./internal/openapi.js"
@@ -48,6 +49,7 @@ export {
   CreditGrantsGroup,
   InvoiceItemsGroup,
   MeterEventsGroup,
+  UsageAdjustmentsGroup,
   EntitlementsGroup,
   NotificationsGroup,
   WebhooksGroup
@@ -122,6 +124,7 @@ export class BillingApi extends HttpApi.make("recur")
   .add(CreditGrantsGroup)
   .add(InvoiceItemsGroup)
   .add(MeterEventsGroup)
+  .add(UsageAdjustmentsGroup)
   .add(PortalGroup)
   .add(EntitlementsGroup)
   .add(NotificationsGroup)

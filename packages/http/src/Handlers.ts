@@ -23,6 +23,7 @@ import { billableMetricsLive } from "./handlers/BillableMetrics.js"
 import { creditGrantsLive } from "./handlers/CreditGrants.js"
 import { invoiceItemsLive } from "./handlers/InvoiceItems.js"
 import { meterEventsLive } from "./handlers/MeterEvents.js"
+import { usageAdjustmentsLive } from "./handlers/UsageAdjustments.js"
 import { entitlementsLive } from "./handlers/Entitlements.js"
 import { webhooksLive } from "./handlers/Webhooks.js"
 
@@ -56,6 +57,7 @@ export const handlers = Layer.mergeAll(
   creditGrantsLive,
   invoiceItemsLive,
   meterEventsLive,
+  usageAdjustmentsLive,
   portalLive,
   entitlementsLive,
   notificationsLive,

@@ -347,6 +347,16 @@ for (const [name, storage] of backends()) {
         "/api/v1/meter_events/batch",
         { events: [{ transaction_id: "same-meter-batch", customer_id: w.customer, code: w.metricCode }] }
       ],
+      "POST /api/v1/meter_events/{transaction_id}/void": () => ["/api/v1/meter_events/same-meter-event/void"],
+      "POST /api/v1/meter_events/{transaction_id}/amend": () => [
+        "/api/v1/meter_events/same-meter-batch/amend",
+        { transaction_id: "same-meter-amended" }
+      ],
+      "POST /api/v1/subscription/{subscription_id}/usage_adjustments/preview": (w) => [
+        `/api/v1/subscription/${w.sub}/usage_adjustments/preview`,
+        { timestamp: "2026-01-02T00:00:00Z" }
+      ],
+      "POST /api/v1/usage_adjustments/{usage_adjustment_id}/apply": () => ["/api/v1/usage_adjustments/uadj_none/apply"],
       "POST /api/v1/invoice_item/{invoice_item_id}/delete": (w) => [`/api/v1/invoice_item/${w.invoiceItem}/delete`],
       "POST /api/v2/webhook/endpoints": () => ["/api/v2/webhook/endpoints", { url: "https://hooks.example/same" }],
       "POST /api/v2/webhook/endpoints/{endpoint_id}": (w) => [

@@ -54,7 +54,8 @@ for (const [name, storage] of backends()) {
           dunning_final_state: "unpaid",
           dunning_retry_days: null,
           dunning_on_decline: null,
-          invoice_draft_grace_seconds: 0
+          invoice_draft_grace_seconds: 0,
+          usage_adjustments: "automatic"
         }
       })
       const set = await api.call("POST", "/api/v1/billing_settings", k, {
@@ -67,7 +68,8 @@ for (const [name, storage] of backends()) {
         dunning_final_state: "unpaid",
         dunning_retry_days: [1, 3, 7],
         dunning_on_decline: null,
-        invoice_draft_grace_seconds: 0
+        invoice_draft_grace_seconds: 0,
+        usage_adjustments: "automatic"
       })
       // the fields not given keep their value; null returns the retries to the engine's policy
       const more = await api.call("POST", "/api/v1/billing_settings", k, {
@@ -81,7 +83,8 @@ for (const [name, storage] of backends()) {
         dunning_final_state: "canceled",
         dunning_retry_days: null,
         dunning_on_decline: null,
-        invoice_draft_grace_seconds: 0
+        invoice_draft_grace_seconds: 0,
+        usage_adjustments: "automatic"
       })
       for (const [body, param] of [
         [{ proration_policy: "weekly" }, "proration_policy"],

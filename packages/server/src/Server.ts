@@ -23,6 +23,8 @@ import {
   type InvoiceItems,
   type OneOffInvoices,
   type MeterEvents,
+  type MeterCorrections,
+  type UsageAdjustments,
   Merchants,
   type Metering,
   type Payments,
@@ -118,6 +120,8 @@ export type Engine =
   | InvoiceItems.InvoiceItems
   | OneOffInvoices.OneOffInvoices
   | MeterEvents.MeterEvents
+  | MeterCorrections.MeterCorrections
+  | UsageAdjustments.UsageAdjustments
   | Worker.Worker
   | SandboxClock.SandboxClock
   | SandboxGateway.SandboxControls

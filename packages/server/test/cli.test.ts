@@ -241,7 +241,8 @@ describe("recur CLI and server", () => {
         dunning_final_state: "canceled",
         dunning_retry_days: [1, 3, 5],
         dunning_on_decline: { hard: "retry", soft: "retry", expired_card: "stop" },
-        invoice_draft_grace_seconds: 0
+        invoice_draft_grace_seconds: 0,
+        usage_adjustments: "automatic"
       })
       const badRule = recur(["settings", "set", "--merchant", m, "--dunning-on-decline", "hard=later"], env)
       expect([badRule.status, badRule.stderr.trim()]).toEqual([

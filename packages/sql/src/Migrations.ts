@@ -377,6 +377,22 @@ const creditGrants = Effect.gen(function* () {
 })
 
 /**
+ * Usage adjustments (`Entities.usageAdjustment`, issue 35): one row per re-rating of a closed
+ * period; `period_key` (subscription, period start, sequence) is unique, so two re-ratings of
+ * one period cannot both record theirs.
+ */
+const usageAdjustments = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  for (const statement of entityTable(
+    "recur_usage_adjustments",
+    "subscription_id text not null, period text not null, period_key text not null"
+  ).split(";"))
+    if (statement.trim() !== "") yield* sql.unsafe(statement)
+  yield* sql`create unique index if not exists usage_adjustment_period on recur_usage_adjustments (merchant_id, period_key)`
+  yield* sql`create index if not exists recur_usage_adjustments_period on recur_usage_adjustments (merchant_id, period)`
+})
+
+/**
  * Every migration, by id and name.
  *
  * @since 0.1.0
@@ -400,7 +416,8 @@ export const migrations = {
   "0016_invoice_items": invoiceItems,
   "0017_meter_events": meterEvents,
   "0018_billable_metrics": billableMetrics,
-  "0019_credit_grants": creditGrants
+  "0019_credit_grants": creditGrants,
+  "0020_usage_adjustments": usageAdjustments
 }
 
 /**

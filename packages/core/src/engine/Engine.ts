@@ -53,6 +53,8 @@ import * as Notifications from "../notifications/Notifications.js"
 import * as InvoiceItems from "../invoices/InvoiceItems.js"
 import * as OneOffInvoices from "../invoices/OneOffInvoices.js"
 import * as MeterEvents from "../usage/MeterEvents.js"
+import * as MeterCorrections from "../usage/MeterCorrections.js"
+import * as UsageAdjustments from "../usage/UsageAdjustments.js"
 import * as CustomerBalances from "../customers/CustomerBalances.js"
 import * as InvoiceCredits from "../refunds/InvoiceCredits.js"
 import * as CreditGrants from "../credits/CreditGrants.js"
@@ -108,6 +110,8 @@ export const layer = Layer.mergeAll(
 ).pipe(
   Layer.provideMerge(SandboxClock.SandboxClock.layer),
   Layer.provideMerge(Worker.Worker.layer),
+  // late meter events and corrections re-rate closed periods (run by the worker)
+  Layer.provideMerge(Layer.mergeAll(UsageAdjustments.UsageAdjustments.layer, MeterCorrections.MeterCorrections.layer)),
   // customer notifications (sent by the worker) link into the portal's card-update flow
   Layer.provideMerge(Notifications.Notifications.layer),
   Layer.provideMerge(Portal.Portal.layer),

@@ -23,6 +23,7 @@ import * as WebhookDispatch from "../webhooks/WebhookDispatch.js"
 import * as Notifications from "../notifications/Notifications.js"
 import * as InvoiceActions from "../invoices/InvoiceActions.js"
 import * as CreditGrants from "../credits/CreditGrants.js"
+import * as UsageAdjustments from "../usage/UsageAdjustments.js"
 
 /**
  * The kinds of work, closed: every kind is matched exhaustively by the worker.
@@ -45,7 +46,8 @@ export const WORK_KINDS = [
   "invoice_due",
   "invoice_finalize",
   "credit_grant_expiry",
-  "auto_top_up"
+  "auto_top_up",
+  "usage_adjustment"
 ] as const
 
 /**
@@ -83,6 +85,7 @@ export class Worker extends Context.Service<Worker>()("@recur/core/Worker", {
     const sentInvoices = yield* SentInvoices.SentInvoices
     const invoiceActions = yield* InvoiceActions.InvoiceActions
     const creditGrants = yield* CreditGrants.CreditGrants
+    const usageAdjustments = yield* UsageAdjustments.UsageAdjustments
 
     /** The effect of one work item of a known kind. */
     const workOf = (kind: WorkKind, merchantId: string, subjectId: string): Effect.Effect<unknown, unknown> => {
@@ -122,6 +125,8 @@ export class Worker extends Context.Service<Worker>()("@recur/core/Worker", {
           return creditGrants.expire(merchantId, subjectId)
         case "auto_top_up":
           return creditGrants.runAutoTopUp(merchantId, subjectId)
+        case "usage_adjustment":
+          return Effect.asVoid(usageAdjustments.adjust(merchantId, subjectId))
       }
     }
 

@@ -58,6 +58,28 @@ const badEntry = (param: string, index: number, field: string, reason: string) =
   new Errors.InvalidParameter({ param, reason, entry: { index, field } })
 
 /**
+ * A draft's priced lines as the invoice was built from them: every line but its discount rows
+ * and carried balance (a carried debit is re-added by the total).
+ *
+ * @since 0.1.0
+ */
+export const pricedLines = (i: Invoice.Invoice): ReadonlyArray<Invoicing.Line> => {
+  const money = (s: string) => Result.getOrThrow(Money.parse(s, i.currency, { allowNegative: true }))
+  return i.lines
+    .filter((l) => l.kind !== "discount" && l.kind !== "balance")
+    .map((l) => ({
+      kind: l.kind as Invoicing.Line["kind"],
+      description: l.description,
+      quantity: BigInt(l.quantity),
+      amount: money(l.amount),
+      span:
+        l.period_start !== null && l.period_end !== null
+          ? { start: msOf(l.period_start), end: msOf(l.period_end) }
+          : undefined
+    }))
+}
+
+/**
  * The draft edits service.
  *
  * @since 0.1.0
@@ -109,6 +131,116 @@ export class DraftEdits extends Context.Service<DraftEdits>()("@recur/core/Draft
         return out
       })
 
+    /** The draft's subscription and discounts, recomputed on new lines (the subscription's terms; one no longer on it keeps its amount). */
+    const rulesOf = (merchantId: string, i: Invoice.Invoice) =>
+      Effect.gen(function* () {
+        const money = (s: string) => Result.getOrThrow(Money.parse(s, i.currency, { allowNegative: true }))
+        const sv =
+          i.subscription_id === null ? undefined : Option.getOrUndefined(yield* subs.get(merchantId, i.subscription_id))
+        // the discounts it had, recomputed on the new lines (the subscription's terms; one no
+        // longer on the subscription keeps the amount it came to), then the one applied now
+        const had = i.Discounts.current_period
+        const terms = sv ? discountRules(sv.value, i.cycle_index) : []
+        const rules: Array<Invoicing.DiscountRule> = had.map(
+          (d) =>
+            terms.find((r) => r.discount_id === d.discount_id) ??
+            Invoicing.DiscountRule.Amount({
+              discount_id: d.discount_id,
+              discount_code: d.discount_code,
+              amount: money(d.discount_amount)
+            })
+        )
+        return { sv, rules }
+      })
+
+    /**
+     * Recomputes a draft on its new priced `lines` (totals, discounts, tax, credit, each line's
+     * shares) and saves it at the version read; the credit it no longer uses goes back to the
+     * subscription's balance; `released` invoice items are pending again.
+     */
+    const recompute = (
+      merchantId: string,
+      iv: Store.Versioned<Invoice.Invoice>,
+      sv: Store.Versioned<Entities.SubscriptionRecord> | undefined,
+      lines: ReadonlyArray<Invoicing.Line>,
+      rules: ReadonlyArray<Invoicing.DiscountRule>,
+      released: ReadonlyArray<InvoiceItem>,
+      at: number,
+      tooLarge: () => Errors.InvalidParameter
+    ) =>
+      Effect.gen(function* () {
+        const i = iv.value
+        const invoiceId = i.invoice_id
+        const money = (s: string) => Result.getOrThrow(Money.parse(s, i.currency, { allowNegative: true }))
+        const credit = money(i.credit_applied ?? "0")
+        const zero = Money.zero(i.currency)
+        const recomputed = yield* taxed(
+          {
+            invoice_type: i.invoice_type,
+            cycle_index: i.cycle_index,
+            currency: i.currency,
+            lines: [...lines],
+            subtotal: zero,
+            discounts: [],
+            tax: zero,
+            tax_lines: [],
+            creditApplied: zero,
+            total: zero,
+            original_invoice_id: Option.none()
+          },
+          merchantId,
+          i.customer_id,
+          credit,
+          rules
+        )
+        if (!Money.isWithinBounds(recomputed.total) || !Money.isWithinBounds(recomputed.subtotal))
+          return yield* tooLarge()
+        const edited = new Invoice.Invoice(
+          {
+            ...i,
+            amount: Money.format(recomputed.total),
+            tax_amount: Money.format(recomputed.tax),
+            credit_applied: Money.format(recomputed.creditApplied),
+            Discounts: new DiscountsField({
+              current_period: recomputed.discounts.map((d) => ({
+                discount_id: d.discount_id,
+                discount_code: d.discount_code,
+                discount_amount: Money.format(d.amount)
+              }))
+            }),
+            ...documentOf(recomputed, undefined)
+          },
+          { disableChecks: true }
+        )
+        yield* invoices.update(edited, iv.version).pipe(
+          Effect.catchTags({
+            VersionConflict: () => Effect.fail(new Errors.ConcurrentUpdate({ resource: "invoice", id: invoiceId })),
+            UniqueViolation: (e) => Effect.die(e)
+          })
+        )
+        // credit it no longer uses returns to the subscription's balance
+        const back = credit.amount > 0n ? credit.amount - recomputed.creditApplied.amount : 0n
+        if (back > 0n && sv !== undefined) {
+          const balance = money(sv.value.subscription.credit_balance)
+          yield* saveSub(
+            {
+              ...sv.value,
+              subscription: new Subscription.Subscription(
+                {
+                  ...sv.value.subscription,
+                  credit_balance: Money.format(Money.make(balance.amount + back, i.currency))
+                },
+                { disableChecks: true }
+              )
+            },
+            sv.version,
+            at
+          )
+        }
+        yield* PendingItems.releaseItems(storage, released)
+        return Invoice.viewOf(edited)
+      })
+
     /**
      * Applies `edit` to a draft: checked whole first (a bad field is `InvalidParameter` naming it,
      * an issued invoice a `StateConflict`: nothing changes), then recomputed and saved in one
@@ -143,20 +275,8 @@ export class DraftEdits extends Context.Service<DraftEdits>()("@recur/core/Draft
               reason:
                 "this draft credits the customer's balance with proration credit it cannot absorb: it is not edited"
             })
-          const money = (s: string) => Result.getOrThrow(Money.parse(s, i.currency, { allowNegative: true }))
           // the draft's priced lines as the invoice was built from them (a carried debit is re-added by the total)
-          let lines: Array<Invoicing.Line> = i.lines
-            .filter((l) => l.kind !== "discount" && l.kind !== "balance")
-            .map((l) => ({
-              kind: l.kind as Invoicing.Line["kind"],
-              description: l.description,
-              quantity: BigInt(l.quantity),
-              amount: money(l.amount),
-              span:
-                l.period_start !== null && l.period_end !== null
-                  ? { start: msOf(l.period_start), end: msOf(l.period_end) }
-                  : undefined
-            }))
+          let lines: Array<Invoicing.Line> = [...pricedLines(i)]
           const wanted = input.remove_lines ?? []
           const removed = new Set<number>()
           for (const [n, index] of wanted.entries()) {
@@ -220,23 +340,7 @@ export class DraftEdits extends Context.Service<DraftEdits>()("@recur/core/Draft
               "remove_lines",
               "would remove every line of the draft: a draft keeps at least one line (void it instead)"
             )
-          const sv =
-            i.subscription_id === null
-              ? undefined
-              : Option.getOrUndefined(yield* subs.get(merchantId, i.subscription_id))
-          // the discounts it had, recomputed on the new lines (the subscription's terms; one no
-          // longer on the subscription keeps the amount it came to), then the one applied now
-          const had = i.Discounts.current_period
-          const terms = sv ? discountRules(sv.value, i.cycle_index) : []
-          const rules: Array<Invoicing.DiscountRule> = had.map(
-            (d) =>
-              terms.find((r) => r.discount_id === d.discount_id) ??
-              Invoicing.DiscountRule.Amount({
-                discount_id: d.discount_id,
-                discount_code: d.discount_code,
-                amount: money(d.discount_amount)
-              })
-          )
+          const { sv, rules } = yield* rulesOf(merchantId, i)
           if (input.discount_id !== undefined) {
             const found = yield* discounts
               .get(merchantId, input.discount_id)
@@ -246,85 +350,59 @@ export class DraftEdits extends Context.Service<DraftEdits>()("@recur/core/Draft
             if (found.status !== "active") return yield* bad("discount_id", `is ${found.status}, not active`)
             if (found.discount_type === "fixed_amount" && found.currency !== i.currency)
               return yield* bad("discount_id", `is in ${found.currency}, the invoice in ${i.currency}`)
-            if (had.some((d) => d.discount_id === found.discount_id))
+            if (i.Discounts.current_period.some((d) => d.discount_id === found.discount_id))
               return yield* bad("discount_id", "is already applied to this invoice")
             rules.push(Discount.discountRule(found))
           }
-          const credit = money(i.credit_applied ?? "0")
-          const zero = Money.zero(i.currency)
-          const recomputed = yield* taxed(
-            {
-              invoice_type: i.invoice_type,
-              cycle_index: i.cycle_index,
-              currency: i.currency,
-              lines,
-              subtotal: zero,
-              discounts: [],
-              tax: zero,
-              tax_lines: [],
-              creditApplied: zero,
-              total: zero,
-              original_invoice_id: Option.none()
-            },
-            merchantId,
-            i.customer_id,
-            credit,
-            rules
-          )
-          if (!Money.isWithinBounds(recomputed.total) || !Money.isWithinBounds(recomputed.subtotal))
-            return yield* bad(
+          return yield* recompute(merchantId, iv, sv, lines, rules, releasedItems, at, () =>
+            bad(
               input.add_lines !== undefined && input.add_lines.length > 0 ? "add_lines" : "remove_lines",
               "the edited invoice's total exceeds the largest amount an invoice carries"
             )
-          const edited = new Invoice.Invoice(
-            {
-              ...i,
-              amount: Money.format(recomputed.total),
-              tax_amount: Money.format(recomputed.tax),
-              credit_applied: Money.format(recomputed.creditApplied),
-              Discounts: new DiscountsField({
-                current_period: recomputed.discounts.map((d) => ({
-                  discount_id: d.discount_id,
-                  discount_code: d.discount_code,
-                  discount_amount: Money.format(d.amount)
-                }))
-              }),
-              ...documentOf(recomputed, undefined)
-            },
-            { disableChecks: true }
           )
-          yield* invoices.update(edited, iv.version).pipe(
-            Effect.catchTags({
-              VersionConflict: () => Effect.fail(new Errors.ConcurrentUpdate({ resource: "invoice", id: invoiceId })),
-              UniqueViolation: (e) => Effect.die(e)
-            })
-          )
-          // credit it no longer uses returns to the subscription's balance
-          const back = credit.amount > 0n ? credit.amount - recomputed.creditApplied.amount : 0n
-          if (back > 0n && sv !== undefined) {
-            const balance = money(sv.value.subscription.credit_balance)
-            yield* saveSub(
-              {
-                ...sv.value,
-                subscription: new Subscription.Subscription(
-                  {
-                    ...sv.value.subscription,
-                    credit_balance: Money.format(Money.make(balance.amount + back, i.currency))
-                  },
-                  { disableChecks: true }
-                )
-              },
-              sv.version,
-              at
-            )
-          }
-          yield* PendingItems.releaseItems(storage, releasedItems)
-          return Invoice.viewOf(edited)
         })
       )
     })
 
-    return { edit } as const
+    /**
+     * Re-prices a draft's lines (a late meter event re-rating its usage, `UsageAdjustments`):
+     * `replace` maps its priced lines ({@link pricedLines}) to the new ones; the draft is
+     * recomputed as an edit is (discounts, tax, credit, shares) and saved at the version read,
+     * in the caller's transaction. An issued invoice is a `StateConflict`; so is a draft that
+     * credits the balance with proration credit (the renewal's own settlement).
+     *
+     * @example
+     * yield* edits.reprice(merchantId, "inv_…", (lines) => lines.map((l) => (l.kind === "usage" ? rerated(l) : l)))
+     */
+    const reprice = Effect.fn("DraftEdits.reprice")(function* (
+      merchantId: string,
+      invoiceId: string,
+      replace: (lines: ReadonlyArray<Invoicing.Line>) => ReadonlyArray<Invoicing.Line>
+    ) {
+      const merchant = yield* merchants.get(merchantId)
+      return yield* storage.withTransaction(
+        Effect.gen(function* () {
+          const at = yield* nowOf(merchant)
+          const iv = yield* Effect.flatMap(Effect.orDie(invoices.get(merchantId, invoiceId)), (o) =>
+            must(o, "invoice", invoiceId)
+          )
+          const i = iv.value
+          if (i.biz_status !== "draft" || i.lines.some((l) => l.kind === "refund"))
+            return yield* new Errors.StateConflict({
+              resource: "invoice",
+              id: invoiceId,
+              state: i.biz_status,
+              reason: "only a draft without proration credit to the balance is re-priced"
+            })
+          const { sv, rules } = yield* rulesOf(merchantId, i)
+          return yield* recompute(merchantId, iv, sv, replace(pricedLines(i)), rules, [], at, () =>
+            bad("lines", "the re-priced invoice's total exceeds the largest amount an invoice carries")
+          )
+        })
+      )
+    })
+
+    return { edit, reprice } as const
   })
 }) {
   /** The live implementation. */

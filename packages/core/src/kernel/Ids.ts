@@ -47,7 +47,8 @@ export const prefixes = {
   balanceTransaction: "cbtxn",
   billableMetric: "bm",
   creditGrant: "cgr",
-  meterEvent: "mev"
+  meterEvent: "mev",
+  usageAdjustment: "uadj"
 } as const
 
 /**

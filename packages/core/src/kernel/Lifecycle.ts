@@ -35,6 +35,13 @@ export {
   /** @since 0.1.0 */
   CreditGrantStatus
 } from "../credits/CreditGrantMachine.js"
+import { usageAdjustment } from "../usage/UsageAdjustmentMachine.js"
+export {
+  /** @since 0.1.0 */
+  usageAdjustment,
+  /** @since 0.1.0 */
+  UsageAdjustmentStatus
+} from "../usage/UsageAdjustmentMachine.js"
 
 export {
   /** @since 0.1.0 */
@@ -283,7 +290,8 @@ export const machines: ReadonlyArray<Machine<string, string>> = [
   notification,
   invoiceItem,
   billableMetric,
-  creditGrant
+  creditGrant,
+  usageAdjustment
 ]
 
 /**

@@ -60,7 +60,9 @@ export const EventType = Schema.Literals([
   "v2.credit_grant.depleted",
   "v2.credit_grant.expired",
   "v2.credit_grant.voided",
-  "v2.customer.auto_top_up_failed"
+  "v2.customer.auto_top_up_failed",
+  "v2.usage_adjustment.created",
+  "v2.usage_adjustment.applied"
 ])
 
 /**

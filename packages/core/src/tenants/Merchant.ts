@@ -77,6 +77,15 @@ export class Merchant extends Schema.Class<Merchant>("Merchant")({
     Schema.withDecodingDefault(Effect.succeed(0)),
     Schema.withConstructorDefault(Effect.succeed(0))
   ),
+  /**
+   * What a re-rated closed period's difference becomes (issue 35, late events and corrections):
+   * `automatic` (the default) issues the extra invoice or credit note at once; `review` keeps it
+   * as a pending usage adjustment until the merchant applies it.
+   */
+  usage_adjustments: Schema.Literals(["automatic", "review"]).pipe(
+    Schema.withDecodingDefault(Effect.succeed("automatic" as const)),
+    Schema.withConstructorDefault(Effect.succeed("automatic" as const))
+  ),
   /** What invoice numbers start with (`INV` → `INV-000001`, credit notes `INV-CN-000001`). */
   invoice_prefix: Schema.String.pipe(Schema.withDecodingDefault(Effect.succeed("INV"))),
   /** What its customers may do in the portal; `null` follows the server's default (`Settings.portal`). */
@@ -138,7 +147,9 @@ export class BillingSettings extends Schema.Class<BillingSettings>("BillingSetti
    */
   dunning_on_decline: Schema.NullOr(DeclineRules),
   /** How long a renewal's invoice stays an editable draft, in seconds (0: finalised at once). */
-  invoice_draft_grace_seconds: Schema.Int
+  invoice_draft_grace_seconds: Schema.Int,
+  /** Usage adjustments issued at once (`automatic`) or held for the merchant's review (`review`). */
+  usage_adjustments: Schema.Literals(["automatic", "review"])
 }) {}
 
 /**
@@ -155,5 +166,6 @@ export const billingSettingsOf = (merchant: Merchant): BillingSettings =>
     dunning_final_state: merchant.dunning_final_state,
     dunning_retry_days: merchant.dunning_retry_days,
     dunning_on_decline: merchant.dunning_on_decline,
-    invoice_draft_grace_seconds: merchant.invoice_draft_grace_seconds
+    invoice_draft_grace_seconds: merchant.invoice_draft_grace_seconds,
+    usage_adjustments: merchant.usage_adjustments
   })

@@ -61,6 +61,8 @@ export interface BillingSettingsPatch {
   readonly dunning_on_decline?: Dunning.DeclineRulesPatch | null | undefined
   /** How long a renewal's invoice stays an editable draft: 0 to {@link MAX_DRAFT_GRACE_SECONDS} seconds. */
   readonly invoice_draft_grace_seconds?: number | undefined
+  /** Usage adjustments issued at once (`automatic`) or held for review (`review`). */
+  readonly usage_adjustments?: "automatic" | "review" | undefined
 }
 
 /**
@@ -107,6 +109,12 @@ export const invalidSetting = (input: BillingSettingsPatch): Errors.InvalidParam
       param: "invoice_draft_grace_seconds",
       reason: `must be a whole number of seconds from 0 to ${MAX_DRAFT_GRACE_SECONDS} (30 days)`
     })
+  if (
+    input.usage_adjustments !== undefined &&
+    input.usage_adjustments !== "automatic" &&
+    input.usage_adjustments !== "review"
+  )
+    return new Errors.InvalidParameter({ param: "usage_adjustments", reason: "must be automatic or review" })
   if (input.dunning_on_decline !== undefined && input.dunning_on_decline !== null) {
     for (const [key, action] of Object.entries(input.dunning_on_decline)) {
       if (!(key in Dunning.standardRules))
@@ -438,6 +446,7 @@ export class Merchants extends Context.Service<Merchants>()("@recur/core/Merchan
         ...(patch.invoice_draft_grace_seconds !== undefined
           ? { invoice_draft_grace_seconds: patch.invoice_draft_grace_seconds }
           : {}),
+        ...(patch.usage_adjustments !== undefined ? { usage_adjustments: patch.usage_adjustments } : {}),
         ...(patch.dunning_on_decline !== undefined
           ? {
               dunning_on_decline:

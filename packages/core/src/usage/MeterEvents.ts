@@ -21,6 +21,7 @@ import type { PropertyValue } from "./Aggregation.js"
 import * as MeterValues from "./MeterValues.js"
 import type * as BillableMetric from "./BillableMetric.js"
 import * as Price from "../catalog/Price.js"
+import * as LateEvents from "./LateEvents.js"
 
 /** The aggregations that read a numeric property. */
 const NUMERIC: ReadonlySet<string> = new Set(["sum", "max", "latest", "weighted_sum"])
@@ -322,8 +323,30 @@ export class MeterEvents extends Context.Service<MeterEvents>()("@recur/core/Met
           }
         }
         const attached = yield* attach(merchantId, rows, byCode, refuse)
+        // a closed period's events count while within the metric's late window (then re-rated)
+        const placed = yield* LateEvents.place(
+          storage,
+          merchantId,
+          now,
+          attached.map((r) => ({
+            subscription_id: r.subscription_id,
+            timestamp: r.timestamp,
+            late_window_days: byCode.get(r.code)!.late_window_days
+          }))
+        )
+        for (const [i, p] of placed.entries()) if (p.at === "refused") return yield* refuse(i, "timestamp", p.detail)
         const accepted = yield* storage.meter.insertMany(attached)
         const stored = new Set(accepted)
+        yield* LateEvents.schedule(
+          storage,
+          merchant,
+          placed.flatMap((p, i) =>
+            p.at === "period" && stored.has(attached[i]!)
+              ? [{ subscription_id: p.subscription_id, period_start: p.period.start }]
+              : []
+          ),
+          now
+        )
         return {
           accepted,
           duplicates: attached.filter((r) => !stored.has(r)).map((r) => r.transaction_id)
@@ -332,7 +355,7 @@ export class MeterEvents extends Context.Service<MeterEvents>()("@recur/core/Met
 
     /** Ingests one event; a re-sent transaction id answers the stored event as a duplicate. */
     const send = Effect.fn("MeterEvents.send")(function* (merchantId: string, event: MeterEventInput) {
-      const { accepted } = yield* ingestAll(merchantId, [event], false)
+      const { accepted } = yield* storage.withTransaction(ingestAll(merchantId, [event], false))
       if (accepted.length === 1) return { event: accepted[0]!, duplicate: false }
       const stored = yield* storage.meter.get(merchantId, event.transaction_id)
       return { event: Option.getOrThrow(stored), duplicate: true }

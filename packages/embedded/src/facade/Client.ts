@@ -10,6 +10,7 @@ import type { CollectionRequests, ItemRequests, RequestBodies, ScheduleRequests 
 import type { Lifecycle } from "@recur/core"
 import type { Services } from "../createBilling.js"
 import type * as T from "./Types.js"
+import type { UsageAdjustmentsClient } from "./UsageAdjustments.js"
 import type { NotificationJson, NotificationSettingsInput, NotificationSettingsJson } from "./Notifications.js"
 import type {
   AdjustBalanceInput,
@@ -449,6 +450,34 @@ export interface BillingClient {
         readonly starting_after?: string
       }
     ) => Promise<T.PageJson<T.MeterEventJson>>
+  }
+  /**
+   * Late events and corrections (issue 35): void or amend a meter event (a closed period it
+   * counted in is re-rated by the worker), preview a period's re-rating, list the adjustments.
+   */
+  readonly usageAdjustments: {
+    /**
+     * `POST /api/v1/meter_events/{transaction_id}/void`: voids the event; a closed period it
+     * counted in is re-rated (a credit note, or a draft re-priced).
+     */
+    readonly voidEvent: UsageAdjustmentsClient["voidEvent"]
+    /**
+     * `POST /api/v1/meter_events/{transaction_id}/amend`: voids it and ingests its replacement
+     * (a new `transaction_id`) in one transaction; both periods are re-rated.
+     */
+    readonly amendEvent: UsageAdjustmentsClient["amendEvent"]
+    /**
+     * `POST /api/v1/subscription/{subscription_id}/usage_adjustments/preview`: what re-rating the
+     * billed period holding `timestamp` would do, written nowhere.
+     */
+    readonly preview: UsageAdjustmentsClient["preview"]
+    /** `GET /api/v1/subscription/{subscription_id}/usage_adjustments`: the adjustments made, newest first. */
+    readonly list: UsageAdjustmentsClient["list"]
+    /**
+     * `POST /api/v1/usage_adjustments/{usage_adjustment_id}/apply`: issues a pending adjustment
+     * (under `usage_adjustments: "review"`) for its period's difference now.
+     */
+    readonly apply: UsageAdjustmentsClient["apply"]
   }
   readonly invoiceItems: {
     /**

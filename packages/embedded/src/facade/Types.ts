@@ -117,6 +117,8 @@ export interface BillingSettingsInput {
   readonly dunning_on_decline?: DeclineRulesInput | null
   /** How long a renewal's invoice stays an editable draft, in seconds (0 to 2592000; 0: finalised at once). */
   readonly invoice_draft_grace_seconds?: number
+  /** Usage adjustments (late events, corrections) issued at once (`automatic`) or held for review (`review`). */
+  readonly usage_adjustments?: "automatic" | "review"
 }
 /** What each class of decline does (the classes given). @since 0.1.0 */
 export interface DeclineRulesInput {

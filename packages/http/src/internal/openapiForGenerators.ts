@@ -307,6 +307,10 @@ const enumNames: ReadonlyArray<readonly [string, ReadonlyArray<string | number>]
   ["CreditGrantSource", ["grant", "top_up"]],
   // issue 35: billable metrics (their status shares TaxRateStatus's values: active, archived)
   ["AggregationType", ["count", "sum", "max", "unique_count", "latest", "weighted_sum"]],
+  ["UsageAdjustmentKind", ["draft", "invoice", "credit_note"]],
+  ["UsageAdjustmentStatus", ["pending", "applied"]],
+  ["UsageAdjustmentPreviewKind", ["draft", "invoice", "credit_note", "none"]],
+  ["UsageAdjustmentCreditMethod", ["credit_balance", "reduce_invoice"]],
   [
     "NotificationKind",
     [
