@@ -155,5 +155,46 @@ for (const [name, storage] of backends()) {
       const end = await invariant(k, customer, [a, b])
       expect([end.sum, end.shares]).toEqual([0, 0])
     })
+
+    it("a voided one-off invoice gives back the credit it applied: one ledger entry reversing it", async () => {
+      const k = await fresh("credit_balance")
+      const c = await api.call("POST", "/api/v1/front/customer/create", k, { payer_id: `p-${Math.random()}` })
+      const customer = c.body.data.customer_id as string
+      // no subscription, no card: the credit is held by none, the invoice stays open
+      ok(
+        await api.call("POST", `/api/v1/customers/${customer}/balance_transactions`, k, {
+          amount: "3.00",
+          currency: "USD",
+          reason: "goodwill"
+        })
+      )
+      ok(
+        await api.call("POST", "/api/v1/invoice_items", k, {
+          customer_id: customer,
+          currency: "USD",
+          unit_amount: "5.00"
+        })
+      )
+      const inv = ok(await api.call("POST", "/api/v1/invoices", k, { customer_id: customer })).invoice
+      expect([inv.credit_applied, inv.amount, inv.biz_status]).toEqual(["3.00", "2.00", "open"])
+      ok(await api.call("POST", `/api/v1/invoices/${inv.invoice_id}/void`, k))
+      const { entries, sum } = await invariant(k, customer, [])
+      expect(sum).toBe(300)
+      expect(entries.map((e) => [e.source_type, e.amount, e.source_id === inv.invoice_id])).toEqual([
+        ["manual_adjustment", "3.00", false],
+        ["applied_to_invoice", "-3.00", true],
+        ["applied_to_invoice", "3.00", true]
+      ])
+      // and the customer's next one-off invoice applies it again
+      ok(
+        await api.call("POST", "/api/v1/invoice_items", k, {
+          customer_id: customer,
+          currency: "USD",
+          unit_amount: "4.00"
+        })
+      )
+      const next = ok(await api.call("POST", "/api/v1/invoices", k, { customer_id: customer })).invoice
+      expect([next.credit_applied, next.amount]).toEqual(["3.00", "1.00"])
+    })
   })
 }

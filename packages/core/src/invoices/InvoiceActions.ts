@@ -12,6 +12,7 @@ import { Context, Effect, Layer, Option, Result } from "effect"
 import * as Charges from "../payments/Charges.js"
 import * as SentInvoices from "../payments/SentInvoices.js"
 import * as Collection from "./Collection.js"
+import * as CustomerBalance from "../customers/CustomerBalance.js"
 import * as Entities from "../kernel/Entities.js"
 import * as Errors from "../kernel/Errors.js"
 import * as Invoice from "./Invoice.js"
@@ -133,17 +134,39 @@ export class InvoiceActions extends Context.Service<InvoiceActions>()("@recur/co
       })
 
     /**
-     * The customer credit a voided invoice applied goes back to its subscription's balance: nothing
-     * was owed, so nothing was used (a debit carried into it is forgiven with it).
+     * The customer credit a voided invoice applied goes back: to its subscription's share, or — a
+     * one-off invoice — to the customer's balance held by no subscription, as a positive
+     * `applied_to_invoice` entry naming the invoice. Nothing was owed, so nothing was used (a debit
+     * carried into it is forgiven with it).
      */
     const returnCredit = (merchantId: string, invoice: Invoice.Invoice, at: number) =>
       Effect.gen(function* () {
         const credit = Result.getOrThrow(
           Money.parse(invoice.credit_applied ?? "0", invoice.currency, { allowNegative: true })
         )
-        if (credit.amount <= 0n || invoice.subscription_id === null) return
-        const sv = Option.getOrUndefined(yield* Effect.orDie(subs.get(merchantId, invoice.subscription_id)))
-        if (sv === undefined) return
+        if (credit.amount <= 0n) return
+        const back = {
+          sourceType: "applied_to_invoice" as const,
+          sourceId: invoice.invoice_id,
+          description: "returned: the invoice was voided"
+        }
+        const sv =
+          invoice.subscription_id === null
+            ? undefined
+            : Option.getOrUndefined(yield* Effect.orDie(subs.get(merchantId, invoice.subscription_id)))
+        // a one-off invoice (or one whose subscription is gone): back to the customer's balance,
+        // held by no subscription — one ledger entry reversing the one that applied it
+        if (sv === undefined) {
+          yield* CustomerBalance.record(storage, {
+            merchantId,
+            customerId: invoice.customer_id,
+            currency: invoice.currency,
+            amount: credit.amount,
+            ...back,
+            at
+          })
+          return
+        }
         const s = sv.value.subscription
         const balance = Result.getOrThrow(Money.parse(s.credit_balance, invoice.currency, { allowNegative: true }))
         yield* saveSub(
@@ -155,7 +178,8 @@ export class InvoiceActions extends Context.Service<InvoiceActions>()("@recur/co
             )
           },
           sv.version,
-          at
+          at,
+          back
         )
       })
 
