@@ -67,6 +67,23 @@ for (const [name, storage] of backends()) {
       return { entries, sum, remaining }
     }
 
+    it("a grant expired by the renewal's instant is never applied, nor shown by the upcoming invoice (even at its own expires_at)", async () => {
+      const { k, sub, customer } = await setup()
+      const { upcoming } = changeHelpers(api)
+      // expires exactly when the subscription renews (Feb 1), and one before it (Jan 20)
+      await grant(k, customer, "10.00", "2026-02-01T00:00:00Z")
+      await grant(k, customer, "5.00", "2026-01-20T00:00:00Z")
+      const shown = await upcoming(k, sub)
+      expect(shown.credit_applied).toBe("0.00")
+      ok(await advance(k, "2026-02-01T00:00:00Z"))
+      const renewal = (await invoicesOf(k, sub)).find((i: any) => i.invoice_type === "renewal")
+      expect([renewal.credit_applied, renewal.amount]).toEqual(["0.00", shown.amount])
+      expect((await grantsOf(k, customer)).map((g: any) => [g.status, g.remaining]).sort()).toEqual([
+        ["expired", "0.00"],
+        ["expired", "0.00"]
+      ])
+    })
+
     it("a renewal consumes grants before charging, earliest-expiring first; each is depleted in turn", async () => {
       const { k, sub, customer } = await setup()
       const later = await grant(k, customer, "20.00")

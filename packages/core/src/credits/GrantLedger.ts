@@ -108,26 +108,66 @@ export const grant = (
     return created
   })
 
+/** Whether grant `g` has expired by `at` (its expiry work may not have run yet). */
+const expiredBy = (g: CreditGrant.CreditGrant, at: number) =>
+  g.expires_at !== null && DateTime.toEpochMillis(g.expires_at) <= at
+
+/** Every active grant of a customer (paged through: none is missed, however many it has). */
+const allActive = (storage: StorageService, merchantId: string, customerId: string) =>
+  Effect.gen(function* () {
+    const all: Array<CreditGrant.CreditGrant> = []
+    let after: string | undefined
+    for (;;) {
+      const page = yield* Effect.orDie(
+        storage.repository(Entities.creditGrant).list(merchantId, {
+          limit: 100,
+          filters: [
+            { column: "customer_id", op: "in", values: [customerId] },
+            { column: "status", op: "in", values: ["active"] }
+          ],
+          ...(after !== undefined ? { starting_after: after } : {})
+        })
+      )
+      all.push(...page.list)
+      if (!page.has_more || page.list.length === 0) return all
+      after = page.list.at(-1)!.credit_grant_id
+    }
+  })
+
 /**
- * A customer's active grants in `currency`, in consumption order, with their versions.
+ * A customer's active grants in `currency` still usable at `at` (not expired by then, even when
+ * their expiry work has not run yet), in consumption order.
  *
  * @since 0.1.0
  */
-export const activeGrants = (storage: StorageService, merchantId: string, customerId: string, currency: string) =>
-  Effect.map(
-    Effect.orDie(
-      storage.repository(Entities.creditGrant).list(merchantId, {
-        limit: 100,
-        filters: [
-          { column: "customer_id", op: "in", values: [customerId] },
-          { column: "status", op: "in", values: ["active"] }
-        ]
-      })
-    ),
-    (page) =>
-      page.list
-        .filter((g) => g.currency === currency && CreditGrant.remainingOf(g) > 0n)
-        .sort(CreditGrant.consumptionOrder)
+export const activeGrants = (
+  storage: StorageService,
+  merchantId: string,
+  customerId: string,
+  currency: string,
+  at: number = Number.NEGATIVE_INFINITY
+) =>
+  Effect.map(allActive(storage, merchantId, customerId), (list) =>
+    list
+      .filter((g) => g.currency === currency && CreditGrant.remainingOf(g) > 0n && !expiredBy(g, at))
+      .sort(CreditGrant.consumptionOrder)
+  )
+
+/**
+ * What the customer's active grants in `currency` that have expired by `at` still hold: credit
+ * on the balance that is going away (its expiry work removes it), which no invoice at `at` may use.
+ *
+ * @since 0.1.0
+ */
+export const expiringBy = (
+  storage: StorageService,
+  merchantId: string,
+  customerId: string,
+  currency: string,
+  at: number
+): Effect.Effect<bigint> =>
+  Effect.map(allActive(storage, merchantId, customerId), (list) =>
+    list.filter((g) => g.currency === currency && expiredBy(g, at)).reduce((a, g) => a + CreditGrant.remainingOf(g), 0n)
   )
 
 /**
@@ -152,7 +192,7 @@ export const consume = (
   Effect.gen(function* () {
     if (input.amount <= 0n) return 0n
     const grants = storage.repository(Entities.creditGrant)
-    const ordered = yield* activeGrants(storage, input.merchantId, input.customerId, input.currency)
+    const ordered = yield* activeGrants(storage, input.merchantId, input.customerId, input.currency, input.at)
     let left = input.amount
     for (const listed of ordered) {
       if (left <= 0n) break

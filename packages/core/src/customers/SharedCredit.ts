@@ -123,7 +123,12 @@ export const available = (
       (s) => s.currency === currency
     )
     const held = subs.reduce((a, s) => a + (s.subscription.id === mine ? own : shareOf(s, currency)), 0n)
-    const unheld = balance - held > 0n ? balance - held : 0n
+    // credit grants expired by then (their expiry work not run yet) are going away: never used
+    const expiring =
+      balance - held > 0n
+        ? yield* GrantLedger.expiringBy(storage, input.merchantId, input.customerId, currency, input.at)
+        : 0n
+    const unheld = balance - held - expiring > 0n ? balance - held - expiring : 0n
     // a holder gives only from a period that strictly contains a renewal's instant: one renewing
     // (or renewed, or started) at that instant keeps its share, whichever of the two runs first;
     // a one-off invoice leaves only holders due to renew by now
