@@ -53,6 +53,8 @@ import * as Notifications from "../notifications/Notifications.js"
 import * as InvoiceItems from "../invoices/InvoiceItems.js"
 import * as OneOffInvoices from "../invoices/OneOffInvoices.js"
 import * as MeterEvents from "../usage/MeterEvents.js"
+import * as UsageAlerts from "../usage/UsageAlerts.js"
+import * as UsageChecks from "../usage/UsageChecks.js"
 import * as CustomerBalances from "../customers/CustomerBalances.js"
 import * as InvoiceCredits from "../refunds/InvoiceCredits.js"
 
@@ -78,6 +80,9 @@ const money = Layer.mergeAll(Charges.Charges.layer, Reconciliation.Reconciliatio
 )
 const flows = Layer.mergeAll(
   MeterEvents.MeterEvents.layer,
+  // usage alerts and progressive billing (issue 35)
+  UsageAlerts.UsageAlerts.layer,
+  UsageChecks.UsageChecks.layer,
   InvoiceItems.InvoiceItems.layer,
   OneOffInvoices.OneOffInvoices.layer,
   SessionPayments.SessionPayments.layer.pipe(Layer.provideMerge(Checkout.Checkout.layer)),

@@ -1,7 +1,7 @@
 /**
  * The worker: claims due work (renewals, dunning retries, trial notices, incomplete expiries,
  * first payments ended at their checkout's expiry, reconciliations, charges, webhook deliveries, catalog migrations,
- * customer notifications, sent invoices past due) with leases, so any number of processes can run
+ * customer notifications, sent invoices past due, usage checks) with leases, so any number of processes can run
  * it; renewals of one merchant are billed in batches. A failing item backs off and is set
  * aside after {@link MAX_WORK_ATTEMPTS} attempts, never holding the merchant's other work.
  *
@@ -22,6 +22,7 @@ import * as Telemetry from "../kernel/Telemetry.js"
 import * as WebhookDispatch from "../webhooks/WebhookDispatch.js"
 import * as Notifications from "../notifications/Notifications.js"
 import * as InvoiceActions from "../invoices/InvoiceActions.js"
+import * as UsageChecks from "../usage/UsageChecks.js"
 
 /**
  * The kinds of work, closed: every kind is matched exhaustively by the worker.
@@ -42,7 +43,8 @@ export const WORK_KINDS = [
   "price_migration",
   "notification",
   "invoice_due",
-  "invoice_finalize"
+  "invoice_finalize",
+  "usage_alert_check"
 ] as const
 
 /**
@@ -79,6 +81,7 @@ export class Worker extends Context.Service<Worker>()("@recur/core/Worker", {
     const notifications = yield* Notifications.Notifications
     const sentInvoices = yield* SentInvoices.SentInvoices
     const invoiceActions = yield* InvoiceActions.InvoiceActions
+    const usageChecks = yield* UsageChecks.UsageChecks
 
     /** The effect of one work item of a known kind. */
     const workOf = (kind: WorkKind, merchantId: string, subjectId: string): Effect.Effect<unknown, unknown> => {
@@ -114,6 +117,8 @@ export class Worker extends Context.Service<Worker>()("@recur/core/Worker", {
           return sentInvoices.due(merchantId, subjectId)
         case "invoice_finalize":
           return invoiceActions.finalizeDue(merchantId, subjectId)
+        case "usage_alert_check":
+          return usageChecks.check(merchantId, subjectId)
       }
     }
 

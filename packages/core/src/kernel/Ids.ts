@@ -46,7 +46,8 @@ export const prefixes = {
   invoiceItem: "ii",
   balanceTransaction: "cbtxn",
   billableMetric: "bm",
-  meterEvent: "mev"
+  meterEvent: "mev",
+  usageAlert: "ua"
 } as const
 
 /**

@@ -293,7 +293,10 @@ export const derivedEvents: ReadonlyArray<EventType> = [
   "v2.invoice.overdue",
   // a customer balance ledger entry, and a credit note to the balance: records, not state moves
   "v2.customer.balance_updated",
-  "v2.credit_note.created"
+  "v2.credit_note.created",
+  // a usage alert's crossing and the end of the cycle it fired in: records on the alert (issue 35)
+  "v2.usage_alert.triggered",
+  "v2.usage_alert.resolved"
 ]
 
 /**

@@ -55,7 +55,9 @@ export const EventType = Schema.Literals([
   "v2.credit_note.created",
   "v2.billable_metric.created",
   "v2.billable_metric.updated",
-  "v2.billable_metric.archived"
+  "v2.billable_metric.archived",
+  "v2.usage_alert.triggered",
+  "v2.usage_alert.resolved"
 ])
 
 /**

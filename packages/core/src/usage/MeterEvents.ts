@@ -21,6 +21,7 @@ import type { PropertyValue } from "./Aggregation.js"
 import * as MeterValues from "./MeterValues.js"
 import type * as BillableMetric from "./BillableMetric.js"
 import * as Price from "../catalog/Price.js"
+import * as UsageChecks from "./UsageChecks.js"
 
 /** The aggregations that read a numeric property. */
 const NUMERIC: ReadonlySet<string> = new Set(["sum", "max", "latest", "weighted_sum"])
@@ -323,6 +324,13 @@ export class MeterEvents extends Context.Service<MeterEvents>()("@recur/core/Met
         }
         const attached = yield* attach(merchantId, rows, byCode, refuse)
         const accepted = yield* storage.meter.insertMany(attached)
+        // alerts and progressive billing: a check per watched subscription, coalesced (never here)
+        yield* UsageChecks.afterIngest(
+          storage,
+          merchant,
+          [...new Set(accepted.flatMap((r) => (r.subscription_id === null ? [] : [r.subscription_id])))],
+          now
+        )
         const stored = new Set(accepted)
         return {
           accepted,
