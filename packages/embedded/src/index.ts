@@ -116,3 +116,10 @@ export type {
   ListBillableMetricsInput,
   UpdateBillableMetricInput
 } from "./facade/BillableMetrics.js"
+export type {
+  CreateUsageAlertInput,
+  ListUsageAlertsInput,
+  ProgressiveBillingJson,
+  UsageAlertJson,
+  UsageAlertsClient
+} from "./facade/UsageAlerts.js"

@@ -20,6 +20,7 @@ import { DecodeErrors } from "./api/Shared.js"
 import { SubscriptionsGroup } from "./api/Subscriptions.js"
 import { TaxRatesGroup } from "./api/TaxRates.js"
 import { BillableMetricsGroup } from "./api/BillableMetrics.js"
+import { UsageAlertsGroup } from "./api/UsageAlerts.js"
 import { InvoiceItemsGroup } from "./api/InvoiceItems.js"
 import { MeterEventsGroup } from "./api/MeterEvents.js"
 import { EntitlementsGroup } from "./api/Entitlements.js"
@@ -44,6 +45,7 @@ export {
   SubscriptionsGroup,
   TaxRatesGroup,
   BillableMetricsGroup,
+  UsageAlertsGroup,
   InvoiceItemsGroup,
   MeterEventsGroup,
   EntitlementsGroup,
@@ -119,6 +121,7 @@ export class BillingApi extends HttpApi.make("recur")
   .add(BillableMetricsGroup)
   .add(InvoiceItemsGroup)
   .add(MeterEventsGroup)
+  .add(UsageAlertsGroup)
   .add(PortalGroup)
   .add(EntitlementsGroup)
   .add(NotificationsGroup)

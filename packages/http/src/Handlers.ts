@@ -20,6 +20,7 @@ import { sandboxLive } from "./handlers/Sandbox.js"
 import { subscriptionsLive } from "./handlers/Subscriptions.js"
 import { taxRatesLive } from "./handlers/TaxRates.js"
 import { billableMetricsLive } from "./handlers/BillableMetrics.js"
+import { usageAlertsLive } from "./handlers/UsageAlerts.js"
 import { invoiceItemsLive } from "./handlers/InvoiceItems.js"
 import { meterEventsLive } from "./handlers/MeterEvents.js"
 import { entitlementsLive } from "./handlers/Entitlements.js"
@@ -54,6 +55,7 @@ export const handlers = Layer.mergeAll(
   billableMetricsLive,
   invoiceItemsLive,
   meterEventsLive,
+  usageAlertsLive,
   portalLive,
   entitlementsLive,
   notificationsLive,

@@ -23,6 +23,7 @@ import {
   type InvoiceItems,
   type OneOffInvoices,
   type MeterEvents,
+  type UsageAlerts,
   Merchants,
   type Metering,
   type Payments,
@@ -116,6 +117,7 @@ export type Engine =
   | InvoiceItems.InvoiceItems
   | OneOffInvoices.OneOffInvoices
   | MeterEvents.MeterEvents
+  | UsageAlerts.UsageAlerts
   | Worker.Worker
   | SandboxClock.SandboxClock
   | SandboxGateway.SandboxControls

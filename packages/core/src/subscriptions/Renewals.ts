@@ -504,18 +504,10 @@ export class Renewals extends Context.Service<Renewals>()("@recur/core/Renewals"
       )
       const pendingItems = yield* PendingItems.pendingOn(storage, merchantId, s.id)
       const metered = yield* MetricUsage.ofPeriod(storage)(merchantId, stored)
-      const planned = RenewalPlan.bill(
-        rec,
-        inForce,
-        pv,
-        [],
-        stored,
-        InvoiceItem.linesOf(pendingItems),
-        [
-          ...metered.map((c) => c.line),
-          ...(yield* ProgressiveBilling.deductions(storage)(yield* merchants.get(merchantId), stored, due, false))
-        ]
-      )
+      const planned = RenewalPlan.bill(rec, inForce, pv, [], stored, InvoiceItem.linesOf(pendingItems), [
+        ...metered.map((c) => c.line),
+        ...(yield* ProgressiveBilling.deductions(storage)(yield* merchants.get(merchantId), stored, due, false))
+      ])
       if (Result.isFailure(planned)) return Option.none<Invoice.UpcomingInvoice>()
       let b = planned.success
       let taxed = yield* taxed_(merchantId, rec, b)

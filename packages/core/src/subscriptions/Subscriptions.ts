@@ -125,7 +125,10 @@ export class Subscriptions extends Context.Service<Subscriptions>()("@recur/core
               end,
               true
             )
-            return { usage: [...KeptUsage.finalUsageLines(rec, base, end), ...MetricUsage.used(metered), ...early], base }
+            return {
+              usage: [...KeptUsage.finalUsageLines(rec, base, end), ...MetricUsage.used(metered), ...early],
+              base
+            }
           })
     const live = mustBeLive
 

@@ -24,11 +24,12 @@ export const usageAlert: Store.Entity<UsageAlert.UsageAlert, typeof UsageAlert.U
  *
  * @since 0.1.0
  */
-export const usageBilling: Store.Entity<UsageAlert.UsageBilling, typeof UsageAlert.UsageBilling.Encoded> =
-  Store.entity({
+export const usageBilling: Store.Entity<UsageAlert.UsageBilling, typeof UsageAlert.UsageBilling.Encoded> = Store.entity(
+  {
     name: "usage_billing",
     table: "recur_usage_billing",
     schema: UsageAlert.UsageBilling,
     id: "subscription_id",
     createdAt: (a) => ms(a.created_at)
-  })
+  }
+)

@@ -77,7 +77,8 @@ export const changeRecord = (
   Effect.gen(function* () {
     const records = storage.repository(Entities.usageBilling)
     const found = yield* records.get(merchantId, rec.subscription.id)
-    const conflict = () => Effect.fail(new Errors.ConcurrentUpdate({ resource: "subscription", id: rec.subscription.id }))
+    const conflict = () =>
+      Effect.fail(new Errors.ConcurrentUpdate({ resource: "subscription", id: rec.subscription.id }))
     if (Option.isNone(found)) {
       const next = change(freshRecord(rec, merchantId, at))
       yield* records.insert(next).pipe(Effect.catchTag("UniqueViolation", conflict))
@@ -176,8 +177,12 @@ export class UsageAlerts extends Context.Service<UsageAlerts>()("@recur/core/Usa
       })
       yield* storage.withTransaction(
         Effect.gen(function* () {
-          const next = yield* changeRecord(storage, merchantId, rec, at, (r) =>
-            new UsageAlert.UsageBilling({ ...r, alerts: r.alerts + 1 })
+          const next = yield* changeRecord(
+            storage,
+            merchantId,
+            rec,
+            at,
+            (r) => new UsageAlert.UsageBilling({ ...r, alerts: r.alerts + 1 })
           )
           if (next.alerts > UsageAlert.MAX_ALERTS_PER_SUBSCRIPTION)
             return yield* new Errors.InvalidRequest({
@@ -222,9 +227,14 @@ export class UsageAlerts extends Context.Service<UsageAlerts>()("@recur/core/Usa
       const rec = yield* subscriptionOf(merchantId, alert.subscription_id)
       yield* storage.withTransaction(
         Effect.gen(function* () {
-          if (!(yield* alerts.remove(merchantId, id))) return yield* new Errors.NotFound({ resource: "usage_alert", id })
-          yield* changeRecord(storage, merchantId, rec, at, (r) =>
-            new UsageAlert.UsageBilling({ ...r, alerts: Math.max(0, r.alerts - 1) })
+          if (!(yield* alerts.remove(merchantId, id)))
+            return yield* new Errors.NotFound({ resource: "usage_alert", id })
+          yield* changeRecord(
+            storage,
+            merchantId,
+            rec,
+            at,
+            (r) => new UsageAlert.UsageBilling({ ...r, alerts: Math.max(0, r.alerts - 1) })
           )
         })
       )
@@ -264,8 +274,12 @@ export class UsageAlerts extends Context.Service<UsageAlerts>()("@recur/core/Usa
       const at = yield* nowOf(merchant)
       return yield* storage.withTransaction(
         Effect.gen(function* () {
-          const next = yield* changeRecord(storage, merchantId, rec, at, (r) =>
-            new UsageAlert.UsageBilling({ ...r, progressive_billing_threshold: amount })
+          const next = yield* changeRecord(
+            storage,
+            merchantId,
+            rec,
+            at,
+            (r) => new UsageAlert.UsageBilling({ ...r, progressive_billing_threshold: amount })
           )
           if (amount !== null) yield* checkSoon(merchant, subscriptionId, at)
           return next

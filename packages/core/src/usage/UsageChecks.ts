@@ -53,9 +53,7 @@ export const afterIngest = (
   subscriptionIds.length === 0
     ? Effect.void
     : Effect.gen(function* () {
-        const records = yield* storage
-          .repository(Entities.usageBilling)
-          .getMany(merchant.merchant_id, subscriptionIds)
+        const records = yield* storage.repository(Entities.usageBilling).getMany(merchant.merchant_id, subscriptionIds)
         const watched = [...records.values()].filter((r) => r.value.watched)
         if (watched.length === 0) return
         const due = ProgressiveBilling.checkDue(now)
@@ -104,7 +102,7 @@ export class UsageChecks extends Context.Service<UsageChecks>()("@recur/core/Usa
       )
 
     /** The metric's value of the period, ungrouped: from a charge when one holds it, else aggregated. */
-    const valueOf = (
+    const metricValue = (
       merchantId: string,
       rec: Entities.SubscriptionRecord,
       metric: BillableMetric.BillableMetric,
@@ -128,14 +126,12 @@ export class UsageChecks extends Context.Service<UsageChecks>()("@recur/core/Usa
 
     /** Saves a changed alert at its version. */
     const saveAlert = (alert: UsageAlert.UsageAlert, version: number) =>
-      alerts
-        .update(alert, version)
-        .pipe(
-          Effect.catchTag("UniqueViolation", (e) => Effect.die(e)),
-          Effect.catchTag("VersionConflict", () =>
-            Effect.fail(new Errors.ConcurrentUpdate({ resource: "usage_alert", id: alert.usage_alert_id }))
-          )
+      alerts.update(alert, version).pipe(
+        Effect.catchTag("UniqueViolation", (e) => Effect.die(e)),
+        Effect.catchTag("VersionConflict", () =>
+          Effect.fail(new Errors.ConcurrentUpdate({ resource: "usage_alert", id: alert.usage_alert_id }))
         )
+      )
 
     /**
      * Checks one subscription's usage: fires the alerts its open cycle crossed, resolves those
@@ -155,7 +151,10 @@ export class UsageChecks extends Context.Service<UsageChecks>()("@recur/core/Usa
           const s = rec.subscription
           const live = LIVE.includes(s.status) && s.current_period_start !== null && s.current_period_end !== null
           const window = live
-            ? { from: DateTime.toEpochMillis(s.current_period_start!), to: DateTime.toEpochMillis(s.current_period_end!) }
+            ? {
+                from: DateTime.toEpochMillis(s.current_period_start!),
+                to: DateTime.toEpochMillis(s.current_period_end!)
+              }
             : undefined
           const charged = live ? yield* MetricUsage.ofPeriod(storage)(merchantId, rec) : []
           const listed = recordFound.value.value.alerts > 0 ? yield* alertsOf(merchantId, subscriptionId) : []
@@ -198,7 +197,7 @@ export class UsageChecks extends Context.Service<UsageChecks>()("@recur/core/Usa
             }
             const metric = metrics.get(alert.billable_metric_id)?.value
             if (live && window !== undefined && metric !== undefined) {
-              const value = yield* valueOf(merchantId, rec, metric, charged, window)
+              const value = yield* metricValue(merchantId, rec, metric, charged, window)
               const amount = charged
                 .filter((c) => c.billable_metric_id === alert.billable_metric_id)
                 .reduce((a, c) => a + c.amount.amount, 0n)
@@ -254,7 +253,10 @@ export class UsageChecks extends Context.Service<UsageChecks>()("@recur/core/Usa
             charged,
             Result.getOrThrow(Money.parse(threshold, record.currency)).amount
           )
-          if (wanted === undefined || (yield* underMinimum(gateway, merchantId, Money.make(wanted.total, rec.currency))))
+          if (
+            wanted === undefined ||
+            (yield* underMinimum(gateway, merchantId, Money.make(wanted.total, rec.currency)))
+          )
             return { ...nothing, triggered, resolved }
           const issued = yield* ProgressiveBilling.issue(deps, {
             merchant,

@@ -469,6 +469,7 @@ const noNotFound = new Set([
   "taxRates.list",
   "billableMetrics.create",
   "billableMetrics.list",
+  "usageAlerts.list",
   "portal.settings",
   "entitlements.settings",
   "entitlements.updateSettings"
