@@ -161,7 +161,8 @@ describe("an object that does not exist is 404 resource_not_found wherever it is
     "items.commit": { items: [{ price_id: "pri_01m8djyj2de45vy8qwk7yc8p10" }] },
     "subscriptions.setCollection": { collection_method: "send_invoice", days_until_due: 30 },
     "customerBalances.adjust": { amount: "1.00", currency: "USD", reason: "courtesy" },
-    "customerBalances.creditNote": { amount: "1.00", method: "credit_balance" }
+    "customerBalances.creditNote": { amount: "1.00", method: "credit_balance" },
+    "usageAlerts.setProgressiveBilling": { progressive_billing_threshold: "10.00" }
   }
 
   it("every operation with an id in its path: an unknown, malformed or another merchant's id is 404, no param", async () => {

@@ -129,30 +129,31 @@ export const checkThresholds = (
   input: ReadonlyArray<ThresholdInput> | undefined,
   currency: string
 ): Result.Result<ReadonlyArray<Threshold>, Errors.InvalidParameter> => {
-  const bad = (param: string, reason: string) => Result.fail(new Errors.InvalidParameter({ param, reason }))
+  const bad = (param: string, reason: string, entry?: { readonly index: number; readonly field: string }) =>
+    Result.fail(new Errors.InvalidParameter({ param, reason, ...(entry !== undefined ? { entry } : {}) }))
   if (input === undefined || input.length === 0) return bad("thresholds", "at least one threshold is required")
   if (input.length > MAX_THRESHOLDS) return bad("thresholds", `at most ${MAX_THRESHOLDS} thresholds`)
   const out: Array<Threshold> = []
   for (let i = 0; i < input.length; i++) {
     const t = input[i]!
-    if (t.type !== "value" && t.type !== "amount") return bad(`thresholds[${i}].type`, 'must be "value" or "amount"')
+    if (t.type !== "value" && t.type !== "amount") return bad("thresholds", 'must be "value" or "amount"', { index: i, field: "type" })
     const text = typeof t.value === "number" ? String(t.value) : t.value
-    if (text === undefined) return bad(`thresholds[${i}].value`, "is required")
+    if (text === undefined) return bad("thresholds", "is required", { index: i, field: "value" })
     let normalized: string
     if (t.type === "amount") {
       const m = Money.parse(text, currency)
       if (Result.isFailure(m) || m.success.amount <= 0n)
-        return bad(`thresholds[${i}].value`, `must be a positive amount in ${currency}`)
+        return bad("thresholds", `must be a positive amount in ${currency}`, { index: i, field: "value" })
       normalized = Money.format(m.success)
     } else {
       const d = Decimal.parse(text)
       if (Result.isFailure(d) || d.success.value <= 0n || Decimal.normalize(d.success).scale > 6)
-        return bad(`thresholds[${i}].value`, "must be a positive number with at most 6 decimals")
+        return bad("thresholds", "must be a positive number with at most 6 decimals", { index: i, field: "value" })
       normalized = Decimal.format(Decimal.normalize(d.success))
     }
     const th = new Threshold({ type: t.type, value: normalized, recurring: t.recurring === true })
     if (out.some((o) => o.type === th.type && o.value === th.value && o.recurring === th.recurring))
-      return bad(`thresholds[${i}]`, "is given twice")
+      return bad("thresholds", "is given twice", { index: i, field: "" })
     out.push(th)
   }
   if (out.filter((t) => t.recurring).length > 1) return bad("thresholds", "at most one threshold is recurring")
