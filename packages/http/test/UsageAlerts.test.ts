@@ -32,7 +32,13 @@ for (const [name, storage] of backends()) {
     const setup = async () => {
       const { ok, advance } = changeHelpers(app)
       const { api_key: key, merchant } = await app.merchant({ frozen: JAN })
-      ok(await app.call("POST", "/api/v1/billable_metrics", key, { code: "api_calls", name: "API calls", aggregation: "count" }))
+      ok(
+        await app.call("POST", "/api/v1/billable_metrics", key, {
+          code: "api_calls",
+          name: "API calls",
+          aggregation: "count"
+        })
+      )
       const base = (
         await app.priceOf(
           key,
@@ -96,7 +102,7 @@ for (const [name, storage] of backends()) {
     }
 
     it("an amount alert at 80 % of a 100.00 budget fires once when crossed, a value alert and a recurring one too; all resolve at the next cycle", async () => {
-      const { events, key, later, ok, send, subId, to } = await setup()
+      const { customer, events, key, later, ok, send, subId, to } = await setup()
       // refusals name the field
       expect(
         refusal(
@@ -182,25 +188,49 @@ for (const [name, storage] of backends()) {
       const fired = (await events("v2.usage_alert.triggered")).find(
         (e: any) => e.data.usage_alert.usage_alert_id === budget.usage_alert_id
       ).data
-      expect([fired.value, fired.amount, fired.currency, fired.cycle_index, fired.period_start, fired.period_end]).toEqual(
-        ["80", "80.00", "USD", 0, JAN, FEB]
-      )
+      expect([
+        fired.value,
+        fired.amount,
+        fired.currency,
+        fired.cycle_index,
+        fired.period_start,
+        fired.period_end
+      ]).toEqual(["80", "80.00", "USD", 0, JAN, FEB])
       // more usage: no second event for a crossing; the recurring one at 90
       await send(20)
       await later()
       const after = await triggered()
       expect(after.length).toBe(atEighty.length + 1)
-      expect(after.filter(([id]: any) => id === every30.usage_alert_id).map(([, level]: any) => level).sort()).toEqual([
-        "60",
-        "90"
-      ])
+      expect(
+        after
+          .filter(([id]: any) => id === every30.usage_alert_id)
+          .map(([, level]: any) => level)
+          .sort()
+      ).toEqual(["60", "90"])
       // a check run again fires nothing (the crossings are recorded on the alerts)
       await later()
       expect((await triggered()).length).toBe(after.length)
-      expect(ok(await app.call("GET", `/api/v1/usage_alerts/${budget.usage_alert_id}`, key)).usage_alert.fired).toEqual([
-        "amount:80.00"
-      ])
+      expect(ok(await app.call("GET", `/api/v1/usage_alerts/${budget.usage_alert_id}`, key)).usage_alert.fired).toEqual(
+        ["amount:80.00"]
+      )
       expect(ok(await app.call("GET", `/api/v1/usage_alerts?subscription_id=${subId}`, key)).list.length).toBe(3)
+
+      // the portal shows the metric item's usage so far (value and amount), in the customer's language
+      const portal = ok(
+        await app.call("POST", "/api/v1/customer-portal/auth", key, { customer_id: customer })
+      ).portal_session
+      const pageOf = async (language: string) =>
+        (
+          await app.handler(
+            new Request(`http://localhost${new URL(portal.url).pathname}`, { headers: { "accept-language": language } })
+          )
+        ).text()
+      const english = await pageOf("en-US")
+      const usage = english.slice(english.indexOf('<div class="usage" id="usage-0">'))
+      expect(usage).toContain("<h3>Usage this period</h3>")
+      expect(usage).toContain('<td>API calls <span class="muted">api_calls</span></td><td class="num">100</td>')
+      expect(usage.slice(0, usage.indexOf("</div>"))).toContain("100.00")
+      expect(await pageOf("de-DE")).toContain("<h3>Nutzung in diesem Zeitraum</h3>")
 
       // the next cycle starts: each alert's crossings resolve, once
       await to(FEB)
@@ -208,10 +238,12 @@ for (const [name, storage] of backends()) {
       expect(new Set(resolved.map((e: any) => e.data.usage_alert.usage_alert_id))).toEqual(
         new Set([budget.usage_alert_id, fifty.usage_alert_id, every30.usage_alert_id])
       )
-      expect(resolved.find((e: any) => e.data.usage_alert.usage_alert_id === budget.usage_alert_id).data).toMatchObject({
-        ended_cycle_index: 0,
-        fired: ["amount:80.00"]
-      })
+      expect(resolved.find((e: any) => e.data.usage_alert.usage_alert_id === budget.usage_alert_id).data).toMatchObject(
+        {
+          ended_cycle_index: 0,
+          fired: ["amount:80.00"]
+        }
+      )
       await later()
       expect((await events("v2.usage_alert.resolved")).length).toBe(3)
       const reset = ok(await app.call("GET", `/api/v1/usage_alerts/${budget.usage_alert_id}`, key)).usage_alert
@@ -251,7 +283,10 @@ for (const [name, storage] of backends()) {
       const progressive = async () =>
         ok(await app.call("GET", "/api/v1/invoices?limit=100", key))
           .list.filter((i: any) => i.invoice_type === "progressive")
-          .sort((a: any, b: any) => a.created_at.localeCompare(b.created_at) || a.invoice_number?.localeCompare(b.invoice_number))
+          .sort(
+            (a: any, b: any) =>
+              a.created_at.localeCompare(b.created_at) || a.invoice_number?.localeCompare(b.invoice_number)
+          )
       await send(30)
       await later()
       expect(await progressive()).toEqual([])
@@ -277,7 +312,9 @@ for (const [name, storage] of backends()) {
       const all = await progressive()
       expect(all.map((i: any) => i.amount)).toEqual(["60.00", "60.00"])
       await send(10)
-      const state = ok(await app.call("GET", `/api/v1/subscription/${subId}/progressive_billing`, key)).progressive_billing
+      const state = ok(
+        await app.call("GET", `/api/v1/subscription/${subId}/progressive_billing`, key)
+      ).progressive_billing
       expect([state.cycle_index, state.billed, state.invoice_ids.length, state.deducted]).toEqual([
         0,
         [{ item_id: expect.any(String), description: "API calls", amount: "120.00" }],
@@ -305,9 +342,9 @@ for (const [name, storage] of backends()) {
         .reduce((a: number, l: any) => a + Math.round(Number(l.amount) * 100), 0)
       const early = all.reduce((a: number, i: any) => a + Math.round(Number(i.amount) * 100), 0)
       expect(early + usageOnRenewal).toBe(13_000)
-      expect(ok(await app.call("GET", `/api/v1/subscription/${subId}/progressive_billing`, key)).progressive_billing.deducted).toBe(
-        true
-      )
+      expect(
+        ok(await app.call("GET", `/api/v1/subscription/${subId}/progressive_billing`, key)).progressive_billing.deducted
+      ).toBe(true)
       // February starts from nothing invoiced
       await send(55)
       await later()

@@ -25,6 +25,8 @@ import * as PriceChanges from "../subscriptions/PriceChanges.js"
 import * as Renewals from "../subscriptions/Renewals.js"
 import * as Secrets from "../tenants/Secrets.js"
 import * as Settings from "../tenants/Settings.js"
+import * as Money from "../money/Money.js"
+import * as MetricUsage from "../usage/MetricUsage.js"
 import type * as Store from "../kernel/Store.js"
 import { Storage } from "../kernel/Store.js"
 import type * as Subscription from "../subscriptions/Subscription.js"
@@ -160,6 +162,11 @@ export interface PortalView {
     readonly items: ReadonlyArray<{ readonly name: string; readonly quantity: string; readonly metered: boolean }>
     /** What its next renewal will bill, when it will renew. */
     readonly upcoming: Invoice.UpcomingInvoice | null
+    /**
+     * The usage of its items billed by a billable metric in the current period so far (issue 35):
+     * each item's name, metric, value and amount (`MetricUsage.current`); `null` without such items.
+     */
+    readonly usage: PortalUsage | null
     /** The prices the merchant lets it switch to (empty when switching is off for it). */
     readonly switch_options: ReadonlyArray<SwitchOption>
     /** Its items whose quantity the merchant lets the customer change (empty: none). */
@@ -175,6 +182,26 @@ export interface PortalView {
   readonly payments: PaymentSettings.PageMode
   /** The merchant's currency (a Payment Element in setup mode needs one). */
   readonly currency: string
+}
+
+/**
+ * A subscription's usage in the current period, as the portal shows it (issue 35).
+ *
+ * @since 0.1.0
+ */
+export interface PortalUsage {
+  readonly currency: string
+  /** The items' total so far, before discounts and tax. */
+  readonly amount: string
+  readonly items: ReadonlyArray<{
+    /** The item's price name. */
+    readonly name: string
+    /** The metric's code, and its group's values. */
+    readonly metric: string
+    /** The aggregated value, exact decimal text. */
+    readonly value: string
+    readonly amount: string
+  }>
 }
 
 /**
@@ -396,6 +423,25 @@ export class Portal extends Context.Service<Portal>()("@recur/core/Portal", {
       }
     })
 
+    /** A live subscription's metric items' usage so far, for the portal. */
+    const usageOf = (m: string, r: Entities.SubscriptionRecord) =>
+      r.extra_items.some((x) => x.version.billing_dimension === "usage" && x.version.billable_metric_id !== null) &&
+      (r.subscription.status === "trial" || r.subscription.status === "active" || r.subscription.status === "past_due")
+        ? Effect.map(
+            MetricUsage.current(storage)(m, r),
+            (u): PortalUsage => ({
+              currency: u.currency,
+              amount: Money.format(u.total),
+              items: u.charges.map((c) => ({
+                name: c.line.description.split(": ")[0] ?? c.metric_code,
+                metric: `${c.metric_code}${c.metric_group === null ? "" : ` (${Object.values(c.metric_group).join(", ")})`}`,
+                value: c.value,
+                amount: Money.format(c.amount)
+              }))
+            })
+          )
+        : Effect.succeed(null)
+
     /** What the session's customer sees: their subscriptions and invoices, newest first. */
     const view = Effect.fn("Portal.view")(function* (session: PortalSession) {
       const m = session.merchant_id
@@ -436,6 +482,7 @@ export class Portal extends Context.Service<Portal>()("@recur/core/Portal", {
                   ]
                 : [],
             upcoming: Option.getOrNull(yield* renewals.upcoming(m, r.subscription.id)),
+            usage: yield* usageOf(m, r),
             switch_options: current ? yield* switchOptions(m, allowed, r, current) : [],
             quantity_options: PortalQuantities.quantityOptions(
               allowed,

@@ -169,6 +169,8 @@ export const messages: Messages = {
     balanceCredit:
       "Guthaben auf Ihrem Konto: Es wird mit Ihren nächsten Rechnungen verrechnet, bevor diese belastet werden.",
     balanceOwed: "Offener Betrag: Er wird Ihrer nächsten Rechnung hinzugefügt.",
+    usage: "Nutzung in diesem Zeitraum",
+    usageColumns: ["Metrik", "Nutzung", "Betrag bisher"],
     dueOn: (d) => `Fällig am ${d}`
   }
 }

@@ -165,6 +165,8 @@ export const messages: Messages = {
     balance: "Account balance",
     balanceCredit: "Credit on your account: it is applied to your next invoices before they are charged.",
     balanceOwed: "Owed: it is added to your next invoice.",
+    usage: "Usage this period",
+    usageColumns: ["Metric", "Usage", "Amount so far"],
     dueOn: (d) => `Due on ${d}`
   }
 }

@@ -169,6 +169,8 @@ export const messages: Messages = {
     balance: "Saldo de la cuenta",
     balanceCredit: "Saldo a su favor: se aplica a sus próximas facturas antes de cobrarlas.",
     balanceOwed: "Importe pendiente: se añade a su próxima factura.",
+    usage: "Uso en este periodo",
+    usageColumns: ["Métrica", "Uso", "Importe hasta ahora"],
     dueOn: (d) => `Vence el ${d}`
   }
 }

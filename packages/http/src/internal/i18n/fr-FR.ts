@@ -170,6 +170,8 @@ export const messages: Messages = {
     balance: "Solde du compte",
     balanceCredit: "Crédit sur votre compte : il est déduit de vos prochaines factures avant leur prélèvement.",
     balanceOwed: "Montant dû : il est ajouté à votre prochaine facture.",
+    usage: "Consommation de la période",
+    usageColumns: ["Mesure", "Consommation", "Montant à ce jour"],
     dueOn: (d) => `Échéance le ${d}`
   }
 }

@@ -169,6 +169,8 @@ export const messages: Messages = {
     balance: "Saldo akun",
     balanceCredit: "Kredit di akun Anda: diterapkan ke tagihan berikutnya sebelum ditagihkan.",
     balanceOwed: "Terutang: ditambahkan ke tagihan berikutnya.",
+    usage: "Pemakaian periode ini",
+    usageColumns: ["Metrik", "Pemakaian", "Jumlah sejauh ini"],
     dueOn: (d) => `Jatuh tempo ${d}`
   }
 }

@@ -177,6 +177,8 @@ export const messages: Messages = {
     balance: "Saldo del conto",
     balanceCredit: "Credito sul tuo conto: viene applicato alle prossime fatture prima dell'addebito.",
     balanceOwed: "Importo dovuto: viene aggiunto alla prossima fattura.",
+    usage: "Consumo in questo periodo",
+    usageColumns: ["Metrica", "Consumo", "Importo finora"],
     dueOn: (d) => `Scadenza: ${d}`
   }
 }

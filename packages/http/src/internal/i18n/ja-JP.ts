@@ -164,6 +164,8 @@ export const messages: Messages = {
     balance: "アカウント残高",
     balanceCredit: "アカウントのクレジット：次回以降の請求に、請求前に充当されます。",
     balanceOwed: "未払い額：次回の請求に加算されます。",
+    usage: "今期の利用状況",
+    usageColumns: ["指標", "利用量", "現在までの金額"],
     dueOn: (d) => `支払期日 ${d}`
   }
 }

@@ -161,6 +161,8 @@ export const messages: Messages = {
     balance: "계정 잔액",
     balanceCredit: "계정 크레딧: 다음 청구서 결제 전에 적용됩니다.",
     balanceOwed: "미납액: 다음 청구서에 추가됩니다.",
+    usage: "이번 기간 사용량",
+    usageColumns: ["지표", "사용량", "현재까지 금액"],
     dueOn: (d) => `납부 기한 ${d}`
   }
 }

@@ -170,6 +170,8 @@ export const messages: Messages = {
     balanceCredit:
       "Tegoed op uw account: het wordt verrekend met uw volgende facturen voordat die worden afgeschreven.",
     balanceOwed: "Verschuldigd: het wordt bij uw volgende factuur opgeteld.",
+    usage: "Verbruik deze periode",
+    usageColumns: ["Meting", "Verbruik", "Bedrag tot nu toe"],
     dueOn: (d) => `Vervalt op ${d}`
   }
 }

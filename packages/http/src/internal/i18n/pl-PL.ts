@@ -175,6 +175,8 @@ export const messages: Messages = {
     balance: "Saldo konta",
     balanceCredit: "Środki na koncie: zostaną zaliczone na poczet kolejnych faktur przed obciążeniem.",
     balanceOwed: "Do zapłaty: kwota zostanie doliczona do następnej faktury.",
+    usage: "Zużycie w tym okresie",
+    usageColumns: ["Miara", "Zużycie", "Kwota do tej pory"],
     dueOn: (d) => `Termin płatności: ${d}`
   }
 }

@@ -175,6 +175,8 @@ export const messages: Messages = {
     balance: "Saldo da conta",
     balanceCredit: "Crédito na sua conta: é aplicado às próximas faturas antes de serem cobradas.",
     balanceOwed: "Valor em dívida: é acrescentado à sua próxima fatura.",
+    usage: "Utilização neste período",
+    usageColumns: ["Métrica", "Utilização", "Montante até agora"],
     dueOn: (d) => `Vence a ${d}`
   }
 }

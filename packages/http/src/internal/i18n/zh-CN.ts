@@ -161,6 +161,8 @@ export const messages: Messages = {
     balance: "账户余额",
     balanceCredit: "账户余额：将在扣款前抵扣您之后的账单。",
     balanceOwed: "欠款：将计入您的下一张账单。",
+    usage: "本期用量",
+    usageColumns: ["指标", "用量", "目前金额"],
     dueOn: (d) => `到期日 ${d}`
   }
 }

@@ -161,6 +161,8 @@ export const messages: Messages = {
     balance: "帳戶餘額",
     balanceCredit: "帳戶餘額：將在扣款前折抵您之後的帳單。",
     balanceOwed: "欠款：將計入您的下一張帳單。",
+    usage: "本期用量",
+    usageColumns: ["指標", "用量", "目前金額"],
     dueOn: (d) => `到期日 ${d}`
   }
 }
