@@ -136,7 +136,8 @@ export const checkThresholds = (
   const out: Array<Threshold> = []
   for (let i = 0; i < input.length; i++) {
     const t = input[i]!
-    if (t.type !== "value" && t.type !== "amount") return bad("thresholds", 'must be "value" or "amount"', { index: i, field: "type" })
+    if (t.type !== "value" && t.type !== "amount")
+      return bad("thresholds", 'must be "value" or "amount"', { index: i, field: "type" })
     const text = typeof t.value === "number" ? String(t.value) : t.value
     if (text === undefined) return bad("thresholds", "is required", { index: i, field: "value" })
     let normalized: string
