@@ -25,10 +25,8 @@ import * as PriceChanges from "../subscriptions/PriceChanges.js"
 import * as Renewals from "../subscriptions/Renewals.js"
 import * as Secrets from "../tenants/Secrets.js"
 import * as Settings from "../tenants/Settings.js"
-import * as Money from "../money/Money.js"
-import * as MetricUsage from "../usage/MetricUsage.js"
-import type * as Store from "../kernel/Store.js"
-import { Storage } from "../kernel/Store.js"
+import * as PortalUsage from "./PortalUsage.js"
+import * as Store from "../kernel/Store.js"
 import type * as Subscription from "../subscriptions/Subscription.js"
 
 /**
@@ -162,11 +160,7 @@ export interface PortalView {
     readonly items: ReadonlyArray<{ readonly name: string; readonly quantity: string; readonly metered: boolean }>
     /** What its next renewal will bill, when it will renew. */
     readonly upcoming: Invoice.UpcomingInvoice | null
-    /**
-     * The usage of its items billed by a billable metric in the current period so far (issue 35):
-     * each item's name, metric, value and amount (`MetricUsage.current`); `null` without such items.
-     */
-    readonly usage: PortalUsage | null
+    readonly usage: PortalUsage.PortalUsage | null
     /** The prices the merchant lets it switch to (empty when switching is off for it). */
     readonly switch_options: ReadonlyArray<SwitchOption>
     /** Its items whose quantity the merchant lets the customer change (empty: none). */
@@ -185,33 +179,13 @@ export interface PortalView {
 }
 
 /**
- * A subscription's usage in the current period, as the portal shows it (issue 35).
- *
- * @since 0.1.0
- */
-export interface PortalUsage {
-  readonly currency: string
-  /** The items' total so far, before discounts and tax. */
-  readonly amount: string
-  readonly items: ReadonlyArray<{
-    /** The item's price name. */
-    readonly name: string
-    /** The metric's code, and its group's values. */
-    readonly metric: string
-    /** The aggregated value, exact decimal text. */
-    readonly value: string
-    readonly amount: string
-  }>
-}
-
-/**
  * The portal service.
  *
  * @since 0.1.0
  */
 export class Portal extends Context.Service<Portal>()("@recur/core/Portal", {
   make: Effect.gen(function* () {
-    const storage = yield* Storage
+    const storage = yield* Store.Storage
     const merchants = yield* Merchants.Merchants
     const secrets = yield* Secrets.Secrets
     const settings = yield* Settings.Settings
@@ -423,25 +397,6 @@ export class Portal extends Context.Service<Portal>()("@recur/core/Portal", {
       }
     })
 
-    /** A live subscription's metric items' usage so far, for the portal. */
-    const usageOf = (m: string, r: Entities.SubscriptionRecord) =>
-      r.extra_items.some((x) => x.version.billing_dimension === "usage" && x.version.billable_metric_id !== null) &&
-      (r.subscription.status === "trial" || r.subscription.status === "active" || r.subscription.status === "past_due")
-        ? Effect.map(
-            MetricUsage.current(storage)(m, r),
-            (u): PortalUsage => ({
-              currency: u.currency,
-              amount: Money.format(u.total),
-              items: u.charges.map((c) => ({
-                name: c.line.description.split(": ")[0] ?? c.metric_code,
-                metric: `${c.metric_code}${c.metric_group === null ? "" : ` (${Object.values(c.metric_group).join(", ")})`}`,
-                value: c.value,
-                amount: Money.format(c.amount)
-              }))
-            })
-          )
-        : Effect.succeed(null)
-
     /** What the session's customer sees: their subscriptions and invoices, newest first. */
     const view = Effect.fn("Portal.view")(function* (session: PortalSession) {
       const m = session.merchant_id
@@ -462,15 +417,16 @@ export class Portal extends Context.Service<Portal>()("@recur/core/Portal", {
       const subscriptions = yield* Effect.forEach(ownSubs, (r) =>
         Effect.gen(function* () {
           const current = prices.get(r.subscription.price_version_id)?.value
+          const priceName = current?.price_name ?? r.subscription.price_id
           return {
             subscription: r.subscription,
             payment_method: r.payment_method,
-            price_name: current?.price_name ?? r.subscription.price_id,
+            price_name: priceName,
             items:
               r.extra_items.length > 0
                 ? [
                     {
-                      name: current?.price_name ?? r.subscription.price_id,
+                      name: priceName,
                       quantity: r.subscription.quantity,
                       metered: r.subscription.billing_dimension === "usage"
                     },
@@ -482,13 +438,9 @@ export class Portal extends Context.Service<Portal>()("@recur/core/Portal", {
                   ]
                 : [],
             upcoming: Option.getOrNull(yield* renewals.upcoming(m, r.subscription.id)),
-            usage: yield* usageOf(m, r),
+            usage: yield* PortalUsage.of(storage)(m, r),
             switch_options: current ? yield* switchOptions(m, allowed, r, current) : [],
-            quantity_options: PortalQuantities.quantityOptions(
-              allowed,
-              r,
-              current?.price_name ?? r.subscription.price_id
-            )
+            quantity_options: PortalQuantities.quantityOptions(allowed, r, priceName)
           }
         })
       )
