@@ -60,6 +60,7 @@ import * as EntitlementGroups from "./facade/Entitlements.js"
 import * as BalanceGroups from "./facade/Balances.js"
 import * as MetricGroups from "./facade/BillableMetrics.js"
 import * as CreditGroups from "./facade/CreditGrants.js"
+import * as UsageAlertGroups from "./facade/UsageAlerts.js"
 import * as NotificationGroups from "./facade/Notifications.js"
 import * as SmtpNotifier from "./notify/SmtpNotifier.js"
 
@@ -436,6 +437,7 @@ export const createBilling = async (options: BillingOptions = {}): Promise<Billi
     items: ItemGroups.items(kit),
     taxRates: PaymentGroups.taxRates(kit),
     billableMetrics: MetricGroups.billableMetrics(kit),
+    usageAlerts: UsageAlertGroups.usageAlerts(kit),
     invoiceItems: InvoiceItemGroups.invoiceItems(kit),
     meterEvents: MeterEventGroups.meterEvents(kit),
     usageAdjustments: UsageAdjustmentGroups.usageAdjustments(kit),

@@ -124,3 +124,10 @@ export type {
   CreditGrantsClient,
   SetAutoTopUpInput
 } from "./facade/CreditGrants.js"
+export type {
+  CreateUsageAlertInput,
+  ListUsageAlertsInput,
+  ProgressiveBillingJson,
+  UsageAlertJson,
+  UsageAlertsClient
+} from "./facade/UsageAlerts.js"

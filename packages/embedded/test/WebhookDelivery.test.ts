@@ -33,6 +33,7 @@ import {
   SentInvoices,
   Store,
   Subscriptions,
+  UsageAlerts,
   Webhook,
   WebhookDispatch,
   Webhooks
@@ -474,6 +475,34 @@ for (const [name, storage] of backends()) {
       await run(
         SentInvoices.SentInvoices.use((x) =>
           x.setCollection(m.merchantId, sent.id, { collection_method: "send_invoice", days_until_due: 1 })
+        )
+      )
+      // P: a usage alert on the sent subscription's metric, crossed by its first event (triggered),
+      // and resolved when its next cycle starts
+      await run(
+        BillableMetrics.BillableMetrics.use((bm) =>
+          bm.create(m.merchantId, { code: "alerted_calls", name: "Alerted calls", aggregation: "count" })
+        )
+      )
+      await run(
+        UsageAlerts.UsageAlerts.use((x) =>
+          x.create(m.merchantId, {
+            subscription_id: sent.id,
+            billable_metric_id: "alerted_calls",
+            thresholds: [{ type: "value", value: "1" }]
+          })
+        )
+      )
+      await run(
+        MeterEvents.MeterEvents.use((x) =>
+          x.sendBatch(m.merchantId, [
+            {
+              transaction_id: "alerted-1",
+              customer_id: sent.customer_id,
+              subscription_id: sent.id,
+              code: "alerted_calls"
+            }
+          ])
         )
       )
       await run(

@@ -21,6 +21,7 @@ import { SubscriptionsGroup } from "./api/Subscriptions.js"
 import { TaxRatesGroup } from "./api/TaxRates.js"
 import { BillableMetricsGroup } from "./api/BillableMetrics.js"
 import { CreditGrantsGroup } from "./api/CreditGrants.js"
+import { UsageAlertsGroup } from "./api/UsageAlerts.js"
 import { InvoiceItemsGroup } from "./api/InvoiceItems.js"
 import { MeterEventsGroup } from "./api/MeterEvents.js"
 import { UsageAdjustmentsGroup } from "./api/UsageAdjustments.js"
@@ -47,6 +48,7 @@ export {
   TaxRatesGroup,
   BillableMetricsGroup,
   CreditGrantsGroup,
+  UsageAlertsGroup,
   InvoiceItemsGroup,
   MeterEventsGroup,
   UsageAdjustmentsGroup,
@@ -125,6 +127,7 @@ export class BillingApi extends HttpApi.make("recur")
   .add(InvoiceItemsGroup)
   .add(MeterEventsGroup)
   .add(UsageAdjustmentsGroup)
+  .add(UsageAlertsGroup)
   .add(PortalGroup)
   .add(EntitlementsGroup)
   .add(NotificationsGroup)

@@ -21,6 +21,7 @@ import { subscriptionsLive } from "./handlers/Subscriptions.js"
 import { taxRatesLive } from "./handlers/TaxRates.js"
 import { billableMetricsLive } from "./handlers/BillableMetrics.js"
 import { creditGrantsLive } from "./handlers/CreditGrants.js"
+import { usageAlertsLive } from "./handlers/UsageAlerts.js"
 import { invoiceItemsLive } from "./handlers/InvoiceItems.js"
 import { meterEventsLive } from "./handlers/MeterEvents.js"
 import { usageAdjustmentsLive } from "./handlers/UsageAdjustments.js"
@@ -58,6 +59,7 @@ export const handlers = Layer.mergeAll(
   invoiceItemsLive,
   meterEventsLive,
   usageAdjustmentsLive,
+  usageAlertsLive,
   portalLive,
   entitlementsLive,
   notificationsLive,

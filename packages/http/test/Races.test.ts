@@ -96,6 +96,13 @@ for (const [name, storage] of backends()) {
           category: "promotional"
         })
       ).body.data.credit_grant.credit_grant_id as string
+      const usageAlert = (
+        await api.call("POST", "/api/v1/usage_alerts", key, {
+          subscription_id: a.sub,
+          billable_metric_id: metric.code,
+          thresholds: [{ type: "value", value: "10" }]
+        })
+      ).body.data.usage_alert.usage_alert_id as string
       const invoiceItem = (
         await api.call("POST", "/api/v1/invoice_items", key, {
           customer_id: a.customer,
@@ -147,6 +154,7 @@ for (const [name, storage] of backends()) {
         metricCode: metric.code as string,
         invoiceItem,
         grant,
+        usageAlert,
         endpoint,
         event,
         portalSession
@@ -358,6 +366,15 @@ for (const [name, storage] of backends()) {
       ],
       "POST /api/v1/usage_adjustments/{usage_adjustment_id}/apply": () => ["/api/v1/usage_adjustments/uadj_none/apply"],
       "POST /api/v1/invoice_item/{invoice_item_id}/delete": (w) => [`/api/v1/invoice_item/${w.invoiceItem}/delete`],
+      "POST /api/v1/usage_alerts": (w) => [
+        "/api/v1/usage_alerts",
+        { subscription_id: w.sub, billable_metric_id: w.metricCode, thresholds: [{ type: "value", value: "5" }] }
+      ],
+      "POST /api/v1/subscription/{subscription_id}/progressive_billing": (w) => [
+        `/api/v1/subscription/${w.sub}/progressive_billing`,
+        { progressive_billing_threshold: "25.00" }
+      ],
+      "POST /api/v1/usage_alerts/{usage_alert_id}/delete": (w) => [`/api/v1/usage_alerts/${w.usageAlert}/delete`],
       "POST /api/v2/webhook/endpoints": () => ["/api/v2/webhook/endpoints", { url: "https://hooks.example/same" }],
       "POST /api/v2/webhook/endpoints/{endpoint_id}": (w) => [
         `/api/v2/webhook/endpoints/${w.endpoint}`,

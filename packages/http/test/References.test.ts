@@ -166,7 +166,8 @@ describe("an object that does not exist is 404 resource_not_found wherever it is
     "customerBalances.adjust": { amount: "1.00", currency: "USD", reason: "courtesy" },
     "customerBalances.creditNote": { amount: "1.00", method: "credit_balance" },
     "usageAdjustments.amendEvent": { transaction_id: "replacement-1" },
-    "usageAdjustments.preview": { timestamp: "2026-01-15T00:00:00Z" }
+    "usageAdjustments.preview": { timestamp: "2026-01-15T00:00:00Z" },
+    "usageAlerts.setProgressiveBilling": { progressive_billing_threshold: "10.00" }
   }
 
   it("every operation with an id in its path: an unknown, malformed or another merchant's id is 404, no param", async () => {

@@ -25,6 +25,7 @@ import {
   type MeterEvents,
   type MeterCorrections,
   type UsageAdjustments,
+  type UsageAlerts,
   Merchants,
   type Metering,
   type Payments,
@@ -122,6 +123,7 @@ export type Engine =
   | MeterEvents.MeterEvents
   | MeterCorrections.MeterCorrections
   | UsageAdjustments.UsageAdjustments
+  | UsageAlerts.UsageAlerts
   | Worker.Worker
   | SandboxClock.SandboxClock
   | SandboxGateway.SandboxControls

@@ -329,6 +329,21 @@ const billableMetrics = Effect.gen(function* () {
 })
 
 /**
+ * Usage alerts (`Entities.usageAlert`, listed by subscription) and each subscription's usage
+ * billing record (`Entities.usageBilling`, keyed by the subscription's id: its progressive
+ * billing threshold and what progressive invoices billed in the open cycle), issue 35.
+ */
+const usageAlerts = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  for (const statement of [
+    ...entityTable("recur_usage_alerts", "subscription_id text not null, customer_id text not null").split(";"),
+    ...entityTable("recur_usage_billing", "").split(";")
+  ])
+    if (statement.trim() !== "") yield* sql.unsafe(statement)
+  yield* sql`create index if not exists recur_usage_alerts_subscription on recur_usage_alerts (merchant_id, subscription_id)`
+})
+
+/**
  * Meter events (issue 35): their own append-only table, not entity documents. One row per
  * (merchant, transaction id); `seq` is the ingestion order (the tie-break of `latest` and
  * `weighted_sum`); instants are Unix ms. `numbers` holds the properties whose values are
@@ -417,7 +432,8 @@ export const migrations = {
   "0017_meter_events": meterEvents,
   "0018_billable_metrics": billableMetrics,
   "0019_credit_grants": creditGrants,
-  "0020_usage_adjustments": usageAdjustments
+  "0020_usage_adjustments": usageAdjustments,
+  "0021_usage_alerts": usageAlerts
 }
 
 /**

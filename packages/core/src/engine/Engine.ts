@@ -55,6 +55,8 @@ import * as OneOffInvoices from "../invoices/OneOffInvoices.js"
 import * as MeterEvents from "../usage/MeterEvents.js"
 import * as MeterCorrections from "../usage/MeterCorrections.js"
 import * as UsageAdjustments from "../usage/UsageAdjustments.js"
+import * as UsageAlerts from "../usage/UsageAlerts.js"
+import * as UsageChecks from "../usage/UsageChecks.js"
 import * as CustomerBalances from "../customers/CustomerBalances.js"
 import * as InvoiceCredits from "../refunds/InvoiceCredits.js"
 import * as CreditGrants from "../credits/CreditGrants.js"
@@ -81,6 +83,9 @@ const money = Layer.mergeAll(Charges.Charges.layer, Reconciliation.Reconciliatio
 )
 const flows = Layer.mergeAll(
   MeterEvents.MeterEvents.layer,
+  // usage alerts and progressive billing (issue 35)
+  UsageAlerts.UsageAlerts.layer,
+  UsageChecks.UsageChecks.layer,
   InvoiceItems.InvoiceItems.layer,
   OneOffInvoices.OneOffInvoices.layer,
   CreditGrants.CreditGrants.layer,

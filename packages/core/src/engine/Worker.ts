@@ -1,7 +1,7 @@
 /**
  * The worker: claims due work (renewals, dunning retries, trial notices, incomplete expiries,
  * first payments ended at their checkout's expiry, reconciliations, charges, webhook deliveries, catalog migrations,
- * customer notifications, sent invoices past due) with leases, so any number of processes can run
+ * customer notifications, sent invoices past due, usage checks) with leases, so any number of processes can run
  * it; renewals of one merchant are billed in batches. A failing item backs off and is set
  * aside after {@link MAX_WORK_ATTEMPTS} attempts, never holding the merchant's other work.
  *
@@ -24,6 +24,7 @@ import * as Notifications from "../notifications/Notifications.js"
 import * as InvoiceActions from "../invoices/InvoiceActions.js"
 import * as CreditGrants from "../credits/CreditGrants.js"
 import * as UsageAdjustments from "../usage/UsageAdjustments.js"
+import * as UsageChecks from "../usage/UsageChecks.js"
 
 /**
  * The kinds of work, closed: every kind is matched exhaustively by the worker.
@@ -47,7 +48,8 @@ export const WORK_KINDS = [
   "invoice_finalize",
   "credit_grant_expiry",
   "auto_top_up",
-  "usage_adjustment"
+  "usage_adjustment",
+  "usage_alert_check"
 ] as const
 
 /**
@@ -86,6 +88,7 @@ export class Worker extends Context.Service<Worker>()("@recur/core/Worker", {
     const invoiceActions = yield* InvoiceActions.InvoiceActions
     const creditGrants = yield* CreditGrants.CreditGrants
     const usageAdjustments = yield* UsageAdjustments.UsageAdjustments
+    const usageChecks = yield* UsageChecks.UsageChecks
 
     /** The effect of one work item of a known kind. */
     const workOf = (kind: WorkKind, merchantId: string, subjectId: string): Effect.Effect<unknown, unknown> => {
@@ -127,6 +130,8 @@ export class Worker extends Context.Service<Worker>()("@recur/core/Worker", {
           return creditGrants.runAutoTopUp(merchantId, subjectId)
         case "usage_adjustment":
           return Effect.asVoid(usageAdjustments.adjust(merchantId, subjectId))
+        case "usage_alert_check":
+          return usageChecks.check(merchantId, subjectId)
       }
     }
 

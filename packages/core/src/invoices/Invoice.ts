@@ -12,17 +12,37 @@ import { DeclineClass } from "../payments/DunningPolicy.js"
 import { CollectionMethod } from "./Collection.js"
 
 /**
- * The seed's four invoice types plus `upgrade` (a prorated charge) and `one_off` (a customer's
- * pending invoice items billed outside any subscription, `OneOffInvoices`).
+ * The seed's four invoice types plus `upgrade` (a prorated charge), `one_off` (a customer's
+ * pending invoice items billed outside any subscription, `OneOffInvoices`) and `progressive` (a
+ * subscription's usage invoiced before its cycle ends, `ProgressiveBilling`).
  *
  * @since 0.1.0
  */
-export const InvoiceType = Schema.Literals(["initial", "trial", "renewal", "refund", "upgrade", "one_off"])
+export const InvoiceType = Schema.Literals([
+  "initial",
+  "trial",
+  "renewal",
+  "refund",
+  "upgrade",
+  "one_off",
+  "progressive"
+])
 
 /**
  * @since 0.1.0
  */
 export type InvoiceType = typeof InvoiceType.Type
+
+/**
+ * Whether an invoice of `type` is collected on its own, outside any subscription's dunning: a
+ * `one_off` invoice, and a `progressive` one (a subscription's usage invoiced early, issue 35) —
+ * charged to the customer's card on file, a decline leaves it `failed` and payable on its page.
+ *
+ * @example
+ * isStandalone("progressive") // true
+ * @since 0.1.0
+ */
+export const isStandalone = (type: InvoiceType): boolean => type === "one_off" || type === "progressive"
 
 /**
  * What a line of an invoice is: the cycle's price (`subscription`), a price charged once with the

@@ -48,7 +48,8 @@ export const prefixes = {
   billableMetric: "bm",
   creditGrant: "cgr",
   meterEvent: "mev",
-  usageAdjustment: "uadj"
+  usageAdjustment: "uadj",
+  usageAlert: "ua"
 } as const
 
 /**

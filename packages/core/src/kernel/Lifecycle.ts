@@ -311,7 +311,10 @@ export const derivedEvents: ReadonlyArray<EventType> = [
   "v2.customer.balance_updated",
   "v2.credit_note.created",
   // a declined automatic top-up: a setting's attempt, not a state move
-  "v2.customer.auto_top_up_failed"
+  "v2.customer.auto_top_up_failed",
+  // a usage alert's crossing and the end of the cycle it fired in: records on the alert (issue 35)
+  "v2.usage_alert.triggered",
+  "v2.usage_alert.resolved"
 ]
 
 /**

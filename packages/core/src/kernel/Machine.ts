@@ -62,7 +62,9 @@ export const EventType = Schema.Literals([
   "v2.credit_grant.voided",
   "v2.customer.auto_top_up_failed",
   "v2.usage_adjustment.created",
-  "v2.usage_adjustment.applied"
+  "v2.usage_adjustment.applied",
+  "v2.usage_alert.triggered",
+  "v2.usage_alert.resolved"
 ])
 
 /**

@@ -9,6 +9,7 @@
  * @since 0.1.0
  */
 import { Context, Effect, Layer, Option, Result } from "effect"
+import * as Invoice from "../invoices/Invoice.js"
 import * as Entities from "../kernel/Entities.js"
 import * as Lifecycle from "../kernel/Lifecycle.js"
 import * as Ports from "../kernel/Ports.js"
@@ -107,7 +108,7 @@ export class Charges extends Context.Service<Charges>()("@recur/core/Charges", {
           )
           return Option.fromNullishOr(sub.value.payment_token)
         }
-        return inv?.value.invoice_type === "one_off"
+        return inv !== undefined && Invoice.isStandalone(inv.value.invoice_type)
           ? yield* cardOnFile(storage, merchantId, tr.trade.customer_id)
           : Option.none<string>()
       })

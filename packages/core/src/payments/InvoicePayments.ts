@@ -64,7 +64,7 @@ export class InvoicePayments extends Context.Service<InvoicePayments>()("@recur/
         new Errors.StateConflict({ resource: "invoice", id: invoiceId, state, reason })
       const found = yield* Effect.flatMap(invoices.get(merchantId, invoiceId), (o) => must(o, "invoice", invoiceId))
       // a one-off invoice (no subscription) is paid with the card given, failed or open alike
-      const oneOff = found.value.invoice_type === "one_off"
+      const oneOff = Invoice.isStandalone(found.value.invoice_type)
       if (found.value.biz_status === "failed" && !oneOff) {
         // an unpaid subscription's last failed invoice: the card becomes the subscription's, and
         // the invoice is reopened and charged with it (the recovery a new payment method starts)

@@ -340,7 +340,7 @@ export class Payments extends Context.Service<Payments>()("@recur/core/Payments"
                   invV !== undefined &&
                   (invV.value.collection_method === "send_invoice" ||
                     invV.value.biz_status === "uncollectible" ||
-                    (options?.onSession === true && invV.value.invoice_type === "one_off"))
+                    (options?.onSession === true && Invoice.isStandalone(invV.value.invoice_type)))
                 const offSession =
                   !pageOnly &&
                   ((sub !== undefined &&
@@ -349,7 +349,8 @@ export class Payments extends Context.Service<Payments>()("@recur/core/Payments"
                     sub.subscription.status !== "incomplete") ||
                     // a one-off invoice's charge, made with the card on file (`Charges.chargePending`)
                     (sub === undefined &&
-                      invV?.value.invoice_type === "one_off" &&
+                      invV !== undefined &&
+                      Invoice.isStandalone(invV.value.invoice_type) &&
                       invV.value.biz_status === "pending"))
                 if (offSession) yield* schedule(merchant, "charge", tradeId, at + unavailableBackoff(at - since))
                 yield* Effect.logWarning(
@@ -554,7 +555,7 @@ export class Payments extends Context.Service<Payments>()("@recur/core/Payments"
                   const declined = yield* declines.applyDecline(merchant, trade, subV, invV, outcome, at)
                   sub = declined.sub
                   trade = declined.trade
-                } else if (invV !== undefined && invV.value.invoice_type === "one_off") {
+                } else if (invV !== undefined && Invoice.isStandalone(invV.value.invoice_type)) {
                   // a one-off invoice (no subscription, no dunning): failed, payable on its page
                   const failed = Invoice.move(invV.value, "charge_failed_final")
                   if (Result.isSuccess(failed)) {

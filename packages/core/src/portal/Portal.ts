@@ -25,8 +25,8 @@ import * as PriceChanges from "../subscriptions/PriceChanges.js"
 import * as Renewals from "../subscriptions/Renewals.js"
 import * as Secrets from "../tenants/Secrets.js"
 import * as Settings from "../tenants/Settings.js"
-import type * as Store from "../kernel/Store.js"
-import { Storage } from "../kernel/Store.js"
+import * as PortalUsage from "./PortalUsage.js"
+import * as Store from "../kernel/Store.js"
 import type * as Subscription from "../subscriptions/Subscription.js"
 
 /**
@@ -160,6 +160,7 @@ export interface PortalView {
     readonly items: ReadonlyArray<{ readonly name: string; readonly quantity: string; readonly metered: boolean }>
     /** What its next renewal will bill, when it will renew. */
     readonly upcoming: Invoice.UpcomingInvoice | null
+    readonly usage: PortalUsage.PortalUsage | null
     /** The prices the merchant lets it switch to (empty when switching is off for it). */
     readonly switch_options: ReadonlyArray<SwitchOption>
     /** Its items whose quantity the merchant lets the customer change (empty: none). */
@@ -184,7 +185,7 @@ export interface PortalView {
  */
 export class Portal extends Context.Service<Portal>()("@recur/core/Portal", {
   make: Effect.gen(function* () {
-    const storage = yield* Storage
+    const storage = yield* Store.Storage
     const merchants = yield* Merchants.Merchants
     const secrets = yield* Secrets.Secrets
     const settings = yield* Settings.Settings
@@ -416,15 +417,16 @@ export class Portal extends Context.Service<Portal>()("@recur/core/Portal", {
       const subscriptions = yield* Effect.forEach(ownSubs, (r) =>
         Effect.gen(function* () {
           const current = prices.get(r.subscription.price_version_id)?.value
+          const priceName = current?.price_name ?? r.subscription.price_id
           return {
             subscription: r.subscription,
             payment_method: r.payment_method,
-            price_name: current?.price_name ?? r.subscription.price_id,
+            price_name: priceName,
             items:
               r.extra_items.length > 0
                 ? [
                     {
-                      name: current?.price_name ?? r.subscription.price_id,
+                      name: priceName,
                       quantity: r.subscription.quantity,
                       metered: r.subscription.billing_dimension === "usage"
                     },
@@ -436,12 +438,9 @@ export class Portal extends Context.Service<Portal>()("@recur/core/Portal", {
                   ]
                 : [],
             upcoming: Option.getOrNull(yield* renewals.upcoming(m, r.subscription.id)),
+            usage: yield* PortalUsage.of(storage)(m, r),
             switch_options: current ? yield* switchOptions(m, allowed, r, current) : [],
-            quantity_options: PortalQuantities.quantityOptions(
-              allowed,
-              r,
-              current?.price_name ?? r.subscription.price_id
-            )
+            quantity_options: PortalQuantities.quantityOptions(allowed, r, priceName)
           }
         })
       )

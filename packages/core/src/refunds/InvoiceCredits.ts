@@ -129,7 +129,8 @@ export class InvoiceCredits extends Context.Service<InvoiceCredits>()("@recur/co
               : Effect.fail(new Errors.NotFound({ resource: "invoice", id: cmd.invoice_id }))
           )
           const original = iv.value
-          if (original.invoice_type === "one_off") return yield* oneOffToBalance(merchantId, iv, cmd, reason, at)
+          if (Invoice.isStandalone(original.invoice_type))
+            return yield* oneOffToBalance(merchantId, iv, cmd, reason, at)
           if (
             !CycleLedger.PAYING.includes(original.invoice_type) ||
             original.paid_at === null ||

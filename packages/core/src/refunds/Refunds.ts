@@ -325,7 +325,7 @@ export class Refunds extends Context.Service<Refunds>()("@recur/core/Refunds", {
             // row is written at the version read, so a credit note at once fails one of the two
             if (owed === null && tv.value.subscription_id === null && tv.value.invoice_id !== null) {
               const inv = yield* invoices.get(merchantId, tv.value.invoice_id)
-              if (Option.isSome(inv) && inv.value.value.invoice_type === "one_off") {
+              if (Option.isSome(inv) && Invoice.isStandalone(inv.value.value.invoice_type)) {
                 const held = left.amount - Invoice.postCredited(inv.value.value).amount
                 if (held < left.amount) left = Money.make(held > 0n ? held : 0n, t.currency)
                 yield* invoices.update(inv.value.value, inv.value.version).pipe(

@@ -28,6 +28,7 @@ import * as Schedule from "../schedules/Schedule.js"
 import * as Secrets from "../tenants/Secrets.js"
 import * as Settings from "../tenants/Settings.js"
 import * as Price from "../catalog/Price.js"
+import type * as UsageAlert from "../usage/UsageAlert.js"
 import * as Store from "../kernel/Store.js"
 import * as Tax from "../taxes/Tax.js"
 import * as Trade from "../payments/Trade.js"
@@ -133,6 +134,16 @@ export class RenewalBatches extends Context.Service<RenewalBatches>()("@recur/co
                 )
             for (const i of withItems.list) if (i.subscription_id !== null) alone.add(i.subscription_id)
             if (withItems.has_more) for (const sv of plain) alone.add(sv.value.subscription.id)
+            // a subscription usage alerts or progressive billing watch renews alone: `renew` deducts
+            // what was invoiced early and schedules the check that resolves its alerts (issue 35)
+            const watched =
+              plain.length === 0
+                ? new Map<string, Store.Versioned<UsageAlert.UsageBilling>>()
+                : yield* storage.repository(Entities.usageBilling).getMany(
+                    merchantId,
+                    plain.map((sv) => sv.value.subscription.id)
+                  )
+            for (const w of watched.values()) if (w.value.watched) alone.add(w.value.subscription_id)
             // a customer with credit beyond the subscription's own share renews alone: `renew`
             // takes what its invoice needs from that credit (SharedCredit)
             const balances = yield* storage

@@ -21,6 +21,7 @@ import { taxRenewal } from "./RenewalPlan.js"
 import * as ChangeCommit from "./ChangeCommit.js"
 import * as FinalInvoice from "./FinalInvoice.js"
 import * as MetricUsage from "../usage/MetricUsage.js"
+import * as ProgressiveBilling from "../usage/ProgressiveBilling.js"
 import * as KeptUsage from "./KeptUsage.js"
 import { renewalPeriods } from "./SubscriptionTerms.js"
 import { endTrialAfterPayment, writes } from "./SubscriptionStore.js"
@@ -205,7 +206,12 @@ export class Renewals extends Context.Service<Renewals>()("@recur/core/Renewals"
               const end = s.current_period_end !== null ? Math.min(msOf(s.current_period_end), at) : at
               const base = yield* version(merchantId, s.price_version_id)
               const metered = yield* MetricUsage.ofPeriod(storage)(merchantId, sv.value, end)
-              const usage = [...KeptUsage.finalUsageLines(sv.value, base, end), ...MetricUsage.used(metered)]
+              const usage = [
+                ...KeptUsage.finalUsageLines(sv.value, base, end),
+                ...MetricUsage.used(metered),
+                // what progressive invoices billed of the period already (issue 35)
+                ...(yield* ProgressiveBilling.deductions(storage)(merchant, sv.value, at, true))
+              ]
               const final = yield* finalInvoice(merchant, rec, at, { usage, base })
               rec = final.next
               yield* saveSub(rec, sv.version, at, final.invoiceId ? { sourceId: final.invoiceId } : undefined)
@@ -251,7 +257,11 @@ export class Renewals extends Context.Service<Renewals>()("@recur/core/Renewals"
             // the ended period's usage is rated at the items in force during it
             sv.value,
             InvoiceItem.linesOf(pendingItems),
-            metered.map((c) => c.line)
+            [
+              ...metered.map((c) => c.line),
+              // what progressive invoices billed of the period already (issue 35)
+              ...(yield* ProgressiveBilling.deductions(storage)(merchant, sv.value, at, true))
+            ]
           )
           if (Result.isFailure(planned)) {
             // Already billed (a retried or concurrent run): resume its charge if still pending.
@@ -494,15 +504,10 @@ export class Renewals extends Context.Service<Renewals>()("@recur/core/Renewals"
       )
       const pendingItems = yield* PendingItems.pendingOn(storage, merchantId, s.id)
       const metered = yield* MetricUsage.ofPeriod(storage)(merchantId, stored)
-      const planned = RenewalPlan.bill(
-        rec,
-        inForce,
-        pv,
-        [],
-        stored,
-        InvoiceItem.linesOf(pendingItems),
-        metered.map((c) => c.line)
-      )
+      const planned = RenewalPlan.bill(rec, inForce, pv, [], stored, InvoiceItem.linesOf(pendingItems), [
+        ...metered.map((c) => c.line),
+        ...(yield* ProgressiveBilling.deductions(storage)(yield* merchants.get(merchantId), stored, due, false))
+      ])
       if (Result.isFailure(planned)) return Option.none<Invoice.UpcomingInvoice>()
       let b = planned.success
       let taxed = yield* taxed_(merchantId, rec, b)

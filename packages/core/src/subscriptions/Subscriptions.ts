@@ -12,6 +12,7 @@ import * as Secrets from "../tenants/Secrets.js"
 import * as Settings from "../tenants/Settings.js"
 import * as FinalInvoice from "./FinalInvoice.js"
 import * as MetricUsage from "../usage/MetricUsage.js"
+import * as ProgressiveBilling from "../usage/ProgressiveBilling.js"
 import * as RenewalPlan from "./RenewalPlan.js"
 import * as KeptUsage from "./KeptUsage.js"
 import * as ChangeQuote from "./ChangeQuote.js"
@@ -110,14 +111,24 @@ export class Subscriptions extends Context.Service<Subscriptions>()("@recur/core
       merchantId: string,
       rec: Entities.SubscriptionRecord,
       end: number
-    ): Effect.Effect<FinalInvoice.Final> =>
+    ): Effect.Effect<FinalInvoice.Final, Errors.ConcurrentUpdate> =>
       rec.subscription.status === "init" || rec.subscription.status === "incomplete"
         ? Effect.succeed({ usage: [] })
         : Effect.gen(function* () {
             const base = yield* version(merchantId, rec.subscription.price_version_id)
             // and the items billed by a billable metric: their metric's value of the period so far
             const metered = yield* MetricUsage.ofPeriod(storage)(merchantId, rec, end)
-            return { usage: [...KeptUsage.finalUsageLines(rec, base, end), ...MetricUsage.used(metered)], base }
+            // less what progressive invoices billed of the period already (issue 35)
+            const early = yield* ProgressiveBilling.deductions(storage)(
+              yield* Effect.orDie(merchants.get(merchantId)),
+              rec,
+              end,
+              true
+            )
+            return {
+              usage: [...KeptUsage.finalUsageLines(rec, base, end), ...MetricUsage.used(metered), ...early],
+              base
+            }
           })
     const live = mustBeLive
 

@@ -22,6 +22,7 @@ import * as MeterValues from "./MeterValues.js"
 import type * as BillableMetric from "./BillableMetric.js"
 import * as Price from "../catalog/Price.js"
 import * as LateEvents from "./LateEvents.js"
+import * as UsageChecks from "./UsageChecks.js"
 
 /** The aggregations that read a numeric property. */
 const NUMERIC: ReadonlySet<string> = new Set(["sum", "max", "latest", "weighted_sum"])
@@ -336,6 +337,13 @@ export class MeterEvents extends Context.Service<MeterEvents>()("@recur/core/Met
         )
         for (const [i, p] of placed.entries()) if (p.at === "refused") return yield* refuse(i, "timestamp", p.detail)
         const accepted = yield* storage.meter.insertMany(attached)
+        // alerts and progressive billing: a check per watched subscription, coalesced (never here)
+        yield* UsageChecks.afterIngest(
+          storage,
+          merchant,
+          [...new Set(accepted.flatMap((r) => (r.subscription_id === null ? [] : [r.subscription_id])))],
+          now
+        )
         const stored = new Set(accepted)
         yield* LateEvents.schedule(
           storage,

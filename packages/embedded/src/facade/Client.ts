@@ -32,6 +32,12 @@ import type {
   CreditGrantJson,
   SetAutoTopUpInput
 } from "./CreditGrants.js"
+import type {
+  CreateUsageAlertInput,
+  ListUsageAlertsInput,
+  ProgressiveBillingJson,
+  UsageAlertJson
+} from "./UsageAlerts.js"
 
 type Body<S extends { readonly Encoded: unknown }> = S["Encoded"]
 
@@ -546,6 +552,29 @@ export interface BillingClient {
     ) => Promise<BillableMetricJson>
     /** `POST /api/v1/billable_metrics/{billable_metric_id}/archive`: no new price may reference it. */
     readonly archive: (merchantId: string, metric: string) => Promise<BillableMetricJson>
+  }
+  /**
+   * Usage alerts on a subscription's billable metric (`v2.usage_alert.triggered` once per
+   * crossing per cycle, `v2.usage_alert.resolved` when the next cycle starts) and a
+   * subscription's progressive billing (its usage invoiced early at a threshold).
+   */
+  readonly usageAlerts: {
+    /** `POST /api/v1/usage_alerts`: thresholds on a metric's value or amount in the open cycle. */
+    readonly create: (merchantId: string, input: CreateUsageAlertInput) => Promise<UsageAlertJson>
+    /** `GET /api/v1/usage_alerts/{usage_alert_id}`. */
+    readonly get: (merchantId: string, alertId: string) => Promise<UsageAlertJson>
+    /** `GET /api/v1/usage_alerts`: newest first, of a subscription or a customer. */
+    readonly list: (merchantId: string, filter?: ListUsageAlertsInput) => Promise<T.PageJson<UsageAlertJson>>
+    /** `POST /api/v1/usage_alerts/{usage_alert_id}/delete`: it fires nothing more. */
+    readonly delete: (merchantId: string, alertId: string) => Promise<UsageAlertJson>
+    /** `GET /api/v1/subscription/{subscription_id}/progressive_billing`. */
+    readonly progressiveBilling: (merchantId: string, subscriptionId: string) => Promise<ProgressiveBillingJson>
+    /** `POST /api/v1/subscription/{subscription_id}/progressive_billing`: the threshold, or `null`. */
+    readonly setProgressiveBilling: (
+      merchantId: string,
+      subscriptionId: string,
+      input: { readonly progressive_billing_threshold: string | null }
+    ) => Promise<ProgressiveBillingJson>
   }
   /**
    * Customer notifications (email): the merchant's settings (sender, reply-to, which messages,

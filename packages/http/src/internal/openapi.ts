@@ -202,6 +202,15 @@ const descriptions: Record<string, string> = {
     "Changes an active metric's `name`, `description` (`null` clears it), `filters` (replaced as a whole) or `late_window_days`. `code`, `aggregation`, `property` and `group_by` are fixed (400 naming the field). An archived metric is 409 `state_conflict`.",
   "billableMetrics.archive":
     "Archives a billable metric: no new price may reference it (400 on `billable_metric_id`); prices that already do keep billing it. Archiving twice is 409 `state_conflict`.",
+  "usageAlerts.create":
+    "Creates a usage alert on a subscription's billable metric (`billable_metric_id`: its id or code): 1 to 20 `thresholds` `{type, value, recurring}` — `type` `value` (the metric's value aggregated over the open cycle, ungrouped) or `amount` (what the subscription's items of that metric bill so far, in its currency, before discounts and tax); `recurring: true` fires again at each multiple (at most one per alert). Each threshold fires `v2.usage_alert.triggered` once per cycle when reached (`≥`); the crossings resolve (`v2.usage_alert.resolved`) when the next cycle starts. Checked after ingestion by a coalesced worker job (within about 5 seconds), never on the ingestion path. At most 25 alerts per subscription; a canceled subscription is 409.",
+  "usageAlerts.list": "The merchant's usage alerts, newest first, by `subscription_id` or `customer_id`.",
+  "usageAlerts.get": "One usage alert, with the keys of the thresholds fired in its cycle (`fired`, `cycle_index`).",
+  "usageAlerts.delete": "Deletes a usage alert: it fires nothing more. Answers it as it was.",
+  "usageAlerts.progressiveBilling":
+    "A subscription's progressive billing: its threshold, and what progressive invoices billed in the open cycle (per item, cumulative) and their ids.",
+  "usageAlerts.setProgressiveBilling":
+    "Sets the subscription's `progressive_billing_threshold` (an amount in its currency) or turns it off (`null`). Whenever the usage its metric items accrued in the open cycle and no invoice billed yet reaches the threshold, it is invoiced at once on a `progressive` invoice (charged to the card on file, or sent per the collection method); the renewal's invoice deducts what was invoiced early, one line per item (docs/usage.md).",
   "entitlements.list":
     "The customer's entitlements: the features (`entitlements` of each subscription item's product, then its price version's — an add-on item's too) of its subscriptions whose state grants under the merchant's policy, merged — booleans OR, numbers the largest — and those subscriptions' ids. Computed from the subscriptions as committed, so it reflects a checkout, switch, cancel or failed renewal as soon as that call returns. 404 for an unknown customer.",
   "entitlements.check":
@@ -230,6 +239,8 @@ const required: Record<string, ReadonlyArray<string>> = {
   "discounts.removeFromSubscription": ["discount_id"],
   "taxRates.create": ["name", "percentage", "country"],
   "billableMetrics.create": ["code", "name", "aggregation"],
+  "usageAlerts.create": ["subscription_id", "billable_metric_id", "thresholds"],
+  "usageAlerts.setProgressiveBilling": ["progressive_billing_threshold"],
   "invoiceItems.create": ["customer_id"],
   "meterEvents.send": ["transaction_id", "customer_id", "code"],
   "meterEvents.sendBatch": ["events"],

@@ -481,6 +481,7 @@ const noNotFound = new Set([
   "taxRates.list",
   "billableMetrics.create",
   "billableMetrics.list",
+  "usageAlerts.list",
   "portal.settings",
   "entitlements.settings",
   "entitlements.updateSettings"

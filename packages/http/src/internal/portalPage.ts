@@ -97,7 +97,10 @@ export const portalHtml = (
   const allowed = view.settings
   const focusCard = view.session.flow === "payment_method_update" && allowed.payment_method_update
   const subs = view.subscriptions.map(
-    ({ payment_method: pm, price_name, items, subscription: s, upcoming, switch_options, quantity_options }, n) => {
+    (
+      { payment_method: pm, price_name, items, subscription: s, upcoming, usage, switch_options, quantity_options },
+      n
+    ) => {
       const action = (what: string) => esc(`${base}subscription/${s.id}/${what}`)
       const card = pm ? w.card(pm.brand, pm.last4, pm.exp_month, pm.exp_year) : w.checkoutCard
       const live = LIVE.includes(s.status)
@@ -175,8 +178,22 @@ ${o.pending_quantity !== null ? `<p class="muted pending">${esc(w.pendingQuantit
               )
               .join("")}</ul>\n`
           : ""
+      // the metric items' usage so far in the period (what the next invoice bills of them)
+      const [uItem, uValue, uAmount] = w.usageColumns
+      const usageTable =
+        usage !== null && usage.items.length > 0
+          ? `<div class="usage" id="usage-${n}"><h3>${esc(w.usage)}</h3><table><thead><tr><th>${esc(uItem)}</th><th class="num">${esc(uValue)}</th><th class="num">${esc(uAmount)}</th></tr></thead><tbody>${usage.items
+              .map(
+                (u) =>
+                  `<tr><td>${esc(u.name)} <span class="muted">${esc(u.metric)}</span></td><td class="num">${esc(u.value)}</td><td class="num">${esc(money(language, u.amount, usage.currency))}</td></tr>`
+              )
+              .join(
+                ""
+              )}</tbody><tfoot><tr><td></td><td></td><td class="num">${esc(money(language, usage.amount, usage.currency))}</td></tr></tfoot></table></div>\n`
+          : ""
       return `<section class="sub" id="sub-${esc(s.id)}"><h2>${esc(price_name)}</h2>
 ${itemList}<p><span class="status">${esc((w.statuses as Readonly<Record<string, string>>)[s.status] ?? s.status)}</span>${next}</p>
+${usageTable}
 <p class="muted">${esc(w.paidWith(card))}</p>
 ${cardForm}
 ${switchForm}

@@ -188,6 +188,8 @@ export const messages: Messages = {
     dueOn: (d) => `تاريخ الاستحقاق ${d}`,
     credits: "الأرصدة المدفوعة مسبقًا",
     creditExpires: (d) => `تنتهي صلاحيته في ${d}`,
-    creditNoExpiry: "بلا تاريخ انتهاء"
+    creditNoExpiry: "بلا تاريخ انتهاء",
+    usage: "الاستخدام في هذه الفترة",
+    usageColumns: ["المقياس", "الاستخدام", "المبلغ حتى الآن"]
   }
 }

@@ -172,6 +172,8 @@ export const messages: Messages = {
     dueOn: (d) => `Fällig am ${d}`,
     credits: "Guthaben (Prepaid)",
     creditExpires: (d) => `Verfällt am ${d}`,
-    creditNoExpiry: "Verfällt nicht"
+    creditNoExpiry: "Verfällt nicht",
+    usage: "Nutzung in diesem Zeitraum",
+    usageColumns: ["Metrik", "Nutzung", "Betrag bisher"]
   }
 }

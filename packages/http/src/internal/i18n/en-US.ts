@@ -168,6 +168,8 @@ export const messages: Messages = {
     dueOn: (d) => `Due on ${d}`,
     credits: "Prepaid credits",
     creditExpires: (d) => `Expires on ${d}`,
-    creditNoExpiry: "Never expires"
+    creditNoExpiry: "Never expires",
+    usage: "Usage this period",
+    usageColumns: ["Metric", "Usage", "Amount so far"]
   }
 }

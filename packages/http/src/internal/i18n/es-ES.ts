@@ -172,6 +172,8 @@ export const messages: Messages = {
     dueOn: (d) => `Vence el ${d}`,
     credits: "Créditos prepagados",
     creditExpires: (d) => `Caduca el ${d}`,
-    creditNoExpiry: "No caduca"
+    creditNoExpiry: "No caduca",
+    usage: "Uso en este periodo",
+    usageColumns: ["Métrica", "Uso", "Importe hasta ahora"]
   }
 }

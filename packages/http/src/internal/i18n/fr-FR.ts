@@ -173,6 +173,8 @@ export const messages: Messages = {
     dueOn: (d) => `Échéance le ${d}`,
     credits: "Crédits prépayés",
     creditExpires: (d) => `Expire le ${d}`,
-    creditNoExpiry: "N’expire pas"
+    creditNoExpiry: "N’expire pas",
+    usage: "Consommation de la période",
+    usageColumns: ["Mesure", "Consommation", "Montant à ce jour"]
   }
 }

@@ -172,6 +172,8 @@ export const messages: Messages = {
     dueOn: (d) => `Jatuh tempo ${d}`,
     credits: "Kredit prabayar",
     creditExpires: (d) => `Kedaluwarsa ${d}`,
-    creditNoExpiry: "Tidak kedaluwarsa"
+    creditNoExpiry: "Tidak kedaluwarsa",
+    usage: "Pemakaian periode ini",
+    usageColumns: ["Metrik", "Pemakaian", "Jumlah sejauh ini"]
   }
 }

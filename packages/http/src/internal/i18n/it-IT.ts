@@ -180,6 +180,8 @@ export const messages: Messages = {
     dueOn: (d) => `Scadenza: ${d}`,
     credits: "Crediti prepagati",
     creditExpires: (d) => `Scade il ${d}`,
-    creditNoExpiry: "Non scade"
+    creditNoExpiry: "Non scade",
+    usage: "Consumo in questo periodo",
+    usageColumns: ["Metrica", "Consumo", "Importo finora"]
   }
 }

@@ -167,6 +167,8 @@ export const messages: Messages = {
     dueOn: (d) => `支払期日 ${d}`,
     credits: "前払いクレジット",
     creditExpires: (d) => `有効期限 ${d}`,
-    creditNoExpiry: "有効期限なし"
+    creditNoExpiry: "有効期限なし",
+    usage: "今期の利用状況",
+    usageColumns: ["指標", "利用量", "現在までの金額"]
   }
 }

@@ -164,6 +164,8 @@ export const messages: Messages = {
     dueOn: (d) => `납부 기한 ${d}`,
     credits: "선불 크레딧",
     creditExpires: (d) => `만료일 ${d}`,
-    creditNoExpiry: "만료 없음"
+    creditNoExpiry: "만료 없음",
+    usage: "이번 기간 사용량",
+    usageColumns: ["지표", "사용량", "현재까지 금액"]
   }
 }

@@ -173,6 +173,8 @@ export const messages: Messages = {
     dueOn: (d) => `Vervalt op ${d}`,
     credits: "Vooruitbetaald tegoed",
     creditExpires: (d) => `Vervalt op ${d}`,
-    creditNoExpiry: "Vervalt niet"
+    creditNoExpiry: "Vervalt niet",
+    usage: "Verbruik deze periode",
+    usageColumns: ["Meting", "Verbruik", "Bedrag tot nu toe"]
   }
 }

@@ -178,6 +178,8 @@ export const messages: Messages = {
     dueOn: (d) => `Termin płatności: ${d}`,
     credits: "Środki przedpłacone",
     creditExpires: (d) => `Wygasa ${d}`,
-    creditNoExpiry: "Nie wygasa"
+    creditNoExpiry: "Nie wygasa",
+    usage: "Zużycie w tym okresie",
+    usageColumns: ["Miara", "Zużycie", "Kwota do tej pory"]
   }
 }

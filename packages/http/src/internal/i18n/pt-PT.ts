@@ -178,6 +178,8 @@ export const messages: Messages = {
     dueOn: (d) => `Vence a ${d}`,
     credits: "Créditos pré-pagos",
     creditExpires: (d) => `Expira a ${d}`,
-    creditNoExpiry: "Não expira"
+    creditNoExpiry: "Não expira",
+    usage: "Utilização neste período",
+    usageColumns: ["Métrica", "Utilização", "Montante até agora"]
   }
 }

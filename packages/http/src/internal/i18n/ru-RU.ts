@@ -183,6 +183,8 @@ export const messages: Messages = {
     dueOn: (d) => `Оплатить до ${d}`,
     credits: "Предоплаченные кредиты",
     creditExpires: (d) => `Истекает ${d}`,
-    creditNoExpiry: "Без срока действия"
+    creditNoExpiry: "Без срока действия",
+    usage: "Использование за период",
+    usageColumns: ["Показатель", "Использование", "Сумма на данный момент"]
   }
 }

@@ -163,6 +163,8 @@ export const messages: Messages = {
     dueOn: (d) => `ครบกำหนด ${d}`,
     credits: "เครดิตแบบชำระล่วงหน้า",
     creditExpires: (d) => `หมดอายุ ${d}`,
-    creditNoExpiry: "ไม่มีวันหมดอายุ"
+    creditNoExpiry: "ไม่มีวันหมดอายุ",
+    usage: "การใช้งานในรอบนี้",
+    usageColumns: ["ตัวชี้วัด", "การใช้งาน", "ยอดเงินถึงตอนนี้"]
   }
 }

@@ -198,6 +198,10 @@ export interface PortalWords {
   readonly balanceCredit: string
   /** Under a negative balance: what is owed and when it is charged. */
   readonly balanceOwed: string
+  /** The current period's usage of a subscription's metric items (issue 35). */
+  readonly usage: string
+  /** Its columns: the item and metric, the value so far, the amount so far. */
+  readonly usageColumns: readonly [string, string, string]
   /** A sent invoice's due date in the invoices to pay. */
   readonly dueOn: (date: string) => string
   /** The heading of the customer's prepaid credits (its active credit grants). */

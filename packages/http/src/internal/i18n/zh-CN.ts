@@ -164,6 +164,8 @@ export const messages: Messages = {
     dueOn: (d) => `到期日 ${d}`,
     credits: "预付额度",
     creditExpires: (d) => `${d} 到期`,
-    creditNoExpiry: "永不过期"
+    creditNoExpiry: "永不过期",
+    usage: "本期用量",
+    usageColumns: ["指标", "用量", "目前金额"]
   }
 }

@@ -164,6 +164,8 @@ export const messages: Messages = {
     dueOn: (d) => `到期日 ${d}`,
     credits: "預付額度",
     creditExpires: (d) => `${d} 到期`,
-    creditNoExpiry: "永不過期"
+    creditNoExpiry: "永不過期",
+    usage: "本期用量",
+    usageColumns: ["指標", "用量", "目前金額"]
   }
 }
